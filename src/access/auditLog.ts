@@ -1,0 +1,105 @@
+import type { Logger } from '../lib/logger.ts';
+import type { ApiKeyRepository } from '../repositories/apiKeys.ts';
+import type { AuditEntryInput, AuditRepository } from '../repositories/audit.ts';
+
+export interface AuditLogOptions {
+  flushIntervalMs?: number;
+  maxBatch?: number;
+  /** Beyond this many unwritten entries (a long database outage) the oldest are dropped, with a log line. */
+  maxQueued?: number;
+}
+
+/**
+ * Writes audit entries and keys' last_used_at off the response path: requests enqueue, a timer writes
+ * batches. close() writes everything still queued, so a graceful shutdown loses nothing.
+ */
+export class AuditLog {
+  private readonly audit: AuditRepository;
+  private readonly keys: ApiKeyRepository;
+  private readonly logger: Logger;
+  private readonly flushIntervalMs: number;
+  private readonly maxBatch: number;
+  private readonly maxQueued: number;
+  private queue: AuditEntryInput[] = [];
+  private lastUsed = new Map<string, Date>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(audit: AuditRepository, keys: ApiKeyRepository, logger: Logger, options: AuditLogOptions = {}) {
+    this.audit = audit;
+    this.keys = keys;
+    this.logger = logger;
+    this.flushIntervalMs = options.flushIntervalMs ?? 200;
+    this.maxBatch = options.maxBatch ?? 1000;
+    this.maxQueued = options.maxQueued ?? 100_000;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), this.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  record(entry: AuditEntryInput): void {
+    if (this.queue.length >= this.maxQueued) {
+      this.queue.shift();
+      this.logger.error({ max_queued: this.maxQueued }, 'audit queue full; dropped the oldest entry');
+    }
+    this.queue.push(entry);
+  }
+
+  keyUsed(keyId: string, at: Date): void {
+    const previous = this.lastUsed.get(keyId);
+    if (!previous || previous < at) this.lastUsed.set(keyId, at);
+  }
+
+  depth(): number {
+    return this.queue.length;
+  }
+
+  /** Writes what is queued now; concurrent callers share one flush. */
+  flush(): Promise<void> {
+    this.flushing ??= this.writeQueued().finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.flushing;
+    // Requests that finished while the last flush ran are queued again: write until nothing is left.
+    while (this.queue.length > 0 || this.lastUsed.size > 0) {
+      const before = this.queue.length + this.lastUsed.size;
+      await this.flush();
+      if (this.queue.length + this.lastUsed.size >= before) {
+        throw new Error(`could not write ${this.queue.length} audit entries on shutdown`);
+      }
+    }
+  }
+
+  private async writeQueued(): Promise<void> {
+    if (this.lastUsed.size > 0) {
+      const lastUsed = this.lastUsed;
+      this.lastUsed = new Map();
+      try {
+        await this.keys.recordLastUsed(lastUsed);
+      } catch (error) {
+        for (const [keyId, at] of lastUsed) this.keyUsed(keyId, at);
+        this.logger.warn({ err: error }, 'could not record last use of keys; will retry');
+      }
+    }
+    while (this.queue.length > 0) {
+      const batch = this.queue.slice(0, this.maxBatch);
+      try {
+        await this.audit.insertMany(batch);
+        this.queue.splice(0, batch.length);
+      } catch (error) {
+        this.logger.warn({ err: error, queued: this.queue.length }, 'could not write audit entries; will retry');
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import { Command } from 'commander';
+import { AuditRepository } from '../../repositories/audit.ts';
+import { OrgRepository } from '../../repositories/orgs.ts';
+import { AdminError } from '../../services/adminError.ts';
+import { withDatabase } from '../context.ts';
+import { print, printFailure, table } from '../output.ts';
+
+export function auditCommand(): Command {
+  return new Command('audit')
+    .description('list audit log entries of an org, newest first')
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--limit <n>', 'how many entries, 1 to 10000', '100')
+    .option('--since <time>', 'only entries at or after this RFC 3339 time')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (options: { org: string; limit: string; since?: string; json?: boolean }) => {
+      try {
+        const limit = Number(options.limit);
+        if (!/^\d+$/.test(options.limit) || limit < 1 || limit > 10_000) {
+          throw new AdminError('invalid_argument', '--limit must be a whole number from 1 to 10000');
+        }
+        const since = options.since === undefined ? undefined : new Date(options.since);
+        if (since && Number.isNaN(since.getTime())) {
+          throw new AdminError('invalid_argument', '--since must be a time such as 2026-04-22T00:00:00Z');
+        }
+        const entries = await withDatabase(async (database) => {
+          if (!(await new OrgRepository(database.db).find(options.org)))
+            throw new AdminError('not_found', `no org ${options.org}`);
+          return new AuditRepository(database.db).listForOrg(options.org, { limit, ...(since ? { since } : {}) });
+        });
+        print(options, { entries }, () =>
+          table(entries, [
+            'occurred_at',
+            'actor_type',
+            'action',
+            'key_id',
+            'method',
+            'route',
+            'status',
+            'duration_ms',
+            'request_id',
+          ]),
+        );
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+}

@@ -1,0 +1,41 @@
+import { Command } from 'commander';
+import { loadConfig } from '../../config.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { startServer } from '../../main.ts';
+import { print, printFailure } from '../output.ts';
+
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description('serve the API (embedded PostgreSQL unless DATABASE_URL is set)')
+    .option('--port <port>', 'port to listen on (default: PORT or 3000)')
+    .option('--json', 'print one JSON document with the address once serving')
+    .action(async (options: { port?: string; json?: boolean }) => {
+      const env = options.port === undefined ? process.env : { ...process.env, PORT: options.port };
+      let config: ReturnType<typeof loadConfig>;
+      try {
+        config = loadConfig(env);
+      } catch (error) {
+        printFailure(options, error);
+        return;
+      }
+      const logger = createLogger(config.logLevel);
+      const server = await startServer(config, logger);
+      print(
+        options,
+        { url: server.url, port: server.port },
+        () => `Quotient is serving on ${server.url} (API reference: ${server.url}/docs)`,
+      );
+      const shutdown = (signal: string) => {
+        logger.info({ signal }, 'shutting down');
+        server.close().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            logger.error({ err: error }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGINT', () => shutdown('SIGINT'));
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+    });
+}

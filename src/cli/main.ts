@@ -1,0 +1,22 @@
+import { Command } from 'commander';
+import { auditCommand } from './commands/audit.ts';
+import { keysCommand } from './commands/keys.ts';
+import { migrateCommand } from './commands/migrate.ts';
+import { orgsCommand } from './commands/orgs.ts';
+import { serveCommand } from './commands/serve.ts';
+
+// `quotient`: the server and the admin commands. Every command takes --json and then prints exactly one
+// JSON document on stdout; logs go to stderr.
+
+const program = new Command('quotient')
+  .description('Quotient: sales-compensation backend. Serve the API and administer orgs, keys and the audit log.')
+  .showHelpAfterError()
+  .exitOverride((error) => {
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  });
+
+for (const command of [serveCommand(), migrateCommand(), orgsCommand(), keysCommand(), auditCommand()]) {
+  program.addCommand(command);
+}
+
+await program.parseAsync(process.argv);

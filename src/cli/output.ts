@@ -1,0 +1,46 @@
+import { AdminError } from '../services/adminError.ts';
+
+// Every command prints exactly one JSON document on stdout with --json; otherwise lines for people.
+
+export interface OutputOptions {
+  json?: boolean;
+}
+
+export function print(options: OutputOptions, document: unknown, human: () => string): void {
+  process.stdout.write(options.json ? `${JSON.stringify(document, jsonReplacer, 2)}\n` : `${human()}\n`);
+}
+
+/** Prints the failure in the same shape as the API's errors and sets a failing exit code. */
+export function printFailure(options: OutputOptions, error: unknown): void {
+  const known = error instanceof AdminError;
+  const code = known ? error.code : 'internal_error';
+  const reason = error instanceof Error ? error.message : String(error);
+  if (options.json) process.stdout.write(`${JSON.stringify({ error: code, reason })}\n`);
+  else process.stderr.write(`quotient: ${reason}\n`);
+  process.exitCode = known ? 2 : 1;
+}
+
+function jsonReplacer(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? Number(value) : value;
+}
+
+export function table<Row extends object>(rows: Row[], columns: string[]): string {
+  if (rows.length === 0) return '(none)';
+  const cells = rows.map((row) => columns.map((column) => format((row as Record<string, unknown>)[column])));
+  const widths = columns.map((column, index) =>
+    Math.max(column.length, ...cells.map((row) => row[index]?.length ?? 0)),
+  );
+  const line = (values: string[]) =>
+    values
+      .map((value, index) => value.padEnd(widths[index] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [line(columns), ...cells.map(line)].join('\n');
+}
+
+function format(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.join(',');
+  return String(value);
+}

@@ -1,0 +1,63 @@
+import type { Config } from '../config.ts';
+import type { Logger } from '../lib/logger.ts';
+import { openEmbeddedDatabase } from './embedded.ts';
+import { applyMigrations } from './migrate.ts';
+import { createPrismaClient, type Database } from './prisma.ts';
+
+export interface OpenDatabase {
+  db: Database;
+  url: string;
+  embedded: boolean;
+  /** Migrations this call applied (none when the schema was current). */
+  appliedMigrations: string[];
+  isReady(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * The database of this process: DATABASE_URL when set, else the embedded PostgreSQL under the data
+ * directory (started, or joined when another Quotient process already runs it). Migrations are applied
+ * before anything else touches it.
+ */
+export async function openDatabase(
+  config: Config,
+  logger: Logger,
+  options: { poolSize?: number } = {},
+): Promise<OpenDatabase> {
+  const embedded = config.databaseUrl
+    ? undefined
+    : await openEmbeddedDatabase(config.dataDir, {
+        log: (message) => logger.debug({ postgres: message }, 'embedded postgres'),
+      });
+  const url = config.databaseUrl ?? (embedded as { url: string }).url;
+  let appliedMigrations: string[];
+  try {
+    ({ applied: appliedMigrations } = await applyMigrations(url, { log: (message) => logger.info(message) }));
+    if (appliedMigrations.length > 0) logger.info({ applied: appliedMigrations }, 'applied database migrations');
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+  const db = createPrismaClient(url, options.poolSize ?? config.databasePoolSize);
+  return {
+    db,
+    url,
+    embedded: embedded !== undefined,
+    appliedMigrations,
+    isReady: async () => {
+      try {
+        await Promise.race([
+          db.$queryRaw`SELECT 1`,
+          new Promise((_, fail) => setTimeout(() => fail(new Error('readiness check timed out')), 2_000).unref()),
+        ]);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: async () => {
+      await db.$disconnect();
+      await embedded?.stop();
+    },
+  };
+}

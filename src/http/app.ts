@@ -1,0 +1,92 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { AuditLog } from '../access/auditLog.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { ApiKeyRepository } from '../repositories/apiKeys.ts';
+import { docsRouter } from './docs.ts';
+import { ApiError } from './errors.ts';
+import type { Metrics } from './metrics.ts';
+import { authenticate } from './middleware/authenticate.ts';
+import { errorHandler } from './middleware/errorHandler.ts';
+import { requestContext } from './middleware/requestContext.ts';
+import { OperationTable } from './operations.ts';
+import { apiRouter } from './routes/index.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface AppDeps {
+  contract: Record<string, unknown>;
+  logger: Logger;
+  metrics: Metrics;
+  auditLog: AuditLog;
+  keys: ApiKeyRepository;
+  /** True when the database answers. */
+  isReady: () => Promise<boolean>;
+  validateResponses: boolean;
+}
+
+/**
+ * The HTTP application, without a port. A request flows one way: request id → operation lookup (404/405)
+ * → authentication, rate limit, scope (401/429/403) → body parsing → contract validation (400/415) →
+ * thin handler → error mapping.
+ */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.set('query parser', 'extended');
+  const operations = new OperationTable(deps.contract as ConstructorParameters<typeof OperationTable>[0]);
+  const servedContract = JSON.stringify(deps.contract);
+
+  app.use(requestContext(deps.logger, deps.metrics));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    if (await deps.isReady()) {
+      res.json({ status: 'ready' });
+      return;
+    }
+    const unavailable = new ApiError('unavailable', 'the database is unreachable', { headers: { 'Retry-After': '5' } });
+    res.status(503).set(unavailable.headers).json(unavailable.toBody());
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+  app.use(docsRouter());
+  app.get('/v1/openapi.json', (_req, res) => {
+    res.type('json').set('Cache-Control', 'public, max-age=300').send(servedContract);
+  });
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const match = operations.match(req.method, req.path);
+    if (match.kind === 'unknown_route') throw new ApiError('not_found', `no route ${req.method} ${req.path}`);
+    if (match.kind === 'method_not_allowed') {
+      throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}`, {
+        headers: { Allow: match.allow.join(', ') },
+      });
+    }
+    res.locals.operation = match.operation;
+    next();
+  });
+  app.use(authenticate({ keys: deps.keys, auditLog: deps.auditLog, metrics: deps.metrics }));
+  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
+  app.use(
+    OpenApiValidator.middleware({
+      // The validator dereferences and annotates the document it is given: hand it a copy.
+      apiSpec: structuredClone(deps.contract) as never,
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
+      validateResponses: deps.validateResponses ? { removeAdditional: false } : false,
+      validateSecurity: false,
+      $refParser: { mode: 'dereference' },
+    }),
+  );
+  app.use(apiRouter());
+  app.use((_req: Request, res: Response) => {
+    const operation = res.locals.operation as { operationId: string } | undefined;
+    throw new ApiError('not_implemented', `${operation?.operationId ?? 'this operation'} is not available yet`);
+  });
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,56 @@
+// The one error type of the API: a stable machine code (safe to switch on) and an advisory reason.
+
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  invalid_body: 400,
+  unauthenticated: 401,
+  invalid_key: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  dedup_conflict: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  not_implemented: 501,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorBody {
+  error: ErrorCode;
+  reason?: string;
+  retry_after_seconds?: number;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly reason: string | undefined;
+  readonly headers: Record<string, string>;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    code: ErrorCode,
+    reason?: string,
+    options: { headers?: Record<string, string>; retryAfterSeconds?: number } = {},
+  ) {
+    super(reason ? `${code}: ${reason}` : code);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.reason = reason;
+    this.headers = options.headers ?? {};
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  toBody(): ErrorBody {
+    return {
+      error: this.code,
+      ...(this.reason === undefined ? {} : { reason: this.reason }),
+      ...(this.retryAfterSeconds === undefined ? {} : { retry_after_seconds: this.retryAfterSeconds }),
+    };
+  }
+}

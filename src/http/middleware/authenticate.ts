@@ -1,0 +1,87 @@
+import type { NextFunction, Request, Response } from 'express';
+import { digestOf, parseBearer } from '../../access/apiKeys.ts';
+import type { AuditLog } from '../../access/auditLog.ts';
+import { decide, windowAt } from '../../access/rateLimit.ts';
+import { newId } from '../../lib/ids.ts';
+import type { ApiKeyRecord, ApiKeyRepository } from '../../repositories/apiKeys.ts';
+import { ApiError } from '../errors.ts';
+import type { Metrics } from '../metrics.ts';
+import type { ContractOperation } from '../operations.ts';
+
+export interface RequestAuth {
+  keyId: string;
+  orgId: string;
+  orgName: string;
+  key: ApiKeyRecord;
+}
+
+/**
+ * Authentication (401), then the rate limit (429), then the scope (403), in that order, for every
+ * operation whose contract requires a key. Every authenticated request counts against the limit and is
+ * audited, whatever its outcome.
+ */
+export function authenticate(deps: { keys: ApiKeyRepository; auditLog: AuditLog; metrics: Metrics }) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const operation = res.locals.operation as ContractOperation;
+    if (operation.requiredScopes === null) return next();
+
+    const token = parseBearer(req.get('authorization'));
+    if (!token) {
+      throw new ApiError('unauthenticated', 'send the header "Authorization: Bearer <API key>"');
+    }
+    const now = new Date();
+    const window = windowAt(now);
+    const found = await deps.keys.authenticateAndCount(digestOf(token), window.start);
+    if (!found) throw new ApiError('invalid_key', 'the API key is unknown or revoked');
+
+    const { key } = found;
+    const auth: RequestAuth = { keyId: key.id, orgId: key.org_id, orgName: found.org_name, key };
+    res.locals.auth = auth;
+    auditOnFinish(req, res, deps.auditLog, auth, operation, now);
+
+    const decision = decide(key.rate_limit_per_minute, found.window_count, window);
+    res.set(decision.headers);
+    if (!decision.allowed) {
+      deps.metrics.rateLimited(operation.pathTemplate);
+      throw new ApiError(
+        'rate_limited',
+        `over ${key.rate_limit_per_minute} requests per minute; retry after the window ends`,
+        {
+          retryAfterSeconds: decision.retryAfterSeconds,
+        },
+      );
+    }
+    const missing = operation.requiredScopes.find((scope) => !key.scopes.includes(scope));
+    if (missing) throw new ApiError('forbidden', `missing scope: ${missing}`);
+    next();
+  };
+}
+
+function auditOnFinish(
+  req: Request,
+  res: Response,
+  auditLog: AuditLog,
+  auth: RequestAuth,
+  operation: ContractOperation,
+  receivedAt: Date,
+): void {
+  res.once('finish', () => {
+    const finishedAt = new Date();
+    auditLog.keyUsed(auth.keyId, finishedAt);
+    auditLog.record({
+      id: newId('aud'),
+      org_id: auth.orgId,
+      occurred_at: receivedAt,
+      actor_type: 'api_key',
+      key_id: auth.keyId,
+      action: 'request',
+      method: req.method,
+      route: operation.pathTemplate,
+      status: res.statusCode,
+      request_id: res.locals.requestId as string,
+      client_ip: req.ip ?? null,
+      user_agent: req.get('user-agent') ?? null,
+      duration_ms: finishedAt.getTime() - receivedAt.getTime(),
+    });
+  });
+}

@@ -1,0 +1,106 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from '../../lib/logger.ts';
+import { ApiError, type ErrorBody } from '../errors.ts';
+
+interface ValidatorError {
+  status?: number;
+  errors?: Array<{ path?: string; message?: string }>;
+  headers?: Record<string, string>;
+}
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', 'P1001']);
+
+/**
+ * Maps every failure to the spec's error format: our ApiError, body-parser errors, the contract validator's
+ * errors and database outages. Anything else is a 500 that reveals nothing but the request id.
+ */
+export function errorHandler(logger: Logger) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const apiError = toApiError(error, res.locals.requestId as string);
+    if (apiError.status >= 500) {
+      logger.error({ err: error, request_id: res.locals.requestId, path: req.path }, 'request failed');
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res
+      .status(apiError.status)
+      .set(apiError.headers)
+      .json(apiError.toBody() satisfies ErrorBody);
+  };
+}
+
+export function toApiError(error: unknown, requestId: string): ApiError {
+  if (error instanceof ApiError) return error;
+  const parserError = error as BodyParserError;
+  if (parserError?.type === 'entity.parse.failed')
+    return new ApiError('invalid_json', 'the request body is not valid JSON');
+  if (parserError?.type === 'entity.too.large') {
+    return new ApiError('payload_too_large', 'the request body is larger than 1 MiB');
+  }
+  if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
+    return new ApiError('unsupported_media_type', 'the request body must be UTF-8 encoded application/json');
+  }
+  const validatorError = error as ValidatorError;
+  if (Array.isArray(validatorError?.errors) && typeof validatorError.status === 'number') {
+    return fromValidator(validatorError);
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('unavailable', 'the database is unreachable; retry shortly', {
+      headers: { 'Retry-After': '5' },
+    });
+  }
+  return new ApiError('internal_error', `an internal error occurred; request id ${requestId}`);
+}
+
+function fromValidator(error: ValidatorError): ApiError {
+  const first = error.errors?.[0];
+  switch (error.status) {
+    case 400:
+      return new ApiError('invalid_body', describeField(first?.path, first?.message));
+    case 404:
+      return new ApiError('not_found', 'no such route');
+    case 405:
+      return new ApiError('method_not_allowed', 'the method is not allowed on this route', {
+        headers: error.headers ?? {},
+      });
+    case 413:
+      return new ApiError('payload_too_large', 'the request body is larger than 1 MiB');
+    case 415:
+      return new ApiError('unsupported_media_type', 'the request body must be application/json');
+    default:
+      // Response validation failures (tests) and anything unexpected are our fault, not the caller's.
+      return new ApiError('internal_error', first?.message ?? 'contract violation');
+  }
+}
+
+/** "/body/state/amount_cents" + "must be integer" → "state.amount_cents: must be integer". */
+function describeField(path: string | undefined, message: string | undefined): string {
+  const segments = (path ?? '').split('/').filter(Boolean);
+  const location = segments[0];
+  let field = segments.slice(1).join('.');
+  const missing = /must have required property '([^']+)'/.exec(message ?? '');
+  const name = missing?.[1];
+  if (name && !field.split('.').includes(name)) field = field ? `${field}.${name}` : name;
+  const text = (message ?? 'is invalid').replace(/^must have required property '[^']+'$/, 'is required');
+  if (!field) return location === 'body' ? `body: ${text}` : text;
+  return `${field}: ${text}`;
+}
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  for (
+    let current = error as { code?: string; cause?: unknown } | undefined, depth = 0;
+    current && depth < 5;
+    depth++
+  ) {
+    if (current.code && UNAVAILABLE_CODES.has(current.code)) return true;
+    current = current.cause as typeof current;
+  }
+  return false;
+}

@@ -1,0 +1,28 @@
+import { typeid } from 'typeid-js';
+
+// TypeIDs (prefix + base32 UUIDv7): time-ordered, so they index and paginate well (product.md section 1).
+export type IdPrefix =
+  | 'org'
+  | 'user'
+  | 'key'
+  | 'deal'
+  | 'se'
+  | 'de'
+  | 'plan'
+  | 'pv'
+  | 'chip'
+  | 'earn'
+  | 'wh'
+  | 'msg'
+  | 'aud'
+  | 'req';
+
+export function newId(prefix: IdPrefix): string {
+  return typeid(prefix).toString();
+}
+
+const ID_PATTERN = /^([a-z]+)_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
+
+export function hasPrefix(id: string, prefix: IdPrefix): boolean {
+  return ID_PATTERN.exec(id)?.[1] === prefix;
+}

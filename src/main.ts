@@ -1,0 +1,90 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AuditLog } from './access/auditLog.ts';
+import type { Config } from './config.ts';
+import { openDatabase } from './db/database.ts';
+import { createApp } from './http/app.ts';
+import { loadContract } from './http/contract.ts';
+import { Metrics } from './http/metrics.ts';
+import type { Logger } from './lib/logger.ts';
+import { ApiKeyRepository } from './repositories/apiKeys.ts';
+import { AuditRepository } from './repositories/audit.ts';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  databaseUrl: string;
+  /** Graceful: stop accepting, finish in-flight requests, write the audit buffer, close the database. */
+  close(): Promise<void>;
+}
+
+const COUNTER_RETENTION_MS = 10 * 60 * 1000;
+
+/** Wires configuration, database and the app, and listens. Knows nothing about signals or the CLI. */
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  const database = await openDatabase(config, logger);
+  const keys = new ApiKeyRepository(database.db);
+  const auditLog = new AuditLog(new AuditRepository(database.db), keys, logger);
+  auditLog.start();
+  const metrics = new Metrics(() => auditLog.depth());
+  const app = createApp({
+    contract: loadContract(),
+    logger,
+    metrics,
+    auditLog,
+    keys,
+    isReady: database.isReady,
+    validateResponses: config.validateResponses,
+  });
+
+  const sweeper = setInterval(() => {
+    keys.deleteCountersBefore(new Date(Date.now() - COUNTER_RETENTION_MS)).catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not delete old rate-limit counters');
+    });
+  }, 60_000);
+  sweeper.unref();
+
+  const server = await listen(app, config.host, config.port);
+  const { port } = server.address() as AddressInfo;
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${shownHost}:${port}`;
+  logger.info({ url, embedded_database: database.embedded }, 'quotient is serving');
+
+  let closing: Promise<void> | undefined;
+  const close = async () => {
+    clearInterval(sweeper);
+    await stopListening(server, config.shutdownGraceSeconds * 1000);
+    await auditLog.close();
+    await database.close();
+    logger.info('quotient stopped');
+  };
+  return {
+    url,
+    port,
+    databaseUrl: database.url,
+    close: () => {
+      closing ??= close();
+      return closing;
+    },
+  };
+}
+
+function listen(app: ReturnType<typeof createApp>, host: string, port: number): Promise<Server> {
+  return new Promise((done, fail) => {
+    const server = app.listen(port, host, (error?: Error) => (error ? fail(error) : done(server)));
+    server.keepAliveTimeout = 65_000;
+  });
+}
+
+/** Waits for in-flight requests; idle keep-alive sockets close at once, busy ones after the grace period. */
+function stopListening(server: Server, graceMs: number): Promise<void> {
+  return new Promise((done) => {
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      done();
+    });
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,77 @@
+import { generateApiKey, parseRateLimit, parseScopes } from '../access/apiKeys.ts';
+import type { Database } from '../db/prisma.ts';
+import { newId } from '../lib/ids.ts';
+import { type ApiKeyRecord, ApiKeyRepository } from '../repositories/apiKeys.ts';
+import { AuditRepository } from '../repositories/audit.ts';
+import { OrgRepository } from '../repositories/orgs.ts';
+import { AdminError } from './adminError.ts';
+
+export interface CreatedKey {
+  record: ApiKeyRecord;
+  /** Shown once; only its digest is stored. */
+  rawKey: string;
+}
+
+/** Admin operations on API keys; each writes an audit entry. */
+export class KeyAdmin {
+  private readonly keys: ApiKeyRepository;
+  private readonly orgs: OrgRepository;
+  private readonly audit: AuditRepository;
+
+  constructor(db: Database) {
+    this.keys = new ApiKeyRepository(db);
+    this.orgs = new OrgRepository(db);
+    this.audit = new AuditRepository(db);
+  }
+
+  async create(input: { orgId: string; name: string; scopes: string; rateLimit?: string }): Promise<CreatedKey> {
+    const name = input.name.trim();
+    if (!name) throw new AdminError('invalid_argument', 'the key needs a non-empty --name');
+    const scopes = parseScopes(input.scopes);
+    if ('error' in scopes) throw new AdminError('invalid_argument', scopes.error);
+    const rate = parseRateLimit(input.rateLimit);
+    if ('error' in rate) throw new AdminError('invalid_argument', rate.error);
+    await this.requireOrg(input.orgId);
+    const generated = generateApiKey();
+    const record = await this.keys.create({
+      orgId: input.orgId,
+      name,
+      scopes: scopes.scopes,
+      rateLimitPerMinute: rate.limit,
+      digest: generated.digest,
+      displayPrefix: generated.displayPrefix,
+    });
+    await this.recordAdminAction(input.orgId, 'key.created', { key_id: record.id, name, scopes: scopes.scopes });
+    return { record, rawKey: generated.raw };
+  }
+
+  async list(orgId: string): Promise<ApiKeyRecord[]> {
+    await this.requireOrg(orgId);
+    return this.keys.listForOrg(orgId);
+  }
+
+  async revoke(orgId: string, keyId: string): Promise<ApiKeyRecord> {
+    await this.requireOrg(orgId);
+    const record = await this.keys.revoke(orgId, keyId, new Date());
+    if (!record) throw new AdminError('not_found', `org ${orgId} has no key ${keyId}`);
+    await this.recordAdminAction(orgId, 'key.revoked', { key_id: keyId });
+    return record;
+  }
+
+  private async requireOrg(orgId: string): Promise<void> {
+    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+  }
+
+  private async recordAdminAction(orgId: string, action: string, details: Record<string, unknown>): Promise<void> {
+    await this.audit.insertMany([
+      {
+        id: newId('aud'),
+        org_id: orgId,
+        occurred_at: new Date(),
+        actor_type: 'admin',
+        action,
+        details: details as never,
+      },
+    ]);
+  }
+}

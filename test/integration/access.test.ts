@@ -1,0 +1,306 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { RunningServer } from '../../src/main.ts';
+import { KeyAdmin } from '../../src/services/keys.ts';
+import { createOrgWithKey } from '../factories/access.ts';
+import { onlyJson, runCli } from '../helpers/cli.ts';
+import { awaitFreshWindow, eventually } from '../helpers/clock.ts';
+import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { startTestServer } from '../helpers/server.ts';
+
+let server: RunningServer;
+let second: RunningServer;
+
+before(async () => {
+  [server, second] = await Promise.all([startTestServer(), startTestServer()]);
+});
+
+after(async () => {
+  await Promise.all([server.close(), second.close()]);
+  await closeTestDatabase();
+});
+
+function get(base: RunningServer, path: string, rawKey?: string) {
+  return fetch(`${base.url}${path}`, rawKey ? { headers: { authorization: `Bearer ${rawKey}` } } : {});
+}
+
+describe('authentication', () => {
+  test('a valid key reaches GET /v1/ and sees its org and its own metadata', async () => {
+    const { org, key, rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'], rateLimit: 77 });
+    const response = await get(server, '/v1/', rawKey);
+    assert.equal(response.status, 200);
+    const body = (await response.json()) as { org: unknown; key: Record<string, unknown> };
+    assert.deepEqual(body.org, { id: org.id, name: org.name });
+    assert.equal(body.key.id, key.id);
+    assert.equal(body.key.name, 'test key');
+    assert.deepEqual(body.key.scopes, ['deals:read']);
+    assert.equal(body.key.rate_limit_per_minute, 77);
+    assert.equal(body.key.created_at, key.created_at.toISOString());
+    assert.equal(JSON.stringify(body).includes(rawKey), false, 'the raw key is never echoed');
+  });
+
+  test('an unknown key is 401 invalid_key with the exact body', async () => {
+    const response = await get(server, '/v1/', `qtn_${'a'.repeat(64)}`);
+    assert.equal(response.status, 401);
+    assert.deepEqual(await response.json(), { error: 'invalid_key', reason: 'the API key is unknown or revoked' });
+    assert.equal(response.headers.get('x-ratelimit-limit'), null, 'a 401 is not an authenticated response');
+  });
+
+  test('a missing header is 401 unauthenticated with the exact body', async () => {
+    const response = await get(server, '/v1/');
+    assert.equal(response.status, 401);
+    assert.deepEqual(await response.json(), {
+      error: 'unauthenticated',
+      reason: 'send the header "Authorization: Bearer <API key>"',
+    });
+  });
+
+  test('a token of any other shape is invalid_key, not unauthenticated', async () => {
+    const response = await get(server, '/v1/', 'not-a-quotient-key');
+    assert.equal(response.status, 401);
+    assert.equal(((await response.json()) as { error: string }).error, 'invalid_key');
+  });
+
+  test('a revoked key stops working on the very next request, on every instance', async () => {
+    const db = testDatabase();
+    const { org, key, rawKey } = await createOrgWithKey(db);
+    assert.equal((await get(server, '/v1/', rawKey)).status, 200);
+    assert.equal((await get(second, '/v1/', rawKey)).status, 200);
+    await new KeyAdmin(db).revoke(org.id, key.id);
+    for (const instance of [server, second]) {
+      const response = await get(instance, '/v1/', rawKey);
+      assert.equal(response.status, 401);
+      assert.equal(((await response.json()) as { error: string }).error, 'invalid_key');
+    }
+  });
+});
+
+describe('scopes', () => {
+  test('a key without the scope gets 403 forbidden naming the scope', async () => {
+    const { rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'] });
+    const cases: Array<[string, string]> = [
+      ['/v1/plans', 'plans:read'],
+      ['/v1/plans/plan_01jd0000000000000000000000', 'plans:read'],
+      ['/v1/earnings', 'earnings:read'],
+      ['/v1/earnings/earn_01jd0000000000000000000000', 'earnings:read'],
+    ];
+    for (const [path, scope] of cases) {
+      const response = await get(server, path, rawKey);
+      assert.equal(response.status, 403, path);
+      assert.deepEqual(await response.json(), { error: 'forbidden', reason: `missing scope: ${scope}` });
+      assert.equal(response.headers.get('x-ratelimit-limit'), '1000', 'a 403 carries the rate-limit headers');
+    }
+    const post = await fetch(`${server.url}/v1/deals/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${rawKey}`, 'content-type': 'application/json' },
+      body: '{"not valid json',
+    });
+    assert.equal(post.status, 403, 'the scope is checked before the body');
+    assert.deepEqual(await post.json(), { error: 'forbidden', reason: 'missing scope: deals:write' });
+  });
+
+  test('GET /v1/ needs no scope', async () => {
+    const { rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['plans:read'] });
+    assert.equal((await get(server, '/v1/', rawKey)).status, 200);
+  });
+});
+
+describe('rate limits', () => {
+  test('every authenticated response carries the rate-limit headers of the current window', async () => {
+    const { rawKey } = await createOrgWithKey(testDatabase(), { rateLimit: 5 });
+    await awaitFreshWindow();
+    const first = await get(server, '/v1/', rawKey);
+    const secondResponse = await get(server, '/v1/', rawKey);
+    const windowEnd = Math.floor(Date.now() / 60_000) * 60 + 60;
+    assert.equal(first.headers.get('x-ratelimit-limit'), '5');
+    assert.equal(first.headers.get('x-ratelimit-remaining'), '4');
+    assert.equal(secondResponse.headers.get('x-ratelimit-remaining'), '3');
+    assert.equal(first.headers.get('x-ratelimit-reset'), String(windowEnd));
+    assert.equal(first.headers.get('ratelimit-policy'), '"default";q=5;w=60');
+    assert.match(secondResponse.headers.get('ratelimit') ?? '', /^"default";r=3;t=\d+$/);
+  });
+
+  test('over the limit: 429 rate_limited with retry_after_seconds and Retry-After to the window end', async () => {
+    const { rawKey } = await createOrgWithKey(testDatabase(), { rateLimit: 2 });
+    await awaitFreshWindow();
+    await get(server, '/v1/', rawKey);
+    await get(server, '/v1/', rawKey);
+    const limited = await get(server, '/v1/', rawKey);
+    assert.equal(limited.status, 429);
+    const body = (await limited.json()) as { error: string; reason: string; retry_after_seconds: number };
+    assert.equal(body.error, 'rate_limited');
+    assert.ok(body.retry_after_seconds >= 1 && body.retry_after_seconds <= 60);
+    assert.equal(limited.headers.get('retry-after'), String(body.retry_after_seconds));
+    assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
+    const expected = Math.ceil((Math.floor(Date.now() / 60_000) * 60_000 + 60_000 - Date.now()) / 1000);
+    assert.ok(Math.abs(body.retry_after_seconds - expected) <= 1);
+  });
+
+  test('requests answered 4xx count against the limit too', async () => {
+    const { rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'], rateLimit: 3 });
+    await awaitFreshWindow();
+    assert.equal((await get(server, '/v1/plans', rawKey)).status, 403);
+    assert.equal((await get(server, '/v1/plans', rawKey)).status, 403);
+    const third = await get(server, '/v1/', rawKey);
+    assert.equal(third.headers.get('x-ratelimit-remaining'), '0');
+    assert.equal((await get(server, '/v1/', rawKey)).status, 429);
+  });
+
+  test('rate limiting comes before the scope check', async () => {
+    const { rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'], rateLimit: 1 });
+    await awaitFreshWindow();
+    await get(server, '/v1/', rawKey);
+    assert.equal((await get(server, '/v1/plans', rawKey)).status, 429);
+  });
+
+  test('60 concurrent requests on a key limited to 20 admit exactly 20, split across two instances', async () => {
+    const { rawKey } = await createOrgWithKey(testDatabase(), { rateLimit: 20 });
+    await awaitFreshWindow(15);
+    const responses = await Promise.all(
+      Array.from({ length: 60 }, (_, index) => get(index % 2 === 0 ? server : second, '/v1/', rawKey)),
+    );
+    const statuses = responses.map((response) => response.status);
+    assert.equal(statuses.filter((status) => status === 200).length, 20);
+    assert.equal(statuses.filter((status) => status === 429).length, 40);
+    const remaining = responses
+      .filter((response) => response.status === 200)
+      .map((response) => Number(response.headers.get('x-ratelimit-remaining')))
+      .sort((a, b) => a - b);
+    assert.deepEqual(
+      remaining,
+      Array.from({ length: 20 }, (_, index) => index),
+    );
+  });
+});
+
+describe('audit log and last use', () => {
+  test('every authenticated request is audited off the response path and last_used_at moves', async () => {
+    const db = testDatabase();
+    const { org, key, rawKey } = await createOrgWithKey(db, { scopes: ['deals:read'] });
+    const ok = await get(server, '/v1/', rawKey);
+    const forbidden = await get(second, '/v1/plans', rawKey);
+    const entries = await eventually(async () => {
+      const rows = await db.auditEntry.findMany({ where: { org_id: org.id, action: 'request' } });
+      return rows.length === 2 ? rows : undefined;
+    });
+    const byRequest = new Map(entries.map((entry) => [entry.request_id, entry]));
+    const okEntry = byRequest.get(ok.headers.get('x-request-id'));
+    assert.equal(okEntry?.route, '/v1/');
+    assert.equal(okEntry?.method, 'GET');
+    assert.equal(okEntry?.status, 200);
+    assert.equal(okEntry?.key_id, key.id);
+    assert.equal(byRequest.get(forbidden.headers.get('x-request-id'))?.status, 403);
+    const used = await eventually(async () => {
+      const row = await db.apiKey.findUnique({ where: { id: key.id } });
+      return row?.last_used_at ?? undefined;
+    });
+    assert.ok(used.getTime() > key.created_at.getTime());
+  });
+
+  test('a graceful shutdown under load loses no audit entry', async () => {
+    const db = testDatabase();
+    const { org, rawKey } = await createOrgWithKey(db, { rateLimit: 100_000 });
+    const instance = await startTestServer();
+    const answered: string[] = [];
+    let stop = false;
+    const worker = async () => {
+      while (!stop) {
+        try {
+          const response = await fetch(`${instance.url}/v1/`, { headers: { authorization: `Bearer ${rawKey}` } });
+          await response.arrayBuffer();
+          answered.push(response.headers.get('x-request-id') as string);
+        } catch {
+          return; // the server stopped accepting connections
+        }
+      }
+    };
+    const workers = Array.from({ length: 16 }, worker);
+    await eventually(async () => (answered.length >= 200 ? true : undefined), 30_000);
+    await instance.close();
+    stop = true;
+    await Promise.all(workers);
+    const audited = await db.auditEntry.findMany({ where: { org_id: org.id, action: 'request' }, select: { request_id: true } });
+    const auditedIds = new Set(audited.map((entry) => entry.request_id));
+    assert.ok(answered.length >= 200);
+    assert.deepEqual(
+      answered.filter((id) => !auditedIds.has(id)),
+      [],
+    );
+    assert.equal(audited.length, answered.length);
+  });
+});
+
+describe('quotient keys and audit commands', () => {
+  test('keys create prints the raw key once; keys list never shows it', async () => {
+    const org = onlyJson(await runCli(['orgs', 'create', '--name', 'Keys Inc', '--json'])) as { id: string };
+    const created = await runCli([
+      'keys',
+      'create',
+      '--org',
+      org.id,
+      '--name',
+      'CRM sync',
+      '--scopes',
+      'deals:write,deals:read',
+      '--rate-limit',
+      '600',
+      '--json',
+    ]);
+    assert.equal(created.code, 0, created.stderr);
+    const key = onlyJson(created) as Record<string, unknown>;
+    assert.match(key.id as string, /^key_[0-7][0-9a-hjkmnp-tv-z]{25}$/);
+    assert.match(key.key as string, /^qtn_[0-9a-f]{64}$/);
+    assert.equal(key.name, 'CRM sync');
+    assert.deepEqual(key.scopes, ['deals:write', 'deals:read']);
+    assert.equal(key.rate_limit_per_minute, 600);
+
+    const listed = await runCli(['keys', 'list', '--org', org.id, '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.equal(listed.stdout.includes(key.key as string), false);
+    const { keys } = onlyJson(listed) as { keys: Array<Record<string, unknown>> };
+    assert.equal(keys.length, 1);
+    assert.equal(keys[0]?.display_prefix, (key.key as string).slice(0, 12));
+    assert.equal(keys[0]?.status, 'active');
+
+    const revoked = await runCli(['keys', 'revoke', key.id as string, '--org', org.id, '--json']);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.equal((onlyJson(revoked) as { status: string }).status, 'revoked');
+
+    const audit = await runCli(['audit', '--org', org.id, '--json']);
+    assert.equal(audit.code, 0, audit.stderr);
+    const actions = (onlyJson(audit) as { entries: Array<{ action: string }> }).entries.map((entry) => entry.action);
+    assert.deepEqual(actions, ['key.revoked', 'key.created']);
+  });
+
+  test('bad scopes, rate limits and unknown orgs are refused with clear errors', async () => {
+    const org = onlyJson(await runCli(['orgs', 'create', '--name', 'Strict Inc', '--json'])) as { id: string };
+    const cases: Array<[string[], string, RegExp]> = [
+      [['--scopes', 'deals:delete'], 'invalid_argument', /unknown scope "deals:delete"/],
+      [['--scopes', 'deals:read', '--rate-limit', '0'], 'invalid_argument', /from 1 to 100000/],
+      [['--scopes', 'deals:read', '--rate-limit', '100001'], 'invalid_argument', /from 1 to 100000/],
+      [['--scopes', 'deals:read', '--rate-limit', '2.5'], 'invalid_argument', /whole number/],
+    ];
+    for (const [extra, code, reason] of cases) {
+      const result = await runCli(['keys', 'create', '--org', org.id, '--name', 'k', ...extra, '--json']);
+      assert.equal(result.code, 2, extra.join(' '));
+      const error = onlyJson(result) as { error: string; reason: string };
+      assert.equal(error.error, code);
+      assert.match(error.reason, reason);
+    }
+    const unknownOrg = await runCli([
+      'keys',
+      'create',
+      '--org',
+      'org_01jd0000000000000000000000',
+      '--name',
+      'k',
+      '--scopes',
+      'deals:read',
+      '--json',
+    ]);
+    assert.equal(unknownOrg.code, 2);
+    assert.equal((onlyJson(unknownOrg) as { error: string }).error, 'not_found');
+    const listed = onlyJson(await runCli(['keys', 'list', '--org', org.id, '--json'])) as { keys: unknown[] };
+    assert.deepEqual(listed.keys, [], 'nothing was created');
+  });
+});

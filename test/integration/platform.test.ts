@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { RunningServer } from '../../src/main.ts';
+import { createOrgWithKey } from '../factories/access.ts';
+import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { startTestServer } from '../helpers/server.ts';
+
+const SPEC_ENDPOINTS: Array<[string, string]> = [
+  ['GET', '/v1/'],
+  ['GET', '/v1/deals'],
+  ['POST', '/v1/deals/events'],
+  ['GET', '/v1/earnings'],
+  ['GET', '/v1/earnings/{id}'],
+  ['GET', '/v1/plans'],
+  ['GET', '/v1/plans/{id}'],
+  ['GET', '/v1/openapi.json'],
+];
+
+let server: RunningServer;
+let rawKey: string;
+
+before(async () => {
+  server = await startTestServer();
+  ({ rawKey } = await createOrgWithKey(testDatabase()));
+});
+
+after(async () => {
+  await server.close();
+  await closeTestDatabase();
+});
+
+function call(path: string, init: RequestInit = {}) {
+  return fetch(`${server.url}${path}`, init);
+}
+
+function withKey(init: RequestInit = {}): RequestInit {
+  return { ...init, headers: { authorization: `Bearer ${rawKey}`, ...(init.headers as Record<string, string>) } };
+}
+
+describe('operations endpoints', () => {
+  test('healthz answers ok with a request id', async () => {
+    const response = await call('/healthz');
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), { status: 'ok' });
+    assert.match(response.headers.get('x-request-id') ?? '', /^req_[0-9a-f]{32}$/);
+  });
+
+  test('readyz answers ready when the database is reachable', async () => {
+    const response = await call('/readyz');
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), { status: 'ready' });
+  });
+
+  test('a caller-supplied X-Request-Id is echoed back', async () => {
+    const response = await call('/healthz', { headers: { 'x-request-id': 'crm-sync-42' } });
+    assert.equal(response.headers.get('x-request-id'), 'crm-sync-42');
+  });
+
+  test('metrics are served in the Prometheus text format', async () => {
+    await call('/healthz');
+    const response = await call('/metrics');
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/plain/);
+    const text = await response.text();
+    assert.match(text, /quotient_http_requests_total/);
+    assert.match(text, /quotient_http_request_duration_seconds_bucket/);
+    assert.match(text, /quotient_audit_queue_depth/);
+  });
+
+  test('the API reference page loads its renderer from this server, not a CDN', async () => {
+    const page = await call('/docs');
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    assert.match(html, /spec-url="\/v1\/openapi.json"/);
+    assert.doesNotMatch(html, /https?:\/\//);
+    const script = await call('/docs/redoc.standalone.js');
+    assert.equal(script.status, 200);
+    assert.ok((await script.text()).length > 100_000);
+  });
+});
+
+describe('the contract', () => {
+  test('is served without a key as OpenAPI 3.1 and describes every endpoint of the spec', async () => {
+    const response = await call('/v1/openapi.json');
+    assert.equal(response.status, 200);
+    const document = (await response.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    assert.match(document.openapi, /^3\.1\./);
+    for (const [method, path] of SPEC_ENDPOINTS) {
+      assert.ok(document.paths[path]?.[method.toLowerCase()], `${method} ${path} is in the contract`);
+    }
+  });
+});
+
+describe('authentication plumbing', () => {
+  for (const [method, template] of SPEC_ENDPOINTS.filter(([, path]) => path !== '/v1/openapi.json')) {
+    const path = template.replace('{id}', 'earn_01jd0000000000000000000000');
+    test(`${method} ${template} without a key answers 401 unauthenticated`, async () => {
+      const response = await call(path, { method });
+      assert.equal(response.status, 401);
+      assert.equal(((await response.json()) as { error: string }).error, 'unauthenticated');
+      assert.ok(response.headers.get('x-request-id'));
+    });
+  }
+
+  test('a header that is not "Bearer <token>" is unauthenticated', async () => {
+    for (const header of ['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', rawKey]) {
+      const response = await call('/v1/', { headers: { authorization: header } });
+      assert.equal(response.status, 401, header);
+      assert.equal(((await response.json()) as { error: string }).error, 'unauthenticated');
+    }
+  });
+
+  test('a well-formed header with an unknown key is invalid_key', async () => {
+    const response = await call('/v1/', { headers: { authorization: `Bearer qtn_${'0'.repeat(64)}` } });
+    assert.equal(response.status, 401);
+    assert.equal(((await response.json()) as { error: string }).error, 'invalid_key');
+  });
+
+  test('an unauthenticated request with a broken body gets 401, not 400', async () => {
+    const response = await call('/v1/deals/events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"external_id": ',
+    });
+    assert.equal(response.status, 401);
+  });
+});
+
+describe('error plumbing', () => {
+  test('an unknown route is 404 not_found', async () => {
+    const response = await call('/v1/nothing-here', withKey());
+    assert.equal(response.status, 404);
+    assert.equal(((await response.json()) as { error: string }).error, 'not_found');
+  });
+
+  test('a known route with the wrong method is 405 with Allow', async () => {
+    const response = await call('/v1/plans', withKey({ method: 'DELETE' }));
+    assert.equal(response.status, 405);
+    assert.equal(response.headers.get('allow'), 'GET, HEAD');
+    assert.equal(((await response.json()) as { error: string }).error, 'method_not_allowed');
+  });
+
+  test('a body that is not JSON is 400 invalid_json', async () => {
+    const response = await call(
+      '/v1/deals/events',
+      withKey({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"external_id": ' }),
+    );
+    assert.equal(response.status, 400);
+    assert.deepEqual(await response.json(), { error: 'invalid_json', reason: 'the request body is not valid JSON' });
+  });
+
+  test('a body that does not match the schema is 400 invalid_body naming the field', async () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{ state: {} }, /^external_id: /],
+      [{ external_id: '', state: {} }, /^external_id: /],
+      [{ external_id: 'd1', state: { amount_cents: 'lots' } }, /^state\.amount_cents: /],
+      [{ external_id: 'd1', state: {}, event_type: 'merge' }, /^event_type: /],
+      [{ external_id: 'd1' }, /^state: /],
+    ];
+    for (const [body, reason] of cases) {
+      const response = await call(
+        '/v1/deals/events',
+        withKey({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      );
+      assert.equal(response.status, 400, JSON.stringify(body));
+      const error = (await response.json()) as { error: string; reason: string };
+      assert.equal(error.error, 'invalid_body');
+      assert.match(error.reason, reason);
+    }
+  });
+
+  test('a body over 1 MiB is 413 payload_too_large', async () => {
+    const body = JSON.stringify({ external_id: 'd1', state: { notes: 'x'.repeat(1024 * 1024) } });
+    const response = await call(
+      '/v1/deals/events',
+      withKey({ method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+    );
+    assert.equal(response.status, 413);
+    assert.equal(((await response.json()) as { error: string }).error, 'payload_too_large');
+  });
+
+  test('a body that is not application/json is 415 unsupported_media_type', async () => {
+    const response = await call(
+      '/v1/deals/events',
+      withKey({ method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'external_id=d1' }),
+    );
+    assert.equal(response.status, 415);
+    assert.equal(((await response.json()) as { error: string }).error, 'unsupported_media_type');
+  });
+
+  test('an unknown query parameter is 400 invalid_body naming it', async () => {
+    const response = await call('/v1/plans?colour=blue', withKey());
+    assert.equal(response.status, 400);
+    const error = (await response.json()) as { error: string; reason: string };
+    assert.equal(error.error, 'invalid_body');
+    assert.match(error.reason, /colour/);
+  });
+});
