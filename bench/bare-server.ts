@@ -4,7 +4,9 @@ import pg from 'pg';
 // The floors the benchmark compares Quotient against: bare Express routes with no validation, auth or ORM.
 // GET /v1/ answers a constant; POST /v1/deals/events does three inserts in one transaction with `pg`.
 
-const pool = process.env.DATABASE_URL ? new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 }) : undefined;
+const pool = process.env.DATABASE_URL
+  ? new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 })
+  : undefined;
 const app = express();
 app.use(express.json({ limit: '1mb' }));
 app.get('/v1/', (_req, res) => {
@@ -41,7 +43,9 @@ if (pool) {
 }
 const server = app.listen(0, '127.0.0.1', () => {
   const address = server.address();
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` })}\n`,
+  );
 });
 process.once('SIGTERM', () => {
   server.close();

@@ -44,21 +44,32 @@ try {
   const bare = await startChild(['bench/bare-server.ts'], database.url);
   children.push(quotient.child, bare.child);
 
-  process.stdout.write(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`);
+  process.stdout.write(
+    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`,
+  );
   process.stdout.write(`Load: autocannon, ${connections} connections, ${seconds} s per run after a 2 s warm-up\n\n`);
 
   const auth = { authorization: `Bearer ${rawKey}` };
-  const authQuotient = await measure('Quotient GET /v1/ (auth, rate limit, audit)', quotient.url, { path: '/v1/', headers: auth });
+  const authQuotient = await measure('Quotient GET /v1/ (auth, rate limit, audit)', quotient.url, {
+    path: '/v1/',
+    headers: auth,
+  });
   const authBare = await measure('bare Express GET /v1/', bare.url, { path: '/v1/' });
   report([authQuotient, authBare], authQuotient, authBare);
 } finally {
   for (const child of children) child.kill('SIGTERM');
-  await Promise.all(children.map((child) => new Promise((done) => (child.exitCode !== null ? done(null) : child.once('exit', done)))));
+  await Promise.all(
+    children.map((child) => new Promise((done) => (child.exitCode !== null ? done(null) : child.once('exit', done)))),
+  );
   await database.stop();
   await rm(dataDir, { recursive: true, force: true });
 }
 
-async function measure(name: string, url: string, request: { path: string; headers?: Record<string, string> }): Promise<Result> {
+async function measure(
+  name: string,
+  url: string,
+  request: { path: string; headers?: Record<string, string> },
+): Promise<Result> {
   const options = { url: `${url}${request.path}`, connections, headers: request.headers ?? {} };
   await autocannon({ ...options, duration: 2 });
   const result = await autocannon({ ...options, duration: seconds });
@@ -79,7 +90,9 @@ function report(results: Result[], subject: Result, floor: Result): void {
       `${result.name.padEnd(width)}  ${result.requestsPerSecond.toFixed(0).padStart(10)}  ${String(result.p50).padStart(7)}  ${String(result.p99).padStart(7)}  ${String(result.non2xx).padStart(8)}\n`,
     );
   }
-  process.stdout.write(`ratio ${subject.name} / ${floor.name}: ${(subject.requestsPerSecond / floor.requestsPerSecond).toFixed(2)}\n\n`);
+  process.stdout.write(
+    `ratio ${subject.name} / ${floor.name}: ${(subject.requestsPerSecond / floor.requestsPerSecond).toFixed(2)}\n\n`,
+  );
 }
 
 function startChild(args: string[], databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {

@@ -23,7 +23,7 @@ const COUNTER_RETENTION_MS = 10 * 60 * 1000;
 /** Wires configuration, database and the app, and listens. Knows nothing about signals or the CLI. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const database = await openDatabase(config, logger);
-  const keys = new ApiKeyRepository(database.db);
+  const keys = new ApiKeyRepository(database.db, database.countersDb);
   const auditLog = new AuditLog(new AuditRepository(database.db), keys, logger);
   auditLog.start();
   const metrics = new Metrics(() => auditLog.depth());
@@ -78,11 +78,15 @@ function listen(app: ReturnType<typeof createApp>, host: string, port: number): 
 
 /** Waits for in-flight requests; idle keep-alive sockets close at once, busy ones after the grace period. */
 function stopListening(server: Server, graceMs: number): Promise<void> {
+  // Keep-alive clients would otherwise keep sending on their open sockets until the grace period ends.
+  server.on('request', (_req, res) => res.setHeader('Connection', 'close'));
   return new Promise((done) => {
     const force = setTimeout(() => server.closeAllConnections(), graceMs);
-    force.unref();
+    // Sockets that finish their last request during the grace period become idle: close them as they do.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     server.close(() => {
       clearTimeout(force);
+      clearInterval(sweep);
       done();
     });
     server.closeIdleConnections();

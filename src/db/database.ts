@@ -6,6 +6,8 @@ import { createPrismaClient, type Database } from './prisma.ts';
 
 export interface OpenDatabase {
   db: Database;
+  /** A small second pool whose commits do not wait for the disk: for rate-limit counters only. */
+  countersDb: Database;
   url: string;
   embedded: boolean;
   /** Migrations this call applied (none when the schema was current). */
@@ -38,9 +40,12 @@ export async function openDatabase(
     await embedded?.stop();
     throw error;
   }
-  const db = createPrismaClient(url, options.poolSize ?? config.databasePoolSize);
+  const poolSize = options.poolSize ?? config.databasePoolSize;
+  const db = createPrismaClient(url, poolSize);
+  const countersDb = createPrismaClient(url, Math.max(2, Math.ceil(poolSize / 2)), { asynchronousCommit: true });
   return {
     db,
+    countersDb,
     url,
     embedded: embedded !== undefined,
     appliedMigrations,
@@ -56,7 +61,7 @@ export async function openDatabase(
       }
     },
     close: async () => {
-      await db.$disconnect();
+      await Promise.all([db.$disconnect(), countersDb.$disconnect()]);
       await embedded?.stop();
     },
   };

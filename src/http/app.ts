@@ -68,6 +68,8 @@ export function createApp(deps: AppDeps): Express {
       });
     }
     res.locals.operation = match.operation;
+    // The contract names the root "/v1/"; "/v1" is the same resource for the validator too.
+    if (req.path === '/v1') req.url = `/v1/${req.url.slice(3)}`;
     next();
   });
   app.use(authenticate({ keys: deps.keys, auditLog: deps.auditLog, metrics: deps.metrics }));
@@ -79,7 +81,7 @@ export function createApp(deps: AppDeps): Express {
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
       validateResponses: deps.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: false,
-      $refParser: { mode: 'dereference' },
+      validateFormats: 'full',
     }),
   );
   app.use(apiRouter());

@@ -34,9 +34,12 @@ const RECORD_FIELDS = {
 
 export class ApiKeyRepository {
   private readonly db: Database;
+  private readonly countersDb: Database;
 
-  constructor(db: Database) {
+  /** `countersDb` may commit asynchronously: a lost increment after a database crash is harmless. */
+  constructor(db: Database, countersDb: Database = db) {
     this.db = db;
+    this.countersDb = countersDb;
   }
 
   /**
@@ -45,7 +48,7 @@ export class ApiKeyRepository {
    * key is not found on the very next request because nothing is cached.
    */
   async authenticateAndCount(digest: string, windowStart: Date): Promise<AuthenticatedKey | null> {
-    const rows = await this.db.$queryRaw<Array<ApiKeyRecord & { org_name: string; window_count: number }>>`
+    const rows = await this.countersDb.$queryRaw<Array<ApiKeyRecord & { org_name: string; window_count: number }>>`
       WITH found AS (
         SELECT k.id, k.org_id, k.name, k.display_prefix, k.scopes, k.rate_limit_per_minute, k.created_at,
                k.revoked_at, k.last_used_at, o.name AS org_name
@@ -115,6 +118,6 @@ export class ApiKeyRepository {
   }
 
   async deleteCountersBefore(cutoff: Date): Promise<number> {
-    return this.db.$executeRaw`DELETE FROM rate_limit_counters WHERE window_start < ${cutoff}`;
+    return this.countersDb.$executeRaw`DELETE FROM rate_limit_counters WHERE window_start < ${cutoff}`;
   }
 }

@@ -219,7 +219,10 @@ describe('audit log and last use', () => {
     await instance.close();
     stop = true;
     await Promise.all(workers);
-    const audited = await db.auditEntry.findMany({ where: { org_id: org.id, action: 'request' }, select: { request_id: true } });
+    const audited = await db.auditEntry.findMany({
+      where: { org_id: org.id, action: 'request' },
+      select: { request_id: true },
+    });
     const auditedIds = new Set(audited.map((entry) => entry.request_id));
     assert.ok(answered.length >= 200);
     assert.deepEqual(
