@@ -81,7 +81,8 @@ export function createApp(deps: AppDeps): Express {
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
       validateResponses: deps.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: false,
-      validateFormats: 'full',
+      validateFormats: true,
+      ajvFormats: { mode: 'full' },
     }),
   );
   app.use(apiRouter());

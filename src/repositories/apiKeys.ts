@@ -97,13 +97,16 @@ export class ApiKeyRepository {
     return this.db.apiKey.findFirst({ where: { org_id: orgId, id: keyId }, select: RECORD_FIELDS });
   }
 
-  /** Revokes an active key; null when the org has no such key. Revoking twice keeps the first time. */
-  async revoke(orgId: string, keyId: string, at: Date): Promise<ApiKeyRecord | null> {
-    await this.db.apiKey.updateMany({
+  /**
+   * Revokes an active key. `record` is null when the org has no such key; `changed` is false when it was
+   * already revoked (the first revocation time stays).
+   */
+  async revoke(orgId: string, keyId: string, at: Date): Promise<{ record: ApiKeyRecord | null; changed: boolean }> {
+    const { count } = await this.db.apiKey.updateMany({
       where: { org_id: orgId, id: keyId, revoked_at: null },
       data: { revoked_at: at },
     });
-    return this.findForOrg(orgId, keyId);
+    return { record: await this.findForOrg(orgId, keyId), changed: count > 0 };
   }
 
   /** Moves last_used_at forward only, whatever order batches from several instances arrive in. */

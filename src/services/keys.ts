@@ -1,9 +1,9 @@
 import { generateApiKey, parseRateLimit, parseScopes } from '../access/apiKeys.ts';
 import type { Database } from '../db/prisma.ts';
-import { newId } from '../lib/ids.ts';
 import { type ApiKeyRecord, ApiKeyRepository } from '../repositories/apiKeys.ts';
 import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
+import { adminAuditEntry } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
 
 export interface CreatedKey {
@@ -52,9 +52,9 @@ export class KeyAdmin {
 
   async revoke(orgId: string, keyId: string): Promise<ApiKeyRecord> {
     await this.requireOrg(orgId);
-    const record = await this.keys.revoke(orgId, keyId, new Date());
+    const { record, changed } = await this.keys.revoke(orgId, keyId, new Date());
     if (!record) throw new AdminError('not_found', `org ${orgId} has no key ${keyId}`);
-    await this.recordAdminAction(orgId, 'key.revoked', { key_id: keyId });
+    if (changed) await this.recordAdminAction(orgId, 'key.revoked', { key_id: keyId });
     return record;
   }
 
@@ -63,15 +63,6 @@ export class KeyAdmin {
   }
 
   private async recordAdminAction(orgId: string, action: string, details: Record<string, unknown>): Promise<void> {
-    await this.audit.insertMany([
-      {
-        id: newId('aud'),
-        org_id: orgId,
-        occurred_at: new Date(),
-        actor_type: 'admin',
-        action,
-        details: details as never,
-      },
-    ]);
+    await this.audit.insertMany([adminAuditEntry(orgId, action, details)]);
   }
 }

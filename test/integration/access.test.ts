@@ -267,7 +267,12 @@ describe('quotient keys and audit commands', () => {
 
     const revoked = await runCli(['keys', 'revoke', key.id as string, '--org', org.id, '--json']);
     assert.equal(revoked.code, 0, revoked.stderr);
-    assert.equal((onlyJson(revoked) as { status: string }).status, 'revoked');
+    const first = onlyJson(revoked) as { status: string; revoked_at: string };
+    assert.equal(first.status, 'revoked');
+    const again = onlyJson(await runCli(['keys', 'revoke', key.id as string, '--org', org.id, '--json'])) as {
+      revoked_at: string;
+    };
+    assert.equal(again.revoked_at, first.revoked_at, 'revoking twice keeps the first revocation time');
 
     const audit = await runCli(['audit', '--org', org.id, '--json']);
     assert.equal(audit.code, 0, audit.stderr);

@@ -16,7 +16,7 @@ export function requestContext(logger: Logger, metrics: Metrics) {
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - (res.locals.startedAt as bigint)) / 1e6;
-      const route: string = res.locals.operation?.pathTemplate ?? 'unmatched';
+      const route: string = res.locals.operation?.pathTemplate ?? req.route?.path ?? 'unmatched';
       metrics.observe(req.method, route, res.statusCode, durationMs / 1000);
       logger.info(
         {
