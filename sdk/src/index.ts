@@ -1,0 +1,34 @@
+export { type ClientOptions, createClient, QuotientClient, type RateLimit } from './client.ts';
+export { QuotientConnectionError, QuotientError, QuotientTimeoutError } from './errors.ts';
+export type { components, operations, paths, webhooks } from './generated/openapi.ts';
+export { PageIterator, type PageSource } from './pagination.ts';
+export type {
+  AuthResource,
+  DealsResource,
+  EarningsResource,
+  MetaResource,
+  PlansResource,
+  RequestOptions,
+} from './resources.ts';
+export type { FetchFunction } from './transport.ts';
+export type {
+  AuthContext,
+  Deal,
+  DealEvent,
+  DealEventResult,
+  DealList,
+  Earning,
+  EarningList,
+  EarningListItem,
+  ErrorBody,
+  GetPlanParams,
+  ListDealsParams,
+  ListEarningsParams,
+  OpenApiDocument,
+  Plan,
+  PlanList,
+  PlanListItem,
+  RawClient,
+  WebhookEvent,
+} from './types.ts';
+export { VERSION } from './version.ts';

@@ -1,0 +1,164 @@
+import { QuotientError } from './errors.ts';
+import { PageIterator } from './pagination.ts';
+import type { FetchFunction } from './transport.ts';
+import type {
+  AuthContext,
+  Deal,
+  DealEvent,
+  DealEventResult,
+  DealList,
+  Earning,
+  EarningList,
+  EarningListItem,
+  GetPlanParams,
+  ListDealsParams,
+  ListEarningsParams,
+  OpenApiDocument,
+  Plan,
+  PlanList,
+  PlanListItem,
+  RawClient,
+} from './types.ts';
+
+/** Options of one call; they override the client's for that call only. */
+export interface RequestOptions {
+  /** Cancels the call: the attempt in flight and any wait before a retry. */
+  signal?: AbortSignal;
+  /** Retries after the first attempt, 0 to 4. */
+  maxRetries?: number;
+  /** Limit for each attempt, in milliseconds. */
+  timeoutMs?: number;
+  /** Extra request headers, such as your own `X-Request-Id` (up to 128 plain characters) to trace the call. */
+  headers?: Record<string, string>;
+}
+
+/** What the resources need from the client: the raw client and the per-call transport. */
+export interface Core {
+  readonly raw: RawClient;
+  fetchFor(options: RequestOptions | undefined): FetchFunction | undefined;
+}
+
+function init(core: Core, options: RequestOptions | undefined) {
+  return { signal: options?.signal, headers: options?.headers, fetch: core.fetchFor(options) };
+}
+
+/** The body of a successful response, or the API's error as a QuotientError. */
+async function unwrap<Data>(pending: Promise<{ data?: Data; error?: unknown; response: Response }>): Promise<Data> {
+  const { data, error, response } = await pending;
+  if (!response.ok) throw new QuotientError(response.status, error, response.headers);
+  return data as Data;
+}
+
+export class AuthResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /** `GET /v1/`: the org and key this client authenticates as. Needs no scope. */
+  get(options?: RequestOptions): Promise<AuthContext> {
+    return unwrap(this.#core.raw.GET('/v1/', init(this.#core, options)));
+  }
+}
+
+export class DealsResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /**
+   * `GET /v1/deals`, every page: `for await (const deal of client.deals.list({ status: 'won' }))`.
+   * `limit` is the page size; `cursor`, when given, is where the iteration starts.
+   */
+  list(params: ListDealsParams = {}, options?: RequestOptions): PageIterator<Deal, DealList> {
+    return new PageIterator({
+      fetchPage: (cursor) => this.listPage({ ...params, cursor }, options),
+      items: (page) => page.deals,
+      nextCursor: (page) => page.next_cursor,
+      firstCursor: params.cursor,
+    });
+  }
+
+  /** `GET /v1/deals`, one page; pass its `next_cursor` as `cursor` for the next. Needs `deals:read`. */
+  listPage(params: ListDealsParams = {}, options?: RequestOptions): Promise<DealList> {
+    return unwrap(this.#core.raw.GET('/v1/deals', { params: { query: params }, ...init(this.#core, options) }));
+  }
+
+  /**
+   * `POST /v1/deals/events`: ingests one deal event. Needs `deals:write`. Safe to retry: without a
+   * `dedup_key` the SDK sends one of its own, the same on every retry of this call, so a retry after a
+   * lost response is answered with the original ids instead of recording the event twice. Give your
+   * own stable `dedup_key` (your event id) to make retries across calls and processes safe too.
+   */
+  ingestEvent(event: DealEvent, options?: RequestOptions): Promise<DealEventResult> {
+    return unwrap(this.#core.raw.POST('/v1/deals/events', { body: event, ...init(this.#core, options) }));
+  }
+}
+
+export class EarningsResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /** `GET /v1/earnings`, every page. `limit` is the page size. Needs `earnings:read`. */
+  list(params: ListEarningsParams = {}, options?: RequestOptions): PageIterator<EarningListItem, EarningList> {
+    return new PageIterator({
+      fetchPage: (cursor) => this.listPage({ ...params, cursor }, options),
+      items: (page) => page.earnings,
+      nextCursor: (page) => page.next_cursor,
+      firstCursor: params.cursor,
+    });
+  }
+
+  /** `GET /v1/earnings`, one page. */
+  listPage(params: ListEarningsParams = {}, options?: RequestOptions): Promise<EarningList> {
+    return unwrap(this.#core.raw.GET('/v1/earnings', { params: { query: params }, ...init(this.#core, options) }));
+  }
+
+  /** `GET /v1/earnings/{id}`: one earning with the trace of its computation. */
+  get(id: string, options?: RequestOptions): Promise<Earning> {
+    return unwrap(this.#core.raw.GET('/v1/earnings/{id}', { params: { path: { id } }, ...init(this.#core, options) }));
+  }
+}
+
+export class PlansResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /** `GET /v1/plans`: every active plan (the API returns them in one page). Needs `plans:read`. */
+  list(options?: RequestOptions): PageIterator<PlanListItem, PlanList> {
+    return new PageIterator({
+      fetchPage: () => this.listPage(options),
+      items: (page) => page.plans,
+      nextCursor: () => null,
+    });
+  }
+
+  /** `GET /v1/plans`: the whole list as one page. */
+  listPage(options?: RequestOptions): Promise<PlanList> {
+    return unwrap(this.#core.raw.GET('/v1/plans', init(this.#core, options)));
+  }
+
+  /** `GET /v1/plans/{id}`, active or archived; `{ include: 'chips' }` adds the current version's rule chips. */
+  get(id: string, params: GetPlanParams = {}, options?: RequestOptions): Promise<Plan> {
+    return unwrap(
+      this.#core.raw.GET('/v1/plans/{id}', { params: { path: { id }, query: params }, ...init(this.#core, options) }),
+    );
+  }
+}
+
+export class MetaResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /** `GET /v1/openapi.json`: the OpenAPI 3.1 contract this SDK was generated from, as the server has it. */
+  getOpenApiDocument(options?: RequestOptions): Promise<OpenApiDocument> {
+    return unwrap(this.#core.raw.GET('/v1/openapi.json', init(this.#core, options)));
+  }
+}

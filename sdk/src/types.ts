@@ -1,0 +1,46 @@
+import type { Client, ClientPathsWithMethod, MethodResponse } from 'openapi-fetch';
+import type { paths, webhooks } from './generated/openapi.ts';
+
+// Every type here is derived from the generated contract; none is written by hand. They exist so that
+// callers can name what the client methods take and return (`import type { Deal } from '@quotient/sdk'`).
+
+/** The typed openapi-fetch client over every path of the contract. */
+export type RawClient = Client<paths>;
+
+type JsonBody<Path extends ClientPathsWithMethod<RawClient, Method>, Method extends 'get' | 'post'> = MethodResponse<
+  RawClient,
+  Method,
+  Path
+>;
+type Query<Operation> = Operation extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+type RequestBody<Operation> = Operation extends { requestBody: { content: { 'application/json': infer B } } }
+  ? B
+  : never;
+
+export type AuthContext = JsonBody<'/v1/', 'get'>;
+
+export type DealList = JsonBody<'/v1/deals', 'get'>;
+export type Deal = DealList['deals'][number];
+export type ListDealsParams = Query<paths['/v1/deals']['get']>;
+export type DealEvent = RequestBody<paths['/v1/deals/events']['post']>;
+export type DealEventResult = JsonBody<'/v1/deals/events', 'post'>;
+
+export type EarningList = JsonBody<'/v1/earnings', 'get'>;
+export type EarningListItem = EarningList['earnings'][number];
+export type ListEarningsParams = Query<paths['/v1/earnings']['get']>;
+export type Earning = JsonBody<'/v1/earnings/{id}', 'get'>;
+
+export type PlanList = JsonBody<'/v1/plans', 'get'>;
+export type PlanListItem = PlanList['plans'][number];
+export type Plan = JsonBody<'/v1/plans/{id}', 'get'>;
+export type GetPlanParams = Query<paths['/v1/plans/{id}']['get']>;
+
+export type OpenApiDocument = JsonBody<'/v1/openapi.json', 'get'>;
+
+/** The body of every error response (`{ error, reason?, retry_after_seconds? }`). */
+export type ErrorBody = paths['/v1/']['get']['responses'][401]['content']['application/json'];
+
+/** Every webhook payload Quotient sends, discriminated by `type`. */
+export type WebhookEvent = {
+  [Kind in keyof webhooks]: RequestBody<webhooks[Kind]['post']>;
+}[keyof webhooks];

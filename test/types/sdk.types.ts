@@ -1,0 +1,73 @@
+// Type tests of the SDK, checked by `npm run typecheck` and never run. Each `@ts-expect-error` marks a
+// call or a read that the contract forbids; if a change to the SDK or the contract lets it type-check,
+// the directive itself becomes an error ("Unused '@ts-expect-error' directive") and tsc fails.
+import { createClient, type Deal, type DealEvent, type Earning, QuotientError } from '../../sdk/src/index.ts';
+
+const client = createClient({ baseUrl: 'https://api.quotient.example', apiKey: 'qtn_0' });
+const event: DealEvent = { external_id: 'opp-1043', state: { stage: 'closed_won', amount_cents: 5_000_000 } };
+
+export async function wrongRequests() {
+  // @ts-expect-error external_id is required
+  await client.deals.ingestEvent({ state: { stage: 'closed_won' } });
+  // @ts-expect-error state.amount_cents is an integer, not a string
+  await client.deals.ingestEvent({ external_id: 'opp-1043', state: { amount_cents: '5000000' } });
+  // @ts-expect-error event_type is one of upsert, stage_change, amount_change, delete
+  await client.deals.ingestEvent({ ...event, event_type: 'create' });
+  // @ts-expect-error a misspelt dedup_key is an unknown member, as the server says too
+  await client.deals.ingestEvent({ external_id: 'opp-1043', state: {}, dedupe_key: 'crm-evt-1' });
+  // @ts-expect-error the raw client checks the body against the contract as well
+  await client.raw.POST('/v1/deals/events', { body: { state: {} } });
+  // @ts-expect-error no such path in the contract
+  await client.raw.GET('/v1/deal', {});
+  // @ts-expect-error the deal status filter is open, won, lost or deleted
+  client.deals.list({ status: 'closed' });
+  // @ts-expect-error limit is a number
+  client.deals.list({ limit: '50' });
+  // @ts-expect-error unknown filter
+  client.earnings.list({ rep: 'rep-017' });
+  // @ts-expect-error include takes only "chips"
+  await client.plans.get('plan_01kjsj7s80fmtryrzh7j1q721q', { include: 'versions' });
+}
+
+export async function missingFields() {
+  const context = await client.auth.get();
+  // @ts-expect-error the key's secret is never returned
+  void context.key.secret;
+  const earning: Earning = await client.earnings.get('earn_01kpnvmrzqej3v8ht39yyeg4z9');
+  // @ts-expect-error the amount is amount_cents
+  void earning.amount;
+  for await (const deal of client.deals.list({ status: 'won' })) {
+    // @ts-expect-error a deal's amount lives in its state
+    void deal.amount_cents;
+    const amount: number | null = deal.state.amount_cents;
+    void amount;
+  }
+  const plans = await client.plans.listPage();
+  // @ts-expect-error the plan list is not paginated
+  void plans.next_cursor;
+}
+
+export async function correctUse(): Promise<Deal[]> {
+  const result = await client.deals.ingestEvent(event, { maxRetries: 4, timeoutMs: 5_000 });
+  const ids: string[] = [result.source_event_id, result.domain_event_id, result.deal_id];
+  void ids;
+  const page = await client.deals.listPage({ status: 'won', limit: 200, updated_since: '2026-04-01T00:00:00Z' });
+  const next: string | null = page.next_cursor;
+  void next;
+  const { data, error } = await client.raw.GET('/v1/earnings/{id}', { params: { path: { id: 'earn_0' } } });
+  if (error) {
+    const code: string = error.error;
+    void code;
+  } else {
+    void data.trace;
+  }
+  try {
+    await client.plans.get('plan_0', { include: 'chips' });
+  } catch (failure) {
+    if (failure instanceof QuotientError && failure.status === 429) {
+      const wait: number | undefined = failure.retryAfterSeconds;
+      void wait;
+    }
+  }
+  return page.deals;
+}
