@@ -32,3 +32,10 @@ export type {
   WebhookEvent,
 } from './types.ts';
 export { VERSION } from './version.ts';
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookHeaders,
+  WebhookVerificationError,
+  type WebhookVerificationFailure,
+} from './webhooks.ts';

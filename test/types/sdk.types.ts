@@ -1,7 +1,15 @@
 // Type tests of the SDK, checked by `npm run typecheck` and never run. Each `@ts-expect-error` marks a
 // call or a read that the contract forbids; if a change to the SDK or the contract lets it type-check,
 // the directive itself becomes an error ("Unused '@ts-expect-error' directive") and tsc fails.
-import { createClient, type Deal, type DealEvent, type Earning, QuotientError } from '../../sdk/src/index.ts';
+import {
+  createClient,
+  type Deal,
+  type DealEvent,
+  type Earning,
+  QuotientError,
+  verifyWebhook,
+  type WebhookEvent,
+} from '../../sdk/src/index.ts';
 
 const client = createClient({ baseUrl: 'https://api.quotient.example', apiKey: 'qtn_0' });
 const event: DealEvent = { external_id: 'opp-1043', state: { stage: 'closed_won', amount_cents: 5_000_000 } };
@@ -70,4 +78,22 @@ export async function correctUse(): Promise<Deal[]> {
     }
   }
   return page.deals;
+}
+
+export function webhookPayloads(body: string, headers: Headers): void {
+  const payload: WebhookEvent = verifyWebhook('whsec_AAAA', body, headers);
+  switch (payload.type) {
+    case 'earning.created':
+      void payload.data.earning.amount_cents;
+      // @ts-expect-error an earning.created payload carries no deal
+      void payload.data.deal;
+      break;
+    case 'deal.updated':
+      void payload.data.domain_event.kind;
+      break;
+    default:
+      break;
+  }
+  // @ts-expect-error verifyWebhook needs the raw body, not the parsed object
+  verifyWebhook('whsec_AAAA', JSON.parse(body) as object, headers);
 }
