@@ -6,6 +6,7 @@ import { createOrgWithKey } from '../factories/access.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { awaitFreshWindow, eventually } from '../helpers/clock.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { sdkClient } from '../helpers/sdk.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 let server: RunningServer;
@@ -20,6 +21,8 @@ after(async () => {
   await closeTestDatabase();
 });
 
+// Calls that succeed or fail like an integrator's go through the SDK; raw fetch stays where the test is about
+// the wire itself: malformed headers and bodies, and the exact rate-limit and request-id headers.
 function get(base: RunningServer, path: string, rawKey?: string) {
   return fetch(`${base.url}${path}`, rawKey ? { headers: { authorization: `Bearer ${rawKey}` } } : {});
 }
@@ -27,23 +30,24 @@ function get(base: RunningServer, path: string, rawKey?: string) {
 describe('authentication', () => {
   test('a valid key reaches GET /v1/ and sees its org and its own metadata', async () => {
     const { org, key, rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'], rateLimit: 77 });
-    const response = await get(server, '/v1/', rawKey);
-    assert.equal(response.status, 200);
-    const body = (await response.json()) as { org: unknown; key: Record<string, unknown> };
-    assert.deepEqual(body.org, { id: org.id, name: org.name });
-    assert.equal(body.key.id, key.id);
-    assert.equal(body.key.name, 'test key');
-    assert.deepEqual(body.key.scopes, ['deals:read']);
-    assert.equal(body.key.rate_limit_per_minute, 77);
-    assert.equal(body.key.created_at, key.created_at.toISOString());
-    assert.equal(JSON.stringify(body).includes(rawKey), false, 'the raw key is never echoed');
+    const context = await sdkClient(server, rawKey).auth.get();
+    assert.deepEqual(context.org, { id: org.id, name: org.name });
+    assert.equal(context.key.id, key.id);
+    assert.equal(context.key.name, 'test key');
+    assert.deepEqual(context.key.scopes, ['deals:read']);
+    assert.equal(context.key.rate_limit_per_minute, 77);
+    assert.equal(context.key.created_at, key.created_at.toISOString());
+    assert.equal(JSON.stringify(context).includes(rawKey), false, 'the raw key is never echoed');
   });
 
   test('an unknown key is 401 invalid_key with the exact body', async () => {
-    const response = await get(server, '/v1/', `qtn_${'a'.repeat(64)}`);
-    assert.equal(response.status, 401);
-    assert.deepEqual(await response.json(), { error: 'invalid_key', reason: 'the API key is unknown or revoked' });
-    assert.equal(response.headers.get('x-ratelimit-limit'), null, 'a 401 is not an authenticated response');
+    const client = sdkClient(server, `qtn_${'a'.repeat(64)}`);
+    await assert.rejects(client.auth.get(), {
+      name: 'QuotientError',
+      status: 401,
+      body: { error: 'invalid_key', reason: 'the API key is unknown or revoked' },
+    });
+    assert.equal(client.lastRateLimit, undefined, 'a 401 is not an authenticated response');
   });
 
   test('a missing header is 401 unauthenticated with the exact body', async () => {
@@ -56,21 +60,17 @@ describe('authentication', () => {
   });
 
   test('a token of any other shape is invalid_key, not unauthenticated', async () => {
-    const response = await get(server, '/v1/', 'not-a-quotient-key');
-    assert.equal(response.status, 401);
-    assert.equal(((await response.json()) as { error: string }).error, 'invalid_key');
+    await assert.rejects(sdkClient(server, 'not-a-quotient-key').auth.get(), { status: 401, error: 'invalid_key' });
   });
 
   test('a revoked key stops working on the very next request, on every instance', async () => {
     const db = testDatabase();
     const { org, key, rawKey } = await createOrgWithKey(db);
-    assert.equal((await get(server, '/v1/', rawKey)).status, 200);
-    assert.equal((await get(second, '/v1/', rawKey)).status, 200);
+    const clients = [sdkClient(server, rawKey), sdkClient(second, rawKey)];
+    for (const client of clients) assert.equal((await client.auth.get()).key.id, key.id);
     await new KeyAdmin(db).revoke(org.id, key.id);
-    for (const instance of [server, second]) {
-      const response = await get(instance, '/v1/', rawKey);
-      assert.equal(response.status, 401);
-      assert.equal(((await response.json()) as { error: string }).error, 'invalid_key');
+    for (const client of clients) {
+      await assert.rejects(client.auth.get(), { status: 401, error: 'invalid_key' });
     }
   });
 });
@@ -78,17 +78,20 @@ describe('authentication', () => {
 describe('scopes', () => {
   test('a key without the scope gets 403 forbidden naming the scope', async () => {
     const { rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'] });
-    const cases: Array<[string, string]> = [
-      ['/v1/plans', 'plans:read'],
-      ['/v1/plans/plan_01jd0000000000000000000000', 'plans:read'],
-      ['/v1/earnings', 'earnings:read'],
-      ['/v1/earnings/earn_01jd0000000000000000000000', 'earnings:read'],
+    const client = sdkClient(server, rawKey);
+    const cases: Array<[string, () => Promise<unknown>, string]> = [
+      ['GET /v1/plans', () => client.plans.listPage(), 'plans:read'],
+      ['GET /v1/plans/{id}', () => client.plans.get('plan_01jd0000000000000000000000'), 'plans:read'],
+      ['GET /v1/earnings', () => client.earnings.listPage(), 'earnings:read'],
+      ['GET /v1/earnings/{id}', () => client.earnings.get('earn_01jd0000000000000000000000'), 'earnings:read'],
     ];
-    for (const [path, scope] of cases) {
-      const response = await get(server, path, rawKey);
-      assert.equal(response.status, 403, path);
-      assert.deepEqual(await response.json(), { error: 'forbidden', reason: `missing scope: ${scope}` });
-      assert.equal(response.headers.get('x-ratelimit-limit'), '1000', 'a 403 carries the rate-limit headers');
+    for (const [operation, call, scope] of cases) {
+      await assert.rejects(
+        call(),
+        { status: 403, body: { error: 'forbidden', reason: `missing scope: ${scope}` } },
+        operation,
+      );
+      assert.equal(client.lastRateLimit?.limit, 1000, 'a 403 carries the rate-limit headers');
     }
     const post = await fetch(`${server.url}/v1/deals/events`, {
       method: 'POST',
@@ -100,8 +103,8 @@ describe('scopes', () => {
   });
 
   test('GET /v1/ needs no scope', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['plans:read'] });
-    assert.equal((await get(server, '/v1/', rawKey)).status, 200);
+    const { org, rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['plans:read'] });
+    assert.equal((await sdkClient(server, rawKey).auth.get()).org.id, org.id);
   });
 });
 
