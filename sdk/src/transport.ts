@@ -5,7 +5,7 @@ import { backoffDelayMs, type RetryPolicy, retryDelayForResponse } from './retry
 export type FetchFunction = (request: Request) => Promise<Response>;
 
 export interface TransportSettings extends RetryPolicy {
-  /** Limit for one attempt, from sending the request until the response headers arrive. */
+  /** Limit for one attempt, from sending the request until the whole response has arrived. */
   timeoutMs: number;
   fetch: FetchFunction;
   /** Sees every response, retried ones included (the client reads the rate-limit headers here). */
@@ -27,7 +27,9 @@ export function retryingFetch(settings: TransportSettings): FetchFunction {
       const signal = AbortSignal.any([request.signal, timeout]);
       let response: Response;
       try {
-        response = await settings.fetch(new Request(isLast ? request : request.clone(), { signal }));
+        response = await receiveWhole(
+          await settings.fetch(new Request(isLast ? request : request.clone(), { signal })),
+        );
       } catch (cause) {
         if (request.signal.aborted) throw request.signal.reason;
         if (isLast) throw connectionFailure(request, cause, attempts, timeout.aborted, settings.timeoutMs);
@@ -38,10 +40,21 @@ export function retryingFetch(settings: TransportSettings): FetchFunction {
       if (isLast) return response;
       const delay = retryDelayForResponse(response.status, response.headers.get('retry-after'), attempt - 1, settings);
       if (delay === undefined) return response;
-      await response.body?.cancel().catch(() => undefined); // the body of a response we retry is not needed
       await sleep(delay, request.signal);
     }
   };
+}
+
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * Reads the whole body inside the attempt, so that a connection dropped or stalled halfway through the
+ * body fails this attempt (and is retried, within the timeout) instead of surfacing later, unretried,
+ * from the JSON parsing. The API's bodies are small JSON documents.
+ */
+async function receiveWhole(response: Response): Promise<Response> {
+  const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 function connectionFailure(request: Request, cause: unknown, attempts: number, timedOut: boolean, timeoutMs: number) {

@@ -66,6 +66,14 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 
 const dropConnection: Handler = (_request, _response, socket) => socket.destroy();
 const neverAnswer: Handler = () => {};
+const dropHalfwayThroughBody: Handler = (_request, response, socket) => {
+  response.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+  response.write('{"org": {"id": ', () => socket.destroy());
+};
+const stallHalfwayThroughBody: Handler = (_request, response) => {
+  response.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+  response.write('{"org": {"id": ');
+};
 
 const authContext = {
   org: { id: 'org_01kjpwd6m0f5pr4eb1a1rj5kc1', name: 'Acme' },
@@ -165,6 +173,12 @@ describe('SDK retries: 5xx and connection failures', () => {
     assert.equal(failure.attempts, 3);
     assert.match(failure.message, /^GET http:\/\/127\.0\.0\.1:\d+\/v1\/: connection failed, 3 attempts/);
     assert.equal(dead.received.length, 3);
+  });
+
+  test('a connection dropped or stalled halfway through the response body is retried too', async () => {
+    const api = await fakeApi(dropHalfwayThroughBody, stallHalfwayThroughBody, json(200, authContext));
+    assert.deepEqual(await clientFor(api.url, { timeoutMs: 200 }).auth.get(), authContext);
+    assert.equal(api.received.length, 3);
   });
 
   test('a server that never answers: each attempt times out, then a QuotientTimeoutError', async () => {
