@@ -25,7 +25,10 @@ export interface ClientOptions {
    * allows). Default 2: three attempts.
    */
   maxRetries?: number;
-  /** Limit for each attempt, in milliseconds, from sending the request to receiving the whole response. Default 30,000. */
+  /**
+   * Limit for each attempt, in milliseconds, from sending the request to receiving
+   * the whole response. Default 30,000.
+   */
   timeoutMs?: number;
   /**
    * The longest `Retry-After` (seconds) the client waits for before retrying a 429 or 503. A longer one

@@ -56,7 +56,7 @@ export class AuthResource {
   }
 
   /** `GET /v1/`: the org and key this client authenticates as. Needs no scope. */
-  get(options?: RequestOptions): Promise<AuthContext> {
+  async get(options?: RequestOptions): Promise<AuthContext> {
     return unwrap(this.#core.raw.GET('/v1/', init(this.#core, options)));
   }
 }
@@ -81,7 +81,7 @@ export class DealsResource {
   }
 
   /** `GET /v1/deals`, one page; pass its `next_cursor` as `cursor` for the next. Needs `deals:read`. */
-  listPage(params: ListDealsParams = {}, options?: RequestOptions): Promise<DealList> {
+  async listPage(params: ListDealsParams = {}, options?: RequestOptions): Promise<DealList> {
     return unwrap(this.#core.raw.GET('/v1/deals', { params: { query: params }, ...init(this.#core, options) }));
   }
 
@@ -91,7 +91,7 @@ export class DealsResource {
    * lost response is answered with the original ids instead of recording the event twice. Give your
    * own stable `dedup_key` (your event id) to make retries across calls and processes safe too.
    */
-  ingestEvent(event: DealEvent, options?: RequestOptions): Promise<DealEventResult> {
+  async ingestEvent(event: DealEvent, options?: RequestOptions): Promise<DealEventResult> {
     return unwrap(this.#core.raw.POST('/v1/deals/events', { body: event, ...init(this.#core, options) }));
   }
 }
@@ -113,12 +113,12 @@ export class EarningsResource {
   }
 
   /** `GET /v1/earnings`, one page. */
-  listPage(params: ListEarningsParams = {}, options?: RequestOptions): Promise<EarningList> {
+  async listPage(params: ListEarningsParams = {}, options?: RequestOptions): Promise<EarningList> {
     return unwrap(this.#core.raw.GET('/v1/earnings', { params: { query: params }, ...init(this.#core, options) }));
   }
 
   /** `GET /v1/earnings/{id}`: one earning with the trace of its computation. */
-  get(id: string, options?: RequestOptions): Promise<Earning> {
+  async get(id: string, options?: RequestOptions): Promise<Earning> {
     return unwrap(this.#core.raw.GET('/v1/earnings/{id}', { params: { path: { id } }, ...init(this.#core, options) }));
   }
 }
@@ -139,12 +139,12 @@ export class PlansResource {
   }
 
   /** `GET /v1/plans`: the whole list as one page. */
-  listPage(options?: RequestOptions): Promise<PlanList> {
+  async listPage(options?: RequestOptions): Promise<PlanList> {
     return unwrap(this.#core.raw.GET('/v1/plans', init(this.#core, options)));
   }
 
   /** `GET /v1/plans/{id}`, active or archived; `{ include: 'chips' }` adds the current version's rule chips. */
-  get(id: string, params: GetPlanParams = {}, options?: RequestOptions): Promise<Plan> {
+  async get(id: string, params: GetPlanParams = {}, options?: RequestOptions): Promise<Plan> {
     return unwrap(
       this.#core.raw.GET('/v1/plans/{id}', { params: { path: { id }, query: params }, ...init(this.#core, options) }),
     );
@@ -158,7 +158,7 @@ export class MetaResource {
   }
 
   /** `GET /v1/openapi.json`: the OpenAPI 3.1 contract this SDK was generated from, as the server has it. */
-  getOpenApiDocument(options?: RequestOptions): Promise<OpenApiDocument> {
+  async getOpenApiDocument(options?: RequestOptions): Promise<OpenApiDocument> {
     return unwrap(this.#core.raw.GET('/v1/openapi.json', init(this.#core, options)));
   }
 }

@@ -61,7 +61,7 @@ function connectionFailure(request: Request, cause: unknown, attempts: number, t
   const target = `${request.method} ${request.url}`;
   const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
   if (timedOut) {
-    return new QuotientTimeoutError(`${target}: no response within ${timeoutMs} ms, ${tries}`, {
+    return new QuotientTimeoutError(`${target}: no complete response within ${timeoutMs} ms, ${tries}`, {
       cause,
       attempts,
       timeoutMs,

@@ -135,10 +135,11 @@ describe('SDK retries: 5xx and connection failures', () => {
     assert.equal(one.received.length, 1);
   });
 
-  test('maxRetries outside 0 to 4 is refused, since the API allows 5 attempts at most', () => {
+  test('maxRetries outside 0 to 4 is refused, since the API allows 5 attempts at most', async () => {
     for (const maxRetries of [-1, 5, 1.5, Number.NaN]) {
       assert.throws(() => clientFor('http://127.0.0.1:1', { maxRetries }), RangeError, String(maxRetries));
     }
+    await assert.rejects(clientFor('http://127.0.0.1:1').auth.get({ maxRetries: 5 }), RangeError, 'per call');
   });
 
   test('backoff waits stay under their bound: initialDelayMs, doubling, capped by maxDelayMs', async () => {
