@@ -1,0 +1,90 @@
+// A plan as Quotient stores and evaluates it: the normalised form of a plan file (product.md sections 5 and 10).
+// Member names are the plan file's and the wire's (snake_case). Amounts are integer cents as JS numbers (safe
+// integers, checked when the file is read); rates are basis points; percentages are whole percent of quota.
+
+export type PeriodKind = 'monthly' | 'quarterly';
+
+export const CONDITION_OPS = ['eq', 'ne', 'in', 'nin', 'gt', 'gte', 'lt', 'lte', 'exists', 'contains'] as const;
+export type ConditionOp = (typeof CONDITION_OPS)[number];
+
+/** Deal fields a condition can read; `custom.<name>` reads a member of the deal's custom fields. */
+export type ConditionField =
+  | 'amount_cents'
+  | 'stage'
+  | 'close_date'
+  | 'owner_external_id'
+  | 'status'
+  | `custom.${string}`;
+
+export type ConditionScalar = string | number | boolean;
+
+export interface FieldCondition {
+  field: ConditionField;
+  op: ConditionOp;
+  /** Absent for `exists`; a non-empty list for `in` and `nin`; a scalar otherwise. */
+  value?: ConditionScalar | ConditionScalar[];
+}
+
+export type Condition = { all: Condition[] } | { any: Condition[] } | { not: Condition } | FieldCondition;
+
+export interface CommissionParams {
+  rate_bps: number;
+  /** `amount_cents` (the default, filled in when the file leaves it out) or `custom.<field>`. */
+  base: 'amount_cents' | `custom.${string}`;
+}
+
+/** A band's upper bound; `null` for the open last band. All bands of a chip use the same unit. */
+export type Tier = { up_to_cents: number | null; rate_bps: number } | { up_to_pct: number | null; rate_bps: number };
+
+export interface TieredCommissionParams {
+  mode: 'marginal' | 'retroactive';
+  /** Strictly increasing bounds; only the last is null. */
+  tiers: Tier[];
+}
+
+export interface FlatParams {
+  amount_cents: number;
+}
+
+export interface AttainmentBonusParams {
+  threshold_pct: number;
+  amount_cents: number;
+}
+
+interface ChipOf<Kind extends string, Params> {
+  key: string;
+  name: string;
+  kind: Kind;
+  /** `null`: the chip applies to every deal of an assignee. */
+  when: Condition | null;
+  params: Params;
+}
+
+export type ChipDefinition =
+  | ChipOf<'commission', CommissionParams>
+  | ChipOf<'tiered_commission', TieredCommissionParams>
+  | ChipOf<'flat', FlatParams>
+  | ChipOf<'attainment_bonus', AttainmentBonusParams>;
+
+export type ChipKind = ChipDefinition['kind'];
+
+/** The normalised plan file: defaults filled in, members in a stable order. Stored as a plan version's definition. */
+export interface PlanDefinition {
+  key: string;
+  name: string;
+  period: PeriodKind;
+  /** Per rep per period; `null` when the plan has none. */
+  quota_cents: number | null;
+  /** `all`, or the owner_external_id values the plan applies to, sorted. */
+  assignees: 'all' | string[];
+  /** In evaluation order. */
+  chips: ChipDefinition[];
+}
+
+/** One problem of a plan file: `path` like `chips[1].tiers[0].rate_bps` (empty for the whole file). */
+export interface PlanFileProblem {
+  path: string;
+  message: string;
+  /** The line in a YAML file (a missing member: its parent's line). */
+  line?: number;
+}
