@@ -1,0 +1,212 @@
+import { isCalendarDate } from '../periods.ts';
+import type { Condition, DealSnapshot, FieldCondition, PlanProblem } from './types.ts';
+
+// Conditions on deal fields (product.md section 5). A comparison on a missing field (absent or null) is
+// false, never an error, and that includes the negative operators: `ne` and `nin` say "the field has a
+// value and it is not ...", so a deal without a region does not match `region ne EMEA`. `exists` is the
+// only way to ask about presence. Values compare only with values of the same type: numbers as numbers,
+// `YYYY-MM-DD` dates as dates, RFC 3339 timestamps as instants; anything else is not comparable and the
+// comparison is false.
+
+export interface ConditionOutcome {
+  result: boolean;
+  /** Each field the condition read, with its value, `null` when the deal lacks it. */
+  inputs: Record<string, unknown>;
+  /** One plain sentence per comparison, saying what was found. */
+  sentences: string[];
+}
+
+const STANDARD_FIELDS = new Set(['amount_cents', 'stage', 'close_date', 'owner_external_id', 'status']);
+const CUSTOM_PREFIX = 'custom.';
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+export function isConditionField(field: string): boolean {
+  return STANDARD_FIELDS.has(field) || (field.startsWith(CUSTOM_PREFIX) && field.length > CUSTOM_PREFIX.length);
+}
+
+/**
+ * The value of a condition field on a deal, `undefined` when missing. `custom.<name>` reads the custom
+ * member called `<name>` verbatim (dots included), as ingestion stores custom members flat.
+ */
+export function readDealField(deal: DealSnapshot, field: string): unknown {
+  let value: unknown;
+  if (field.startsWith(CUSTOM_PREFIX)) {
+    const name = field.slice(CUSTOM_PREFIX.length);
+    value = Object.hasOwn(deal.custom, name) ? deal.custom[name] : undefined;
+  } else if (STANDARD_FIELDS.has(field)) {
+    value = deal[field as keyof DealSnapshot];
+  }
+  return value === null ? undefined : value;
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function sameValue(actual: unknown, expected: unknown): boolean {
+  if (typeof actual !== typeof expected) return false;
+  if (typeof actual === 'object') return canonicalJson(actual) === canonicalJson(expected);
+  return actual === expected;
+}
+
+/** Negative, zero or positive when both are numbers, both dates or both timestamps; otherwise `null`. */
+function compareOrdered(actual: unknown, expected: unknown): number | null {
+  if (typeof actual === 'number' && typeof expected === 'number') return actual - expected;
+  if (typeof actual !== 'string' || typeof expected !== 'string') return null;
+  if (isCalendarDate(actual) && isCalendarDate(expected)) return actual < expected ? -1 : actual > expected ? 1 : 0;
+  if (TIMESTAMP.test(actual) && TIMESTAMP.test(expected)) {
+    const difference = Date.parse(actual) - Date.parse(expected);
+    return Number.isNaN(difference) ? null : difference;
+  }
+  return null;
+}
+
+function display(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return `[${value.map(display).join(', ')}]`;
+  return JSON.stringify(value) ?? 'nothing';
+}
+
+interface Comparison {
+  result: boolean;
+  /** What the comparison found, following "<field> is <value>, which ...". */
+  finding: string;
+}
+
+function compare(op: FieldCondition['op'], actual: unknown, expected: unknown): Comparison {
+  const shown = display(expected);
+  const holds = (result: boolean, yes: string, no: string): Comparison => ({ result, finding: result ? yes : no });
+  switch (op) {
+    case 'exists':
+      return { result: true, finding: 'present' };
+    case 'eq':
+      return holds(sameValue(actual, expected), `equals ${shown}`, `does not equal ${shown}`);
+    case 'ne':
+      return holds(!sameValue(actual, expected), `does not equal ${shown}`, `equals ${shown}`);
+    case 'in':
+    case 'nin': {
+      if (!Array.isArray(expected)) return { result: false, finding: `cannot be looked up in ${shown}, not a list` };
+      const member = expected.some((candidate) => sameValue(actual, candidate));
+      return op === 'in'
+        ? holds(member, `is in ${shown}`, `is not in ${shown}`)
+        : holds(!member, `is not in ${shown}`, `is in ${shown}`);
+    }
+    case 'contains':
+      if (typeof actual === 'string' && typeof expected === 'string') {
+        return holds(actual.includes(expected), `contains ${shown}`, `does not contain ${shown}`);
+      }
+      if (Array.isArray(actual)) {
+        const member = actual.some((candidate) => sameValue(candidate, expected));
+        return holds(member, `contains ${shown}`, `does not contain ${shown}`);
+      }
+      return { result: false, finding: `is neither text nor a list, so it cannot contain ${shown}` };
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte': {
+      const order = compareOrdered(actual, expected);
+      if (order === null) return { result: false, finding: `cannot be compared with ${shown}` };
+      if (op === 'gt') return holds(order > 0, `is greater than ${shown}`, `is not greater than ${shown}`);
+      if (op === 'gte') return holds(order >= 0, `is at least ${shown}`, `is less than ${shown}`);
+      if (op === 'lt') return holds(order < 0, `is less than ${shown}`, `is not less than ${shown}`);
+      return holds(order <= 0, `is at most ${shown}`, `is greater than ${shown}`);
+    }
+  }
+}
+
+const OPERATORS: readonly string[] = ['eq', 'ne', 'in', 'nin', 'gt', 'gte', 'lt', 'lte', 'exists', 'contains'];
+
+function evaluateInto(condition: Condition, deal: DealSnapshot, outcome: ConditionOutcome): boolean {
+  if ('all' in condition) {
+    // Every member is evaluated, not short-circuited, so the trace shows every input the condition names.
+    return condition.all.map((member) => evaluateInto(member, deal, outcome)).every(Boolean);
+  }
+  if ('any' in condition) return condition.any.map((member) => evaluateInto(member, deal, outcome)).some(Boolean);
+  if ('not' in condition) return !evaluateInto(condition.not, deal, outcome);
+
+  const actual = readDealField(deal, condition.field);
+  outcome.inputs[condition.field] = actual ?? null;
+  if (actual === undefined) {
+    const test = condition.op === 'exists' ? 'exists' : `${condition.op} ${display(condition.value)}`;
+    outcome.sentences.push(`${condition.field} is missing, so "${condition.field} ${test}" is false`);
+    return false;
+  }
+  const { result, finding } = compare(condition.op, actual, condition.value);
+  outcome.sentences.push(
+    condition.op === 'exists'
+      ? `${condition.field} is present (${display(actual)})`
+      : `${condition.field} is ${display(actual)}, which ${finding}`,
+  );
+  return result;
+}
+
+export function evaluateCondition(condition: Condition, deal: DealSnapshot): ConditionOutcome {
+  const outcome: ConditionOutcome = { result: false, inputs: {}, sentences: [] };
+  outcome.result = evaluateInto(condition, deal, outcome);
+  return outcome;
+}
+
+const ORDERED_OPERATORS = new Set(['gt', 'gte', 'lt', 'lte']);
+
+/**
+ * What is wrong with a condition, by path, for the plan-file checks: an unknown field or operator,
+ * `in`/`nin` without a list, a missing `value`, a `value` on `exists` (which takes none; `{not: ...}`
+ * tests absence), an order comparison with something that is neither a number, a date nor a timestamp.
+ */
+export function conditionProblems(condition: unknown, path: string): PlanProblem[] {
+  if (condition === null || typeof condition !== 'object' || Array.isArray(condition)) {
+    return [{ path, message: 'must be a condition object' }];
+  }
+  const members = condition as Record<string, unknown>;
+  const keys = Object.keys(members);
+  for (const combinator of ['all', 'any'] as const) {
+    if (combinator in members) {
+      if (keys.length !== 1) return [{ path, message: `"${combinator}" must be the only member` }];
+      const list = members[combinator];
+      if (!Array.isArray(list) || list.length === 0) {
+        return [{ path: `${path}.${combinator}`, message: 'must be a non-empty list of conditions' }];
+      }
+      return list.flatMap((member, index) => conditionProblems(member, `${path}.${combinator}[${index}]`));
+    }
+  }
+  if ('not' in members) {
+    if (keys.length !== 1) return [{ path, message: '"not" must be the only member' }];
+    return conditionProblems(members.not, `${path}.not`);
+  }
+
+  const problems: PlanProblem[] = [];
+  const unknown = keys.filter((key) => !['field', 'op', 'value'].includes(key));
+  if (unknown.length > 0) problems.push({ path, message: `unknown member ${unknown.join(', ')}` });
+  const { field, op, value } = members;
+  if (typeof field !== 'string' || !isConditionField(field)) {
+    problems.push({
+      path: `${path}.field`,
+      message: 'must be amount_cents, stage, close_date, owner_external_id, status or custom.<name>',
+    });
+  }
+  if (typeof op !== 'string' || !OPERATORS.includes(op)) {
+    problems.push({ path: `${path}.op`, message: `must be one of ${OPERATORS.join(', ')}` });
+    return problems;
+  }
+  if (op === 'exists') {
+    if ('value' in members) {
+      problems.push({ path: `${path}.value`, message: 'exists takes no value; use {not: ...} to test absence' });
+    }
+  } else if (!('value' in members)) {
+    problems.push({ path: `${path}.value`, message: `${op} needs a value` });
+  } else if ((op === 'in' || op === 'nin') && !Array.isArray(value)) {
+    problems.push({ path: `${path}.value`, message: `${op} needs a list` });
+  } else if (
+    ORDERED_OPERATORS.has(op) &&
+    typeof value !== 'number' &&
+    !(typeof value === 'string' && (isCalendarDate(value) || TIMESTAMP.test(value)))
+  ) {
+    problems.push({ path: `${path}.value`, message: `${op} compares with a number, a YYYY-MM-DD date or a timestamp` });
+  }
+  return problems;
+}

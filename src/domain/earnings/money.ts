@@ -1,0 +1,117 @@
+// Exact money arithmetic for the chip engine (product.md section 1): amounts are integer cents, rates
+// integer basis points, and a line is rounded once, at the end, half away from zero. Intermediate
+// values are BigInt so that nothing is lost to floating point before that single rounding.
+
+/**
+ * An exact, unrounded amount of cents held as an integer count of ten-thousandths of a cent. Every
+ * intermediate the engine produces is cents × basis points / 10,000, so this scale holds it exactly.
+ */
+export type ExactCents = bigint;
+
+export const EXACT_SCALE = 10_000n;
+
+export function exactFromCents(cents: bigint): ExactCents {
+  return cents * EXACT_SCALE;
+}
+
+/** `base_cents` × `rate_bps` / 10,000, exactly. */
+export function exactRate(baseCents: bigint, rateBps: bigint): ExactCents {
+  return baseCents * rateBps;
+}
+
+/** numerator / denominator rounded to an integer, ties away from zero (so −0.5 → −1, 2.5 → 3). */
+export function roundHalfAwayFromZero(numerator: bigint, denominator: bigint): bigint {
+  if (denominator === 0n) throw new RangeError('division by zero');
+  const negative = numerator < 0n !== denominator < 0n;
+  const n = numerator < 0n ? -numerator : numerator;
+  const d = denominator < 0n ? -denominator : denominator;
+  const quotient = n / d;
+  const rounded = (n % d) * 2n >= d ? quotient + 1n : quotient;
+  return negative ? -rounded : rounded;
+}
+
+export function roundExactCents(exact: ExactCents): bigint {
+  return roundHalfAwayFromZero(exact, EXACT_SCALE);
+}
+
+/** Whole cents as the JSON number the API and the database driver carry; refuses what a double cannot hold. */
+export function centsAsNumber(cents: bigint): number {
+  const value = Number(cents);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${cents} cents is beyond what an amount can hold`);
+  return value;
+}
+
+/** A non-negative or negative integer as `int.fraction` with `decimals` digits, trailing zeros kept. */
+function fixedPoint(value: bigint, decimals: number): { sign: string; whole: bigint; fraction: string } {
+  const sign = value < 0n ? '-' : '';
+  const magnitude = value < 0n ? -value : value;
+  const scale = 10n ** BigInt(decimals);
+  return { sign, whole: magnitude / scale, fraction: (magnitude % scale).toString().padStart(decimals, '0') };
+}
+
+/** The contract's `DecimalCents`: exact cents as a decimal string without trailing zeros, `"50000"`, `"12.5"`. */
+export function exactCentsString(exact: ExactCents): string {
+  const { sign, whole, fraction } = fixedPoint(exact, 4);
+  const trimmed = fraction.replace(/0+$/, '');
+  if (whole === 0n && trimmed === '') return '0';
+  return `${sign}${whole}${trimmed === '' ? '' : `.${trimmed}`}`;
+}
+
+function groupThousands(whole: bigint): string {
+  return whole.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** Cents as money for people: 5000000 → `50,000.00`, −1050 → `-10.50`. */
+export function formatMoney(cents: bigint): string {
+  const { sign, whole, fraction } = fixedPoint(cents, 2);
+  return `${sign}${groupThousands(whole)}.${fraction}`;
+}
+
+/**
+ * An exact amount as money, with as many decimals as it needs but at least two, so explanations never
+ * hide the part of a cent that the final rounding removes: `0.005`, `5,000.00`.
+ */
+export function formatExactMoney(exact: ExactCents): string {
+  const { sign, whole, fraction } = fixedPoint(exact, 6);
+  const decimals = fraction.replace(/0+$/, '').padEnd(2, '0');
+  return `${sign}${groupThousands(whole)}.${decimals}`;
+}
+
+/** Basis points as a percentage with two decimals (exact, since 1 bp = 0.01%): 1000 → `10.00%`. */
+export function formatRate(rateBps: bigint): string {
+  const { sign, whole, fraction } = fixedPoint(rateBps, 2);
+  return `${sign}${whole}.${fraction}%`;
+}
+
+/** An exact rational; plan files give percentages as JSON numbers such as `100` or `87.5`. */
+export interface Fraction {
+  numerator: bigint;
+  denominator: bigint;
+}
+
+/**
+ * The exact value of a finite JSON number as written in decimal. `87.5` is 875/10, not the binary
+ * double nearest to it, so `87.5%` of a quota is computed exactly.
+ */
+export function fractionOfDecimal(value: number): Fraction {
+  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
+  const match = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/.exec(String(value));
+  if (!match) throw new RangeError(`not a decimal number: ${value}`);
+  const [, sign = '', whole = '0', fraction = '', exponentText = '0'] = match;
+  const exponent = Number(exponentText) - fraction.length;
+  const digits = BigInt(`${sign}${whole}${fraction}`);
+  return exponent >= 0
+    ? { numerator: digits * 10n ** BigInt(exponent), denominator: 1n }
+    : { numerator: digits, denominator: 10n ** BigInt(-exponent) };
+}
+
+/** A plan's percentage as people wrote it: `100%`, `87.5%`. */
+export function formatPercent(value: number): string {
+  return `${value}%`;
+}
+
+/** part / whole as a percentage with two decimals, rounded half away from zero (for sentences only). */
+export function formatRatioAsPercent(part: bigint, whole: bigint): string {
+  const hundredthsOfPercent = roundHalfAwayFromZero(part * 10_000n, whole);
+  return formatRate(hundredthsOfPercent);
+}
