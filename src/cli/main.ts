@@ -3,6 +3,7 @@ import { auditCommand } from './commands/audit.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { orgsCommand } from './commands/orgs.ts';
+import { plansCommand } from './commands/plans.ts';
 import { serveCommand } from './commands/serve.ts';
 
 // `quotient`: the server and the admin commands. Every command takes --json and then prints exactly one
@@ -15,7 +16,14 @@ const program = new Command('quotient')
     process.exit(error.exitCode === 0 ? 0 : 2);
   });
 
-for (const command of [serveCommand(), migrateCommand(), orgsCommand(), keysCommand(), auditCommand()]) {
+for (const command of [
+  serveCommand(),
+  migrateCommand(),
+  orgsCommand(),
+  keysCommand(),
+  plansCommand(),
+  auditCommand(),
+]) {
   program.addCommand(command);
 }
 

@@ -15,8 +15,11 @@ export function printFailure(options: OutputOptions, error: unknown): void {
   const known = error instanceof AdminError;
   const code = known ? error.code : 'internal_error';
   const reason = error instanceof Error ? error.message : String(error);
-  if (options.json) process.stdout.write(`${JSON.stringify({ error: code, reason })}\n`);
-  else process.stderr.write(`quotient: ${reason}\n`);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ error: code, reason, ...(known ? error.details : {}) })}\n`);
+  } else {
+    process.stderr.write(`quotient: ${[reason, ...(known ? error.lines : [])].join('\n  ')}\n`);
+  }
   process.exitCode = known ? 2 : 1;
 }
 

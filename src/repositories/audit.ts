@@ -42,9 +42,9 @@ export class AuditRepository {
     this.db = db;
   }
 
-  async insertMany(entries: AuditEntryInput[]): Promise<void> {
+  async insertMany(entries: AuditEntryInput[], client: Prisma.TransactionClient = this.db): Promise<void> {
     if (entries.length === 0) return;
-    await this.db.auditEntry.createMany({ data: entries, skipDuplicates: true });
+    await client.auditEntry.createMany({ data: entries, skipDuplicates: true });
   }
 
   /** Newest first. */

@@ -1,0 +1,118 @@
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { Command } from 'commander';
+import type { PlanFileFormat } from '../../domain/plans/planFile.ts';
+import type { PlanRecord } from '../../repositories/plans.ts';
+import { AdminError } from '../../services/adminError.ts';
+import { type ApplyPlanResult, PlanAdmin } from '../../services/plans.ts';
+import { withDatabase } from '../context.ts';
+import { print, printFailure, table } from '../output.ts';
+
+export function plansCommand(): Command {
+  const plans = new Command('plans').description('apply plan files (plans as code), list and archive plans');
+  plans
+    .command('apply')
+    .description(
+      'apply a plan file (YAML or JSON, see schemas/plan-file.schema.json): a new plan, a new version when the ' +
+        'content changed, nothing when it did not. A bad file is refused with every problem listed; nothing is applied.',
+    )
+    .argument('<file>', 'the plan file (.yaml, .yml or .json; - reads YAML or JSON from stdin)')
+    .requiredOption('--org <org_id>', 'the org the plan belongs to')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (file: string, options: { org: string; json?: boolean }) => {
+      try {
+        const text = await readPlanText(file);
+        const result = await withDatabase((database) =>
+          new PlanAdmin(database.db).apply({ orgId: options.org, text, format: formatOf(file), source: file }),
+        );
+        print(options, result, () => describeApply(file, result));
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  plans
+    .command('list')
+    .description('list the plans of an org, active and archived')
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (options: { org: string; json?: boolean }) => {
+      try {
+        const list = await withDatabase((database) => new PlanAdmin(database.db).list(options.org));
+        const rows = list.map((plan) => ({ ...describePlan(plan), current_version: plan.current_version_number }));
+        print(options, { plans: rows }, () =>
+          table(rows, ['id', 'key', 'name', 'status', 'period', 'quota_cents', 'current_version', 'updated_at']),
+        );
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  plans
+    .command('archive')
+    .description(
+      'archive a plan: it is no longer evaluated and leaves the API plan list; applying its file again re-activates it',
+    )
+    .argument('<plan_id>', 'the plan to archive')
+    .requiredOption('--org <org_id>', 'the org the plan belongs to')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (planId: string, options: { org: string; json?: boolean }) => {
+      try {
+        const { plan, changed } = await withDatabase((database) =>
+          new PlanAdmin(database.db).archive(options.org, planId),
+        );
+        print(options, { ...describePlan(plan), changed }, () =>
+          changed
+            ? `Archived plan ${plan.id} (${plan.key}) at ${plan.archived_at?.toISOString()}`
+            : `Plan ${plan.id} (${plan.key}) was already archived (at ${plan.archived_at?.toISOString()}); nothing changed`,
+        );
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  return plans;
+}
+
+async function readPlanText(file: string): Promise<string> {
+  try {
+    return file === '-' ? await readStdin() : await readFile(file, 'utf8');
+  } catch (error) {
+    throw new AdminError('invalid_argument', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `.json` files are read as strict JSON; anything else as YAML, which reads JSON too. */
+function formatOf(file: string): PlanFileFormat {
+  return extname(file).toLowerCase() === '.json' ? 'json' : 'yaml';
+}
+
+function describePlan(plan: PlanRecord) {
+  return {
+    id: plan.id,
+    key: plan.key,
+    name: plan.name,
+    status: plan.status,
+    period: plan.period,
+    quota_cents: plan.quota_cents,
+    current_version_id: plan.current_version_id,
+    created_at: plan.created_at,
+    updated_at: plan.updated_at,
+    archived_at: plan.archived_at,
+  };
+}
+
+function describeApply(file: string, result: ApplyPlanResult): string {
+  const head = !result.changed
+    ? `${file} matches version ${result.version} of plan ${result.plan_id}; nothing changed.`
+    : result.reactivated && result.chips.every((chip) => chip.change === 'unchanged')
+      ? `Re-activated plan ${result.plan_id} on its version ${result.version} (${result.version_id}).`
+      : `Applied ${file}: plan ${result.plan_id} version ${result.version} (${result.version_id})` +
+        `${result.reactivated ? ', re-activated' : ''}.`;
+  const chips = result.chips.map((chip) => `  ${chip.key}  ${chip.id}  version ${chip.version}  ${chip.change}`);
+  const removed = result.removed_chips.map((key) => `  ${key}  removed`);
+  return [head, ...(result.changed ? [...chips, ...removed] : [])].join('\n');
+}

@@ -1,0 +1,350 @@
+import { Prisma } from '../../generated/prisma/client.ts';
+import type { Database } from '../db/prisma.ts';
+import { normaliseChip } from '../domain/plans/planFile.ts';
+import type { ChipDefinition, Condition, PeriodKind, PlanDefinition } from '../domain/plans/types.ts';
+
+export type PlanStatus = 'active' | 'archived';
+
+/** A plan as stored, in domain terms (the quota as a number of cents). */
+export interface PlanRecord {
+  id: string;
+  org_id: string;
+  key: string;
+  name: string;
+  status: PlanStatus;
+  period: PeriodKind;
+  quota_cents: number | null;
+  current_version_id: string;
+  created_at: Date;
+  updated_at: Date;
+  archived_at: Date | null;
+}
+
+/** A chip as it stands in one plan version. `version` is the spec's `rule_version` ("1", "2", …). */
+export interface VersionChip {
+  id: string;
+  version: string;
+  definition: ChipDefinition;
+}
+
+/** One plan version with everything an evaluation needs: the normalised definition and its chips in order. */
+export interface PlanVersionSnapshot {
+  plan: PlanRecord;
+  version_id: string;
+  version_number: number;
+  definition: PlanDefinition;
+  chips: VersionChip[];
+}
+
+/** The newest state of each chip of a plan (over every version), by chip key. */
+export interface LatestChip {
+  id: string;
+  version: number;
+  definition_digest: string;
+}
+
+export interface NewPlanVersion {
+  orgId: string;
+  planId: string;
+  versionId: string;
+  number: number;
+  definition: PlanDefinition;
+  contentDigest: string;
+  /** Chip rows to create (chips seen for the first time in this plan). */
+  newChips: Array<{ id: string; key: string }>;
+  chips: Array<{ id: string; version: number; definition: ChipDefinition; definitionDigest: string }>;
+  at: Date;
+}
+
+const PLAN_FIELDS = {
+  id: true,
+  org_id: true,
+  key: true,
+  name: true,
+  status: true,
+  period: true,
+  quota_cents: true,
+  current_version_id: true,
+  created_at: true,
+  updated_at: true,
+  archived_at: true,
+} as const;
+
+type PlanRow = Prisma.PlanGetPayload<{ select: typeof PLAN_FIELDS }>;
+
+function toPlanRecord(row: PlanRow): PlanRecord {
+  if (row.current_version_id === null) throw new Error(`plan ${row.id} has no current version`);
+  return {
+    id: row.id,
+    org_id: row.org_id,
+    key: row.key,
+    name: row.name,
+    status: row.status as PlanStatus,
+    period: row.period as PeriodKind,
+    quota_cents: row.quota_cents === null ? null : Number(row.quota_cents),
+    current_version_id: row.current_version_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    archived_at: row.archived_at,
+  };
+}
+
+// Serialises applies of one plan key in an org (also the very first, when there is no row to lock yet).
+const PLAN_KEY_LOCK_CLASS = 0x706c616e; // "plan"
+
+export class PlanRepository {
+  private readonly db: Database;
+
+  constructor(db: Database) {
+    this.db = db;
+  }
+
+  /** Holds the org's lock on this plan key until the transaction ends. */
+  async lockKey(tx: Prisma.TransactionClient, orgId: string, key: string): Promise<void> {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PLAN_KEY_LOCK_CLASS}::int, hashtext(${`${orgId}/${key}`}))`;
+  }
+
+  async findByKey(client: Prisma.TransactionClient, orgId: string, key: string): Promise<PlanRecord | null> {
+    const row = await client.plan.findUnique({ where: { org_id_key: { org_id: orgId, key } }, select: PLAN_FIELDS });
+    return row ? toPlanRecord(row) : null;
+  }
+
+  async find(orgId: string, planId: string, client: Prisma.TransactionClient = this.db): Promise<PlanRecord | null> {
+    const row = await client.plan.findFirst({ where: { org_id: orgId, id: planId }, select: PLAN_FIELDS });
+    return row ? toPlanRecord(row) : null;
+  }
+
+  /** Locks the plan row for the rest of the transaction. */
+  async lock(tx: Prisma.TransactionClient, orgId: string, planId: string): Promise<PlanRecord | null> {
+    const locked = await tx.$queryRaw<Array<{ id: string }>>`
+      SELECT id FROM plans WHERE org_id = ${orgId} AND id = ${planId} FOR UPDATE`;
+    return locked.length === 0 ? null : this.find(orgId, planId, tx);
+  }
+
+  /** The org's active plans, oldest first (the API's plan list). */
+  async listActive(orgId: string): Promise<PlanRecord[]> {
+    const rows = await this.db.plan.findMany({
+      where: { org_id: orgId, status: 'active' },
+      orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+      select: PLAN_FIELDS,
+    });
+    return rows.map(toPlanRecord);
+  }
+
+  /** Every plan of the org, active and archived, oldest first, with its current version's number. */
+  async listWithVersionNumbers(orgId: string): Promise<Array<PlanRecord & { current_version_number: number }>> {
+    const plans = (
+      await this.db.plan.findMany({
+        where: { org_id: orgId },
+        orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+        select: PLAN_FIELDS,
+      })
+    ).map(toPlanRecord);
+    const versions = await this.db.planVersion.findMany({
+      where: { org_id: orgId, id: { in: plans.map((plan) => plan.current_version_id) } },
+      select: { id: true, number: true },
+    });
+    const numbers = new Map(versions.map((version) => [version.id, version.number]));
+    return plans.map((plan) => ({ ...plan, current_version_number: numbers.get(plan.current_version_id) ?? 0 }));
+  }
+
+  /** The content digest of the plan's current version. */
+  async currentContentDigest(tx: Prisma.TransactionClient, plan: PlanRecord): Promise<string | null> {
+    const version = await tx.planVersion.findFirst({
+      where: { org_id: plan.org_id, id: plan.current_version_id },
+      select: { content_digest: true },
+    });
+    return version?.content_digest ?? null;
+  }
+
+  async lastVersionNumber(tx: Prisma.TransactionClient, planId: string): Promise<number> {
+    const last = await tx.planVersion.aggregate({ where: { plan_id: planId }, _max: { number: true } });
+    return last._max.number ?? 0;
+  }
+
+  /** Every chip the plan ever had, by key, with its newest version and definition digest. */
+  async latestChips(tx: Prisma.TransactionClient, orgId: string, planId: string): Promise<Map<string, LatestChip>> {
+    const rows = await tx.$queryRaw<Array<{ key: string; id: string; version: number; definition_digest: string }>>`
+      SELECT DISTINCT ON (c.id) c.key, c.id, pvc.version, pvc.definition_digest
+      FROM chips c JOIN plan_version_chips pvc ON pvc.chip_id = c.id
+      WHERE c.org_id = ${orgId} AND c.plan_id = ${planId}
+      ORDER BY c.id, pvc.version DESC`;
+    return new Map(
+      rows.map((row) => [row.key, { id: row.id, version: row.version, definition_digest: row.definition_digest }]),
+    );
+  }
+
+  /** The first version of a new plan: the plan row, pointing at the version written with it. */
+  async createPlan(tx: Prisma.TransactionClient, version: NewPlanVersion): Promise<void> {
+    const { definition } = version;
+    await tx.plan.create({
+      data: {
+        id: version.planId,
+        org_id: version.orgId,
+        key: definition.key,
+        name: definition.name,
+        period: definition.period,
+        quota_cents: definition.quota_cents,
+        status: 'active',
+        current_version_id: version.versionId,
+        created_at: version.at,
+        updated_at: version.at,
+      },
+    });
+    await this.writeVersion(tx, version);
+  }
+
+  /** A further version of an existing plan; the plan takes its settings and becomes active. */
+  async addVersion(tx: Prisma.TransactionClient, version: NewPlanVersion): Promise<void> {
+    await this.writeVersion(tx, version);
+    const { definition } = version;
+    await tx.plan.update({
+      where: { id: version.planId },
+      data: {
+        name: definition.name,
+        period: definition.period,
+        quota_cents: definition.quota_cents,
+        status: 'active',
+        archived_at: null,
+        current_version_id: version.versionId,
+        updated_at: version.at,
+      },
+    });
+  }
+
+  /** Makes an archived plan active again, on the version it had. */
+  async reactivate(tx: Prisma.TransactionClient, orgId: string, planId: string, at: Date): Promise<void> {
+    await tx.plan.updateMany({
+      where: { org_id: orgId, id: planId },
+      data: { status: 'active', archived_at: null, updated_at: at },
+    });
+  }
+
+  /** Archives an active plan; `changed` is false when it was archived already (the first time stays). */
+  async archive(tx: Prisma.TransactionClient, orgId: string, planId: string, at: Date): Promise<boolean> {
+    const { count } = await tx.plan.updateMany({
+      where: { org_id: orgId, id: planId, status: 'active' },
+      data: { status: 'archived', archived_at: at, updated_at: at },
+    });
+    return count > 0;
+  }
+
+  /** A plan version with its chips, in evaluation order. */
+  async snapshot(orgId: string, planId: string, versionId?: string, client: Prisma.TransactionClient = this.db) {
+    const plan = await this.find(orgId, planId, client);
+    if (!plan) return null;
+    const [snapshot] = await this.snapshotsOf(client, [plan], versionId);
+    return snapshot ?? null;
+  }
+
+  /** The current versions of the org's active plans, oldest plan first: what evaluations run. */
+  async activeSnapshots(orgId: string, client: Prisma.TransactionClient = this.db): Promise<PlanVersionSnapshot[]> {
+    const rows = await client.plan.findMany({
+      where: { org_id: orgId, status: 'active' },
+      orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+      select: PLAN_FIELDS,
+    });
+    return this.snapshotsOf(client, rows.map(toPlanRecord));
+  }
+
+  private async snapshotsOf(
+    client: Prisma.TransactionClient,
+    plans: PlanRecord[],
+    versionId?: string,
+  ): Promise<PlanVersionSnapshot[]> {
+    if (plans.length === 0) return [];
+    const versions = await client.planVersion.findMany({
+      where: {
+        org_id: plans[0]?.org_id as string,
+        id: { in: versionId ? [versionId] : plans.map((plan) => plan.current_version_id) },
+      },
+      select: {
+        id: true,
+        plan_id: true,
+        number: true,
+        definition: true,
+        chips: {
+          orderBy: { position: 'asc' },
+          select: {
+            chip_id: true,
+            version: true,
+            name: true,
+            kind: true,
+            when: true,
+            params: true,
+            chip: { select: { key: true } },
+          },
+        },
+      },
+    });
+    const byPlan = new Map(versions.map((version) => [version.plan_id, version]));
+    return plans.flatMap((plan) => {
+      const version = byPlan.get(plan.id);
+      if (!version) return [];
+      const chips = version.chips.map((chip) => ({
+        id: chip.chip_id,
+        version: String(chip.version),
+        definition: normaliseChip({
+          key: chip.chip.key,
+          name: chip.name,
+          kind: chip.kind as ChipDefinition['kind'],
+          when: chip.when as Condition | null,
+          params: chip.params as Record<string, unknown>,
+        }),
+      }));
+      const stored = version.definition as unknown as PlanDefinition;
+      const definition: PlanDefinition = {
+        key: stored.key,
+        name: stored.name,
+        period: stored.period,
+        quota_cents: stored.quota_cents,
+        assignees: stored.assignees,
+        chips: chips.map((chip) => chip.definition),
+      };
+      return [{ plan, version_id: version.id, version_number: version.number, definition, chips }];
+    });
+  }
+
+  private async writeVersion(tx: Prisma.TransactionClient, version: NewPlanVersion): Promise<void> {
+    await tx.planVersion.create({
+      data: {
+        id: version.versionId,
+        org_id: version.orgId,
+        plan_id: version.planId,
+        number: version.number,
+        definition: toJson(version.definition),
+        content_digest: version.contentDigest,
+        created_at: version.at,
+      },
+    });
+    if (version.newChips.length > 0) {
+      await tx.chip.createMany({
+        data: version.newChips.map((chip) => ({
+          id: chip.id,
+          org_id: version.orgId,
+          plan_id: version.planId,
+          key: chip.key,
+          created_at: version.at,
+        })),
+      });
+    }
+    await tx.planVersionChip.createMany({
+      data: version.chips.map((chip, position) => ({
+        plan_version_id: version.versionId,
+        chip_id: chip.id,
+        position,
+        version: chip.version,
+        name: chip.definition.name,
+        kind: chip.definition.kind,
+        when: chip.definition.when === null ? Prisma.DbNull : toJson(chip.definition.when),
+        params: toJson(chip.definition.params),
+        definition_digest: chip.definitionDigest,
+      })),
+    });
+  }
+}
+
+/** Plan definitions are JSON by construction (validated plan files); Prisma's JSON input type wants it said. */
+function toJson(value: object): Prisma.InputJsonValue {
+  return value as Prisma.InputJsonValue;
+}

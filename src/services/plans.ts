@@ -1,0 +1,263 @@
+import type { Prisma } from '../../generated/prisma/client.ts';
+import type { Database } from '../db/prisma.ts';
+import {
+  chipDefinitionDigest,
+  describeProblem,
+  type PlanFileFormat,
+  planContentDigest,
+  readPlanFile,
+} from '../domain/plans/planFile.ts';
+import type { PlanDefinition } from '../domain/plans/types.ts';
+import { newId } from '../lib/ids.ts';
+import { AuditRepository } from '../repositories/audit.ts';
+import { OrgRepository } from '../repositories/orgs.ts';
+import {
+  type NewPlanVersion,
+  type PlanRecord,
+  PlanRepository,
+  type PlanVersionSnapshot,
+} from '../repositories/plans.ts';
+import { adminAuditEntry } from './adminAudit.ts';
+import { AdminError } from './adminError.ts';
+import { ignorePlanChanges, type PlanChangeListener, type PlanVersionApplied } from './planChanges.ts';
+
+export interface ApplyPlanInput {
+  orgId: string;
+  /** The plan file's text. */
+  text: string;
+  format?: PlanFileFormat;
+  /** The file's name, for messages. */
+  source?: string;
+}
+
+export interface ApplyPlanResult {
+  plan_id: string;
+  version_id: string;
+  version: number;
+  /** False when the file matched the plan's current version and the plan was active: nothing was written. */
+  changed: boolean;
+  /** The plan was archived and is active again. */
+  reactivated: boolean;
+  /** Per chip of the version in force: its id, key, version and what this apply did to it. */
+  chips: Array<{ id: string; key: string; version: string; change: 'added' | 'changed' | 'unchanged' }>;
+  /** Chip keys of the previous version that the file no longer has. */
+  removed_chips: string[];
+}
+
+export interface ArchivePlanResult {
+  plan: PlanRecord;
+  /** False when the plan was archived already. */
+  changed: boolean;
+}
+
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 } as const;
+
+/**
+ * Plans as code: apply a plan file, list and archive plans. Each change is one transaction with its audit entry
+ * and the plan-change listener (the earnings recompute), so a plan never changes without both.
+ */
+export class PlanAdmin {
+  private readonly db: Database;
+  private readonly plans: PlanRepository;
+  private readonly orgs: OrgRepository;
+  private readonly audit: AuditRepository;
+  private readonly listener: PlanChangeListener;
+
+  constructor(db: Database, listener: PlanChangeListener = ignorePlanChanges) {
+    this.db = db;
+    this.listener = listener;
+    this.plans = new PlanRepository(db);
+    this.orgs = new OrgRepository(db);
+    this.audit = new AuditRepository(db);
+  }
+
+  /**
+   * Validates the file (every problem by path; nothing applied when there is any), then: a new plan; a new
+   * version when the content differs from the current one; nothing when it is the same. Applying to an archived
+   * plan makes it active again, with a new version only when the content differs.
+   */
+  async apply(input: ApplyPlanInput): Promise<ApplyPlanResult> {
+    const read = readPlanFile(input.text, input.format === undefined ? {} : { format: input.format });
+    if (!read.ok) {
+      const count = read.problems.length;
+      throw new AdminError(
+        'invalid_plan_file',
+        `${input.source ?? 'the plan file'} has ${count} problem${count === 1 ? '' : 's'}; nothing was applied`,
+        { details: { problems: read.problems }, lines: read.problems.map(describeProblem) },
+      );
+    }
+    await this.requireOrg(input.orgId);
+    return this.db.$transaction((tx) => this.applyDefinition(tx, input.orgId, read.plan), TRANSACTION_OPTIONS);
+  }
+
+  async list(orgId: string) {
+    await this.requireOrg(orgId);
+    return this.plans.listWithVersionNumbers(orgId);
+  }
+
+  /** Archived plans are no longer evaluated and leave the API's plan list; archiving twice changes nothing. */
+  async archive(orgId: string, planId: string): Promise<ArchivePlanResult> {
+    await this.requireOrg(orgId);
+    return this.db.$transaction(async (tx) => {
+      const plan = await this.plans.lock(tx, orgId, planId);
+      if (!plan) throw new AdminError('not_found', `org ${orgId} has no plan ${planId}`);
+      const at = new Date();
+      const changed = await this.plans.archive(tx, orgId, planId, at);
+      if (changed) {
+        await this.audit.insertMany(
+          [
+            adminAuditEntry(orgId, 'plan.archived', {
+              plan_id: planId,
+              key: plan.key,
+              version_id: plan.current_version_id,
+            }),
+          ],
+          tx,
+        );
+        await this.listener.onPlanArchived(tx, { orgId, planId, versionId: plan.current_version_id });
+      }
+      return { plan: (await this.plans.find(orgId, planId, tx)) as PlanRecord, changed };
+    }, TRANSACTION_OPTIONS);
+  }
+
+  private async applyDefinition(
+    tx: Prisma.TransactionClient,
+    orgId: string,
+    definition: PlanDefinition,
+  ): Promise<ApplyPlanResult> {
+    await this.plans.lockKey(tx, orgId, definition.key);
+    const existing = await this.plans.findByKey(tx, orgId, definition.key);
+    const contentDigest = planContentDigest(definition);
+    const at = new Date();
+
+    if (existing && (await this.plans.currentContentDigest(tx, existing)) === contentDigest) {
+      const snapshot = (await this.plans.snapshot(orgId, existing.id, undefined, tx)) as PlanVersionSnapshot;
+      const unchanged = snapshot.chips.map((chip) => ({
+        id: chip.id,
+        key: chip.definition.key,
+        version: chip.version,
+        change: 'unchanged' as const,
+      }));
+      const result = {
+        plan_id: existing.id,
+        version_id: existing.current_version_id,
+        version: snapshot.version_number,
+        chips: unchanged,
+        removed_chips: [],
+      };
+      if (existing.status === 'active') return { ...result, changed: false, reactivated: false };
+      await this.plans.reactivate(tx, orgId, existing.id, at);
+      await this.recordApplied(tx, {
+        orgId,
+        planId: existing.id,
+        versionId: existing.current_version_id,
+        versionNumber: snapshot.version_number,
+        previousVersionId: existing.current_version_id,
+        newVersion: false,
+        reactivated: true,
+        chips: { added: [], changed: [], unchanged: unchanged.map((chip) => chip.id), removed: [] },
+      });
+      return { ...result, changed: true, reactivated: true };
+    }
+
+    const planId = existing?.id ?? newId('plan');
+    const latest = existing ? await this.plans.latestChips(tx, orgId, planId) : new Map();
+    const previous = existing ? await this.plans.snapshot(orgId, planId, undefined, tx) : null;
+    const version: NewPlanVersion = {
+      orgId,
+      planId,
+      versionId: newId('pv'),
+      number: existing ? (await this.plans.lastVersionNumber(tx, planId)) + 1 : 1,
+      definition,
+      contentDigest,
+      newChips: [],
+      chips: [],
+      at,
+    };
+    const chips: ApplyPlanResult['chips'] = [];
+    for (const chip of definition.chips) {
+      const digest = chipDefinitionDigest(definition, chip);
+      const before = latest.get(chip.key);
+      const id = before?.id ?? newId('chip');
+      if (!before) version.newChips.push({ id, key: chip.key });
+      const chipVersion = !before ? 1 : before.definition_digest === digest ? before.version : before.version + 1;
+      version.chips.push({ id, version: chipVersion, definition: chip, definitionDigest: digest });
+      const inPrevious = previous?.chips.some((old) => old.id === id) ?? false;
+      const change = !inPrevious ? 'added' : before?.version === chipVersion ? 'unchanged' : 'changed';
+      chips.push({ id, key: chip.key, version: String(chipVersion), change });
+    }
+    const removed = (previous?.chips ?? []).filter((old) => !chips.some((chip) => chip.id === old.id));
+
+    if (existing) await this.plans.addVersion(tx, version);
+    else await this.plans.createPlan(tx, version);
+    const reactivated = existing?.status === 'archived';
+    await this.recordApplied(tx, {
+      orgId,
+      planId,
+      versionId: version.versionId,
+      versionNumber: version.number,
+      previousVersionId: existing?.current_version_id ?? null,
+      newVersion: true,
+      reactivated,
+      chips: {
+        added: chips.filter((chip) => chip.change === 'added').map((chip) => chip.id),
+        changed: chips.filter((chip) => chip.change === 'changed').map((chip) => chip.id),
+        unchanged: chips.filter((chip) => chip.change === 'unchanged').map((chip) => chip.id),
+        removed: removed.map((chip) => chip.id),
+      },
+    });
+    return {
+      plan_id: planId,
+      version_id: version.versionId,
+      version: version.number,
+      changed: true,
+      reactivated,
+      chips,
+      removed_chips: removed.map((chip) => chip.definition.key),
+    };
+  }
+
+  private async recordApplied(tx: Prisma.TransactionClient, change: PlanVersionApplied): Promise<void> {
+    await this.audit.insertMany(
+      [
+        adminAuditEntry(change.orgId, 'plan.applied', {
+          plan_id: change.planId,
+          version_id: change.versionId,
+          version: change.versionNumber,
+          previous_version_id: change.previousVersionId,
+          new_version: change.newVersion,
+          reactivated: change.reactivated,
+          chips: change.chips,
+        }),
+      ],
+      tx,
+    );
+    await this.listener.onPlanVersionApplied(tx, change);
+  }
+
+  private async requireOrg(orgId: string): Promise<void> {
+    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+  }
+}
+
+/** What the API reads: active plans, and one plan (active or archived) with its current chips. */
+export class PlanReader {
+  private readonly plans: PlanRepository;
+
+  constructor(db: Database) {
+    this.plans = new PlanRepository(db);
+  }
+
+  listActive(orgId: string): Promise<PlanRecord[]> {
+    return this.plans.listActive(orgId);
+  }
+
+  find(orgId: string, planId: string): Promise<PlanRecord | null> {
+    return this.plans.find(orgId, planId);
+  }
+
+  /** The plan with its current version's chips in evaluation order; null when the org has no such plan. */
+  withCurrentChips(orgId: string, planId: string): Promise<PlanVersionSnapshot | null> {
+    return this.plans.snapshot(orgId, planId);
+  }
+}
