@@ -1,0 +1,349 @@
+import { conditionProblems, readDealField } from './conditions.ts';
+import {
+  centsAsNumber,
+  type ExactCents,
+  exactCentsString,
+  exactFromCents,
+  exactRate,
+  formatExactMoney,
+  formatMoney,
+  formatPercent,
+  formatRate,
+  formatRatioAsPercent,
+  fractionOfDecimal,
+  roundHalfAwayFromZero,
+} from './money.ts';
+import type { DealSnapshot, EngineChip, EnginePlanVersion, PlanProblem, TraceStep } from './types.ts';
+
+// The four chip kinds of product.md section 5: reading their parameters (with every problem named by
+// its path in the plan file) and computing one line's exact, unrounded amount with the trace steps and
+// sentences that let a person redo the sum. Rounding and the ledger happen after, once per line.
+
+export interface Band {
+  /** 1 for the first band, as the trace numbers them. */
+  position: number;
+  from_cents: bigint;
+  /** Exclusive; `null` for the open last band. */
+  to_cents: bigint | null;
+  rate_bps: bigint;
+  /** The band's bound as the plan gave it in percent of quota, for the explanation. */
+  up_to_pct: number | null;
+}
+
+export type ChipRules =
+  | { kind: 'commission'; rate_bps: bigint; base_field: string }
+  | { kind: 'tiered_commission'; mode: 'marginal' | 'retroactive'; bands: Band[] }
+  | { kind: 'flat'; amount_cents: bigint }
+  | { kind: 'attainment_bonus'; threshold_pct: number; amount_cents: bigint };
+
+export type ChipReading = { rules: ChipRules; problems: [] } | { rules: null; problems: PlanProblem[] };
+
+const BASE_FIELD = /^(amount_cents|custom\..+)$/;
+
+function isWholeCents(value: unknown, minimum: number): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= minimum;
+}
+
+/** The chip's parameters, checked; `path` is the chip's path in the plan file, e.g. `chips[2]`. */
+export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: string): ChipReading {
+  const problems: PlanProblem[] = chip.when === null ? [] : conditionProblems(chip.when, `${path}.when`);
+  // Typed by the plan module, but read back from a JSON column: every member is checked here again.
+  const params: Record<string, unknown> = { ...chip.params };
+  const needsQuota = (where: string, what: string) => {
+    if (!isWholeCents(plan.quota_cents, 1)) {
+      problems.push({ path: where, message: `${what} needs the plan's quota_cents, a positive number of cents` });
+    }
+  };
+  let rules: ChipRules | null = null;
+
+  switch (chip.kind) {
+    case 'commission': {
+      const { rate_bps, base = 'amount_cents' } = params;
+      if (!isWholeCents(rate_bps, 0)) problems.push({ path: `${path}.rate_bps`, message: 'must be an integer ≥ 0' });
+      if (typeof base !== 'string' || !BASE_FIELD.test(base)) {
+        problems.push({ path: `${path}.base`, message: 'must be amount_cents or custom.<name>' });
+      }
+      if (isWholeCents(rate_bps, 0) && typeof base === 'string') {
+        rules = { kind: 'commission', rate_bps: BigInt(rate_bps), base_field: base };
+      }
+      break;
+    }
+    case 'flat': {
+      const { amount_cents } = params;
+      if (!isWholeCents(amount_cents, 0))
+        problems.push({ path: `${path}.amount_cents`, message: 'must be an integer ≥ 0' });
+      else rules = { kind: 'flat', amount_cents: BigInt(amount_cents) };
+      break;
+    }
+    case 'attainment_bonus': {
+      const { threshold_pct, amount_cents } = params;
+      if (typeof threshold_pct !== 'number' || !Number.isFinite(threshold_pct) || threshold_pct < 0) {
+        problems.push({ path: `${path}.threshold_pct`, message: 'must be a number ≥ 0' });
+      }
+      if (!isWholeCents(amount_cents, 0))
+        problems.push({ path: `${path}.amount_cents`, message: 'must be an integer ≥ 0' });
+      needsQuota(path, 'an attainment_bonus');
+      if (typeof threshold_pct === 'number' && isWholeCents(amount_cents, 0)) {
+        rules = { kind: 'attainment_bonus', threshold_pct, amount_cents: BigInt(amount_cents) };
+      }
+      break;
+    }
+    case 'tiered_commission': {
+      const { mode, tiers } = params;
+      if (mode !== 'marginal' && mode !== 'retroactive') {
+        problems.push({ path: `${path}.mode`, message: 'must be marginal or retroactive' });
+      }
+      const bands = readBands(tiers, plan, `${path}.tiers`, problems, needsQuota);
+      if ((mode === 'marginal' || mode === 'retroactive') && bands) rules = { kind: 'tiered_commission', mode, bands };
+      break;
+    }
+    default:
+      problems.push({
+        path: `${path}.kind`,
+        message: 'must be commission, tiered_commission, flat or attainment_bonus',
+      });
+  }
+  return problems.length === 0 && rules ? { rules, problems: [] } : { rules: null, problems };
+}
+
+function readBands(
+  tiers: unknown,
+  plan: EnginePlanVersion,
+  path: string,
+  problems: PlanProblem[],
+  needsQuota: (where: string, what: string) => void,
+): Band[] | null {
+  if (!Array.isArray(tiers) || tiers.length === 0) {
+    problems.push({ path, message: 'must be a non-empty list of bands' });
+    return null;
+  }
+  const before = problems.length;
+  const bands: Band[] = [];
+  let from = 0n;
+  tiers.forEach((tier: unknown, index) => {
+    const where = `${path}[${index}]`;
+    const last = index === tiers.length - 1;
+    if (tier === null || typeof tier !== 'object') {
+      problems.push({ path: where, message: 'must be a band object' });
+      return;
+    }
+    const { rate_bps, up_to_cents = null, up_to_pct = null } = tier as Record<string, unknown>;
+    if (!isWholeCents(rate_bps, 0)) problems.push({ path: `${where}.rate_bps`, message: 'must be an integer ≥ 0' });
+    const rate = isWholeCents(rate_bps, 0) ? BigInt(rate_bps) : 0n;
+    if (up_to_cents !== null && up_to_pct !== null) {
+      problems.push({ path: where, message: 'give up_to_cents or up_to_pct, not both' });
+      return;
+    }
+    if (last) {
+      if (up_to_cents !== null || up_to_pct !== null) {
+        problems.push({ path: where, message: 'the last band is open: its up_to_cents or up_to_pct must be null' });
+      }
+      bands.push({ position: index + 1, from_cents: from, to_cents: null, rate_bps: rate, up_to_pct: null });
+      return;
+    }
+    let to: bigint | null = null;
+    if (up_to_pct !== null) {
+      if (typeof up_to_pct !== 'number' || !Number.isFinite(up_to_pct) || up_to_pct <= 0) {
+        problems.push({ path: `${where}.up_to_pct`, message: 'must be a number > 0' });
+      } else {
+        needsQuota(`${where}.up_to_pct`, 'a band in percent of quota');
+      }
+      if (
+        typeof up_to_pct === 'number' &&
+        Number.isFinite(up_to_pct) &&
+        up_to_pct > 0 &&
+        isWholeCents(plan.quota_cents, 1)
+      ) {
+        // A percentage of quota can fall between two cents; the bound is that amount rounded half away
+        // from zero, and the trace shows the bound in cents so the sum can be redone from it.
+        const pct = fractionOfDecimal(up_to_pct);
+        to = roundHalfAwayFromZero(BigInt(plan.quota_cents) * pct.numerator, 100n * pct.denominator);
+      }
+    } else if (isWholeCents(up_to_cents, 1)) {
+      to = BigInt(up_to_cents);
+    } else {
+      problems.push({
+        path: `${where}.up_to_cents`,
+        message: 'a band other than the last needs up_to_cents > 0 or up_to_pct',
+      });
+    }
+    if (to !== null && to <= from) {
+      problems.push({ path: where, message: 'bands must rise: this bound is not above the previous one' });
+    }
+    if (to !== null) {
+      bands.push({
+        position: index + 1,
+        from_cents: from,
+        to_cents: to,
+        rate_bps: rate,
+        up_to_pct: typeof up_to_pct === 'number' ? up_to_pct : null,
+      });
+      from = to;
+    }
+  });
+  return problems.length === before ? bands : null;
+}
+
+/** Everything about a plan version the engine cannot evaluate; empty when every chip is usable. */
+export function checkPlanForEngine(plan: EnginePlanVersion): PlanProblem[] {
+  return plan.chips.flatMap((chip, index) => readChipRules(chip, plan, `chips[${index}]`).problems);
+}
+
+/** A chip's exact amount for one line, before the single rounding, with the steps that produced it. */
+export interface Computation {
+  exact: ExactCents;
+  /** The amounts `exact` sums, when there is more than one (a deal spanning tier bands). */
+  addends?: ExactCents[];
+  steps: TraceStep[];
+  explanation: string[];
+}
+
+/** The chip's base for a commission: a whole number of cents, or `null` when the deal lacks one. */
+function baseOf(deal: DealSnapshot, baseField: string): bigint | null {
+  const value = readDealField(deal, baseField);
+  return typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : null;
+}
+
+export function computeCommission(deal: DealSnapshot, rules: ChipRules & { kind: 'commission' }): Computation {
+  const explanation: string[] = [];
+  const found = baseOf(deal, rules.base_field);
+  const base = found ?? 0n;
+  if (found === null) {
+    explanation.push(`The deal has no ${rules.base_field} in whole cents, so the base is 0.00.`);
+  } else if (rules.base_field !== 'amount_cents') {
+    explanation.push(`The base is ${rules.base_field}, ${formatMoney(base)}.`);
+  }
+  const exact = exactRate(base, rules.rate_bps);
+  explanation.push(`${formatRate(rules.rate_bps)} of ${formatMoney(base)} = ${formatExactMoney(exact)}`);
+  return {
+    exact,
+    steps: [
+      { type: 'base', field: rules.base_field, amount_cents: centsAsNumber(base) },
+      {
+        type: 'rate',
+        rate_bps: centsAsNumber(rules.rate_bps),
+        base_cents: centsAsNumber(base),
+        exact_cents: exactCentsString(exact),
+      },
+    ],
+    explanation,
+  };
+}
+
+export function computeFlat(rules: ChipRules & { kind: 'flat' }): Computation {
+  return {
+    exact: exactFromCents(rules.amount_cents),
+    steps: [{ type: 'flat', amount_cents: centsAsNumber(rules.amount_cents) }],
+    explanation: [`The chip pays a flat ${formatMoney(rules.amount_cents)} per matching deal.`],
+  };
+}
+
+/** Where a deal stands among the rep's won deals of the period, as tiered commissions count them. */
+export interface Cumulative {
+  /** Won amount of the deals counted before this one. */
+  prior_cents: bigint;
+  /** Won amount of all the period's deals, this one included (for a projection: as if won next). */
+  period_cents: bigint;
+  /** For the explanation: who, in which period, and whether the deal is a projection. */
+  rep_external_id: string;
+  period_id: string;
+  projected: boolean;
+}
+
+function describeBand(band: Band, quotaCents: number | null): string {
+  const from = formatMoney(band.from_cents);
+  if (band.to_cents === null) return `Band ${band.position} (from ${from})`;
+  const ofQuota =
+    band.up_to_pct === null
+      ? ''
+      : `, ${formatPercent(band.up_to_pct)} of quota ${formatMoney(BigInt(quotaCents ?? 0))}`;
+  return `Band ${band.position} (${from} to ${formatMoney(band.to_cents)}${ofQuota})`;
+}
+
+function bandContains(band: Band, cents: bigint): boolean {
+  return cents >= band.from_cents && (band.to_cents === null || cents < band.to_cents);
+}
+
+export function computeTiered(
+  amountCents: bigint,
+  cumulative: Cumulative,
+  rules: ChipRules & { kind: 'tiered_commission' },
+  quotaCents: number | null,
+): Computation {
+  const { prior_cents: prior, period_cents: periodTotal, rep_external_id: rep, period_id: period } = cumulative;
+  const steps: TraceStep[] = [
+    { type: 'base', field: 'amount_cents', amount_cents: centsAsNumber(amountCents) },
+    { type: 'cumulative', prior_won_cents: centsAsNumber(prior), period_won_cents: centsAsNumber(periodTotal) },
+  ];
+  const explanation = [
+    cumulative.projected
+      ? `Won by ${rep} in ${period} so far, ${formatMoney(prior)}; counting this open deal as won next adds ${formatMoney(amountCents)}, reaching ${formatMoney(prior + amountCents)}.`
+      : `Won by ${rep} in ${period} before this deal, ${formatMoney(prior)}; this deal adds ${formatMoney(amountCents)}, reaching ${formatMoney(prior + amountCents)}.`,
+  ];
+  const addends: ExactCents[] = [];
+  const addBand = (band: Band, slice: bigint, takes: string) => {
+    const amount = exactRate(slice, band.rate_bps);
+    addends.push(amount);
+    steps.push({
+      type: 'tier',
+      band: band.position,
+      from_cents: centsAsNumber(band.from_cents),
+      to_cents: band.to_cents === null ? null : centsAsNumber(band.to_cents),
+      slice_cents: centsAsNumber(slice),
+      rate_bps: centsAsNumber(band.rate_bps),
+      exact_cents: exactCentsString(amount),
+    });
+    explanation.push(
+      `${describeBand(band, quotaCents)} takes ${takes}${formatMoney(slice)} at ${formatRate(band.rate_bps)} = ${formatExactMoney(amount)}`,
+    );
+  };
+
+  if (rules.mode === 'marginal') {
+    const end = prior + amountCents;
+    for (const band of rules.bands) {
+      const low = prior > band.from_cents ? prior : band.from_cents;
+      const high = band.to_cents === null || end < band.to_cents ? end : band.to_cents;
+      if (high > low) addBand(band, high - low, '');
+    }
+    if (amountCents === 0n) explanation.push('The deal adds nothing, so no band takes any of it.');
+  } else {
+    const reached = rules.bands.find((band) => bandContains(band, periodTotal)) ?? rules.bands[0];
+    if (reached) {
+      explanation.push(
+        `Retroactive: ${cumulative.projected ? 'with this deal, the period would reach' : 'the period reached'} ${formatMoney(periodTotal)}, in band ${reached.position}, so every deal of the period earns its rate.`,
+      );
+      addBand(reached, amountCents, 'the whole deal, ');
+    }
+  }
+  const exact = addends.reduce((sum, amount) => sum + amount, 0n);
+  return { exact, addends, steps, explanation };
+}
+
+export function computeAttainmentBonus(
+  attainedCents: bigint,
+  quotaCents: bigint,
+  rules: ChipRules & { kind: 'attainment_bonus' },
+  repExternalId: string,
+  periodId: string,
+): Computation {
+  const pct = fractionOfDecimal(rules.threshold_pct);
+  // attained ≥ quota × pct / 100, kept in integers: attained × 100 × denominator ≥ quota × numerator.
+  const reached = attainedCents * 100n * pct.denominator >= quotaCents * pct.numerator;
+  const threshold = formatPercent(rules.threshold_pct);
+  const steps: TraceStep[] = [
+    {
+      type: 'threshold',
+      attained_cents: centsAsNumber(attainedCents),
+      quota_cents: centsAsNumber(quotaCents),
+      threshold_pct: rules.threshold_pct,
+      reached,
+    },
+  ];
+  const explanation = [
+    `Won by ${repExternalId} in ${periodId}, ${formatMoney(attainedCents)}, which is ${formatRatioAsPercent(attainedCents, quotaCents)} of quota ${formatMoney(quotaCents)}; the threshold of ${threshold} is ${reached ? 'reached' : 'not reached'}.`,
+  ];
+  if (!reached) return { exact: 0n, steps, explanation: [...explanation, 'So there is no bonus.'] };
+  steps.push({ type: 'flat', amount_cents: centsAsNumber(rules.amount_cents) });
+  explanation.push(`The bonus is ${formatMoney(rules.amount_cents)}`);
+  return { exact: exactFromCents(rules.amount_cents), steps, explanation };
+}

@@ -1,0 +1,205 @@
+import { nextPeriodId, type PeriodId, periodBounds, periodKindOf } from '../periods.ts';
+import { formatMoney } from './money.ts';
+import type { EarningStatus, EarningTrace, LineTarget, PeriodStatus, TracePeriod } from './types.ts';
+
+// The earnings ledger (product.md section 5) as pure decisions: given a line's rows and its new target,
+// which rows to retire and which to write. Rows never change amount; approved and paid rows are never
+// touched. With L the line's approved + paid total, the line's one live `pending` row carries E − L
+// (none when that is 0), booked in the target period if it is open, else in the earliest open period
+// after it, so a change to a locked period becomes a clawback (or top-up) in the next open one. The
+// line's one live `projected` row carries F (none when 0), in the target period.
+
+/** An existing earning row of one line. */
+export interface LedgerRow {
+  id: string;
+  status: EarningStatus;
+  amount_cents: number;
+  period_id: PeriodId;
+}
+
+/** The status of each period the org has; a period not listed does not exist yet and counts as open. */
+export type PeriodStatuses = ReadonlyMap<PeriodId, PeriodStatus>;
+
+export interface RowRetirement {
+  id: string;
+  status: 'superseded' | 'reversed';
+}
+
+export interface NewEarningRow {
+  status: 'pending' | 'projected';
+  amount_cents: number;
+  period_id: PeriodId;
+  /** The row this one replaces, which `retire` marks `superseded`. */
+  supersedes_id: string | null;
+  trace: EarningTrace;
+}
+
+export interface LineChanges {
+  retire: RowRetirement[];
+  write: NewEarningRow[];
+}
+
+type LiveStatus = NewEarningRow['status'];
+
+function statusOf(periods: PeriodStatuses, periodId: PeriodId): PeriodStatus {
+  return periods.get(periodId) ?? 'open';
+}
+
+/** The period itself when it is open, else the earliest open period after it. */
+export function earliestOpenPeriodFrom(periodId: PeriodId, periods: PeriodStatuses): PeriodId {
+  let candidate = periodId;
+  // Terminates: only the finitely many listed periods can be closed.
+  while (statusOf(periods, candidate) !== 'open') candidate = nextPeriodId(candidate);
+  return candidate;
+}
+
+function tracePeriod(periodId: PeriodId, periods: PeriodStatuses): TracePeriod {
+  return { id: periodId, kind: periodKindOf(periodId), ...periodBounds(periodId), status: statusOf(periods, periodId) };
+}
+
+interface Track {
+  status: LiveStatus;
+  /** What the live row must carry; 0 means there must be none. */
+  amount: number;
+  period_id: PeriodId;
+  locked: number;
+}
+
+/**
+ * What to do to one line so that its live rows equal its target. `rows` are all of the line's rows in
+ * the order they were created; `periods` the org's period statuses. Returns nothing to do when the
+ * live rows already match, so reconciling twice is harmless.
+ */
+export function reconcileLine(target: LineTarget, rows: readonly LedgerRow[], periods: PeriodStatuses): LineChanges {
+  const locked = rows
+    .filter((row) => row.status === 'approved' || row.status === 'paid')
+    .reduce((sum, row) => sum + row.amount_cents, 0);
+  const tracks: Track[] = [
+    {
+      status: 'pending',
+      amount: target.earned_cents - locked,
+      period_id: earliestOpenPeriodFrom(target.period_id, periods),
+      locked,
+    },
+    { status: 'projected', amount: target.projected_cents, period_id: target.period_id, locked: 0 },
+  ];
+  const retire: RowRetirement[] = [];
+  const decisions = tracks.map((track) => {
+    const live = rows.filter((row) => row.status === track.status);
+    // A line has one live row per status; older ones can only come from an interrupted write and go.
+    for (const stale of live.slice(0, -1)) retire.push({ id: stale.id, status: 'reversed' });
+    const newest = live.at(-1) ?? null;
+    const keep = newest !== null && newest.amount_cents === track.amount && newest.period_id === track.period_id;
+    return { track, newest, keep, writes: !keep && track.amount !== 0, predecessor: keep ? null : newest };
+  });
+
+  // A forecast that becomes an earning (the deal was won), or an earning that goes back to being a
+  // forecast (the deal reopened), is the line replacing its row: the new row supersedes the retired row
+  // of the other status instead of leaving it reversed.
+  for (const decision of decisions) {
+    if (!decision.writes || decision.predecessor) continue;
+    const other = decisions.find((candidate) => candidate !== decision && !candidate.writes && !candidate.keep);
+    if (other?.predecessor) {
+      decision.predecessor = other.predecessor;
+      other.predecessor = null;
+      retire.push({ id: decision.predecessor.id, status: 'superseded' });
+    }
+  }
+
+  const write: NewEarningRow[] = [];
+  for (const { track, writes, predecessor } of decisions) {
+    if (predecessor && !retire.some((retirement) => retirement.id === predecessor.id)) {
+      retire.push({ id: predecessor.id, status: writes ? 'superseded' : 'reversed' });
+    }
+    if (writes) write.push(newRow(target, track, predecessor, periods));
+  }
+  return { retire, write };
+}
+
+function newRow(
+  target: LineTarget,
+  track: Track,
+  replaced: { id: string; amount_cents: number } | null,
+  periods: PeriodStatuses,
+): NewEarningRow {
+  const targetCents = track.status === 'pending' ? target.earned_cents : target.projected_cents;
+  const explanation = [...target.trace.explanation];
+  if (track.status === 'pending') {
+    if (track.period_id !== target.period_id) {
+      explanation.push(
+        `Period ${target.period_id} is ${statusOf(periods, target.period_id)}, so this row is booked in ${track.period_id}, the earliest open period after it.`,
+      );
+    }
+    const clawback = track.amount < 0 ? ', a clawback' : '';
+    explanation.push(
+      `Already approved or paid on this line, ${formatMoney(BigInt(track.locked))}, so this row is ${formatMoney(BigInt(targetCents))} - ${formatMoney(BigInt(track.locked))} = ${formatMoney(BigInt(track.amount))}${clawback}`,
+    );
+  } else {
+    explanation.push(`Projected while the deal is open, so this row is ${formatMoney(BigInt(track.amount))}`);
+  }
+  if (replaced) explanation.push(`It replaces row ${replaced.id} of ${formatMoney(BigInt(replaced.amount_cents))}.`);
+  return {
+    status: track.status,
+    amount_cents: track.amount,
+    period_id: track.period_id,
+    supersedes_id: replaced?.id ?? null,
+    trace: {
+      ...target.trace,
+      period: tracePeriod(track.period_id, periods),
+      steps: [...target.trace.steps, { type: 'locked_total', approved_and_paid_cents: track.locked }],
+      result: {
+        target_cents: targetCents,
+        locked_cents: track.locked,
+        amount_cents: track.amount,
+        status: track.status,
+      },
+      superseded: replaced ? { id: replaced.id, amount_cents: replaced.amount_cents } : null,
+      explanation,
+    },
+  };
+}
+
+export interface StatusChange {
+  id: string;
+  from: EarningStatus;
+  to: EarningStatus;
+}
+
+export type PeriodTransition =
+  | { ok: true; period_status: PeriodStatus; changes: StatusChange[] }
+  | { ok: false; reason: string };
+
+function transition(
+  periodId: PeriodId,
+  current: PeriodStatus,
+  [required, next]: [PeriodStatus, PeriodStatus],
+  [from, to]: [EarningStatus, EarningStatus],
+  rows: readonly LedgerRow[],
+): PeriodTransition {
+  if (current !== required) {
+    return { ok: false, reason: `period ${periodId} is ${current}; it must be ${required} to become ${next}` };
+  }
+  const changes = rows
+    .filter((row) => row.period_id === periodId && row.status === from)
+    .map((row) => ({ id: row.id, from, to }));
+  return { ok: true, period_status: next, changes };
+}
+
+/** An admin locks an open period: its pending rows become approved and their amounts are frozen. */
+export function lockPeriod(periodId: PeriodId, current: PeriodStatus, rows: readonly LedgerRow[]): PeriodTransition {
+  return transition(periodId, current, ['open', 'locked'], ['pending', 'approved'], rows);
+}
+
+/** An admin marks a locked period paid: its approved rows become paid. */
+export function markPeriodPaid(
+  periodId: PeriodId,
+  current: PeriodStatus,
+  rows: readonly LedgerRow[],
+): PeriodTransition {
+  return transition(periodId, current, ['locked', 'paid'], ['approved', 'paid'], rows);
+}
+
+/** An archived plan is no longer evaluated: its lines' projections no longer apply; earned rows stay. */
+export function reverseProjections(rows: readonly LedgerRow[]): RowRetirement[] {
+  return rows.filter((row) => row.status === 'projected').map((row) => ({ id: row.id, status: 'reversed' }));
+}
