@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import {
+  type LedgerRow,
+  lockPeriod,
+  markPeriodPaid,
+  type PeriodTransition,
+  reconcileLine,
+} from '../../src/domain/earnings/ledger.ts';
+import { dealPeriodId, evaluateLines, scopeOfDealChange } from '../../src/domain/earnings/targets.ts';
+import type {
+  DealSnapshot,
+  EarningTrace,
+  EnginePlanVersion,
+  LineTarget,
+  PeriodStatus,
+  Rep,
+} from '../../src/domain/earnings/types.ts';
+import type { PeriodId } from '../../src/domain/periods.ts';
+import { testId } from '../factories/earnings.ts';
+import { assertValidTrace } from './earningTraceSchema.ts';
+
+// An in-memory stand-in for the earnings table and the deal projection, driving the pure engine the
+// way the ingestion transaction will: evaluate the lines a change can affect, reconcile each line,
+// apply the changes. Every row it writes has its trace checked against the contract.
+
+export interface StoredRow extends LedgerRow {
+  line_key: string;
+  supersedes_id: string | null;
+  trace: EarningTrace;
+}
+
+export class InMemoryLedger {
+  readonly rows: StoredRow[] = [];
+  readonly periods = new Map<PeriodId, PeriodStatus>();
+  #written = 0;
+
+  rowsOf(lineKey: string): StoredRow[] {
+    return this.rows.filter((row) => row.line_key === lineKey);
+  }
+
+  live(): StoredRow[] {
+    return this.rows.filter((row) => row.status === 'pending' || row.status === 'projected');
+  }
+
+  apply(targets: readonly LineTarget[]): void {
+    for (const target of targets) {
+      const changes = reconcileLine(target, this.rowsOf(target.line.line_key), this.periods);
+      for (const retirement of changes.retire) {
+        const row = this.rows.find((candidate) => candidate.id === retirement.id);
+        assert.ok(row && (row.status === 'pending' || row.status === 'projected'), 'only live rows are retired');
+        row.status = retirement.status;
+      }
+      for (const write of changes.write) {
+        assertValidTrace(write.trace);
+        if (write.status === 'pending') assert.equal(this.periods.get(write.period_id) ?? 'open', 'open');
+        this.#written += 1;
+        this.rows.push({ id: testId('earn', this.#written), line_key: target.line.line_key, ...write });
+      }
+    }
+  }
+
+  #transition(periodId: PeriodId, transition: PeriodTransition): void {
+    assert.ok(transition.ok, transition.ok ? '' : transition.reason);
+    this.periods.set(periodId, transition.period_status);
+    for (const change of transition.changes) {
+      const row = this.rows.find((candidate) => candidate.id === change.id);
+      assert.ok(row && row.status === change.from);
+      row.status = change.to;
+    }
+  }
+
+  lock(periodId: PeriodId): void {
+    this.#transition(periodId, lockPeriod(periodId, this.periods.get(periodId) ?? 'open', this.rows));
+  }
+
+  markPaid(periodId: PeriodId): void {
+    this.#transition(periodId, markPeriodPaid(periodId, this.periods.get(periodId) ?? 'open', this.rows));
+  }
+}
+
+/** The deal projection plus the ledger, updated the way an ingested event updates them. */
+export class EarningsWorld {
+  readonly ledger = new InMemoryLedger();
+  readonly deals = new Map<string, DealSnapshot>();
+
+  readonly plan: EnginePlanVersion;
+  readonly reps: readonly Rep[];
+  readonly today: string;
+
+  constructor(plan: EnginePlanVersion, reps: readonly Rep[], today: string) {
+    this.plan = plan;
+    this.reps = reps;
+    this.today = today;
+  }
+
+  /** Applies a deal's new state, evaluating only the lines `scopeOfDealChange` names. */
+  change(after: DealSnapshot): void {
+    const before = this.deals.get(after.id) ?? null;
+    this.deals.set(after.id, after);
+    for (const scope of scopeOfDealChange(this.plan, before, after, this.today)) {
+      const rep = this.reps.find((candidate) => candidate.external_id === scope.rep_external_id);
+      if (!rep) continue;
+      const inScope = [...this.deals.values()].filter(
+        (deal) =>
+          deal.owner_external_id === rep.external_id &&
+          scope.periods.includes(dealPeriodId(deal, this.plan.period, this.today)),
+      );
+      const evaluation = evaluateLines({
+        plan: this.plan,
+        rep,
+        deals: [...inScope, after],
+        periods: scope.periods,
+        today: this.today,
+      });
+      assert.deepEqual(evaluation.problems, []);
+      this.ledger.apply(evaluation.targets);
+    }
+  }
+
+  /** Every line of every rep, evaluated from scratch over all deals and the given periods. */
+  everyTarget(periods: readonly PeriodId[]): LineTarget[] {
+    return this.reps.flatMap(
+      (rep) =>
+        evaluateLines({ plan: this.plan, rep, deals: [...this.deals.values()], periods, today: this.today }).targets,
+    );
+  }
+}
