@@ -3,6 +3,7 @@ import { auditCommand } from './commands/audit.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { orgsCommand } from './commands/orgs.ts';
+import { periodsCommand } from './commands/periods.ts';
 import { plansCommand } from './commands/plans.ts';
 import { serveCommand } from './commands/serve.ts';
 
@@ -22,6 +23,7 @@ for (const command of [
   orgsCommand(),
   keysCommand(),
   plansCommand(),
+  periodsCommand(),
   auditCommand(),
 ]) {
   program.addCommand(command);

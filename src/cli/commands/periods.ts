@@ -1,0 +1,78 @@
+import { Command } from 'commander';
+import type { PeriodRecord } from '../../repositories/periods.ts';
+import { PeriodAdmin } from '../../services/periods.ts';
+import { withDatabase } from '../context.ts';
+import { print, printFailure, table } from '../output.ts';
+
+export function periodsCommand(): Command {
+  const periods = new Command('periods').description('list compensation periods, lock them and mark them paid');
+  periods
+    .command('list')
+    .description('list the periods of an org, oldest first')
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (options: { org: string; json?: boolean }) => {
+      try {
+        const list = await withDatabase((database) => new PeriodAdmin(database.db).list(options.org));
+        const rows = list.map(describePeriod);
+        print(options, { periods: rows }, () =>
+          table(rows, ['id', 'kind', 'starts_on', 'ends_on', 'status', 'locked_at', 'paid_at']),
+        );
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  periods
+    .command('lock')
+    .description('lock a period (open → locked): pending earnings become approved and their amounts are frozen')
+    .argument('<period>', 'the period: YYYY-MM (a month) or YYYY-Qn (a quarter)')
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (periodId: string, options: { org: string; json?: boolean }) => {
+      try {
+        const { period, changed } = await withDatabase((database) =>
+          new PeriodAdmin(database.db).lock(options.org, periodId),
+        );
+        print(options, { ...describePeriod(period), changed }, () =>
+          changed
+            ? `Locked period ${period.id} (${period.starts_on} to ${period.ends_on})`
+            : `Period ${period.id} was already locked (at ${period.locked_at?.toISOString()}); nothing changed`,
+        );
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  periods
+    .command('mark-paid')
+    .description('mark a locked period paid (locked → paid): its approved earnings become paid')
+    .argument('<period>', 'the period: YYYY-MM (a month) or YYYY-Qn (a quarter)')
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (periodId: string, options: { org: string; json?: boolean }) => {
+      try {
+        const { period, changed } = await withDatabase((database) =>
+          new PeriodAdmin(database.db).markPaid(options.org, periodId),
+        );
+        print(options, { ...describePeriod(period), changed }, () =>
+          changed
+            ? `Marked period ${period.id} paid`
+            : `Period ${period.id} was already paid (at ${period.paid_at?.toISOString()}); nothing changed`,
+        );
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  return periods;
+}
+
+function describePeriod(period: PeriodRecord) {
+  return {
+    id: period.id,
+    kind: period.kind,
+    starts_on: period.starts_on,
+    ends_on: period.ends_on,
+    status: period.status,
+    locked_at: period.locked_at,
+    paid_at: period.paid_at,
+  };
+}

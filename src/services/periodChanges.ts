@@ -1,0 +1,29 @@
+import type { Prisma } from '../../generated/prisma/client.ts';
+import type { PeriodRecord } from '../repositories/periods.ts';
+
+/** A period moved: `open` → `locked`, or `locked` → `paid`. */
+export interface PeriodStatusChange {
+  orgId: string;
+  /** The period as it is now (status, locked_at, paid_at). */
+  period: PeriodRecord;
+  /** False when `periods lock` created the period (nothing could be booked in it yet). */
+  existedBefore: boolean;
+}
+
+/**
+ * Called inside the transaction of `periods lock` / `periods mark-paid`, with the period row locked
+ * (`FOR UPDATE`), only when the status changed. What it writes commits or rolls back with the status; if it
+ * throws, the command fails and the period keeps its status. The earnings ledger plugs in here: pending rows of
+ * the period become approved on `onPeriodLocked`, approved rows become paid on `onPeriodPaid` (and the
+ * `period.locked` / `period.paid` webhooks go to the outbox).
+ */
+export interface PeriodChangeListener {
+  onPeriodLocked(tx: Prisma.TransactionClient, change: PeriodStatusChange): Promise<void>;
+  onPeriodPaid(tx: Prisma.TransactionClient, change: PeriodStatusChange): Promise<void>;
+}
+
+/** Until the ledger is wired, nothing reacts to period changes. */
+export const ignorePeriodChanges: PeriodChangeListener = {
+  onPeriodLocked: async () => {},
+  onPeriodPaid: async () => {},
+};

@@ -1,0 +1,98 @@
+import type { Database } from '../db/prisma.ts';
+import { isPeriodId } from '../domain/periods.ts';
+import { AuditRepository } from '../repositories/audit.ts';
+import { OrgRepository } from '../repositories/orgs.ts';
+import { type PeriodRecord, PeriodRepository } from '../repositories/periods.ts';
+import { adminAuditEntry } from './adminAudit.ts';
+import { AdminError } from './adminError.ts';
+import { ignorePeriodChanges, type PeriodChangeListener } from './periodChanges.ts';
+
+export interface PeriodChangeResult {
+  period: PeriodRecord;
+  /** False when the period already had the status asked for. */
+  changed: boolean;
+}
+
+/**
+ * Admin operations on periods: open → locked → paid, never back. Each change is one transaction with its audit
+ * entry and the period-change listener (the ledger's status moves), so a period never moves without both.
+ */
+export class PeriodAdmin {
+  private readonly db: Database;
+  private readonly periods: PeriodRepository;
+  private readonly orgs: OrgRepository;
+  private readonly audit: AuditRepository;
+  private readonly listener: PeriodChangeListener;
+
+  constructor(db: Database, listener: PeriodChangeListener = ignorePeriodChanges) {
+    this.db = db;
+    this.listener = listener;
+    this.periods = new PeriodRepository(db);
+    this.orgs = new OrgRepository(db);
+    this.audit = new AuditRepository(db);
+  }
+
+  async list(orgId: string): Promise<PeriodRecord[]> {
+    await this.requireOrg(orgId);
+    return this.periods.listForOrg(orgId);
+  }
+
+  /**
+   * Locks an open period: its amounts are frozen and later changes go to the next open period. A period with
+   * no row yet is created locked, so a month can be closed before anything was booked in it. Locking a locked
+   * period changes nothing; a paid period cannot be locked again.
+   */
+  async lock(orgId: string, periodId: string): Promise<PeriodChangeResult> {
+    this.requirePeriodId(periodId);
+    await this.requireOrg(orgId);
+    return this.db.$transaction(async (tx) => {
+      const { created } = await this.periods.ensure(tx, orgId, periodId);
+      const current = (await this.periods.lockForUpdate(tx, orgId, periodId)) as PeriodRecord;
+      if (current.status === 'locked') return { period: current, changed: false };
+      if (current.status === 'paid') {
+        throw new AdminError(
+          'invalid_state',
+          `period ${periodId} is paid (since ${current.paid_at?.toISOString()}); it cannot be locked again`,
+        );
+      }
+      const period = await this.periods.markLocked(tx, orgId, periodId, new Date());
+      await this.audit.insertMany([adminAuditEntry(orgId, 'period.locked', { period_id: periodId })], tx);
+      await this.listener.onPeriodLocked(tx, { orgId, period, existedBefore: !created });
+      return { period, changed: true };
+    });
+  }
+
+  /** Marks a locked period paid. Marking a paid period changes nothing; an open period must be locked first. */
+  async markPaid(orgId: string, periodId: string): Promise<PeriodChangeResult> {
+    this.requirePeriodId(periodId);
+    await this.requireOrg(orgId);
+    return this.db.$transaction(async (tx) => {
+      const current = await this.periods.lockForUpdate(tx, orgId, periodId);
+      if (!current) throw new AdminError('not_found', `org ${orgId} has no period ${periodId}`);
+      if (current.status === 'paid') return { period: current, changed: false };
+      if (current.status === 'open') {
+        throw new AdminError(
+          'invalid_state',
+          `period ${periodId} is open; lock it first (quotient periods lock ${periodId} --org ${orgId})`,
+        );
+      }
+      const period = await this.periods.markPaid(tx, orgId, periodId, new Date());
+      await this.audit.insertMany([adminAuditEntry(orgId, 'period.paid', { period_id: periodId })], tx);
+      await this.listener.onPeriodPaid(tx, { orgId, period, existedBefore: true });
+      return { period, changed: true };
+    });
+  }
+
+  private requirePeriodId(periodId: string): void {
+    if (!isPeriodId(periodId)) {
+      throw new AdminError(
+        'invalid_argument',
+        `${JSON.stringify(periodId)} is not a period id: use YYYY-MM (a month) or YYYY-Qn (a quarter)`,
+      );
+    }
+  }
+
+  private async requireOrg(orgId: string): Promise<void> {
+    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+  }
+}

@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { AuditRepository } from '../../src/repositories/audit.ts';
+import { PeriodRepository } from '../../src/repositories/periods.ts';
+import type { PeriodChangeListener, PeriodStatusChange } from '../../src/services/periodChanges.ts';
+import { PeriodAdmin } from '../../src/services/periods.ts';
+import { createOrg } from '../factories/access.ts';
+import { onlyJson, runCli } from '../helpers/cli.ts';
+import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+
+after(closeTestDatabase);
+
+async function auditEntries(orgId: string) {
+  const entries = await new AuditRepository(testDatabase()).listForOrg(orgId, { limit: 100 });
+  return entries.reverse().map((entry) => [entry.action, (entry.details as { period_id?: string }).period_id]);
+}
+
+function ensure(orgId: string, periodId: string) {
+  const db = testDatabase();
+  return db.$transaction((tx) => new PeriodRepository(db).ensurePeriod(tx, orgId, periodId));
+}
+
+describe('quotient periods (CLI)', () => {
+  test('open → locked → paid, each printed with its times; list shows the periods oldest first', async () => {
+    const org = await createOrg(testDatabase());
+    await ensure(org.id, '2026-05');
+    await ensure(org.id, '2026-Q2');
+    await ensure(org.id, '2026-04');
+
+    const locked = await runCli(['periods', 'lock', '2026-04', '--org', org.id, '--json']);
+    assert.equal(locked.code, 0, locked.stderr);
+    const lockedPeriod = onlyJson(locked) as Record<string, unknown>;
+    assert.deepEqual(
+      { ...lockedPeriod, locked_at: typeof lockedPeriod.locked_at },
+      {
+        id: '2026-04',
+        kind: 'monthly',
+        starts_on: '2026-04-01',
+        ends_on: '2026-04-30',
+        status: 'locked',
+        locked_at: 'string',
+        paid_at: null,
+        changed: true,
+      },
+    );
+    const paid = await runCli(['periods', 'mark-paid', '2026-04', '--org', org.id, '--json']);
+    assert.equal(paid.code, 0, paid.stderr);
+    assert.equal((onlyJson(paid) as { status: string }).status, 'paid');
+
+    const listed = await runCli(['periods', 'list', '--org', org.id, '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const { periods } = onlyJson(listed) as { periods: Array<Record<string, unknown>> };
+    assert.deepEqual(
+      periods.map((period) => [period.id, period.kind, period.starts_on, period.ends_on, period.status]),
+      [
+        ['2026-04', 'monthly', '2026-04-01', '2026-04-30', 'paid'],
+        ['2026-Q2', 'quarterly', '2026-04-01', '2026-06-30', 'open'],
+        ['2026-05', 'monthly', '2026-05-01', '2026-05-31', 'open'],
+      ],
+    );
+    assert.deepEqual(await auditEntries(org.id), [
+      ['period.locked', '2026-04'],
+      ['period.paid', '2026-04'],
+    ]);
+  });
+
+  test('mark-paid of an open period is refused with exit 2 and says to lock it first', async () => {
+    const org = await createOrg(testDatabase());
+    await ensure(org.id, '2026-03');
+    const result = await runCli(['periods', 'mark-paid', '2026-03', '--org', org.id, '--json']);
+    assert.equal(result.code, 2);
+    assert.deepEqual(onlyJson(result), {
+      error: 'invalid_state',
+      reason: `period 2026-03 is open; lock it first (quotient periods lock 2026-03 --org ${org.id})`,
+    });
+    const human = await runCli(['periods', 'mark-paid', '2026-03', '--org', org.id]);
+    assert.equal(human.code, 2);
+    assert.match(human.stderr, /^quotient: period 2026-03 is open; lock it first/);
+  });
+
+  test('refusals: a malformed period id, an unknown period, an unknown org', async () => {
+    const org = await createOrg(testDatabase());
+    const malformed = await runCli(['periods', 'lock', '2026-13', '--org', org.id, '--json']);
+    assert.equal(malformed.code, 2);
+    assert.deepEqual(onlyJson(malformed), {
+      error: 'invalid_argument',
+      reason: '"2026-13" is not a period id: use YYYY-MM (a month) or YYYY-Qn (a quarter)',
+    });
+    const unknown = await runCli(['periods', 'mark-paid', '2026-02', '--org', org.id, '--json']);
+    assert.equal(unknown.code, 2);
+    assert.deepEqual(onlyJson(unknown), { error: 'not_found', reason: `org ${org.id} has no period 2026-02` });
+    const noOrg = await runCli(['periods', 'list', '--org', 'org_nope', '--json']);
+    assert.equal(noOrg.code, 2);
+    assert.deepEqual(onlyJson(noOrg), { error: 'not_found', reason: 'no org org_nope' });
+  });
+});
+
+describe('period transitions', () => {
+  test('locking a period nobody booked into yet creates it locked', async () => {
+    const db = testDatabase();
+    const org = await createOrg(db);
+    const { period, changed } = await new PeriodAdmin(db).lock(org.id, '2026-Q3');
+    assert.equal(changed, true);
+    assert.deepEqual(
+      { id: period.id, kind: period.kind, starts_on: period.starts_on, ends_on: period.ends_on, status: period.status },
+      { id: '2026-Q3', kind: 'quarterly', starts_on: '2026-07-01', ends_on: '2026-09-30', status: 'locked' },
+    );
+    assert.deepEqual(
+      (await new PeriodAdmin(db).list(org.id)).map((p) => [p.id, p.status]),
+      [['2026-Q3', 'locked']],
+    );
+  });
+
+  test('repeating a transition changes nothing and writes no audit entry', async () => {
+    const db = testDatabase();
+    const org = await createOrg(db);
+    const admin = new PeriodAdmin(db);
+    const first = await admin.lock(org.id, '2026-01');
+    const again = await admin.lock(org.id, '2026-01');
+    assert.equal(again.changed, false);
+    assert.deepEqual(again.period.locked_at, first.period.locked_at);
+    await admin.markPaid(org.id, '2026-01');
+    const paidAgain = await admin.markPaid(org.id, '2026-01');
+    assert.equal(paidAgain.changed, false);
+    assert.deepEqual(await auditEntries(org.id), [
+      ['period.locked', '2026-01'],
+      ['period.paid', '2026-01'],
+    ]);
+  });
+
+  test('a paid period cannot be locked again', async () => {
+    const db = testDatabase();
+    const org = await createOrg(db);
+    const admin = new PeriodAdmin(db);
+    await admin.lock(org.id, '2025-12');
+    await admin.markPaid(org.id, '2025-12');
+    await assert.rejects(admin.lock(org.id, '2025-12'), {
+      code: 'invalid_state',
+      message: /^period 2025-12 is paid \(since .+\); it cannot be locked again$/,
+    });
+  });
+
+  test('periods belong to one org', async () => {
+    const db = testDatabase();
+    const [owner, other] = await Promise.all([createOrg(db), createOrg(db)]);
+    await new PeriodAdmin(db).lock(owner.id, '2026-06');
+    assert.deepEqual(await new PeriodAdmin(db).list(other.id), []);
+    await assert.rejects(new PeriodAdmin(db).markPaid(other.id, '2026-06'), { code: 'not_found' });
+  });
+
+  test('the period hook is told of each status change, inside the transaction', async () => {
+    const db = testDatabase();
+    const org = await createOrg(db);
+    const seen: Array<[string, PeriodStatusChange]> = [];
+    const listener: PeriodChangeListener = {
+      onPeriodLocked: async (_tx, change) => {
+        seen.push(['locked', change]);
+      },
+      onPeriodPaid: async (_tx, change) => {
+        seen.push(['paid', change]);
+      },
+    };
+    const admin = new PeriodAdmin(db, listener);
+    await ensure(org.id, '2026-07');
+    await admin.lock(org.id, '2026-07');
+    await admin.lock(org.id, '2026-07');
+    await admin.markPaid(org.id, '2026-07');
+    await admin.lock(org.id, '2026-08');
+    assert.deepEqual(
+      seen.map(([what, change]) => [what, change.period.id, change.period.status, change.existedBefore]),
+      [
+        ['locked', '2026-07', 'locked', true],
+        ['paid', '2026-07', 'paid', true],
+        ['locked', '2026-08', 'locked', false],
+      ],
+    );
+  });
+
+  test('a failing hook leaves the period as it was', async () => {
+    const db = testDatabase();
+    const org = await createOrg(db);
+    await ensure(org.id, '2026-09');
+    const failing: PeriodChangeListener = {
+      onPeriodLocked: async () => {
+        throw new Error('approval failed');
+      },
+      onPeriodPaid: async () => {},
+    };
+    await assert.rejects(new PeriodAdmin(db, failing).lock(org.id, '2026-09'), { message: 'approval failed' });
+    const [period] = await new PeriodAdmin(db).list(org.id);
+    assert.equal(period?.status, 'open');
+    assert.deepEqual(await auditEntries(org.id), []);
+  });
+
+  test('ensurePeriod creates a period open once; concurrent callers get the same row', async () => {
+    const db = testDatabase();
+    const org = await createOrg(db);
+    const periods = await Promise.all([1, 2, 3, 4].map(() => ensure(org.id, '2026-10')));
+    assert.ok(periods.every((period) => period.status === 'open' && period.kind === 'monthly'));
+    assert.equal(await db.period.count({ where: { org_id: org.id } }), 1);
+    await new PeriodAdmin(db).lock(org.id, '2026-10');
+    assert.equal((await ensure(org.id, '2026-10')).status, 'locked', 'ensure never reopens a period');
+  });
+
+  test('concurrent locks of a new period lock it once', async () => {
+    const db = testDatabase();
+    const org = await createOrg(db);
+    const results = await Promise.all([1, 2, 3].map(() => new PeriodAdmin(db).lock(org.id, '2026-11')));
+    assert.deepEqual(results.map((result) => result.changed).sort(), [false, false, true]);
+    assert.deepEqual(await auditEntries(org.id), [['period.locked', '2026-11']]);
+  });
+});
