@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { earliestOpenPeriodFrom, reconcileLine } from '../../src/domain/earnings/ledger.ts';
+import type { DealSnapshot, EngineChip, EnginePlanVersion } from '../../src/domain/earnings/types.ts';
+import { chip, deal, otherRep, plan, rep, workedExampleChips } from '../factories/earnings.ts';
+import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
+
+// Properties of the engine and the ledger together, over random histories of deal events and period
+// locks: (a) after every event the live rows of every line equal its target, (b) the same final deal
+// states applied in any order, after any detours, leave the same live earnings, (c) approved and paid
+// rows never change. Events are evaluated through `scopeOfDealChange` only, and (a) compares with a
+// full evaluation, so it also shows that the scoped evaluation misses nothing.
+
+const TODAY = '2026-04-25';
+const PERIODS = ['2026-03', '2026-04', '2026-05'];
+const reps = [rep, otherRep];
+
+const retroactivePlan: EnginePlanVersion = plan({
+  plan_key: 'retro',
+  quota_cents: 5_000_000,
+  chips: [
+    ...(workedExampleChips.slice(0, 1) as EngineChip[]),
+    chip(5, {
+      key: 'retro-tiers',
+      name: 'Retroactive tiers in cents, for one region',
+      kind: 'tiered_commission',
+      when: { field: 'custom.region', op: 'ne', value: 'APAC' },
+      params: {
+        mode: 'retroactive',
+        tiers: [
+          { up_to_cents: 3_000_000, rate_bps: 300 },
+          { up_to_cents: 8_000_000, rate_bps: 700 },
+          { up_to_cents: null, rate_bps: 1_250 },
+        ],
+      },
+    }),
+    chip(6, {
+      key: 'half-quota-bonus',
+      name: 'Half quota bonus',
+      kind: 'attainment_bonus',
+      when: { field: 'custom.new_logo', op: 'eq', value: true },
+      params: { threshold_pct: 50, amount_cents: 33_333 },
+    }),
+  ],
+});
+
+const plans = fc.constantFrom(plan(), retroactivePlan);
+
+function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {
+  return fc
+    .record({
+      n: ids,
+      status: fc.constantFrom('open' as const, 'won' as const, 'lost' as const, 'deleted' as const),
+      amount: fc.oneof(
+        fc.constantFrom(null, 0, 1, 2_999_999, 3_000_000, 4_000_000, 5_000_000, 6_000_000, 10_000_000),
+        fc.integer({ min: 0, max: 12_000_000 }),
+      ),
+      close_date: fc.constantFrom(null, '2026-03-31', '2026-04-01', '2026-04-20', '2026-05-15'),
+      won_on: fc.constantFrom('2026-03-30', '2026-04-10', '2026-04-10', '2026-05-02'),
+      owner: fc.constantFrom(rep.external_id, rep.external_id, otherRep.external_id, null),
+      region: fc.constantFrom('EMEA', 'NA', 'APAC', undefined),
+      new_logo: fc.constantFrom(true, false, undefined),
+    })
+    .map(({ n, status, amount, close_date, won_on, owner, region, new_logo }) =>
+      deal(n, {
+        status,
+        stage: status === 'won' ? 'closed_won' : status === 'lost' ? 'closed_lost' : 'proposal',
+        amount_cents: amount,
+        close_date,
+        owner_external_id: owner,
+        won_at: status === 'won' ? `${won_on}T10:00:00.000Z` : null,
+        custom: {
+          ...(region === undefined ? {} : { region }),
+          ...(new_logo === undefined ? {} : { new_logo }),
+        },
+      }),
+    );
+}
+
+type Event = { kind: 'deal'; state: DealSnapshot } | { kind: 'lock' } | { kind: 'pay' };
+
+const events: fc.Arbitrary<Event[]> = fc.array(
+  fc.oneof(
+    {
+      weight: 6,
+      arbitrary: dealState(fc.integer({ min: 1, max: 5 })).map((state) => ({ kind: 'deal' as const, state })),
+    },
+    { weight: 1, arbitrary: fc.constant({ kind: 'lock' as const }) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'pay' as const }) },
+  ),
+  { maxLength: 20 },
+);
+
+function play(world: EarningsWorld, event: Event): void {
+  if (event.kind === 'deal') return world.change(event.state);
+  const statuses = PERIODS.map((period) => world.ledger.periods.get(period) ?? 'open');
+  if (event.kind === 'lock') {
+    const open = PERIODS[statuses.indexOf('open')];
+    if (open) world.ledger.lock(open);
+  } else {
+    const locked = PERIODS[statuses.indexOf('locked')];
+    if (locked) world.ledger.markPaid(locked);
+  }
+}
+
+function assertLiveRowsEqualTargets(world: EarningsWorld): void {
+  const targets = world.everyTarget(PERIODS);
+  const keys = new Set(targets.map((target) => target.line.line_key));
+  for (const row of world.ledger.rows)
+    assert.ok(keys.has(row.line_key), `a row of a line nobody evaluates: ${row.line_key}`);
+  for (const target of targets) {
+    const rows = world.ledger.rowsOf(target.line.line_key);
+    const locked = rows
+      .filter((row) => row.status === 'approved' || row.status === 'paid')
+      .reduce((sum, row) => sum + row.amount_cents, 0);
+    const pending = rows.filter((row) => row.status === 'pending');
+    const projected = rows.filter((row) => row.status === 'projected');
+    assert.ok(pending.length <= 1 && projected.length <= 1, 'one live row per status');
+    assert.equal(pending[0]?.amount_cents ?? 0, target.earned_cents - locked, 'pending = E - L');
+    assert.equal(projected[0]?.amount_cents ?? 0, target.projected_cents, 'projected = F');
+    if (pending[0]) assert.equal(pending[0].period_id, earliestOpenPeriodFrom(target.period_id, world.ledger.periods));
+    if (projected[0]) assert.equal(projected[0].period_id, target.period_id);
+    assert.deepEqual(
+      reconcileLine(target, rows, world.ledger.periods),
+      { retire: [], write: [] },
+      'nothing left to do',
+    );
+  }
+}
+
+function liveEarnings(world: EarningsWorld): string[] {
+  return world.ledger
+    .live()
+    .map((row) => `${row.line_key} ${row.status} ${row.amount_cents} ${row.period_id}`)
+    .sort();
+}
+
+describe('the engine and the ledger, over random histories', () => {
+  test('(a) after every event, the live rows of every line equal its target', () => {
+    fc.assert(
+      fc.property(plans, events, (chosen, history) => {
+        const world = new EarningsWorld(chosen, reps, TODAY);
+        for (const event of history) {
+          play(world, event);
+          assertLiveRowsEqualTargets(world);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test('(b) the same final deal states, in any order and after any detours, leave the same live earnings', () => {
+    const finals = fc
+      .integer({ min: 1, max: 5 })
+      .chain((count) => fc.tuple(...Array.from({ length: count }, (_, index) => dealState(fc.constant(index + 1)))));
+    fc.assert(
+      fc.property(plans, finals, (chosen, finalStates) =>
+        fc.assert(
+          fc.property(
+            fc.shuffledSubarray(finalStates, { minLength: finalStates.length }),
+            fc.array(dealState(fc.integer({ min: 1, max: finalStates.length })), { maxLength: 8 }),
+            fc.array(dealState(fc.integer({ min: 1, max: finalStates.length })), { maxLength: 8 }),
+            (otherOrder, detours, otherDetours) => {
+              const inOrder = new EarningsWorld(chosen, reps, TODAY);
+              for (const state of [...detours, ...finalStates]) inOrder.change(state);
+              const reordered = new EarningsWorld(chosen, reps, TODAY);
+              for (const state of [...otherDetours, ...otherOrder]) reordered.change(state);
+              assert.deepEqual(liveEarnings(reordered), liveEarnings(inOrder));
+            },
+          ),
+          { numRuns: 5 },
+        ),
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  test('(c) approved and paid rows never change amount and only move from approved to paid', () => {
+    fc.assert(
+      fc.property(plans, events, (chosen, history) => {
+        const world = new EarningsWorld(chosen, reps, TODAY);
+        const frozen = new Map<string, StoredRow>();
+        for (const event of history) {
+          play(world, event);
+          for (const [id, before] of frozen) {
+            const now = world.ledger.rows.find((row) => row.id === id);
+            assert.ok(now, 'a locked row disappeared');
+            assert.equal(now.amount_cents, before.amount_cents);
+            assert.ok(
+              now.status === 'paid' || (now.status === 'approved' && before.status === 'approved'),
+              `${before.status} became ${now.status}`,
+            );
+          }
+          for (const row of world.ledger.rows) {
+            if (row.status === 'approved' || row.status === 'paid') frozen.set(row.id, { ...row });
+          }
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
