@@ -9,6 +9,7 @@ import { Metrics } from './http/metrics.ts';
 import type { Logger } from './lib/logger.ts';
 import { ApiKeyRepository } from './repositories/apiKeys.ts';
 import { AuditRepository } from './repositories/audit.ts';
+import { PlanReader } from './services/plans.ts';
 
 export interface RunningServer {
   url: string;
@@ -33,6 +34,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     metrics,
     auditLog,
     keys,
+    planReader: new PlanReader(database.db),
     isReady: database.isReady,
     validateResponses: config.validateResponses,
   });

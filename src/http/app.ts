@@ -3,6 +3,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import type { AuditLog } from '../access/auditLog.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ApiKeyRepository } from '../repositories/apiKeys.ts';
+import type { PlanReader } from '../services/plans.ts';
 import { docsRouter } from './docs.ts';
 import { ApiError } from './errors.ts';
 import type { Metrics } from './metrics.ts';
@@ -20,6 +21,7 @@ export interface AppDeps {
   metrics: Metrics;
   auditLog: AuditLog;
   keys: ApiKeyRepository;
+  planReader: PlanReader;
   /** True when the database answers. */
   isReady: () => Promise<boolean>;
   validateResponses: boolean;
@@ -85,7 +87,7 @@ export function createApp(deps: AppDeps): Express {
       ajvFormats: { mode: 'full' },
     }),
   );
-  app.use(apiRouter());
+  app.use(apiRouter({ planReader: deps.planReader }));
   app.use((_req: Request, res: Response) => {
     const operation = res.locals.operation as { operationId: string } | undefined;
     throw new ApiError('not_implemented', `${operation?.operationId ?? 'this operation'} is not available yet`);

@@ -1,0 +1,79 @@
+import type { Router } from 'express';
+import type { components, operations } from '../../../generated/openapi.ts';
+import type { PlanRecord, VersionChip } from '../../repositories/plans.ts';
+import type { PlanReader } from '../../services/plans.ts';
+import { ApiError } from '../errors.ts';
+import type { RequestAuth } from '../middleware/authenticate.ts';
+
+type Plan = components['schemas']['Plan'];
+type RuleChip = components['schemas']['RuleChip'];
+type PlanList = operations['listPlans']['responses'][200]['content']['application/json'];
+type GetPlanParams = operations['getPlan']['parameters'];
+
+export interface PlanRouteDeps {
+  planReader: PlanReader;
+}
+
+export function planRoutes(router: Router, deps: PlanRouteDeps): void {
+  router.get('/v1/plans', async (_req, res) => {
+    const { orgId } = res.locals.auth as RequestAuth;
+    const plans = await deps.planReader.listActive(orgId);
+    const body: PlanList = {
+      plans: plans.map((plan) => ({
+        id: plan.id,
+        name: plan.name,
+        current_version_id: plan.current_version_id,
+        created_at: plan.created_at.toISOString(),
+      })),
+    };
+    res.json(body);
+  });
+
+  // The contract validator has already refused an `include` other than `chips` (400 invalid_body naming it).
+  router.get('/v1/plans/:id', async (req, res) => {
+    const { orgId } = res.locals.auth as RequestAuth;
+    const { id } = req.params as GetPlanParams['path'];
+    const query = req.query as NonNullable<GetPlanParams['query']>;
+    if (query.include === 'chips') {
+      const snapshot = await deps.planReader.withCurrentChips(orgId, id);
+      if (!snapshot) throw notFound(id);
+      const body: Plan = { ...toWirePlan(snapshot.plan), chips: snapshot.chips.map(toWireChip) };
+      res.json(body);
+      return;
+    }
+    const plan = await deps.planReader.find(orgId, id);
+    if (!plan) throw notFound(id);
+    res.json(toWirePlan(plan) satisfies Plan);
+  });
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError('not_found', `no plan ${id}`);
+}
+
+function toWirePlan(plan: PlanRecord): Plan {
+  return {
+    id: plan.id,
+    key: plan.key,
+    name: plan.name,
+    status: plan.status,
+    period: plan.period,
+    quota_cents: plan.quota_cents,
+    current_version_id: plan.current_version_id,
+    created_at: plan.created_at.toISOString(),
+    updated_at: plan.updated_at.toISOString(),
+  };
+}
+
+function toWireChip(chip: VersionChip): RuleChip {
+  const { definition } = chip;
+  return {
+    id: chip.id,
+    key: definition.key,
+    name: definition.name,
+    kind: definition.kind,
+    version: chip.version,
+    when: definition.when,
+    params: { ...definition.params },
+  };
+}

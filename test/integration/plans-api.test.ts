@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { RunningServer } from '../../src/main.ts';
+import { PlanAdmin } from '../../src/services/plans.ts';
+import { createOrgWithKey } from '../factories/access.ts';
+import { applyPlan, planDocument } from '../factories/plans.ts';
+import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { sdkClient } from '../helpers/sdk.ts';
+import { startTestServer } from '../helpers/server.ts';
+
+// Responses are validated against the contract by the test server itself (QUOTIENT_VALIDATE_RESPONSES), so a
+// shape that drifts from openapi.yaml fails here as a 500.
+
+let server: RunningServer;
+
+before(async () => {
+  server = await startTestServer();
+});
+
+after(async () => {
+  await server.close();
+  await closeTestDatabase();
+});
+
+function getRaw(path: string, rawKey: string) {
+  return fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${rawKey}` } });
+}
+
+describe('GET /v1/plans', () => {
+  test('lists the active plans, oldest first, with exactly the list fields', async () => {
+    const db = testDatabase();
+    const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
+    const first = await applyPlan(db, org.id, planDocument({ name: 'First' }));
+    const second = await applyPlan(db, org.id, planDocument({ name: 'Second' }));
+    const plans = await db.plan.findMany({ where: { org_id: org.id }, orderBy: { created_at: 'asc' } });
+
+    const list = await sdkClient(server, rawKey).plans.listPage();
+    assert.deepEqual(list, {
+      plans: [
+        {
+          id: first.plan_id,
+          name: 'First',
+          current_version_id: first.version_id,
+          created_at: plans[0]?.created_at.toISOString(),
+        },
+        {
+          id: second.plan_id,
+          name: 'Second',
+          current_version_id: second.version_id,
+          created_at: plans[1]?.created_at.toISOString(),
+        },
+      ],
+    });
+  });
+
+  test('leaves archived plans out and shows a new version as current', async () => {
+    const db = testDatabase();
+    const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
+    const kept = planDocument({ name: 'Kept' });
+    await applyPlan(db, org.id, kept);
+    const archived = await applyPlan(db, org.id, planDocument({ name: 'Archived' }));
+    await new PlanAdmin(db).archive(org.id, archived.plan_id);
+    const changed = await applyPlan(db, org.id, { ...kept, quota_cents: 20000000 });
+
+    const { plans } = await sdkClient(server, rawKey).plans.listPage();
+    assert.deepEqual(
+      plans.map((plan) => [plan.name, plan.current_version_id]),
+      [['Kept', changed.version_id]],
+    );
+  });
+
+  test('an org without plans gets an empty list', async () => {
+    const { rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['plans:read'] });
+    assert.deepEqual(await sdkClient(server, rawKey).plans.listPage(), { plans: [] });
+  });
+
+  test('another org’s plans are not listed', async () => {
+    const db = testDatabase();
+    const owner = await createOrgWithKey(db);
+    const other = await createOrgWithKey(db);
+    await applyPlan(db, owner.org.id, planDocument());
+    assert.deepEqual(await sdkClient(server, other.rawKey).plans.listPage(), { plans: [] });
+  });
+
+  test('a key without plans:read is 403', async () => {
+    const { rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'] });
+    await assert.rejects(sdkClient(server, rawKey).plans.listPage(), {
+      status: 403,
+      body: { error: 'forbidden', reason: 'missing scope: plans:read' },
+    });
+  });
+});
+
+describe('GET /v1/plans/{id}', () => {
+  test('returns the plan with exactly its fields and no chips', async () => {
+    const db = testDatabase();
+    const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
+    const document = planDocument();
+    const applied = await applyPlan(db, org.id, document);
+    const row = await db.plan.findUniqueOrThrow({ where: { id: applied.plan_id } });
+
+    const plan = await sdkClient(server, rawKey).plans.get(applied.plan_id);
+    assert.deepEqual(plan, {
+      id: applied.plan_id,
+      key: document.key,
+      name: 'Core AE plan',
+      status: 'active',
+      period: 'monthly',
+      quota_cents: 10000000,
+      current_version_id: applied.version_id,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+    });
+  });
+
+  test('include=chips adds the current version’s chips in plan order (a removed chip is gone), with ids, versions, conditions and params', async () => {
+    const db = testDatabase();
+    const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
+    const document = planDocument();
+    const first = await applyPlan(db, org.id, document);
+    const reordered = [document.chips[3], document.chips[0], { ...document.chips[2], amount_cents: 75000 }];
+    const second = await applyPlan(db, org.id, { ...document, chips: reordered });
+    const id = (key: string) => first.chips.find((chip) => chip.key === key)?.id;
+
+    const plan = await sdkClient(server, rawKey).plans.get(first.plan_id, { include: 'chips' });
+    assert.equal(plan.current_version_id, second.version_id);
+    assert.deepEqual(plan.chips, [
+      {
+        id: id('quota-bonus'),
+        key: 'quota-bonus',
+        name: 'Quota attainment bonus',
+        kind: 'attainment_bonus',
+        version: '1',
+        when: null,
+        params: { threshold_pct: 100, amount_cents: 200000 },
+      },
+      {
+        id: id('base'),
+        key: 'base',
+        name: 'Base commission',
+        kind: 'commission',
+        version: '1',
+        when: { field: 'custom.region', op: 'in', value: ['EMEA', 'NA'] },
+        params: { rate_bps: 1000, base: 'amount_cents' },
+      },
+      {
+        id: id('new-logo'),
+        key: 'new-logo',
+        name: 'New logo SPIFF',
+        kind: 'flat',
+        version: '2',
+        when: { field: 'custom.new_logo', op: 'eq', value: true },
+        params: { amount_cents: 75000 },
+      },
+    ]);
+  });
+
+  test('tiered chips show their mode and bands, members in plan-file order', async () => {
+    const db = testDatabase();
+    const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
+    const applied = await applyPlan(db, org.id, planDocument());
+    const response = await getRaw(`/v1/plans/${applied.plan_id}?include=chips`, rawKey);
+    assert.equal(response.status, 200);
+    const text = await response.text();
+    assert.match(
+      text,
+      /"params":\{"mode":"marginal","tiers":\[\{"up_to_pct":100,"rate_bps":0\},\{"up_to_pct":null,"rate_bps":500\}\]\}/,
+    );
+  });
+
+  test('an archived plan is still fetchable by id, with status archived', async () => {
+    const db = testDatabase();
+    const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
+    const applied = await applyPlan(db, org.id, planDocument());
+    await new PlanAdmin(db).archive(org.id, applied.plan_id);
+    const plan = await sdkClient(server, rawKey).plans.get(applied.plan_id, { include: 'chips' });
+    assert.equal(plan.status, 'archived');
+    assert.equal(plan.chips?.length, 4);
+  });
+
+  test('another org’s plan and unknown ids of any shape are 404 not_found', async () => {
+    const db = testDatabase();
+    const owner = await createOrgWithKey(db);
+    const other = await createOrgWithKey(db);
+    const applied = await applyPlan(db, owner.org.id, planDocument());
+    const client = sdkClient(server, other.rawKey);
+    for (const id of [applied.plan_id, 'plan_01kjsj7s80fmtryrzh7j1q721q', 'nonsense']) {
+      await assert.rejects(client.plans.get(id), {
+        status: 404,
+        body: { error: 'not_found', reason: `no plan ${id}` },
+      });
+      await assert.rejects(client.plans.get(id, { include: 'chips' }), { status: 404 });
+    }
+  });
+
+  test('an unknown include value is 400 invalid_body naming include', async () => {
+    const db = testDatabase();
+    const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
+    const applied = await applyPlan(db, org.id, planDocument());
+    const response = await getRaw(`/v1/plans/${applied.plan_id}?include=versions`, rawKey);
+    assert.equal(response.status, 400);
+    const body = (await response.json()) as { error: string; reason: string };
+    assert.equal(body.error, 'invalid_body');
+    assert.match(body.reason, /^include: /);
+  });
+});
