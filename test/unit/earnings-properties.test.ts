@@ -93,7 +93,10 @@ const events: fc.Arbitrary<Event[]> = fc.array(
 );
 
 function play(world: EarningsWorld, event: Event): void {
-  if (event.kind === 'deal') return world.change(event.state);
+  if (event.kind === 'deal') {
+    world.change(event.state);
+    return;
+  }
   const statuses = PERIODS.map((period) => world.ledger.periods.get(period) ?? 'open');
   if (event.kind === 'lock') {
     const open = PERIODS[statuses.indexOf('open')];
