@@ -103,13 +103,19 @@ describe('the pending row', () => {
       amount_cents: 100_000,
       status: 'pending',
     });
+    // The trace keeps the period the line was evaluated for; the row's own period_id says where it went.
     assert.deepEqual(write[0]?.trace.period, {
-      id: '2026-06',
+      id: '2026-04',
       kind: 'monthly',
-      starts_on: '2026-06-01',
-      ends_on: '2026-06-30',
-      status: 'open',
+      starts_on: '2026-04-01',
+      ends_on: '2026-04-30',
+      status: 'paid',
     });
+    assert.ok(
+      write[0]?.trace.explanation.includes(
+        'Period 2026-04 is paid, so this row is booked in 2026-06, the earliest open period after it.',
+      ),
+    );
   });
 
   test('an earning that no longer applies after the lock is clawed back, as a negative pending row', () => {

@@ -131,6 +131,10 @@ describe('the worked example of product.md', () => {
       amount_cents: -200_000,
       status: 'pending',
     });
+    assert.deepEqual(
+      [clawback?.period_id, clawback?.trace.period.id, clawback?.trace.period.status],
+      ['2026-05', '2026-04', 'locked'],
+    );
     assert.deepEqual(clawback?.trace.explanation.slice(-2), [
       'Period 2026-04 is locked, so this row is booked in 2026-05, the earliest open period after it.',
       'Already approved or paid on this line, 2,000.00, so this row is 0.00 - 2,000.00 = -2,000.00, a clawback',

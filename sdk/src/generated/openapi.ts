@@ -800,6 +800,12 @@ export interface components {
             chip: components["schemas"]["TraceChip"];
             /** @description The deal as it was when evaluated; `null` for period-level rows (attainment bonus). */
             deal: components["schemas"]["TraceDeal"] | null;
+            /**
+             * @description The period the line was evaluated for: the deal's period (that of its close date, else of when it
+             *     was won, else the current one for an open deal) or the attainment bonus's period. A row booked
+             *     later because this period was locked (a clawback or a top-up) keeps this period here; the row's
+             *     `period_id` says where it was booked.
+             */
             period: components["schemas"]["Period"];
             /** @description The computation, step by step, in the order it was performed. */
             steps: components["schemas"]["TraceStep"][];
@@ -944,7 +950,7 @@ export interface components {
             field: string;
             /**
              * Format: int64
-             * @description The base amount in cents.
+             * @description The base amount in cents; 0 when the deal lacks the field or it is not a whole number of cents.
              * @example 5000000
              */
             amount_cents: number;
@@ -954,6 +960,7 @@ export interface components {
          *     order close date, then won time, then id; a projected deal is counted as if won next.
          *     In `marginal` mode the deal covers the range from `prior_won_cents` to
          *     `prior_won_cents` plus its base; in `retroactive` mode `period_won_cents` picks the band.
+         *     Only deals that meet the chip's condition (`when`), if it has one, are counted.
          */
         TraceCumulativeStep: {
             /**
@@ -1018,7 +1025,8 @@ export interface components {
             from_cents: number;
             /**
              * Format: int64
-             * @description Upper bound of the band (exclusive); `null` for the open last band. A percentage bound is resolved against quota.
+             * @description Upper bound of the band (exclusive); `null` for the open last band. A percentage bound is
+             *     resolved against quota and rounded half away from zero to whole cents.
              */
             to_cents: number | null;
             /**
@@ -1060,7 +1068,7 @@ export interface components {
             type: "threshold";
             /**
              * Format: int64
-             * @description The rep's won amount in the period.
+             * @description The rep's won amount in the period, counting only deals that meet the chip's condition, if it has one.
              * @example 11000000
              */
             attained_cents: number;
@@ -1276,9 +1284,12 @@ export interface components {
             not: components["schemas"]["Condition"];
         };
         /**
-         * @description A comparison of one deal field with `value`. A missing field makes the comparison false,
-         *     never an error. `in` and `nin` take an array; `contains` tests a string for a substring
-         *     or an array for a member; `exists` needs no value.
+         * @description A comparison of one deal field with `value`. A missing field (absent or null) makes the
+         *     comparison false, never an error, `ne` and `nin` included; `exists` is the test for presence
+         *     and needs no value. `in` and `nin` take an array; `contains` tests a string for a substring
+         *     or an array for a member. Numbers compare as numbers, `YYYY-MM-DD` dates as dates and
+         *     RFC 3339 timestamps as instants; values of different kinds do not compare, so `gt`, `gte`,
+         *     `lt` and `lte` between them are false.
          */
         FieldCondition: {
             /**

@@ -145,7 +145,8 @@ function newRow(
     supersedes_id: replaced?.id ?? null,
     trace: {
       ...target.trace,
-      period: tracePeriod(track.period_id, periods),
+      // The period the line was evaluated for, an input of the sum; the row's period_id is where it is booked.
+      period: tracePeriod(target.period_id, periods),
       steps: [...target.trace.steps, { type: 'locked_total', approved_and_paid_cents: track.locked }],
       result: {
         target_cents: targetCents,
