@@ -112,7 +112,10 @@ function describeApply(file: string, result: ApplyPlanResult): string {
       ? `Re-activated plan ${result.plan_id} on its version ${result.version} (${result.version_id}).`
       : `Applied ${file}: plan ${result.plan_id} version ${result.version} (${result.version_id})` +
         `${result.reactivated ? ', re-activated' : ''}.`;
-  const chips = result.chips.map((chip) => `  ${chip.key}  ${chip.id}  version ${chip.version}  ${chip.change}`);
-  const removed = result.removed_chips.map((key) => `  ${key}  removed`);
-  return [head, ...(result.changed ? [...chips, ...removed] : [])].join('\n');
+  if (!result.changed) return head;
+  const rows = [
+    ...result.chips,
+    ...result.removed_chips.map((key) => ({ id: null, key, version: null, change: 'removed' })),
+  ];
+  return `${head}\n\n${table(rows, ['key', 'id', 'version', 'change'])}`;
 }
