@@ -311,6 +311,7 @@ export const WebhookEndpointScalarFieldEnum = {
   enabled: 'enabled',
   disabled_at: 'disabled_at',
   disabled_reason: 'disabled_reason',
+  failing_since: 'failing_since',
   created_at: 'created_at',
   removed_at: 'removed_at'
 } as const
@@ -337,6 +338,9 @@ export const WebhookDeliveryScalarFieldEnum = {
   status: 'status',
   attempt_count: 'attempt_count',
   next_attempt_at: 'next_attempt_at',
+  lease_id: 'lease_id',
+  leased_at: 'leased_at',
+  redelivery: 'redelivery',
   created_at: 'created_at',
   delivered_at: 'delivered_at'
 } as const
@@ -350,7 +354,8 @@ export const WebhookAttemptScalarFieldEnum = {
   attempted_at: 'attempted_at',
   response_status: 'response_status',
   latency_ms: 'latency_ms',
-  error: 'error'
+  error: 'error',
+  manual: 'manual'
 } as const
 
 export type WebhookAttemptScalarFieldEnum = (typeof WebhookAttemptScalarFieldEnum)[keyof typeof WebhookAttemptScalarFieldEnum]

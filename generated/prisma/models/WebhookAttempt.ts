@@ -43,6 +43,7 @@ export type WebhookAttemptMinAggregateOutputType = {
   response_status: number | null
   latency_ms: number | null
   error: string | null
+  manual: boolean | null
 }
 
 export type WebhookAttemptMaxAggregateOutputType = {
@@ -52,6 +53,7 @@ export type WebhookAttemptMaxAggregateOutputType = {
   response_status: number | null
   latency_ms: number | null
   error: string | null
+  manual: boolean | null
 }
 
 export type WebhookAttemptCountAggregateOutputType = {
@@ -61,6 +63,7 @@ export type WebhookAttemptCountAggregateOutputType = {
   response_status: number
   latency_ms: number
   error: number
+  manual: number
   _all: number
 }
 
@@ -82,6 +85,7 @@ export type WebhookAttemptMinAggregateInputType = {
   response_status?: true
   latency_ms?: true
   error?: true
+  manual?: true
 }
 
 export type WebhookAttemptMaxAggregateInputType = {
@@ -91,6 +95,7 @@ export type WebhookAttemptMaxAggregateInputType = {
   response_status?: true
   latency_ms?: true
   error?: true
+  manual?: true
 }
 
 export type WebhookAttemptCountAggregateInputType = {
@@ -100,6 +105,7 @@ export type WebhookAttemptCountAggregateInputType = {
   response_status?: true
   latency_ms?: true
   error?: true
+  manual?: true
   _all?: true
 }
 
@@ -194,8 +200,9 @@ export type WebhookAttemptGroupByOutputType = {
   delivery_id: string
   attempted_at: Date
   response_status: number | null
-  latency_ms: number
+  latency_ms: number | null
   error: string | null
+  manual: boolean
   _count: WebhookAttemptCountAggregateOutputType | null
   _avg: WebhookAttemptAvgAggregateOutputType | null
   _sum: WebhookAttemptSumAggregateOutputType | null
@@ -226,8 +233,9 @@ export type WebhookAttemptWhereInput = {
   delivery_id?: Prisma.StringFilter<"WebhookAttempt"> | string
   attempted_at?: Prisma.DateTimeFilter<"WebhookAttempt"> | Date | string
   response_status?: Prisma.IntNullableFilter<"WebhookAttempt"> | number | null
-  latency_ms?: Prisma.IntFilter<"WebhookAttempt"> | number
+  latency_ms?: Prisma.IntNullableFilter<"WebhookAttempt"> | number | null
   error?: Prisma.StringNullableFilter<"WebhookAttempt"> | string | null
+  manual?: Prisma.BoolFilter<"WebhookAttempt"> | boolean
   delivery?: Prisma.XOR<Prisma.WebhookDeliveryScalarRelationFilter, Prisma.WebhookDeliveryWhereInput>
 }
 
@@ -236,8 +244,9 @@ export type WebhookAttemptOrderByWithRelationInput = {
   delivery_id?: Prisma.SortOrder
   attempted_at?: Prisma.SortOrder
   response_status?: Prisma.SortOrderInput | Prisma.SortOrder
-  latency_ms?: Prisma.SortOrder
+  latency_ms?: Prisma.SortOrderInput | Prisma.SortOrder
   error?: Prisma.SortOrderInput | Prisma.SortOrder
+  manual?: Prisma.SortOrder
   delivery?: Prisma.WebhookDeliveryOrderByWithRelationInput
 }
 
@@ -249,8 +258,9 @@ export type WebhookAttemptWhereUniqueInput = Prisma.AtLeast<{
   delivery_id?: Prisma.StringFilter<"WebhookAttempt"> | string
   attempted_at?: Prisma.DateTimeFilter<"WebhookAttempt"> | Date | string
   response_status?: Prisma.IntNullableFilter<"WebhookAttempt"> | number | null
-  latency_ms?: Prisma.IntFilter<"WebhookAttempt"> | number
+  latency_ms?: Prisma.IntNullableFilter<"WebhookAttempt"> | number | null
   error?: Prisma.StringNullableFilter<"WebhookAttempt"> | string | null
+  manual?: Prisma.BoolFilter<"WebhookAttempt"> | boolean
   delivery?: Prisma.XOR<Prisma.WebhookDeliveryScalarRelationFilter, Prisma.WebhookDeliveryWhereInput>
 }, "id">
 
@@ -259,8 +269,9 @@ export type WebhookAttemptOrderByWithAggregationInput = {
   delivery_id?: Prisma.SortOrder
   attempted_at?: Prisma.SortOrder
   response_status?: Prisma.SortOrderInput | Prisma.SortOrder
-  latency_ms?: Prisma.SortOrder
+  latency_ms?: Prisma.SortOrderInput | Prisma.SortOrder
   error?: Prisma.SortOrderInput | Prisma.SortOrder
+  manual?: Prisma.SortOrder
   _count?: Prisma.WebhookAttemptCountOrderByAggregateInput
   _avg?: Prisma.WebhookAttemptAvgOrderByAggregateInput
   _max?: Prisma.WebhookAttemptMaxOrderByAggregateInput
@@ -276,16 +287,18 @@ export type WebhookAttemptScalarWhereWithAggregatesInput = {
   delivery_id?: Prisma.StringWithAggregatesFilter<"WebhookAttempt"> | string
   attempted_at?: Prisma.DateTimeWithAggregatesFilter<"WebhookAttempt"> | Date | string
   response_status?: Prisma.IntNullableWithAggregatesFilter<"WebhookAttempt"> | number | null
-  latency_ms?: Prisma.IntWithAggregatesFilter<"WebhookAttempt"> | number
+  latency_ms?: Prisma.IntNullableWithAggregatesFilter<"WebhookAttempt"> | number | null
   error?: Prisma.StringNullableWithAggregatesFilter<"WebhookAttempt"> | string | null
+  manual?: Prisma.BoolWithAggregatesFilter<"WebhookAttempt"> | boolean
 }
 
 export type WebhookAttemptCreateInput = {
   id: string
   attempted_at: Date | string
   response_status?: number | null
-  latency_ms: number
+  latency_ms?: number | null
   error?: string | null
+  manual?: boolean
   delivery: Prisma.WebhookDeliveryCreateNestedOneWithoutAttemptsInput
 }
 
@@ -294,16 +307,18 @@ export type WebhookAttemptUncheckedCreateInput = {
   delivery_id: string
   attempted_at: Date | string
   response_status?: number | null
-  latency_ms: number
+  latency_ms?: number | null
   error?: string | null
+  manual?: boolean
 }
 
 export type WebhookAttemptUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   attempted_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   response_status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  latency_ms?: Prisma.IntFieldUpdateOperationsInput | number
+  latency_ms?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  manual?: Prisma.BoolFieldUpdateOperationsInput | boolean
   delivery?: Prisma.WebhookDeliveryUpdateOneRequiredWithoutAttemptsNestedInput
 }
 
@@ -312,8 +327,9 @@ export type WebhookAttemptUncheckedUpdateInput = {
   delivery_id?: Prisma.StringFieldUpdateOperationsInput | string
   attempted_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   response_status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  latency_ms?: Prisma.IntFieldUpdateOperationsInput | number
+  latency_ms?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  manual?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 export type WebhookAttemptCreateManyInput = {
@@ -321,16 +337,18 @@ export type WebhookAttemptCreateManyInput = {
   delivery_id: string
   attempted_at: Date | string
   response_status?: number | null
-  latency_ms: number
+  latency_ms?: number | null
   error?: string | null
+  manual?: boolean
 }
 
 export type WebhookAttemptUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   attempted_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   response_status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  latency_ms?: Prisma.IntFieldUpdateOperationsInput | number
+  latency_ms?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  manual?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 export type WebhookAttemptUncheckedUpdateManyInput = {
@@ -338,8 +356,9 @@ export type WebhookAttemptUncheckedUpdateManyInput = {
   delivery_id?: Prisma.StringFieldUpdateOperationsInput | string
   attempted_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   response_status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  latency_ms?: Prisma.IntFieldUpdateOperationsInput | number
+  latency_ms?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  manual?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 export type WebhookAttemptListRelationFilter = {
@@ -359,6 +378,7 @@ export type WebhookAttemptCountOrderByAggregateInput = {
   response_status?: Prisma.SortOrder
   latency_ms?: Prisma.SortOrder
   error?: Prisma.SortOrder
+  manual?: Prisma.SortOrder
 }
 
 export type WebhookAttemptAvgOrderByAggregateInput = {
@@ -373,6 +393,7 @@ export type WebhookAttemptMaxOrderByAggregateInput = {
   response_status?: Prisma.SortOrder
   latency_ms?: Prisma.SortOrder
   error?: Prisma.SortOrder
+  manual?: Prisma.SortOrder
 }
 
 export type WebhookAttemptMinOrderByAggregateInput = {
@@ -382,6 +403,7 @@ export type WebhookAttemptMinOrderByAggregateInput = {
   response_status?: Prisma.SortOrder
   latency_ms?: Prisma.SortOrder
   error?: Prisma.SortOrder
+  manual?: Prisma.SortOrder
 }
 
 export type WebhookAttemptSumOrderByAggregateInput = {
@@ -435,16 +457,18 @@ export type WebhookAttemptCreateWithoutDeliveryInput = {
   id: string
   attempted_at: Date | string
   response_status?: number | null
-  latency_ms: number
+  latency_ms?: number | null
   error?: string | null
+  manual?: boolean
 }
 
 export type WebhookAttemptUncheckedCreateWithoutDeliveryInput = {
   id: string
   attempted_at: Date | string
   response_status?: number | null
-  latency_ms: number
+  latency_ms?: number | null
   error?: string | null
+  manual?: boolean
 }
 
 export type WebhookAttemptCreateOrConnectWithoutDeliveryInput = {
@@ -481,40 +505,45 @@ export type WebhookAttemptScalarWhereInput = {
   delivery_id?: Prisma.StringFilter<"WebhookAttempt"> | string
   attempted_at?: Prisma.DateTimeFilter<"WebhookAttempt"> | Date | string
   response_status?: Prisma.IntNullableFilter<"WebhookAttempt"> | number | null
-  latency_ms?: Prisma.IntFilter<"WebhookAttempt"> | number
+  latency_ms?: Prisma.IntNullableFilter<"WebhookAttempt"> | number | null
   error?: Prisma.StringNullableFilter<"WebhookAttempt"> | string | null
+  manual?: Prisma.BoolFilter<"WebhookAttempt"> | boolean
 }
 
 export type WebhookAttemptCreateManyDeliveryInput = {
   id: string
   attempted_at: Date | string
   response_status?: number | null
-  latency_ms: number
+  latency_ms?: number | null
   error?: string | null
+  manual?: boolean
 }
 
 export type WebhookAttemptUpdateWithoutDeliveryInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   attempted_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   response_status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  latency_ms?: Prisma.IntFieldUpdateOperationsInput | number
+  latency_ms?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  manual?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 export type WebhookAttemptUncheckedUpdateWithoutDeliveryInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   attempted_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   response_status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  latency_ms?: Prisma.IntFieldUpdateOperationsInput | number
+  latency_ms?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  manual?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 export type WebhookAttemptUncheckedUpdateManyWithoutDeliveryInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   attempted_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   response_status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  latency_ms?: Prisma.IntFieldUpdateOperationsInput | number
+  latency_ms?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  manual?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 
@@ -526,6 +555,7 @@ export type WebhookAttemptSelect<ExtArgs extends runtime.Types.Extensions.Intern
   response_status?: boolean
   latency_ms?: boolean
   error?: boolean
+  manual?: boolean
   delivery?: boolean | Prisma.WebhookDeliveryDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["webhookAttempt"]>
 
@@ -536,6 +566,7 @@ export type WebhookAttemptSelectCreateManyAndReturn<ExtArgs extends runtime.Type
   response_status?: boolean
   latency_ms?: boolean
   error?: boolean
+  manual?: boolean
   delivery?: boolean | Prisma.WebhookDeliveryDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["webhookAttempt"]>
 
@@ -546,6 +577,7 @@ export type WebhookAttemptSelectUpdateManyAndReturn<ExtArgs extends runtime.Type
   response_status?: boolean
   latency_ms?: boolean
   error?: boolean
+  manual?: boolean
   delivery?: boolean | Prisma.WebhookDeliveryDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["webhookAttempt"]>
 
@@ -556,9 +588,10 @@ export type WebhookAttemptSelectScalar = {
   response_status?: boolean
   latency_ms?: boolean
   error?: boolean
+  manual?: boolean
 }
 
-export type WebhookAttemptOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "delivery_id" | "attempted_at" | "response_status" | "latency_ms" | "error", ExtArgs["result"]["webhookAttempt"]>
+export type WebhookAttemptOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "delivery_id" | "attempted_at" | "response_status" | "latency_ms" | "error" | "manual", ExtArgs["result"]["webhookAttempt"]>
 export type WebhookAttemptInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   delivery?: boolean | Prisma.WebhookDeliveryDefaultArgs<ExtArgs>
 }
@@ -579,8 +612,9 @@ export type $WebhookAttemptPayload<ExtArgs extends runtime.Types.Extensions.Inte
     delivery_id: string
     attempted_at: Date
     response_status: number | null
-    latency_ms: number
+    latency_ms: number | null
     error: string | null
+    manual: boolean
   }, ExtArgs["result"]["webhookAttempt"]>
   composites: {}
 }
@@ -1011,6 +1045,7 @@ export interface WebhookAttemptFieldRefs {
   readonly response_status: Prisma.FieldRef<"WebhookAttempt", 'Int'>
   readonly latency_ms: Prisma.FieldRef<"WebhookAttempt", 'Int'>
   readonly error: Prisma.FieldRef<"WebhookAttempt", 'String'>
+  readonly manual: Prisma.FieldRef<"WebhookAttempt", 'Boolean'>
 }
     
 

@@ -42,6 +42,9 @@ export type WebhookDeliveryMinAggregateOutputType = {
   status: string | null
   attempt_count: number | null
   next_attempt_at: Date | null
+  lease_id: string | null
+  leased_at: Date | null
+  redelivery: boolean | null
   created_at: Date | null
   delivered_at: Date | null
 }
@@ -54,6 +57,9 @@ export type WebhookDeliveryMaxAggregateOutputType = {
   status: string | null
   attempt_count: number | null
   next_attempt_at: Date | null
+  lease_id: string | null
+  leased_at: Date | null
+  redelivery: boolean | null
   created_at: Date | null
   delivered_at: Date | null
 }
@@ -66,6 +72,9 @@ export type WebhookDeliveryCountAggregateOutputType = {
   status: number
   attempt_count: number
   next_attempt_at: number
+  lease_id: number
+  leased_at: number
+  redelivery: number
   created_at: number
   delivered_at: number
   _all: number
@@ -88,6 +97,9 @@ export type WebhookDeliveryMinAggregateInputType = {
   status?: true
   attempt_count?: true
   next_attempt_at?: true
+  lease_id?: true
+  leased_at?: true
+  redelivery?: true
   created_at?: true
   delivered_at?: true
 }
@@ -100,6 +112,9 @@ export type WebhookDeliveryMaxAggregateInputType = {
   status?: true
   attempt_count?: true
   next_attempt_at?: true
+  lease_id?: true
+  leased_at?: true
+  redelivery?: true
   created_at?: true
   delivered_at?: true
 }
@@ -112,6 +127,9 @@ export type WebhookDeliveryCountAggregateInputType = {
   status?: true
   attempt_count?: true
   next_attempt_at?: true
+  lease_id?: true
+  leased_at?: true
+  redelivery?: true
   created_at?: true
   delivered_at?: true
   _all?: true
@@ -211,6 +229,9 @@ export type WebhookDeliveryGroupByOutputType = {
   status: string
   attempt_count: number
   next_attempt_at: Date | null
+  lease_id: string | null
+  leased_at: Date | null
+  redelivery: boolean
   created_at: Date
   delivered_at: Date | null
   _count: WebhookDeliveryCountAggregateOutputType | null
@@ -246,6 +267,9 @@ export type WebhookDeliveryWhereInput = {
   status?: Prisma.StringFilter<"WebhookDelivery"> | string
   attempt_count?: Prisma.IntFilter<"WebhookDelivery"> | number
   next_attempt_at?: Prisma.DateTimeNullableFilter<"WebhookDelivery"> | Date | string | null
+  lease_id?: Prisma.StringNullableFilter<"WebhookDelivery"> | string | null
+  leased_at?: Prisma.DateTimeNullableFilter<"WebhookDelivery"> | Date | string | null
+  redelivery?: Prisma.BoolFilter<"WebhookDelivery"> | boolean
   created_at?: Prisma.DateTimeFilter<"WebhookDelivery"> | Date | string
   delivered_at?: Prisma.DateTimeNullableFilter<"WebhookDelivery"> | Date | string | null
   message?: Prisma.XOR<Prisma.WebhookMessageScalarRelationFilter, Prisma.WebhookMessageWhereInput>
@@ -261,6 +285,9 @@ export type WebhookDeliveryOrderByWithRelationInput = {
   status?: Prisma.SortOrder
   attempt_count?: Prisma.SortOrder
   next_attempt_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  lease_id?: Prisma.SortOrderInput | Prisma.SortOrder
+  leased_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  redelivery?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   delivered_at?: Prisma.SortOrderInput | Prisma.SortOrder
   message?: Prisma.WebhookMessageOrderByWithRelationInput
@@ -280,6 +307,9 @@ export type WebhookDeliveryWhereUniqueInput = Prisma.AtLeast<{
   status?: Prisma.StringFilter<"WebhookDelivery"> | string
   attempt_count?: Prisma.IntFilter<"WebhookDelivery"> | number
   next_attempt_at?: Prisma.DateTimeNullableFilter<"WebhookDelivery"> | Date | string | null
+  lease_id?: Prisma.StringNullableFilter<"WebhookDelivery"> | string | null
+  leased_at?: Prisma.DateTimeNullableFilter<"WebhookDelivery"> | Date | string | null
+  redelivery?: Prisma.BoolFilter<"WebhookDelivery"> | boolean
   created_at?: Prisma.DateTimeFilter<"WebhookDelivery"> | Date | string
   delivered_at?: Prisma.DateTimeNullableFilter<"WebhookDelivery"> | Date | string | null
   message?: Prisma.XOR<Prisma.WebhookMessageScalarRelationFilter, Prisma.WebhookMessageWhereInput>
@@ -295,6 +325,9 @@ export type WebhookDeliveryOrderByWithAggregationInput = {
   status?: Prisma.SortOrder
   attempt_count?: Prisma.SortOrder
   next_attempt_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  lease_id?: Prisma.SortOrderInput | Prisma.SortOrder
+  leased_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  redelivery?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   delivered_at?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.WebhookDeliveryCountOrderByAggregateInput
@@ -315,6 +348,9 @@ export type WebhookDeliveryScalarWhereWithAggregatesInput = {
   status?: Prisma.StringWithAggregatesFilter<"WebhookDelivery"> | string
   attempt_count?: Prisma.IntWithAggregatesFilter<"WebhookDelivery"> | number
   next_attempt_at?: Prisma.DateTimeNullableWithAggregatesFilter<"WebhookDelivery"> | Date | string | null
+  lease_id?: Prisma.StringNullableWithAggregatesFilter<"WebhookDelivery"> | string | null
+  leased_at?: Prisma.DateTimeNullableWithAggregatesFilter<"WebhookDelivery"> | Date | string | null
+  redelivery?: Prisma.BoolWithAggregatesFilter<"WebhookDelivery"> | boolean
   created_at?: Prisma.DateTimeWithAggregatesFilter<"WebhookDelivery"> | Date | string
   delivered_at?: Prisma.DateTimeNullableWithAggregatesFilter<"WebhookDelivery"> | Date | string | null
 }
@@ -325,6 +361,9 @@ export type WebhookDeliveryCreateInput = {
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
+  lease_id?: string | null
+  leased_at?: Date | string | null
+  redelivery?: boolean
   created_at?: Date | string
   delivered_at?: Date | string | null
   message: Prisma.WebhookMessageCreateNestedOneWithoutDeliveriesInput
@@ -340,6 +379,9 @@ export type WebhookDeliveryUncheckedCreateInput = {
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
+  lease_id?: string | null
+  leased_at?: Date | string | null
+  redelivery?: boolean
   created_at?: Date | string
   delivered_at?: Date | string | null
   attempts?: Prisma.WebhookAttemptUncheckedCreateNestedManyWithoutDeliveryInput
@@ -351,6 +393,9 @@ export type WebhookDeliveryUpdateInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leased_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  redelivery?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   delivered_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   message?: Prisma.WebhookMessageUpdateOneRequiredWithoutDeliveriesNestedInput
@@ -366,6 +411,9 @@ export type WebhookDeliveryUncheckedUpdateInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leased_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  redelivery?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   delivered_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   attempts?: Prisma.WebhookAttemptUncheckedUpdateManyWithoutDeliveryNestedInput
@@ -379,6 +427,9 @@ export type WebhookDeliveryCreateManyInput = {
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
+  lease_id?: string | null
+  leased_at?: Date | string | null
+  redelivery?: boolean
   created_at?: Date | string
   delivered_at?: Date | string | null
 }
@@ -389,6 +440,9 @@ export type WebhookDeliveryUpdateManyMutationInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leased_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  redelivery?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   delivered_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -401,6 +455,9 @@ export type WebhookDeliveryUncheckedUpdateManyInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leased_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  redelivery?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   delivered_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -428,6 +485,9 @@ export type WebhookDeliveryCountOrderByAggregateInput = {
   status?: Prisma.SortOrder
   attempt_count?: Prisma.SortOrder
   next_attempt_at?: Prisma.SortOrder
+  lease_id?: Prisma.SortOrder
+  leased_at?: Prisma.SortOrder
+  redelivery?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   delivered_at?: Prisma.SortOrder
 }
@@ -444,6 +504,9 @@ export type WebhookDeliveryMaxOrderByAggregateInput = {
   status?: Prisma.SortOrder
   attempt_count?: Prisma.SortOrder
   next_attempt_at?: Prisma.SortOrder
+  lease_id?: Prisma.SortOrder
+  leased_at?: Prisma.SortOrder
+  redelivery?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   delivered_at?: Prisma.SortOrder
 }
@@ -456,6 +519,9 @@ export type WebhookDeliveryMinOrderByAggregateInput = {
   status?: Prisma.SortOrder
   attempt_count?: Prisma.SortOrder
   next_attempt_at?: Prisma.SortOrder
+  lease_id?: Prisma.SortOrder
+  leased_at?: Prisma.SortOrder
+  redelivery?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   delivered_at?: Prisma.SortOrder
 }
@@ -573,6 +639,9 @@ export type WebhookDeliveryCreateWithoutEndpointInput = {
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
+  lease_id?: string | null
+  leased_at?: Date | string | null
+  redelivery?: boolean
   created_at?: Date | string
   delivered_at?: Date | string | null
   message: Prisma.WebhookMessageCreateNestedOneWithoutDeliveriesInput
@@ -586,6 +655,9 @@ export type WebhookDeliveryUncheckedCreateWithoutEndpointInput = {
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
+  lease_id?: string | null
+  leased_at?: Date | string | null
+  redelivery?: boolean
   created_at?: Date | string
   delivered_at?: Date | string | null
   attempts?: Prisma.WebhookAttemptUncheckedCreateNestedManyWithoutDeliveryInput
@@ -628,6 +700,9 @@ export type WebhookDeliveryScalarWhereInput = {
   status?: Prisma.StringFilter<"WebhookDelivery"> | string
   attempt_count?: Prisma.IntFilter<"WebhookDelivery"> | number
   next_attempt_at?: Prisma.DateTimeNullableFilter<"WebhookDelivery"> | Date | string | null
+  lease_id?: Prisma.StringNullableFilter<"WebhookDelivery"> | string | null
+  leased_at?: Prisma.DateTimeNullableFilter<"WebhookDelivery"> | Date | string | null
+  redelivery?: Prisma.BoolFilter<"WebhookDelivery"> | boolean
   created_at?: Prisma.DateTimeFilter<"WebhookDelivery"> | Date | string
   delivered_at?: Prisma.DateTimeNullableFilter<"WebhookDelivery"> | Date | string | null
 }
@@ -638,6 +713,9 @@ export type WebhookDeliveryCreateWithoutMessageInput = {
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
+  lease_id?: string | null
+  leased_at?: Date | string | null
+  redelivery?: boolean
   created_at?: Date | string
   delivered_at?: Date | string | null
   endpoint: Prisma.WebhookEndpointCreateNestedOneWithoutDeliveriesInput
@@ -651,6 +729,9 @@ export type WebhookDeliveryUncheckedCreateWithoutMessageInput = {
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
+  lease_id?: string | null
+  leased_at?: Date | string | null
+  redelivery?: boolean
   created_at?: Date | string
   delivered_at?: Date | string | null
   attempts?: Prisma.WebhookAttemptUncheckedCreateNestedManyWithoutDeliveryInput
@@ -688,6 +769,9 @@ export type WebhookDeliveryCreateWithoutAttemptsInput = {
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
+  lease_id?: string | null
+  leased_at?: Date | string | null
+  redelivery?: boolean
   created_at?: Date | string
   delivered_at?: Date | string | null
   message: Prisma.WebhookMessageCreateNestedOneWithoutDeliveriesInput
@@ -702,6 +786,9 @@ export type WebhookDeliveryUncheckedCreateWithoutAttemptsInput = {
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
+  lease_id?: string | null
+  leased_at?: Date | string | null
+  redelivery?: boolean
   created_at?: Date | string
   delivered_at?: Date | string | null
 }
@@ -728,6 +815,9 @@ export type WebhookDeliveryUpdateWithoutAttemptsInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leased_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  redelivery?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   delivered_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   message?: Prisma.WebhookMessageUpdateOneRequiredWithoutDeliveriesNestedInput
@@ -742,6 +832,9 @@ export type WebhookDeliveryUncheckedUpdateWithoutAttemptsInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leased_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  redelivery?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   delivered_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -753,6 +846,9 @@ export type WebhookDeliveryCreateManyEndpointInput = {
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
+  lease_id?: string | null
+  leased_at?: Date | string | null
+  redelivery?: boolean
   created_at?: Date | string
   delivered_at?: Date | string | null
 }
@@ -763,6 +859,9 @@ export type WebhookDeliveryUpdateWithoutEndpointInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leased_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  redelivery?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   delivered_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   message?: Prisma.WebhookMessageUpdateOneRequiredWithoutDeliveriesNestedInput
@@ -776,6 +875,9 @@ export type WebhookDeliveryUncheckedUpdateWithoutEndpointInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leased_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  redelivery?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   delivered_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   attempts?: Prisma.WebhookAttemptUncheckedUpdateManyWithoutDeliveryNestedInput
@@ -788,6 +890,9 @@ export type WebhookDeliveryUncheckedUpdateManyWithoutEndpointInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leased_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  redelivery?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   delivered_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -799,6 +904,9 @@ export type WebhookDeliveryCreateManyMessageInput = {
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
+  lease_id?: string | null
+  leased_at?: Date | string | null
+  redelivery?: boolean
   created_at?: Date | string
   delivered_at?: Date | string | null
 }
@@ -809,6 +917,9 @@ export type WebhookDeliveryUpdateWithoutMessageInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leased_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  redelivery?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   delivered_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endpoint?: Prisma.WebhookEndpointUpdateOneRequiredWithoutDeliveriesNestedInput
@@ -822,6 +933,9 @@ export type WebhookDeliveryUncheckedUpdateWithoutMessageInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leased_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  redelivery?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   delivered_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   attempts?: Prisma.WebhookAttemptUncheckedUpdateManyWithoutDeliveryNestedInput
@@ -834,6 +948,9 @@ export type WebhookDeliveryUncheckedUpdateManyWithoutMessageInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  lease_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leased_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  redelivery?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   delivered_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -877,6 +994,9 @@ export type WebhookDeliverySelect<ExtArgs extends runtime.Types.Extensions.Inter
   status?: boolean
   attempt_count?: boolean
   next_attempt_at?: boolean
+  lease_id?: boolean
+  leased_at?: boolean
+  redelivery?: boolean
   created_at?: boolean
   delivered_at?: boolean
   message?: boolean | Prisma.WebhookMessageDefaultArgs<ExtArgs>
@@ -893,6 +1013,9 @@ export type WebhookDeliverySelectCreateManyAndReturn<ExtArgs extends runtime.Typ
   status?: boolean
   attempt_count?: boolean
   next_attempt_at?: boolean
+  lease_id?: boolean
+  leased_at?: boolean
+  redelivery?: boolean
   created_at?: boolean
   delivered_at?: boolean
   message?: boolean | Prisma.WebhookMessageDefaultArgs<ExtArgs>
@@ -907,6 +1030,9 @@ export type WebhookDeliverySelectUpdateManyAndReturn<ExtArgs extends runtime.Typ
   status?: boolean
   attempt_count?: boolean
   next_attempt_at?: boolean
+  lease_id?: boolean
+  leased_at?: boolean
+  redelivery?: boolean
   created_at?: boolean
   delivered_at?: boolean
   message?: boolean | Prisma.WebhookMessageDefaultArgs<ExtArgs>
@@ -921,11 +1047,14 @@ export type WebhookDeliverySelectScalar = {
   status?: boolean
   attempt_count?: boolean
   next_attempt_at?: boolean
+  lease_id?: boolean
+  leased_at?: boolean
+  redelivery?: boolean
   created_at?: boolean
   delivered_at?: boolean
 }
 
-export type WebhookDeliveryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "message_id" | "endpoint_id" | "status" | "attempt_count" | "next_attempt_at" | "created_at" | "delivered_at", ExtArgs["result"]["webhookDelivery"]>
+export type WebhookDeliveryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "message_id" | "endpoint_id" | "status" | "attempt_count" | "next_attempt_at" | "lease_id" | "leased_at" | "redelivery" | "created_at" | "delivered_at", ExtArgs["result"]["webhookDelivery"]>
 export type WebhookDeliveryInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   message?: boolean | Prisma.WebhookMessageDefaultArgs<ExtArgs>
   endpoint?: boolean | Prisma.WebhookEndpointDefaultArgs<ExtArgs>
@@ -956,6 +1085,9 @@ export type $WebhookDeliveryPayload<ExtArgs extends runtime.Types.Extensions.Int
     status: string
     attempt_count: number
     next_attempt_at: Date | null
+    lease_id: string | null
+    leased_at: Date | null
+    redelivery: boolean
     created_at: Date
     delivered_at: Date | null
   }, ExtArgs["result"]["webhookDelivery"]>
@@ -1391,6 +1523,9 @@ export interface WebhookDeliveryFieldRefs {
   readonly status: Prisma.FieldRef<"WebhookDelivery", 'String'>
   readonly attempt_count: Prisma.FieldRef<"WebhookDelivery", 'Int'>
   readonly next_attempt_at: Prisma.FieldRef<"WebhookDelivery", 'DateTime'>
+  readonly lease_id: Prisma.FieldRef<"WebhookDelivery", 'String'>
+  readonly leased_at: Prisma.FieldRef<"WebhookDelivery", 'DateTime'>
+  readonly redelivery: Prisma.FieldRef<"WebhookDelivery", 'Boolean'>
   readonly created_at: Prisma.FieldRef<"WebhookDelivery", 'DateTime'>
   readonly delivered_at: Prisma.FieldRef<"WebhookDelivery", 'DateTime'>
 }

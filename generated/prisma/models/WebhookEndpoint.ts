@@ -34,6 +34,7 @@ export type WebhookEndpointMinAggregateOutputType = {
   enabled: boolean | null
   disabled_at: Date | null
   disabled_reason: string | null
+  failing_since: Date | null
   created_at: Date | null
   removed_at: Date | null
 }
@@ -48,6 +49,7 @@ export type WebhookEndpointMaxAggregateOutputType = {
   enabled: boolean | null
   disabled_at: Date | null
   disabled_reason: string | null
+  failing_since: Date | null
   created_at: Date | null
   removed_at: Date | null
 }
@@ -63,6 +65,7 @@ export type WebhookEndpointCountAggregateOutputType = {
   enabled: number
   disabled_at: number
   disabled_reason: number
+  failing_since: number
   created_at: number
   removed_at: number
   _all: number
@@ -79,6 +82,7 @@ export type WebhookEndpointMinAggregateInputType = {
   enabled?: true
   disabled_at?: true
   disabled_reason?: true
+  failing_since?: true
   created_at?: true
   removed_at?: true
 }
@@ -93,6 +97,7 @@ export type WebhookEndpointMaxAggregateInputType = {
   enabled?: true
   disabled_at?: true
   disabled_reason?: true
+  failing_since?: true
   created_at?: true
   removed_at?: true
 }
@@ -108,6 +113,7 @@ export type WebhookEndpointCountAggregateInputType = {
   enabled?: true
   disabled_at?: true
   disabled_reason?: true
+  failing_since?: true
   created_at?: true
   removed_at?: true
   _all?: true
@@ -196,6 +202,7 @@ export type WebhookEndpointGroupByOutputType = {
   enabled: boolean
   disabled_at: Date | null
   disabled_reason: string | null
+  failing_since: Date | null
   created_at: Date
   removed_at: Date | null
   _count: WebhookEndpointCountAggregateOutputType | null
@@ -232,6 +239,7 @@ export type WebhookEndpointWhereInput = {
   enabled?: Prisma.BoolFilter<"WebhookEndpoint"> | boolean
   disabled_at?: Prisma.DateTimeNullableFilter<"WebhookEndpoint"> | Date | string | null
   disabled_reason?: Prisma.StringNullableFilter<"WebhookEndpoint"> | string | null
+  failing_since?: Prisma.DateTimeNullableFilter<"WebhookEndpoint"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"WebhookEndpoint"> | Date | string
   removed_at?: Prisma.DateTimeNullableFilter<"WebhookEndpoint"> | Date | string | null
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
@@ -249,6 +257,7 @@ export type WebhookEndpointOrderByWithRelationInput = {
   enabled?: Prisma.SortOrder
   disabled_at?: Prisma.SortOrderInput | Prisma.SortOrder
   disabled_reason?: Prisma.SortOrderInput | Prisma.SortOrder
+  failing_since?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   removed_at?: Prisma.SortOrderInput | Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
@@ -269,6 +278,7 @@ export type WebhookEndpointWhereUniqueInput = Prisma.AtLeast<{
   enabled?: Prisma.BoolFilter<"WebhookEndpoint"> | boolean
   disabled_at?: Prisma.DateTimeNullableFilter<"WebhookEndpoint"> | Date | string | null
   disabled_reason?: Prisma.StringNullableFilter<"WebhookEndpoint"> | string | null
+  failing_since?: Prisma.DateTimeNullableFilter<"WebhookEndpoint"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"WebhookEndpoint"> | Date | string
   removed_at?: Prisma.DateTimeNullableFilter<"WebhookEndpoint"> | Date | string | null
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
@@ -286,6 +296,7 @@ export type WebhookEndpointOrderByWithAggregationInput = {
   enabled?: Prisma.SortOrder
   disabled_at?: Prisma.SortOrderInput | Prisma.SortOrder
   disabled_reason?: Prisma.SortOrderInput | Prisma.SortOrder
+  failing_since?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   removed_at?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.WebhookEndpointCountOrderByAggregateInput
@@ -307,6 +318,7 @@ export type WebhookEndpointScalarWhereWithAggregatesInput = {
   enabled?: Prisma.BoolWithAggregatesFilter<"WebhookEndpoint"> | boolean
   disabled_at?: Prisma.DateTimeNullableWithAggregatesFilter<"WebhookEndpoint"> | Date | string | null
   disabled_reason?: Prisma.StringNullableWithAggregatesFilter<"WebhookEndpoint"> | string | null
+  failing_since?: Prisma.DateTimeNullableWithAggregatesFilter<"WebhookEndpoint"> | Date | string | null
   created_at?: Prisma.DateTimeWithAggregatesFilter<"WebhookEndpoint"> | Date | string
   removed_at?: Prisma.DateTimeNullableWithAggregatesFilter<"WebhookEndpoint"> | Date | string | null
 }
@@ -321,6 +333,7 @@ export type WebhookEndpointCreateInput = {
   enabled?: boolean
   disabled_at?: Date | string | null
   disabled_reason?: string | null
+  failing_since?: Date | string | null
   created_at?: Date | string
   removed_at?: Date | string | null
   org: Prisma.OrgCreateNestedOneWithoutWebhook_endpointsInput
@@ -338,6 +351,7 @@ export type WebhookEndpointUncheckedCreateInput = {
   enabled?: boolean
   disabled_at?: Date | string | null
   disabled_reason?: string | null
+  failing_since?: Date | string | null
   created_at?: Date | string
   removed_at?: Date | string | null
   deliveries?: Prisma.WebhookDeliveryUncheckedCreateNestedManyWithoutEndpointInput
@@ -353,6 +367,7 @@ export type WebhookEndpointUpdateInput = {
   enabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   disabled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   disabled_reason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  failing_since?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   removed_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   org?: Prisma.OrgUpdateOneRequiredWithoutWebhook_endpointsNestedInput
@@ -370,6 +385,7 @@ export type WebhookEndpointUncheckedUpdateInput = {
   enabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   disabled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   disabled_reason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  failing_since?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   removed_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   deliveries?: Prisma.WebhookDeliveryUncheckedUpdateManyWithoutEndpointNestedInput
@@ -386,6 +402,7 @@ export type WebhookEndpointCreateManyInput = {
   enabled?: boolean
   disabled_at?: Date | string | null
   disabled_reason?: string | null
+  failing_since?: Date | string | null
   created_at?: Date | string
   removed_at?: Date | string | null
 }
@@ -400,6 +417,7 @@ export type WebhookEndpointUpdateManyMutationInput = {
   enabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   disabled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   disabled_reason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  failing_since?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   removed_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -415,6 +433,7 @@ export type WebhookEndpointUncheckedUpdateManyInput = {
   enabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   disabled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   disabled_reason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  failing_since?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   removed_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -440,6 +459,7 @@ export type WebhookEndpointCountOrderByAggregateInput = {
   enabled?: Prisma.SortOrder
   disabled_at?: Prisma.SortOrder
   disabled_reason?: Prisma.SortOrder
+  failing_since?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   removed_at?: Prisma.SortOrder
 }
@@ -454,6 +474,7 @@ export type WebhookEndpointMaxOrderByAggregateInput = {
   enabled?: Prisma.SortOrder
   disabled_at?: Prisma.SortOrder
   disabled_reason?: Prisma.SortOrder
+  failing_since?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   removed_at?: Prisma.SortOrder
 }
@@ -468,6 +489,7 @@ export type WebhookEndpointMinOrderByAggregateInput = {
   enabled?: Prisma.SortOrder
   disabled_at?: Prisma.SortOrder
   disabled_reason?: Prisma.SortOrder
+  failing_since?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   removed_at?: Prisma.SortOrder
 }
@@ -552,6 +574,7 @@ export type WebhookEndpointCreateWithoutOrgInput = {
   enabled?: boolean
   disabled_at?: Date | string | null
   disabled_reason?: string | null
+  failing_since?: Date | string | null
   created_at?: Date | string
   removed_at?: Date | string | null
   deliveries?: Prisma.WebhookDeliveryCreateNestedManyWithoutEndpointInput
@@ -567,6 +590,7 @@ export type WebhookEndpointUncheckedCreateWithoutOrgInput = {
   enabled?: boolean
   disabled_at?: Date | string | null
   disabled_reason?: string | null
+  failing_since?: Date | string | null
   created_at?: Date | string
   removed_at?: Date | string | null
   deliveries?: Prisma.WebhookDeliveryUncheckedCreateNestedManyWithoutEndpointInput
@@ -612,6 +636,7 @@ export type WebhookEndpointScalarWhereInput = {
   enabled?: Prisma.BoolFilter<"WebhookEndpoint"> | boolean
   disabled_at?: Prisma.DateTimeNullableFilter<"WebhookEndpoint"> | Date | string | null
   disabled_reason?: Prisma.StringNullableFilter<"WebhookEndpoint"> | string | null
+  failing_since?: Prisma.DateTimeNullableFilter<"WebhookEndpoint"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"WebhookEndpoint"> | Date | string
   removed_at?: Prisma.DateTimeNullableFilter<"WebhookEndpoint"> | Date | string | null
 }
@@ -626,6 +651,7 @@ export type WebhookEndpointCreateWithoutDeliveriesInput = {
   enabled?: boolean
   disabled_at?: Date | string | null
   disabled_reason?: string | null
+  failing_since?: Date | string | null
   created_at?: Date | string
   removed_at?: Date | string | null
   org: Prisma.OrgCreateNestedOneWithoutWebhook_endpointsInput
@@ -642,6 +668,7 @@ export type WebhookEndpointUncheckedCreateWithoutDeliveriesInput = {
   enabled?: boolean
   disabled_at?: Date | string | null
   disabled_reason?: string | null
+  failing_since?: Date | string | null
   created_at?: Date | string
   removed_at?: Date | string | null
 }
@@ -672,6 +699,7 @@ export type WebhookEndpointUpdateWithoutDeliveriesInput = {
   enabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   disabled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   disabled_reason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  failing_since?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   removed_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   org?: Prisma.OrgUpdateOneRequiredWithoutWebhook_endpointsNestedInput
@@ -688,6 +716,7 @@ export type WebhookEndpointUncheckedUpdateWithoutDeliveriesInput = {
   enabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   disabled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   disabled_reason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  failing_since?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   removed_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -702,6 +731,7 @@ export type WebhookEndpointCreateManyOrgInput = {
   enabled?: boolean
   disabled_at?: Date | string | null
   disabled_reason?: string | null
+  failing_since?: Date | string | null
   created_at?: Date | string
   removed_at?: Date | string | null
 }
@@ -716,6 +746,7 @@ export type WebhookEndpointUpdateWithoutOrgInput = {
   enabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   disabled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   disabled_reason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  failing_since?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   removed_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   deliveries?: Prisma.WebhookDeliveryUpdateManyWithoutEndpointNestedInput
@@ -731,6 +762,7 @@ export type WebhookEndpointUncheckedUpdateWithoutOrgInput = {
   enabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   disabled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   disabled_reason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  failing_since?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   removed_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   deliveries?: Prisma.WebhookDeliveryUncheckedUpdateManyWithoutEndpointNestedInput
@@ -746,6 +778,7 @@ export type WebhookEndpointUncheckedUpdateManyWithoutOrgInput = {
   enabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   disabled_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   disabled_reason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  failing_since?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   removed_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -792,6 +825,7 @@ export type WebhookEndpointSelect<ExtArgs extends runtime.Types.Extensions.Inter
   enabled?: boolean
   disabled_at?: boolean
   disabled_reason?: boolean
+  failing_since?: boolean
   created_at?: boolean
   removed_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
@@ -810,6 +844,7 @@ export type WebhookEndpointSelectCreateManyAndReturn<ExtArgs extends runtime.Typ
   enabled?: boolean
   disabled_at?: boolean
   disabled_reason?: boolean
+  failing_since?: boolean
   created_at?: boolean
   removed_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
@@ -826,6 +861,7 @@ export type WebhookEndpointSelectUpdateManyAndReturn<ExtArgs extends runtime.Typ
   enabled?: boolean
   disabled_at?: boolean
   disabled_reason?: boolean
+  failing_since?: boolean
   created_at?: boolean
   removed_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
@@ -842,11 +878,12 @@ export type WebhookEndpointSelectScalar = {
   enabled?: boolean
   disabled_at?: boolean
   disabled_reason?: boolean
+  failing_since?: boolean
   created_at?: boolean
   removed_at?: boolean
 }
 
-export type WebhookEndpointOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "url" | "events" | "secret" | "previous_secret" | "previous_secret_expires_at" | "enabled" | "disabled_at" | "disabled_reason" | "created_at" | "removed_at", ExtArgs["result"]["webhookEndpoint"]>
+export type WebhookEndpointOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "url" | "events" | "secret" | "previous_secret" | "previous_secret_expires_at" | "enabled" | "disabled_at" | "disabled_reason" | "failing_since" | "created_at" | "removed_at", ExtArgs["result"]["webhookEndpoint"]>
 export type WebhookEndpointInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deliveries?: boolean | Prisma.WebhookEndpoint$deliveriesArgs<ExtArgs>
@@ -876,6 +913,7 @@ export type $WebhookEndpointPayload<ExtArgs extends runtime.Types.Extensions.Int
     enabled: boolean
     disabled_at: Date | null
     disabled_reason: string | null
+    failing_since: Date | null
     created_at: Date
     removed_at: Date | null
   }, ExtArgs["result"]["webhookEndpoint"]>
@@ -1313,6 +1351,7 @@ export interface WebhookEndpointFieldRefs {
   readonly enabled: Prisma.FieldRef<"WebhookEndpoint", 'Boolean'>
   readonly disabled_at: Prisma.FieldRef<"WebhookEndpoint", 'DateTime'>
   readonly disabled_reason: Prisma.FieldRef<"WebhookEndpoint", 'String'>
+  readonly failing_since: Prisma.FieldRef<"WebhookEndpoint", 'DateTime'>
   readonly created_at: Prisma.FieldRef<"WebhookEndpoint", 'DateTime'>
   readonly removed_at: Prisma.FieldRef<"WebhookEndpoint", 'DateTime'>
 }
