@@ -14,6 +14,8 @@ export type IdPrefix =
   | 'earn'
   | 'wh'
   | 'msg'
+  | 'dlv'
+  | 'att'
   | 'aud'
   | 'req';
 

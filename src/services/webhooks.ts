@@ -1,0 +1,215 @@
+import type { Prisma } from '../../generated/prisma/client.ts';
+import type { Database } from '../db/prisma.ts';
+import { checkEndpointUrl } from '../domain/webhooks/addresses.ts';
+import { parseEventKinds } from '../domain/webhooks/kinds.ts';
+import { generateWebhookSecret } from '../domain/webhooks/signature.ts';
+import { hasPrefix } from '../lib/ids.ts';
+import { AuditRepository } from '../repositories/audit.ts';
+import { OrgRepository } from '../repositories/orgs.ts';
+import { type WebhookDeliveryRecord, type WebhookEndpointRecord, WebhookRepository } from '../repositories/webhooks.ts';
+import { adminAuditEntry } from './adminAudit.ts';
+import { AdminError } from './adminError.ts';
+import { type EnqueuedMessage, enqueueWebhookEvent } from './webhookOutbox.ts';
+
+/** How long the secret replaced by a rotation keeps signing: time to deploy the new one to the receivers. */
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+
+export const DELIVERIES_LIMIT_DEFAULT = 20;
+const DELIVERIES_LIMIT_MAX = 200;
+
+export interface EndpointWithSecret {
+  endpoint: WebhookEndpointRecord;
+  /** Shown once. */
+  secret: string;
+}
+
+export interface RedeliveryResult {
+  message_id: string;
+  /** The deliveries made due now, with their status before. */
+  redelivered: { endpoint_id: string; previous_status: string }[];
+}
+
+/** Admin operations on webhook endpoints; each change is one transaction with its audit entry. */
+export class WebhookAdmin {
+  private readonly db: Database;
+  private readonly webhooks: WebhookRepository;
+  private readonly orgs: OrgRepository;
+  private readonly audit: AuditRepository;
+  private readonly allowPrivateAddresses: boolean;
+
+  constructor(db: Database, options: { allowPrivateAddresses: boolean }) {
+    this.db = db;
+    this.webhooks = new WebhookRepository(db);
+    this.orgs = new OrgRepository(db);
+    this.audit = new AuditRepository(db);
+    this.allowPrivateAddresses = options.allowPrivateAddresses;
+  }
+
+  async add(input: { orgId: string; url: string; events?: string }): Promise<EndpointWithSecret> {
+    const checked = checkEndpointUrl(input.url, { allowPrivate: this.allowPrivateAddresses });
+    if ('error' in checked) throw new AdminError('invalid_argument', checked.error);
+    const parsed = parseEventKinds(input.events);
+    if ('error' in parsed) throw new AdminError('invalid_argument', parsed.error);
+    await this.requireOrg(input.orgId);
+    const secret = generateWebhookSecret();
+    const endpoint = await this.db.$transaction(async (tx) => {
+      const created = await this.webhooks.createEndpoint(tx, input.orgId, {
+        url: checked.url,
+        events: parsed.kinds,
+        secret,
+      });
+      await this.record(tx, input.orgId, 'webhook.added', {
+        endpoint_id: created.id,
+        url: created.url,
+        events: created.events,
+      });
+      return created;
+    });
+    return { endpoint, secret };
+  }
+
+  async list(orgId: string): Promise<WebhookEndpointRecord[]> {
+    await this.requireOrg(orgId);
+    return this.webhooks.listEndpoints(orgId);
+  }
+
+  /** Stops all sending to the endpoint; its delivery history is kept. */
+  async remove(orgId: string, endpointId: string): Promise<WebhookEndpointRecord> {
+    await this.requireOrg(orgId);
+    return this.db.$transaction(async (tx) => {
+      const removed = await this.webhooks.removeEndpoint(tx, orgId, endpointId, new Date());
+      if (!removed) throw this.noEndpoint(orgId, endpointId);
+      await this.record(tx, orgId, 'webhook.removed', { endpoint_id: endpointId, url: removed.url });
+      return removed;
+    });
+  }
+
+  /** A new secret, shown once; the old one keeps signing too for ROTATION_OVERLAP_MS. */
+  async rotateSecret(orgId: string, endpointId: string): Promise<EndpointWithSecret> {
+    await this.requireOrg(orgId);
+    const secret = generateWebhookSecret();
+    const endpoint = await this.db.$transaction(async (tx) => {
+      const expiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
+      const rotated = await this.webhooks.rotateSecret(tx, orgId, endpointId, secret, expiresAt);
+      if (!rotated) throw this.noEndpoint(orgId, endpointId);
+      await this.record(tx, orgId, 'webhook.secret_rotated', {
+        endpoint_id: endpointId,
+        previous_secret_expires_at: expiresAt.toISOString(),
+      });
+      return rotated;
+    });
+    return { endpoint, secret };
+  }
+
+  /** Enables an endpoint that was disabled (after a `410` or 5 days of failures); idempotent. */
+  async enable(orgId: string, endpointId: string): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
+    await this.requireOrg(orgId);
+    return this.db.$transaction(async (tx) => {
+      const changed = await this.webhooks.enableEndpoint(tx, orgId, endpointId);
+      if (changed) await this.record(tx, orgId, 'webhook.enabled', { endpoint_id: endpointId });
+      const endpoint = await this.requireEndpoint(orgId, endpointId, tx);
+      return { endpoint, changed };
+    });
+  }
+
+  /** Sends a `ping` to the endpoint (whatever kinds it subscribes to). */
+  async test(orgId: string, endpointId: string): Promise<EnqueuedMessage> {
+    await this.requireOrg(orgId);
+    const endpoint = await this.requireEndpoint(orgId, endpointId);
+    if (!endpoint.enabled) throw this.disabled(orgId, endpoint);
+    return this.db.$transaction(async (tx) => {
+      const enqueued = await enqueueWebhookEvent(
+        tx,
+        orgId,
+        'ping',
+        { endpoint_id: endpointId },
+        { timestamp: new Date(), onlyEndpointId: endpointId },
+      );
+      if (!enqueued) throw this.disabled(orgId, endpoint);
+      await this.record(tx, orgId, 'webhook.test_sent', { endpoint_id: endpointId, message_id: enqueued.message_id });
+      return enqueued;
+    });
+  }
+
+  async deliveries(orgId: string, endpointId: string, limit?: string): Promise<WebhookDeliveryRecord[]> {
+    const count = limit === undefined ? DELIVERIES_LIMIT_DEFAULT : Number(limit);
+    if (!Number.isInteger(count) || count < 1 || count > DELIVERIES_LIMIT_MAX) {
+      throw new AdminError('invalid_argument', `--limit must be an integer from 1 to ${DELIVERIES_LIMIT_MAX}`);
+    }
+    await this.requireOrg(orgId);
+    await this.requireEndpoint(orgId, endpointId);
+    return this.webhooks.listDeliveries(orgId, endpointId, count);
+  }
+
+  /**
+   * A new attempt now for a message, to each enabled endpoint it went to (or only `endpointId`): a delivery
+   * waiting for a retry is brought forward; a delivered or failed one gets one more attempt, outside the
+   * retry schedule. Receivers deduplicate on `webhook-id`, which stays the message id.
+   */
+  async redeliver(orgId: string, messageId: string, endpointId?: string): Promise<RedeliveryResult> {
+    if (!hasPrefix(messageId, 'msg')) {
+      throw new AdminError('invalid_argument', `${JSON.stringify(messageId)} is not a message id (msg_…)`);
+    }
+    await this.requireOrg(orgId);
+    if (!(await this.webhooks.messageExists(orgId, messageId))) {
+      throw new AdminError('not_found', `org ${orgId} has no webhook message ${messageId}`);
+    }
+    if (endpointId !== undefined) {
+      const endpoint = await this.requireEndpoint(orgId, endpointId);
+      if (!endpoint.enabled) throw this.disabled(orgId, endpoint);
+    }
+    return this.db.$transaction(async (tx) => {
+      const redelivered = await this.webhooks.requestRedelivery(
+        tx,
+        orgId,
+        messageId,
+        endpointId === undefined ? null : [endpointId],
+      );
+      if (redelivered.length === 0) {
+        throw new AdminError(
+          'invalid_state',
+          `message ${messageId} has no delivery that can be attempted now: its endpoints are disabled or removed, or an attempt is in flight`,
+        );
+      }
+      await this.record(tx, orgId, 'webhook.redelivery_requested', {
+        message_id: messageId,
+        endpoint_ids: redelivered.map((delivery) => delivery.endpoint_id),
+      });
+      return { message_id: messageId, redelivered };
+    });
+  }
+
+  private async requireOrg(orgId: string): Promise<void> {
+    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+  }
+
+  private async requireEndpoint(
+    orgId: string,
+    endpointId: string,
+    tx?: Prisma.TransactionClient,
+  ): Promise<WebhookEndpointRecord> {
+    const endpoint = await this.webhooks.findEndpoint(orgId, endpointId, tx);
+    if (!endpoint) throw this.noEndpoint(orgId, endpointId);
+    return endpoint;
+  }
+
+  private noEndpoint(orgId: string, endpointId: string): AdminError {
+    return new AdminError('not_found', `org ${orgId} has no webhook endpoint ${endpointId}`);
+  }
+
+  private disabled(orgId: string, endpoint: WebhookEndpointRecord): AdminError {
+    return new AdminError(
+      'invalid_state',
+      `endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}); enable it first: quotient webhooks enable ${endpoint.id} --org ${orgId}`,
+    );
+  }
+
+  private async record(
+    tx: Prisma.TransactionClient,
+    orgId: string,
+    action: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    await this.audit.insertMany([adminAuditEntry(orgId, action, details)], tx);
+  }
+}
