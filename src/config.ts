@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/webhooks/schedule.ts';
 
 // Every setting Quotient reads from the environment, parsed once. The README's configuration table lists them.
 export interface Config {
@@ -14,6 +15,23 @@ export interface Config {
   databasePoolSize: number;
   /** Seconds a graceful shutdown waits for in-flight requests before closing connections. */
   shutdownGraceSeconds: number;
+  webhooks: WebhookSettings;
+}
+
+/** Outbound webhooks: where they may go and how the delivery worker runs. */
+export interface WebhookSettings {
+  /** Accept plain http and private, loopback and link-local addresses (tests and local development only). */
+  allowPrivateAddresses: boolean;
+  /** Run the delivery worker inside `quotient serve` (off when `quotient worker` processes deliver instead). */
+  workerInServe: boolean;
+  /** The delays before each retry, in milliseconds; one attempt more than there are delays. */
+  retryScheduleMs: number[];
+  /** How long one attempt may take, connection to response headers. */
+  timeoutMs: number;
+  /** How often an idle worker looks for due deliveries. */
+  pollIntervalMs: number;
+  /** Attempts one worker process makes at the same time. */
+  concurrency: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -26,11 +44,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: env.QUOTIENT_VALIDATE_RESPONSES === 'true',
     databasePoolSize: integer('QUOTIENT_DB_POOL_SIZE', env.QUOTIENT_DB_POOL_SIZE, 20, 1, 500),
     shutdownGraceSeconds: integer('QUOTIENT_SHUTDOWN_GRACE_SECONDS', env.QUOTIENT_SHUTDOWN_GRACE_SECONDS, 10, 0, 600),
+    webhooks: {
+      allowPrivateAddresses: boolean('QUOTIENT_WEBHOOKS_ALLOW_PRIVATE', env.QUOTIENT_WEBHOOKS_ALLOW_PRIVATE, false),
+      workerInServe: boolean('QUOTIENT_WEBHOOK_WORKER', env.QUOTIENT_WEBHOOK_WORKER, true),
+      retryScheduleMs: retrySchedule(env.QUOTIENT_WEBHOOK_RETRY_SCHEDULE),
+      timeoutMs: integer('QUOTIENT_WEBHOOK_TIMEOUT_SECONDS', env.QUOTIENT_WEBHOOK_TIMEOUT_SECONDS, 15, 1, 60) * 1000,
+      pollIntervalMs: integer('QUOTIENT_WEBHOOK_POLL_MS', env.QUOTIENT_WEBHOOK_POLL_MS, 500, 10, 60_000),
+      concurrency: integer('QUOTIENT_WEBHOOK_CONCURRENCY', env.QUOTIENT_WEBHOOK_CONCURRENCY, 10, 1, 200),
+    },
   };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+function boolean(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (nonEmpty(raw) === undefined) return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+function retrySchedule(raw: string | undefined): number[] {
+  try {
+    return parseRetrySchedule(nonEmpty(raw) ?? DEFAULT_RETRY_SCHEDULE);
+  } catch (error) {
+    throw new Error(`QUOTIENT_WEBHOOK_RETRY_SCHEDULE must be comma-separated delays: ${(error as Error).message}`);
+  }
 }
 
 function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {

@@ -6,6 +6,7 @@ import { orgsCommand } from './commands/orgs.ts';
 import { periodsCommand } from './commands/periods.ts';
 import { plansCommand } from './commands/plans.ts';
 import { serveCommand } from './commands/serve.ts';
+import { workerCommand } from './commands/worker.ts';
 
 // `quotient`: the server and the admin commands. Every command takes --json and then prints exactly one
 // JSON document on stdout; logs go to stderr.
@@ -24,6 +25,7 @@ for (const command of [
   keysCommand(),
   plansCommand(),
   periodsCommand(),
+  workerCommand(),
   auditCommand(),
 ]) {
   program.addCommand(command);

@@ -1,0 +1,48 @@
+import { Command } from 'commander';
+import { loadConfig } from '../../config.ts';
+import { openDatabase } from '../../db/database.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { WebhookWorker } from '../../webhooks/worker.ts';
+import { print, printFailure } from '../output.ts';
+
+export function workerCommand(): Command {
+  return new Command('worker')
+    .description(
+      'deliver webhooks, apart from the API servers (run any number; set QUOTIENT_WEBHOOK_WORKER=false on `serve` to leave delivery to them)',
+    )
+    .option('--json', 'print one JSON document once the worker runs')
+    .action(async (options: { json?: boolean }) => {
+      let config: ReturnType<typeof loadConfig>;
+      try {
+        config = loadConfig();
+      } catch (error) {
+        printFailure(options, error);
+        return;
+      }
+      const logger = createLogger(config.logLevel);
+      const database = await openDatabase(config, logger, { poolSize: config.webhooks.concurrency + 2 });
+      const worker = new WebhookWorker(database.db, config.webhooks, logger);
+      worker.start();
+      logger.info({ concurrency: config.webhooks.concurrency }, 'webhook worker started');
+      print(
+        options,
+        { status: 'running', pid: process.pid, concurrency: config.webhooks.concurrency },
+        () => `Delivering webhooks (pid ${process.pid}, ${config.webhooks.concurrency} at a time); Ctrl-C stops.`,
+      );
+      const shutdown = (signal: string) => {
+        logger.info({ signal }, 'stopping the webhook worker after the attempts in flight');
+        worker
+          .stop()
+          .then(() => database.close())
+          .then(
+            () => process.exit(0),
+            (error: unknown) => {
+              logger.error({ err: error }, 'shutdown failed');
+              process.exit(1);
+            },
+          );
+      };
+      process.once('SIGINT', () => shutdown('SIGINT'));
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+    });
+}

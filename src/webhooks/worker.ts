@@ -1,0 +1,141 @@
+import type { WebhookSettings } from '../config.ts';
+import type { Database } from '../db/prisma.ts';
+import { decideAfterAttempt } from '../domain/webhooks/outcome.ts';
+import { DISABLE_AFTER_FAILING_MS } from '../domain/webhooks/schedule.ts';
+import { signatureHeader } from '../domain/webhooks/signature.ts';
+import type { Logger } from '../lib/logger.ts';
+import { type ClaimedDelivery, WebhookRepository } from '../repositories/webhooks.ts';
+import { sendWebhook } from './sender.ts';
+
+export type WorkerSettings = Pick<
+  WebhookSettings,
+  'allowPrivateAddresses' | 'retryScheduleMs' | 'timeoutMs' | 'pollIntervalMs' | 'concurrency'
+>;
+
+/**
+ * Delivers the outbox. Each round leases as many due deliveries as it has free slots (see
+ * WebhookRepository.claimDue), makes the attempts concurrently and records each result. Any number of workers,
+ * in `quotient serve` or `quotient worker` processes, may share a database: a delivery is leased to one of
+ * them at a time. The lease lasts twice the attempt timeout, so an attempt's result is recorded well within
+ * it; a worker that dies mid-attempt leaves the delivery to be claimed again when the lease has run out.
+ */
+export class WebhookWorker {
+  private readonly repository: WebhookRepository;
+  private readonly settings: WorkerSettings;
+  private readonly logger: Logger;
+  private readonly leaseMs: number;
+  private readonly inFlight = new Set<Promise<void>>();
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private wake: (() => void) | undefined;
+
+  constructor(db: Database, settings: WorkerSettings, logger: Logger) {
+    this.repository = new WebhookRepository(db);
+    this.settings = settings;
+    this.logger = logger.child({ component: 'webhook-worker' });
+    this.leaseMs = settings.timeoutMs * 2;
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** Claims nothing more and waits for the attempts in flight to finish and be recorded. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.running;
+    await Promise.all(this.inFlight);
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      const free = this.settings.concurrency - this.inFlight.size;
+      if (free <= 0) {
+        await Promise.race(this.inFlight);
+        continue;
+      }
+      let claimed: ClaimedDelivery[];
+      try {
+        claimed = await this.repository.claimDue(free, this.leaseMs);
+      } catch (error) {
+        this.logger.warn({ err: error }, 'could not claim webhook deliveries; trying again');
+        await this.pause();
+        continue;
+      }
+      for (const claim of claimed) this.track(this.attempt(claim));
+      if (claimed.length < free) await this.pause();
+    }
+  }
+
+  private track(attempt: Promise<void>): void {
+    this.inFlight.add(attempt);
+    attempt.finally(() => this.inFlight.delete(attempt));
+  }
+
+  private pause(): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    return new Promise((done) => {
+      const timer = setTimeout(() => {
+        this.wake = undefined;
+        done();
+      }, this.settings.pollIntervalMs);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        done();
+      };
+    });
+  }
+
+  /** One attempt; never throws (a result that cannot be recorded is retried when the lease runs out). */
+  private async attempt(claim: ClaimedDelivery): Promise<void> {
+    const attemptedAt = new Date();
+    const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+    const sent = await sendWebhook(
+      {
+        url: claim.url,
+        headers: {
+          'webhook-id': claim.message_id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(claim.secrets, claim.message_id, timestamp, claim.body),
+        },
+        body: claim.body,
+      },
+      { timeoutMs: this.settings.timeoutMs, allowPrivate: this.settings.allowPrivateAddresses },
+    );
+    const decision = decideAfterAttempt({
+      attempt: claim.attempt,
+      redelivery: claim.redelivery,
+      deliveredBefore: claim.delivered_before,
+      responseStatus: sent.status,
+      attemptedAt,
+      scheduleMs: this.settings.retryScheduleMs,
+    });
+    const context = {
+      message_id: claim.message_id,
+      endpoint_id: claim.endpoint_id,
+      org_id: claim.org_id,
+      attempt: claim.attempt,
+      status: sent.status,
+      latency_ms: sent.latencyMs,
+    };
+    try {
+      const { disabledReason } = await this.repository.recordAttempt(
+        claim,
+        {
+          attemptedAt,
+          responseStatus: sent.status,
+          latencyMs: sent.latencyMs,
+          error: sent.error,
+          ...decision,
+        },
+        DISABLE_AFTER_FAILING_MS,
+      );
+      this.logger.debug({ ...context, error: sent.error, delivery: decision.delivery.status }, 'webhook attempt');
+      if (disabledReason) this.logger.warn({ ...context, reason: disabledReason }, 'webhook endpoint disabled');
+    } catch (error) {
+      this.logger.error({ ...context, err: error }, 'could not record a webhook attempt; it is retried later');
+    }
+  }
+}
