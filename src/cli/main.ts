@@ -6,6 +6,7 @@ import { orgsCommand } from './commands/orgs.ts';
 import { periodsCommand } from './commands/periods.ts';
 import { plansCommand } from './commands/plans.ts';
 import { serveCommand } from './commands/serve.ts';
+import { webhooksCommand } from './commands/webhooks.ts';
 import { workerCommand } from './commands/worker.ts';
 
 // `quotient`: the server and the admin commands. Every command takes --json and then prints exactly one
@@ -25,6 +26,7 @@ for (const command of [
   keysCommand(),
   plansCommand(),
   periodsCommand(),
+  webhooksCommand(),
   workerCommand(),
   auditCommand(),
 ]) {
