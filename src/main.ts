@@ -10,12 +10,16 @@ import type { Logger } from './lib/logger.ts';
 import { ApiKeyRepository } from './repositories/apiKeys.ts';
 import { AuditRepository } from './repositories/audit.ts';
 import { PlanReader } from './services/plans.ts';
+import { WebhookWorker } from './webhooks/worker.ts';
 
 export interface RunningServer {
   url: string;
   port: number;
   databaseUrl: string;
-  /** Graceful: stop accepting, finish in-flight requests, write the audit buffer, close the database. */
+  /**
+   * Graceful: stop accepting, finish in-flight requests and webhook attempts, write the audit buffer, close the
+   * database.
+   */
   close(): Promise<void>;
 }
 
@@ -46,6 +50,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   }, 60_000);
   sweeper.unref();
 
+  // Delivers webhooks from the outbox, unless separate `quotient worker` processes do.
+  const webhookWorker = config.webhooks.workerInServe
+    ? new WebhookWorker(database.db, config.webhooks, logger)
+    : undefined;
+  webhookWorker?.start();
+
   const server = await listen(app, config.host, config.port);
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -55,7 +65,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   let closing: Promise<void> | undefined;
   const close = async () => {
     clearInterval(sweeper);
-    await stopListening(server, config.shutdownGraceSeconds * 1000);
+    await Promise.all([stopListening(server, config.shutdownGraceSeconds * 1000), webhookWorker?.stop()]);
     await auditLog.close();
     await database.close();
     logger.info('quotient stopped');

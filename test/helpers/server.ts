@@ -13,6 +13,7 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
     QUOTIENT_VALIDATE_RESPONSES: 'true',
     QUOTIENT_DB_POOL_SIZE: '8',
     QUOTIENT_SHUTDOWN_GRACE_SECONDS: '5',
+    QUOTIENT_WEBHOOK_WORKER: 'false',
     ...overrides,
   });
   return startServer(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));

@@ -9,7 +9,7 @@ import { WebhookAdmin } from '../../src/services/webhooks.ts';
 import { WebhookWorker } from '../../src/webhooks/worker.ts';
 import { createOrg } from '../factories/access.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
-import { exited, QUOTIENT_BIN } from '../helpers/cli.ts';
+import { exited, QUOTIENT_BIN, spawnServe } from '../helpers/cli.ts';
 import { eventually } from '../helpers/clock.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
 import {
@@ -393,6 +393,30 @@ describe('webhook delivery', () => {
     } finally {
       second.kill('SIGTERM');
       assert.equal(await exited(second), 0, 'SIGTERM stops the worker gracefully');
+      await receiver.close();
+    }
+  });
+
+  test('quotient serve delivers webhooks by default, and finishes an attempt in flight when stopped', async () => {
+    const { org, receiver, endpoint, secret } = await setUp((request) => (request.number === 2 ? 'hold' : 204));
+    const env: NodeJS.ProcessEnv = { ...process.env, QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' };
+    delete env.QUOTIENT_WEBHOOK_WORKER;
+    const { child } = await spawnServe(env);
+    try {
+      const first = await admin().test(org.id, endpoint.id);
+      assert.equal((await settled(first.message_id, 10_000)).status, 'delivered');
+      const [request] = receiver.requestsFor(first.message_id);
+      assert.ok(request);
+      verifyWithStandardWebhooks(secret, request);
+
+      const second = await admin().test(org.id, endpoint.id);
+      await eventually(async () => (receiver.requestsFor(second.message_id).length === 1 ? true : undefined), 10_000);
+      child.kill('SIGTERM');
+      setTimeout(() => receiver.release(200), 100);
+      assert.equal(await exited(child), 0);
+      assert.equal((await deliveryOf(second.message_id)).status, 'delivered', 'recorded before the process exited');
+    } finally {
+      child.kill('SIGKILL');
       await receiver.close();
     }
   });
