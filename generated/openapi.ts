@@ -39,20 +39,28 @@ export interface paths {
         /**
          * List deals
          * @description Lists the org's deals as projected from the deal events received so far, ordered by
-         *     `(updated_at, id)` ascending.
+         *     `(updated_at, id)` ascending. Each deal's `version` counts the events applied to it.
          *
-         *     **Change feed.** Because the order follows `updated_at`, this list doubles as a change
-         *     feed that never misses an update: page through with `cursor` until `next_cursor` is
-         *     `null`, remember the `updated_at` of the last deal you saw, and later ask again with
-         *     `updated_since` set to it. `updated_since` is inclusive, so deals updated in that same
-         *     millisecond come again; recognise them by `id` and `version`. A deal that changes while
-         *     you page moves to the end of the order and shows up again with a higher `version`.
+         *     **Change feed.** Because the order follows `updated_at`, this list is also a change feed
+         *     that never misses an update. Page with `cursor` for as long as `next_cursor` is a string;
+         *     a deal that changes while you page moves to the end of the order and comes again with a
+         *     higher `version` (keep the highest `version` per `id`). To follow changes continuously,
+         *     keep polling with the last `next_cursor`. When `next_cursor` is `null`, you have seen
+         *     everything; come back later with `updated_since` set to the `updated_at` of the last deal
+         *     you saw (inclusive, so that deal comes again; recognise it by `id` and `version`).
+         *
+         *     Nothing is skipped even when writes commit out of order: a page only holds deals whose
+         *     `updated_at` is older than the start of every write still in progress, so a write that
+         *     commits after you paged past its time cannot exist. The newest changes are held back
+         *     for as long as such a write is open (normally milliseconds); meanwhile `next_cursor`
+         *     stays a string, also on a short or empty page.
          *
          *     **Filters** combine with AND. Deals with status `deleted` are left out unless
          *     `status=deleted` or `include_deleted=true` is given.
          *
          *     A malformed parameter (for example `limit=500` or an unknown parameter) is
-         *     `400 invalid_body` with `reason` naming it.
+         *     `400 invalid_body` with `reason` naming it; a malformed cursor, or one issued for
+         *     other filters, is `400 invalid_body` with `reason` starting `cursor:`.
          */
         get: operations["listDeals"];
         put?: never;
@@ -74,19 +82,30 @@ export interface paths {
         put?: never;
         /**
          * Ingest a deal event
-         * @description Pushes the current state of one deal. Call it whenever a deal is created, changes stage,
-         *     changes amount, closes or is deleted in your system.
+         * @description Pushes what your system knows about one deal: its whole state, or only what changed.
+         *     Call it whenever a deal is created, changes stage, changes amount, closes or is deleted.
+         *
+         *     **Merging.** Each member of `state` is merged into the deal on its own: an omitted member
+         *     leaves the deal's value unchanged, `null` clears it, a value replaces it. Custom fields
+         *     merge name by name the same way. A stage-change webhook can send `{"stage": "..."}`
+         *     alone without touching the amount, owner or custom fields.
          *
          *     **What happens.** In one database transaction the server stores a source event (the raw
-         *     body, the key, the receive time, the dedup key and a digest of the body), derives a
-         *     domain event from the difference between `state` and the deal's projection
-         *     (`deal.created`, `deal.stage_changed`, `deal.amount_changed`, `deal.closed_won`,
-         *     `deal.closed_lost`, `deal.deleted`, `deal.restored` or `deal.updated`, with the changed
-         *     fields), updates the projection and re-evaluates the affected earnings. A read made
-         *     after the response already sees the new deal and earnings. `event_type` is only a hint:
-         *     the domain event is derived from the data, except that `delete` marks the deal deleted.
-         *     A later non-delete event restores a deleted deal. A new `owner_external_id` creates the
-         *     user (rep) on first sight.
+         *     body as received, the key, the receive time, the dedup key and a SHA-256 digest of the
+         *     body's canonical JSON), derives a domain event from the difference between the merged
+         *     state and the deal's projection, updates the projection and re-evaluates the affected
+         *     earnings. The response is sent after the commit: a read made after it sees the new
+         *     earnings, and the deal (the `GET /v1/deals` change feed hands a change out once no earlier
+         *     write is still in progress, normally within milliseconds).
+         *
+         *     The domain event is the first of these that applies: `deal.created` (the deal's first
+         *     event), `deal.deleted` (`event_type: delete`), `deal.restored` (a deleted deal gets any
+         *     other event), `deal.closed_won` / `deal.closed_lost` (the status became won or lost),
+         *     `deal.stage_changed`, `deal.amount_changed`, else `deal.updated` (also when nothing
+         *     changed). It lists every changed field with its old and new value, custom fields as
+         *     `custom.<name>` and the derived `status` included. `event_type` is only a hint, except
+         *     that `delete` marks the deal deleted. A new `owner_external_id` creates the user (rep)
+         *     on first sight, and the deal's `user_id` follows the owner.
          *
          *     **Deal status** is derived from `stage`: trimmed and case-folded, a stage among the org's
          *     won stages (by default `closed_won`, `closed won`, `won`) makes the deal `won`, one among
@@ -96,19 +115,22 @@ export interface paths {
          *     **Custom fields.** Any member of `state` other than the four standard members is kept,
          *     without registration, under `state.custom`, where plan rules can refer to it as
          *     `custom.<name>`. Members of an explicit `state.custom` object are merged with them. A
-         *     name given both directly in `state` and in `state.custom` is `400 invalid_body` naming
-         *     `state.custom.<name>`. The names `__proto__`, `constructor` and `prototype` are
-         *     rejected as `400 invalid_body` wherever they appear in `state` or `state.custom`.
+         *     name given both directly in `state` and in `state.custom` is `400 invalid_body` with
+         *     `reason` starting `state.custom.<name>`. The names `__proto__`, `constructor` and
+         *     `prototype` are `400 invalid_body` wherever they appear in `state`.
          *
-         *     **Stale events.** When `occurred_at` is given and is older than the last event applied
-         *     to the deal, the event is still recorded (source and domain event, marked stale) and
-         *     answered `201`, but the projection and the earnings do not change.
+         *     **Stale events.** When `occurred_at` is given and is older than the latest `occurred_at`
+         *     applied to the deal, the event is still recorded (a source event and a `deal.updated`
+         *     domain event marked stale, with no changes) and answered `201` with the deal's id, but
+         *     the projection, its `version` and the earnings do not change.
          *
          *     **Idempotency.** A retry with a used `dedup_key` and the same body (compared as canonical
-         *     JSON) returns `200` with the original ids and `Idempotent-Replayed: true`, and writes
-         *     nothing, even when the requests race. The same `dedup_key` with a different body is
-         *     `422 dedup_conflict`. Without `dedup_key` the server generates a unique key from
-         *     `external_id`, the current time and a random part, so retries are not deduplicated.
+         *     JSON: keys sorted, no whitespace) returns `200` with the original ids and
+         *     `Idempotent-Replayed: true`, and writes nothing, even when the requests race. The same
+         *     `dedup_key` with a different body is `422 dedup_conflict` and writes nothing. Without
+         *     `dedup_key` the server generates a unique key from `external_id`, the current time and a
+         *     random part, so retries are not deduplicated. Events for one deal are applied one at a
+         *     time, in the order they reach the database; none is lost when they race.
          *
          *     **Limits and validation.** The body must be `application/json` (else `415`) and at most
          *     1 MiB (else `413`). Invalid JSON is `400 invalid_json`; JSON that does not match the
@@ -564,8 +586,9 @@ export interface components {
          */
         DealStatus: "open" | "won" | "lost" | "deleted";
         /**
-         * @description The deal's state as last applied. A standard member is `null` when it was not sent (or
-         *     sent as `null`); `custom` holds every other member sent in `state`.
+         * @description The deal's state after merging every applied event: a standard member is `null` when no
+         *     event has set it yet or the last event that named it sent `null`; `custom` holds the
+         *     custom fields that are set.
          */
         DealState: {
             /**
@@ -614,11 +637,12 @@ export interface components {
             /** @description The user (rep) matching `state.owner_external_id`; `null` when the deal has no owner. */
             user_id: components["schemas"]["UserId"] | null;
             /**
-             * @description Number of changes applied to the projection; 1 after creation, then one more per change.
+             * @description Number of events applied to the deal: 1 after its first event, then one more per applied
+             *     event, with no gaps (an event that changed nothing counts too; a stale event does not).
              * @example 2
              */
             version: number;
-            /** @description The domain event that last changed the projection. */
+            /** @description The domain event of the last event applied to the deal. */
             last_domain_event_id: components["schemas"]["DomainEventId"];
             /**
              * Format: date-time
@@ -627,51 +651,69 @@ export interface components {
             created_at: string;
             /**
              * Format: date-time
-             * @description When the projection last changed. The list order and `updated_since` use it.
+             * @description When an event was last applied to the deal (server time). The list order, `updated_since`
+             *     and the change feed use it.
              */
             updated_at: string;
         };
         /** @description One page of deals, ordered by `(updated_at, id)` ascending. */
         DealList: {
             deals: components["schemas"]["Deal"][];
-            /** @description Pass as `cursor` to get the next page; `null` when there are no more deals. */
+            /**
+             * @description Pass as `cursor` (with the same filters) to get the next page. `null` when every
+             *     matching deal has been listed and no write was in progress. While writes are being
+             *     committed it stays a string, even on a short or empty page: the newest changes are
+             *     held back until they can no longer be overtaken, so poll again with it later.
+             */
             next_cursor: string | null;
         };
         /**
-         * @description The deal's complete current state, as known to the caller's system. The four standard
-         *     members are optional and may be `null` (unknown), but have the given type when present.
-         *     Any other member is accepted without registration and kept under `state.custom`; the
-         *     members of an explicit `custom` object are merged with them. A name given both directly
-         *     and inside `custom` is `400 invalid_body` naming `state.custom.<name>`. The names
-         *     `__proto__`, `constructor` and `prototype` are rejected as `400 invalid_body`.
+         * @description The deal's state as known to the caller's system, or only the part of it that changed: each
+         *     member is merged into the deal's projection on its own.
+         *
+         *     - A standard member (`amount_cents`, `stage`, `close_date`, `owner_external_id`) that is
+         *       omitted leaves the projection's value unchanged; an explicit `null` clears it; a value
+         *       replaces it. A stage-change webhook may therefore send `{"stage": "negotiation"}` alone.
+         *     - Every other member is a custom field, accepted without registration and kept under
+         *       `state.custom`; the members of an explicit `custom` object are merged with them. Custom
+         *       fields merge name by name in the same way: an omitted name is unchanged, `null` removes
+         *       it, any other value replaces the stored value as a whole (objects are not merged deeply).
+         *     - A name given both directly and inside `custom` is `400 invalid_body` with `reason`
+         *       starting `state.custom.<name>`.
+         *     - The names `__proto__`, `constructor` and `prototype` are `400 invalid_body` wherever they
+         *       appear in `state`, `state.custom` or an object nested in them; `reason` names the path.
          */
         DealEventState: {
             /**
              * Format: int64
-             * @description Deal amount in cents.
+             * @description Deal amount in cents, a whole number from 0 to 9007199254740991 (2^53 − 1, the largest
+             *     integer that every JSON parser keeps exact).
              * @example 5000000
              */
             amount_cents?: number | null;
             /**
-             * @description The deal's stage in the caller's system. It decides the deal's status: won and lost
-             *     stages are matched trimmed and case-folded.
+             * @description The deal's stage in the caller's system, not blank, at most 255 characters. It decides
+             *     the deal's status: won and lost stages are matched trimmed and case-folded.
              * @example closed_won
              */
             stage?: string | null;
             /**
              * Format: date
-             * @description Expected or actual close date, `YYYY-MM-DD`. A won deal counts in the period of its
-             *     close date, or of the time it was won when there is none.
+             * @description Expected or actual close date, a real calendar date `YYYY-MM-DD`. A won deal counts in
+             *     the period of its close date, or of the time it was won when there is none.
              * @example 2026-04-20
              */
             close_date?: string | null;
             /**
-             * @description Id of the deal owner (rep) in the caller's system. A new value creates the user.
+             * @description Id of the deal owner (rep) in the caller's system, not blank, at most 255 characters.
+             *     The first event that names an owner creates the user (rep); the deal's `user_id`
+             *     follows the owner.
              * @example rep-017
              */
             owner_external_id?: string | null;
             /**
-             * @description Custom fields, merged with the non-standard members of `state`.
+             * @description Custom fields, merged name by name with the non-standard members of `state`: an
+             *     omitted name is unchanged, `null` removes it, any other JSON value replaces it.
              * @example {
              *       "new_logo": true
              *     }
@@ -683,34 +725,41 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description One deal event: the current state of one deal in the caller's system. Only `external_id`
-         *     and `state` are required. Unknown top-level members are rejected.
+         * @description One deal event: what the caller's system knows about one deal, in full or only what changed
+         *     (see `state`). Only `external_id` and `state` are required. Unknown top-level members are
+         *     rejected, so that a misspelt `dedup_key` or `occurred_at` cannot be silently ignored.
          */
         DealEvent: {
             /**
-             * @description Stable id of the deal in the caller's system.
+             * @description Stable id of the deal in the caller's system, at most 255 characters.
              * @example opp-1043
              */
             external_id: string;
             state: components["schemas"]["DealEventState"];
             /**
-             * @description A hint for downstream consumers; the server derives what changed from the data.
-             *     `delete` marks the deal deleted.
+             * @description What the caller's system saw happen; `upsert` when omitted. Only `delete` has an effect
+             *     of its own: it marks the deal `deleted` (members of `state` are still merged), and a
+             *     later event of any other type restores it. The other values are kept with the event as
+             *     a hint; the server derives what changed from the data.
              * @default upsert
              * @enum {string}
              */
             event_type?: "upsert" | "stage_change" | "amount_change" | "delete";
             /**
-             * @description Idempotency key. A retry with the same key and body is answered `200` with the
-             *     original ids; the same key with another body is `422 dedup_conflict`. When omitted,
-             *     the server generates a unique key, so retries are not deduplicated.
+             * @description Idempotency key, unique per org and kept forever. A retry with the same key and body is
+             *     answered `200` with the original ids; the same key with another body is
+             *     `422 dedup_conflict`. When omitted, the server generates a unique key
+             *     (`gen_<external_id>_<time>_<random>`), so retries are not deduplicated.
              * @example crm-evt-88412:update
              */
             dedup_key?: string;
             /**
              * Format: date-time
-             * @description When the change happened in the caller's system. An event older than the last one
-             *     applied to the deal is recorded as stale and does not change the projection.
+             * @description When the change happened in the caller's system. An event older than the latest
+             *     `occurred_at` already applied to the deal is recorded as stale: it gets a source and a
+             *     domain event (`stale` is set, nothing changes) but leaves the projection as it is.
+             *     Events without `occurred_at` are never stale and are applied in the order received.
+             * @example 2026-04-20T16:30:11.902Z
              */
             occurred_at?: string;
         };
@@ -1660,7 +1709,8 @@ export interface components {
         Limit: number;
         /**
          * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
-         *     malformed cursor is `400 invalid_body` naming `cursor`.
+         *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
+         *     starting `cursor:`.
          * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
          */
         Cursor: string;
@@ -1846,7 +1896,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
-                 *     malformed cursor is `400 invalid_body` naming `cursor`.
+                 *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
+                 *     starting `cursor:`.
                  * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -1981,7 +2032,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
-                 *     malformed cursor is `400 invalid_body` naming `cursor`.
+                 *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
+                 *     starting `cursor:`.
                  * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
