@@ -1,0 +1,173 @@
+import type { DealEvent, StatePatch } from './event.ts';
+import { type JsonObject, type JsonValue, jsonEquals } from './json.ts';
+
+// How one event moves a deal's projection: merge the state, derive the status, and describe the difference as a
+// domain event. Pure; the ingestion service applies the result inside the event's transaction.
+
+export type DealStatus = 'open' | 'won' | 'lost' | 'deleted';
+
+export type DomainEventType =
+  | 'deal.created'
+  | 'deal.deleted'
+  | 'deal.restored'
+  | 'deal.closed_won'
+  | 'deal.closed_lost'
+  | 'deal.stage_changed'
+  | 'deal.amount_changed'
+  | 'deal.updated';
+
+export interface DealState {
+  amount_cents: number | null;
+  stage: string | null;
+  /** `YYYY-MM-DD`. */
+  close_date: string | null;
+  owner_external_id: string | null;
+  custom: JsonObject;
+}
+
+/** What the transition needs to know about the deal as it stands. */
+export interface CurrentDeal {
+  state: DealState;
+  status: DealStatus;
+  /** The latest `occurred_at` applied; null when no applied event carried one. */
+  lastOccurredAt: Date | null;
+}
+
+/** The org's stage lists, as stored (they are normalised when compared). */
+export interface StageLists {
+  won: readonly string[];
+  lost: readonly string[];
+}
+
+export interface FieldChange {
+  /** `amount_cents`, `stage`, `close_date`, `owner_external_id`, `custom.<name>` or `status`. */
+  field: string;
+  old: JsonValue;
+  new: JsonValue;
+}
+
+export type Transition =
+  | {
+      stale: false;
+      type: DomainEventType;
+      changes: FieldChange[];
+      state: DealState;
+      status: DealStatus;
+      /** The status became `won` with this event (the moment `won_at` records). */
+      becameWon: boolean;
+      /** The latest `occurred_at` after this event. */
+      lastOccurredAt: Date | null;
+    }
+  | {
+      /** Older than an event already applied: recorded, but the projection stays as it is. */
+      stale: true;
+      type: 'deal.updated';
+      changes: [];
+    };
+
+export const EMPTY_STATE: DealState = {
+  amount_cents: null,
+  stage: null,
+  close_date: null,
+  owner_external_id: null,
+  custom: {},
+};
+
+/** The deal after `event`; `current` is null for the deal's first event. */
+export function applyEvent(current: CurrentDeal | null, event: DealEvent, stages: StageLists): Transition {
+  const occurredAt = event.occurredAt ?? null;
+  if (current?.lastOccurredAt && occurredAt && occurredAt.getTime() < current.lastOccurredAt.getTime()) {
+    return { stale: true, type: 'deal.updated', changes: [] };
+  }
+  const before = current?.state ?? EMPTY_STATE;
+  const state = mergeState(before, event.patch);
+  const status = deriveStatus(state.stage, event.eventType === 'delete', stages);
+  const changes = diff(before, current?.status ?? null, state, status);
+  return {
+    stale: false,
+    type: classify(current?.status ?? null, status, event, changes),
+    changes,
+    state,
+    status,
+    becameWon: status === 'won' && current?.status !== 'won',
+    lastOccurredAt: latest(current?.lastOccurredAt ?? null, occurredAt),
+  };
+}
+
+/** Omitted members keep their value, `null` clears a standard member or removes a custom field. */
+export function mergeState(state: DealState, patch: StatePatch): DealState {
+  const custom: JsonObject = { ...state.custom };
+  for (const [name, value] of Object.entries(patch.custom)) {
+    if (value === null) delete custom[name];
+    else custom[name] = value;
+  }
+  const { standard } = patch;
+  return {
+    amount_cents: standard.amount_cents === undefined ? state.amount_cents : standard.amount_cents,
+    stage: standard.stage === undefined ? state.stage : standard.stage,
+    close_date: standard.close_date === undefined ? state.close_date : standard.close_date,
+    owner_external_id: standard.owner_external_id === undefined ? state.owner_external_id : standard.owner_external_id,
+    custom,
+  };
+}
+
+/** Won and lost stages match trimmed and case-folded; `deleted` wins over both. */
+export function deriveStatus(stage: string | null, deleted: boolean, stages: StageLists): DealStatus {
+  if (deleted) return 'deleted';
+  if (stage === null) return 'open';
+  const key = foldStage(stage);
+  if (stages.won.some((won) => foldStage(won) === key)) return 'won';
+  if (stages.lost.some((lost) => foldStage(lost) === key)) return 'lost';
+  return 'open';
+}
+
+function foldStage(stage: string): string {
+  return stage.trim().normalize('NFKC').toLowerCase();
+}
+
+/** Every field whose value differs, in a stable order: standard members, custom fields by name, status. */
+export function diff(
+  before: DealState,
+  statusBefore: DealStatus | null,
+  after: DealState,
+  statusAfter: DealStatus,
+): FieldChange[] {
+  const changes: FieldChange[] = [];
+  for (const field of ['amount_cents', 'stage', 'close_date', 'owner_external_id'] as const) {
+    if (before[field] !== after[field]) changes.push({ field, old: before[field], new: after[field] });
+  }
+  const names = [...new Set([...Object.keys(before.custom), ...Object.keys(after.custom)])].sort();
+  for (const name of names) {
+    const old = before.custom[name];
+    const next = after.custom[name];
+    if (!jsonEquals(old, next)) changes.push({ field: `custom.${name}`, old: old ?? null, new: next ?? null });
+  }
+  if (statusBefore !== statusAfter) changes.push({ field: 'status', old: statusBefore, new: statusAfter });
+  return changes;
+}
+
+/**
+ * The one domain event type of a transition, by precedence: created > deleted > restored > closed_won /
+ * closed_lost > stage_changed > amount_changed > updated (anything else, including no change at all).
+ */
+export function classify(
+  statusBefore: DealStatus | null,
+  statusAfter: DealStatus,
+  event: DealEvent,
+  changes: readonly FieldChange[],
+): DomainEventType {
+  if (statusBefore === null) return 'deal.created';
+  if (event.eventType === 'delete') return 'deal.deleted';
+  if (statusBefore === 'deleted') return 'deal.restored';
+  if (statusAfter !== statusBefore && statusAfter === 'won') return 'deal.closed_won';
+  if (statusAfter !== statusBefore && statusAfter === 'lost') return 'deal.closed_lost';
+  if (changes.some((change) => change.field === 'stage')) return 'deal.stage_changed';
+  if (changes.some((change) => change.field === 'amount_cents')) return 'deal.amount_changed';
+  return 'deal.updated';
+}
+
+function latest(a: Date | null, b: Date | null): Date | null {
+  if (!a) return b;
+  if (!b) return a;
+  return b.getTime() > a.getTime() ? b : a;
+}
