@@ -1,8 +1,13 @@
 import { Command } from 'commander';
 import type { PeriodRecord } from '../../repositories/periods.ts';
+import { ignorePeriodChanges } from '../../services/periodChanges.ts';
 import { PeriodAdmin } from '../../services/periods.ts';
+import { withPeriodWebhooks } from '../../services/webhookAnnouncements.ts';
 import { withDatabase } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
+
+/** What a status change sets off, in its transaction: the period.locked / period.paid webhooks. */
+const periodChanges = withPeriodWebhooks(ignorePeriodChanges);
 
 export function periodsCommand(): Command {
   const periods = new Command('periods').description('list compensation periods, lock them and mark them paid');
@@ -31,7 +36,7 @@ export function periodsCommand(): Command {
     .action(async (periodId: string, options: { org: string; json?: boolean }) => {
       try {
         const { period, changed } = await withDatabase((database) =>
-          new PeriodAdmin(database.db).lock(options.org, periodId),
+          new PeriodAdmin(database.db, periodChanges).lock(options.org, periodId),
         );
         print(options, { ...describePeriod(period), changed }, () =>
           changed
@@ -51,7 +56,7 @@ export function periodsCommand(): Command {
     .action(async (periodId: string, options: { org: string; json?: boolean }) => {
       try {
         const { period, changed } = await withDatabase((database) =>
-          new PeriodAdmin(database.db).markPaid(options.org, periodId),
+          new PeriodAdmin(database.db, periodChanges).markPaid(options.org, periodId),
         );
         print(options, { ...describePeriod(period), changed }, () =>
           changed

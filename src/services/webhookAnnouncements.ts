@@ -1,0 +1,83 @@
+import type { components } from '../../generated/openapi.ts';
+import type { PeriodRecord } from '../repositories/periods.ts';
+import type { PeriodChangeListener, PeriodStatusChange } from './periodChanges.ts';
+import { enqueueWebhookEvent, type OutboxTransaction } from './webhookOutbox.ts';
+
+// What each change announces, and the listeners that announce it inside the change's own transaction. The
+// earnings ledger calls announceEarningCreated / announceEarningStatusChanged where it writes and moves rows.
+
+export type WireEarning = components['schemas']['EarningListItem'];
+export type EarningStatus = components['schemas']['EarningStatus'];
+
+/** `period.locked`, at the time the period was locked. */
+export function announcePeriodLocked(tx: OutboxTransaction, change: PeriodStatusChange) {
+  return enqueueWebhookEvent(
+    tx,
+    change.orgId,
+    'period.locked',
+    { period: toWirePeriod(change.period) },
+    { timestamp: change.period.locked_at ?? new Date() },
+  );
+}
+
+/** `period.paid`, at the time the period was marked paid. */
+export function announcePeriodPaid(tx: OutboxTransaction, change: PeriodStatusChange) {
+  return enqueueWebhookEvent(
+    tx,
+    change.orgId,
+    'period.paid',
+    { period: toWirePeriod(change.period) },
+    { timestamp: change.period.paid_at ?? new Date() },
+  );
+}
+
+/**
+ * `earning.created`, for the earnings ledger: call it in the transaction that writes the row, with the row as
+ * `GET /v1/earnings` lists it.
+ */
+export function announceEarningCreated(tx: OutboxTransaction, orgId: string, earning: WireEarning) {
+  return enqueueWebhookEvent(tx, orgId, 'earning.created', { earning }, { timestamp: new Date(earning.created_at) });
+}
+
+/**
+ * `earning.status_changed`, for the earnings ledger: call it in the transaction that moves the row, with the row
+ * as it is now (`earning.status` the new status) and the status it had.
+ */
+export function announceEarningStatusChanged(
+  tx: OutboxTransaction,
+  orgId: string,
+  change: { earning: WireEarning; previousStatus: EarningStatus; changedAt: Date },
+) {
+  return enqueueWebhookEvent(
+    tx,
+    orgId,
+    'earning.status_changed',
+    { earning: change.earning, previous_status: change.previousStatus },
+    { timestamp: change.changedAt },
+  );
+}
+
+/** `inner` (the ledger's status moves), with `period.locked` / `period.paid` announced first. */
+export function withPeriodWebhooks(inner: PeriodChangeListener): PeriodChangeListener {
+  return {
+    onPeriodLocked: async (tx, change) => {
+      await announcePeriodLocked(tx, change);
+      await inner.onPeriodLocked(tx, change);
+    },
+    onPeriodPaid: async (tx, change) => {
+      await announcePeriodPaid(tx, change);
+      await inner.onPeriodPaid(tx, change);
+    },
+  };
+}
+
+/** The contract's `Period`: an allow-list, the lock and payment times stay inside. */
+function toWirePeriod(period: PeriodRecord): components['schemas']['Period'] {
+  return {
+    id: period.id,
+    kind: period.kind,
+    starts_on: period.starts_on,
+    ends_on: period.ends_on,
+    status: period.status,
+  };
+}
