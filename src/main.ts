@@ -9,6 +9,10 @@ import { Metrics } from './http/metrics.ts';
 import type { Logger } from './lib/logger.ts';
 import { ApiKeyRepository } from './repositories/apiKeys.ts';
 import { AuditRepository } from './repositories/audit.ts';
+import { createSqlPool } from './repositories/transaction.ts';
+import { ignoreDealChanges } from './services/dealChanges.ts';
+import { DealReader } from './services/deals.ts';
+import { DealIngestion } from './services/ingestion.ts';
 import { PlanReader } from './services/plans.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 
@@ -32,12 +36,18 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const auditLog = new AuditLog(new AuditRepository(database.db), keys, logger);
   auditLog.start();
   const metrics = new Metrics(() => auditLog.depth());
+  // The deal pipeline's own pool: plain `pg` with prepared statements (see src/repositories/transaction.ts).
+  const dealsPool = createSqlPool(database.url, config.databasePoolSize, (error) => {
+    logger.warn({ err: error }, 'an idle database connection of the deals pool failed');
+  });
   const app = createApp({
     contract: loadContract(),
     logger,
     metrics,
     auditLog,
     keys,
+    ingestion: new DealIngestion(dealsPool, ignoreDealChanges),
+    dealReader: new DealReader(dealsPool),
     planReader: new PlanReader(database.db),
     isReady: database.isReady,
     validateResponses: config.validateResponses,
@@ -67,6 +77,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     clearInterval(sweeper);
     await Promise.all([stopListening(server, config.shutdownGraceSeconds * 1000), webhookWorker?.stop()]);
     await auditLog.close();
+    await dealsPool.end();
     await database.close();
     logger.info('quotient stopped');
   };

@@ -3,6 +3,8 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import type { AuditLog } from '../access/auditLog.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ApiKeyRepository } from '../repositories/apiKeys.ts';
+import type { DealReader } from '../services/deals.ts';
+import type { DealIngestion } from '../services/ingestion.ts';
 import type { PlanReader } from '../services/plans.ts';
 import { docsRouter } from './docs.ts';
 import { ApiError } from './errors.ts';
@@ -11,6 +13,7 @@ import { authenticate } from './middleware/authenticate.ts';
 import { errorHandler } from './middleware/errorHandler.ts';
 import { requestContext } from './middleware/requestContext.ts';
 import { OperationTable } from './operations.ts';
+import { keepRawBody } from './rawBody.ts';
 import { apiRouter } from './routes/index.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -21,6 +24,8 @@ export interface AppDeps {
   metrics: Metrics;
   auditLog: AuditLog;
   keys: ApiKeyRepository;
+  ingestion: DealIngestion;
+  dealReader: DealReader;
   planReader: PlanReader;
   /** True when the database answers. */
   isReady: () => Promise<boolean>;
@@ -75,7 +80,7 @@ export function createApp(deps: AppDeps): Express {
     next();
   });
   app.use(authenticate({ keys: deps.keys, auditLog: deps.auditLog, metrics: deps.metrics }));
-  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
+  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: keepRawBody }));
   app.use(
     OpenApiValidator.middleware({
       // The validator dereferences and annotates the document it is given: hand it a copy.
@@ -87,7 +92,7 @@ export function createApp(deps: AppDeps): Express {
       ajvFormats: { mode: 'full' },
     }),
   );
-  app.use(apiRouter({ planReader: deps.planReader }));
+  app.use(apiRouter({ ingestion: deps.ingestion, dealReader: deps.dealReader, planReader: deps.planReader }));
   app.use((_req: Request, res: Response) => {
     const operation = res.locals.operation as { operationId: string } | undefined;
     throw new ApiError('not_implemented', `${operation?.operationId ?? 'this operation'} is not available yet`);

@@ -1,11 +1,13 @@
 import { Router } from 'express';
+import { type DealRouteDeps, dealRoutes } from './deals.ts';
 import { metaRoutes } from './meta.ts';
 import { type PlanRouteDeps, planRoutes } from './plans.ts';
 
 /** The /v1 handlers. Each is thin: read the validated request, call a service, map the result. */
-export function apiRouter(deps: PlanRouteDeps): Router {
+export function apiRouter(deps: DealRouteDeps & PlanRouteDeps): Router {
   const router = Router();
   metaRoutes(router);
+  dealRoutes(router, deps);
   planRoutes(router, deps);
   return router;
 }

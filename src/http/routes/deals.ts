@@ -1,0 +1,108 @@
+import type { Request, Router } from 'express';
+import type { components, operations } from '../../../generated/openapi.ts';
+import { DEAL_LIST_STATUSES, type DealListFilters, InvalidCursor } from '../../domain/deals/cursor.ts';
+import { InvalidDealEvent, parseDealEvent } from '../../domain/deals/event.ts';
+import type { DealRecord } from '../../repositories/deals.ts';
+import type { DealReader } from '../../services/deals.ts';
+import type { DealIngestion } from '../../services/ingestion.ts';
+import { ApiError } from '../errors.ts';
+import type { RequestAuth } from '../middleware/authenticate.ts';
+import { rawBodyOf } from '../rawBody.ts';
+
+type Deal = components['schemas']['Deal'];
+type DealList = operations['listDeals']['responses'][200]['content']['application/json'];
+type ListQuery = NonNullable<operations['listDeals']['parameters']['query']>;
+type DealEventResult = operations['ingestDealEvent']['responses'][201]['content']['application/json'];
+
+export interface DealRouteDeps {
+  ingestion: DealIngestion;
+  dealReader: DealReader;
+}
+
+const DEFAULT_LIMIT = 50;
+
+export function dealRoutes(router: Router, deps: DealRouteDeps): void {
+  router.post('/v1/deals/events', async (req, res) => {
+    const { orgId, keyId } = res.locals.auth as RequestAuth;
+    const result = await deps.ingestion.ingest({
+      orgId,
+      keyId,
+      event: parseEvent(req.body),
+      body: req.body,
+      rawBody: rawBodyOf(req),
+      receivedAt: new Date(),
+    });
+    if (result.kind === 'conflict') {
+      throw new ApiError('dedup_conflict', `dedup_key ${result.dedupKey} was already used with a different body`);
+    }
+    const body: DealEventResult = result.ids;
+    if (result.kind === 'replayed') res.status(200).set('Idempotent-Replayed', 'true');
+    else res.status(201);
+    res.json(body);
+  });
+
+  router.get('/v1/deals', async (req, res) => {
+    const { orgId } = res.locals.auth as RequestAuth;
+    const query = req.query as ListQuery;
+    let page: Awaited<ReturnType<DealReader['listPage']>>;
+    try {
+      page = await deps.dealReader.listPage(orgId, {
+        filters: listFilters(req),
+        limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
+        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+      });
+    } catch (error) {
+      if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
+      throw error;
+    }
+    const body: DealList = { deals: page.deals.map(toWireDeal), next_cursor: page.nextCursor };
+    res.json(body);
+  });
+}
+
+function parseEvent(body: unknown) {
+  try {
+    return parseDealEvent(body);
+  } catch (error) {
+    if (error instanceof InvalidDealEvent) throw new ApiError('invalid_body', error.message);
+    throw error;
+  }
+}
+
+/** The validator has checked types and formats; query values may still arrive as strings. */
+function listFilters(req: Request): DealListFilters {
+  const query = req.query as Record<string, string | undefined>;
+  const status = query.status as DealListFilters['status'];
+  if (status !== undefined && !DEAL_LIST_STATUSES.includes(status)) {
+    throw new ApiError('invalid_body', `status: must be one of ${DEAL_LIST_STATUSES.join(', ')}`);
+  }
+  return {
+    ...(status === undefined ? {} : { status }),
+    ...(query.stage === undefined ? {} : { stage: query.stage }),
+    ...(query.owner_external_id === undefined ? {} : { ownerExternalId: query.owner_external_id }),
+    ...(query.external_id === undefined ? {} : { externalId: query.external_id }),
+    ...(query.updated_since === undefined ? {} : { updatedSince: new Date(query.updated_since) }),
+    includeDeleted: String(query.include_deleted) === 'true',
+  };
+}
+
+/** Allow-lists the wire fields of a deal; internal columns (won_at, last_occurred_at, org_id) stay inside. */
+export function toWireDeal(deal: DealRecord): Deal {
+  return {
+    id: deal.id,
+    external_id: deal.external_id,
+    state: {
+      amount_cents: deal.state.amount_cents,
+      stage: deal.state.stage,
+      close_date: deal.state.close_date,
+      owner_external_id: deal.state.owner_external_id,
+      custom: deal.state.custom,
+    },
+    status: deal.status,
+    user_id: deal.user_id,
+    version: deal.version,
+    last_domain_event_id: deal.last_domain_event_id as string,
+    created_at: deal.created_at.toISOString(),
+    updated_at: deal.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,257 @@
+import type { DealListFilters, DealPosition } from '../domain/deals/cursor.ts';
+import type { JsonObject } from '../domain/deals/json.ts';
+import type { DealState, DealStatus, DomainEventType, FieldChange } from '../domain/deals/projection.ts';
+import type { DomainEventRecord } from './domainEvents.ts';
+import { named, type SqlPool, sql, type Transaction } from './transaction.ts';
+
+/** The deal projection as stored, in domain terms (amounts as numbers, dates as `YYYY-MM-DD`). */
+export interface DealRecord {
+  id: string;
+  org_id: string;
+  external_id: string;
+  state: DealState;
+  status: DealStatus;
+  user_id: string | null;
+  /** 0 only inside the transaction that creates the deal, before its first event is applied. */
+  version: number;
+  last_domain_event_id: string | null;
+  last_occurred_at: Date | null;
+  won_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AppliedEvent {
+  domainEventId: string;
+  sourceEventId: string;
+  type: DomainEventType;
+  eventTypeHint: string;
+  changes: FieldChange[];
+  occurredAt: Date | null;
+  state: DealState;
+  status: DealStatus;
+  userId: string | null;
+  lastOccurredAt: Date | null;
+  becameWon: boolean;
+}
+
+/** The change-feed horizon of an org: deals updated before it can no longer be overtaken by a commit. */
+export interface ChangeHorizon {
+  /** Truncated to milliseconds, the precision of `updated_at`. */
+  horizon: Date;
+  /** A deal-writing transaction of the org was in progress when the horizon was taken. */
+  writesInFlight: boolean;
+}
+
+/** A `deals` row as the pool's type parsers return it (bigint as number, date as `YYYY-MM-DD`). */
+export interface DealRow {
+  id: string;
+  org_id: string;
+  external_id: string;
+  amount_cents: number | null;
+  stage: string | null;
+  close_date: string | null;
+  owner_external_id: string | null;
+  custom: JsonObject;
+  status: string;
+  user_id: string | null;
+  version: number;
+  last_domain_event_id: string | null;
+  last_occurred_at: Date | null;
+  won_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const DEAL_COLUMNS =
+  'id, org_id, external_id, amount_cents, stage, close_date, owner_external_id, custom, status, user_id, version, ' +
+  'last_domain_event_id, last_occurred_at, won_at, created_at, updated_at';
+
+/**
+ * The application_name a transaction sets (locally) before it writes deals of an org. The change feed reads
+ * pg_stat_activity for transactions carrying it, so every transaction that writes `deals` must set it first
+ * (SourceEventRepository.recordAndOpenDeal does) and must take `updated_at` from clock_timestamp() after it
+ * holds a transaction id. See DealRepository.changeHorizon.
+ */
+export function dealWriterTag(orgId: string): string {
+  return `quotient:deals:${orgId}`;
+}
+
+export function toDealRecord(row: DealRow): DealRecord {
+  return {
+    id: row.id,
+    org_id: row.org_id,
+    external_id: row.external_id,
+    state: {
+      amount_cents: row.amount_cents,
+      stage: row.stage,
+      close_date: row.close_date,
+      owner_external_id: row.owner_external_id,
+      custom: row.custom,
+    },
+    status: row.status as DealStatus,
+    user_id: row.user_id,
+    version: row.version,
+    last_domain_event_id: row.last_domain_event_id,
+    last_occurred_at: row.last_occurred_at,
+    won_at: row.won_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+const LOCK_DEAL = `SELECT ${DEAL_COLUMNS} FROM deals WHERE org_id = $1 AND external_id = $2 FOR UPDATE`;
+
+const APPLY_EVENT = `
+  WITH clock AS (
+    -- Truncated, not rounded, to the column's milliseconds: updated_at is never later than the clock reading.
+    SELECT date_trunc('milliseconds', clock_timestamp()) AS at
+  ), recorded AS (
+    INSERT INTO domain_events
+      (id, org_id, source_event_id, deal_id, type, event_type_hint, changes, stale, occurred_at, created_at)
+    SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, false, $8::timestamptz, clock.at FROM clock
+    RETURNING created_at
+  )
+  UPDATE deals d SET
+    amount_cents = $9::bigint,
+    stage = $10::text,
+    close_date = $11::date,
+    owner_external_id = $12::text,
+    custom = $13::jsonb,
+    status = $14::text,
+    user_id = $15::text,
+    version = d.version + 1,
+    last_domain_event_id = $1,
+    last_occurred_at = $16::timestamptz,
+    won_at = CASE WHEN $14::text <> 'won' THEN NULL WHEN $17::boolean THEN clock.at ELSE d.won_at END,
+    created_at = CASE WHEN d.version = 0 THEN clock.at ELSE d.created_at END,
+    updated_at = clock.at
+  FROM clock
+  WHERE d.org_id = $2 AND d.id = $4
+  RETURNING ${DEAL_COLUMNS}, (SELECT created_at FROM recorded) AS event_created_at`;
+
+export class DealRepository {
+  private readonly pool: SqlPool;
+
+  constructor(pool: SqlPool) {
+    this.pool = pool;
+  }
+
+  /**
+   * Locks an existing deal for the rest of the transaction and returns its latest committed state. Used when
+   * the deal was created by a transaction that committed after this one's statement snapshot was taken.
+   */
+  async lockByExternalId(tx: Transaction, orgId: string, externalId: string): Promise<DealRecord | null> {
+    const rows = await tx.query<DealRow>(named('deals_lock', { text: LOCK_DEAL, values: [orgId, externalId] }));
+    return rows[0] ? toDealRecord(rows[0]) : null;
+  }
+
+  /**
+   * Records the domain event and applies it to the locked deal in one round trip: version + 1, `updated_at`
+   * from clock_timestamp() (the transaction already holds a transaction id, see dealWriterTag), `won_at` set
+   * when the deal becomes won and cleared when it is no longer won, `created_at` set by the first event. The
+   * domain event gets the same time, taken under the deal's lock, so a deal's domain events ordered by
+   * `created_at` are in the order they were applied.
+   */
+  async applyEvent(
+    tx: Transaction,
+    orgId: string,
+    dealId: string,
+    event: AppliedEvent,
+  ): Promise<{ deal: DealRecord; domainEvent: DomainEventRecord }> {
+    const { state } = event;
+    const rows = await tx.query<DealRow & { event_created_at: Date }>(
+      named('deals_apply_event', {
+        text: APPLY_EVENT,
+        values: [
+          event.domainEventId,
+          orgId,
+          event.sourceEventId,
+          dealId,
+          event.type,
+          event.eventTypeHint,
+          JSON.stringify(event.changes),
+          event.occurredAt,
+          state.amount_cents,
+          state.stage,
+          state.close_date,
+          state.owner_external_id,
+          JSON.stringify(state.custom),
+          event.status,
+          event.userId,
+          event.lastOccurredAt,
+          event.becameWon,
+        ],
+      }),
+    );
+    const row = rows[0];
+    if (!row) throw new Error(`deal ${dealId} of org ${orgId} is not locked by this transaction`);
+    return {
+      deal: toDealRecord(row),
+      domainEvent: {
+        id: event.domainEventId,
+        org_id: orgId,
+        source_event_id: event.sourceEventId,
+        deal_id: dealId,
+        type: event.type,
+        event_type_hint: event.eventTypeHint,
+        changes: event.changes,
+        stale: false,
+        occurred_at: event.occurredAt,
+        created_at: row.event_created_at,
+      },
+    };
+  }
+
+  /**
+   * The horizon of the org's change feed: the start of the oldest deal-writing transaction of the org still in
+   * progress, or now when there is none. Such a transaction can still commit deals, and their `updated_at` (a
+   * clock reading taken after it got its transaction id) is never earlier than its start, so every deal
+   * updated before the horizon is committed, and visible to a statement that starts after this one. A page
+   * must therefore be read by a later statement, never in the same one, and in READ COMMITTED.
+   * `backend_start` stands in for `xact_start` when activity tracking is off (it is earlier, so still safe).
+   */
+  async changeHorizon(orgId: string): Promise<ChangeHorizon> {
+    const { rows } = await this.pool.query<{ horizon: Date; writers: number }>(
+      sql`
+        SELECT date_trunc('milliseconds', COALESCE(min(COALESCE(xact_start, backend_start)), now())) AS horizon,
+               count(*) AS writers
+        FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = ${dealWriterTag(orgId)}
+          AND backend_xid IS NOT NULL AND pid <> pg_backend_pid()`,
+    );
+    const row = rows[0] as { horizon: Date; writers: number };
+    return { horizon: row.horizon, writesInFlight: row.writers > 0 };
+  }
+
+  /**
+   * Up to `limit` deals after `position` in (updated_at, id) order, with every filter applied. The text names
+   * only the filters given, so that even a generic plan picks the index that fits: (org_id, external_id),
+   * (org_id, status, updated_at, id) or (org_id, updated_at, id).
+   */
+  async listAfter(
+    orgId: string,
+    filters: DealListFilters,
+    position: DealPosition,
+    limit: number,
+  ): Promise<DealRecord[]> {
+    const values: unknown[] = [];
+    const param = (value: unknown) => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    const where = [`org_id = ${param(orgId)}`];
+    if (filters.status) where.push(`status = ${param(filters.status)}`);
+    else if (!filters.includeDeleted) where.push(`status <> 'deleted'`);
+    if (filters.stage !== undefined) where.push(`stage = ${param(filters.stage)}`);
+    if (filters.ownerExternalId !== undefined) where.push(`owner_external_id = ${param(filters.ownerExternalId)}`);
+    if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
+    if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}::timestamptz`);
+    if (position) where.push(`(updated_at, id) > (${param(position.updatedAt)}::timestamptz, ${param(position.id)})`);
+    const { rows } = await this.pool.query<DealRow>({
+      text: `SELECT ${DEAL_COLUMNS} FROM deals WHERE ${where.join(' AND ')} ORDER BY updated_at, id LIMIT ${param(limit)}`,
+      values,
+    });
+    return rows.map(toDealRecord);
+  }
+}

@@ -1,0 +1,137 @@
+import type { StageLists } from '../domain/deals/projection.ts';
+import { DEAL_COLUMNS, type DealRecord, type DealRow, dealWriterTag, toDealRecord } from './deals.ts';
+import { named, type Transaction } from './transaction.ts';
+
+export interface NewSourceEvent {
+  id: string;
+  keyId: string | null;
+  dedupKey: string;
+  externalId: string;
+  /** The body exactly as received; stored in a `json` column, which keeps the text as it is. */
+  rawBody: string;
+  /** SHA-256 of the body's canonical JSON. */
+  bodyDigest: string;
+  receivedAt: Date;
+}
+
+export type OpenedDeal =
+  | { recorded: false }
+  | {
+      recorded: true;
+      /** Locked until the transaction ends; version 0 when this event creates it. Null: lock it separately. */
+      deal: DealRecord | null;
+      /** The user (rep) of the event's owner_external_id; null when none was named or it must be looked up. */
+      ownerUserId: string | null;
+      stages: StageLists;
+    };
+
+/** The ids an accepted event answered with, and the digest of its body. */
+export interface RecordedEvent {
+  source_event_id: string;
+  domain_event_id: string;
+  deal_id: string;
+  body_digest: string;
+}
+
+const RECORD_AND_OPEN_DEAL = `
+  WITH tag AS (
+    SELECT set_config('application_name', $1, true) AS tagged
+  ), source AS (
+    INSERT INTO source_events (id, org_id, key_id, dedup_key, external_id, body, body_digest, received_at)
+    VALUES ($2, $3, $4, $5, $6, $7::json, $8, $9::timestamptz)
+    ON CONFLICT (org_id, dedup_key) DO NOTHING
+    RETURNING id
+  ), created AS (
+    INSERT INTO deals (id, org_id, external_id, version, status, custom, created_at, updated_at)
+    SELECT $10, $3, $6, 0, 'open', '{}'::jsonb, now(), now() FROM source
+    ON CONFLICT (org_id, external_id) DO NOTHING
+    RETURNING ${DEAL_COLUMNS}
+  ), existing AS (
+    SELECT ${DEAL_COLUMNS} FROM deals
+    WHERE org_id = $3 AND external_id = $6 AND EXISTS (SELECT 1 FROM source)
+    FOR UPDATE
+  ), opened AS (
+    SELECT * FROM created UNION ALL SELECT * FROM existing
+  ), rep AS (
+    INSERT INTO users (id, org_id, external_id)
+    SELECT $11, $3, $12::text FROM opened WHERE $12::text IS NOT NULL
+    ON CONFLICT (org_id, external_id) DO NOTHING
+    RETURNING id
+  )
+  SELECT (SELECT tagged FROM tag) AS tagged,
+         EXISTS (SELECT 1 FROM source) AS recorded,
+         o.won_stages, o.lost_stages,
+         COALESCE((SELECT id FROM rep),
+                  (SELECT u.id FROM users u WHERE u.org_id = $3 AND u.external_id = $12::text)) AS owner_user_id,
+         opened.*
+  FROM orgs o LEFT JOIN opened ON true
+  WHERE o.id = $3`;
+
+const FIND_BY_DEDUP_KEY = `
+  SELECT s.id AS source_event_id, e.id AS domain_event_id, e.deal_id, s.body_digest
+  FROM source_events s JOIN domain_events e ON e.org_id = s.org_id AND e.source_event_id = s.id
+  WHERE s.org_id = $1 AND s.dedup_key = $2`;
+
+type OpenRow = Partial<DealRow> & {
+  recorded: boolean;
+  won_stages: string[];
+  lost_stages: string[];
+  owner_user_id: string | null;
+};
+
+/** Source events are written and read only inside ingestion transactions, so every method takes the transaction. */
+export class SourceEventRepository {
+  /**
+   * The first step of ingestion, in one round trip: records the source event unless its dedup key is taken
+   * (then nothing else happens and `recorded` is false), and otherwise tags the transaction as a deal writer
+   * of the org, creates the deal if it is new (version 0) or locks it FOR UPDATE, creates the owner's user on
+   * first sight and reads the org's stage lists. The statement takes locks in the order dedup key → deal →
+   * user, as every ingestion does, so concurrent events cannot deadlock.
+   *
+   * When another transaction created the deal or the user after this statement's snapshot was taken, they are
+   * not visible here: `deal` or `ownerUserId` come back null and the caller looks them up in a new statement.
+   */
+  async recordAndOpenDeal(
+    tx: Transaction,
+    orgId: string,
+    event: NewSourceEvent,
+    deal: { newId: string; ownerExternalId: string | null; newOwnerUserId: string },
+  ): Promise<OpenedDeal> {
+    const rows = await tx.query<OpenRow>(
+      named('source_events_record_and_open_deal', {
+        text: RECORD_AND_OPEN_DEAL,
+        values: [
+          dealWriterTag(orgId),
+          event.id,
+          orgId,
+          event.keyId,
+          event.dedupKey,
+          event.externalId,
+          event.rawBody,
+          event.bodyDigest,
+          event.receivedAt,
+          deal.newId,
+          deal.newOwnerUserId,
+          deal.ownerExternalId,
+        ],
+      }),
+    );
+    const row = rows[0];
+    if (!row) throw new Error(`org ${orgId} does not exist`);
+    if (!row.recorded) return { recorded: false };
+    return {
+      recorded: true,
+      deal: row.id ? toDealRecord(row as DealRow) : null,
+      ownerUserId: row.id ? row.owner_user_id : null,
+      stages: { won: row.won_stages, lost: row.lost_stages },
+    };
+  }
+
+  /** The event that first used a dedup key, with the ids it was answered with; null when the key is unused. */
+  async findByDedupKey(tx: Transaction, orgId: string, dedupKey: string): Promise<RecordedEvent | null> {
+    const rows = await tx.query<RecordedEvent>(
+      named('source_events_find_by_dedup_key', { text: FIND_BY_DEDUP_KEY, values: [orgId, dedupKey] }),
+    );
+    return rows[0] ?? null;
+  }
+}

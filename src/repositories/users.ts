@@ -1,0 +1,36 @@
+import { newId } from '../lib/ids.ts';
+import { named, type Transaction } from './transaction.ts';
+
+const ENSURE_REP = `
+  WITH created AS (
+    INSERT INTO users (id, org_id, external_id) VALUES ($1, $2, $3)
+    ON CONFLICT (org_id, external_id) DO NOTHING
+    RETURNING id
+  )
+  SELECT id FROM created
+  UNION ALL
+  SELECT id FROM users WHERE org_id = $2 AND external_id = $3`;
+
+const FIND_REP = 'SELECT id FROM users WHERE org_id = $1 AND external_id = $2';
+
+export class UserRepository {
+  /**
+   * The id of the org's user (rep) with this external id, created on first sight. If a concurrent transaction
+   * creates the same user, the insert waits for it and the second statement sees its row.
+   */
+  async ensureRep(tx: Transaction, orgId: string, externalId: string): Promise<string> {
+    const rows = await tx.query<{ id: string }>(
+      named('users_ensure_rep', { text: ENSURE_REP, values: [newId('user'), orgId, externalId] }),
+    );
+    const found = rows[0] ?? (await this.findRep(tx, orgId, externalId));
+    if (!found) throw new Error(`user ${externalId} of org ${orgId} was neither created nor found`);
+    return found.id;
+  }
+
+  private async findRep(tx: Transaction, orgId: string, externalId: string): Promise<{ id: string } | undefined> {
+    const rows = await tx.query<{ id: string }>(
+      named('users_find_rep', { text: FIND_REP, values: [orgId, externalId] }),
+    );
+    return rows[0];
+  }
+}

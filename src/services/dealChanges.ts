@@ -1,0 +1,28 @@
+import type { StageLists } from '../domain/deals/projection.ts';
+import type { DealRecord } from '../repositories/deals.ts';
+import type { DomainEventRecord } from '../repositories/domainEvents.ts';
+import type { Transaction } from '../repositories/transaction.ts';
+
+/** One applied deal event, as the ingestion transaction hands it on. */
+export interface DealChange {
+  org: { id: string; stages: StageLists };
+  /** Null when the event created the deal. */
+  before: DealRecord | null;
+  after: DealRecord;
+  domainEvent: DomainEventRecord;
+}
+
+/**
+ * Called inside the ingestion transaction after the projection moved, with the deal row still locked, for every
+ * applied event (not for stale ones or replays, which change nothing). What it writes commits or rolls back with
+ * the event, so a read after the response sees it; if it throws, the event is refused with a 500 and nothing is
+ * kept. The earnings engine plugs in here.
+ */
+export interface DealChangeListener {
+  onDealChanged(tx: Transaction, change: DealChange): Promise<void>;
+}
+
+/** Until the earnings engine exists, nothing reacts to deal changes. */
+export const ignoreDealChanges: DealChangeListener = {
+  onDealChanged: async () => {},
+};

@@ -1,0 +1,35 @@
+import { type DealListFilters, decodeCursor, encodeCursor, filterFingerprint } from '../domain/deals/cursor.ts';
+import { cutFeedPage } from '../domain/deals/feed.ts';
+import { type DealRecord, DealRepository } from '../repositories/deals.ts';
+import type { SqlPool } from '../repositories/transaction.ts';
+
+export interface DealPage {
+  deals: DealRecord[];
+  nextCursor: string | null;
+}
+
+/** Reading deals: keyset pages in (updated_at, id) order that together form a change feed missing nothing. */
+export class DealReader {
+  private readonly deals: DealRepository;
+
+  constructor(pool: SqlPool) {
+    this.deals = new DealRepository(pool);
+  }
+
+  /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */
+  async listPage(
+    orgId: string,
+    query: { filters: DealListFilters; limit: number; cursor?: string },
+  ): Promise<DealPage> {
+    const fingerprint = filterFingerprint(orgId, query.filters);
+    const from = query.cursor === undefined ? null : decodeCursor(query.cursor, fingerprint);
+    // The horizon first, the rows in a later statement: see DealRepository.changeHorizon.
+    const horizon = await this.deals.changeHorizon(orgId);
+    const rows = await this.deals.listAfter(orgId, query.filters, from, query.limit + 1);
+    const page = cutFeedPage(rows, { from, limit: query.limit, ...horizon });
+    return {
+      deals: page.items,
+      nextCursor: page.more ? encodeCursor(page.position, fingerprint) : null,
+    };
+  }
+}

@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import type { DealEvent } from '../domain/deals/event.ts';
+import { canonicalDigest } from '../domain/deals/json.ts';
+import { applyEvent, type CurrentDeal } from '../domain/deals/projection.ts';
+import { newId } from '../lib/ids.ts';
+import { type DealRecord, DealRepository } from '../repositories/deals.ts';
+import { DomainEventRepository } from '../repositories/domainEvents.ts';
+import { SourceEventRepository } from '../repositories/sourceEvents.ts';
+import { inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
+import { UserRepository } from '../repositories/users.ts';
+import { type DealChangeListener, ignoreDealChanges } from './dealChanges.ts';
+
+export interface IngestRequest {
+  orgId: string;
+  keyId: string | null;
+  event: DealEvent;
+  /** The parsed body, for the digest that replays are compared by. */
+  body: unknown;
+  /** The body as received, kept with the source event. */
+  rawBody: string;
+  receivedAt: Date;
+}
+
+export interface EventIds {
+  source_event_id: string;
+  domain_event_id: string;
+  deal_id: string;
+}
+
+export type IngestResult =
+  | { kind: 'accepted'; ids: EventIds }
+  /** The dedup key was used before with the same body: the original ids, nothing written. */
+  | { kind: 'replayed'; ids: EventIds }
+  /** The dedup key was used before with another body: nothing written. */
+  | { kind: 'conflict'; dedupKey: string };
+
+/**
+ * The deal-event pipeline. Each event is one READ COMMITTED transaction: source event (claiming the dedup key)
+ * → domain event → projection → the deal-change listener (the earnings engine). Concurrent events for one deal
+ * queue on the deal's row lock, so none is lost and versions count 1..n; concurrent requests with one dedup
+ * key queue on the key's unique index, so exactly one is applied and the others replay it.
+ */
+export class DealIngestion {
+  private readonly pool: SqlPool;
+  private readonly listener: DealChangeListener;
+  private readonly sourceEvents: SourceEventRepository;
+  private readonly deals: DealRepository;
+  private readonly domainEvents: DomainEventRepository;
+  private readonly users: UserRepository;
+
+  constructor(pool: SqlPool, listener: DealChangeListener = ignoreDealChanges) {
+    this.pool = pool;
+    this.listener = listener;
+    this.sourceEvents = new SourceEventRepository();
+    this.deals = new DealRepository(pool);
+    this.domainEvents = new DomainEventRepository(pool);
+    this.users = new UserRepository();
+  }
+
+  async ingest(request: IngestRequest): Promise<IngestResult> {
+    const dedupKey = request.event.dedupKey ?? generatedDedupKey(request.event.externalId, request.receivedAt);
+    const digest = canonicalDigest(request.body);
+    return inTransaction(this.pool, (tx) => this.apply(tx, request, dedupKey, digest));
+  }
+
+  private async apply(
+    tx: Transaction,
+    request: IngestRequest,
+    dedupKey: string,
+    digest: string,
+  ): Promise<IngestResult> {
+    const { orgId, event } = request;
+    const sourceEventId = newId('se');
+    const owner = event.patch.standard.owner_external_id ?? null;
+    const opened = await this.sourceEvents.recordAndOpenDeal(
+      tx,
+      orgId,
+      {
+        id: sourceEventId,
+        keyId: request.keyId,
+        dedupKey,
+        externalId: event.externalId,
+        rawBody: request.rawBody,
+        bodyDigest: digest,
+        receivedAt: request.receivedAt,
+      },
+      { newId: newId('deal'), ownerExternalId: owner, newOwnerUserId: newId('user') },
+    );
+    // The key is taken; nothing was written, so committing the transaction keeps the promise of no side effects.
+    if (!opened.recorded) return this.replay(tx, orgId, dedupKey, digest);
+
+    const deal = opened.deal ?? (await this.lockDeal(tx, orgId, event.externalId));
+    const ownerUserId = owner === null ? null : (opened.ownerUserId ?? (await this.users.ensureRep(tx, orgId, owner)));
+    const before = deal.version === 0 ? null : deal;
+    const transition = applyEvent(before && currentOf(before), event, opened.stages);
+    const domainEventId = newId('de');
+    const ids: EventIds = { source_event_id: sourceEventId, domain_event_id: domainEventId, deal_id: deal.id };
+
+    if (transition.stale) {
+      await this.domainEvents.recordStale(tx, orgId, {
+        id: domainEventId,
+        sourceEventId,
+        dealId: deal.id,
+        eventTypeHint: event.eventType,
+        occurredAt: event.occurredAt as Date,
+      });
+      return { kind: 'accepted', ids };
+    }
+
+    const ownerNamed = event.patch.standard.owner_external_id !== undefined;
+    const applied = await this.deals.applyEvent(tx, orgId, deal.id, {
+      domainEventId,
+      sourceEventId,
+      type: transition.type,
+      eventTypeHint: event.eventType,
+      changes: transition.changes,
+      occurredAt: event.occurredAt ?? null,
+      state: transition.state,
+      status: transition.status,
+      userId: ownerNamed ? ownerUserId : deal.user_id,
+      lastOccurredAt: transition.lastOccurredAt,
+      becameWon: transition.becameWon,
+    });
+    await this.listener.onDealChanged(tx, {
+      org: { id: orgId, stages: opened.stages },
+      before,
+      after: applied.deal,
+      domainEvent: applied.domainEvent,
+    });
+    return { kind: 'accepted', ids };
+  }
+
+  /** The dedup key is taken, by a committed event (the insert waited for it to commit): compare the bodies. */
+  private async replay(tx: Transaction, orgId: string, dedupKey: string, digest: string): Promise<IngestResult> {
+    const original = await this.sourceEvents.findByDedupKey(tx, orgId, dedupKey);
+    if (!original) throw new Error(`dedup key ${dedupKey} of org ${orgId} is taken but its event is not visible`);
+    if (original.body_digest !== digest) return { kind: 'conflict', dedupKey };
+    const { source_event_id, domain_event_id, deal_id } = original;
+    return { kind: 'replayed', ids: { source_event_id, domain_event_id, deal_id } };
+  }
+
+  private async lockDeal(tx: Transaction, orgId: string, externalId: string): Promise<DealRecord> {
+    const deal = await this.deals.lockByExternalId(tx, orgId, externalId);
+    if (!deal) throw new Error(`deal ${externalId} of org ${orgId} was neither created nor found`);
+    return deal;
+  }
+}
+
+function currentOf(deal: DealRecord): CurrentDeal {
+  return { state: deal.state, status: deal.status, lastOccurredAt: deal.last_occurred_at };
+}
+
+/** `gen_<external_id>_<received time>_<128 random bits>`: unique without coordination, readable in a log. */
+export function generatedDedupKey(externalId: string, receivedAt: Date): string {
+  return `gen_${externalId}_${receivedAt.toISOString()}_${randomBytes(16).toString('hex')}`;
+}
