@@ -254,7 +254,6 @@ export type ApiKeyWhereInput = {
   last_used_at?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   rate_counters?: Prisma.RateLimitCounterListRelationFilter
-  source_events?: Prisma.SourceEventListRelationFilter
 }
 
 export type ApiKeyOrderByWithRelationInput = {
@@ -270,7 +269,6 @@ export type ApiKeyOrderByWithRelationInput = {
   last_used_at?: Prisma.SortOrderInput | Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
   rate_counters?: Prisma.RateLimitCounterOrderByRelationAggregateInput
-  source_events?: Prisma.SourceEventOrderByRelationAggregateInput
 }
 
 export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
@@ -289,7 +287,6 @@ export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
   last_used_at?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   rate_counters?: Prisma.RateLimitCounterListRelationFilter
-  source_events?: Prisma.SourceEventListRelationFilter
 }, "id" | "digest">
 
 export type ApiKeyOrderByWithAggregationInput = {
@@ -338,7 +335,6 @@ export type ApiKeyCreateInput = {
   last_used_at?: Date | string | null
   org: Prisma.OrgCreateNestedOneWithoutApi_keysInput
   rate_counters?: Prisma.RateLimitCounterCreateNestedManyWithoutKeyInput
-  source_events?: Prisma.SourceEventCreateNestedManyWithoutKeyInput
 }
 
 export type ApiKeyUncheckedCreateInput = {
@@ -353,7 +349,6 @@ export type ApiKeyUncheckedCreateInput = {
   revoked_at?: Date | string | null
   last_used_at?: Date | string | null
   rate_counters?: Prisma.RateLimitCounterUncheckedCreateNestedManyWithoutKeyInput
-  source_events?: Prisma.SourceEventUncheckedCreateNestedManyWithoutKeyInput
 }
 
 export type ApiKeyUpdateInput = {
@@ -368,7 +363,6 @@ export type ApiKeyUpdateInput = {
   last_used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   org?: Prisma.OrgUpdateOneRequiredWithoutApi_keysNestedInput
   rate_counters?: Prisma.RateLimitCounterUpdateManyWithoutKeyNestedInput
-  source_events?: Prisma.SourceEventUpdateManyWithoutKeyNestedInput
 }
 
 export type ApiKeyUncheckedUpdateInput = {
@@ -383,7 +377,6 @@ export type ApiKeyUncheckedUpdateInput = {
   revoked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   last_used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   rate_counters?: Prisma.RateLimitCounterUncheckedUpdateManyWithoutKeyNestedInput
-  source_events?: Prisma.SourceEventUncheckedUpdateManyWithoutKeyNestedInput
 }
 
 export type ApiKeyCreateManyInput = {
@@ -484,11 +477,6 @@ export type ApiKeyScalarRelationFilter = {
   isNot?: Prisma.ApiKeyWhereInput
 }
 
-export type ApiKeyNullableScalarRelationFilter = {
-  is?: Prisma.ApiKeyWhereInput | null
-  isNot?: Prisma.ApiKeyWhereInput | null
-}
-
 export type ApiKeyCreateNestedManyWithoutOrgInput = {
   create?: Prisma.XOR<Prisma.ApiKeyCreateWithoutOrgInput, Prisma.ApiKeyUncheckedCreateWithoutOrgInput> | Prisma.ApiKeyCreateWithoutOrgInput[] | Prisma.ApiKeyUncheckedCreateWithoutOrgInput[]
   connectOrCreate?: Prisma.ApiKeyCreateOrConnectWithoutOrgInput | Prisma.ApiKeyCreateOrConnectWithoutOrgInput[]
@@ -566,22 +554,6 @@ export type ApiKeyUpdateOneRequiredWithoutRate_countersNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.ApiKeyUpdateToOneWithWhereWithoutRate_countersInput, Prisma.ApiKeyUpdateWithoutRate_countersInput>, Prisma.ApiKeyUncheckedUpdateWithoutRate_countersInput>
 }
 
-export type ApiKeyCreateNestedOneWithoutSource_eventsInput = {
-  create?: Prisma.XOR<Prisma.ApiKeyCreateWithoutSource_eventsInput, Prisma.ApiKeyUncheckedCreateWithoutSource_eventsInput>
-  connectOrCreate?: Prisma.ApiKeyCreateOrConnectWithoutSource_eventsInput
-  connect?: Prisma.ApiKeyWhereUniqueInput
-}
-
-export type ApiKeyUpdateOneWithoutSource_eventsNestedInput = {
-  create?: Prisma.XOR<Prisma.ApiKeyCreateWithoutSource_eventsInput, Prisma.ApiKeyUncheckedCreateWithoutSource_eventsInput>
-  connectOrCreate?: Prisma.ApiKeyCreateOrConnectWithoutSource_eventsInput
-  upsert?: Prisma.ApiKeyUpsertWithoutSource_eventsInput
-  disconnect?: Prisma.ApiKeyWhereInput | boolean
-  delete?: Prisma.ApiKeyWhereInput | boolean
-  connect?: Prisma.ApiKeyWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.ApiKeyUpdateToOneWithWhereWithoutSource_eventsInput, Prisma.ApiKeyUpdateWithoutSource_eventsInput>, Prisma.ApiKeyUncheckedUpdateWithoutSource_eventsInput>
-}
-
 export type ApiKeyCreateWithoutOrgInput = {
   id: string
   name: string
@@ -593,7 +565,6 @@ export type ApiKeyCreateWithoutOrgInput = {
   revoked_at?: Date | string | null
   last_used_at?: Date | string | null
   rate_counters?: Prisma.RateLimitCounterCreateNestedManyWithoutKeyInput
-  source_events?: Prisma.SourceEventCreateNestedManyWithoutKeyInput
 }
 
 export type ApiKeyUncheckedCreateWithoutOrgInput = {
@@ -607,7 +578,6 @@ export type ApiKeyUncheckedCreateWithoutOrgInput = {
   revoked_at?: Date | string | null
   last_used_at?: Date | string | null
   rate_counters?: Prisma.RateLimitCounterUncheckedCreateNestedManyWithoutKeyInput
-  source_events?: Prisma.SourceEventUncheckedCreateNestedManyWithoutKeyInput
 }
 
 export type ApiKeyCreateOrConnectWithoutOrgInput = {
@@ -663,7 +633,6 @@ export type ApiKeyCreateWithoutRate_countersInput = {
   revoked_at?: Date | string | null
   last_used_at?: Date | string | null
   org: Prisma.OrgCreateNestedOneWithoutApi_keysInput
-  source_events?: Prisma.SourceEventCreateNestedManyWithoutKeyInput
 }
 
 export type ApiKeyUncheckedCreateWithoutRate_countersInput = {
@@ -677,7 +646,6 @@ export type ApiKeyUncheckedCreateWithoutRate_countersInput = {
   created_at?: Date | string
   revoked_at?: Date | string | null
   last_used_at?: Date | string | null
-  source_events?: Prisma.SourceEventUncheckedCreateNestedManyWithoutKeyInput
 }
 
 export type ApiKeyCreateOrConnectWithoutRate_countersInput = {
@@ -707,7 +675,6 @@ export type ApiKeyUpdateWithoutRate_countersInput = {
   revoked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   last_used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   org?: Prisma.OrgUpdateOneRequiredWithoutApi_keysNestedInput
-  source_events?: Prisma.SourceEventUpdateManyWithoutKeyNestedInput
 }
 
 export type ApiKeyUncheckedUpdateWithoutRate_countersInput = {
@@ -721,79 +688,6 @@ export type ApiKeyUncheckedUpdateWithoutRate_countersInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revoked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   last_used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  source_events?: Prisma.SourceEventUncheckedUpdateManyWithoutKeyNestedInput
-}
-
-export type ApiKeyCreateWithoutSource_eventsInput = {
-  id: string
-  name: string
-  digest: string
-  display_prefix: string
-  scopes?: Prisma.ApiKeyCreatescopesInput | string[]
-  rate_limit_per_minute?: number
-  created_at?: Date | string
-  revoked_at?: Date | string | null
-  last_used_at?: Date | string | null
-  org: Prisma.OrgCreateNestedOneWithoutApi_keysInput
-  rate_counters?: Prisma.RateLimitCounterCreateNestedManyWithoutKeyInput
-}
-
-export type ApiKeyUncheckedCreateWithoutSource_eventsInput = {
-  id: string
-  org_id: string
-  name: string
-  digest: string
-  display_prefix: string
-  scopes?: Prisma.ApiKeyCreatescopesInput | string[]
-  rate_limit_per_minute?: number
-  created_at?: Date | string
-  revoked_at?: Date | string | null
-  last_used_at?: Date | string | null
-  rate_counters?: Prisma.RateLimitCounterUncheckedCreateNestedManyWithoutKeyInput
-}
-
-export type ApiKeyCreateOrConnectWithoutSource_eventsInput = {
-  where: Prisma.ApiKeyWhereUniqueInput
-  create: Prisma.XOR<Prisma.ApiKeyCreateWithoutSource_eventsInput, Prisma.ApiKeyUncheckedCreateWithoutSource_eventsInput>
-}
-
-export type ApiKeyUpsertWithoutSource_eventsInput = {
-  update: Prisma.XOR<Prisma.ApiKeyUpdateWithoutSource_eventsInput, Prisma.ApiKeyUncheckedUpdateWithoutSource_eventsInput>
-  create: Prisma.XOR<Prisma.ApiKeyCreateWithoutSource_eventsInput, Prisma.ApiKeyUncheckedCreateWithoutSource_eventsInput>
-  where?: Prisma.ApiKeyWhereInput
-}
-
-export type ApiKeyUpdateToOneWithWhereWithoutSource_eventsInput = {
-  where?: Prisma.ApiKeyWhereInput
-  data: Prisma.XOR<Prisma.ApiKeyUpdateWithoutSource_eventsInput, Prisma.ApiKeyUncheckedUpdateWithoutSource_eventsInput>
-}
-
-export type ApiKeyUpdateWithoutSource_eventsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  digest?: Prisma.StringFieldUpdateOperationsInput | string
-  display_prefix?: Prisma.StringFieldUpdateOperationsInput | string
-  scopes?: Prisma.ApiKeyUpdatescopesInput | string[]
-  rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  revoked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  last_used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  org?: Prisma.OrgUpdateOneRequiredWithoutApi_keysNestedInput
-  rate_counters?: Prisma.RateLimitCounterUpdateManyWithoutKeyNestedInput
-}
-
-export type ApiKeyUncheckedUpdateWithoutSource_eventsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  digest?: Prisma.StringFieldUpdateOperationsInput | string
-  display_prefix?: Prisma.StringFieldUpdateOperationsInput | string
-  scopes?: Prisma.ApiKeyUpdatescopesInput | string[]
-  rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  revoked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  last_used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  rate_counters?: Prisma.RateLimitCounterUncheckedUpdateManyWithoutKeyNestedInput
 }
 
 export type ApiKeyCreateManyOrgInput = {
@@ -819,7 +713,6 @@ export type ApiKeyUpdateWithoutOrgInput = {
   revoked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   last_used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   rate_counters?: Prisma.RateLimitCounterUpdateManyWithoutKeyNestedInput
-  source_events?: Prisma.SourceEventUpdateManyWithoutKeyNestedInput
 }
 
 export type ApiKeyUncheckedUpdateWithoutOrgInput = {
@@ -833,7 +726,6 @@ export type ApiKeyUncheckedUpdateWithoutOrgInput = {
   revoked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   last_used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   rate_counters?: Prisma.RateLimitCounterUncheckedUpdateManyWithoutKeyNestedInput
-  source_events?: Prisma.SourceEventUncheckedUpdateManyWithoutKeyNestedInput
 }
 
 export type ApiKeyUncheckedUpdateManyWithoutOrgInput = {
@@ -855,12 +747,10 @@ export type ApiKeyUncheckedUpdateManyWithoutOrgInput = {
 
 export type ApiKeyCountOutputType = {
   rate_counters: number
-  source_events: number
 }
 
 export type ApiKeyCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   rate_counters?: boolean | ApiKeyCountOutputTypeCountRate_countersArgs
-  source_events?: boolean | ApiKeyCountOutputTypeCountSource_eventsArgs
 }
 
 /**
@@ -880,13 +770,6 @@ export type ApiKeyCountOutputTypeCountRate_countersArgs<ExtArgs extends runtime.
   where?: Prisma.RateLimitCounterWhereInput
 }
 
-/**
- * ApiKeyCountOutputType without action
- */
-export type ApiKeyCountOutputTypeCountSource_eventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.SourceEventWhereInput
-}
-
 
 export type ApiKeySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -901,7 +784,6 @@ export type ApiKeySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   last_used_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   rate_counters?: boolean | Prisma.ApiKey$rate_countersArgs<ExtArgs>
-  source_events?: boolean | Prisma.ApiKey$source_eventsArgs<ExtArgs>
   _count?: boolean | Prisma.ApiKeyCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["apiKey"]>
 
@@ -950,7 +832,6 @@ export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
 export type ApiKeyInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   rate_counters?: boolean | Prisma.ApiKey$rate_countersArgs<ExtArgs>
-  source_events?: boolean | Prisma.ApiKey$source_eventsArgs<ExtArgs>
   _count?: boolean | Prisma.ApiKeyCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type ApiKeyIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -965,7 +846,6 @@ export type $ApiKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
   objects: {
     org: Prisma.$OrgPayload<ExtArgs>
     rate_counters: Prisma.$RateLimitCounterPayload<ExtArgs>[]
-    source_events: Prisma.$SourceEventPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1374,7 +1254,6 @@ export interface Prisma__ApiKeyClient<T, Null = never, ExtArgs extends runtime.T
   readonly [Symbol.toStringTag]: "PrismaPromise"
   org<T extends Prisma.OrgDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrgDefaultArgs<ExtArgs>>): Prisma.Prisma__OrgClient<runtime.Types.Result.GetResult<Prisma.$OrgPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   rate_counters<T extends Prisma.ApiKey$rate_countersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ApiKey$rate_countersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RateLimitCounterPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
-  source_events<T extends Prisma.ApiKey$source_eventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ApiKey$source_eventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SourceEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1836,30 +1715,6 @@ export type ApiKey$rate_countersArgs<ExtArgs extends runtime.Types.Extensions.In
   take?: number
   skip?: number
   distinct?: Prisma.RateLimitCounterScalarFieldEnum | Prisma.RateLimitCounterScalarFieldEnum[]
-}
-
-/**
- * ApiKey.source_events
- */
-export type ApiKey$source_eventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the SourceEvent
-   */
-  select?: Prisma.SourceEventSelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the SourceEvent
-   */
-  omit?: Prisma.SourceEventOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.SourceEventInclude<ExtArgs> | null
-  where?: Prisma.SourceEventWhereInput
-  orderBy?: Prisma.SourceEventOrderByWithRelationInput | Prisma.SourceEventOrderByWithRelationInput[]
-  cursor?: Prisma.SourceEventWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.SourceEventScalarFieldEnum | Prisma.SourceEventScalarFieldEnum[]
 }
 
 /**

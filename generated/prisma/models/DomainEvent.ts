@@ -218,7 +218,6 @@ export type DomainEventWhereInput = {
   stale?: Prisma.BoolFilter<"DomainEvent"> | boolean
   occurred_at?: Prisma.DateTimeNullableFilter<"DomainEvent"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"DomainEvent"> | Date | string
-  org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   source_event?: Prisma.XOR<Prisma.SourceEventScalarRelationFilter, Prisma.SourceEventWhereInput>
   deal?: Prisma.XOR<Prisma.DealScalarRelationFilter, Prisma.DealWhereInput>
   earnings?: Prisma.EarningListRelationFilter
@@ -235,7 +234,6 @@ export type DomainEventOrderByWithRelationInput = {
   stale?: Prisma.SortOrder
   occurred_at?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
-  org?: Prisma.OrgOrderByWithRelationInput
   source_event?: Prisma.SourceEventOrderByWithRelationInput
   deal?: Prisma.DealOrderByWithRelationInput
   earnings?: Prisma.EarningOrderByRelationAggregateInput
@@ -255,7 +253,6 @@ export type DomainEventWhereUniqueInput = Prisma.AtLeast<{
   stale?: Prisma.BoolFilter<"DomainEvent"> | boolean
   occurred_at?: Prisma.DateTimeNullableFilter<"DomainEvent"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"DomainEvent"> | Date | string
-  org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   source_event?: Prisma.XOR<Prisma.SourceEventScalarRelationFilter, Prisma.SourceEventWhereInput>
   deal?: Prisma.XOR<Prisma.DealScalarRelationFilter, Prisma.DealWhereInput>
   earnings?: Prisma.EarningListRelationFilter
@@ -295,13 +292,13 @@ export type DomainEventScalarWhereWithAggregatesInput = {
 
 export type DomainEventCreateInput = {
   id: string
+  org_id: string
   type: string
   event_type_hint: string
   changes: Prisma.JsonNullValueInput | runtime.InputJsonValue
   stale?: boolean
   occurred_at?: Date | string | null
   created_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutDomain_eventsInput
   source_event: Prisma.SourceEventCreateNestedOneWithoutDomain_eventInput
   deal: Prisma.DealCreateNestedOneWithoutDomain_eventsInput
   earnings?: Prisma.EarningCreateNestedManyWithoutTriggering_domain_eventInput
@@ -323,13 +320,13 @@ export type DomainEventUncheckedCreateInput = {
 
 export type DomainEventUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
   changes?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   stale?: Prisma.BoolFieldUpdateOperationsInput | boolean
   occurred_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutDomain_eventsNestedInput
   source_event?: Prisma.SourceEventUpdateOneRequiredWithoutDomain_eventNestedInput
   deal?: Prisma.DealUpdateOneRequiredWithoutDomain_eventsNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutTriggering_domain_eventNestedInput
@@ -364,6 +361,7 @@ export type DomainEventCreateManyInput = {
 
 export type DomainEventUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
   changes?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -383,16 +381,6 @@ export type DomainEventUncheckedUpdateManyInput = {
   stale?: Prisma.BoolFieldUpdateOperationsInput | boolean
   occurred_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-}
-
-export type DomainEventListRelationFilter = {
-  every?: Prisma.DomainEventWhereInput
-  some?: Prisma.DomainEventWhereInput
-  none?: Prisma.DomainEventWhereInput
-}
-
-export type DomainEventOrderByRelationAggregateInput = {
-  _count?: Prisma.SortOrder
 }
 
 export type DomainEventNullableScalarRelationFilter = {
@@ -437,46 +425,14 @@ export type DomainEventMinOrderByAggregateInput = {
   created_at?: Prisma.SortOrder
 }
 
-export type DomainEventCreateNestedManyWithoutOrgInput = {
-  create?: Prisma.XOR<Prisma.DomainEventCreateWithoutOrgInput, Prisma.DomainEventUncheckedCreateWithoutOrgInput> | Prisma.DomainEventCreateWithoutOrgInput[] | Prisma.DomainEventUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.DomainEventCreateOrConnectWithoutOrgInput | Prisma.DomainEventCreateOrConnectWithoutOrgInput[]
-  createMany?: Prisma.DomainEventCreateManyOrgInputEnvelope
-  connect?: Prisma.DomainEventWhereUniqueInput | Prisma.DomainEventWhereUniqueInput[]
+export type DomainEventListRelationFilter = {
+  every?: Prisma.DomainEventWhereInput
+  some?: Prisma.DomainEventWhereInput
+  none?: Prisma.DomainEventWhereInput
 }
 
-export type DomainEventUncheckedCreateNestedManyWithoutOrgInput = {
-  create?: Prisma.XOR<Prisma.DomainEventCreateWithoutOrgInput, Prisma.DomainEventUncheckedCreateWithoutOrgInput> | Prisma.DomainEventCreateWithoutOrgInput[] | Prisma.DomainEventUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.DomainEventCreateOrConnectWithoutOrgInput | Prisma.DomainEventCreateOrConnectWithoutOrgInput[]
-  createMany?: Prisma.DomainEventCreateManyOrgInputEnvelope
-  connect?: Prisma.DomainEventWhereUniqueInput | Prisma.DomainEventWhereUniqueInput[]
-}
-
-export type DomainEventUpdateManyWithoutOrgNestedInput = {
-  create?: Prisma.XOR<Prisma.DomainEventCreateWithoutOrgInput, Prisma.DomainEventUncheckedCreateWithoutOrgInput> | Prisma.DomainEventCreateWithoutOrgInput[] | Prisma.DomainEventUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.DomainEventCreateOrConnectWithoutOrgInput | Prisma.DomainEventCreateOrConnectWithoutOrgInput[]
-  upsert?: Prisma.DomainEventUpsertWithWhereUniqueWithoutOrgInput | Prisma.DomainEventUpsertWithWhereUniqueWithoutOrgInput[]
-  createMany?: Prisma.DomainEventCreateManyOrgInputEnvelope
-  set?: Prisma.DomainEventWhereUniqueInput | Prisma.DomainEventWhereUniqueInput[]
-  disconnect?: Prisma.DomainEventWhereUniqueInput | Prisma.DomainEventWhereUniqueInput[]
-  delete?: Prisma.DomainEventWhereUniqueInput | Prisma.DomainEventWhereUniqueInput[]
-  connect?: Prisma.DomainEventWhereUniqueInput | Prisma.DomainEventWhereUniqueInput[]
-  update?: Prisma.DomainEventUpdateWithWhereUniqueWithoutOrgInput | Prisma.DomainEventUpdateWithWhereUniqueWithoutOrgInput[]
-  updateMany?: Prisma.DomainEventUpdateManyWithWhereWithoutOrgInput | Prisma.DomainEventUpdateManyWithWhereWithoutOrgInput[]
-  deleteMany?: Prisma.DomainEventScalarWhereInput | Prisma.DomainEventScalarWhereInput[]
-}
-
-export type DomainEventUncheckedUpdateManyWithoutOrgNestedInput = {
-  create?: Prisma.XOR<Prisma.DomainEventCreateWithoutOrgInput, Prisma.DomainEventUncheckedCreateWithoutOrgInput> | Prisma.DomainEventCreateWithoutOrgInput[] | Prisma.DomainEventUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.DomainEventCreateOrConnectWithoutOrgInput | Prisma.DomainEventCreateOrConnectWithoutOrgInput[]
-  upsert?: Prisma.DomainEventUpsertWithWhereUniqueWithoutOrgInput | Prisma.DomainEventUpsertWithWhereUniqueWithoutOrgInput[]
-  createMany?: Prisma.DomainEventCreateManyOrgInputEnvelope
-  set?: Prisma.DomainEventWhereUniqueInput | Prisma.DomainEventWhereUniqueInput[]
-  disconnect?: Prisma.DomainEventWhereUniqueInput | Prisma.DomainEventWhereUniqueInput[]
-  delete?: Prisma.DomainEventWhereUniqueInput | Prisma.DomainEventWhereUniqueInput[]
-  connect?: Prisma.DomainEventWhereUniqueInput | Prisma.DomainEventWhereUniqueInput[]
-  update?: Prisma.DomainEventUpdateWithWhereUniqueWithoutOrgInput | Prisma.DomainEventUpdateWithWhereUniqueWithoutOrgInput[]
-  updateMany?: Prisma.DomainEventUpdateManyWithWhereWithoutOrgInput | Prisma.DomainEventUpdateManyWithWhereWithoutOrgInput[]
-  deleteMany?: Prisma.DomainEventScalarWhereInput | Prisma.DomainEventScalarWhereInput[]
+export type DomainEventOrderByRelationAggregateInput = {
+  _count?: Prisma.SortOrder
 }
 
 export type DomainEventCreateNestedOneWithoutSource_eventInput = {
@@ -573,83 +529,15 @@ export type DomainEventUpdateOneWithoutEarningsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.DomainEventUpdateToOneWithWhereWithoutEarningsInput, Prisma.DomainEventUpdateWithoutEarningsInput>, Prisma.DomainEventUncheckedUpdateWithoutEarningsInput>
 }
 
-export type DomainEventCreateWithoutOrgInput = {
-  id: string
-  type: string
-  event_type_hint: string
-  changes: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  stale?: boolean
-  occurred_at?: Date | string | null
-  created_at?: Date | string
-  source_event: Prisma.SourceEventCreateNestedOneWithoutDomain_eventInput
-  deal: Prisma.DealCreateNestedOneWithoutDomain_eventsInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutTriggering_domain_eventInput
-}
-
-export type DomainEventUncheckedCreateWithoutOrgInput = {
-  id: string
-  source_event_id: string
-  deal_id: string
-  type: string
-  event_type_hint: string
-  changes: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  stale?: boolean
-  occurred_at?: Date | string | null
-  created_at?: Date | string
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutTriggering_domain_eventInput
-}
-
-export type DomainEventCreateOrConnectWithoutOrgInput = {
-  where: Prisma.DomainEventWhereUniqueInput
-  create: Prisma.XOR<Prisma.DomainEventCreateWithoutOrgInput, Prisma.DomainEventUncheckedCreateWithoutOrgInput>
-}
-
-export type DomainEventCreateManyOrgInputEnvelope = {
-  data: Prisma.DomainEventCreateManyOrgInput | Prisma.DomainEventCreateManyOrgInput[]
-  skipDuplicates?: boolean
-}
-
-export type DomainEventUpsertWithWhereUniqueWithoutOrgInput = {
-  where: Prisma.DomainEventWhereUniqueInput
-  update: Prisma.XOR<Prisma.DomainEventUpdateWithoutOrgInput, Prisma.DomainEventUncheckedUpdateWithoutOrgInput>
-  create: Prisma.XOR<Prisma.DomainEventCreateWithoutOrgInput, Prisma.DomainEventUncheckedCreateWithoutOrgInput>
-}
-
-export type DomainEventUpdateWithWhereUniqueWithoutOrgInput = {
-  where: Prisma.DomainEventWhereUniqueInput
-  data: Prisma.XOR<Prisma.DomainEventUpdateWithoutOrgInput, Prisma.DomainEventUncheckedUpdateWithoutOrgInput>
-}
-
-export type DomainEventUpdateManyWithWhereWithoutOrgInput = {
-  where: Prisma.DomainEventScalarWhereInput
-  data: Prisma.XOR<Prisma.DomainEventUpdateManyMutationInput, Prisma.DomainEventUncheckedUpdateManyWithoutOrgInput>
-}
-
-export type DomainEventScalarWhereInput = {
-  AND?: Prisma.DomainEventScalarWhereInput | Prisma.DomainEventScalarWhereInput[]
-  OR?: Prisma.DomainEventScalarWhereInput[]
-  NOT?: Prisma.DomainEventScalarWhereInput | Prisma.DomainEventScalarWhereInput[]
-  id?: Prisma.StringFilter<"DomainEvent"> | string
-  org_id?: Prisma.StringFilter<"DomainEvent"> | string
-  source_event_id?: Prisma.StringFilter<"DomainEvent"> | string
-  deal_id?: Prisma.StringFilter<"DomainEvent"> | string
-  type?: Prisma.StringFilter<"DomainEvent"> | string
-  event_type_hint?: Prisma.StringFilter<"DomainEvent"> | string
-  changes?: Prisma.JsonFilter<"DomainEvent">
-  stale?: Prisma.BoolFilter<"DomainEvent"> | boolean
-  occurred_at?: Prisma.DateTimeNullableFilter<"DomainEvent"> | Date | string | null
-  created_at?: Prisma.DateTimeFilter<"DomainEvent"> | Date | string
-}
-
 export type DomainEventCreateWithoutSource_eventInput = {
   id: string
+  org_id: string
   type: string
   event_type_hint: string
   changes: Prisma.JsonNullValueInput | runtime.InputJsonValue
   stale?: boolean
   occurred_at?: Date | string | null
   created_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutDomain_eventsInput
   deal: Prisma.DealCreateNestedOneWithoutDomain_eventsInput
   earnings?: Prisma.EarningCreateNestedManyWithoutTriggering_domain_eventInput
 }
@@ -685,13 +573,13 @@ export type DomainEventUpdateToOneWithWhereWithoutSource_eventInput = {
 
 export type DomainEventUpdateWithoutSource_eventInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
   changes?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   stale?: Prisma.BoolFieldUpdateOperationsInput | boolean
   occurred_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutDomain_eventsNestedInput
   deal?: Prisma.DealUpdateOneRequiredWithoutDomain_eventsNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutTriggering_domain_eventNestedInput
 }
@@ -711,13 +599,13 @@ export type DomainEventUncheckedUpdateWithoutSource_eventInput = {
 
 export type DomainEventCreateWithoutDealInput = {
   id: string
+  org_id: string
   type: string
   event_type_hint: string
   changes: Prisma.JsonNullValueInput | runtime.InputJsonValue
   stale?: boolean
   occurred_at?: Date | string | null
   created_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutDomain_eventsInput
   source_event: Prisma.SourceEventCreateNestedOneWithoutDomain_eventInput
   earnings?: Prisma.EarningCreateNestedManyWithoutTriggering_domain_eventInput
 }
@@ -761,15 +649,31 @@ export type DomainEventUpdateManyWithWhereWithoutDealInput = {
   data: Prisma.XOR<Prisma.DomainEventUpdateManyMutationInput, Prisma.DomainEventUncheckedUpdateManyWithoutDealInput>
 }
 
+export type DomainEventScalarWhereInput = {
+  AND?: Prisma.DomainEventScalarWhereInput | Prisma.DomainEventScalarWhereInput[]
+  OR?: Prisma.DomainEventScalarWhereInput[]
+  NOT?: Prisma.DomainEventScalarWhereInput | Prisma.DomainEventScalarWhereInput[]
+  id?: Prisma.StringFilter<"DomainEvent"> | string
+  org_id?: Prisma.StringFilter<"DomainEvent"> | string
+  source_event_id?: Prisma.StringFilter<"DomainEvent"> | string
+  deal_id?: Prisma.StringFilter<"DomainEvent"> | string
+  type?: Prisma.StringFilter<"DomainEvent"> | string
+  event_type_hint?: Prisma.StringFilter<"DomainEvent"> | string
+  changes?: Prisma.JsonFilter<"DomainEvent">
+  stale?: Prisma.BoolFilter<"DomainEvent"> | boolean
+  occurred_at?: Prisma.DateTimeNullableFilter<"DomainEvent"> | Date | string | null
+  created_at?: Prisma.DateTimeFilter<"DomainEvent"> | Date | string
+}
+
 export type DomainEventCreateWithoutEarningsInput = {
   id: string
+  org_id: string
   type: string
   event_type_hint: string
   changes: Prisma.JsonNullValueInput | runtime.InputJsonValue
   stale?: boolean
   occurred_at?: Date | string | null
   created_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutDomain_eventsInput
   source_event: Prisma.SourceEventCreateNestedOneWithoutDomain_eventInput
   deal: Prisma.DealCreateNestedOneWithoutDomain_eventsInput
 }
@@ -805,13 +709,13 @@ export type DomainEventUpdateToOneWithWhereWithoutEarningsInput = {
 
 export type DomainEventUpdateWithoutEarningsInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
   changes?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   stale?: Prisma.BoolFieldUpdateOperationsInput | boolean
   occurred_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutDomain_eventsNestedInput
   source_event?: Prisma.SourceEventUpdateOneRequiredWithoutDomain_eventNestedInput
   deal?: Prisma.DealUpdateOneRequiredWithoutDomain_eventsNestedInput
 }
@@ -819,56 +723,6 @@ export type DomainEventUpdateWithoutEarningsInput = {
 export type DomainEventUncheckedUpdateWithoutEarningsInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  source_event_id?: Prisma.StringFieldUpdateOperationsInput | string
-  deal_id?: Prisma.StringFieldUpdateOperationsInput | string
-  type?: Prisma.StringFieldUpdateOperationsInput | string
-  event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
-  changes?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  stale?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  occurred_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-}
-
-export type DomainEventCreateManyOrgInput = {
-  id: string
-  source_event_id: string
-  deal_id: string
-  type: string
-  event_type_hint: string
-  changes: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  stale?: boolean
-  occurred_at?: Date | string | null
-  created_at?: Date | string
-}
-
-export type DomainEventUpdateWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  type?: Prisma.StringFieldUpdateOperationsInput | string
-  event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
-  changes?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  stale?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  occurred_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  source_event?: Prisma.SourceEventUpdateOneRequiredWithoutDomain_eventNestedInput
-  deal?: Prisma.DealUpdateOneRequiredWithoutDomain_eventsNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutTriggering_domain_eventNestedInput
-}
-
-export type DomainEventUncheckedUpdateWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  source_event_id?: Prisma.StringFieldUpdateOperationsInput | string
-  deal_id?: Prisma.StringFieldUpdateOperationsInput | string
-  type?: Prisma.StringFieldUpdateOperationsInput | string
-  event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
-  changes?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  stale?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  occurred_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutTriggering_domain_eventNestedInput
-}
-
-export type DomainEventUncheckedUpdateManyWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
   source_event_id?: Prisma.StringFieldUpdateOperationsInput | string
   deal_id?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
@@ -893,13 +747,13 @@ export type DomainEventCreateManyDealInput = {
 
 export type DomainEventUpdateWithoutDealInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
   changes?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   stale?: Prisma.BoolFieldUpdateOperationsInput | boolean
   occurred_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutDomain_eventsNestedInput
   source_event?: Prisma.SourceEventUpdateOneRequiredWithoutDomain_eventNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutTriggering_domain_eventNestedInput
 }
@@ -971,7 +825,6 @@ export type DomainEventSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   stale?: boolean
   occurred_at?: boolean
   created_at?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   source_event?: boolean | Prisma.SourceEventDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.DealDefaultArgs<ExtArgs>
   earnings?: boolean | Prisma.DomainEvent$earningsArgs<ExtArgs>
@@ -989,7 +842,6 @@ export type DomainEventSelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   stale?: boolean
   occurred_at?: boolean
   created_at?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   source_event?: boolean | Prisma.SourceEventDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.DealDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["domainEvent"]>
@@ -1005,7 +857,6 @@ export type DomainEventSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   stale?: boolean
   occurred_at?: boolean
   created_at?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   source_event?: boolean | Prisma.SourceEventDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.DealDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["domainEvent"]>
@@ -1025,19 +876,16 @@ export type DomainEventSelectScalar = {
 
 export type DomainEventOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "source_event_id" | "deal_id" | "type" | "event_type_hint" | "changes" | "stale" | "occurred_at" | "created_at", ExtArgs["result"]["domainEvent"]>
 export type DomainEventInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   source_event?: boolean | Prisma.SourceEventDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.DealDefaultArgs<ExtArgs>
   earnings?: boolean | Prisma.DomainEvent$earningsArgs<ExtArgs>
   _count?: boolean | Prisma.DomainEventCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type DomainEventIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   source_event?: boolean | Prisma.SourceEventDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.DealDefaultArgs<ExtArgs>
 }
 export type DomainEventIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   source_event?: boolean | Prisma.SourceEventDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.DealDefaultArgs<ExtArgs>
 }
@@ -1045,7 +893,6 @@ export type DomainEventIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.
 export type $DomainEventPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "DomainEvent"
   objects: {
-    org: Prisma.$OrgPayload<ExtArgs>
     source_event: Prisma.$SourceEventPayload<ExtArgs>
     deal: Prisma.$DealPayload<ExtArgs>
     earnings: Prisma.$EarningPayload<ExtArgs>[]
@@ -1455,7 +1302,6 @@ readonly fields: DomainEventFieldRefs;
  */
 export interface Prisma__DomainEventClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
-  org<T extends Prisma.OrgDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrgDefaultArgs<ExtArgs>>): Prisma.Prisma__OrgClient<runtime.Types.Result.GetResult<Prisma.$OrgPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   source_event<T extends Prisma.SourceEventDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.SourceEventDefaultArgs<ExtArgs>>): Prisma.Prisma__SourceEventClient<runtime.Types.Result.GetResult<Prisma.$SourceEventPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   deal<T extends Prisma.DealDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.DealDefaultArgs<ExtArgs>>): Prisma.Prisma__DealClient<runtime.Types.Result.GetResult<Prisma.$DealPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   earnings<T extends Prisma.DomainEvent$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.DomainEvent$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>

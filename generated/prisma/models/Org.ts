@@ -177,8 +177,6 @@ export type OrgWhereInput = {
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
   audit_entries?: Prisma.AuditEntryListRelationFilter
-  source_events?: Prisma.SourceEventListRelationFilter
-  domain_events?: Prisma.DomainEventListRelationFilter
   deals?: Prisma.DealListRelationFilter
   plans?: Prisma.PlanListRelationFilter
   periods?: Prisma.PeriodListRelationFilter
@@ -196,8 +194,6 @@ export type OrgOrderByWithRelationInput = {
   users?: Prisma.UserOrderByRelationAggregateInput
   api_keys?: Prisma.ApiKeyOrderByRelationAggregateInput
   audit_entries?: Prisma.AuditEntryOrderByRelationAggregateInput
-  source_events?: Prisma.SourceEventOrderByRelationAggregateInput
-  domain_events?: Prisma.DomainEventOrderByRelationAggregateInput
   deals?: Prisma.DealOrderByRelationAggregateInput
   plans?: Prisma.PlanOrderByRelationAggregateInput
   periods?: Prisma.PeriodOrderByRelationAggregateInput
@@ -218,8 +214,6 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
   audit_entries?: Prisma.AuditEntryListRelationFilter
-  source_events?: Prisma.SourceEventListRelationFilter
-  domain_events?: Prisma.DomainEventListRelationFilter
   deals?: Prisma.DealListRelationFilter
   plans?: Prisma.PlanListRelationFilter
   periods?: Prisma.PeriodListRelationFilter
@@ -259,8 +253,6 @@ export type OrgCreateInput = {
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -278,8 +270,6 @@ export type OrgUncheckedCreateInput = {
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventUncheckedCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -297,8 +287,6 @@ export type OrgUpdateInput = {
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -316,8 +304,6 @@ export type OrgUncheckedUpdateInput = {
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUncheckedUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -451,34 +437,6 @@ export type OrgUpdateOneRequiredWithoutAudit_entriesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutAudit_entriesInput, Prisma.OrgUpdateWithoutAudit_entriesInput>, Prisma.OrgUncheckedUpdateWithoutAudit_entriesInput>
 }
 
-export type OrgCreateNestedOneWithoutSource_eventsInput = {
-  create?: Prisma.XOR<Prisma.OrgCreateWithoutSource_eventsInput, Prisma.OrgUncheckedCreateWithoutSource_eventsInput>
-  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutSource_eventsInput
-  connect?: Prisma.OrgWhereUniqueInput
-}
-
-export type OrgUpdateOneRequiredWithoutSource_eventsNestedInput = {
-  create?: Prisma.XOR<Prisma.OrgCreateWithoutSource_eventsInput, Prisma.OrgUncheckedCreateWithoutSource_eventsInput>
-  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutSource_eventsInput
-  upsert?: Prisma.OrgUpsertWithoutSource_eventsInput
-  connect?: Prisma.OrgWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutSource_eventsInput, Prisma.OrgUpdateWithoutSource_eventsInput>, Prisma.OrgUncheckedUpdateWithoutSource_eventsInput>
-}
-
-export type OrgCreateNestedOneWithoutDomain_eventsInput = {
-  create?: Prisma.XOR<Prisma.OrgCreateWithoutDomain_eventsInput, Prisma.OrgUncheckedCreateWithoutDomain_eventsInput>
-  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutDomain_eventsInput
-  connect?: Prisma.OrgWhereUniqueInput
-}
-
-export type OrgUpdateOneRequiredWithoutDomain_eventsNestedInput = {
-  create?: Prisma.XOR<Prisma.OrgCreateWithoutDomain_eventsInput, Prisma.OrgUncheckedCreateWithoutDomain_eventsInput>
-  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutDomain_eventsInput
-  upsert?: Prisma.OrgUpsertWithoutDomain_eventsInput
-  connect?: Prisma.OrgWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutDomain_eventsInput, Prisma.OrgUpdateWithoutDomain_eventsInput>, Prisma.OrgUncheckedUpdateWithoutDomain_eventsInput>
-}
-
 export type OrgCreateNestedOneWithoutDealsInput = {
   create?: Prisma.XOR<Prisma.OrgCreateWithoutDealsInput, Prisma.OrgUncheckedCreateWithoutDealsInput>
   connectOrCreate?: Prisma.OrgCreateOrConnectWithoutDealsInput
@@ -571,8 +529,6 @@ export type OrgCreateWithoutUsersInput = {
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -589,8 +545,6 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventUncheckedCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -623,8 +577,6 @@ export type OrgUpdateWithoutUsersInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -641,8 +593,6 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUncheckedUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -659,8 +609,6 @@ export type OrgCreateWithoutApi_keysInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -677,8 +625,6 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventUncheckedCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -711,8 +657,6 @@ export type OrgUpdateWithoutApi_keysInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -729,8 +673,6 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUncheckedUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -747,8 +689,6 @@ export type OrgCreateWithoutAudit_entriesInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -765,8 +705,6 @@ export type OrgUncheckedCreateWithoutAudit_entriesInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventUncheckedCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -799,8 +737,6 @@ export type OrgUpdateWithoutAudit_entriesInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -817,184 +753,6 @@ export type OrgUncheckedUpdateWithoutAudit_entriesInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUncheckedUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutOrgNestedInput
-  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
-  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
-  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
-  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
-  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
-}
-
-export type OrgCreateWithoutSource_eventsInput = {
-  id: string
-  name: string
-  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
-  created_at?: Date | string
-  users?: Prisma.UserCreateNestedManyWithoutOrgInput
-  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventCreateNestedManyWithoutOrgInput
-  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
-  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
-  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
-  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
-  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
-}
-
-export type OrgUncheckedCreateWithoutSource_eventsInput = {
-  id: string
-  name: string
-  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
-  created_at?: Date | string
-  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
-  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutOrgInput
-  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
-  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
-  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
-  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
-  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
-}
-
-export type OrgCreateOrConnectWithoutSource_eventsInput = {
-  where: Prisma.OrgWhereUniqueInput
-  create: Prisma.XOR<Prisma.OrgCreateWithoutSource_eventsInput, Prisma.OrgUncheckedCreateWithoutSource_eventsInput>
-}
-
-export type OrgUpsertWithoutSource_eventsInput = {
-  update: Prisma.XOR<Prisma.OrgUpdateWithoutSource_eventsInput, Prisma.OrgUncheckedUpdateWithoutSource_eventsInput>
-  create: Prisma.XOR<Prisma.OrgCreateWithoutSource_eventsInput, Prisma.OrgUncheckedCreateWithoutSource_eventsInput>
-  where?: Prisma.OrgWhereInput
-}
-
-export type OrgUpdateToOneWithWhereWithoutSource_eventsInput = {
-  where?: Prisma.OrgWhereInput
-  data: Prisma.XOR<Prisma.OrgUpdateWithoutSource_eventsInput, Prisma.OrgUncheckedUpdateWithoutSource_eventsInput>
-}
-
-export type OrgUpdateWithoutSource_eventsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
-  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUpdateManyWithoutOrgNestedInput
-  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
-  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
-  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
-  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
-  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
-}
-
-export type OrgUncheckedUpdateWithoutSource_eventsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
-  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutOrgNestedInput
-  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
-  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
-  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
-  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
-  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
-}
-
-export type OrgCreateWithoutDomain_eventsInput = {
-  id: string
-  name: string
-  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
-  created_at?: Date | string
-  users?: Prisma.UserCreateNestedManyWithoutOrgInput
-  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventCreateNestedManyWithoutOrgInput
-  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
-  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
-  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
-  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
-  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
-}
-
-export type OrgUncheckedCreateWithoutDomain_eventsInput = {
-  id: string
-  name: string
-  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
-  created_at?: Date | string
-  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
-  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventUncheckedCreateNestedManyWithoutOrgInput
-  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
-  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
-  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
-  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
-  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
-}
-
-export type OrgCreateOrConnectWithoutDomain_eventsInput = {
-  where: Prisma.OrgWhereUniqueInput
-  create: Prisma.XOR<Prisma.OrgCreateWithoutDomain_eventsInput, Prisma.OrgUncheckedCreateWithoutDomain_eventsInput>
-}
-
-export type OrgUpsertWithoutDomain_eventsInput = {
-  update: Prisma.XOR<Prisma.OrgUpdateWithoutDomain_eventsInput, Prisma.OrgUncheckedUpdateWithoutDomain_eventsInput>
-  create: Prisma.XOR<Prisma.OrgCreateWithoutDomain_eventsInput, Prisma.OrgUncheckedCreateWithoutDomain_eventsInput>
-  where?: Prisma.OrgWhereInput
-}
-
-export type OrgUpdateToOneWithWhereWithoutDomain_eventsInput = {
-  where?: Prisma.OrgWhereInput
-  data: Prisma.XOR<Prisma.OrgUpdateWithoutDomain_eventsInput, Prisma.OrgUncheckedUpdateWithoutDomain_eventsInput>
-}
-
-export type OrgUpdateWithoutDomain_eventsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
-  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUpdateManyWithoutOrgNestedInput
-  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
-  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
-  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
-  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
-  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
-}
-
-export type OrgUncheckedUpdateWithoutDomain_eventsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
-  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -1012,8 +770,6 @@ export type OrgCreateWithoutDealsInput = {
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
@@ -1030,8 +786,6 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventUncheckedCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
@@ -1064,8 +818,6 @@ export type OrgUpdateWithoutDealsInput = {
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
@@ -1082,8 +834,6 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUncheckedUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
@@ -1100,8 +850,6 @@ export type OrgCreateWithoutPlansInput = {
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
@@ -1118,8 +866,6 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventUncheckedCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
@@ -1152,8 +898,6 @@ export type OrgUpdateWithoutPlansInput = {
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
@@ -1170,8 +914,6 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUncheckedUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
@@ -1188,8 +930,6 @@ export type OrgCreateWithoutPeriodsInput = {
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
@@ -1206,8 +946,6 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventUncheckedCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
@@ -1240,8 +978,6 @@ export type OrgUpdateWithoutPeriodsInput = {
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
@@ -1258,8 +994,6 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUncheckedUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
@@ -1276,8 +1010,6 @@ export type OrgCreateWithoutEarningsInput = {
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -1294,8 +1026,6 @@ export type OrgUncheckedCreateWithoutEarningsInput = {
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventUncheckedCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -1328,8 +1058,6 @@ export type OrgUpdateWithoutEarningsInput = {
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -1346,8 +1074,6 @@ export type OrgUncheckedUpdateWithoutEarningsInput = {
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUncheckedUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -1364,8 +1090,6 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -1382,8 +1106,6 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventUncheckedCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -1416,8 +1138,6 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -1434,8 +1154,6 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUncheckedUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -1452,8 +1170,6 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -1470,8 +1186,6 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
-  source_events?: Prisma.SourceEventUncheckedCreateNestedManyWithoutOrgInput
-  domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -1504,8 +1218,6 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -1522,8 +1234,6 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
-  source_events?: Prisma.SourceEventUncheckedUpdateManyWithoutOrgNestedInput
-  domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -1540,8 +1250,6 @@ export type OrgCountOutputType = {
   users: number
   api_keys: number
   audit_entries: number
-  source_events: number
-  domain_events: number
   deals: number
   plans: number
   periods: number
@@ -1554,8 +1262,6 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   users?: boolean | OrgCountOutputTypeCountUsersArgs
   api_keys?: boolean | OrgCountOutputTypeCountApi_keysArgs
   audit_entries?: boolean | OrgCountOutputTypeCountAudit_entriesArgs
-  source_events?: boolean | OrgCountOutputTypeCountSource_eventsArgs
-  domain_events?: boolean | OrgCountOutputTypeCountDomain_eventsArgs
   deals?: boolean | OrgCountOutputTypeCountDealsArgs
   plans?: boolean | OrgCountOutputTypeCountPlansArgs
   periods?: boolean | OrgCountOutputTypeCountPeriodsArgs
@@ -1593,20 +1299,6 @@ export type OrgCountOutputTypeCountApi_keysArgs<ExtArgs extends runtime.Types.Ex
  */
 export type OrgCountOutputTypeCountAudit_entriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.AuditEntryWhereInput
-}
-
-/**
- * OrgCountOutputType without action
- */
-export type OrgCountOutputTypeCountSource_eventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.SourceEventWhereInput
-}
-
-/**
- * OrgCountOutputType without action
- */
-export type OrgCountOutputTypeCountDomain_eventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.DomainEventWhereInput
 }
 
 /**
@@ -1661,8 +1353,6 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
   audit_entries?: boolean | Prisma.Org$audit_entriesArgs<ExtArgs>
-  source_events?: boolean | Prisma.Org$source_eventsArgs<ExtArgs>
-  domain_events?: boolean | Prisma.Org$domain_eventsArgs<ExtArgs>
   deals?: boolean | Prisma.Org$dealsArgs<ExtArgs>
   plans?: boolean | Prisma.Org$plansArgs<ExtArgs>
   periods?: boolean | Prisma.Org$periodsArgs<ExtArgs>
@@ -1701,8 +1391,6 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
   audit_entries?: boolean | Prisma.Org$audit_entriesArgs<ExtArgs>
-  source_events?: boolean | Prisma.Org$source_eventsArgs<ExtArgs>
-  domain_events?: boolean | Prisma.Org$domain_eventsArgs<ExtArgs>
   deals?: boolean | Prisma.Org$dealsArgs<ExtArgs>
   plans?: boolean | Prisma.Org$plansArgs<ExtArgs>
   periods?: boolean | Prisma.Org$periodsArgs<ExtArgs>
@@ -1720,8 +1408,6 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     users: Prisma.$UserPayload<ExtArgs>[]
     api_keys: Prisma.$ApiKeyPayload<ExtArgs>[]
     audit_entries: Prisma.$AuditEntryPayload<ExtArgs>[]
-    source_events: Prisma.$SourceEventPayload<ExtArgs>[]
-    domain_events: Prisma.$DomainEventPayload<ExtArgs>[]
     deals: Prisma.$DealPayload<ExtArgs>[]
     plans: Prisma.$PlanPayload<ExtArgs>[]
     periods: Prisma.$PeriodPayload<ExtArgs>[]
@@ -2132,8 +1818,6 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   users<T extends Prisma.Org$usersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$usersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   api_keys<T extends Prisma.Org$api_keysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$api_keysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   audit_entries<T extends Prisma.Org$audit_entriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$audit_entriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AuditEntryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
-  source_events<T extends Prisma.Org$source_eventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$source_eventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SourceEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
-  domain_events<T extends Prisma.Org$domain_eventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$domain_eventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DomainEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   deals<T extends Prisma.Org$dealsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$dealsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DealPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   plans<T extends Prisma.Org$plansArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$plansArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PlanPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   periods<T extends Prisma.Org$periodsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$periodsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PeriodPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -2636,54 +2320,6 @@ export type Org$audit_entriesArgs<ExtArgs extends runtime.Types.Extensions.Inter
   take?: number
   skip?: number
   distinct?: Prisma.AuditEntryScalarFieldEnum | Prisma.AuditEntryScalarFieldEnum[]
-}
-
-/**
- * Org.source_events
- */
-export type Org$source_eventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the SourceEvent
-   */
-  select?: Prisma.SourceEventSelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the SourceEvent
-   */
-  omit?: Prisma.SourceEventOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.SourceEventInclude<ExtArgs> | null
-  where?: Prisma.SourceEventWhereInput
-  orderBy?: Prisma.SourceEventOrderByWithRelationInput | Prisma.SourceEventOrderByWithRelationInput[]
-  cursor?: Prisma.SourceEventWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.SourceEventScalarFieldEnum | Prisma.SourceEventScalarFieldEnum[]
-}
-
-/**
- * Org.domain_events
- */
-export type Org$domain_eventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the DomainEvent
-   */
-  select?: Prisma.DomainEventSelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the DomainEvent
-   */
-  omit?: Prisma.DomainEventOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.DomainEventInclude<ExtArgs> | null
-  where?: Prisma.DomainEventWhereInput
-  orderBy?: Prisma.DomainEventOrderByWithRelationInput | Prisma.DomainEventOrderByWithRelationInput[]
-  cursor?: Prisma.DomainEventWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.DomainEventScalarFieldEnum | Prisma.DomainEventScalarFieldEnum[]
 }
 
 /**

@@ -202,8 +202,6 @@ export type SourceEventWhereInput = {
   body?: Prisma.JsonFilter<"SourceEvent">
   body_digest?: Prisma.StringFilter<"SourceEvent"> | string
   received_at?: Prisma.DateTimeFilter<"SourceEvent"> | Date | string
-  org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
-  key?: Prisma.XOR<Prisma.ApiKeyNullableScalarRelationFilter, Prisma.ApiKeyWhereInput> | null
   domain_event?: Prisma.XOR<Prisma.DomainEventNullableScalarRelationFilter, Prisma.DomainEventWhereInput> | null
 }
 
@@ -216,8 +214,6 @@ export type SourceEventOrderByWithRelationInput = {
   body?: Prisma.SortOrder
   body_digest?: Prisma.SortOrder
   received_at?: Prisma.SortOrder
-  org?: Prisma.OrgOrderByWithRelationInput
-  key?: Prisma.ApiKeyOrderByWithRelationInput
   domain_event?: Prisma.DomainEventOrderByWithRelationInput
 }
 
@@ -234,8 +230,6 @@ export type SourceEventWhereUniqueInput = Prisma.AtLeast<{
   body?: Prisma.JsonFilter<"SourceEvent">
   body_digest?: Prisma.StringFilter<"SourceEvent"> | string
   received_at?: Prisma.DateTimeFilter<"SourceEvent"> | Date | string
-  org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
-  key?: Prisma.XOR<Prisma.ApiKeyNullableScalarRelationFilter, Prisma.ApiKeyWhereInput> | null
   domain_event?: Prisma.XOR<Prisma.DomainEventNullableScalarRelationFilter, Prisma.DomainEventWhereInput> | null
 }, "id" | "org_id_dedup_key">
 
@@ -269,13 +263,13 @@ export type SourceEventScalarWhereWithAggregatesInput = {
 
 export type SourceEventCreateInput = {
   id: string
+  org_id: string
+  key_id?: string | null
   dedup_key: string
   external_id: string
   body: Prisma.JsonNullValueInput | runtime.InputJsonValue
   body_digest: string
   received_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutSource_eventsInput
-  key?: Prisma.ApiKeyCreateNestedOneWithoutSource_eventsInput
   domain_event?: Prisma.DomainEventCreateNestedOneWithoutSource_eventInput
 }
 
@@ -293,13 +287,13 @@ export type SourceEventUncheckedCreateInput = {
 
 export type SourceEventUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
+  key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   dedup_key?: Prisma.StringFieldUpdateOperationsInput | string
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   body_digest?: Prisma.StringFieldUpdateOperationsInput | string
   received_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutSource_eventsNestedInput
-  key?: Prisma.ApiKeyUpdateOneWithoutSource_eventsNestedInput
   domain_event?: Prisma.DomainEventUpdateOneWithoutSource_eventNestedInput
 }
 
@@ -328,6 +322,8 @@ export type SourceEventCreateManyInput = {
 
 export type SourceEventUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
+  key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   dedup_key?: Prisma.StringFieldUpdateOperationsInput | string
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -344,16 +340,6 @@ export type SourceEventUncheckedUpdateManyInput = {
   body?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   body_digest?: Prisma.StringFieldUpdateOperationsInput | string
   received_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-}
-
-export type SourceEventListRelationFilter = {
-  every?: Prisma.SourceEventWhereInput
-  some?: Prisma.SourceEventWhereInput
-  none?: Prisma.SourceEventWhereInput
-}
-
-export type SourceEventOrderByRelationAggregateInput = {
-  _count?: Prisma.SortOrder
 }
 
 export type SourceEventOrg_idDedup_keyCompoundUniqueInput = {
@@ -397,90 +383,6 @@ export type SourceEventScalarRelationFilter = {
   isNot?: Prisma.SourceEventWhereInput
 }
 
-export type SourceEventCreateNestedManyWithoutOrgInput = {
-  create?: Prisma.XOR<Prisma.SourceEventCreateWithoutOrgInput, Prisma.SourceEventUncheckedCreateWithoutOrgInput> | Prisma.SourceEventCreateWithoutOrgInput[] | Prisma.SourceEventUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.SourceEventCreateOrConnectWithoutOrgInput | Prisma.SourceEventCreateOrConnectWithoutOrgInput[]
-  createMany?: Prisma.SourceEventCreateManyOrgInputEnvelope
-  connect?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-}
-
-export type SourceEventUncheckedCreateNestedManyWithoutOrgInput = {
-  create?: Prisma.XOR<Prisma.SourceEventCreateWithoutOrgInput, Prisma.SourceEventUncheckedCreateWithoutOrgInput> | Prisma.SourceEventCreateWithoutOrgInput[] | Prisma.SourceEventUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.SourceEventCreateOrConnectWithoutOrgInput | Prisma.SourceEventCreateOrConnectWithoutOrgInput[]
-  createMany?: Prisma.SourceEventCreateManyOrgInputEnvelope
-  connect?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-}
-
-export type SourceEventUpdateManyWithoutOrgNestedInput = {
-  create?: Prisma.XOR<Prisma.SourceEventCreateWithoutOrgInput, Prisma.SourceEventUncheckedCreateWithoutOrgInput> | Prisma.SourceEventCreateWithoutOrgInput[] | Prisma.SourceEventUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.SourceEventCreateOrConnectWithoutOrgInput | Prisma.SourceEventCreateOrConnectWithoutOrgInput[]
-  upsert?: Prisma.SourceEventUpsertWithWhereUniqueWithoutOrgInput | Prisma.SourceEventUpsertWithWhereUniqueWithoutOrgInput[]
-  createMany?: Prisma.SourceEventCreateManyOrgInputEnvelope
-  set?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  disconnect?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  delete?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  connect?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  update?: Prisma.SourceEventUpdateWithWhereUniqueWithoutOrgInput | Prisma.SourceEventUpdateWithWhereUniqueWithoutOrgInput[]
-  updateMany?: Prisma.SourceEventUpdateManyWithWhereWithoutOrgInput | Prisma.SourceEventUpdateManyWithWhereWithoutOrgInput[]
-  deleteMany?: Prisma.SourceEventScalarWhereInput | Prisma.SourceEventScalarWhereInput[]
-}
-
-export type SourceEventUncheckedUpdateManyWithoutOrgNestedInput = {
-  create?: Prisma.XOR<Prisma.SourceEventCreateWithoutOrgInput, Prisma.SourceEventUncheckedCreateWithoutOrgInput> | Prisma.SourceEventCreateWithoutOrgInput[] | Prisma.SourceEventUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.SourceEventCreateOrConnectWithoutOrgInput | Prisma.SourceEventCreateOrConnectWithoutOrgInput[]
-  upsert?: Prisma.SourceEventUpsertWithWhereUniqueWithoutOrgInput | Prisma.SourceEventUpsertWithWhereUniqueWithoutOrgInput[]
-  createMany?: Prisma.SourceEventCreateManyOrgInputEnvelope
-  set?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  disconnect?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  delete?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  connect?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  update?: Prisma.SourceEventUpdateWithWhereUniqueWithoutOrgInput | Prisma.SourceEventUpdateWithWhereUniqueWithoutOrgInput[]
-  updateMany?: Prisma.SourceEventUpdateManyWithWhereWithoutOrgInput | Prisma.SourceEventUpdateManyWithWhereWithoutOrgInput[]
-  deleteMany?: Prisma.SourceEventScalarWhereInput | Prisma.SourceEventScalarWhereInput[]
-}
-
-export type SourceEventCreateNestedManyWithoutKeyInput = {
-  create?: Prisma.XOR<Prisma.SourceEventCreateWithoutKeyInput, Prisma.SourceEventUncheckedCreateWithoutKeyInput> | Prisma.SourceEventCreateWithoutKeyInput[] | Prisma.SourceEventUncheckedCreateWithoutKeyInput[]
-  connectOrCreate?: Prisma.SourceEventCreateOrConnectWithoutKeyInput | Prisma.SourceEventCreateOrConnectWithoutKeyInput[]
-  createMany?: Prisma.SourceEventCreateManyKeyInputEnvelope
-  connect?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-}
-
-export type SourceEventUncheckedCreateNestedManyWithoutKeyInput = {
-  create?: Prisma.XOR<Prisma.SourceEventCreateWithoutKeyInput, Prisma.SourceEventUncheckedCreateWithoutKeyInput> | Prisma.SourceEventCreateWithoutKeyInput[] | Prisma.SourceEventUncheckedCreateWithoutKeyInput[]
-  connectOrCreate?: Prisma.SourceEventCreateOrConnectWithoutKeyInput | Prisma.SourceEventCreateOrConnectWithoutKeyInput[]
-  createMany?: Prisma.SourceEventCreateManyKeyInputEnvelope
-  connect?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-}
-
-export type SourceEventUpdateManyWithoutKeyNestedInput = {
-  create?: Prisma.XOR<Prisma.SourceEventCreateWithoutKeyInput, Prisma.SourceEventUncheckedCreateWithoutKeyInput> | Prisma.SourceEventCreateWithoutKeyInput[] | Prisma.SourceEventUncheckedCreateWithoutKeyInput[]
-  connectOrCreate?: Prisma.SourceEventCreateOrConnectWithoutKeyInput | Prisma.SourceEventCreateOrConnectWithoutKeyInput[]
-  upsert?: Prisma.SourceEventUpsertWithWhereUniqueWithoutKeyInput | Prisma.SourceEventUpsertWithWhereUniqueWithoutKeyInput[]
-  createMany?: Prisma.SourceEventCreateManyKeyInputEnvelope
-  set?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  disconnect?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  delete?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  connect?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  update?: Prisma.SourceEventUpdateWithWhereUniqueWithoutKeyInput | Prisma.SourceEventUpdateWithWhereUniqueWithoutKeyInput[]
-  updateMany?: Prisma.SourceEventUpdateManyWithWhereWithoutKeyInput | Prisma.SourceEventUpdateManyWithWhereWithoutKeyInput[]
-  deleteMany?: Prisma.SourceEventScalarWhereInput | Prisma.SourceEventScalarWhereInput[]
-}
-
-export type SourceEventUncheckedUpdateManyWithoutKeyNestedInput = {
-  create?: Prisma.XOR<Prisma.SourceEventCreateWithoutKeyInput, Prisma.SourceEventUncheckedCreateWithoutKeyInput> | Prisma.SourceEventCreateWithoutKeyInput[] | Prisma.SourceEventUncheckedCreateWithoutKeyInput[]
-  connectOrCreate?: Prisma.SourceEventCreateOrConnectWithoutKeyInput | Prisma.SourceEventCreateOrConnectWithoutKeyInput[]
-  upsert?: Prisma.SourceEventUpsertWithWhereUniqueWithoutKeyInput | Prisma.SourceEventUpsertWithWhereUniqueWithoutKeyInput[]
-  createMany?: Prisma.SourceEventCreateManyKeyInputEnvelope
-  set?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  disconnect?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  delete?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  connect?: Prisma.SourceEventWhereUniqueInput | Prisma.SourceEventWhereUniqueInput[]
-  update?: Prisma.SourceEventUpdateWithWhereUniqueWithoutKeyInput | Prisma.SourceEventUpdateWithWhereUniqueWithoutKeyInput[]
-  updateMany?: Prisma.SourceEventUpdateManyWithWhereWithoutKeyInput | Prisma.SourceEventUpdateManyWithWhereWithoutKeyInput[]
-  deleteMany?: Prisma.SourceEventScalarWhereInput | Prisma.SourceEventScalarWhereInput[]
-}
-
 export type SourceEventCreateNestedOneWithoutDomain_eventInput = {
   create?: Prisma.XOR<Prisma.SourceEventCreateWithoutDomain_eventInput, Prisma.SourceEventUncheckedCreateWithoutDomain_eventInput>
   connectOrCreate?: Prisma.SourceEventCreateOrConnectWithoutDomain_eventInput
@@ -495,125 +397,15 @@ export type SourceEventUpdateOneRequiredWithoutDomain_eventNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.SourceEventUpdateToOneWithWhereWithoutDomain_eventInput, Prisma.SourceEventUpdateWithoutDomain_eventInput>, Prisma.SourceEventUncheckedUpdateWithoutDomain_eventInput>
 }
 
-export type SourceEventCreateWithoutOrgInput = {
+export type SourceEventCreateWithoutDomain_eventInput = {
   id: string
-  dedup_key: string
-  external_id: string
-  body: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  body_digest: string
-  received_at?: Date | string
-  key?: Prisma.ApiKeyCreateNestedOneWithoutSource_eventsInput
-  domain_event?: Prisma.DomainEventCreateNestedOneWithoutSource_eventInput
-}
-
-export type SourceEventUncheckedCreateWithoutOrgInput = {
-  id: string
+  org_id: string
   key_id?: string | null
   dedup_key: string
   external_id: string
   body: Prisma.JsonNullValueInput | runtime.InputJsonValue
   body_digest: string
   received_at?: Date | string
-  domain_event?: Prisma.DomainEventUncheckedCreateNestedOneWithoutSource_eventInput
-}
-
-export type SourceEventCreateOrConnectWithoutOrgInput = {
-  where: Prisma.SourceEventWhereUniqueInput
-  create: Prisma.XOR<Prisma.SourceEventCreateWithoutOrgInput, Prisma.SourceEventUncheckedCreateWithoutOrgInput>
-}
-
-export type SourceEventCreateManyOrgInputEnvelope = {
-  data: Prisma.SourceEventCreateManyOrgInput | Prisma.SourceEventCreateManyOrgInput[]
-  skipDuplicates?: boolean
-}
-
-export type SourceEventUpsertWithWhereUniqueWithoutOrgInput = {
-  where: Prisma.SourceEventWhereUniqueInput
-  update: Prisma.XOR<Prisma.SourceEventUpdateWithoutOrgInput, Prisma.SourceEventUncheckedUpdateWithoutOrgInput>
-  create: Prisma.XOR<Prisma.SourceEventCreateWithoutOrgInput, Prisma.SourceEventUncheckedCreateWithoutOrgInput>
-}
-
-export type SourceEventUpdateWithWhereUniqueWithoutOrgInput = {
-  where: Prisma.SourceEventWhereUniqueInput
-  data: Prisma.XOR<Prisma.SourceEventUpdateWithoutOrgInput, Prisma.SourceEventUncheckedUpdateWithoutOrgInput>
-}
-
-export type SourceEventUpdateManyWithWhereWithoutOrgInput = {
-  where: Prisma.SourceEventScalarWhereInput
-  data: Prisma.XOR<Prisma.SourceEventUpdateManyMutationInput, Prisma.SourceEventUncheckedUpdateManyWithoutOrgInput>
-}
-
-export type SourceEventScalarWhereInput = {
-  AND?: Prisma.SourceEventScalarWhereInput | Prisma.SourceEventScalarWhereInput[]
-  OR?: Prisma.SourceEventScalarWhereInput[]
-  NOT?: Prisma.SourceEventScalarWhereInput | Prisma.SourceEventScalarWhereInput[]
-  id?: Prisma.StringFilter<"SourceEvent"> | string
-  org_id?: Prisma.StringFilter<"SourceEvent"> | string
-  key_id?: Prisma.StringNullableFilter<"SourceEvent"> | string | null
-  dedup_key?: Prisma.StringFilter<"SourceEvent"> | string
-  external_id?: Prisma.StringFilter<"SourceEvent"> | string
-  body?: Prisma.JsonFilter<"SourceEvent">
-  body_digest?: Prisma.StringFilter<"SourceEvent"> | string
-  received_at?: Prisma.DateTimeFilter<"SourceEvent"> | Date | string
-}
-
-export type SourceEventCreateWithoutKeyInput = {
-  id: string
-  dedup_key: string
-  external_id: string
-  body: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  body_digest: string
-  received_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutSource_eventsInput
-  domain_event?: Prisma.DomainEventCreateNestedOneWithoutSource_eventInput
-}
-
-export type SourceEventUncheckedCreateWithoutKeyInput = {
-  id: string
-  org_id: string
-  dedup_key: string
-  external_id: string
-  body: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  body_digest: string
-  received_at?: Date | string
-  domain_event?: Prisma.DomainEventUncheckedCreateNestedOneWithoutSource_eventInput
-}
-
-export type SourceEventCreateOrConnectWithoutKeyInput = {
-  where: Prisma.SourceEventWhereUniqueInput
-  create: Prisma.XOR<Prisma.SourceEventCreateWithoutKeyInput, Prisma.SourceEventUncheckedCreateWithoutKeyInput>
-}
-
-export type SourceEventCreateManyKeyInputEnvelope = {
-  data: Prisma.SourceEventCreateManyKeyInput | Prisma.SourceEventCreateManyKeyInput[]
-  skipDuplicates?: boolean
-}
-
-export type SourceEventUpsertWithWhereUniqueWithoutKeyInput = {
-  where: Prisma.SourceEventWhereUniqueInput
-  update: Prisma.XOR<Prisma.SourceEventUpdateWithoutKeyInput, Prisma.SourceEventUncheckedUpdateWithoutKeyInput>
-  create: Prisma.XOR<Prisma.SourceEventCreateWithoutKeyInput, Prisma.SourceEventUncheckedCreateWithoutKeyInput>
-}
-
-export type SourceEventUpdateWithWhereUniqueWithoutKeyInput = {
-  where: Prisma.SourceEventWhereUniqueInput
-  data: Prisma.XOR<Prisma.SourceEventUpdateWithoutKeyInput, Prisma.SourceEventUncheckedUpdateWithoutKeyInput>
-}
-
-export type SourceEventUpdateManyWithWhereWithoutKeyInput = {
-  where: Prisma.SourceEventScalarWhereInput
-  data: Prisma.XOR<Prisma.SourceEventUpdateManyMutationInput, Prisma.SourceEventUncheckedUpdateManyWithoutKeyInput>
-}
-
-export type SourceEventCreateWithoutDomain_eventInput = {
-  id: string
-  dedup_key: string
-  external_id: string
-  body: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  body_digest: string
-  received_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutSource_eventsInput
-  key?: Prisma.ApiKeyCreateNestedOneWithoutSource_eventsInput
 }
 
 export type SourceEventUncheckedCreateWithoutDomain_eventInput = {
@@ -645,103 +437,19 @@ export type SourceEventUpdateToOneWithWhereWithoutDomain_eventInput = {
 
 export type SourceEventUpdateWithoutDomain_eventInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
+  key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   dedup_key?: Prisma.StringFieldUpdateOperationsInput | string
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   body_digest?: Prisma.StringFieldUpdateOperationsInput | string
   received_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutSource_eventsNestedInput
-  key?: Prisma.ApiKeyUpdateOneWithoutSource_eventsNestedInput
 }
 
 export type SourceEventUncheckedUpdateWithoutDomain_eventInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   org_id?: Prisma.StringFieldUpdateOperationsInput | string
   key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  dedup_key?: Prisma.StringFieldUpdateOperationsInput | string
-  external_id?: Prisma.StringFieldUpdateOperationsInput | string
-  body?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  body_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  received_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-}
-
-export type SourceEventCreateManyOrgInput = {
-  id: string
-  key_id?: string | null
-  dedup_key: string
-  external_id: string
-  body: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  body_digest: string
-  received_at?: Date | string
-}
-
-export type SourceEventUpdateWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  dedup_key?: Prisma.StringFieldUpdateOperationsInput | string
-  external_id?: Prisma.StringFieldUpdateOperationsInput | string
-  body?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  body_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  received_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  key?: Prisma.ApiKeyUpdateOneWithoutSource_eventsNestedInput
-  domain_event?: Prisma.DomainEventUpdateOneWithoutSource_eventNestedInput
-}
-
-export type SourceEventUncheckedUpdateWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  dedup_key?: Prisma.StringFieldUpdateOperationsInput | string
-  external_id?: Prisma.StringFieldUpdateOperationsInput | string
-  body?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  body_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  received_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  domain_event?: Prisma.DomainEventUncheckedUpdateOneWithoutSource_eventNestedInput
-}
-
-export type SourceEventUncheckedUpdateManyWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  dedup_key?: Prisma.StringFieldUpdateOperationsInput | string
-  external_id?: Prisma.StringFieldUpdateOperationsInput | string
-  body?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  body_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  received_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-}
-
-export type SourceEventCreateManyKeyInput = {
-  id: string
-  org_id: string
-  dedup_key: string
-  external_id: string
-  body: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  body_digest: string
-  received_at?: Date | string
-}
-
-export type SourceEventUpdateWithoutKeyInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  dedup_key?: Prisma.StringFieldUpdateOperationsInput | string
-  external_id?: Prisma.StringFieldUpdateOperationsInput | string
-  body?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  body_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  received_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutSource_eventsNestedInput
-  domain_event?: Prisma.DomainEventUpdateOneWithoutSource_eventNestedInput
-}
-
-export type SourceEventUncheckedUpdateWithoutKeyInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  dedup_key?: Prisma.StringFieldUpdateOperationsInput | string
-  external_id?: Prisma.StringFieldUpdateOperationsInput | string
-  body?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  body_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  received_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  domain_event?: Prisma.DomainEventUncheckedUpdateOneWithoutSource_eventNestedInput
-}
-
-export type SourceEventUncheckedUpdateManyWithoutKeyInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   dedup_key?: Prisma.StringFieldUpdateOperationsInput | string
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -760,8 +468,6 @@ export type SourceEventSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   body?: boolean
   body_digest?: boolean
   received_at?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-  key?: boolean | Prisma.SourceEvent$keyArgs<ExtArgs>
   domain_event?: boolean | Prisma.SourceEvent$domain_eventArgs<ExtArgs>
 }, ExtArgs["result"]["sourceEvent"]>
 
@@ -774,8 +480,6 @@ export type SourceEventSelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   body?: boolean
   body_digest?: boolean
   received_at?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-  key?: boolean | Prisma.SourceEvent$keyArgs<ExtArgs>
 }, ExtArgs["result"]["sourceEvent"]>
 
 export type SourceEventSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -787,8 +491,6 @@ export type SourceEventSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   body?: boolean
   body_digest?: boolean
   received_at?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-  key?: boolean | Prisma.SourceEvent$keyArgs<ExtArgs>
 }, ExtArgs["result"]["sourceEvent"]>
 
 export type SourceEventSelectScalar = {
@@ -804,24 +506,14 @@ export type SourceEventSelectScalar = {
 
 export type SourceEventOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "key_id" | "dedup_key" | "external_id" | "body" | "body_digest" | "received_at", ExtArgs["result"]["sourceEvent"]>
 export type SourceEventInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-  key?: boolean | Prisma.SourceEvent$keyArgs<ExtArgs>
   domain_event?: boolean | Prisma.SourceEvent$domain_eventArgs<ExtArgs>
 }
-export type SourceEventIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-  key?: boolean | Prisma.SourceEvent$keyArgs<ExtArgs>
-}
-export type SourceEventIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-  key?: boolean | Prisma.SourceEvent$keyArgs<ExtArgs>
-}
+export type SourceEventIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
+export type SourceEventIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
 
 export type $SourceEventPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "SourceEvent"
   objects: {
-    org: Prisma.$OrgPayload<ExtArgs>
-    key: Prisma.$ApiKeyPayload<ExtArgs> | null
     domain_event: Prisma.$DomainEventPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
@@ -1227,8 +919,6 @@ readonly fields: SourceEventFieldRefs;
  */
 export interface Prisma__SourceEventClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
-  org<T extends Prisma.OrgDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrgDefaultArgs<ExtArgs>>): Prisma.Prisma__OrgClient<runtime.Types.Result.GetResult<Prisma.$OrgPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
-  key<T extends Prisma.SourceEvent$keyArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.SourceEvent$keyArgs<ExtArgs>>): Prisma.Prisma__ApiKeyClient<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   domain_event<T extends Prisma.SourceEvent$domain_eventArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.SourceEvent$domain_eventArgs<ExtArgs>>): Prisma.Prisma__DomainEventClient<runtime.Types.Result.GetResult<Prisma.$DomainEventPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
@@ -1521,10 +1211,6 @@ export type SourceEventCreateManyAndReturnArgs<ExtArgs extends runtime.Types.Ext
    */
   data: Prisma.SourceEventCreateManyInput | Prisma.SourceEventCreateManyInput[]
   skipDuplicates?: boolean
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.SourceEventIncludeCreateManyAndReturn<ExtArgs> | null
 }
 
 /**
@@ -1595,10 +1281,6 @@ export type SourceEventUpdateManyAndReturnArgs<ExtArgs extends runtime.Types.Ext
    * Limit how many SourceEvents to update.
    */
   limit?: number
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.SourceEventIncludeUpdateManyAndReturn<ExtArgs> | null
 }
 
 /**
@@ -1665,25 +1347,6 @@ export type SourceEventDeleteManyArgs<ExtArgs extends runtime.Types.Extensions.I
    * Limit how many SourceEvents to delete.
    */
   limit?: number
-}
-
-/**
- * SourceEvent.key
- */
-export type SourceEvent$keyArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the ApiKey
-   */
-  select?: Prisma.ApiKeySelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the ApiKey
-   */
-  omit?: Prisma.ApiKeyOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.ApiKeyInclude<ExtArgs> | null
-  where?: Prisma.ApiKeyWhereInput
 }
 
 /**
