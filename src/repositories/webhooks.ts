@@ -261,9 +261,9 @@ export class WebhookRepository {
    * (SKIP LOCKED: concurrent workers take different rows), and the lease, not a lock, keeps them from being
    * taken again while the attempt runs. A delivery found with an expired lease was abandoned by a worker that
    * died mid-attempt: that attempt is recorded without a result. Deliveries whose endpoint was disabled or
-   * removed meanwhile end here instead of being sent.
+   * removed meanwhile end here instead of being sent. `orgIds` limits the claim to those orgs' deliveries.
    */
-  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  async claimDue(limit: number, leaseMs: number, orgIds: readonly string[] | null = null): Promise<ClaimedDelivery[]> {
     const abandonedAttemptIds = Array.from({ length: limit }, () => newId('att'));
     const rows = await this.db.$queryRaw<ClaimRow[]>`
       WITH due AS (
@@ -272,6 +272,7 @@ export class WebhookRepository {
         FROM webhook_deliveries d
         JOIN webhook_endpoints e ON e.id = d.endpoint_id
         WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+          AND (${orgIds}::text[] IS NULL OR d.org_id = ANY(${orgIds}::text[]))
         ORDER BY d.next_attempt_at
         LIMIT ${limit}
         FOR UPDATE OF d SKIP LOCKED

@@ -24,16 +24,22 @@ export class WebhookWorker {
   private readonly settings: WorkerSettings;
   private readonly logger: Logger;
   private readonly leaseMs: number;
+  private readonly orgIds: readonly string[] | null;
   private readonly inFlight = new Set<Promise<void>>();
   private running: Promise<void> | undefined;
   private stopping = false;
   private wake: (() => void) | undefined;
 
-  constructor(db: Database, settings: WorkerSettings, logger: Logger) {
+  /**
+   * `orgIds` restricts the worker to those orgs' deliveries; without it, it takes every org's. Tests use it to run
+   * workers with their own settings side by side on one database.
+   */
+  constructor(db: Database, settings: WorkerSettings, logger: Logger, options: { orgIds?: readonly string[] } = {}) {
     this.repository = new WebhookRepository(db);
     this.settings = settings;
     this.logger = logger.child({ component: 'webhook-worker' });
     this.leaseMs = settings.timeoutMs * 2;
+    this.orgIds = options.orgIds ?? null;
   }
 
   start(): void {
@@ -57,7 +63,7 @@ export class WebhookWorker {
       }
       let claimed: ClaimedDelivery[];
       try {
-        claimed = await this.repository.claimDue(free, this.leaseMs);
+        claimed = await this.repository.claimDue(free, this.leaseMs, this.orgIds);
       } catch (error) {
         this.logger.warn({ err: error }, 'could not claim webhook deliveries; trying again');
         await this.pause();

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { createLogger } from '../../src/lib/logger.ts';
 import { AuditRepository } from '../../src/repositories/audit.ts';
-import { WebhookWorker } from '../../src/webhooks/worker.ts';
 import { createOrg } from '../factories/access.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
-import { eventually } from '../helpers/clock.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { startReceiver, verifyWithStandardWebhooks } from '../helpers/webhookReceiver.ts';
 
 after(closeTestDatabase);
+
+// The endpoints' administration. Delivery through the CLI (test, deliveries, redeliver) is in
+// webhooks-delivery.test.ts, with the workers.
 
 const LOCAL = { ...process.env, QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true' };
 const STRICT: NodeJS.ProcessEnv = { ...process.env };
@@ -93,75 +92,6 @@ describe('quotient webhooks (CLI)', () => {
       reason:
         'unknown event kind deal.won; the kinds are earning.created, earning.status_changed, deal.updated, period.locked, period.paid (omit --events for all of them)',
     });
-  });
-
-  test('test, deliveries and redeliver: a ping is delivered, listed with its attempts, and sent again on request', async () => {
-    const org = await createOrg(testDatabase());
-    const receiver = await startReceiver();
-    const endpoint = await added(org.id, receiver.url);
-    const worker = new WebhookWorker(
-      testDatabase(),
-      { allowPrivateAddresses: true, retryScheduleMs: [100], timeoutMs: 2_000, pollIntervalMs: 20, concurrency: 2 },
-      createLogger('silent'),
-    );
-    worker.start();
-    try {
-      const sent = await webhooks(['test', endpoint.id, '--org', org.id]);
-      assert.equal(sent.code, 0, sent.stderr);
-      const ping = onlyJson(sent) as { message_id: string; endpoint_id: string; type: string };
-      assert.match(ping.message_id, /^msg_/);
-      assert.deepEqual({ ...ping, message_id: 'msg' }, { message_id: 'msg', endpoint_id: endpoint.id, type: 'ping' });
-
-      type DeliveryJson = {
-        message_id: string;
-        type: string;
-        status: string;
-        attempts: { response_status: number; latency_ms: number; error: string | null; manual: boolean }[];
-      };
-      const listDeliveries = async () => {
-        const result = await webhooks(['deliveries', endpoint.id, '--org', org.id, '--limit', '5']);
-        assert.equal(result.code, 0, result.stderr);
-        return (onlyJson(result) as { deliveries: DeliveryJson[] }).deliveries;
-      };
-      const [delivered] = await eventually(async () => {
-        const deliveries = await listDeliveries();
-        return deliveries[0]?.status === 'delivered' ? deliveries : undefined;
-      }, 15_000);
-      assert.equal(delivered?.message_id, ping.message_id);
-      assert.equal(delivered?.type, 'ping');
-      assert.equal(delivered?.attempts.length, 1);
-      assert.equal(delivered?.attempts[0]?.response_status, 204);
-      assert.equal(typeof delivered?.attempts[0]?.latency_ms, 'number');
-      const [request] = receiver.requestsFor(ping.message_id);
-      assert.ok(request);
-      verifyWithStandardWebhooks(endpoint.secret, request);
-
-      const redelivered = await webhooks(['redeliver', ping.message_id, '--org', org.id]);
-      assert.equal(redelivered.code, 0, redelivered.stderr);
-      assert.deepEqual(onlyJson(redelivered), {
-        message_id: ping.message_id,
-        redelivered: [{ endpoint_id: endpoint.id, previous_status: 'delivered' }],
-      });
-      const [again] = await eventually(async () => {
-        const deliveries = await listDeliveries();
-        return deliveries[0]?.attempts.length === 2 ? deliveries : undefined;
-      }, 15_000);
-      assert.equal(again?.status, 'delivered');
-      assert.deepEqual(
-        again?.attempts.map((attempt) => attempt.manual),
-        [false, true],
-      );
-      assert.equal(receiver.requestsFor(ping.message_id).length, 2, 'the same webhook-id, so receivers deduplicate');
-
-      const badLimit = await webhooks(['deliveries', endpoint.id, '--org', org.id, '--limit', '0']);
-      assert.equal(badLimit.code, 2);
-      const unknown = await webhooks(['redeliver', 'msg_01kpnvms3revwrpbdf7c9gyz1x', '--org', org.id]);
-      assert.equal(unknown.code, 2);
-      assert.equal((onlyJson(unknown) as { error: string }).error, 'not_found');
-    } finally {
-      await worker.stop();
-      await receiver.close();
-    }
   });
 
   test('rotate-secret, enable and remove change the endpoint and each writes an admin audit entry', async () => {

@@ -11,8 +11,8 @@ import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
 after(closeTestDatabase);
 
-// The emission points: each change writes its webhook to the outbox in its own transaction. The endpoints here
-// are never called (nothing here runs a worker); the stored payload is what a worker sends, byte for byte.
+// The emission points: each change writes its webhook to the outbox in its own transaction. The stored payload
+// is what a worker sends, byte for byte, so it is checked here; the endpoints' URLs do not resolve.
 
 async function payloadsOf(orgId: string) {
   const messages = await testDatabase().webhookMessage.findMany({ where: { org_id: orgId }, orderBy: { id: 'asc' } });

@@ -11,7 +11,8 @@ import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 after(closeTestDatabase);
 
 // The outbox is written inside the caller's transaction: what commits is announced, what rolls back is not.
-// Endpoint URLs here are never called (nothing here runs a worker).
+// Only what is written is checked: the workers of other test files may already be attempting these deliveries
+// (to URLs that do not resolve). That a new delivery is due at once, webhooks-delivery.test.ts shows.
 
 const PERIOD = {
   id: '2026-04',
@@ -61,12 +62,9 @@ describe('the webhook outbox', () => {
     });
     assertMatchesContract(message?.payload);
     assert.deepEqual(
-      message?.deliveries.map((delivery) => [delivery.endpoint_id, delivery.status, delivery.attempt_count]),
-      enqueued.endpoint_ids.map((id) => [id, 'pending', 0]),
+      message?.deliveries.map((delivery) => delivery.endpoint_id),
+      enqueued.endpoint_ids,
     );
-    for (const delivery of message?.deliveries ?? []) {
-      assert.ok((delivery.next_attempt_at?.getTime() ?? Number.POSITIVE_INFINITY) <= Date.now(), 'due at once');
-    }
     assert.equal((await messagesOf(elsewhere.id)).length, 0);
   });
 
