@@ -100,7 +100,10 @@ export function toDealRecord(row: DealRow): DealRecord {
   };
 }
 
-const LOCK_DEAL = `SELECT ${DEAL_COLUMNS} FROM deals WHERE org_id = $1 AND external_id = $2 FOR UPDATE`;
+// FOR NO KEY UPDATE, like the UPDATE that follows: events of one deal still queue here, while the earnings rows
+// that other transactions write for the deal (their foreign key takes FOR KEY SHARE) do not wait for it, which
+// would deadlock with the rep's evaluation lock this transaction takes next.
+const LOCK_DEAL = `SELECT ${DEAL_COLUMNS} FROM deals WHERE org_id = $1 AND external_id = $2 FOR NO KEY UPDATE`;
 
 const APPLY_EVENT = `
   WITH clock AS (

@@ -49,7 +49,7 @@ const RECORD_AND_OPEN_DEAL = `
   ), existing AS (
     SELECT ${DEAL_COLUMNS} FROM deals
     WHERE org_id = $3 AND external_id = $6 AND EXISTS (SELECT 1 FROM source)
-    FOR UPDATE
+    FOR NO KEY UPDATE
   ), opened AS (
     SELECT * FROM created UNION ALL SELECT * FROM existing
   ), rep AS (
@@ -84,8 +84,8 @@ export class SourceEventRepository {
   /**
    * The first step of ingestion, in one round trip: records the source event unless its dedup key is taken
    * (then nothing else happens and `recorded` is false), and otherwise tags the transaction as a deal writer
-   * of the org, creates the deal if it is new (version 0) or locks it FOR UPDATE, creates the owner's user on
-   * first sight and reads the org's stage lists. The statement takes locks in the order dedup key → deal →
+   * of the org, creates the deal if it is new (version 0) or locks it FOR NO KEY UPDATE (see LOCK_DEAL), creates
+   * the owner's user on first sight and reads the org's stage lists. The statement takes locks in the order dedup key → deal →
    * user, as every ingestion does, so concurrent events cannot deadlock.
    *
    * When another transaction created the deal or the user after this statement's snapshot was taken, they are
