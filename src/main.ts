@@ -10,8 +10,8 @@ import type { Logger } from './lib/logger.ts';
 import { ApiKeyRepository } from './repositories/apiKeys.ts';
 import { AuditRepository } from './repositories/audit.ts';
 import { createSqlPool } from './repositories/transaction.ts';
-import { ignoreDealChanges } from './services/dealChanges.ts';
 import { DealReader } from './services/deals.ts';
+import { EarningsEngine } from './services/earnings.ts';
 import { DealIngestion } from './services/ingestion.ts';
 import { PlanReader } from './services/plans.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
@@ -46,7 +46,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     metrics,
     auditLog,
     keys,
-    ingestion: new DealIngestion(dealsPool, ignoreDealChanges),
+    // Earnings are evaluated inside each event's transaction, so a read after the response sees them.
+    ingestion: new DealIngestion(dealsPool, new EarningsEngine(database.db)),
     dealReader: new DealReader(dealsPool),
     planReader: new PlanReader(database.db),
     isReady: database.isReady,

@@ -5,6 +5,7 @@ import { migrateCommand } from './commands/migrate.ts';
 import { orgsCommand } from './commands/orgs.ts';
 import { periodsCommand } from './commands/periods.ts';
 import { plansCommand } from './commands/plans.ts';
+import { recomputeCommand } from './commands/recompute.ts';
 import { serveCommand } from './commands/serve.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
 import { workerCommand } from './commands/worker.ts';
@@ -26,6 +27,7 @@ for (const command of [
   keysCommand(),
   plansCommand(),
   periodsCommand(),
+  recomputeCommand(),
   webhooksCommand(),
   workerCommand(),
   auditCommand(),

@@ -1,13 +1,16 @@
 import { Command } from 'commander';
+import type { OpenDatabase } from '../../db/database.ts';
 import type { PeriodRecord } from '../../repositories/periods.ts';
-import { ignorePeriodChanges } from '../../services/periodChanges.ts';
+import { EarningsEngine } from '../../services/earnings.ts';
 import { PeriodAdmin } from '../../services/periods.ts';
 import { withPeriodWebhooks } from '../../services/webhookAnnouncements.ts';
 import { withDatabase } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 
-/** What a status change sets off, in its transaction: the period.locked / period.paid webhooks. */
-const periodChanges = withPeriodWebhooks(ignorePeriodChanges);
+/** What a status change sets off, in its transaction: the period.locked / period.paid webhooks, then the ledger's status moves. */
+function periodChanges(database: OpenDatabase) {
+  return withPeriodWebhooks(new EarningsEngine(database.db));
+}
 
 export function periodsCommand(): Command {
   const periods = new Command('periods').description('list compensation periods, lock them and mark them paid');
@@ -36,7 +39,7 @@ export function periodsCommand(): Command {
     .action(async (periodId: string, options: { org: string; json?: boolean }) => {
       try {
         const { period, changed } = await withDatabase((database) =>
-          new PeriodAdmin(database.db, periodChanges).lock(options.org, periodId),
+          new PeriodAdmin(database.db, periodChanges(database)).lock(options.org, periodId),
         );
         print(options, { ...describePeriod(period), changed }, () =>
           changed
@@ -56,7 +59,7 @@ export function periodsCommand(): Command {
     .action(async (periodId: string, options: { org: string; json?: boolean }) => {
       try {
         const { period, changed } = await withDatabase((database) =>
-          new PeriodAdmin(database.db, periodChanges).markPaid(options.org, periodId),
+          new PeriodAdmin(database.db, periodChanges(database)).markPaid(options.org, periodId),
         );
         print(options, { ...describePeriod(period), changed }, () =>
           changed

@@ -4,9 +4,11 @@ import { Command } from 'commander';
 import type { PlanFileFormat } from '../../domain/plans/planFile.ts';
 import type { PlanRecord } from '../../repositories/plans.ts';
 import { AdminError } from '../../services/adminError.ts';
+import { EarningsEngine } from '../../services/earnings.ts';
 import { type ApplyPlanResult, PlanAdmin } from '../../services/plans.ts';
 import { withDatabase } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
+import { describeRecompute, recomputeNotedPlans } from './recompute.ts';
 
 export function plansCommand(): Command {
   const plans = new Command('plans').description('apply plan files (plans as code), list and archive plans');
@@ -22,10 +24,23 @@ export function plansCommand(): Command {
     .action(async (file: string, options: { org: string; json?: boolean }) => {
       try {
         const text = await readPlanText(file);
-        const result = await withDatabase((database) =>
-          new PlanAdmin(database.db).apply({ orgId: options.org, text, format: formatOf(file), source: file }),
+        const result = await withDatabase(async (database) => {
+          const earnings = new EarningsEngine(database.db);
+          const applied = await new PlanAdmin(database.db, earnings).apply({
+            orgId: options.org,
+            text,
+            format: formatOf(file),
+            source: file,
+          });
+          // After the commit, one transaction per rep: see EarningsEngine.recompute.
+          return {
+            ...applied,
+            recompute: await recomputeNotedPlans(database, earnings, earnings.takeNotedPlanChanges()),
+          };
+        });
+        print(options, result, () =>
+          [describeApply(file, result), ...(result.recompute ? [describeRecompute(result.recompute)] : [])].join('\n'),
         );
-        print(options, result, () => describeApply(file, result));
       } catch (error) {
         printFailure(options, error);
       }
@@ -56,12 +71,18 @@ export function plansCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (planId: string, options: { org: string; json?: boolean }) => {
       try {
-        const { plan, changed } = await withDatabase((database) =>
-          new PlanAdmin(database.db).archive(options.org, planId),
-        );
-        print(options, { ...describePlan(plan), changed }, () =>
+        const { plan, changed, recompute } = await withDatabase(async (database) => {
+          const earnings = new EarningsEngine(database.db);
+          const archived = await new PlanAdmin(database.db, earnings).archive(options.org, planId);
+          // After the commit: the plan's projected rows are reversed, rep by rep.
+          return {
+            ...archived,
+            recompute: await recomputeNotedPlans(database, earnings, earnings.takeNotedPlanChanges()),
+          };
+        });
+        print(options, { ...describePlan(plan), changed, recompute }, () =>
           changed
-            ? `Archived plan ${plan.id} (${plan.key}) at ${plan.archived_at?.toISOString()}`
+            ? `Archived plan ${plan.id} (${plan.key}) at ${plan.archived_at?.toISOString()}\n${recompute ? describeRecompute(recompute) : ''}`.trimEnd()
             : `Plan ${plan.id} (${plan.key}) was already archived (at ${plan.archived_at?.toISOString()}); nothing changed`,
         );
       } catch (error) {

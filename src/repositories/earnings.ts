@@ -1,0 +1,530 @@
+import type { Prisma } from '../../generated/prisma/client.ts';
+import type { LedgerRow, NewEarningRow, RowRetirement } from '../domain/earnings/ledger.ts';
+import type { DealSnapshot, EarningStatus, EarningTrace, PeriodStatus } from '../domain/earnings/types.ts';
+import { type PeriodId, parsePeriodId, periodBounds } from '../domain/periods.ts';
+import { dealWriterTag } from './deals.ts';
+import { named, type SqlPool, type Statement, sql, type Transaction } from './transaction.ts';
+
+// The earnings ledger's rows, read and written only through these intent-named statements, always scoped by
+// org. They run on a plain-SQL `Transaction`: the ingestion transaction itself, a recompute transaction of the
+// `pg` pool, or Prisma's interactive transaction through `statementsOf` (period and plan admin). Values are
+// normalised here (bigint columns as numbers, dates as text) so that both drivers return the same shapes.
+
+/** An earning row as the API lists it (no trace). */
+export interface EarningRecord {
+  id: string;
+  user_id: string;
+  user_external_id: string;
+  period_id: string;
+  deal_id: string | null;
+  plan_id: string;
+  plan_version_id: string;
+  rule_chip_id: string;
+  rule_version: string;
+  amount_cents: number;
+  status: EarningStatus;
+  supersedes_id: string | null;
+  triggering_domain_event_id: string | null;
+  created_at: Date;
+}
+
+export interface EarningWithTrace extends EarningRecord {
+  trace: EarningTrace;
+}
+
+/** A row of a line as the ledger reconciles it. Only standing rows (not superseded or reversed) are read. */
+export interface LineRow extends LedgerRow {
+  line_key: string;
+}
+
+/** A standing row of a rep, with what identifies its line. */
+export interface RepRow extends LineRow {
+  plan_id: string;
+  rule_chip_id: string;
+  deal_id: string | null;
+  /** The period the line was evaluated for (the trace's), which may differ from the period it is booked in. */
+  line_period_id: PeriodId;
+}
+
+/** A row to write: the ledger's decision plus what the line says about it. */
+export interface NewEarning extends NewEarningRow {
+  id: string;
+  line_key: string;
+  user_id: string;
+  deal_id: string | null;
+  plan_id: string;
+  plan_version_id: string;
+  rule_chip_id: string;
+  rule_version: string;
+  triggering_domain_event_id: string | null;
+}
+
+export interface EarningListFilters {
+  userId?: string;
+  periodId?: string;
+  dealId?: string;
+  planId?: string;
+  statuses?: EarningStatus[];
+  createdSince?: Date;
+}
+
+/** The last row a page returned; null means "before the first row". */
+export type EarningPosition = { createdAt: Date; id: string } | null;
+
+/** A plan's state as an evaluation reads it: which version is in force, if it is active. */
+export interface PlanState {
+  plan_id: string;
+  status: 'active' | 'archived';
+  version_id: string;
+}
+
+/** Prisma's interactive transaction as a plain-SQL `Transaction`, for listeners called inside one. */
+export function statementsOf(tx: Prisma.TransactionClient): Transaction {
+  return { query: <Row>(statement: Statement) => tx.$queryRawUnsafe<Row[]>(statement.text, ...statement.values) };
+}
+
+/** The pool as a `Transaction` for single statements outside any transaction (reads). */
+export function poolStatements(pool: SqlPool): Transaction {
+  return { query: async <Row>(statement: Statement) => (await pool.query(statement)).rows as Row[] };
+}
+
+// Evaluations of one rep's lines queue on this lock: see EarningRepository.lockRepsForEvaluation.
+const REP_LOCK_CLASS = 0x6561726e; // "earn"
+
+const LIVE_OR_LOCKED = `('projected', 'pending', 'approved', 'paid')`;
+
+const WIRE_COLUMNS = `e.id, e.user_id, u.external_id AS user_external_id, e.period_id, e.deal_id, e.plan_id,
+  e.plan_version_id, e.rule_chip_id, e.rule_version, e.amount_cents, e.status, e.supersedes_id,
+  e.triggering_domain_event_id, e.created_at`;
+
+const DEAL_SNAPSHOT_COLUMNS = `id, external_id, amount_cents, stage, to_char(close_date, 'YYYY-MM-DD') AS close_date,
+  owner_external_id, status, custom, won_at`;
+
+interface DealSnapshotRow {
+  id: string;
+  external_id: string;
+  amount_cents: number | bigint | null;
+  stage: string | null;
+  close_date: string | null;
+  owner_external_id: string | null;
+  status: string;
+  custom: Record<string, unknown>;
+  won_at: Date | null;
+}
+
+type RecordRow = Omit<EarningRecord, 'amount_cents'> & { amount_cents: number | bigint };
+
+function toRecord(row: RecordRow): EarningRecord {
+  return {
+    id: row.id,
+    user_id: row.user_id,
+    user_external_id: row.user_external_id,
+    period_id: row.period_id,
+    deal_id: row.deal_id,
+    plan_id: row.plan_id,
+    plan_version_id: row.plan_version_id,
+    rule_chip_id: row.rule_chip_id,
+    rule_version: row.rule_version,
+    amount_cents: Number(row.amount_cents),
+    status: row.status,
+    supersedes_id: row.supersedes_id,
+    triggering_domain_event_id: row.triggering_domain_event_id,
+    created_at: new Date(row.created_at),
+  };
+}
+
+function toDealSnapshot(row: DealSnapshotRow): DealSnapshot {
+  return {
+    id: row.id,
+    external_id: row.external_id,
+    amount_cents: row.amount_cents === null ? null : Number(row.amount_cents),
+    stage: row.stage,
+    close_date: row.close_date,
+    owner_external_id: row.owner_external_id,
+    status: row.status as DealSnapshot['status'],
+    custom: row.custom,
+    won_at: row.won_at === null ? null : new Date(row.won_at).toISOString(),
+  };
+}
+
+type LineRowData = Omit<LineRow, 'amount_cents'> & { amount_cents: number | bigint };
+
+function toLineRow(row: LineRowData): LineRow {
+  return {
+    id: row.id,
+    line_key: row.line_key,
+    status: row.status,
+    amount_cents: Number(row.amount_cents),
+    period_id: row.period_id,
+  };
+}
+
+/** Stateless: every method takes the transaction (or `poolStatements`) it runs in and the org. */
+export class EarningRepository {
+  /**
+   * Makes every other evaluation of these reps' lines wait until this transaction ends: a rep's tiered and
+   * attainment lines depend on all of the rep's deals in a period, so two evaluations of one rep must not
+   * interleave. One lock per rep (covering all of its periods), taken in id order so that a transaction that
+   * needs two reps (a deal changing owner) cannot deadlock with another.
+   */
+  async lockRepsForEvaluation(tx: Transaction, orgId: string, userIds: readonly string[]): Promise<void> {
+    for (const userId of [...new Set(userIds)].sort()) {
+      await tx.query(
+        named('earnings_lock_rep', {
+          text: 'SELECT pg_advisory_xact_lock($1::int, hashtext($2))::text AS locked',
+          values: [REP_LOCK_CLASS, `${orgId}/${userId}`],
+        }),
+      );
+    }
+  }
+
+  /**
+   * For a transaction that writes earnings but no deal event: marks it as a writer of the org's feeds and
+   * gives it a transaction id now, so that the `created_at` it stamps comes after the start the earnings
+   * feed's horizon counts with (see DealRepository.changeHorizon).
+   */
+  async joinFeedWriters(tx: Transaction, orgId: string): Promise<void> {
+    await tx.query(
+      named('earnings_join_feed_writers', {
+        text: `SELECT set_config('application_name', $1, true) AS tagged, pg_current_xact_id()::text AS xid`,
+        values: [dealWriterTag(orgId)],
+      }),
+    );
+  }
+
+  /** The org's active plans with the version in force, oldest plan first: what an evaluation runs. */
+  async plansInForce(tx: Transaction, orgId: string): Promise<PlanState[]> {
+    return tx.query<PlanState>(
+      named('earnings_plans_in_force', {
+        text: `SELECT id AS plan_id, status, current_version_id AS version_id FROM plans
+               WHERE org_id = $1 AND status = 'active' AND current_version_id IS NOT NULL
+               ORDER BY created_at, id`,
+        values: [orgId],
+      }),
+    );
+  }
+
+  /** The org's plans (all, or those named), active or archived, oldest first. */
+  async planStates(tx: Transaction, orgId: string, planIds?: readonly string[]): Promise<PlanState[]> {
+    const statement = planIds
+      ? sql`SELECT id AS plan_id, status, current_version_id AS version_id FROM plans
+            WHERE org_id = ${orgId} AND id = ANY(${[...planIds]}::text[]) AND current_version_id IS NOT NULL
+            ORDER BY created_at, id`
+      : sql`SELECT id AS plan_id, status, current_version_id AS version_id FROM plans
+            WHERE org_id = ${orgId} AND current_version_id IS NOT NULL ORDER BY created_at, id`;
+    return tx.query<PlanState>(statement);
+  }
+
+  async findRep(
+    tx: Transaction,
+    orgId: string,
+    userId: string,
+  ): Promise<{ user_id: string; external_id: string } | null> {
+    const rows = await tx.query<{ user_id: string; external_id: string }>(
+      sql`SELECT id AS user_id, external_id FROM users WHERE org_id = ${orgId} AND id = ${userId}`,
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * The rep's deals whose close date falls in [from, to], and those without a close date (whose period
+   * depends on when they were won or on today): the caller keeps those of the periods it evaluates.
+   */
+  async dealsOfRepAround(
+    tx: Transaction,
+    orgId: string,
+    userId: string,
+    span: { from: string; to: string },
+  ): Promise<DealSnapshot[]> {
+    const rows = await tx.query<DealSnapshotRow>(
+      named('earnings_deals_of_rep_around', {
+        text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
+               WHERE org_id = $1 AND user_id = $2 AND (close_date IS NULL OR close_date BETWEEN $3::date AND $4::date)`,
+        values: [orgId, userId, span.from, span.to],
+      }),
+    );
+    return rows.map(toDealSnapshot);
+  }
+
+  /** Every deal the rep owns. */
+  async dealsOfRep(tx: Transaction, orgId: string, userId: string): Promise<DealSnapshot[]> {
+    const rows = await tx.query<DealSnapshotRow>(
+      named('earnings_deals_of_rep', {
+        text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals WHERE org_id = $1 AND user_id = $2`,
+        values: [orgId, userId],
+      }),
+    );
+    return rows.map(toDealSnapshot);
+  }
+
+  async dealsByIds(tx: Transaction, orgId: string, dealIds: readonly string[]): Promise<DealSnapshot[]> {
+    if (dealIds.length === 0) return [];
+    const rows = await tx.query<DealSnapshotRow>(
+      named('earnings_deals_by_ids', {
+        text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals WHERE org_id = $1 AND id = ANY($2::text[])`,
+        values: [orgId, dealIds],
+      }),
+    );
+    return rows.map(toDealSnapshot);
+  }
+
+  /**
+   * The standing rows (projected, pending, approved, paid) of these lines, each line's in the order they were
+   * written: what the ledger reconciles. Superseded and reversed rows no longer count for anything.
+   */
+  async standingRowsOfLines(tx: Transaction, orgId: string, lineKeys: readonly string[]): Promise<LineRow[]> {
+    if (lineKeys.length === 0) return [];
+    const rows = await tx.query<LineRowData>(
+      named('earnings_standing_rows_of_lines', {
+        text: `SELECT id, line_key, status, amount_cents, period_id FROM earnings
+               WHERE org_id = $1 AND line_key = ANY($2::text[]) AND status IN ${LIVE_OR_LOCKED}
+               ORDER BY created_at, id`,
+        values: [orgId, lineKeys],
+      }),
+    );
+    return rows.map(toLineRow);
+  }
+
+  /** The rep's standing rows under these plans, in the order they were written. */
+  async standingRowsOfRep(
+    tx: Transaction,
+    orgId: string,
+    userId: string,
+    planIds: readonly string[],
+  ): Promise<RepRow[]> {
+    const rows = await tx.query<LineRowData & Omit<RepRow, keyof LineRow>>(
+      named('earnings_standing_rows_of_rep', {
+        text: `SELECT id, line_key, status, amount_cents, period_id, plan_id, rule_chip_id, deal_id,
+                      trace -> 'period' ->> 'id' AS line_period_id
+               FROM earnings
+               WHERE org_id = $1 AND user_id = $2 AND plan_id = ANY($3::text[]) AND status IN ${LIVE_OR_LOCKED}
+               ORDER BY created_at, id`,
+        values: [orgId, userId, planIds],
+      }),
+    );
+    return rows.map((row) => ({
+      ...toLineRow(row),
+      plan_id: row.plan_id,
+      rule_chip_id: row.rule_chip_id,
+      deal_id: row.deal_id,
+      line_period_id: row.line_period_id,
+    }));
+  }
+
+  /** The status of every period of the org, without locking any (a period not listed does not exist yet). */
+  async periodStatuses(tx: Transaction, orgId: string): Promise<Map<PeriodId, PeriodStatus>> {
+    const rows = await tx.query<{ id: string; status: PeriodStatus }>(
+      named('earnings_period_statuses', { text: 'SELECT id, status FROM periods WHERE org_id = $1', values: [orgId] }),
+    );
+    return new Map(rows.map((row) => [row.id, row.status]));
+  }
+
+  /**
+   * Reads these periods `FOR SHARE`, in id order, and holds them until the transaction ends: a lock or
+   * mark-paid of one of them (which takes it `FOR UPDATE`) waits for this transaction, and this one waits for
+   * a status change in progress. Returns the status of those that exist.
+   */
+  async sharePeriods(
+    tx: Transaction,
+    orgId: string,
+    periodIds: readonly PeriodId[],
+  ): Promise<Map<PeriodId, PeriodStatus>> {
+    if (periodIds.length === 0) return new Map();
+    const rows = await tx.query<{ id: string; status: PeriodStatus }>(
+      named('earnings_share_periods', {
+        text: 'SELECT id, status FROM periods WHERE org_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR SHARE',
+        values: [orgId, periodIds],
+      }),
+    );
+    return new Map(rows.map((row) => [row.id, row.status]));
+  }
+
+  /** Creates the periods that do not exist yet, `open` (as PeriodRepository.ensurePeriod does, for many). */
+  async ensurePeriods(tx: Transaction, orgId: string, periodIds: readonly PeriodId[]): Promise<void> {
+    if (periodIds.length === 0) return;
+    const periods = [...periodIds].sort().map((id) => {
+      const parsed = parsePeriodId(id);
+      if (!parsed) throw new RangeError(`not a period id: ${JSON.stringify(id)}`);
+      return { id, kind: parsed.kind, ...periodBounds(id) };
+    });
+    await tx.query(
+      named('earnings_ensure_periods', {
+        text: `INSERT INTO periods (org_id, id, kind, starts_on, ends_on, status)
+               SELECT $1, p.id, p.kind, p.starts_on, p.ends_on, 'open'
+               FROM jsonb_to_recordset($2::jsonb) AS p(id text, kind text, starts_on date, ends_on date)
+               ON CONFLICT (org_id, id) DO NOTHING`,
+        values: [orgId, JSON.stringify(periods)],
+      }),
+    );
+  }
+
+  /**
+   * Moves live rows to `superseded` or `reversed` and returns them as they are now. Only rows still live move:
+   * the caller compares the count with what it asked for.
+   */
+  async retire(tx: Transaction, orgId: string, retirements: readonly RowRetirement[]): Promise<EarningRecord[]> {
+    if (retirements.length === 0) return [];
+    const rows = await tx.query<RecordRow>(
+      named('earnings_retire', {
+        text: `WITH moved AS (
+                 UPDATE earnings e SET status = r.status, status_changed_at = date_trunc('milliseconds', clock_timestamp())
+                 FROM jsonb_to_recordset($2::jsonb) AS r(id text, status text)
+                 WHERE e.org_id = $1 AND e.id = r.id AND e.status IN ('projected', 'pending')
+                 RETURNING e.*
+               )
+               SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.id = e.user_id ORDER BY e.id`,
+        values: [orgId, JSON.stringify(retirements.map(({ id, status }) => ({ id, status })))],
+      }),
+    );
+    return rows.map(toRecord);
+  }
+
+  /**
+   * Writes new rows, stamped with one clock reading truncated to the millisecond (the precision of
+   * `created_at`), and returns them as the API lists them, in the order given.
+   */
+  async insert(tx: Transaction, orgId: string, earnings: readonly NewEarning[]): Promise<EarningRecord[]> {
+    if (earnings.length === 0) return [];
+    const rows = await tx.query<RecordRow & { position: number }>(
+      named('earnings_insert', {
+        text: `WITH clock AS (
+                 SELECT date_trunc('milliseconds', clock_timestamp()) AS at
+               ), written AS (
+                 INSERT INTO earnings (id, org_id, line_key, user_id, period_id, deal_id, plan_id, plan_version_id,
+                   rule_chip_id, rule_version, amount_cents, status, supersedes_id, triggering_domain_event_id, trace,
+                   created_at, status_changed_at)
+                 SELECT r.id, $1, r.line_key, r.user_id, r.period_id, r.deal_id, r.plan_id, r.plan_version_id,
+                   r.rule_chip_id, r.rule_version, r.amount_cents, r.status, r.supersedes_id,
+                   r.triggering_domain_event_id, r.trace, clock.at, clock.at
+                 FROM clock, jsonb_to_recordset($2::jsonb) AS r(id text, line_key text, user_id text, period_id text,
+                   deal_id text, plan_id text, plan_version_id text, rule_chip_id text, rule_version text,
+                   amount_cents bigint, status text, supersedes_id text, triggering_domain_event_id text, trace jsonb)
+                 RETURNING *
+               )
+               SELECT ${WIRE_COLUMNS} FROM written e JOIN users u ON u.id = e.user_id`,
+        values: [orgId, JSON.stringify(earnings)],
+      }),
+    );
+    const byId = new Map(rows.map((row) => [row.id, toRecord(row)]));
+    return earnings.map((earning) => byId.get(earning.id) as EarningRecord);
+  }
+
+  /** Reverses the rep's projected rows under these (archived) plans; returns them as they are now. */
+  async reverseProjectionsOfRep(
+    tx: Transaction,
+    orgId: string,
+    userId: string,
+    planIds: readonly string[],
+  ): Promise<EarningRecord[]> {
+    if (planIds.length === 0) return [];
+    const rows = await tx.query<RecordRow>(
+      named('earnings_reverse_projections_of_rep', {
+        text: `WITH moved AS (
+                 UPDATE earnings SET status = 'reversed', status_changed_at = date_trunc('milliseconds', clock_timestamp())
+                 WHERE org_id = $1 AND user_id = $2 AND plan_id = ANY($3::text[]) AND status = 'projected'
+                 RETURNING *
+               )
+               SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.id = e.user_id ORDER BY e.id`,
+        values: [orgId, userId, planIds],
+      }),
+    );
+    return rows.map(toRecord);
+  }
+
+  /** The period's rows with this status (the rows a lock or a payment moves). */
+  async rowsOfPeriodWithStatus(
+    tx: Transaction,
+    orgId: string,
+    periodId: PeriodId,
+    status: EarningStatus,
+  ): Promise<LedgerRow[]> {
+    const rows = await tx.query<LineRowData>(
+      sql`SELECT id, line_key, status, amount_cents, period_id FROM earnings
+          WHERE org_id = ${orgId} AND period_id = ${periodId} AND status = ${status} ORDER BY created_at, id`,
+    );
+    return rows.map(toLineRow);
+  }
+
+  /** Moves rows from one status to the next (pending → approved, approved → paid); returns them as they are now. */
+  async moveStatus(
+    tx: Transaction,
+    orgId: string,
+    ids: readonly string[],
+    from: EarningStatus,
+    to: EarningStatus,
+  ): Promise<EarningRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await tx.query<RecordRow>({
+      text: `WITH moved AS (
+               UPDATE earnings SET status = $4, status_changed_at = date_trunc('milliseconds', clock_timestamp())
+               WHERE org_id = $1 AND id = ANY($2::text[]) AND status = $3
+               RETURNING *
+             )
+             SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.id = e.user_id ORDER BY e.created_at, e.id`,
+      values: [orgId, ids, from, to],
+    });
+    return rows.map(toRecord);
+  }
+
+  /**
+   * The reps a recompute of these plans must visit: every rep who owns a deal, and every rep with a live row
+   * under one of the plans (a deal that changed owner, a rep no longer assigned).
+   */
+  async repsToRecompute(tx: Transaction, orgId: string, planIds: readonly string[]): Promise<string[]> {
+    const rows = await tx.query<{ user_id: string }>(
+      sql`SELECT user_id FROM deals WHERE org_id = ${orgId} AND user_id IS NOT NULL
+          UNION
+          SELECT user_id FROM earnings
+          WHERE org_id = ${orgId} AND plan_id = ANY(${[...planIds]}::text[]) AND status IN ('projected', 'pending')
+          ORDER BY user_id`,
+    );
+    return rows.map((row) => row.user_id);
+  }
+
+  /**
+   * Up to `limit` rows after `position` in (created_at, id) order with every filter applied. The text names
+   * only the filters given, so that a generic plan still picks a fitting index.
+   */
+  async listAfter(
+    tx: Transaction,
+    orgId: string,
+    filters: EarningListFilters,
+    position: EarningPosition,
+    limit: number,
+  ): Promise<EarningRecord[]> {
+    const values: unknown[] = [];
+    const param = (value: unknown) => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    const where = [`e.org_id = ${param(orgId)}`];
+    if (filters.userId !== undefined) where.push(`e.user_id = ${param(filters.userId)}`);
+    if (filters.periodId !== undefined) where.push(`e.period_id = ${param(filters.periodId)}`);
+    if (filters.dealId !== undefined) where.push(`e.deal_id = ${param(filters.dealId)}`);
+    if (filters.planId !== undefined) where.push(`e.plan_id = ${param(filters.planId)}`);
+    if (filters.statuses !== undefined) where.push(`e.status = ANY(${param(filters.statuses)}::text[])`);
+    if (filters.createdSince !== undefined) where.push(`e.created_at >= ${param(filters.createdSince)}::timestamptz`);
+    if (position) {
+      where.push(`(e.created_at, e.id) > (${param(position.createdAt)}::timestamptz, ${param(position.id)})`);
+    }
+    const rows = await tx.query<RecordRow>({
+      text: `SELECT ${WIRE_COLUMNS} FROM earnings e JOIN users u ON u.id = e.user_id
+             WHERE ${where.join(' AND ')} ORDER BY e.created_at, e.id LIMIT ${param(limit)}`,
+      values,
+    });
+    return rows.map(toRecord);
+  }
+
+  /** One row with its trace; null when the org has no such row. */
+  async findWithTrace(tx: Transaction, orgId: string, id: string): Promise<EarningWithTrace | null> {
+    const rows = await tx.query<RecordRow & { trace: EarningTrace }>(
+      named('earnings_find_with_trace', {
+        text: `SELECT ${WIRE_COLUMNS}, e.trace FROM earnings e JOIN users u ON u.id = e.user_id
+               WHERE e.org_id = $1 AND e.id = $2`,
+        values: [orgId, id],
+      }),
+    );
+    const row = rows[0];
+    return row ? { ...toRecord(row), trace: row.trace } : null;
+  }
+}
