@@ -11,7 +11,7 @@ import { ApiKeyRepository } from './repositories/apiKeys.ts';
 import { AuditRepository } from './repositories/audit.ts';
 import { createSqlPool } from './repositories/transaction.ts';
 import { DealReader } from './services/deals.ts';
-import { EarningsEngine } from './services/earnings.ts';
+import { EarningReader, EarningsEngine } from './services/earnings.ts';
 import { DealIngestion } from './services/ingestion.ts';
 import { PlanReader } from './services/plans.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
@@ -49,6 +49,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     // Earnings are evaluated inside each event's transaction, so a read after the response sees them.
     ingestion: new DealIngestion(dealsPool, new EarningsEngine(database.db)),
     dealReader: new DealReader(dealsPool),
+    earningReader: new EarningReader(dealsPool),
     planReader: new PlanReader(database.db),
     isReady: database.isReady,
     validateResponses: config.validateResponses,

@@ -4,6 +4,7 @@ import type { AuditLog } from '../access/auditLog.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ApiKeyRepository } from '../repositories/apiKeys.ts';
 import type { DealReader } from '../services/deals.ts';
+import type { EarningReader } from '../services/earnings.ts';
 import type { DealIngestion } from '../services/ingestion.ts';
 import type { PlanReader } from '../services/plans.ts';
 import { docsRouter } from './docs.ts';
@@ -26,6 +27,7 @@ export interface AppDeps {
   keys: ApiKeyRepository;
   ingestion: DealIngestion;
   dealReader: DealReader;
+  earningReader: EarningReader;
   planReader: PlanReader;
   /** True when the database answers. */
   isReady: () => Promise<boolean>;
@@ -92,7 +94,14 @@ export function createApp(deps: AppDeps): Express {
       ajvFormats: { mode: 'full' },
     }),
   );
-  app.use(apiRouter({ ingestion: deps.ingestion, dealReader: deps.dealReader, planReader: deps.planReader }));
+  app.use(
+    apiRouter({
+      ingestion: deps.ingestion,
+      dealReader: deps.dealReader,
+      earningReader: deps.earningReader,
+      planReader: deps.planReader,
+    }),
+  );
   app.use((_req: Request, res: Response) => {
     const operation = res.locals.operation as { operationId: string } | undefined;
     throw new ApiError('not_implemented', `${operation?.operationId ?? 'this operation'} is not available yet`);

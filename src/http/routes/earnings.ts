@@ -1,0 +1,60 @@
+import type { Router } from 'express';
+import type { components, operations } from '../../../generated/openapi.ts';
+import { InvalidCursor } from '../../domain/deals/cursor.ts';
+import type { EarningListFilters } from '../../repositories/earnings.ts';
+import { type EarningReader, toWireEarning } from '../../services/earnings.ts';
+import { ApiError } from '../errors.ts';
+import type { RequestAuth } from '../middleware/authenticate.ts';
+
+type Earning = components['schemas']['Earning'];
+type EarningList = operations['listEarnings']['responses'][200]['content']['application/json'];
+type ListQuery = NonNullable<operations['listEarnings']['parameters']['query']>;
+type GetParams = operations['getEarning']['parameters'];
+
+export interface EarningRouteDeps {
+  earningReader: EarningReader;
+}
+
+const DEFAULT_LIMIT = 50;
+
+export function earningRoutes(router: Router, deps: EarningRouteDeps): void {
+  router.get('/v1/earnings', async (req, res) => {
+    const { orgId } = res.locals.auth as RequestAuth;
+    const query = req.query as ListQuery;
+    let page: Awaited<ReturnType<EarningReader['listPage']>>;
+    try {
+      page = await deps.earningReader.listPage(orgId, {
+        filters: listFilters(query),
+        limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
+        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+      });
+    } catch (error) {
+      if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
+      throw error;
+    }
+    const body: EarningList = { earnings: page.earnings.map(toWireEarning), next_cursor: page.nextCursor };
+    res.json(body);
+  });
+
+  router.get('/v1/earnings/:id', async (req, res) => {
+    const { orgId } = res.locals.auth as RequestAuth;
+    const { id } = req.params as GetParams['path'];
+    const earning = await deps.earningReader.find(orgId, id);
+    if (!earning) throw new ApiError('not_found', `no earning ${id}`);
+    const body: Earning = { ...toWireEarning(earning), trace: earning.trace };
+    res.json(body);
+  });
+}
+
+/** The validator has checked every value; a single `status` may still arrive as a plain string. */
+function listFilters(query: ListQuery): EarningListFilters {
+  const statuses = query.status === undefined ? undefined : ([] as ListQuery['status'] & {}).concat(query.status);
+  return {
+    ...(query.user_id === undefined ? {} : { userId: query.user_id }),
+    ...(query.period_id === undefined ? {} : { periodId: query.period_id }),
+    ...(query.deal_id === undefined ? {} : { dealId: query.deal_id }),
+    ...(query.plan_id === undefined ? {} : { planId: query.plan_id }),
+    ...(statuses === undefined ? {} : { statuses }),
+    ...(query.created_since === undefined ? {} : { createdSince: new Date(query.created_since) }),
+  };
+}
