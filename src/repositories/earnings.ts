@@ -273,11 +273,13 @@ export class EarningRepository {
    * written: what the ledger reconciles. Superseded and reversed rows no longer count for anything.
    */
   async standingRowsOfLines(tx: Transaction, orgId: string, lineKeys: readonly string[]): Promise<LineRow[]> {
+    // The status is a filter, not an index condition: written as a list of the statuses it keeps, the generic
+    // plan preferred the (org_id, period_id, status) index and read every row of the org.
     if (lineKeys.length === 0) return [];
     const rows = await tx.query<LineRowData>(
       named('earnings_standing_rows_of_lines', {
         text: `SELECT id, line_key, status, amount_cents, period_id FROM earnings
-               WHERE org_id = $1 AND line_key = ANY($2::text[]) AND status IN ${LIVE_OR_LOCKED}
+               WHERE org_id = $1 AND line_key = ANY($2::text[]) AND status <> ALL('{superseded,reversed}')
                ORDER BY created_at, id`,
         values: [orgId, lineKeys],
       }),
@@ -360,7 +362,8 @@ export class EarningRepository {
 
   /**
    * Moves live rows to `superseded` or `reversed` and returns them as they are now. Only rows still live move:
-   * the caller compares the count with what it asked for.
+   * the caller compares the count with what it asked for. (The status test names the other statuses so that
+   * the generic plan finds the rows by id rather than reading every live row of the org.)
    */
   async retire(tx: Transaction, orgId: string, retirements: readonly RowRetirement[]): Promise<EarningRecord[]> {
     if (retirements.length === 0) return [];
@@ -369,7 +372,7 @@ export class EarningRepository {
         text: `WITH moved AS (
                  UPDATE earnings e SET status = r.status, status_changed_at = date_trunc('milliseconds', clock_timestamp())
                  FROM jsonb_to_recordset($2::jsonb) AS r(id text, status text)
-                 WHERE e.org_id = $1 AND e.id = r.id AND e.status IN ('projected', 'pending')
+                 WHERE e.org_id = $1 AND e.id = r.id AND e.status <> ALL('{approved,paid,superseded,reversed}')
                  RETURNING e.*
                )
                SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.id = e.user_id ORDER BY e.id`,
@@ -445,23 +448,26 @@ export class EarningRepository {
     return rows.map(toLineRow);
   }
 
-  /** Moves rows from one status to the next (pending → approved, approved → paid); returns them as they are now. */
-  async moveStatus(
+  /**
+   * Moves rows of a period from one status to the next (pending → approved, approved → paid); returns them as
+   * they are now.
+   */
+  async moveRowsOfPeriod(
     tx: Transaction,
     orgId: string,
+    periodId: PeriodId,
     ids: readonly string[],
-    from: EarningStatus,
-    to: EarningStatus,
+    change: { from: EarningStatus; to: EarningStatus },
   ): Promise<EarningRecord[]> {
     if (ids.length === 0) return [];
     const rows = await tx.query<RecordRow>({
       text: `WITH moved AS (
-               UPDATE earnings SET status = $4, status_changed_at = date_trunc('milliseconds', clock_timestamp())
-               WHERE org_id = $1 AND id = ANY($2::text[]) AND status = $3
+               UPDATE earnings SET status = $5, status_changed_at = date_trunc('milliseconds', clock_timestamp())
+               WHERE org_id = $1 AND period_id = $2 AND status = $4 AND id = ANY($3::text[])
                RETURNING *
              )
              SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.id = e.user_id ORDER BY e.created_at, e.id`,
-      values: [orgId, ids, from, to],
+      values: [orgId, periodId, ids, change.from, change.to],
     });
     return rows.map(toRecord);
   }

@@ -572,12 +572,12 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
     if (!transition.ok) throw new Error(transition.reason);
     const to = transition.changes[0]?.to;
     if (to === undefined) return;
-    const moved = await this.#earnings.moveStatus(
+    const moved = await this.#earnings.moveRowsOfPeriod(
       statements,
       change.orgId,
+      change.period.id,
       transition.changes.map((row) => row.id),
-      from,
-      to,
+      { from, to },
     );
     await new Announcements(tx, change.orgId).statusChanged(moved, () => from);
   }
