@@ -14,6 +14,7 @@ import { DealReader } from './services/deals.ts';
 import { EarningReader, EarningsEngine } from './services/earnings.ts';
 import { DealIngestion } from './services/ingestion.ts';
 import { PlanReader } from './services/plans.ts';
+import { withDealWebhooks } from './services/webhookAnnouncements.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 
 export interface RunningServer {
@@ -47,7 +48,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     auditLog,
     keys,
     // Earnings are evaluated inside each event's transaction, so a read after the response sees them.
-    ingestion: new DealIngestion(dealsPool, new EarningsEngine(database.db)),
+    ingestion: new DealIngestion(dealsPool, withDealWebhooks(new EarningsEngine(database.db))),
     dealReader: new DealReader(dealsPool),
     earningReader: new EarningReader(dealsPool),
     planReader: new PlanReader(database.db),

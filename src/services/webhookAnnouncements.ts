@@ -1,13 +1,26 @@
 import type { components } from '../../generated/openapi.ts';
+import { toWireDeal } from '../http/routes/deals.ts';
 import type { PeriodRecord } from '../repositories/periods.ts';
+import type { DealChange, DealChangeListener } from './dealChanges.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from './periodChanges.ts';
-import { enqueueWebhookEvent, type OutboxTransaction } from './webhookOutbox.ts';
+import { type EnqueuedMessage, enqueueWebhookEvent, type OutboxTransaction } from './webhookOutbox.ts';
 
 // What each change announces, and the listeners that announce it inside the change's own transaction. The
 // earnings ledger calls announceEarningCreated / announceEarningStatusChanged where it writes and moves rows.
 
 export type WireEarning = components['schemas']['EarningListItem'];
 export type EarningStatus = components['schemas']['EarningStatus'];
+
+/** `deal.updated`: the deal as `GET /v1/deals` shows it, and the domain event that changed it. */
+export function announceDealUpdated(tx: OutboxTransaction, change: DealChange): Promise<EnqueuedMessage | null> {
+  return enqueueWebhookEvent(
+    tx,
+    change.org.id,
+    'deal.updated',
+    { deal: toWireDeal(change.after), domain_event: { id: change.domainEvent.id, kind: change.domainEvent.type } },
+    { timestamp: change.after.updated_at },
+  );
+}
 
 /** `period.locked`, at the time the period was locked. */
 export function announcePeriodLocked(tx: OutboxTransaction, change: PeriodStatusChange) {
@@ -55,6 +68,16 @@ export function announceEarningStatusChanged(
     { earning: change.earning, previous_status: change.previousStatus },
     { timestamp: change.changedAt },
   );
+}
+
+/** `inner` (the earnings engine), with `deal.updated` announced first in the same transaction. */
+export function withDealWebhooks(inner: DealChangeListener): DealChangeListener {
+  return {
+    onDealChanged: async (tx, change) => {
+      await announceDealUpdated(tx, change);
+      await inner.onDealChanged(tx, change);
+    },
+  };
 }
 
 /** `inner` (the ledger's status moves), with `period.locked` / `period.paid` announced first. */

@@ -1,15 +1,32 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
+import { parseDealEvent } from '../../src/domain/deals/event.ts';
+import type { RunningServer } from '../../src/main.ts';
+import { createSqlPool } from '../../src/repositories/transaction.ts';
+import { ignoreDealChanges } from '../../src/services/dealChanges.ts';
+import { DealIngestion } from '../../src/services/ingestion.ts';
 import { ignorePeriodChanges } from '../../src/services/periodChanges.ts';
 import { PeriodAdmin } from '../../src/services/periods.ts';
-import { withPeriodWebhooks } from '../../src/services/webhookAnnouncements.ts';
-import { createOrg } from '../factories/access.ts';
+import { withDealWebhooks, withPeriodWebhooks } from '../../src/services/webhookAnnouncements.ts';
+import { createOrg, createOrgWithKey } from '../factories/access.ts';
+import { dealEvent } from '../factories/deals.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { sdkClient } from '../helpers/sdk.ts';
+import { startTestServer } from '../helpers/server.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
-after(closeTestDatabase);
+let server: RunningServer;
+
+before(async () => {
+  server = await startTestServer();
+});
+
+after(async () => {
+  await server.close();
+  await closeTestDatabase();
+});
 
 // The emission points: each change writes its webhook to the outbox in its own transaction. The stored payload
 // is what a worker sends, byte for byte, so it is checked here; the endpoints' URLs do not resolve.
@@ -57,5 +74,74 @@ describe('period webhooks', () => {
     );
     assert.deepEqual(await payloadsOf(org.id), []);
     assert.equal(await db.period.count({ where: { org_id: org.id, status: 'locked' } }), 0);
+  });
+});
+
+describe('deal webhooks', () => {
+  async function dealOrg() {
+    const { org, rawKey } = await createOrgWithKey(testDatabase());
+    await createEndpoint(testDatabase(), org.id, 'https://hooks.example.test/deals', ['deal.updated']);
+    return { org, client: sdkClient(server, rawKey) };
+  }
+
+  test('an accepted deal event announces deal.updated: the deal as GET /v1/deals shows it, and its domain event', async () => {
+    const { org, client } = await dealOrg();
+    const created = await client.deals.ingestEvent(dealEvent());
+    const { external_id } = (await client.deals.listPage()).deals[0] ?? {};
+    const won = await client.deals.ingestEvent({ external_id: external_id as string, state: { stage: 'closed_won' } });
+    const [deal] = (await client.deals.listPage({ external_id })).deals;
+    assert.ok(deal);
+
+    const payloads = await payloadsOf(org.id);
+    assert.deepEqual(
+      payloads.map((payload) => [payload.type, (payload.data as { domain_event: unknown }).domain_event]),
+      [
+        ['deal.updated', { id: created.domain_event_id, kind: 'deal.created' }],
+        ['deal.updated', { id: won.domain_event_id, kind: 'deal.closed_won' }],
+      ],
+    );
+    assert.deepEqual((payloads[1]?.data as { deal: unknown }).deal, deal);
+    assert.equal(payloads[1]?.timestamp, deal.updated_at);
+  });
+
+  test('stale events and replays change nothing and announce nothing', async () => {
+    const { org, client } = await dealOrg();
+    const first = dealEvent({ occurred_at: '2026-04-10T12:00:00Z', dedup_key: 'crm-1' });
+    await client.deals.ingestEvent(first);
+    await client.deals.ingestEvent(first);
+    await client.deals.ingestEvent({
+      external_id: first.external_id,
+      state: { stage: 'lost' },
+      occurred_at: '2026-04-01T12:00:00Z',
+    });
+    assert.equal((await payloadsOf(org.id)).length, 1);
+  });
+
+  test('when the rest of the deal change fails, the event is refused and nothing is announced', async () => {
+    const { org } = await dealOrg();
+    const pool = createSqlPool(process.env.DATABASE_URL as string, 2, () => {});
+    const failingEngine = {
+      ...ignoreDealChanges,
+      onDealChanged: async () => {
+        throw new Error('earnings evaluation failed');
+      },
+    };
+    try {
+      const body = dealEvent();
+      await assert.rejects(
+        new DealIngestion(pool, withDealWebhooks(failingEngine)).ingest({
+          orgId: org.id,
+          keyId: null,
+          event: parseDealEvent(body),
+          body,
+          rawBody: JSON.stringify(body),
+          receivedAt: new Date(),
+        }),
+        /earnings evaluation failed/,
+      );
+    } finally {
+      await pool.end();
+    }
+    assert.deepEqual(await payloadsOf(org.id), []);
   });
 });
