@@ -9,6 +9,7 @@ import { Metrics } from './http/metrics.ts';
 import type { Logger } from './lib/logger.ts';
 import { ApiKeyRepository } from './repositories/apiKeys.ts';
 import { AuditRepository } from './repositories/audit.ts';
+import { KeyAuthentication } from './repositories/keyAuthentication.ts';
 import { createSqlPool } from './repositories/transaction.ts';
 import { DealReader } from './services/deals.ts';
 import { EarningReader, EarningsEngine } from './services/earnings.ts';
@@ -33,7 +34,15 @@ const COUNTER_RETENTION_MS = 10 * 60 * 1000;
 /** Wires configuration, database and the app, and listens. Knows nothing about signals or the CLI. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const database = await openDatabase(config, logger);
-  const keys = new ApiKeyRepository(database.db, database.countersDb);
+  const keys = new ApiKeyRepository(database.db);
+  // The access layer's hot path: its own small pool, commits not waiting for the disk (see KeyAuthentication).
+  const countersPool = createSqlPool(
+    database.url,
+    Math.max(2, Math.ceil(config.databasePoolSize / 2)),
+    (error) => logger.warn({ err: error }, 'an idle database connection of the counters pool failed'),
+    { asynchronousCommit: true },
+  );
+  const authentication = new KeyAuthentication(countersPool);
   const auditLog = new AuditLog(new AuditRepository(database.db), keys, logger);
   auditLog.start();
   const metrics = new Metrics(() => auditLog.depth());
@@ -46,7 +55,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     logger,
     metrics,
     auditLog,
-    keys,
+    keys: authentication,
     // Earnings are evaluated inside each event's transaction, so a read after the response sees them.
     ingestion: new DealIngestion(dealsPool, withDealWebhooks(new EarningsEngine(database.db))),
     dealReader: new DealReader(dealsPool),
@@ -57,7 +66,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   });
 
   const sweeper = setInterval(() => {
-    keys.deleteCountersBefore(new Date(Date.now() - COUNTER_RETENTION_MS)).catch((error: unknown) => {
+    authentication.deleteCountersBefore(new Date(Date.now() - COUNTER_RETENTION_MS)).catch((error: unknown) => {
       logger.warn({ err: error }, 'could not delete old rate-limit counters');
     });
   }, 60_000);
@@ -80,7 +89,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     clearInterval(sweeper);
     await Promise.all([stopListening(server, config.shutdownGraceSeconds * 1000), webhookWorker?.stop()]);
     await auditLog.close();
-    await dealsPool.end();
+    await Promise.all([dealsPool.end(), countersPool.end()]);
     await database.close();
     logger.info('quotient stopped');
   };

@@ -6,8 +6,6 @@ import { createPrismaClient, type Database } from './prisma.ts';
 
 export interface OpenDatabase {
   db: Database;
-  /** A small second pool whose commits do not wait for the disk: for rate-limit counters only. */
-  countersDb: Database;
   url: string;
   embedded: boolean;
   /** Migrations this call applied (none when the schema was current). */
@@ -42,10 +40,8 @@ export async function openDatabase(
   }
   const poolSize = options.poolSize ?? config.databasePoolSize;
   const db = createPrismaClient(url, poolSize);
-  const countersDb = createPrismaClient(url, Math.max(2, Math.ceil(poolSize / 2)), { asynchronousCommit: true });
   return {
     db,
-    countersDb,
     url,
     embedded: embedded !== undefined,
     appliedMigrations,
@@ -61,7 +57,7 @@ export async function openDatabase(
       }
     },
     close: async () => {
-      await Promise.all([db.$disconnect(), countersDb.$disconnect()]);
+      await db.$disconnect();
       await embedded?.stop();
     },
   };

@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { AuditLog } from '../access/auditLog.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { ApiKeyRepository } from '../repositories/apiKeys.ts';
+import type { KeyAuthentication } from '../repositories/keyAuthentication.ts';
 import type { DealReader } from '../services/deals.ts';
 import type { EarningReader } from '../services/earnings.ts';
 import type { DealIngestion } from '../services/ingestion.ts';
@@ -24,7 +24,7 @@ export interface AppDeps {
   logger: Logger;
   metrics: Metrics;
   auditLog: AuditLog;
-  keys: ApiKeyRepository;
+  keys: KeyAuthentication;
   ingestion: DealIngestion;
   dealReader: DealReader;
   earningReader: EarningReader;

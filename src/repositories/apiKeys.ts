@@ -13,13 +13,6 @@ export interface ApiKeyRecord {
   last_used_at: Date | null;
 }
 
-/** An active key found by its digest, with its org and the request count of the current window. */
-export interface AuthenticatedKey {
-  key: ApiKeyRecord;
-  org_name: string;
-  window_count: number;
-}
-
 const RECORD_FIELDS = {
   id: true,
   org_id: true,
@@ -34,37 +27,9 @@ const RECORD_FIELDS = {
 
 export class ApiKeyRepository {
   private readonly db: Database;
-  private readonly countersDb: Database;
 
-  /** `countersDb` may commit asynchronously: a lost increment after a database crash is harmless. */
-  constructor(db: Database, countersDb: Database = db) {
+  constructor(db: Database) {
     this.db = db;
-    this.countersDb = countersDb;
-  }
-
-  /**
-   * One round trip per request: finds the active key and counts the request in its window. The upsert
-   * serialises concurrent increments on the counter row, so the counts are exact across instances; a revoked
-   * key is not found on the very next request because nothing is cached.
-   */
-  async authenticateAndCount(digest: string, windowStart: Date): Promise<AuthenticatedKey | null> {
-    const rows = await this.countersDb.$queryRaw<Array<ApiKeyRecord & { org_name: string; window_count: number }>>`
-      WITH found AS (
-        SELECT k.id, k.org_id, k.name, k.display_prefix, k.scopes, k.rate_limit_per_minute, k.created_at,
-               k.revoked_at, k.last_used_at, o.name AS org_name
-        FROM api_keys k JOIN orgs o ON o.id = k.org_id
-        WHERE k.digest = ${digest} AND k.revoked_at IS NULL
-      ), counted AS (
-        INSERT INTO rate_limit_counters (key_id, window_start, count)
-        SELECT id, ${windowStart}, 1 FROM found
-        ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
-        RETURNING count
-      )
-      SELECT found.*, counted.count AS window_count FROM found, counted`;
-    const row = rows[0];
-    if (!row) return null;
-    const { org_name, window_count, ...key } = row;
-    return { key, org_name, window_count: Number(window_count) };
   }
 
   async create(input: {
@@ -118,9 +83,5 @@ export class ApiKeyRepository {
       UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, u.used_at)
       FROM unnest(${ids}::text[], ${times}::timestamptz[]) AS u(id, used_at)
       WHERE k.id = u.id`;
-  }
-
-  async deleteCountersBefore(cutoff: Date): Promise<number> {
-    return this.countersDb.$executeRaw`DELETE FROM rate_limit_counters WHERE window_start < ${cutoff}`;
   }
 }

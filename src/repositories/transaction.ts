@@ -56,7 +56,17 @@ const TYPES = {
   },
 };
 
-export function createSqlPool(databaseUrl: string, size: number, onIdleError: (error: Error) => void): SqlPool {
+export interface SqlPoolOptions {
+  /** Commit without waiting for the WAL flush: only for writes whose loss in a database crash is harmless. */
+  asynchronousCommit?: boolean;
+}
+
+export function createSqlPool(
+  databaseUrl: string,
+  size: number,
+  onIdleError: (error: Error) => void,
+  poolOptions: SqlPoolOptions = {},
+): SqlPool {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: size,
@@ -65,7 +75,9 @@ export function createSqlPool(databaseUrl: string, size: number, onIdleError: (e
     types: TYPES,
     application_name: 'quotient',
     // A stuck transaction would hold its deal's lock and the org's change-feed horizon: bound it.
-    options: '-c plan_cache_mode=force_generic_plan -c idle_in_transaction_session_timeout=60000',
+    options: `-c plan_cache_mode=force_generic_plan -c idle_in_transaction_session_timeout=60000${
+      poolOptions.asynchronousCommit ? ' -c synchronous_commit=off' : ''
+    }`,
   });
   // A connection that breaks while idle in the pool must not take the process down.
   pool.on('error', onIdleError);
