@@ -7,11 +7,14 @@ import { createLogger } from '../../src/lib/logger.ts';
 import { enqueueWebhookEvent } from '../../src/services/webhookOutbox.ts';
 import { WebhookAdmin } from '../../src/services/webhooks.ts';
 import { WebhookWorker } from '../../src/webhooks/worker.ts';
-import { createOrg } from '../factories/access.ts';
+import { createOrg, createOrgWithKey } from '../factories/access.ts';
+import { dealEvent } from '../factories/deals.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { exited, onlyJson, QUOTIENT_BIN, runCli, spawnServe } from '../helpers/cli.ts';
 import { eventually } from '../helpers/clock.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { sdkClient } from '../helpers/sdk.ts';
+import { startTestServer } from '../helpers/server.ts';
 import {
   assertMatchesContract,
   type ReceivedWebhook,
@@ -469,6 +472,31 @@ describe('webhook delivery', () => {
       assert.equal((onlyJson(unknown) as { error: string }).error, 'not_found');
     } finally {
       await worker.stop();
+      await receiver.close();
+    }
+  });
+
+  test('a deal event sent through the API reaches the receiver as a verified deal.updated matching the contract', async () => {
+    const { org, rawKey } = await createOrgWithKey(testDatabase());
+    const receiver = await startReceiver();
+    const { secret } = await createEndpoint(testDatabase(), org.id, receiver.url, ['deal.updated']);
+    const server = await startTestServer();
+    const worker = startWorker(org.id);
+    try {
+      const client = sdkClient(server, rawKey);
+      const ids = await client.deals.ingestEvent(dealEvent());
+      const [deal] = (await client.deals.listPage()).deals;
+      const request = await eventually(async () => receiver.received[0]);
+      const payload = verifyWithStandardWebhooks(secret, request);
+      assertMatchesContract(payload);
+      assert.deepEqual(payload, {
+        type: 'deal.updated',
+        timestamp: deal?.updated_at,
+        data: { deal, domain_event: { id: ids.domain_event_id, kind: 'deal.created' } },
+      });
+    } finally {
+      await worker.stop();
+      await server.close();
       await receiver.close();
     }
   });
