@@ -100,7 +100,7 @@ describe('deal webhooks', () => {
         ['deal.updated', { id: won.domain_event_id, kind: 'deal.closed_won' }],
       ],
     );
-    assert.deepEqual((payloads[1]?.data as { deal: unknown }).deal, deal);
+    assert.deepEqual((payloads[1]?.data as { deal: unknown } | undefined)?.deal, deal);
     assert.equal(payloads[1]?.timestamp, deal.updated_at);
   });
 
