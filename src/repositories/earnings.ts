@@ -192,16 +192,36 @@ export class EarningRepository {
     );
   }
 
-  /** The org's active plans with the version in force, oldest plan first: what an evaluation runs. */
-  async plansInForce(tx: Transaction, orgId: string): Promise<PlanState[]> {
-    return tx.query<PlanState>(
+  /**
+   * The org's active plans with the version in force, oldest plan first: what an evaluation runs. Also whether
+   * the org has any webhook endpoint at all, in the same round trip: without one, nothing needs announcing.
+   */
+  async plansInForce(tx: Transaction, orgId: string): Promise<{ plans: PlanState[]; hasWebhookEndpoints: boolean }> {
+    const rows = await tx.query<PlanState & { has_webhook_endpoints: boolean }>(
       named('earnings_plans_in_force', {
-        text: `SELECT id AS plan_id, status, current_version_id AS version_id FROM plans
+        text: `SELECT id AS plan_id, status, current_version_id AS version_id,
+                      EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.org_id = $1) AS has_webhook_endpoints
+               FROM plans
                WHERE org_id = $1 AND status = 'active' AND current_version_id IS NOT NULL
                ORDER BY created_at, id`,
         values: [orgId],
       }),
     );
+    return {
+      plans: rows.map(({ plan_id, status, version_id }) => ({ plan_id, status, version_id })),
+      hasWebhookEndpoints: rows[0]?.has_webhook_endpoints ?? false,
+    };
+  }
+
+  /** Whether the org has any webhook endpoint (enabled or not): without one, nothing needs announcing. */
+  async hasWebhookEndpoints(tx: Transaction, orgId: string): Promise<boolean> {
+    const rows = await tx.query<{ found: boolean }>(
+      named('earnings_has_webhook_endpoints', {
+        text: 'SELECT EXISTS (SELECT 1 FROM webhook_endpoints WHERE org_id = $1) AS found',
+        values: [orgId],
+      }),
+    );
+    return rows[0]?.found ?? false;
   }
 
   /** The org's plans (all, or those named), active or archived, oldest first. */
@@ -361,37 +381,28 @@ export class EarningRepository {
   }
 
   /**
-   * Moves live rows to `superseded` or `reversed` and returns them as they are now. Only rows still live move:
-   * the caller compares the count with what it asked for. (The status test names the other statuses so that
-   * the generic plan finds the rows by id rather than reading every live row of the org.)
+   * One line decision written in one round trip: live rows move to `superseded` or `reversed`, new rows are
+   * written (stamped with one clock reading truncated to the millisecond, the precision of `created_at`), and
+   * both come back as the API lists them, new rows in the order given. Only rows still live move: the caller
+   * compares the count with what it asked for. (The status test names the statuses left out so that the
+   * generic plan finds rows by id rather than reading every live row of the org.)
    */
-  async retire(tx: Transaction, orgId: string, retirements: readonly RowRetirement[]): Promise<EarningRecord[]> {
-    if (retirements.length === 0) return [];
-    const rows = await tx.query<RecordRow>(
-      named('earnings_retire', {
-        text: `WITH moved AS (
-                 UPDATE earnings e SET status = r.status, status_changed_at = date_trunc('milliseconds', clock_timestamp())
-                 FROM jsonb_to_recordset($2::jsonb) AS r(id text, status text)
-                 WHERE e.org_id = $1 AND e.id = r.id AND e.status <> ALL('{approved,paid,superseded,reversed}')
-                 RETURNING e.*
-               )
-               SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.id = e.user_id ORDER BY e.id`,
-        values: [orgId, JSON.stringify(retirements.map(({ id, status }) => ({ id, status })))],
-      }),
-    );
-    return rows.map(toRecord);
-  }
-
-  /**
-   * Writes new rows, stamped with one clock reading truncated to the millisecond (the precision of
-   * `created_at`), and returns them as the API lists them, in the order given.
-   */
-  async insert(tx: Transaction, orgId: string, earnings: readonly NewEarning[]): Promise<EarningRecord[]> {
-    if (earnings.length === 0) return [];
-    const rows = await tx.query<RecordRow & { position: number }>(
-      named('earnings_insert', {
+  async retireAndWrite(
+    tx: Transaction,
+    orgId: string,
+    retirements: readonly RowRetirement[],
+    earnings: readonly NewEarning[],
+  ): Promise<{ retired: EarningRecord[]; written: EarningRecord[] }> {
+    if (retirements.length === 0 && earnings.length === 0) return { retired: [], written: [] };
+    const rows = await tx.query<RecordRow & { change: 'retired' | 'written' }>(
+      named('earnings_retire_and_write', {
         text: `WITH clock AS (
                  SELECT date_trunc('milliseconds', clock_timestamp()) AS at
+               ), retired AS (
+                 UPDATE earnings e SET status = r.status, status_changed_at = clock.at
+                 FROM clock, jsonb_to_recordset($2::jsonb) AS r(id text, status text)
+                 WHERE e.org_id = $1 AND e.id = r.id AND e.status <> ALL('{approved,paid,superseded,reversed}')
+                 RETURNING e.*
                ), written AS (
                  INSERT INTO earnings (id, org_id, line_key, user_id, period_id, deal_id, plan_id, plan_version_id,
                    rule_chip_id, rule_version, amount_cents, status, supersedes_id, triggering_domain_event_id, trace,
@@ -399,17 +410,29 @@ export class EarningRepository {
                  SELECT r.id, $1, r.line_key, r.user_id, r.period_id, r.deal_id, r.plan_id, r.plan_version_id,
                    r.rule_chip_id, r.rule_version, r.amount_cents, r.status, r.supersedes_id,
                    r.triggering_domain_event_id, r.trace, clock.at, clock.at
-                 FROM clock, jsonb_to_recordset($2::jsonb) AS r(id text, line_key text, user_id text, period_id text,
+                 FROM clock, jsonb_to_recordset($3::jsonb) AS r(id text, line_key text, user_id text, period_id text,
                    deal_id text, plan_id text, plan_version_id text, rule_chip_id text, rule_version text,
                    amount_cents bigint, status text, supersedes_id text, triggering_domain_event_id text, trace jsonb)
                  RETURNING *
                )
-               SELECT ${WIRE_COLUMNS} FROM written e JOIN users u ON u.id = e.user_id`,
-        values: [orgId, JSON.stringify(earnings)],
+               SELECT 'retired' AS change, ${WIRE_COLUMNS} FROM retired e JOIN users u ON u.id = e.user_id
+               UNION ALL
+               SELECT 'written' AS change, ${WIRE_COLUMNS} FROM written e JOIN users u ON u.id = e.user_id`,
+        values: [
+          orgId,
+          JSON.stringify(retirements.map(({ id, status }) => ({ id, status }))),
+          JSON.stringify(earnings),
+        ],
       }),
     );
-    const byId = new Map(rows.map((row) => [row.id, toRecord(row)]));
-    return earnings.map((earning) => byId.get(earning.id) as EarningRecord);
+    const written = new Map(rows.filter((row) => row.change === 'written').map((row) => [row.id, toRecord(row)]));
+    return {
+      retired: rows
+        .filter((row) => row.change === 'retired')
+        .map(toRecord)
+        .sort((a, b) => (a.id < b.id ? -1 : 1)),
+      written: earnings.map((earning) => written.get(earning.id) as EarningRecord),
+    };
   }
 
   /** Reverses the rep's projected rows under these (archived) plans; returns them as they are now. */

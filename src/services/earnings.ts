@@ -1,6 +1,7 @@
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../db/prisma.ts';
 import { cutFeedPage } from '../domain/deals/feed.ts';
+import { canonicalJson } from '../domain/deals/json.ts';
 import {
   type LedgerRow,
   lockPeriod,
@@ -18,6 +19,7 @@ import { dealPeriodId, evaluateLines, scopeOfDealChange } from '../domain/earnin
 import type {
   DealSnapshot,
   EarningStatus,
+  EngineChip,
   EnginePlanVersion,
   LineTarget,
   PeriodStatus,
@@ -164,6 +166,11 @@ function addCounts(a: BookingCounts, b: BookingCounts): BookingCounts {
   };
 }
 
+/** Tiered and attainment chips count the rep's won deals of a period, so all of its lines move together. */
+function countsPeriod(chip: EngineChip): boolean {
+  return chip.kind === 'tiered_commission' || chip.kind === 'attainment_bonus';
+}
+
 function isLive(row: LedgerRow): boolean {
   return row.status === 'pending' || row.status === 'projected';
 }
@@ -172,20 +179,24 @@ function todayUtc(): CalendarDate {
   return new Date().toISOString().slice(0, 10);
 }
 
+type EarningWebhook = 'earning.created' | 'earning.status_changed';
+
 /**
- * Webhooks for the rows a transaction writes and moves. The first announcement of a kind tells whether any
- * endpoint of the org takes it; when none does, the rest of the transaction skips that kind instead of asking
+ * Webhooks for the rows a transaction writes and moves. An org without any webhook endpoint is told to skip
+ * them all (`hasEndpoints` false, read with the plans). Otherwise the first announcement of a kind tells
+ * whether any endpoint takes it; when none does, the rest of the transaction skips that kind instead of asking
  * again for every row (a recompute moves thousands). An endpoint added while the transaction runs may miss
  * these rows either way: its transaction and this one are concurrent.
  */
 class Announcements {
   readonly #tx: OutboxTransaction;
   readonly #orgId: string;
-  readonly #unheard = new Set<'earning.created' | 'earning.status_changed'>();
+  readonly #unheard: Set<EarningWebhook>;
 
-  constructor(tx: OutboxTransaction, orgId: string) {
+  constructor(tx: OutboxTransaction, orgId: string, hasEndpoints = true) {
     this.#tx = tx;
     this.#orgId = orgId;
+    this.#unheard = new Set(hasEndpoints ? [] : ['earning.created', 'earning.status_changed']);
   }
 
   async created(earnings: readonly EarningRecord[]): Promise<void> {
@@ -219,6 +230,8 @@ interface Booking {
   /** Lines whose live rows no longer apply at all (their chip left the plan): reversed. */
   droppedLines: readonly string[];
   triggeringDomainEventId: string | null;
+  /** False when the org has no webhook endpoint: nothing to announce. */
+  hasWebhookEndpoints: boolean;
 }
 
 /**
@@ -243,6 +256,10 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
    */
   async onDealChanged(tx: Transaction, change: DealChange): Promise<void> {
     const orgId = change.org.id;
+    const before = change.before ? dealSnapshotOf(change.before) : null;
+    const after = dealSnapshotOf(change.after);
+    // Nothing the engine reads changed (an upsert repeating the deal's state): no line can move.
+    if (before && canonicalJson(before) === canonicalJson(after)) return;
     const reps = new Map<string, Rep>();
     for (const deal of [change.before, change.after]) {
       const owner = deal?.state.owner_external_id ?? null;
@@ -257,12 +274,10 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
       [...reps.values()].map((rep) => rep.user_id),
     );
     // Read after the lock: an evaluation that waited for it sees the plans and deals as they are now.
-    const plans = await this.plansInForce(tx, orgId);
-    if (plans.length === 0) return;
+    const inForce = await this.#earnings.plansInForce(tx, orgId);
+    if (inForce.plans.length === 0) return;
+    const plans = await this.#versionsOf(orgId, inForce.plans);
     const today = this.#today();
-    const before = change.before ? dealSnapshotOf(change.before) : null;
-    const after = dealSnapshotOf(change.after);
-
     const work = plans.flatMap((plan) =>
       scopeOfDealChange(plan, before, after, today).flatMap((scope) => {
         const rep = reps.get(scope.rep_external_id);
@@ -275,17 +290,29 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
       if (periods.length === 0) continue;
       dealsByRep.set(rep.user_id, await this.#earnings.dealsOfRepAround(tx, orgId, rep.user_id, spanOf(periods)));
     }
+    // A commission or flat line depends on its deal alone: only the changed deal's need evaluating. Tiered and
+    // attainment lines depend on the rep's whole period: all of its lines are evaluated.
     const targets = work.flatMap(({ plan, rep, periods }) => {
+      const dealChips = { ...plan, chips: plan.chips.filter((chip) => !countsPeriod(chip)) };
+      const periodChips = { ...plan, chips: plan.chips.filter(countsPeriod) };
       const deals = (dealsByRep.get(rep.user_id) ?? []).filter((deal) =>
         periods.includes(dealPeriodId(deal, plan.period, today)),
       );
-      return evaluateLines({ plan, rep, deals: [...deals, after], periods, today }).targets;
+      const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));
+      // Back in the plan's chip order, which is the order rows written together are numbered in.
+      return [
+        ...evaluateLines({ plan: dealChips, rep, deals: [after], periods: [], today }).targets,
+        ...(periodChips.chips.length === 0
+          ? []
+          : evaluateLines({ plan: periodChips, rep, deals: [...deals, after], periods, today }).targets),
+      ].sort((a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0));
     });
     await this.book(tx, {
       orgId,
       targets,
       droppedLines: [],
       triggeringDomainEventId: change.domainEvent.id,
+      hasWebhookEndpoints: inForce.hasWebhookEndpoints,
     });
   }
 
@@ -356,11 +383,6 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
     };
   }
 
-  /** The current versions of the org's active plans, in the engine's terms. */
-  async plansInForce(tx: Transaction, orgId: string): Promise<EnginePlanVersion[]> {
-    return this.#versionsOf(orgId, await this.#earnings.plansInForce(tx, orgId));
-  }
-
   async #versionsOf(orgId: string, states: readonly PlanState[]): Promise<EnginePlanVersion[]> {
     const versions: EnginePlanVersion[] = [];
     for (const state of states) {
@@ -398,7 +420,8 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
     const rep: Rep = found;
     const states = await this.#earnings.planStates(tx, orgId, planIds);
     const archived = states.filter((state) => state.status === 'archived').map((state) => state.plan_id);
-    const announcements = new Announcements(tx, orgId);
+    const hasWebhookEndpoints = await this.#earnings.hasWebhookEndpoints(tx, orgId);
+    const announcements = new Announcements(tx, orgId, hasWebhookEndpoints);
 
     const reversed = await this.#earnings.reverseProjectionsOfRep(tx, orgId, userId, archived);
     await announcements.statusChanged(reversed, () => 'projected');
@@ -460,7 +483,13 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
     }
     counts = addCounts(
       counts,
-      await this.book(tx, { orgId, targets, droppedLines: [...droppedLines], triggeringDomainEventId: null }),
+      await this.book(tx, {
+        orgId,
+        targets,
+        droppedLines: [...droppedLines],
+        triggeringDomainEventId: null,
+        hasWebhookEndpoints,
+      }),
     );
     return { counts, deals: owned.length };
   }
@@ -524,14 +553,10 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
         continue;
       }
 
-      const announcements = new Announcements(tx, orgId);
-      const retired = await this.#earnings.retire(tx, orgId, retire);
-      if (retired.length !== retire.length) {
-        throw new Error(`earnings of org ${orgId} moved while their lines were locked for evaluation`);
-      }
-      const written = await this.#earnings.insert(
+      const { retired, written } = await this.#earnings.retireAndWrite(
         tx,
         orgId,
+        retire,
         decisions.flatMap(({ target, changes }) =>
           changes.write.map(
             (row): NewEarning => ({
@@ -549,6 +574,11 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
           ),
         ),
       );
+      // Every row to retire was read live under the rep's lock and its period's share lock: none can have moved.
+      if (retired.length !== retire.length) {
+        throw new Error(`earnings of org ${orgId} moved while their lines were locked for evaluation`);
+      }
+      const announcements = new Announcements(tx, orgId, booking.hasWebhookEndpoints);
       await announcements.statusChanged(retired, (earning) => rowsById.get(earning.id)?.status ?? 'pending');
       await announcements.created(written);
       return {

@@ -251,6 +251,20 @@ describe("a deal's path through the ledger", () => {
     );
   });
 
+  test('an event that repeats the deal state, or changes only what no chip reads, writes no earnings', async () => {
+    const { org, client } = await newOrg();
+    await applyPlanFile(org.id, commissionPlan());
+    const external = externalId();
+    const won = await client.deals.ingestEvent({
+      external_id: external,
+      state: dealState(1_000_000, 'won', '2026-05-02'),
+    });
+    const before = await listAll(client, { deal_id: won.deal_id });
+    await client.deals.ingestEvent({ external_id: external, state: dealState(1_000_000, 'won', '2026-05-02') });
+    await client.deals.ingestEvent({ external_id: external, state: { note: 'called the customer' } });
+    assert.deepEqual(await listAll(client, { deal_id: won.deal_id }), before);
+  });
+
   test('a deal that changes owner moves its earnings from one rep to the other', async () => {
     const { org, client } = await newOrg();
     await applyPlanFile(org.id, commissionPlan());
