@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { LedgerRow, NewEarningRow, RowRetirement } from '../domain/earnings/ledger.ts';
 import type { DealSnapshot, EarningStatus, EarningTrace, PeriodStatus } from '../domain/earnings/types.ts';
@@ -90,6 +91,7 @@ export function poolStatements(pool: SqlPool): Transaction {
 
 // Evaluations of one rep's lines queue on this lock: see EarningRepository.lockRepsForEvaluation.
 const REP_LOCK_CLASS = 0x6561726e; // "earn"
+const WRITER_POLL_MS = 20;
 
 const LIVE_OR_LOCKED = `('projected', 'pending', 'approved', 'paid')`;
 
@@ -193,24 +195,55 @@ export class EarningRepository {
   }
 
   /**
-   * The org's active plans with the version in force, oldest plan first: what an evaluation runs. Also whether
-   * the org has any webhook endpoint at all, in the same round trip: without one, nothing needs announcing.
+   * The org's active plans with the version in force, oldest plan first (what an evaluation runs), and whether
+   * the org has any webhook endpoint at all (without one, nothing needs announcing). When there is an active
+   * plan, the same statement takes the reps' evaluation locks (lockRepsForEvaluation), in the order given; an
+   * org without plans locks nothing. Reading the plans before the locks is safe because a recompute first waits
+   * for every deal event already in progress (waitForDealWritersBefore).
    */
-  async plansInForce(tx: Transaction, orgId: string): Promise<{ plans: PlanState[]; hasWebhookEndpoints: boolean }> {
+  async plansInForceLockingReps(
+    tx: Transaction,
+    orgId: string,
+    userIds: readonly string[],
+  ): Promise<{ plans: PlanState[]; hasWebhookEndpoints: boolean }> {
     const rows = await tx.query<PlanState & { has_webhook_endpoints: boolean }>(
-      named('earnings_plans_in_force', {
-        text: `SELECT id AS plan_id, status, current_version_id AS version_id,
+      named('earnings_plans_in_force_locking_reps', {
+        text: `WITH active AS (
+                 SELECT id AS plan_id, status, current_version_id AS version_id, created_at FROM plans
+                 WHERE org_id = $1 AND status = 'active' AND current_version_id IS NOT NULL
+               ), locked AS (
+                 SELECT pg_advisory_xact_lock($2::int, hashtext($1 || '/' || rep.user_id))::text AS locked
+                 FROM unnest($3::text[]) AS rep(user_id)
+                 WHERE EXISTS (SELECT 1 FROM active)
+               )
+               SELECT a.plan_id, a.status, a.version_id, (SELECT count(*) FROM locked) AS reps_locked,
                       EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.org_id = $1) AS has_webhook_endpoints
-               FROM plans
-               WHERE org_id = $1 AND status = 'active' AND current_version_id IS NOT NULL
-               ORDER BY created_at, id`,
-        values: [orgId],
+               FROM active a ORDER BY a.created_at, a.plan_id`,
+        values: [orgId, REP_LOCK_CLASS, [...new Set(userIds)].sort()],
       }),
     );
     return {
       plans: rows.map(({ plan_id, status, version_id }) => ({ plan_id, status, version_id })),
       hasWebhookEndpoints: rows[0]?.has_webhook_endpoints ?? false,
     };
+  }
+
+  /**
+   * Waits until every deal event of the org that was in progress at the moment of the call has ended: after
+   * that, no event can still book rows from a plan state older than the call (see plansInForceLockingReps).
+   */
+  async waitForDealWritersBefore(tx: Transaction, orgId: string): Promise<void> {
+    const [start] = await tx.query<{ at: Date }>(sql`SELECT clock_timestamp() AS at`);
+    for (;;) {
+      const [found] = await tx.query<{ writers: number | bigint }>(
+        sql`SELECT count(*) AS writers FROM pg_stat_activity
+            WHERE datname = current_database() AND application_name = ${dealWriterTag(orgId)}
+              AND backend_xid IS NOT NULL AND pid <> pg_backend_pid()
+              AND COALESCE(xact_start, backend_start) < ${start?.at}::timestamptz`,
+      );
+      if (Number(found?.writers ?? 0) === 0) return;
+      await sleep(WRITER_POLL_MS);
+    }
   }
 
   /** Whether the org has any webhook endpoint (enabled or not): without one, nothing needs announcing. */

@@ -61,6 +61,10 @@ import type { OutboxTransaction } from './webhookOutbox.ts';
 // Locks, always in this order: the deal row (ingestion) → the rep's evaluation lock → the periods booked into
 // or out of, FOR SHARE → earnings rows. A period lock takes its period FOR UPDATE and then only rows of that
 // period, which nobody touches without holding the period FOR SHARE, so nothing can wait in a circle.
+//
+// A deal event reads the plans in force in the statement that takes its reps' locks (an org without plans
+// takes none). A plan change that commits meanwhile is not missed: its recompute first waits for every deal
+// event in progress, then evaluates each rep under the rep's lock, seeing the new plan and the event's deal.
 
 /** The contract's earning list item: an allow-list of the row's fields, amounts as numbers, times in ms. */
 export function toWireEarning(earning: EarningRecord): WireEarning {
@@ -268,13 +272,12 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
       }
     }
     if (reps.size === 0) return;
-    await this.#earnings.lockRepsForEvaluation(
+    // The deals are read after the reps' locks, so an evaluation that waited sees them as they are now.
+    const inForce = await this.#earnings.plansInForceLockingReps(
       tx,
       orgId,
       [...reps.values()].map((rep) => rep.user_id),
     );
-    // Read after the lock: an evaluation that waited for it sees the plans and deals as they are now.
-    const inForce = await this.#earnings.plansInForce(tx, orgId);
     if (inForce.plans.length === 0) return;
     const plans = await this.#versionsOf(orgId, inForce.plans);
     const today = this.#today();
@@ -353,6 +356,9 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
     const started = performance.now();
     const { orgId } = request;
     const reader = poolStatements(pool);
+    // A deal event in progress may have read the plans as they were before the change that asked for this
+    // recompute; once it has ended, every rep evaluated below reflects both.
+    await this.#earnings.waitForDealWritersBefore(reader, orgId);
     const plans = await this.#earnings.planStates(reader, orgId, request.planIds);
     const planIds = plans.map((plan) => plan.plan_id);
     const reps = planIds.length === 0 ? [] : await this.#earnings.repsToRecompute(reader, orgId, planIds);
