@@ -1,3 +1,4 @@
+import type { components } from '../../generated/openapi.ts';
 import { type DealListFilters, decodeCursor, encodeCursor, filterFingerprint } from '../domain/deals/cursor.ts';
 import { cutFeedPage } from '../domain/deals/feed.ts';
 import { type DealRecord, DealRepository } from '../repositories/deals.ts';
@@ -32,4 +33,27 @@ export class DealReader {
       nextCursor: page.more ? encodeCursor(page.position, fingerprint) : null,
     };
   }
+}
+
+type Deal = components['schemas']['Deal'];
+
+/** Allow-lists the wire fields of a deal; internal columns (won_at, last_occurred_at, org_id) stay inside. */
+export function toWireDeal(deal: DealRecord): Deal {
+  return {
+    id: deal.id,
+    external_id: deal.external_id,
+    state: {
+      amount_cents: deal.state.amount_cents,
+      stage: deal.state.stage,
+      close_date: deal.state.close_date,
+      owner_external_id: deal.state.owner_external_id,
+      custom: deal.state.custom,
+    },
+    status: deal.status,
+    user_id: deal.user_id,
+    version: deal.version,
+    last_domain_event_id: deal.last_domain_event_id as string,
+    created_at: deal.created_at.toISOString(),
+    updated_at: deal.updated_at.toISOString(),
+  };
 }

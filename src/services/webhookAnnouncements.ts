@@ -1,7 +1,7 @@
 import type { components } from '../../generated/openapi.ts';
-import { toWireDeal } from '../http/routes/deals.ts';
 import type { PeriodRecord } from '../repositories/periods.ts';
 import type { DealChange, DealChangeListener } from './dealChanges.ts';
+import { toWireDeal } from './deals.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from './periodChanges.ts';
 import { type EnqueuedMessage, enqueueWebhookEvent, type OutboxTransaction } from './webhookOutbox.ts';
 

@@ -1,15 +1,13 @@
 import type { Request, Router } from 'express';
-import type { components, operations } from '../../../generated/openapi.ts';
+import type { operations } from '../../../generated/openapi.ts';
 import { DEAL_LIST_STATUSES, type DealListFilters, InvalidCursor } from '../../domain/deals/cursor.ts';
 import { InvalidDealEvent, parseDealEvent } from '../../domain/deals/event.ts';
-import type { DealRecord } from '../../repositories/deals.ts';
-import type { DealReader } from '../../services/deals.ts';
+import { type DealReader, toWireDeal } from '../../services/deals.ts';
 import type { DealIngestion } from '../../services/ingestion.ts';
 import { ApiError } from '../errors.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
 import { rawBodyOf } from '../rawBody.ts';
 
-type Deal = components['schemas']['Deal'];
 type DealList = operations['listDeals']['responses'][200]['content']['application/json'];
 type ListQuery = NonNullable<operations['listDeals']['parameters']['query']>;
 type DealEventResult = operations['ingestDealEvent']['responses'][201]['content']['application/json'];
@@ -83,26 +81,5 @@ function listFilters(req: Request): DealListFilters {
     ...(query.external_id === undefined ? {} : { externalId: query.external_id }),
     ...(query.updated_since === undefined ? {} : { updatedSince: new Date(query.updated_since) }),
     includeDeleted: String(query.include_deleted) === 'true',
-  };
-}
-
-/** Allow-lists the wire fields of a deal; internal columns (won_at, last_occurred_at, org_id) stay inside. */
-export function toWireDeal(deal: DealRecord): Deal {
-  return {
-    id: deal.id,
-    external_id: deal.external_id,
-    state: {
-      amount_cents: deal.state.amount_cents,
-      stage: deal.state.stage,
-      close_date: deal.state.close_date,
-      owner_external_id: deal.state.owner_external_id,
-      custom: deal.state.custom,
-    },
-    status: deal.status,
-    user_id: deal.user_id,
-    version: deal.version,
-    last_domain_event_id: deal.last_domain_event_id as string,
-    created_at: deal.created_at.toISOString(),
-    updated_at: deal.updated_at.toISOString(),
   };
 }
