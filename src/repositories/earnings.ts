@@ -135,6 +135,12 @@ function toRecord(row: RecordRow): EarningRecord {
   };
 }
 
+/** Creation order: (created_at, id), as the list and the ledger read rows. */
+function byCreation(a: { created_at: Date; id: string }, b: { created_at: Date; id: string }): number {
+  const difference = new Date(a.created_at).getTime() - new Date(b.created_at).getTime();
+  return difference !== 0 ? difference : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
 function toDealSnapshot(row: DealSnapshotRow): DealSnapshot {
   return {
     id: row.id,
@@ -289,10 +295,15 @@ export class EarningRepository {
     userId: string,
     span: { from: string; to: string },
   ): Promise<DealSnapshot[]> {
+    // Two ranges of the (org_id, user_id, close_date) index. The ORDER BY makes that index the only one that
+    // serves each branch well, so even a generic plan made while the tables were empty picks it.
     const rows = await tx.query<DealSnapshotRow>(
       named('earnings_deals_of_rep_around', {
-        text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-               WHERE org_id = $1 AND user_id = $2 AND (close_date IS NULL OR close_date BETWEEN $3::date AND $4::date)`,
+        text: `(SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
+                WHERE org_id = $1 AND user_id = $2 AND close_date BETWEEN $3::date AND $4::date ORDER BY close_date)
+               UNION ALL
+               (SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
+                WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL ORDER BY close_date)`,
         values: [orgId, userId, span.from, span.to],
       }),
     );
@@ -326,18 +337,18 @@ export class EarningRepository {
    * written: what the ledger reconciles. Superseded and reversed rows no longer count for anything.
    */
   async standingRowsOfLines(tx: Transaction, orgId: string, lineKeys: readonly string[]): Promise<LineRow[]> {
-    // The status is a filter, not an index condition: written as a list of the statuses it keeps, the generic
-    // plan preferred the (org_id, period_id, status) index and read every row of the org.
+    // Only the line_key index can serve this, even for a generic plan made on empty tables: the status is a
+    // filter (written as a list of the statuses it keeps, it matched the (org_id, period_id, status) index),
+    // and the rows are put in order here (an ORDER BY made the (org_id, created_at, id) index look cheaper).
     if (lineKeys.length === 0) return [];
-    const rows = await tx.query<LineRowData>(
+    const rows = await tx.query<LineRowData & { created_at: Date }>(
       named('earnings_standing_rows_of_lines', {
-        text: `SELECT id, line_key, status, amount_cents, period_id FROM earnings
-               WHERE org_id = $1 AND line_key = ANY($2::text[]) AND status <> ALL('{superseded,reversed}')
-               ORDER BY created_at, id`,
+        text: `SELECT id, line_key, status, amount_cents, period_id, created_at FROM earnings
+               WHERE org_id = $1 AND line_key = ANY($2::text[]) AND status <> ALL('{superseded,reversed}')`,
         values: [orgId, lineKeys],
       }),
     );
-    return rows.map(toLineRow);
+    return rows.sort(byCreation).map(toLineRow);
   }
 
   /** The rep's standing rows under these plans, in the order they were written. */
