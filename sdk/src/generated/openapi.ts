@@ -160,6 +160,11 @@ export interface paths {
          *     (inclusive; recognise repeats by `id`). Status changes of existing rows are delivered
          *     by the `earning.status_changed` webhook.
          *
+         *     Nothing is skipped even when writes commit out of order: as in the deals feed, a page only
+         *     holds rows whose `created_at` is older than the start of every write still in progress,
+         *     so the newest rows are held back while such a write is open (normally milliseconds) and
+         *     `next_cursor` stays a string, also on a short or empty page.
+         *
          *     Filters combine with AND; `status` may be repeated (`status=pending&status=approved`)
          *     and matches any of the values given. Without `status`, rows of every status are listed,
          *     including `superseded` and `reversed` ones; the live rows of a line are those with
