@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -11,19 +11,25 @@ import { OrgRepository } from '../src/repositories/orgs.ts';
 import { createSqlPool } from '../src/repositories/transaction.ts';
 import { DealIngestion } from '../src/services/ingestion.ts';
 import { KeyAdmin } from '../src/services/keys.ts';
+import { PlanAdmin } from '../src/services/plans.ts';
 import { type CpuSnapshot, cpuSecondsBetween, postmasterPid, snapshot, withChildren } from './cpu.ts';
+import { benchRecompute } from './recompute.ts';
 
 // `npm run bench`: Quotient against bare floors on the same machine, database and load generator, in one
 // run, so the ratio means something. Servers run as child processes; autocannon drives them from here.
-// BENCH_SECONDS (default 10) and BENCH_CONNECTIONS (default 32) tune the runs; BENCH_ONLY=auth|ingest runs one
-// scenario.
+// BENCH_SECONDS (default 10) and BENCH_CONNECTIONS (default 32) tune the runs; BENCH_ONLY=auth|ingest|earnings|
+// recompute runs one scenario; BENCH_RECOMPUTE_SIZES (default 10000,30000,100000) the recompute sizes.
 //
 // Scenarios:
 // - auth: authenticated GET /v1/ (key lookup, rate limit, audit) against a constant Express route;
 // - ingest: sustained POST /v1/deals/events, upserts cycling over 5,000 distinct deals with a fresh dedup_key
 //   each, through the whole pipeline (auth, validation, source event, domain event, projection) against the
 //   floor's three inserts in one transaction with `pg`; plus the pipeline alone (DealIngestion called
-//   in-process by as many workers as connections, no HTTP, no auth), to show where the time goes.
+//   in-process by as many workers as connections, no HTTP, no auth), to show where the time goes;
+// - earnings: the same ingestion in an org where product.md's four-chip plan is active, so every event also
+//   evaluates and books the earnings lines it can affect (the deal's, and its rep's period for the accelerator
+//   and the quota bonus), against the same floor;
+// - recompute: `quotient recompute` of 10,000, 30,000 and 100,000 deals (bench/recompute.ts).
 // On Linux each row also shows the CPU time per request of the server process and of PostgreSQL (the
 // postmaster and its backends): with the server, PostgreSQL and the load generator on one machine, CPU per
 // request is what bounds throughput.
@@ -71,6 +77,20 @@ try {
     ).rawKey;
   const authKey = await keyFor('bench auth');
   const ingestKey = await keyFor('bench ingest');
+  // The earnings scenario's org, with product.md's plan (examples/plans/core-ae.yaml) active.
+  const planOrg = await new OrgRepository(db).create('Bench org with a plan');
+  await new PlanAdmin(db).apply({
+    orgId: planOrg.id,
+    text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
+  });
+  const planKey = (
+    await new KeyAdmin(db).create({
+      orgId: planOrg.id,
+      name: 'bench earnings',
+      scopes: 'deals:write',
+      rateLimit: '100000',
+    })
+  ).rawKey;
   await db.$disconnect();
 
   const quotient = await startChild(['src/cli/main.ts', 'serve', '--port', '0', '--json'], database.url);
@@ -131,6 +151,31 @@ try {
     process.stdout.write(
       `ratio ${pipeline.name} / ${ingestBare.name}: ${(pipeline.requestsPerSecond / ingestBare.requestsPerSecond).toFixed(2)}\n\n`,
     );
+  }
+  if (only === undefined || only === 'earnings') {
+    const json = { 'content-type': 'application/json' };
+    const withPlan = await measure(
+      'Quotient POST /v1/deals/events, four-chip plan active',
+      quotient.url,
+      {
+        path: '/v1/deals/events',
+        method: 'POST',
+        headers: { authorization: `Bearer ${planKey}`, ...json },
+        body: dealEvents('earnings'),
+      },
+      processesOf(quotient.child),
+    );
+    const floor = await measure(
+      'bare Express + pg, 3 inserts',
+      bare.url,
+      { path: '/v1/deals/events', method: 'POST', headers: json, body: dealEvents('bare-earnings') },
+      processesOf(bare.child),
+    );
+    report([withPlan, floor], withPlan, floor, 'events/s');
+  }
+  if (only === undefined || only === 'recompute') {
+    const sizes = (process.env.BENCH_RECOMPUTE_SIZES ?? '10000,30000,100000').split(',').map(Number);
+    await benchRecompute(database.url, sizes);
   }
 } finally {
   for (const child of children) child.kill('SIGTERM');

@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import pg from 'pg';
+import { createPrismaClient } from '../src/db/prisma.ts';
+import { newId } from '../src/lib/ids.ts';
+import { OrgRepository } from '../src/repositories/orgs.ts';
+import { PlanAdmin } from '../src/services/plans.ts';
+
+// `quotient recompute` at growing sizes: for each size, a new org with product.md's four-chip plan and that many
+// deals written straight into the tables in bulk (200 per rep, over the 12 months of 2026: 40% won, 40% open,
+// 20% lost), then the command itself, run as a user runs it. First the recompute that writes every line, then
+// a plan change (base commission 10% → 12%), whose recompute supersedes the base rows.
+
+const DEALS_PER_REP = 200;
+const BATCH = 10_000;
+const EXAMPLE_PLAN = new URL('../examples/plans/core-ae.yaml', import.meta.url);
+
+export interface RecomputeRun {
+  deals: number;
+  reps: number;
+  seconds: number;
+  lines_evaluated: number;
+  rows_written: number;
+  rows_superseded: number;
+  rows_reversed: number;
+}
+
+export async function benchRecompute(databaseUrl: string, sizes: readonly number[]): Promise<void> {
+  const plan = await readFile(EXAMPLE_PLAN, 'utf8');
+  process.stdout.write(
+    `quotient recompute, product.md's four-chip plan, ${DEALS_PER_REP} deals per rep (each run its own org)\n`,
+  );
+  process.stdout.write(
+    `${'deals'.padStart(8)}  ${'run'.padEnd(12)}  ${'seconds'.padStart(8)}  ${'deals/s'.padStart(8)}  ${'lines'.padStart(8)}  ${'written'.padStart(8)}  ${'superseded'.padStart(10)}\n`,
+  );
+  for (const size of sizes) {
+    const db = createPrismaClient(databaseUrl, 2);
+    const org = await new OrgRepository(db).create(`Bench recompute ${size}`);
+    await new PlanAdmin(db).apply({ orgId: org.id, text: plan });
+    await db.$disconnect();
+    await seedDeals(databaseUrl, org.id, size);
+    const first = await recompute(databaseUrl, ['recompute', '--org', org.id, '--json']);
+    line(size, 'first', first);
+    const changed = plan.replace('rate_bps: 1000', 'rate_bps: 1200');
+    const applied = await recompute(databaseUrl, ['plans', 'apply', '-', '--org', org.id, '--json'], changed);
+    line(size, 'plan change', applied);
+  }
+  process.stdout.write('\n');
+}
+
+function line(size: number, name: string, run: RecomputeRun): void {
+  process.stdout.write(
+    `${String(size).padStart(8)}  ${name.padEnd(12)}  ${run.seconds.toFixed(2).padStart(8)}  ${Math.round(
+      size / run.seconds,
+    )
+      .toString()
+      .padStart(
+        8,
+      )}  ${String(run.lines_evaluated).padStart(8)}  ${String(run.rows_written).padStart(8)}  ${String(run.rows_superseded).padStart(10)}\n`,
+  );
+}
+
+/** Runs the CLI command and returns its recompute summary (the document itself, or its `recompute` member). */
+function recompute(databaseUrl: string, args: string[], stdin?: string): Promise<RecomputeRun> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['src/cli/main.ts', ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stdin.end(stdin ?? '');
+    child.once('exit', (code) => {
+      if (code !== 0) {
+        fail(new Error(`quotient ${args.join(' ')} exited with ${code}: ${stdout}`));
+        return;
+      }
+      const document = JSON.parse(stdout) as RecomputeRun & { recompute?: RecomputeRun };
+      done(document.recompute ?? document);
+    });
+  });
+}
+
+/** `count` deals and their reps, inserted with a few statements of 10,000 rows each. */
+async function seedDeals(databaseUrl: string, orgId: string, count: number): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const reps = Array.from({ length: Math.ceil(count / DEALS_PER_REP) }, (_, index) => ({
+      id: newId('user'),
+      external_id: `rep-${index}`,
+    }));
+    await client.query(
+      `INSERT INTO users (id, org_id, external_id) SELECT u.id, $1, u.external_id FROM unnest($2::text[], $3::text[]) AS u(id, external_id)`,
+      [orgId, reps.map((rep) => rep.id), reps.map((rep) => rep.external_id)],
+    );
+    for (let start = 0; start < count; start += BATCH) {
+      const deals = Array.from({ length: Math.min(BATCH, count - start) }, (_, offset) => {
+        const n = start + offset;
+        const rep = reps[n % reps.length] as { id: string; external_id: string };
+        const kind = n % 5; // 0, 1: won; 2, 3: open; 4: lost
+        const month = String((n % 12) + 1).padStart(2, '0');
+        const closeDate = `2026-${month}-${String((n % 28) + 1).padStart(2, '0')}`;
+        return {
+          id: newId('deal'),
+          external_id: `seed-${n}`,
+          amount_cents: 500_000 + ((n * 7919) % 4_000_000),
+          stage: kind < 2 ? 'closed_won' : kind < 4 ? 'negotiation' : 'closed_lost',
+          status: kind < 2 ? 'won' : kind < 4 ? 'open' : 'lost',
+          close_date: closeDate,
+          won_at: kind < 2 ? `${closeDate}T12:00:00.000Z` : null,
+          owner_external_id: rep.external_id,
+          user_id: rep.id,
+          custom: { region: ['EMEA', 'NA', 'APAC'][n % 3], new_logo: n % 7 === 0 },
+        };
+      });
+      await client.query(
+        `INSERT INTO deals (id, org_id, external_id, amount_cents, stage, status, close_date, won_at, owner_external_id,
+                            user_id, custom, version, created_at, updated_at)
+         SELECT d.id, $1, d.external_id, d.amount_cents, d.stage, d.status, d.close_date, d.won_at, d.owner_external_id,
+                d.user_id, d.custom, 1, now(), now()
+         FROM jsonb_to_recordset($2::jsonb) AS d(id text, external_id text, amount_cents bigint, stage text, status text,
+              close_date date, won_at timestamptz, owner_external_id text, user_id text, custom jsonb)`,
+        [orgId, JSON.stringify(deals)],
+      );
+    }
+    await client.query('ANALYZE deals');
+  } finally {
+    await client.end();
+  }
+}
