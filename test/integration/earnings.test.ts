@@ -343,9 +343,12 @@ describe('plan changes', () => {
     assert.deepEqual(new Set(superseded.map((earning) => earning.id)), replaced);
     assert.equal((await listAll(client, { status: ['reversed'] })).length, 2, 'the SPIFF rows');
 
-    // Recomputing again finds nothing to do.
+    // Recomputing again finds nothing to do; a plan the org does not have is refused.
     const again = await cli<AppliedPlan['recompute']>(['recompute', '--org', org.id]);
     assert.deepEqual([again?.rows_written, again?.rows_superseded, again?.rows_reversed], [0, 0, 0]);
+    const unknown = await runCli(['recompute', '--org', org.id, '--plan', 'plan_nope', '--json']);
+    assert.equal(unknown.code, 2);
+    assert.deepEqual(onlyJson(unknown), { error: 'not_found', reason: `org ${org.id} has no plan plan_nope` });
   });
 
   test('archiving reverses the projections and stops evaluation; earned rows stay', async () => {

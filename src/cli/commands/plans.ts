@@ -16,7 +16,8 @@ export function plansCommand(): Command {
     .command('apply')
     .description(
       'apply a plan file (YAML or JSON, see schemas/plan-file.schema.json): a new plan, a new version when the ' +
-        'content changed, nothing when it did not. A bad file is refused with every problem listed; nothing is applied.',
+        'content changed, nothing when it did not. A bad file is refused with every problem listed; nothing is applied. ' +
+        "A change then recomputes the plan's earnings in open periods (see quotient recompute).",
     )
     .argument('<file>', 'the plan file (.yaml, .yml or .json; - reads YAML or JSON from stdin)')
     .requiredOption('--org <org_id>', 'the org the plan belongs to')
@@ -64,7 +65,8 @@ export function plansCommand(): Command {
   plans
     .command('archive')
     .description(
-      'archive a plan: it is no longer evaluated and leaves the API plan list; applying its file again re-activates it',
+      'archive a plan: it is no longer evaluated, its projected earnings are reversed and it leaves the API plan list; ' +
+        'applying its file again re-activates it',
     )
     .argument('<plan_id>', 'the plan to archive')
     .requiredOption('--org <org_id>', 'the org the plan belongs to')
