@@ -35,8 +35,8 @@ export function parseRetryAfterSeconds(value: string | null, nowMs: number = Dat
  * The wait before retrying a response, or undefined when it must not be retried. The interface spec's
  * client guidance: 4xx is never retried, except 429, which waits for `Retry-After` (rate windows are
  * fixed, so an earlier retry fails again); 5xx is retried with exponential backoff, or after its
- * `Retry-After` when it has one (503 `unavailable`). 501 and 505 say the server will never do this
- * request, so retrying them only wastes the caller's time.
+ * `Retry-After` when it has one (503 `unavailable`). Every 5xx, as the guidance says: the server decides
+ * what is worth retrying by what it answers.
  */
 export function retryDelayForResponse(
   status: number,
@@ -45,7 +45,7 @@ export function retryDelayForResponse(
   policy: RetryPolicy,
   random: () => number = Math.random,
 ): number | undefined {
-  const retryable = status === 429 || (status >= 500 && status !== 501 && status !== 505);
+  const retryable = status === 429 || status >= 500;
   if (!retryable) return undefined;
   const retryAfter = parseRetryAfterSeconds(retryAfterHeader);
   if (retryAfter === undefined) return backoffDelayMs(retryIndex, policy, random);

@@ -13,7 +13,6 @@ export const ERROR_STATUS = {
   dedup_conflict: 422,
   rate_limited: 429,
   internal_error: 500,
-  not_implemented: 501,
   unavailable: 503,
 } as const;
 

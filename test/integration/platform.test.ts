@@ -126,6 +126,26 @@ describe('authentication plumbing', () => {
   });
 });
 
+describe('handlers', () => {
+  test('every operation of the served contract has a handler: none answers 500 with a valid key', async () => {
+    const document = (await (await call('/v1/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { operationId?: string }>>;
+    };
+    for (const [template, item] of Object.entries(document.paths)) {
+      for (const method of Object.keys(item).filter((name) => ['get', 'post'].includes(name))) {
+        const path = template.replace('{id}', 'earn_01jd0000000000000000000000');
+        const init: RequestInit = { method: method.toUpperCase() };
+        if (method === 'post') {
+          init.headers = { 'content-type': 'application/json' };
+          init.body = JSON.stringify({ external_id: 'handler-check', state: {} });
+        }
+        const response = await call(path, withKey(init));
+        assert.ok(response.status < 500, `${method.toUpperCase()} ${template} answered ${response.status}`);
+      }
+    }
+  });
+});
+
 describe('error plumbing', () => {
   test('an unknown route is 404 not_found', async () => {
     const response = await call('/v1/nothing-here', withKey());

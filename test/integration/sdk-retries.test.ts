@@ -151,10 +151,14 @@ describe('SDK retries: 5xx and connection failures', () => {
     assert.ok(third - second < 60 + 30, `second wait ${third - second} ms`);
   });
 
-  test('501 not_implemented is final: no retry', async () => {
-    const api = await fakeApi(json(501, { error: 'not_implemented', reason: 'coming soon' }));
-    await assert.rejects(clientFor(api.url).deals.listPage(), { status: 501, error: 'not_implemented' });
-    assert.equal(api.received.length, 1);
+  test('every 5xx is retried, as the client guidance says', async () => {
+    const api = await fakeApi(
+      json(501, { error: 'internal_error' }),
+      json(505, { error: 'internal_error' }),
+      json(200, authContext),
+    );
+    assert.deepEqual(await clientFor(api.url).auth.get(), authContext);
+    assert.equal(api.received.length, 3);
   });
 
   test('a dropped connection is retried, and after every attempt fails it is a QuotientConnectionError', async () => {
