@@ -142,15 +142,6 @@ describe('SDK retries: 5xx and connection failures', () => {
     await assert.rejects(clientFor('http://127.0.0.1:1').auth.get({ maxRetries: 5 }), RangeError, 'per call');
   });
 
-  test('backoff waits stay under their bound: initialDelayMs, doubling, capped by maxDelayMs', async () => {
-    const api = await fakeApi(serverError, serverError, json(200, authContext));
-    await clientFor(api.url, { backoff: { initialDelayMs: 40, maxDelayMs: 60 } }).auth.get();
-    const [first, second, third] = api.received.map((request) => request.at);
-    assert.ok(first !== undefined && second !== undefined && third !== undefined);
-    assert.ok(second - first < 40 + 30, `first wait ${second - first} ms`);
-    assert.ok(third - second < 60 + 30, `second wait ${third - second} ms`);
-  });
-
   test('every 5xx is retried, as the client guidance says', async () => {
     const api = await fakeApi(
       json(501, { error: 'internal_error' }),
