@@ -9,6 +9,7 @@ import {
   validatePlanDocument,
 } from '../../src/domain/plans/planFile.ts';
 import type { PlanDefinition, PlanFileProblem } from '../../src/domain/plans/types.ts';
+import { planDocument } from '../factories/plans.ts';
 
 const EXAMPLE_YAML = readFileSync(new URL('../../examples/plans/core-ae.yaml', import.meta.url), 'utf8');
 
@@ -61,46 +62,7 @@ type Doc = Record<string, unknown>;
 
 /** The example as a plain document (the file's members, not the normalised form), to break one rule at a time. */
 function exampleDocument(): Doc & { chips: Doc[] } {
-  return {
-    key: 'core-ae',
-    name: 'Core AE plan',
-    period: 'monthly',
-    quota_cents: 10000000,
-    assignees: 'all',
-    chips: [
-      {
-        key: 'base',
-        name: 'Base commission',
-        kind: 'commission',
-        rate_bps: 1000,
-        when: { field: 'custom.region', op: 'in', value: ['EMEA', 'NA'] },
-      },
-      {
-        key: 'accelerator',
-        name: 'Accelerator over quota',
-        kind: 'tiered_commission',
-        mode: 'marginal',
-        tiers: [
-          { up_to_pct: 100, rate_bps: 0 },
-          { up_to_pct: null, rate_bps: 500 },
-        ],
-      },
-      {
-        key: 'new-logo',
-        name: 'New logo SPIFF',
-        kind: 'flat',
-        amount_cents: 50000,
-        when: { field: 'custom.new_logo', op: 'eq', value: true },
-      },
-      {
-        key: 'quota-bonus',
-        name: 'Quota attainment bonus',
-        kind: 'attainment_bonus',
-        threshold_pct: 100,
-        amount_cents: 200000,
-      },
-    ],
-  };
+  return planDocument({ key: 'core-ae' });
 }
 
 function chip(document: Doc & { chips: Doc[] }, index: number): Doc {
