@@ -30,46 +30,26 @@ export function periodsCommand(): Command {
         printFailure(options, error);
       }
     });
-  periods
-    .command('lock')
-    .description('lock a period (open → locked): pending earnings become approved and their amounts are frozen')
-    .argument('<period>', 'the period: YYYY-MM (a month) or YYYY-Qn (a quarter)')
-    .requiredOption('--org <org_id>', 'the org')
-    .option('--json', 'print exactly one JSON document on stdout')
-    .action(async (periodId: string, options: { org: string; json?: boolean }) => {
-      try {
-        const { period, changed } = await withDatabase((database) =>
-          new PeriodAdmin(database.db, periodChanges(database)).lock(options.org, periodId),
-        );
-        print(options, { ...describePeriod(period), changed }, () =>
-          changed
-            ? `Locked period ${period.id} (${period.starts_on} to ${period.ends_on})`
-            : `Period ${period.id} was already locked (at ${period.locked_at?.toISOString()}); nothing changed`,
-        );
-      } catch (error) {
-        printFailure(options, error);
-      }
-    });
-  periods
-    .command('mark-paid')
-    .description('mark a locked period paid (locked → paid): its approved earnings become paid')
-    .argument('<period>', 'the period: YYYY-MM (a month) or YYYY-Qn (a quarter)')
-    .requiredOption('--org <org_id>', 'the org')
-    .option('--json', 'print exactly one JSON document on stdout')
-    .action(async (periodId: string, options: { org: string; json?: boolean }) => {
-      try {
-        const { period, changed } = await withDatabase((database) =>
-          new PeriodAdmin(database.db, periodChanges(database)).markPaid(options.org, periodId),
-        );
-        print(options, { ...describePeriod(period), changed }, () =>
-          changed
-            ? `Marked period ${period.id} paid`
-            : `Period ${period.id} was already paid (at ${period.paid_at?.toISOString()}); nothing changed`,
-        );
-      } catch (error) {
-        printFailure(options, error);
-      }
-    });
+  periods.addCommand(
+    transitionCommand({
+      name: 'lock',
+      description: 'lock a period (open → locked): pending earnings become approved and their amounts are frozen',
+      move: (admin, orgId, periodId) => admin.lock(orgId, periodId),
+      done: (period) => `Locked period ${period.id} (${period.starts_on} to ${period.ends_on})`,
+      unchanged: (period) =>
+        `Period ${period.id} was already locked (at ${period.locked_at?.toISOString()}); nothing changed`,
+    }),
+  );
+  periods.addCommand(
+    transitionCommand({
+      name: 'mark-paid',
+      description: 'mark a locked period paid (locked → paid): its approved earnings become paid',
+      move: (admin, orgId, periodId) => admin.markPaid(orgId, periodId),
+      done: (period) => `Marked period ${period.id} paid`,
+      unchanged: (period) =>
+        `Period ${period.id} was already paid (at ${period.paid_at?.toISOString()}); nothing changed`,
+    }),
+  );
   return periods;
 }
 
@@ -83,4 +63,31 @@ function describePeriod(period: PeriodRecord) {
     locked_at: period.locked_at,
     paid_at: period.paid_at,
   };
+}
+
+/** `periods lock` and `periods mark-paid`: one status move of one period, reported the same way. */
+function transitionCommand(spec: {
+  name: string;
+  description: string;
+  move: (admin: PeriodAdmin, orgId: string, periodId: string) => Promise<{ period: PeriodRecord; changed: boolean }>;
+  done: (period: PeriodRecord) => string;
+  unchanged: (period: PeriodRecord) => string;
+}): Command {
+  return new Command(spec.name)
+    .description(spec.description)
+    .argument('<period>', 'the period: YYYY-MM (a month) or YYYY-Qn (a quarter)')
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (periodId: string, options: { org: string; json?: boolean }) => {
+      try {
+        const { period, changed } = await withDatabase((database) =>
+          spec.move(new PeriodAdmin(database.db, periodChanges(database)), options.org, periodId),
+        );
+        print(options, { ...describePeriod(period), changed }, () =>
+          changed ? spec.done(period) : spec.unchanged(period),
+        );
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
 }
