@@ -20,3 +20,19 @@ export async function withDatabase<T>(run: (database: OpenDatabase, config: Conf
 export function adminLogger(): Logger {
   return createLogger(process.env.LOG_LEVEL ?? 'warn');
 }
+
+/** On SIGINT or SIGTERM: log, run the graceful stop, and exit 0 (or 1 when the stop fails). */
+export function exitGracefullyOnSignals(logger: Logger, message: string, stop: () => Promise<void>): void {
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, message);
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { startServer } from '../../main.ts';
+import { exitGracefullyOnSignals } from '../context.ts';
 import { print, printFailure } from '../output.ts';
 
 export function serveCommand(): Command {
@@ -25,17 +26,6 @@ export function serveCommand(): Command {
         { url: server.url, port: server.port },
         () => `Quotient is serving on ${server.url} (API reference: ${server.url}/docs)`,
       );
-      const shutdown = (signal: string) => {
-        logger.info({ signal }, 'shutting down');
-        server.close().then(
-          () => process.exit(0),
-          (error: unknown) => {
-            logger.error({ err: error }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
-      };
-      process.once('SIGINT', () => shutdown('SIGINT'));
-      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      exitGracefullyOnSignals(logger, 'shutting down', () => server.close());
     });
 }

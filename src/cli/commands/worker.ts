@@ -3,6 +3,7 @@ import { loadConfig } from '../../config.ts';
 import { openDatabase } from '../../db/database.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { WebhookWorker } from '../../webhooks/worker.ts';
+import { exitGracefullyOnSignals } from '../context.ts';
 import { print, printFailure } from '../output.ts';
 
 export function workerCommand(): Command {
@@ -29,20 +30,9 @@ export function workerCommand(): Command {
         { status: 'running', pid: process.pid, concurrency: config.webhooks.concurrency },
         () => `Delivering webhooks (pid ${process.pid}, ${config.webhooks.concurrency} at a time); Ctrl-C stops.`,
       );
-      const shutdown = (signal: string) => {
-        logger.info({ signal }, 'stopping the webhook worker after the attempts in flight');
-        worker
-          .stop()
-          .then(() => database.close())
-          .then(
-            () => process.exit(0),
-            (error: unknown) => {
-              logger.error({ err: error }, 'shutdown failed');
-              process.exit(1);
-            },
-          );
-      };
-      process.once('SIGINT', () => shutdown('SIGINT'));
-      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      exitGracefullyOnSignals(logger, 'stopping the webhook worker after the attempts in flight', async () => {
+        await worker.stop();
+        await database.close();
+      });
     });
 }
