@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { KeyAdmin } from '../../src/services/keys.ts';
 import { createOrgWithKey } from '../factories/access.ts';
@@ -12,11 +12,11 @@ import { startTestServer } from '../helpers/server.ts';
 let server: RunningServer;
 let second: RunningServer;
 
-before(async () => {
+beforeAll(async () => {
   [server, second] = await Promise.all([startTestServer(), startTestServer()]);
 });
 
-after(async () => {
+afterAll(async () => {
   await Promise.all([server.close(), second.close()]);
   await closeTestDatabase();
 });

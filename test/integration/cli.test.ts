@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { exited, onlyJson, runCli, spawnServe } from '../helpers/cli.ts';
 
 describe('quotient CLI against DATABASE_URL', () => {

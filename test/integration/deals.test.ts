@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parseDealEvent } from '../../src/domain/deals/event.ts';
 import { newId } from '../../src/lib/ids.ts';
 import type { RunningServer } from '../../src/main.ts';
@@ -14,12 +14,12 @@ import { startTestServer } from '../helpers/server.ts';
 let server: RunningServer;
 let pool: SqlPool;
 
-before(async () => {
+beforeAll(async () => {
   server = await startTestServer();
   pool = createSqlPool(process.env.DATABASE_URL as string, 4, () => {});
 });
 
-after(async () => {
+afterAll(async () => {
   await server.close();
   await pool.end();
   await closeTestDatabase();

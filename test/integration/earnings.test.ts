@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
 import type { RunningServer } from '../../src/main.ts';
 import { createOrgWithKey } from '../factories/access.ts';
@@ -20,11 +20,11 @@ const EXAMPLE_PLAN = fileURLToPath(new URL('../../examples/plans/core-ae.yaml', 
 
 let server: RunningServer;
 
-before(async () => {
+beforeAll(async () => {
   server = await startTestServer();
 });
 
-after(async () => {
+afterAll(async () => {
   await server.close();
   await closeTestDatabase();
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parseDealEvent } from '../../src/domain/deals/event.ts';
 import type { RunningServer } from '../../src/main.ts';
 import { createSqlPool, type SqlPool } from '../../src/repositories/transaction.ts';
@@ -13,12 +13,12 @@ import { startTestServer } from '../helpers/server.ts';
 let server: RunningServer;
 let pool: SqlPool;
 
-before(async () => {
+beforeAll(async () => {
   server = await startTestServer();
   pool = createSqlPool(process.env.DATABASE_URL as string, 4, () => {});
 });
 
-after(async () => {
+afterAll(async () => {
   await server.close();
   await pool.end();
   await closeTestDatabase();

@@ -4,9 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { appendFile, cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { test } from 'vitest';
 import { NO_FILTER, openSchemaEngine, readMigrationList } from '../../scripts/schema-engine.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 

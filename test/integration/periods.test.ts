@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { afterAll, describe, test } from 'vitest';
 import { AuditRepository } from '../../src/repositories/audit.ts';
 import { PeriodRepository } from '../../src/repositories/periods.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from '../../src/services/periodChanges.ts';
@@ -8,7 +8,7 @@ import { createOrg } from '../factories/access.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
 
-after(closeTestDatabase);
+afterAll(closeTestDatabase);
 
 async function auditEntries(orgId: string) {
   const entries = await new AuditRepository(testDatabase()).listForOrg(orgId, { limit: 100 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { PlanAdmin } from '../../src/services/plans.ts';
 import { createOrgWithKey } from '../factories/access.ts';
@@ -13,11 +13,11 @@ import { startTestServer } from '../helpers/server.ts';
 
 let server: RunningServer;
 
-before(async () => {
+beforeAll(async () => {
   server = await startTestServer();
 });
 
-after(async () => {
+afterAll(async () => {
   await server.close();
   await closeTestDatabase();
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { afterAll, describe, test } from 'vitest';
 import { stringify } from 'yaml';
 import { AuditRepository } from '../../src/repositories/audit.ts';
 import { PlanRepository } from '../../src/repositories/plans.ts';
@@ -17,7 +17,7 @@ const PLAN_ID = /^plan_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
 const VERSION_ID = /^pv_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
 const CHIP_ID = /^chip_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
 
-after(closeTestDatabase);
+afterAll(closeTestDatabase);
 
 async function auditActions(orgId: string): Promise<string[]> {
   const entries = await new AuditRepository(testDatabase()).listForOrg(orgId, { limit: 100 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { createOrgWithKey } from '../factories/access.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
@@ -19,12 +19,12 @@ const SPEC_ENDPOINTS: Array<[string, string]> = [
 let server: RunningServer;
 let rawKey: string;
 
-before(async () => {
+beforeAll(async () => {
   server = await startTestServer();
   ({ rawKey } = await createOrgWithKey(testDatabase()));
 });
 
-after(async () => {
+afterAll(async () => {
   await server.close();
   await closeTestDatabase();
 });

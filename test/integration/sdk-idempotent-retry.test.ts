@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import type { DealEventResult } from '../../sdk/src/index.ts';
 import type { RunningServer } from '../../src/main.ts';
 import { createOrgWithKey } from '../factories/access.ts';
@@ -18,7 +18,7 @@ let proxy: ReturnType<typeof createServer>;
 let proxyUrl: string;
 const forwarded: Array<{ dedupKey: unknown; status: number; replayed: string | null }> = [];
 
-before(async () => {
+beforeAll(async () => {
   server = await startTestServer();
   proxy = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
@@ -49,7 +49,7 @@ before(async () => {
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 });
 
-after(async () => {
+afterAll(async () => {
   proxy.closeAllConnections();
   await new Promise((closed) => proxy.close(closed));
   await server.close();

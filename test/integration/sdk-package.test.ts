@@ -4,9 +4,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join, sep } from 'node:path';
-import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll, test } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { createOrgWithKey } from '../factories/access.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
@@ -35,12 +35,12 @@ const machineEnv = { ...process.env, PATH: machinePath, npm_config_update_notifi
 let server: RunningServer;
 let work: string;
 
-before(async () => {
+beforeAll(async () => {
   server = await startTestServer();
   work = await mkdtemp(join(tmpdir(), 'quotient-sdk-package-'));
 });
 
-after(async () => {
+afterAll(async () => {
   await server.close();
   await closeTestDatabase();
   await rm(work, { recursive: true, force: true });
@@ -80,9 +80,9 @@ export function code(error: unknown): string | undefined {
 client.deals.ingestEvent({ state: {} });
 `;
 
-test('the packed SDK installs into a new project and works there with the machine Node', async (t) => {
+test('the packed SDK installs into a new project and works there with the machine Node', async ({ annotate }) => {
   assert.ok(machineNode, 'a node on the machine PATH');
-  t.diagnostic(`consumer runs on ${machineNode} ${(await run(machineNode, ['--version'])).stdout.trim()}`);
+  await annotate(`consumer runs on ${machineNode} ${(await run(machineNode, ['--version'])).stdout.trim()}`);
   const { org, rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'] });
 
   await run('npm', ['pack', '--pack-destination', work], { cwd: SDK_DIR, env: machineEnv });

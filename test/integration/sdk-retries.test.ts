@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, describe, test } from 'node:test';
+import { afterAll, describe, test } from 'vitest';
 import {
   type ClientOptions,
   createClient,
@@ -24,7 +24,7 @@ interface Received {
 type Handler = (request: Received, response: ServerResponse, socket: IncomingMessage['socket']) => void;
 
 const servers: Array<{ close(): Promise<void> }> = [];
-after(async () => {
+afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
 });
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { afterAll, describe, test } from 'vitest';
 import { AuditRepository } from '../../src/repositories/audit.ts';
 import { createOrg } from '../factories/access.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
 
-after(closeTestDatabase);
+afterAll(closeTestDatabase);
 
 // The endpoints' administration. Delivery through the CLI (test, deliveries, redeliver) is in
 // webhooks-delivery.test.ts, with the workers.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { after, describe, test } from 'node:test';
+import { afterAll, describe, test } from 'vitest';
 import { verifyWebhook } from '../../sdk/src/index.ts';
 import type { WebhookSettings } from '../../src/config.ts';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -27,7 +27,7 @@ import {
 // package `standardwebhooks`. The retry schedule is shortened by configuration, as QUOTIENT_WEBHOOK_RETRY_SCHEDULE
 // does for a process.
 
-after(closeTestDatabase);
+afterAll(closeTestDatabase);
 
 const SETTINGS: Pick<
   WebhookSettings,

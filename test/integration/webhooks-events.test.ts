@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parseDealEvent } from '../../src/domain/deals/event.ts';
 import type { RunningServer } from '../../src/main.ts';
 import { createSqlPool } from '../../src/repositories/transaction.ts';
@@ -19,11 +19,11 @@ import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
 let server: RunningServer;
 
-before(async () => {
+beforeAll(async () => {
   server = await startTestServer();
 });
 
-after(async () => {
+afterAll(async () => {
   await server.close();
   await closeTestDatabase();
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
 import pg from 'pg';
+import { afterAll, describe, test } from 'vitest';
 import { enqueueWebhookEvent, type OutboxTransaction } from '../../src/services/webhookOutbox.ts';
 import { WebhookAdmin } from '../../src/services/webhooks.ts';
 import { createOrg } from '../factories/access.ts';
@@ -8,7 +8,7 @@ import { createEndpoint } from '../factories/webhooks.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
-after(closeTestDatabase);
+afterAll(closeTestDatabase);
 
 // The outbox is written inside the caller's transaction: what commits is announced, what rolls back is not.
 // Only what is written is checked: the workers of other test files may already be attempting these deliveries

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { checkPlanForEngine } from '../../src/domain/earnings/chips.ts';
 import { type Evaluation, evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type {

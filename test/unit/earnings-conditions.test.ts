@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { conditionProblems, evaluateCondition } from '../../src/domain/earnings/conditions.ts';
 import type { Condition, FieldCondition } from '../../src/domain/earnings/types.ts';
 import { deal } from '../factories/earnings.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { describe, test } from 'vitest';
 import { earliestOpenPeriodFrom, reconcileLine } from '../../src/domain/earnings/ledger.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion } from '../../src/domain/earnings/types.ts';
 import { chip, deal, otherRep, plan, rep, workedExampleChips } from '../factories/earnings.ts';

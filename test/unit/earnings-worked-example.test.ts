@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { parse } from 'yaml';
 import type { DealSnapshot, EarningTrace } from '../../src/domain/earnings/types.ts';
 import { deal, plan, rep } from '../factories/earnings.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { VERSION } from '../../sdk/src/index.ts';
 import {
   backoffDelayMs,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { describe, test } from 'vitest';
 import { verifyWebhook, WebhookVerificationError, type WebhookVerificationFailure } from '../../sdk/src/index.ts';
 
 // Signatures here are made by the npm package `standardwebhooks`, the scheme's reference implementation,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { parseEventKinds } from '../../src/domain/webhooks/kinds.ts';
 import { decideAfterAttempt } from '../../src/domain/webhooks/outcome.ts';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, retryDelayAfter } from '../../src/domain/webhooks/schedule.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { describe, test } from 'vitest';
 import { verifyWebhook } from '../../sdk/src/index.ts';
 import { generateWebhookSecret, signatureHeader } from '../../src/domain/webhooks/signature.ts';
 
