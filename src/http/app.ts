@@ -4,7 +4,7 @@ import type { AuditLog } from '../access/auditLog.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { KeyAuthentication } from '../repositories/keyAuthentication.ts';
 import type { DealReader } from '../services/deals.ts';
-import type { EarningReader } from '../services/earnings.ts';
+import type { EarningReader } from '../services/earnings/reader.ts';
 import type { DealIngestion } from '../services/ingestion.ts';
 import type { PlanReader } from '../services/plans.ts';
 import { docsRouter } from './docs.ts';

@@ -1,6 +1,6 @@
 import type { DealListFilters, DealPosition } from '../domain/deals/cursor.ts';
-import type { JsonObject } from '../domain/deals/json.ts';
 import type { DealState, DealStatus, DomainEventType, FieldChange } from '../domain/deals/projection.ts';
+import type { JsonObject } from '../domain/json.ts';
 import type { DomainEventRecord } from './domainEvents.ts';
 import { named, type SqlPool, sql, type Transaction } from './transaction.ts';
 

@@ -1,10 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { Prisma } from '../../generated/prisma/client.ts';
 import type { LedgerRow, NewEarningRow, RowRetirement } from '../domain/earnings/ledger.ts';
-import type { DealSnapshot, EarningStatus, EarningTrace, PeriodStatus } from '../domain/earnings/types.ts';
-import { type PeriodId, parsePeriodId, periodBounds } from '../domain/periods.ts';
-import { dealWriterTag } from './deals.ts';
-import { named, type SqlPool, type Statement, sql, type Transaction } from './transaction.ts';
+import type { EarningStatus, EarningTrace } from '../domain/earnings/types.ts';
+import type { PeriodId } from '../domain/periods.ts';
+import { named, sql, type Transaction } from './transaction.ts';
 
 // The earnings ledger's rows, read and written only through these intent-named statements, always scoped by
 // org. They run on a plain-SQL `Transaction`: the ingestion transaction itself, a recompute transaction of the
@@ -72,47 +69,11 @@ export interface EarningListFilters {
 /** The last row a page returned; null means "before the first row". */
 export type EarningPosition = { createdAt: Date; id: string } | null;
 
-/** A plan's state as an evaluation reads it: which version is in force, if it is active. */
-export interface PlanState {
-  plan_id: string;
-  status: 'active' | 'archived';
-  version_id: string;
-}
-
-/** Prisma's interactive transaction as a plain-SQL `Transaction`, for listeners called inside one. */
-export function statementsOf(tx: Prisma.TransactionClient): Transaction {
-  return { query: <Row>(statement: Statement) => tx.$queryRawUnsafe<Row[]>(statement.text, ...statement.values) };
-}
-
-/** The pool as a `Transaction` for single statements outside any transaction (reads). */
-export function poolStatements(pool: SqlPool): Transaction {
-  return { query: async <Row>(statement: Statement) => (await pool.query(statement)).rows as Row[] };
-}
-
-// Evaluations of one rep's lines queue on this lock: see EarningRepository.lockRepsForEvaluation.
-const REP_LOCK_CLASS = 0x6561726e; // "earn"
-const WRITER_POLL_MS = 20;
-
 const LIVE_OR_LOCKED = `('projected', 'pending', 'approved', 'paid')`;
 
 const WIRE_COLUMNS = `e.id, e.user_id, u.external_id AS user_external_id, e.period_id, e.deal_id, e.plan_id,
   e.plan_version_id, e.rule_chip_id, e.rule_version, e.amount_cents, e.status, e.supersedes_id,
   e.triggering_domain_event_id, e.created_at`;
-
-const DEAL_SNAPSHOT_COLUMNS = `id, external_id, amount_cents, stage, to_char(close_date, 'YYYY-MM-DD') AS close_date,
-  owner_external_id, status, custom, won_at`;
-
-interface DealSnapshotRow {
-  id: string;
-  external_id: string;
-  amount_cents: number | bigint | null;
-  stage: string | null;
-  close_date: string | null;
-  owner_external_id: string | null;
-  status: string;
-  custom: Record<string, unknown>;
-  won_at: Date | null;
-}
 
 type RecordRow = Omit<EarningRecord, 'amount_cents'> & { amount_cents: number | bigint };
 
@@ -141,20 +102,6 @@ function byCreation(a: { created_at: Date; id: string }, b: { created_at: Date; 
   return difference !== 0 ? difference : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-function toDealSnapshot(row: DealSnapshotRow): DealSnapshot {
-  return {
-    id: row.id,
-    external_id: row.external_id,
-    amount_cents: row.amount_cents === null ? null : Number(row.amount_cents),
-    stage: row.stage,
-    close_date: row.close_date,
-    owner_external_id: row.owner_external_id,
-    status: row.status as DealSnapshot['status'],
-    custom: row.custom,
-    won_at: row.won_at === null ? null : new Date(row.won_at).toISOString(),
-  };
-}
-
 type LineRowData = Omit<LineRow, 'amount_cents'> & { amount_cents: number | bigint };
 
 function toLineRow(row: LineRowData): LineRow {
@@ -169,169 +116,6 @@ function toLineRow(row: LineRowData): LineRow {
 
 /** Stateless: every method takes the transaction (or `poolStatements`) it runs in and the org. */
 export class EarningRepository {
-  /**
-   * Makes every other evaluation of these reps' lines wait until this transaction ends: a rep's tiered and
-   * attainment lines depend on all of the rep's deals in a period, so two evaluations of one rep must not
-   * interleave. One lock per rep (covering all of its periods), taken in id order so that a transaction that
-   * needs two reps (a deal changing owner) cannot deadlock with another.
-   */
-  async lockRepsForEvaluation(tx: Transaction, orgId: string, userIds: readonly string[]): Promise<void> {
-    for (const userId of [...new Set(userIds)].sort()) {
-      await tx.query(
-        named('earnings_lock_rep', {
-          text: 'SELECT pg_advisory_xact_lock($1::int, hashtext($2))::text AS locked',
-          values: [REP_LOCK_CLASS, `${orgId}/${userId}`],
-        }),
-      );
-    }
-  }
-
-  /**
-   * For a transaction that writes earnings but no deal event: marks it as a writer of the org's feeds and
-   * gives it a transaction id now, so that the `created_at` it stamps comes after the start the earnings
-   * feed's horizon counts with (see DealRepository.changeHorizon).
-   */
-  async joinFeedWriters(tx: Transaction, orgId: string): Promise<void> {
-    await tx.query(
-      named('earnings_join_feed_writers', {
-        text: `SELECT set_config('application_name', $1, true) AS tagged, pg_current_xact_id()::text AS xid`,
-        values: [dealWriterTag(orgId)],
-      }),
-    );
-  }
-
-  /**
-   * The org's active plans with the version in force, oldest plan first (what an evaluation runs), and whether
-   * the org has any webhook endpoint at all (without one, nothing needs announcing). When there is an active
-   * plan, the same statement takes the reps' evaluation locks (lockRepsForEvaluation), in the order given; an
-   * org without plans locks nothing. Reading the plans before the locks is safe because a recompute first waits
-   * for every deal event already in progress (waitForDealWritersBefore).
-   */
-  async plansInForceLockingReps(
-    tx: Transaction,
-    orgId: string,
-    userIds: readonly string[],
-  ): Promise<{ plans: PlanState[]; hasWebhookEndpoints: boolean }> {
-    const rows = await tx.query<PlanState & { has_webhook_endpoints: boolean }>(
-      named('earnings_plans_in_force_locking_reps', {
-        text: `WITH active AS (
-                 SELECT id AS plan_id, status, current_version_id AS version_id, created_at FROM plans
-                 WHERE org_id = $1 AND status = 'active' AND current_version_id IS NOT NULL
-               ), locked AS (
-                 SELECT pg_advisory_xact_lock($2::int, hashtext($1 || '/' || rep.user_id))::text AS locked
-                 FROM unnest($3::text[]) AS rep(user_id)
-                 WHERE EXISTS (SELECT 1 FROM active)
-               )
-               SELECT a.plan_id, a.status, a.version_id, (SELECT count(*) FROM locked) AS reps_locked,
-                      EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.org_id = $1) AS has_webhook_endpoints
-               FROM active a ORDER BY a.created_at, a.plan_id`,
-        values: [orgId, REP_LOCK_CLASS, [...new Set(userIds)].sort()],
-      }),
-    );
-    return {
-      plans: rows.map(({ plan_id, status, version_id }) => ({ plan_id, status, version_id })),
-      hasWebhookEndpoints: rows[0]?.has_webhook_endpoints ?? false,
-    };
-  }
-
-  /**
-   * Waits until every deal event of the org that was in progress at the moment of the call has ended: after
-   * that, no event can still book rows from a plan state older than the call (see plansInForceLockingReps).
-   */
-  async waitForDealWritersBefore(tx: Transaction, orgId: string): Promise<void> {
-    const [start] = await tx.query<{ at: Date }>(sql`SELECT clock_timestamp() AS at`);
-    for (;;) {
-      const [found] = await tx.query<{ writers: number | bigint }>(
-        sql`SELECT count(*) AS writers FROM pg_stat_activity
-            WHERE datname = current_database() AND application_name = ${dealWriterTag(orgId)}
-              AND backend_xid IS NOT NULL AND pid <> pg_backend_pid()
-              AND COALESCE(xact_start, backend_start) < ${start?.at}::timestamptz`,
-      );
-      if (Number(found?.writers ?? 0) === 0) return;
-      await sleep(WRITER_POLL_MS);
-    }
-  }
-
-  /** Whether the org has any webhook endpoint (enabled or not): without one, nothing needs announcing. */
-  async hasWebhookEndpoints(tx: Transaction, orgId: string): Promise<boolean> {
-    const rows = await tx.query<{ found: boolean }>(
-      named('earnings_has_webhook_endpoints', {
-        text: 'SELECT EXISTS (SELECT 1 FROM webhook_endpoints WHERE org_id = $1) AS found',
-        values: [orgId],
-      }),
-    );
-    return rows[0]?.found ?? false;
-  }
-
-  /** The org's plans (all, or those named), active or archived, oldest first. */
-  async planStates(tx: Transaction, orgId: string, planIds?: readonly string[]): Promise<PlanState[]> {
-    const statement = planIds
-      ? sql`SELECT id AS plan_id, status, current_version_id AS version_id FROM plans
-            WHERE org_id = ${orgId} AND id = ANY(${[...planIds]}::text[]) AND current_version_id IS NOT NULL
-            ORDER BY created_at, id`
-      : sql`SELECT id AS plan_id, status, current_version_id AS version_id FROM plans
-            WHERE org_id = ${orgId} AND current_version_id IS NOT NULL ORDER BY created_at, id`;
-    return tx.query<PlanState>(statement);
-  }
-
-  async findRep(
-    tx: Transaction,
-    orgId: string,
-    userId: string,
-  ): Promise<{ user_id: string; external_id: string } | null> {
-    const rows = await tx.query<{ user_id: string; external_id: string }>(
-      sql`SELECT id AS user_id, external_id FROM users WHERE org_id = ${orgId} AND id = ${userId}`,
-    );
-    return rows[0] ?? null;
-  }
-
-  /**
-   * The rep's deals whose close date falls in [from, to], and those without a close date (whose period
-   * depends on when they were won or on today): the caller keeps those of the periods it evaluates.
-   */
-  async dealsOfRepAround(
-    tx: Transaction,
-    orgId: string,
-    userId: string,
-    span: { from: string; to: string },
-  ): Promise<DealSnapshot[]> {
-    // Two ranges of the (org_id, user_id, close_date) index. The ORDER BY makes that index the only one that
-    // serves each branch well, so even a generic plan made while the tables were empty picks it.
-    const rows = await tx.query<DealSnapshotRow>(
-      named('earnings_deals_of_rep_around', {
-        text: `(SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-                WHERE org_id = $1 AND user_id = $2 AND close_date BETWEEN $3::date AND $4::date ORDER BY close_date)
-               UNION ALL
-               (SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-                WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL ORDER BY close_date)`,
-        values: [orgId, userId, span.from, span.to],
-      }),
-    );
-    return rows.map(toDealSnapshot);
-  }
-
-  /** Every deal the rep owns. */
-  async dealsOfRep(tx: Transaction, orgId: string, userId: string): Promise<DealSnapshot[]> {
-    const rows = await tx.query<DealSnapshotRow>(
-      named('earnings_deals_of_rep', {
-        text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals WHERE org_id = $1 AND user_id = $2`,
-        values: [orgId, userId],
-      }),
-    );
-    return rows.map(toDealSnapshot);
-  }
-
-  async dealsByIds(tx: Transaction, orgId: string, dealIds: readonly string[]): Promise<DealSnapshot[]> {
-    if (dealIds.length === 0) return [];
-    const rows = await tx.query<DealSnapshotRow>(
-      named('earnings_deals_by_ids', {
-        text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals WHERE org_id = $1 AND id = ANY($2::text[])`,
-        values: [orgId, dealIds],
-      }),
-    );
-    return rows.map(toDealSnapshot);
-  }
-
   /**
    * The standing rows (projected, pending, approved, paid) of these lines, each line's in the order they were
    * written: what the ledger reconciles. Superseded and reversed rows no longer count for anything.
@@ -375,53 +159,6 @@ export class EarningRepository {
       deal_id: row.deal_id,
       line_period_id: row.line_period_id,
     }));
-  }
-
-  /** The status of every period of the org, without locking any (a period not listed does not exist yet). */
-  async periodStatuses(tx: Transaction, orgId: string): Promise<Map<PeriodId, PeriodStatus>> {
-    const rows = await tx.query<{ id: string; status: PeriodStatus }>(
-      named('earnings_period_statuses', { text: 'SELECT id, status FROM periods WHERE org_id = $1', values: [orgId] }),
-    );
-    return new Map(rows.map((row) => [row.id, row.status]));
-  }
-
-  /**
-   * Reads these periods `FOR SHARE`, in id order, and holds them until the transaction ends: a lock or
-   * mark-paid of one of them (which takes it `FOR UPDATE`) waits for this transaction, and this one waits for
-   * a status change in progress. Returns the status of those that exist.
-   */
-  async sharePeriods(
-    tx: Transaction,
-    orgId: string,
-    periodIds: readonly PeriodId[],
-  ): Promise<Map<PeriodId, PeriodStatus>> {
-    if (periodIds.length === 0) return new Map();
-    const rows = await tx.query<{ id: string; status: PeriodStatus }>(
-      named('earnings_share_periods', {
-        text: 'SELECT id, status FROM periods WHERE org_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR SHARE',
-        values: [orgId, periodIds],
-      }),
-    );
-    return new Map(rows.map((row) => [row.id, row.status]));
-  }
-
-  /** Creates the periods that do not exist yet, `open` (as PeriodRepository.ensurePeriod does, for many). */
-  async ensurePeriods(tx: Transaction, orgId: string, periodIds: readonly PeriodId[]): Promise<void> {
-    if (periodIds.length === 0) return;
-    const periods = [...periodIds].sort().map((id) => {
-      const parsed = parsePeriodId(id);
-      if (!parsed) throw new RangeError(`not a period id: ${JSON.stringify(id)}`);
-      return { id, kind: parsed.kind, ...periodBounds(id) };
-    });
-    await tx.query(
-      named('earnings_ensure_periods', {
-        text: `INSERT INTO periods (org_id, id, kind, starts_on, ends_on, status)
-               SELECT $1, p.id, p.kind, p.starts_on, p.ends_on, 'open'
-               FROM jsonb_to_recordset($2::jsonb) AS p(id text, kind text, starts_on date, ends_on date)
-               ON CONFLICT (org_id, id) DO NOTHING`,
-        values: [orgId, JSON.stringify(periods)],
-      }),
-    );
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../db/prisma.ts';
-import { normaliseChip } from '../domain/plans/planFile.ts';
+import { normaliseChip } from '../domain/plans/normalise.ts';
 import type { ChipDefinition, Condition, PeriodKind, PlanDefinition } from '../domain/plans/types.ts';
 
 export type PlanStatus = 'active' | 'archived';

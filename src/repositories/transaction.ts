@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { Prisma } from '../../generated/prisma/client.ts';
 
 // The deal-event pipeline runs on a plain `pg` pool rather than Prisma. Measured on the benchmark machine, a
 // Prisma interactive transaction with four $queryRaw calls cost ~0.9 ms of the server's single thread per
@@ -103,4 +104,14 @@ export async function inTransaction<T>(pool: SqlPool, work: (tx: Transaction) =>
   } finally {
     client.release(broken);
   }
+}
+
+/** Prisma's interactive transaction as a plain-SQL `Transaction`, for listeners called inside one. */
+export function statementsOf(tx: Prisma.TransactionClient): Transaction {
+  return { query: <Row>(statement: Statement) => tx.$queryRawUnsafe<Row[]>(statement.text, ...statement.values) };
+}
+
+/** The pool as a `Transaction` for single statements outside any transaction (reads). */
+export function poolStatements(pool: SqlPool): Transaction {
+  return { query: async <Row>(statement: Statement) => (await pool.query(statement)).rows as Row[] };
 }

@@ -1,5 +1,5 @@
 import { newId } from '../lib/ids.ts';
-import { named, type Transaction } from './transaction.ts';
+import { named, sql, type Transaction } from './transaction.ts';
 
 const ENSURE_REP = `
   WITH created AS (
@@ -32,5 +32,17 @@ export class UserRepository {
       named('users_find_rep', { text: FIND_REP, values: [orgId, externalId] }),
     );
     return rows[0];
+  }
+
+  /** The org's user (rep) with this id, or null. */
+  async findRepById(
+    tx: Transaction,
+    orgId: string,
+    userId: string,
+  ): Promise<{ user_id: string; external_id: string } | null> {
+    const rows = await tx.query<{ user_id: string; external_id: string }>(
+      sql`SELECT id AS user_id, external_id FROM users WHERE org_id = ${orgId} AND id = ${userId}`,
+    );
+    return rows[0] ?? null;
   }
 }

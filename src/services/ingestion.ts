@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DealEvent } from '../domain/deals/event.ts';
-import { canonicalDigest } from '../domain/deals/json.ts';
 import { applyEvent, type CurrentDeal } from '../domain/deals/projection.ts';
+import { canonicalDigest } from '../domain/json.ts';
 import { newId } from '../lib/ids.ts';
 import { type DealRecord, DealRepository } from '../repositories/deals.ts';
 import { DomainEventRepository } from '../repositories/domainEvents.ts';

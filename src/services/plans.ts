@@ -1,12 +1,7 @@
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../db/prisma.ts';
-import {
-  chipDefinitionDigest,
-  describeProblem,
-  type PlanFileFormat,
-  planContentDigest,
-  readPlanFile,
-} from '../domain/plans/planFile.ts';
+import { chipDefinitionDigest, planContentDigest } from '../domain/plans/digests.ts';
+import { describeProblem, type PlanFileFormat, readPlanFile } from '../domain/plans/planFile.ts';
 import type { PlanDefinition } from '../domain/plans/types.ts';
 import { newId } from '../lib/ids.ts';
 import { AuditRepository } from '../repositories/audit.ts';

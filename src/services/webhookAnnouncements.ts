@@ -1,5 +1,6 @@
 import type { components } from '../../generated/openapi.ts';
 import type { PeriodRecord } from '../repositories/periods.ts';
+import type { WireEarning } from '../wire/earnings.ts';
 import type { DealChange, DealChangeListener } from './dealChanges.ts';
 import { toWireDeal } from './deals.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from './periodChanges.ts';
@@ -8,7 +9,6 @@ import { type EnqueuedMessage, enqueueWebhookEvent, type OutboxTransaction } fro
 // What each change announces, and the listeners that announce it inside the change's own transaction. The
 // earnings ledger calls announceEarningCreated / announceEarningStatusChanged where it writes and moves rows.
 
-export type WireEarning = components['schemas']['EarningListItem'];
 export type EarningStatus = components['schemas']['EarningStatus'];
 
 /** `deal.updated`: the deal as `GET /v1/deals` shows it, and the domain event that changed it. */

@@ -8,7 +8,7 @@ import {
   InvalidCursor,
 } from '../../src/domain/deals/cursor.ts';
 import { cutFeedPage } from '../../src/domain/deals/feed.ts';
-import { canonicalDigest, canonicalJson } from '../../src/domain/deals/json.ts';
+import { canonicalDigest, canonicalJson } from '../../src/domain/json.ts';
 
 const FILTERS: DealListFilters = { includeDeleted: false };
 const DEAL_ID = 'deal_01kpnvmrz8f7z8pdg8ny07g73y';

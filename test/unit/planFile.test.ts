@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'vitest';
-import {
-  chipDefinitionDigest,
-  describeProblem,
-  planContentDigest,
-  readPlanFile,
-  validatePlanDocument,
-} from '../../src/domain/plans/planFile.ts';
+import { chipDefinitionDigest, planContentDigest } from '../../src/domain/plans/digests.ts';
+import { describeProblem, readPlanFile, validatePlanDocument } from '../../src/domain/plans/planFile.ts';
 import type { PlanDefinition, PlanFileProblem } from '../../src/domain/plans/types.ts';
 import { planDocument } from '../factories/plans.ts';
 

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { OpenDatabase } from '../../db/database.ts';
 import type { PeriodRecord } from '../../repositories/periods.ts';
-import { EarningsEngine } from '../../services/earnings.ts';
+import { EarningsEngine } from '../../services/earnings/engine.ts';
 import { PeriodAdmin } from '../../services/periods.ts';
 import { withPeriodWebhooks } from '../../services/webhookAnnouncements.ts';
 import { withDatabase } from '../context.ts';

@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import type { PlanFileFormat } from '../../domain/plans/planFile.ts';
 import type { PlanRecord } from '../../repositories/plans.ts';
 import { AdminError } from '../../services/adminError.ts';
-import { EarningsEngine } from '../../services/earnings.ts';
+import { EarningsEngine } from '../../services/earnings/engine.ts';
 import { type ApplyPlanResult, PlanAdmin } from '../../services/plans.ts';
 import { withDatabase } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';

@@ -3,12 +3,8 @@ import type { OpenDatabase } from '../../db/database.ts';
 import { OrgRepository } from '../../repositories/orgs.ts';
 import { createSqlPool } from '../../repositories/transaction.ts';
 import { AdminError } from '../../services/adminError.ts';
-import {
-  EarningsEngine,
-  type NotedPlanChange,
-  type RecomputeProgress,
-  type RecomputeSummary,
-} from '../../services/earnings.ts';
+import { EarningsEngine, type NotedPlanChange } from '../../services/earnings/engine.ts';
+import type { RecomputeProgress, RecomputeSummary } from '../../services/earnings/recompute.ts';
 import { adminLogger, withDatabase } from '../context.ts';
 import { print, printFailure } from '../output.ts';
 

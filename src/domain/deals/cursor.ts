@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, isJsonObject } from './json.ts';
+import { canonicalJson, isJsonObject } from '../json.ts';
 
 // The opaque cursor of GET /v1/deals: base64url of a small JSON document with the position of the last deal
 // returned, (updated_at, id), and a fingerprint of the org and the filters it was issued for, so that a cursor

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../json.ts';
 
 // A deal event as POST /v1/deals/events receives it, validated and split into what it says about each
 // field. The contract validator checks the shape first; these checks repeat the typed rules (so the domain

@@ -1,5 +1,5 @@
+import { type JsonObject, type JsonValue, jsonEquals } from '../json.ts';
 import type { DealEvent, StatePatch } from './event.ts';
-import { type JsonObject, type JsonValue, jsonEquals } from './json.ts';
 
 // How one event moves a deal's projection: merge the state, derive the status, and describe the difference as a
 // domain event. Pure; the ingestion service applies the result inside the event's transaction.

@@ -1,3 +1,4 @@
+import { canonicalJson } from '../json.ts';
 import { isCalendarDate } from '../periods.ts';
 import type { Condition, DealSnapshot, FieldCondition, PlanProblem } from './types.ts';
 
@@ -37,15 +38,6 @@ export function readDealField(deal: DealSnapshot, field: string): unknown {
     value = deal[field as keyof DealSnapshot];
   }
   return value === null ? undefined : value;
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 function sameValue(actual: unknown, expected: unknown): boolean {

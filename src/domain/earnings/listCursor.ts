@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { InvalidCursor } from '../deals/cursor.ts';
-import { canonicalJson, isJsonObject } from '../deals/json.ts';
+import { canonicalJson, isJsonObject } from '../json.ts';
 
 // The opaque cursor of GET /v1/earnings: base64url of a small JSON document with the position of the last row
 // returned, (created_at, id), and a fingerprint of the org and the filters it was issued for, so that a cursor

@@ -2,7 +2,8 @@ import type { Router } from 'express';
 import type { components, operations } from '../../../generated/openapi.ts';
 import { InvalidCursor } from '../../domain/deals/cursor.ts';
 import type { EarningListFilters } from '../../repositories/earnings.ts';
-import { type EarningReader, toWireEarning } from '../../services/earnings.ts';
+import type { EarningReader } from '../../services/earnings/reader.ts';
+import { toWireEarning } from '../../wire/earnings.ts';
 import { ApiError } from '../errors.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
 

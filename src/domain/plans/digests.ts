@@ -1,0 +1,37 @@
+import { canonicalDigest } from '../json.ts';
+import type { ChipDefinition, PlanDefinition } from './types.ts';
+
+// Digests of plan content. Stored plan versions and chips keep them, so the encoding (SHA-256 of the canonical
+// JSON, src/domain/json.ts) must never change: a change would make every unchanged file look changed on its
+// next apply.
+
+/** SHA-256 of the canonical JSON of the normalised plan: the same digest means the same content (a no-op apply). */
+export function planContentDigest(plan: PlanDefinition): string {
+  return canonicalDigest(plan);
+}
+
+/**
+ * SHA-256 of what a chip computes: its kind, condition and parameters, plus the plan settings it reads (the
+ * quota for `up_to_pct` bands and attainment bonuses; the period length for the period-cumulative kinds). A chip's
+ * `version` rises exactly when this changes; renaming a chip or editing another chip leaves it alone.
+ */
+export function chipDefinitionDigest(
+  plan: Pick<PlanDefinition, 'period' | 'quota_cents'>,
+  chip: ChipDefinition,
+): string {
+  return canonicalDigest({ kind: chip.kind, when: chip.when, params: chip.params, reads: planInputsOf(plan, chip) });
+}
+
+function planInputsOf(plan: Pick<PlanDefinition, 'period' | 'quota_cents'>, chip: ChipDefinition) {
+  switch (chip.kind) {
+    case 'commission':
+    case 'flat':
+      return {};
+    case 'tiered_commission':
+      return chip.params.tiers.some((tier) => 'up_to_pct' in tier)
+        ? { period: plan.period, quota_cents: plan.quota_cents }
+        : { period: plan.period };
+    case 'attainment_bonus':
+      return { period: plan.period, quota_cents: plan.quota_cents };
+  }
+}

@@ -1,0 +1,87 @@
+import type { ChipDefinition, Condition, FieldCondition, PlanDefinition, Tier } from './types.ts';
+
+// Normalisation of a valid document: defaults filled in, members in one order, assignees sorted.
+
+export interface RawPlan {
+  key: string;
+  name: string;
+  period?: PlanDefinition['period'];
+  quota_cents?: number | null;
+  assignees: 'all' | string[];
+  chips: Array<Record<string, unknown> & { key: string; name: string; kind: ChipDefinition['kind'] }>;
+}
+
+export function normalisePlan(raw: RawPlan): PlanDefinition {
+  return {
+    key: raw.key,
+    name: raw.name,
+    period: raw.period ?? 'monthly',
+    quota_cents: raw.quota_cents ?? null,
+    assignees: raw.assignees === 'all' ? 'all' : [...raw.assignees].sort(),
+    chips: raw.chips.map((chip) =>
+      normaliseChip({
+        key: chip.key,
+        name: chip.name,
+        kind: chip.kind,
+        when: (chip.when as Condition | null | undefined) ?? null,
+        params: chip,
+      }),
+    ),
+  };
+}
+
+/**
+ * A chip in its normal form: members in one order, defaults filled in. Also puts a stored chip (JSON columns
+ * whose member order the database does not keep) back into that order.
+ */
+export function normaliseChip(chip: {
+  key: string;
+  name: string;
+  kind: ChipDefinition['kind'];
+  when: Condition | null;
+  params: Record<string, unknown>;
+}): ChipDefinition {
+  const head = { key: chip.key, name: chip.name };
+  const when = chip.when === null ? null : normaliseCondition(chip.when);
+  const p = chip.params;
+  switch (chip.kind) {
+    case 'commission':
+      return {
+        ...head,
+        kind: chip.kind,
+        when,
+        params: { rate_bps: p.rate_bps as number, base: (p.base as 'amount_cents' | undefined) ?? 'amount_cents' },
+      };
+    case 'tiered_commission':
+      return {
+        ...head,
+        kind: chip.kind,
+        when,
+        params: { mode: p.mode as 'marginal' | 'retroactive', tiers: (p.tiers as Tier[]).map(normaliseTier) },
+      };
+    case 'flat':
+      return { ...head, kind: chip.kind, when, params: { amount_cents: p.amount_cents as number } };
+    case 'attainment_bonus':
+      return {
+        ...head,
+        kind: chip.kind,
+        when,
+        params: { threshold_pct: p.threshold_pct as number, amount_cents: p.amount_cents as number },
+      };
+  }
+}
+
+function normaliseTier(tier: Tier): Tier {
+  return 'up_to_pct' in tier
+    ? { up_to_pct: tier.up_to_pct, rate_bps: tier.rate_bps }
+    : { up_to_cents: tier.up_to_cents, rate_bps: tier.rate_bps };
+}
+
+function normaliseCondition(condition: Condition): Condition {
+  if ('all' in condition) return { all: condition.all.map(normaliseCondition) };
+  if ('any' in condition) return { any: condition.any.map(normaliseCondition) };
+  if ('not' in condition) return { not: normaliseCondition(condition.not) };
+  const comparison: FieldCondition = { field: condition.field, op: condition.op };
+  if (condition.value !== undefined) comparison.value = condition.value;
+  return comparison;
+}

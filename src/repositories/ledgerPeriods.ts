@@ -1,0 +1,54 @@
+import type { PeriodStatus } from '../domain/earnings/types.ts';
+import { type PeriodId, parsePeriodId, periodBounds } from '../domain/periods.ts';
+import { named, type Transaction } from './transaction.ts';
+
+// Periods as the ledger books into them, inside the booking transaction.
+
+export class LedgerPeriodRepository {
+  /** The status of every period of the org, without locking any (a period not listed does not exist yet). */
+  async periodStatuses(tx: Transaction, orgId: string): Promise<Map<PeriodId, PeriodStatus>> {
+    const rows = await tx.query<{ id: string; status: PeriodStatus }>(
+      named('earnings_period_statuses', { text: 'SELECT id, status FROM periods WHERE org_id = $1', values: [orgId] }),
+    );
+    return new Map(rows.map((row) => [row.id, row.status]));
+  }
+
+  /**
+   * Reads these periods `FOR SHARE`, in id order, and holds them until the transaction ends: a lock or
+   * mark-paid of one of them (which takes it `FOR UPDATE`) waits for this transaction, and this one waits for
+   * a status change in progress. Returns the status of those that exist.
+   */
+  async sharePeriods(
+    tx: Transaction,
+    orgId: string,
+    periodIds: readonly PeriodId[],
+  ): Promise<Map<PeriodId, PeriodStatus>> {
+    if (periodIds.length === 0) return new Map();
+    const rows = await tx.query<{ id: string; status: PeriodStatus }>(
+      named('earnings_share_periods', {
+        text: 'SELECT id, status FROM periods WHERE org_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR SHARE',
+        values: [orgId, periodIds],
+      }),
+    );
+    return new Map(rows.map((row) => [row.id, row.status]));
+  }
+
+  /** Creates the periods that do not exist yet, `open` (as PeriodRepository.ensurePeriod does, for many). */
+  async ensurePeriods(tx: Transaction, orgId: string, periodIds: readonly PeriodId[]): Promise<void> {
+    if (periodIds.length === 0) return;
+    const periods = [...periodIds].sort().map((id) => {
+      const parsed = parsePeriodId(id);
+      if (!parsed) throw new RangeError(`not a period id: ${JSON.stringify(id)}`);
+      return { id, kind: parsed.kind, ...periodBounds(id) };
+    });
+    await tx.query(
+      named('earnings_ensure_periods', {
+        text: `INSERT INTO periods (org_id, id, kind, starts_on, ends_on, status)
+               SELECT $1, p.id, p.kind, p.starts_on, p.ends_on, 'open'
+               FROM jsonb_to_recordset($2::jsonb) AS p(id text, kind text, starts_on date, ends_on date)
+               ON CONFLICT (org_id, id) DO NOTHING`,
+        values: [orgId, JSON.stringify(periods)],
+      }),
+    );
+  }
+}

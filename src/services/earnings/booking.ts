@@ -1,0 +1,140 @@
+import { type LedgerRow, type RowRetirement, reconcileLine } from '../../domain/earnings/ledger.ts';
+import type { LineTarget, PeriodStatus } from '../../domain/earnings/types.ts';
+import type { PeriodId } from '../../domain/periods.ts';
+import { newId } from '../../lib/ids.ts';
+import { EarningRepository, type LineRow, type NewEarning } from '../../repositories/earnings.ts';
+import { LedgerPeriodRepository } from '../../repositories/ledgerPeriods.ts';
+import type { Transaction } from '../../repositories/transaction.ts';
+import { EarningAnnouncements } from './announcements.ts';
+
+/** What one booking did to the ledger. */
+export interface BookingCounts {
+  lines_evaluated: number;
+  rows_written: number;
+  rows_superseded: number;
+  rows_reversed: number;
+}
+
+export interface Booking {
+  orgId: string;
+  targets: readonly LineTarget[];
+  /** Lines whose live rows no longer apply at all (their chip left the plan): reversed. */
+  droppedLines: readonly string[];
+  triggeringDomainEventId: string | null;
+  /** False when the org has no webhook endpoint: nothing to announce. */
+  hasWebhookEndpoints: boolean;
+}
+
+export const NO_COUNTS: BookingCounts = { lines_evaluated: 0, rows_written: 0, rows_superseded: 0, rows_reversed: 0 };
+
+export function addCounts(a: BookingCounts, b: BookingCounts): BookingCounts {
+  return {
+    lines_evaluated: a.lines_evaluated + b.lines_evaluated,
+    rows_written: a.rows_written + b.rows_written,
+    rows_superseded: a.rows_superseded + b.rows_superseded,
+    rows_reversed: a.rows_reversed + b.rows_reversed,
+  };
+}
+
+export function isLive(row: LedgerRow): boolean {
+  return row.status === 'pending' || row.status === 'projected';
+}
+
+const earnings = new EarningRepository();
+const ledgerPeriods = new LedgerPeriodRepository();
+
+/**
+ * Brings each target's line to its target (reconcileLine) and reverses the live rows of dropped lines. The
+ * periods rows are booked into or moved out of are held FOR SHARE before the rows are read, so a concurrent
+ * lock or payment of one of them happens wholly before or wholly after this booking; when the decision
+ * names a period not held yet (a clawback into the next open period), that period is taken too and the
+ * decision made again.
+ */
+export async function book(tx: Transaction, booking: Booking): Promise<BookingCounts> {
+  const { orgId, targets, droppedLines } = booking;
+  const lineKeys = [...new Set([...targets.map((target) => target.line.line_key), ...droppedLines])];
+  if (lineKeys.length === 0) return NO_COUNTS;
+  const statuses = new Map<PeriodId, PeriodStatus>();
+  const held = new Set<PeriodId>();
+  const hold = async (periods: Iterable<PeriodId>, bookedInto: ReadonlySet<PeriodId>) => {
+    const fresh = [...new Set(periods)].filter((periodId) => !held.has(periodId));
+    if (fresh.length === 0) return;
+    const found = await ledgerPeriods.sharePeriods(tx, orgId, fresh);
+    const missing = fresh.filter((periodId) => !found.has(periodId) && bookedInto.has(periodId));
+    if (missing.length > 0) {
+      await ledgerPeriods.ensurePeriods(tx, orgId, missing);
+      for (const [periodId, status] of await ledgerPeriods.sharePeriods(tx, orgId, missing)) {
+        found.set(periodId, status);
+      }
+    }
+    for (const periodId of fresh) {
+      held.add(periodId);
+      const status = found.get(periodId);
+      if (status) statuses.set(periodId, status);
+    }
+  };
+  const likely = new Set(
+    targets.filter((target) => target.earned_cents !== 0 || target.projected_cents !== 0).map((t) => t.period_id),
+  );
+  await hold(likely, likely);
+
+  for (;;) {
+    const rows = await earnings.standingRowsOfLines(tx, orgId, lineKeys);
+    const byLine = new Map<string, LineRow[]>();
+    for (const row of rows) byLine.set(row.line_key, [...(byLine.get(row.line_key) ?? []), row]);
+    const decisions = targets.map((target) => ({
+      target,
+      changes: reconcileLine(target, byLine.get(target.line.line_key) ?? [], statuses),
+    }));
+    const drops: RowRetirement[] = droppedLines.flatMap((lineKey) =>
+      (byLine.get(lineKey) ?? []).filter(isLive).map((row) => ({ id: row.id, status: 'reversed' as const })),
+    );
+    const rowsById = new Map(rows.map((row) => [row.id, row]));
+    const retire = [...decisions.flatMap((decision) => decision.changes.retire), ...drops];
+    const bookedInto = new Set(decisions.flatMap((decision) => decision.changes.write.map((row) => row.period_id)));
+    const movedOutOf = retire.flatMap((retirement) => {
+      const row = rowsById.get(retirement.id);
+      return row?.status === 'pending' ? [row.period_id] : [];
+    });
+    const needed = [...bookedInto, ...movedOutOf].filter((periodId) => !held.has(periodId));
+    if (needed.length > 0) {
+      await hold(needed, bookedInto);
+      continue;
+    }
+
+    const { retired, written } = await earnings.retireAndWrite(
+      tx,
+      orgId,
+      retire,
+      decisions.flatMap(({ target, changes }) =>
+        changes.write.map(
+          (row): NewEarning => ({
+            id: newId('earn'),
+            line_key: target.line.line_key,
+            user_id: target.line.user_id,
+            deal_id: target.line.deal_id,
+            plan_id: target.line.plan_id,
+            plan_version_id: target.plan_version_id,
+            rule_chip_id: target.line.chip_id,
+            rule_version: target.rule_version,
+            triggering_domain_event_id: booking.triggeringDomainEventId,
+            ...row,
+          }),
+        ),
+      ),
+    );
+    // Every row to retire was read live under the rep's lock and its period's share lock: none can have moved.
+    if (retired.length !== retire.length) {
+      throw new Error(`earnings of org ${orgId} moved while their lines were locked for evaluation`);
+    }
+    const announcements = new EarningAnnouncements(tx, orgId, booking.hasWebhookEndpoints);
+    await announcements.statusChanged(retired, (earning) => rowsById.get(earning.id)?.status ?? 'pending');
+    await announcements.created(written);
+    return {
+      lines_evaluated: targets.length,
+      rows_written: written.length,
+      rows_superseded: retired.filter((row) => row.status === 'superseded').length,
+      rows_reversed: retired.filter((row) => row.status === 'reversed').length,
+    };
+  }
+}

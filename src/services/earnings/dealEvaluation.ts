@@ -1,0 +1,97 @@
+import { dealPeriodId, evaluateLines, scopeOfDealChange } from '../../domain/earnings/targets.ts';
+import type { DealSnapshot, EngineChip, Rep } from '../../domain/earnings/types.ts';
+import { canonicalJson } from '../../domain/json.ts';
+import { type PeriodId, periodBounds } from '../../domain/periods.ts';
+import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
+import { PlanStateRepository } from '../../repositories/planStates.ts';
+import type { Transaction } from '../../repositories/transaction.ts';
+import type { DealChange } from '../dealChanges.ts';
+import { book } from './booking.ts';
+import type { EvaluationContext } from './context.ts';
+import { dealSnapshotOf } from './engineAdapter.ts';
+
+const planStates = new PlanStateRepository();
+const dealSnapshots = new DealSnapshotRepository();
+
+/**
+ * In the ingestion transaction, with the deal row locked: for each active plan, the lines the change can
+ * affect (scopeOfDealChange) for the deal's owner before and after, evaluated and booked.
+ */
+export async function evaluateDealChange(
+  tx: Transaction,
+  change: DealChange,
+  context: EvaluationContext,
+): Promise<void> {
+  const orgId = change.org.id;
+  const before = change.before ? dealSnapshotOf(change.before) : null;
+  const after = dealSnapshotOf(change.after);
+  // Nothing the engine reads changed (an upsert repeating the deal's state): no line can move.
+  if (before && canonicalJson(before) === canonicalJson(after)) return;
+  const reps = new Map<string, Rep>();
+  for (const deal of [change.before, change.after]) {
+    const owner = deal?.state.owner_external_id ?? null;
+    if (deal && owner !== null && deal.user_id !== null) {
+      reps.set(owner, { user_id: deal.user_id, external_id: owner });
+    }
+  }
+  if (reps.size === 0) return;
+  // The deals are read after the reps' locks, so an evaluation that waited sees them as they are now.
+  const inForce = await planStates.plansInForceLockingReps(
+    tx,
+    orgId,
+    [...reps.values()].map((rep) => rep.user_id),
+  );
+  if (inForce.plans.length === 0) return;
+  const plans = await context.versions.of(orgId, inForce.plans);
+  const today = context.today();
+  const work = plans.flatMap((plan) =>
+    scopeOfDealChange(plan, before, after, today).flatMap((scope) => {
+      const rep = reps.get(scope.rep_external_id);
+      return rep ? [{ plan, rep, periods: scope.periods }] : [];
+    }),
+  );
+  const dealsByRep = new Map<string, DealSnapshot[]>();
+  for (const rep of reps.values()) {
+    const periods = work.filter((item) => item.rep === rep).flatMap((item) => item.periods);
+    if (periods.length === 0) continue;
+    dealsByRep.set(rep.user_id, await dealSnapshots.dealsOfRepAround(tx, orgId, rep.user_id, spanOf(periods)));
+  }
+  // A commission or flat line depends on its deal alone: only the changed deal's need evaluating. Tiered and
+  // attainment lines depend on the rep's whole period: all of its lines are evaluated.
+  const targets = work.flatMap(({ plan, rep, periods }) => {
+    const dealChips = { ...plan, chips: plan.chips.filter((chip) => !countsPeriod(chip)) };
+    const periodChips = { ...plan, chips: plan.chips.filter(countsPeriod) };
+    const deals = (dealsByRep.get(rep.user_id) ?? []).filter((deal) =>
+      periods.includes(dealPeriodId(deal, plan.period, today)),
+    );
+    const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));
+    // Back in the plan's chip order, which is the order rows written together are numbered in.
+    return [
+      ...evaluateLines({ plan: dealChips, rep, deals: [after], periods: [], today }).targets,
+      ...(periodChips.chips.length === 0
+        ? []
+        : evaluateLines({ plan: periodChips, rep, deals: [...deals, after], periods, today }).targets),
+    ].sort((a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0));
+  });
+  await book(tx, {
+    orgId,
+    targets,
+    droppedLines: [],
+    triggeringDomainEventId: change.domainEvent.id,
+    hasWebhookEndpoints: inForce.hasWebhookEndpoints,
+  });
+}
+
+/** Tiered and attainment chips count the rep's won deals of a period, so all of its lines move together. */
+export function countsPeriod(chip: EngineChip): boolean {
+  return chip.kind === 'tiered_commission' || chip.kind === 'attainment_bonus';
+}
+
+/** The first and last day of the periods, for reading the deals that can fall in them. */
+function spanOf(periods: readonly PeriodId[]): { from: string; to: string } {
+  const bounds = periods.map(periodBounds);
+  return {
+    from: bounds.map((period) => period.starts_on).reduce((a, b) => (a < b ? a : b)),
+    to: bounds.map((period) => period.ends_on).reduce((a, b) => (a > b ? a : b)),
+  };
+}

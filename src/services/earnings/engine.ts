@@ -1,0 +1,106 @@
+import type { Prisma } from '../../../generated/prisma/client.ts';
+import type { Database } from '../../db/prisma.ts';
+import type { CalendarDate } from '../../domain/periods.ts';
+import { PlanRepository } from '../../repositories/plans.ts';
+import type { SqlPool, Transaction } from '../../repositories/transaction.ts';
+import type { DealChange, DealChangeListener } from '../dealChanges.ts';
+import type { PeriodChangeListener, PeriodStatusChange } from '../periodChanges.ts';
+import type { PlanArchived, PlanChangeListener, PlanVersionApplied } from '../planChanges.ts';
+import type { EvaluationContext } from './context.ts';
+import { evaluateDealChange } from './dealEvaluation.ts';
+import { EnginePlanVersions } from './engineAdapter.ts';
+import { approvePendingRows, payApprovedRows } from './periodMoves.ts';
+import { type RecomputeRequest, type RecomputeSummary, recomputePlans } from './recompute.ts';
+
+// The earnings ledger wired to the database (product.md section 5). The pure engine decides
+// (src/domain/earnings): which lines a change can affect, each line's target, and how a line's rows must move
+// to meet it. This service loads what the engine needs, holds the locks that keep concurrent evaluations
+// apart, and writes the rows and their webhooks in one transaction:
+//
+// - a deal event (the ingestion transaction): the deal's lines and, for tiered and attainment chips, the
+//   lines of the rep's periods the deal was and is in;
+// - a period lock or payment: the period's pending rows become approved, approved ones paid;
+// - a plan change: noted in the plan's transaction, recomputed after it commits in one transaction per rep
+//   (`recompute`), because a plan of 100,000 deals would otherwise hold one transaction for a minute.
+//
+// Locks, always in this order: the deal row (ingestion) → the rep's evaluation lock → the periods booked into
+// or out of, FOR SHARE → earnings rows. A period lock takes its period FOR UPDATE and then only rows of that
+// period, which nobody touches without holding the period FOR SHARE, so nothing can wait in a circle.
+//
+// A deal event reads the plans in force in the statement that takes its reps' locks (an org without plans
+// takes none). A plan change that commits meanwhile is not missed: its recompute first waits for every deal
+// event in progress, then evaluates each rep under the rep's lock, seeing the new plan and the event's deal.
+
+export interface EarningsOptions {
+  /** Today's UTC date: open deals without a close date are projected in its period. */
+  today?: () => CalendarDate;
+}
+
+/** Plan changes noted inside their transaction, to recompute once it has committed. */
+export interface NotedPlanChange {
+  orgId: string;
+  planId: string;
+}
+
+function todayUtc(): CalendarDate {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/**
+ * Evaluates earnings lines and keeps the ledger in step with deals, plans and periods. One instance serves a
+ * process; it caches plan versions, which never change once written.
+ */
+export class EarningsEngine implements DealChangeListener, PlanChangeListener, PeriodChangeListener {
+  readonly #context: EvaluationContext;
+  #noted: NotedPlanChange[] = [];
+
+  constructor(db: Database, options: EarningsOptions = {}) {
+    this.#context = { versions: new EnginePlanVersions(new PlanRepository(db)), today: options.today ?? todayUtc };
+  }
+
+  /**
+   * In the ingestion transaction, with the deal row locked: for each active plan, the lines the change can
+   * affect for the deal's owner before and after, evaluated and booked (see evaluateDealChange).
+   */
+  onDealChanged(tx: Transaction, change: DealChange): Promise<void> {
+    return evaluateDealChange(tx, change, this.#context);
+  }
+
+  /** Noted here, recomputed after the plan's transaction commits: see `takeNotedPlanChanges` and `recompute`. */
+  async onPlanVersionApplied(_tx: Prisma.TransactionClient, change: PlanVersionApplied): Promise<void> {
+    this.#note({ orgId: change.orgId, planId: change.planId });
+  }
+
+  /** Noted here; after the commit, `recompute` reverses the plan's projected rows (an archived plan is not evaluated). */
+  async onPlanArchived(_tx: Prisma.TransactionClient, change: PlanArchived): Promise<void> {
+    this.#note({ orgId: change.orgId, planId: change.planId });
+  }
+
+  /** The plan changes noted since the last call, each once. */
+  takeNotedPlanChanges(): NotedPlanChange[] {
+    const noted = this.#noted;
+    this.#noted = [];
+    return noted;
+  }
+
+  /** The period is locked (FOR UPDATE) and now `locked`: its pending rows become approved, amounts frozen. */
+  onPeriodLocked(tx: Prisma.TransactionClient, change: PeriodStatusChange): Promise<void> {
+    return approvePendingRows(tx, change);
+  }
+
+  /** The period is locked (FOR UPDATE) and now `paid`: its approved rows become paid. */
+  onPeriodPaid(tx: Prisma.TransactionClient, change: PeriodStatusChange): Promise<void> {
+    return payApprovedRows(tx, change);
+  }
+
+  /** Recomputes the plans' lines in open periods, one rep per transaction: see recomputePlans. */
+  recompute(pool: SqlPool, request: RecomputeRequest): Promise<RecomputeSummary> {
+    return recomputePlans(pool, request, this.#context);
+  }
+
+  #note(change: NotedPlanChange): void {
+    if (!this.#noted.some((noted) => noted.orgId === change.orgId && noted.planId === change.planId)) {
+      this.#noted.push(change);
+    }
+  }
+}

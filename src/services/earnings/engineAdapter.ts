@@ -1,0 +1,64 @@
+import type { DealSnapshot, EnginePlanVersion } from '../../domain/earnings/types.ts';
+import type { DealRecord } from '../../repositories/deals.ts';
+import type { PlanState } from '../../repositories/planStates.ts';
+import type { PlanRepository, PlanVersionSnapshot } from '../../repositories/plans.ts';
+
+// The pure engine's inputs (src/domain/earnings) made from what the repositories return.
+
+const PLAN_CACHE_SIZE = 512;
+
+/** The engine's plan: a stored plan version in the engine's terms. */
+export function enginePlanOf(snapshot: PlanVersionSnapshot): EnginePlanVersion {
+  return {
+    plan_id: snapshot.plan.id,
+    plan_key: snapshot.plan.key,
+    version_id: snapshot.version_id,
+    version_number: snapshot.version_number,
+    period: snapshot.definition.period,
+    quota_cents: snapshot.definition.quota_cents,
+    assignees: snapshot.definition.assignees,
+    chips: snapshot.chips.map((chip) => ({ ...chip.definition, id: chip.id, version: chip.version })),
+  };
+}
+
+/** The engine's deal: the projection's fields, `won_at` included. */
+export function dealSnapshotOf(deal: DealRecord): DealSnapshot {
+  return {
+    id: deal.id,
+    external_id: deal.external_id,
+    amount_cents: deal.state.amount_cents,
+    stage: deal.state.stage,
+    close_date: deal.state.close_date,
+    owner_external_id: deal.state.owner_external_id,
+    status: deal.status,
+    custom: deal.state.custom,
+    won_at: deal.won_at?.toISOString() ?? null,
+  };
+}
+
+/** Plan versions in the engine's terms, read once each: a version never changes once written. */
+export class EnginePlanVersions {
+  readonly #plans: PlanRepository;
+  readonly #versions = new Map<string, EnginePlanVersion>();
+
+  constructor(plans: PlanRepository) {
+    this.#plans = plans;
+  }
+
+  async of(orgId: string, states: readonly PlanState[]): Promise<EnginePlanVersion[]> {
+    const versions: EnginePlanVersion[] = [];
+    for (const state of states) {
+      let version = this.#versions.get(state.version_id);
+      if (!version) {
+        // Plan versions never change once written, and the one named here is committed: read it once.
+        const snapshot = await this.#plans.snapshot(orgId, state.plan_id, state.version_id);
+        if (!snapshot) throw new Error(`plan ${state.plan_id} of org ${orgId} has no version ${state.version_id}`);
+        version = enginePlanOf(snapshot);
+        if (this.#versions.size >= PLAN_CACHE_SIZE) this.#versions.clear();
+        this.#versions.set(state.version_id, version);
+      }
+      versions.push(version);
+    }
+    return versions;
+  }
+}

@@ -1,0 +1,185 @@
+import { dealPeriodId, evaluateLines } from '../../domain/earnings/targets.ts';
+import type { LineTarget, Rep } from '../../domain/earnings/types.ts';
+import type { CalendarDate, PeriodId } from '../../domain/periods.ts';
+import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
+import { EarningRepository } from '../../repositories/earnings.ts';
+import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts';
+import { FeedWriterRepository } from '../../repositories/feedWriters.ts';
+import { LedgerPeriodRepository } from '../../repositories/ledgerPeriods.ts';
+import { PlanStateRepository } from '../../repositories/planStates.ts';
+import { inTransaction, poolStatements, type SqlPool, type Transaction } from '../../repositories/transaction.ts';
+import { UserRepository } from '../../repositories/users.ts';
+import { WebhookEndpointPresence } from '../../repositories/webhookEndpoints.ts';
+import { EarningAnnouncements } from './announcements.ts';
+import { addCounts, type BookingCounts, book, isLive, NO_COUNTS } from './booking.ts';
+import type { EvaluationContext } from './context.ts';
+
+export interface RecomputeSummary extends BookingCounts {
+  org_id: string;
+  plan_ids: string[];
+  reps: number;
+  deals: number;
+  seconds: number;
+}
+
+export interface RecomputeProgress {
+  reps_done: number;
+  reps_total: number;
+  deals: number;
+}
+
+export interface RecomputeRequest {
+  orgId: string;
+  /** The plans to recompute; all of the org's when absent. */
+  planIds?: readonly string[];
+  onProgress?: (progress: RecomputeProgress) => void;
+  /** Reps recomputed at the same time, each in its own transaction. */
+  concurrency?: number;
+}
+
+const DEFAULT_RECOMPUTE_CONCURRENCY = 4;
+
+const earnings = new EarningRepository();
+const dealSnapshots = new DealSnapshotRepository();
+const feedWriters = new FeedWriterRepository();
+const locks = new EvaluationLockRepository();
+const ledgerPeriods = new LedgerPeriodRepository();
+const planStates = new PlanStateRepository();
+const users = new UserRepository();
+const endpoints = new WebhookEndpointPresence();
+
+/**
+ * Recomputes the plans' lines in open periods, one rep per transaction (under the rep's evaluation lock, so
+ * it queues with deal events of that rep rather than racing them): active plans are evaluated with the
+ * version in force, archived plans have their projected rows reversed. Rows written carry no triggering
+ * domain event. Safe to run at any time and again: a line that already meets its target is left alone.
+ */
+export async function recomputePlans(
+  pool: SqlPool,
+  request: RecomputeRequest,
+  context: EvaluationContext,
+): Promise<RecomputeSummary> {
+  const started = performance.now();
+  const { orgId } = request;
+  const reader = poolStatements(pool);
+  // A deal event in progress may have read the plans as they were before the change that asked for this
+  // recompute; once it has ended, every rep evaluated below reflects both.
+  await feedWriters.waitForDealWritersBefore(reader, orgId);
+  const plans = await planStates.planStates(reader, orgId, request.planIds);
+  const planIds = plans.map((plan) => plan.plan_id);
+  const reps = planIds.length === 0 ? [] : await earnings.repsToRecompute(reader, orgId, planIds);
+  let counts = NO_COUNTS;
+  let deals = 0;
+  let done = 0;
+  const today = context.today();
+  const queue = [...reps];
+  const worker = async () => {
+    for (let userId = queue.shift(); userId !== undefined; userId = queue.shift()) {
+      const rep = userId;
+      const result = await inTransaction(pool, (tx) => recomputeRep(tx, orgId, rep, planIds, today, context));
+      counts = addCounts(counts, result.counts);
+      deals += result.deals;
+      done += 1;
+      request.onProgress?.({ reps_done: done, reps_total: reps.length, deals });
+    }
+  };
+  const concurrency = Math.max(1, Math.min(request.concurrency ?? DEFAULT_RECOMPUTE_CONCURRENCY, reps.length));
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return {
+    org_id: orgId,
+    plan_ids: planIds,
+    reps: reps.length,
+    deals,
+    ...counts,
+    seconds: Math.round((performance.now() - started) / 10) / 100,
+  };
+}
+
+async function recomputeRep(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  planIds: readonly string[],
+  today: CalendarDate,
+  context: EvaluationContext,
+): Promise<{ counts: BookingCounts; deals: number }> {
+  await feedWriters.joinFeedWriters(tx, orgId);
+  await locks.lockRepsForEvaluation(tx, orgId, [userId]);
+  const found = await users.findRepById(tx, orgId, userId);
+  if (!found) return { counts: NO_COUNTS, deals: 0 };
+  const rep: Rep = found;
+  const states = await planStates.planStates(tx, orgId, planIds);
+  const archived = states.filter((state) => state.status === 'archived').map((state) => state.plan_id);
+  const hasWebhookEndpoints = await endpoints.hasWebhookEndpoints(tx, orgId);
+  const announcements = new EarningAnnouncements(tx, orgId, hasWebhookEndpoints);
+
+  const reversed = await earnings.reverseProjectionsOfRep(tx, orgId, userId, archived);
+  await announcements.statusChanged(reversed, () => 'projected');
+  let counts: BookingCounts = { ...NO_COUNTS, rows_reversed: reversed.length };
+
+  const plans = await context.versions.of(
+    orgId,
+    states.filter((state) => state.status === 'active'),
+  );
+  if (plans.length === 0) return { counts, deals: 0 };
+  const rows = await earnings.standingRowsOfRep(
+    tx,
+    orgId,
+    userId,
+    plans.map((plan) => plan.plan_id),
+  );
+  const owned = await dealSnapshots.dealsOfRep(tx, orgId, userId);
+  const ownedIds = new Set(owned.map((deal) => deal.id));
+  // Deals that changed owner since this rep's rows were written: evaluated so that their lines go to zero.
+  const formerIds = [
+    ...new Set(rows.flatMap((row) => (row.deal_id !== null && !ownedIds.has(row.deal_id) ? [row.deal_id] : []))),
+  ];
+  const deals = [...owned, ...(await dealSnapshots.dealsByIds(tx, orgId, formerIds))];
+  const periodStatuses = await ledgerPeriods.periodStatuses(tx, orgId);
+  const isOpen = (periodId: PeriodId) => (periodStatuses.get(periodId) ?? 'open') === 'open';
+  const liveLines = new Set(rows.filter(isLive).map((row) => row.line_key));
+
+  const targets: LineTarget[] = [];
+  const droppedLines = new Set<string>();
+  for (const plan of plans) {
+    const planRows = rows.filter((row) => row.plan_id === plan.plan_id);
+    // Every line of a rep the plan does not name earns nothing; with no rows, there is nothing to undo either.
+    if (plan.assignees !== 'all' && !plan.assignees.includes(rep.external_id) && planRows.length === 0) continue;
+    const periods = new Set<PeriodId>();
+    for (const deal of owned) {
+      const periodId = dealPeriodId(deal, plan.period, today);
+      if (isOpen(periodId)) periods.add(periodId);
+    }
+    for (const row of planRows) if (row.deal_id === null && isLive(row)) periods.add(row.line_period_id);
+    const evaluation = evaluateLines({ plan, rep, deals, periods: [...periods], today });
+    // A plan change recomputes lines in open periods; a line booked in a locked one keeps its rows, unless a
+    // live row (a clawback still open) says it is still being booked.
+    targets.push(
+      ...evaluation.targets.filter((target) => isOpen(target.period_id) || liveLines.has(target.line.line_key)),
+    );
+    const unusable = new Set(
+      evaluation.problems.flatMap((problem) => {
+        const index = /^chips\[(\d+)\]/.exec(problem.path)?.[1];
+        const chip = index === undefined ? undefined : plan.chips[Number(index)];
+        return chip ? [chip.id] : [];
+      }),
+    );
+    const targeted = new Set(evaluation.targets.map((target) => target.line.line_key));
+    for (const row of planRows) {
+      if (isLive(row) && !targeted.has(row.line_key) && !unusable.has(row.rule_chip_id)) {
+        droppedLines.add(row.line_key);
+      }
+    }
+  }
+  counts = addCounts(
+    counts,
+    await book(tx, {
+      orgId,
+      targets,
+      droppedLines: [...droppedLines],
+      triggeringDomainEventId: null,
+      hasWebhookEndpoints,
+    }),
+  );
+  return { counts, deals: owned.length };
+}
