@@ -16,6 +16,7 @@ import { EarningsEngine } from './services/earnings/engine.ts';
 import { EarningReader } from './services/earnings/reader.ts';
 import { DealIngestion } from './services/ingestion.ts';
 import { PlanReader } from './services/plans.ts';
+import { UserReader } from './services/users.ts';
 import { withDealWebhooks } from './services/webhookAnnouncements.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 
@@ -62,6 +63,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     dealReader: new DealReader(dealsPool),
     earningReader: new EarningReader(dealsPool),
     planReader: new PlanReader(database.db),
+    userReader: new UserReader(dealsPool),
     isReady: database.isReady,
     validateResponses: config.validateResponses,
   });

@@ -9,6 +9,7 @@ import {
   MetaResource,
   PlansResource,
   type RequestOptions,
+  UsersResource,
 } from './resources.ts';
 import { MAX_RETRIES_LIMIT, type RetryPolicy } from './retry.ts';
 import { type FetchFunction, retryingFetch, type TransportSettings } from './transport.ts';
@@ -74,6 +75,8 @@ export class QuotientClient {
   readonly earnings: EarningsResource;
   /** `GET /v1/plans`, `GET /v1/plans/{id}`. */
   readonly plans: PlansResource;
+  /** `GET /v1/users`, `GET /v1/users/{id}`. */
+  readonly users: UsersResource;
   /** `GET /v1/openapi.json`. */
   readonly meta: MetaResource;
   /**
@@ -111,6 +114,7 @@ export class QuotientClient {
     this.deals = new DealsResource(core);
     this.earnings = new EarningsResource(core);
     this.plans = new PlansResource(core);
+    this.users = new UsersResource(core);
     this.meta = new MetaResource(core);
   }
 

@@ -9,6 +9,7 @@ export type {
   MetaResource,
   PlansResource,
   RequestOptions,
+  UsersResource,
 } from './resources.ts';
 export type { FetchFunction } from './transport.ts';
 export type {
@@ -24,11 +25,14 @@ export type {
   GetPlanParams,
   ListDealsParams,
   ListEarningsParams,
+  ListUsersParams,
   OpenApiDocument,
   Plan,
   PlanList,
   PlanListItem,
   RawClient,
+  User,
+  UserList,
   WebhookEvent,
 } from './types.ts';
 export { VERSION } from './version.ts';

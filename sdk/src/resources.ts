@@ -13,11 +13,14 @@ import type {
   GetPlanParams,
   ListDealsParams,
   ListEarningsParams,
+  ListUsersParams,
   OpenApiDocument,
   Plan,
   PlanList,
   PlanListItem,
   RawClient,
+  User,
+  UserList,
 } from './types.ts';
 
 /** Options of one call; they override the client's for that call only. */
@@ -120,6 +123,44 @@ export class EarningsResource {
   /** `GET /v1/earnings/{id}`: one earning with the trace of its computation. */
   async get(id: string, options?: RequestOptions): Promise<Earning> {
     return unwrap(this.#core.raw.GET('/v1/earnings/{id}', { params: { path: { id } }, ...init(this.#core, options) }));
+  }
+}
+
+export class UsersResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /**
+   * `GET /v1/users`, every page: the org's reps. `for await (const user of client.users.list({ external_id: 'rep-017' }))`
+   * finds a rep by the id in your system. `limit` is the page size. Needs `earnings:read`.
+   */
+  list(params: ListUsersParams = {}, options?: RequestOptions): PageIterator<User, UserList> {
+    return new PageIterator({
+      fetchPage: (cursor) => this.listPage({ ...params, cursor }, options),
+      items: (page) => page.users,
+      nextCursor: (page) => page.next_cursor,
+      firstCursor: params.cursor,
+    });
+  }
+
+  /** `GET /v1/users`, one page. */
+  async listPage(params: ListUsersParams = {}, options?: RequestOptions): Promise<UserList> {
+    return unwrap(this.#core.raw.GET('/v1/users', { params: { query: params }, ...init(this.#core, options) }));
+  }
+
+  /**
+   * The rep with this external id (the deals' `owner_external_id`), or null when Quotient has not seen them.
+   */
+  async findByExternalId(externalId: string, options?: RequestOptions): Promise<User | null> {
+    const page = await this.listPage({ external_id: externalId, limit: 1 }, options);
+    return page.users[0] ?? null;
+  }
+
+  /** `GET /v1/users/{id}`: one rep. */
+  async get(id: string, options?: RequestOptions): Promise<User> {
+    return unwrap(this.#core.raw.GET('/v1/users/{id}', { params: { path: { id } }, ...init(this.#core, options) }));
   }
 }
 

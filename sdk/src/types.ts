@@ -30,6 +30,10 @@ export type EarningListItem = EarningList['earnings'][number];
 export type ListEarningsParams = Query<paths['/v1/earnings']['get']>;
 export type Earning = JsonBody<'/v1/earnings/{id}', 'get'>;
 
+export type UserList = JsonBody<'/v1/users', 'get'>;
+export type User = UserList['users'][number];
+export type ListUsersParams = Query<paths['/v1/users']['get']>;
+
 export type PlanList = JsonBody<'/v1/plans', 'get'>;
 export type PlanListItem = PlanList['plans'][number];
 export type Plan = JsonBody<'/v1/plans/{id}', 'get'>;

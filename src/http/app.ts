@@ -7,6 +7,7 @@ import type { DealReader } from '../services/deals.ts';
 import type { EarningReader } from '../services/earnings/reader.ts';
 import type { DealIngestion } from '../services/ingestion.ts';
 import type { PlanReader } from '../services/plans.ts';
+import type { UserReader } from '../services/users.ts';
 import { docsRouter } from './docs.ts';
 import { ApiError } from './errors.ts';
 import type { Metrics } from './metrics.ts';
@@ -29,6 +30,7 @@ export interface AppDeps {
   dealReader: DealReader;
   earningReader: EarningReader;
   planReader: PlanReader;
+  userReader: UserReader;
   /** True when the database answers. */
   isReady: () => Promise<boolean>;
   validateResponses: boolean;
@@ -100,6 +102,7 @@ export function createApp(deps: AppDeps): Express {
       dealReader: deps.dealReader,
       earningReader: deps.earningReader,
       planReader: deps.planReader,
+      userReader: deps.userReader,
     }),
   );
   // Every operation of the contract has a handler (a test asserts it); should one ever be missing, answer in the

@@ -59,6 +59,7 @@ export interface NewEarning extends NewEarningRow {
 
 export interface EarningListFilters {
   userId?: string;
+  userExternalId?: string;
   periodId?: string;
   dealId?: string;
   planId?: string;
@@ -309,6 +310,7 @@ export class EarningRepository {
     };
     const where = [`e.org_id = ${param(orgId)}`];
     if (filters.userId !== undefined) where.push(`e.user_id = ${param(filters.userId)}`);
+    if (filters.userExternalId !== undefined) where.push(`u.external_id = ${param(filters.userExternalId)}`);
     if (filters.periodId !== undefined) where.push(`e.period_id = ${param(filters.periodId)}`);
     if (filters.dealId !== undefined) where.push(`e.deal_id = ${param(filters.dealId)}`);
     if (filters.planId !== undefined) where.push(`e.plan_id = ${param(filters.planId)}`);

@@ -1,5 +1,17 @@
+import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import { newId } from '../lib/ids.ts';
 import { named, sql, type Transaction } from './transaction.ts';
+
+/** A user (rep) as the API lists it. */
+export interface UserRecord {
+  id: string;
+  external_id: string;
+  created_at: Date;
+}
+
+export interface UserListFilters {
+  externalId?: string;
+}
 
 const ENSURE_REP = `
   WITH created AS (
@@ -25,6 +37,36 @@ export class UserRepository {
     const found = rows[0] ?? (await this.findRep(tx, orgId, externalId));
     if (!found) throw new Error(`user ${externalId} of org ${orgId} was neither created nor found`);
     return found.id;
+  }
+
+  /** Up to `limit` users after `position` in (created_at, id) order, with the filters applied. */
+  async listAfter(
+    tx: Transaction,
+    orgId: string,
+    filters: UserListFilters,
+    position: KeysetPosition,
+    limit: number,
+  ): Promise<UserRecord[]> {
+    const values: unknown[] = [orgId];
+    const param = (value: unknown) => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    const where = ['org_id = $1'];
+    if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
+    if (position) where.push(`(created_at, id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
+    return tx.query<UserRecord>({
+      text: `SELECT id, external_id, created_at FROM users
+             WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ${param(limit)}`,
+      values,
+    });
+  }
+
+  async find(tx: Transaction, orgId: string, userId: string): Promise<UserRecord | null> {
+    const rows = await tx.query<UserRecord>(
+      sql`SELECT id, external_id, created_at FROM users WHERE org_id = ${orgId} AND id = ${userId}`,
+    );
+    return rows[0] ?? null;
   }
 
   private async findRep(tx: Transaction, orgId: string, externalId: string): Promise<{ id: string } | undefined> {

@@ -247,10 +247,6 @@ export class PlanReader {
     return this.plans.listActive(orgId);
   }
 
-  find(orgId: string, planId: string): Promise<PlanRecord | null> {
-    return this.plans.find(orgId, planId);
-  }
-
   /** The plan with its current version's chips in evaluation order; null when the org has no such plan. */
   withCurrentChips(orgId: string, planId: string): Promise<PlanVersionSnapshot | null> {
     return this.plans.snapshot(orgId, planId);

@@ -165,7 +165,8 @@ export interface paths {
          *     so the newest rows are held back while such a write is open (normally milliseconds) and
          *     `next_cursor` stays a string, also on a short or empty page.
          *
-         *     Filters combine with AND; `status` may be repeated (`status=pending&status=approved`)
+         *     Filters combine with AND; `user_external_id` selects a rep by the id in your system (the
+         *     deals' `owner_external_id`), so `user_id` need not be looked up first; `status` may be repeated (`status=pending&status=approved`)
          *     and matches any of the values given. Without `status`, rows of every status are listed,
          *     including `superseded` and `reversed` ones; the live rows of a line are those with
          *     status `projected`, `pending`, `approved` or `paid`.
@@ -202,6 +203,55 @@ export interface paths {
          *     An id that does not exist in the key's org, whatever its shape, is `404 not_found`.
          */
         get: operations["getEarning"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users
+         * @description Lists the org's users (reps), ordered by `(created_at, id)` ascending. Quotient creates a
+         *     user on first sight of a new `owner_external_id` in a deal event, so this is how to go from
+         *     a rep's id in your system to the `user_id` that earnings, statements and payouts use:
+         *     `GET /v1/users?external_id=rep-017` answers a page with that one user, or an empty page
+         *     when Quotient has not seen the rep.
+         *
+         *     Page with `cursor` while `next_cursor` is a string. A malformed parameter, or a cursor
+         *     that is malformed or was issued for other filters, is `400 invalid_body` with `reason`
+         *     naming it.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a user
+         * @description Returns one user (rep) of the org. An id that does not exist in the key's org, whatever
+         *     its shape, is `404 not_found`.
+         */
+        get: operations["getUser"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1214,10 +1264,42 @@ export interface components {
             amount_cents: number;
         };
         /**
+         * @description A user (rep) of the org. Quotient creates one on first sight of a new `owner_external_id` in a
+         *     deal event; earnings name it by `user_id` and `user_external_id`.
+         */
+        User: {
+            readonly id: components["schemas"]["UserId"];
+            /**
+             * @description The user's id in your system, as deals name it in `state.owner_external_id`.
+             * @example rep-017
+             */
+            readonly external_id: string;
+            /**
+             * Format: date-time
+             * @description When Quotient first saw the user.
+             */
+            readonly created_at: string;
+        };
+        /** @description One page of users, ordered by `(created_at, id)` ascending. */
+        UserList: {
+            users: components["schemas"]["User"][];
+            /** @description Pass as `cursor` to get the next page; `null` when there are no more users. */
+            next_cursor: string | null;
+        };
+        /**
          * @description `active` plans are evaluated; `archived` plans are not, and are left out of the plan list.
          * @enum {string}
          */
         PlanStatus: "active" | "archived";
+        /**
+         * @description Who the plan applies to: `all` (every rep of the org), or the list of reps by their
+         *     `external_id` (the deals' `owner_external_id`), sorted.
+         * @example [
+         *       "rep-017",
+         *       "rep-021"
+         *     ]
+         */
+        PlanAssignees: "all" | string[];
         /**
          * @description Length of a plan's periods.
          * @enum {string}
@@ -1267,6 +1349,8 @@ export interface components {
              * @example 10000000
              */
             quota_cents: number | null;
+            /** @description Who the plan applies to, as the current version says. */
+            readonly assignees: components["schemas"]["PlanAssignees"];
             /** @description The version in force. */
             readonly current_version_id: components["schemas"]["PlanVersionId"];
             /**
@@ -1752,6 +1836,22 @@ export interface components {
         IncludeDeleted: boolean;
         /** @description Only earnings of this user (rep). */
         UserIdFilter: components["schemas"]["UserId"];
+        /**
+         * @description Only earnings of the user (rep) with this `external_id`, the deals' `owner_external_id`. A rep
+         *     Quotient has never seen has no earnings: the page is empty.
+         * @example rep-017
+         */
+        EarningUserExternalIdFilter: string;
+        /**
+         * @description Only the user with this `external_id` (the rep's id in your system, the deals' `owner_external_id`).
+         * @example rep-017
+         */
+        UserExternalIdFilter: string;
+        /**
+         * @description The user's id (`user_...`). Any id not found in the key's org is `404 not_found`.
+         * @example user_01knvyqwr3fmtr77g6vdncr588
+         */
+        UserIdPath: string;
         /** @description Only earnings booked in this period. */
         PeriodIdFilter: components["schemas"]["PeriodId"];
         /** @description Only earnings of this deal. Period-level earnings (`deal_id` null) never match. */
@@ -2044,6 +2144,12 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only earnings of this user (rep). */
                 user_id?: components["parameters"]["UserIdFilter"];
+                /**
+                 * @description Only earnings of the user (rep) with this `external_id`, the deals' `owner_external_id`. A rep
+                 *     Quotient has never seen has no earnings: the page is empty.
+                 * @example rep-017
+                 */
+                user_external_id?: components["parameters"]["EarningUserExternalIdFilter"];
                 /** @description Only earnings booked in this period. */
                 period_id?: components["parameters"]["PeriodIdFilter"];
                 /** @description Only earnings of this deal. Period-level earnings (`deal_id` null) never match. */
@@ -2123,6 +2229,97 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Earning"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items in the page, from 1 to 200.
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
+                 *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
+                 *     starting `cursor:`.
+                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Only the user with this `external_id` (the rep's id in your system, the deals' `owner_external_id`).
+                 * @example rep-017
+                 */
+                external_id?: components["parameters"]["UserExternalIdFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of users. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id (`user_...`). Any id not found in the key's org is `404 not_found`.
+                 * @example user_01knvyqwr3fmtr77g6vdncr588
+                 */
+                id: components["parameters"]["UserIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -9,6 +9,7 @@ import { canonicalJson, isJsonObject } from '../json.ts';
 
 export interface EarningCursorFilters {
   userId?: string;
+  userExternalId?: string;
   periodId?: string;
   dealId?: string;
   planId?: string;
@@ -35,6 +36,8 @@ export function earningFilterFingerprint(orgId: string, filters: EarningCursorFi
     // The same statuses in another order or repeated select the same rows.
     status: filters.statuses ? [...new Set(filters.statuses)].sort() : null,
     created_since: filters.createdSince?.toISOString() ?? null,
+    // Only when given, so that cursors issued before this filter existed stay valid.
+    ...(filters.userExternalId === undefined ? {} : { user_external_id: filters.userExternalId }),
   };
   return createHash('sha256').update(canonicalJson(identity)).digest('hex').slice(0, 16);
 }

@@ -52,6 +52,7 @@ function listFilters(query: ListQuery): EarningListFilters {
   const statuses = query.status === undefined ? undefined : ([] as ListQuery['status'] & {}).concat(query.status);
   return {
     ...(query.user_id === undefined ? {} : { userId: query.user_id }),
+    ...(query.user_external_id === undefined ? {} : { userExternalId: query.user_external_id }),
     ...(query.period_id === undefined ? {} : { periodId: query.period_id }),
     ...(query.deal_id === undefined ? {} : { dealId: query.deal_id }),
     ...(query.plan_id === undefined ? {} : { planId: query.plan_id }),

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import type { components, operations } from '../../../generated/openapi.ts';
-import type { PlanRecord, VersionChip } from '../../repositories/plans.ts';
+import type { PlanVersionSnapshot, VersionChip } from '../../repositories/plans.ts';
 import type { PlanReader } from '../../services/plans.ts';
 import { ApiError } from '../errors.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
@@ -30,28 +30,22 @@ export function planRoutes(router: Router, deps: PlanRouteDeps): void {
   });
 
   // The contract validator has already refused an `include` other than `chips` (400 invalid_body naming it).
+  // The current version is read either way: it says who the plan applies to (`assignees`).
   router.get('/v1/plans/:id', async (req, res) => {
     const { orgId } = res.locals.auth as RequestAuth;
     const { id } = req.params as GetPlanParams['path'];
     const query = req.query as NonNullable<GetPlanParams['query']>;
-    if (query.include === 'chips') {
-      const snapshot = await deps.planReader.withCurrentChips(orgId, id);
-      if (!snapshot) throw notFound(id);
-      const body: Plan = { ...toWirePlan(snapshot.plan), chips: snapshot.chips.map(toWireChip) };
-      res.json(body);
-      return;
-    }
-    const plan = await deps.planReader.find(orgId, id);
-    if (!plan) throw notFound(id);
-    res.json(toWirePlan(plan) satisfies Plan);
+    const snapshot = await deps.planReader.withCurrentChips(orgId, id);
+    if (!snapshot) throw new ApiError('not_found', `no plan ${id}`);
+    const body: Plan =
+      query.include === 'chips'
+        ? { ...toWirePlan(snapshot), chips: snapshot.chips.map(toWireChip) }
+        : toWirePlan(snapshot);
+    res.json(body);
   });
 }
 
-function notFound(id: string): ApiError {
-  return new ApiError('not_found', `no plan ${id}`);
-}
-
-function toWirePlan(plan: PlanRecord): Plan {
+function toWirePlan({ plan, definition }: PlanVersionSnapshot): Plan {
   return {
     id: plan.id,
     key: plan.key,
@@ -59,6 +53,7 @@ function toWirePlan(plan: PlanRecord): Plan {
     status: plan.status,
     period: plan.period,
     quota_cents: plan.quota_cents,
+    assignees: definition.assignees === 'all' ? 'all' : [...definition.assignees],
     current_version_id: plan.current_version_id,
     created_at: plan.created_at.toISOString(),
     updated_at: plan.updated_at.toISOString(),

@@ -1,0 +1,50 @@
+import type { components } from '../../generated/openapi.ts';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
+import type { SqlPool } from '../repositories/transaction.ts';
+import { poolStatements } from '../repositories/transaction.ts';
+import { type UserListFilters, type UserRecord, UserRepository } from '../repositories/users.ts';
+
+export interface UserPage {
+  users: UserRecord[];
+  nextCursor: string | null;
+}
+
+/** Reading the org's users (reps): keyset pages in (created_at, id) order, and one user by id. */
+export class UserReader {
+  readonly #pool: SqlPool;
+  readonly #users = new UserRepository();
+
+  constructor(pool: SqlPool) {
+    this.#pool = pool;
+  }
+
+  /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */
+  async listPage(
+    orgId: string,
+    query: { filters: UserListFilters; limit: number; cursor?: string },
+  ): Promise<UserPage> {
+    const fingerprint = keysetFingerprint(orgId, { external_id: query.filters.externalId ?? null });
+    const from = query.cursor === undefined ? null : decodeKeysetCursor(query.cursor, fingerprint, 'user');
+    const rows = await this.#users.listAfter(poolStatements(this.#pool), orgId, query.filters, from, query.limit + 1);
+    const users = rows.slice(0, query.limit);
+    const last = users.at(-1);
+    return {
+      users,
+      nextCursor:
+        rows.length > query.limit && last
+          ? encodeKeysetCursor({ at: last.created_at, id: last.id }, fingerprint)
+          : null,
+    };
+  }
+
+  find(orgId: string, userId: string): Promise<UserRecord | null> {
+    return this.#users.find(poolStatements(this.#pool), orgId, userId);
+  }
+}
+
+type User = components['schemas']['User'];
+
+/** Allow-lists the wire fields of a user; `role` and `display_name` stay inside. */
+export function toWireUser(user: UserRecord): User {
+  return { id: user.id, external_id: user.external_id, created_at: new Date(user.created_at).toISOString() };
+}
