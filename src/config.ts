@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { RATE_LIMIT_STORES, type RateLimitStoreKind } from './access/rateLimitStore.ts';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/webhooks/schedule.ts';
 
 // Every setting Quotient reads from the environment, parsed once. The README's configuration table lists them.
@@ -16,6 +17,17 @@ export interface Config {
   /** Seconds a graceful shutdown waits for in-flight requests before closing connections. */
   shutdownGraceSeconds: number;
   webhooks: WebhookSettings;
+  rateLimits: RateLimitSettings;
+}
+
+/** Where rate-limit counts live (src/access/rateLimitStore.ts). */
+export interface RateLimitSettings {
+  /**
+   * QUOTIENT_RATE_LIMIT_STORE; when unset: `redis` if QUOTIENT_REDIS_URL is set, else `memory` on the embedded
+   * database (one process serves it), else `postgres`.
+   */
+  store: RateLimitStoreKind;
+  redisUrl: string | undefined;
 }
 
 /** Outbound webhooks: where they may go and how the delivery worker runs. */
@@ -35,8 +47,9 @@ export interface WebhookSettings {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = nonEmpty(env.DATABASE_URL);
   return {
-    databaseUrl: nonEmpty(env.DATABASE_URL),
+    databaseUrl,
     dataDir: resolve(nonEmpty(env.QUOTIENT_DATA_DIR) ?? '.quotient'),
     host: nonEmpty(env.HOST) ?? '0.0.0.0',
     port: integer('PORT', env.PORT, 3000, 0, 65535),
@@ -52,7 +65,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollIntervalMs: integer('QUOTIENT_WEBHOOK_POLL_MS', env.QUOTIENT_WEBHOOK_POLL_MS, 500, 10, 60_000),
       concurrency: integer('QUOTIENT_WEBHOOK_CONCURRENCY', env.QUOTIENT_WEBHOOK_CONCURRENCY, 10, 1, 200),
     },
+    rateLimits: rateLimitSettings(env, databaseUrl === undefined),
   };
+}
+
+function rateLimitSettings(env: NodeJS.ProcessEnv, embeddedDatabase: boolean): RateLimitSettings {
+  const redisUrl = nonEmpty(env.QUOTIENT_REDIS_URL);
+  const named = nonEmpty(env.QUOTIENT_RATE_LIMIT_STORE);
+  if (named !== undefined && !(RATE_LIMIT_STORES as readonly string[]).includes(named)) {
+    throw new Error(`QUOTIENT_RATE_LIMIT_STORE must be one of ${RATE_LIMIT_STORES.join(', ')}, got "${named}"`);
+  }
+  const store =
+    (named as RateLimitStoreKind | undefined) ?? (redisUrl ? 'redis' : embeddedDatabase ? 'memory' : 'postgres');
+  if (store === 'redis' && !redisUrl) throw new Error('QUOTIENT_RATE_LIMIT_STORE=redis needs QUOTIENT_REDIS_URL');
+  return { store, redisUrl };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

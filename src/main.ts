@@ -1,6 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuditLog } from './access/auditLog.ts';
+import { windowAt } from './access/rateLimit.ts';
+import { countingGate, type KeyGate, MemoryWindowCounter, postgresGate } from './access/rateLimitStore.ts';
+import { RedisWindowCounter } from './access/redisWindowCounter.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { createApp } from './http/app.ts';
@@ -10,6 +13,7 @@ import type { Logger } from './lib/logger.ts';
 import { ApiKeyRepository } from './repositories/apiKeys.ts';
 import { AuditRepository } from './repositories/audit.ts';
 import { KeyAuthentication } from './repositories/keyAuthentication.ts';
+import { type RateLimitLease, takeRateLimitLease } from './repositories/rateLimitLease.ts';
 import { createSqlPool } from './repositories/transaction.ts';
 import { DealReader } from './services/deals.ts';
 import { EarningsEngine } from './services/earnings/engine.ts';
@@ -45,9 +49,17 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     { asynchronousCommit: true },
   );
   const authentication = new KeyAuthentication(countersPool);
+  let keyGate: KeyGate;
+  try {
+    keyGate = await openKeyGate(config, database.url, authentication, logger);
+  } catch (error) {
+    await countersPool.end();
+    await database.close();
+    throw error;
+  }
   const auditLog = new AuditLog(new AuditRepository(database.db), keys, logger);
   auditLog.start();
-  const metrics = new Metrics(() => auditLog.depth());
+  const metrics = new Metrics(() => auditLog.depth(), keyGate.store);
   // The deal pipeline's own pool: plain `pg` with prepared statements (see src/repositories/transaction.ts).
   const dealsPool = createSqlPool(database.url, config.databasePoolSize, (error) => {
     logger.warn({ err: error }, 'an idle database connection of the deals pool failed');
@@ -57,7 +69,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     logger,
     metrics,
     auditLog,
-    keys: authentication,
+    keys: keyGate,
     // Earnings are evaluated inside each event's transaction, so a read after the response sees them.
     ingestion: new DealIngestion(dealsPool, withDealWebhooks(new EarningsEngine(database.db))),
     dealReader: new DealReader(dealsPool),
@@ -85,13 +97,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${shownHost}:${port}`;
-  logger.info({ url, embedded_database: database.embedded }, 'quotient is serving');
+  logger.info({ url, embedded_database: database.embedded, rate_limit_store: keyGate.store }, 'quotient is serving');
 
   let closing: Promise<void> | undefined;
   const close = async () => {
     clearInterval(sweeper);
     await Promise.all([stopListening(server, config.shutdownGraceSeconds * 1000), webhookWorker?.stop()]);
     await auditLog.close();
+    await keyGate.close();
     await Promise.all([dealsPool.end(), countersPool.end()]);
     await database.close();
     logger.info('quotient stopped');
@@ -103,6 +116,60 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     close: () => {
       closing ??= close();
       return closing;
+    },
+  };
+}
+
+/**
+ * The key lookup and rate-limit counting of the configured store (config.rateLimits), with the database lease
+ * that keeps an in-memory store the only one counting for the database.
+ */
+async function openKeyGate(
+  config: Config,
+  databaseUrl: string,
+  keys: KeyAuthentication,
+  logger: Logger,
+): Promise<KeyGate> {
+  const { store, redisUrl } = config.rateLimits;
+  const lease: RateLimitLease = await takeRateLimitLease(databaseUrl, store === 'memory', (error) => {
+    logger.error({ err: error }, 'lost the rate-limit store lease on the database; restart this process');
+  });
+  try {
+    if (store === 'postgres') return withLease(postgresGate(keys), lease);
+    if (store === 'redis') {
+      const counter = await RedisWindowCounter.connect(redisUrl as string, (error) => {
+        logger.warn({ err: error }, 'the rate-limit store (Redis) failed');
+      });
+      return withLease(
+        countingGate('redis', keys, counter, () => counter.close()),
+        lease,
+      );
+    }
+    // Counts of the current window survive a restart: read back here, handed to the database on close.
+    const counter = new MemoryWindowCounter();
+    const current = windowAt(new Date()).start;
+    counter.seed(current, await keys.windowCounts(current));
+    return withLease(
+      countingGate('memory', keys, counter, async () => {
+        for (const [windowStart, counts] of counter.windows()) await keys.saveWindowCounts(windowStart, counts);
+      }),
+      lease,
+    );
+  } catch (error) {
+    await lease.release();
+    throw error;
+  }
+}
+
+function withLease(gate: KeyGate, lease: RateLimitLease): KeyGate {
+  return {
+    ...gate,
+    close: async () => {
+      try {
+        await gate.close();
+      } finally {
+        await lease.release();
+      }
     },
   };
 }

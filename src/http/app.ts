@@ -1,8 +1,8 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { AuditLog } from '../access/auditLog.ts';
+import type { KeyGate } from '../access/rateLimitStore.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { KeyAuthentication } from '../repositories/keyAuthentication.ts';
 import type { DealReader } from '../services/deals.ts';
 import type { EarningReader } from '../services/earnings/reader.ts';
 import type { DealIngestion } from '../services/ingestion.ts';
@@ -25,7 +25,7 @@ export interface AppDeps {
   logger: Logger;
   metrics: Metrics;
   auditLog: AuditLog;
-  keys: KeyAuthentication;
+  keys: KeyGate;
   ingestion: DealIngestion;
   dealReader: DealReader;
   earningReader: EarningReader;

@@ -7,7 +7,7 @@ export class Metrics {
   private readonly duration: Histogram<'method' | 'route' | 'status'>;
   private readonly rejections: Counter<'route'>;
 
-  constructor(auditQueueDepth: () => number) {
+  constructor(auditQueueDepth: () => number, rateLimitStore: string) {
     collectDefaultMetrics({ register: this.registry, prefix: 'quotient_process_' });
     this.requests = new Counter({
       name: 'quotient_http_requests_total',
@@ -28,6 +28,12 @@ export class Metrics {
       labelNames: ['route'],
       registers: [this.registry],
     });
+    new Gauge({
+      name: 'quotient_rate_limit_store',
+      help: 'The rate-limit store in force (memory, redis or postgres): 1 for the one this process uses.',
+      labelNames: ['store'],
+      registers: [this.registry],
+    }).set({ store: rateLimitStore }, 1);
     new Gauge({
       name: 'quotient_audit_queue_depth',
       help: 'Audit entries waiting to be written.',

@@ -1,19 +1,39 @@
 import type { ApiKeyRecord } from './apiKeys.ts';
 import { named, type SqlPool, sql } from './transaction.ts';
 
-/** An active key found by its digest, with its org and the request count of the current window. */
-export interface AuthenticatedKey {
+/** An active key found by its digest, with its org. */
+export interface ActiveKey {
   key: ApiKeyRecord;
   org_name: string;
+}
+
+/** An active key and the request count of the current window, this request included. */
+export interface AuthenticatedKey extends ActiveKey {
   window_count: number;
 }
+
+const FIND_ACTIVE_KEY = `
+  SELECT k.id, k.org_id, k.name, k.display_prefix, k.scopes, k.rate_limit_per_minute, k.created_at, k.revoked_at,
+         k.last_used_at, o.name AS org_name
+  FROM api_keys k JOIN orgs o ON o.id = k.org_id
+  WHERE k.digest = $1 AND k.revoked_at IS NULL`;
+
+const FIND_AND_COUNT = `
+  WITH found AS (${FIND_ACTIVE_KEY}
+  ), counted AS (
+    INSERT INTO rate_limit_counters (key_id, window_start, count)
+    SELECT id, $2, 1 FROM found
+    ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
+    RETURNING count
+  )
+  SELECT found.*, counted.count AS window_count FROM found, counted`;
 
 /**
  * The per-request hot path of the access layer, on a plain `pg` pool of its own: one named prepared statement
  * per request (through Prisma it was compiled and re-planned on every request), on connections that commit
  * without waiting for the WAL flush. Only rate-limit counters are written here, and a database crash forgetting
  * a few increments of the current minute is harmless, while a flush held under the hot counter row's lock capped
- * a key's throughput.
+ * a key's throughput. Nothing is cached: a revoked key fails on the very next request, on every instance.
  */
 export class KeyAuthentication {
   private readonly pool: SqlPool;
@@ -22,34 +42,48 @@ export class KeyAuthentication {
     this.pool = pool;
   }
 
+  /** The active key of a digest, read with one indexed select; null when unknown or revoked. */
+  async findActiveKey(digest: string): Promise<ActiveKey | null> {
+    const { rows } = await this.pool.query<ApiKeyRecord & { org_name: string }>(
+      named('authenticate', { text: FIND_ACTIVE_KEY, values: [digest] }),
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const { org_name, ...key } = row;
+    return { key, org_name };
+  }
+
   /**
-   * Finds the active key and counts the request in its window, in one round trip. The upsert serialises
-   * concurrent increments on the counter row, so counts are exact across instances; nothing is cached, so a
-   * revoked key fails on the very next request.
+   * Finds the active key and counts the request in its window's row, in one round trip (the `postgres` rate-limit
+   * store). The upsert serialises concurrent increments on the counter row, so counts are exact across instances.
    */
   async authenticateAndCount(digest: string, windowStart: Date): Promise<AuthenticatedKey | null> {
     const { rows } = await this.pool.query<ApiKeyRecord & { org_name: string; window_count: number }>(
-      named(
-        'authenticate_and_count',
-        sql`
-        WITH found AS (
-          SELECT k.id, k.org_id, k.name, k.display_prefix, k.scopes, k.rate_limit_per_minute, k.created_at,
-                 k.revoked_at, k.last_used_at, o.name AS org_name
-          FROM api_keys k JOIN orgs o ON o.id = k.org_id
-          WHERE k.digest = ${digest} AND k.revoked_at IS NULL
-        ), counted AS (
-          INSERT INTO rate_limit_counters (key_id, window_start, count)
-          SELECT id, ${windowStart}, 1 FROM found
-          ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
-          RETURNING count
-        )
-        SELECT found.*, counted.count AS window_count FROM found, counted`,
-      ),
+      named('authenticate_and_count', { text: FIND_AND_COUNT, values: [digest, windowStart] }),
     );
     const row = rows[0];
     if (!row) return null;
     const { org_name, window_count, ...key } = row;
     return { key, org_name, window_count: Number(window_count) };
+  }
+
+  /** The stored counts of a window, by key id (what an in-memory store starts from). */
+  async windowCounts(windowStart: Date): Promise<Map<string, number>> {
+    const { rows } = await this.pool.query<{ key_id: string; count: number }>(
+      sql`SELECT key_id, count FROM rate_limit_counters WHERE window_start = ${windowStart}`,
+    );
+    return new Map(rows.map((row) => [row.key_id, Number(row.count)]));
+  }
+
+  /** Stores counts of a window kept elsewhere; a stored count never goes down. */
+  async saveWindowCounts(windowStart: Date, counts: ReadonlyMap<string, number>): Promise<void> {
+    if (counts.size === 0) return;
+    await this.pool.query(
+      sql`INSERT INTO rate_limit_counters (key_id, window_start, count)
+          SELECT c.key_id, ${windowStart}, c.count FROM unnest(${[...counts.keys()]}::text[], ${[...counts.values()]}::int[]) AS c(key_id, count)
+          WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = c.key_id)
+          ON CONFLICT (key_id, window_start) DO UPDATE SET count = GREATEST(rate_limit_counters.count, EXCLUDED.count)`,
+    );
   }
 
   async deleteCountersBefore(cutoff: Date): Promise<number> {

@@ -2,9 +2,9 @@ import type { NextFunction, Request, Response } from 'express';
 import { digestOf, parseBearer } from '../../access/apiKeys.ts';
 import type { AuditLog } from '../../access/auditLog.ts';
 import { decide, windowAt } from '../../access/rateLimit.ts';
+import type { KeyGate } from '../../access/rateLimitStore.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ApiKeyRecord } from '../../repositories/apiKeys.ts';
-import type { KeyAuthentication } from '../../repositories/keyAuthentication.ts';
 import { ApiError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import type { ContractOperation } from '../operations.ts';
@@ -21,7 +21,7 @@ export interface RequestAuth {
  * operation whose contract requires a key. Every authenticated request counts against the limit and is
  * audited, whatever its outcome.
  */
-export function authenticate(deps: { keys: KeyAuthentication; auditLog: AuditLog; metrics: Metrics }) {
+export function authenticate(deps: { keys: KeyGate; auditLog: AuditLog; metrics: Metrics }) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const operation = res.locals.operation as ContractOperation;
     if (operation.requiredScopes === null) return next();

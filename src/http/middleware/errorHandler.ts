@@ -13,7 +13,16 @@ interface BodyParserError {
   status?: number;
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', 'P1001']);
+const UNAVAILABLE_CODES = new Set([
+  'QUOTIENT_RATE_STORE_UNAVAILABLE',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  '57P01',
+  '57P03',
+  'P1001',
+]);
 
 /**
  * Maps every failure to the spec's error format: our ApiError, body-parser errors, the contract validator's

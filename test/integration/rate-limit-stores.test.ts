@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createClient } from '@redis/client';
+import { openEmbeddedDatabase } from '../../src/db/embedded.ts';
+import { applyMigrations } from '../../src/db/migrate.ts';
+import { createPrismaClient } from '../../src/db/prisma.ts';
+import { KeyAdmin } from '../../src/services/keys.ts';
+import { createOrgWithKey } from '../factories/access.ts';
+import { exited, spawnServe } from '../helpers/cli.ts';
+import { awaitFreshWindow } from '../helpers/clock.ts';
+import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+
+// Each rate-limit store counts exactly under concurrency, with TWO server processes on one store where the store
+// can be shared (postgres, redis), and refuses a second process where it cannot (memory).
+
+const REDIS_URL = process.env.QUOTIENT_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+interface Served {
+  child: ChildProcess;
+  url: string;
+}
+
+const started: ChildProcess[] = [];
+
+async function serve(env: NodeJS.ProcessEnv): Promise<Served> {
+  const served = await spawnServe({ ...process.env, LOG_LEVEL: 'warn', ...env });
+  started.push(served.child);
+  return served;
+}
+
+async function stop(served: Served): Promise<void> {
+  served.child.kill('SIGTERM');
+  assert.equal(await exited(served.child), 0);
+}
+
+after(async () => {
+  for (const child of started) if (child.exitCode === null) child.kill('SIGTERM');
+  await Promise.all(started.map((child) => exited(child)));
+  await closeTestDatabase();
+});
+
+function get(served: Served, rawKey: string) {
+  return fetch(`${served.url}/v1/`, { headers: { authorization: `Bearer ${rawKey}` } });
+}
+
+async function storeInForce(served: Served): Promise<string | undefined> {
+  const metrics = await (await fetch(`${served.url}/metrics`)).text();
+  return /^quotient_rate_limit_store\{store="(\w+)"\} 1$/m.exec(metrics)?.[1];
+}
+
+/** 60 requests at once on a key limited to 20, spread over the servers: exactly 20 pass, numbered 19..0. */
+async function assertExactBurst(servers: Served[], rawKey: string): Promise<void> {
+  await awaitFreshWindow(15);
+  const responses = await Promise.all(
+    Array.from({ length: 60 }, (_, index) => get(servers[index % servers.length] as Served, rawKey)),
+  );
+  const statuses = responses.map((response) => response.status);
+  assert.equal(statuses.filter((status) => status === 200).length, 20);
+  assert.equal(statuses.filter((status) => status === 429).length, 40);
+  const remaining = responses
+    .filter((response) => response.status === 200)
+    .map((response) => Number(response.headers.get('x-ratelimit-remaining')))
+    .sort((a, b) => a - b);
+  assert.deepEqual(
+    remaining,
+    Array.from({ length: 20 }, (_, index) => index),
+  );
+}
+
+async function redisAnswers(): Promise<boolean> {
+  const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 1_000, reconnectStrategy: false } });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    if (client.isOpen) await client.close();
+  }
+}
+
+describe('postgres store', () => {
+  let servers: Served[];
+  before(async () => {
+    servers = await Promise.all([1, 2].map(() => serve({ QUOTIENT_RATE_LIMIT_STORE: 'postgres' })));
+  });
+
+  test('two server processes on one database admit exactly the limit of a concurrent burst', async () => {
+    assert.deepEqual(await Promise.all(servers.map(storeInForce)), ['postgres', 'postgres']);
+    const { rawKey } = await createOrgWithKey(testDatabase(), { rateLimit: 20 });
+    await assertExactBurst(servers, rawKey);
+  });
+
+  test('a revoked key stops working on the very next request on both processes', async () => {
+    const db = testDatabase();
+    const { org, key, rawKey } = await createOrgWithKey(db);
+    for (const served of servers) assert.equal((await get(served, rawKey)).status, 200);
+    await new KeyAdmin(db).revoke(org.id, key.id);
+    for (const served of servers) assert.equal((await get(served, rawKey)).status, 401);
+  });
+});
+
+const available = await redisAnswers();
+if (!available) process.stdout.write(`NOTICE: no Redis answers at ${REDIS_URL}; the redis store tests are skipped\n`);
+
+describe('redis store', () => {
+  let servers: Served[];
+  before(async () => {
+    if (!available) return;
+    // Chosen by QUOTIENT_REDIS_URL alone: a Redis URL makes redis the default store.
+    servers = await Promise.all([1, 2].map(() => serve({ QUOTIENT_REDIS_URL: REDIS_URL })));
+  });
+
+  test('two server processes on one Redis admit exactly the limit of a concurrent burst', {
+    skip: !available,
+  }, async () => {
+    assert.deepEqual(await Promise.all(servers.map(storeInForce)), ['redis', 'redis']);
+    const { rawKey } = await createOrgWithKey(testDatabase(), { rateLimit: 20 });
+    await assertExactBurst(servers, rawKey);
+  });
+
+  test('a revoked key stops working on the very next request on both processes', { skip: !available }, async () => {
+    const db = testDatabase();
+    const { org, key, rawKey } = await createOrgWithKey(db);
+    for (const served of servers) assert.equal((await get(served, rawKey)).status, 200);
+    await new KeyAdmin(db).revoke(org.id, key.id);
+    for (const served of servers) assert.equal((await get(served, rawKey)).status, 401);
+  });
+});
+
+describe('memory store, the embedded default', () => {
+  let dataDir: string;
+  let stopCluster: () => Promise<void>;
+  let db: ReturnType<typeof createPrismaClient>;
+  const env = () => ({ DATABASE_URL: '', QUOTIENT_DATA_DIR: dataDir });
+
+  before(async () => {
+    // A throwaway embedded cluster of this file's own: a memory store must be the only process serving it.
+    dataDir = await mkdtemp(join(tmpdir(), 'quotient-memory-store-'));
+    await chmod(dataDir, 0o755);
+    const cluster = await openEmbeddedDatabase(dataDir, { fast: true });
+    stopCluster = cluster.stop;
+    await applyMigrations(cluster.url);
+    db = createPrismaClient(cluster.url, 2);
+  });
+
+  after(async () => {
+    await db?.$disconnect();
+    await stopCluster?.();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  test('one process counts a concurrent burst exactly, refuses a second process, and keeps its counts across a restart', async () => {
+    const { rawKey } = await createOrgWithKey(db, { rateLimit: 20 });
+    // The burst, two refused starts and a restart all happen in one window.
+    await awaitFreshWindow(45);
+    const served = await serve(env());
+    assert.equal(await storeInForce(served), 'memory');
+    await assertExactBurst([served], rawKey);
+
+    await assert.rejects(serve(env()), /QUOTIENT_RATE_LIMIT_STORE/);
+    await assert.rejects(serve({ ...env(), QUOTIENT_RATE_LIMIT_STORE: 'postgres' }), /counts rate limits in memory/);
+
+    await stop(served);
+    const restarted = await serve(env());
+    const afterRestart = await get(restarted, rawKey);
+    assert.equal(afterRestart.status, 429, 'the window spent before the restart stays spent');
+    await stop(restarted);
+  });
+});
