@@ -3,8 +3,8 @@ import type { ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
 import { createClient } from '@redis/client';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { openEmbeddedDatabase } from '../../src/db/embedded.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { createPrismaClient } from '../../src/db/prisma.ts';
@@ -37,7 +37,7 @@ async function stop(served: Served): Promise<void> {
   assert.equal(await exited(served.child), 0);
 }
 
-after(async () => {
+afterAll(async () => {
   for (const child of started) if (child.exitCode === null) child.kill('SIGTERM');
   await Promise.all(started.map((child) => exited(child)));
   await closeTestDatabase();
@@ -86,7 +86,7 @@ async function redisAnswers(): Promise<boolean> {
 
 describe('postgres store', () => {
   let servers: Served[];
-  before(async () => {
+  beforeAll(async () => {
     servers = await Promise.all([1, 2].map(() => serve({ QUOTIENT_RATE_LIMIT_STORE: 'postgres' })));
   });
 
@@ -108,23 +108,20 @@ describe('postgres store', () => {
 const available = await redisAnswers();
 if (!available) process.stdout.write(`NOTICE: no Redis answers at ${REDIS_URL}; the redis store tests are skipped\n`);
 
-describe('redis store', () => {
+describe.skipIf(!available)('redis store', () => {
   let servers: Served[];
-  before(async () => {
-    if (!available) return;
+  beforeAll(async () => {
     // Chosen by QUOTIENT_REDIS_URL alone: a Redis URL makes redis the default store.
     servers = await Promise.all([1, 2].map(() => serve({ QUOTIENT_REDIS_URL: REDIS_URL })));
   });
 
-  test('two server processes on one Redis admit exactly the limit of a concurrent burst', {
-    skip: !available,
-  }, async () => {
+  test('two server processes on one Redis admit exactly the limit of a concurrent burst', async () => {
     assert.deepEqual(await Promise.all(servers.map(storeInForce)), ['redis', 'redis']);
     const { rawKey } = await createOrgWithKey(testDatabase(), { rateLimit: 20 });
     await assertExactBurst(servers, rawKey);
   });
 
-  test('a revoked key stops working on the very next request on both processes', { skip: !available }, async () => {
+  test('a revoked key stops working on the very next request on both processes', async () => {
     const db = testDatabase();
     const { org, key, rawKey } = await createOrgWithKey(db);
     for (const served of servers) assert.equal((await get(served, rawKey)).status, 200);
@@ -139,7 +136,7 @@ describe('memory store, the embedded default', () => {
   let db: ReturnType<typeof createPrismaClient>;
   const env = () => ({ DATABASE_URL: '', QUOTIENT_DATA_DIR: dataDir });
 
-  before(async () => {
+  beforeAll(async () => {
     // A throwaway embedded cluster of this file's own: a memory store must be the only process serving it.
     dataDir = await mkdtemp(join(tmpdir(), 'quotient-memory-store-'));
     await chmod(dataDir, 0o755);
@@ -149,7 +146,7 @@ describe('memory store, the embedded default', () => {
     db = createPrismaClient(cluster.url, 2);
   });
 
-  after(async () => {
+  afterAll(async () => {
     await db?.$disconnect();
     await stopCluster?.();
     await rm(dataDir, { recursive: true, force: true });
