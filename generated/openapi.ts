@@ -260,6 +260,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{id}/statements/{period_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a rep's statement for a period
+         * @description Answers "why was I paid this?" for one rep and one period. Per plan: the rep's attainment
+         *     (won amount, quota, percent), every live and frozen earning row booked in the period
+         *     (`projected`, `pending`, `approved`, `paid`) with its amount and a one-sentence
+         *     explanation, the clawbacks and top-ups booked here for lines of earlier locked periods
+         *     with the reason, totals by status and the amount payable (pending + approved + paid).
+         *     Superseded and reversed rows are history, not part of a statement.
+         *
+         *     Every total is an exact sum of rows: `totals.approved_cents` equals the sum of
+         *     `amount_cents` over `GET /v1/earnings?user_id=<id>&period_id=<period>&status=approved`,
+         *     and so on for each status. The full computation of a row is its trace
+         *     (`GET /v1/earnings/{id}`).
+         *
+         *     An unknown user (in the key's org) is `404 not_found`; a period nothing was booked in
+         *     answers an empty statement with the period `open`. A malformed period id is
+         *     `400 invalid_body` naming `period_id`.
+         */
+        get: operations["getStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the payouts of a locked period
+         * @description For payroll: one entry per rep with rows booked in a locked or paid period, with the
+         *     rep's `approved` and `paid` totals net of clawbacks, in integer cents. Clawbacks booked
+         *     into this period for earlier periods are part of the totals (and shown in
+         *     `clawback_cents`), so `total_cents` is what the period pays the rep. Each total equals
+         *     the sum of the rep's rows that `GET /v1/earnings` lists with the same period and status;
+         *     `quotient periods export` prints the same numbers.
+         *
+         *     An open period has nothing approved yet: `409 period_open`. A period the org has never
+         *     had is `404 not_found`. Reps are ordered by their `(created_at, id)`; page with `cursor`.
+         */
+        get: operations["listPayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/plans": {
         parameters: {
             query?: never;
@@ -1287,6 +1349,216 @@ export interface components {
             next_cursor: string | null;
         };
         /**
+         * @description Sums of earning rows by status, in cents, clawbacks (negative rows) included. Each equals the
+         *     sum of `amount_cents` of the rows that `GET /v1/earnings` lists with the same user, period
+         *     and status.
+         */
+        StatusTotals: {
+            /**
+             * Format: int64
+             * @description Forecast from open deals; not earned yet.
+             * @example 50000
+             */
+            projected_cents: number;
+            /**
+             * Format: int64
+             * @description Earned in an open period; can still change.
+             * @example 0
+             */
+            pending_cents: number;
+            /**
+             * Format: int64
+             * @description Frozen by the period's lock; to be paid.
+             * @example 1300000
+             */
+            approved_cents: number;
+            /**
+             * Format: int64
+             * @description Marked paid.
+             * @example 0
+             */
+            paid_cents: number;
+        };
+        /**
+         * @description The rep's won amount in the period under a plan, against the plan's quota: the sum of
+         *     `amount_cents` of the rep's won deals whose period (that of the close date, else of the won
+         *     time) is this one.
+         */
+        Attainment: {
+            /**
+             * Format: int64
+             * @description Won amount in the period, in cents.
+             * @example 11000000
+             */
+            won_cents: number;
+            /**
+             * Format: int64
+             * @description The plan's quota per rep per period; `null` when the plan has none.
+             * @example 10000000
+             */
+            quota_cents: number | null;
+            /**
+             * @description `won_cents` in percent of `quota_cents`, rounded to two decimals; `null` without a quota.
+             * @example 110
+             */
+            percent: number | null;
+        };
+        /**
+         * @description One live or frozen earning row booked in the statement's period (status `projected`,
+         *     `pending`, `approved` or `paid`), with a one-sentence explanation. The full computation is
+         *     the row's trace (`GET /v1/earnings/{id}`).
+         */
+        StatementLine: {
+            earning_id: components["schemas"]["EarningId"];
+            /**
+             * @description The row's status.
+             * @enum {string}
+             */
+            status: "projected" | "pending" | "approved" | "paid";
+            /**
+             * Format: int64
+             * @description The row's amount; negative for a clawback.
+             * @example 600000
+             */
+            amount_cents: number;
+            /** @description The deal of the line; `null` for a period-level line (attainment bonus). */
+            deal_id: components["schemas"]["DealId"] | null;
+            /**
+             * @description The deal's id in your system; `null` for a period-level line.
+             * @example opp-1042
+             */
+            deal_external_id: string | null;
+            rule_chip_id: components["schemas"]["RuleChipId"];
+            /**
+             * @description The chip's key in the plan file.
+             * @example base
+             */
+            chip_key: string;
+            /**
+             * @description The chip's display name.
+             * @example Base commission
+             */
+            chip_name: string;
+            chip_kind: components["schemas"]["RuleChipKind"];
+            /**
+             * @description What the row pays and why, in one sentence.
+             * @example Base commission on deal opp-1042: 10.00% of 60,000.00 = 6,000.00.
+             */
+            explanation: string;
+        };
+        /**
+         * @description A row booked in this period for a line of an earlier period that was already locked when the
+         *     line changed: a clawback (negative) or a top-up (positive) of what that period approved.
+         */
+        StatementAdjustment: components["schemas"]["StatementLine"] & {
+            /**
+             * @description `clawback` when the amount is negative, `top_up` when it is positive.
+             * @enum {string}
+             */
+            kind: "clawback" | "top_up";
+            /** @description The earlier period the line belongs to. */
+            from_period_id: components["schemas"]["PeriodId"];
+            /**
+             * @description Why the line changed and how the amount follows, in one sentence.
+             * @example Deal opp-1042 is open again, so the line earns 0.00 now against 6,000.00 already approved in 2026-04: -6,000.00 is clawed back here.
+             */
+            reason: string;
+        };
+        /** @description One plan's part of a statement. */
+        StatementPlan: {
+            plan_id: components["schemas"]["PlanId"];
+            /**
+             * @description The plan's key.
+             * @example core-ae
+             */
+            plan_key: string;
+            /**
+             * @description The plan's display name.
+             * @example Core AE plan
+             */
+            plan_name: string;
+            attainment: components["schemas"]["Attainment"];
+            /** @description The rows of the period's own lines, in the order they were written. */
+            lines: components["schemas"]["StatementLine"][];
+            /** @description Clawbacks and top-ups booked here for lines of earlier, locked periods, in the order they were written. */
+            adjustments: components["schemas"]["StatementAdjustment"][];
+            /** @description Sums of `lines` and `adjustments` by status. */
+            totals: components["schemas"]["StatusTotals"];
+            /**
+             * Format: int64
+             * @description `pending_cents` + `approved_cents` + `paid_cents`: what the period pays the rep under this plan, net of clawbacks.
+             * @example 1300000
+             */
+            payable_cents: number;
+        };
+        /**
+         * @description One rep's statement for one period: per plan, attainment, every live and frozen row booked
+         *     in the period with an explanation, the clawbacks and top-ups booked here for earlier periods,
+         *     totals by status and the amount payable. Every total is an exact sum of earning rows.
+         */
+        Statement: {
+            user: components["schemas"]["User"];
+            /** @description The period; a period nothing was booked in yet is `open`. */
+            period: components["schemas"]["Period"];
+            /**
+             * @description The plans with rows booked in the period, and the active plans of the period's kind
+             *     (monthly or quarterly) that apply to the rep, oldest plan first.
+             */
+            plans: components["schemas"]["StatementPlan"][];
+            /** @description Sums over every plan. */
+            totals: components["schemas"]["StatusTotals"];
+            /**
+             * Format: int64
+             * @description `pending_cents` + `approved_cents` + `paid_cents` over every plan, net of clawbacks.
+             * @example 1300000
+             */
+            payable_cents: number;
+        };
+        /**
+         * @description What one rep is owed for a locked period, net of clawbacks, in integer cents: sums of the
+         *     rep's rows booked in the period. Each equals the sum of `amount_cents` of the rows that
+         *     `GET /v1/earnings` lists for the same user, period and status.
+         */
+        Payout: {
+            user_id: components["schemas"]["UserId"];
+            /**
+             * @description The rep's id in your system.
+             * @example rep-017
+             */
+            user_external_id: string;
+            /**
+             * Format: int64
+             * @description Sum of the rep's `approved` rows (frozen by the lock, not paid yet), clawbacks included.
+             * @example 1300000
+             */
+            approved_cents: number;
+            /**
+             * Format: int64
+             * @description Sum of the rep's `paid` rows, clawbacks included.
+             * @example 0
+             */
+            paid_cents: number;
+            /**
+             * Format: int64
+             * @description The part of `approved_cents` + `paid_cents` that is clawbacks (negative rows); 0 or less.
+             * @example -600000
+             */
+            clawback_cents: number;
+            /**
+             * Format: int64
+             * @description `approved_cents` + `paid_cents`.
+             * @example 1300000
+             */
+            total_cents: number;
+        };
+        /** @description One page of a period's payouts, one per rep, ordered by the rep's `(created_at, id)`. */
+        PayoutList: {
+            period: components["schemas"]["Period"];
+            payouts: components["schemas"]["Payout"][];
+            /** @description Pass as `cursor` to get the next page; `null` when there are no more payouts. */
+            next_cursor: string | null;
+        };
+        /**
          * @description `active` plans are evaluated; `archived` plans are not, and are left out of the plan list.
          * @enum {string}
          */
@@ -1448,7 +1720,7 @@ export interface components {
             /**
              * @description Short, stable machine code, safe to switch on: `invalid_json`, `invalid_body`,
              *     `unauthenticated`, `invalid_key`, `forbidden`, `not_found`, `method_not_allowed`,
-             *     `payload_too_large`, `unsupported_media_type`, `dedup_conflict`, `rate_limited`,
+             *     `payload_too_large`, `unsupported_media_type`, `period_open`, `dedup_conflict`, `rate_limited`,
              *     `internal_error`, `unavailable`.
              * @example invalid_body
              */
@@ -1704,6 +1976,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The period is still open, so nothing in it is approved yet; lock it first (`quotient periods lock`). */
+        PeriodOpen: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /**
          * @description The key has used up its requests for the current window. Wait `Retry-After` seconds (the
          *     same value as `retry_after_seconds`); windows are fixed, so earlier retries fail.
@@ -1852,6 +2139,16 @@ export interface components {
          * @example user_01knvyqwr3fmtr77g6vdncr588
          */
         UserIdPath: string;
+        /**
+         * @description The period: `YYYY-MM` for a month, `YYYY-Qn` for a quarter.
+         * @example 2026-04
+         */
+        PeriodIdPath: components["schemas"]["PeriodId"];
+        /**
+         * @description The locked (or paid) period to pay out.
+         * @example 2026-04
+         */
+        PayoutPeriodId: components["schemas"]["PeriodId"];
         /** @description Only earnings booked in this period. */
         PeriodIdFilter: components["schemas"]["PeriodId"];
         /** @description Only earnings of this deal. Period-level earnings (`deal_id` null) never match. */
@@ -2327,6 +2624,104 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id (`user_...`). Any id not found in the key's org is `404 not_found`.
+                 * @example user_01knvyqwr3fmtr77g6vdncr588
+                 */
+                id: components["parameters"]["UserIdPath"];
+                /**
+                 * @description The period: `YYYY-MM` for a month, `YYYY-Qn` for a quarter.
+                 * @example 2026-04
+                 */
+                period_id: components["parameters"]["PeriodIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Statement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPayouts: {
+        parameters: {
+            query: {
+                /**
+                 * @description The locked (or paid) period to pay out.
+                 * @example 2026-04
+                 */
+                period_id: components["parameters"]["PayoutPeriodId"];
+                /**
+                 * @description Maximum number of items in the page, from 1 to 200.
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
+                 *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
+                 *     starting `cursor:`.
+                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of payouts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["PeriodOpen"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

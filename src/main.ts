@@ -14,12 +14,14 @@ import { ApiKeyRepository } from './repositories/apiKeys.ts';
 import { AuditRepository } from './repositories/audit.ts';
 import { KeyAuthentication } from './repositories/keyAuthentication.ts';
 import { type RateLimitLease, takeRateLimitLease } from './repositories/rateLimitLease.ts';
-import { createSqlPool } from './repositories/transaction.ts';
+import { createSqlPool, poolStatements } from './repositories/transaction.ts';
 import { DealReader } from './services/deals.ts';
 import { EarningsEngine } from './services/earnings/engine.ts';
 import { EarningReader } from './services/earnings/reader.ts';
 import { DealIngestion } from './services/ingestion.ts';
+import { PayoutReader } from './services/payouts.ts';
 import { PlanReader } from './services/plans.ts';
+import { StatementReader } from './services/statements.ts';
 import { UserReader } from './services/users.ts';
 import { withDealWebhooks } from './services/webhookAnnouncements.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
@@ -76,6 +78,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     earningReader: new EarningReader(dealsPool),
     planReader: new PlanReader(database.db),
     userReader: new UserReader(dealsPool),
+    statementReader: new StatementReader(dealsPool),
+    payoutReader: new PayoutReader(poolStatements(dealsPool)),
     isReady: database.isReady,
     validateResponses: config.validateResponses,
   });

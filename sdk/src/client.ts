@@ -7,8 +7,10 @@ import {
   DealsResource,
   EarningsResource,
   MetaResource,
+  PayoutsResource,
   PlansResource,
   type RequestOptions,
+  StatementsResource,
   UsersResource,
 } from './resources.ts';
 import { MAX_RETRIES_LIMIT, type RetryPolicy } from './retry.ts';
@@ -77,6 +79,10 @@ export class QuotientClient {
   readonly plans: PlansResource;
   /** `GET /v1/users`, `GET /v1/users/{id}`. */
   readonly users: UsersResource;
+  /** `GET /v1/users/{id}/statements/{period_id}`. */
+  readonly statements: StatementsResource;
+  /** `GET /v1/payouts`. */
+  readonly payouts: PayoutsResource;
   /** `GET /v1/openapi.json`. */
   readonly meta: MetaResource;
   /**
@@ -115,6 +121,8 @@ export class QuotientClient {
     this.earnings = new EarningsResource(core);
     this.plans = new PlansResource(core);
     this.users = new UsersResource(core);
+    this.statements = new StatementsResource(core);
+    this.payouts = new PayoutsResource(core);
     this.meta = new MetaResource(core);
   }
 

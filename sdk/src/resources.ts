@@ -13,12 +13,16 @@ import type {
   GetPlanParams,
   ListDealsParams,
   ListEarningsParams,
+  ListPayoutsParams,
   ListUsersParams,
   OpenApiDocument,
+  Payout,
+  PayoutList,
   Plan,
   PlanList,
   PlanListItem,
   RawClient,
+  Statement,
   User,
   UserList,
 } from './types.ts';
@@ -161,6 +165,51 @@ export class UsersResource {
   /** `GET /v1/users/{id}`: one rep. */
   async get(id: string, options?: RequestOptions): Promise<User> {
     return unwrap(this.#core.raw.GET('/v1/users/{id}', { params: { path: { id } }, ...init(this.#core, options) }));
+  }
+}
+
+export class StatementsResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /**
+   * `GET /v1/users/{id}/statements/{period_id}`: the rep's statement for the period (attainment, every row
+   * with an explanation, clawbacks and top-ups, totals by status, the amount payable). Needs `earnings:read`.
+   */
+  async get(userId: string, periodId: string, options?: RequestOptions): Promise<Statement> {
+    return unwrap(
+      this.#core.raw.GET('/v1/users/{id}/statements/{period_id}', {
+        params: { path: { id: userId, period_id: periodId } },
+        ...init(this.#core, options),
+      }),
+    );
+  }
+}
+
+export class PayoutsResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /**
+   * `GET /v1/payouts?period_id=`, every page: one payout per rep of a locked period,
+   * `for await (const payout of client.payouts.list({ period_id: '2026-04' }))`. Needs `earnings:read`.
+   */
+  list(params: ListPayoutsParams, options?: RequestOptions): PageIterator<Payout, PayoutList> {
+    return new PageIterator({
+      fetchPage: (cursor) => this.listPage({ ...params, cursor }, options),
+      items: (page) => page.payouts,
+      nextCursor: (page) => page.next_cursor,
+      firstCursor: params.cursor,
+    });
+  }
+
+  /** `GET /v1/payouts`, one page; an open period is a QuotientError with status 409 (`period_open`). */
+  async listPage(params: ListPayoutsParams, options?: RequestOptions): Promise<PayoutList> {
+    return unwrap(this.#core.raw.GET('/v1/payouts', { params: { query: params }, ...init(this.#core, options) }));
   }
 }
 

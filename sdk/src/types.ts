@@ -34,6 +34,12 @@ export type UserList = JsonBody<'/v1/users', 'get'>;
 export type User = UserList['users'][number];
 export type ListUsersParams = Query<paths['/v1/users']['get']>;
 
+export type Statement = JsonBody<'/v1/users/{id}/statements/{period_id}', 'get'>;
+
+export type PayoutList = JsonBody<'/v1/payouts', 'get'>;
+export type Payout = PayoutList['payouts'][number];
+export type ListPayoutsParams = Query<paths['/v1/payouts']['get']>;
+
 export type PlanList = JsonBody<'/v1/plans', 'get'>;
 export type PlanListItem = PlanList['plans'][number];
 export type Plan = JsonBody<'/v1/plans/{id}', 'get'>;

@@ -6,7 +6,9 @@ import type { Logger } from '../lib/logger.ts';
 import type { DealReader } from '../services/deals.ts';
 import type { EarningReader } from '../services/earnings/reader.ts';
 import type { DealIngestion } from '../services/ingestion.ts';
+import type { PayoutReader } from '../services/payouts.ts';
 import type { PlanReader } from '../services/plans.ts';
+import type { StatementReader } from '../services/statements.ts';
 import type { UserReader } from '../services/users.ts';
 import { docsRouter } from './docs.ts';
 import { ApiError } from './errors.ts';
@@ -31,6 +33,8 @@ export interface AppDeps {
   earningReader: EarningReader;
   planReader: PlanReader;
   userReader: UserReader;
+  statementReader: StatementReader;
+  payoutReader: PayoutReader;
   /** True when the database answers. */
   isReady: () => Promise<boolean>;
   validateResponses: boolean;
@@ -103,6 +107,8 @@ export function createApp(deps: AppDeps): Express {
       earningReader: deps.earningReader,
       planReader: deps.planReader,
       userReader: deps.userReader,
+      statementReader: deps.statementReader,
+      payoutReader: deps.payoutReader,
     }),
   );
   // Every operation of the contract has a handler (a test asserts it); should one ever be missing, answer in the

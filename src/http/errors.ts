@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  period_open: 409,
   dedup_conflict: 422,
   rate_limited: 429,
   internal_error: 500,

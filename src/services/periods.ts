@@ -3,8 +3,10 @@ import { isPeriodId } from '../domain/periods.ts';
 import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
 import { type PeriodRecord, PeriodRepository } from '../repositories/periods.ts';
+import { statementsOf } from '../repositories/transaction.ts';
 import { adminAuditEntry } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
+import { PayoutReader, PayoutsUnavailable } from './payouts.ts';
 import { ignorePeriodChanges, type PeriodChangeListener } from './periodChanges.ts';
 
 export interface PeriodChangeResult {
@@ -81,6 +83,26 @@ export class PeriodAdmin {
       await this.listener.onPeriodPaid(tx, { orgId, period, existedBefore: true });
       return { period, changed: true };
     });
+  }
+
+  /**
+   * Every rep's payout of a locked or paid period, for payroll: the same sums as `GET /v1/payouts`. An open
+   * period has nothing approved yet and is refused.
+   */
+  async payouts(orgId: string, periodId: string): ReturnType<PayoutReader['all']> {
+    this.requirePeriodId(periodId);
+    await this.requireOrg(orgId);
+    try {
+      return await new PayoutReader(statementsOf(this.db)).all(orgId, periodId);
+    } catch (error) {
+      if (!(error instanceof PayoutsUnavailable)) throw error;
+      throw new AdminError(
+        error.code === 'not_found' ? 'not_found' : 'invalid_state',
+        error.code === 'not_found'
+          ? `org ${orgId} has no period ${periodId}`
+          : `period ${periodId} is open; lock it first (quotient periods lock ${periodId} --org ${orgId})`,
+      );
+    }
   }
 
   private requirePeriodId(periodId: string): void {

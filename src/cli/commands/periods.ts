@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { OpenDatabase } from '../../db/database.ts';
 import type { PeriodRecord } from '../../repositories/periods.ts';
+import { AdminError } from '../../services/adminError.ts';
 import { EarningsEngine } from '../../services/earnings/engine.ts';
 import { PeriodAdmin } from '../../services/periods.ts';
 import { withPeriodWebhooks } from '../../services/webhookAnnouncements.ts';
@@ -50,7 +51,52 @@ export function periodsCommand(): Command {
         `Period ${period.id} was already paid (at ${period.paid_at?.toISOString()}); nothing changed`,
     }),
   );
+  periods
+    .command('export')
+    .description(
+      "print every rep's payout of a locked period for payroll (approved and paid totals net of clawbacks, in cents), as GET /v1/payouts does",
+    )
+    .argument('<period>', 'the period: YYYY-MM (a month) or YYYY-Qn (a quarter)')
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--format <format>', 'csv (one row per rep, with a header) or json', 'csv')
+    .option('--json', 'print exactly one JSON document on stdout (the same as --format json)')
+    .action(async (periodId: string, options: { org: string; format: string; json?: boolean }) => {
+      const json = options.json === true || options.format === 'json';
+      try {
+        if (options.format !== 'csv' && options.format !== 'json') {
+          throw new AdminError(
+            'invalid_argument',
+            `--format must be csv or json, not ${JSON.stringify(options.format)}`,
+          );
+        }
+        const exported = await withDatabase((database) => new PeriodAdmin(database.db).payouts(options.org, periodId));
+        print({ json }, { period: exported.period, payouts: exported.payouts }, () => payoutsCsv(exported.payouts));
+      } catch (error) {
+        printFailure({ json }, error);
+      }
+    });
   return periods;
+}
+
+const PAYOUT_COLUMNS = [
+  'user_id',
+  'user_external_id',
+  'approved_cents',
+  'paid_cents',
+  'clawback_cents',
+  'total_cents',
+] as const;
+
+/** RFC 4180: a header, one row per rep; a field with a comma, quote or line break is quoted. */
+function payoutsCsv(payouts: ReadonlyArray<Record<(typeof PAYOUT_COLUMNS)[number], string | number>>): string {
+  const field = (value: string | number) => {
+    const text = String(value);
+    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  };
+  return [
+    PAYOUT_COLUMNS.join(','),
+    ...payouts.map((payout) => PAYOUT_COLUMNS.map((column) => field(payout[column])).join(',')),
+  ].join('\n');
 }
 
 function describePeriod(period: PeriodRecord) {

@@ -1,0 +1,201 @@
+import type { components } from '../../../generated/openapi.ts';
+import { type CalendarDate, type PeriodId, type PeriodKind, periodKindOf } from '../periods.ts';
+import { formatMoney, formatRate, formatRatioAsPercent } from './money.ts';
+import { dealPeriodId } from './targets.ts';
+import type { DealSnapshot, EarningTrace, TraceStep } from './types.ts';
+
+// A rep's statement for one period (GET /v1/users/{id}/statements/{period_id}), built from the rows booked in
+// the period and the rep's deals. Pure: every total is a sum of the rows given, so a statement can never
+// disagree with the ledger; the sentences are read off each row's trace.
+
+type Schemas = components['schemas'];
+export type Statement = Schemas['Statement'];
+export type StatementPlan = Schemas['StatementPlan'];
+export type StatementLine = Schemas['StatementLine'];
+export type StatementAdjustment = Schemas['StatementAdjustment'];
+export type StatusTotals = Schemas['StatusTotals'];
+export type Attainment = Schemas['Attainment'];
+
+/** A live or frozen row booked in the statement's period, with its trace. */
+export interface StatementRow {
+  id: string;
+  status: 'projected' | 'pending' | 'approved' | 'paid';
+  amount_cents: number;
+  deal_id: string | null;
+  plan_id: string;
+  rule_chip_id: string;
+  trace: EarningTrace;
+}
+
+/** A plan as a statement shows it. */
+export interface StatementPlanInfo {
+  id: string;
+  key: string;
+  name: string;
+  period: PeriodKind;
+  quota_cents: number | null;
+}
+
+export interface StatementRequest {
+  user: Statement['user'];
+  period: Statement['period'];
+  /** The plans to show, in order: those with rows in the period and the active ones that apply to the rep. */
+  plans: readonly StatementPlanInfo[];
+  /** The rep's rows booked in the period (projected, pending, approved, paid), in the order they were written. */
+  rows: readonly StatementRow[];
+  /** The rep's deals, for attainment. */
+  deals: readonly DealSnapshot[];
+  today: CalendarDate;
+}
+
+const NO_TOTALS: StatusTotals = { projected_cents: 0, pending_cents: 0, approved_cents: 0, paid_cents: 0 };
+
+export function addToTotals(totals: StatusTotals, status: StatementRow['status'], amountCents: number): StatusTotals {
+  const key = `${status}_cents` as const;
+  return { ...totals, [key]: totals[key] + amountCents };
+}
+
+export function payableOf(totals: StatusTotals): number {
+  return totals.pending_cents + totals.approved_cents + totals.paid_cents;
+}
+
+export function buildStatement(request: StatementRequest): Statement {
+  const periodId = request.period.id;
+  const plans = request.plans.map((plan) => planPart(plan, request, periodId));
+  const totals = plans.reduce(
+    (sum, plan) => ({
+      projected_cents: sum.projected_cents + plan.totals.projected_cents,
+      pending_cents: sum.pending_cents + plan.totals.pending_cents,
+      approved_cents: sum.approved_cents + plan.totals.approved_cents,
+      paid_cents: sum.paid_cents + plan.totals.paid_cents,
+    }),
+    NO_TOTALS,
+  );
+  return { user: request.user, period: request.period, plans, totals, payable_cents: payableOf(totals) };
+}
+
+function planPart(plan: StatementPlanInfo, request: StatementRequest, periodId: PeriodId): StatementPlan {
+  const rows = request.rows.filter((row) => row.plan_id === plan.id);
+  const lines: StatementLine[] = [];
+  const adjustments: StatementAdjustment[] = [];
+  let totals = NO_TOTALS;
+  for (const row of rows) {
+    totals = addToTotals(totals, row.status, row.amount_cents);
+    const line = statementLine(row);
+    const fromPeriod = row.trace.period.id;
+    if (fromPeriod === periodId) lines.push(line);
+    else {
+      adjustments.push({
+        ...line,
+        kind: row.amount_cents < 0 ? 'clawback' : 'top_up',
+        from_period_id: fromPeriod,
+        reason: adjustmentReason(row),
+      });
+    }
+  }
+  return {
+    plan_id: plan.id,
+    plan_key: plan.key,
+    plan_name: plan.name,
+    attainment: attainmentOf(plan, request, periodId),
+    lines,
+    adjustments,
+    totals,
+    payable_cents: payableOf(totals),
+  };
+}
+
+/** The rep's won amount in the period under the plan's period kind, against the plan's quota. */
+export function attainmentOf(
+  plan: StatementPlanInfo,
+  request: Pick<StatementRequest, 'deals' | 'today'>,
+  periodId: PeriodId,
+): Attainment {
+  const won =
+    periodKindOf(periodId) !== plan.period
+      ? 0
+      : request.deals
+          .filter((deal) => deal.status === 'won' && dealPeriodId(deal, plan.period, request.today) === periodId)
+          .reduce((sum, deal) => sum + (deal.amount_cents ?? 0), 0);
+  const quota = plan.quota_cents;
+  return {
+    won_cents: won,
+    quota_cents: quota,
+    percent: quota === null || quota === 0 ? null : Math.round((won * 10000) / quota) / 100,
+  };
+}
+
+function statementLine(row: StatementRow): StatementLine {
+  const { trace } = row;
+  return {
+    earning_id: row.id,
+    status: row.status,
+    amount_cents: row.amount_cents,
+    deal_id: row.deal_id,
+    deal_external_id: trace.deal?.external_id ?? null,
+    rule_chip_id: row.rule_chip_id,
+    chip_key: trace.chip.key,
+    chip_name: trace.chip.name,
+    chip_kind: trace.chip.kind,
+    explanation: lineSentence(row),
+  };
+}
+
+function money(cents: number): string {
+  return formatMoney(BigInt(cents));
+}
+
+function subjectOf(trace: EarningTrace): string {
+  return trace.deal
+    ? `${trace.chip.name} on deal ${trace.deal.external_id}`
+    : `${trace.chip.name} for ${trace.period.id}`;
+}
+
+function stepsOf<Type extends TraceStep['type']>(trace: EarningTrace, type: Type) {
+  return trace.steps.filter((step): step is Extract<TraceStep, { type: Type }> => step.type === type);
+}
+
+/** How the target was reached, as a clause: `10.00% of 60,000.00 = 6,000.00`. */
+function computationClause(trace: EarningTrace): string {
+  const target = trace.result.target_cents;
+  const [rate] = stepsOf(trace, 'rate');
+  const tiers = stepsOf(trace, 'tier');
+  const [flat] = stepsOf(trace, 'flat');
+  const [threshold] = stepsOf(trace, 'threshold');
+  const [cumulative] = stepsOf(trace, 'cumulative');
+  if (tiers.length > 0 && cumulative) {
+    return `${tiers.length === 1 ? 'one tier band' : `${tiers.length} tier bands`} over the running total from ${money(cumulative.prior_won_cents)} to ${money(cumulative.period_won_cents)} = ${money(target)}`;
+  }
+  if (rate) return `${formatRate(BigInt(rate.rate_bps))} of ${money(rate.base_cents)} = ${money(target)}`;
+  if (flat) return `a flat ${money(flat.amount_cents)}`;
+  if (threshold) {
+    const share = formatRatioAsPercent(BigInt(threshold.attained_cents), BigInt(threshold.quota_cents));
+    return `${money(threshold.attained_cents)} won is ${share} of quota, the threshold of ${threshold.threshold_pct}% is ${threshold.reached ? 'reached' : 'not reached'}, so ${money(target)}`;
+  }
+  return `earns ${money(target)} now`;
+}
+
+/** The row in one sentence: what the line earns and, when something was already approved or paid, the difference. */
+export function lineSentence(row: Pick<StatementRow, 'status' | 'amount_cents' | 'trace'>): string {
+  const { trace } = row;
+  const subject = subjectOf(trace);
+  const clause = trace.result.target_cents === 0 ? `earns ${money(0)} now` : computationClause(trace);
+  const projected = row.status === 'projected' ? ' (projected while the deal is open)' : '';
+  if (trace.result.locked_cents === 0) return `${subject}: ${clause}${projected}.`;
+  return `${subject}: ${clause}, less ${money(trace.result.locked_cents)} already approved or paid = ${money(row.amount_cents)}.`;
+}
+
+function becauseOf(trace: EarningTrace): string {
+  const deal = trace.deal;
+  if (deal && deal.status !== 'won') return `Deal ${deal.external_id} is ${deal.status}, so the line`;
+  if (deal) return `Deal ${deal.external_id} changed, so the line`;
+  return `The rep's attainment in ${trace.period.id} changed, so the line`;
+}
+
+/** Why a row of an earlier period's line is booked here, in one sentence. */
+export function adjustmentReason(row: Pick<StatementRow, 'amount_cents' | 'trace'>): string {
+  const { trace } = row;
+  const { target_cents, locked_cents } = trace.result;
+  const what = row.amount_cents < 0 ? 'is clawed back here' : 'is topped up here';
+  return `${becauseOf(trace)} earns ${money(target_cents)} now against ${money(locked_cents)} already approved or paid for ${trace.period.id}, which was ${trace.period.status}: ${money(row.amount_cents)} ${what}.`;
+}

@@ -1,0 +1,55 @@
+import { buildStatement, type Statement } from '../domain/earnings/statement.ts';
+import { type CalendarDate, periodBounds, periodKindOf } from '../domain/periods.ts';
+import { DealSnapshotRepository } from '../repositories/dealSnapshots.ts';
+import { LedgerReportRepository } from '../repositories/ledgerReports.ts';
+import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
+import { UserRepository } from '../repositories/users.ts';
+import { toWireUser } from './users.ts';
+
+function todayUtc(): CalendarDate {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/** A rep's statement for a period: the rows booked in it, read once, summed and explained by the domain. */
+export class StatementReader {
+  readonly #pool: SqlPool;
+  readonly #users = new UserRepository();
+  readonly #reports = new LedgerReportRepository();
+  readonly #deals = new DealSnapshotRepository();
+  readonly #today: () => CalendarDate;
+
+  constructor(pool: SqlPool, options: { today?: () => CalendarDate } = {}) {
+    this.#pool = pool;
+    this.#today = options.today ?? todayUtc;
+  }
+
+  /** Null when the org has no such user. `periodId` is a valid period id (the contract checks it). */
+  async statement(orgId: string, userId: string, periodId: string): Promise<Statement | null> {
+    const tx = poolStatements(this.#pool);
+    const user = await this.#users.find(tx, orgId, userId);
+    if (!user) return null;
+    const [period, rows, plans, deals] = await Promise.all([
+      this.#reports.findPeriod(tx, orgId, periodId),
+      this.#reports.rowsOfRepInPeriod(tx, orgId, userId, periodId),
+      this.#reports.plans(tx, orgId),
+      this.#deals.dealsOfRep(tx, orgId, userId),
+    ]);
+    const kind = periodKindOf(periodId);
+    const withRows = new Set(rows.map((row) => row.plan_id));
+    const shown = plans.filter(
+      (plan) =>
+        withRows.has(plan.id) ||
+        (plan.status === 'active' &&
+          plan.period === kind &&
+          (plan.assignees === 'all' || plan.assignees.includes(user.external_id))),
+    );
+    return buildStatement({
+      user: toWireUser(user),
+      period: period ?? { id: periodId, kind, ...periodBounds(periodId), status: 'open' },
+      plans: shown,
+      rows,
+      deals,
+      today: this.#today(),
+    });
+  }
+}
