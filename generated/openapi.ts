@@ -322,6 +322,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/estimates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate what a deal closing won would pay
+         * @description Answers "what will I earn if this closes?": if this deal (an existing one, by `deal_id` or
+         *     `external_id`, with the state changes given, or a hypothetical one) closed won on
+         *     `close_date`, what would each line pay? The event is evaluated by the same engine as
+         *     `POST /v1/deals/events`, in a database transaction that is rolled back: the answer is,
+         *     cent for cent, what the same event would really write at this moment, and nothing is
+         *     written (no deal, earning, domain event or webhook). The call is audited like every
+         *     request. Repeating it is harmless; it is idempotent by nature.
+         *
+         *     The response lists every line whose rows would change, with the rows it would write
+         *     (each with its trace, as `GET /v1/earnings/{id}` would show it) and retire, and what the
+         *     line earns today against what it would earn after; the totals are those of the deal's
+         *     owner. A line that would not change is not listed.
+         *
+         *     `deal_id` together with `external_id` is `400 invalid_body`; an unknown `deal_id` is
+         *     `404 not_found`. A hypothetical deal without `state.owner_external_id` is
+         *     `400 invalid_body` naming it.
+         */
+        post: operations["createEstimate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/plans": {
         parameters: {
             query?: never;
@@ -1551,6 +1586,159 @@ export interface components {
              */
             total_cents: number;
         };
+        /**
+         * @description "If this deal closed won on this date, what would each line pay?" Name an existing deal by
+         *     `deal_id` or `external_id` (the state changes in `state` are applied to it first, as a deal
+         *     event would apply them), or describe a deal Quotient has not seen: an `external_id` it does
+         *     not know, or none at all, with its `state`. The deal is then taken as won (its stage becomes
+         *     the org's first won stage) with `close_date`.
+         */
+        EstimateRequest: {
+            /** @description An existing deal of the org; unknown is `404 not_found`. Not together with `external_id`. */
+            deal_id?: components["schemas"]["DealId"];
+            /**
+             * @description The deal's id in your system: an existing deal, or a deal Quotient has not seen yet (a
+             *     hypothetical one). Not together with `deal_id`.
+             * @example opp-1043
+             */
+            external_id?: string;
+            /**
+             * @description Changes to the deal's state, merged as a deal event merges them (`stage` and `close_date`
+             *     are then replaced by the estimate's). A hypothetical deal needs
+             *     `state.owner_external_id`.
+             */
+            state?: components["schemas"]["DealEventState"];
+            /**
+             * Format: date
+             * @description The day the deal would close won; its period is where the deal's lines would earn.
+             * @example 2026-04-28
+             */
+            close_date: string;
+        };
+        /** @description An earning row the estimated event would write. It is not written; it has no id. */
+        EstimatedRow: {
+            /**
+             * @description The status the row would be written with.
+             * @enum {string}
+             */
+            status: "projected" | "pending";
+            /** @description The period the row would be booked in. */
+            period_id: components["schemas"]["PeriodId"];
+            /**
+             * Format: int64
+             * @description The row's amount; negative for a clawback.
+             * @example 500000
+             */
+            amount_cents: number;
+            /** @description The existing row it would replace, if any. */
+            supersedes_id: components["schemas"]["EarningId"] | null;
+            plan_version_id: components["schemas"]["PlanVersionId"];
+            rule_version: components["schemas"]["RuleVersion"];
+            trace: components["schemas"]["EarningTrace"];
+        };
+        /**
+         * @description One line (rep, plan, chip, deal or period) whose rows the event would change: what it earns
+         *     today and would earn after, and the rows that would be written and retired.
+         */
+        EstimateLine: {
+            /**
+             * @description The rep of the line.
+             * @example rep-017
+             */
+            user_external_id: string;
+            plan_id: components["schemas"]["PlanId"];
+            rule_chip_id: components["schemas"]["RuleChipId"];
+            /** @description The line's deal; `null` for a period-level line (attainment bonus) and for a deal Quotient has not seen. */
+            deal_id: components["schemas"]["DealId"] | null;
+            /**
+             * @description The line's deal in your system; `null` for a period-level line.
+             * @example opp-1043
+             */
+            deal_external_id: string | null;
+            /**
+             * Format: int64
+             * @description The line's `pending`, `approved` and `paid` rows today.
+             * @example 0
+             */
+            earned_now_cents: number;
+            /**
+             * Format: int64
+             * @description The same after the event.
+             * @example 500000
+             */
+            earned_after_cents: number;
+            /**
+             * Format: int64
+             * @description `earned_after_cents` − `earned_now_cents`.
+             * @example 500000
+             */
+            difference_cents: number;
+            /**
+             * Format: int64
+             * @description The line's `projected` row today (0 if none).
+             * @example 500000
+             */
+            projected_now_cents: number;
+            /**
+             * Format: int64
+             * @description The same after the event.
+             * @example 0
+             */
+            projected_after_cents: number;
+            /** @description The rows the event would write on this line. */
+            rows: components["schemas"]["EstimatedRow"][];
+            /** @description The existing rows the event would move to `superseded` or `reversed`. */
+            retired: {
+                id: components["schemas"]["EarningId"];
+                /** @enum {string} */
+                status: "superseded" | "reversed";
+            }[];
+        };
+        /**
+         * @description What a deal closing won would pay, line by line, computed by the same engine as a real deal
+         *     event, in a database transaction that is rolled back: nothing is written (the call is audited).
+         */
+        Estimate: {
+            /** @description The deal as the estimate evaluated it. */
+            deal: {
+                /** @description The deal's id; `null` for a deal Quotient has not seen. */
+                id: components["schemas"]["DealId"] | null;
+                /**
+                 * @description The deal's id in your system; `null` for a hypothetical deal given without one.
+                 * @example opp-1043
+                 */
+                external_id: string | null;
+                /** @description Whether Quotient knows the deal. */
+                exists: boolean;
+                state: components["schemas"]["DealState"];
+                status: components["schemas"]["DealStatus"];
+            };
+            /**
+             * @description The deal's owner after the event, whose totals these are.
+             * @example rep-017
+             */
+            user_external_id: string;
+            /** @description Every line whose rows would change, of every rep, in the order the engine evaluates them. */
+            lines: components["schemas"]["EstimateLine"][];
+            /**
+             * Format: int64
+             * @description What the owner's changed lines earn today (`pending`, `approved`, `paid`).
+             * @example 0
+             */
+            earned_now_cents: number;
+            /**
+             * Format: int64
+             * @description What they would earn after the event.
+             * @example 600000
+             */
+            earned_after_cents: number;
+            /**
+             * Format: int64
+             * @description `earned_after_cents` − `earned_now_cents`: what closing the deal would add for the owner.
+             * @example 600000
+             */
+            difference_cents: number;
+        };
         /** @description One page of a period's payouts, one per rep, ordered by the rep's `(created_at, id)`. */
         PayoutList: {
             period: components["schemas"]["Period"];
@@ -2722,6 +2910,46 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["PeriodOpen"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createEstimate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstimateRequest"];
+            };
+        };
+        responses: {
+            /** @description The estimate. Nothing was written. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Estimate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -18,6 +18,7 @@ import { createSqlPool, poolStatements } from './repositories/transaction.ts';
 import { DealReader } from './services/deals.ts';
 import { EarningsEngine } from './services/earnings/engine.ts';
 import { EarningReader } from './services/earnings/reader.ts';
+import { DealEstimator } from './services/estimates.ts';
 import { DealIngestion } from './services/ingestion.ts';
 import { PayoutReader } from './services/payouts.ts';
 import { PlanReader } from './services/plans.ts';
@@ -66,20 +67,23 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const dealsPool = createSqlPool(database.url, config.databasePoolSize, (error) => {
     logger.warn({ err: error }, 'an idle database connection of the deals pool failed');
   });
+  // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
+  // rehearses an event through the same pipeline and rolls it back.
+  const ingestion = new DealIngestion(dealsPool, withDealWebhooks(new EarningsEngine(database.db)));
   const app = createApp({
     contract: loadContract(),
     logger,
     metrics,
     auditLog,
     keys: keyGate,
-    // Earnings are evaluated inside each event's transaction, so a read after the response sees them.
-    ingestion: new DealIngestion(dealsPool, withDealWebhooks(new EarningsEngine(database.db))),
+    ingestion,
     dealReader: new DealReader(dealsPool),
     earningReader: new EarningReader(dealsPool),
     planReader: new PlanReader(database.db),
     userReader: new UserReader(dealsPool),
     statementReader: new StatementReader(dealsPool),
     payoutReader: new PayoutReader(poolStatements(dealsPool)),
+    estimator: new DealEstimator(ingestion),
     isReady: database.isReady,
     validateResponses: config.validateResponses,
   });

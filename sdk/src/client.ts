@@ -6,6 +6,7 @@ import {
   type Core,
   DealsResource,
   EarningsResource,
+  EstimatesResource,
   MetaResource,
   PayoutsResource,
   PlansResource,
@@ -83,6 +84,8 @@ export class QuotientClient {
   readonly statements: StatementsResource;
   /** `GET /v1/payouts`. */
   readonly payouts: PayoutsResource;
+  /** `POST /v1/estimates`. */
+  readonly estimates: EstimatesResource;
   /** `GET /v1/openapi.json`. */
   readonly meta: MetaResource;
   /**
@@ -123,6 +126,7 @@ export class QuotientClient {
     this.users = new UsersResource(core);
     this.statements = new StatementsResource(core);
     this.payouts = new PayoutsResource(core);
+    this.estimates = new EstimatesResource(core);
     this.meta = new MetaResource(core);
   }
 

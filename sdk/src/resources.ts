@@ -10,6 +10,8 @@ import type {
   Earning,
   EarningList,
   EarningListItem,
+  Estimate,
+  EstimateRequest,
   GetPlanParams,
   ListDealsParams,
   ListEarningsParams,
@@ -210,6 +212,21 @@ export class PayoutsResource {
   /** `GET /v1/payouts`, one page; an open period is a QuotientError with status 409 (`period_open`). */
   async listPage(params: ListPayoutsParams, options?: RequestOptions): Promise<PayoutList> {
     return unwrap(this.#core.raw.GET('/v1/payouts', { params: { query: params }, ...init(this.#core, options) }));
+  }
+}
+
+export class EstimatesResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /**
+   * `POST /v1/estimates`: what each line would pay if the deal (existing, by `deal_id` or `external_id`, or
+   * hypothetical) closed won on `close_date`. Writes nothing, so it is safe to retry. Needs `earnings:read`.
+   */
+  async create(request: EstimateRequest, options?: RequestOptions): Promise<Estimate> {
+    return unwrap(this.#core.raw.POST('/v1/estimates', { body: request, ...init(this.#core, options) }));
   }
 }
 

@@ -40,6 +40,9 @@ export type PayoutList = JsonBody<'/v1/payouts', 'get'>;
 export type Payout = PayoutList['payouts'][number];
 export type ListPayoutsParams = Query<paths['/v1/payouts']['get']>;
 
+export type EstimateRequest = RequestBody<paths['/v1/estimates']['post']>;
+export type Estimate = JsonBody<'/v1/estimates', 'post'>;
+
 export type PlanList = JsonBody<'/v1/plans', 'get'>;
 export type PlanListItem = PlanList['plans'][number];
 export type Plan = JsonBody<'/v1/plans/{id}', 'get'>;

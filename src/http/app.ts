@@ -5,6 +5,7 @@ import type { KeyGate } from '../access/rateLimitStore.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { DealReader } from '../services/deals.ts';
 import type { EarningReader } from '../services/earnings/reader.ts';
+import type { DealEstimator } from '../services/estimates.ts';
 import type { DealIngestion } from '../services/ingestion.ts';
 import type { PayoutReader } from '../services/payouts.ts';
 import type { PlanReader } from '../services/plans.ts';
@@ -35,6 +36,7 @@ export interface AppDeps {
   userReader: UserReader;
   statementReader: StatementReader;
   payoutReader: PayoutReader;
+  estimator: DealEstimator;
   /** True when the database answers. */
   isReady: () => Promise<boolean>;
   validateResponses: boolean;
@@ -109,6 +111,7 @@ export function createApp(deps: AppDeps): Express {
       userReader: deps.userReader,
       statementReader: deps.statementReader,
       payoutReader: deps.payoutReader,
+      estimator: deps.estimator,
     }),
   );
   // Every operation of the contract has a handler (a test asserts it); should one ever be missing, answer in the

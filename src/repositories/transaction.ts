@@ -106,6 +106,26 @@ export async function inTransaction<T>(pool: SqlPool, work: (tx: Transaction) =>
   }
 }
 
+/**
+ * BEGIN, the work, ROLLBACK, whatever the work does: for rehearsing writes (a what-if estimate) with the real
+ * statements, locks and constraints, keeping nothing. A broken connection is discarded.
+ */
+export async function inRolledBackTransaction<T>(pool: SqlPool, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    return await work({
+      query: async <Row>(statement: Statement) => (await client.query(statement)).rows as Row[],
+    });
+  } finally {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => {
+      broken = rollbackError;
+    });
+    client.release(broken);
+  }
+}
+
 /** Prisma's interactive transaction as a plain-SQL `Transaction`, for listeners called inside one. */
 export function statementsOf(tx: Prisma.TransactionClient): Transaction {
   return { query: <Row>(statement: Statement) => tx.$queryRawUnsafe<Row[]>(statement.text, ...statement.values) };

@@ -6,7 +6,7 @@ import { newId } from '../lib/ids.ts';
 import { type DealRecord, DealRepository } from '../repositories/deals.ts';
 import { DomainEventRepository } from '../repositories/domainEvents.ts';
 import { SourceEventRepository } from '../repositories/sourceEvents.ts';
-import { inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
+import { inRolledBackTransaction, inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
 import { UserRepository } from '../repositories/users.ts';
 import { type DealChangeListener, ignoreDealChanges } from './dealChanges.ts';
 
@@ -61,6 +61,28 @@ export class DealIngestion {
     const dedupKey = request.event.dedupKey ?? generatedDedupKey(request.event.externalId, request.receivedAt);
     const digest = canonicalDigest(request.body);
     return inTransaction(this.pool, (tx) => this.apply(tx, request, dedupKey, digest));
+  }
+
+  /**
+   * Rehearses one event: `work` runs in a transaction that is always rolled back, and may apply the event there
+   * (once), exactly as `ingest` would, with a fresh dedup key, the listener (the earnings engine) included. It
+   * sees everything the event writes; nothing of it is kept.
+   */
+  async rehearse<T>(
+    orgId: string,
+    keyId: string | null,
+    work: (tx: Transaction, apply: (event: DealEvent, body: unknown) => Promise<EventIds>) => Promise<T>,
+  ): Promise<T> {
+    return inRolledBackTransaction(this.pool, (tx) =>
+      work(tx, async (event, body) => {
+        const receivedAt = new Date();
+        const request = { orgId, keyId, event, body, rawBody: JSON.stringify(body), receivedAt };
+        const dedupKey = generatedDedupKey(event.externalId, receivedAt);
+        const result = await this.apply(tx, request, dedupKey, canonicalDigest(body));
+        if (result.kind !== 'accepted') throw new Error(`a rehearsed event of org ${orgId} was not applied`);
+        return result.ids;
+      }),
+    );
   }
 
   private async apply(

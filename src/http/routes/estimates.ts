@@ -1,0 +1,27 @@
+import type { Router } from 'express';
+import type { operations } from '../../../generated/openapi.ts';
+import { type DealEstimator, EstimateRefused } from '../../services/estimates.ts';
+import { ApiError } from '../errors.ts';
+import type { RequestAuth } from '../middleware/authenticate.ts';
+
+type EstimateBody = operations['createEstimate']['requestBody']['content']['application/json'];
+type Estimate = operations['createEstimate']['responses'][200]['content']['application/json'];
+
+export interface EstimateRouteDeps {
+  estimator: DealEstimator;
+}
+
+export function estimateRoutes(router: Router, deps: EstimateRouteDeps): void {
+  router.post('/v1/estimates', async (req, res) => {
+    const { orgId, keyId } = res.locals.auth as RequestAuth;
+    const input = req.body as EstimateBody;
+    let estimate: Estimate;
+    try {
+      estimate = await deps.estimator.estimate(orgId, keyId, input);
+    } catch (error) {
+      if (error instanceof EstimateRefused) throw new ApiError(error.code, error.message);
+      throw error;
+    }
+    res.json(estimate);
+  });
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type { components } from '../../generated/openapi.ts';
+import { InvalidDealEvent, parseDealEvent } from '../domain/deals/event.ts';
+import { compareLedgers } from '../domain/earnings/estimate.ts';
+import { EstimateRepository } from '../repositories/estimates.ts';
+import { toWireDeal } from './deals.ts';
+import type { DealIngestion } from './ingestion.ts';
+
+type Estimate = components['schemas']['Estimate'];
+export type EstimateInput = components['schemas']['EstimateRequest'];
+
+/** A request the estimate cannot answer: an unknown deal, or a deal it cannot make won. */
+export class EstimateRefused extends Error {
+  readonly code: 'not_found' | 'invalid_body';
+
+  constructor(code: 'not_found' | 'invalid_body', message: string) {
+    super(message);
+    this.name = 'EstimateRefused';
+    this.code = code;
+  }
+}
+
+/**
+ * "If this deal closed won on this date, what would each line pay?" The deal event is built as a CRM would send
+ * it (the deal's state changes, the org's first won stage, the close date) and rehearsed by the ingestion
+ * pipeline in a transaction that is rolled back: the engine, the locks and the ledger rules are the real ones,
+ * and nothing stays. The rows of the reps the event can touch are read before and after it.
+ */
+export class DealEstimator {
+  readonly #ingestion: DealIngestion;
+  readonly #estimates = new EstimateRepository();
+
+  constructor(ingestion: DealIngestion) {
+    this.#ingestion = ingestion;
+  }
+
+  /** Throws EstimateRefused for an unknown `deal_id`, both ids at once, or a deal without an owner. */
+  async estimate(orgId: string, keyId: string | null, input: EstimateInput): Promise<Estimate> {
+    if (input.deal_id !== undefined && input.external_id !== undefined) {
+      throw new EstimateRefused('invalid_body', 'external_id: give deal_id or external_id, not both');
+    }
+    return this.#ingestion.rehearse(orgId, keyId, async (tx, apply) => {
+      const existing =
+        input.deal_id !== undefined
+          ? await this.#estimates.dealById(tx, orgId, input.deal_id)
+          : input.external_id !== undefined
+            ? await this.#estimates.dealByExternalId(tx, orgId, input.external_id)
+            : null;
+      if (input.deal_id !== undefined && !existing) throw new EstimateRefused('not_found', `no deal ${input.deal_id}`);
+      const changes: Record<string, unknown> = { ...input.state };
+      const owner = 'owner_external_id' in changes ? changes.owner_external_id : existing?.state.owner_external_id;
+      if (typeof owner !== 'string') {
+        throw new EstimateRefused(
+          'invalid_body',
+          'state.owner_external_id: the deal needs an owner to earn anything; name the rep',
+        );
+      }
+      const body = {
+        external_id: existing?.external_id ?? input.external_id ?? `estimate-${randomUUID()}`,
+        state: { ...changes, stage: await this.#estimates.firstWonStage(tx, orgId), close_date: input.close_date },
+      };
+      let event: ReturnType<typeof parseDealEvent>;
+      try {
+        event = parseDealEvent(body);
+      } catch (error) {
+        if (error instanceof InvalidDealEvent) throw new EstimateRefused('invalid_body', error.message);
+        throw error;
+      }
+
+      const ownerBefore = await this.#estimates.userIdOf(tx, orgId, owner);
+      const repsBefore = [existing?.user_id, ownerBefore].filter((id): id is string => typeof id === 'string');
+      const before = await this.#estimates.rowsOfReps(tx, orgId, repsBefore);
+      const ids = await apply(event, body);
+      const ownerAfter = await this.#estimates.userIdOf(tx, orgId, owner);
+      const reps = [...new Set([...repsBefore, ...(ownerAfter ? [ownerAfter] : [])])];
+      const after = await this.#estimates.rowsOfReps(tx, orgId, reps);
+      const known = new Set(before.map((row) => row.id));
+      const written = await this.#estimates.writtenRows(
+        tx,
+        orgId,
+        after.filter((row) => !known.has(row.id)).map((row) => row.id),
+      );
+      const deal = await this.#estimates.dealById(tx, orgId, ids.deal_id);
+      if (!deal) throw new Error(`the rehearsed deal ${ids.deal_id} of org ${orgId} is not visible in its transaction`);
+      const comparison = compareLedgers({
+        before,
+        after,
+        written,
+        ownerExternalId: owner,
+        hypotheticalDealId: existing ? null : deal.id,
+      });
+      return {
+        deal: {
+          id: existing ? deal.id : null,
+          external_id: existing || input.external_id !== undefined ? deal.external_id : null,
+          exists: existing !== null,
+          state: toWireDeal(deal).state,
+          status: deal.status,
+        },
+        user_external_id: owner,
+        ...comparison,
+      };
+    });
+  }
+}

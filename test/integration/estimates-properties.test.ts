@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import type { Earning, EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
+import type { RunningServer } from '../../src/main.ts';
+import { EarningsEngine } from '../../src/services/earnings/engine.ts';
+import { PeriodAdmin } from '../../src/services/periods.ts';
+import { createOrgWithKey } from '../factories/access.ts';
+import { applyPlan, planDocument } from '../factories/plans.ts';
+import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { sdkClient } from '../helpers/sdk.ts';
+import { startTestServer } from '../helpers/server.ts';
+
+// For random histories of deal events (and a lock of April), an estimate equals the real outcome: the rows the
+// same event then really writes, amount, status, period, replaced row and trace (the won time aside, which is
+// the moment the event is applied), and the rows it retires. Few runs: each is a real org on a real server.
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  await server.close();
+  await closeTestDatabase();
+});
+
+const dealChanges = fc.record({
+  deal: fc.constantFrom('opp-1', 'opp-2', 'opp-3'),
+  amount_cents: fc.constantFrom(1_000_000, 4_000_000, 6_000_000, 9_000_000),
+  stage: fc.constantFrom('proposal', 'closed_won', 'closed_lost'),
+  close_date: fc.constantFrom('2026-04-10', '2026-04-20', '2026-05-05'),
+  owner_external_id: fc.constantFrom('rep-1', 'rep-1', 'rep-2'),
+  region: fc.constantFrom('EMEA', 'NA', 'APAC'),
+  new_logo: fc.boolean(),
+});
+
+const scenarios = fc.record({
+  history: fc.array(dealChanges, { minLength: 1, maxLength: 5 }),
+  lockApril: fc.boolean(),
+  estimated: fc.record({
+    deal: fc.constantFrom('opp-1', 'opp-2', 'opp-4'),
+    close_date: fc.constantFrom('2026-04-15', '2026-05-20'),
+    amount_cents: fc.option(fc.constantFrom(2_000_000, 7_000_000), { nil: undefined }),
+    owner_external_id: fc.constantFrom('rep-1', 'rep-2'),
+  }),
+});
+
+async function rowsOf(client: QuotientClient): Promise<EarningListItem[]> {
+  const rows: EarningListItem[] = [];
+  for await (const row of client.earnings.list()) rows.push(row);
+  return rows;
+}
+
+function withoutWonAt(trace: Earning['trace']) {
+  return { ...trace, deal: trace.deal && { ...trace.deal, won_at: null } };
+}
+
+describe('estimates over random histories', () => {
+  test('an estimate equals the rows the same event then really writes and retires', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarios, async ({ history, lockApril, estimated }) => {
+        const db = testDatabase();
+        const { org, rawKey } = await createOrgWithKey(db);
+        await applyPlan(db, org.id, planDocument());
+        const client = sdkClient(server, rawKey);
+        for (const { deal, region, new_logo, ...state } of history) {
+          await client.deals.ingestEvent({ external_id: deal, state: { ...state, region, new_logo } });
+        }
+        if (lockApril) await new PeriodAdmin(db, new EarningsEngine(db)).lock(org.id, '2026-04');
+
+        const changes = {
+          owner_external_id: estimated.owner_external_id,
+          ...(estimated.amount_cents === undefined ? {} : { amount_cents: estimated.amount_cents }),
+        };
+        const estimate = await client.estimates.create({
+          external_id: estimated.deal,
+          state: changes,
+          close_date: estimated.close_date,
+        });
+        const before = new Map((await rowsOf(client)).map((row) => [row.id, row.status]));
+        const real = await client.deals.ingestEvent({
+          external_id: estimated.deal,
+          state: { ...changes, stage: 'closed_won', close_date: estimated.close_date },
+        });
+        const after = await rowsOf(client);
+        const written = after.filter((row) => row.triggering_domain_event_id === real.domain_event_id);
+        const shown = await Promise.all(written.map((row) => client.earnings.get(row.id)));
+        const key = (row: {
+          status: string;
+          period_id: string;
+          amount_cents: number;
+          supersedes_id: string | null;
+          trace: Earning['trace'];
+        }) => JSON.stringify([row.status, row.period_id, row.amount_cents, row.supersedes_id, withoutWonAt(row.trace)]);
+        assert.deepEqual(
+          estimate.lines
+            .flatMap((line) => line.rows)
+            .map(key)
+            .sort(),
+          shown.map(key).sort(),
+        );
+        const retired = after
+          .filter((row) => before.get(row.id) !== undefined && before.get(row.id) !== row.status)
+          .map((row) => `${row.id} ${row.status}`)
+          .sort();
+        assert.deepEqual(
+          estimate.lines
+            .flatMap((line) => line.retired)
+            .map((row) => `${row.id} ${row.status}`)
+            .sort(),
+          retired,
+        );
+        const earnedChange = estimate.lines
+          .filter((line) => line.user_external_id === estimated.owner_external_id)
+          .reduce((sum, line) => sum + line.difference_cents, 0);
+        assert.equal(estimate.difference_cents, earnedChange);
+      }),
+      { numRuns: 6 },
+    );
+  });
+});
