@@ -1,5 +1,6 @@
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../db/prisma.ts';
+import { prismaOr, type Transaction } from './transaction.ts';
 
 export interface AuditEntryInput {
   id: string;
@@ -42,9 +43,9 @@ export class AuditRepository {
     this.db = db;
   }
 
-  async insertMany(entries: AuditEntryInput[], client: Prisma.TransactionClient = this.db): Promise<void> {
+  async insertMany(entries: AuditEntryInput[], tx?: Transaction): Promise<void> {
     if (entries.length === 0) return;
-    await client.auditEntry.createMany({ data: entries, skipDuplicates: true });
+    await prismaOr(this.db, tx).auditEntry.createMany({ data: entries, skipDuplicates: true });
   }
 
   /** Newest first. */

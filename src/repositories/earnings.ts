@@ -5,7 +5,7 @@ import { named, sql, type Transaction } from './transaction.ts';
 
 // The earnings ledger's rows, read and written only through these intent-named statements, always scoped by
 // org. They run on a plain-SQL `Transaction`: the ingestion transaction itself, a recompute transaction of the
-// `pg` pool, or Prisma's interactive transaction through `statementsOf` (period and plan admin). Values are
+// `pg` pool, or a Prisma interactive transaction (period admin, through the period listeners). Values are
 // normalised here (bigint columns as numbers, dates as text) so that both drivers return the same shapes.
 
 /** An earning row as the API lists it (no trace). */

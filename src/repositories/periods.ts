@@ -1,6 +1,7 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../db/prisma.ts';
 import { type PeriodKind, parsePeriodId, periodBounds } from '../domain/periods.ts';
+import { prismaOf, type Transaction } from './transaction.ts';
 
 export type PeriodStatus = 'open' | 'locked' | 'paid';
 
@@ -53,27 +54,23 @@ export class PeriodRepository {
    * The org's period with this id (`2026-04`, `2026-Q2`), created `open` on first need: whoever first books
    * something into a period calls this. Concurrent callers get the same row. The kind follows from the id.
    */
-  async ensurePeriod(tx: Prisma.TransactionClient, orgId: string, periodId: string): Promise<PeriodRecord> {
+  async ensurePeriod(tx: Transaction, orgId: string, periodId: string): Promise<PeriodRecord> {
     return (await this.ensure(tx, orgId, periodId)).period;
   }
 
   /** As `ensurePeriod`, telling whether this call created the row. */
-  async ensure(
-    tx: Prisma.TransactionClient,
-    orgId: string,
-    periodId: string,
-  ): Promise<{ period: PeriodRecord; created: boolean }> {
+  async ensure(tx: Transaction, orgId: string, periodId: string): Promise<{ period: PeriodRecord; created: boolean }> {
     const parsed = parsePeriodId(periodId);
     if (!parsed) throw new RangeError(`not a period id: ${JSON.stringify(periodId)}`);
     const bounds = periodBounds(periodId);
-    const created = await tx.$queryRaw<PeriodRow[]>`
+    const created = await prismaOf(tx).$queryRaw<PeriodRow[]>`
       INSERT INTO periods (org_id, id, kind, starts_on, ends_on, status)
       VALUES (${orgId}, ${periodId}, ${parsed.kind}, ${bounds.starts_on}::date, ${bounds.ends_on}::date, 'open')
       ON CONFLICT (org_id, id) DO NOTHING
       RETURNING ${PERIOD_COLUMNS}`;
     if (created[0]) return { period: toPeriodRecord(created[0]), created: true };
     // Another transaction has the row; this statement sees it even if it committed after ours began.
-    const found = await tx.$queryRaw<PeriodRow[]>`
+    const found = await prismaOf(tx).$queryRaw<PeriodRow[]>`
       SELECT ${PERIOD_COLUMNS} FROM periods WHERE org_id = ${orgId} AND id = ${periodId}`;
     if (!found[0]) throw new Error(`period ${periodId} of org ${orgId} was neither created nor found`);
     return { period: toPeriodRecord(found[0]), created: false };
@@ -83,8 +80,8 @@ export class PeriodRepository {
    * Locks the period row for the rest of the transaction: status changes queue here, and so should anything
    * that books into a period only while it is open (read it with `FOR SHARE`).
    */
-  async lockForUpdate(tx: Prisma.TransactionClient, orgId: string, periodId: string): Promise<PeriodRecord | null> {
-    const rows = await tx.$queryRaw<PeriodRow[]>`
+  async lockForUpdate(tx: Transaction, orgId: string, periodId: string): Promise<PeriodRecord | null> {
+    const rows = await prismaOf(tx).$queryRaw<PeriodRow[]>`
       SELECT ${PERIOD_COLUMNS} FROM periods WHERE org_id = ${orgId} AND id = ${periodId} FOR UPDATE`;
     return rows[0] ? toPeriodRecord(rows[0]) : null;
   }
@@ -98,16 +95,16 @@ export class PeriodRepository {
     return rows.map(toPeriodRecord);
   }
 
-  async markLocked(tx: Prisma.TransactionClient, orgId: string, periodId: string, at: Date): Promise<PeriodRecord> {
-    const row = await tx.period.update({
+  async markLocked(tx: Transaction, orgId: string, periodId: string, at: Date): Promise<PeriodRecord> {
+    const row = await prismaOf(tx).period.update({
       where: { org_id_id: { org_id: orgId, id: periodId } },
       data: { status: 'locked', locked_at: at },
     });
     return toPeriodRecord(row);
   }
 
-  async markPaid(tx: Prisma.TransactionClient, orgId: string, periodId: string, at: Date): Promise<PeriodRecord> {
-    const row = await tx.period.update({
+  async markPaid(tx: Transaction, orgId: string, periodId: string, at: Date): Promise<PeriodRecord> {
+    const row = await prismaOf(tx).period.update({
       where: { org_id_id: { org_id: orgId, id: periodId } },
       data: { status: 'paid', paid_at: at },
     });

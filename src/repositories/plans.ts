@@ -2,6 +2,7 @@ import { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../db/prisma.ts';
 import { normaliseChip } from '../domain/plans/normalise.ts';
 import type { ChipDefinition, Condition, PeriodKind, PlanDefinition } from '../domain/plans/types.ts';
+import { prismaOf, prismaOr, type Transaction } from './transaction.ts';
 
 export type PlanStatus = 'active' | 'archived';
 
@@ -100,23 +101,30 @@ export class PlanRepository {
   }
 
   /** Holds the org's lock on this plan key until the transaction ends. */
-  async lockKey(tx: Prisma.TransactionClient, orgId: string, key: string): Promise<void> {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PLAN_KEY_LOCK_CLASS}::int, hashtext(${`${orgId}/${key}`}))`;
+  async lockKey(tx: Transaction, orgId: string, key: string): Promise<void> {
+    await prismaOf(tx)
+      .$executeRaw`SELECT pg_advisory_xact_lock(${PLAN_KEY_LOCK_CLASS}::int, hashtext(${`${orgId}/${key}`}))`;
   }
 
-  async findByKey(client: Prisma.TransactionClient, orgId: string, key: string): Promise<PlanRecord | null> {
-    const row = await client.plan.findUnique({ where: { org_id_key: { org_id: orgId, key } }, select: PLAN_FIELDS });
+  async findByKey(tx: Transaction, orgId: string, key: string): Promise<PlanRecord | null> {
+    const row = await prismaOf(tx).plan.findUnique({
+      where: { org_id_key: { org_id: orgId, key } },
+      select: PLAN_FIELDS,
+    });
     return row ? toPlanRecord(row) : null;
   }
 
-  async find(orgId: string, planId: string, client: Prisma.TransactionClient = this.db): Promise<PlanRecord | null> {
-    const row = await client.plan.findFirst({ where: { org_id: orgId, id: planId }, select: PLAN_FIELDS });
+  async find(orgId: string, planId: string, tx?: Transaction): Promise<PlanRecord | null> {
+    const row = await prismaOr(this.db, tx).plan.findFirst({
+      where: { org_id: orgId, id: planId },
+      select: PLAN_FIELDS,
+    });
     return row ? toPlanRecord(row) : null;
   }
 
   /** Locks the plan row for the rest of the transaction. */
-  async lock(tx: Prisma.TransactionClient, orgId: string, planId: string): Promise<PlanRecord | null> {
-    const locked = await tx.$queryRaw<Array<{ id: string }>>`
+  async lock(tx: Transaction, orgId: string, planId: string): Promise<PlanRecord | null> {
+    const locked = await prismaOf(tx).$queryRaw<Array<{ id: string }>>`
       SELECT id FROM plans WHERE org_id = ${orgId} AND id = ${planId} FOR UPDATE`;
     return locked.length === 0 ? null : this.find(orgId, planId, tx);
   }
@@ -149,22 +157,24 @@ export class PlanRepository {
   }
 
   /** The content digest of the plan's current version. */
-  async currentContentDigest(tx: Prisma.TransactionClient, plan: PlanRecord): Promise<string | null> {
-    const version = await tx.planVersion.findFirst({
+  async currentContentDigest(tx: Transaction, plan: PlanRecord): Promise<string | null> {
+    const version = await prismaOf(tx).planVersion.findFirst({
       where: { org_id: plan.org_id, id: plan.current_version_id },
       select: { content_digest: true },
     });
     return version?.content_digest ?? null;
   }
 
-  async lastVersionNumber(tx: Prisma.TransactionClient, planId: string): Promise<number> {
-    const last = await tx.planVersion.aggregate({ where: { plan_id: planId }, _max: { number: true } });
+  async lastVersionNumber(tx: Transaction, planId: string): Promise<number> {
+    const last = await prismaOf(tx).planVersion.aggregate({ where: { plan_id: planId }, _max: { number: true } });
     return last._max.number ?? 0;
   }
 
   /** Every chip the plan ever had, by key, with its newest version and definition digest. */
-  async latestChips(tx: Prisma.TransactionClient, orgId: string, planId: string): Promise<Map<string, LatestChip>> {
-    const rows = await tx.$queryRaw<Array<{ key: string; id: string; version: number; definition_digest: string }>>`
+  async latestChips(tx: Transaction, orgId: string, planId: string): Promise<Map<string, LatestChip>> {
+    const rows = await prismaOf(tx).$queryRaw<
+      Array<{ key: string; id: string; version: number; definition_digest: string }>
+    >`
       SELECT DISTINCT ON (c.id) c.key, c.id, pvc.version, pvc.definition_digest
       FROM chips c JOIN plan_version_chips pvc ON pvc.chip_id = c.id
       WHERE c.org_id = ${orgId} AND c.plan_id = ${planId}
@@ -175,9 +185,9 @@ export class PlanRepository {
   }
 
   /** The first version of a new plan: the plan row, pointing at the version written with it. */
-  async createPlan(tx: Prisma.TransactionClient, version: NewPlanVersion): Promise<void> {
+  async createPlan(tx: Transaction, version: NewPlanVersion): Promise<void> {
     const { definition } = version;
-    await tx.plan.create({
+    await prismaOf(tx).plan.create({
       data: {
         id: version.planId,
         org_id: version.orgId,
@@ -195,10 +205,10 @@ export class PlanRepository {
   }
 
   /** A further version of an existing plan; the plan takes its settings and becomes active. */
-  async addVersion(tx: Prisma.TransactionClient, version: NewPlanVersion): Promise<void> {
+  async addVersion(tx: Transaction, version: NewPlanVersion): Promise<void> {
     await this.writeVersion(tx, version);
     const { definition } = version;
-    await tx.plan.update({
+    await prismaOf(tx).plan.update({
       where: { id: version.planId },
       data: {
         name: definition.name,
@@ -213,16 +223,16 @@ export class PlanRepository {
   }
 
   /** Makes an archived plan active again, on the version it had. */
-  async reactivate(tx: Prisma.TransactionClient, orgId: string, planId: string, at: Date): Promise<void> {
-    await tx.plan.updateMany({
+  async reactivate(tx: Transaction, orgId: string, planId: string, at: Date): Promise<void> {
+    await prismaOf(tx).plan.updateMany({
       where: { org_id: orgId, id: planId },
       data: { status: 'active', archived_at: null, updated_at: at },
     });
   }
 
   /** Archives an active plan; `changed` is false when it was archived already (the first time stays). */
-  async archive(tx: Prisma.TransactionClient, orgId: string, planId: string, at: Date): Promise<boolean> {
-    const { count } = await tx.plan.updateMany({
+  async archive(tx: Transaction, orgId: string, planId: string, at: Date): Promise<boolean> {
+    const { count } = await prismaOf(tx).plan.updateMany({
       where: { org_id: orgId, id: planId, status: 'active' },
       data: { status: 'archived', archived_at: at, updated_at: at },
     });
@@ -230,15 +240,16 @@ export class PlanRepository {
   }
 
   /** A plan version with its chips, in evaluation order. */
-  async snapshot(orgId: string, planId: string, versionId?: string, client: Prisma.TransactionClient = this.db) {
-    const plan = await this.find(orgId, planId, client);
+  async snapshot(orgId: string, planId: string, versionId?: string, tx?: Transaction) {
+    const plan = await this.find(orgId, planId, tx);
     if (!plan) return null;
-    const [snapshot] = await this.snapshotsOf(client, [plan], versionId);
+    const [snapshot] = await this.snapshotsOf(prismaOr(this.db, tx), [plan], versionId);
     return snapshot ?? null;
   }
 
   /** The current versions of the org's active plans, oldest plan first: what evaluations run. */
-  async activeSnapshots(orgId: string, client: Prisma.TransactionClient = this.db): Promise<PlanVersionSnapshot[]> {
+  async activeSnapshots(orgId: string, tx?: Transaction): Promise<PlanVersionSnapshot[]> {
+    const client = prismaOr(this.db, tx);
     const rows = await client.plan.findMany({
       where: { org_id: orgId, status: 'active' },
       orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
@@ -305,8 +316,8 @@ export class PlanRepository {
     });
   }
 
-  private async writeVersion(tx: Prisma.TransactionClient, version: NewPlanVersion): Promise<void> {
-    await tx.planVersion.create({
+  private async writeVersion(tx: Transaction, version: NewPlanVersion): Promise<void> {
+    await prismaOf(tx).planVersion.create({
       data: {
         id: version.versionId,
         org_id: version.orgId,
@@ -318,7 +329,7 @@ export class PlanRepository {
       },
     });
     if (version.newChips.length > 0) {
-      await tx.chip.createMany({
+      await prismaOf(tx).chip.createMany({
         data: version.newChips.map((chip) => ({
           id: chip.id,
           org_id: version.orgId,
@@ -328,7 +339,7 @@ export class PlanRepository {
         })),
       });
     }
-    await tx.planVersionChip.createMany({
+    await prismaOf(tx).planVersionChip.createMany({
       data: version.chips.map((chip, position) => ({
         plan_version_id: version.versionId,
         chip_id: chip.id,

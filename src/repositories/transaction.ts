@@ -1,6 +1,11 @@
 import pg from 'pg';
 import type { Prisma } from '../../generated/prisma/client.ts';
+import type { Database } from '../db/prisma.ts';
 
+// The project's one database seam: a `Transaction` runs plain SQL statements, whichever runner opened it
+// (`inTransaction` on the `pg` pool, `inPrismaTransaction` on Prisma). Which repositories use which driver,
+// and why: docs/architecture.md ("Persistence: one transaction type, two drivers").
+//
 // The deal-event pipeline runs on a plain `pg` pool rather than Prisma. Measured on the benchmark machine, a
 // Prisma interactive transaction with four $queryRaw calls cost ~0.9 ms of the server's single thread per
 // event (each raw query goes through the query compiler) and its unnamed statements made PostgreSQL parse and
@@ -20,7 +25,7 @@ export interface Statement {
   values: unknown[];
 }
 
-/** What runs inside one database transaction; handed to repositories and to deal-change listeners. */
+/** What runs inside one database transaction; handed to repositories and to every change listener. */
 export interface Transaction {
   query<Row>(statement: Statement): Promise<Row[]>;
 }
@@ -126,9 +131,45 @@ export async function inRolledBackTransaction<T>(pool: SqlPool, work: (tx: Trans
   }
 }
 
-/** Prisma's interactive transaction as a plain-SQL `Transaction`, for listeners called inside one. */
-export function statementsOf(tx: Prisma.TransactionClient): Transaction {
-  return { query: <Row>(statement: Statement) => tx.$queryRawUnsafe<Row[]>(statement.text, ...statement.values) };
+const prismaClients = new WeakMap<Transaction, Prisma.TransactionClient>();
+
+/**
+ * Runs `work` in a Prisma interactive transaction (READ COMMITTED, as the database defaults). The work gets the
+ * project's `Transaction`: plain-SQL repositories and listeners run their statements on it, and the repositories
+ * that use Prisma reach the same transaction's client through `prismaOf`.
+ */
+export function inPrismaTransaction<T>(
+  db: Database,
+  work: (tx: Transaction) => Promise<T>,
+  options?: { maxWait?: number; timeout?: number },
+): Promise<T> {
+  return db.$transaction(async (client) => {
+    const tx: Transaction = {
+      query: <Row>(statement: Statement) => client.$queryRawUnsafe<Row[]>(statement.text, ...statement.values),
+    };
+    prismaClients.set(tx, client);
+    return work(tx);
+  }, options);
+}
+
+/**
+ * The Prisma client of a transaction opened by `inPrismaTransaction`: for the repositories that use Prisma
+ * (see docs/architecture.md). Handing them a transaction of the `pg` pool is a programming error.
+ */
+export function prismaOf(tx: Transaction): Prisma.TransactionClient {
+  const client = prismaClients.get(tx);
+  if (!client) throw new Error('a Prisma repository was handed a transaction not opened by inPrismaTransaction');
+  return client;
+}
+
+/** The transaction's Prisma client when there is one, else the database itself (a statement of its own). */
+export function prismaOr(db: Database, tx: Transaction | undefined): Prisma.TransactionClient {
+  return tx === undefined ? db : prismaOf(tx);
+}
+
+/** The Prisma client as a `Transaction` for single statements outside any transaction (reads). */
+export function databaseStatements(db: Database): Transaction {
+  return { query: <Row>(statement: Statement) => db.$queryRawUnsafe<Row[]>(statement.text, ...statement.values) };
 }
 
 /** The pool as a `Transaction` for single statements outside any transaction (reads). */

@@ -1,6 +1,7 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../db/prisma.ts';
 import { newId } from '../lib/ids.ts';
+import { prismaOf, prismaOr, type Transaction } from './transaction.ts';
 
 /** An endpoint as admins see it; the secrets never leave the repository except to sign. */
 export interface WebhookEndpointRecord {
@@ -113,11 +114,11 @@ export class WebhookRepository {
   }
 
   async createEndpoint(
-    tx: Prisma.TransactionClient,
+    tx: Transaction,
     orgId: string,
     input: { url: string; events: string[]; secret: string },
   ): Promise<WebhookEndpointRecord> {
-    return tx.webhookEndpoint.create({
+    return prismaOf(tx).webhookEndpoint.create({
       data: { id: newId('wh'), org_id: orgId, url: input.url, events: input.events, secret: input.secret },
       select: ENDPOINT_FIELDS,
     });
@@ -132,12 +133,8 @@ export class WebhookRepository {
     });
   }
 
-  async findEndpoint(
-    orgId: string,
-    endpointId: string,
-    client: Prisma.TransactionClient = this.db,
-  ): Promise<WebhookEndpointRecord | null> {
-    return client.webhookEndpoint.findFirst({
+  async findEndpoint(orgId: string, endpointId: string, tx?: Transaction): Promise<WebhookEndpointRecord | null> {
+    return prismaOr(this.db, tx).webhookEndpoint.findFirst({
       where: { id: endpointId, org_id: orgId, removed_at: null },
       select: ENDPOINT_FIELDS,
     });
@@ -148,18 +145,18 @@ export class WebhookRepository {
    * for a retry. Null when the org has no such endpoint.
    */
   async removeEndpoint(
-    tx: Prisma.TransactionClient,
+    tx: Transaction,
     orgId: string,
     endpointId: string,
     at: Date,
   ): Promise<WebhookEndpointRecord | null> {
-    const { count } = await tx.webhookEndpoint.updateMany({
+    const { count } = await prismaOf(tx).webhookEndpoint.updateMany({
       where: { id: endpointId, org_id: orgId, removed_at: null },
       data: { removed_at: at, enabled: false },
     });
     if (count === 0) return null;
-    await this.endWaitingDeliveries(tx, endpointId);
-    return tx.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: ENDPOINT_FIELDS });
+    await this.endWaitingDeliveries(prismaOf(tx), endpointId);
+    return prismaOf(tx).webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: ENDPOINT_FIELDS });
   }
 
   /**
@@ -167,24 +164,24 @@ export class WebhookRepository {
    * secret replaced earlier stops at once). Null when the org has no such endpoint.
    */
   async rotateSecret(
-    tx: Prisma.TransactionClient,
+    tx: Transaction,
     orgId: string,
     endpointId: string,
     newSecret: string,
     previousExpiresAt: Date,
   ): Promise<WebhookEndpointRecord | null> {
-    const rows = await tx.$queryRaw<{ id: string }[]>`
+    const rows = await prismaOf(tx).$queryRaw<{ id: string }[]>`
       UPDATE webhook_endpoints
       SET previous_secret = secret, secret = ${newSecret}, previous_secret_expires_at = ${previousExpiresAt}
       WHERE id = ${endpointId} AND org_id = ${orgId} AND removed_at IS NULL
       RETURNING id`;
     if (rows.length === 0) return null;
-    return tx.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: ENDPOINT_FIELDS });
+    return prismaOf(tx).webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: ENDPOINT_FIELDS });
   }
 
   /** Enables a disabled endpoint again; its run of failures starts afresh. */
-  async enableEndpoint(tx: Prisma.TransactionClient, orgId: string, endpointId: string): Promise<boolean> {
-    const { count } = await tx.webhookEndpoint.updateMany({
+  async enableEndpoint(tx: Transaction, orgId: string, endpointId: string): Promise<boolean> {
+    const { count } = await prismaOf(tx).webhookEndpoint.updateMany({
       where: { id: endpointId, org_id: orgId, removed_at: null, enabled: false },
       data: { enabled: true, disabled_at: null, disabled_reason: null, failing_since: null },
     });
@@ -232,12 +229,12 @@ export class WebhookRepository {
    * attempt in flight is left alone. Returns the endpoints whose delivery was made due.
    */
   async requestRedelivery(
-    tx: Prisma.TransactionClient,
+    tx: Transaction,
     orgId: string,
     messageId: string,
     endpointIds: string[] | null,
   ): Promise<{ endpoint_id: string; previous_status: string }[]> {
-    return tx.$queryRaw<{ endpoint_id: string; previous_status: string }[]>`
+    return prismaOf(tx).$queryRaw<{ endpoint_id: string; previous_status: string }[]>`
       WITH target AS (
         SELECT d.id, d.status
         FROM webhook_deliveries d
@@ -331,8 +328,8 @@ export class WebhookRepository {
     result: AttemptResult,
     disableAfterMs: number,
   ): Promise<{ disabledReason: string | null }> {
-    return this.db.$transaction(async (tx) => {
-      await tx.webhookAttempt.create({
+    return this.db.$transaction(async (client) => {
+      await client.webhookAttempt.create({
         data: {
           id: newId('att'),
           delivery_id: claim.id,
@@ -344,7 +341,7 @@ export class WebhookRepository {
         },
       });
       const delivered = result.delivery.status === 'delivered';
-      await tx.webhookDelivery.updateMany({
+      await client.webhookDelivery.updateMany({
         where: { id: claim.id, lease_id: claim.lease_id },
         data: {
           status: result.delivery.status,
@@ -356,13 +353,13 @@ export class WebhookRepository {
         },
       });
       if (result.endpointSucceeded) {
-        await tx.webhookEndpoint.updateMany({
+        await client.webhookEndpoint.updateMany({
           where: { id: claim.endpoint_id, failing_since: { not: null } },
           data: { failing_since: null },
         });
         return { disabledReason: null };
       }
-      const [health] = await tx.$queryRaw<{ failing_since: Date; enabled: boolean }[]>`
+      const [health] = await client.$queryRaw<{ failing_since: Date; enabled: boolean }[]>`
         UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ${result.attemptedAt})
         WHERE id = ${claim.endpoint_id}
         RETURNING failing_since, enabled`;
@@ -374,18 +371,18 @@ export class WebhookRepository {
           ? `every attempt failed for ${Math.floor(failingForMs / 86_400_000)} days, since ${health.failing_since.toISOString()}`
           : null);
       if (reason === null) return { disabledReason: null };
-      await tx.webhookEndpoint.update({
+      await client.webhookEndpoint.update({
         where: { id: claim.endpoint_id },
         data: { enabled: false, disabled_at: result.attemptedAt, disabled_reason: reason },
       });
-      await this.endWaitingDeliveries(tx, claim.endpoint_id);
+      await this.endWaitingDeliveries(client, claim.endpoint_id);
       return { disabledReason: reason };
     });
   }
 
   /** Ends the endpoint's deliveries that wait for an attempt; those in flight end when their lease runs out. */
-  private async endWaitingDeliveries(tx: Prisma.TransactionClient, endpointId: string): Promise<void> {
-    await tx.$executeRaw`
+  private async endWaitingDeliveries(client: Prisma.TransactionClient, endpointId: string): Promise<void> {
+    await client.$executeRaw`
       UPDATE webhook_deliveries
       SET status = ${ENDED_STATUS_SQL}, next_attempt_at = NULL, redelivery = false
       WHERE endpoint_id = ${endpointId} AND status = 'pending' AND lease_id IS NULL`;

@@ -1,5 +1,5 @@
-import type { Prisma } from '../../generated/prisma/client.ts';
 import type { PeriodRecord } from '../repositories/periods.ts';
+import type { Transaction } from '../repositories/transaction.ts';
 
 /** A period moved: `open` → `locked`, or `locked` → `paid`. */
 export interface PeriodStatusChange {
@@ -18,8 +18,8 @@ export interface PeriodStatusChange {
  * `period.locked` / `period.paid` webhooks go to the outbox).
  */
 export interface PeriodChangeListener {
-  onPeriodLocked(tx: Prisma.TransactionClient, change: PeriodStatusChange): Promise<void>;
-  onPeriodPaid(tx: Prisma.TransactionClient, change: PeriodStatusChange): Promise<void>;
+  onPeriodLocked(tx: Transaction, change: PeriodStatusChange): Promise<void>;
+  onPeriodPaid(tx: Transaction, change: PeriodStatusChange): Promise<void>;
 }
 
 /** Until the ledger is wired, nothing reacts to period changes. */

@@ -3,7 +3,7 @@ import { isPeriodId } from '../domain/periods.ts';
 import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
 import { type PeriodRecord, PeriodRepository } from '../repositories/periods.ts';
-import { statementsOf } from '../repositories/transaction.ts';
+import { databaseStatements, inPrismaTransaction } from '../repositories/transaction.ts';
 import { adminAuditEntry } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
 import { PayoutReader, PayoutsUnavailable } from './payouts.ts';
@@ -47,7 +47,7 @@ export class PeriodAdmin {
   async lock(orgId: string, periodId: string): Promise<PeriodChangeResult> {
     this.requirePeriodId(periodId);
     await this.requireOrg(orgId);
-    return this.db.$transaction(async (tx) => {
+    return inPrismaTransaction(this.db, async (tx) => {
       const { created } = await this.periods.ensure(tx, orgId, periodId);
       const current = (await this.periods.lockForUpdate(tx, orgId, periodId)) as PeriodRecord;
       if (current.status === 'locked') return { period: current, changed: false };
@@ -68,7 +68,7 @@ export class PeriodAdmin {
   async markPaid(orgId: string, periodId: string): Promise<PeriodChangeResult> {
     this.requirePeriodId(periodId);
     await this.requireOrg(orgId);
-    return this.db.$transaction(async (tx) => {
+    return inPrismaTransaction(this.db, async (tx) => {
       const current = await this.periods.lockForUpdate(tx, orgId, periodId);
       if (!current) throw new AdminError('not_found', `org ${orgId} has no period ${periodId}`);
       if (current.status === 'paid') return { period: current, changed: false };
@@ -93,7 +93,7 @@ export class PeriodAdmin {
     this.requirePeriodId(periodId);
     await this.requireOrg(orgId);
     try {
-      return await new PayoutReader(statementsOf(this.db)).all(orgId, periodId);
+      return await new PayoutReader(databaseStatements(this.db)).all(orgId, periodId);
     } catch (error) {
       if (!(error instanceof PayoutsUnavailable)) throw error;
       throw new AdminError(

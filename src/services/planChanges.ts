@@ -1,5 +1,4 @@
-import type { Prisma } from '../../generated/prisma/client.ts';
-
+import type { Transaction } from '../repositories/transaction.ts';
 /** A plan version came into force: a new version was applied, or an archived plan was applied again. */
 export interface PlanVersionApplied {
   orgId: string;
@@ -33,8 +32,8 @@ export interface PlanArchived {
  * `onPlanArchived`.
  */
 export interface PlanChangeListener {
-  onPlanVersionApplied(tx: Prisma.TransactionClient, change: PlanVersionApplied): Promise<void>;
-  onPlanArchived(tx: Prisma.TransactionClient, change: PlanArchived): Promise<void>;
+  onPlanVersionApplied(tx: Transaction, change: PlanVersionApplied): Promise<void>;
+  onPlanArchived(tx: Transaction, change: PlanArchived): Promise<void>;
 }
 
 /** Until the earnings engine exists, nothing reacts to plan changes. */

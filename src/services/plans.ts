@@ -1,4 +1,3 @@
-import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../db/prisma.ts';
 import { chipDefinitionDigest, planContentDigest } from '../domain/plans/digests.ts';
 import { describeProblem, type PlanFileFormat, readPlanFile } from '../domain/plans/planFile.ts';
@@ -12,6 +11,7 @@ import {
   PlanRepository,
   type PlanVersionSnapshot,
 } from '../repositories/plans.ts';
+import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
 import { adminAuditEntry } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
 import { ignorePlanChanges, type PlanChangeListener, type PlanVersionApplied } from './planChanges.ts';
@@ -82,7 +82,7 @@ export class PlanAdmin {
       );
     }
     await this.requireOrg(input.orgId);
-    return this.db.$transaction((tx) => this.applyDefinition(tx, input.orgId, read.plan), TRANSACTION_OPTIONS);
+    return inPrismaTransaction(this.db, (tx) => this.applyDefinition(tx, input.orgId, read.plan), TRANSACTION_OPTIONS);
   }
 
   async list(orgId: string) {
@@ -93,33 +93,33 @@ export class PlanAdmin {
   /** Archived plans are no longer evaluated and leave the API's plan list; archiving twice changes nothing. */
   async archive(orgId: string, planId: string): Promise<ArchivePlanResult> {
     await this.requireOrg(orgId);
-    return this.db.$transaction(async (tx) => {
-      const plan = await this.plans.lock(tx, orgId, planId);
-      if (!plan) throw new AdminError('not_found', `org ${orgId} has no plan ${planId}`);
-      const at = new Date();
-      const changed = await this.plans.archive(tx, orgId, planId, at);
-      if (changed) {
-        await this.audit.insertMany(
-          [
-            adminAuditEntry(orgId, 'plan.archived', {
-              plan_id: planId,
-              key: plan.key,
-              version_id: plan.current_version_id,
-            }),
-          ],
-          tx,
-        );
-        await this.listener.onPlanArchived(tx, { orgId, planId, versionId: plan.current_version_id });
-      }
-      return { plan: (await this.plans.find(orgId, planId, tx)) as PlanRecord, changed };
-    }, TRANSACTION_OPTIONS);
+    return inPrismaTransaction(
+      this.db,
+      async (tx) => {
+        const plan = await this.plans.lock(tx, orgId, planId);
+        if (!plan) throw new AdminError('not_found', `org ${orgId} has no plan ${planId}`);
+        const at = new Date();
+        const changed = await this.plans.archive(tx, orgId, planId, at);
+        if (changed) {
+          await this.audit.insertMany(
+            [
+              adminAuditEntry(orgId, 'plan.archived', {
+                plan_id: planId,
+                key: plan.key,
+                version_id: plan.current_version_id,
+              }),
+            ],
+            tx,
+          );
+          await this.listener.onPlanArchived(tx, { orgId, planId, versionId: plan.current_version_id });
+        }
+        return { plan: (await this.plans.find(orgId, planId, tx)) as PlanRecord, changed };
+      },
+      TRANSACTION_OPTIONS,
+    );
   }
 
-  private async applyDefinition(
-    tx: Prisma.TransactionClient,
-    orgId: string,
-    definition: PlanDefinition,
-  ): Promise<ApplyPlanResult> {
+  private async applyDefinition(tx: Transaction, orgId: string, definition: PlanDefinition): Promise<ApplyPlanResult> {
     await this.plans.lockKey(tx, orgId, definition.key);
     const existing = await this.plans.findByKey(tx, orgId, definition.key);
     const contentDigest = planContentDigest(definition);
@@ -212,7 +212,7 @@ export class PlanAdmin {
     };
   }
 
-  private async recordApplied(tx: Prisma.TransactionClient, change: PlanVersionApplied): Promise<void> {
+  private async recordApplied(tx: Transaction, change: PlanVersionApplied): Promise<void> {
     await this.audit.insertMany(
       [
         adminAuditEntry(change.orgId, 'plan.applied', {

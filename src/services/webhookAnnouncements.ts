@@ -1,10 +1,11 @@
 import type { components } from '../../generated/openapi.ts';
 import type { PeriodRecord } from '../repositories/periods.ts';
+import type { Transaction } from '../repositories/transaction.ts';
 import type { WireEarning } from '../wire/earnings.ts';
 import type { DealChange, DealChangeListener } from './dealChanges.ts';
 import { toWireDeal } from './deals.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from './periodChanges.ts';
-import { type EnqueuedMessage, enqueueWebhookEvent, type OutboxTransaction } from './webhookOutbox.ts';
+import { type EnqueuedMessage, enqueueWebhookEvent } from './webhookOutbox.ts';
 
 // What each change announces, and the listeners that announce it inside the change's own transaction. The
 // earnings ledger calls announceEarningCreated / announceEarningStatusChanged where it writes and moves rows.
@@ -12,7 +13,7 @@ import { type EnqueuedMessage, enqueueWebhookEvent, type OutboxTransaction } fro
 export type EarningStatus = components['schemas']['EarningStatus'];
 
 /** `deal.updated`: the deal as `GET /v1/deals` shows it, and the domain event that changed it. */
-export function announceDealUpdated(tx: OutboxTransaction, change: DealChange): Promise<EnqueuedMessage | null> {
+export function announceDealUpdated(tx: Transaction, change: DealChange): Promise<EnqueuedMessage | null> {
   return enqueueWebhookEvent(
     tx,
     change.org.id,
@@ -23,7 +24,7 @@ export function announceDealUpdated(tx: OutboxTransaction, change: DealChange): 
 }
 
 /** `period.locked`, at the time the period was locked. */
-export function announcePeriodLocked(tx: OutboxTransaction, change: PeriodStatusChange) {
+export function announcePeriodLocked(tx: Transaction, change: PeriodStatusChange) {
   return enqueueWebhookEvent(
     tx,
     change.orgId,
@@ -34,7 +35,7 @@ export function announcePeriodLocked(tx: OutboxTransaction, change: PeriodStatus
 }
 
 /** `period.paid`, at the time the period was marked paid. */
-export function announcePeriodPaid(tx: OutboxTransaction, change: PeriodStatusChange) {
+export function announcePeriodPaid(tx: Transaction, change: PeriodStatusChange) {
   return enqueueWebhookEvent(
     tx,
     change.orgId,
@@ -48,7 +49,7 @@ export function announcePeriodPaid(tx: OutboxTransaction, change: PeriodStatusCh
  * `earning.created`, for the earnings ledger: call it in the transaction that writes the row, with the row as
  * `GET /v1/earnings` lists it.
  */
-export function announceEarningCreated(tx: OutboxTransaction, orgId: string, earning: WireEarning) {
+export function announceEarningCreated(tx: Transaction, orgId: string, earning: WireEarning) {
   return enqueueWebhookEvent(tx, orgId, 'earning.created', { earning }, { timestamp: new Date(earning.created_at) });
 }
 
@@ -57,7 +58,7 @@ export function announceEarningCreated(tx: OutboxTransaction, orgId: string, ear
  * as it is now (`earning.status` the new status) and the status it had.
  */
 export function announceEarningStatusChanged(
-  tx: OutboxTransaction,
+  tx: Transaction,
   orgId: string,
   change: { earning: WireEarning; previousStatus: EarningStatus; changedAt: Date },
 ) {

@@ -1,4 +1,3 @@
-import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../db/prisma.ts';
 import { checkEndpointUrl } from '../domain/webhooks/addresses.ts';
 import { parseEventKinds } from '../domain/webhooks/kinds.ts';
@@ -6,6 +5,7 @@ import { generateWebhookSecret } from '../domain/webhooks/signature.ts';
 import { hasPrefix } from '../lib/ids.ts';
 import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
+import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
 import { type WebhookDeliveryRecord, type WebhookEndpointRecord, WebhookRepository } from '../repositories/webhooks.ts';
 import { adminAuditEntry } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
@@ -52,7 +52,7 @@ export class WebhookAdmin {
     if ('error' in parsed) throw new AdminError('invalid_argument', parsed.error);
     await this.requireOrg(input.orgId);
     const secret = generateWebhookSecret();
-    const endpoint = await this.db.$transaction(async (tx) => {
+    const endpoint = await inPrismaTransaction(this.db, async (tx) => {
       const created = await this.webhooks.createEndpoint(tx, input.orgId, {
         url: checked.url,
         events: parsed.kinds,
@@ -76,7 +76,7 @@ export class WebhookAdmin {
   /** Stops all sending to the endpoint; its delivery history is kept. */
   async remove(orgId: string, endpointId: string): Promise<WebhookEndpointRecord> {
     await this.requireOrg(orgId);
-    return this.db.$transaction(async (tx) => {
+    return inPrismaTransaction(this.db, async (tx) => {
       const removed = await this.webhooks.removeEndpoint(tx, orgId, endpointId, new Date());
       if (!removed) throw this.noEndpoint(orgId, endpointId);
       await this.record(tx, orgId, 'webhook.removed', { endpoint_id: endpointId, url: removed.url });
@@ -88,7 +88,7 @@ export class WebhookAdmin {
   async rotateSecret(orgId: string, endpointId: string): Promise<EndpointWithSecret> {
     await this.requireOrg(orgId);
     const secret = generateWebhookSecret();
-    const endpoint = await this.db.$transaction(async (tx) => {
+    const endpoint = await inPrismaTransaction(this.db, async (tx) => {
       const expiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
       const rotated = await this.webhooks.rotateSecret(tx, orgId, endpointId, secret, expiresAt);
       if (!rotated) throw this.noEndpoint(orgId, endpointId);
@@ -104,7 +104,7 @@ export class WebhookAdmin {
   /** Enables an endpoint that was disabled (after a `410` or 5 days of failures); idempotent. */
   async enable(orgId: string, endpointId: string): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
     await this.requireOrg(orgId);
-    return this.db.$transaction(async (tx) => {
+    return inPrismaTransaction(this.db, async (tx) => {
       const changed = await this.webhooks.enableEndpoint(tx, orgId, endpointId);
       if (changed) await this.record(tx, orgId, 'webhook.enabled', { endpoint_id: endpointId });
       const endpoint = await this.requireEndpoint(orgId, endpointId, tx);
@@ -117,7 +117,7 @@ export class WebhookAdmin {
     await this.requireOrg(orgId);
     const endpoint = await this.requireEndpoint(orgId, endpointId);
     if (!endpoint.enabled) throw this.disabled(orgId, endpoint);
-    return this.db.$transaction(async (tx) => {
+    return inPrismaTransaction(this.db, async (tx) => {
       const enqueued = await enqueueWebhookEvent(
         tx,
         orgId,
@@ -158,7 +158,7 @@ export class WebhookAdmin {
       const endpoint = await this.requireEndpoint(orgId, endpointId);
       if (!endpoint.enabled) throw this.disabled(orgId, endpoint);
     }
-    return this.db.$transaction(async (tx) => {
+    return inPrismaTransaction(this.db, async (tx) => {
       const redelivered = await this.webhooks.requestRedelivery(
         tx,
         orgId,
@@ -183,11 +183,7 @@ export class WebhookAdmin {
     if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
   }
 
-  private async requireEndpoint(
-    orgId: string,
-    endpointId: string,
-    tx?: Prisma.TransactionClient,
-  ): Promise<WebhookEndpointRecord> {
+  private async requireEndpoint(orgId: string, endpointId: string, tx?: Transaction): Promise<WebhookEndpointRecord> {
     const endpoint = await this.webhooks.findEndpoint(orgId, endpointId, tx);
     if (!endpoint) throw this.noEndpoint(orgId, endpointId);
     return endpoint;
@@ -205,7 +201,7 @@ export class WebhookAdmin {
   }
 
   private async record(
-    tx: Prisma.TransactionClient,
+    tx: Transaction,
     orgId: string,
     action: string,
     details: Record<string, unknown>,

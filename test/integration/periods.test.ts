@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, describe, test } from 'vitest';
 import { AuditRepository } from '../../src/repositories/audit.ts';
 import { PeriodRepository } from '../../src/repositories/periods.ts';
+import { inPrismaTransaction } from '../../src/repositories/transaction.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from '../../src/services/periodChanges.ts';
 import { PeriodAdmin } from '../../src/services/periods.ts';
 import { createOrg } from '../factories/access.ts';
@@ -17,7 +18,7 @@ async function auditEntries(orgId: string) {
 
 function ensure(orgId: string, periodId: string) {
   const db = testDatabase();
-  return db.$transaction((tx) => new PeriodRepository(db).ensurePeriod(tx, orgId, periodId));
+  return inPrismaTransaction(db, (tx) => new PeriodRepository(db).ensurePeriod(tx, orgId, periodId));
 }
 
 describe('quotient periods (CLI)', () => {

@@ -4,6 +4,7 @@ import { afterAll, describe, test } from 'vitest';
 import { verifyWebhook } from '../../sdk/src/index.ts';
 import type { WebhookSettings } from '../../src/config.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { inPrismaTransaction } from '../../src/repositories/transaction.ts';
 import { enqueueWebhookEvent } from '../../src/services/webhookOutbox.ts';
 import { WebhookAdmin } from '../../src/services/webhooks.ts';
 import { WebhookWorker } from '../../src/webhooks/worker.ts';
@@ -222,7 +223,7 @@ describe('webhook delivery', () => {
       await assert.rejects(admin().test(org.id, endpoint.id), /is disabled \(the endpoint answered 410 Gone\)/);
 
       // Nothing is written for a disabled endpoint.
-      const announced = await testDatabase().$transaction((tx) =>
+      const announced = await inPrismaTransaction(testDatabase(), (tx) =>
         enqueueWebhookEvent(tx, org.id, 'period.paid', { period: PERIOD }, { timestamp: new Date() }),
       );
       assert.equal(announced, null);
@@ -253,7 +254,7 @@ describe('webhook delivery', () => {
   test('two workers on one database deliver each of 40 messages exactly once', async () => {
     const { org, receiver, endpoint } = await setUp();
     const db = testDatabase();
-    const messageIds = await db.$transaction(async (tx) => {
+    const messageIds = await inPrismaTransaction(db, async (tx) => {
       const ids: string[] = [];
       for (let index = 0; index < 40; index++) {
         const enqueued = await enqueueWebhookEvent(

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { afterAll, describe, test } from 'vitest';
-import { enqueueWebhookEvent, type OutboxTransaction } from '../../src/services/webhookOutbox.ts';
+import { inPrismaTransaction, type Transaction } from '../../src/repositories/transaction.ts';
+import { enqueueWebhookEvent } from '../../src/services/webhookOutbox.ts';
 import { WebhookAdmin } from '../../src/services/webhooks.ts';
 import { createOrg } from '../factories/access.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
@@ -45,7 +46,7 @@ describe('the webhook outbox', () => {
     const elsewhere = await createOrg(db);
     await createEndpoint(db, elsewhere.id, 'https://hooks.example.test/other-org');
 
-    const enqueued = await db.$transaction((tx) =>
+    const enqueued = await inPrismaTransaction(db, (tx) =>
       enqueueWebhookEvent(tx, org.id, 'period.locked', { period: PERIOD }, { timestamp: at }),
     );
     assert.ok(enqueued);
@@ -72,7 +73,7 @@ describe('the webhook outbox', () => {
     const db = testDatabase();
     const org = await createOrg(db);
     await createEndpoint(db, org.id, 'https://hooks.example.test/all');
-    const enqueued = await db.$transaction((tx) =>
+    const enqueued = await inPrismaTransaction(db, (tx) =>
       enqueueWebhookEvent(tx, org.id, 'period.paid', { period: { ...PERIOD, status: 'paid' } }, { timestamp: at }),
     );
     const [row] = await db.$queryRaw<{ body: string }[]>`
@@ -87,7 +88,7 @@ describe('the webhook outbox', () => {
     const db = testDatabase();
     const org = await createOrg(db);
     await createEndpoint(db, org.id, 'https://hooks.example.test/deals', ['deal.updated']);
-    const enqueued = await db.$transaction((tx) =>
+    const enqueued = await inPrismaTransaction(db, (tx) =>
       enqueueWebhookEvent(tx, org.id, 'period.locked', { period: PERIOD }, { timestamp: at }),
     );
     assert.equal(enqueued, null);
@@ -99,7 +100,7 @@ describe('the webhook outbox', () => {
     const org = await createOrg(db);
     await createEndpoint(db, org.id, 'https://hooks.example.test/all');
     await assert.rejects(
-      db.$transaction(async (tx) => {
+      inPrismaTransaction(db, async (tx) => {
         const enqueued = await enqueueWebhookEvent(tx, org.id, 'period.locked', { period: PERIOD }, { timestamp: at });
         assert.ok(enqueued, 'written inside the transaction');
         throw new Error('the change failed after announcing itself');
@@ -116,7 +117,7 @@ describe('the webhook outbox', () => {
     const { endpoint } = await createEndpoint(db, org.id, 'https://hooks.example.test/all');
     const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await client.connect();
-    const tx: OutboxTransaction = {
+    const tx: Transaction = {
       query: async <Row>(statement: { name?: string; text: string; values: unknown[] }) =>
         (await client.query(statement)).rows as Row[],
     };

@@ -1,8 +1,8 @@
 import type { EarningStatus } from '../../domain/earnings/types.ts';
 import type { EarningRecord } from '../../repositories/earnings.ts';
+import type { Transaction } from '../../repositories/transaction.ts';
 import { toWireEarning } from '../../wire/earnings.ts';
 import { announceEarningCreated, announceEarningStatusChanged } from '../webhookAnnouncements.ts';
-import type { OutboxTransaction } from '../webhookOutbox.ts';
 
 type EarningWebhook = 'earning.created' | 'earning.status_changed';
 
@@ -14,11 +14,11 @@ type EarningWebhook = 'earning.created' | 'earning.status_changed';
  * these rows either way: its transaction and this one are concurrent.
  */
 export class EarningAnnouncements {
-  readonly #tx: OutboxTransaction;
+  readonly #tx: Transaction;
   readonly #orgId: string;
   readonly #unheard: Set<EarningWebhook>;
 
-  constructor(tx: OutboxTransaction, orgId: string, hasEndpoints = true) {
+  constructor(tx: Transaction, orgId: string, hasEndpoints = true) {
     this.#tx = tx;
     this.#orgId = orgId;
     this.#unheard = new Set(hasEndpoints ? [] : ['earning.created', 'earning.status_changed']);

@@ -1,4 +1,3 @@
-import type { Prisma } from '../../../generated/prisma/client.ts';
 import type { Database } from '../../db/prisma.ts';
 import type { CalendarDate } from '../../domain/periods.ts';
 import { PlanRepository } from '../../repositories/plans.ts';
@@ -67,12 +66,12 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
   }
 
   /** Noted here, recomputed after the plan's transaction commits: see `takeNotedPlanChanges` and `recompute`. */
-  async onPlanVersionApplied(_tx: Prisma.TransactionClient, change: PlanVersionApplied): Promise<void> {
+  async onPlanVersionApplied(_tx: Transaction, change: PlanVersionApplied): Promise<void> {
     this.#note({ orgId: change.orgId, planId: change.planId });
   }
 
   /** Noted here; after the commit, `recompute` reverses the plan's projected rows (an archived plan is not evaluated). */
-  async onPlanArchived(_tx: Prisma.TransactionClient, change: PlanArchived): Promise<void> {
+  async onPlanArchived(_tx: Transaction, change: PlanArchived): Promise<void> {
     this.#note({ orgId: change.orgId, planId: change.planId });
   }
 
@@ -84,12 +83,12 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
   }
 
   /** The period is locked (FOR UPDATE) and now `locked`: its pending rows become approved, amounts frozen. */
-  onPeriodLocked(tx: Prisma.TransactionClient, change: PeriodStatusChange): Promise<void> {
+  onPeriodLocked(tx: Transaction, change: PeriodStatusChange): Promise<void> {
     return approvePendingRows(tx, change);
   }
 
   /** The period is locked (FOR UPDATE) and now `paid`: its approved rows become paid. */
-  onPeriodPaid(tx: Prisma.TransactionClient, change: PeriodStatusChange): Promise<void> {
+  onPeriodPaid(tx: Transaction, change: PeriodStatusChange): Promise<void> {
     return payApprovedRows(tx, change);
   }
 

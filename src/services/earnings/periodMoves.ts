@@ -1,36 +1,34 @@
-import type { Prisma } from '../../../generated/prisma/client.ts';
 import { type LedgerRow, lockPeriod, markPeriodPaid } from '../../domain/earnings/ledger.ts';
 import { EarningRepository } from '../../repositories/earnings.ts';
-import { statementsOf } from '../../repositories/transaction.ts';
+import type { Transaction } from '../../repositories/transaction.ts';
 import type { PeriodStatusChange } from '../periodChanges.ts';
 import { EarningAnnouncements } from './announcements.ts';
 
 const earnings = new EarningRepository();
 
 /** The period is locked (FOR UPDATE) and now `locked`: its pending rows become approved, amounts frozen. */
-export function approvePendingRows(tx: Prisma.TransactionClient, change: PeriodStatusChange): Promise<void> {
+export function approvePendingRows(tx: Transaction, change: PeriodStatusChange): Promise<void> {
   return movePeriodRows(tx, change, 'pending', (rows) => lockPeriod(change.period.id, 'open', rows));
 }
 
 /** The period is locked (FOR UPDATE) and now `paid`: its approved rows become paid. */
-export function payApprovedRows(tx: Prisma.TransactionClient, change: PeriodStatusChange): Promise<void> {
+export function payApprovedRows(tx: Transaction, change: PeriodStatusChange): Promise<void> {
   return movePeriodRows(tx, change, 'approved', (rows) => markPeriodPaid(change.period.id, 'locked', rows));
 }
 
 async function movePeriodRows(
-  tx: Prisma.TransactionClient,
+  tx: Transaction,
   change: PeriodStatusChange,
   from: 'pending' | 'approved',
   decide: (rows: LedgerRow[]) => ReturnType<typeof lockPeriod>,
 ): Promise<void> {
-  const statements = statementsOf(tx);
-  const rows = await earnings.rowsOfPeriodWithStatus(statements, change.orgId, change.period.id, from);
+  const rows = await earnings.rowsOfPeriodWithStatus(tx, change.orgId, change.period.id, from);
   const transition = decide(rows);
   if (!transition.ok) throw new Error(transition.reason);
   const to = transition.changes[0]?.to;
   if (to === undefined) return;
   const moved = await earnings.moveRowsOfPeriod(
-    statements,
+    tx,
     change.orgId,
     change.period.id,
     transition.changes.map((row) => row.id),
