@@ -32,6 +32,7 @@ const PG_REPOSITORIES = [
   'feedWriters',
   'webhookEndpoints',
   'webhookOutbox',
+  'rateLimitLease',
 ];
 const PRISMA_REPOSITORIES = ['orgs', 'apiKeys', 'audit', 'periods', 'plans', 'webhooks'];
 
