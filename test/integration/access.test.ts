@@ -9,6 +9,9 @@ import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
 import { sdkClient } from '../helpers/sdk.ts';
 import { startTestServer } from '../helpers/server.ts';
 
+// Tests that spawn many CLI (or npm) processes: minutes on a loaded 2-core machine, not the default minute.
+const SLOW_CLI_TEST_MS = 180_000;
+
 let server: RunningServer;
 let second: RunningServer;
 
@@ -237,7 +240,7 @@ describe('audit log and last use', () => {
 });
 
 describe('quotient keys and audit commands', () => {
-  test('keys create prints the raw key once; keys list never shows it', async () => {
+  test('keys create prints the raw key once; keys list never shows it', { timeout: SLOW_CLI_TEST_MS }, async () => {
     const org = onlyJson(await runCli(['orgs', 'create', '--name', 'Keys Inc', '--json'])) as { id: string };
     const created = await runCli([
       'keys',

@@ -18,6 +18,9 @@ import { startTestServer } from '../helpers/server.ts';
 // as a consumer compiles it, against the published declarations only.
 
 const run = promisify(execFile);
+
+// npm pack, npm install and tsc in a new project: minutes on a loaded 2-core machine, not the default minute.
+const SLOW_CLI_TEST_MS = 180_000;
 const SDK_DIR = fileURLToPath(new URL('../../sdk/', import.meta.url));
 const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 
@@ -80,7 +83,9 @@ export function code(error: unknown): string | undefined {
 client.deals.ingestEvent({ state: {} });
 `;
 
-test('the packed SDK installs into a new project and works there with the machine Node', async ({ annotate }) => {
+test('the packed SDK installs into a new project and works there with the machine Node', {
+  timeout: SLOW_CLI_TEST_MS,
+}, async ({ annotate }) => {
   assert.ok(machineNode, 'a node on the machine PATH');
   await annotate(`consumer runs on ${machineNode} ${(await run(machineNode, ['--version'])).stdout.trim()}`);
   const { org, rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'] });

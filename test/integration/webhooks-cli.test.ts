@@ -5,6 +5,9 @@ import { createOrg } from '../factories/access.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
 
+// Tests that spawn many CLI (or npm) processes: minutes on a loaded 2-core machine, not the default minute.
+const SLOW_CLI_TEST_MS = 180_000;
+
 afterAll(closeTestDatabase);
 
 // The endpoints' administration. Delivery through the CLI (test, deliveries, redeliver) is in
@@ -59,7 +62,9 @@ describe('quotient webhooks (CLI)', () => {
     assert.match(human.stdout, /only time the signing secret is shown/);
   });
 
-  test('only https URLs to public addresses are accepted unless QUOTIENT_WEBHOOKS_ALLOW_PRIVATE=true', async () => {
+  test('only https URLs to public addresses are accepted unless QUOTIENT_WEBHOOKS_ALLOW_PRIVATE=true', {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async () => {
     const org = await createOrg(testDatabase());
     const refusals: [string, RegExp][] = [
       ['http://hooks.example.com/q', /must use https, got http/],
@@ -94,7 +99,9 @@ describe('quotient webhooks (CLI)', () => {
     });
   });
 
-  test('rotate-secret, enable and remove change the endpoint and each writes an admin audit entry', async () => {
+  test('rotate-secret, enable and remove change the endpoint and each writes an admin audit entry', {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async () => {
     const org = await createOrg(testDatabase());
     const endpoint = await added(org.id, 'http://127.0.0.1:9/hooks');
 

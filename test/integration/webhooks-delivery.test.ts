@@ -24,6 +24,9 @@ import {
   verifyWithStandardWebhooks,
 } from '../helpers/webhookReceiver.ts';
 
+// Tests that spawn many CLI (or npm) processes: minutes on a loaded 2-core machine, not the default minute.
+const SLOW_CLI_TEST_MS = 180_000;
+
 // Real receivers on 127.0.0.1 and real workers against the test database. Signatures are verified with the npm
 // package `standardwebhooks`. The retry schedule is shortened by configuration, as QUOTIENT_WEBHOOK_RETRY_SCHEDULE
 // does for a process.
@@ -411,7 +414,9 @@ describe('webhook delivery', () => {
     }
   });
 
-  test('quotient webhooks test, deliveries and redeliver: a ping is delivered, listed with its attempts, sent again', async () => {
+  test('quotient webhooks test, deliveries and redeliver: a ping is delivered, listed with its attempts, sent again', {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async () => {
     const org = await createOrg(testDatabase());
     const receiver = await startReceiver();
     const added = await runCli(['webhooks', 'add', '--org', org.id, '--url', receiver.url, '--json'], LOCAL);
