@@ -32,6 +32,8 @@ const PG_REPOSITORIES = [
   'feedWriters',
   'webhookEndpoints',
   'webhookOutbox',
+  'estimates',
+  'ledgerReports',
   'rateLimitLease',
 ];
 const PRISMA_REPOSITORIES = ['orgs', 'apiKeys', 'audit', 'periods', 'plans', 'webhooks'];
