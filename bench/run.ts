@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { chmod, mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { openEmbeddedDatabase } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { createPrismaClient } from '../src/db/prisma.ts';
@@ -13,42 +15,72 @@ import { DealIngestion } from '../src/services/ingestion.ts';
 import { KeyAdmin } from '../src/services/keys.ts';
 import { PlanAdmin } from '../src/services/plans.ts';
 import { type CpuSnapshot, cpuSecondsBetween, postmasterPid, snapshot, withChildren } from './cpu.ts';
+import { type ProfileWindow, printProfileSummary, summariseProfiles } from './profile.ts';
 import { benchRecompute } from './recompute.ts';
 
-// `npm run bench`: Quotient against bare floors on the same machine, database and load generator, in one
-// run, so the ratio means something. Servers run as child processes; autocannon drives them from here.
-// BENCH_SECONDS (default 10) and BENCH_CONNECTIONS (default 32) tune the runs; BENCH_ONLY=auth|ingest|earnings|
-// recompute runs one scenario; BENCH_RECOMPUTE_SIZES (default 10000,30000,100000) the recompute sizes.
+// `npm run bench`: Quotient against bare floors on the same machine, database and load generator, in one run,
+// alternating Quotient and its floor round by round so that a noisy neighbour hits both, so the ratio means
+// something. Servers run as child processes; autocannon drives them from here.
 //
-// Scenarios:
-// - auth: authenticated GET /v1/ (key lookup, rate limit, audit) against a constant Express route;
-// - ingest: sustained POST /v1/deals/events, upserts cycling over 5,000 distinct deals with a fresh dedup_key
-//   each, through the whole pipeline (auth, validation, source event, domain event, projection) against the
-//   floor's three inserts in one transaction with `pg`; plus the pipeline alone (DealIngestion called
-//   in-process by as many workers as connections, no HTTP, no auth), to show where the time goes;
-// - earnings: the same ingestion in an org where product.md's four-chip plan is active, so every event also
-//   evaluates and books the earnings lines it can affect (the deal's, and its rep's period for the accelerator
-//   and the quota bonus), against the same floor;
+// BENCH_SECONDS (default 10) per measured run, BENCH_ROUNDS (default 2) rounds of Quotient-then-floor (the order
+// flips every round), BENCH_CONNECTIONS (default 32); BENCH_ONLY=auth|ingest|earnings|recompute runs one
+// scenario; BENCH_RECOMPUTE_SIZES (default 10000,30000,100000); BENCH_RATE_LIMIT_STORE (default memory, the
+// embedded default: one server serves the database).
+//
+// BENCH_PROFILE=1 attributes instead of comparing: PostgreSQL runs with pg_stat_statements and the server with
+// `--cpu-prof`; each Quotient scenario runs once and prints its statements' time per request and its CPU profile
+// summed by package (bench/profile.ts).
+//
+// Scenarios and their goals (issue 13):
+// - auth: authenticated GET /v1/ (key lookup, rate limit, audit) against bare Express + pg reading the key with
+//   one indexed select: >= 0.5x;
+// - ingest: POST /v1/deals/events, upserts cycling over 5,000 deals with a fresh dedup_key each, through the
+//   whole path against bare Express + pg with three inserts in one transaction: >= 0.6x; plus the pipeline alone
+//   (DealIngestion in-process, no HTTP, no auth), to show where the time goes;
+// - earnings: the same ingestion in an org with product.md's four-chip plan active, against the same floor: >= 0.4x;
+// - every row: p99 <= 2x the floor's;
 // - recompute: `quotient recompute` of 10,000, 30,000 and 100,000 deals (bench/recompute.ts).
-// On Linux each row also shows the CPU time per request of the server process and of PostgreSQL (the
-// postmaster and its backends): with the server, PostgreSQL and the load generator on one machine, CPU per
-// request is what bounds throughput.
+// On Linux each row also shows the CPU time per request of the server process and of PostgreSQL (the postmaster
+// and its backends): with the server, PostgreSQL and the load generator on one machine, CPU is what bounds
+// throughput.
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const only = process.env.BENCH_ONLY;
+const profiling = process.env.BENCH_PROFILE === '1';
+const rateLimitStore = process.env.BENCH_RATE_LIMIT_STORE ?? 'memory';
 const DISTINCT_DEALS = 5_000;
 const STAGES = ['prospecting', 'qualified', 'proposal', 'negotiation', 'closed_won', 'closed_lost'];
+
+interface Run {
+  requests: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  serverCpuSeconds: number | null;
+  databaseCpuSeconds: number | null;
+}
 
 interface Result {
   name: string;
   requestsPerSecond: number;
+  /** Median of the rounds' p50. */
   p50: number;
+  /** The worst round's p99. */
   p99: number;
   non2xx: number;
   /** CPU milliseconds per request, of the server process and of PostgreSQL; null off Linux. */
   serverCpuMs: number | null;
   databaseCpuMs: number | null;
+}
+
+interface Goal {
+  row: string;
+  ratio: number;
+  minimum: number;
+  p99Ratio: number;
 }
 
 /** The processes whose CPU a measurement counts. */
@@ -57,43 +89,66 @@ interface Processes {
   database: () => number[];
 }
 
+interface Target {
+  name: string;
+  url: string;
+  request: { path: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: () => string };
+  processes: Processes;
+}
+
 const dataDir = await mkdtemp(join(tmpdir(), 'quotient-bench-'));
+const profileDir = join(dataDir, 'cpu-profiles');
 await chmod(dataDir, 0o755);
-const database = await openEmbeddedDatabase(dataDir);
+const database = await openEmbeddedDatabase(dataDir, {
+  extraFlags: profiling
+    ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all']
+    : [],
+});
 const children: ChildProcess[] = [];
+const goals: Goal[] = [];
+const profileWindows: ProfileWindow[] = [];
+const admin = new pg.Pool({ connectionString: database.url, max: 2 });
+let quotient: { child: ChildProcess; url: string } | undefined;
+let serversStarted = 0;
 try {
   await applyMigrations(database.url);
+  if (profiling) await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const db = createPrismaClient(database.url, 2);
   const org = await new OrgRepository(db).create('Bench org');
   // One key per scenario: each may pass 100,000 requests (the highest limit) within one rate window.
-  const keyFor = async (name: string) =>
+  const keyFor = async (orgId: string, name: string) =>
     (
       await new KeyAdmin(db).create({
-        orgId: org.id,
+        orgId,
         name,
         scopes: 'deals:read,deals:write,earnings:read,plans:read',
         rateLimit: '100000',
       })
     ).rawKey;
-  const authKey = await keyFor('bench auth');
-  const ingestKey = await keyFor('bench ingest');
+  const authKey = await keyFor(org.id, 'bench auth');
+  const ingestKey = await keyFor(org.id, 'bench ingest');
   // The earnings scenario's org, with product.md's plan (examples/plans/core-ae.yaml) active.
   const planOrg = await new OrgRepository(db).create('Bench org with a plan');
   await new PlanAdmin(db).apply({
     orgId: planOrg.id,
     text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
   });
-  const planKey = (
-    await new KeyAdmin(db).create({
-      orgId: planOrg.id,
-      name: 'bench earnings',
-      scopes: 'deals:write',
-      rateLimit: '100000',
-    })
-  ).rawKey;
+  const planKey = await keyFor(planOrg.id, 'bench earnings');
   await db.$disconnect();
+  await createFloorTables(admin, authKey);
 
-  const quotient = await startChild(['src/cli/main.ts', 'serve', '--port', '0', '--json'], database.url);
+  quotient = await startChild(
+    [
+      ...(profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      'src/cli/main.ts',
+      'serve',
+      '--port',
+      '0',
+      '--json',
+    ],
+    database.url,
+    { QUOTIENT_RATE_LIMIT_STORE: rateLimitStore },
+  );
   const bare = await startChild(['bench/bare-server.ts'], database.url);
   children.push(quotient.child, bare.child);
   const postmaster = postmasterPid(join(dataDir, 'pg'));
@@ -102,88 +157,214 @@ try {
     server: () => (child.pid ? [child.pid] : []),
     database: databaseProcesses,
   });
+  const q = quotient;
+  const json = { 'content-type': 'application/json' };
 
   process.stdout.write(
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`,
   );
-  process.stdout.write(`Load: autocannon, ${connections} connections, ${seconds} s per run after a 2 s warm-up\n\n`);
+  process.stdout.write(
+    profiling
+      ? `Profiling: pg_stat_statements and --cpu-prof, one ${seconds} s run per scenario after a 2 s warm-up\n\n`
+      : `Load: autocannon, ${connections} connections; ${rounds} rounds of ${seconds} s per row, Quotient and floor alternating, after a 2 s warm-up each; rate-limit store: ${rateLimitStore}\n\n`,
+  );
+
+  const bareAuth: Target = {
+    name: 'bare Express + pg, one indexed select of the key',
+    url: bare.url,
+    request: { path: '/v1/', headers: { authorization: `Bearer ${authKey}` } },
+    processes: processesOf(bare.child),
+  };
+  const floor = (run: string): Target => ({
+    name: 'bare Express + pg, 3 inserts in a transaction',
+    url: bare.url,
+    request: { path: '/v1/deals/events', method: 'POST', headers: json, body: dealEvents(run) },
+    processes: processesOf(bare.child),
+  });
 
   if (only === undefined || only === 'auth') {
-    const authQuotient = await measure(
-      'Quotient GET /v1/ (auth, rate limit, audit)',
-      quotient.url,
-      { path: '/v1/', headers: { authorization: `Bearer ${authKey}` } },
-      processesOf(quotient.child),
+    await compare(
+      {
+        name: 'Quotient GET /v1/ (auth, rate limit, audit)',
+        url: q.url,
+        request: { path: '/v1/', headers: { authorization: `Bearer ${authKey}` } },
+        processes: processesOf(q.child),
+      },
+      bareAuth,
+      'requests/s',
+      0.5,
     );
-    const authBare = await measure('bare Express GET /v1/', bare.url, { path: '/v1/' }, processesOf(bare.child));
-    report([authQuotient, authBare], authQuotient, authBare, 'requests/s');
   }
   if (only === undefined || only === 'ingest') {
-    const json = { 'content-type': 'application/json' };
-    const ingestQuotient = await measure(
-      'Quotient POST /v1/deals/events (full pipeline)',
-      quotient.url,
+    await compare(
       {
-        path: '/v1/deals/events',
-        method: 'POST',
-        headers: { authorization: `Bearer ${ingestKey}`, ...json },
-        body: dealEvents('quotient'),
+        name: 'Quotient POST /v1/deals/events, no plan',
+        url: q.url,
+        request: {
+          path: '/v1/deals/events',
+          method: 'POST',
+          headers: { authorization: `Bearer ${ingestKey}`, ...json },
+          body: dealEvents('quotient'),
+        },
+        processes: processesOf(q.child),
       },
-      processesOf(quotient.child),
+      floor('bare'),
+      'events/s',
+      0.6,
     );
-    const ingestBare = await measure(
-      'bare Express + pg, 3 inserts',
-      bare.url,
-      { path: '/v1/deals/events', method: 'POST', headers: json, body: dealEvents('bare') },
-      processesOf(bare.child),
-    );
-    const pipeline = await measurePipeline(
-      'Quotient pipeline alone (in-process)',
-      database.url,
-      org.id,
-      dealEvents('pipeline', 'bench-pipeline'),
-      {
-        server: () => [process.pid],
-        database: databaseProcesses,
-      },
-    );
-    report([ingestQuotient, ingestBare, pipeline], ingestQuotient, ingestBare, 'events/s');
-    process.stdout.write(
-      `ratio ${pipeline.name} / ${ingestBare.name}: ${(pipeline.requestsPerSecond / ingestBare.requestsPerSecond).toFixed(2)}\n\n`,
-    );
+    if (!profiling) {
+      const pipeline = await measurePipeline(
+        'Quotient pipeline alone (in-process, no HTTP)',
+        database.url,
+        org.id,
+        dealEvents('pipeline', 'bench-pipeline'),
+        { server: () => [process.pid], database: databaseProcesses },
+      );
+      report([pipeline], 'events/s');
+      process.stdout.write('\n');
+    }
   }
   if (only === undefined || only === 'earnings') {
-    const json = { 'content-type': 'application/json' };
-    const withPlan = await measure(
-      'Quotient POST /v1/deals/events, four-chip plan active',
-      quotient.url,
+    await compare(
       {
-        path: '/v1/deals/events',
-        method: 'POST',
-        headers: { authorization: `Bearer ${planKey}`, ...json },
-        body: dealEvents('earnings'),
+        name: "Quotient POST /v1/deals/events, product.md's four-chip plan",
+        url: q.url,
+        request: {
+          path: '/v1/deals/events',
+          method: 'POST',
+          headers: { authorization: `Bearer ${planKey}`, ...json },
+          body: dealEvents('earnings'),
+        },
+        processes: processesOf(q.child),
       },
-      processesOf(quotient.child),
+      floor('bare-earnings'),
+      'events/s',
+      0.4,
     );
-    const floor = await measure(
-      'bare Express + pg, 3 inserts',
-      bare.url,
-      { path: '/v1/deals/events', method: 'POST', headers: json, body: dealEvents('bare-earnings') },
-      processesOf(bare.child),
-    );
-    report([withPlan, floor], withPlan, floor, 'events/s');
   }
-  if (only === undefined || only === 'recompute') {
+  if (goals.length > 0 && !profiling) reportGoals();
+  if (profiling) {
+    quotient.child.kill('SIGTERM');
+    await exited(quotient.child);
+    printProfileSummary(await summariseProfiles(profileDir, profileWindows));
+  }
+  if (!profiling && (only === undefined || only === 'recompute')) {
     const sizes = (process.env.BENCH_RECOMPUTE_SIZES ?? '10000,30000,100000').split(',').map(Number);
     await benchRecompute(database.url, sizes);
   }
 } finally {
   for (const child of children) child.kill('SIGTERM');
-  await Promise.all(
-    children.map((child) => new Promise((done) => (child.exitCode !== null ? done(null) : child.once('exit', done)))),
-  );
+  await Promise.all(children.map(exited));
+  await admin.end();
   await database.stop();
   await rm(dataDir, { recursive: true, force: true });
+}
+
+/**
+ * Quotient and its floor, alternating for `rounds` rounds (Q F, F Q, …), each with a 2 s warm-up before its first
+ * run; then the rows, the ratio and the goal. Profiling runs Quotient alone, once.
+ */
+async function compare(subject: Target, floorTarget: Target, unit: string, minimum: number): Promise<void> {
+  if (profiling) {
+    await profileScenario(subject);
+    return;
+  }
+  const runs = new Map<Target, Run[]>([
+    [subject, []],
+    [floorTarget, []],
+  ]);
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? [subject, floorTarget] : [floorTarget, subject];
+    for (const target of order) {
+      if (round < 2) await load(target, 2);
+      (runs.get(target) as Run[]).push(await measuredRun(target));
+    }
+  }
+  const subjectResult = combine(subject.name, runs.get(subject) as Run[]);
+  const floorResult = combine(floorTarget.name, runs.get(floorTarget) as Run[]);
+  report([subjectResult, floorResult], unit);
+  const ratio = subjectResult.requestsPerSecond / floorResult.requestsPerSecond;
+  const p99Ratio = subjectResult.p99 / Math.max(1, floorResult.p99);
+  process.stdout.write(
+    `ratio: ${ratio.toFixed(2)} (goal >= ${minimum}); p99 ratio: ${p99Ratio.toFixed(2)} (goal <= 2)\n\n`,
+  );
+  goals.push({ row: subject.name, ratio, minimum, p99Ratio });
+}
+
+/** One run of Quotient with pg_stat_statements reset before it, then its statements' time per request. */
+async function profileScenario(target: Target): Promise<void> {
+  await load(target, 2);
+  await admin.query('SELECT pg_stat_statements_reset()');
+  const fromUs = Number(process.hrtime.bigint() / 1000n);
+  const run = await measuredRun(target);
+  const toUs = Number(process.hrtime.bigint() / 1000n);
+  profileWindows.push({ name: target.name, fromUs, toUs, requests: run.requests });
+  report([combine(target.name, [run])], 'requests/s');
+  const { rows } = await admin.query<{ query: string; calls: string; total: number; mean: number }>(
+    `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls, total_exec_time + total_plan_time AS total,
+            (total_exec_time + total_plan_time) / calls AS mean
+     FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+     WHERE d.datname = current_database() AND query NOT ILIKE '%pg_stat_statements%'
+     ORDER BY total DESC LIMIT 15`,
+  );
+  const total = rows.reduce((sum, row) => sum + row.total, 0);
+  process.stdout.write(
+    `PostgreSQL time per request (planning + execution, pg_stat_statements), ${target.name}: ${(total / run.requests).toFixed(3)} ms in the top statements\n`,
+  );
+  process.stdout.write(`  ${'ms/req'.padStart(7)}  ${'calls/req'.padStart(9)}  ${'ms/call'.padStart(7)}  statement\n`);
+  for (const row of rows) {
+    process.stdout.write(
+      `  ${(row.total / run.requests).toFixed(3).padStart(7)}  ${(Number(row.calls) / run.requests).toFixed(2).padStart(9)}  ${row.mean.toFixed(3).padStart(7)}  ${row.query.slice(0, 110)}\n`,
+    );
+  }
+  process.stdout.write('\n');
+}
+
+async function load(target: Target, durationSeconds: number): Promise<autocannon.Result> {
+  const { body } = target.request;
+  return autocannon({
+    url: `${target.url}${target.request.path}`,
+    connections,
+    method: target.request.method ?? 'GET',
+    headers: target.request.headers ?? {},
+    duration: durationSeconds,
+    ...(body ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: body() }) }] } : {}),
+  });
+}
+
+async function measuredRun(target: Target): Promise<Run> {
+  const before: [CpuSnapshot, CpuSnapshot] = [
+    snapshot(target.processes.server()),
+    snapshot(target.processes.database()),
+  ];
+  const result = await load(target, seconds);
+  return {
+    requests: result.requests.total,
+    seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    serverCpuSeconds: cpuSecondsBetween(before[0], snapshot(target.processes.server())),
+    databaseCpuSeconds: cpuSecondsBetween(before[1], snapshot(target.processes.database())),
+  };
+}
+
+function combine(name: string, runs: Run[]): Result {
+  const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+  const cpu = (pick: (run: Run) => number | null) => {
+    if (requests === 0 || runs.some((run) => pick(run) === null)) return null;
+    return (runs.reduce((sum, run) => sum + (pick(run) as number), 0) * 1000) / requests;
+  };
+  const p50s = runs.map((run) => run.p50).sort((a, b) => a - b);
+  return {
+    name,
+    requestsPerSecond: requests / runs.reduce((sum, run) => sum + run.seconds, 0),
+    p50: p50s[Math.floor((p50s.length - 1) / 2)] ?? 0,
+    p99: Math.max(...runs.map((run) => run.p99)),
+    non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
+    serverCpuMs: cpu((run) => run.serverCpuSeconds),
+    databaseCpuMs: cpu((run) => run.databaseCpuSeconds),
+  };
 }
 
 /**
@@ -211,41 +392,6 @@ function dealEvents(run: string, prefix = 'bench'): () => string {
   };
 }
 
-async function measure(
-  name: string,
-  url: string,
-  request: { path: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: () => string },
-  processes: Processes,
-): Promise<Result> {
-  const { body } = request;
-  const options = {
-    url: `${url}${request.path}`,
-    connections,
-    method: request.method ?? 'GET',
-    headers: request.headers ?? {},
-    ...(body
-      ? {
-          requests: [
-            {
-              setupRequest: (req: autocannon.Request) => ({ ...req, body: body() }),
-            },
-          ],
-        }
-      : {}),
-  };
-  await autocannon({ ...options, duration: 2 });
-  const cpu = startCpu(processes);
-  const result = await autocannon({ ...options, duration: seconds });
-  return {
-    name,
-    requestsPerSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    ...cpu.perRequest(result.requests.total),
-  };
-}
-
 /**
  * The pipeline without HTTP: DealIngestion on its own pool, driven by `connections` concurrent workers for a
  * 2 s warm-up and then `seconds`, each awaiting its event before sending the next, as autocannon's
@@ -260,7 +406,7 @@ async function measurePipeline(
 ): Promise<Result> {
   const pool = createSqlPool(databaseUrl, 20, () => {});
   const ingestion = new DealIngestion(pool);
-  const run = async (durationSeconds: number, latencies: number[]) => {
+  const drive = async (durationSeconds: number, latencies: number[]) => {
     const end = Date.now() + durationSeconds * 1000;
     await Promise.all(
       Array.from({ length: connections }, async () => {
@@ -282,39 +428,29 @@ async function measurePipeline(
     );
   };
   try {
-    await run(2, []);
+    await drive(2, []);
     const latencies: number[] = [];
-    const cpu = startCpu(processes);
-    await run(seconds, latencies);
+    const before: [CpuSnapshot, CpuSnapshot] = [snapshot(processes.server()), snapshot(processes.database())];
+    await drive(seconds, latencies);
     latencies.sort((a, b) => a - b);
     const at = (quantile: number) => Math.round(latencies[Math.floor(quantile * (latencies.length - 1))] ?? 0);
-    return {
-      name,
-      requestsPerSecond: latencies.length / seconds,
-      p50: at(0.5),
-      p99: at(0.99),
-      non2xx: 0,
-      ...cpu.perRequest(latencies.length),
-    };
+    return combine(name, [
+      {
+        requests: latencies.length,
+        seconds,
+        p50: at(0.5),
+        p99: at(0.99),
+        non2xx: 0,
+        serverCpuSeconds: cpuSecondsBetween(before[0], snapshot(processes.server())),
+        databaseCpuSeconds: cpuSecondsBetween(before[1], snapshot(processes.database())),
+      },
+    ]);
   } finally {
     await pool.end();
   }
 }
 
-function startCpu(processes: Processes) {
-  const before: [CpuSnapshot, CpuSnapshot] = [snapshot(processes.server()), snapshot(processes.database())];
-  return {
-    perRequest(requests: number) {
-      const server = cpuSecondsBetween(before[0], snapshot(processes.server()));
-      const database = cpuSecondsBetween(before[1], snapshot(processes.database()));
-      const perRequest = (cpuSeconds: number | null) =>
-        cpuSeconds === null || requests === 0 ? null : (cpuSeconds * 1000) / requests;
-      return { serverCpuMs: perRequest(server), databaseCpuMs: perRequest(database) };
-    },
-  };
-}
-
-function report(results: Result[], subject: Result, floor: Result, unit: string): void {
+function report(results: Result[], unit: string): void {
   const width = Math.max(...results.map((result) => result.name.length));
   const cpu = (ms: number | null) => (ms === null ? '-' : ms.toFixed(2)).padStart(13);
   process.stdout.write(
@@ -325,17 +461,53 @@ function report(results: Result[], subject: Result, floor: Result, unit: string)
       `${result.name.padEnd(width)}  ${result.requestsPerSecond.toFixed(0).padStart(10)}  ${String(result.p50).padStart(7)}  ${String(result.p99).padStart(7)}  ${String(result.non2xx).padStart(8)}  ${cpu(result.serverCpuMs)}  ${cpu(result.databaseCpuMs)}\n`,
     );
   }
-  process.stdout.write(
-    `ratio ${subject.name} / ${floor.name}: ${(subject.requestsPerSecond / floor.requestsPerSecond).toFixed(2)}\n\n`,
+}
+
+function reportGoals(): void {
+  process.stdout.write('Goals (issue 13)\n');
+  for (const goal of goals) {
+    const met = goal.ratio >= goal.minimum && goal.p99Ratio <= 2;
+    process.stdout.write(
+      `  ${met ? 'met    ' : 'NOT MET'}  ${goal.row}: ${goal.ratio.toFixed(2)}x the floor (>= ${goal.minimum}), p99 ${goal.p99Ratio.toFixed(2)}x (<= 2)\n`,
+    );
+  }
+  process.stdout.write('\n');
+}
+
+/** The floors' tables, and the key the read floor looks up: the same key as Quotient's auth scenario. */
+async function createFloorTables(pool: pg.Pool, rawKey: string): Promise<void> {
+  await pool.query(`
+    CREATE TABLE bare_orgs (id text PRIMARY KEY, name text NOT NULL);
+    CREATE TABLE bare_keys (id text PRIMARY KEY, org_id text NOT NULL REFERENCES bare_orgs, name text NOT NULL,
+                            digest text NOT NULL UNIQUE);
+    CREATE TABLE bare_source_events (id text PRIMARY KEY, body jsonb NOT NULL, received_at timestamptz DEFAULT now());
+    CREATE TABLE bare_domain_events (id text PRIMARY KEY, source_event_id text NOT NULL);
+    CREATE TABLE bare_deals (external_id text PRIMARY KEY, state jsonb NOT NULL, updated_at timestamptz NOT NULL);
+    INSERT INTO bare_orgs VALUES ('org_bare', 'bare');`);
+  await pool.query(`INSERT INTO bare_keys VALUES ('key_bare', 'org_bare', 'bare', $1)`, [
+    createHash('sha256').update(rawKey).digest('hex'),
+  ]);
+}
+
+function exited(child: ChildProcess): Promise<unknown> {
+  return new Promise((done) =>
+    child.exitCode !== null || child.signalCode !== null ? done(null) : child.once('exit', done),
   );
 }
 
-function startChild(args: string[], databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
+/** A server child; its logs (at the default level, as in production) go to a file of the bench's directory. */
+async function startChild(
+  args: string[],
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  const log = await open(join(dataDir, `server-${++serversStarted}.log`), 'a');
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, args, {
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...env },
+      stdio: ['ignore', 'pipe', log.fd],
     });
+    child.once('exit', () => void log.close());
     let stdout = '';
     child.stdout?.on('data', (chunk) => {
       stdout += chunk;

@@ -10,10 +10,9 @@ import { createApp } from './http/app.ts';
 import { loadContract } from './http/contract.ts';
 import { Metrics } from './http/metrics.ts';
 import type { Logger } from './lib/logger.ts';
-import { ApiKeyRepository } from './repositories/apiKeys.ts';
-import { AuditRepository } from './repositories/audit.ts';
 import { KeyAuthentication } from './repositories/keyAuthentication.ts';
 import { type RateLimitLease, takeRateLimitLease } from './repositories/rateLimitLease.ts';
+import { RequestAuditRepository } from './repositories/requestAudit.ts';
 import { createSqlPool, poolStatements } from './repositories/transaction.ts';
 import { DealReader } from './services/deals.ts';
 import { EarningsEngine } from './services/earnings/engine.ts';
@@ -43,7 +42,6 @@ const COUNTER_RETENTION_MS = 10 * 60 * 1000;
 /** Wires configuration, database and the app, and listens. Knows nothing about signals or the CLI. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const database = await openDatabase(config, logger);
-  const keys = new ApiKeyRepository(database.db);
   // The access layer's hot path: its own small pool, commits not waiting for the disk (see KeyAuthentication).
   const countersPool = createSqlPool(
     database.url,
@@ -60,13 +58,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     await database.close();
     throw error;
   }
-  const auditLog = new AuditLog(new AuditRepository(database.db), keys, logger);
-  auditLog.start();
-  const metrics = new Metrics(() => auditLog.depth(), keyGate.store);
   // The deal pipeline's own pool: plain `pg` with prepared statements (see src/repositories/transaction.ts).
   const dealsPool = createSqlPool(database.url, config.databasePoolSize, (error) => {
     logger.warn({ err: error }, 'an idle database connection of the deals pool failed');
   });
+  const auditLog = new AuditLog(new RequestAuditRepository(dealsPool), logger);
+  auditLog.start();
+  const metrics = new Metrics(() => auditLog.depth(), keyGate.store);
   // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
   // rehearses an event through the same pipeline and rolls it back.
   const ingestion = new DealIngestion(dealsPool, withDealWebhooks(new EarningsEngine(database.db)));

@@ -1,6 +1,6 @@
 import type { Logger } from '../lib/logger.ts';
-import type { ApiKeyRepository } from '../repositories/apiKeys.ts';
-import type { AuditEntryInput, AuditRepository } from '../repositories/audit.ts';
+import type { AuditEntryInput } from '../repositories/audit.ts';
+import type { RequestAuditRepository } from '../repositories/requestAudit.ts';
 
 export interface AuditLogOptions {
   flushIntervalMs?: number;
@@ -14,8 +14,7 @@ export interface AuditLogOptions {
  * batches. close() writes everything still queued, so a graceful shutdown loses nothing.
  */
 export class AuditLog {
-  private readonly audit: AuditRepository;
-  private readonly keys: ApiKeyRepository;
+  private readonly audit: RequestAuditRepository;
   private readonly logger: Logger;
   private readonly flushIntervalMs: number;
   private readonly maxBatch: number;
@@ -26,9 +25,8 @@ export class AuditLog {
   private flushing: Promise<void> | undefined;
   private closed = false;
 
-  constructor(audit: AuditRepository, keys: ApiKeyRepository, logger: Logger, options: AuditLogOptions = {}) {
+  constructor(audit: RequestAuditRepository, logger: Logger, options: AuditLogOptions = {}) {
     this.audit = audit;
-    this.keys = keys;
     this.logger = logger;
     this.flushIntervalMs = options.flushIntervalMs ?? 200;
     this.maxBatch = options.maxBatch ?? 1000;
@@ -85,7 +83,7 @@ export class AuditLog {
       const lastUsed = this.lastUsed;
       this.lastUsed = new Map();
       try {
-        await this.keys.recordLastUsed(lastUsed);
+        await this.audit.recordLastUsed(lastUsed);
       } catch (error) {
         for (const [keyId, at] of lastUsed) this.keyUsed(keyId, at);
         this.logger.warn({ err: error }, 'could not record last use of keys; will retry');

@@ -21,6 +21,8 @@ export interface EmbeddedDatabase {
 export interface EmbeddedOptions {
   /** Trade durability for speed (tests and benchmarks on throwaway clusters). */
   fast?: boolean;
+  /** More `postgres` flags (the benchmark's pg_stat_statements). */
+  extraFlags?: string[];
   log?: (message: string) => void;
 }
 
@@ -49,6 +51,7 @@ export async function openEmbeddedDatabase(dataDir: string, options: EmbeddedOpt
       '-c',
       'max_connections=200',
       ...(options.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+      ...(options.extraFlags ?? []),
     ],
     onLog: (message: string) => options.log?.(message.trim()),
     onError: (error: unknown) => options.log?.(String(error)),

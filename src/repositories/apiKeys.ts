@@ -73,15 +73,4 @@ export class ApiKeyRepository {
     });
     return { record: await this.findForOrg(orgId, keyId), changed: count > 0 };
   }
-
-  /** Moves last_used_at forward only, whatever order batches from several instances arrive in. */
-  async recordLastUsed(lastUsed: Map<string, Date>): Promise<void> {
-    if (lastUsed.size === 0) return;
-    const ids = [...lastUsed.keys()];
-    const times = ids.map((id) => (lastUsed.get(id) as Date).toISOString());
-    await this.db.$executeRaw`
-      UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, u.used_at)
-      FROM unnest(${ids}::text[], ${times}::timestamptz[]) AS u(id, used_at)
-      WHERE k.id = u.id`;
-  }
 }
