@@ -35,6 +35,7 @@ const PG_REPOSITORIES = [
   'estimates',
   'ledgerReports',
   'rateLimitLease',
+  'requestAudit',
 ];
 const PRISMA_REPOSITORIES = ['orgs', 'apiKeys', 'audit', 'periods', 'plans', 'webhooks'];
 
