@@ -1013,6 +1013,13 @@ export interface components {
             result: components["schemas"]["TraceResult"];
             /** @description The row this one replaced (the same as `supersedes_id`), with its amount; `null` if none. */
             superseded: components["schemas"]["TraceSupersededRow"] | null;
+            /**
+             * @description The domain event (deal event) that made the engine write this row, with the deal it was
+             *     about: when that deal is not this row's deal, the row moved because another deal changed.
+             *     Absent on rows written by a recompute after a plan change, and on rows written before it
+             *     was recorded.
+             */
+            cause?: components["schemas"]["TraceCause"];
             /** @description The computation as short plain sentences, for example `10.00% of 50,000.00 = 5,000.00`. */
             explanation: string[];
         };
@@ -1116,7 +1123,7 @@ export interface components {
             status: "open" | "locked" | "paid";
         };
         /** @description One step of the computation; `type` says which. */
-        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"];
+        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"];
         /** @description A condition was evaluated (the chip's `when`); the chip applies only when `result` is true. */
         TraceConditionStep: {
             /**
@@ -1181,6 +1188,12 @@ export interface components {
              * @example 11000000
              */
             period_won_cents: number;
+            /**
+             * @description The rep's won deals that make up `period_won_cents`, in counting order, each with the
+             *     running total once it is counted; `prior_won_cents` is the running total of the deals
+             *     before this one. Absent from traces written before it was recorded.
+             */
+            counted_deals?: components["schemas"]["TraceCountedDeal"][];
         };
         /** @description A rate applied to a base. `exact_cents` = `base_cents` × `rate_bps` / 10000. */
         TraceRateStep: {
@@ -1286,6 +1299,11 @@ export interface components {
             threshold_pct: number;
             /** @description Whether the threshold was reached. */
             reached: boolean;
+            /**
+             * @description The rep's won deals that make up `attained_cents`, in counting order, each with the
+             *     running total once it is counted. Absent from traces written before it was recorded.
+             */
+            counted_deals?: components["schemas"]["TraceCountedDeal"][];
         };
         /** @description The single rounding of the line's exact total to whole cents. */
         TraceRoundingStep: {
@@ -1359,6 +1377,111 @@ export interface components {
              * @example 25000
              */
             amount_cents: number;
+            /** @description Why the earlier row was replaced. Absent from traces written before it was recorded. */
+            reason?: components["schemas"]["TraceReplacement"];
+        };
+        /** @description A won deal counted in the rep's running total for the period. */
+        TraceCountedDeal: {
+            id: components["schemas"]["DealId"];
+            /**
+             * @description The deal's id in your system.
+             * @example opp-1042
+             */
+            external_id: string;
+            /**
+             * Format: int64
+             * @description The amount the deal adds to the running total.
+             * @example 6000000
+             */
+            amount_cents: number;
+            /**
+             * Format: date
+             * @description The deal's close date, `null` when it has none (it then counts by its won time).
+             * @example 2026-04-10
+             */
+            close_date: string | null;
+            /**
+             * Format: int64
+             * @description The running total once this deal is counted.
+             * @example 6000000
+             */
+            running_total_cents: number;
+        };
+        /**
+         * @description The line's target is 0 here, and why: the deal is open (nothing is earned until it is won,
+         *     shown on a clawback of a reopened deal as "earned now: 0"), lost or deleted, the deal is
+         *     owned by another rep, the rep is not assigned to the plan, or the chip's condition does not
+         *     hold. A row with this step is a clawback of what was already approved or paid.
+         */
+        TraceZeroTargetStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "zero_target";
+            /**
+             * @description Why the target is 0.
+             * @enum {string}
+             */
+            reason: "deal_open" | "deal_lost" | "deal_deleted" | "not_owner" | "not_assigned" | "not_matching";
+            /**
+             * @description What the line has earned now; always 0.
+             * @constant
+             */
+            earned_cents: 0;
+        };
+        /**
+         * @description What made the engine write this row: the domain event it evaluated (a deal event), with the
+         *     deal it was about. When `deal_id` differs from the trace's deal (or the row is period-level),
+         *     the row moved because another deal changed, for example a deal that raised the running total
+         *     of a tiered chip or the attainment of a bonus.
+         */
+        TraceCause: {
+            domain_event_id: components["schemas"]["DomainEventId"];
+            event_kind: components["schemas"]["DomainEventKind"];
+            /** @description The deal the event was about. */
+            deal_id: components["schemas"]["DealId"];
+            /**
+             * @description That deal's id in your system.
+             * @example opp-1043
+             */
+            deal_external_id: string;
+            /** @description The fields the event changed, old and new value. */
+            changes: {
+                /**
+                 * @description The field, `amount_cents`, `stage`, `close_date`, `owner_external_id`, `status` or `custom.<name>`.
+                 * @example stage
+                 */
+                field: string;
+                /**
+                 * @description The value before; `null` when unset.
+                 * @example negotiation
+                 */
+                from: unknown;
+                /**
+                 * @description The value after; `null` when cleared.
+                 * @example closed_won
+                 */
+                to: unknown;
+            }[];
+        };
+        /** @description Why the line's earlier row was replaced by this one. */
+        TraceReplacement: {
+            /**
+             * @description `deal_won` (a forecast became an earning), `deal_reopened` (an earning went back to a
+             *     forecast or to a clawback), `deal_lost`, `deal_deleted`, `owner_changed`,
+             *     `not_assigned` (the rep is no longer on the plan), `no_longer_matching` (the chip's
+             *     condition stopped holding), `plan_version_changed` (a recompute after a new plan
+             *     version), `amount_changed` (the line's amount moved: the deal's amount, or the running
+             *     total or attainment other deals make up).
+             * @enum {string}
+             */
+            code: "deal_won" | "deal_reopened" | "deal_lost" | "deal_deleted" | "owner_changed" | "not_assigned" | "no_longer_matching" | "plan_version_changed" | "amount_changed";
+            /**
+             * @description The same in one sentence.
+             * @example Deal opp-1043 was won, so its forecast became an earning.
+             */
+            explanation: string;
         };
         /**
          * @description A user (rep) of the org. Quotient creates one on first sight of a new `owner_external_id` in a

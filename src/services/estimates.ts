@@ -85,7 +85,8 @@ export class DealEstimator {
       const comparison = compareLedgers({
         before,
         after,
-        written,
+        // The rehearsed event is rolled back: a trace must not name it as its cause.
+        written: written.map(({ trace: { cause: _rehearsed, ...trace }, ...row }) => ({ ...row, trace })),
         ownerExternalId: owner,
         hypotheticalDealId: existing ? null : deal.id,
       });

@@ -220,6 +220,7 @@ describe("a deal's path through the ledger", () => {
     assert.deepEqual((await client.earnings.get(pending?.id as string)).trace.superseded, {
       id: projected?.id,
       amount_cents: 200_000,
+      reason: { code: 'deal_won', explanation: `Deal ${external} was won, so its forecast became an earning.` },
     });
 
     const lost = await client.deals.ingestEvent({ external_id: external, state: { stage: 'closed_lost' } });

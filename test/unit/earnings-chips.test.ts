@@ -38,6 +38,21 @@ function lineOf(evaluation: Evaluation, dealOrPeriod: DealSnapshot | string, chi
   return found;
 }
 
+/** The deals a cumulative or threshold step names, in counting order, with the running total after each. */
+function counted(...deals: DealSnapshot[]) {
+  let running = 0;
+  return deals.map((d) => {
+    running += d.amount_cents ?? 0;
+    return {
+      id: d.id,
+      external_id: d.external_id,
+      amount_cents: d.amount_cents ?? 0,
+      close_date: d.close_date,
+      running_total_cents: running,
+    };
+  });
+}
+
 function stepsOf<Type extends TraceStep['type']>(target: LineTarget, type: Type): (TraceStep & { type: Type })[] {
   return target.trace.steps.filter((step): step is TraceStep & { type: Type } => step.type === type);
 }
@@ -223,7 +238,12 @@ describe('tiered commission, marginal', () => {
     const cent = won(2, 1, '02');
     const line = lineOf(evaluate([tiered('marginal', centsBands)], [first, cent]), cent);
     assert.deepEqual(stepsOf(line, 'cumulative'), [
-      { type: 'cumulative', prior_won_cents: 10_000_000, period_won_cents: 10_000_001 },
+      {
+        type: 'cumulative',
+        prior_won_cents: 10_000_000,
+        period_won_cents: 10_000_001,
+        counted_deals: counted(first, cent),
+      },
     ]);
     assert.deepEqual(stepsOf(line, 'tier'), [
       {
@@ -341,7 +361,7 @@ describe('tiered commission, marginal', () => {
     const april = deal(5, { amount_cents: 1_000_000, close_date: '2026-04-28' });
     const line = lineOf(evaluate([tiered('marginal', bands)], [march, lost, open, theirs, april]), april);
     assert.deepEqual(stepsOf(line, 'cumulative'), [
-      { type: 'cumulative', prior_won_cents: 0, period_won_cents: 1_000_000 },
+      { type: 'cumulative', prior_won_cents: 0, period_won_cents: 1_000_000, counted_deals: counted(april) },
     ]);
     assert.equal(line.earned_cents, 0);
   });
@@ -359,7 +379,12 @@ describe('tiered commission, marginal', () => {
     const evaluation = evaluate([tiered('marginal', pctBands)], [first, second, pipeline]);
     const line = lineOf(evaluation, pipeline);
     assert.deepEqual(stepsOf(line, 'cumulative'), [
-      { type: 'cumulative', prior_won_cents: 11_000_000, period_won_cents: 13_000_000 },
+      {
+        type: 'cumulative',
+        prior_won_cents: 11_000_000,
+        period_won_cents: 13_000_000,
+        counted_deals: counted(first, second),
+      },
     ]);
     assert.deepEqual([line.earned_cents, line.projected_cents], [0, 100_000]);
     assert.equal(lineOf(evaluation, second).earned_cents, 50_000, 'an open deal does not move won deals');
@@ -392,7 +417,12 @@ describe('tiered commission, retroactive', () => {
     );
     const first = lineOf(evaluation, deals[0] as DealSnapshot);
     assert.deepEqual(stepsOf(first, 'cumulative'), [
-      { type: 'cumulative', prior_won_cents: 0, period_won_cents: 10_000_000 },
+      {
+        type: 'cumulative',
+        prior_won_cents: 0,
+        period_won_cents: 10_000_000,
+        counted_deals: counted(...(deals as DealSnapshot[])),
+      },
     ]);
     assert.deepEqual(stepsOf(first, 'tier'), [
       {
@@ -428,15 +458,21 @@ describe('attainment bonus', () => {
     deal(n, { amount_cents: amount, close_date: `2026-04-1${n}`, custom });
 
   test('is paid when the won amount reaches the threshold exactly, as a period line without a deal', () => {
-    const evaluation = evaluate([bonus(100, 200_000)], [won(1, 6_000_000), won(2, 4_000_000)], {
-      periods: ['2026-04'],
-    });
+    const deals = [won(1, 6_000_000), won(2, 4_000_000)];
+    const evaluation = evaluate([bonus(100, 200_000)], deals, { periods: ['2026-04'] });
     assert.equal(evaluation.targets.length, 1);
     const line = lineOf(evaluation, '2026-04');
     assert.deepEqual([line.line.deal_id, line.line.period_id, line.earned_cents], [null, '2026-04', 200_000]);
     assert.equal(line.trace.deal, null);
     assert.deepEqual(stepsOf(line, 'threshold'), [
-      { type: 'threshold', attained_cents: 10_000_000, quota_cents: 10_000_000, threshold_pct: 100, reached: true },
+      {
+        type: 'threshold',
+        attained_cents: 10_000_000,
+        quota_cents: 10_000_000,
+        threshold_pct: 100,
+        reached: true,
+        counted_deals: counted(...deals),
+      },
     ]);
   });
 

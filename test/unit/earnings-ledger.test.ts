@@ -77,7 +77,11 @@ describe('the pending row', () => {
     const { retire, write } = reconcile(target(600_000), [row('superseded', 400_000), live]);
     assert.deepEqual(retire, [{ id: live.id, status: 'superseded' }]);
     assert.deepEqual([write[0]?.amount_cents, write[0]?.supersedes_id], [600_000, live.id]);
-    assert.deepEqual(write[0]?.trace.superseded, { id: live.id, amount_cents: 500_000 });
+    assert.deepEqual(write[0]?.trace.superseded, {
+      id: live.id,
+      amount_cents: 500_000,
+      reason: { code: 'amount_changed', explanation: "The line's amount changed." },
+    });
     assert.equal(write[0]?.trace.explanation.at(-1), `It replaces row ${live.id} of 5,000.00.`);
   });
 

@@ -9,7 +9,9 @@ import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 // product.md section 10: monthly plan, quota 100,000.00. The rep wins deal A (60,000.00, EMEA, closes
 // 2026-04-10) and deal B (50,000.00, NA, new logo, closes 2026-04-20).
 
+// The ids of the contract examples, whose traces name the deals counted toward quota.
 const dealA = deal(1, {
+  id: 'deal_01knvyqwr3fyw9nzzchng2xze2',
   external_id: 'opp-1042',
   amount_cents: 6_000_000,
   close_date: '2026-04-10',
@@ -17,6 +19,7 @@ const dealA = deal(1, {
   custom: { region: 'EMEA' },
 });
 const dealB = deal(2, {
+  id: 'deal_01kpnvmrz8f7z8pdg8ny07g73y',
   external_id: 'opp-1043',
   amount_cents: 5_000_000,
   close_date: '2026-04-20',
@@ -154,6 +157,10 @@ describe('the worked example of product.md', () => {
       [earning?.status, earning?.amount_cents, earning?.supersedes_id],
       ['pending', 600_000, projection?.id],
     );
-    assert.deepEqual(earning?.trace.superseded, { id: projection?.id, amount_cents: 600_000 });
+    assert.deepEqual(earning?.trace.superseded, {
+      id: projection?.id,
+      amount_cents: 600_000,
+      reason: { code: 'deal_won', explanation: 'Deal opp-1042 was won, so its forecast became an earning.' },
+    });
   });
 });

@@ -1,6 +1,14 @@
 import { nextPeriodId, type PeriodId, periodBounds, periodKindOf } from '../periods.ts';
 import { formatMoney } from './money.ts';
-import type { EarningStatus, EarningTrace, LineTarget, PeriodStatus, TracePeriod } from './types.ts';
+import type {
+  EarningStatus,
+  EarningTrace,
+  LineTarget,
+  PeriodStatus,
+  TracePeriod,
+  TraceReplacement,
+  TraceStep,
+} from './types.ts';
 
 // The earnings ledger (product.md section 5) as pure decisions: given a line's rows and its new target,
 // which rows to retire and which to write. Rows never change amount; approved and paid rows are never
@@ -116,14 +124,54 @@ export function reconcileLine(target: LineTarget, rows: readonly LedgerRow[], pe
   return { retire, write };
 }
 
+/**
+ * Why a line's row is replaced, read off the new target: the deal's status, the step that zeroed the target, or
+ * else the amount moved. (A recompute after a plan change knows more than the ledger: see the booking.)
+ */
+export function replacementReason(
+  target: LineTarget,
+  status: LiveStatus,
+  replaced: Pick<LedgerRow, 'status'>,
+): TraceReplacement {
+  const deal = target.trace.deal;
+  const name = deal ? `Deal ${deal.external_id}` : 'The line';
+  if (status === 'pending' && replaced.status === 'projected') {
+    return { code: 'deal_won', explanation: `${name} was won, so its forecast became an earning.` };
+  }
+  const zero = target.trace.steps.find((step) => step.type === 'zero_target');
+  const reopened = status === 'projected' || (deal?.status === 'open' && target.earned_cents === 0);
+  if (zero?.type === 'zero_target' && zero.reason !== 'deal_open') {
+    const byReason = {
+      deal_lost: ['deal_lost', `${name} was lost.`],
+      deal_deleted: ['deal_deleted', `${name} was deleted.`],
+      not_owner: ['owner_changed', `${name} now belongs to another rep.`],
+      not_assigned: ['not_assigned', 'The rep is no longer assigned to the plan.'],
+      not_matching: ['no_longer_matching', `${name} no longer meets the chip's condition.`],
+    } as const;
+    const [code, explanation] = byReason[zero.reason];
+    return { code, explanation };
+  }
+  if (reopened) return { code: 'deal_reopened', explanation: `${name} is open again, so it has earned nothing now.` };
+  return { code: 'amount_changed', explanation: "The line's amount changed." };
+}
+
 function newRow(
   target: LineTarget,
   track: Track,
-  replaced: { id: string; amount_cents: number } | null,
+  replaced: Pick<LedgerRow, 'id' | 'amount_cents' | 'status'> | null,
   periods: PeriodStatuses,
 ): NewEarningRow {
   const targetCents = track.status === 'pending' ? target.earned_cents : target.projected_cents;
   const explanation = [...target.trace.explanation];
+  const steps: TraceStep[] = [...target.trace.steps];
+  if (track.status === 'pending' && targetCents === 0) {
+    // A clawback: what the line has earned now is 0, and the trace says so before the subtraction.
+    if (target.trace.deal?.status === 'open') {
+      steps.push({ type: 'zero_target', reason: 'deal_open', earned_cents: 0 });
+      explanation.push(`Deal ${target.trace.deal.external_id} is open, so it has earned nothing yet.`);
+    }
+    explanation.push(`Earned now: ${formatMoney(0n)}.`);
+  }
   if (track.status === 'pending') {
     if (track.period_id !== target.period_id) {
       explanation.push(
@@ -137,7 +185,13 @@ function newRow(
   } else {
     explanation.push(`Projected while the deal is open, so this row is ${formatMoney(BigInt(track.amount))}`);
   }
-  if (replaced) explanation.push(`It replaces row ${replaced.id} of ${formatMoney(BigInt(replaced.amount_cents))}.`);
+  const reason = replaced ? replacementReason(target, track.status, replaced) : null;
+  if (replaced && reason) {
+    explanation.push(
+      reason.explanation,
+      `It replaces row ${replaced.id} of ${formatMoney(BigInt(replaced.amount_cents))}.`,
+    );
+  }
   return {
     status: track.status,
     amount_cents: track.amount,
@@ -147,14 +201,14 @@ function newRow(
       ...target.trace,
       // The period the line was evaluated for, an input of the sum; the row's period_id is where it is booked.
       period: tracePeriod(target.period_id, periods),
-      steps: [...target.trace.steps, { type: 'locked_total', approved_and_paid_cents: track.locked }],
+      steps: [...steps, { type: 'locked_total', approved_and_paid_cents: track.locked }],
       result: {
         target_cents: targetCents,
         locked_cents: track.locked,
         amount_cents: track.amount,
         status: track.status,
       },
-      superseded: replaced ? { id: replaced.id, amount_cents: replaced.amount_cents } : null,
+      superseded: replaced && reason ? { id: replaced.id, amount_cents: replaced.amount_cents, reason } : null,
       explanation,
     },
   };

@@ -19,7 +19,9 @@ import type {
   PlanProblem,
   Rep,
   TargetTrace,
+  TraceCountedDeal,
   TraceStep,
+  ZeroTargetReason,
 } from './types.ts';
 
 // Line targets (product.md section 5): for every line of a rep under a plan version, the earned target
@@ -159,6 +161,23 @@ function whereDealCounts(deal: DealSnapshot, periodId: PeriodId): string {
 interface PeriodStanding {
   prior_by_deal: Map<string, bigint>;
   total_cents: bigint;
+  /** The deals counted, in order, with the running total after each: what the traces name. */
+  counted: TraceCountedDeal[];
+}
+
+/** The trace step that says a line's target is 0, and why. */
+function zeroTarget(reason: ZeroTargetReason): TraceStep {
+  return { type: 'zero_target', reason, earned_cents: 0 };
+}
+
+/** The computation with the deals that make up its running total named on its cumulative or threshold step. */
+function namingCountedDeals(computation: Computation, counted: readonly TraceCountedDeal[]): Computation {
+  return {
+    ...computation,
+    steps: computation.steps.map((step) =>
+      step.type === 'cumulative' || step.type === 'threshold' ? { ...step, counted_deals: [...counted] } : step,
+    ),
+  };
 }
 
 function amountOf(deal: DealSnapshot): bigint {
@@ -231,9 +250,20 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
         .map((entry) => ({ ...entry, order: wonOrderKey(entry.deal) }))
         .sort((a, b) => compareKeys(a.order, b.order));
       for (const { deal, period_id } of counted) {
-        const standing = standings.get(period_id) ?? { prior_by_deal: new Map(), total_cents: 0n };
+        const standing: PeriodStanding = standings.get(period_id) ?? {
+          prior_by_deal: new Map(),
+          total_cents: 0n,
+          counted: [],
+        };
         standing.prior_by_deal.set(deal.id, standing.total_cents);
         standing.total_cents += amountOf(deal);
+        standing.counted.push({
+          id: deal.id,
+          external_id: deal.external_id,
+          amount_cents: centsAsNumber(amountOf(deal)),
+          close_date: deal.close_date,
+          running_total_cents: centsAsNumber(standing.total_cents),
+        });
         standings.set(period_id, standing);
       }
     }
@@ -265,8 +295,10 @@ function dealLine(evaluation: ChipEvaluation, rules: ChipRules, { deal, period_i
 
   if (!owned) {
     const owner = deal.owner_external_id === null ? 'has no owner' : `is owned by ${deal.owner_external_id}`;
+    steps.push(zeroTarget('not_owner'));
     explanation.push(`Deal ${deal.external_id} ${owner}, not by ${rep.external_id}, so this line earns nothing.`);
   } else if (!assigned) {
+    steps.push(zeroTarget('not_assigned'));
     explanation.push(`${rep.external_id} is not assigned to plan ${plan.plan_key}, so this line earns nothing.`);
   } else {
     explanation.push(whereDealCounts(deal, period_id));
@@ -275,7 +307,11 @@ function dealLine(evaluation: ChipEvaluation, rules: ChipRules, { deal, period_i
       steps.push({ type: 'condition', expression: chip.when, inputs: outcome.inputs, result: outcome.result });
       explanation.push(...conditionSentences(outcome));
     }
-    if ((deal.status === 'won' || deal.status === 'open') && (outcome?.result ?? true)) {
+    if (deal.status === 'lost' || deal.status === 'deleted') {
+      steps.push(zeroTarget(deal.status === 'lost' ? 'deal_lost' : 'deal_deleted'));
+    } else if (!(outcome?.result ?? true)) {
+      steps.push(zeroTarget('not_matching'));
+    } else {
       target = roundInto(computeDealChip(evaluation, rules, deal, period_id), steps, explanation);
     }
   }
@@ -315,7 +351,8 @@ function computeDealChip(
         period_id: periodId,
         projected,
       };
-      return computeTiered(amountOf(deal), cumulative, rules, evaluation.plan.quota_cents);
+      const computation = computeTiered(amountOf(deal), cumulative, rules, evaluation.plan.quota_cents);
+      return namingCountedDeals(computation, standing?.counted ?? []);
     }
     case 'attainment_bonus':
       throw new TypeError('an attainment bonus is a period-level line');
@@ -332,18 +369,14 @@ function periodLine(
   const explanation: string[] = [];
   let target = 0n;
   if (!assigned) {
+    steps.push(zeroTarget('not_assigned'));
     explanation.push(`${rep.external_id} is not assigned to plan ${plan.plan_key}, so this line earns nothing.`);
   } else {
     if (chip.when !== null) explanation.push("Only won deals that meet the chip's condition count toward attainment.");
-    const attained = evaluation.standings.get(periodId)?.total_cents ?? 0n;
-    const computation = computeAttainmentBonus(
-      attained,
-      BigInt(plan.quota_cents ?? 0),
-      rules,
-      rep.external_id,
-      periodId,
-    );
-    target = roundInto(computation, steps, explanation);
+    const standing = evaluation.standings.get(periodId);
+    const attained = standing?.total_cents ?? 0n;
+    const computed = computeAttainmentBonus(attained, BigInt(plan.quota_cents ?? 0), rules, rep.external_id, periodId);
+    target = roundInto(namingCountedDeals(computed, standing?.counted ?? []), steps, explanation);
   }
   return {
     line: lineRef(plan, chip, rep, null, periodId),

@@ -15,6 +15,10 @@ export type EarningStatus = Schemas['EarningStatus'];
 export type EarningTrace = Schemas['EarningTrace'];
 export type TraceStep = Schemas['TraceStep'];
 export type TracePeriod = Schemas['Period'];
+export type TraceCountedDeal = Schemas['TraceCountedDeal'];
+export type TraceCause = Schemas['TraceCause'];
+export type TraceReplacement = Schemas['TraceReplacement'];
+export type ZeroTargetReason = Schemas['TraceZeroTargetStep']['reason'];
 export type PeriodStatus = TracePeriod['status'];
 
 /** A deal as the engine reads it: the projection's fields, `won_at` included. Same shape as the trace's deal. */

@@ -1,5 +1,5 @@
 import { type LedgerRow, type RowRetirement, reconcileLine } from '../../domain/earnings/ledger.ts';
-import type { LineTarget, PeriodStatus } from '../../domain/earnings/types.ts';
+import type { EarningTrace, LineTarget, PeriodStatus, TraceCause } from '../../domain/earnings/types.ts';
 import type { PeriodId } from '../../domain/periods.ts';
 import { newId } from '../../lib/ids.ts';
 import { EarningRepository, type LineRow, type NewEarning } from '../../repositories/earnings.ts';
@@ -21,6 +21,8 @@ export interface Booking {
   /** Lines whose live rows no longer apply at all (their chip left the plan): reversed. */
   droppedLines: readonly string[];
   triggeringDomainEventId: string | null;
+  /** The deal event being evaluated, named in the traces of the rows written; null for a recompute. */
+  cause: TraceCause | null;
   /** False when the org has no webhook endpoint: nothing to announce. */
   hasWebhookEndpoints: boolean;
 }
@@ -33,6 +35,23 @@ export function addCounts(a: BookingCounts, b: BookingCounts): BookingCounts {
     rows_written: a.rows_written + b.rows_written,
     rows_superseded: a.rows_superseded + b.rows_superseded,
     rows_reversed: a.rows_reversed + b.rows_reversed,
+  };
+}
+
+/**
+ * The trace as written: with the deal event that caused it; and for a recompute after a plan change, whose rows
+ * have no event, a replacement the ledger could only call an amount change is the new plan version's doing.
+ */
+function tracedWith(trace: EarningTrace, cause: TraceCause | null): EarningTrace {
+  if (cause) return { ...trace, cause };
+  const replaced = trace.superseded;
+  if (replaced?.reason?.code !== 'amount_changed') return trace;
+  return {
+    ...trace,
+    superseded: {
+      ...replaced,
+      reason: { code: 'plan_version_changed', explanation: 'The plan changed, and its lines were recomputed.' },
+    },
   };
 }
 
@@ -119,6 +138,7 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
             rule_version: target.rule_version,
             triggering_domain_event_id: booking.triggeringDomainEventId,
             ...row,
+            trace: tracedWith(row.trace, booking.cause),
           }),
         ),
       ),

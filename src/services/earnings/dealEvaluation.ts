@@ -78,6 +78,17 @@ export async function evaluateDealChange(
     targets,
     droppedLines: [],
     triggeringDomainEventId: change.domainEvent.id,
+    cause: {
+      domain_event_id: change.domainEvent.id,
+      event_kind: change.domainEvent.type,
+      deal_id: change.after.id,
+      deal_external_id: change.after.external_id,
+      changes: change.domainEvent.changes.map((fieldChange) => ({
+        field: fieldChange.field,
+        from: fieldChange.old,
+        to: fieldChange.new,
+      })),
+    },
     hasWebhookEndpoints: inForce.hasWebhookEndpoints,
   });
 }

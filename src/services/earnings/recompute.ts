@@ -178,6 +178,7 @@ async function recomputeRep(
       targets,
       droppedLines: [...droppedLines],
       triggeringDomainEventId: null,
+      cause: null,
       hasWebhookEndpoints,
     }),
   );

@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
+import type { RunningServer } from '../../src/main.ts';
+import { createSqlPool } from '../../src/repositories/transaction.ts';
+import { EarningsEngine } from '../../src/services/earnings/engine.ts';
+import { createOrgWithKey } from '../factories/access.ts';
+import { applyPlan, planDocument } from '../factories/plans.ts';
+import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { sdkClient } from '../helpers/sdk.ts';
+import { startTestServer } from '../helpers/server.ts';
+
+// Traces that name their causes, end to end through the SDK (the test server validates every trace against the
+// contract): the deals that make up a running total, the deal event that moved a row of another deal, and why a
+// row replaced its predecessor when a plan version changed.
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  await server.close();
+  await closeTestDatabase();
+});
+
+function state(amountCents: number, closeDate: string, custom: Record<string, unknown> = {}) {
+  return {
+    amount_cents: amountCents,
+    stage: 'closed_won',
+    close_date: closeDate,
+    owner_external_id: 'rep-017',
+    ...custom,
+  };
+}
+
+async function rowsOf(client: QuotientClient, status: EarningListItem['status'][] = ['pending']) {
+  const rows: EarningListItem[] = [];
+  for await (const row of client.earnings.list({ status })) rows.push(row);
+  return rows;
+}
+
+describe('traces that name their causes', () => {
+  test('the bonus and accelerator name the deals of the running total and the deal event that moved them', async () => {
+    const db = testDatabase();
+    const { org, rawKey } = await createOrgWithKey(db);
+    const plan = await applyPlan(db, org.id, planDocument());
+    const chipId = (key: string) => plan.chips.find((chip) => chip.key === key)?.id;
+    const client = sdkClient(server, rawKey);
+    const a = await client.deals.ingestEvent({
+      external_id: 'opp-a',
+      state: state(6_000_000, '2026-04-10', { region: 'EMEA' }),
+    });
+    const b = await client.deals.ingestEvent({
+      external_id: 'opp-b',
+      state: state(5_000_000, '2026-04-20', { region: 'NA' }),
+    });
+    const rows = await rowsOf(client);
+
+    const bonusRow = rows.find((row) => row.rule_chip_id === chipId('quota-bonus'));
+    assert.ok(bonusRow);
+    const bonus = (await client.earnings.get(bonusRow.id)).trace;
+    assert.deepEqual(bonus.cause && { ...bonus.cause, changes: undefined }, {
+      domain_event_id: b.domain_event_id,
+      event_kind: 'deal.created',
+      deal_id: b.deal_id,
+      deal_external_id: 'opp-b',
+      changes: undefined,
+    });
+    const counted = [
+      {
+        id: a.deal_id,
+        external_id: 'opp-a',
+        amount_cents: 6_000_000,
+        close_date: '2026-04-10',
+        running_total_cents: 6_000_000,
+      },
+      {
+        id: b.deal_id,
+        external_id: 'opp-b',
+        amount_cents: 5_000_000,
+        close_date: '2026-04-20',
+        running_total_cents: 11_000_000,
+      },
+    ];
+    const threshold = bonus.steps.find((step) => step.type === 'threshold');
+    assert.deepEqual(threshold?.type === 'threshold' && threshold.counted_deals, counted);
+
+    const acceleratorRow = rows.find((row) => row.rule_chip_id === chipId('accelerator'));
+    assert.equal(acceleratorRow?.deal_id, b.deal_id);
+    const accelerator = (await client.earnings.get(acceleratorRow?.id as string)).trace;
+    const cumulative = accelerator.steps.find((step) => step.type === 'cumulative');
+    assert.deepEqual(cumulative?.type === 'cumulative' && cumulative.counted_deals, counted);
+
+    // Deal A grows: B's accelerator row moves although B did not change, and says A's event did it.
+    const grown = await client.deals.ingestEvent({ external_id: 'opp-a', state: { amount_cents: 7_000_000 } });
+    const moved = (await rowsOf(client)).find((row) => row.rule_chip_id === chipId('accelerator'));
+    assert.ok(moved && moved.id !== acceleratorRow?.id);
+    assert.equal(moved.deal_id, b.deal_id);
+    const movedTrace = (await client.earnings.get(moved.id)).trace;
+    assert.deepEqual(movedTrace.cause, {
+      domain_event_id: grown.domain_event_id,
+      event_kind: 'deal.amount_changed',
+      deal_id: a.deal_id,
+      deal_external_id: 'opp-a',
+      changes: [{ field: 'amount_cents', from: 6_000_000, to: 7_000_000 }],
+    });
+    assert.deepEqual(movedTrace.superseded, {
+      id: acceleratorRow?.id,
+      amount_cents: 50_000,
+      reason: { code: 'amount_changed', explanation: "The line's amount changed." },
+    });
+  });
+
+  test('a recompute after a new plan version says so on the rows that replace, and names no event', async () => {
+    const db = testDatabase();
+    const { org, rawKey } = await createOrgWithKey(db);
+    const document = planDocument({ chips: [{ key: 'base', name: 'Base', kind: 'commission', rate_bps: 1000 }] });
+    await applyPlan(db, org.id, document);
+    const client = sdkClient(server, rawKey);
+    await client.deals.ingestEvent({ external_id: 'opp-a', state: state(6_000_000, '2026-04-10') });
+    const [before] = await rowsOf(client);
+
+    const applied = await applyPlan(db, org.id, { ...document, chips: [{ ...document.chips[0], rate_bps: 1200 }] });
+    const pool = createSqlPool(process.env.DATABASE_URL as string, 2, () => {});
+    try {
+      await new EarningsEngine(db).recompute(pool, { orgId: org.id, planIds: [applied.plan_id] });
+    } finally {
+      await pool.end();
+    }
+    const [after] = await rowsOf(client);
+    assert.equal(after?.amount_cents, 720_000);
+    const trace = (await client.earnings.get(after?.id as string)).trace;
+    assert.equal(trace.cause, undefined);
+    assert.deepEqual(trace.superseded, {
+      id: before?.id,
+      amount_cents: 600_000,
+      reason: { code: 'plan_version_changed', explanation: 'The plan changed, and its lines were recomputed.' },
+    });
+  });
+});
