@@ -911,6 +911,9 @@ export interface components {
              *     `occurred_at` already applied to the deal is recorded as stale: it gets a source and a
              *     domain event (`stale` is set, nothing changes) but leaves the projection as it is.
              *     Events without `occurred_at` are never stale and are applied in the order received.
+             *     The event that makes a deal `won` gives it its won time: its `occurred_at` when given,
+             *     else the time the event was applied. A deal without `close_date` earns in the period of
+             *     its won time, so a backfill of last quarter's won deals lands in last quarter.
              * @example 2026-04-20T16:30:11.902Z
              */
             occurred_at?: string;
@@ -1095,7 +1098,8 @@ export interface components {
             };
             /**
              * Format: date-time
-             * @description When the deal became `won`; `null` if it is not won.
+             * @description When the deal became `won`: the `occurred_at` of the event that made it won when that
+             *     event carried one, else the time the event was applied; `null` if it is not won.
              */
             won_at: string | null;
         };

@@ -126,7 +126,7 @@ const APPLY_EVENT = `
     version = d.version + 1,
     last_domain_event_id = $1,
     last_occurred_at = $16::timestamptz,
-    won_at = CASE WHEN $14::text <> 'won' THEN NULL WHEN $17::boolean THEN clock.at ELSE d.won_at END,
+    won_at = CASE WHEN $14::text <> 'won' THEN NULL WHEN $17::boolean THEN COALESCE($8::timestamptz, clock.at) ELSE d.won_at END,
     created_at = CASE WHEN d.version = 0 THEN clock.at ELSE d.created_at END,
     updated_at = clock.at
   FROM clock
@@ -152,9 +152,10 @@ export class DealRepository {
   /**
    * Records the domain event and applies it to the locked deal in one round trip: version + 1, `updated_at`
    * from clock_timestamp() (the transaction already holds a transaction id, see dealWriterTag), `won_at` set
-   * when the deal becomes won and cleared when it is no longer won, `created_at` set by the first event. The
-   * domain event gets the same time, taken under the deal's lock, so a deal's domain events ordered by
-   * `created_at` are in the order they were applied.
+   * when the deal becomes won (to the event's `occurred_at` when it carries one, product.md section 5: a CRM
+   * backfilling last quarter's deals means last quarter) and cleared when it is no longer won, `created_at`
+   * set by the first event. The domain event gets the same time, taken under the deal's lock, so a deal's
+   * domain events ordered by `created_at` are in the order they were applied.
    */
   async applyEvent(
     tx: Transaction,
