@@ -786,6 +786,11 @@ export interface components {
             external_id: string;
             state: components["schemas"]["DealState"];
             status: components["schemas"]["DealStatus"];
+            /**
+             * @description The deal's split credit as last sent (see the deal event's `splits`); `null` when the whole
+             *     deal is credited to `state.owner_external_id`.
+             */
+            splits: components["schemas"]["DealSplits"];
             /** @description The user (rep) matching `state.owner_external_id`; `null` when the deal has no owner. */
             user_id: components["schemas"]["UserId"] | null;
             /**
@@ -906,6 +911,15 @@ export interface components {
              */
             dedup_key?: string;
             /**
+             * @description Split credit, a top-level member of the event merged into the deal as a whole: when
+             *     present it replaces the deal's splits (`null` removes them, crediting the owner alone);
+             *     when absent the deal keeps the splits it has. The shares must name each rep once and sum
+             *     to 10000, else `400 invalid_body` naming `splits`. A rep named here is created on first
+             *     sight, like an owner. A change of splits moves only the earnings lines whose credited
+             *     amount changes: each is superseded by a row of its new amount.
+             */
+            splits?: components["schemas"]["DealSplits"];
+            /**
              * Format: date-time
              * @description When the change happened in the caller's system. An event older than the latest
              *     `occurred_at` already applied to the deal is recorded as stale: it gets a source and a
@@ -918,6 +932,36 @@ export interface components {
              */
             occurred_at?: string;
         };
+        /** @description One rep's share of a split deal: the rep is credited `share_bps` of the deal (10000 = 100%). */
+        DealSplit: {
+            /**
+             * @description Id of the credited rep in the caller's system, at most 255 characters.
+             * @example rep-017
+             */
+            owner_external_id: string;
+            /**
+             * @description The rep's share in basis points, 1 to 10000.
+             * @example 6000
+             */
+            share_bps: number;
+        };
+        /**
+         * @description Split credit: who is credited with the deal and in which shares. The shares name each rep
+         *     once and sum to exactly 10000 (100%). `null` (or never sent) credits the whole deal to
+         *     `state.owner_external_id`. Every chip pays each credited rep on the rep's share of its
+         *     base, and tiers, quotas and attainment count credited amounts (see docs/plan-features.md).
+         * @example [
+         *       {
+         *         "owner_external_id": "rep-017",
+         *         "share_bps": 6000
+         *       },
+         *       {
+         *         "owner_external_id": "rep-018",
+         *         "share_bps": 4000
+         *       }
+         *     ]
+         */
+        DealSplits: components["schemas"]["DealSplit"][] | null;
         /** @description The ids of the records an accepted deal event created. */
         DealEventResult: {
             readonly source_event_id: components["schemas"]["SourceEventId"];
@@ -1102,6 +1146,11 @@ export interface components {
              *     event carried one, else the time the event was applied; `null` if it is not won.
              */
             won_at: string | null;
+            /**
+             * @description The deal's split credit when the line was evaluated; `null` (or absent, for rows written
+             *     before splits existed) when the owner is credited with the whole deal.
+             */
+            splits?: components["schemas"]["DealSplits"];
         };
         /** @description A compensation period of the org. */
         Period: {
@@ -1127,7 +1176,7 @@ export interface components {
             status: "open" | "locked" | "paid";
         };
         /** @description One step of the computation; `type` says which. */
-        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"];
+        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"];
         /** @description A condition was evaluated (the chip's `when`); the chip applies only when `result` is true. */
         TraceConditionStep: {
             /**
@@ -1345,6 +1394,41 @@ export interface components {
              * @example 0
              */
             approved_and_paid_cents: number;
+        };
+        /**
+         * @description The credited rep's part of the base of a split deal. The parts of all credited reps are
+         *     whole cents that sum to `whole_cents` exactly: each rep gets `whole_cents` × `share_bps` /
+         *     10000 rounded down, and the cents left over go one each to the reps with the largest
+         *     remainders (ties: the earlier entry of `splits`). The chip then computes on `credited_cents`.
+         */
+        TraceSplitStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "split";
+            /**
+             * @description The credited rep.
+             * @example rep-017
+             */
+            owner_external_id: string;
+            /**
+             * @description The rep's share in basis points.
+             * @example 6000
+             */
+            share_bps: number;
+            /**
+             * Format: int64
+             * @description The base of the whole deal, before the split.
+             * @example 5000000
+             */
+            whole_cents: number;
+            /**
+             * Format: int64
+             * @description The rep's part of `whole_cents`.
+             * @example 3000000
+             */
+            credited_cents: number;
         };
         /** @description The outcome: `amount_cents` = `target_cents` − `locked_cents`. */
         TraceResult: {

@@ -21,6 +21,7 @@ export type {
   DealEvent,
   DealEventResult,
   DealList,
+  DealSplit,
   Earning,
   EarningList,
   EarningListItem,

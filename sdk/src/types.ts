@@ -21,6 +21,8 @@ export type AuthContext = JsonBody<'/v1/', 'get'>;
 
 export type DealList = JsonBody<'/v1/deals', 'get'>;
 export type Deal = DealList['deals'][number];
+/** One credited rep's share of a split deal (`splits` of a deal event and of a deal). */
+export type DealSplit = NonNullable<Deal['splits']>[number];
 export type ListDealsParams = Query<paths['/v1/deals']['get']>;
 export type DealEvent = RequestBody<paths['/v1/deals/events']['post']>;
 export type DealEventResult = JsonBody<'/v1/deals/events', 'post'>;

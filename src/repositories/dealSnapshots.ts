@@ -4,7 +4,10 @@ import { named, type Transaction } from './transaction.ts';
 // Deals as the earnings engine reads them (DealSnapshot), inside the evaluating transaction.
 
 const DEAL_SNAPSHOT_COLUMNS = `id, external_id, amount_cents, stage, to_char(close_date, 'YYYY-MM-DD') AS close_date,
-  owner_external_id, status, custom, won_at`;
+  owner_external_id, status, custom, splits, won_at`;
+
+/** A deal's splits credit the rep `$2` (the GIN index on splits serves it). */
+const CREDITS_REP = `splits @> jsonb_build_array(jsonb_build_object('user_id', $2::text))`;
 
 interface DealSnapshotRow {
   id: string;
@@ -15,6 +18,7 @@ interface DealSnapshotRow {
   owner_external_id: string | null;
   status: string;
   custom: Record<string, unknown>;
+  splits: Array<{ owner_external_id: string; share_bps: number }> | null;
   won_at: Date | null;
 }
 
@@ -28,6 +32,10 @@ function toDealSnapshot(row: DealSnapshotRow): DealSnapshot {
     owner_external_id: row.owner_external_id,
     status: row.status as DealSnapshot['status'],
     custom: row.custom,
+    splits:
+      row.splits === null
+        ? null
+        : row.splits.map(({ owner_external_id, share_bps }) => ({ owner_external_id, share_bps })),
     won_at: row.won_at === null ? null : new Date(row.won_at).toISOString(),
   };
 }
@@ -35,7 +43,8 @@ function toDealSnapshot(row: DealSnapshotRow): DealSnapshot {
 export class DealSnapshotRepository {
   /**
    * The rep's deals whose close date falls in [from, to], and those without a close date (whose period
-   * depends on when they were won or on today): the caller keeps those of the periods it evaluates.
+   * depends on when they were won or on today): the caller keeps those of the periods it evaluates. The
+   * rep's deals are those it owns and the split deals of others that credit it.
    */
   async dealsOfRepAround(
     tx: Transaction,
@@ -51,18 +60,25 @@ export class DealSnapshotRepository {
                 WHERE org_id = $1 AND user_id = $2 AND close_date BETWEEN $3::date AND $4::date ORDER BY close_date)
                UNION ALL
                (SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-                WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL ORDER BY close_date)`,
+                WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL ORDER BY close_date)
+               UNION ALL
+               (SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
+                WHERE ${CREDITS_REP} AND org_id = $1 AND user_id IS DISTINCT FROM $2
+                  AND (close_date BETWEEN $3::date AND $4::date OR close_date IS NULL))`,
         values: [orgId, userId, span.from, span.to],
       }),
     );
     return rows.map(toDealSnapshot);
   }
 
-  /** Every deal the rep owns. */
+  /** Every deal the rep owns, and every split deal of others that credits it. */
   async dealsOfRep(tx: Transaction, orgId: string, userId: string): Promise<DealSnapshot[]> {
     const rows = await tx.query<DealSnapshotRow>(
       named('earnings_deals_of_rep', {
-        text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals WHERE org_id = $1 AND user_id = $2`,
+        text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals WHERE org_id = $1 AND user_id = $2
+               UNION ALL
+               SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
+               WHERE ${CREDITS_REP} AND org_id = $1 AND user_id IS DISTINCT FROM $2`,
         values: [orgId, userId],
       }),
     );

@@ -1,8 +1,14 @@
 import type { DealListFilters, DealPosition } from '../domain/deals/cursor.ts';
+import type { DealSplit } from '../domain/deals/event.ts';
 import type { DealState, DealStatus, DomainEventType, FieldChange } from '../domain/deals/projection.ts';
 import type { JsonObject } from '../domain/json.ts';
 import type { DomainEventRecord } from './domainEvents.ts';
 import { named, type SqlPool, sql, type Transaction } from './transaction.ts';
+
+/** A credited rep of a split deal, with the rep's internal user id (stored for finding a rep's split deals). */
+export interface StoredSplit extends DealSplit {
+  user_id: string;
+}
 
 /** The deal projection as stored, in domain terms (amounts as numbers, dates as `YYYY-MM-DD`). */
 export interface DealRecord {
@@ -10,6 +16,8 @@ export interface DealRecord {
   org_id: string;
   external_id: string;
   state: DealState;
+  /** Split credit in the caller's order; null when the owner is credited with the whole deal. */
+  splits: StoredSplit[] | null;
   status: DealStatus;
   user_id: string | null;
   /** 0 only inside the transaction that creates the deal, before its first event is applied. */
@@ -29,6 +37,7 @@ export interface AppliedEvent {
   changes: FieldChange[];
   occurredAt: Date | null;
   state: DealState;
+  splits: StoredSplit[] | null;
   status: DealStatus;
   userId: string | null;
   lastOccurredAt: Date | null;
@@ -53,6 +62,7 @@ export interface DealRow {
   close_date: string | null;
   owner_external_id: string | null;
   custom: JsonObject;
+  splits: StoredSplit[] | null;
   status: string;
   user_id: string | null;
   version: number;
@@ -64,8 +74,8 @@ export interface DealRow {
 }
 
 export const DEAL_COLUMNS =
-  'id, org_id, external_id, amount_cents, stage, close_date, owner_external_id, custom, status, user_id, version, ' +
-  'last_domain_event_id, last_occurred_at, won_at, created_at, updated_at';
+  'id, org_id, external_id, amount_cents, stage, close_date, owner_external_id, custom, splits, status, user_id, ' +
+  'version, last_domain_event_id, last_occurred_at, won_at, created_at, updated_at';
 
 /**
  * The application_name a transaction sets (locally) before it writes deals of an org. The change feed reads
@@ -89,6 +99,7 @@ export function toDealRecord(row: DealRow): DealRecord {
       owner_external_id: row.owner_external_id,
       custom: row.custom,
     },
+    splits: row.splits,
     status: row.status as DealStatus,
     user_id: row.user_id,
     version: row.version,
@@ -121,6 +132,7 @@ const APPLY_EVENT = `
     close_date = $11::date,
     owner_external_id = $12::text,
     custom = $13::jsonb,
+    splits = $18::jsonb,
     status = $14::text,
     user_id = $15::text,
     version = d.version + 1,
@@ -185,6 +197,7 @@ export class DealRepository {
           event.userId,
           event.lastOccurredAt,
           event.becameWon,
+          event.splits === null ? null : JSON.stringify(event.splits),
         ],
       }),
     );

@@ -37,7 +37,10 @@ export class DealReader {
 
 type Deal = components['schemas']['Deal'];
 
-/** Allow-lists the wire fields of a deal; internal columns (won_at, last_occurred_at, org_id) stay inside. */
+/**
+ * Allow-lists the wire fields of a deal; internal columns (won_at, last_occurred_at, org_id, the user ids of
+ * split reps) stay inside.
+ */
 export function toWireDeal(deal: DealRecord): Deal {
   return {
     id: deal.id,
@@ -49,6 +52,10 @@ export function toWireDeal(deal: DealRecord): Deal {
       owner_external_id: deal.state.owner_external_id,
       custom: deal.state.custom,
     },
+    splits:
+      deal.splits === null
+        ? null
+        : deal.splits.map(({ owner_external_id, share_bps }) => ({ owner_external_id, share_bps })),
     status: deal.status,
     user_id: deal.user_id,
     version: deal.version,

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { DealEvent } from '../domain/deals/event.ts';
+import type { DealEvent, DealSplit } from '../domain/deals/event.ts';
 import { applyEvent, type CurrentDeal } from '../domain/deals/projection.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { newId } from '../lib/ids.ts';
-import { type DealRecord, DealRepository } from '../repositories/deals.ts';
+import { type DealRecord, DealRepository, type StoredSplit } from '../repositories/deals.ts';
 import { DomainEventRepository } from '../repositories/domainEvents.ts';
 import { SourceEventRepository } from '../repositories/sourceEvents.ts';
 import { inRolledBackTransaction, inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
@@ -130,6 +130,7 @@ export class DealIngestion {
     }
 
     const ownerNamed = event.patch.standard.owner_external_id !== undefined;
+    const splits = await this.splitsWithReps(tx, orgId, transition.splits, deal.splits);
     const applied = await this.deals.applyEvent(tx, orgId, deal.id, {
       domainEventId,
       sourceEventId,
@@ -138,6 +139,7 @@ export class DealIngestion {
       changes: transition.changes,
       occurredAt: event.occurredAt ?? null,
       state: transition.state,
+      splits,
       status: transition.status,
       userId: ownerNamed ? ownerUserId : deal.user_id,
       lastOccurredAt: transition.lastOccurredAt,
@@ -150,6 +152,28 @@ export class DealIngestion {
       domainEvent: applied.domainEvent,
     });
     return { kind: 'accepted', ids };
+  }
+
+  /**
+   * The split's reps with their user ids: those the deal already credits keep theirs, new ones are created on
+   * first sight like an owner (in external-id order, so two events naming the same new reps queue, not cross).
+   */
+  private async splitsWithReps(
+    tx: Transaction,
+    orgId: string,
+    splits: readonly DealSplit[] | null,
+    current: readonly StoredSplit[] | null,
+  ): Promise<StoredSplit[] | null> {
+    if (splits === null) return null;
+    const known = new Map((current ?? []).map((split) => [split.owner_external_id, split.user_id]));
+    for (const owner of splits.map((split) => split.owner_external_id).sort()) {
+      if (!known.has(owner)) known.set(owner, await this.users.ensureRep(tx, orgId, owner));
+    }
+    return splits.map(({ owner_external_id, share_bps }) => ({
+      owner_external_id,
+      share_bps,
+      user_id: known.get(owner_external_id) as string,
+    }));
   }
 
   /** The dedup key is taken, by a committed event (the insert waited for it to commit): compare the bodies. */
@@ -169,7 +193,7 @@ export class DealIngestion {
 }
 
 function currentOf(deal: DealRecord): CurrentDeal {
-  return { state: deal.state, status: deal.status, lastOccurredAt: deal.last_occurred_at };
+  return { state: deal.state, status: deal.status, lastOccurredAt: deal.last_occurred_at, splits: deal.splits };
 }
 
 /** `gen_<external_id>_<received time>_<128 random bits>`: unique without coordination, readable in a log. */

@@ -30,6 +30,7 @@ export interface WireDeal {
     owner_external_id: string | null;
     custom: Record<string, unknown>;
   };
+  splits: Array<{ owner_external_id: string; share_bps: number }> | null;
   status: 'open' | 'won' | 'lost' | 'deleted';
   user_id: string | null;
   version: number;

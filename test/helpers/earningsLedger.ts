@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { creditedReps } from '../../src/domain/earnings/credit.ts';
 import {
   type LedgerRow,
   lockPeriod,
@@ -102,7 +103,7 @@ export class EarningsWorld {
       if (!rep) continue;
       const inScope = [...this.deals.values()].filter(
         (deal) =>
-          deal.owner_external_id === rep.external_id &&
+          creditedReps(deal).includes(rep.external_id) &&
           scope.periods.includes(dealPeriodId(deal, this.plan.period, this.today)),
       );
       const evaluation = evaluateLines({

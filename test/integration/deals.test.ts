@@ -58,6 +58,7 @@ describe('the deal item', () => {
       'external_id',
       'id',
       'last_domain_event_id',
+      'splits',
       'state',
       'status',
       'updated_at',
@@ -65,6 +66,7 @@ describe('the deal item', () => {
       'version',
     ]);
     assert.equal(deal.id, ids.deal_id);
+    assert.equal(deal.splits, null);
     assert.equal(deal.state.amount_cents, 9_007_199_254_740_991);
     assert.equal(deal.state.close_date, '2026-04-20');
     assert.deepEqual(deal.state.custom, { region: 'NA', nested: { a: [1, 2] } });

@@ -9,8 +9,9 @@ import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 // Properties of the engine and the ledger together, over random histories of deal events and period
 // locks: (a) after every event the live rows of every line equal its target, (b) the same final deal
 // states applied in any order, after any detours, leave the same live earnings, (c) approved and paid
-// rows never change. Events are evaluated through `scopeOfDealChange` only, and (a) compares with a
-// full evaluation, so it also shows that the scoped evaluation misses nothing.
+// rows never change. Deals may be split between the reps (issue 16). Events are evaluated through
+// `scopeOfDealChange` only, and (a) compares with a full evaluation, so it also shows that the scoped
+// evaluation misses nothing (incremental evaluation equals a full recompute).
 
 const TODAY = '2026-04-25';
 const PERIODS = ['2026-03', '2026-04', '2026-05'];
@@ -59,11 +60,27 @@ function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {
       close_date: fc.constantFrom(null, '2026-03-31', '2026-04-01', '2026-04-20', '2026-05-15'),
       won_on: fc.constantFrom('2026-03-30', '2026-04-10', '2026-04-10', '2026-05-02'),
       owner: fc.constantFrom(rep.external_id, rep.external_id, otherRep.external_id, null),
+      // Split credit (issue 16): none most of the time, else shares of the two reps, or one rep alone.
+      splits: fc.constantFrom<DealSnapshot['splits']>(
+        null,
+        null,
+        null,
+        [
+          { owner_external_id: rep.external_id, share_bps: 6000 },
+          { owner_external_id: otherRep.external_id, share_bps: 4000 },
+        ],
+        [
+          { owner_external_id: otherRep.external_id, share_bps: 3333 },
+          { owner_external_id: rep.external_id, share_bps: 6667 },
+        ],
+        [{ owner_external_id: otherRep.external_id, share_bps: 10_000 }],
+      ),
       region: fc.constantFrom('EMEA', 'NA', 'APAC', undefined),
       new_logo: fc.constantFrom(true, false, undefined),
     })
-    .map(({ n, status, amount, close_date, won_on, owner, region, new_logo }) =>
+    .map(({ n, status, amount, close_date, won_on, owner, splits, region, new_logo }) =>
       deal(n, {
+        ...(splits === null ? {} : { splits }),
         status,
         stage: status === 'won' ? 'closed_won' : status === 'lost' ? 'closed_lost' : 'proposal',
         amount_cents: amount,

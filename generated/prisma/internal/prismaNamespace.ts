@@ -1912,6 +1912,7 @@ export const DealScalarFieldEnum = {
   close_date: 'close_date',
   owner_external_id: 'owner_external_id',
   custom: 'custom',
+  splits: 'splits',
   status: 'status',
   user_id: 'user_id',
   version: 'version',

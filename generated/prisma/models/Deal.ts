@@ -81,6 +81,7 @@ export type DealCountAggregateOutputType = {
   close_date: number
   owner_external_id: number
   custom: number
+  splits: number
   status: number
   user_id: number
   version: number
@@ -148,6 +149,7 @@ export type DealCountAggregateInputType = {
   close_date?: true
   owner_external_id?: true
   custom?: true
+  splits?: true
   status?: true
   user_id?: true
   version?: true
@@ -254,6 +256,7 @@ export type DealGroupByOutputType = {
   close_date: Date | null
   owner_external_id: string | null
   custom: runtime.JsonValue
+  splits: runtime.JsonValue | null
   status: string
   user_id: string | null
   version: number
@@ -296,6 +299,7 @@ export type DealWhereInput = {
   close_date?: Prisma.DateTimeNullableFilter<"Deal"> | Date | string | null
   owner_external_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   custom?: Prisma.JsonFilter<"Deal">
+  splits?: Prisma.JsonNullableFilter<"Deal">
   status?: Prisma.StringFilter<"Deal"> | string
   user_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   version?: Prisma.IntFilter<"Deal"> | number
@@ -319,6 +323,7 @@ export type DealOrderByWithRelationInput = {
   close_date?: Prisma.SortOrderInput | Prisma.SortOrder
   owner_external_id?: Prisma.SortOrderInput | Prisma.SortOrder
   custom?: Prisma.SortOrder
+  splits?: Prisma.SortOrderInput | Prisma.SortOrder
   status?: Prisma.SortOrder
   user_id?: Prisma.SortOrderInput | Prisma.SortOrder
   version?: Prisma.SortOrder
@@ -346,6 +351,7 @@ export type DealWhereUniqueInput = Prisma.AtLeast<{
   close_date?: Prisma.DateTimeNullableFilter<"Deal"> | Date | string | null
   owner_external_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   custom?: Prisma.JsonFilter<"Deal">
+  splits?: Prisma.JsonNullableFilter<"Deal">
   status?: Prisma.StringFilter<"Deal"> | string
   user_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   version?: Prisma.IntFilter<"Deal"> | number
@@ -369,6 +375,7 @@ export type DealOrderByWithAggregationInput = {
   close_date?: Prisma.SortOrderInput | Prisma.SortOrder
   owner_external_id?: Prisma.SortOrderInput | Prisma.SortOrder
   custom?: Prisma.SortOrder
+  splits?: Prisma.SortOrderInput | Prisma.SortOrder
   status?: Prisma.SortOrder
   user_id?: Prisma.SortOrderInput | Prisma.SortOrder
   version?: Prisma.SortOrder
@@ -396,6 +403,7 @@ export type DealScalarWhereWithAggregatesInput = {
   close_date?: Prisma.DateTimeNullableWithAggregatesFilter<"Deal"> | Date | string | null
   owner_external_id?: Prisma.StringNullableWithAggregatesFilter<"Deal"> | string | null
   custom?: Prisma.JsonWithAggregatesFilter<"Deal">
+  splits?: Prisma.JsonNullableWithAggregatesFilter<"Deal">
   status?: Prisma.StringWithAggregatesFilter<"Deal"> | string
   user_id?: Prisma.StringNullableWithAggregatesFilter<"Deal"> | string | null
   version?: Prisma.IntWithAggregatesFilter<"Deal"> | number
@@ -414,6 +422,7 @@ export type DealCreateInput = {
   close_date?: Date | string | null
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: string
   version?: number
   last_domain_event_id?: string | null
@@ -436,6 +445,7 @@ export type DealUncheckedCreateInput = {
   close_date?: Date | string | null
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: string
   user_id?: string | null
   version?: number
@@ -456,6 +466,7 @@ export type DealUpdateInput = {
   close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -478,6 +489,7 @@ export type DealUncheckedUpdateInput = {
   close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -499,6 +511,7 @@ export type DealCreateManyInput = {
   close_date?: Date | string | null
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: string
   user_id?: string | null
   version?: number
@@ -517,6 +530,7 @@ export type DealUpdateManyMutationInput = {
   close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -535,6 +549,7 @@ export type DealUncheckedUpdateManyInput = {
   close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -574,6 +589,7 @@ export type DealCountOrderByAggregateInput = {
   close_date?: Prisma.SortOrder
   owner_external_id?: Prisma.SortOrder
   custom?: Prisma.SortOrder
+  splits?: Prisma.SortOrder
   status?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
   version?: Prisma.SortOrder
@@ -765,6 +781,7 @@ export type DealCreateWithoutOrgInput = {
   close_date?: Date | string | null
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: string
   version?: number
   last_domain_event_id?: string | null
@@ -785,6 +802,7 @@ export type DealUncheckedCreateWithoutOrgInput = {
   close_date?: Date | string | null
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: string
   user_id?: string | null
   version?: number
@@ -835,6 +853,7 @@ export type DealScalarWhereInput = {
   close_date?: Prisma.DateTimeNullableFilter<"Deal"> | Date | string | null
   owner_external_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   custom?: Prisma.JsonFilter<"Deal">
+  splits?: Prisma.JsonNullableFilter<"Deal">
   status?: Prisma.StringFilter<"Deal"> | string
   user_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   version?: Prisma.IntFilter<"Deal"> | number
@@ -853,6 +872,7 @@ export type DealCreateWithoutUserInput = {
   close_date?: Date | string | null
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: string
   version?: number
   last_domain_event_id?: string | null
@@ -874,6 +894,7 @@ export type DealUncheckedCreateWithoutUserInput = {
   close_date?: Date | string | null
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: string
   version?: number
   last_domain_event_id?: string | null
@@ -919,6 +940,7 @@ export type DealCreateWithoutDomain_eventsInput = {
   close_date?: Date | string | null
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: string
   version?: number
   last_domain_event_id?: string | null
@@ -940,6 +962,7 @@ export type DealUncheckedCreateWithoutDomain_eventsInput = {
   close_date?: Date | string | null
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: string
   user_id?: string | null
   version?: number
@@ -975,6 +998,7 @@ export type DealUpdateWithoutDomain_eventsInput = {
   close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -996,6 +1020,7 @@ export type DealUncheckedUpdateWithoutDomain_eventsInput = {
   close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1015,6 +1040,7 @@ export type DealCreateWithoutEarningsInput = {
   close_date?: Date | string | null
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: string
   version?: number
   last_domain_event_id?: string | null
@@ -1036,6 +1062,7 @@ export type DealUncheckedCreateWithoutEarningsInput = {
   close_date?: Date | string | null
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: string
   user_id?: string | null
   version?: number
@@ -1071,6 +1098,7 @@ export type DealUpdateWithoutEarningsInput = {
   close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1092,6 +1120,7 @@ export type DealUncheckedUpdateWithoutEarningsInput = {
   close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1111,6 +1140,7 @@ export type DealCreateManyOrgInput = {
   close_date?: Date | string | null
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: string
   user_id?: string | null
   version?: number
@@ -1129,6 +1159,7 @@ export type DealUpdateWithoutOrgInput = {
   close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1149,6 +1180,7 @@ export type DealUncheckedUpdateWithoutOrgInput = {
   close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1169,6 +1201,7 @@ export type DealUncheckedUpdateManyWithoutOrgInput = {
   close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1188,6 +1221,7 @@ export type DealCreateManyUserInput = {
   close_date?: Date | string | null
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: string
   version?: number
   last_domain_event_id?: string | null
@@ -1205,6 +1239,7 @@ export type DealUpdateWithoutUserInput = {
   close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1226,6 +1261,7 @@ export type DealUncheckedUpdateWithoutUserInput = {
   close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1246,6 +1282,7 @@ export type DealUncheckedUpdateManyWithoutUserInput = {
   close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1304,6 +1341,7 @@ export type DealSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   close_date?: boolean
   owner_external_id?: boolean
   custom?: boolean
+  splits?: boolean
   status?: boolean
   user_id?: boolean
   version?: boolean
@@ -1328,6 +1366,7 @@ export type DealSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   close_date?: boolean
   owner_external_id?: boolean
   custom?: boolean
+  splits?: boolean
   status?: boolean
   user_id?: boolean
   version?: boolean
@@ -1349,6 +1388,7 @@ export type DealSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   close_date?: boolean
   owner_external_id?: boolean
   custom?: boolean
+  splits?: boolean
   status?: boolean
   user_id?: boolean
   version?: boolean
@@ -1370,6 +1410,7 @@ export type DealSelectScalar = {
   close_date?: boolean
   owner_external_id?: boolean
   custom?: boolean
+  splits?: boolean
   status?: boolean
   user_id?: boolean
   version?: boolean
@@ -1380,7 +1421,7 @@ export type DealSelectScalar = {
   updated_at?: boolean
 }
 
-export type DealOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "amount_cents" | "stage" | "close_date" | "owner_external_id" | "custom" | "status" | "user_id" | "version" | "last_domain_event_id" | "last_occurred_at" | "won_at" | "created_at" | "updated_at", ExtArgs["result"]["deal"]>
+export type DealOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "amount_cents" | "stage" | "close_date" | "owner_external_id" | "custom" | "splits" | "status" | "user_id" | "version" | "last_domain_event_id" | "last_occurred_at" | "won_at" | "created_at" | "updated_at", ExtArgs["result"]["deal"]>
 export type DealInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.Deal$userArgs<ExtArgs>
@@ -1414,6 +1455,7 @@ export type $DealPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     close_date: Date | null
     owner_external_id: string | null
     custom: runtime.JsonValue
+    splits: runtime.JsonValue | null
     status: string
     user_id: string | null
     version: number
@@ -1857,6 +1899,7 @@ export interface DealFieldRefs {
   readonly close_date: Prisma.FieldRef<"Deal", 'DateTime'>
   readonly owner_external_id: Prisma.FieldRef<"Deal", 'String'>
   readonly custom: Prisma.FieldRef<"Deal", 'Json'>
+  readonly splits: Prisma.FieldRef<"Deal", 'Json'>
   readonly status: Prisma.FieldRef<"Deal", 'String'>
   readonly user_id: Prisma.FieldRef<"Deal", 'String'>
   readonly version: Prisma.FieldRef<"Deal", 'Int'>

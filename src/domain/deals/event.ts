@@ -19,7 +19,17 @@ export const MAX_TEXT_LENGTH = 255;
 /** Custom values may nest objects and arrays this deep; deeper is refused rather than recursed into. */
 export const MAX_CUSTOM_DEPTH = 32;
 
-const EVENT_MEMBERS: ReadonlySet<string> = new Set(['external_id', 'state', 'event_type', 'dedup_key', 'occurred_at']);
+const EVENT_MEMBERS: ReadonlySet<string> = new Set([
+  'external_id',
+  'state',
+  'splits',
+  'event_type',
+  'dedup_key',
+  'occurred_at',
+]);
+/** A deal's shares are basis points of the whole: they must add up to exactly this. */
+export const WHOLE_SHARE_BPS = 10_000;
+export const MAX_SPLITS = 20;
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -37,9 +47,17 @@ export interface StatePatch {
   custom: JsonObject;
 }
 
+/** One credited rep's share of a deal, in basis points of the whole. */
+export interface DealSplit {
+  owner_external_id: string;
+  share_bps: number;
+}
+
 export interface DealEvent {
   externalId: string;
   patch: StatePatch;
+  /** Absent: the deal keeps its splits; `null`: the owner is credited alone; a list: replaces the deal's. */
+  splits: DealSplit[] | null | undefined;
   eventType: EventType;
   /** Absent when the caller sent none; the service then generates one. */
   dedupKey: string | undefined;
@@ -70,6 +88,7 @@ export function parseDealEvent(body: unknown): DealEvent {
   return {
     externalId,
     patch: parseState(body.state),
+    splits: body.splits === undefined ? undefined : parseSplits(body.splits),
     eventType: parseEventType(body.event_type),
     dedupKey: body.dedup_key === undefined ? undefined : requiredText(body.dedup_key, 'dedup_key'),
     occurredAt: body.occurred_at === undefined ? undefined : parseDateTime(body.occurred_at, 'occurred_at'),
@@ -117,6 +136,38 @@ function parseState(state: JsonObject): StatePatch {
     }
   }
   return { standard, custom };
+}
+
+/** Each rep once, shares from 1 bp, summing to the whole: a split that credits 100% of the deal, no more, no less. */
+function parseSplits(value: JsonValue): DealSplit[] | null {
+  if (value === null) return null;
+  if (!Array.isArray(value)) throw new InvalidDealEvent('splits', 'must be array or null');
+  if (value.length === 0) throw new InvalidDealEvent('splits', 'must NOT have fewer than 1 items');
+  if (value.length > MAX_SPLITS) throw new InvalidDealEvent('splits', `must NOT have more than ${MAX_SPLITS} items`);
+  const owners = new Set<string>();
+  const splits = value.map((entry, index): DealSplit => {
+    const path = `splits[${index}]`;
+    if (!isJsonObject(entry)) throw new InvalidDealEvent(path, 'must be object');
+    for (const name of Object.keys(entry)) {
+      if (name !== 'owner_external_id' && name !== 'share_bps') {
+        throw new InvalidDealEvent(`${path}.${name}`, 'is not a member of a split');
+      }
+    }
+    const owner = label(entry.owner_external_id as JsonValue, `${path}.owner_external_id`);
+    if (owners.has(owner)) throw new InvalidDealEvent(`${path}.owner_external_id`, `names ${owner} a second time`);
+    owners.add(owner);
+    const share = entry.share_bps;
+    if (share === undefined) throw new InvalidDealEvent(`${path}.share_bps`, 'is required');
+    if (typeof share !== 'number' || !Number.isInteger(share) || share < 1 || share > WHOLE_SHARE_BPS) {
+      throw new InvalidDealEvent(`${path}.share_bps`, `must be an integer from 1 to ${WHOLE_SHARE_BPS}`);
+    }
+    return { owner_external_id: owner, share_bps: share };
+  });
+  const total = splits.reduce((sum, split) => sum + split.share_bps, 0);
+  if (total !== WHOLE_SHARE_BPS) {
+    throw new InvalidDealEvent('splits', `the shares must sum to ${WHOLE_SHARE_BPS} basis points, not ${total}`);
+  }
+  return splits;
 }
 
 function checkName(name: string, path: string): void {

@@ -1,5 +1,5 @@
 import { type JsonObject, type JsonValue, jsonEquals } from '../json.ts';
-import type { DealEvent, StatePatch } from './event.ts';
+import type { DealEvent, DealSplit, StatePatch } from './event.ts';
 
 // How one event moves a deal's projection: merge the state, derive the status, and describe the difference as a
 // domain event. Pure; the ingestion service applies the result inside the event's transaction.
@@ -31,6 +31,8 @@ export interface CurrentDeal {
   status: DealStatus;
   /** The latest `occurred_at` applied; null when no applied event carried one. */
   lastOccurredAt: Date | null;
+  /** Split credit; null (or absent) when the owner is credited with the whole deal. */
+  splits?: readonly DealSplit[] | null;
 }
 
 /** The org's stage lists, as stored (they are normalised when compared). */
@@ -40,7 +42,7 @@ export interface StageLists {
 }
 
 export interface FieldChange {
-  /** `amount_cents`, `stage`, `close_date`, `owner_external_id`, `custom.<name>` or `status`. */
+  /** `amount_cents`, `stage`, `close_date`, `owner_external_id`, `custom.<name>`, `splits` or `status`. */
   field: string;
   old: JsonValue;
   new: JsonValue;
@@ -53,6 +55,8 @@ export type Transition =
       changes: FieldChange[];
       state: DealState;
       status: DealStatus;
+      /** The deal's splits after this event: the event's when it named them, else the deal's. */
+      splits: DealSplit[] | null;
       /** The status became `won` with this event (the moment `won_at` records). */
       becameWon: boolean;
       /** The latest `occurred_at` after this event. */
@@ -82,13 +86,16 @@ export function applyEvent(current: CurrentDeal | null, event: DealEvent, stages
   const before = current?.state ?? EMPTY_STATE;
   const state = mergeState(before, event.patch);
   const status = deriveStatus(state.stage, event.eventType === 'delete', stages);
-  const changes = diff(before, current?.status ?? null, state, status);
+  const splitsBefore = current?.splits ?? null;
+  const splits = event.splits === undefined ? splitsBefore && [...splitsBefore] : event.splits;
+  const changes = diff(before, current?.status ?? null, state, status, { before: splitsBefore, after: splits });
   return {
     stale: false,
     type: classify(current?.status ?? null, status, event, changes),
     changes,
     state,
     status,
+    splits,
     becameWon: status === 'won' && current?.status !== 'won',
     lastOccurredAt: latest(current?.lastOccurredAt ?? null, occurredAt),
   };
@@ -125,12 +132,16 @@ function foldStage(stage: string): string {
   return stage.trim().normalize('NFKC').toLowerCase();
 }
 
-/** Every field whose value differs, in a stable order: standard members, custom fields by name, status. */
+/**
+ * Every field whose value differs, in a stable order: standard members, custom fields by name, splits,
+ * status.
+ */
 export function diff(
   before: DealState,
   statusBefore: DealStatus | null,
   after: DealState,
   statusAfter: DealStatus,
+  splits: { before: readonly DealSplit[] | null; after: readonly DealSplit[] | null } = { before: null, after: null },
 ): FieldChange[] {
   const changes: FieldChange[] = [];
   for (const field of ['amount_cents', 'stage', 'close_date', 'owner_external_id'] as const) {
@@ -142,6 +153,9 @@ export function diff(
     const next = after.custom[name];
     if (!jsonEquals(old, next)) changes.push({ field: `custom.${name}`, old: old ?? null, new: next ?? null });
   }
+  const splitsOld = splitsAsJson(splits.before);
+  const splitsNew = splitsAsJson(splits.after);
+  if (!jsonEquals(splitsOld, splitsNew)) changes.push({ field: 'splits', old: splitsOld, new: splitsNew });
   if (statusBefore !== statusAfter) changes.push({ field: 'status', old: statusBefore, new: statusAfter });
   return changes;
 }
@@ -164,6 +178,10 @@ export function classify(
   if (changes.some((change) => change.field === 'stage')) return 'deal.stage_changed';
   if (changes.some((change) => change.field === 'amount_cents')) return 'deal.amount_changed';
   return 'deal.updated';
+}
+
+function splitsAsJson(splits: readonly DealSplit[] | null): JsonValue {
+  return splits === null ? null : splits.map(({ owner_external_id, share_bps }) => ({ owner_external_id, share_bps }));
 }
 
 function latest(a: Date | null, b: Date | null): Date | null {

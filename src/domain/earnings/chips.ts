@@ -1,4 +1,5 @@
 import { conditionProblems, readDealField } from './conditions.ts';
+import { creditedPart } from './credit.ts';
 import {
   centsAsNumber,
   type ExactCents,
@@ -204,21 +205,33 @@ function baseOf(deal: DealSnapshot, baseField: string): bigint | null {
   return typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : null;
 }
 
-export function computeCommission(deal: DealSnapshot, rules: ChipRules & { kind: 'commission' }): Computation {
+/**
+ * `rate_bps` of the rep's credited part of the base: the whole base for the owner of a deal without splits,
+ * the rep's share of it for a split deal.
+ */
+export function computeCommission(
+  deal: DealSnapshot,
+  rules: ChipRules & { kind: 'commission' },
+  repExternalId: string,
+): Computation {
   const explanation: string[] = [];
   const found = baseOf(deal, rules.base_field);
-  const base = found ?? 0n;
+  const whole = found ?? 0n;
   if (found === null) {
     explanation.push(`The deal has no ${rules.base_field} in whole cents, so the base is 0.00.`);
   } else if (rules.base_field !== 'amount_cents') {
-    explanation.push(`The base is ${rules.base_field}, ${formatMoney(base)}.`);
+    explanation.push(`The base is ${rules.base_field}, ${formatMoney(whole)}.`);
   }
+  const part = creditedPart(deal, repExternalId, whole, rules.base_field);
+  explanation.push(...part.explanation);
+  const base = part.cents;
   const exact = exactRate(base, rules.rate_bps);
   explanation.push(`${formatRate(rules.rate_bps)} of ${formatMoney(base)} = ${formatExactMoney(exact)}`);
   return {
     exact,
     steps: [
-      { type: 'base', field: rules.base_field, amount_cents: centsAsNumber(base) },
+      { type: 'base', field: rules.base_field, amount_cents: centsAsNumber(whole) },
+      ...(part.step ? [part.step] : []),
       {
         type: 'rate',
         rate_bps: centsAsNumber(rules.rate_bps),
@@ -230,11 +243,17 @@ export function computeCommission(deal: DealSnapshot, rules: ChipRules & { kind:
   };
 }
 
-export function computeFlat(rules: ChipRules & { kind: 'flat' }): Computation {
+/** The flat amount per matching deal; of a split deal, the rep's share of it, so the deal pays it once in all. */
+export function computeFlat(
+  rules: ChipRules & { kind: 'flat' },
+  deal: DealSnapshot,
+  repExternalId: string,
+): Computation {
+  const part = creditedPart(deal, repExternalId, rules.amount_cents, 'the flat amount');
   return {
-    exact: exactFromCents(rules.amount_cents),
-    steps: [{ type: 'flat', amount_cents: centsAsNumber(rules.amount_cents) }],
-    explanation: [`The chip pays a flat ${formatMoney(rules.amount_cents)} per matching deal.`],
+    exact: exactFromCents(part.cents),
+    steps: [{ type: 'flat', amount_cents: centsAsNumber(rules.amount_cents) }, ...(part.step ? [part.step] : [])],
+    explanation: [`The chip pays a flat ${formatMoney(rules.amount_cents)} per matching deal.`, ...part.explanation],
   };
 }
 
@@ -264,18 +283,25 @@ function bandContains(band: Band, cents: bigint): boolean {
   return cents >= band.from_cents && (band.to_cents === null || cents < band.to_cents);
 }
 
+/**
+ * `amountCents` is the rep's credited amount of the deal; `credit` shows how it came from the whole amount
+ * of a split deal (absent for a deal credited whole to its owner).
+ */
 export function computeTiered(
   amountCents: bigint,
   cumulative: Cumulative,
   rules: ChipRules & { kind: 'tiered_commission' },
   quotaCents: number | null,
+  credit?: { whole_cents: bigint; step: TraceStep; explanation: string[] },
 ): Computation {
   const { prior_cents: prior, period_cents: periodTotal, rep_external_id: rep, period_id: period } = cumulative;
   const steps: TraceStep[] = [
-    { type: 'base', field: 'amount_cents', amount_cents: centsAsNumber(amountCents) },
+    { type: 'base', field: 'amount_cents', amount_cents: centsAsNumber(credit?.whole_cents ?? amountCents) },
+    ...(credit ? [credit.step] : []),
     { type: 'cumulative', prior_won_cents: centsAsNumber(prior), period_won_cents: centsAsNumber(periodTotal) },
   ];
   const explanation = [
+    ...(credit?.explanation ?? []),
     cumulative.projected
       ? `Won by ${rep} in ${period} so far, ${formatMoney(prior)}; counting this open deal as won next adds ${formatMoney(amountCents)}, reaching ${formatMoney(prior + amountCents)}.`
       : `Won by ${rep} in ${period} before this deal, ${formatMoney(prior)}; this deal adds ${formatMoney(amountCents)}, reaching ${formatMoney(prior + amountCents)}.`,

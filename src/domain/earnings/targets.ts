@@ -9,6 +9,7 @@ import {
   readChipRules,
 } from './chips.ts';
 import { type ConditionOutcome, evaluateCondition } from './conditions.ts';
+import { creditedPart, creditedReps, creditsOf, isSplit } from './credit.ts';
 import { centsAsNumber, exactCentsString, formatExactMoney, formatMoney, roundExactCents } from './money.ts';
 import type {
   DealSnapshot,
@@ -77,7 +78,8 @@ function compareKeys(a: string[], b: string[]): number {
 
 function dealSnapshot(deal: DealSnapshot): DealSnapshot {
   const { id, external_id, amount_cents, stage, close_date, owner_external_id, status, custom, won_at } = deal;
-  return { id, external_id, amount_cents, stage, close_date, owner_external_id, status, custom, won_at };
+  const snapshot = { id, external_id, amount_cents, stage, close_date, owner_external_id, status, custom, won_at };
+  return isSplit(deal) ? { ...snapshot, splits: creditsOf(deal) } : snapshot;
 }
 
 function traceOf(
@@ -184,14 +186,20 @@ function amountOf(deal: DealSnapshot): bigint {
   return BigInt(deal.amount_cents ?? 0);
 }
 
+/** What tiers, quotas and attainment count of a deal for a rep: the rep's credited part of its amount. */
+function creditedAmountOf(deal: DealSnapshot, repExternalId: string): bigint {
+  return creditedPart(deal, repExternalId, amountOf(deal), 'the amount').cents;
+}
+
 export interface EvaluationRequest {
   plan: EnginePlanVersion;
   rep: Rep;
   /**
    * The deals whose lines to evaluate, which are also what tiered and attainment chips count. For those
    * chips to be right, this must hold every deal of the rep whose period (`dealPeriodId`) is the period
-   * of an evaluated deal or one of `periods`. A deal owned by someone else gets lines with zero targets,
-   * which is how a deal's former owner loses its earnings.
+   * of an evaluated deal or one of `periods`, split deals crediting the rep included. A deal that does not
+   * credit the rep (owned by someone else, or split among others) gets lines with zero targets, which is
+   * how a deal's former owner loses its earnings.
    */
   deals: readonly DealSnapshot[];
   /** Periods whose period-level lines (attainment bonuses) to evaluate. */
@@ -209,6 +217,7 @@ export interface Evaluation {
 interface PlacedDeal {
   deal: DealSnapshot;
   period_id: PeriodId;
+  /** The deal credits the rep: the rep owns it and it has no splits, or its splits name the rep. */
   owned: boolean;
 }
 
@@ -219,7 +228,7 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
   const placed: PlacedDeal[] = [...dealsById.values()].map((deal) => ({
     deal,
     period_id: dealPeriodId(deal, plan.period, today),
-    owned: deal.owner_external_id === rep.external_id,
+    owned: creditedReps(deal).includes(rep.external_id),
   }));
   const problems: PlanProblem[] = [];
   const targets: LineTarget[] = [];
@@ -256,11 +265,12 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
           counted: [],
         };
         standing.prior_by_deal.set(deal.id, standing.total_cents);
-        standing.total_cents += amountOf(deal);
+        const credited = creditedAmountOf(deal, rep.external_id);
+        standing.total_cents += credited;
         standing.counted.push({
           id: deal.id,
           external_id: deal.external_id,
-          amount_cents: centsAsNumber(amountOf(deal)),
+          amount_cents: centsAsNumber(credited),
           close_date: deal.close_date,
           running_total_cents: centsAsNumber(standing.total_cents),
         });
@@ -293,7 +303,13 @@ function dealLine(evaluation: ChipEvaluation, rules: ChipRules, { deal, period_i
   const explanation: string[] = [];
   let target = 0n;
 
-  if (!owned) {
+  if (!owned && isSplit(deal)) {
+    const credited = creditedReps(deal).join(', ');
+    steps.push(zeroTarget('not_owner'));
+    explanation.push(
+      `Deal ${deal.external_id} is split among ${credited}, not crediting ${rep.external_id}, so this line earns nothing.`,
+    );
+  } else if (!owned) {
     const owner = deal.owner_external_id === null ? 'has no owner' : `is owned by ${deal.owner_external_id}`;
     steps.push(zeroTarget('not_owner'));
     explanation.push(`Deal ${deal.external_id} ${owner}, not by ${rep.external_id}, so this line earns nothing.`);
@@ -334,16 +350,17 @@ function computeDealChip(
 ): Computation {
   switch (rules.kind) {
     case 'commission':
-      return computeCommission(deal, rules);
+      return computeCommission(deal, rules, evaluation.rep.external_id);
     case 'flat':
-      return computeFlat(rules);
+      return computeFlat(rules, deal, evaluation.rep.external_id);
     case 'tiered_commission': {
       const standing = evaluation.standings.get(periodId);
       const wonTotal = standing?.total_cents ?? 0n;
       const projected = deal.status !== 'won';
+      const part = creditedPart(deal, evaluation.rep.external_id, amountOf(deal), 'the amount');
       // A projection counts the open deal as if it were won next, after every deal already won.
       const prior = projected ? wonTotal : (standing?.prior_by_deal.get(deal.id) ?? 0n);
-      const periodTotal = projected ? wonTotal + amountOf(deal) : wonTotal;
+      const periodTotal = projected ? wonTotal + part.cents : wonTotal;
       const cumulative = {
         prior_cents: prior,
         period_cents: periodTotal,
@@ -351,7 +368,8 @@ function computeDealChip(
         period_id: periodId,
         projected,
       };
-      const computation = computeTiered(amountOf(deal), cumulative, rules, evaluation.plan.quota_cents);
+      const credit = part.step && { whole_cents: amountOf(deal), step: part.step, explanation: part.explanation };
+      const computation = computeTiered(part.cents, cumulative, rules, evaluation.plan.quota_cents, credit ?? undefined);
       return namingCountedDeals(computation, standing?.counted ?? []);
     }
     case 'attainment_bonus':
@@ -400,7 +418,8 @@ export interface EvaluationScope {
 }
 
 /**
- * The lines a deal change can affect under one plan version: for its owner before and after, the deal's
+ * The lines a deal change can affect under one plan version: for each rep it credits before and after (its
+ * owner, or the reps of its splits), the deal's
  * own lines, and when the plan has tiered or attainment chips, every line of that rep in the period the
  * deal was in and the period it is in now (a change there moves the cumulative amounts other deals and
  * the bonus depend on). Evaluate each with `evaluateLines`, passing the rep's deals of those periods
@@ -417,10 +436,11 @@ export function scopeOfDealChange(
   );
   const periodsByRep = new Map<string, Set<PeriodId>>();
   for (const deal of before === null ? [after] : [before, after]) {
-    if (deal.owner_external_id === null) continue;
-    const periods = periodsByRep.get(deal.owner_external_id) ?? new Set();
-    if (countsPeriods) periods.add(dealPeriodId(deal, plan.period, today));
-    periodsByRep.set(deal.owner_external_id, periods);
+    for (const credited of creditedReps(deal)) {
+      const periods = periodsByRep.get(credited) ?? new Set();
+      if (countsPeriods) periods.add(dealPeriodId(deal, plan.period, today));
+      periodsByRep.set(credited, periods);
+    }
   }
   return [...periodsByRep].map(([rep, periods]) => ({ rep_external_id: rep, periods: [...periods] }));
 }

@@ -8,14 +8,14 @@ import type { Transaction } from '../../repositories/transaction.ts';
 import type { DealChange } from '../dealChanges.ts';
 import { book } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
-import { dealSnapshotOf } from './engineAdapter.ts';
+import { creditedRepsOf, dealSnapshotOf } from './engineAdapter.ts';
 
 const planStates = new PlanStateRepository();
 const dealSnapshots = new DealSnapshotRepository();
 
 /**
  * In the ingestion transaction, with the deal row locked: for each active plan, the lines the change can
- * affect (scopeOfDealChange) for the deal's owner before and after, evaluated and booked.
+ * affect (scopeOfDealChange) for the reps the deal credits before and after, evaluated and booked.
  */
 export async function evaluateDealChange(
   tx: Transaction,
@@ -27,12 +27,10 @@ export async function evaluateDealChange(
   const after = dealSnapshotOf(change.after);
   // Nothing the engine reads changed (an upsert repeating the deal's state): no line can move.
   if (before && canonicalJson(before) === canonicalJson(after)) return;
+  // Every rep the deal credits before and after (its owner, or the reps of its splits).
   const reps = new Map<string, Rep>();
   for (const deal of [change.before, change.after]) {
-    const owner = deal?.state.owner_external_id ?? null;
-    if (deal && owner !== null && deal.user_id !== null) {
-      reps.set(owner, { user_id: deal.user_id, external_id: owner });
-    }
+    for (const rep of deal ? creditedRepsOf(deal) : []) reps.set(rep.external_id, rep);
   }
   if (reps.size === 0) return;
   // The deals are read after the reps' locks, so an evaluation that waited sees them as they are now.

@@ -59,7 +59,7 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
 
   /**
    * In the ingestion transaction, with the deal row locked: for each active plan, the lines the change can
-   * affect for the deal's owner before and after, evaluated and booked (see evaluateDealChange).
+   * affect for the reps the deal credits before and after, evaluated and booked (see evaluateDealChange).
    */
   onDealChanged(tx: Transaction, change: DealChange): Promise<void> {
     return evaluateDealChange(tx, change, this.#context);

@@ -1,4 +1,4 @@
-import type { DealSnapshot, EnginePlanVersion } from '../../domain/earnings/types.ts';
+import type { DealSnapshot, EnginePlanVersion, Rep } from '../../domain/earnings/types.ts';
 import type { DealRecord } from '../../repositories/deals.ts';
 import type { PlanState } from '../../repositories/planStates.ts';
 import type { PlanRepository, PlanVersionSnapshot } from '../../repositories/plans.ts';
@@ -32,8 +32,20 @@ export function dealSnapshotOf(deal: DealRecord): DealSnapshot {
     owner_external_id: deal.state.owner_external_id,
     status: deal.status,
     custom: deal.state.custom,
+    splits:
+      deal.splits === null
+        ? null
+        : deal.splits.map(({ owner_external_id, share_bps }) => ({ owner_external_id, share_bps })),
     won_at: deal.won_at?.toISOString() ?? null,
   };
+}
+
+/** The reps a deal credits, with their user ids: its split's reps, else its owner. */
+export function creditedRepsOf(deal: DealRecord): Rep[] {
+  if (deal.splits)
+    return deal.splits.map((split) => ({ user_id: split.user_id, external_id: split.owner_external_id }));
+  const owner = deal.state.owner_external_id;
+  return owner !== null && deal.user_id !== null ? [{ user_id: deal.user_id, external_id: owner }] : [];
 }
 
 /** Plan versions in the engine's terms, read once each: a version never changes once written. */

@@ -1,0 +1,279 @@
+import assert from 'node:assert/strict';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import { type EarningListItem, type QuotientClient, QuotientError } from '../../sdk/src/index.ts';
+import type { RunningServer } from '../../src/main.ts';
+import { createOrgWithKey } from '../factories/access.ts';
+import { externalId } from '../factories/deals.ts';
+import { planDocument, planFile } from '../factories/plans.ts';
+import { createEndpoint } from '../factories/webhooks.ts';
+import { onlyJson, runCli } from '../helpers/cli.ts';
+import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { sdkClient } from '../helpers/sdk.ts';
+import { startTestServer } from '../helpers/server.ts';
+import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
+
+// Issue 16's plan features end to end (docs/plan-features.md): plans applied with the CLI, deal events and
+// reads through the SDK against the real server, which validates its own responses against the contract.
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  await server.close();
+  await closeTestDatabase();
+});
+
+interface AppliedPlan {
+  plan_id: string;
+  chips: Array<{ id: string; key: string }>;
+}
+
+async function cli<T>(args: string[]): Promise<T> {
+  const result = await runCli([...args, '--json']);
+  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
+  return onlyJson(result) as T;
+}
+
+async function applyPlanFile(orgId: string, document: object): Promise<AppliedPlan> {
+  return cli<AppliedPlan>(['plans', 'apply', await planFile(document), '--org', orgId]);
+}
+
+async function newOrg() {
+  const { org, rawKey } = await createOrgWithKey(testDatabase());
+  return { org, client: sdkClient(server, rawKey) };
+}
+
+async function listAll(client: QuotientClient, params: Parameters<QuotientClient['earnings']['list']>[0] = {}) {
+  const earnings: EarningListItem[] = [];
+  for await (const earning of client.earnings.list(params)) earnings.push(earning);
+  return earnings;
+}
+
+/** 10% on every deal, the marginal accelerator (5% above a 100,000.00 quota) and the 2,000.00 quota bonus. */
+function splitPlan() {
+  const example = planDocument();
+  return planDocument({
+    chips: [
+      { key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000 },
+      ...example.chips.filter((chip) => chip.key === 'accelerator' || chip.key === 'quota-bonus'),
+    ],
+  });
+}
+
+function live(earnings: readonly EarningListItem[], chips: ReadonlyMap<string, string>) {
+  return earnings
+    .filter((earning) => earning.status === 'pending' || earning.status === 'projected')
+    .map((earning) => ({
+      rep: earning.user_external_id,
+      chip: chips.get(earning.rule_chip_id),
+      deal: earning.deal_id,
+      amount: earning.amount_cents,
+      period: earning.period_id,
+    }))
+    .sort((a, b) => `${a.rep} ${a.chip} ${a.deal}`.localeCompare(`${b.rep} ${b.chip} ${b.deal}`));
+}
+
+describe('won time from the CRM', () => {
+  test("a won deal without a close date earns in the period of the winning event's occurred_at", async () => {
+    const { org, client } = await newOrg();
+    await applyPlanFile(
+      org.id,
+      planDocument({ chips: [{ key: 'base', name: 'Base', kind: 'commission', rate_bps: 1000 }] }),
+    );
+    const external = externalId();
+    await client.deals.ingestEvent({
+      external_id: external,
+      occurred_at: '2026-01-10T08:00:00.000Z',
+      state: { amount_cents: 4_000_000, stage: 'proposal', owner_external_id: 'rep-017' },
+    });
+    const won = await client.deals.ingestEvent({
+      external_id: external,
+      occurred_at: '2026-01-14T16:05:00.000Z',
+      state: { stage: 'closed_won' },
+    });
+    const pending = (await listAll(client, { deal_id: won.deal_id })).filter((row) => row.status === 'pending');
+    assert.deepEqual(
+      pending.map((row) => [row.period_id, row.amount_cents]),
+      [['2026-01', 400_000]],
+    );
+    const earning = await client.earnings.get(pending[0]?.id as string);
+    assert.equal(earning.trace?.deal?.won_at, '2026-01-14T16:05:00.000Z');
+    assert.ok(
+      earning.trace?.explanation.includes(
+        `Deal ${external} was won on 2026-01-14 and has no close date, so it counts in period 2026-01.`,
+      ),
+    );
+  });
+
+  test('a backfill into a locked period is booked in the earliest open period after it', async () => {
+    const { org, client } = await newOrg();
+    await applyPlanFile(
+      org.id,
+      planDocument({ chips: [{ key: 'base', name: 'Base', kind: 'commission', rate_bps: 1000 }] }),
+    );
+    await cli(['periods', 'lock', '2026-01', '--org', org.id]);
+    const won = await client.deals.ingestEvent({
+      external_id: externalId(),
+      occurred_at: '2026-01-14T16:05:00.000Z',
+      state: { amount_cents: 1_000_000, stage: 'won', owner_external_id: 'rep-017' },
+    });
+    const [row] = await listAll(client, { deal_id: won.deal_id });
+    assert.deepEqual([row?.period_id, row?.amount_cents, row?.status], ['2026-02', 100_000, 'pending']);
+  });
+});
+
+describe('split credit', () => {
+  const shared = (external: string) => ({
+    external_id: external,
+    state: { amount_cents: 5_000_001, stage: 'closed_won', close_date: '2026-04-20', owner_external_id: 'rep-017' },
+    splits: [
+      { owner_external_id: 'rep-017', share_bps: 6000 },
+      { owner_external_id: 'rep-018', share_bps: 4000 },
+    ],
+  });
+
+  test('a 60/40 split under a marginal tier crosses quota for one rep only (docs/plan-features.md)', async () => {
+    const { org, client } = await newOrg();
+    const plan = await applyPlanFile(org.id, splitPlan());
+    const chips = new Map(plan.chips.map((chip) => [chip.id, chip.key]));
+    const solo = await client.deals.ingestEvent({
+      external_id: externalId(),
+      state: { amount_cents: 8_000_000, stage: 'closed_won', close_date: '2026-04-05', owner_external_id: 'rep-017' },
+    });
+    const split = await client.deals.ingestEvent(shared(externalId()));
+
+    assert.deepEqual(
+      live(await listAll(client), chips),
+      [
+        { rep: 'rep-017', chip: 'accelerator', deal: split.deal_id, amount: 50_000, period: '2026-04' },
+        { rep: 'rep-017', chip: 'base', deal: solo.deal_id, amount: 800_000, period: '2026-04' },
+        { rep: 'rep-017', chip: 'base', deal: split.deal_id, amount: 300_000, period: '2026-04' },
+        { rep: 'rep-017', chip: 'quota-bonus', deal: null, amount: 200_000, period: '2026-04' },
+        { rep: 'rep-018', chip: 'base', deal: split.deal_id, amount: 200_000, period: '2026-04' },
+      ].sort((a, b) => `${a.rep} ${a.chip} ${a.deal}`.localeCompare(`${b.rep} ${b.chip} ${b.deal}`)),
+    );
+
+    const otherBase = (await listAll(client, { deal_id: split.deal_id })).find(
+      (row) => row.user_external_id === 'rep-018',
+    );
+    const trace = (await client.earnings.get(otherBase?.id as string)).trace;
+    assert.deepEqual(
+      trace?.steps.find((step) => step.type === 'split'),
+      {
+        type: 'split',
+        owner_external_id: 'rep-018',
+        share_bps: 4000,
+        whole_cents: 5_000_001,
+        credited_cents: 2_000_000,
+      },
+    );
+    assert.deepEqual(trace?.deal?.splits, shared('x').splits);
+  });
+
+  test('the deals list and the deal.updated webhook show the splits; null removes them', async () => {
+    const { org, client } = await newOrg();
+    await createEndpoint(testDatabase(), org.id, 'https://hooks.example.test/deals', ['deal.updated']);
+    const external = externalId();
+    await client.deals.ingestEvent(shared(external));
+    const [deal] = await collect(client.deals.list({ external_id: external }));
+    assert.deepEqual(deal?.splits, shared(external).splits);
+
+    // Absent keeps the splits; null removes them.
+    await client.deals.ingestEvent({ external_id: external, state: { amount_cents: 6_000_000 } });
+    assert.deepEqual((await collect(client.deals.list({ external_id: external })))[0]?.splits, shared(external).splits);
+    await client.deals.ingestEvent({ external_id: external, state: {}, splits: null });
+    assert.equal((await collect(client.deals.list({ external_id: external })))[0]?.splits, null);
+
+    const messages = await testDatabase().webhookMessage.findMany({
+      where: { org_id: org.id },
+      orderBy: { id: 'asc' },
+    });
+    for (const message of messages) assertMatchesContract(message.payload);
+    const sent = messages.map(
+      (message) => (message.payload as { data: { deal: { splits: unknown } } }).data.deal.splits,
+    );
+    assert.deepEqual(sent, [shared(external).splits, shared(external).splits, null]);
+  });
+
+  test('shares that do not sum to 10000, or name a rep twice, are 400 invalid_body naming splits', async () => {
+    const { client } = await newOrg();
+    const refusals: Array<[unknown, string]> = [
+      [
+        [
+          { owner_external_id: 'rep-017', share_bps: 6000 },
+          { owner_external_id: 'rep-018', share_bps: 3000 },
+        ],
+        'splits',
+      ],
+      [
+        [
+          { owner_external_id: 'rep-017', share_bps: 5000 },
+          { owner_external_id: 'rep-017', share_bps: 5000 },
+        ],
+        'splits[1].owner_external_id',
+      ],
+      [[{ owner_external_id: 'rep-017', share_bps: 0 }], 'splits'],
+      [[], 'splits'],
+    ];
+    for (const [splits, field] of refusals) {
+      const refused = await client.deals
+        .ingestEvent({ external_id: externalId(), state: { amount_cents: 1 }, splits } as never)
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
+      assert.ok(refused instanceof QuotientError, `splits ${JSON.stringify(splits)} must be refused`);
+      assert.equal(refused.status, 400);
+      assert.equal(refused.error, 'invalid_body');
+      assert.ok(refused.reason?.startsWith(field), `${refused.reason} names ${field}`);
+    }
+  });
+
+  test('a split change supersedes exactly the rows it moves, and a plan recompute credits split reps', async () => {
+    const { org, client } = await newOrg();
+    const external = externalId();
+    // The deal exists before the plan: applying the plan recomputes, which must find rep-018 through the split.
+    const split = await client.deals.ingestEvent(shared(external));
+    const plan = await applyPlanFile(org.id, splitPlan());
+    const chips = new Map(plan.chips.map((chip) => [chip.id, chip.key]));
+    const before = await listAll(client, { deal_id: split.deal_id });
+    assert.deepEqual(
+      live(before, chips).map((row) => [row.rep, row.chip, row.amount]),
+      [
+        ['rep-017', 'base', 300_000],
+        ['rep-018', 'base', 200_000],
+      ],
+    );
+
+    // rep-017 keeps 60%; rep-018's 40% goes to rep-019.
+    await client.deals.ingestEvent({
+      external_id: external,
+      state: {},
+      splits: [
+        { owner_external_id: 'rep-017', share_bps: 6000 },
+        { owner_external_id: 'rep-019', share_bps: 4000 },
+      ],
+    });
+    const after = await listAll(client, { deal_id: split.deal_id });
+    const was = new Map(before.map((row) => [row.id, row]));
+    assert.deepEqual(
+      after
+        .filter((row) => was.get(row.id)?.status !== row.status && was.has(row.id))
+        .map((row) => [row.user_external_id, row.status]),
+      [['rep-018', 'reversed']],
+    );
+    assert.deepEqual(
+      after.filter((row) => !was.has(row.id)).map((row) => [row.user_external_id, row.amount_cents, row.status]),
+      [['rep-019', 200_000, 'pending']],
+    );
+  });
+});
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
