@@ -1176,7 +1176,7 @@ export interface components {
             status: "open" | "locked" | "paid";
         };
         /** @description One step of the computation; `type` says which. */
-        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"];
+        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"];
         /** @description A condition was evaluated (the chip's `when`); the chip applies only when `result` is true. */
         TraceConditionStep: {
             /**
@@ -1429,6 +1429,48 @@ export interface components {
              * @example 3000000
              */
             credited_cents: number;
+        };
+        /**
+         * @description A cap that applies to the line, after its rounding: `scope` `deal` is the chip's
+         *     `deal_cap_cents`, `period` the chip's `cap_cents` per rep and period, `plan` the plan's
+         *     `cap_cents` per rep and period over all its chips. Lines take a period's cap in counting order
+         *     (close date, then won time, then id; for the plan cap, chips in plan order and period-level
+         *     lines last); `used_before_cents` is what earlier lines took, and the line gets
+         *     min(`uncapped_cents`, `cap_cents` − `used_before_cents`), never less than 0. An open deal's
+         *     projection gets what the period's won lines leave.
+         */
+        TraceCapStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "cap";
+            /** @enum {string} */
+            scope: "deal" | "period" | "plan";
+            /**
+             * Format: int64
+             * @description The cap.
+             * @example 500000
+             */
+            cap_cents: number;
+            /**
+             * Format: int64
+             * @description What earlier lines of the period took of the cap (0 for a deal cap).
+             * @example 300000
+             */
+            used_before_cents: number;
+            /**
+             * Format: int64
+             * @description The line's amount before this cap.
+             * @example 300000
+             */
+            uncapped_cents: number;
+            /**
+             * Format: int64
+             * @description The line's amount after this cap.
+             * @example 200000
+             */
+            amount_cents: number;
         };
         /** @description The outcome: `amount_cents` = `target_cents` − `locked_cents`. */
         TraceResult: {
@@ -2069,7 +2111,9 @@ export interface components {
              * @description The kind's parameters, as in the plan file: `rate_bps` and optional `base` for
              *     `commission`; `mode` and `tiers` (each `rate_bps` with `up_to_cents` or
              *     `up_to_pct`, the last band open) for `tiered_commission`; `amount_cents` for `flat`;
-             *     `threshold_pct` and `amount_cents` for `attainment_bonus`.
+             *     `threshold_pct` and `amount_cents` for `attainment_bonus`. `commission`,
+             *     `tiered_commission` and `flat` may also carry `cap_cents` (at most this much per rep and
+             *     period) and `deal_cap_cents` (at most this much on one deal); see docs/plan-features.md.
              */
             params: {
                 [key: string]: unknown;

@@ -310,6 +310,7 @@ export class PlanRepository {
         period: stored.period,
         quota_cents: stored.quota_cents,
         assignees: stored.assignees,
+        ...(typeof stored.cap_cents === 'number' ? { cap_cents: stored.cap_cents } : {}),
         chips: chips.map((chip) => chip.definition),
       };
       return [{ plan, version_id: version.id, version_number: version.number, definition, chips }];

@@ -277,3 +277,94 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   for await (const item of items) all.push(item);
   return all;
 }
+
+describe('caps', () => {
+  const won = (external: string, amountCents: number, closeDate: string) => ({
+    external_id: external,
+    state: { amount_cents: amountCents, stage: 'closed_won', close_date: closeDate, owner_external_id: 'rep-017' },
+  });
+
+  test('a chip cap hit mid-period, then released by a clawback after the period is locked', async () => {
+    const { org, client } = await newOrg();
+    await applyPlanFile(
+      org.id,
+      planDocument({
+        chips: [{ key: 'base', name: 'Capped commission', kind: 'commission', rate_bps: 1000, cap_cents: 500_000 }],
+      }),
+    );
+    const [first, second, third] = [externalId(), externalId(), externalId()];
+    const one = await client.deals.ingestEvent(won(first, 3_000_000, '2026-04-05'));
+    const two = await client.deals.ingestEvent(won(second, 3_000_000, '2026-04-10'));
+    const three = await client.deals.ingestEvent(won(third, 1_000_000, '2026-04-15'));
+    const deal = new Map([
+      [one.deal_id, 'first'],
+      [two.deal_id, 'second'],
+      [three.deal_id, 'third'],
+    ]);
+    const april = await listAll(client, { period_id: '2026-04' });
+    assert.deepEqual(
+      april.map((row) => [deal.get(row.deal_id as string), row.amount_cents, row.status]),
+      [
+        ['first', 300_000, 'pending'],
+        ['second', 200_000, 'pending'],
+      ],
+    );
+    const trace = (await client.earnings.get(april[1]?.id as string)).trace;
+    assert.deepEqual(
+      trace?.steps.find((step) => step.type === 'cap'),
+      {
+        type: 'cap',
+        scope: 'period',
+        cap_cents: 500_000,
+        used_before_cents: 300_000,
+        uncapped_cents: 300_000,
+        amount_cents: 200_000,
+      },
+    );
+
+    await cli(['periods', 'lock', '2026-04', '--org', org.id]);
+    await client.deals.ingestEvent({ external_id: first, state: { stage: 'closed_lost' } });
+    const may = await listAll(client, { period_id: '2026-05' });
+    assert.deepEqual(
+      may.map((row) => [deal.get(row.deal_id as string), row.amount_cents, row.status]),
+      [
+        ['first', -300_000, 'pending'],
+        ['second', 100_000, 'pending'],
+        ['third', 100_000, 'pending'],
+      ],
+    );
+  });
+
+  test("the plan's cap_cents caps the rep's total over all chips, shown as a plan cap in the trace", async () => {
+    const { org, client } = await newOrg();
+    await applyPlanFile(
+      org.id,
+      planDocument({
+        cap_cents: 350_000,
+        chips: [
+          { key: 'base', name: 'Commission', kind: 'commission', rate_bps: 1000 },
+          { key: 'spiff', name: 'SPIFF', kind: 'flat', amount_cents: 100_000 },
+        ],
+      }),
+    );
+    const ids = await client.deals.ingestEvent(won(externalId(), 3_000_000, '2026-04-05'));
+    const rows = await listAll(client, { deal_id: ids.deal_id });
+    // 3,000.00 commission, then the 1,000.00 SPIFF gets the 500.00 left of the 3,500.00 cap.
+    assert.deepEqual(
+      rows.map((row) => row.amount_cents),
+      [300_000, 50_000],
+    );
+    const trace = (await client.earnings.get(rows[1]?.id as string)).trace;
+    assert.deepEqual(
+      trace?.steps.find((step) => step.type === 'cap'),
+      {
+        type: 'cap',
+        scope: 'plan',
+        cap_cents: 350_000,
+        used_before_cents: 300_000,
+        uncapped_cents: 100_000,
+        amount_cents: 50_000,
+      },
+    );
+  });
+});

@@ -9,7 +9,7 @@ import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 // Properties of the engine and the ledger together, over random histories of deal events and period
 // locks: (a) after every event the live rows of every line equal its target, (b) the same final deal
 // states applied in any order, after any detours, leave the same live earnings, (c) approved and paid
-// rows never change. Deals may be split between the reps (issue 16). Events are evaluated through
+// rows never change. Deals may be split between the reps and plans may cap chips and totals (issue 16). Events are evaluated through
 // `scopeOfDealChange` only, and (a) compares with a full evaluation, so it also shows that the scoped
 // evaluation misses nothing (incremental evaluation equals a full recompute).
 
@@ -46,7 +46,31 @@ const retroactivePlan: EnginePlanVersion = plan({
   ],
 });
 
-const plans = fc.constantFrom(plan(), retroactivePlan);
+// Caps (issue 16): per deal and per period on chips, and a plan cap over all of them.
+const cappedPlan: EnginePlanVersion = plan({
+  plan_key: 'capped',
+  cap_cents: 1_500_000,
+  chips: [
+    chip(7, {
+      key: 'capped-base',
+      name: 'Capped commission',
+      kind: 'commission',
+      when: null,
+      params: { rate_bps: 1000, base: 'amount_cents', cap_cents: 800_000, deal_cap_cents: 500_000 },
+    }),
+    chip(8, {
+      key: 'capped-spiff',
+      name: 'Capped SPIFF',
+      kind: 'flat',
+      when: { field: 'custom.new_logo', op: 'eq', value: true },
+      params: { amount_cents: 50_000, cap_cents: 120_000 },
+    }),
+    ...(workedExampleChips.slice(1, 2) as EngineChip[]),
+    ...(workedExampleChips.slice(3) as EngineChip[]),
+  ],
+});
+
+const plans = fc.constantFrom(plan(), retroactivePlan, cappedPlan);
 
 function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {
   return fc

@@ -393,7 +393,12 @@ describe('plan files: chips', () => {
     );
     assertProblems(
       withChange((document) => Object.assign(chip(document, 2), { rate_bps: 100 })),
-      [['chips[2].rate_bps', /is not a known member here \(expected key, name, kind, when, amount_cents\)/]],
+      [
+        [
+          'chips[2].rate_bps',
+          /is not a known member here \(expected key, name, kind, when, amount_cents, cap_cents, deal_cap_cents\)/,
+        ],
+      ],
     );
   });
 

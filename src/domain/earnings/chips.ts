@@ -31,10 +31,16 @@ export interface Band {
   up_to_pct: number | null;
 }
 
+/** A deal-level chip's caps (issue 16): per rep and period, and per deal; null when not set. */
+export interface ChipCaps {
+  period_cents: bigint | null;
+  deal_cents: bigint | null;
+}
+
 export type ChipRules =
-  | { kind: 'commission'; rate_bps: bigint; base_field: string }
-  | { kind: 'tiered_commission'; mode: 'marginal' | 'retroactive'; bands: Band[] }
-  | { kind: 'flat'; amount_cents: bigint }
+  | { kind: 'commission'; rate_bps: bigint; base_field: string; caps: ChipCaps }
+  | { kind: 'tiered_commission'; mode: 'marginal' | 'retroactive'; bands: Band[]; caps: ChipCaps }
+  | { kind: 'flat'; amount_cents: bigint; caps: ChipCaps }
   | { kind: 'attainment_bonus'; threshold_pct: number; amount_cents: bigint };
 
 export type ChipReading = { rules: ChipRules; problems: [] } | { rules: null; problems: PlanProblem[] };
@@ -56,6 +62,18 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
     }
   };
   let rules: ChipRules | null = null;
+  const readCap = (name: 'cap_cents' | 'deal_cap_cents'): bigint | null => {
+    const value = params[name];
+    if (value === undefined || value === null) return null;
+    if (isWholeCents(value, 0)) return BigInt(value);
+    problems.push({ path: `${path}.${name}`, message: 'must be an integer ≥ 0' });
+    return null;
+  };
+  const caps: ChipCaps = { period_cents: null, deal_cents: null };
+  if (chip.kind !== 'attainment_bonus') {
+    caps.period_cents = readCap('cap_cents');
+    caps.deal_cents = readCap('deal_cap_cents');
+  }
 
   switch (chip.kind) {
     case 'commission': {
@@ -65,7 +83,7 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
         problems.push({ path: `${path}.base`, message: 'must be amount_cents or custom.<name>' });
       }
       if (isWholeCents(rate_bps, 0) && typeof base === 'string') {
-        rules = { kind: 'commission', rate_bps: BigInt(rate_bps), base_field: base };
+        rules = { kind: 'commission', rate_bps: BigInt(rate_bps), base_field: base, caps };
       }
       break;
     }
@@ -73,7 +91,7 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
       const { amount_cents } = params;
       if (!isWholeCents(amount_cents, 0))
         problems.push({ path: `${path}.amount_cents`, message: 'must be an integer ≥ 0' });
-      else rules = { kind: 'flat', amount_cents: BigInt(amount_cents) };
+      else rules = { kind: 'flat', amount_cents: BigInt(amount_cents), caps };
       break;
     }
     case 'attainment_bonus': {
@@ -95,7 +113,9 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
         problems.push({ path: `${path}.mode`, message: 'must be marginal or retroactive' });
       }
       const bands = readBands(tiers, plan, `${path}.tiers`, problems, needsQuota);
-      if ((mode === 'marginal' || mode === 'retroactive') && bands) rules = { kind: 'tiered_commission', mode, bands };
+      if ((mode === 'marginal' || mode === 'retroactive') && bands) {
+        rules = { kind: 'tiered_commission', mode, bands, caps };
+      }
       break;
     }
     default:
@@ -185,9 +205,20 @@ function readBands(
   return problems.length === before ? bands : null;
 }
 
+/** The plan's cap per rep and period over all chips; null when it has none. */
+export function readPlanCap(plan: EnginePlanVersion): { cap: bigint | null; problems: PlanProblem[] } {
+  const value = plan.cap_cents;
+  if (value === undefined || value === null) return { cap: null, problems: [] };
+  if (isWholeCents(value, 0)) return { cap: BigInt(value), problems: [] };
+  return { cap: null, problems: [{ path: 'cap_cents', message: 'must be an integer ≥ 0' }] };
+}
+
 /** Everything about a plan version the engine cannot evaluate; empty when every chip is usable. */
 export function checkPlanForEngine(plan: EnginePlanVersion): PlanProblem[] {
-  return plan.chips.flatMap((chip, index) => readChipRules(chip, plan, `chips[${index}]`).problems);
+  return [
+    ...readPlanCap(plan).problems,
+    ...plan.chips.flatMap((chip, index) => readChipRules(chip, plan, `chips[${index}]`).problems),
+  ];
 }
 
 /** A chip's exact amount for one line, before the single rounding, with the steps that produced it. */

@@ -1,4 +1,5 @@
 import { type CalendarDate, calendarDateOfInstant, type PeriodId, type PeriodKind, periodIdOf } from '../periods.ts';
+import { type CapScope, type Cut, capTrace, cutAfter, cutToCap } from './caps.ts';
 import {
   type ChipRules,
   type Computation,
@@ -7,6 +8,7 @@ import {
   computeFlat,
   computeTiered,
   readChipRules,
+  readPlanCap,
 } from './chips.ts';
 import { type ConditionOutcome, evaluateCondition } from './conditions.ts';
 import { creditedPart, creditedReps, creditsOf, isSplit } from './credit.ts';
@@ -32,6 +34,18 @@ import type {
 // evaluating everything would give for its lines (see `scopeOfDealChange`).
 
 export const ENGINE_VERSION = '1.0.0';
+
+/**
+ * Whether a chip's lines of one rep and period move together, so that a change to one deal must evaluate the
+ * rep's whole period: tiered and attainment chips count the period's won deals, a chip capped per period
+ * shares its cap among them, and a plan cap shares one cap among every chip's lines.
+ */
+export function countsPeriod(plan: EnginePlanVersion, chip: EngineChip): boolean {
+  if (plan.cap_cents !== undefined && plan.cap_cents !== null) return true;
+  if (chip.kind === 'tiered_commission' || chip.kind === 'attainment_bonus') return true;
+  const cap = (chip.params as { cap_cents?: unknown }).cap_cents;
+  return cap !== undefined && cap !== null;
+}
 
 export function lineKeyOf(line: Omit<LineRef, 'line_key'>): string {
   return [line.plan_id, line.chip_id, line.user_id, line.deal_id ?? line.period_id].join(':');
@@ -230,8 +244,10 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
     period_id: dealPeriodId(deal, plan.period, today),
     owned: creditedReps(deal).includes(rep.external_id),
   }));
-  const problems: PlanProblem[] = [];
+  const planCap = readPlanCap(plan);
+  const problems: PlanProblem[] = [...planCap.problems];
   const targets: LineTarget[] = [];
+  if (planCap.problems.length > 0) return { targets, problems };
 
   plan.chips.forEach((chip, index) => {
     const reading = readChipRules(chip, plan, `chips[${index}]`);
@@ -282,10 +298,100 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
     if (rules.kind === 'attainment_bonus') {
       for (const periodId of new Set(request.periods)) targets.push(periodLine(evaluation, rules, periodId));
     } else {
-      for (const dealInPeriod of placed) targets.push(dealLine(evaluation, rules, dealInPeriod));
+      const lines = placed.map((dealInPeriod) => dealLine(evaluation, rules, dealInPeriod));
+      targets.push(...applyChipCaps(lines, rules.caps));
     }
   });
-  return { targets, problems };
+  return { targets: planCap.cap === null ? targets : applyPlanCap(plan, targets, planCap.cap), problems };
+}
+
+/** The line's amount (earned for a won deal or a period line, projected for an open deal) and its kind. */
+function amountOfLine(target: LineTarget): { cents: bigint; projected: boolean } {
+  const projected = target.projected_cents !== 0;
+  return { cents: BigInt(projected ? target.projected_cents : target.earned_cents), projected };
+}
+
+/** The line with a cap applied: the new amount, and the cap's step and sentence added to its trace. */
+function capped(target: LineTarget, scope: CapScope, capCents: bigint, cut: Cut): LineTarget {
+  const { step, sentence } = capTrace(scope, capCents, cut, target.period_id);
+  const { projected } = amountOfLine(target);
+  const amount = centsAsNumber(cut.amount);
+  return {
+    ...target,
+    earned_cents: projected ? 0 : amount,
+    projected_cents: projected ? amount : 0,
+    trace: {
+      ...target.trace,
+      steps: [...target.trace.steps, step],
+      explanation: [...target.trace.explanation, sentence],
+    },
+  };
+}
+
+/** Counting order of lines in a period: deals by wonOrderKey, period-level lines after them. */
+function lineOrderKey(target: LineTarget): string[] {
+  return target.trace.deal === null ? ['\uffff'] : wonOrderKey(target.trace.deal);
+}
+
+/**
+ * Cuts lines, per period, to a cap they share: the won lines in counting order (`order` breaks ties, e.g.
+ * chip order), then each projection with what the won lines left. Lines that pay nothing are left alone.
+ */
+function cutPeriods(
+  targets: readonly LineTarget[],
+  cap: bigint,
+  scope: CapScope,
+  order: (target: LineTarget) => string[],
+): LineTarget[] {
+  const result = [...targets];
+  const byPeriod = new Map<PeriodId, number[]>();
+  result.forEach((target, index) => {
+    if (amountOfLine(target).cents === 0n) return;
+    byPeriod.set(target.period_id, [...(byPeriod.get(target.period_id) ?? []), index]);
+  });
+  for (const indexes of byPeriod.values()) {
+    const earned = indexes
+      .filter((index) => !amountOfLine(result[index] as LineTarget).projected)
+      .sort((a, b) => compareKeys(order(result[a] as LineTarget), order(result[b] as LineTarget)) || a - b);
+    const cuts = cutToCap(
+      earned.map((index) => amountOfLine(result[index] as LineTarget).cents),
+      cap,
+    );
+    let used = 0n;
+    earned.forEach((index, position) => {
+      const cut = cuts[position] as Cut;
+      used += cut.amount;
+      result[index] = capped(result[index] as LineTarget, scope, cap, cut);
+    });
+    for (const index of indexes.filter((candidate) => !earned.includes(candidate))) {
+      const target = result[index] as LineTarget;
+      result[index] = capped(target, scope, cap, cutAfter(amountOfLine(target).cents, cap, used));
+    }
+  }
+  return result;
+}
+
+/** A chip's caps on its lines of one rep: each deal on its own, then each period's lines together. */
+function applyChipCaps(lines: LineTarget[], caps: { period_cents: bigint | null; deal_cents: bigint | null }) {
+  let result = lines;
+  const dealCap = caps.deal_cents;
+  if (dealCap !== null) {
+    result = result.map((target) => {
+      const { cents } = amountOfLine(target);
+      return cents === 0n ? target : capped(target, 'deal', dealCap, cutAfter(cents, dealCap, 0n));
+    });
+  }
+  if (caps.period_cents !== null) result = cutPeriods(result, caps.period_cents, 'period', lineOrderKey);
+  return result;
+}
+
+/** The plan's cap over every chip's lines of the rep, per period: deals in counting order, chips in plan order. */
+function applyPlanCap(plan: EnginePlanVersion, targets: LineTarget[], cap: bigint): LineTarget[] {
+  const chipIndex = new Map(plan.chips.map((chip, index) => [chip.id, String(index).padStart(4, '0')]));
+  return cutPeriods(targets, cap, 'plan', (target) => [
+    ...lineOrderKey(target),
+    chipIndex.get(target.line.chip_id) ?? '',
+  ]);
 }
 
 interface ChipEvaluation {
@@ -431,9 +537,7 @@ export function scopeOfDealChange(
   after: DealSnapshot,
   today: CalendarDate,
 ): EvaluationScope[] {
-  const countsPeriods = plan.chips.some(
-    (chip) => chip.kind === 'tiered_commission' || chip.kind === 'attainment_bonus',
-  );
+  const countsPeriods = plan.chips.some((chip) => countsPeriod(plan, chip));
   const periodsByRep = new Map<string, Set<PeriodId>>();
   for (const deal of before === null ? [after] : [before, after]) {
     for (const credited of creditedReps(deal)) {

@@ -46,6 +46,8 @@ export interface EnginePlanVersion {
   quota_cents: PlanDefinition['quota_cents'];
   /** `all`, or the `owner_external_id` values of the reps the plan applies to. */
   assignees: PlanDefinition['assignees'];
+  /** At most this much per rep and period over all chips; absent or null when the plan has no cap. */
+  cap_cents?: number | null;
   /** In plan-file order. */
   chips: EngineChip[];
 }

@@ -16,13 +16,25 @@ export function planContentDigest(plan: PlanDefinition): string {
  * `version` rises exactly when this changes; renaming a chip or editing another chip leaves it alone.
  */
 export function chipDefinitionDigest(
-  plan: Pick<PlanDefinition, 'period' | 'quota_cents'>,
+  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'cap_cents'>,
   chip: ChipDefinition,
 ): string {
   return canonicalDigest({ kind: chip.kind, when: chip.when, params: chip.params, reads: planInputsOf(plan, chip) });
 }
 
-function planInputsOf(plan: Pick<PlanDefinition, 'period' | 'quota_cents'>, chip: ChipDefinition) {
+/**
+ * The plan settings a chip's result depends on. Caps (issue 16) add theirs only when set, so that the digests
+ * of chips without caps stay what they were: a chip cap per period reads the period length, the plan's cap
+ * reads itself and the period length.
+ */
+function planInputsOf(plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'cap_cents'>, chip: ChipDefinition) {
+  const reads = kindInputsOf(plan, chip);
+  const chipCap = chip.kind !== 'attainment_bonus' && chip.params.cap_cents !== undefined;
+  if (plan.cap_cents !== undefined) return { ...reads, period: plan.period, plan_cap_cents: plan.cap_cents };
+  return chipCap ? { ...reads, period: plan.period } : reads;
+}
+
+function kindInputsOf(plan: Pick<PlanDefinition, 'period' | 'quota_cents'>, chip: ChipDefinition) {
   switch (chip.kind) {
     case 'commission':
     case 'flat':

@@ -1,4 +1,4 @@
-import type { ChipDefinition, Condition, FieldCondition, PlanDefinition, Tier } from './types.ts';
+import type { CapParams, ChipDefinition, Condition, FieldCondition, PlanDefinition, Tier } from './types.ts';
 
 // Normalisation of a valid document: defaults filled in, members in one order, assignees sorted.
 
@@ -7,6 +7,7 @@ export interface RawPlan {
   name: string;
   period?: PlanDefinition['period'];
   quota_cents?: number | null;
+  cap_cents?: number | null;
   assignees: 'all' | string[];
   chips: Array<Record<string, unknown> & { key: string; name: string; kind: ChipDefinition['kind'] }>;
 }
@@ -18,6 +19,7 @@ export function normalisePlan(raw: RawPlan): PlanDefinition {
     period: raw.period ?? 'monthly',
     quota_cents: raw.quota_cents ?? null,
     assignees: raw.assignees === 'all' ? 'all' : [...raw.assignees].sort(),
+    ...(typeof raw.cap_cents === 'number' ? { cap_cents: raw.cap_cents } : {}),
     chips: raw.chips.map((chip) =>
       normaliseChip({
         key: chip.key,
@@ -50,17 +52,25 @@ export function normaliseChip(chip: {
         ...head,
         kind: chip.kind,
         when,
-        params: { rate_bps: p.rate_bps as number, base: (p.base as 'amount_cents' | undefined) ?? 'amount_cents' },
+        params: {
+          rate_bps: p.rate_bps as number,
+          base: (p.base as 'amount_cents' | undefined) ?? 'amount_cents',
+          ...capsOf(p),
+        },
       };
     case 'tiered_commission':
       return {
         ...head,
         kind: chip.kind,
         when,
-        params: { mode: p.mode as 'marginal' | 'retroactive', tiers: (p.tiers as Tier[]).map(normaliseTier) },
+        params: {
+          mode: p.mode as 'marginal' | 'retroactive',
+          tiers: (p.tiers as Tier[]).map(normaliseTier),
+          ...capsOf(p),
+        },
       };
     case 'flat':
-      return { ...head, kind: chip.kind, when, params: { amount_cents: p.amount_cents as number } };
+      return { ...head, kind: chip.kind, when, params: { amount_cents: p.amount_cents as number, ...capsOf(p) } };
     case 'attainment_bonus':
       return {
         ...head,
@@ -69,6 +79,14 @@ export function normaliseChip(chip: {
         params: { threshold_pct: p.threshold_pct as number, amount_cents: p.amount_cents as number },
       };
   }
+}
+
+/** The caps a chip sets; none (not null members) when it sets none, so uncapped chips keep their digests. */
+function capsOf(params: Record<string, unknown>): CapParams {
+  return {
+    ...(typeof params.cap_cents === 'number' ? { cap_cents: params.cap_cents } : {}),
+    ...(typeof params.deal_cap_cents === 'number' ? { deal_cap_cents: params.deal_cap_cents } : {}),
+  };
 }
 
 function normaliseTier(tier: Tier): Tier {

@@ -27,7 +27,16 @@ export interface FieldCondition {
 
 export type Condition = { all: Condition[] } | { any: Condition[] } | { not: Condition } | FieldCondition;
 
-export interface CommissionParams {
+/**
+ * Optional caps of a deal-level chip (issue 16): at most `deal_cap_cents` on one deal, at most `cap_cents` per
+ * rep and period. Present only when the file sets them, so that plans without caps keep their digests.
+ */
+export interface CapParams {
+  cap_cents?: number;
+  deal_cap_cents?: number;
+}
+
+export interface CommissionParams extends CapParams {
   rate_bps: number;
   /** `amount_cents` (the default, filled in when the file leaves it out) or `custom.<field>`. */
   base: 'amount_cents' | `custom.${string}`;
@@ -36,13 +45,13 @@ export interface CommissionParams {
 /** A band's upper bound; `null` for the open last band. All bands of a chip use the same unit. */
 export type Tier = { up_to_cents: number | null; rate_bps: number } | { up_to_pct: number | null; rate_bps: number };
 
-export interface TieredCommissionParams {
+export interface TieredCommissionParams extends CapParams {
   mode: 'marginal' | 'retroactive';
   /** Strictly increasing bounds; only the last is null. */
   tiers: Tier[];
 }
 
-export interface FlatParams {
+export interface FlatParams extends CapParams {
   amount_cents: number;
 }
 
@@ -77,6 +86,8 @@ export interface PlanDefinition {
   quota_cents: number | null;
   /** `all`, or the owner_external_id values the plan applies to, sorted. */
   assignees: 'all' | string[];
+  /** At most this much per rep and period over all chips; absent when the plan has no cap. */
+  cap_cents?: number;
   /** In evaluation order. */
   chips: ChipDefinition[];
 }

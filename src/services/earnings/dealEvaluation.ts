@@ -1,5 +1,5 @@
-import { dealPeriodId, evaluateLines, scopeOfDealChange } from '../../domain/earnings/targets.ts';
-import type { DealSnapshot, EngineChip, Rep } from '../../domain/earnings/types.ts';
+import { countsPeriod, dealPeriodId, evaluateLines, scopeOfDealChange } from '../../domain/earnings/targets.ts';
+import type { DealSnapshot, Rep } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
 import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
@@ -54,11 +54,11 @@ export async function evaluateDealChange(
     if (periods.length === 0) continue;
     dealsByRep.set(rep.user_id, await dealSnapshots.dealsOfRepAround(tx, orgId, rep.user_id, spanOf(periods)));
   }
-  // A commission or flat line depends on its deal alone: only the changed deal's need evaluating. Tiered and
-  // attainment lines depend on the rep's whole period: all of its lines are evaluated.
+  // A commission or flat line without caps depends on its deal alone: only the changed deal's need evaluating.
+  // Tiered, attainment and capped lines depend on the rep's whole period: all of its lines are evaluated.
   const targets = work.flatMap(({ plan, rep, periods }) => {
-    const dealChips = { ...plan, chips: plan.chips.filter((chip) => !countsPeriod(chip)) };
-    const periodChips = { ...plan, chips: plan.chips.filter(countsPeriod) };
+    const dealChips = { ...plan, chips: plan.chips.filter((chip) => !countsPeriod(plan, chip)) };
+    const periodChips = { ...plan, chips: plan.chips.filter((chip) => countsPeriod(plan, chip)) };
     const deals = (dealsByRep.get(rep.user_id) ?? []).filter((deal) =>
       periods.includes(dealPeriodId(deal, plan.period, today)),
     );
@@ -89,11 +89,6 @@ export async function evaluateDealChange(
     },
     hasWebhookEndpoints: inForce.hasWebhookEndpoints,
   });
-}
-
-/** Tiered and attainment chips count the rep's won deals of a period, so all of its lines move together. */
-export function countsPeriod(chip: EngineChip): boolean {
-  return chip.kind === 'tiered_commission' || chip.kind === 'attainment_bonus';
 }
 
 /** The first and last day of the periods, for reading the deals that can fall in them. */

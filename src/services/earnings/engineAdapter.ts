@@ -17,6 +17,7 @@ export function enginePlanOf(snapshot: PlanVersionSnapshot): EnginePlanVersion {
     period: snapshot.definition.period,
     quota_cents: snapshot.definition.quota_cents,
     assignees: snapshot.definition.assignees,
+    cap_cents: snapshot.definition.cap_cents ?? null,
     chips: snapshot.chips.map((chip) => ({ ...chip.definition, id: chip.id, version: chip.version })),
   };
 }
