@@ -2005,14 +2005,43 @@ export interface components {
          */
         PlanStatus: "active" | "archived";
         /**
-         * @description Who the plan applies to: `all` (every rep of the org), or the list of reps by their
-         *     `external_id` (the deals' `owner_external_id`), sorted.
+         * @description Who the plan applies to: `all` (every rep of the org), or the list of reps, sorted: each
+         *     either the rep's `external_id` (the deals' `owner_external_id`), or a dated assignment that
+         *     applies the plan to the rep's deals dated from `from` to `until` (both inclusive, either
+         *     open). A deal's date is its close date, else the day it was won, else (open) today.
          * @example [
          *       "rep-017",
-         *       "rep-021"
+         *       {
+         *         "owner_external_id": "rep-021",
+         *         "from": "2026-04-15"
+         *       }
          *     ]
          */
-        PlanAssignees: "all" | string[];
+        PlanAssignees: "all" | (string | components["schemas"]["DatedAssignee"])[];
+        /**
+         * @description A rep assigned to a plan for a window of deal dates (see docs/plan-features.md, "Dated
+         *     assignments"): a rep moving plans on the 15th has `until` the 14th in the old plan and `from`
+         *     the 15th in the new one.
+         */
+        DatedAssignee: {
+            /**
+             * @description The rep's id in the caller's system.
+             * @example rep-021
+             */
+            owner_external_id: string;
+            /**
+             * Format: date
+             * @description First day of the window; absent when open.
+             * @example 2026-04-15
+             */
+            from?: string;
+            /**
+             * Format: date
+             * @description Last day of the window; absent when open.
+             * @example 2026-06-30
+             */
+            until?: string;
+        };
         /**
          * @description Length of a plan's periods.
          * @enum {string}

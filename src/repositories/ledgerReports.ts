@@ -1,6 +1,7 @@
 import type { EarningTrace, PeriodStatus } from '../domain/earnings/types.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodKind } from '../domain/periods.ts';
+import type { Assignee } from '../domain/plans/types.ts';
 import { sql, type Transaction } from './transaction.ts';
 
 // Reports over the earnings ledger for reps and payroll (statements, payouts): reads only, always scoped by
@@ -33,8 +34,8 @@ export interface ReportPlan {
   status: 'active' | 'archived';
   period: PeriodKind;
   quota_cents: number | null;
-  /** `all`, or the `owner_external_id` values of the plan's current version. */
-  assignees: 'all' | string[];
+  /** `all`, or the assignees of the plan's current version (owner_external_id values or dated assignments). */
+  assignees: 'all' | Assignee[];
 }
 
 /** One rep's sums over a period's approved and paid rows. */

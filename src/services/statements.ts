@@ -1,5 +1,6 @@
 import { buildStatement, type Statement } from '../domain/earnings/statement.ts';
 import { type CalendarDate, periodBounds, periodKindOf } from '../domain/periods.ts';
+import { namesAssignee } from '../domain/plans/types.ts';
 import { DealSnapshotRepository } from '../repositories/dealSnapshots.ts';
 import { LedgerReportRepository } from '../repositories/ledgerReports.ts';
 import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
@@ -39,9 +40,7 @@ export class StatementReader {
     const shown = plans.filter(
       (plan) =>
         withRows.has(plan.id) ||
-        (plan.status === 'active' &&
-          plan.period === kind &&
-          (plan.assignees === 'all' || plan.assignees.includes(user.external_id))),
+        (plan.status === 'active' && plan.period === kind && namesAssignee(plan.assignees, user.external_id)),
     );
     return buildStatement({
       user: toWireUser(user),

@@ -368,3 +368,53 @@ describe('caps', () => {
     );
   });
 });
+
+describe('dated assignments', () => {
+  test('a rep moving plans on the 15th is paid by each plan for its deals, in one statement for the period', async () => {
+    const { org, client } = await newOrg();
+    const commission = (key: string, rateBps: number) => [{ key, name: key, kind: 'commission', rate_bps: rateBps }];
+    await applyPlanFile(
+      org.id,
+      planDocument({
+        key: 'plan-a',
+        assignees: [{ owner_external_id: 'rep-017', until: '2026-04-14' }],
+        chips: commission('a-base', 1000),
+      }),
+    );
+    await applyPlanFile(
+      org.id,
+      planDocument({
+        key: 'plan-b',
+        assignees: [{ owner_external_id: 'rep-017', from: '2026-04-15' }],
+        chips: commission('b-base', 500),
+      }),
+    );
+    const state = (amountCents: number, closeDate: string) => ({
+      amount_cents: amountCents,
+      stage: 'closed_won',
+      close_date: closeDate,
+      owner_external_id: 'rep-017',
+    });
+    const early = await client.deals.ingestEvent({ external_id: externalId(), state: state(6_000_000, '2026-04-10') });
+    const late = await client.deals.ingestEvent({ external_id: externalId(), state: state(5_000_000, '2026-04-20') });
+
+    const rows = await listAll(client, { period_id: '2026-04' });
+    // Plan A: 10% of 60,000.00 = 6,000.00 on the early deal; plan B: 5% of 50,000.00 = 2,500.00 on the late one.
+    assert.deepEqual(
+      rows.map((row) => [row.deal_id, row.amount_cents]),
+      [
+        [early.deal_id, 600_000],
+        [late.deal_id, 250_000],
+      ],
+    );
+    const statement = await client.statements.get(rows[0]?.user_id as string, '2026-04');
+    assert.deepEqual(
+      statement.plans.map((plan) => [plan.plan_key, plan.lines.map((line) => line.amount_cents)]),
+      [
+        ['plan-a', [600_000]],
+        ['plan-b', [250_000]],
+      ],
+    );
+    assert.equal(statement.payable_cents, 850_000);
+  });
+});

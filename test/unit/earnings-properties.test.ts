@@ -9,9 +9,10 @@ import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 // Properties of the engine and the ledger together, over random histories of deal events and period
 // locks: (a) after every event the live rows of every line equal its target, (b) the same final deal
 // states applied in any order, after any detours, leave the same live earnings, (c) approved and paid
-// rows never change. Deals may be split between the reps and plans may cap chips and totals (issue 16). Events are evaluated through
-// `scopeOfDealChange` only, and (a) compares with a full evaluation, so it also shows that the scoped
-// evaluation misses nothing (incremental evaluation equals a full recompute).
+// rows never change. Deals may be split between the reps; plans may cap chips and totals and assign reps
+// for dated windows (issue 16). Events are evaluated through `scopeOfDealChange` only, and (a) compares
+// with a full evaluation, so it also shows that the scoped evaluation misses nothing (incremental
+// evaluation equals a full recompute).
 
 const TODAY = '2026-04-25';
 const PERIODS = ['2026-03', '2026-04', '2026-05'];
@@ -70,7 +71,16 @@ const cappedPlan: EnginePlanVersion = plan({
   ],
 });
 
-const plans = fc.constantFrom(plan(), retroactivePlan, cappedPlan);
+// Dated assignments (issue 16): rep-017 until mid-April, rep-018 from the 10th of April.
+const datedPlan: EnginePlanVersion = plan({
+  plan_key: 'dated',
+  assignees: [
+    { owner_external_id: rep.external_id, until: '2026-04-14' },
+    { owner_external_id: otherRep.external_id, from: '2026-04-10' },
+  ],
+});
+
+const plans = fc.constantFrom(plan(), retroactivePlan, cappedPlan, datedPlan);
 
 function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {
   return fc

@@ -1,4 +1,13 @@
 import { type CalendarDate, calendarDateOfInstant, type PeriodId, type PeriodKind, periodIdOf } from '../periods.ts';
+import {
+  type AssignmentWindow,
+  assignmentWindows,
+  dealDate,
+  describeWindows,
+  isDated,
+  windowCovers,
+  windowsOverlapPeriod,
+} from './assignments.ts';
 import { type CapScope, type Cut, capTrace, cutAfter, cutToCap } from './caps.ts';
 import {
   type ChipRules,
@@ -237,7 +246,8 @@ interface PlacedDeal {
 
 export function evaluateLines(request: EvaluationRequest): Evaluation {
   const { plan, rep, today } = request;
-  const assigned = plan.assignees === 'all' || plan.assignees.includes(rep.external_id);
+  const windows = assignmentWindows(plan, rep.external_id);
+  const covers = (deal: DealSnapshot) => windows.some((window) => windowCovers(window, dealDate(deal, today)));
   const dealsById = new Map(request.deals.map((deal) => [deal.id, deal]));
   const placed: PlacedDeal[] = [...dealsById.values()].map((deal) => ({
     deal,
@@ -271,7 +281,7 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
     const standings = new Map<PeriodId, PeriodStanding>();
     if (rules.kind === 'tiered_commission' || rules.kind === 'attainment_bonus') {
       const counted = placed
-        .filter(({ deal, owned }) => owned && deal.status === 'won' && matches(deal))
+        .filter(({ deal, owned }) => owned && deal.status === 'won' && covers(deal) && matches(deal))
         .map((entry) => ({ ...entry, order: wonOrderKey(entry.deal) }))
         .sort((a, b) => compareKeys(a.order, b.order));
       for (const { deal, period_id } of counted) {
@@ -293,7 +303,7 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
         standings.set(period_id, standing);
       }
     }
-    const evaluation = { plan, chip, rules, rep, assigned, standings, conditionOf };
+    const evaluation = { plan, chip, rules, rep, windows, today, standings, conditionOf };
 
     if (rules.kind === 'attainment_bonus') {
       for (const periodId of new Set(request.periods)) targets.push(periodLine(evaluation, rules, periodId));
@@ -398,16 +408,20 @@ interface ChipEvaluation {
   plan: EnginePlanVersion;
   chip: EngineChip;
   rep: Rep;
-  assigned: boolean;
+  /** The rep's assignment windows in the plan; none when the rep is not assigned. */
+  windows: AssignmentWindow[];
+  today: CalendarDate;
   standings: Map<PeriodId, PeriodStanding>;
   conditionOf: (deal: DealSnapshot) => ConditionOutcome | null;
 }
 
 function dealLine(evaluation: ChipEvaluation, rules: ChipRules, { deal, period_id, owned }: PlacedDeal): LineTarget {
-  const { plan, chip, rep, assigned } = evaluation;
+  const { plan, chip, rep, windows } = evaluation;
   const steps: TraceStep[] = [];
   const explanation: string[] = [];
   let target = 0n;
+  const date = dealDate(deal, evaluation.today);
+  const covered = windows.some((window) => windowCovers(window, date));
 
   if (!owned && isSplit(deal)) {
     const credited = creditedReps(deal).join(', ');
@@ -419,10 +433,20 @@ function dealLine(evaluation: ChipEvaluation, rules: ChipRules, { deal, period_i
     const owner = deal.owner_external_id === null ? 'has no owner' : `is owned by ${deal.owner_external_id}`;
     steps.push(zeroTarget('not_owner'));
     explanation.push(`Deal ${deal.external_id} ${owner}, not by ${rep.external_id}, so this line earns nothing.`);
-  } else if (!assigned) {
+  } else if (windows.length === 0) {
     steps.push(zeroTarget('not_assigned'));
     explanation.push(`${rep.external_id} is not assigned to plan ${plan.plan_key}, so this line earns nothing.`);
+  } else if (!covered) {
+    steps.push(zeroTarget('not_assigned'));
+    explanation.push(
+      `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}; deal ${deal.external_id} is dated ${date}, outside that, so this line earns nothing.`,
+    );
   } else {
+    if (isDated(windows)) {
+      explanation.push(
+        `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}; deal ${deal.external_id} is dated ${date}, inside that.`,
+      );
+    }
     explanation.push(whereDealCounts(deal, period_id));
     const outcome = deal.status === 'won' || deal.status === 'open' ? evaluation.conditionOf(deal) : null;
     if (outcome && chip.when) {
@@ -475,7 +499,13 @@ function computeDealChip(
         projected,
       };
       const credit = part.step && { whole_cents: amountOf(deal), step: part.step, explanation: part.explanation };
-      const computation = computeTiered(part.cents, cumulative, rules, evaluation.plan.quota_cents, credit ?? undefined);
+      const computation = computeTiered(
+        part.cents,
+        cumulative,
+        rules,
+        evaluation.plan.quota_cents,
+        credit ?? undefined,
+      );
       return namingCountedDeals(computation, standing?.counted ?? []);
     }
     case 'attainment_bonus':
@@ -488,14 +518,23 @@ function periodLine(
   rules: ChipRules & { kind: 'attainment_bonus' },
   periodId: PeriodId,
 ): LineTarget {
-  const { plan, chip, rep, assigned } = evaluation;
+  const { plan, chip, rep, windows } = evaluation;
   const steps: TraceStep[] = [];
   const explanation: string[] = [];
   let target = 0n;
-  if (!assigned) {
+  if (!windowsOverlapPeriod(windows, periodId)) {
     steps.push(zeroTarget('not_assigned'));
-    explanation.push(`${rep.external_id} is not assigned to plan ${plan.plan_key}, so this line earns nothing.`);
+    explanation.push(
+      windows.length === 0
+        ? `${rep.external_id} is not assigned to plan ${plan.plan_key}, so this line earns nothing.`
+        : `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}, not during ${periodId}, so this line earns nothing.`,
+    );
   } else {
+    if (isDated(windows)) {
+      explanation.push(
+        `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}; only deals dated inside that count.`,
+      );
+    }
     if (chip.when !== null) explanation.push("Only won deals that meet the chip's condition count toward attainment.");
     const standing = evaluation.standings.get(periodId);
     const attained = standing?.total_cents ?? 0n;

@@ -1,4 +1,4 @@
-import type { CapParams, ChipDefinition, Condition, FieldCondition, PlanDefinition, Tier } from './types.ts';
+import type { Assignee, CapParams, ChipDefinition, Condition, FieldCondition, PlanDefinition, Tier } from './types.ts';
 
 // Normalisation of a valid document: defaults filled in, members in one order, assignees sorted.
 
@@ -8,7 +8,7 @@ export interface RawPlan {
   period?: PlanDefinition['period'];
   quota_cents?: number | null;
   cap_cents?: number | null;
-  assignees: 'all' | string[];
+  assignees: 'all' | Array<string | Record<string, unknown>>;
   chips: Array<Record<string, unknown> & { key: string; name: string; kind: ChipDefinition['kind'] }>;
 }
 
@@ -18,7 +18,7 @@ export function normalisePlan(raw: RawPlan): PlanDefinition {
     name: raw.name,
     period: raw.period ?? 'monthly',
     quota_cents: raw.quota_cents ?? null,
-    assignees: raw.assignees === 'all' ? 'all' : [...raw.assignees].sort(),
+    assignees: raw.assignees === 'all' ? 'all' : normaliseAssignees(raw.assignees),
     ...(typeof raw.cap_cents === 'number' ? { cap_cents: raw.cap_cents } : {}),
     chips: raw.chips.map((chip) =>
       normaliseChip({
@@ -79,6 +79,28 @@ export function normaliseChip(chip: {
         params: { threshold_pct: p.threshold_pct as number, amount_cents: p.amount_cents as number },
       };
   }
+}
+
+/**
+ * Assignees sorted by rep, then by window start. A dated assignment keeps only the bounds it gives, and one
+ * without either bound is the plain rep id, so plans without dates keep their digests.
+ */
+function normaliseAssignees(assignees: ReadonlyArray<string | Record<string, unknown>>): Assignee[] {
+  const normalised = assignees.map((entry): Assignee => {
+    if (typeof entry === 'string') return entry;
+    const owner = entry.owner_external_id as string;
+    const from = typeof entry.from === 'string' ? entry.from : undefined;
+    const until = typeof entry.until === 'string' ? entry.until : undefined;
+    if (from === undefined && until === undefined) return owner;
+    return {
+      owner_external_id: owner,
+      ...(from === undefined ? {} : { from }),
+      ...(until === undefined ? {} : { until }),
+    };
+  });
+  const sortKey = (entry: Assignee) =>
+    typeof entry === 'string' ? `${entry}\u0000` : `${entry.owner_external_id}\u0000${entry.from ?? ''}`;
+  return normalised.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
 }
 
 /** The caps a chip sets; none (not null members) when it sets none, so uncapped chips keep their digests. */

@@ -15,6 +15,7 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
   const problems: PlanFileProblem[] = [];
   const quota = document.quota_cents;
   const chips = Array.isArray(document.chips) ? document.chips : [];
+  if (Array.isArray(document.assignees)) problems.push(...assigneeProblems(document.assignees));
   const firstWithKey = new Map<string, number>();
   chips.forEach((chip, index) => {
     if (!isObject(chip)) return;
@@ -41,6 +42,43 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
     if (chip.when !== undefined && chip.when !== null) {
       problems.push(...conditionProblems(chip.when, ['chips', index, 'when']));
     }
+  });
+  return problems;
+}
+
+/** Dated assignments: real days, `from` not after `until`, and one rep's windows in the plan never overlapping. */
+function assigneeProblems(assignees: unknown[]): PlanFileProblem[] {
+  const problems: PlanFileProblem[] = [];
+  const windows = new Map<string, Array<{ from: string; until: string; index: number }>>();
+  assignees.forEach((entry, index) => {
+    const at = (...rest: Segment[]) => formatPath(['assignees', index, ...rest]);
+    let owner: unknown = entry;
+    let from = '';
+    let until = '\uffff';
+    if (isObject(entry)) {
+      owner = entry.owner_external_id;
+      for (const bound of ['from', 'until'] as const) {
+        const value = entry[bound];
+        if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && !isCalendarDate(value)) {
+          problems.push({ path: at(bound), message: 'must be a day that exists, YYYY-MM-DD' });
+        }
+      }
+      if (typeof entry.from === 'string') from = entry.from;
+      if (typeof entry.until === 'string') until = entry.until;
+      if (from > until) problems.push({ path: at('until'), message: `must not be before from (${from})` });
+    }
+    if (typeof owner !== 'string') return;
+    // A plain id given twice is the schema's `uniqueItems` problem, reported once there.
+    if (typeof entry === 'string' && assignees.indexOf(entry) < index) return;
+    const earlier = windows.get(owner) ?? [];
+    const overlapping = earlier.find((window) => window.from <= until && from <= window.until);
+    if (overlapping) {
+      problems.push({
+        path: at(),
+        message: `overlaps assignees[${overlapping.index}] for ${owner}: one rep's windows in a plan must not overlap`,
+      });
+    }
+    windows.set(owner, [...earlier, { from, until, index }]);
   });
   return problems;
 }

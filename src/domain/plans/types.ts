@@ -77,6 +77,24 @@ export type ChipDefinition =
 
 export type ChipKind = ChipDefinition['kind'];
 
+/**
+ * A dated assignment (issue 16): the plan applies to the rep's deals dated from `from` to `until`, both
+ * inclusive; a missing bound is open. A rep assigned without dates is a plain `owner_external_id` string.
+ */
+export interface DatedAssignee {
+  owner_external_id: string;
+  from?: string;
+  until?: string;
+}
+
+export type Assignee = string | DatedAssignee;
+
+/** Whether the assignees name the rep at all (with or without dates). */
+export function namesAssignee(assignees: 'all' | readonly Assignee[], externalId: string): boolean {
+  if (assignees === 'all') return true;
+  return assignees.some((entry) => (typeof entry === 'string' ? entry : entry.owner_external_id) === externalId);
+}
+
 /** The normalised plan file: defaults filled in, members in a stable order. Stored as a plan version's definition. */
 export interface PlanDefinition {
   key: string;
@@ -84,8 +102,8 @@ export interface PlanDefinition {
   period: PeriodKind;
   /** Per rep per period; `null` when the plan has none. */
   quota_cents: number | null;
-  /** `all`, or the owner_external_id values the plan applies to, sorted. */
-  assignees: 'all' | string[];
+  /** `all`, or the reps the plan applies to (owner_external_id values or dated assignments), sorted. */
+  assignees: 'all' | Assignee[];
   /** At most this much per rep and period over all chips; absent when the plan has no cap. */
   cap_cents?: number;
   /** In evaluation order. */

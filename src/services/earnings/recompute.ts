@@ -1,3 +1,4 @@
+import { assignmentWindows } from '../../domain/earnings/assignments.ts';
 import { dealPeriodId, evaluateLines } from '../../domain/earnings/targets.ts';
 import type { LineTarget, Rep } from '../../domain/earnings/types.ts';
 import type { CalendarDate, PeriodId } from '../../domain/periods.ts';
@@ -144,7 +145,7 @@ async function recomputeRep(
   for (const plan of plans) {
     const planRows = rows.filter((row) => row.plan_id === plan.plan_id);
     // Every line of a rep the plan does not name earns nothing; with no rows, there is nothing to undo either.
-    if (plan.assignees !== 'all' && !plan.assignees.includes(rep.external_id) && planRows.length === 0) continue;
+    if (assignmentWindows(plan, rep.external_id).length === 0 && planRows.length === 0) continue;
     const periods = new Set<PeriodId>();
     for (const deal of owned) {
       const periodId = dealPeriodId(deal, plan.period, today);
