@@ -92,7 +92,28 @@ describe('split credit, by hand', () => {
         whole_cents: 5_000_001,
         credited_cents: 3_000_001,
       },
-      { type: 'cumulative', prior_won_cents: 8_000_000, period_won_cents: 11_000_001 },
+      {
+        type: 'cumulative',
+        prior_won_cents: 8_000_000,
+        period_won_cents: 11_000_001,
+        // The running total counts rep-017's credited part of the split deal, not the whole deal.
+        counted_deals: [
+          {
+            id: soloDeal.id,
+            external_id: 'opp-solo',
+            amount_cents: 8_000_000,
+            close_date: '2026-04-05',
+            running_total_cents: 8_000_000,
+          },
+          {
+            id: sharedDeal.id,
+            external_id: 'opp-shared',
+            amount_cents: 3_000_001,
+            close_date: '2026-04-20',
+            running_total_cents: 11_000_001,
+          },
+        ],
+      },
       {
         type: 'tier',
         band: 1,
