@@ -18,6 +18,7 @@ export interface Config {
   shutdownGraceSeconds: number;
   webhooks: WebhookSettings;
   rateLimits: RateLimitSettings;
+  admin: AdminSettings;
 }
 
 /** Where rate-limit counts live (src/access/rateLimitStore.ts). */
@@ -28,6 +29,14 @@ export interface RateLimitSettings {
    */
   store: RateLimitStoreKind;
   redisUrl: string | undefined;
+}
+
+/** The admin console's sessions. */
+export interface AdminSettings {
+  /** A session unused this long ends. */
+  sessionIdleMs: number;
+  /** A session ends this long after sign-in, however busy. */
+  sessionAbsoluteMs: number;
 }
 
 /** Outbound webhooks: where they may go and how the delivery worker runs. */
@@ -66,6 +75,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: integer('QUOTIENT_WEBHOOK_CONCURRENCY', env.QUOTIENT_WEBHOOK_CONCURRENCY, 10, 1, 200),
     },
     rateLimits: rateLimitSettings(env, databaseUrl === undefined),
+    admin: {
+      sessionIdleMs:
+        integer('QUOTIENT_ADMIN_SESSION_IDLE_MINUTES', env.QUOTIENT_ADMIN_SESSION_IDLE_MINUTES, 30, 1, 1440) * 60_000,
+      sessionAbsoluteMs:
+        integer('QUOTIENT_ADMIN_SESSION_MAX_HOURS', env.QUOTIENT_ADMIN_SESSION_MAX_HOURS, 12, 1, 720) * 3_600_000,
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { adminsCommand } from './commands/admins.ts';
 import { auditCommand } from './commands/audit.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
@@ -25,6 +26,7 @@ for (const command of [
   migrateCommand(),
   orgsCommand(),
   keysCommand(),
+  adminsCommand(),
   plansCommand(),
   periodsCommand(),
   recomputeCommand(),

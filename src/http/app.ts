@@ -11,6 +11,8 @@ import type { PayoutReader } from '../services/payouts.ts';
 import type { PlanReader } from '../services/plans.ts';
 import type { StatementReader } from '../services/statements.ts';
 import type { UserReader } from '../services/users.ts';
+import { consoleRouter } from './admin/console.ts';
+import { type AdminApiOptions, adminApiRouter } from './admin/router.ts';
 import { docsRouter } from './docs.ts';
 import { ApiError } from './errors.ts';
 import type { Metrics } from './metrics.ts';
@@ -40,6 +42,8 @@ export interface AppDeps {
   /** True when the database answers. */
   isReady: () => Promise<boolean>;
   validateResponses: boolean;
+  /** The admin API and the console; absent, /admin is not served. */
+  admin?: Omit<AdminApiOptions, 'validateResponses' | 'bodyLimitBytes'>;
 }
 
 /**
@@ -75,6 +79,12 @@ export function createApp(deps: AppDeps): Express {
   app.get('/v1/openapi.json', (_req, res) => {
     res.type('json').set('Cache-Control', 'public, max-age=300').send(servedContract);
   });
+  if (deps.admin) {
+    app.use(
+      adminApiRouter({ ...deps.admin, validateResponses: deps.validateResponses, bodyLimitBytes: BODY_LIMIT_BYTES }),
+    );
+    app.use(consoleRouter());
+  }
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const match = operations.match(req.method, req.path);

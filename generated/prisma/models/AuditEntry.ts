@@ -41,6 +41,7 @@ export type AuditEntryMinAggregateOutputType = {
   org_id: string | null
   occurred_at: Date | null
   actor_type: string | null
+  actor: string | null
   key_id: string | null
   action: string | null
   method: string | null
@@ -57,6 +58,7 @@ export type AuditEntryMaxAggregateOutputType = {
   org_id: string | null
   occurred_at: Date | null
   actor_type: string | null
+  actor: string | null
   key_id: string | null
   action: string | null
   method: string | null
@@ -73,6 +75,7 @@ export type AuditEntryCountAggregateOutputType = {
   org_id: number
   occurred_at: number
   actor_type: number
+  actor: number
   key_id: number
   action: number
   method: number
@@ -102,6 +105,7 @@ export type AuditEntryMinAggregateInputType = {
   org_id?: true
   occurred_at?: true
   actor_type?: true
+  actor?: true
   key_id?: true
   action?: true
   method?: true
@@ -118,6 +122,7 @@ export type AuditEntryMaxAggregateInputType = {
   org_id?: true
   occurred_at?: true
   actor_type?: true
+  actor?: true
   key_id?: true
   action?: true
   method?: true
@@ -134,6 +139,7 @@ export type AuditEntryCountAggregateInputType = {
   org_id?: true
   occurred_at?: true
   actor_type?: true
+  actor?: true
   key_id?: true
   action?: true
   method?: true
@@ -238,6 +244,7 @@ export type AuditEntryGroupByOutputType = {
   org_id: string
   occurred_at: Date
   actor_type: string
+  actor: string | null
   key_id: string | null
   action: string
   method: string | null
@@ -278,6 +285,7 @@ export type AuditEntryWhereInput = {
   org_id?: Prisma.StringFilter<"AuditEntry"> | string
   occurred_at?: Prisma.DateTimeFilter<"AuditEntry"> | Date | string
   actor_type?: Prisma.StringFilter<"AuditEntry"> | string
+  actor?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
   key_id?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
   action?: Prisma.StringFilter<"AuditEntry"> | string
   method?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
@@ -296,6 +304,7 @@ export type AuditEntryOrderByWithRelationInput = {
   org_id?: Prisma.SortOrder
   occurred_at?: Prisma.SortOrder
   actor_type?: Prisma.SortOrder
+  actor?: Prisma.SortOrderInput | Prisma.SortOrder
   key_id?: Prisma.SortOrderInput | Prisma.SortOrder
   action?: Prisma.SortOrder
   method?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -317,6 +326,7 @@ export type AuditEntryWhereUniqueInput = Prisma.AtLeast<{
   org_id?: Prisma.StringFilter<"AuditEntry"> | string
   occurred_at?: Prisma.DateTimeFilter<"AuditEntry"> | Date | string
   actor_type?: Prisma.StringFilter<"AuditEntry"> | string
+  actor?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
   key_id?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
   action?: Prisma.StringFilter<"AuditEntry"> | string
   method?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
@@ -335,6 +345,7 @@ export type AuditEntryOrderByWithAggregationInput = {
   org_id?: Prisma.SortOrder
   occurred_at?: Prisma.SortOrder
   actor_type?: Prisma.SortOrder
+  actor?: Prisma.SortOrderInput | Prisma.SortOrder
   key_id?: Prisma.SortOrderInput | Prisma.SortOrder
   action?: Prisma.SortOrder
   method?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -360,6 +371,7 @@ export type AuditEntryScalarWhereWithAggregatesInput = {
   org_id?: Prisma.StringWithAggregatesFilter<"AuditEntry"> | string
   occurred_at?: Prisma.DateTimeWithAggregatesFilter<"AuditEntry"> | Date | string
   actor_type?: Prisma.StringWithAggregatesFilter<"AuditEntry"> | string
+  actor?: Prisma.StringNullableWithAggregatesFilter<"AuditEntry"> | string | null
   key_id?: Prisma.StringNullableWithAggregatesFilter<"AuditEntry"> | string | null
   action?: Prisma.StringWithAggregatesFilter<"AuditEntry"> | string
   method?: Prisma.StringNullableWithAggregatesFilter<"AuditEntry"> | string | null
@@ -376,6 +388,7 @@ export type AuditEntryCreateInput = {
   id: string
   occurred_at: Date | string
   actor_type: string
+  actor?: string | null
   key_id?: string | null
   action: string
   method?: string | null
@@ -394,6 +407,7 @@ export type AuditEntryUncheckedCreateInput = {
   org_id: string
   occurred_at: Date | string
   actor_type: string
+  actor?: string | null
   key_id?: string | null
   action: string
   method?: string | null
@@ -410,6 +424,7 @@ export type AuditEntryUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   occurred_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actor_type?: Prisma.StringFieldUpdateOperationsInput | string
+  actor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   action?: Prisma.StringFieldUpdateOperationsInput | string
   method?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -428,6 +443,7 @@ export type AuditEntryUncheckedUpdateInput = {
   org_id?: Prisma.StringFieldUpdateOperationsInput | string
   occurred_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actor_type?: Prisma.StringFieldUpdateOperationsInput | string
+  actor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   action?: Prisma.StringFieldUpdateOperationsInput | string
   method?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -445,6 +461,7 @@ export type AuditEntryCreateManyInput = {
   org_id: string
   occurred_at: Date | string
   actor_type: string
+  actor?: string | null
   key_id?: string | null
   action: string
   method?: string | null
@@ -461,6 +478,7 @@ export type AuditEntryUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   occurred_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actor_type?: Prisma.StringFieldUpdateOperationsInput | string
+  actor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   action?: Prisma.StringFieldUpdateOperationsInput | string
   method?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -478,6 +496,7 @@ export type AuditEntryUncheckedUpdateManyInput = {
   org_id?: Prisma.StringFieldUpdateOperationsInput | string
   occurred_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actor_type?: Prisma.StringFieldUpdateOperationsInput | string
+  actor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   action?: Prisma.StringFieldUpdateOperationsInput | string
   method?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -505,6 +524,7 @@ export type AuditEntryCountOrderByAggregateInput = {
   org_id?: Prisma.SortOrder
   occurred_at?: Prisma.SortOrder
   actor_type?: Prisma.SortOrder
+  actor?: Prisma.SortOrder
   key_id?: Prisma.SortOrder
   action?: Prisma.SortOrder
   method?: Prisma.SortOrder
@@ -527,6 +547,7 @@ export type AuditEntryMaxOrderByAggregateInput = {
   org_id?: Prisma.SortOrder
   occurred_at?: Prisma.SortOrder
   actor_type?: Prisma.SortOrder
+  actor?: Prisma.SortOrder
   key_id?: Prisma.SortOrder
   action?: Prisma.SortOrder
   method?: Prisma.SortOrder
@@ -543,6 +564,7 @@ export type AuditEntryMinOrderByAggregateInput = {
   org_id?: Prisma.SortOrder
   occurred_at?: Prisma.SortOrder
   actor_type?: Prisma.SortOrder
+  actor?: Prisma.SortOrder
   key_id?: Prisma.SortOrder
   action?: Prisma.SortOrder
   method?: Prisma.SortOrder
@@ -613,6 +635,7 @@ export type AuditEntryCreateWithoutOrgInput = {
   id: string
   occurred_at: Date | string
   actor_type: string
+  actor?: string | null
   key_id?: string | null
   action: string
   method?: string | null
@@ -629,6 +652,7 @@ export type AuditEntryUncheckedCreateWithoutOrgInput = {
   id: string
   occurred_at: Date | string
   actor_type: string
+  actor?: string | null
   key_id?: string | null
   action: string
   method?: string | null
@@ -675,6 +699,7 @@ export type AuditEntryScalarWhereInput = {
   org_id?: Prisma.StringFilter<"AuditEntry"> | string
   occurred_at?: Prisma.DateTimeFilter<"AuditEntry"> | Date | string
   actor_type?: Prisma.StringFilter<"AuditEntry"> | string
+  actor?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
   key_id?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
   action?: Prisma.StringFilter<"AuditEntry"> | string
   method?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
@@ -691,6 +716,7 @@ export type AuditEntryCreateManyOrgInput = {
   id: string
   occurred_at: Date | string
   actor_type: string
+  actor?: string | null
   key_id?: string | null
   action: string
   method?: string | null
@@ -707,6 +733,7 @@ export type AuditEntryUpdateWithoutOrgInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   occurred_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actor_type?: Prisma.StringFieldUpdateOperationsInput | string
+  actor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   action?: Prisma.StringFieldUpdateOperationsInput | string
   method?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -723,6 +750,7 @@ export type AuditEntryUncheckedUpdateWithoutOrgInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   occurred_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actor_type?: Prisma.StringFieldUpdateOperationsInput | string
+  actor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   action?: Prisma.StringFieldUpdateOperationsInput | string
   method?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -739,6 +767,7 @@ export type AuditEntryUncheckedUpdateManyWithoutOrgInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   occurred_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actor_type?: Prisma.StringFieldUpdateOperationsInput | string
+  actor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   action?: Prisma.StringFieldUpdateOperationsInput | string
   method?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -758,6 +787,7 @@ export type AuditEntrySelect<ExtArgs extends runtime.Types.Extensions.InternalAr
   org_id?: boolean
   occurred_at?: boolean
   actor_type?: boolean
+  actor?: boolean
   key_id?: boolean
   action?: boolean
   method?: boolean
@@ -776,6 +806,7 @@ export type AuditEntrySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ex
   org_id?: boolean
   occurred_at?: boolean
   actor_type?: boolean
+  actor?: boolean
   key_id?: boolean
   action?: boolean
   method?: boolean
@@ -794,6 +825,7 @@ export type AuditEntrySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ex
   org_id?: boolean
   occurred_at?: boolean
   actor_type?: boolean
+  actor?: boolean
   key_id?: boolean
   action?: boolean
   method?: boolean
@@ -812,6 +844,7 @@ export type AuditEntrySelectScalar = {
   org_id?: boolean
   occurred_at?: boolean
   actor_type?: boolean
+  actor?: boolean
   key_id?: boolean
   action?: boolean
   method?: boolean
@@ -824,7 +857,7 @@ export type AuditEntrySelectScalar = {
   details?: boolean
 }
 
-export type AuditEntryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "occurred_at" | "actor_type" | "key_id" | "action" | "method" | "route" | "status" | "request_id" | "client_ip" | "user_agent" | "duration_ms" | "details", ExtArgs["result"]["auditEntry"]>
+export type AuditEntryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "occurred_at" | "actor_type" | "actor" | "key_id" | "action" | "method" | "route" | "status" | "request_id" | "client_ip" | "user_agent" | "duration_ms" | "details", ExtArgs["result"]["auditEntry"]>
 export type AuditEntryInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }
@@ -845,6 +878,7 @@ export type $AuditEntryPayload<ExtArgs extends runtime.Types.Extensions.Internal
     org_id: string
     occurred_at: Date
     actor_type: string
+    actor: string | null
     key_id: string | null
     action: string
     method: string | null
@@ -1283,6 +1317,7 @@ export interface AuditEntryFieldRefs {
   readonly org_id: Prisma.FieldRef<"AuditEntry", 'String'>
   readonly occurred_at: Prisma.FieldRef<"AuditEntry", 'DateTime'>
   readonly actor_type: Prisma.FieldRef<"AuditEntry", 'String'>
+  readonly actor: Prisma.FieldRef<"AuditEntry", 'String'>
   readonly key_id: Prisma.FieldRef<"AuditEntry", 'String'>
   readonly action: Prisma.FieldRef<"AuditEntry", 'String'>
   readonly method: Prisma.FieldRef<"AuditEntry", 'String'>

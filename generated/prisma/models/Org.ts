@@ -183,6 +183,7 @@ export type OrgWhereInput = {
   earnings?: Prisma.EarningListRelationFilter
   webhook_endpoints?: Prisma.WebhookEndpointListRelationFilter
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
+  admins?: Prisma.AdminListRelationFilter
 }
 
 export type OrgOrderByWithRelationInput = {
@@ -200,6 +201,7 @@ export type OrgOrderByWithRelationInput = {
   earnings?: Prisma.EarningOrderByRelationAggregateInput
   webhook_endpoints?: Prisma.WebhookEndpointOrderByRelationAggregateInput
   webhook_messages?: Prisma.WebhookMessageOrderByRelationAggregateInput
+  admins?: Prisma.AdminOrderByRelationAggregateInput
 }
 
 export type OrgWhereUniqueInput = Prisma.AtLeast<{
@@ -220,6 +222,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   earnings?: Prisma.EarningListRelationFilter
   webhook_endpoints?: Prisma.WebhookEndpointListRelationFilter
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
+  admins?: Prisma.AdminListRelationFilter
 }, "id">
 
 export type OrgOrderByWithAggregationInput = {
@@ -259,6 +262,7 @@ export type OrgCreateInput = {
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateInput = {
@@ -276,6 +280,7 @@ export type OrgUncheckedCreateInput = {
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUpdateInput = {
@@ -293,6 +298,7 @@ export type OrgUpdateInput = {
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateInput = {
@@ -310,6 +316,7 @@ export type OrgUncheckedUpdateInput = {
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateManyInput = {
@@ -437,6 +444,20 @@ export type OrgUpdateOneRequiredWithoutAudit_entriesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutAudit_entriesInput, Prisma.OrgUpdateWithoutAudit_entriesInput>, Prisma.OrgUncheckedUpdateWithoutAudit_entriesInput>
 }
 
+export type OrgCreateNestedOneWithoutAdminsInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutAdminsInput, Prisma.OrgUncheckedCreateWithoutAdminsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAdminsInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutAdminsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutAdminsInput, Prisma.OrgUncheckedCreateWithoutAdminsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAdminsInput
+  upsert?: Prisma.OrgUpsertWithoutAdminsInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutAdminsInput, Prisma.OrgUpdateWithoutAdminsInput>, Prisma.OrgUncheckedUpdateWithoutAdminsInput>
+}
+
 export type OrgCreateNestedOneWithoutDealsInput = {
   create?: Prisma.XOR<Prisma.OrgCreateWithoutDealsInput, Prisma.OrgUncheckedCreateWithoutDealsInput>
   connectOrCreate?: Prisma.OrgCreateOrConnectWithoutDealsInput
@@ -535,6 +556,7 @@ export type OrgCreateWithoutUsersInput = {
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutUsersInput = {
@@ -551,6 +573,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutUsersInput = {
@@ -583,6 +606,7 @@ export type OrgUpdateWithoutUsersInput = {
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutUsersInput = {
@@ -599,6 +623,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutApi_keysInput = {
@@ -615,6 +640,7 @@ export type OrgCreateWithoutApi_keysInput = {
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutApi_keysInput = {
@@ -631,6 +657,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutApi_keysInput = {
@@ -663,6 +690,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutApi_keysInput = {
@@ -679,6 +707,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAudit_entriesInput = {
@@ -695,6 +724,7 @@ export type OrgCreateWithoutAudit_entriesInput = {
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAudit_entriesInput = {
@@ -711,6 +741,7 @@ export type OrgUncheckedCreateWithoutAudit_entriesInput = {
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAudit_entriesInput = {
@@ -743,6 +774,7 @@ export type OrgUpdateWithoutAudit_entriesInput = {
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAudit_entriesInput = {
@@ -753,6 +785,91 @@ export type OrgUncheckedUpdateWithoutAudit_entriesInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutAdminsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutAdminsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutAdminsInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutAdminsInput, Prisma.OrgUncheckedCreateWithoutAdminsInput>
+}
+
+export type OrgUpsertWithoutAdminsInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutAdminsInput, Prisma.OrgUncheckedUpdateWithoutAdminsInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutAdminsInput, Prisma.OrgUncheckedCreateWithoutAdminsInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutAdminsInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutAdminsInput, Prisma.OrgUncheckedUpdateWithoutAdminsInput>
+}
+
+export type OrgUpdateWithoutAdminsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutAdminsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -775,6 +892,7 @@ export type OrgCreateWithoutDealsInput = {
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutDealsInput = {
@@ -791,6 +909,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutDealsInput = {
@@ -823,6 +942,7 @@ export type OrgUpdateWithoutDealsInput = {
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutDealsInput = {
@@ -839,6 +959,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPlansInput = {
@@ -855,6 +976,7 @@ export type OrgCreateWithoutPlansInput = {
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPlansInput = {
@@ -871,6 +993,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPlansInput = {
@@ -903,6 +1026,7 @@ export type OrgUpdateWithoutPlansInput = {
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPlansInput = {
@@ -919,6 +1043,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPeriodsInput = {
@@ -935,6 +1060,7 @@ export type OrgCreateWithoutPeriodsInput = {
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPeriodsInput = {
@@ -951,6 +1077,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPeriodsInput = {
@@ -983,6 +1110,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPeriodsInput = {
@@ -999,6 +1127,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutEarningsInput = {
@@ -1015,6 +1144,7 @@ export type OrgCreateWithoutEarningsInput = {
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutEarningsInput = {
@@ -1031,6 +1161,7 @@ export type OrgUncheckedCreateWithoutEarningsInput = {
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutEarningsInput = {
@@ -1063,6 +1194,7 @@ export type OrgUpdateWithoutEarningsInput = {
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutEarningsInput = {
@@ -1079,6 +1211,7 @@ export type OrgUncheckedUpdateWithoutEarningsInput = {
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_endpointsInput = {
@@ -1095,6 +1228,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
@@ -1111,6 +1245,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_endpointsInput = {
@@ -1143,6 +1278,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
@@ -1159,6 +1295,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_messagesInput = {
@@ -1175,6 +1312,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
@@ -1191,6 +1329,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_messagesInput = {
@@ -1223,6 +1362,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
@@ -1239,6 +1379,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 
@@ -1256,6 +1397,7 @@ export type OrgCountOutputType = {
   earnings: number
   webhook_endpoints: number
   webhook_messages: number
+  admins: number
 }
 
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1268,6 +1410,7 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   earnings?: boolean | OrgCountOutputTypeCountEarningsArgs
   webhook_endpoints?: boolean | OrgCountOutputTypeCountWebhook_endpointsArgs
   webhook_messages?: boolean | OrgCountOutputTypeCountWebhook_messagesArgs
+  admins?: boolean | OrgCountOutputTypeCountAdminsArgs
 }
 
 /**
@@ -1343,6 +1486,13 @@ export type OrgCountOutputTypeCountWebhook_messagesArgs<ExtArgs extends runtime.
   where?: Prisma.WebhookMessageWhereInput
 }
 
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountAdminsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AdminWhereInput
+}
+
 
 export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1359,6 +1509,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   earnings?: boolean | Prisma.Org$earningsArgs<ExtArgs>
   webhook_endpoints?: boolean | Prisma.Org$webhook_endpointsArgs<ExtArgs>
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
+  admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["org"]>
 
@@ -1397,6 +1548,7 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   earnings?: boolean | Prisma.Org$earningsArgs<ExtArgs>
   webhook_endpoints?: boolean | Prisma.Org$webhook_endpointsArgs<ExtArgs>
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
+  admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrgIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1414,6 +1566,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     earnings: Prisma.$EarningPayload<ExtArgs>[]
     webhook_endpoints: Prisma.$WebhookEndpointPayload<ExtArgs>[]
     webhook_messages: Prisma.$WebhookMessagePayload<ExtArgs>[]
+    admins: Prisma.$AdminPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1824,6 +1977,7 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   earnings<T extends Prisma.Org$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhook_endpoints<T extends Prisma.Org$webhook_endpointsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_endpointsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEndpointPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhook_messages<T extends Prisma.Org$webhook_messagesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_messagesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookMessagePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  admins<T extends Prisma.Org$adminsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adminsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdminPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2464,6 +2618,30 @@ export type Org$webhook_messagesArgs<ExtArgs extends runtime.Types.Extensions.In
   take?: number
   skip?: number
   distinct?: Prisma.WebhookMessageScalarFieldEnum | Prisma.WebhookMessageScalarFieldEnum[]
+}
+
+/**
+ * Org.admins
+ */
+export type Org$adminsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Admin
+   */
+  select?: Prisma.AdminSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Admin
+   */
+  omit?: Prisma.AdminOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AdminInclude<ExtArgs> | null
+  where?: Prisma.AdminWhereInput
+  orderBy?: Prisma.AdminOrderByWithRelationInput | Prisma.AdminOrderByWithRelationInput[]
+  cursor?: Prisma.AdminWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AdminScalarFieldEnum | Prisma.AdminScalarFieldEnum[]
 }
 
 /**
