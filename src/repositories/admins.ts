@@ -174,11 +174,15 @@ export class SignInFailureRepository {
     });
   }
 
-  /** Per subject: how many failures since `since`, and the oldest of them (when the window frees a slot). */
-  async countSince(subjects: string[], since: Date): Promise<Map<string, { count: number; oldest: Date }>> {
+  /** Per subject: failures in [since, until], and the oldest of them (when the window frees a slot). */
+  async countBetween(
+    subjects: string[],
+    since: Date,
+    until: Date,
+  ): Promise<Map<string, { count: number; oldest: Date }>> {
     const rows = await this.db.adminSignInFailure.groupBy({
       by: ['subject'],
-      where: { subject: { in: subjects }, occurred_at: { gte: since } },
+      where: { subject: { in: subjects }, occurred_at: { gte: since, lte: until } },
       _count: { _all: true },
       _min: { occurred_at: true },
     });

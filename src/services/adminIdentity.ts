@@ -152,7 +152,7 @@ export class AdminSessions {
     const accountSubject = `email:${email}`;
     const addressSubject = `ip:${input.clientIp}`;
     const since = new Date(at.getTime() - SIGN_IN_THROTTLE.windowMs);
-    const counts = await this.failures.countSince([accountSubject, addressSubject], since);
+    const counts = await this.failures.countBetween([accountSubject, addressSubject], since, at);
     const blocking = [
       { count: counts.get(accountSubject), limit: SIGN_IN_THROTTLE.perAccount },
       { count: counts.get(addressSubject), limit: SIGN_IN_THROTTLE.perAddress },

@@ -42,6 +42,7 @@ describe('quotient periods (CLI)', () => {
         locked_at: 'string',
         paid_at: null,
         changed: true,
+        rows_moved: 0,
       },
     );
     const paid = await runCli(['periods', 'mark-paid', '2026-04', '--org', org.id, '--json']);
