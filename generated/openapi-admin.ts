@@ -67,6 +67,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/session-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether a session is live
+         * @description Answers `200` whether or not the request carries a live session: `signed_in` tells, and `me` is
+         *     the session (as `getMe` returns it) when it is live. The console asks this first, so a browser
+         *     that is not signed in sees no failed request. It does not restart the session's idle time.
+         */
+        get: operations["getSessionStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/me": {
         parameters: {
             query?: never;
@@ -532,6 +554,11 @@ export interface components {
             };
             /** @description Send it as `X-CSRF-Token` with every change. */
             csrf_token: string;
+        };
+        /** @description Whether the request carries a live session. */
+        SessionStatus: {
+            signed_in: boolean;
+            me?: components["schemas"]["Me"];
         };
         /**
          * @description A permission of an API key.
@@ -1007,6 +1034,29 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSessionStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's status. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionStatus"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
         };
     };

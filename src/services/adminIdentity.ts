@@ -193,6 +193,15 @@ export class AdminSessions {
 
   /** The live session of the token, its idle clock restarted; null when unknown, ended, expired or disabled. */
   async authenticate(token: string): Promise<LiveSession | null> {
+    return this.check(token, { touch: true });
+  }
+
+  /** As `authenticate`, without restarting the idle clock (a status check is not use). */
+  async peek(token: string): Promise<LiveSession | null> {
+    return this.check(token, { touch: false });
+  }
+
+  private async check(token: string, options: { touch: boolean }): Promise<LiveSession | null> {
     const at = this.now();
     const session = await this.sessions.findLive(tokenDigest(token));
     if (!session) return null;
@@ -201,6 +210,7 @@ export class AdminSessions {
       await this.sessions.end(session.id, at);
       return null;
     }
+    if (!options.touch) return this.withIdleEnd(session);
     await this.sessions.touch(session.id, at);
     return this.withIdleEnd({ ...session, last_seen_at: at });
   }

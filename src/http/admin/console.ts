@@ -46,7 +46,7 @@ export function consoleRouter(distDir: string = CONSOLE_DIST): Router {
     return index;
   };
 
-  router.get('/admin', (_req, res) => res.redirect(301, '/admin/'));
+  router.get(/^\/admin$/, (_req, res) => res.redirect(301, '/admin/'));
   router.use(
     '/admin/assets',
     express.static(join(distDir, 'assets'), {

@@ -28,7 +28,14 @@ import { PlanAdmin, PlanHistory } from '../../services/plans.ts';
 import { withPeriodWebhooks } from '../../services/webhookAnnouncements.ts';
 import { WebhookAdmin } from '../../services/webhooks.ts';
 import { ApiError } from '../errors.ts';
-import { type AdminRequestContext, actorOf, clearedSessionCookie, sessionCookie } from './session.ts';
+import {
+  type AdminRequestContext,
+  actorOf,
+  clearedSessionCookie,
+  readCookie,
+  SESSION_COOKIE,
+  sessionCookie,
+} from './session.ts';
 
 type Schemas = components['schemas'];
 export type AdminOperationId = keyof operations;
@@ -130,6 +137,12 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
       const session = deps.sessions.withIdleEnd(result.session);
       res.append('Set-Cookie', sessionCookie(req, result.token, (session.expires_at.getTime() - Date.now()) / 1000));
       send(res, 'createSession', 201, toMe(session));
+    },
+
+    getSessionStatus: async (req, res) => {
+      const token = readCookie(req.get('cookie'), SESSION_COOKIE);
+      const session = token ? await deps.sessions.peek(token) : null;
+      send(res, 'getSessionStatus', 200, session ? { signed_in: true, me: toMe(session) } : { signed_in: false });
     },
 
     deleteSession: async (req, res) => {
