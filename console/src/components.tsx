@@ -1,5 +1,5 @@
 import type { ComponentChildren, JSX } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { type ApiError, describeError } from './api.ts';
 
 export type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; data: T };
@@ -118,6 +118,7 @@ export function Dialog(props: {
   footer: ComponentChildren;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -125,8 +126,8 @@ export function Dialog(props: {
     if (!props.open && dialog.open) dialog.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby="dialog-title" onClose={props.onClose}>
-      <h2 id="dialog-title">{props.title}</h2>
+    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={props.onClose}>
+      <h2 id={titleId}>{props.title}</h2>
       <div class="dialog-body">{props.children}</div>
       <div class="dialog-footer">{props.footer}</div>
     </dialog>

@@ -77,6 +77,17 @@ export class PlanAdmin {
     const read = readPlanFile(input.text, input.format === undefined ? {} : { format: input.format });
     if (!read.ok) {
       const count = read.problems.length;
+      // A refused file is an admin action too: the log shows who tried what, though nothing changed.
+      if (await this.orgs.find(input.orgId)) {
+        await this.audit.insertMany([
+          adminAuditEntry(
+            input.orgId,
+            'plan.apply_refused',
+            { source: input.source ?? null, problems: count },
+            this.actor,
+          ),
+        ]);
+      }
       throw new AdminError(
         'invalid_plan_file',
         `${input.source ?? 'the plan file'} has ${count} problem${count === 1 ? '' : 's'}; nothing was applied`,
