@@ -20,6 +20,12 @@ export function dateTime(iso: string | null | undefined): string {
   });
 }
 
+/** `2026-04-22 16:30:12 UTC`: compact, for table cells. */
+export function shortDateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+}
+
 export function relative(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return 'never';
   const seconds = Math.round((now - new Date(iso).getTime()) / 1000);

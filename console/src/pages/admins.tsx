@@ -1,6 +1,6 @@
 import { api } from '../api.ts';
 import { Badge, Empty, PageHeader, Show, useLoad } from '../components.tsx';
-import { dateTime } from '../format.ts';
+import { shortDateTime } from '../format.ts';
 
 export function AdminsPage() {
   const [loaded, reload] = useLoad(() => api.GET('/admin/v1/admins'), []);
@@ -42,7 +42,7 @@ export function AdminsPage() {
                           <Badge tone="red">Disabled</Badge>
                         )}
                       </td>
-                      <td class="nowrap">{dateTime(admin.created_at)}</td>
+                      <td class="nowrap">{shortDateTime(admin.created_at)}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, describeError, type Schemas } from '../api.ts';
 import { Badge, Empty, ErrorState, Loading, PageHeader } from '../components.tsx';
-import { dateTime } from '../format.ts';
+import { shortDateTime } from '../format.ts';
 
 type Entry = Schemas['AuditEntry'];
 interface Filters {
@@ -30,7 +30,10 @@ function query(filters: Filters, cursor?: string) {
 function describe(entry: Entry): string {
   if (entry.action === 'request') return `${entry.method} ${entry.route} → ${entry.status}`;
   const details = entry.details ?? {};
-  const subject = ['key_id', 'plan_id', 'period_id', 'endpoint_id', 'message_id', 'admin_id', 'email']
+  if (entry.action === 'plan.apply_refused') {
+    return `${String(details.source ?? 'a plan file')}: ${String(details.problems)} problem(s), nothing applied`;
+  }
+  const subject = ['key_id', 'plan_id', 'period_id', 'endpoint_id', 'message_id', 'email', 'session_id']
     .map((field) => details[field])
     .find((value) => typeof value === 'string');
   return subject ? String(subject) : '';
@@ -176,7 +179,7 @@ export function AuditPage() {
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.id}>
-                  <td class="nowrap">{dateTime(entry.occurred_at)}</td>
+                  <td class="nowrap">{shortDateTime(entry.occurred_at)}</td>
                   <td>
                     {entry.actor_type === 'api_key' ? (
                       <span>
@@ -191,7 +194,9 @@ export function AuditPage() {
                   </td>
                   <td class="wrap">{describe(entry)}</td>
                   <td>
-                    <code class="small">{entry.request_id ?? '—'}</code>
+                    <code class="small truncate" title={entry.request_id ?? undefined}>
+                      {entry.request_id ?? '—'}
+                    </code>
                   </td>
                 </tr>
               ))}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, describeError, type Schemas } from '../api.ts';
 import { Badge, Dialog, Empty, Notice, PageHeader, Show, useLoad } from '../components.tsx';
-import { dateTime, money, plural } from '../format.ts';
+import { money, plural, shortDateTime } from '../format.ts';
 
 type Period = Schemas['Period'];
 const STATUSES = ['projected', 'pending', 'approved', 'paid'] as const;
@@ -100,7 +100,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
                     <tr key={period.id} data-period-id={period.id}>
                       <th scope="row">
                         <div class="strong">{period.id}</div>
-                        <div class="muted small">
+                        <div class="muted small nowrap">
                           {period.starts_on} – {period.ends_on}
                         </div>
                       </th>
@@ -128,7 +128,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
                           </td>
                         );
                       })}
-                      <td class="nowrap">{dateTime(period.paid_at ?? period.locked_at)}</td>
+                      <td class="nowrap">{shortDateTime(period.paid_at ?? period.locked_at)}</td>
                       {props.canChange ? (
                         <td class="actions">
                           {period.status === 'open' ? (

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, describeError, type Schemas } from '../api.ts';
 import { Badge, Dialog, Empty, Notice, PageHeader, Show, useLoad } from '../components.tsx';
-import { dateTime, money, plural } from '../format.ts';
+import { dateTime, money, plural, shortDateTime } from '../format.ts';
 import { lineDiff } from '../lineDiff.ts';
 import { Link, navigate } from '../router.tsx';
 
@@ -52,7 +52,7 @@ export function PlansPage(props: { canChange: boolean }) {
                           <Badge tone="grey">Archived</Badge>
                         )}
                       </td>
-                      <td class="nowrap">{dateTime(plan.updated_at)}</td>
+                      <td class="nowrap">{shortDateTime(plan.updated_at)}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { Badge, Empty, PageHeader, Show, useLoad } from '../components.tsx';
-import { dateTime, money } from '../format.ts';
+import { money, shortDateTime } from '../format.ts';
 
 const TONES = {
   projected: 'blue',
@@ -40,7 +40,7 @@ export function RepsPage() {
                   <tbody>
                     {reps.map((rep) => (
                       <tr key={rep.id}>
-                        <th scope="row" class="strong">
+                        <th scope="row" class="strong nowrap">
                           {rep.external_id}
                         </th>
                         <td>
@@ -111,7 +111,7 @@ function RepEarnings(props: { rep: string; period: string }) {
                     <span class="muted small">
                       {earning.deal_external_id ? `deal ${earning.deal_external_id}` : 'period bonus'}
                     </span>
-                    <span class="muted small">{dateTime(earning.created_at)}</span>
+                    <span class="muted small">{shortDateTime(earning.created_at)}</span>
                   </div>
                   <ul class="explanation">
                     {earning.explanation.map((sentence) => (

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, describeError, type Schemas } from '../api.ts';
 import { Badge, CopyButton, Dialog, Empty, Field, Notice, PageHeader, Show, useLoad } from '../components.tsx';
-import { dateTime, relative } from '../format.ts';
+import { dateTime, relative, shortDateTime } from '../format.ts';
 
 const KINDS = ['deal.updated', 'earning.created', 'earning.status_changed', 'period.locked', 'period.paid'];
 
@@ -199,7 +199,7 @@ function Deliveries(props: {
                       </td>
                       <td class="numeric">{delivery.attempt_count}</td>
                       <td>{last ? (last.response_status ?? last.error ?? '—') : '—'}</td>
-                      <td class="nowrap">{dateTime(delivery.message_created_at)}</td>
+                      <td class="nowrap">{shortDateTime(delivery.message_created_at)}</td>
                       {props.canChange ? (
                         <td class="actions">
                           <button
