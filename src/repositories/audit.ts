@@ -1,7 +1,7 @@
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../db/prisma.ts';
-import { prismaOr, type Transaction } from './transaction.ts';
 import type { AuditFilters, AuditPosition } from '../domain/audit/cursor.ts';
+import { prismaOr, type Transaction } from './transaction.ts';
 
 export interface AuditEntryInput {
   id: string;

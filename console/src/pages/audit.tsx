@@ -180,7 +180,7 @@ export function AuditPage() {
               {entries.map((entry) => (
                 <tr key={entry.id}>
                   <td class="nowrap">{shortDateTime(entry.occurred_at)}</td>
-                  <td>
+                  <td class="wrap">
                     {entry.actor_type === 'api_key' ? (
                       <span>
                         <Badge tone="blue">API key</Badge> <code>{entry.key_id}</code>
