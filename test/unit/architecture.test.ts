@@ -37,7 +37,7 @@ const PG_REPOSITORIES = [
   'rateLimitLease',
   'requestAudit',
 ];
-const PRISMA_REPOSITORIES = ['orgs', 'apiKeys', 'audit', 'periods', 'plans', 'webhooks'];
+const PRISMA_REPOSITORIES = ['orgs', 'apiKeys', 'audit', 'periods', 'plans', 'webhooks', 'admins', 'reps'];
 
 describe('persistence rule (docs/architecture.md)', () => {
   test('only src/db and src/repositories touch Prisma', () => {
