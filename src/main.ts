@@ -41,7 +41,14 @@ const COUNTER_RETENTION_MS = 10 * 60 * 1000;
 
 /** Wires configuration, database and the app, and listens. Knows nothing about signals or the CLI. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const database = await openDatabase(config, logger);
+  const database = await openDatabase(config, logger, {
+    onNewCluster: (clusterDir) =>
+      logger.warn(
+        { cluster_dir: clusterDir },
+        'no database here yet: creating a new, empty embedded PostgreSQL cluster',
+      ),
+  });
+  logger.info({ database: database.description }, 'database open');
   // The access layer's hot path: its own small pool, commits not waiting for the disk (see KeyAuthentication).
   const countersPool = createSqlPool(
     database.url,

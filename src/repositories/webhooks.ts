@@ -140,6 +140,18 @@ export class WebhookRepository {
     });
   }
 
+  /** An endpoint of the org that was removed already; null when there is none such. */
+  async findRemovedEndpoint(
+    orgId: string,
+    endpointId: string,
+    client: Prisma.TransactionClient = this.db,
+  ): Promise<WebhookEndpointRecord | null> {
+    return client.webhookEndpoint.findFirst({
+      where: { id: endpointId, org_id: orgId, removed_at: { not: null } },
+      select: ENDPOINT_FIELDS,
+    });
+  }
+
   /**
    * Removes an endpoint (kept, marked removed, for its delivery history) and ends its deliveries that wait
    * for a retry. Null when the org has no such endpoint.
