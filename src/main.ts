@@ -14,6 +14,7 @@ import { KeyAuthentication } from './repositories/keyAuthentication.ts';
 import { type RateLimitLease, takeRateLimitLease } from './repositories/rateLimitLease.ts';
 import { RequestAuditRepository } from './repositories/requestAudit.ts';
 import { createSqlPool, poolStatements } from './repositories/transaction.ts';
+import { WebhookRepository } from './repositories/webhooks.ts';
 import { DealReader } from './services/deals.ts';
 import { EarningsEngine } from './services/earnings/engine.ts';
 import { EarningReader } from './services/earnings/reader.ts';
@@ -71,7 +72,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   });
   const auditLog = new AuditLog(new RequestAuditRepository(dealsPool), logger);
   auditLog.start();
-  const metrics = new Metrics(() => auditLog.depth(), keyGate.store);
+  const webhooks = new WebhookRepository(database.db);
+  const metrics = new Metrics(
+    () => auditLog.depth(),
+    keyGate.store,
+    () => webhooks.pendingBacklog(),
+  );
   // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
   // rehearses an event through the same pipeline and rolls it back.
   const ingestion = new DealIngestion(dealsPool, withDealWebhooks(new EarningsEngine(database.db)));

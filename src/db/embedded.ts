@@ -31,7 +31,7 @@ export interface EmbeddedDatabase {
   /** created: a brand-new cluster was initialised; started: an existing one was started; joined: it ran already. */
   start: EmbeddedStart;
   /** Releases this process's lease; stops the cluster when no other live Quotient process holds one. */
-  stop(): Promise<{ stoppedCluster: boolean }>;
+  stop(): Promise<void>;
 }
 
 export interface EmbeddedOptions {
@@ -78,7 +78,7 @@ export async function openEmbeddedDatabase(dataDir: string, options: EmbeddedOpt
     if (liveLeases(root).length === 0) stopPostmasterNow(clusterDir);
   };
   process.once('exit', releaseOnExit);
-  let released: Promise<{ stoppedCluster: boolean }> | undefined;
+  let released: Promise<void> | undefined;
   return {
     url: urlFor(port),
     dataDir: root,
@@ -88,9 +88,7 @@ export async function openEmbeddedDatabase(dataDir: string, options: EmbeddedOpt
         process.removeListener('exit', releaseOnExit);
         return withLifecycleLock(root, async () => {
           dropLease(root);
-          if (liveLeases(root).length > 0) return { stoppedCluster: false };
-          await stopCluster(clusterDir);
-          return { stoppedCluster: true };
+          if (liveLeases(root).length === 0) await stopCluster(clusterDir);
         });
       })();
       return released;

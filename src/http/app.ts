@@ -69,7 +69,7 @@ export function createApp(deps: AppDeps): Express {
     res.status(503).set(unavailable.headers).json(unavailable.toBody());
   });
   app.get('/metrics', async (_req, res) => {
-    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.exposition());
   });
   app.use(docsRouter());
   app.get('/v1/openapi.json', (_req, res) => {

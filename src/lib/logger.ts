@@ -7,7 +7,7 @@ export type Logger = pino.Logger;
  * as type, code, message and stack only: a driver's error can carry its whole client (connection settings,
  * password included), which must never reach a log. Passwords in connection strings are masked everywhere.
  */
-export function createLogger(level: string): Logger {
+export function createLogger(level: string, destination: pino.DestinationStream = pino.destination(2)): Logger {
   return pino(
     {
       level,
@@ -19,7 +19,7 @@ export function createLogger(level: string): Logger {
         },
       },
     },
-    pino.destination(2),
+    destination,
   );
 }
 

@@ -3,6 +3,7 @@ import type { DealEvent } from '../domain/deals/event.ts';
 import { applyEvent, type CurrentDeal } from '../domain/deals/projection.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { newId } from '../lib/ids.ts';
+import { countIngestedEvent } from '../lib/operationsMetrics.ts';
 import { type DealRecord, DealRepository } from '../repositories/deals.ts';
 import { DomainEventRepository } from '../repositories/domainEvents.ts';
 import { SourceEventRepository } from '../repositories/sourceEvents.ts';
@@ -60,7 +61,10 @@ export class DealIngestion {
   async ingest(request: IngestRequest): Promise<IngestResult> {
     const dedupKey = request.event.dedupKey ?? generatedDedupKey(request.event.externalId, request.receivedAt);
     const digest = canonicalDigest(request.body);
-    return inTransaction(this.pool, (tx) => this.apply(tx, request, dedupKey, digest));
+    const applied: { domainEventType?: string } = {};
+    const result = await inTransaction(this.pool, (tx) => this.apply(tx, request, dedupKey, digest, applied));
+    if (applied.domainEventType) countIngestedEvent(applied.domainEventType);
+    return result;
   }
 
   /**
@@ -90,6 +94,7 @@ export class DealIngestion {
     request: IngestRequest,
     dedupKey: string,
     digest: string,
+    applied: { domainEventType?: string },
   ): Promise<IngestResult> {
     const { orgId, event } = request;
     const sourceEventId = newId('se');
@@ -126,11 +131,12 @@ export class DealIngestion {
         eventTypeHint: event.eventType,
         occurredAt: event.occurredAt as Date,
       });
+      applied.domainEventType = 'stale';
       return { kind: 'accepted', ids };
     }
 
     const ownerNamed = event.patch.standard.owner_external_id !== undefined;
-    const applied = await this.deals.applyEvent(tx, orgId, deal.id, {
+    const appliedEvent = await this.deals.applyEvent(tx, orgId, deal.id, {
       domainEventId,
       sourceEventId,
       type: transition.type,
@@ -146,9 +152,10 @@ export class DealIngestion {
     await this.listener.onDealChanged(tx, {
       org: { id: orgId, stages: opened.stages },
       before,
-      after: applied.deal,
-      domainEvent: applied.domainEvent,
+      after: appliedEvent.deal,
+      domainEvent: appliedEvent.domainEvent,
     });
+    applied.domainEventType = transition.type;
     return { kind: 'accepted', ids };
   }
 

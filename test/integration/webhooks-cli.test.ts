@@ -134,9 +134,20 @@ describe('quotient webhooks (CLI)', () => {
     assert.equal((onlyJson(removed) as EndpointJson).status, 'removed');
     const listed = onlyJson(await webhooks(['list', '--org', org.id])) as { endpoints: EndpointJson[] };
     assert.deepEqual(listed.endpoints, []);
+    assert.equal((onlyJson(removed) as { changed: boolean }).changed, true);
+    // Removing a removed endpoint is idempotent: exit 0, nothing changed, no second audit entry.
     const again = await webhooks(['remove', endpoint.id, '--org', org.id]);
-    assert.equal(again.code, 2);
-    assert.equal((onlyJson(again) as { error: string }).error, 'not_found');
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(
+      (({ id, status, changed }) => ({ id, status, changed }))(onlyJson(again) as EndpointJson & { changed: boolean }),
+      { id: endpoint.id, status: 'removed', changed: false },
+    );
+    const humanAgain = await runCli(['webhooks', 'remove', endpoint.id, '--org', org.id]);
+    assert.equal(humanAgain.code, 0, humanAgain.stderr);
+    assert.match(humanAgain.stdout, /already removed; nothing changed/);
+    const unknown = await webhooks(['remove', 'wh_01jd0000000000000000000000', '--org', org.id]);
+    assert.equal(unknown.code, 2);
+    assert.equal((onlyJson(unknown) as { error: string }).error, 'not_found');
 
     const entries = await new AuditRepository(testDatabase()).listForOrg(org.id, { limit: 20 });
     assert.deepEqual(
