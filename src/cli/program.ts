@@ -1,5 +1,6 @@
 import { Command, type CommanderError } from 'commander';
 import { auditCommand } from './commands/audit.ts';
+import { demoCommand } from './commands/demo.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { orgsCommand } from './commands/orgs.ts';
@@ -28,6 +29,7 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     webhooksCommand(),
     workerCommand(),
     auditCommand(),
+    demoCommand(),
   ]) {
     program.addCommand(command);
   }

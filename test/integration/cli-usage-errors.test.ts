@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { allCommands, buildProgram } from '../../src/cli/program.ts';
 import { type CliResult, runCli } from '../helpers/cli.ts';
 
+// Each case is a real `quotient` process: generous timeouts for a loaded machine (nothing here is timed).
+const MANY_PROCESSES_MS = 600_000;
+
 // The CLI's contract for refusals holds for commander's usage errors too: with --json, exactly one
 // {"error","reason"} document on stdout and exit 2, for every command of the tree, before any database is touched.
 
@@ -63,7 +66,7 @@ function assertUsageError(result: CliResult, pattern: RegExp, what: string): voi
 }
 
 /** Runs the cases a few at a time: each is a real `quotient` process. */
-async function inBatches<T>(items: T[], run: (item: T) => Promise<void>, width = 4): Promise<void> {
+async function inBatches<T>(items: T[], run: (item: T) => Promise<void>, width = 2): Promise<void> {
   for (let start = 0; start < items.length; start += width) {
     await Promise.all(items.slice(start, start + width).map(run));
   }
@@ -80,47 +83,59 @@ describe('every CLI command keeps the JSON contract for usage errors', () => {
     assert.ok(all.length >= 20, `${all.length} commands`);
   });
 
-  test('a missing required option: one JSON document, exit 2, for every command that has one', async () => {
-    const withRequired = all.filter((leaf) => leaf.required.length > 0);
-    assert.ok(withRequired.length >= 15);
-    await inBatches(withRequired, async (leaf) => {
-      const missing = leaf.required.at(-1) as { flag: string };
-      const given = leaf.required.slice(0, -1).flatMap((option) => [option.flag, option.value]);
-      const result = await runCli([...leaf.path, ...leaf.args, ...given, '--json'], env);
+  test(
+    'a missing required option: one JSON document, exit 2, for every command that has one',
+    async () => {
+      const withRequired = all.filter((leaf) => leaf.required.length > 0);
+      assert.ok(withRequired.length >= 15);
+      await inBatches(withRequired, async (leaf) => {
+        const missing = leaf.required.at(-1) as { flag: string };
+        const given = leaf.required.slice(0, -1).flatMap((option) => [option.flag, option.value]);
+        const result = await runCli([...leaf.path, ...leaf.args, ...given, '--json'], env);
+        assertUsageError(
+          result,
+          new RegExp(`required option '${missing.flag}.*' not specified`),
+          `quotient ${leaf.path.join(' ')} without ${missing.flag}`,
+        );
+      });
+      assert.equal(existsSync(dataDir), false, 'no data directory was created');
+    },
+    MANY_PROCESSES_MS,
+  );
+
+  test(
+    'an unknown option: one JSON document, exit 2, for every command',
+    async () => {
+      await inBatches(all, async (leaf) => {
+        const given = leaf.required.flatMap((option) => [option.flag, option.value]);
+        const result = await runCli([...leaf.path, ...leaf.args, ...given, '--bogus-option', '--json'], env);
+        assertUsageError(result, /unknown option '--bogus-option'/, `quotient ${leaf.path.join(' ')} --bogus-option`);
+      });
+      assert.equal(existsSync(dataDir), false, 'no data directory was created');
+    },
+    MANY_PROCESSES_MS,
+  );
+
+  test(
+    'a missing argument, an excess argument and an unknown command keep the contract too',
+    async () => {
+      const withArgument = all.filter((leaf) => leaf.args.length > 0);
+      assert.ok(withArgument.length >= 5);
+      // Two of them suffice here: the same handler answers every command (the tests above cover them all).
+      await inBatches(withArgument.slice(0, 2), async (leaf) => {
+        const given = leaf.required.flatMap((option) => [option.flag, option.value]);
+        const result = await runCli([...leaf.path, ...given, '--json'], env);
+        assertUsageError(result, /missing required argument/, `quotient ${leaf.path.join(' ')} without its argument`);
+      });
       assertUsageError(
-        result,
-        new RegExp(`required option '${missing.flag}.*' not specified`),
-        `quotient ${leaf.path.join(' ')} without ${missing.flag}`,
+        await runCli(['keys', 'revoke', 'a', 'b', '--org', 'x', '--json'], env),
+        /too many arguments/,
+        'excess argument',
       );
-    });
-    assert.equal(existsSync(dataDir), false, 'no data directory was created');
-  });
-
-  test('an unknown option: one JSON document, exit 2, for every command', async () => {
-    await inBatches(all, async (leaf) => {
-      const given = leaf.required.flatMap((option) => [option.flag, option.value]);
-      const result = await runCli([...leaf.path, ...leaf.args, ...given, '--bogus-option', '--json'], env);
-      assertUsageError(result, /unknown option '--bogus-option'/, `quotient ${leaf.path.join(' ')} --bogus-option`);
-    });
-    assert.equal(existsSync(dataDir), false, 'no data directory was created');
-  });
-
-  test('a missing argument, an excess argument and an unknown command keep the contract too', async () => {
-    const withArgument = all.filter((leaf) => leaf.args.length > 0);
-    assert.ok(withArgument.length >= 5);
-    // Two of them suffice here: the same handler answers every command (the tests above cover them all).
-    await inBatches(withArgument.slice(0, 2), async (leaf) => {
-      const given = leaf.required.flatMap((option) => [option.flag, option.value]);
-      const result = await runCli([...leaf.path, ...given, '--json'], env);
-      assertUsageError(result, /missing required argument/, `quotient ${leaf.path.join(' ')} without its argument`);
-    });
-    assertUsageError(
-      await runCli(['keys', 'revoke', 'a', 'b', '--org', 'x', '--json'], env),
-      /too many arguments/,
-      'excess argument',
-    );
-    assertUsageError(await runCli(['no-such-command', '--json'], env), /unknown command/, 'unknown command');
-  });
+      assertUsageError(await runCli(['no-such-command', '--json'], env), /unknown command/, 'unknown command');
+    },
+    MANY_PROCESSES_MS,
+  );
 
   test('without --json a usage error is text on stderr, nothing on stdout, and exit 2', async () => {
     const result = await runCli(['keys', 'create', '--org', 'x'], env);

@@ -22,6 +22,18 @@ describe('quotient CLI against DATABASE_URL', () => {
     assert.ok(orgs.some((org) => org.id === created.id));
   });
 
+  test('an admin command says on stderr which database it uses, without the password', async () => {
+    const url = new URL(process.env.DATABASE_URL as string);
+    const result = await runCli(['orgs', 'list', '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    const shown = `${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
+    assert.match(
+      result.stderr,
+      new RegExp(`^quotient: using DATABASE_URL \\(${shown.replaceAll('.', '\\.')}\\)$`, 'm'),
+    );
+    if (url.password) assert.equal(result.stderr.includes(`:${url.password}@`), false, 'no password');
+  });
+
   test('migrate --json reports that nothing is pending on a migrated database', async () => {
     const result = await runCli(['migrate', '--json']);
     assert.equal(result.code, 0, result.stderr);
