@@ -55,4 +55,21 @@ export function exitGracefullyOnSignals(logger: Logger, message: string, stop: (
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  stopWhenLauncherExits(() => shutdown('launcher exited'));
+}
+
+/**
+ * Under npm the signal may reach a shell instead of this process: `npx quotient serve` runs `sh -c quotient serve`,
+ * and a SIGTERM to npx ends that shell, not us. So when launched by npm (npm_command is set), a process whose
+ * launcher has gone (it was re-parented) stops as on SIGTERM rather than serve on as an orphan.
+ */
+function stopWhenLauncherExits(stop: () => void): void {
+  if (process.env.npm_command === undefined) return;
+  const launcher = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === launcher) return;
+    clearInterval(watch);
+    stop();
+  }, 250);
+  watch.unref();
 }
