@@ -281,9 +281,6 @@ describe('quotient keys and audit commands', () => {
     const again = onlyJson(revokedAgain) as { revoked_at: string; changed: boolean };
     assert.equal(again.revoked_at, first.revoked_at, 'revoking twice keeps the first revocation time');
     assert.equal(again.changed, false, 'revoking a revoked key changes nothing');
-    const human = await runCli(['keys', 'revoke', key.id as string, '--org', org.id]);
-    assert.equal(human.code, 0, human.stderr);
-    assert.match(human.stdout, /was already revoked .*; nothing changed/);
 
     const audit = await runCli(['audit', '--org', org.id, '--json']);
     assert.equal(audit.code, 0, audit.stderr);
@@ -295,12 +292,25 @@ describe('quotient keys and audit commands', () => {
         ['key.created', `key ${key.id}`],
       ],
     );
+  });
+
+  test("revoking a revoked key says nothing changed; the audit table names each action's key", async () => {
+    const { org, key } = await createOrgWithKey(testDatabase());
+    assert.equal((await runCli(['keys', 'revoke', key.id, '--org', org.id, '--json'])).code, 0);
+    const human = await runCli(['keys', 'revoke', key.id, '--org', org.id]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /was already revoked .*; nothing changed/);
     const table = await runCli(['audit', '--org', org.id]);
     assert.equal(table.code, 0, table.stderr);
     const [header, ...lines] = table.stdout.trim().split('\n');
     assert.match(header ?? '', /\btarget\b/);
-    assert.equal(lines.length, 2);
-    for (const line of lines) assert.ok(line.includes(`key ${key.id}`), line);
+    assert.deepEqual(
+      lines.map((line) => [/key\.(created|revoked)/.exec(line)?.[0], line.includes(`key ${key.id}`)]),
+      [
+        ['key.revoked', true],
+        ['key.created', true],
+      ],
+    );
   });
 
   test('bad scopes, rate limits and unknown orgs are refused with clear errors', async () => {

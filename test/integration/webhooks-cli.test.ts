@@ -135,19 +135,6 @@ describe('quotient webhooks (CLI)', () => {
     const listed = onlyJson(await webhooks(['list', '--org', org.id])) as { endpoints: EndpointJson[] };
     assert.deepEqual(listed.endpoints, []);
     assert.equal((onlyJson(removed) as { changed: boolean }).changed, true);
-    // Removing a removed endpoint is idempotent: exit 0, nothing changed, no second audit entry.
-    const again = await webhooks(['remove', endpoint.id, '--org', org.id]);
-    assert.equal(again.code, 0, again.stderr);
-    assert.deepEqual(
-      (({ id, status, changed }) => ({ id, status, changed }))(onlyJson(again) as EndpointJson & { changed: boolean }),
-      { id: endpoint.id, status: 'removed', changed: false },
-    );
-    const humanAgain = await runCli(['webhooks', 'remove', endpoint.id, '--org', org.id]);
-    assert.equal(humanAgain.code, 0, humanAgain.stderr);
-    assert.match(humanAgain.stdout, /already removed; nothing changed/);
-    const unknown = await webhooks(['remove', 'wh_01jd0000000000000000000000', '--org', org.id]);
-    assert.equal(unknown.code, 2);
-    assert.equal((onlyJson(unknown) as { error: string }).error, 'not_found');
 
     const entries = await new AuditRepository(testDatabase()).listForOrg(org.id, { limit: 20 });
     assert.deepEqual(
@@ -164,6 +151,26 @@ describe('quotient webhooks (CLI)', () => {
     for (const entry of entries) {
       assert.ok(!JSON.stringify(entry.details).includes('whsec_'), 'no secret in the audit log');
     }
+  });
+
+  test('removing a removed endpoint changes nothing and exits 0; an unknown endpoint is not_found', async () => {
+    const org = await createOrg(testDatabase());
+    const endpoint = await added(org.id, 'http://127.0.0.1:9/hooks');
+    assert.equal((await webhooks(['remove', endpoint.id, '--org', org.id])).code, 0);
+    const again = await webhooks(['remove', endpoint.id, '--org', org.id]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(
+      (({ id, status, changed }) => ({ id, status, changed }))(onlyJson(again) as EndpointJson & { changed: boolean }),
+      { id: endpoint.id, status: 'removed', changed: false },
+    );
+    const human = await runCli(['webhooks', 'remove', endpoint.id, '--org', org.id]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /already removed; nothing changed/);
+    const unknown = await webhooks(['remove', 'wh_01jd0000000000000000000000', '--org', org.id]);
+    assert.equal(unknown.code, 2);
+    assert.equal((onlyJson(unknown) as { error: string }).error, 'not_found');
+    const actions = (await new AuditRepository(testDatabase()).listForOrg(org.id, { limit: 20 })).map((e) => e.action);
+    assert.deepEqual(actions, ['webhook.removed', 'webhook.added'], 'the second remove wrote no audit entry');
   });
 
   test('an unknown org or endpoint is not_found (exit 2)', async () => {
