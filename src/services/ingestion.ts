@@ -82,7 +82,8 @@ export class DealIngestion {
         const receivedAt = new Date();
         const request = { orgId, keyId, event, body, rawBody: JSON.stringify(body), receivedAt };
         const dedupKey = generatedDedupKey(event.externalId, receivedAt);
-        const result = await this.apply(tx, request, dedupKey, canonicalDigest(body));
+        // Rolled back, so not counted as ingested.
+        const result = await this.apply(tx, request, dedupKey, canonicalDigest(body), {});
         if (result.kind !== 'accepted') throw new Error(`a rehearsed event of org ${orgId} was not applied`);
         return result.ids;
       }),
