@@ -154,9 +154,9 @@ export class WebhookRepository {
   async findRemovedEndpoint(
     orgId: string,
     endpointId: string,
-    client: Prisma.TransactionClient = this.db,
+    tx?: Transaction,
   ): Promise<WebhookEndpointRecord | null> {
-    return client.webhookEndpoint.findFirst({
+    return prismaOr(this.db, tx).webhookEndpoint.findFirst({
       where: { id: endpointId, org_id: orgId, removed_at: { not: null } },
       select: ENDPOINT_FIELDS,
     });
