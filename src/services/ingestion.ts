@@ -10,6 +10,7 @@ import { SourceEventRepository } from '../repositories/sourceEvents.ts';
 import { inRolledBackTransaction, inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
 import { UserRepository } from '../repositories/users.ts';
 import { type DealChangeListener, ignoreDealChanges } from './dealChanges.ts';
+import { OrgConfigCache } from './orgConfig.ts';
 
 export interface IngestRequest {
   orgId: string;
@@ -48,6 +49,7 @@ export class DealIngestion {
   private readonly deals: DealRepository;
   private readonly domainEvents: DomainEventRepository;
   private readonly users: UserRepository;
+  private readonly configs = new OrgConfigCache();
 
   constructor(pool: SqlPool, listener: DealChangeListener = ignoreDealChanges) {
     this.pool = pool;
@@ -150,8 +152,9 @@ export class DealIngestion {
       lastOccurredAt: transition.lastOccurredAt,
       becameWon: transition.becameWon,
     });
+    const config = await this.configs.at(tx, orgId, opened.configVersion);
     await this.listener.onDealChanged(tx, {
-      org: { id: orgId, stages: opened.stages },
+      org: { id: orgId, stages: opened.stages, config },
       before,
       after: appliedEvent.deal,
       domainEvent: appliedEvent.domainEvent,

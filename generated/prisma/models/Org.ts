@@ -20,19 +20,31 @@ export type OrgModel = runtime.Types.Result.DefaultSelection<Prisma.$OrgPayload>
 
 export type AggregateOrg = {
   _count: OrgCountAggregateOutputType | null
+  _avg: OrgAvgAggregateOutputType | null
+  _sum: OrgSumAggregateOutputType | null
   _min: OrgMinAggregateOutputType | null
   _max: OrgMaxAggregateOutputType | null
+}
+
+export type OrgAvgAggregateOutputType = {
+  config_version: number | null
+}
+
+export type OrgSumAggregateOutputType = {
+  config_version: number | null
 }
 
 export type OrgMinAggregateOutputType = {
   id: string | null
   name: string | null
+  config_version: number | null
   created_at: Date | null
 }
 
 export type OrgMaxAggregateOutputType = {
   id: string | null
   name: string | null
+  config_version: number | null
   created_at: Date | null
 }
 
@@ -41,20 +53,31 @@ export type OrgCountAggregateOutputType = {
   name: number
   won_stages: number
   lost_stages: number
+  config_version: number
   created_at: number
   _all: number
 }
 
 
+export type OrgAvgAggregateInputType = {
+  config_version?: true
+}
+
+export type OrgSumAggregateInputType = {
+  config_version?: true
+}
+
 export type OrgMinAggregateInputType = {
   id?: true
   name?: true
+  config_version?: true
   created_at?: true
 }
 
 export type OrgMaxAggregateInputType = {
   id?: true
   name?: true
+  config_version?: true
   created_at?: true
 }
 
@@ -63,6 +86,7 @@ export type OrgCountAggregateInputType = {
   name?: true
   won_stages?: true
   lost_stages?: true
+  config_version?: true
   created_at?: true
   _all?: true
 }
@@ -105,6 +129,18 @@ export type OrgAggregateArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
   /**
    * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
    * 
+   * Select which fields to average
+  **/
+  _avg?: OrgAvgAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
+   * Select which fields to sum
+  **/
+  _sum?: OrgSumAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
    * Select which fields to find the minimum value
   **/
   _min?: OrgMinAggregateInputType
@@ -135,6 +171,8 @@ export type OrgGroupByArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
   take?: number
   skip?: number
   _count?: OrgCountAggregateInputType | true
+  _avg?: OrgAvgAggregateInputType
+  _sum?: OrgSumAggregateInputType
   _min?: OrgMinAggregateInputType
   _max?: OrgMaxAggregateInputType
 }
@@ -144,8 +182,11 @@ export type OrgGroupByOutputType = {
   name: string
   won_stages: string[]
   lost_stages: string[]
+  config_version: number
   created_at: Date
   _count: OrgCountAggregateOutputType | null
+  _avg: OrgAvgAggregateOutputType | null
+  _sum: OrgSumAggregateOutputType | null
   _min: OrgMinAggregateOutputType | null
   _max: OrgMaxAggregateOutputType | null
 }
@@ -173,6 +214,7 @@ export type OrgWhereInput = {
   name?: Prisma.StringFilter<"Org"> | string
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
+  config_version?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
@@ -190,6 +232,7 @@ export type OrgOrderByWithRelationInput = {
   name?: Prisma.SortOrder
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   users?: Prisma.UserOrderByRelationAggregateInput
   api_keys?: Prisma.ApiKeyOrderByRelationAggregateInput
@@ -210,6 +253,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   name?: Prisma.StringFilter<"Org"> | string
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
+  config_version?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
@@ -227,10 +271,13 @@ export type OrgOrderByWithAggregationInput = {
   name?: Prisma.SortOrder
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.OrgCountOrderByAggregateInput
+  _avg?: Prisma.OrgAvgOrderByAggregateInput
   _max?: Prisma.OrgMaxOrderByAggregateInput
   _min?: Prisma.OrgMinOrderByAggregateInput
+  _sum?: Prisma.OrgSumOrderByAggregateInput
 }
 
 export type OrgScalarWhereWithAggregatesInput = {
@@ -241,6 +288,7 @@ export type OrgScalarWhereWithAggregatesInput = {
   name?: Prisma.StringWithAggregatesFilter<"Org"> | string
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
+  config_version?: Prisma.IntWithAggregatesFilter<"Org"> | number
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Org"> | Date | string
 }
 
@@ -249,6 +297,7 @@ export type OrgCreateInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -266,6 +315,7 @@ export type OrgUncheckedCreateInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -283,6 +333,7 @@ export type OrgUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -300,6 +351,7 @@ export type OrgUncheckedUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -317,6 +369,7 @@ export type OrgCreateManyInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
 }
 
@@ -325,6 +378,7 @@ export type OrgUpdateManyMutationInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -333,6 +387,7 @@ export type OrgUncheckedUpdateManyInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -349,19 +404,30 @@ export type OrgCountOrderByAggregateInput = {
   name?: Prisma.SortOrder
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+}
+
+export type OrgAvgOrderByAggregateInput = {
+  config_version?: Prisma.SortOrder
 }
 
 export type OrgMaxOrderByAggregateInput = {
   id?: Prisma.SortOrder
   name?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
 export type OrgMinOrderByAggregateInput = {
   id?: Prisma.SortOrder
   name?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+}
+
+export type OrgSumOrderByAggregateInput = {
+  config_version?: Prisma.SortOrder
 }
 
 export type OrgScalarRelationFilter = {
@@ -389,6 +455,14 @@ export type OrgUpdatewon_stagesInput = {
 export type OrgUpdatelost_stagesInput = {
   set?: string[]
   push?: string | string[]
+}
+
+export type IntFieldUpdateOperationsInput = {
+  set?: number
+  increment?: number
+  decrement?: number
+  multiply?: number
+  divide?: number
 }
 
 export type DateTimeFieldUpdateOperationsInput = {
@@ -526,6 +600,7 @@ export type OrgCreateWithoutUsersInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
@@ -542,6 +617,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
@@ -574,6 +650,7 @@ export type OrgUpdateWithoutUsersInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
@@ -590,6 +667,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
@@ -606,6 +684,7 @@ export type OrgCreateWithoutApi_keysInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
@@ -622,6 +701,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
@@ -654,6 +734,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
@@ -670,6 +751,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
@@ -686,6 +768,7 @@ export type OrgCreateWithoutAudit_entriesInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -702,6 +785,7 @@ export type OrgUncheckedCreateWithoutAudit_entriesInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -734,6 +818,7 @@ export type OrgUpdateWithoutAudit_entriesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -750,6 +835,7 @@ export type OrgUncheckedUpdateWithoutAudit_entriesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -766,6 +852,7 @@ export type OrgCreateWithoutDealsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -782,6 +869,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -814,6 +902,7 @@ export type OrgUpdateWithoutDealsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -830,6 +919,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -846,6 +936,7 @@ export type OrgCreateWithoutPlansInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -862,6 +953,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -894,6 +986,7 @@ export type OrgUpdateWithoutPlansInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -910,6 +1003,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -926,6 +1020,7 @@ export type OrgCreateWithoutPeriodsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -942,6 +1037,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -974,6 +1070,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -990,6 +1087,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1006,6 +1104,7 @@ export type OrgCreateWithoutEarningsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1022,6 +1121,7 @@ export type OrgUncheckedCreateWithoutEarningsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1054,6 +1154,7 @@ export type OrgUpdateWithoutEarningsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1070,6 +1171,7 @@ export type OrgUncheckedUpdateWithoutEarningsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1086,6 +1188,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1102,6 +1205,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1134,6 +1238,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1150,6 +1255,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1166,6 +1272,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1182,6 +1289,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1214,6 +1322,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1230,6 +1339,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1349,6 +1459,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -1367,6 +1478,7 @@ export type OrgSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extension
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -1375,6 +1487,7 @@ export type OrgSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extension
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -1383,10 +1496,11 @@ export type OrgSelectScalar = {
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
 }
 
-export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "created_at", ExtArgs["result"]["org"]>
+export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "created_at", ExtArgs["result"]["org"]>
 export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -1420,6 +1534,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     name: string
     won_stages: string[]
     lost_stages: string[]
+    config_version: number
     created_at: Date
   }, ExtArgs["result"]["org"]>
   composites: {}
@@ -1857,6 +1972,7 @@ export interface OrgFieldRefs {
   readonly name: Prisma.FieldRef<"Org", 'String'>
   readonly won_stages: Prisma.FieldRef<"Org", 'String[]'>
   readonly lost_stages: Prisma.FieldRef<"Org", 'String[]'>
+  readonly config_version: Prisma.FieldRef<"Org", 'Int'>
   readonly created_at: Prisma.FieldRef<"Org", 'DateTime'>
 }
     
