@@ -20,19 +20,31 @@ export type OrgModel = runtime.Types.Result.DefaultSelection<Prisma.$OrgPayload>
 
 export type AggregateOrg = {
   _count: OrgCountAggregateOutputType | null
+  _avg: OrgAvgAggregateOutputType | null
+  _sum: OrgSumAggregateOutputType | null
   _min: OrgMinAggregateOutputType | null
   _max: OrgMaxAggregateOutputType | null
+}
+
+export type OrgAvgAggregateOutputType = {
+  config_version: number | null
+}
+
+export type OrgSumAggregateOutputType = {
+  config_version: number | null
 }
 
 export type OrgMinAggregateOutputType = {
   id: string | null
   name: string | null
+  config_version: number | null
   created_at: Date | null
 }
 
 export type OrgMaxAggregateOutputType = {
   id: string | null
   name: string | null
+  config_version: number | null
   created_at: Date | null
 }
 
@@ -41,20 +53,31 @@ export type OrgCountAggregateOutputType = {
   name: number
   won_stages: number
   lost_stages: number
+  config_version: number
   created_at: number
   _all: number
 }
 
 
+export type OrgAvgAggregateInputType = {
+  config_version?: true
+}
+
+export type OrgSumAggregateInputType = {
+  config_version?: true
+}
+
 export type OrgMinAggregateInputType = {
   id?: true
   name?: true
+  config_version?: true
   created_at?: true
 }
 
 export type OrgMaxAggregateInputType = {
   id?: true
   name?: true
+  config_version?: true
   created_at?: true
 }
 
@@ -63,6 +86,7 @@ export type OrgCountAggregateInputType = {
   name?: true
   won_stages?: true
   lost_stages?: true
+  config_version?: true
   created_at?: true
   _all?: true
 }
@@ -105,6 +129,18 @@ export type OrgAggregateArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
   /**
    * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
    * 
+   * Select which fields to average
+  **/
+  _avg?: OrgAvgAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
+   * Select which fields to sum
+  **/
+  _sum?: OrgSumAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
    * Select which fields to find the minimum value
   **/
   _min?: OrgMinAggregateInputType
@@ -135,6 +171,8 @@ export type OrgGroupByArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
   take?: number
   skip?: number
   _count?: OrgCountAggregateInputType | true
+  _avg?: OrgAvgAggregateInputType
+  _sum?: OrgSumAggregateInputType
   _min?: OrgMinAggregateInputType
   _max?: OrgMaxAggregateInputType
 }
@@ -144,8 +182,11 @@ export type OrgGroupByOutputType = {
   name: string
   won_stages: string[]
   lost_stages: string[]
+  config_version: number
   created_at: Date
   _count: OrgCountAggregateOutputType | null
+  _avg: OrgAvgAggregateOutputType | null
+  _sum: OrgSumAggregateOutputType | null
   _min: OrgMinAggregateOutputType | null
   _max: OrgMaxAggregateOutputType | null
 }
@@ -173,6 +214,7 @@ export type OrgWhereInput = {
   name?: Prisma.StringFilter<"Org"> | string
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
+  config_version?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
@@ -191,6 +233,7 @@ export type OrgOrderByWithRelationInput = {
   name?: Prisma.SortOrder
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   users?: Prisma.UserOrderByRelationAggregateInput
   api_keys?: Prisma.ApiKeyOrderByRelationAggregateInput
@@ -212,6 +255,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   name?: Prisma.StringFilter<"Org"> | string
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
+  config_version?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
@@ -230,10 +274,13 @@ export type OrgOrderByWithAggregationInput = {
   name?: Prisma.SortOrder
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.OrgCountOrderByAggregateInput
+  _avg?: Prisma.OrgAvgOrderByAggregateInput
   _max?: Prisma.OrgMaxOrderByAggregateInput
   _min?: Prisma.OrgMinOrderByAggregateInput
+  _sum?: Prisma.OrgSumOrderByAggregateInput
 }
 
 export type OrgScalarWhereWithAggregatesInput = {
@@ -244,6 +291,7 @@ export type OrgScalarWhereWithAggregatesInput = {
   name?: Prisma.StringWithAggregatesFilter<"Org"> | string
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
+  config_version?: Prisma.IntWithAggregatesFilter<"Org"> | number
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Org"> | Date | string
 }
 
@@ -252,6 +300,7 @@ export type OrgCreateInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -270,6 +319,7 @@ export type OrgUncheckedCreateInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -288,6 +338,7 @@ export type OrgUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -306,6 +357,7 @@ export type OrgUncheckedUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -324,6 +376,7 @@ export type OrgCreateManyInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
 }
 
@@ -332,6 +385,7 @@ export type OrgUpdateManyMutationInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -340,6 +394,7 @@ export type OrgUncheckedUpdateManyInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -356,19 +411,30 @@ export type OrgCountOrderByAggregateInput = {
   name?: Prisma.SortOrder
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+}
+
+export type OrgAvgOrderByAggregateInput = {
+  config_version?: Prisma.SortOrder
 }
 
 export type OrgMaxOrderByAggregateInput = {
   id?: Prisma.SortOrder
   name?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
 export type OrgMinOrderByAggregateInput = {
   id?: Prisma.SortOrder
   name?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+}
+
+export type OrgSumOrderByAggregateInput = {
+  config_version?: Prisma.SortOrder
 }
 
 export type OrgScalarRelationFilter = {
@@ -396,6 +462,14 @@ export type OrgUpdatewon_stagesInput = {
 export type OrgUpdatelost_stagesInput = {
   set?: string[]
   push?: string | string[]
+}
+
+export type IntFieldUpdateOperationsInput = {
+  set?: number
+  increment?: number
+  decrement?: number
+  multiply?: number
+  divide?: number
 }
 
 export type DateTimeFieldUpdateOperationsInput = {
@@ -547,6 +621,7 @@ export type OrgCreateWithoutUsersInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
@@ -564,6 +639,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
@@ -597,6 +673,7 @@ export type OrgUpdateWithoutUsersInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
@@ -614,6 +691,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
@@ -631,6 +709,7 @@ export type OrgCreateWithoutApi_keysInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
@@ -648,6 +727,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
@@ -681,6 +761,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
@@ -698,6 +779,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
@@ -715,6 +797,7 @@ export type OrgCreateWithoutAudit_entriesInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -732,6 +815,7 @@ export type OrgUncheckedCreateWithoutAudit_entriesInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -765,6 +849,7 @@ export type OrgUpdateWithoutAudit_entriesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -782,6 +867,7 @@ export type OrgUncheckedUpdateWithoutAudit_entriesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -799,6 +885,7 @@ export type OrgCreateWithoutAdminsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -816,6 +903,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -849,6 +937,7 @@ export type OrgUpdateWithoutAdminsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -866,6 +955,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -883,6 +973,7 @@ export type OrgCreateWithoutDealsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -900,6 +991,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -933,6 +1025,7 @@ export type OrgUpdateWithoutDealsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -950,6 +1043,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -967,6 +1061,7 @@ export type OrgCreateWithoutPlansInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -984,6 +1079,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1017,6 +1113,7 @@ export type OrgUpdateWithoutPlansInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1034,6 +1131,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1051,6 +1149,7 @@ export type OrgCreateWithoutPeriodsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1068,6 +1167,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1101,6 +1201,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1118,6 +1219,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1135,6 +1237,7 @@ export type OrgCreateWithoutEarningsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1152,6 +1255,7 @@ export type OrgUncheckedCreateWithoutEarningsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1185,6 +1289,7 @@ export type OrgUpdateWithoutEarningsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1202,6 +1307,7 @@ export type OrgUncheckedUpdateWithoutEarningsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1219,6 +1325,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1236,6 +1343,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1269,6 +1377,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1286,6 +1395,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1303,6 +1413,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1320,6 +1431,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1353,6 +1465,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1370,6 +1483,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1499,6 +1613,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -1518,6 +1633,7 @@ export type OrgSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extension
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -1526,6 +1642,7 @@ export type OrgSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extension
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -1534,10 +1651,11 @@ export type OrgSelectScalar = {
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
 }
 
-export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "created_at", ExtArgs["result"]["org"]>
+export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "created_at", ExtArgs["result"]["org"]>
 export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -1573,6 +1691,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     name: string
     won_stages: string[]
     lost_stages: string[]
+    config_version: number
     created_at: Date
   }, ExtArgs["result"]["org"]>
   composites: {}
@@ -2011,6 +2130,7 @@ export interface OrgFieldRefs {
   readonly name: Prisma.FieldRef<"Org", 'String'>
   readonly won_stages: Prisma.FieldRef<"Org", 'String[]'>
   readonly lost_stages: Prisma.FieldRef<"Org", 'String[]'>
+  readonly config_version: Prisma.FieldRef<"Org", 'Int'>
   readonly created_at: Prisma.FieldRef<"Org", 'DateTime'>
 }
     

@@ -1,4 +1,5 @@
-import { conditionProblems, readDealField } from './conditions.ts';
+import { conditionProblems } from '../plans/conditionRules.ts';
+import { readDealField } from './conditions.ts';
 import {
   centsAsNumber,
   type ExactCents,

@@ -176,7 +176,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
 
     revokeApiKey: async (_req, res) => {
       const { session, actor } = context(res);
-      const record = await new KeyAdmin(db, actor).revoke(session.org_id, idParam(res));
+      const { record } = await new KeyAdmin(db, actor).revoke(session.org_id, idParam(res));
       send(res, 'revokeApiKey', 200, toApiKey(record));
     },
 
