@@ -41,13 +41,13 @@ const COUNTER_RETENTION_MS = 10 * 60 * 1000;
 
 /** Wires configuration, database and the app, and listens. Knows nothing about signals or the CLI. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const database = await openDatabase(config, logger);
+  const database = await openDatabase(config, logger, { timeouts: config.databaseTimeouts });
   // The access layer's hot path: its own small pool, commits not waiting for the disk (see KeyAuthentication).
   const countersPool = createSqlPool(
     database.url,
     Math.max(2, Math.ceil(config.databasePoolSize / 2)),
     (error) => logger.warn({ err: error }, 'an idle database connection of the counters pool failed'),
-    { asynchronousCommit: true },
+    { asynchronousCommit: true, timeouts: config.databaseTimeouts },
   );
   const authentication = new KeyAuthentication(countersPool);
   let keyGate: KeyGate;
@@ -59,9 +59,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     throw error;
   }
   // The deal pipeline's own pool: plain `pg` with prepared statements (see src/repositories/transaction.ts).
-  const dealsPool = createSqlPool(database.url, config.databasePoolSize, (error) => {
-    logger.warn({ err: error }, 'an idle database connection of the deals pool failed');
-  });
+  const dealsPool = createSqlPool(
+    database.url,
+    config.databasePoolSize,
+    (error) => logger.warn({ err: error }, 'an idle database connection of the deals pool failed'),
+    { timeouts: config.databaseTimeouts },
+  );
   const auditLog = new AuditLog(new RequestAuditRepository(dealsPool), logger);
   auditLog.start();
   const metrics = new Metrics(() => auditLog.depth(), keyGate.store);

@@ -13,13 +13,16 @@ import type { StatementReader } from '../services/statements.ts';
 import type { UserReader } from '../services/users.ts';
 import { docsRouter } from './docs.ts';
 import { ApiError } from './errors.ts';
+import { CONTRACT_FORMATS } from './formats.ts';
 import type { Metrics } from './metrics.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { errorHandler } from './middleware/errorHandler.ts';
 import { requestContext } from './middleware/requestContext.ts';
+import { refuseUnstorableParameters } from './middleware/storableParameters.ts';
 import { OperationTable } from './operations.ts';
 import { keepRawBody } from './rawBody.ts';
 import { apiRouter } from './routes/index.ts';
+import { apiSecurityHeaders } from './securityHeaders.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -56,6 +59,7 @@ export function createApp(deps: AppDeps): Express {
   const servedContract = JSON.stringify(deps.contract);
 
   app.use(requestContext(deps.logger, deps.metrics));
+  app.use(apiSecurityHeaders());
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -91,6 +95,7 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(authenticate({ keys: deps.keys, auditLog: deps.auditLog, metrics: deps.metrics }));
   app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: keepRawBody }));
+  app.use(refuseUnstorableParameters());
   app.use(
     OpenApiValidator.middleware({
       // The validator dereferences and annotates the document it is given: hand it a copy.
@@ -100,6 +105,7 @@ export function createApp(deps: AppDeps): Express {
       validateSecurity: false,
       validateFormats: true,
       ajvFormats: { mode: 'full' },
+      formats: CONTRACT_FORMATS,
     }),
   );
   app.use(

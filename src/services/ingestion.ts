@@ -3,6 +3,7 @@ import type { DealEvent } from '../domain/deals/event.ts';
 import { applyEvent, type CurrentDeal } from '../domain/deals/projection.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { newId } from '../lib/ids.ts';
+import { type AuditEntryInput, recordWithWrite } from '../repositories/audit.ts';
 import { type DealRecord, DealRepository } from '../repositories/deals.ts';
 import { DomainEventRepository } from '../repositories/domainEvents.ts';
 import { SourceEventRepository } from '../repositories/sourceEvents.ts';
@@ -19,6 +20,11 @@ export interface IngestRequest {
   /** The body as received, kept with the source event. */
   rawBody: string;
   receivedAt: Date;
+  /**
+   * The request's audit entry as it will read when the event is accepted: written in the event's transaction,
+   * so an accepted event is never without it. Replays and conflicts write nothing and are audited as reads.
+   */
+  auditEntry?: () => AuditEntryInput;
 }
 
 export interface EventIds {
@@ -60,7 +66,13 @@ export class DealIngestion {
   async ingest(request: IngestRequest): Promise<IngestResult> {
     const dedupKey = request.event.dedupKey ?? generatedDedupKey(request.event.externalId, request.receivedAt);
     const digest = canonicalDigest(request.body);
-    return inTransaction(this.pool, (tx) => this.apply(tx, request, dedupKey, digest));
+    return inTransaction(this.pool, async (tx) => {
+      const result = await this.apply(tx, request, dedupKey, digest);
+      if (result.kind === 'accepted' && request.auditEntry) {
+        await recordWithWrite(tx, request.orgId, request.auditEntry());
+      }
+      return result;
+    });
   }
 
   /**

@@ -176,7 +176,6 @@ export type OrgWhereInput = {
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
-  audit_entries?: Prisma.AuditEntryListRelationFilter
   deals?: Prisma.DealListRelationFilter
   plans?: Prisma.PlanListRelationFilter
   periods?: Prisma.PeriodListRelationFilter
@@ -193,7 +192,6 @@ export type OrgOrderByWithRelationInput = {
   created_at?: Prisma.SortOrder
   users?: Prisma.UserOrderByRelationAggregateInput
   api_keys?: Prisma.ApiKeyOrderByRelationAggregateInput
-  audit_entries?: Prisma.AuditEntryOrderByRelationAggregateInput
   deals?: Prisma.DealOrderByRelationAggregateInput
   plans?: Prisma.PlanOrderByRelationAggregateInput
   periods?: Prisma.PeriodOrderByRelationAggregateInput
@@ -213,7 +211,6 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
-  audit_entries?: Prisma.AuditEntryListRelationFilter
   deals?: Prisma.DealListRelationFilter
   plans?: Prisma.PlanListRelationFilter
   periods?: Prisma.PeriodListRelationFilter
@@ -252,7 +249,6 @@ export type OrgCreateInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -269,7 +265,6 @@ export type OrgUncheckedCreateInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -286,7 +281,6 @@ export type OrgUpdateInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -303,7 +297,6 @@ export type OrgUncheckedUpdateInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -423,20 +416,6 @@ export type OrgUpdateOneRequiredWithoutApi_keysNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutApi_keysInput, Prisma.OrgUpdateWithoutApi_keysInput>, Prisma.OrgUncheckedUpdateWithoutApi_keysInput>
 }
 
-export type OrgCreateNestedOneWithoutAudit_entriesInput = {
-  create?: Prisma.XOR<Prisma.OrgCreateWithoutAudit_entriesInput, Prisma.OrgUncheckedCreateWithoutAudit_entriesInput>
-  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAudit_entriesInput
-  connect?: Prisma.OrgWhereUniqueInput
-}
-
-export type OrgUpdateOneRequiredWithoutAudit_entriesNestedInput = {
-  create?: Prisma.XOR<Prisma.OrgCreateWithoutAudit_entriesInput, Prisma.OrgUncheckedCreateWithoutAudit_entriesInput>
-  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAudit_entriesInput
-  upsert?: Prisma.OrgUpsertWithoutAudit_entriesInput
-  connect?: Prisma.OrgWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutAudit_entriesInput, Prisma.OrgUpdateWithoutAudit_entriesInput>, Prisma.OrgUncheckedUpdateWithoutAudit_entriesInput>
-}
-
 export type OrgCreateNestedOneWithoutDealsInput = {
   create?: Prisma.XOR<Prisma.OrgCreateWithoutDealsInput, Prisma.OrgUncheckedCreateWithoutDealsInput>
   connectOrCreate?: Prisma.OrgCreateOrConnectWithoutDealsInput
@@ -528,7 +507,6 @@ export type OrgCreateWithoutUsersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -544,7 +522,6 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -576,7 +553,6 @@ export type OrgUpdateWithoutUsersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -592,7 +568,6 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -608,7 +583,6 @@ export type OrgCreateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -624,7 +598,6 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -656,7 +629,6 @@ export type OrgUpdateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -672,87 +644,6 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
-  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
-  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
-  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
-  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
-  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
-}
-
-export type OrgCreateWithoutAudit_entriesInput = {
-  id: string
-  name: string
-  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
-  created_at?: Date | string
-  users?: Prisma.UserCreateNestedManyWithoutOrgInput
-  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
-  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
-  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
-  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
-  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
-}
-
-export type OrgUncheckedCreateWithoutAudit_entriesInput = {
-  id: string
-  name: string
-  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
-  created_at?: Date | string
-  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
-  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
-  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
-  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
-  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
-  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
-}
-
-export type OrgCreateOrConnectWithoutAudit_entriesInput = {
-  where: Prisma.OrgWhereUniqueInput
-  create: Prisma.XOR<Prisma.OrgCreateWithoutAudit_entriesInput, Prisma.OrgUncheckedCreateWithoutAudit_entriesInput>
-}
-
-export type OrgUpsertWithoutAudit_entriesInput = {
-  update: Prisma.XOR<Prisma.OrgUpdateWithoutAudit_entriesInput, Prisma.OrgUncheckedUpdateWithoutAudit_entriesInput>
-  create: Prisma.XOR<Prisma.OrgCreateWithoutAudit_entriesInput, Prisma.OrgUncheckedCreateWithoutAudit_entriesInput>
-  where?: Prisma.OrgWhereInput
-}
-
-export type OrgUpdateToOneWithWhereWithoutAudit_entriesInput = {
-  where?: Prisma.OrgWhereInput
-  data: Prisma.XOR<Prisma.OrgUpdateWithoutAudit_entriesInput, Prisma.OrgUncheckedUpdateWithoutAudit_entriesInput>
-}
-
-export type OrgUpdateWithoutAudit_entriesInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
-  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
-  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
-  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
-  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
-  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
-}
-
-export type OrgUncheckedUpdateWithoutAudit_entriesInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
-  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -769,7 +660,6 @@ export type OrgCreateWithoutDealsInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
@@ -785,7 +675,6 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
@@ -817,7 +706,6 @@ export type OrgUpdateWithoutDealsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
@@ -833,7 +721,6 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
@@ -849,7 +736,6 @@ export type OrgCreateWithoutPlansInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
@@ -865,7 +751,6 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
@@ -897,7 +782,6 @@ export type OrgUpdateWithoutPlansInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
@@ -913,7 +797,6 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
@@ -929,7 +812,6 @@ export type OrgCreateWithoutPeriodsInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
@@ -945,7 +827,6 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
@@ -977,7 +858,6 @@ export type OrgUpdateWithoutPeriodsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
@@ -993,7 +873,6 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
@@ -1009,7 +888,6 @@ export type OrgCreateWithoutEarningsInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -1025,7 +903,6 @@ export type OrgUncheckedCreateWithoutEarningsInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -1057,7 +934,6 @@ export type OrgUpdateWithoutEarningsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -1073,7 +949,6 @@ export type OrgUncheckedUpdateWithoutEarningsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -1089,7 +964,6 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -1105,7 +979,6 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -1137,7 +1010,6 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -1153,7 +1025,6 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -1169,7 +1040,6 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -1185,7 +1055,6 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -1217,7 +1086,6 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -1233,7 +1101,6 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -1249,7 +1116,6 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
 export type OrgCountOutputType = {
   users: number
   api_keys: number
-  audit_entries: number
   deals: number
   plans: number
   periods: number
@@ -1261,7 +1127,6 @@ export type OrgCountOutputType = {
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | OrgCountOutputTypeCountUsersArgs
   api_keys?: boolean | OrgCountOutputTypeCountApi_keysArgs
-  audit_entries?: boolean | OrgCountOutputTypeCountAudit_entriesArgs
   deals?: boolean | OrgCountOutputTypeCountDealsArgs
   plans?: boolean | OrgCountOutputTypeCountPlansArgs
   periods?: boolean | OrgCountOutputTypeCountPeriodsArgs
@@ -1292,13 +1157,6 @@ export type OrgCountOutputTypeCountUsersArgs<ExtArgs extends runtime.Types.Exten
  */
 export type OrgCountOutputTypeCountApi_keysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.ApiKeyWhereInput
-}
-
-/**
- * OrgCountOutputType without action
- */
-export type OrgCountOutputTypeCountAudit_entriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.AuditEntryWhereInput
 }
 
 /**
@@ -1352,7 +1210,6 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   created_at?: boolean
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
-  audit_entries?: boolean | Prisma.Org$audit_entriesArgs<ExtArgs>
   deals?: boolean | Prisma.Org$dealsArgs<ExtArgs>
   plans?: boolean | Prisma.Org$plansArgs<ExtArgs>
   periods?: boolean | Prisma.Org$periodsArgs<ExtArgs>
@@ -1390,7 +1247,6 @@ export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
 export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
-  audit_entries?: boolean | Prisma.Org$audit_entriesArgs<ExtArgs>
   deals?: boolean | Prisma.Org$dealsArgs<ExtArgs>
   plans?: boolean | Prisma.Org$plansArgs<ExtArgs>
   periods?: boolean | Prisma.Org$periodsArgs<ExtArgs>
@@ -1407,7 +1263,6 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   objects: {
     users: Prisma.$UserPayload<ExtArgs>[]
     api_keys: Prisma.$ApiKeyPayload<ExtArgs>[]
-    audit_entries: Prisma.$AuditEntryPayload<ExtArgs>[]
     deals: Prisma.$DealPayload<ExtArgs>[]
     plans: Prisma.$PlanPayload<ExtArgs>[]
     periods: Prisma.$PeriodPayload<ExtArgs>[]
@@ -1817,7 +1672,6 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   readonly [Symbol.toStringTag]: "PrismaPromise"
   users<T extends Prisma.Org$usersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$usersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   api_keys<T extends Prisma.Org$api_keysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$api_keysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
-  audit_entries<T extends Prisma.Org$audit_entriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$audit_entriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AuditEntryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   deals<T extends Prisma.Org$dealsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$dealsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DealPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   plans<T extends Prisma.Org$plansArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$plansArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PlanPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   periods<T extends Prisma.Org$periodsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$periodsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PeriodPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -2296,30 +2150,6 @@ export type Org$api_keysArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
   take?: number
   skip?: number
   distinct?: Prisma.ApiKeyScalarFieldEnum | Prisma.ApiKeyScalarFieldEnum[]
-}
-
-/**
- * Org.audit_entries
- */
-export type Org$audit_entriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the AuditEntry
-   */
-  select?: Prisma.AuditEntrySelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the AuditEntry
-   */
-  omit?: Prisma.AuditEntryOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryInclude<ExtArgs> | null
-  where?: Prisma.AuditEntryWhereInput
-  orderBy?: Prisma.AuditEntryOrderByWithRelationInput | Prisma.AuditEntryOrderByWithRelationInput[]
-  cursor?: Prisma.AuditEntryWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.AuditEntryScalarFieldEnum | Prisma.AuditEntryScalarFieldEnum[]
 }
 
 /**

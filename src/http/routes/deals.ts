@@ -5,7 +5,7 @@ import { InvalidDealEvent, parseDealEvent } from '../../domain/deals/event.ts';
 import { type DealReader, toWireDeal } from '../../services/deals.ts';
 import type { DealIngestion } from '../../services/ingestion.ts';
 import { ApiError } from '../errors.ts';
-import type { RequestAuth } from '../middleware/authenticate.ts';
+import { type RequestAuth, requestAuditOf } from '../middleware/authenticate.ts';
 import { rawBodyOf } from '../rawBody.ts';
 
 type DealList = operations['listDeals']['responses'][200]['content']['application/json'];
@@ -29,6 +29,7 @@ export function dealRoutes(router: Router, deps: DealRouteDeps): void {
       body: req.body,
       rawBody: rawBodyOf(req),
       receivedAt: new Date(),
+      auditEntry: () => requestAuditOf(res).entryForWrite(201),
     });
     if (result.kind === 'conflict') {
       throw new ApiError('dedup_conflict', `dedup_key ${result.dedupKey} was already used with a different body`);
