@@ -23,6 +23,8 @@ export interface EmbeddedOptions {
   fast?: boolean;
   /** More `postgres` flags (the benchmark's pg_stat_statements). */
   extraFlags?: string[];
+  /** Listen on this port instead of a free one (a fault test restarting its cluster where its server expects it). */
+  port?: number;
   log?: (message: string) => void;
 }
 
@@ -37,7 +39,7 @@ export async function openEmbeddedDatabase(dataDir: string, options: EmbeddedOpt
   if (running) return { url: urlFor(running), owned: false, stop: async () => {} };
 
   const EmbeddedPostgres = await importWithoutExitHooks();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const cluster = new EmbeddedPostgres({
     databaseDir: clusterDir,
     user: USER,
@@ -154,7 +156,7 @@ async function importWithoutExitHooks() {
   return module.default;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
     server.once('error', fail);

@@ -16,7 +16,7 @@ interface BodyParserError {
 }
 
 /** Seconds a client is asked to wait after a 503: long enough for a failover or a saturated pool to clear. */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Maps every failure to the spec's error format: our ApiError, body-parser errors, the contract validator's
