@@ -100,12 +100,20 @@ function isUnavailableCode(code: unknown): boolean {
 }
 
 /**
- * True when the connection that raised the error can no longer be trusted with another statement: anything but
- * an error PostgreSQL reported for one statement (those carry a five-character SQLSTATE and leave the session
- * usable). A read timeout leaves the statement running on the server; a broken socket leaves nothing.
+ * True when the connection that raised the error can no longer be trusted with another statement: the socket
+ * broke or timed out (a read timeout leaves the statement running on the server), or the server ended the
+ * session. An error PostgreSQL reports for one statement (a constraint, a statement or lock timeout) leaves the
+ * session usable, and so does an error of our own code between statements.
  */
 export function breaksConnection(error: unknown): boolean {
-  const code = (error as ErrorLike | undefined)?.code;
-  const fromServer = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
-  return !fromServer || /^(08...|57P0[1-5])$/.test(code);
+  const { code, message } = (error ?? {}) as ErrorLike;
+  if (typeof code === 'string' && (UNAVAILABLE_SYSTEM_CODES.has(code) || /^(08...|57P0[1-5])$/.test(code))) return true;
+  return typeof message === 'string' && CONNECTION_LOST_MESSAGES.some((text) => message.startsWith(text));
 }
+
+const CONNECTION_LOST_MESSAGES = [
+  'Connection terminated',
+  'Query read timeout',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+];
