@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { createOrgWithKey } from '../factories/access.ts';
 import { dealEvent, postEvent } from '../factories/deals.ts';
+import { applyPlan, planDocument } from '../factories/plans.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
 import { startTestServer } from '../helpers/server.ts';
 
@@ -126,6 +127,25 @@ describe('Content-Encoding', () => {
     assert.equal(gzipped.status, 201);
     const brotli = await postBytes(brotliCompressSync(JSON.stringify(dealEvent())), { 'content-encoding': 'br' });
     assert.equal(brotli.status, 201);
+  });
+});
+
+describe('amounts the engine must sum', () => {
+  test('a deal above 10^14 cents is 400 naming state.amount_cents; two of the largest for one rep under a tiered plan are both earned', async () => {
+    const { org, rawKey: key } = await createOrgWithKey(testDatabase());
+    await applyPlan(testDatabase(), org.id, planDocument());
+    const won = (externalId: string, amount: number) =>
+      postEvent(server, key, {
+        external_id: externalId,
+        state: { amount_cents: amount, stage: 'closed_won', owner_external_id: 'rep-big', close_date: '2026-06-10' },
+      });
+    await expectRefused(await won('huge-1', 2 ** 52), 400, 'invalid_body', 'state.amount_cents:');
+    await expectRefused(await won('huge-2', 2 ** 53 - 1), 400, 'invalid_body', 'state.amount_cents:');
+    assert.equal((await won('largest-1', 100_000_000_000_000)).status, 201);
+    assert.equal((await won('largest-2', 100_000_000_000_000)).status, 201);
+    assert.equal((await won('after', 5_000_000)).status, 201);
+    const earnings = await testDatabase().earning.count({ where: { org_id: org.id, status: 'pending' } });
+    assert.ok(earnings > 0);
   });
 });
 
