@@ -69,6 +69,14 @@ describe('text PostgreSQL cannot store, in query and path parameters', () => {
   });
 });
 
+describe('numbers JavaScript turns into Infinity', () => {
+  test('limit=1e309 is 400 invalid_body naming limit on every list', async () => {
+    for (const list of ['/v1/deals', '/v1/earnings', '/v1/users']) {
+      await expectRefused(await get(`${list}?limit=1e309`), 400, 'invalid_body', 'limit:');
+    }
+  });
+});
+
 describe('date-times JavaScript cannot hold', () => {
   test('a leap second in updated_since or created_since is 400 invalid_body naming it, as in a body', async () => {
     await expectRefused(

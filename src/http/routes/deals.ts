@@ -6,6 +6,7 @@ import { type DealReader, toWireDeal } from '../../services/deals.ts';
 import type { DealIngestion } from '../../services/ingestion.ts';
 import { ApiError } from '../errors.ts';
 import { type RequestAuth, requestAuditOf } from '../middleware/authenticate.ts';
+import { pageLimit } from '../pageLimit.ts';
 import { rawBodyOf } from '../rawBody.ts';
 
 type DealList = operations['listDeals']['responses'][200]['content']['application/json'];
@@ -16,8 +17,6 @@ export interface DealRouteDeps {
   ingestion: DealIngestion;
   dealReader: DealReader;
 }
-
-const DEFAULT_LIMIT = 50;
 
 export function dealRoutes(router: Router, deps: DealRouteDeps): void {
   router.post('/v1/deals/events', async (req, res) => {
@@ -47,7 +46,7 @@ export function dealRoutes(router: Router, deps: DealRouteDeps): void {
     try {
       page = await deps.dealReader.listPage(orgId, {
         filters: listFilters(req),
-        limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
+        limit: pageLimit(query.limit),
         ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
       });
     } catch (error) {

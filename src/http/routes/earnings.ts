@@ -6,6 +6,7 @@ import type { EarningReader } from '../../services/earnings/reader.ts';
 import { toWireEarning } from '../../wire/earnings.ts';
 import { ApiError } from '../errors.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
+import { pageLimit } from '../pageLimit.ts';
 
 type Earning = components['schemas']['Earning'];
 type EarningList = operations['listEarnings']['responses'][200]['content']['application/json'];
@@ -16,8 +17,6 @@ export interface EarningRouteDeps {
   earningReader: EarningReader;
 }
 
-const DEFAULT_LIMIT = 50;
-
 export function earningRoutes(router: Router, deps: EarningRouteDeps): void {
   router.get('/v1/earnings', async (req, res) => {
     const { orgId } = res.locals.auth as RequestAuth;
@@ -26,7 +25,7 @@ export function earningRoutes(router: Router, deps: EarningRouteDeps): void {
     try {
       page = await deps.earningReader.listPage(orgId, {
         filters: listFilters(query),
-        limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
+        limit: pageLimit(query.limit),
         ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
       });
     } catch (error) {

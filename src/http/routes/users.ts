@@ -4,6 +4,7 @@ import { InvalidCursor } from '../../domain/deals/cursor.ts';
 import { toWireUser, type UserReader } from '../../services/users.ts';
 import { ApiError } from '../errors.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
+import { pageLimit } from '../pageLimit.ts';
 
 type UserList = operations['listUsers']['responses'][200]['content']['application/json'];
 type User = operations['getUser']['responses'][200]['content']['application/json'];
@@ -14,8 +15,6 @@ export interface UserRouteDeps {
   userReader: UserReader;
 }
 
-const DEFAULT_LIMIT = 50;
-
 export function userRoutes(router: Router, deps: UserRouteDeps): void {
   router.get('/v1/users', async (req, res) => {
     const { orgId } = res.locals.auth as RequestAuth;
@@ -24,7 +23,7 @@ export function userRoutes(router: Router, deps: UserRouteDeps): void {
     try {
       page = await deps.userReader.listPage(orgId, {
         filters: query.external_id === undefined ? {} : { externalId: query.external_id },
-        limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
+        limit: pageLimit(query.limit),
         ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
       });
     } catch (error) {
