@@ -104,7 +104,20 @@ export function createSqlPool(
  * client is discarded, never returned to the pool, and its 'error' event is handled here, since a checked-out
  * client has no other listener and an unhandled one would end the process.
  */
-export async function inTransaction<T>(pool: SqlPool, work: (tx: Transaction) => Promise<T>): Promise<T> {
+export function inTransaction<T>(pool: SqlPool, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  return onOneConnection(pool, work, 'COMMIT');
+}
+
+/** As inTransaction, but always rolled back: the work sees what it writes, and nothing of it is kept. */
+export function inRolledBackTransaction<T>(pool: SqlPool, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  return onOneConnection(pool, work, 'ROLLBACK');
+}
+
+async function onOneConnection<T>(
+  pool: SqlPool,
+  work: (tx: Transaction) => Promise<T>,
+  end: 'COMMIT' | 'ROLLBACK',
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   const onConnectionError = (error: Error) => {
@@ -116,7 +129,7 @@ export async function inTransaction<T>(pool: SqlPool, work: (tx: Transaction) =>
     const result = await work({
       query: async <Row>(statement: Statement) => (await client.query(statement)).rows as Row[],
     });
-    await client.query('COMMIT');
+    await client.query(end);
     return result;
   } catch (error) {
     if (breaksConnection(error)) broken ??= error as Error;
@@ -129,26 +142,6 @@ export async function inTransaction<T>(pool: SqlPool, work: (tx: Transaction) =>
     throw error;
   } finally {
     client.removeListener('error', onConnectionError);
-    client.release(broken);
-  }
-}
-
-/**
- * BEGIN, the work, ROLLBACK, whatever the work does: for rehearsing writes (a what-if estimate) with the real
- * statements, locks and constraints, keeping nothing. A broken connection is discarded.
- */
-export async function inRolledBackTransaction<T>(pool: SqlPool, work: (tx: Transaction) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    return await work({
-      query: async <Row>(statement: Statement) => (await client.query(statement)).rows as Row[],
-    });
-  } finally {
-    await client.query('ROLLBACK').catch((rollbackError: Error) => {
-      broken = rollbackError;
-    });
     client.release(broken);
   }
 }
