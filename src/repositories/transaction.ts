@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Prisma } from '../../generated/prisma/client.ts';
-import type { Database } from '../db/prisma.ts';
 import { breaksConnection, type DatabaseTimeouts, readTimeoutMs, serverTimeoutOptions } from '../db/availability.ts';
+import type { Database } from '../db/prisma.ts';
 
 // The project's one database seam: a `Transaction` runs plain SQL statements, whichever runner opened it
 // (`inTransaction` on the `pg` pool, `inPrismaTransaction` on Prisma). Which repositories use which driver,
