@@ -1385,12 +1385,8 @@ export interface components {
              * @example 2026-04-10
              */
             close_date: string | null;
-            /**
-             * Format: int64
-             * @description The running total once this deal is counted.
-             * @example 6000000
-             */
-            running_total_cents: number;
+            /** @description The running total once this deal is counted. */
+            running_total_cents: components["schemas"]["RunningTotalCents"];
         };
         /**
          * @description The line's target is 0 here, and why: the deal is open (nothing is earned until it is won,
