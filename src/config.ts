@@ -57,7 +57,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: nonEmpty(env.HOST) ?? '0.0.0.0',
     port: integer('PORT', env.PORT, 3000, 0, 65535),
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
-    validateResponses: env.QUOTIENT_VALIDATE_RESPONSES === 'true',
+    validateResponses: boolean('QUOTIENT_VALIDATE_RESPONSES', env.QUOTIENT_VALIDATE_RESPONSES, false),
     databasePoolSize: integer('QUOTIENT_DB_POOL_SIZE', env.QUOTIENT_DB_POOL_SIZE, 20, 1, 500),
     databaseTimeouts: {
       connectMs: integer('QUOTIENT_DB_CONNECT_TIMEOUT_MS', env.QUOTIENT_DB_CONNECT_TIMEOUT_MS, 5_000, 100, 600_000),

@@ -14,6 +14,7 @@ import { KeyAuthentication } from './repositories/keyAuthentication.ts';
 import { type RateLimitLease, takeRateLimitLease } from './repositories/rateLimitLease.ts';
 import { RequestAuditRepository } from './repositories/requestAudit.ts';
 import { createSqlPool, poolStatements } from './repositories/transaction.ts';
+import { WebhookRepository } from './repositories/webhooks.ts';
 import { DealReader } from './services/deals.ts';
 import { EarningsEngine } from './services/earnings/engine.ts';
 import { EarningReader } from './services/earnings/reader.ts';
@@ -41,7 +42,15 @@ const COUNTER_RETENTION_MS = 10 * 60 * 1000;
 
 /** Wires configuration, database and the app, and listens. Knows nothing about signals or the CLI. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const database = await openDatabase(config, logger, { timeouts: config.databaseTimeouts });
+  const database = await openDatabase(config, logger, {
+    timeouts: config.databaseTimeouts,
+    onNewCluster: (clusterDir) =>
+      logger.warn(
+        { cluster_dir: clusterDir },
+        'no database here yet: creating a new, empty embedded PostgreSQL cluster',
+      ),
+  });
+  logger.info({ database: database.description }, 'database open');
   // The access layer's hot path: its own small pool, commits not waiting for the disk (see KeyAuthentication).
   const countersPool = createSqlPool(
     database.url,
@@ -67,7 +76,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   );
   const auditLog = new AuditLog(new RequestAuditRepository(dealsPool), logger);
   auditLog.start();
-  const metrics = new Metrics(() => auditLog.depth(), keyGate.store);
+  const webhooks = new WebhookRepository(database.db);
+  const metrics = new Metrics(
+    () => auditLog.depth(),
+    keyGate.store,
+    () => webhooks.pendingBacklog(),
+  );
   // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
   // rehearses an event through the same pipeline and rolls it back.
   const ingestion = new DealIngestion(dealsPool, withDealWebhooks(new EarningsEngine(database.db)));

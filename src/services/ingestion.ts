@@ -3,6 +3,7 @@ import type { DealEvent } from '../domain/deals/event.ts';
 import { applyEvent, type CurrentDeal } from '../domain/deals/projection.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { newId } from '../lib/ids.ts';
+import { countIngestedEvent } from '../lib/operationsMetrics.ts';
 import type { AuditEntryInput } from '../repositories/audit.ts';
 import { type DealRecord, DealRepository } from '../repositories/deals.ts';
 import { DomainEventRepository } from '../repositories/domainEvents.ts';
@@ -11,6 +12,7 @@ import { SourceEventRepository } from '../repositories/sourceEvents.ts';
 import { inRolledBackTransaction, inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
 import { UserRepository } from '../repositories/users.ts';
 import { type DealChangeListener, ignoreDealChanges } from './dealChanges.ts';
+import { OrgConfigCache } from './orgConfig.ts';
 
 export interface IngestRequest {
   orgId: string;
@@ -54,6 +56,7 @@ export class DealIngestion {
   private readonly deals: DealRepository;
   private readonly domainEvents: DomainEventRepository;
   private readonly users: UserRepository;
+  private readonly configs = new OrgConfigCache();
 
   constructor(pool: SqlPool, listener: DealChangeListener = ignoreDealChanges) {
     this.pool = pool;
@@ -67,13 +70,16 @@ export class DealIngestion {
   async ingest(request: IngestRequest): Promise<IngestResult> {
     const dedupKey = request.event.dedupKey ?? generatedDedupKey(request.event.externalId, request.receivedAt);
     const digest = canonicalDigest(request.body);
-    return inTransaction(this.pool, async (tx) => {
-      const result = await this.apply(tx, request, dedupKey, digest);
-      if (result.kind === 'accepted' && request.auditEntry) {
+    const applied: { domainEventType?: string } = {};
+    const result = await inTransaction(this.pool, async (tx) => {
+      const applyResult = await this.apply(tx, request, dedupKey, digest, applied);
+      if (applyResult.kind === 'accepted' && request.auditEntry) {
         await recordWithWrite(tx, request.orgId, request.auditEntry());
       }
-      return result;
+      return applyResult;
     });
+    if (applied.domainEventType) countIngestedEvent(applied.domainEventType);
+    return result;
   }
 
   /**
@@ -91,7 +97,8 @@ export class DealIngestion {
         const receivedAt = new Date();
         const request = { orgId, keyId, event, body, rawBody: JSON.stringify(body), receivedAt };
         const dedupKey = generatedDedupKey(event.externalId, receivedAt);
-        const result = await this.apply(tx, request, dedupKey, canonicalDigest(body));
+        // Rolled back, so not counted as ingested.
+        const result = await this.apply(tx, request, dedupKey, canonicalDigest(body), {});
         if (result.kind !== 'accepted') throw new Error(`a rehearsed event of org ${orgId} was not applied`);
         return result.ids;
       }),
@@ -103,6 +110,7 @@ export class DealIngestion {
     request: IngestRequest,
     dedupKey: string,
     digest: string,
+    applied: { domainEventType?: string },
   ): Promise<IngestResult> {
     const { orgId, event } = request;
     const sourceEventId = newId('se');
@@ -139,11 +147,12 @@ export class DealIngestion {
         eventTypeHint: event.eventType,
         occurredAt: event.occurredAt as Date,
       });
+      applied.domainEventType = 'stale';
       return { kind: 'accepted', ids };
     }
 
     const ownerNamed = event.patch.standard.owner_external_id !== undefined;
-    const applied = await this.deals.applyEvent(tx, orgId, deal.id, {
+    const appliedEvent = await this.deals.applyEvent(tx, orgId, deal.id, {
       domainEventId,
       sourceEventId,
       type: transition.type,
@@ -156,12 +165,14 @@ export class DealIngestion {
       lastOccurredAt: transition.lastOccurredAt,
       becameWon: transition.becameWon,
     });
+    const config = await this.configs.at(tx, orgId, opened.configVersion);
     await this.listener.onDealChanged(tx, {
-      org: { id: orgId, stages: opened.stages },
+      org: { id: orgId, stages: opened.stages, config },
       before,
-      after: applied.deal,
-      domainEvent: applied.domainEvent,
+      after: appliedEvent.deal,
+      domainEvent: appliedEvent.domainEvent,
     });
+    applied.domainEventType = transition.type;
     return { kind: 'accepted', ids };
   }
 

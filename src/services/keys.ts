@@ -50,12 +50,13 @@ export class KeyAdmin {
     return this.keys.listForOrg(orgId);
   }
 
-  async revoke(orgId: string, keyId: string): Promise<ApiKeyRecord> {
+  /** Idempotent: `changed` is false when the key was revoked already (its first revocation time stays). */
+  async revoke(orgId: string, keyId: string): Promise<{ record: ApiKeyRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     const { record, changed } = await this.keys.revoke(orgId, keyId, new Date());
     if (!record) throw new AdminError('not_found', `org ${orgId} has no key ${keyId}`);
     if (changed) await this.recordAdminAction(orgId, 'key.revoked', { key_id: keyId });
-    return record;
+    return { record, changed };
   }
 
   private async requireOrg(orgId: string): Promise<void> {

@@ -73,14 +73,18 @@ export class WebhookAdmin {
     return this.webhooks.listEndpoints(orgId);
   }
 
-  /** Stops all sending to the endpoint; its delivery history is kept. */
-  async remove(orgId: string, endpointId: string): Promise<WebhookEndpointRecord> {
+  /** Stops all sending to the endpoint; its delivery history is kept. Idempotent: `changed` is false when it was removed already. */
+  async remove(orgId: string, endpointId: string): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
       const removed = await this.webhooks.removeEndpoint(tx, orgId, endpointId, new Date());
-      if (!removed) throw this.noEndpoint(orgId, endpointId);
+      if (!removed) {
+        const already = await this.webhooks.findRemovedEndpoint(orgId, endpointId, tx);
+        if (!already) throw this.noEndpoint(orgId, endpointId);
+        return { endpoint: already, changed: false };
+      }
       await this.record(tx, orgId, 'webhook.removed', { endpoint_id: endpointId, url: removed.url });
-      return removed;
+      return { endpoint: removed, changed: true };
     });
   }
 

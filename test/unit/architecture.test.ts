@@ -36,6 +36,7 @@ const PG_REPOSITORIES = [
   'ledgerReports',
   'rateLimitLease',
   'requestAudit',
+  'orgConfig',
 ];
 const PRISMA_REPOSITORIES = ['orgs', 'apiKeys', 'audit', 'periods', 'plans', 'webhooks'];
 

@@ -92,6 +92,7 @@ export const OrgScalarFieldEnum = {
   name: 'name',
   won_stages: 'won_stages',
   lost_stages: 'lost_stages',
+  config_version: 'config_version',
   created_at: 'created_at'
 } as const
 

@@ -20,19 +20,31 @@ export type OrgModel = runtime.Types.Result.DefaultSelection<Prisma.$OrgPayload>
 
 export type AggregateOrg = {
   _count: OrgCountAggregateOutputType | null
+  _avg: OrgAvgAggregateOutputType | null
+  _sum: OrgSumAggregateOutputType | null
   _min: OrgMinAggregateOutputType | null
   _max: OrgMaxAggregateOutputType | null
+}
+
+export type OrgAvgAggregateOutputType = {
+  config_version: number | null
+}
+
+export type OrgSumAggregateOutputType = {
+  config_version: number | null
 }
 
 export type OrgMinAggregateOutputType = {
   id: string | null
   name: string | null
+  config_version: number | null
   created_at: Date | null
 }
 
 export type OrgMaxAggregateOutputType = {
   id: string | null
   name: string | null
+  config_version: number | null
   created_at: Date | null
 }
 
@@ -41,20 +53,31 @@ export type OrgCountAggregateOutputType = {
   name: number
   won_stages: number
   lost_stages: number
+  config_version: number
   created_at: number
   _all: number
 }
 
 
+export type OrgAvgAggregateInputType = {
+  config_version?: true
+}
+
+export type OrgSumAggregateInputType = {
+  config_version?: true
+}
+
 export type OrgMinAggregateInputType = {
   id?: true
   name?: true
+  config_version?: true
   created_at?: true
 }
 
 export type OrgMaxAggregateInputType = {
   id?: true
   name?: true
+  config_version?: true
   created_at?: true
 }
 
@@ -63,6 +86,7 @@ export type OrgCountAggregateInputType = {
   name?: true
   won_stages?: true
   lost_stages?: true
+  config_version?: true
   created_at?: true
   _all?: true
 }
@@ -105,6 +129,18 @@ export type OrgAggregateArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
   /**
    * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
    * 
+   * Select which fields to average
+  **/
+  _avg?: OrgAvgAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
+   * Select which fields to sum
+  **/
+  _sum?: OrgSumAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
    * Select which fields to find the minimum value
   **/
   _min?: OrgMinAggregateInputType
@@ -135,6 +171,8 @@ export type OrgGroupByArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
   take?: number
   skip?: number
   _count?: OrgCountAggregateInputType | true
+  _avg?: OrgAvgAggregateInputType
+  _sum?: OrgSumAggregateInputType
   _min?: OrgMinAggregateInputType
   _max?: OrgMaxAggregateInputType
 }
@@ -144,8 +182,11 @@ export type OrgGroupByOutputType = {
   name: string
   won_stages: string[]
   lost_stages: string[]
+  config_version: number
   created_at: Date
   _count: OrgCountAggregateOutputType | null
+  _avg: OrgAvgAggregateOutputType | null
+  _sum: OrgSumAggregateOutputType | null
   _min: OrgMinAggregateOutputType | null
   _max: OrgMaxAggregateOutputType | null
 }
@@ -173,6 +214,7 @@ export type OrgWhereInput = {
   name?: Prisma.StringFilter<"Org"> | string
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
+  config_version?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
@@ -189,6 +231,7 @@ export type OrgOrderByWithRelationInput = {
   name?: Prisma.SortOrder
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   users?: Prisma.UserOrderByRelationAggregateInput
   api_keys?: Prisma.ApiKeyOrderByRelationAggregateInput
@@ -208,6 +251,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   name?: Prisma.StringFilter<"Org"> | string
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
+  config_version?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
@@ -224,10 +268,13 @@ export type OrgOrderByWithAggregationInput = {
   name?: Prisma.SortOrder
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.OrgCountOrderByAggregateInput
+  _avg?: Prisma.OrgAvgOrderByAggregateInput
   _max?: Prisma.OrgMaxOrderByAggregateInput
   _min?: Prisma.OrgMinOrderByAggregateInput
+  _sum?: Prisma.OrgSumOrderByAggregateInput
 }
 
 export type OrgScalarWhereWithAggregatesInput = {
@@ -238,6 +285,7 @@ export type OrgScalarWhereWithAggregatesInput = {
   name?: Prisma.StringWithAggregatesFilter<"Org"> | string
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
+  config_version?: Prisma.IntWithAggregatesFilter<"Org"> | number
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Org"> | Date | string
 }
 
@@ -246,6 +294,7 @@ export type OrgCreateInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -262,6 +311,7 @@ export type OrgUncheckedCreateInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -278,6 +328,7 @@ export type OrgUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -294,6 +345,7 @@ export type OrgUncheckedUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -310,6 +362,7 @@ export type OrgCreateManyInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
 }
 
@@ -318,6 +371,7 @@ export type OrgUpdateManyMutationInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -326,6 +380,7 @@ export type OrgUncheckedUpdateManyInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -342,19 +397,30 @@ export type OrgCountOrderByAggregateInput = {
   name?: Prisma.SortOrder
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+}
+
+export type OrgAvgOrderByAggregateInput = {
+  config_version?: Prisma.SortOrder
 }
 
 export type OrgMaxOrderByAggregateInput = {
   id?: Prisma.SortOrder
   name?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
 export type OrgMinOrderByAggregateInput = {
   id?: Prisma.SortOrder
   name?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+}
+
+export type OrgSumOrderByAggregateInput = {
+  config_version?: Prisma.SortOrder
 }
 
 export type OrgScalarRelationFilter = {
@@ -382,6 +448,14 @@ export type OrgUpdatewon_stagesInput = {
 export type OrgUpdatelost_stagesInput = {
   set?: string[]
   push?: string | string[]
+}
+
+export type IntFieldUpdateOperationsInput = {
+  set?: number
+  increment?: number
+  decrement?: number
+  multiply?: number
+  divide?: number
 }
 
 export type DateTimeFieldUpdateOperationsInput = {
@@ -505,6 +579,7 @@ export type OrgCreateWithoutUsersInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
@@ -520,6 +595,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
@@ -551,6 +627,7 @@ export type OrgUpdateWithoutUsersInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
@@ -566,6 +643,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
@@ -581,6 +659,7 @@ export type OrgCreateWithoutApi_keysInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
@@ -596,6 +675,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
@@ -627,6 +707,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
@@ -642,6 +723,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
@@ -657,6 +739,7 @@ export type OrgCreateWithoutDealsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -672,6 +755,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -703,6 +787,7 @@ export type OrgUpdateWithoutDealsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -718,6 +803,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -733,6 +819,7 @@ export type OrgCreateWithoutPlansInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -748,6 +835,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -779,6 +867,7 @@ export type OrgUpdateWithoutPlansInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -794,6 +883,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -809,6 +899,7 @@ export type OrgCreateWithoutPeriodsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -824,6 +915,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -855,6 +947,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -870,6 +963,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -885,6 +979,7 @@ export type OrgCreateWithoutEarningsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -900,6 +995,7 @@ export type OrgUncheckedCreateWithoutEarningsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -931,6 +1027,7 @@ export type OrgUpdateWithoutEarningsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -946,6 +1043,7 @@ export type OrgUncheckedUpdateWithoutEarningsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -961,6 +1059,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -976,6 +1075,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1007,6 +1107,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1022,6 +1123,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1037,6 +1139,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1052,6 +1155,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1083,6 +1187,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1098,6 +1203,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1207,6 +1313,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -1224,6 +1331,7 @@ export type OrgSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extension
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -1232,6 +1340,7 @@ export type OrgSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extension
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -1240,10 +1349,11 @@ export type OrgSelectScalar = {
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
 }
 
-export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "created_at", ExtArgs["result"]["org"]>
+export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "created_at", ExtArgs["result"]["org"]>
 export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -1275,6 +1385,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     name: string
     won_stages: string[]
     lost_stages: string[]
+    config_version: number
     created_at: Date
   }, ExtArgs["result"]["org"]>
   composites: {}
@@ -1711,6 +1822,7 @@ export interface OrgFieldRefs {
   readonly name: Prisma.FieldRef<"Org", 'String'>
   readonly won_stages: Prisma.FieldRef<"Org", 'String[]'>
   readonly lost_stages: Prisma.FieldRef<"Org", 'String[]'>
+  readonly config_version: Prisma.FieldRef<"Org", 'Int'>
   readonly created_at: Prisma.FieldRef<"Org", 'DateTime'>
 }
     

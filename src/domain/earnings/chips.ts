@@ -1,5 +1,6 @@
 import { MAX_AMOUNT_CENTS } from '../deals/event.ts';
-import { conditionProblems, readDealField } from './conditions.ts';
+import { conditionProblems } from '../plans/conditionRules.ts';
+import { readDealField } from './conditions.ts';
 import {
   centsAsNumber,
   type ExactCents,
