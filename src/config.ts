@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { RATE_LIMIT_STORES, type RateLimitStoreKind } from './access/rateLimitStore.ts';
+import type { DatabaseTimeouts } from './db/availability.ts';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/webhooks/schedule.ts';
 
 // Every setting Quotient reads from the environment, parsed once. The README's configuration table lists them.
@@ -14,6 +15,8 @@ export interface Config {
   validateResponses: boolean;
   /** Size of the database connection pool of one process. */
   databasePoolSize: number;
+  /** How long a request may wait to connect (or for a free connection), on one statement and on a lock. */
+  databaseTimeouts: DatabaseTimeouts;
   /** Seconds a graceful shutdown waits for in-flight requests before closing connections. */
   shutdownGraceSeconds: number;
   webhooks: WebhookSettings;
@@ -65,6 +68,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     validateResponses: boolean('QUOTIENT_VALIDATE_RESPONSES', env.QUOTIENT_VALIDATE_RESPONSES, false),
     databasePoolSize: integer('QUOTIENT_DB_POOL_SIZE', env.QUOTIENT_DB_POOL_SIZE, 20, 1, 500),
+    databaseTimeouts: {
+      connectMs: integer('QUOTIENT_DB_CONNECT_TIMEOUT_MS', env.QUOTIENT_DB_CONNECT_TIMEOUT_MS, 5_000, 100, 600_000),
+      statementMs: integer(
+        'QUOTIENT_DB_STATEMENT_TIMEOUT_MS',
+        env.QUOTIENT_DB_STATEMENT_TIMEOUT_MS,
+        15_000,
+        100,
+        3_600_000,
+      ),
+      lockMs: integer('QUOTIENT_DB_LOCK_TIMEOUT_MS', env.QUOTIENT_DB_LOCK_TIMEOUT_MS, 5_000, 100, 3_600_000),
+    },
     shutdownGraceSeconds: integer('QUOTIENT_SHUTDOWN_GRACE_SECONDS', env.QUOTIENT_SHUTDOWN_GRACE_SECONDS, 10, 0, 600),
     webhooks: {
       allowPrivateAddresses: boolean('QUOTIENT_WEBHOOKS_ALLOW_PRIVATE', env.QUOTIENT_WEBHOOKS_ALLOW_PRIVATE, false),

@@ -49,6 +49,7 @@ export interface ServerOptions {
 /** Wires configuration, database and the app, and listens. Knows nothing about signals or the CLI. */
 export async function startServer(config: Config, logger: Logger, options: ServerOptions = {}): Promise<RunningServer> {
   const database = await openDatabase(config, logger, {
+    timeouts: config.databaseTimeouts,
     onNewCluster: (clusterDir) =>
       logger.warn(
         { cluster_dir: clusterDir },
@@ -61,7 +62,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     database.url,
     Math.max(2, Math.ceil(config.databasePoolSize / 2)),
     (error) => logger.warn({ err: error }, 'an idle database connection of the counters pool failed'),
-    { asynchronousCommit: true },
+    { asynchronousCommit: true, timeouts: config.databaseTimeouts },
   );
   const authentication = new KeyAuthentication(countersPool);
   let keyGate: KeyGate;
@@ -73,9 +74,12 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     throw error;
   }
   // The deal pipeline's own pool: plain `pg` with prepared statements (see src/repositories/transaction.ts).
-  const dealsPool = createSqlPool(database.url, config.databasePoolSize, (error) => {
-    logger.warn({ err: error }, 'an idle database connection of the deals pool failed');
-  });
+  const dealsPool = createSqlPool(
+    database.url,
+    config.databasePoolSize,
+    (error) => logger.warn({ err: error }, 'an idle database connection of the deals pool failed'),
+    { timeouts: config.databaseTimeouts },
+  );
   const auditLog = new AuditLog(new RequestAuditRepository(dealsPool), logger);
   auditLog.start();
   const webhooks = new WebhookRepository(database.db);

@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { DatabaseTimeouts } from './availability.ts';
 import { openEmbeddedDatabase } from './embedded.ts';
 import { applyMigrations } from './migrate.ts';
 import { createPrismaClient, type Database } from './prisma.ts';
@@ -24,7 +25,7 @@ export interface OpenDatabase {
 export async function openDatabase(
   config: Config,
   logger: Logger,
-  options: { poolSize?: number; onNewCluster?: (clusterDir: string) => void } = {},
+  options: { poolSize?: number; timeouts?: DatabaseTimeouts; onNewCluster?: (clusterDir: string) => void } = {},
 ): Promise<OpenDatabase> {
   const embedded = config.databaseUrl
     ? undefined
@@ -42,7 +43,7 @@ export async function openDatabase(
     throw error;
   }
   const poolSize = options.poolSize ?? config.databasePoolSize;
-  const db = createPrismaClient(url, poolSize);
+  const db = createPrismaClient(url, poolSize, options.timeouts);
   return {
     db,
     url,

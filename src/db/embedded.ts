@@ -39,6 +39,8 @@ export interface EmbeddedOptions {
   fast?: boolean;
   /** More `postgres` flags (the benchmark's pg_stat_statements). */
   extraFlags?: string[];
+  /** Listen on this port instead of a free one (a fault test restarting its cluster where its server expects it). */
+  port?: number;
   log?: (message: string) => void;
   /** Called before a brand-new, empty cluster is initialised, with its absolute directory. */
   onCreate?: (clusterDir: string) => void;
@@ -228,7 +230,7 @@ async function initialiseCluster(clusterDir: string, options: EmbeddedOptions): 
  */
 async function startCluster(root: string, clusterDir: string, options: EmbeddedOptions): Promise<number> {
   const { postgres } = await binaries();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const logFile = join(root, 'postgres.log');
   const log = openSync(logFile, 'a');
   const ids = postgresUser();
@@ -356,7 +358,7 @@ async function importWithoutExitHooks() {
   return module.default;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
     server.once('error', fail);

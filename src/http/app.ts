@@ -15,14 +15,17 @@ import { consoleRouter } from './admin/console.ts';
 import { type AdminApiOptions, adminApiRouter } from './admin/router.ts';
 import { docsRouter } from './docs.ts';
 import { ApiError } from './errors.ts';
+import { CONTRACT_FORMATS } from './formats.ts';
 import { dispatchToHandlers } from './handlers.ts';
 import type { Metrics } from './metrics.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { errorHandler } from './middleware/errorHandler.ts';
 import { requestContext } from './middleware/requestContext.ts';
+import { refuseUnstorableParameters } from './middleware/storableParameters.ts';
 import { OperationTable } from './operations.ts';
 import { keepRawBody } from './rawBody.ts';
 import { contractHandlers } from './routes/index.ts';
+import { apiSecurityHeaders } from './securityHeaders.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -60,6 +63,7 @@ export function createApp(deps: AppDeps): Express {
   const operations = new OperationTable(deps.contract as ConstructorParameters<typeof OperationTable>[0]);
 
   app.use(requestContext(deps.logger, deps.metrics));
+  app.use(apiSecurityHeaders());
 
   app.get('/metrics', async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.exposition());
@@ -87,6 +91,7 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(authenticate({ keys: deps.keys, auditLog: deps.auditLog, metrics: deps.metrics }));
   app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: keepRawBody }));
+  app.use(refuseUnstorableParameters());
   app.use(
     OpenApiValidator.middleware({
       // The validator dereferences and annotates the document it is given: hand it a copy.
@@ -96,6 +101,7 @@ export function createApp(deps: AppDeps): Express {
       validateSecurity: false,
       validateFormats: true,
       ajvFormats: { mode: 'full' },
+      formats: CONTRACT_FORMATS,
     }),
   );
   app.use(

@@ -4,8 +4,10 @@ import { applyEvent, type CurrentDeal } from '../domain/deals/projection.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { newId } from '../lib/ids.ts';
 import { countIngestedEvent } from '../lib/operationsMetrics.ts';
+import type { AuditEntryInput } from '../repositories/audit.ts';
 import { type DealRecord, DealRepository } from '../repositories/deals.ts';
 import { DomainEventRepository } from '../repositories/domainEvents.ts';
+import { recordWithWrite } from '../repositories/requestAudit.ts';
 import { SourceEventRepository } from '../repositories/sourceEvents.ts';
 import { inRolledBackTransaction, inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
 import { UserRepository } from '../repositories/users.ts';
@@ -21,6 +23,11 @@ export interface IngestRequest {
   /** The body as received, kept with the source event. */
   rawBody: string;
   receivedAt: Date;
+  /**
+   * The request's audit entry as it will read when the event is accepted: written in the event's transaction,
+   * so an accepted event is never without it. Replays and conflicts write nothing and are audited as reads.
+   */
+  auditEntry?: () => AuditEntryInput;
 }
 
 export interface EventIds {
@@ -64,7 +71,13 @@ export class DealIngestion {
     const dedupKey = request.event.dedupKey ?? generatedDedupKey(request.event.externalId, request.receivedAt);
     const digest = canonicalDigest(request.body);
     const applied: { domainEventType?: string } = {};
-    const result = await inTransaction(this.pool, (tx) => this.apply(tx, request, dedupKey, digest, applied));
+    const result = await inTransaction(this.pool, async (tx) => {
+      const applyResult = await this.apply(tx, request, dedupKey, digest, applied);
+      if (applyResult.kind === 'accepted' && request.auditEntry) {
+        await recordWithWrite(tx, request.orgId, request.auditEntry());
+      }
+      return applyResult;
+    });
     if (applied.domainEventType) countIngestedEvent(applied.domainEventType);
     return result;
   }

@@ -218,7 +218,6 @@ export type OrgWhereInput = {
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
-  audit_entries?: Prisma.AuditEntryListRelationFilter
   deals?: Prisma.DealListRelationFilter
   plans?: Prisma.PlanListRelationFilter
   periods?: Prisma.PeriodListRelationFilter
@@ -237,7 +236,6 @@ export type OrgOrderByWithRelationInput = {
   created_at?: Prisma.SortOrder
   users?: Prisma.UserOrderByRelationAggregateInput
   api_keys?: Prisma.ApiKeyOrderByRelationAggregateInput
-  audit_entries?: Prisma.AuditEntryOrderByRelationAggregateInput
   deals?: Prisma.DealOrderByRelationAggregateInput
   plans?: Prisma.PlanOrderByRelationAggregateInput
   periods?: Prisma.PeriodOrderByRelationAggregateInput
@@ -259,7 +257,6 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
-  audit_entries?: Prisma.AuditEntryListRelationFilter
   deals?: Prisma.DealListRelationFilter
   plans?: Prisma.PlanListRelationFilter
   periods?: Prisma.PeriodListRelationFilter
@@ -304,7 +301,6 @@ export type OrgCreateInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -323,7 +319,6 @@ export type OrgUncheckedCreateInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -342,7 +337,6 @@ export type OrgUpdateInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -361,7 +355,6 @@ export type OrgUncheckedUpdateInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -504,20 +497,6 @@ export type OrgUpdateOneRequiredWithoutApi_keysNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutApi_keysInput, Prisma.OrgUpdateWithoutApi_keysInput>, Prisma.OrgUncheckedUpdateWithoutApi_keysInput>
 }
 
-export type OrgCreateNestedOneWithoutAudit_entriesInput = {
-  create?: Prisma.XOR<Prisma.OrgCreateWithoutAudit_entriesInput, Prisma.OrgUncheckedCreateWithoutAudit_entriesInput>
-  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAudit_entriesInput
-  connect?: Prisma.OrgWhereUniqueInput
-}
-
-export type OrgUpdateOneRequiredWithoutAudit_entriesNestedInput = {
-  create?: Prisma.XOR<Prisma.OrgCreateWithoutAudit_entriesInput, Prisma.OrgUncheckedCreateWithoutAudit_entriesInput>
-  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAudit_entriesInput
-  upsert?: Prisma.OrgUpsertWithoutAudit_entriesInput
-  connect?: Prisma.OrgWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutAudit_entriesInput, Prisma.OrgUpdateWithoutAudit_entriesInput>, Prisma.OrgUncheckedUpdateWithoutAudit_entriesInput>
-}
-
 export type OrgCreateNestedOneWithoutAdminsInput = {
   create?: Prisma.XOR<Prisma.OrgCreateWithoutAdminsInput, Prisma.OrgUncheckedCreateWithoutAdminsInput>
   connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAdminsInput
@@ -624,7 +603,6 @@ export type OrgCreateWithoutUsersInput = {
   config_version?: number
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -642,7 +620,6 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   config_version?: number
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -676,7 +653,6 @@ export type OrgUpdateWithoutUsersInput = {
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -694,7 +670,6 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -712,7 +687,6 @@ export type OrgCreateWithoutApi_keysInput = {
   config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -730,7 +704,6 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -764,7 +737,6 @@ export type OrgUpdateWithoutApi_keysInput = {
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -782,95 +754,6 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
-  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
-  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
-  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
-  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
-  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
-  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
-}
-
-export type OrgCreateWithoutAudit_entriesInput = {
-  id: string
-  name: string
-  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
-  config_version?: number
-  created_at?: Date | string
-  users?: Prisma.UserCreateNestedManyWithoutOrgInput
-  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
-  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
-  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
-  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
-  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
-  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
-}
-
-export type OrgUncheckedCreateWithoutAudit_entriesInput = {
-  id: string
-  name: string
-  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
-  config_version?: number
-  created_at?: Date | string
-  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
-  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
-  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
-  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
-  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
-  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
-  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
-}
-
-export type OrgCreateOrConnectWithoutAudit_entriesInput = {
-  where: Prisma.OrgWhereUniqueInput
-  create: Prisma.XOR<Prisma.OrgCreateWithoutAudit_entriesInput, Prisma.OrgUncheckedCreateWithoutAudit_entriesInput>
-}
-
-export type OrgUpsertWithoutAudit_entriesInput = {
-  update: Prisma.XOR<Prisma.OrgUpdateWithoutAudit_entriesInput, Prisma.OrgUncheckedUpdateWithoutAudit_entriesInput>
-  create: Prisma.XOR<Prisma.OrgCreateWithoutAudit_entriesInput, Prisma.OrgUncheckedCreateWithoutAudit_entriesInput>
-  where?: Prisma.OrgWhereInput
-}
-
-export type OrgUpdateToOneWithWhereWithoutAudit_entriesInput = {
-  where?: Prisma.OrgWhereInput
-  data: Prisma.XOR<Prisma.OrgUpdateWithoutAudit_entriesInput, Prisma.OrgUncheckedUpdateWithoutAudit_entriesInput>
-}
-
-export type OrgUpdateWithoutAudit_entriesInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
-  config_version?: Prisma.IntFieldUpdateOperationsInput | number
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
-  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
-  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
-  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
-  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
-  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
-  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
-}
-
-export type OrgUncheckedUpdateWithoutAudit_entriesInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
-  config_version?: Prisma.IntFieldUpdateOperationsInput | number
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
-  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -889,7 +772,6 @@ export type OrgCreateWithoutAdminsInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -907,7 +789,6 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -941,7 +822,6 @@ export type OrgUpdateWithoutAdminsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -959,7 +839,6 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -977,7 +856,6 @@ export type OrgCreateWithoutDealsInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
@@ -995,7 +873,6 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
@@ -1029,7 +906,6 @@ export type OrgUpdateWithoutDealsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
@@ -1047,7 +923,6 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
@@ -1065,7 +940,6 @@ export type OrgCreateWithoutPlansInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
@@ -1083,7 +957,6 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
@@ -1117,7 +990,6 @@ export type OrgUpdateWithoutPlansInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
@@ -1135,7 +1007,6 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
@@ -1153,7 +1024,6 @@ export type OrgCreateWithoutPeriodsInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
@@ -1171,7 +1041,6 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
@@ -1205,7 +1074,6 @@ export type OrgUpdateWithoutPeriodsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
@@ -1223,7 +1091,6 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
@@ -1241,7 +1108,6 @@ export type OrgCreateWithoutEarningsInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -1259,7 +1125,6 @@ export type OrgUncheckedCreateWithoutEarningsInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -1293,7 +1158,6 @@ export type OrgUpdateWithoutEarningsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -1311,7 +1175,6 @@ export type OrgUncheckedUpdateWithoutEarningsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -1329,7 +1192,6 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -1347,7 +1209,6 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -1381,7 +1242,6 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -1399,7 +1259,6 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -1417,7 +1276,6 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
@@ -1435,7 +1293,6 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
@@ -1469,7 +1326,6 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
@@ -1487,7 +1343,6 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
@@ -1504,7 +1359,6 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
 export type OrgCountOutputType = {
   users: number
   api_keys: number
-  audit_entries: number
   deals: number
   plans: number
   periods: number
@@ -1517,7 +1371,6 @@ export type OrgCountOutputType = {
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | OrgCountOutputTypeCountUsersArgs
   api_keys?: boolean | OrgCountOutputTypeCountApi_keysArgs
-  audit_entries?: boolean | OrgCountOutputTypeCountAudit_entriesArgs
   deals?: boolean | OrgCountOutputTypeCountDealsArgs
   plans?: boolean | OrgCountOutputTypeCountPlansArgs
   periods?: boolean | OrgCountOutputTypeCountPeriodsArgs
@@ -1549,13 +1402,6 @@ export type OrgCountOutputTypeCountUsersArgs<ExtArgs extends runtime.Types.Exten
  */
 export type OrgCountOutputTypeCountApi_keysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.ApiKeyWhereInput
-}
-
-/**
- * OrgCountOutputType without action
- */
-export type OrgCountOutputTypeCountAudit_entriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.AuditEntryWhereInput
 }
 
 /**
@@ -1617,7 +1463,6 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   created_at?: boolean
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
-  audit_entries?: boolean | Prisma.Org$audit_entriesArgs<ExtArgs>
   deals?: boolean | Prisma.Org$dealsArgs<ExtArgs>
   plans?: boolean | Prisma.Org$plansArgs<ExtArgs>
   periods?: boolean | Prisma.Org$periodsArgs<ExtArgs>
@@ -1659,7 +1504,6 @@ export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
 export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
-  audit_entries?: boolean | Prisma.Org$audit_entriesArgs<ExtArgs>
   deals?: boolean | Prisma.Org$dealsArgs<ExtArgs>
   plans?: boolean | Prisma.Org$plansArgs<ExtArgs>
   periods?: boolean | Prisma.Org$periodsArgs<ExtArgs>
@@ -1677,7 +1521,6 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   objects: {
     users: Prisma.$UserPayload<ExtArgs>[]
     api_keys: Prisma.$ApiKeyPayload<ExtArgs>[]
-    audit_entries: Prisma.$AuditEntryPayload<ExtArgs>[]
     deals: Prisma.$DealPayload<ExtArgs>[]
     plans: Prisma.$PlanPayload<ExtArgs>[]
     periods: Prisma.$PeriodPayload<ExtArgs>[]
@@ -2089,7 +1932,6 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   readonly [Symbol.toStringTag]: "PrismaPromise"
   users<T extends Prisma.Org$usersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$usersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   api_keys<T extends Prisma.Org$api_keysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$api_keysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
-  audit_entries<T extends Prisma.Org$audit_entriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$audit_entriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AuditEntryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   deals<T extends Prisma.Org$dealsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$dealsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DealPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   plans<T extends Prisma.Org$plansArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$plansArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PlanPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   periods<T extends Prisma.Org$periodsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$periodsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PeriodPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -2570,30 +2412,6 @@ export type Org$api_keysArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
   take?: number
   skip?: number
   distinct?: Prisma.ApiKeyScalarFieldEnum | Prisma.ApiKeyScalarFieldEnum[]
-}
-
-/**
- * Org.audit_entries
- */
-export type Org$audit_entriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the AuditEntry
-   */
-  select?: Prisma.AuditEntrySelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the AuditEntry
-   */
-  omit?: Prisma.AuditEntryOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryInclude<ExtArgs> | null
-  where?: Prisma.AuditEntryWhereInput
-  orderBy?: Prisma.AuditEntryOrderByWithRelationInput | Prisma.AuditEntryOrderByWithRelationInput[]
-  cursor?: Prisma.AuditEntryWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.AuditEntryScalarFieldEnum | Prisma.AuditEntryScalarFieldEnum[]
 }
 
 /**

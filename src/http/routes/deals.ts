@@ -5,7 +5,8 @@ import { type DealReader, toWireDeal } from '../../services/deals.ts';
 import type { DealIngestion } from '../../services/ingestion.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
-import type { RequestAuth } from '../middleware/authenticate.ts';
+import { type RequestAuth, requestAuditOf } from '../middleware/authenticate.ts';
+import { pageLimit } from '../pageLimit.ts';
 import { rawBodyOf } from '../rawBody.ts';
 
 type DealList = operations['listDeals']['responses'][200]['content']['application/json'];
@@ -16,8 +17,6 @@ export interface DealRouteDeps {
   ingestion: DealIngestion;
   dealReader: DealReader;
 }
-
-const DEFAULT_LIMIT = 50;
 
 export function dealHandlers(deps: DealRouteDeps): Pick<ContractHandlers, 'ingestDealEvent' | 'listDeals'> {
   return {
@@ -30,6 +29,7 @@ export function dealHandlers(deps: DealRouteDeps): Pick<ContractHandlers, 'inges
         body: req.body,
         rawBody: rawBodyOf(req),
         receivedAt: new Date(),
+        auditEntry: () => requestAuditOf(res).entryForWrite(201),
       });
       if (result.kind === 'conflict') {
         throw new ApiError('dedup_conflict', `dedup_key ${result.dedupKey} was already used with a different body`);
@@ -47,7 +47,7 @@ export function dealHandlers(deps: DealRouteDeps): Pick<ContractHandlers, 'inges
       try {
         page = await deps.dealReader.listPage(orgId, {
           filters: listFilters(req.query),
-          limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
+          limit: pageLimit(query.limit),
           ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
         });
       } catch (error) {

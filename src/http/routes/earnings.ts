@@ -6,6 +6,7 @@ import { toWireEarning } from '../../wire/earnings.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
+import { pageLimit } from '../pageLimit.ts';
 
 type Earning = components['schemas']['Earning'];
 type EarningList = operations['listEarnings']['responses'][200]['content']['application/json'];
@@ -16,8 +17,6 @@ export interface EarningRouteDeps {
   earningReader: EarningReader;
 }
 
-const DEFAULT_LIMIT = 50;
-
 export function earningHandlers(deps: EarningRouteDeps): Pick<ContractHandlers, 'listEarnings' | 'getEarning'> {
   return {
     listEarnings: async (req, res) => {
@@ -27,7 +26,7 @@ export function earningHandlers(deps: EarningRouteDeps): Pick<ContractHandlers, 
       try {
         page = await deps.earningReader.listPage(orgId, {
           filters: listFilters(query),
-          limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
+          limit: pageLimit(query.limit),
           ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
         });
       } catch (error) {

@@ -5,6 +5,7 @@ import type { StatementReader } from '../../services/statements.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
+import { pageLimit } from '../pageLimit.ts';
 
 type Statement = operations['getStatement']['responses'][200]['content']['application/json'];
 type StatementParams = operations['getStatement']['parameters']['path'];
@@ -15,8 +16,6 @@ export interface ReportRouteDeps {
   statementReader: StatementReader;
   payoutReader: PayoutReader;
 }
-
-const DEFAULT_LIMIT = 50;
 
 /** Answers for reps and payroll: a rep's statement for a period, and a locked period's payouts. */
 export function reportHandlers(deps: ReportRouteDeps): Pick<ContractHandlers, 'getStatement' | 'listPayouts'> {
@@ -34,7 +33,7 @@ export function reportHandlers(deps: ReportRouteDeps): Pick<ContractHandlers, 'g
       const query = req.query as unknown as PayoutQuery;
       try {
         const page = await deps.payoutReader.page(orgId, query.period_id, {
-          limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
+          limit: pageLimit(query.limit),
           ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
         });
         const body: PayoutList = { period: page.period, payouts: page.payouts, next_cursor: page.nextCursor };

@@ -4,6 +4,7 @@ import { toWireUser, type UserReader } from '../../services/users.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
+import { pageLimit } from '../pageLimit.ts';
 
 type UserList = operations['listUsers']['responses'][200]['content']['application/json'];
 type User = operations['getUser']['responses'][200]['content']['application/json'];
@@ -14,8 +15,6 @@ export interface UserRouteDeps {
   userReader: UserReader;
 }
 
-const DEFAULT_LIMIT = 50;
-
 export function userHandlers(deps: UserRouteDeps): Pick<ContractHandlers, 'listUsers' | 'getUser'> {
   return {
     listUsers: async (req, res) => {
@@ -25,7 +24,7 @@ export function userHandlers(deps: UserRouteDeps): Pick<ContractHandlers, 'listU
       try {
         page = await deps.userReader.listPage(orgId, {
           filters: query.external_id === undefined ? {} : { externalId: query.external_id },
-          limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
+          limit: pageLimit(query.limit),
           ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
         });
       } catch (error) {
