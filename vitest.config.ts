@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 // `npm test`: unit and integration tests against a real PostgreSQL (see test/setup/database.ts).
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/faults/**/*.test.ts'],
     globalSetup: ['test/setup/database.ts'],
     pool: 'forks',
     maxWorkers: 2,

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { RATE_LIMIT_STORES, type RateLimitStoreKind } from './access/rateLimitStore.ts';
+import type { DatabaseTimeouts } from './db/availability.ts';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/webhooks/schedule.ts';
 
 // Every setting Quotient reads from the environment, parsed once. The README's configuration table lists them.
@@ -14,10 +15,13 @@ export interface Config {
   validateResponses: boolean;
   /** Size of the database connection pool of one process. */
   databasePoolSize: number;
+  /** How long a request may wait to connect (or for a free connection), on one statement and on a lock. */
+  databaseTimeouts: DatabaseTimeouts;
   /** Seconds a graceful shutdown waits for in-flight requests before closing connections. */
   shutdownGraceSeconds: number;
   webhooks: WebhookSettings;
   rateLimits: RateLimitSettings;
+  admin: AdminSettings;
 }
 
 /** Where rate-limit counts live (src/access/rateLimitStore.ts). */
@@ -28,6 +32,14 @@ export interface RateLimitSettings {
    */
   store: RateLimitStoreKind;
   redisUrl: string | undefined;
+}
+
+/** The admin console's sessions. */
+export interface AdminSettings {
+  /** A session unused this long ends. */
+  sessionIdleMs: number;
+  /** A session ends this long after sign-in, however busy. */
+  sessionAbsoluteMs: number;
 }
 
 /** Outbound webhooks: where they may go and how the delivery worker runs. */
@@ -54,8 +66,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: nonEmpty(env.HOST) ?? '0.0.0.0',
     port: integer('PORT', env.PORT, 3000, 0, 65535),
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
-    validateResponses: env.QUOTIENT_VALIDATE_RESPONSES === 'true',
+    validateResponses: boolean('QUOTIENT_VALIDATE_RESPONSES', env.QUOTIENT_VALIDATE_RESPONSES, false),
     databasePoolSize: integer('QUOTIENT_DB_POOL_SIZE', env.QUOTIENT_DB_POOL_SIZE, 20, 1, 500),
+    databaseTimeouts: {
+      connectMs: integer('QUOTIENT_DB_CONNECT_TIMEOUT_MS', env.QUOTIENT_DB_CONNECT_TIMEOUT_MS, 5_000, 100, 600_000),
+      statementMs: integer(
+        'QUOTIENT_DB_STATEMENT_TIMEOUT_MS',
+        env.QUOTIENT_DB_STATEMENT_TIMEOUT_MS,
+        15_000,
+        100,
+        3_600_000,
+      ),
+      lockMs: integer('QUOTIENT_DB_LOCK_TIMEOUT_MS', env.QUOTIENT_DB_LOCK_TIMEOUT_MS, 5_000, 100, 3_600_000),
+    },
     shutdownGraceSeconds: integer('QUOTIENT_SHUTDOWN_GRACE_SECONDS', env.QUOTIENT_SHUTDOWN_GRACE_SECONDS, 10, 0, 600),
     webhooks: {
       allowPrivateAddresses: boolean('QUOTIENT_WEBHOOKS_ALLOW_PRIVATE', env.QUOTIENT_WEBHOOKS_ALLOW_PRIVATE, false),
@@ -66,6 +89,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: integer('QUOTIENT_WEBHOOK_CONCURRENCY', env.QUOTIENT_WEBHOOK_CONCURRENCY, 10, 1, 200),
     },
     rateLimits: rateLimitSettings(env, databaseUrl === undefined),
+    admin: {
+      sessionIdleMs:
+        integer('QUOTIENT_ADMIN_SESSION_IDLE_MINUTES', env.QUOTIENT_ADMIN_SESSION_IDLE_MINUTES, 30, 1, 1440) * 60_000,
+      sessionAbsoluteMs:
+        integer('QUOTIENT_ADMIN_SESSION_MAX_HOURS', env.QUOTIENT_ADMIN_SESSION_MAX_HOURS, 12, 1, 720) * 3_600_000,
+    },
   };
 }
 

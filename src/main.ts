@@ -7,13 +7,15 @@ import { RedisWindowCounter } from './access/redisWindowCounter.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { createApp } from './http/app.ts';
-import { loadContract } from './http/contract.ts';
+import { loadAdminContract, loadContract } from './http/contract.ts';
 import { Metrics } from './http/metrics.ts';
 import type { Logger } from './lib/logger.ts';
 import { KeyAuthentication } from './repositories/keyAuthentication.ts';
 import { type RateLimitLease, takeRateLimitLease } from './repositories/rateLimitLease.ts';
 import { RequestAuditRepository } from './repositories/requestAudit.ts';
 import { createSqlPool, poolStatements } from './repositories/transaction.ts';
+import { WebhookRepository } from './repositories/webhooks.ts';
+import { AdminSessions } from './services/adminIdentity.ts';
 import { DealReader } from './services/deals.ts';
 import { EarningsEngine } from './services/earnings/engine.ts';
 import { EarningReader } from './services/earnings/reader.ts';
@@ -39,15 +41,28 @@ export interface RunningServer {
 
 const COUNTER_RETENTION_MS = 10 * 60 * 1000;
 
+export interface ServerOptions {
+  /** The admin sessions' clock (tests move it to expire sessions and throttle windows). */
+  now?: () => Date;
+}
+
 /** Wires configuration, database and the app, and listens. Knows nothing about signals or the CLI. */
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const database = await openDatabase(config, logger);
+export async function startServer(config: Config, logger: Logger, options: ServerOptions = {}): Promise<RunningServer> {
+  const database = await openDatabase(config, logger, {
+    timeouts: config.databaseTimeouts,
+    onNewCluster: (clusterDir) =>
+      logger.warn(
+        { cluster_dir: clusterDir },
+        'no database here yet: creating a new, empty embedded PostgreSQL cluster',
+      ),
+  });
+  logger.info({ database: database.description }, 'database open');
   // The access layer's hot path: its own small pool, commits not waiting for the disk (see KeyAuthentication).
   const countersPool = createSqlPool(
     database.url,
     Math.max(2, Math.ceil(config.databasePoolSize / 2)),
     (error) => logger.warn({ err: error }, 'an idle database connection of the counters pool failed'),
-    { asynchronousCommit: true },
+    { asynchronousCommit: true, timeouts: config.databaseTimeouts },
   );
   const authentication = new KeyAuthentication(countersPool);
   let keyGate: KeyGate;
@@ -59,15 +74,27 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     throw error;
   }
   // The deal pipeline's own pool: plain `pg` with prepared statements (see src/repositories/transaction.ts).
-  const dealsPool = createSqlPool(database.url, config.databasePoolSize, (error) => {
-    logger.warn({ err: error }, 'an idle database connection of the deals pool failed');
-  });
+  const dealsPool = createSqlPool(
+    database.url,
+    config.databasePoolSize,
+    (error) => logger.warn({ err: error }, 'an idle database connection of the deals pool failed'),
+    { timeouts: config.databaseTimeouts },
+  );
   const auditLog = new AuditLog(new RequestAuditRepository(dealsPool), logger);
   auditLog.start();
-  const metrics = new Metrics(() => auditLog.depth(), keyGate.store);
+  const webhooks = new WebhookRepository(database.db);
+  const metrics = new Metrics(
+    () => auditLog.depth(),
+    keyGate.store,
+    () => webhooks.pendingBacklog(),
+  );
   // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
   // rehearses an event through the same pipeline and rolls it back.
   const ingestion = new DealIngestion(dealsPool, withDealWebhooks(new EarningsEngine(database.db)));
+  const adminSessions = new AdminSessions(database.db, {
+    settings: { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs },
+    ...(options.now ? { now: options.now } : {}),
+  });
   const app = createApp({
     contract: loadContract(),
     logger,
@@ -84,11 +111,21 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     estimator: new DealEstimator(ingestion),
     isReady: database.isReady,
     validateResponses: config.validateResponses,
+    admin: {
+      contract: loadAdminContract(),
+      db: database.db,
+      sessions: adminSessions,
+      recomputePool: dealsPool,
+      allowPrivateWebhookAddresses: config.webhooks.allowPrivateAddresses,
+    },
   });
 
   const sweeper = setInterval(() => {
     authentication.deleteCountersBefore(new Date(Date.now() - COUNTER_RETENTION_MS)).catch((error: unknown) => {
       logger.warn({ err: error }, 'could not delete old rate-limit counters');
+    });
+    adminSessions.forgetOldFailures().catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not delete old sign-in failures');
     });
   }, 60_000);
   sweeper.unref();

@@ -67,6 +67,21 @@ export type RateLimitCounter = Prisma.RateLimitCounterModel
  */
 export type AuditEntry = Prisma.AuditEntryModel
 /**
+ * Model Admin
+ * 
+ */
+export type Admin = Prisma.AdminModel
+/**
+ * Model AdminSession
+ * 
+ */
+export type AdminSession = Prisma.AdminSessionModel
+/**
+ * Model AdminSignInFailure
+ * 
+ */
+export type AdminSignInFailure = Prisma.AdminSignInFailureModel
+/**
  * Model SourceEvent
  * 
  */

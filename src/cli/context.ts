@@ -4,12 +4,14 @@ import { createLogger, type Logger } from '../lib/logger.ts';
 
 /**
  * Admin commands talk to the database directly, so they work whether or not a server runs: with the
- * embedded database they join the server's running cluster or start it for the length of the command.
+ * embedded database they join the running cluster or start it for the length of the command (it stays up
+ * while another Quotient process uses it; see docs/operations.md). They say on stderr which database they use.
  */
 export async function withDatabase<T>(run: (database: OpenDatabase, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const logger = adminLogger();
-  const database = await openDatabase(config, logger, { poolSize: 4 });
+  const database = await openDatabase(config, logger, { poolSize: 4, onNewCluster: announceNewCluster });
+  process.stderr.write(`quotient: using ${database.description}\n`);
   try {
     return await run(database, config);
   } finally {
@@ -17,13 +19,31 @@ export async function withDatabase<T>(run: (database: OpenDatabase, config: Conf
   }
 }
 
+/** Said before a brand-new, empty embedded cluster is created, so that a forgotten QUOTIENT_DATA_DIR shows. */
+export function announceNewCluster(clusterDir: string): void {
+  process.stderr.write(
+    `quotient: no database in ${clusterDir} yet: creating a NEW, EMPTY embedded PostgreSQL cluster there.\n` +
+      'quotient: if you meant an existing one, stop and set QUOTIENT_DATA_DIR (or DATABASE_URL).\n',
+  );
+}
+
 export function adminLogger(): Logger {
   return createLogger(process.env.LOG_LEVEL ?? 'warn');
 }
 
-/** On SIGINT or SIGTERM: log, run the graceful stop, and exit 0 (or 1 when the stop fails). */
+/**
+ * On SIGINT or SIGTERM: log, run the graceful stop, and exit 0 (or 1 when the stop fails). Further signals
+ * while stopping (Ctrl-C reaches every process of the terminal's group, and `npm start` forwards it as well)
+ * do not cut the stop short.
+ */
 export function exitGracefullyOnSignals(logger: Logger, message: string, stop: () => Promise<void>): void {
+  let stopping = false;
   const shutdown = (signal: string) => {
+    if (stopping) {
+      logger.info({ signal }, 'already stopping; finishing what is in flight first');
+      return;
+    }
+    stopping = true;
     logger.info({ signal }, message);
     stop().then(
       () => process.exit(0),
@@ -33,6 +53,23 @@ export function exitGracefullyOnSignals(logger: Logger, message: string, stop: (
       },
     );
   };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  stopWhenLauncherExits(() => shutdown('launcher exited'));
+}
+
+/**
+ * Under npm the signal may reach a shell instead of this process: `npx quotient serve` runs `sh -c quotient serve`,
+ * and a SIGTERM to npx ends that shell, not us. So when launched by npm (npm_command is set), a process whose
+ * launcher has gone (it was re-parented) stops as on SIGTERM rather than serve on as an orphan.
+ */
+function stopWhenLauncherExits(stop: () => void): void {
+  if (process.env.npm_command === undefined) return;
+  const launcher = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === launcher) return;
+    clearInterval(watch);
+    stop();
+  }, 250);
+  watch.unref();
 }

@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { DatabaseTimeouts } from './availability.ts';
 import { openEmbeddedDatabase } from './embedded.ts';
 import { applyMigrations } from './migrate.ts';
 import { createPrismaClient, type Database } from './prisma.ts';
@@ -8,6 +9,8 @@ export interface OpenDatabase {
   db: Database;
   url: string;
   embedded: boolean;
+  /** Which database this is, for people: never a password. */
+  description: string;
   /** Migrations this call applied (none when the schema was current). */
   appliedMigrations: string[];
   isReady(): Promise<boolean>;
@@ -22,12 +25,13 @@ export interface OpenDatabase {
 export async function openDatabase(
   config: Config,
   logger: Logger,
-  options: { poolSize?: number } = {},
+  options: { poolSize?: number; timeouts?: DatabaseTimeouts; onNewCluster?: (clusterDir: string) => void } = {},
 ): Promise<OpenDatabase> {
   const embedded = config.databaseUrl
     ? undefined
     : await openEmbeddedDatabase(config.dataDir, {
         log: (message) => logger.debug({ postgres: message }, 'embedded postgres'),
+        ...(options.onNewCluster ? { onCreate: options.onNewCluster } : {}),
       });
   const url = config.databaseUrl ?? (embedded as { url: string }).url;
   let appliedMigrations: string[];
@@ -39,11 +43,14 @@ export async function openDatabase(
     throw error;
   }
   const poolSize = options.poolSize ?? config.databasePoolSize;
-  const db = createPrismaClient(url, poolSize);
+  const db = createPrismaClient(url, poolSize, options.timeouts);
   return {
     db,
     url,
     embedded: embedded !== undefined,
+    description: embedded
+      ? `the embedded PostgreSQL in ${embedded.dataDir} (${EMBEDDED_START[embedded.start]})`
+      : `DATABASE_URL (${describeUrl(url)})`,
     appliedMigrations,
     isReady: async () => {
       try {
@@ -61,4 +68,20 @@ export async function openDatabase(
       await embedded?.stop();
     },
   };
+}
+
+const EMBEDDED_START = {
+  created: 'a new, empty cluster, started by this process',
+  started: 'started by this process',
+  joined: 'joined: another Quotient process had started it',
+} as const;
+
+/** host:port/database of a connection string, without user or password. */
+export function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}`;
+  } catch {
+    return 'an unparsable connection string';
+  }
 }

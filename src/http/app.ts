@@ -11,15 +11,21 @@ import type { PayoutReader } from '../services/payouts.ts';
 import type { PlanReader } from '../services/plans.ts';
 import type { StatementReader } from '../services/statements.ts';
 import type { UserReader } from '../services/users.ts';
+import { consoleRouter } from './admin/console.ts';
+import { type AdminApiOptions, adminApiRouter } from './admin/router.ts';
 import { docsRouter } from './docs.ts';
 import { ApiError } from './errors.ts';
+import { CONTRACT_FORMATS } from './formats.ts';
+import { dispatchToHandlers } from './handlers.ts';
 import type { Metrics } from './metrics.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { errorHandler } from './middleware/errorHandler.ts';
 import { requestContext } from './middleware/requestContext.ts';
+import { refuseUnstorableParameters } from './middleware/storableParameters.ts';
 import { OperationTable } from './operations.ts';
 import { keepRawBody } from './rawBody.ts';
-import { apiRouter } from './routes/index.ts';
+import { contractHandlers } from './routes/index.ts';
+import { apiSecurityHeaders } from './securityHeaders.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -40,12 +46,14 @@ export interface AppDeps {
   /** True when the database answers. */
   isReady: () => Promise<boolean>;
   validateResponses: boolean;
+  /** The admin API and the console; absent, /admin is not served. */
+  admin?: Omit<AdminApiOptions, 'validateResponses' | 'bodyLimitBytes'>;
 }
 
 /**
  * The HTTP application, without a port. A request flows one way: request id → operation lookup (404/405)
  * → authentication, rate limit, scope (401/429/403) → body parsing → contract validation (400/415) →
- * thin handler → error mapping.
+ * the operation's handler, by operationId → error mapping.
  */
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -53,28 +61,20 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'extended');
   const operations = new OperationTable(deps.contract as ConstructorParameters<typeof OperationTable>[0]);
-  const servedContract = JSON.stringify(deps.contract);
 
   app.use(requestContext(deps.logger, deps.metrics));
+  app.use(apiSecurityHeaders());
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    if (await deps.isReady()) {
-      res.json({ status: 'ready' });
-      return;
-    }
-    const unavailable = new ApiError('unavailable', 'the database is unreachable', { headers: { 'Retry-After': '5' } });
-    res.status(503).set(unavailable.headers).json(unavailable.toBody());
-  });
   app.get('/metrics', async (_req, res) => {
-    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.exposition());
   });
   app.use(docsRouter());
-  app.get('/v1/openapi.json', (_req, res) => {
-    res.type('json').set('Cache-Control', 'public, max-age=300').send(servedContract);
-  });
+  if (deps.admin) {
+    app.use(
+      adminApiRouter({ ...deps.admin, validateResponses: deps.validateResponses, bodyLimitBytes: BODY_LIMIT_BYTES }),
+    );
+    app.use(consoleRouter());
+  }
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const match = operations.match(req.method, req.path);
@@ -91,6 +91,7 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(authenticate({ keys: deps.keys, auditLog: deps.auditLog, metrics: deps.metrics }));
   app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: keepRawBody }));
+  app.use(refuseUnstorableParameters());
   app.use(
     OpenApiValidator.middleware({
       // The validator dereferences and annotates the document it is given: hand it a copy.
@@ -100,22 +101,27 @@ export function createApp(deps: AppDeps): Express {
       validateSecurity: false,
       validateFormats: true,
       ajvFormats: { mode: 'full' },
+      formats: CONTRACT_FORMATS,
     }),
   );
   app.use(
-    apiRouter({
-      ingestion: deps.ingestion,
-      dealReader: deps.dealReader,
-      earningReader: deps.earningReader,
-      planReader: deps.planReader,
-      userReader: deps.userReader,
-      statementReader: deps.statementReader,
-      payoutReader: deps.payoutReader,
-      estimator: deps.estimator,
-    }),
+    dispatchToHandlers(
+      contractHandlers({
+        contract: deps.contract,
+        isReady: deps.isReady,
+        ingestion: deps.ingestion,
+        dealReader: deps.dealReader,
+        earningReader: deps.earningReader,
+        planReader: deps.planReader,
+        userReader: deps.userReader,
+        statementReader: deps.statementReader,
+        payoutReader: deps.payoutReader,
+        estimator: deps.estimator,
+      }),
+    ),
   );
-  // Every operation of the contract has a handler (a test asserts it); should one ever be missing, answer in the
-  // error format with a logged 500 rather than Express's HTML 404.
+  // The compiler proves every operation has a handler (ContractHandlers); should a request still reach here, answer
+  // in the error format with a logged 500 rather than Express's HTML 404.
   app.use((_req: Request, res: Response) => {
     const operation = res.locals.operation as { operationId: string } | undefined;
     throw new Error(`no handler for operation ${operation?.operationId ?? 'unknown'}`);

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Router as createRouter, type Router } from 'express';
+import { htmlPageSecurityHeaders } from './securityHeaders.ts';
 
 // The API reference at /docs, rendered in the browser by Redoc from /v1/openapi.json. Every asset is served
 // from this process (no CDN), so the page works on an air-gapped network.
@@ -21,10 +22,16 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+// Redoc injects its styles as <style> elements and runs its search index in a worker made from a blob: URL.
+const DOCS_PAGE_HEADERS = htmlPageSecurityHeaders({
+  'style-src': "'self' 'unsafe-inline'",
+  'worker-src': "'self' blob:",
+});
+
 export function docsRouter(): Router {
   const router = createRouter();
   router.get('/docs', (_req, res) => {
-    res.type('html').set('Cache-Control', 'no-cache').send(PAGE);
+    res.type('html').set('Cache-Control', 'no-cache').set(DOCS_PAGE_HEADERS).send(PAGE);
   });
   router.get('/docs/redoc.standalone.js', (_req, res) => {
     res.set('Cache-Control', 'public, max-age=86400').sendFile(redocBundle);

@@ -88,6 +88,7 @@ function compile(template: string): RegExp {
       segment.startsWith('{') && segment.endsWith('}') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
     )
     .join('/');
-  // "/v1/" and "/v1" name the same resource.
-  return new RegExp(`^${source.replace(/\/$/, '')}/?$`);
+  // "/v1/" and "/v1" name the same resource; every other path is matched exactly, so "/v1/deals/events/" is an
+  // unknown route like any other.
+  return template.endsWith('/') ? new RegExp(`^${source.replace(/\/$/, '')}/?$`) : new RegExp(`^${source}$`);
 }

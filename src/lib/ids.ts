@@ -17,7 +17,10 @@ export type IdPrefix =
   | 'dlv'
   | 'att'
   | 'aud'
-  | 'req';
+  | 'req'
+  | 'adm'
+  | 'ses'
+  | 'sif';
 
 export function newId(prefix: IdPrefix): string {
   return typeid(prefix).toString();

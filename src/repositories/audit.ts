@@ -1,5 +1,6 @@
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../db/prisma.ts';
+import type { AuditFilters, AuditPosition } from '../domain/audit/cursor.ts';
 import { prismaOr, type Transaction } from './transaction.ts';
 
 export interface AuditEntryInput {
@@ -7,6 +8,7 @@ export interface AuditEntryInput {
   org_id: string;
   occurred_at: Date;
   actor_type: 'api_key' | 'admin';
+  actor?: string | null;
   key_id?: string | null;
   action: string;
   method?: string | null;
@@ -24,6 +26,7 @@ export interface AuditEntryRecord {
   org_id: string;
   occurred_at: Date;
   actor_type: string;
+  actor: string | null;
   key_id: string | null;
   action: string;
   method: string | null;
@@ -54,6 +57,38 @@ export class AuditRepository {
       where: { org_id: orgId, ...(options.since ? { occurred_at: { gte: options.since } } : {}) },
       orderBy: [{ occurred_at: 'desc' }, { id: 'desc' }],
       take: options.limit,
+    });
+  }
+
+  /** Newest first, after `position`, with the filters (time range: from inclusive, to exclusive). */
+  async listPage(
+    orgId: string,
+    filters: AuditFilters,
+    position: AuditPosition,
+    limit: number,
+  ): Promise<AuditEntryRecord[]> {
+    const occurred = {
+      ...(filters.from ? { gte: filters.from } : {}),
+      ...(filters.to ? { lt: filters.to } : {}),
+    };
+    return this.db.auditEntry.findMany({
+      where: {
+        org_id: orgId,
+        ...(filters.actor === undefined ? {} : { actor: filters.actor }),
+        ...(filters.keyId === undefined ? {} : { key_id: filters.keyId }),
+        ...(filters.action === undefined ? {} : { action: filters.action }),
+        ...(Object.keys(occurred).length > 0 ? { occurred_at: occurred } : {}),
+        ...(position
+          ? {
+              OR: [
+                { occurred_at: { lt: position.occurredAt } },
+                { occurred_at: position.occurredAt, id: { lt: position.id } },
+              ],
+            }
+          : {}),
+      },
+      orderBy: [{ occurred_at: 'desc' }, { id: 'desc' }],
+      take: limit,
     });
   }
 }

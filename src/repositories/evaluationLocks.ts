@@ -1,8 +1,7 @@
 import { named, type Transaction } from './transaction.ts';
 
-// The lock that keeps two evaluations of one rep's earnings lines apart. Deal events take it inside the
-// statement that reads the plans in force (PlanStateRepository.plansInForceLockingReps), recomputes with
-// lockRepsForEvaluation.
+// The lock that keeps two evaluations of one rep's earnings lines apart, taken by deal events of an org with plans
+// in force and by recomputes.
 
 /** The advisory-lock class of the rep evaluation locks ("earn"); the key is hashtext(org_id/user_id). */
 export const REP_LOCK_CLASS = 0x6561726e;

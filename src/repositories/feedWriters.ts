@@ -24,7 +24,7 @@ export class FeedWriterRepository {
 
   /**
    * Waits until every deal event of the org that was in progress at the moment of the call has ended: after
-   * that, no event can still book rows from a plan state older than the call (see plansInForceLockingReps).
+   * that, no event can still book rows from a plan state older than the call (see evaluateDealChange).
    */
   async waitForDealWritersBefore(tx: Transaction, orgId: string): Promise<void> {
     const [start] = await tx.query<{ at: Date }>(sql`SELECT clock_timestamp() AS at`);

@@ -239,6 +239,15 @@ export class PlanRepository {
     return count > 0;
   }
 
+  /** The plan's versions, newest first (ids, numbers and when they were applied). */
+  async listVersions(orgId: string, planId: string): Promise<Array<{ id: string; number: number; created_at: Date }>> {
+    return this.db.planVersion.findMany({
+      where: { org_id: orgId, plan_id: planId },
+      orderBy: { number: 'desc' },
+      select: { id: true, number: true, created_at: true },
+    });
+  }
+
   /** A plan version with its chips, in evaluation order. */
   async snapshot(orgId: string, planId: string, versionId?: string, tx?: Transaction) {
     const plan = await this.find(orgId, planId, tx);

@@ -23,6 +23,8 @@ export type OpenedDeal =
       /** The user (rep) of the event's owner_external_id; null when none was named or it must be looked up. */
       ownerUserId: string | null;
       stages: StageLists;
+      /** orgs.config_version, read in this first statement (see OrgConfigCache). */
+      configVersion: number;
     };
 
 /** The ids an accepted event answered with, and the digest of its body. */
@@ -60,7 +62,7 @@ const RECORD_AND_OPEN_DEAL = `
   )
   SELECT (SELECT tagged FROM tag) AS tagged,
          EXISTS (SELECT 1 FROM source) AS recorded,
-         o.won_stages, o.lost_stages,
+         o.won_stages, o.lost_stages, o.config_version,
          COALESCE((SELECT id FROM rep),
                   (SELECT u.id FROM users u WHERE u.org_id = $3 AND u.external_id = $12::text)) AS owner_user_id,
          opened.*
@@ -76,6 +78,7 @@ type OpenRow = Partial<DealRow> & {
   recorded: boolean;
   won_stages: string[];
   lost_stages: string[];
+  config_version: number;
   owner_user_id: string | null;
 };
 
@@ -124,6 +127,7 @@ export class SourceEventRepository {
       deal: row.id ? toDealRecord(row as DealRow) : null,
       ownerUserId: row.id ? row.owner_user_id : null,
       stages: { won: row.won_stages, lost: row.lost_stages },
+      configVersion: row.config_version,
     };
   }
 

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Prisma } from '../../generated/prisma/client.ts';
+import { breaksConnection, type DatabaseTimeouts, readTimeoutMs, serverTimeoutOptions } from '../db/availability.ts';
 import type { Database } from '../db/prisma.ts';
 
 // The project's one database seam: a `Transaction` runs plain SQL statements, whichever runner opened it
@@ -65,6 +66,8 @@ const TYPES = {
 export interface SqlPoolOptions {
   /** Commit without waiting for the WAL flush: only for writes whose loss in a database crash is harmless. */
   asynchronousCommit?: boolean;
+  /** Bounds on connecting, statements and lock waits (request paths); none for batch work such as recompute. */
+  timeouts?: DatabaseTimeouts;
 }
 
 export function createSqlPool(
@@ -73,60 +76,72 @@ export function createSqlPool(
   onIdleError: (error: Error) => void,
   poolOptions: SqlPoolOptions = {},
 ): SqlPool {
+  const { timeouts } = poolOptions;
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: size,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: timeouts?.connectMs ?? 5_000,
+    ...(timeouts ? { query_timeout: readTimeoutMs(timeouts) } : {}),
     idleTimeoutMillis: 30_000,
     types: TYPES,
     application_name: 'quotient',
-    // A stuck transaction would hold its deal's lock and the org's change-feed horizon: bound it.
-    options: `-c plan_cache_mode=force_generic_plan -c idle_in_transaction_session_timeout=60000${
-      poolOptions.asynchronousCommit ? ' -c synchronous_commit=off' : ''
-    }`,
+    options: [
+      '-c plan_cache_mode=force_generic_plan',
+      timeouts ? serverTimeoutOptions(timeouts) : '-c idle_in_transaction_session_timeout=60000',
+      poolOptions.asynchronousCommit ? '-c synchronous_commit=off' : '',
+    ]
+      .filter(Boolean)
+      .join(' '),
   });
   // A connection that breaks while idle in the pool must not take the process down.
   pool.on('error', onIdleError);
   return pool;
 }
 
-/** BEGIN, the work, COMMIT (READ COMMITTED); ROLLBACK when the work throws. A broken connection is discarded. */
-export async function inTransaction<T>(pool: SqlPool, work: (tx: Transaction) => Promise<T>): Promise<T> {
+/**
+ * BEGIN, the work, COMMIT (READ COMMITTED); ROLLBACK when the work throws. A connection that breaks (the server
+ * ends the session, the socket resets, a statement outlives the read timeout) fails this transaction only: its
+ * client is discarded, never returned to the pool, and its 'error' event is handled here, since a checked-out
+ * client has no other listener and an unhandled one would end the process.
+ */
+export function inTransaction<T>(pool: SqlPool, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  return onOneConnection(pool, work, 'COMMIT');
+}
+
+/** As inTransaction, but always rolled back: the work sees what it writes, and nothing of it is kept. */
+export function inRolledBackTransaction<T>(pool: SqlPool, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  return onOneConnection(pool, work, 'ROLLBACK');
+}
+
+async function onOneConnection<T>(
+  pool: SqlPool,
+  work: (tx: Transaction) => Promise<T>,
+  end: 'COMMIT' | 'ROLLBACK',
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  const onConnectionError = (error: Error) => {
+    broken ??= error;
+  };
+  client.on('error', onConnectionError);
   try {
     await client.query('BEGIN');
     const result = await work({
       query: async <Row>(statement: Statement) => (await client.query(statement)).rows as Row[],
     });
-    await client.query('COMMIT');
+    await client.query(end);
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch((rollbackError: Error) => {
-      broken = rollbackError;
-    });
+    if (breaksConnection(error)) broken ??= error as Error;
+    // On a broken connection the server rolls back by itself; a ROLLBACK would only wait for a dead socket.
+    if (!broken) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+    }
     throw error;
   } finally {
-    client.release(broken);
-  }
-}
-
-/**
- * BEGIN, the work, ROLLBACK, whatever the work does: for rehearsing writes (a what-if estimate) with the real
- * statements, locks and constraints, keeping nothing. A broken connection is discarded.
- */
-export async function inRolledBackTransaction<T>(pool: SqlPool, work: (tx: Transaction) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    return await work({
-      query: async <Row>(statement: Statement) => (await client.query(statement)).rows as Row[],
-    });
-  } finally {
-    await client.query('ROLLBACK').catch((rollbackError: Error) => {
-      broken = rollbackError;
-    });
+    client.removeListener('error', onConnectionError);
     client.release(broken);
   }
 }

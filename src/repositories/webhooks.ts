@@ -141,6 +141,28 @@ export class WebhookRepository {
   }
 
   /**
+   * Deliveries still to be made, of every org (for the operator's metrics, not for an org), and when the oldest
+   * of them was created.
+   */
+  async pendingBacklog(): Promise<{ pending: number; oldestCreatedAt: Date | null }> {
+    const rows = await this.db.$queryRaw<Array<{ pending: bigint; oldest: Date | null }>>`
+      SELECT count(*) AS pending, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'`;
+    return { pending: Number(rows[0]?.pending ?? 0), oldestCreatedAt: rows[0]?.oldest ?? null };
+  }
+
+  /** An endpoint of the org that was removed already; null when there is none such. */
+  async findRemovedEndpoint(
+    orgId: string,
+    endpointId: string,
+    tx?: Transaction,
+  ): Promise<WebhookEndpointRecord | null> {
+    return prismaOr(this.db, tx).webhookEndpoint.findFirst({
+      where: { id: endpointId, org_id: orgId, removed_at: { not: null } },
+      select: ENDPOINT_FIELDS,
+    });
+  }
+
+  /**
    * Removes an endpoint (kept, marked removed, for its delivery history) and ends its deliveries that wait
    * for a retry. Null when the org has no such endpoint.
    */

@@ -3,16 +3,47 @@ import { newId } from '../lib/ids.ts';
 import type { AuditEntryInput } from '../repositories/audit.ts';
 
 /**
- * The audit entry of an admin action (key created, plan applied, period locked, …). Admin commands run on the
- * operator's machine, so the operating-system user stands for the admin until there is a web console.
+ * Who performs an admin action. Admin commands run on the operator's machine: their actor is `cli` (with the
+ * operating-system user in the details). Console actions carry the signed-in admin and the request they came in.
  */
-export function adminAuditEntry(orgId: string, action: string, details: Record<string, unknown>): AuditEntryInput {
+export type AdminActor =
+  | { kind: 'cli' }
+  | {
+      kind: 'admin';
+      adminId: string;
+      email: string;
+      requestId: string;
+      method: string;
+      route: string;
+      clientIp: string | null;
+      userAgent: string | null;
+    };
+
+export const CLI_ACTOR: AdminActor = { kind: 'cli' };
+
+/** The audit entry of an admin action (key created, plan applied, period locked, …). */
+export function adminAuditEntry(
+  orgId: string,
+  action: string,
+  details: Record<string, unknown>,
+  actor: AdminActor = CLI_ACTOR,
+): AuditEntryInput {
+  const base = { id: newId('aud'), org_id: orgId, occurred_at: new Date(), actor_type: 'admin' as const, action };
+  if (actor.kind === 'cli') {
+    return {
+      ...base,
+      actor: 'cli',
+      details: { ...details, via: 'cli', os_user: userInfo().username } as AuditEntryInput['details'],
+    };
+  }
   return {
-    id: newId('aud'),
-    org_id: orgId,
-    occurred_at: new Date(),
-    actor_type: 'admin',
-    action,
-    details: { ...details, via: 'cli', os_user: userInfo().username } as AuditEntryInput['details'],
+    ...base,
+    actor: actor.email,
+    method: actor.method,
+    route: actor.route,
+    request_id: actor.requestId,
+    client_ip: actor.clientIp,
+    user_agent: actor.userAgent,
+    details: { ...details, via: 'console', admin_id: actor.adminId } as AuditEntryInput['details'],
   };
 }

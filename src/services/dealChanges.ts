@@ -1,11 +1,13 @@
 import type { StageLists } from '../domain/deals/projection.ts';
 import type { DealRecord } from '../repositories/deals.ts';
 import type { DomainEventRecord } from '../repositories/domainEvents.ts';
+import type { OrgConfig } from '../repositories/orgConfig.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 
 /** One applied deal event, as the ingestion transaction hands it on. */
 export interface DealChange {
-  org: { id: string; stages: StageLists };
+  /** The org as of the event's first statement: its stage lists, plans in force and webhook endpoints. */
+  org: { id: string; stages: StageLists; config: OrgConfig };
   /** Null when the event created the deal. */
   before: DealRecord | null;
   after: DealRecord;

@@ -3,12 +3,16 @@ import type { DealEvent, DealSplit } from '../domain/deals/event.ts';
 import { applyEvent, type CurrentDeal } from '../domain/deals/projection.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { newId } from '../lib/ids.ts';
+import { countIngestedEvent } from '../lib/operationsMetrics.ts';
+import type { AuditEntryInput } from '../repositories/audit.ts';
 import { type DealRecord, DealRepository, type StoredSplit } from '../repositories/deals.ts';
 import { DomainEventRepository } from '../repositories/domainEvents.ts';
+import { recordWithWrite } from '../repositories/requestAudit.ts';
 import { SourceEventRepository } from '../repositories/sourceEvents.ts';
 import { inRolledBackTransaction, inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
 import { UserRepository } from '../repositories/users.ts';
 import { type DealChangeListener, ignoreDealChanges } from './dealChanges.ts';
+import { OrgConfigCache } from './orgConfig.ts';
 
 export interface IngestRequest {
   orgId: string;
@@ -19,6 +23,11 @@ export interface IngestRequest {
   /** The body as received, kept with the source event. */
   rawBody: string;
   receivedAt: Date;
+  /**
+   * The request's audit entry as it will read when the event is accepted: written in the event's transaction,
+   * so an accepted event is never without it. Replays and conflicts write nothing and are audited as reads.
+   */
+  auditEntry?: () => AuditEntryInput;
 }
 
 export interface EventIds {
@@ -47,6 +56,7 @@ export class DealIngestion {
   private readonly deals: DealRepository;
   private readonly domainEvents: DomainEventRepository;
   private readonly users: UserRepository;
+  private readonly configs = new OrgConfigCache();
 
   constructor(pool: SqlPool, listener: DealChangeListener = ignoreDealChanges) {
     this.pool = pool;
@@ -60,7 +70,16 @@ export class DealIngestion {
   async ingest(request: IngestRequest): Promise<IngestResult> {
     const dedupKey = request.event.dedupKey ?? generatedDedupKey(request.event.externalId, request.receivedAt);
     const digest = canonicalDigest(request.body);
-    return inTransaction(this.pool, (tx) => this.apply(tx, request, dedupKey, digest));
+    const applied: { domainEventType?: string } = {};
+    const result = await inTransaction(this.pool, async (tx) => {
+      const applyResult = await this.apply(tx, request, dedupKey, digest, applied);
+      if (applyResult.kind === 'accepted' && request.auditEntry) {
+        await recordWithWrite(tx, request.orgId, request.auditEntry());
+      }
+      return applyResult;
+    });
+    if (applied.domainEventType) countIngestedEvent(applied.domainEventType);
+    return result;
   }
 
   /**
@@ -78,7 +97,8 @@ export class DealIngestion {
         const receivedAt = new Date();
         const request = { orgId, keyId, event, body, rawBody: JSON.stringify(body), receivedAt };
         const dedupKey = generatedDedupKey(event.externalId, receivedAt);
-        const result = await this.apply(tx, request, dedupKey, canonicalDigest(body));
+        // Rolled back, so not counted as ingested.
+        const result = await this.apply(tx, request, dedupKey, canonicalDigest(body), {});
         if (result.kind !== 'accepted') throw new Error(`a rehearsed event of org ${orgId} was not applied`);
         return result.ids;
       }),
@@ -90,6 +110,7 @@ export class DealIngestion {
     request: IngestRequest,
     dedupKey: string,
     digest: string,
+    applied: { domainEventType?: string },
   ): Promise<IngestResult> {
     const { orgId, event } = request;
     const sourceEventId = newId('se');
@@ -126,12 +147,13 @@ export class DealIngestion {
         eventTypeHint: event.eventType,
         occurredAt: event.occurredAt as Date,
       });
+      applied.domainEventType = 'stale';
       return { kind: 'accepted', ids };
     }
 
     const ownerNamed = event.patch.standard.owner_external_id !== undefined;
     const splits = await this.splitsWithReps(tx, orgId, transition.splits, deal.splits);
-    const applied = await this.deals.applyEvent(tx, orgId, deal.id, {
+    const appliedEvent = await this.deals.applyEvent(tx, orgId, deal.id, {
       domainEventId,
       sourceEventId,
       type: transition.type,
@@ -145,12 +167,14 @@ export class DealIngestion {
       lastOccurredAt: transition.lastOccurredAt,
       becameWon: transition.becameWon,
     });
+    const config = await this.configs.at(tx, orgId, opened.configVersion);
     await this.listener.onDealChanged(tx, {
-      org: { id: orgId, stages: opened.stages },
+      org: { id: orgId, stages: opened.stages, config },
       before,
-      after: applied.deal,
-      domainEvent: applied.domainEvent,
+      after: appliedEvent.deal,
+      domainEvent: appliedEvent.domainEvent,
     });
+    applied.domainEventType = transition.type;
     return { kind: 'accepted', ids };
   }
 

@@ -3,7 +3,7 @@ import type { Database } from '../db/prisma.ts';
 import { type ApiKeyRecord, ApiKeyRepository } from '../repositories/apiKeys.ts';
 import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
-import { adminAuditEntry } from './adminAudit.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
 
 export interface CreatedKey {
@@ -17,13 +17,16 @@ export class KeyAdmin {
   private readonly keys: ApiKeyRepository;
   private readonly orgs: OrgRepository;
   private readonly audit: AuditRepository;
+  private readonly actor: AdminActor;
 
-  constructor(db: Database) {
+  constructor(db: Database, actor: AdminActor = CLI_ACTOR) {
+    this.actor = actor;
     this.keys = new ApiKeyRepository(db);
     this.orgs = new OrgRepository(db);
     this.audit = new AuditRepository(db);
   }
 
+  /** `scopes` and `rateLimit` as people type them (comma-separated; a number), parsed and checked here. */
   async create(input: { orgId: string; name: string; scopes: string; rateLimit?: string }): Promise<CreatedKey> {
     const name = input.name.trim();
     if (!name) throw new AdminError('invalid_argument', 'the key needs a non-empty --name');
@@ -50,12 +53,13 @@ export class KeyAdmin {
     return this.keys.listForOrg(orgId);
   }
 
-  async revoke(orgId: string, keyId: string): Promise<ApiKeyRecord> {
+  /** Idempotent: `changed` is false when the key was revoked already (its first revocation time stays). */
+  async revoke(orgId: string, keyId: string): Promise<{ record: ApiKeyRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     const { record, changed } = await this.keys.revoke(orgId, keyId, new Date());
     if (!record) throw new AdminError('not_found', `org ${orgId} has no key ${keyId}`);
     if (changed) await this.recordAdminAction(orgId, 'key.revoked', { key_id: keyId });
-    return record;
+    return { record, changed };
   }
 
   private async requireOrg(orgId: string): Promise<void> {
@@ -63,6 +67,6 @@ export class KeyAdmin {
   }
 
   private async recordAdminAction(orgId: string, action: string, details: Record<string, unknown>): Promise<void> {
-    await this.audit.insertMany([adminAuditEntry(orgId, action, details)]);
+    await this.audit.insertMany([adminAuditEntry(orgId, action, details, this.actor)]);
   }
 }

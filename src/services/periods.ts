@@ -2,9 +2,9 @@ import type { Database } from '../db/prisma.ts';
 import { isPeriodId } from '../domain/periods.ts';
 import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
-import { type PeriodRecord, PeriodRepository } from '../repositories/periods.ts';
+import { type PeriodRecord, PeriodRepository, type PeriodTotal } from '../repositories/periods.ts';
 import { databaseStatements, inPrismaTransaction } from '../repositories/transaction.ts';
-import { adminAuditEntry } from './adminAudit.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
 import { PayoutReader, PayoutsUnavailable } from './payouts.ts';
 import { ignorePeriodChanges, type PeriodChangeListener } from './periodChanges.ts';
@@ -13,6 +13,8 @@ export interface PeriodChangeResult {
   period: PeriodRecord;
   /** False when the period already had the status asked for. */
   changed: boolean;
+  /** Earnings rows the change moved: pending → approved on lock, approved → paid on mark-paid. */
+  rows_moved: number;
 }
 
 /**
@@ -25,9 +27,11 @@ export class PeriodAdmin {
   private readonly orgs: OrgRepository;
   private readonly audit: AuditRepository;
   private readonly listener: PeriodChangeListener;
+  private readonly actor: AdminActor;
 
-  constructor(db: Database, listener: PeriodChangeListener = ignorePeriodChanges) {
+  constructor(db: Database, listener: PeriodChangeListener = ignorePeriodChanges, actor: AdminActor = CLI_ACTOR) {
     this.db = db;
+    this.actor = actor;
     this.listener = listener;
     this.periods = new PeriodRepository(db);
     this.orgs = new OrgRepository(db);
@@ -37,6 +41,16 @@ export class PeriodAdmin {
   async list(orgId: string): Promise<PeriodRecord[]> {
     await this.requireOrg(orgId);
     return this.periods.listForOrg(orgId);
+  }
+
+  /** The periods with, per period, the count and sum of its standing earnings rows by status. */
+  async listWithTotals(orgId: string): Promise<Array<PeriodRecord & { totals: PeriodTotal[] }>> {
+    await this.requireOrg(orgId);
+    const [periods, totals] = await Promise.all([
+      this.periods.listForOrg(orgId),
+      this.periods.earningTotalsByStatus(orgId),
+    ]);
+    return periods.map((period) => ({ ...period, totals: totals.filter((total) => total.period_id === period.id) }));
   }
 
   /**
@@ -50,7 +64,7 @@ export class PeriodAdmin {
     return inPrismaTransaction(this.db, async (tx) => {
       const { created } = await this.periods.ensure(tx, orgId, periodId);
       const current = (await this.periods.lockForUpdate(tx, orgId, periodId)) as PeriodRecord;
-      if (current.status === 'locked') return { period: current, changed: false };
+      if (current.status === 'locked') return { period: current, changed: false, rows_moved: 0 };
       if (current.status === 'paid') {
         throw new AdminError(
           'invalid_state',
@@ -58,9 +72,14 @@ export class PeriodAdmin {
         );
       }
       const period = await this.periods.markLocked(tx, orgId, periodId, new Date());
-      await this.audit.insertMany([adminAuditEntry(orgId, 'period.locked', { period_id: periodId })], tx);
+      const pendingBefore = await this.periods.countEarnings(tx, orgId, periodId, 'pending');
       await this.listener.onPeriodLocked(tx, { orgId, period, existedBefore: !created });
-      return { period, changed: true };
+      const rowsMoved = pendingBefore - (await this.periods.countEarnings(tx, orgId, periodId, 'pending'));
+      await this.audit.insertMany(
+        [adminAuditEntry(orgId, 'period.locked', { period_id: periodId, rows_moved: rowsMoved }, this.actor)],
+        tx,
+      );
+      return { period, changed: true, rows_moved: rowsMoved };
     });
   }
 
@@ -71,7 +90,7 @@ export class PeriodAdmin {
     return inPrismaTransaction(this.db, async (tx) => {
       const current = await this.periods.lockForUpdate(tx, orgId, periodId);
       if (!current) throw new AdminError('not_found', `org ${orgId} has no period ${periodId}`);
-      if (current.status === 'paid') return { period: current, changed: false };
+      if (current.status === 'paid') return { period: current, changed: false, rows_moved: 0 };
       if (current.status === 'open') {
         throw new AdminError(
           'invalid_state',
@@ -79,9 +98,14 @@ export class PeriodAdmin {
         );
       }
       const period = await this.periods.markPaid(tx, orgId, periodId, new Date());
-      await this.audit.insertMany([adminAuditEntry(orgId, 'period.paid', { period_id: periodId })], tx);
+      const approvedBefore = await this.periods.countEarnings(tx, orgId, periodId, 'approved');
       await this.listener.onPeriodPaid(tx, { orgId, period, existedBefore: true });
-      return { period, changed: true };
+      const rowsMoved = approvedBefore - (await this.periods.countEarnings(tx, orgId, periodId, 'approved'));
+      await this.audit.insertMany(
+        [adminAuditEntry(orgId, 'period.paid', { period_id: periodId, rows_moved: rowsMoved }, this.actor)],
+        tx,
+      );
+      return { period, changed: true, rows_moved: rowsMoved };
     });
   }
 

@@ -12,7 +12,7 @@ import {
   type PlanVersionSnapshot,
 } from '../repositories/plans.ts';
 import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
-import { adminAuditEntry } from './adminAudit.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
 import { ignorePlanChanges, type PlanChangeListener, type PlanVersionApplied } from './planChanges.ts';
 
@@ -57,9 +57,11 @@ export class PlanAdmin {
   private readonly orgs: OrgRepository;
   private readonly audit: AuditRepository;
   private readonly listener: PlanChangeListener;
+  private readonly actor: AdminActor;
 
-  constructor(db: Database, listener: PlanChangeListener = ignorePlanChanges) {
+  constructor(db: Database, listener: PlanChangeListener = ignorePlanChanges, actor: AdminActor = CLI_ACTOR) {
     this.db = db;
+    this.actor = actor;
     this.listener = listener;
     this.plans = new PlanRepository(db);
     this.orgs = new OrgRepository(db);
@@ -75,6 +77,17 @@ export class PlanAdmin {
     const read = readPlanFile(input.text, input.format === undefined ? {} : { format: input.format });
     if (!read.ok) {
       const count = read.problems.length;
+      // A refused file is an admin action too: the log shows who tried what, though nothing changed.
+      if (await this.orgs.find(input.orgId)) {
+        await this.audit.insertMany([
+          adminAuditEntry(
+            input.orgId,
+            'plan.apply_refused',
+            { source: input.source ?? null, problems: count },
+            this.actor,
+          ),
+        ]);
+      }
       throw new AdminError(
         'invalid_plan_file',
         `${input.source ?? 'the plan file'} has ${count} problem${count === 1 ? '' : 's'}; nothing was applied`,
@@ -103,11 +116,12 @@ export class PlanAdmin {
         if (changed) {
           await this.audit.insertMany(
             [
-              adminAuditEntry(orgId, 'plan.archived', {
-                plan_id: planId,
-                key: plan.key,
-                version_id: plan.current_version_id,
-              }),
+              adminAuditEntry(
+                orgId,
+                'plan.archived',
+                { plan_id: planId, key: plan.key, version_id: plan.current_version_id },
+                this.actor,
+              ),
             ],
             tx,
           );
@@ -215,15 +229,20 @@ export class PlanAdmin {
   private async recordApplied(tx: Transaction, change: PlanVersionApplied): Promise<void> {
     await this.audit.insertMany(
       [
-        adminAuditEntry(change.orgId, 'plan.applied', {
-          plan_id: change.planId,
-          version_id: change.versionId,
-          version: change.versionNumber,
-          previous_version_id: change.previousVersionId,
-          new_version: change.newVersion,
-          reactivated: change.reactivated,
-          chips: change.chips,
-        }),
+        adminAuditEntry(
+          change.orgId,
+          'plan.applied',
+          {
+            plan_id: change.planId,
+            version_id: change.versionId,
+            version: change.versionNumber,
+            previous_version_id: change.previousVersionId,
+            new_version: change.newVersion,
+            reactivated: change.reactivated,
+            chips: change.chips,
+          },
+          this.actor,
+        ),
       ],
       tx,
     );
@@ -251,4 +270,57 @@ export class PlanReader {
   withCurrentChips(orgId: string, planId: string): Promise<PlanVersionSnapshot | null> {
     return this.plans.snapshot(orgId, planId);
   }
+}
+
+export interface PlanVersionHistory {
+  id: string;
+  number: number;
+  created_at: Date;
+  definition: PlanDefinition;
+  chips: PlanVersionSnapshot['chips'];
+  /** Chip keys by what this version did to them against the version before (all added for the first). */
+  changes: { added: string[]; changed: string[]; removed: string[]; unchanged: string[] };
+}
+
+/** A plan's versions, newest first, each with what it changed against the one before. */
+export class PlanHistory {
+  private readonly plans: PlanRepository;
+
+  constructor(db: Database) {
+    this.plans = new PlanRepository(db);
+  }
+
+  async of(orgId: string, planId: string): Promise<{ plan: PlanRecord; versions: PlanVersionHistory[] } | null> {
+    const list = await this.plans.listVersions(orgId, planId);
+    if (list.length === 0) return null;
+    const snapshots = await Promise.all(list.map((version) => this.plans.snapshot(orgId, planId, version.id)));
+    const versions = list.map((version, index) => {
+      const snapshot = snapshots[index] as PlanVersionSnapshot;
+      const before = snapshots[index + 1] ?? null;
+      return {
+        id: version.id,
+        number: version.number,
+        created_at: version.created_at,
+        definition: snapshot.definition,
+        chips: snapshot.chips,
+        changes: chipChanges(before, snapshot),
+      };
+    });
+    return { plan: (snapshots[0] as PlanVersionSnapshot).plan, versions };
+  }
+}
+
+function chipChanges(before: PlanVersionSnapshot | null, after: PlanVersionSnapshot): PlanVersionHistory['changes'] {
+  const previous = new Map((before?.chips ?? []).map((chip) => [chip.id, chip]));
+  const changes: PlanVersionHistory['changes'] = { added: [], changed: [], removed: [], unchanged: [] };
+  for (const chip of after.chips) {
+    const old = previous.get(chip.id);
+    const key = chip.definition.key;
+    if (!old) changes.added.push(key);
+    else if (old.version !== chip.version) changes.changed.push(key);
+    else changes.unchanged.push(key);
+  }
+  const kept = new Set(after.chips.map((chip) => chip.id));
+  for (const chip of before?.chips ?? []) if (!kept.has(chip.id)) changes.removed.push(chip.definition.key);
+  return changes;
 }

@@ -4,6 +4,7 @@ import type { Transaction } from '../repositories/transaction.ts';
 import type { WireEarning } from '../wire/earnings.ts';
 import type { DealChange, DealChangeListener } from './dealChanges.ts';
 import { toWireDeal } from './deals.ts';
+import { subscribedEndpoints } from './orgConfig.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from './periodChanges.ts';
 import { type EnqueuedMessage, enqueueWebhookEvent } from './webhookOutbox.ts';
 
@@ -19,7 +20,8 @@ export function announceDealUpdated(tx: Transaction, change: DealChange): Promis
     change.org.id,
     'deal.updated',
     { deal: toWireDeal(change.after), domain_event: { id: change.domainEvent.id, kind: change.domainEvent.type } },
-    { timestamp: change.after.updated_at },
+    // The org's endpoints as of the event's first statement (OrgConfigCache), not read again per event.
+    { timestamp: change.after.updated_at, endpointIds: subscribedEndpoints(change.org.config, 'deal.updated') },
   );
 }
 

@@ -31,9 +31,12 @@ export async function enqueueWebhookEvent<Type extends WebhookMessageType>(
   orgId: string,
   type: Type,
   data: WebhookPayload<Type>['data'],
-  options: { timestamp: Date; onlyEndpointId?: string },
+  options: { timestamp: Date; onlyEndpointId?: string; endpointIds?: readonly string[] },
 ): Promise<EnqueuedMessage | null> {
-  const endpointIds = await outbox.subscribedEndpoints(tx, orgId, type, options.onlyEndpointId ?? null);
+  // The caller may already know the subscribed endpoints (a deal event, from OrgConfigCache).
+  const endpointIds = options.endpointIds
+    ? [...options.endpointIds]
+    : await outbox.subscribedEndpoints(tx, orgId, type, options.onlyEndpointId ?? null);
   if (endpointIds.length === 0) return null;
   const messageId = newId('msg');
   const body = JSON.stringify({ type, timestamp: options.timestamp.toISOString(), data });

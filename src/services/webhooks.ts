@@ -7,7 +7,7 @@ import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
 import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
 import { type WebhookDeliveryRecord, type WebhookEndpointRecord, WebhookRepository } from '../repositories/webhooks.ts';
-import { adminAuditEntry } from './adminAudit.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
 import { type EnqueuedMessage, enqueueWebhookEvent } from './webhookOutbox.ts';
 
@@ -36,9 +36,11 @@ export class WebhookAdmin {
   private readonly orgs: OrgRepository;
   private readonly audit: AuditRepository;
   private readonly allowPrivateAddresses: boolean;
+  private readonly actor: AdminActor;
 
-  constructor(db: Database, options: { allowPrivateAddresses: boolean }) {
+  constructor(db: Database, options: { allowPrivateAddresses: boolean; actor?: AdminActor }) {
     this.db = db;
+    this.actor = options.actor ?? CLI_ACTOR;
     this.webhooks = new WebhookRepository(db);
     this.orgs = new OrgRepository(db);
     this.audit = new AuditRepository(db);
@@ -73,14 +75,18 @@ export class WebhookAdmin {
     return this.webhooks.listEndpoints(orgId);
   }
 
-  /** Stops all sending to the endpoint; its delivery history is kept. */
-  async remove(orgId: string, endpointId: string): Promise<WebhookEndpointRecord> {
+  /** Stops all sending to the endpoint; its delivery history is kept. Idempotent: `changed` is false when it was removed already. */
+  async remove(orgId: string, endpointId: string): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
       const removed = await this.webhooks.removeEndpoint(tx, orgId, endpointId, new Date());
-      if (!removed) throw this.noEndpoint(orgId, endpointId);
+      if (!removed) {
+        const already = await this.webhooks.findRemovedEndpoint(orgId, endpointId, tx);
+        if (!already) throw this.noEndpoint(orgId, endpointId);
+        return { endpoint: already, changed: false };
+      }
       await this.record(tx, orgId, 'webhook.removed', { endpoint_id: endpointId, url: removed.url });
-      return removed;
+      return { endpoint: removed, changed: true };
     });
   }
 
@@ -206,6 +212,6 @@ export class WebhookAdmin {
     action: string,
     details: Record<string, unknown>,
   ): Promise<void> {
-    await this.audit.insertMany([adminAuditEntry(orgId, action, details)], tx);
+    await this.audit.insertMany([adminAuditEntry(orgId, action, details, this.actor)], tx);
   }
 }

@@ -4,6 +4,7 @@ import { decideAfterAttempt } from '../domain/webhooks/outcome.ts';
 import { DISABLE_AFTER_FAILING_MS } from '../domain/webhooks/schedule.ts';
 import { signatureHeader } from '../domain/webhooks/signature.ts';
 import type { Logger } from '../lib/logger.ts';
+import { countWebhookAttempt, type WebhookAttemptOutcome } from '../lib/operationsMetrics.ts';
 import { type ClaimedDelivery, WebhookRepository } from '../repositories/webhooks.ts';
 import { sendWebhook } from './sender.ts';
 
@@ -138,10 +139,38 @@ export class WebhookWorker {
         },
         DISABLE_AFTER_FAILING_MS,
       );
-      this.logger.debug({ ...context, error: sent.error, delivery: decision.delivery.status }, 'webhook attempt');
+      const outcome = attemptOutcome(sent.status, decision.delivery.nextAttemptAt, disabledReason);
+      countWebhookAttempt(outcome);
+      if (outcome === 'delivered') {
+        this.logger.debug({ ...context, delivery: decision.delivery.status }, 'webhook attempt delivered');
+      } else {
+        this.logger.warn(
+          {
+            ...context,
+            url: claim.url,
+            error: sent.error,
+            outcome,
+            next_attempt_at: decision.delivery.nextAttemptAt?.toISOString() ?? null,
+          },
+          decision.delivery.nextAttemptAt
+            ? 'webhook attempt failed; retrying at next_attempt_at'
+            : 'webhook attempt failed; no more retries',
+        );
+      }
       if (disabledReason) this.logger.warn({ ...context, reason: disabledReason }, 'webhook endpoint disabled');
     } catch (error) {
       this.logger.error({ ...context, err: error }, 'could not record a webhook attempt; it is retried later');
     }
   }
+}
+
+/** An attempt's outcome for the metrics: a 2xx delivered; else the endpoint was disabled, a retry is due, or none is. */
+function attemptOutcome(
+  responseStatus: number | null,
+  nextAttemptAt: Date | null,
+  disabledReason: string | null,
+): WebhookAttemptOutcome {
+  if (responseStatus !== null && responseStatus >= 200 && responseStatus < 300) return 'delivered';
+  if (disabledReason) return 'endpoint_disabled';
+  return nextAttemptAt ? 'retry_scheduled' : 'failed';
 }

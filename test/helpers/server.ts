@@ -1,9 +1,12 @@
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { type RunningServer, startServer } from '../../src/main.ts';
+import { type RunningServer, type ServerOptions, startServer } from '../../src/main.ts';
 
 /** The real app on port 0 against the test database, validating its own responses against the contract. */
-export async function startTestServer(overrides: Record<string, string> = {}): Promise<RunningServer> {
+export async function startTestServer(
+  overrides: Record<string, string> = {},
+  options: ServerOptions = {},
+): Promise<RunningServer> {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) throw new Error('DATABASE_URL is not set: run the tests with `npm test`');
   const config = loadConfig({
@@ -16,5 +19,5 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
     QUOTIENT_WEBHOOK_WORKER: 'false',
     ...overrides,
   });
-  return startServer(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
+  return startServer(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), options);
 }

@@ -275,15 +275,42 @@ describe('quotient keys and audit commands', () => {
     assert.equal(revoked.code, 0, revoked.stderr);
     const first = onlyJson(revoked) as { status: string; revoked_at: string };
     assert.equal(first.status, 'revoked');
-    const again = onlyJson(await runCli(['keys', 'revoke', key.id as string, '--org', org.id, '--json'])) as {
-      revoked_at: string;
-    };
+    assert.equal((first as { changed?: boolean }).changed, true);
+    const revokedAgain = await runCli(['keys', 'revoke', key.id as string, '--org', org.id, '--json']);
+    assert.equal(revokedAgain.code, 0, revokedAgain.stderr);
+    const again = onlyJson(revokedAgain) as { revoked_at: string; changed: boolean };
     assert.equal(again.revoked_at, first.revoked_at, 'revoking twice keeps the first revocation time');
+    assert.equal(again.changed, false, 'revoking a revoked key changes nothing');
 
     const audit = await runCli(['audit', '--org', org.id, '--json']);
     assert.equal(audit.code, 0, audit.stderr);
-    const actions = (onlyJson(audit) as { entries: Array<{ action: string }> }).entries.map((entry) => entry.action);
-    assert.deepEqual(actions, ['key.revoked', 'key.created']);
+    const entries = (onlyJson(audit) as { entries: Array<{ action: string; target: string | null }> }).entries;
+    assert.deepEqual(
+      entries.map((entry) => [entry.action, entry.target]),
+      [
+        ['key.revoked', `key ${key.id}`],
+        ['key.created', `key ${key.id}`],
+      ],
+    );
+  });
+
+  test("revoking a revoked key says nothing changed; the audit table names each action's key", async () => {
+    const { org, key } = await createOrgWithKey(testDatabase());
+    assert.equal((await runCli(['keys', 'revoke', key.id, '--org', org.id, '--json'])).code, 0);
+    const human = await runCli(['keys', 'revoke', key.id, '--org', org.id]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /was already revoked .*; nothing changed/);
+    const table = await runCli(['audit', '--org', org.id]);
+    assert.equal(table.code, 0, table.stderr);
+    const [header, ...lines] = table.stdout.trim().split('\n');
+    assert.match(header ?? '', /\btarget\b/);
+    assert.deepEqual(
+      lines.map((line) => [/key\.(created|revoked)/.exec(line)?.[0], line.includes(`key ${key.id}`)]),
+      [
+        ['key.revoked', true],
+        ['key.created', true],
+      ],
+    );
   });
 
   test('bad scopes, rate limits and unknown orgs are refused with clear errors', async () => {

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { describe, test } from 'vitest';
 import { exited, onlyJson, runCli, spawnServe } from '../helpers/cli.ts';
 
+// A cluster of its own (initdb), a server and several CLI processes: minutes on a loaded 2-core machine.
+const SLOW_CLI_TEST_MS = 180_000;
+
 describe('quotient CLI against DATABASE_URL', () => {
   test('orgs create --json prints exactly one JSON document with an org_ id', async () => {
     const result = await runCli(['orgs', 'create', '--name', 'Acme', '--json']);
@@ -22,6 +25,18 @@ describe('quotient CLI against DATABASE_URL', () => {
     assert.ok(orgs.some((org) => org.id === created.id));
   });
 
+  test('an admin command says on stderr which database it uses, without the password', async () => {
+    const url = new URL(process.env.DATABASE_URL as string);
+    const result = await runCli(['orgs', 'list', '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    const shown = `${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
+    assert.match(
+      result.stderr,
+      new RegExp(`^quotient: using DATABASE_URL \\(${shown.replaceAll('.', '\\.')}\\)$`, 'm'),
+    );
+    if (url.password) assert.equal(result.stderr.includes(`:${url.password}@`), false, 'no password');
+  });
+
   test('migrate --json reports that nothing is pending on a migrated database', async () => {
     const result = await runCli(['migrate', '--json']);
     assert.equal(result.code, 0, result.stderr);
@@ -36,7 +51,9 @@ describe('quotient CLI against DATABASE_URL', () => {
 });
 
 describe('quotient CLI on the embedded database', () => {
-  test('admin commands work while the server runs on the same data directory, and after it stops', async () => {
+  test('admin commands work while the server runs on the same data directory, and after it stops', {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'quotient-cli-'));
     await chmod(dataDir, 0o755);
     const env: NodeJS.ProcessEnv = { ...process.env, QUOTIENT_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };

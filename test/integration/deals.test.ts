@@ -47,7 +47,7 @@ async function errorOf(rawKey: string, query: Record<string, string>) {
 describe('the deal item', () => {
   test('carries exactly the documented fields, with cents as numbers, dates and RFC 3339 timestamps', async () => {
     const { rawKey } = await createOrgWithKey(testDatabase());
-    const body = dealEvent({}, { amount_cents: 9_007_199_254_740_991, region: 'NA', nested: { a: [1, 2] } });
+    const body = dealEvent({}, { amount_cents: 100_000_000_000_000, region: 'NA', nested: { a: [1, 2] } });
     const ids = await ingest(server, rawKey, body);
     const { deals, next_cursor } = await listDeals(server, rawKey);
     assert.equal(next_cursor, null);
@@ -67,7 +67,7 @@ describe('the deal item', () => {
     ]);
     assert.equal(deal.id, ids.deal_id);
     assert.equal(deal.splits, null);
-    assert.equal(deal.state.amount_cents, 9_007_199_254_740_991);
+    assert.equal(deal.state.amount_cents, 100_000_000_000_000);
     assert.equal(deal.state.close_date, '2026-04-20');
     assert.deepEqual(deal.state.custom, { region: 'NA', nested: { a: [1, 2] } });
     assert.match(deal.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

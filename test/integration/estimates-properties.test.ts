@@ -58,6 +58,19 @@ function comparableTrace({ cause: _cause, ...trace }: Earning['trace']) {
   return { ...trace, deal: trace.deal && { ...trace.deal, won_at: null } };
 }
 
+/** The ids the traces give the deal with this external id, as their deal or as a deal of a running total. */
+function idsNamed(traces: readonly Earning['trace'][], externalId: string): string[] {
+  const ids = new Set<string>();
+  for (const trace of traces) {
+    if (trace.deal?.external_id === externalId) ids.add(trace.deal.id);
+    for (const step of trace.steps) {
+      const counted = step.type === 'cumulative' || step.type === 'threshold' ? (step.counted_deals ?? []) : [];
+      for (const deal of counted) if (deal.external_id === externalId) ids.add(deal.id);
+    }
+  }
+  return [...ids];
+}
+
 describe('estimates over random histories', () => {
   test('an estimate equals the rows the same event then really writes and retires', async () => {
     await fc.assert(
@@ -88,6 +101,20 @@ describe('estimates over random histories', () => {
         const after = await rowsOf(client);
         const written = after.filter((row) => row.triggering_domain_event_id === real.domain_event_id);
         const shown = await Promise.all(written.map((row) => client.earnings.get(row.id)));
+        // A deal Quotient had not seen got an id in the rolled-back transaction and another one for real: the
+        // traces may name it (its own lines, running totals), so both ids read as one placeholder.
+        const estimatedRows = estimate.lines.flatMap((line) => line.rows);
+        const rehearsedIds = estimate.deal.exists
+          ? []
+          : idsNamed(
+              estimatedRows.map((row) => row.trace),
+              estimated.deal,
+            );
+        const sameDeal = (text: string) =>
+          [...rehearsedIds, ...(estimate.deal.exists ? [] : [real.deal_id])].reduce(
+            (replaced, id) => replaced.replaceAll(id, 'deal_estimated'),
+            text,
+          );
         const key = (row: {
           status: string;
           period_id: string;
@@ -95,14 +122,16 @@ describe('estimates over random histories', () => {
           supersedes_id: string | null;
           trace: Earning['trace'];
         }) =>
-          JSON.stringify([row.status, row.period_id, row.amount_cents, row.supersedes_id, comparableTrace(row.trace)]);
-        assert.deepEqual(
-          estimate.lines
-            .flatMap((line) => line.rows)
-            .map(key)
-            .sort(),
-          shown.map(key).sort(),
-        );
+          sameDeal(
+            JSON.stringify([
+              row.status,
+              row.period_id,
+              row.amount_cents,
+              row.supersedes_id,
+              comparableTrace(row.trace),
+            ]),
+          );
+        assert.deepEqual(estimatedRows.map(key).sort(), shown.map(key).sort());
         const retired = after
           .filter((row) => before.get(row.id) !== undefined && before.get(row.id) !== row.status)
           .map((row) => `${row.id} ${row.status}`)

@@ -49,17 +49,26 @@ const UNTOUCHED_TABLES = [
   'webhook_messages',
 ];
 
-/** Row counts of every table the engine or the pipeline writes, and a digest of the ledger and the deals. */
-async function tableState() {
+/**
+ * Row counts of every table the engine or the pipeline writes, and a digest of the ledger and the deals, for one
+ * org: other test files write to the same database at the same time, so a database-wide count would race them.
+ */
+async function tableState(orgId: string) {
   const db = testDatabase();
   const counts: Record<string, number> = {};
   for (const table of UNTOUCHED_TABLES) {
-    const [row] = await db.$queryRawUnsafe<Array<{ n: bigint }>>(`SELECT count(*) AS n FROM ${table}`);
+    const column = table === 'orgs' ? 'id' : 'org_id';
+    const [row] = await db.$queryRawUnsafe<Array<{ n: bigint }>>(
+      `SELECT count(*) AS n FROM ${table} WHERE ${column} = $1`,
+      orgId,
+    );
     counts[table] = Number(row?.n);
   }
   const [digest] = await db.$queryRawUnsafe<Array<{ earnings: string; deals: string }>>(
-    `SELECT (SELECT md5(string_agg(id || status || amount_cents, ',' ORDER BY id)) FROM earnings) AS earnings,
-            (SELECT md5(string_agg(id || version || status, ',' ORDER BY id)) FROM deals) AS deals`,
+    `SELECT (SELECT md5(string_agg(id || status || amount_cents, ',' ORDER BY id)) FROM earnings WHERE org_id = $1)
+              AS earnings,
+            (SELECT md5(string_agg(id || version || status, ',' ORDER BY id)) FROM deals WHERE org_id = $1) AS deals`,
+    orgId,
   );
   return { counts, digest };
 }
@@ -85,7 +94,7 @@ async function orgWithPlan() {
 
 describe('POST /v1/estimates', () => {
   test('an open deal closing won: the estimate is what the same event then really writes, and writes nothing itself', async () => {
-    const { client } = await orgWithPlan();
+    const { org, client } = await orgWithPlan();
     await client.deals.ingestEvent({
       external_id: 'opp-a',
       state: state(6_000_000, 'closed_won', '2026-04-10', { region: 'EMEA' }),
@@ -95,14 +104,14 @@ describe('POST /v1/estimates', () => {
       state: state(5_000_000, 'proposal', '2026-04-22', { region: 'NA' }),
     });
     const before = await rowsOf(client);
-    const tables = await tableState();
+    const tables = await tableState(org.id);
 
     const estimate = await client.estimates.create({
       external_id: 'opp-b',
       state: { new_logo: true },
       close_date: '2026-04-20',
     });
-    assert.deepEqual(await tableState(), tables);
+    assert.deepEqual(await tableState(org.id), tables);
     assert.deepEqual(await rowsOf(client), before);
 
     assert.equal(estimate.deal.exists, true);
@@ -170,14 +179,14 @@ describe('POST /v1/estimates', () => {
 
     const db = testDatabase();
     await new PeriodAdmin(db, new EarningsEngine(db)).lock(org.id, '2026-04');
-    const tables = await tableState();
+    const tables = await tableState(org.id);
     // Half the amount, in locked April: the base line earns 3,000.00 against 6,000.00 approved.
     const halved = await client.estimates.create({
       external_id: 'opp-a',
       state: { amount_cents: 3_000_000 },
       close_date: '2026-04-10',
     });
-    assert.deepEqual(await tableState(), tables);
+    assert.deepEqual(await tableState(org.id), tables);
     const base = halved.lines.find((line) =>
       line.rows.some((row) => row.period_id === '2026-05' && row.amount_cents === -300_000),
     );

@@ -42,6 +42,7 @@ describe('quotient periods (CLI)', () => {
         locked_at: 'string',
         paid_at: null,
         changed: true,
+        rows_moved: 0,
       },
     );
     const paid = await runCli(['periods', 'mark-paid', '2026-04', '--org', org.id, '--json']);
@@ -76,7 +77,7 @@ describe('quotient periods (CLI)', () => {
     });
     const human = await runCli(['periods', 'mark-paid', '2026-03', '--org', org.id]);
     assert.equal(human.code, 2);
-    assert.match(human.stderr, /^quotient: period 2026-03 is open; lock it first/);
+    assert.match(human.stderr, /^quotient: period 2026-03 is open; lock it first/m);
   });
 
   test('refusals: a malformed period id, an unknown period, an unknown org', async () => {

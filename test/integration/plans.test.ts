@@ -140,7 +140,8 @@ describe('quotient plans (CLI)', () => {
     );
     assert.ok(failure.problems.every((problem) => Number.isInteger(problem.line)));
     assert.deepEqual(await planRows(org.id), { plans: 0, versions: 0, chips: 0 });
-    assert.deepEqual(await auditActions(org.id), []);
+    // The refusal is recorded (who tried what); nothing else is.
+    assert.deepEqual(await auditActions(org.id), ['plan.apply_refused']);
 
     const human = await runCli(['plans', 'apply', file, '--org', org.id]);
     assert.equal(human.code, 2);

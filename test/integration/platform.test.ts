@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import request from 'supertest';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { createOrgWithKey } from '../factories/access.ts';
@@ -33,6 +34,15 @@ function call(path: string, init: RequestInit = {}) {
   return fetch(`${server.url}${path}`, init);
 }
 
+/** supertest against the real listening server, for what the SDK would not send: malformed bodies and headers. */
+function raw() {
+  return request(server.url);
+}
+
+function bearer(): Record<string, string> {
+  return { authorization: `Bearer ${rawKey}` };
+}
+
 function withKey(init: RequestInit = {}): RequestInit {
   return { ...init, headers: { authorization: `Bearer ${rawKey}`, ...(init.headers as Record<string, string>) } };
 }
@@ -52,8 +62,8 @@ describe('operations endpoints', () => {
   });
 
   test('a caller-supplied X-Request-Id is echoed back', async () => {
-    const response = await call('/healthz', { headers: { 'x-request-id': 'crm-sync-42' } });
-    assert.equal(response.headers.get('x-request-id'), 'crm-sync-42');
+    const response = await raw().get('/healthz').set('x-request-id', 'crm-sync-42');
+    assert.equal(response.headers['x-request-id'], 'crm-sync-42');
   });
 
   test('metrics are served in the Prometheus text format', async () => {
@@ -104,24 +114,25 @@ describe('authentication plumbing', () => {
 
   test('a header that is not "Bearer <token>" is unauthenticated', async () => {
     for (const header of ['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', rawKey]) {
-      const response = await call('/v1/', { headers: { authorization: header } });
+      const response = await raw().get('/v1/').set('authorization', header);
       assert.equal(response.status, 401, header);
-      assert.equal(((await response.json()) as { error: string }).error, 'unauthenticated');
+      assert.equal(response.body.error, 'unauthenticated');
     }
   });
 
   test('a well-formed header with an unknown key is invalid_key', async () => {
-    const response = await call('/v1/', { headers: { authorization: `Bearer qtn_${'0'.repeat(64)}` } });
+    const response = await raw()
+      .get('/v1/')
+      .set('authorization', `Bearer qtn_${'0'.repeat(64)}`);
     assert.equal(response.status, 401);
-    assert.equal(((await response.json()) as { error: string }).error, 'invalid_key');
+    assert.equal(response.body.error, 'invalid_key');
   });
 
   test('an unauthenticated request with a broken body gets 401, not 400', async () => {
-    const response = await call('/v1/deals/events', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"external_id": ',
-    });
+    const response = await raw()
+      .post('/v1/deals/events')
+      .set('content-type', 'application/json')
+      .send('{"external_id": ');
     assert.equal(response.status, 401);
   });
 });
@@ -148,71 +159,70 @@ describe('handlers', () => {
 
 describe('error plumbing', () => {
   test('an unknown route is 404 not_found', async () => {
-    const response = await call('/v1/nothing-here', withKey());
+    const response = await raw().get('/v1/nothing-here').set(bearer());
     assert.equal(response.status, 404);
-    assert.equal(((await response.json()) as { error: string }).error, 'not_found');
+    assert.equal(response.body.error, 'not_found');
   });
 
   test('a known route with the wrong method is 405 with Allow', async () => {
-    const response = await call('/v1/plans', withKey({ method: 'DELETE' }));
+    const response = await raw().delete('/v1/plans').set(bearer());
     assert.equal(response.status, 405);
-    assert.equal(response.headers.get('allow'), 'GET, HEAD');
-    assert.equal(((await response.json()) as { error: string }).error, 'method_not_allowed');
+    assert.equal(response.headers.allow, 'GET, HEAD');
+    assert.equal(response.body.error, 'method_not_allowed');
   });
 
   test('a body that is not JSON is 400 invalid_json', async () => {
-    const response = await call(
-      '/v1/deals/events',
-      withKey({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"external_id": ' }),
-    );
+    const response = await raw()
+      .post('/v1/deals/events')
+      .set(bearer())
+      .set('content-type', 'application/json')
+      .send('{"external_id": ');
     assert.equal(response.status, 400);
-    assert.deepEqual(await response.json(), { error: 'invalid_json', reason: 'the request body is not valid JSON' });
+    assert.deepEqual(response.body, { error: 'invalid_json', reason: 'the request body is not valid JSON' });
   });
 
-  test('a body that does not match the schema is 400 invalid_body naming the field', async () => {
-    const cases: Array<[unknown, RegExp]> = [
-      [{ state: {} }, /^external_id: /],
-      [{ external_id: '', state: {} }, /^external_id: /],
-      [{ external_id: 'd1', state: { amount_cents: 'lots' } }, /^state\.amount_cents: /],
-      [{ external_id: 'd1', state: {}, event_type: 'merge' }, /^event_type: /],
-      [{ external_id: 'd1' }, /^state: /],
-    ];
-    for (const [body, reason] of cases) {
-      const response = await call(
-        '/v1/deals/events',
-        withKey({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-      );
-      assert.equal(response.status, 400, JSON.stringify(body));
-      const error = (await response.json()) as { error: string; reason: string };
-      assert.equal(error.error, 'invalid_body');
-      assert.match(error.reason, reason);
-    }
+  test.each<[unknown, RegExp]>([
+    [{ state: {} }, /^external_id: /],
+    [{ external_id: '', state: {} }, /^external_id: /],
+    [{ external_id: 'd1', state: { amount_cents: 'lots' } }, /^state\.amount_cents: /],
+    [{ external_id: 'd1', state: {}, event_type: 'merge' }, /^event_type: /],
+    [{ external_id: 'd1' }, /^state: /],
+  ])('a body that does not match the schema is 400 invalid_body naming the field: %j', async (body, reason) => {
+    const response = await raw()
+      .post('/v1/deals/events')
+      .set(bearer())
+      .set('content-type', 'application/json')
+      .send(JSON.stringify(body));
+    assert.equal(response.status, 400, JSON.stringify(body));
+    assert.equal(response.body.error, 'invalid_body');
+    assert.match(response.body.reason, reason);
   });
 
   test('a body over 1 MiB is 413 payload_too_large', async () => {
     const body = JSON.stringify({ external_id: 'd1', state: { notes: 'x'.repeat(1024 * 1024) } });
-    const response = await call(
-      '/v1/deals/events',
-      withKey({ method: 'POST', headers: { 'content-type': 'application/json' }, body }),
-    );
+    const response = await raw()
+      .post('/v1/deals/events')
+      .set(bearer())
+      .set('content-type', 'application/json')
+      .send(body);
     assert.equal(response.status, 413);
-    assert.equal(((await response.json()) as { error: string }).error, 'payload_too_large');
+    assert.equal(response.body.error, 'payload_too_large');
   });
 
   test('a body that is not application/json is 415 unsupported_media_type', async () => {
-    const response = await call(
-      '/v1/deals/events',
-      withKey({ method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'external_id=d1' }),
-    );
+    const response = await raw()
+      .post('/v1/deals/events')
+      .set(bearer())
+      .set('content-type', 'text/plain')
+      .send('external_id=d1');
     assert.equal(response.status, 415);
-    assert.equal(((await response.json()) as { error: string }).error, 'unsupported_media_type');
+    assert.equal(response.body.error, 'unsupported_media_type');
   });
 
   test('an unknown query parameter is 400 invalid_body naming it', async () => {
-    const response = await call('/v1/plans?colour=blue', withKey());
+    const response = await raw().get('/v1/plans?colour=blue').set(bearer());
     assert.equal(response.status, 400);
-    const error = (await response.json()) as { error: string; reason: string };
-    assert.equal(error.error, 'invalid_body');
-    assert.match(error.reason, /colour/);
+    assert.equal(response.body.error, 'invalid_body');
+    assert.match(response.body.reason, /colour/);
   });
 });

@@ -134,9 +134,7 @@ describe('quotient webhooks (CLI)', () => {
     assert.equal((onlyJson(removed) as EndpointJson).status, 'removed');
     const listed = onlyJson(await webhooks(['list', '--org', org.id])) as { endpoints: EndpointJson[] };
     assert.deepEqual(listed.endpoints, []);
-    const again = await webhooks(['remove', endpoint.id, '--org', org.id]);
-    assert.equal(again.code, 2);
-    assert.equal((onlyJson(again) as { error: string }).error, 'not_found');
+    assert.equal((onlyJson(removed) as { changed: boolean }).changed, true);
 
     const entries = await new AuditRepository(testDatabase()).listForOrg(org.id, { limit: 20 });
     assert.deepEqual(
@@ -153,6 +151,26 @@ describe('quotient webhooks (CLI)', () => {
     for (const entry of entries) {
       assert.ok(!JSON.stringify(entry.details).includes('whsec_'), 'no secret in the audit log');
     }
+  });
+
+  test('removing a removed endpoint changes nothing and exits 0; an unknown endpoint is not_found', async () => {
+    const org = await createOrg(testDatabase());
+    const endpoint = await added(org.id, 'http://127.0.0.1:9/hooks');
+    assert.equal((await webhooks(['remove', endpoint.id, '--org', org.id])).code, 0);
+    const again = await webhooks(['remove', endpoint.id, '--org', org.id]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(
+      (({ id, status, changed }) => ({ id, status, changed }))(onlyJson(again) as EndpointJson & { changed: boolean }),
+      { id: endpoint.id, status: 'removed', changed: false },
+    );
+    const human = await runCli(['webhooks', 'remove', endpoint.id, '--org', org.id]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /already removed; nothing changed/);
+    const unknown = await webhooks(['remove', 'wh_01jd0000000000000000000000', '--org', org.id]);
+    assert.equal(unknown.code, 2);
+    assert.equal((onlyJson(unknown) as { error: string }).error, 'not_found');
+    const actions = (await new AuditRepository(testDatabase()).listForOrg(org.id, { limit: 20 })).map((e) => e.action);
+    assert.deepEqual(actions, ['webhook.removed', 'webhook.added'], 'the second remove wrote no audit entry');
   });
 
   test('an unknown org or endpoint is not_found (exit 2)', async () => {

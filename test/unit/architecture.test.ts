@@ -36,8 +36,9 @@ const PG_REPOSITORIES = [
   'ledgerReports',
   'rateLimitLease',
   'requestAudit',
+  'orgConfig',
 ];
-const PRISMA_REPOSITORIES = ['orgs', 'apiKeys', 'audit', 'periods', 'plans', 'webhooks'];
+const PRISMA_REPOSITORIES = ['orgs', 'apiKeys', 'audit', 'periods', 'plans', 'webhooks', 'admins', 'reps'];
 
 describe('persistence rule (docs/architecture.md)', () => {
   test('only src/db and src/repositories touch Prisma', () => {

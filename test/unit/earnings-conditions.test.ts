@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { conditionProblems, evaluateCondition } from '../../src/domain/earnings/conditions.ts';
+import { evaluateCondition } from '../../src/domain/earnings/conditions.ts';
 import type { Condition, FieldCondition } from '../../src/domain/earnings/types.ts';
+import { conditionProblems } from '../../src/domain/plans/conditionRules.ts';
 import { deal } from '../factories/earnings.ts';
 
 const opportunity = deal(1, {

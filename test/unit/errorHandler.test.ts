@@ -21,6 +21,38 @@ describe('error mapping', () => {
     assert.doesNotMatch(error.reason ?? '', /5432/);
   });
 
+  test('timeouts, exhaustion and lost sessions become 503 unavailable; a statement error stays a 500', () => {
+    const unavailable = [
+      new Error('timeout exceeded when trying to connect'),
+      new Error('Connection terminated due to connection timeout'),
+      new Error('Connection terminated unexpectedly'),
+      new Error('Query read timeout'),
+      Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
+      Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      Object.assign(new Error('sorry, too many clients already'), { code: '53300' }),
+      Object.assign(new Error('prisma'), { code: 'P2024' }),
+      Object.assign(new Error('adapter'), { cause: { kind: 'ConnectionClosed' } }),
+    ];
+    for (const cause of unavailable) {
+      const error = toApiError(cause, 'req_abc');
+      assert.equal(error.code, 'unavailable', cause.message);
+      assert.equal(error.headers['Retry-After'], '5');
+    }
+    const violation = Object.assign(new Error('duplicate key value'), { code: '23505' });
+    assert.equal(toApiError(violation, 'req_abc').code, 'internal_error');
+  });
+
+  test('a compressed body that does not inflate is 400 invalid_json', () => {
+    const zlib = Object.assign(new Error('incorrect header check'), { status: 400, code: 'Z_DATA_ERROR' });
+    assert.equal(toApiError(zlib, 'r').code, 'invalid_json');
+    const brotli = Object.assign(new Error('Decompression failed'), {
+      status: 400,
+      code: 'ERR__ERROR_FORMAT_PADDING_1',
+    });
+    assert.equal(toApiError(brotli, 'r').code, 'invalid_json');
+  });
+
   test('a validator error names the field as a dotted path', () => {
     const error = toApiError(
       { status: 400, errors: [{ path: '/body/state/amount_cents', message: 'must be integer' }] },

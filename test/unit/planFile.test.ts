@@ -630,7 +630,7 @@ describe('plan files: conditions', () => {
       ['chips[0].when.op', /contains tests text or a list/],
     ]);
     assertProblems(withWhen({ field: 'custom.score', op: 'gt', value: true }), [
-      ['chips[0].when.value', /must be a number or a string with op gt/],
+      ['chips[0].when.value', /must be a number, a date YYYY-MM-DD or a timestamp \(RFC 3339\) with op gt/],
     ]);
   });
 

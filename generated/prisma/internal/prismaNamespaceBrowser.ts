@@ -56,6 +56,9 @@ export const ModelName = {
   ApiKey: 'ApiKey',
   RateLimitCounter: 'RateLimitCounter',
   AuditEntry: 'AuditEntry',
+  Admin: 'Admin',
+  AdminSession: 'AdminSession',
+  AdminSignInFailure: 'AdminSignInFailure',
   SourceEvent: 'SourceEvent',
   DomainEvent: 'DomainEvent',
   Deal: 'Deal',
@@ -92,6 +95,7 @@ export const OrgScalarFieldEnum = {
   name: 'name',
   won_stages: 'won_stages',
   lost_stages: 'lost_stages',
+  config_version: 'config_version',
   created_at: 'created_at'
 } as const
 
@@ -140,6 +144,7 @@ export const AuditEntryScalarFieldEnum = {
   org_id: 'org_id',
   occurred_at: 'occurred_at',
   actor_type: 'actor_type',
+  actor: 'actor',
   key_id: 'key_id',
   action: 'action',
   method: 'method',
@@ -153,6 +158,44 @@ export const AuditEntryScalarFieldEnum = {
 } as const
 
 export type AuditEntryScalarFieldEnum = (typeof AuditEntryScalarFieldEnum)[keyof typeof AuditEntryScalarFieldEnum]
+
+
+export const AdminScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  email: 'email',
+  display_name: 'display_name',
+  role: 'role',
+  password_hash: 'password_hash',
+  created_at: 'created_at',
+  disabled_at: 'disabled_at'
+} as const
+
+export type AdminScalarFieldEnum = (typeof AdminScalarFieldEnum)[keyof typeof AdminScalarFieldEnum]
+
+
+export const AdminSessionScalarFieldEnum = {
+  id: 'id',
+  token_digest: 'token_digest',
+  admin_id: 'admin_id',
+  org_id: 'org_id',
+  csrf_token: 'csrf_token',
+  created_at: 'created_at',
+  last_seen_at: 'last_seen_at',
+  expires_at: 'expires_at',
+  ended_at: 'ended_at'
+} as const
+
+export type AdminSessionScalarFieldEnum = (typeof AdminSessionScalarFieldEnum)[keyof typeof AdminSessionScalarFieldEnum]
+
+
+export const AdminSignInFailureScalarFieldEnum = {
+  id: 'id',
+  subject: 'subject',
+  occurred_at: 'occurred_at'
+} as const
+
+export type AdminSignInFailureScalarFieldEnum = (typeof AdminSignInFailureScalarFieldEnum)[keyof typeof AdminSignInFailureScalarFieldEnum]
 
 
 export const SourceEventScalarFieldEnum = {

@@ -41,6 +41,7 @@ export type AuditEntryMinAggregateOutputType = {
   org_id: string | null
   occurred_at: Date | null
   actor_type: string | null
+  actor: string | null
   key_id: string | null
   action: string | null
   method: string | null
@@ -57,6 +58,7 @@ export type AuditEntryMaxAggregateOutputType = {
   org_id: string | null
   occurred_at: Date | null
   actor_type: string | null
+  actor: string | null
   key_id: string | null
   action: string | null
   method: string | null
@@ -73,6 +75,7 @@ export type AuditEntryCountAggregateOutputType = {
   org_id: number
   occurred_at: number
   actor_type: number
+  actor: number
   key_id: number
   action: number
   method: number
@@ -102,6 +105,7 @@ export type AuditEntryMinAggregateInputType = {
   org_id?: true
   occurred_at?: true
   actor_type?: true
+  actor?: true
   key_id?: true
   action?: true
   method?: true
@@ -118,6 +122,7 @@ export type AuditEntryMaxAggregateInputType = {
   org_id?: true
   occurred_at?: true
   actor_type?: true
+  actor?: true
   key_id?: true
   action?: true
   method?: true
@@ -134,6 +139,7 @@ export type AuditEntryCountAggregateInputType = {
   org_id?: true
   occurred_at?: true
   actor_type?: true
+  actor?: true
   key_id?: true
   action?: true
   method?: true
@@ -238,6 +244,7 @@ export type AuditEntryGroupByOutputType = {
   org_id: string
   occurred_at: Date
   actor_type: string
+  actor: string | null
   key_id: string | null
   action: string
   method: string | null
@@ -278,6 +285,7 @@ export type AuditEntryWhereInput = {
   org_id?: Prisma.StringFilter<"AuditEntry"> | string
   occurred_at?: Prisma.DateTimeFilter<"AuditEntry"> | Date | string
   actor_type?: Prisma.StringFilter<"AuditEntry"> | string
+  actor?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
   key_id?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
   action?: Prisma.StringFilter<"AuditEntry"> | string
   method?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
@@ -288,7 +296,6 @@ export type AuditEntryWhereInput = {
   user_agent?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
   duration_ms?: Prisma.IntNullableFilter<"AuditEntry"> | number | null
   details?: Prisma.JsonNullableFilter<"AuditEntry">
-  org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
 }
 
 export type AuditEntryOrderByWithRelationInput = {
@@ -296,6 +303,7 @@ export type AuditEntryOrderByWithRelationInput = {
   org_id?: Prisma.SortOrder
   occurred_at?: Prisma.SortOrder
   actor_type?: Prisma.SortOrder
+  actor?: Prisma.SortOrderInput | Prisma.SortOrder
   key_id?: Prisma.SortOrderInput | Prisma.SortOrder
   action?: Prisma.SortOrder
   method?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -306,7 +314,6 @@ export type AuditEntryOrderByWithRelationInput = {
   user_agent?: Prisma.SortOrderInput | Prisma.SortOrder
   duration_ms?: Prisma.SortOrderInput | Prisma.SortOrder
   details?: Prisma.SortOrderInput | Prisma.SortOrder
-  org?: Prisma.OrgOrderByWithRelationInput
 }
 
 export type AuditEntryWhereUniqueInput = Prisma.AtLeast<{
@@ -317,6 +324,7 @@ export type AuditEntryWhereUniqueInput = Prisma.AtLeast<{
   org_id?: Prisma.StringFilter<"AuditEntry"> | string
   occurred_at?: Prisma.DateTimeFilter<"AuditEntry"> | Date | string
   actor_type?: Prisma.StringFilter<"AuditEntry"> | string
+  actor?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
   key_id?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
   action?: Prisma.StringFilter<"AuditEntry"> | string
   method?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
@@ -327,7 +335,6 @@ export type AuditEntryWhereUniqueInput = Prisma.AtLeast<{
   user_agent?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
   duration_ms?: Prisma.IntNullableFilter<"AuditEntry"> | number | null
   details?: Prisma.JsonNullableFilter<"AuditEntry">
-  org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
 }, "id">
 
 export type AuditEntryOrderByWithAggregationInput = {
@@ -335,6 +342,7 @@ export type AuditEntryOrderByWithAggregationInput = {
   org_id?: Prisma.SortOrder
   occurred_at?: Prisma.SortOrder
   actor_type?: Prisma.SortOrder
+  actor?: Prisma.SortOrderInput | Prisma.SortOrder
   key_id?: Prisma.SortOrderInput | Prisma.SortOrder
   action?: Prisma.SortOrder
   method?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -360,6 +368,7 @@ export type AuditEntryScalarWhereWithAggregatesInput = {
   org_id?: Prisma.StringWithAggregatesFilter<"AuditEntry"> | string
   occurred_at?: Prisma.DateTimeWithAggregatesFilter<"AuditEntry"> | Date | string
   actor_type?: Prisma.StringWithAggregatesFilter<"AuditEntry"> | string
+  actor?: Prisma.StringNullableWithAggregatesFilter<"AuditEntry"> | string | null
   key_id?: Prisma.StringNullableWithAggregatesFilter<"AuditEntry"> | string | null
   action?: Prisma.StringWithAggregatesFilter<"AuditEntry"> | string
   method?: Prisma.StringNullableWithAggregatesFilter<"AuditEntry"> | string | null
@@ -374,8 +383,10 @@ export type AuditEntryScalarWhereWithAggregatesInput = {
 
 export type AuditEntryCreateInput = {
   id: string
+  org_id: string
   occurred_at: Date | string
   actor_type: string
+  actor?: string | null
   key_id?: string | null
   action: string
   method?: string | null
@@ -386,7 +397,6 @@ export type AuditEntryCreateInput = {
   user_agent?: string | null
   duration_ms?: number | null
   details?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org: Prisma.OrgCreateNestedOneWithoutAudit_entriesInput
 }
 
 export type AuditEntryUncheckedCreateInput = {
@@ -394,6 +404,7 @@ export type AuditEntryUncheckedCreateInput = {
   org_id: string
   occurred_at: Date | string
   actor_type: string
+  actor?: string | null
   key_id?: string | null
   action: string
   method?: string | null
@@ -408,8 +419,10 @@ export type AuditEntryUncheckedCreateInput = {
 
 export type AuditEntryUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   occurred_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actor_type?: Prisma.StringFieldUpdateOperationsInput | string
+  actor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   action?: Prisma.StringFieldUpdateOperationsInput | string
   method?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -420,7 +433,6 @@ export type AuditEntryUpdateInput = {
   user_agent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   duration_ms?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   details?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org?: Prisma.OrgUpdateOneRequiredWithoutAudit_entriesNestedInput
 }
 
 export type AuditEntryUncheckedUpdateInput = {
@@ -428,6 +440,7 @@ export type AuditEntryUncheckedUpdateInput = {
   org_id?: Prisma.StringFieldUpdateOperationsInput | string
   occurred_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actor_type?: Prisma.StringFieldUpdateOperationsInput | string
+  actor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   action?: Prisma.StringFieldUpdateOperationsInput | string
   method?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -445,6 +458,7 @@ export type AuditEntryCreateManyInput = {
   org_id: string
   occurred_at: Date | string
   actor_type: string
+  actor?: string | null
   key_id?: string | null
   action: string
   method?: string | null
@@ -459,8 +473,10 @@ export type AuditEntryCreateManyInput = {
 
 export type AuditEntryUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   occurred_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actor_type?: Prisma.StringFieldUpdateOperationsInput | string
+  actor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   action?: Prisma.StringFieldUpdateOperationsInput | string
   method?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -478,6 +494,7 @@ export type AuditEntryUncheckedUpdateManyInput = {
   org_id?: Prisma.StringFieldUpdateOperationsInput | string
   occurred_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   actor_type?: Prisma.StringFieldUpdateOperationsInput | string
+  actor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   action?: Prisma.StringFieldUpdateOperationsInput | string
   method?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -490,21 +507,12 @@ export type AuditEntryUncheckedUpdateManyInput = {
   details?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
-export type AuditEntryListRelationFilter = {
-  every?: Prisma.AuditEntryWhereInput
-  some?: Prisma.AuditEntryWhereInput
-  none?: Prisma.AuditEntryWhereInput
-}
-
-export type AuditEntryOrderByRelationAggregateInput = {
-  _count?: Prisma.SortOrder
-}
-
 export type AuditEntryCountOrderByAggregateInput = {
   id?: Prisma.SortOrder
   org_id?: Prisma.SortOrder
   occurred_at?: Prisma.SortOrder
   actor_type?: Prisma.SortOrder
+  actor?: Prisma.SortOrder
   key_id?: Prisma.SortOrder
   action?: Prisma.SortOrder
   method?: Prisma.SortOrder
@@ -527,6 +535,7 @@ export type AuditEntryMaxOrderByAggregateInput = {
   org_id?: Prisma.SortOrder
   occurred_at?: Prisma.SortOrder
   actor_type?: Prisma.SortOrder
+  actor?: Prisma.SortOrder
   key_id?: Prisma.SortOrder
   action?: Prisma.SortOrder
   method?: Prisma.SortOrder
@@ -543,6 +552,7 @@ export type AuditEntryMinOrderByAggregateInput = {
   org_id?: Prisma.SortOrder
   occurred_at?: Prisma.SortOrder
   actor_type?: Prisma.SortOrder
+  actor?: Prisma.SortOrder
   key_id?: Prisma.SortOrder
   action?: Prisma.SortOrder
   method?: Prisma.SortOrder
@@ -559,196 +569,12 @@ export type AuditEntrySumOrderByAggregateInput = {
   duration_ms?: Prisma.SortOrder
 }
 
-export type AuditEntryCreateNestedManyWithoutOrgInput = {
-  create?: Prisma.XOR<Prisma.AuditEntryCreateWithoutOrgInput, Prisma.AuditEntryUncheckedCreateWithoutOrgInput> | Prisma.AuditEntryCreateWithoutOrgInput[] | Prisma.AuditEntryUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.AuditEntryCreateOrConnectWithoutOrgInput | Prisma.AuditEntryCreateOrConnectWithoutOrgInput[]
-  createMany?: Prisma.AuditEntryCreateManyOrgInputEnvelope
-  connect?: Prisma.AuditEntryWhereUniqueInput | Prisma.AuditEntryWhereUniqueInput[]
-}
-
-export type AuditEntryUncheckedCreateNestedManyWithoutOrgInput = {
-  create?: Prisma.XOR<Prisma.AuditEntryCreateWithoutOrgInput, Prisma.AuditEntryUncheckedCreateWithoutOrgInput> | Prisma.AuditEntryCreateWithoutOrgInput[] | Prisma.AuditEntryUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.AuditEntryCreateOrConnectWithoutOrgInput | Prisma.AuditEntryCreateOrConnectWithoutOrgInput[]
-  createMany?: Prisma.AuditEntryCreateManyOrgInputEnvelope
-  connect?: Prisma.AuditEntryWhereUniqueInput | Prisma.AuditEntryWhereUniqueInput[]
-}
-
-export type AuditEntryUpdateManyWithoutOrgNestedInput = {
-  create?: Prisma.XOR<Prisma.AuditEntryCreateWithoutOrgInput, Prisma.AuditEntryUncheckedCreateWithoutOrgInput> | Prisma.AuditEntryCreateWithoutOrgInput[] | Prisma.AuditEntryUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.AuditEntryCreateOrConnectWithoutOrgInput | Prisma.AuditEntryCreateOrConnectWithoutOrgInput[]
-  upsert?: Prisma.AuditEntryUpsertWithWhereUniqueWithoutOrgInput | Prisma.AuditEntryUpsertWithWhereUniqueWithoutOrgInput[]
-  createMany?: Prisma.AuditEntryCreateManyOrgInputEnvelope
-  set?: Prisma.AuditEntryWhereUniqueInput | Prisma.AuditEntryWhereUniqueInput[]
-  disconnect?: Prisma.AuditEntryWhereUniqueInput | Prisma.AuditEntryWhereUniqueInput[]
-  delete?: Prisma.AuditEntryWhereUniqueInput | Prisma.AuditEntryWhereUniqueInput[]
-  connect?: Prisma.AuditEntryWhereUniqueInput | Prisma.AuditEntryWhereUniqueInput[]
-  update?: Prisma.AuditEntryUpdateWithWhereUniqueWithoutOrgInput | Prisma.AuditEntryUpdateWithWhereUniqueWithoutOrgInput[]
-  updateMany?: Prisma.AuditEntryUpdateManyWithWhereWithoutOrgInput | Prisma.AuditEntryUpdateManyWithWhereWithoutOrgInput[]
-  deleteMany?: Prisma.AuditEntryScalarWhereInput | Prisma.AuditEntryScalarWhereInput[]
-}
-
-export type AuditEntryUncheckedUpdateManyWithoutOrgNestedInput = {
-  create?: Prisma.XOR<Prisma.AuditEntryCreateWithoutOrgInput, Prisma.AuditEntryUncheckedCreateWithoutOrgInput> | Prisma.AuditEntryCreateWithoutOrgInput[] | Prisma.AuditEntryUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.AuditEntryCreateOrConnectWithoutOrgInput | Prisma.AuditEntryCreateOrConnectWithoutOrgInput[]
-  upsert?: Prisma.AuditEntryUpsertWithWhereUniqueWithoutOrgInput | Prisma.AuditEntryUpsertWithWhereUniqueWithoutOrgInput[]
-  createMany?: Prisma.AuditEntryCreateManyOrgInputEnvelope
-  set?: Prisma.AuditEntryWhereUniqueInput | Prisma.AuditEntryWhereUniqueInput[]
-  disconnect?: Prisma.AuditEntryWhereUniqueInput | Prisma.AuditEntryWhereUniqueInput[]
-  delete?: Prisma.AuditEntryWhereUniqueInput | Prisma.AuditEntryWhereUniqueInput[]
-  connect?: Prisma.AuditEntryWhereUniqueInput | Prisma.AuditEntryWhereUniqueInput[]
-  update?: Prisma.AuditEntryUpdateWithWhereUniqueWithoutOrgInput | Prisma.AuditEntryUpdateWithWhereUniqueWithoutOrgInput[]
-  updateMany?: Prisma.AuditEntryUpdateManyWithWhereWithoutOrgInput | Prisma.AuditEntryUpdateManyWithWhereWithoutOrgInput[]
-  deleteMany?: Prisma.AuditEntryScalarWhereInput | Prisma.AuditEntryScalarWhereInput[]
-}
-
 export type NullableIntFieldUpdateOperationsInput = {
   set?: number | null
   increment?: number
   decrement?: number
   multiply?: number
   divide?: number
-}
-
-export type AuditEntryCreateWithoutOrgInput = {
-  id: string
-  occurred_at: Date | string
-  actor_type: string
-  key_id?: string | null
-  action: string
-  method?: string | null
-  route?: string | null
-  status?: number | null
-  request_id?: string | null
-  client_ip?: string | null
-  user_agent?: string | null
-  duration_ms?: number | null
-  details?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-}
-
-export type AuditEntryUncheckedCreateWithoutOrgInput = {
-  id: string
-  occurred_at: Date | string
-  actor_type: string
-  key_id?: string | null
-  action: string
-  method?: string | null
-  route?: string | null
-  status?: number | null
-  request_id?: string | null
-  client_ip?: string | null
-  user_agent?: string | null
-  duration_ms?: number | null
-  details?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-}
-
-export type AuditEntryCreateOrConnectWithoutOrgInput = {
-  where: Prisma.AuditEntryWhereUniqueInput
-  create: Prisma.XOR<Prisma.AuditEntryCreateWithoutOrgInput, Prisma.AuditEntryUncheckedCreateWithoutOrgInput>
-}
-
-export type AuditEntryCreateManyOrgInputEnvelope = {
-  data: Prisma.AuditEntryCreateManyOrgInput | Prisma.AuditEntryCreateManyOrgInput[]
-  skipDuplicates?: boolean
-}
-
-export type AuditEntryUpsertWithWhereUniqueWithoutOrgInput = {
-  where: Prisma.AuditEntryWhereUniqueInput
-  update: Prisma.XOR<Prisma.AuditEntryUpdateWithoutOrgInput, Prisma.AuditEntryUncheckedUpdateWithoutOrgInput>
-  create: Prisma.XOR<Prisma.AuditEntryCreateWithoutOrgInput, Prisma.AuditEntryUncheckedCreateWithoutOrgInput>
-}
-
-export type AuditEntryUpdateWithWhereUniqueWithoutOrgInput = {
-  where: Prisma.AuditEntryWhereUniqueInput
-  data: Prisma.XOR<Prisma.AuditEntryUpdateWithoutOrgInput, Prisma.AuditEntryUncheckedUpdateWithoutOrgInput>
-}
-
-export type AuditEntryUpdateManyWithWhereWithoutOrgInput = {
-  where: Prisma.AuditEntryScalarWhereInput
-  data: Prisma.XOR<Prisma.AuditEntryUpdateManyMutationInput, Prisma.AuditEntryUncheckedUpdateManyWithoutOrgInput>
-}
-
-export type AuditEntryScalarWhereInput = {
-  AND?: Prisma.AuditEntryScalarWhereInput | Prisma.AuditEntryScalarWhereInput[]
-  OR?: Prisma.AuditEntryScalarWhereInput[]
-  NOT?: Prisma.AuditEntryScalarWhereInput | Prisma.AuditEntryScalarWhereInput[]
-  id?: Prisma.StringFilter<"AuditEntry"> | string
-  org_id?: Prisma.StringFilter<"AuditEntry"> | string
-  occurred_at?: Prisma.DateTimeFilter<"AuditEntry"> | Date | string
-  actor_type?: Prisma.StringFilter<"AuditEntry"> | string
-  key_id?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
-  action?: Prisma.StringFilter<"AuditEntry"> | string
-  method?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
-  route?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
-  status?: Prisma.IntNullableFilter<"AuditEntry"> | number | null
-  request_id?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
-  client_ip?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
-  user_agent?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
-  duration_ms?: Prisma.IntNullableFilter<"AuditEntry"> | number | null
-  details?: Prisma.JsonNullableFilter<"AuditEntry">
-}
-
-export type AuditEntryCreateManyOrgInput = {
-  id: string
-  occurred_at: Date | string
-  actor_type: string
-  key_id?: string | null
-  action: string
-  method?: string | null
-  route?: string | null
-  status?: number | null
-  request_id?: string | null
-  client_ip?: string | null
-  user_agent?: string | null
-  duration_ms?: number | null
-  details?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-}
-
-export type AuditEntryUpdateWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  occurred_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  actor_type?: Prisma.StringFieldUpdateOperationsInput | string
-  key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  action?: Prisma.StringFieldUpdateOperationsInput | string
-  method?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  route?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  request_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  client_ip?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  user_agent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  duration_ms?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  details?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-}
-
-export type AuditEntryUncheckedUpdateWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  occurred_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  actor_type?: Prisma.StringFieldUpdateOperationsInput | string
-  key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  action?: Prisma.StringFieldUpdateOperationsInput | string
-  method?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  route?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  request_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  client_ip?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  user_agent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  duration_ms?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  details?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-}
-
-export type AuditEntryUncheckedUpdateManyWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  occurred_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  actor_type?: Prisma.StringFieldUpdateOperationsInput | string
-  key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  action?: Prisma.StringFieldUpdateOperationsInput | string
-  method?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  route?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  request_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  client_ip?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  user_agent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  duration_ms?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  details?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 
@@ -758,6 +584,7 @@ export type AuditEntrySelect<ExtArgs extends runtime.Types.Extensions.InternalAr
   org_id?: boolean
   occurred_at?: boolean
   actor_type?: boolean
+  actor?: boolean
   key_id?: boolean
   action?: boolean
   method?: boolean
@@ -768,7 +595,6 @@ export type AuditEntrySelect<ExtArgs extends runtime.Types.Extensions.InternalAr
   user_agent?: boolean
   duration_ms?: boolean
   details?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["auditEntry"]>
 
 export type AuditEntrySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -776,6 +602,7 @@ export type AuditEntrySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ex
   org_id?: boolean
   occurred_at?: boolean
   actor_type?: boolean
+  actor?: boolean
   key_id?: boolean
   action?: boolean
   method?: boolean
@@ -786,7 +613,6 @@ export type AuditEntrySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ex
   user_agent?: boolean
   duration_ms?: boolean
   details?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["auditEntry"]>
 
 export type AuditEntrySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -794,6 +620,7 @@ export type AuditEntrySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ex
   org_id?: boolean
   occurred_at?: boolean
   actor_type?: boolean
+  actor?: boolean
   key_id?: boolean
   action?: boolean
   method?: boolean
@@ -804,7 +631,6 @@ export type AuditEntrySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ex
   user_agent?: boolean
   duration_ms?: boolean
   details?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["auditEntry"]>
 
 export type AuditEntrySelectScalar = {
@@ -812,6 +638,7 @@ export type AuditEntrySelectScalar = {
   org_id?: boolean
   occurred_at?: boolean
   actor_type?: boolean
+  actor?: boolean
   key_id?: boolean
   action?: boolean
   method?: boolean
@@ -824,27 +651,17 @@ export type AuditEntrySelectScalar = {
   details?: boolean
 }
 
-export type AuditEntryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "occurred_at" | "actor_type" | "key_id" | "action" | "method" | "route" | "status" | "request_id" | "client_ip" | "user_agent" | "duration_ms" | "details", ExtArgs["result"]["auditEntry"]>
-export type AuditEntryInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-}
-export type AuditEntryIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-}
-export type AuditEntryIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-}
+export type AuditEntryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "occurred_at" | "actor_type" | "actor" | "key_id" | "action" | "method" | "route" | "status" | "request_id" | "client_ip" | "user_agent" | "duration_ms" | "details", ExtArgs["result"]["auditEntry"]>
 
 export type $AuditEntryPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "AuditEntry"
-  objects: {
-    org: Prisma.$OrgPayload<ExtArgs>
-  }
+  objects: {}
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
     org_id: string
     occurred_at: Date
     actor_type: string
+    actor: string | null
     key_id: string | null
     action: string
     method: string | null
@@ -1249,7 +1066,6 @@ readonly fields: AuditEntryFieldRefs;
  */
 export interface Prisma__AuditEntryClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
-  org<T extends Prisma.OrgDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrgDefaultArgs<ExtArgs>>): Prisma.Prisma__OrgClient<runtime.Types.Result.GetResult<Prisma.$OrgPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1283,6 +1099,7 @@ export interface AuditEntryFieldRefs {
   readonly org_id: Prisma.FieldRef<"AuditEntry", 'String'>
   readonly occurred_at: Prisma.FieldRef<"AuditEntry", 'DateTime'>
   readonly actor_type: Prisma.FieldRef<"AuditEntry", 'String'>
+  readonly actor: Prisma.FieldRef<"AuditEntry", 'String'>
   readonly key_id: Prisma.FieldRef<"AuditEntry", 'String'>
   readonly action: Prisma.FieldRef<"AuditEntry", 'String'>
   readonly method: Prisma.FieldRef<"AuditEntry", 'String'>
@@ -1310,10 +1127,6 @@ export type AuditEntryFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.In
    */
   omit?: Prisma.AuditEntryOmit<ExtArgs> | null
   /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryInclude<ExtArgs> | null
-  /**
    * Filter, which AuditEntry to fetch.
    */
   where: Prisma.AuditEntryWhereUniqueInput
@@ -1332,10 +1145,6 @@ export type AuditEntryFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Extens
    */
   omit?: Prisma.AuditEntryOmit<ExtArgs> | null
   /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryInclude<ExtArgs> | null
-  /**
    * Filter, which AuditEntry to fetch.
    */
   where: Prisma.AuditEntryWhereUniqueInput
@@ -1353,10 +1162,6 @@ export type AuditEntryFindFirstArgs<ExtArgs extends runtime.Types.Extensions.Int
    * Omit specific fields from the AuditEntry
    */
   omit?: Prisma.AuditEntryOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryInclude<ExtArgs> | null
   /**
    * Filter, which AuditEntry to fetch.
    */
@@ -1406,10 +1211,6 @@ export type AuditEntryFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Extensi
    */
   omit?: Prisma.AuditEntryOmit<ExtArgs> | null
   /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryInclude<ExtArgs> | null
-  /**
    * Filter, which AuditEntry to fetch.
    */
   where?: Prisma.AuditEntryWhereInput
@@ -1457,10 +1258,6 @@ export type AuditEntryFindManyArgs<ExtArgs extends runtime.Types.Extensions.Inte
    * Omit specific fields from the AuditEntry
    */
   omit?: Prisma.AuditEntryOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryInclude<ExtArgs> | null
   /**
    * Filter, which AuditEntries to fetch.
    */
@@ -1510,10 +1307,6 @@ export type AuditEntryCreateArgs<ExtArgs extends runtime.Types.Extensions.Intern
    */
   omit?: Prisma.AuditEntryOmit<ExtArgs> | null
   /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryInclude<ExtArgs> | null
-  /**
    * The data needed to create a AuditEntry.
    */
   data: Prisma.XOR<Prisma.AuditEntryCreateInput, Prisma.AuditEntryUncheckedCreateInput>
@@ -1547,10 +1340,6 @@ export type AuditEntryCreateManyAndReturnArgs<ExtArgs extends runtime.Types.Exte
    */
   data: Prisma.AuditEntryCreateManyInput | Prisma.AuditEntryCreateManyInput[]
   skipDuplicates?: boolean
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryIncludeCreateManyAndReturn<ExtArgs> | null
 }
 
 /**
@@ -1565,10 +1354,6 @@ export type AuditEntryUpdateArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * Omit specific fields from the AuditEntry
    */
   omit?: Prisma.AuditEntryOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryInclude<ExtArgs> | null
   /**
    * The data needed to update a AuditEntry.
    */
@@ -1621,10 +1406,6 @@ export type AuditEntryUpdateManyAndReturnArgs<ExtArgs extends runtime.Types.Exte
    * Limit how many AuditEntries to update.
    */
   limit?: number
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryIncludeUpdateManyAndReturn<ExtArgs> | null
 }
 
 /**
@@ -1639,10 +1420,6 @@ export type AuditEntryUpsertArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * Omit specific fields from the AuditEntry
    */
   omit?: Prisma.AuditEntryOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryInclude<ExtArgs> | null
   /**
    * The filter to search for the AuditEntry to update in case it exists.
    */
@@ -1669,10 +1446,6 @@ export type AuditEntryDeleteArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * Omit specific fields from the AuditEntry
    */
   omit?: Prisma.AuditEntryOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryInclude<ExtArgs> | null
   /**
    * Filter which AuditEntry to delete.
    */
@@ -1705,8 +1478,4 @@ export type AuditEntryDefaultArgs<ExtArgs extends runtime.Types.Extensions.Inter
    * Omit specific fields from the AuditEntry
    */
   omit?: Prisma.AuditEntryOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryInclude<ExtArgs> | null
 }

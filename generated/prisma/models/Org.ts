@@ -20,19 +20,31 @@ export type OrgModel = runtime.Types.Result.DefaultSelection<Prisma.$OrgPayload>
 
 export type AggregateOrg = {
   _count: OrgCountAggregateOutputType | null
+  _avg: OrgAvgAggregateOutputType | null
+  _sum: OrgSumAggregateOutputType | null
   _min: OrgMinAggregateOutputType | null
   _max: OrgMaxAggregateOutputType | null
+}
+
+export type OrgAvgAggregateOutputType = {
+  config_version: number | null
+}
+
+export type OrgSumAggregateOutputType = {
+  config_version: number | null
 }
 
 export type OrgMinAggregateOutputType = {
   id: string | null
   name: string | null
+  config_version: number | null
   created_at: Date | null
 }
 
 export type OrgMaxAggregateOutputType = {
   id: string | null
   name: string | null
+  config_version: number | null
   created_at: Date | null
 }
 
@@ -41,20 +53,31 @@ export type OrgCountAggregateOutputType = {
   name: number
   won_stages: number
   lost_stages: number
+  config_version: number
   created_at: number
   _all: number
 }
 
 
+export type OrgAvgAggregateInputType = {
+  config_version?: true
+}
+
+export type OrgSumAggregateInputType = {
+  config_version?: true
+}
+
 export type OrgMinAggregateInputType = {
   id?: true
   name?: true
+  config_version?: true
   created_at?: true
 }
 
 export type OrgMaxAggregateInputType = {
   id?: true
   name?: true
+  config_version?: true
   created_at?: true
 }
 
@@ -63,6 +86,7 @@ export type OrgCountAggregateInputType = {
   name?: true
   won_stages?: true
   lost_stages?: true
+  config_version?: true
   created_at?: true
   _all?: true
 }
@@ -105,6 +129,18 @@ export type OrgAggregateArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
   /**
    * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
    * 
+   * Select which fields to average
+  **/
+  _avg?: OrgAvgAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
+   * Select which fields to sum
+  **/
+  _sum?: OrgSumAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
    * Select which fields to find the minimum value
   **/
   _min?: OrgMinAggregateInputType
@@ -135,6 +171,8 @@ export type OrgGroupByArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
   take?: number
   skip?: number
   _count?: OrgCountAggregateInputType | true
+  _avg?: OrgAvgAggregateInputType
+  _sum?: OrgSumAggregateInputType
   _min?: OrgMinAggregateInputType
   _max?: OrgMaxAggregateInputType
 }
@@ -144,8 +182,11 @@ export type OrgGroupByOutputType = {
   name: string
   won_stages: string[]
   lost_stages: string[]
+  config_version: number
   created_at: Date
   _count: OrgCountAggregateOutputType | null
+  _avg: OrgAvgAggregateOutputType | null
+  _sum: OrgSumAggregateOutputType | null
   _min: OrgMinAggregateOutputType | null
   _max: OrgMaxAggregateOutputType | null
 }
@@ -173,16 +214,17 @@ export type OrgWhereInput = {
   name?: Prisma.StringFilter<"Org"> | string
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
+  config_version?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
-  audit_entries?: Prisma.AuditEntryListRelationFilter
   deals?: Prisma.DealListRelationFilter
   plans?: Prisma.PlanListRelationFilter
   periods?: Prisma.PeriodListRelationFilter
   earnings?: Prisma.EarningListRelationFilter
   webhook_endpoints?: Prisma.WebhookEndpointListRelationFilter
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
+  admins?: Prisma.AdminListRelationFilter
 }
 
 export type OrgOrderByWithRelationInput = {
@@ -190,16 +232,17 @@ export type OrgOrderByWithRelationInput = {
   name?: Prisma.SortOrder
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   users?: Prisma.UserOrderByRelationAggregateInput
   api_keys?: Prisma.ApiKeyOrderByRelationAggregateInput
-  audit_entries?: Prisma.AuditEntryOrderByRelationAggregateInput
   deals?: Prisma.DealOrderByRelationAggregateInput
   plans?: Prisma.PlanOrderByRelationAggregateInput
   periods?: Prisma.PeriodOrderByRelationAggregateInput
   earnings?: Prisma.EarningOrderByRelationAggregateInput
   webhook_endpoints?: Prisma.WebhookEndpointOrderByRelationAggregateInput
   webhook_messages?: Prisma.WebhookMessageOrderByRelationAggregateInput
+  admins?: Prisma.AdminOrderByRelationAggregateInput
 }
 
 export type OrgWhereUniqueInput = Prisma.AtLeast<{
@@ -210,16 +253,17 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   name?: Prisma.StringFilter<"Org"> | string
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
+  config_version?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
-  audit_entries?: Prisma.AuditEntryListRelationFilter
   deals?: Prisma.DealListRelationFilter
   plans?: Prisma.PlanListRelationFilter
   periods?: Prisma.PeriodListRelationFilter
   earnings?: Prisma.EarningListRelationFilter
   webhook_endpoints?: Prisma.WebhookEndpointListRelationFilter
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
+  admins?: Prisma.AdminListRelationFilter
 }, "id">
 
 export type OrgOrderByWithAggregationInput = {
@@ -227,10 +271,13 @@ export type OrgOrderByWithAggregationInput = {
   name?: Prisma.SortOrder
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.OrgCountOrderByAggregateInput
+  _avg?: Prisma.OrgAvgOrderByAggregateInput
   _max?: Prisma.OrgMaxOrderByAggregateInput
   _min?: Prisma.OrgMinOrderByAggregateInput
+  _sum?: Prisma.OrgSumOrderByAggregateInput
 }
 
 export type OrgScalarWhereWithAggregatesInput = {
@@ -241,6 +288,7 @@ export type OrgScalarWhereWithAggregatesInput = {
   name?: Prisma.StringWithAggregatesFilter<"Org"> | string
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
+  config_version?: Prisma.IntWithAggregatesFilter<"Org"> | number
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Org"> | Date | string
 }
 
@@ -249,16 +297,17 @@ export type OrgCreateInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateInput = {
@@ -266,16 +315,17 @@ export type OrgUncheckedCreateInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUpdateInput = {
@@ -283,16 +333,17 @@ export type OrgUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateInput = {
@@ -300,16 +351,17 @@ export type OrgUncheckedUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateManyInput = {
@@ -317,6 +369,7 @@ export type OrgCreateManyInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
 }
 
@@ -325,6 +378,7 @@ export type OrgUpdateManyMutationInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -333,6 +387,7 @@ export type OrgUncheckedUpdateManyInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -349,19 +404,30 @@ export type OrgCountOrderByAggregateInput = {
   name?: Prisma.SortOrder
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+}
+
+export type OrgAvgOrderByAggregateInput = {
+  config_version?: Prisma.SortOrder
 }
 
 export type OrgMaxOrderByAggregateInput = {
   id?: Prisma.SortOrder
   name?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
 export type OrgMinOrderByAggregateInput = {
   id?: Prisma.SortOrder
   name?: Prisma.SortOrder
+  config_version?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+}
+
+export type OrgSumOrderByAggregateInput = {
+  config_version?: Prisma.SortOrder
 }
 
 export type OrgScalarRelationFilter = {
@@ -389,6 +455,14 @@ export type OrgUpdatewon_stagesInput = {
 export type OrgUpdatelost_stagesInput = {
   set?: string[]
   push?: string | string[]
+}
+
+export type IntFieldUpdateOperationsInput = {
+  set?: number
+  increment?: number
+  decrement?: number
+  multiply?: number
+  divide?: number
 }
 
 export type DateTimeFieldUpdateOperationsInput = {
@@ -423,18 +497,18 @@ export type OrgUpdateOneRequiredWithoutApi_keysNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutApi_keysInput, Prisma.OrgUpdateWithoutApi_keysInput>, Prisma.OrgUncheckedUpdateWithoutApi_keysInput>
 }
 
-export type OrgCreateNestedOneWithoutAudit_entriesInput = {
-  create?: Prisma.XOR<Prisma.OrgCreateWithoutAudit_entriesInput, Prisma.OrgUncheckedCreateWithoutAudit_entriesInput>
-  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAudit_entriesInput
+export type OrgCreateNestedOneWithoutAdminsInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutAdminsInput, Prisma.OrgUncheckedCreateWithoutAdminsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAdminsInput
   connect?: Prisma.OrgWhereUniqueInput
 }
 
-export type OrgUpdateOneRequiredWithoutAudit_entriesNestedInput = {
-  create?: Prisma.XOR<Prisma.OrgCreateWithoutAudit_entriesInput, Prisma.OrgUncheckedCreateWithoutAudit_entriesInput>
-  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAudit_entriesInput
-  upsert?: Prisma.OrgUpsertWithoutAudit_entriesInput
+export type OrgUpdateOneRequiredWithoutAdminsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutAdminsInput, Prisma.OrgUncheckedCreateWithoutAdminsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAdminsInput
+  upsert?: Prisma.OrgUpsertWithoutAdminsInput
   connect?: Prisma.OrgWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutAudit_entriesInput, Prisma.OrgUpdateWithoutAudit_entriesInput>, Prisma.OrgUncheckedUpdateWithoutAudit_entriesInput>
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutAdminsInput, Prisma.OrgUpdateWithoutAdminsInput>, Prisma.OrgUncheckedUpdateWithoutAdminsInput>
 }
 
 export type OrgCreateNestedOneWithoutDealsInput = {
@@ -526,15 +600,16 @@ export type OrgCreateWithoutUsersInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutUsersInput = {
@@ -542,15 +617,16 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutUsersInput = {
@@ -574,15 +650,16 @@ export type OrgUpdateWithoutUsersInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutUsersInput = {
@@ -590,15 +667,16 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutApi_keysInput = {
@@ -606,15 +684,16 @@ export type OrgCreateWithoutApi_keysInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutApi_keysInput = {
@@ -622,15 +701,16 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutApi_keysInput = {
@@ -654,15 +734,16 @@ export type OrgUpdateWithoutApi_keysInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutApi_keysInput = {
@@ -670,22 +751,24 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
-export type OrgCreateWithoutAudit_entriesInput = {
+export type OrgCreateWithoutAdminsInput = {
   id: string
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -697,11 +780,12 @@ export type OrgCreateWithoutAudit_entriesInput = {
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
 }
 
-export type OrgUncheckedCreateWithoutAudit_entriesInput = {
+export type OrgUncheckedCreateWithoutAdminsInput = {
   id: string
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -713,27 +797,28 @@ export type OrgUncheckedCreateWithoutAudit_entriesInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
 }
 
-export type OrgCreateOrConnectWithoutAudit_entriesInput = {
+export type OrgCreateOrConnectWithoutAdminsInput = {
   where: Prisma.OrgWhereUniqueInput
-  create: Prisma.XOR<Prisma.OrgCreateWithoutAudit_entriesInput, Prisma.OrgUncheckedCreateWithoutAudit_entriesInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutAdminsInput, Prisma.OrgUncheckedCreateWithoutAdminsInput>
 }
 
-export type OrgUpsertWithoutAudit_entriesInput = {
-  update: Prisma.XOR<Prisma.OrgUpdateWithoutAudit_entriesInput, Prisma.OrgUncheckedUpdateWithoutAudit_entriesInput>
-  create: Prisma.XOR<Prisma.OrgCreateWithoutAudit_entriesInput, Prisma.OrgUncheckedCreateWithoutAudit_entriesInput>
+export type OrgUpsertWithoutAdminsInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutAdminsInput, Prisma.OrgUncheckedUpdateWithoutAdminsInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutAdminsInput, Prisma.OrgUncheckedCreateWithoutAdminsInput>
   where?: Prisma.OrgWhereInput
 }
 
-export type OrgUpdateToOneWithWhereWithoutAudit_entriesInput = {
+export type OrgUpdateToOneWithWhereWithoutAdminsInput = {
   where?: Prisma.OrgWhereInput
-  data: Prisma.XOR<Prisma.OrgUpdateWithoutAudit_entriesInput, Prisma.OrgUncheckedUpdateWithoutAudit_entriesInput>
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutAdminsInput, Prisma.OrgUncheckedUpdateWithoutAdminsInput>
 }
 
-export type OrgUpdateWithoutAudit_entriesInput = {
+export type OrgUpdateWithoutAdminsInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -745,11 +830,12 @@ export type OrgUpdateWithoutAudit_entriesInput = {
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
 }
 
-export type OrgUncheckedUpdateWithoutAudit_entriesInput = {
+export type OrgUncheckedUpdateWithoutAdminsInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -766,15 +852,16 @@ export type OrgCreateWithoutDealsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutDealsInput = {
@@ -782,15 +869,16 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutDealsInput = {
@@ -814,15 +902,16 @@ export type OrgUpdateWithoutDealsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutDealsInput = {
@@ -830,15 +919,16 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPlansInput = {
@@ -846,15 +936,16 @@ export type OrgCreateWithoutPlansInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPlansInput = {
@@ -862,15 +953,16 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPlansInput = {
@@ -894,15 +986,16 @@ export type OrgUpdateWithoutPlansInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPlansInput = {
@@ -910,15 +1003,16 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPeriodsInput = {
@@ -926,15 +1020,16 @@ export type OrgCreateWithoutPeriodsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPeriodsInput = {
@@ -942,15 +1037,16 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPeriodsInput = {
@@ -974,15 +1070,16 @@ export type OrgUpdateWithoutPeriodsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPeriodsInput = {
@@ -990,15 +1087,16 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutEarningsInput = {
@@ -1006,15 +1104,16 @@ export type OrgCreateWithoutEarningsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutEarningsInput = {
@@ -1022,15 +1121,16 @@ export type OrgUncheckedCreateWithoutEarningsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutEarningsInput = {
@@ -1054,15 +1154,16 @@ export type OrgUpdateWithoutEarningsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutEarningsInput = {
@@ -1070,15 +1171,16 @@ export type OrgUncheckedUpdateWithoutEarningsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_endpointsInput = {
@@ -1086,15 +1188,16 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
@@ -1102,15 +1205,16 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_endpointsInput = {
@@ -1134,15 +1238,16 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
@@ -1150,15 +1255,16 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_messagesInput = {
@@ -1166,15 +1272,16 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
@@ -1182,15 +1289,16 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  audit_entries?: Prisma.AuditEntryUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_messagesInput = {
@@ -1214,15 +1322,16 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
@@ -1230,15 +1339,16 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  audit_entries?: Prisma.AuditEntryUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 
@@ -1249,25 +1359,25 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
 export type OrgCountOutputType = {
   users: number
   api_keys: number
-  audit_entries: number
   deals: number
   plans: number
   periods: number
   earnings: number
   webhook_endpoints: number
   webhook_messages: number
+  admins: number
 }
 
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | OrgCountOutputTypeCountUsersArgs
   api_keys?: boolean | OrgCountOutputTypeCountApi_keysArgs
-  audit_entries?: boolean | OrgCountOutputTypeCountAudit_entriesArgs
   deals?: boolean | OrgCountOutputTypeCountDealsArgs
   plans?: boolean | OrgCountOutputTypeCountPlansArgs
   periods?: boolean | OrgCountOutputTypeCountPeriodsArgs
   earnings?: boolean | OrgCountOutputTypeCountEarningsArgs
   webhook_endpoints?: boolean | OrgCountOutputTypeCountWebhook_endpointsArgs
   webhook_messages?: boolean | OrgCountOutputTypeCountWebhook_messagesArgs
+  admins?: boolean | OrgCountOutputTypeCountAdminsArgs
 }
 
 /**
@@ -1292,13 +1402,6 @@ export type OrgCountOutputTypeCountUsersArgs<ExtArgs extends runtime.Types.Exten
  */
 export type OrgCountOutputTypeCountApi_keysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.ApiKeyWhereInput
-}
-
-/**
- * OrgCountOutputType without action
- */
-export type OrgCountOutputTypeCountAudit_entriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.AuditEntryWhereInput
 }
 
 /**
@@ -1343,22 +1446,30 @@ export type OrgCountOutputTypeCountWebhook_messagesArgs<ExtArgs extends runtime.
   where?: Prisma.WebhookMessageWhereInput
 }
 
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountAdminsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AdminWhereInput
+}
+
 
 export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
-  audit_entries?: boolean | Prisma.Org$audit_entriesArgs<ExtArgs>
   deals?: boolean | Prisma.Org$dealsArgs<ExtArgs>
   plans?: boolean | Prisma.Org$plansArgs<ExtArgs>
   periods?: boolean | Prisma.Org$periodsArgs<ExtArgs>
   earnings?: boolean | Prisma.Org$earningsArgs<ExtArgs>
   webhook_endpoints?: boolean | Prisma.Org$webhook_endpointsArgs<ExtArgs>
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
+  admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["org"]>
 
@@ -1367,6 +1478,7 @@ export type OrgSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extension
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -1375,6 +1487,7 @@ export type OrgSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extension
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -1383,20 +1496,21 @@ export type OrgSelectScalar = {
   name?: boolean
   won_stages?: boolean
   lost_stages?: boolean
+  config_version?: boolean
   created_at?: boolean
 }
 
-export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "created_at", ExtArgs["result"]["org"]>
+export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "created_at", ExtArgs["result"]["org"]>
 export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
-  audit_entries?: boolean | Prisma.Org$audit_entriesArgs<ExtArgs>
   deals?: boolean | Prisma.Org$dealsArgs<ExtArgs>
   plans?: boolean | Prisma.Org$plansArgs<ExtArgs>
   periods?: boolean | Prisma.Org$periodsArgs<ExtArgs>
   earnings?: boolean | Prisma.Org$earningsArgs<ExtArgs>
   webhook_endpoints?: boolean | Prisma.Org$webhook_endpointsArgs<ExtArgs>
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
+  admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrgIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1407,19 +1521,20 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   objects: {
     users: Prisma.$UserPayload<ExtArgs>[]
     api_keys: Prisma.$ApiKeyPayload<ExtArgs>[]
-    audit_entries: Prisma.$AuditEntryPayload<ExtArgs>[]
     deals: Prisma.$DealPayload<ExtArgs>[]
     plans: Prisma.$PlanPayload<ExtArgs>[]
     periods: Prisma.$PeriodPayload<ExtArgs>[]
     earnings: Prisma.$EarningPayload<ExtArgs>[]
     webhook_endpoints: Prisma.$WebhookEndpointPayload<ExtArgs>[]
     webhook_messages: Prisma.$WebhookMessagePayload<ExtArgs>[]
+    admins: Prisma.$AdminPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
     name: string
     won_stages: string[]
     lost_stages: string[]
+    config_version: number
     created_at: Date
   }, ExtArgs["result"]["org"]>
   composites: {}
@@ -1817,13 +1932,13 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   readonly [Symbol.toStringTag]: "PrismaPromise"
   users<T extends Prisma.Org$usersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$usersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   api_keys<T extends Prisma.Org$api_keysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$api_keysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
-  audit_entries<T extends Prisma.Org$audit_entriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$audit_entriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AuditEntryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   deals<T extends Prisma.Org$dealsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$dealsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DealPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   plans<T extends Prisma.Org$plansArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$plansArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PlanPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   periods<T extends Prisma.Org$periodsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$periodsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PeriodPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   earnings<T extends Prisma.Org$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhook_endpoints<T extends Prisma.Org$webhook_endpointsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_endpointsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEndpointPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhook_messages<T extends Prisma.Org$webhook_messagesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_messagesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookMessagePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  admins<T extends Prisma.Org$adminsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adminsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdminPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1857,6 +1972,7 @@ export interface OrgFieldRefs {
   readonly name: Prisma.FieldRef<"Org", 'String'>
   readonly won_stages: Prisma.FieldRef<"Org", 'String[]'>
   readonly lost_stages: Prisma.FieldRef<"Org", 'String[]'>
+  readonly config_version: Prisma.FieldRef<"Org", 'Int'>
   readonly created_at: Prisma.FieldRef<"Org", 'DateTime'>
 }
     
@@ -2299,30 +2415,6 @@ export type Org$api_keysArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
 }
 
 /**
- * Org.audit_entries
- */
-export type Org$audit_entriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the AuditEntry
-   */
-  select?: Prisma.AuditEntrySelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the AuditEntry
-   */
-  omit?: Prisma.AuditEntryOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.AuditEntryInclude<ExtArgs> | null
-  where?: Prisma.AuditEntryWhereInput
-  orderBy?: Prisma.AuditEntryOrderByWithRelationInput | Prisma.AuditEntryOrderByWithRelationInput[]
-  cursor?: Prisma.AuditEntryWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.AuditEntryScalarFieldEnum | Prisma.AuditEntryScalarFieldEnum[]
-}
-
-/**
  * Org.deals
  */
 export type Org$dealsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2464,6 +2556,30 @@ export type Org$webhook_messagesArgs<ExtArgs extends runtime.Types.Extensions.In
   take?: number
   skip?: number
   distinct?: Prisma.WebhookMessageScalarFieldEnum | Prisma.WebhookMessageScalarFieldEnum[]
+}
+
+/**
+ * Org.admins
+ */
+export type Org$adminsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Admin
+   */
+  select?: Prisma.AdminSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Admin
+   */
+  omit?: Prisma.AdminOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AdminInclude<ExtArgs> | null
+  where?: Prisma.AdminWhereInput
+  orderBy?: Prisma.AdminOrderByWithRelationInput | Prisma.AdminOrderByWithRelationInput[]
+  cursor?: Prisma.AdminWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AdminScalarFieldEnum | Prisma.AdminScalarFieldEnum[]
 }
 
 /**

@@ -843,8 +843,10 @@ export interface components {
         DealEventState: {
             /**
              * Format: int64
-             * @description Deal amount in cents, a whole number from 0 to 9007199254740991 (2^53 − 1, the largest
-             *     integer that every JSON parser keeps exact).
+             * @description Deal amount in cents, a whole number from 0 to 100000000000000 (one trillion in currency
+             *     units). The bound keeps every amount the engine derives from one deal (at most 1000% of it)
+             *     exact in a JSON number; running totals over many deals are summed exactly and shown as
+             *     decimal strings when they pass 2^53 − 1 (see `RunningTotalCents`).
              * @example 5000000
              */
             amount_cents?: number | null;
@@ -1229,18 +1231,10 @@ export interface components {
              * @enum {string}
              */
             type: "cumulative";
-            /**
-             * Format: int64
-             * @description Won amount of the rep's deals counted before this deal.
-             * @example 6000000
-             */
-            prior_won_cents: number;
-            /**
-             * Format: int64
-             * @description Won amount of all the rep's deals in the period, this deal included.
-             * @example 11000000
-             */
-            period_won_cents: number;
+            /** @description Won amount of the rep's deals counted before this deal. */
+            prior_won_cents: components["schemas"]["RunningTotalCents"];
+            /** @description Won amount of all the rep's deals in the period, this deal included. */
+            period_won_cents: components["schemas"]["RunningTotalCents"];
             /**
              * @description The rep's won deals that make up `period_won_cents`, in counting order, each with the
              *     running total once it is counted; `prior_won_cents` is the running total of the deals
@@ -1284,18 +1278,13 @@ export interface components {
              * @example 2
              */
             band: number;
+            /** @description Lower bound of the band (inclusive), in cents of cumulative won amount. */
+            from_cents: components["schemas"]["RunningTotalCents"];
             /**
-             * Format: int64
-             * @description Lower bound of the band (inclusive), in cents of cumulative won amount.
-             * @example 10000000
-             */
-            from_cents: number;
-            /**
-             * Format: int64
              * @description Upper bound of the band (exclusive); `null` for the open last band. A percentage bound is
              *     resolved against quota and rounded half away from zero to whole cents.
              */
-            to_cents: number | null;
+            to_cents: components["schemas"]["RunningTotalCents"] | null;
             /**
              * Format: int64
              * @description The amount that falls in this band.
@@ -1333,12 +1322,8 @@ export interface components {
              * @enum {string}
              */
             type: "threshold";
-            /**
-             * Format: int64
-             * @description The rep's won amount in the period, counting only deals that meet the chip's condition, if it has one.
-             * @example 11000000
-             */
-            attained_cents: number;
+            /** @description The rep's won amount in the period, counting only deals that meet the chip's condition, if it has one. */
+            attained_cents: components["schemas"]["RunningTotalCents"];
             /**
              * Format: int64
              * @description The plan's per-rep quota for the period.
@@ -1530,12 +1515,8 @@ export interface components {
              * @example 2026-04-10
              */
             close_date: string | null;
-            /**
-             * Format: int64
-             * @description The running total once this deal is counted.
-             * @example 6000000
-             */
-            running_total_cents: number;
+            /** @description The running total once this deal is counted. */
+            running_total_cents: components["schemas"]["RunningTotalCents"];
         };
         /**
          * @description The line's target is 0 here, and why: the deal is open (nothing is earned until it is won,
@@ -2320,6 +2301,13 @@ export interface components {
                 endpoint_id: components["schemas"]["WebhookEndpointId"];
             };
         };
+        /**
+         * @description A running total in whole cents: an integer up to 9007199254740991 (2^53 − 1), and above that
+         *     the exact value as a decimal string, since a larger JSON number is not kept exact by every
+         *     parser. Totals are summed exactly (never rounded or capped); only their notation changes.
+         * @example 11000000
+         */
+        RunningTotalCents: number | string;
     };
     responses: {
         /**

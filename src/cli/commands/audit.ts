@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { AuditRepository } from '../../repositories/audit.ts';
+import { type AuditEntryRecord, AuditRepository } from '../../repositories/audit.ts';
 import { OrgRepository } from '../../repositories/orgs.ts';
 import { AdminError } from '../../services/adminError.ts';
 import { withDatabase } from '../context.ts';
@@ -27,11 +27,13 @@ export function auditCommand(): Command {
             throw new AdminError('not_found', `no org ${options.org}`);
           return new AuditRepository(database.db).listForOrg(options.org, { limit, ...(since ? { since } : {}) });
         });
-        print(options, { entries }, () =>
-          table(entries, [
+        const rows = entries.map((entry) => ({ ...entry, target: auditTarget(entry) }));
+        print(options, { entries: rows }, () =>
+          table(rows, [
             'occurred_at',
             'actor_type',
             'action',
+            'target',
             'key_id',
             'method',
             'route',
@@ -44,4 +46,30 @@ export function auditCommand(): Command {
         printFailure(options, error);
       }
     });
+}
+
+// The detail members that name what an admin action acted on.
+const TARGET_MEMBERS = [
+  ['key_id', 'key'],
+  ['plan_id', 'plan'],
+  ['period_id', 'period'],
+  ['endpoint_id', 'webhook'],
+  ['endpoint_ids', 'webhook'],
+  ['message_id', 'message'],
+] as const;
+
+/**
+ * What an admin action acted on, from its details: the key, plan, period or webhook endpoint (and message), e.g.
+ * `plan plan_01…` or `message msg_01…, webhook wh_01…`. Null for API requests (their route says it).
+ */
+export function auditTarget(entry: Pick<AuditEntryRecord, 'actor_type' | 'details'>): string | null {
+  if (entry.actor_type !== 'admin') return null;
+  const details = (entry.details ?? {}) as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const [member, label] of TARGET_MEMBERS) {
+    const value = details[member];
+    if (typeof value === 'string') parts.push(`${label} ${value}`);
+    else if (Array.isArray(value) && value.length > 0) parts.push(`${label} ${value.join(',')}`);
+  }
+  return parts.length > 0 ? parts.join(', ') : null;
 }

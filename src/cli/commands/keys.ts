@@ -83,11 +83,13 @@ export function keysCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (keyId: string, options: { org: string; json?: boolean }) => {
       try {
-        const record = await withDatabase((database) => new KeyAdmin(database.db).revoke(options.org, keyId));
-        print(
-          options,
-          describeKey(record),
-          () => `Revoked key ${record.id} (${record.name}) at ${record.revoked_at?.toISOString()}`,
+        const { record, changed } = await withDatabase((database) =>
+          new KeyAdmin(database.db).revoke(options.org, keyId),
+        );
+        print(options, { ...describeKey(record), changed }, () =>
+          changed
+            ? `Revoked key ${record.id} (${record.name}) at ${record.revoked_at?.toISOString()}`
+            : `Key ${record.id} (${record.name}) was already revoked (at ${record.revoked_at?.toISOString()}); nothing changed`,
         );
       } catch (error) {
         printFailure(options, error);

@@ -3,7 +3,7 @@ import type { OpenDatabase } from '../../db/database.ts';
 import type { PeriodRecord } from '../../repositories/periods.ts';
 import { AdminError } from '../../services/adminError.ts';
 import { EarningsEngine } from '../../services/earnings/engine.ts';
-import { PeriodAdmin } from '../../services/periods.ts';
+import { PeriodAdmin, type PeriodChangeResult } from '../../services/periods.ts';
 import { withPeriodWebhooks } from '../../services/webhookAnnouncements.ts';
 import { withDatabase } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
@@ -115,7 +115,7 @@ function describePeriod(period: PeriodRecord) {
 function transitionCommand(spec: {
   name: string;
   description: string;
-  move: (admin: PeriodAdmin, orgId: string, periodId: string) => Promise<{ period: PeriodRecord; changed: boolean }>;
+  move: (admin: PeriodAdmin, orgId: string, periodId: string) => Promise<PeriodChangeResult>;
   done: (period: PeriodRecord) => string;
   unchanged: (period: PeriodRecord) => string;
 }): Command {
@@ -126,11 +126,11 @@ function transitionCommand(spec: {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (periodId: string, options: { org: string; json?: boolean }) => {
       try {
-        const { period, changed } = await withDatabase((database) =>
+        const { period, changed, rows_moved } = await withDatabase((database) =>
           spec.move(new PeriodAdmin(database.db, periodChanges(database)), options.org, periodId),
         );
-        print(options, { ...describePeriod(period), changed }, () =>
-          changed ? spec.done(period) : spec.unchanged(period),
+        print(options, { ...describePeriod(period), changed, rows_moved }, () =>
+          changed ? `${spec.done(period)} (${rows_moved} earnings rows moved)` : spec.unchanged(period),
         );
       } catch (error) {
         printFailure(options, error);

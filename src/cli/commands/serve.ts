@@ -20,12 +20,14 @@ export function serveCommand(): Command {
         return;
       }
       const logger = createLogger(config.logLevel);
-      const server = await startServer(config, logger);
+      // Signals are handled from the start: one during start-up stops the server once it is up.
+      const starting = startServer(config, logger);
+      exitGracefullyOnSignals(logger, 'shutting down', async () => (await starting).close());
+      const server = await starting;
       print(
         options,
         { url: server.url, port: server.port },
         () => `Quotient is serving on ${server.url} (API reference: ${server.url}/docs)`,
       );
-      exitGracefullyOnSignals(logger, 'shutting down', () => server.close());
     });
 }

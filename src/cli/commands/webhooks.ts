@@ -70,11 +70,11 @@ export function webhooksCommand(): Command {
     .option(...JSON_OPTION)
     .action(async (endpointId: string, options: { org: string; json?: boolean }) => {
       try {
-        const removed = await admin((webhooks) => webhooks.remove(options.org, endpointId));
-        print(
-          options,
-          { ...describeEndpoint(removed), status: 'removed' },
-          () => `Removed webhook endpoint ${removed.id} (${removed.url})`,
+        const { endpoint: removed, changed } = await admin((webhooks) => webhooks.remove(options.org, endpointId));
+        print(options, { ...describeEndpoint(removed), status: 'removed', changed }, () =>
+          changed
+            ? `Removed webhook endpoint ${removed.id} (${removed.url})`
+            : `Webhook endpoint ${removed.id} was already removed; nothing changed`,
         );
       } catch (error) {
         printFailure(options, error);

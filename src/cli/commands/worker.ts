@@ -3,7 +3,7 @@ import { loadConfig } from '../../config.ts';
 import { openDatabase } from '../../db/database.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { WebhookWorker } from '../../webhooks/worker.ts';
-import { exitGracefullyOnSignals } from '../context.ts';
+import { announceNewCluster, exitGracefullyOnSignals } from '../context.ts';
 import { print, printFailure } from '../output.ts';
 
 export function workerCommand(): Command {
@@ -21,18 +21,28 @@ export function workerCommand(): Command {
         return;
       }
       const logger = createLogger(config.logLevel);
-      const database = await openDatabase(config, logger, { poolSize: config.webhooks.concurrency + 2 });
-      const worker = new WebhookWorker(database.db, config.webhooks, logger);
-      worker.start();
+      // Signals are handled from the start: one during start-up stops the worker once it is up.
+      const starting = (async () => {
+        const database = await openDatabase(config, logger, {
+          poolSize: config.webhooks.concurrency + 2,
+          onNewCluster: announceNewCluster,
+        });
+        logger.info({ database: database.description }, 'database open');
+        const worker = new WebhookWorker(database.db, config.webhooks, logger);
+        worker.start();
+        return { database, worker };
+      })();
+      exitGracefullyOnSignals(logger, 'stopping the webhook worker after the attempts in flight', async () => {
+        const { database, worker } = await starting;
+        await worker.stop();
+        await database.close();
+      });
+      await starting;
       logger.info({ concurrency: config.webhooks.concurrency }, 'webhook worker started');
       print(
         options,
         { status: 'running', pid: process.pid, concurrency: config.webhooks.concurrency },
         () => `Delivering webhooks (pid ${process.pid}, ${config.webhooks.concurrency} at a time); Ctrl-C stops.`,
       );
-      exitGracefullyOnSignals(logger, 'stopping the webhook worker after the attempts in flight', async () => {
-        await worker.stop();
-        await database.close();
-      });
     });
 }

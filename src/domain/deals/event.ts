@@ -14,7 +14,11 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** Names that would reach Object.prototype in careless consumers (plan rules, SDKs), refused everywhere. */
 export const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-export const MAX_AMOUNT_CENTS = Number.MAX_SAFE_INTEGER;
+/**
+ * The largest deal amount: one trillion in currency units. Every amount the engine derives from one deal (at
+ * most rate_bps 100000, 1000% of it) stays exact in a JSON number; sums over many deals are exact bigints.
+ */
+export const MAX_AMOUNT_CENTS = 100_000_000_000_000;
 export const MAX_TEXT_LENGTH = 255;
 /** Custom values may nest objects and arrays this deep; deeper is refused rather than recursed into. */
 export const MAX_CUSTOM_DEPTH = 32;

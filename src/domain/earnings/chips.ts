@@ -1,4 +1,6 @@
-import { conditionProblems, readDealField } from './conditions.ts';
+import { MAX_AMOUNT_CENTS } from '../deals/event.ts';
+import { conditionProblems } from '../plans/conditionRules.ts';
+import { readDealField } from './conditions.ts';
 import { creditedPart } from './credit.ts';
 import {
   centsAsNumber,
@@ -12,7 +14,9 @@ import {
   formatRate,
   formatRatioAsPercent,
   fractionOfDecimal,
+  isBeyondNumberRange,
   roundHalfAwayFromZero,
+  runningTotalOnWire,
 } from './money.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, PlanProblem, TraceStep } from './types.ts';
 
@@ -230,10 +234,18 @@ export interface Computation {
   explanation: string[];
 }
 
-/** The chip's base for a commission: a whole number of cents, or `null` when the deal lacks one. */
+const BEYOND_RANGE =
+  'The total passes 9,007,199,254,740,991 cents, past what a JSON number holds exactly, so the trace gives it as an exact decimal string.';
+
+/**
+ * The chip's base for a commission: a whole number of cents up to the largest deal amount, or `null` when the
+ * deal has none (a custom field can hold any number; one above the bound is not taken as an amount).
+ */
 function baseOf(deal: DealSnapshot, baseField: string): bigint | null {
   const value = readDealField(deal, baseField);
-  return typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : null;
+  return typeof value === 'number' && Number.isSafeInteger(value) && Math.abs(value) <= MAX_AMOUNT_CENTS
+    ? BigInt(value)
+    : null;
 }
 
 /**
@@ -329,7 +341,11 @@ export function computeTiered(
   const steps: TraceStep[] = [
     { type: 'base', field: 'amount_cents', amount_cents: centsAsNumber(credit?.whole_cents ?? amountCents) },
     ...(credit ? [credit.step] : []),
-    { type: 'cumulative', prior_won_cents: centsAsNumber(prior), period_won_cents: centsAsNumber(periodTotal) },
+    {
+      type: 'cumulative',
+      prior_won_cents: runningTotalOnWire(prior),
+      period_won_cents: runningTotalOnWire(periodTotal),
+    },
   ];
   const explanation = [
     ...(credit?.explanation ?? []),
@@ -337,6 +353,7 @@ export function computeTiered(
       ? `Won by ${rep} in ${period} so far, ${formatMoney(prior)}; counting this open deal as won next adds ${formatMoney(amountCents)}, reaching ${formatMoney(prior + amountCents)}.`
       : `Won by ${rep} in ${period} before this deal, ${formatMoney(prior)}; this deal adds ${formatMoney(amountCents)}, reaching ${formatMoney(prior + amountCents)}.`,
   ];
+  if (isBeyondNumberRange(prior + amountCents) || isBeyondNumberRange(periodTotal)) explanation.push(BEYOND_RANGE);
   const addends: ExactCents[] = [];
   const addBand = (band: Band, slice: bigint, takes: string) => {
     const amount = exactRate(slice, band.rate_bps);
@@ -344,8 +361,8 @@ export function computeTiered(
     steps.push({
       type: 'tier',
       band: band.position,
-      from_cents: centsAsNumber(band.from_cents),
-      to_cents: band.to_cents === null ? null : centsAsNumber(band.to_cents),
+      from_cents: runningTotalOnWire(band.from_cents),
+      to_cents: band.to_cents === null ? null : runningTotalOnWire(band.to_cents),
       slice_cents: centsAsNumber(slice),
       rate_bps: centsAsNumber(band.rate_bps),
       exact_cents: exactCentsString(amount),
@@ -390,7 +407,7 @@ export function computeAttainmentBonus(
   const steps: TraceStep[] = [
     {
       type: 'threshold',
-      attained_cents: centsAsNumber(attainedCents),
+      attained_cents: runningTotalOnWire(attainedCents),
       quota_cents: centsAsNumber(quotaCents),
       threshold_pct: rules.threshold_pct,
       reached,
@@ -399,6 +416,7 @@ export function computeAttainmentBonus(
   const explanation = [
     `Won by ${repExternalId} in ${periodId}, ${formatMoney(attainedCents)}, which is ${formatRatioAsPercent(attainedCents, quotaCents)} of quota ${formatMoney(quotaCents)}; the threshold of ${threshold} is ${reached ? 'reached' : 'not reached'}.`,
   ];
+  if (isBeyondNumberRange(attainedCents)) explanation.push(BEYOND_RANGE);
   if (!reached) return { exact: 0n, steps, explanation: [...explanation, 'So there is no bonus.'] };
   steps.push({ type: 'flat', amount_cents: centsAsNumber(rules.amount_cents) });
   explanation.push(`The bonus is ${formatMoney(rules.amount_cents)}`);

@@ -1,6 +1,7 @@
 import { canonicalJson } from '../json.ts';
 import { isCalendarDate } from '../periods.ts';
-import type { Condition, DealSnapshot, FieldCondition, PlanProblem } from './types.ts';
+import { CUSTOM_PREFIX, STANDARD_CONDITION_FIELDS, TIMESTAMP } from '../plans/conditionRules.ts';
+import type { Condition, DealSnapshot, FieldCondition } from './types.ts';
 
 // Conditions on deal fields (product.md section 5). A comparison on a missing field (absent or null) is
 // false, never an error, and that includes the negative operators: `ne` and `nin` say "the field has a
@@ -17,14 +18,6 @@ export interface ConditionOutcome {
   sentences: string[];
 }
 
-const STANDARD_FIELDS = new Set(['amount_cents', 'stage', 'close_date', 'owner_external_id', 'status']);
-const CUSTOM_PREFIX = 'custom.';
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
-
-export function isConditionField(field: string): boolean {
-  return STANDARD_FIELDS.has(field) || (field.startsWith(CUSTOM_PREFIX) && field.length > CUSTOM_PREFIX.length);
-}
-
 /**
  * The value of a condition field on a deal, `undefined` when missing. `custom.<name>` reads the custom
  * member called `<name>` verbatim (dots included), as ingestion stores custom members flat.
@@ -34,7 +27,7 @@ export function readDealField(deal: DealSnapshot, field: string): unknown {
   if (field.startsWith(CUSTOM_PREFIX)) {
     const name = field.slice(CUSTOM_PREFIX.length);
     value = Object.hasOwn(deal.custom, name) ? deal.custom[name] : undefined;
-  } else if (STANDARD_FIELDS.has(field)) {
+  } else if (STANDARD_CONDITION_FIELDS.includes(field)) {
     value = deal[field as keyof DealSnapshot];
   }
   return value === null ? undefined : value;
@@ -111,8 +104,6 @@ function compare(op: FieldCondition['op'], actual: unknown, expected: unknown): 
   }
 }
 
-const OPERATORS: readonly string[] = ['eq', 'ne', 'in', 'nin', 'gt', 'gte', 'lt', 'lte', 'exists', 'contains'];
-
 function evaluateInto(condition: Condition, deal: DealSnapshot, outcome: ConditionOutcome): boolean {
   if ('all' in condition) {
     // Every member is evaluated, not short-circuited, so the trace shows every input the condition names.
@@ -141,64 +132,4 @@ export function evaluateCondition(condition: Condition, deal: DealSnapshot): Con
   const outcome: ConditionOutcome = { result: false, inputs: {}, sentences: [] };
   outcome.result = evaluateInto(condition, deal, outcome);
   return outcome;
-}
-
-const ORDERED_OPERATORS = new Set(['gt', 'gte', 'lt', 'lte']);
-
-/**
- * What is wrong with a condition, by path, for the plan-file checks: an unknown field or operator,
- * `in`/`nin` without a list, a missing `value`, a `value` on `exists` (which takes none; `{not: ...}`
- * tests absence), an order comparison with something that is neither a number, a date nor a timestamp.
- */
-export function conditionProblems(condition: unknown, path: string): PlanProblem[] {
-  if (condition === null || typeof condition !== 'object' || Array.isArray(condition)) {
-    return [{ path, message: 'must be a condition object' }];
-  }
-  const members = condition as Record<string, unknown>;
-  const keys = Object.keys(members);
-  for (const combinator of ['all', 'any'] as const) {
-    if (combinator in members) {
-      if (keys.length !== 1) return [{ path, message: `"${combinator}" must be the only member` }];
-      const list = members[combinator];
-      if (!Array.isArray(list) || list.length === 0) {
-        return [{ path: `${path}.${combinator}`, message: 'must be a non-empty list of conditions' }];
-      }
-      return list.flatMap((member, index) => conditionProblems(member, `${path}.${combinator}[${index}]`));
-    }
-  }
-  if ('not' in members) {
-    if (keys.length !== 1) return [{ path, message: '"not" must be the only member' }];
-    return conditionProblems(members.not, `${path}.not`);
-  }
-
-  const problems: PlanProblem[] = [];
-  const unknown = keys.filter((key) => !['field', 'op', 'value'].includes(key));
-  if (unknown.length > 0) problems.push({ path, message: `unknown member ${unknown.join(', ')}` });
-  const { field, op, value } = members;
-  if (typeof field !== 'string' || !isConditionField(field)) {
-    problems.push({
-      path: `${path}.field`,
-      message: 'must be amount_cents, stage, close_date, owner_external_id, status or custom.<name>',
-    });
-  }
-  if (typeof op !== 'string' || !OPERATORS.includes(op)) {
-    problems.push({ path: `${path}.op`, message: `must be one of ${OPERATORS.join(', ')}` });
-    return problems;
-  }
-  if (op === 'exists') {
-    if ('value' in members) {
-      problems.push({ path: `${path}.value`, message: 'exists takes no value; use {not: ...} to test absence' });
-    }
-  } else if (!('value' in members)) {
-    problems.push({ path: `${path}.value`, message: `${op} needs a value` });
-  } else if ((op === 'in' || op === 'nin') && !Array.isArray(value)) {
-    problems.push({ path: `${path}.value`, message: `${op} needs a list` });
-  } else if (
-    ORDERED_OPERATORS.has(op) &&
-    typeof value !== 'number' &&
-    !(typeof value === 'string' && (isCalendarDate(value) || TIMESTAMP.test(value)))
-  ) {
-    problems.push({ path: `${path}.value`, message: `${op} compares with a number, a YYYY-MM-DD date or a timestamp` });
-  }
-  return problems;
 }

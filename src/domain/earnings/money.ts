@@ -41,6 +41,21 @@ export function centsAsNumber(cents: bigint): number {
   return value;
 }
 
+/**
+ * A running total (or a band bound derived from one) as the trace carries it: a JSON number while it is exact
+ * in one (up to 2^53 − 1), else the exact value as a decimal string. Totals are never capped or rounded.
+ */
+export function runningTotalOnWire(cents: bigint): number | string {
+  return cents <= BigInt(Number.MAX_SAFE_INTEGER) && cents >= -BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(cents)
+    : cents.toString();
+}
+
+/** True when a total is past what `runningTotalOnWire` can give as a number. */
+export function isBeyondNumberRange(cents: bigint): boolean {
+  return typeof runningTotalOnWire(cents) === 'string';
+}
+
 /** A non-negative or negative integer as `int.fraction` with `decimals` digits, trailing zeros kept. */
 function fixedPoint(value: bigint, decimals: number): { sign: string; whole: bigint; fraction: string } {
   const sign = value < 0n ? '-' : '';

@@ -141,7 +141,8 @@ function statementLine(row: StatementRow): StatementLine {
   };
 }
 
-function money(cents: number): string {
+/** Cents as money; a running total past 2^53 − 1 arrives as its exact decimal string. */
+function money(cents: number | string): string {
   return formatMoney(BigInt(cents));
 }
 

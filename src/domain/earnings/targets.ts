@@ -21,7 +21,14 @@ import {
 } from './chips.ts';
 import { type ConditionOutcome, evaluateCondition } from './conditions.ts';
 import { creditedPart, creditedReps, creditsOf, isSplit } from './credit.ts';
-import { centsAsNumber, exactCentsString, formatExactMoney, formatMoney, roundExactCents } from './money.ts';
+import {
+  centsAsNumber,
+  exactCentsString,
+  formatExactMoney,
+  formatMoney,
+  roundExactCents,
+  runningTotalOnWire,
+} from './money.ts';
 import type {
   DealSnapshot,
   EngineChip,
@@ -298,7 +305,7 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
           external_id: deal.external_id,
           amount_cents: centsAsNumber(credited),
           close_date: deal.close_date,
-          running_total_cents: centsAsNumber(standing.total_cents),
+          running_total_cents: runningTotalOnWire(standing.total_cents),
         });
         standings.set(period_id, standing);
       }

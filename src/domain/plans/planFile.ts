@@ -1,3 +1,5 @@
+import { checkPlanForEngine } from '../earnings/chips.ts';
+import type { EnginePlanVersion } from '../earnings/types.ts';
 import { normalisePlan, type RawPlan } from './normalise.ts';
 import { parseJson, parseYaml } from './parsing.ts';
 import { dedupe, inDocumentOrder, type Segment } from './paths.ts';
@@ -29,7 +31,27 @@ export function validatePlanDocument(
   if (problems.length > 0) {
     return { ok: false, problems: inDocumentOrder(dedupe(problems), document, locate) };
   }
-  return { ok: true, plan: normalisePlan(document as RawPlan) };
+  const plan = normalisePlan(document as RawPlan);
+  // The engine has the last word: a chip it could not evaluate is refused here, never stored to pay nothing.
+  const unevaluable = checkPlanForEngine(engineViewOf(plan));
+  if (unevaluable.length > 0) {
+    return { ok: false, problems: inDocumentOrder(dedupe(unevaluable), document, locate) };
+  }
+  return { ok: true, plan };
+}
+
+/** The plan as the engine reads a stored version of it (ids do not matter to the checks). */
+function engineViewOf(plan: PlanDefinition): EnginePlanVersion {
+  return {
+    plan_id: '',
+    plan_key: plan.key,
+    version_id: '',
+    version_number: 0,
+    period: plan.period,
+    quota_cents: plan.quota_cents,
+    assignees: plan.assignees,
+    chips: plan.chips.map((chip, index) => ({ ...chip, id: `chips[${index}]`, version: '1' })),
+  };
 }
 
 /** Problems as lines for people: `chips[1].tiers[0].rate_bps (line 17): must be an integer`. */

@@ -1,14 +1,12 @@
+import { isCalendarDate } from '../periods.ts';
+import { conditionProblems } from './conditionRules.ts';
 import { formatPath, isObject, type Segment } from './paths.ts';
-import { DEFS } from './schemaProblems.ts';
-import { CONDITION_OPS, type ConditionOp, type ConditionScalar, type PlanFileProblem } from './types.ts';
+import type { PlanFileProblem } from './types.ts';
 
 // Rules the schema cannot express. They read the raw document defensively: the schema reports wrong shapes, these
 // report what is wrong among values of the right shape, so every problem of a file is listed in one go.
 
 const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
-const DEAL_STATUSES = ['open', 'won', 'lost', 'deleted'];
-const ORDERABLE_FIELDS = 'amount_cents, close_date or a custom field';
-const CONDITION_FIELD = new RegExp(DEFS.fieldCondition?.properties?.field?.pattern ?? '^$');
 
 export function ruleProblems(document: unknown): PlanFileProblem[] {
   if (!isObject(document)) return [];
@@ -40,7 +38,7 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
       if (missing) problems.push({ path: at('threshold_pct'), message: missing });
     }
     if (chip.when !== undefined && chip.when !== null) {
-      problems.push(...conditionProblems(chip.when, ['chips', index, 'when']));
+      problems.push(...conditionProblems(chip.when, at('when'), { shapes: false }));
     }
   });
   return problems;
@@ -126,125 +124,7 @@ function tierProblems(tiers: unknown[], at: (...rest: Segment[]) => string): Pla
   return problems;
 }
 
-function conditionProblems(condition: unknown, path: Segment[]): PlanFileProblem[] {
-  if (!isObject(condition)) return [];
-  for (const combinator of ['all', 'any'] as const) {
-    const members = condition[combinator];
-    if (Array.isArray(members)) {
-      return members.flatMap((member, index) => conditionProblems(member, [...path, combinator, index]));
-    }
-  }
-  if ('not' in condition) return conditionProblems(condition.not, [...path, 'not']);
-  const { field, op } = condition;
-  if (typeof field !== 'string' || !isConditionOp(op) || !CONDITION_FIELD.test(field)) return [];
-  const problems: PlanFileProblem[] = [];
-  if (field.startsWith('custom.')) problems.push(...customNameProblems(field, formatPath([...path, 'field'])));
-  const valuePath = formatPath([...path, 'value']);
-  const hasValue = 'value' in condition;
-  const value = condition.value;
-  if (op === 'exists') {
-    if (hasValue) {
-      problems.push({
-        path: valuePath,
-        message: 'exists takes no value; wrap the comparison in {not: ...} for absence',
-      });
-    }
-    return problems;
-  }
-  if (!hasValue) return [...problems, { path: valuePath, message: `is required with op ${op}` }];
-  switch (op) {
-    case 'in':
-    case 'nin':
-      if (!Array.isArray(value) || value.length === 0) {
-        problems.push({ path: valuePath, message: `must be a non-empty list with op ${op}` });
-      } else {
-        value.forEach((member, index) => {
-          const wrong = scalarProblem(field, member);
-          if (wrong) problems.push({ path: formatPath([...path, 'value', index]), message: wrong });
-        });
-      }
-      break;
-    case 'eq':
-    case 'ne': {
-      const wrong = scalarProblem(field, value);
-      if (wrong) problems.push({ path: valuePath, message: wrong });
-      break;
-    }
-    case 'gt':
-    case 'gte':
-    case 'lt':
-    case 'lte': {
-      if (field !== 'amount_cents' && field !== 'close_date' && !field.startsWith('custom.')) {
-        problems.push({
-          path: formatPath([...path, 'op']),
-          message: `${op} compares ${ORDERABLE_FIELDS}, not ${field}`,
-        });
-        break;
-      }
-      const wrong =
-        field.startsWith('custom.') && typeof value !== 'number' && typeof value !== 'string'
-          ? `must be a number or a string with op ${op}`
-          : scalarProblem(field, value);
-      if (wrong) problems.push({ path: valuePath, message: wrong });
-      break;
-    }
-    case 'contains':
-      if (field === 'amount_cents' || field === 'close_date' || field === 'status') {
-        problems.push({
-          path: formatPath([...path, 'op']),
-          message: `contains tests text or a list (stage, owner_external_id or a custom field), not ${field}`,
-        });
-        break;
-      }
-      {
-        const wrong = scalarProblem(field, value);
-        if (wrong) problems.push({ path: valuePath, message: wrong });
-      }
-      break;
-  }
-  return problems;
-}
-
-/** Why `value` cannot be compared with `field`, if it cannot. */
-function scalarProblem(field: string, value: unknown): string | undefined {
-  switch (field) {
-    case 'amount_cents':
-      return Number.isSafeInteger(value)
-        ? undefined
-        : 'must be an integer amount in cents to compare with amount_cents';
-    case 'close_date':
-      return isCalendarDate(value) ? undefined : 'must be a date YYYY-MM-DD to compare with close_date';
-    case 'status':
-      return typeof value === 'string' && DEAL_STATUSES.includes(value)
-        ? undefined
-        : `must be a deal status (${DEAL_STATUSES.join(', ')})`;
-    case 'stage':
-    case 'owner_external_id':
-      return typeof value === 'string' && value !== ''
-        ? undefined
-        : `must be a non-empty string to compare with ${field}`;
-    default:
-      return isScalar(value) ? undefined : 'must be a string, a number or true/false';
-  }
-}
-
 function customNameProblems(reference: string, path: string): PlanFileProblem[] {
   const name = reference.slice('custom.'.length);
   return RESERVED_NAMES.has(name) ? [{ path, message: `custom field name ${name} is reserved` }] : [];
-}
-
-function isConditionOp(op: unknown): op is ConditionOp {
-  return CONDITION_OPS.includes(op as ConditionOp);
-}
-
-function isCalendarDate(value: unknown): boolean {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-}
-
-function isScalar(value: unknown): value is ConditionScalar {
-  return (
-    typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
-  );
 }

@@ -5,6 +5,7 @@ import { decide, windowAt } from '../../access/rateLimit.ts';
 import type { KeyGate } from '../../access/rateLimitStore.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ApiKeyRecord } from '../../repositories/apiKeys.ts';
+import type { AuditEntryInput } from '../../repositories/audit.ts';
 import { ApiError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import type { ContractOperation } from '../operations.ts';
@@ -58,6 +59,20 @@ export function authenticate(deps: { keys: KeyGate; auditLog: AuditLog; metrics:
   };
 }
 
+/**
+ * The audit of one authenticated request. Reads and refusals are queued when the response finishes (off the
+ * response path); a write records its entry in its own transaction instead (`entryForWrite`), and then nothing
+ * is queued for it.
+ */
+export interface RequestAudit {
+  /** The entry as it will read when the response is `status`, with the duration so far. */
+  entryForWrite(status: number): AuditEntryInput;
+}
+
+export function requestAuditOf(res: Response): RequestAudit {
+  return res.locals.audit as RequestAudit;
+}
+
 function auditOnFinish(
   req: Request,
   res: Response,
@@ -66,11 +81,12 @@ function auditOnFinish(
   operation: ContractOperation,
   receivedAt: Date,
 ): void {
-  res.once('finish', () => {
-    const finishedAt = new Date();
-    auditLog.keyUsed(auth.keyId, finishedAt);
-    auditLog.record({
-      id: newId('aud'),
+  const id = newId('aud');
+  let writtenWithRequest = false;
+  const entry = (status: number | null): AuditEntryInput => {
+    const now = new Date();
+    return {
+      id,
       org_id: auth.orgId,
       occurred_at: receivedAt,
       actor_type: 'api_key',
@@ -78,11 +94,30 @@ function auditOnFinish(
       action: 'request',
       method: req.method,
       route: operation.pathTemplate,
-      status: res.statusCode,
+      status,
       request_id: res.locals.requestId as string,
       client_ip: req.ip ?? null,
       user_agent: req.get('user-agent') ?? null,
-      duration_ms: finishedAt.getTime() - receivedAt.getTime(),
-    });
+      duration_ms: now.getTime() - receivedAt.getTime(),
+    };
+  };
+  const audit: RequestAudit = {
+    entryForWrite: (status) => {
+      writtenWithRequest = true;
+      return entry(status);
+    },
+  };
+  res.locals.audit = audit;
+  let finished = false;
+  res.once('finish', () => {
+    finished = true;
+    auditLog.keyUsed(auth.keyId, new Date());
+    // A write whose transaction failed wrote no entry: it is queued like any other request.
+    if (!writtenWithRequest || res.statusCode >= 400) auditLog.record(entry(res.statusCode));
+  });
+  // The connection closed before the response was sent: the client went away, or a shutdown's grace period
+  // ended. The request is audited without a status; a write that still commits has its own entry (same id).
+  res.once('close', () => {
+    if (!finished) auditLog.record(entry(null));
   });
 }

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { isDatabaseUnavailable } from '../../db/availability.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { ApiError, type ErrorBody } from '../errors.ts';
 
@@ -11,18 +12,11 @@ interface ValidatorError {
 interface BodyParserError {
   type?: string;
   status?: number;
+  code?: string;
 }
 
-const UNAVAILABLE_CODES = new Set([
-  'QUOTIENT_RATE_STORE_UNAVAILABLE',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  '57P01',
-  '57P03',
-  'P1001',
-]);
+/** Seconds a client is asked to wait after a 503: long enough for a failover or a saturated pool to clear. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Maps every failure to the spec's error format: our ApiError, body-parser errors, the contract validator's
@@ -31,7 +25,9 @@ const UNAVAILABLE_CODES = new Set([
 export function errorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const apiError = toApiError(error, res.locals.requestId as string);
-    if (apiError.status >= 500) {
+    if (apiError.code === 'unavailable') {
+      logger.warn({ err: error, request_id: res.locals.requestId, path: req.path }, 'database unavailable');
+    } else if (apiError.status >= 500) {
       logger.error({ err: error, request_id: res.locals.requestId, path: req.path }, 'request failed');
     }
     if (res.headersSent) {
@@ -56,15 +52,14 @@ export function toApiError(error: unknown, requestId: string): ApiError {
   if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
     return new ApiError('unsupported_media_type', 'the request body must be UTF-8 encoded application/json');
   }
+  if (isUnreadableBody(error)) {
+    return new ApiError('invalid_json', 'the request body could not be decoded as its Content-Encoding says');
+  }
   const validatorError = error as ValidatorError;
   if (Array.isArray(validatorError?.errors) && typeof validatorError.status === 'number') {
     return fromValidator(validatorError);
   }
-  if (isDatabaseUnavailable(error)) {
-    return new ApiError('unavailable', 'the database is unreachable; retry shortly', {
-      headers: { 'Retry-After': '5' },
-    });
-  }
+  if (isDatabaseUnavailable(error)) return unavailable();
   return new ApiError('internal_error', `an internal error occurred; request id ${requestId}`);
 }
 
@@ -102,14 +97,18 @@ function describeField(path: string | undefined, message: string | undefined): s
   return `${field}: ${text}`;
 }
 
-function isDatabaseUnavailable(error: unknown): boolean {
-  for (
-    let current = error as { code?: string; cause?: unknown } | undefined, depth = 0;
-    current && depth < 5;
-    depth++
-  ) {
-    if (current.code && UNAVAILABLE_CODES.has(current.code)) return true;
-    current = current.cause as typeof current;
-  }
-  return false;
+/**
+ * A compressed body that does not inflate (zlib's Z_* codes, brotli's ERR__* codes): body-parser passes the
+ * decompressor's error on as a 400 without a type of its own.
+ */
+function isUnreadableBody(error: unknown): boolean {
+  const { status, code } = (error ?? {}) as BodyParserError;
+  return status === 400 && typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__'));
+}
+
+/** The database is unreachable, saturated or too slow right now: nothing of the request was committed. */
+export function unavailable(): ApiError {
+  return new ApiError('unavailable', 'the database cannot serve this request now; retry shortly', {
+    headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+  });
 }

@@ -1,11 +1,12 @@
-import type { Request, Router } from 'express';
 import type { operations } from '../../../generated/openapi.ts';
 import { DEAL_LIST_STATUSES, type DealListFilters, InvalidCursor } from '../../domain/deals/cursor.ts';
 import { InvalidDealEvent, parseDealEvent } from '../../domain/deals/event.ts';
 import { type DealReader, toWireDeal } from '../../services/deals.ts';
 import type { DealIngestion } from '../../services/ingestion.ts';
 import { ApiError } from '../errors.ts';
-import type { RequestAuth } from '../middleware/authenticate.ts';
+import type { ContractHandlers } from '../handlers.ts';
+import { type RequestAuth, requestAuditOf } from '../middleware/authenticate.ts';
+import { pageLimit } from '../pageLimit.ts';
 import { rawBodyOf } from '../rawBody.ts';
 
 type DealList = operations['listDeals']['responses'][200]['content']['application/json'];
@@ -17,45 +18,46 @@ export interface DealRouteDeps {
   dealReader: DealReader;
 }
 
-const DEFAULT_LIMIT = 50;
-
-export function dealRoutes(router: Router, deps: DealRouteDeps): void {
-  router.post('/v1/deals/events', async (req, res) => {
-    const { orgId, keyId } = res.locals.auth as RequestAuth;
-    const result = await deps.ingestion.ingest({
-      orgId,
-      keyId,
-      event: parseEvent(req.body),
-      body: req.body,
-      rawBody: rawBodyOf(req),
-      receivedAt: new Date(),
-    });
-    if (result.kind === 'conflict') {
-      throw new ApiError('dedup_conflict', `dedup_key ${result.dedupKey} was already used with a different body`);
-    }
-    const body: DealEventResult = result.ids;
-    if (result.kind === 'replayed') res.status(200).set('Idempotent-Replayed', 'true');
-    else res.status(201);
-    res.json(body);
-  });
-
-  router.get('/v1/deals', async (req, res) => {
-    const { orgId } = res.locals.auth as RequestAuth;
-    const query = req.query as ListQuery;
-    let page: Awaited<ReturnType<DealReader['listPage']>>;
-    try {
-      page = await deps.dealReader.listPage(orgId, {
-        filters: listFilters(req),
-        limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
-        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+export function dealHandlers(deps: DealRouteDeps): Pick<ContractHandlers, 'ingestDealEvent' | 'listDeals'> {
+  return {
+    ingestDealEvent: async (req, res) => {
+      const { orgId, keyId } = res.locals.auth as RequestAuth;
+      const result = await deps.ingestion.ingest({
+        orgId,
+        keyId,
+        event: parseEvent(req.body),
+        body: req.body,
+        rawBody: rawBodyOf(req),
+        receivedAt: new Date(),
+        auditEntry: () => requestAuditOf(res).entryForWrite(201),
       });
-    } catch (error) {
-      if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
-      throw error;
-    }
-    const body: DealList = { deals: page.deals.map(toWireDeal), next_cursor: page.nextCursor };
-    res.json(body);
-  });
+      if (result.kind === 'conflict') {
+        throw new ApiError('dedup_conflict', `dedup_key ${result.dedupKey} was already used with a different body`);
+      }
+      const body: DealEventResult = result.ids;
+      if (result.kind === 'replayed') res.status(200).set('Idempotent-Replayed', 'true');
+      else res.status(201);
+      res.json(body);
+    },
+
+    listDeals: async (req, res) => {
+      const { orgId } = res.locals.auth as RequestAuth;
+      const query = req.query as ListQuery;
+      let page: Awaited<ReturnType<DealReader['listPage']>>;
+      try {
+        page = await deps.dealReader.listPage(orgId, {
+          filters: listFilters(req.query),
+          limit: pageLimit(query.limit),
+          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+        });
+      } catch (error) {
+        if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
+        throw error;
+      }
+      const body: DealList = { deals: page.deals.map(toWireDeal), next_cursor: page.nextCursor };
+      res.json(body);
+    },
+  };
 }
 
 function parseEvent(body: unknown) {
@@ -68,8 +70,8 @@ function parseEvent(body: unknown) {
 }
 
 /** The validator has checked types and formats; query values may still arrive as strings. */
-function listFilters(req: Request): DealListFilters {
-  const query = req.query as Record<string, string | undefined>;
+function listFilters(validated: unknown): DealListFilters {
+  const query = validated as Record<string, string | undefined>;
   const status = query.status as DealListFilters['status'];
   if (status !== undefined && !DEAL_LIST_STATUSES.includes(status)) {
     throw new ApiError('invalid_body', `status: must be one of ${DEAL_LIST_STATUSES.join(', ')}`);

@@ -1,11 +1,12 @@
-import type { Router } from 'express';
 import type { components, operations } from '../../../generated/openapi.ts';
 import { InvalidCursor } from '../../domain/deals/cursor.ts';
 import type { EarningListFilters } from '../../repositories/earnings.ts';
 import type { EarningReader } from '../../services/earnings/reader.ts';
 import { toWireEarning } from '../../wire/earnings.ts';
 import { ApiError } from '../errors.ts';
+import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
+import { pageLimit } from '../pageLimit.ts';
 
 type Earning = components['schemas']['Earning'];
 type EarningList = operations['listEarnings']['responses'][200]['content']['application/json'];
@@ -16,35 +17,35 @@ export interface EarningRouteDeps {
   earningReader: EarningReader;
 }
 
-const DEFAULT_LIMIT = 50;
+export function earningHandlers(deps: EarningRouteDeps): Pick<ContractHandlers, 'listEarnings' | 'getEarning'> {
+  return {
+    listEarnings: async (req, res) => {
+      const { orgId } = res.locals.auth as RequestAuth;
+      const query = req.query as ListQuery;
+      let page: Awaited<ReturnType<EarningReader['listPage']>>;
+      try {
+        page = await deps.earningReader.listPage(orgId, {
+          filters: listFilters(query),
+          limit: pageLimit(query.limit),
+          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+        });
+      } catch (error) {
+        if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
+        throw error;
+      }
+      const body: EarningList = { earnings: page.earnings.map(toWireEarning), next_cursor: page.nextCursor };
+      res.json(body);
+    },
 
-export function earningRoutes(router: Router, deps: EarningRouteDeps): void {
-  router.get('/v1/earnings', async (req, res) => {
-    const { orgId } = res.locals.auth as RequestAuth;
-    const query = req.query as ListQuery;
-    let page: Awaited<ReturnType<EarningReader['listPage']>>;
-    try {
-      page = await deps.earningReader.listPage(orgId, {
-        filters: listFilters(query),
-        limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
-        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-      });
-    } catch (error) {
-      if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
-      throw error;
-    }
-    const body: EarningList = { earnings: page.earnings.map(toWireEarning), next_cursor: page.nextCursor };
-    res.json(body);
-  });
-
-  router.get('/v1/earnings/:id', async (req, res) => {
-    const { orgId } = res.locals.auth as RequestAuth;
-    const { id } = req.params as GetParams['path'];
-    const earning = await deps.earningReader.find(orgId, id);
-    if (!earning) throw new ApiError('not_found', `no earning ${id}`);
-    const body: Earning = { ...toWireEarning(earning), trace: earning.trace };
-    res.json(body);
-  });
+    getEarning: async (req, res) => {
+      const { orgId } = res.locals.auth as RequestAuth;
+      const { id } = req.params as GetParams['path'];
+      const earning = await deps.earningReader.find(orgId, id);
+      if (!earning) throw new ApiError('not_found', `no earning ${id}`);
+      const body: Earning = { ...toWireEarning(earning), trace: earning.trace };
+      res.json(body);
+    },
+  };
 }
 
 /** The validator has checked every value; a single `status` may still arrive as a plain string. */

@@ -1,7 +1,7 @@
-import type { Router } from 'express';
 import type { operations } from '../../../generated/openapi.ts';
 import { type DealEstimator, EstimateRefused } from '../../services/estimates.ts';
 import { ApiError } from '../errors.ts';
+import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
 
 type EstimateBody = operations['createEstimate']['requestBody']['content']['application/json'];
@@ -11,17 +11,19 @@ export interface EstimateRouteDeps {
   estimator: DealEstimator;
 }
 
-export function estimateRoutes(router: Router, deps: EstimateRouteDeps): void {
-  router.post('/v1/estimates', async (req, res) => {
-    const { orgId, keyId } = res.locals.auth as RequestAuth;
-    const input = req.body as EstimateBody;
-    let estimate: Estimate;
-    try {
-      estimate = await deps.estimator.estimate(orgId, keyId, input);
-    } catch (error) {
-      if (error instanceof EstimateRefused) throw new ApiError(error.code, error.message);
-      throw error;
-    }
-    res.json(estimate);
-  });
+export function estimateHandlers(deps: EstimateRouteDeps): Pick<ContractHandlers, 'createEstimate'> {
+  return {
+    createEstimate: async (req, res) => {
+      const { orgId, keyId } = res.locals.auth as RequestAuth;
+      const input = req.body as EstimateBody;
+      let estimate: Estimate;
+      try {
+        estimate = await deps.estimator.estimate(orgId, keyId, input);
+      } catch (error) {
+        if (error instanceof EstimateRefused) throw new ApiError(error.code, error.message);
+        throw error;
+      }
+      res.json(estimate);
+    },
+  };
 }

@@ -1,23 +1,34 @@
-import { Router } from 'express';
-import { type DealRouteDeps, dealRoutes } from './deals.ts';
-import { type EarningRouteDeps, earningRoutes } from './earnings.ts';
-import { type EstimateRouteDeps, estimateRoutes } from './estimates.ts';
-import { metaRoutes } from './meta.ts';
-import { type PlanRouteDeps, planRoutes } from './plans.ts';
-import { type ReportRouteDeps, reportRoutes } from './reports.ts';
-import { type UserRouteDeps, userRoutes } from './users.ts';
+import type { ContractHandlers } from '../handlers.ts';
+import { type DealRouteDeps, dealHandlers } from './deals.ts';
+import { type EarningRouteDeps, earningHandlers } from './earnings.ts';
+import { type EstimateRouteDeps, estimateHandlers } from './estimates.ts';
+import { metaHandlers } from './meta.ts';
+import { type PlanRouteDeps, planHandlers } from './plans.ts';
+import { type PlatformHandlerDeps, platformHandlers } from './platform.ts';
+import { type ReportRouteDeps, reportHandlers } from './reports.ts';
+import { type UserRouteDeps, userHandlers } from './users.ts';
 
-/** The /v1 handlers. Each is thin: read the validated request, call a service, map the result. */
-export function apiRouter(
-  deps: DealRouteDeps & EarningRouteDeps & PlanRouteDeps & UserRouteDeps & ReportRouteDeps & EstimateRouteDeps,
-): Router {
-  const router = Router();
-  metaRoutes(router);
-  dealRoutes(router, deps);
-  earningRoutes(router, deps);
-  planRoutes(router, deps);
-  userRoutes(router, deps);
-  reportRoutes(router, deps);
-  estimateRoutes(router, deps);
-  return router;
+export type HandlerDeps = PlatformHandlerDeps &
+  DealRouteDeps &
+  EarningRouteDeps &
+  PlanRouteDeps &
+  UserRouteDeps &
+  ReportRouteDeps &
+  EstimateRouteDeps;
+
+/**
+ * Every operation of the contract, bound to its handler by operationId: leaving one out is a type error. Each
+ * handler is thin: read the validated request, call a service, map the result.
+ */
+export function contractHandlers(deps: HandlerDeps): ContractHandlers {
+  return {
+    ...platformHandlers(deps),
+    ...metaHandlers(),
+    ...dealHandlers(deps),
+    ...earningHandlers(deps),
+    ...planHandlers(deps),
+    ...userHandlers(deps),
+    ...reportHandlers(deps),
+    ...estimateHandlers(deps),
+  };
 }

@@ -1,8 +1,8 @@
-import type { Router } from 'express';
 import type { components, operations } from '../../../generated/openapi.ts';
 import type { PlanVersionSnapshot, VersionChip } from '../../repositories/plans.ts';
 import type { PlanReader } from '../../services/plans.ts';
 import { ApiError } from '../errors.ts';
+import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
 
 type Plan = components['schemas']['Plan'];
@@ -14,35 +14,37 @@ export interface PlanRouteDeps {
   planReader: PlanReader;
 }
 
-export function planRoutes(router: Router, deps: PlanRouteDeps): void {
-  router.get('/v1/plans', async (_req, res) => {
-    const { orgId } = res.locals.auth as RequestAuth;
-    const plans = await deps.planReader.listActive(orgId);
-    const body: PlanList = {
-      plans: plans.map((plan) => ({
-        id: plan.id,
-        name: plan.name,
-        current_version_id: plan.current_version_id,
-        created_at: plan.created_at.toISOString(),
-      })),
-    };
-    res.json(body);
-  });
+export function planHandlers(deps: PlanRouteDeps): Pick<ContractHandlers, 'listPlans' | 'getPlan'> {
+  return {
+    listPlans: async (_req, res) => {
+      const { orgId } = res.locals.auth as RequestAuth;
+      const plans = await deps.planReader.listActive(orgId);
+      const body: PlanList = {
+        plans: plans.map((plan) => ({
+          id: plan.id,
+          name: plan.name,
+          current_version_id: plan.current_version_id,
+          created_at: plan.created_at.toISOString(),
+        })),
+      };
+      res.json(body);
+    },
 
-  // The contract validator has already refused an `include` other than `chips` (400 invalid_body naming it).
-  // The current version is read either way: it says who the plan applies to (`assignees`).
-  router.get('/v1/plans/:id', async (req, res) => {
-    const { orgId } = res.locals.auth as RequestAuth;
-    const { id } = req.params as GetPlanParams['path'];
-    const query = req.query as NonNullable<GetPlanParams['query']>;
-    const snapshot = await deps.planReader.withCurrentChips(orgId, id);
-    if (!snapshot) throw new ApiError('not_found', `no plan ${id}`);
-    const body: Plan =
-      query.include === 'chips'
-        ? { ...toWirePlan(snapshot), chips: snapshot.chips.map(toWireChip) }
-        : toWirePlan(snapshot);
-    res.json(body);
-  });
+    // The contract validator has already refused an `include` other than `chips` (400 invalid_body naming it).
+    // The current version is read either way: it says who the plan applies to (`assignees`).
+    getPlan: async (req, res) => {
+      const { orgId } = res.locals.auth as RequestAuth;
+      const { id } = req.params as GetPlanParams['path'];
+      const query = req.query as NonNullable<GetPlanParams['query']>;
+      const snapshot = await deps.planReader.withCurrentChips(orgId, id);
+      if (!snapshot) throw new ApiError('not_found', `no plan ${id}`);
+      const body: Plan =
+        query.include === 'chips'
+          ? { ...toWirePlan(snapshot), chips: snapshot.chips.map(toWireChip) }
+          : toWirePlan(snapshot);
+      res.json(body);
+    },
+  };
 }
 
 function toWirePlan({ plan, definition }: PlanVersionSnapshot): Plan {

@@ -1,10 +1,11 @@
-import type { Router } from 'express';
 import type { operations } from '../../../generated/openapi.ts';
 import { InvalidCursor } from '../../domain/deals/cursor.ts';
 import { type PayoutReader, PayoutsUnavailable } from '../../services/payouts.ts';
 import type { StatementReader } from '../../services/statements.ts';
 import { ApiError } from '../errors.ts';
+import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
+import { pageLimit } from '../pageLimit.ts';
 
 type Statement = operations['getStatement']['responses'][200]['content']['application/json'];
 type StatementParams = operations['getStatement']['parameters']['path'];
@@ -16,32 +17,32 @@ export interface ReportRouteDeps {
   payoutReader: PayoutReader;
 }
 
-const DEFAULT_LIMIT = 50;
-
 /** Answers for reps and payroll: a rep's statement for a period, and a locked period's payouts. */
-export function reportRoutes(router: Router, deps: ReportRouteDeps): void {
-  router.get('/v1/users/:id/statements/:period_id', async (req, res) => {
-    const { orgId } = res.locals.auth as RequestAuth;
-    const { id, period_id } = req.params as StatementParams;
-    const statement = await deps.statementReader.statement(orgId, id, period_id);
-    if (!statement) throw new ApiError('not_found', `no user ${id}`);
-    res.json(statement satisfies Statement);
-  });
+export function reportHandlers(deps: ReportRouteDeps): Pick<ContractHandlers, 'getStatement' | 'listPayouts'> {
+  return {
+    getStatement: async (req, res) => {
+      const { orgId } = res.locals.auth as RequestAuth;
+      const { id, period_id } = req.params as StatementParams;
+      const statement = await deps.statementReader.statement(orgId, id, period_id);
+      if (!statement) throw new ApiError('not_found', `no user ${id}`);
+      res.json(statement satisfies Statement);
+    },
 
-  router.get('/v1/payouts', async (req, res) => {
-    const { orgId } = res.locals.auth as RequestAuth;
-    const query = req.query as unknown as PayoutQuery;
-    try {
-      const page = await deps.payoutReader.page(orgId, query.period_id, {
-        limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
-        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-      });
-      const body: PayoutList = { period: page.period, payouts: page.payouts, next_cursor: page.nextCursor };
-      res.json(body);
-    } catch (error) {
-      if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
-      if (error instanceof PayoutsUnavailable) throw new ApiError(error.code, error.message);
-      throw error;
-    }
-  });
+    listPayouts: async (req, res) => {
+      const { orgId } = res.locals.auth as RequestAuth;
+      const query = req.query as unknown as PayoutQuery;
+      try {
+        const page = await deps.payoutReader.page(orgId, query.period_id, {
+          limit: pageLimit(query.limit),
+          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+        });
+        const body: PayoutList = { period: page.period, payouts: page.payouts, next_cursor: page.nextCursor };
+        res.json(body);
+      } catch (error) {
+        if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
+        if (error instanceof PayoutsUnavailable) throw new ApiError(error.code, error.message);
+        throw error;
+      }
+    },
+  };
 }

@@ -1,9 +1,10 @@
-import type { Router } from 'express';
 import type { operations } from '../../../generated/openapi.ts';
 import { InvalidCursor } from '../../domain/deals/cursor.ts';
 import { toWireUser, type UserReader } from '../../services/users.ts';
 import { ApiError } from '../errors.ts';
+import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
+import { pageLimit } from '../pageLimit.ts';
 
 type UserList = operations['listUsers']['responses'][200]['content']['application/json'];
 type User = operations['getUser']['responses'][200]['content']['application/json'];
@@ -14,32 +15,32 @@ export interface UserRouteDeps {
   userReader: UserReader;
 }
 
-const DEFAULT_LIMIT = 50;
+export function userHandlers(deps: UserRouteDeps): Pick<ContractHandlers, 'listUsers' | 'getUser'> {
+  return {
+    listUsers: async (req, res) => {
+      const { orgId } = res.locals.auth as RequestAuth;
+      const query = req.query as ListQuery;
+      let page: Awaited<ReturnType<UserReader['listPage']>>;
+      try {
+        page = await deps.userReader.listPage(orgId, {
+          filters: query.external_id === undefined ? {} : { externalId: query.external_id },
+          limit: pageLimit(query.limit),
+          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+        });
+      } catch (error) {
+        if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
+        throw error;
+      }
+      const body: UserList = { users: page.users.map(toWireUser), next_cursor: page.nextCursor };
+      res.json(body);
+    },
 
-export function userRoutes(router: Router, deps: UserRouteDeps): void {
-  router.get('/v1/users', async (req, res) => {
-    const { orgId } = res.locals.auth as RequestAuth;
-    const query = req.query as ListQuery;
-    let page: Awaited<ReturnType<UserReader['listPage']>>;
-    try {
-      page = await deps.userReader.listPage(orgId, {
-        filters: query.external_id === undefined ? {} : { externalId: query.external_id },
-        limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
-        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-      });
-    } catch (error) {
-      if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
-      throw error;
-    }
-    const body: UserList = { users: page.users.map(toWireUser), next_cursor: page.nextCursor };
-    res.json(body);
-  });
-
-  router.get('/v1/users/:id', async (req, res) => {
-    const { orgId } = res.locals.auth as RequestAuth;
-    const { id } = req.params as GetParams['path'];
-    const user = await deps.userReader.find(orgId, id);
-    if (!user) throw new ApiError('not_found', `no user ${id}`);
-    res.json(toWireUser(user) satisfies User);
-  });
+    getUser: async (req, res) => {
+      const { orgId } = res.locals.auth as RequestAuth;
+      const { id } = req.params as GetParams['path'];
+      const user = await deps.userReader.find(orgId, id);
+      if (!user) throw new ApiError('not_found', `no user ${id}`);
+      res.json(toWireUser(user) satisfies User);
+    },
+  };
 }

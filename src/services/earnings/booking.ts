@@ -2,6 +2,7 @@ import { type LedgerRow, type RowRetirement, reconcileLine } from '../../domain/
 import type { EarningTrace, LineTarget, PeriodStatus, TraceCause } from '../../domain/earnings/types.ts';
 import type { PeriodId } from '../../domain/periods.ts';
 import { newId } from '../../lib/ids.ts';
+import { countEarningsRows } from '../../lib/operationsMetrics.ts';
 import { EarningRepository, type LineRow, type NewEarning } from '../../repositories/earnings.ts';
 import { LedgerPeriodRepository } from '../../repositories/ledgerPeriods.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
@@ -143,6 +144,7 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
         ),
       ),
     );
+    countEarningsRows(written.map((row) => row.status));
     // Every row to retire was read live under the rep's lock and its period's share lock: none can have moved.
     if (retired.length !== retire.length) {
       throw new Error(`earnings of org ${orgId} moved while their lines were locked for evaluation`);

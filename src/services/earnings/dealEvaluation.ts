@@ -3,14 +3,14 @@ import type { DealSnapshot, Rep } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
 import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
-import { PlanStateRepository } from '../../repositories/planStates.ts';
+import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import type { DealChange } from '../dealChanges.ts';
 import { book } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
 import { creditedRepsOf, dealSnapshotOf } from './engineAdapter.ts';
 
-const planStates = new PlanStateRepository();
+const evaluationLocks = new EvaluationLockRepository();
 const dealSnapshots = new DealSnapshotRepository();
 
 /**
@@ -33,14 +33,18 @@ export async function evaluateDealChange(
     for (const rep of deal ? creditedRepsOf(deal) : []) reps.set(rep.external_id, rep);
   }
   if (reps.size === 0) return;
+  // The plans in force as of the event's first statement (OrgConfigCache): an org without plans locks nothing.
+  // Reading them before the locks is safe because a recompute first waits for every deal event already in
+  // progress (waitForDealWritersBefore), and this event was in progress from its first statement on.
+  const { config } = change.org;
+  if (config.plansInForce.length === 0) return;
   // The deals are read after the reps' locks, so an evaluation that waited sees them as they are now.
-  const inForce = await planStates.plansInForceLockingReps(
+  await evaluationLocks.lockRepsForEvaluation(
     tx,
     orgId,
     [...reps.values()].map((rep) => rep.user_id),
   );
-  if (inForce.plans.length === 0) return;
-  const plans = await context.versions.of(orgId, inForce.plans);
+  const plans = await context.versions.of(orgId, config.plansInForce);
   const today = context.today();
   const work = plans.flatMap((plan) =>
     scopeOfDealChange(plan, before, after, today).flatMap((scope) => {
@@ -87,7 +91,7 @@ export async function evaluateDealChange(
         to: fieldChange.new,
       })),
     },
-    hasWebhookEndpoints: inForce.hasWebhookEndpoints,
+    hasWebhookEndpoints: config.hasWebhookEndpoints,
   });
 }
 

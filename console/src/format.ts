@@ -1,0 +1,43 @@
+// Presentation only: how numbers and times read in the console.
+
+export function money(cents: number): string {
+  const sign = cents < 0 ? '−' : '';
+  const absolute = Math.abs(cents);
+  return `${sign}$${Math.floor(absolute / 100).toLocaleString('en-US')}.${String(absolute % 100).padStart(2, '0')}`;
+}
+
+export function dateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleString('en-US', {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    timeZone: 'UTC',
+    timeZoneName: 'short',
+  });
+}
+
+/** `2026-04-22 16:30:12 UTC`: compact, for table cells. */
+export function shortDateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+}
+
+export function relative(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return 'never';
+  const seconds = Math.round((now - new Date(iso).getTime()) / 1000);
+  if (seconds < 5) return 'just now';
+  if (seconds < 60) return `${seconds} s ago`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours} h ago`;
+  return `${Math.round(hours / 24)} days ago`;
+}
+
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+}

@@ -1,0 +1,195 @@
+import { useState } from 'preact/hooks';
+import { api, describeError, type Schemas } from '../api.ts';
+import { Badge, Dialog, Empty, Notice, PageHeader, Show, useLoad } from '../components.tsx';
+import { money, plural, shortDateTime } from '../format.ts';
+
+type Period = Schemas['Period'];
+const STATUSES = ['projected', 'pending', 'approved', 'paid'] as const;
+type Move = { period: Period; kind: 'lock' | 'pay' };
+
+function total(period: Period, status: (typeof STATUSES)[number]) {
+  return period.totals.find((entry) => entry.status === status);
+}
+
+export function PeriodsPage(props: { canChange: boolean }) {
+  const [loaded, reload] = useLoad(() => api.GET('/admin/v1/periods'), []);
+  const [move, setMove] = useState<Move | undefined>();
+  const [lockId, setLockId] = useState('');
+  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | undefined>();
+
+  const run = async (kind: Move['kind'], id: string) => {
+    const path = { params: { path: { id } } };
+    const { data, error } =
+      kind === 'lock'
+        ? await api.POST('/admin/v1/periods/{id}/lock', path)
+        : await api.POST('/admin/v1/periods/{id}/mark-paid', path);
+    if (!data) setMessage({ kind: 'error', text: describeError(error) });
+    else if (!data.changed)
+      setMessage({ kind: 'success', text: `Period ${id} was already ${data.period.status}; nothing changed.` });
+    else
+      setMessage({
+        kind: 'success',
+        text:
+          kind === 'lock'
+            ? `Locked ${id}: ${plural(data.rows_moved, 'pending earning')} approved.`
+            : `Marked ${id} paid: ${plural(data.rows_moved, 'approved earning')} paid.`,
+      });
+    void reload();
+  };
+
+  return (
+    <>
+      <PageHeader
+        title="Periods"
+        description="Open periods take new earnings. Locking approves the pending earnings and freezes their amounts; marking paid records the payout. Periods never move back."
+      />
+      {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
+      {props.canChange ? (
+        <form
+          class="card inline-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (lockId.trim()) setMove({ kind: 'lock', period: { id: lockId.trim() } as Period });
+          }}
+        >
+          <div class="field">
+            <label for="lock-period">Lock a period by id</label>
+            <input
+              id="lock-period"
+              placeholder="2026-04 or 2026-Q2"
+              pattern="\d{4}-(0[1-9]|1[0-2]|Q[1-4])"
+              value={lockId}
+              onInput={(event) => setLockId(event.currentTarget.value)}
+            />
+          </div>
+          <button type="submit" class="button">
+            Lock…
+          </button>
+        </form>
+      ) : null}
+      <Show loaded={loaded} retry={reload}>
+        {({ periods }) =>
+          periods.length === 0 ? (
+            <Empty title="No periods yet">
+              Periods appear when earnings are booked into them, or when you lock one.
+            </Empty>
+          ) : (
+            <div class="card table-wrap">
+              <table>
+                <caption class="visually-hidden">Periods with their earnings by status</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Period</th>
+                    <th scope="col">Status</th>
+                    {STATUSES.map((status) => (
+                      <th scope="col" class="numeric" key={status}>
+                        {status[0]?.toUpperCase()}
+                        {status.slice(1)}
+                      </th>
+                    ))}
+                    <th scope="col">Changed (UTC)</th>
+                    {props.canChange ? (
+                      <th scope="col">
+                        <span class="visually-hidden">Actions</span>
+                      </th>
+                    ) : null}
+                  </tr>
+                </thead>
+                <tbody>
+                  {[...periods].reverse().map((period) => (
+                    <tr key={period.id} data-period-id={period.id}>
+                      <th scope="row">
+                        <div class="strong">{period.id}</div>
+                        <div class="muted small nowrap">
+                          {period.starts_on} – {period.ends_on}
+                        </div>
+                      </th>
+                      <td data-field="status">
+                        {period.status === 'open' ? (
+                          <Badge tone="blue">Open</Badge>
+                        ) : period.status === 'locked' ? (
+                          <Badge tone="amber">Locked</Badge>
+                        ) : (
+                          <Badge tone="green">Paid</Badge>
+                        )}
+                      </td>
+                      {STATUSES.map((status) => {
+                        const entry = total(period, status);
+                        return (
+                          <td class="numeric" key={status}>
+                            {entry ? (
+                              <>
+                                <div>{money(entry.amount_cents)}</div>
+                                <div class="muted small">{plural(entry.rows, 'row')}</div>
+                              </>
+                            ) : (
+                              <span class="muted">—</span>
+                            )}
+                          </td>
+                        );
+                      })}
+                      <td class="nowrap">{shortDateTime(period.paid_at ?? period.locked_at)}</td>
+                      {props.canChange ? (
+                        <td class="actions">
+                          {period.status === 'open' ? (
+                            <button
+                              type="button"
+                              class="button"
+                              onClick={() => setMove({ period, kind: 'lock' })}
+                              aria-label={`Lock ${period.id}`}
+                            >
+                              Lock
+                            </button>
+                          ) : null}
+                          {period.status === 'locked' ? (
+                            <button
+                              type="button"
+                              class="button"
+                              onClick={() => setMove({ period, kind: 'pay' })}
+                              aria-label={`Mark ${period.id} paid`}
+                            >
+                              Mark paid
+                            </button>
+                          ) : null}
+                        </td>
+                      ) : null}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+      <Dialog
+        open={move !== undefined}
+        title={move?.kind === 'lock' ? `Lock ${move.period.id}?` : `Mark ${move?.period.id ?? ''} paid?`}
+        onClose={() => setMove(undefined)}
+        footer={
+          <>
+            <button type="button" class="button" onClick={() => setMove(undefined)}>
+              Cancel
+            </button>
+            <button
+              type="button"
+              class="button button-primary"
+              onClick={() => {
+                const chosen = move;
+                setMove(undefined);
+                if (chosen) void run(chosen.kind, chosen.period.id);
+              }}
+            >
+              {move?.kind === 'lock' ? 'Lock period' : 'Mark paid'}
+            </button>
+          </>
+        }
+      >
+        <p>
+          {move?.kind === 'lock'
+            ? 'Pending earnings become approved and their amounts are frozen. Later changes to deals of this period are booked into the next open period. This cannot be undone.'
+            : 'Approved earnings become paid. This cannot be undone.'}
+        </p>
+      </Dialog>
+    </>
+  );
+}

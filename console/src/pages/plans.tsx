@@ -1,0 +1,308 @@
+import { useState } from 'preact/hooks';
+import { api, describeError, type Schemas } from '../api.ts';
+import { Badge, Dialog, Empty, Notice, PageHeader, Show, useLoad } from '../components.tsx';
+import { dateTime, money, plural, shortDateTime } from '../format.ts';
+import { lineDiff } from '../lineDiff.ts';
+import { Link, navigate } from '../router.tsx';
+
+export function PlansPage(props: { canChange: boolean }) {
+  const [loaded, reload] = useLoad(() => api.GET('/admin/v1/plans'), []);
+  return (
+    <>
+      <PageHeader
+        title="Plans"
+        description="Compensation plans are written as files (YAML or JSON) and applied here or with quotient plans apply. Each change is a new version; earnings in open periods are recomputed."
+      />
+      {props.canChange ? <ApplyPlanFile onApplied={() => void reload()} /> : null}
+      <Show loaded={loaded} retry={reload}>
+        {({ plans }) =>
+          plans.length === 0 ? (
+            <Empty title="No plans yet">Apply a plan file to create the first plan.</Empty>
+          ) : (
+            <div class="card table-wrap">
+              <table>
+                <caption class="visually-hidden">Plans</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Plan</th>
+                    <th scope="col">Key</th>
+                    <th scope="col">Period</th>
+                    <th scope="col">Quota</th>
+                    <th scope="col">Version</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Updated (UTC)</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {plans.map((plan) => (
+                    <tr key={plan.id}>
+                      <td class="strong">
+                        <Link href={`/plans/${plan.id}`}>{plan.name}</Link>
+                      </td>
+                      <td>
+                        <code>{plan.key}</code>
+                      </td>
+                      <td>{plan.period}</td>
+                      <td class="numeric">{plan.quota_cents === null ? '—' : money(plan.quota_cents)}</td>
+                      <td class="numeric">v{plan.current_version}</td>
+                      <td>
+                        {plan.status === 'active' ? (
+                          <Badge tone="green">Active</Badge>
+                        ) : (
+                          <Badge tone="grey">Archived</Badge>
+                        )}
+                      </td>
+                      <td class="nowrap">{shortDateTime(plan.updated_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+    </>
+  );
+}
+
+function ApplyPlanFile(props: { onApplied: () => void }) {
+  const [text, setText] = useState('');
+  const [fileName, setFileName] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const [problems, setProblems] = useState<{ reason: string; list: Schemas['PlanFileProblem'][] } | undefined>();
+  const [result, setResult] = useState<Schemas['AppliedPlanFile'] | undefined>();
+  const [error, setError] = useState<string | undefined>();
+
+  const apply = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setProblems(undefined);
+    setResult(undefined);
+    setError(undefined);
+    const format = fileName?.toLowerCase().endsWith('.json') ? 'json' : 'yaml';
+    const { data, error: failure } = await api.POST('/admin/v1/plan-files', {
+      body: { text, format, ...(fileName ? { file_name: fileName } : {}) },
+    });
+    setBusy(false);
+    if (data) {
+      setResult(data);
+      props.onApplied();
+    } else if (failure?.error === 'invalid_plan_file') {
+      setProblems({ reason: failure.reason ?? 'The file has problems.', list: failure.problems ?? [] });
+    } else {
+      setError(describeError(failure));
+    }
+  };
+
+  return (
+    <form class="card apply" onSubmit={apply} aria-labelledby="apply-title">
+      <h2 id="apply-title">Apply a plan file</h2>
+      <div class="apply-source">
+        <label class="button" for="plan-file">
+          Choose file…
+        </label>
+        <input
+          id="plan-file"
+          class="visually-hidden"
+          type="file"
+          accept=".yaml,.yml,.json"
+          onChange={async (event) => {
+            const file = event.currentTarget.files?.[0];
+            if (!file) return;
+            setFileName(file.name);
+            setText(await file.text());
+          }}
+        />
+        <span class="muted">{fileName ?? 'or paste the file below'}</span>
+      </div>
+      <label class="visually-hidden" for="plan-text">
+        Plan file
+      </label>
+      <textarea
+        id="plan-text"
+        class="code-input"
+        rows={10}
+        spellcheck={false}
+        placeholder={
+          'key: core-ae\nname: Core AE plan\nperiod: monthly\nassignees: all\nchips:\n  - key: base\n    name: Base commission\n    kind: commission\n    rate_bps: 1000'
+        }
+        value={text}
+        onInput={(event) => setText(event.currentTarget.value)}
+        aria-invalid={problems ? 'true' : undefined}
+        aria-describedby={problems ? 'plan-problems' : undefined}
+      />
+      {problems ? (
+        <div class="notice notice-error" role="alert" id="plan-problems">
+          <strong>{problems.reason}</strong>
+          <ul class="problems">
+            {problems.list.map((problem) => (
+              <li key={`${problem.path}:${problem.message}`}>
+                <code>{problem.path || '(file)'}</code>
+                {problem.line ? <span class="muted"> line {problem.line}</span> : null}: {problem.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {result ? (
+        <Notice kind="success">
+          {result.changed
+            ? `Applied: plan version ${result.version}${result.reactivated ? ', re-activated' : ''}. ${plural(result.rows_recomputed, 'earnings row')} recomputed.`
+            : `The file matches version ${result.version}; nothing changed.`}{' '}
+          <Link href={`/plans/${result.plan_id}`}>Open the plan</Link>
+        </Notice>
+      ) : null}
+      <div class="form-actions">
+        <button type="submit" class="button button-primary" disabled={busy || text.trim() === ''}>
+          {busy ? 'Applying…' : 'Apply file'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function PlanPage(props: { id: string; canChange: boolean }) {
+  const [loaded, reload] = useLoad(
+    () => api.GET('/admin/v1/plans/{id}', { params: { path: { id: props.id } } }),
+    [props.id],
+  );
+  const [selected, setSelected] = useState<number | undefined>();
+  const [archiving, setArchiving] = useState(false);
+  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | undefined>();
+
+  return (
+    <Show loaded={loaded} retry={reload}>
+      {({ plan, versions }) => {
+        const index = Math.max(
+          0,
+          versions.findIndex((version) => version.number === (selected ?? plan.current_version)),
+        );
+        const version = versions[index];
+        const previous = versions[index + 1];
+        return (
+          <>
+            <nav class="breadcrumb" aria-label="Breadcrumb">
+              <Link href="/plans">Plans</Link> <span aria-hidden="true">/</span> <span>{plan.name}</span>
+            </nav>
+            <PageHeader
+              title={plan.name}
+              description={`Key ${plan.key} · ${plan.period} · quota ${plan.quota_cents === null ? 'none' : money(plan.quota_cents)} · ${plural(versions.length, 'version')}`}
+              actions={
+                props.canChange && plan.status === 'active' ? (
+                  <button type="button" class="button button-danger-quiet" onClick={() => setArchiving(true)}>
+                    Archive plan
+                  </button>
+                ) : plan.status === 'archived' ? (
+                  <Badge tone="grey">Archived</Badge>
+                ) : null
+              }
+            />
+            {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
+            <div class="field inline-field">
+              <label for="version">Version</label>
+              <select
+                id="version"
+                value={version?.number}
+                onChange={(event) => setSelected(Number(event.currentTarget.value))}
+              >
+                {versions.map((entry) => (
+                  <option key={entry.id} value={entry.number}>
+                    v{entry.number} — {dateTime(entry.created_at)}
+                    {entry.id === plan.current_version_id ? ' (current)' : ''}
+                  </option>
+                ))}
+              </select>
+            </div>
+            {version ? (
+              <div class="grid-2">
+                <section class="card" aria-labelledby="chips-title">
+                  <h2 id="chips-title">Rule chips of v{version.number}</h2>
+                  <p class="muted">Evaluated in this order for every deal of the plan's reps.</p>
+                  <ol class="chip-list">
+                    {version.chips.map((chip) => (
+                      <li key={chip.id}>
+                        <div class="chip-head">
+                          <span class="strong">{chip.name}</span>
+                          <code class="small">{chip.key}</code>
+                          <span class="muted small">rule v{chip.version}</span>
+                          {version.changes.added.includes(chip.key) && previous ? (
+                            <Badge tone="green">Added</Badge>
+                          ) : null}
+                          {version.changes.changed.includes(chip.key) ? <Badge tone="amber">Changed</Badge> : null}
+                        </div>
+                        <p>{chip.summary}</p>
+                        <p class="muted small">{chip.when ? `When ${chip.when}` : 'Applies to every deal'}</p>
+                      </li>
+                    ))}
+                  </ol>
+                  {version.changes.removed.length > 0 ? (
+                    <p class="muted">
+                      Removed in this version:{' '}
+                      {version.changes.removed.map((key) => (
+                        <code key={key}>{key} </code>
+                      ))}
+                    </p>
+                  ) : null}
+                </section>
+                <section class="card" aria-labelledby="diff-title">
+                  <h2 id="diff-title">
+                    {previous ? `Changes from v${previous.number} to v${version.number}` : 'Plan file of v1'}
+                  </h2>
+                  <pre class="diff">
+                    {(previous
+                      ? lineDiff(previous.file, version.file)
+                      : lineDiff('', version.file).map((line) => ({ ...line, kind: 'same' as const }))
+                    ).map((line, lineIndex) => (
+                      <span key={lineIndex} class={`diff-${line.kind}`}>
+                        {line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '- ' : '  '}
+                        {line.text}
+                        {'\n'}
+                      </span>
+                    ))}
+                  </pre>
+                </section>
+              </div>
+            ) : null}
+            <Dialog
+              open={archiving}
+              title={`Archive ${plan.name}?`}
+              onClose={() => setArchiving(false)}
+              footer={
+                <>
+                  <button type="button" class="button" onClick={() => setArchiving(false)}>
+                    Cancel
+                  </button>
+                  <button
+                    type="button"
+                    class="button button-danger"
+                    onClick={async () => {
+                      setArchiving(false);
+                      const { error } = await api.POST('/admin/v1/plans/{id}/archive', {
+                        params: { path: { id: plan.id } },
+                      });
+                      setMessage(
+                        error
+                          ? { kind: 'error', text: describeError(error) }
+                          : { kind: 'success', text: 'The plan is archived.' },
+                      );
+                      void reload();
+                      if (!error) navigate(`/plans/${plan.id}`, { replace: true });
+                    }}
+                  >
+                    Archive
+                  </button>
+                </>
+              }
+            >
+              <p>
+                The plan stops being evaluated and its projected earnings are reversed. Applying its file again
+                re-activates it.
+              </p>
+            </Dialog>
+          </>
+        );
+      }}
+    </Show>
+  );
+}

@@ -1,0 +1,129 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { Badge, Empty, PageHeader, Show, useLoad } from '../components.tsx';
+import { money, shortDateTime } from '../format.ts';
+
+const TONES = {
+  projected: 'blue',
+  pending: 'amber',
+  approved: 'green',
+  paid: 'green',
+  superseded: 'grey',
+  reversed: 'grey',
+} as const;
+
+export function RepsPage() {
+  const [loaded, reload] = useLoad(() => api.GET('/admin/v1/reps'), []);
+  const [chosen, setChosen] = useState<{ rep: string; period: string } | undefined>();
+
+  return (
+    <>
+      <PageHeader
+        title="Reps"
+        description="Each rep's standing earnings per period. Choose a period to see every earning with how it was computed."
+      />
+      <Show loaded={loaded} retry={reload}>
+        {({ reps }) =>
+          reps.length === 0 ? (
+            <Empty title="No reps yet">Reps appear when deal events name an owner.</Empty>
+          ) : (
+            <div class="grid-2 grid-wide-right">
+              <div class="card table-wrap">
+                <table>
+                  <caption class="visually-hidden">Reps and their earnings per period</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Rep</th>
+                      <th scope="col">Periods</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {reps.map((rep) => (
+                      <tr key={rep.id}>
+                        <th scope="row" class="strong nowrap">
+                          {rep.external_id}
+                        </th>
+                        <td>
+                          {rep.periods.length === 0 ? (
+                            <span class="muted">No earnings</span>
+                          ) : (
+                            <div class="chips">
+                              {rep.periods.map((period) => (
+                                <button
+                                  type="button"
+                                  key={period.period_id}
+                                  class={`chip chip-button${chosen?.rep === rep.id && chosen.period === period.period_id ? ' chip-selected' : ''}`}
+                                  aria-pressed={chosen?.rep === rep.id && chosen.period === period.period_id}
+                                  onClick={() => setChosen({ rep: rep.id, period: period.period_id })}
+                                >
+                                  {period.period_id}: {money(period.amount_cents)}
+                                </button>
+                              ))}
+                            </div>
+                          )}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <div>
+                {chosen ? (
+                  <RepEarnings rep={chosen.rep} period={chosen.period} />
+                ) : (
+                  <Empty title="Choose a period">Pick a rep's period on the left to see its earnings.</Empty>
+                )}
+              </div>
+            </div>
+          )
+        }
+      </Show>
+    </>
+  );
+}
+
+function RepEarnings(props: { rep: string; period: string }) {
+  const [loaded, reload] = useLoad(
+    () =>
+      api.GET('/admin/v1/reps/{id}/earnings', { params: { path: { id: props.rep }, query: { period: props.period } } }),
+    [props.rep, props.period],
+  );
+  return (
+    <Show loaded={loaded} retry={reload}>
+      {({ rep, period_id, earnings }) => (
+        <section class="card" aria-labelledby="earnings-title">
+          <h2 id="earnings-title">
+            {rep.external_id} · {period_id}
+          </h2>
+          {earnings.length === 0 ? (
+            <p class="muted">No earnings in this period.</p>
+          ) : (
+            <ol class="earning-list">
+              {earnings.map((earning) => (
+                <li
+                  key={earning.id}
+                  class={earning.status === 'superseded' || earning.status === 'reversed' ? 'earning-history' : ''}
+                >
+                  <div class="earning-head">
+                    <span class="strong">{money(earning.amount_cents)}</span>
+                    <Badge tone={TONES[earning.status]}>{earning.status}</Badge>
+                    <span>{earning.chip_name}</span>
+                    <span class="muted small">
+                      {earning.deal_external_id ? `deal ${earning.deal_external_id}` : 'period bonus'}
+                    </span>
+                    <span class="muted small">{shortDateTime(earning.created_at)}</span>
+                  </div>
+                  <ul class="explanation">
+                    {earning.explanation.map((sentence) => (
+                      <li key={sentence}>{sentence}</li>
+                    ))}
+                  </ul>
+                </li>
+              ))}
+            </ol>
+          )}
+        </section>
+      )}
+    </Show>
+  );
+}

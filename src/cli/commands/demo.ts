@@ -1,0 +1,80 @@
+import { Command } from 'commander';
+import { createSqlPool } from '../../repositories/transaction.ts';
+import { AdminError } from '../../services/adminError.ts';
+import { DEMO_ORG_NAME, Demo, type DemoResult } from '../../services/demo.ts';
+import { EarningsEngine } from '../../services/earnings/engine.ts';
+import { withDatabase } from '../context.ts';
+import { print, printFailure } from '../output.ts';
+
+export function demoCommand(): Command {
+  return new Command('demo')
+    .description(
+      "an org to try Quotient with: a key (printed once), product.md's example plan, two months of deals for three " +
+        'reps sent through the ingestion path, the first month locked and paid. Run again, it reuses the org (and makes a new key).',
+    )
+    .option('--org-name <name>', `the org's name (an org of that name is reused)`, DEMO_ORG_NAME)
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (options: { orgName: string; json?: boolean }) => {
+      try {
+        const name = options.orgName.trim();
+        if (!name) throw new AdminError('invalid_argument', 'the demo org needs a non-empty --org-name');
+        const result = await withDatabase(async (database) => {
+          const dealsPool = createSqlPool(database.url, 2, () => {});
+          try {
+            return await new Demo(database.db, dealsPool, new EarningsEngine(database.db)).run(name);
+          } finally {
+            await dealsPool.end();
+          }
+        });
+        const next = tryNext(result);
+        print(options, { ...result, next }, () => describe(result, next));
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+}
+
+function tryNext(result: DemoResult) {
+  const base = `http://127.0.0.1:${process.env.PORT ?? 3000}`;
+  const auth = `-H "Authorization: Bearer ${result.key.key}"`;
+  return {
+    serve: 'npm start   (or: npx quotient serve), with the same QUOTIENT_DATA_DIR',
+    curl: [
+      `curl -s ${base}/v1/ ${auth}`,
+      `curl -s "${base}/v1/earnings?period_id=${result.periods.open}" ${auth}`,
+      `curl -s "${base}/v1/earnings?status=paid" ${auth}`,
+      `curl -s "${base}/v1/deals?status=open" ${auth}`,
+    ],
+    sdk: [
+      "import { createClient } from '@quotient/sdk';",
+      `const quotient = createClient({ baseUrl: '${base}', apiKey: '${result.key.key}' });`,
+      `for await (const earning of quotient.earnings.list({ period_id: '${result.periods.paid}' })) console.log(earning.status, earning.amount_cents, earning.explanation);`,
+    ],
+    cli: [`npx quotient periods list --org ${result.org.id}`, `npx quotient audit --org ${result.org.id}`],
+  };
+}
+
+function describe(result: DemoResult, next: ReturnType<typeof tryNext>): string {
+  const earnings = Object.entries(result.earnings)
+    .map(([status, count]) => `${count} ${status}`)
+    .join(', ');
+  return [
+    `${result.org.reused ? 'Reused' : 'Created'} the org ${result.org.id} (${result.org.name}).`,
+    `Key ${result.key.id}, shown only this once:`,
+    '',
+    `  ${result.key.key}`,
+    '',
+    `Plan ${result.plan.key} (${result.plan.id}, version ${result.plan.version}), product.md's example.`,
+    `Deal events: ${result.deal_events.sent} sent through the ingestion path, ${result.deal_events.replayed} replayed (already there).`,
+    `Period ${result.periods.paid} locked and paid; ${result.periods.open} open.`,
+    `Earnings: ${earnings}.`,
+    '',
+    `Try next (serve first: ${next.serve}):`,
+    ...next.curl.map((line) => `  ${line}`),
+    '',
+    'With the SDK (@quotient/sdk):',
+    ...next.sdk.map((line) => `  ${line}`),
+    '',
+    ...next.cli.map((line) => `  ${line}`),
+  ].join('\n');
+}

@@ -1,0 +1,84 @@
+import type { ChipDefinition, Condition, Tier } from './types.ts';
+
+// Rule chips in words, for people reading a plan in the console: "10.00% of the deal amount",
+// "when stage is closed_won and amount_cents is at least 1,000,000". Pure: no I/O.
+
+const OPERATORS: Record<string, string> = {
+  eq: 'is',
+  ne: 'is not',
+  in: 'is one of',
+  nin: 'is none of',
+  gt: 'is more than',
+  gte: 'is at least',
+  lt: 'is less than',
+  lte: 'is at most',
+  exists: 'is set',
+  contains: 'contains',
+};
+
+export function percentOfBps(bps: number): string {
+  return `${(bps / 100).toFixed(2)}%`;
+}
+
+export function money(cents: number): string {
+  const sign = cents < 0 ? '-' : '';
+  const absolute = Math.abs(cents);
+  const whole = Math.floor(absolute / 100).toLocaleString('en-US');
+  return `${sign}${whole}.${String(absolute % 100).padStart(2, '0')}`;
+}
+
+function scalar(value: unknown): string {
+  if (Array.isArray(value)) return value.map(scalar).join(', ');
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+export function describeCondition(condition: Condition): string {
+  if ('all' in condition) return condition.all.map(describeNested).join(' and ');
+  if ('any' in condition) return condition.any.map(describeNested).join(' or ');
+  if ('not' in condition) return `not (${describeCondition(condition.not)})`;
+  const operator = OPERATORS[condition.op] ?? condition.op;
+  return condition.op === 'exists'
+    ? `${condition.field} ${operator}`
+    : `${condition.field} ${operator} ${scalar(condition.value)}`;
+}
+
+function describeNested(condition: Condition): string {
+  return 'all' in condition || 'any' in condition ? `(${describeCondition(condition)})` : describeCondition(condition);
+}
+
+function describeTier(tier: Tier, index: number, tiers: readonly Tier[]): string {
+  const previous = index === 0 ? null : tiers[index - 1];
+  const bound = (t: Tier | null | undefined) =>
+    !t
+      ? null
+      : 'up_to_cents' in t
+        ? t.up_to_cents === null
+          ? null
+          : money(t.up_to_cents)
+        : t.up_to_pct === null
+          ? null
+          : `${t.up_to_pct}% of quota`;
+  const from = bound(previous);
+  const to = bound(tier);
+  const range =
+    to === null ? (from === null ? 'everything' : `above ${from}`) : from === null ? `up to ${to}` : `${from} to ${to}`;
+  return `${percentOfBps(tier.rate_bps)} ${range}`;
+}
+
+/** What the chip pays, in words. */
+export function describeChip(chip: ChipDefinition): string {
+  switch (chip.kind) {
+    case 'commission': {
+      const base = chip.params.base === 'amount_cents' ? 'the deal amount' : `the deal's ${chip.params.base}`;
+      return `Commission: ${percentOfBps(chip.params.rate_bps)} of ${base}`;
+    }
+    case 'tiered_commission': {
+      const tiers = chip.params.tiers.map((tier, index, all) => describeTier(tier, index, all)).join('; ');
+      return `Tiered commission (${chip.params.mode}): ${tiers}`;
+    }
+    case 'flat':
+      return `Flat amount: ${money(chip.params.amount_cents)} per deal`;
+    case 'attainment_bonus':
+      return `Attainment bonus: ${money(chip.params.amount_cents)} once attainment reaches ${chip.params.threshold_pct}% of quota`;
+  }
+}

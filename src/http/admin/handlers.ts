@@ -1,0 +1,526 @@
+import type { Request, Response } from 'express';
+import { stringify } from 'yaml';
+import type { components, operations } from '../../../generated/openapi-admin.ts';
+import type { Database } from '../../db/prisma.ts';
+import {
+  type AuditFilters,
+  auditFilterFingerprint,
+  decodeAuditCursor,
+  encodeAuditCursor,
+} from '../../domain/audit/cursor.ts';
+import { InvalidCursor } from '../../domain/deals/cursor.ts';
+import { isPeriodId } from '../../domain/periods.ts';
+import { describeChip, describeCondition } from '../../domain/plans/describe.ts';
+import type { AdminRecord } from '../../repositories/admins.ts';
+import type { ApiKeyRecord } from '../../repositories/apiKeys.ts';
+import { AuditRepository } from '../../repositories/audit.ts';
+import type { PeriodRecord, PeriodTotal } from '../../repositories/periods.ts';
+import type { PlanRecord } from '../../repositories/plans.ts';
+import { RepRepository } from '../../repositories/reps.ts';
+import type { SqlPool } from '../../repositories/transaction.ts';
+import type { WebhookEndpointRecord } from '../../repositories/webhooks.ts';
+import type { AdminError } from '../../services/adminError.ts';
+import { AdminAccounts, type AdminSessions, type LiveSession } from '../../services/adminIdentity.ts';
+import { EarningsEngine, type NotedPlanChange } from '../../services/earnings/engine.ts';
+import { KeyAdmin } from '../../services/keys.ts';
+import { PeriodAdmin } from '../../services/periods.ts';
+import { PlanAdmin, PlanHistory } from '../../services/plans.ts';
+import { withPeriodWebhooks } from '../../services/webhookAnnouncements.ts';
+import { WebhookAdmin } from '../../services/webhooks.ts';
+import { ApiError } from '../errors.ts';
+import {
+  type AdminRequestContext,
+  actorOf,
+  clearedSessionCookie,
+  readCookie,
+  SESSION_COOKIE,
+  sessionCookie,
+} from './session.ts';
+
+type Schemas = components['schemas'];
+export type AdminOperationId = keyof operations;
+
+/** The JSON body an operation answers with a status, from the admin contract. */
+type Body<Id extends AdminOperationId, Status extends number> =
+  operations[Id]['responses'] extends Record<Status, { content: { 'application/json': infer Payload } }>
+    ? Payload
+    : never;
+
+type Query<Id extends AdminOperationId> = operations[Id]['parameters'] extends { query?: infer Q }
+  ? NonNullable<Q>
+  : never;
+type RequestBody<Id extends AdminOperationId> = operations[Id] extends {
+  requestBody?: { content: { 'application/json': infer Payload } };
+}
+  ? Payload
+  : never;
+
+function send<Id extends AdminOperationId, Status extends number>(
+  res: Response,
+  _operation: Id,
+  status: Status,
+  body: Body<Id, Status>,
+): void {
+  res.status(status).json(body);
+}
+
+export interface AdminApiDeps {
+  db: Database;
+  sessions: AdminSessions;
+  /** Recomputes after a plan change run on this pool, as `quotient plans apply` runs them on its own. */
+  recomputePool: SqlPool;
+  allowPrivateWebhookAddresses: boolean;
+  /** The served admin contract, as JSON text. */
+  servedContract: string;
+}
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+
+/** One handler per operation of the admin contract: a missing one is a type error. */
+export type AdminHandlers = Record<AdminOperationId, Handler>;
+
+function context(res: Response): AdminRequestContext {
+  return res.locals.admin as AdminRequestContext;
+}
+
+function idParam(res: Response): string {
+  return (res.locals.pathParams as { id: string }).id;
+}
+
+/** The services' refusals in the API's error format. */
+export function fromAdminError(error: AdminError): ApiError {
+  switch (error.code) {
+    case 'invalid_argument':
+      return new ApiError('invalid_body', error.message);
+    case 'not_found':
+      return new ApiError('not_found', error.message);
+    case 'invalid_state':
+      return new ApiError('invalid_state', error.message);
+    case 'invalid_plan_file':
+      return new ApiError('invalid_plan_file', error.message, { extra: error.details });
+  }
+}
+
+export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
+  const { db } = deps;
+  const recompute = async (engine: EarningsEngine, noted: NotedPlanChange[]): Promise<number> => {
+    const [first] = noted;
+    if (!first) return 0;
+    const summary = await engine.recompute(deps.recomputePool, {
+      orgId: first.orgId,
+      planIds: noted.map((change) => change.planId),
+      concurrency: 2,
+    });
+    return summary.rows_written + summary.rows_superseded + summary.rows_reversed;
+  };
+
+  return {
+    getAdminOpenApiDocument: async (_req, res) => {
+      res.type('json').set('Cache-Control', 'no-cache').send(deps.servedContract);
+    },
+
+    createSession: async (req, res) => {
+      const body = req.body as RequestBody<'createSession'>;
+      const result = await deps.sessions.signIn({
+        email: body.email,
+        password: body.password,
+        clientIp: req.ip ?? 'unknown',
+        actor: (admin) => actorOf(req, res, admin),
+      });
+      if (!result.ok && result.reason === 'throttled') {
+        throw new ApiError('rate_limited', 'too many failed sign-ins; wait before trying again', {
+          retryAfterSeconds: result.retryAfterSeconds,
+          headers: { 'Retry-After': String(result.retryAfterSeconds) },
+        });
+      }
+      if (!result.ok) throw new ApiError('invalid_credentials', 'the email or the password is wrong');
+      const session = deps.sessions.withIdleEnd(result.session);
+      res.append('Set-Cookie', sessionCookie(req, result.token, (session.expires_at.getTime() - Date.now()) / 1000));
+      send(res, 'createSession', 201, toMe(session));
+    },
+
+    getSessionStatus: async (req, res) => {
+      const token = readCookie(req.get('cookie'), SESSION_COOKIE);
+      const session = token ? await deps.sessions.peek(token) : null;
+      send(res, 'getSessionStatus', 200, session ? { signed_in: true, me: toMe(session) } : { signed_in: false });
+    },
+
+    deleteSession: async (req, res) => {
+      const { session, actor } = context(res);
+      await deps.sessions.signOut(session, actor);
+      res.append('Set-Cookie', clearedSessionCookie(req));
+      res.status(204).end();
+    },
+
+    getMe: async (_req, res) => {
+      send(res, 'getMe', 200, toMe(context(res).session));
+    },
+
+    listApiKeys: async (_req, res) => {
+      const { session, actor } = context(res);
+      const keys = await new KeyAdmin(db, actor).list(session.org_id);
+      send(res, 'listApiKeys', 200, { keys: keys.map(toApiKey) });
+    },
+
+    createApiKey: async (req, res) => {
+      const { session, actor } = context(res);
+      const body = req.body as RequestBody<'createApiKey'>;
+      const created = await new KeyAdmin(db, actor).create({
+        orgId: session.org_id,
+        name: body.name,
+        scopes: body.scopes.join(','),
+        ...(body.rate_limit_per_minute === undefined ? {} : { rateLimit: String(body.rate_limit_per_minute) }),
+      });
+      send(res, 'createApiKey', 201, { key: toApiKey(created.record), raw_key: created.rawKey });
+    },
+
+    revokeApiKey: async (_req, res) => {
+      const { session, actor } = context(res);
+      const { record } = await new KeyAdmin(db, actor).revoke(session.org_id, idParam(res));
+      send(res, 'revokeApiKey', 200, toApiKey(record));
+    },
+
+    listAuditEntries: async (req, res) => {
+      const { session } = context(res);
+      const query = req.query as Query<'listAuditEntries'>;
+      const filters: AuditFilters = {
+        ...(query.actor === undefined ? {} : { actor: query.actor }),
+        ...(query.key_id === undefined ? {} : { keyId: query.key_id }),
+        ...(query.action === undefined ? {} : { action: query.action }),
+        ...(query.from === undefined ? {} : { from: new Date(query.from) }),
+        ...(query.to === undefined ? {} : { to: new Date(query.to) }),
+      };
+      const limit = Number(query.limit ?? 50);
+      const fingerprint = auditFilterFingerprint(session.org_id, filters);
+      let position = null;
+      try {
+        position = query.cursor === undefined ? null : decodeAuditCursor(query.cursor, fingerprint);
+      } catch (error) {
+        if (error instanceof InvalidCursor) throw new ApiError('invalid_body', `cursor ${error.problem}`);
+        throw error;
+      }
+      const rows = await new AuditRepository(db).listPage(session.org_id, filters, position, limit + 1);
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      send(res, 'listAuditEntries', 200, {
+        entries: page.map((entry) => ({
+          id: entry.id,
+          occurred_at: entry.occurred_at.toISOString(),
+          actor_type: entry.actor_type as 'api_key' | 'admin',
+          actor: entry.actor,
+          key_id: entry.key_id,
+          action: entry.action,
+          method: entry.method,
+          route: entry.route,
+          status: entry.status,
+          request_id: entry.request_id,
+          client_ip: entry.client_ip,
+          duration_ms: entry.duration_ms,
+          details: (entry.details ?? null) as Record<string, unknown> | null,
+        })),
+        next_cursor:
+          rows.length > limit && last
+            ? encodeAuditCursor({ occurredAt: last.occurred_at, id: last.id }, fingerprint)
+            : null,
+      });
+    },
+
+    listPlans: async (_req, res) => {
+      const { session, actor } = context(res);
+      const plans = await new PlanAdmin(db, undefined, actor).list(session.org_id);
+      send(res, 'listPlans', 200, { plans: plans.map((plan) => toPlanSummary(plan, plan.current_version_number)) });
+    },
+
+    getPlan: async (_req, res) => {
+      const { session } = context(res);
+      const history = await new PlanHistory(db).of(session.org_id, idParam(res));
+      if (!history) throw new ApiError('not_found', `no plan ${idParam(res)}`);
+      const current = history.versions.find((version) => version.id === history.plan.current_version_id);
+      send(res, 'getPlan', 200, {
+        plan: toPlanSummary(history.plan, current?.number ?? history.versions[0]?.number ?? 1),
+        versions: history.versions.map((version) => ({
+          id: version.id,
+          number: version.number,
+          created_at: version.created_at.toISOString(),
+          file: stringify(version.definition),
+          chips: version.chips.map((chip) => ({
+            id: chip.id,
+            key: chip.definition.key,
+            name: chip.definition.name,
+            kind: chip.definition.kind,
+            version: chip.version,
+            summary: describeChip(chip.definition),
+            when: chip.definition.when ? describeCondition(chip.definition.when) : null,
+            params: { ...chip.definition.params },
+          })),
+          changes: version.changes,
+        })),
+      });
+    },
+
+    applyPlanFile: async (req, res) => {
+      const { session, actor } = context(res);
+      const body = req.body as RequestBody<'applyPlanFile'>;
+      const engine = new EarningsEngine(db);
+      const applied = await new PlanAdmin(db, engine, actor).apply({
+        orgId: session.org_id,
+        text: body.text,
+        ...(body.format === undefined ? {} : { format: body.format }),
+        source: body.file_name || 'the plan file',
+      });
+      const rowsRecomputed = await recompute(engine, engine.takeNotedPlanChanges());
+      send(res, 'applyPlanFile', 200, {
+        plan_id: applied.plan_id,
+        version_id: applied.version_id,
+        version: applied.version,
+        changed: applied.changed,
+        reactivated: applied.reactivated,
+        chips: applied.chips,
+        removed_chips: applied.removed_chips,
+        rows_recomputed: rowsRecomputed,
+      });
+    },
+
+    archivePlan: async (_req, res) => {
+      const { session, actor } = context(res);
+      const engine = new EarningsEngine(db);
+      const archived = await new PlanAdmin(db, engine, actor).archive(session.org_id, idParam(res));
+      await recompute(engine, engine.takeNotedPlanChanges());
+      const history = await new PlanHistory(db).of(session.org_id, archived.plan.id);
+      const current = history?.versions.find((version) => version.id === archived.plan.current_version_id);
+      send(res, 'archivePlan', 200, {
+        plan: toPlanSummary(archived.plan, current?.number ?? 1),
+        changed: archived.changed,
+      });
+    },
+
+    listPeriods: async (_req, res) => {
+      const { session, actor } = context(res);
+      const periods = await new PeriodAdmin(db, undefined, actor).listWithTotals(session.org_id);
+      send(res, 'listPeriods', 200, { periods: periods.map((period) => toPeriod(period, period.totals)) });
+    },
+
+    lockPeriod: async (_req, res) => {
+      await movePeriod(res, 'lockPeriod', (admin, orgId, periodId) => admin.lock(orgId, periodId));
+    },
+
+    markPeriodPaid: async (_req, res) => {
+      await movePeriod(res, 'markPeriodPaid', (admin, orgId, periodId) => admin.markPaid(orgId, periodId));
+    },
+
+    listWebhookEndpoints: async (_req, res) => {
+      const { session, actor } = context(res);
+      const endpoints = await webhookAdmin(actor).list(session.org_id);
+      send(res, 'listWebhookEndpoints', 200, { endpoints: endpoints.map(toEndpoint) });
+    },
+
+    createWebhookEndpoint: async (req, res) => {
+      const { session, actor } = context(res);
+      const body = req.body as RequestBody<'createWebhookEndpoint'>;
+      const created = await webhookAdmin(actor).add({
+        orgId: session.org_id,
+        url: body.url,
+        ...(body.events && body.events.length > 0 ? { events: body.events.join(',') } : {}),
+      });
+      send(res, 'createWebhookEndpoint', 201, { endpoint: toEndpoint(created.endpoint), secret: created.secret });
+    },
+
+    listWebhookDeliveries: async (req, res) => {
+      const { session, actor } = context(res);
+      const query = req.query as Query<'listWebhookDeliveries'>;
+      const deliveries = await webhookAdmin(actor).deliveries(
+        session.org_id,
+        idParam(res),
+        query.limit === undefined ? undefined : String(query.limit),
+      );
+      send(res, 'listWebhookDeliveries', 200, {
+        deliveries: deliveries.map((delivery) => ({
+          message_id: delivery.message_id,
+          type: delivery.type,
+          message_created_at: delivery.message_created_at.toISOString(),
+          status: delivery.status,
+          attempt_count: delivery.attempt_count,
+          in_flight: delivery.in_flight,
+          next_attempt_at: delivery.next_attempt_at?.toISOString() ?? null,
+          delivered_at: delivery.delivered_at?.toISOString() ?? null,
+          attempts: delivery.attempts.map((attempt) => ({
+            attempted_at: attempt.attempted_at.toISOString(),
+            response_status: attempt.response_status,
+            error: attempt.error,
+          })),
+        })),
+      });
+    },
+
+    rotateWebhookSecret: async (_req, res) => {
+      const { session, actor } = context(res);
+      const rotated = await webhookAdmin(actor).rotateSecret(session.org_id, idParam(res));
+      send(res, 'rotateWebhookSecret', 200, { endpoint: toEndpoint(rotated.endpoint), secret: rotated.secret });
+    },
+
+    redeliverWebhookMessage: async (req, res) => {
+      const { session, actor } = context(res);
+      const body = (req.body ?? {}) as RequestBody<'redeliverWebhookMessage'>;
+      const result = await webhookAdmin(actor).redeliver(session.org_id, idParam(res), body.endpoint_id);
+      send(res, 'redeliverWebhookMessage', 200, result);
+    },
+
+    listReps: async (_req, res) => {
+      const { session } = context(res);
+      const reps = new RepRepository(db);
+      const [list, totals] = await Promise.all([reps.list(session.org_id), reps.periodTotals(session.org_id)]);
+      send(res, 'listReps', 200, {
+        reps: list.map((rep) => ({
+          id: rep.id,
+          external_id: rep.external_id,
+          periods: totals
+            .filter((total) => total.user_id === rep.id)
+            .map((total) => ({ period_id: total.period_id, rows: total.rows, amount_cents: total.amount_cents })),
+        })),
+      });
+    },
+
+    listRepEarnings: async (req, res) => {
+      const { session } = context(res);
+      const { period } = req.query as Query<'listRepEarnings'>;
+      if (!isPeriodId(period)) throw new ApiError('invalid_body', 'period: must be YYYY-MM or YYYY-Qn');
+      const reps = new RepRepository(db);
+      const rep = await reps.find(session.org_id, idParam(res));
+      if (!rep) throw new ApiError('not_found', `no rep ${idParam(res)}`);
+      const [earnings, totals] = await Promise.all([
+        reps.earningsOfPeriod(session.org_id, rep.id, period),
+        reps.periodTotals(session.org_id),
+      ]);
+      send(res, 'listRepEarnings', 200, {
+        rep: {
+          id: rep.id,
+          external_id: rep.external_id,
+          periods: totals
+            .filter((total) => total.user_id === rep.id)
+            .map((total) => ({ period_id: total.period_id, rows: total.rows, amount_cents: total.amount_cents })),
+        },
+        period_id: period,
+        earnings: earnings.map((row) => ({
+          ...row,
+          status: row.status as Schemas['RepEarning']['status'],
+          created_at: row.created_at.toISOString(),
+        })),
+      });
+    },
+
+    listAdmins: async (_req, res) => {
+      const { session, actor } = context(res);
+      const admins = await new AdminAccounts(db, actor).list(session.org_id);
+      send(res, 'listAdmins', 200, { admins: admins.map(toAdmin) });
+    },
+  };
+
+  function webhookAdmin(actor: AdminRequestContext['actor']): WebhookAdmin {
+    return new WebhookAdmin(db, { allowPrivateAddresses: deps.allowPrivateWebhookAddresses, actor });
+  }
+
+  async function movePeriod(
+    res: Response,
+    operation: 'lockPeriod' | 'markPeriodPaid',
+    move: (
+      admin: PeriodAdmin,
+      orgId: string,
+      periodId: string,
+    ) => Promise<{ period: PeriodRecord; changed: boolean; rows_moved: number }>,
+  ): Promise<void> {
+    const { session, actor } = context(res);
+    const admin = new PeriodAdmin(db, withPeriodWebhooks(new EarningsEngine(db)), actor);
+    const result = await move(admin, session.org_id, idParam(res));
+    const withTotals = (await admin.listWithTotals(session.org_id)).find((period) => period.id === result.period.id);
+    send(res, operation, 200, {
+      period: toPeriod(result.period, withTotals?.totals ?? []),
+      changed: result.changed,
+      rows_moved: result.rows_moved,
+    });
+  }
+}
+
+function toMe(session: LiveSession): Schemas['Me'] {
+  return {
+    admin: toAdmin(session.admin),
+    org: { id: session.org_id, name: session.admin.org_name },
+    session: {
+      created_at: session.created_at.toISOString(),
+      expires_at: session.expires_at.toISOString(),
+      idle_expires_at: session.idle_expires_at.toISOString(),
+    },
+    csrf_token: session.csrf_token,
+  };
+}
+
+function toAdmin(admin: AdminRecord): Schemas['Admin'] {
+  return {
+    id: admin.id,
+    email: admin.email,
+    display_name: admin.display_name,
+    role: admin.role,
+    status: admin.disabled_at ? 'disabled' : 'active',
+    created_at: admin.created_at.toISOString(),
+    disabled_at: admin.disabled_at?.toISOString() ?? null,
+  };
+}
+
+function toApiKey(key: ApiKeyRecord): Schemas['ApiKey'] {
+  return {
+    id: key.id,
+    name: key.name,
+    display_prefix: key.display_prefix,
+    scopes: key.scopes as Schemas['Scope'][],
+    rate_limit_per_minute: key.rate_limit_per_minute,
+    status: key.revoked_at ? 'revoked' : 'active',
+    created_at: key.created_at.toISOString(),
+    last_used_at: key.last_used_at?.toISOString() ?? null,
+    revoked_at: key.revoked_at?.toISOString() ?? null,
+  };
+}
+
+function toPlanSummary(plan: PlanRecord, currentVersion: number): Schemas['PlanSummary'] {
+  return {
+    id: plan.id,
+    key: plan.key,
+    name: plan.name,
+    status: plan.status,
+    period: plan.period,
+    quota_cents: plan.quota_cents,
+    current_version_id: plan.current_version_id,
+    current_version: currentVersion,
+    created_at: plan.created_at.toISOString(),
+    updated_at: plan.updated_at.toISOString(),
+    archived_at: plan.archived_at?.toISOString() ?? null,
+  };
+}
+
+function toPeriod(period: PeriodRecord, totals: PeriodTotal[]): Schemas['Period'] {
+  return {
+    id: period.id,
+    kind: period.kind,
+    starts_on: period.starts_on,
+    ends_on: period.ends_on,
+    status: period.status,
+    locked_at: period.locked_at?.toISOString() ?? null,
+    paid_at: period.paid_at?.toISOString() ?? null,
+    totals: totals.map((total) => ({
+      status: total.status as Schemas['StatusTotal']['status'],
+      rows: total.rows,
+      amount_cents: total.amount_cents,
+    })),
+  };
+}
+
+function toEndpoint(endpoint: WebhookEndpointRecord): Schemas['WebhookEndpoint'] {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: endpoint.events,
+    enabled: endpoint.enabled,
+    disabled_reason: endpoint.disabled_reason,
+    failing_since: endpoint.failing_since?.toISOString() ?? null,
+    previous_secret_expires_at: endpoint.previous_secret_expires_at?.toISOString() ?? null,
+    created_at: endpoint.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,235 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { decoyPasswordHash, generatePassword, hashPassword, verifyPassword } from '../access/passwords.ts';
+import type { Database } from '../db/prisma.ts';
+import {
+  type AdminRecord,
+  AdminRepository,
+  type AdminRole,
+  AdminSessionRepository,
+  type SessionWithAdmin,
+  SignInFailureRepository,
+} from '../repositories/admins.ts';
+import { AuditRepository } from '../repositories/audit.ts';
+import { OrgRepository } from '../repositories/orgs.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
+import { AdminError } from './adminError.ts';
+
+export const ADMIN_ROLES: readonly AdminRole[] = ['admin', 'viewer'];
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Admin accounts: created and disabled by `quotient admins`, listed by the console too. */
+export class AdminAccounts {
+  private readonly admins: AdminRepository;
+  private readonly orgs: OrgRepository;
+  private readonly audit: AuditRepository;
+  private readonly actor: AdminActor;
+
+  constructor(db: Database, actor: AdminActor = CLI_ACTOR) {
+    this.admins = new AdminRepository(db);
+    this.orgs = new OrgRepository(db);
+    this.audit = new AuditRepository(db);
+    this.actor = actor;
+  }
+
+  /** A new account with a generated password, returned once (only its scrypt hash is kept). */
+  async create(input: {
+    orgId: string;
+    email: string;
+    displayName?: string;
+    role?: string;
+  }): Promise<{ admin: AdminRecord; password: string }> {
+    const email = normaliseEmail(input.email);
+    if (!EMAIL.test(email)) throw new AdminError('invalid_argument', `${JSON.stringify(input.email)} is not an email`);
+    const role = (input.role ?? 'admin') as AdminRole;
+    if (!ADMIN_ROLES.includes(role)) {
+      throw new AdminError('invalid_argument', `the role must be admin or viewer, not ${JSON.stringify(input.role)}`);
+    }
+    const displayName = input.displayName?.trim() || email.split('@')[0] || email;
+    await this.requireOrg(input.orgId);
+    const password = generatePassword();
+    const admin = await this.admins.create({
+      orgId: input.orgId,
+      email,
+      displayName,
+      role,
+      passwordHash: await hashPassword(password),
+    });
+    if (!admin) throw new AdminError('invalid_state', `an admin with the email ${email} exists already`);
+    await this.audit.insertMany([
+      adminAuditEntry(input.orgId, 'admin.created', { admin_id: admin.id, email, role }, this.actor),
+    ]);
+    return { admin, password };
+  }
+
+  async list(orgId: string): Promise<AdminRecord[]> {
+    await this.requireOrg(orgId);
+    return this.admins.listForOrg(orgId);
+  }
+
+  /** By id or email. Ends every session of the account at once; disabling twice changes nothing. */
+  async disable(orgId: string, idOrEmail: string): Promise<{ admin: AdminRecord; changed: boolean }> {
+    await this.requireOrg(orgId);
+    const found = idOrEmail.includes('@')
+      ? await this.admins.findByEmailForOrg(orgId, normaliseEmail(idOrEmail))
+      : await this.admins.findForOrg(orgId, idOrEmail);
+    if (!found) throw new AdminError('not_found', `org ${orgId} has no admin ${idOrEmail}`);
+    const { changed } = await this.admins.disable(orgId, found.id, new Date());
+    if (changed) {
+      await this.audit.insertMany([
+        adminAuditEntry(orgId, 'admin.disabled', { admin_id: found.id, email: found.email }, this.actor),
+      ]);
+    }
+    return { admin: (await this.admins.findForOrg(orgId, found.id)) as AdminRecord, changed };
+  }
+
+  private async requireOrg(orgId: string): Promise<void> {
+    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+  }
+}
+
+export interface SessionSettings {
+  /** A session unused this long ends. */
+  idleMs: number;
+  /** A session ends this long after sign-in, however busy. */
+  absoluteMs: number;
+}
+
+/** Failed sign-ins allowed per window, per account (the email as typed) and per client address. */
+export const SIGN_IN_THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 20 } as const;
+
+export type SignInResult =
+  | { ok: true; token: string; session: SessionWithAdmin }
+  | { ok: false; reason: 'invalid_credentials' }
+  | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
+
+/** A console session as the HTTP layer sees it, with when it ends. */
+export interface LiveSession extends SessionWithAdmin {
+  idle_expires_at: Date;
+}
+
+export function tokenDigest(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/**
+ * Sign-in, session checks and sign-out. Tokens are 256 random bits; only their SHA-256 is stored. Time comes from
+ * `now`, so tests move it instead of waiting.
+ */
+export class AdminSessions {
+  private readonly admins: AdminRepository;
+  private readonly sessions: AdminSessionRepository;
+  private readonly failures: SignInFailureRepository;
+  private readonly audit: AuditRepository;
+  private readonly settings: SessionSettings;
+  private readonly now: () => Date;
+
+  constructor(db: Database, options: { settings: SessionSettings; now?: () => Date }) {
+    this.admins = new AdminRepository(db);
+    this.sessions = new AdminSessionRepository(db);
+    this.failures = new SignInFailureRepository(db);
+    this.audit = new AuditRepository(db);
+    this.settings = options.settings;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /**
+   * Unknown email, disabled account and wrong password all answer `invalid_credentials` after the same scrypt
+   * work, and count against the same throttle (keyed by the email as typed, not by the account).
+   */
+  async signIn(input: {
+    email: string;
+    password: string;
+    clientIp: string;
+    actor: (admin: AdminRecord) => AdminActor;
+  }): Promise<SignInResult> {
+    const at = this.now();
+    const email = normaliseEmail(input.email);
+    const accountSubject = `email:${email}`;
+    const addressSubject = `ip:${input.clientIp}`;
+    const since = new Date(at.getTime() - SIGN_IN_THROTTLE.windowMs);
+    const counts = await this.failures.countBetween([accountSubject, addressSubject], since, at);
+    const blocking = [
+      { count: counts.get(accountSubject), limit: SIGN_IN_THROTTLE.perAccount },
+      { count: counts.get(addressSubject), limit: SIGN_IN_THROTTLE.perAddress },
+    ].filter((subject) => subject.count && subject.count.count >= subject.limit);
+    if (blocking.length > 0) {
+      const freeAt = Math.max(
+        ...blocking.map((subject) => (subject.count?.oldest.getTime() ?? 0) + SIGN_IN_THROTTLE.windowMs),
+      );
+      return {
+        ok: false,
+        reason: 'throttled',
+        retryAfterSeconds: Math.max(1, Math.ceil((freeAt - at.getTime()) / 1000)),
+      };
+    }
+
+    const account = await this.admins.findSignInAccount(email);
+    const matches = await verifyPassword(input.password, account?.password_hash ?? (await decoyPasswordHash()));
+    if (!account || !matches) {
+      await this.failures.record([accountSubject, addressSubject], at);
+      return { ok: false, reason: 'invalid_credentials' };
+    }
+    await this.failures.clear(accountSubject);
+    const token = randomBytes(32).toString('base64url');
+    const created = await this.sessions.create({
+      tokenDigest: tokenDigest(token),
+      adminId: account.id,
+      orgId: account.org_id,
+      csrfToken: randomBytes(32).toString('base64url'),
+      at,
+      expiresAt: new Date(at.getTime() + this.settings.absoluteMs),
+    });
+    await this.audit.insertMany([
+      adminAuditEntry(account.org_id, 'admin.signed_in', { session_id: created.id }, input.actor(account)),
+    ]);
+    const session = (await this.sessions.findLive(tokenDigest(token))) as SessionWithAdmin;
+    return { ok: true, token, session };
+  }
+
+  /** The live session of the token, its idle clock restarted; null when unknown, ended, expired or disabled. */
+  async authenticate(token: string): Promise<LiveSession | null> {
+    return this.check(token, { touch: true });
+  }
+
+  /** As `authenticate`, without restarting the idle clock (a status check is not use). */
+  async peek(token: string): Promise<LiveSession | null> {
+    return this.check(token, { touch: false });
+  }
+
+  private async check(token: string, options: { touch: boolean }): Promise<LiveSession | null> {
+    const at = this.now();
+    const session = await this.sessions.findLive(tokenDigest(token));
+    if (!session) return null;
+    const idleEnd = session.last_seen_at.getTime() + this.settings.idleMs;
+    if (at.getTime() >= session.expires_at.getTime() || at.getTime() >= idleEnd) {
+      await this.sessions.end(session.id, at);
+      return null;
+    }
+    if (!options.touch) return this.withIdleEnd(session);
+    await this.sessions.touch(session.id, at);
+    return this.withIdleEnd({ ...session, last_seen_at: at });
+  }
+
+  withIdleEnd(session: SessionWithAdmin): LiveSession {
+    const idleEnd = new Date(session.last_seen_at.getTime() + this.settings.idleMs);
+    return { ...session, idle_expires_at: idleEnd < session.expires_at ? idleEnd : session.expires_at };
+  }
+
+  /** Ends the session server-side: the cookie stops working in every tab and on every copy of it. */
+  async signOut(session: SessionWithAdmin, actor: AdminActor): Promise<void> {
+    await this.sessions.end(session.id, this.now());
+    await this.audit.insertMany([
+      adminAuditEntry(session.org_id, 'admin.signed_out', { session_id: session.id }, actor),
+    ]);
+  }
+
+  /** Old failures no longer count: drop them (called from the server's sweeper). */
+  async forgetOldFailures(): Promise<void> {
+    await this.failures.deleteBefore(new Date(this.now().getTime() - SIGN_IN_THROTTLE.windowMs));
+  }
+}

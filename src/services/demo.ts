@@ -1,0 +1,159 @@
+import { readFile } from 'node:fs/promises';
+import type { Database } from '../db/prisma.ts';
+import { parseDealEvent } from '../domain/deals/event.ts';
+import { OrgRepository } from '../repositories/orgs.ts';
+import type { SqlPool } from '../repositories/transaction.ts';
+import type { EarningsEngine } from './earnings/engine.ts';
+import { DealIngestion } from './ingestion.ts';
+import { KeyAdmin } from './keys.ts';
+import { PeriodAdmin } from './periods.ts';
+import { PlanAdmin } from './plans.ts';
+import { withDealWebhooks, withPeriodWebhooks } from './webhookAnnouncements.ts';
+
+// `quotient demo`: an org with a key, product.md's example plan and two months of deals for three reps, sent
+// through the same ingestion service as POST /v1/deals/events; the first month locked and paid. Running it again
+// with the same org name reuses the org: the plan is unchanged, every event replays (same dedup keys), the period
+// is already locked and paid; only a new key is made (keys are shown once).
+
+export const DEMO_ORG_NAME = 'Quotient demo';
+const EXAMPLE_PLAN = new URL('../../examples/plans/core-ae.yaml', import.meta.url);
+
+export interface DemoResult {
+  org: { id: string; name: string; reused: boolean };
+  key: { id: string; key: string };
+  plan: { id: string; key: string; version: number };
+  periods: { paid: string; open: string };
+  deal_events: { sent: number; replayed: number };
+  earnings: Record<string, number>;
+}
+
+interface ScriptedEvent {
+  external_id: string;
+  dedup_key: string;
+  state: Record<string, unknown>;
+}
+
+/** Two months (the last and this one) of deals: wins, a new logo, an open pipeline, a raised amount, a lost deal. */
+export function demoDealEvents(today: Date): { paidMonth: string; openMonth: string; events: ScriptedEvent[] } {
+  const open = { year: today.getUTCFullYear(), month: today.getUTCMonth() + 1 };
+  const paid = open.month === 1 ? { year: open.year - 1, month: 12 } : { year: open.year, month: open.month - 1 };
+  const monthId = (m: { year: number; month: number }) => `${m.year}-${String(m.month).padStart(2, '0')}`;
+  const paidMonth = monthId(paid);
+  const openMonth = monthId(open);
+  const events: ScriptedEvent[] = [];
+  const deal = (month: string, name: string, steps: Array<Record<string, unknown>>) => {
+    steps.forEach((state, step) => {
+      events.push({
+        external_id: `demo-${month}-${name}`,
+        dedup_key: `demo-${month}-${name}-${step + 1}`,
+        state,
+      });
+    });
+  };
+  const won = (
+    owner: string,
+    amount: number,
+    day: number,
+    month: string,
+    custom: Record<string, unknown>,
+  ): Record<string, unknown> => ({
+    amount_cents: amount,
+    stage: 'closed_won',
+    close_date: `${month}-${String(day).padStart(2, '0')}`,
+    owner_external_id: owner,
+    ...custom,
+  });
+  const open_ = (owner: string, amount: number, day: number, month: string, custom: Record<string, unknown>) => ({
+    ...won(owner, amount, day, month, custom),
+    stage: 'negotiation',
+  });
+
+  // Last month: Ana goes over quota (product.md's worked example), Ben and Chen earn their base.
+  deal(paidMonth, 'northwind', [
+    open_('ana', 6_000_000, 10, paidMonth, { region: 'EMEA' }),
+    won('ana', 6_000_000, 10, paidMonth, { region: 'EMEA' }),
+  ]);
+  deal(paidMonth, 'globex', [won('ana', 5_000_000, 20, paidMonth, { region: 'NA', new_logo: true })]);
+  deal(paidMonth, 'initech', [won('ben', 3_000_000, 12, paidMonth, { region: 'EMEA' })]);
+  deal(paidMonth, 'umbrella', [won('chen', 4_500_000, 15, paidMonth, { region: 'NA' })]);
+  // This month: one win, an open pipeline, a deal whose amount went up, and one lost after all.
+  deal(openMonth, 'stark', [won('ana', 4_000_000, 5, openMonth, { region: 'EMEA' })]);
+  deal(openMonth, 'wayne', [open_('ben', 8_000_000, 28, openMonth, { region: 'NA', new_logo: true })]);
+  deal(openMonth, 'acme', [
+    open_('chen', 2_000_000, 25, openMonth, { region: 'EMEA' }),
+    open_('chen', 2_500_000, 25, openMonth, { region: 'EMEA' }),
+  ]);
+  deal(openMonth, 'hooli', [
+    won('ben', 3_500_000, 3, openMonth, { region: 'EMEA' }),
+    { ...won('ben', 3_500_000, 3, openMonth, { region: 'EMEA' }), stage: 'closed_lost' },
+  ]);
+  return { paidMonth, openMonth, events };
+}
+
+export class Demo {
+  private readonly db: Database;
+  private readonly dealsPool: SqlPool;
+  private readonly engine: EarningsEngine;
+
+  constructor(db: Database, dealsPool: SqlPool, engine: EarningsEngine) {
+    this.db = db;
+    this.dealsPool = dealsPool;
+    this.engine = engine;
+  }
+
+  /** The org (reused by name), its key and its plan; the deals and the periods follow in `run`. */
+  async run(orgName: string, today = new Date()): Promise<DemoResult> {
+    const orgs = new OrgRepository(this.db);
+    const existing = (await orgs.list()).find((org) => org.name === orgName);
+    const org = existing ?? (await orgs.create(orgName));
+    const created = await new KeyAdmin(this.db).create({
+      orgId: org.id,
+      name: 'demo key',
+      scopes: 'deals:read,deals:write,earnings:read,plans:read',
+    });
+    const applied = await new PlanAdmin(this.db, this.engine).apply({
+      orgId: org.id,
+      text: await readFile(EXAMPLE_PLAN, 'utf8'),
+      format: 'yaml',
+      source: 'examples/plans/core-ae.yaml',
+    });
+
+    const script = demoDealEvents(today);
+    const ingestion = new DealIngestion(this.dealsPool, withDealWebhooks(this.engine));
+    const sent = { sent: 0, replayed: 0 };
+    for (const event of script.events) {
+      const body = JSON.parse(JSON.stringify(event)) as unknown;
+      const result = await ingestion.ingest({
+        orgId: org.id,
+        keyId: created.record.id,
+        event: parseDealEvent(body),
+        body,
+        rawBody: JSON.stringify(event),
+        receivedAt: new Date(),
+      });
+      if (result.kind === 'conflict') throw new Error(`demo event ${event.dedup_key} conflicts with an earlier one`);
+      sent[result.kind === 'replayed' ? 'replayed' : 'sent'] += 1;
+    }
+
+    const periods = new PeriodAdmin(this.db, withPeriodWebhooks(this.engine));
+    const paidAlready = (await periods.list(org.id)).some(
+      (period) => period.id === script.paidMonth && period.status === 'paid',
+    );
+    if (!paidAlready) {
+      await periods.lock(org.id, script.paidMonth);
+      await periods.markPaid(org.id, script.paidMonth);
+    }
+
+    const counts = await this.db.earning.groupBy({ by: ['status'], where: { org_id: org.id }, _count: { _all: true } });
+    return {
+      org: { id: org.id, name: org.name, reused: existing !== undefined },
+      key: { id: created.record.id, key: created.rawKey },
+      plan: { id: applied.plan_id, key: 'core-ae', version: applied.version },
+      periods: { paid: script.paidMonth, open: script.openMonth },
+      deal_events: sent,
+      earnings: Object.fromEntries(
+        counts.sort((a, b) => a.status.localeCompare(b.status)).map((row) => [row.status, row._count._all]),
+      ),
+    };
+  }
+}

@@ -1,0 +1,16 @@
+import type { Database } from '../../src/db/prisma.ts';
+import { AdminAccounts } from '../../src/services/adminIdentity.ts';
+
+let counter = 0;
+
+/** An admin account of the org (role admin unless given), created as `quotient admins create` does. */
+export async function createAdmin(db: Database, orgId: string, role: 'admin' | 'viewer' = 'admin') {
+  const email = `admin-${Date.now()}-${++counter}@example.com`;
+  const { admin, password } = await new AdminAccounts(db).create({
+    orgId,
+    email,
+    role,
+    displayName: `Admin ${counter}`,
+  });
+  return { admin, email, password };
+}
