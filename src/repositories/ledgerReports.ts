@@ -1,4 +1,5 @@
-import type { EarningTrace, PeriodStatus } from '../domain/earnings/types.ts';
+import type { StatementRow } from '../domain/earnings/statement.ts';
+import type { PeriodStatus } from '../domain/earnings/types.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodKind } from '../domain/periods.ts';
 import type { Assignee } from '../domain/plans/types.ts';
@@ -14,17 +15,6 @@ export interface PeriodRow {
   starts_on: string;
   ends_on: string;
   status: PeriodStatus;
-}
-
-/** A live or frozen row of a rep booked in one period, with what a statement shows of it. */
-export interface BookedRow {
-  id: string;
-  status: 'projected' | 'pending' | 'approved' | 'paid';
-  amount_cents: number;
-  deal_id: string | null;
-  plan_id: string;
-  rule_chip_id: string;
-  trace: EarningTrace;
 }
 
 export interface ReportPlan {
@@ -62,8 +52,8 @@ export class LedgerReportRepository {
   }
 
   /** The rep's projected, pending, approved and paid rows booked in the period, in the order they were written. */
-  async rowsOfRepInPeriod(tx: Transaction, orgId: string, userId: string, periodId: string): Promise<BookedRow[]> {
-    const rows = await tx.query<Omit<BookedRow, 'amount_cents'> & { amount_cents: number | bigint }>(
+  async rowsOfRepInPeriod(tx: Transaction, orgId: string, userId: string, periodId: string): Promise<StatementRow[]> {
+    const rows = await tx.query<Omit<StatementRow, 'amount_cents'> & { amount_cents: number | bigint }>(
       sql`SELECT id, status, amount_cents, deal_id, plan_id, rule_chip_id, trace FROM earnings
           WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id = ${periodId}
             AND status IN ('projected', 'pending', 'approved', 'paid')
