@@ -146,3 +146,8 @@ export type WebhookDelivery = Prisma.WebhookDeliveryModel
  * 
  */
 export type WebhookAttempt = Prisma.WebhookAttemptModel
+/**
+ * Model ExchangeRate
+ * 
+ */
+export type ExchangeRate = Prisma.ExchangeRateModel

@@ -4,7 +4,7 @@ import { named, type Transaction } from './transaction.ts';
 // Deals as the earnings engine reads them (DealSnapshot), inside the evaluating transaction.
 
 const DEAL_SNAPSHOT_COLUMNS = `id, external_id, amount_cents, stage, to_char(close_date, 'YYYY-MM-DD') AS close_date,
-  owner_external_id, status, custom, splits, won_at`;
+  owner_external_id, status, custom, splits, currency, won_at`;
 
 /** A deal's splits credit the rep `$2` (the GIN index on splits serves it). */
 const CREDITS_REP = `splits @> jsonb_build_array(jsonb_build_object('user_id', $2::text))`;
@@ -19,6 +19,7 @@ interface DealSnapshotRow {
   status: string;
   custom: Record<string, unknown>;
   splits: Array<{ owner_external_id: string; share_bps: number }> | null;
+  currency: string;
   won_at: Date | null;
 }
 
@@ -36,6 +37,7 @@ function toDealSnapshot(row: DealSnapshotRow): DealSnapshot {
       row.splits === null
         ? null
         : row.splits.map(({ owner_external_id, share_bps }) => ({ owner_external_id, share_bps })),
+    currency: row.currency,
     won_at: row.won_at === null ? null : new Date(row.won_at).toISOString(),
   };
 }

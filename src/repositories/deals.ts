@@ -18,6 +18,8 @@ export interface DealRecord {
   state: DealState;
   /** Split credit in the caller's order; null when the owner is credited with the whole deal. */
   splits: StoredSplit[] | null;
+  /** ISO 4217: the currency of the deal's amounts. */
+  currency: string;
   status: DealStatus;
   user_id: string | null;
   /** 0 only inside the transaction that creates the deal, before its first event is applied. */
@@ -38,6 +40,7 @@ export interface AppliedEvent {
   occurredAt: Date | null;
   state: DealState;
   splits: StoredSplit[] | null;
+  currency: string;
   status: DealStatus;
   userId: string | null;
   lastOccurredAt: Date | null;
@@ -63,6 +66,7 @@ export interface DealRow {
   owner_external_id: string | null;
   custom: JsonObject;
   splits: StoredSplit[] | null;
+  currency: string;
   status: string;
   user_id: string | null;
   version: number;
@@ -74,7 +78,7 @@ export interface DealRow {
 }
 
 export const DEAL_COLUMNS =
-  'id, org_id, external_id, amount_cents, stage, close_date, owner_external_id, custom, splits, status, user_id, ' +
+  'id, org_id, external_id, amount_cents, stage, close_date, owner_external_id, custom, splits, currency, status, user_id, ' +
   'version, last_domain_event_id, last_occurred_at, won_at, created_at, updated_at';
 
 /**
@@ -100,6 +104,7 @@ export function toDealRecord(row: DealRow): DealRecord {
       custom: row.custom,
     },
     splits: row.splits,
+    currency: row.currency,
     status: row.status as DealStatus,
     user_id: row.user_id,
     version: row.version,
@@ -133,6 +138,7 @@ const APPLY_EVENT = `
     owner_external_id = $12::text,
     custom = $13::jsonb,
     splits = $18::jsonb,
+    currency = $19::text,
     status = $14::text,
     user_id = $15::text,
     version = d.version + 1,
@@ -198,6 +204,7 @@ export class DealRepository {
           event.lastOccurredAt,
           event.becameWon,
           event.splits === null ? null : JSON.stringify(event.splits),
+          event.currency,
         ],
       }),
     );

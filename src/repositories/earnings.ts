@@ -1,5 +1,5 @@
 import type { LedgerRow, NewEarningRow, RowRetirement } from '../domain/earnings/ledger.ts';
-import type { EarningStatus, EarningTrace } from '../domain/earnings/types.ts';
+import type { EarningStatus, EarningTrace, LinePricing } from '../domain/earnings/types.ts';
 import type { PeriodId } from '../domain/periods.ts';
 import { named, sql, type Transaction } from './transaction.ts';
 
@@ -20,6 +20,9 @@ export interface EarningRecord {
   rule_chip_id: string;
   rule_version: string;
   amount_cents: number;
+  /** ISO 4217: the plan's currency, which amount_cents is in. */
+  currency: string;
+  pricing: LinePricing;
   status: EarningStatus;
   supersedes_id: string | null;
   triggering_domain_event_id: string | null;
@@ -54,6 +57,7 @@ export interface NewEarning extends NewEarningRow {
   plan_version_id: string;
   rule_chip_id: string;
   rule_version: string;
+  currency: string;
   triggering_domain_event_id: string | null;
 }
 
@@ -73,7 +77,7 @@ export type EarningPosition = { createdAt: Date; id: string } | null;
 const LIVE_OR_LOCKED = `('projected', 'pending', 'approved', 'paid')`;
 
 const WIRE_COLUMNS = `e.id, e.user_id, u.external_id AS user_external_id, e.period_id, e.deal_id, e.plan_id,
-  e.plan_version_id, e.rule_chip_id, e.rule_version, e.amount_cents, e.status, e.supersedes_id,
+  e.plan_version_id, e.rule_chip_id, e.rule_version, e.amount_cents, e.currency, e.pricing, e.status, e.supersedes_id,
   e.triggering_domain_event_id, e.created_at`;
 
 type RecordRow = Omit<EarningRecord, 'amount_cents'> & { amount_cents: number | bigint };
@@ -90,6 +94,8 @@ function toRecord(row: RecordRow): EarningRecord {
     rule_chip_id: row.rule_chip_id,
     rule_version: row.rule_version,
     amount_cents: Number(row.amount_cents),
+    currency: row.currency,
+    pricing: row.pricing,
     status: row.status,
     supersedes_id: row.supersedes_id,
     triggering_domain_event_id: row.triggering_domain_event_id,
@@ -112,6 +118,7 @@ function toLineRow(row: LineRowData): LineRow {
     status: row.status,
     amount_cents: Number(row.amount_cents),
     period_id: row.period_id,
+    pricing: row.pricing,
   };
 }
 
@@ -128,7 +135,7 @@ export class EarningRepository {
     if (lineKeys.length === 0) return [];
     const rows = await tx.query<LineRowData & { created_at: Date }>(
       named('earnings_standing_rows_of_lines', {
-        text: `SELECT id, line_key, status, amount_cents, period_id, created_at FROM earnings
+        text: `SELECT id, line_key, status, amount_cents, period_id, pricing, created_at FROM earnings
                WHERE org_id = $1 AND line_key = ANY($2::text[]) AND status <> ALL('{superseded,reversed}')`,
         values: [orgId, lineKeys],
       }),
@@ -145,7 +152,7 @@ export class EarningRepository {
   ): Promise<RepRow[]> {
     const rows = await tx.query<LineRowData & Omit<RepRow, keyof LineRow>>(
       named('earnings_standing_rows_of_rep', {
-        text: `SELECT id, line_key, status, amount_cents, period_id, plan_id, rule_chip_id, deal_id,
+        text: `SELECT id, line_key, status, amount_cents, period_id, pricing, plan_id, rule_chip_id, deal_id,
                       trace -> 'period' ->> 'id' AS line_period_id
                FROM earnings
                WHERE org_id = $1 AND user_id = $2 AND plan_id = ANY($3::text[]) AND status IN ${LIVE_OR_LOCKED}
@@ -187,14 +194,15 @@ export class EarningRepository {
                  RETURNING e.*
                ), written AS (
                  INSERT INTO earnings (id, org_id, line_key, user_id, period_id, deal_id, plan_id, plan_version_id,
-                   rule_chip_id, rule_version, amount_cents, status, supersedes_id, triggering_domain_event_id, trace,
-                   created_at, status_changed_at)
+                   rule_chip_id, rule_version, amount_cents, currency, pricing, status, supersedes_id,
+                   triggering_domain_event_id, trace, created_at, status_changed_at)
                  SELECT r.id, $1, r.line_key, r.user_id, r.period_id, r.deal_id, r.plan_id, r.plan_version_id,
-                   r.rule_chip_id, r.rule_version, r.amount_cents, r.status, r.supersedes_id,
+                   r.rule_chip_id, r.rule_version, r.amount_cents, r.currency, r.pricing, r.status, r.supersedes_id,
                    r.triggering_domain_event_id, r.trace, clock.at, clock.at
                  FROM clock, jsonb_to_recordset($3::jsonb) AS r(id text, line_key text, user_id text, period_id text,
                    deal_id text, plan_id text, plan_version_id text, rule_chip_id text, rule_version text,
-                   amount_cents bigint, status text, supersedes_id text, triggering_domain_event_id text, trace jsonb)
+                   amount_cents bigint, currency text, pricing text, status text, supersedes_id text,
+                   triggering_domain_event_id text, trace jsonb)
                  RETURNING *
                )
                SELECT 'retired' AS change, ${WIRE_COLUMNS} FROM retired e JOIN users u ON u.id = e.user_id

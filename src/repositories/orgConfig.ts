@@ -1,3 +1,4 @@
+import type { ExchangeRate } from '../domain/earnings/exchange.ts';
 import type { PlanState } from './planStates.ts';
 import { named, type Transaction } from './transaction.ts';
 
@@ -14,6 +15,10 @@ export interface OrgConfig {
   endpoints: Array<{ id: string; events: string[] }>;
   /** Whether the org has any endpoint at all, enabled or not (without one, nothing needs announcing). */
   hasWebhookEndpoints: boolean;
+  /** ISO 4217: the currency of deals and plans that name none. */
+  defaultCurrency: string;
+  /** Every exchange rate of the org (a few per pair and month at most), for converting deals to plans' currencies. */
+  rates: ExchangeRate[];
 }
 
 // One statement, so one snapshot: the version and what it stands for are read together.
@@ -27,7 +32,13 @@ const LOAD = `
          COALESCE((SELECT json_agg(json_build_object('id', w.id, 'events', w.events) ORDER BY w.id)
                    FROM webhook_endpoints w
                    WHERE w.org_id = o.id AND w.enabled AND w.removed_at IS NULL), '[]') AS endpoints,
-         EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.org_id = o.id) AS has_webhook_endpoints
+         EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.org_id = o.id) AS has_webhook_endpoints,
+         o.default_currency,
+         COALESCE((SELECT json_agg(json_build_object('from_currency', r.from_currency, 'to_currency', r.to_currency,
+                                                     'effective_on', to_char(r.effective_on, 'YYYY-MM-DD'),
+                                                     'rate', r.rate)
+                                   ORDER BY r.from_currency, r.to_currency, r.effective_on)
+                   FROM exchange_rates r WHERE r.org_id = o.id), '[]') AS rates
   FROM orgs o WHERE o.id = $1`;
 
 export class OrgConfigRepository {
@@ -37,6 +48,8 @@ export class OrgConfigRepository {
       plans: PlanState[];
       endpoints: Array<{ id: string; events: string[] }>;
       has_webhook_endpoints: boolean;
+      default_currency: string;
+      rates: ExchangeRate[];
     }>(named('org_config_load', { text: LOAD, values: [orgId] }));
     const row = rows[0];
     if (!row) throw new Error(`org ${orgId} does not exist`);
@@ -45,6 +58,8 @@ export class OrgConfigRepository {
       plansInForce: row.plans,
       endpoints: row.endpoints,
       hasWebhookEndpoints: row.has_webhook_endpoints,
+      defaultCurrency: row.default_currency,
+      rates: row.rates,
     };
   }
 }

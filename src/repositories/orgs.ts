@@ -22,6 +22,12 @@ export class OrgRepository {
     return this.db.org.findMany({ orderBy: { id: 'asc' }, select: { id: true, name: true, created_at: true } });
   }
 
+  /** The org's default currency (ISO 4217); null when there is no such org. */
+  async defaultCurrency(orgId: string): Promise<string | null> {
+    const org = await this.db.org.findUnique({ where: { id: orgId }, select: { default_currency: true } });
+    return org?.default_currency ?? null;
+  }
+
   async find(orgId: string): Promise<OrgRecord | null> {
     return this.db.org.findUnique({ where: { id: orgId }, select: { id: true, name: true, created_at: true } });
   }

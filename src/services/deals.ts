@@ -56,6 +56,7 @@ export function toWireDeal(deal: DealRecord): Deal {
       deal.splits === null
         ? null
         : deal.splits.map(({ owner_external_id, share_bps }) => ({ owner_external_id, share_bps })),
+    currency: deal.currency,
     status: deal.status,
     user_id: deal.user_id,
     version: deal.version,

@@ -135,7 +135,8 @@ export class DealIngestion {
     const deal = opened.deal ?? (await this.lockDeal(tx, orgId, event.externalId));
     const ownerUserId = owner === null ? null : (opened.ownerUserId ?? (await this.users.ensureRep(tx, orgId, owner)));
     const before = deal.version === 0 ? null : deal;
-    const transition = applyEvent(before && currentOf(before), event, opened.stages);
+    const config = await this.configs.at(tx, orgId, opened.configVersion);
+    const transition = applyEvent(before && currentOf(before), event, opened.stages, config.defaultCurrency);
     const domainEventId = newId('de');
     const ids: EventIds = { source_event_id: sourceEventId, domain_event_id: domainEventId, deal_id: deal.id };
 
@@ -162,12 +163,12 @@ export class DealIngestion {
       occurredAt: event.occurredAt ?? null,
       state: transition.state,
       splits,
+      currency: transition.currency,
       status: transition.status,
       userId: ownerNamed ? ownerUserId : deal.user_id,
       lastOccurredAt: transition.lastOccurredAt,
       becameWon: transition.becameWon,
     });
-    const config = await this.configs.at(tx, orgId, opened.configVersion);
     await this.listener.onDealChanged(tx, {
       org: { id: orgId, stages: opened.stages, config },
       before,
@@ -217,7 +218,13 @@ export class DealIngestion {
 }
 
 function currentOf(deal: DealRecord): CurrentDeal {
-  return { state: deal.state, status: deal.status, lastOccurredAt: deal.last_occurred_at, splits: deal.splits };
+  return {
+    state: deal.state,
+    status: deal.status,
+    lastOccurredAt: deal.last_occurred_at,
+    splits: deal.splits,
+    currency: deal.currency,
+  };
 }
 
 /** `gen_<external_id>_<received time>_<128 random bits>`: unique without coordination, readable in a log. */

@@ -1,4 +1,5 @@
 import type { Database } from '../db/prisma.ts';
+import { DEFAULT_CURRENCY } from '../domain/currencies.ts';
 import { chipDefinitionDigest, planContentDigest } from '../domain/plans/digests.ts';
 import { describeProblem, type PlanFileFormat, readPlanFile } from '../domain/plans/planFile.ts';
 import type { PlanDefinition } from '../domain/plans/types.ts';
@@ -133,6 +134,22 @@ export class PlanAdmin {
     );
   }
 
+  /**
+   * A plan's rows are in its currency, and a line's rows must stay in one currency for the ledger to add them up:
+   * a plan keeps the currency it was first applied with (a new plan, with another key, can pay in another).
+   */
+  private async requireSameCurrency(orgId: string, before: PlanDefinition, after: PlanDefinition): Promise<void> {
+    const fallback = (await this.orgs.defaultCurrency(orgId)) ?? DEFAULT_CURRENCY;
+    const was = before.currency ?? fallback;
+    const now = after.currency ?? fallback;
+    if (was === now) return;
+    throw new AdminError(
+      'invalid_plan_file',
+      `plan ${after.key} pays in ${was}; a plan's currency cannot change (apply a plan with a new key to pay in ${now})`,
+      { details: { problems: [{ path: 'currency', message: `must stay ${was}` }] }, lines: [`currency: must stay ${was}`] },
+    );
+  }
+
   private async applyDefinition(tx: Transaction, orgId: string, definition: PlanDefinition): Promise<ApplyPlanResult> {
     await this.plans.lockKey(tx, orgId, definition.key);
     const existing = await this.plans.findByKey(tx, orgId, definition.key);
@@ -172,6 +189,7 @@ export class PlanAdmin {
     const planId = existing?.id ?? newId('plan');
     const latest = existing ? await this.plans.latestChips(tx, orgId, planId) : new Map();
     const previous = existing ? await this.plans.snapshot(orgId, planId, undefined, tx) : null;
+    if (previous) await this.requireSameCurrency(orgId, previous.definition, definition);
     const version: NewPlanVersion = {
       orgId,
       planId,

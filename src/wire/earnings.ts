@@ -16,6 +16,8 @@ export function toWireEarning(earning: EarningRecord): WireEarning {
     rule_chip_id: earning.rule_chip_id,
     rule_version: earning.rule_version,
     amount_cents: earning.amount_cents,
+    currency: earning.currency,
+    pricing: earning.pricing,
     status: earning.status,
     supersedes_id: earning.supersedes_id,
     triggering_domain_event_id: earning.triggering_domain_event_id,

@@ -71,7 +71,8 @@ export const ModelName = {
   WebhookEndpoint: 'WebhookEndpoint',
   WebhookMessage: 'WebhookMessage',
   WebhookDelivery: 'WebhookDelivery',
-  WebhookAttempt: 'WebhookAttempt'
+  WebhookAttempt: 'WebhookAttempt',
+  ExchangeRate: 'ExchangeRate'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -96,6 +97,7 @@ export const OrgScalarFieldEnum = {
   won_stages: 'won_stages',
   lost_stages: 'lost_stages',
   config_version: 'config_version',
+  default_currency: 'default_currency',
   created_at: 'created_at'
 } as const
 
@@ -238,6 +240,7 @@ export const DealScalarFieldEnum = {
   owner_external_id: 'owner_external_id',
   custom: 'custom',
   splits: 'splits',
+  currency: 'currency',
   status: 'status',
   user_id: 'user_id',
   version: 'version',
@@ -333,6 +336,8 @@ export const EarningScalarFieldEnum = {
   rule_chip_id: 'rule_chip_id',
   rule_version: 'rule_version',
   amount_cents: 'amount_cents',
+  currency: 'currency',
+  pricing: 'pricing',
   status: 'status',
   supersedes_id: 'supersedes_id',
   triggering_domain_event_id: 'triggering_domain_event_id',
@@ -403,6 +408,19 @@ export const WebhookAttemptScalarFieldEnum = {
 } as const
 
 export type WebhookAttemptScalarFieldEnum = (typeof WebhookAttemptScalarFieldEnum)[keyof typeof WebhookAttemptScalarFieldEnum]
+
+
+export const ExchangeRateScalarFieldEnum = {
+  org_id: 'org_id',
+  from_currency: 'from_currency',
+  to_currency: 'to_currency',
+  effective_on: 'effective_on',
+  rate: 'rate',
+  created_at: 'created_at',
+  updated_at: 'updated_at'
+} as const
+
+export type ExchangeRateScalarFieldEnum = (typeof ExchangeRateScalarFieldEnum)[keyof typeof ExchangeRateScalarFieldEnum]
 
 
 export const SortOrder = {

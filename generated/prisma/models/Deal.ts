@@ -44,6 +44,7 @@ export type DealMinAggregateOutputType = {
   stage: string | null
   close_date: Date | null
   owner_external_id: string | null
+  currency: string | null
   status: string | null
   user_id: string | null
   version: number | null
@@ -62,6 +63,7 @@ export type DealMaxAggregateOutputType = {
   stage: string | null
   close_date: Date | null
   owner_external_id: string | null
+  currency: string | null
   status: string | null
   user_id: string | null
   version: number | null
@@ -82,6 +84,7 @@ export type DealCountAggregateOutputType = {
   owner_external_id: number
   custom: number
   splits: number
+  currency: number
   status: number
   user_id: number
   version: number
@@ -112,6 +115,7 @@ export type DealMinAggregateInputType = {
   stage?: true
   close_date?: true
   owner_external_id?: true
+  currency?: true
   status?: true
   user_id?: true
   version?: true
@@ -130,6 +134,7 @@ export type DealMaxAggregateInputType = {
   stage?: true
   close_date?: true
   owner_external_id?: true
+  currency?: true
   status?: true
   user_id?: true
   version?: true
@@ -150,6 +155,7 @@ export type DealCountAggregateInputType = {
   owner_external_id?: true
   custom?: true
   splits?: true
+  currency?: true
   status?: true
   user_id?: true
   version?: true
@@ -257,6 +263,7 @@ export type DealGroupByOutputType = {
   owner_external_id: string | null
   custom: runtime.JsonValue
   splits: runtime.JsonValue | null
+  currency: string
   status: string
   user_id: string | null
   version: number
@@ -300,6 +307,7 @@ export type DealWhereInput = {
   owner_external_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   custom?: Prisma.JsonFilter<"Deal">
   splits?: Prisma.JsonNullableFilter<"Deal">
+  currency?: Prisma.StringFilter<"Deal"> | string
   status?: Prisma.StringFilter<"Deal"> | string
   user_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   version?: Prisma.IntFilter<"Deal"> | number
@@ -324,6 +332,7 @@ export type DealOrderByWithRelationInput = {
   owner_external_id?: Prisma.SortOrderInput | Prisma.SortOrder
   custom?: Prisma.SortOrder
   splits?: Prisma.SortOrderInput | Prisma.SortOrder
+  currency?: Prisma.SortOrder
   status?: Prisma.SortOrder
   user_id?: Prisma.SortOrderInput | Prisma.SortOrder
   version?: Prisma.SortOrder
@@ -352,6 +361,7 @@ export type DealWhereUniqueInput = Prisma.AtLeast<{
   owner_external_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   custom?: Prisma.JsonFilter<"Deal">
   splits?: Prisma.JsonNullableFilter<"Deal">
+  currency?: Prisma.StringFilter<"Deal"> | string
   status?: Prisma.StringFilter<"Deal"> | string
   user_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   version?: Prisma.IntFilter<"Deal"> | number
@@ -376,6 +386,7 @@ export type DealOrderByWithAggregationInput = {
   owner_external_id?: Prisma.SortOrderInput | Prisma.SortOrder
   custom?: Prisma.SortOrder
   splits?: Prisma.SortOrderInput | Prisma.SortOrder
+  currency?: Prisma.SortOrder
   status?: Prisma.SortOrder
   user_id?: Prisma.SortOrderInput | Prisma.SortOrder
   version?: Prisma.SortOrder
@@ -404,6 +415,7 @@ export type DealScalarWhereWithAggregatesInput = {
   owner_external_id?: Prisma.StringNullableWithAggregatesFilter<"Deal"> | string | null
   custom?: Prisma.JsonWithAggregatesFilter<"Deal">
   splits?: Prisma.JsonNullableWithAggregatesFilter<"Deal">
+  currency?: Prisma.StringWithAggregatesFilter<"Deal"> | string
   status?: Prisma.StringWithAggregatesFilter<"Deal"> | string
   user_id?: Prisma.StringNullableWithAggregatesFilter<"Deal"> | string | null
   version?: Prisma.IntWithAggregatesFilter<"Deal"> | number
@@ -423,6 +435,7 @@ export type DealCreateInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
   status?: string
   version?: number
   last_domain_event_id?: string | null
@@ -446,6 +459,7 @@ export type DealUncheckedCreateInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
   status?: string
   user_id?: string | null
   version?: number
@@ -467,6 +481,7 @@ export type DealUpdateInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -490,6 +505,7 @@ export type DealUncheckedUpdateInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -512,6 +528,7 @@ export type DealCreateManyInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
   status?: string
   user_id?: string | null
   version?: number
@@ -531,6 +548,7 @@ export type DealUpdateManyMutationInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -550,6 +568,7 @@ export type DealUncheckedUpdateManyInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -590,6 +609,7 @@ export type DealCountOrderByAggregateInput = {
   owner_external_id?: Prisma.SortOrder
   custom?: Prisma.SortOrder
   splits?: Prisma.SortOrder
+  currency?: Prisma.SortOrder
   status?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
   version?: Prisma.SortOrder
@@ -613,6 +633,7 @@ export type DealMaxOrderByAggregateInput = {
   stage?: Prisma.SortOrder
   close_date?: Prisma.SortOrder
   owner_external_id?: Prisma.SortOrder
+  currency?: Prisma.SortOrder
   status?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
   version?: Prisma.SortOrder
@@ -631,6 +652,7 @@ export type DealMinOrderByAggregateInput = {
   stage?: Prisma.SortOrder
   close_date?: Prisma.SortOrder
   owner_external_id?: Prisma.SortOrder
+  currency?: Prisma.SortOrder
   status?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
   version?: Prisma.SortOrder
@@ -782,6 +804,7 @@ export type DealCreateWithoutOrgInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
   status?: string
   version?: number
   last_domain_event_id?: string | null
@@ -803,6 +826,7 @@ export type DealUncheckedCreateWithoutOrgInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
   status?: string
   user_id?: string | null
   version?: number
@@ -854,6 +878,7 @@ export type DealScalarWhereInput = {
   owner_external_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   custom?: Prisma.JsonFilter<"Deal">
   splits?: Prisma.JsonNullableFilter<"Deal">
+  currency?: Prisma.StringFilter<"Deal"> | string
   status?: Prisma.StringFilter<"Deal"> | string
   user_id?: Prisma.StringNullableFilter<"Deal"> | string | null
   version?: Prisma.IntFilter<"Deal"> | number
@@ -873,6 +898,7 @@ export type DealCreateWithoutUserInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
   status?: string
   version?: number
   last_domain_event_id?: string | null
@@ -895,6 +921,7 @@ export type DealUncheckedCreateWithoutUserInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
   status?: string
   version?: number
   last_domain_event_id?: string | null
@@ -941,6 +968,7 @@ export type DealCreateWithoutDomain_eventsInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
   status?: string
   version?: number
   last_domain_event_id?: string | null
@@ -963,6 +991,7 @@ export type DealUncheckedCreateWithoutDomain_eventsInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
   status?: string
   user_id?: string | null
   version?: number
@@ -999,6 +1028,7 @@ export type DealUpdateWithoutDomain_eventsInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1021,6 +1051,7 @@ export type DealUncheckedUpdateWithoutDomain_eventsInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1041,6 +1072,7 @@ export type DealCreateWithoutEarningsInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
   status?: string
   version?: number
   last_domain_event_id?: string | null
@@ -1063,6 +1095,7 @@ export type DealUncheckedCreateWithoutEarningsInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
   status?: string
   user_id?: string | null
   version?: number
@@ -1099,6 +1132,7 @@ export type DealUpdateWithoutEarningsInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1121,6 +1155,7 @@ export type DealUncheckedUpdateWithoutEarningsInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1141,6 +1176,7 @@ export type DealCreateManyOrgInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
   status?: string
   user_id?: string | null
   version?: number
@@ -1160,6 +1196,7 @@ export type DealUpdateWithoutOrgInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1181,6 +1218,7 @@ export type DealUncheckedUpdateWithoutOrgInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1202,6 +1240,7 @@ export type DealUncheckedUpdateManyWithoutOrgInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   version?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1222,6 +1261,7 @@ export type DealCreateManyUserInput = {
   owner_external_id?: string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
   status?: string
   version?: number
   last_domain_event_id?: string | null
@@ -1240,6 +1280,7 @@ export type DealUpdateWithoutUserInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1262,6 +1303,7 @@ export type DealUncheckedUpdateWithoutUserInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1283,6 +1325,7 @@ export type DealUncheckedUpdateManyWithoutUserInput = {
   owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   version?: Prisma.IntFieldUpdateOperationsInput | number
   last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1342,6 +1385,7 @@ export type DealSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   owner_external_id?: boolean
   custom?: boolean
   splits?: boolean
+  currency?: boolean
   status?: boolean
   user_id?: boolean
   version?: boolean
@@ -1367,6 +1411,7 @@ export type DealSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   owner_external_id?: boolean
   custom?: boolean
   splits?: boolean
+  currency?: boolean
   status?: boolean
   user_id?: boolean
   version?: boolean
@@ -1389,6 +1434,7 @@ export type DealSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   owner_external_id?: boolean
   custom?: boolean
   splits?: boolean
+  currency?: boolean
   status?: boolean
   user_id?: boolean
   version?: boolean
@@ -1411,6 +1457,7 @@ export type DealSelectScalar = {
   owner_external_id?: boolean
   custom?: boolean
   splits?: boolean
+  currency?: boolean
   status?: boolean
   user_id?: boolean
   version?: boolean
@@ -1421,7 +1468,7 @@ export type DealSelectScalar = {
   updated_at?: boolean
 }
 
-export type DealOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "amount_cents" | "stage" | "close_date" | "owner_external_id" | "custom" | "splits" | "status" | "user_id" | "version" | "last_domain_event_id" | "last_occurred_at" | "won_at" | "created_at" | "updated_at", ExtArgs["result"]["deal"]>
+export type DealOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "amount_cents" | "stage" | "close_date" | "owner_external_id" | "custom" | "splits" | "currency" | "status" | "user_id" | "version" | "last_domain_event_id" | "last_occurred_at" | "won_at" | "created_at" | "updated_at", ExtArgs["result"]["deal"]>
 export type DealInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.Deal$userArgs<ExtArgs>
@@ -1456,6 +1503,7 @@ export type $DealPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     owner_external_id: string | null
     custom: runtime.JsonValue
     splits: runtime.JsonValue | null
+    currency: string
     status: string
     user_id: string | null
     version: number
@@ -1900,6 +1948,7 @@ export interface DealFieldRefs {
   readonly owner_external_id: Prisma.FieldRef<"Deal", 'String'>
   readonly custom: Prisma.FieldRef<"Deal", 'Json'>
   readonly splits: Prisma.FieldRef<"Deal", 'Json'>
+  readonly currency: Prisma.FieldRef<"Deal", 'String'>
   readonly status: Prisma.FieldRef<"Deal", 'String'>
   readonly user_id: Prisma.FieldRef<"Deal", 'String'>
   readonly version: Prisma.FieldRef<"Deal", 'Int'>

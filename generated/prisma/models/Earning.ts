@@ -46,6 +46,8 @@ export type EarningMinAggregateOutputType = {
   rule_chip_id: string | null
   rule_version: string | null
   amount_cents: bigint | null
+  currency: string | null
+  pricing: string | null
   status: string | null
   supersedes_id: string | null
   triggering_domain_event_id: string | null
@@ -65,6 +67,8 @@ export type EarningMaxAggregateOutputType = {
   rule_chip_id: string | null
   rule_version: string | null
   amount_cents: bigint | null
+  currency: string | null
+  pricing: string | null
   status: string | null
   supersedes_id: string | null
   triggering_domain_event_id: string | null
@@ -84,6 +88,8 @@ export type EarningCountAggregateOutputType = {
   rule_chip_id: number
   rule_version: number
   amount_cents: number
+  currency: number
+  pricing: number
   status: number
   supersedes_id: number
   triggering_domain_event_id: number
@@ -114,6 +120,8 @@ export type EarningMinAggregateInputType = {
   rule_chip_id?: true
   rule_version?: true
   amount_cents?: true
+  currency?: true
+  pricing?: true
   status?: true
   supersedes_id?: true
   triggering_domain_event_id?: true
@@ -133,6 +141,8 @@ export type EarningMaxAggregateInputType = {
   rule_chip_id?: true
   rule_version?: true
   amount_cents?: true
+  currency?: true
+  pricing?: true
   status?: true
   supersedes_id?: true
   triggering_domain_event_id?: true
@@ -152,6 +162,8 @@ export type EarningCountAggregateInputType = {
   rule_chip_id?: true
   rule_version?: true
   amount_cents?: true
+  currency?: true
+  pricing?: true
   status?: true
   supersedes_id?: true
   triggering_domain_event_id?: true
@@ -259,6 +271,8 @@ export type EarningGroupByOutputType = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint
+  currency: string
+  pricing: string
   status: string
   supersedes_id: string | null
   triggering_domain_event_id: string | null
@@ -302,6 +316,8 @@ export type EarningWhereInput = {
   rule_chip_id?: Prisma.StringFilter<"Earning"> | string
   rule_version?: Prisma.StringFilter<"Earning"> | string
   amount_cents?: Prisma.BigIntFilter<"Earning"> | bigint | number
+  currency?: Prisma.StringFilter<"Earning"> | string
+  pricing?: Prisma.StringFilter<"Earning"> | string
   status?: Prisma.StringFilter<"Earning"> | string
   supersedes_id?: Prisma.StringNullableFilter<"Earning"> | string | null
   triggering_domain_event_id?: Prisma.StringNullableFilter<"Earning"> | string | null
@@ -332,6 +348,8 @@ export type EarningOrderByWithRelationInput = {
   rule_chip_id?: Prisma.SortOrder
   rule_version?: Prisma.SortOrder
   amount_cents?: Prisma.SortOrder
+  currency?: Prisma.SortOrder
+  pricing?: Prisma.SortOrder
   status?: Prisma.SortOrder
   supersedes_id?: Prisma.SortOrderInput | Prisma.SortOrder
   triggering_domain_event_id?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -366,6 +384,8 @@ export type EarningWhereUniqueInput = Prisma.AtLeast<{
   rule_chip_id?: Prisma.StringFilter<"Earning"> | string
   rule_version?: Prisma.StringFilter<"Earning"> | string
   amount_cents?: Prisma.BigIntFilter<"Earning"> | bigint | number
+  currency?: Prisma.StringFilter<"Earning"> | string
+  pricing?: Prisma.StringFilter<"Earning"> | string
   status?: Prisma.StringFilter<"Earning"> | string
   triggering_domain_event_id?: Prisma.StringNullableFilter<"Earning"> | string | null
   trace?: Prisma.JsonFilter<"Earning">
@@ -395,6 +415,8 @@ export type EarningOrderByWithAggregationInput = {
   rule_chip_id?: Prisma.SortOrder
   rule_version?: Prisma.SortOrder
   amount_cents?: Prisma.SortOrder
+  currency?: Prisma.SortOrder
+  pricing?: Prisma.SortOrder
   status?: Prisma.SortOrder
   supersedes_id?: Prisma.SortOrderInput | Prisma.SortOrder
   triggering_domain_event_id?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -423,6 +445,8 @@ export type EarningScalarWhereWithAggregatesInput = {
   rule_chip_id?: Prisma.StringWithAggregatesFilter<"Earning"> | string
   rule_version?: Prisma.StringWithAggregatesFilter<"Earning"> | string
   amount_cents?: Prisma.BigIntWithAggregatesFilter<"Earning"> | bigint | number
+  currency?: Prisma.StringWithAggregatesFilter<"Earning"> | string
+  pricing?: Prisma.StringWithAggregatesFilter<"Earning"> | string
   status?: Prisma.StringWithAggregatesFilter<"Earning"> | string
   supersedes_id?: Prisma.StringNullableWithAggregatesFilter<"Earning"> | string | null
   triggering_domain_event_id?: Prisma.StringNullableWithAggregatesFilter<"Earning"> | string | null
@@ -436,6 +460,8 @@ export type EarningCreateInput = {
   line_key: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
@@ -464,6 +490,8 @@ export type EarningUncheckedCreateInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -478,6 +506,8 @@ export type EarningUpdateInput = {
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -506,6 +536,8 @@ export type EarningUncheckedUpdateInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -527,6 +559,8 @@ export type EarningCreateManyInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -540,6 +574,8 @@ export type EarningUpdateManyMutationInput = {
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -558,6 +594,8 @@ export type EarningUncheckedUpdateManyInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -593,6 +631,8 @@ export type EarningCountOrderByAggregateInput = {
   rule_chip_id?: Prisma.SortOrder
   rule_version?: Prisma.SortOrder
   amount_cents?: Prisma.SortOrder
+  currency?: Prisma.SortOrder
+  pricing?: Prisma.SortOrder
   status?: Prisma.SortOrder
   supersedes_id?: Prisma.SortOrder
   triggering_domain_event_id?: Prisma.SortOrder
@@ -617,6 +657,8 @@ export type EarningMaxOrderByAggregateInput = {
   rule_chip_id?: Prisma.SortOrder
   rule_version?: Prisma.SortOrder
   amount_cents?: Prisma.SortOrder
+  currency?: Prisma.SortOrder
+  pricing?: Prisma.SortOrder
   status?: Prisma.SortOrder
   supersedes_id?: Prisma.SortOrder
   triggering_domain_event_id?: Prisma.SortOrder
@@ -636,6 +678,8 @@ export type EarningMinOrderByAggregateInput = {
   rule_chip_id?: Prisma.SortOrder
   rule_version?: Prisma.SortOrder
   amount_cents?: Prisma.SortOrder
+  currency?: Prisma.SortOrder
+  pricing?: Prisma.SortOrder
   status?: Prisma.SortOrder
   supersedes_id?: Prisma.SortOrder
   triggering_domain_event_id?: Prisma.SortOrder
@@ -1044,6 +1088,8 @@ export type EarningCreateWithoutOrgInput = {
   line_key: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
@@ -1070,6 +1116,8 @@ export type EarningUncheckedCreateWithoutOrgInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -1120,6 +1168,8 @@ export type EarningScalarWhereInput = {
   rule_chip_id?: Prisma.StringFilter<"Earning"> | string
   rule_version?: Prisma.StringFilter<"Earning"> | string
   amount_cents?: Prisma.BigIntFilter<"Earning"> | bigint | number
+  currency?: Prisma.StringFilter<"Earning"> | string
+  pricing?: Prisma.StringFilter<"Earning"> | string
   status?: Prisma.StringFilter<"Earning"> | string
   supersedes_id?: Prisma.StringNullableFilter<"Earning"> | string | null
   triggering_domain_event_id?: Prisma.StringNullableFilter<"Earning"> | string | null
@@ -1133,6 +1183,8 @@ export type EarningCreateWithoutUserInput = {
   line_key: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
@@ -1159,6 +1211,8 @@ export type EarningUncheckedCreateWithoutUserInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -1199,6 +1253,8 @@ export type EarningCreateWithoutTriggering_domain_eventInput = {
   line_key: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
@@ -1226,6 +1282,8 @@ export type EarningUncheckedCreateWithoutTriggering_domain_eventInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1265,6 +1323,8 @@ export type EarningCreateWithoutDealInput = {
   line_key: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
@@ -1291,6 +1351,8 @@ export type EarningUncheckedCreateWithoutDealInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -1331,6 +1393,8 @@ export type EarningCreateWithoutPlanInput = {
   line_key: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
@@ -1357,6 +1421,8 @@ export type EarningUncheckedCreateWithoutPlanInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -1397,6 +1463,8 @@ export type EarningCreateWithoutPlan_versionInput = {
   line_key: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
@@ -1423,6 +1491,8 @@ export type EarningUncheckedCreateWithoutPlan_versionInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -1463,6 +1533,8 @@ export type EarningCreateWithoutChipInput = {
   line_key: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
@@ -1489,6 +1561,8 @@ export type EarningUncheckedCreateWithoutChipInput = {
   plan_version_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -1529,6 +1603,8 @@ export type EarningCreateWithoutPeriodInput = {
   line_key: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
@@ -1554,6 +1630,8 @@ export type EarningUncheckedCreateWithoutPeriodInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -1594,6 +1672,8 @@ export type EarningCreateWithoutSuperseded_byInput = {
   line_key: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
@@ -1621,6 +1701,8 @@ export type EarningUncheckedCreateWithoutSuperseded_byInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -1639,6 +1721,8 @@ export type EarningCreateWithoutSupersedesInput = {
   line_key: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
@@ -1666,6 +1750,8 @@ export type EarningUncheckedCreateWithoutSupersedesInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   triggering_domain_event_id?: string | null
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1695,6 +1781,8 @@ export type EarningUpdateWithoutSuperseded_byInput = {
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1722,6 +1810,8 @@ export type EarningUncheckedUpdateWithoutSuperseded_byInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1746,6 +1836,8 @@ export type EarningUpdateWithoutSupersedesInput = {
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1773,6 +1865,8 @@ export type EarningUncheckedUpdateWithoutSupersedesInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1792,6 +1886,8 @@ export type EarningCreateManyOrgInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -1805,6 +1901,8 @@ export type EarningUpdateWithoutOrgInput = {
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1831,6 +1929,8 @@ export type EarningUncheckedUpdateWithoutOrgInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1851,6 +1951,8 @@ export type EarningUncheckedUpdateManyWithoutOrgInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1870,6 +1972,8 @@ export type EarningCreateManyUserInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -1883,6 +1987,8 @@ export type EarningUpdateWithoutUserInput = {
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1909,6 +2015,8 @@ export type EarningUncheckedUpdateWithoutUserInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1929,6 +2037,8 @@ export type EarningUncheckedUpdateManyWithoutUserInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1949,6 +2059,8 @@ export type EarningCreateManyTriggering_domain_eventInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1961,6 +2073,8 @@ export type EarningUpdateWithoutTriggering_domain_eventInput = {
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1988,6 +2102,8 @@ export type EarningUncheckedUpdateWithoutTriggering_domain_eventInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -2008,6 +2124,8 @@ export type EarningUncheckedUpdateManyWithoutTriggering_domain_eventInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -2026,6 +2144,8 @@ export type EarningCreateManyDealInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -2039,6 +2159,8 @@ export type EarningUpdateWithoutDealInput = {
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2065,6 +2187,8 @@ export type EarningUncheckedUpdateWithoutDealInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -2085,6 +2209,8 @@ export type EarningUncheckedUpdateManyWithoutDealInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -2104,6 +2230,8 @@ export type EarningCreateManyPlanInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -2117,6 +2245,8 @@ export type EarningUpdateWithoutPlanInput = {
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2143,6 +2273,8 @@ export type EarningUncheckedUpdateWithoutPlanInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -2163,6 +2295,8 @@ export type EarningUncheckedUpdateManyWithoutPlanInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -2182,6 +2316,8 @@ export type EarningCreateManyPlan_versionInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -2195,6 +2331,8 @@ export type EarningUpdateWithoutPlan_versionInput = {
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2221,6 +2359,8 @@ export type EarningUncheckedUpdateWithoutPlan_versionInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -2241,6 +2381,8 @@ export type EarningUncheckedUpdateManyWithoutPlan_versionInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -2260,6 +2402,8 @@ export type EarningCreateManyChipInput = {
   plan_version_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -2273,6 +2417,8 @@ export type EarningUpdateWithoutChipInput = {
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2299,6 +2445,8 @@ export type EarningUncheckedUpdateWithoutChipInput = {
   plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -2319,6 +2467,8 @@ export type EarningUncheckedUpdateManyWithoutChipInput = {
   plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -2337,6 +2487,8 @@ export type EarningCreateManyPeriodInput = {
   rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
+  currency?: string
+  pricing?: string
   status: string
   supersedes_id?: string | null
   triggering_domain_event_id?: string | null
@@ -2350,6 +2502,8 @@ export type EarningUpdateWithoutPeriodInput = {
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2375,6 +2529,8 @@ export type EarningUncheckedUpdateWithoutPeriodInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -2394,6 +2550,8 @@ export type EarningUncheckedUpdateManyWithoutPeriodInput = {
   rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  pricing?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -2416,6 +2574,8 @@ export type EarningSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   rule_chip_id?: boolean
   rule_version?: boolean
   amount_cents?: boolean
+  currency?: boolean
+  pricing?: boolean
   status?: boolean
   supersedes_id?: boolean
   triggering_domain_event_id?: boolean
@@ -2446,6 +2606,8 @@ export type EarningSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   rule_chip_id?: boolean
   rule_version?: boolean
   amount_cents?: boolean
+  currency?: boolean
+  pricing?: boolean
   status?: boolean
   supersedes_id?: boolean
   triggering_domain_event_id?: boolean
@@ -2475,6 +2637,8 @@ export type EarningSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   rule_chip_id?: boolean
   rule_version?: boolean
   amount_cents?: boolean
+  currency?: boolean
+  pricing?: boolean
   status?: boolean
   supersedes_id?: boolean
   triggering_domain_event_id?: boolean
@@ -2504,6 +2668,8 @@ export type EarningSelectScalar = {
   rule_chip_id?: boolean
   rule_version?: boolean
   amount_cents?: boolean
+  currency?: boolean
+  pricing?: boolean
   status?: boolean
   supersedes_id?: boolean
   triggering_domain_event_id?: boolean
@@ -2512,7 +2678,7 @@ export type EarningSelectScalar = {
   status_changed_at?: boolean
 }
 
-export type EarningOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "line_key" | "user_id" | "period_id" | "deal_id" | "plan_id" | "plan_version_id" | "rule_chip_id" | "rule_version" | "amount_cents" | "status" | "supersedes_id" | "triggering_domain_event_id" | "trace" | "created_at" | "status_changed_at", ExtArgs["result"]["earning"]>
+export type EarningOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "line_key" | "user_id" | "period_id" | "deal_id" | "plan_id" | "plan_version_id" | "rule_chip_id" | "rule_version" | "amount_cents" | "currency" | "pricing" | "status" | "supersedes_id" | "triggering_domain_event_id" | "trace" | "created_at" | "status_changed_at", ExtArgs["result"]["earning"]>
 export type EarningInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -2574,6 +2740,8 @@ export type $EarningPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     rule_chip_id: string
     rule_version: string
     amount_cents: bigint
+    currency: string
+    pricing: string
     status: string
     supersedes_id: string | null
     triggering_domain_event_id: string | null
@@ -3024,6 +3192,8 @@ export interface EarningFieldRefs {
   readonly rule_chip_id: Prisma.FieldRef<"Earning", 'String'>
   readonly rule_version: Prisma.FieldRef<"Earning", 'String'>
   readonly amount_cents: Prisma.FieldRef<"Earning", 'BigInt'>
+  readonly currency: Prisma.FieldRef<"Earning", 'String'>
+  readonly pricing: Prisma.FieldRef<"Earning", 'String'>
   readonly status: Prisma.FieldRef<"Earning", 'String'>
   readonly supersedes_id: Prisma.FieldRef<"Earning", 'String'>
   readonly triggering_domain_event_id: Prisma.FieldRef<"Earning", 'String'>

@@ -38,6 +38,7 @@ export type OrgMinAggregateOutputType = {
   id: string | null
   name: string | null
   config_version: number | null
+  default_currency: string | null
   created_at: Date | null
 }
 
@@ -45,6 +46,7 @@ export type OrgMaxAggregateOutputType = {
   id: string | null
   name: string | null
   config_version: number | null
+  default_currency: string | null
   created_at: Date | null
 }
 
@@ -54,6 +56,7 @@ export type OrgCountAggregateOutputType = {
   won_stages: number
   lost_stages: number
   config_version: number
+  default_currency: number
   created_at: number
   _all: number
 }
@@ -71,6 +74,7 @@ export type OrgMinAggregateInputType = {
   id?: true
   name?: true
   config_version?: true
+  default_currency?: true
   created_at?: true
 }
 
@@ -78,6 +82,7 @@ export type OrgMaxAggregateInputType = {
   id?: true
   name?: true
   config_version?: true
+  default_currency?: true
   created_at?: true
 }
 
@@ -87,6 +92,7 @@ export type OrgCountAggregateInputType = {
   won_stages?: true
   lost_stages?: true
   config_version?: true
+  default_currency?: true
   created_at?: true
   _all?: true
 }
@@ -183,6 +189,7 @@ export type OrgGroupByOutputType = {
   won_stages: string[]
   lost_stages: string[]
   config_version: number
+  default_currency: string
   created_at: Date
   _count: OrgCountAggregateOutputType | null
   _avg: OrgAvgAggregateOutputType | null
@@ -215,6 +222,7 @@ export type OrgWhereInput = {
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
   config_version?: Prisma.IntFilter<"Org"> | number
+  default_currency?: Prisma.StringFilter<"Org"> | string
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
@@ -225,6 +233,7 @@ export type OrgWhereInput = {
   webhook_endpoints?: Prisma.WebhookEndpointListRelationFilter
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
   admins?: Prisma.AdminListRelationFilter
+  exchange_rates?: Prisma.ExchangeRateListRelationFilter
 }
 
 export type OrgOrderByWithRelationInput = {
@@ -233,6 +242,7 @@ export type OrgOrderByWithRelationInput = {
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
+  default_currency?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   users?: Prisma.UserOrderByRelationAggregateInput
   api_keys?: Prisma.ApiKeyOrderByRelationAggregateInput
@@ -243,6 +253,7 @@ export type OrgOrderByWithRelationInput = {
   webhook_endpoints?: Prisma.WebhookEndpointOrderByRelationAggregateInput
   webhook_messages?: Prisma.WebhookMessageOrderByRelationAggregateInput
   admins?: Prisma.AdminOrderByRelationAggregateInput
+  exchange_rates?: Prisma.ExchangeRateOrderByRelationAggregateInput
 }
 
 export type OrgWhereUniqueInput = Prisma.AtLeast<{
@@ -254,6 +265,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
   config_version?: Prisma.IntFilter<"Org"> | number
+  default_currency?: Prisma.StringFilter<"Org"> | string
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
@@ -264,6 +276,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   webhook_endpoints?: Prisma.WebhookEndpointListRelationFilter
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
   admins?: Prisma.AdminListRelationFilter
+  exchange_rates?: Prisma.ExchangeRateListRelationFilter
 }, "id">
 
 export type OrgOrderByWithAggregationInput = {
@@ -272,6 +285,7 @@ export type OrgOrderByWithAggregationInput = {
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
+  default_currency?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.OrgCountOrderByAggregateInput
   _avg?: Prisma.OrgAvgOrderByAggregateInput
@@ -289,6 +303,7 @@ export type OrgScalarWhereWithAggregatesInput = {
   won_stages?: Prisma.StringNullableListFilter<"Org">
   lost_stages?: Prisma.StringNullableListFilter<"Org">
   config_version?: Prisma.IntWithAggregatesFilter<"Org"> | number
+  default_currency?: Prisma.StringWithAggregatesFilter<"Org"> | string
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Org"> | Date | string
 }
 
@@ -298,6 +313,7 @@ export type OrgCreateInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -308,6 +324,7 @@ export type OrgCreateInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateInput = {
@@ -316,6 +333,7 @@ export type OrgUncheckedCreateInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -326,6 +344,7 @@ export type OrgUncheckedCreateInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUpdateInput = {
@@ -334,6 +353,7 @@ export type OrgUpdateInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -344,6 +364,7 @@ export type OrgUpdateInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateInput = {
@@ -352,6 +373,7 @@ export type OrgUncheckedUpdateInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -362,6 +384,7 @@ export type OrgUncheckedUpdateInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateManyInput = {
@@ -370,6 +393,7 @@ export type OrgCreateManyInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
 }
 
@@ -379,6 +403,7 @@ export type OrgUpdateManyMutationInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -388,6 +413,7 @@ export type OrgUncheckedUpdateManyInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -405,6 +431,7 @@ export type OrgCountOrderByAggregateInput = {
   won_stages?: Prisma.SortOrder
   lost_stages?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
+  default_currency?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -416,6 +443,7 @@ export type OrgMaxOrderByAggregateInput = {
   id?: Prisma.SortOrder
   name?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
+  default_currency?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -423,6 +451,7 @@ export type OrgMinOrderByAggregateInput = {
   id?: Prisma.SortOrder
   name?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
+  default_currency?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -595,12 +624,27 @@ export type OrgUpdateOneRequiredWithoutWebhook_messagesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutWebhook_messagesInput, Prisma.OrgUpdateWithoutWebhook_messagesInput>, Prisma.OrgUncheckedUpdateWithoutWebhook_messagesInput>
 }
 
+export type OrgCreateNestedOneWithoutExchange_ratesInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutExchange_ratesInput, Prisma.OrgUncheckedCreateWithoutExchange_ratesInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutExchange_ratesInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutExchange_ratesNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutExchange_ratesInput, Prisma.OrgUncheckedCreateWithoutExchange_ratesInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutExchange_ratesInput
+  upsert?: Prisma.OrgUpsertWithoutExchange_ratesInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutExchange_ratesInput, Prisma.OrgUpdateWithoutExchange_ratesInput>, Prisma.OrgUncheckedUpdateWithoutExchange_ratesInput>
+}
+
 export type OrgCreateWithoutUsersInput = {
   id: string
   name: string
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
@@ -610,6 +654,7 @@ export type OrgCreateWithoutUsersInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutUsersInput = {
@@ -618,6 +663,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
@@ -627,6 +673,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutUsersInput = {
@@ -651,6 +698,7 @@ export type OrgUpdateWithoutUsersInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
@@ -660,6 +708,7 @@ export type OrgUpdateWithoutUsersInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutUsersInput = {
@@ -668,6 +717,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
@@ -677,6 +727,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutApi_keysInput = {
@@ -685,6 +736,7 @@ export type OrgCreateWithoutApi_keysInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
@@ -694,6 +746,7 @@ export type OrgCreateWithoutApi_keysInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutApi_keysInput = {
@@ -702,6 +755,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
@@ -711,6 +765,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutApi_keysInput = {
@@ -735,6 +790,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
@@ -744,6 +800,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutApi_keysInput = {
@@ -752,6 +809,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
@@ -761,6 +819,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdminsInput = {
@@ -769,6 +828,7 @@ export type OrgCreateWithoutAdminsInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -778,6 +838,7 @@ export type OrgCreateWithoutAdminsInput = {
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdminsInput = {
@@ -786,6 +847,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -795,6 +857,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdminsInput = {
@@ -819,6 +882,7 @@ export type OrgUpdateWithoutAdminsInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -828,6 +892,7 @@ export type OrgUpdateWithoutAdminsInput = {
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdminsInput = {
@@ -836,6 +901,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -845,6 +911,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutDealsInput = {
@@ -853,6 +920,7 @@ export type OrgCreateWithoutDealsInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -862,6 +930,7 @@ export type OrgCreateWithoutDealsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutDealsInput = {
@@ -870,6 +939,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -879,6 +949,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutDealsInput = {
@@ -903,6 +974,7 @@ export type OrgUpdateWithoutDealsInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -912,6 +984,7 @@ export type OrgUpdateWithoutDealsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutDealsInput = {
@@ -920,6 +993,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -929,6 +1003,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPlansInput = {
@@ -937,6 +1012,7 @@ export type OrgCreateWithoutPlansInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -946,6 +1022,7 @@ export type OrgCreateWithoutPlansInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPlansInput = {
@@ -954,6 +1031,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -963,6 +1041,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPlansInput = {
@@ -987,6 +1066,7 @@ export type OrgUpdateWithoutPlansInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -996,6 +1076,7 @@ export type OrgUpdateWithoutPlansInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPlansInput = {
@@ -1004,6 +1085,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1013,6 +1095,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPeriodsInput = {
@@ -1021,6 +1104,7 @@ export type OrgCreateWithoutPeriodsInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1030,6 +1114,7 @@ export type OrgCreateWithoutPeriodsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPeriodsInput = {
@@ -1038,6 +1123,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1047,6 +1133,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPeriodsInput = {
@@ -1071,6 +1158,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1080,6 +1168,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPeriodsInput = {
@@ -1088,6 +1177,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1097,6 +1187,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutEarningsInput = {
@@ -1105,6 +1196,7 @@ export type OrgCreateWithoutEarningsInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1114,6 +1206,7 @@ export type OrgCreateWithoutEarningsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutEarningsInput = {
@@ -1122,6 +1215,7 @@ export type OrgUncheckedCreateWithoutEarningsInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1131,6 +1225,7 @@ export type OrgUncheckedCreateWithoutEarningsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutEarningsInput = {
@@ -1155,6 +1250,7 @@ export type OrgUpdateWithoutEarningsInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1164,6 +1260,7 @@ export type OrgUpdateWithoutEarningsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutEarningsInput = {
@@ -1172,6 +1269,7 @@ export type OrgUncheckedUpdateWithoutEarningsInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1181,6 +1279,7 @@ export type OrgUncheckedUpdateWithoutEarningsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_endpointsInput = {
@@ -1189,6 +1288,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1198,6 +1298,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
@@ -1206,6 +1307,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1215,6 +1317,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_endpointsInput = {
@@ -1239,6 +1342,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1248,6 +1352,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
@@ -1256,6 +1361,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1265,6 +1371,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_messagesInput = {
@@ -1273,6 +1380,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1282,6 +1390,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
@@ -1290,6 +1399,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
+  default_currency?: string
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1299,6 +1409,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_messagesInput = {
@@ -1323,6 +1434,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1332,6 +1444,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
@@ -1340,6 +1453,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1348,6 +1462,99 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutExchange_ratesInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutExchange_ratesInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutExchange_ratesInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutExchange_ratesInput, Prisma.OrgUncheckedCreateWithoutExchange_ratesInput>
+}
+
+export type OrgUpsertWithoutExchange_ratesInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutExchange_ratesInput, Prisma.OrgUncheckedUpdateWithoutExchange_ratesInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutExchange_ratesInput, Prisma.OrgUncheckedCreateWithoutExchange_ratesInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutExchange_ratesInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutExchange_ratesInput, Prisma.OrgUncheckedUpdateWithoutExchange_ratesInput>
+}
+
+export type OrgUpdateWithoutExchange_ratesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
 
@@ -1366,6 +1573,7 @@ export type OrgCountOutputType = {
   webhook_endpoints: number
   webhook_messages: number
   admins: number
+  exchange_rates: number
 }
 
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1378,6 +1586,7 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   webhook_endpoints?: boolean | OrgCountOutputTypeCountWebhook_endpointsArgs
   webhook_messages?: boolean | OrgCountOutputTypeCountWebhook_messagesArgs
   admins?: boolean | OrgCountOutputTypeCountAdminsArgs
+  exchange_rates?: boolean | OrgCountOutputTypeCountExchange_ratesArgs
 }
 
 /**
@@ -1453,6 +1662,13 @@ export type OrgCountOutputTypeCountAdminsArgs<ExtArgs extends runtime.Types.Exte
   where?: Prisma.AdminWhereInput
 }
 
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountExchange_ratesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ExchangeRateWhereInput
+}
+
 
 export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1460,6 +1676,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   won_stages?: boolean
   lost_stages?: boolean
   config_version?: boolean
+  default_currency?: boolean
   created_at?: boolean
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -1470,6 +1687,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   webhook_endpoints?: boolean | Prisma.Org$webhook_endpointsArgs<ExtArgs>
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
   admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
+  exchange_rates?: boolean | Prisma.Org$exchange_ratesArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["org"]>
 
@@ -1479,6 +1697,7 @@ export type OrgSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extension
   won_stages?: boolean
   lost_stages?: boolean
   config_version?: boolean
+  default_currency?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -1488,6 +1707,7 @@ export type OrgSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extension
   won_stages?: boolean
   lost_stages?: boolean
   config_version?: boolean
+  default_currency?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -1497,10 +1717,11 @@ export type OrgSelectScalar = {
   won_stages?: boolean
   lost_stages?: boolean
   config_version?: boolean
+  default_currency?: boolean
   created_at?: boolean
 }
 
-export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "created_at", ExtArgs["result"]["org"]>
+export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "default_currency" | "created_at", ExtArgs["result"]["org"]>
 export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -1511,6 +1732,7 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   webhook_endpoints?: boolean | Prisma.Org$webhook_endpointsArgs<ExtArgs>
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
   admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
+  exchange_rates?: boolean | Prisma.Org$exchange_ratesArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrgIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1528,6 +1750,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     webhook_endpoints: Prisma.$WebhookEndpointPayload<ExtArgs>[]
     webhook_messages: Prisma.$WebhookMessagePayload<ExtArgs>[]
     admins: Prisma.$AdminPayload<ExtArgs>[]
+    exchange_rates: Prisma.$ExchangeRatePayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1535,6 +1758,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     won_stages: string[]
     lost_stages: string[]
     config_version: number
+    default_currency: string
     created_at: Date
   }, ExtArgs["result"]["org"]>
   composites: {}
@@ -1939,6 +2163,7 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   webhook_endpoints<T extends Prisma.Org$webhook_endpointsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_endpointsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEndpointPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhook_messages<T extends Prisma.Org$webhook_messagesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_messagesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookMessagePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   admins<T extends Prisma.Org$adminsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adminsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdminPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  exchange_rates<T extends Prisma.Org$exchange_ratesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$exchange_ratesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ExchangeRatePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1973,6 +2198,7 @@ export interface OrgFieldRefs {
   readonly won_stages: Prisma.FieldRef<"Org", 'String[]'>
   readonly lost_stages: Prisma.FieldRef<"Org", 'String[]'>
   readonly config_version: Prisma.FieldRef<"Org", 'Int'>
+  readonly default_currency: Prisma.FieldRef<"Org", 'String'>
   readonly created_at: Prisma.FieldRef<"Org", 'DateTime'>
 }
     
@@ -2580,6 +2806,30 @@ export type Org$adminsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
   take?: number
   skip?: number
   distinct?: Prisma.AdminScalarFieldEnum | Prisma.AdminScalarFieldEnum[]
+}
+
+/**
+ * Org.exchange_rates
+ */
+export type Org$exchange_ratesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the ExchangeRate
+   */
+  select?: Prisma.ExchangeRateSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the ExchangeRate
+   */
+  omit?: Prisma.ExchangeRateOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ExchangeRateInclude<ExtArgs> | null
+  where?: Prisma.ExchangeRateWhereInput
+  orderBy?: Prisma.ExchangeRateOrderByWithRelationInput | Prisma.ExchangeRateOrderByWithRelationInput[]
+  cursor?: Prisma.ExchangeRateWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ExchangeRateScalarFieldEnum | Prisma.ExchangeRateScalarFieldEnum[]
 }
 
 /**

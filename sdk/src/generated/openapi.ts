@@ -791,6 +791,11 @@ export interface components {
              *     deal is credited to `state.owner_external_id`.
              */
             splits: components["schemas"]["DealSplits"];
+            /**
+             * @description The currency of the deal's amounts: the event's `currency` when one named it, else the
+             *     org's default currency when the deal was created.
+             */
+            currency: components["schemas"]["Currency"];
             /** @description The user (rep) matching `state.owner_external_id`; `null` when the deal has no owner. */
             user_id: components["schemas"]["UserId"] | null;
             /**
@@ -922,6 +927,14 @@ export interface components {
              */
             splits?: components["schemas"]["DealSplits"];
             /**
+             * @description The currency of the deal's amounts (`amount_cents` and amounts in custom fields), an ISO
+             *     4217 code the server knows, else `400 invalid_body` naming `currency`. A top-level member:
+             *     when present it sets the deal's currency; when absent the deal keeps its currency (a new
+             *     deal takes the org's default). A plan in another currency converts the deal's credited
+             *     amount at the org's exchange rate in force on the deal's date (see docs/currencies.md).
+             */
+            currency?: components["schemas"]["Currency"];
+            /**
              * Format: date-time
              * @description When the change happened in the caller's system. An event older than the latest
              *     `occurred_at` already applied to the deal is recorded as stale: it gets a source and a
@@ -1013,6 +1026,18 @@ export interface components {
              * @example 50000
              */
             amount_cents: number;
+            /** @description The currency `amount_cents` is in (minor units), the plan's. */
+            currency: components["schemas"]["Currency"];
+            /**
+             * @description `priced`, or `missing_exchange_rate`: the deal is in another currency than the plan and the
+             *     org has no exchange rate to convert it on the deal's date, so the line's amount is unknown.
+             *     Such a row carries 0 and holds the line's place (its trace ends with a
+             *     `missing_exchange_rate` step); setting a rate (`quotient fx set`) evaluates the line again
+             *     and replaces it.
+             * @example priced
+             * @enum {string}
+             */
+            pricing: "priced" | "missing_exchange_rate";
             status: components["schemas"]["EarningStatus"];
             /** @description The older row of the same line that this row replaced, if any. */
             supersedes_id: components["schemas"]["EarningId"] | null;
@@ -1153,6 +1178,11 @@ export interface components {
              *     before splits existed) when the owner is credited with the whole deal.
              */
             splits?: components["schemas"]["DealSplits"];
+            /**
+             * @description The deal's currency when the line was evaluated (absent on rows written before currencies
+             *     existed, which are in the org's default currency).
+             */
+            currency?: components["schemas"]["Currency"];
         };
         /** @description A compensation period of the org. */
         Period: {
@@ -1178,7 +1208,7 @@ export interface components {
             status: "open" | "locked" | "paid";
         };
         /** @description One step of the computation; `type` says which. */
-        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"];
+        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"];
         /** @description A condition was evaluated (the chip's `when`); the chip applies only when `result` is true. */
         TraceConditionStep: {
             /**
@@ -1457,6 +1487,88 @@ export interface components {
              */
             amount_cents: number;
         };
+        /**
+         * @description The plan pays in `to_currency` and the deal is in `from_currency`: the rep's credited amount
+         *     (`original_cents`, minor units of `from_currency`) is converted at the rate in force on the
+         *     deal's date (`deal_date`: its close date, else the day it was won, else today for an open
+         *     deal), which is the pair's latest rate dated on or before that day (`rate_effective_on`).
+         *     When the pair has none, the opposite pair's rate is used inverted (`inverse`: true, the
+         *     amount is divided by `rate`). `converted_cents` = `original_cents` × `rate` (or / `rate`)
+         *     × 10^(minor-unit decimals of `to_currency` − those of `from_currency`), rounded once, half
+         *     away from zero, to whole minor units of `to_currency`. It is what the chip, tiers, quotas
+         *     and caps count.
+         */
+        TraceConversionStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "conversion";
+            from_currency: components["schemas"]["Currency"];
+            to_currency: components["schemas"]["Currency"];
+            /**
+             * Format: int64
+             * @description The credited amount in minor units of `from_currency`.
+             * @example 1100000
+             */
+            original_cents: number;
+            /**
+             * @description The rate as set, an exact decimal (units of the pair's `to` per unit of its `from`).
+             * @example 1.0845
+             */
+            rate: string;
+            /**
+             * Format: date
+             * @description The day the rate used was set for.
+             * @example 2026-04-01
+             */
+            rate_effective_on: string;
+            /**
+             * @description True when the opposite pair's rate was used, inverted.
+             * @example false
+             */
+            inverse: boolean;
+            /**
+             * Format: date
+             * @description The deal's date, whose rate in force applies.
+             * @example 2026-04-20
+             */
+            deal_date: string;
+            /**
+             * Format: int64
+             * @description The converted amount in minor units of `to_currency`.
+             * @example 1192950
+             */
+            converted_cents: number;
+        };
+        /**
+         * @description The plan pays in `to_currency`, the deal is in `from_currency`, and the org has no rate for
+         *     the pair (nor for the opposite pair) dated on or before `deal_date`: the line is unpriced.
+         *     Its row carries 0 with `pricing` `missing_exchange_rate`, holding the line's place (a row
+         *     already approved or paid is not clawed back for it); setting a rate evaluates the line again
+         *     and replaces the row.
+         */
+        TraceMissingExchangeRateStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "missing_exchange_rate";
+            from_currency: components["schemas"]["Currency"];
+            to_currency: components["schemas"]["Currency"];
+            /**
+             * Format: date
+             * @description The deal's date, for which no rate is in force.
+             * @example 2026-04-20
+             */
+            deal_date: string;
+        };
+        /**
+         * @description An ISO 4217 currency code, three upper-case letters. Amounts in this currency (`*_cents`) are
+         *     in its minor unit: cents of USD or EUR, yen of JPY (no decimals), fils of KWD (three decimals).
+         * @example EUR
+         */
+        Currency: string;
         /** @description The outcome: `amount_cents` = `target_cents` − `locked_cents`. */
         TraceResult: {
             /**
@@ -1584,10 +1696,12 @@ export interface components {
              *     `not_assigned` (the rep is no longer on the plan), `no_longer_matching` (the chip's
              *     condition stopped holding), `plan_version_changed` (a recompute after a new plan
              *     version), `amount_changed` (the line's amount moved: the deal's amount, or the running
-             *     total or attainment other deals make up).
+             *     total or attainment other deals make up), `exchange_rate_set` (a recompute after an
+             *     exchange rate of the org was set), `exchange_rate_missing` (the deal is now in a currency
+             *     no exchange rate converts to the plan's, so the line is unpriced).
              * @enum {string}
              */
-            code: "deal_won" | "deal_reopened" | "deal_lost" | "deal_deleted" | "owner_changed" | "not_assigned" | "no_longer_matching" | "plan_version_changed" | "amount_changed";
+            code: "deal_won" | "deal_reopened" | "deal_lost" | "deal_deleted" | "owner_changed" | "not_assigned" | "no_longer_matching" | "plan_version_changed" | "amount_changed" | "exchange_rate_set" | "exchange_rate_missing";
             /**
              * @description The same in one sentence.
              * @example Deal opp-1043 was won, so its forecast became an earning.

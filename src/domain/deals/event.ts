@@ -1,3 +1,4 @@
+import { currencyProblem } from '../currencies.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.ts';
 
 // A deal event as POST /v1/deals/events receives it, validated and split into what it says about each
@@ -27,6 +28,7 @@ const EVENT_MEMBERS: ReadonlySet<string> = new Set([
   'external_id',
   'state',
   'splits',
+  'currency',
   'event_type',
   'dedup_key',
   'occurred_at',
@@ -62,6 +64,8 @@ export interface DealEvent {
   patch: StatePatch;
   /** Absent: the deal keeps its splits; `null`: the owner is credited alone; a list: replaces the deal's. */
   splits: DealSplit[] | null | undefined;
+  /** ISO 4217; absent: the deal keeps its currency (a new deal takes the org's default). */
+  currency: string | undefined;
   eventType: EventType;
   /** Absent when the caller sent none; the service then generates one. */
   dedupKey: string | undefined;
@@ -93,10 +97,17 @@ export function parseDealEvent(body: unknown): DealEvent {
     externalId,
     patch: parseState(body.state),
     splits: body.splits === undefined ? undefined : parseSplits(body.splits),
+    currency: body.currency === undefined ? undefined : parseCurrency(body.currency),
     eventType: parseEventType(body.event_type),
     dedupKey: body.dedup_key === undefined ? undefined : requiredText(body.dedup_key, 'dedup_key'),
     occurredAt: body.occurred_at === undefined ? undefined : parseDateTime(body.occurred_at, 'occurred_at'),
   };
+}
+
+function parseCurrency(value: JsonValue): string {
+  const problem = currencyProblem(value);
+  if (problem) throw new InvalidDealEvent('currency', problem);
+  return value as string;
 }
 
 function parseState(state: JsonObject): StatePatch {

@@ -33,6 +33,8 @@ export interface CurrentDeal {
   lastOccurredAt: Date | null;
   /** Split credit; null (or absent) when the owner is credited with the whole deal. */
   splits?: readonly DealSplit[] | null;
+  /** ISO 4217; absent for a caller that does not track currencies (the default then applies). */
+  currency?: string;
 }
 
 /** The org's stage lists, as stored (they are normalised when compared). */
@@ -42,7 +44,7 @@ export interface StageLists {
 }
 
 export interface FieldChange {
-  /** `amount_cents`, `stage`, `close_date`, `owner_external_id`, `custom.<name>`, `splits` or `status`. */
+  /** `amount_cents`, `stage`, `close_date`, `owner_external_id`, `custom.<name>`, `splits`, `currency` or `status`. */
   field: string;
   old: JsonValue;
   new: JsonValue;
@@ -57,6 +59,8 @@ export type Transition =
       status: DealStatus;
       /** The deal's splits after this event: the event's when it named them, else the deal's. */
       splits: DealSplit[] | null;
+      /** The deal's currency after this event: the event's, else the deal's, else (a new deal) the default. */
+      currency: string;
       /** The status became `won` with this event (the moment `won_at` records). */
       becameWon: boolean;
       /** The latest `occurred_at` after this event. */
@@ -78,7 +82,12 @@ export const EMPTY_STATE: DealState = {
 };
 
 /** The deal after `event`; `current` is null for the deal's first event. */
-export function applyEvent(current: CurrentDeal | null, event: DealEvent, stages: StageLists): Transition {
+export function applyEvent(
+  current: CurrentDeal | null,
+  event: DealEvent,
+  stages: StageLists,
+  defaultCurrency = 'USD',
+): Transition {
   const occurredAt = event.occurredAt ?? null;
   if (current?.lastOccurredAt && occurredAt && occurredAt.getTime() < current.lastOccurredAt.getTime()) {
     return { stale: true, type: 'deal.updated', changes: [] };
@@ -88,7 +97,13 @@ export function applyEvent(current: CurrentDeal | null, event: DealEvent, stages
   const status = deriveStatus(state.stage, event.eventType === 'delete', stages);
   const splitsBefore = current?.splits ?? null;
   const splits = event.splits === undefined ? splitsBefore && [...splitsBefore] : event.splits;
+  const currencyBefore = current?.currency ?? defaultCurrency;
+  const currency = event.currency ?? currencyBefore;
   const changes = diff(before, current?.status ?? null, state, status, { before: splitsBefore, after: splits });
+  if (current !== null && currency !== currencyBefore) {
+    const at = changes.findIndex((change) => change.field === 'status');
+    changes.splice(at === -1 ? changes.length : at, 0, { field: 'currency', old: currencyBefore, new: currency });
+  }
   return {
     stale: false,
     type: classify(current?.status ?? null, status, event, changes),
@@ -96,6 +111,7 @@ export function applyEvent(current: CurrentDeal | null, event: DealEvent, stages
     state,
     status,
     splits,
+    currency,
     becameWon: status === 'won' && current?.status !== 'won',
     lastOccurredAt: latest(current?.lastOccurredAt ?? null, occurredAt),
   };

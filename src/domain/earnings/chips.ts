@@ -248,14 +248,20 @@ function baseOf(deal: DealSnapshot, baseField: string): bigint | null {
     : null;
 }
 
+/** The rep's credited amount in the plan's currency, with the conversion's step and sentence when it was converted. */
+export type ToPlanCurrency = (credited: bigint) => { cents: bigint; step: TraceStep | null; sentence: string | null };
+
+const SAME_CURRENCY: ToPlanCurrency = (cents) => ({ cents, step: null, sentence: null });
+
 /**
  * `rate_bps` of the rep's credited part of the base: the whole base for the owner of a deal without splits,
- * the rep's share of it for a split deal.
+ * the rep's share of it for a split deal; converted to the plan's currency first when the deal is in another.
  */
 export function computeCommission(
   deal: DealSnapshot,
   rules: ChipRules & { kind: 'commission' },
   repExternalId: string,
+  toPlanCurrency: ToPlanCurrency = SAME_CURRENCY,
 ): Computation {
   const explanation: string[] = [];
   const found = baseOf(deal, rules.base_field);
@@ -267,7 +273,9 @@ export function computeCommission(
   }
   const part = creditedPart(deal, repExternalId, whole, rules.base_field);
   explanation.push(...part.explanation);
-  const base = part.cents;
+  const converted = toPlanCurrency(part.cents);
+  if (converted.sentence) explanation.push(converted.sentence);
+  const base = converted.cents;
   const exact = exactRate(base, rules.rate_bps);
   explanation.push(`${formatRate(rules.rate_bps)} of ${formatMoney(base)} = ${formatExactMoney(exact)}`);
   return {
@@ -275,6 +283,7 @@ export function computeCommission(
     steps: [
       { type: 'base', field: rules.base_field, amount_cents: centsAsNumber(whole) },
       ...(part.step ? [part.step] : []),
+      ...(converted.step ? [converted.step] : []),
       {
         type: 'rate',
         rate_bps: centsAsNumber(rules.rate_bps),
@@ -336,11 +345,14 @@ export function computeTiered(
   rules: ChipRules & { kind: 'tiered_commission' },
   quotaCents: number | null,
   credit?: { whole_cents: bigint; step: TraceStep; explanation: string[] },
+  conversion?: { step: TraceStep & { type: 'conversion' }; sentence: string },
 ): Computation {
   const { prior_cents: prior, period_cents: periodTotal, rep_external_id: rep, period_id: period } = cumulative;
+  const original = conversion ? BigInt(conversion.step.original_cents) : amountCents;
   const steps: TraceStep[] = [
-    { type: 'base', field: 'amount_cents', amount_cents: centsAsNumber(credit?.whole_cents ?? amountCents) },
+    { type: 'base', field: 'amount_cents', amount_cents: centsAsNumber(credit?.whole_cents ?? original) },
     ...(credit ? [credit.step] : []),
+    ...(conversion ? [conversion.step] : []),
     {
       type: 'cumulative',
       prior_won_cents: runningTotalOnWire(prior),
@@ -349,6 +361,7 @@ export function computeTiered(
   ];
   const explanation = [
     ...(credit?.explanation ?? []),
+    ...(conversion ? [conversion.sentence] : []),
     cumulative.projected
       ? `Won by ${rep} in ${period} so far, ${formatMoney(prior)}; counting this open deal as won next adds ${formatMoney(amountCents)}, reaching ${formatMoney(prior + amountCents)}.`
       : `Won by ${rep} in ${period} before this deal, ${formatMoney(prior)}; this deal adds ${formatMoney(amountCents)}, reaching ${formatMoney(prior + amountCents)}.`,

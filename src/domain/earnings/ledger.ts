@@ -3,6 +3,7 @@ import { formatMoney } from './money.ts';
 import type {
   EarningStatus,
   EarningTrace,
+  LinePricing,
   LineTarget,
   PeriodStatus,
   TracePeriod,
@@ -16,6 +17,12 @@ import type {
 // (none when that is 0), booked in the target period if it is open, else in the earliest open period
 // after it, so a change to a locked period becomes a clawback (or top-up) in the next open one. The
 // line's one live `projected` row carries F (none when 0), in the target period.
+//
+// An unpriced line (a deal in another currency than the plan, with no exchange rate to convert it: issue 16)
+// has no known target. It is not clawed back for that: its live row of the deal's status becomes a row of 0
+// marked `missing_exchange_rate` (E is taken to be L, so a pending row carries E − L = 0), the one kind of row
+// that carries 0, so that statements and the earnings list show the line instead of nothing. When a rate is set
+// the line is evaluated again and that row is superseded by the priced one.
 
 /** An existing earning row of one line. */
 export interface LedgerRow {
@@ -23,6 +30,8 @@ export interface LedgerRow {
   status: EarningStatus;
   amount_cents: number;
   period_id: PeriodId;
+  /** `missing_exchange_rate` for an unpriced line's row of 0; absent or `priced` otherwise. */
+  pricing?: LinePricing;
 }
 
 /** The status of each period the org has; a period not listed does not exist yet and counts as open. */
@@ -39,6 +48,7 @@ export interface NewEarningRow {
   period_id: PeriodId;
   /** The row this one replaces, which `retire` marks `superseded`. */
   supersedes_id: string | null;
+  pricing: LinePricing;
   trace: EarningTrace;
 }
 
@@ -71,6 +81,8 @@ interface Track {
   amount: number;
   period_id: PeriodId;
   locked: number;
+  /** The track's row is an unpriced line's row of 0. */
+  unpriced: boolean;
 }
 
 /**
@@ -82,14 +94,23 @@ export function reconcileLine(target: LineTarget, rows: readonly LedgerRow[], pe
   const locked = rows
     .filter((row) => row.status === 'approved' || row.status === 'paid')
     .reduce((sum, row) => sum + row.amount_cents, 0);
+  const unpriced = target.pricing === 'missing_exchange_rate';
+  const unpricedStatus: LiveStatus = target.trace.deal?.status === 'open' ? 'projected' : 'pending';
   const tracks: Track[] = [
     {
       status: 'pending',
-      amount: target.earned_cents - locked,
+      amount: unpriced ? 0 : target.earned_cents - locked,
       period_id: earliestOpenPeriodFrom(target.period_id, periods),
       locked,
+      unpriced: unpriced && unpricedStatus === 'pending',
     },
-    { status: 'projected', amount: target.projected_cents, period_id: target.period_id, locked: 0 },
+    {
+      status: 'projected',
+      amount: unpriced ? 0 : target.projected_cents,
+      period_id: target.period_id,
+      locked: 0,
+      unpriced: unpriced && unpricedStatus === 'projected',
+    },
   ];
   const retire: RowRetirement[] = [];
   const decisions = tracks.map((track) => {
@@ -97,8 +118,13 @@ export function reconcileLine(target: LineTarget, rows: readonly LedgerRow[], pe
     // A line has one live row per status; older ones can only come from an interrupted write and go.
     for (const stale of live.slice(0, -1)) retire.push({ id: stale.id, status: 'reversed' });
     const newest = live.at(-1) ?? null;
-    const keep = newest !== null && newest.amount_cents === track.amount && newest.period_id === track.period_id;
-    return { track, newest, keep, writes: !keep && track.amount !== 0, predecessor: keep ? null : newest };
+    const keep =
+      newest !== null &&
+      newest.amount_cents === track.amount &&
+      newest.period_id === track.period_id &&
+      (newest.pricing === 'missing_exchange_rate') === track.unpriced;
+    const writes = !keep && (track.amount !== 0 || track.unpriced);
+    return { track, newest, keep, writes, predecessor: keep ? null : newest };
   });
 
   // A forecast that becomes an earning (the deal was won), or an earning that goes back to being a
@@ -135,6 +161,12 @@ export function replacementReason(
 ): TraceReplacement {
   const deal = target.trace.deal;
   const name = deal ? `Deal ${deal.external_id}` : 'The line';
+  if (target.pricing === 'missing_exchange_rate') {
+    return {
+      code: 'exchange_rate_missing',
+      explanation: `${name} is in another currency than the plan and no exchange rate converts it, so the line is unpriced.`,
+    };
+  }
   if (status === 'pending' && replaced.status === 'projected') {
     return { code: 'deal_won', explanation: `${name} was won, so its forecast became an earning.` };
   }
@@ -161,10 +193,20 @@ function newRow(
   replaced: Pick<LedgerRow, 'id' | 'amount_cents' | 'status'> | null,
   periods: PeriodStatuses,
 ): NewEarningRow {
-  const targetCents = track.status === 'pending' ? target.earned_cents : target.projected_cents;
+  const targetCents = track.unpriced
+    ? track.locked
+    : track.status === 'pending'
+      ? target.earned_cents
+      : target.projected_cents;
   const explanation = [...target.trace.explanation];
   const steps: TraceStep[] = [...target.trace.steps];
-  if (track.status === 'pending' && targetCents === 0) {
+  if (track.unpriced) {
+    explanation.push(
+      track.locked === 0
+        ? `This row of ${formatMoney(0n)} holds the line's place until the amount can be converted.`
+        : `Already approved or paid on this line, ${formatMoney(BigInt(track.locked))}, which stands until the amount can be converted; this row of ${formatMoney(0n)} holds the line's place.`,
+    );
+  } else if (track.status === 'pending' && targetCents === 0) {
     // A clawback: what the line has earned now is 0, and the trace says so before the subtraction.
     if (target.trace.deal?.status === 'open') {
       steps.push({ type: 'zero_target', reason: 'deal_open', earned_cents: 0 });
@@ -172,7 +214,12 @@ function newRow(
     }
     explanation.push(`Earned now: ${formatMoney(0n)}.`);
   }
-  if (track.status === 'pending') {
+  // An unpriced row neither claws back nor tops up: its sentence is above.
+  if (track.unpriced) {
+    if (track.period_id !== target.period_id) {
+      explanation.push(`Period ${target.period_id} is ${statusOf(periods, target.period_id)}, so this row is booked in ${track.period_id}.`);
+    }
+  } else if (track.status === 'pending') {
     if (track.period_id !== target.period_id) {
       explanation.push(
         `Period ${target.period_id} is ${statusOf(periods, target.period_id)}, so this row is booked in ${track.period_id}, the earliest open period after it.`,
@@ -197,6 +244,7 @@ function newRow(
     amount_cents: track.amount,
     period_id: track.period_id,
     supersedes_id: replaced?.id ?? null,
+    pricing: track.unpriced ? 'missing_exchange_rate' : 'priced',
     trace: {
       ...target.trace,
       // The period the line was evaluated for, an input of the sum; the row's period_id is where it is booked.

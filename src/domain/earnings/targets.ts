@@ -22,6 +22,13 @@ import {
 import { type ConditionOutcome, evaluateCondition } from './conditions.ts';
 import { creditedPart, creditedReps, creditsOf, isSplit } from './credit.ts';
 import {
+  conversionTrace,
+  convertMinorUnits,
+  type ExchangeRate,
+  missingRateTrace,
+  rateInForce,
+} from './exchange.ts';
+import {
   centsAsNumber,
   exactCentsString,
   formatExactMoney,
@@ -42,6 +49,7 @@ import type {
   TraceStep,
   ZeroTargetReason,
 } from './types.ts';
+import { DEFAULT_CURRENCY } from '../currencies.ts';
 
 // Line targets (product.md section 5): for every line of a rep under a plan version, the earned target
 // E and the projected target F with the trace that explains them. Pure: the caller loads the deals and
@@ -108,8 +116,20 @@ function compareKeys(a: string[], b: string[]): number {
 
 function dealSnapshot(deal: DealSnapshot): DealSnapshot {
   const { id, external_id, amount_cents, stage, close_date, owner_external_id, status, custom, won_at } = deal;
-  const snapshot = { id, external_id, amount_cents, stage, close_date, owner_external_id, status, custom, won_at };
-  return isSplit(deal) ? { ...snapshot, splits: creditsOf(deal) } : snapshot;
+  const snapshot: DealSnapshot = {
+    id,
+    external_id,
+    amount_cents,
+    stage,
+    close_date,
+    owner_external_id,
+    status,
+    custom,
+    won_at,
+  };
+  if (isSplit(deal)) snapshot.splits = creditsOf(deal);
+  if (deal.currency !== undefined) snapshot.currency = deal.currency;
+  return snapshot;
 }
 
 function traceOf(
@@ -195,6 +215,8 @@ interface PeriodStanding {
   total_cents: bigint;
   /** The deals counted, in order, with the running total after each: what the traces name. */
   counted: TraceCountedDeal[];
+  /** Won deals left out of the count because no exchange rate converts them (external ids). */
+  unpriced: string[];
 }
 
 /** The trace step that says a line's target is 0, and why. */
@@ -216,9 +238,50 @@ function amountOf(deal: DealSnapshot): bigint {
   return BigInt(deal.amount_cents ?? 0);
 }
 
-/** What tiers, quotas and attainment count of a deal for a rep: the rep's credited part of its amount. */
-function creditedAmountOf(deal: DealSnapshot, repExternalId: string): bigint {
-  return creditedPart(deal, repExternalId, amountOf(deal), 'the amount').cents;
+/**
+ * How a plan prices deals (issue 16, item 5): the currency it pays in and the org's rates. A deal in another
+ * currency has its credited amount converted at the rate in force on its date; without one it is unpriced.
+ */
+interface Pricing {
+  plan_currency: string;
+  default_currency: string;
+  rates: readonly ExchangeRate[];
+  today: CalendarDate;
+}
+
+/** An amount of the deal in the plan's currency, with the step and sentence of its conversion when there was one. */
+type Priced =
+  | { priced: true; cents: bigint; step: TraceStep | null; sentence: string | null }
+  | { priced: false; step: TraceStep; sentence: string };
+
+function dealCurrencyOf(deal: DealSnapshot, pricing: Pricing): string {
+  return deal.currency ?? pricing.default_currency;
+}
+
+/** The deal's amount `cents` (minor units of the deal's currency) in the plan's currency. */
+function priceIn(pricing: Pricing, deal: DealSnapshot, cents: bigint): Priced {
+  const from = dealCurrencyOf(deal, pricing);
+  const to = pricing.plan_currency;
+  if (from === to) return { priced: true, cents, step: null, sentence: null };
+  const day = dealDate(deal, pricing.today);
+  const used = rateInForce(pricing.rates, from, to, day);
+  if (used === null) return { priced: false, ...missingRateTrace(from, to, day) };
+  const conversion = convertMinorUnits(cents, from, to, used);
+  return { priced: true, cents: conversion.converted, ...conversionTrace(cents, from, to, used, conversion, day) };
+}
+
+/** Whether the deal's amounts can be counted in the plan's currency. */
+function isPriced(pricing: Pricing, deal: DealSnapshot): boolean {
+  return priceIn(pricing, deal, 0n).priced;
+}
+
+/**
+ * What tiers, quotas and attainment count of a deal for a rep: the rep's credited part of its amount, in the
+ * plan's currency; null when no rate converts it.
+ */
+function creditedAmountOf(deal: DealSnapshot, repExternalId: string, pricing: Pricing): bigint | null {
+  const priced = priceIn(pricing, deal, creditedPart(deal, repExternalId, amountOf(deal), 'the amount').cents);
+  return priced.priced ? priced.cents : null;
 }
 
 export interface EvaluationRequest {
@@ -236,6 +299,11 @@ export interface EvaluationRequest {
   periods: readonly PeriodId[];
   /** Today's UTC date: open deals without a close date are projected in its period. */
   today: CalendarDate;
+  /**
+   * The org's default currency (of deals and plans that name none) and its exchange rates. Absent: every deal is
+   * in the plan's currency.
+   */
+  money?: { default_currency: string; rates: readonly ExchangeRate[] };
 }
 
 export interface Evaluation {
@@ -261,6 +329,14 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
     period_id: dealPeriodId(deal, plan.period, today),
     owned: creditedReps(deal).includes(rep.external_id),
   }));
+  const defaultCurrency = request.money?.default_currency ?? plan.currency ?? DEFAULT_CURRENCY;
+  const pricing: Pricing = {
+    plan_currency: plan.currency ?? defaultCurrency,
+    // Without the org's money settings, a deal is taken to be in the plan's currency.
+    default_currency: request.money ? defaultCurrency : (plan.currency ?? defaultCurrency),
+    rates: request.money?.rates ?? [],
+    today,
+  };
   const planCap = readPlanCap(plan);
   const problems: PlanProblem[] = [...planCap.problems];
   const targets: LineTarget[] = [];
@@ -296,9 +372,15 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
           prior_by_deal: new Map(),
           total_cents: 0n,
           counted: [],
+          unpriced: [],
         };
+        standings.set(period_id, standing);
+        const credited = creditedAmountOf(deal, rep.external_id, pricing);
+        if (credited === null) {
+          standing.unpriced.push(deal.external_id);
+          continue;
+        }
         standing.prior_by_deal.set(deal.id, standing.total_cents);
-        const credited = creditedAmountOf(deal, rep.external_id);
         standing.total_cents += credited;
         standing.counted.push({
           id: deal.id,
@@ -307,10 +389,9 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
           close_date: deal.close_date,
           running_total_cents: runningTotalOnWire(standing.total_cents),
         });
-        standings.set(period_id, standing);
       }
     }
-    const evaluation = { plan, chip, rules, rep, windows, today, standings, conditionOf };
+    const evaluation = { plan, chip, rules, rep, windows, today, standings, conditionOf, pricing };
 
     if (rules.kind === 'attainment_bonus') {
       for (const periodId of new Set(request.periods)) targets.push(periodLine(evaluation, rules, periodId));
@@ -319,7 +400,8 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
       targets.push(...applyChipCaps(lines, rules.caps));
     }
   });
-  return { targets: planCap.cap === null ? targets : applyPlanCap(plan, targets, planCap.cap), problems };
+  const capped = planCap.cap === null ? targets : applyPlanCap(plan, targets, planCap.cap);
+  return { targets: capped.map((target) => ({ ...target, currency: pricing.plan_currency })), problems };
 }
 
 /** The line's amount (earned for a won deal or a period line, projected for an open deal) and its kind. */
@@ -420,6 +502,16 @@ interface ChipEvaluation {
   today: CalendarDate;
   standings: Map<PeriodId, PeriodStanding>;
   conditionOf: (deal: DealSnapshot) => ConditionOutcome | null;
+  pricing: Pricing;
+}
+
+/** The sentence naming the won deals a running total leaves out for want of an exchange rate. */
+function unpricedSentence(standing: PeriodStanding | undefined, periodId: PeriodId): string[] {
+  const unpriced = standing?.unpriced ?? [];
+  if (unpriced.length === 0) return [];
+  return [
+    `Not counted in ${periodId} until an exchange rate converts them: ${unpriced.map((id) => `deal ${id}`).join(', ')}.`,
+  ];
 }
 
 function dealLine(evaluation: ChipEvaluation, rules: ChipRules, { deal, period_id, owned }: PlacedDeal): LineTarget {
@@ -427,6 +519,7 @@ function dealLine(evaluation: ChipEvaluation, rules: ChipRules, { deal, period_i
   const steps: TraceStep[] = [];
   const explanation: string[] = [];
   let target = 0n;
+  let unpriced = false;
   const date = dealDate(deal, evaluation.today);
   const covered = windows.some((window) => windowCovers(window, date));
 
@@ -464,6 +557,12 @@ function dealLine(evaluation: ChipEvaluation, rules: ChipRules, { deal, period_i
       steps.push(zeroTarget(deal.status === 'lost' ? 'deal_lost' : 'deal_deleted'));
     } else if (!(outcome?.result ?? true)) {
       steps.push(zeroTarget('not_matching'));
+    } else if (rules.kind !== 'flat' && !isPriced(evaluation.pricing, deal)) {
+      // A flat amount is in the plan's currency already; every other chip needs the deal's amount converted.
+      const missing = priceIn(evaluation.pricing, deal, 0n);
+      steps.push(missing.step as TraceStep);
+      explanation.push(missing.sentence as string);
+      unpriced = true;
     } else {
       target = roundInto(computeDealChip(evaluation, rules, deal, period_id), steps, explanation);
     }
@@ -476,6 +575,7 @@ function dealLine(evaluation: ChipEvaluation, rules: ChipRules, { deal, period_i
     projected_cents: deal.status === 'open' ? centsAsNumber(target) : 0,
     period_id,
     trace: traceOf(plan, chip, deal, steps, explanation),
+    ...(unpriced ? { pricing: 'missing_exchange_rate' as const } : {}),
   };
 }
 
@@ -487,7 +587,10 @@ function computeDealChip(
 ): Computation {
   switch (rules.kind) {
     case 'commission':
-      return computeCommission(deal, rules, evaluation.rep.external_id);
+      return computeCommission(deal, rules, evaluation.rep.external_id, (cents) => {
+        const priced = priceIn(evaluation.pricing, deal, cents);
+        return priced.priced ? priced : { cents, step: null, sentence: null };
+      });
     case 'flat':
       return computeFlat(rules, deal, evaluation.rep.external_id);
     case 'tiered_commission': {
@@ -495,9 +598,11 @@ function computeDealChip(
       const wonTotal = standing?.total_cents ?? 0n;
       const projected = deal.status !== 'won';
       const part = creditedPart(deal, evaluation.rep.external_id, amountOf(deal), 'the amount');
+      const priced = priceIn(evaluation.pricing, deal, part.cents);
+      const converted = priced.priced ? priced.cents : part.cents;
       // A projection counts the open deal as if it were won next, after every deal already won.
       const prior = projected ? wonTotal : (standing?.prior_by_deal.get(deal.id) ?? 0n);
-      const periodTotal = projected ? wonTotal + part.cents : wonTotal;
+      const periodTotal = projected ? wonTotal + converted : wonTotal;
       const cumulative = {
         prior_cents: prior,
         period_cents: periodTotal,
@@ -506,14 +611,20 @@ function computeDealChip(
         projected,
       };
       const credit = part.step && { whole_cents: amountOf(deal), step: part.step, explanation: part.explanation };
+      const conversion = priced.priced && priced.step && priced.sentence ? priced : undefined;
       const computation = computeTiered(
-        part.cents,
+        converted,
         cumulative,
         rules,
         evaluation.plan.quota_cents,
         credit ?? undefined,
+        conversion && {
+          step: conversion.step as TraceStep & { type: 'conversion' },
+          sentence: conversion.sentence as string,
+        },
       );
-      return namingCountedDeals(computation, standing?.counted ?? []);
+      const named = namingCountedDeals(computation, standing?.counted ?? []);
+      return { ...named, explanation: [...named.explanation, ...unpricedSentence(standing, periodId)] };
     }
     case 'attainment_bonus':
       throw new TypeError('an attainment bonus is a period-level line');
@@ -546,6 +657,7 @@ function periodLine(
     const standing = evaluation.standings.get(periodId);
     const attained = standing?.total_cents ?? 0n;
     const computed = computeAttainmentBonus(attained, BigInt(plan.quota_cents ?? 0), rules, rep.external_id, periodId);
+    computed.explanation.push(...unpricedSentence(standing, periodId));
     target = roundInto(namingCountedDeals(computed, standing?.counted ?? []), steps, explanation);
   }
   return {

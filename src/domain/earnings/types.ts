@@ -48,6 +48,8 @@ export interface EnginePlanVersion {
   assignees: PlanDefinition['assignees'];
   /** At most this much per rep and period over all chips; absent or null when the plan has no cap. */
   cap_cents?: number | null;
+  /** ISO 4217: the currency the plan pays in; absent or null pays in the org's default currency. */
+  currency?: string | null;
   /** In plan-file order. */
   chips: EngineChip[];
 }
@@ -90,7 +92,16 @@ export interface LineTarget {
   /** The period E or F belongs to: of `close_date`, else of `won_at` (won) or the current period (open). */
   period_id: PeriodId;
   trace: TargetTrace;
+  /** ISO 4217: the plan's currency, which the amounts are in (minor units). Absent: the org's default. */
+  currency?: string;
+  /**
+   * `missing_exchange_rate`: the deal is in another currency and no rate converts it, so the amount is unknown;
+   * the ledger keeps a 0 row in the line's place, saying so, until a rate is set. Absent: priced.
+   */
+  pricing?: LinePricing;
 }
+
+export type LinePricing = 'priced' | 'missing_exchange_rate';
 
 /** A plan that cannot be evaluated as written; the chip it names yields no lines until it is fixed. */
 export interface PlanProblem {

@@ -16,7 +16,7 @@ export function planContentDigest(plan: PlanDefinition): string {
  * `version` rises exactly when this changes; renaming a chip or editing another chip leaves it alone.
  */
 export function chipDefinitionDigest(
-  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'cap_cents'>,
+  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'cap_cents' | 'currency'>,
   chip: ChipDefinition,
 ): string {
   return canonicalDigest({ kind: chip.kind, when: chip.when, params: chip.params, reads: planInputsOf(plan, chip) });
@@ -27,8 +27,12 @@ export function chipDefinitionDigest(
  * of chips without caps stay what they were: a chip cap per period reads the period length, the plan's cap
  * reads itself and the period length.
  */
-function planInputsOf(plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'cap_cents'>, chip: ChipDefinition) {
-  const reads = kindInputsOf(plan, chip);
+function planInputsOf(
+  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'cap_cents' | 'currency'>,
+  chip: ChipDefinition,
+) {
+  // A plan's currency (issue 16) is read only when the file names one, so plans without it keep their digests.
+  const reads = plan.currency === undefined ? kindInputsOf(plan, chip) : { ...kindInputsOf(plan, chip), currency: plan.currency };
   const chipCap = chip.kind !== 'attainment_bonus' && chip.params.cap_cents !== undefined;
   if (plan.cap_cents !== undefined) return { ...reads, period: plan.period, plan_cap_cents: plan.cap_cents };
   return chipCap ? { ...reads, period: plan.period } : reads;

@@ -8,6 +8,7 @@ export interface RawPlan {
   period?: PlanDefinition['period'];
   quota_cents?: number | null;
   cap_cents?: number | null;
+  currency?: string | null;
   assignees: 'all' | Array<string | Record<string, unknown>>;
   chips: Array<Record<string, unknown> & { key: string; name: string; kind: ChipDefinition['kind'] }>;
 }
@@ -20,6 +21,7 @@ export function normalisePlan(raw: RawPlan): PlanDefinition {
     quota_cents: raw.quota_cents ?? null,
     assignees: raw.assignees === 'all' ? 'all' : normaliseAssignees(raw.assignees),
     ...(typeof raw.cap_cents === 'number' ? { cap_cents: raw.cap_cents } : {}),
+    ...(typeof raw.currency === 'string' ? { currency: raw.currency } : {}),
     chips: raw.chips.map((chip) =>
       normaliseChip({
         key: chip.key,

@@ -1,3 +1,4 @@
+import { currencyProblem } from '../currencies.ts';
 import { isCalendarDate } from '../periods.ts';
 import { conditionProblems } from './conditionRules.ts';
 import { formatPath, isObject, type Segment } from './paths.ts';
@@ -14,6 +15,10 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
   const quota = document.quota_cents;
   const chips = Array.isArray(document.chips) ? document.chips : [];
   if (Array.isArray(document.assignees)) problems.push(...assigneeProblems(document.assignees));
+  if (typeof document.currency === 'string') {
+    const problem = currencyProblem(document.currency);
+    if (problem) problems.push({ path: 'currency', message: problem });
+  }
   const firstWithKey = new Map<string, number>();
   chips.forEach((chip, index) => {
     if (!isObject(chip)) return;

@@ -106,6 +106,8 @@ export interface PlanDefinition {
   assignees: 'all' | Assignee[];
   /** At most this much per rep and period over all chips; absent when the plan has no cap. */
   cap_cents?: number;
+  /** ISO 4217: the currency the plan pays in; absent pays in the org's default currency. */
+  currency?: string;
   /** In evaluation order. */
   chips: ChipDefinition[];
 }

@@ -1,5 +1,12 @@
+import { DEFAULT_CURRENCY } from '../../domain/currencies.ts';
 import { type LedgerRow, type RowRetirement, reconcileLine } from '../../domain/earnings/ledger.ts';
-import type { EarningTrace, LineTarget, PeriodStatus, TraceCause } from '../../domain/earnings/types.ts';
+import type {
+  EarningTrace,
+  LineTarget,
+  PeriodStatus,
+  TraceCause,
+  TraceReplacement,
+} from '../../domain/earnings/types.ts';
 import type { PeriodId } from '../../domain/periods.ts';
 import { newId } from '../../lib/ids.ts';
 import { countEarningsRows } from '../../lib/operationsMetrics.ts';
@@ -26,7 +33,14 @@ export interface Booking {
   cause: TraceCause | null;
   /** False when the org has no webhook endpoint: nothing to announce. */
   hasWebhookEndpoints: boolean;
+  /** Why a recompute (no cause) replaces rows whose amount changed; a new plan version when absent. */
+  recomputeReason?: TraceReplacement;
 }
+
+const PLAN_VERSION_CHANGED: TraceReplacement = {
+  code: 'plan_version_changed',
+  explanation: 'The plan changed, and its lines were recomputed.',
+};
 
 export const NO_COUNTS: BookingCounts = { lines_evaluated: 0, rows_written: 0, rows_superseded: 0, rows_reversed: 0 };
 
@@ -43,17 +57,11 @@ export function addCounts(a: BookingCounts, b: BookingCounts): BookingCounts {
  * The trace as written: with the deal event that caused it; and for a recompute after a plan change, whose rows
  * have no event, a replacement the ledger could only call an amount change is the new plan version's doing.
  */
-function tracedWith(trace: EarningTrace, cause: TraceCause | null): EarningTrace {
+function tracedWith(trace: EarningTrace, cause: TraceCause | null, reason: TraceReplacement): EarningTrace {
   if (cause) return { ...trace, cause };
   const replaced = trace.superseded;
   if (replaced?.reason?.code !== 'amount_changed') return trace;
-  return {
-    ...trace,
-    superseded: {
-      ...replaced,
-      reason: { code: 'plan_version_changed', explanation: 'The plan changed, and its lines were recomputed.' },
-    },
-  };
+  return { ...trace, superseded: { ...replaced, reason } };
 }
 
 export function isLive(row: LedgerRow): boolean {
@@ -137,9 +145,10 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
             plan_version_id: target.plan_version_id,
             rule_chip_id: target.line.chip_id,
             rule_version: target.rule_version,
+            currency: target.currency ?? DEFAULT_CURRENCY,
             triggering_domain_event_id: booking.triggeringDomainEventId,
             ...row,
-            trace: tracedWith(row.trace, booking.cause),
+            trace: tracedWith(row.trace, booking.cause, booking.recomputeReason ?? PLAN_VERSION_CHANGED),
           }),
         ),
       ),

@@ -46,6 +46,7 @@ export async function evaluateDealChange(
   );
   const plans = await context.versions.of(orgId, config.plansInForce);
   const today = context.today();
+  const money = { default_currency: config.defaultCurrency, rates: config.rates };
   const work = plans.flatMap((plan) =>
     scopeOfDealChange(plan, before, after, today).flatMap((scope) => {
       const rep = reps.get(scope.rep_external_id);
@@ -69,10 +70,10 @@ export async function evaluateDealChange(
     const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));
     // Back in the plan's chip order, which is the order rows written together are numbered in.
     return [
-      ...evaluateLines({ plan: dealChips, rep, deals: [after], periods: [], today }).targets,
+      ...evaluateLines({ plan: dealChips, rep, deals: [after], periods: [], today, money }).targets,
       ...(periodChips.chips.length === 0
         ? []
-        : evaluateLines({ plan: periodChips, rep, deals: [...deals, after], periods, today }).targets),
+        : evaluateLines({ plan: periodChips, rep, deals: [...deals, after], periods, today, money }).targets),
     ].sort((a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0));
   });
   await book(tx, {

@@ -18,6 +18,7 @@ export function enginePlanOf(snapshot: PlanVersionSnapshot): EnginePlanVersion {
     quota_cents: snapshot.definition.quota_cents,
     assignees: snapshot.definition.assignees,
     cap_cents: snapshot.definition.cap_cents ?? null,
+    currency: snapshot.definition.currency ?? null,
     chips: snapshot.chips.map((chip) => ({ ...chip.definition, id: chip.id, version: chip.version })),
   };
 }
@@ -37,6 +38,7 @@ export function dealSnapshotOf(deal: DealRecord): DealSnapshot {
       deal.splits === null
         ? null
         : deal.splits.map(({ owner_external_id, share_bps }) => ({ owner_external_id, share_bps })),
+    currency: deal.currency,
     won_at: deal.won_at?.toISOString() ?? null,
   };
 }

@@ -1,12 +1,13 @@
 import { assignmentWindows } from '../../domain/earnings/assignments.ts';
 import { dealPeriodId, evaluateLines } from '../../domain/earnings/targets.ts';
-import type { LineTarget, Rep } from '../../domain/earnings/types.ts';
+import type { LineTarget, Rep, TraceReplacement } from '../../domain/earnings/types.ts';
 import type { CalendarDate, PeriodId } from '../../domain/periods.ts';
 import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
 import { EarningRepository } from '../../repositories/earnings.ts';
 import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts';
 import { FeedWriterRepository } from '../../repositories/feedWriters.ts';
 import { LedgerPeriodRepository } from '../../repositories/ledgerPeriods.ts';
+import { OrgConfigRepository } from '../../repositories/orgConfig.ts';
 import { PlanStateRepository } from '../../repositories/planStates.ts';
 import { inTransaction, poolStatements, type SqlPool, type Transaction } from '../../repositories/transaction.ts';
 import { UserRepository } from '../../repositories/users.ts';
@@ -36,6 +37,8 @@ export interface RecomputeRequest {
   onProgress?: (progress: RecomputeProgress) => void;
   /** Reps recomputed at the same time, each in its own transaction. */
   concurrency?: number;
+  /** Why rows are replaced, in their traces: a new plan version when absent (an exchange rate set, for one). */
+  reason?: TraceReplacement;
 }
 
 const DEFAULT_RECOMPUTE_CONCURRENCY = 4;
@@ -48,6 +51,7 @@ const ledgerPeriods = new LedgerPeriodRepository();
 const planStates = new PlanStateRepository();
 const users = new UserRepository();
 const endpoints = new WebhookEndpointPresence();
+const orgConfigs = new OrgConfigRepository();
 
 /**
  * Recomputes the plans' lines in open periods, one rep per transaction (under the rep's evaluation lock, so
@@ -77,7 +81,9 @@ export async function recomputePlans(
   const worker = async () => {
     for (let userId = queue.shift(); userId !== undefined; userId = queue.shift()) {
       const rep = userId;
-      const result = await inTransaction(pool, (tx) => recomputeRep(tx, orgId, rep, planIds, today, context));
+      const result = await inTransaction(pool, (tx) =>
+        recomputeRep(tx, orgId, rep, planIds, today, context, request.reason),
+      );
       counts = addCounts(counts, result.counts);
       deals += result.deals;
       done += 1;
@@ -103,6 +109,7 @@ async function recomputeRep(
   planIds: readonly string[],
   today: CalendarDate,
   context: EvaluationContext,
+  reason: TraceReplacement | undefined,
 ): Promise<{ counts: BookingCounts; deals: number }> {
   await feedWriters.joinFeedWriters(tx, orgId);
   await locks.lockRepsForEvaluation(tx, orgId, [userId]);
@@ -139,6 +146,12 @@ async function recomputeRep(
   const periodStatuses = await ledgerPeriods.periodStatuses(tx, orgId);
   const isOpen = (periodId: PeriodId) => (periodStatuses.get(periodId) ?? 'open') === 'open';
   const liveLines = new Set(rows.filter(isLive).map((row) => row.line_key));
+  // An unpriced line's row of 0 stays a line to evaluate even once its period is locked: a rate set later prices it.
+  const unpricedLines = new Set(
+    rows.filter((row) => row.pricing === 'missing_exchange_rate').map((row) => row.line_key),
+  );
+  const config = await orgConfigs.load(tx, orgId);
+  const money = { default_currency: config.defaultCurrency, rates: config.rates };
 
   const targets: LineTarget[] = [];
   const droppedLines = new Set<string>();
@@ -152,11 +165,14 @@ async function recomputeRep(
       if (isOpen(periodId)) periods.add(periodId);
     }
     for (const row of planRows) if (row.deal_id === null && isLive(row)) periods.add(row.line_period_id);
-    const evaluation = evaluateLines({ plan, rep, deals, periods: [...periods], today });
+    const evaluation = evaluateLines({ plan, rep, deals, periods: [...periods], today, money });
     // A plan change recomputes lines in open periods; a line booked in a locked one keeps its rows, unless a
     // live row (a clawback still open) says it is still being booked.
     targets.push(
-      ...evaluation.targets.filter((target) => isOpen(target.period_id) || liveLines.has(target.line.line_key)),
+      ...evaluation.targets.filter(
+        (target) =>
+          isOpen(target.period_id) || liveLines.has(target.line.line_key) || unpricedLines.has(target.line.line_key),
+      ),
     );
     const unusable = new Set(
       evaluation.problems.flatMap((problem) => {
@@ -181,6 +197,7 @@ async function recomputeRep(
       triggeringDomainEventId: null,
       cause: null,
       hasWebhookEndpoints,
+      ...(reason ? { recomputeReason: reason } : {}),
     }),
   );
   return { counts, deals: owned.length };
