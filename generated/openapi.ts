@@ -1792,6 +1792,13 @@ export interface components {
          *     the row's trace (`GET /v1/earnings/{id}`).
          */
         StatementLine: {
+            /**
+             * @description `priced`, or `missing_exchange_rate`: the deal is in another currency than the plan and no
+             *     exchange rate converts it yet, so this row of 0 stands for an amount still unknown (the
+             *     explanation says which rate is missing). Setting the rate prices the line.
+             * @enum {string}
+             */
+            pricing: "priced" | "missing_exchange_rate";
             earning_id: components["schemas"]["EarningId"];
             /**
              * @description The row's status.
@@ -1860,6 +1867,8 @@ export interface components {
              * @example Core AE plan
              */
             plan_name: string;
+            /** @description The currency the plan pays in; every amount of this part is in its minor units. */
+            currency: components["schemas"]["Currency"];
             attainment: components["schemas"]["Attainment"];
             /** @description The rows of the period's own lines, in the order they were written. */
             lines: components["schemas"]["StatementLine"][];
@@ -1891,6 +1900,21 @@ export interface components {
             /** @description Sums over every plan. */
             totals: components["schemas"]["StatusTotals"];
             /**
+             * @description The totals and the amount payable per currency, one entry per currency the rep's plans pay
+             *     in (plans' `currency`), in the order the plans come. When the rep is paid in one currency
+             *     (the usual case) it has one entry, equal to `totals` and `payable_cents`; when in several,
+             *     read these: `totals` and `payable_cents` then add minor units of different currencies.
+             */
+            by_currency: {
+                currency: components["schemas"]["Currency"];
+                totals: components["schemas"]["StatusTotals"];
+                /**
+                 * Format: int64
+                 * @description `pending_cents` + `approved_cents` + `paid_cents` of the plans paying in this currency.
+                 */
+                payable_cents: number;
+            }[];
+            /**
              * Format: int64
              * @description `pending_cents` + `approved_cents` + `paid_cents` over every plan, net of clawbacks.
              * @example 1300000
@@ -1898,7 +1922,7 @@ export interface components {
             payable_cents: number;
         };
         /**
-         * @description What one rep is owed for a locked period, net of clawbacks, in integer cents: sums of the
+         * @description What one rep is owed in one currency for a locked period, net of clawbacks, in integer cents: sums of the
          *     rep's rows booked in the period. Each equals the sum of `amount_cents` of the rows that
          *     `GET /v1/earnings` lists for the same user, period and status.
          */
@@ -1909,6 +1933,11 @@ export interface components {
              * @example rep-017
              */
             user_external_id: string;
+            /**
+             * @description The currency of these sums (the paying plans'). A rep paid by plans in several currencies
+             *     has one payout per currency, listed together (on the same page).
+             */
+            currency: components["schemas"]["Currency"];
             /**
              * Format: int64
              * @description Sum of the rep's `approved` rows (frozen by the lock, not paid yet), clawbacks included.

@@ -2,6 +2,7 @@ import { Command, type CommanderError } from 'commander';
 import { adminsCommand } from './commands/admins.ts';
 import { auditCommand } from './commands/audit.ts';
 import { demoCommand } from './commands/demo.ts';
+import { fxCommand } from './commands/fx.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { orgsCommand } from './commands/orgs.ts';
@@ -28,6 +29,7 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     plansCommand(),
     periodsCommand(),
     recomputeCommand(),
+    fxCommand(),
     webhooksCommand(),
     workerCommand(),
     auditCommand(),

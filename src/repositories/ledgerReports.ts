@@ -24,6 +24,8 @@ export interface ReportPlan {
   status: 'active' | 'archived';
   period: PeriodKind;
   quota_cents: number | null;
+  /** ISO 4217: the plan's currency, else the org's default. */
+  currency: string;
   /** `all`, or the assignees of the plan's current version (owner_external_id values or dated assignments). */
   assignees: 'all' | Assignee[];
 }
@@ -33,6 +35,7 @@ export interface PayoutRow {
   user_id: string;
   user_external_id: string;
   user_created_at: Date;
+  currency: string;
   approved_cents: number;
   paid_cents: number;
   clawback_cents: number;
@@ -54,7 +57,7 @@ export class LedgerReportRepository {
   /** The rep's projected, pending, approved and paid rows booked in the period, in the order they were written. */
   async rowsOfRepInPeriod(tx: Transaction, orgId: string, userId: string, periodId: string): Promise<StatementRow[]> {
     const rows = await tx.query<Omit<StatementRow, 'amount_cents'> & { amount_cents: number | bigint }>(
-      sql`SELECT id, status, amount_cents, deal_id, plan_id, rule_chip_id, trace FROM earnings
+      sql`SELECT id, status, amount_cents, deal_id, plan_id, rule_chip_id, pricing, trace FROM earnings
           WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id = ${periodId}
             AND status IN ('projected', 'pending', 'approved', 'paid')
           ORDER BY created_at, id`,
@@ -66,16 +69,18 @@ export class LedgerReportRepository {
   async plans(tx: Transaction, orgId: string): Promise<ReportPlan[]> {
     const rows = await tx.query<Omit<ReportPlan, 'quota_cents'> & { quota_cents: number | bigint | null }>(
       sql`SELECT p.id, p.key, p.name, p.status, p.period, p.quota_cents,
-                 COALESCE(v.definition -> 'assignees', '"all"'::jsonb) AS assignees
-          FROM plans p JOIN plan_versions v ON v.id = p.current_version_id
+                 COALESCE(v.definition -> 'assignees', '"all"'::jsonb) AS assignees,
+                 COALESCE(v.definition ->> 'currency', o.default_currency) AS currency
+          FROM plans p JOIN plan_versions v ON v.id = p.current_version_id JOIN orgs o ON o.id = p.org_id
           WHERE p.org_id = ${orgId} ORDER BY p.created_at, p.id`,
     );
     return rows.map((row) => ({ ...row, quota_cents: row.quota_cents === null ? null : Number(row.quota_cents) }));
   }
 
   /**
-   * Per rep with approved or paid rows in the period, after `position` in the rep's (created_at, id) order: the
-   * sums of those rows by status, and of the negative ones (clawbacks).
+   * Per rep with approved or paid rows in the period, after `position` in the rep's (created_at, id) order, and
+   * per currency the rep's rows are in: the sums of those rows by status, and of the negative ones (clawbacks).
+   * `limit` counts reps: a rep's payouts in several currencies come together.
    */
   async payoutsAfter(
     tx: Transaction,
@@ -92,13 +97,19 @@ export class LedgerReportRepository {
     }
     values.push(limit);
     const rows = await tx.query<PayoutRow>({
-      text: `SELECT u.id AS user_id, u.external_id AS user_external_id, u.created_at AS user_created_at,
+      text: `WITH reps AS (
+               SELECT DISTINCT u.id, u.external_id, u.created_at
+               FROM earnings e JOIN users u ON u.id = e.user_id
+               WHERE e.org_id = $1 AND e.period_id = $2 AND e.status IN ('approved', 'paid') ${keyset}
+               ORDER BY u.created_at, u.id LIMIT $${values.length}
+             )
+             SELECT u.id AS user_id, u.external_id AS user_external_id, u.created_at AS user_created_at, e.currency,
                COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'approved'), 0)::bigint AS approved_cents,
                COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'paid'), 0)::bigint AS paid_cents,
                COALESCE(sum(e.amount_cents) FILTER (WHERE e.amount_cents < 0), 0)::bigint AS clawback_cents
-             FROM earnings e JOIN users u ON u.id = e.user_id
-             WHERE e.org_id = $1 AND e.period_id = $2 AND e.status IN ('approved', 'paid') ${keyset}
-             GROUP BY u.id, u.external_id, u.created_at ORDER BY u.created_at, u.id LIMIT $${values.length}`,
+             FROM earnings e JOIN reps u ON u.id = e.user_id
+             WHERE e.org_id = $1 AND e.period_id = $2 AND e.status IN ('approved', 'paid')
+             GROUP BY u.id, u.external_id, u.created_at, e.currency ORDER BY u.created_at, u.id, e.currency`,
       values,
     });
     return rows.map((row) => ({

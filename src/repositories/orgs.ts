@@ -4,8 +4,11 @@ import { newId } from '../lib/ids.ts';
 export interface OrgRecord {
   id: string;
   name: string;
+  default_currency: string;
   created_at: Date;
 }
+
+const ORG_FIELDS = { id: true, name: true, default_currency: true, created_at: true } as const;
 
 export class OrgRepository {
   private readonly db: Database;
@@ -14,12 +17,30 @@ export class OrgRepository {
     this.db = db;
   }
 
-  async create(name: string): Promise<OrgRecord> {
-    return this.db.org.create({ data: { id: newId('org'), name }, select: { id: true, name: true, created_at: true } });
+  async create(name: string, defaultCurrency?: string): Promise<OrgRecord> {
+    return this.db.org.create({
+      data: { id: newId('org'), name, ...(defaultCurrency === undefined ? {} : { default_currency: defaultCurrency }) },
+      select: ORG_FIELDS,
+    });
   }
 
   async list(): Promise<OrgRecord[]> {
-    return this.db.org.findMany({ orderBy: { id: 'asc' }, select: { id: true, name: true, created_at: true } });
+    return this.db.org.findMany({ orderBy: { id: 'asc' }, select: ORG_FIELDS });
+  }
+
+  /**
+   * Sets the default currency in one statement, only while the org has no deals and no plans (whose meaning it
+   * fixes): `in_use` when it has some and the currency differs, `unchanged` when it is already this one.
+   */
+  async setDefaultCurrencyIfUnused(orgId: string, currency: string): Promise<'changed' | 'unchanged' | 'in_use'> {
+    const current = await this.defaultCurrency(orgId);
+    if (current === currency) return 'unchanged';
+    const updated = await this.db.$executeRaw`
+      UPDATE orgs SET default_currency = ${currency}
+      WHERE id = ${orgId}
+        AND NOT EXISTS (SELECT 1 FROM deals WHERE org_id = ${orgId})
+        AND NOT EXISTS (SELECT 1 FROM plans WHERE org_id = ${orgId})`;
+    return updated === 1 ? 'changed' : 'in_use';
   }
 
   /** The org's default currency (ISO 4217); null when there is no such org. */
@@ -29,6 +50,6 @@ export class OrgRepository {
   }
 
   async find(orgId: string): Promise<OrgRecord | null> {
-    return this.db.org.findUnique({ where: { id: orgId }, select: { id: true, name: true, created_at: true } });
+    return this.db.org.findUnique({ where: { id: orgId }, select: ORG_FIELDS });
   }
 }

@@ -27,6 +27,7 @@ export function toWirePayout(row: PayoutRow): Payout {
   return {
     user_id: row.user_id,
     user_external_id: row.user_external_id,
+    currency: row.currency,
     approved_cents: row.approved_cents,
     paid_cents: row.paid_cents,
     clawback_cents: row.clawback_cents,
@@ -55,13 +56,16 @@ export class PayoutReader {
     const fingerprint = keysetFingerprint(orgId, { payouts_of: periodId });
     const from = query.cursor === undefined ? null : decodeKeysetCursor(query.cursor, fingerprint, 'user');
     const rows = await this.#reports.payoutsAfter(this.#tx, orgId, periodId, from, query.limit + 1);
-    const page = rows.slice(0, query.limit);
+    // `limit` counts reps; a rep paid in several currencies has a payout per currency, all on one page.
+    const reps = [...new Set(rows.map((row) => row.user_id))];
+    const kept = new Set(reps.slice(0, query.limit));
+    const page = rows.filter((row) => kept.has(row.user_id));
     const last = page.at(-1);
     return {
       period,
       payouts: page.map(toWirePayout),
       nextCursor:
-        rows.length > query.limit && last
+        reps.length > query.limit && last
           ? encodeKeysetCursor({ at: last.user_created_at, id: last.user_id }, fingerprint)
           : null,
     };
@@ -76,7 +80,7 @@ export class PayoutReader {
       const rows = await this.#reports.payoutsAfter(this.#tx, orgId, periodId, position, EXPORT_PAGE);
       payouts.push(...rows.map(toWirePayout));
       const last = rows.at(-1);
-      if (rows.length < EXPORT_PAGE || !last) return { period, payouts };
+      if (new Set(rows.map((row) => row.user_id)).size < EXPORT_PAGE || !last) return { period, payouts };
       position = { at: last.user_created_at, id: last.user_id };
     }
   }

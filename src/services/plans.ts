@@ -146,7 +146,10 @@ export class PlanAdmin {
     throw new AdminError(
       'invalid_plan_file',
       `plan ${after.key} pays in ${was}; a plan's currency cannot change (apply a plan with a new key to pay in ${now})`,
-      { details: { problems: [{ path: 'currency', message: `must stay ${was}` }] }, lines: [`currency: must stay ${was}`] },
+      {
+        details: { problems: [{ path: 'currency', message: `must stay ${was}` }] },
+        lines: [`currency: must stay ${was}`],
+      },
     );
   }
 

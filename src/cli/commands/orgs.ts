@@ -1,6 +1,8 @@
 import { Command } from 'commander';
+import { currencyProblem } from '../../domain/currencies.ts';
 import { OrgRepository } from '../../repositories/orgs.ts';
 import { AdminError } from '../../services/adminError.ts';
+import { ExchangeRateService } from '../../services/exchangeRates.ts';
 import { withDatabase } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 
@@ -10,16 +12,20 @@ export function orgsCommand(): Command {
     .command('create')
     .description('create an organisation')
     .requiredOption('--name <name>', 'display name of the organisation')
+    .option('--currency <code>', 'default currency of deals and plans that name none (ISO 4217)', 'USD')
     .option('--json', 'print exactly one JSON document on stdout')
-    .action(async (options: { name: string; json?: boolean }) => {
+    .action(async (options: { name: string; currency: string; json?: boolean }) => {
       try {
         const name = options.name.trim();
         if (!name) throw new AdminError('invalid_argument', 'the org needs a non-empty --name');
-        const org = await withDatabase((database) => new OrgRepository(database.db).create(name));
+        const currency = options.currency.trim().toUpperCase();
+        const problem = currencyProblem(currency);
+        if (problem) throw new AdminError('invalid_argument', `--currency ${options.currency} ${problem}`);
+        const org = await withDatabase((database) => new OrgRepository(database.db).create(name, currency));
         print(
           options,
-          { id: org.id, name: org.name, created_at: org.created_at },
-          () => `Created org ${org.id} (${org.name})`,
+          { id: org.id, name: org.name, default_currency: org.default_currency, created_at: org.created_at },
+          () => `Created org ${org.id} (${org.name}), default currency ${org.default_currency}`,
         );
       } catch (error) {
         printFailure(options, error);
@@ -32,7 +38,30 @@ export function orgsCommand(): Command {
     .action(async (options: { json?: boolean }) => {
       try {
         const list = await withDatabase((database) => new OrgRepository(database.db).list());
-        print(options, { orgs: list }, () => table(list, ['id', 'name', 'created_at']));
+        print(options, { orgs: list }, () => table(list, ['id', 'name', 'default_currency', 'created_at']));
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  orgs
+    .command('set-currency')
+    .description(
+      "set the org's default currency (ISO 4217), the currency of deals and plans that name none; " +
+        'only while the org has no deals and no plans',
+    )
+    .argument('<currency>', 'ISO 4217 code, e.g. EUR')
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (currency: string, options: { org: string; json?: boolean }) => {
+      try {
+        const result = await withDatabase((database) =>
+          new ExchangeRateService(database.db).setDefaultCurrency(options.org, currency),
+        );
+        print(options, { org_id: options.org, default_currency: result.currency, changed: result.changed }, () =>
+          result.changed
+            ? `Org ${options.org} now defaults to ${result.currency}`
+            : `Org ${options.org} already defaults to ${result.currency}`,
+        );
       } catch (error) {
         printFailure(options, error);
       }

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { OpenDatabase } from '../../db/database.ts';
+import type { TraceReplacement } from '../../domain/earnings/types.ts';
 import { OrgRepository } from '../../repositories/orgs.ts';
 import { createSqlPool } from '../../repositories/transaction.ts';
 import { AdminError } from '../../services/adminError.ts';
@@ -45,6 +46,7 @@ export async function recomputeEarnings(
   engine: EarningsEngine,
   orgId: string,
   planIds?: readonly string[],
+  reason?: TraceReplacement,
 ): Promise<RecomputeSummary> {
   const logger = adminLogger();
   const pool = createSqlPool(database.url, CONCURRENCY + 1, (error) => {
@@ -56,6 +58,7 @@ export async function recomputeEarnings(
       orgId,
       ...(planIds === undefined ? {} : { planIds }),
       concurrency: CONCURRENCY,
+      ...(reason ? { reason } : {}),
       ...(bar ? { onProgress: bar.update } : {}),
     });
     const missing = (planIds ?? []).filter((planId) => !summary.plan_ids.includes(planId));

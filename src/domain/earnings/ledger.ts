@@ -217,7 +217,9 @@ function newRow(
   // An unpriced row neither claws back nor tops up: its sentence is above.
   if (track.unpriced) {
     if (track.period_id !== target.period_id) {
-      explanation.push(`Period ${target.period_id} is ${statusOf(periods, target.period_id)}, so this row is booked in ${track.period_id}.`);
+      explanation.push(
+        `Period ${target.period_id} is ${statusOf(periods, target.period_id)}, so this row is booked in ${track.period_id}.`,
+      );
     }
   } else if (track.status === 'pending') {
     if (track.period_id !== target.period_id) {

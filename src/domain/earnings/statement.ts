@@ -1,8 +1,9 @@
 import type { components } from '../../../generated/openapi.ts';
+import { DEFAULT_CURRENCY } from '../currencies.ts';
 import { type CalendarDate, type PeriodId, type PeriodKind, periodKindOf } from '../periods.ts';
 import { formatMoney, formatRate, formatRatioAsPercent } from './money.ts';
 import { dealPeriodId } from './targets.ts';
-import type { DealSnapshot, EarningTrace, TraceStep } from './types.ts';
+import type { DealSnapshot, EarningTrace, LinePricing, TraceStep } from './types.ts';
 
 // A rep's statement for one period (GET /v1/users/{id}/statements/{period_id}), built from the rows booked in
 // the period and the rep's deals. Pure: every total is a sum of the rows given, so a statement can never
@@ -24,6 +25,8 @@ export interface StatementRow {
   deal_id: string | null;
   plan_id: string;
   rule_chip_id: string;
+  /** `missing_exchange_rate` for an unpriced line's row of 0 (issue 16); absent: priced. */
+  pricing?: LinePricing;
   trace: EarningTrace;
 }
 
@@ -34,6 +37,8 @@ export interface StatementPlanInfo {
   name: string;
   period: PeriodKind;
   quota_cents: number | null;
+  /** ISO 4217: the currency the plan pays in (its own, else the org's default); absent: the default currency. */
+  currency?: string;
 }
 
 export interface StatementRequest {
@@ -62,16 +67,24 @@ export function payableOf(totals: StatusTotals): number {
 export function buildStatement(request: StatementRequest): Statement {
   const periodId = request.period.id;
   const plans = request.plans.map((plan) => planPart(plan, request, periodId));
-  const totals = plans.reduce(
-    (sum, plan) => ({
-      projected_cents: sum.projected_cents + plan.totals.projected_cents,
-      pending_cents: sum.pending_cents + plan.totals.pending_cents,
-      approved_cents: sum.approved_cents + plan.totals.approved_cents,
-      paid_cents: sum.paid_cents + plan.totals.paid_cents,
-    }),
-    NO_TOTALS,
-  );
-  return { user: request.user, period: request.period, plans, totals, payable_cents: payableOf(totals) };
+  const totals = plans.reduce((sum, plan) => addTotals(sum, plan.totals), NO_TOTALS);
+  const currencies = [...new Set(plans.map((plan) => plan.currency))];
+  const by_currency = currencies.map((currency) => {
+    const sum = plans
+      .filter((plan) => plan.currency === currency)
+      .reduce((acc, plan) => addTotals(acc, plan.totals), NO_TOTALS);
+    return { currency, totals: sum, payable_cents: payableOf(sum) };
+  });
+  return { user: request.user, period: request.period, plans, totals, by_currency, payable_cents: payableOf(totals) };
+}
+
+function addTotals(a: StatusTotals, b: StatusTotals): StatusTotals {
+  return {
+    projected_cents: a.projected_cents + b.projected_cents,
+    pending_cents: a.pending_cents + b.pending_cents,
+    approved_cents: a.approved_cents + b.approved_cents,
+    paid_cents: a.paid_cents + b.paid_cents,
+  };
 }
 
 function planPart(plan: StatementPlanInfo, request: StatementRequest, periodId: PeriodId): StatementPlan {
@@ -97,6 +110,7 @@ function planPart(plan: StatementPlanInfo, request: StatementRequest, periodId: 
     plan_id: plan.id,
     plan_key: plan.key,
     plan_name: plan.name,
+    currency: plan.currency ?? DEFAULT_CURRENCY,
     attainment: attainmentOf(plan, request, periodId),
     lines,
     adjustments,
@@ -131,6 +145,7 @@ function statementLine(row: StatementRow): StatementLine {
     earning_id: row.id,
     status: row.status,
     amount_cents: row.amount_cents,
+    pricing: row.pricing ?? 'priced',
     deal_id: row.deal_id,
     deal_external_id: trace.deal?.external_id ?? null,
     rule_chip_id: row.rule_chip_id,

@@ -1,3 +1,4 @@
+import { DEFAULT_CURRENCY } from '../currencies.ts';
 import { type CalendarDate, calendarDateOfInstant, type PeriodId, type PeriodKind, periodIdOf } from '../periods.ts';
 import {
   type AssignmentWindow,
@@ -21,13 +22,7 @@ import {
 } from './chips.ts';
 import { type ConditionOutcome, evaluateCondition } from './conditions.ts';
 import { creditedPart, creditedReps, creditsOf, isSplit } from './credit.ts';
-import {
-  conversionTrace,
-  convertMinorUnits,
-  type ExchangeRate,
-  missingRateTrace,
-  rateInForce,
-} from './exchange.ts';
+import { conversionTrace, convertMinorUnits, type ExchangeRate, missingRateTrace, rateInForce } from './exchange.ts';
 import {
   centsAsNumber,
   exactCentsString,
@@ -49,7 +44,6 @@ import type {
   TraceStep,
   ZeroTargetReason,
 } from './types.ts';
-import { DEFAULT_CURRENCY } from '../currencies.ts';
 
 // Line targets (product.md section 5): for every line of a rep under a plan version, the earned target
 // E and the projected target F with the trace that explains them. Pure: the caller loads the deals and

@@ -32,7 +32,8 @@ function planInputsOf(
   chip: ChipDefinition,
 ) {
   // A plan's currency (issue 16) is read only when the file names one, so plans without it keep their digests.
-  const reads = plan.currency === undefined ? kindInputsOf(plan, chip) : { ...kindInputsOf(plan, chip), currency: plan.currency };
+  const reads =
+    plan.currency === undefined ? kindInputsOf(plan, chip) : { ...kindInputsOf(plan, chip), currency: plan.currency };
   const chipCap = chip.kind !== 'attainment_bonus' && chip.params.cap_cents !== undefined;
   if (plan.cap_cents !== undefined) return { ...reads, period: plan.period, plan_cap_cents: plan.cap_cents };
   return chipCap ? { ...reads, period: plan.period } : reads;
