@@ -7,7 +7,12 @@ import {
   type PeriodTransition,
   reconcileLine,
 } from '../../src/domain/earnings/ledger.ts';
-import { dealPeriodId, evaluateLines, scopeOfDealChange } from '../../src/domain/earnings/targets.ts';
+import {
+  dealPeriodId,
+  type EvaluationRequest,
+  evaluateLines,
+  scopeOfDealChange,
+} from '../../src/domain/earnings/targets.ts';
 import type {
   DealSnapshot,
   EarningTrace,
@@ -87,6 +92,8 @@ export class EarningsWorld {
   readonly plan: EnginePlanVersion;
   readonly reps: readonly Rep[];
   readonly today: string;
+  /** The org's default currency and exchange rates (issue 16); absent, every deal is in the plan's currency. */
+  money: EvaluationRequest['money'];
 
   constructor(plan: EnginePlanVersion, reps: readonly Rep[], today: string) {
     this.plan = plan;
@@ -112,6 +119,7 @@ export class EarningsWorld {
         deals: [...inScope, after],
         periods: scope.periods,
         today: this.today,
+        ...(this.money ? { money: this.money } : {}),
       });
       assert.deepEqual(evaluation.problems, []);
       this.ledger.apply(evaluation.targets);
@@ -122,7 +130,14 @@ export class EarningsWorld {
   everyTarget(periods: readonly PeriodId[]): LineTarget[] {
     return this.reps.flatMap(
       (rep) =>
-        evaluateLines({ plan: this.plan, rep, deals: [...this.deals.values()], periods, today: this.today }).targets,
+        evaluateLines({
+          plan: this.plan,
+          rep,
+          deals: [...this.deals.values()],
+          periods,
+          today: this.today,
+          ...(this.money ? { money: this.money } : {}),
+        }).targets,
     );
   }
 }

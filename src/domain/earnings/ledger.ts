@@ -113,16 +113,20 @@ export function reconcileLine(target: LineTarget, rows: readonly LedgerRow[], pe
     },
   ];
   const retire: RowRetirement[] = [];
+  // An unpriced line whose row of 0 was frozen by a lock (and nothing live since) already shows as unpriced.
+  const lastLocked = rows.filter((row) => row.status === 'approved' || row.status === 'paid').at(-1);
+  const frozenUnpriced = lastLocked?.pricing === 'missing_exchange_rate';
   const decisions = tracks.map((track) => {
     const live = rows.filter((row) => row.status === track.status);
     // A line has one live row per status; older ones can only come from an interrupted write and go.
     for (const stale of live.slice(0, -1)) retire.push({ id: stale.id, status: 'reversed' });
     const newest = live.at(-1) ?? null;
     const keep =
-      newest !== null &&
-      newest.amount_cents === track.amount &&
-      newest.period_id === track.period_id &&
-      (newest.pricing === 'missing_exchange_rate') === track.unpriced;
+      (newest === null && track.unpriced && frozenUnpriced) ||
+      (newest !== null &&
+        newest.amount_cents === track.amount &&
+        newest.period_id === track.period_id &&
+        (newest.pricing === 'missing_exchange_rate') === track.unpriced);
     const writes = !keep && (track.amount !== 0 || track.unpriced);
     return { track, newest, keep, writes, predecessor: keep ? null : newest };
   });
