@@ -320,6 +320,7 @@ export class PlanRepository {
         quota_cents: stored.quota_cents,
         assignees: stored.assignees,
         ...(typeof stored.cap_cents === 'number' ? { cap_cents: stored.cap_cents } : {}),
+        ...(typeof stored.currency === 'string' ? { currency: stored.currency } : {}),
         chips: chips.map((chip) => chip.definition),
       };
       return [{ plan, version_id: version.id, version_number: version.number, definition, chips }];

@@ -38,7 +38,17 @@ const PG_REPOSITORIES = [
   'requestAudit',
   'orgConfig',
 ];
-const PRISMA_REPOSITORIES = ['orgs', 'apiKeys', 'audit', 'periods', 'plans', 'webhooks', 'admins', 'reps'];
+const PRISMA_REPOSITORIES = [
+  'exchangeRates',
+  'orgs',
+  'apiKeys',
+  'audit',
+  'periods',
+  'plans',
+  'webhooks',
+  'admins',
+  'reps',
+];
 
 describe('persistence rule (docs/architecture.md)', () => {
   test('only src/db and src/repositories touch Prisma', () => {

@@ -74,7 +74,13 @@ describe('a EUR deal on a USD plan', () => {
 
     // Event 2: won with close date 2026-04-20, after the rate changed: 12,345.67 × 1.0845 = 13,388.879115
     // → 13,388.88 USD; 10% = 1,338.888 → 1,338.89. The forecast is superseded by the earning.
-    world.change({ ...opened, status: 'won', stage: 'closed_won', close_date: '2026-04-20', won_at: '2026-04-20T09:00:00.000Z' });
+    world.change({
+      ...opened,
+      status: 'won',
+      stage: 'closed_won',
+      close_date: '2026-04-20',
+      won_at: '2026-04-20T09:00:00.000Z',
+    });
     const [pending] = world.ledger.live();
     assert.deepEqual([pending?.status, pending?.amount_cents, pending?.period_id], ['pending', 133_889, '2026-04']);
     assert.equal(stepOf(pending?.trace.steps ?? [], 'conversion')?.converted_cents, 1_338_888);
@@ -98,7 +104,13 @@ describe('a EUR deal on a USD plan', () => {
           name: 'Accelerator',
           kind: 'tiered_commission',
           when: null,
-          params: { mode: 'marginal', tiers: [{ up_to_pct: 100, rate_bps: 0 }, { up_to_pct: null, rate_bps: 500 }] },
+          params: {
+            mode: 'marginal',
+            tiers: [
+              { up_to_pct: 100, rate_bps: 0 },
+              { up_to_pct: null, rate_bps: 500 },
+            ],
+          },
         }),
       ],
     });
@@ -158,7 +170,10 @@ describe('a missing rate', () => {
     // The rate is removed again (a deal moved to a day before any rate): the line holds what was approved.
     world.change({ ...won, close_date: '2026-03-20' });
     const after = standing(world.ledger.rowsOf(marker?.line_key as string));
-    assert.ok(after.every((row) => row.amount_cents >= 0), 'an unpriced line is not clawed back');
+    assert.ok(
+      after.every((row) => row.amount_cents >= 0),
+      'an unpriced line is not clawed back',
+    );
   });
 
   test("the opposite pair's rate is used inverted when the pair has none", () => {
@@ -232,14 +247,32 @@ describe('properties', () => {
 
   test('a converted commission line is rounded once more, from the converted amount, exactly', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1_000_000_000 }), rates, fc.integer({ min: 0, max: 10_000 }), (amount, value, bps) => {
-        const chips = [chip(1, { key: 'base', name: 'Base', kind: 'commission', when: null, params: { rate_bps: bps } })];
-        const money = { default_currency: 'USD', rates: [rate('EUR', 'USD', '2026-01-01', value)] };
-        const eur = deal(1, { currency: 'EUR', amount_cents: amount });
-        const [target] = evaluateLines({ plan: plan({ currency: 'USD', chips }), rep, deals: [eur], periods: [], today: TODAY, money }).targets;
-        const converted = convertMinorUnits(BigInt(amount), 'EUR', 'USD', { rate: value, effective_on: '2026-01-01', inverse: false }).converted;
-        assert.equal(BigInt(target?.earned_cents ?? -1), roundHalfAwayFromZero(converted * BigInt(bps), 10_000n));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000_000 }),
+        rates,
+        fc.integer({ min: 0, max: 10_000 }),
+        (amount, value, bps) => {
+          const chips = [
+            chip(1, { key: 'base', name: 'Base', kind: 'commission', when: null, params: { rate_bps: bps } }),
+          ];
+          const money = { default_currency: 'USD', rates: [rate('EUR', 'USD', '2026-01-01', value)] };
+          const eur = deal(1, { currency: 'EUR', amount_cents: amount });
+          const [target] = evaluateLines({
+            plan: plan({ currency: 'USD', chips }),
+            rep,
+            deals: [eur],
+            periods: [],
+            today: TODAY,
+            money,
+          }).targets;
+          const converted = convertMinorUnits(BigInt(amount), 'EUR', 'USD', {
+            rate: value,
+            effective_on: '2026-01-01',
+            inverse: false,
+          }).converted;
+          assert.equal(BigInt(target?.earned_cents ?? -1), roundHalfAwayFromZero(converted * BigInt(bps), 10_000n));
+        },
+      ),
     );
   });
 
@@ -281,7 +314,7 @@ describe('properties', () => {
               }),
             );
           } else if (step.kind === 'rate') {
-            const others = (world.money?.rates ?? []).filter(
+            const others: ExchangeRate[] = (world.money?.rates ?? []).filter(
               (known) => !(known.from_currency === step.from && known.effective_on === step.day),
             );
             world.money = { default_currency: 'USD', rates: [...others, rate(step.from, 'USD', step.day, step.value)] };
@@ -300,7 +333,8 @@ describe('properties', () => {
           const projected = rows.filter((row) => row.status === 'projected');
           assert.ok(pending.length <= 1 && projected.length <= 1, 'one live row per status');
           for (const row of rows) {
-            if (row.amount_cents === 0) assert.equal(row.pricing, 'missing_exchange_rate', 'only unpriced rows carry 0');
+            if (row.amount_cents === 0)
+              assert.equal(row.pricing, 'missing_exchange_rate', 'only unpriced rows carry 0');
           }
           if (target.pricing === 'missing_exchange_rate') {
             // Its row of 0 is live, or frozen by a lock with nothing after it.

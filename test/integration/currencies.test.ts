@@ -1,0 +1,270 @@
+import assert from 'node:assert/strict';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import { type EarningListItem, type QuotientClient, QuotientError } from '../../sdk/src/index.ts';
+import type { RunningServer } from '../../src/main.ts';
+import { createOrgWithKey } from '../factories/access.ts';
+import { externalId } from '../factories/deals.ts';
+import { planDocument, planFile } from '../factories/plans.ts';
+import { onlyJson, runCli } from '../helpers/cli.ts';
+import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { sdkClient } from '../helpers/sdk.ts';
+import { startTestServer } from '../helpers/server.ts';
+
+// Currencies end to end (docs/currencies.md): rates and default currencies set with the CLI, deal events and reads
+// through the SDK against the real server, which validates its own responses against the contract.
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  await server.close();
+  await closeTestDatabase();
+});
+
+async function cli<T>(args: string[]): Promise<T> {
+  const result = await runCli([...args, '--json']);
+  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
+  return onlyJson(result) as T;
+}
+
+async function refused(args: string[]): Promise<{ error: string; reason: string }> {
+  const result = await runCli([...args, '--json']);
+  assert.equal(result.code, 2, `${args.join(' ')} should be refused: ${result.stdout}${result.stderr}`);
+  return onlyJson(result) as { error: string; reason: string };
+}
+
+async function newOrg() {
+  const { org, rawKey } = await createOrgWithKey(testDatabase());
+  return { org, client: sdkClient(server, rawKey) };
+}
+
+async function collect<Item>(items: AsyncIterable<Item>): Promise<Item[]> {
+  const all: Item[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
+async function listAll(client: QuotientClient, params: Parameters<QuotientClient['earnings']['list']>[0] = {}) {
+  const earnings: EarningListItem[] = [];
+  for await (const earning of client.earnings.list(params)) earnings.push(earning);
+  return earnings;
+}
+
+const commissionOnly = (overrides: Record<string, unknown> = {}) =>
+  planDocument({ chips: [{ key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000 }], ...overrides });
+
+describe('a EUR deal on a USD plan', () => {
+  test('is paid in USD at the rate of its date; unpriced without one, priced when the rate is set', async () => {
+    const { org, client } = await newOrg();
+    await cli(['plans', 'apply', await planFile(commissionOnly({ currency: 'USD' })), '--org', org.id]);
+    const external = externalId();
+    const won = await client.deals.ingestEvent({
+      external_id: external,
+      currency: 'EUR',
+      state: { amount_cents: 1_234_567, stage: 'closed_won', close_date: '2026-04-20', owner_external_id: 'rep-017' },
+    });
+    const [deal] = await collect(client.deals.list({ external_id: external }));
+    assert.equal(deal?.currency, 'EUR');
+
+    // No EUR→USD rate yet: a row of 0 that says so.
+    const [unpriced] = await listAll(client, { deal_id: won.deal_id });
+    assert.deepEqual(
+      [unpriced?.status, unpriced?.amount_cents, unpriced?.currency, unpriced?.pricing],
+      ['pending', 0, 'USD', 'missing_exchange_rate'],
+    );
+    const detail = await client.earnings.get(unpriced?.id as string);
+    assert.ok(detail.trace?.steps.some((step) => step.type === 'missing_exchange_rate'));
+
+    // A rate from before the deal's date prices it: 12,345.67 EUR × 1.0845 = 13,388.88 USD; 10% = 1,338.89.
+    const set = await cli<{ rate: { rate: string }; recompute: { rows_written: number } }>([
+      'fx',
+      'set',
+      'EUR',
+      'USD',
+      '1.08450',
+      '--from',
+      '2026-04-15',
+      '--org',
+      org.id,
+    ]);
+    assert.equal(set.rate.rate, '1.0845');
+    const rows = await listAll(client, { deal_id: won.deal_id });
+    const priced = rows.find((row) => row.status === 'pending');
+    assert.deepEqual([priced?.amount_cents, priced?.currency, priced?.pricing], [133_889, 'USD', 'priced']);
+    assert.equal(priced?.supersedes_id, unpriced?.id);
+    const trace = (await client.earnings.get(priced?.id as string)).trace;
+    assert.equal(trace?.superseded?.reason?.code, 'exchange_rate_set');
+    const conversion = trace?.steps.find((step) => step.type === 'conversion');
+    assert.deepEqual(conversion && { rate: conversion.rate, converted: conversion.converted_cents }, {
+      rate: '1.0845',
+      converted: 1_338_888,
+    });
+
+    // Statements and payouts say their currency.
+    const statement = await client.statements.get(priced?.user_id as string, '2026-04');
+    assert.deepEqual(
+      statement.by_currency.map((entry) => [entry.currency, entry.payable_cents]),
+      [['USD', 133_889]],
+    );
+    assert.equal(statement.plans[0]?.currency, 'USD');
+    await cli(['periods', 'lock', '2026-04', '--org', org.id]);
+    const payouts = await collect(client.payouts.list({ period_id: '2026-04' }));
+    assert.deepEqual(
+      payouts.map((payout) => [payout.user_external_id, payout.currency, payout.total_cents]),
+      [['rep-017', 'USD', 133_889]],
+    );
+  });
+
+  test('a rep paid by a USD plan and a EUR plan gets a payout per currency', async () => {
+    const { org, client } = await newOrg();
+    await cli([
+      'plans',
+      'apply',
+      await planFile(commissionOnly({ key: 'usd-plan', currency: 'USD' })),
+      '--org',
+      org.id,
+    ]);
+    await cli([
+      'plans',
+      'apply',
+      await planFile(commissionOnly({ key: 'eur-plan', currency: 'EUR' })),
+      '--org',
+      org.id,
+    ]);
+    await cli(['fx', 'set', 'USD', 'EUR', '0.8', '--from', '2026-01-01', '--org', org.id]);
+    await client.deals.ingestEvent({
+      external_id: externalId(),
+      state: { amount_cents: 1_000_000, stage: 'won', close_date: '2026-04-10', owner_external_id: 'rep-017' },
+    });
+    await cli(['periods', 'lock', '2026-04', '--org', org.id]);
+    const payouts = await collect(client.payouts.list({ period_id: '2026-04' }));
+    // USD plan: 10% of 10,000.00 USD; EUR plan: 10% of 10,000.00 × 0.8 = 8,000.00 EUR.
+    assert.deepEqual(
+      payouts.map((payout) => [payout.currency, payout.total_cents]),
+      [
+        ['EUR', 80_000],
+        ['USD', 100_000],
+      ],
+    );
+  });
+});
+
+describe('the org default currency and the CLI', () => {
+  test('deals without a currency take the default, which can be set only before deals or plans exist', async () => {
+    const { org, client } = await newOrg();
+    const set = await cli<{ default_currency: string; changed: boolean }>([
+      'orgs',
+      'set-currency',
+      'jpy',
+      '--org',
+      org.id,
+    ]);
+    assert.deepEqual(set, { org_id: org.id, default_currency: 'JPY', changed: true });
+    const external = externalId();
+    await client.deals.ingestEvent({
+      external_id: external,
+      state: { amount_cents: 500_000, owner_external_id: 'rep-017' },
+    });
+    const [deal] = await collect(client.deals.list({ external_id: external }));
+    assert.equal(deal?.currency, 'JPY');
+    const late = await refused(['orgs', 'set-currency', 'EUR', '--org', org.id]);
+    assert.equal(late.error, 'invalid_state');
+  });
+
+  test('bad input is refused with the JSON refusal contract and changes nothing', async () => {
+    const { org } = await newOrg();
+    for (const args of [
+      ['fx', 'set', 'EUR', 'USD', '1,08', '--from', '2026-04-01', '--org', org.id],
+      ['fx', 'set', 'EUR', 'USD', '0', '--from', '2026-04-01', '--org', org.id],
+      ['fx', 'set', 'EUR', 'XYZ', '1.1', '--from', '2026-04-01', '--org', org.id],
+      ['fx', 'set', 'EUR', 'EUR', '1', '--from', '2026-04-01', '--org', org.id],
+      ['fx', 'set', 'EUR', 'USD', '1.1', '--from', '2026-02-30', '--org', org.id],
+      ['fx', 'list', '--org', org.id, '--currency', 'euro'],
+    ]) {
+      assert.equal((await refused(args)).error, 'invalid_argument', args.join(' '));
+    }
+    assert.equal((await refused(['fx', 'list', '--org', 'org_00000000000000000000000000'])).error, 'not_found');
+    assert.deepEqual(await cli(['fx', 'list', '--org', org.id]), { rates: [] });
+  });
+
+  test('fx list shows the rates by pair and day, filtered by currency', async () => {
+    const { org } = await newOrg();
+    await cli(['fx', 'set', 'EUR', 'USD', '1.1', '--from', '2026-05-01', '--org', org.id]);
+    await cli(['fx', 'set', 'EUR', 'USD', '1.08', '--from', '2026-04-01', '--org', org.id]);
+    await cli(['fx', 'set', 'GBP', 'USD', '1.27', '--from', '2026-04-01', '--org', org.id]);
+    const again = await cli<{ replaced_rate: string | null }>([
+      'fx',
+      'set',
+      'EUR',
+      'USD',
+      '1.09',
+      '--from',
+      '2026-04-01',
+      '--org',
+      org.id,
+    ]);
+    assert.equal(again.replaced_rate, '1.08');
+    const listed = await cli<{ rates: Array<{ from_currency: string; effective_on: string; rate: string }> }>([
+      'fx',
+      'list',
+      '--org',
+      org.id,
+      '--currency',
+      'EUR',
+    ]);
+    assert.deepEqual(
+      listed.rates.map((rate) => [rate.from_currency, rate.effective_on, rate.rate]),
+      [
+        ['EUR', '2026-04-01', '1.09'],
+        ['EUR', '2026-05-01', '1.1'],
+      ],
+    );
+  });
+});
+
+describe('the contract', () => {
+  test('an unknown currency on a deal event is 400 invalid_body naming currency, and nothing is written', async () => {
+    const { client } = await newOrg();
+    const external = externalId();
+    const error = await client.deals
+      .ingestEvent({ external_id: external, currency: 'EURO', state: { amount_cents: 1 } })
+      .then(
+        () => assert.fail('accepted'),
+        (caught: unknown) => caught,
+      );
+    assert.ok(error instanceof QuotientError);
+    assert.equal(error.status, 400);
+    assert.match(error.reason ?? '', /^currency/);
+    const unknown = await client.deals
+      .ingestEvent({ external_id: external, currency: 'XYZ', state: { amount_cents: 1 } })
+      .then(
+        () => assert.fail('accepted'),
+        (caught: unknown) => caught,
+      );
+    assert.ok(unknown instanceof QuotientError);
+    assert.match(unknown.reason ?? '', /^currency: XYZ is not a known ISO 4217 currency/);
+    assert.deepEqual(await collect(client.deals.list({ external_id: external })), []);
+  });
+
+  test("a plan's currency cannot change once applied", async () => {
+    const { org } = await newOrg();
+    await cli([
+      'plans',
+      'apply',
+      await planFile(commissionOnly({ key: 'eur-plan', currency: 'EUR' })),
+      '--org',
+      org.id,
+    ]);
+    const result = await refused([
+      'plans',
+      'apply',
+      await planFile(commissionOnly({ key: 'eur-plan', currency: 'USD' })),
+      '--org',
+      org.id,
+    ]);
+    assert.equal(result.error, 'invalid_plan_file');
+  });
+});
