@@ -2215,6 +2215,11 @@ export interface components {
              * @example 10000000
              */
             quota_cents: number | null;
+            /**
+             * @description The currency the plan pays in, when the plan file names one; absent, the plan pays in the
+             *     org's default currency (see docs/currencies.md).
+             */
+            readonly currency?: components["schemas"]["Currency"];
             /** @description Who the plan applies to, as the current version says. */
             readonly assignees: components["schemas"]["PlanAssignees"];
             /** @description The version in force. */

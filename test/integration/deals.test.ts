@@ -55,6 +55,7 @@ describe('the deal item', () => {
     const deal = deals[0] as WireDeal;
     assert.deepEqual(Object.keys(deal).sort(), [
       'created_at',
+      'currency',
       'external_id',
       'id',
       'last_domain_event_id',
@@ -67,6 +68,7 @@ describe('the deal item', () => {
     ]);
     assert.equal(deal.id, ids.deal_id);
     assert.equal(deal.splits, null);
+    assert.equal(deal.currency, 'USD');
     assert.equal(deal.state.amount_cents, 100_000_000_000_000);
     assert.equal(deal.state.close_date, '2026-04-20');
     assert.deepEqual(deal.state.custom, { region: 'NA', nested: { a: [1, 2] } });

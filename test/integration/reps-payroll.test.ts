@@ -241,9 +241,17 @@ describe('GET /v1/payouts and quotient periods export', () => {
     const csv = await runCli(['periods', 'export', '2026-05', '--org', org.id]);
     assert.equal(csv.code, 0, csv.stderr);
     assert.deepEqual(csv.stdout.trimEnd().split('\n'), [
-      'user_id,user_external_id,approved_cents,paid_cents,clawback_cents,total_cents',
+      'user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,total_cents',
       ...payouts.map((p) =>
-        [p.user_id, p.user_external_id, p.approved_cents, p.paid_cents, p.clawback_cents, p.total_cents].join(','),
+        [
+          p.user_id,
+          p.user_external_id,
+          p.currency,
+          p.approved_cents,
+          p.paid_cents,
+          p.clawback_cents,
+          p.total_cents,
+        ].join(','),
       ),
     ]);
     const open = await runCli(['periods', 'export', '2026-06', '--org', org.id, '--json']);

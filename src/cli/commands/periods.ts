@@ -58,7 +58,7 @@ export function periodsCommand(): Command {
     )
     .argument('<period>', 'the period: YYYY-MM (a month) or YYYY-Qn (a quarter)')
     .requiredOption('--org <org_id>', 'the org')
-    .option('--format <format>', 'csv (one row per rep, with a header) or json', 'csv')
+    .option('--format <format>', 'csv (one row per rep and currency, with a header) or json', 'csv')
     .option('--json', 'print exactly one JSON document on stdout (the same as --format json)')
     .action(async (periodId: string, options: { org: string; format: string; json?: boolean }) => {
       const json = options.json === true || options.format === 'json';
@@ -81,13 +81,14 @@ export function periodsCommand(): Command {
 const PAYOUT_COLUMNS = [
   'user_id',
   'user_external_id',
+  'currency',
   'approved_cents',
   'paid_cents',
   'clawback_cents',
   'total_cents',
 ] as const;
 
-/** RFC 4180: a header, one row per rep; a field with a comma, quote or line break is quoted. */
+/** RFC 4180: a header, one row per rep and currency; a field with a comma, quote or line break is quoted. */
 function payoutsCsv(payouts: ReadonlyArray<Record<(typeof PAYOUT_COLUMNS)[number], string | number>>): string {
   const field = (value: string | number) => {
     const text = String(value);

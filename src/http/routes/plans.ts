@@ -55,6 +55,7 @@ function toWirePlan({ plan, definition }: PlanVersionSnapshot): Plan {
     status: plan.status,
     period: plan.period,
     quota_cents: plan.quota_cents,
+    ...(definition.currency === undefined ? {} : { currency: definition.currency }),
     assignees: definition.assignees === 'all' ? 'all' : [...definition.assignees],
     current_version_id: plan.current_version_id,
     created_at: plan.created_at.toISOString(),
