@@ -31,6 +31,7 @@ export interface WireDeal {
     custom: Record<string, unknown>;
   };
   splits: Array<{ owner_external_id: string; share_bps: number }> | null;
+  currency: string;
   status: 'open' | 'won' | 'lost' | 'deleted';
   user_id: string | null;
   version: number;

@@ -96,6 +96,7 @@ export type EarningCountAggregateOutputType = {
   trace: number
   created_at: number
   status_changed_at: number
+  status_reason: number
   _all: number
 }
 
@@ -170,6 +171,7 @@ export type EarningCountAggregateInputType = {
   trace?: true
   created_at?: true
   status_changed_at?: true
+  status_reason?: true
   _all?: true
 }
 
@@ -279,6 +281,7 @@ export type EarningGroupByOutputType = {
   trace: runtime.JsonValue
   created_at: Date
   status_changed_at: Date
+  status_reason: runtime.JsonValue | null
   _count: EarningCountAggregateOutputType | null
   _avg: EarningAvgAggregateOutputType | null
   _sum: EarningSumAggregateOutputType | null
@@ -324,6 +327,7 @@ export type EarningWhereInput = {
   trace?: Prisma.JsonFilter<"Earning">
   created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
+  status_reason?: Prisma.JsonNullableFilter<"Earning">
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   period?: Prisma.XOR<Prisma.PeriodScalarRelationFilter, Prisma.PeriodWhereInput>
@@ -356,6 +360,7 @@ export type EarningOrderByWithRelationInput = {
   trace?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   status_changed_at?: Prisma.SortOrder
+  status_reason?: Prisma.SortOrderInput | Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
   user?: Prisma.UserOrderByWithRelationInput
   period?: Prisma.PeriodOrderByWithRelationInput
@@ -391,6 +396,7 @@ export type EarningWhereUniqueInput = Prisma.AtLeast<{
   trace?: Prisma.JsonFilter<"Earning">
   created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
+  status_reason?: Prisma.JsonNullableFilter<"Earning">
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   period?: Prisma.XOR<Prisma.PeriodScalarRelationFilter, Prisma.PeriodWhereInput>
@@ -423,6 +429,7 @@ export type EarningOrderByWithAggregationInput = {
   trace?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   status_changed_at?: Prisma.SortOrder
+  status_reason?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.EarningCountOrderByAggregateInput
   _avg?: Prisma.EarningAvgOrderByAggregateInput
   _max?: Prisma.EarningMaxOrderByAggregateInput
@@ -453,6 +460,7 @@ export type EarningScalarWhereWithAggregatesInput = {
   trace?: Prisma.JsonWithAggregatesFilter<"Earning">
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeWithAggregatesFilter<"Earning"> | Date | string
+  status_reason?: Prisma.JsonNullableWithAggregatesFilter<"Earning">
 }
 
 export type EarningCreateInput = {
@@ -466,6 +474,7 @@ export type EarningCreateInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -498,6 +507,7 @@ export type EarningUncheckedCreateInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -512,6 +522,7 @@ export type EarningUpdateInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -544,6 +555,7 @@ export type EarningUncheckedUpdateInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -567,6 +579,7 @@ export type EarningCreateManyInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateManyMutationInput = {
@@ -580,6 +593,7 @@ export type EarningUpdateManyMutationInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUncheckedUpdateManyInput = {
@@ -602,6 +616,7 @@ export type EarningUncheckedUpdateManyInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningListRelationFilter = {
@@ -639,6 +654,7 @@ export type EarningCountOrderByAggregateInput = {
   trace?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   status_changed_at?: Prisma.SortOrder
+  status_reason?: Prisma.SortOrder
 }
 
 export type EarningAvgOrderByAggregateInput = {
@@ -1094,6 +1110,7 @@ export type EarningCreateWithoutOrgInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1124,6 +1141,7 @@ export type EarningUncheckedCreateWithoutOrgInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1176,6 +1194,7 @@ export type EarningScalarWhereInput = {
   trace?: Prisma.JsonFilter<"Earning">
   created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
+  status_reason?: Prisma.JsonNullableFilter<"Earning">
 }
 
 export type EarningCreateWithoutUserInput = {
@@ -1189,6 +1208,7 @@ export type EarningCreateWithoutUserInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1219,6 +1239,7 @@ export type EarningUncheckedCreateWithoutUserInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1259,6 +1280,7 @@ export type EarningCreateWithoutTriggering_domain_eventInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -1289,6 +1311,7 @@ export type EarningUncheckedCreateWithoutTriggering_domain_eventInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1329,6 +1352,7 @@ export type EarningCreateWithoutDealInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -1359,6 +1383,7 @@ export type EarningUncheckedCreateWithoutDealInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1399,6 +1424,7 @@ export type EarningCreateWithoutPlanInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -1429,6 +1455,7 @@ export type EarningUncheckedCreateWithoutPlanInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1469,6 +1496,7 @@ export type EarningCreateWithoutPlan_versionInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -1499,6 +1527,7 @@ export type EarningUncheckedCreateWithoutPlan_versionInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1539,6 +1568,7 @@ export type EarningCreateWithoutChipInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -1569,6 +1599,7 @@ export type EarningUncheckedCreateWithoutChipInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1609,6 +1640,7 @@ export type EarningCreateWithoutPeriodInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1638,6 +1670,7 @@ export type EarningUncheckedCreateWithoutPeriodInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1678,6 +1711,7 @@ export type EarningCreateWithoutSuperseded_byInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -1709,6 +1743,7 @@ export type EarningUncheckedCreateWithoutSuperseded_byInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateOrConnectWithoutSuperseded_byInput = {
@@ -1727,6 +1762,7 @@ export type EarningCreateWithoutSupersedesInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -1757,6 +1793,7 @@ export type EarningUncheckedCreateWithoutSupersedesInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1787,6 +1824,7 @@ export type EarningUpdateWithoutSuperseded_byInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -1818,6 +1856,7 @@ export type EarningUncheckedUpdateWithoutSuperseded_byInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpsertWithoutSupersedesInput = {
@@ -1842,6 +1881,7 @@ export type EarningUpdateWithoutSupersedesInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -1872,6 +1912,7 @@ export type EarningUncheckedUpdateWithoutSupersedesInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -1894,6 +1935,7 @@ export type EarningCreateManyOrgInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutOrgInput = {
@@ -1907,6 +1949,7 @@ export type EarningUpdateWithoutOrgInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -1937,6 +1980,7 @@ export type EarningUncheckedUpdateWithoutOrgInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -1959,6 +2003,7 @@ export type EarningUncheckedUpdateManyWithoutOrgInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyUserInput = {
@@ -1980,6 +2025,7 @@ export type EarningCreateManyUserInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutUserInput = {
@@ -1993,6 +2039,7 @@ export type EarningUpdateWithoutUserInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -2023,6 +2070,7 @@ export type EarningUncheckedUpdateWithoutUserInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2045,6 +2093,7 @@ export type EarningUncheckedUpdateManyWithoutUserInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyTriggering_domain_eventInput = {
@@ -2066,6 +2115,7 @@ export type EarningCreateManyTriggering_domain_eventInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutTriggering_domain_eventInput = {
@@ -2079,6 +2129,7 @@ export type EarningUpdateWithoutTriggering_domain_eventInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -2109,6 +2160,7 @@ export type EarningUncheckedUpdateWithoutTriggering_domain_eventInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2131,6 +2183,7 @@ export type EarningUncheckedUpdateManyWithoutTriggering_domain_eventInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyDealInput = {
@@ -2152,6 +2205,7 @@ export type EarningCreateManyDealInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutDealInput = {
@@ -2165,6 +2219,7 @@ export type EarningUpdateWithoutDealInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -2195,6 +2250,7 @@ export type EarningUncheckedUpdateWithoutDealInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2217,6 +2273,7 @@ export type EarningUncheckedUpdateManyWithoutDealInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyPlanInput = {
@@ -2238,6 +2295,7 @@ export type EarningCreateManyPlanInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutPlanInput = {
@@ -2251,6 +2309,7 @@ export type EarningUpdateWithoutPlanInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -2281,6 +2340,7 @@ export type EarningUncheckedUpdateWithoutPlanInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2303,6 +2363,7 @@ export type EarningUncheckedUpdateManyWithoutPlanInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyPlan_versionInput = {
@@ -2324,6 +2385,7 @@ export type EarningCreateManyPlan_versionInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutPlan_versionInput = {
@@ -2337,6 +2399,7 @@ export type EarningUpdateWithoutPlan_versionInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -2367,6 +2430,7 @@ export type EarningUncheckedUpdateWithoutPlan_versionInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2389,6 +2453,7 @@ export type EarningUncheckedUpdateManyWithoutPlan_versionInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyChipInput = {
@@ -2410,6 +2475,7 @@ export type EarningCreateManyChipInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutChipInput = {
@@ -2423,6 +2489,7 @@ export type EarningUpdateWithoutChipInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -2453,6 +2520,7 @@ export type EarningUncheckedUpdateWithoutChipInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2475,6 +2543,7 @@ export type EarningUncheckedUpdateManyWithoutChipInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyPeriodInput = {
@@ -2495,6 +2564,7 @@ export type EarningCreateManyPeriodInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutPeriodInput = {
@@ -2508,6 +2578,7 @@ export type EarningUpdateWithoutPeriodInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -2537,6 +2608,7 @@ export type EarningUncheckedUpdateWithoutPeriodInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2558,6 +2630,7 @@ export type EarningUncheckedUpdateManyWithoutPeriodInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 
@@ -2582,6 +2655,7 @@ export type EarningSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
+  status_reason?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
@@ -2614,6 +2688,7 @@ export type EarningSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
+  status_reason?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
@@ -2645,6 +2720,7 @@ export type EarningSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
+  status_reason?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
@@ -2676,9 +2752,10 @@ export type EarningSelectScalar = {
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
+  status_reason?: boolean
 }
 
-export type EarningOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "line_key" | "user_id" | "period_id" | "deal_id" | "plan_id" | "plan_version_id" | "rule_chip_id" | "rule_version" | "amount_cents" | "currency" | "pricing" | "status" | "supersedes_id" | "triggering_domain_event_id" | "trace" | "created_at" | "status_changed_at", ExtArgs["result"]["earning"]>
+export type EarningOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "line_key" | "user_id" | "period_id" | "deal_id" | "plan_id" | "plan_version_id" | "rule_chip_id" | "rule_version" | "amount_cents" | "currency" | "pricing" | "status" | "supersedes_id" | "triggering_domain_event_id" | "trace" | "created_at" | "status_changed_at" | "status_reason", ExtArgs["result"]["earning"]>
 export type EarningInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -2748,6 +2825,7 @@ export type $EarningPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     trace: runtime.JsonValue
     created_at: Date
     status_changed_at: Date
+    status_reason: runtime.JsonValue | null
   }, ExtArgs["result"]["earning"]>
   composites: {}
 }
@@ -3200,6 +3278,7 @@ export interface EarningFieldRefs {
   readonly trace: Prisma.FieldRef<"Earning", 'Json'>
   readonly created_at: Prisma.FieldRef<"Earning", 'DateTime'>
   readonly status_changed_at: Prisma.FieldRef<"Earning", 'DateTime'>
+  readonly status_reason: Prisma.FieldRef<"Earning", 'Json'>
 }
     
 

@@ -1,5 +1,5 @@
 import { DEFAULT_CURRENCY } from '../../domain/currencies.ts';
-import { type LedgerRow, type RowRetirement, reconcileLine } from '../../domain/earnings/ledger.ts';
+import { CHIP_REMOVED, type LedgerRow, type RowRetirement, reconcileLine } from '../../domain/earnings/ledger.ts';
 import type {
   EarningTrace,
   LineTarget,
@@ -37,11 +37,6 @@ export interface Booking {
   recomputeReason?: TraceReplacement;
 }
 
-const PLAN_VERSION_CHANGED: TraceReplacement = {
-  code: 'plan_version_changed',
-  explanation: 'The plan changed, and its lines were recomputed.',
-};
-
 export const NO_COUNTS: BookingCounts = { lines_evaluated: 0, rows_written: 0, rows_superseded: 0, rows_reversed: 0 };
 
 export function addCounts(a: BookingCounts, b: BookingCounts): BookingCounts {
@@ -57,11 +52,28 @@ export function addCounts(a: BookingCounts, b: BookingCounts): BookingCounts {
  * The trace as written: with the deal event that caused it; and for a recompute after a plan change, whose rows
  * have no event, a replacement the ledger could only call an amount change is the new plan version's doing.
  */
-function tracedWith(trace: EarningTrace, cause: TraceCause | null, reason: TraceReplacement): EarningTrace {
+function tracedWith(trace: EarningTrace, cause: TraceCause | null, recomputeReason?: TraceReplacement): EarningTrace {
   if (cause) return { ...trace, cause };
   const replaced = trace.superseded;
-  if (replaced?.reason?.code !== 'amount_changed') return trace;
-  return { ...trace, superseded: { ...replaced, reason } };
+  if (!replaced?.reason) return trace;
+  return { ...trace, superseded: { ...replaced, reason: causedBy(replaced.reason, cause, recomputeReason) } };
+}
+
+const PLAN_VERSION_CHANGED: TraceReplacement = {
+  code: 'plan_version_changed',
+  explanation: 'The plan changed, and its lines were recomputed.',
+};
+
+/**
+ * A retired row's reason, as tracedWith gives its successor's: a recompute's own reason (a new plan version, or
+ * an exchange rate set) for what the ledger could only call an amount change.
+ */
+function causedBy(
+  reason: TraceReplacement,
+  cause: TraceCause | null,
+  recomputeReason: TraceReplacement = PLAN_VERSION_CHANGED,
+): TraceReplacement {
+  return !cause && reason.code === 'amount_changed' ? recomputeReason : reason;
 }
 
 export function isLive(row: LedgerRow): boolean {
@@ -115,10 +127,15 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
       changes: reconcileLine(target, byLine.get(target.line.line_key) ?? [], statuses),
     }));
     const drops: RowRetirement[] = droppedLines.flatMap((lineKey) =>
-      (byLine.get(lineKey) ?? []).filter(isLive).map((row) => ({ id: row.id, status: 'reversed' as const })),
+      (byLine.get(lineKey) ?? [])
+        .filter(isLive)
+        .map((row) => ({ id: row.id, status: 'reversed' as const, reason: CHIP_REMOVED })),
     );
     const rowsById = new Map(rows.map((row) => [row.id, row]));
-    const retire = [...decisions.flatMap((decision) => decision.changes.retire), ...drops];
+    const retire = [...decisions.flatMap((decision) => decision.changes.retire), ...drops].map((retirement) => ({
+      ...retirement,
+      reason: causedBy(retirement.reason, booking.cause, booking.recomputeReason),
+    }));
     const bookedInto = new Set(decisions.flatMap((decision) => decision.changes.write.map((row) => row.period_id)));
     const movedOutOf = retire.flatMap((retirement) => {
       const row = rowsById.get(retirement.id);
@@ -148,7 +165,7 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
             currency: target.currency ?? DEFAULT_CURRENCY,
             triggering_domain_event_id: booking.triggeringDomainEventId,
             ...row,
-            trace: tracedWith(row.trace, booking.cause, booking.recomputeReason ?? PLAN_VERSION_CHANGED),
+            trace: tracedWith(row.trace, booking.cause, booking.recomputeReason),
           }),
         ),
       ),
