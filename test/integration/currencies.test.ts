@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { type EarningListItem, type QuotientClient, QuotientError } from '../../sdk/src/index.ts';
 import type { RunningServer } from '../../src/main.ts';
+import { AdminError } from '../../src/services/adminError.ts';
+import { ExchangeRateService } from '../../src/services/exchangeRates.ts';
 import { createOrgWithKey } from '../factories/access.ts';
 import { externalId } from '../factories/deals.ts';
-import { planDocument, planFile } from '../factories/plans.ts';
+import { applyPlan, planDocument, planFile } from '../factories/plans.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
 import { sdkClient } from '../helpers/sdk.ts';
@@ -59,7 +61,7 @@ const commissionOnly = (overrides: Record<string, unknown> = {}) =>
 describe('a EUR deal on a USD plan', () => {
   test('is paid in USD at the rate of its date; unpriced without one, priced when the rate is set', async () => {
     const { org, client } = await newOrg();
-    await cli(['plans', 'apply', await planFile(commissionOnly({ currency: 'USD' })), '--org', org.id]);
+    await applyPlan(testDatabase(), org.id, commissionOnly({ currency: 'USD' }));
     const external = externalId();
     const won = await client.deals.ingestEvent({
       external_id: external,
@@ -120,21 +122,15 @@ describe('a EUR deal on a USD plan', () => {
 
   test('a rep paid by a USD plan and a EUR plan gets a payout per currency', async () => {
     const { org, client } = await newOrg();
-    await cli([
-      'plans',
-      'apply',
-      await planFile(commissionOnly({ key: 'usd-plan', currency: 'USD' })),
-      '--org',
-      org.id,
-    ]);
-    await cli([
-      'plans',
-      'apply',
-      await planFile(commissionOnly({ key: 'eur-plan', currency: 'EUR' })),
-      '--org',
-      org.id,
-    ]);
-    await cli(['fx', 'set', 'USD', 'EUR', '0.8', '--from', '2026-01-01', '--org', org.id]);
+    await applyPlan(testDatabase(), org.id, commissionOnly({ key: 'usd-plan', currency: 'USD' }));
+    await applyPlan(testDatabase(), org.id, commissionOnly({ key: 'eur-plan', currency: 'EUR' }));
+    await new ExchangeRateService(testDatabase()).set({
+      orgId: org.id,
+      from: 'USD',
+      to: 'EUR',
+      rate: '0.8',
+      effectiveOn: '2026-01-01',
+    });
     await client.deals.ingestEvent({
       external_id: externalId(),
       state: { amount_cents: 1_000_000, stage: 'won', close_date: '2026-04-10', owner_external_id: 'rep-017' },
@@ -176,25 +172,32 @@ describe('the org default currency and the CLI', () => {
 
   test('bad input is refused with the JSON refusal contract and changes nothing', async () => {
     const { org } = await newOrg();
-    for (const args of [
-      ['fx', 'set', 'EUR', 'USD', '1,08', '--from', '2026-04-01', '--org', org.id],
-      ['fx', 'set', 'EUR', 'USD', '0', '--from', '2026-04-01', '--org', org.id],
-      ['fx', 'set', 'EUR', 'XYZ', '1.1', '--from', '2026-04-01', '--org', org.id],
-      ['fx', 'set', 'EUR', 'EUR', '1', '--from', '2026-04-01', '--org', org.id],
-      ['fx', 'set', 'EUR', 'USD', '1.1', '--from', '2026-02-30', '--org', org.id],
-      ['fx', 'list', '--org', org.id, '--currency', 'euro'],
-    ]) {
-      assert.equal((await refused(args)).error, 'invalid_argument', args.join(' '));
-    }
+    const rates = new ExchangeRateService(testDatabase());
+    const set = (from: string, to: string, rate: string, effectiveOn: string) =>
+      rates.set({ orgId: org.id, from, to, rate, effectiveOn }).then(
+        () => assert.fail(`${from} ${to} ${rate} ${effectiveOn} was accepted`),
+        (error: unknown) => (error instanceof AdminError ? error.code : error),
+      );
+    assert.equal(await set('EUR', 'USD', '1,08', '2026-04-01'), 'invalid_argument');
+    assert.equal(await set('EUR', 'USD', '0', '2026-04-01'), 'invalid_argument');
+    assert.equal(await set('EUR', 'EUR', '1', '2026-04-01'), 'invalid_argument');
+    assert.equal(await set('EUR', 'USD', '1.1', '2026-02-30'), 'invalid_argument');
+    // Through the CLI: the JSON refusal, naming what is wrong.
+    const unknown = await refused(['fx', 'set', 'EUR', 'XYZ', '1.1', '--from', '2026-04-01', '--org', org.id]);
+    assert.deepEqual(unknown, {
+      error: 'invalid_argument',
+      reason: 'TO XYZ is not a known ISO 4217 currency',
+    });
     assert.equal((await refused(['fx', 'list', '--org', 'org_00000000000000000000000000'])).error, 'not_found');
-    assert.deepEqual(await cli(['fx', 'list', '--org', org.id]), { rates: [] });
+    assert.deepEqual(await rates.list(org.id), []);
   });
 
   test('fx list shows the rates by pair and day, filtered by currency', async () => {
     const { org } = await newOrg();
-    await cli(['fx', 'set', 'EUR', 'USD', '1.1', '--from', '2026-05-01', '--org', org.id]);
-    await cli(['fx', 'set', 'EUR', 'USD', '1.08', '--from', '2026-04-01', '--org', org.id]);
-    await cli(['fx', 'set', 'GBP', 'USD', '1.27', '--from', '2026-04-01', '--org', org.id]);
+    const rates = new ExchangeRateService(testDatabase());
+    await rates.set({ orgId: org.id, from: 'EUR', to: 'USD', rate: '1.1', effectiveOn: '2026-05-01' });
+    await rates.set({ orgId: org.id, from: 'EUR', to: 'USD', rate: '1.08', effectiveOn: '2026-04-01' });
+    await rates.set({ orgId: org.id, from: 'GBP', to: 'USD', rate: '1.27', effectiveOn: '2026-04-01' });
     const again = await cli<{ replaced_rate: string | null }>([
       'fx',
       'set',
