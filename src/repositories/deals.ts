@@ -1,7 +1,8 @@
-import type { DealListFilters, DealPosition } from '../domain/deals/cursor.ts';
 import type { DealSplit } from '../domain/deals/event.ts';
+import type { DealListFilters } from '../domain/deals/feed.ts';
 import type { DealState, DealStatus, DomainEventType, FieldChange } from '../domain/deals/projection.ts';
 import type { JsonObject } from '../domain/json.ts';
+import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { DomainEventRecord } from './domainEvents.ts';
 import { named, type SqlPool, sql, type Transaction } from './transaction.ts';
 
@@ -249,7 +250,7 @@ export class DealRepository {
   async listAfter(
     orgId: string,
     filters: DealListFilters,
-    position: DealPosition,
+    position: KeysetPosition,
     limit: number,
   ): Promise<DealRecord[]> {
     const values: unknown[] = [];
@@ -264,7 +265,7 @@ export class DealRepository {
     if (filters.ownerExternalId !== undefined) where.push(`owner_external_id = ${param(filters.ownerExternalId)}`);
     if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
     if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}::timestamptz`);
-    if (position) where.push(`(updated_at, id) > (${param(position.updatedAt)}::timestamptz, ${param(position.id)})`);
+    if (position) where.push(`(updated_at, id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
     const { rows } = await this.pool.query<DealRow>({
       text: `SELECT ${DEAL_COLUMNS} FROM deals WHERE ${where.join(' AND ')} ORDER BY updated_at, id LIMIT ${param(limit)}`,
       values,

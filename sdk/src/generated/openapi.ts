@@ -2547,7 +2547,6 @@ export interface components {
          * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
          *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
          *     starting `cursor:`.
-         * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
          */
         Cursor: string;
         /**
@@ -2760,7 +2759,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
@@ -2896,7 +2894,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only earnings of this user (rep). */
@@ -3010,7 +3007,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
@@ -3151,7 +3147,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
             };

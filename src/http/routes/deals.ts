@@ -1,6 +1,7 @@
 import type { operations } from '../../../generated/openapi.ts';
-import { DEAL_LIST_STATUSES, type DealListFilters, InvalidCursor } from '../../domain/deals/cursor.ts';
 import { InvalidDealEvent, parseDealEvent } from '../../domain/deals/event.ts';
+import { DEAL_LIST_STATUSES, type DealListFilters } from '../../domain/deals/feed.ts';
+import { InvalidCursor } from '../../domain/lists/keysetCursor.ts';
 import { type DealReader, toWireDeal } from '../../services/deals.ts';
 import type { DealIngestion } from '../../services/ingestion.ts';
 import { ApiError } from '../errors.ts';

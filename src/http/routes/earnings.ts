@@ -1,5 +1,5 @@
 import type { components, operations } from '../../../generated/openapi.ts';
-import { InvalidCursor } from '../../domain/deals/cursor.ts';
+import { InvalidCursor } from '../../domain/lists/keysetCursor.ts';
 import type { EarningListFilters } from '../../repositories/earnings.ts';
 import type { EarningReader } from '../../services/earnings/reader.ts';
 import { toWireEarning } from '../../wire/earnings.ts';

@@ -1,5 +1,5 @@
 import type { operations } from '../../../generated/openapi.ts';
-import { InvalidCursor } from '../../domain/deals/cursor.ts';
+import { InvalidCursor } from '../../domain/lists/keysetCursor.ts';
 import { type PayoutReader, PayoutsUnavailable } from '../../services/payouts.ts';
 import type { StatementReader } from '../../services/statements.ts';
 import { ApiError } from '../errors.ts';

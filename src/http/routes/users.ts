@@ -1,5 +1,5 @@
 import type { operations } from '../../../generated/openapi.ts';
-import { InvalidCursor } from '../../domain/deals/cursor.ts';
+import { InvalidCursor } from '../../domain/lists/keysetCursor.ts';
 import { toWireUser, type UserReader } from '../../services/users.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
