@@ -2,7 +2,6 @@ import type { Request, Response } from 'express';
 import { stringify } from 'yaml';
 import type { components, operations } from '../../../generated/openapi-admin.ts';
 import type { Database } from '../../db/prisma.ts';
-import { InvalidCursor } from '../../domain/lists/keysetCursor.ts';
 import { isPeriodId } from '../../domain/periods.ts';
 import { describeChip, describeCondition } from '../../domain/plans/describe.ts';
 import type { AdminRecord } from '../../repositories/admins.ts';
@@ -23,7 +22,7 @@ import { PlanAdmin, PlanHistory } from '../../services/plans.ts';
 import { withPeriodWebhooks } from '../../services/webhookAnnouncements.ts';
 import { WebhookAdmin } from '../../services/webhooks.ts';
 import { ApiError } from '../errors.ts';
-import { pageLimit } from '../pageLimit.ts';
+import { pageRequest } from '../pages.ts';
 import {
   type AdminRequestContext,
   actorOf,
@@ -186,17 +185,10 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
         ...(query.from === undefined ? {} : { from: new Date(query.from) }),
         ...(query.to === undefined ? {} : { to: new Date(query.to) }),
       };
-      let page: Awaited<ReturnType<AuditLogReader['listPage']>>;
-      try {
-        page = await new AuditLogReader(db).listPage(session.org_id, {
-          filters,
-          limit: pageLimit(query.limit),
-          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-        });
-      } catch (error) {
-        if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
-        throw error;
-      }
+      const page = await new AuditLogReader(db).listPage(session.org_id, {
+        filters,
+        ...pageRequest(query),
+      });
       send(res, 'listAuditEntries', 200, {
         entries: page.entries.map((entry) => ({
           id: entry.id,
