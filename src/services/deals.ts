@@ -2,7 +2,8 @@ import type { components } from '../../generated/openapi.ts';
 import { cutFeedPage, type DealListFilters } from '../domain/deals/feed.ts';
 import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import { type DealRecord, DealRepository } from '../repositories/deals.ts';
-import type { SqlPool } from '../repositories/transaction.ts';
+import { FeedWriterRepository } from '../repositories/feedWriters.ts';
+import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
 
 export interface DealPage {
   deals: DealRecord[];
@@ -25,9 +26,12 @@ export function dealListFingerprint(orgId: string, filters: DealListFilters): st
 
 /** Reading deals: keyset pages in (updated_at, id) order that together form a change feed missing nothing. */
 export class DealReader {
+  private readonly pool: SqlPool;
   private readonly deals: DealRepository;
+  private readonly feedWriters = new FeedWriterRepository();
 
   constructor(pool: SqlPool) {
+    this.pool = pool;
     this.deals = new DealRepository(pool);
   }
 
@@ -38,8 +42,8 @@ export class DealReader {
   ): Promise<DealPage> {
     const fingerprint = dealListFingerprint(orgId, query.filters);
     const from = query.cursor === undefined ? null : DEAL_CURSOR.decode(query.cursor, fingerprint);
-    // The horizon first, the rows in a later statement: see DealRepository.changeHorizon.
-    const horizon = await this.deals.changeHorizon(orgId);
+    // The horizon first, the rows in a later statement: see FeedWriterRepository.horizon.
+    const horizon = await this.feedWriters.horizon(poolStatements(this.pool), orgId);
     const rows = await this.deals.listAfter(orgId, query.filters, from, query.limit + 1);
     const page = cutFeedPage(rows, { from, limit: query.limit, ...horizon });
     return {

@@ -1,12 +1,12 @@
 import { cutFeedPage } from '../../domain/deals/feed.ts';
 import { keysetCursor, keysetFingerprint } from '../../domain/lists/keysetCursor.ts';
-import { DealRepository } from '../../repositories/deals.ts';
 import {
   type EarningListFilters,
   type EarningRecord,
   EarningRepository,
   type EarningWithTrace,
 } from '../../repositories/earnings.ts';
+import { FeedWriterRepository } from '../../repositories/feedWriters.ts';
 import { poolStatements, type SqlPool } from '../../repositories/transaction.ts';
 
 export interface EarningPage {
@@ -45,18 +45,17 @@ export function earningListFingerprint(orgId: string, filters: EarningListFilter
 export class EarningReader {
   readonly #pool: SqlPool;
   readonly #earnings = new EarningRepository();
-  readonly #deals: DealRepository;
+  readonly #feedWriters = new FeedWriterRepository();
 
   constructor(pool: SqlPool) {
     this.#pool = pool;
-    this.#deals = new DealRepository(pool);
   }
 
   /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */
   async listPage(orgId: string, query: EarningPageQuery): Promise<EarningPage> {
     const fingerprint = earningListFingerprint(orgId, query.filters);
     const from = query.cursor === undefined ? null : EARNING_CURSOR.decode(query.cursor, fingerprint);
-    const horizon = await this.#deals.changeHorizon(orgId);
+    const horizon = await this.#feedWriters.horizon(poolStatements(this.#pool), orgId);
     const rows = await this.#earnings.listAfter(
       poolStatements(this.#pool),
       orgId,
