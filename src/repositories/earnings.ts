@@ -278,6 +278,32 @@ export class EarningRepository {
   }
 
   /**
+   * What a rep's recoverable draw under a plan has advanced and not yet recovered before `periodId`: the sum of
+   * the standing rows of the draw's lines (advances of a recoverable draw, and recoveries) of earlier periods,
+   * by the period each line is for, wherever its rows are booked.
+   */
+  async drawBalanceBefore(
+    tx: Transaction,
+    orgId: string,
+    userId: string,
+    planId: string,
+    chipIds: { advance: string; recovery: string },
+    periodId: PeriodId,
+  ): Promise<bigint> {
+    const rows = await tx.query<{ balance: string }>(
+      named('earnings_draw_balance_before', {
+        text: `SELECT COALESCE(sum(amount_cents), 0)::text AS balance FROM earnings
+               WHERE org_id = $1 AND user_id = $2 AND plan_id = $3 AND status IN ${LIVE_OR_LOCKED}
+                 AND trace -> 'period' ->> 'id' < $6
+                 AND (rule_chip_id = $5
+                      OR (rule_chip_id = $4 AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'))`,
+        values: [orgId, userId, planId, chipIds.advance, chipIds.recovery, periodId],
+      }),
+    );
+    return BigInt(rows[0]?.balance ?? '0');
+  }
+
+  /**
    * The reps a recompute of these plans must visit: every rep who owns a deal or is credited by a split, and
    * every rep with a live row under one of the plans (a deal that changed owner, a rep no longer assigned).
    */
