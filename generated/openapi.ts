@@ -1216,7 +1216,7 @@ export interface components {
             status: "open" | "locked" | "paid";
         };
         /** @description One step of the computation; `type` says which. */
-        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"];
+        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"];
         /** @description A condition was evaluated (the chip's `when`); the chip applies only when `result` is true. */
         TraceConditionStep: {
             /**
@@ -1888,6 +1888,44 @@ export interface components {
             lines: components["schemas"]["StatementLine"][];
             /** @description Clawbacks and top-ups booked here for lines of earlier, locked periods, in the order they were written. */
             adjustments: components["schemas"]["StatementAdjustment"][];
+            /**
+             * @description The plan's draw in this period (issue 16), from the draw rows booked up to it; `null` when the
+             *     plan has no draw and no draw row is booked here. `advance_cents` is what `draw` rows booked in
+             *     this period pay (a negative part is an advance of a locked period taken back);
+             *     `recovery_cents` what `draw_recovery` rows booked here recover. For a recoverable draw the
+             *     balance opens at what advances booked in earlier periods leave unrecovered and closes at
+             *     opening + advance − recovery; a draw that is not recoverable keeps no balance (both 0).
+             */
+            draw: {
+                /**
+                 * Format: int64
+                 * @description The plan's draw per period, as its current version says (0 when it no longer has one).
+                 * @example 300000
+                 */
+                amount_cents: number;
+                /** @example true */
+                recoverable: boolean;
+                /**
+                 * Format: int64
+                 * @example 200000
+                 */
+                opening_balance_cents: number;
+                /**
+                 * Format: int64
+                 * @example 0
+                 */
+                advance_cents: number;
+                /**
+                 * Format: int64
+                 * @example 100000
+                 */
+                recovery_cents: number;
+                /**
+                 * Format: int64
+                 * @example 100000
+                 */
+                closing_balance_cents: number;
+            } | null;
             /** @description Sums of `lines` and `adjustments` by status. */
             totals: components["schemas"]["StatusTotals"];
             /**
@@ -2234,6 +2272,28 @@ export interface components {
              *     org's default currency (see docs/currencies.md).
              */
             readonly currency?: components["schemas"]["Currency"];
+            /**
+             * Format: int64
+             * @description At most this much per rep and period over all the plan's chips, in cents (the plan file's
+             *     `cap_cents`, issue 16); `null` when the plan has no cap.
+             * @example 1500000
+             */
+            readonly cap_cents: number | null;
+            /**
+             * @description The plan's draw per rep and period (the plan file's `draw`, issue 16); `null` when it has none.
+             *     When a rep's earnings under the plan in a period are below `amount_cents`, a `draw` line pays the
+             *     difference; when `recoverable`, that advance is recovered from later periods' earnings above
+             *     the draw (`draw_recovery` lines).
+             */
+            readonly draw: {
+                /**
+                 * Format: int64
+                 * @example 300000
+                 */
+                amount_cents: number;
+                /** @example true */
+                recoverable: boolean;
+            } | null;
             /** @description Who the plan applies to, as the current version says. */
             readonly assignees: components["schemas"]["PlanAssignees"];
             /** @description The version in force. */
@@ -2258,10 +2318,12 @@ export interface components {
          *       rate of the highest band reached);
          *     - `flat`: a fixed `amount_cents` per matching deal;
          *     - `attainment_bonus`: a period-level `amount_cents` when the rep's won amount reaches
-         *       `threshold_pct` of quota.
+         *       `threshold_pct` of quota;
+         *     - `draw` and `draw_recovery`: not chips of a plan file but the lines of the plan's `draw`
+         *       (issue 16), on earnings only: a period's advance, and the recovery of earlier advances.
          * @enum {string}
          */
-        RuleChipKind: "commission" | "tiered_commission" | "flat" | "attainment_bonus";
+        RuleChipKind: "commission" | "tiered_commission" | "flat" | "attainment_bonus" | "draw" | "draw_recovery";
         /** @description A rule chip of a plan version. */
         RuleChip: {
             readonly id: components["schemas"]["RuleChipId"];
@@ -2470,6 +2532,101 @@ export interface components {
          * @example 11000000
          */
         RunningTotalCents: number | string;
+        /**
+         * @description A chip's `floor_cents` that tops up the line (issue 16): the chip's lines of the rep's period paid
+         *     `period_total_cents` on won deals, less than `floor_cents`, so this line, the last of them in
+         *     counting order, gets the difference on top: `amount_cents` = `unfloored_cents` + `floor_cents` −
+         *     `period_total_cents`. Applied after the deal cap, before the period and plan caps.
+         */
+        TraceFloorStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "floor";
+            /**
+             * Format: int64
+             * @description The chip's floor per rep and period.
+             * @example 100000
+             */
+            floor_cents: number;
+            /**
+             * Format: int64
+             * @description What the chip's lines of the period pay on won deals before the floor, this line included.
+             * @example 40000
+             */
+            period_total_cents: number;
+            /**
+             * Format: int64
+             * @description The line's amount before the floor.
+             * @example 10000
+             */
+            unfloored_cents: number;
+            /**
+             * Format: int64
+             * @description The line's amount after the floor.
+             * @example 70000
+             */
+            amount_cents: number;
+        };
+        /**
+         * @description The plan's draw for the rep and period (issue 16), on a `draw` or `draw_recovery` line.
+         *     `earned_cents` is what every chip of the plan earned the rep in the period (after caps). The
+         *     advance is max(0, `draw_cents` − `earned_cents`). For a recoverable draw, the balance opens at
+         *     `opening_balance_cents` (advances of earlier periods not yet recovered), the recovery is
+         *     min(`opening_balance_cents`, max(0, `earned_cents` − `draw_cents`)), so a period never pays less
+         *     than its draw, and `closing_balance_cents` = opening + advance − recovery. A `draw` line earns the
+         *     advance; a `draw_recovery` line earns minus the recovery. A draw that is not recoverable has no
+         *     balance: both balances are 0 and nothing is recovered.
+         */
+        TraceDrawStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draw";
+            /**
+             * Format: int64
+             * @description The plan's draw per rep and period.
+             * @example 300000
+             */
+            draw_cents: number;
+            /**
+             * @description Whether advances are recovered from later periods' earnings above the draw.
+             * @example true
+             */
+            recoverable: boolean;
+            /**
+             * Format: int64
+             * @description What the plan's chips earned the rep in the period.
+             * @example 100000
+             */
+            earned_cents: number;
+            /**
+             * Format: int64
+             * @description Advances of earlier periods not yet recovered, before this period.
+             * @example 0
+             */
+            opening_balance_cents: number;
+            /**
+             * Format: int64
+             * @description What the draw pays in this period.
+             * @example 200000
+             */
+            advance_cents: number;
+            /**
+             * Format: int64
+             * @description What this period's earnings above the draw pay back of the balance.
+             * @example 0
+             */
+            recovery_cents: number;
+            /**
+             * Format: int64
+             * @description The balance carried to the next period.
+             * @example 200000
+             */
+            closing_balance_cents: number;
+        };
     };
     responses: {
         /**
@@ -2709,7 +2866,6 @@ export interface components {
          * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
          *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
          *     starting `cursor:`.
-         * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
          */
         Cursor: string;
         /**
@@ -2922,7 +3078,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
@@ -3058,7 +3213,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only earnings of this user (rep). */
@@ -3172,7 +3326,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
@@ -3313,7 +3466,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
             };

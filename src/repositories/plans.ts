@@ -321,6 +321,9 @@ export class PlanRepository {
         assignees: stored.assignees,
         ...(typeof stored.cap_cents === 'number' ? { cap_cents: stored.cap_cents } : {}),
         ...(typeof stored.currency === 'string' ? { currency: stored.currency } : {}),
+        ...(stored.draw
+          ? { draw: { amount_cents: stored.draw.amount_cents, recoverable: stored.draw.recoverable } }
+          : {}),
         chips: chips.map((chip) => chip.definition),
       };
       return [{ plan, version_id: version.id, version_number: version.number, definition, chips }];

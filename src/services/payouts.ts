@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.ts';
-import { decodeKeysetCursor, encodeKeysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
+import { type KeysetPosition, keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import { LedgerReportRepository, type PayoutRow, type PeriodRow } from '../repositories/ledgerReports.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 
@@ -37,6 +37,9 @@ export function toWirePayout(row: PayoutRow): Payout {
 
 const EXPORT_PAGE = 500;
 
+/** Payouts are one per rep, in the reps' (created_at, id) order. */
+export const PAYOUT_CURSOR = keysetCursor({ idPrefix: 'user', timeMember: 'c' });
+
 /**
  * Payouts of a locked period for payroll, one per rep: the API's `GET /v1/payouts` pages and the CLI's
  * `periods export` read the same sums through the same statement.
@@ -54,28 +57,21 @@ export class PayoutReader {
   async page(orgId: string, periodId: string, query: { limit: number; cursor?: string }): Promise<PayoutPage> {
     const period = await this.#lockedPeriod(orgId, periodId);
     const fingerprint = keysetFingerprint(orgId, { payouts_of: periodId });
-    const from = query.cursor === undefined ? null : decodeKeysetCursor(query.cursor, fingerprint, 'user');
+    const from = query.cursor === undefined ? null : PAYOUT_CURSOR.decode(query.cursor, fingerprint);
     const rows = await this.#reports.payoutsAfter(this.#tx, orgId, periodId, from, query.limit + 1);
     // `limit` counts reps; a rep paid in several currencies has a payout per currency, all on one page.
-    const reps = [...new Set(rows.map((row) => row.user_id))];
-    const kept = new Set(reps.slice(0, query.limit));
-    const page = rows.filter((row) => kept.has(row.user_id));
-    const last = page.at(-1);
-    return {
-      period,
-      payouts: page.map(toWirePayout),
-      nextCursor:
-        reps.length > query.limit && last
-          ? encodeKeysetCursor({ at: last.user_created_at, id: last.user_id }, fingerprint)
-          : null,
-    };
+    const page = PAYOUT_CURSOR.page(byRep(rows), query.limit, fingerprint, (rep) => ({
+      at: rep.user_created_at,
+      id: rep.user_id,
+    }));
+    return { period, payouts: page.items.flatMap((rep) => rep.rows.map(toWirePayout)), nextCursor: page.nextCursor };
   }
 
   /** Every payout of the period, for an export. */
   async all(orgId: string, periodId: string): Promise<{ period: PeriodRow; payouts: Payout[] }> {
     const period = await this.#lockedPeriod(orgId, periodId);
     const payouts: Payout[] = [];
-    let position: { at: Date; id: string } | null = null;
+    let position: KeysetPosition = null;
     for (;;) {
       const rows = await this.#reports.payoutsAfter(this.#tx, orgId, periodId, position, EXPORT_PAGE);
       payouts.push(...rows.map(toWirePayout));
@@ -96,4 +92,15 @@ export class PayoutReader {
     }
     return period;
   }
+}
+
+/** The rows of each rep together (they come ordered by rep), in that order. */
+function byRep(rows: readonly PayoutRow[]): Array<{ user_id: string; user_created_at: Date; rows: PayoutRow[] }> {
+  const reps: Array<{ user_id: string; user_created_at: Date; rows: PayoutRow[] }> = [];
+  for (const row of rows) {
+    const last = reps.at(-1);
+    if (last?.user_id === row.user_id) last.rows.push(row);
+    else reps.push({ user_id: row.user_id, user_created_at: row.user_created_at, rows: [row] });
+  }
+  return reps;
 }

@@ -50,6 +50,8 @@ export interface EnginePlanVersion {
   cap_cents?: number | null;
   /** ISO 4217: the currency the plan pays in; absent or null pays in the org's default currency. */
   currency?: string | null;
+  /** The plan's draw per rep and period; absent or null when the plan has none. */
+  draw?: PlanDefinition['draw'] | null;
   /** In plan-file order. */
   chips: EngineChip[];
 }

@@ -56,6 +56,10 @@ function toWirePlan({ plan, definition }: PlanVersionSnapshot): Plan {
     period: plan.period,
     quota_cents: plan.quota_cents,
     ...(definition.currency === undefined ? {} : { currency: definition.currency }),
+    cap_cents: definition.cap_cents ?? null,
+    draw: definition.draw
+      ? { amount_cents: definition.draw.amount_cents, recoverable: definition.draw.recoverable }
+      : null,
     assignees: definition.assignees === 'all' ? 'all' : [...definition.assignees],
     current_version_id: plan.current_version_id,
     created_at: plan.created_at.toISOString(),

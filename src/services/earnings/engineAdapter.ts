@@ -19,6 +19,7 @@ export function enginePlanOf(snapshot: PlanVersionSnapshot): EnginePlanVersion {
     assignees: snapshot.definition.assignees,
     cap_cents: snapshot.definition.cap_cents ?? null,
     currency: snapshot.definition.currency ?? null,
+    draw: snapshot.definition.draw ?? null,
     chips: snapshot.chips.map((chip) => ({ ...chip.definition, id: chip.id, version: chip.version })),
   };
 }
