@@ -99,7 +99,18 @@ export function settleDraws(
     const above = earned > draw ? earned - draw : 0n;
     const recovery = covered && rules.recoverable ? (above < opening ? above : opening) : 0n;
     balance = rules.recoverable ? opening + advance - recovery : 0n;
-    return { period_id, covered, draw, covered_days, period_days, earned, opening, advance, recovery, closing: balance };
+    return {
+      period_id,
+      covered,
+      draw,
+      covered_days,
+      period_days,
+      earned,
+      opening,
+      advance,
+      recovery,
+      closing: balance,
+    };
   });
 }
 
