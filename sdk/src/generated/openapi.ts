@@ -2737,7 +2737,6 @@ export interface components {
          * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
          *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
          *     starting `cursor:`.
-         * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
          */
         Cursor: string;
         /**
@@ -2950,7 +2949,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
@@ -3086,7 +3084,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only earnings of this user (rep). */
@@ -3200,7 +3197,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
@@ -3341,7 +3337,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
