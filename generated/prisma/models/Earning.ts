@@ -308,7 +308,6 @@ export type EarningWhereInput = {
   trace?: Prisma.JsonFilter<"Earning">
   created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
-  org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   period?: Prisma.XOR<Prisma.PeriodScalarRelationFilter, Prisma.PeriodWhereInput>
   deal?: Prisma.XOR<Prisma.DealNullableScalarRelationFilter, Prisma.DealWhereInput> | null
@@ -338,7 +337,6 @@ export type EarningOrderByWithRelationInput = {
   trace?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   status_changed_at?: Prisma.SortOrder
-  org?: Prisma.OrgOrderByWithRelationInput
   user?: Prisma.UserOrderByWithRelationInput
   period?: Prisma.PeriodOrderByWithRelationInput
   deal?: Prisma.DealOrderByWithRelationInput
@@ -371,7 +369,6 @@ export type EarningWhereUniqueInput = Prisma.AtLeast<{
   trace?: Prisma.JsonFilter<"Earning">
   created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
-  org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   period?: Prisma.XOR<Prisma.PeriodScalarRelationFilter, Prisma.PeriodWhereInput>
   deal?: Prisma.XOR<Prisma.DealNullableScalarRelationFilter, Prisma.DealWhereInput> | null
@@ -440,7 +437,6 @@ export type EarningCreateInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -482,7 +478,6 @@ export type EarningUpdateInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -645,48 +640,6 @@ export type EarningMinOrderByAggregateInput = {
 
 export type EarningSumOrderByAggregateInput = {
   amount_cents?: Prisma.SortOrder
-}
-
-export type EarningCreateNestedManyWithoutOrgInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutOrgInput, Prisma.EarningUncheckedCreateWithoutOrgInput> | Prisma.EarningCreateWithoutOrgInput[] | Prisma.EarningUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutOrgInput | Prisma.EarningCreateOrConnectWithoutOrgInput[]
-  createMany?: Prisma.EarningCreateManyOrgInputEnvelope
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-}
-
-export type EarningUncheckedCreateNestedManyWithoutOrgInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutOrgInput, Prisma.EarningUncheckedCreateWithoutOrgInput> | Prisma.EarningCreateWithoutOrgInput[] | Prisma.EarningUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutOrgInput | Prisma.EarningCreateOrConnectWithoutOrgInput[]
-  createMany?: Prisma.EarningCreateManyOrgInputEnvelope
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-}
-
-export type EarningUpdateManyWithoutOrgNestedInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutOrgInput, Prisma.EarningUncheckedCreateWithoutOrgInput> | Prisma.EarningCreateWithoutOrgInput[] | Prisma.EarningUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutOrgInput | Prisma.EarningCreateOrConnectWithoutOrgInput[]
-  upsert?: Prisma.EarningUpsertWithWhereUniqueWithoutOrgInput | Prisma.EarningUpsertWithWhereUniqueWithoutOrgInput[]
-  createMany?: Prisma.EarningCreateManyOrgInputEnvelope
-  set?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  disconnect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  delete?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  update?: Prisma.EarningUpdateWithWhereUniqueWithoutOrgInput | Prisma.EarningUpdateWithWhereUniqueWithoutOrgInput[]
-  updateMany?: Prisma.EarningUpdateManyWithWhereWithoutOrgInput | Prisma.EarningUpdateManyWithWhereWithoutOrgInput[]
-  deleteMany?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
-}
-
-export type EarningUncheckedUpdateManyWithoutOrgNestedInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutOrgInput, Prisma.EarningUncheckedCreateWithoutOrgInput> | Prisma.EarningCreateWithoutOrgInput[] | Prisma.EarningUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutOrgInput | Prisma.EarningCreateOrConnectWithoutOrgInput[]
-  upsert?: Prisma.EarningUpsertWithWhereUniqueWithoutOrgInput | Prisma.EarningUpsertWithWhereUniqueWithoutOrgInput[]
-  createMany?: Prisma.EarningCreateManyOrgInputEnvelope
-  set?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  disconnect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  delete?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  update?: Prisma.EarningUpdateWithWhereUniqueWithoutOrgInput | Prisma.EarningUpdateWithWhereUniqueWithoutOrgInput[]
-  updateMany?: Prisma.EarningUpdateManyWithWhereWithoutOrgInput | Prisma.EarningUpdateManyWithWhereWithoutOrgInput[]
-  deleteMany?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
 }
 
 export type EarningCreateNestedManyWithoutUserInput = {
@@ -1039,95 +992,6 @@ export type EarningUncheckedUpdateOneWithoutSupersedesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.EarningUpdateToOneWithWhereWithoutSupersedesInput, Prisma.EarningUpdateWithoutSupersedesInput>, Prisma.EarningUncheckedUpdateWithoutSupersedesInput>
 }
 
-export type EarningCreateWithoutOrgInput = {
-  id: string
-  line_key: string
-  rule_version: string
-  amount_cents: bigint | number
-  status: string
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  user: Prisma.UserCreateNestedOneWithoutEarningsInput
-  period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
-  deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
-  plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
-  plan_version: Prisma.PlanVersionCreateNestedOneWithoutEarningsInput
-  chip: Prisma.ChipCreateNestedOneWithoutEarningsInput
-  triggering_domain_event?: Prisma.DomainEventCreateNestedOneWithoutEarningsInput
-  supersedes?: Prisma.EarningCreateNestedOneWithoutSuperseded_byInput
-  superseded_by?: Prisma.EarningCreateNestedOneWithoutSupersedesInput
-}
-
-export type EarningUncheckedCreateWithoutOrgInput = {
-  id: string
-  line_key: string
-  user_id: string
-  period_id: string
-  deal_id?: string | null
-  plan_id: string
-  plan_version_id: string
-  rule_chip_id: string
-  rule_version: string
-  amount_cents: bigint | number
-  status: string
-  supersedes_id?: string | null
-  triggering_domain_event_id?: string | null
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
-}
-
-export type EarningCreateOrConnectWithoutOrgInput = {
-  where: Prisma.EarningWhereUniqueInput
-  create: Prisma.XOR<Prisma.EarningCreateWithoutOrgInput, Prisma.EarningUncheckedCreateWithoutOrgInput>
-}
-
-export type EarningCreateManyOrgInputEnvelope = {
-  data: Prisma.EarningCreateManyOrgInput | Prisma.EarningCreateManyOrgInput[]
-  skipDuplicates?: boolean
-}
-
-export type EarningUpsertWithWhereUniqueWithoutOrgInput = {
-  where: Prisma.EarningWhereUniqueInput
-  update: Prisma.XOR<Prisma.EarningUpdateWithoutOrgInput, Prisma.EarningUncheckedUpdateWithoutOrgInput>
-  create: Prisma.XOR<Prisma.EarningCreateWithoutOrgInput, Prisma.EarningUncheckedCreateWithoutOrgInput>
-}
-
-export type EarningUpdateWithWhereUniqueWithoutOrgInput = {
-  where: Prisma.EarningWhereUniqueInput
-  data: Prisma.XOR<Prisma.EarningUpdateWithoutOrgInput, Prisma.EarningUncheckedUpdateWithoutOrgInput>
-}
-
-export type EarningUpdateManyWithWhereWithoutOrgInput = {
-  where: Prisma.EarningScalarWhereInput
-  data: Prisma.XOR<Prisma.EarningUpdateManyMutationInput, Prisma.EarningUncheckedUpdateManyWithoutOrgInput>
-}
-
-export type EarningScalarWhereInput = {
-  AND?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
-  OR?: Prisma.EarningScalarWhereInput[]
-  NOT?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
-  id?: Prisma.StringFilter<"Earning"> | string
-  org_id?: Prisma.StringFilter<"Earning"> | string
-  line_key?: Prisma.StringFilter<"Earning"> | string
-  user_id?: Prisma.StringFilter<"Earning"> | string
-  period_id?: Prisma.StringFilter<"Earning"> | string
-  deal_id?: Prisma.StringNullableFilter<"Earning"> | string | null
-  plan_id?: Prisma.StringFilter<"Earning"> | string
-  plan_version_id?: Prisma.StringFilter<"Earning"> | string
-  rule_chip_id?: Prisma.StringFilter<"Earning"> | string
-  rule_version?: Prisma.StringFilter<"Earning"> | string
-  amount_cents?: Prisma.BigIntFilter<"Earning"> | bigint | number
-  status?: Prisma.StringFilter<"Earning"> | string
-  supersedes_id?: Prisma.StringNullableFilter<"Earning"> | string | null
-  triggering_domain_event_id?: Prisma.StringNullableFilter<"Earning"> | string | null
-  trace?: Prisma.JsonFilter<"Earning">
-  created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
-  status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
-}
-
 export type EarningCreateWithoutUserInput = {
   id: string
   line_key: string
@@ -1137,7 +1001,6 @@ export type EarningCreateWithoutUserInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
   plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
@@ -1194,6 +1057,29 @@ export type EarningUpdateManyWithWhereWithoutUserInput = {
   data: Prisma.XOR<Prisma.EarningUpdateManyMutationInput, Prisma.EarningUncheckedUpdateManyWithoutUserInput>
 }
 
+export type EarningScalarWhereInput = {
+  AND?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
+  OR?: Prisma.EarningScalarWhereInput[]
+  NOT?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
+  id?: Prisma.StringFilter<"Earning"> | string
+  org_id?: Prisma.StringFilter<"Earning"> | string
+  line_key?: Prisma.StringFilter<"Earning"> | string
+  user_id?: Prisma.StringFilter<"Earning"> | string
+  period_id?: Prisma.StringFilter<"Earning"> | string
+  deal_id?: Prisma.StringNullableFilter<"Earning"> | string | null
+  plan_id?: Prisma.StringFilter<"Earning"> | string
+  plan_version_id?: Prisma.StringFilter<"Earning"> | string
+  rule_chip_id?: Prisma.StringFilter<"Earning"> | string
+  rule_version?: Prisma.StringFilter<"Earning"> | string
+  amount_cents?: Prisma.BigIntFilter<"Earning"> | bigint | number
+  status?: Prisma.StringFilter<"Earning"> | string
+  supersedes_id?: Prisma.StringNullableFilter<"Earning"> | string | null
+  triggering_domain_event_id?: Prisma.StringNullableFilter<"Earning"> | string | null
+  trace?: Prisma.JsonFilter<"Earning">
+  created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
+  status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
+}
+
 export type EarningCreateWithoutTriggering_domain_eventInput = {
   id: string
   line_key: string
@@ -1203,7 +1089,6 @@ export type EarningCreateWithoutTriggering_domain_eventInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1269,7 +1154,6 @@ export type EarningCreateWithoutDealInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
@@ -1335,7 +1219,6 @@ export type EarningCreateWithoutPlanInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1401,7 +1284,6 @@ export type EarningCreateWithoutPlan_versionInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1467,7 +1349,6 @@ export type EarningCreateWithoutChipInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1533,7 +1414,6 @@ export type EarningCreateWithoutPeriodInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
   plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
@@ -1598,7 +1478,6 @@ export type EarningCreateWithoutSuperseded_byInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1643,7 +1522,6 @@ export type EarningCreateWithoutSupersedesInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1699,7 +1577,6 @@ export type EarningUpdateWithoutSuperseded_byInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -1750,7 +1627,6 @@ export type EarningUpdateWithoutSupersedesInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -1781,84 +1657,6 @@ export type EarningUncheckedUpdateWithoutSupersedesInput = {
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
-export type EarningCreateManyOrgInput = {
-  id: string
-  line_key: string
-  user_id: string
-  period_id: string
-  deal_id?: string | null
-  plan_id: string
-  plan_version_id: string
-  rule_chip_id: string
-  rule_version: string
-  amount_cents: bigint | number
-  status: string
-  supersedes_id?: string | null
-  triggering_domain_event_id?: string | null
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-}
-
-export type EarningUpdateWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
-  period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
-  deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
-  plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
-  plan_version?: Prisma.PlanVersionUpdateOneRequiredWithoutEarningsNestedInput
-  chip?: Prisma.ChipUpdateOneRequiredWithoutEarningsNestedInput
-  triggering_domain_event?: Prisma.DomainEventUpdateOneWithoutEarningsNestedInput
-  supersedes?: Prisma.EarningUpdateOneWithoutSuperseded_byNestedInput
-  superseded_by?: Prisma.EarningUpdateOneWithoutSupersedesNestedInput
-}
-
-export type EarningUncheckedUpdateWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  user_id?: Prisma.StringFieldUpdateOperationsInput | string
-  period_id?: Prisma.StringFieldUpdateOperationsInput | string
-  deal_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
-}
-
-export type EarningUncheckedUpdateManyWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  user_id?: Prisma.StringFieldUpdateOperationsInput | string
-  period_id?: Prisma.StringFieldUpdateOperationsInput | string
-  deal_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-}
-
 export type EarningCreateManyUserInput = {
   id: string
   org_id: string
@@ -1887,7 +1685,6 @@ export type EarningUpdateWithoutUserInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
   plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
@@ -1965,7 +1762,6 @@ export type EarningUpdateWithoutTriggering_domain_eventInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -2043,7 +1839,6 @@ export type EarningUpdateWithoutDealInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
@@ -2121,7 +1916,6 @@ export type EarningUpdateWithoutPlanInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -2199,7 +1993,6 @@ export type EarningUpdateWithoutPlan_versionInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -2277,7 +2070,6 @@ export type EarningUpdateWithoutChipInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -2354,7 +2146,6 @@ export type EarningUpdateWithoutPeriodInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
   plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
@@ -2422,7 +2213,6 @@ export type EarningSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2452,7 +2242,6 @@ export type EarningSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2481,7 +2270,6 @@ export type EarningSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2514,7 +2302,6 @@ export type EarningSelectScalar = {
 
 export type EarningOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "line_key" | "user_id" | "period_id" | "deal_id" | "plan_id" | "plan_version_id" | "rule_chip_id" | "rule_version" | "amount_cents" | "status" | "supersedes_id" | "triggering_domain_event_id" | "trace" | "created_at" | "status_changed_at", ExtArgs["result"]["earning"]>
 export type EarningInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2526,7 +2313,6 @@ export type EarningInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   superseded_by?: boolean | Prisma.Earning$superseded_byArgs<ExtArgs>
 }
 export type EarningIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2537,7 +2323,6 @@ export type EarningIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Exte
   supersedes?: boolean | Prisma.Earning$supersedesArgs<ExtArgs>
 }
 export type EarningIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2551,7 +2336,6 @@ export type EarningIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Exte
 export type $EarningPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Earning"
   objects: {
-    org: Prisma.$OrgPayload<ExtArgs>
     user: Prisma.$UserPayload<ExtArgs>
     period: Prisma.$PeriodPayload<ExtArgs>
     deal: Prisma.$DealPayload<ExtArgs> | null
@@ -2974,7 +2758,6 @@ readonly fields: EarningFieldRefs;
  */
 export interface Prisma__EarningClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
-  org<T extends Prisma.OrgDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrgDefaultArgs<ExtArgs>>): Prisma.Prisma__OrgClient<runtime.Types.Result.GetResult<Prisma.$OrgPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   user<T extends Prisma.UserDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.UserDefaultArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   period<T extends Prisma.PeriodDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PeriodDefaultArgs<ExtArgs>>): Prisma.Prisma__PeriodClient<runtime.Types.Result.GetResult<Prisma.$PeriodPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   deal<T extends Prisma.Earning$dealArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Earning$dealArgs<ExtArgs>>): Prisma.Prisma__DealClient<runtime.Types.Result.GetResult<Prisma.$DealPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
