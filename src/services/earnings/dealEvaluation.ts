@@ -91,7 +91,7 @@ export async function evaluateDealChange(
         to: fieldChange.new,
       })),
     },
-    hasWebhookEndpoints: config.hasWebhookEndpoints,
+    endpoints: config,
   });
 }
 
