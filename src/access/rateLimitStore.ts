@@ -11,6 +11,11 @@ import { WINDOW_SECONDS } from './rateLimit.ts';
 export const RATE_LIMIT_STORES = ['memory', 'redis', 'postgres'] as const;
 export type RateLimitStoreKind = (typeof RATE_LIMIT_STORES)[number];
 
+/** Raised when the store cannot count now: the request gets 503 unavailable with Retry-After. */
+export class RateLimitStoreUnavailable extends Error {
+  readonly code = 'QUOTIENT_RATE_STORE_UNAVAILABLE';
+}
+
 /** Finds an active key by its digest and counts the request in the key's current window. */
 export interface KeyGate {
   readonly store: RateLimitStoreKind;
@@ -72,6 +77,15 @@ export class MemoryWindowCounter implements WindowCounter {
   seed(windowStart: Date, counts: ReadonlyMap<string, number>): void {
     const window = this.#window(windowStart.getTime());
     for (const [keyId, count] of counts) window.set(keyId, (window.get(keyId) ?? 0) + count);
+  }
+
+  /**
+   * Raises counts to those kept elsewhere (the database's, which include this process's own as last handed over,
+   * and any other process's that counted after them).
+   */
+  raise(windowStart: Date, counts: ReadonlyMap<string, number>): void {
+    const window = this.#window(windowStart.getTime());
+    for (const [keyId, count] of counts) window.set(keyId, Math.max(window.get(keyId) ?? 0, count));
   }
 
   /** The counts of every window still held, by window start. */
