@@ -233,14 +233,9 @@ async function openKeyGate(
 function withLease(gate: KeyGate, lease: RateLimitLease): KeyGate {
   return {
     ...gate,
-    authenticateAndCount: (digest, windowStart) => {
-      if (!lease.held) {
-        return Promise.reject(
-          new RateLimitStoreUnavailable('the rate-limit lease on the database is lost; it is being taken again'),
-        );
-      }
-      return gate.authenticateAndCount(digest, windowStart);
-    },
+    authenticateAndCount: (digest, windowStart) =>
+      whileHeld(lease, () => gate.authenticateAndCount(digest, windowStart)),
+    countKnownKey: (digest, windowStart) => whileHeld(lease, () => gate.countKnownKey(digest, windowStart)),
     close: async () => {
       try {
         await gate.close();
@@ -249,6 +244,13 @@ function withLease(gate: KeyGate, lease: RateLimitLease): KeyGate {
       }
     },
   };
+}
+
+function whileHeld<T>(lease: RateLimitLease, count: () => Promise<T>): Promise<T> {
+  if (lease.held) return count();
+  return Promise.reject(
+    new RateLimitStoreUnavailable('the rate-limit lease on the database is lost; it is being taken again'),
+  );
 }
 
 function listen(app: ReturnType<typeof createApp>, host: string, port: number): Promise<Server> {

@@ -40,7 +40,9 @@ export type IngestResult =
   /** The dedup key was used before with the same body: the original ids, nothing written. */
   | { kind: 'replayed'; ids: EventIds }
   /** The dedup key was used before with another body: nothing written. */
-  | { kind: 'conflict'; dedupKey: string };
+  | { kind: 'conflict'; dedupKey: string }
+  /** The request's key (`keyId`) is revoked, as the event's first statement found it: nothing written. */
+  | { kind: 'key_revoked' };
 
 /**
  * The deal-event pipeline. Each event is one READ COMMITTED transaction: source event (claiming the dedup key)
@@ -122,8 +124,10 @@ export class DealIngestion {
       },
       { newId: newId('deal'), ownerExternalId: owner, newOwnerUserId: newId('user') },
     );
-    // The key is taken; nothing was written, so committing the transaction keeps the promise of no side effects.
-    if (!opened.recorded) return this.replay(tx, orgId, dedupKey, digest);
+    // Nothing was written, so committing the transaction keeps the promise of no side effects.
+    if (!opened.recorded) {
+      return opened.keyRevoked ? { kind: 'key_revoked' } : this.replay(tx, orgId, dedupKey, digest);
+    }
 
     const deal = opened.deal ?? (await this.lockDeal(tx, orgId, event.externalId));
     const ownerUserId = owner === null ? null : (opened.ownerUserId ?? (await this.users.ensureRep(tx, orgId, owner)));

@@ -11,6 +11,7 @@ import { applyMigrations } from '../../src/db/migrate.ts';
 import { createPrismaClient } from '../../src/db/prisma.ts';
 import { KeyAdmin } from '../../src/services/keys.ts';
 import { createOrgWithKey } from '../factories/access.ts';
+import { dealEvent } from '../factories/deals.ts';
 import { exited, spawnServe } from '../helpers/cli.ts';
 import { awaitFreshWindow, eventually } from '../helpers/clock.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
@@ -46,6 +47,40 @@ afterAll(async () => {
 
 function get(served: Served, rawKey: string) {
   return fetch(`${served.url}/v1/`, { headers: { authorization: `Bearer ${rawKey}` } });
+}
+
+function postEvent(served: Served, rawKey: string, body: unknown) {
+  return fetch(`${served.url}/v1/deals/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${rawKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+/**
+ * Each server ingests events with two keys (and so knows them), both are revoked, and the very next request on each
+ * server is refused 401: a valid event with one key (found revoked by the event's own first statement), an invalid
+ * one with the other (found revoked before the body's 400); nothing of them is written.
+ */
+async function assertRevokedOnNextEvent(servers: Served[], db: ReturnType<typeof testDatabase>): Promise<void> {
+  const valid = await createOrgWithKey(db);
+  const invalid = await createOrgWithKey(db);
+  for (const served of servers) {
+    for (const { rawKey } of [valid, invalid]) assert.equal((await postEvent(served, rawKey, dealEvent())).status, 201);
+  }
+  for (const { org, key } of [valid, invalid]) await new KeyAdmin(db).revoke(org.id, key.id);
+  for (const served of servers) {
+    const refused = await postEvent(served, valid.rawKey, dealEvent());
+    assert.equal(refused.status, 401);
+    assert.equal(((await refused.json()) as { error: string }).error, 'invalid_key');
+    assert.equal(refused.headers.get('x-ratelimit-limit'), null);
+    const malformed = await postEvent(served, invalid.rawKey, { external_id: 42 });
+    assert.equal(malformed.status, 401, 'a revoked key is refused before the body is validated');
+    assert.equal(malformed.headers.get('x-ratelimit-limit'), null);
+  }
+  for (const { org } of [valid, invalid]) {
+    assert.equal(await db.sourceEvent.count({ where: { org_id: org.id } }), servers.length);
+  }
 }
 
 async function storeInForce(served: Served): Promise<string | undefined> {
@@ -129,6 +164,10 @@ describe.skipIf(!available)('redis store', () => {
     await new KeyAdmin(db).revoke(org.id, key.id);
     for (const served of servers) assert.equal((await get(served, rawKey)).status, 401);
   });
+
+  test('a revoked key’s very next deal event is refused on both processes, though each knew the key', async () => {
+    await assertRevokedOnNextEvent(servers, testDatabase());
+  });
 });
 
 describe('memory store, the embedded default', () => {
@@ -173,6 +212,12 @@ describe('memory store, the embedded default', () => {
     await stop(restarted);
     // Up to 45 s waiting for a fresh window, then five server starts on a shared 2-core machine.
   }, 180_000);
+
+  test('a revoked key’s very next deal event is refused, though the server knew the key', async () => {
+    const served = await serve(env());
+    await assertRevokedOnNextEvent([served], db);
+    await stop(served);
+  });
 
   test('a server that loses its lease refuses requests until it takes it back, then counts on from where it was', async () => {
     const { rawKey } = await createOrgWithKey(db, { rateLimit: 20 });
