@@ -1016,6 +1016,14 @@ export interface components {
             status: components["schemas"]["EarningStatus"];
             /** @description The older row of the same line that this row replaced, if any. */
             supersedes_id: components["schemas"]["EarningId"] | null;
+            /**
+             * @description Why the row no longer applies, set when it becomes `superseded` (the same reason its
+             *     successor's `trace.superseded.reason` gives) or `reversed` (the deal was lost or deleted,
+             *     the rep left the plan, the chip's condition stopped holding, the plan was archived...);
+             *     `null` for live, approved and paid rows, and for rows retired before the reason was
+             *     recorded.
+             */
+            status_reason: components["schemas"]["TraceReplacement"] | null;
             /** @description The domain event that caused the evaluation; `null` for a recompute after a plan change. */
             triggering_domain_event_id: components["schemas"]["DomainEventId"] | null;
             /**
@@ -1178,7 +1186,7 @@ export interface components {
             status: "open" | "locked" | "paid";
         };
         /** @description One step of the computation; `type` says which. */
-        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"];
+        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"];
         /** @description A condition was evaluated (the chip's `when`); the chip applies only when `result` is true. */
         TraceConditionStep: {
             /**
@@ -1576,18 +1584,24 @@ export interface components {
                 to: unknown;
             }[];
         };
-        /** @description Why the line's earlier row was replaced by this one. */
+        /**
+         * @description Why a row of a line stopped applying: in a trace's `superseded`, why the earlier row was
+         *     replaced by this one; as an earning's `status_reason`, why the row is `superseded` or
+         *     `reversed`.
+         */
         TraceReplacement: {
             /**
              * @description `deal_won` (a forecast became an earning), `deal_reopened` (an earning went back to a
              *     forecast or to a clawback), `deal_lost`, `deal_deleted`, `owner_changed`,
              *     `not_assigned` (the rep is no longer on the plan), `no_longer_matching` (the chip's
              *     condition stopped holding), `plan_version_changed` (a recompute after a new plan
-             *     version), `amount_changed` (the line's amount moved: the deal's amount, or the running
-             *     total or attainment other deals make up).
+             *     version), `plan_archived` (the plan was archived: its forecasts no longer apply),
+             *     `chip_removed` (a new plan version no longer has the row's chip), `amount_changed` (the
+             *     line's amount moved: the deal's amount, or the running total or attainment other deals
+             *     make up).
              * @enum {string}
              */
-            code: "deal_won" | "deal_reopened" | "deal_lost" | "deal_deleted" | "owner_changed" | "not_assigned" | "no_longer_matching" | "plan_version_changed" | "amount_changed";
+            code: "deal_won" | "deal_reopened" | "deal_lost" | "deal_deleted" | "owner_changed" | "not_assigned" | "no_longer_matching" | "plan_version_changed" | "plan_archived" | "chip_removed" | "amount_changed";
             /**
              * @description The same in one sentence.
              * @example Deal opp-1043 was won, so its forecast became an earning.
@@ -1751,6 +1765,44 @@ export interface components {
             lines: components["schemas"]["StatementLine"][];
             /** @description Clawbacks and top-ups booked here for lines of earlier, locked periods, in the order they were written. */
             adjustments: components["schemas"]["StatementAdjustment"][];
+            /**
+             * @description The plan's draw in this period (issue 16), from the draw rows booked up to it; `null` when the
+             *     plan has no draw and no draw row is booked here. `advance_cents` is what `draw` rows booked in
+             *     this period pay (a negative part is an advance of a locked period taken back);
+             *     `recovery_cents` what `draw_recovery` rows booked here recover. For a recoverable draw the
+             *     balance opens at what advances booked in earlier periods leave unrecovered and closes at
+             *     opening + advance − recovery; a draw that is not recoverable keeps no balance (both 0).
+             */
+            draw: {
+                /**
+                 * Format: int64
+                 * @description The plan's draw per period, as its current version says (0 when it no longer has one).
+                 * @example 300000
+                 */
+                amount_cents: number;
+                /** @example true */
+                recoverable: boolean;
+                /**
+                 * Format: int64
+                 * @example 200000
+                 */
+                opening_balance_cents: number;
+                /**
+                 * Format: int64
+                 * @example 0
+                 */
+                advance_cents: number;
+                /**
+                 * Format: int64
+                 * @example 100000
+                 */
+                recovery_cents: number;
+                /**
+                 * Format: int64
+                 * @example 100000
+                 */
+                closing_balance_cents: number;
+            } | null;
             /** @description Sums of `lines` and `adjustments` by status. */
             totals: components["schemas"]["StatusTotals"];
             /**
@@ -2072,6 +2124,28 @@ export interface components {
              * @example 10000000
              */
             quota_cents: number | null;
+            /**
+             * Format: int64
+             * @description At most this much per rep and period over all the plan's chips, in cents (the plan file's
+             *     `cap_cents`, issue 16); `null` when the plan has no cap.
+             * @example 1500000
+             */
+            readonly cap_cents: number | null;
+            /**
+             * @description The plan's draw per rep and period (the plan file's `draw`, issue 16); `null` when it has none.
+             *     When a rep's earnings under the plan in a period are below `amount_cents`, a `draw` line pays the
+             *     difference; when `recoverable`, that advance is recovered from later periods' earnings above
+             *     the draw (`draw_recovery` lines).
+             */
+            readonly draw: {
+                /**
+                 * Format: int64
+                 * @example 300000
+                 */
+                amount_cents: number;
+                /** @example true */
+                recoverable: boolean;
+            } | null;
             /** @description Who the plan applies to, as the current version says. */
             readonly assignees: components["schemas"]["PlanAssignees"];
             /** @description The version in force. */
@@ -2096,10 +2170,12 @@ export interface components {
          *       rate of the highest band reached);
          *     - `flat`: a fixed `amount_cents` per matching deal;
          *     - `attainment_bonus`: a period-level `amount_cents` when the rep's won amount reaches
-         *       `threshold_pct` of quota.
+         *       `threshold_pct` of quota;
+         *     - `draw` and `draw_recovery`: not chips of a plan file but the lines of the plan's `draw`
+         *       (issue 16), on earnings only: a period's advance, and the recovery of earlier advances.
          * @enum {string}
          */
-        RuleChipKind: "commission" | "tiered_commission" | "flat" | "attainment_bonus";
+        RuleChipKind: "commission" | "tiered_commission" | "flat" | "attainment_bonus" | "draw" | "draw_recovery";
         /** @description A rule chip of a plan version. */
         RuleChip: {
             readonly id: components["schemas"]["RuleChipId"];
@@ -2308,6 +2384,101 @@ export interface components {
          * @example 11000000
          */
         RunningTotalCents: number | string;
+        /**
+         * @description A chip's `floor_cents` that tops up the line (issue 16): the chip's lines of the rep's period paid
+         *     `period_total_cents` on won deals, less than `floor_cents`, so this line, the last of them in
+         *     counting order, gets the difference on top: `amount_cents` = `unfloored_cents` + `floor_cents` −
+         *     `period_total_cents`. Applied after the deal cap, before the period and plan caps.
+         */
+        TraceFloorStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "floor";
+            /**
+             * Format: int64
+             * @description The chip's floor per rep and period.
+             * @example 100000
+             */
+            floor_cents: number;
+            /**
+             * Format: int64
+             * @description What the chip's lines of the period pay on won deals before the floor, this line included.
+             * @example 40000
+             */
+            period_total_cents: number;
+            /**
+             * Format: int64
+             * @description The line's amount before the floor.
+             * @example 10000
+             */
+            unfloored_cents: number;
+            /**
+             * Format: int64
+             * @description The line's amount after the floor.
+             * @example 70000
+             */
+            amount_cents: number;
+        };
+        /**
+         * @description The plan's draw for the rep and period (issue 16), on a `draw` or `draw_recovery` line.
+         *     `earned_cents` is what every chip of the plan earned the rep in the period (after caps). The
+         *     advance is max(0, `draw_cents` − `earned_cents`). For a recoverable draw, the balance opens at
+         *     `opening_balance_cents` (advances of earlier periods not yet recovered), the recovery is
+         *     min(`opening_balance_cents`, max(0, `earned_cents` − `draw_cents`)), so a period never pays less
+         *     than its draw, and `closing_balance_cents` = opening + advance − recovery. A `draw` line earns the
+         *     advance; a `draw_recovery` line earns minus the recovery. A draw that is not recoverable has no
+         *     balance: both balances are 0 and nothing is recovered.
+         */
+        TraceDrawStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draw";
+            /**
+             * Format: int64
+             * @description The plan's draw per rep and period.
+             * @example 300000
+             */
+            draw_cents: number;
+            /**
+             * @description Whether advances are recovered from later periods' earnings above the draw.
+             * @example true
+             */
+            recoverable: boolean;
+            /**
+             * Format: int64
+             * @description What the plan's chips earned the rep in the period.
+             * @example 100000
+             */
+            earned_cents: number;
+            /**
+             * Format: int64
+             * @description Advances of earlier periods not yet recovered, before this period.
+             * @example 0
+             */
+            opening_balance_cents: number;
+            /**
+             * Format: int64
+             * @description What the draw pays in this period.
+             * @example 200000
+             */
+            advance_cents: number;
+            /**
+             * Format: int64
+             * @description What this period's earnings above the draw pay back of the balance.
+             * @example 0
+             */
+            recovery_cents: number;
+            /**
+             * Format: int64
+             * @description The balance carried to the next period.
+             * @example 200000
+             */
+            closing_balance_cents: number;
+        };
     };
     responses: {
         /**

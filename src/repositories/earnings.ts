@@ -1,5 +1,5 @@
-import type { LedgerRow, NewEarningRow, RowRetirement } from '../domain/earnings/ledger.ts';
-import type { EarningStatus, EarningTrace } from '../domain/earnings/types.ts';
+import { type LedgerRow, type NewEarningRow, PLAN_ARCHIVED, type RowRetirement } from '../domain/earnings/ledger.ts';
+import type { EarningStatus, EarningTrace, TraceReplacement } from '../domain/earnings/types.ts';
 import type { PeriodId } from '../domain/periods.ts';
 import { named, sql, type Transaction } from './transaction.ts';
 
@@ -22,6 +22,8 @@ export interface EarningRecord {
   amount_cents: number;
   status: EarningStatus;
   supersedes_id: string | null;
+  /** Why the row is superseded or reversed; null while it applies (and on rows retired before it was kept). */
+  status_reason: TraceReplacement | null;
   triggering_domain_event_id: string | null;
   created_at: Date;
 }
@@ -73,7 +75,7 @@ export type EarningPosition = { createdAt: Date; id: string } | null;
 const LIVE_OR_LOCKED = `('projected', 'pending', 'approved', 'paid')`;
 
 const WIRE_COLUMNS = `e.id, e.user_id, u.external_id AS user_external_id, e.period_id, e.deal_id, e.plan_id,
-  e.plan_version_id, e.rule_chip_id, e.rule_version, e.amount_cents, e.status, e.supersedes_id,
+  e.plan_version_id, e.rule_chip_id, e.rule_version, e.amount_cents, e.status, e.supersedes_id, e.status_reason,
   e.triggering_domain_event_id, e.created_at`;
 
 type RecordRow = Omit<EarningRecord, 'amount_cents'> & { amount_cents: number | bigint };
@@ -92,6 +94,7 @@ function toRecord(row: RecordRow): EarningRecord {
     amount_cents: Number(row.amount_cents),
     status: row.status,
     supersedes_id: row.supersedes_id,
+    status_reason: row.status_reason ?? null,
     triggering_domain_event_id: row.triggering_domain_event_id,
     created_at: new Date(row.created_at),
   };
@@ -181,8 +184,8 @@ export class EarningRepository {
         text: `WITH clock AS (
                  SELECT date_trunc('milliseconds', clock_timestamp()) AS at
                ), retired AS (
-                 UPDATE earnings e SET status = r.status, status_changed_at = clock.at
-                 FROM clock, jsonb_to_recordset($2::jsonb) AS r(id text, status text)
+                 UPDATE earnings e SET status = r.status, status_changed_at = clock.at, status_reason = r.reason
+                 FROM clock, jsonb_to_recordset($2::jsonb) AS r(id text, status text, reason jsonb)
                  WHERE e.org_id = $1 AND e.id = r.id AND e.status <> ALL('{approved,paid,superseded,reversed}')
                  RETURNING e.*
                ), written AS (
@@ -202,7 +205,7 @@ export class EarningRepository {
                SELECT 'written' AS change, ${WIRE_COLUMNS} FROM written e JOIN users u ON u.id = e.user_id`,
         values: [
           orgId,
-          JSON.stringify(retirements.map(({ id, status }) => ({ id, status }))),
+          JSON.stringify(retirements.map(({ id, status, reason }) => ({ id, status, reason }))),
           JSON.stringify(earnings),
         ],
       }),
@@ -228,12 +231,13 @@ export class EarningRepository {
     const rows = await tx.query<RecordRow>(
       named('earnings_reverse_projections_of_rep', {
         text: `WITH moved AS (
-                 UPDATE earnings SET status = 'reversed', status_changed_at = date_trunc('milliseconds', clock_timestamp())
+                 UPDATE earnings SET status = 'reversed', status_reason = $4::jsonb,
+                   status_changed_at = date_trunc('milliseconds', clock_timestamp())
                  WHERE org_id = $1 AND user_id = $2 AND plan_id = ANY($3::text[]) AND status = 'projected'
                  RETURNING *
                )
                SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.id = e.user_id ORDER BY e.id`,
-        values: [orgId, userId, planIds],
+        values: [orgId, userId, planIds, JSON.stringify(PLAN_ARCHIVED)],
       }),
     );
     return rows.map(toRecord);
@@ -275,6 +279,32 @@ export class EarningRepository {
       values: [orgId, periodId, ids, change.from, change.to],
     });
     return rows.map(toRecord);
+  }
+
+  /**
+   * What a rep's recoverable draw under a plan has advanced and not yet recovered before `periodId`: the sum of
+   * the standing rows of the draw's lines (advances of a recoverable draw, and recoveries) of earlier periods,
+   * by the period each line is for, wherever its rows are booked.
+   */
+  async drawBalanceBefore(
+    tx: Transaction,
+    orgId: string,
+    userId: string,
+    planId: string,
+    chipIds: { advance: string; recovery: string },
+    periodId: PeriodId,
+  ): Promise<bigint> {
+    const rows = await tx.query<{ balance: string }>(
+      named('earnings_draw_balance_before', {
+        text: `SELECT COALESCE(sum(amount_cents), 0)::text AS balance FROM earnings
+               WHERE org_id = $1 AND user_id = $2 AND plan_id = $3 AND status IN ${LIVE_OR_LOCKED}
+                 AND trace -> 'period' ->> 'id' < $6
+                 AND (rule_chip_id = $5
+                      OR (rule_chip_id = $4 AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'))`,
+        values: [orgId, userId, planId, chipIds.advance, chipIds.recovery, periodId],
+      }),
+    );
+    return BigInt(rows[0]?.balance ?? '0');
   }
 
   /**

@@ -62,6 +62,7 @@ export class PeriodAdmin {
     this.requirePeriodId(periodId);
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
+      await this.listener.beforePeriodLocked?.(tx, { orgId, periodId });
       const { created } = await this.periods.ensure(tx, orgId, periodId);
       const current = (await this.periods.lockForUpdate(tx, orgId, periodId)) as PeriodRecord;
       if (current.status === 'locked') return { period: current, changed: false, rows_moved: 0 };

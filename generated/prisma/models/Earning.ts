@@ -90,6 +90,7 @@ export type EarningCountAggregateOutputType = {
   trace: number
   created_at: number
   status_changed_at: number
+  status_reason: number
   _all: number
 }
 
@@ -158,6 +159,7 @@ export type EarningCountAggregateInputType = {
   trace?: true
   created_at?: true
   status_changed_at?: true
+  status_reason?: true
   _all?: true
 }
 
@@ -265,6 +267,7 @@ export type EarningGroupByOutputType = {
   trace: runtime.JsonValue
   created_at: Date
   status_changed_at: Date
+  status_reason: runtime.JsonValue | null
   _count: EarningCountAggregateOutputType | null
   _avg: EarningAvgAggregateOutputType | null
   _sum: EarningSumAggregateOutputType | null
@@ -308,6 +311,7 @@ export type EarningWhereInput = {
   trace?: Prisma.JsonFilter<"Earning">
   created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
+  status_reason?: Prisma.JsonNullableFilter<"Earning">
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   period?: Prisma.XOR<Prisma.PeriodScalarRelationFilter, Prisma.PeriodWhereInput>
   deal?: Prisma.XOR<Prisma.DealNullableScalarRelationFilter, Prisma.DealWhereInput> | null
@@ -337,6 +341,7 @@ export type EarningOrderByWithRelationInput = {
   trace?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   status_changed_at?: Prisma.SortOrder
+  status_reason?: Prisma.SortOrderInput | Prisma.SortOrder
   user?: Prisma.UserOrderByWithRelationInput
   period?: Prisma.PeriodOrderByWithRelationInput
   deal?: Prisma.DealOrderByWithRelationInput
@@ -369,6 +374,7 @@ export type EarningWhereUniqueInput = Prisma.AtLeast<{
   trace?: Prisma.JsonFilter<"Earning">
   created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
+  status_reason?: Prisma.JsonNullableFilter<"Earning">
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   period?: Prisma.XOR<Prisma.PeriodScalarRelationFilter, Prisma.PeriodWhereInput>
   deal?: Prisma.XOR<Prisma.DealNullableScalarRelationFilter, Prisma.DealWhereInput> | null
@@ -398,6 +404,7 @@ export type EarningOrderByWithAggregationInput = {
   trace?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   status_changed_at?: Prisma.SortOrder
+  status_reason?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.EarningCountOrderByAggregateInput
   _avg?: Prisma.EarningAvgOrderByAggregateInput
   _max?: Prisma.EarningMaxOrderByAggregateInput
@@ -426,6 +433,7 @@ export type EarningScalarWhereWithAggregatesInput = {
   trace?: Prisma.JsonWithAggregatesFilter<"Earning">
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeWithAggregatesFilter<"Earning"> | Date | string
+  status_reason?: Prisma.JsonNullableWithAggregatesFilter<"Earning">
 }
 
 export type EarningCreateInput = {
@@ -437,6 +445,7 @@ export type EarningCreateInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -466,6 +475,7 @@ export type EarningUncheckedCreateInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -478,6 +488,7 @@ export type EarningUpdateInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -507,6 +518,7 @@ export type EarningUncheckedUpdateInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -528,6 +540,7 @@ export type EarningCreateManyInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateManyMutationInput = {
@@ -539,6 +552,7 @@ export type EarningUpdateManyMutationInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUncheckedUpdateManyInput = {
@@ -559,6 +573,7 @@ export type EarningUncheckedUpdateManyInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningListRelationFilter = {
@@ -594,6 +609,7 @@ export type EarningCountOrderByAggregateInput = {
   trace?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   status_changed_at?: Prisma.SortOrder
+  status_reason?: Prisma.SortOrder
 }
 
 export type EarningAvgOrderByAggregateInput = {
@@ -1001,6 +1017,7 @@ export type EarningCreateWithoutUserInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
   plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
@@ -1028,6 +1045,7 @@ export type EarningUncheckedCreateWithoutUserInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1078,6 +1096,7 @@ export type EarningScalarWhereInput = {
   trace?: Prisma.JsonFilter<"Earning">
   created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
+  status_reason?: Prisma.JsonNullableFilter<"Earning">
 }
 
 export type EarningCreateWithoutTriggering_domain_eventInput = {
@@ -1089,6 +1108,7 @@ export type EarningCreateWithoutTriggering_domain_eventInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1116,6 +1136,7 @@ export type EarningUncheckedCreateWithoutTriggering_domain_eventInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1154,6 +1175,7 @@ export type EarningCreateWithoutDealInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
@@ -1181,6 +1203,7 @@ export type EarningUncheckedCreateWithoutDealInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1219,6 +1242,7 @@ export type EarningCreateWithoutPlanInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1246,6 +1270,7 @@ export type EarningUncheckedCreateWithoutPlanInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1284,6 +1309,7 @@ export type EarningCreateWithoutPlan_versionInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1311,6 +1337,7 @@ export type EarningUncheckedCreateWithoutPlan_versionInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1349,6 +1376,7 @@ export type EarningCreateWithoutChipInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1376,6 +1404,7 @@ export type EarningUncheckedCreateWithoutChipInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1414,6 +1443,7 @@ export type EarningCreateWithoutPeriodInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
   plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
@@ -1440,6 +1470,7 @@ export type EarningUncheckedCreateWithoutPeriodInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1478,6 +1509,7 @@ export type EarningCreateWithoutSuperseded_byInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1506,6 +1538,7 @@ export type EarningUncheckedCreateWithoutSuperseded_byInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateOrConnectWithoutSuperseded_byInput = {
@@ -1522,6 +1555,7 @@ export type EarningCreateWithoutSupersedesInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1549,6 +1583,7 @@ export type EarningUncheckedCreateWithoutSupersedesInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1577,6 +1612,7 @@ export type EarningUpdateWithoutSuperseded_byInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -1605,6 +1641,7 @@ export type EarningUncheckedUpdateWithoutSuperseded_byInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpsertWithoutSupersedesInput = {
@@ -1627,6 +1664,7 @@ export type EarningUpdateWithoutSupersedesInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -1654,6 +1692,7 @@ export type EarningUncheckedUpdateWithoutSupersedesInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -1674,6 +1713,7 @@ export type EarningCreateManyUserInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutUserInput = {
@@ -1685,6 +1725,7 @@ export type EarningUpdateWithoutUserInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
   plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
@@ -1712,6 +1753,7 @@ export type EarningUncheckedUpdateWithoutUserInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -1732,6 +1774,7 @@ export type EarningUncheckedUpdateManyWithoutUserInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyTriggering_domain_eventInput = {
@@ -1751,6 +1794,7 @@ export type EarningCreateManyTriggering_domain_eventInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutTriggering_domain_eventInput = {
@@ -1762,6 +1806,7 @@ export type EarningUpdateWithoutTriggering_domain_eventInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -1789,6 +1834,7 @@ export type EarningUncheckedUpdateWithoutTriggering_domain_eventInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -1809,6 +1855,7 @@ export type EarningUncheckedUpdateManyWithoutTriggering_domain_eventInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyDealInput = {
@@ -1828,6 +1875,7 @@ export type EarningCreateManyDealInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutDealInput = {
@@ -1839,6 +1887,7 @@ export type EarningUpdateWithoutDealInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
@@ -1866,6 +1915,7 @@ export type EarningUncheckedUpdateWithoutDealInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -1886,6 +1936,7 @@ export type EarningUncheckedUpdateManyWithoutDealInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyPlanInput = {
@@ -1905,6 +1956,7 @@ export type EarningCreateManyPlanInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutPlanInput = {
@@ -1916,6 +1968,7 @@ export type EarningUpdateWithoutPlanInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -1943,6 +1996,7 @@ export type EarningUncheckedUpdateWithoutPlanInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -1963,6 +2017,7 @@ export type EarningUncheckedUpdateManyWithoutPlanInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyPlan_versionInput = {
@@ -1982,6 +2037,7 @@ export type EarningCreateManyPlan_versionInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutPlan_versionInput = {
@@ -1993,6 +2049,7 @@ export type EarningUpdateWithoutPlan_versionInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -2020,6 +2077,7 @@ export type EarningUncheckedUpdateWithoutPlan_versionInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2040,6 +2098,7 @@ export type EarningUncheckedUpdateManyWithoutPlan_versionInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyChipInput = {
@@ -2059,6 +2118,7 @@ export type EarningCreateManyChipInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutChipInput = {
@@ -2070,6 +2130,7 @@ export type EarningUpdateWithoutChipInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -2097,6 +2158,7 @@ export type EarningUncheckedUpdateWithoutChipInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2117,6 +2179,7 @@ export type EarningUncheckedUpdateManyWithoutChipInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyPeriodInput = {
@@ -2135,6 +2198,7 @@ export type EarningCreateManyPeriodInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutPeriodInput = {
@@ -2146,6 +2210,7 @@ export type EarningUpdateWithoutPeriodInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
   plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
@@ -2172,6 +2237,7 @@ export type EarningUncheckedUpdateWithoutPeriodInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2191,6 +2257,7 @@ export type EarningUncheckedUpdateManyWithoutPeriodInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 
@@ -2213,6 +2280,7 @@ export type EarningSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
+  status_reason?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2242,6 +2310,7 @@ export type EarningSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
+  status_reason?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2270,6 +2339,7 @@ export type EarningSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
+  status_reason?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2298,9 +2368,10 @@ export type EarningSelectScalar = {
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
+  status_reason?: boolean
 }
 
-export type EarningOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "line_key" | "user_id" | "period_id" | "deal_id" | "plan_id" | "plan_version_id" | "rule_chip_id" | "rule_version" | "amount_cents" | "status" | "supersedes_id" | "triggering_domain_event_id" | "trace" | "created_at" | "status_changed_at", ExtArgs["result"]["earning"]>
+export type EarningOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "line_key" | "user_id" | "period_id" | "deal_id" | "plan_id" | "plan_version_id" | "rule_chip_id" | "rule_version" | "amount_cents" | "status" | "supersedes_id" | "triggering_domain_event_id" | "trace" | "created_at" | "status_changed_at" | "status_reason", ExtArgs["result"]["earning"]>
 export type EarningInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
@@ -2364,6 +2435,7 @@ export type $EarningPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     trace: runtime.JsonValue
     created_at: Date
     status_changed_at: Date
+    status_reason: runtime.JsonValue | null
   }, ExtArgs["result"]["earning"]>
   composites: {}
 }
@@ -2813,6 +2885,7 @@ export interface EarningFieldRefs {
   readonly trace: Prisma.FieldRef<"Earning", 'Json'>
   readonly created_at: Prisma.FieldRef<"Earning", 'DateTime'>
   readonly status_changed_at: Prisma.FieldRef<"Earning", 'DateTime'>
+  readonly status_reason: Prisma.FieldRef<"Earning", 'Json'>
 }
     
 

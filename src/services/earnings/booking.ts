@@ -1,5 +1,11 @@
-import { type LedgerRow, type RowRetirement, reconcileLine } from '../../domain/earnings/ledger.ts';
-import type { EarningTrace, LineTarget, PeriodStatus, TraceCause } from '../../domain/earnings/types.ts';
+import { CHIP_REMOVED, type LedgerRow, type RowRetirement, reconcileLine } from '../../domain/earnings/ledger.ts';
+import type {
+  EarningTrace,
+  LineTarget,
+  PeriodStatus,
+  TraceCause,
+  TraceReplacement,
+} from '../../domain/earnings/types.ts';
 import type { PeriodId } from '../../domain/periods.ts';
 import { newId } from '../../lib/ids.ts';
 import { countEarningsRows } from '../../lib/operationsMetrics.ts';
@@ -46,14 +52,18 @@ export function addCounts(a: BookingCounts, b: BookingCounts): BookingCounts {
 function tracedWith(trace: EarningTrace, cause: TraceCause | null): EarningTrace {
   if (cause) return { ...trace, cause };
   const replaced = trace.superseded;
-  if (replaced?.reason?.code !== 'amount_changed') return trace;
-  return {
-    ...trace,
-    superseded: {
-      ...replaced,
-      reason: { code: 'plan_version_changed', explanation: 'The plan changed, and its lines were recomputed.' },
-    },
-  };
+  if (!replaced?.reason) return trace;
+  return { ...trace, superseded: { ...replaced, reason: causedBy(replaced.reason, cause) } };
+}
+
+const PLAN_VERSION_CHANGED: TraceReplacement = {
+  code: 'plan_version_changed',
+  explanation: 'The plan changed, and its lines were recomputed.',
+};
+
+/** A retired row's reason, as tracedWith gives its successor's. */
+function causedBy(reason: TraceReplacement, cause: TraceCause | null): TraceReplacement {
+  return !cause && reason.code === 'amount_changed' ? PLAN_VERSION_CHANGED : reason;
 }
 
 export function isLive(row: LedgerRow): boolean {
@@ -107,10 +117,15 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
       changes: reconcileLine(target, byLine.get(target.line.line_key) ?? [], statuses),
     }));
     const drops: RowRetirement[] = droppedLines.flatMap((lineKey) =>
-      (byLine.get(lineKey) ?? []).filter(isLive).map((row) => ({ id: row.id, status: 'reversed' as const })),
+      (byLine.get(lineKey) ?? [])
+        .filter(isLive)
+        .map((row) => ({ id: row.id, status: 'reversed' as const, reason: CHIP_REMOVED })),
     );
     const rowsById = new Map(rows.map((row) => [row.id, row]));
-    const retire = [...decisions.flatMap((decision) => decision.changes.retire), ...drops];
+    const retire = [...decisions.flatMap((decision) => decision.changes.retire), ...drops].map((retirement) => ({
+      ...retirement,
+      reason: causedBy(retirement.reason, booking.cause),
+    }));
     const bookedInto = new Set(decisions.flatMap((decision) => decision.changes.write.map((row) => row.period_id)));
     const movedOutOf = retire.flatMap((retirement) => {
       const row = rowsById.get(retirement.id);
