@@ -1,5 +1,6 @@
 import { type LedgerRow, type NewEarningRow, PLAN_ARCHIVED, type RowRetirement } from '../domain/earnings/ledger.ts';
 import type { EarningStatus, EarningTrace, TraceReplacement } from '../domain/earnings/types.ts';
+import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodId } from '../domain/periods.ts';
 import { named, sql, type Transaction } from './transaction.ts';
 
@@ -68,9 +69,6 @@ export interface EarningListFilters {
   statuses?: EarningStatus[];
   createdSince?: Date;
 }
-
-/** The last row a page returned; null means "before the first row". */
-export type EarningPosition = { createdAt: Date; id: string } | null;
 
 const LIVE_OR_LOCKED = `('projected', 'pending', 'approved', 'paid')`;
 
@@ -333,7 +331,7 @@ export class EarningRepository {
     tx: Transaction,
     orgId: string,
     filters: EarningListFilters,
-    position: EarningPosition,
+    position: KeysetPosition,
     limit: number,
   ): Promise<EarningRecord[]> {
     const values: unknown[] = [];
@@ -350,7 +348,7 @@ export class EarningRepository {
     if (filters.statuses !== undefined) where.push(`e.status = ANY(${param(filters.statuses)}::text[])`);
     if (filters.createdSince !== undefined) where.push(`e.created_at >= ${param(filters.createdSince)}::timestamptz`);
     if (position) {
-      where.push(`(e.created_at, e.id) > (${param(position.createdAt)}::timestamptz, ${param(position.id)})`);
+      where.push(`(e.created_at, e.id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
     }
     const rows = await tx.query<RecordRow>({
       text: `SELECT ${WIRE_COLUMNS} FROM earnings e JOIN users u ON u.id = e.user_id
