@@ -13,8 +13,6 @@ export interface OrgConfig {
   plansInForce: PlanState[];
   /** Enabled endpoints that are not removed, by id; `events` empty means every kind. */
   endpoints: Array<{ id: string; events: string[] }>;
-  /** Whether the org has any endpoint at all, enabled or not (without one, nothing needs announcing). */
-  hasWebhookEndpoints: boolean;
   /** ISO 4217: the currency of deals and plans that name none. */
   defaultCurrency: string;
   /** Every exchange rate of the org (a few per pair and month at most), for converting deals to plans' currencies. */
@@ -32,7 +30,6 @@ const LOAD = `
          COALESCE((SELECT json_agg(json_build_object('id', w.id, 'events', w.events) ORDER BY w.id)
                    FROM webhook_endpoints w
                    WHERE w.org_id = o.id AND w.enabled AND w.removed_at IS NULL), '[]') AS endpoints,
-         EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.org_id = o.id) AS has_webhook_endpoints,
          o.default_currency,
          COALESCE((SELECT json_agg(json_build_object('from_currency', r.from_currency, 'to_currency', r.to_currency,
                                                      'effective_on', to_char(r.effective_on, 'YYYY-MM-DD'),
@@ -47,7 +44,6 @@ export class OrgConfigRepository {
       version: number;
       plans: PlanState[];
       endpoints: Array<{ id: string; events: string[] }>;
-      has_webhook_endpoints: boolean;
       default_currency: string;
       rates: ExchangeRate[];
     }>(named('org_config_load', { text: LOAD, values: [orgId] }));
@@ -57,7 +53,6 @@ export class OrgConfigRepository {
       version: row.version,
       plansInForce: row.plans,
       endpoints: row.endpoints,
-      hasWebhookEndpoints: row.has_webhook_endpoints,
       defaultCurrency: row.default_currency,
       rates: row.rates,
     };

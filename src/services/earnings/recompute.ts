@@ -213,7 +213,7 @@ async function recomputeRep(
       droppedLines: [...droppedLines],
       triggeringDomainEventId: null,
       cause: null,
-      hasWebhookEndpoints,
+      endpoints: hasWebhookEndpoints,
       ...(reason ? { recomputeReason: reason } : {}),
     }),
   );
