@@ -1,6 +1,6 @@
 import { typeid } from 'typeid-js';
 
-// TypeIDs (prefix + base32 UUIDv7): time-ordered, so they index and paginate well (product.md section 1).
+// TypeIDs (prefix + base32 UUIDv7): time-ordered, so they index and paginate well.
 export type IdPrefix =
   | 'org'
   | 'user'
