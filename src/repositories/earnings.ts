@@ -163,6 +163,20 @@ export class EarningRepository {
     }));
   }
 
+  /** The reps with standing (live, approved or paid) rows of the deal: whom its lines still date rows for. */
+  async repsWithStandingRowsOfDeal(
+    tx: Transaction,
+    orgId: string,
+    dealId: string,
+  ): Promise<Array<{ user_id: string; external_id: string }>> {
+    return tx.query<{ user_id: string; external_id: string }>({
+      text: `SELECT DISTINCT e.user_id, u.external_id FROM earnings e JOIN users u ON u.id = e.user_id
+             WHERE e.org_id = $1 AND e.deal_id = $2 AND e.status IN ${LIVE_OR_LOCKED}
+             ORDER BY e.user_id`,
+      values: [orgId, dealId],
+    });
+  }
+
   /**
    * One line decision written in one round trip: live rows move to `superseded` or `reversed`, new rows are
    * written (stamped with one clock reading truncated to the millisecond, the precision of `created_at`), and

@@ -1,5 +1,5 @@
 import type { Database } from '../db/prisma.ts';
-import type { PlanRecord } from '../repositories/plans.ts';
+import { limitsOf, type PlanLimits, type PlanRecord } from '../repositories/plans.ts';
 import { type AdminActor, CLI_ACTOR } from './adminAudit.ts';
 import { EarningsEngine } from './earnings/engine.ts';
 import type { RecomputeSummary } from './earnings/recompute.ts';
@@ -19,8 +19,9 @@ export type RolledOutApply = ApplyPlanResult & { recompute: RecomputeSummary | n
 
 export interface RolledOutArchive {
   plan: PlanRecord;
-  /** The number of the plan's current version. */
+  /** The number of the plan's current version, and the cap and draw it sets. */
   current_version: number;
+  current_limits: PlanLimits;
   changed: boolean;
   recompute: RecomputeSummary | null;
 }
@@ -54,7 +55,12 @@ export class PlanRollout {
     const recompute = await this.#recomputeNoted(engine);
     const history = await new PlanHistory(this.#db).of(orgId, planId);
     const current = history?.versions.find((version) => version.id === archived.plan.current_version_id);
-    return { ...archived, current_version: current?.number ?? 1, recompute };
+    return {
+      ...archived,
+      current_version: current?.number ?? 1,
+      current_limits: limitsOf(current?.definition ?? {}),
+      recompute,
+    };
   }
 
   async #recomputeNoted(engine: EarningsEngine): Promise<RecomputeSummary | null> {

@@ -1,6 +1,12 @@
 import type { components } from '../../generated/openapi.ts';
 import type { components as admin } from '../../generated/openapi-admin.ts';
-import type { PlanRecord, PlanVersionSnapshot, VersionChip } from '../repositories/plans.ts';
+import {
+  limitsOf,
+  type PlanLimits,
+  type PlanRecord,
+  type PlanVersionSnapshot,
+  type VersionChip,
+} from '../repositories/plans.ts';
 
 // A plan on the wire: the public API's plan (with who it applies to and, on request, its chips), its list item,
 // and the admin API's summary, which the CLI prints too. Each allow-lists the fields its contract names.
@@ -24,10 +30,7 @@ export function toWirePlanListItem(plan: PlanRecord): WirePlanListItem {
 export function toWirePlan({ plan, definition }: PlanVersionSnapshot): WirePlan {
   return {
     ...planIdentity(plan),
-    cap_cents: definition.cap_cents ?? null,
-    draw: definition.draw
-      ? { amount_cents: definition.draw.amount_cents, recoverable: definition.draw.recoverable }
-      : null,
+    ...limitsOf(definition),
     assignees: definition.assignees === 'all' ? 'all' : [...definition.assignees],
     current_version_id: plan.current_version_id,
     created_at: plan.created_at.toISOString(),
@@ -49,10 +52,11 @@ export function toWireChip(chip: VersionChip): WireRuleChip {
   };
 }
 
-/** The admin API's plan, with the number of its current version; `quotient plans` prints the same. */
-export function toWirePlanSummary(plan: PlanRecord, currentVersion: number): WirePlanSummary {
+/** The admin API's plan, with the number and limits of its current version; `quotient plans` prints the same. */
+export function toWirePlanSummary(plan: PlanRecord, currentVersion: number, limits: PlanLimits): WirePlanSummary {
   return {
     ...planIdentity(plan),
+    ...limits,
     current_version_id: plan.current_version_id,
     current_version: currentVersion,
     created_at: plan.created_at.toISOString(),

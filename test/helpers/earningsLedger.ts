@@ -7,7 +7,7 @@ import {
   type PeriodTransition,
   reconcileLine,
 } from '../../src/domain/earnings/ledger.ts';
-import { dealPeriodId, evaluateLines, scopeOfDealChange } from '../../src/domain/earnings/targets.ts';
+import { dealPeriodId, dealPeriodMoved, evaluateLines, scopeOfDealChange } from '../../src/domain/earnings/targets.ts';
 import type {
   DealSnapshot,
   EarningTrace,
@@ -98,7 +98,9 @@ export class EarningsWorld {
   change(after: DealSnapshot): void {
     const before = this.deals.get(after.id) ?? null;
     this.deals.set(after.id, after);
-    for (const scope of scopeOfDealChange(this.plan, before, after, this.today)) {
+    // As the ingestion does: reps with standing rows of the deal that it no longer credits, when its period moved.
+    const former = dealPeriodMoved(before, after, this.today) ? this.#repsWithRowsOf(after.id) : [];
+    for (const scope of scopeOfDealChange(this.plan, before, after, this.today, former)) {
       const rep = this.reps.find((candidate) => candidate.external_id === scope.rep_external_id);
       if (!rep) continue;
       const inScope = [...this.deals.values()].filter(
@@ -119,6 +121,17 @@ export class EarningsWorld {
   }
 
   /** Every line of every rep, evaluated from scratch over all deals and the given periods. */
+  #repsWithRowsOf(dealId: string): string[] {
+    const userIds = new Set(
+      this.ledger.rows
+        .filter((row) => row.status !== 'superseded' && row.status !== 'reversed')
+        .map((row) => row.line_key.split(':'))
+        .filter((parts) => parts[3] === dealId)
+        .map((parts) => parts[2]),
+    );
+    return this.reps.filter((rep) => userIds.has(rep.user_id)).map((rep) => rep.external_id);
+  }
+
   everyTarget(periods: readonly PeriodId[]): LineTarget[] {
     return this.reps.flatMap(
       (rep) =>

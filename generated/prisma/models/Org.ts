@@ -221,7 +221,6 @@ export type OrgWhereInput = {
   deals?: Prisma.DealListRelationFilter
   plans?: Prisma.PlanListRelationFilter
   periods?: Prisma.PeriodListRelationFilter
-  earnings?: Prisma.EarningListRelationFilter
   webhook_endpoints?: Prisma.WebhookEndpointListRelationFilter
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
   admins?: Prisma.AdminListRelationFilter
@@ -239,7 +238,6 @@ export type OrgOrderByWithRelationInput = {
   deals?: Prisma.DealOrderByRelationAggregateInput
   plans?: Prisma.PlanOrderByRelationAggregateInput
   periods?: Prisma.PeriodOrderByRelationAggregateInput
-  earnings?: Prisma.EarningOrderByRelationAggregateInput
   webhook_endpoints?: Prisma.WebhookEndpointOrderByRelationAggregateInput
   webhook_messages?: Prisma.WebhookMessageOrderByRelationAggregateInput
   admins?: Prisma.AdminOrderByRelationAggregateInput
@@ -260,7 +258,6 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   deals?: Prisma.DealListRelationFilter
   plans?: Prisma.PlanListRelationFilter
   periods?: Prisma.PeriodListRelationFilter
-  earnings?: Prisma.EarningListRelationFilter
   webhook_endpoints?: Prisma.WebhookEndpointListRelationFilter
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
   admins?: Prisma.AdminListRelationFilter
@@ -304,7 +301,6 @@ export type OrgCreateInput = {
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -322,7 +318,6 @@ export type OrgUncheckedCreateInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -340,7 +335,6 @@ export type OrgUpdateInput = {
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -358,7 +352,6 @@ export type OrgUncheckedUpdateInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -553,20 +546,6 @@ export type OrgUpdateOneRequiredWithoutPeriodsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutPeriodsInput, Prisma.OrgUpdateWithoutPeriodsInput>, Prisma.OrgUncheckedUpdateWithoutPeriodsInput>
 }
 
-export type OrgCreateNestedOneWithoutEarningsInput = {
-  create?: Prisma.XOR<Prisma.OrgCreateWithoutEarningsInput, Prisma.OrgUncheckedCreateWithoutEarningsInput>
-  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutEarningsInput
-  connect?: Prisma.OrgWhereUniqueInput
-}
-
-export type OrgUpdateOneRequiredWithoutEarningsNestedInput = {
-  create?: Prisma.XOR<Prisma.OrgCreateWithoutEarningsInput, Prisma.OrgUncheckedCreateWithoutEarningsInput>
-  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutEarningsInput
-  upsert?: Prisma.OrgUpsertWithoutEarningsInput
-  connect?: Prisma.OrgWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutEarningsInput, Prisma.OrgUpdateWithoutEarningsInput>, Prisma.OrgUncheckedUpdateWithoutEarningsInput>
-}
-
 export type OrgCreateNestedOneWithoutWebhook_endpointsInput = {
   create?: Prisma.XOR<Prisma.OrgCreateWithoutWebhook_endpointsInput, Prisma.OrgUncheckedCreateWithoutWebhook_endpointsInput>
   connectOrCreate?: Prisma.OrgCreateOrConnectWithoutWebhook_endpointsInput
@@ -606,7 +585,6 @@ export type OrgCreateWithoutUsersInput = {
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -623,7 +601,6 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -656,7 +633,6 @@ export type OrgUpdateWithoutUsersInput = {
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -673,7 +649,6 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -690,7 +665,6 @@ export type OrgCreateWithoutApi_keysInput = {
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -707,7 +681,6 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -740,7 +713,6 @@ export type OrgUpdateWithoutApi_keysInput = {
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -757,7 +729,6 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -775,7 +746,6 @@ export type OrgCreateWithoutAdminsInput = {
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
 }
@@ -792,7 +762,6 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -825,7 +794,6 @@ export type OrgUpdateWithoutAdminsInput = {
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
 }
@@ -842,7 +810,6 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -858,7 +825,6 @@ export type OrgCreateWithoutDealsInput = {
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -875,7 +841,6 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -908,7 +873,6 @@ export type OrgUpdateWithoutDealsInput = {
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -925,7 +889,6 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -942,7 +905,6 @@ export type OrgCreateWithoutPlansInput = {
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -959,7 +921,6 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -992,7 +953,6 @@ export type OrgUpdateWithoutPlansInput = {
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -1009,7 +969,6 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -1026,7 +985,6 @@ export type OrgCreateWithoutPeriodsInput = {
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -1043,7 +1001,6 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -1076,7 +1033,6 @@ export type OrgUpdateWithoutPeriodsInput = {
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -1093,91 +1049,6 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
-  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
-  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
-  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
-}
-
-export type OrgCreateWithoutEarningsInput = {
-  id: string
-  name: string
-  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
-  config_version?: number
-  created_at?: Date | string
-  users?: Prisma.UserCreateNestedManyWithoutOrgInput
-  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
-  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
-  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
-  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
-  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
-}
-
-export type OrgUncheckedCreateWithoutEarningsInput = {
-  id: string
-  name: string
-  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
-  config_version?: number
-  created_at?: Date | string
-  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
-  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
-  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
-  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
-  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
-  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
-}
-
-export type OrgCreateOrConnectWithoutEarningsInput = {
-  where: Prisma.OrgWhereUniqueInput
-  create: Prisma.XOR<Prisma.OrgCreateWithoutEarningsInput, Prisma.OrgUncheckedCreateWithoutEarningsInput>
-}
-
-export type OrgUpsertWithoutEarningsInput = {
-  update: Prisma.XOR<Prisma.OrgUpdateWithoutEarningsInput, Prisma.OrgUncheckedUpdateWithoutEarningsInput>
-  create: Prisma.XOR<Prisma.OrgCreateWithoutEarningsInput, Prisma.OrgUncheckedCreateWithoutEarningsInput>
-  where?: Prisma.OrgWhereInput
-}
-
-export type OrgUpdateToOneWithWhereWithoutEarningsInput = {
-  where?: Prisma.OrgWhereInput
-  data: Prisma.XOR<Prisma.OrgUpdateWithoutEarningsInput, Prisma.OrgUncheckedUpdateWithoutEarningsInput>
-}
-
-export type OrgUpdateWithoutEarningsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
-  config_version?: Prisma.IntFieldUpdateOperationsInput | number
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
-  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
-  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
-  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
-  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
-  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
-}
-
-export type OrgUncheckedUpdateWithoutEarningsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
-  config_version?: Prisma.IntFieldUpdateOperationsInput | number
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
-  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
-  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
-  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -1195,7 +1066,6 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
@@ -1212,7 +1082,6 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -1245,7 +1114,6 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
@@ -1262,7 +1130,6 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -1279,7 +1146,6 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
 }
@@ -1296,7 +1162,6 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -1329,7 +1194,6 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
 }
@@ -1346,7 +1210,6 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -1362,7 +1225,6 @@ export type OrgCountOutputType = {
   deals: number
   plans: number
   periods: number
-  earnings: number
   webhook_endpoints: number
   webhook_messages: number
   admins: number
@@ -1374,7 +1236,6 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   deals?: boolean | OrgCountOutputTypeCountDealsArgs
   plans?: boolean | OrgCountOutputTypeCountPlansArgs
   periods?: boolean | OrgCountOutputTypeCountPeriodsArgs
-  earnings?: boolean | OrgCountOutputTypeCountEarningsArgs
   webhook_endpoints?: boolean | OrgCountOutputTypeCountWebhook_endpointsArgs
   webhook_messages?: boolean | OrgCountOutputTypeCountWebhook_messagesArgs
   admins?: boolean | OrgCountOutputTypeCountAdminsArgs
@@ -1428,13 +1289,6 @@ export type OrgCountOutputTypeCountPeriodsArgs<ExtArgs extends runtime.Types.Ext
 /**
  * OrgCountOutputType without action
  */
-export type OrgCountOutputTypeCountEarningsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.EarningWhereInput
-}
-
-/**
- * OrgCountOutputType without action
- */
 export type OrgCountOutputTypeCountWebhook_endpointsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.WebhookEndpointWhereInput
 }
@@ -1466,7 +1320,6 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   deals?: boolean | Prisma.Org$dealsArgs<ExtArgs>
   plans?: boolean | Prisma.Org$plansArgs<ExtArgs>
   periods?: boolean | Prisma.Org$periodsArgs<ExtArgs>
-  earnings?: boolean | Prisma.Org$earningsArgs<ExtArgs>
   webhook_endpoints?: boolean | Prisma.Org$webhook_endpointsArgs<ExtArgs>
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
   admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
@@ -1507,7 +1360,6 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   deals?: boolean | Prisma.Org$dealsArgs<ExtArgs>
   plans?: boolean | Prisma.Org$plansArgs<ExtArgs>
   periods?: boolean | Prisma.Org$periodsArgs<ExtArgs>
-  earnings?: boolean | Prisma.Org$earningsArgs<ExtArgs>
   webhook_endpoints?: boolean | Prisma.Org$webhook_endpointsArgs<ExtArgs>
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
   admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
@@ -1524,7 +1376,6 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     deals: Prisma.$DealPayload<ExtArgs>[]
     plans: Prisma.$PlanPayload<ExtArgs>[]
     periods: Prisma.$PeriodPayload<ExtArgs>[]
-    earnings: Prisma.$EarningPayload<ExtArgs>[]
     webhook_endpoints: Prisma.$WebhookEndpointPayload<ExtArgs>[]
     webhook_messages: Prisma.$WebhookMessagePayload<ExtArgs>[]
     admins: Prisma.$AdminPayload<ExtArgs>[]
@@ -1935,7 +1786,6 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   deals<T extends Prisma.Org$dealsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$dealsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DealPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   plans<T extends Prisma.Org$plansArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$plansArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PlanPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   periods<T extends Prisma.Org$periodsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$periodsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PeriodPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
-  earnings<T extends Prisma.Org$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhook_endpoints<T extends Prisma.Org$webhook_endpointsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_endpointsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEndpointPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhook_messages<T extends Prisma.Org$webhook_messagesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_messagesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookMessagePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   admins<T extends Prisma.Org$adminsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adminsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdminPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -2484,30 +2334,6 @@ export type Org$periodsArgs<ExtArgs extends runtime.Types.Extensions.InternalArg
   take?: number
   skip?: number
   distinct?: Prisma.PeriodScalarFieldEnum | Prisma.PeriodScalarFieldEnum[]
-}
-
-/**
- * Org.earnings
- */
-export type Org$earningsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the Earning
-   */
-  select?: Prisma.EarningSelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the Earning
-   */
-  omit?: Prisma.EarningOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.EarningInclude<ExtArgs> | null
-  where?: Prisma.EarningWhereInput
-  orderBy?: Prisma.EarningOrderByWithRelationInput | Prisma.EarningOrderByWithRelationInput[]
-  cursor?: Prisma.EarningWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.EarningScalarFieldEnum | Prisma.EarningScalarFieldEnum[]
 }
 
 /**

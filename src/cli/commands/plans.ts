@@ -49,7 +49,7 @@ export function plansCommand(): Command {
     .action(async (options: { org: string; json?: boolean }) => {
       try {
         const list = await withDatabase((database) => new PlanAdmin(database.db).list(options.org));
-        const rows = list.map((plan) => toWirePlanSummary(plan, plan.current_version_number));
+        const rows = list.map((plan) => toWirePlanSummary(plan, plan.current_version_number, plan.current_limits));
         print(options, { plans: rows }, () =>
           table(rows, ['id', 'key', 'name', 'status', 'period', 'quota_cents', 'current_version', 'updated_at']),
         );
@@ -68,10 +68,10 @@ export function plansCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (planId: string, options: { org: string; json?: boolean }) => {
       try {
-        const { plan, current_version, changed, recompute } = await withDatabase((database) =>
+        const { plan, current_version, current_limits, changed, recompute } = await withDatabase((database) =>
           planRollout(database).archive(options.org, planId),
         );
-        print(options, { ...toWirePlanSummary(plan, current_version), changed, recompute }, () =>
+        print(options, { ...toWirePlanSummary(plan, current_version, current_limits), changed, recompute }, () =>
           changed
             ? `Archived plan ${plan.id} (${plan.key}) at ${plan.archived_at?.toISOString()}\n${recompute ? describeRecompute(recompute) : ''}`.trimEnd()
             : `Plan ${plan.id} (${plan.key}) was already archived (at ${plan.archived_at?.toISOString()}); nothing changed`,

@@ -91,6 +91,14 @@ export function dealPeriodId(deal: DealSnapshot, kind: PeriodKind, today: Calend
   return periodIdOf(today, kind);
 }
 
+/** Whether a change moved the deal to another period (of either kind): the lines dated by it move too. */
+export function dealPeriodMoved(before: DealSnapshot | null, after: DealSnapshot, today: CalendarDate): boolean {
+  if (before === null) return false;
+  return (['monthly', 'quarterly'] as const).some(
+    (kind) => dealPeriodId(before, kind, today) !== dealPeriodId(after, kind, today),
+  );
+}
+
 /**
  * The order in which tiered commissions count a period's won deals: close date, then won time, then
  * id. A deal without a close date sorts by the day it was won; one without a won time sorts last.
@@ -691,17 +699,22 @@ export interface EvaluationScope {
  * deal was in and the period it is in now (a change there moves the cumulative amounts other deals and
  * the bonus depend on). Evaluate each with `evaluateLines`, passing the rep's deals of those periods
  * plus the changed deal, and the result equals evaluating everything.
+ *
+ * `formerlyCredited`: reps the deal credited once but credits neither before nor after, whose rows of it still
+ * stand (a clawback after a split rep was removed, say). Their lines of the deal earn nothing, but they are dated
+ * by the deal: when the deal's period moves (dealPeriodMoved), they move with it, so pass them then.
  */
 export function scopeOfDealChange(
   plan: EnginePlanVersion,
   before: DealSnapshot | null,
   after: DealSnapshot,
   today: CalendarDate,
+  formerlyCredited: readonly string[] = [],
 ): EvaluationScope[] {
   const countsPeriods = plan.chips.some((chip) => countsPeriod(plan, chip));
   const periodsByRep = new Map<string, Set<PeriodId>>();
   for (const deal of before === null ? [after] : [before, after]) {
-    for (const credited of creditedReps(deal)) {
+    for (const credited of [...creditedReps(deal), ...formerlyCredited]) {
       const periods = periodsByRep.get(credited) ?? new Set();
       if (countsPeriods) periods.add(dealPeriodId(deal, plan.period, today));
       periodsByRep.set(credited, periods);

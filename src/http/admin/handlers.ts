@@ -6,6 +6,7 @@ import { isPeriodId } from '../../domain/periods.ts';
 import { describeChip, describeCondition } from '../../domain/plans/describe.ts';
 import type { AuditFilters } from '../../repositories/audit.ts';
 import type { PeriodRecord } from '../../repositories/periods.ts';
+import { limitsOf } from '../../repositories/plans.ts';
 import { RepRepository } from '../../repositories/reps.ts';
 import type { SqlPool } from '../../repositories/transaction.ts';
 import type { AdminError } from '../../services/adminError.ts';
@@ -195,7 +196,9 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     listPlans: async (_req, res) => {
       const { session, actor } = context(res);
       const plans = await new PlanAdmin(db, undefined, actor).list(session.org_id);
-      send(res, 'listPlans', 200, { plans: plans.map((plan) => toWirePlanSummary(plan, plan.current_version_number)) });
+      send(res, 'listPlans', 200, {
+        plans: plans.map((plan) => toWirePlanSummary(plan, plan.current_version_number, plan.current_limits)),
+      });
     },
 
     getPlan: async (_req, res) => {
@@ -204,7 +207,11 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
       if (!history) throw new ApiError('not_found', `no plan ${idParam(res)}`);
       const current = history.versions.find((version) => version.id === history.plan.current_version_id);
       send(res, 'getPlan', 200, {
-        plan: toWirePlanSummary(history.plan, current?.number ?? history.versions[0]?.number ?? 1),
+        plan: toWirePlanSummary(
+          history.plan,
+          current?.number ?? history.versions[0]?.number ?? 1,
+          limitsOf(current?.definition ?? history.versions[0]?.definition ?? {}),
+        ),
         versions: history.versions.map((version) => ({
           id: version.id,
           number: version.number,
@@ -250,7 +257,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
       const { session, actor } = context(res);
       const archived = await planRollout(actor).archive(session.org_id, idParam(res));
       send(res, 'archivePlan', 200, {
-        plan: toWirePlanSummary(archived.plan, archived.current_version),
+        plan: toWirePlanSummary(archived.plan, archived.current_version, archived.current_limits),
         changed: archived.changed,
       });
     },

@@ -1,8 +1,15 @@
-import { countsPeriod, dealPeriodId, evaluateLines, scopeOfDealChange } from '../../domain/earnings/targets.ts';
+import {
+  countsPeriod,
+  dealPeriodId,
+  dealPeriodMoved,
+  evaluateLines,
+  scopeOfDealChange,
+} from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, Rep } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
 import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
+import { EarningRepository } from '../../repositories/earnings.ts';
 import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import type { DealChange } from '../dealChanges.ts';
@@ -13,6 +20,7 @@ import { creditedRepsOf, dealSnapshotOf } from './engineAdapter.ts';
 
 const evaluationLocks = new EvaluationLockRepository();
 const dealSnapshots = new DealSnapshotRepository();
+const earnings = new EarningRepository();
 
 /**
  * In the ingestion transaction, with the deal row locked: for each active plan, the lines the change can
@@ -33,6 +41,17 @@ export async function evaluateDealChange(
   for (const deal of [change.before, change.after]) {
     for (const rep of deal ? creditedRepsOf(deal) : []) reps.set(rep.external_id, rep);
   }
+  // And when the deal moved to another period, the reps it no longer credits whose rows of it still stand (a
+  // clawback of a removed split rep): their lines are dated by the deal and move with it. One query, only then.
+  const today = context.today();
+  const formerlyCredited: string[] = [];
+  if (dealPeriodMoved(before, after, today)) {
+    for (const rep of await earnings.repsWithStandingRowsOfDeal(tx, orgId, change.after.id)) {
+      if (reps.has(rep.external_id)) continue;
+      reps.set(rep.external_id, rep);
+      formerlyCredited.push(rep.external_id);
+    }
+  }
   if (reps.size === 0) return;
   // The plans in force as of the event's first statement (OrgConfigCache): an org without plans locks nothing.
   // Reading them before the locks is safe because a recompute first waits for every deal event already in
@@ -46,9 +65,8 @@ export async function evaluateDealChange(
     [...reps.values()].map((rep) => rep.user_id),
   );
   const plans = await context.versions.of(orgId, config.plansInForce);
-  const today = context.today();
   const work = plans.flatMap((plan) =>
-    scopeOfDealChange(plan, before, after, today).flatMap((scope) => {
+    scopeOfDealChange(plan, before, after, today, formerlyCredited).flatMap((scope) => {
       const rep = reps.get(scope.rep_external_id);
       return rep ? [{ plan, rep, periods: scope.periods }] : [];
     }),
@@ -94,7 +112,7 @@ export async function evaluateDealChange(
         to: fieldChange.new,
       })),
     },
-    hasWebhookEndpoints: config.hasWebhookEndpoints,
+    endpoints: config,
   });
 }
 

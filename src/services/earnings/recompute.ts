@@ -197,7 +197,7 @@ async function recomputeRep(
       droppedLines: [...droppedLines],
       triggeringDomainEventId: null,
       cause: null,
-      hasWebhookEndpoints,
+      endpoints: hasWebhookEndpoints,
     }),
   );
   return { counts, deals: owned.length };
