@@ -646,7 +646,7 @@ export interface components {
             key: string;
             name: string;
             /** @enum {string} */
-            kind: "commission" | "tiered_commission" | "flat" | "attainment_bonus";
+            kind: "commission" | "tiered_commission" | "flat" | "attainment_bonus" | "override";
             /** @description The chip's rule version; it rises when the chip's definition changes. */
             version: string;
             /** @description What the chip pays, in words. */

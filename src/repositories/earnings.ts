@@ -1,5 +1,5 @@
 import type { LedgerRow, NewEarningRow, RowRetirement } from '../domain/earnings/ledger.ts';
-import type { EarningStatus, EarningTrace } from '../domain/earnings/types.ts';
+import type { EarningStatus, EarningTrace, Rep } from '../domain/earnings/types.ts';
 import type { PeriodId } from '../domain/periods.ts';
 import { named, sql, type Transaction } from './transaction.ts';
 
@@ -134,6 +134,17 @@ export class EarningRepository {
       }),
     );
     return rows.sort(byCreation).map(toLineRow);
+  }
+
+  /** The reps with a live (projected or pending) row on the deal: whose lines of it are still being booked. */
+  async repsWithLiveRowsOnDeal(tx: Transaction, orgId: string, dealId: string): Promise<Rep[]> {
+    return tx.query<Rep>(
+      named('earnings_reps_with_live_rows_on_deal', {
+        text: `SELECT DISTINCT u.id AS user_id, u.external_id FROM earnings e JOIN users u ON u.id = e.user_id
+               WHERE e.org_id = $1 AND e.deal_id = $2 AND e.status IN ('projected', 'pending')`,
+        values: [orgId, dealId],
+      }),
+    );
   }
 
   /** The rep's standing rows under these plans, in the order they were written. */
@@ -278,8 +289,8 @@ export class EarningRepository {
   }
 
   /**
-   * The reps a recompute of these plans must visit: every rep who owns a deal or is credited by a split, and
-   * every rep with a live row under one of the plans (a deal that changed owner, a rep no longer assigned).
+   * The reps a recompute of these plans must visit: every rep who owns a deal or is credited by a split, every
+   * manager of the rep hierarchy (override chips), and every rep with a live row under one of the plans (a deal that changed owner, a rep no longer assigned).
    */
   async repsToRecompute(tx: Transaction, orgId: string, planIds: readonly string[]): Promise<string[]> {
     const rows = await tx.query<{ user_id: string }>(
@@ -287,6 +298,8 @@ export class EarningRepository {
           UNION
           SELECT split.user_id FROM deals d CROSS JOIN jsonb_to_recordset(d.splits) AS split(user_id text)
           WHERE d.org_id = ${orgId} AND d.splits IS NOT NULL
+          UNION
+          SELECT manager_user_id FROM rep_managers WHERE org_id = ${orgId} AND manager_user_id IS NOT NULL
           UNION
           SELECT user_id FROM earnings
           WHERE org_id = ${orgId} AND plan_id = ANY(${[...planIds]}::text[]) AND status IN ('projected', 'pending')

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { creditedReps } from '../../src/domain/earnings/credit.ts';
+import { EMPTY_HIERARCHY, type RepHierarchy } from '../../src/domain/earnings/hierarchy.ts';
 import {
   type LedgerRow,
   lockPeriod,
@@ -7,7 +8,7 @@ import {
   type PeriodTransition,
   reconcileLine,
 } from '../../src/domain/earnings/ledger.ts';
-import { dealPeriodId, evaluateLines, scopeOfDealChange } from '../../src/domain/earnings/targets.ts';
+import { dealPeriodId, evaluateLines, repsReadBy, scopeOfDealChange } from '../../src/domain/earnings/targets.ts';
 import type {
   DealSnapshot,
   EarningTrace,
@@ -87,23 +88,44 @@ export class EarningsWorld {
   readonly plan: EnginePlanVersion;
   readonly reps: readonly Rep[];
   readonly today: string;
+  /** The rep hierarchy that override chips read; set it anew (and re-evaluate) to model a hierarchy change. */
+  hierarchy: RepHierarchy;
 
-  constructor(plan: EnginePlanVersion, reps: readonly Rep[], today: string) {
+  constructor(plan: EnginePlanVersion, reps: readonly Rep[], today: string, hierarchy = EMPTY_HIERARCHY) {
     this.plan = plan;
     this.reps = reps;
     this.today = today;
+    this.hierarchy = hierarchy;
   }
 
   /** Applies a deal's new state, evaluating only the lines `scopeOfDealChange` names. */
   change(after: DealSnapshot): void {
     const before = this.deals.get(after.id) ?? null;
     this.deals.set(after.id, after);
-    for (const scope of scopeOfDealChange(this.plan, before, after, this.today)) {
+    const formerReps = this.reps
+      .filter((candidate) =>
+        this.ledger
+          .live()
+          .some((row) => row.trace.deal?.id === after.id && row.line_key.split(':')[2] === candidate.user_id),
+      )
+      .map((candidate) => candidate.external_id);
+    const periodMoved =
+      before !== null &&
+      dealPeriodId(before, this.plan.period, this.today) !== dealPeriodId(after, this.plan.period, this.today);
+    for (const scope of scopeOfDealChange(
+      this.plan,
+      before,
+      after,
+      this.today,
+      this.hierarchy,
+      periodMoved ? formerReps : [],
+    )) {
       const rep = this.reps.find((candidate) => candidate.external_id === scope.rep_external_id);
       if (!rep) continue;
+      const read = repsReadBy(this.plan, rep.external_id, this.hierarchy);
       const inScope = [...this.deals.values()].filter(
         (deal) =>
-          creditedReps(deal).includes(rep.external_id) &&
+          creditedReps(deal).some((credited) => read.has(credited)) &&
           scope.periods.includes(dealPeriodId(deal, this.plan.period, this.today)),
       );
       const evaluation = evaluateLines({
@@ -112,6 +134,30 @@ export class EarningsWorld {
         deals: [...inScope, after],
         periods: scope.periods,
         today: this.today,
+        hierarchy: this.hierarchy,
+      });
+      assert.deepEqual(evaluation.problems, []);
+      this.ledger.apply(evaluation.targets);
+    }
+  }
+
+  /**
+   * A change of the rep hierarchy, as the hierarchy admin books it: the reps whose override lines it can move are
+   * evaluated over every deal and the given periods (locked ones too: the ledger books the difference in the next
+   * open period).
+   */
+  changeHierarchy(hierarchy: RepHierarchy, moved: Iterable<string>, periods: readonly PeriodId[]): void {
+    this.hierarchy = hierarchy;
+    for (const externalId of moved) {
+      const rep = this.reps.find((candidate) => candidate.external_id === externalId);
+      if (!rep) continue;
+      const evaluation = evaluateLines({
+        plan: this.plan,
+        rep,
+        deals: [...this.deals.values()],
+        periods,
+        today: this.today,
+        hierarchy,
       });
       assert.deepEqual(evaluation.problems, []);
       this.ledger.apply(evaluation.targets);
@@ -122,7 +168,14 @@ export class EarningsWorld {
   everyTarget(periods: readonly PeriodId[]): LineTarget[] {
     return this.reps.flatMap(
       (rep) =>
-        evaluateLines({ plan: this.plan, rep, deals: [...this.deals.values()], periods, today: this.today }).targets,
+        evaluateLines({
+          plan: this.plan,
+          rep,
+          deals: [...this.deals.values()],
+          periods,
+          today: this.today,
+          hierarchy: this.hierarchy,
+        }).targets,
     );
   }
 }

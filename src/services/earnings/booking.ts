@@ -1,5 +1,11 @@
 import { type LedgerRow, type RowRetirement, reconcileLine } from '../../domain/earnings/ledger.ts';
-import type { EarningTrace, LineTarget, PeriodStatus, TraceCause } from '../../domain/earnings/types.ts';
+import type {
+  EarningTrace,
+  LineTarget,
+  PeriodStatus,
+  TraceCause,
+  TraceReplacement,
+} from '../../domain/earnings/types.ts';
 import type { PeriodId } from '../../domain/periods.ts';
 import { newId } from '../../lib/ids.ts';
 import { countEarningsRows } from '../../lib/operationsMetrics.ts';
@@ -24,6 +30,8 @@ export interface Booking {
   triggeringDomainEventId: string | null;
   /** The deal event being evaluated, named in the traces of the rows written; null for a recompute. */
   cause: TraceCause | null;
+  /** For a recompute (no cause): why it replaces rows whose amount moved; a plan change when absent. */
+  recomputedFor?: TraceReplacement;
   /** False when the org has no webhook endpoint: nothing to announce. */
   hasWebhookEndpoints: boolean;
 }
@@ -43,18 +51,17 @@ export function addCounts(a: BookingCounts, b: BookingCounts): BookingCounts {
  * The trace as written: with the deal event that caused it; and for a recompute after a plan change, whose rows
  * have no event, a replacement the ledger could only call an amount change is the new plan version's doing.
  */
-function tracedWith(trace: EarningTrace, cause: TraceCause | null): EarningTrace {
+function tracedWith(trace: EarningTrace, cause: TraceCause | null, recomputedFor = PLAN_CHANGED): EarningTrace {
   if (cause) return { ...trace, cause };
   const replaced = trace.superseded;
   if (replaced?.reason?.code !== 'amount_changed') return trace;
-  return {
-    ...trace,
-    superseded: {
-      ...replaced,
-      reason: { code: 'plan_version_changed', explanation: 'The plan changed, and its lines were recomputed.' },
-    },
-  };
+  return { ...trace, superseded: { ...replaced, reason: recomputedFor } };
 }
+
+const PLAN_CHANGED: TraceReplacement = {
+  code: 'plan_version_changed',
+  explanation: 'The plan changed, and its lines were recomputed.',
+};
 
 export function isLive(row: LedgerRow): boolean {
   return row.status === 'pending' || row.status === 'projected';
@@ -139,7 +146,7 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
             rule_version: target.rule_version,
             triggering_domain_event_id: booking.triggeringDomainEventId,
             ...row,
-            trace: tracedWith(row.trace, booking.cause),
+            trace: tracedWith(row.trace, booking.cause, booking.recomputedFor),
           }),
         ),
       ),
