@@ -1,4 +1,5 @@
-import { type CalendarDate, calendarDateOfInstant } from '../periods.ts';
+import type { CalendarDate } from '../periods.ts';
+import { dealDate } from './assignments.ts';
 import type { DealSnapshot } from './types.ts';
 
 // The rep hierarchy (issue 16, manager overrides): who a rep's manager is from which day. Admins keep it
@@ -124,11 +125,12 @@ export function firstCycle(hierarchy: RepHierarchy): { day: CalendarDate; loop: 
   return null;
 }
 
-/** The day whose hierarchy an override of the deal reads: the day it was won; for an open deal, today. */
+/**
+ * The day whose hierarchy an override of the deal reads: the day the deal is dated, as everywhere in the engine
+ * (periods, assignment windows): its close date, else the day it was won (its won time), else, open, today.
+ */
 export function hierarchyDayOf(deal: DealSnapshot, today: CalendarDate): CalendarDate {
-  if (deal.status === 'open') return today;
-  if (deal.won_at !== null) return calendarDateOfInstant(deal.won_at);
-  return deal.close_date ?? today;
+  return dealDate(deal, today);
 }
 
 /**
