@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
 import type { RunningServer } from '../../src/main.ts';
 import { createOrgWithKey } from '../factories/access.ts';
+import { createAdmin } from '../factories/admins.ts';
 import { externalId } from '../factories/deals.ts';
 import { planDocument, planFile } from '../factories/plans.ts';
+import { adminClient } from '../helpers/adminClient.ts';
 import { type CliResult, onlyJson, runCli } from '../helpers/cli.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
 import { sdkClient } from '../helpers/sdk.ts';
@@ -198,5 +200,52 @@ describe('manager overrides', () => {
         [null, '2026-03-01'],
       ],
     );
+  });
+
+  test("the admin API reads and sets a rep's manager, recomputing the override it moves", async () => {
+    const db = testDatabase();
+    const { org, rawKey } = await createOrgWithKey(db);
+    const sdk = sdkClient(server, rawKey);
+    await cli(['plans', 'apply', await planFile(overridePlan), '--org', org.id]);
+    const account = await createAdmin(db, org.id, 'admin');
+    const client = adminClient(server);
+    assert.equal((await client.signIn(account.email, account.password)).response.status, 201);
+    await sdk.deals.ingestEvent({
+      external_id: externalId(),
+      state: { amount_cents: 1_000_000, stage: 'closed_won', close_date: '2026-04-20', owner_external_id: 'rep-x' },
+    });
+    const rep = (await client.api.GET('/admin/v1/reps')).data?.reps.find(
+      (candidate) => candidate.external_id === 'rep-x',
+    );
+    assert.ok(rep);
+    const path = { params: { path: { id: rep.id } } };
+    const empty = await client.api.GET('/admin/v1/reps/{id}/managers', path);
+    assert.deepEqual(empty.data?.entries, []);
+
+    const set = await client.api.POST('/admin/v1/reps/{id}/managers', {
+      ...path,
+      body: { manager_external_id: 'mgr-x', from: '2026-01-01' },
+    });
+    assert.equal(set.response.status, 200, JSON.stringify(set.error));
+    assert.deepEqual([set.data?.changed, set.data?.rows_recomputed], [true, 1]);
+    assert.deepEqual(set.data?.entries, [{ manager_external_id: 'mgr-x', from: '2026-01-01' }]);
+    const override = await listAll(sdk, { user_external_id: 'mgr-x' });
+    assert.deepEqual(
+      override.map((row) => [row.amount_cents, row.status]),
+      [[50_000, 'pending']],
+    );
+
+    const cycle = (await client.api.GET('/admin/v1/reps')).data?.reps.find(
+      (candidate) => candidate.external_id === 'mgr-x',
+    );
+    const refused = await client.api.POST('/admin/v1/reps/{id}/managers', {
+      params: { path: { id: cycle?.id as string } },
+      body: { manager_external_id: 'rep-x' },
+    });
+    assert.equal(refused.response.status, 400);
+    assert.equal(refused.error?.error, 'invalid_body');
+    const missing = await client.api.GET('/admin/v1/reps/{id}/managers', { params: { path: { id: 'user_missing' } } });
+    assert.equal(missing.response.status, 404);
+    assert.deepEqual((await client.api.GET('/admin/v1/reps/{id}/managers', path)).data?.entries, set.data?.entries);
   });
 });
