@@ -1,3 +1,4 @@
+import type pg from 'pg';
 // How long a request may wait on the database, and which failures mean "the database cannot serve now"
 // (503 with Retry-After) rather than a fault of ours (500). Shared by the `pg` pools and the Prisma client.
 
@@ -117,3 +118,18 @@ const CONNECTION_LOST_MESSAGES = [
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
 ];
+
+/**
+ * Every connection of the pool gets an 'error' listener of its own as it connects, kept for its whole life.
+ * pg-pool removes its idle listener when it hands a connection out, and the caller can add one only after its
+ * `await pool.connect()` resumes; a session the server ends in that gap (its FATAL in the same network read as
+ * the connection's ReadyForQuery, say) would otherwise be an 'error' event with no listener, which ends the
+ * process. The error itself is not lost: the connection's next statement fails with it.
+ */
+export function listenForErrorsFromTheStart(pool: pg.Pool): void {
+  pool.on('connect', (client) => {
+    client.on('error', ignoreHere);
+  });
+}
+
+function ignoreHere(): void {}

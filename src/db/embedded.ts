@@ -313,6 +313,8 @@ async function canConnect(port: number): Promise<boolean> {
 
 async function ensureDatabase(port: number): Promise<void> {
   const client = new pg.Client({ connectionString: urlFor(port).replace(`/${DATABASE}`, '/postgres') });
+  // A session that ends between statements fails the next one; it must not end the process.
+  client.on('error', () => {});
   await client.connect();
   try {
     const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);

@@ -62,6 +62,8 @@ export async function applyMigrations(databaseUrl: string, options: ApplyOptions
   const migrations = await readMigrations(options.migrationsDir ?? DEFAULT_DIR);
   const { connectionString, schema } = splitSchemaParam(databaseUrl);
   const client = new pg.Client({ connectionString, application_name: 'quotient-migrate' });
+  // A session that ends between statements fails the next one (and so the migration); it must not end the process.
+  client.on('error', () => {});
   await client.connect();
   try {
     if (schema) {

@@ -1,5 +1,5 @@
-import type { LedgerRow, NewEarningRow, RowRetirement } from '../domain/earnings/ledger.ts';
-import type { EarningStatus, EarningTrace, Rep } from '../domain/earnings/types.ts';
+import { type LedgerRow, type NewEarningRow, PLAN_ARCHIVED, type RowRetirement } from '../domain/earnings/ledger.ts';
+import type { EarningStatus, EarningTrace, Rep, TraceReplacement } from '../domain/earnings/types.ts';
 import type { PeriodId } from '../domain/periods.ts';
 import { named, sql, type Transaction } from './transaction.ts';
 
@@ -22,6 +22,8 @@ export interface EarningRecord {
   amount_cents: number;
   status: EarningStatus;
   supersedes_id: string | null;
+  /** Why the row is superseded or reversed; null while it applies (and on rows retired before it was kept). */
+  status_reason: TraceReplacement | null;
   triggering_domain_event_id: string | null;
   created_at: Date;
 }
@@ -73,7 +75,7 @@ export type EarningPosition = { createdAt: Date; id: string } | null;
 const LIVE_OR_LOCKED = `('projected', 'pending', 'approved', 'paid')`;
 
 const WIRE_COLUMNS = `e.id, e.user_id, u.external_id AS user_external_id, e.period_id, e.deal_id, e.plan_id,
-  e.plan_version_id, e.rule_chip_id, e.rule_version, e.amount_cents, e.status, e.supersedes_id,
+  e.plan_version_id, e.rule_chip_id, e.rule_version, e.amount_cents, e.status, e.supersedes_id, e.status_reason,
   e.triggering_domain_event_id, e.created_at`;
 
 type RecordRow = Omit<EarningRecord, 'amount_cents'> & { amount_cents: number | bigint };
@@ -92,6 +94,7 @@ function toRecord(row: RecordRow): EarningRecord {
     amount_cents: Number(row.amount_cents),
     status: row.status,
     supersedes_id: row.supersedes_id,
+    status_reason: row.status_reason ?? null,
     triggering_domain_event_id: row.triggering_domain_event_id,
     created_at: new Date(row.created_at),
   };
@@ -192,8 +195,8 @@ export class EarningRepository {
         text: `WITH clock AS (
                  SELECT date_trunc('milliseconds', clock_timestamp()) AS at
                ), retired AS (
-                 UPDATE earnings e SET status = r.status, status_changed_at = clock.at
-                 FROM clock, jsonb_to_recordset($2::jsonb) AS r(id text, status text)
+                 UPDATE earnings e SET status = r.status, status_changed_at = clock.at, status_reason = r.reason
+                 FROM clock, jsonb_to_recordset($2::jsonb) AS r(id text, status text, reason jsonb)
                  WHERE e.org_id = $1 AND e.id = r.id AND e.status <> ALL('{approved,paid,superseded,reversed}')
                  RETURNING e.*
                ), written AS (
@@ -213,7 +216,7 @@ export class EarningRepository {
                SELECT 'written' AS change, ${WIRE_COLUMNS} FROM written e JOIN users u ON u.id = e.user_id`,
         values: [
           orgId,
-          JSON.stringify(retirements.map(({ id, status }) => ({ id, status }))),
+          JSON.stringify(retirements.map(({ id, status, reason }) => ({ id, status, reason }))),
           JSON.stringify(earnings),
         ],
       }),
@@ -239,12 +242,13 @@ export class EarningRepository {
     const rows = await tx.query<RecordRow>(
       named('earnings_reverse_projections_of_rep', {
         text: `WITH moved AS (
-                 UPDATE earnings SET status = 'reversed', status_changed_at = date_trunc('milliseconds', clock_timestamp())
+                 UPDATE earnings SET status = 'reversed', status_reason = $4::jsonb,
+                   status_changed_at = date_trunc('milliseconds', clock_timestamp())
                  WHERE org_id = $1 AND user_id = $2 AND plan_id = ANY($3::text[]) AND status = 'projected'
                  RETURNING *
                )
                SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.id = e.user_id ORDER BY e.id`,
-        values: [orgId, userId, planIds],
+        values: [orgId, userId, planIds, JSON.stringify(PLAN_ARCHIVED)],
       }),
     );
     return rows.map(toRecord);

@@ -1,6 +1,12 @@
 import pg from 'pg';
 import type { Prisma } from '../../generated/prisma/client.ts';
-import { breaksConnection, type DatabaseTimeouts, readTimeoutMs, serverTimeoutOptions } from '../db/availability.ts';
+import {
+  breaksConnection,
+  type DatabaseTimeouts,
+  listenForErrorsFromTheStart,
+  readTimeoutMs,
+  serverTimeoutOptions,
+} from '../db/availability.ts';
 import type { Database } from '../db/prisma.ts';
 
 // The project's one database seam: a `Transaction` runs plain SQL statements, whichever runner opened it
@@ -95,6 +101,7 @@ export function createSqlPool(
   });
   // A connection that breaks while idle in the pool must not take the process down.
   pool.on('error', onIdleError);
+  listenForErrorsFromTheStart(pool);
   return pool;
 }
 

@@ -18,6 +18,7 @@ export function toWireEarning(earning: EarningRecord): WireEarning {
     amount_cents: earning.amount_cents,
     status: earning.status,
     supersedes_id: earning.supersedes_id,
+    status_reason: earning.status_reason,
     triggering_domain_event_id: earning.triggering_domain_event_id,
     created_at: earning.created_at.toISOString(),
   };

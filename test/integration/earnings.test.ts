@@ -215,6 +215,10 @@ describe("a deal's path through the ledger", () => {
         ['pending', 200_000, projected?.id],
       ],
     );
+    assert.deepEqual(
+      afterWin.map((earning) => earning.status_reason),
+      [{ code: 'deal_won', explanation: `Deal ${external} was won, so its forecast became an earning.` }, null],
+    );
     const pending = afterWin[1];
     assert.equal(pending?.triggering_domain_event_id, won.domain_event_id);
     assert.deepEqual((await client.earnings.get(pending?.id as string)).trace.superseded, {
@@ -229,6 +233,8 @@ describe("a deal's path through the ledger", () => {
       afterLoss.map((earning) => earning.status),
       ['superseded', 'reversed'],
     );
+    // The reversed row has no successor to say why: the row says it itself.
+    assert.deepEqual(afterLoss[1]?.status_reason, { code: 'deal_lost', explanation: `Deal ${external} was lost.` });
     assert.equal(lost.deal_id, opened.deal_id);
   });
 
@@ -242,8 +248,12 @@ describe("a deal's path through the ledger", () => {
     });
     await client.deals.ingestEvent({ external_id: external, event_type: 'delete', state: {} });
     assert.deepEqual(
-      (await listAll(client, { deal_id: won.deal_id })).map((earning) => [earning.status, earning.amount_cents]),
-      [['reversed', 100_000]],
+      (await listAll(client, { deal_id: won.deal_id })).map((earning) => [
+        earning.status,
+        earning.amount_cents,
+        earning.status_reason?.code,
+      ]),
+      [['reversed', 100_000, 'deal_deleted']],
     );
     await client.deals.ingestEvent({ external_id: external, state: { amount_cents: 1_500_000, stage: 'won' } });
     assert.deepEqual(
@@ -374,10 +384,10 @@ describe('plan changes', () => {
     assert.equal(archived.status, 'archived');
     assert.equal(archived.recompute?.rows_reversed, 1);
     assert.deepEqual(
-      (await listAll(client)).map((earning) => [earning.deal_id, earning.status]),
+      (await listAll(client)).map((earning) => [earning.deal_id, earning.status, earning.status_reason?.code ?? null]),
       [
-        [won.deal_id, 'pending'],
-        [open.deal_id, 'reversed'],
+        [won.deal_id, 'pending', null],
+        [open.deal_id, 'reversed', 'plan_archived'],
       ],
     );
     await client.deals.ingestEvent({ external_id: openExternal, state: { stage: 'won' } });

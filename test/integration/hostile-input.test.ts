@@ -211,4 +211,16 @@ describe('security headers', () => {
     assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(response.headers.get('x-frame-options'), 'DENY');
   });
+
+  test('the admin console page has the same page policy: its own scripts and API only, never framed', async () => {
+    const response = await fetch(`${server.url}/admin/sign-in`);
+    const policy = response.headers.get('content-security-policy') ?? '';
+    assert.match(policy, /default-src 'none'/);
+    assert.match(policy, /script-src 'self'(;|$)/);
+    assert.match(policy, /connect-src 'self'(;|$)/);
+    assert.match(policy, /frame-ancestors 'none'/);
+    assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(response.headers.get('x-frame-options'), 'DENY');
+    assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
+  });
 });

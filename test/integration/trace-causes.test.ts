@@ -138,5 +138,37 @@ describe('traces that name their causes', () => {
       amount_cents: 600_000,
       reason: { code: 'plan_version_changed', explanation: 'The plan changed, and its lines were recomputed.' },
     });
+    const replaced = await client.earnings.get(before?.id as string);
+    assert.equal(replaced.status, 'superseded');
+    assert.deepEqual(replaced.status_reason, trace.superseded?.reason);
+  });
+
+  test('a chip removed by a new plan version reverses its rows, and the rows say why', async () => {
+    const db = testDatabase();
+    const { org, rawKey } = await createOrgWithKey(db);
+    const base = { key: 'base', name: 'Base', kind: 'commission', rate_bps: 1000 } as const;
+    const spiff = { key: 'spiff', name: 'Spiff', kind: 'flat', amount_cents: 50_000 } as const;
+    const document = planDocument({ chips: [base, spiff] });
+    await applyPlan(db, org.id, document);
+    const client = sdkClient(server, rawKey);
+    await client.deals.ingestEvent({ external_id: 'opp-a', state: state(6_000_000, '2026-04-10') });
+    assert.equal((await rowsOf(client)).length, 2);
+
+    const applied = await applyPlan(db, org.id, { ...document, chips: [base] });
+    const pool = createSqlPool(process.env.DATABASE_URL as string, 2, () => {});
+    try {
+      await new EarningsEngine(db).recompute(pool, { orgId: org.id, planIds: [applied.plan_id] });
+    } finally {
+      await pool.end();
+    }
+    const reversed = await rowsOf(client, ['reversed']);
+    assert.deepEqual(
+      reversed.map((row) => [row.amount_cents, row.status_reason]),
+      [[50_000, { code: 'chip_removed', explanation: "The plan's new version no longer has this chip." }]],
+    );
+    assert.deepEqual(
+      (await rowsOf(client)).map((row) => [row.amount_cents, row.status_reason]),
+      [[600_000, null]],
+    );
   });
 });

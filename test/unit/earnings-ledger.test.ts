@@ -75,7 +75,8 @@ describe('the pending row', () => {
   test('a changed amount supersedes the live row with a new one that names it', () => {
     const live = row('pending', 500_000);
     const { retire, write } = reconcile(target(600_000), [row('superseded', 400_000), live]);
-    assert.deepEqual(retire, [{ id: live.id, status: 'superseded' }]);
+    const amountChanged = { code: 'amount_changed', explanation: "The line's amount changed." };
+    assert.deepEqual(retire, [{ id: live.id, status: 'superseded', reason: amountChanged }]);
     assert.deepEqual([write[0]?.amount_cents, write[0]?.supersedes_id], [600_000, live.id]);
     assert.deepEqual(write[0]?.trace.superseded, {
       id: live.id,
@@ -87,7 +88,16 @@ describe('the pending row', () => {
 
   test('a target of nothing reverses the live row and writes none', () => {
     const live = row('pending', 500_000);
-    assert.deepEqual(reconcile(target(0), [live]), { retire: [{ id: live.id, status: 'reversed' }], write: [] });
+    assert.deepEqual(reconcile(target(0), [live]), {
+      retire: [
+        {
+          id: live.id,
+          status: 'reversed',
+          reason: { code: 'amount_changed', explanation: "The line's amount changed." },
+        },
+      ],
+      write: [],
+    });
   });
 
   test('a line already approved in full has no pending row', () => {
@@ -134,10 +144,11 @@ describe('the pending row', () => {
     const periods = statuses({ '2026-04': 'locked' });
     const clawback = row('pending', -500_000, '2026-05');
     const partly = reconcile(target(100_000), [row('approved', 500_000), clawback], periods);
-    assert.deepEqual(partly.retire, [{ id: clawback.id, status: 'superseded' }]);
+    const amountChanged = { code: 'amount_changed', explanation: "The line's amount changed." };
+    assert.deepEqual(partly.retire, [{ id: clawback.id, status: 'superseded', reason: amountChanged }]);
     assert.deepEqual([partly.write[0]?.amount_cents, partly.write[0]?.period_id], [-400_000, '2026-05']);
     const restored = reconcile(target(500_000), [row('approved', 500_000), clawback], periods);
-    assert.deepEqual(restored, { retire: [{ id: clawback.id, status: 'reversed' }], write: [] });
+    assert.deepEqual(restored, { retire: [{ id: clawback.id, status: 'reversed', reason: amountChanged }], write: [] });
   });
 
   test('approved and paid rows are never retired, whatever the target', () => {
@@ -152,7 +163,13 @@ describe('the pending row', () => {
     const older = row('pending', 500_000);
     const newer = row('pending', 500_000);
     assert.deepEqual(reconcile(target(500_000), [older, newer]), {
-      retire: [{ id: older.id, status: 'reversed' }],
+      retire: [
+        {
+          id: older.id,
+          status: 'reversed',
+          reason: { code: 'amount_changed', explanation: 'A newer row of the line replaced it.' },
+        },
+      ],
       write: [],
     });
   });
@@ -178,21 +195,56 @@ describe('the projected row', () => {
   test('moves to a new row when the close date moves to another period', () => {
     const live = row('projected', 300_000, '2026-04');
     const { retire, write } = reconcile(target(0, 300_000, '2026-06'), [live]);
-    assert.deepEqual(retire, [{ id: live.id, status: 'superseded' }]);
+    assert.deepEqual(retire, [
+      {
+        id: live.id,
+        status: 'superseded',
+        reason: { code: 'amount_changed', explanation: "The line's amount changed." },
+      },
+    ]);
     assert.deepEqual([write[0]?.period_id, write[0]?.supersedes_id], ['2026-06', live.id]);
   });
 
   test('a reopened deal: the earning is superseded by the projection', () => {
     const earned = row('pending', 300_000);
     const { retire, write } = reconcile(target(0, 300_000), [earned]);
-    assert.deepEqual(retire, [{ id: earned.id, status: 'superseded' }]);
+    assert.deepEqual(retire, [
+      {
+        id: earned.id,
+        status: 'superseded',
+        reason: { code: 'deal_reopened', explanation: 'Deal opp-1 is open again, so it has earned nothing now.' },
+      },
+    ]);
     assert.deepEqual([write[0]?.status, write[0]?.supersedes_id], ['projected', earned.id]);
   });
 
   test('a lost deal: the projection is reversed', () => {
     const projected = row('projected', 300_000);
+    const lost = evaluateLines({
+      plan: plan(),
+      rep,
+      deals: [deal(1, { status: 'lost', stage: 'closed_lost', custom: { region: 'NA' } })],
+      periods: [],
+      today: '2026-04-25',
+    }).targets[0] as LineTarget;
+    assert.deepEqual(reconcile({ ...lost, earned_cents: 0, projected_cents: 0 }, [projected]), {
+      retire: [
+        { id: projected.id, status: 'reversed', reason: { code: 'deal_lost', explanation: 'Deal opp-1 was lost.' } },
+      ],
+      write: [],
+    });
+  });
+
+  test('a won deal that earns nothing on the line: the projection is reversed, saying so', () => {
+    const projected = row('projected', 300_000);
     assert.deepEqual(reconcile(target(0, 0), [projected]), {
-      retire: [{ id: projected.id, status: 'reversed' }],
+      retire: [
+        {
+          id: projected.id,
+          status: 'reversed',
+          reason: { code: 'deal_won', explanation: 'Deal opp-1 was won, and this line earns nothing on it.' },
+        },
+      ],
       write: [],
     });
   });
@@ -200,7 +252,11 @@ describe('the projected row', () => {
   test('an archived plan reverses the projections and leaves earned rows alone', () => {
     const projected = row('projected', 300_000);
     assert.deepEqual(reverseProjections([row('pending', 1), projected, row('approved', 2)]), [
-      { id: projected.id, status: 'reversed' },
+      {
+        id: projected.id,
+        status: 'reversed',
+        reason: { code: 'plan_archived', explanation: 'The plan was archived, so its forecasts no longer apply.' },
+      },
     ]);
   });
 });

@@ -352,7 +352,8 @@ export const EarningScalarFieldEnum = {
   triggering_domain_event_id: 'triggering_domain_event_id',
   trace: 'trace',
   created_at: 'created_at',
-  status_changed_at: 'status_changed_at'
+  status_changed_at: 'status_changed_at',
+  status_reason: 'status_reason'
 } as const
 
 export type EarningScalarFieldEnum = (typeof EarningScalarFieldEnum)[keyof typeof EarningScalarFieldEnum]

@@ -90,6 +90,7 @@ export type EarningCountAggregateOutputType = {
   trace: number
   created_at: number
   status_changed_at: number
+  status_reason: number
   _all: number
 }
 
@@ -158,6 +159,7 @@ export type EarningCountAggregateInputType = {
   trace?: true
   created_at?: true
   status_changed_at?: true
+  status_reason?: true
   _all?: true
 }
 
@@ -265,6 +267,7 @@ export type EarningGroupByOutputType = {
   trace: runtime.JsonValue
   created_at: Date
   status_changed_at: Date
+  status_reason: runtime.JsonValue | null
   _count: EarningCountAggregateOutputType | null
   _avg: EarningAvgAggregateOutputType | null
   _sum: EarningSumAggregateOutputType | null
@@ -308,6 +311,7 @@ export type EarningWhereInput = {
   trace?: Prisma.JsonFilter<"Earning">
   created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
+  status_reason?: Prisma.JsonNullableFilter<"Earning">
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   period?: Prisma.XOR<Prisma.PeriodScalarRelationFilter, Prisma.PeriodWhereInput>
@@ -338,6 +342,7 @@ export type EarningOrderByWithRelationInput = {
   trace?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   status_changed_at?: Prisma.SortOrder
+  status_reason?: Prisma.SortOrderInput | Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
   user?: Prisma.UserOrderByWithRelationInput
   period?: Prisma.PeriodOrderByWithRelationInput
@@ -371,6 +376,7 @@ export type EarningWhereUniqueInput = Prisma.AtLeast<{
   trace?: Prisma.JsonFilter<"Earning">
   created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
+  status_reason?: Prisma.JsonNullableFilter<"Earning">
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   period?: Prisma.XOR<Prisma.PeriodScalarRelationFilter, Prisma.PeriodWhereInput>
@@ -401,6 +407,7 @@ export type EarningOrderByWithAggregationInput = {
   trace?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   status_changed_at?: Prisma.SortOrder
+  status_reason?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.EarningCountOrderByAggregateInput
   _avg?: Prisma.EarningAvgOrderByAggregateInput
   _max?: Prisma.EarningMaxOrderByAggregateInput
@@ -429,6 +436,7 @@ export type EarningScalarWhereWithAggregatesInput = {
   trace?: Prisma.JsonWithAggregatesFilter<"Earning">
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeWithAggregatesFilter<"Earning"> | Date | string
+  status_reason?: Prisma.JsonNullableWithAggregatesFilter<"Earning">
 }
 
 export type EarningCreateInput = {
@@ -440,6 +448,7 @@ export type EarningCreateInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -470,6 +479,7 @@ export type EarningUncheckedCreateInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -482,6 +492,7 @@ export type EarningUpdateInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -512,6 +523,7 @@ export type EarningUncheckedUpdateInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -533,6 +545,7 @@ export type EarningCreateManyInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateManyMutationInput = {
@@ -544,6 +557,7 @@ export type EarningUpdateManyMutationInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUncheckedUpdateManyInput = {
@@ -564,6 +578,7 @@ export type EarningUncheckedUpdateManyInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningListRelationFilter = {
@@ -599,6 +614,7 @@ export type EarningCountOrderByAggregateInput = {
   trace?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   status_changed_at?: Prisma.SortOrder
+  status_reason?: Prisma.SortOrder
 }
 
 export type EarningAvgOrderByAggregateInput = {
@@ -1048,6 +1064,7 @@ export type EarningCreateWithoutOrgInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1076,6 +1093,7 @@ export type EarningUncheckedCreateWithoutOrgInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1126,6 +1144,7 @@ export type EarningScalarWhereInput = {
   trace?: Prisma.JsonFilter<"Earning">
   created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
+  status_reason?: Prisma.JsonNullableFilter<"Earning">
 }
 
 export type EarningCreateWithoutUserInput = {
@@ -1137,6 +1156,7 @@ export type EarningCreateWithoutUserInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1165,6 +1185,7 @@ export type EarningUncheckedCreateWithoutUserInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1203,6 +1224,7 @@ export type EarningCreateWithoutTriggering_domain_eventInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -1231,6 +1253,7 @@ export type EarningUncheckedCreateWithoutTriggering_domain_eventInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1269,6 +1292,7 @@ export type EarningCreateWithoutDealInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -1297,6 +1321,7 @@ export type EarningUncheckedCreateWithoutDealInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1335,6 +1360,7 @@ export type EarningCreateWithoutPlanInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -1363,6 +1389,7 @@ export type EarningUncheckedCreateWithoutPlanInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1401,6 +1428,7 @@ export type EarningCreateWithoutPlan_versionInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -1429,6 +1457,7 @@ export type EarningUncheckedCreateWithoutPlan_versionInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1467,6 +1496,7 @@ export type EarningCreateWithoutChipInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -1495,6 +1525,7 @@ export type EarningUncheckedCreateWithoutChipInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1533,6 +1564,7 @@ export type EarningCreateWithoutPeriodInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1560,6 +1592,7 @@ export type EarningUncheckedCreateWithoutPeriodInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1598,6 +1631,7 @@ export type EarningCreateWithoutSuperseded_byInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -1627,6 +1661,7 @@ export type EarningUncheckedCreateWithoutSuperseded_byInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateOrConnectWithoutSuperseded_byInput = {
@@ -1643,6 +1678,7 @@ export type EarningCreateWithoutSupersedesInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
@@ -1671,6 +1707,7 @@ export type EarningUncheckedCreateWithoutSupersedesInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
 }
 
@@ -1699,6 +1736,7 @@ export type EarningUpdateWithoutSuperseded_byInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -1728,6 +1766,7 @@ export type EarningUncheckedUpdateWithoutSuperseded_byInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpsertWithoutSupersedesInput = {
@@ -1750,6 +1789,7 @@ export type EarningUpdateWithoutSupersedesInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -1778,6 +1818,7 @@ export type EarningUncheckedUpdateWithoutSupersedesInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -1798,6 +1839,7 @@ export type EarningCreateManyOrgInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutOrgInput = {
@@ -1809,6 +1851,7 @@ export type EarningUpdateWithoutOrgInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -1837,6 +1880,7 @@ export type EarningUncheckedUpdateWithoutOrgInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -1857,6 +1901,7 @@ export type EarningUncheckedUpdateManyWithoutOrgInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyUserInput = {
@@ -1876,6 +1921,7 @@ export type EarningCreateManyUserInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutUserInput = {
@@ -1887,6 +1933,7 @@ export type EarningUpdateWithoutUserInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -1915,6 +1962,7 @@ export type EarningUncheckedUpdateWithoutUserInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -1935,6 +1983,7 @@ export type EarningUncheckedUpdateManyWithoutUserInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyTriggering_domain_eventInput = {
@@ -1954,6 +2003,7 @@ export type EarningCreateManyTriggering_domain_eventInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutTriggering_domain_eventInput = {
@@ -1965,6 +2015,7 @@ export type EarningUpdateWithoutTriggering_domain_eventInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -1993,6 +2044,7 @@ export type EarningUncheckedUpdateWithoutTriggering_domain_eventInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2013,6 +2065,7 @@ export type EarningUncheckedUpdateManyWithoutTriggering_domain_eventInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyDealInput = {
@@ -2032,6 +2085,7 @@ export type EarningCreateManyDealInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutDealInput = {
@@ -2043,6 +2097,7 @@ export type EarningUpdateWithoutDealInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -2071,6 +2126,7 @@ export type EarningUncheckedUpdateWithoutDealInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2091,6 +2147,7 @@ export type EarningUncheckedUpdateManyWithoutDealInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyPlanInput = {
@@ -2110,6 +2167,7 @@ export type EarningCreateManyPlanInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutPlanInput = {
@@ -2121,6 +2179,7 @@ export type EarningUpdateWithoutPlanInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -2149,6 +2208,7 @@ export type EarningUncheckedUpdateWithoutPlanInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2169,6 +2229,7 @@ export type EarningUncheckedUpdateManyWithoutPlanInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyPlan_versionInput = {
@@ -2188,6 +2249,7 @@ export type EarningCreateManyPlan_versionInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutPlan_versionInput = {
@@ -2199,6 +2261,7 @@ export type EarningUpdateWithoutPlan_versionInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -2227,6 +2290,7 @@ export type EarningUncheckedUpdateWithoutPlan_versionInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2247,6 +2311,7 @@ export type EarningUncheckedUpdateManyWithoutPlan_versionInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyChipInput = {
@@ -2266,6 +2331,7 @@ export type EarningCreateManyChipInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutChipInput = {
@@ -2277,6 +2343,7 @@ export type EarningUpdateWithoutChipInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
@@ -2305,6 +2372,7 @@ export type EarningUncheckedUpdateWithoutChipInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2325,6 +2393,7 @@ export type EarningUncheckedUpdateManyWithoutChipInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyPeriodInput = {
@@ -2343,6 +2412,7 @@ export type EarningCreateManyPeriodInput = {
   trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Date | string
   status_changed_at?: Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningUpdateWithoutPeriodInput = {
@@ -2354,6 +2424,7 @@ export type EarningUpdateWithoutPeriodInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -2381,6 +2452,7 @@ export type EarningUncheckedUpdateWithoutPeriodInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
 }
 
@@ -2400,6 +2472,7 @@ export type EarningUncheckedUpdateManyWithoutPeriodInput = {
   trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 
@@ -2422,6 +2495,7 @@ export type EarningSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
+  status_reason?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
@@ -2452,6 +2526,7 @@ export type EarningSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
+  status_reason?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
@@ -2481,6 +2556,7 @@ export type EarningSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
+  status_reason?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
@@ -2510,9 +2586,10 @@ export type EarningSelectScalar = {
   trace?: boolean
   created_at?: boolean
   status_changed_at?: boolean
+  status_reason?: boolean
 }
 
-export type EarningOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "line_key" | "user_id" | "period_id" | "deal_id" | "plan_id" | "plan_version_id" | "rule_chip_id" | "rule_version" | "amount_cents" | "status" | "supersedes_id" | "triggering_domain_event_id" | "trace" | "created_at" | "status_changed_at", ExtArgs["result"]["earning"]>
+export type EarningOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "line_key" | "user_id" | "period_id" | "deal_id" | "plan_id" | "plan_version_id" | "rule_chip_id" | "rule_version" | "amount_cents" | "status" | "supersedes_id" | "triggering_domain_event_id" | "trace" | "created_at" | "status_changed_at" | "status_reason", ExtArgs["result"]["earning"]>
 export type EarningInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -2580,6 +2657,7 @@ export type $EarningPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     trace: runtime.JsonValue
     created_at: Date
     status_changed_at: Date
+    status_reason: runtime.JsonValue | null
   }, ExtArgs["result"]["earning"]>
   composites: {}
 }
@@ -3030,6 +3108,7 @@ export interface EarningFieldRefs {
   readonly trace: Prisma.FieldRef<"Earning", 'Json'>
   readonly created_at: Prisma.FieldRef<"Earning", 'DateTime'>
   readonly status_changed_at: Prisma.FieldRef<"Earning", 'DateTime'>
+  readonly status_reason: Prisma.FieldRef<"Earning", 'Json'>
 }
     
 

@@ -1016,6 +1016,14 @@ export interface components {
             status: components["schemas"]["EarningStatus"];
             /** @description The older row of the same line that this row replaced, if any. */
             supersedes_id: components["schemas"]["EarningId"] | null;
+            /**
+             * @description Why the row no longer applies, set when it becomes `superseded` (the same reason its
+             *     successor's `trace.superseded.reason` gives) or `reversed` (the deal was lost or deleted,
+             *     the rep left the plan, the chip's condition stopped holding, the plan was archived...);
+             *     `null` for live, approved and paid rows, and for rows retired before the reason was
+             *     recorded.
+             */
+            status_reason: components["schemas"]["TraceReplacement"] | null;
             /** @description The domain event that caused the evaluation; `null` for a recompute after a plan change. */
             triggering_domain_event_id: components["schemas"]["DomainEventId"] | null;
             /**
@@ -1646,7 +1654,11 @@ export interface components {
                 to: unknown;
             }[];
         };
-        /** @description Why the line's earlier row was replaced by this one. */
+        /**
+         * @description Why a row of a line stopped applying: in a trace's `superseded`, why the earlier row was
+         *     replaced by this one; as an earning's `status_reason`, why the row is `superseded` or
+         *     `reversed`.
+         */
         TraceReplacement: {
             /**
              * @description `deal_won` (a forecast became an earning), `deal_reopened` (an earning went back to a
@@ -1654,11 +1666,13 @@ export interface components {
              *     `not_assigned` (the rep is no longer on the plan), `no_longer_matching` (the chip's
              *     condition stopped holding), `no_longer_a_report` (an override's deal no longer credits
              *     any of the manager's reports), `plan_version_changed` (a recompute after a new plan
-             *     version), `hierarchy_changed` (a recompute after a change of the rep hierarchy), `amount_changed` (the line's amount moved: the deal's amount, or the running
-             *     total or attainment other deals make up).
+             *     version), `hierarchy_changed` (a recompute after a change of the rep hierarchy),
+             *     `plan_archived` (the plan was archived: its forecasts no longer apply), `chip_removed` (a
+             *     new plan version no longer has the row's chip), `amount_changed` (the line's amount
+             *     moved: the deal's amount, or the running total or attainment other deals make up).
              * @enum {string}
              */
-            code: "deal_won" | "deal_reopened" | "deal_lost" | "deal_deleted" | "owner_changed" | "not_assigned" | "no_longer_matching" | "no_longer_a_report" | "plan_version_changed" | "hierarchy_changed" | "amount_changed";
+            code: "deal_won" | "deal_reopened" | "deal_lost" | "deal_deleted" | "owner_changed" | "not_assigned" | "no_longer_matching" | "no_longer_a_report" | "plan_version_changed" | "hierarchy_changed" | "plan_archived" | "chip_removed" | "amount_changed";
             /**
              * @description The same in one sentence.
              * @example Deal opp-1043 was won, so its forecast became an earning.

@@ -31,7 +31,15 @@ export type PeriodStatuses = ReadonlyMap<PeriodId, PeriodStatus>;
 export interface RowRetirement {
   id: string;
   status: 'superseded' | 'reversed';
+  /** Why the row stops applying (the row's `status_reason`). */
+  reason: TraceReplacement;
 }
+
+/** A live row left behind by an interrupted write: the line's newer live row of the same status replaces it. */
+const STALE_ROW: TraceReplacement = {
+  code: 'amount_changed',
+  explanation: 'A newer row of the line replaced it.',
+};
 
 export interface NewEarningRow {
   status: 'pending' | 'projected';
@@ -95,7 +103,7 @@ export function reconcileLine(target: LineTarget, rows: readonly LedgerRow[], pe
   const decisions = tracks.map((track) => {
     const live = rows.filter((row) => row.status === track.status);
     // A line has one live row per status; older ones can only come from an interrupted write and go.
-    for (const stale of live.slice(0, -1)) retire.push({ id: stale.id, status: 'reversed' });
+    for (const stale of live.slice(0, -1)) retire.push({ id: stale.id, status: 'reversed', reason: STALE_ROW });
     const newest = live.at(-1) ?? null;
     const keep = newest !== null && newest.amount_cents === track.amount && newest.period_id === track.period_id;
     return { track, newest, keep, writes: !keep && track.amount !== 0, predecessor: keep ? null : newest };
@@ -110,14 +118,24 @@ export function reconcileLine(target: LineTarget, rows: readonly LedgerRow[], pe
     if (other?.predecessor) {
       decision.predecessor = other.predecessor;
       other.predecessor = null;
-      retire.push({ id: decision.predecessor.id, status: 'superseded' });
+      retire.push({
+        id: decision.predecessor.id,
+        status: 'superseded',
+        reason: replacementReason(target, decision.track.status, decision.predecessor),
+      });
     }
   }
 
   const write: NewEarningRow[] = [];
   for (const { track, writes, predecessor } of decisions) {
     if (predecessor && !retire.some((retirement) => retirement.id === predecessor.id)) {
-      retire.push({ id: predecessor.id, status: writes ? 'superseded' : 'reversed' });
+      retire.push({
+        id: predecessor.id,
+        status: writes ? 'superseded' : 'reversed',
+        reason: writes
+          ? replacementReason(target, track.status, predecessor)
+          : reversalReason(target, track.status, predecessor),
+      });
     }
     if (writes) write.push(newRow(target, track, predecessor, periods));
   }
@@ -139,7 +157,10 @@ export function replacementReason(
     return { code: 'deal_won', explanation: `${name} was won, so its forecast became an earning.` };
   }
   const zero = target.trace.steps.find((step) => step.type === 'zero_target');
-  const reopened = status === 'projected' || (deal?.status === 'open' && target.earned_cents === 0);
+  // An earning that goes back to a forecast, or a clawback of what a deal open again no longer earns.
+  const reopened =
+    (status === 'projected' && replaced.status === 'pending') ||
+    (status === 'pending' && deal?.status === 'open' && target.earned_cents === 0);
   if (zero?.type === 'zero_target' && zero.reason !== 'deal_open') {
     const byReason = {
       deal_lost: ['deal_lost', `${name} was lost.`],
@@ -154,6 +175,17 @@ export function replacementReason(
   }
   if (reopened) return { code: 'deal_reopened', explanation: `${name} is open again, so it has earned nothing now.` };
   return { code: 'amount_changed', explanation: "The line's amount changed." };
+}
+
+/** Why a line's live row goes with no successor: its target of that status is now 0. */
+function reversalReason(target: LineTarget, status: LiveStatus, reversed: Pick<LedgerRow, 'status'>): TraceReplacement {
+  const reason = replacementReason(target, status, reversed);
+  if (status !== 'projected' || reason.code !== 'amount_changed') return reason;
+  const deal = target.trace.deal;
+  if (deal?.status === 'won') {
+    return { code: 'deal_won', explanation: `Deal ${deal.external_id} was won, and this line earns nothing on it.` };
+  }
+  return { code: 'amount_changed', explanation: "The line's forecast is now 0." };
 }
 
 function newRow(
@@ -257,5 +289,17 @@ export function markPeriodPaid(
 
 /** An archived plan is no longer evaluated: its lines' projections no longer apply; earned rows stay. */
 export function reverseProjections(rows: readonly LedgerRow[]): RowRetirement[] {
-  return rows.filter((row) => row.status === 'projected').map((row) => ({ id: row.id, status: 'reversed' }));
+  return rows
+    .filter((row) => row.status === 'projected')
+    .map((row) => ({ id: row.id, status: 'reversed', reason: PLAN_ARCHIVED }));
 }
+
+export const PLAN_ARCHIVED: TraceReplacement = {
+  code: 'plan_archived',
+  explanation: 'The plan was archived, so its forecasts no longer apply.',
+};
+
+export const CHIP_REMOVED: TraceReplacement = {
+  code: 'chip_removed',
+  explanation: "The plan's new version no longer has this chip.",
+};

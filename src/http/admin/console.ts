@@ -2,35 +2,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response, type Router } from 'express';
+import { htmlPageSecurityHeaders } from '../securityHeaders.ts';
 
 /** Where `npm run build:console` writes the console (index.html and hashed assets). */
 export const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist/', import.meta.url));
 
-/**
- * The console's pages allow only this server's own scripts, styles, images and API: no inline script, no other
- * origin, no framing.
- */
-export const CONSOLE_CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+// The console's pages allow only this server's own scripts, styles, images and API: no inline script, no other
+// origin, no framing (the policy of every HTML page Quotient serves).
+const CONSOLE_PAGE_HEADERS = { ...htmlPageSecurityHeaders(), 'Cache-Control': 'no-cache' };
 
 function pageHeaders(res: Response): void {
-  res.set({
-    'Content-Security-Policy': CONSOLE_CONTENT_SECURITY_POLICY,
-    'X-Content-Type-Options': 'nosniff',
-    'X-Frame-Options': 'DENY',
-    'Referrer-Policy': 'no-referrer',
-    'Cache-Control': 'no-cache',
-  });
+  res.set(CONSOLE_PAGE_HEADERS);
 }
 
 /**

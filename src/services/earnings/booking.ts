@@ -1,4 +1,4 @@
-import { type LedgerRow, type RowRetirement, reconcileLine } from '../../domain/earnings/ledger.ts';
+import { CHIP_REMOVED, type LedgerRow, type RowRetirement, reconcileLine } from '../../domain/earnings/ledger.ts';
 import type {
   EarningTrace,
   LineTarget,
@@ -51,17 +51,33 @@ export function addCounts(a: BookingCounts, b: BookingCounts): BookingCounts {
  * The trace as written: with the deal event that caused it; and for a recompute after a plan change, whose rows
  * have no event, a replacement the ledger could only call an amount change is the new plan version's doing.
  */
-function tracedWith(trace: EarningTrace, cause: TraceCause | null, recomputedFor = PLAN_CHANGED): EarningTrace {
+function tracedWith(
+  trace: EarningTrace,
+  cause: TraceCause | null,
+  recomputedFor: TraceReplacement = PLAN_VERSION_CHANGED,
+): EarningTrace {
   if (cause) return { ...trace, cause };
   const replaced = trace.superseded;
-  if (replaced?.reason?.code !== 'amount_changed') return trace;
-  return { ...trace, superseded: { ...replaced, reason: recomputedFor } };
+  if (!replaced?.reason) return trace;
+  return { ...trace, superseded: { ...replaced, reason: causedBy(replaced.reason, cause, recomputedFor) } };
 }
 
-const PLAN_CHANGED: TraceReplacement = {
+const PLAN_VERSION_CHANGED: TraceReplacement = {
   code: 'plan_version_changed',
   explanation: 'The plan changed, and its lines were recomputed.',
 };
+
+/**
+ * A retired row's reason, as tracedWith gives its successor's: a recompute (no cause) moved the amount because
+ * of what asked for it, a new plan version unless `recomputedFor` says otherwise (a hierarchy change).
+ */
+function causedBy(
+  reason: TraceReplacement,
+  cause: TraceCause | null,
+  recomputedFor: TraceReplacement = PLAN_VERSION_CHANGED,
+): TraceReplacement {
+  return !cause && reason.code === 'amount_changed' ? recomputedFor : reason;
+}
 
 export function isLive(row: LedgerRow): boolean {
   return row.status === 'pending' || row.status === 'projected';
@@ -114,10 +130,15 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
       changes: reconcileLine(target, byLine.get(target.line.line_key) ?? [], statuses),
     }));
     const drops: RowRetirement[] = droppedLines.flatMap((lineKey) =>
-      (byLine.get(lineKey) ?? []).filter(isLive).map((row) => ({ id: row.id, status: 'reversed' as const })),
+      (byLine.get(lineKey) ?? [])
+        .filter(isLive)
+        .map((row) => ({ id: row.id, status: 'reversed' as const, reason: CHIP_REMOVED })),
     );
     const rowsById = new Map(rows.map((row) => [row.id, row]));
-    const retire = [...decisions.flatMap((decision) => decision.changes.retire), ...drops];
+    const retire = [...decisions.flatMap((decision) => decision.changes.retire), ...drops].map((retirement) => ({
+      ...retirement,
+      reason: causedBy(retirement.reason, booking.cause, booking.recomputedFor),
+    }));
     const bookedInto = new Set(decisions.flatMap((decision) => decision.changes.write.map((row) => row.period_id)));
     const movedOutOf = retire.flatMap((retirement) => {
       const row = rowsById.get(retirement.id);

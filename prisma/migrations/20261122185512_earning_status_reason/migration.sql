@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "earnings" ADD COLUMN     "status_reason" JSONB;
