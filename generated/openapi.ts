@@ -1186,7 +1186,7 @@ export interface components {
             status: "open" | "locked" | "paid";
         };
         /** @description One step of the computation; `type` says which. */
-        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceOverrideStep"];
+        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceOverrideStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"];
         /** @description A condition was evaluated (the chip's `when`); the chip applies only when `result` is true. */
         TraceConditionStep: {
             /**
@@ -1836,6 +1836,44 @@ export interface components {
             lines: components["schemas"]["StatementLine"][];
             /** @description Clawbacks and top-ups booked here for lines of earlier, locked periods, in the order they were written. */
             adjustments: components["schemas"]["StatementAdjustment"][];
+            /**
+             * @description The plan's draw in this period (issue 16), from the draw rows booked up to it; `null` when the
+             *     plan has no draw and no draw row is booked here. `advance_cents` is what `draw` rows booked in
+             *     this period pay (a negative part is an advance of a locked period taken back);
+             *     `recovery_cents` what `draw_recovery` rows booked here recover. For a recoverable draw the
+             *     balance opens at what advances booked in earlier periods leave unrecovered and closes at
+             *     opening + advance − recovery; a draw that is not recoverable keeps no balance (both 0).
+             */
+            draw: {
+                /**
+                 * Format: int64
+                 * @description The plan's draw per period, as its current version says (0 when it no longer has one).
+                 * @example 300000
+                 */
+                amount_cents: number;
+                /** @example true */
+                recoverable: boolean;
+                /**
+                 * Format: int64
+                 * @example 200000
+                 */
+                opening_balance_cents: number;
+                /**
+                 * Format: int64
+                 * @example 0
+                 */
+                advance_cents: number;
+                /**
+                 * Format: int64
+                 * @example 100000
+                 */
+                recovery_cents: number;
+                /**
+                 * Format: int64
+                 * @example 100000
+                 */
+                closing_balance_cents: number;
+            } | null;
             /** @description Sums of `lines` and `adjustments` by status. */
             totals: components["schemas"]["StatusTotals"];
             /**
@@ -2157,6 +2195,28 @@ export interface components {
              * @example 10000000
              */
             quota_cents: number | null;
+            /**
+             * Format: int64
+             * @description At most this much per rep and period over all the plan's chips, in cents (the plan file's
+             *     `cap_cents`, issue 16); `null` when the plan has no cap.
+             * @example 1500000
+             */
+            readonly cap_cents: number | null;
+            /**
+             * @description The plan's draw per rep and period (the plan file's `draw`, issue 16); `null` when it has none.
+             *     When a rep's earnings under the plan in a period are below `amount_cents`, a `draw` line pays the
+             *     difference; when `recoverable`, that advance is recovered from later periods' earnings above
+             *     the draw (`draw_recovery` lines).
+             */
+            readonly draw: {
+                /**
+                 * Format: int64
+                 * @example 300000
+                 */
+                amount_cents: number;
+                /** @example true */
+                recoverable: boolean;
+            } | null;
             /** @description Who the plan applies to, as the current version says. */
             readonly assignees: components["schemas"]["PlanAssignees"];
             /** @description The version in force. */
@@ -2183,10 +2243,12 @@ export interface components {
          *     - `attainment_bonus`: a period-level `amount_cents` when the rep's won amount reaches
          *       `threshold_pct` of quota;
          *     - `override`: `rate_bps` of the credited amounts of the deals of a manager's reports, down to
-         *       `depth` levels of the rep hierarchy in effect at each deal's won time, each deal once.
+         *       `depth` levels of the rep hierarchy in effect on each deal's date, each deal once;
+         *     - `draw` and `draw_recovery`: not chips of a plan file but the lines of the plan's `draw`
+         *       (issue 16), on earnings only: a period's advance, and the recovery of earlier advances.
          * @enum {string}
          */
-        RuleChipKind: "commission" | "tiered_commission" | "flat" | "attainment_bonus" | "override";
+        RuleChipKind: "commission" | "tiered_commission" | "flat" | "attainment_bonus" | "override" | "draw" | "draw_recovery";
         /** @description A rule chip of a plan version. */
         RuleChip: {
             readonly id: components["schemas"]["RuleChipId"];
@@ -2396,6 +2458,101 @@ export interface components {
          * @example 11000000
          */
         RunningTotalCents: number | string;
+        /**
+         * @description A chip's `floor_cents` that tops up the line (issue 16): the chip's lines of the rep's period paid
+         *     `period_total_cents` on won deals, less than `floor_cents`, so this line, the last of them in
+         *     counting order, gets the difference on top: `amount_cents` = `unfloored_cents` + `floor_cents` −
+         *     `period_total_cents`. Applied after the deal cap, before the period and plan caps.
+         */
+        TraceFloorStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "floor";
+            /**
+             * Format: int64
+             * @description The chip's floor per rep and period.
+             * @example 100000
+             */
+            floor_cents: number;
+            /**
+             * Format: int64
+             * @description What the chip's lines of the period pay on won deals before the floor, this line included.
+             * @example 40000
+             */
+            period_total_cents: number;
+            /**
+             * Format: int64
+             * @description The line's amount before the floor.
+             * @example 10000
+             */
+            unfloored_cents: number;
+            /**
+             * Format: int64
+             * @description The line's amount after the floor.
+             * @example 70000
+             */
+            amount_cents: number;
+        };
+        /**
+         * @description The plan's draw for the rep and period (issue 16), on a `draw` or `draw_recovery` line.
+         *     `earned_cents` is what every chip of the plan earned the rep in the period (after caps). The
+         *     advance is max(0, `draw_cents` − `earned_cents`). For a recoverable draw, the balance opens at
+         *     `opening_balance_cents` (advances of earlier periods not yet recovered), the recovery is
+         *     min(`opening_balance_cents`, max(0, `earned_cents` − `draw_cents`)), so a period never pays less
+         *     than its draw, and `closing_balance_cents` = opening + advance − recovery. A `draw` line earns the
+         *     advance; a `draw_recovery` line earns minus the recovery. A draw that is not recoverable has no
+         *     balance: both balances are 0 and nothing is recovered.
+         */
+        TraceDrawStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draw";
+            /**
+             * Format: int64
+             * @description The plan's draw per rep and period.
+             * @example 300000
+             */
+            draw_cents: number;
+            /**
+             * @description Whether advances are recovered from later periods' earnings above the draw.
+             * @example true
+             */
+            recoverable: boolean;
+            /**
+             * Format: int64
+             * @description What the plan's chips earned the rep in the period.
+             * @example 100000
+             */
+            earned_cents: number;
+            /**
+             * Format: int64
+             * @description Advances of earlier periods not yet recovered, before this period.
+             * @example 0
+             */
+            opening_balance_cents: number;
+            /**
+             * Format: int64
+             * @description What the draw pays in this period.
+             * @example 200000
+             */
+            advance_cents: number;
+            /**
+             * Format: int64
+             * @description What this period's earnings above the draw pay back of the balance.
+             * @example 0
+             */
+            recovery_cents: number;
+            /**
+             * Format: int64
+             * @description The balance carried to the next period.
+             * @example 200000
+             */
+            closing_balance_cents: number;
+        };
     };
     responses: {
         /**
@@ -2635,7 +2792,6 @@ export interface components {
          * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
          *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
          *     starting `cursor:`.
-         * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
          */
         Cursor: string;
         /**
@@ -2848,7 +3004,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
@@ -2984,7 +3139,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only earnings of this user (rep). */
@@ -3098,7 +3252,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
@@ -3239,7 +3392,6 @@ export interface operations {
                  * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
                  *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
                  *     starting `cursor:`.
-                 * @example eyJ0IjoiMjAyNi0wNC0yMFQxNjozMDoxMi40NTZaIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
             };

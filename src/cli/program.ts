@@ -1,6 +1,7 @@
 import { Command, type CommanderError } from 'commander';
 import { adminsCommand } from './commands/admins.ts';
 import { auditCommand } from './commands/audit.ts';
+import { dbCommand } from './commands/db.ts';
 import { demoCommand } from './commands/demo.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
@@ -23,6 +24,7 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
   for (const command of [
     serveCommand(),
     migrateCommand(),
+    dbCommand(),
     orgsCommand(),
     keysCommand(),
     adminsCommand(),

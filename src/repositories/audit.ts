@@ -1,6 +1,6 @@
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../db/prisma.ts';
-import type { AuditFilters, AuditPosition } from '../domain/audit/cursor.ts';
+import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import { prismaOr, type Transaction } from './transaction.ts';
 
 export interface AuditEntryInput {
@@ -39,6 +39,15 @@ export interface AuditEntryRecord {
   details: unknown;
 }
 
+/** The filters of the admin audit log; `from` is inclusive, `to` exclusive. */
+export interface AuditFilters {
+  actor?: string;
+  keyId?: string;
+  action?: string;
+  from?: Date;
+  to?: Date;
+}
+
 export class AuditRepository {
   private readonly db: Database;
 
@@ -64,7 +73,7 @@ export class AuditRepository {
   async listPage(
     orgId: string,
     filters: AuditFilters,
-    position: AuditPosition,
+    position: KeysetPosition,
     limit: number,
   ): Promise<AuditEntryRecord[]> {
     const occurred = {
@@ -80,10 +89,7 @@ export class AuditRepository {
         ...(Object.keys(occurred).length > 0 ? { occurred_at: occurred } : {}),
         ...(position
           ? {
-              OR: [
-                { occurred_at: { lt: position.occurredAt } },
-                { occurred_at: position.occurredAt, id: { lt: position.id } },
-              ],
+              OR: [{ occurred_at: { lt: position.at } }, { occurred_at: position.at, id: { lt: position.id } }],
             }
           : {}),
       },

@@ -1,9 +1,10 @@
-import type { DealListFilters, DealPosition } from '../domain/deals/cursor.ts';
 import type { DealSplit } from '../domain/deals/event.ts';
+import type { DealListFilters } from '../domain/deals/feed.ts';
 import type { DealState, DealStatus, DomainEventType, FieldChange } from '../domain/deals/projection.ts';
 import type { JsonObject } from '../domain/json.ts';
+import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { DomainEventRecord } from './domainEvents.ts';
-import { named, type SqlPool, sql, type Transaction } from './transaction.ts';
+import { named, type SqlPool, type Transaction } from './transaction.ts';
 
 /** A credited rep of a split deal, with the rep's internal user id (stored for finding a rep's split deals). */
 export interface StoredSplit extends DealSplit {
@@ -44,14 +45,6 @@ export interface AppliedEvent {
   becameWon: boolean;
 }
 
-/** The change-feed horizon of an org: deals updated before it can no longer be overtaken by a commit. */
-export interface ChangeHorizon {
-  /** Truncated to milliseconds, the precision of `updated_at`. */
-  horizon: Date;
-  /** A deal-writing transaction of the org was in progress when the horizon was taken. */
-  writesInFlight: boolean;
-}
-
 /** A `deals` row as the pool's type parsers return it (bigint as number, date as `YYYY-MM-DD`). */
 export interface DealRow {
   id: string;
@@ -81,7 +74,7 @@ export const DEAL_COLUMNS =
  * The application_name a transaction sets (locally) before it writes deals of an org. The change feed reads
  * pg_stat_activity for transactions carrying it, so every transaction that writes `deals` must set it first
  * (SourceEventRepository.recordAndOpenDeal does) and must take `updated_at` from clock_timestamp() after it
- * holds a transaction id. See DealRepository.changeHorizon.
+ * holds a transaction id. See FeedWriterRepository.horizon.
  */
 export function dealWriterTag(orgId: string): string {
   return `quotient:deals:${orgId}`;
@@ -221,27 +214,6 @@ export class DealRepository {
   }
 
   /**
-   * The horizon of the org's change feed: the start of the oldest deal-writing transaction of the org still in
-   * progress, or now when there is none. Such a transaction can still commit deals, and their `updated_at` (a
-   * clock reading taken after it got its transaction id) is never earlier than its start, so every deal
-   * updated before the horizon is committed, and visible to a statement that starts after this one. A page
-   * must therefore be read by a later statement, never in the same one, and in READ COMMITTED.
-   * `backend_start` stands in for `xact_start` when activity tracking is off (it is earlier, so still safe).
-   */
-  async changeHorizon(orgId: string): Promise<ChangeHorizon> {
-    const { rows } = await this.pool.query<{ horizon: Date; writers: number }>(
-      sql`
-        SELECT date_trunc('milliseconds', COALESCE(min(COALESCE(xact_start, backend_start)), now())) AS horizon,
-               count(*) AS writers
-        FROM pg_stat_activity
-        WHERE datname = current_database() AND application_name = ${dealWriterTag(orgId)}
-          AND backend_xid IS NOT NULL AND pid <> pg_backend_pid()`,
-    );
-    const row = rows[0] as { horizon: Date; writers: number };
-    return { horizon: row.horizon, writesInFlight: row.writers > 0 };
-  }
-
-  /**
    * Up to `limit` deals after `position` in (updated_at, id) order, with every filter applied. The text names
    * only the filters given, so that even a generic plan picks the index that fits: (org_id, external_id),
    * (org_id, status, updated_at, id) or (org_id, updated_at, id).
@@ -249,7 +221,7 @@ export class DealRepository {
   async listAfter(
     orgId: string,
     filters: DealListFilters,
-    position: DealPosition,
+    position: KeysetPosition,
     limit: number,
   ): Promise<DealRecord[]> {
     const values: unknown[] = [];
@@ -264,7 +236,7 @@ export class DealRepository {
     if (filters.ownerExternalId !== undefined) where.push(`owner_external_id = ${param(filters.ownerExternalId)}`);
     if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
     if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}::timestamptz`);
-    if (position) where.push(`(updated_at, id) > (${param(position.updatedAt)}::timestamptz, ${param(position.id)})`);
+    if (position) where.push(`(updated_at, id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
     const { rows } = await this.pool.query<DealRow>({
       text: `SELECT ${DEAL_COLUMNS} FROM deals WHERE ${where.join(' AND ')} ORDER BY updated_at, id LIMIT ${param(limit)}`,
       values,

@@ -1,5 +1,6 @@
 import { type LedgerRow, type NewEarningRow, PLAN_ARCHIVED, type RowRetirement } from '../domain/earnings/ledger.ts';
 import type { EarningStatus, EarningTrace, Rep, TraceReplacement } from '../domain/earnings/types.ts';
+import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodId } from '../domain/periods.ts';
 import { named, sql, type Transaction } from './transaction.ts';
 
@@ -68,9 +69,6 @@ export interface EarningListFilters {
   statuses?: EarningStatus[];
   createdSince?: Date;
 }
-
-/** The last row a page returned; null means "before the first row". */
-export type EarningPosition = { createdAt: Date; id: string } | null;
 
 const LIVE_OR_LOCKED = `('projected', 'pending', 'approved', 'paid')`;
 
@@ -293,8 +291,35 @@ export class EarningRepository {
   }
 
   /**
+   * What a rep's recoverable draw under a plan has advanced and not yet recovered before `periodId`: the sum of
+   * the standing rows of the draw's lines (advances of a recoverable draw, and recoveries) of earlier periods,
+   * by the period each line is for, wherever its rows are booked.
+   */
+  async drawBalanceBefore(
+    tx: Transaction,
+    orgId: string,
+    userId: string,
+    planId: string,
+    chipIds: { advance: string; recovery: string },
+    periodId: PeriodId,
+  ): Promise<bigint> {
+    const rows = await tx.query<{ balance: string }>(
+      named('earnings_draw_balance_before', {
+        text: `SELECT COALESCE(sum(amount_cents), 0)::text AS balance FROM earnings
+               WHERE org_id = $1 AND user_id = $2 AND plan_id = $3 AND status IN ${LIVE_OR_LOCKED}
+                 AND trace -> 'period' ->> 'id' < $6
+                 AND (rule_chip_id = $5
+                      OR (rule_chip_id = $4 AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'))`,
+        values: [orgId, userId, planId, chipIds.advance, chipIds.recovery, periodId],
+      }),
+    );
+    return BigInt(rows[0]?.balance ?? '0');
+  }
+
+  /**
    * The reps a recompute of these plans must visit: every rep who owns a deal or is credited by a split, every
-   * manager of the rep hierarchy (override chips), and every rep with a live row under one of the plans (a deal that changed owner, a rep no longer assigned).
+   * manager of the rep hierarchy (override chips), and every rep with a live row under one of the plans (a deal
+   * that changed owner, a rep no longer assigned).
    */
   async repsToRecompute(tx: Transaction, orgId: string, planIds: readonly string[]): Promise<string[]> {
     const rows = await tx.query<{ user_id: string }>(
@@ -320,7 +345,7 @@ export class EarningRepository {
     tx: Transaction,
     orgId: string,
     filters: EarningListFilters,
-    position: EarningPosition,
+    position: KeysetPosition,
     limit: number,
   ): Promise<EarningRecord[]> {
     const values: unknown[] = [];
@@ -337,7 +362,7 @@ export class EarningRepository {
     if (filters.statuses !== undefined) where.push(`e.status = ANY(${param(filters.statuses)}::text[])`);
     if (filters.createdSince !== undefined) where.push(`e.created_at >= ${param(filters.createdSince)}::timestamptz`);
     if (position) {
-      where.push(`(e.created_at, e.id) > (${param(position.createdAt)}::timestamptz, ${param(position.id)})`);
+      where.push(`(e.created_at, e.id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
     }
     const rows = await tx.query<RecordRow>({
       text: `SELECT ${WIRE_COLUMNS} FROM earnings e JOIN users u ON u.id = e.user_id

@@ -33,22 +33,28 @@ export class LedgerPeriodRepository {
     return new Map(rows.map((row) => [row.id, row.status]));
   }
 
-  /** Creates the periods that do not exist yet, `open` (as PeriodRepository.ensurePeriod does, for many). */
-  async ensurePeriods(tx: Transaction, orgId: string, periodIds: readonly PeriodId[]): Promise<void> {
-    if (periodIds.length === 0) return;
+  /**
+   * Creates the periods that do not exist yet, `open`, and returns the ids this call created: whoever first books
+   * into a period, or locks it, calls this. Concurrent callers create each period once (the others wait for its
+   * insert, then see it). The kind and the dates follow from the id.
+   */
+  async ensurePeriods(tx: Transaction, orgId: string, periodIds: readonly PeriodId[]): Promise<PeriodId[]> {
+    if (periodIds.length === 0) return [];
     const periods = [...periodIds].sort().map((id) => {
       const parsed = parsePeriodId(id);
       if (!parsed) throw new RangeError(`not a period id: ${JSON.stringify(id)}`);
       return { id, kind: parsed.kind, ...periodBounds(id) };
     });
-    await tx.query(
-      named('earnings_ensure_periods', {
+    const created = await tx.query<{ id: PeriodId }>(
+      named('ensure_periods', {
         text: `INSERT INTO periods (org_id, id, kind, starts_on, ends_on, status)
                SELECT $1, p.id, p.kind, p.starts_on, p.ends_on, 'open'
                FROM jsonb_to_recordset($2::jsonb) AS p(id text, kind text, starts_on date, ends_on date)
-               ON CONFLICT (org_id, id) DO NOTHING`,
+               ON CONFLICT (org_id, id) DO NOTHING
+               RETURNING id`,
         values: [orgId, JSON.stringify(periods)],
       }),
     );
+    return created.map((row) => row.id);
   }
 }

@@ -2,7 +2,7 @@ import type { StatementRow } from '../domain/earnings/statement.ts';
 import type { PeriodStatus } from '../domain/earnings/types.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodKind } from '../domain/periods.ts';
-import type { Assignee } from '../domain/plans/types.ts';
+import type { Assignee, PlanDraw } from '../domain/plans/types.ts';
 import { sql, type Transaction } from './transaction.ts';
 
 // Reports over the earnings ledger for reps and payroll (statements, payouts): reads only, always scoped by
@@ -26,6 +26,8 @@ export interface ReportPlan {
   quota_cents: number | null;
   /** `all`, or the assignees of the plan's current version (owner_external_id values or dated assignments). */
   assignees: 'all' | Assignee[];
+  /** The current version's draw (issue 16); null when it has none. */
+  draw: PlanDraw | null;
 }
 
 /** One rep's sums over a period's approved and paid rows. */
@@ -66,11 +68,39 @@ export class LedgerReportRepository {
   async plans(tx: Transaction, orgId: string): Promise<ReportPlan[]> {
     const rows = await tx.query<Omit<ReportPlan, 'quota_cents'> & { quota_cents: number | bigint | null }>(
       sql`SELECT p.id, p.key, p.name, p.status, p.period, p.quota_cents,
-                 COALESCE(v.definition -> 'assignees', '"all"'::jsonb) AS assignees
+                 COALESCE(v.definition -> 'assignees', '"all"'::jsonb) AS assignees,
+                 v.definition -> 'draw' AS draw
           FROM plans p JOIN plan_versions v ON v.id = p.current_version_id
           WHERE p.org_id = ${orgId} ORDER BY p.created_at, p.id`,
     );
-    return rows.map((row) => ({ ...row, quota_cents: row.quota_cents === null ? null : Number(row.quota_cents) }));
+    return rows.map((row) => ({
+      ...row,
+      quota_cents: row.quota_cents === null ? null : Number(row.quota_cents),
+      draw: row.draw ?? null,
+    }));
+  }
+
+  /**
+   * Per plan, what the rep's recoverable draws have advanced and not yet recovered in the periods booked before
+   * `periodId`: the sum of the standing rows booked there of the draws' lines (advances of a recoverable draw,
+   * and recoveries).
+   */
+  async drawBalancesBefore(
+    tx: Transaction,
+    orgId: string,
+    userId: string,
+    periodId: string,
+  ): Promise<Map<string, number>> {
+    const rows = await tx.query<{ plan_id: string; balance: string }>(
+      sql`SELECT plan_id, sum(amount_cents)::text AS balance FROM earnings
+          WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id < ${periodId}
+            AND status IN ('pending', 'approved', 'paid')
+            AND (trace -> 'chip' ->> 'kind' = 'draw_recovery'
+                 OR (trace -> 'chip' ->> 'kind' = 'draw'
+                     AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'))
+          GROUP BY plan_id`,
+    );
+    return new Map(rows.map((row) => [row.plan_id, Number(row.balance)]));
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../db/prisma.ts';
-import { type PeriodKind, parsePeriodId, periodBounds } from '../domain/periods.ts';
+import type { PeriodKind } from '../domain/periods.ts';
 import { prismaOf, sql, type Transaction } from './transaction.ts';
 
 export type PeriodStatus = 'open' | 'locked' | 'paid';
@@ -56,32 +56,6 @@ export class PeriodRepository {
 
   constructor(db: Database) {
     this.db = db;
-  }
-
-  /**
-   * The org's period with this id (`2026-04`, `2026-Q2`), created `open` on first need: whoever first books
-   * something into a period calls this. Concurrent callers get the same row. The kind follows from the id.
-   */
-  async ensurePeriod(tx: Transaction, orgId: string, periodId: string): Promise<PeriodRecord> {
-    return (await this.ensure(tx, orgId, periodId)).period;
-  }
-
-  /** As `ensurePeriod`, telling whether this call created the row. */
-  async ensure(tx: Transaction, orgId: string, periodId: string): Promise<{ period: PeriodRecord; created: boolean }> {
-    const parsed = parsePeriodId(periodId);
-    if (!parsed) throw new RangeError(`not a period id: ${JSON.stringify(periodId)}`);
-    const bounds = periodBounds(periodId);
-    const created = await prismaOf(tx).$queryRaw<PeriodRow[]>`
-      INSERT INTO periods (org_id, id, kind, starts_on, ends_on, status)
-      VALUES (${orgId}, ${periodId}, ${parsed.kind}, ${bounds.starts_on}::date, ${bounds.ends_on}::date, 'open')
-      ON CONFLICT (org_id, id) DO NOTHING
-      RETURNING ${PERIOD_COLUMNS}`;
-    if (created[0]) return { period: toPeriodRecord(created[0]), created: true };
-    // Another transaction has the row; this statement sees it even if it committed after ours began.
-    const found = await prismaOf(tx).$queryRaw<PeriodRow[]>`
-      SELECT ${PERIOD_COLUMNS} FROM periods WHERE org_id = ${orgId} AND id = ${periodId}`;
-    if (!found[0]) throw new Error(`period ${periodId} of org ${orgId} was neither created nor found`);
-    return { period: toPeriodRecord(found[0]), created: false };
   }
 
   /**

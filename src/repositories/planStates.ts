@@ -21,4 +21,22 @@ export class PlanStateRepository {
             WHERE org_id = ${orgId} AND current_version_id IS NOT NULL ORDER BY created_at, id`;
     return tx.query<PlanState>(statement);
   }
+
+  /**
+   * Creates the chips a plan's draw lines name (issue 16), once: they are not chips of the plan file, so no plan
+   * version lists them, but every earning row names a chip.
+   */
+  async ensureDrawChips(
+    tx: Transaction,
+    orgId: string,
+    planId: string,
+    chips: ReadonlyArray<{ id: string; key: string }>,
+  ) {
+    for (const chip of chips) {
+      await tx.query(
+        sql`INSERT INTO chips (id, org_id, plan_id, key) VALUES (${chip.id}, ${orgId}, ${planId}, ${chip.key})
+            ON CONFLICT DO NOTHING`,
+      );
+    }
+  }
 }

@@ -320,6 +320,9 @@ export class PlanRepository {
         quota_cents: stored.quota_cents,
         assignees: stored.assignees,
         ...(typeof stored.cap_cents === 'number' ? { cap_cents: stored.cap_cents } : {}),
+        ...(stored.draw
+          ? { draw: { amount_cents: stored.draw.amount_cents, recoverable: stored.draw.recoverable } }
+          : {}),
         chips: chips.map((chip) => chip.definition),
       };
       return [{ plan, version_id: version.id, version_number: version.number, definition, chips }];

@@ -87,4 +87,11 @@ export class UserRepository {
     );
     return rows[0] ?? null;
   }
+
+  /** Every rep of the org, as the engine names them, oldest first. */
+  async repsOfOrg(tx: Transaction, orgId: string): Promise<Array<{ user_id: string; external_id: string }>> {
+    return tx.query<{ user_id: string; external_id: string }>(
+      sql`SELECT id AS user_id, external_id FROM users WHERE org_id = ${orgId} ORDER BY created_at, id`,
+    );
+  }
 }

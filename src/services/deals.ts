@@ -1,19 +1,37 @@
 import type { components } from '../../generated/openapi.ts';
-import { type DealListFilters, decodeCursor, encodeCursor, filterFingerprint } from '../domain/deals/cursor.ts';
-import { cutFeedPage } from '../domain/deals/feed.ts';
+import { cutFeedPage, type DealListFilters } from '../domain/deals/feed.ts';
+import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import { type DealRecord, DealRepository } from '../repositories/deals.ts';
-import type { SqlPool } from '../repositories/transaction.ts';
+import { FeedWriterRepository } from '../repositories/feedWriters.ts';
+import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
 
 export interface DealPage {
   deals: DealRecord[];
   nextCursor: string | null;
 }
 
+export const DEAL_CURSOR = keysetCursor({ idPrefix: 'deal', timeMember: 'u' });
+
+/** What a deals cursor is bound to: the org and every filter. */
+export function dealListFingerprint(orgId: string, filters: DealListFilters): string {
+  return keysetFingerprint(orgId, {
+    status: filters.status ?? null,
+    stage: filters.stage ?? null,
+    owner: filters.ownerExternalId ?? null,
+    external_id: filters.externalId ?? null,
+    updated_since: filters.updatedSince?.toISOString() ?? null,
+    include_deleted: filters.includeDeleted,
+  });
+}
+
 /** Reading deals: keyset pages in (updated_at, id) order that together form a change feed missing nothing. */
 export class DealReader {
+  private readonly pool: SqlPool;
   private readonly deals: DealRepository;
+  private readonly feedWriters = new FeedWriterRepository();
 
   constructor(pool: SqlPool) {
+    this.pool = pool;
     this.deals = new DealRepository(pool);
   }
 
@@ -22,15 +40,15 @@ export class DealReader {
     orgId: string,
     query: { filters: DealListFilters; limit: number; cursor?: string },
   ): Promise<DealPage> {
-    const fingerprint = filterFingerprint(orgId, query.filters);
-    const from = query.cursor === undefined ? null : decodeCursor(query.cursor, fingerprint);
-    // The horizon first, the rows in a later statement: see DealRepository.changeHorizon.
-    const horizon = await this.deals.changeHorizon(orgId);
+    const fingerprint = dealListFingerprint(orgId, query.filters);
+    const from = query.cursor === undefined ? null : DEAL_CURSOR.decode(query.cursor, fingerprint);
+    // The horizon first, the rows in a later statement: see FeedWriterRepository.horizon.
+    const horizon = await this.feedWriters.horizon(poolStatements(this.pool), orgId);
     const rows = await this.deals.listAfter(orgId, query.filters, from, query.limit + 1);
     const page = cutFeedPage(rows, { from, limit: query.limit, ...horizon });
     return {
       deals: page.items,
-      nextCursor: page.more ? encodeCursor(page.position, fingerprint) : null,
+      nextCursor: page.more ? DEAL_CURSOR.encode(page.position, fingerprint) : null,
     };
   }
 }

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.ts';
-import { decodeKeysetCursor, encodeKeysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
+import { type KeysetPosition, keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import { LedgerReportRepository, type PayoutRow, type PeriodRow } from '../repositories/ledgerReports.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 
@@ -36,6 +36,9 @@ export function toWirePayout(row: PayoutRow): Payout {
 
 const EXPORT_PAGE = 500;
 
+/** Payouts are one per rep, in the reps' (created_at, id) order. */
+export const PAYOUT_CURSOR = keysetCursor({ idPrefix: 'user', timeMember: 'c' });
+
 /**
  * Payouts of a locked period for payroll, one per rep: the API's `GET /v1/payouts` pages and the CLI's
  * `periods export` read the same sums through the same statement.
@@ -53,25 +56,20 @@ export class PayoutReader {
   async page(orgId: string, periodId: string, query: { limit: number; cursor?: string }): Promise<PayoutPage> {
     const period = await this.#lockedPeriod(orgId, periodId);
     const fingerprint = keysetFingerprint(orgId, { payouts_of: periodId });
-    const from = query.cursor === undefined ? null : decodeKeysetCursor(query.cursor, fingerprint, 'user');
+    const from = query.cursor === undefined ? null : PAYOUT_CURSOR.decode(query.cursor, fingerprint);
     const rows = await this.#reports.payoutsAfter(this.#tx, orgId, periodId, from, query.limit + 1);
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    return {
-      period,
-      payouts: page.map(toWirePayout),
-      nextCursor:
-        rows.length > query.limit && last
-          ? encodeKeysetCursor({ at: last.user_created_at, id: last.user_id }, fingerprint)
-          : null,
-    };
+    const page = PAYOUT_CURSOR.page(rows, query.limit, fingerprint, (row) => ({
+      at: row.user_created_at,
+      id: row.user_id,
+    }));
+    return { period, payouts: page.items.map(toWirePayout), nextCursor: page.nextCursor };
   }
 
   /** Every payout of the period, for an export. */
   async all(orgId: string, periodId: string): Promise<{ period: PeriodRow; payouts: Payout[] }> {
     const period = await this.#lockedPeriod(orgId, periodId);
     const payouts: Payout[] = [];
-    let position: { at: Date; id: string } | null = null;
+    let position: KeysetPosition = null;
     for (;;) {
       const rows = await this.#reports.payoutsAfter(this.#tx, orgId, periodId, position, EXPORT_PAGE);
       payouts.push(...rows.map(toWirePayout));

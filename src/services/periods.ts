@@ -1,6 +1,7 @@
 import type { Database } from '../db/prisma.ts';
 import { isPeriodId } from '../domain/periods.ts';
 import { AuditRepository } from '../repositories/audit.ts';
+import { LedgerPeriodRepository } from '../repositories/ledgerPeriods.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
 import { type PeriodRecord, PeriodRepository, type PeriodTotal } from '../repositories/periods.ts';
 import { databaseStatements, inPrismaTransaction } from '../repositories/transaction.ts';
@@ -24,6 +25,7 @@ export interface PeriodChangeResult {
 export class PeriodAdmin {
   private readonly db: Database;
   private readonly periods: PeriodRepository;
+  private readonly ledgerPeriods = new LedgerPeriodRepository();
   private readonly orgs: OrgRepository;
   private readonly audit: AuditRepository;
   private readonly listener: PeriodChangeListener;
@@ -62,7 +64,8 @@ export class PeriodAdmin {
     this.requirePeriodId(periodId);
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
-      const { created } = await this.periods.ensure(tx, orgId, periodId);
+      await this.listener.beforePeriodLocked?.(tx, { orgId, periodId });
+      const created = await this.ledgerPeriods.ensurePeriods(tx, orgId, [periodId]);
       const current = (await this.periods.lockForUpdate(tx, orgId, periodId)) as PeriodRecord;
       if (current.status === 'locked') return { period: current, changed: false, rows_moved: 0 };
       if (current.status === 'paid') {
@@ -73,7 +76,7 @@ export class PeriodAdmin {
       }
       const period = await this.periods.markLocked(tx, orgId, periodId, new Date());
       const pendingBefore = await this.periods.countEarnings(tx, orgId, periodId, 'pending');
-      await this.listener.onPeriodLocked(tx, { orgId, period, existedBefore: !created });
+      await this.listener.onPeriodLocked(tx, { orgId, period, existedBefore: created.length === 0 });
       const rowsMoved = pendingBefore - (await this.periods.countEarnings(tx, orgId, periodId, 'pending'));
       await this.audit.insertMany(
         [adminAuditEntry(orgId, 'period.locked', { period_id: periodId, rows_moved: rowsMoved }, this.actor)],

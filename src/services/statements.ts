@@ -29,14 +29,15 @@ export class StatementReader {
     const tx = poolStatements(this.#pool);
     const user = await this.#users.find(tx, orgId, userId);
     if (!user) return null;
-    const [period, rows, plans, deals] = await Promise.all([
+    const [period, rows, plans, deals, drawBalances] = await Promise.all([
       this.#reports.findPeriod(tx, orgId, periodId),
       this.#reports.rowsOfRepInPeriod(tx, orgId, userId, periodId),
       this.#reports.plans(tx, orgId),
       this.#deals.dealsOfRep(tx, orgId, userId),
+      this.#reports.drawBalancesBefore(tx, orgId, userId, periodId),
     ]);
     const kind = periodKindOf(periodId);
-    const withRows = new Set(rows.map((row) => row.plan_id));
+    const withRows = new Set([...rows.map((row) => row.plan_id), ...drawBalances.keys()]);
     const shown = plans.filter(
       (plan) =>
         withRows.has(plan.id) ||
@@ -48,6 +49,7 @@ export class StatementReader {
       plans: shown,
       rows,
       deals,
+      drawBalances,
       today: this.#today(),
     });
   }

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.ts';
-import { decodeKeysetCursor, encodeKeysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
+import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import type { SqlPool } from '../repositories/transaction.ts';
 import { poolStatements } from '../repositories/transaction.ts';
 import { type UserListFilters, type UserRecord, UserRepository } from '../repositories/users.ts';
@@ -8,6 +8,8 @@ export interface UserPage {
   users: UserRecord[];
   nextCursor: string | null;
 }
+
+export const USER_CURSOR = keysetCursor({ idPrefix: 'user', timeMember: 'c' });
 
 /** Reading the org's users (reps): keyset pages in (created_at, id) order, and one user by id. */
 export class UserReader {
@@ -24,17 +26,10 @@ export class UserReader {
     query: { filters: UserListFilters; limit: number; cursor?: string },
   ): Promise<UserPage> {
     const fingerprint = keysetFingerprint(orgId, { external_id: query.filters.externalId ?? null });
-    const from = query.cursor === undefined ? null : decodeKeysetCursor(query.cursor, fingerprint, 'user');
+    const from = query.cursor === undefined ? null : USER_CURSOR.decode(query.cursor, fingerprint);
     const rows = await this.#users.listAfter(poolStatements(this.#pool), orgId, query.filters, from, query.limit + 1);
-    const users = rows.slice(0, query.limit);
-    const last = users.at(-1);
-    return {
-      users,
-      nextCursor:
-        rows.length > query.limit && last
-          ? encodeKeysetCursor({ at: last.created_at, id: last.id }, fingerprint)
-          : null,
-    };
+    const page = USER_CURSOR.page(rows, query.limit, fingerprint, (user) => ({ at: user.created_at, id: user.id }));
+    return { users: page.items, nextCursor: page.nextCursor };
   }
 
   find(orgId: string, userId: string): Promise<UserRecord | null> {

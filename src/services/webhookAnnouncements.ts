@@ -86,6 +86,9 @@ export function withDealWebhooks(inner: DealChangeListener): DealChangeListener 
 /** `inner` (the ledger's status moves), with `period.locked` / `period.paid` announced first. */
 export function withPeriodWebhooks(inner: PeriodChangeListener): PeriodChangeListener {
   return {
+    beforePeriodLocked: async (tx, change) => {
+      await inner.beforePeriodLocked?.(tx, change);
+    },
     onPeriodLocked: async (tx, change) => {
       await announcePeriodLocked(tx, change);
       await inner.onPeriodLocked(tx, change);

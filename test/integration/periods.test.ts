@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterAll, describe, test } from 'vitest';
+import type { PeriodId } from '../../src/domain/periods.ts';
 import { AuditRepository } from '../../src/repositories/audit.ts';
+import { LedgerPeriodRepository } from '../../src/repositories/ledgerPeriods.ts';
 import { PeriodRepository } from '../../src/repositories/periods.ts';
 import { inPrismaTransaction } from '../../src/repositories/transaction.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from '../../src/services/periodChanges.ts';
@@ -16,9 +18,13 @@ async function auditEntries(orgId: string) {
   return entries.reverse().map((entry) => [entry.action, (entry.details as { period_id?: string }).period_id]);
 }
 
-function ensure(orgId: string, periodId: string) {
+/** Ensures the period as booking and locking do, then reads it back. */
+async function ensure(orgId: string, periodId: PeriodId) {
   const db = testDatabase();
-  return inPrismaTransaction(db, (tx) => new PeriodRepository(db).ensurePeriod(tx, orgId, periodId));
+  await inPrismaTransaction(db, (tx) => new LedgerPeriodRepository().ensurePeriods(tx, orgId, [periodId]));
+  const period = (await new PeriodRepository(db).listForOrg(orgId)).find((found) => found.id === periodId);
+  assert.ok(period, `period ${periodId} was not created`);
+  return period;
 }
 
 describe('quotient periods (CLI)', () => {
@@ -194,7 +200,7 @@ describe('period transitions', () => {
     assert.deepEqual(await auditEntries(org.id), []);
   });
 
-  test('ensurePeriod creates a period open once; concurrent callers get the same row', async () => {
+  test('ensuring a period creates it open once; concurrent callers get the same row', async () => {
     const db = testDatabase();
     const org = await createOrg(db);
     const periods = await Promise.all([1, 2, 3, 4].map(() => ensure(org.id, '2026-10')));

@@ -107,6 +107,8 @@ describe('GET /v1/plans/{id}', () => {
       status: 'active',
       period: 'monthly',
       quota_cents: 10000000,
+      cap_cents: null,
+      draw: null,
       assignees: 'all',
       current_version_id: applied.version_id,
       created_at: row.created_at.toISOString(),

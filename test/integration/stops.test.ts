@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, test } from 'vitest';
 import { dealEvent } from '../factories/deals.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
@@ -274,4 +276,64 @@ describe('the embedded database stays up while any Quotient process uses it', ()
     },
     PROCESSES_MS,
   );
+});
+
+describe('quotient db status', () => {
+  async function status(env: NodeJS.ProcessEnv) {
+    const result = await runCli(['db', 'status', '--json'], env);
+    assert.equal(result.code, 0, result.stderr);
+    return onlyJson(result) as Record<string, unknown>;
+  }
+
+  test(
+    'says whether the embedded cluster exists, runs and who holds it up, and never starts or creates it',
+    async () => {
+      const data = await dataDir();
+      assert.deepEqual(await status(data.env), {
+        database: 'embedded',
+        data_dir: data.dir,
+        initialised: false,
+        running: false,
+        port: null,
+        holders: [],
+      });
+      assert.equal(postmasterPid(data.dir), null, 'asking created nothing');
+
+      const server = await serve(data.env);
+      const serverPid = server.process.child.pid as number;
+      data.watch([serverPid]);
+      const running = await status(data.env);
+      assert.equal(running.running, true);
+      assert.equal(running.initialised, true);
+      // postmaster.pid's fourth line is the port the cluster listens on.
+      const port = Number(readFileSync(join(data.dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[3]);
+      assert.equal(running.port, port);
+      assert.deepEqual(running.holders, [serverPid]);
+
+      const postmaster = postmasterPid(data.dir) as number;
+      await stop(server.process, 'SIGTERM');
+      await allGone([postmaster]);
+      assert.deepEqual(await status(data.env), {
+        database: 'embedded',
+        data_dir: data.dir,
+        initialised: true,
+        running: false,
+        port: null,
+        holders: [],
+      });
+    },
+    PROCESSES_MS,
+  );
+
+  test('with DATABASE_URL, names the server and whether it answers', async () => {
+    const reachable = await status({ ...process.env });
+    assert.equal(reachable.database, 'url');
+    assert.equal(reachable.reachable, true);
+    assert.doesNotMatch(String(reachable.url), /@|password/, 'no credentials in the output');
+    const unreachable = await status({ ...process.env, DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/none' });
+    assert.deepEqual(
+      [unreachable.database, unreachable.url, unreachable.reachable],
+      ['url', '127.0.0.1:1/none', false],
+    );
+  });
 });

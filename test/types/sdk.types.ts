@@ -97,3 +97,37 @@ export function webhookPayloads(body: string, headers: Headers): void {
   // @ts-expect-error verifyWebhook needs the raw body, not the parsed object
   verifyWebhook('whsec_AAAA', JSON.parse(body) as object, headers);
 }
+
+export async function repsAndPayroll(): Promise<number> {
+  const rep = await client.users.findByExternalId('rep-017');
+  // @ts-expect-error a rep may not exist: findByExternalId returns null then
+  void rep.id;
+  if (!rep) return 0;
+  // @ts-expect-error the users filter is external_id
+  client.users.list({ email: 'rep@example.com' });
+  const statement = await client.statements.get(rep.id, '2026-04');
+  const payable: number = statement.payable_cents;
+  // @ts-expect-error a statement's totals are by status, not one number
+  const total: number = statement.totals;
+  void total;
+  // @ts-expect-error payouts need the period: a payroll export is of one locked period
+  client.payouts.list({});
+  for await (const payout of client.payouts.list({ period_id: '2026-04' })) {
+    const net: number = payout.total_cents;
+    // @ts-expect-error a payout is in integer cents, never a formatted amount
+    const formatted: string = payout.total_cents;
+    void [net, formatted];
+  }
+  // @ts-expect-error an estimate needs the close date it assumes
+  await client.estimates.create({ external_id: 'opp-1043' });
+  const estimate = await client.estimates.create({ external_id: 'opp-1043', close_date: '2026-04-28' });
+  const difference: number = estimate.difference_cents;
+  for (const line of estimate.lines) {
+    // @ts-expect-error estimated rows are never written, so they have no id
+    void line.rows[0]?.id;
+  }
+  const earning = await client.earnings.get('earn_0');
+  const reason: string | undefined = earning.status_reason?.code;
+  void reason;
+  return payable + difference;
+}

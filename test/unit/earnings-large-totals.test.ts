@@ -46,7 +46,12 @@ describe('running totals past 2^53 - 1', () => {
     const computation = computeTiered(
       amount,
       cumulative(BEYOND, amount),
-      { kind: 'tiered_commission', mode: 'marginal', bands, caps: { period_cents: null, deal_cents: null } },
+      {
+        kind: 'tiered_commission',
+        mode: 'marginal',
+        bands,
+        caps: { period_cents: null, deal_cents: null, floor_cents: null },
+      },
       null,
     );
     assert.equal(computation.exact, amount * 500n);
@@ -62,7 +67,12 @@ describe('running totals past 2^53 - 1', () => {
     const computation = computeTiered(
       100n,
       cumulative(BEYOND, 100n),
-      { kind: 'tiered_commission', mode: 'retroactive', bands, caps: { period_cents: null, deal_cents: null } },
+      {
+        kind: 'tiered_commission',
+        mode: 'retroactive',
+        bands,
+        caps: { period_cents: null, deal_cents: null, floor_cents: null },
+      },
       null,
     );
     assert.equal(computation.exact, 100n * 500n);

@@ -1,8 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
+import { InvalidCursor } from '../../src/domain/lists/keysetCursor.ts';
 import { toApiError } from '../../src/http/middleware/errorHandler.ts';
 
 describe('error mapping', () => {
+  test('a cursor a list refused is 400 invalid_body with a reason starting cursor:, for every list alike', () => {
+    const error = toApiError(
+      new InvalidCursor('is malformed; pass the next_cursor of a previous page unchanged'),
+      'req_abc',
+    );
+    assert.equal(error.status, 400);
+    assert.deepEqual(error.toBody(), {
+      error: 'invalid_body',
+      reason: 'cursor: is malformed; pass the next_cursor of a previous page unchanged',
+    });
+  });
+
   test('an unexpected error becomes internal_error that names only the request id', () => {
     const error = toApiError(new Error('relation "api_keys" does not exist: SELECT * FROM api_keys'), 'req_abc');
     assert.equal(error.status, 500);

@@ -23,6 +23,7 @@ const planInfo = {
   name: 'Core AE plan',
   period: enginePlan.period,
   quota_cents: enginePlan.quota_cents,
+  draw: null,
 };
 
 const dealStates: fc.Arbitrary<DealSnapshot> = fc

@@ -1,7 +1,7 @@
 import { centsAsNumber, formatMoney } from './money.ts';
 import type { TraceStep } from './types.ts';
 
-// Caps (issue 16, item 3): a chip may pay at most `deal_cap_cents` on one deal and at most `cap_cents` per rep
+// Caps and floors (issue 16, item 3): a chip may pay at most `deal_cap_cents` on one deal and at most `cap_cents` per rep
 // and period; a plan may pay a rep at most its `cap_cents` per period over all chips. A cap cuts rounded
 // line amounts (the single rounding of a line happens first), in the order a period's deals count: close
 // date, then won time, then id. Earned lines take the cap first; an open deal's projection gets what the
@@ -67,4 +67,28 @@ export function capTrace(
       ? `so ${formatMoney(cut.uncapped)} is within the cap`
       : `so this line is cut from ${formatMoney(cut.uncapped)} to ${formatMoney(cut.amount)}`;
   return { step, sentence: `${owner} pays at most ${formatMoney(capCents)} ${SCOPE_WORDS[scope]}${used}, ${outcome}.` };
+}
+
+/**
+ * The trace step and sentence of a chip's floor that tops up a line: the period's lines of the chip paid `total`,
+ * less than `floorCents`, so this line, the last of them, goes from `before` to `after`.
+ */
+export function floorTrace(
+  floorCents: bigint,
+  total: bigint,
+  before: bigint,
+  after: bigint,
+  periodId: string,
+): { step: TraceStep; sentence: string } {
+  const step: TraceStep = {
+    type: 'floor',
+    floor_cents: centsAsNumber(floorCents),
+    period_total_cents: centsAsNumber(total),
+    unfloored_cents: centsAsNumber(before),
+    amount_cents: centsAsNumber(after),
+  };
+  return {
+    step,
+    sentence: `The chip pays at least ${formatMoney(floorCents)} per rep and period; its lines of ${periodId} pay ${formatMoney(total)}, so this line, the last of them, is topped up by ${formatMoney(floorCents - total)} from ${formatMoney(before)} to ${formatMoney(after)}.`,
+  };
 }

@@ -42,6 +42,8 @@ export interface Band {
 export interface ChipCaps {
   period_cents: bigint | null;
   deal_cents: bigint | null;
+  /** The chip's floor per rep and period (issue 16): the counterpart of `period_cents`. */
+  floor_cents: bigint | null;
 }
 
 export type ChipRules =
@@ -70,17 +72,18 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
     }
   };
   let rules: ChipRules | null = null;
-  const readCap = (name: 'cap_cents' | 'deal_cap_cents'): bigint | null => {
+  const readCap = (name: 'cap_cents' | 'deal_cap_cents' | 'floor_cents'): bigint | null => {
     const value = params[name];
     if (value === undefined || value === null) return null;
     if (isWholeCents(value, 0)) return BigInt(value);
     problems.push({ path: `${path}.${name}`, message: 'must be an integer ≥ 0' });
     return null;
   };
-  const caps: ChipCaps = { period_cents: null, deal_cents: null };
+  const caps: ChipCaps = { period_cents: null, deal_cents: null, floor_cents: null };
   if (chip.kind !== 'attainment_bonus') {
     caps.period_cents = readCap('cap_cents');
     caps.deal_cents = readCap('deal_cap_cents');
+    caps.floor_cents = readCap('floor_cents');
   }
 
   switch (chip.kind) {

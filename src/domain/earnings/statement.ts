@@ -34,6 +34,8 @@ export interface StatementPlanInfo {
   name: string;
   period: PeriodKind;
   quota_cents: number | null;
+  /** The current version's draw (issue 16); null when it has none. */
+  draw: { amount_cents: number; recoverable: boolean } | null;
 }
 
 export interface StatementRequest {
@@ -45,6 +47,8 @@ export interface StatementRequest {
   rows: readonly StatementRow[];
   /** The rep's deals, for attainment. */
   deals: readonly DealSnapshot[];
+  /** Per plan, what the rep's recoverable draw left unrecovered in the periods booked before this one. */
+  drawBalances?: ReadonlyMap<string, number>;
   today: CalendarDate;
 }
 
@@ -100,8 +104,34 @@ function planPart(plan: StatementPlanInfo, request: StatementRequest, periodId: 
     attainment: attainmentOf(plan, request, periodId),
     lines,
     adjustments,
+    draw: drawPart(plan, rows, request.drawBalances?.get(plan.id) ?? 0),
     totals,
     payable_cents: payableOf(totals),
+  };
+}
+
+/**
+ * The plan's draw in the period (issue 16), from the rows booked in it and the balance the earlier periods left:
+ * null when the plan has no draw and nothing of a draw is booked or carried.
+ */
+function drawPart(plan: StatementPlanInfo, rows: readonly StatementRow[], opening: number): StatementPlan['draw'] {
+  const booked = rows.filter((row) => row.status !== 'projected');
+  const advances = booked.filter((row) => row.trace.chip.kind === 'draw');
+  const recoveries = booked.filter((row) => row.trace.chip.kind === 'draw_recovery');
+  if (plan.draw === null && advances.length === 0 && recoveries.length === 0 && opening === 0) return null;
+  const recoverable = plan.draw?.recoverable ?? advances.some((row) => row.trace.chip.definition.recoverable === true);
+  const advance = advances.reduce((sum, row) => sum + row.amount_cents, 0);
+  const recovery = -recoveries.reduce((sum, row) => sum + row.amount_cents, 0);
+  const recoverableAdvance = advances
+    .filter((row) => row.trace.chip.definition.recoverable === true)
+    .reduce((sum, row) => sum + row.amount_cents, 0);
+  return {
+    amount_cents: plan.draw?.amount_cents ?? 0,
+    recoverable,
+    opening_balance_cents: opening,
+    advance_cents: advance,
+    recovery_cents: recovery,
+    closing_balance_cents: opening + recoverableAdvance - recovery,
   };
 }
 
@@ -164,6 +194,13 @@ function computationClause(trace: EarningTrace): string {
   const [flat] = stepsOf(trace, 'flat');
   const [threshold] = stepsOf(trace, 'threshold');
   const [cumulative] = stepsOf(trace, 'cumulative');
+  const [draw] = stepsOf(trace, 'draw');
+  if (draw && trace.chip.kind === 'draw_recovery') {
+    return `${money(draw.earned_cents)} earned is ${money(draw.earned_cents - draw.draw_cents)} above the draw of ${money(draw.draw_cents)}, which recovers ${money(draw.recovery_cents)} of the ${money(draw.opening_balance_cents)} advanced before, leaving ${money(draw.closing_balance_cents)} = ${money(target)}`;
+  }
+  if (draw) {
+    return `the draw of ${money(draw.draw_cents)} less ${money(draw.earned_cents)} earned = ${money(target)}`;
+  }
   if (tiers.length > 0 && cumulative) {
     return `${tiers.length === 1 ? 'one tier band' : `${tiers.length} tier bands`} over the running total from ${money(cumulative.prior_won_cents)} to ${money(cumulative.period_won_cents)} = ${money(target)}`;
   }

@@ -8,8 +8,9 @@ import {
   windowCovers,
   windowsOverlapPeriod,
 } from './assignments.ts';
-import { type CapScope, type Cut, capTrace, cutAfter, cutToCap } from './caps.ts';
+import { type CapScope, type Cut, capTrace, cutAfter, cutToCap, floorTrace } from './caps.ts';
 import {
+  type ChipCaps,
   type ChipRules,
   type Computation,
   computeAttainmentBonus,
@@ -58,13 +59,13 @@ export const ENGINE_VERSION = '1.0.0';
 /**
  * Whether a chip's lines of one rep and period move together, so that a change to one deal must evaluate the
  * rep's whole period: tiered and attainment chips count the period's won deals, a chip capped per period
- * shares its cap among them, and a plan cap shares one cap among every chip's lines.
+ * shares its cap (or tops up to its floor) among them, and a plan cap shares one cap among every chip's lines.
  */
 export function countsPeriod(plan: EnginePlanVersion, chip: EngineChip): boolean {
   if (plan.cap_cents !== undefined && plan.cap_cents !== null) return true;
   if (chip.kind === 'tiered_commission' || chip.kind === 'attainment_bonus') return true;
-  const cap = (chip.params as { cap_cents?: unknown }).cap_cents;
-  return cap !== undefined && cap !== null;
+  const { cap_cents, floor_cents } = chip.params as { cap_cents?: unknown; floor_cents?: unknown };
+  return (cap_cents !== undefined && cap_cents !== null) || (floor_cents !== undefined && floor_cents !== null);
 }
 
 /** The deepest `depth` of the plan's override chips; 0 when it has none (no line reads the hierarchy). */
@@ -416,8 +417,54 @@ function cutPeriods(
   return result;
 }
 
-/** A chip's caps on its lines of one rep: each deal on its own, then each period's lines together. */
-function applyChipCaps(lines: LineTarget[], caps: { period_cents: bigint | null; deal_cents: bigint | null }) {
+/** Whether a line's chip applies to its won deal (computed, whatever the amount): what a floor can top up. */
+function paysOnWonDeal(target: LineTarget): boolean {
+  return (
+    target.trace.deal?.status === 'won' &&
+    target.trace.steps.some((step) => step.type === 'rounding') &&
+    !target.trace.steps.some((step) => step.type === 'zero_target')
+  );
+}
+
+/**
+ * A chip's floor on its lines of one rep, per period: when the period's won lines the chip applies to pay less
+ * than the floor, the last of them in counting order is topped up by the difference. A period without such a
+ * line has no floor (a guarantee for periods without deals is the plan's draw).
+ */
+function raiseToFloor(targets: readonly LineTarget[], floor: bigint): LineTarget[] {
+  const result = [...targets];
+  const byPeriod = new Map<PeriodId, number[]>();
+  result.forEach((target, index) => {
+    if (paysOnWonDeal(target)) byPeriod.set(target.period_id, [...(byPeriod.get(target.period_id) ?? []), index]);
+  });
+  for (const indexes of byPeriod.values()) {
+    const ordered = indexes.sort((a, b) =>
+      compareKeys(lineOrderKey(result[a] as LineTarget), lineOrderKey(result[b] as LineTarget)),
+    );
+    const total = ordered.reduce((sum, index) => sum + BigInt((result[index] as LineTarget).earned_cents), 0n);
+    const last = ordered.at(-1);
+    if (last === undefined || total >= floor) continue;
+    const target = result[last] as LineTarget;
+    const before = BigInt(target.earned_cents);
+    const { step, sentence } = floorTrace(floor, total, before, before + floor - total, target.period_id);
+    result[last] = {
+      ...target,
+      earned_cents: centsAsNumber(before + floor - total),
+      trace: {
+        ...target.trace,
+        steps: [...target.trace.steps, step],
+        explanation: [...target.trace.explanation, sentence],
+      },
+    };
+  }
+  return result;
+}
+
+/**
+ * A chip's caps and floor on its lines of one rep: each deal's cap on its own, then each period's lines
+ * together, the floor before the period cap.
+ */
+function applyChipCaps(lines: LineTarget[], caps: ChipCaps) {
   let result = lines;
   const dealCap = caps.deal_cents;
   if (dealCap !== null) {
@@ -426,6 +473,7 @@ function applyChipCaps(lines: LineTarget[], caps: { period_cents: bigint | null;
       return cents === 0n ? target : capped(target, 'deal', dealCap, cutAfter(cents, dealCap, 0n));
     });
   }
+  if (caps.floor_cents !== null) result = raiseToFloor(result, caps.floor_cents);
   if (caps.period_cents !== null) result = cutPeriods(result, caps.period_cents, 'period', lineOrderKey);
   return result;
 }

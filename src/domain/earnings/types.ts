@@ -48,6 +48,8 @@ export interface EnginePlanVersion {
   assignees: PlanDefinition['assignees'];
   /** At most this much per rep and period over all chips; absent or null when the plan has no cap. */
   cap_cents?: number | null;
+  /** The plan's draw per rep and period; absent or null when the plan has none. */
+  draw?: PlanDefinition['draw'] | null;
   /** In plan-file order. */
   chips: EngineChip[];
 }

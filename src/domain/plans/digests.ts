@@ -24,12 +24,13 @@ export function chipDefinitionDigest(
 
 /**
  * The plan settings a chip's result depends on. Caps (issue 16) add theirs only when set, so that the digests
- * of chips without caps stay what they were: a chip cap per period reads the period length, the plan's cap
+ * of chips without caps stay what they were: a chip cap or floor per period reads the period length, the plan's cap
  * reads itself and the period length.
  */
 function planInputsOf(plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'cap_cents'>, chip: ChipDefinition) {
   const reads = kindInputsOf(plan, chip);
-  const chipCap = chip.kind !== 'attainment_bonus' && chip.params.cap_cents !== undefined;
+  const chipCap =
+    chip.kind !== 'attainment_bonus' && (chip.params.cap_cents !== undefined || chip.params.floor_cents !== undefined);
   if (plan.cap_cents !== undefined) return { ...reads, period: plan.period, plan_cap_cents: plan.cap_cents };
   return chipCap ? { ...reads, period: plan.period } : reads;
 }

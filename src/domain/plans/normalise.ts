@@ -8,6 +8,7 @@ export interface RawPlan {
   period?: PlanDefinition['period'];
   quota_cents?: number | null;
   cap_cents?: number | null;
+  draw?: { amount_cents: number; recoverable: boolean } | null;
   assignees: 'all' | Array<string | Record<string, unknown>>;
   chips: Array<Record<string, unknown> & { key: string; name: string; kind: ChipDefinition['kind'] }>;
 }
@@ -20,6 +21,7 @@ export function normalisePlan(raw: RawPlan): PlanDefinition {
     quota_cents: raw.quota_cents ?? null,
     assignees: raw.assignees === 'all' ? 'all' : normaliseAssignees(raw.assignees),
     ...(typeof raw.cap_cents === 'number' ? { cap_cents: raw.cap_cents } : {}),
+    ...(raw.draw ? { draw: { amount_cents: raw.draw.amount_cents, recoverable: raw.draw.recoverable } } : {}),
     chips: raw.chips.map((chip) =>
       normaliseChip({
         key: chip.key,
@@ -110,11 +112,12 @@ function normaliseAssignees(assignees: ReadonlyArray<string | Record<string, unk
   return normalised.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
 }
 
-/** The caps a chip sets; none (not null members) when it sets none, so uncapped chips keep their digests. */
+/** The caps and floor a chip sets; none (not null members) when it sets none, so uncapped chips keep their digests. */
 function capsOf(params: Record<string, unknown>): CapParams {
   return {
     ...(typeof params.cap_cents === 'number' ? { cap_cents: params.cap_cents } : {}),
     ...(typeof params.deal_cap_cents === 'number' ? { deal_cap_cents: params.deal_cap_cents } : {}),
+    ...(typeof params.floor_cents === 'number' ? { floor_cents: params.floor_cents } : {}),
   };
 }
 

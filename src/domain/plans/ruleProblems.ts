@@ -37,6 +37,13 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
       const missing = quotaMissing(quota, 'threshold_pct is a percentage of quota');
       if (missing) problems.push({ path: at('threshold_pct'), message: missing });
     }
+    if (
+      typeof chip.floor_cents === 'number' &&
+      typeof chip.cap_cents === 'number' &&
+      chip.floor_cents > chip.cap_cents
+    ) {
+      problems.push({ path: at('floor_cents'), message: `must not exceed cap_cents (${chip.cap_cents})` });
+    }
     if (chip.when !== undefined && chip.when !== null) {
       problems.push(...conditionProblems(chip.when, at('when'), { shapes: false }));
     }

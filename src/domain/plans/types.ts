@@ -34,6 +34,8 @@ export type Condition = { all: Condition[] } | { any: Condition[] } | { not: Con
 export interface CapParams {
   cap_cents?: number;
   deal_cap_cents?: number;
+  /** At least this much per rep and period from the chip, in a period where it pays on a won deal. */
+  floor_cents?: number;
 }
 
 export interface CommissionParams extends CapParams {
@@ -108,6 +110,15 @@ export function namesAssignee(assignees: 'all' | readonly Assignee[], externalId
   return assignees.some((entry) => (typeof entry === 'string' ? entry : entry.owner_external_id) === externalId);
 }
 
+/**
+ * A draw (issue 16): when a rep's earnings under the plan in a period are below `amount_cents`, the plan pays the
+ * difference. Recoverable, the payment is an advance that later periods' earnings above the draw pay back.
+ */
+export interface PlanDraw {
+  amount_cents: number;
+  recoverable: boolean;
+}
+
 /** The normalised plan file: defaults filled in, members in a stable order. Stored as a plan version's definition. */
 export interface PlanDefinition {
   key: string;
@@ -119,6 +130,8 @@ export interface PlanDefinition {
   assignees: 'all' | Assignee[];
   /** At most this much per rep and period over all chips; absent when the plan has no cap. */
   cap_cents?: number;
+  /** The rep's guaranteed (or advanced, when recoverable) earnings per period; absent when the plan has none. */
+  draw?: PlanDraw;
   /** In evaluation order. */
   chips: ChipDefinition[];
 }

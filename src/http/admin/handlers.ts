@@ -2,18 +2,11 @@ import type { Request, Response } from 'express';
 import { stringify } from 'yaml';
 import type { components, operations } from '../../../generated/openapi-admin.ts';
 import type { Database } from '../../db/prisma.ts';
-import {
-  type AuditFilters,
-  auditFilterFingerprint,
-  decodeAuditCursor,
-  encodeAuditCursor,
-} from '../../domain/audit/cursor.ts';
-import { InvalidCursor } from '../../domain/deals/cursor.ts';
 import { isPeriodId } from '../../domain/periods.ts';
 import { describeChip, describeCondition } from '../../domain/plans/describe.ts';
 import type { AdminRecord } from '../../repositories/admins.ts';
 import type { ApiKeyRecord } from '../../repositories/apiKeys.ts';
-import { AuditRepository } from '../../repositories/audit.ts';
+import type { AuditFilters } from '../../repositories/audit.ts';
 import type { PeriodRecord, PeriodTotal } from '../../repositories/periods.ts';
 import type { PlanRecord } from '../../repositories/plans.ts';
 import { RepRepository } from '../../repositories/reps.ts';
@@ -21,6 +14,7 @@ import type { SqlPool } from '../../repositories/transaction.ts';
 import type { WebhookEndpointRecord } from '../../repositories/webhooks.ts';
 import type { AdminError } from '../../services/adminError.ts';
 import { AdminAccounts, type AdminSessions, type LiveSession } from '../../services/adminIdentity.ts';
+import { AuditLogReader } from '../../services/auditLog.ts';
 import { EarningsEngine, type NotedPlanChange } from '../../services/earnings/engine.ts';
 import { KeyAdmin } from '../../services/keys.ts';
 import { PeriodAdmin } from '../../services/periods.ts';
@@ -29,6 +23,7 @@ import { type ManagerEntry, RepHierarchyAdmin } from '../../services/repHierarch
 import { withPeriodWebhooks } from '../../services/webhookAnnouncements.ts';
 import { WebhookAdmin } from '../../services/webhooks.ts';
 import { ApiError } from '../errors.ts';
+import { pageRequest } from '../pages.ts';
 import {
   type AdminRequestContext,
   actorOf,
@@ -191,20 +186,12 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
         ...(query.from === undefined ? {} : { from: new Date(query.from) }),
         ...(query.to === undefined ? {} : { to: new Date(query.to) }),
       };
-      const limit = Number(query.limit ?? 50);
-      const fingerprint = auditFilterFingerprint(session.org_id, filters);
-      let position = null;
-      try {
-        position = query.cursor === undefined ? null : decodeAuditCursor(query.cursor, fingerprint);
-      } catch (error) {
-        if (error instanceof InvalidCursor) throw new ApiError('invalid_body', `cursor ${error.problem}`);
-        throw error;
-      }
-      const rows = await new AuditRepository(db).listPage(session.org_id, filters, position, limit + 1);
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
+      const page = await new AuditLogReader(db).listPage(session.org_id, {
+        filters,
+        ...pageRequest(query),
+      });
       send(res, 'listAuditEntries', 200, {
-        entries: page.map((entry) => ({
+        entries: page.entries.map((entry) => ({
           id: entry.id,
           occurred_at: entry.occurred_at.toISOString(),
           actor_type: entry.actor_type as 'api_key' | 'admin',
@@ -219,10 +206,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
           duration_ms: entry.duration_ms,
           details: (entry.details ?? null) as Record<string, unknown> | null,
         })),
-        next_cursor:
-          rows.length > limit && last
-            ? encodeAuditCursor({ occurredAt: last.occurred_at, id: last.id }, fingerprint)
-            : null,
+        next_cursor: page.nextCursor,
       });
     },
 

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { isDatabaseUnavailable } from '../../db/availability.ts';
+import { InvalidCursor } from '../../domain/lists/keysetCursor.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { ApiError, type ErrorBody } from '../errors.ts';
 
@@ -19,8 +20,8 @@ interface BodyParserError {
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /**
- * Maps every failure to the spec's error format: our ApiError, body-parser errors, the contract validator's
- * errors and database outages. Anything else is a 500 that reveals nothing but the request id.
+ * Maps every failure to the spec's error format: our ApiError, a cursor a list refused, body-parser errors, the
+ * contract validator's errors and database outages. Anything else is a 500 that reveals nothing but the request id.
  */
 export function errorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -43,6 +44,7 @@ export function errorHandler(logger: Logger) {
 
 export function toApiError(error: unknown, requestId: string): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof InvalidCursor) return new ApiError('invalid_body', error.message);
   const parserError = error as BodyParserError;
   if (parserError?.type === 'entity.parse.failed')
     return new ApiError('invalid_json', 'the request body is not valid JSON');

@@ -1,12 +1,12 @@
 import type { operations } from '../../../generated/openapi.ts';
-import { DEAL_LIST_STATUSES, type DealListFilters, InvalidCursor } from '../../domain/deals/cursor.ts';
 import { InvalidDealEvent, parseDealEvent } from '../../domain/deals/event.ts';
+import { DEAL_LIST_STATUSES, type DealListFilters } from '../../domain/deals/feed.ts';
 import { type DealReader, toWireDeal } from '../../services/deals.ts';
 import type { DealIngestion } from '../../services/ingestion.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import { type RequestAuth, requestAuditOf } from '../middleware/authenticate.ts';
-import { pageLimit } from '../pageLimit.ts';
+import { pageRequest } from '../pages.ts';
 import { rawBodyOf } from '../rawBody.ts';
 
 type DealList = operations['listDeals']['responses'][200]['content']['application/json'];
@@ -43,17 +43,7 @@ export function dealHandlers(deps: DealRouteDeps): Pick<ContractHandlers, 'inges
     listDeals: async (req, res) => {
       const { orgId } = res.locals.auth as RequestAuth;
       const query = req.query as ListQuery;
-      let page: Awaited<ReturnType<DealReader['listPage']>>;
-      try {
-        page = await deps.dealReader.listPage(orgId, {
-          filters: listFilters(req.query),
-          limit: pageLimit(query.limit),
-          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-        });
-      } catch (error) {
-        if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
-        throw error;
-      }
+      const page = await deps.dealReader.listPage(orgId, { filters: listFilters(query), ...pageRequest(query) });
       const body: DealList = { deals: page.deals.map(toWireDeal), next_cursor: page.nextCursor };
       res.json(body);
     },

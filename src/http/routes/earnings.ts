@@ -1,12 +1,11 @@
 import type { components, operations } from '../../../generated/openapi.ts';
-import { InvalidCursor } from '../../domain/deals/cursor.ts';
 import type { EarningListFilters } from '../../repositories/earnings.ts';
 import type { EarningReader } from '../../services/earnings/reader.ts';
 import { toWireEarning } from '../../wire/earnings.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
-import { pageLimit } from '../pageLimit.ts';
+import { pageRequest } from '../pages.ts';
 
 type Earning = components['schemas']['Earning'];
 type EarningList = operations['listEarnings']['responses'][200]['content']['application/json'];
@@ -22,17 +21,7 @@ export function earningHandlers(deps: EarningRouteDeps): Pick<ContractHandlers, 
     listEarnings: async (req, res) => {
       const { orgId } = res.locals.auth as RequestAuth;
       const query = req.query as ListQuery;
-      let page: Awaited<ReturnType<EarningReader['listPage']>>;
-      try {
-        page = await deps.earningReader.listPage(orgId, {
-          filters: listFilters(query),
-          limit: pageLimit(query.limit),
-          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-        });
-      } catch (error) {
-        if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
-        throw error;
-      }
+      const page = await deps.earningReader.listPage(orgId, { filters: listFilters(query), ...pageRequest(query) });
       const body: EarningList = { earnings: page.earnings.map(toWireEarning), next_cursor: page.nextCursor };
       res.json(body);
     },

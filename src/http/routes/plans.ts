@@ -55,6 +55,10 @@ function toWirePlan({ plan, definition }: PlanVersionSnapshot): Plan {
     status: plan.status,
     period: plan.period,
     quota_cents: plan.quota_cents,
+    cap_cents: definition.cap_cents ?? null,
+    draw: definition.draw
+      ? { amount_cents: definition.draw.amount_cents, recoverable: definition.draw.recoverable }
+      : null,
     assignees: definition.assignees === 'all' ? 'all' : [...definition.assignees],
     current_version_id: plan.current_version_id,
     created_at: plan.created_at.toISOString(),

@@ -1,11 +1,10 @@
 import type { operations } from '../../../generated/openapi.ts';
-import { InvalidCursor } from '../../domain/deals/cursor.ts';
 import { type PayoutReader, PayoutsUnavailable } from '../../services/payouts.ts';
 import type { StatementReader } from '../../services/statements.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
-import { pageLimit } from '../pageLimit.ts';
+import { pageRequest } from '../pages.ts';
 
 type Statement = operations['getStatement']['responses'][200]['content']['application/json'];
 type StatementParams = operations['getStatement']['parameters']['path'];
@@ -31,18 +30,15 @@ export function reportHandlers(deps: ReportRouteDeps): Pick<ContractHandlers, 'g
     listPayouts: async (req, res) => {
       const { orgId } = res.locals.auth as RequestAuth;
       const query = req.query as unknown as PayoutQuery;
+      let page: Awaited<ReturnType<PayoutReader['page']>>;
       try {
-        const page = await deps.payoutReader.page(orgId, query.period_id, {
-          limit: pageLimit(query.limit),
-          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-        });
-        const body: PayoutList = { period: page.period, payouts: page.payouts, next_cursor: page.nextCursor };
-        res.json(body);
+        page = await deps.payoutReader.page(orgId, query.period_id, pageRequest(query));
       } catch (error) {
-        if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
         if (error instanceof PayoutsUnavailable) throw new ApiError(error.code, error.message);
         throw error;
       }
+      const body: PayoutList = { period: page.period, payouts: page.payouts, next_cursor: page.nextCursor };
+      res.json(body);
     },
   };
 }

@@ -1,10 +1,9 @@
 import type { operations } from '../../../generated/openapi.ts';
-import { InvalidCursor } from '../../domain/deals/cursor.ts';
 import { toWireUser, type UserReader } from '../../services/users.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
-import { pageLimit } from '../pageLimit.ts';
+import { pageRequest } from '../pages.ts';
 
 type UserList = operations['listUsers']['responses'][200]['content']['application/json'];
 type User = operations['getUser']['responses'][200]['content']['application/json'];
@@ -20,17 +19,10 @@ export function userHandlers(deps: UserRouteDeps): Pick<ContractHandlers, 'listU
     listUsers: async (req, res) => {
       const { orgId } = res.locals.auth as RequestAuth;
       const query = req.query as ListQuery;
-      let page: Awaited<ReturnType<UserReader['listPage']>>;
-      try {
-        page = await deps.userReader.listPage(orgId, {
-          filters: query.external_id === undefined ? {} : { externalId: query.external_id },
-          limit: pageLimit(query.limit),
-          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-        });
-      } catch (error) {
-        if (error instanceof InvalidCursor) throw new ApiError('invalid_body', error.message);
-        throw error;
-      }
+      const page = await deps.userReader.listPage(orgId, {
+        filters: query.external_id === undefined ? {} : { externalId: query.external_id },
+        ...pageRequest(query),
+      });
       const body: UserList = { users: page.users.map(toWireUser), next_cursor: page.nextCursor };
       res.json(body);
     },

@@ -17,6 +17,7 @@ import type { Transaction } from '../../repositories/transaction.ts';
 import type { DealChange } from '../dealChanges.ts';
 import { book } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
+import { drawTargetsOfDealChange } from './draws.ts';
 import { creditedRepsOf, dealSnapshotOf } from './engineAdapter.ts';
 import { loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
 
@@ -116,6 +117,8 @@ export async function evaluateDealChange(
         : evaluateLines({ plan: periodChips, rep, deals: [...deals, after], periods, today, hierarchy }).targets),
     ].sort((a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0));
   });
+  // Draw lines of settled (locked) periods the deal is or was in, and of every settled period after them.
+  targets.push(...(await drawTargetsOfDealChange(tx, orgId, plans, [...reps.values()], { before, after }, today)));
   await book(tx, {
     orgId,
     targets,

@@ -7,6 +7,7 @@ import type { PeriodChangeListener, PeriodStatusChange } from '../periodChanges.
 import type { PlanArchived, PlanChangeListener, PlanVersionApplied } from '../planChanges.ts';
 import type { EvaluationContext } from './context.ts';
 import { evaluateDealChange } from './dealEvaluation.ts';
+import { settleDrawsOfPeriod } from './draws.ts';
 import { EnginePlanVersions } from './engineAdapter.ts';
 import { approvePendingRows, payApprovedRows } from './periodMoves.ts';
 import { type RecomputeRequest, type RecomputeSummary, recomputePlans } from './recompute.ts';
@@ -18,7 +19,8 @@ import { type RecomputeRequest, type RecomputeSummary, recomputePlans } from './
 //
 // - a deal event (the ingestion transaction): the deal's lines and, for tiered and attainment chips, the
 //   lines of the rep's periods the deal was and is in;
-// - a period lock or payment: the period's pending rows become approved, approved ones paid;
+// - a period lock or payment: the period's draws are settled (draws.ts), then its pending rows become approved,
+//   approved ones paid;
 // - a plan change: noted in the plan's transaction, recomputed after it commits in one transaction per rep
 //   (`recompute`), because a plan of 100,000 deals would otherwise hold one transaction for a minute.
 //
@@ -80,6 +82,11 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
     const noted = this.#noted;
     this.#noted = [];
     return noted;
+  }
+
+  /** Before a period is locked: the draws of the period are settled (see settleDrawsOfPeriod). */
+  beforePeriodLocked(tx: Transaction, change: { orgId: string; periodId: string }): Promise<void> {
+    return settleDrawsOfPeriod(tx, change.orgId, change.periodId, this.#context);
   }
 
   /** The period is locked (FOR UPDATE) and now `locked`: its pending rows become approved, amounts frozen. */

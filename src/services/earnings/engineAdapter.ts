@@ -18,6 +18,7 @@ export function enginePlanOf(snapshot: PlanVersionSnapshot): EnginePlanVersion {
     quota_cents: snapshot.definition.quota_cents,
     assignees: snapshot.definition.assignees,
     cap_cents: snapshot.definition.cap_cents ?? null,
+    draw: snapshot.definition.draw ?? null,
     chips: snapshot.chips.map((chip) => ({ ...chip.definition, id: chip.id, version: chip.version })),
   };
 }

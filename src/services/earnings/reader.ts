@@ -1,17 +1,12 @@
 import { cutFeedPage } from '../../domain/deals/feed.ts';
-import {
-  decodeEarningCursor,
-  type EarningCursorFilters,
-  earningFilterFingerprint,
-  encodeEarningCursor,
-} from '../../domain/earnings/listCursor.ts';
-import { DealRepository } from '../../repositories/deals.ts';
+import { keysetCursor, keysetFingerprint } from '../../domain/lists/keysetCursor.ts';
 import {
   type EarningListFilters,
   type EarningRecord,
   EarningRepository,
   type EarningWithTrace,
 } from '../../repositories/earnings.ts';
+import { FeedWriterRepository } from '../../repositories/feedWriters.ts';
 import { poolStatements, type SqlPool } from '../../repositories/transaction.ts';
 
 export interface EarningPage {
@@ -25,6 +20,23 @@ export interface EarningPageQuery {
   cursor?: string;
 }
 
+export const EARNING_CURSOR = keysetCursor({ idPrefix: 'earn', timeMember: 'c' });
+
+/** What an earnings cursor is bound to: the org and every filter. */
+export function earningListFingerprint(orgId: string, filters: EarningListFilters): string {
+  return keysetFingerprint(orgId, {
+    user_id: filters.userId ?? null,
+    period_id: filters.periodId ?? null,
+    deal_id: filters.dealId ?? null,
+    plan_id: filters.planId ?? null,
+    // The same statuses in another order or repeated select the same rows.
+    status: filters.statuses ? [...new Set(filters.statuses)].sort() : null,
+    created_since: filters.createdSince?.toISOString() ?? null,
+    // Only when given, so that cursors issued before this filter existed stay valid.
+    ...(filters.userExternalId === undefined ? {} : { user_external_id: filters.userExternalId }),
+  });
+}
+
 /**
  * Reading earnings: keyset pages in (created_at, id) order. Rows are stamped when their transaction writes
  * them, so a page stops at the org's feed horizon (as the deals feed does): a row still being written can
@@ -33,18 +45,17 @@ export interface EarningPageQuery {
 export class EarningReader {
   readonly #pool: SqlPool;
   readonly #earnings = new EarningRepository();
-  readonly #deals: DealRepository;
+  readonly #feedWriters = new FeedWriterRepository();
 
   constructor(pool: SqlPool) {
     this.#pool = pool;
-    this.#deals = new DealRepository(pool);
   }
 
   /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */
   async listPage(orgId: string, query: EarningPageQuery): Promise<EarningPage> {
-    const fingerprint = earningFilterFingerprint(orgId, query.filters satisfies EarningCursorFilters);
-    const from = query.cursor === undefined ? null : decodeEarningCursor(query.cursor, fingerprint);
-    const horizon = await this.#deals.changeHorizon(orgId);
+    const fingerprint = earningListFingerprint(orgId, query.filters);
+    const from = query.cursor === undefined ? null : EARNING_CURSOR.decode(query.cursor, fingerprint);
+    const horizon = await this.#feedWriters.horizon(poolStatements(this.#pool), orgId);
     const rows = await this.#earnings.listAfter(
       poolStatements(this.#pool),
       orgId,
@@ -54,16 +65,11 @@ export class EarningReader {
     );
     const page = cutFeedPage(
       rows.map((row) => ({ row, id: row.id, updated_at: row.created_at })),
-      { from: from && { updatedAt: from.createdAt, id: from.id }, limit: query.limit, ...horizon },
+      { from, limit: query.limit, ...horizon },
     );
     return {
       earnings: page.items.map((item) => item.row),
-      nextCursor: page.more
-        ? encodeEarningCursor(
-            page.position && { createdAt: page.position.updatedAt, id: page.position.id },
-            fingerprint,
-          )
-        : null,
+      nextCursor: page.more ? EARNING_CURSOR.encode(page.position, fingerprint) : null,
     };
   }
 

@@ -1,4 +1,5 @@
 import { assignmentWindows } from '../../domain/earnings/assignments.ts';
+import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId } from '../../domain/earnings/draws.ts';
 import { dealPeriodId, evaluateLines, repsReadBy } from '../../domain/earnings/targets.ts';
 import type { LineTarget, Rep, TraceReplacement } from '../../domain/earnings/types.ts';
 import type { CalendarDate, PeriodId } from '../../domain/periods.ts';
@@ -14,6 +15,7 @@ import { WebhookEndpointPresence } from '../../repositories/webhookEndpoints.ts'
 import { EarningAnnouncements } from './announcements.ts';
 import { addCounts, type BookingCounts, book, isLive, NO_COUNTS } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
+import { drawTargetsFrom, hasDraw, settledPeriods } from './draws.ts';
 import { loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
 
 export interface RecomputeSummary extends BookingCounts {
@@ -205,7 +207,22 @@ async function recomputeRep(
       }),
     );
     const targeted = new Set(evaluation.targets.map((target) => target.line.line_key));
+    // Draw lines are settled per locked period (draws.ts): a plan change re-derives those with a live row (a
+    // top-up or clawback still open) and every settled period's after them, and never drops them.
+    const drawChips = new Set([
+      drawChipId(plan.plan_id, DRAW_CHIP_KEY),
+      drawChipId(plan.plan_id, DRAW_RECOVERY_CHIP_KEY),
+    ]);
+    const liveDrawPeriods = planRows
+      .filter((row) => drawChips.has(row.rule_chip_id) && isLive(row))
+      .map((row) => row.line_period_id)
+      .sort();
+    const from = liveDrawPeriods[0];
+    if (from !== undefined && hasDraw(plan)) {
+      targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, from, settledPeriods(periodStatuses, plan), today)));
+    }
     for (const row of planRows) {
+      if (drawChips.has(row.rule_chip_id)) continue;
       if (isLive(row) && !targeted.has(row.line_key) && !unusable.has(row.rule_chip_id)) {
         droppedLines.add(row.line_key);
       }

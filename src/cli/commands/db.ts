@@ -1,0 +1,78 @@
+import { Command } from 'commander';
+import pg from 'pg';
+import { loadConfig } from '../../config.ts';
+import { describeUrl } from '../../db/database.ts';
+import { embeddedStatus } from '../../db/embedded.ts';
+import { print, printFailure } from '../output.ts';
+
+/** What `quotient db status` reports: the database this configuration uses, without starting or creating it. */
+type DatabaseStatus =
+  | { database: 'url'; url: string; reachable: boolean; reason?: string }
+  | {
+      database: 'embedded';
+      data_dir: string;
+      initialised: boolean;
+      running: boolean;
+      port: number | null;
+      /** PIDs of the Quotient processes holding the cluster up; the last one to stop stops it. */
+      holders: number[];
+    };
+
+export function dbCommand(): Command {
+  const db = new Command('db').description('the database Quotient uses');
+  db.command('status')
+    .description(
+      'which database this configuration uses and its state (embedded: initialised, running, port, holders); starts nothing',
+    )
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (options: { json?: boolean }) => {
+      try {
+        const status = await databaseStatus();
+        print(options, status, () => describe(status));
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  return db;
+}
+
+async function databaseStatus(): Promise<DatabaseStatus> {
+  const config = loadConfig();
+  if (config.databaseUrl) {
+    const url = describeUrl(config.databaseUrl);
+    const client = new pg.Client({ connectionString: config.databaseUrl, connectionTimeoutMillis: 3_000 });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      return { database: 'url', url, reachable: true };
+    } catch (error) {
+      return { database: 'url', url, reachable: false, reason: (error as Error).message };
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+  const status = await embeddedStatus(config.dataDir);
+  return {
+    database: 'embedded',
+    data_dir: status.dataDir,
+    initialised: status.initialised,
+    running: status.running,
+    port: status.port,
+    holders: status.leases,
+  };
+}
+
+function describe(status: DatabaseStatus): string {
+  if (status.database === 'url') {
+    return status.reachable
+      ? `DATABASE_URL (${status.url}): reachable.`
+      : `DATABASE_URL (${status.url}): not reachable: ${status.reason}`;
+  }
+  if (!status.initialised) {
+    return `Embedded PostgreSQL in ${status.data_dir}: none yet (the first command or \`npm start\` creates it).`;
+  }
+  if (!status.running) return `Embedded PostgreSQL in ${status.data_dir}: stopped.`;
+  const holders = status.holders.length > 0 ? `held up by process(es) ${status.holders.join(', ')}` : 'no holders';
+  return `Embedded PostgreSQL in ${status.data_dir}: running on port ${status.port}, ${holders}.`;
+}

@@ -1,0 +1,223 @@
+import { createHash } from 'node:crypto';
+import { fromUUIDBytes } from 'typeid-js';
+import type { PeriodId } from '../periods.ts';
+import { assignmentWindows, describeWindows, windowsOverlapPeriod } from './assignments.ts';
+import { centsAsNumber, formatMoney } from './money.ts';
+import { ENGINE_VERSION, lineKeyOf } from './targets.ts';
+import type { EnginePlanVersion, LineTarget, PlanProblem, Rep, TraceStep } from './types.ts';
+
+// Draws (issue 16, item 4). A plan's `draw` pays a rep, per period, the difference between the draw and what the
+// plan's chips earned the rep in that period (after caps), when that is less. A recoverable draw is an advance:
+// the unrecovered balance carries over, and each later period's earnings above its draw pay it back (a
+// `draw_recovery` line, negative), so that a period never pays less than its draw, until the balance is 0.
+//
+// A draw line is a period-level line of the plan: one per rep and period for the advance, one for the recovery.
+// Its target depends on the period's total (and, recoverable, on every earlier period's), so the service
+// re-derives the lines of a period and of every period after it whenever the total of one of them changes.
+
+/** The draw's two lines carry these chip keys, which no chip of a plan file can have (keys are slugs). */
+export const DRAW_CHIP_KEY = '$draw';
+export const DRAW_RECOVERY_CHIP_KEY = '$draw-recovery';
+
+export interface DrawRules {
+  amount: bigint;
+  recoverable: boolean;
+}
+
+/** The plan's draw, checked again since it comes back from a JSON column; null when the plan has none. */
+export function readPlanDraw(plan: EnginePlanVersion): { draw: DrawRules | null; problems: PlanProblem[] } {
+  const draw = plan.draw;
+  if (draw === undefined || draw === null) return { draw: null, problems: [] };
+  const problems: PlanProblem[] = [];
+  if (!Number.isSafeInteger(draw.amount_cents) || draw.amount_cents < 0) {
+    problems.push({ path: 'draw.amount_cents', message: 'must be an integer ≥ 0' });
+  }
+  if (typeof draw.recoverable !== 'boolean') problems.push({ path: 'draw.recoverable', message: 'must be a boolean' });
+  if (problems.length > 0) return { draw: null, problems };
+  return { draw: { amount: BigInt(draw.amount_cents), recoverable: draw.recoverable }, problems };
+}
+
+/**
+ * The id of one of the draw's chips of a plan: a TypeID made from a digest of the plan id and the key, so that the
+ * engine can name it without reading anything, and every evaluation names the same chip.
+ */
+export function drawChipId(planId: string, key: typeof DRAW_CHIP_KEY | typeof DRAW_RECOVERY_CHIP_KEY): string {
+  const bytes = createHash('sha256').update(`${planId}/${key}`).digest().subarray(0, 16);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x80; // version 8: custom
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80; // RFC 4122 variant
+  return fromUUIDBytes('chip', new Uint8Array(bytes)).toString();
+}
+
+/** What a rep's period gives the draw: the plan's chips' earned total in it. */
+export interface DrawPeriod {
+  period_id: PeriodId;
+  earned_cents: bigint;
+}
+
+/** One period of the draw's arithmetic, as the `draw` trace step shows it. */
+export interface DrawOutcome {
+  period_id: PeriodId;
+  covered: boolean;
+  earned: bigint;
+  opening: bigint;
+  advance: bigint;
+  recovery: bigint;
+  closing: bigint;
+}
+
+/**
+ * The draw over consecutive draw periods of one rep, in period order, from the balance left before the first:
+ * advance = max(0, draw − earned); recoverable, recovery = min(opening, max(0, earned − draw)) and the balance
+ * closes at opening + advance − recovery. A period the rep is not assigned to pays and recovers nothing.
+ */
+export function settleDraws(
+  rules: DrawRules,
+  periods: readonly (DrawPeriod & { covered: boolean })[],
+  openingBalance: bigint,
+): DrawOutcome[] {
+  let balance = rules.recoverable ? openingBalance : 0n;
+  return periods.map(({ period_id, earned_cents: earned, covered }) => {
+    const opening = balance;
+    const advance = covered && earned < rules.amount ? rules.amount - earned : 0n;
+    const above = earned > rules.amount ? earned - rules.amount : 0n;
+    const recovery = covered && rules.recoverable ? (above < opening ? above : opening) : 0n;
+    balance = rules.recoverable ? opening + advance - recovery : 0n;
+    return { period_id, covered, earned, opening, advance, recovery, closing: balance };
+  });
+}
+
+/** One of the draw's two chips: the line of a period's advance, or of its recovery. */
+interface DrawChip {
+  id: string;
+  key: typeof DRAW_CHIP_KEY | typeof DRAW_RECOVERY_CHIP_KEY;
+  name: string;
+  kind: 'draw' | 'draw_recovery';
+  /** The plan version's number: the draw changes only with the plan file. */
+  version: string;
+}
+
+function drawChip(plan: EnginePlanVersion, recovery: boolean): DrawChip {
+  const key = recovery ? DRAW_RECOVERY_CHIP_KEY : DRAW_CHIP_KEY;
+  return {
+    id: drawChipId(plan.plan_id, key),
+    key,
+    name: recovery ? 'Draw recovery' : 'Draw',
+    kind: recovery ? 'draw_recovery' : 'draw',
+    version: String(plan.version_number),
+  };
+}
+
+function drawStep(rules: DrawRules, outcome: DrawOutcome): TraceStep {
+  return {
+    type: 'draw',
+    draw_cents: centsAsNumber(rules.amount),
+    recoverable: rules.recoverable,
+    earned_cents: centsAsNumber(outcome.earned),
+    opening_balance_cents: centsAsNumber(outcome.opening),
+    advance_cents: centsAsNumber(outcome.advance),
+    recovery_cents: centsAsNumber(outcome.recovery),
+    closing_balance_cents: centsAsNumber(outcome.closing),
+  };
+}
+
+function drawSentences(plan: EnginePlanVersion, rep: Rep, rules: DrawRules, outcome: DrawOutcome): string[] {
+  const draw = formatMoney(rules.amount);
+  const earned = `${rep.external_id} earned ${formatMoney(outcome.earned)} under plan ${plan.plan_key} in ${outcome.period_id}`;
+  const sentences = [
+    outcome.advance > 0n
+      ? `${earned}, below the draw of ${draw}, so the draw pays the difference: ${formatMoney(outcome.advance)}.`
+      : `${earned}, not below the draw of ${draw}, so the draw pays nothing.`,
+  ];
+  if (!rules.recoverable) {
+    sentences.push('The draw is not recoverable: it is never paid back.');
+    return sentences;
+  }
+  const opening = `${formatMoney(outcome.opening)} of earlier advances was still to recover before ${outcome.period_id}`;
+  sentences.push(
+    outcome.recovery > 0n
+      ? `The draw is recoverable: ${opening}; earnings above the draw recover ${formatMoney(outcome.recovery)}, so ${formatMoney(outcome.closing)} is carried to the next period.`
+      : `The draw is recoverable: ${opening}; nothing is recovered, so ${formatMoney(outcome.closing)} is carried to the next period.`,
+  );
+  return sentences;
+}
+
+/**
+ * The draw lines of one rep under a plan with a draw, for the given draw periods (ascending, consecutive in the
+ * sense that no draw period is left out between them), from the balance left before the first: an advance line
+ * per period, and for a recoverable draw a recovery line.
+ */
+export function drawTargets(
+  plan: EnginePlanVersion,
+  rep: Rep,
+  rules: DrawRules,
+  periods: readonly DrawPeriod[],
+  openingBalance: bigint,
+): LineTarget[] {
+  const windows = assignmentWindows(plan, rep.external_id);
+  const outcomes = settleDraws(
+    rules,
+    periods.map((period) => ({ ...period, covered: windowsOverlapPeriod(windows, period.period_id) })),
+    openingBalance,
+  );
+  const chips = rules.recoverable ? [drawChip(plan, false), drawChip(plan, true)] : [drawChip(plan, false)];
+  const definition = { amount_cents: centsAsNumber(rules.amount), recoverable: rules.recoverable };
+  return outcomes.flatMap((outcome) =>
+    chips.map((chip): LineTarget => {
+      const recovery = chip.kind === 'draw_recovery';
+      const amount = recovery ? -outcome.recovery : outcome.advance;
+      const steps: TraceStep[] = outcome.covered
+        ? [drawStep(rules, outcome)]
+        : [{ type: 'zero_target', reason: 'not_assigned', earned_cents: 0 }];
+      const explanation = outcome.covered
+        ? drawSentences(plan, rep, rules, outcome)
+        : [
+            `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}, not during ${outcome.period_id}, so the draw pays and recovers nothing.`,
+          ];
+      const line = {
+        user_id: rep.user_id,
+        plan_id: plan.plan_id,
+        chip_id: chip.id,
+        deal_id: null,
+        period_id: outcome.period_id,
+      };
+      return {
+        line: { line_key: lineKeyOf(line), ...line },
+        plan_version_id: plan.version_id,
+        rule_version: chip.version,
+        earned_cents: centsAsNumber(amount),
+        projected_cents: 0,
+        period_id: outcome.period_id,
+        trace: {
+          engine_version: ENGINE_VERSION,
+          plan: {
+            id: plan.plan_id,
+            key: plan.plan_key,
+            version_id: plan.version_id,
+            version_number: plan.version_number,
+          },
+          chip: {
+            id: chip.id,
+            key: chip.key,
+            name: chip.name,
+            kind: chip.kind,
+            version: chip.version,
+            definition: { key: chip.key, name: chip.name, kind: chip.kind, ...definition },
+          },
+          deal: null,
+          steps,
+          explanation,
+        },
+      };
+    }),
+  );
+}
+
+/** The plan chips' earned total of each period: what the draw compares with. */
+export function earnedByPeriod(targets: readonly LineTarget[], periods: readonly PeriodId[]): DrawPeriod[] {
+  return periods.map((period_id) => ({
+    period_id,
+    earned_cents: targets
+      .filter((target) => target.period_id === period_id)
+      .reduce((sum, target) => sum + BigInt(target.earned_cents), 0n),
+  }));
+}

@@ -1,0 +1,42 @@
+import type { Database } from '../db/prisma.ts';
+import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
+import { type AuditEntryRecord, type AuditFilters, AuditRepository } from '../repositories/audit.ts';
+
+export interface AuditPage {
+  entries: AuditEntryRecord[];
+  nextCursor: string | null;
+}
+
+export const AUDIT_CURSOR = keysetCursor({ idPrefix: 'aud', timeMember: 'o' });
+
+/** What an audit log cursor is bound to: the org and every filter. */
+export function auditLogFingerprint(orgId: string, filters: AuditFilters): string {
+  return keysetFingerprint(orgId, {
+    actor: filters.actor ?? null,
+    key_id: filters.keyId ?? null,
+    action: filters.action ?? null,
+    from: filters.from?.toISOString() ?? null,
+    to: filters.to?.toISOString() ?? null,
+  });
+}
+
+/** Reading an org's audit log for the admin API: keyset pages, newest first. */
+export class AuditLogReader {
+  readonly #audit: AuditRepository;
+
+  constructor(db: Database) {
+    this.#audit = new AuditRepository(db);
+  }
+
+  /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */
+  async listPage(orgId: string, query: { filters: AuditFilters; limit: number; cursor?: string }): Promise<AuditPage> {
+    const fingerprint = auditLogFingerprint(orgId, query.filters);
+    const from = query.cursor === undefined ? null : AUDIT_CURSOR.decode(query.cursor, fingerprint);
+    const rows = await this.#audit.listPage(orgId, query.filters, from, query.limit + 1);
+    const page = AUDIT_CURSOR.page(rows, query.limit, fingerprint, (entry) => ({
+      at: entry.occurred_at,
+      id: entry.id,
+    }));
+    return { entries: page.items, nextCursor: page.nextCursor };
+  }
+}

@@ -1,0 +1,161 @@
+import { assignmentWindows, windowsOverlapPeriod } from '../../domain/earnings/assignments.ts';
+import {
+  DRAW_CHIP_KEY,
+  DRAW_RECOVERY_CHIP_KEY,
+  drawChipId,
+  drawTargets,
+  earnedByPeriod,
+  readPlanDraw,
+} from '../../domain/earnings/draws.ts';
+import { dealPeriodId, evaluateLines } from '../../domain/earnings/targets.ts';
+import type { DealSnapshot, EnginePlanVersion, LineTarget, PeriodStatus, Rep } from '../../domain/earnings/types.ts';
+import { type CalendarDate, type PeriodId, periodBounds, periodKindOf } from '../../domain/periods.ts';
+import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
+import { EarningRepository } from '../../repositories/earnings.ts';
+import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts';
+import { LedgerPeriodRepository } from '../../repositories/ledgerPeriods.ts';
+import { PlanStateRepository } from '../../repositories/planStates.ts';
+import type { Transaction } from '../../repositories/transaction.ts';
+import { UserRepository } from '../../repositories/users.ts';
+import { WebhookEndpointPresence } from '../../repositories/webhookEndpoints.ts';
+import { book } from './booking.ts';
+import type { EvaluationContext } from './context.ts';
+
+// When draws are settled (issue 16, item 4). A period's draw lines exist once the period is locked: the lock
+// settles the draw of every rep the plan covers in the period, deals or not, before the period's pending rows
+// are approved, so the draw appears on the statement and in the payouts of the locked period. From then on, a
+// change to the earnings of a locked period (a late deal, a clawback) re-derives that period's draw lines and
+// those of every locked period after it (their recoveries depend on the balance it leaves), booked as top-ups
+// or clawbacks in the earliest open period, like every change to a locked period. An open period has no draw
+// lines yet: what it will pay is settled when it is locked.
+
+const dealSnapshots = new DealSnapshotRepository();
+const earnings = new EarningRepository();
+const locks = new EvaluationLockRepository();
+const ledgerPeriods = new LedgerPeriodRepository();
+const planStates = new PlanStateRepository();
+const users = new UserRepository();
+const endpoints = new WebhookEndpointPresence();
+
+export function hasDraw(plan: EnginePlanVersion): boolean {
+  return readPlanDraw(plan).draw !== null;
+}
+
+/** The periods whose draws are settled: every period of the kind that is locked or paid. */
+export function settledPeriods(statuses: ReadonlyMap<PeriodId, PeriodStatus>, plan: EnginePlanVersion): PeriodId[] {
+  return [...statuses]
+    .filter(([periodId, status]) => status !== 'open' && periodKindOf(periodId) === plan.period)
+    .map(([periodId]) => periodId)
+    .sort();
+}
+
+/**
+ * The draw lines of a rep under a plan with a draw, for the settled periods from `from` on: each period's total
+ * from its chips' lines (every deal of the rep in it), the balance before `from` from the ledger.
+ */
+export async function drawTargetsFrom(
+  tx: Transaction,
+  orgId: string,
+  plan: EnginePlanVersion,
+  rep: Rep,
+  from: PeriodId,
+  settled: readonly PeriodId[],
+  today: CalendarDate,
+  changedDeal?: DealSnapshot,
+): Promise<LineTarget[]> {
+  const { draw } = readPlanDraw(plan);
+  const periods = settled.filter((periodId) => periodId >= from);
+  if (draw === null || periods.length === 0) return [];
+  const bounds = periods.map(periodBounds);
+  const span = { from: bounds[0]?.starts_on ?? '', to: bounds.at(-1)?.ends_on ?? '' };
+  const read = await dealSnapshots.dealsOfRepAround(tx, orgId, rep.user_id, span);
+  const deals = (changedDeal ? [...read, changedDeal] : read).filter((deal) =>
+    periods.includes(dealPeriodId(deal, plan.period, today)),
+  );
+  const chips = evaluateLines({ plan, rep, deals, periods, today }).targets;
+  const advance = drawChipId(plan.plan_id, DRAW_CHIP_KEY);
+  const recovery = drawChipId(plan.plan_id, DRAW_RECOVERY_CHIP_KEY);
+  const opening = await earnings.drawBalanceBefore(tx, orgId, rep.user_id, plan.plan_id, { advance, recovery }, from);
+  await planStates.ensureDrawChips(tx, orgId, plan.plan_id, [
+    { id: advance, key: DRAW_CHIP_KEY },
+    { id: recovery, key: DRAW_RECOVERY_CHIP_KEY },
+  ]);
+  return drawTargets(plan, rep, draw, earnedByPeriod(chips, periods), opening);
+}
+
+/**
+ * The draw lines a deal change moves: for each plan with a draw and each rep the deal credits before or after,
+ * when the deal is or was in a settled period, that period's lines and every settled period's after it.
+ */
+export async function drawTargetsOfDealChange(
+  tx: Transaction,
+  orgId: string,
+  plans: readonly EnginePlanVersion[],
+  reps: readonly Rep[],
+  deals: { before: DealSnapshot | null; after: DealSnapshot },
+  today: CalendarDate,
+): Promise<LineTarget[]> {
+  const drawPlans = plans.filter(hasDraw);
+  if (drawPlans.length === 0) return [];
+  const statuses = await ledgerPeriods.periodStatuses(tx, orgId);
+  const targets: LineTarget[] = [];
+  for (const plan of drawPlans) {
+    const settled = settledPeriods(statuses, plan);
+    const touched = [deals.before, deals.after]
+      .flatMap((deal) => (deal === null ? [] : [dealPeriodId(deal, plan.period, today)]))
+      .filter((periodId) => settled.includes(periodId))
+      .sort();
+    const from = touched[0];
+    if (from === undefined) continue;
+    for (const rep of reps) {
+      targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, from, settled, today, deals.after)));
+    }
+  }
+  return targets;
+}
+
+/**
+ * Before a period is locked, in the lock's transaction: settles the draw of every rep each plan with a draw covers
+ * in the period. The reps' evaluation locks are taken first (the order every evaluation takes them in: rep, then
+ * periods), so no deal event of theirs is half-way between reading the periods and booking.
+ */
+export async function settleDrawsOfPeriod(
+  tx: Transaction,
+  orgId: string,
+  periodId: PeriodId,
+  context: EvaluationContext,
+): Promise<void> {
+  const states = (await planStates.planStates(tx, orgId)).filter((state) => state.status === 'active');
+  const plans = (await context.versions.of(orgId, states)).filter(
+    (plan) => hasDraw(plan) && plan.period === periodKindOf(periodId),
+  );
+  if (plans.length === 0) return;
+  const reps = (await users.repsOfOrg(tx, orgId)).filter((rep) =>
+    plans.some((plan) => windowsOverlapPeriod(assignmentWindows(plan, rep.external_id), periodId)),
+  );
+  if (reps.length === 0) return;
+  await locks.lockRepsForEvaluation(
+    tx,
+    orgId,
+    reps.map((rep) => rep.user_id),
+  );
+  const statuses = await ledgerPeriods.periodStatuses(tx, orgId);
+  if ((statuses.get(periodId) ?? 'open') !== 'open') return;
+  const today = context.today();
+  const targets: LineTarget[] = [];
+  for (const plan of plans) {
+    const settled = [...settledPeriods(statuses, plan), periodId].sort();
+    for (const rep of reps) {
+      if (!windowsOverlapPeriod(assignmentWindows(plan, rep.external_id), periodId)) continue;
+      targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, periodId, settled, today)));
+    }
+  }
+  await book(tx, {
+    orgId,
+    targets,
+    droppedLines: [],
+    triggeringDomainEventId: null,
+    cause: null,
+    hasWebhookEndpoints: await endpoints.hasWebhookEndpoints(tx, orgId),
+  });
+}

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import type { Payout } from '../../sdk/src/index.ts';
+import type { RunningServer } from '../../src/main.ts';
+import { createOrgWithKey } from '../factories/access.ts';
+import { externalId } from '../factories/deals.ts';
+import { planDocument, planFile } from '../factories/plans.ts';
+import { onlyJson, runCli } from '../helpers/cli.ts';
+import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { sdkClient } from '../helpers/sdk.ts';
+import { startTestServer } from '../helpers/server.ts';
+
+// Draws and floors (issue 16, docs/plan-features.md) end to end: plans applied and periods locked with the CLI,
+// deal events, statements and payouts through the SDK against the real server, which validates its own
+// responses against the contract.
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  await server.close();
+  await closeTestDatabase();
+});
+
+async function cli<T>(args: string[]): Promise<T> {
+  const result = await runCli([...args, '--json']);
+  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
+  return onlyJson(result) as T;
+}
+
+async function newOrg() {
+  const { org, rawKey } = await createOrgWithKey(testDatabase());
+  return { org, client: sdkClient(server, rawKey) };
+}
+
+const won = (external: string, owner: string, amountCents: number, closeDate: string) => ({
+  external_id: external,
+  state: { amount_cents: amountCents, stage: 'closed_won', close_date: closeDate, owner_external_id: owner },
+});
+
+describe('draws', () => {
+  test('a recoverable draw is advanced at the lock, carried on the statement and recovered the next month', async () => {
+    const { org, client } = await newOrg();
+    const rep = `rep-${externalId()}`;
+    const idle = `rep-${externalId()}`;
+    const applied = await cli<{ plan_id: string }>([
+      'plans',
+      'apply',
+      await planFile(
+        planDocument({
+          quota_cents: null,
+          draw: { amount_cents: 300_000, recoverable: true },
+          chips: [{ key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000 }],
+        }),
+      ),
+      '--org',
+      org.id,
+    ]);
+    const plan = await client.plans.get(applied.plan_id);
+    assert.deepEqual([plan.cap_cents, plan.draw], [null, { amount_cents: 300_000, recoverable: true }]);
+
+    // April: the rep earns 1,000.00; the other rep has no April deal at all (only a May one).
+    await client.deals.ingestEvent(won(externalId(), rep, 1_000_000, '2026-04-10'));
+    await client.deals.ingestEvent(won(externalId(), idle, 4_000_000, '2026-05-20'));
+    await cli(['periods', 'lock', '2026-04', '--org', org.id]);
+
+    const user = await client.users.findByExternalId(rep);
+    const idleUser = await client.users.findByExternalId(idle);
+    assert.ok(user && idleUser);
+    const april = await client.statements.get(user.id, '2026-04');
+    assert.deepEqual(april.plans[0]?.draw, {
+      amount_cents: 300_000,
+      recoverable: true,
+      opening_balance_cents: 0,
+      advance_cents: 200_000,
+      recovery_cents: 0,
+      closing_balance_cents: 200_000,
+    });
+    assert.deepEqual(
+      april.plans[0]?.lines.map((line) => [line.chip_kind, line.amount_cents, line.status]),
+      [
+        ['commission', 100_000, 'approved'],
+        ['draw', 200_000, 'approved'],
+      ],
+    );
+    assert.equal(
+      april.plans[0]?.lines[1]?.explanation,
+      'Draw for 2026-04: the draw of 3,000.00 less 1,000.00 earned = 2,000.00.',
+    );
+    assert.equal(april.payable_cents, 300_000);
+    const payouts = new Map<string, Payout>();
+    for await (const payout of client.payouts.list({ period_id: '2026-04' }))
+      payouts.set(payout.user_external_id, payout);
+    assert.equal(payouts.get(rep)?.total_cents, 300_000);
+    assert.equal(payouts.get(idle)?.total_cents, 300_000, 'a rep without deals gets the whole draw');
+
+    // May: 4,000.00 earned, 1,000.00 above the draw recovers 1,000.00 of the 2,000.00 advanced.
+    await client.deals.ingestEvent(won(externalId(), rep, 4_000_000, '2026-05-12'));
+    await cli(['periods', 'lock', '2026-05', '--org', org.id]);
+    const may = await client.statements.get(user.id, '2026-05');
+    assert.deepEqual(may.plans[0]?.draw, {
+      amount_cents: 300_000,
+      recoverable: true,
+      opening_balance_cents: 200_000,
+      advance_cents: 0,
+      recovery_cents: 100_000,
+      closing_balance_cents: 100_000,
+    });
+    assert.equal(may.payable_cents, 300_000);
+    const recovery = may.plans[0]?.lines.find((line) => line.chip_kind === 'draw_recovery');
+    const earning = await client.earnings.get(recovery?.earning_id as string);
+    assert.deepEqual(earning.trace?.steps[0], {
+      type: 'draw',
+      draw_cents: 300_000,
+      recoverable: true,
+      earned_cents: 400_000,
+      opening_balance_cents: 200_000,
+      advance_cents: 0,
+      recovery_cents: 100_000,
+      closing_balance_cents: 100_000,
+    });
+  });
+
+  test("a late deal of a locked period takes back that period's advance in the next open period", async () => {
+    const { org, client } = await newOrg();
+    const rep = `rep-${externalId()}`;
+    await cli([
+      'plans',
+      'apply',
+      await planFile(
+        planDocument({
+          quota_cents: null,
+          draw: { amount_cents: 300_000, recoverable: false },
+          chips: [{ key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000 }],
+        }),
+      ),
+      '--org',
+      org.id,
+    ]);
+    await client.deals.ingestEvent(won(externalId(), rep, 1_000_000, '2026-04-10'));
+    await cli(['periods', 'lock', '2026-04', '--org', org.id]);
+    await client.deals.ingestEvent(won(externalId(), rep, 1_500_000, '2026-04-28'));
+    const user = await client.users.findByExternalId(rep);
+    const may = await client.statements.get(user?.id as string, '2026-05');
+    assert.deepEqual(
+      may.plans[0]?.adjustments.map((row) => [row.chip_kind, row.amount_cents, row.from_period_id]),
+      [
+        ['commission', 150_000, '2026-04'],
+        ['draw', -150_000, '2026-04'],
+      ],
+    );
+    assert.deepEqual(may.plans[0]?.draw, {
+      amount_cents: 300_000,
+      recoverable: false,
+      opening_balance_cents: 0,
+      advance_cents: -150_000,
+      recovery_cents: 0,
+      closing_balance_cents: 0,
+    });
+    assert.equal(may.payable_cents, 0);
+  });
+});
+
+describe('floors', () => {
+  test("a chip's floor tops up its last line of the period, shown in the trace", async () => {
+    const { org, client } = await newOrg();
+    const rep = `rep-${externalId()}`;
+    await cli([
+      'plans',
+      'apply',
+      await planFile(
+        planDocument({
+          quota_cents: null,
+          chips: [{ key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000, floor_cents: 100_000 }],
+        }),
+      ),
+      '--org',
+      org.id,
+    ]);
+    await client.deals.ingestEvent(won(externalId(), rep, 300_000, '2026-04-05'));
+    const second = await client.deals.ingestEvent(won(externalId(), rep, 100_000, '2026-04-15'));
+    const rows = [];
+    for await (const row of client.earnings.list({ period_id: '2026-04', status: ['pending'] })) rows.push(row);
+    // 300.00 + 100.00 earned, below the 1,000.00 floor: the later deal's line is topped up by 600.00.
+    assert.deepEqual(
+      rows.map((row) => [row.deal_id === second.deal_id, row.amount_cents]),
+      [
+        [false, 30_000],
+        [true, 70_000],
+      ],
+    );
+    const trace = (await client.earnings.get(rows[1]?.id as string)).trace;
+    assert.deepEqual(
+      trace?.steps.find((step) => step.type === 'floor'),
+      {
+        type: 'floor',
+        floor_cents: 100_000,
+        period_total_cents: 40_000,
+        unfloored_cents: 10_000,
+        amount_cents: 70_000,
+      },
+    );
+  });
+});
