@@ -115,6 +115,9 @@ describe('draws', () => {
     assert.deepEqual(earning.trace?.steps[0], {
       type: 'draw',
       draw_cents: 300_000,
+      covered_days: 31,
+      period_days: 31,
+      period_draw_cents: 300_000,
       recoverable: true,
       earned_cents: 400_000,
       opening_balance_cents: 200_000,

@@ -59,6 +59,9 @@ describe('a recoverable draw, by hand', () => {
     assert.deepEqual(june?.trace.steps[0], {
       type: 'draw',
       draw_cents: 300_000,
+      covered_days: 30,
+      period_days: 30,
+      period_draw_cents: 300_000,
       recoverable: true,
       earned_cents: 500_000,
       opening_balance_cents: 100_000,
@@ -109,6 +112,49 @@ describe('a draw that is not recoverable, by hand', () => {
   });
 });
 
+describe('a draw for part of a period, by hand', () => {
+  test('a rep assigned from April 21 gets 10 of 30 days of the draw: 1,000.00', () => {
+    const world = new DrawsWorld(
+      drawPlan(true, { assignees: [{ owner_external_id: rep.external_id, from: '2026-04-21' }] }),
+      [rep],
+      '2026-05-01',
+    );
+    world.change(won(1, 500_000, '2026-04-25')); // earns 500.00
+    world.lock('2026-04');
+    assert.deepEqual(drawRows(world), [['draw', '2026-04', 50_000, 'approved', '2026-04']]);
+    const row = world.ledger.rows.find((candidate) => candidate.trace.chip.kind === 'draw');
+    assert.deepEqual(row?.trace.steps[0], {
+      type: 'draw',
+      draw_cents: 300_000,
+      covered_days: 10,
+      period_days: 30,
+      period_draw_cents: 100_000,
+      recoverable: true,
+      earned_cents: 50_000,
+      opening_balance_cents: 0,
+      advance_cents: 50_000,
+      recovery_cents: 0,
+      closing_balance_cents: 50_000,
+    });
+    assert.ok(
+      row?.trace.explanation.includes(
+        'rep-017 is assigned to plan core-ae for 10 of the 30 days of 2026-04, so the draw is prorated: 3,000.00 × 10 / 30, rounded half away from zero, is 1,000.00.',
+      ),
+      row?.trace.explanation.join('\n'),
+    );
+  });
+
+  test('a period the rep is not assigned to at all has no draw', () => {
+    const world = new DrawsWorld(
+      drawPlan(true, { assignees: [{ owner_external_id: rep.external_id, from: '2026-05-01' }] }),
+      [rep],
+      '2026-05-01',
+    );
+    world.lock('2026-04');
+    assert.deepEqual(drawRows(world), []);
+  });
+});
+
 describe('settleDraws', () => {
   test('never takes a period below its draw, and the balance never goes below 0', () => {
     fc.assert(
@@ -122,7 +168,8 @@ describe('settleDraws', () => {
             earnings.map((earned, index) => ({
               period_id: `2026-${String(index + 1).padStart(2, '0')}`,
               earned_cents: BigInt(earned),
-              covered: true,
+              covered_days: 30,
+              period_days: 30,
             })),
             BigInt(opening),
           );

@@ -2498,9 +2498,12 @@ export interface components {
         /**
          * @description The plan's draw for the rep and period (issue 16), on a `draw` or `draw_recovery` line.
          *     `earned_cents` is what every chip of the plan earned the rep in the period (after caps). The
-         *     advance is max(0, `draw_cents` − `earned_cents`). For a recoverable draw, the balance opens at
+         *     period's draw `period_draw_cents` is `draw_cents` × `covered_days` / `period_days` rounded half
+         *     away from zero (the days of the period the rep is assigned to the plan: all of them unless a
+         *     dated assignment starts or ends inside it). The advance is max(0, `period_draw_cents` −
+         *     `earned_cents`). For a recoverable draw, the balance opens at
          *     `opening_balance_cents` (advances of earlier periods not yet recovered), the recovery is
-         *     min(`opening_balance_cents`, max(0, `earned_cents` − `draw_cents`)), so a period never pays less
+         *     min(`opening_balance_cents`, max(0, `earned_cents` − `period_draw_cents`)), so a period never pays less
          *     than its draw, and `closing_balance_cents` = opening + advance − recovery. A `draw` line earns the
          *     advance; a `draw_recovery` line earns minus the recovery. A draw that is not recoverable has no
          *     balance: both balances are 0 and nothing is recovered.
@@ -2517,6 +2520,22 @@ export interface components {
              * @example 300000
              */
             draw_cents: number;
+            /**
+             * @description The days of the period the rep is assigned to the plan.
+             * @example 30
+             */
+            covered_days: number;
+            /**
+             * @description The days of the period.
+             * @example 30
+             */
+            period_days: number;
+            /**
+             * Format: int64
+             * @description The period's draw, prorated by `covered_days` / `period_days`.
+             * @example 300000
+             */
+            period_draw_cents: number;
             /**
              * @description Whether advances are recovered from later periods' earnings above the draw.
              * @example true

@@ -41,6 +41,31 @@ export function windowsOverlapPeriod(windows: readonly AssignmentWindow[], perio
   );
 }
 
+const DAY_MS = 86_400_000;
+
+function dayNumber(date: CalendarDate): number {
+  return Date.parse(`${date}T00:00:00.000Z`) / DAY_MS;
+}
+
+/**
+ * How many days of the period the rep's windows cover, and how many it has: what a partly covered period's
+ * quota and draw are prorated by (windows of one rep never overlap, so their days add up).
+ */
+export function coveredDays(
+  windows: readonly AssignmentWindow[],
+  periodId: PeriodId,
+): { covered: number; days: number } {
+  const { starts_on, ends_on } = periodBounds(periodId);
+  const first = dayNumber(starts_on);
+  const last = dayNumber(ends_on);
+  const covered = windows.reduce((sum, window) => {
+    const from = Math.max(first, window.from === null ? first : dayNumber(window.from));
+    const until = Math.min(last, window.until === null ? last : dayNumber(window.until));
+    return sum + Math.max(0, until - from + 1);
+  }, 0);
+  return { covered, days: last - first + 1 };
+}
+
 export function isDated(windows: readonly AssignmentWindow[]): boolean {
   return windows.some((window) => window.from !== null || window.until !== null);
 }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { fromUUIDBytes } from 'typeid-js';
 import type { PeriodId } from '../periods.ts';
-import { assignmentWindows, describeWindows, windowsOverlapPeriod } from './assignments.ts';
-import { centsAsNumber, formatMoney } from './money.ts';
+import { assignmentWindows, coveredDays, describeWindows } from './assignments.ts';
+import { centsAsNumber, formatMoney, roundHalfAwayFromZero } from './money.ts';
 import { ENGINE_VERSION, lineKeyOf } from './targets.ts';
 import type { EnginePlanVersion, LineTarget, PlanProblem, Rep, TraceStep } from './types.ts';
 
@@ -58,6 +58,10 @@ export interface DrawPeriod {
 export interface DrawOutcome {
   period_id: PeriodId;
   covered: boolean;
+  /** The period's draw: the plan's, prorated by the days of the period the rep is assigned. */
+  draw: bigint;
+  covered_days: number;
+  period_days: number;
   earned: bigint;
   opening: bigint;
   advance: bigint;
@@ -65,24 +69,48 @@ export interface DrawOutcome {
   closing: bigint;
 }
 
+/** A draw period with the days of it the rep is assigned to the plan (all of them, without dated assignments). */
+export interface CoveredDrawPeriod extends DrawPeriod {
+  covered_days: number;
+  period_days: number;
+}
+
 /**
- * The draw over consecutive draw periods of one rep, in period order, from the balance left before the first:
- * advance = max(0, draw − earned); recoverable, recovery = min(opening, max(0, earned − draw)) and the balance
- * closes at opening + advance − recovery. A period the rep is not assigned to pays and recovers nothing.
+ * The draw over consecutive draw periods of one rep, in period order, from the balance left before the first.
+ * A period's draw is the plan's prorated by the days the rep is assigned (amount × covered days / days of the
+ * period, rounded half away from zero); advance = max(0, draw − earned); recoverable, recovery = min(opening,
+ * max(0, earned − draw)) and the balance closes at opening + advance − recovery. A period the rep is not
+ * assigned to at all pays and recovers nothing.
  */
 export function settleDraws(
   rules: DrawRules,
-  periods: readonly (DrawPeriod & { covered: boolean })[],
+  periods: readonly CoveredDrawPeriod[],
   openingBalance: bigint,
 ): DrawOutcome[] {
   let balance = rules.recoverable ? openingBalance : 0n;
-  return periods.map(({ period_id, earned_cents: earned, covered }) => {
+  return periods.map(({ period_id, earned_cents: earned, covered_days, period_days }) => {
+    const covered = covered_days > 0;
+    const draw =
+      covered_days >= period_days
+        ? rules.amount
+        : roundHalfAwayFromZero(rules.amount * BigInt(covered_days), BigInt(period_days));
     const opening = balance;
-    const advance = covered && earned < rules.amount ? rules.amount - earned : 0n;
-    const above = earned > rules.amount ? earned - rules.amount : 0n;
+    const advance = covered && earned < draw ? draw - earned : 0n;
+    const above = earned > draw ? earned - draw : 0n;
     const recovery = covered && rules.recoverable ? (above < opening ? above : opening) : 0n;
     balance = rules.recoverable ? opening + advance - recovery : 0n;
-    return { period_id, covered, earned, opening, advance, recovery, closing: balance };
+    return {
+      period_id,
+      covered,
+      draw,
+      covered_days,
+      period_days,
+      earned,
+      opening,
+      advance,
+      recovery,
+      closing: balance,
+    };
   });
 }
 
@@ -111,6 +139,9 @@ function drawStep(rules: DrawRules, outcome: DrawOutcome): TraceStep {
   return {
     type: 'draw',
     draw_cents: centsAsNumber(rules.amount),
+    covered_days: outcome.covered_days,
+    period_days: outcome.period_days,
+    period_draw_cents: centsAsNumber(outcome.draw),
     recoverable: rules.recoverable,
     earned_cents: centsAsNumber(outcome.earned),
     opening_balance_cents: centsAsNumber(outcome.opening),
@@ -121,9 +152,16 @@ function drawStep(rules: DrawRules, outcome: DrawOutcome): TraceStep {
 }
 
 function drawSentences(plan: EnginePlanVersion, rep: Rep, rules: DrawRules, outcome: DrawOutcome): string[] {
-  const draw = formatMoney(rules.amount);
+  const draw = formatMoney(outcome.draw);
   const earned = `${rep.external_id} earned ${formatMoney(outcome.earned)} under plan ${plan.plan_key} in ${outcome.period_id}`;
+  const prorated =
+    outcome.covered_days < outcome.period_days
+      ? [
+          `${rep.external_id} is assigned to plan ${plan.plan_key} for ${outcome.covered_days} of the ${outcome.period_days} days of ${outcome.period_id}, so the draw is prorated: ${formatMoney(rules.amount)} × ${outcome.covered_days} / ${outcome.period_days}, rounded half away from zero, is ${draw}.`,
+        ]
+      : [];
   const sentences = [
+    ...prorated,
     outcome.advance > 0n
       ? `${earned}, below the draw of ${draw}, so the draw pays the difference: ${formatMoney(outcome.advance)}.`
       : `${earned}, not below the draw of ${draw}, so the draw pays nothing.`,
@@ -156,7 +194,10 @@ export function drawTargets(
   const windows = assignmentWindows(plan, rep.external_id);
   const outcomes = settleDraws(
     rules,
-    periods.map((period) => ({ ...period, covered: windowsOverlapPeriod(windows, period.period_id) })),
+    periods.map((period) => {
+      const { covered, days } = coveredDays(windows, period.period_id);
+      return { ...period, covered_days: covered, period_days: days };
+    }),
     openingBalance,
   );
   const chips = rules.recoverable ? [drawChip(plan, false), drawChip(plan, true)] : [drawChip(plan, false)];

@@ -196,10 +196,10 @@ function computationClause(trace: EarningTrace): string {
   const [cumulative] = stepsOf(trace, 'cumulative');
   const [draw] = stepsOf(trace, 'draw');
   if (draw && trace.chip.kind === 'draw_recovery') {
-    return `${money(draw.earned_cents)} earned is ${money(draw.earned_cents - draw.draw_cents)} above the draw of ${money(draw.draw_cents)}, which recovers ${money(draw.recovery_cents)} of the ${money(draw.opening_balance_cents)} advanced before, leaving ${money(draw.closing_balance_cents)} = ${money(target)}`;
+    return `${money(draw.earned_cents)} earned is ${money(draw.earned_cents - draw.period_draw_cents)} above the draw of ${money(draw.period_draw_cents)}, which recovers ${money(draw.recovery_cents)} of the ${money(draw.opening_balance_cents)} advanced before, leaving ${money(draw.closing_balance_cents)} = ${money(target)}`;
   }
   if (draw) {
-    return `the draw of ${money(draw.draw_cents)} less ${money(draw.earned_cents)} earned = ${money(target)}`;
+    return `the draw of ${money(draw.period_draw_cents)} less ${money(draw.earned_cents)} earned = ${money(target)}`;
   }
   if (tiers.length > 0 && cumulative) {
     return `${tiers.length === 1 ? 'one tier band' : `${tiers.length} tier bands`} over the running total from ${money(cumulative.prior_won_cents)} to ${money(cumulative.period_won_cents)} = ${money(target)}`;

@@ -2,6 +2,7 @@ import { type CalendarDate, calendarDateOfInstant, type PeriodId, type PeriodKin
 import {
   type AssignmentWindow,
   assignmentWindows,
+  coveredDays,
   dealDate,
   describeWindows,
   isDated,
@@ -32,6 +33,7 @@ import {
   formatExactMoney,
   formatMoney,
   roundExactCents,
+  roundHalfAwayFromZero,
   runningTotalOnWire,
 } from './money.ts';
 import type {
@@ -279,7 +281,72 @@ interface PlacedDeal {
   owned: boolean;
 }
 
+/**
+ * The lines of a rep under a plan. A period that the rep's dated assignments cover only in part is evaluated with
+ * the quota prorated by the days covered (quota × covered days / days of the period, rounded half away from zero,
+ * at least a cent): tiers in percent of quota and attainment bonuses count against the prorated quota, and the
+ * lines that read it say so. Every line depends on its own period only, so each such period is evaluated apart.
+ */
 export function evaluateLines(request: EvaluationRequest): Evaluation {
+  const { plan, rep, today } = request;
+  const quota = plan.quota_cents;
+  const windows = assignmentWindows(plan, rep.external_id);
+  if (quota === null || quota === undefined || !isDated(windows)) return evaluateAtQuota(request);
+  const periodOf = (deal: DealSnapshot) => dealPeriodId(deal, plan.period, today);
+  const partial = [...new Set([...request.periods, ...request.deals.map(periodOf)])].filter((periodId) => {
+    const { covered, days } = coveredDays(windows, periodId);
+    return covered > 0 && covered < days;
+  });
+  if (partial.length === 0) return evaluateAtQuota(request);
+  const evaluations = [
+    evaluateAtQuota({
+      ...request,
+      deals: request.deals.filter((deal) => !partial.includes(periodOf(deal))),
+      periods: request.periods.filter((periodId) => !partial.includes(periodId)),
+    }),
+    ...partial.map((periodId) => {
+      const { covered, days } = coveredDays(windows, periodId);
+      const exact = roundHalfAwayFromZero(BigInt(quota) * BigInt(covered), BigInt(days));
+      const prorated = exact > 0n ? exact : 1n;
+      const evaluation = evaluateAtQuota({
+        ...request,
+        plan: { ...plan, quota_cents: centsAsNumber(prorated) },
+        deals: request.deals.filter((deal) => periodOf(deal) === periodId),
+        periods: request.periods.includes(periodId) ? [periodId] : [],
+      });
+      const sentence = `${rep.external_id} is assigned to plan ${plan.plan_key} for ${covered} of the ${days} days of ${periodId}, so the quota is prorated: ${formatMoney(BigInt(quota))} × ${covered} / ${days}, rounded half away from zero, is ${formatMoney(prorated)}.`;
+      const readsQuota = new Set(plan.chips.filter(chipReadsQuota).map((chip) => chip.id));
+      return {
+        ...evaluation,
+        targets: evaluation.targets.map((target) =>
+          readsQuota.has(target.line.chip_id)
+            ? { ...target, trace: { ...target.trace, explanation: [sentence, ...target.trace.explanation] } }
+            : target,
+        ),
+      };
+    }),
+  ];
+  const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));
+  const seen = new Set<string>();
+  return {
+    targets: evaluations
+      .flatMap((evaluation) => evaluation.targets)
+      .sort((a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0)),
+    problems: evaluations
+      .flatMap((evaluation) => evaluation.problems)
+      .filter((problem) => !seen.has(problem.path) && Boolean(seen.add(problem.path))),
+  };
+}
+
+/** Whether a chip's result depends on the quota: an attainment bonus, or tiers in percent of quota. */
+function chipReadsQuota(chip: EngineChip): boolean {
+  if (chip.kind === 'attainment_bonus') return true;
+  if (chip.kind !== 'tiered_commission') return false;
+  const tiers = (chip.params as { tiers?: unknown }).tiers;
+  return Array.isArray(tiers) && tiers.some((tier) => typeof tier === 'object' && tier !== null && 'up_to_pct' in tier);
+}
+
+function evaluateAtQuota(request: EvaluationRequest): Evaluation {
   const { plan, rep, today } = request;
   const windows = assignmentWindows(plan, rep.external_id);
   const covers = (deal: DealSnapshot) => windows.some((window) => windowCovers(window, dealDate(deal, today)));
