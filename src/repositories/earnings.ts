@@ -1,5 +1,5 @@
 import { type LedgerRow, type NewEarningRow, PLAN_ARCHIVED, type RowRetirement } from '../domain/earnings/ledger.ts';
-import type { EarningStatus, EarningTrace, Rep, TraceReplacement } from '../domain/earnings/types.ts';
+import type { EarningStatus, EarningTrace, TraceReplacement } from '../domain/earnings/types.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodId } from '../domain/periods.ts';
 import { named, sql, type Transaction } from './transaction.ts';
@@ -137,17 +137,6 @@ export class EarningRepository {
     return rows.sort(byCreation).map(toLineRow);
   }
 
-  /** The reps with a live (projected or pending) row on the deal: whose lines of it are still being booked. */
-  async repsWithLiveRowsOnDeal(tx: Transaction, orgId: string, dealId: string): Promise<Rep[]> {
-    return tx.query<Rep>(
-      named('earnings_reps_with_live_rows_on_deal', {
-        text: `SELECT DISTINCT u.id AS user_id, u.external_id FROM earnings e JOIN users u ON u.id = e.user_id
-               WHERE e.org_id = $1 AND e.deal_id = $2 AND e.status IN ('projected', 'pending')`,
-        values: [orgId, dealId],
-      }),
-    );
-  }
-
   /** The rep's standing rows under these plans, in the order they were written. */
   async standingRowsOfRep(
     tx: Transaction,
@@ -172,6 +161,20 @@ export class EarningRepository {
       deal_id: row.deal_id,
       line_period_id: row.line_period_id,
     }));
+  }
+
+  /** The reps with standing (live, approved or paid) rows of the deal: whom its lines still date rows for. */
+  async repsWithStandingRowsOfDeal(
+    tx: Transaction,
+    orgId: string,
+    dealId: string,
+  ): Promise<Array<{ user_id: string; external_id: string }>> {
+    return tx.query<{ user_id: string; external_id: string }>({
+      text: `SELECT DISTINCT e.user_id, u.external_id FROM earnings e JOIN users u ON u.id = e.user_id
+             WHERE e.org_id = $1 AND e.deal_id = $2 AND e.status IN ${LIVE_OR_LOCKED}
+             ORDER BY e.user_id`,
+      values: [orgId, dealId],
+    });
   }
 
   /**

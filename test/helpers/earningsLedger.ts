@@ -8,7 +8,13 @@ import {
   type PeriodTransition,
   reconcileLine,
 } from '../../src/domain/earnings/ledger.ts';
-import { dealPeriodId, evaluateLines, repsReadBy, scopeOfDealChange } from '../../src/domain/earnings/targets.ts';
+import {
+  dealPeriodId,
+  dealPeriodMoved,
+  evaluateLines,
+  repsReadBy,
+  scopeOfDealChange,
+} from '../../src/domain/earnings/targets.ts';
 import type {
   DealSnapshot,
   EarningTrace,
@@ -88,7 +94,7 @@ export class EarningsWorld {
   readonly plan: EnginePlanVersion;
   readonly reps: readonly Rep[];
   readonly today: string;
-  /** The rep hierarchy that override chips read; set it anew (and re-evaluate) to model a hierarchy change. */
+  /** The rep hierarchy that override chips read; see changeHierarchy. */
   hierarchy: RepHierarchy;
 
   constructor(plan: EnginePlanVersion, reps: readonly Rep[], today: string, hierarchy = EMPTY_HIERARCHY) {
@@ -102,24 +108,9 @@ export class EarningsWorld {
   change(after: DealSnapshot): void {
     const before = this.deals.get(after.id) ?? null;
     this.deals.set(after.id, after);
-    const formerReps = this.reps
-      .filter((candidate) =>
-        this.ledger
-          .live()
-          .some((row) => row.trace.deal?.id === after.id && row.line_key.split(':')[2] === candidate.user_id),
-      )
-      .map((candidate) => candidate.external_id);
-    const periodMoved =
-      before !== null &&
-      dealPeriodId(before, this.plan.period, this.today) !== dealPeriodId(after, this.plan.period, this.today);
-    for (const scope of scopeOfDealChange(
-      this.plan,
-      before,
-      after,
-      this.today,
-      this.hierarchy,
-      periodMoved ? formerReps : [],
-    )) {
+    // As the ingestion does: reps with standing rows of the deal that it no longer credits, when its period moved.
+    const former = dealPeriodMoved(before, after, this.today) ? this.#repsWithRowsOf(after.id) : [];
+    for (const scope of scopeOfDealChange(this.plan, before, after, this.today, former, this.hierarchy)) {
       const rep = this.reps.find((candidate) => candidate.external_id === scope.rep_external_id);
       if (!rep) continue;
       const read = repsReadBy(this.plan, rep.external_id, this.hierarchy);
@@ -162,6 +153,17 @@ export class EarningsWorld {
       assert.deepEqual(evaluation.problems, []);
       this.ledger.apply(evaluation.targets);
     }
+  }
+
+  #repsWithRowsOf(dealId: string): string[] {
+    const userIds = new Set(
+      this.ledger.rows
+        .filter((row) => row.status !== 'superseded' && row.status !== 'reversed')
+        .map((row) => row.line_key.split(':'))
+        .filter((parts) => parts[3] === dealId)
+        .map((parts) => parts[2]),
+    );
+    return this.reps.filter((rep) => userIds.has(rep.user_id)).map((rep) => rep.external_id);
   }
 
   /** Every line of every rep, evaluated from scratch over all deals and the given periods. */

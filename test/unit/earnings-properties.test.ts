@@ -190,6 +190,57 @@ function liveEarnings(world: EarningsWorld): string[] {
     .sort();
 }
 
+describe('the engine and the ledger, over a history fast-check once found', () => {
+  test("a removed split rep's clawback moves with the deal when its close date moves, as a full evaluation puts it", () => {
+    const world = new EarningsWorld(plan(), reps, TODAY);
+    const newLogo = { region: 'EMEA', new_logo: true };
+    const history: Event[] = [
+      // Won in March, credited wholly to rep-018; March is then locked, approving rep-018's SPIFF.
+      {
+        kind: 'deal',
+        state: deal(2, {
+          amount_cents: 0,
+          close_date: null,
+          won_at: '2026-03-30T10:00:00.000Z',
+          custom: newLogo,
+          splits: [{ owner_external_id: otherRep.external_id, share_bps: 10_000 }],
+        }),
+      },
+      { kind: 'lock' },
+      // Reopened without splits: rep-018's SPIFF is clawed back in April, the period of an undated open deal.
+      {
+        kind: 'deal',
+        state: deal(2, {
+          amount_cents: null,
+          stage: 'proposal',
+          status: 'open',
+          close_date: null,
+          won_at: null,
+          custom: newLogo,
+        }),
+      },
+      // Dated in May: rep-018 no longer has any credit on the deal, but its clawback line is dated by it.
+      {
+        kind: 'deal',
+        state: deal(2, {
+          amount_cents: null,
+          stage: 'proposal',
+          status: 'open',
+          close_date: '2026-05-15',
+          won_at: null,
+          custom: newLogo,
+        }),
+      },
+    ];
+    for (const event of history) {
+      play(world, event);
+      assertLiveRowsEqualTargets(world);
+    }
+    const clawback = world.ledger.live().find((row) => row.amount_cents < 0);
+    assert.equal(clawback?.period_id, '2026-05');
+  });
+});
+
 describe('the engine and the ledger, over random histories', () => {
   test('(a) after every event, the live rows of every line equal its target', () => {
     fc.assert(

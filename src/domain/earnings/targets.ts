@@ -113,6 +113,14 @@ export function dealPeriodId(deal: DealSnapshot, kind: PeriodKind, today: Calend
   return periodIdOf(today, kind);
 }
 
+/** Whether a change moved the deal to another period (of either kind): the lines dated by it move too. */
+export function dealPeriodMoved(before: DealSnapshot | null, after: DealSnapshot, today: CalendarDate): boolean {
+  if (before === null) return false;
+  return (['monthly', 'quarterly'] as const).some(
+    (kind) => dealPeriodId(before, kind, today) !== dealPeriodId(after, kind, today),
+  );
+}
+
 /**
  * The order in which tiered commissions count a period's won deals: close date, then won time, then
  * id. A deal without a close date sorts by the day it was won; one without a won time sorts last.
@@ -739,32 +747,32 @@ export interface EvaluationScope {
 
 /**
  * The lines a deal change can affect under one plan version: for each rep it credits before and after (its
- * owner, or the reps of its splits), their managers when the plan has override chips, and `formerReps` (reps
- * with live rows on the deal, needed when the deal's period moves), the deal's
- * own lines, and when the plan has tiered or attainment chips, every line of that rep in the period the
+ * owner, or the reps of its splits) and, when the plan has override chips, their managers in `hierarchy` (on
+ * any day, within the chips' depth), the deal's own lines, and when the plan has tiered or attainment chips, every line of that rep in the period the
  * deal was in and the period it is in now (a change there moves the cumulative amounts other deals and
  * the bonus depend on). Evaluate each with `evaluateLines`, passing the rep's deals of those periods
  * plus the changed deal, and the result equals evaluating everything.
+ *
+ * `formerlyCredited`: reps the deal credited once but credits neither before nor after, whose rows of it still
+ * stand (a clawback after a split rep was removed, say). Their lines of the deal earn nothing, but they are dated
+ * by the deal: when the deal's period moves (dealPeriodMoved), they move with it, so pass them then.
  */
 export function scopeOfDealChange(
   plan: EnginePlanVersion,
   before: DealSnapshot | null,
   after: DealSnapshot,
   today: CalendarDate,
+  formerlyCredited: readonly string[] = [],
   hierarchy: RepHierarchy = EMPTY_HIERARCHY,
-  formerReps: readonly string[] = [],
 ): EvaluationScope[] {
   const countsPeriods = plan.chips.some((chip) => countsPeriod(plan, chip));
   const depth = overrideDepthOf(plan);
   const periodsByRep = new Map<string, Set<PeriodId>>();
-  // A rep the deal credited once, with a row still being booked (a clawback after a locked period), follows the
-  // deal's period although the deal credits them neither before nor after: their line's rows move with it.
-  for (const former of formerReps) periodsByRep.set(former, new Set());
   for (const deal of before === null ? [after] : [before, after]) {
     const credited = creditedReps(deal);
     // The managers whose overrides can count the deal: anyone above a credited rep, on any day, within the depth.
     const managers = depth === 0 ? [] : credited.flatMap((rep) => [...managersEver(hierarchy, rep, depth)]);
-    for (const affected of [...credited, ...managers]) {
+    for (const affected of [...credited, ...formerlyCredited, ...managers]) {
       const periods = periodsByRep.get(affected) ?? new Set();
       if (countsPeriods) periods.add(dealPeriodId(deal, plan.period, today));
       periodsByRep.set(affected, periods);

@@ -1,7 +1,9 @@
+import { creditedReps } from '../../domain/earnings/credit.ts';
 import { EMPTY_HIERARCHY, managersEver } from '../../domain/earnings/hierarchy.ts';
 import {
   countsPeriod,
   dealPeriodId,
+  dealPeriodMoved,
   evaluateLines,
   overrideDepthOf,
   repsReadBy,
@@ -44,6 +46,17 @@ export async function evaluateDealChange(
   for (const deal of [change.before, change.after]) {
     for (const rep of deal ? creditedRepsOf(deal) : []) reps.set(rep.external_id, rep);
   }
+  // And when the deal moved to another period, the reps it no longer credits whose rows of it still stand (a
+  // clawback of a removed split rep): their lines are dated by the deal and move with it. One query, only then.
+  const today = context.today();
+  const formerlyCredited: string[] = [];
+  if (dealPeriodMoved(before, after, today)) {
+    for (const rep of await earnings.repsWithStandingRowsOfDeal(tx, orgId, change.after.id)) {
+      if (reps.has(rep.external_id)) continue;
+      reps.set(rep.external_id, rep);
+      formerlyCredited.push(rep.external_id);
+    }
+  }
   if (reps.size === 0) return;
   // The plans in force as of the event's first statement (OrgConfigCache): an org without plans locks nothing.
   // Reading them before the locks is safe because a recompute first waits for every deal event already in
@@ -53,25 +66,18 @@ export async function evaluateDealChange(
   const plans = await context.versions.of(orgId, config.plansInForce);
   // With override chips, the managers above the credited reps (on any day, within the deepest chip) have lines
   // on this deal too. The hierarchy is read before the locks, to know whom to lock; a hierarchy change that
-  // commits meanwhile recomputes its managers after waiting for this event (see setManager).
+  // commits meanwhile recomputes its managers after waiting for this event (see RepHierarchyAdmin.setManager).
   const depth = Math.max(0, ...plans.map(overrideDepthOf));
   const org: OrgHierarchy =
     depth === 0 ? { hierarchy: EMPTY_HIERARCHY, reps: new Map() } : await loadHierarchy(tx, orgId);
-  for (const credited of [...reps.values()]) {
-    for (const manager of managersEver(org.hierarchy, credited.external_id, depth)) {
-      const found = org.reps.get(manager);
-      if (found) reps.set(found.external_id, found);
+  for (const deal of [before, after]) {
+    for (const credited of deal ? creditedReps(deal) : []) {
+      for (const manager of managersEver(org.hierarchy, credited, depth)) {
+        const found = org.reps.get(manager);
+        if (found) reps.set(found.external_id, found);
+      }
     }
   }
-  // When the deal's period moves, so do the live rows of reps it no longer credits (a clawback being booked).
-  const periodMoved =
-    before !== null &&
-    plans.some(
-      (plan) =>
-        dealPeriodId(before, plan.period, context.today()) !== dealPeriodId(after, plan.period, context.today()),
-    );
-  const formerReps = periodMoved ? await earnings.repsWithLiveRowsOnDeal(tx, orgId, after.id) : [];
-  for (const former of formerReps) if (!reps.has(former.external_id)) reps.set(former.external_id, former);
   // One batch, in id order: a deal event, a recompute and a hierarchy change never wait for each other in a circle.
   // The deals are read after the reps' locks, so an evaluation that waited sees them as they are now.
   await evaluationLocks.lockRepsForEvaluation(
@@ -79,16 +85,8 @@ export async function evaluateDealChange(
     orgId,
     [...reps.values()].map((rep) => rep.user_id),
   );
-  const today = context.today();
   const work = plans.flatMap((plan) =>
-    scopeOfDealChange(
-      plan,
-      before,
-      after,
-      today,
-      org.hierarchy,
-      formerReps.map((rep) => rep.external_id),
-    ).flatMap((scope) => {
+    scopeOfDealChange(plan, before, after, today, formerlyCredited, org.hierarchy).flatMap((scope) => {
       const rep = reps.get(scope.rep_external_id);
       return rep ? [{ plan, rep, periods: scope.periods }] : [];
     }),
@@ -100,7 +98,8 @@ export async function evaluateDealChange(
     dealsByRep.set(rep.user_id, await dealsReadBy(tx, orgId, rep, plans, org, spanOf(periods)));
   }
   // A commission, flat or override line without caps depends on its deal alone: only the changed deal's need
-  // evaluating. Tiered, attainment and capped lines depend on the rep's whole period: all of its lines are.
+  // evaluating.
+  // Tiered, attainment and capped lines depend on the rep's whole period: all of its lines are evaluated.
   const targets = work.flatMap(({ plan, rep, periods }) => {
     const dealChips = { ...plan, chips: plan.chips.filter((chip) => !countsPeriod(plan, chip)) };
     const periodChips = { ...plan, chips: plan.chips.filter((chip) => countsPeriod(plan, chip)) };
