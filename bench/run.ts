@@ -15,6 +15,7 @@ import { DealIngestion } from '../src/services/ingestion.ts';
 import { KeyAdmin } from '../src/services/keys.ts';
 import { PlanAdmin } from '../src/services/plans.ts';
 import { type CpuSnapshot, cpuSecondsBetween, postmasterPid, snapshot, withChildren } from './cpu.ts';
+import { dealEvents } from './events.ts';
 import { type ProfileWindow, printProfileSummary, summariseProfiles } from './profile.ts';
 import { benchRecompute } from './recompute.ts';
 
@@ -50,8 +51,6 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const only = process.env.BENCH_ONLY;
 const profiling = process.env.BENCH_PROFILE === '1';
 const rateLimitStore = process.env.BENCH_RATE_LIMIT_STORE ?? 'memory';
-const DISTINCT_DEALS = 5_000;
-const STAGES = ['prospecting', 'qualified', 'proposal', 'negotiation', 'closed_won', 'closed_lost'];
 
 interface Run {
   requests: number;
@@ -364,31 +363,6 @@ function combine(name: string, runs: Run[]): Result {
     non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
     serverCpuMs: cpu((run) => run.serverCpuSeconds),
     databaseCpuMs: cpu((run) => run.databaseCpuSeconds),
-  };
-}
-
-/**
- * Deal-event bodies in an endless cycle over DISTINCT_DEALS deals: each call is the next upsert, with a new
- * dedup_key, a moving amount and stage, a steady owner per deal and a custom field.
- */
-function dealEvents(run: string, prefix = 'bench'): () => string {
-  let sequence = 0;
-  return () => {
-    const n = sequence++;
-    const deal = n % DISTINCT_DEALS;
-    const round = Math.floor(n / DISTINCT_DEALS);
-    return JSON.stringify({
-      external_id: `${prefix}-${deal}`,
-      dedup_key: `${run}-${process.pid}-${n}`,
-      event_type: 'upsert',
-      state: {
-        amount_cents: 100_000 + ((deal * 7919 + round * 104_729) % 9_000_000),
-        stage: STAGES[(deal + round) % STAGES.length],
-        close_date: `2026-${String((deal % 12) + 1).padStart(2, '0')}-15`,
-        owner_external_id: `rep-${deal % 50}`,
-        region: ['EMEA', 'NA', 'APAC'][deal % 3],
-      },
-    });
   };
 }
 

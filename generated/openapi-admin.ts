@@ -661,6 +661,13 @@ export interface components {
             /** @enum {string} */
             period: "monthly" | "quarterly";
             quota_cents: number | null;
+            /** @description The current version's cap per rep and period over all chips; null without one. */
+            cap_cents: number | null;
+            /** @description The current version's draw per rep and period (issue 16); null without one. */
+            draw: {
+                amount_cents: number;
+                recoverable: boolean;
+            } | null;
             current_version_id: string;
             current_version: number;
             created_at: components["schemas"]["Timestamp"];

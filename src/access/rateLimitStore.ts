@@ -11,14 +11,32 @@ import { WINDOW_SECONDS } from './rateLimit.ts';
 export const RATE_LIMIT_STORES = ['memory', 'redis', 'postgres'] as const;
 export type RateLimitStoreKind = (typeof RATE_LIMIT_STORES)[number];
 
+/** Raised when the store cannot count now: the request gets 503 unavailable with Retry-After. */
+export class RateLimitStoreUnavailable extends Error {
+  readonly code = 'QUOTIENT_RATE_STORE_UNAVAILABLE';
+}
+
 /** Finds an active key by its digest and counts the request in the key's current window. */
 export interface KeyGate {
   readonly store: RateLimitStoreKind;
   /** Null when the key is unknown or revoked (then nothing is counted). */
   authenticateAndCount(digest: string, windowStart: Date): Promise<AuthenticatedKey | null>;
+  /**
+   * The key of a digest as this process last found it active, with the request counted, without reading the
+   * database; null when this process does not know the key (then call authenticateAndCount). This is no proof that
+   * the key is still active: the caller confirms it before answering, by the request's own write (the event's
+   * first statement reads the key) or with `isActive`, and calls `forget` when it was revoked.
+   */
+  countKnownKey(digest: string, windowStart: Date): Promise<AuthenticatedKey | null>;
+  /** Whether the key of a digest is active now: one indexed select. */
+  isActive(digest: string): Promise<boolean>;
+  /** Forgets a key found revoked. */
+  forget(digest: string): void;
   /** Stops counting; a store held in memory hands its counts to the database first. */
   close(): Promise<void>;
 }
+
+const MAX_KNOWN_KEYS = 10_000;
 
 /** A counter of requests per key and window that lives outside the key's database row. */
 export interface WindowCounter {
@@ -26,29 +44,57 @@ export interface WindowCounter {
   increment(keyId: string, windowStart: Date): Promise<number> | number;
 }
 
-/** The `postgres` store: the key's lookup and its counter's upsert are one statement. */
+/**
+ * The `postgres` store: the key's lookup and its counter's upsert are one statement, so every request reads the
+ * key anyway and none is counted from what this process knows.
+ */
 export function postgresGate(keys: KeyAuthentication): KeyGate {
   return {
     store: 'postgres',
     authenticateAndCount: (digest, windowStart) => keys.authenticateAndCount(digest, windowStart),
+    countKnownKey: async () => null,
+    isActive: async (digest) => (await keys.findActiveKey(digest)) !== null,
+    forget: () => {},
     close: async () => {},
   };
 }
 
-/** The `memory` and `redis` stores: the key is read from the database (never cached), then counted here. */
+/**
+ * The `memory` and `redis` stores: the key is read from the database, then counted here. The keys found active are
+ * remembered (a key never changes but for its revocation) for `countKnownKey`, whose callers confirm them.
+ */
 export function countingGate(
   store: Exclude<RateLimitStoreKind, 'postgres'>,
   keys: { findActiveKey(digest: string): Promise<ActiveKey | null> },
   counter: WindowCounter,
   onClose: () => Promise<void> = async () => {},
 ): KeyGate {
+  const known = new Map<string, ActiveKey>();
+  const find = async (digest: string) => {
+    const found = await keys.findActiveKey(digest);
+    if (!found) known.delete(digest);
+    else if (!known.has(digest)) {
+      if (known.size >= MAX_KNOWN_KEYS) known.clear();
+      known.set(digest, found);
+    }
+    return found;
+  };
+  const count = async (found: ActiveKey, windowStart: Date): Promise<AuthenticatedKey> => ({
+    ...found,
+    window_count: await counter.increment(found.key.id, windowStart),
+  });
   return {
     store,
     authenticateAndCount: async (digest, windowStart) => {
-      const found = await keys.findActiveKey(digest);
-      if (!found) return null;
-      return { ...found, window_count: await counter.increment(found.key.id, windowStart) };
+      const found = await find(digest);
+      return found && count(found, windowStart);
     },
+    countKnownKey: async (digest, windowStart) => {
+      const found = known.get(digest);
+      return found ? count(found, windowStart) : null;
+    },
+    isActive: async (digest) => (await find(digest)) !== null,
+    forget: (digest) => known.delete(digest),
     close: onClose,
   };
 }
@@ -72,6 +118,15 @@ export class MemoryWindowCounter implements WindowCounter {
   seed(windowStart: Date, counts: ReadonlyMap<string, number>): void {
     const window = this.#window(windowStart.getTime());
     for (const [keyId, count] of counts) window.set(keyId, (window.get(keyId) ?? 0) + count);
+  }
+
+  /**
+   * Raises counts to those kept elsewhere (the database's, which include this process's own as last handed over,
+   * and any other process's that counted after them).
+   */
+  raise(windowStart: Date, counts: ReadonlyMap<string, number>): void {
+    const window = this.#window(windowStart.getTime());
+    for (const [keyId, count] of counts) window.set(keyId, Math.max(window.get(keyId) ?? 0, count));
   }
 
   /** The counts of every window still held, by window start. */

@@ -1,6 +1,6 @@
 import { createClient, defineScript } from '@redis/client';
 import { WINDOW_SECONDS } from './rateLimit.ts';
-import type { WindowCounter } from './rateLimitStore.ts';
+import { RateLimitStoreUnavailable, type WindowCounter } from './rateLimitStore.ts';
 
 // The `redis` rate-limit store: one atomic Lua script per request, so instances sharing the Redis count exactly
 // without a database row per request. Each window's count is its own key, gone a minute after the window ends.
@@ -17,11 +17,6 @@ const COUNT_REQUEST = defineScript({
   },
   transformReply: (reply: unknown) => Number(reply),
 });
-
-/** Raised when Redis does not answer: the request gets 503 unavailable with Retry-After. */
-export class RateLimitStoreUnavailable extends Error {
-  readonly code = 'QUOTIENT_RATE_STORE_UNAVAILABLE';
-}
 
 export class RedisWindowCounter implements WindowCounter {
   readonly #client;

@@ -29,6 +29,13 @@ import { apiSecurityHeaders } from './securityHeaders.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+/**
+ * Operations that confirm the request's key in their write's first statement (DealIngestion: a revoked key writes
+ * nothing and answers 401), so a key this process knows is not read again before them: one round trip less per
+ * deal event. Every other way out of such a request confirms the key first (errorHandler).
+ */
+const KEY_CONFIRMED_BY_WRITE: ReadonlySet<string> = new Set(['ingestDealEvent']);
+
 export interface AppDeps {
   contract: Record<string, unknown>;
   logger: Logger;
@@ -89,7 +96,14 @@ export function createApp(deps: AppDeps): Express {
     if (req.path === '/v1') req.url = `/v1/${req.url.slice(3)}`;
     next();
   });
-  app.use(authenticate({ keys: deps.keys, auditLog: deps.auditLog, metrics: deps.metrics }));
+  app.use(
+    authenticate({
+      keys: deps.keys,
+      auditLog: deps.auditLog,
+      metrics: deps.metrics,
+      keyConfirmedByWrite: KEY_CONFIRMED_BY_WRITE,
+    }),
+  );
   app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: keepRawBody }));
   app.use(refuseUnstorableParameters());
   app.use(

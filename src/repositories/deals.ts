@@ -3,7 +3,9 @@ import type { DealListFilters } from '../domain/deals/feed.ts';
 import type { DealState, DealStatus, DomainEventType, FieldChange } from '../domain/deals/projection.ts';
 import type { JsonObject } from '../domain/json.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
+import type { AuditEntryInput } from './audit.ts';
 import type { DomainEventRecord } from './domainEvents.ts';
+import { auditEntryCte, auditEntryValues } from './requestAudit.ts';
 import { named, type SqlPool, type Transaction } from './transaction.ts';
 
 /** A credited rep of a split deal, with the rep's internal user id (stored for finding a rep's split deals). */
@@ -118,7 +120,7 @@ const APPLY_EVENT = `
       (id, org_id, source_event_id, deal_id, type, event_type_hint, changes, stale, occurred_at, created_at)
     SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, false, $8::timestamptz, clock.at FROM clock
     RETURNING created_at
-  )
+  ), ${auditEntryCte(19)}
   UPDATE deals d SET
     amount_cents = $9::bigint,
     stage = $10::text,
@@ -160,13 +162,15 @@ export class DealRepository {
    * when the deal becomes won (to the event's `occurred_at` when it carries one, product.md section 5: a CRM
    * backfilling last quarter's deals means last quarter) and cleared when it is no longer won, `created_at`
    * set by the first event. The domain event gets the same time, taken under the deal's lock, so a deal's
-   * domain events ordered by `created_at` are in the order they were applied.
+   * domain events ordered by `created_at` are in the order they were applied. The request's audit entry, when
+   * given, is written by the same statement (auditEntryCte).
    */
   async applyEvent(
     tx: Transaction,
     orgId: string,
     dealId: string,
     event: AppliedEvent,
+    audit: AuditEntryInput | null = null,
   ): Promise<{ deal: DealRecord; domainEvent: DomainEventRecord }> {
     const { state } = event;
     const rows = await tx.query<DealRow & { event_created_at: Date }>(
@@ -191,6 +195,7 @@ export class DealRepository {
           event.lastOccurredAt,
           event.becameWon,
           event.splits === null ? null : JSON.stringify(event.splits),
+          ...auditEntryValues(orgId, audit),
         ],
       }),
     );

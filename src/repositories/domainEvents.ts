@@ -1,4 +1,6 @@
 import type { DomainEventType, FieldChange } from '../domain/deals/projection.ts';
+import type { AuditEntryInput } from './audit.ts';
+import { auditEntryCte, auditEntryValues } from './requestAudit.ts';
 import { named, type SqlPool, type Transaction } from './transaction.ts';
 
 export interface DomainEventRecord {
@@ -17,6 +19,7 @@ export interface DomainEventRecord {
 const COLUMNS = 'id, org_id, source_event_id, deal_id, type, event_type_hint, changes, stale, occurred_at, created_at';
 
 const RECORD_STALE = `
+  WITH ${auditEntryCte(7)}
   INSERT INTO domain_events
     (id, org_id, source_event_id, deal_id, type, event_type_hint, changes, stale, occurred_at, created_at)
   VALUES ($1, $2, $3, $4, 'deal.updated', $5, '[]'::jsonb, true, $6::timestamptz, clock_timestamp())
@@ -29,16 +32,28 @@ export class DomainEventRepository {
     this.pool = pool;
   }
 
-  /** Records an event that arrived older than the deal's latest applied one: no changes, projection untouched. */
+  /**
+   * Records an event that arrived older than the deal's latest applied one: no changes, projection untouched. The
+   * request's audit entry, when given, is written by the same statement (auditEntryCte).
+   */
   async recordStale(
     tx: Transaction,
     orgId: string,
     event: { id: string; sourceEventId: string; dealId: string; eventTypeHint: string; occurredAt: Date },
+    audit: AuditEntryInput | null = null,
   ): Promise<DomainEventRecord> {
     const rows = await tx.query<DomainEventRecord>(
       named('domain_events_record_stale', {
         text: RECORD_STALE,
-        values: [event.id, orgId, event.sourceEventId, event.dealId, event.eventTypeHint, event.occurredAt],
+        values: [
+          event.id,
+          orgId,
+          event.sourceEventId,
+          event.dealId,
+          event.eventTypeHint,
+          event.occurredAt,
+          ...auditEntryValues(orgId, audit),
+        ],
       }),
     );
     return rows[0] as DomainEventRecord;

@@ -12,8 +12,6 @@ export interface OrgConfig {
   plansInForce: PlanState[];
   /** Enabled endpoints that are not removed, by id; `events` empty means every kind. */
   endpoints: Array<{ id: string; events: string[] }>;
-  /** Whether the org has any endpoint at all, enabled or not (without one, nothing needs announcing). */
-  hasWebhookEndpoints: boolean;
 }
 
 // One statement, so one snapshot: the version and what it stands for are read together.
@@ -26,8 +24,7 @@ const LOAD = `
                    WHERE p.org_id = o.id AND p.status = 'active' AND p.current_version_id IS NOT NULL), '[]') AS plans,
          COALESCE((SELECT json_agg(json_build_object('id', w.id, 'events', w.events) ORDER BY w.id)
                    FROM webhook_endpoints w
-                   WHERE w.org_id = o.id AND w.enabled AND w.removed_at IS NULL), '[]') AS endpoints,
-         EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.org_id = o.id) AS has_webhook_endpoints
+                   WHERE w.org_id = o.id AND w.enabled AND w.removed_at IS NULL), '[]') AS endpoints
   FROM orgs o WHERE o.id = $1`;
 
 export class OrgConfigRepository {
@@ -36,7 +33,6 @@ export class OrgConfigRepository {
       version: number;
       plans: PlanState[];
       endpoints: Array<{ id: string; events: string[] }>;
-      has_webhook_endpoints: boolean;
     }>(named('org_config_load', { text: LOAD, values: [orgId] }));
     const row = rows[0];
     if (!row) throw new Error(`org ${orgId} does not exist`);
@@ -44,7 +40,6 @@ export class OrgConfigRepository {
       version: row.version,
       plansInForce: row.plans,
       endpoints: row.endpoints,
-      hasWebhookEndpoints: row.has_webhook_endpoints,
     };
   }
 }

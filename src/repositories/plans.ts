@@ -21,6 +21,21 @@ export interface PlanRecord {
   archived_at: Date | null;
 }
 
+/** A plan version's plan-level cap and draw (issue 16), as the wire shows them: null when not set. */
+export interface PlanLimits {
+  cap_cents: number | null;
+  draw: { amount_cents: number; recoverable: boolean } | null;
+}
+
+export function limitsOf(definition: Pick<Partial<PlanDefinition>, 'cap_cents' | 'draw'>): PlanLimits {
+  return {
+    cap_cents: typeof definition.cap_cents === 'number' ? definition.cap_cents : null,
+    draw: definition.draw
+      ? { amount_cents: definition.draw.amount_cents, recoverable: definition.draw.recoverable }
+      : null,
+  };
+}
+
 /** A chip as it stands in one plan version. `version` is the spec's `rule_version` ("1", "2", …). */
 export interface VersionChip {
   id: string;
@@ -139,8 +154,13 @@ export class PlanRepository {
     return rows.map(toPlanRecord);
   }
 
-  /** Every plan of the org, active and archived, oldest first, with its current version's number. */
-  async listWithVersionNumbers(orgId: string): Promise<Array<PlanRecord & { current_version_number: number }>> {
+  /**
+   * Every plan of the org, active and archived, oldest first, with its current version's number and the plan-level
+   * settings of its definition (cap and draw).
+   */
+  async listWithVersionNumbers(
+    orgId: string,
+  ): Promise<Array<PlanRecord & { current_version_number: number; current_limits: PlanLimits }>> {
     const plans = (
       await this.db.plan.findMany({
         where: { org_id: orgId },
@@ -150,10 +170,17 @@ export class PlanRepository {
     ).map(toPlanRecord);
     const versions = await this.db.planVersion.findMany({
       where: { org_id: orgId, id: { in: plans.map((plan) => plan.current_version_id) } },
-      select: { id: true, number: true },
+      select: { id: true, number: true, definition: true },
     });
-    const numbers = new Map(versions.map((version) => [version.id, version.number]));
-    return plans.map((plan) => ({ ...plan, current_version_number: numbers.get(plan.current_version_id) ?? 0 }));
+    const byId = new Map(versions.map((version) => [version.id, version]));
+    return plans.map((plan) => {
+      const version = byId.get(plan.current_version_id);
+      return {
+        ...plan,
+        current_version_number: version?.number ?? 0,
+        current_limits: limitsOf((version?.definition ?? {}) as Partial<PlanDefinition>),
+      };
+    });
   }
 
   /** The content digest of the plan's current version. */

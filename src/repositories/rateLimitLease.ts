@@ -5,12 +5,28 @@ import pg from 'pg';
 // exclusively, every other store holds it shared, so a second process on the database cannot start while one
 // counts in memory (its counts would not be seen), and a process cannot start counting in memory while any other
 // process serves. The lock goes with the connection: a process that dies frees it.
+//
+// A process that loses the connection (the database restarted, the connection was cut) no longer holds the lock,
+// so another process could start meanwhile: the lease says so (`held` false) until it is taken again, on a new
+// connection, retried every `retryMs`; the stores refuse to count until then (src/main.ts).
 
 const RATE_LIMIT_LOCK_CLASS = 0x72617465; // "rate"
 const RATE_LIMIT_LOCK_ID = 0;
+const APPLICATION_NAME = 'quotient:rate-limit-lease';
 
 export interface RateLimitLease {
+  /** False from the moment the lease's connection is lost until the lease is taken again. */
+  readonly held: boolean;
   release(): Promise<void>;
+}
+
+export interface LeaseEvents {
+  /** The connection is gone, and the lock with it. */
+  onLost(error: Error): void;
+  /** The lease is taken again; it counts as held once this is done. */
+  onRegained(): Promise<void>;
+  /** An attempt to take it again failed; another follows after `retryMs`. */
+  onRetryFailed(error: Error): void;
 }
 
 export class RateLimitLeaseRefused extends Error {}
@@ -18,9 +34,71 @@ export class RateLimitLeaseRefused extends Error {}
 export async function takeRateLimitLease(
   databaseUrl: string,
   exclusive: boolean,
-  onLost: (error: Error) => void,
+  events: LeaseEvents,
+  retryMs = 1_000,
 ): Promise<RateLimitLease> {
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'quotient:rate-limit-lease' });
+  let released = false;
+  let held = true;
+  let client = await lockOn(databaseUrl, exclusive);
+  let retry: NodeJS.Timeout | undefined;
+  const lostClients = new WeakSet<pg.Client>();
+
+  const watch = (watched: pg.Client) => {
+    const lose = (error: Error) => {
+      if (released || lostClients.has(watched)) return;
+      lostClients.add(watched);
+      held = false;
+      watched.end().catch(() => {});
+      events.onLost(error);
+      retry = setTimeout(retake, retryMs);
+    };
+    watched.on('error', lose);
+    watched.on('end', () => lose(new Error('the rate-limit lease connection ended')));
+  };
+  const retake = async () => {
+    if (released) return;
+    let taken: pg.Client | undefined;
+    try {
+      taken = await lockOn(databaseUrl, exclusive);
+      if (released) {
+        await taken.end();
+        return;
+      }
+      client = taken;
+      watch(taken);
+      await events.onRegained();
+      // Lost again meanwhile: that loss has already scheduled the next attempt.
+      if (!lostClients.has(taken)) held = true;
+    } catch (error) {
+      events.onRetryFailed(error as Error);
+      // Lost again meanwhile: that loss has already scheduled the next attempt.
+      if (taken && lostClients.has(taken)) return;
+      // Taken, but what had to follow failed: let it go, and take it again from the start.
+      if (taken) {
+        lostClients.add(taken);
+        await taken.end().catch(() => {});
+      }
+      if (!released) retry = setTimeout(retake, retryMs);
+    }
+  };
+  watch(client);
+
+  return {
+    get held() {
+      return held;
+    },
+    release: async () => {
+      released = true;
+      clearTimeout(retry);
+      await client.end().catch(() => {});
+    },
+  };
+}
+
+/** A new connection holding the lock; refused when another process holds it the other way. */
+async function lockOn(databaseUrl: string, exclusive: boolean): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: APPLICATION_NAME });
+  client.on('error', () => {});
   await client.connect();
   const take = exclusive ? 'pg_try_advisory_lock' : 'pg_try_advisory_lock_shared';
   let taken: boolean;
@@ -44,14 +122,5 @@ export async function takeRateLimitLease(
             'QUOTIENT_RATE_LIMIT_STORE=redis (with QUOTIENT_REDIS_URL) or postgres on every instance',
     );
   }
-  let released = false;
-  client.on('error', (error) => {
-    if (!released) onLost(error);
-  });
-  return {
-    release: async () => {
-      released = true;
-      await client.end();
-    },
-  };
+  return client;
 }

@@ -1,5 +1,5 @@
 import type { AuditEntryInput } from './audit.ts';
-import { named, type SqlPool, type Transaction } from './transaction.ts';
+import { named, type SqlPool } from './transaction.ts';
 
 // The audit log's batch writes (src/access/auditLog.ts) on a plain `pg` pool: one prepared statement per batch.
 // Through Prisma, each batch went through its query compiler, which cost more of the server's CPU than the
@@ -66,36 +66,57 @@ export class RequestAuditRepository {
   }
 }
 
-const RECORD_WITH_WRITE = `
-  INSERT INTO audit_entries (id, org_id, occurred_at, actor_type, key_id, action, method, route, status, request_id,
-                             client_ip, user_agent, duration_ms)
-  VALUES ($1, $2, $3::timestamptz, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-  ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, duration_ms = EXCLUDED.duration_ms`;
+const AUDIT_COLUMNS =
+  'id, org_id, occurred_at, actor_type, key_id, action, method, route, status, request_id, client_ip, user_agent, duration_ms';
+const AUDIT_TYPES = [
+  'text',
+  'text',
+  'timestamptz',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'int',
+  'text',
+  'text',
+  'text',
+  'int',
+] as const;
 
 /**
- * Writes one audit entry inside the transaction of the write it records, so the entry commits with the write
- * or not at all: a crash, or a shutdown that cuts the request, cannot leave a write without its entry. When the
- * connection closed first and the request's status-less entry was already flushed, this one completes it.
+ * The audit entry of a write as a CTE (`audited`) of the statement that makes the write, so the entry commits with
+ * the write or not at all (a crash, or a shutdown that cuts the request, cannot leave a write without its entry),
+ * and costs no round trip of its own. Its parameters are the `auditEntryValues`, numbered from `$first`; with a null
+ * entry it writes nothing. When the connection closed first and the request's status-less entry was already
+ * flushed, this one completes it.
  */
-export async function recordWithWrite(tx: Transaction, orgId: string, entry: AuditEntryInput): Promise<void> {
-  await tx.query(
-    named('audit_entries_record_with_write', {
-      text: RECORD_WITH_WRITE,
-      values: [
-        entry.id,
-        orgId,
-        entry.occurred_at,
-        entry.actor_type,
-        entry.key_id ?? null,
-        entry.action,
-        entry.method ?? null,
-        entry.route ?? null,
-        entry.status ?? null,
-        entry.request_id ?? null,
-        entry.client_ip ?? null,
-        entry.user_agent ?? null,
-        entry.duration_ms ?? null,
-      ],
-    }),
-  );
+export function auditEntryCte(first: number): string {
+  const values = AUDIT_TYPES.map((type, index) => `$${first + index}::${type}`).join(', ');
+  return `audited AS (
+    INSERT INTO audit_entries (${AUDIT_COLUMNS})
+    SELECT ${values} WHERE $${first}::text IS NOT NULL
+    ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, duration_ms = EXCLUDED.duration_ms
+    RETURNING id
+  )`;
+}
+
+/** The parameters of `auditEntryCte`, in its order: as many as it has, all null without an entry. */
+export function auditEntryValues(orgId: string, entry: AuditEntryInput | null): unknown[] {
+  if (!entry) return AUDIT_TYPES.map(() => null);
+  return [
+    entry.id,
+    orgId,
+    entry.occurred_at,
+    entry.actor_type,
+    entry.key_id ?? null,
+    entry.action,
+    entry.method ?? null,
+    entry.route ?? null,
+    entry.status ?? null,
+    entry.request_id ?? null,
+    entry.client_ip ?? null,
+    entry.user_agent ?? null,
+    entry.duration_ms === undefined || entry.duration_ms === null ? null : Math.round(entry.duration_ms),
+  ];
 }

@@ -16,7 +16,8 @@ export interface NewSourceEvent {
 }
 
 export type OpenedDeal =
-  | { recorded: false }
+  /** Nothing written: the dedup key is taken, or the sending key is revoked (`keyRevoked`). */
+  | { recorded: false; keyRevoked: boolean }
   | {
       recorded: true;
       /** Locked until the transaction ends; version 0 when this event creates it. Null: lock it separately. */
@@ -39,9 +40,12 @@ export interface RecordedEvent {
 const RECORD_AND_OPEN_DEAL = `
   WITH tag AS (
     SELECT set_config('application_name', $1, true) AS tagged
+  ), sender AS (
+    SELECT $4::text IS NULL OR EXISTS (SELECT 1 FROM api_keys k WHERE k.id = $4::text AND k.revoked_at IS NULL)
+           AS key_active
   ), source AS (
     INSERT INTO source_events (id, org_id, key_id, dedup_key, external_id, body, body_digest, received_at)
-    VALUES ($2, $3, $4, $5, $6, $7::json, $8, $9::timestamptz)
+    SELECT $2, $3, $4::text, $5, $6, $7::json, $8, $9::timestamptz FROM sender WHERE sender.key_active
     ON CONFLICT (org_id, dedup_key) DO NOTHING
     RETURNING id
   ), created AS (
@@ -65,6 +69,7 @@ const RECORD_AND_OPEN_DEAL = `
     RETURNING id, external_id
   )
   SELECT (SELECT tagged FROM tag) AS tagged,
+         (SELECT key_active FROM sender) AS key_active,
          EXISTS (SELECT 1 FROM source) AS recorded,
          o.won_stages, o.lost_stages, o.config_version,
          COALESCE((SELECT id FROM rep WHERE external_id = $13::text),
@@ -79,6 +84,7 @@ const FIND_BY_DEDUP_KEY = `
   WHERE s.org_id = $1 AND s.dedup_key = $2`;
 
 type OpenRow = Partial<DealRow> & {
+  key_active: boolean;
   recorded: boolean;
   won_stages: string[];
   lost_stages: string[];
@@ -132,7 +138,7 @@ export class SourceEventRepository {
     );
     const row = rows[0];
     if (!row) throw new Error(`org ${orgId} does not exist`);
-    if (!row.recorded) return { recorded: false };
+    if (!row.recorded) return { recorded: false, keyRevoked: !row.key_active };
     return {
       recorded: true,
       deal: row.id ? toDealRecord(row as DealRow) : null,

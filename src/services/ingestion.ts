@@ -7,7 +7,6 @@ import { countIngestedEvent } from '../lib/operationsMetrics.ts';
 import type { AuditEntryInput } from '../repositories/audit.ts';
 import { type DealRecord, DealRepository, type StoredSplit } from '../repositories/deals.ts';
 import { DomainEventRepository } from '../repositories/domainEvents.ts';
-import { recordWithWrite } from '../repositories/requestAudit.ts';
 import { SourceEventRepository } from '../repositories/sourceEvents.ts';
 import { inRolledBackTransaction, inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
 import { UserRepository } from '../repositories/users.ts';
@@ -41,7 +40,9 @@ export type IngestResult =
   /** The dedup key was used before with the same body: the original ids, nothing written. */
   | { kind: 'replayed'; ids: EventIds }
   /** The dedup key was used before with another body: nothing written. */
-  | { kind: 'conflict'; dedupKey: string };
+  | { kind: 'conflict'; dedupKey: string }
+  /** The request's key (`keyId`) is revoked, as the event's first statement found it: nothing written. */
+  | { kind: 'key_revoked' };
 
 /**
  * The deal-event pipeline. Each event is one READ COMMITTED transaction: source event (claiming the dedup key)
@@ -71,13 +72,7 @@ export class DealIngestion {
     const dedupKey = request.event.dedupKey ?? generatedDedupKey(request.event.externalId, request.receivedAt);
     const digest = canonicalDigest(request.body);
     const applied: { domainEventType?: string } = {};
-    const result = await inTransaction(this.pool, async (tx) => {
-      const applyResult = await this.apply(tx, request, dedupKey, digest, applied);
-      if (applyResult.kind === 'accepted' && request.auditEntry) {
-        await recordWithWrite(tx, request.orgId, request.auditEntry());
-      }
-      return applyResult;
-    });
+    const result = await inTransaction(this.pool, (tx) => this.apply(tx, request, dedupKey, digest, applied));
     if (applied.domainEventType) countIngestedEvent(applied.domainEventType);
     return result;
   }
@@ -133,8 +128,10 @@ export class DealIngestion {
         splitExternalIds: (event.splits ?? []).map((split) => split.owner_external_id),
       },
     );
-    // The key is taken; nothing was written, so committing the transaction keeps the promise of no side effects.
-    if (!opened.recorded) return this.replay(tx, orgId, dedupKey, digest);
+    // Nothing was written, so committing the transaction keeps the promise of no side effects.
+    if (!opened.recorded) {
+      return opened.keyRevoked ? { kind: 'key_revoked' } : this.replay(tx, orgId, dedupKey, digest);
+    }
 
     const deal = opened.deal ?? (await this.lockDeal(tx, orgId, event.externalId));
     const ownerUserId = owner === null ? null : (opened.ownerUserId ?? (await this.users.ensureRep(tx, orgId, owner)));
@@ -143,34 +140,47 @@ export class DealIngestion {
     const domainEventId = newId('de');
     const ids: EventIds = { source_event_id: sourceEventId, domain_event_id: domainEventId, deal_id: deal.id };
 
+    // The accepted event's audit entry rides on the statement that records its domain event.
+    const audit = request.auditEntry?.() ?? null;
     if (transition.stale) {
-      await this.domainEvents.recordStale(tx, orgId, {
-        id: domainEventId,
-        sourceEventId,
-        dealId: deal.id,
-        eventTypeHint: event.eventType,
-        occurredAt: event.occurredAt as Date,
-      });
+      await this.domainEvents.recordStale(
+        tx,
+        orgId,
+        {
+          id: domainEventId,
+          sourceEventId,
+          dealId: deal.id,
+          eventTypeHint: event.eventType,
+          occurredAt: event.occurredAt as Date,
+        },
+        audit,
+      );
       applied.domainEventType = 'stale';
       return { kind: 'accepted', ids };
     }
 
     const ownerNamed = event.patch.standard.owner_external_id !== undefined;
     const splits = await this.splitsWithReps(tx, orgId, transition.splits, deal.splits);
-    const appliedEvent = await this.deals.applyEvent(tx, orgId, deal.id, {
-      domainEventId,
-      sourceEventId,
-      type: transition.type,
-      eventTypeHint: event.eventType,
-      changes: transition.changes,
-      occurredAt: event.occurredAt ?? null,
-      state: transition.state,
-      splits,
-      status: transition.status,
-      userId: ownerNamed ? ownerUserId : deal.user_id,
-      lastOccurredAt: transition.lastOccurredAt,
-      becameWon: transition.becameWon,
-    });
+    const appliedEvent = await this.deals.applyEvent(
+      tx,
+      orgId,
+      deal.id,
+      {
+        domainEventId,
+        sourceEventId,
+        type: transition.type,
+        eventTypeHint: event.eventType,
+        changes: transition.changes,
+        occurredAt: event.occurredAt ?? null,
+        state: transition.state,
+        splits,
+        status: transition.status,
+        userId: ownerNamed ? ownerUserId : deal.user_id,
+        lastOccurredAt: transition.lastOccurredAt,
+        becameWon: transition.becameWon,
+      },
+      audit,
+    );
     const config = await this.configs.at(tx, orgId, opened.configVersion);
     await this.listener.onDealChanged(tx, {
       org: { id: orgId, stages: opened.stages, config },

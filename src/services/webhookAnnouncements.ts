@@ -51,8 +51,19 @@ export function announcePeriodPaid(tx: Transaction, change: PeriodStatusChange) 
  * `earning.created`, for the earnings ledger: call it in the transaction that writes the row, with the row as
  * `GET /v1/earnings` lists it.
  */
-export function announceEarningCreated(tx: Transaction, orgId: string, earning: WireEarning) {
-  return enqueueWebhookEvent(tx, orgId, 'earning.created', { earning }, { timestamp: new Date(earning.created_at) });
+export function announceEarningCreated(
+  tx: Transaction,
+  orgId: string,
+  earning: WireEarning,
+  endpointIds?: readonly string[],
+) {
+  return enqueueWebhookEvent(
+    tx,
+    orgId,
+    'earning.created',
+    { earning },
+    { timestamp: new Date(earning.created_at), ...(endpointIds ? { endpointIds } : {}) },
+  );
 }
 
 /**
@@ -63,13 +74,14 @@ export function announceEarningStatusChanged(
   tx: Transaction,
   orgId: string,
   change: { earning: WireEarning; previousStatus: EarningStatus; changedAt: Date },
+  endpointIds?: readonly string[],
 ) {
   return enqueueWebhookEvent(
     tx,
     orgId,
     'earning.status_changed',
     { earning: change.earning, previous_status: change.previousStatus },
-    { timestamp: change.changedAt },
+    { timestamp: change.changedAt, ...(endpointIds ? { endpointIds } : {}) },
   );
 }
 

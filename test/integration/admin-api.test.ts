@@ -349,6 +349,28 @@ describe('admin API: what the console does', () => {
     assert.equal(archived.data?.changed, true);
   });
 
+  test("plans: the summary shows the current version's cap and draw, null without them", async () => {
+    const { client } = await signedIn();
+    const capped = planDocument({ cap_cents: 1_500_000, draw: { amount_cents: 300_000, recoverable: true } });
+    const applied = await client.api.POST('/admin/v1/plan-files', { body: { text: stringify(capped) } });
+    assert.equal(applied.response.status, 200, JSON.stringify(applied.error));
+    const planId = applied.data?.plan_id as string;
+    const plain = await client.api.POST('/admin/v1/plan-files', { body: { text: stringify(planDocument()) } });
+    const plans = (await client.api.GET('/admin/v1/plans')).data?.plans ?? [];
+    assert.deepEqual(
+      plans.map((plan) => [plan.id, plan.cap_cents, plan.draw]),
+      [
+        [planId, 1_500_000, { amount_cents: 300_000, recoverable: true }],
+        [plain.data?.plan_id, null, null],
+      ],
+    );
+    const plan = await client.api.GET('/admin/v1/plans/{id}', { params: { path: { id: planId } } });
+    assert.deepEqual(
+      [plan.data?.plan.cap_cents, plan.data?.plan.draw],
+      [1_500_000, { amount_cents: 300_000, recoverable: true }],
+    );
+  });
+
   test('periods: totals per status, lock and mark paid each report the rows they moved', async () => {
     const db = testDatabase();
     const { org, rawKey } = await createOrgWithKey(db);

@@ -4,14 +4,16 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@redis/client';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { openEmbeddedDatabase } from '../../src/db/embedded.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { createPrismaClient } from '../../src/db/prisma.ts';
 import { KeyAdmin } from '../../src/services/keys.ts';
 import { createOrgWithKey } from '../factories/access.ts';
+import { dealEvent } from '../factories/deals.ts';
 import { exited, spawnServe } from '../helpers/cli.ts';
-import { awaitFreshWindow } from '../helpers/clock.ts';
+import { awaitFreshWindow, eventually } from '../helpers/clock.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
 
 // Each rate-limit store counts exactly under concurrency, with TWO server processes on one store where the store
@@ -45,6 +47,40 @@ afterAll(async () => {
 
 function get(served: Served, rawKey: string) {
   return fetch(`${served.url}/v1/`, { headers: { authorization: `Bearer ${rawKey}` } });
+}
+
+function postEvent(served: Served, rawKey: string, body: unknown) {
+  return fetch(`${served.url}/v1/deals/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${rawKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+/**
+ * Each server ingests events with two keys (and so knows them), both are revoked, and the very next request on each
+ * server is refused 401: a valid event with one key (found revoked by the event's own first statement), an invalid
+ * one with the other (found revoked before the body's 400); nothing of them is written.
+ */
+async function assertRevokedOnNextEvent(servers: Served[], db: ReturnType<typeof testDatabase>): Promise<void> {
+  const valid = await createOrgWithKey(db);
+  const invalid = await createOrgWithKey(db);
+  for (const served of servers) {
+    for (const { rawKey } of [valid, invalid]) assert.equal((await postEvent(served, rawKey, dealEvent())).status, 201);
+  }
+  for (const { org, key } of [valid, invalid]) await new KeyAdmin(db).revoke(org.id, key.id);
+  for (const served of servers) {
+    const refused = await postEvent(served, valid.rawKey, dealEvent());
+    assert.equal(refused.status, 401);
+    assert.equal(((await refused.json()) as { error: string }).error, 'invalid_key');
+    assert.equal(refused.headers.get('x-ratelimit-limit'), null);
+    const malformed = await postEvent(served, invalid.rawKey, { external_id: 42 });
+    assert.equal(malformed.status, 401, 'a revoked key is refused before the body is validated');
+    assert.equal(malformed.headers.get('x-ratelimit-limit'), null);
+  }
+  for (const { org } of [valid, invalid]) {
+    assert.equal(await db.sourceEvent.count({ where: { org_id: org.id } }), servers.length);
+  }
 }
 
 async function storeInForce(served: Served): Promise<string | undefined> {
@@ -128,10 +164,15 @@ describe.skipIf(!available)('redis store', () => {
     await new KeyAdmin(db).revoke(org.id, key.id);
     for (const served of servers) assert.equal((await get(served, rawKey)).status, 401);
   });
+
+  test('a revoked key’s very next deal event is refused on both processes, though each knew the key', async () => {
+    await assertRevokedOnNextEvent(servers, testDatabase());
+  });
 });
 
 describe('memory store, the embedded default', () => {
   let dataDir: string;
+  let clusterUrl: string;
   let stopCluster: () => Promise<void>;
   let db: ReturnType<typeof createPrismaClient>;
   const env = () => ({ DATABASE_URL: '', QUOTIENT_DATA_DIR: dataDir });
@@ -142,6 +183,7 @@ describe('memory store, the embedded default', () => {
     await chmod(dataDir, 0o755);
     const cluster = await openEmbeddedDatabase(dataDir, { fast: true });
     stopCluster = cluster.stop;
+    clusterUrl = cluster.url;
     await applyMigrations(cluster.url);
     db = createPrismaClient(cluster.url, 2);
   });
@@ -170,4 +212,64 @@ describe('memory store, the embedded default', () => {
     await stop(restarted);
     // Up to 45 s waiting for a fresh window, then five server starts on a shared 2-core machine.
   }, 180_000);
+
+  test('a revoked key’s very next deal event is refused, though the server knew the key', async () => {
+    const served = await serve(env());
+    await assertRevokedOnNextEvent([served], db);
+    await stop(served);
+  });
+
+  test('a server that loses its lease refuses requests until it takes it back, then counts on from where it was', async () => {
+    const { rawKey } = await createOrgWithKey(db, { rateLimit: 20 });
+    await awaitFreshWindow(40);
+    const served = await serve(env());
+    let remaining = 20;
+    const counted = async (response: Response) => {
+      assert.equal(response.status, 200);
+      const left = Number(response.headers.get('x-ratelimit-remaining'));
+      assert.equal(left, remaining - 1, 'each request counted once, in order');
+      remaining = left;
+    };
+    for (let i = 0; i < 3; i++) await counted(await get(served, rawKey));
+
+    // Another holder queues for the lock; when the server's lease connection is cut, it gets the lock first.
+    const holder = new pg.Client({ connectionString: clusterUrl });
+    const admin = new pg.Client({ connectionString: clusterUrl });
+    await Promise.all([holder.connect(), admin.connect()]);
+    try {
+      const held = holder.query(`SELECT pg_advisory_lock_shared(${0x72617465}, 0)`);
+      await eventually(async () => {
+        const { rows } = await admin.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+        return rows.length > 0 ? true : undefined;
+      });
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'quotient:rate-limit-lease'`,
+      );
+      await held;
+
+      // Until the server notices, a request may still be counted; from then on it is refused, not counted alone.
+      const refused = await eventually(async () => {
+        const response = await get(served, rawKey);
+        if (response.status === 200) {
+          await counted(response);
+          return undefined;
+        }
+        return response;
+      });
+      assert.equal(refused.status, 503);
+      assert.equal(refused.headers.get('retry-after'), '5');
+      assert.equal(((await refused.json()) as { error: string }).error, 'unavailable');
+    } finally {
+      await holder.end();
+      await admin.end();
+    }
+
+    // The lock is free again: the server takes it back and counts on from the same count.
+    const resumed = await eventually(async () => {
+      const response = await get(served, rawKey);
+      return response.status === 503 ? undefined : response;
+    }, 15_000);
+    await counted(resumed);
+    await stop(served);
+  }, 120_000);
 });

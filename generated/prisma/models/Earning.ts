@@ -312,7 +312,6 @@ export type EarningWhereInput = {
   created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_reason?: Prisma.JsonNullableFilter<"Earning">
-  org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   period?: Prisma.XOR<Prisma.PeriodScalarRelationFilter, Prisma.PeriodWhereInput>
   deal?: Prisma.XOR<Prisma.DealNullableScalarRelationFilter, Prisma.DealWhereInput> | null
@@ -343,7 +342,6 @@ export type EarningOrderByWithRelationInput = {
   created_at?: Prisma.SortOrder
   status_changed_at?: Prisma.SortOrder
   status_reason?: Prisma.SortOrderInput | Prisma.SortOrder
-  org?: Prisma.OrgOrderByWithRelationInput
   user?: Prisma.UserOrderByWithRelationInput
   period?: Prisma.PeriodOrderByWithRelationInput
   deal?: Prisma.DealOrderByWithRelationInput
@@ -377,7 +375,6 @@ export type EarningWhereUniqueInput = Prisma.AtLeast<{
   created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_reason?: Prisma.JsonNullableFilter<"Earning">
-  org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   period?: Prisma.XOR<Prisma.PeriodScalarRelationFilter, Prisma.PeriodWhereInput>
   deal?: Prisma.XOR<Prisma.DealNullableScalarRelationFilter, Prisma.DealWhereInput> | null
@@ -449,7 +446,6 @@ export type EarningCreateInput = {
   created_at?: Date | string
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -493,7 +489,6 @@ export type EarningUpdateInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -661,48 +656,6 @@ export type EarningMinOrderByAggregateInput = {
 
 export type EarningSumOrderByAggregateInput = {
   amount_cents?: Prisma.SortOrder
-}
-
-export type EarningCreateNestedManyWithoutOrgInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutOrgInput, Prisma.EarningUncheckedCreateWithoutOrgInput> | Prisma.EarningCreateWithoutOrgInput[] | Prisma.EarningUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutOrgInput | Prisma.EarningCreateOrConnectWithoutOrgInput[]
-  createMany?: Prisma.EarningCreateManyOrgInputEnvelope
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-}
-
-export type EarningUncheckedCreateNestedManyWithoutOrgInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutOrgInput, Prisma.EarningUncheckedCreateWithoutOrgInput> | Prisma.EarningCreateWithoutOrgInput[] | Prisma.EarningUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutOrgInput | Prisma.EarningCreateOrConnectWithoutOrgInput[]
-  createMany?: Prisma.EarningCreateManyOrgInputEnvelope
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-}
-
-export type EarningUpdateManyWithoutOrgNestedInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutOrgInput, Prisma.EarningUncheckedCreateWithoutOrgInput> | Prisma.EarningCreateWithoutOrgInput[] | Prisma.EarningUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutOrgInput | Prisma.EarningCreateOrConnectWithoutOrgInput[]
-  upsert?: Prisma.EarningUpsertWithWhereUniqueWithoutOrgInput | Prisma.EarningUpsertWithWhereUniqueWithoutOrgInput[]
-  createMany?: Prisma.EarningCreateManyOrgInputEnvelope
-  set?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  disconnect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  delete?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  update?: Prisma.EarningUpdateWithWhereUniqueWithoutOrgInput | Prisma.EarningUpdateWithWhereUniqueWithoutOrgInput[]
-  updateMany?: Prisma.EarningUpdateManyWithWhereWithoutOrgInput | Prisma.EarningUpdateManyWithWhereWithoutOrgInput[]
-  deleteMany?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
-}
-
-export type EarningUncheckedUpdateManyWithoutOrgNestedInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutOrgInput, Prisma.EarningUncheckedCreateWithoutOrgInput> | Prisma.EarningCreateWithoutOrgInput[] | Prisma.EarningUncheckedCreateWithoutOrgInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutOrgInput | Prisma.EarningCreateOrConnectWithoutOrgInput[]
-  upsert?: Prisma.EarningUpsertWithWhereUniqueWithoutOrgInput | Prisma.EarningUpsertWithWhereUniqueWithoutOrgInput[]
-  createMany?: Prisma.EarningCreateManyOrgInputEnvelope
-  set?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  disconnect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  delete?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  update?: Prisma.EarningUpdateWithWhereUniqueWithoutOrgInput | Prisma.EarningUpdateWithWhereUniqueWithoutOrgInput[]
-  updateMany?: Prisma.EarningUpdateManyWithWhereWithoutOrgInput | Prisma.EarningUpdateManyWithWhereWithoutOrgInput[]
-  deleteMany?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
 }
 
 export type EarningCreateNestedManyWithoutUserInput = {
@@ -1055,98 +1008,6 @@ export type EarningUncheckedUpdateOneWithoutSupersedesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.EarningUpdateToOneWithWhereWithoutSupersedesInput, Prisma.EarningUpdateWithoutSupersedesInput>, Prisma.EarningUncheckedUpdateWithoutSupersedesInput>
 }
 
-export type EarningCreateWithoutOrgInput = {
-  id: string
-  line_key: string
-  rule_version: string
-  amount_cents: bigint | number
-  status: string
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  user: Prisma.UserCreateNestedOneWithoutEarningsInput
-  period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
-  deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
-  plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
-  plan_version: Prisma.PlanVersionCreateNestedOneWithoutEarningsInput
-  chip: Prisma.ChipCreateNestedOneWithoutEarningsInput
-  triggering_domain_event?: Prisma.DomainEventCreateNestedOneWithoutEarningsInput
-  supersedes?: Prisma.EarningCreateNestedOneWithoutSuperseded_byInput
-  superseded_by?: Prisma.EarningCreateNestedOneWithoutSupersedesInput
-}
-
-export type EarningUncheckedCreateWithoutOrgInput = {
-  id: string
-  line_key: string
-  user_id: string
-  period_id: string
-  deal_id?: string | null
-  plan_id: string
-  plan_version_id: string
-  rule_chip_id: string
-  rule_version: string
-  amount_cents: bigint | number
-  status: string
-  supersedes_id?: string | null
-  triggering_domain_event_id?: string | null
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
-}
-
-export type EarningCreateOrConnectWithoutOrgInput = {
-  where: Prisma.EarningWhereUniqueInput
-  create: Prisma.XOR<Prisma.EarningCreateWithoutOrgInput, Prisma.EarningUncheckedCreateWithoutOrgInput>
-}
-
-export type EarningCreateManyOrgInputEnvelope = {
-  data: Prisma.EarningCreateManyOrgInput | Prisma.EarningCreateManyOrgInput[]
-  skipDuplicates?: boolean
-}
-
-export type EarningUpsertWithWhereUniqueWithoutOrgInput = {
-  where: Prisma.EarningWhereUniqueInput
-  update: Prisma.XOR<Prisma.EarningUpdateWithoutOrgInput, Prisma.EarningUncheckedUpdateWithoutOrgInput>
-  create: Prisma.XOR<Prisma.EarningCreateWithoutOrgInput, Prisma.EarningUncheckedCreateWithoutOrgInput>
-}
-
-export type EarningUpdateWithWhereUniqueWithoutOrgInput = {
-  where: Prisma.EarningWhereUniqueInput
-  data: Prisma.XOR<Prisma.EarningUpdateWithoutOrgInput, Prisma.EarningUncheckedUpdateWithoutOrgInput>
-}
-
-export type EarningUpdateManyWithWhereWithoutOrgInput = {
-  where: Prisma.EarningScalarWhereInput
-  data: Prisma.XOR<Prisma.EarningUpdateManyMutationInput, Prisma.EarningUncheckedUpdateManyWithoutOrgInput>
-}
-
-export type EarningScalarWhereInput = {
-  AND?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
-  OR?: Prisma.EarningScalarWhereInput[]
-  NOT?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
-  id?: Prisma.StringFilter<"Earning"> | string
-  org_id?: Prisma.StringFilter<"Earning"> | string
-  line_key?: Prisma.StringFilter<"Earning"> | string
-  user_id?: Prisma.StringFilter<"Earning"> | string
-  period_id?: Prisma.StringFilter<"Earning"> | string
-  deal_id?: Prisma.StringNullableFilter<"Earning"> | string | null
-  plan_id?: Prisma.StringFilter<"Earning"> | string
-  plan_version_id?: Prisma.StringFilter<"Earning"> | string
-  rule_chip_id?: Prisma.StringFilter<"Earning"> | string
-  rule_version?: Prisma.StringFilter<"Earning"> | string
-  amount_cents?: Prisma.BigIntFilter<"Earning"> | bigint | number
-  status?: Prisma.StringFilter<"Earning"> | string
-  supersedes_id?: Prisma.StringNullableFilter<"Earning"> | string | null
-  triggering_domain_event_id?: Prisma.StringNullableFilter<"Earning"> | string | null
-  trace?: Prisma.JsonFilter<"Earning">
-  created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
-  status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
-  status_reason?: Prisma.JsonNullableFilter<"Earning">
-}
-
 export type EarningCreateWithoutUserInput = {
   id: string
   line_key: string
@@ -1157,7 +1018,6 @@ export type EarningCreateWithoutUserInput = {
   created_at?: Date | string
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
   plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
@@ -1215,6 +1075,30 @@ export type EarningUpdateManyWithWhereWithoutUserInput = {
   data: Prisma.XOR<Prisma.EarningUpdateManyMutationInput, Prisma.EarningUncheckedUpdateManyWithoutUserInput>
 }
 
+export type EarningScalarWhereInput = {
+  AND?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
+  OR?: Prisma.EarningScalarWhereInput[]
+  NOT?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
+  id?: Prisma.StringFilter<"Earning"> | string
+  org_id?: Prisma.StringFilter<"Earning"> | string
+  line_key?: Prisma.StringFilter<"Earning"> | string
+  user_id?: Prisma.StringFilter<"Earning"> | string
+  period_id?: Prisma.StringFilter<"Earning"> | string
+  deal_id?: Prisma.StringNullableFilter<"Earning"> | string | null
+  plan_id?: Prisma.StringFilter<"Earning"> | string
+  plan_version_id?: Prisma.StringFilter<"Earning"> | string
+  rule_chip_id?: Prisma.StringFilter<"Earning"> | string
+  rule_version?: Prisma.StringFilter<"Earning"> | string
+  amount_cents?: Prisma.BigIntFilter<"Earning"> | bigint | number
+  status?: Prisma.StringFilter<"Earning"> | string
+  supersedes_id?: Prisma.StringNullableFilter<"Earning"> | string | null
+  triggering_domain_event_id?: Prisma.StringNullableFilter<"Earning"> | string | null
+  trace?: Prisma.JsonFilter<"Earning">
+  created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
+  status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
+  status_reason?: Prisma.JsonNullableFilter<"Earning">
+}
+
 export type EarningCreateWithoutTriggering_domain_eventInput = {
   id: string
   line_key: string
@@ -1225,7 +1109,6 @@ export type EarningCreateWithoutTriggering_domain_eventInput = {
   created_at?: Date | string
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1293,7 +1176,6 @@ export type EarningCreateWithoutDealInput = {
   created_at?: Date | string
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
@@ -1361,7 +1243,6 @@ export type EarningCreateWithoutPlanInput = {
   created_at?: Date | string
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1429,7 +1310,6 @@ export type EarningCreateWithoutPlan_versionInput = {
   created_at?: Date | string
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1497,7 +1377,6 @@ export type EarningCreateWithoutChipInput = {
   created_at?: Date | string
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1565,7 +1444,6 @@ export type EarningCreateWithoutPeriodInput = {
   created_at?: Date | string
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
   plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
@@ -1632,7 +1510,6 @@ export type EarningCreateWithoutSuperseded_byInput = {
   created_at?: Date | string
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1679,7 +1556,6 @@ export type EarningCreateWithoutSupersedesInput = {
   created_at?: Date | string
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org: Prisma.OrgCreateNestedOneWithoutEarningsInput
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
   period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
@@ -1737,7 +1613,6 @@ export type EarningUpdateWithoutSuperseded_byInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -1790,7 +1665,6 @@ export type EarningUpdateWithoutSupersedesInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -1820,88 +1694,6 @@ export type EarningUncheckedUpdateWithoutSupersedesInput = {
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
-}
-
-export type EarningCreateManyOrgInput = {
-  id: string
-  line_key: string
-  user_id: string
-  period_id: string
-  deal_id?: string | null
-  plan_id: string
-  plan_version_id: string
-  rule_chip_id: string
-  rule_version: string
-  amount_cents: bigint | number
-  status: string
-  supersedes_id?: string | null
-  triggering_domain_event_id?: string | null
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-}
-
-export type EarningUpdateWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
-  period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
-  deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
-  plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
-  plan_version?: Prisma.PlanVersionUpdateOneRequiredWithoutEarningsNestedInput
-  chip?: Prisma.ChipUpdateOneRequiredWithoutEarningsNestedInput
-  triggering_domain_event?: Prisma.DomainEventUpdateOneWithoutEarningsNestedInput
-  supersedes?: Prisma.EarningUpdateOneWithoutSuperseded_byNestedInput
-  superseded_by?: Prisma.EarningUpdateOneWithoutSupersedesNestedInput
-}
-
-export type EarningUncheckedUpdateWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  user_id?: Prisma.StringFieldUpdateOperationsInput | string
-  period_id?: Prisma.StringFieldUpdateOperationsInput | string
-  deal_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
-}
-
-export type EarningUncheckedUpdateManyWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  user_id?: Prisma.StringFieldUpdateOperationsInput | string
-  period_id?: Prisma.StringFieldUpdateOperationsInput | string
-  deal_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type EarningCreateManyUserInput = {
@@ -1934,7 +1726,6 @@ export type EarningUpdateWithoutUserInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
   plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
@@ -2016,7 +1807,6 @@ export type EarningUpdateWithoutTriggering_domain_eventInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -2098,7 +1888,6 @@ export type EarningUpdateWithoutDealInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
@@ -2180,7 +1969,6 @@ export type EarningUpdateWithoutPlanInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -2262,7 +2050,6 @@ export type EarningUpdateWithoutPlan_versionInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -2344,7 +2131,6 @@ export type EarningUpdateWithoutChipInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
@@ -2425,7 +2211,6 @@ export type EarningUpdateWithoutPeriodInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  org?: Prisma.OrgUpdateOneRequiredWithoutEarningsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
   plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
@@ -2496,7 +2281,6 @@ export type EarningSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   created_at?: boolean
   status_changed_at?: boolean
   status_reason?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2527,7 +2311,6 @@ export type EarningSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   created_at?: boolean
   status_changed_at?: boolean
   status_reason?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2557,7 +2340,6 @@ export type EarningSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   created_at?: boolean
   status_changed_at?: boolean
   status_reason?: boolean
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2591,7 +2373,6 @@ export type EarningSelectScalar = {
 
 export type EarningOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "line_key" | "user_id" | "period_id" | "deal_id" | "plan_id" | "plan_version_id" | "rule_chip_id" | "rule_version" | "amount_cents" | "status" | "supersedes_id" | "triggering_domain_event_id" | "trace" | "created_at" | "status_changed_at" | "status_reason", ExtArgs["result"]["earning"]>
 export type EarningInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2603,7 +2384,6 @@ export type EarningInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   superseded_by?: boolean | Prisma.Earning$superseded_byArgs<ExtArgs>
 }
 export type EarningIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2614,7 +2394,6 @@ export type EarningIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Exte
   supersedes?: boolean | Prisma.Earning$supersedesArgs<ExtArgs>
 }
 export type EarningIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
@@ -2628,7 +2407,6 @@ export type EarningIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Exte
 export type $EarningPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Earning"
   objects: {
-    org: Prisma.$OrgPayload<ExtArgs>
     user: Prisma.$UserPayload<ExtArgs>
     period: Prisma.$PeriodPayload<ExtArgs>
     deal: Prisma.$DealPayload<ExtArgs> | null
@@ -3052,7 +2830,6 @@ readonly fields: EarningFieldRefs;
  */
 export interface Prisma__EarningClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
-  org<T extends Prisma.OrgDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrgDefaultArgs<ExtArgs>>): Prisma.Prisma__OrgClient<runtime.Types.Result.GetResult<Prisma.$OrgPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   user<T extends Prisma.UserDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.UserDefaultArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   period<T extends Prisma.PeriodDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PeriodDefaultArgs<ExtArgs>>): Prisma.Prisma__PeriodClient<runtime.Types.Result.GetResult<Prisma.$PeriodPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   deal<T extends Prisma.Earning$dealArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Earning$dealArgs<ExtArgs>>): Prisma.Prisma__DealClient<runtime.Types.Result.GetResult<Prisma.$DealPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>

@@ -221,7 +221,6 @@ export type OrgWhereInput = {
   deals?: Prisma.DealListRelationFilter
   plans?: Prisma.PlanListRelationFilter
   periods?: Prisma.PeriodListRelationFilter
-  earnings?: Prisma.EarningListRelationFilter
   webhook_endpoints?: Prisma.WebhookEndpointListRelationFilter
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
   admins?: Prisma.AdminListRelationFilter
@@ -240,7 +239,6 @@ export type OrgOrderByWithRelationInput = {
   deals?: Prisma.DealOrderByRelationAggregateInput
   plans?: Prisma.PlanOrderByRelationAggregateInput
   periods?: Prisma.PeriodOrderByRelationAggregateInput
-  earnings?: Prisma.EarningOrderByRelationAggregateInput
   webhook_endpoints?: Prisma.WebhookEndpointOrderByRelationAggregateInput
   webhook_messages?: Prisma.WebhookMessageOrderByRelationAggregateInput
   admins?: Prisma.AdminOrderByRelationAggregateInput
@@ -262,7 +260,6 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   deals?: Prisma.DealListRelationFilter
   plans?: Prisma.PlanListRelationFilter
   periods?: Prisma.PeriodListRelationFilter
-  earnings?: Prisma.EarningListRelationFilter
   webhook_endpoints?: Prisma.WebhookEndpointListRelationFilter
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
   admins?: Prisma.AdminListRelationFilter
@@ -307,7 +304,6 @@ export type OrgCreateInput = {
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -326,7 +322,6 @@ export type OrgUncheckedCreateInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -345,7 +340,6 @@ export type OrgUpdateInput = {
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -364,7 +358,6 @@ export type OrgUncheckedUpdateInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -574,20 +567,6 @@ export type OrgUpdateOneRequiredWithoutPeriodsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutPeriodsInput, Prisma.OrgUpdateWithoutPeriodsInput>, Prisma.OrgUncheckedUpdateWithoutPeriodsInput>
 }
 
-export type OrgCreateNestedOneWithoutEarningsInput = {
-  create?: Prisma.XOR<Prisma.OrgCreateWithoutEarningsInput, Prisma.OrgUncheckedCreateWithoutEarningsInput>
-  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutEarningsInput
-  connect?: Prisma.OrgWhereUniqueInput
-}
-
-export type OrgUpdateOneRequiredWithoutEarningsNestedInput = {
-  create?: Prisma.XOR<Prisma.OrgCreateWithoutEarningsInput, Prisma.OrgUncheckedCreateWithoutEarningsInput>
-  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutEarningsInput
-  upsert?: Prisma.OrgUpsertWithoutEarningsInput
-  connect?: Prisma.OrgWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutEarningsInput, Prisma.OrgUpdateWithoutEarningsInput>, Prisma.OrgUncheckedUpdateWithoutEarningsInput>
-}
-
 export type OrgCreateNestedOneWithoutWebhook_endpointsInput = {
   create?: Prisma.XOR<Prisma.OrgCreateWithoutWebhook_endpointsInput, Prisma.OrgUncheckedCreateWithoutWebhook_endpointsInput>
   connectOrCreate?: Prisma.OrgCreateOrConnectWithoutWebhook_endpointsInput
@@ -627,7 +606,6 @@ export type OrgCreateWithoutUsersInput = {
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -645,7 +623,6 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -679,7 +656,6 @@ export type OrgUpdateWithoutUsersInput = {
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -697,7 +673,6 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -716,7 +691,6 @@ export type OrgCreateWithoutRep_managersInput = {
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -734,7 +708,6 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -768,7 +741,6 @@ export type OrgUpdateWithoutRep_managersInput = {
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -786,7 +758,6 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -803,7 +774,6 @@ export type OrgCreateWithoutApi_keysInput = {
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -821,7 +791,6 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -855,7 +824,6 @@ export type OrgUpdateWithoutApi_keysInput = {
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -873,7 +841,6 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -892,7 +859,6 @@ export type OrgCreateWithoutAdminsInput = {
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
@@ -910,7 +876,6 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
@@ -944,7 +909,6 @@ export type OrgUpdateWithoutAdminsInput = {
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
@@ -962,7 +926,6 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
@@ -979,7 +942,6 @@ export type OrgCreateWithoutDealsInput = {
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -997,7 +959,6 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -1031,7 +992,6 @@ export type OrgUpdateWithoutDealsInput = {
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -1049,7 +1009,6 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -1067,7 +1026,6 @@ export type OrgCreateWithoutPlansInput = {
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -1085,7 +1043,6 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -1119,7 +1076,6 @@ export type OrgUpdateWithoutPlansInput = {
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -1137,7 +1093,6 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -1155,7 +1110,6 @@ export type OrgCreateWithoutPeriodsInput = {
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -1173,7 +1127,6 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -1207,7 +1160,6 @@ export type OrgUpdateWithoutPeriodsInput = {
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -1225,95 +1177,6 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
-  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
-  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
-  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
-  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
-}
-
-export type OrgCreateWithoutEarningsInput = {
-  id: string
-  name: string
-  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
-  config_version?: number
-  created_at?: Date | string
-  users?: Prisma.UserCreateNestedManyWithoutOrgInput
-  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
-  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
-  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
-  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
-  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
-  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
-  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
-}
-
-export type OrgUncheckedCreateWithoutEarningsInput = {
-  id: string
-  name: string
-  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
-  config_version?: number
-  created_at?: Date | string
-  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
-  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
-  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
-  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
-  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
-  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
-  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
-  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
-}
-
-export type OrgCreateOrConnectWithoutEarningsInput = {
-  where: Prisma.OrgWhereUniqueInput
-  create: Prisma.XOR<Prisma.OrgCreateWithoutEarningsInput, Prisma.OrgUncheckedCreateWithoutEarningsInput>
-}
-
-export type OrgUpsertWithoutEarningsInput = {
-  update: Prisma.XOR<Prisma.OrgUpdateWithoutEarningsInput, Prisma.OrgUncheckedUpdateWithoutEarningsInput>
-  create: Prisma.XOR<Prisma.OrgCreateWithoutEarningsInput, Prisma.OrgUncheckedCreateWithoutEarningsInput>
-  where?: Prisma.OrgWhereInput
-}
-
-export type OrgUpdateToOneWithWhereWithoutEarningsInput = {
-  where?: Prisma.OrgWhereInput
-  data: Prisma.XOR<Prisma.OrgUpdateWithoutEarningsInput, Prisma.OrgUncheckedUpdateWithoutEarningsInput>
-}
-
-export type OrgUpdateWithoutEarningsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
-  config_version?: Prisma.IntFieldUpdateOperationsInput | number
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
-  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
-  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
-  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
-  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
-  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
-  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
-  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
-}
-
-export type OrgUncheckedUpdateWithoutEarningsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
-  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
-  config_version?: Prisma.IntFieldUpdateOperationsInput | number
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
-  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
-  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
-  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
-  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -1332,7 +1195,6 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
@@ -1350,7 +1212,6 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
@@ -1384,7 +1245,6 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
@@ -1402,7 +1262,6 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
@@ -1420,7 +1279,6 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
@@ -1438,7 +1296,6 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
@@ -1472,7 +1329,6 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
@@ -1490,7 +1346,6 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
@@ -1507,7 +1362,6 @@ export type OrgCountOutputType = {
   deals: number
   plans: number
   periods: number
-  earnings: number
   webhook_endpoints: number
   webhook_messages: number
   admins: number
@@ -1520,7 +1374,6 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   deals?: boolean | OrgCountOutputTypeCountDealsArgs
   plans?: boolean | OrgCountOutputTypeCountPlansArgs
   periods?: boolean | OrgCountOutputTypeCountPeriodsArgs
-  earnings?: boolean | OrgCountOutputTypeCountEarningsArgs
   webhook_endpoints?: boolean | OrgCountOutputTypeCountWebhook_endpointsArgs
   webhook_messages?: boolean | OrgCountOutputTypeCountWebhook_messagesArgs
   admins?: boolean | OrgCountOutputTypeCountAdminsArgs
@@ -1575,13 +1428,6 @@ export type OrgCountOutputTypeCountPeriodsArgs<ExtArgs extends runtime.Types.Ext
 /**
  * OrgCountOutputType without action
  */
-export type OrgCountOutputTypeCountEarningsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.EarningWhereInput
-}
-
-/**
- * OrgCountOutputType without action
- */
 export type OrgCountOutputTypeCountWebhook_endpointsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.WebhookEndpointWhereInput
 }
@@ -1620,7 +1466,6 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   deals?: boolean | Prisma.Org$dealsArgs<ExtArgs>
   plans?: boolean | Prisma.Org$plansArgs<ExtArgs>
   periods?: boolean | Prisma.Org$periodsArgs<ExtArgs>
-  earnings?: boolean | Prisma.Org$earningsArgs<ExtArgs>
   webhook_endpoints?: boolean | Prisma.Org$webhook_endpointsArgs<ExtArgs>
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
   admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
@@ -1662,7 +1507,6 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   deals?: boolean | Prisma.Org$dealsArgs<ExtArgs>
   plans?: boolean | Prisma.Org$plansArgs<ExtArgs>
   periods?: boolean | Prisma.Org$periodsArgs<ExtArgs>
-  earnings?: boolean | Prisma.Org$earningsArgs<ExtArgs>
   webhook_endpoints?: boolean | Prisma.Org$webhook_endpointsArgs<ExtArgs>
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
   admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
@@ -1680,7 +1524,6 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     deals: Prisma.$DealPayload<ExtArgs>[]
     plans: Prisma.$PlanPayload<ExtArgs>[]
     periods: Prisma.$PeriodPayload<ExtArgs>[]
-    earnings: Prisma.$EarningPayload<ExtArgs>[]
     webhook_endpoints: Prisma.$WebhookEndpointPayload<ExtArgs>[]
     webhook_messages: Prisma.$WebhookMessagePayload<ExtArgs>[]
     admins: Prisma.$AdminPayload<ExtArgs>[]
@@ -2092,7 +1935,6 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   deals<T extends Prisma.Org$dealsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$dealsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DealPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   plans<T extends Prisma.Org$plansArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$plansArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PlanPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   periods<T extends Prisma.Org$periodsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$periodsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PeriodPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
-  earnings<T extends Prisma.Org$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhook_endpoints<T extends Prisma.Org$webhook_endpointsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_endpointsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEndpointPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhook_messages<T extends Prisma.Org$webhook_messagesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_messagesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookMessagePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   admins<T extends Prisma.Org$adminsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adminsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdminPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -2642,30 +2484,6 @@ export type Org$periodsArgs<ExtArgs extends runtime.Types.Extensions.InternalArg
   take?: number
   skip?: number
   distinct?: Prisma.PeriodScalarFieldEnum | Prisma.PeriodScalarFieldEnum[]
-}
-
-/**
- * Org.earnings
- */
-export type Org$earningsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the Earning
-   */
-  select?: Prisma.EarningSelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the Earning
-   */
-  omit?: Prisma.EarningOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.EarningInclude<ExtArgs> | null
-  where?: Prisma.EarningWhereInput
-  orderBy?: Prisma.EarningOrderByWithRelationInput | Prisma.EarningOrderByWithRelationInput[]
-  cursor?: Prisma.EarningWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.EarningScalarFieldEnum | Prisma.EarningScalarFieldEnum[]
 }
 
 /**

@@ -8,7 +8,7 @@ import type { AdminRecord } from '../../repositories/admins.ts';
 import type { ApiKeyRecord } from '../../repositories/apiKeys.ts';
 import type { AuditFilters } from '../../repositories/audit.ts';
 import type { PeriodRecord, PeriodTotal } from '../../repositories/periods.ts';
-import type { PlanRecord } from '../../repositories/plans.ts';
+import { limitsOf, type PlanLimits, type PlanRecord } from '../../repositories/plans.ts';
 import { RepRepository } from '../../repositories/reps.ts';
 import type { SqlPool } from '../../repositories/transaction.ts';
 import type { WebhookEndpointRecord } from '../../repositories/webhooks.ts';
@@ -213,7 +213,9 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     listPlans: async (_req, res) => {
       const { session, actor } = context(res);
       const plans = await new PlanAdmin(db, undefined, actor).list(session.org_id);
-      send(res, 'listPlans', 200, { plans: plans.map((plan) => toPlanSummary(plan, plan.current_version_number)) });
+      send(res, 'listPlans', 200, {
+        plans: plans.map((plan) => toPlanSummary(plan, plan.current_version_number, plan.current_limits)),
+      });
     },
 
     getPlan: async (_req, res) => {
@@ -222,7 +224,11 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
       if (!history) throw new ApiError('not_found', `no plan ${idParam(res)}`);
       const current = history.versions.find((version) => version.id === history.plan.current_version_id);
       send(res, 'getPlan', 200, {
-        plan: toPlanSummary(history.plan, current?.number ?? history.versions[0]?.number ?? 1),
+        plan: toPlanSummary(
+          history.plan,
+          current?.number ?? history.versions[0]?.number ?? 1,
+          limitsOf(current?.definition ?? history.versions[0]?.definition ?? {}),
+        ),
         versions: history.versions.map((version) => ({
           id: version.id,
           number: version.number,
@@ -274,7 +280,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
       const history = await new PlanHistory(db).of(session.org_id, archived.plan.id);
       const current = history?.versions.find((version) => version.id === archived.plan.current_version_id);
       send(res, 'archivePlan', 200, {
-        plan: toPlanSummary(archived.plan, current?.number ?? 1),
+        plan: toPlanSummary(archived.plan, current?.number ?? 1, limitsOf(current?.definition ?? {})),
         changed: archived.changed,
       });
     },
@@ -500,7 +506,7 @@ function toApiKey(key: ApiKeyRecord): Schemas['ApiKey'] {
   };
 }
 
-function toPlanSummary(plan: PlanRecord, currentVersion: number): Schemas['PlanSummary'] {
+function toPlanSummary(plan: PlanRecord, currentVersion: number, limits: PlanLimits): Schemas['PlanSummary'] {
   return {
     id: plan.id,
     key: plan.key,
@@ -508,6 +514,8 @@ function toPlanSummary(plan: PlanRecord, currentVersion: number): Schemas['PlanS
     status: plan.status,
     period: plan.period,
     quota_cents: plan.quota_cents,
+    cap_cents: limits.cap_cents,
+    draw: limits.draw,
     current_version_id: plan.current_version_id,
     current_version: currentVersion,
     created_at: plan.created_at.toISOString(),

@@ -18,11 +18,56 @@ export interface RequestAuth {
 }
 
 /**
+ * A key taken from what this process knows (KeyGate.countKnownKey), not yet confirmed active for this request.
+ * Before the request is answered it is confirmed: by the request's write, whose first statement reads the key
+ * (`confirmKeyByWrite`), or else by the error handler with one select. A key revoked on any instance is refused on
+ * the very next request either way.
+ */
+export interface UnconfirmedKey {
+  /** Reads the key: true when it is still active. */
+  confirm(): Promise<boolean>;
+  /** It was revoked: the request is answered like any other with that key (nothing audited, no rate headers). */
+  refute(): void;
+}
+
+export function takeUnconfirmedKey(res: Response): UnconfirmedKey | undefined {
+  const unconfirmed = res.locals.unconfirmedKey as UnconfirmedKey | undefined;
+  res.locals.unconfirmedKey = undefined;
+  return unconfirmed;
+}
+
+/** The request's write read the key in its first statement and found it active. */
+export function confirmKeyByWrite(res: Response): void {
+  takeUnconfirmedKey(res);
+}
+
+/** The request's write found the key revoked (and wrote nothing): the error to answer with, as the lookup would. */
+export function refuteKeyByWrite(res: Response): ApiError {
+  takeUnconfirmedKey(res)?.refute();
+  return invalidKey();
+}
+
+export function invalidKey(): ApiError {
+  return new ApiError('invalid_key', 'the API key is unknown or revoked');
+}
+
+export interface AuthenticateDeps {
+  keys: KeyGate;
+  auditLog: AuditLog;
+  metrics: Metrics;
+  /**
+   * Operations whose handler writes in one transaction whose first statement reads the request's key and refuses a
+   * revoked one (the deal-event pipeline): a key this process knows is not read again before them.
+   */
+  keyConfirmedByWrite: ReadonlySet<string>;
+}
+
+/**
  * Authentication (401), then the rate limit (429), then the scope (403), in that order, for every
  * operation whose contract requires a key. Every authenticated request counts against the limit and is
  * audited, whatever its outcome.
  */
-export function authenticate(deps: { keys: KeyGate; auditLog: AuditLog; metrics: Metrics }) {
+export function authenticate(deps: AuthenticateDeps) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const operation = res.locals.operation as ContractOperation;
     if (operation.requiredScopes === null) return next();
@@ -33,16 +78,32 @@ export function authenticate(deps: { keys: KeyGate; auditLog: AuditLog; metrics:
     }
     const now = new Date();
     const window = windowAt(now);
-    const found = await deps.keys.authenticateAndCount(digestOf(token), window.start);
-    if (!found) throw new ApiError('invalid_key', 'the API key is unknown or revoked');
+    const digest = digestOf(token);
+    const known = deps.keyConfirmedByWrite.has(operation.operationId)
+      ? await deps.keys.countKnownKey(digest, window.start)
+      : null;
+    const found = known ?? (await deps.keys.authenticateAndCount(digest, window.start));
+    if (!found) throw invalidKey();
 
     const { key } = found;
     const auth: RequestAuth = { keyId: key.id, orgId: key.org_id, orgName: found.org_name, key };
     res.locals.auth = auth;
-    auditOnFinish(req, res, deps.auditLog, auth, operation, now);
+    const audit = auditOnFinish(req, res, deps.auditLog, auth, operation, now);
 
     const decision = decide(key.rate_limit_per_minute, found.window_count, window);
     res.set(decision.headers);
+    if (known) {
+      const unconfirmed: UnconfirmedKey = {
+        confirm: () => deps.keys.isActive(digest),
+        refute: () => {
+          deps.keys.forget(digest);
+          for (const name of Object.keys(decision.headers)) res.removeHeader(name);
+          res.locals.auth = undefined;
+          audit.discard();
+        },
+      };
+      res.locals.unconfirmedKey = unconfirmed;
+    }
     if (!decision.allowed) {
       deps.metrics.rateLimited(operation.pathTemplate);
       throw new ApiError(
@@ -67,6 +128,8 @@ export function authenticate(deps: { keys: KeyGate; auditLog: AuditLog; metrics:
 export interface RequestAudit {
   /** The entry as it will read when the response is `status`, with the duration so far. */
   entryForWrite(status: number): AuditEntryInput;
+  /** Nothing is audited for the request after all (its key was found revoked). */
+  discard(): void;
 }
 
 export function requestAuditOf(res: Response): RequestAudit {
@@ -80,9 +143,10 @@ function auditOnFinish(
   auth: RequestAuth,
   operation: ContractOperation,
   receivedAt: Date,
-): void {
+): RequestAudit {
   const id = newId('aud');
   let writtenWithRequest = false;
+  let discarded = false;
   const entry = (status: number | null): AuditEntryInput => {
     const now = new Date();
     return {
@@ -106,18 +170,24 @@ function auditOnFinish(
       writtenWithRequest = true;
       return entry(status);
     },
+    discard: () => {
+      discarded = true;
+    },
   };
   res.locals.audit = audit;
   let finished = false;
   res.once('finish', () => {
     finished = true;
+    if (discarded) return;
     auditLog.keyUsed(auth.keyId, new Date());
     // A write whose transaction failed wrote no entry: it is queued like any other request.
     if (!writtenWithRequest || res.statusCode >= 400) auditLog.record(entry(res.statusCode));
   });
   // The connection closed before the response was sent: the client went away, or a shutdown's grace period
   // ended. The request is audited without a status; a write that still commits has its own entry (same id).
+  // A key not confirmed yet is not audited: it may be revoked.
   res.once('close', () => {
-    if (!finished) auditLog.record(entry(null));
+    if (!finished && !discarded && res.locals.unconfirmedKey === undefined) auditLog.record(entry(null));
   });
+  return audit;
 }

@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from '../../db/availability.ts';
 import { InvalidCursor } from '../../domain/lists/keysetCursor.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { ApiError, type ErrorBody } from '../errors.ts';
+import { invalidKey, takeUnconfirmedKey } from './authenticate.ts';
 
 interface ValidatorError {
   status?: number;
@@ -24,7 +25,8 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
  * contract validator's errors and database outages. Anything else is a 500 that reveals nothing but the request id.
  */
 export function errorHandler(logger: Logger) {
-  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+  return async (failure: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const error = await withConfirmedKey(failure, res);
     const apiError = toApiError(error, res.locals.requestId as string);
     if (apiError.code === 'unavailable') {
       logger.warn({ err: error, request_id: res.locals.requestId, path: req.path }, 'database unavailable');
@@ -40,6 +42,23 @@ export function errorHandler(logger: Logger) {
       .set(apiError.headers)
       .json(apiError.toBody() satisfies ErrorBody);
   };
+}
+
+/**
+ * A request whose key was taken from what this process knows fails before its write confirmed the key: the key is
+ * read now, and a revoked one answers 401 whatever else failed, as it would have first. When the database cannot
+ * say, the request gets what that failure gets (503).
+ */
+async function withConfirmedKey(failure: unknown, res: Response): Promise<unknown> {
+  const unconfirmed = takeUnconfirmedKey(res);
+  if (!unconfirmed) return failure;
+  try {
+    if (await unconfirmed.confirm()) return failure;
+  } catch (error) {
+    return error;
+  }
+  unconfirmed.refute();
+  return invalidKey();
 }
 
 export function toApiError(error: unknown, requestId: string): ApiError {

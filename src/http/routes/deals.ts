@@ -5,7 +5,7 @@ import { type DealReader, toWireDeal } from '../../services/deals.ts';
 import type { DealIngestion } from '../../services/ingestion.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
-import { type RequestAuth, requestAuditOf } from '../middleware/authenticate.ts';
+import { confirmKeyByWrite, type RequestAuth, refuteKeyByWrite, requestAuditOf } from '../middleware/authenticate.ts';
 import { pageRequest } from '../pages.ts';
 import { rawBodyOf } from '../rawBody.ts';
 
@@ -31,6 +31,8 @@ export function dealHandlers(deps: DealRouteDeps): Pick<ContractHandlers, 'inges
         receivedAt: new Date(),
         auditEntry: () => requestAuditOf(res).entryForWrite(201),
       });
+      if (result.kind === 'key_revoked') throw refuteKeyByWrite(res);
+      confirmKeyByWrite(res);
       if (result.kind === 'conflict') {
         throw new ApiError('dedup_conflict', `dedup_key ${result.dedupKey} was already used with a different body`);
       }

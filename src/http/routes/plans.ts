@@ -1,5 +1,5 @@
 import type { components, operations } from '../../../generated/openapi.ts';
-import type { PlanVersionSnapshot, VersionChip } from '../../repositories/plans.ts';
+import { limitsOf, type PlanVersionSnapshot, type VersionChip } from '../../repositories/plans.ts';
 import type { PlanReader } from '../../services/plans.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
@@ -55,10 +55,7 @@ function toWirePlan({ plan, definition }: PlanVersionSnapshot): Plan {
     status: plan.status,
     period: plan.period,
     quota_cents: plan.quota_cents,
-    cap_cents: definition.cap_cents ?? null,
-    draw: definition.draw
-      ? { amount_cents: definition.draw.amount_cents, recoverable: definition.draw.recoverable }
-      : null,
+    ...limitsOf(definition),
     assignees: definition.assignees === 'all' ? 'all' : [...definition.assignees],
     current_version_id: plan.current_version_id,
     created_at: plan.created_at.toISOString(),

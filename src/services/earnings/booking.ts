@@ -12,7 +12,7 @@ import { countEarningsRows } from '../../lib/operationsMetrics.ts';
 import { EarningRepository, type LineRow, type NewEarning } from '../../repositories/earnings.ts';
 import { LedgerPeriodRepository } from '../../repositories/ledgerPeriods.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
-import { EarningAnnouncements } from './announcements.ts';
+import { EarningAnnouncements, type KnownEndpoints } from './announcements.ts';
 
 /** What one booking did to the ledger. */
 export interface BookingCounts {
@@ -32,8 +32,8 @@ export interface Booking {
   cause: TraceCause | null;
   /** For a recompute (no cause): why it replaces rows whose amount moved; a plan change when absent. */
   recomputedFor?: TraceReplacement;
-  /** False when the org has no webhook endpoint: nothing to announce. */
-  hasWebhookEndpoints: boolean;
+  /** The org's endpoints for the rows' webhooks (see KnownEndpoints). */
+  endpoints: KnownEndpoints;
 }
 
 export const NO_COUNTS: BookingCounts = { lines_evaluated: 0, rows_written: 0, rows_superseded: 0, rows_reversed: 0 };
@@ -177,7 +177,7 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
     if (retired.length !== retire.length) {
       throw new Error(`earnings of org ${orgId} moved while their lines were locked for evaluation`);
     }
-    const announcements = new EarningAnnouncements(tx, orgId, booking.hasWebhookEndpoints);
+    const announcements = new EarningAnnouncements(tx, orgId, booking.endpoints);
     await announcements.statusChanged(retired, (earning) => rowsById.get(earning.id)?.status ?? 'pending');
     await announcements.created(written);
     return {

@@ -134,7 +134,7 @@ export async function evaluateDealChange(
         to: fieldChange.new,
       })),
     },
-    hasWebhookEndpoints: config.hasWebhookEndpoints,
+    endpoints: config,
   });
 }
 

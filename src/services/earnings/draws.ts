@@ -156,6 +156,6 @@ export async function settleDrawsOfPeriod(
     droppedLines: [],
     triggeringDomainEventId: null,
     cause: null,
-    hasWebhookEndpoints: await endpoints.hasWebhookEndpoints(tx, orgId),
+    endpoints: await endpoints.hasWebhookEndpoints(tx, orgId),
   });
 }

@@ -237,7 +237,7 @@ async function recomputeRep(
       triggeringDomainEventId: null,
       cause: null,
       ...(hierarchyChange ? { recomputedFor: HIERARCHY_CHANGED } : {}),
-      hasWebhookEndpoints,
+      endpoints: hasWebhookEndpoints,
     }),
   );
   return { counts, deals: owned.length };
