@@ -20,7 +20,8 @@ export type IdPrefix =
   | 'req'
   | 'adm'
   | 'ses'
-  | 'sif';
+  | 'sif'
+  | 'rmgr';
 
 export function newId(prefix: IdPrefix): string {
   return typeid(prefix).toString();

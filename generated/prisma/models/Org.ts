@@ -224,6 +224,7 @@ export type OrgWhereInput = {
   webhook_endpoints?: Prisma.WebhookEndpointListRelationFilter
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
   admins?: Prisma.AdminListRelationFilter
+  rep_managers?: Prisma.RepManagerListRelationFilter
 }
 
 export type OrgOrderByWithRelationInput = {
@@ -241,6 +242,7 @@ export type OrgOrderByWithRelationInput = {
   webhook_endpoints?: Prisma.WebhookEndpointOrderByRelationAggregateInput
   webhook_messages?: Prisma.WebhookMessageOrderByRelationAggregateInput
   admins?: Prisma.AdminOrderByRelationAggregateInput
+  rep_managers?: Prisma.RepManagerOrderByRelationAggregateInput
 }
 
 export type OrgWhereUniqueInput = Prisma.AtLeast<{
@@ -261,6 +263,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   webhook_endpoints?: Prisma.WebhookEndpointListRelationFilter
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
   admins?: Prisma.AdminListRelationFilter
+  rep_managers?: Prisma.RepManagerListRelationFilter
 }, "id">
 
 export type OrgOrderByWithAggregationInput = {
@@ -304,6 +307,7 @@ export type OrgCreateInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateInput = {
@@ -321,6 +325,7 @@ export type OrgUncheckedCreateInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUpdateInput = {
@@ -338,6 +343,7 @@ export type OrgUpdateInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateInput = {
@@ -355,6 +361,7 @@ export type OrgUncheckedUpdateInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateManyInput = {
@@ -476,6 +483,20 @@ export type OrgUpdateOneRequiredWithoutUsersNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutUsersInput, Prisma.OrgUpdateWithoutUsersInput>, Prisma.OrgUncheckedUpdateWithoutUsersInput>
 }
 
+export type OrgCreateNestedOneWithoutRep_managersInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutRep_managersInput, Prisma.OrgUncheckedCreateWithoutRep_managersInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutRep_managersInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutRep_managersNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutRep_managersInput, Prisma.OrgUncheckedCreateWithoutRep_managersInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutRep_managersInput
+  upsert?: Prisma.OrgUpsertWithoutRep_managersInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutRep_managersInput, Prisma.OrgUpdateWithoutRep_managersInput>, Prisma.OrgUncheckedUpdateWithoutRep_managersInput>
+}
+
 export type OrgCreateNestedOneWithoutApi_keysInput = {
   create?: Prisma.XOR<Prisma.OrgCreateWithoutApi_keysInput, Prisma.OrgUncheckedCreateWithoutApi_keysInput>
   connectOrCreate?: Prisma.OrgCreateOrConnectWithoutApi_keysInput
@@ -588,6 +609,7 @@ export type OrgCreateWithoutUsersInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutUsersInput = {
@@ -604,6 +626,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutUsersInput = {
@@ -636,6 +659,7 @@ export type OrgUpdateWithoutUsersInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutUsersInput = {
@@ -645,6 +669,91 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutRep_managersInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutRep_managersInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutRep_managersInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutRep_managersInput, Prisma.OrgUncheckedCreateWithoutRep_managersInput>
+}
+
+export type OrgUpsertWithoutRep_managersInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutRep_managersInput, Prisma.OrgUncheckedUpdateWithoutRep_managersInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutRep_managersInput, Prisma.OrgUncheckedCreateWithoutRep_managersInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutRep_managersInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutRep_managersInput, Prisma.OrgUncheckedUpdateWithoutRep_managersInput>
+}
+
+export type OrgUpdateWithoutRep_managersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutRep_managersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
@@ -668,6 +777,7 @@ export type OrgCreateWithoutApi_keysInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutApi_keysInput = {
@@ -684,6 +794,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutApi_keysInput = {
@@ -716,6 +827,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutApi_keysInput = {
@@ -732,6 +844,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdminsInput = {
@@ -748,6 +861,7 @@ export type OrgCreateWithoutAdminsInput = {
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdminsInput = {
@@ -764,6 +878,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdminsInput = {
@@ -796,6 +911,7 @@ export type OrgUpdateWithoutAdminsInput = {
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdminsInput = {
@@ -812,6 +928,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutDealsInput = {
@@ -828,6 +945,7 @@ export type OrgCreateWithoutDealsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutDealsInput = {
@@ -844,6 +962,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutDealsInput = {
@@ -876,6 +995,7 @@ export type OrgUpdateWithoutDealsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutDealsInput = {
@@ -892,6 +1012,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPlansInput = {
@@ -908,6 +1029,7 @@ export type OrgCreateWithoutPlansInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPlansInput = {
@@ -924,6 +1046,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPlansInput = {
@@ -956,6 +1079,7 @@ export type OrgUpdateWithoutPlansInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPlansInput = {
@@ -972,6 +1096,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPeriodsInput = {
@@ -988,6 +1113,7 @@ export type OrgCreateWithoutPeriodsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPeriodsInput = {
@@ -1004,6 +1130,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPeriodsInput = {
@@ -1036,6 +1163,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPeriodsInput = {
@@ -1052,6 +1180,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_endpointsInput = {
@@ -1068,6 +1197,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
@@ -1084,6 +1214,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_endpointsInput = {
@@ -1116,6 +1247,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
@@ -1132,6 +1264,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_messagesInput = {
@@ -1148,6 +1281,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
@@ -1164,6 +1298,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_messagesInput = {
@@ -1196,6 +1331,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
@@ -1212,6 +1348,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 
@@ -1228,6 +1365,7 @@ export type OrgCountOutputType = {
   webhook_endpoints: number
   webhook_messages: number
   admins: number
+  rep_managers: number
 }
 
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1239,6 +1377,7 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   webhook_endpoints?: boolean | OrgCountOutputTypeCountWebhook_endpointsArgs
   webhook_messages?: boolean | OrgCountOutputTypeCountWebhook_messagesArgs
   admins?: boolean | OrgCountOutputTypeCountAdminsArgs
+  rep_managers?: boolean | OrgCountOutputTypeCountRep_managersArgs
 }
 
 /**
@@ -1307,6 +1446,13 @@ export type OrgCountOutputTypeCountAdminsArgs<ExtArgs extends runtime.Types.Exte
   where?: Prisma.AdminWhereInput
 }
 
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountRep_managersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RepManagerWhereInput
+}
+
 
 export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1323,6 +1469,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   webhook_endpoints?: boolean | Prisma.Org$webhook_endpointsArgs<ExtArgs>
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
   admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
+  rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["org"]>
 
@@ -1363,6 +1510,7 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   webhook_endpoints?: boolean | Prisma.Org$webhook_endpointsArgs<ExtArgs>
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
   admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
+  rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrgIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1379,6 +1527,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     webhook_endpoints: Prisma.$WebhookEndpointPayload<ExtArgs>[]
     webhook_messages: Prisma.$WebhookMessagePayload<ExtArgs>[]
     admins: Prisma.$AdminPayload<ExtArgs>[]
+    rep_managers: Prisma.$RepManagerPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1789,6 +1938,7 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   webhook_endpoints<T extends Prisma.Org$webhook_endpointsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_endpointsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEndpointPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhook_messages<T extends Prisma.Org$webhook_messagesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_messagesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookMessagePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   admins<T extends Prisma.Org$adminsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adminsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdminPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  rep_managers<T extends Prisma.Org$rep_managersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$rep_managersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2406,6 +2556,30 @@ export type Org$adminsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
   take?: number
   skip?: number
   distinct?: Prisma.AdminScalarFieldEnum | Prisma.AdminScalarFieldEnum[]
+}
+
+/**
+ * Org.rep_managers
+ */
+export type Org$rep_managersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RepManager
+   */
+  select?: Prisma.RepManagerSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RepManager
+   */
+  omit?: Prisma.RepManagerOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RepManagerInclude<ExtArgs> | null
+  where?: Prisma.RepManagerWhereInput
+  orderBy?: Prisma.RepManagerOrderByWithRelationInput | Prisma.RepManagerOrderByWithRelationInput[]
+  cursor?: Prisma.RepManagerWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RepManagerScalarFieldEnum | Prisma.RepManagerScalarFieldEnum[]
 }
 
 /**

@@ -17,6 +17,7 @@ import { KeyAdmin } from '../../services/keys.ts';
 import { PeriodAdmin } from '../../services/periods.ts';
 import { PlanRollout, type RolledOutApply } from '../../services/planRollout.ts';
 import { PlanAdmin, PlanHistory } from '../../services/plans.ts';
+import { type ManagerEntry, RepHierarchyAdmin } from '../../services/repHierarchy.ts';
 import { withPeriodWebhooks } from '../../services/webhookAnnouncements.ts';
 import { WebhookAdmin } from '../../services/webhooks.ts';
 import { toAdmin, toApiKey, toAuditEntry, toEndpoint, toMe } from '../../wire/admin.ts';
@@ -376,12 +377,48 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
       });
     },
 
+    listRepManagers: async (_req, res) => {
+      const { session } = context(res);
+      const rep = await findRep(session.org_id, idParam(res));
+      const entries = await repHierarchy(new EarningsEngine(db), context(res).actor).list(
+        session.org_id,
+        rep.external_id,
+      );
+      send(res, 'listRepManagers', 200, toRepManagers(rep, entries, false, 0));
+    },
+
+    setRepManager: async (req, res) => {
+      const { session, actor } = context(res);
+      const body = req.body as RequestBody<'setRepManager'>;
+      const rep = await findRep(session.org_id, idParam(res));
+      const result = await repHierarchy(new EarningsEngine(db), actor).setManager({
+        orgId: session.org_id,
+        repExternalId: rep.external_id,
+        managerExternalId: body.manager_external_id,
+        ...(body.from === undefined ? {} : { from: body.from }),
+      });
+      const recomputed = result.recompute
+        ? result.recompute.rows_written + result.recompute.rows_superseded + result.recompute.rows_reversed
+        : 0;
+      send(res, 'setRepManager', 200, toRepManagers(rep, result.entries, result.changed, recomputed));
+    },
+
     listAdmins: async (_req, res) => {
       const { session, actor } = context(res);
       const admins = await new AdminAccounts(db, actor).list(session.org_id);
       send(res, 'listAdmins', 200, { admins: admins.map(toAdmin) });
     },
   };
+
+  async function findRep(orgId: string, repId: string) {
+    const rep = await new RepRepository(db).find(orgId, repId);
+    if (!rep) throw new ApiError('not_found', `no rep ${repId}`);
+    return rep;
+  }
+
+  function repHierarchy(engine: EarningsEngine, actor: AdminRequestContext['actor']): RepHierarchyAdmin {
+    return new RepHierarchyAdmin(db, engine, deps.recomputePool, actor);
+  }
 
   function webhookAdmin(actor: AdminRequestContext['actor']): WebhookAdmin {
     return new WebhookAdmin(db, { allowPrivateAddresses: deps.allowPrivateWebhookAddresses, actor });
@@ -411,4 +448,19 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
 /** Rows the recompute after a plan change wrote, superseded or reversed. */
 function rowsChanged(summary: RolledOutApply['recompute']): number {
   return summary ? summary.rows_written + summary.rows_superseded + summary.rows_reversed : 0;
+}
+
+function toRepManagers(
+  rep: { id: string; external_id: string },
+  entries: readonly ManagerEntry[],
+  changed: boolean,
+  rowsRecomputed: number,
+): Schemas['RepManagers'] {
+  return {
+    rep_id: rep.id,
+    rep_external_id: rep.external_id,
+    entries: entries.map((entry) => ({ manager_external_id: entry.manager_external_id, from: entry.from })),
+    changed,
+    rows_recomputed: rowsRecomputed,
+  };
 }

@@ -30,6 +30,8 @@ export interface Booking {
   triggeringDomainEventId: string | null;
   /** The deal event being evaluated, named in the traces of the rows written; null for a recompute. */
   cause: TraceCause | null;
+  /** For a recompute (no cause): why it replaces rows whose amount moved; a plan change when absent. */
+  recomputedFor?: TraceReplacement;
   /** The org's endpoints for the rows' webhooks (see KnownEndpoints). */
   endpoints: KnownEndpoints;
 }
@@ -49,11 +51,15 @@ export function addCounts(a: BookingCounts, b: BookingCounts): BookingCounts {
  * The trace as written: with the deal event that caused it; and for a recompute after a plan change, whose rows
  * have no event, a replacement the ledger could only call an amount change is the new plan version's doing.
  */
-function tracedWith(trace: EarningTrace, cause: TraceCause | null): EarningTrace {
+function tracedWith(
+  trace: EarningTrace,
+  cause: TraceCause | null,
+  recomputedFor: TraceReplacement = PLAN_VERSION_CHANGED,
+): EarningTrace {
   if (cause) return { ...trace, cause };
   const replaced = trace.superseded;
   if (!replaced?.reason) return trace;
-  return { ...trace, superseded: { ...replaced, reason: causedBy(replaced.reason, cause) } };
+  return { ...trace, superseded: { ...replaced, reason: causedBy(replaced.reason, cause, recomputedFor) } };
 }
 
 const PLAN_VERSION_CHANGED: TraceReplacement = {
@@ -61,9 +67,16 @@ const PLAN_VERSION_CHANGED: TraceReplacement = {
   explanation: 'The plan changed, and its lines were recomputed.',
 };
 
-/** A retired row's reason, as tracedWith gives its successor's. */
-function causedBy(reason: TraceReplacement, cause: TraceCause | null): TraceReplacement {
-  return !cause && reason.code === 'amount_changed' ? PLAN_VERSION_CHANGED : reason;
+/**
+ * A retired row's reason, as tracedWith gives its successor's: a recompute (no cause) moved the amount because
+ * of what asked for it, a new plan version unless `recomputedFor` says otherwise (a hierarchy change).
+ */
+function causedBy(
+  reason: TraceReplacement,
+  cause: TraceCause | null,
+  recomputedFor: TraceReplacement = PLAN_VERSION_CHANGED,
+): TraceReplacement {
+  return !cause && reason.code === 'amount_changed' ? recomputedFor : reason;
 }
 
 export function isLive(row: LedgerRow): boolean {
@@ -124,7 +137,7 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
     const rowsById = new Map(rows.map((row) => [row.id, row]));
     const retire = [...decisions.flatMap((decision) => decision.changes.retire), ...drops].map((retirement) => ({
       ...retirement,
-      reason: causedBy(retirement.reason, booking.cause),
+      reason: causedBy(retirement.reason, booking.cause, booking.recomputedFor),
     }));
     const bookedInto = new Set(decisions.flatMap((decision) => decision.changes.write.map((row) => row.period_id)));
     const movedOutOf = retire.flatMap((retirement) => {
@@ -154,7 +167,7 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
             rule_version: target.rule_version,
             triggering_domain_event_id: booking.triggeringDomainEventId,
             ...row,
-            trace: tracedWith(row.trace, booking.cause),
+            trace: tracedWith(row.trace, booking.cause, booking.recomputedFor),
           }),
         ),
       ),
