@@ -455,6 +455,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/reps/{id}/managers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a rep's managers
+         * @description The rep's entries in the rep hierarchy that manager overrides read, oldest first: from each
+         *     `from` day on (until the next entry) the rep's manager is `manager_external_id`, or nobody when
+         *     it is null. Empty when the rep has never had a manager.
+         */
+        get: operations["listRepManagers"];
+        put?: never;
+        /**
+         * Set a rep's manager
+         * @description From `from` on (default today, UTC) the rep's manager is `manager_external_id`, or nobody when
+         *     it is null, exactly as `quotient users set-manager` does: earlier days keep their manager, the
+         *     same day set again is replaced, a manager is created on first sight. Refused with `400
+         *     invalid_body` and nothing changed: the rep as their own manager, a change that would make anyone
+         *     their own manager up the chain, a day that does not exist. Then the override earnings the change
+         *     moves are recomputed (in a locked period, the difference is booked in the next open one).
+         */
+        post: operations["setRepManager"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/admins": {
         parameters: {
             query?: never;
@@ -653,7 +684,7 @@ export interface components {
             key: string;
             name: string;
             /** @enum {string} */
-            kind: "commission" | "tiered_commission" | "flat" | "attainment_bonus";
+            kind: "commission" | "tiered_commission" | "flat" | "attainment_bonus" | "override";
             /** @description The chip's rule version; it rises when the chip's definition changes. */
             version: string;
             /** @description What the chip pays, in words. */
@@ -829,6 +860,31 @@ export interface components {
         /** @description The org's reps. */
         RepList: {
             reps: components["schemas"]["Rep"][];
+        };
+        /** @description A rep's manager from a day on. */
+        RepManagerChange: {
+            /** @description The manager's external id; null for no manager from that day on. */
+            manager_external_id: string | null;
+            /**
+             * Format: date
+             * @description The first day the manager applies; today (UTC) when absent.
+             */
+            from?: string;
+        };
+        /** @description A rep's entries in the rep hierarchy, oldest first. */
+        RepManagers: {
+            rep_id: string;
+            rep_external_id: string;
+            entries: {
+                /** @description The manager from `from` on; null for none. */
+                manager_external_id: string | null;
+                /** Format: date */
+                from: string;
+            }[];
+            /** @description False for a read, or when the rep already had this manager from this day. */
+            changed: boolean;
+            /** @description Earnings rows written, superseded or reversed by the recompute the change caused. */
+            rows_recomputed: number;
         };
         /** @description One earnings row of a rep, with its explanation. */
         RepEarning: {
@@ -1594,6 +1650,66 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listRepManagers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rep's manager entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepManagers"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setRepManager: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepManagerChange"];
+            };
+        };
+        responses: {
+            /** @description The rep's entries after the change, and what was recomputed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepManagers"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };

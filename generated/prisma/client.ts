@@ -52,6 +52,11 @@ export type Org = Prisma.OrgModel
  */
 export type User = Prisma.UserModel
 /**
+ * Model RepManager
+ * 
+ */
+export type RepManager = Prisma.RepManagerModel
+/**
  * Model ApiKey
  * 
  */

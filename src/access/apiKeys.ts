@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 // API keys: "qtn_" + 64 lowercase hex characters (32 random bytes). Only the SHA-256 digest is stored; a
-// short display prefix lets people tell keys apart (product.md sections 1 and 6).
+// short display prefix lets people tell keys apart.
 
 export const KEY_PREFIX = 'qtn';
 export const SCOPES = ['deals:read', 'deals:write', 'earnings:read', 'plans:read'] as const;

@@ -1,4 +1,4 @@
-// Fixed 60-second windows aligned to the UTC minute (product.md section 6). Pure: the counter lives in the
+// Fixed 60-second windows aligned to the UTC minute. Pure: the counter lives in the
 // database so that every instance shares it.
 
 export const WINDOW_SECONDS = 60;

@@ -1,7 +1,7 @@
 import type { ActiveKey, AuthenticatedKey, KeyAuthentication } from '../repositories/keyAuthentication.ts';
 import { WINDOW_SECONDS } from './rateLimit.ts';
 
-// Where the fixed-window counts live (product.md section 6). Every store is exact; they differ in who can share
+// Where the fixed-window counts live. Every store is exact; they differ in who can share
 // it. `memory`: counted in this process, no I/O at all, exact only while this process is the one instance that
 // serves the database (a lease on the database, see RateLimitLease, makes sure of it). `redis`: one atomic
 // script per request on a Redis that every instance uses. `postgres`: one upsert per request on the key's

@@ -11,6 +11,7 @@ import { periodsCommand } from './commands/periods.ts';
 import { plansCommand } from './commands/plans.ts';
 import { recomputeCommand } from './commands/recompute.ts';
 import { serveCommand } from './commands/serve.ts';
+import { usersCommand } from './commands/users.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
 import { workerCommand } from './commands/worker.ts';
 
@@ -29,6 +30,7 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     keysCommand(),
     adminsCommand(),
     plansCommand(),
+    usersCommand(),
     periodsCommand(),
     recomputeCommand(),
     fxCommand(),

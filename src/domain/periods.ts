@@ -1,4 +1,4 @@
-// Period maths for compensation periods (product.md section 1): monthly ids `2026-04`, quarterly ids
+// Period maths for compensation periods: monthly ids `2026-04`, quarterly ids
 // `2026-Q2`. Everything works on UTC calendar dates written `YYYY-MM-DD`, as plain strings and integers,
 // so that no local time zone or Date arithmetic can shift a deal into the neighbouring period.
 

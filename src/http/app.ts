@@ -134,12 +134,6 @@ export function createApp(deps: AppDeps): Express {
       }),
     ),
   );
-  // The compiler proves every operation has a handler (ContractHandlers); should a request still reach here, answer
-  // in the error format with a logged 500 rather than Express's HTML 404.
-  app.use((_req: Request, res: Response) => {
-    const operation = res.locals.operation as { operationId: string } | undefined;
-    throw new Error(`no handler for operation ${operation?.operationId ?? 'unknown'}`);
-  });
   app.use(errorHandler(deps.logger));
   return app;
 }

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { operations, paths } from '../../generated/openapi.ts';
 import type { ContractOperation } from './operations.ts';
 
@@ -58,15 +58,14 @@ export type OperationHandler<Id extends ServedOperationId> = (
 export type ContractHandlers = { [Id in ServedOperationId]: OperationHandler<Id> };
 
 /**
- * Calls the handler of the operation the request was matched to (`res.locals.operation`), with the path
- * parameters the contract validator read.
+ * Calls the handler of the operation the request was matched to (`res.locals.operation`, set for every request
+ * that gets this far, from the contract these types were generated from), with the path parameters the contract
+ * validator read. `ContractHandlers` has a handler for every operation, so there is no "no handler" case.
  */
 export function dispatchToHandlers(handlers: ContractHandlers) {
-  const byId = handlers as unknown as Record<string, (req: Request, res: Response) => void | Promise<void>>;
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const operation = res.locals.operation as ContractOperation | undefined;
-    const handler = operation ? byId[operation.operationId] : undefined;
-    if (!handler) return next();
+  return async (req: Request, res: Response): Promise<void> => {
+    const operation = res.locals.operation as ContractOperation & { operationId: ServedOperationId };
+    const handler = handlers[operation.operationId] as (req: Request, res: Response) => void | Promise<void>;
     const validated = (req as Request & { openapi?: { pathParams?: Record<string, string> } }).openapi;
     req.params = validated?.pathParams ?? {};
     await handler(req, res);

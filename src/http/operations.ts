@@ -1,5 +1,5 @@
 // Resolves a request to the contract's operation before anything else runs, so that unknown routes get
-// 404/405 and authentication, rate limiting and scope checks run in the order product.md requires
+// 404/405 and authentication, rate limiting and scope checks run in the order the API documents
 // (401 → 429 → 403 → 400), ahead of body parsing and contract validation.
 
 export interface ContractOperation {

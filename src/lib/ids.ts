@@ -1,6 +1,6 @@
 import { typeid } from 'typeid-js';
 
-// TypeIDs (prefix + base32 UUIDv7): time-ordered, so they index and paginate well (product.md section 1).
+// TypeIDs (prefix + base32 UUIDv7): time-ordered, so they index and paginate well.
 export type IdPrefix =
   | 'org'
   | 'user'
@@ -20,7 +20,8 @@ export type IdPrefix =
   | 'req'
   | 'adm'
   | 'ses'
-  | 'sif';
+  | 'sif'
+  | 'rmgr';
 
 export function newId(prefix: IdPrefix): string {
   return typeid(prefix).toString();

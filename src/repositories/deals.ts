@@ -165,7 +165,7 @@ export class DealRepository {
   /**
    * Records the domain event and applies it to the locked deal in one round trip: version + 1, `updated_at`
    * from clock_timestamp() (the transaction already holds a transaction id, see dealWriterTag), `won_at` set
-   * when the deal becomes won (to the event's `occurred_at` when it carries one, product.md section 5: a CRM
+   * when the deal becomes won (to the event's `occurred_at` when it carries one: a CRM
    * backfilling last quarter's deals means last quarter) and cleared when it is no longer won, `created_at`
    * set by the first event. The domain event gets the same time, taken under the deal's lock, so a deal's
    * domain events ordered by `created_at` are in the order they were applied. The request's audit entry, when

@@ -328,8 +328,9 @@ export class EarningRepository {
   }
 
   /**
-   * The reps a recompute of these plans must visit: every rep who owns a deal or is credited by a split, and
-   * every rep with a live row under one of the plans (a deal that changed owner, a rep no longer assigned).
+   * The reps a recompute of these plans must visit: every rep who owns a deal or is credited by a split, every
+   * manager of the rep hierarchy (override chips), and every rep with a live row under one of the plans (a deal
+   * that changed owner, a rep no longer assigned).
    */
   async repsToRecompute(tx: Transaction, orgId: string, planIds: readonly string[]): Promise<string[]> {
     const rows = await tx.query<{ user_id: string }>(
@@ -337,6 +338,8 @@ export class EarningRepository {
           UNION
           SELECT split.user_id FROM deals d CROSS JOIN jsonb_to_recordset(d.splits) AS split(user_id text)
           WHERE d.org_id = ${orgId} AND d.splits IS NOT NULL
+          UNION
+          SELECT manager_user_id FROM rep_managers WHERE org_id = ${orgId} AND manager_user_id IS NOT NULL
           UNION
           SELECT user_id FROM earnings
           WHERE org_id = ${orgId} AND plan_id = ANY(${[...planIds]}::text[]) AND status IN ('projected', 'pending')

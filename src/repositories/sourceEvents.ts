@@ -1,4 +1,5 @@
 import type { StageLists } from '../domain/deals/projection.ts';
+import { newId } from '../lib/ids.ts';
 import { DEAL_COLUMNS, type DealRecord, type DealRow, dealWriterTag, toDealRecord } from './deals.ts';
 import { named, type Transaction } from './transaction.ts';
 
@@ -60,16 +61,19 @@ const RECORD_AND_OPEN_DEAL = `
     SELECT * FROM created UNION ALL SELECT * FROM existing
   ), rep AS (
     INSERT INTO users (id, org_id, external_id)
-    SELECT $11, $3, $12::text FROM opened WHERE $12::text IS NOT NULL
+    SELECT named.id, $3, named.external_id
+    FROM unnest($11::text[], $12::text[]) AS named(id, external_id)
+    WHERE EXISTS (SELECT 1 FROM opened)
+    ORDER BY named.external_id
     ON CONFLICT (org_id, external_id) DO NOTHING
-    RETURNING id
+    RETURNING id, external_id
   )
   SELECT (SELECT tagged FROM tag) AS tagged,
          (SELECT key_active FROM sender) AS key_active,
          EXISTS (SELECT 1 FROM source) AS recorded,
          o.won_stages, o.lost_stages, o.config_version,
-         COALESCE((SELECT id FROM rep),
-                  (SELECT u.id FROM users u WHERE u.org_id = $3 AND u.external_id = $12::text)) AS owner_user_id,
+         COALESCE((SELECT id FROM rep WHERE external_id = $13::text),
+                  (SELECT u.id FROM users u WHERE u.org_id = $3 AND u.external_id = $13::text)) AS owner_user_id,
          opened.*
   FROM orgs o LEFT JOIN opened ON true
   WHERE o.id = $3`;
@@ -94,7 +98,8 @@ export class SourceEventRepository {
    * The first step of ingestion, in one round trip: records the source event unless its dedup key is taken
    * (then nothing else happens and `recorded` is false), and otherwise tags the transaction as a deal writer
    * of the org, creates the deal if it is new (version 0) or locks it FOR NO KEY UPDATE (see LOCK_DEAL), creates
-   * the owner's user on first sight and reads the org's stage lists. The statement takes locks in the order dedup key → deal →
+   * the users of the owner and the split reps the event names on first sight (in external-id order) and reads
+   * the org's stage lists. The statement takes locks in the order dedup key → deal →
    * user, as every ingestion does, so concurrent events cannot deadlock.
    *
    * When another transaction created the deal or the user after this statement's snapshot was taken, they are
@@ -104,8 +109,13 @@ export class SourceEventRepository {
     tx: Transaction,
     orgId: string,
     event: NewSourceEvent,
-    deal: { newId: string; ownerExternalId: string | null; newOwnerUserId: string },
+    deal: { newId: string; ownerExternalId: string | null; splitExternalIds: readonly string[] },
   ): Promise<OpenedDeal> {
+    // Every rep the event names, created in external-id order: two events naming each other's new reps (one's
+    // owner, the other's split rep) then wait for each other in one order, never in a circle.
+    const reps = [
+      ...new Set([...(deal.ownerExternalId === null ? [] : [deal.ownerExternalId]), ...deal.splitExternalIds]),
+    ].sort();
     const rows = await tx.query<OpenRow>(
       named('source_events_record_and_open_deal', {
         text: RECORD_AND_OPEN_DEAL,
@@ -120,7 +130,8 @@ export class SourceEventRepository {
           event.bodyDigest,
           event.receivedAt,
           deal.newId,
-          deal.newOwnerUserId,
+          reps.map(() => newId('user')),
+          reps,
           deal.ownerExternalId,
         ],
       }),

@@ -24,7 +24,7 @@ export interface DealChangeListener {
   onDealChanged(tx: Transaction, change: DealChange): Promise<void>;
 }
 
-/** Until the earnings engine exists, nothing reacts to deal changes. */
+/** The deal pipeline alone, without earnings: what `npm run bench` measures as the ingestion floor. */
 export const ignoreDealChanges: DealChangeListener = {
   onDealChanged: async () => {},
 };

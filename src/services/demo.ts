@@ -10,7 +10,7 @@ import { PeriodAdmin } from './periods.ts';
 import { PlanAdmin } from './plans.ts';
 import { withDealWebhooks, withPeriodWebhooks } from './webhookAnnouncements.ts';
 
-// `quotient demo`: an org with a key, product.md's example plan and two months of deals for three reps, sent
+// `quotient demo`: an org with a key, the example plan (examples/plans/core-ae.yaml) and two months of deals for three reps, sent
 // through the same ingestion service as POST /v1/deals/events; the first month locked and paid. Running it again
 // with the same org name reuses the org: the plan is unchanged, every event replays (same dedup keys), the period
 // is already locked and paid; only a new key is made (keys are shown once).
@@ -68,7 +68,7 @@ export function demoDealEvents(today: Date): { paidMonth: string; openMonth: str
     stage: 'negotiation',
   });
 
-  // Last month: Ana goes over quota (product.md's worked example), Ben and Chen earn their base.
+  // Last month: Ana goes over quota (the worked example of docs/plans-and-earnings.md), Ben and Chen earn their base.
   deal(paidMonth, 'northwind', [
     open_('ana', 6_000_000, 10, paidMonth, { region: 'EMEA' }),
     won('ana', 6_000_000, 10, paidMonth, { region: 'EMEA' }),

@@ -3,7 +3,7 @@ import type { components } from '../../generated/openapi.ts';
 import { InvalidDealEvent, parseDealEvent } from '../domain/deals/event.ts';
 import { compareLedgers } from '../domain/earnings/estimate.ts';
 import { EstimateRepository } from '../repositories/estimates.ts';
-import { toWireDeal } from './deals.ts';
+import { toWireDeal } from '../wire/deals.ts';
 import type { DealIngestion } from './ingestion.ts';
 
 type Estimate = components['schemas']['Estimate'];

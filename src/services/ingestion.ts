@@ -122,7 +122,11 @@ export class DealIngestion {
         bodyDigest: digest,
         receivedAt: request.receivedAt,
       },
-      { newId: newId('deal'), ownerExternalId: owner, newOwnerUserId: newId('user') },
+      {
+        newId: newId('deal'),
+        ownerExternalId: owner,
+        splitExternalIds: (event.splits ?? []).map((split) => split.owner_external_id),
+      },
     );
     // Nothing was written, so committing the transaction keeps the promise of no side effects.
     if (!opened.recorded) {

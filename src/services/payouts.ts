@@ -1,9 +1,7 @@
-import type { components } from '../../generated/openapi.ts';
 import { type KeysetPosition, keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import { LedgerReportRepository, type PayoutRow, type PeriodRow } from '../repositories/ledgerReports.ts';
 import type { Transaction } from '../repositories/transaction.ts';
-
-type Payout = components['schemas']['Payout'];
+import { type Payout, toWirePayout } from '../wire/payouts.ts';
 
 /** Why payouts cannot be listed: the org has no such period, or it is still open. */
 export class PayoutsUnavailable extends Error {
@@ -20,19 +18,6 @@ export interface PayoutPage {
   period: PeriodRow;
   payouts: Payout[];
   nextCursor: string | null;
-}
-
-/** The contract's payout: one rep's sums, with the total payroll pays. */
-export function toWirePayout(row: PayoutRow): Payout {
-  return {
-    user_id: row.user_id,
-    user_external_id: row.user_external_id,
-    currency: row.currency,
-    approved_cents: row.approved_cents,
-    paid_cents: row.paid_cents,
-    clawback_cents: row.clawback_cents,
-    total_cents: row.approved_cents + row.paid_cents,
-  };
 }
 
 const EXPORT_PAGE = 500;

@@ -28,7 +28,7 @@ export interface PeriodChangeListener {
   onPeriodPaid(tx: Transaction, change: PeriodStatusChange): Promise<void>;
 }
 
-/** Until the ledger is wired, nothing reacts to period changes. */
+/** For callers that change no period (listing, export) or that test the period admin without the ledger. */
 export const ignorePeriodChanges: PeriodChangeListener = {
   onPeriodLocked: async () => {},
   onPeriodPaid: async () => {},

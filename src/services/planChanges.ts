@@ -36,7 +36,7 @@ export interface PlanChangeListener {
   onPlanArchived(tx: Transaction, change: PlanArchived): Promise<void>;
 }
 
-/** Until the earnings engine exists, nothing reacts to plan changes. */
+/** For callers that change no plan (listing) or that test the plan admin without the engine. */
 export const ignorePlanChanges: PlanChangeListener = {
   onPlanVersionApplied: async () => {},
   onPlanArchived: async () => {},

@@ -5,7 +5,7 @@ import { DealSnapshotRepository } from '../repositories/dealSnapshots.ts';
 import { LedgerReportRepository } from '../repositories/ledgerReports.ts';
 import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
 import { UserRepository } from '../repositories/users.ts';
-import { toWireUser } from './users.ts';
+import { toWireUser } from '../wire/users.ts';
 
 function todayUtc(): CalendarDate {
   return new Date().toISOString().slice(0, 10);

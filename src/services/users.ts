@@ -1,4 +1,3 @@
-import type { components } from '../../generated/openapi.ts';
 import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import type { SqlPool } from '../repositories/transaction.ts';
 import { poolStatements } from '../repositories/transaction.ts';
@@ -35,11 +34,4 @@ export class UserReader {
   find(orgId: string, userId: string): Promise<UserRecord | null> {
     return this.#users.find(poolStatements(this.#pool), orgId, userId);
   }
-}
-
-type User = components['schemas']['User'];
-
-/** Allow-lists the wire fields of a user; `role` and `display_name` stay inside. */
-export function toWireUser(user: UserRecord): User {
-  return { id: user.id, external_id: user.external_id, created_at: new Date(user.created_at).toISOString() };
 }

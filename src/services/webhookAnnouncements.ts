@@ -1,9 +1,9 @@
 import type { components } from '../../generated/openapi.ts';
-import type { PeriodRecord } from '../repositories/periods.ts';
 import type { Transaction } from '../repositories/transaction.ts';
+import { toWireDeal } from '../wire/deals.ts';
 import type { WireEarning } from '../wire/earnings.ts';
+import { toWirePeriod } from '../wire/periods.ts';
 import type { DealChange, DealChangeListener } from './dealChanges.ts';
-import { toWireDeal } from './deals.ts';
 import { subscribedEndpoints } from './orgConfig.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from './periodChanges.ts';
 import { type EnqueuedMessage, enqueueWebhookEvent } from './webhookOutbox.ts';
@@ -109,16 +109,5 @@ export function withPeriodWebhooks(inner: PeriodChangeListener): PeriodChangeLis
       await announcePeriodPaid(tx, change);
       await inner.onPeriodPaid(tx, change);
     },
-  };
-}
-
-/** The contract's `Period`: an allow-list, the lock and payment times stay inside. */
-function toWirePeriod(period: PeriodRecord): components['schemas']['Period'] {
-  return {
-    id: period.id,
-    kind: period.kind,
-    starts_on: period.starts_on,
-    ends_on: period.ends_on,
-    status: period.status,
   };
 }

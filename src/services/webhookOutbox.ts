@@ -4,7 +4,7 @@ import { newId } from '../lib/ids.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 import { WebhookOutboxRepository } from '../repositories/webhookOutbox.ts';
 
-// The outbox (product.md section 8): a webhook is written in the same transaction as the change it announces,
+// The outbox: a webhook is written in the same transaction as the change it announces,
 // one message and a delivery per subscribed endpoint, so a committed change is always announced and a
 // rolled-back one never is. The worker (src/webhooks/worker.ts) delivers from there. What each change
 // announces: src/services/webhookAnnouncements.ts.

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { creditedReps } from '../../src/domain/earnings/credit.ts';
+import { EMPTY_HIERARCHY, type RepHierarchy } from '../../src/domain/earnings/hierarchy.ts';
 import {
   type LedgerRow,
   lockPeriod,
@@ -12,6 +13,7 @@ import {
   dealPeriodMoved,
   type EvaluationRequest,
   evaluateLines,
+  repsReadBy,
   scopeOfDealChange,
 } from '../../src/domain/earnings/targets.ts';
 import type {
@@ -95,11 +97,14 @@ export class EarningsWorld {
   readonly today: string;
   /** The org's default currency and exchange rates (issue 16); absent, every deal is in the plan's currency. */
   money: EvaluationRequest['money'];
+  /** The rep hierarchy that override chips read; see changeHierarchy. */
+  hierarchy: RepHierarchy;
 
-  constructor(plan: EnginePlanVersion, reps: readonly Rep[], today: string) {
+  constructor(plan: EnginePlanVersion, reps: readonly Rep[], today: string, hierarchy = EMPTY_HIERARCHY) {
     this.plan = plan;
     this.reps = reps;
     this.today = today;
+    this.hierarchy = hierarchy;
   }
 
   /** Applies a deal's new state, evaluating only the lines `scopeOfDealChange` names. */
@@ -108,12 +113,13 @@ export class EarningsWorld {
     this.deals.set(after.id, after);
     // As the ingestion does: reps with standing rows of the deal that it no longer credits, when its period moved.
     const former = dealPeriodMoved(before, after, this.today) ? this.#repsWithRowsOf(after.id) : [];
-    for (const scope of scopeOfDealChange(this.plan, before, after, this.today, former)) {
+    for (const scope of scopeOfDealChange(this.plan, before, after, this.today, former, this.hierarchy)) {
       const rep = this.reps.find((candidate) => candidate.external_id === scope.rep_external_id);
       if (!rep) continue;
+      const read = repsReadBy(this.plan, rep.external_id, this.hierarchy);
       const inScope = [...this.deals.values()].filter(
         (deal) =>
-          creditedReps(deal).includes(rep.external_id) &&
+          creditedReps(deal).some((credited) => read.has(credited)) &&
           scope.periods.includes(dealPeriodId(deal, this.plan.period, this.today)),
       );
       const evaluation = evaluateLines({
@@ -123,13 +129,37 @@ export class EarningsWorld {
         periods: scope.periods,
         today: this.today,
         ...(this.money ? { money: this.money } : {}),
+        hierarchy: this.hierarchy,
       });
       assert.deepEqual(evaluation.problems, []);
       this.ledger.apply(evaluation.targets);
     }
   }
 
-  /** Every line of every rep, evaluated from scratch over all deals and the given periods. */
+  /**
+   * A change of the rep hierarchy, as the hierarchy admin books it: the reps whose override lines it can move are
+   * evaluated over every deal and the given periods (locked ones too: the ledger books the difference in the next
+   * open period).
+   */
+  changeHierarchy(hierarchy: RepHierarchy, moved: Iterable<string>, periods: readonly PeriodId[]): void {
+    this.hierarchy = hierarchy;
+    for (const externalId of moved) {
+      const rep = this.reps.find((candidate) => candidate.external_id === externalId);
+      if (!rep) continue;
+      const evaluation = evaluateLines({
+        plan: this.plan,
+        rep,
+        deals: [...this.deals.values()],
+        periods,
+        today: this.today,
+        ...(this.money ? { money: this.money } : {}),
+        hierarchy,
+      });
+      assert.deepEqual(evaluation.problems, []);
+      this.ledger.apply(evaluation.targets);
+    }
+  }
+
   #repsWithRowsOf(dealId: string): string[] {
     const userIds = new Set(
       this.ledger.rows
@@ -141,6 +171,7 @@ export class EarningsWorld {
     return this.reps.filter((rep) => userIds.has(rep.user_id)).map((rep) => rep.external_id);
   }
 
+  /** Every line of every rep, evaluated from scratch over all deals and the given periods. */
   everyTarget(periods: readonly PeriodId[]): LineTarget[] {
     return this.reps.flatMap(
       (rep) =>
@@ -151,6 +182,7 @@ export class EarningsWorld {
           periods,
           today: this.today,
           ...(this.money ? { money: this.money } : {}),
+          hierarchy: this.hierarchy,
         }).targets,
     );
   }

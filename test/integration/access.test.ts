@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import request from 'supertest';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { KeyAdmin } from '../../src/services/keys.ts';
@@ -24,10 +25,12 @@ afterAll(async () => {
   await closeTestDatabase();
 });
 
-// Calls that succeed or fail like an integrator's go through the SDK; raw fetch stays where the test is about
-// the wire itself: malformed headers and bodies, and the exact rate-limit and request-id headers.
+// Calls that succeed or fail like an integrator's go through the SDK; supertest against the listening server
+// stays where the test is about the wire itself: malformed headers and bodies, and the exact rate-limit and
+// request-id headers.
 function get(base: RunningServer, path: string, rawKey?: string) {
-  return fetch(`${base.url}${path}`, rawKey ? { headers: { authorization: `Bearer ${rawKey}` } } : {});
+  const call = request(base.url).get(path);
+  return rawKey ? call.set('authorization', `Bearer ${rawKey}`) : call;
 }
 
 describe('authentication', () => {
@@ -56,7 +59,7 @@ describe('authentication', () => {
   test('a missing header is 401 unauthenticated with the exact body', async () => {
     const response = await get(server, '/v1/');
     assert.equal(response.status, 401);
-    assert.deepEqual(await response.json(), {
+    assert.deepEqual(response.body, {
       error: 'unauthenticated',
       reason: 'send the header "Authorization: Bearer <API key>"',
     });
@@ -96,13 +99,13 @@ describe('scopes', () => {
       );
       assert.equal(client.lastRateLimit?.limit, 1000, 'a 403 carries the rate-limit headers');
     }
-    const post = await fetch(`${server.url}/v1/deals/events`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${rawKey}`, 'content-type': 'application/json' },
-      body: '{"not valid json',
-    });
+    const post = await request(server.url)
+      .post('/v1/deals/events')
+      .set('authorization', `Bearer ${rawKey}`)
+      .set('content-type', 'application/json')
+      .send('{"not valid json');
     assert.equal(post.status, 403, 'the scope is checked before the body');
-    assert.deepEqual(await post.json(), { error: 'forbidden', reason: 'missing scope: deals:write' });
+    assert.deepEqual(post.body, { error: 'forbidden', reason: 'missing scope: deals:write' });
   });
 
   test('GET /v1/ needs no scope', async () => {
@@ -118,12 +121,12 @@ describe('rate limits', () => {
     const first = await get(server, '/v1/', rawKey);
     const secondResponse = await get(server, '/v1/', rawKey);
     const windowEnd = Math.floor(Date.now() / 60_000) * 60 + 60;
-    assert.equal(first.headers.get('x-ratelimit-limit'), '5');
-    assert.equal(first.headers.get('x-ratelimit-remaining'), '4');
-    assert.equal(secondResponse.headers.get('x-ratelimit-remaining'), '3');
-    assert.equal(first.headers.get('x-ratelimit-reset'), String(windowEnd));
-    assert.equal(first.headers.get('ratelimit-policy'), '"default";q=5;w=60');
-    assert.match(secondResponse.headers.get('ratelimit') ?? '', /^"default";r=3;t=\d+$/);
+    assert.equal(first.get('x-ratelimit-limit'), '5');
+    assert.equal(first.get('x-ratelimit-remaining'), '4');
+    assert.equal(secondResponse.get('x-ratelimit-remaining'), '3');
+    assert.equal(first.get('x-ratelimit-reset'), String(windowEnd));
+    assert.equal(first.get('ratelimit-policy'), '"default";q=5;w=60');
+    assert.match(secondResponse.get('ratelimit') ?? '', /^"default";r=3;t=\d+$/);
   });
 
   test('over the limit: 429 rate_limited with retry_after_seconds and Retry-After to the window end', async () => {
@@ -133,11 +136,11 @@ describe('rate limits', () => {
     await get(server, '/v1/', rawKey);
     const limited = await get(server, '/v1/', rawKey);
     assert.equal(limited.status, 429);
-    const body = (await limited.json()) as { error: string; reason: string; retry_after_seconds: number };
+    const body = limited.body as { error: string; reason: string; retry_after_seconds: number };
     assert.equal(body.error, 'rate_limited');
     assert.ok(body.retry_after_seconds >= 1 && body.retry_after_seconds <= 60);
-    assert.equal(limited.headers.get('retry-after'), String(body.retry_after_seconds));
-    assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
+    assert.equal(limited.get('retry-after'), String(body.retry_after_seconds));
+    assert.equal(limited.get('x-ratelimit-remaining'), '0');
     const expected = Math.ceil((Math.floor(Date.now() / 60_000) * 60_000 + 60_000 - Date.now()) / 1000);
     assert.ok(Math.abs(body.retry_after_seconds - expected) <= 1);
   });
@@ -148,7 +151,7 @@ describe('rate limits', () => {
     assert.equal((await get(server, '/v1/plans', rawKey)).status, 403);
     assert.equal((await get(server, '/v1/plans', rawKey)).status, 403);
     const third = await get(server, '/v1/', rawKey);
-    assert.equal(third.headers.get('x-ratelimit-remaining'), '0');
+    assert.equal(third.get('x-ratelimit-remaining'), '0');
     assert.equal((await get(server, '/v1/', rawKey)).status, 429);
   });
 
@@ -170,7 +173,7 @@ describe('rate limits', () => {
     assert.equal(statuses.filter((status) => status === 429).length, 40);
     const remaining = responses
       .filter((response) => response.status === 200)
-      .map((response) => Number(response.headers.get('x-ratelimit-remaining')))
+      .map((response) => Number(response.get('x-ratelimit-remaining')))
       .sort((a, b) => a - b);
     assert.deepEqual(
       remaining,
@@ -190,12 +193,12 @@ describe('audit log and last use', () => {
       return rows.length === 2 ? rows : undefined;
     });
     const byRequest = new Map(entries.map((entry) => [entry.request_id, entry]));
-    const okEntry = byRequest.get(ok.headers.get('x-request-id'));
+    const okEntry = byRequest.get(ok.get('x-request-id') ?? null);
     assert.equal(okEntry?.route, '/v1/');
     assert.equal(okEntry?.method, 'GET');
     assert.equal(okEntry?.status, 200);
     assert.equal(okEntry?.key_id, key.id);
-    assert.equal(byRequest.get(forbidden.headers.get('x-request-id'))?.status, 403);
+    assert.equal(byRequest.get(forbidden.get('x-request-id') ?? null)?.status, 403);
     const used = await eventually(async () => {
       const row = await db.apiKey.findUnique({ where: { id: key.id } });
       return row?.last_used_at ?? undefined;
@@ -212,9 +215,8 @@ describe('audit log and last use', () => {
     const worker = async () => {
       while (!stop) {
         try {
-          const response = await fetch(`${instance.url}/v1/`, { headers: { authorization: `Bearer ${rawKey}` } });
-          await response.arrayBuffer();
-          answered.push(response.headers.get('x-request-id') as string);
+          const response = await get(instance, '/v1/', rawKey);
+          answered.push(response.get('x-request-id') as string);
         } catch {
           return; // the server stopped accepting connections
         }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import request from 'supertest';
 import { describe, test } from 'vitest';
 import { exited, onlyJson, runCli, spawnServe } from '../helpers/cli.ts';
 
@@ -61,7 +62,7 @@ describe('quotient CLI on the embedded database', () => {
     try {
       const { child, url } = await spawnServe(env);
       try {
-        assert.equal((await fetch(`${url}/readyz`)).status, 200);
+        assert.equal((await request(url).get('/readyz')).status, 200);
         const created = await runCli(['orgs', 'create', '--name', 'Beside the server', '--json'], env);
         assert.equal(created.code, 0, created.stderr);
         const org = onlyJson(created) as { id: string };
@@ -70,7 +71,7 @@ describe('quotient CLI on the embedded database', () => {
           listed.orgs.map((o) => o.id),
           [org.id],
         );
-        assert.equal((await fetch(`${url}/readyz`)).status, 200, 'the server still has its database');
+        assert.equal((await request(url).get('/readyz')).status, 200, 'the server still has its database');
       } finally {
         child.kill('SIGTERM');
       }

@@ -37,6 +37,7 @@ const PG_REPOSITORIES = [
   'rateLimitLease',
   'requestAudit',
   'orgConfig',
+  'repManagers',
 ];
 const PRISMA_REPOSITORIES = [
   'exchangeRates',

@@ -399,6 +399,7 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 export const ModelName = {
   Org: 'Org',
   User: 'User',
+  RepManager: 'RepManager',
   ApiKey: 'ApiKey',
   RateLimitCounter: 'RateLimitCounter',
   AuditEntry: 'AuditEntry',
@@ -434,7 +435,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate"
+    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -583,6 +584,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.UserCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.UserCountAggregateOutputType> | number
+        }
+      }
+    }
+    RepManager: {
+      payload: Prisma.$RepManagerPayload<ExtArgs>
+      fields: Prisma.RepManagerFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RepManagerFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepManagerPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RepManagerFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepManagerPayload>
+        }
+        findFirst: {
+          args: Prisma.RepManagerFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepManagerPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RepManagerFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepManagerPayload>
+        }
+        findMany: {
+          args: Prisma.RepManagerFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepManagerPayload>[]
+        }
+        create: {
+          args: Prisma.RepManagerCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepManagerPayload>
+        }
+        createMany: {
+          args: Prisma.RepManagerCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RepManagerCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepManagerPayload>[]
+        }
+        delete: {
+          args: Prisma.RepManagerDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepManagerPayload>
+        }
+        update: {
+          args: Prisma.RepManagerUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepManagerPayload>
+        }
+        deleteMany: {
+          args: Prisma.RepManagerDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RepManagerUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RepManagerUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepManagerPayload>[]
+        }
+        upsert: {
+          args: Prisma.RepManagerUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepManagerPayload>
+        }
+        aggregate: {
+          args: Prisma.RepManagerAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRepManager>
+        }
+        groupBy: {
+          args: Prisma.RepManagerGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepManagerGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RepManagerCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepManagerCountAggregateOutputType> | number
         }
       }
     }
@@ -2130,6 +2205,19 @@ export const UserScalarFieldEnum = {
 export type UserScalarFieldEnum = (typeof UserScalarFieldEnum)[keyof typeof UserScalarFieldEnum]
 
 
+export const RepManagerScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  rep_user_id: 'rep_user_id',
+  manager_user_id: 'manager_user_id',
+  effective_from: 'effective_from',
+  created_at: 'created_at',
+  updated_at: 'updated_at'
+} as const
+
+export type RepManagerScalarFieldEnum = (typeof RepManagerScalarFieldEnum)[keyof typeof RepManagerScalarFieldEnum]
+
+
 export const ApiKeyScalarFieldEnum = {
   id: 'id',
   org_id: 'org_id',
@@ -2735,6 +2823,7 @@ export type PrismaClientOptions = PrismaClientOptionsWithAccelerateUrl | PrismaC
 export type GlobalOmitConfig = {
   org?: Prisma.OrgOmit
   user?: Prisma.UserOmit
+  repManager?: Prisma.RepManagerOmit
   apiKey?: Prisma.ApiKeyOmit
   rateLimitCounter?: Prisma.RateLimitCounterOmit
   auditEntry?: Prisma.AuditEntryOmit

@@ -53,6 +53,7 @@ export const AnyNull = runtime.AnyNull
 export const ModelName = {
   Org: 'Org',
   User: 'User',
+  RepManager: 'RepManager',
   ApiKey: 'ApiKey',
   RateLimitCounter: 'RateLimitCounter',
   AuditEntry: 'AuditEntry',
@@ -114,6 +115,19 @@ export const UserScalarFieldEnum = {
 } as const
 
 export type UserScalarFieldEnum = (typeof UserScalarFieldEnum)[keyof typeof UserScalarFieldEnum]
+
+
+export const RepManagerScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  rep_user_id: 'rep_user_id',
+  manager_user_id: 'manager_user_id',
+  effective_from: 'effective_from',
+  created_at: 'created_at',
+  updated_at: 'updated_at'
+} as const
+
+export type RepManagerScalarFieldEnum = (typeof RepManagerScalarFieldEnum)[keyof typeof RepManagerScalarFieldEnum]
 
 
 export const ApiKeyScalarFieldEnum = {

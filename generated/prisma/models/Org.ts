@@ -233,6 +233,7 @@ export type OrgWhereInput = {
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
   admins?: Prisma.AdminListRelationFilter
   exchange_rates?: Prisma.ExchangeRateListRelationFilter
+  rep_managers?: Prisma.RepManagerListRelationFilter
 }
 
 export type OrgOrderByWithRelationInput = {
@@ -252,6 +253,7 @@ export type OrgOrderByWithRelationInput = {
   webhook_messages?: Prisma.WebhookMessageOrderByRelationAggregateInput
   admins?: Prisma.AdminOrderByRelationAggregateInput
   exchange_rates?: Prisma.ExchangeRateOrderByRelationAggregateInput
+  rep_managers?: Prisma.RepManagerOrderByRelationAggregateInput
 }
 
 export type OrgWhereUniqueInput = Prisma.AtLeast<{
@@ -274,6 +276,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
   admins?: Prisma.AdminListRelationFilter
   exchange_rates?: Prisma.ExchangeRateListRelationFilter
+  rep_managers?: Prisma.RepManagerListRelationFilter
 }, "id">
 
 export type OrgOrderByWithAggregationInput = {
@@ -321,6 +324,7 @@ export type OrgCreateInput = {
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateInput = {
@@ -340,6 +344,7 @@ export type OrgUncheckedCreateInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUpdateInput = {
@@ -359,6 +364,7 @@ export type OrgUpdateInput = {
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateInput = {
@@ -378,6 +384,7 @@ export type OrgUncheckedUpdateInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateManyInput = {
@@ -503,6 +510,20 @@ export type OrgUpdateOneRequiredWithoutUsersNestedInput = {
   upsert?: Prisma.OrgUpsertWithoutUsersInput
   connect?: Prisma.OrgWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutUsersInput, Prisma.OrgUpdateWithoutUsersInput>, Prisma.OrgUncheckedUpdateWithoutUsersInput>
+}
+
+export type OrgCreateNestedOneWithoutRep_managersInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutRep_managersInput, Prisma.OrgUncheckedCreateWithoutRep_managersInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutRep_managersInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutRep_managersNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutRep_managersInput, Prisma.OrgUncheckedCreateWithoutRep_managersInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutRep_managersInput
+  upsert?: Prisma.OrgUpsertWithoutRep_managersInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutRep_managersInput, Prisma.OrgUpdateWithoutRep_managersInput>, Prisma.OrgUncheckedUpdateWithoutRep_managersInput>
 }
 
 export type OrgCreateNestedOneWithoutApi_keysInput = {
@@ -633,6 +654,7 @@ export type OrgCreateWithoutUsersInput = {
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutUsersInput = {
@@ -651,6 +673,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutUsersInput = {
@@ -685,6 +708,7 @@ export type OrgUpdateWithoutUsersInput = {
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutUsersInput = {
@@ -695,6 +719,99 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutRep_managersInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutRep_managersInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutRep_managersInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutRep_managersInput, Prisma.OrgUncheckedCreateWithoutRep_managersInput>
+}
+
+export type OrgUpsertWithoutRep_managersInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutRep_managersInput, Prisma.OrgUncheckedUpdateWithoutRep_managersInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutRep_managersInput, Prisma.OrgUncheckedCreateWithoutRep_managersInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutRep_managersInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutRep_managersInput, Prisma.OrgUncheckedUpdateWithoutRep_managersInput>
+}
+
+export type OrgUpdateWithoutRep_managersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutRep_managersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
@@ -721,6 +838,7 @@ export type OrgCreateWithoutApi_keysInput = {
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutApi_keysInput = {
@@ -739,6 +857,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutApi_keysInput = {
@@ -773,6 +892,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutApi_keysInput = {
@@ -791,6 +911,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdminsInput = {
@@ -809,6 +930,7 @@ export type OrgCreateWithoutAdminsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdminsInput = {
@@ -827,6 +949,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdminsInput = {
@@ -861,6 +984,7 @@ export type OrgUpdateWithoutAdminsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdminsInput = {
@@ -879,6 +1003,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutDealsInput = {
@@ -897,6 +1022,7 @@ export type OrgCreateWithoutDealsInput = {
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutDealsInput = {
@@ -915,6 +1041,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutDealsInput = {
@@ -949,6 +1076,7 @@ export type OrgUpdateWithoutDealsInput = {
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutDealsInput = {
@@ -967,6 +1095,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPlansInput = {
@@ -985,6 +1114,7 @@ export type OrgCreateWithoutPlansInput = {
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPlansInput = {
@@ -1003,6 +1133,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPlansInput = {
@@ -1037,6 +1168,7 @@ export type OrgUpdateWithoutPlansInput = {
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPlansInput = {
@@ -1055,6 +1187,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPeriodsInput = {
@@ -1073,6 +1206,7 @@ export type OrgCreateWithoutPeriodsInput = {
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPeriodsInput = {
@@ -1091,6 +1225,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPeriodsInput = {
@@ -1125,6 +1260,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPeriodsInput = {
@@ -1143,6 +1279,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_endpointsInput = {
@@ -1161,6 +1298,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
@@ -1179,6 +1317,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_endpointsInput = {
@@ -1213,6 +1352,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
@@ -1231,6 +1371,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_messagesInput = {
@@ -1249,6 +1390,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
@@ -1267,6 +1409,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_messagesInput = {
@@ -1301,6 +1444,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
@@ -1319,6 +1463,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutExchange_ratesInput = {
@@ -1337,6 +1482,7 @@ export type OrgCreateWithoutExchange_ratesInput = {
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutExchange_ratesInput = {
@@ -1355,6 +1501,7 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutExchange_ratesInput = {
@@ -1389,6 +1536,7 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
@@ -1407,6 +1555,7 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 
@@ -1424,6 +1573,7 @@ export type OrgCountOutputType = {
   webhook_messages: number
   admins: number
   exchange_rates: number
+  rep_managers: number
 }
 
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1436,6 +1586,7 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   webhook_messages?: boolean | OrgCountOutputTypeCountWebhook_messagesArgs
   admins?: boolean | OrgCountOutputTypeCountAdminsArgs
   exchange_rates?: boolean | OrgCountOutputTypeCountExchange_ratesArgs
+  rep_managers?: boolean | OrgCountOutputTypeCountRep_managersArgs
 }
 
 /**
@@ -1511,6 +1662,13 @@ export type OrgCountOutputTypeCountExchange_ratesArgs<ExtArgs extends runtime.Ty
   where?: Prisma.ExchangeRateWhereInput
 }
 
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountRep_managersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RepManagerWhereInput
+}
+
 
 export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1529,6 +1687,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
   admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
   exchange_rates?: boolean | Prisma.Org$exchange_ratesArgs<ExtArgs>
+  rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["org"]>
 
@@ -1573,6 +1732,7 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
   admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
   exchange_rates?: boolean | Prisma.Org$exchange_ratesArgs<ExtArgs>
+  rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrgIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1590,6 +1750,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     webhook_messages: Prisma.$WebhookMessagePayload<ExtArgs>[]
     admins: Prisma.$AdminPayload<ExtArgs>[]
     exchange_rates: Prisma.$ExchangeRatePayload<ExtArgs>[]
+    rep_managers: Prisma.$RepManagerPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -2002,6 +2163,7 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   webhook_messages<T extends Prisma.Org$webhook_messagesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_messagesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookMessagePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   admins<T extends Prisma.Org$adminsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adminsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdminPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   exchange_rates<T extends Prisma.Org$exchange_ratesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$exchange_ratesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ExchangeRatePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  rep_managers<T extends Prisma.Org$rep_managersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$rep_managersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2644,6 +2806,30 @@ export type Org$exchange_ratesArgs<ExtArgs extends runtime.Types.Extensions.Inte
   take?: number
   skip?: number
   distinct?: Prisma.ExchangeRateScalarFieldEnum | Prisma.ExchangeRateScalarFieldEnum[]
+}
+
+/**
+ * Org.rep_managers
+ */
+export type Org$rep_managersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RepManager
+   */
+  select?: Prisma.RepManagerSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RepManager
+   */
+  omit?: Prisma.RepManagerOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RepManagerInclude<ExtArgs> | null
+  where?: Prisma.RepManagerWhereInput
+  orderBy?: Prisma.RepManagerOrderByWithRelationInput | Prisma.RepManagerOrderByWithRelationInput[]
+  cursor?: Prisma.RepManagerWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RepManagerScalarFieldEnum | Prisma.RepManagerScalarFieldEnum[]
 }
 
 /**

@@ -193,6 +193,8 @@ export type UserWhereInput = {
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deals?: Prisma.DealListRelationFilter
   earnings?: Prisma.EarningListRelationFilter
+  managers?: Prisma.RepManagerListRelationFilter
+  reports?: Prisma.RepManagerListRelationFilter
 }
 
 export type UserOrderByWithRelationInput = {
@@ -205,6 +207,8 @@ export type UserOrderByWithRelationInput = {
   org?: Prisma.OrgOrderByWithRelationInput
   deals?: Prisma.DealOrderByRelationAggregateInput
   earnings?: Prisma.EarningOrderByRelationAggregateInput
+  managers?: Prisma.RepManagerOrderByRelationAggregateInput
+  reports?: Prisma.RepManagerOrderByRelationAggregateInput
 }
 
 export type UserWhereUniqueInput = Prisma.AtLeast<{
@@ -221,6 +225,8 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deals?: Prisma.DealListRelationFilter
   earnings?: Prisma.EarningListRelationFilter
+  managers?: Prisma.RepManagerListRelationFilter
+  reports?: Prisma.RepManagerListRelationFilter
 }, "id" | "org_id_external_id">
 
 export type UserOrderByWithAggregationInput = {
@@ -256,6 +262,8 @@ export type UserCreateInput = {
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
 }
 
 export type UserUncheckedCreateInput = {
@@ -267,6 +275,8 @@ export type UserUncheckedCreateInput = {
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
 }
 
 export type UserUpdateInput = {
@@ -278,6 +288,8 @@ export type UserUpdateInput = {
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
 }
 
 export type UserUncheckedUpdateInput = {
@@ -289,6 +301,8 @@ export type UserUncheckedUpdateInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
 }
 
 export type UserCreateManyInput = {
@@ -359,14 +373,14 @@ export type UserMinOrderByAggregateInput = {
   created_at?: Prisma.SortOrder
 }
 
-export type UserNullableScalarRelationFilter = {
-  is?: Prisma.UserWhereInput | null
-  isNot?: Prisma.UserWhereInput | null
-}
-
 export type UserScalarRelationFilter = {
   is?: Prisma.UserWhereInput
   isNot?: Prisma.UserWhereInput
+}
+
+export type UserNullableScalarRelationFilter = {
+  is?: Prisma.UserWhereInput | null
+  isNot?: Prisma.UserWhereInput | null
 }
 
 export type UserCreateNestedManyWithoutOrgInput = {
@@ -415,6 +429,36 @@ export type NullableStringFieldUpdateOperationsInput = {
   set?: string | null
 }
 
+export type UserCreateNestedOneWithoutManagersInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutManagersInput, Prisma.UserUncheckedCreateWithoutManagersInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutManagersInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserCreateNestedOneWithoutReportsInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutReportsInput, Prisma.UserUncheckedCreateWithoutReportsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutReportsInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneRequiredWithoutManagersNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutManagersInput, Prisma.UserUncheckedCreateWithoutManagersInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutManagersInput
+  upsert?: Prisma.UserUpsertWithoutManagersInput
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutManagersInput, Prisma.UserUpdateWithoutManagersInput>, Prisma.UserUncheckedUpdateWithoutManagersInput>
+}
+
+export type UserUpdateOneWithoutReportsNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutReportsInput, Prisma.UserUncheckedCreateWithoutReportsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutReportsInput
+  upsert?: Prisma.UserUpsertWithoutReportsInput
+  disconnect?: Prisma.UserWhereInput | boolean
+  delete?: Prisma.UserWhereInput | boolean
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutReportsInput, Prisma.UserUpdateWithoutReportsInput>, Prisma.UserUncheckedUpdateWithoutReportsInput>
+}
+
 export type UserCreateNestedOneWithoutDealsInput = {
   create?: Prisma.XOR<Prisma.UserCreateWithoutDealsInput, Prisma.UserUncheckedCreateWithoutDealsInput>
   connectOrCreate?: Prisma.UserCreateOrConnectWithoutDealsInput
@@ -453,6 +497,8 @@ export type UserCreateWithoutOrgInput = {
   created_at?: Date | string
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
 }
 
 export type UserUncheckedCreateWithoutOrgInput = {
@@ -463,6 +509,8 @@ export type UserUncheckedCreateWithoutOrgInput = {
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
 }
 
 export type UserCreateOrConnectWithoutOrgInput = {
@@ -503,6 +551,134 @@ export type UserScalarWhereInput = {
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
 }
 
+export type UserCreateWithoutManagersInput = {
+  id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  created_at?: Date | string
+  org: Prisma.OrgCreateNestedOneWithoutUsersInput
+  deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
+  reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
+}
+
+export type UserUncheckedCreateWithoutManagersInput = {
+  id: string
+  org_id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  created_at?: Date | string
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
+  reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
+}
+
+export type UserCreateOrConnectWithoutManagersInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutManagersInput, Prisma.UserUncheckedCreateWithoutManagersInput>
+}
+
+export type UserCreateWithoutReportsInput = {
+  id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  created_at?: Date | string
+  org: Prisma.OrgCreateNestedOneWithoutUsersInput
+  deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
+}
+
+export type UserUncheckedCreateWithoutReportsInput = {
+  id: string
+  org_id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  created_at?: Date | string
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
+}
+
+export type UserCreateOrConnectWithoutReportsInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutReportsInput, Prisma.UserUncheckedCreateWithoutReportsInput>
+}
+
+export type UserUpsertWithoutManagersInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutManagersInput, Prisma.UserUncheckedUpdateWithoutManagersInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutManagersInput, Prisma.UserUncheckedCreateWithoutManagersInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutManagersInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutManagersInput, Prisma.UserUncheckedUpdateWithoutManagersInput>
+}
+
+export type UserUpdateWithoutManagersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
+  deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
+  reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
+}
+
+export type UserUncheckedUpdateWithoutManagersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
+  reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
+}
+
+export type UserUpsertWithoutReportsInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutReportsInput, Prisma.UserUncheckedUpdateWithoutReportsInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutReportsInput, Prisma.UserUncheckedCreateWithoutReportsInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutReportsInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutReportsInput, Prisma.UserUncheckedUpdateWithoutReportsInput>
+}
+
+export type UserUpdateWithoutReportsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
+  deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
+}
+
+export type UserUncheckedUpdateWithoutReportsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
+}
+
 export type UserCreateWithoutDealsInput = {
   id: string
   external_id: string
@@ -511,6 +687,8 @@ export type UserCreateWithoutDealsInput = {
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
 }
 
 export type UserUncheckedCreateWithoutDealsInput = {
@@ -521,6 +699,8 @@ export type UserUncheckedCreateWithoutDealsInput = {
   display_name?: string | null
   created_at?: Date | string
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
 }
 
 export type UserCreateOrConnectWithoutDealsInput = {
@@ -547,6 +727,8 @@ export type UserUpdateWithoutDealsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
 }
 
 export type UserUncheckedUpdateWithoutDealsInput = {
@@ -557,6 +739,8 @@ export type UserUncheckedUpdateWithoutDealsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
 }
 
 export type UserCreateWithoutEarningsInput = {
@@ -567,6 +751,8 @@ export type UserCreateWithoutEarningsInput = {
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
 }
 
 export type UserUncheckedCreateWithoutEarningsInput = {
@@ -577,6 +763,8 @@ export type UserUncheckedCreateWithoutEarningsInput = {
   display_name?: string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
 }
 
 export type UserCreateOrConnectWithoutEarningsInput = {
@@ -603,6 +791,8 @@ export type UserUpdateWithoutEarningsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
 }
 
 export type UserUncheckedUpdateWithoutEarningsInput = {
@@ -613,6 +803,8 @@ export type UserUncheckedUpdateWithoutEarningsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
 }
 
 export type UserCreateManyOrgInput = {
@@ -631,6 +823,8 @@ export type UserUpdateWithoutOrgInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
 }
 
 export type UserUncheckedUpdateWithoutOrgInput = {
@@ -641,6 +835,8 @@ export type UserUncheckedUpdateWithoutOrgInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
 }
 
 export type UserUncheckedUpdateManyWithoutOrgInput = {
@@ -659,11 +855,15 @@ export type UserUncheckedUpdateManyWithoutOrgInput = {
 export type UserCountOutputType = {
   deals: number
   earnings: number
+  managers: number
+  reports: number
 }
 
 export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   deals?: boolean | UserCountOutputTypeCountDealsArgs
   earnings?: boolean | UserCountOutputTypeCountEarningsArgs
+  managers?: boolean | UserCountOutputTypeCountManagersArgs
+  reports?: boolean | UserCountOutputTypeCountReportsArgs
 }
 
 /**
@@ -690,6 +890,20 @@ export type UserCountOutputTypeCountEarningsArgs<ExtArgs extends runtime.Types.E
   where?: Prisma.EarningWhereInput
 }
 
+/**
+ * UserCountOutputType without action
+ */
+export type UserCountOutputTypeCountManagersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RepManagerWhereInput
+}
+
+/**
+ * UserCountOutputType without action
+ */
+export type UserCountOutputTypeCountReportsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RepManagerWhereInput
+}
+
 
 export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -701,6 +915,8 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
   earnings?: boolean | Prisma.User$earningsArgs<ExtArgs>
+  managers?: boolean | Prisma.User$managersArgs<ExtArgs>
+  reports?: boolean | Prisma.User$reportsArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
 
@@ -738,6 +954,8 @@ export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
   earnings?: boolean | Prisma.User$earningsArgs<ExtArgs>
+  managers?: boolean | Prisma.User$managersArgs<ExtArgs>
+  reports?: boolean | Prisma.User$reportsArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type UserIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -753,6 +971,8 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     org: Prisma.$OrgPayload<ExtArgs>
     deals: Prisma.$DealPayload<ExtArgs>[]
     earnings: Prisma.$EarningPayload<ExtArgs>[]
+    managers: Prisma.$RepManagerPayload<ExtArgs>[]
+    reports: Prisma.$RepManagerPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1158,6 +1378,8 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   org<T extends Prisma.OrgDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrgDefaultArgs<ExtArgs>>): Prisma.Prisma__OrgClient<runtime.Types.Result.GetResult<Prisma.$OrgPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   deals<T extends Prisma.User$dealsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$dealsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DealPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   earnings<T extends Prisma.User$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  managers<T extends Prisma.User$managersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$managersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  reports<T extends Prisma.User$reportsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$reportsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1639,6 +1861,54 @@ export type User$earningsArgs<ExtArgs extends runtime.Types.Extensions.InternalA
   take?: number
   skip?: number
   distinct?: Prisma.EarningScalarFieldEnum | Prisma.EarningScalarFieldEnum[]
+}
+
+/**
+ * User.managers
+ */
+export type User$managersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RepManager
+   */
+  select?: Prisma.RepManagerSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RepManager
+   */
+  omit?: Prisma.RepManagerOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RepManagerInclude<ExtArgs> | null
+  where?: Prisma.RepManagerWhereInput
+  orderBy?: Prisma.RepManagerOrderByWithRelationInput | Prisma.RepManagerOrderByWithRelationInput[]
+  cursor?: Prisma.RepManagerWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RepManagerScalarFieldEnum | Prisma.RepManagerScalarFieldEnum[]
+}
+
+/**
+ * User.reports
+ */
+export type User$reportsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RepManager
+   */
+  select?: Prisma.RepManagerSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RepManager
+   */
+  omit?: Prisma.RepManagerOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RepManagerInclude<ExtArgs> | null
+  where?: Prisma.RepManagerWhereInput
+  orderBy?: Prisma.RepManagerOrderByWithRelationInput | Prisma.RepManagerOrderByWithRelationInput[]
+  cursor?: Prisma.RepManagerWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RepManagerScalarFieldEnum | Prisma.RepManagerScalarFieldEnum[]
 }
 
 /**

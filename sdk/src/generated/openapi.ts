@@ -1216,7 +1216,7 @@ export interface components {
             status: "open" | "locked" | "paid";
         };
         /** @description One step of the computation; `type` says which. */
-        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"];
+        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceOverrideStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"];
         /** @description A condition was evaluated (the chip's `when`); the chip applies only when `result` is true. */
         TraceConditionStep: {
             /**
@@ -1454,6 +1454,75 @@ export interface components {
             credited_cents: number;
         };
         /**
+         * @description What a manager override (`override` chip) counts of a deal: the reports of the manager that
+         *     the deal credits, each once, with their credited part of the amount (after split shares) and
+         *     the hierarchy path from the report up to the manager, as in effect on `as_of`: the day the
+         *     deal is dated, as for periods and assignment windows (its close date, else the day it was
+         *     won, else, for an open deal, today). `base_cents` is the sum of the reports' parts: one
+         *     line per manager and deal, however many of the manager's reports the deal credits.
+         */
+        TraceOverrideStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "override";
+            /**
+             * @description The manager the override pays.
+             * @example mgr-001
+             */
+            manager_external_id: string;
+            /**
+             * @description The chip's depth (1 = direct reports).
+             * @example 1
+             */
+            depth: number;
+            /**
+             * Format: date
+             * @description The day whose hierarchy applies (the deal's date).
+             * @example 2026-04-20
+             */
+            as_of: string;
+            /** @description The manager's reports that the deal credits, in the order of the deal's splits. */
+            reports: {
+                /**
+                 * @description The credited report.
+                 * @example rep-017
+                 */
+                owner_external_id: string;
+                /**
+                 * @description The report's share of the deal in basis points (10000 without splits).
+                 * @example 6000
+                 */
+                share_bps: number;
+                /**
+                 * Format: int64
+                 * @description The report's credited part of the deal's amount.
+                 * @example 3000001
+                 */
+                credited_cents: number;
+                /**
+                 * @description 1 for a direct report, 2 for a report's report, and so on.
+                 * @example 1
+                 */
+                level: number;
+                /**
+                 * @description The hierarchy from the report up to the manager, both included.
+                 * @example [
+                 *       "rep-017",
+                 *       "mgr-001"
+                 *     ]
+                 */
+                path: string[];
+            }[];
+            /**
+             * Format: int64
+             * @description The sum of the reports' `credited_cents`, which the rate applies to.
+             * @example 5000001
+             */
+            base_cents: number;
+        };
+        /**
          * @description A cap that applies to the line, after its rounding: `scope` `deal` is the chip's
          *     `deal_cap_cents`, `period` the chip's `cap_cents` per rep and period, `plan` the plan's
          *     `cap_cents` per rep and period over all its chips. Lines take a period's cap in counting order
@@ -1641,7 +1710,8 @@ export interface components {
         /**
          * @description The line's target is 0 here, and why: the deal is open (nothing is earned until it is won,
          *     shown on a clawback of a reopened deal as "earned now: 0"), lost or deleted, the deal is
-         *     owned by another rep, the rep is not assigned to the plan, or the chip's condition does not
+         *     owned by another rep, the deal credits none of the manager's reports (an `override` chip),
+         *     the rep is not assigned to the plan, or the chip's condition does not
          *     hold. A row with this step is a clawback of what was already approved or paid.
          */
         TraceZeroTargetStep: {
@@ -1654,7 +1724,7 @@ export interface components {
              * @description Why the target is 0.
              * @enum {string}
              */
-            reason: "deal_open" | "deal_lost" | "deal_deleted" | "not_owner" | "not_assigned" | "not_matching";
+            reason: "deal_open" | "deal_lost" | "deal_deleted" | "not_owner" | "not_a_report" | "not_assigned" | "not_matching";
             /**
              * @description What the line has earned now; always 0.
              * @constant
@@ -1706,16 +1776,18 @@ export interface components {
              * @description `deal_won` (a forecast became an earning), `deal_reopened` (an earning went back to a
              *     forecast or to a clawback), `deal_lost`, `deal_deleted`, `owner_changed`,
              *     `not_assigned` (the rep is no longer on the plan), `no_longer_matching` (the chip's
-             *     condition stopped holding), `plan_version_changed` (a recompute after a new plan
-             *     version), `plan_archived` (the plan was archived: its forecasts no longer apply),
-             *     `chip_removed` (a new plan version no longer has the row's chip), `amount_changed` (the
-             *     line's amount moved: the deal's amount, or the running total or attainment other deals
-             *     make up), `exchange_rate_set` (a recompute after an exchange rate of the org was set),
+             *     condition stopped holding), `no_longer_a_report` (an override's deal no longer credits
+             *     any of the manager's reports), `plan_version_changed` (a recompute after a new plan
+             *     version), `hierarchy_changed` (a recompute after a change of the rep hierarchy),
+             *     `plan_archived` (the plan was archived: its forecasts no longer apply), `chip_removed` (a
+             *     new plan version no longer has the row's chip), `amount_changed` (the line's amount
+             *     moved: the deal's amount, or the running total or attainment other deals make up),
+             *     `exchange_rate_set` (a recompute after an exchange rate of the org was set),
              *     `exchange_rate_missing` (the deal is now in a currency no exchange rate converts to the
              *     plan's, so the line is unpriced).
              * @enum {string}
              */
-            code: "deal_won" | "deal_reopened" | "deal_lost" | "deal_deleted" | "owner_changed" | "not_assigned" | "no_longer_matching" | "plan_version_changed" | "plan_archived" | "chip_removed" | "amount_changed" | "exchange_rate_set" | "exchange_rate_missing";
+            code: "deal_won" | "deal_reopened" | "deal_lost" | "deal_deleted" | "owner_changed" | "not_assigned" | "no_longer_matching" | "no_longer_a_report" | "plan_version_changed" | "hierarchy_changed" | "plan_archived" | "chip_removed" | "amount_changed" | "exchange_rate_set" | "exchange_rate_missing";
             /**
              * @description The same in one sentence.
              * @example Deal opp-1043 was won, so its forecast became an earning.
@@ -2319,11 +2391,13 @@ export interface components {
          *     - `flat`: a fixed `amount_cents` per matching deal;
          *     - `attainment_bonus`: a period-level `amount_cents` when the rep's won amount reaches
          *       `threshold_pct` of quota;
+         *     - `override`: `rate_bps` of the credited amounts of the deals of a manager's reports, down to
+         *       `depth` levels of the rep hierarchy in effect on each deal's date, each deal once;
          *     - `draw` and `draw_recovery`: not chips of a plan file but the lines of the plan's `draw`
          *       (issue 16), on earnings only: a period's advance, and the recovery of earlier advances.
          * @enum {string}
          */
-        RuleChipKind: "commission" | "tiered_commission" | "flat" | "attainment_bonus" | "draw" | "draw_recovery";
+        RuleChipKind: "commission" | "tiered_commission" | "flat" | "attainment_bonus" | "override" | "draw" | "draw_recovery";
         /** @description A rule chip of a plan version. */
         RuleChip: {
             readonly id: components["schemas"]["RuleChipId"];
@@ -2345,8 +2419,9 @@ export interface components {
              * @description The kind's parameters, as in the plan file: `rate_bps` and optional `base` for
              *     `commission`; `mode` and `tiers` (each `rate_bps` with `up_to_cents` or
              *     `up_to_pct`, the last band open) for `tiered_commission`; `amount_cents` for `flat`;
-             *     `threshold_pct` and `amount_cents` for `attainment_bonus`. `commission`,
-             *     `tiered_commission` and `flat` may also carry `cap_cents` (at most this much per rep and
+             *     `threshold_pct` and `amount_cents` for `attainment_bonus`; `rate_bps` and `depth`
+             *     (1 to 3) for `override`. `commission`, `tiered_commission`, `flat` and `override` may
+             *     also carry `cap_cents` (at most this much per rep and
              *     period) and `deal_cap_cents` (at most this much on one deal); see docs/plan-features.md.
              */
             params: {

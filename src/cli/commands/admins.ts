@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { AdminRecord } from '../../repositories/admins.ts';
 import { AdminAccounts } from '../../services/adminIdentity.ts';
+import { toAdmin } from '../../wire/admin.ts';
 import { withDatabase } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 
@@ -80,15 +81,7 @@ export function adminsCommand(): Command {
   return admins;
 }
 
+/** The admin as the admin API shows it, and the org it belongs to. */
 function describeAdmin(admin: AdminRecord) {
-  return {
-    id: admin.id,
-    org_id: admin.org_id,
-    email: admin.email,
-    display_name: admin.display_name,
-    role: admin.role,
-    status: admin.disabled_at ? 'disabled' : 'active',
-    created_at: admin.created_at,
-    disabled_at: admin.disabled_at,
-  };
+  return { ...toAdmin(admin), org_id: admin.org_id };
 }

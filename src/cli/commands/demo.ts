@@ -9,7 +9,7 @@ import { print, printFailure } from '../output.ts';
 export function demoCommand(): Command {
   return new Command('demo')
     .description(
-      "an org to try Quotient with: a key (printed once), product.md's example plan, two months of deals for three " +
+      'an org to try Quotient with: a key (printed once), the example plan, two months of deals for three ' +
         'reps sent through the ingestion path, the first month locked and paid. Run again, it reuses the org (and makes a new key).',
     )
     .option('--org-name <name>', `the org's name (an org of that name is reused)`, DEMO_ORG_NAME)
@@ -64,7 +64,7 @@ function describe(result: DemoResult, next: ReturnType<typeof tryNext>): string 
     '',
     `  ${result.key.key}`,
     '',
-    `Plan ${result.plan.key} (${result.plan.id}, version ${result.plan.version}), product.md's example.`,
+    `Plan ${result.plan.key} (${result.plan.id}, version ${result.plan.version}), the example plan.`,
     `Deal events: ${result.deal_events.sent} sent through the ingestion path, ${result.deal_events.replayed} replayed (already there).`,
     `Period ${result.periods.paid} locked and paid; ${result.periods.open} open.`,
     `Earnings: ${earnings}.`,

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { RATE_LIMIT_DEFAULT, SCOPES } from '../../access/apiKeys.ts';
-import type { ApiKeyRecord } from '../../repositories/apiKeys.ts';
 import { KeyAdmin } from '../../services/keys.ts';
+import { toApiKey } from '../../wire/admin.ts';
 import { withDatabase } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 
@@ -58,7 +58,7 @@ export function keysCommand(): Command {
     .action(async (options: { org: string; json?: boolean }) => {
       try {
         const list = await withDatabase((database) => new KeyAdmin(database.db).list(options.org));
-        const rows = list.map(describeKey);
+        const rows = list.map(toApiKey);
         print(options, { keys: rows }, () =>
           table(rows, [
             'id',
@@ -86,7 +86,7 @@ export function keysCommand(): Command {
         const { record, changed } = await withDatabase((database) =>
           new KeyAdmin(database.db).revoke(options.org, keyId),
         );
-        print(options, { ...describeKey(record), changed }, () =>
+        print(options, { ...toApiKey(record), changed }, () =>
           changed
             ? `Revoked key ${record.id} (${record.name}) at ${record.revoked_at?.toISOString()}`
             : `Key ${record.id} (${record.name}) was already revoked (at ${record.revoked_at?.toISOString()}); nothing changed`,
@@ -96,18 +96,4 @@ export function keysCommand(): Command {
       }
     });
   return keys;
-}
-
-function describeKey(record: ApiKeyRecord) {
-  return {
-    id: record.id,
-    name: record.name,
-    display_prefix: record.display_prefix,
-    scopes: record.scopes,
-    rate_limit_per_minute: record.rate_limit_per_minute,
-    status: record.revoked_at ? 'revoked' : 'active',
-    created_at: record.created_at,
-    last_used_at: record.last_used_at,
-    revoked_at: record.revoked_at,
-  };
 }

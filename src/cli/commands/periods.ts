@@ -5,6 +5,7 @@ import { AdminError } from '../../services/adminError.ts';
 import { EarningsEngine } from '../../services/earnings/engine.ts';
 import { PeriodAdmin, type PeriodChangeResult } from '../../services/periods.ts';
 import { withPeriodWebhooks } from '../../services/webhookAnnouncements.ts';
+import { toWirePeriodWithTimes } from '../../wire/periods.ts';
 import { withDatabase } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 
@@ -23,7 +24,7 @@ export function periodsCommand(): Command {
     .action(async (options: { org: string; json?: boolean }) => {
       try {
         const list = await withDatabase((database) => new PeriodAdmin(database.db).list(options.org));
-        const rows = list.map(describePeriod);
+        const rows = list.map(toWirePeriodWithTimes);
         print(options, { periods: rows }, () =>
           table(rows, ['id', 'kind', 'starts_on', 'ends_on', 'status', 'locked_at', 'paid_at']),
         );
@@ -100,18 +101,6 @@ function payoutsCsv(payouts: ReadonlyArray<Record<(typeof PAYOUT_COLUMNS)[number
   ].join('\n');
 }
 
-function describePeriod(period: PeriodRecord) {
-  return {
-    id: period.id,
-    kind: period.kind,
-    starts_on: period.starts_on,
-    ends_on: period.ends_on,
-    status: period.status,
-    locked_at: period.locked_at,
-    paid_at: period.paid_at,
-  };
-}
-
 /** `periods lock` and `periods mark-paid`: one status move of one period, reported the same way. */
 function transitionCommand(spec: {
   name: string;
@@ -130,7 +119,7 @@ function transitionCommand(spec: {
         const { period, changed, rows_moved } = await withDatabase((database) =>
           spec.move(new PeriodAdmin(database.db, periodChanges(database)), options.org, periodId),
         );
-        print(options, { ...describePeriod(period), changed, rows_moved }, () =>
+        print(options, { ...toWirePeriodWithTimes(period), changed, rows_moved }, () =>
           changed ? `${spec.done(period)} (${rows_moved} earnings rows moved)` : spec.unchanged(period),
         );
       } catch (error) {

@@ -1,14 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Command } from 'commander';
+import type { OpenDatabase } from '../../db/database.ts';
 import type { PlanFileFormat } from '../../domain/plans/planFile.ts';
-import type { PlanRecord } from '../../repositories/plans.ts';
 import { AdminError } from '../../services/adminError.ts';
-import { EarningsEngine } from '../../services/earnings/engine.ts';
+import { PlanRollout } from '../../services/planRollout.ts';
 import { type ApplyPlanResult, PlanAdmin } from '../../services/plans.ts';
+import { toWirePlanSummary } from '../../wire/plans.ts';
 import { withDatabase } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
-import { describeRecompute, recomputeNotedPlans } from './recompute.ts';
+import { describeRecompute, recomputeEarnings } from './recompute.ts';
+
+/** Plan changes from the command line: the recompute that follows runs on a pool of its own, with a bar on a terminal. */
+function planRollout(database: OpenDatabase): PlanRollout {
+  return new PlanRollout(database.db, (engine, orgId, planIds) => recomputeEarnings(database, engine, orgId, planIds));
+}
 
 export function plansCommand(): Command {
   const plans = new Command('plans').description('apply plan files (plans as code), list and archive plans');
@@ -25,20 +31,9 @@ export function plansCommand(): Command {
     .action(async (file: string, options: { org: string; json?: boolean }) => {
       try {
         const text = await readPlanText(file);
-        const result = await withDatabase(async (database) => {
-          const earnings = new EarningsEngine(database.db);
-          const applied = await new PlanAdmin(database.db, earnings).apply({
-            orgId: options.org,
-            text,
-            format: formatOf(file),
-            source: file,
-          });
-          // After the commit, one transaction per rep: see EarningsEngine.recompute.
-          return {
-            ...applied,
-            recompute: await recomputeNotedPlans(database, earnings, earnings.takeNotedPlanChanges()),
-          };
-        });
+        const result = await withDatabase((database) =>
+          planRollout(database).apply({ orgId: options.org, text, format: formatOf(file), source: file }),
+        );
         print(options, result, () =>
           [describeApply(file, result), ...(result.recompute ? [describeRecompute(result.recompute)] : [])].join('\n'),
         );
@@ -54,7 +49,7 @@ export function plansCommand(): Command {
     .action(async (options: { org: string; json?: boolean }) => {
       try {
         const list = await withDatabase((database) => new PlanAdmin(database.db).list(options.org));
-        const rows = list.map((plan) => ({ ...describePlan(plan), current_version: plan.current_version_number }));
+        const rows = list.map((plan) => toWirePlanSummary(plan, plan.current_version_number, plan.current_limits));
         print(options, { plans: rows }, () =>
           table(rows, ['id', 'key', 'name', 'status', 'period', 'quota_cents', 'current_version', 'updated_at']),
         );
@@ -73,16 +68,10 @@ export function plansCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (planId: string, options: { org: string; json?: boolean }) => {
       try {
-        const { plan, changed, recompute } = await withDatabase(async (database) => {
-          const earnings = new EarningsEngine(database.db);
-          const archived = await new PlanAdmin(database.db, earnings).archive(options.org, planId);
-          // After the commit: the plan's projected rows are reversed, rep by rep.
-          return {
-            ...archived,
-            recompute: await recomputeNotedPlans(database, earnings, earnings.takeNotedPlanChanges()),
-          };
-        });
-        print(options, { ...describePlan(plan), changed, recompute }, () =>
+        const { plan, current_version, current_limits, changed, recompute } = await withDatabase((database) =>
+          planRollout(database).archive(options.org, planId),
+        );
+        print(options, { ...toWirePlanSummary(plan, current_version, current_limits), changed, recompute }, () =>
           changed
             ? `Archived plan ${plan.id} (${plan.key}) at ${plan.archived_at?.toISOString()}\n${recompute ? describeRecompute(recompute) : ''}`.trimEnd()
             : `Plan ${plan.id} (${plan.key}) was already archived (at ${plan.archived_at?.toISOString()}); nothing changed`,
@@ -111,21 +100,6 @@ async function readStdin(): Promise<string> {
 /** `.json` files are read as strict JSON; anything else as YAML, which reads JSON too. */
 function formatOf(file: string): PlanFileFormat {
   return extname(file).toLowerCase() === '.json' ? 'json' : 'yaml';
-}
-
-function describePlan(plan: PlanRecord) {
-  return {
-    id: plan.id,
-    key: plan.key,
-    name: plan.name,
-    status: plan.status,
-    period: plan.period,
-    quota_cents: plan.quota_cents,
-    current_version_id: plan.current_version_id,
-    created_at: plan.created_at,
-    updated_at: plan.updated_at,
-    archived_at: plan.archived_at,
-  };
 }
 
 function describeApply(file: string, result: ApplyPlanResult): string {

@@ -4,7 +4,7 @@ import type { TraceReplacement } from '../../domain/earnings/types.ts';
 import { OrgRepository } from '../../repositories/orgs.ts';
 import { createSqlPool } from '../../repositories/transaction.ts';
 import { AdminError } from '../../services/adminError.ts';
-import { EarningsEngine, type NotedPlanChange } from '../../services/earnings/engine.ts';
+import { EarningsEngine } from '../../services/earnings/engine.ts';
 import type { RecomputeProgress, RecomputeSummary } from '../../services/earnings/recompute.ts';
 import { adminLogger, withDatabase } from '../context.ts';
 import { print, printFailure } from '../output.ts';
@@ -67,29 +67,6 @@ export async function recomputeEarnings(
   } finally {
     bar?.done();
     await pool.end();
-  }
-}
-
-/**
- * After `plans apply` or `plans archive` committed: recompute the plans the engine noted. If it fails, the
- * plan change stands; the message says how to finish the recompute.
- */
-export async function recomputeNotedPlans(
-  database: OpenDatabase,
-  engine: EarningsEngine,
-  noted: readonly NotedPlanChange[],
-): Promise<RecomputeSummary | null> {
-  const [first] = noted;
-  if (!first) return null;
-  const planIds = noted.map((change) => change.planId);
-  try {
-    return await recomputeEarnings(database, engine, first.orgId, planIds);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `the plan change is saved, but recomputing its earnings failed (${reason}); finish it with ` +
-        `quotient recompute --org ${first.orgId}${planIds.length === 1 ? ` --plan ${planIds[0]}` : ''}`,
-    );
   }
 }
 

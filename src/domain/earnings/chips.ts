@@ -1,7 +1,10 @@
 import { MAX_AMOUNT_CENTS } from '../deals/event.ts';
 import { conditionProblems } from '../plans/conditionRules.ts';
+import { MAX_OVERRIDE_DEPTH } from '../plans/types.ts';
 import { readDealField } from './conditions.ts';
-import { creditedPart } from './credit.ts';
+import { creditedPart, creditsOf, isSplit } from './credit.ts';
+import type { RepHierarchy } from './hierarchy.ts';
+import { managersOn } from './hierarchy.ts';
 import {
   centsAsNumber,
   type ExactCents,
@@ -47,7 +50,8 @@ export type ChipRules =
   | { kind: 'commission'; rate_bps: bigint; base_field: string; caps: ChipCaps }
   | { kind: 'tiered_commission'; mode: 'marginal' | 'retroactive'; bands: Band[]; caps: ChipCaps }
   | { kind: 'flat'; amount_cents: bigint; caps: ChipCaps }
-  | { kind: 'attainment_bonus'; threshold_pct: number; amount_cents: bigint };
+  | { kind: 'attainment_bonus'; threshold_pct: number; amount_cents: bigint }
+  | { kind: 'override'; rate_bps: bigint; depth: number; caps: ChipCaps };
 
 export type ChipReading = { rules: ChipRules; problems: [] } | { rules: null; problems: PlanProblem[] };
 
@@ -101,6 +105,18 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
       else rules = { kind: 'flat', amount_cents: BigInt(amount_cents), caps };
       break;
     }
+    case 'override': {
+      const { rate_bps, depth = 1 } = params;
+      if (!isWholeCents(rate_bps, 0)) problems.push({ path: `${path}.rate_bps`, message: 'must be an integer ≥ 0' });
+      const depthOk = isWholeCents(depth, 1) && depth <= MAX_OVERRIDE_DEPTH;
+      if (!depthOk) {
+        problems.push({ path: `${path}.depth`, message: `must be an integer from 1 to ${MAX_OVERRIDE_DEPTH}` });
+      }
+      if (isWholeCents(rate_bps, 0) && depthOk) {
+        rules = { kind: 'override', rate_bps: BigInt(rate_bps), depth: depth as number, caps };
+      }
+      break;
+    }
     case 'attainment_bonus': {
       const { threshold_pct, amount_cents } = params;
       if (typeof threshold_pct !== 'number' || !Number.isFinite(threshold_pct) || threshold_pct < 0) {
@@ -128,7 +144,7 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
     default:
       problems.push({
         path: `${path}.kind`,
-        message: 'must be commission, tiered_commission, flat or attainment_bonus',
+        message: 'must be commission, tiered_commission, flat, attainment_bonus or override',
       });
   }
   return problems.length === 0 && rules ? { rules, problems: [] } : { rules: null, problems };
@@ -437,4 +453,104 @@ export function computeAttainmentBonus(
   steps.push({ type: 'flat', amount_cents: centsAsNumber(rules.amount_cents) });
   explanation.push(`The bonus is ${formatMoney(rules.amount_cents)}`);
   return { exact: exactFromCents(rules.amount_cents), steps, explanation };
+}
+
+/** A report of the manager that a deal credits, with the report's part of the amount and the path up to the manager. */
+export interface OverrideReport {
+  owner_external_id: string;
+  share_bps: number;
+  credited_cents: bigint;
+  /** From the report up to the manager, both included. */
+  path: string[];
+}
+
+/**
+ * The manager's reports (down to `depth` levels, on `day`) that the deal credits, each once, in the order of the
+ * deal's credits. The manager's own credit is not an override: it is the manager's own deal.
+ */
+export function overrideReportsOf(
+  deal: DealSnapshot,
+  managerExternalId: string,
+  hierarchy: RepHierarchy,
+  day: string,
+  depth: number,
+): OverrideReport[] {
+  const amount = BigInt(deal.amount_cents ?? 0);
+  return creditsOf(deal).flatMap((credit) => {
+    if (credit.owner_external_id === managerExternalId) return [];
+    const chain = managersOn(hierarchy, credit.owner_external_id, day, depth);
+    const level = chain.indexOf(managerExternalId);
+    if (level < 0) return [];
+    return [
+      {
+        owner_external_id: credit.owner_external_id,
+        share_bps: credit.share_bps,
+        credited_cents: creditedPart(deal, credit.owner_external_id, amount, 'the amount').cents,
+        path: [credit.owner_external_id, ...chain.slice(0, level + 1)],
+      },
+    ];
+  });
+}
+
+/**
+ * `rate_bps` of the sum of the reports' credited parts of the deal: one line per manager and deal, so a deal two
+ * of the manager's reports split is counted once, on the sum of their shares.
+ */
+export function computeOverride(
+  deal: DealSnapshot,
+  rules: ChipRules & { kind: 'override' },
+  managerExternalId: string,
+  reports: readonly OverrideReport[],
+  day: string,
+  toPlanCurrency: ToPlanCurrency = SAME_CURRENCY,
+): Computation {
+  const credited = reports.reduce((sum, report) => sum + report.credited_cents, 0n);
+  const amount = BigInt(deal.amount_cents ?? 0);
+  const explanation = reports.map((report) => {
+    const relation =
+      report.path.length === 2 ? 'reports directly to' : `reports, ${report.path.length - 1} levels down, to`;
+    const part = isSplit(deal)
+      ? `credited ${formatRate(BigInt(report.share_bps))} of the amount ${formatMoney(amount)} = ${formatMoney(report.credited_cents)}`
+      : `credited the whole amount, ${formatMoney(report.credited_cents)}`;
+    return `On ${day}, ${report.owner_external_id} ${relation} ${managerExternalId} (${report.path.join(' → ')}), ${part}.`;
+  });
+  if (reports.length > 1) {
+    explanation.push(
+      `The deal counts once for ${managerExternalId}: ${reports.map((report) => formatMoney(report.credited_cents)).join(' + ')} = ${formatMoney(credited)}.`,
+    );
+  }
+  // The reports' credited amounts are in the deal's currency; the override pays in the plan's, like a commission.
+  const converted = toPlanCurrency(credited);
+  if (converted.sentence) explanation.push(converted.sentence);
+  const base = converted.cents;
+  const exact = exactRate(base, rules.rate_bps);
+  explanation.push(`${formatRate(rules.rate_bps)} of ${formatMoney(base)} = ${formatExactMoney(exact)}`);
+  return {
+    exact,
+    steps: [
+      { type: 'base', field: 'amount_cents', amount_cents: centsAsNumber(amount) },
+      {
+        type: 'override',
+        manager_external_id: managerExternalId,
+        depth: rules.depth,
+        as_of: day,
+        reports: reports.map((report) => ({
+          owner_external_id: report.owner_external_id,
+          share_bps: report.share_bps,
+          credited_cents: centsAsNumber(report.credited_cents),
+          level: report.path.length - 1,
+          path: report.path,
+        })),
+        base_cents: centsAsNumber(credited),
+      },
+      ...(converted.step ? [converted.step] : []),
+      {
+        type: 'rate',
+        rate_bps: centsAsNumber(rules.rate_bps),
+        base_cents: centsAsNumber(base),
+        exact_cents: exactCentsString(exact),
+      },
+    ],
+    explanation,
+  };
 }

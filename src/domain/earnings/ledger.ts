@@ -202,6 +202,7 @@ export function replacementReason(
       deal_lost: ['deal_lost', `${name} was lost.`],
       deal_deleted: ['deal_deleted', `${name} was deleted.`],
       not_owner: ['owner_changed', `${name} now belongs to another rep.`],
+      not_a_report: ['no_longer_a_report', `${name} no longer credits any of the manager's reports.`],
       not_assigned: ['not_assigned', 'The rep is no longer assigned to the plan.'],
       not_matching: ['no_longer_matching', `${name} no longer meets the chip's condition.`],
     } as const;

@@ -18,13 +18,17 @@ import {
   computeAttainmentBonus,
   computeCommission,
   computeFlat,
+  computeOverride,
   computeTiered,
+  type OverrideReport,
+  overrideReportsOf,
   readChipRules,
   readPlanCap,
 } from './chips.ts';
 import { type ConditionOutcome, evaluateCondition } from './conditions.ts';
 import { creditedPart, creditedReps, creditsOf, isSplit } from './credit.ts';
 import { conversionTrace, convertMinorUnits, type ExchangeRate, missingRateTrace, rateInForce } from './exchange.ts';
+import { EMPTY_HIERARCHY, hierarchyDayOf, managersEver, type RepHierarchy, reportsEver } from './hierarchy.ts';
 import {
   centsAsNumber,
   exactCentsString,
@@ -66,6 +70,24 @@ export function countsPeriod(plan: EnginePlanVersion, chip: EngineChip): boolean
   if (chip.kind === 'tiered_commission' || chip.kind === 'attainment_bonus') return true;
   const { cap_cents, floor_cents } = chip.params as { cap_cents?: unknown; floor_cents?: unknown };
   return (cap_cents !== undefined && cap_cents !== null) || (floor_cents !== undefined && floor_cents !== null);
+}
+
+/** The deepest `depth` of the plan's override chips; 0 when it has none (no line reads the hierarchy). */
+export function overrideDepthOf(plan: EnginePlanVersion): number {
+  return plan.chips.reduce((deepest, chip) => {
+    if (chip.kind !== 'override') return deepest;
+    const depth = (chip.params as { depth?: unknown }).depth ?? 1;
+    return typeof depth === 'number' && Number.isSafeInteger(depth) && depth > deepest ? depth : deepest;
+  }, 0);
+}
+
+/**
+ * The reps whose deals a rep's lines read under the plan: the rep's own, and with override chips those of everyone
+ * who reports to the rep, on any day, within the chips' depth.
+ */
+export function repsReadBy(plan: EnginePlanVersion, repExternalId: string, hierarchy: RepHierarchy): Set<string> {
+  const depth = overrideDepthOf(plan);
+  return new Set([repExternalId, ...(depth === 0 ? [] : reportsEver(hierarchy, repExternalId, depth))]);
 }
 
 export function lineKeyOf(line: Omit<LineRef, 'line_key'>): string {
@@ -302,6 +324,11 @@ export interface EvaluationRequest {
   deals: readonly DealSnapshot[];
   /** Periods whose period-level lines (attainment bonuses) to evaluate. */
   periods: readonly PeriodId[];
+  /**
+   * The org's rep hierarchy, which `override` chips read; absent: nobody has a manager. For an override chip,
+   * `deals` must hold the deals of the rep's reports (see `reportsEver`) whose lines to evaluate.
+   */
+  hierarchy?: RepHierarchy;
   /** Today's UTC date: open deals without a close date are projected in its period. */
   today: CalendarDate;
   /**
@@ -461,7 +488,8 @@ function evaluateAtQuota(request: EvaluationRequest): Evaluation {
         });
       }
     }
-    const evaluation = { plan, chip, rules, rep, windows, today, standings, conditionOf, pricing };
+    const hierarchy = request.hierarchy ?? EMPTY_HIERARCHY;
+    const evaluation = { plan, chip, rules, rep, windows, today, standings, conditionOf, pricing, hierarchy };
 
     if (rules.kind === 'attainment_bonus') {
       for (const periodId of new Set(request.periods)) targets.push(periodLine(evaluation, rules, periodId));
@@ -620,6 +648,7 @@ interface ChipEvaluation {
   standings: Map<PeriodId, PeriodStanding>;
   conditionOf: (deal: DealSnapshot) => ConditionOutcome | null;
   pricing: Pricing;
+  hierarchy: RepHierarchy;
 }
 
 /** The sentence naming the won deals a running total leaves out for want of an exchange rate. */
@@ -639,14 +668,25 @@ function dealLine(evaluation: ChipEvaluation, rules: ChipRules, { deal, period_i
   let unpriced = false;
   const date = dealDate(deal, evaluation.today);
   const covered = windows.some((window) => windowCovers(window, date));
+  // An override line is the manager's on the deals of their reports, not on the manager's own deals.
+  const override =
+    rules.kind === 'override'
+      ? overrideOf(deal, rep.external_id, evaluation.hierarchy, hierarchyDayOf(deal, evaluation.today), rules.depth)
+      : null;
 
-  if (!owned && isSplit(deal)) {
+  if (override && override.reports.length === 0) {
+    const credited = creditedReps(deal);
+    steps.push(zeroTarget('not_a_report'));
+    explanation.push(
+      `On ${override.day}, ${credited.length === 0 ? `deal ${deal.external_id} credits no one` : `deal ${deal.external_id} credits ${credited.join(', ')}`}, none of whom reports to ${rep.external_id}${rules.kind === 'override' && rules.depth > 1 ? ` within ${rules.depth} levels` : ''}, so this override earns nothing.`,
+    );
+  } else if (!override && !owned && isSplit(deal)) {
     const credited = creditedReps(deal).join(', ');
     steps.push(zeroTarget('not_owner'));
     explanation.push(
       `Deal ${deal.external_id} is split among ${credited}, not crediting ${rep.external_id}, so this line earns nothing.`,
     );
-  } else if (!owned) {
+  } else if (!override && !owned) {
     const owner = deal.owner_external_id === null ? 'has no owner' : `is owned by ${deal.owner_external_id}`;
     steps.push(zeroTarget('not_owner'));
     explanation.push(`Deal ${deal.external_id} ${owner}, not by ${rep.external_id}, so this line earns nothing.`);
@@ -681,7 +721,7 @@ function dealLine(evaluation: ChipEvaluation, rules: ChipRules, { deal, period_i
       explanation.push(missing.sentence as string);
       unpriced = true;
     } else {
-      target = roundInto(computeDealChip(evaluation, rules, deal, period_id), steps, explanation);
+      target = roundInto(computeDealChip(evaluation, rules, deal, period_id, override), steps, explanation);
     }
   }
   return {
@@ -701,13 +741,24 @@ function computeDealChip(
   rules: ChipRules,
   deal: DealSnapshot,
   periodId: PeriodId,
+  override: { reports: OverrideReport[]; day: CalendarDate } | null,
 ): Computation {
+  const toPlanCurrency = (cents: bigint) => {
+    const priced = priceIn(evaluation.pricing, deal, cents);
+    return priced.priced ? priced : { cents, step: null, sentence: null };
+  };
   switch (rules.kind) {
+    case 'override':
+      return computeOverride(
+        deal,
+        rules,
+        evaluation.rep.external_id,
+        override?.reports ?? [],
+        override?.day ?? '',
+        toPlanCurrency,
+      );
     case 'commission':
-      return computeCommission(deal, rules, evaluation.rep.external_id, (cents) => {
-        const priced = priceIn(evaluation.pricing, deal, cents);
-        return priced.priced ? priced : { cents, step: null, sentence: null };
-      });
+      return computeCommission(deal, rules, evaluation.rep.external_id, toPlanCurrency);
     case 'flat':
       return computeFlat(rules, deal, evaluation.rep.external_id);
     case 'tiered_commission': {
@@ -746,6 +797,16 @@ function computeDealChip(
     case 'attainment_bonus':
       throw new TypeError('an attainment bonus is a period-level line');
   }
+}
+
+function overrideOf(
+  deal: DealSnapshot,
+  manager: string,
+  hierarchy: RepHierarchy,
+  day: CalendarDate,
+  depth: number,
+): { reports: OverrideReport[]; day: CalendarDate } {
+  return { reports: overrideReportsOf(deal, manager, hierarchy, day, depth), day };
 }
 
 function periodLine(
@@ -800,8 +861,8 @@ export interface EvaluationScope {
 
 /**
  * The lines a deal change can affect under one plan version: for each rep it credits before and after (its
- * owner, or the reps of its splits), the deal's
- * own lines, and when the plan has tiered or attainment chips, every line of that rep in the period the
+ * owner, or the reps of its splits) and, when the plan has override chips, their managers in `hierarchy` (on
+ * any day, within the chips' depth), the deal's own lines, and when the plan has tiered or attainment chips, every line of that rep in the period the
  * deal was in and the period it is in now (a change there moves the cumulative amounts other deals and
  * the bonus depend on). Evaluate each with `evaluateLines`, passing the rep's deals of those periods
  * plus the changed deal, and the result equals evaluating everything.
@@ -816,14 +877,19 @@ export function scopeOfDealChange(
   after: DealSnapshot,
   today: CalendarDate,
   formerlyCredited: readonly string[] = [],
+  hierarchy: RepHierarchy = EMPTY_HIERARCHY,
 ): EvaluationScope[] {
   const countsPeriods = plan.chips.some((chip) => countsPeriod(plan, chip));
+  const depth = overrideDepthOf(plan);
   const periodsByRep = new Map<string, Set<PeriodId>>();
   for (const deal of before === null ? [after] : [before, after]) {
-    for (const credited of [...creditedReps(deal), ...formerlyCredited]) {
-      const periods = periodsByRep.get(credited) ?? new Set();
+    const credited = creditedReps(deal);
+    // The managers whose overrides can count the deal: anyone above a credited rep, on any day, within the depth.
+    const managers = depth === 0 ? [] : credited.flatMap((rep) => [...managersEver(hierarchy, rep, depth)]);
+    for (const affected of [...credited, ...formerlyCredited, ...managers]) {
+      const periods = periodsByRep.get(affected) ?? new Set();
       if (countsPeriods) periods.add(dealPeriodId(deal, plan.period, today));
-      periodsByRep.set(credited, periods);
+      periodsByRep.set(affected, periods);
     }
   }
   return [...periodsByRep].map(([rep, periods]) => ({ rep_external_id: rep, periods: [...periods] }));

@@ -78,6 +78,10 @@ export function describeChip(chip: ChipDefinition): string {
     }
     case 'flat':
       return `Flat amount: ${money(chip.params.amount_cents)} per deal`;
+    case 'override': {
+      const reach = chip.params.depth === 1 ? 'direct reports' : `reports down to ${chip.params.depth} levels`;
+      return `Manager override: ${percentOfBps(chip.params.rate_bps)} of the credited amounts of the deals of ${reach}`;
+    }
     case 'attainment_bonus':
       return `Attainment bonus: ${money(chip.params.amount_cents)} once attainment reaches ${chip.params.threshold_pct}% of quota`;
   }

@@ -44,6 +44,7 @@ function kindInputsOf(plan: Pick<PlanDefinition, 'period' | 'quota_cents'>, chip
   switch (chip.kind) {
     case 'commission':
     case 'flat':
+    case 'override':
       return {};
     case 'tiered_commission':
       return chip.params.tiers.some((tier) => 'up_to_pct' in tier)

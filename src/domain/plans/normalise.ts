@@ -75,6 +75,13 @@ export function normaliseChip(chip: {
       };
     case 'flat':
       return { ...head, kind: chip.kind, when, params: { amount_cents: p.amount_cents as number, ...capsOf(p) } };
+    case 'override':
+      return {
+        ...head,
+        kind: chip.kind,
+        when,
+        params: { rate_bps: p.rate_bps as number, depth: (p.depth as number | undefined) ?? 1, ...capsOf(p) },
+      };
     case 'attainment_bonus':
       return {
         ...head,

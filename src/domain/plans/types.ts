@@ -57,6 +57,18 @@ export interface FlatParams extends CapParams {
   amount_cents: number;
 }
 
+/** The most levels of reports an override reaches (1 = direct reports). */
+export const MAX_OVERRIDE_DEPTH = 3;
+
+/**
+ * A manager override (issue 16): `rate_bps` of the credited amounts of the deals of the manager's reports, down to
+ * `depth` levels of the hierarchy in effect at each deal's won time (1, the default, filled in: direct reports).
+ */
+export interface OverrideParams extends CapParams {
+  rate_bps: number;
+  depth: number;
+}
+
 export interface AttainmentBonusParams {
   threshold_pct: number;
   amount_cents: number;
@@ -75,7 +87,8 @@ export type ChipDefinition =
   | ChipOf<'commission', CommissionParams>
   | ChipOf<'tiered_commission', TieredCommissionParams>
   | ChipOf<'flat', FlatParams>
-  | ChipOf<'attainment_bonus', AttainmentBonusParams>;
+  | ChipOf<'attainment_bonus', AttainmentBonusParams>
+  | ChipOf<'override', OverrideParams>;
 
 export type ChipKind = ChipDefinition['kind'];
 

@@ -1,4 +1,4 @@
-// The kinds of webhook an endpoint can subscribe to (product.md section 8). `ping` is not among them: it is
+// The kinds of webhook an endpoint can subscribe to. `ping` is not among them: it is
 // sent only on request (`quotient webhooks test`), to the one endpoint named.
 export const WEBHOOK_EVENT_KINDS = [
   'earning.created',

@@ -1,4 +1,4 @@
-// When a failed attempt is retried (product.md section 8): the first attempt at once, then after each delay
+// When a failed attempt is retried: the first attempt at once, then after each delay
 // in turn; when the delays run out, the delivery has failed.
 
 /** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: eight attempts over about 27.6 hours. */

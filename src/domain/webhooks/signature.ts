@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
-// Standard Webhooks signatures (product.md section 8): `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed
+// Standard Webhooks signatures: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed
 // with the base64-decoded part of a `whsec_<base64>` secret.
 
 const SECRET_PREFIX = 'whsec_';

@@ -4,23 +4,25 @@ import type { components, operations } from '../../../generated/openapi-admin.ts
 import type { Database } from '../../db/prisma.ts';
 import { isPeriodId } from '../../domain/periods.ts';
 import { describeChip, describeCondition } from '../../domain/plans/describe.ts';
-import type { AdminRecord } from '../../repositories/admins.ts';
-import type { ApiKeyRecord } from '../../repositories/apiKeys.ts';
 import type { AuditFilters } from '../../repositories/audit.ts';
-import type { PeriodRecord, PeriodTotal } from '../../repositories/periods.ts';
-import { limitsOf, type PlanLimits, type PlanRecord } from '../../repositories/plans.ts';
+import type { PeriodRecord } from '../../repositories/periods.ts';
+import { limitsOf } from '../../repositories/plans.ts';
 import { RepRepository } from '../../repositories/reps.ts';
 import type { SqlPool } from '../../repositories/transaction.ts';
-import type { WebhookEndpointRecord } from '../../repositories/webhooks.ts';
 import type { AdminError } from '../../services/adminError.ts';
-import { AdminAccounts, type AdminSessions, type LiveSession } from '../../services/adminIdentity.ts';
+import { AdminAccounts, type AdminSessions } from '../../services/adminIdentity.ts';
 import { AuditLogReader } from '../../services/auditLog.ts';
-import { EarningsEngine, type NotedPlanChange } from '../../services/earnings/engine.ts';
+import { EarningsEngine } from '../../services/earnings/engine.ts';
 import { KeyAdmin } from '../../services/keys.ts';
 import { PeriodAdmin } from '../../services/periods.ts';
+import { PlanRollout, type RolledOutApply } from '../../services/planRollout.ts';
 import { PlanAdmin, PlanHistory } from '../../services/plans.ts';
+import { type ManagerEntry, RepHierarchyAdmin } from '../../services/repHierarchy.ts';
 import { withPeriodWebhooks } from '../../services/webhookAnnouncements.ts';
 import { WebhookAdmin } from '../../services/webhooks.ts';
+import { toAdmin, toApiKey, toAuditEntry, toEndpoint, toMe } from '../../wire/admin.ts';
+import { toWireAdminPeriod } from '../../wire/periods.ts';
+import { toWirePlanSummary } from '../../wire/plans.ts';
 import { ApiError } from '../errors.ts';
 import { pageRequest } from '../pages.ts';
 import {
@@ -98,16 +100,13 @@ export function fromAdminError(error: AdminError): ApiError {
 
 export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
   const { db } = deps;
-  const recompute = async (engine: EarningsEngine, noted: NotedPlanChange[]): Promise<number> => {
-    const [first] = noted;
-    if (!first) return 0;
-    const summary = await engine.recompute(deps.recomputePool, {
-      orgId: first.orgId,
-      planIds: noted.map((change) => change.planId),
-      concurrency: 2,
-    });
-    return summary.rows_written + summary.rows_superseded + summary.rows_reversed;
-  };
+  // A plan change from the console recomputes on the server's recompute pool, two reps at a time.
+  const planRollout = (actor: AdminRequestContext['actor']) =>
+    new PlanRollout(
+      db,
+      (engine, orgId, planIds) => engine.recompute(deps.recomputePool, { orgId, planIds, concurrency: 2 }),
+      actor,
+    );
 
   return {
     getAdminOpenApiDocument: async (_req, res) => {
@@ -190,21 +189,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
         ...pageRequest(query),
       });
       send(res, 'listAuditEntries', 200, {
-        entries: page.entries.map((entry) => ({
-          id: entry.id,
-          occurred_at: entry.occurred_at.toISOString(),
-          actor_type: entry.actor_type as 'api_key' | 'admin',
-          actor: entry.actor,
-          key_id: entry.key_id,
-          action: entry.action,
-          method: entry.method,
-          route: entry.route,
-          status: entry.status,
-          request_id: entry.request_id,
-          client_ip: entry.client_ip,
-          duration_ms: entry.duration_ms,
-          details: (entry.details ?? null) as Record<string, unknown> | null,
-        })),
+        entries: page.entries.map(toAuditEntry),
         next_cursor: page.nextCursor,
       });
     },
@@ -213,7 +198,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
       const { session, actor } = context(res);
       const plans = await new PlanAdmin(db, undefined, actor).list(session.org_id);
       send(res, 'listPlans', 200, {
-        plans: plans.map((plan) => toPlanSummary(plan, plan.current_version_number, plan.current_limits)),
+        plans: plans.map((plan) => toWirePlanSummary(plan, plan.current_version_number, plan.current_limits)),
       });
     },
 
@@ -223,7 +208,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
       if (!history) throw new ApiError('not_found', `no plan ${idParam(res)}`);
       const current = history.versions.find((version) => version.id === history.plan.current_version_id);
       send(res, 'getPlan', 200, {
-        plan: toPlanSummary(
+        plan: toWirePlanSummary(
           history.plan,
           current?.number ?? history.versions[0]?.number ?? 1,
           limitsOf(current?.definition ?? history.versions[0]?.definition ?? {}),
@@ -251,14 +236,12 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     applyPlanFile: async (req, res) => {
       const { session, actor } = context(res);
       const body = req.body as RequestBody<'applyPlanFile'>;
-      const engine = new EarningsEngine(db);
-      const applied = await new PlanAdmin(db, engine, actor).apply({
+      const applied = await planRollout(actor).apply({
         orgId: session.org_id,
         text: body.text,
         ...(body.format === undefined ? {} : { format: body.format }),
         source: body.file_name || 'the plan file',
       });
-      const rowsRecomputed = await recompute(engine, engine.takeNotedPlanChanges());
       send(res, 'applyPlanFile', 200, {
         plan_id: applied.plan_id,
         version_id: applied.version_id,
@@ -267,19 +250,15 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
         reactivated: applied.reactivated,
         chips: applied.chips,
         removed_chips: applied.removed_chips,
-        rows_recomputed: rowsRecomputed,
+        rows_recomputed: rowsChanged(applied.recompute),
       });
     },
 
     archivePlan: async (_req, res) => {
       const { session, actor } = context(res);
-      const engine = new EarningsEngine(db);
-      const archived = await new PlanAdmin(db, engine, actor).archive(session.org_id, idParam(res));
-      await recompute(engine, engine.takeNotedPlanChanges());
-      const history = await new PlanHistory(db).of(session.org_id, archived.plan.id);
-      const current = history?.versions.find((version) => version.id === archived.plan.current_version_id);
+      const archived = await planRollout(actor).archive(session.org_id, idParam(res));
       send(res, 'archivePlan', 200, {
-        plan: toPlanSummary(archived.plan, current?.number ?? 1, limitsOf(current?.definition ?? {})),
+        plan: toWirePlanSummary(archived.plan, archived.current_version, archived.current_limits),
         changed: archived.changed,
       });
     },
@@ -287,7 +266,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     listPeriods: async (_req, res) => {
       const { session, actor } = context(res);
       const periods = await new PeriodAdmin(db, undefined, actor).listWithTotals(session.org_id);
-      send(res, 'listPeriods', 200, { periods: periods.map((period) => toPeriod(period, period.totals)) });
+      send(res, 'listPeriods', 200, { periods: periods.map((period) => toWireAdminPeriod(period, period.totals)) });
     },
 
     lockPeriod: async (_req, res) => {
@@ -398,12 +377,48 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
       });
     },
 
+    listRepManagers: async (_req, res) => {
+      const { session } = context(res);
+      const rep = await findRep(session.org_id, idParam(res));
+      const entries = await repHierarchy(new EarningsEngine(db), context(res).actor).list(
+        session.org_id,
+        rep.external_id,
+      );
+      send(res, 'listRepManagers', 200, toRepManagers(rep, entries, false, 0));
+    },
+
+    setRepManager: async (req, res) => {
+      const { session, actor } = context(res);
+      const body = req.body as RequestBody<'setRepManager'>;
+      const rep = await findRep(session.org_id, idParam(res));
+      const result = await repHierarchy(new EarningsEngine(db), actor).setManager({
+        orgId: session.org_id,
+        repExternalId: rep.external_id,
+        managerExternalId: body.manager_external_id,
+        ...(body.from === undefined ? {} : { from: body.from }),
+      });
+      const recomputed = result.recompute
+        ? result.recompute.rows_written + result.recompute.rows_superseded + result.recompute.rows_reversed
+        : 0;
+      send(res, 'setRepManager', 200, toRepManagers(rep, result.entries, result.changed, recomputed));
+    },
+
     listAdmins: async (_req, res) => {
       const { session, actor } = context(res);
       const admins = await new AdminAccounts(db, actor).list(session.org_id);
       send(res, 'listAdmins', 200, { admins: admins.map(toAdmin) });
     },
   };
+
+  async function findRep(orgId: string, repId: string) {
+    const rep = await new RepRepository(db).find(orgId, repId);
+    if (!rep) throw new ApiError('not_found', `no rep ${repId}`);
+    return rep;
+  }
+
+  function repHierarchy(engine: EarningsEngine, actor: AdminRequestContext['actor']): RepHierarchyAdmin {
+    return new RepHierarchyAdmin(db, engine, deps.recomputePool, actor);
+  }
 
   function webhookAdmin(actor: AdminRequestContext['actor']): WebhookAdmin {
     return new WebhookAdmin(db, { allowPrivateAddresses: deps.allowPrivateWebhookAddresses, actor });
@@ -423,96 +438,29 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     const result = await move(admin, session.org_id, idParam(res));
     const withTotals = (await admin.listWithTotals(session.org_id)).find((period) => period.id === result.period.id);
     send(res, operation, 200, {
-      period: toPeriod(result.period, withTotals?.totals ?? []),
+      period: toWireAdminPeriod(result.period, withTotals?.totals ?? []),
       changed: result.changed,
       rows_moved: result.rows_moved,
     });
   }
 }
 
-function toMe(session: LiveSession): Schemas['Me'] {
-  return {
-    admin: toAdmin(session.admin),
-    org: { id: session.org_id, name: session.admin.org_name },
-    session: {
-      created_at: session.created_at.toISOString(),
-      expires_at: session.expires_at.toISOString(),
-      idle_expires_at: session.idle_expires_at.toISOString(),
-    },
-    csrf_token: session.csrf_token,
-  };
+/** Rows the recompute after a plan change wrote, superseded or reversed. */
+function rowsChanged(summary: RolledOutApply['recompute']): number {
+  return summary ? summary.rows_written + summary.rows_superseded + summary.rows_reversed : 0;
 }
 
-function toAdmin(admin: AdminRecord): Schemas['Admin'] {
+function toRepManagers(
+  rep: { id: string; external_id: string },
+  entries: readonly ManagerEntry[],
+  changed: boolean,
+  rowsRecomputed: number,
+): Schemas['RepManagers'] {
   return {
-    id: admin.id,
-    email: admin.email,
-    display_name: admin.display_name,
-    role: admin.role,
-    status: admin.disabled_at ? 'disabled' : 'active',
-    created_at: admin.created_at.toISOString(),
-    disabled_at: admin.disabled_at?.toISOString() ?? null,
-  };
-}
-
-function toApiKey(key: ApiKeyRecord): Schemas['ApiKey'] {
-  return {
-    id: key.id,
-    name: key.name,
-    display_prefix: key.display_prefix,
-    scopes: key.scopes as Schemas['Scope'][],
-    rate_limit_per_minute: key.rate_limit_per_minute,
-    status: key.revoked_at ? 'revoked' : 'active',
-    created_at: key.created_at.toISOString(),
-    last_used_at: key.last_used_at?.toISOString() ?? null,
-    revoked_at: key.revoked_at?.toISOString() ?? null,
-  };
-}
-
-function toPlanSummary(plan: PlanRecord, currentVersion: number, limits: PlanLimits): Schemas['PlanSummary'] {
-  return {
-    id: plan.id,
-    key: plan.key,
-    name: plan.name,
-    status: plan.status,
-    period: plan.period,
-    quota_cents: plan.quota_cents,
-    cap_cents: limits.cap_cents,
-    draw: limits.draw,
-    current_version_id: plan.current_version_id,
-    current_version: currentVersion,
-    created_at: plan.created_at.toISOString(),
-    updated_at: plan.updated_at.toISOString(),
-    archived_at: plan.archived_at?.toISOString() ?? null,
-  };
-}
-
-function toPeriod(period: PeriodRecord, totals: PeriodTotal[]): Schemas['Period'] {
-  return {
-    id: period.id,
-    kind: period.kind,
-    starts_on: period.starts_on,
-    ends_on: period.ends_on,
-    status: period.status,
-    locked_at: period.locked_at?.toISOString() ?? null,
-    paid_at: period.paid_at?.toISOString() ?? null,
-    totals: totals.map((total) => ({
-      status: total.status as Schemas['StatusTotal']['status'],
-      rows: total.rows,
-      amount_cents: total.amount_cents,
-    })),
-  };
-}
-
-function toEndpoint(endpoint: WebhookEndpointRecord): Schemas['WebhookEndpoint'] {
-  return {
-    id: endpoint.id,
-    url: endpoint.url,
-    events: endpoint.events,
-    enabled: endpoint.enabled,
-    disabled_reason: endpoint.disabled_reason,
-    failing_since: endpoint.failing_since?.toISOString() ?? null,
-    previous_secret_expires_at: endpoint.previous_secret_expires_at?.toISOString() ?? null,
-    created_at: endpoint.created_at.toISOString(),
+    rep_id: rep.id,
+    rep_external_id: rep.external_id,
+    entries: entries.map((entry) => ({ manager_external_id: entry.manager_external_id, from: entry.from })),
+    changed,
+    rows_recomputed: rowsRecomputed,
   };
 }

@@ -1,8 +1,9 @@
 import type { operations } from '../../../generated/openapi.ts';
 import { InvalidDealEvent, parseDealEvent } from '../../domain/deals/event.ts';
 import { DEAL_LIST_STATUSES, type DealListFilters } from '../../domain/deals/feed.ts';
-import { type DealReader, toWireDeal } from '../../services/deals.ts';
+import type { DealReader } from '../../services/deals.ts';
 import type { DealIngestion } from '../../services/ingestion.ts';
+import { toWireDeal } from '../../wire/deals.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import { confirmKeyByWrite, type RequestAuth, refuteKeyByWrite, requestAuditOf } from '../middleware/authenticate.ts';

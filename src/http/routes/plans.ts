@@ -1,12 +1,11 @@
 import type { components, operations } from '../../../generated/openapi.ts';
-import { limitsOf, type PlanVersionSnapshot, type VersionChip } from '../../repositories/plans.ts';
 import type { PlanReader } from '../../services/plans.ts';
+import { toWireChip, toWirePlan, toWirePlanListItem } from '../../wire/plans.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
 
 type Plan = components['schemas']['Plan'];
-type RuleChip = components['schemas']['RuleChip'];
 type PlanList = operations['listPlans']['responses'][200]['content']['application/json'];
 type GetPlanParams = operations['getPlan']['parameters'];
 
@@ -20,12 +19,7 @@ export function planHandlers(deps: PlanRouteDeps): Pick<ContractHandlers, 'listP
       const { orgId } = res.locals.auth as RequestAuth;
       const plans = await deps.planReader.listActive(orgId);
       const body: PlanList = {
-        plans: plans.map((plan) => ({
-          id: plan.id,
-          name: plan.name,
-          current_version_id: plan.current_version_id,
-          created_at: plan.created_at.toISOString(),
-        })),
+        plans: plans.map(toWirePlanListItem),
       };
       res.json(body);
     },
@@ -44,35 +38,5 @@ export function planHandlers(deps: PlanRouteDeps): Pick<ContractHandlers, 'listP
           : toWirePlan(snapshot);
       res.json(body);
     },
-  };
-}
-
-function toWirePlan({ plan, definition }: PlanVersionSnapshot): Plan {
-  return {
-    id: plan.id,
-    key: plan.key,
-    name: plan.name,
-    status: plan.status,
-    period: plan.period,
-    quota_cents: plan.quota_cents,
-    ...(definition.currency === undefined ? {} : { currency: definition.currency }),
-    ...limitsOf(definition),
-    assignees: definition.assignees === 'all' ? 'all' : [...definition.assignees],
-    current_version_id: plan.current_version_id,
-    created_at: plan.created_at.toISOString(),
-    updated_at: plan.updated_at.toISOString(),
-  };
-}
-
-function toWireChip(chip: VersionChip): RuleChip {
-  const { definition } = chip;
-  return {
-    id: chip.id,
-    key: definition.key,
-    name: definition.name,
-    kind: definition.kind,
-    version: chip.version,
-    when: definition.when,
-    params: { ...definition.params },
   };
 }

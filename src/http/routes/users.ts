@@ -1,5 +1,6 @@
 import type { operations } from '../../../generated/openapi.ts';
-import { toWireUser, type UserReader } from '../../services/users.ts';
+import type { UserReader } from '../../services/users.ts';
+import { toWireUser } from '../../wire/users.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';

@@ -31,10 +31,13 @@ export interface Booking {
   triggeringDomainEventId: string | null;
   /** The deal event being evaluated, named in the traces of the rows written; null for a recompute. */
   cause: TraceCause | null;
+  /**
+   * For a recompute (no cause): why it replaces rows whose amount moved (a hierarchy change, an exchange rate
+   * set); a new plan version when absent.
+   */
+  recomputedFor?: TraceReplacement;
   /** The org's endpoints for the rows' webhooks (see KnownEndpoints). */
   endpoints: KnownEndpoints;
-  /** Why a recompute (no cause) replaces rows whose amount changed; a new plan version when absent. */
-  recomputeReason?: TraceReplacement;
 }
 
 export const NO_COUNTS: BookingCounts = { lines_evaluated: 0, rows_written: 0, rows_superseded: 0, rows_reversed: 0 };
@@ -52,11 +55,15 @@ export function addCounts(a: BookingCounts, b: BookingCounts): BookingCounts {
  * The trace as written: with the deal event that caused it; and for a recompute after a plan change, whose rows
  * have no event, a replacement the ledger could only call an amount change is the new plan version's doing.
  */
-function tracedWith(trace: EarningTrace, cause: TraceCause | null, recomputeReason?: TraceReplacement): EarningTrace {
+function tracedWith(
+  trace: EarningTrace,
+  cause: TraceCause | null,
+  recomputedFor: TraceReplacement = PLAN_VERSION_CHANGED,
+): EarningTrace {
   if (cause) return { ...trace, cause };
   const replaced = trace.superseded;
   if (!replaced?.reason) return trace;
-  return { ...trace, superseded: { ...replaced, reason: causedBy(replaced.reason, cause, recomputeReason) } };
+  return { ...trace, superseded: { ...replaced, reason: causedBy(replaced.reason, cause, recomputedFor) } };
 }
 
 const PLAN_VERSION_CHANGED: TraceReplacement = {
@@ -65,15 +72,15 @@ const PLAN_VERSION_CHANGED: TraceReplacement = {
 };
 
 /**
- * A retired row's reason, as tracedWith gives its successor's: a recompute's own reason (a new plan version, or
- * an exchange rate set) for what the ledger could only call an amount change.
+ * A retired row's reason, as tracedWith gives its successor's: a recompute (no cause) moved the amount because
+ * of what asked for it, a new plan version unless `recomputedFor` says otherwise (a hierarchy change).
  */
 function causedBy(
   reason: TraceReplacement,
   cause: TraceCause | null,
-  recomputeReason: TraceReplacement = PLAN_VERSION_CHANGED,
+  recomputedFor: TraceReplacement = PLAN_VERSION_CHANGED,
 ): TraceReplacement {
-  return !cause && reason.code === 'amount_changed' ? recomputeReason : reason;
+  return !cause && reason.code === 'amount_changed' ? recomputedFor : reason;
 }
 
 export function isLive(row: LedgerRow): boolean {
@@ -134,7 +141,7 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
     const rowsById = new Map(rows.map((row) => [row.id, row]));
     const retire = [...decisions.flatMap((decision) => decision.changes.retire), ...drops].map((retirement) => ({
       ...retirement,
-      reason: causedBy(retirement.reason, booking.cause, booking.recomputeReason),
+      reason: causedBy(retirement.reason, booking.cause, booking.recomputedFor),
     }));
     const bookedInto = new Set(decisions.flatMap((decision) => decision.changes.write.map((row) => row.period_id)));
     const movedOutOf = retire.flatMap((retirement) => {
@@ -165,7 +172,7 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
             currency: target.currency ?? DEFAULT_CURRENCY,
             triggering_domain_event_id: booking.triggeringDomainEventId,
             ...row,
-            trace: tracedWith(row.trace, booking.cause, booking.recomputeReason),
+            trace: tracedWith(row.trace, booking.cause, booking.recomputedFor),
           }),
         ),
       ),

@@ -1,11 +1,15 @@
+import { creditedReps } from '../../domain/earnings/credit.ts';
+import { EMPTY_HIERARCHY, managersEver } from '../../domain/earnings/hierarchy.ts';
 import {
   countsPeriod,
   dealPeriodId,
   dealPeriodMoved,
   evaluateLines,
+  overrideDepthOf,
+  repsReadBy,
   scopeOfDealChange,
 } from '../../domain/earnings/targets.ts';
-import type { DealSnapshot, Rep } from '../../domain/earnings/types.ts';
+import type { DealSnapshot, EnginePlanVersion, Rep } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
 import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
@@ -17,6 +21,7 @@ import { book } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
 import { drawTargetsOfDealChange } from './draws.ts';
 import { creditedRepsOf, dealSnapshotOf } from './engineAdapter.ts';
+import { loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
 
 const evaluationLocks = new EvaluationLockRepository();
 const dealSnapshots = new DealSnapshotRepository();
@@ -58,16 +63,31 @@ export async function evaluateDealChange(
   // progress (waitForDealWritersBefore), and this event was in progress from its first statement on.
   const { config } = change.org;
   if (config.plansInForce.length === 0) return;
+  const plans = await context.versions.of(orgId, config.plansInForce);
+  // With override chips, the managers above the credited reps (on any day, within the deepest chip) have lines
+  // on this deal too. The hierarchy is read before the locks, to know whom to lock; a hierarchy change that
+  // commits meanwhile recomputes its managers after waiting for this event (see RepHierarchyAdmin.setManager).
+  const depth = Math.max(0, ...plans.map(overrideDepthOf));
+  const org: OrgHierarchy =
+    depth === 0 ? { hierarchy: EMPTY_HIERARCHY, reps: new Map() } : await loadHierarchy(tx, orgId);
+  for (const deal of [before, after]) {
+    for (const credited of deal ? creditedReps(deal) : []) {
+      for (const manager of managersEver(org.hierarchy, credited, depth)) {
+        const found = org.reps.get(manager);
+        if (found) reps.set(found.external_id, found);
+      }
+    }
+  }
+  // One batch, in id order: a deal event, a recompute and a hierarchy change never wait for each other in a circle.
   // The deals are read after the reps' locks, so an evaluation that waited sees them as they are now.
   await evaluationLocks.lockRepsForEvaluation(
     tx,
     orgId,
     [...reps.values()].map((rep) => rep.user_id),
   );
-  const plans = await context.versions.of(orgId, config.plansInForce);
   const money = { default_currency: config.defaultCurrency, rates: config.rates };
   const work = plans.flatMap((plan) =>
-    scopeOfDealChange(plan, before, after, today, formerlyCredited).flatMap((scope) => {
+    scopeOfDealChange(plan, before, after, today, formerlyCredited, org.hierarchy).flatMap((scope) => {
       const rep = reps.get(scope.rep_external_id);
       return rep ? [{ plan, rep, periods: scope.periods }] : [];
     }),
@@ -76,9 +96,10 @@ export async function evaluateDealChange(
   for (const rep of reps.values()) {
     const periods = work.filter((item) => item.rep === rep).flatMap((item) => item.periods);
     if (periods.length === 0) continue;
-    dealsByRep.set(rep.user_id, await dealSnapshots.dealsOfRepAround(tx, orgId, rep.user_id, spanOf(periods)));
+    dealsByRep.set(rep.user_id, await dealsReadBy(tx, orgId, rep, plans, org, spanOf(periods)));
   }
-  // A commission or flat line without caps depends on its deal alone: only the changed deal's need evaluating.
+  // A commission, flat or override line without caps depends on its deal alone: only the changed deal's need
+  // evaluating.
   // Tiered, attainment and capped lines depend on the rep's whole period: all of its lines are evaluated.
   const targets = work.flatMap(({ plan, rep, periods }) => {
     const dealChips = { ...plan, chips: plan.chips.filter((chip) => !countsPeriod(plan, chip)) };
@@ -87,12 +108,14 @@ export async function evaluateDealChange(
       periods.includes(dealPeriodId(deal, plan.period, today)),
     );
     const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));
+    const hierarchy = org.hierarchy;
     // Back in the plan's chip order, which is the order rows written together are numbered in.
     return [
-      ...evaluateLines({ plan: dealChips, rep, deals: [after], periods: [], today, money }).targets,
+      ...evaluateLines({ plan: dealChips, rep, deals: [after], periods: [], today, money, hierarchy }).targets,
       ...(periodChips.chips.length === 0
         ? []
-        : evaluateLines({ plan: periodChips, rep, deals: [...deals, after], periods, today, money }).targets),
+        : evaluateLines({ plan: periodChips, rep, deals: [...deals, after], periods, today, money, hierarchy })
+            .targets),
     ].sort((a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0));
   });
   // Draw lines of settled (locked) periods the deal is or was in, and of every settled period after them.
@@ -124,4 +147,22 @@ function spanOf(periods: readonly PeriodId[]): { from: string; to: string } {
     from: bounds.map((period) => period.starts_on).reduce((a, b) => (a < b ? a : b)),
     to: bounds.map((period) => period.ends_on).reduce((a, b) => (a > b ? a : b)),
   };
+}
+
+/** The rep's deals in the span and, under plans with override chips, those of the rep's reports (see repsReadBy). */
+async function dealsReadBy(
+  tx: Transaction,
+  orgId: string,
+  rep: Rep,
+  plans: readonly EnginePlanVersion[],
+  org: OrgHierarchy,
+  span: { from: string; to: string },
+): Promise<DealSnapshot[]> {
+  const read = new Set(plans.flatMap((plan) => [...repsReadBy(plan, rep.external_id, org.hierarchy)]));
+  const userIds = [rep.user_id, ...[...read].flatMap((externalId) => org.reps.get(externalId)?.user_id ?? [])];
+  const deals = new Map<string, DealSnapshot>();
+  for (const userId of new Set(userIds)) {
+    for (const deal of await dealSnapshots.dealsOfRepAround(tx, orgId, userId, span)) deals.set(deal.id, deal);
+  }
+  return [...deals.values()];
 }

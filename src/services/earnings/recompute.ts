@@ -1,6 +1,6 @@
 import { assignmentWindows } from '../../domain/earnings/assignments.ts';
 import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId } from '../../domain/earnings/draws.ts';
-import { dealPeriodId, evaluateLines } from '../../domain/earnings/targets.ts';
+import { dealPeriodId, evaluateLines, repsReadBy } from '../../domain/earnings/targets.ts';
 import type { LineTarget, Rep, TraceReplacement } from '../../domain/earnings/types.ts';
 import type { CalendarDate, PeriodId } from '../../domain/periods.ts';
 import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
@@ -17,6 +17,7 @@ import { EarningAnnouncements } from './announcements.ts';
 import { addCounts, type BookingCounts, book, isLive, NO_COUNTS } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
 import { drawTargetsFrom, hasDraw, settledPeriods } from './draws.ts';
+import { loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
 
 export interface RecomputeSummary extends BookingCounts {
   org_id: string;
@@ -39,9 +40,23 @@ export interface RecomputeRequest {
   onProgress?: (progress: RecomputeProgress) => void;
   /** Reps recomputed at the same time, each in its own transaction. */
   concurrency?: number;
-  /** Why rows are replaced, in their traces: a new plan version when absent (an exchange rate set, for one). */
+  /**
+   * Why rows are replaced, in their traces (an exchange rate set, for one): a new plan version when absent, the
+   * hierarchy change for a `hierarchyChange`.
+   */
   reason?: TraceReplacement;
+  /**
+   * A change of the rep hierarchy: only these reps (user ids), whose override lines it can move; those lines are
+   * recomputed in locked periods too (the ledger books the difference in the next open period), and rows they
+   * replace say the hierarchy changed.
+   */
+  hierarchyChange?: { userIds: readonly string[] };
 }
+
+const HIERARCHY_CHANGED: TraceReplacement = {
+  code: 'hierarchy_changed',
+  explanation: "The rep hierarchy changed, and the manager's override lines were recomputed.",
+};
 
 const DEFAULT_RECOMPUTE_CONCURRENCY = 4;
 
@@ -74,7 +89,11 @@ export async function recomputePlans(
   await feedWriters.waitForDealWritersBefore(reader, orgId);
   const plans = await planStates.planStates(reader, orgId, request.planIds);
   const planIds = plans.map((plan) => plan.plan_id);
-  const reps = planIds.length === 0 ? [] : await earnings.repsToRecompute(reader, orgId, planIds);
+  const all = planIds.length === 0 ? [] : await earnings.repsToRecompute(reader, orgId, planIds);
+  const only = request.hierarchyChange && new Set(request.hierarchyChange.userIds);
+  const reps = only ? all.filter((userId) => only.has(userId)) : all;
+  const org = await loadHierarchy(reader, orgId);
+  const recomputedFor = only ? HIERARCHY_CHANGED : request.reason;
   let counts = NO_COUNTS;
   let deals = 0;
   let done = 0;
@@ -84,7 +103,11 @@ export async function recomputePlans(
     for (let userId = queue.shift(); userId !== undefined; userId = queue.shift()) {
       const rep = userId;
       const result = await inTransaction(pool, (tx) =>
-        recomputeRep(tx, orgId, rep, planIds, today, context, request.reason),
+        recomputeRep(
+          tx,
+          { orgId, userId: rep, planIds, today, org, hierarchyChange: Boolean(only), recomputedFor },
+          context,
+        ),
       );
       counts = addCounts(counts, result.counts);
       deals += result.deals;
@@ -104,14 +127,21 @@ export async function recomputePlans(
   };
 }
 
+interface RepRecompute {
+  orgId: string;
+  userId: string;
+  planIds: readonly string[];
+  today: CalendarDate;
+  org: OrgHierarchy;
+  hierarchyChange: boolean;
+  /** Why rows whose amount moved are replaced: a new plan version when absent. */
+  recomputedFor: TraceReplacement | undefined;
+}
+
 async function recomputeRep(
   tx: Transaction,
-  orgId: string,
-  userId: string,
-  planIds: readonly string[],
-  today: CalendarDate,
+  { orgId, userId, planIds, today, org, hierarchyChange, recomputedFor }: RepRecompute,
   context: EvaluationContext,
-  reason: TraceReplacement | undefined,
 ): Promise<{ counts: BookingCounts; deals: number }> {
   await feedWriters.joinFeedWriters(tx, orgId);
   await locks.lockRepsForEvaluation(tx, orgId, [userId]);
@@ -139,12 +169,21 @@ async function recomputeRep(
     plans.map((plan) => plan.plan_id),
   );
   const owned = await dealSnapshots.dealsOfRep(tx, orgId, userId);
-  const ownedIds = new Set(owned.map((deal) => deal.id));
-  // Deals that changed owner since this rep's rows were written: evaluated so that their lines go to zero.
+  // With override chips, the deals of the rep's reports (on any day, within the chips' depth) too.
+  const reportIds = new Set(plans.flatMap((plan) => [...repsReadBy(plan, rep.external_id, org.hierarchy)]));
+  reportIds.delete(rep.external_id);
+  const read = new Map(owned.map((deal) => [deal.id, deal]));
+  for (const report of reportIds) {
+    const reportRep = org.reps.get(report);
+    if (!reportRep) continue;
+    for (const deal of await dealSnapshots.dealsOfRep(tx, orgId, reportRep.user_id)) read.set(deal.id, deal);
+  }
+  // Deals that changed owner (or left the rep's reports) since this rep's rows were written: evaluated so that
+  // their lines go to zero.
   const formerIds = [
-    ...new Set(rows.flatMap((row) => (row.deal_id !== null && !ownedIds.has(row.deal_id) ? [row.deal_id] : []))),
+    ...new Set(rows.flatMap((row) => (row.deal_id !== null && !read.has(row.deal_id) ? [row.deal_id] : []))),
   ];
-  const deals = [...owned, ...(await dealSnapshots.dealsByIds(tx, orgId, formerIds))];
+  const deals = [...read.values(), ...(await dealSnapshots.dealsByIds(tx, orgId, formerIds))];
   const periodStatuses = await ledgerPeriods.periodStatuses(tx, orgId);
   const isOpen = (periodId: PeriodId) => (periodStatuses.get(periodId) ?? 'open') === 'open';
   const liveLines = new Set(rows.filter(isLive).map((row) => row.line_key));
@@ -167,13 +206,26 @@ async function recomputeRep(
       if (isOpen(periodId)) periods.add(periodId);
     }
     for (const row of planRows) if (row.deal_id === null && isLive(row)) periods.add(row.line_period_id);
-    const evaluation = evaluateLines({ plan, rep, deals, periods: [...periods], today, money });
+    const evaluation = evaluateLines({
+      plan,
+      rep,
+      deals,
+      periods: [...periods],
+      today,
+      money,
+      hierarchy: org.hierarchy,
+    });
     // A plan change recomputes lines in open periods; a line booked in a locked one keeps its rows, unless a
-    // live row (a clawback still open) says it is still being booked.
+    // live row (a clawback still open) says it is still being booked. A hierarchy change moves override lines
+    // of locked periods as any late change does: the difference is booked in the next open period.
+    const overrideChips = new Set(plan.chips.filter((chip) => chip.kind === 'override').map((chip) => chip.id));
     targets.push(
       ...evaluation.targets.filter(
         (target) =>
-          isOpen(target.period_id) || liveLines.has(target.line.line_key) || unpricedLines.has(target.line.line_key),
+          isOpen(target.period_id) ||
+          liveLines.has(target.line.line_key) ||
+          unpricedLines.has(target.line.line_key) ||
+          (hierarchyChange && overrideChips.has(target.line.chip_id)),
       ),
     );
     const unusable = new Set(
@@ -213,8 +265,8 @@ async function recomputeRep(
       droppedLines: [...droppedLines],
       triggeringDomainEventId: null,
       cause: null,
+      ...(recomputedFor ? { recomputedFor } : {}),
       endpoints: hasWebhookEndpoints,
-      ...(reason ? { recomputeReason: reason } : {}),
     }),
   );
   return { counts, deals: owned.length };

@@ -1,0 +1,105 @@
+import { Command } from 'commander';
+import { createSqlPool } from '../../repositories/transaction.ts';
+import { EarningsEngine } from '../../services/earnings/engine.ts';
+import { type ManagerEntry, RepHierarchyAdmin, type SetManagerResult } from '../../services/repHierarchy.ts';
+import { adminLogger, withDatabase } from '../context.ts';
+import { print, printFailure, table } from '../output.ts';
+import { describeRecompute } from './recompute.ts';
+
+// Reps recomputed at once after a hierarchy change, each in its own transaction on its own connection.
+const CONCURRENCY = 2;
+
+export function usersCommand(): Command {
+  const users = new Command('users').description(
+    "the rep hierarchy that manager overrides read: a rep's manager from a day on",
+  );
+  users
+    .command('set-manager')
+    .description(
+      "from a day on (--from, default today UTC), the rep's manager is <manager>, or nobody with --none. Earlier days " +
+        "keep the manager they had; setting the same rep and day again replaces that day's entry. Reps are created on " +
+        'first sight. Then the override earnings the change moves are recomputed; in a locked period the difference is ' +
+        'booked in the next open one. A change that would make anyone their own manager is refused.',
+    )
+    .argument('<rep>', "the rep's external id (owner_external_id)")
+    .argument('[manager]', "the manager's external id; leave out with --none")
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--from <date>', 'the first day (YYYY-MM-DD) the manager applies')
+    .option('--none', 'the rep has no manager from that day on')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async function (
+      this: Command,
+      rep: string,
+      manager: string | undefined,
+      options: { org: string; from?: string; none?: boolean; json?: boolean },
+    ) {
+      if ((manager === undefined) === (options.none !== true)) {
+        this.error('error: give either <manager> or --none');
+      }
+      try {
+        const result = await withDatabase(async (database) => {
+          const pool = createSqlPool(database.url, CONCURRENCY + 1, (error) => {
+            adminLogger().warn({ err: error }, 'an idle database connection of the recompute pool failed');
+          });
+          try {
+            return await new RepHierarchyAdmin(database.db, new EarningsEngine(database.db), pool).setManager({
+              orgId: options.org,
+              repExternalId: rep,
+              managerExternalId: manager ?? null,
+              ...(options.from === undefined ? {} : { from: options.from }),
+            });
+          } finally {
+            await pool.end();
+          }
+        });
+        print(options, result, () => describeSetManager(result));
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  users
+    .command('managers')
+    .description("list the rep hierarchy: each rep's manager entries, by rep and day")
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--rep <rep>', "only this rep's entries (external id)")
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (options: { org: string; rep?: string; json?: boolean }) => {
+      try {
+        const entries = await withDatabase(async (database) => {
+          const pool = createSqlPool(database.url, 1, (error) => {
+            adminLogger().warn({ err: error }, 'an idle database connection failed');
+          });
+          try {
+            return await new RepHierarchyAdmin(database.db, new EarningsEngine(database.db), pool).list(
+              options.org,
+              options.rep,
+            );
+          } finally {
+            await pool.end();
+          }
+        });
+        print(options, { managers: entries }, () => describeEntries(entries));
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  return users;
+}
+
+function describeEntries(entries: readonly ManagerEntry[]): string {
+  return table(
+    entries.map((entry) => ({ ...entry, manager_external_id: entry.manager_external_id ?? '(none)' })),
+    ['rep_external_id', 'manager_external_id', 'from', 'updated_at'],
+  );
+}
+
+function describeSetManager(result: SetManagerResult): string {
+  const who = result.manager_external_id === null ? 'no manager' : `manager ${result.manager_external_id}`;
+  if (!result.changed) return `${result.rep_external_id} already has ${who} from ${result.from}; nothing changed`;
+  return [
+    `${result.rep_external_id} has ${who} from ${result.from}.`,
+    '',
+    describeEntries(result.entries),
+    ...(result.recompute ? ['', describeRecompute(result.recompute)] : []),
+  ].join('\n');
+}
