@@ -8,10 +8,11 @@ import {
   rateInForce,
   rateProblem,
 } from '../../src/domain/earnings/exchange.ts';
+import { repHierarchyOf } from '../../src/domain/earnings/hierarchy.ts';
 import { roundHalfAwayFromZero } from '../../src/domain/earnings/money.ts';
 import { evaluateLines } from '../../src/domain/earnings/targets.ts';
-import type { DealSnapshot, EngineChip, TraceStep } from '../../src/domain/earnings/types.ts';
-import { chip, deal, plan, rep } from '../factories/earnings.ts';
+import type { DealSnapshot, EngineChip, Rep, TraceStep } from '../../src/domain/earnings/types.ts';
+import { chip, deal, plan, rep, testId } from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 
 // Currencies (issue 16, item 5; docs/currencies.md): a plan pays in its currency, converting each deal's credited
@@ -348,5 +349,62 @@ describe('properties', () => {
         }
       }),
     );
+  });
+});
+
+describe('an override on a EUR deal of a report, on a USD plan', () => {
+  // rep-017 reports to mgr-001 from 2026-01-01. The plan pays a 10% commission and a 5% override, in USD. The deal,
+  // 12,345.67 EUR won 2026-04-10, credits rep-017 in full: at 1.08, 13,333.3236 → 13,333.32 USD, and the override
+  // is 5% of that, 666.666 → 666.67 USD (not 5% of the euros, 617.28).
+  const manager: Rep = { user_id: testId('user', 30), external_id: 'mgr-001' };
+  const overridePlan = plan({
+    currency: 'USD',
+    chips: [
+      commission,
+      chip(2, {
+        key: 'override',
+        name: 'Manager override',
+        kind: 'override',
+        when: null,
+        params: { rate_bps: 500, depth: 1 },
+      }),
+    ],
+  });
+  const hierarchy = repHierarchyOf([
+    { rep_external_id: rep.external_id, manager_external_id: manager.external_id, from: '2026-01-01' },
+  ]);
+  const euroDeal = deal(1, { currency: 'EUR', amount_cents: 1_234_567 });
+  const overrideRow = (world: EarningsWorld) =>
+    standing(world.ledger.rows).find((row) => row.trace.chip.kind === 'override' && row.amount_cents !== 0);
+
+  test("converts the reports' credited amounts at the rate in force, like a commission", () => {
+    const world = new EarningsWorld(overridePlan, [rep, manager], TODAY, hierarchy);
+    world.money = { default_currency: 'USD', rates: [rate('EUR', 'USD', '2026-04-01', '1.08')] };
+    world.change(euroDeal);
+    const row = overrideRow(world);
+    assert.equal(row?.amount_cents, 66_667);
+    const override = stepOf(row?.trace.steps ?? [], 'override');
+    assert.equal(override?.base_cents, 1_234_567);
+    assert.deepEqual(
+      [
+        stepOf(row?.trace.steps ?? [], 'conversion')?.original_cents,
+        stepOf(row?.trace.steps ?? [], 'rate')?.base_cents,
+      ],
+      [1_234_567, 1_333_332],
+    );
+  });
+
+  test('is an unpriced line without a rate, priced once one is set', () => {
+    const world = new EarningsWorld(overridePlan, [rep, manager], TODAY, hierarchy);
+    world.money = { default_currency: 'USD', rates: [] };
+    world.change(euroDeal);
+    const unpriced = standing(world.ledger.rows).filter((row) => row.trace.chip.kind === 'override');
+    assert.equal(unpriced.length, 1);
+    assert.equal(unpriced[0]?.amount_cents, 0);
+    assert.ok(stepOf(unpriced[0]?.trace.steps ?? [], 'missing_exchange_rate'));
+
+    world.money = { default_currency: 'USD', rates: [rate('EUR', 'USD', '2026-04-01', '1.08')] };
+    world.ledger.apply(world.everyTarget([]));
+    assert.equal(overrideRow(world)?.amount_cents, 66_667);
   });
 });
