@@ -56,6 +56,8 @@ export interface WebhookSettings {
   pollIntervalMs: number;
   /** Attempts one worker process makes at the same time. */
   concurrency: number;
+  /** The orgs whose deliveries this process's worker makes; null for every org (the default). */
+  workerOrgIds: string[] | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -87,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: integer('QUOTIENT_WEBHOOK_TIMEOUT_SECONDS', env.QUOTIENT_WEBHOOK_TIMEOUT_SECONDS, 15, 1, 60) * 1000,
       pollIntervalMs: integer('QUOTIENT_WEBHOOK_POLL_MS', env.QUOTIENT_WEBHOOK_POLL_MS, 500, 10, 60_000),
       concurrency: integer('QUOTIENT_WEBHOOK_CONCURRENCY', env.QUOTIENT_WEBHOOK_CONCURRENCY, 10, 1, 200),
+      workerOrgIds: orgList('QUOTIENT_WEBHOOK_ORGS', env.QUOTIENT_WEBHOOK_ORGS),
     },
     rateLimits: rateLimitSettings(env, databaseUrl === undefined),
     admin: {
@@ -118,6 +121,15 @@ function boolean(name: string, raw: string | undefined, fallback: boolean): bool
   if (nonEmpty(raw) === undefined) return fallback;
   if (raw === 'true' || raw === 'false') return raw === 'true';
   throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+/** A comma-separated list of org ids (`org_…`); unset or empty means every org. */
+function orgList(name: string, raw: string | undefined): string[] | null {
+  if (nonEmpty(raw) === undefined) return null;
+  const ids = (raw as string).split(',').map((id) => id.trim());
+  const wrong = ids.find((id) => !/^org_[0-9a-z]{26}$/.test(id));
+  if (wrong !== undefined) throw new Error(`${name} must be comma-separated org ids (org_...), got "${wrong}"`);
+  return ids;
 }
 
 function retrySchedule(raw: string | undefined): number[] {

@@ -32,8 +32,9 @@ export class WebhookWorker {
   private wake: (() => void) | undefined;
 
   /**
-   * `orgIds` restricts the worker to those orgs' deliveries; without it, it takes every org's. Tests use it to run
-   * workers with their own settings side by side on one database.
+   * `orgIds` restricts the worker to those orgs' deliveries; without it, it takes every org's. Operators set it with
+   * QUOTIENT_WEBHOOK_ORGS (a worker of its own for a busy org); tests use it to run workers with their own settings
+   * side by side on one database.
    */
   constructor(db: Database, settings: WorkerSettings, logger: Logger, options: { orgIds?: readonly string[] } = {}) {
     this.repository = new WebhookRepository(db);

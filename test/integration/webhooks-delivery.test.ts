@@ -381,6 +381,8 @@ describe('webhook delivery', () => {
       QUOTIENT_WEBHOOK_TIMEOUT_SECONDS: '2',
       QUOTIENT_WEBHOOK_RETRY_SCHEDULE: '100ms,100ms',
       QUOTIENT_WEBHOOK_POLL_MS: '50',
+      // Only this test's org: other test files, running alongside on the same database, own their deliveries.
+      QUOTIENT_WEBHOOK_ORGS: org.id,
       LOG_LEVEL: 'warn',
     };
     const first = await spawnWorker(env);
@@ -515,6 +517,8 @@ describe('webhook delivery', () => {
       ...process.env,
       QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true',
       QUOTIENT_WEBHOOK_RETRY_SCHEDULE: '100ms,100ms',
+      // Only this test's org: other test files, running alongside on the same database, own their deliveries.
+      QUOTIENT_WEBHOOK_ORGS: org.id,
       LOG_LEVEL: 'warn',
     };
     delete env.QUOTIENT_WEBHOOK_WORKER;

@@ -11,6 +11,7 @@ describe('webhook configuration', () => {
       timeoutMs: 15_000,
       pollIntervalMs: 500,
       concurrency: 10,
+      workerOrgIds: null,
     });
   });
 
@@ -23,6 +24,7 @@ describe('webhook configuration', () => {
         QUOTIENT_WEBHOOK_TIMEOUT_SECONDS: '2',
         QUOTIENT_WEBHOOK_POLL_MS: '50',
         QUOTIENT_WEBHOOK_CONCURRENCY: '3',
+        QUOTIENT_WEBHOOK_ORGS: 'org_01kjsj7s7zfmtryrzh7j1q721q, org_01kpnvmrz8f7z8pdg8ny07g73y',
       }).webhooks,
       {
         allowPrivateAddresses: true,
@@ -31,6 +33,7 @@ describe('webhook configuration', () => {
         timeoutMs: 2_000,
         pollIntervalMs: 50,
         concurrency: 3,
+        workerOrgIds: ['org_01kjsj7s7zfmtryrzh7j1q721q', 'org_01kpnvmrz8f7z8pdg8ny07g73y'],
       },
     );
   });
@@ -45,5 +48,9 @@ describe('webhook configuration', () => {
       /QUOTIENT_WEBHOOK_RETRY_SCHEDULE must be comma-separated delays: "soon" is not a delay/,
     );
     assert.throws(() => loadConfig({ QUOTIENT_WEBHOOK_TIMEOUT_SECONDS: '0' }), /from 1 to 60/);
+    assert.throws(
+      () => loadConfig({ QUOTIENT_WEBHOOK_ORGS: 'org_01kjsj7s7zfmtryrzh7j1q721q,acme' }),
+      /QUOTIENT_WEBHOOK_ORGS must be comma-separated org ids \(org_...\), got "acme"/,
+    );
   });
 });

@@ -28,7 +28,12 @@ export function workerCommand(): Command {
           onNewCluster: announceNewCluster,
         });
         logger.info({ database: database.description }, 'database open');
-        const worker = new WebhookWorker(database.db, config.webhooks, logger);
+        const worker = new WebhookWorker(
+          database.db,
+          config.webhooks,
+          logger,
+          config.webhooks.workerOrgIds ? { orgIds: config.webhooks.workerOrgIds } : {},
+        );
         worker.start();
         return { database, worker };
       })();
