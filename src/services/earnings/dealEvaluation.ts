@@ -46,6 +46,11 @@ export async function evaluateDealChange(
   for (const deal of [change.before, change.after]) {
     for (const rep of deal ? creditedRepsOf(deal) : []) reps.set(rep.external_id, rep);
   }
+  // The plans in force as of the event's first statement (OrgConfigCache): an org without plans locks nothing.
+  // Reading them before the locks is safe because a recompute first waits for every deal event already in
+  // progress (waitForDealWritersBefore), and this event was in progress from its first statement on.
+  const { config } = change.org;
+  if (config.plansInForce.length === 0) return;
   // And when the deal moved to another period, the reps it no longer credits whose rows of it still stand (a
   // clawback of a removed split rep): their lines are dated by the deal and move with it. One query, only then.
   const today = context.today();
@@ -58,11 +63,6 @@ export async function evaluateDealChange(
     }
   }
   if (reps.size === 0) return;
-  // The plans in force as of the event's first statement (OrgConfigCache): an org without plans locks nothing.
-  // Reading them before the locks is safe because a recompute first waits for every deal event already in
-  // progress (waitForDealWritersBefore), and this event was in progress from its first statement on.
-  const { config } = change.org;
-  if (config.plansInForce.length === 0) return;
   const plans = await context.versions.of(orgId, config.plansInForce);
   // With override chips, the managers above the credited reps (on any day, within the deepest chip) have lines
   // on this deal too. The hierarchy is read before the locks, to know whom to lock; a hierarchy change that
