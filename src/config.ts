@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { RATE_LIMIT_STORES, type RateLimitStoreKind } from './access/rateLimitStore.ts';
 import type { DatabaseTimeouts } from './db/availability.ts';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/webhooks/schedule.ts';
+import { hasPrefix } from './lib/ids.ts';
 
 // Every setting Quotient reads from the environment, parsed once. The README's configuration table lists them.
 export interface Config {
@@ -127,7 +128,7 @@ function boolean(name: string, raw: string | undefined, fallback: boolean): bool
 function orgList(name: string, raw: string | undefined): string[] | null {
   if (nonEmpty(raw) === undefined) return null;
   const ids = (raw as string).split(',').map((id) => id.trim());
-  const wrong = ids.find((id) => !/^org_[0-9a-z]{26}$/.test(id));
+  const wrong = ids.find((id) => !hasPrefix(id, 'org'));
   if (wrong !== undefined) throw new Error(`${name} must be comma-separated org ids (org_...), got "${wrong}"`);
   return ids;
 }
