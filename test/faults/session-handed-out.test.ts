@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { test } from 'vitest';
+import { runProgram } from '../helpers/cli.ts';
 
 // A session that PostgreSQL ends just as the pool hands it out (its FATAL in the same network read as its first
 // ReadyForQuery) must fail the work that took it, never the process: the program behind this test ends with
@@ -9,19 +8,7 @@ import { test } from 'vitest';
 // `pg_terminate_backend` once in a few runs.
 
 test('a session ended as the pool hands it out fails that transaction or query only, for pg and Prisma alike', async () => {
-  const child = spawn(process.execPath, ['test/faults/programs/sessionEndsAsHandedOut.ts'], {
-    env: { ...process.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const [code] = await once(child, 'exit');
+  const { code, stdout, stderr } = await runProgram('test/faults/programs/sessionEndsAsHandedOut.ts');
   assert.equal(code, 0, `the program ended with ${code}: ${stderr}`);
   const results = JSON.parse(stdout) as Record<string, string>;
   for (const [client, result] of Object.entries(results)) {

@@ -11,8 +11,17 @@ export interface CliResult {
 
 /** Runs `quotient ...args` as a user would, in a child process. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
+  return runProgram(QUOTIENT_BIN, args, env);
+}
+
+/** Runs a script of the project with the project's Node in a child process, collecting its exit code and output. */
+export function runProgram(
+  script: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CliResult> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [QUOTIENT_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
