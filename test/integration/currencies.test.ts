@@ -112,6 +112,8 @@ describe('a EUR deal on a USD plan', () => {
       [['USD', 133_889]],
     );
     assert.equal(statement.plans[0]?.currency, 'USD');
+    // Its attainment counts the deal converted, as the plan's tiers do.
+    assert.equal(statement.plans[0]?.attainment.won_cents, 1_338_888);
     await cli(['periods', 'lock', '2026-04', '--org', org.id]);
     const payouts = await collect(client.payouts.list({ period_id: '2026-04' }));
     assert.deepEqual(

@@ -1849,20 +1849,26 @@ export interface components {
             paid_cents: number;
         };
         /**
-         * @description The rep's won amount in the period under a plan, against the plan's quota: the sum of
-         *     `amount_cents` of the rep's won deals whose period (that of the close date, else of the won
-         *     time) is this one.
+         * @description The rep's won amount in the period under a plan, against the plan's quota, counted as the
+         *     plan's tiers and attainment bonuses count it: for each won deal that credits the rep, whose
+         *     period (that of the close date, else of the won time) is this one and whose date falls in the
+         *     rep's assignment to the plan, the rep's credited part of `amount_cents` (all of it without
+         *     splits, the rep's share of a split deal), converted into the plan's currency at the rate in
+         *     force on the deal's date. A deal in another currency with no such rate is left out until its
+         *     rate is set; the traces of the lines that count it say so.
          */
         Attainment: {
             /**
              * Format: int64
-             * @description Won amount in the period, in cents.
+             * @description Won amount in the period, in minor units of the plan's currency.
              * @example 11000000
              */
             won_cents: number;
             /**
              * Format: int64
-             * @description The plan's quota per rep per period; `null` when the plan has none.
+             * @description The plan's quota per rep per period, in minor units of the plan's currency; prorated by days
+             *     (rounded half away from zero, at least 1) when the rep's dated assignment covers only part of
+             *     the period; `null` when the plan has none.
              * @example 10000000
              */
             quota_cents: number | null;

@@ -1,9 +1,9 @@
 import type { components } from '../../../generated/openapi.ts';
 import { DEFAULT_CURRENCY } from '../currencies.ts';
-import { type CalendarDate, type PeriodId, type PeriodKind, periodKindOf } from '../periods.ts';
+import type { CalendarDate, PeriodId, PeriodKind } from '../periods.ts';
 import { formatMoney, formatRate, formatRatioAsPercent } from './money.ts';
-import { dealPeriodId } from './targets.ts';
-import type { DealSnapshot, EarningTrace, LinePricing, TraceStep } from './types.ts';
+import { type AttainmentRequest, attainmentIn } from './targets.ts';
+import type { DealSnapshot, EarningTrace, EnginePlanVersion, LinePricing, TraceStep } from './types.ts';
 
 // A rep's statement for one period (GET /v1/users/{id}/statements/{period_id}), built from the rows booked in
 // the period and the rep's deals. Pure: every total is a sum of the rows given, so a statement can never
@@ -41,6 +41,8 @@ export interface StatementPlanInfo {
   currency?: string;
   /** The current version's draw (issue 16); null when it has none. */
   draw: { amount_cents: number; recoverable: boolean } | null;
+  /** `all`, or the current version's assignees (dated ones give the rep's windows); absent: `all`. */
+  assignees?: EnginePlanVersion['assignees'];
 }
 
 export interface StatementRequest {
@@ -50,8 +52,10 @@ export interface StatementRequest {
   plans: readonly StatementPlanInfo[];
   /** The rep's rows booked in the period (projected, pending, approved, paid), in the order they were written. */
   rows: readonly StatementRow[];
-  /** The rep's deals, for attainment. */
+  /** The rep's deals (owned, and split deals of others that credit it), for attainment. */
   deals: readonly DealSnapshot[];
+  /** The org's default currency and exchange rates, which convert deals into plans' currencies for attainment. */
+  money?: AttainmentRequest['money'];
   /** Per plan, what the rep's recoverable draw left unrecovered in the periods booked before this one. */
   drawBalances?: ReadonlyMap<string, number>;
   today: CalendarDate;
@@ -149,19 +153,25 @@ function drawPart(plan: StatementPlanInfo, rows: readonly StatementRow[], openin
   };
 }
 
-/** The rep's won amount in the period under the plan's period kind, against the plan's quota. */
+/**
+ * The rep's won amount in the period under the plan against its quota, counted as the plan's tiers and attainment
+ * bonuses count it (`attainmentIn`): credited parts, in the plan's currency, in the rep's windows, prorated quota.
+ */
 export function attainmentOf(
   plan: StatementPlanInfo,
-  request: Pick<StatementRequest, 'deals' | 'today'>,
+  request: Pick<StatementRequest, 'user' | 'deals' | 'today' | 'money'>,
   periodId: PeriodId,
 ): Attainment {
-  const won =
-    periodKindOf(periodId) !== plan.period
-      ? 0
-      : request.deals
-          .filter((deal) => deal.status === 'won' && dealPeriodId(deal, plan.period, request.today) === periodId)
-          .reduce((sum, deal) => sum + (deal.amount_cents ?? 0), 0);
-  const quota = plan.quota_cents;
+  const { won_cents, quota_cents } = attainmentIn({
+    plan: { ...plan, assignees: plan.assignees ?? 'all' },
+    repExternalId: request.user.external_id,
+    deals: request.deals,
+    periodId,
+    today: request.today,
+    ...(request.money ? { money: request.money } : {}),
+  });
+  const won = Number(won_cents);
+  const quota = quota_cents === null ? null : Number(quota_cents);
   return {
     won_cents: won,
     quota_cents: quota,

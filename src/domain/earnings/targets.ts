@@ -1,5 +1,12 @@
 import { DEFAULT_CURRENCY } from '../currencies.ts';
-import { type CalendarDate, calendarDateOfInstant, type PeriodId, type PeriodKind, periodIdOf } from '../periods.ts';
+import {
+  type CalendarDate,
+  calendarDateOfInstant,
+  type PeriodId,
+  type PeriodKind,
+  periodIdOf,
+  periodKindOf,
+} from '../periods.ts';
 import {
   type AssignmentWindow,
   assignmentWindows,
@@ -311,6 +318,61 @@ function creditedAmountOf(deal: DealSnapshot, repExternalId: string, pricing: Pr
   return priced.priced ? priced.cents : null;
 }
 
+/** How `plan` prices deals with the org's money settings; without them, a deal is taken to be in the plan's currency. */
+function pricingOf(
+  plan: Pick<EnginePlanVersion, 'currency'>,
+  money: EvaluationRequest['money'],
+  today: CalendarDate,
+): Pricing {
+  const defaultCurrency = money?.default_currency ?? plan.currency ?? DEFAULT_CURRENCY;
+  return {
+    plan_currency: plan.currency ?? defaultCurrency,
+    default_currency: money ? defaultCurrency : (plan.currency ?? defaultCurrency),
+    rates: money?.rates ?? [],
+    today,
+  };
+}
+
+/** A quota prorated by the days of the period a rep's windows cover: rounded half away from zero, at least 1. */
+function proratedQuota(quota: bigint, covered: number, days: number): bigint {
+  const exact = roundHalfAwayFromZero(quota * BigInt(covered), BigInt(days));
+  return exact > 0n ? exact : 1n;
+}
+
+export interface AttainmentRequest {
+  plan: Pick<EnginePlanVersion, 'assignees' | 'period' | 'quota_cents' | 'currency'>;
+  repExternalId: string;
+  /** The rep's deals: those it owns and the split deals that credit it (others count nothing). */
+  deals: readonly DealSnapshot[];
+  periodId: PeriodId;
+  today: CalendarDate;
+  money?: EvaluationRequest['money'];
+}
+
+/**
+ * A rep's attainment under a plan in a period, counted as the plan's tiers and attainment bonuses count it: the
+ * rep's credited part of each won deal of the period dated in the rep's assignment windows, in the plan's currency
+ * (a deal no rate converts is left out, as the running totals leave it out), against the quota, prorated when the
+ * windows cover only part of the period. A period of another kind than the plan's counts nothing.
+ */
+export function attainmentIn(request: AttainmentRequest): { won_cents: bigint; quota_cents: bigint | null } {
+  const { plan, repExternalId, periodId, today } = request;
+  const windows = assignmentWindows(plan, repExternalId);
+  const quota = plan.quota_cents === null || plan.quota_cents === undefined ? null : BigInt(plan.quota_cents);
+  const { covered, days } = coveredDays(windows, periodId);
+  const quotaCents =
+    quota !== null && isDated(windows) && covered > 0 && covered < days ? proratedQuota(quota, covered, days) : quota;
+  if (periodKindOf(periodId) !== plan.period) return { won_cents: 0n, quota_cents: quotaCents };
+  const pricing = pricingOf(plan, request.money, today);
+  let won = 0n;
+  for (const deal of request.deals) {
+    if (deal.status !== 'won' || dealPeriodId(deal, plan.period, today) !== periodId) continue;
+    if (!windows.some((window) => windowCovers(window, dealDate(deal, today)))) continue;
+    won += creditedAmountOf(deal, repExternalId, pricing) ?? 0n;
+  }
+  return { won_cents: won, quota_cents: quotaCents };
+}
+
 export interface EvaluationRequest {
   plan: EnginePlanVersion;
   rep: Rep;
@@ -376,8 +438,7 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
     }),
     ...partial.map((periodId) => {
       const { covered, days } = coveredDays(windows, periodId);
-      const exact = roundHalfAwayFromZero(BigInt(quota) * BigInt(covered), BigInt(days));
-      const prorated = exact > 0n ? exact : 1n;
+      const prorated = proratedQuota(BigInt(quota), covered, days);
       const evaluation = evaluateAtQuota({
         ...request,
         plan: { ...plan, quota_cents: centsAsNumber(prorated) },
@@ -426,14 +487,7 @@ function evaluateAtQuota(request: EvaluationRequest): Evaluation {
     period_id: dealPeriodId(deal, plan.period, today),
     owned: creditedReps(deal).includes(rep.external_id),
   }));
-  const defaultCurrency = request.money?.default_currency ?? plan.currency ?? DEFAULT_CURRENCY;
-  const pricing: Pricing = {
-    plan_currency: plan.currency ?? defaultCurrency,
-    // Without the org's money settings, a deal is taken to be in the plan's currency.
-    default_currency: request.money ? defaultCurrency : (plan.currency ?? defaultCurrency),
-    rates: request.money?.rates ?? [],
-    today,
-  };
+  const pricing = pricingOf(plan, request.money, today);
   const planCap = readPlanCap(plan);
   const problems: PlanProblem[] = [...planCap.problems];
   const targets: LineTarget[] = [];
