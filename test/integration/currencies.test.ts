@@ -147,6 +147,26 @@ describe('a EUR deal on a USD plan', () => {
         ['USD', 100_000],
       ],
     );
+
+    // A what-if estimate names each line's currency and gives the rep's totals per currency.
+    const estimate = await client.estimates.create({
+      state: { amount_cents: 500_000, owner_external_id: 'rep-017', currency: 'USD' },
+      close_date: '2026-05-05',
+    });
+    assert.deepEqual(
+      estimate.lines.map((line) => [line.currency, line.earned_after_cents]).sort(),
+      [
+        ['EUR', 40_000],
+        ['USD', 50_000],
+      ],
+    );
+    assert.deepEqual(
+      [...estimate.by_currency].sort((a, b) => a.currency.localeCompare(b.currency)),
+      [
+        { currency: 'EUR', earned_now_cents: 0, earned_after_cents: 40_000, difference_cents: 40_000 },
+        { currency: 'USD', earned_now_cents: 0, earned_after_cents: 50_000, difference_cents: 50_000 },
+      ],
+    );
   });
 });
 

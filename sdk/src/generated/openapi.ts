@@ -2154,6 +2154,8 @@ export interface components {
              */
             user_external_id: string;
             plan_id: components["schemas"]["PlanId"];
+            /** @description The currency the line's plan pays in; every amount of the line is in its minor units. */
+            currency: components["schemas"]["Currency"];
             rule_chip_id: components["schemas"]["RuleChipId"];
             /** @description The line's deal; `null` for a period-level line (attainment bonus) and for a deal Quotient has not seen. */
             deal_id: components["schemas"]["DealId"] | null;
@@ -2229,7 +2231,9 @@ export interface components {
             lines: components["schemas"]["EstimateLine"][];
             /**
              * Format: int64
-             * @description What the owner's changed lines earn today (`pending`, `approved`, `paid`).
+             * @description What the owner's changed lines earn today (`pending`, `approved`, `paid`). When the owner's
+             *     lines are in several currencies (plans paying in different ones), read `by_currency`: these
+             *     three totals then add minor units of different currencies.
              * @example 0
              */
             earned_now_cents: number;
@@ -2245,6 +2249,32 @@ export interface components {
              * @example 600000
              */
             difference_cents: number;
+            /**
+             * @description The owner's totals per currency its changed lines are in (their plans' `currency`), in the
+             *     order the lines come. One entry, equal to the totals above, when the owner is paid in one
+             *     currency; none when the event changes none of the owner's lines.
+             */
+            by_currency: {
+                currency: components["schemas"]["Currency"];
+                /**
+                 * Format: int64
+                 * @description What the owner's changed lines in this currency earn today.
+                 * @example 0
+                 */
+                earned_now_cents: number;
+                /**
+                 * Format: int64
+                 * @description What they would earn after the event.
+                 * @example 600000
+                 */
+                earned_after_cents: number;
+                /**
+                 * Format: int64
+                 * @description `earned_after_cents` − `earned_now_cents`.
+                 * @example 600000
+                 */
+                difference_cents: number;
+            }[];
         };
         /** @description One page of a period's payouts, one per rep, ordered by the rep's `(created_at, id)`. */
         PayoutList: {
