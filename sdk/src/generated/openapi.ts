@@ -2082,10 +2082,20 @@ export interface components {
             paid_cents: number;
             /**
              * Format: int64
-             * @description The part of `approved_cents` + `paid_cents` that is clawbacks (negative rows); 0 or less.
+             * @description The part of `approved_cents` + `paid_cents` that is clawbacks: negative rows of commission,
+             *     bonus and override lines; 0 or less. A draw's recovery is not a clawback: it is in `draw_cents`.
              * @example -600000
              */
             clawback_cents: number;
+            /**
+             * Format: int64
+             * @description The part of `approved_cents` + `paid_cents` that is the plans' draws (a plan's `draw`):
+             *     the draw rows (advances, and their later adjustments) plus the recovery rows (negative), so
+             *     payroll can pay the draw under its own pay code: `total_cents` − `draw_cents` is what the
+             *     rep earned. 0 when no plan of the rep has a draw.
+             * @example 0
+             */
+            draw_cents: number;
             /**
              * Format: int64
              * @description `approved_cents` + `paid_cents`.
