@@ -153,13 +153,10 @@ describe('a EUR deal on a USD plan', () => {
       state: { amount_cents: 500_000, owner_external_id: 'rep-017', currency: 'USD' },
       close_date: '2026-05-05',
     });
-    assert.deepEqual(
-      estimate.lines.map((line) => [line.currency, line.earned_after_cents]).sort(),
-      [
-        ['EUR', 40_000],
-        ['USD', 50_000],
-      ],
-    );
+    assert.deepEqual(estimate.lines.map((line) => [line.currency, line.earned_after_cents]).sort(), [
+      ['EUR', 40_000],
+      ['USD', 50_000],
+    ]);
     assert.deepEqual(
       [...estimate.by_currency].sort((a, b) => a.currency.localeCompare(b.currency)),
       [

@@ -51,11 +51,7 @@ describe("a statement's attainment", () => {
       close_date: '2026-04-21',
       splits: [{ owner_external_id: otherRep.external_id, share_bps: 10000 }],
     });
-    const attainment = attainmentOf(
-      info(),
-      { user, deals: [solo, shared, handedOver], today: TODAY },
-      '2026-04',
-    );
+    const attainment = attainmentOf(info(), { user, deals: [solo, shared, handedOver], today: TODAY }, '2026-04');
     assert.deepEqual(attainment, { won_cents: 6_000_001, quota_cents: 10_000_000, percent: 60 });
   });
 
