@@ -11,7 +11,7 @@ import type {
   TraceStep,
 } from './types.ts';
 
-// The earnings ledger (product.md section 5) as pure decisions: given a line's rows and its new target,
+// The earnings ledger (docs/plans-and-earnings.md, The ledger rule) as pure decisions: given a line's rows and its new target,
 // which rows to retire and which to write. Rows never change amount; approved and paid rows are never
 // touched. With L the line's approved + paid total, the line's one live `pending` row carries E − L
 // (none when that is 0), booked in the target period if it is open, else in the earliest open period

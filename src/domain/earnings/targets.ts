@@ -52,7 +52,7 @@ import type {
   ZeroTargetReason,
 } from './types.ts';
 
-// Line targets (product.md section 5): for every line of a rep under a plan version, the earned target
+// Line targets (docs/plans-and-earnings.md, Lines and targets): for every line of a rep under a plan version, the earned target
 // E and the projected target F with the trace that explains them. Pure: the caller loads the deals and
 // writes the rows. A line's target depends only on its deal, and for tiered and attainment chips on the
 // rep's won deals in the same period, so evaluating one rep-period gives exactly the answer that
