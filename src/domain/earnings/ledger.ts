@@ -341,13 +341,10 @@ export function markPeriodPaid(
   return transition(periodId, current, ['locked', 'paid'], ['approved', 'paid'], rows);
 }
 
-/** An archived plan is no longer evaluated: its lines' projections no longer apply; earned rows stay. */
-export function reverseProjections(rows: readonly LedgerRow[]): RowRetirement[] {
-  return rows
-    .filter((row) => row.status === 'projected')
-    .map((row) => ({ id: row.id, status: 'reversed', reason: PLAN_ARCHIVED }));
-}
-
+/**
+ * Why an archived plan's projected rows are reversed (in SQL, by `EarningRepository.reverseProjectionsOfRep`): the
+ * plan is no longer evaluated, so its forecasts no longer apply; earned rows stay.
+ */
 export const PLAN_ARCHIVED: TraceReplacement = {
   code: 'plan_archived',
   explanation: 'The plan was archived, so its forecasts no longer apply.',
