@@ -1,28 +1,13 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
-import type { RunningServer } from '../../src/main.ts';
-import { createOrgWithKey } from '../factories/access.ts';
+import { describe } from 'vitest';
 import { externalId } from '../factories/deals.ts';
 import { planDocument, planFile } from '../factories/plans.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // A manager's draw counts the manager's overrides like any earnings (docs/plan-features.md): the lock settles it
 // against commissions and overrides together, and a hierarchy change that moves an override of a locked period
 // re-derives that period's draw, the difference booked in the next open period like the override's.
-
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
 
 async function cli<T>(args: string[]): Promise<T> {
   const result = await runCli([...args, '--json']);
@@ -31,9 +16,10 @@ async function cli<T>(args: string[]): Promise<T> {
 }
 
 describe("a manager's draw", () => {
-  test('counts the overrides at the lock, and is re-derived when a hierarchy change takes an override back', async () => {
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
-    const client = sdkClient(server, rawKey);
+  test('counts the overrides at the lock, and is re-derived when a hierarchy change takes an override back', async ({
+    org,
+    client,
+  }) => {
     const rep = `rep-${externalId()}`;
     const manager = `mgr-${externalId()}`;
     await cli([
