@@ -17,15 +17,16 @@ import { createFloorTables } from './floor.ts';
 // `npm run bench:instructions`: the instructions the server process executes per request, counted by valgrind's
 // callgrind. Unlike requests/s or even CPU time, an instruction count does not depend on what else the machine
 // runs, so it compares two versions of the request path on a busy machine. The server runs under callgrind with
-// instrumentation off; each scenario warms up (BENCH_INSTRUCTION_WARMUP requests, default 200), then counts
-// BENCH_INSTRUCTION_REQUESTS (default 100) requests on 4 connections. The server's own work only: PostgreSQL's
+// instrumentation off; each scenario warms up (BENCH_INSTRUCTION_WARMUP requests, default 4,000: after a few
+// hundred the optimising compiler is still at work in the window), then counts BENCH_INSTRUCTION_REQUESTS
+// (default 2,000) requests on 4 connections. The server's own work only: PostgreSQL's
 // share is what pg_stat_statements reports (`BENCH_PROFILE=1 npm run bench`). The floors (bench/bare-server.ts)
 // are counted the same way, so each row has its ratio. BENCH_ONLY=auth|ingest|earnings counts one scenario (and
 // its floor).
 
 const execFileAsync = promisify(execFile);
-const warmup = Number(process.env.BENCH_INSTRUCTION_WARMUP ?? 200);
-const counted = Number(process.env.BENCH_INSTRUCTION_REQUESTS ?? 100);
+const warmup = Number(process.env.BENCH_INSTRUCTION_WARMUP ?? 4000);
+const counted = Number(process.env.BENCH_INSTRUCTION_REQUESTS ?? 2000);
 const only = process.env.BENCH_ONLY;
 
 const dataDir = await mkdtemp(join(tmpdir(), 'quotient-instructions-'));
