@@ -1,39 +1,19 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import type { Payout } from '../../sdk/src/index.ts';
-import type { RunningServer } from '../../src/main.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { externalId } from '../factories/deals.ts';
 import { planDocument, planFile } from '../factories/plans.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // Draws and floors (issue 16, docs/plan-features.md) end to end: plans applied and periods locked with the CLI,
 // deal events, statements and payouts through the SDK against the real server, which validates its own
 // responses against the contract.
 
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
-
 async function cli<T>(args: string[]): Promise<T> {
   const result = await runCli([...args, '--json']);
   assert.equal(result.code, 0, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
   return onlyJson(result) as T;
-}
-
-async function newOrg() {
-  const { org, rawKey } = await createOrgWithKey(testDatabase());
-  return { org, client: sdkClient(server, rawKey) };
 }
 
 const won = (external: string, owner: string, amountCents: number, closeDate: string) => ({
@@ -42,8 +22,10 @@ const won = (external: string, owner: string, amountCents: number, closeDate: st
 });
 
 describe('draws', () => {
-  test('a recoverable draw is advanced at the lock, carried on the statement and recovered the next month', async () => {
-    const { org, client } = await newOrg();
+  test('a recoverable draw is advanced at the lock, carried on the statement and recovered the next month', async ({
+    org,
+    client,
+  }) => {
     const rep = `rep-${externalId()}`;
     const idle = `rep-${externalId()}`;
     const applied = await cli<{ plan_id: string }>([
@@ -94,8 +76,16 @@ describe('draws', () => {
     const payouts = new Map<string, Payout>();
     for await (const payout of client.payouts.list({ period_id: '2026-04' }))
       payouts.set(payout.user_external_id, payout);
-    assert.equal(payouts.get(rep)?.total_cents, 300_000);
-    assert.equal(payouts.get(idle)?.total_cents, 300_000, 'a rep without deals gets the whole draw');
+    // Payroll sees the draw apart from what the rep earned: 3,000.00 in all, of which 2,000.00 is the draw.
+    assert.deepEqual(
+      [payouts.get(rep)?.total_cents, payouts.get(rep)?.draw_cents, payouts.get(rep)?.clawback_cents],
+      [300_000, 200_000, 0],
+    );
+    assert.deepEqual(
+      [payouts.get(idle)?.total_cents, payouts.get(idle)?.draw_cents],
+      [300_000, 300_000],
+      'a rep without deals gets the whole draw',
+    );
 
     // May: 4,000.00 earned, 1,000.00 above the draw recovers 1,000.00 of the 2,000.00 advanced.
     await client.deals.ingestEvent(won(externalId(), rep, 4_000_000, '2026-05-12'));
@@ -110,6 +100,14 @@ describe('draws', () => {
       closing_balance_cents: 100_000,
     });
     assert.equal(may.payable_cents, 300_000);
+    // The recovery (−1,000.00) is the draw's, not a clawback: 4,000.00 earned, 3,000.00 paid.
+    const mayPayouts = [];
+    for await (const payout of client.payouts.list({ period_id: '2026-05' }))
+      if (payout.user_external_id === rep) mayPayouts.push(payout);
+    assert.deepEqual(
+      mayPayouts.map((payout) => [payout.total_cents, payout.draw_cents, payout.clawback_cents]),
+      [[300_000, -100_000, 0]],
+    );
     const recovery = may.plans[0]?.lines.find((line) => line.chip_kind === 'draw_recovery');
     const earning = await client.earnings.get(recovery?.earning_id as string);
     assert.deepEqual(earning.trace?.steps[0], {
@@ -127,8 +125,10 @@ describe('draws', () => {
     });
   });
 
-  test("a late deal of a locked period takes back that period's advance in the next open period", async () => {
-    const { org, client } = await newOrg();
+  test("a late deal of a locked period takes back that period's advance in the next open period", async ({
+    org,
+    client,
+  }) => {
     const rep = `rep-${externalId()}`;
     await cli([
       'plans',
@@ -168,8 +168,7 @@ describe('draws', () => {
 });
 
 describe('floors', () => {
-  test("a chip's floor tops up its last line of the period, shown in the trace", async () => {
-    const { org, client } = await newOrg();
+  test("a chip's floor tops up its last line of the period, shown in the trace", async ({ org, client }) => {
     const rep = `rep-${externalId()}`;
     await cli([
       'plans',

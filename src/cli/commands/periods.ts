@@ -86,6 +86,7 @@ const PAYOUT_COLUMNS = [
   'approved_cents',
   'paid_cents',
   'clawback_cents',
+  'draw_cents',
   'total_cents',
 ] as const;
 
