@@ -6,6 +6,7 @@ import { PlanAdmin } from '../../src/services/plans.ts';
 import { createOrgWithKey } from '../factories/access.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { noPlanChanges } from '../helpers/listeners.ts';
 import { sdkClient } from '../helpers/sdk.ts';
 import { startTestServer } from '../helpers/server.ts';
 
@@ -61,7 +62,7 @@ describe('GET /v1/plans', () => {
     const kept = planDocument({ name: 'Kept' });
     await applyPlan(db, org.id, kept);
     const archived = await applyPlan(db, org.id, planDocument({ name: 'Archived' }));
-    await new PlanAdmin(db).archive(org.id, archived.plan_id);
+    await new PlanAdmin(db, noPlanChanges).archive(org.id, archived.plan_id);
     const changed = await applyPlan(db, org.id, { ...kept, quota_cents: 20000000 });
 
     const { plans } = await sdkClient(server, rawKey).plans.listPage();
@@ -176,7 +177,7 @@ describe('GET /v1/plans/{id}', () => {
     const db = testDatabase();
     const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
     const applied = await applyPlan(db, org.id, planDocument());
-    await new PlanAdmin(db).archive(org.id, applied.plan_id);
+    await new PlanAdmin(db, noPlanChanges).archive(org.id, applied.plan_id);
     const plan = await sdkClient(server, rawKey).plans.get(applied.plan_id, { include: 'chips' });
     assert.equal(plan.status, 'archived');
     assert.equal(plan.chips?.length, 4);

@@ -3,9 +3,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { parseDealEvent } from '../../src/domain/deals/event.ts';
 import type { RunningServer } from '../../src/main.ts';
 import { createSqlPool } from '../../src/repositories/transaction.ts';
-import { ignoreDealChanges } from '../../src/services/dealChanges.ts';
 import { DealIngestion } from '../../src/services/ingestion.ts';
-import { ignorePeriodChanges } from '../../src/services/periodChanges.ts';
 import { PeriodAdmin } from '../../src/services/periods.ts';
 import { withDealWebhooks, withPeriodWebhooks } from '../../src/services/webhookAnnouncements.ts';
 import { createOrg, createOrgWithKey } from '../factories/access.ts';
@@ -63,10 +61,10 @@ describe('period webhooks', () => {
     const org = await createOrg(db);
     await createEndpoint(db, org.id, 'https://hooks.example.test/all');
     const failingLedger = {
-      ...ignorePeriodChanges,
       onPeriodLocked: async () => {
         throw new Error('the ledger could not approve the period');
       },
+      onPeriodPaid: async () => {},
     };
     await assert.rejects(
       new PeriodAdmin(db, withPeriodWebhooks(failingLedger)).lock(org.id, '2026-05'),
@@ -121,7 +119,6 @@ describe('deal webhooks', () => {
     const { org } = await dealOrg();
     const pool = createSqlPool(process.env.DATABASE_URL as string, 2, () => {});
     const failingEngine = {
-      ...ignoreDealChanges,
       onDealChanged: async () => {
         throw new Error('earnings evaluation failed');
       },
