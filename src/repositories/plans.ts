@@ -36,7 +36,7 @@ export function limitsOf(definition: Pick<Partial<PlanDefinition>, 'cap_cents' |
   };
 }
 
-/** A chip as it stands in one plan version. `version` is the spec's `rule_version` ("1", "2", …). */
+/** A chip as it stands in one plan version. `version` is the contract's `rule_version` ("1", "2", …). */
 export interface VersionChip {
   id: string;
   version: string;

@@ -13,6 +13,7 @@ import {
   dealPeriodMoved,
   type EvaluationRequest,
   evaluateLines,
+  parseLineKey,
   repsReadBy,
   scopeOfDealChange,
 } from '../../src/domain/earnings/targets.ts';
@@ -164,9 +165,9 @@ export class EarningsWorld {
     const userIds = new Set(
       this.ledger.rows
         .filter((row) => row.status !== 'superseded' && row.status !== 'reversed')
-        .map((row) => row.line_key.split(':'))
-        .filter((parts) => parts[3] === dealId)
-        .map((parts) => parts[2]),
+        .map((row) => parseLineKey(row.line_key))
+        .filter((line) => line.deal_id === dealId)
+        .map((line) => line.user_id),
     );
     return this.reps.filter((rep) => userIds.has(rep.user_id)).map((rep) => rep.external_id);
   }

@@ -365,6 +365,11 @@ describe('plan changes', () => {
   test('archiving reverses the projections and stops evaluation; earned rows stay', async () => {
     const { org, client } = await newOrg();
     const plan = await applyPlanFile(org.id, commissionPlan());
+    const approved = await client.deals.ingestEvent({
+      external_id: externalId(),
+      state: dealState(500_000, 'won', '2026-03-10'),
+    });
+    await cli(['periods', 'lock', '2026-03', '--org', org.id]);
     const won = await client.deals.ingestEvent({
       external_id: externalId(),
       state: dealState(1_000_000, 'won', '2026-04-03'),
@@ -384,14 +389,19 @@ describe('plan changes', () => {
     assert.equal(archived.status, 'archived');
     assert.equal(archived.recompute?.rows_reversed, 1);
     assert.deepEqual(
-      (await listAll(client)).map((earning) => [earning.deal_id, earning.status, earning.status_reason?.code ?? null]),
+      (await listAll(client)).map((earning) => [earning.deal_id, earning.status, earning.status_reason]),
       [
+        [approved.deal_id, 'approved', null],
         [won.deal_id, 'pending', null],
-        [open.deal_id, 'reversed', 'plan_archived'],
+        [
+          open.deal_id,
+          'reversed',
+          { code: 'plan_archived', explanation: 'The plan was archived, so its forecasts no longer apply.' },
+        ],
       ],
     );
     await client.deals.ingestEvent({ external_id: openExternal, state: { stage: 'won' } });
-    assert.equal((await listAll(client)).length, 2, 'an archived plan is not evaluated');
+    assert.equal((await listAll(client)).length, 3, 'an archived plan is not evaluated');
   });
 });
 

@@ -6,7 +6,6 @@ import {
   lockPeriod,
   markPeriodPaid,
   reconcileLine,
-  reverseProjections,
 } from '../../src/domain/earnings/ledger.ts';
 import { evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type { LineTarget, PeriodStatus } from '../../src/domain/earnings/types.ts';
@@ -247,17 +246,6 @@ describe('the projected row', () => {
       ],
       write: [],
     });
-  });
-
-  test('an archived plan reverses the projections and leaves earned rows alone', () => {
-    const projected = row('projected', 300_000);
-    assert.deepEqual(reverseProjections([row('pending', 1), projected, row('approved', 2)]), [
-      {
-        id: projected.id,
-        status: 'reversed',
-        reason: { code: 'plan_archived', explanation: 'The plan was archived, so its forecasts no longer apply.' },
-      },
-    ]);
   });
 });
 

@@ -9,6 +9,7 @@ import {
   repHierarchyOf,
 } from '../../src/domain/earnings/hierarchy.ts';
 import { reconcileLine } from '../../src/domain/earnings/ledger.ts';
+import { parseLineKey } from '../../src/domain/earnings/targets.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, Rep, TraceStep } from '../../src/domain/earnings/types.ts';
 import { MAX_OVERRIDE_DEPTH } from '../../src/domain/plans/types.ts';
 import { chip, deal, otherRep, plan, rep, testId } from '../factories/earnings.ts';
@@ -100,7 +101,7 @@ function overrideRows(world: EarningsWorld) {
     .live()
     .filter((row) => row.trace.chip.kind === 'override')
     .map((row) => ({
-      manager: row.line_key.split(':')[2],
+      manager: parseLineKey(row.line_key).user_id,
       deal: row.trace.deal?.external_id ?? null,
       amount: row.amount_cents,
     }))
@@ -166,7 +167,7 @@ describe('manager overrides, by hand', () => {
     ]);
     const vpMixed = world.ledger
       .live()
-      .find((row) => row.line_key.split(':')[2] === vp.user_id && row.trace.deal?.external_id === 'opp-mixed');
+      .find((row) => parseLineKey(row.line_key).user_id === vp.user_id && row.trace.deal?.external_id === 'opp-mixed');
     assert.deepEqual(
       overrideStep(vpMixed).reports.map((report) => [report.owner_external_id, report.level, report.path]),
       [
@@ -177,7 +178,7 @@ describe('manager overrides, by hand', () => {
     // mgr-001's own share of opp-mixed pays the base commission, not an override.
     const mgrBase = world.ledger
       .live()
-      .find((row) => row.line_key.split(':')[2] === mgr.user_id && row.trace.chip.key === 'base');
+      .find((row) => parseLineKey(row.line_key).user_id === mgr.user_id && row.trace.chip.key === 'base');
     assert.equal(mgrBase?.amount_cents, 100_000);
   });
 
@@ -209,7 +210,7 @@ describe('manager overrides, by hand', () => {
     world.changeHierarchy(changed, moved, ['2026-04', '2026-05']);
     const rows = world.ledger.rows
       .filter((row) => row.trace.chip.kind === 'override')
-      .map((row) => [row.line_key.split(':')[2], row.period_id, row.amount_cents, row.status]);
+      .map((row) => [parseLineKey(row.line_key).user_id, row.period_id, row.amount_cents, row.status]);
     assert.deepEqual(rows, [
       [mgr.user_id, '2026-04', 250_000, 'approved'],
       [mgr.user_id, '2026-05', -100_000, 'pending'],

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
 import { divideByShares } from '../../src/domain/earnings/credit.ts';
+import { parseLineKey } from '../../src/domain/earnings/targets.ts';
 import type { EngineChip } from '../../src/domain/earnings/types.ts';
 import { chip, deal, otherRep, plan, rep, workedExampleChips } from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
@@ -46,7 +47,7 @@ const sharedDeal = deal(2, {
 
 function summary(rows: readonly StoredRow[]) {
   return rows.map((row) => ({
-    rep: row.line_key.split(':')[2],
+    rep: parseLineKey(row.line_key).user_id,
     chip: row.trace.chip.key,
     deal: row.trace.deal?.external_id ?? null,
     amount: row.amount_cents,
@@ -189,7 +190,8 @@ describe('split credit, by hand', () => {
       { rep: otherRep.user_id, chip: 'base', deal: 'opp-shared', amount: 500_000, status: 'pending' },
     ]);
     const reversed = world.ledger.rows.find((row) => row.status === 'reversed');
-    assert.equal(reversed?.line_key.split(':')[2], rep.user_id);
+    assert.ok(reversed);
+    assert.equal(parseLineKey(reversed.line_key).user_id, rep.user_id);
   });
 
   test('a flat SPIFF on a split deal is paid once in all, divided by the shares', () => {

@@ -23,7 +23,7 @@ import {
 } from './money.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, PlanProblem, TraceStep } from './types.ts';
 
-// The four chip kinds of product.md section 5: reading their parameters (with every problem named by
+// The chip kinds (commission, tiered_commission, flat, attainment_bonus, override): reading their parameters (with every problem named by
 // its path in the plan file) and computing one line's exact, unrounded amount with the trace steps and
 // sentences that let a person redo the sum. Rounding and the ledger happen after, once per line.
 

@@ -3,7 +3,7 @@ import { isCalendarDate } from '../periods.ts';
 import { CUSTOM_PREFIX, STANDARD_CONDITION_FIELDS, TIMESTAMP } from '../plans/conditionRules.ts';
 import type { Condition, DealSnapshot, FieldCondition } from './types.ts';
 
-// Conditions on deal fields (product.md section 5). A comparison on a missing field (absent or null) is
+// Conditions on deal fields (docs/plans-and-earnings.md, Conditions). A comparison on a missing field (absent or null) is
 // false, never an error, and that includes the negative operators: `ne` and `nin` say "the field has a
 // value and it is not ...", so a deal without a region does not match `region ne EMEA`. `exists` is the
 // only way to ask about presence. Values compare only with values of the same type: numbers as numbers,

@@ -1,7 +1,7 @@
 import { formatMoney, formatRate } from './money.ts';
 import type { DealSnapshot, TraceStep } from './types.ts';
 
-// Split credit (issue 16, product.md section 11): who is credited with a deal, and how much of a base each
+// Split credit (docs/plan-features.md, Split credit): who is credited with a deal, and how much of a base each
 // credited rep gets. A deal without splits credits its owner with the whole; a split deal credits each named
 // rep with `share_bps` of it. The parts are whole cents that always sum to the whole, so a split never
 // creates or loses a cent before the chip's single rounding per line: each rep gets the whole × share

@@ -11,7 +11,7 @@ import type {
   TraceStep,
 } from './types.ts';
 
-// The earnings ledger (product.md section 5) as pure decisions: given a line's rows and its new target,
+// The earnings ledger (docs/plans-and-earnings.md, The ledger rule) as pure decisions: given a line's rows and its new target,
 // which rows to retire and which to write. Rows never change amount; approved and paid rows are never
 // touched. With L the line's approved + paid total, the line's one live `pending` row carries E − L
 // (none when that is 0), booked in the target period if it is open, else in the earliest open period
@@ -341,13 +341,10 @@ export function markPeriodPaid(
   return transition(periodId, current, ['locked', 'paid'], ['approved', 'paid'], rows);
 }
 
-/** An archived plan is no longer evaluated: its lines' projections no longer apply; earned rows stay. */
-export function reverseProjections(rows: readonly LedgerRow[]): RowRetirement[] {
-  return rows
-    .filter((row) => row.status === 'projected')
-    .map((row) => ({ id: row.id, status: 'reversed', reason: PLAN_ARCHIVED }));
-}
-
+/**
+ * Why an archived plan's projected rows are reversed (in SQL, by `EarningRepository.reverseProjectionsOfRep`): the
+ * plan is no longer evaluated, so its forecasts no longer apply; earned rows stay.
+ */
 export const PLAN_ARCHIVED: TraceReplacement = {
   code: 'plan_archived',
   explanation: 'The plan was archived, so its forecasts no longer apply.',

@@ -1,4 +1,4 @@
-// Exact money arithmetic for the chip engine (product.md section 1): amounts are integer cents, rates
+// Exact money arithmetic for the chip engine: amounts are integer cents, rates
 // integer basis points, and a line is rounded once, at the end, half away from zero. Intermediate
 // values are BigInt so that nothing is lost to floating point before that single rounding.
 

@@ -1,5 +1,12 @@
 import { DEFAULT_CURRENCY } from '../currencies.ts';
-import { type CalendarDate, calendarDateOfInstant, type PeriodId, type PeriodKind, periodIdOf } from '../periods.ts';
+import {
+  type CalendarDate,
+  calendarDateOfInstant,
+  isPeriodId,
+  type PeriodId,
+  type PeriodKind,
+  periodIdOf,
+} from '../periods.ts';
 import {
   type AssignmentWindow,
   assignmentWindows,
@@ -52,7 +59,7 @@ import type {
   ZeroTargetReason,
 } from './types.ts';
 
-// Line targets (product.md section 5): for every line of a rep under a plan version, the earned target
+// Line targets (docs/plans-and-earnings.md, Lines and targets): for every line of a rep under a plan version, the earned target
 // E and the projected target F with the trace that explains them. Pure: the caller loads the deals and
 // writes the rows. A line's target depends only on its deal, and for tiered and attainment chips on the
 // rep's won deals in the same period, so evaluating one rep-period gives exactly the answer that
@@ -90,8 +97,22 @@ export function repsReadBy(plan: EnginePlanVersion, repExternalId: string, hiera
   return new Set([repExternalId, ...(depth === 0 ? [] : reportsEver(hierarchy, repExternalId, depth))]);
 }
 
+/**
+ * A line's key, `plan:chip:user:deal-or-period`. No part holds a `:` (TypeIDs are lowercase letters, `_` and
+ * base32 digits; period ids are `2026-04` or `2026-Q2`), and no deal id looks like a period id.
+ */
 export function lineKeyOf(line: Omit<LineRef, 'line_key'>): string {
   return [line.plan_id, line.chip_id, line.user_id, line.deal_id ?? line.period_id].join(':');
+}
+
+/** The parts of a key made by `lineKeyOf`: a period-level line ends in its period id, a deal-level one in its deal. */
+export function parseLineKey(lineKey: string): Omit<LineRef, 'line_key'> {
+  const [plan_id, chip_id, user_id, last, ...rest] = lineKey.split(':');
+  if (!plan_id || !chip_id || !user_id || !last || rest.length > 0) {
+    throw new Error(`Not a line key: ${JSON.stringify(lineKey)}`);
+  }
+  const periodLevel = isPeriodId(last);
+  return { plan_id, chip_id, user_id, deal_id: periodLevel ? null : last, period_id: periodLevel ? last : null };
 }
 
 function lineRef(

@@ -7,7 +7,7 @@ import { ruleProblems } from './ruleProblems.ts';
 import { schemaProblems } from './schemaProblems.ts';
 import type { PlanDefinition, PlanFileProblem } from './types.ts';
 
-// Plan files (product.md section 10): YAML or JSON text → the published JSON Schema
+// Plan files (docs/plans-and-earnings.md, Plans as code): YAML or JSON text → the published JSON Schema
 // (schemas/plan-file.schema.json) → the rules a schema cannot express → the normalised plan. Every problem is
 // reported with its path; a file with any problem yields no plan. Pure: no I/O.
 

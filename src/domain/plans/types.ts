@@ -1,4 +1,4 @@
-// A plan as Quotient stores and evaluates it: the normalised form of a plan file (product.md sections 5 and 10).
+// A plan as Quotient stores and evaluates it: the normalised form of a plan file (docs/plans-and-earnings.md).
 // Member names are the plan file's and the wire's (snake_case). Amounts are integer cents as JS numbers (safe
 // integers, checked when the file is read); rates are basis points; percentages are whole percent of quota.
 

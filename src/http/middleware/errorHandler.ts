@@ -21,7 +21,7 @@ interface BodyParserError {
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /**
- * Maps every failure to the spec's error format: our ApiError, a cursor a list refused, body-parser errors, the
+ * Maps every failure to the contract's `Error` format: our ApiError, a cursor a list refused, body-parser errors, the
  * contract validator's errors and database outages. Anything else is a 500 that reveals nothing but the request id.
  */
 export function errorHandler(logger: Logger) {

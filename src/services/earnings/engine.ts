@@ -11,7 +11,7 @@ import { EnginePlanVersions } from './engineAdapter.ts';
 import { approvePendingRows, payApprovedRows } from './periodMoves.ts';
 import { type RecomputeRequest, type RecomputeSummary, recomputePlans } from './recompute.ts';
 
-// The earnings ledger wired to the database (product.md section 5). The pure engine decides
+// The earnings ledger wired to the database (docs/plans-and-earnings.md, Earnings). The pure engine decides
 // (src/domain/earnings): which lines a change can affect, each line's target, and how a line's rows must move
 // to meet it. This service loads what the engine needs, holds the locks that keep concurrent evaluations
 // apart, and writes the rows and their webhooks in one transaction:
