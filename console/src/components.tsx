@@ -4,25 +4,47 @@ import { type ApiError, describeError } from './api.ts';
 
 export type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; data: T };
 
-/** Loads on mount and when `deps` change; `reload` loads again, keeping what is shown until the answer. */
+type Answer<T> = Promise<{ data?: T; error?: ApiError }>;
+
+const UNREACHABLE = 'The server could not be reached. Check your connection and retry.';
+
+/**
+ * Loads on mount and when `deps` change. `reload` loads again, keeping what is shown until the answer; `loadMore`
+ * folds a further answer (a list's next page) into what is shown. Either failing shows the error state. An answer
+ * that a newer load has overtaken is dropped.
+ */
 export function useLoad<T>(
-  load: () => Promise<{ data?: T; error?: ApiError }>,
+  load: () => Answer<T>,
   deps: unknown[],
-): [Loaded<T>, () => Promise<void>] {
+): [Loaded<T>, () => Promise<void>, (more: () => Answer<T>, fold: (shown: T, more: T) => T) => Promise<void>] {
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
-  const reload = useCallback(async () => {
+  const latest = useRef(0);
+  const settle = useCallback(async (answer: () => Answer<T>, show: (data: T) => void) => {
+    const ticket = ++latest.current;
+    let outcome: Loaded<T>;
     try {
-      const { data, error } = await load();
-      setLoaded(data === undefined ? { state: 'error', message: describeError(error) } : { state: 'ready', data });
+      const { data, error } = await answer();
+      outcome = data === undefined ? { state: 'error', message: describeError(error) } : { state: 'ready', data };
     } catch {
-      setLoaded({ state: 'error', message: 'The server could not be reached. Check your connection and retry.' });
+      outcome = { state: 'error', message: UNREACHABLE };
     }
-  }, deps);
+    if (ticket !== latest.current) return;
+    if (outcome.state === 'ready') show(outcome.data);
+    else setLoaded(outcome);
+  }, []);
+  const reload = useCallback(() => settle(load, (data) => setLoaded({ state: 'ready', data })), deps);
+  const loadMore = useCallback(
+    (more: () => Answer<T>, fold: (shown: T, more: T) => T) =>
+      settle(more, (data) =>
+        setLoaded((shown) => (shown.state === 'ready' ? { state: 'ready', data: fold(shown.data, data) } : shown)),
+      ),
+    [],
+  );
   useEffect(() => {
     setLoaded({ state: 'loading' });
     void reload();
   }, [reload]);
-  return [loaded, reload];
+  return [loaded, reload, loadMore];
 }
 
 export function PageHeader(props: { title: string; description: string; actions?: ComponentChildren }) {
@@ -76,12 +98,37 @@ export function Show<T>(props: { loaded: Loaded<T>; retry: () => void; children:
   return <>{props.children(props.loaded.data)}</>;
 }
 
+/** `Show` for a list: `empty` when the data's `items` are none, else the list. */
+export function ShowList<T, Item>(props: {
+  loaded: Loaded<T>;
+  retry: () => void;
+  items: (data: T) => readonly Item[];
+  empty: ComponentChildren;
+  children: (items: readonly Item[], data: T) => ComponentChildren;
+}) {
+  return (
+    <Show loaded={props.loaded} retry={props.retry}>
+      {(data) => {
+        const items = props.items(data);
+        return items.length === 0 ? props.empty : props.children(items, data);
+      }}
+    </Show>
+  );
+}
+
 export function Notice(props: { kind: 'error' | 'success' | 'info'; children: ComponentChildren }) {
   return (
     <div class={`notice notice-${props.kind}`} role={props.kind === 'error' ? 'alert' : 'status'}>
       {props.children}
     </div>
   );
+}
+
+/** What became of an action the page ran, told once above the page until the next one. */
+export type Outcome = { kind: 'error' | 'success'; text: string };
+
+export function OutcomeNotice(props: { outcome: Outcome | undefined }) {
+  return props.outcome ? <Notice kind={props.outcome.kind}>{props.outcome.text}</Notice> : null;
 }
 
 export function Badge(props: { tone: 'green' | 'grey' | 'amber' | 'red' | 'blue'; children: ComponentChildren }) {
@@ -131,6 +178,52 @@ export function Dialog(props: {
       <div class="dialog-body">{props.children}</div>
       <div class="dialog-footer">{props.footer}</div>
     </dialog>
+  );
+}
+
+/**
+ * Asks before an action that cannot be undone. Open while there is a `subject` (what the action is on); Cancel or
+ * Escape closes it, and the action button closes it and then runs `onConfirm`. The last subject stays shown while
+ * the dialog closes.
+ */
+export function ConfirmDialog<T>(props: {
+  subject: T | undefined;
+  title: (subject: T) => string;
+  action: (subject: T) => string;
+  tone: 'primary' | 'danger';
+  onClose: () => void;
+  onConfirm: (subject: T) => unknown;
+  children: (subject: T) => ComponentChildren;
+}) {
+  const shown = useRef<T | undefined>(undefined);
+  if (props.subject !== undefined) shown.current = props.subject;
+  const subject = shown.current;
+  if (subject === undefined) return null;
+  return (
+    <Dialog
+      open={props.subject !== undefined}
+      title={props.title(subject)}
+      onClose={props.onClose}
+      footer={
+        <>
+          <button type="button" class="button" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            class={`button button-${props.tone}`}
+            onClick={() => {
+              props.onClose();
+              void props.onConfirm(subject);
+            }}
+          >
+            {props.action(subject)}
+          </button>
+        </>
+      }
+    >
+      {props.children(subject)}
+    </Dialog>
   );
 }
 

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, describeError, type Schemas } from '../api.ts';
-import { Badge, Empty, ErrorState, Loading, PageHeader } from '../components.tsx';
+import { useState } from 'preact/hooks';
+import { api, type Schemas } from '../api.ts';
+import { Badge, Empty, PageHeader, ShowList, useLoad } from '../components.tsx';
 import { shortDateTime } from '../format.ts';
 
 type Entry = Schemas['AuditEntry'];
@@ -42,28 +42,9 @@ function describe(entry: Entry): string {
 export function AuditPage() {
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [entries, setEntries] = useState<Entry[] | undefined>();
-  const [next, setNext] = useState<string | null>(null);
-  const [error, setError] = useState<string | undefined>();
+  const page = (cursor?: string) => api.GET('/admin/v1/audit-entries', { params: { query: query(filters, cursor) } });
+  const [loaded, reload, loadMore] = useLoad(() => page(), [filters]);
   const [loadingMore, setLoadingMore] = useState(false);
-
-  const load = async (applied: Filters, cursor?: string) => {
-    const { data, error: failure } = await api.GET('/admin/v1/audit-entries', {
-      params: { query: query(applied, cursor) },
-    });
-    if (!data) {
-      setError(describeError(failure));
-      return;
-    }
-    setError(undefined);
-    setEntries((previous) => (cursor ? [...(previous ?? []), ...data.entries] : data.entries));
-    setNext(data.next_cursor);
-  };
-
-  useEffect(() => {
-    setEntries(undefined);
-    void load(filters);
-  }, [filters]);
 
   return (
     <>
@@ -160,68 +141,75 @@ export function AuditPage() {
           </button>
         </div>
       </form>
-      {error ? <ErrorState message={error} retry={() => void load(filters)} /> : null}
-      {!error && entries === undefined ? <Loading /> : null}
-      {!error && entries?.length === 0 ? <Empty title="No entries match">Change or clear the filters.</Empty> : null}
-      {!error && entries && entries.length > 0 ? (
-        <div class="card table-wrap">
-          <table>
-            <caption class="visually-hidden">Audit entries</caption>
-            <thead>
-              <tr>
-                <th scope="col">When (UTC)</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Action</th>
-                <th scope="col">Subject</th>
-                <th scope="col">Request id</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((entry) => (
-                <tr key={entry.id}>
-                  <td class="nowrap">{shortDateTime(entry.occurred_at)}</td>
-                  <td class="wrap">
-                    {entry.actor_type === 'api_key' ? (
-                      <span>
-                        <Badge tone="blue">API key</Badge> <code>{entry.key_id}</code>
-                      </span>
-                    ) : (
-                      <span class="strong">{entry.actor}</span>
-                    )}
-                  </td>
-                  <td>
-                    <code>{entry.action}</code>
-                  </td>
-                  <td class="wrap">{describe(entry)}</td>
-                  <td>
-                    <code class="small truncate" title={entry.request_id ?? undefined}>
-                      {entry.request_id ?? '—'}
-                    </code>
-                  </td>
+      <ShowList
+        loaded={loaded}
+        retry={reload}
+        items={(data) => data.entries}
+        empty={<Empty title="No entries match">Change or clear the filters.</Empty>}
+      >
+        {(entries, { next_cursor }) => (
+          <div class="card table-wrap">
+            <table>
+              <caption class="visually-hidden">Audit entries</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When (UTC)</th>
+                  <th scope="col">Actor</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Subject</th>
+                  <th scope="col">Request id</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          {next ? (
-            <div class="table-footer">
-              <button
-                type="button"
-                class="button"
-                disabled={loadingMore}
-                onClick={async () => {
-                  setLoadingMore(true);
-                  await load(filters, next);
-                  setLoadingMore(false);
-                }}
-              >
-                {loadingMore ? 'Loading…' : 'Load older entries'}
-              </button>
-            </div>
-          ) : (
-            <div class="table-footer muted">End of the log for these filters.</div>
-          )}
-        </div>
-      ) : null}
+              </thead>
+              <tbody>
+                {entries.map((entry) => (
+                  <tr key={entry.id}>
+                    <td class="nowrap">{shortDateTime(entry.occurred_at)}</td>
+                    <td class="wrap">
+                      {entry.actor_type === 'api_key' ? (
+                        <span>
+                          <Badge tone="blue">API key</Badge> <code>{entry.key_id}</code>
+                        </span>
+                      ) : (
+                        <span class="strong">{entry.actor}</span>
+                      )}
+                    </td>
+                    <td>
+                      <code>{entry.action}</code>
+                    </td>
+                    <td class="wrap">{describe(entry)}</td>
+                    <td>
+                      <code class="small truncate" title={entry.request_id ?? undefined}>
+                        {entry.request_id ?? '—'}
+                      </code>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {next_cursor ? (
+              <div class="table-footer">
+                <button
+                  type="button"
+                  class="button"
+                  disabled={loadingMore}
+                  onClick={async () => {
+                    setLoadingMore(true);
+                    await loadMore(
+                      () => page(next_cursor),
+                      (shown, older) => ({ ...older, entries: [...shown.entries, ...older.entries] }),
+                    );
+                    setLoadingMore(false);
+                  }}
+                >
+                  {loadingMore ? 'Loading…' : 'Load older entries'}
+                </button>
+              </div>
+            ) : (
+              <div class="table-footer muted">End of the log for these filters.</div>
+            )}
+          </div>
+        )}
+      </ShowList>
     </>
   );
 }

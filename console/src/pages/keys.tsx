@@ -1,6 +1,19 @@
 import { useState } from 'preact/hooks';
 import { api, describeError, type Schemas } from '../api.ts';
-import { Badge, CopyButton, Dialog, Empty, Field, Notice, PageHeader, Show, useLoad } from '../components.tsx';
+import {
+  Badge,
+  ConfirmDialog,
+  CopyButton,
+  Dialog,
+  Empty,
+  Field,
+  Notice,
+  type Outcome,
+  OutcomeNotice,
+  PageHeader,
+  ShowList,
+  useLoad,
+} from '../components.tsx';
 import { dateTime, relative } from '../format.ts';
 
 type Scope = Schemas['Scope'];
@@ -16,7 +29,7 @@ export function KeysPage(props: { canChange: boolean }) {
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<Schemas['CreatedApiKey'] | undefined>();
   const [revoking, setRevoking] = useState<Schemas['ApiKey'] | undefined>();
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | undefined>();
+  const [message, setMessage] = useState<Outcome | undefined>();
 
   return (
     <>
@@ -31,90 +44,93 @@ export function KeysPage(props: { canChange: boolean }) {
           ) : null
         }
       />
-      {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
+      <OutcomeNotice outcome={message} />
       <div class="toolbar">
         <button type="button" class="button button-quiet" onClick={() => void reload()}>
           Refresh
         </button>
       </div>
-      <Show loaded={loaded} retry={reload}>
-        {({ keys }) =>
-          keys.length === 0 ? (
-            <Empty title="No API keys yet">
-              {props.canChange
-                ? 'Create a key for each system that calls Quotient, such as your CRM sync.'
-                : 'An admin can create keys here.'}
-            </Empty>
-          ) : (
-            <div class="card table-wrap">
-              <table>
-                <caption class="visually-hidden">API keys</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Key</th>
-                    <th scope="col">Scopes</th>
-                    <th scope="col">Limit</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">Created</th>
+      <ShowList
+        loaded={loaded}
+        retry={reload}
+        items={(data) => data.keys}
+        empty={
+          <Empty title="No API keys yet">
+            {props.canChange
+              ? 'Create a key for each system that calls Quotient, such as your CRM sync.'
+              : 'An admin can create keys here.'}
+          </Empty>
+        }
+      >
+        {(keys) => (
+          <div class="card table-wrap">
+            <table>
+              <caption class="visually-hidden">API keys</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Limit</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Created</th>
+                  {props.canChange ? (
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  ) : null}
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((key) => (
+                  <tr key={key.id} data-key-id={key.id}>
+                    <td class="strong">{key.name}</td>
+                    <td>
+                      <code>{key.display_prefix}…</code>
+                    </td>
+                    <td>
+                      <div class="chips">
+                        {key.scopes.map((scope) => (
+                          <span class="chip" key={scope}>
+                            {scope}
+                          </span>
+                        ))}
+                      </div>
+                    </td>
+                    <td class="numeric">{key.rate_limit_per_minute.toLocaleString('en-US')}/min</td>
+                    <td>
+                      {key.status === 'active' ? (
+                        <Badge tone="green">Active</Badge>
+                      ) : (
+                        <Badge tone="grey">Revoked</Badge>
+                      )}
+                    </td>
+                    <td data-field="last_used_at" title={dateTime(key.last_used_at)}>
+                      {key.last_used_at ? relative(key.last_used_at) : 'Never'}
+                    </td>
+                    <td title={dateTime(key.created_at)}>{relative(key.created_at)}</td>
                     {props.canChange ? (
-                      <th scope="col">
-                        <span class="visually-hidden">Actions</span>
-                      </th>
+                      <td class="actions">
+                        {key.status === 'active' ? (
+                          <button
+                            type="button"
+                            class="button button-danger-quiet"
+                            onClick={() => setRevoking(key)}
+                            aria-label={`Revoke ${key.name}`}
+                          >
+                            Revoke
+                          </button>
+                        ) : null}
+                      </td>
                     ) : null}
                   </tr>
-                </thead>
-                <tbody>
-                  {keys.map((key) => (
-                    <tr key={key.id} data-key-id={key.id}>
-                      <td class="strong">{key.name}</td>
-                      <td>
-                        <code>{key.display_prefix}…</code>
-                      </td>
-                      <td>
-                        <div class="chips">
-                          {key.scopes.map((scope) => (
-                            <span class="chip" key={scope}>
-                              {scope}
-                            </span>
-                          ))}
-                        </div>
-                      </td>
-                      <td class="numeric">{key.rate_limit_per_minute.toLocaleString('en-US')}/min</td>
-                      <td>
-                        {key.status === 'active' ? (
-                          <Badge tone="green">Active</Badge>
-                        ) : (
-                          <Badge tone="grey">Revoked</Badge>
-                        )}
-                      </td>
-                      <td data-field="last_used_at" title={dateTime(key.last_used_at)}>
-                        {key.last_used_at ? relative(key.last_used_at) : 'Never'}
-                      </td>
-                      <td title={dateTime(key.created_at)}>{relative(key.created_at)}</td>
-                      {props.canChange ? (
-                        <td class="actions">
-                          {key.status === 'active' ? (
-                            <button
-                              type="button"
-                              class="button button-danger-quiet"
-                              onClick={() => setRevoking(key)}
-                              aria-label={`Revoke ${key.name}`}
-                            >
-                              Revoke
-                            </button>
-                          ) : null}
-                        </td>
-                      ) : null}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
-      </Show>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ShowList>
       {creating ? (
         <CreateKeyDialog
           onClose={() => setCreating(false)}
@@ -142,43 +158,28 @@ export function KeysPage(props: { canChange: boolean }) {
           <CopyButton value={created?.raw_key ?? ''} label="Copy key" />
         </div>
       </Dialog>
-      <Dialog
-        open={revoking !== undefined}
-        title={`Revoke ${revoking?.name ?? 'key'}?`}
+      <ConfirmDialog
+        subject={revoking}
+        title={(key) => `Revoke ${key.name}?`}
+        action={() => 'Revoke key'}
+        tone="danger"
         onClose={() => setRevoking(undefined)}
-        footer={
-          <>
-            <button type="button" class="button" onClick={() => setRevoking(undefined)}>
-              Cancel
-            </button>
-            <button
-              type="button"
-              class="button button-danger"
-              onClick={async () => {
-                const key = revoking;
-                setRevoking(undefined);
-                if (!key) return;
-                const { error } = await api.POST('/admin/v1/api-keys/{id}/revoke', {
-                  params: { path: { id: key.id } },
-                });
-                setMessage(
-                  error
-                    ? { kind: 'error', text: describeError(error) }
-                    : { kind: 'success', text: `Revoked ${key.name}. Requests with it now get 401 invalid_key.` },
-                );
-                void reload();
-              }}
-            >
-              Revoke key
-            </button>
-          </>
-        }
+        onConfirm={async (key) => {
+          const { error } = await api.POST('/admin/v1/api-keys/{id}/revoke', { params: { path: { id: key.id } } });
+          setMessage(
+            error
+              ? { kind: 'error', text: describeError(error) }
+              : { kind: 'success', text: `Revoked ${key.name}. Requests with it now get 401 invalid_key.` },
+          );
+          void reload();
+        }}
       >
-        <p>
-          The key <code>{revoking?.display_prefix}…</code> stops working on the very next request. This cannot be
-          undone.
-        </p>
-      </Dialog>
+        {(key) => (
+          <p>
+            The key <code>{key.display_prefix}…</code> stops working on the very next request. This cannot be undone.
+          </p>
+        )}
+      </ConfirmDialog>
     </>
   );
 }

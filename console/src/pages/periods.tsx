@@ -1,6 +1,15 @@
 import { useState } from 'preact/hooks';
 import { api, describeError, type Schemas } from '../api.ts';
-import { Badge, Dialog, Empty, Notice, PageHeader, Show, useLoad } from '../components.tsx';
+import {
+  Badge,
+  ConfirmDialog,
+  Empty,
+  type Outcome,
+  OutcomeNotice,
+  PageHeader,
+  ShowList,
+  useLoad,
+} from '../components.tsx';
 import { money, plural, shortDateTime } from '../format.ts';
 
 type Period = Schemas['Period'];
@@ -15,7 +24,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
   const [loaded, reload] = useLoad(() => api.GET('/admin/v1/periods'), []);
   const [move, setMove] = useState<Move | undefined>();
   const [lockId, setLockId] = useState('');
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | undefined>();
+  const [message, setMessage] = useState<Outcome | undefined>();
 
   const run = async (kind: Move['kind'], id: string) => {
     const path = { params: { path: { id } } };
@@ -43,7 +52,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
         title="Periods"
         description="Open periods take new earnings. Locking approves the pending earnings and freezes their amounts; marking paid records the payout. Periods never move back."
       />
-      {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
+      <OutcomeNotice outcome={message} />
       {props.canChange ? (
         <form
           class="card inline-form"
@@ -67,129 +76,117 @@ export function PeriodsPage(props: { canChange: boolean }) {
           </button>
         </form>
       ) : null}
-      <Show loaded={loaded} retry={reload}>
-        {({ periods }) =>
-          periods.length === 0 ? (
-            <Empty title="No periods yet">
-              Periods appear when earnings are booked into them, or when you lock one.
-            </Empty>
-          ) : (
-            <div class="card table-wrap">
-              <table>
-                <caption class="visually-hidden">Periods with their earnings by status</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Period</th>
-                    <th scope="col">Status</th>
-                    {STATUSES.map((status) => (
-                      <th scope="col" class="numeric" key={status}>
-                        {status[0]?.toUpperCase()}
-                        {status.slice(1)}
-                      </th>
-                    ))}
-                    <th scope="col">Changed (UTC)</th>
-                    {props.canChange ? (
-                      <th scope="col">
-                        <span class="visually-hidden">Actions</span>
-                      </th>
-                    ) : null}
-                  </tr>
-                </thead>
-                <tbody>
-                  {[...periods].reverse().map((period) => (
-                    <tr key={period.id} data-period-id={period.id}>
-                      <th scope="row">
-                        <div class="strong">{period.id}</div>
-                        <div class="muted small nowrap">
-                          {period.starts_on} – {period.ends_on}
-                        </div>
-                      </th>
-                      <td data-field="status">
-                        {period.status === 'open' ? (
-                          <Badge tone="blue">Open</Badge>
-                        ) : period.status === 'locked' ? (
-                          <Badge tone="amber">Locked</Badge>
-                        ) : (
-                          <Badge tone="green">Paid</Badge>
-                        )}
-                      </td>
-                      {STATUSES.map((status) => {
-                        const entry = total(period, status);
-                        return (
-                          <td class="numeric" key={status}>
-                            {entry ? (
-                              <>
-                                <div>{money(entry.amount_cents)}</div>
-                                <div class="muted small">{plural(entry.rows, 'row')}</div>
-                              </>
-                            ) : (
-                              <span class="muted">—</span>
-                            )}
-                          </td>
-                        );
-                      })}
-                      <td class="nowrap">{shortDateTime(period.paid_at ?? period.locked_at)}</td>
-                      {props.canChange ? (
-                        <td class="actions">
-                          {period.status === 'open' ? (
-                            <button
-                              type="button"
-                              class="button"
-                              onClick={() => setMove({ period, kind: 'lock' })}
-                              aria-label={`Lock ${period.id}`}
-                            >
-                              Lock
-                            </button>
-                          ) : null}
-                          {period.status === 'locked' ? (
-                            <button
-                              type="button"
-                              class="button"
-                              onClick={() => setMove({ period, kind: 'pay' })}
-                              aria-label={`Mark ${period.id} paid`}
-                            >
-                              Mark paid
-                            </button>
-                          ) : null}
-                        </td>
-                      ) : null}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
-      </Show>
-      <Dialog
-        open={move !== undefined}
-        title={move?.kind === 'lock' ? `Lock ${move.period.id}?` : `Mark ${move?.period.id ?? ''} paid?`}
-        onClose={() => setMove(undefined)}
-        footer={
-          <>
-            <button type="button" class="button" onClick={() => setMove(undefined)}>
-              Cancel
-            </button>
-            <button
-              type="button"
-              class="button button-primary"
-              onClick={() => {
-                const chosen = move;
-                setMove(undefined);
-                if (chosen) void run(chosen.kind, chosen.period.id);
-              }}
-            >
-              {move?.kind === 'lock' ? 'Lock period' : 'Mark paid'}
-            </button>
-          </>
+      <ShowList
+        loaded={loaded}
+        retry={reload}
+        items={(data) => data.periods}
+        empty={
+          <Empty title="No periods yet">Periods appear when earnings are booked into them, or when you lock one.</Empty>
         }
       >
-        <p>
-          {move?.kind === 'lock'
-            ? 'Pending earnings become approved and their amounts are frozen. Later changes to deals of this period are booked into the next open period. This cannot be undone.'
-            : 'Approved earnings become paid. This cannot be undone.'}
-        </p>
-      </Dialog>
+        {(periods) => (
+          <div class="card table-wrap">
+            <table>
+              <caption class="visually-hidden">Periods with their earnings by status</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Period</th>
+                  <th scope="col">Status</th>
+                  {STATUSES.map((status) => (
+                    <th scope="col" class="numeric" key={status}>
+                      {status[0]?.toUpperCase()}
+                      {status.slice(1)}
+                    </th>
+                  ))}
+                  <th scope="col">Changed (UTC)</th>
+                  {props.canChange ? (
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  ) : null}
+                </tr>
+              </thead>
+              <tbody>
+                {[...periods].reverse().map((period) => (
+                  <tr key={period.id} data-period-id={period.id}>
+                    <th scope="row">
+                      <div class="strong">{period.id}</div>
+                      <div class="muted small nowrap">
+                        {period.starts_on} – {period.ends_on}
+                      </div>
+                    </th>
+                    <td data-field="status">
+                      {period.status === 'open' ? (
+                        <Badge tone="blue">Open</Badge>
+                      ) : period.status === 'locked' ? (
+                        <Badge tone="amber">Locked</Badge>
+                      ) : (
+                        <Badge tone="green">Paid</Badge>
+                      )}
+                    </td>
+                    {STATUSES.map((status) => {
+                      const entry = total(period, status);
+                      return (
+                        <td class="numeric" key={status}>
+                          {entry ? (
+                            <>
+                              <div>{money(entry.amount_cents)}</div>
+                              <div class="muted small">{plural(entry.rows, 'row')}</div>
+                            </>
+                          ) : (
+                            <span class="muted">—</span>
+                          )}
+                        </td>
+                      );
+                    })}
+                    <td class="nowrap">{shortDateTime(period.paid_at ?? period.locked_at)}</td>
+                    {props.canChange ? (
+                      <td class="actions">
+                        {period.status === 'open' ? (
+                          <button
+                            type="button"
+                            class="button"
+                            onClick={() => setMove({ period, kind: 'lock' })}
+                            aria-label={`Lock ${period.id}`}
+                          >
+                            Lock
+                          </button>
+                        ) : null}
+                        {period.status === 'locked' ? (
+                          <button
+                            type="button"
+                            class="button"
+                            onClick={() => setMove({ period, kind: 'pay' })}
+                            aria-label={`Mark ${period.id} paid`}
+                          >
+                            Mark paid
+                          </button>
+                        ) : null}
+                      </td>
+                    ) : null}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ShowList>
+      <ConfirmDialog
+        subject={move}
+        title={(chosen) => (chosen.kind === 'lock' ? `Lock ${chosen.period.id}?` : `Mark ${chosen.period.id} paid?`)}
+        action={(chosen) => (chosen.kind === 'lock' ? 'Lock period' : 'Mark paid')}
+        tone="primary"
+        onClose={() => setMove(undefined)}
+        onConfirm={(chosen) => run(chosen.kind, chosen.period.id)}
+      >
+        {(chosen) => (
+          <p>
+            {chosen.kind === 'lock'
+              ? 'Pending earnings become approved and their amounts are frozen. Later changes to deals of this period are booked into the next open period. This cannot be undone.'
+              : 'Approved earnings become paid. This cannot be undone.'}
+          </p>
+        )}
+      </ConfirmDialog>
     </>
   );
 }

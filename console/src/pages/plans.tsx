@@ -1,6 +1,17 @@
 import { useState } from 'preact/hooks';
 import { api, describeError, type Schemas } from '../api.ts';
-import { Badge, Dialog, Empty, Notice, PageHeader, Show, useLoad } from '../components.tsx';
+import {
+  Badge,
+  ConfirmDialog,
+  Empty,
+  Notice,
+  type Outcome,
+  OutcomeNotice,
+  PageHeader,
+  Show,
+  ShowList,
+  useLoad,
+} from '../components.tsx';
 import { dateTime, money, plural, shortDateTime } from '../format.ts';
 import { lineDiff } from '../lineDiff.ts';
 import { Link, navigate } from '../router.tsx';
@@ -14,53 +25,54 @@ export function PlansPage(props: { canChange: boolean }) {
         description="Compensation plans are written as files (YAML or JSON) and applied here or with quotient plans apply. Each change is a new version; earnings in open periods are recomputed."
       />
       {props.canChange ? <ApplyPlanFile onApplied={() => void reload()} /> : null}
-      <Show loaded={loaded} retry={reload}>
-        {({ plans }) =>
-          plans.length === 0 ? (
-            <Empty title="No plans yet">Apply a plan file to create the first plan.</Empty>
-          ) : (
-            <div class="card table-wrap">
-              <table>
-                <caption class="visually-hidden">Plans</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Plan</th>
-                    <th scope="col">Key</th>
-                    <th scope="col">Period</th>
-                    <th scope="col">Quota</th>
-                    <th scope="col">Version</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Updated (UTC)</th>
+      <ShowList
+        loaded={loaded}
+        retry={reload}
+        items={(data) => data.plans}
+        empty={<Empty title="No plans yet">Apply a plan file to create the first plan.</Empty>}
+      >
+        {(plans) => (
+          <div class="card table-wrap">
+            <table>
+              <caption class="visually-hidden">Plans</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Plan</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Period</th>
+                  <th scope="col">Quota</th>
+                  <th scope="col">Version</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Updated (UTC)</th>
+                </tr>
+              </thead>
+              <tbody>
+                {plans.map((plan) => (
+                  <tr key={plan.id}>
+                    <td class="strong">
+                      <Link href={`/plans/${plan.id}`}>{plan.name}</Link>
+                    </td>
+                    <td>
+                      <code>{plan.key}</code>
+                    </td>
+                    <td>{plan.period}</td>
+                    <td class="numeric">{plan.quota_cents === null ? '—' : money(plan.quota_cents)}</td>
+                    <td class="numeric">v{plan.current_version}</td>
+                    <td>
+                      {plan.status === 'active' ? (
+                        <Badge tone="green">Active</Badge>
+                      ) : (
+                        <Badge tone="grey">Archived</Badge>
+                      )}
+                    </td>
+                    <td class="nowrap">{shortDateTime(plan.updated_at)}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {plans.map((plan) => (
-                    <tr key={plan.id}>
-                      <td class="strong">
-                        <Link href={`/plans/${plan.id}`}>{plan.name}</Link>
-                      </td>
-                      <td>
-                        <code>{plan.key}</code>
-                      </td>
-                      <td>{plan.period}</td>
-                      <td class="numeric">{plan.quota_cents === null ? '—' : money(plan.quota_cents)}</td>
-                      <td class="numeric">v{plan.current_version}</td>
-                      <td>
-                        {plan.status === 'active' ? (
-                          <Badge tone="green">Active</Badge>
-                        ) : (
-                          <Badge tone="grey">Archived</Badge>
-                        )}
-                      </td>
-                      <td class="nowrap">{shortDateTime(plan.updated_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
-      </Show>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ShowList>
     </>
   );
 }
@@ -169,7 +181,7 @@ export function PlanPage(props: { id: string; canChange: boolean }) {
   );
   const [selected, setSelected] = useState<number | undefined>();
   const [archiving, setArchiving] = useState(false);
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | undefined>();
+  const [message, setMessage] = useState<Outcome | undefined>();
 
   return (
     <Show loaded={loaded} retry={reload}>
@@ -198,7 +210,7 @@ export function PlanPage(props: { id: string; canChange: boolean }) {
                 ) : null
               }
             />
-            {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
+            <OutcomeNotice outcome={message} />
             <div class="field inline-field">
               <label for="version">Version</label>
               <select
@@ -264,42 +276,32 @@ export function PlanPage(props: { id: string; canChange: boolean }) {
                 </section>
               </div>
             ) : null}
-            <Dialog
-              open={archiving}
-              title={`Archive ${plan.name}?`}
+            <ConfirmDialog
+              subject={archiving ? plan : undefined}
+              title={(archived) => `Archive ${archived.name}?`}
+              action={() => 'Archive'}
+              tone="danger"
               onClose={() => setArchiving(false)}
-              footer={
-                <>
-                  <button type="button" class="button" onClick={() => setArchiving(false)}>
-                    Cancel
-                  </button>
-                  <button
-                    type="button"
-                    class="button button-danger"
-                    onClick={async () => {
-                      setArchiving(false);
-                      const { error } = await api.POST('/admin/v1/plans/{id}/archive', {
-                        params: { path: { id: plan.id } },
-                      });
-                      setMessage(
-                        error
-                          ? { kind: 'error', text: describeError(error) }
-                          : { kind: 'success', text: 'The plan is archived.' },
-                      );
-                      void reload();
-                      if (!error) navigate(`/plans/${plan.id}`, { replace: true });
-                    }}
-                  >
-                    Archive
-                  </button>
-                </>
-              }
+              onConfirm={async (archived) => {
+                const { error } = await api.POST('/admin/v1/plans/{id}/archive', {
+                  params: { path: { id: archived.id } },
+                });
+                setMessage(
+                  error
+                    ? { kind: 'error', text: describeError(error) }
+                    : { kind: 'success', text: 'The plan is archived.' },
+                );
+                void reload();
+                if (!error) navigate(`/plans/${archived.id}`, { replace: true });
+              }}
             >
-              <p>
-                The plan stops being evaluated and its projected earnings are reversed. Applying its file again
-                re-activates it.
-              </p>
-            </Dialog>
+              {() => (
+                <p>
+                  The plan stops being evaluated and its projected earnings are reversed. Applying its file again
+                  re-activates it.
+                </p>
+              )}
+            </ConfirmDialog>
           </>
         );
       }}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { Badge, Empty, PageHeader, Show, useLoad } from '../components.tsx';
+import { Badge, Empty, PageHeader, Show, ShowList, useLoad } from '../components.tsx';
 import { money, shortDateTime } from '../format.ts';
 
 const TONES = {
@@ -22,62 +22,63 @@ export function RepsPage() {
         title="Reps"
         description="Each rep's standing earnings per period. Choose a period to see every earning with how it was computed."
       />
-      <Show loaded={loaded} retry={reload}>
-        {({ reps }) =>
-          reps.length === 0 ? (
-            <Empty title="No reps yet">Reps appear when deal events name an owner.</Empty>
-          ) : (
-            <div class="grid-2 grid-wide-right">
-              <div class="card table-wrap">
-                <table>
-                  <caption class="visually-hidden">Reps and their earnings per period</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Rep</th>
-                      <th scope="col">Periods</th>
+      <ShowList
+        loaded={loaded}
+        retry={reload}
+        items={(data) => data.reps}
+        empty={<Empty title="No reps yet">Reps appear when deal events name an owner.</Empty>}
+      >
+        {(reps) => (
+          <div class="grid-2 grid-wide-right">
+            <div class="card table-wrap">
+              <table>
+                <caption class="visually-hidden">Reps and their earnings per period</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Rep</th>
+                    <th scope="col">Periods</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {reps.map((rep) => (
+                    <tr key={rep.id}>
+                      <th scope="row" class="strong nowrap">
+                        {rep.external_id}
+                      </th>
+                      <td>
+                        {rep.periods.length === 0 ? (
+                          <span class="muted">No earnings</span>
+                        ) : (
+                          <div class="chips">
+                            {rep.periods.map((period) => (
+                              <button
+                                type="button"
+                                key={period.period_id}
+                                class={`chip chip-button${chosen?.rep === rep.id && chosen.period === period.period_id ? ' chip-selected' : ''}`}
+                                aria-pressed={chosen?.rep === rep.id && chosen.period === period.period_id}
+                                onClick={() => setChosen({ rep: rep.id, period: period.period_id })}
+                              >
+                                {period.period_id}: {money(period.amount_cents)}
+                              </button>
+                            ))}
+                          </div>
+                        )}
+                      </td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {reps.map((rep) => (
-                      <tr key={rep.id}>
-                        <th scope="row" class="strong nowrap">
-                          {rep.external_id}
-                        </th>
-                        <td>
-                          {rep.periods.length === 0 ? (
-                            <span class="muted">No earnings</span>
-                          ) : (
-                            <div class="chips">
-                              {rep.periods.map((period) => (
-                                <button
-                                  type="button"
-                                  key={period.period_id}
-                                  class={`chip chip-button${chosen?.rep === rep.id && chosen.period === period.period_id ? ' chip-selected' : ''}`}
-                                  aria-pressed={chosen?.rep === rep.id && chosen.period === period.period_id}
-                                  onClick={() => setChosen({ rep: rep.id, period: period.period_id })}
-                                >
-                                  {period.period_id}: {money(period.amount_cents)}
-                                </button>
-                              ))}
-                            </div>
-                          )}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <div>
-                {chosen ? (
-                  <RepEarnings rep={chosen.rep} period={chosen.period} />
-                ) : (
-                  <Empty title="Choose a period">Pick a rep's period on the left to see its earnings.</Empty>
-                )}
-              </div>
+                  ))}
+                </tbody>
+              </table>
             </div>
-          )
-        }
-      </Show>
+            <div>
+              {chosen ? (
+                <RepEarnings rep={chosen.rep} period={chosen.period} />
+              ) : (
+                <Empty title="Choose a period">Pick a rep's period on the left to see its earnings.</Empty>
+              )}
+            </div>
+          </div>
+        )}
+      </ShowList>
     </>
   );
 }

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import { stringify } from 'yaml';
+import type { RunningServer } from '../../src/main.ts';
+import { createOrgWithKey } from '../factories/access.ts';
+import { createAdmin } from '../factories/admins.ts';
+import { planDocument } from '../factories/plans.ts';
+import { buildConsole, collectConsoleErrors, launchChromium } from '../helpers/browser.ts';
+import { eventually } from '../helpers/clock.ts';
+import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { startTestServer } from '../helpers/server.ts';
+
+// The console's shared confirmation dialog and paged loading, on the pages whose actions the walk-through in
+// admin-console.e2e.test.ts does not take: archive a plan, mark a period paid, rotate a webhook secret, page
+// through the audit log.
+
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  buildConsole();
+  server = await startTestServer({ QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true' });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await closeTestDatabase();
+});
+
+async function signedIn(): Promise<{ page: Page; orgId: string; rawKey: string; errors: string[] }> {
+  const db = testDatabase();
+  const { org, rawKey } = await createOrgWithKey(db);
+  const { email, password } = await createAdmin(db, org.id);
+  const page = await browser.newPage();
+  const errors = collectConsoleErrors(page);
+  await page.goto(`${server.url}/admin/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  return { page, orgId: org.id, rawKey, errors };
+}
+
+async function goTo(page: Page, link: string) {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: link }).click();
+  await page.getByRole('heading', { level: 1, name: link }).waitFor();
+}
+
+const focused = async (page: Page) => (await page.locator(':focus').textContent())?.trim();
+
+describe('the admin console asks before it acts', () => {
+  test('archiving a plan: Escape cancels and gives focus back, Archive archives', async () => {
+    const { page, errors } = await signedIn();
+    await goTo(page, 'Plans');
+    await page.getByRole('textbox', { name: 'Plan file' }).fill(stringify(planDocument({ name: 'Field sales' })));
+    await page.getByRole('button', { name: 'Apply file' }).click();
+    await page.getByRole('link', { name: 'Open the plan' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Field sales' }).waitFor();
+
+    const archive = page.getByRole('button', { name: 'Archive plan' });
+    const dialog = page.getByRole('dialog', { name: 'Archive Field sales?' });
+    await archive.click();
+    await dialog.getByText('The plan stops being evaluated and its projected earnings are reversed.').waitFor();
+    assert.equal(await focused(page), 'Cancel');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal(await focused(page), 'Archive plan');
+
+    await archive.click();
+    await dialog.getByRole('button', { name: 'Archive', exact: true }).click();
+    await page.getByText('The plan is archived.').waitFor();
+    await page.getByText('Archived', { exact: true }).waitFor();
+    assert.equal(await archive.count(), 0);
+    assert.deepEqual(errors, []);
+  });
+
+  test('marking a period paid: Cancel changes nothing, Mark paid pays', async () => {
+    const { page, errors } = await signedIn();
+    await goTo(page, 'Periods');
+    await page.getByText('No periods yet').waitFor();
+    await page.getByLabel('Lock a period by id').fill('2026-04');
+    await page.getByRole('button', { name: 'Lock…' }).click();
+    await page.getByRole('dialog', { name: 'Lock 2026-04?' }).getByRole('button', { name: 'Lock period' }).click();
+    await page.getByText('Locked 2026-04: 0 pending earnings approved.').waitFor();
+
+    const markPaid = page.getByRole('button', { name: 'Mark 2026-04 paid' });
+    const dialog = page.getByRole('dialog', { name: 'Mark 2026-04 paid?' });
+    await markPaid.click();
+    await dialog.getByText('Approved earnings become paid. This cannot be undone.').waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const status = page.locator('tr[data-period-id="2026-04"] [data-field="status"]');
+    assert.equal((await status.textContent())?.trim(), 'Locked');
+
+    await markPaid.click();
+    await dialog.getByRole('button', { name: 'Mark paid' }).click();
+    await page.getByText('Marked 2026-04 paid: 0 approved earnings paid.').waitFor();
+    await status.getByText('Paid').waitFor();
+    assert.deepEqual(errors, []);
+  });
+
+  test('rotating a webhook secret shows the new secret once', async () => {
+    const { page, errors } = await signedIn();
+    await goTo(page, 'Webhooks');
+    await page.getByText('No webhook endpoints').waitFor();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page
+      .getByRole('dialog', { name: 'Add a webhook endpoint' })
+      .getByLabel('URL')
+      .fill('https://127.0.0.1:9/hook');
+    await page.getByRole('dialog').getByRole('button', { name: 'Add endpoint' }).click();
+    await page
+      .getByRole('dialog', { name: 'Endpoint added: its signing secret' })
+      .getByText(/^whsec_/)
+      .waitFor();
+    await page.getByRole('button', { name: 'I have stored the secret' }).click();
+    await page.getByRole('button', { name: 'Deliveries' }).click();
+    await page.getByText('No deliveries yet.').waitFor();
+
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    await dialog.getByText('The current one keeps signing too for 24 hours').waitFor();
+    await dialog.getByRole('button', { name: 'Rotate secret' }).click();
+    await page
+      .getByRole('dialog', { name: 'The new signing secret' })
+      .getByText(/^whsec_/)
+      .waitFor();
+    await page.getByRole('button', { name: 'I have stored the secret' }).click();
+    await page.getByText(/previous secret valid until/).waitFor();
+    assert.deepEqual(errors, []);
+  });
+});
+
+describe('the audit log pages', () => {
+  test('older entries are added below the first 25 until the end of the log', async () => {
+    const { page, orgId, rawKey, errors } = await signedIn();
+    for (let call = 0; call < 30; call++) {
+      const answer = await fetch(`${server.url}/v1/`, { headers: { authorization: `Bearer ${rawKey}` } });
+      assert.equal(answer.status, 200);
+    }
+    await eventually(async () => {
+      const audited = await testDatabase().auditEntry.count({ where: { org_id: orgId, action: 'request' } });
+      return audited === 30 ? audited : undefined;
+    });
+    await goTo(page, 'Audit log');
+    await page.getByLabel('Action').fill('request');
+    const filtered = page.waitForResponse((response) => response.url().includes('action=request'));
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await filtered;
+
+    const more = page.getByRole('button', { name: 'Load older entries' });
+    await more.waitFor();
+    const rows = page.getByRole('table', { name: 'Audit entries' }).locator('tbody tr');
+    assert.equal(await rows.count(), 25);
+    await more.click();
+    await page.getByText('End of the log for these filters.').waitFor();
+    const actions = await rows.locator('td:nth-child(3)').allTextContents();
+    assert.deepEqual(actions, Array(30).fill('request'));
+    assert.deepEqual(errors, []);
+  });
+});
