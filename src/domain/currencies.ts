@@ -37,6 +37,11 @@ export function minorUnitExponent(code: string): number {
   return exponent;
 }
 
+/** The decimals of a currency's minor unit for printing amounts: its exponent, 2 for an unknown or absent code. */
+export function decimalsOf(code: string | null | undefined): number {
+  return (code ? EXPONENTS.get(code) : undefined) ?? 2;
+}
+
 /** Why a value is not a currency code, or null when it is one: for error reasons that say what to send. */
 export function currencyProblem(value: unknown): string | null {
   if (typeof value !== 'string' || !CURRENCY_PATTERN.test(value)) {

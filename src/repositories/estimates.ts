@@ -43,7 +43,7 @@ export class EstimateRepository {
   async rowsOfReps(tx: Transaction, orgId: string, userIds: readonly string[]): Promise<LedgerSnapshotRow[]> {
     if (userIds.length === 0) return [];
     const rows = await tx.query<SnapshotRow>(
-      sql`SELECT e.id, e.line_key, u.external_id AS user_external_id, e.plan_id, e.rule_chip_id, e.deal_id,
+      sql`SELECT e.id, e.line_key, u.external_id AS user_external_id, e.plan_id, e.currency, e.rule_chip_id, e.deal_id,
                  d.external_id AS deal_external_id, e.status, e.amount_cents
           FROM earnings e JOIN users u ON u.id = e.user_id LEFT JOIN deals d ON d.id = e.deal_id
           WHERE e.org_id = ${orgId} AND e.user_id = ANY(${[...userIds]}::text[])

@@ -17,6 +17,9 @@ export interface PeriodRow {
   status: PeriodStatus;
 }
 
+/** A row of a plan's draw line: an advance (or its adjustment) or a recovery, told by its trace's chip kind. */
+const IS_DRAW_ROW = "(e.trace -> 'chip' ->> 'kind') IN ('draw', 'draw_recovery')";
+
 export interface ReportPlan {
   id: string;
   key: string;
@@ -41,6 +44,8 @@ export interface PayoutRow {
   approved_cents: number;
   paid_cents: number;
   clawback_cents: number;
+  /** The draws' rows (advances, their adjustments and recoveries): not clawbacks, paid under their own code. */
+  draw_cents: number;
 }
 
 function dateText(value: string | Date): string {
@@ -109,7 +114,8 @@ export class LedgerReportRepository {
 
   /**
    * Per rep with approved or paid rows in the period, after `position` in the rep's (created_at, id) order, and
-   * per currency the rep's rows are in: the sums of those rows by status, and of the negative ones (clawbacks).
+   * per currency the rep's rows are in: the sums of those rows by status, of the draws' rows, and of the other
+   * negative ones (clawbacks).
    * `limit` counts reps: a rep's payouts in several currencies come together.
    */
   async payoutsAfter(
@@ -136,7 +142,9 @@ export class LedgerReportRepository {
              SELECT u.id AS user_id, u.external_id AS user_external_id, u.created_at AS user_created_at, e.currency,
                COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'approved'), 0)::bigint AS approved_cents,
                COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'paid'), 0)::bigint AS paid_cents,
-               COALESCE(sum(e.amount_cents) FILTER (WHERE e.amount_cents < 0), 0)::bigint AS clawback_cents
+               COALESCE(sum(e.amount_cents) FILTER (WHERE e.amount_cents < 0 AND NOT ${IS_DRAW_ROW}), 0)::bigint
+                 AS clawback_cents,
+               COALESCE(sum(e.amount_cents) FILTER (WHERE ${IS_DRAW_ROW}), 0)::bigint AS draw_cents
              FROM earnings e JOIN reps u ON u.id = e.user_id
              WHERE e.org_id = $1 AND e.period_id = $2 AND e.status IN ('approved', 'paid')
              GROUP BY u.id, u.external_id, u.created_at, e.currency ORDER BY u.created_at, u.id, e.currency`,
@@ -148,6 +156,7 @@ export class LedgerReportRepository {
       approved_cents: Number(row.approved_cents),
       paid_cents: Number(row.paid_cents),
       clawback_cents: Number(row.clawback_cents),
+      draw_cents: Number(row.draw_cents),
     }));
   }
 }

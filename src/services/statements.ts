@@ -3,6 +3,7 @@ import { type CalendarDate, periodBounds, periodKindOf } from '../domain/periods
 import { namesAssignee } from '../domain/plans/types.ts';
 import { DealSnapshotRepository } from '../repositories/dealSnapshots.ts';
 import { LedgerReportRepository } from '../repositories/ledgerReports.ts';
+import { OrgConfigRepository } from '../repositories/orgConfig.ts';
 import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
 import { UserRepository } from '../repositories/users.ts';
 import { toWireUser } from '../wire/users.ts';
@@ -17,6 +18,7 @@ export class StatementReader {
   readonly #users = new UserRepository();
   readonly #reports = new LedgerReportRepository();
   readonly #deals = new DealSnapshotRepository();
+  readonly #orgConfig = new OrgConfigRepository();
   readonly #today: () => CalendarDate;
 
   constructor(pool: SqlPool, options: { today?: () => CalendarDate } = {}) {
@@ -29,12 +31,13 @@ export class StatementReader {
     const tx = poolStatements(this.#pool);
     const user = await this.#users.find(tx, orgId, userId);
     if (!user) return null;
-    const [period, rows, plans, deals, drawBalances] = await Promise.all([
+    const [period, rows, plans, deals, drawBalances, config] = await Promise.all([
       this.#reports.findPeriod(tx, orgId, periodId),
       this.#reports.rowsOfRepInPeriod(tx, orgId, userId, periodId),
       this.#reports.plans(tx, orgId),
       this.#deals.dealsOfRep(tx, orgId, userId),
       this.#reports.drawBalancesBefore(tx, orgId, userId, periodId),
+      this.#orgConfig.load(tx, orgId),
     ]);
     const kind = periodKindOf(periodId);
     const withRows = new Set([...rows.map((row) => row.plan_id), ...drawBalances.keys()]);
@@ -49,6 +52,7 @@ export class StatementReader {
       plans: shown,
       rows,
       deals,
+      money: { default_currency: config.defaultCurrency, rates: config.rates },
       drawBalances,
       today: this.#today(),
     });

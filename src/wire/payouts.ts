@@ -12,6 +12,7 @@ export function toWirePayout(row: PayoutRow): Payout {
     approved_cents: row.approved_cents,
     paid_cents: row.paid_cents,
     clawback_cents: row.clawback_cents,
+    draw_cents: row.draw_cents,
     total_cents: row.approved_cents + row.paid_cents,
   };
 }

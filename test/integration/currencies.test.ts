@@ -112,6 +112,8 @@ describe('a EUR deal on a USD plan', () => {
       [['USD', 133_889]],
     );
     assert.equal(statement.plans[0]?.currency, 'USD');
+    // Its attainment counts the deal converted, as the plan's tiers do.
+    assert.equal(statement.plans[0]?.attainment.won_cents, 1_338_888);
     await cli(['periods', 'lock', '2026-04', '--org', org.id]);
     const payouts = await collect(client.payouts.list({ period_id: '2026-04' }));
     assert.deepEqual(
@@ -143,6 +145,23 @@ describe('a EUR deal on a USD plan', () => {
       [
         ['EUR', 80_000],
         ['USD', 100_000],
+      ],
+    );
+
+    // A what-if estimate names each line's currency and gives the rep's totals per currency.
+    const estimate = await client.estimates.create({
+      state: { amount_cents: 500_000, owner_external_id: 'rep-017', currency: 'USD' },
+      close_date: '2026-05-05',
+    });
+    assert.deepEqual(estimate.lines.map((line) => [line.currency, line.earned_after_cents]).sort(), [
+      ['EUR', 40_000],
+      ['USD', 50_000],
+    ]);
+    assert.deepEqual(
+      [...estimate.by_currency].sort((a, b) => a.currency.localeCompare(b.currency)),
+      [
+        { currency: 'EUR', earned_now_cents: 0, earned_after_cents: 40_000, difference_cents: 40_000 },
+        { currency: 'USD', earned_now_cents: 0, earned_after_cents: 50_000, difference_cents: 50_000 },
       ],
     );
   });

@@ -94,8 +94,16 @@ describe('draws', () => {
     const payouts = new Map<string, Payout>();
     for await (const payout of client.payouts.list({ period_id: '2026-04' }))
       payouts.set(payout.user_external_id, payout);
-    assert.equal(payouts.get(rep)?.total_cents, 300_000);
-    assert.equal(payouts.get(idle)?.total_cents, 300_000, 'a rep without deals gets the whole draw');
+    // Payroll sees the draw apart from what the rep earned: 3,000.00 in all, of which 2,000.00 is the draw.
+    assert.deepEqual(
+      [payouts.get(rep)?.total_cents, payouts.get(rep)?.draw_cents, payouts.get(rep)?.clawback_cents],
+      [300_000, 200_000, 0],
+    );
+    assert.deepEqual(
+      [payouts.get(idle)?.total_cents, payouts.get(idle)?.draw_cents],
+      [300_000, 300_000],
+      'a rep without deals gets the whole draw',
+    );
 
     // May: 4,000.00 earned, 1,000.00 above the draw recovers 1,000.00 of the 2,000.00 advanced.
     await client.deals.ingestEvent(won(externalId(), rep, 4_000_000, '2026-05-12'));
@@ -110,6 +118,14 @@ describe('draws', () => {
       closing_balance_cents: 100_000,
     });
     assert.equal(may.payable_cents, 300_000);
+    // The recovery (−1,000.00) is the draw's, not a clawback: 4,000.00 earned, 3,000.00 paid.
+    const mayPayouts = [];
+    for await (const payout of client.payouts.list({ period_id: '2026-05' }))
+      if (payout.user_external_id === rep) mayPayouts.push(payout);
+    assert.deepEqual(
+      mayPayouts.map((payout) => [payout.total_cents, payout.draw_cents, payout.clawback_cents]),
+      [[300_000, -100_000, 0]],
+    );
     const recovery = may.plans[0]?.lines.find((line) => line.chip_kind === 'draw_recovery');
     const earning = await client.earnings.get(recovery?.earning_id as string);
     assert.deepEqual(earning.trace?.steps[0], {

@@ -171,6 +171,18 @@ describe('split credit', () => {
       },
     );
     assert.deepEqual(trace?.deal?.splits, shared('x').splits);
+
+    // Each rep's statement shows the attainment the accelerator and the bonus counted: its own share of the split.
+    const attainments = await Promise.all(
+      ['rep-017', 'rep-018'].map(async (rep) => {
+        const row = (await listAll(client, { deal_id: split.deal_id })).find((r) => r.user_external_id === rep);
+        return (await client.statements.get(row?.user_id as string, '2026-04')).plans[0]?.attainment;
+      }),
+    );
+    assert.deepEqual(attainments, [
+      { won_cents: 11_000_001, quota_cents: 10_000_000, percent: 110 },
+      { won_cents: 2_000_000, quota_cents: 10_000_000, percent: 20 },
+    ]);
   });
 
   test('the deals list and the deal.updated webhook show the splits; null removes them', async () => {

@@ -218,11 +218,12 @@ describe('GET /v1/payouts and quotient periods export', () => {
         payout.user_external_id,
         payout.approved_cents,
         payout.clawback_cents,
+        payout.draw_cents,
         payout.total_cents,
       ]),
       [
-        ['rep-017', 400_000 - 850_000, -850_000, -450_000],
-        ['rep-021', 300_000, 0, 300_000],
+        ['rep-017', 400_000 - 850_000, -850_000, 0, -450_000],
+        ['rep-021', 300_000, 0, 0, 300_000],
       ],
     );
     for (const payout of payouts) {
@@ -241,7 +242,7 @@ describe('GET /v1/payouts and quotient periods export', () => {
     const csv = await runCli(['periods', 'export', '2026-05', '--org', org.id]);
     assert.equal(csv.code, 0, csv.stderr);
     assert.deepEqual(csv.stdout.trimEnd().split('\n'), [
-      'user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,total_cents',
+      'user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,total_cents',
       ...payouts.map((p) =>
         [
           p.user_id,
@@ -250,6 +251,7 @@ describe('GET /v1/payouts and quotient periods export', () => {
           p.approved_cents,
           p.paid_cents,
           p.clawback_cents,
+          p.draw_cents,
           p.total_cents,
         ].join(','),
       ),

@@ -125,6 +125,13 @@ export async function repsAndPayroll(): Promise<number> {
   for (const line of estimate.lines) {
     // @ts-expect-error estimated rows are never written, so they have no id
     void line.rows[0]?.id;
+    const lineCurrency: string = line.currency;
+    void lineCurrency;
+  }
+  for (const entry of estimate.by_currency) {
+    // @ts-expect-error amounts are minor units (numbers), named apart from their currency
+    const amount: string = entry.difference_cents;
+    void [entry.currency, amount];
   }
   const earning = await client.earnings.get('earn_0');
   const reason: string | undefined = earning.status_reason?.code;

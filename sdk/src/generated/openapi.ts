@@ -1849,20 +1849,26 @@ export interface components {
             paid_cents: number;
         };
         /**
-         * @description The rep's won amount in the period under a plan, against the plan's quota: the sum of
-         *     `amount_cents` of the rep's won deals whose period (that of the close date, else of the won
-         *     time) is this one.
+         * @description The rep's won amount in the period under a plan, against the plan's quota, counted as the
+         *     plan's tiers and attainment bonuses count it: for each won deal that credits the rep, whose
+         *     period (that of the close date, else of the won time) is this one and whose date falls in the
+         *     rep's assignment to the plan, the rep's credited part of `amount_cents` (all of it without
+         *     splits, the rep's share of a split deal), converted into the plan's currency at the rate in
+         *     force on the deal's date. A deal in another currency with no such rate is left out until its
+         *     rate is set; the traces of the lines that count it say so.
          */
         Attainment: {
             /**
              * Format: int64
-             * @description Won amount in the period, in cents.
+             * @description Won amount in the period, in minor units of the plan's currency.
              * @example 11000000
              */
             won_cents: number;
             /**
              * Format: int64
-             * @description The plan's quota per rep per period; `null` when the plan has none.
+             * @description The plan's quota per rep per period, in minor units of the plan's currency; prorated by days
+             *     (rounded half away from zero, at least 1) when the rep's dated assignment covers only part of
+             *     the period; `null` when the plan has none.
              * @example 10000000
              */
             quota_cents: number | null;
@@ -2076,10 +2082,20 @@ export interface components {
             paid_cents: number;
             /**
              * Format: int64
-             * @description The part of `approved_cents` + `paid_cents` that is clawbacks (negative rows); 0 or less.
+             * @description The part of `approved_cents` + `paid_cents` that is clawbacks: negative rows of commission,
+             *     bonus and override lines; 0 or less. A draw's recovery is not a clawback: it is in `draw_cents`.
              * @example -600000
              */
             clawback_cents: number;
+            /**
+             * Format: int64
+             * @description The part of `approved_cents` + `paid_cents` that is the plans' draws (a plan's `draw`):
+             *     the draw rows (advances, and their later adjustments) plus the recovery rows (negative), so
+             *     payroll can pay the draw under its own pay code: `total_cents` − `draw_cents` is what the
+             *     rep earned. 0 when no plan of the rep has a draw.
+             * @example 0
+             */
+            draw_cents: number;
             /**
              * Format: int64
              * @description `approved_cents` + `paid_cents`.
@@ -2148,6 +2164,8 @@ export interface components {
              */
             user_external_id: string;
             plan_id: components["schemas"]["PlanId"];
+            /** @description The currency the line's plan pays in; every amount of the line is in its minor units. */
+            currency: components["schemas"]["Currency"];
             rule_chip_id: components["schemas"]["RuleChipId"];
             /** @description The line's deal; `null` for a period-level line (attainment bonus) and for a deal Quotient has not seen. */
             deal_id: components["schemas"]["DealId"] | null;
@@ -2223,7 +2241,9 @@ export interface components {
             lines: components["schemas"]["EstimateLine"][];
             /**
              * Format: int64
-             * @description What the owner's changed lines earn today (`pending`, `approved`, `paid`).
+             * @description What the owner's changed lines earn today (`pending`, `approved`, `paid`). When the owner's
+             *     lines are in several currencies (plans paying in different ones), read `by_currency`: these
+             *     three totals then add minor units of different currencies.
              * @example 0
              */
             earned_now_cents: number;
@@ -2239,6 +2259,32 @@ export interface components {
              * @example 600000
              */
             difference_cents: number;
+            /**
+             * @description The owner's totals per currency its changed lines are in (their plans' `currency`), in the
+             *     order the lines come. One entry, equal to the totals above, when the owner is paid in one
+             *     currency; none when the event changes none of the owner's lines.
+             */
+            by_currency: {
+                currency: components["schemas"]["Currency"];
+                /**
+                 * Format: int64
+                 * @description What the owner's changed lines in this currency earn today.
+                 * @example 0
+                 */
+                earned_now_cents: number;
+                /**
+                 * Format: int64
+                 * @description What they would earn after the event.
+                 * @example 600000
+                 */
+                earned_after_cents: number;
+                /**
+                 * Format: int64
+                 * @description `earned_after_cents` − `earned_now_cents`.
+                 * @example 600000
+                 */
+                difference_cents: number;
+            }[];
         };
         /** @description One page of a period's payouts, one per rep, ordered by the rep's `(created_at, id)`. */
         PayoutList: {

@@ -78,6 +78,7 @@ const PAYOUT_COLUMNS = [
   'approved_cents',
   'paid_cents',
   'clawback_cents',
+  'draw_cents',
   'total_cents',
 ] as const;
 

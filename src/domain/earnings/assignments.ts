@@ -12,7 +12,10 @@ export interface AssignmentWindow {
 }
 
 /** The rep's windows in the plan: one open window for `all` or a plain assignee, none when not assigned. */
-export function assignmentWindows(plan: EnginePlanVersion, repExternalId: string): AssignmentWindow[] {
+export function assignmentWindows(
+  plan: Pick<EnginePlanVersion, 'assignees'>,
+  repExternalId: string,
+): AssignmentWindow[] {
   if (plan.assignees === 'all') return [{ from: null, until: null }];
   return plan.assignees.flatMap((entry) => {
     if (typeof entry === 'string') return entry === repExternalId ? [{ from: null, until: null }] : [];

@@ -51,7 +51,9 @@ export function capTrace(
   capCents: bigint,
   cut: Cut,
   periodId: string,
+  decimals = 2,
 ): { step: TraceStep; sentence: string } {
+  const money = (cents: bigint) => formatMoney(cents, decimals);
   const step: TraceStep = {
     type: 'cap',
     scope,
@@ -61,12 +63,12 @@ export function capTrace(
     amount_cents: centsAsNumber(cut.amount),
   };
   const owner = scope === 'plan' ? 'The plan' : 'The chip';
-  const used = scope === 'deal' ? '' : `; earlier lines of ${periodId} used ${formatMoney(cut.used_before)} of it`;
+  const used = scope === 'deal' ? '' : `; earlier lines of ${periodId} used ${money(cut.used_before)} of it`;
   const outcome =
     cut.amount === cut.uncapped
-      ? `so ${formatMoney(cut.uncapped)} is within the cap`
-      : `so this line is cut from ${formatMoney(cut.uncapped)} to ${formatMoney(cut.amount)}`;
-  return { step, sentence: `${owner} pays at most ${formatMoney(capCents)} ${SCOPE_WORDS[scope]}${used}, ${outcome}.` };
+      ? `so ${money(cut.uncapped)} is within the cap`
+      : `so this line is cut from ${money(cut.uncapped)} to ${money(cut.amount)}`;
+  return { step, sentence: `${owner} pays at most ${money(capCents)} ${SCOPE_WORDS[scope]}${used}, ${outcome}.` };
 }
 
 /**
@@ -79,7 +81,9 @@ export function floorTrace(
   before: bigint,
   after: bigint,
   periodId: string,
+  decimals = 2,
 ): { step: TraceStep; sentence: string } {
+  const money = (cents: bigint) => formatMoney(cents, decimals);
   const step: TraceStep = {
     type: 'floor',
     floor_cents: centsAsNumber(floorCents),
@@ -89,6 +93,6 @@ export function floorTrace(
   };
   return {
     step,
-    sentence: `The chip pays at least ${formatMoney(floorCents)} per rep and period; its lines of ${periodId} pay ${formatMoney(total)}, so this line, the last of them, is topped up by ${formatMoney(floorCents - total)} from ${formatMoney(before)} to ${formatMoney(after)}.`,
+    sentence: `The chip pays at least ${money(floorCents)} per rep and period; its lines of ${periodId} pay ${money(total)}, so this line, the last of them, is topped up by ${money(floorCents - total)} from ${money(before)} to ${money(after)}.`,
   };
 }

@@ -6,6 +6,7 @@ import { creditedPart, creditsOf, isSplit } from './credit.ts';
 import type { RepHierarchy } from './hierarchy.ts';
 import { managersOn } from './hierarchy.ts';
 import {
+  type AmountDecimals,
   centsAsNumber,
   type ExactCents,
   exactCentsString,
@@ -20,6 +21,7 @@ import {
   isBeyondNumberRange,
   roundHalfAwayFromZero,
   runningTotalOnWire,
+  TWO_DECIMALS,
 } from './money.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, PlanProblem, TraceStep } from './types.ts';
 
@@ -281,22 +283,27 @@ export function computeCommission(
   rules: ChipRules & { kind: 'commission' },
   repExternalId: string,
   toPlanCurrency: ToPlanCurrency = SAME_CURRENCY,
+  decimals: AmountDecimals = TWO_DECIMALS,
 ): Computation {
   const explanation: string[] = [];
   const found = baseOf(deal, rules.base_field);
   const whole = found ?? 0n;
   if (found === null) {
-    explanation.push(`The deal has no ${rules.base_field} in whole cents, so the base is 0.00.`);
+    explanation.push(
+      `The deal has no ${rules.base_field} in whole cents, so the base is ${formatMoney(0n, decimals.deal)}.`,
+    );
   } else if (rules.base_field !== 'amount_cents') {
-    explanation.push(`The base is ${rules.base_field}, ${formatMoney(whole)}.`);
+    explanation.push(`The base is ${rules.base_field}, ${formatMoney(whole, decimals.deal)}.`);
   }
-  const part = creditedPart(deal, repExternalId, whole, rules.base_field);
+  const part = creditedPart(deal, repExternalId, whole, rules.base_field, decimals.deal);
   explanation.push(...part.explanation);
   const converted = toPlanCurrency(part.cents);
   if (converted.sentence) explanation.push(converted.sentence);
   const base = converted.cents;
   const exact = exactRate(base, rules.rate_bps);
-  explanation.push(`${formatRate(rules.rate_bps)} of ${formatMoney(base)} = ${formatExactMoney(exact)}`);
+  explanation.push(
+    `${formatRate(rules.rate_bps)} of ${formatMoney(base, decimals.plan)} = ${formatExactMoney(exact, decimals.plan)}`,
+  );
   return {
     exact,
     steps: [
@@ -319,12 +326,16 @@ export function computeFlat(
   rules: ChipRules & { kind: 'flat' },
   deal: DealSnapshot,
   repExternalId: string,
+  decimals: AmountDecimals = TWO_DECIMALS,
 ): Computation {
-  const part = creditedPart(deal, repExternalId, rules.amount_cents, 'the flat amount');
+  const part = creditedPart(deal, repExternalId, rules.amount_cents, 'the flat amount', decimals.plan);
   return {
     exact: exactFromCents(part.cents),
     steps: [{ type: 'flat', amount_cents: centsAsNumber(rules.amount_cents) }, ...(part.step ? [part.step] : [])],
-    explanation: [`The chip pays a flat ${formatMoney(rules.amount_cents)} per matching deal.`, ...part.explanation],
+    explanation: [
+      `The chip pays a flat ${formatMoney(rules.amount_cents, decimals.plan)} per matching deal.`,
+      ...part.explanation,
+    ],
   };
 }
 
@@ -340,14 +351,14 @@ export interface Cumulative {
   projected: boolean;
 }
 
-function describeBand(band: Band, quotaCents: number | null): string {
-  const from = formatMoney(band.from_cents);
+function describeBand(band: Band, quotaCents: number | null, decimals: number): string {
+  const from = formatMoney(band.from_cents, decimals);
   if (band.to_cents === null) return `Band ${band.position} (from ${from})`;
   const ofQuota =
     band.up_to_pct === null
       ? ''
-      : `, ${formatPercent(band.up_to_pct)} of quota ${formatMoney(BigInt(quotaCents ?? 0))}`;
-  return `Band ${band.position} (${from} to ${formatMoney(band.to_cents)}${ofQuota})`;
+      : `, ${formatPercent(band.up_to_pct)} of quota ${formatMoney(BigInt(quotaCents ?? 0), decimals)}`;
+  return `Band ${band.position} (${from} to ${formatMoney(band.to_cents, decimals)}${ofQuota})`;
 }
 
 function bandContains(band: Band, cents: bigint): boolean {
@@ -365,7 +376,9 @@ export function computeTiered(
   quotaCents: number | null,
   credit?: { whole_cents: bigint; step: TraceStep; explanation: string[] },
   conversion?: { step: TraceStep & { type: 'conversion' }; sentence: string },
+  decimals = 2,
 ): Computation {
+  const money = (cents: bigint) => formatMoney(cents, decimals);
   const { prior_cents: prior, period_cents: periodTotal, rep_external_id: rep, period_id: period } = cumulative;
   const original = conversion ? BigInt(conversion.step.original_cents) : amountCents;
   const steps: TraceStep[] = [
@@ -382,8 +395,8 @@ export function computeTiered(
     ...(credit?.explanation ?? []),
     ...(conversion ? [conversion.sentence] : []),
     cumulative.projected
-      ? `Won by ${rep} in ${period} so far, ${formatMoney(prior)}; counting this open deal as won next adds ${formatMoney(amountCents)}, reaching ${formatMoney(prior + amountCents)}.`
-      : `Won by ${rep} in ${period} before this deal, ${formatMoney(prior)}; this deal adds ${formatMoney(amountCents)}, reaching ${formatMoney(prior + amountCents)}.`,
+      ? `Won by ${rep} in ${period} so far, ${money(prior)}; counting this open deal as won next adds ${money(amountCents)}, reaching ${money(prior + amountCents)}.`
+      : `Won by ${rep} in ${period} before this deal, ${money(prior)}; this deal adds ${money(amountCents)}, reaching ${money(prior + amountCents)}.`,
   ];
   if (isBeyondNumberRange(prior + amountCents) || isBeyondNumberRange(periodTotal)) explanation.push(BEYOND_RANGE);
   const addends: ExactCents[] = [];
@@ -400,7 +413,7 @@ export function computeTiered(
       exact_cents: exactCentsString(amount),
     });
     explanation.push(
-      `${describeBand(band, quotaCents)} takes ${takes}${formatMoney(slice)} at ${formatRate(band.rate_bps)} = ${formatExactMoney(amount)}`,
+      `${describeBand(band, quotaCents, decimals)} takes ${takes}${money(slice)} at ${formatRate(band.rate_bps)} = ${formatExactMoney(amount, decimals)}`,
     );
   };
 
@@ -416,7 +429,7 @@ export function computeTiered(
     const reached = rules.bands.find((band) => bandContains(band, periodTotal)) ?? rules.bands[0];
     if (reached) {
       explanation.push(
-        `Retroactive: ${cumulative.projected ? 'with this deal, the period would reach' : 'the period reached'} ${formatMoney(periodTotal)}, in band ${reached.position}, so every deal of the period earns its rate.`,
+        `Retroactive: ${cumulative.projected ? 'with this deal, the period would reach' : 'the period reached'} ${money(periodTotal)}, in band ${reached.position}, so every deal of the period earns its rate.`,
       );
       addBand(reached, amountCents, 'the whole deal, ');
     }
@@ -431,6 +444,7 @@ export function computeAttainmentBonus(
   rules: ChipRules & { kind: 'attainment_bonus' },
   repExternalId: string,
   periodId: string,
+  decimals = 2,
 ): Computation {
   const pct = fractionOfDecimal(rules.threshold_pct);
   // attained ≥ quota × pct / 100, kept in integers: attained × 100 × denominator ≥ quota × numerator.
@@ -446,12 +460,12 @@ export function computeAttainmentBonus(
     },
   ];
   const explanation = [
-    `Won by ${repExternalId} in ${periodId}, ${formatMoney(attainedCents)}, which is ${formatRatioAsPercent(attainedCents, quotaCents)} of quota ${formatMoney(quotaCents)}; the threshold of ${threshold} is ${reached ? 'reached' : 'not reached'}.`,
+    `Won by ${repExternalId} in ${periodId}, ${formatMoney(attainedCents, decimals)}, which is ${formatRatioAsPercent(attainedCents, quotaCents)} of quota ${formatMoney(quotaCents, decimals)}; the threshold of ${threshold} is ${reached ? 'reached' : 'not reached'}.`,
   ];
   if (isBeyondNumberRange(attainedCents)) explanation.push(BEYOND_RANGE);
   if (!reached) return { exact: 0n, steps, explanation: [...explanation, 'So there is no bonus.'] };
   steps.push({ type: 'flat', amount_cents: centsAsNumber(rules.amount_cents) });
-  explanation.push(`The bonus is ${formatMoney(rules.amount_cents)}`);
+  explanation.push(`The bonus is ${formatMoney(rules.amount_cents, decimals)}`);
   return { exact: exactFromCents(rules.amount_cents), steps, explanation };
 }
 
@@ -503,20 +517,22 @@ export function computeOverride(
   reports: readonly OverrideReport[],
   day: string,
   toPlanCurrency: ToPlanCurrency = SAME_CURRENCY,
+  decimals: AmountDecimals = TWO_DECIMALS,
 ): Computation {
+  const dealMoney = (cents: bigint) => formatMoney(cents, decimals.deal);
   const credited = reports.reduce((sum, report) => sum + report.credited_cents, 0n);
   const amount = BigInt(deal.amount_cents ?? 0);
   const explanation = reports.map((report) => {
     const relation =
       report.path.length === 2 ? 'reports directly to' : `reports, ${report.path.length - 1} levels down, to`;
     const part = isSplit(deal)
-      ? `credited ${formatRate(BigInt(report.share_bps))} of the amount ${formatMoney(amount)} = ${formatMoney(report.credited_cents)}`
-      : `credited the whole amount, ${formatMoney(report.credited_cents)}`;
+      ? `credited ${formatRate(BigInt(report.share_bps))} of the amount ${dealMoney(amount)} = ${dealMoney(report.credited_cents)}`
+      : `credited the whole amount, ${dealMoney(report.credited_cents)}`;
     return `On ${day}, ${report.owner_external_id} ${relation} ${managerExternalId} (${report.path.join(' → ')}), ${part}.`;
   });
   if (reports.length > 1) {
     explanation.push(
-      `The deal counts once for ${managerExternalId}: ${reports.map((report) => formatMoney(report.credited_cents)).join(' + ')} = ${formatMoney(credited)}.`,
+      `The deal counts once for ${managerExternalId}: ${reports.map((report) => dealMoney(report.credited_cents)).join(' + ')} = ${dealMoney(credited)}.`,
     );
   }
   // The reports' credited amounts are in the deal's currency; the override pays in the plan's, like a commission.
@@ -524,7 +540,9 @@ export function computeOverride(
   if (converted.sentence) explanation.push(converted.sentence);
   const base = converted.cents;
   const exact = exactRate(base, rules.rate_bps);
-  explanation.push(`${formatRate(rules.rate_bps)} of ${formatMoney(base)} = ${formatExactMoney(exact)}`);
+  explanation.push(
+    `${formatRate(rules.rate_bps)} of ${formatMoney(base, decimals.plan)} = ${formatExactMoney(exact, decimals.plan)}`,
+  );
   return {
     exact,
     steps: [

@@ -62,8 +62,15 @@ export interface CreditedPart {
 /**
  * The rep's part of `whole` (a base of the deal: its amount, a custom field, a flat amount): all of it for
  * the owner of a deal without splits, the rep's share of a split deal, nothing for a rep it does not credit.
+ * `decimals`: those of the currency `whole` is in, for the explanation.
  */
-export function creditedPart(deal: DealSnapshot, repExternalId: string, whole: bigint, what: string): CreditedPart {
+export function creditedPart(
+  deal: DealSnapshot,
+  repExternalId: string,
+  whole: bigint,
+  what: string,
+  decimals = 2,
+): CreditedPart {
   const credits = creditsOf(deal);
   const index = credits.findIndex((credit) => credit.owner_external_id === repExternalId);
   const credit = credits[index];
@@ -84,7 +91,7 @@ export function creditedPart(deal: DealSnapshot, repExternalId: string, whole: b
       credited_cents: Number(cents),
     },
     explanation: [
-      `Deal ${deal.external_id} is split (${others === '' ? 'no one else' : others}); ${repExternalId} is credited ${formatRate(BigInt(credit.share_bps))} of ${what} ${formatMoney(whole)} = ${formatMoney(cents)}.`,
+      `Deal ${deal.external_id} is split (${others === '' ? 'no one else' : others}); ${repExternalId} is credited ${formatRate(BigInt(credit.share_bps))} of ${what} ${formatMoney(whole, decimals)} = ${formatMoney(cents, decimals)}.`,
     ],
   };
 }

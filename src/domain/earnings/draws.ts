@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { fromUUIDBytes } from 'typeid-js';
+import { decimalsOf } from '../currencies.ts';
 import type { PeriodId } from '../periods.ts';
 import { assignmentWindows, coveredDays, describeWindows } from './assignments.ts';
 import { centsAsNumber, formatMoney, roundHalfAwayFromZero } from './money.ts';
@@ -151,30 +152,37 @@ function drawStep(rules: DrawRules, outcome: DrawOutcome): TraceStep {
   };
 }
 
-function drawSentences(plan: EnginePlanVersion, rep: Rep, rules: DrawRules, outcome: DrawOutcome): string[] {
-  const draw = formatMoney(outcome.draw);
-  const earned = `${rep.external_id} earned ${formatMoney(outcome.earned)} under plan ${plan.plan_key} in ${outcome.period_id}`;
+function drawSentences(
+  plan: EnginePlanVersion,
+  rep: Rep,
+  rules: DrawRules,
+  outcome: DrawOutcome,
+  decimals: number,
+): string[] {
+  const money = (cents: bigint) => formatMoney(cents, decimals);
+  const draw = money(outcome.draw);
+  const earned = `${rep.external_id} earned ${money(outcome.earned)} under plan ${plan.plan_key} in ${outcome.period_id}`;
   const prorated =
     outcome.covered_days < outcome.period_days
       ? [
-          `${rep.external_id} is assigned to plan ${plan.plan_key} for ${outcome.covered_days} of the ${outcome.period_days} days of ${outcome.period_id}, so the draw is prorated: ${formatMoney(rules.amount)} × ${outcome.covered_days} / ${outcome.period_days}, rounded half away from zero, is ${draw}.`,
+          `${rep.external_id} is assigned to plan ${plan.plan_key} for ${outcome.covered_days} of the ${outcome.period_days} days of ${outcome.period_id}, so the draw is prorated: ${money(rules.amount)} × ${outcome.covered_days} / ${outcome.period_days}, rounded half away from zero, is ${draw}.`,
         ]
       : [];
   const sentences = [
     ...prorated,
     outcome.advance > 0n
-      ? `${earned}, below the draw of ${draw}, so the draw pays the difference: ${formatMoney(outcome.advance)}.`
+      ? `${earned}, below the draw of ${draw}, so the draw pays the difference: ${money(outcome.advance)}.`
       : `${earned}, not below the draw of ${draw}, so the draw pays nothing.`,
   ];
   if (!rules.recoverable) {
     sentences.push('The draw is not recoverable: it is never paid back.');
     return sentences;
   }
-  const opening = `${formatMoney(outcome.opening)} of earlier advances was still to recover before ${outcome.period_id}`;
+  const opening = `${money(outcome.opening)} of earlier advances was still to recover before ${outcome.period_id}`;
   sentences.push(
     outcome.recovery > 0n
-      ? `The draw is recoverable: ${opening}; earnings above the draw recover ${formatMoney(outcome.recovery)}, so ${formatMoney(outcome.closing)} is carried to the next period.`
-      : `The draw is recoverable: ${opening}; nothing is recovered, so ${formatMoney(outcome.closing)} is carried to the next period.`,
+      ? `The draw is recoverable: ${opening}; earnings above the draw recover ${money(outcome.recovery)}, so ${money(outcome.closing)} is carried to the next period.`
+      : `The draw is recoverable: ${opening}; nothing is recovered, so ${money(outcome.closing)} is carried to the next period.`,
   );
   return sentences;
 }
@@ -190,6 +198,7 @@ export function drawTargets(
   rules: DrawRules,
   periods: readonly DrawPeriod[],
   openingBalance: bigint,
+  currency: string | null = plan.currency ?? null,
 ): LineTarget[] {
   const windows = assignmentWindows(plan, rep.external_id);
   const outcomes = settleDraws(
@@ -210,7 +219,7 @@ export function drawTargets(
         ? [drawStep(rules, outcome)]
         : [{ type: 'zero_target', reason: 'not_assigned', earned_cents: 0 }];
       const explanation = outcome.covered
-        ? drawSentences(plan, rep, rules, outcome)
+        ? drawSentences(plan, rep, rules, outcome, decimalsOf(currency))
         : [
             `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}, not during ${outcome.period_id}, so the draw pays and recovers nothing.`,
           ];

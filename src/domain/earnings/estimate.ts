@@ -16,6 +16,8 @@ export interface LedgerSnapshotRow {
   line_key: string;
   user_external_id: string;
   plan_id: string;
+  /** ISO 4217: the currency of the row's plan. */
+  currency: string;
   rule_chip_id: string;
   deal_id: string | null;
   deal_external_id: string | null;
@@ -40,6 +42,7 @@ export interface EstimateComparison {
   earned_now_cents: number;
   earned_after_cents: number;
   difference_cents: number;
+  by_currency: Schemas['Estimate']['by_currency'];
 }
 
 const EARNED: readonly EarningStatus[] = ['pending', 'approved', 'paid'];
@@ -96,6 +99,7 @@ export function compareLedgers(input: {
     return {
       user_external_id: sample.user_external_id,
       plan_id: sample.plan_id,
+      currency: sample.currency,
       rule_chip_id: sample.rule_chip_id,
       deal_id: dealId,
       deal_external_id: sample.deal_external_id,
@@ -109,7 +113,19 @@ export function compareLedgers(input: {
     };
   });
   const owners = lines.filter((line) => line.user_external_id === input.ownerExternalId);
-  const now = owners.reduce((sum, line) => sum + line.earned_now_cents, 0);
-  const after = owners.reduce((sum, line) => sum + line.earned_after_cents, 0);
-  return { lines, earned_now_cents: now, earned_after_cents: after, difference_cents: after - now };
+  const currencies = [...new Set(owners.map((line) => line.currency))];
+  return {
+    lines,
+    ...totalsOf(owners),
+    by_currency: currencies.map((currency) => ({
+      currency,
+      ...totalsOf(owners.filter((line) => line.currency === currency)),
+    })),
+  };
+}
+
+function totalsOf(lines: readonly EstimateLine[]) {
+  const now = lines.reduce((sum, line) => sum + line.earned_now_cents, 0);
+  const after = lines.reduce((sum, line) => sum + line.earned_after_cents, 0);
+  return { earned_now_cents: now, earned_after_cents: after, difference_cents: after - now };
 }

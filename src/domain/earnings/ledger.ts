@@ -1,3 +1,4 @@
+import { decimalsOf } from '../currencies.ts';
 import { nextPeriodId, type PeriodId, periodBounds, periodKindOf } from '../periods.ts';
 import { formatMoney } from './money.ts';
 import type {
@@ -235,13 +236,14 @@ function newRow(
     : track.status === 'pending'
       ? target.earned_cents
       : target.projected_cents;
+  const money = (cents: bigint) => formatMoney(cents, decimalsOf(target.currency));
   const explanation = [...target.trace.explanation];
   const steps: TraceStep[] = [...target.trace.steps];
   if (track.unpriced) {
     explanation.push(
       track.locked === 0
-        ? `This row of ${formatMoney(0n)} holds the line's place until the amount can be converted.`
-        : `Already approved or paid on this line, ${formatMoney(BigInt(track.locked))}, which stands until the amount can be converted; this row of ${formatMoney(0n)} holds the line's place.`,
+        ? `This row of ${money(0n)} holds the line's place until the amount can be converted.`
+        : `Already approved or paid on this line, ${money(BigInt(track.locked))}, which stands until the amount can be converted; this row of ${money(0n)} holds the line's place.`,
     );
   } else if (track.status === 'pending' && targetCents === 0) {
     // A clawback: what the line has earned now is 0, and the trace says so before the subtraction.
@@ -249,7 +251,7 @@ function newRow(
       steps.push({ type: 'zero_target', reason: 'deal_open', earned_cents: 0 });
       explanation.push(`Deal ${target.trace.deal.external_id} is open, so it has earned nothing yet.`);
     }
-    explanation.push(`Earned now: ${formatMoney(0n)}.`);
+    explanation.push(`Earned now: ${money(0n)}.`);
   }
   // An unpriced row neither claws back nor tops up: its sentence is above.
   if (track.unpriced) {
@@ -266,17 +268,14 @@ function newRow(
     }
     const clawback = track.amount < 0 ? ', a clawback' : '';
     explanation.push(
-      `Already approved or paid on this line, ${formatMoney(BigInt(track.locked))}, so this row is ${formatMoney(BigInt(targetCents))} - ${formatMoney(BigInt(track.locked))} = ${formatMoney(BigInt(track.amount))}${clawback}`,
+      `Already approved or paid on this line, ${money(BigInt(track.locked))}, so this row is ${money(BigInt(targetCents))} - ${money(BigInt(track.locked))} = ${money(BigInt(track.amount))}${clawback}`,
     );
   } else {
-    explanation.push(`Projected while the deal is open, so this row is ${formatMoney(BigInt(track.amount))}`);
+    explanation.push(`Projected while the deal is open, so this row is ${money(BigInt(track.amount))}`);
   }
   const reason = replaced ? replacementReason(target, track.status, replaced) : null;
   if (replaced && reason) {
-    explanation.push(
-      reason.explanation,
-      `It replaces row ${replaced.id} of ${formatMoney(BigInt(replaced.amount_cents))}.`,
-    );
+    explanation.push(reason.explanation, `It replaces row ${replaced.id} of ${money(BigInt(replaced.amount_cents))}.`);
   }
   return {
     status: track.status,

@@ -76,21 +76,36 @@ function groupThousands(whole: bigint): string {
   return whole.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-/** Cents as money for people: 5000000 → `50,000.00`, −1050 → `-10.50`. */
-export function formatMoney(cents: bigint): string {
-  const { sign, whole, fraction } = fixedPoint(cents, 2);
-  return `${sign}${groupThousands(whole)}.${fraction}`;
+/**
+ * Minor units as money for people, in the currency's decimals (`exponent`: 2 for USD, 0 for JPY, 3 for KWD):
+ * 5000000 → `50,000.00`, −1050 → `-10.50`; with exponent 0, 500000 → `500,000`.
+ */
+export function formatMoney(cents: bigint, exponent = 2): string {
+  const { sign, whole, fraction } = fixedPoint(cents, exponent);
+  return `${sign}${groupThousands(whole)}${exponent === 0 ? '' : `.${fraction}`}`;
 }
 
 /**
- * An exact amount as money, with as many decimals as it needs but at least two, so explanations never
- * hide the part of a cent that the final rounding removes: `0.005`, `5,000.00`.
+ * An exact amount as money, with as many decimals as it needs but at least the currency's, so explanations
+ * never hide the part of a minor unit that the final rounding removes: `0.005`, `5,000.00`; with exponent 0,
+ * `12.5`, `5,000`.
  */
-export function formatExactMoney(exact: ExactCents): string {
-  const { sign, whole, fraction } = fixedPoint(exact, 6);
-  const decimals = fraction.replace(/0+$/, '').padEnd(2, '0');
-  return `${sign}${groupThousands(whole)}.${decimals}`;
+export function formatExactMoney(exact: ExactCents, exponent = 2): string {
+  const { sign, whole, fraction } = fixedPoint(exact, exponent + 4);
+  const decimals = fraction.replace(/0+$/, '').padEnd(exponent, '0');
+  return `${sign}${groupThousands(whole)}${decimals === '' ? '' : `.${decimals}`}`;
 }
+
+/**
+ * The decimals an explanation prints amounts with: those of the deal's currency (its amount, a split's shares)
+ * and of the plan's (converted bases, earnings, quotas, caps).
+ */
+export interface AmountDecimals {
+  deal: number;
+  plan: number;
+}
+
+export const TWO_DECIMALS: AmountDecimals = { deal: 2, plan: 2 };
 
 /** Basis points as a percentage with two decimals (exact, since 1 bp = 0.01%): 1000 → `10.00%`. */
 export function formatRate(rateBps: bigint): string {

@@ -1,9 +1,9 @@
 import type { components } from '../../../generated/openapi.ts';
-import { DEFAULT_CURRENCY } from '../currencies.ts';
-import { type CalendarDate, type PeriodId, type PeriodKind, periodKindOf } from '../periods.ts';
+import { DEFAULT_CURRENCY, decimalsOf } from '../currencies.ts';
+import type { CalendarDate, PeriodId, PeriodKind } from '../periods.ts';
 import { formatMoney, formatRate, formatRatioAsPercent } from './money.ts';
-import { dealPeriodId } from './targets.ts';
-import type { DealSnapshot, EarningTrace, LinePricing, TraceStep } from './types.ts';
+import { type AttainmentRequest, attainmentIn } from './targets.ts';
+import type { DealSnapshot, EarningTrace, EnginePlanVersion, LinePricing, TraceStep } from './types.ts';
 
 // A rep's statement for one period (GET /v1/users/{id}/statements/{period_id}), built from the rows booked in
 // the period and the rep's deals. Pure: every total is a sum of the rows given, so a statement can never
@@ -41,6 +41,8 @@ export interface StatementPlanInfo {
   currency?: string;
   /** The current version's draw (issue 16); null when it has none. */
   draw: { amount_cents: number; recoverable: boolean } | null;
+  /** `all`, or the current version's assignees (dated ones give the rep's windows); absent: `all`. */
+  assignees?: EnginePlanVersion['assignees'];
 }
 
 export interface StatementRequest {
@@ -50,8 +52,10 @@ export interface StatementRequest {
   plans: readonly StatementPlanInfo[];
   /** The rep's rows booked in the period (projected, pending, approved, paid), in the order they were written. */
   rows: readonly StatementRow[];
-  /** The rep's deals, for attainment. */
+  /** The rep's deals (owned, and split deals of others that credit it), for attainment. */
   deals: readonly DealSnapshot[];
+  /** The org's default currency and exchange rates, which convert deals into plans' currencies for attainment. */
+  money?: AttainmentRequest['money'];
   /** Per plan, what the rep's recoverable draw left unrecovered in the periods booked before this one. */
   drawBalances?: ReadonlyMap<string, number>;
   today: CalendarDate;
@@ -93,12 +97,13 @@ function addTotals(a: StatusTotals, b: StatusTotals): StatusTotals {
 
 function planPart(plan: StatementPlanInfo, request: StatementRequest, periodId: PeriodId): StatementPlan {
   const rows = request.rows.filter((row) => row.plan_id === plan.id);
+  const decimals = decimalsOf(plan.currency);
   const lines: StatementLine[] = [];
   const adjustments: StatementAdjustment[] = [];
   let totals = NO_TOTALS;
   for (const row of rows) {
     totals = addToTotals(totals, row.status, row.amount_cents);
-    const line = statementLine(row);
+    const line = statementLine(row, decimals);
     const fromPeriod = row.trace.period.id;
     if (fromPeriod === periodId) lines.push(line);
     else {
@@ -106,7 +111,7 @@ function planPart(plan: StatementPlanInfo, request: StatementRequest, periodId: 
         ...line,
         kind: row.amount_cents < 0 ? 'clawback' : 'top_up',
         from_period_id: fromPeriod,
-        reason: adjustmentReason(row),
+        reason: adjustmentReason(row, decimals),
       });
     }
   }
@@ -149,19 +154,25 @@ function drawPart(plan: StatementPlanInfo, rows: readonly StatementRow[], openin
   };
 }
 
-/** The rep's won amount in the period under the plan's period kind, against the plan's quota. */
+/**
+ * The rep's won amount in the period under the plan against its quota, counted as the plan's tiers and attainment
+ * bonuses count it (`attainmentIn`): credited parts, in the plan's currency, in the rep's windows, prorated quota.
+ */
 export function attainmentOf(
   plan: StatementPlanInfo,
-  request: Pick<StatementRequest, 'deals' | 'today'>,
+  request: Pick<StatementRequest, 'user' | 'deals' | 'today' | 'money'>,
   periodId: PeriodId,
 ): Attainment {
-  const won =
-    periodKindOf(periodId) !== plan.period
-      ? 0
-      : request.deals
-          .filter((deal) => deal.status === 'won' && dealPeriodId(deal, plan.period, request.today) === periodId)
-          .reduce((sum, deal) => sum + (deal.amount_cents ?? 0), 0);
-  const quota = plan.quota_cents;
+  const { won_cents, quota_cents } = attainmentIn({
+    plan: { ...plan, assignees: plan.assignees ?? 'all' },
+    repExternalId: request.user.external_id,
+    deals: request.deals,
+    periodId,
+    today: request.today,
+    ...(request.money ? { money: request.money } : {}),
+  });
+  const won = Number(won_cents);
+  const quota = quota_cents === null ? null : Number(quota_cents);
   return {
     won_cents: won,
     quota_cents: quota,
@@ -169,7 +180,7 @@ export function attainmentOf(
   };
 }
 
-function statementLine(row: StatementRow): StatementLine {
+function statementLine(row: StatementRow, decimals: number): StatementLine {
   const { trace } = row;
   return {
     earning_id: row.id,
@@ -182,13 +193,13 @@ function statementLine(row: StatementRow): StatementLine {
     chip_key: trace.chip.key,
     chip_name: trace.chip.name,
     chip_kind: trace.chip.kind,
-    explanation: lineSentence(row),
+    explanation: lineSentence(row, decimals),
   };
 }
 
 /** Cents as money; a running total past 2^53 − 1 arrives as its exact decimal string. */
-function money(cents: number | string): string {
-  return formatMoney(BigInt(cents));
+function money(decimals: number, cents: number | string): string {
+  return formatMoney(BigInt(cents), decimals);
 }
 
 function subjectOf(trace: EarningTrace): string {
@@ -202,7 +213,7 @@ function stepsOf<Type extends TraceStep['type']>(trace: EarningTrace, type: Type
 }
 
 /** How the target was reached, as a clause: `10.00% of 60,000.00 = 6,000.00`. */
-function computationClause(trace: EarningTrace): string {
+function computationClause(trace: EarningTrace, decimals: number): string {
   const target = trace.result.target_cents;
   const [rate] = stepsOf(trace, 'rate');
   const tiers = stepsOf(trace, 'tier');
@@ -211,31 +222,33 @@ function computationClause(trace: EarningTrace): string {
   const [cumulative] = stepsOf(trace, 'cumulative');
   const [draw] = stepsOf(trace, 'draw');
   if (draw && trace.chip.kind === 'draw_recovery') {
-    return `${money(draw.earned_cents)} earned is ${money(draw.earned_cents - draw.period_draw_cents)} above the draw of ${money(draw.period_draw_cents)}, which recovers ${money(draw.recovery_cents)} of the ${money(draw.opening_balance_cents)} advanced before, leaving ${money(draw.closing_balance_cents)} = ${money(target)}`;
+    return `${money(decimals, draw.earned_cents)} earned is ${money(decimals, draw.earned_cents - draw.period_draw_cents)} above the draw of ${money(decimals, draw.period_draw_cents)}, which recovers ${money(decimals, draw.recovery_cents)} of the ${money(decimals, draw.opening_balance_cents)} advanced before, leaving ${money(decimals, draw.closing_balance_cents)} = ${money(decimals, target)}`;
   }
   if (draw) {
-    return `the draw of ${money(draw.period_draw_cents)} less ${money(draw.earned_cents)} earned = ${money(target)}`;
+    return `the draw of ${money(decimals, draw.period_draw_cents)} less ${money(decimals, draw.earned_cents)} earned = ${money(decimals, target)}`;
   }
   if (tiers.length > 0 && cumulative) {
-    return `${tiers.length === 1 ? 'one tier band' : `${tiers.length} tier bands`} over the running total from ${money(cumulative.prior_won_cents)} to ${money(cumulative.period_won_cents)} = ${money(target)}`;
+    return `${tiers.length === 1 ? 'one tier band' : `${tiers.length} tier bands`} over the running total from ${money(decimals, cumulative.prior_won_cents)} to ${money(decimals, cumulative.period_won_cents)} = ${money(decimals, target)}`;
   }
-  if (rate) return `${formatRate(BigInt(rate.rate_bps))} of ${money(rate.base_cents)} = ${money(target)}`;
-  if (flat) return `a flat ${money(flat.amount_cents)}`;
+  if (rate)
+    return `${formatRate(BigInt(rate.rate_bps))} of ${money(decimals, rate.base_cents)} = ${money(decimals, target)}`;
+  if (flat) return `a flat ${money(decimals, flat.amount_cents)}`;
   if (threshold) {
     const share = formatRatioAsPercent(BigInt(threshold.attained_cents), BigInt(threshold.quota_cents));
-    return `${money(threshold.attained_cents)} won is ${share} of quota, the threshold of ${threshold.threshold_pct}% is ${threshold.reached ? 'reached' : 'not reached'}, so ${money(target)}`;
+    return `${money(decimals, threshold.attained_cents)} won is ${share} of quota, the threshold of ${threshold.threshold_pct}% is ${threshold.reached ? 'reached' : 'not reached'}, so ${money(decimals, target)}`;
   }
-  return `earns ${money(target)} now`;
+  return `earns ${money(decimals, target)} now`;
 }
 
 /** The row in one sentence: what the line earns and, when something was already approved or paid, the difference. */
-export function lineSentence(row: Pick<StatementRow, 'status' | 'amount_cents' | 'trace'>): string {
+export function lineSentence(row: Pick<StatementRow, 'status' | 'amount_cents' | 'trace'>, decimals = 2): string {
   const { trace } = row;
   const subject = subjectOf(trace);
-  const clause = trace.result.target_cents === 0 ? `earns ${money(0)} now` : computationClause(trace);
+  const clause =
+    trace.result.target_cents === 0 ? `earns ${money(decimals, 0)} now` : computationClause(trace, decimals);
   const projected = row.status === 'projected' ? ' (projected while the deal is open)' : '';
   if (trace.result.locked_cents === 0) return `${subject}: ${clause}${projected}.`;
-  return `${subject}: ${clause}, less ${money(trace.result.locked_cents)} already approved or paid = ${money(row.amount_cents)}.`;
+  return `${subject}: ${clause}, less ${money(decimals, trace.result.locked_cents)} already approved or paid = ${money(decimals, row.amount_cents)}.`;
 }
 
 function becauseOf(trace: EarningTrace): string {
@@ -246,9 +259,9 @@ function becauseOf(trace: EarningTrace): string {
 }
 
 /** Why a row of an earlier period's line is booked here, in one sentence. */
-export function adjustmentReason(row: Pick<StatementRow, 'amount_cents' | 'trace'>): string {
+export function adjustmentReason(row: Pick<StatementRow, 'amount_cents' | 'trace'>, decimals = 2): string {
   const { trace } = row;
   const { target_cents, locked_cents } = trace.result;
   const what = row.amount_cents < 0 ? 'is clawed back here' : 'is topped up here';
-  return `${becauseOf(trace)} earns ${money(target_cents)} now against ${money(locked_cents)} already approved or paid for ${trace.period.id}, which was ${trace.period.status}: ${money(row.amount_cents)} ${what}.`;
+  return `${becauseOf(trace)} earns ${money(decimals, target_cents)} now against ${money(decimals, locked_cents)} already approved or paid for ${trace.period.id}, which was ${trace.period.status}: ${money(decimals, row.amount_cents)} ${what}.`;
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_CURRENCY } from '../currencies.ts';
+import { DEFAULT_CURRENCY, decimalsOf } from '../currencies.ts';
 import {
   type CalendarDate,
   calendarDateOfInstant,
@@ -6,6 +6,7 @@ import {
   type PeriodId,
   type PeriodKind,
   periodIdOf,
+  periodKindOf,
 } from '../periods.ts';
 import {
   type AssignmentWindow,
@@ -211,7 +212,7 @@ function traceOf(
 }
 
 /** Appends the single rounding of the line to the computation's steps and sentences; returns the target. */
-function roundInto(computation: Computation, steps: TraceStep[], explanation: string[]): bigint {
+function roundInto(computation: Computation, steps: TraceStep[], explanation: string[], decimals: number): bigint {
   const rounded = roundExactCents(computation.exact);
   steps.push(...computation.steps, {
     type: 'rounding',
@@ -223,8 +224,8 @@ function roundInto(computation: Computation, steps: TraceStep[], explanation: st
   const parts = computation.addends ?? [];
   explanation.push(
     parts.length > 1
-      ? `${parts.map(formatExactMoney).join(' + ')} = ${formatExactMoney(computation.exact)}, rounded half away from zero to ${formatMoney(rounded)}`
-      : `${formatExactMoney(computation.exact)} rounded half away from zero is ${formatMoney(rounded)}`,
+      ? `${parts.map((part) => formatExactMoney(part, decimals)).join(' + ')} = ${formatExactMoney(computation.exact, decimals)}, rounded half away from zero to ${formatMoney(rounded, decimals)}`
+      : `${formatExactMoney(computation.exact, decimals)} rounded half away from zero is ${formatMoney(rounded, decimals)}`,
   );
   return rounded;
 }
@@ -332,6 +333,61 @@ function creditedAmountOf(deal: DealSnapshot, repExternalId: string, pricing: Pr
   return priced.priced ? priced.cents : null;
 }
 
+/** How `plan` prices deals with the org's money settings; without them, a deal is taken to be in the plan's currency. */
+function pricingOf(
+  plan: Pick<EnginePlanVersion, 'currency'>,
+  money: EvaluationRequest['money'],
+  today: CalendarDate,
+): Pricing {
+  const defaultCurrency = money?.default_currency ?? plan.currency ?? DEFAULT_CURRENCY;
+  return {
+    plan_currency: plan.currency ?? defaultCurrency,
+    default_currency: money ? defaultCurrency : (plan.currency ?? defaultCurrency),
+    rates: money?.rates ?? [],
+    today,
+  };
+}
+
+/** A quota prorated by the days of the period a rep's windows cover: rounded half away from zero, at least 1. */
+function proratedQuota(quota: bigint, covered: number, days: number): bigint {
+  const exact = roundHalfAwayFromZero(quota * BigInt(covered), BigInt(days));
+  return exact > 0n ? exact : 1n;
+}
+
+export interface AttainmentRequest {
+  plan: Pick<EnginePlanVersion, 'assignees' | 'period' | 'quota_cents' | 'currency'>;
+  repExternalId: string;
+  /** The rep's deals: those it owns and the split deals that credit it (others count nothing). */
+  deals: readonly DealSnapshot[];
+  periodId: PeriodId;
+  today: CalendarDate;
+  money?: EvaluationRequest['money'];
+}
+
+/**
+ * A rep's attainment under a plan in a period, counted as the plan's tiers and attainment bonuses count it: the
+ * rep's credited part of each won deal of the period dated in the rep's assignment windows, in the plan's currency
+ * (a deal no rate converts is left out, as the running totals leave it out), against the quota, prorated when the
+ * windows cover only part of the period. A period of another kind than the plan's counts nothing.
+ */
+export function attainmentIn(request: AttainmentRequest): { won_cents: bigint; quota_cents: bigint | null } {
+  const { plan, repExternalId, periodId, today } = request;
+  const windows = assignmentWindows(plan, repExternalId);
+  const quota = plan.quota_cents === null || plan.quota_cents === undefined ? null : BigInt(plan.quota_cents);
+  const { covered, days } = coveredDays(windows, periodId);
+  const quotaCents =
+    quota !== null && isDated(windows) && covered > 0 && covered < days ? proratedQuota(quota, covered, days) : quota;
+  if (periodKindOf(periodId) !== plan.period) return { won_cents: 0n, quota_cents: quotaCents };
+  const pricing = pricingOf(plan, request.money, today);
+  let won = 0n;
+  for (const deal of request.deals) {
+    if (deal.status !== 'won' || dealPeriodId(deal, plan.period, today) !== periodId) continue;
+    if (!windows.some((window) => windowCovers(window, dealDate(deal, today)))) continue;
+    won += creditedAmountOf(deal, repExternalId, pricing) ?? 0n;
+  }
+  return { won_cents: won, quota_cents: quotaCents };
+}
+
 export interface EvaluationRequest {
   plan: EnginePlanVersion;
   rep: Rep;
@@ -389,6 +445,7 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
     return covered > 0 && covered < days;
   });
   if (partial.length === 0) return evaluateAtQuota(request);
+  const planDecimals = decimalsOf(pricingOf(plan, request.money, today).plan_currency);
   const evaluations = [
     evaluateAtQuota({
       ...request,
@@ -397,15 +454,14 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
     }),
     ...partial.map((periodId) => {
       const { covered, days } = coveredDays(windows, periodId);
-      const exact = roundHalfAwayFromZero(BigInt(quota) * BigInt(covered), BigInt(days));
-      const prorated = exact > 0n ? exact : 1n;
+      const prorated = proratedQuota(BigInt(quota), covered, days);
       const evaluation = evaluateAtQuota({
         ...request,
         plan: { ...plan, quota_cents: centsAsNumber(prorated) },
         deals: request.deals.filter((deal) => periodOf(deal) === periodId),
         periods: request.periods.includes(periodId) ? [periodId] : [],
       });
-      const sentence = `${rep.external_id} is assigned to plan ${plan.plan_key} for ${covered} of the ${days} days of ${periodId}, so the quota is prorated: ${formatMoney(BigInt(quota))} × ${covered} / ${days}, rounded half away from zero, is ${formatMoney(prorated)}.`;
+      const sentence = `${rep.external_id} is assigned to plan ${plan.plan_key} for ${covered} of the ${days} days of ${periodId}, so the quota is prorated: ${formatMoney(BigInt(quota), planDecimals)} × ${covered} / ${days}, rounded half away from zero, is ${formatMoney(prorated, planDecimals)}.`;
       const readsQuota = new Set(plan.chips.filter(chipReadsQuota).map((chip) => chip.id));
       return {
         ...evaluation,
@@ -447,14 +503,7 @@ function evaluateAtQuota(request: EvaluationRequest): Evaluation {
     period_id: dealPeriodId(deal, plan.period, today),
     owned: creditedReps(deal).includes(rep.external_id),
   }));
-  const defaultCurrency = request.money?.default_currency ?? plan.currency ?? DEFAULT_CURRENCY;
-  const pricing: Pricing = {
-    plan_currency: plan.currency ?? defaultCurrency,
-    // Without the org's money settings, a deal is taken to be in the plan's currency.
-    default_currency: request.money ? defaultCurrency : (plan.currency ?? defaultCurrency),
-    rates: request.money?.rates ?? [],
-    today,
-  };
+  const pricing = pricingOf(plan, request.money, today);
   const planCap = readPlanCap(plan);
   const problems: PlanProblem[] = [...planCap.problems];
   const targets: LineTarget[] = [];
@@ -531,7 +580,7 @@ function amountOfLine(target: LineTarget): { cents: bigint; projected: boolean }
 
 /** The line with a cap applied: the new amount, and the cap's step and sentence added to its trace. */
 function capped(target: LineTarget, scope: CapScope, capCents: bigint, cut: Cut): LineTarget {
-  const { step, sentence } = capTrace(scope, capCents, cut, target.period_id);
+  const { step, sentence } = capTrace(scope, capCents, cut, target.period_id, decimalsOf(target.currency));
   const { projected } = amountOfLine(target);
   const amount = centsAsNumber(cut.amount);
   return {
@@ -618,7 +667,14 @@ function raiseToFloor(targets: readonly LineTarget[], floor: bigint): LineTarget
     if (last === undefined || total >= floor) continue;
     const target = result[last] as LineTarget;
     const before = BigInt(target.earned_cents);
-    const { step, sentence } = floorTrace(floor, total, before, before + floor - total, target.period_id);
+    const { step, sentence } = floorTrace(
+      floor,
+      total,
+      before,
+      before + floor - total,
+      target.period_id,
+      decimalsOf(target.currency),
+    );
     result[last] = {
       ...target,
       earned_cents: centsAsNumber(before + floor - total),
@@ -742,7 +798,12 @@ function dealLine(evaluation: ChipEvaluation, rules: ChipRules, { deal, period_i
       explanation.push(missing.sentence as string);
       unpriced = true;
     } else {
-      target = roundInto(computeDealChip(evaluation, rules, deal, period_id, override), steps, explanation);
+      target = roundInto(
+        computeDealChip(evaluation, rules, deal, period_id, override),
+        steps,
+        explanation,
+        decimalsOf(evaluation.pricing.plan_currency),
+      );
     }
   }
   return {
@@ -753,6 +814,7 @@ function dealLine(evaluation: ChipEvaluation, rules: ChipRules, { deal, period_i
     projected_cents: deal.status === 'open' ? centsAsNumber(target) : 0,
     period_id,
     trace: traceOf(plan, chip, deal, steps, explanation),
+    currency: evaluation.pricing.plan_currency,
     ...(unpriced ? { pricing: 'missing_exchange_rate' as const } : {}),
   };
 }
@@ -768,6 +830,10 @@ function computeDealChip(
     const priced = priceIn(evaluation.pricing, deal, cents);
     return priced.priced ? priced : { cents, step: null, sentence: null };
   };
+  const decimals = {
+    deal: decimalsOf(dealCurrencyOf(deal, evaluation.pricing)),
+    plan: decimalsOf(evaluation.pricing.plan_currency),
+  };
   switch (rules.kind) {
     case 'override':
       return computeOverride(
@@ -777,16 +843,17 @@ function computeDealChip(
         override?.reports ?? [],
         override?.day ?? '',
         toPlanCurrency,
+        decimals,
       );
     case 'commission':
-      return computeCommission(deal, rules, evaluation.rep.external_id, toPlanCurrency);
+      return computeCommission(deal, rules, evaluation.rep.external_id, toPlanCurrency, decimals);
     case 'flat':
-      return computeFlat(rules, deal, evaluation.rep.external_id);
+      return computeFlat(rules, deal, evaluation.rep.external_id, decimals);
     case 'tiered_commission': {
       const standing = evaluation.standings.get(periodId);
       const wonTotal = standing?.total_cents ?? 0n;
       const projected = deal.status !== 'won';
-      const part = creditedPart(deal, evaluation.rep.external_id, amountOf(deal), 'the amount');
+      const part = creditedPart(deal, evaluation.rep.external_id, amountOf(deal), 'the amount', decimals.deal);
       const priced = priceIn(evaluation.pricing, deal, part.cents);
       const converted = priced.priced ? priced.cents : part.cents;
       // A projection counts the open deal as if it were won next, after every deal already won.
@@ -811,6 +878,7 @@ function computeDealChip(
           step: conversion.step as TraceStep & { type: 'conversion' },
           sentence: conversion.sentence as string,
         },
+        priced.priced ? decimals.plan : decimals.deal,
       );
       const named = namingCountedDeals(computation, standing?.counted ?? []);
       return { ...named, explanation: [...named.explanation, ...unpricedSentence(standing, periodId)] };
@@ -855,9 +923,17 @@ function periodLine(
     if (chip.when !== null) explanation.push("Only won deals that meet the chip's condition count toward attainment.");
     const standing = evaluation.standings.get(periodId);
     const attained = standing?.total_cents ?? 0n;
-    const computed = computeAttainmentBonus(attained, BigInt(plan.quota_cents ?? 0), rules, rep.external_id, periodId);
+    const decimals = decimalsOf(evaluation.pricing.plan_currency);
+    const computed = computeAttainmentBonus(
+      attained,
+      BigInt(plan.quota_cents ?? 0),
+      rules,
+      rep.external_id,
+      periodId,
+      decimals,
+    );
     computed.explanation.push(...unpricedSentence(standing, periodId));
-    target = roundInto(namingCountedDeals(computed, standing?.counted ?? []), steps, explanation);
+    target = roundInto(namingCountedDeals(computed, standing?.counted ?? []), steps, explanation, decimals);
   }
   return {
     line: lineRef(plan, chip, rep, null, periodId),
@@ -867,6 +943,7 @@ function periodLine(
     projected_cents: 0,
     period_id: periodId,
     trace: traceOf(plan, chip, null, steps, explanation),
+    currency: evaluation.pricing.plan_currency,
   };
 }
 
