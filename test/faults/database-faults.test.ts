@@ -88,8 +88,9 @@ async function recovered(current: EventLoad, count: number): Promise<void> {
 }
 
 describe('database faults under load', () => {
-  for (const mode of ['fast', 'immediate'] as const) {
-    test(`the database stopped (${mode}) under load: 503s while it is down, then service again without a restart`, async () => {
+  test.each(['fast', 'immediate'] as const)(
+    'the database stopped (%s) under load: 503s while it is down, then service again without a restart',
+    async (mode) => {
       const { server: running, rawKey, orgId } = await serve();
       load = new EventLoad(running.url, rawKey).start(8);
       await load.until(() => load?.acknowledged().length !== undefined && load.acknowledged().length >= 20);
@@ -104,8 +105,8 @@ describe('database faults under load', () => {
       assertOnlyAcknowledgedOrUnavailable(load.outcomes);
       await assertAcknowledgedPresent(orgId, load.acknowledged());
       assert.equal((await get(running.url, rawKey, '/v1/')).status, 200);
-    });
-  }
+    },
+  );
 
   test('sessions terminated (pg_terminate_backend) under load: only the requests using them fail, with 503', async () => {
     const { server: running, rawKey, orgId } = await serve();

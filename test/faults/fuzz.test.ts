@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import { ERROR_STATUS } from '../../src/http/errors.ts';
-import type { RunningServer } from '../../src/main.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // A fuzzer driven by the contract the server serves: for every operation it builds requests from the
 // parameter and body schemas, mostly valid and often hostile (NUL, leap seconds, lone surrogates, huge numbers,
@@ -324,17 +321,15 @@ function offFormat(status: number, text: string, contentType: string | null): st
   return null;
 }
 
-let server: RunningServer;
-let rawKey: string;
-let orgId: string;
+// Responses are checked here against the error format; validating each against the contract as well would double
+// the run's time.
+test.override('serverSettings', {
+  env: { QUOTIENT_DB_POOL_SIZE: '8', QUOTIENT_VALIDATE_RESPONSES: 'false' },
+  options: {},
+});
 
-beforeAll(async () => {
-  // Responses are checked here against the error format; validating each against the contract as well would
-  // double the run's time.
-  server = await startTestServer({ QUOTIENT_DB_POOL_SIZE: '8', QUOTIENT_VALIDATE_RESPONSES: 'false' });
-  const created = await createOrgWithKey(testDatabase(), { rateLimit: 100_000 });
-  rawKey = created.rawKey;
-  orgId = created.org.id;
+/** A plan with a retroactive tier whose rate can push an amount past what PostgreSQL stores. */
+function fuzzedPlan() {
   const plan = planDocument();
   plan.chips.push({
     key: 'retro',
@@ -346,16 +341,17 @@ beforeAll(async () => {
       { up_to_cents: null, rate_bps: 100_000 },
     ],
   });
-  await applyPlan(testDatabase(), orgId, plan);
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
+  return plan;
+}
 
 describe('contract-driven fuzzing', () => {
-  test(`${REQUESTS} requests from the served contract: no 5xx, every error in the error format, refusals write nothing`, async () => {
+  test(`${REQUESTS} requests from the served contract: no 5xx, every error in the error format, refusals write nothing`, async ({
+    db,
+    server,
+    newOrg,
+  }) => {
+    const { org, rawKey } = await newOrg({ rateLimit: 100_000 });
+    await applyPlan(db, org.id, fuzzedPlan());
     process.stdout.write(`contract fuzzer: seed ${SEED} (replay with QUOTIENT_FUZZ_SEED=${SEED})\n`);
     const contract = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as Contract;
     const random = generator(SEED);
@@ -396,10 +392,9 @@ describe('contract-driven fuzzing', () => {
       .join('\n')}`;
     assert.deepEqual(failures, [], report);
 
-    const db = testDatabase();
-    const refusedWrites = await db.sourceEvent.count({ where: { org_id: orgId, dedup_key: { in: refusedKeys } } });
+    const refusedWrites = await db.sourceEvent.count({ where: { org_id: org.id, dedup_key: { in: refusedKeys } } });
     assert.equal(refusedWrites, 0, `seed ${SEED}: refused requests wrote source events`);
-    const stored = await db.sourceEvent.count({ where: { org_id: orgId } });
+    const stored = await db.sourceEvent.count({ where: { org_id: org.id } });
     assert.equal(stored, created, `seed ${SEED}: source events other than the ${created} accepted ones`);
   }, 300_000);
 });

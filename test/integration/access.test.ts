@@ -1,28 +1,22 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { KeyAdmin } from '../../src/services/keys.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { awaitFreshWindow, eventually } from '../helpers/clock.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { test as fixtureTest } from '../helpers/fixtures.ts';
 import { sdkClient } from '../helpers/sdk.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 // Tests that spawn many CLI (or npm) processes: minutes on a loaded 2-core machine, not the default minute.
 const SLOW_CLI_TEST_MS = 180_000;
 
-let server: RunningServer;
-let second: RunningServer;
-
-beforeAll(async () => {
-  [server, second] = await Promise.all([startTestServer(), startTestServer()]);
-});
-
-afterAll(async () => {
-  await Promise.all([server.close(), second.close()]);
-  await closeTestDatabase();
+// A second instance on the same database, for what must hold on every instance (revocation, shared limits).
+const test = fixtureTest.extend('second', { scope: 'file' }, async ({ serverSettings }, { onCleanup }) => {
+  const second = await startTestServer(serverSettings.env, serverSettings.options);
+  onCleanup(() => second.close());
+  return second;
 });
 
 // Calls that succeed or fail like an integrator's go through the SDK; supertest against the listening server
@@ -34,9 +28,9 @@ function get(base: RunningServer, path: string, rawKey?: string) {
 }
 
 describe('authentication', () => {
-  test('a valid key reaches GET /v1/ and sees its org and its own metadata', async () => {
-    const { org, key, rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'], rateLimit: 77 });
-    const context = await sdkClient(server, rawKey).auth.get();
+  test('a valid key reaches GET /v1/ and sees its org and its own metadata', async ({ newOrg }) => {
+    const { org, key, rawKey, client } = await newOrg({ scopes: ['deals:read'], rateLimit: 77 });
+    const context = await client.auth.get();
     assert.deepEqual(context.org, { id: org.id, name: org.name });
     assert.equal(context.key.id, key.id);
     assert.equal(context.key.name, 'test key');
@@ -46,7 +40,7 @@ describe('authentication', () => {
     assert.equal(JSON.stringify(context).includes(rawKey), false, 'the raw key is never echoed');
   });
 
-  test('an unknown key is 401 invalid_key with the exact body', async () => {
+  test('an unknown key is 401 invalid_key with the exact body', async ({ server }) => {
     const client = sdkClient(server, `qtn_${'a'.repeat(64)}`);
     await assert.rejects(client.auth.get(), {
       name: 'QuotientError',
@@ -56,7 +50,7 @@ describe('authentication', () => {
     assert.equal(client.lastRateLimit, undefined, 'a 401 is not an authenticated response');
   });
 
-  test('a missing header is 401 unauthenticated with the exact body', async () => {
+  test('a missing header is 401 unauthenticated with the exact body', async ({ server }) => {
     const response = await get(server, '/v1/');
     assert.equal(response.status, 401);
     assert.deepEqual(response.body, {
@@ -65,13 +59,18 @@ describe('authentication', () => {
     });
   });
 
-  test('a token of any other shape is invalid_key, not unauthenticated', async () => {
+  test('a token of any other shape is invalid_key, not unauthenticated', async ({ server }) => {
     await assert.rejects(sdkClient(server, 'not-a-quotient-key').auth.get(), { status: 401, error: 'invalid_key' });
   });
 
-  test('a revoked key stops working on the very next request, on every instance', async () => {
-    const db = testDatabase();
-    const { org, key, rawKey } = await createOrgWithKey(db);
+  test('a revoked key stops working on the very next request, on every instance', async ({
+    db,
+    server,
+    second,
+    org,
+    key,
+    rawKey,
+  }) => {
     const clients = [sdkClient(server, rawKey), sdkClient(second, rawKey)];
     for (const client of clients) assert.equal((await client.auth.get()).key.id, key.id);
     await new KeyAdmin(db).revoke(org.id, key.id);
@@ -82,9 +81,8 @@ describe('authentication', () => {
 });
 
 describe('scopes', () => {
-  test('a key without the scope gets 403 forbidden naming the scope', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'] });
-    const client = sdkClient(server, rawKey);
+  test('a key without the scope gets 403 forbidden naming the scope', async ({ server, newOrg }) => {
+    const { rawKey, client } = await newOrg({ scopes: ['deals:read'] });
     const cases: Array<[string, () => Promise<unknown>, string]> = [
       ['GET /v1/plans', () => client.plans.listPage(), 'plans:read'],
       ['GET /v1/plans/{id}', () => client.plans.get('plan_01jd0000000000000000000000'), 'plans:read'],
@@ -108,15 +106,18 @@ describe('scopes', () => {
     assert.deepEqual(post.body, { error: 'forbidden', reason: 'missing scope: deals:write' });
   });
 
-  test('GET /v1/ needs no scope', async () => {
-    const { org, rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['plans:read'] });
-    assert.equal((await sdkClient(server, rawKey).auth.get()).org.id, org.id);
+  test('GET /v1/ needs no scope', async ({ newOrg }) => {
+    const { org, client } = await newOrg({ scopes: ['plans:read'] });
+    assert.equal((await client.auth.get()).org.id, org.id);
   });
 });
 
 describe('rate limits', () => {
-  test('every authenticated response carries the rate-limit headers of the current window', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase(), { rateLimit: 5 });
+  test('every authenticated response carries the rate-limit headers of the current window', async ({
+    server,
+    newOrg,
+  }) => {
+    const { rawKey } = await newOrg({ rateLimit: 5 });
     await awaitFreshWindow();
     const first = await get(server, '/v1/', rawKey);
     const secondResponse = await get(server, '/v1/', rawKey);
@@ -129,8 +130,11 @@ describe('rate limits', () => {
     assert.match(secondResponse.get('ratelimit') ?? '', /^"default";r=3;t=\d+$/);
   });
 
-  test('over the limit: 429 rate_limited with retry_after_seconds and Retry-After to the window end', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase(), { rateLimit: 2 });
+  test('over the limit: 429 rate_limited with retry_after_seconds and Retry-After to the window end', async ({
+    server,
+    newOrg,
+  }) => {
+    const { rawKey } = await newOrg({ rateLimit: 2 });
     await awaitFreshWindow();
     await get(server, '/v1/', rawKey);
     await get(server, '/v1/', rawKey);
@@ -145,8 +149,8 @@ describe('rate limits', () => {
     assert.ok(Math.abs(body.retry_after_seconds - expected) <= 1);
   });
 
-  test('requests answered 4xx count against the limit too', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'], rateLimit: 3 });
+  test('requests answered 4xx count against the limit too', async ({ server, newOrg }) => {
+    const { rawKey } = await newOrg({ scopes: ['deals:read'], rateLimit: 3 });
     await awaitFreshWindow();
     assert.equal((await get(server, '/v1/plans', rawKey)).status, 403);
     assert.equal((await get(server, '/v1/plans', rawKey)).status, 403);
@@ -155,15 +159,19 @@ describe('rate limits', () => {
     assert.equal((await get(server, '/v1/', rawKey)).status, 429);
   });
 
-  test('rate limiting comes before the scope check', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'], rateLimit: 1 });
+  test('rate limiting comes before the scope check', async ({ server, newOrg }) => {
+    const { rawKey } = await newOrg({ scopes: ['deals:read'], rateLimit: 1 });
     await awaitFreshWindow();
     await get(server, '/v1/', rawKey);
     assert.equal((await get(server, '/v1/plans', rawKey)).status, 429);
   });
 
-  test('60 concurrent requests on a key limited to 20 admit exactly 20, split across two instances', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase(), { rateLimit: 20 });
+  test('60 concurrent requests on a key limited to 20 admit exactly 20, split across two instances', async ({
+    server,
+    second,
+    newOrg,
+  }) => {
+    const { rawKey } = await newOrg({ rateLimit: 20 });
     await awaitFreshWindow(15);
     const responses = await Promise.all(
       Array.from({ length: 60 }, (_, index) => get(index % 2 === 0 ? server : second, '/v1/', rawKey)),
@@ -183,9 +191,13 @@ describe('rate limits', () => {
 });
 
 describe('audit log and last use', () => {
-  test('every authenticated request is audited off the response path and last_used_at moves', async () => {
-    const db = testDatabase();
-    const { org, key, rawKey } = await createOrgWithKey(db, { scopes: ['deals:read'] });
+  test('every authenticated request is audited off the response path and last_used_at moves', async ({
+    db,
+    server,
+    second,
+    newOrg,
+  }) => {
+    const { org, key, rawKey } = await newOrg({ scopes: ['deals:read'] });
     const ok = await get(server, '/v1/', rawKey);
     const forbidden = await get(second, '/v1/plans', rawKey);
     const entries = await eventually(async () => {
@@ -206,9 +218,8 @@ describe('audit log and last use', () => {
     assert.ok(used.getTime() > key.created_at.getTime());
   });
 
-  test('a graceful shutdown under load loses no audit entry', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db, { rateLimit: 100_000 });
+  test('a graceful shutdown under load loses no audit entry', async ({ db, newOrg }) => {
+    const { org, rawKey } = await newOrg({ rateLimit: 100_000 });
     const instance = await startTestServer();
     const answered: string[] = [];
     let stop = false;
@@ -296,8 +307,7 @@ describe('quotient keys and audit commands', () => {
     );
   });
 
-  test("revoking a revoked key says nothing changed; the audit table names each action's key", async () => {
-    const { org, key } = await createOrgWithKey(testDatabase());
+  test("revoking a revoked key says nothing changed; the audit table names each action's key", async ({ org, key }) => {
     assert.equal((await runCli(['keys', 'revoke', key.id, '--org', org.id, '--json'])).code, 0);
     const human = await runCli(['keys', 'revoke', key.id, '--org', org.id]);
     assert.equal(human.code, 0, human.stderr);

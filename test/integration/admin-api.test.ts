@@ -1,53 +1,38 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect } from 'vitest';
 import { stringify } from 'yaml';
 import { loadAdminContract } from '../../src/http/contract.ts';
 import { OperationTable } from '../../src/http/operations.ts';
-import type { RunningServer } from '../../src/main.ts';
 import { AdminAccounts } from '../../src/services/adminIdentity.ts';
-import { createOrg, createOrgWithKey } from '../factories/access.ts';
+import { createOrg } from '../factories/access.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { dealEvent, ingest } from '../factories/deals.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { adminClient } from '../helpers/adminClient.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // The admin API end to end: a real server on port 0, the real database, and openapi-fetch typed from the admin
 // contract; the server validates its own responses against that contract. The sessions' clock is this file's,
 // so expiry and the throttle window move without waiting.
 
-let server: RunningServer;
 let clock = new Date('2031-03-01T09:00:00.000Z').getTime();
 const advance = (ms: number) => {
   clock += ms;
 };
 
-beforeAll(async () => {
-  server = await startTestServer({ QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true' }, { now: () => new Date(clock) });
+test.override('serverSettings', {
+  env: { QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true' },
+  options: { now: () => new Date(clock) },
 });
-
-afterAll(async () => {
-  await server?.close();
-  await closeTestDatabase();
-});
-
-async function signedIn(role: 'admin' | 'viewer' = 'admin', orgId?: string) {
-  const db = testDatabase();
-  const org = orgId ? { id: orgId } : await createOrg(db);
-  const account = await createAdmin(db, org.id, role);
-  const client = adminClient(server);
-  const { response } = await client.signIn(account.email, account.password);
-  assert.equal(response.status, 201);
-  return { org, account, client };
-}
 
 const MINUTE = 60_000;
 
 describe('admin sign-in and sessions', () => {
-  test('signing in sets an HttpOnly SameSite=Strict cookie on /admin and returns the admin, the org and a CSRF token', async () => {
-    const db = testDatabase();
+  test('signing in sets an HttpOnly SameSite=Strict cookie on /admin and returns the admin, the org and a CSRF token', async ({
+    db,
+    server,
+  }) => {
     const org = await createOrg(db);
     const account = await createAdmin(db, org.id);
     const response = await fetch(`${server.url}/admin/v1/sessions`, {
@@ -67,8 +52,7 @@ describe('admin sign-in and sessions', () => {
     assert.ok(response.headers.get('x-request-id'));
   });
 
-  test('behind HTTPS (a trusted proxy says so) the cookie is Secure too', async () => {
-    const db = testDatabase();
+  test('behind HTTPS (a trusted proxy says so) the cookie is Secure too', async ({ db, server }) => {
     const account = await createAdmin(db, (await createOrg(db)).id);
     const response = await fetch(`${server.url}/admin/v1/sessions`, {
       method: 'POST',
@@ -79,8 +63,7 @@ describe('admin sign-in and sessions', () => {
     expect(response.headers.get('set-cookie')).toMatch(/; Secure$/);
   });
 
-  test('a wrong password and an unknown email get the same 401 invalid_credentials', async () => {
-    const db = testDatabase();
+  test('a wrong password and an unknown email get the same 401 invalid_credentials', async ({ db, server }) => {
     const account = await createAdmin(db, (await createOrg(db)).id);
     const client = adminClient(server);
     const wrong = await client.signIn(account.email, 'not the password');
@@ -91,7 +74,7 @@ describe('admin sign-in and sessions', () => {
     assert.deepEqual(wrong.error, { error: 'invalid_credentials', reason: 'the email or the password is wrong' });
   });
 
-  test('calls without the session cookie are 401 unauthenticated', async () => {
+  test('calls without the session cookie are 401 unauthenticated', async ({ server }) => {
     const client = adminClient(server);
     for (const call of [
       () => client.api.GET('/admin/v1/me'),
@@ -104,7 +87,10 @@ describe('admin sign-in and sessions', () => {
     }
   });
 
-  test('a change without the CSRF token, or from another origin, is 403 and changes nothing', async () => {
+  test('a change without the CSRF token, or from another origin, is 403 and changes nothing', async ({
+    server,
+    signedIn,
+  }) => {
     const { account } = await signedIn();
     const noToken = adminClient(server, { csrf: false });
     await noToken.signIn(account.email, account.password);
@@ -122,15 +108,14 @@ describe('admin sign-in and sessions', () => {
     assert.deepEqual(keys.data?.keys, []);
   });
 
-  test('sign-in from another origin is refused', async () => {
-    const db = testDatabase();
+  test('sign-in from another origin is refused', async ({ db, server }) => {
     const account = await createAdmin(db, (await createOrg(db)).id);
     const client = adminClient(server, { origin: 'https://evil.example' });
     const { response } = await client.signIn(account.email, account.password);
     assert.equal(response.status, 403);
   });
 
-  test('sign-out ends the session on the server: the same cookie no longer works', async () => {
+  test('sign-out ends the session on the server: the same cookie no longer works', async ({ signedIn }) => {
     const { client } = await signedIn();
     const cookie = client.cookie();
     const out = await client.api.DELETE('/admin/v1/sessions/current');
@@ -141,7 +126,7 @@ describe('admin sign-in and sessions', () => {
     assert.equal(after.response.status, 401);
   });
 
-  test('a session unused for the idle time ends; one in use ends at its absolute expiry', async () => {
+  test('a session unused for the idle time ends; one in use ends at its absolute expiry', async ({ signedIn }) => {
     const { client } = await signedIn();
     advance(29 * MINUTE);
     assert.equal((await client.api.GET('/admin/v1/me')).response.status, 200);
@@ -157,17 +142,23 @@ describe('admin sign-in and sessions', () => {
     }
   });
 
-  test("a disabled admin's session stops at once, and the account can no longer sign in", async () => {
+  test("a disabled admin's session stops at once, and the account can no longer sign in", async ({
+    db,
+    server,
+    signedIn,
+  }) => {
     const { org, account, client } = await signedIn();
     assert.equal((await client.api.GET('/admin/v1/me')).response.status, 200);
-    await new AdminAccounts(testDatabase()).disable(org.id, account.email);
+    await new AdminAccounts(db).disable(org.id, account.email);
     assert.equal((await client.api.GET('/admin/v1/me')).response.status, 401);
     const again = await adminClient(server).signIn(account.email, account.password);
     assert.equal(again.response.status, 401);
   });
 
-  test('five failures for an email throttle it with 429 and retry_after_seconds, the right password too, until the window passes', async () => {
-    const db = testDatabase();
+  test('five failures for an email throttle it with 429 and retry_after_seconds, the right password too, until the window passes', async ({
+    db,
+    server,
+  }) => {
     const account = await createAdmin(db, (await createOrg(db)).id);
     for (let attempt = 0; attempt < 5; attempt++) {
       // From different addresses: the account's own limit is what stops the sixth.
@@ -183,13 +174,12 @@ describe('admin sign-in and sessions', () => {
     assert.equal((await adminClient(server).signIn(account.email, account.password)).response.status, 201);
   });
 
-  test('twenty failures from one address throttle that address, whatever the email', async () => {
+  test('twenty failures from one address throttle that address, whatever the email', async ({ db, server }) => {
     const client = adminClient(server);
     for (let attempt = 0; attempt < 20; attempt++) {
       const { response } = await client.signIn(`guess-${attempt}-${Date.now()}@example.com`, 'wrong');
       assert.equal(response.status, 401);
     }
-    const db = testDatabase();
     const account = await createAdmin(db, (await createOrg(db)).id);
     assert.equal((await client.signIn(account.email, account.password)).response.status, 429);
     assert.equal((await adminClient(server).signIn(account.email, account.password)).response.status, 201);
@@ -198,7 +188,7 @@ describe('admin sign-in and sessions', () => {
 });
 
 describe('admin API: roles and orgs', () => {
-  test('a viewer reads everything and gets 403 on every change', async () => {
+  test('a viewer reads everything and gets 403 on every change', async ({ server, signedIn }) => {
     const { client } = await signedIn('viewer');
     assert.equal((await client.api.GET('/admin/v1/api-keys')).response.status, 200);
     assert.equal((await client.api.GET('/admin/v1/periods')).response.status, 200);
@@ -230,9 +220,13 @@ describe('admin API: roles and orgs', () => {
     }
   });
 
-  test('a session of org A sees nothing of org B: lists leave it out, ids are 404', async () => {
-    const db = testDatabase();
-    const other = await createOrgWithKey(db, { name: 'org B key' });
+  test('a session of org A sees nothing of org B: lists leave it out, ids are 404', async ({
+    db,
+    server,
+    newOrg,
+    signedIn,
+  }) => {
+    const other = await newOrg({ name: 'org B key' });
     const otherEndpoint = await createEndpoint(db, other.org.id, 'http://127.0.0.1:9/b');
     const otherPlan = await applyPlan(db, other.org.id, planDocument());
     await ingest(server, other.rawKey, dealEvent({}, { owner_external_id: 'rep-of-b' }));
@@ -266,7 +260,10 @@ describe('admin API: roles and orgs', () => {
 });
 
 describe('admin API: what the console does', () => {
-  test('a key is created with its raw key once, used on /v1, listed with last_used_at, revoked, and refused after', async () => {
+  test('a key is created with its raw key once, used on /v1, listed with last_used_at, revoked, and refused after', async ({
+    server,
+    signedIn,
+  }) => {
     const { client } = await signedIn();
     const created = await client.api.POST('/admin/v1/api-keys', {
       body: { name: 'CRM sync', scopes: ['deals:read'], rate_limit_per_minute: 120 },
@@ -293,7 +290,7 @@ describe('admin API: what the console does', () => {
     assert.equal(((await after.json()) as { error: string }).error, 'invalid_key');
   });
 
-  test('a bad key request is 400 invalid_body and creates nothing', async () => {
+  test('a bad key request is 400 invalid_body and creates nothing', async ({ signedIn }) => {
     const { client } = await signedIn();
     const { response, error } = await client.api.POST('/admin/v1/api-keys', {
       body: { name: 'x', scopes: ['nope' as 'deals:read'] },
@@ -303,7 +300,7 @@ describe('admin API: what the console does', () => {
     assert.deepEqual((await client.api.GET('/admin/v1/api-keys')).data?.keys, []);
   });
 
-  test('a broken plan file is 422 with every problem, path and line, and nothing is applied', async () => {
+  test('a broken plan file is 422 with every problem, path and line, and nothing is applied', async ({ signedIn }) => {
     const { client } = await signedIn();
     const text =
       'key: broken\nname: Broken\nassignees: all\nchips:\n  - key: base\n    name: Base\n    kind: commission\n    rate_bps: lots\n';
@@ -317,7 +314,9 @@ describe('admin API: what the console does', () => {
     assert.deepEqual((await client.api.GET('/admin/v1/plans')).data?.plans, []);
   });
 
-  test('plans: apply, a second version, the versions with chips in words and what changed, archive', async () => {
+  test('plans: apply, a second version, the versions with chips in words and what changed, archive', async ({
+    signedIn,
+  }) => {
     const { client } = await signedIn();
     const document = planDocument();
     const first = await client.api.POST('/admin/v1/plan-files', { body: { text: stringify(document) } });
@@ -349,7 +348,7 @@ describe('admin API: what the console does', () => {
     assert.equal(archived.data?.changed, true);
   });
 
-  test("plans: the summary shows the current version's cap and draw, null without them", async () => {
+  test("plans: the summary shows the current version's cap and draw, null without them", async ({ signedIn }) => {
     const { client } = await signedIn();
     const capped = planDocument({ cap_cents: 1_500_000, draw: { amount_cents: 300_000, recoverable: true } });
     const applied = await client.api.POST('/admin/v1/plan-files', { body: { text: stringify(capped) } });
@@ -371,9 +370,12 @@ describe('admin API: what the console does', () => {
     );
   });
 
-  test('periods: totals per status, lock and mark paid each report the rows they moved', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db);
+  test('periods: totals per status, lock and mark paid each report the rows they moved', async ({
+    server,
+    org,
+    rawKey,
+    signedIn,
+  }) => {
     const { client } = await signedIn('admin', org.id);
     const applied = await client.api.POST('/admin/v1/plan-files', {
       body: {
@@ -425,7 +427,7 @@ describe('admin API: what the console does', () => {
     assert.ok((earnings.data?.earnings[0]?.explanation.length ?? 0) > 0);
   });
 
-  test('webhooks: add with the secret once, rotate, list deliveries, redeliver', async () => {
+  test('webhooks: add with the secret once, rotate, list deliveries, redeliver', async ({ signedIn }) => {
     const { client } = await signedIn();
     const created = await client.api.POST('/admin/v1/webhook-endpoints', {
       body: { url: 'http://127.0.0.1:9/hook', events: ['period.locked'] },
@@ -453,7 +455,9 @@ describe('admin API: what the console does', () => {
     assert.deepEqual(redelivered.data?.redelivered, [{ endpoint_id: id, previous_status: 'pending' }]);
   });
 
-  test('the audit log has every change with the admin email as actor, filtered and paginated newest first', async () => {
+  test('the audit log has every change with the admin email as actor, filtered and paginated newest first', async ({
+    signedIn,
+  }) => {
     const { client, account } = await signedIn();
     for (const name of ['one', 'two', 'three']) {
       await client.api.POST('/admin/v1/api-keys', { body: { name, scopes: ['plans:read'] } });
@@ -489,14 +493,16 @@ describe('admin API: what the console does', () => {
 });
 
 describe('the admin contract', () => {
-  test('is served at /admin/v1/openapi.json without a session and is not part of /v1/openapi.json', async () => {
+  test('is served at /admin/v1/openapi.json without a session and is not part of /v1/openapi.json', async ({
+    server,
+  }) => {
     const admin = (await (await fetch(`${server.url}/admin/v1/openapi.json`)).json()) as { info: { title: string } };
     assert.equal(admin.info.title, 'Quotient Admin API');
     const publicContract = await (await fetch(`${server.url}/v1/openapi.json`)).text();
     assert.ok(!publicContract.includes('/admin/v1'));
   });
 
-  test('unknown admin routes are 404 and wrong methods 405, in the error format', async () => {
+  test('unknown admin routes are 404 and wrong methods 405, in the error format', async ({ server }) => {
     const missing = await fetch(`${server.url}/admin/v1/nothing-here`);
     assert.equal(missing.status, 404);
     assert.equal(((await missing.json()) as { error: string }).error, 'not_found');

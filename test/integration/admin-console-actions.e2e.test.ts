@@ -1,48 +1,41 @@
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe } from 'vitest';
 import { stringify } from 'yaml';
-import type { RunningServer } from '../../src/main.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { planDocument } from '../factories/plans.ts';
 import { buildConsole, collectConsoleErrors, launchChromium } from '../helpers/browser.ts';
 import { eventually } from '../helpers/clock.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test as fixtureTest } from '../helpers/fixtures.ts';
 
 // The console's shared confirmation dialog and paged loading, on the pages whose actions the walk-through in
 // admin-console.e2e.test.ts does not take: archive a plan, mark a period paid, rotate a webhook secret, page
 // through the audit log.
 
-let server: RunningServer;
-let browser: Browser;
+beforeAll(buildConsole);
 
-beforeAll(async () => {
-  buildConsole();
-  server = await startTestServer({ QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true' });
-  browser = await launchChromium();
-});
+const test = fixtureTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
+  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const browser = await launchChromium();
+    onCleanup(() => browser.close());
+    return browser;
+  })
+  // The test's org, an admin of it signed in on a new page, and the errors that page logs.
+  .extend('consolePage', async ({ db, server, browser, org }, { onCleanup }) => {
+    const { email, password } = await createAdmin(db, org.id);
+    const page = await browser.newPage();
+    onCleanup(() => page.close());
+    const errors = collectConsoleErrors(page);
+    await page.goto(`${server.url}/admin/`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    return { page, errors };
+  });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await closeTestDatabase();
-});
-
-async function signedIn(): Promise<{ page: Page; orgId: string; rawKey: string; errors: string[] }> {
-  const db = testDatabase();
-  const { org, rawKey } = await createOrgWithKey(db);
-  const { email, password } = await createAdmin(db, org.id);
-  const page = await browser.newPage();
-  const errors = collectConsoleErrors(page);
-  await page.goto(`${server.url}/admin/`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
-  return { page, orgId: org.id, rawKey, errors };
-}
+test.override('serverSettings', { env: { QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true' }, options: {} });
 
 async function goTo(page: Page, link: string) {
   await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: link }).click();
@@ -52,8 +45,8 @@ async function goTo(page: Page, link: string) {
 const focused = async (page: Page) => (await page.locator(':focus').textContent())?.trim();
 
 describe('the admin console asks before it acts', () => {
-  test('archiving a plan: Escape cancels and gives focus back, Archive archives', async () => {
-    const { page, errors } = await signedIn();
+  test('archiving a plan: Escape cancels and gives focus back, Archive archives', async ({ consolePage }) => {
+    const { page, errors } = consolePage;
     await goTo(page, 'Plans');
     await page.getByRole('textbox', { name: 'Plan file' }).fill(stringify(planDocument({ name: 'Field sales' })));
     await page.getByRole('button', { name: 'Apply file' }).click();
@@ -77,8 +70,8 @@ describe('the admin console asks before it acts', () => {
     assert.deepEqual(errors, []);
   });
 
-  test('marking a period paid: Cancel changes nothing, Mark paid pays', async () => {
-    const { page, errors } = await signedIn();
+  test('marking a period paid: Cancel changes nothing, Mark paid pays', async ({ consolePage }) => {
+    const { page, errors } = consolePage;
     await goTo(page, 'Periods');
     await page.getByText('No periods yet').waitFor();
     await page.getByLabel('Lock a period by id').fill('2026-04');
@@ -102,8 +95,8 @@ describe('the admin console asks before it acts', () => {
     assert.deepEqual(errors, []);
   });
 
-  test('rotating a webhook secret shows the new secret once', async () => {
-    const { page, errors } = await signedIn();
+  test('rotating a webhook secret shows the new secret once', async ({ consolePage }) => {
+    const { page, errors } = consolePage;
     await goTo(page, 'Webhooks');
     await page.getByText('No webhook endpoints').waitFor();
     await page.getByRole('button', { name: 'Add endpoint' }).click();
@@ -135,14 +128,20 @@ describe('the admin console asks before it acts', () => {
 });
 
 describe('the audit log pages', () => {
-  test('older entries are added below the first 25 until the end of the log', async () => {
-    const { page, orgId, rawKey, errors } = await signedIn();
+  test('older entries are added below the first 25 until the end of the log', async ({
+    db,
+    server,
+    org,
+    rawKey,
+    consolePage,
+  }) => {
+    const { page, errors } = consolePage;
     for (let call = 0; call < 30; call++) {
       const answer = await fetch(`${server.url}/v1/`, { headers: { authorization: `Bearer ${rawKey}` } });
       assert.equal(answer.status, 200);
     }
     await eventually(async () => {
-      const audited = await testDatabase().auditEntry.count({ where: { org_id: orgId, action: 'request' } });
+      const audited = await db.auditEntry.count({ where: { org_id: org.id, action: 'request' } });
       return audited === 30 ? audited : undefined;
     });
     await goTo(page, 'Audit log');

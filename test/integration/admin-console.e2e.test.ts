@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe } from 'vitest';
 import { stringify } from 'yaml';
 import type { RunningServer } from '../../src/main.ts';
 import { createOrg } from '../factories/access.ts';
@@ -12,28 +12,29 @@ import {
   launchChromium,
   seriousAccessibilityViolations,
 } from '../helpers/browser.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test as fixtureTest } from '../helpers/fixtures.ts';
 
 // The console in a real browser (Debian's Chromium through playwright-core) against a real server and database:
 // what an admin does, end to end, and an accessibility scan (axe-core) of every page.
 
-let server: RunningServer;
-let browser: Browser;
+beforeAll(buildConsole);
 
-beforeAll(async () => {
-  buildConsole();
-  server = await startTestServer({ QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true' });
-  browser = await launchChromium();
-});
+const test = fixtureTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
+  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const browser = await launchChromium();
+    onCleanup(() => browser.close());
+    return browser;
+  })
+  .extend('page', async ({ browser }, { onCleanup }) => {
+    const page = await browser.newPage();
+    onCleanup(() => page.close());
+    return page;
+  });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await closeTestDatabase();
-});
+test.override('serverSettings', { env: { QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true' }, options: {} });
 
-async function signIn(page: Page, email: string, password: string) {
+async function signIn(server: RunningServer, page: Page, email: string, password: string) {
   await page.goto(`${server.url}/admin/`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
@@ -60,14 +61,16 @@ const BROKEN_PLAN = [
 ].join('\n');
 
 describe('the admin console in a browser', () => {
-  test('sign in, create a key and watch its last use, revoke it, apply a broken plan, lock a period, and find it all in the audit log', async () => {
-    const db = testDatabase();
+  test('sign in, create a key and watch its last use, revoke it, apply a broken plan, lock a period, and find it all in the audit log', async ({
+    db,
+    server,
+    page,
+  }) => {
     const org = await createOrg(db);
     const { email, password } = await createAdmin(db, org.id);
-    const page = await browser.newPage();
     const consoleErrors = collectConsoleErrors(page);
 
-    await signIn(page, email, password);
+    await signIn(server, page, email, password);
     assert.equal(
       await page
         .getByRole('navigation', { name: 'Console' })
@@ -164,14 +167,15 @@ describe('the admin console in a browser', () => {
       consoleErrors.filter((message) => !message.includes('status of 422')),
       [],
     );
-    await page.close();
   });
 
-  test('every page passes an axe-core scan with no serious or critical violations, and logs no errors', async () => {
-    const db = testDatabase();
+  test('every page passes an axe-core scan with no serious or critical violations, and logs no errors', async ({
+    db,
+    server,
+    page,
+  }) => {
     const org = await createOrg(db);
     const { email, password } = await createAdmin(db, org.id);
-    const page = await browser.newPage();
     const consoleErrors = collectConsoleErrors(page);
     const scanned: Record<string, unknown> = {};
     const scan = async (name: string) => {
@@ -181,7 +185,7 @@ describe('the admin console in a browser', () => {
     await page.goto(`${server.url}/admin/`);
     await page.getByLabel('Email').waitFor();
     await scan('sign-in');
-    await signIn(page, email, password);
+    await signIn(server, page, email, password);
 
     // Some content on each page, so tables are scanned as well as empty states.
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -233,21 +237,17 @@ describe('the admin console in a browser', () => {
       'audit log': [],
     });
     assert.deepEqual(consoleErrors, []);
-    await page.close();
   });
 
-  test('a viewer sees the pages without the controls that change things', async () => {
-    const db = testDatabase();
+  test('a viewer sees the pages without the controls that change things', async ({ db, server, page }) => {
     const org = await createOrg(db);
     const viewer = await createAdmin(db, org.id, 'viewer');
-    const page = await browser.newPage();
-    await signIn(page, viewer.email, viewer.password);
+    await signIn(server, page, viewer.email, viewer.password);
     await page.getByText('Viewer (read only)').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Create key' }).count(), 0);
     await goTo(page, 'Plans', 'Plans');
     assert.equal(await page.getByRole('button', { name: 'Apply file' }).count(), 0);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You are signed out.').waitFor();
-    await page.close();
   });
 });

@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
+import type { QuotientClient } from '../../sdk/src/index.ts';
 import { loadAdminContract, loadContract } from '../../src/http/contract.ts';
-import type { RunningServer } from '../../src/main.ts';
-import { createOrg, createOrgWithKey } from '../factories/access.ts';
-import { createAdmin } from '../factories/admins.ts';
-import { adminClient } from '../helpers/adminClient.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import type { AdminClient } from '../helpers/adminClient.ts';
+import { test } from '../helpers/fixtures.ts';
 import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
 
 // The cursors the contracts show (every `next_cursor` of a response example, every example of a `cursor`
 // parameter) are cursors the server accepts: each is sent to the list it documents, by an org of its own.
@@ -81,40 +78,20 @@ function componentCursors(contract: Json): string[] {
 const PUBLIC_EXAMPLES = cursorExamples(loadContract());
 const ADMIN_EXAMPLES = cursorExamples(loadAdminContract());
 
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
-
 /** How to call each public list with a cursor, as a client with a fresh org and key would. */
-const PUBLIC_LISTS: Record<string, (cursor: string) => Promise<number>> = {
-  listDeals: async (cursor) =>
-    (await (await publicClient()).raw.GET('/v1/deals', { params: { query: { cursor } } })).response.status,
-  listEarnings: async (cursor) =>
-    (await (await publicClient()).raw.GET('/v1/earnings', { params: { query: { cursor } } })).response.status,
-  listUsers: async (cursor) =>
-    (await (await publicClient()).raw.GET('/v1/users', { params: { query: { cursor } } })).response.status,
+const PUBLIC_LISTS: Record<string, (client: QuotientClient, cursor: string) => Promise<number>> = {
+  listDeals: async (client, cursor) =>
+    (await client.raw.GET('/v1/deals', { params: { query: { cursor } } })).response.status,
+  listEarnings: async (client, cursor) =>
+    (await client.raw.GET('/v1/earnings', { params: { query: { cursor } } })).response.status,
+  listUsers: async (client, cursor) =>
+    (await client.raw.GET('/v1/users', { params: { query: { cursor } } })).response.status,
 };
 
-async function publicClient() {
-  const { rawKey } = await createOrgWithKey(testDatabase());
-  return sdkClient(server, rawKey, { maxRetries: 0 });
-}
-
-const ADMIN_LISTS: Record<string, (cursor: string) => Promise<number>> = {
-  listAuditEntries: async (cursor) => {
-    const db = testDatabase();
-    const account = await createAdmin(db, (await createOrg(db)).id);
-    const client = adminClient(server);
-    assert.equal((await client.signIn(account.email, account.password)).response.status, 201);
-    return (await client.api.GET('/admin/v1/audit-entries', { params: { query: { cursor } } })).response.status;
-  },
+/** How to call each admin list with a cursor, as an admin signed in to a fresh org would. */
+const ADMIN_LISTS: Record<string, (client: AdminClient, cursor: string) => Promise<number>> = {
+  listAuditEntries: async (client, cursor) =>
+    (await client.api.GET('/admin/v1/audit-entries', { params: { query: { cursor } } })).response.status,
 };
 
 describe('the cursor examples of the contracts', () => {
@@ -134,18 +111,21 @@ describe('the cursor examples of the contracts', () => {
     }
   });
 
-  test.each(PUBLIC_EXAMPLES)('$operationId accepts its example cursor $cursor', async ({ operationId, cursor }) => {
-    const call = PUBLIC_LISTS[operationId];
-    assert.ok(call, `no call for ${operationId}: add one to PUBLIC_LISTS`);
-    assert.equal(await call(cursor), 200);
-  });
+  test.for(PUBLIC_EXAMPLES)(
+    '$operationId accepts its example cursor $cursor',
+    async ({ operationId, cursor }, { server, rawKey }) => {
+      const call = PUBLIC_LISTS[operationId];
+      assert.ok(call, `no call for ${operationId}: add one to PUBLIC_LISTS`);
+      assert.equal(await call(sdkClient(server, rawKey, { maxRetries: 0 }), cursor), 200);
+    },
+  );
 
-  test.each(ADMIN_EXAMPLES)(
+  test.for(ADMIN_EXAMPLES)(
     '$operationId (admin) accepts its example cursor $cursor',
-    async ({ operationId, cursor }) => {
+    async ({ operationId, cursor }, { signedIn }) => {
       const call = ADMIN_LISTS[operationId];
       assert.ok(call, `no call for ${operationId}: add one to ADMIN_LISTS`);
-      assert.equal(await call(cursor), 200);
+      assert.equal(await call((await signedIn()).client, cursor), 200);
     },
   );
 });

@@ -1,30 +1,15 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import { type EarningListItem, type QuotientClient, QuotientError } from '../../sdk/src/index.ts';
-import type { RunningServer } from '../../src/main.ts';
 import { AdminError } from '../../src/services/adminError.ts';
 import { ExchangeRateService } from '../../src/services/exchangeRates.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { externalId } from '../factories/deals.ts';
 import { applyPlan, planDocument, planFile } from '../factories/plans.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // Currencies end to end (docs/currencies.md): rates and default currencies set with the CLI, deal events and reads
 // through the SDK against the real server, which validates its own responses against the contract.
-
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
 
 async function cli<T>(args: string[]): Promise<T> {
   const result = await runCli([...args, '--json']);
@@ -36,11 +21,6 @@ async function refused(args: string[]): Promise<{ error: string; reason: string 
   const result = await runCli([...args, '--json']);
   assert.equal(result.code, 2, `${args.join(' ')} should be refused: ${result.stdout}${result.stderr}`);
   return onlyJson(result) as { error: string; reason: string };
-}
-
-async function newOrg() {
-  const { org, rawKey } = await createOrgWithKey(testDatabase());
-  return { org, client: sdkClient(server, rawKey) };
 }
 
 async function collect<Item>(items: AsyncIterable<Item>): Promise<Item[]> {
@@ -59,9 +39,12 @@ const commissionOnly = (overrides: Record<string, unknown> = {}) =>
   planDocument({ chips: [{ key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000 }], ...overrides });
 
 describe('a EUR deal on a USD plan', () => {
-  test('is paid in USD at the rate of its date; unpriced without one, priced when the rate is set', async () => {
-    const { org, client } = await newOrg();
-    await applyPlan(testDatabase(), org.id, commissionOnly({ currency: 'USD' }));
+  test('is paid in USD at the rate of its date; unpriced without one, priced when the rate is set', async ({
+    db,
+    org,
+    client,
+  }) => {
+    await applyPlan(db, org.id, commissionOnly({ currency: 'USD' }));
     const external = externalId();
     const won = await client.deals.ingestEvent({
       external_id: external,
@@ -122,11 +105,10 @@ describe('a EUR deal on a USD plan', () => {
     );
   });
 
-  test('a rep paid by a USD plan and a EUR plan gets a payout per currency', async () => {
-    const { org, client } = await newOrg();
-    await applyPlan(testDatabase(), org.id, commissionOnly({ key: 'usd-plan', currency: 'USD' }));
-    await applyPlan(testDatabase(), org.id, commissionOnly({ key: 'eur-plan', currency: 'EUR' }));
-    await new ExchangeRateService(testDatabase()).set({
+  test('a rep paid by a USD plan and a EUR plan gets a payout per currency', async ({ db, org, client }) => {
+    await applyPlan(db, org.id, commissionOnly({ key: 'usd-plan', currency: 'USD' }));
+    await applyPlan(db, org.id, commissionOnly({ key: 'eur-plan', currency: 'EUR' }));
+    await new ExchangeRateService(db).set({
       orgId: org.id,
       from: 'USD',
       to: 'EUR',
@@ -168,8 +150,10 @@ describe('a EUR deal on a USD plan', () => {
 });
 
 describe('the org default currency and the CLI', () => {
-  test('deals without a currency take the default, which can be set only before deals or plans exist', async () => {
-    const { org, client } = await newOrg();
+  test('deals without a currency take the default, which can be set only before deals or plans exist', async ({
+    org,
+    client,
+  }) => {
     const set = await cli<{ default_currency: string; changed: boolean }>([
       'orgs',
       'set-currency',
@@ -189,9 +173,8 @@ describe('the org default currency and the CLI', () => {
     assert.equal(late.error, 'invalid_state');
   });
 
-  test('bad input is refused with the JSON refusal contract and changes nothing', async () => {
-    const { org } = await newOrg();
-    const rates = new ExchangeRateService(testDatabase());
+  test('bad input is refused with the JSON refusal contract and changes nothing', async ({ db, org }) => {
+    const rates = new ExchangeRateService(db);
     const set = (from: string, to: string, rate: string, effectiveOn: string) =>
       rates.set({ orgId: org.id, from, to, rate, effectiveOn }).then(
         () => assert.fail(`${from} ${to} ${rate} ${effectiveOn} was accepted`),
@@ -211,9 +194,8 @@ describe('the org default currency and the CLI', () => {
     assert.deepEqual(await rates.list(org.id), []);
   });
 
-  test('fx list shows the rates by pair and day, filtered by currency', async () => {
-    const { org } = await newOrg();
-    const rates = new ExchangeRateService(testDatabase());
+  test('fx list shows the rates by pair and day, filtered by currency', async ({ db, org }) => {
+    const rates = new ExchangeRateService(db);
     await rates.set({ orgId: org.id, from: 'EUR', to: 'USD', rate: '1.1', effectiveOn: '2026-05-01' });
     await rates.set({ orgId: org.id, from: 'EUR', to: 'USD', rate: '1.08', effectiveOn: '2026-04-01' });
     await rates.set({ orgId: org.id, from: 'GBP', to: 'USD', rate: '1.27', effectiveOn: '2026-04-01' });
@@ -248,8 +230,9 @@ describe('the org default currency and the CLI', () => {
 });
 
 describe('the contract', () => {
-  test('an unknown currency on a deal event is 400 invalid_body naming currency, and nothing is written', async () => {
-    const { client } = await newOrg();
+  test('an unknown currency on a deal event is 400 invalid_body naming currency, and nothing is written', async ({
+    client,
+  }) => {
     const external = externalId();
     const error = await client.deals
       .ingestEvent({ external_id: external, currency: 'EURO', state: { amount_cents: 1 } })
@@ -271,8 +254,7 @@ describe('the contract', () => {
     assert.deepEqual(await collect(client.deals.list({ external_id: external })), []);
   });
 
-  test("a plan's currency cannot change once applied", async () => {
-    const { org } = await newOrg();
+  test("a plan's currency cannot change once applied", async ({ org }) => {
     await cli([
       'plans',
       'apply',

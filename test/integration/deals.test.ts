@@ -1,32 +1,19 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import { parseDealEvent } from '../../src/domain/deals/event.ts';
 import { newId } from '../../src/lib/ids.ts';
 import type { RunningServer } from '../../src/main.ts';
-import { createSqlPool, type SqlPool } from '../../src/repositories/transaction.ts';
 import { DealIngestion } from '../../src/services/ingestion.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { dealEvent, externalId, getDeals, ingest, listDeals, type WireDeal } from '../factories/deals.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { startTestServer } from '../helpers/server.ts';
-
-let server: RunningServer;
-let pool: SqlPool;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  pool = createSqlPool(process.env.DATABASE_URL as string, 4, () => {});
-});
-
-afterAll(async () => {
-  await server.close();
-  await pool.end();
-  await closeTestDatabase();
-});
+import { test } from '../helpers/fixtures.ts';
 
 /** Pages through with `cursor` until next_cursor is null; returns every deal seen, in order, repeats included. */
-async function pageThrough(rawKey: string, query: Record<string, string> = {}): Promise<WireDeal[]> {
+async function pageThrough(
+  server: RunningServer,
+  rawKey: string,
+  query: Record<string, string> = {},
+): Promise<WireDeal[]> {
   const seen: WireDeal[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 100; pages++) {
@@ -38,15 +25,17 @@ async function pageThrough(rawKey: string, query: Record<string, string> = {}): 
   throw new Error('next_cursor never became null');
 }
 
-async function errorOf(rawKey: string, query: Record<string, string>) {
+async function errorOf(server: RunningServer, rawKey: string, query: Record<string, string>) {
   const response = await getDeals(server, rawKey, query);
   assert.equal(response.status, 400, JSON.stringify(query));
   return (await response.json()) as { error: string; reason: string };
 }
 
 describe('the deal item', () => {
-  test('carries exactly the documented fields, with cents as numbers, dates and RFC 3339 timestamps', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('carries exactly the documented fields, with cents as numbers, dates and RFC 3339 timestamps', async ({
+    server,
+    rawKey,
+  }) => {
     const body = dealEvent({}, { amount_cents: 100_000_000_000_000, region: 'NA', nested: { a: [1, 2] } });
     const ids = await ingest(server, rawKey, body);
     const { deals, next_cursor } = await listDeals(server, rawKey);
@@ -76,8 +65,7 @@ describe('the deal item', () => {
     assert.match(deal.updated_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
-  test('a deal with no owner has user_id null and null standard members', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('a deal with no owner has user_id null and null standard members', async ({ server, rawKey }) => {
     await ingest(server, rawKey, { external_id: externalId(), state: {} });
     const [deal] = (await listDeals(server, rawKey)).deals;
     assert.equal(deal?.user_id, null);
@@ -92,84 +80,94 @@ describe('the deal item', () => {
 });
 
 describe('filters', () => {
-  async function orgWithDeals() {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  /** A won, an open, a lost and a deleted deal in the test's org. */
+  async function fourDeals(server: RunningServer, rawKey: string) {
     const won = dealEvent({ external_id: externalId('won') }, { stage: 'closed_won', owner_external_id: 'rep-a' });
     const open = dealEvent({ external_id: externalId('open') }, { stage: 'proposal', owner_external_id: 'rep-b' });
     const lost = dealEvent({ external_id: externalId('lost') }, { stage: 'lost', owner_external_id: 'rep-a' });
     const gone = dealEvent({ external_id: externalId('gone') }, { stage: 'proposal', owner_external_id: 'rep-a' });
     for (const body of [won, open, lost, gone]) await ingest(server, rawKey, body);
     await ingest(server, rawKey, { external_id: gone.external_id, event_type: 'delete', state: {} });
-    return { rawKey, won, open, lost, gone };
+    return { won, open, lost, gone };
   }
   const externalIds = (deals: WireDeal[]) => deals.map((deal) => deal.external_id);
 
-  test('without filters, every deal but the deleted ones', async () => {
-    const { rawKey, won, open, lost } = await orgWithDeals();
-    assert.deepEqual(externalIds(await pageThrough(rawKey)), [won.external_id, open.external_id, lost.external_id]);
+  test('without filters, every deal but the deleted ones', async ({ server, rawKey }) => {
+    const { won, open, lost } = await fourDeals(server, rawKey);
+    assert.deepEqual(externalIds(await pageThrough(server, rawKey)), [
+      won.external_id,
+      open.external_id,
+      lost.external_id,
+    ]);
   });
 
-  test('status, stage, owner_external_id and external_id each narrow the list, and combine with AND', async () => {
-    const { rawKey, won, open, lost, gone } = await orgWithDeals();
-    assert.deepEqual(externalIds(await pageThrough(rawKey, { status: 'won' })), [won.external_id]);
-    assert.deepEqual(externalIds(await pageThrough(rawKey, { status: 'lost' })), [lost.external_id]);
-    assert.deepEqual(externalIds(await pageThrough(rawKey, { stage: 'proposal' })), [open.external_id]);
-    assert.deepEqual(externalIds(await pageThrough(rawKey, { owner_external_id: 'rep-a' })), [
+  test('status, stage, owner_external_id and external_id each narrow the list, and combine with AND', async ({
+    server,
+    rawKey,
+  }) => {
+    const { won, open, lost, gone } = await fourDeals(server, rawKey);
+    assert.deepEqual(externalIds(await pageThrough(server, rawKey, { status: 'won' })), [won.external_id]);
+    assert.deepEqual(externalIds(await pageThrough(server, rawKey, { status: 'lost' })), [lost.external_id]);
+    assert.deepEqual(externalIds(await pageThrough(server, rawKey, { stage: 'proposal' })), [open.external_id]);
+    assert.deepEqual(externalIds(await pageThrough(server, rawKey, { owner_external_id: 'rep-a' })), [
       won.external_id,
       lost.external_id,
     ]);
-    assert.deepEqual(externalIds(await pageThrough(rawKey, { external_id: open.external_id })), [open.external_id]);
-    assert.deepEqual(externalIds(await pageThrough(rawKey, { owner_external_id: 'rep-a', status: 'won' })), [
+    assert.deepEqual(externalIds(await pageThrough(server, rawKey, { external_id: open.external_id })), [
+      open.external_id,
+    ]);
+    assert.deepEqual(externalIds(await pageThrough(server, rawKey, { owner_external_id: 'rep-a', status: 'won' })), [
       won.external_id,
     ]);
-    assert.deepEqual(externalIds(await pageThrough(rawKey, { external_id: gone.external_id })), []);
+    assert.deepEqual(externalIds(await pageThrough(server, rawKey, { external_id: gone.external_id })), []);
   });
 
-  test('deleted deals only with status=deleted or include_deleted=true', async () => {
-    const { rawKey, won, open, lost, gone } = await orgWithDeals();
-    assert.deepEqual(externalIds(await pageThrough(rawKey, { status: 'deleted' })), [gone.external_id]);
-    assert.deepEqual(externalIds(await pageThrough(rawKey, { include_deleted: 'true' })), [
+  test('deleted deals only with status=deleted or include_deleted=true', async ({ server, rawKey }) => {
+    const { won, open, lost, gone } = await fourDeals(server, rawKey);
+    assert.deepEqual(externalIds(await pageThrough(server, rawKey, { status: 'deleted' })), [gone.external_id]);
+    assert.deepEqual(externalIds(await pageThrough(server, rawKey, { include_deleted: 'true' })), [
       won.external_id,
       open.external_id,
       lost.external_id,
       gone.external_id,
     ]);
-    assert.deepEqual(externalIds(await pageThrough(rawKey, { include_deleted: 'false' })), [
+    assert.deepEqual(externalIds(await pageThrough(server, rawKey, { include_deleted: 'false' })), [
       won.external_id,
       open.external_id,
       lost.external_id,
     ]);
   });
 
-  test('updated_since keeps deals updated at or after the time given', async () => {
-    const { rawKey, lost, gone } = await orgWithDeals();
-    const all = await pageThrough(rawKey, { include_deleted: 'true' });
+  test('updated_since keeps deals updated at or after the time given', async ({ server, rawKey }) => {
+    const { lost, gone } = await fourDeals(server, rawKey);
+    const all = await pageThrough(server, rawKey, { include_deleted: 'true' });
     const since = all.find((deal) => deal.external_id === lost.external_id)?.updated_at as string;
-    assert.deepEqual(externalIds(await pageThrough(rawKey, { updated_since: since, include_deleted: 'true' })), [
-      lost.external_id,
-      gone.external_id,
-    ]);
+    assert.deepEqual(
+      externalIds(await pageThrough(server, rawKey, { updated_since: since, include_deleted: 'true' })),
+      [lost.external_id, gone.external_id],
+    );
   });
 
-  test('a malformed parameter is 400 invalid_body naming it', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
-    assert.match((await errorOf(rawKey, { limit: '0' })).reason, /^limit: /);
-    assert.match((await errorOf(rawKey, { limit: '201' })).reason, /^limit: /);
-    assert.match((await errorOf(rawKey, { status: 'closed' })).reason, /^status: /);
-    assert.match((await errorOf(rawKey, { updated_since: 'yesterday' })).reason, /^updated_since: /);
-    assert.match((await errorOf(rawKey, { include_deleted: 'yes' })).reason, /^include_deleted: /);
+  test('a malformed parameter is 400 invalid_body naming it', async ({ server, rawKey }) => {
+    assert.match((await errorOf(server, rawKey, { limit: '0' })).reason, /^limit: /);
+    assert.match((await errorOf(server, rawKey, { limit: '201' })).reason, /^limit: /);
+    assert.match((await errorOf(server, rawKey, { status: 'closed' })).reason, /^status: /);
+    assert.match((await errorOf(server, rawKey, { updated_since: 'yesterday' })).reason, /^updated_since: /);
+    assert.match((await errorOf(server, rawKey, { include_deleted: 'yes' })).reason, /^include_deleted: /);
   });
 });
 
 describe('pagination', () => {
-  test('pages of `limit` deals in (updated_at, id) order cover every deal once, and the last cursor is null', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('pages of `limit` deals in (updated_at, id) order cover every deal once, and the last cursor is null', async ({
+    server,
+    rawKey,
+  }) => {
     const created: string[] = [];
     for (let index = 0; index < 7; index++) created.push((await ingest(server, rawKey, dealEvent())).deal_id);
     const first = await listDeals(server, rawKey, { limit: '3' });
     assert.equal(first.deals.length, 3);
     assert.ok(first.next_cursor);
-    const seen = await pageThrough(rawKey, { limit: '3' });
+    const seen = await pageThrough(server, rawKey, { limit: '3' });
     assert.deepEqual(
       seen.map((deal) => deal.id),
       created,
@@ -178,9 +176,8 @@ describe('pagination', () => {
     assert.deepEqual(order, [...order].sort());
   });
 
-  test('limit defaults to 50 and goes up to 200', async () => {
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
-    await testDatabase().deal.createMany({
+  test('limit defaults to 50 and goes up to 200', async ({ db, server, org, rawKey }) => {
+    await db.deal.createMany({
       data: Array.from({ length: 205 }, (_, index) => ({
         id: newId('deal'),
         org_id: org.id,
@@ -195,38 +192,37 @@ describe('pagination', () => {
     assert.ok(big.next_cursor);
   });
 
-  test('a malformed cursor is 400 invalid_body with a reason starting cursor:', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('a malformed cursor is 400 invalid_body with a reason starting cursor:', async ({ server, rawKey }) => {
     for (const cursor of [
       'garbage!',
       'eyJ2IjoxfQ',
       Buffer.from('{"v":1,"u":"x","i":"y","f":"z"}').toString('base64url'),
     ]) {
-      const error = await errorOf(rawKey, { cursor });
+      const error = await errorOf(server, rawKey, { cursor });
       assert.equal(error.error, 'invalid_body');
       assert.match(error.reason, /^cursor: /);
     }
   });
 
-  test('a cursor sent with other filters, or by another org, is refused', async () => {
-    const a = await createOrgWithKey(testDatabase());
-    const b = await createOrgWithKey(testDatabase());
+  test('a cursor sent with other filters, or by another org, is refused', async ({ server, newOrg }) => {
+    const a = await newOrg();
+    const b = await newOrg();
     for (let index = 0; index < 3; index++) await ingest(server, a.rawKey, dealEvent());
     const { next_cursor } = await listDeals(server, a.rawKey, { limit: '1' });
     assert.ok(next_cursor);
     assert.match(
-      (await errorOf(a.rawKey, { cursor: next_cursor, status: 'open' })).reason,
+      (await errorOf(server, a.rawKey, { cursor: next_cursor, status: 'open' })).reason,
       /^cursor: was issued for other/,
     );
-    assert.match((await errorOf(b.rawKey, { cursor: next_cursor })).reason, /^cursor: /);
+    assert.match((await errorOf(server, b.rawKey, { cursor: next_cursor })).reason, /^cursor: /);
     assert.equal((await listDeals(server, a.rawKey, { cursor: next_cursor, limit: '5' })).deals.length, 2);
   });
 });
 
 describe('org isolation', () => {
-  test("an org never lists another org's deals, whatever the filter", async () => {
-    const a = await createOrgWithKey(testDatabase());
-    const b = await createOrgWithKey(testDatabase());
+  test("an org never lists another org's deals, whatever the filter", async ({ server, newOrg }) => {
+    const a = await newOrg();
+    const b = await newOrg();
     const body = dealEvent();
     await ingest(server, a.rawKey, body);
     assert.deepEqual(
@@ -238,8 +234,10 @@ describe('org isolation', () => {
 });
 
 describe('the change feed', () => {
-  test('a deal updated during pagination is seen again later with a higher version, never missed', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('a deal updated during pagination is seen again later with a higher version, never missed', async ({
+    server,
+    rawKey,
+  }) => {
     const bodies = Array.from({ length: 6 }, () => dealEvent());
     for (const body of bodies) await ingest(server, rawKey, body);
     const first = await listDeals(server, rawKey, { limit: '2' });
@@ -262,16 +260,18 @@ describe('the change feed', () => {
     assert.deepEqual([...latest.keys()].sort(), bodies.map((body) => body.external_id).sort());
   });
 
-  test('updated_since with the last updated_at seen picks up later changes, repeating only that instant', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('updated_since with the last updated_at seen picks up later changes, repeating only that instant', async ({
+    server,
+    rawKey,
+  }) => {
     const a = dealEvent();
     const b = dealEvent();
     await ingest(server, rawKey, a);
     await ingest(server, rawKey, b);
-    const seen = await pageThrough(rawKey);
+    const seen = await pageThrough(server, rawKey);
     const mark = seen.at(-1)?.updated_at as string;
     await ingest(server, rawKey, { external_id: a.external_id, state: { amount_cents: 1 } });
-    const changes = await pageThrough(rawKey, { updated_since: mark });
+    const changes = await pageThrough(server, rawKey, { updated_since: mark });
     assert.deepEqual(
       changes.map((deal) => [deal.external_id, deal.version]),
       [
@@ -281,8 +281,12 @@ describe('the change feed', () => {
     );
   });
 
-  test('a write that commits after a reader paged past its start is still delivered to that reader', async () => {
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
+  test('a write that commits after a reader paged past its start is still delivered to that reader', async ({
+    server,
+    pool,
+    org,
+    rawKey,
+  }) => {
     const before = dealEvent();
     await ingest(server, rawKey, before);
 
@@ -341,8 +345,7 @@ describe('the change feed', () => {
     assert.equal(resumed.next_cursor, null);
   });
 
-  test('a page taken with no write in flight ends the feed: next_cursor is null', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('a page taken with no write in flight ends the feed: next_cursor is null', async ({ server, rawKey }) => {
     await ingest(server, rawKey, dealEvent());
     const page = await listDeals(server, rawKey, { limit: '5' });
     assert.equal(page.deals.length, 1);

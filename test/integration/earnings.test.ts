@@ -1,33 +1,18 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
-import type { RunningServer } from '../../src/main.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { externalId } from '../factories/deals.ts';
 import { planDocument, planFile } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test } from '../helpers/fixtures.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
 // The earnings ledger end to end: plans applied with the CLI, deal events and reads through the SDK against the
 // real server (which validates its own responses against the contract), periods locked with the CLI.
 
 const EXAMPLE_PLAN = fileURLToPath(new URL('../../examples/plans/core-ae.yaml', import.meta.url));
-
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
 
 interface AppliedPlan {
   plan_id: string;
@@ -49,11 +34,6 @@ async function cli<T>(args: string[]): Promise<T> {
 
 async function applyPlanFile(orgId: string, document: object): Promise<AppliedPlan> {
   return cli<AppliedPlan>(['plans', 'apply', await planFile(document), '--org', orgId]);
-}
-
-async function newOrg() {
-  const { org, rawKey } = await createOrgWithKey(testDatabase());
-  return { org, client: sdkClient(server, rawKey) };
 }
 
 async function listAll(client: QuotientClient, params: Parameters<QuotientClient['earnings']['list']>[0] = {}) {
@@ -79,8 +59,10 @@ function byChip(plan: AppliedPlan) {
 }
 
 describe('the worked example of product.md, end to end', () => {
-  test('deals A and B won: five pending rows with the hand-computed amounts, and a trace that explains one', async () => {
-    const { org, client } = await newOrg();
+  test('deals A and B won: five pending rows with the hand-computed amounts, and a trace that explains one', async ({
+    org,
+    client,
+  }) => {
     const plan = await cli<AppliedPlan>(['plans', 'apply', EXAMPLE_PLAN, '--org', org.id]);
     const chipKey = byChip(plan);
     const a = await client.deals.ingestEvent({
@@ -192,8 +174,7 @@ describe('the worked example of product.md, end to end', () => {
 });
 
 describe("a deal's path through the ledger", () => {
-  test('open → projected; won → pending, superseding the projection; lost → reversed', async () => {
-    const { org, client } = await newOrg();
+  test('open → projected; won → pending, superseding the projection; lost → reversed', async ({ org, client }) => {
     await applyPlanFile(org.id, commissionPlan());
     const external = externalId();
     const opened = await client.deals.ingestEvent({
@@ -238,8 +219,7 @@ describe("a deal's path through the ledger", () => {
     assert.equal(lost.deal_id, opened.deal_id);
   });
 
-  test('a won deal deleted is reversed; restored and won again, it earns again', async () => {
-    const { org, client } = await newOrg();
+  test('a won deal deleted is reversed; restored and won again, it earns again', async ({ org, client }) => {
     await applyPlanFile(org.id, commissionPlan());
     const external = externalId();
     const won = await client.deals.ingestEvent({
@@ -262,8 +242,10 @@ describe("a deal's path through the ledger", () => {
     );
   });
 
-  test('an event that repeats the deal state, or changes only what no chip reads, writes no earnings', async () => {
-    const { org, client } = await newOrg();
+  test('an event that repeats the deal state, or changes only what no chip reads, writes no earnings', async ({
+    org,
+    client,
+  }) => {
     await applyPlanFile(org.id, commissionPlan());
     const external = externalId();
     const won = await client.deals.ingestEvent({
@@ -276,8 +258,7 @@ describe("a deal's path through the ledger", () => {
     assert.deepEqual(await listAll(client, { deal_id: won.deal_id }), before);
   });
 
-  test('a deal that changes owner moves its earnings from one rep to the other', async () => {
-    const { org, client } = await newOrg();
+  test('a deal that changes owner moves its earnings from one rep to the other', async ({ org, client }) => {
     await applyPlanFile(org.id, commissionPlan());
     const external = externalId();
     const won = await client.deals.ingestEvent({
@@ -297,8 +278,10 @@ describe("a deal's path through the ledger", () => {
 });
 
 describe('plan changes', () => {
-  test('a new version recomputes the lines of open periods: rows superseded, no triggering event', async () => {
-    const { org, client } = await newOrg();
+  test('a new version recomputes the lines of open periods: rows superseded, no triggering event', async ({
+    org,
+    client,
+  }) => {
     const document = planDocument({
       chips: [
         { key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000 },
@@ -362,8 +345,7 @@ describe('plan changes', () => {
     assert.deepEqual(onlyJson(unknown), { error: 'not_found', reason: `org ${org.id} has no plan plan_nope` });
   });
 
-  test('archiving reverses the projections and stops evaluation; earned rows stay', async () => {
-    const { org, client } = await newOrg();
+  test('archiving reverses the projections and stops evaluation; earned rows stay', async ({ org, client }) => {
     const plan = await applyPlanFile(org.id, commissionPlan());
     const approved = await client.deals.ingestEvent({
       external_id: externalId(),
@@ -406,8 +388,10 @@ describe('plan changes', () => {
 });
 
 describe('periods', () => {
-  test('lock approves, mark-paid pays, and a later change claws back in the next open period', async () => {
-    const { org, client } = await newOrg();
+  test('lock approves, mark-paid pays, and a later change claws back in the next open period', async ({
+    org,
+    client,
+  }) => {
     await applyPlanFile(org.id, commissionPlan());
     const external = externalId();
     const won = await client.deals.ingestEvent({
@@ -454,8 +438,7 @@ describe('periods', () => {
 });
 
 describe('concurrent events', () => {
-  test('events for one rep on different deals, all at once, end as if applied one by one', async () => {
-    const { org, client } = await newOrg();
+  test('events for one rep on different deals, all at once, end as if applied one by one', async ({ org, client }) => {
     const plan = await cli<AppliedPlan>(['plans', 'apply', EXAMPLE_PLAN, '--org', org.id]);
     const chipKey = byChip(plan);
     const firstAmounts = [1_500_000, 2_000_000, 2_500_000, 1_000_000, 3_000_000, 1_200_000, 900_000, 2_100_000];
@@ -494,8 +477,7 @@ describe('concurrent events', () => {
 });
 
 describe('GET /v1/earnings and GET /v1/earnings/{id}', () => {
-  test('filters, keyset pages and a refused cursor', async () => {
-    const { org, client } = await newOrg();
+  test('filters, keyset pages and a refused cursor', async ({ org, client }) => {
     await applyPlanFile(org.id, commissionPlan());
     const deals = [];
     for (const close of ['2026-04-01', '2026-04-02', '2026-05-03']) {
@@ -532,7 +514,7 @@ describe('GET /v1/earnings and GET /v1/earnings/{id}', () => {
     assert.match(garbage.error?.reason ?? '', /^cursor: /);
   });
 
-  test("another org's earning is 404, and its rows are not listed", async () => {
+  test("another org's earning is 404, and its rows are not listed", async ({ newOrg }) => {
     const { org, client } = await newOrg();
     await applyPlanFile(org.id, commissionPlan());
     await client.deals.ingestEvent({ external_id: externalId(), state: dealState(100_000, 'won', '2026-04-01') });
@@ -548,9 +530,12 @@ describe('GET /v1/earnings and GET /v1/earnings/{id}', () => {
 });
 
 describe('earnings webhooks', () => {
-  test('every row written and every status change is in the outbox, with the row as the API lists it', async () => {
-    const { org, client } = await newOrg();
-    await createEndpoint(testDatabase(), org.id, 'https://hooks.example.test/earnings', [
+  test('every row written and every status change is in the outbox, with the row as the API lists it', async ({
+    db,
+    org,
+    client,
+  }) => {
+    await createEndpoint(db, org.id, 'https://hooks.example.test/earnings', [
       'earning.created',
       'earning.status_changed',
     ]);
@@ -560,7 +545,7 @@ describe('earnings webhooks', () => {
     await client.deals.ingestEvent({ external_id: external, state: { stage: 'won' } });
     await cli(['periods', 'lock', '2026-04', '--org', org.id]);
 
-    const messages = await testDatabase().webhookMessage.findMany({
+    const messages = await db.webhookMessage.findMany({
       where: { org_id: org.id },
       orderBy: { id: 'asc' },
     });

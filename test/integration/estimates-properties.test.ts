@@ -1,30 +1,15 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import type { Earning, EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
-import type { RunningServer } from '../../src/main.ts';
 import { EarningsEngine } from '../../src/services/earnings/engine.ts';
 import { PeriodAdmin } from '../../src/services/periods.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // For random histories of deal events (and a lock of April), an estimate equals the real outcome: the rows the
 // same event then really writes, amount, status, period, replaced row and trace (the won time aside, which is
 // the moment the event is applied), and the rows it retires. Few runs: each is a real org on a real server.
-
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
 
 const dealChanges = fc.record({
   deal: fc.constantFrom('opp-1', 'opp-2', 'opp-3'),
@@ -72,13 +57,10 @@ function idsNamed(traces: readonly Earning['trace'][], externalId: string): stri
 }
 
 describe('estimates over random histories', () => {
-  test('an estimate equals the rows the same event then really writes and retires', async () => {
+  test('an estimate equals the rows the same event then really writes and retires', async ({ db, org, client }) => {
     await fc.assert(
       fc.asyncProperty(scenarios, async ({ history, lockApril, estimated }) => {
-        const db = testDatabase();
-        const { org, rawKey } = await createOrgWithKey(db);
         await applyPlan(db, org.id, planDocument());
-        const client = sdkClient(server, rawKey);
         for (const { deal, region, new_logo, ...state } of history) {
           await client.deals.ingestEvent({ external_id: deal, state: { ...state, region, new_logo } });
         }

@@ -1,30 +1,16 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
-import type { RunningServer } from '../../src/main.ts';
 import { EarningsEngine } from '../../src/services/earnings/engine.ts';
 import { PeriodAdmin } from '../../src/services/periods.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { eventually } from '../helpers/clock.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { testDatabase } from '../helpers/database.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // What-if estimates through the SDK against the real server (which validates its responses against the
 // contract): the estimate of an event equals, cent for cent, the rows the same event then really writes, and
 // the estimate itself leaves every table as it was (audit entries and rate-limit counters aside).
-
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
 
 function state(amountCents: number, stage: string, closeDate: string, custom: Record<string, unknown> = {}) {
   return { amount_cents: amountCents, stage, close_date: closeDate, owner_external_id: 'rep-017', ...custom };
@@ -85,16 +71,13 @@ function comparable(row: {
   return [row.status, row.period_id, row.amount_cents, row.supersedes_id, row.plan_version_id, row.rule_version];
 }
 
-async function orgWithPlan() {
-  const db = testDatabase();
-  const { org, rawKey } = await createOrgWithKey(db);
-  await applyPlan(db, org.id, planDocument());
-  return { org, client: sdkClient(server, rawKey) };
-}
-
 describe('POST /v1/estimates', () => {
-  test('an open deal closing won: the estimate is what the same event then really writes, and writes nothing itself', async () => {
-    const { org, client } = await orgWithPlan();
+  test('an open deal closing won: the estimate is what the same event then really writes, and writes nothing itself', async ({
+    db,
+    org,
+    client,
+  }) => {
+    await applyPlan(db, org.id, planDocument());
     await client.deals.ingestEvent({
       external_id: 'opp-a',
       state: state(6_000_000, 'closed_won', '2026-04-10', { region: 'EMEA' }),
@@ -157,8 +140,12 @@ describe('POST /v1/estimates', () => {
     for (const row of retired) assert.equal(after.get(row.id), row.status);
   });
 
-  test('a hypothetical deal, a lower amount in a locked period (a clawback), the audit entry and refusals', async () => {
-    const { org, client } = await orgWithPlan();
+  test('a hypothetical deal, a lower amount in a locked period (a clawback), the audit entry and refusals', async ({
+    db,
+    org,
+    client,
+  }) => {
+    await applyPlan(db, org.id, planDocument());
     await client.deals.ingestEvent({
       external_id: 'opp-a',
       state: state(6_000_000, 'closed_won', '2026-04-10', { region: 'EMEA' }),
@@ -176,8 +163,6 @@ describe('POST /v1/estimates', () => {
     assert.equal(hypothetical.earned_after_cents, 200_000);
     assert.ok(hypothetical.lines.every((line) => line.deal_id === null));
     assert.equal(await client.users.findByExternalId('rep-new'), null);
-
-    const db = testDatabase();
     await new PeriodAdmin(db, new EarningsEngine(db)).lock(org.id, '2026-04');
     const tables = await tableState(org.id);
     // Half the amount, in locked April: the base line earns 3,000.00 against 6,000.00 approved.

@@ -1,28 +1,12 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import { parseDealEvent } from '../../src/domain/deals/event.ts';
 import type { RunningServer } from '../../src/main.ts';
-import { createSqlPool, type SqlPool } from '../../src/repositories/transaction.ts';
 import type { DealChange } from '../../src/services/dealChanges.ts';
 import { DealIngestion } from '../../src/services/ingestion.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { dealEvent, externalId, findDeal, ingest, listDeals, postEvent } from '../factories/deals.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { startTestServer } from '../helpers/server.ts';
-
-let server: RunningServer;
-let pool: SqlPool;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  pool = createSqlPool(process.env.DATABASE_URL as string, 4, () => {});
-});
-
-afterAll(async () => {
-  await server.close();
-  await pool.end();
-  await closeTestDatabase();
-});
+import { testDatabase } from '../helpers/database.ts';
+import { test } from '../helpers/fixtures.ts';
 
 const ID = {
   source: /^se_[0-7][0-9a-hjkmnp-tv-z]{25}$/,
@@ -47,8 +31,10 @@ async function domainEventCount(orgId: string) {
 }
 
 describe('accepting a deal event', () => {
-  test('a new deal is answered 201 with the ids of its source event, domain event and deal', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('a new deal is answered 201 with the ids of its source event, domain event and deal', async ({
+    server,
+    rawKey,
+  }) => {
     const body = dealEvent({}, { region: 'NA', custom: { new_logo: true } });
     const response = await postEvent(server, rawKey, body);
     assert.equal(response.status, 201);
@@ -75,11 +61,15 @@ describe('accepting a deal event', () => {
     assert.equal(deal.created_at, deal.updated_at);
   });
 
-  test('the source event keeps the raw body byte for byte, the key, the dedup key and the body digest', async () => {
-    const { key, rawKey } = await createOrgWithKey(testDatabase());
+  test('the source event keeps the raw body byte for byte, the key, the dedup key and the body digest', async ({
+    db,
+    server,
+    key,
+    rawKey,
+  }) => {
     const raw = `{ "state": {"stage":"qualified", "amount_cents": 100},\n  "external_id": "${externalId()}", "dedup_key": "crm-1" }`;
     const ids = await ingest(server, rawKey, raw);
-    const [stored] = await testDatabase().$queryRaw<
+    const [stored] = await db.$queryRaw<
       Array<{ body: string; key_id: string; dedup_key: string; body_digest: string; received_at: Date }>
     >`SELECT body::text AS body, key_id, dedup_key, body_digest, received_at FROM source_events WHERE id = ${ids.source_event_id}`;
     assert.ok(stored);
@@ -90,15 +80,13 @@ describe('accepting a deal event', () => {
     assert.ok(Math.abs(stored.received_at.getTime() - Date.now()) < 60_000);
   });
 
-  test('event_type defaults to upsert and is kept as the domain event hint', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('event_type defaults to upsert and is kept as the domain event hint', async ({ server, rawKey }) => {
     const ids = await ingest(server, rawKey, dealEvent());
     const [event] = await domainEvents(ids.deal_id);
     assert.equal(event?.event_type_hint, 'upsert');
   });
 
-  test('an event with only what changed leaves every other member as it was', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('an event with only what changed leaves every other member as it was', async ({ server, rawKey }) => {
     const body = dealEvent({}, { region: 'NA', tier: 'gold' });
     await ingest(server, rawKey, body);
     await ingest(server, rawKey, { external_id: body.external_id, state: { stage: 'negotiation' } });
@@ -113,8 +101,10 @@ describe('accepting a deal event', () => {
     assert.equal(deal?.version, 2);
   });
 
-  test('null clears a standard member and removes a custom field, directly or inside state.custom', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('null clears a standard member and removes a custom field, directly or inside state.custom', async ({
+    server,
+    rawKey,
+  }) => {
     const body = dealEvent({}, { region: 'NA', tier: 'gold', industry: 'Retail' });
     await ingest(server, rawKey, body);
     await ingest(server, rawKey, {
@@ -178,30 +168,29 @@ describe('validation, refused with 400 invalid_body and the field path first', (
     ['occurred_at not a date-time', '{"external_id":"a","state":{},"occurred_at":"2026-04-20"}', /^occurred_at: /],
     ['a custom string with U+0000', '{"external_id":"a","state":{"note":"a\\u0000b"}}', /^state\.note: /],
   ];
-  for (const [name, body, reason] of cases) {
-    test(`${name} is refused and nothing is written`, async () => {
-      const { org, rawKey } = await createOrgWithKey(testDatabase());
-      const response = await postEvent(server, rawKey, body);
-      assert.equal(response.status, 400);
-      const error = (await response.json()) as { error: string; reason: string };
-      assert.equal(error.error, 'invalid_body');
-      assert.match(error.reason, reason);
-      assert.equal(await sourceEventCount(org.id), 0);
-    });
-  }
+  test.for(cases)('%s is refused and nothing is written', async ([, body, reason], { server, org, rawKey }) => {
+    const response = await postEvent(server, rawKey, body);
+    assert.equal(response.status, 400);
+    const error = (await response.json()) as { error: string; reason: string };
+    assert.equal(error.error, 'invalid_body');
+    assert.match(error.reason, reason);
+    assert.equal(await sourceEventCount(org.id), 0);
+  });
 });
 
 describe('domain events, one per applied event, typed by what changed', () => {
-  async function typeOf(rawKey: string, body: unknown) {
+  async function typeOf(server: RunningServer, rawKey: string, body: unknown) {
     const ids = await ingest(server, rawKey, body);
     const event = (await domainEvents(ids.deal_id)).find((candidate) => candidate.id === ids.domain_event_id);
     assert.ok(event);
     return event;
   }
 
-  test('the first event of a deal is deal.created and lists every field it set', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
-    const event = await typeOf(rawKey, { external_id: externalId(), state: { amount_cents: 100, region: 'NA' } });
+  test('the first event of a deal is deal.created and lists every field it set', async ({ server, rawKey }) => {
+    const event = await typeOf(server, rawKey, {
+      external_id: externalId(),
+      state: { amount_cents: 100, region: 'NA' },
+    });
     assert.equal(event.type, 'deal.created');
     assert.equal(event.stale, false);
     assert.deepEqual(event.changes, [
@@ -211,11 +200,13 @@ describe('domain events, one per applied event, typed by what changed', () => {
     ]);
   });
 
-  test('a new stage is deal.stage_changed, a new amount deal.amount_changed, anything else deal.updated', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('a new stage is deal.stage_changed, a new amount deal.amount_changed, anything else deal.updated', async ({
+    server,
+    rawKey,
+  }) => {
     const body = dealEvent();
     await ingest(server, rawKey, body);
-    const stage = await typeOf(rawKey, {
+    const stage = await typeOf(server, rawKey, {
       external_id: body.external_id,
       state: { stage: 'proposal', amount_cents: 1 },
     });
@@ -224,12 +215,12 @@ describe('domain events, one per applied event, typed by what changed', () => {
       { field: 'amount_cents', old: 5_000_000, new: 1 },
       { field: 'stage', old: 'prospecting', new: 'proposal' },
     ]);
-    const amount = await typeOf(rawKey, { external_id: body.external_id, state: { amount_cents: 2 } });
+    const amount = await typeOf(server, rawKey, { external_id: body.external_id, state: { amount_cents: 2 } });
     assert.equal(amount.type, 'deal.amount_changed');
-    const other = await typeOf(rawKey, { external_id: body.external_id, state: { close_date: '2026-05-01' } });
+    const other = await typeOf(server, rawKey, { external_id: body.external_id, state: { close_date: '2026-05-01' } });
     assert.equal(other.type, 'deal.updated');
     assert.deepEqual(other.changes, [{ field: 'close_date', old: '2026-04-20', new: '2026-05-01' }]);
-    const nothing = await typeOf(rawKey, { external_id: body.external_id, state: { amount_cents: 2 } });
+    const nothing = await typeOf(server, rawKey, { external_id: body.external_id, state: { amount_cents: 2 } });
     assert.equal(nothing.type, 'deal.updated');
     assert.deepEqual(nothing.changes, []);
     assert.equal(
@@ -239,48 +230,52 @@ describe('domain events, one per applied event, typed by what changed', () => {
     );
   });
 
-  test('a won stage is deal.closed_won and a lost stage deal.closed_lost, matched trimmed and case-folded', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('a won stage is deal.closed_won and a lost stage deal.closed_lost, matched trimmed and case-folded', async ({
+    db,
+    server,
+    rawKey,
+  }) => {
     const won = dealEvent();
     await ingest(server, rawKey, won);
-    const closedWon = await typeOf(rawKey, { external_id: won.external_id, state: { stage: ' Closed Won ' } });
+    const closedWon = await typeOf(server, rawKey, { external_id: won.external_id, state: { stage: ' Closed Won ' } });
     assert.equal(closedWon.type, 'deal.closed_won');
     assert.deepEqual((closedWon.changes as unknown[]).at(-1), { field: 'status', old: 'open', new: 'won' });
-    const stored = await testDatabase().deal.findUniqueOrThrow({ where: { id: closedWon.deal_id } });
+    const stored = await db.deal.findUniqueOrThrow({ where: { id: closedWon.deal_id } });
     assert.ok(stored.won_at, 'won_at is set when the deal becomes won');
     assert.equal((await findDeal(server, rawKey, won.external_id))?.status, 'won');
 
     const lost = dealEvent();
     await ingest(server, rawKey, lost);
     assert.equal(
-      (await typeOf(rawKey, { external_id: lost.external_id, state: { stage: 'LOST' } })).type,
+      (await typeOf(server, rawKey, { external_id: lost.external_id, state: { stage: 'LOST' } })).type,
       'deal.closed_lost',
     );
   });
 
-  test("the org's own won and lost stages decide the status", async () => {
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
-    await testDatabase().org.update({ where: { id: org.id }, data: { won_stages: ['signed'], lost_stages: ['dead'] } });
+  test("the org's own won and lost stages decide the status", async ({ db, server, org, rawKey }) => {
+    await db.org.update({ where: { id: org.id }, data: { won_stages: ['signed'], lost_stages: ['dead'] } });
     const body = dealEvent();
     await ingest(server, rawKey, body);
     assert.equal(
-      (await typeOf(rawKey, { external_id: body.external_id, state: { stage: 'closed_won' } })).type,
+      (await typeOf(server, rawKey, { external_id: body.external_id, state: { stage: 'closed_won' } })).type,
       'deal.stage_changed',
     );
     assert.equal(
-      (await typeOf(rawKey, { external_id: body.external_id, state: { stage: 'Signed' } })).type,
+      (await typeOf(server, rawKey, { external_id: body.external_id, state: { stage: 'Signed' } })).type,
       'deal.closed_won',
     );
   });
 
-  test('a delete event is deal.deleted and a later event of any other type deal.restored', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('a delete event is deal.deleted and a later event of any other type deal.restored', async ({
+    server,
+    rawKey,
+  }) => {
     const body = dealEvent({}, { stage: 'closed_won' });
     await ingest(server, rawKey, body);
-    const deleted = await typeOf(rawKey, { external_id: body.external_id, event_type: 'delete', state: {} });
+    const deleted = await typeOf(server, rawKey, { external_id: body.external_id, event_type: 'delete', state: {} });
     assert.equal(deleted.type, 'deal.deleted');
     assert.deepEqual(deleted.changes, [{ field: 'status', old: 'won', new: 'deleted' }]);
-    const restored = await typeOf(rawKey, { external_id: body.external_id, state: { amount_cents: 1 } });
+    const restored = await typeOf(server, rawKey, { external_id: body.external_id, state: { amount_cents: 1 } });
     assert.equal(restored.type, 'deal.restored');
     assert.deepEqual(restored.changes, [
       { field: 'amount_cents', old: 5_000_000, new: 1 },
@@ -288,11 +283,13 @@ describe('domain events, one per applied event, typed by what changed', () => {
     ]);
   });
 
-  test('event_type is a hint: a stage_change that changes only the amount is deal.amount_changed', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('event_type is a hint: a stage_change that changes only the amount is deal.amount_changed', async ({
+    server,
+    rawKey,
+  }) => {
     const body = dealEvent();
     await ingest(server, rawKey, body);
-    const event = await typeOf(rawKey, {
+    const event = await typeOf(server, rawKey, {
       external_id: body.external_id,
       event_type: 'stage_change',
       state: { amount_cents: 9 },
@@ -303,8 +300,10 @@ describe('domain events, one per applied event, typed by what changed', () => {
 });
 
 describe('delete and restore', () => {
-  test('a deleted deal leaves the default list, stays listed with status=deleted, and comes back restored', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('a deleted deal leaves the default list, stays listed with status=deleted, and comes back restored', async ({
+    server,
+    rawKey,
+  }) => {
     const body = dealEvent({}, { stage: 'negotiation' });
     await ingest(server, rawKey, body);
     await ingest(server, rawKey, { external_id: body.external_id, event_type: 'delete', state: {} });
@@ -322,8 +321,7 @@ describe('delete and restore', () => {
     );
   });
 
-  test('a delete as the first event of a deal creates it deleted', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('a delete as the first event of a deal creates it deleted', async ({ server, rawKey }) => {
     const ids = await ingest(server, rawKey, {
       external_id: externalId(),
       event_type: 'delete',
@@ -339,8 +337,11 @@ describe('delete and restore', () => {
 });
 
 describe('stale events', () => {
-  test('an event older than the last applied one is recorded as stale, answered 201, and changes nothing', async () => {
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
+  test('an event older than the last applied one is recorded as stale, answered 201, and changes nothing', async ({
+    server,
+    org,
+    rawKey,
+  }) => {
     const body = dealEvent({ occurred_at: '2026-04-20T12:00:00.000Z' }, { stage: 'proposal' });
     const first = await ingest(server, rawKey, body);
     const before = await findDeal(server, rawKey, body.external_id);
@@ -359,8 +360,7 @@ describe('stale events', () => {
     assert.equal(await sourceEventCount(org.id), 2, 'the stale event is still kept');
   });
 
-  test('events at or after the last occurred_at, or without one, are applied', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('events at or after the last occurred_at, or without one, are applied', async ({ server, rawKey }) => {
     const body = dealEvent({ occurred_at: '2026-04-20T12:00:00.000Z' });
     await ingest(server, rawKey, body);
     await ingest(server, rawKey, {
@@ -381,13 +381,17 @@ describe('stale events', () => {
 });
 
 describe('reps', () => {
-  test('a new owner_external_id creates the user once, and the deal follows its owner', async () => {
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
+  test('a new owner_external_id creates the user once, and the deal follows its owner', async ({
+    db,
+    server,
+    org,
+    rawKey,
+  }) => {
     const first = dealEvent({}, { owner_external_id: 'rep-a' });
     const second = dealEvent({}, { owner_external_id: 'rep-a' });
     await ingest(server, rawKey, first);
     await ingest(server, rawKey, second);
-    const users = await testDatabase().user.findMany({ where: { org_id: org.id } });
+    const users = await db.user.findMany({ where: { org_id: org.id } });
     assert.deepEqual(
       users.map((user) => [user.external_id, user.role]),
       [['rep-a', 'rep']],
@@ -398,7 +402,7 @@ describe('reps', () => {
 
     await ingest(server, rawKey, { external_id: first.external_id, state: { owner_external_id: 'rep-b' } });
     const moved = await findDeal(server, rawKey, first.external_id);
-    const userB = await testDatabase().user.findUniqueOrThrow({
+    const userB = await db.user.findUniqueOrThrow({
       where: { org_id_external_id: { org_id: org.id, external_id: 'rep-b' } },
     });
     assert.equal(moved?.user_id, userB.id);
@@ -415,8 +419,11 @@ describe('reps', () => {
 });
 
 describe('idempotency', () => {
-  test('a retry with the same dedup_key and body is 200 with the original ids, and writes nothing', async () => {
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
+  test('a retry with the same dedup_key and body is 200 with the original ids, and writes nothing', async ({
+    server,
+    org,
+    rawKey,
+  }) => {
     const body = dealEvent({ dedup_key: 'crm-evt-1' });
     const original = await ingest(server, rawKey, body);
     const retry = await postEvent(server, rawKey, body);
@@ -428,8 +435,10 @@ describe('idempotency', () => {
     assert.equal((await findDeal(server, rawKey, body.external_id))?.version, 1);
   });
 
-  test('the bodies are compared as canonical JSON: member order and whitespace do not matter', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
+  test('the bodies are compared as canonical JSON: member order and whitespace do not matter', async ({
+    server,
+    rawKey,
+  }) => {
     const external = externalId();
     const original = await ingest(
       server,
@@ -445,8 +454,11 @@ describe('idempotency', () => {
     assert.deepEqual(await retry.json(), original);
   });
 
-  test('when the dedup_key is reused with another body, then 422 dedup_conflict and nothing is written', async () => {
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
+  test('when the dedup_key is reused with another body, then 422 dedup_conflict and nothing is written', async ({
+    server,
+    org,
+    rawKey,
+  }) => {
     const body = dealEvent({ dedup_key: 'crm-evt-2' });
     await ingest(server, rawKey, body);
     const conflict = await postEvent(server, rawKey, { ...body, state: { ...body.state, amount_cents: 1 } });
@@ -459,8 +471,11 @@ describe('idempotency', () => {
     assert.equal((await findDeal(server, rawKey, body.external_id))?.state.amount_cents, 5_000_000);
   });
 
-  test('20 racing identical requests give one 201 and nineteen 200s, and one event applied once', async () => {
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
+  test('20 racing identical requests give one 201 and nineteen 200s, and one event applied once', async ({
+    server,
+    org,
+    rawKey,
+  }) => {
     const body = dealEvent({ dedup_key: 'race-1' });
     const responses = await Promise.all(Array.from({ length: 20 }, () => postEvent(server, rawKey, body)));
     const statuses = responses.map((response) => response.status);
@@ -474,8 +489,11 @@ describe('idempotency', () => {
     assert.equal((await findDeal(server, rawKey, body.external_id))?.version, 1);
   });
 
-  test('racing requests with one dedup_key and different bodies: one wins, the others are 422', async () => {
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
+  test('racing requests with one dedup_key and different bodies: one wins, the others are 422', async ({
+    server,
+    org,
+    rawKey,
+  }) => {
     const external = externalId();
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
@@ -488,21 +506,20 @@ describe('idempotency', () => {
     assert.equal(await sourceEventCount(org.id), 1);
   });
 
-  test('without dedup_key every request is a new event with a generated key', async () => {
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
+  test('without dedup_key every request is a new event with a generated key', async ({ db, server, org, rawKey }) => {
     const body = dealEvent();
     const [first, second] = await Promise.all([ingest(server, rawKey, body), ingest(server, rawKey, body)]);
     assert.notEqual(first?.source_event_id, second?.source_event_id);
-    const keys = await testDatabase().sourceEvent.findMany({ where: { org_id: org.id }, select: { dedup_key: true } });
+    const keys = await db.sourceEvent.findMany({ where: { org_id: org.id }, select: { dedup_key: true } });
     for (const { dedup_key } of keys) {
       assert.match(dedup_key, new RegExp(`^gen_${body.external_id}_\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z_[0-9a-f]{32}$`));
     }
     assert.equal((await findDeal(server, rawKey, body.external_id))?.version, 2);
   });
 
-  test('dedup keys belong to one org: another org may use the same key', async () => {
-    const a = await createOrgWithKey(testDatabase());
-    const b = await createOrgWithKey(testDatabase());
+  test('dedup keys belong to one org: another org may use the same key', async ({ server, newOrg }) => {
+    const a = await newOrg();
+    const b = await newOrg();
     const body = dealEvent({ dedup_key: 'shared-key' });
     const inA = await ingest(server, a.rawKey, body);
     const inB = await ingest(server, b.rawKey, body);
@@ -511,8 +528,12 @@ describe('idempotency', () => {
 });
 
 describe('concurrent events for one deal', () => {
-  test('30 racing events for one new deal are all applied: one deal, versions 1 to 30, one deal.created', async () => {
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
+  test('30 racing events for one new deal are all applied: one deal, versions 1 to 30, one deal.created', async ({
+    db,
+    server,
+    org,
+    rawKey,
+  }) => {
     const external = externalId();
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, index) =>
@@ -525,19 +546,15 @@ describe('concurrent events for one deal', () => {
     const events = await domainEvents(deal?.id as string);
     assert.equal(events.length, 30);
     assert.equal(events.filter((event) => event.type === 'deal.created').length, 1);
-    assert.equal(
-      await testDatabase().user.count({ where: { org_id: org.id } }),
-      1,
-      'the racing events create one user',
-    );
+    assert.equal(await db.user.count({ where: { org_id: org.id } }), 1, 'the racing events create one user');
     assert.ok(events.some((event) => event.id === deal?.last_domain_event_id));
   });
 });
 
 describe('org isolation', () => {
-  test('the same external_id in two orgs is two deals, and each org sees only its own', async () => {
-    const a = await createOrgWithKey(testDatabase());
-    const b = await createOrgWithKey(testDatabase());
+  test('the same external_id in two orgs is two deals, and each org sees only its own', async ({ server, newOrg }) => {
+    const a = await newOrg();
+    const b = await newOrg();
     const external = externalId();
     const inA = await ingest(server, a.rawKey, { external_id: external, state: { stage: 'closed_won' } });
     const inB = await ingest(server, b.rawKey, { external_id: external, state: { stage: 'qualified' } });
@@ -565,8 +582,10 @@ describe('the deal-change listener', () => {
     });
   }
 
-  test('is called inside the transaction with the org, the deal before and after, and the domain event', async () => {
-    const { org } = await createOrgWithKey(testDatabase());
+  test('is called inside the transaction with the org, the deal before and after, and the domain event', async ({
+    pool,
+    org,
+  }) => {
     const changes: DealChange[] = [];
     const seenInTransaction: number[] = [];
     const ingestion = new DealIngestion(pool, {
@@ -599,8 +618,7 @@ describe('the deal-change listener', () => {
     assert.deepEqual(seenInTransaction, [1, 2, 3]);
   });
 
-  test('when it throws, the event is refused and nothing of it is kept', async () => {
-    const { org } = await createOrgWithKey(testDatabase());
+  test('when it throws, the event is refused and nothing of it is kept', async ({ db, pool, org }) => {
     const ingestion = new DealIngestion(pool, {
       onDealChanged: async () => {
         throw new Error('earnings evaluation failed');
@@ -611,6 +629,6 @@ describe('the deal-change listener', () => {
       /earnings evaluation failed/,
     );
     assert.equal(await sourceEventCount(org.id), 0);
-    assert.equal(await testDatabase().deal.count({ where: { org_id: org.id } }), 0);
+    assert.equal(await db.deal.count({ where: { org_id: org.id } }), 0);
   });
 });

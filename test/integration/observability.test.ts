@@ -2,33 +2,26 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { afterAll, describe } from 'vitest';
 import { createLogger } from '../../src/lib/logger.ts';
 import type { RunningServer } from '../../src/main.ts';
 import { WebhookAdmin } from '../../src/services/webhooks.ts';
 import { WebhookWorker } from '../../src/webhooks/worker.ts';
-import { createOrg, createOrgWithKey } from '../factories/access.ts';
+import { createOrg } from '../factories/access.ts';
 import { dealEvent, ingest } from '../factories/deals.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { eventually } from '../helpers/clock.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { testDatabase } from '../helpers/database.ts';
+import { test } from '../helpers/fixtures.ts';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.ts';
 
 const PROMTOOL = '/usr/bin/promtool';
 
-let server: RunningServer;
 const receivers: WebhookReceiver[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
 afterAll(async () => {
-  await server.close();
   await Promise.all(receivers.map((receiver) => receiver.close()));
-  await closeTestDatabase();
 });
 
 /** A logger like the processes', writing its JSON lines into an array. */
@@ -43,7 +36,7 @@ function capturingLogger() {
   return { logger: createLogger('info', sink), lines };
 }
 
-async function scrape(): Promise<string> {
+async function scrape(server: RunningServer): Promise<string> {
   const response = await fetch(`${server.url}/metrics`);
   assert.equal(response.status, 200);
   return response.text();
@@ -56,25 +49,26 @@ function sample(text: string, series: string): number | undefined {
 }
 
 /** Some of everything: a plan, deals that earn, and a webhook attempt that fails and is retried later. */
-async function generateTraffic() {
-  const { org, rawKey } = await createOrgWithKey(testDatabase());
-  await applyPlan(testDatabase(), org.id, planDocument());
+async function generateTraffic(server: RunningServer, orgId: string, rawKey: string) {
+  await applyPlan(testDatabase(), orgId, planDocument());
   const deal = dealEvent({}, { stage: 'closed_won', custom: { region: 'EMEA' } });
   await ingest(server, rawKey, deal);
   await ingest(server, rawKey, { external_id: deal.external_id, state: { amount_cents: 7_000_000 } });
-  return { org };
 }
 
 describe('observability', () => {
-  test('a failed webhook attempt is logged at warn with endpoint, status and next retry, and counted', async () => {
-    const org = await createOrg(testDatabase());
+  test('a failed webhook attempt is logged at warn with endpoint, status and next retry, and counted', async ({
+    db,
+    server,
+  }) => {
+    const org = await createOrg(db);
     const receiver = await startReceiver(() => 503);
     receivers.push(receiver);
-    const { endpoint } = await createEndpoint(testDatabase(), org.id, receiver.url);
-    await new WebhookAdmin(testDatabase(), { allowPrivateAddresses: true }).test(org.id, endpoint.id);
+    const { endpoint } = await createEndpoint(db, org.id, receiver.url);
+    await new WebhookAdmin(db, { allowPrivateAddresses: true }).test(org.id, endpoint.id);
     const { logger, lines } = capturingLogger();
     const worker = new WebhookWorker(
-      testDatabase(),
+      db,
       {
         allowPrivateAddresses: true,
         retryScheduleMs: [3_600_000],
@@ -100,25 +94,29 @@ describe('observability', () => {
     } finally {
       await worker.stop();
     }
-    const text = await scrape();
+    const text = await scrape(server);
     assert.ok((sample(text, 'quotient_webhook_attempts_total{outcome="retry_scheduled"}') ?? 0) >= 1);
     assert.ok((sample(text, 'quotient_webhook_deliveries_pending') ?? 0) >= 1, 'the retried delivery is pending');
     assert.ok((sample(text, 'quotient_webhook_oldest_pending_delivery_age_seconds') ?? -1) >= 0);
   });
 
-  test('ingestion events are counted by domain-event type, and earnings rows written by status', async () => {
-    const before = await scrape();
-    await generateTraffic();
-    const after = await scrape();
+  test('ingestion events are counted by domain-event type, and earnings rows written by status', async ({
+    server,
+    org,
+    rawKey,
+  }) => {
+    const before = await scrape(server);
+    await generateTraffic(server, org.id, rawKey);
+    const after = await scrape(server);
     const delta = (series: string) => (sample(after, series) ?? 0) - (sample(before, series) ?? 0);
     assert.equal(delta('quotient_ingestion_events_total{type="deal.created"}'), 1);
     assert.equal(delta('quotient_ingestion_events_total{type="deal.amount_changed"}'), 1);
     assert.ok(delta('quotient_earnings_rows_written_total{status="pending"}') >= 2, after);
   });
 
-  test('/metrics follows the Prometheus naming rules', async () => {
-    await generateTraffic();
-    const text = await scrape();
+  test('/metrics follows the Prometheus naming rules', async ({ server, org, rawKey }) => {
+    await generateTraffic(server, org.id, rawKey);
+    const text = await scrape(server);
     const families = new Map<string, { type?: string; help?: string }>();
     for (const line of text.split('\n')) {
       const meta = /^# (HELP|TYPE) (\S+) (.*)$/.exec(line);
@@ -150,9 +148,9 @@ describe('observability', () => {
     }
   });
 
-  test.skipIf(!existsSync(PROMTOOL))('/metrics passes promtool check metrics', async () => {
-    await generateTraffic();
-    const text = await scrape();
+  test.skipIf(!existsSync(PROMTOOL))('/metrics passes promtool check metrics', async ({ server, org, rawKey }) => {
+    await generateTraffic(server, org.id, rawKey);
+    const text = await scrape(server);
     const result = await new Promise<{ code: number | null; output: string }>((done, fail) => {
       const child = spawn(PROMTOOL, ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
       let output = '';

@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
-import type { RunningServer } from '../../src/main.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { externalId, postEvent } from '../factories/deals.ts';
 import { planDocument, planFile } from '../factories/plans.ts';
 import { adminClient } from '../helpers/adminClient.ts';
 import { type CliResult, onlyJson, runCli } from '../helpers/cli.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // Manager overrides end to end (issue 16, item 2; docs/plan-features.md): the hierarchy kept with
 // `quotient users set-manager`, the plan applied with the CLI, deal events and reads through the SDK against the
@@ -18,17 +14,6 @@ import { startTestServer } from '../helpers/server.ts';
 
 // Each CLI call is a real `quotient` process: generous timeouts for a loaded machine (nothing here is timed).
 const CLI_PROCESSES_MS = 300_000;
-
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
 
 async function cli<T>(args: string[]): Promise<T> {
   const result = await runCli([...args, '--json']);
@@ -66,9 +51,7 @@ interface SetManagerOutput {
 describe('manager overrides', () => {
   test(
     "a manager earns one override line on two reports' split deal, explained in the trace; a hierarchy change moves it",
-    async () => {
-      const { org, rawKey } = await createOrgWithKey(testDatabase());
-      const client = sdkClient(server, rawKey);
+    async ({ org, client }) => {
       await cli(['plans', 'apply', await planFile(overridePlan), '--org', org.id]);
       const first = await cli<SetManagerOutput>([
         'users',
@@ -184,8 +167,7 @@ describe('manager overrides', () => {
 
   test(
     'set-manager refuses a cycle, a day that does not exist and an unknown org, changing nothing; --none clears',
-    async () => {
-      const { org } = await createOrgWithKey(testDatabase());
+    async ({ org }) => {
       await cli(['users', 'set-manager', 'rep-a', 'mgr-a', '--org', org.id, '--from', '2026-01-01']);
       assertRefused(
         await runCli(['users', 'set-manager', 'mgr-a', 'rep-a', '--org', org.id, '--from', '2026-02-01', '--json']),
@@ -227,10 +209,7 @@ describe('manager overrides', () => {
 
   test(
     "the admin API reads and sets a rep's manager, recomputing the override it moves",
-    async () => {
-      const db = testDatabase();
-      const { org, rawKey } = await createOrgWithKey(db);
-      const sdk = sdkClient(server, rawKey);
+    async ({ db, server, org, client: sdk }) => {
       await cli(['plans', 'apply', await planFile(overridePlan), '--org', org.id]);
       const account = await createAdmin(db, org.id, 'admin');
       const client = adminClient(server);
@@ -280,9 +259,7 @@ describe('manager overrides', () => {
 
   test(
     "concurrent deal events naming each other's new reps (owner of one, split rep of the other) all succeed",
-    async () => {
-      const { org, rawKey } = await createOrgWithKey(testDatabase());
-      const sdk = sdkClient(server, rawKey);
+    async ({ server, org, rawKey, client: sdk }) => {
       await cli(['plans', 'apply', await planFile(overridePlan), '--org', org.id]);
       // Each pair: deal X owned by new rep b, split with new rep a; deal Y owned by new rep a, split with b. Creating
       // the owner first and the split reps after would make each event wait for the other's uncommitted rep.

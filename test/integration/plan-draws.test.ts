@@ -1,39 +1,19 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import type { Payout } from '../../sdk/src/index.ts';
-import type { RunningServer } from '../../src/main.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { externalId } from '../factories/deals.ts';
 import { planDocument, planFile } from '../factories/plans.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // Draws and floors (issue 16, docs/plan-features.md) end to end: plans applied and periods locked with the CLI,
 // deal events, statements and payouts through the SDK against the real server, which validates its own
 // responses against the contract.
 
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
-
 async function cli<T>(args: string[]): Promise<T> {
   const result = await runCli([...args, '--json']);
   assert.equal(result.code, 0, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
   return onlyJson(result) as T;
-}
-
-async function newOrg() {
-  const { org, rawKey } = await createOrgWithKey(testDatabase());
-  return { org, client: sdkClient(server, rawKey) };
 }
 
 const won = (external: string, owner: string, amountCents: number, closeDate: string) => ({
@@ -42,8 +22,10 @@ const won = (external: string, owner: string, amountCents: number, closeDate: st
 });
 
 describe('draws', () => {
-  test('a recoverable draw is advanced at the lock, carried on the statement and recovered the next month', async () => {
-    const { org, client } = await newOrg();
+  test('a recoverable draw is advanced at the lock, carried on the statement and recovered the next month', async ({
+    org,
+    client,
+  }) => {
     const rep = `rep-${externalId()}`;
     const idle = `rep-${externalId()}`;
     const applied = await cli<{ plan_id: string }>([
@@ -143,8 +125,10 @@ describe('draws', () => {
     });
   });
 
-  test("a late deal of a locked period takes back that period's advance in the next open period", async () => {
-    const { org, client } = await newOrg();
+  test("a late deal of a locked period takes back that period's advance in the next open period", async ({
+    org,
+    client,
+  }) => {
     const rep = `rep-${externalId()}`;
     await cli([
       'plans',
@@ -184,8 +168,7 @@ describe('draws', () => {
 });
 
 describe('floors', () => {
-  test("a chip's floor tops up its last line of the period, shown in the trace", async () => {
-    const { org, client } = await newOrg();
+  test("a chip's floor tops up its last line of the period, shown in the trace", async ({ org, client }) => {
     const rep = `rep-${externalId()}`;
     await cli([
       'plans',

@@ -1,30 +1,15 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import { type EarningListItem, type QuotientClient, QuotientError } from '../../sdk/src/index.ts';
-import type { RunningServer } from '../../src/main.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { externalId } from '../factories/deals.ts';
 import { planDocument, planFile } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test } from '../helpers/fixtures.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
 // Issue 16's plan features end to end (docs/plan-features.md): plans applied with the CLI, deal events and
 // reads through the SDK against the real server, which validates its own responses against the contract.
-
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
 
 interface AppliedPlan {
   plan_id: string;
@@ -39,11 +24,6 @@ async function cli<T>(args: string[]): Promise<T> {
 
 async function applyPlanFile(orgId: string, document: object): Promise<AppliedPlan> {
   return cli<AppliedPlan>(['plans', 'apply', await planFile(document), '--org', orgId]);
-}
-
-async function newOrg() {
-  const { org, rawKey } = await createOrgWithKey(testDatabase());
-  return { org, client: sdkClient(server, rawKey) };
 }
 
 async function listAll(client: QuotientClient, params: Parameters<QuotientClient['earnings']['list']>[0] = {}) {
@@ -77,8 +57,10 @@ function live(earnings: readonly EarningListItem[], chips: ReadonlyMap<string, s
 }
 
 describe('won time from the CRM', () => {
-  test("a won deal without a close date earns in the period of the winning event's occurred_at", async () => {
-    const { org, client } = await newOrg();
+  test("a won deal without a close date earns in the period of the winning event's occurred_at", async ({
+    org,
+    client,
+  }) => {
     await applyPlanFile(
       org.id,
       planDocument({ chips: [{ key: 'base', name: 'Base', kind: 'commission', rate_bps: 1000 }] }),
@@ -108,8 +90,7 @@ describe('won time from the CRM', () => {
     );
   });
 
-  test('a backfill into a locked period is booked in the earliest open period after it', async () => {
-    const { org, client } = await newOrg();
+  test('a backfill into a locked period is booked in the earliest open period after it', async ({ org, client }) => {
     await applyPlanFile(
       org.id,
       planDocument({ chips: [{ key: 'base', name: 'Base', kind: 'commission', rate_bps: 1000 }] }),
@@ -135,8 +116,10 @@ describe('split credit', () => {
     ],
   });
 
-  test('a 60/40 split under a marginal tier crosses quota for one rep only (docs/plan-features.md)', async () => {
-    const { org, client } = await newOrg();
+  test('a 60/40 split under a marginal tier crosses quota for one rep only (docs/plan-features.md)', async ({
+    org,
+    client,
+  }) => {
     const plan = await applyPlanFile(org.id, splitPlan());
     const chips = new Map(plan.chips.map((chip) => [chip.id, chip.key]));
     const solo = await client.deals.ingestEvent({
@@ -185,9 +168,12 @@ describe('split credit', () => {
     ]);
   });
 
-  test('the deals list and the deal.updated webhook show the splits; null removes them', async () => {
-    const { org, client } = await newOrg();
-    await createEndpoint(testDatabase(), org.id, 'https://hooks.example.test/deals', ['deal.updated']);
+  test('the deals list and the deal.updated webhook show the splits; null removes them', async ({
+    db,
+    org,
+    client,
+  }) => {
+    await createEndpoint(db, org.id, 'https://hooks.example.test/deals', ['deal.updated']);
     const external = externalId();
     await client.deals.ingestEvent(shared(external));
     const [deal] = await collect(client.deals.list({ external_id: external }));
@@ -199,7 +185,7 @@ describe('split credit', () => {
     await client.deals.ingestEvent({ external_id: external, state: {}, splits: null });
     assert.equal((await collect(client.deals.list({ external_id: external })))[0]?.splits, null);
 
-    const messages = await testDatabase().webhookMessage.findMany({
+    const messages = await db.webhookMessage.findMany({
       where: { org_id: org.id },
       orderBy: { id: 'asc' },
     });
@@ -210,8 +196,9 @@ describe('split credit', () => {
     assert.deepEqual(sent, [shared(external).splits, shared(external).splits, null]);
   });
 
-  test('shares that do not sum to 10000, or name a rep twice, are 400 invalid_body naming splits', async () => {
-    const { client } = await newOrg();
+  test('shares that do not sum to 10000, or name a rep twice, are 400 invalid_body naming splits', async ({
+    client,
+  }) => {
     const refusals: Array<[unknown, string]> = [
       [
         [
@@ -244,8 +231,10 @@ describe('split credit', () => {
     }
   });
 
-  test('a split change supersedes exactly the rows it moves, and a plan recompute credits split reps', async () => {
-    const { org, client } = await newOrg();
+  test('a split change supersedes exactly the rows it moves, and a plan recompute credits split reps', async ({
+    org,
+    client,
+  }) => {
     const external = externalId();
     // The deal exists before the plan: applying the plan recomputes, which must find rep-018 through the split.
     const split = await client.deals.ingestEvent(shared(external));
@@ -296,8 +285,7 @@ describe('caps', () => {
     state: { amount_cents: amountCents, stage: 'closed_won', close_date: closeDate, owner_external_id: 'rep-017' },
   });
 
-  test('a chip cap hit mid-period, then released by a clawback after the period is locked', async () => {
-    const { org, client } = await newOrg();
+  test('a chip cap hit mid-period, then released by a clawback after the period is locked', async ({ org, client }) => {
     await applyPlanFile(
       org.id,
       planDocument({
@@ -347,8 +335,10 @@ describe('caps', () => {
     );
   });
 
-  test("the plan's cap_cents caps the rep's total over all chips, shown as a plan cap in the trace", async () => {
-    const { org, client } = await newOrg();
+  test("the plan's cap_cents caps the rep's total over all chips, shown as a plan cap in the trace", async ({
+    org,
+    client,
+  }) => {
     await applyPlanFile(
       org.id,
       planDocument({
@@ -382,8 +372,10 @@ describe('caps', () => {
 });
 
 describe('dated assignments', () => {
-  test('a rep moving plans on the 15th is paid by each plan for its deals, in one statement for the period', async () => {
-    const { org, client } = await newOrg();
+  test('a rep moving plans on the 15th is paid by each plan for its deals, in one statement for the period', async ({
+    org,
+    client,
+  }) => {
     const commission = (key: string, rateBps: number) => [{ key, name: key, kind: 'commission', rate_bps: rateBps }];
     await applyPlanFile(
       org.id,

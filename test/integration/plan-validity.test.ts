@@ -1,30 +1,15 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import type { EarningListItem } from '../../sdk/src/index.ts';
 import { validatePlanDocument } from '../../src/domain/plans/planFile.ts';
-import type { RunningServer } from '../../src/main.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { type ConditionShape, conditionShapes, matchingEventState } from '../factories/conditionShapes.ts';
 import { externalId } from '../factories/deals.ts';
 import { applyPlan } from '../factories/plans.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // The whole way: every condition shape the plan-file check accepts is applied (`plans apply`'s service), a deal
 // that satisfies it is sent through the API, and the chip earns on that deal. Each chip also requires
 // `custom.shape` to name it, so that it earns on its own deal only.
-
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
 
 const CHIPS_PER_PLAN = 90;
 
@@ -41,7 +26,7 @@ function chipOf(shape: ConditionShape, key: string) {
 describe('plan validity, applied', () => {
   test('every accepted condition shape, applied as a plan, pays on a deal that satisfies it', {
     timeout: 300_000,
-  }, async () => {
+  }, async ({ db, org, client }) => {
     const accepted = conditionShapes().filter(
       (shape) =>
         validatePlanDocument({
@@ -52,18 +37,16 @@ describe('plan validity, applied', () => {
         }).ok,
     );
     assert.ok(accepted.length >= 100, `only ${accepted.length} shapes accepted`);
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
     // The shapes use "lost" as a stage name too; the org's own lost stages are named otherwise, so that a deal in
     // stage "lost" is an open deal here. (Which stages are lost is org data the plan file cannot see.)
-    await testDatabase().org.update({ where: { id: org.id }, data: { lost_stages: ['closed_lost'] } });
-    const client = sdkClient(server, rawKey);
+    await db.org.update({ where: { id: org.id }, data: { lost_stages: ['closed_lost'] } });
 
     const chipIds = new Map<string, string>();
     for (let start = 0; start < accepted.length; start += CHIPS_PER_PLAN) {
       const chips = accepted
         .slice(start, start + CHIPS_PER_PLAN)
         .map((shape, index) => chipOf(shape, `s${start + index}`));
-      const applied = await applyPlan(testDatabase(), org.id, {
+      const applied = await applyPlan(db, org.id, {
         key: `shapes-${start}`,
         name: `Shapes from ${start}`,
         assignees: 'all',

@@ -1,43 +1,28 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { PlanAdmin } from '../../src/services/plans.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { test } from '../helpers/fixtures.ts';
 import { noPlanChanges } from '../helpers/listeners.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
 
 // Responses are validated against the contract by the test server itself (QUOTIENT_VALIDATE_RESPONSES), so a
 // shape that drifts from openapi.yaml fails here as a 500.
 
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
-
 /** supertest against the listening server, for what the SDK hides: the exact bytes of a body. */
-function getRaw(path: string, rawKey: string) {
+function getRaw(server: RunningServer, path: string, rawKey: string) {
   return request(server.url).get(path).set('authorization', `Bearer ${rawKey}`);
 }
 
 describe('GET /v1/plans', () => {
-  test('lists the active plans, oldest first, with exactly the list fields', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
+  test('lists the active plans, oldest first, with exactly the list fields', async ({ db, newOrg }) => {
+    const { org, client } = await newOrg({ scopes: ['plans:read'] });
     const first = await applyPlan(db, org.id, planDocument({ name: 'First' }));
     const second = await applyPlan(db, org.id, planDocument({ name: 'Second' }));
     const plans = await db.plan.findMany({ where: { org_id: org.id }, orderBy: { created_at: 'asc' } });
 
-    const list = await sdkClient(server, rawKey).plans.listPage();
+    const list = await client.plans.listPage();
     assert.deepEqual(list, {
       plans: [
         {
@@ -56,38 +41,36 @@ describe('GET /v1/plans', () => {
     });
   });
 
-  test('leaves archived plans out and shows a new version as current', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
+  test('leaves archived plans out and shows a new version as current', async ({ db, newOrg }) => {
+    const { org, client } = await newOrg({ scopes: ['plans:read'] });
     const kept = planDocument({ name: 'Kept' });
     await applyPlan(db, org.id, kept);
     const archived = await applyPlan(db, org.id, planDocument({ name: 'Archived' }));
     await new PlanAdmin(db, noPlanChanges).archive(org.id, archived.plan_id);
     const changed = await applyPlan(db, org.id, { ...kept, quota_cents: 20000000 });
 
-    const { plans } = await sdkClient(server, rawKey).plans.listPage();
+    const { plans } = await client.plans.listPage();
     assert.deepEqual(
       plans.map((plan) => [plan.name, plan.current_version_id]),
       [['Kept', changed.version_id]],
     );
   });
 
-  test('an org without plans gets an empty list', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['plans:read'] });
-    assert.deepEqual(await sdkClient(server, rawKey).plans.listPage(), { plans: [] });
+  test('an org without plans gets an empty list', async ({ newOrg }) => {
+    const { client } = await newOrg({ scopes: ['plans:read'] });
+    assert.deepEqual(await client.plans.listPage(), { plans: [] });
   });
 
-  test('another org’s plans are not listed', async () => {
-    const db = testDatabase();
-    const owner = await createOrgWithKey(db);
-    const other = await createOrgWithKey(db);
+  test('another org’s plans are not listed', async ({ db, newOrg }) => {
+    const owner = await newOrg();
+    const other = await newOrg();
     await applyPlan(db, owner.org.id, planDocument());
-    assert.deepEqual(await sdkClient(server, other.rawKey).plans.listPage(), { plans: [] });
+    assert.deepEqual(await other.client.plans.listPage(), { plans: [] });
   });
 
-  test('a key without plans:read is 403', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'] });
-    await assert.rejects(sdkClient(server, rawKey).plans.listPage(), {
+  test('a key without plans:read is 403', async ({ newOrg }) => {
+    const { client } = await newOrg({ scopes: ['deals:read'] });
+    await assert.rejects(client.plans.listPage(), {
       status: 403,
       body: { error: 'forbidden', reason: 'missing scope: plans:read' },
     });
@@ -95,14 +78,13 @@ describe('GET /v1/plans', () => {
 });
 
 describe('GET /v1/plans/{id}', () => {
-  test('returns the plan with exactly its fields and no chips', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
+  test('returns the plan with exactly its fields and no chips', async ({ db, newOrg }) => {
+    const { org, client } = await newOrg({ scopes: ['plans:read'] });
     const document = planDocument();
     const applied = await applyPlan(db, org.id, document);
     const row = await db.plan.findUniqueOrThrow({ where: { id: applied.plan_id } });
 
-    const plan = await sdkClient(server, rawKey).plans.get(applied.plan_id);
+    const plan = await client.plans.get(applied.plan_id);
     assert.deepEqual(plan, {
       id: applied.plan_id,
       key: document.key,
@@ -119,16 +101,18 @@ describe('GET /v1/plans/{id}', () => {
     });
   });
 
-  test('include=chips adds the current version’s chips in plan order (a removed chip is gone), with ids, versions, conditions and params', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
+  test('include=chips adds the current version’s chips in plan order (a removed chip is gone), with ids, versions, conditions and params', async ({
+    db,
+    newOrg,
+  }) => {
+    const { org, client } = await newOrg({ scopes: ['plans:read'] });
     const document = planDocument();
     const first = await applyPlan(db, org.id, document);
     const reordered = [document.chips[3], document.chips[0], { ...document.chips[2], amount_cents: 75000 }];
     const second = await applyPlan(db, org.id, { ...document, chips: reordered });
     const id = (key: string) => first.chips.find((chip) => chip.key === key)?.id;
 
-    const plan = await sdkClient(server, rawKey).plans.get(first.plan_id, { include: 'chips' });
+    const plan = await client.plans.get(first.plan_id, { include: 'chips' });
     assert.equal(plan.current_version_id, second.version_id);
     assert.deepEqual(plan.chips, [
       {
@@ -161,11 +145,10 @@ describe('GET /v1/plans/{id}', () => {
     ]);
   });
 
-  test('tiered chips show their mode and bands, members in plan-file order', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
+  test('tiered chips show their mode and bands, members in plan-file order', async ({ db, server, newOrg }) => {
+    const { org, rawKey } = await newOrg({ scopes: ['plans:read'] });
     const applied = await applyPlan(db, org.id, planDocument());
-    const response = await getRaw(`/v1/plans/${applied.plan_id}?include=chips`, rawKey);
+    const response = await getRaw(server, `/v1/plans/${applied.plan_id}?include=chips`, rawKey);
     assert.equal(response.status, 200);
     assert.match(
       response.text,
@@ -173,22 +156,20 @@ describe('GET /v1/plans/{id}', () => {
     );
   });
 
-  test('an archived plan is still fetchable by id, with status archived', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
+  test('an archived plan is still fetchable by id, with status archived', async ({ db, newOrg }) => {
+    const { org, client } = await newOrg({ scopes: ['plans:read'] });
     const applied = await applyPlan(db, org.id, planDocument());
     await new PlanAdmin(db, noPlanChanges).archive(org.id, applied.plan_id);
-    const plan = await sdkClient(server, rawKey).plans.get(applied.plan_id, { include: 'chips' });
+    const plan = await client.plans.get(applied.plan_id, { include: 'chips' });
     assert.equal(plan.status, 'archived');
     assert.equal(plan.chips?.length, 4);
   });
 
-  test('another org’s plan and unknown ids of any shape are 404 not_found', async () => {
-    const db = testDatabase();
-    const owner = await createOrgWithKey(db);
-    const other = await createOrgWithKey(db);
+  test('another org’s plan and unknown ids of any shape are 404 not_found', async ({ db, newOrg }) => {
+    const owner = await newOrg();
+    const other = await newOrg();
     const applied = await applyPlan(db, owner.org.id, planDocument());
-    const client = sdkClient(server, other.rawKey);
+    const client = other.client;
     for (const id of [applied.plan_id, 'plan_01kjsj7s80fmtryrzh7j1q721q', 'nonsense']) {
       await assert.rejects(client.plans.get(id), {
         status: 404,
@@ -198,11 +179,10 @@ describe('GET /v1/plans/{id}', () => {
     }
   });
 
-  test('an unknown include value is 400 invalid_body naming include', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db, { scopes: ['plans:read'] });
+  test('an unknown include value is 400 invalid_body naming include', async ({ db, server, newOrg }) => {
+    const { org, rawKey } = await newOrg({ scopes: ['plans:read'] });
     const applied = await applyPlan(db, org.id, planDocument());
-    const response = await getRaw(`/v1/plans/${applied.plan_id}?include=versions`, rawKey);
+    const response = await getRaw(server, `/v1/plans/${applied.plan_id}?include=versions`, rawKey);
     assert.equal(response.status, 400);
     const body = response.body as { error: string; reason: string };
     assert.equal(body.error, 'invalid_body');

@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, test } from 'vitest';
-import type { RunningServer } from '../../src/main.ts';
-import { createOrgWithKey } from '../factories/access.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { describe } from 'vitest';
+import { test as fixtureTest } from '../helpers/fixtures.ts';
 
 const SPEC_ENDPOINTS: Array<[string, string]> = [
   ['GET', '/v1/'],
@@ -17,56 +14,45 @@ const SPEC_ENDPOINTS: Array<[string, string]> = [
   ['GET', '/v1/openapi.json'],
 ];
 
-let server: RunningServer;
-let rawKey: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ({ rawKey } = await createOrgWithKey(testDatabase()));
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
-
-function call(path: string, init: RequestInit = {}) {
-  return fetch(`${server.url}${path}`, init);
-}
-
-/** supertest against the real listening server, for what the SDK would not send: malformed bodies and headers. */
-function raw() {
-  return request(server.url);
-}
-
-function bearer(): Record<string, string> {
-  return { authorization: `Bearer ${rawKey}` };
-}
-
-function withKey(init: RequestInit = {}): RequestInit {
-  return { ...init, headers: { authorization: `Bearer ${rawKey}`, ...(init.headers as Record<string, string>) } };
-}
+// Requests the SDK would not send, against the file's server, with the test's own key where they need one.
+const test = fixtureTest
+  .extend('call', async ({ server }) => {
+    return (path: string, init: RequestInit = {}) => fetch(`${server.url}${path}`, init);
+  })
+  /** supertest against the real listening server, for what the SDK would not send: malformed bodies and headers. */
+  .extend('raw', async ({ server }) => {
+    return () => request(server.url);
+  })
+  .extend('bearer', async ({ rawKey }) => {
+    return (): Record<string, string> => ({ authorization: `Bearer ${rawKey}` });
+  })
+  .extend('withKey', async ({ rawKey }) => {
+    return (init: RequestInit = {}): RequestInit => ({
+      ...init,
+      headers: { authorization: `Bearer ${rawKey}`, ...(init.headers as Record<string, string>) },
+    });
+  });
 
 describe('operations endpoints', () => {
-  test('healthz answers ok with a request id', async () => {
+  test('healthz answers ok with a request id', async ({ call }) => {
     const response = await call('/healthz');
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { status: 'ok' });
     assert.match(response.headers.get('x-request-id') ?? '', /^req_[0-9a-f]{32}$/);
   });
 
-  test('readyz answers ready when the database is reachable', async () => {
+  test('readyz answers ready when the database is reachable', async ({ call }) => {
     const response = await call('/readyz');
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { status: 'ready' });
   });
 
-  test('a caller-supplied X-Request-Id is echoed back', async () => {
+  test('a caller-supplied X-Request-Id is echoed back', async ({ raw }) => {
     const response = await raw().get('/healthz').set('x-request-id', 'crm-sync-42');
     assert.equal(response.headers['x-request-id'], 'crm-sync-42');
   });
 
-  test('metrics are served in the Prometheus text format', async () => {
+  test('metrics are served in the Prometheus text format', async ({ call }) => {
     await call('/healthz');
     const response = await call('/metrics');
     assert.equal(response.status, 200);
@@ -77,7 +63,7 @@ describe('operations endpoints', () => {
     assert.match(text, /quotient_audit_queue_depth/);
   });
 
-  test('the API reference page loads its renderer from this server, not a CDN', async () => {
+  test('the API reference page loads its renderer from this server, not a CDN', async ({ call }) => {
     const page = await call('/docs');
     assert.equal(page.status, 200);
     const html = await page.text();
@@ -90,7 +76,7 @@ describe('operations endpoints', () => {
 });
 
 describe('the contract', () => {
-  test('is served without a key as OpenAPI 3.1 and describes every endpoint of the spec', async () => {
+  test('is served without a key as OpenAPI 3.1 and describes every endpoint of the spec', async ({ call }) => {
     const response = await call('/v1/openapi.json');
     assert.equal(response.status, 200);
     const document = (await response.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
@@ -102,17 +88,17 @@ describe('the contract', () => {
 });
 
 describe('authentication plumbing', () => {
-  for (const [method, template] of SPEC_ENDPOINTS.filter(([, path]) => path !== '/v1/openapi.json')) {
-    const path = template.replace('{id}', 'earn_01jd0000000000000000000000');
-    test(`${method} ${template} without a key answers 401 unauthenticated`, async () => {
-      const response = await call(path, { method });
+  test.for(SPEC_ENDPOINTS.filter(([, path]) => path !== '/v1/openapi.json'))(
+    '%s %s without a key answers 401 unauthenticated',
+    async ([method, template], { call }) => {
+      const response = await call(template.replace('{id}', 'earn_01jd0000000000000000000000'), { method });
       assert.equal(response.status, 401);
       assert.equal(((await response.json()) as { error: string }).error, 'unauthenticated');
       assert.ok(response.headers.get('x-request-id'));
-    });
-  }
+    },
+  );
 
-  test('a header that is not "Bearer <token>" is unauthenticated', async () => {
+  test('a header that is not "Bearer <token>" is unauthenticated', async ({ rawKey, raw }) => {
     for (const header of ['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', rawKey]) {
       const response = await raw().get('/v1/').set('authorization', header);
       assert.equal(response.status, 401, header);
@@ -120,7 +106,7 @@ describe('authentication plumbing', () => {
     }
   });
 
-  test('a well-formed header with an unknown key is invalid_key', async () => {
+  test('a well-formed header with an unknown key is invalid_key', async ({ raw }) => {
     const response = await raw()
       .get('/v1/')
       .set('authorization', `Bearer qtn_${'0'.repeat(64)}`);
@@ -128,7 +114,7 @@ describe('authentication plumbing', () => {
     assert.equal(response.body.error, 'invalid_key');
   });
 
-  test('an unauthenticated request with a broken body gets 401, not 400', async () => {
+  test('an unauthenticated request with a broken body gets 401, not 400', async ({ raw }) => {
     const response = await raw()
       .post('/v1/deals/events')
       .set('content-type', 'application/json')
@@ -138,7 +124,10 @@ describe('authentication plumbing', () => {
 });
 
 describe('handlers', () => {
-  test('every operation of the served contract has a handler: none answers 500 with a valid key', async () => {
+  test('every operation of the served contract has a handler: none answers 500 with a valid key', async ({
+    call,
+    withKey,
+  }) => {
     const document = (await (await call('/v1/openapi.json')).json()) as {
       paths: Record<string, Record<string, { operationId?: string }>>;
     };
@@ -158,20 +147,20 @@ describe('handlers', () => {
 });
 
 describe('error plumbing', () => {
-  test('an unknown route is 404 not_found', async () => {
+  test('an unknown route is 404 not_found', async ({ raw, bearer }) => {
     const response = await raw().get('/v1/nothing-here').set(bearer());
     assert.equal(response.status, 404);
     assert.equal(response.body.error, 'not_found');
   });
 
-  test('a known route with the wrong method is 405 with Allow', async () => {
+  test('a known route with the wrong method is 405 with Allow', async ({ raw, bearer }) => {
     const response = await raw().delete('/v1/plans').set(bearer());
     assert.equal(response.status, 405);
     assert.equal(response.headers.allow, 'GET, HEAD');
     assert.equal(response.body.error, 'method_not_allowed');
   });
 
-  test('a body that is not JSON is 400 invalid_json', async () => {
+  test('a body that is not JSON is 400 invalid_json', async ({ raw, bearer }) => {
     const response = await raw()
       .post('/v1/deals/events')
       .set(bearer())
@@ -181,24 +170,27 @@ describe('error plumbing', () => {
     assert.deepEqual(response.body, { error: 'invalid_json', reason: 'the request body is not valid JSON' });
   });
 
-  test.each<[unknown, RegExp]>([
+  test.for<[unknown, RegExp]>([
     [{ state: {} }, /^external_id: /],
     [{ external_id: '', state: {} }, /^external_id: /],
     [{ external_id: 'd1', state: { amount_cents: 'lots' } }, /^state\.amount_cents: /],
     [{ external_id: 'd1', state: {}, event_type: 'merge' }, /^event_type: /],
     [{ external_id: 'd1' }, /^state: /],
-  ])('a body that does not match the schema is 400 invalid_body naming the field: %j', async (body, reason) => {
-    const response = await raw()
-      .post('/v1/deals/events')
-      .set(bearer())
-      .set('content-type', 'application/json')
-      .send(JSON.stringify(body));
-    assert.equal(response.status, 400, JSON.stringify(body));
-    assert.equal(response.body.error, 'invalid_body');
-    assert.match(response.body.reason, reason);
-  });
+  ])(
+    'a body that does not match the schema is 400 invalid_body naming the field: %j',
+    async ([body, reason], { raw, bearer }) => {
+      const response = await raw()
+        .post('/v1/deals/events')
+        .set(bearer())
+        .set('content-type', 'application/json')
+        .send(JSON.stringify(body));
+      assert.equal(response.status, 400, JSON.stringify(body));
+      assert.equal(response.body.error, 'invalid_body');
+      assert.match(response.body.reason, reason);
+    },
+  );
 
-  test('a body over 1 MiB is 413 payload_too_large', async () => {
+  test('a body over 1 MiB is 413 payload_too_large', async ({ raw, bearer }) => {
     const body = JSON.stringify({ external_id: 'd1', state: { notes: 'x'.repeat(1024 * 1024) } });
     const response = await raw()
       .post('/v1/deals/events')
@@ -209,7 +201,7 @@ describe('error plumbing', () => {
     assert.equal(response.body.error, 'payload_too_large');
   });
 
-  test('a body that is not application/json is 415 unsupported_media_type', async () => {
+  test('a body that is not application/json is 415 unsupported_media_type', async ({ raw, bearer }) => {
     const response = await raw()
       .post('/v1/deals/events')
       .set(bearer())
@@ -219,7 +211,7 @@ describe('error plumbing', () => {
     assert.equal(response.body.error, 'unsupported_media_type');
   });
 
-  test('an unknown query parameter is 400 invalid_body naming it', async () => {
+  test('an unknown query parameter is 400 invalid_body naming it', async ({ raw, bearer }) => {
     const response = await raw().get('/v1/plans?colour=blue').set(bearer());
     assert.equal(response.status, 400);
     assert.equal(response.body.error, 'invalid_body');

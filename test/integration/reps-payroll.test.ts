@@ -1,30 +1,16 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import type { EarningListItem, QuotientClient, Statement } from '../../sdk/src/index.ts';
-import type { RunningServer } from '../../src/main.ts';
 import { EarningsEngine } from '../../src/services/earnings/engine.ts';
 import { PeriodAdmin } from '../../src/services/periods.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { testDatabase } from '../helpers/database.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // Statements and payouts through the SDK against the real server (which validates its responses against the
 // contract), periods locked and paid through the admin service, the payroll export through the CLI. Every
 // number is checked against the earnings rows the API lists.
-
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
 
 const STATUSES = ['projected', 'pending', 'approved', 'paid'] as const;
 
@@ -74,11 +60,8 @@ async function assertStatementEqualsLedger(client: QuotientClient, statement: St
 }
 
 /** product.md's worked example for rep-017 in April, plus an open deal; April locked, then deal A reopened. */
-async function aprilLockedThenReopened() {
-  const db = testDatabase();
-  const { org, rawKey } = await createOrgWithKey(db);
-  const plan = await applyPlan(db, org.id, planDocument());
-  const client = sdkClient(server, rawKey);
+async function aprilLockedThenReopened(orgId: string, client: QuotientClient) {
+  const plan = await applyPlan(testDatabase(), orgId, planDocument());
   const a = await client.deals.ingestEvent({
     external_id: 'opp-a',
     state: state(6_000_000, 'closed_won', '2026-04-10', { region: 'EMEA' }),
@@ -91,7 +74,7 @@ async function aprilLockedThenReopened() {
     external_id: 'opp-c',
     state: state(2_000_000, 'proposal', '2026-04-25', { region: 'NA' }),
   });
-  await periodAdmin().lock(org.id, '2026-04');
+  await periodAdmin().lock(orgId, '2026-04');
   await client.deals.ingestEvent({
     external_id: 'opp-a',
     state: state(6_000_000, 'proposal', '2026-04-10', { region: 'EMEA' }),
@@ -102,12 +85,12 @@ async function aprilLockedThenReopened() {
   });
   const rep = await client.users.findByExternalId('rep-017');
   assert.ok(rep);
-  return { org, plan, client, rep, dealA: a.deal_id };
+  return { plan, rep, dealA: a.deal_id };
 }
 
 describe('GET /v1/users/{id}/statements/{period_id}', () => {
-  test('totals equal the rows in every status, with a clawback booked after the lock', async () => {
-    const { org, plan, client, rep, dealA } = await aprilLockedThenReopened();
+  test('totals equal the rows in every status, with a clawback booked after the lock', async ({ org, client }) => {
+    const { plan, rep, dealA } = await aprilLockedThenReopened(org.id, client);
 
     const april = await client.statements.get(rep.id, '2026-04');
     assert.equal(april.period.status, 'locked');
@@ -162,11 +145,12 @@ describe('GET /v1/users/{id}/statements/{period_id}', () => {
     assert.equal(paid.totals.approved_cents, 0);
   });
 
-  test('a period with nothing booked is an empty open statement; an unknown user is 404', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db);
+  test('a period with nothing booked is an empty open statement; an unknown user is 404', async ({
+    db,
+    org,
+    client,
+  }) => {
     const applied = await applyPlan(db, org.id, planDocument());
-    const client = sdkClient(server, rawKey);
     await client.deals.ingestEvent({ external_id: 'opp-1', state: state(1_000, 'proposal', '2026-04-10') });
     const rep = await client.users.findByExternalId('rep-017');
     const statement = await client.statements.get(rep?.id as string, '2030-01');
@@ -198,8 +182,11 @@ describe('GET /v1/users/{id}/statements/{period_id}', () => {
 });
 
 describe('GET /v1/payouts and quotient periods export', () => {
-  test('per rep, equal to each other and to the sum of the approved and paid rows, clawbacks net', async () => {
-    const { org, client } = await aprilLockedThenReopened();
+  test('per rep, equal to each other and to the sum of the approved and paid rows, clawbacks net', async ({
+    org,
+    client,
+  }) => {
+    await aprilLockedThenReopened(org.id, client);
     await client.deals.ingestEvent({
       external_id: 'opp-x',
       state: { ...state(3_000_000, 'closed_won', '2026-05-12', { region: 'NA' }), owner_external_id: 'rep-021' },

@@ -1,26 +1,18 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, test } from 'vitest';
 import type { DealEventResult } from '../../sdk/src/index.ts';
-import type { RunningServer } from '../../src/main.ts';
-import { createOrgWithKey } from '../factories/access.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { test as fixtureTest } from '../helpers/fixtures.ts';
 import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
 
 // The SDK's safe retry of POST /v1/deals/events against the real server. A proxy between them lets the
 // first request reach the server, waits for the server's answer, and then drops the connection instead
 // of passing the answer on: the server has done the work but the client never hears of it.
 
-let server: RunningServer;
-let proxy: ReturnType<typeof createServer>;
-let proxyUrl: string;
 const forwarded: Array<{ dedupKey: unknown; status: number; replayed: string | null }> = [];
 
-beforeAll(async () => {
-  server = await startTestServer();
-  proxy = createServer(async (request, response) => {
+const test = fixtureTest.extend('proxyUrl', { scope: 'file' }, async ({ server }, { onCleanup }) => {
+  const proxy = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
@@ -46,18 +38,20 @@ beforeAll(async () => {
     response.end(answer);
   });
   await new Promise<void>((listening) => proxy.listen(0, '127.0.0.1', listening));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  onCleanup(async () => {
+    proxy.closeAllConnections();
+    await new Promise((closed) => proxy.close(closed));
+  });
+  return `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 });
 
-afterAll(async () => {
-  proxy.closeAllConnections();
-  await new Promise((closed) => proxy.close(closed));
-  await server.close();
-  await closeTestDatabase();
-});
-
-test('a response lost after the server recorded the event: the SDK retries with the same dedup_key and the server keeps one event', async () => {
-  const { org, rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:write'] });
+test('a response lost after the server recorded the event: the SDK retries with the same dedup_key and the server keeps one event', async ({
+  db,
+  server,
+  proxyUrl,
+  newOrg,
+}) => {
+  const { org, rawKey } = await newOrg({ scopes: ['deals:write'] });
   const client = sdkClient({ ...server, url: proxyUrl }, rawKey);
   const event = { external_id: 'opp-lost-response', state: { stage: 'negotiation', amount_cents: 120_000 } };
 
@@ -80,7 +74,7 @@ test('a response lost after the server recorded the event: the SDK retries with 
     ],
     'the server recorded the event, then replayed its answer',
   );
-  const sourceEvents = await testDatabase().sourceEvent.findMany({ where: { org_id: org.id } });
+  const sourceEvents = await db.sourceEvent.findMany({ where: { org_id: org.id } });
   assert.equal(sourceEvents.length, 1, 'one event, not two');
   assert.equal(sourceEvents[0]?.dedup_key, first?.dedupKey);
   assert.equal((outcome as DealEventResult).source_event_id, sourceEvents[0]?.id, 'the caller got the original ids');

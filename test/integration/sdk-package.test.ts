@@ -6,11 +6,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, test } from 'vitest';
-import type { RunningServer } from '../../src/main.ts';
-import { createOrgWithKey } from '../factories/access.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { test } from '../helpers/fixtures.ts';
 
 // What `npm publish` would upload, proven to work: `npm pack` (which builds with tsc through `prepack`),
 // `npm install` of the tarball into a new project, then a plain ESM script run by the machine's Node
@@ -35,17 +32,13 @@ const machineNode = machinePath
   .find((candidate) => existsSync(candidate));
 const machineEnv = { ...process.env, PATH: machinePath, npm_config_update_notifier: 'false' };
 
-let server: RunningServer;
 let work: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
   work = await mkdtemp(join(tmpdir(), 'quotient-sdk-package-'));
 });
 
 afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
   await rm(work, { recursive: true, force: true });
 });
 
@@ -85,10 +78,10 @@ client.deals.ingestEvent({ state: {} });
 
 test('the packed SDK installs into a new project and works there with the machine Node', {
   timeout: SLOW_CLI_TEST_MS,
-}, async ({ annotate }) => {
+}, async ({ server, newOrg, annotate }) => {
   assert.ok(machineNode, 'a node on the machine PATH');
   await annotate(`consumer runs on ${machineNode} ${(await run(machineNode, ['--version'])).stdout.trim()}`);
-  const { org, rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read'] });
+  const { org, rawKey } = await newOrg({ scopes: ['deals:read'] });
 
   await run('npm', ['pack', '--pack-destination', work], { cwd: SDK_DIR, env: machineEnv });
   const tarballs = (await readdir(work)).filter((name) => name.endsWith('.tgz'));

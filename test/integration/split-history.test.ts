@@ -1,31 +1,15 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, test } from 'vitest';
 import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
-import type { RunningServer } from '../../src/main.ts';
 import { createSqlPool } from '../../src/repositories/transaction.ts';
 import { EarningsEngine } from '../../src/services/earnings/engine.ts';
 import { PeriodAdmin } from '../../src/services/periods.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { externalId } from '../factories/deals.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // A rep a deal no longer credits keeps rows of it (a clawback of what a locked period approved). Those lines are
 // dated by the deal: when the deal later moves to another period, the event moves them too, exactly where a
 // full recompute would put them (the property tests' incremental = full, through the real ingestion).
-
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
 
 async function live(client: QuotientClient): Promise<string[]> {
   const rows: EarningListItem[] = [];
@@ -33,15 +17,16 @@ async function live(client: QuotientClient): Promise<string[]> {
   return rows.map((row) => `${row.user_external_id} ${row.status} ${row.amount_cents} ${row.period_id}`).sort();
 }
 
-test("a removed split rep's clawback moves with the deal's new close date, as a recompute would place it", async () => {
-  const db = testDatabase();
-  const { org, rawKey } = await createOrgWithKey(db);
+test("a removed split rep's clawback moves with the deal's new close date, as a recompute would place it", async ({
+  db,
+  org,
+  client,
+}) => {
   const applied = await applyPlan(
     db,
     org.id,
     planDocument({ chips: [{ key: 'base', name: 'Base', kind: 'commission', rate_bps: 1000 }] }),
   );
-  const client = sdkClient(server, rawKey);
   const external = externalId();
   await client.deals.ingestEvent({
     external_id: external,

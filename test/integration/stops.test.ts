@@ -183,27 +183,25 @@ describe('npm start stops without losing anything', () => {
 });
 
 describe('npx quotient serve|worker stop with their launcher', () => {
-  for (const command of ['serve', 'worker']) {
-    test(
-      `SIGTERM to \`npx quotient ${command}\` (which runs it behind a shell) leaves no Quotient process behind`,
-      async () => {
-        const data = await dataDir();
-        const npx = spawnWatched('npx', ['quotient', command, '--json'], data.env, true);
-        await waitForOutput(npx, command === 'serve' ? /"url": "([^"]+)"/ : /"status": "running"/);
-        const tree = processTree(npx.child.pid as number);
-        const postmaster = postmasterPid(data.dir) as number;
-        const [holder] = leaseHolders(data.dir);
-        assert.ok(holder !== undefined && tree.includes(holder), 'the Quotient process runs under npx');
-        data.watch(tree);
+  test.each(['serve', 'worker'])(
+    'SIGTERM to `npx quotient %s` (which runs it behind a shell) leaves no Quotient process behind',
+    async (command) => {
+      const data = await dataDir();
+      const npx = spawnWatched('npx', ['quotient', command, '--json'], data.env, true);
+      await waitForOutput(npx, command === 'serve' ? /"url": "([^"]+)"/ : /"status": "running"/);
+      const tree = processTree(npx.child.pid as number);
+      const postmaster = postmasterPid(data.dir) as number;
+      const [holder] = leaseHolders(data.dir);
+      assert.ok(holder !== undefined && tree.includes(holder), 'the Quotient process runs under npx');
+      data.watch(tree);
 
-        process.kill(npx.child.pid as number, 'SIGTERM');
-        await npx.exited;
-        await allGone([...tree, postmaster]);
-        assert.deepEqual(leaseHolders(data.dir), []);
-      },
-      PROCESSES_MS,
-    );
-  }
+      process.kill(npx.child.pid as number, 'SIGTERM');
+      await npx.exited;
+      await allGone([...tree, postmaster]);
+      assert.deepEqual(leaseHolders(data.dir), []);
+    },
+    PROCESSES_MS,
+  );
 });
 
 describe('the embedded database stays up while any Quotient process uses it', () => {

@@ -1,29 +1,14 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
-import type { RunningServer } from '../../src/main.ts';
 import { createSqlPool } from '../../src/repositories/transaction.ts';
 import { EarningsEngine } from '../../src/services/earnings/engine.ts';
-import { createOrgWithKey } from '../factories/access.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // Traces that name their causes, end to end through the SDK (the test server validates every trace against the
 // contract): the deals that make up a running total, the deal event that moved a row of another deal, and why a
 // row replaced its predecessor when a plan version changed.
-
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
 
 function state(amountCents: number, closeDate: string, custom: Record<string, unknown> = {}) {
   return {
@@ -42,12 +27,13 @@ async function rowsOf(client: QuotientClient, status: EarningListItem['status'][
 }
 
 describe('traces that name their causes', () => {
-  test('the bonus and accelerator name the deals of the running total and the deal event that moved them', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db);
+  test('the bonus and accelerator name the deals of the running total and the deal event that moved them', async ({
+    db,
+    org,
+    client,
+  }) => {
     const plan = await applyPlan(db, org.id, planDocument());
     const chipId = (key: string) => plan.chips.find((chip) => chip.key === key)?.id;
-    const client = sdkClient(server, rawKey);
     const a = await client.deals.ingestEvent({
       external_id: 'opp-a',
       state: state(6_000_000, '2026-04-10', { region: 'EMEA' }),
@@ -113,12 +99,13 @@ describe('traces that name their causes', () => {
     });
   });
 
-  test('a recompute after a new plan version says so on the rows that replace, and names no event', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db);
+  test('a recompute after a new plan version says so on the rows that replace, and names no event', async ({
+    db,
+    org,
+    client,
+  }) => {
     const document = planDocument({ chips: [{ key: 'base', name: 'Base', kind: 'commission', rate_bps: 1000 }] });
     await applyPlan(db, org.id, document);
-    const client = sdkClient(server, rawKey);
     await client.deals.ingestEvent({ external_id: 'opp-a', state: state(6_000_000, '2026-04-10') });
     const [before] = await rowsOf(client);
 
@@ -143,14 +130,11 @@ describe('traces that name their causes', () => {
     assert.deepEqual(replaced.status_reason, trace.superseded?.reason);
   });
 
-  test('a chip removed by a new plan version reverses its rows, and the rows say why', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db);
+  test('a chip removed by a new plan version reverses its rows, and the rows say why', async ({ db, org, client }) => {
     const base = { key: 'base', name: 'Base', kind: 'commission', rate_bps: 1000 } as const;
     const spiff = { key: 'spiff', name: 'Spiff', kind: 'flat', amount_cents: 50_000 } as const;
     const document = planDocument({ chips: [base, spiff] });
     await applyPlan(db, org.id, document);
-    const client = sdkClient(server, rawKey);
     await client.deals.ingestEvent({ external_id: 'opp-a', state: state(6_000_000, '2026-04-10') });
     assert.equal((await rowsOf(client)).length, 2);
 

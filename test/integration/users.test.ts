@@ -1,25 +1,10 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
-import type { RunningServer } from '../../src/main.ts';
-import { createOrgWithKey } from '../factories/access.ts';
+import { describe } from 'vitest';
 import { applyPlan, planDocument } from '../factories/plans.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // Reps over the API: users by external id, a rep's earnings without looking up the internal id, and who a plan
 // applies to. The test server validates every response against the contract.
-
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
 
 function wonDeal(externalId: string, owner: string, amountCents = 5_000_000) {
   return {
@@ -29,10 +14,7 @@ function wonDeal(externalId: string, owner: string, amountCents = 5_000_000) {
 }
 
 describe('GET /v1/users', () => {
-  test('a rep is found by external id, and the user it names is the owner of the rep’s deals', async () => {
-    const db = testDatabase();
-    const { rawKey } = await createOrgWithKey(db);
-    const client = sdkClient(server, rawKey);
+  test('a rep is found by external id, and the user it names is the owner of the rep’s deals', async ({ client }) => {
     const deal = await client.deals.ingestEvent(wonDeal('opp-1', 'rep-017'));
     await client.deals.ingestEvent(wonDeal('opp-2', 'rep-021'));
 
@@ -49,16 +31,12 @@ describe('GET /v1/users', () => {
     assert.deepEqual(Object.keys(rep ?? {}).sort(), ['created_at', 'external_id', 'id']);
   });
 
-  test('a rep Quotient has never seen is an empty page, not an error', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
-    const client = sdkClient(server, rawKey);
+  test('a rep Quotient has never seen is an empty page, not an error', async ({ client }) => {
     assert.deepEqual(await client.users.listPage({ external_id: 'rep-404' }), { users: [], next_cursor: null });
     assert.equal(await client.users.findByExternalId('rep-404'), null);
   });
 
-  test('pages follow (created_at, id) with a cursor and together list every rep once', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
-    const client = sdkClient(server, rawKey);
+  test('pages follow (created_at, id) with a cursor and together list every rep once', async ({ client }) => {
     const reps = ['rep-a', 'rep-b', 'rep-c', 'rep-d', 'rep-e'];
     for (const [index, rep] of reps.entries()) await client.deals.ingestEvent(wonDeal(`opp-${index}`, rep));
 
@@ -70,9 +48,9 @@ describe('GET /v1/users', () => {
     assert.deepEqual(seen, reps);
   });
 
-  test('a cursor sent with other filters, or a malformed one, is 400 invalid_body naming cursor', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase());
-    const client = sdkClient(server, rawKey);
+  test('a cursor sent with other filters, or a malformed one, is 400 invalid_body naming cursor', async ({
+    client,
+  }) => {
     for (const rep of ['rep-a', 'rep-b']) await client.deals.ingestEvent(wonDeal(`opp-${rep}`, rep));
     const first = await client.users.listPage({ limit: 1 });
     const cursor = first.next_cursor as string;
@@ -88,13 +66,12 @@ describe('GET /v1/users', () => {
     await assert.rejects(client.users.listPage({ cursor: 'not-a-cursor' }), { status: 400 });
   });
 
-  test('another org’s user and unknown ids of any shape are 404 not_found', async () => {
-    const db = testDatabase();
-    const owner = await createOrgWithKey(db);
-    const other = await createOrgWithKey(db);
-    await sdkClient(server, owner.rawKey).deals.ingestEvent(wonDeal('opp-1', 'rep-017'));
-    const rep = await sdkClient(server, owner.rawKey).users.findByExternalId('rep-017');
-    const client = sdkClient(server, other.rawKey);
+  test('another org’s user and unknown ids of any shape are 404 not_found', async ({ newOrg }) => {
+    const owner = await newOrg();
+    const other = await newOrg();
+    await owner.client.deals.ingestEvent(wonDeal('opp-1', 'rep-017'));
+    const rep = await owner.client.users.findByExternalId('rep-017');
+    const client = other.client;
     for (const id of [rep?.id as string, 'user_01knvyqwr3fmtr77g6vdncr588', 'nonsense']) {
       await assert.rejects(client.users.get(id), {
         status: 404,
@@ -104,9 +81,8 @@ describe('GET /v1/users', () => {
     assert.deepEqual(await client.users.listPage({ external_id: 'rep-017' }), { users: [], next_cursor: null });
   });
 
-  test('users need earnings:read', async () => {
-    const { rawKey } = await createOrgWithKey(testDatabase(), { scopes: ['deals:read', 'plans:read'] });
-    const client = sdkClient(server, rawKey);
+  test('users need earnings:read', async ({ newOrg }) => {
+    const { client } = await newOrg({ scopes: ['deals:read', 'plans:read'] });
     await assert.rejects(client.users.listPage(), {
       status: 403,
       body: { error: 'forbidden', reason: 'missing scope: earnings:read' },
@@ -116,15 +92,12 @@ describe('GET /v1/users', () => {
 });
 
 describe('GET /v1/earnings?user_external_id=', () => {
-  test('lists exactly the rows of the rep with that external id', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db);
+  test('lists exactly the rows of the rep with that external id', async ({ db, org, client }) => {
     await applyPlan(
       db,
       org.id,
       planDocument({ chips: [{ key: 'base', name: 'Base', kind: 'commission', rate_bps: 1000 }] }),
     );
-    const client = sdkClient(server, rawKey);
     await client.deals.ingestEvent(wonDeal('opp-1', 'rep-017', 6_000_000));
     await client.deals.ingestEvent(wonDeal('opp-2', 'rep-021', 5_000_000));
     await client.deals.ingestEvent(wonDeal('opp-3', 'rep-017', 1_000_000));
@@ -147,10 +120,11 @@ describe('GET /v1/earnings?user_external_id=', () => {
 });
 
 describe('GET /v1/plans/{id} assignees', () => {
-  test('shows who the current version applies to: all, then the listed reps, sorted, after a new version', async () => {
-    const db = testDatabase();
-    const { org, rawKey } = await createOrgWithKey(db);
-    const client = sdkClient(server, rawKey);
+  test('shows who the current version applies to: all, then the listed reps, sorted, after a new version', async ({
+    db,
+    org,
+    client,
+  }) => {
     const document = planDocument();
     const applied = await applyPlan(db, org.id, document);
     assert.equal((await client.plans.get(applied.plan_id)).assignees, 'all');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { afterAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import { verifyWebhook } from '../../sdk/src/index.ts';
 import type { WebhookSettings } from '../../src/config.ts';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -8,14 +8,13 @@ import { inPrismaTransaction } from '../../src/repositories/transaction.ts';
 import { enqueueWebhookEvent } from '../../src/services/webhookOutbox.ts';
 import { WebhookAdmin } from '../../src/services/webhooks.ts';
 import { WebhookWorker } from '../../src/webhooks/worker.ts';
-import { createOrg, createOrgWithKey } from '../factories/access.ts';
+import { createOrg } from '../factories/access.ts';
 import { dealEvent } from '../factories/deals.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { exited, onlyJson, QUOTIENT_BIN, runCli, spawnServe } from '../helpers/cli.ts';
 import { eventually } from '../helpers/clock.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { testDatabase } from '../helpers/database.ts';
+import { test } from '../helpers/fixtures.ts';
 import {
   assertMatchesContract,
   type ReceivedWebhook,
@@ -30,8 +29,6 @@ const SLOW_CLI_TEST_MS = 180_000;
 // Real receivers on 127.0.0.1 and real workers against the test database. Signatures are verified with the npm
 // package `standardwebhooks`. The retry schedule is shortened by configuration, as QUOTIENT_WEBHOOK_RETRY_SCHEDULE
 // does for a process.
-
-afterAll(closeTestDatabase);
 
 const SETTINGS: Pick<
   WebhookSettings,
@@ -484,14 +481,15 @@ describe('webhook delivery', () => {
     }
   });
 
-  test('a deal event sent through the API reaches the receiver as a verified deal.updated matching the contract', async () => {
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
+  test('a deal event sent through the API reaches the receiver as a verified deal.updated matching the contract', async ({
+    db,
+    org,
+    client,
+  }) => {
     const receiver = await startReceiver();
-    const { secret } = await createEndpoint(testDatabase(), org.id, receiver.url, ['deal.updated']);
-    const server = await startTestServer();
+    const { secret } = await createEndpoint(db, org.id, receiver.url, ['deal.updated']);
     const worker = startWorker(org.id);
     try {
-      const client = sdkClient(server, rawKey);
       const ids = await client.deals.ingestEvent(dealEvent());
       const [deal] = (await client.deals.listPage()).deals;
       const request = await eventually(async () => receiver.received[0]);
@@ -504,7 +502,6 @@ describe('webhook delivery', () => {
       });
     } finally {
       await worker.stop();
-      await server.close();
       await receiver.close();
     }
   });

@@ -125,9 +125,7 @@ describe('validation rules, each refused with the field path first', () => {
       /nests deeper than 32/,
     ],
   ];
-  for (const [name, body, reason] of cases) {
-    test(`${name} is refused`, () => {
-      assert.match(refusal(body), reason);
-    });
-  }
+  test.each(cases)('%s is refused', (_name, body, reason) => {
+    assert.match(refusal(body), reason);
+  });
 });

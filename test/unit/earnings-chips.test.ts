@@ -85,22 +85,19 @@ describe('commission', () => {
     assert.ok(line.trace.explanation.includes('10.00% of 50,000.00 = 5,000.00'));
   });
 
-  test('the exact amount is rounded once, half away from zero', () => {
-    const cases: [number, number, number, string][] = [
-      [12_345, 1234, 1523, '1523.373'],
-      [1_001, 50, 5, '5.005'],
-      [1, 5000, 1, '0.5'],
-      [3, 5000, 2, '1.5'],
-      [99, 1, 0, '0.0099'],
-    ];
-    for (const [amount, rate, expected, exact] of cases) {
-      const won = deal(1, { amount_cents: amount });
-      const line = lineOf(evaluate([commission({ rate_bps: rate })], [won]), won);
-      assert.equal(line.earned_cents, expected, `${rate} bps of ${amount}`);
-      assert.deepEqual(stepsOf(line, 'rounding'), [
-        { type: 'rounding', exact_cents: exact, rounded_cents: expected, rule: 'half away from zero' },
-      ]);
-    }
+  test.each<[number, number, number, string]>([
+    [12_345, 1234, 1523, '1523.373'],
+    [1_001, 50, 5, '5.005'],
+    [1, 5000, 1, '0.5'],
+    [3, 5000, 2, '1.5'],
+    [99, 1, 0, '0.0099'],
+  ])('the exact amount is rounded once, half away from zero: %i cents at %i bps', (amount, rate, expected, exact) => {
+    const won = deal(1, { amount_cents: amount });
+    const line = lineOf(evaluate([commission({ rate_bps: rate })], [won]), won);
+    assert.equal(line.earned_cents, expected, `${rate} bps of ${amount}`);
+    assert.deepEqual(stepsOf(line, 'rounding'), [
+      { type: 'rounding', exact_cents: exact, rounded_cents: expected, rule: 'half away from zero' },
+    ]);
   });
 
   test('a negative base rounds away from zero too', () => {

@@ -22,11 +22,9 @@ describe('forbiddenAddressReason', () => {
     ['fc00::1', 'unique local'],
     ['ff02::1', 'multicast'],
   ];
-  for (const [address, reason] of refused) {
-    test(`${address} is refused as ${reason}`, () => {
-      assert.equal(forbiddenAddressReason(address), reason);
-    });
-  }
+  test.each(refused)('%s is refused as %s', (address, reason) => {
+    assert.equal(forbiddenAddressReason(address), reason);
+  });
 
   test('IPv6 forms that carry an IPv4 address are judged by that address', () => {
     assert.equal(forbiddenAddressReason('::ffff:127.0.0.1'), 'loopback');

@@ -40,23 +40,22 @@ describe('decideAfterAttempt', () => {
   const at = new Date('2026-04-22T10:00:00Z');
   const facts = { attempt: 1, redelivery: false, deliveredBefore: false, attemptedAt: at, scheduleMs: [5_000, 60_000] };
 
-  test('any 2xx delivers and ends the endpoint’s run of failures', () => {
-    for (const status of [200, 201, 202, 204, 299]) {
-      assert.deepEqual(decideAfterAttempt({ ...facts, responseStatus: status }), {
-        delivery: { status: 'delivered', nextAttemptAt: null },
-        endpointSucceeded: true,
-        disableReason: null,
-      });
-    }
+  test.each([200, 201, 202, 204, 299])('any 2xx delivers and ends the endpoint’s run of failures: %i', (status) => {
+    assert.deepEqual(decideAfterAttempt({ ...facts, responseStatus: status }), {
+      delivery: { status: 'delivered', nextAttemptAt: null },
+      endpointSucceeded: true,
+      disableReason: null,
+    });
   });
 
-  test('a failure is retried after the next delay; redirects and no response count as failures', () => {
-    for (const status of [500, 301, 404, 429, null]) {
+  test.each([500, 301, 404, 429, null])(
+    'a failure is retried after the next delay; redirects and no response count as failures: %s',
+    (status) => {
       const decision = decideAfterAttempt({ ...facts, attempt: 2, responseStatus: status });
       assert.deepEqual(decision.delivery, { status: 'pending', nextAttemptAt: new Date(at.getTime() + 60_000) });
       assert.equal(decision.endpointSucceeded, false);
-    }
-  });
+    },
+  );
 
   test('when the schedule is exhausted, then the delivery has failed', () => {
     assert.deepEqual(decideAfterAttempt({ ...facts, attempt: 3, responseStatus: 503 }).delivery, {
