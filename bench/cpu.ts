@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import type pg from 'pg';
 
 // CPU time of processes, from /proc (Linux only; elsewhere null), so that a run can say where the time of an
 // event goes: the server process, or the PostgreSQL backends working for it.
@@ -16,20 +17,54 @@ function ticksOf(pid: number): number | null {
   }
 }
 
-/** The process and its direct children (the postmaster and its backends). */
-export function withChildren(pid: number): number[] {
-  const pids = [pid];
+/**
+ * The PostgreSQL backends serving one client process: pg_stat_activity's `client_port` of each backend, matched to
+ * the local ports of the client's TCP sockets (its `/proc/<pid>/fd` links and `/proc/<pid>/net/tcp`). Only the work
+ * done for that process counts, not autovacuum, the checkpointer or the WAL writer catching up on earlier
+ * scenarios' writes. Empty off Linux.
+ */
+export async function backendsServing(admin: pg.Pool, clientPid: number): Promise<number[]> {
+  const ports = localPortsOf(clientPid);
+  if (ports.size === 0) return [];
+  const { rows } = await admin.query<{ pid: number; client_port: number }>(
+    `SELECT pid, client_port FROM pg_stat_activity WHERE backend_type = 'client backend' AND client_port IS NOT NULL`,
+  );
+  return rows.filter((row) => ports.has(row.client_port)).map((row) => row.pid);
+}
+
+/** The local ports of a process's TCP sockets. */
+function localPortsOf(pid: number): Set<number> {
+  const ports = new Set<number>();
   try {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === pid) pids.push(Number(entry));
+    const inodes = new Set<string>();
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const socket = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (socket?.[1]) inodes.add(socket[1]);
+      } catch {
+        // closed while we looked
+      }
+    }
+    for (const table of ['tcp', 'tcp6']) {
+      let text: string;
+      try {
+        text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+      } catch {
+        continue;
+      }
+      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode …
+      for (const line of text.split('\n').slice(1)) {
+        const fields = line.trim().split(/\s+/);
+        const local = fields[1];
+        const inode = fields[9];
+        if (local && inode && inodes.has(inode))
+          ports.add(Number.parseInt(local.slice(local.lastIndexOf(':') + 1), 16));
+      }
     }
   } catch {
-    // not Linux, or a process ended while we looked
+    // not Linux, or the process ended
   }
-  return pids;
+  return ports;
 }
 
 export type CpuSnapshot = Map<number, number>;
@@ -50,13 +85,4 @@ export function cpuSecondsBetween(before: CpuSnapshot, after: CpuSnapshot): numb
   let ticks = 0;
   for (const [pid, used] of after) ticks += used - (before.get(pid) ?? 0);
   return ticks / TICKS_PER_SECOND;
-}
-
-/** The postmaster's pid, from the first line of postmaster.pid in the cluster directory. */
-export function postmasterPid(clusterDir: string): number | null {
-  try {
-    return Number(readFileSync(`${clusterDir}/postmaster.pid`, 'utf8').split('\n')[0]);
-  } catch {
-    return null;
-  }
 }

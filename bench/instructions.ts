@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { openEmbeddedDatabase } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { createPrismaClient } from '../src/db/prisma.ts';
@@ -11,23 +12,28 @@ import { OrgRepository } from '../src/repositories/orgs.ts';
 import { KeyAdmin } from '../src/services/keys.ts';
 import { PlanAdmin } from '../src/services/plans.ts';
 import { dealEvents } from './events.ts';
+import { createFloorTables } from './floor.ts';
 import { noPlanChanges } from './listeners.ts';
 
 // `npm run bench:instructions`: the instructions the server process executes per request, counted by valgrind's
 // callgrind. Unlike requests/s or even CPU time, an instruction count does not depend on what else the machine
 // runs, so it compares two versions of the request path on a busy machine. The server runs under callgrind with
-// instrumentation off; each scenario warms up (BENCH_INSTRUCTION_WARMUP requests, default 200), then counts
-// BENCH_INSTRUCTION_REQUESTS (default 100) requests on 4 connections. The server's own work only: PostgreSQL's
-// share is what pg_stat_statements reports (`BENCH_PROFILE=1 npm run bench`).
+// instrumentation off; each scenario warms up (BENCH_INSTRUCTION_WARMUP requests, default 4,000: after a few
+// hundred the optimising compiler is still at work in the window), then counts BENCH_INSTRUCTION_REQUESTS
+// (default 2,000) requests on 4 connections. The server's own work only: PostgreSQL's
+// share is what pg_stat_statements reports (`BENCH_PROFILE=1 npm run bench`). The floors (bench/bare-server.ts)
+// are counted the same way, so each row has its ratio. BENCH_ONLY=auth|ingest|earnings counts one scenario (and
+// its floor).
 
 const execFileAsync = promisify(execFile);
-const warmup = Number(process.env.BENCH_INSTRUCTION_WARMUP ?? 200);
-const counted = Number(process.env.BENCH_INSTRUCTION_REQUESTS ?? 100);
+const warmup = Number(process.env.BENCH_INSTRUCTION_WARMUP ?? 4000);
+const counted = Number(process.env.BENCH_INSTRUCTION_REQUESTS ?? 2000);
+const only = process.env.BENCH_ONLY;
 
 const dataDir = await mkdtemp(join(tmpdir(), 'quotient-instructions-'));
 await chmod(dataDir, 0o755);
 const database = await openEmbeddedDatabase(dataDir);
-let server: ChildProcess | undefined;
+const servers: ChildProcess[] = [];
 try {
   await applyMigrations(database.url);
   const db = createPrismaClient(database.url, 2);
@@ -50,23 +56,51 @@ try {
   const ingestKey = await keyFor(org.id, 'ingest');
   const planKey = await keyFor(planOrg.id, 'earnings');
   await db.$disconnect();
+  const admin = new pg.Pool({ connectionString: database.url, max: 1 });
+  await createFloorTables(admin, authKey);
+  await admin.end();
 
-  const started = await startUnderCallgrind(database.url);
-  server = started.child;
-  const pid = started.child.pid as number;
+  const quotient = await startUnderCallgrind(database.url, ['src/cli/main.ts', 'serve', '--port', '0', '--json']);
+  servers.push(quotient.child);
+  const floor = await startUnderCallgrind(database.url, ['bench/bare-server.ts']);
+  servers.push(floor.child);
   const json = { 'content-type': 'application/json' };
   process.stdout.write(
     `Instructions per request of the server process (callgrind), ${counted} requests after ${warmup} of warm-up, 4 connections\n`,
   );
   const scenarios = [
-    { name: 'GET /v1/ (auth, rate limit, audit)', path: '/v1/', key: authKey },
-    { name: 'POST /v1/deals/events, no plan', path: '/v1/deals/events', key: ingestKey, body: dealEvents('i') },
-    { name: 'POST /v1/deals/events, four-chip plan', path: '/v1/deals/events', key: planKey, body: dealEvents('p') },
-  ];
+    { only: 'auth', name: 'GET /v1/ (auth, rate limit, audit)', server: quotient, path: '/v1/', key: authKey },
+    { only: 'auth', name: 'floor GET /v1/ (one indexed select)', server: floor, path: '/v1/', key: authKey },
+    {
+      only: 'ingest',
+      name: 'POST /v1/deals/events, no plan',
+      server: quotient,
+      path: '/v1/deals/events',
+      key: ingestKey,
+      body: dealEvents('i'),
+    },
+    {
+      only: 'ingest',
+      name: 'floor POST /v1/deals/events (3 inserts)',
+      server: floor,
+      path: '/v1/deals/events',
+      key: ingestKey,
+      body: dealEvents('f'),
+    },
+    {
+      only: 'earnings',
+      name: 'POST /v1/deals/events, four-chip plan',
+      server: quotient,
+      path: '/v1/deals/events',
+      key: planKey,
+      body: dealEvents('p'),
+    },
+  ].filter((scenario) => only === undefined || scenario.only === only);
   for (const scenario of scenarios) {
+    const pid = scenario.server.child.pid as number;
     const drive = (amount: number) =>
       autocannon({
-        url: `${started.url}${scenario.path}`,
+        url: `${scenario.server.url}${scenario.path}`,
         connections: 4,
         amount,
         timeout: 300,
@@ -81,17 +115,21 @@ try {
     await callgrindControl(['--instr=on', String(pid)]);
     const result = await drive(counted);
     await callgrindControl(['--instr=off', String(pid)]);
-    const instructions = await dumpTotal(pid);
+    const instructions = await dumpTotals(pid);
     const requests = result.requests.total;
-    process.stdout.write(
-      `  ${scenario.name.padEnd(40)} ${Math.round(instructions / requests)
+    const perRequest = (count: number) =>
+      Math.round(count / requests)
         .toLocaleString('en-US')
-        .padStart(12)} instructions/request (${requests} requests, ${result.non2xx} non-2xx)\n`,
+        .padStart(11);
+    process.stdout.write(
+      `  ${scenario.name.padEnd(41)} ${perRequest(instructions.main)} main thread ${perRequest(instructions.all)} all threads (${requests} requests, ${result.non2xx} non-2xx)\n`,
     );
   }
 } finally {
-  server?.kill('SIGTERM');
-  if (server && server.exitCode === null) await new Promise((done) => server?.once('exit', done));
+  for (const server of servers) {
+    server.kill('SIGTERM');
+    if (server.exitCode === null) await new Promise((done) => server.once('exit', done));
+  }
   await database.stop();
   await rm(dataDir, { recursive: true, force: true });
 }
@@ -100,31 +138,45 @@ function callgrindControl(args: string[]) {
   return execFileAsync('callgrind_control', args);
 }
 
-/** Dumps the counters so far and returns their total of executed instructions (Ir). */
-async function dumpTotal(pid: number): Promise<number> {
+/**
+ * Dumps the counters so far (one file per thread, `--separate-threads=yes`) and returns the executed instructions
+ * (Ir) of the main thread, the one that runs JavaScript, and of all threads: V8's helper threads (concurrent
+ * marking and sweeping, optimising compilation) vary from run to run with when a collection or a compilation
+ * happens to fall in the window, so the main thread's count is the steadier measure.
+ */
+async function dumpTotals(pid: number): Promise<{ main: number; all: number }> {
   await callgrindControl(['--dump=measured', String(pid)]);
-  const dumps = (await readdir(dataDir)).filter((name) => name.startsWith(`callgrind.out.${pid}.`)).sort();
-  const text = await readFile(join(dataDir, dumps.at(-1) as string), 'utf8');
-  const total = /^totals:\s+(\d+)/m.exec(text)?.[1];
-  if (!total) throw new Error('no totals in the callgrind dump');
-  return Number(total);
+  const prefix = `callgrind.out.${pid}.`;
+  const dumps = (await readdir(dataDir)).filter((name) => name.startsWith(prefix));
+  // callgrind.out.<pid>.<dump number>-<thread number>: the latest dump's files.
+  const latest = Math.max(...dumps.map((name) => Number.parseInt(name.slice(prefix.length), 10)));
+  let main = 0;
+  let all = 0;
+  for (const name of dumps) {
+    const [dump, thread] = name.slice(prefix.length).split('-').map(Number);
+    if (dump !== latest) continue;
+    const text = await readFile(join(dataDir, name), 'utf8');
+    const total = /^totals:\s+(\d+)/m.exec(text)?.[1];
+    if (!total) throw new Error(`no totals in the callgrind dump ${name}`);
+    all += Number(total);
+    if (thread === 1) main += Number(total);
+  }
+  return { main, all };
 }
 
-function startUnderCallgrind(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
+/** A server (`node <args>`, printing `{"url": …}` once listening) under callgrind with instrumentation off. */
+function startUnderCallgrind(databaseUrl: string, args: string[]): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((done, fail) => {
     const child = spawn(
       'valgrind',
       [
         '--tool=callgrind',
         '--instr-atstart=no',
+        '--separate-threads=yes',
         '--smc-check=all-non-file',
         `--callgrind-out-file=${join(dataDir, 'callgrind.out.%p')}`,
         process.execPath,
-        'src/cli/main.ts',
-        'serve',
-        '--port',
-        '0',
-        '--json',
+        ...args,
       ],
       {
         env: {

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { chmod, mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +13,9 @@ import { createSqlPool } from '../src/repositories/transaction.ts';
 import { DealIngestion } from '../src/services/ingestion.ts';
 import { KeyAdmin } from '../src/services/keys.ts';
 import { PlanAdmin } from '../src/services/plans.ts';
-import { type CpuSnapshot, cpuSecondsBetween, postmasterPid, snapshot, withChildren } from './cpu.ts';
+import { backendsServing, type CpuSnapshot, cpuSecondsBetween, snapshot } from './cpu.ts';
 import { dealEvents } from './events.ts';
+import { createFloorTables } from './floor.ts';
 import { noDealChanges, noPlanChanges } from './listeners.ts';
 import { type ProfileWindow, printProfileSummary, summariseProfiles } from './profile.ts';
 import { benchRecompute } from './recompute.ts';
@@ -42,9 +42,9 @@ import { benchRecompute } from './recompute.ts';
 // - earnings: the same ingestion in an org with product.md's four-chip plan active, against the same floor: >= 0.4x;
 // - every row: p99 <= 2x the floor's;
 // - recompute: `quotient recompute` of 10,000, 30,000 and 100,000 deals (bench/recompute.ts).
-// On Linux each row also shows the CPU time per request of the server process and of PostgreSQL (the postmaster
-// and its backends): with the server, PostgreSQL and the load generator on one machine, CPU is what bounds
-// throughput.
+// On Linux each row also shows the CPU time per request of the server process and of the PostgreSQL backends
+// serving its connections (bench/cpu.ts, backendsServing): with the server, PostgreSQL and the load generator on
+// one machine, CPU is what bounds throughput.
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -83,10 +83,10 @@ interface Goal {
   p99Ratio: number;
 }
 
-/** The processes whose CPU a measurement counts. */
+/** The processes whose CPU a measurement counts: the server, and the PostgreSQL backends serving it. */
 interface Processes {
   server: () => number[];
-  database: () => number[];
+  database: () => Promise<number[]>;
 }
 
 interface Target {
@@ -151,11 +151,9 @@ try {
   );
   const bare = await startChild(['bench/bare-server.ts'], database.url);
   children.push(quotient.child, bare.child);
-  const postmaster = postmasterPid(join(dataDir, 'pg'));
-  const databaseProcesses = () => (postmaster ? withChildren(postmaster) : []);
   const processesOf = (child: ChildProcess): Processes => ({
     server: () => (child.pid ? [child.pid] : []),
-    database: databaseProcesses,
+    database: async () => (child.pid ? backendsServing(admin, child.pid) : []),
   });
   const q = quotient;
   const json = { 'content-type': 'application/json' };
@@ -218,7 +216,7 @@ try {
         database.url,
         org.id,
         dealEvents('pipeline', 'bench-pipeline'),
-        { server: () => [process.pid], database: databaseProcesses },
+        { server: () => [process.pid], database: () => backendsServing(admin, process.pid) },
       );
       report([pipeline], 'events/s');
       process.stdout.write('\n');
@@ -335,9 +333,10 @@ async function load(target: Target, durationSeconds: number): Promise<autocannon
 async function measuredRun(target: Target): Promise<Run> {
   const before: [CpuSnapshot, CpuSnapshot] = [
     snapshot(target.processes.server()),
-    snapshot(target.processes.database()),
+    snapshot(await target.processes.database()),
   ];
   const result = await load(target, seconds);
+  const after = snapshot(await target.processes.database());
   return {
     requests: result.requests.total,
     seconds,
@@ -345,7 +344,7 @@ async function measuredRun(target: Target): Promise<Run> {
     p99: result.latency.p99,
     non2xx: result.non2xx,
     serverCpuSeconds: cpuSecondsBetween(before[0], snapshot(target.processes.server())),
-    databaseCpuSeconds: cpuSecondsBetween(before[1], snapshot(target.processes.database())),
+    databaseCpuSeconds: cpuSecondsBetween(before[1], after),
   };
 }
 
@@ -405,8 +404,9 @@ async function measurePipeline(
   try {
     await drive(2, []);
     const latencies: number[] = [];
-    const before: [CpuSnapshot, CpuSnapshot] = [snapshot(processes.server()), snapshot(processes.database())];
+    const before: [CpuSnapshot, CpuSnapshot] = [snapshot(processes.server()), snapshot(await processes.database())];
     await drive(seconds, latencies);
+    const databaseAfter = snapshot(await processes.database());
     latencies.sort((a, b) => a - b);
     const at = (quantile: number) => Math.round(latencies[Math.floor(quantile * (latencies.length - 1))] ?? 0);
     return combine(name, [
@@ -417,7 +417,7 @@ async function measurePipeline(
         p99: at(0.99),
         non2xx: 0,
         serverCpuSeconds: cpuSecondsBetween(before[0], snapshot(processes.server())),
-        databaseCpuSeconds: cpuSecondsBetween(before[1], snapshot(processes.database())),
+        databaseCpuSeconds: cpuSecondsBetween(before[1], databaseAfter),
       },
     ]);
   } finally {
@@ -447,21 +447,6 @@ function reportGoals(): void {
     );
   }
   process.stdout.write('\n');
-}
-
-/** The floors' tables, and the key the read floor looks up: the same key as Quotient's auth scenario. */
-async function createFloorTables(pool: pg.Pool, rawKey: string): Promise<void> {
-  await pool.query(`
-    CREATE TABLE bare_orgs (id text PRIMARY KEY, name text NOT NULL);
-    CREATE TABLE bare_keys (id text PRIMARY KEY, org_id text NOT NULL REFERENCES bare_orgs, name text NOT NULL,
-                            digest text NOT NULL UNIQUE);
-    CREATE TABLE bare_source_events (id text PRIMARY KEY, body jsonb NOT NULL, received_at timestamptz DEFAULT now());
-    CREATE TABLE bare_domain_events (id text PRIMARY KEY, source_event_id text NOT NULL);
-    CREATE TABLE bare_deals (external_id text PRIMARY KEY, state jsonb NOT NULL, updated_at timestamptz NOT NULL);
-    INSERT INTO bare_orgs VALUES ('org_bare', 'bare');`);
-  await pool.query(`INSERT INTO bare_keys VALUES ('key_bare', 'org_bare', 'bare', $1)`, [
-    createHash('sha256').update(rawKey).digest('hex'),
-  ]);
 }
 
 function exited(child: ChildProcess): Promise<unknown> {

@@ -43,5 +43,7 @@ export function serializeError(error: unknown, depth = 0): SerializedError {
 
 /** `postgresql://user:secret@host` → `postgresql://user:***@host`. */
 export function maskSecrets(text: string): string {
+  // Every log call passes its message through here: most have no URL at all.
+  if (!text.includes('://')) return text;
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1***@');
 }
