@@ -6,13 +6,11 @@ import {
   dealPeriodMoved,
   evaluateLines,
   overrideDepthOf,
-  repsReadBy,
   scopeOfDealChange,
 } from '../../domain/earnings/targets.ts';
-import type { DealSnapshot, EnginePlanVersion, Rep } from '../../domain/earnings/types.ts';
+import type { DealSnapshot, Rep } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
-import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
 import { EarningRepository } from '../../repositories/earnings.ts';
 import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
@@ -21,10 +19,9 @@ import { book } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
 import { drawTargetsOfDealChange } from './draws.ts';
 import { creditedRepsOf, dealSnapshotOf } from './engineAdapter.ts';
-import { loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
+import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
 
 const evaluationLocks = new EvaluationLockRepository();
-const dealSnapshots = new DealSnapshotRepository();
 const earnings = new EarningRepository();
 
 /**
@@ -119,7 +116,7 @@ export async function evaluateDealChange(
     ].sort((a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0));
   });
   // Draw lines of settled (locked) periods the deal is or was in, and of every settled period after them.
-  targets.push(...(await drawTargetsOfDealChange(tx, orgId, plans, [...reps.values()], { before, after }, today)));
+  targets.push(...(await drawTargetsOfDealChange(tx, orgId, plans, [...reps.values()], { before, after }, today, org)));
   await book(tx, {
     orgId,
     targets,
@@ -147,22 +144,4 @@ function spanOf(periods: readonly PeriodId[]): { from: string; to: string } {
     from: bounds.map((period) => period.starts_on).reduce((a, b) => (a < b ? a : b)),
     to: bounds.map((period) => period.ends_on).reduce((a, b) => (a > b ? a : b)),
   };
-}
-
-/** The rep's deals in the span and, under plans with override chips, those of the rep's reports (see repsReadBy). */
-async function dealsReadBy(
-  tx: Transaction,
-  orgId: string,
-  rep: Rep,
-  plans: readonly EnginePlanVersion[],
-  org: OrgHierarchy,
-  span: { from: string; to: string },
-): Promise<DealSnapshot[]> {
-  const read = new Set(plans.flatMap((plan) => [...repsReadBy(plan, rep.external_id, org.hierarchy)]));
-  const userIds = [rep.user_id, ...[...read].flatMap((externalId) => org.reps.get(externalId)?.user_id ?? [])];
-  const deals = new Map<string, DealSnapshot>();
-  for (const userId of new Set(userIds)) {
-    for (const deal of await dealSnapshots.dealsOfRepAround(tx, orgId, userId, span)) deals.set(deal.id, deal);
-  }
-  return [...deals.values()];
 }

@@ -7,7 +7,8 @@ import {
   earnedByPeriod,
   readPlanDraw,
 } from '../../domain/earnings/draws.ts';
-import { dealPeriodId, evaluateLines } from '../../domain/earnings/targets.ts';
+import { EMPTY_HIERARCHY } from '../../domain/earnings/hierarchy.ts';
+import { dealPeriodId, evaluateLines, overrideDepthOf } from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, EnginePlanVersion, LineTarget, PeriodStatus, Rep } from '../../domain/earnings/types.ts';
 import { type CalendarDate, type PeriodId, periodBounds, periodKindOf } from '../../domain/periods.ts';
 import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
@@ -21,6 +22,7 @@ import { UserRepository } from '../../repositories/users.ts';
 import { WebhookEndpointPresence } from '../../repositories/webhookEndpoints.ts';
 import { book } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
+import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
 
 // When draws are settled (issue 16, item 4). A period's draw lines exist once the period is locked: the lock
 // settles the draw of every rep the plan covers in the period, deals or not, before the period's pending rows
@@ -38,6 +40,7 @@ const orgConfigs = new OrgConfigRepository();
 const planStates = new PlanStateRepository();
 const users = new UserRepository();
 const endpoints = new WebhookEndpointPresence();
+const NO_HIERARCHY: OrgHierarchy = { hierarchy: EMPTY_HIERARCHY, reps: new Map() };
 
 export function hasDraw(plan: EnginePlanVersion): boolean {
   return readPlanDraw(plan).draw !== null;
@@ -53,7 +56,9 @@ export function settledPeriods(statuses: ReadonlyMap<PeriodId, PeriodStatus>, pl
 
 /**
  * The draw lines of a rep under a plan with a draw, for the settled periods from `from` on: each period's total
- * from its chips' lines (every deal of the rep in it), the balance before `from` from the ledger.
+ * from its chips' lines (every deal of the rep in it, and under override chips its reports' deals, so a manager's
+ * overrides count against the draw like commissions), the balance before `from` from the ledger. `org`: the
+ * hierarchy when the caller has read it already.
  */
 export async function drawTargetsFrom(
   tx: Transaction,
@@ -64,20 +69,25 @@ export async function drawTargetsFrom(
   settled: readonly PeriodId[],
   today: CalendarDate,
   changedDeal?: DealSnapshot,
+  org?: OrgHierarchy,
 ): Promise<LineTarget[]> {
   const { draw } = readPlanDraw(plan);
   const periods = settled.filter((periodId) => periodId >= from);
   if (draw === null || periods.length === 0) return [];
   const bounds = periods.map(periodBounds);
   const span = { from: bounds[0]?.starts_on ?? '', to: bounds.at(-1)?.ends_on ?? '' };
-  const read = await dealSnapshots.dealsOfRepAround(tx, orgId, rep.user_id, span);
+  const overrides = overrideDepthOf(plan) > 0;
+  const hierarchy = overrides ? (org ?? (await loadHierarchy(tx, orgId))) : NO_HIERARCHY;
+  const read = overrides
+    ? await dealsReadBy(tx, orgId, rep, [plan], hierarchy, span)
+    : await dealSnapshots.dealsOfRepAround(tx, orgId, rep.user_id, span);
   const deals = (changedDeal ? [...read, changedDeal] : read).filter((deal) =>
     periods.includes(dealPeriodId(deal, plan.period, today)),
   );
   // The draw compares earnings in the plan's currency: deals in others are converted as the chips' lines are.
   const config = await orgConfigs.load(tx, orgId);
   const money = { default_currency: config.defaultCurrency, rates: config.rates };
-  const chips = evaluateLines({ plan, rep, deals, periods, today, money }).targets;
+  const chips = evaluateLines({ plan, rep, deals, periods, today, money, hierarchy: hierarchy.hierarchy }).targets;
   const advance = drawChipId(plan.plan_id, DRAW_CHIP_KEY);
   const recovery = drawChipId(plan.plan_id, DRAW_RECOVERY_CHIP_KEY);
   const opening = await earnings.drawBalanceBefore(tx, orgId, rep.user_id, plan.plan_id, { advance, recovery }, from);
@@ -103,6 +113,7 @@ export async function drawTargetsOfDealChange(
   reps: readonly Rep[],
   deals: { before: DealSnapshot | null; after: DealSnapshot },
   today: CalendarDate,
+  org?: OrgHierarchy,
 ): Promise<LineTarget[]> {
   const drawPlans = plans.filter(hasDraw);
   if (drawPlans.length === 0) return [];
@@ -117,7 +128,7 @@ export async function drawTargetsOfDealChange(
     const from = touched[0];
     if (from === undefined) continue;
     for (const rep of reps) {
-      targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, from, settled, today, deals.after)));
+      targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, from, settled, today, deals.after, org)));
     }
   }
   return targets;
@@ -151,12 +162,13 @@ export async function settleDrawsOfPeriod(
   const statuses = await ledgerPeriods.periodStatuses(tx, orgId);
   if ((statuses.get(periodId) ?? 'open') !== 'open') return;
   const today = context.today();
+  const org = plans.some((plan) => overrideDepthOf(plan) > 0) ? await loadHierarchy(tx, orgId) : NO_HIERARCHY;
   const targets: LineTarget[] = [];
   for (const plan of plans) {
     const settled = [...settledPeriods(statuses, plan), periodId].sort();
     for (const rep of reps) {
       if (!windowsOverlapPeriod(assignmentWindows(plan, rep.external_id), periodId)) continue;
-      targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, periodId, settled, today)));
+      targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, periodId, settled, today, undefined, org)));
     }
   }
   await book(tx, {

@@ -1,5 +1,7 @@
 import { type RepHierarchy, repHierarchyOf } from '../../domain/earnings/hierarchy.ts';
-import type { Rep } from '../../domain/earnings/types.ts';
+import { repsReadBy } from '../../domain/earnings/targets.ts';
+import type { DealSnapshot, EnginePlanVersion, Rep } from '../../domain/earnings/types.ts';
+import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
 import { RepManagerRepository } from '../../repositories/repManagers.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 
@@ -10,6 +12,7 @@ export interface OrgHierarchy {
 }
 
 const repManagers = new RepManagerRepository();
+const dealSnapshots = new DealSnapshotRepository();
 
 export async function loadHierarchy(tx: Transaction, orgId: string): Promise<OrgHierarchy> {
   const entries = await repManagers.entriesOfOrg(tx, orgId);
@@ -30,4 +33,22 @@ export async function loadHierarchy(tx: Transaction, orgId: string): Promise<Org
     ),
     reps,
   };
+}
+
+/** The rep's deals in the span and, under plans with override chips, those of the rep's reports (see repsReadBy). */
+export async function dealsReadBy(
+  tx: Transaction,
+  orgId: string,
+  rep: Rep,
+  plans: readonly EnginePlanVersion[],
+  org: OrgHierarchy,
+  span: { from: string; to: string },
+): Promise<DealSnapshot[]> {
+  const read = new Set(plans.flatMap((plan) => [...repsReadBy(plan, rep.external_id, org.hierarchy)]));
+  const userIds = [rep.user_id, ...[...read].flatMap((externalId) => org.reps.get(externalId)?.user_id ?? [])];
+  const deals = new Map<string, DealSnapshot>();
+  for (const userId of new Set(userIds)) {
+    for (const deal of await dealSnapshots.dealsOfRepAround(tx, orgId, userId, span)) deals.set(deal.id, deal);
+  }
+  return [...deals.values()];
 }

@@ -89,9 +89,11 @@ export async function recomputePlans(
   await feedWriters.waitForDealWritersBefore(reader, orgId);
   const plans = await planStates.planStates(reader, orgId, request.planIds);
   const planIds = plans.map((plan) => plan.plan_id);
-  const all = planIds.length === 0 ? [] : await earnings.repsToRecompute(reader, orgId, planIds);
   const only = request.hierarchyChange && new Set(request.hierarchyChange.userIds);
-  const reps = only ? all.filter((userId) => only.has(userId)) : all;
+  // A hierarchy change names the managers it moves: each is recomputed even when nothing else would select it (a
+  // manager whose only report left, with every override row approved in a locked period, has no open rows).
+  const reps =
+    planIds.length === 0 ? [] : only ? [...only].sort() : await earnings.repsToRecompute(reader, orgId, planIds);
   const org = await loadHierarchy(reader, orgId);
   const recomputedFor = only ? HIERARCHY_CHANGED : request.reason;
   let counts = NO_COUNTS;
@@ -246,9 +248,17 @@ async function recomputeRep(
       .filter((row) => drawChips.has(row.rule_chip_id) && isLive(row))
       .map((row) => row.line_period_id)
       .sort();
-    const from = liveDrawPeriods[0];
+    // A hierarchy change that moves override lines of locked periods moves what those periods earned, so their
+    // draws (and every settled period's after them) are re-derived too.
+    const movedOverridePeriods = hierarchyChange
+      ? evaluation.targets
+          .filter((target) => overrideChips.has(target.line.chip_id) && !isOpen(target.period_id))
+          .map((target) => target.period_id)
+      : [];
+    const from = [...liveDrawPeriods, ...movedOverridePeriods].sort()[0];
     if (from !== undefined && hasDraw(plan)) {
-      targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, from, settledPeriods(periodStatuses, plan), today)));
+      const settled = settledPeriods(periodStatuses, plan);
+      targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, from, settled, today, undefined, org)));
     }
     for (const row of planRows) {
       if (drawChips.has(row.rule_chip_id)) continue;
