@@ -13,6 +13,7 @@ import { KeyAdmin } from '../src/services/keys.ts';
 import { PlanAdmin } from '../src/services/plans.ts';
 import { dealEvents } from './events.ts';
 import { createFloorTables } from './floor.ts';
+import { noPlanChanges } from './listeners.ts';
 
 // `npm run bench:instructions`: the instructions the server process executes per request, counted by valgrind's
 // callgrind. Unlike requests/s or even CPU time, an instruction count does not depend on what else the machine
@@ -47,7 +48,7 @@ try {
     ).rawKey;
   const org = await new OrgRepository(db).create('Instructions org');
   const planOrg = await new OrgRepository(db).create('Instructions org with a plan');
-  await new PlanAdmin(db).apply({
+  await new PlanAdmin(db, noPlanChanges).apply({
     orgId: planOrg.id,
     text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
   });

@@ -16,6 +16,7 @@ import { PlanAdmin } from '../src/services/plans.ts';
 import { backendsServing, type CpuSnapshot, cpuSecondsBetween, snapshot } from './cpu.ts';
 import { dealEvents } from './events.ts';
 import { createFloorTables } from './floor.ts';
+import { noDealChanges, noPlanChanges } from './listeners.ts';
 import { type ProfileWindow, printProfileSummary, summariseProfiles } from './profile.ts';
 import { benchRecompute } from './recompute.ts';
 
@@ -128,7 +129,7 @@ try {
   const ingestKey = await keyFor(org.id, 'bench ingest');
   // The earnings scenario's org, with product.md's plan (examples/plans/core-ae.yaml) active.
   const planOrg = await new OrgRepository(db).create('Bench org with a plan');
-  await new PlanAdmin(db).apply({
+  await new PlanAdmin(db, noPlanChanges).apply({
     orgId: planOrg.id,
     text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
   });
@@ -378,7 +379,7 @@ async function measurePipeline(
   processes: Processes,
 ): Promise<Result> {
   const pool = createSqlPool(databaseUrl, 20, () => {});
-  const ingestion = new DealIngestion(pool);
+  const ingestion = new DealIngestion(pool, noDealChanges);
   const drive = async (durationSeconds: number, latencies: number[]) => {
     const end = Date.now() + durationSeconds * 1000;
     await Promise.all(

@@ -18,6 +18,7 @@ import { KeyAdmin } from '../src/services/keys.ts';
 import { PlanAdmin } from '../src/services/plans.ts';
 import { WebhookAdmin } from '../src/services/webhooks.ts';
 import { buildConsole, launchChromium } from '../test/helpers/browser.ts';
+import { noPlanChanges } from '../test/helpers/listeners.ts';
 
 const OUT = fileURLToPath(new URL('../docs/console/', import.meta.url));
 const databaseUrl = process.env.DATABASE_URL;
@@ -86,7 +87,7 @@ const plan = {
     },
   ],
 };
-await new PlanAdmin(db).apply({ orgId: org.id, text: stringify(plan) });
+await new PlanAdmin(db, noPlanChanges).apply({ orgId: org.id, text: stringify(plan) });
 plan.chips[0] = { ...plan.chips[0], rate_bps: 1200 } as (typeof plan.chips)[0];
 plan.chips.push({
   key: 'new-logo',
@@ -95,7 +96,7 @@ plan.chips.push({
   amount_cents: 50_000,
   when: { field: 'custom.new_logo', op: 'eq', value: true },
 } as unknown as (typeof plan.chips)[0]);
-const applied = await new PlanAdmin(db).apply({ orgId: org.id, text: stringify(plan) });
+const applied = await new PlanAdmin(db, noPlanChanges).apply({ orgId: org.id, text: stringify(plan) });
 await new WebhookAdmin(db, { allowPrivateAddresses: true }).add({
   orgId: org.id,
   url: 'https://hooks.northwind.example/quotient',

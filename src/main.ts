@@ -10,6 +10,7 @@ import {
   RateLimitStoreUnavailable,
 } from './access/rateLimitStore.ts';
 import { RedisWindowCounter } from './access/redisWindowCounter.ts';
+import { composeServices } from './composition.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { createApp } from './http/app.ts';
@@ -19,19 +20,8 @@ import type { Logger } from './lib/logger.ts';
 import { KeyAuthentication } from './repositories/keyAuthentication.ts';
 import { type RateLimitLease, takeRateLimitLease } from './repositories/rateLimitLease.ts';
 import { RequestAuditRepository } from './repositories/requestAudit.ts';
-import { createSqlPool, poolStatements } from './repositories/transaction.ts';
+import { createSqlPool } from './repositories/transaction.ts';
 import { WebhookRepository } from './repositories/webhooks.ts';
-import { AdminSessions } from './services/adminIdentity.ts';
-import { DealReader } from './services/deals.ts';
-import { EarningsEngine } from './services/earnings/engine.ts';
-import { EarningReader } from './services/earnings/reader.ts';
-import { DealEstimator } from './services/estimates.ts';
-import { DealIngestion } from './services/ingestion.ts';
-import { PayoutReader } from './services/payouts.ts';
-import { PlanReader } from './services/plans.ts';
-import { StatementReader } from './services/statements.ts';
-import { UserReader } from './services/users.ts';
-import { withDealWebhooks } from './services/webhookAnnouncements.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 
 export interface RunningServer {
@@ -94,36 +84,25 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     keyGate.store,
     () => webhooks.pendingBacklog(),
   );
-  // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
-  // rehearses an event through the same pipeline and rolls it back.
-  const ingestion = new DealIngestion(dealsPool, withDealWebhooks(new EarningsEngine(database.db)));
-  const adminSessions = new AdminSessions(database.db, {
-    settings: { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs },
+  // A recompute after an admin change runs on the deals pool, two reps at a time, beside the requests.
+  const services = composeServices({
+    db: database.db,
+    pool: dealsPool,
+    config,
+    recompute: { concurrency: 2 },
     ...(options.now ? { now: options.now } : {}),
   });
+  const adminSessions = services.admin.sessions;
   const app = createApp({
     contract: loadContract(),
     logger,
     metrics,
     auditLog,
     keys: keyGate,
-    ingestion,
-    dealReader: new DealReader(dealsPool),
-    earningReader: new EarningReader(dealsPool),
-    planReader: new PlanReader(database.db),
-    userReader: new UserReader(dealsPool),
-    statementReader: new StatementReader(dealsPool),
-    payoutReader: new PayoutReader(poolStatements(dealsPool)),
-    estimator: new DealEstimator(ingestion),
+    ...services.api,
     isReady: database.isReady,
     validateResponses: config.validateResponses,
-    admin: {
-      contract: loadAdminContract(),
-      db: database.db,
-      sessions: adminSessions,
-      recomputePool: dealsPool,
-      allowPrivateWebhookAddresses: config.webhooks.allowPrivateAddresses,
-    },
+    admin: { contract: loadAdminContract(), services: services.admin },
   });
 
   const sweeper = setInterval(() => {

@@ -1,6 +1,12 @@
+import { type AdminServices, composeServices } from '../composition.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { type OpenDatabase, openDatabase } from '../db/database.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
+import { createSqlPool } from '../repositories/transaction.ts';
+import { progressBar } from './progress.ts';
+
+// Reps recomputed at once by a command, each in its own transaction on its own connection of the command's pool.
+const RECOMPUTE_CONCURRENCY = 4;
 
 /**
  * Admin commands talk to the database directly, so they work whether or not a server runs: with the
@@ -17,6 +23,33 @@ export async function withDatabase<T>(run: (database: OpenDatabase, config: Conf
   } finally {
     await database.close();
   }
+}
+
+/**
+ * The admin use cases of the composition root (src/composition.ts) for one command, over the database of
+ * `withDatabase` (a small Prisma pool) and a `pg` pool that connects only when the command ingests or
+ * recomputes; a recompute draws a progress bar on a terminal's stderr.
+ */
+export function withAdminServices<T>(run: (services: AdminServices, config: Config) => Promise<T>): Promise<T> {
+  return withDatabase(async (database, config) => {
+    const pool = createSqlPool(database.url, RECOMPUTE_CONCURRENCY + 1, (error) => {
+      adminLogger().warn({ err: error }, 'an idle database connection of the command pool failed');
+    });
+    try {
+      const services = composeServices({
+        db: database.db,
+        pool,
+        config,
+        recompute: {
+          concurrency: RECOMPUTE_CONCURRENCY,
+          progress: () => (process.stderr.isTTY ? progressBar(process.stderr) : undefined),
+        },
+      });
+      return await run(services.admin, config);
+    } finally {
+      await pool.end();
+    }
+  });
 }
 
 /** Said before a brand-new, empty embedded cluster is created, so that a forgotten QUOTIENT_DATA_DIR shows. */

@@ -27,22 +27,18 @@ export class AdminAccounts {
   private readonly admins: AdminRepository;
   private readonly orgs: OrgRepository;
   private readonly audit: AuditRepository;
-  private readonly actor: AdminActor;
 
-  constructor(db: Database, actor: AdminActor = CLI_ACTOR) {
+  constructor(db: Database) {
     this.admins = new AdminRepository(db);
     this.orgs = new OrgRepository(db);
     this.audit = new AuditRepository(db);
-    this.actor = actor;
   }
 
   /** A new account with a generated password, returned once (only its scrypt hash is kept). */
-  async create(input: {
-    orgId: string;
-    email: string;
-    displayName?: string;
-    role?: string;
-  }): Promise<{ admin: AdminRecord; password: string }> {
+  async create(
+    input: { orgId: string; email: string; displayName?: string; role?: string },
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<{ admin: AdminRecord; password: string }> {
     const email = normaliseEmail(input.email);
     if (!EMAIL.test(email)) throw new AdminError('invalid_argument', `${JSON.stringify(input.email)} is not an email`);
     const role = (input.role ?? 'admin') as AdminRole;
@@ -61,7 +57,7 @@ export class AdminAccounts {
     });
     if (!admin) throw new AdminError('invalid_state', `an admin with the email ${email} exists already`);
     await this.audit.insertMany([
-      adminAuditEntry(input.orgId, 'admin.created', { admin_id: admin.id, email, role }, this.actor),
+      adminAuditEntry(input.orgId, 'admin.created', { admin_id: admin.id, email, role }, actor),
     ]);
     return { admin, password };
   }
@@ -72,7 +68,11 @@ export class AdminAccounts {
   }
 
   /** By id or email. Ends every session of the account at once; disabling twice changes nothing. */
-  async disable(orgId: string, idOrEmail: string): Promise<{ admin: AdminRecord; changed: boolean }> {
+  async disable(
+    orgId: string,
+    idOrEmail: string,
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<{ admin: AdminRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     const found = idOrEmail.includes('@')
       ? await this.admins.findByEmailForOrg(orgId, normaliseEmail(idOrEmail))
@@ -81,7 +81,7 @@ export class AdminAccounts {
     const { changed } = await this.admins.disable(orgId, found.id, new Date());
     if (changed) {
       await this.audit.insertMany([
-        adminAuditEntry(orgId, 'admin.disabled', { admin_id: found.id, email: found.email }, this.actor),
+        adminAuditEntry(orgId, 'admin.disabled', { admin_id: found.id, email: found.email }, actor),
       ]);
     }
     return { admin: (await this.admins.findForOrg(orgId, found.id)) as AdminRecord, changed };

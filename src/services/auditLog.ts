@@ -1,6 +1,8 @@
 import type { Database } from '../db/prisma.ts';
 import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import { type AuditEntryRecord, type AuditFilters, AuditRepository } from '../repositories/audit.ts';
+import { OrgRepository } from '../repositories/orgs.ts';
+import { AdminError } from './adminError.ts';
 
 export interface AuditPage {
   entries: AuditEntryRecord[];
@@ -20,12 +22,20 @@ export function auditLogFingerprint(orgId: string, filters: AuditFilters): strin
   });
 }
 
-/** Reading an org's audit log for the admin API: keyset pages, newest first. */
+/** Reading an org's audit log: keyset pages for the admin API, the latest entries for `quotient audit`; newest first. */
 export class AuditLogReader {
   readonly #audit: AuditRepository;
+  readonly #orgs: OrgRepository;
 
   constructor(db: Database) {
     this.#audit = new AuditRepository(db);
+    this.#orgs = new OrgRepository(db);
+  }
+
+  /** The org's latest `limit` entries (at or after `since`); an unknown org is `not_found`. */
+  async latest(orgId: string, options: { limit: number; since?: Date }): Promise<AuditEntryRecord[]> {
+    if (!(await this.#orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    return this.#audit.listForOrg(orgId, options);
   }
 
   /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */

@@ -23,8 +23,3 @@ export interface DealChange {
 export interface DealChangeListener {
   onDealChanged(tx: Transaction, change: DealChange): Promise<void>;
 }
-
-/** The deal pipeline alone, without earnings: what `npm run bench` measures as the ingestion floor. */
-export const ignoreDealChanges: DealChangeListener = {
-  onDealChanged: async () => {},
-};

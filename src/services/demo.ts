@@ -2,13 +2,10 @@ import { readFile } from 'node:fs/promises';
 import type { Database } from '../db/prisma.ts';
 import { parseDealEvent } from '../domain/deals/event.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
-import type { SqlPool } from '../repositories/transaction.ts';
-import type { EarningsEngine } from './earnings/engine.ts';
-import { DealIngestion } from './ingestion.ts';
-import { KeyAdmin } from './keys.ts';
-import { PeriodAdmin } from './periods.ts';
-import { PlanAdmin } from './plans.ts';
-import { withDealWebhooks, withPeriodWebhooks } from './webhookAnnouncements.ts';
+import type { DealIngestion } from './ingestion.ts';
+import type { KeyAdmin } from './keys.ts';
+import type { PeriodAdmin } from './periods.ts';
+import type { PlanRollout } from './planRollout.ts';
 
 // `quotient demo`: an org with a key, the example plan (examples/plans/core-ae.yaml) and two months of deals for three reps, sent
 // through the same ingestion service as POST /v1/deals/events; the first month locked and paid. Running it again
@@ -90,15 +87,21 @@ export function demoDealEvents(today: Date): { paidMonth: string; openMonth: str
   return { paidMonth, openMonth, events };
 }
 
+/** The use cases the demo goes through, as the API and the admin commands do. */
+export interface DemoServices {
+  keys: KeyAdmin;
+  plans: PlanRollout;
+  ingestion: DealIngestion;
+  periods: PeriodAdmin;
+}
+
 export class Demo {
   private readonly db: Database;
-  private readonly dealsPool: SqlPool;
-  private readonly engine: EarningsEngine;
+  private readonly services: DemoServices;
 
-  constructor(db: Database, dealsPool: SqlPool, engine: EarningsEngine) {
+  constructor(db: Database, services: DemoServices) {
     this.db = db;
-    this.dealsPool = dealsPool;
-    this.engine = engine;
+    this.services = services;
   }
 
   /** The org (reused by name), its key and its plan; the deals and the periods follow in `run`. */
@@ -106,12 +109,12 @@ export class Demo {
     const orgs = new OrgRepository(this.db);
     const existing = (await orgs.list()).find((org) => org.name === orgName);
     const org = existing ?? (await orgs.create(orgName));
-    const created = await new KeyAdmin(this.db).create({
+    const created = await this.services.keys.create({
       orgId: org.id,
       name: 'demo key',
       scopes: 'deals:read,deals:write,earnings:read,plans:read',
     });
-    const applied = await new PlanAdmin(this.db, this.engine).apply({
+    const applied = await this.services.plans.apply({
       orgId: org.id,
       text: await readFile(EXAMPLE_PLAN, 'utf8'),
       format: 'yaml',
@@ -119,7 +122,7 @@ export class Demo {
     });
 
     const script = demoDealEvents(today);
-    const ingestion = new DealIngestion(this.dealsPool, withDealWebhooks(this.engine));
+    const { ingestion, periods } = this.services;
     const sent = { sent: 0, replayed: 0 };
     for (const event of script.events) {
       const body = JSON.parse(JSON.stringify(event)) as unknown;
@@ -135,7 +138,6 @@ export class Demo {
       sent[result.kind === 'replayed' ? 'replayed' : 'sent'] += 1;
     }
 
-    const periods = new PeriodAdmin(this.db, withPeriodWebhooks(this.engine));
     const paidAlready = (await periods.list(org.id)).some(
       (period) => period.id === script.paidMonth && period.status === 'paid',
     );

@@ -9,8 +9,8 @@ import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
 
 // Exchange rates and the org's default currency (issue 16, item 5), as admins set them. Setting a rate changes
-// what deals in other currencies than their plans are worth: the caller then recomputes the org's earnings with
-// the reason `exchange_rate_set` (see `quotient fx set`), which prices unpriced lines and re-converts the deals
+// what deals in other currencies than their plans are worth: ExchangeRateChange then recomputes the org's earnings
+// with the reason `exchange_rate_set` (see `quotient fx set`), which prices unpriced lines and re-converts the deals
 // dated on or after the rate's day, under the ledger rules (rows superseded; locked periods adjusted in the next
 // open one).
 
@@ -26,17 +26,18 @@ export class ExchangeRateService {
   private readonly rates: ExchangeRateRepository;
   private readonly orgs: OrgRepository;
   private readonly audit: AuditRepository;
-  private readonly actor: AdminActor;
 
-  constructor(db: Database, actor: AdminActor = CLI_ACTOR) {
+  constructor(db: Database) {
     this.rates = new ExchangeRateRepository(db);
     this.orgs = new OrgRepository(db);
     this.audit = new AuditRepository(db);
-    this.actor = actor;
   }
 
   /** Refuses bad input with `invalid_argument` naming it, an unknown org with `not_found`; changes nothing then. */
-  async set(input: SetRateInput): Promise<{ rate: StoredExchangeRate; replaced: string | null }> {
+  async set(
+    input: SetRateInput,
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<{ rate: StoredExchangeRate; replaced: string | null }> {
     const from = checkCurrency(input.from, 'FROM');
     const to = checkCurrency(input.to, 'TO');
     if (from === to)
@@ -59,7 +60,7 @@ export class ExchangeRateService {
         input.orgId,
         'exchange_rate.set',
         { from_currency: from, to_currency: to, effective_on: input.effectiveOn, rate, replaced: result.replaced },
-        this.actor,
+        actor,
       ),
     ]);
     return result;
@@ -75,7 +76,11 @@ export class ExchangeRateService {
    * Sets the org's default currency while it has no deals and no plans: a plan without `currency` pays in it and
    * a deal without one was recorded in it, so changing it later would change what they mean.
    */
-  async setDefaultCurrency(orgId: string, currency: string): Promise<{ currency: string; changed: boolean }> {
+  async setDefaultCurrency(
+    orgId: string,
+    currency: string,
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<{ currency: string; changed: boolean }> {
     const code = checkCurrency(currency, 'CURRENCY');
     await this.requireOrg(orgId);
     const outcome = await this.orgs.setDefaultCurrencyIfUnused(orgId, code);
@@ -86,7 +91,7 @@ export class ExchangeRateService {
       );
     }
     if (outcome === 'changed') {
-      await this.audit.insertMany([adminAuditEntry(orgId, 'org.currency_set', { currency: code }, this.actor)]);
+      await this.audit.insertMany([adminAuditEntry(orgId, 'org.currency_set', { currency: code }, actor)]);
     }
     return { currency: code, changed: outcome === 'changed' };
   }

@@ -10,7 +10,7 @@ import { DomainEventRepository } from '../repositories/domainEvents.ts';
 import { SourceEventRepository } from '../repositories/sourceEvents.ts';
 import { inRolledBackTransaction, inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
 import { UserRepository } from '../repositories/users.ts';
-import { type DealChangeListener, ignoreDealChanges } from './dealChanges.ts';
+import type { DealChangeListener } from './dealChanges.ts';
 import { OrgConfigCache } from './orgConfig.ts';
 
 export interface IngestRequest {
@@ -59,7 +59,7 @@ export class DealIngestion {
   private readonly users: UserRepository;
   private readonly configs = new OrgConfigCache();
 
-  constructor(pool: SqlPool, listener: DealChangeListener = ignoreDealChanges) {
+  constructor(pool: SqlPool, listener: DealChangeListener) {
     this.pool = pool;
     this.listener = listener;
     this.sourceEvents = new SourceEventRepository();

@@ -17,17 +17,18 @@ export class KeyAdmin {
   private readonly keys: ApiKeyRepository;
   private readonly orgs: OrgRepository;
   private readonly audit: AuditRepository;
-  private readonly actor: AdminActor;
 
-  constructor(db: Database, actor: AdminActor = CLI_ACTOR) {
-    this.actor = actor;
+  constructor(db: Database) {
     this.keys = new ApiKeyRepository(db);
     this.orgs = new OrgRepository(db);
     this.audit = new AuditRepository(db);
   }
 
   /** `scopes` and `rateLimit` as people type them (comma-separated; a number), parsed and checked here. */
-  async create(input: { orgId: string; name: string; scopes: string; rateLimit?: string }): Promise<CreatedKey> {
+  async create(
+    input: { orgId: string; name: string; scopes: string; rateLimit?: string },
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<CreatedKey> {
     const name = input.name.trim();
     if (!name) throw new AdminError('invalid_argument', 'the key needs a non-empty --name');
     const scopes = parseScopes(input.scopes);
@@ -44,7 +45,7 @@ export class KeyAdmin {
       digest: generated.digest,
       displayPrefix: generated.displayPrefix,
     });
-    await this.recordAdminAction(input.orgId, 'key.created', { key_id: record.id, name, scopes: scopes.scopes });
+    await this.recordAdminAction(input.orgId, 'key.created', { key_id: record.id, name, scopes: scopes.scopes }, actor);
     return { record, rawKey: generated.raw };
   }
 
@@ -54,11 +55,15 @@ export class KeyAdmin {
   }
 
   /** Idempotent: `changed` is false when the key was revoked already (its first revocation time stays). */
-  async revoke(orgId: string, keyId: string): Promise<{ record: ApiKeyRecord; changed: boolean }> {
+  async revoke(
+    orgId: string,
+    keyId: string,
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<{ record: ApiKeyRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     const { record, changed } = await this.keys.revoke(orgId, keyId, new Date());
     if (!record) throw new AdminError('not_found', `org ${orgId} has no key ${keyId}`);
-    if (changed) await this.recordAdminAction(orgId, 'key.revoked', { key_id: keyId });
+    if (changed) await this.recordAdminAction(orgId, 'key.revoked', { key_id: keyId }, actor);
     return { record, changed };
   }
 
@@ -66,7 +71,12 @@ export class KeyAdmin {
     if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
   }
 
-  private async recordAdminAction(orgId: string, action: string, details: Record<string, unknown>): Promise<void> {
-    await this.audit.insertMany([adminAuditEntry(orgId, action, details, this.actor)]);
+  private async recordAdminAction(
+    orgId: string,
+    action: string,
+    details: Record<string, unknown>,
+    actor: AdminActor,
+  ): Promise<void> {
+    await this.audit.insertMany([adminAuditEntry(orgId, action, details, actor)]);
   }
 }

@@ -27,9 +27,3 @@ export interface PeriodChangeListener {
   onPeriodLocked(tx: Transaction, change: PeriodStatusChange): Promise<void>;
   onPeriodPaid(tx: Transaction, change: PeriodStatusChange): Promise<void>;
 }
-
-/** For callers that change no period (listing, export) or that test the period admin without the ledger. */
-export const ignorePeriodChanges: PeriodChangeListener = {
-  onPeriodLocked: async () => {},
-  onPeriodPaid: async () => {},
-};

@@ -8,7 +8,7 @@ import { databaseStatements, inPrismaTransaction } from '../repositories/transac
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
 import { PayoutReader, PayoutsUnavailable } from './payouts.ts';
-import { ignorePeriodChanges, type PeriodChangeListener } from './periodChanges.ts';
+import type { PeriodChangeListener } from './periodChanges.ts';
 
 export interface PeriodChangeResult {
   period: PeriodRecord;
@@ -29,11 +29,9 @@ export class PeriodAdmin {
   private readonly orgs: OrgRepository;
   private readonly audit: AuditRepository;
   private readonly listener: PeriodChangeListener;
-  private readonly actor: AdminActor;
 
-  constructor(db: Database, listener: PeriodChangeListener = ignorePeriodChanges, actor: AdminActor = CLI_ACTOR) {
+  constructor(db: Database, listener: PeriodChangeListener) {
     this.db = db;
-    this.actor = actor;
     this.listener = listener;
     this.periods = new PeriodRepository(db);
     this.orgs = new OrgRepository(db);
@@ -60,7 +58,7 @@ export class PeriodAdmin {
    * no row yet is created locked, so a month can be closed before anything was booked in it. Locking a locked
    * period changes nothing; a paid period cannot be locked again.
    */
-  async lock(orgId: string, periodId: string): Promise<PeriodChangeResult> {
+  async lock(orgId: string, periodId: string, actor: AdminActor = CLI_ACTOR): Promise<PeriodChangeResult> {
     this.requirePeriodId(periodId);
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
@@ -79,7 +77,7 @@ export class PeriodAdmin {
       await this.listener.onPeriodLocked(tx, { orgId, period, existedBefore: created.length === 0 });
       const rowsMoved = pendingBefore - (await this.periods.countEarnings(tx, orgId, periodId, 'pending'));
       await this.audit.insertMany(
-        [adminAuditEntry(orgId, 'period.locked', { period_id: periodId, rows_moved: rowsMoved }, this.actor)],
+        [adminAuditEntry(orgId, 'period.locked', { period_id: periodId, rows_moved: rowsMoved }, actor)],
         tx,
       );
       return { period, changed: true, rows_moved: rowsMoved };
@@ -87,7 +85,7 @@ export class PeriodAdmin {
   }
 
   /** Marks a locked period paid. Marking a paid period changes nothing; an open period must be locked first. */
-  async markPaid(orgId: string, periodId: string): Promise<PeriodChangeResult> {
+  async markPaid(orgId: string, periodId: string, actor: AdminActor = CLI_ACTOR): Promise<PeriodChangeResult> {
     this.requirePeriodId(periodId);
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
@@ -105,7 +103,7 @@ export class PeriodAdmin {
       await this.listener.onPeriodPaid(tx, { orgId, period, existedBefore: true });
       const rowsMoved = approvedBefore - (await this.periods.countEarnings(tx, orgId, periodId, 'approved'));
       await this.audit.insertMany(
-        [adminAuditEntry(orgId, 'period.paid', { period_id: periodId, rows_moved: rowsMoved }, this.actor)],
+        [adminAuditEntry(orgId, 'period.paid', { period_id: periodId, rows_moved: rowsMoved }, actor)],
         tx,
       );
       return { period, changed: true, rows_moved: rowsMoved };

@@ -27,17 +27,11 @@ export interface PlanArchived {
 /**
  * Called inside the transaction of `plans apply` / `plans archive`, after the plan rows are written and with the
  * plan key locked, only when something changed (never for a no-op). What it writes commits or rolls back with
- * the plan change; if it throws, the command fails and nothing is kept. The earnings engine plugs in here:
- * recompute the plan's lines in open periods on `onPlanVersionApplied`, reverse its projected rows on
- * `onPlanArchived`.
+ * the plan change; if it throws, the command fails and nothing is kept. PlanRollout plugs in here: it notes the
+ * plans changed, and once the change has committed recomputes their lines in open periods (an archived plan's
+ * projected rows are reversed).
  */
 export interface PlanChangeListener {
   onPlanVersionApplied(tx: Transaction, change: PlanVersionApplied): Promise<void>;
   onPlanArchived(tx: Transaction, change: PlanArchived): Promise<void>;
 }
-
-/** For callers that change no plan (listing) or that test the plan admin without the engine. */
-export const ignorePlanChanges: PlanChangeListener = {
-  onPlanVersionApplied: async () => {},
-  onPlanArchived: async () => {},
-};

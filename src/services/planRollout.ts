@@ -1,19 +1,11 @@
 import type { Database } from '../db/prisma.ts';
 import { limitsOf, type PlanLimits, type PlanRecord } from '../repositories/plans.ts';
+import type { Transaction } from '../repositories/transaction.ts';
 import { type AdminActor, CLI_ACTOR } from './adminAudit.ts';
-import { EarningsEngine } from './earnings/engine.ts';
 import type { RecomputeSummary } from './earnings/recompute.ts';
+import type { EarningsRecompute } from './earningsRecompute.ts';
+import type { PlanArchived, PlanChangeListener, PlanVersionApplied } from './planChanges.ts';
 import { type ApplyPlanInput, type ApplyPlanResult, PlanAdmin, PlanHistory } from './plans.ts';
-
-/**
- * How a plan change's recompute runs: on whose pool, how many reps at once, with what progress report. The
- * admin API recomputes on its server's pool; `quotient plans` on a pool of its own, with a bar on a terminal.
- */
-export type RecomputeRunner = (
-  engine: EarningsEngine,
-  orgId: string,
-  planIds: readonly string[],
-) => Promise<RecomputeSummary>;
 
 export type RolledOutApply = ApplyPlanResult & { recompute: RecomputeSummary | null };
 
@@ -27,33 +19,61 @@ export interface RolledOutArchive {
 }
 
 /**
+ * A rollout's plan-change listener: notes, inside the plan's transaction, the plans whose earnings must be
+ * recomputed once it has committed (a recompute runs one transaction per rep, too long to hold the plan's).
+ */
+class PlanChangesToRecompute implements PlanChangeListener {
+  readonly #noted: Array<{ orgId: string; planId: string }> = [];
+
+  async onPlanVersionApplied(_tx: Transaction, change: PlanVersionApplied): Promise<void> {
+    this.#note(change);
+  }
+
+  async onPlanArchived(_tx: Transaction, change: PlanArchived): Promise<void> {
+    this.#note(change);
+  }
+
+  /** The org and the plans noted, each once; null when nothing changed. */
+  noted(): { orgId: string; planIds: string[] } | null {
+    const [first] = this.#noted;
+    return first ? { orgId: first.orgId, planIds: this.#noted.map((change) => change.planId) } : null;
+  }
+
+  #note(change: { orgId: string; planId: string }): void {
+    if (!this.#noted.some((noted) => noted.orgId === change.orgId && noted.planId === change.planId)) {
+      this.#noted.push({ orgId: change.orgId, planId: change.planId });
+    }
+  }
+}
+
+/**
  * Changing a plan as the console and `quotient plans` do: the change commits with its audit entry, then the
  * earnings of the plans it touched are recomputed in open periods, one transaction per rep (see
  * EarningsEngine.recompute). If the recompute fails, the plan change stands and the error says how to finish.
  */
 export class PlanRollout {
   readonly #db: Database;
-  readonly #recompute: RecomputeRunner;
-  readonly #actor: AdminActor;
+  readonly #recompute: EarningsRecompute;
+  readonly #history: PlanHistory;
 
-  constructor(db: Database, recompute: RecomputeRunner, actor: AdminActor = CLI_ACTOR) {
+  constructor(db: Database, recompute: EarningsRecompute) {
     this.#db = db;
     this.#recompute = recompute;
-    this.#actor = actor;
+    this.#history = new PlanHistory(db);
   }
 
-  async apply(input: ApplyPlanInput): Promise<RolledOutApply> {
-    const engine = new EarningsEngine(this.#db);
-    const applied = await new PlanAdmin(this.#db, engine, this.#actor).apply(input);
-    return { ...applied, recompute: await this.#recomputeNoted(engine) };
+  async apply(input: ApplyPlanInput, actor: AdminActor = CLI_ACTOR): Promise<RolledOutApply> {
+    const changes = new PlanChangesToRecompute();
+    const applied = await new PlanAdmin(this.#db, changes).apply(input, actor);
+    return { ...applied, recompute: await this.#recomputeNoted(changes) };
   }
 
   /** Archives the plan; its projected rows are reversed by the recompute that follows. */
-  async archive(orgId: string, planId: string): Promise<RolledOutArchive> {
-    const engine = new EarningsEngine(this.#db);
-    const archived = await new PlanAdmin(this.#db, engine, this.#actor).archive(orgId, planId);
-    const recompute = await this.#recomputeNoted(engine);
-    const history = await new PlanHistory(this.#db).of(orgId, planId);
+  async archive(orgId: string, planId: string, actor: AdminActor = CLI_ACTOR): Promise<RolledOutArchive> {
+    const changes = new PlanChangesToRecompute();
+    const archived = await new PlanAdmin(this.#db, changes).archive(orgId, planId, actor);
+    const recompute = await this.#recomputeNoted(changes);
+    const history = await this.#history.of(orgId, planId);
     const current = history?.versions.find((version) => version.id === archived.plan.current_version_id);
     return {
       ...archived,
@@ -63,18 +83,22 @@ export class PlanRollout {
     };
   }
 
-  async #recomputeNoted(engine: EarningsEngine): Promise<RecomputeSummary | null> {
-    const noted = engine.takeNotedPlanChanges();
-    const [first] = noted;
-    if (!first) return null;
-    const planIds = noted.map((change) => change.planId);
+  /** The org's plans, active and archived. */
+  list(orgId: string): ReturnType<PlanAdmin['list']> {
+    return new PlanAdmin(this.#db, new PlanChangesToRecompute()).list(orgId);
+  }
+
+  async #recomputeNoted(changes: PlanChangesToRecompute): Promise<RecomputeSummary | null> {
+    const noted = changes.noted();
+    if (!noted) return null;
+    const { orgId, planIds } = noted;
     try {
-      return await this.#recompute(engine, first.orgId, planIds);
+      return await this.#recompute.run({ orgId, planIds });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(
         `the plan change is saved, but recomputing its earnings failed (${reason}); finish it with ` +
-          `quotient recompute --org ${first.orgId}${planIds.length === 1 ? ` --plan ${planIds[0]}` : ''}`,
+          `quotient recompute --org ${orgId}${planIds.length === 1 ? ` --plan ${planIds[0]}` : ''}`,
       );
     }
   }

@@ -15,7 +15,7 @@ import {
 import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
-import { ignorePlanChanges, type PlanChangeListener, type PlanVersionApplied } from './planChanges.ts';
+import type { PlanChangeListener, PlanVersionApplied } from './planChanges.ts';
 
 export interface ApplyPlanInput {
   orgId: string;
@@ -58,11 +58,9 @@ export class PlanAdmin {
   private readonly orgs: OrgRepository;
   private readonly audit: AuditRepository;
   private readonly listener: PlanChangeListener;
-  private readonly actor: AdminActor;
 
-  constructor(db: Database, listener: PlanChangeListener = ignorePlanChanges, actor: AdminActor = CLI_ACTOR) {
+  constructor(db: Database, listener: PlanChangeListener) {
     this.db = db;
-    this.actor = actor;
     this.listener = listener;
     this.plans = new PlanRepository(db);
     this.orgs = new OrgRepository(db);
@@ -74,19 +72,14 @@ export class PlanAdmin {
    * version when the content differs from the current one; nothing when it is the same. Applying to an archived
    * plan makes it active again, with a new version only when the content differs.
    */
-  async apply(input: ApplyPlanInput): Promise<ApplyPlanResult> {
+  async apply(input: ApplyPlanInput, actor: AdminActor = CLI_ACTOR): Promise<ApplyPlanResult> {
     const read = readPlanFile(input.text, input.format === undefined ? {} : { format: input.format });
     if (!read.ok) {
       const count = read.problems.length;
       // A refused file is an admin action too: the log shows who tried what, though nothing changed.
       if (await this.orgs.find(input.orgId)) {
         await this.audit.insertMany([
-          adminAuditEntry(
-            input.orgId,
-            'plan.apply_refused',
-            { source: input.source ?? null, problems: count },
-            this.actor,
-          ),
+          adminAuditEntry(input.orgId, 'plan.apply_refused', { source: input.source ?? null, problems: count }, actor),
         ]);
       }
       throw new AdminError(
@@ -96,7 +89,11 @@ export class PlanAdmin {
       );
     }
     await this.requireOrg(input.orgId);
-    return inPrismaTransaction(this.db, (tx) => this.applyDefinition(tx, input.orgId, read.plan), TRANSACTION_OPTIONS);
+    return inPrismaTransaction(
+      this.db,
+      (tx) => this.applyDefinition(tx, input.orgId, read.plan, actor),
+      TRANSACTION_OPTIONS,
+    );
   }
 
   async list(orgId: string) {
@@ -105,7 +102,7 @@ export class PlanAdmin {
   }
 
   /** Archived plans are no longer evaluated and leave the API's plan list; archiving twice changes nothing. */
-  async archive(orgId: string, planId: string): Promise<ArchivePlanResult> {
+  async archive(orgId: string, planId: string, actor: AdminActor = CLI_ACTOR): Promise<ArchivePlanResult> {
     await this.requireOrg(orgId);
     return inPrismaTransaction(
       this.db,
@@ -121,7 +118,7 @@ export class PlanAdmin {
                 orgId,
                 'plan.archived',
                 { plan_id: planId, key: plan.key, version_id: plan.current_version_id },
-                this.actor,
+                actor,
               ),
             ],
             tx,
@@ -153,7 +150,12 @@ export class PlanAdmin {
     );
   }
 
-  private async applyDefinition(tx: Transaction, orgId: string, definition: PlanDefinition): Promise<ApplyPlanResult> {
+  private async applyDefinition(
+    tx: Transaction,
+    orgId: string,
+    definition: PlanDefinition,
+    actor: AdminActor,
+  ): Promise<ApplyPlanResult> {
     await this.plans.lockKey(tx, orgId, definition.key);
     const existing = await this.plans.findByKey(tx, orgId, definition.key);
     const contentDigest = planContentDigest(definition);
@@ -176,16 +178,20 @@ export class PlanAdmin {
       };
       if (existing.status === 'active') return { ...result, changed: false, reactivated: false };
       await this.plans.reactivate(tx, orgId, existing.id, at);
-      await this.recordApplied(tx, {
-        orgId,
-        planId: existing.id,
-        versionId: existing.current_version_id,
-        versionNumber: snapshot.version_number,
-        previousVersionId: existing.current_version_id,
-        newVersion: false,
-        reactivated: true,
-        chips: { added: [], changed: [], unchanged: unchanged.map((chip) => chip.id), removed: [] },
-      });
+      await this.recordApplied(
+        tx,
+        {
+          orgId,
+          planId: existing.id,
+          versionId: existing.current_version_id,
+          versionNumber: snapshot.version_number,
+          previousVersionId: existing.current_version_id,
+          newVersion: false,
+          reactivated: true,
+          chips: { added: [], changed: [], unchanged: unchanged.map((chip) => chip.id), removed: [] },
+        },
+        actor,
+      );
       return { ...result, changed: true, reactivated: true };
     }
 
@@ -221,21 +227,25 @@ export class PlanAdmin {
     if (existing) await this.plans.addVersion(tx, version);
     else await this.plans.createPlan(tx, version);
     const reactivated = existing?.status === 'archived';
-    await this.recordApplied(tx, {
-      orgId,
-      planId,
-      versionId: version.versionId,
-      versionNumber: version.number,
-      previousVersionId: existing?.current_version_id ?? null,
-      newVersion: true,
-      reactivated,
-      chips: {
-        added: chips.filter((chip) => chip.change === 'added').map((chip) => chip.id),
-        changed: chips.filter((chip) => chip.change === 'changed').map((chip) => chip.id),
-        unchanged: chips.filter((chip) => chip.change === 'unchanged').map((chip) => chip.id),
-        removed: removed.map((chip) => chip.id),
+    await this.recordApplied(
+      tx,
+      {
+        orgId,
+        planId,
+        versionId: version.versionId,
+        versionNumber: version.number,
+        previousVersionId: existing?.current_version_id ?? null,
+        newVersion: true,
+        reactivated,
+        chips: {
+          added: chips.filter((chip) => chip.change === 'added').map((chip) => chip.id),
+          changed: chips.filter((chip) => chip.change === 'changed').map((chip) => chip.id),
+          unchanged: chips.filter((chip) => chip.change === 'unchanged').map((chip) => chip.id),
+          removed: removed.map((chip) => chip.id),
+        },
       },
-    });
+      actor,
+    );
     return {
       plan_id: planId,
       version_id: version.versionId,
@@ -247,7 +257,7 @@ export class PlanAdmin {
     };
   }
 
-  private async recordApplied(tx: Transaction, change: PlanVersionApplied): Promise<void> {
+  private async recordApplied(tx: Transaction, change: PlanVersionApplied, actor: AdminActor): Promise<void> {
     await this.audit.insertMany(
       [
         adminAuditEntry(
@@ -262,7 +272,7 @@ export class PlanAdmin {
             reactivated: change.reactivated,
             chips: change.chips,
           },
-          this.actor,
+          actor,
         ),
       ],
       tx,

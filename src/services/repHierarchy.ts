@@ -10,8 +10,8 @@ import { inPrismaTransaction, poolStatements, type SqlPool } from '../repositori
 import { UserRepository } from '../repositories/users.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
-import type { EarningsEngine } from './earnings/engine.ts';
 import type { RecomputeSummary } from './earnings/recompute.ts';
+import type { EarningsRecompute } from './earningsRecompute.ts';
 
 // The rep hierarchy that manager overrides read (issue 16): admins set a rep's manager from a day on, and the
 // override lines the change moves are recomputed, in locked periods too (the difference is booked in the next
@@ -69,19 +69,17 @@ function checkExternalId(value: string, what: string): void {
 
 export class RepHierarchyAdmin {
   readonly #db: Database;
-  readonly #engine: EarningsEngine;
-  readonly #recomputePool: SqlPool;
-  readonly #actor: AdminActor;
+  readonly #recompute: EarningsRecompute;
+  readonly #pool: SqlPool;
   readonly #orgs: OrgRepository;
   readonly #audit: AuditRepository;
   readonly #managers = new RepManagerRepository();
   readonly #users = new UserRepository();
 
-  constructor(db: Database, engine: EarningsEngine, recomputePool: SqlPool, actor: AdminActor = CLI_ACTOR) {
+  constructor(db: Database, recompute: EarningsRecompute, pool: SqlPool) {
     this.#db = db;
-    this.#engine = engine;
-    this.#recomputePool = recomputePool;
-    this.#actor = actor;
+    this.#recompute = recompute;
+    this.#pool = pool;
     this.#orgs = new OrgRepository(db);
     this.#audit = new AuditRepository(db);
   }
@@ -89,7 +87,7 @@ export class RepHierarchyAdmin {
   /** Every entry of the org (or of one rep), by rep and day. */
   async list(orgId: string, repExternalId?: string): Promise<ManagerEntry[]> {
     await this.#requireOrg(orgId);
-    const entries = await this.#managers.entriesOfOrg(poolStatements(this.#recomputePool), orgId);
+    const entries = await this.#managers.entriesOfOrg(poolStatements(this.#pool), orgId);
     return entries
       .filter((entry) => repExternalId === undefined || entry.rep_external_id === repExternalId)
       .map(toEntry);
@@ -101,7 +99,7 @@ export class RepHierarchyAdmin {
    * own manager up the chain on any day, a day that does not exist. Then the managers whose override lines the
    * change can move are recomputed, each under its evaluation lock, after every deal event in progress.
    */
-  async setManager(input: SetManagerInput): Promise<SetManagerResult> {
+  async setManager(input: SetManagerInput, actor: AdminActor = CLI_ACTOR): Promise<SetManagerResult> {
     const { orgId, repExternalId, managerExternalId } = input;
     checkExternalId(repExternalId, 'rep');
     if (managerExternalId !== null) checkExternalId(managerExternalId, 'manager');
@@ -151,7 +149,7 @@ export class RepHierarchyAdmin {
                 from,
                 previous_manager_external_id: current?.manager_external_id ?? null,
               },
-              this.#actor,
+              actor,
             ),
           ],
           tx,
@@ -193,9 +191,8 @@ export class RepHierarchyAdmin {
         userIds.set(record.manager_external_id, record.manager_user_id);
       }
     }
-    const summary = await this.#engine.recompute(this.#recomputePool, {
+    const summary = await this.#recompute.run({
       orgId,
-      concurrency: 2,
       hierarchyChange: { userIds: [...moved].flatMap((externalId) => userIds.get(externalId) ?? []) },
     });
     return {

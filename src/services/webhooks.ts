@@ -36,18 +36,19 @@ export class WebhookAdmin {
   private readonly orgs: OrgRepository;
   private readonly audit: AuditRepository;
   private readonly allowPrivateAddresses: boolean;
-  private readonly actor: AdminActor;
 
-  constructor(db: Database, options: { allowPrivateAddresses: boolean; actor?: AdminActor }) {
+  constructor(db: Database, options: { allowPrivateAddresses: boolean }) {
     this.db = db;
-    this.actor = options.actor ?? CLI_ACTOR;
     this.webhooks = new WebhookRepository(db);
     this.orgs = new OrgRepository(db);
     this.audit = new AuditRepository(db);
     this.allowPrivateAddresses = options.allowPrivateAddresses;
   }
 
-  async add(input: { orgId: string; url: string; events?: string }): Promise<EndpointWithSecret> {
+  async add(
+    input: { orgId: string; url: string; events?: string },
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<EndpointWithSecret> {
     const checked = checkEndpointUrl(input.url, { allowPrivate: this.allowPrivateAddresses });
     if ('error' in checked) throw new AdminError('invalid_argument', checked.error);
     const parsed = parseEventKinds(input.events);
@@ -60,11 +61,17 @@ export class WebhookAdmin {
         events: parsed.kinds,
         secret,
       });
-      await this.record(tx, input.orgId, 'webhook.added', {
-        endpoint_id: created.id,
-        url: created.url,
-        events: created.events,
-      });
+      await this.record(
+        tx,
+        input.orgId,
+        'webhook.added',
+        {
+          endpoint_id: created.id,
+          url: created.url,
+          events: created.events,
+        },
+        actor,
+      );
       return created;
     });
     return { endpoint, secret };
@@ -76,7 +83,11 @@ export class WebhookAdmin {
   }
 
   /** Stops all sending to the endpoint; its delivery history is kept. Idempotent: `changed` is false when it was removed already. */
-  async remove(orgId: string, endpointId: string): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
+  async remove(
+    orgId: string,
+    endpointId: string,
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
       const removed = await this.webhooks.removeEndpoint(tx, orgId, endpointId, new Date());
@@ -85,41 +96,51 @@ export class WebhookAdmin {
         if (!already) throw this.noEndpoint(orgId, endpointId);
         return { endpoint: already, changed: false };
       }
-      await this.record(tx, orgId, 'webhook.removed', { endpoint_id: endpointId, url: removed.url });
+      await this.record(tx, orgId, 'webhook.removed', { endpoint_id: endpointId, url: removed.url }, actor);
       return { endpoint: removed, changed: true };
     });
   }
 
   /** A new secret, shown once; the old one keeps signing too for ROTATION_OVERLAP_MS. */
-  async rotateSecret(orgId: string, endpointId: string): Promise<EndpointWithSecret> {
+  async rotateSecret(orgId: string, endpointId: string, actor: AdminActor = CLI_ACTOR): Promise<EndpointWithSecret> {
     await this.requireOrg(orgId);
     const secret = generateWebhookSecret();
     const endpoint = await inPrismaTransaction(this.db, async (tx) => {
       const expiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
       const rotated = await this.webhooks.rotateSecret(tx, orgId, endpointId, secret, expiresAt);
       if (!rotated) throw this.noEndpoint(orgId, endpointId);
-      await this.record(tx, orgId, 'webhook.secret_rotated', {
-        endpoint_id: endpointId,
-        previous_secret_expires_at: expiresAt.toISOString(),
-      });
+      await this.record(
+        tx,
+        orgId,
+        'webhook.secret_rotated',
+        {
+          endpoint_id: endpointId,
+          previous_secret_expires_at: expiresAt.toISOString(),
+        },
+        actor,
+      );
       return rotated;
     });
     return { endpoint, secret };
   }
 
   /** Enables an endpoint that was disabled (after a `410` or 5 days of failures); idempotent. */
-  async enable(orgId: string, endpointId: string): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
+  async enable(
+    orgId: string,
+    endpointId: string,
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
       const changed = await this.webhooks.enableEndpoint(tx, orgId, endpointId);
-      if (changed) await this.record(tx, orgId, 'webhook.enabled', { endpoint_id: endpointId });
+      if (changed) await this.record(tx, orgId, 'webhook.enabled', { endpoint_id: endpointId }, actor);
       const endpoint = await this.requireEndpoint(orgId, endpointId, tx);
       return { endpoint, changed };
     });
   }
 
   /** Sends a `ping` to the endpoint (whatever kinds it subscribes to). */
-  async test(orgId: string, endpointId: string): Promise<EnqueuedMessage> {
+  async test(orgId: string, endpointId: string, actor: AdminActor = CLI_ACTOR): Promise<EnqueuedMessage> {
     await this.requireOrg(orgId);
     const endpoint = await this.requireEndpoint(orgId, endpointId);
     if (!endpoint.enabled) throw this.disabled(orgId, endpoint);
@@ -132,7 +153,13 @@ export class WebhookAdmin {
         { timestamp: new Date(), onlyEndpointId: endpointId },
       );
       if (!enqueued) throw this.disabled(orgId, endpoint);
-      await this.record(tx, orgId, 'webhook.test_sent', { endpoint_id: endpointId, message_id: enqueued.message_id });
+      await this.record(
+        tx,
+        orgId,
+        'webhook.test_sent',
+        { endpoint_id: endpointId, message_id: enqueued.message_id },
+        actor,
+      );
       return enqueued;
     });
   }
@@ -152,7 +179,12 @@ export class WebhookAdmin {
    * waiting for a retry is brought forward; a delivered or failed one gets one more attempt, outside the
    * retry schedule. Receivers deduplicate on `webhook-id`, which stays the message id.
    */
-  async redeliver(orgId: string, messageId: string, endpointId?: string): Promise<RedeliveryResult> {
+  async redeliver(
+    orgId: string,
+    messageId: string,
+    endpointId?: string,
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<RedeliveryResult> {
     if (!hasPrefix(messageId, 'msg')) {
       throw new AdminError('invalid_argument', `${JSON.stringify(messageId)} is not a message id (msg_…)`);
     }
@@ -177,10 +209,16 @@ export class WebhookAdmin {
           `message ${messageId} has no delivery that can be attempted now: its endpoints are disabled or removed, or an attempt is in flight`,
         );
       }
-      await this.record(tx, orgId, 'webhook.redelivery_requested', {
-        message_id: messageId,
-        endpoint_ids: redelivered.map((delivery) => delivery.endpoint_id),
-      });
+      await this.record(
+        tx,
+        orgId,
+        'webhook.redelivery_requested',
+        {
+          message_id: messageId,
+          endpoint_ids: redelivered.map((delivery) => delivery.endpoint_id),
+        },
+        actor,
+      );
       return { message_id: messageId, redelivered };
     });
   }
@@ -211,7 +249,8 @@ export class WebhookAdmin {
     orgId: string,
     action: string,
     details: Record<string, unknown>,
+    actor: AdminActor,
   ): Promise<void> {
-    await this.audit.insertMany([adminAuditEntry(orgId, action, details, this.actor)], tx);
+    await this.audit.insertMany([adminAuditEntry(orgId, action, details, actor)], tx);
   }
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { Database } from '../../src/db/prisma.ts';
 import { PlanAdmin } from '../../src/services/plans.ts';
+import { noPlanChanges } from '../helpers/listeners.ts';
 
 let counter = 0;
 
@@ -56,7 +57,7 @@ export type PlanDocument = ReturnType<typeof planDocument>;
 
 /** Applies a plan document to the org through the admin service, as `quotient plans apply` does. */
 export function applyPlan(db: Database, orgId: string, document: object) {
-  return new PlanAdmin(db).apply({ orgId, text: stringify(document) });
+  return new PlanAdmin(db, noPlanChanges).apply({ orgId, text: stringify(document) });
 }
 
 /** Writes the document to a temporary plan file (YAML, or JSON for a `.json` name) and returns its path. */

@@ -10,6 +10,7 @@ import { PeriodAdmin } from '../../src/services/periods.ts';
 import { createOrg } from '../factories/access.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { noPeriodChanges } from '../helpers/listeners.ts';
 
 afterAll(closeTestDatabase);
 
@@ -107,14 +108,14 @@ describe('period transitions', () => {
   test('locking a period nobody booked into yet creates it locked', async () => {
     const db = testDatabase();
     const org = await createOrg(db);
-    const { period, changed } = await new PeriodAdmin(db).lock(org.id, '2026-Q3');
+    const { period, changed } = await new PeriodAdmin(db, noPeriodChanges).lock(org.id, '2026-Q3');
     assert.equal(changed, true);
     assert.deepEqual(
       { id: period.id, kind: period.kind, starts_on: period.starts_on, ends_on: period.ends_on, status: period.status },
       { id: '2026-Q3', kind: 'quarterly', starts_on: '2026-07-01', ends_on: '2026-09-30', status: 'locked' },
     );
     assert.deepEqual(
-      (await new PeriodAdmin(db).list(org.id)).map((p) => [p.id, p.status]),
+      (await new PeriodAdmin(db, noPeriodChanges).list(org.id)).map((p) => [p.id, p.status]),
       [['2026-Q3', 'locked']],
     );
   });
@@ -122,7 +123,7 @@ describe('period transitions', () => {
   test('repeating a transition changes nothing and writes no audit entry', async () => {
     const db = testDatabase();
     const org = await createOrg(db);
-    const admin = new PeriodAdmin(db);
+    const admin = new PeriodAdmin(db, noPeriodChanges);
     const first = await admin.lock(org.id, '2026-01');
     const again = await admin.lock(org.id, '2026-01');
     assert.equal(again.changed, false);
@@ -139,7 +140,7 @@ describe('period transitions', () => {
   test('a paid period cannot be locked again', async () => {
     const db = testDatabase();
     const org = await createOrg(db);
-    const admin = new PeriodAdmin(db);
+    const admin = new PeriodAdmin(db, noPeriodChanges);
     await admin.lock(org.id, '2025-12');
     await admin.markPaid(org.id, '2025-12');
     await assert.rejects(admin.lock(org.id, '2025-12'), {
@@ -151,9 +152,9 @@ describe('period transitions', () => {
   test('periods belong to one org', async () => {
     const db = testDatabase();
     const [owner, other] = await Promise.all([createOrg(db), createOrg(db)]);
-    await new PeriodAdmin(db).lock(owner.id, '2026-06');
-    assert.deepEqual(await new PeriodAdmin(db).list(other.id), []);
-    await assert.rejects(new PeriodAdmin(db).markPaid(other.id, '2026-06'), { code: 'not_found' });
+    await new PeriodAdmin(db, noPeriodChanges).lock(owner.id, '2026-06');
+    assert.deepEqual(await new PeriodAdmin(db, noPeriodChanges).list(other.id), []);
+    await assert.rejects(new PeriodAdmin(db, noPeriodChanges).markPaid(other.id, '2026-06'), { code: 'not_found' });
   });
 
   test('the period hook is told of each status change, inside the transaction', async () => {
@@ -195,7 +196,7 @@ describe('period transitions', () => {
       onPeriodPaid: async () => {},
     };
     await assert.rejects(new PeriodAdmin(db, failing).lock(org.id, '2026-09'), { message: 'approval failed' });
-    const [period] = await new PeriodAdmin(db).list(org.id);
+    const [period] = await new PeriodAdmin(db, noPeriodChanges).list(org.id);
     assert.equal(period?.status, 'open');
     assert.deepEqual(await auditEntries(org.id), []);
   });
@@ -206,14 +207,16 @@ describe('period transitions', () => {
     const periods = await Promise.all([1, 2, 3, 4].map(() => ensure(org.id, '2026-10')));
     assert.ok(periods.every((period) => period.status === 'open' && period.kind === 'monthly'));
     assert.equal(await db.period.count({ where: { org_id: org.id } }), 1);
-    await new PeriodAdmin(db).lock(org.id, '2026-10');
+    await new PeriodAdmin(db, noPeriodChanges).lock(org.id, '2026-10');
     assert.equal((await ensure(org.id, '2026-10')).status, 'locked', 'ensure never reopens a period');
   });
 
   test('concurrent locks of a new period lock it once', async () => {
     const db = testDatabase();
     const org = await createOrg(db);
-    const results = await Promise.all([1, 2, 3].map(() => new PeriodAdmin(db).lock(org.id, '2026-11')));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => new PeriodAdmin(db, noPeriodChanges).lock(org.id, '2026-11')),
+    );
     assert.deepEqual(results.map((result) => result.changed).sort(), [false, false, true]);
     assert.deepEqual(await auditEntries(org.id), [['period.locked', '2026-11']]);
   });

@@ -11,6 +11,7 @@ import { createOrg } from '../factories/access.ts';
 import { applyPlan, planDocument, planFile } from '../factories/plans.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { noPlanChanges } from '../helpers/listeners.ts';
 
 const EXAMPLE_FILE = fileURLToPath(new URL('../../examples/plans/core-ae.yaml', import.meta.url));
 const PLAN_ID = /^plan_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
@@ -198,7 +199,7 @@ describe('applying plan files', () => {
     const first = await applyPlan(db, org.id, document);
     const rowsBefore = await planRows(org.id);
     const reformatted = `# reviewed in PR 12\n${stringify(document, { indent: 4 })}`;
-    const again = await new PlanAdmin(db).apply({ orgId: org.id, text: reformatted });
+    const again = await new PlanAdmin(db, noPlanChanges).apply({ orgId: org.id, text: reformatted });
     assert.equal(again.changed, false);
     assert.equal(again.version_id, first.version_id);
     assert.equal(again.version, 1);
@@ -393,7 +394,7 @@ describe('archiving and re-applying', () => {
     const db = testDatabase();
     const org = await createOrg(db);
     const { plan_id } = await applyPlan(db, org.id, planDocument());
-    const admin = new PlanAdmin(db);
+    const admin = new PlanAdmin(db, noPlanChanges);
     const archived = await admin.archive(org.id, plan_id);
     assert.equal(archived.changed, true);
     assert.equal(archived.plan.status, 'archived');
@@ -408,7 +409,7 @@ describe('archiving and re-applying', () => {
     const db = testDatabase();
     const [owner, other] = await Promise.all([createOrg(db), createOrg(db)]);
     const { plan_id } = await applyPlan(db, owner.id, planDocument());
-    await assert.rejects(new PlanAdmin(db).archive(other.id, plan_id), { code: 'not_found' });
+    await assert.rejects(new PlanAdmin(db, noPlanChanges).archive(other.id, plan_id), { code: 'not_found' });
     assert.equal((await new PlanRepository(db).find(owner.id, plan_id))?.status, 'active');
   });
 
@@ -417,7 +418,7 @@ describe('archiving and re-applying', () => {
     const org = await createOrg(db);
     const document = planDocument();
     const first = await applyPlan(db, org.id, document);
-    await new PlanAdmin(db).archive(org.id, first.plan_id);
+    await new PlanAdmin(db, noPlanChanges).archive(org.id, first.plan_id);
     const again = await applyPlan(db, org.id, document);
     assert.deepEqual(
       { changed: again.changed, reactivated: again.reactivated, version: again.version, version_id: again.version_id },
@@ -435,7 +436,7 @@ describe('archiving and re-applying', () => {
     const org = await createOrg(db);
     const document = planDocument();
     const first = await applyPlan(db, org.id, document);
-    await new PlanAdmin(db).archive(org.id, first.plan_id);
+    await new PlanAdmin(db, noPlanChanges).archive(org.id, first.plan_id);
     const changed = await applyPlan(db, org.id, { ...document, period: 'quarterly' });
     assert.deepEqual(
       { changed: changed.changed, reactivated: changed.reactivated, version: changed.version },

@@ -1,32 +1,17 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, test } from 'vitest';
+import { describe } from 'vitest';
 import { parseDealEvent } from '../../src/domain/deals/event.ts';
-import type { RunningServer } from '../../src/main.ts';
 import { createSqlPool } from '../../src/repositories/transaction.ts';
-import { ignoreDealChanges } from '../../src/services/dealChanges.ts';
 import { DealIngestion } from '../../src/services/ingestion.ts';
-import { ignorePeriodChanges } from '../../src/services/periodChanges.ts';
 import { PeriodAdmin } from '../../src/services/periods.ts';
 import { withDealWebhooks, withPeriodWebhooks } from '../../src/services/webhookAnnouncements.ts';
-import { createOrg, createOrgWithKey } from '../factories/access.ts';
+import { createOrg } from '../factories/access.ts';
 import { dealEvent } from '../factories/deals.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
-import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-import { sdkClient } from '../helpers/sdk.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { testDatabase } from '../helpers/database.ts';
+import { test } from '../helpers/fixtures.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
-
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
-  await closeTestDatabase();
-});
 
 // The emission points: each change writes its webhook to the outbox in its own transaction. The stored payload
 // is what a worker sends, byte for byte, so it is checked here; the endpoints' URLs do not resolve.
@@ -63,10 +48,10 @@ describe('period webhooks', () => {
     const org = await createOrg(db);
     await createEndpoint(db, org.id, 'https://hooks.example.test/all');
     const failingLedger = {
-      ...ignorePeriodChanges,
       onPeriodLocked: async () => {
         throw new Error('the ledger could not approve the period');
       },
+      onPeriodPaid: async () => {},
     };
     await assert.rejects(
       new PeriodAdmin(db, withPeriodWebhooks(failingLedger)).lock(org.id, '2026-05'),
@@ -78,14 +63,15 @@ describe('period webhooks', () => {
 });
 
 describe('deal webhooks', () => {
-  async function dealOrg() {
-    const { org, rawKey } = await createOrgWithKey(testDatabase());
-    await createEndpoint(testDatabase(), org.id, 'https://hooks.example.test/deals', ['deal.updated']);
-    return { org, client: sdkClient(server, rawKey) };
+  async function subscribeToDeals(orgId: string) {
+    await createEndpoint(testDatabase(), orgId, 'https://hooks.example.test/deals', ['deal.updated']);
   }
 
-  test('an accepted deal event announces deal.updated: the deal as GET /v1/deals shows it, and its domain event', async () => {
-    const { org, client } = await dealOrg();
+  test('an accepted deal event announces deal.updated: the deal as GET /v1/deals shows it, and its domain event', async ({
+    org,
+    client,
+  }) => {
+    await subscribeToDeals(org.id);
     const created = await client.deals.ingestEvent(dealEvent());
     const { external_id } = (await client.deals.listPage()).deals[0] ?? {};
     const won = await client.deals.ingestEvent({ external_id: external_id as string, state: { stage: 'closed_won' } });
@@ -104,8 +90,8 @@ describe('deal webhooks', () => {
     assert.equal(payloads[1]?.timestamp, deal.updated_at);
   });
 
-  test('stale events and replays change nothing and announce nothing', async () => {
-    const { org, client } = await dealOrg();
+  test('stale events and replays change nothing and announce nothing', async ({ org, client }) => {
+    await subscribeToDeals(org.id);
     const first = dealEvent({ occurred_at: '2026-04-10T12:00:00Z', dedup_key: 'crm-1' });
     await client.deals.ingestEvent(first);
     await client.deals.ingestEvent(first);
@@ -117,11 +103,10 @@ describe('deal webhooks', () => {
     assert.equal((await payloadsOf(org.id)).length, 1);
   });
 
-  test('when the rest of the deal change fails, the event is refused and nothing is announced', async () => {
-    const { org } = await dealOrg();
+  test('when the rest of the deal change fails, the event is refused and nothing is announced', async ({ org }) => {
+    await subscribeToDeals(org.id);
     const pool = createSqlPool(process.env.DATABASE_URL as string, 2, () => {});
     const failingEngine = {
-      ...ignoreDealChanges,
       onDealChanged: async () => {
         throw new Error('earnings evaluation failed');
       },

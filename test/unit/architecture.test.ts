@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, test } from 'vitest';
 
-// The persistence rule of docs/architecture.md, checked on the source.
+// The persistence rule and the composition root of docs/architecture.md, checked on the source.
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const SRC = join(ROOT, 'src');
@@ -89,6 +89,53 @@ describe('persistence rule (docs/architecture.md)', () => {
 
   test('nothing tells the drivers apart by the shape of a transaction', () => {
     const offenders = sourceFiles(SRC).filter((file) => /'\$\w+' in \w+/.test(readFileSync(join(ROOT, file), 'utf8')));
+    assert.deepEqual(offenders, []);
+  });
+});
+
+/** The classes a directory exports, errors aside (`new AdminError(…)` is a refusal, not a service). */
+function exportedClasses(directory: string): string[] {
+  return sourceFiles(join(SRC, directory)).flatMap((file) =>
+    [...readFileSync(join(ROOT, file), 'utf8').matchAll(/export class (\w+)(?: extends (\w+))?/g)]
+      .filter((match) => match[2] !== 'Error')
+      .map((match) => match[1] as string),
+  );
+}
+
+function constructs(file: string, classes: readonly string[]): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  return classes.filter((name) => new RegExp(`new ${name}\\b`).test(text)).map((name) => `${file}: new ${name}`);
+}
+
+describe('composition root (docs/architecture.md)', () => {
+  const services = exportedClasses('services');
+  const repositories = exportedClasses('repositories');
+
+  test('the classes checked are found', () => {
+    for (const name of ['EarningsEngine', 'PlanRollout', 'PeriodAdmin', 'KeyAdmin', 'EarningsRecompute']) {
+      assert.ok(services.includes(name), name);
+    }
+    assert.ok(repositories.includes('OrgRepository'));
+  });
+
+  test('services are built in src/composition.ts only, outside src/services', () => {
+    const offenders = sourceFiles(SRC)
+      .filter((file) => !file.startsWith('src/services/') && file !== 'src/composition.ts')
+      .flatMap((file) => constructs(file, services));
+    assert.deepEqual(offenders, []);
+  });
+
+  test('admin commands and HTTP handlers build no service and no repository: they call the composed use cases', () => {
+    const offenders = sourceFiles(SRC)
+      .filter((file) => file.startsWith('src/cli/') || file.startsWith('src/http/'))
+      .flatMap((file) => constructs(file, [...services, ...repositories]));
+    assert.deepEqual(offenders, []);
+  });
+
+  test('change listeners are required: no service defaults one to a listener that does nothing', () => {
+    const offenders = sourceFiles(SRC).filter((file) =>
+      /\w+: (Deal|Plan|Period)ChangeListener = /.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
     assert.deepEqual(offenders, []);
   });
 });

@@ -1,8 +1,7 @@
 import { Command } from 'commander';
 import type { AdminRecord } from '../../repositories/admins.ts';
-import { AdminAccounts } from '../../services/adminIdentity.ts';
 import { toAdmin } from '../../wire/admin.ts';
-import { withDatabase } from '../context.ts';
+import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 
 export function adminsCommand(): Command {
@@ -17,8 +16,8 @@ export function adminsCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (options: { org: string; email: string; name?: string; role: string; json?: boolean }) => {
       try {
-        const { created, url } = await withDatabase(async (database, config) => ({
-          created: await new AdminAccounts(database.db).create({
+        const { created, url } = await withAdminServices(async (services, config) => ({
+          created: await services.admins.create({
             orgId: options.org,
             email: options.email,
             role: options.role,
@@ -49,7 +48,7 @@ export function adminsCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (options: { org: string; json?: boolean }) => {
       try {
-        const list = await withDatabase((database) => new AdminAccounts(database.db).list(options.org));
+        const list = await withAdminServices((services) => services.admins.list(options.org));
         const rows = list.map(describeAdmin);
         print(options, { admins: rows }, () =>
           table(rows, ['id', 'email', 'display_name', 'role', 'status', 'created_at', 'disabled_at']),
@@ -66,8 +65,8 @@ export function adminsCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (idOrEmail: string, options: { org: string; json?: boolean }) => {
       try {
-        const { admin, changed } = await withDatabase((database) =>
-          new AdminAccounts(database.db).disable(options.org, idOrEmail),
+        const { admin, changed } = await withAdminServices((services) =>
+          services.admins.disable(options.org, idOrEmail),
         );
         print(options, { ...describeAdmin(admin), changed }, () =>
           changed

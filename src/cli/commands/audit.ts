@@ -1,8 +1,7 @@
 import { Command } from 'commander';
-import { type AuditEntryRecord, AuditRepository } from '../../repositories/audit.ts';
-import { OrgRepository } from '../../repositories/orgs.ts';
+import type { AuditEntryRecord } from '../../repositories/audit.ts';
 import { AdminError } from '../../services/adminError.ts';
-import { withDatabase } from '../context.ts';
+import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 
 export function auditCommand(): Command {
@@ -22,11 +21,9 @@ export function auditCommand(): Command {
         if (since && Number.isNaN(since.getTime())) {
           throw new AdminError('invalid_argument', '--since must be a time such as 2026-04-22T00:00:00Z');
         }
-        const entries = await withDatabase(async (database) => {
-          if (!(await new OrgRepository(database.db).find(options.org)))
-            throw new AdminError('not_found', `no org ${options.org}`);
-          return new AuditRepository(database.db).listForOrg(options.org, { limit, ...(since ? { since } : {}) });
-        });
+        const entries = await withAdminServices((services) =>
+          services.audit.latest(options.org, { limit, ...(since ? { since } : {}) }),
+        );
         const rows = entries.map((entry) => ({ ...entry, target: auditTarget(entry) }));
         print(options, { entries: rows }, () =>
           table(rows, [

@@ -1,9 +1,7 @@
 import { Command } from 'commander';
-import { createSqlPool } from '../../repositories/transaction.ts';
 import { AdminError } from '../../services/adminError.ts';
-import { DEMO_ORG_NAME, Demo, type DemoResult } from '../../services/demo.ts';
-import { EarningsEngine } from '../../services/earnings/engine.ts';
-import { withDatabase } from '../context.ts';
+import { DEMO_ORG_NAME, type DemoResult } from '../../services/demo.ts';
+import { withAdminServices } from '../context.ts';
 import { print, printFailure } from '../output.ts';
 
 export function demoCommand(): Command {
@@ -18,14 +16,7 @@ export function demoCommand(): Command {
       try {
         const name = options.orgName.trim();
         if (!name) throw new AdminError('invalid_argument', 'the demo org needs a non-empty --org-name');
-        const result = await withDatabase(async (database) => {
-          const dealsPool = createSqlPool(database.url, 2, () => {});
-          try {
-            return await new Demo(database.db, dealsPool, new EarningsEngine(database.db)).run(name);
-          } finally {
-            await dealsPool.end();
-          }
-        });
+        const result = await withAdminServices((services) => services.demo.run(name));
         const next = tryNext(result);
         print(options, { ...result, next }, () => describe(result, next));
       } catch (error) {

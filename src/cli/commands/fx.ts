@@ -1,10 +1,8 @@
 import { Command } from 'commander';
 import type { StoredExchangeRate } from '../../repositories/exchangeRates.ts';
-import { EarningsEngine } from '../../services/earnings/engine.ts';
-import { ExchangeRateService } from '../../services/exchangeRates.ts';
-import { withDatabase } from '../context.ts';
+import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
-import { describeRecompute, recomputeEarnings } from './recompute.ts';
+import { describeRecompute } from './recompute.ts';
 
 // `quotient fx`: the org's dated exchange rates (docs/currencies.md).
 
@@ -33,26 +31,10 @@ export function fxCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (from: string, to: string, rate: string, options: { from: string; org: string; json?: boolean }) => {
       try {
-        const { set, summary } = await withDatabase(async (database) => {
-          const result = await new ExchangeRateService(database.db).set({
-            orgId: options.org,
-            from,
-            to,
-            rate,
-            effectiveOn: options.from,
-          });
-          const recomputed = await recomputeEarnings(
-            database,
-            new EarningsEngine(database.db),
-            options.org,
-            undefined,
-            {
-              code: 'exchange_rate_set',
-              explanation: `The ${result.rate.from_currency}→${result.rate.to_currency} exchange rate from ${result.rate.effective_on} was set to ${result.rate.rate}, and the lines were evaluated again.`,
-            },
-          );
-          return { set: result, summary: recomputed };
-        });
+        const set = await withAdminServices((services) =>
+          services.exchangeRateChange.set({ orgId: options.org, from, to, rate, effectiveOn: options.from }),
+        );
+        const summary = set.recompute;
         print(options, { rate: wireRate(set.rate), replaced_rate: set.replaced, recompute: summary }, () =>
           [
             `Set ${set.rate.from_currency}→${set.rate.to_currency} ${set.rate.rate} from ${set.rate.effective_on}` +
@@ -71,9 +53,7 @@ export function fxCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (options: { org: string; currency?: string; json?: boolean }) => {
       try {
-        const rates = await withDatabase((database) =>
-          new ExchangeRateService(database.db).list(options.org, options.currency),
-        );
+        const rates = await withAdminServices((services) => services.exchangeRates.list(options.org, options.currency));
         const rows = rates.map(wireRate);
         print(options, { rates: rows }, () =>
           table(rows, ['from_currency', 'to_currency', 'effective_on', 'rate', 'updated_at']),

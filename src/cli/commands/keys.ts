@@ -1,8 +1,7 @@
 import { Command } from 'commander';
 import { RATE_LIMIT_DEFAULT, SCOPES } from '../../access/apiKeys.ts';
-import { KeyAdmin } from '../../services/keys.ts';
 import { toApiKey } from '../../wire/admin.ts';
-import { withDatabase } from '../context.ts';
+import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 
 export function keysCommand(): Command {
@@ -17,8 +16,8 @@ export function keysCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (options: { org: string; name: string; scopes: string; rateLimit?: string; json?: boolean }) => {
       try {
-        const created = await withDatabase((database) =>
-          new KeyAdmin(database.db).create({
+        const created = await withAdminServices((services) =>
+          services.keys.create({
             orgId: options.org,
             name: options.name,
             scopes: options.scopes,
@@ -57,7 +56,7 @@ export function keysCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (options: { org: string; json?: boolean }) => {
       try {
-        const list = await withDatabase((database) => new KeyAdmin(database.db).list(options.org));
+        const list = await withAdminServices((services) => services.keys.list(options.org));
         const rows = list.map(toApiKey);
         print(options, { keys: rows }, () =>
           table(rows, [
@@ -83,9 +82,7 @@ export function keysCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (keyId: string, options: { org: string; json?: boolean }) => {
       try {
-        const { record, changed } = await withDatabase((database) =>
-          new KeyAdmin(database.db).revoke(options.org, keyId),
-        );
+        const { record, changed } = await withAdminServices((services) => services.keys.revoke(options.org, keyId));
         print(options, { ...toApiKey(record), changed }, () =>
           changed
             ? `Revoked key ${record.id} (${record.name}) at ${record.revoked_at?.toISOString()}`

@@ -1,9 +1,6 @@
 import { Command } from 'commander';
-import { currencyProblem } from '../../domain/currencies.ts';
-import { OrgRepository } from '../../repositories/orgs.ts';
-import { AdminError } from '../../services/adminError.ts';
-import { ExchangeRateService } from '../../services/exchangeRates.ts';
-import { withDatabase } from '../context.ts';
+import { checkNewOrg } from '../../services/orgs.ts';
+import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 
 export function orgsCommand(): Command {
@@ -16,12 +13,8 @@ export function orgsCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (options: { name: string; currency: string; json?: boolean }) => {
       try {
-        const name = options.name.trim();
-        if (!name) throw new AdminError('invalid_argument', 'the org needs a non-empty --name');
-        const currency = options.currency.trim().toUpperCase();
-        const problem = currencyProblem(currency);
-        if (problem) throw new AdminError('invalid_argument', `--currency ${options.currency} ${problem}`);
-        const org = await withDatabase((database) => new OrgRepository(database.db).create(name, currency));
+        const input = checkNewOrg({ name: options.name, currency: options.currency });
+        const org = await withAdminServices((services) => services.orgs.create(input));
         print(
           options,
           { id: org.id, name: org.name, default_currency: org.default_currency, created_at: org.created_at },
@@ -37,7 +30,7 @@ export function orgsCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (options: { json?: boolean }) => {
       try {
-        const list = await withDatabase((database) => new OrgRepository(database.db).list());
+        const list = await withAdminServices((services) => services.orgs.list());
         print(options, { orgs: list }, () => table(list, ['id', 'name', 'default_currency', 'created_at']));
       } catch (error) {
         printFailure(options, error);
@@ -54,8 +47,8 @@ export function orgsCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (currency: string, options: { org: string; json?: boolean }) => {
       try {
-        const result = await withDatabase((database) =>
-          new ExchangeRateService(database.db).setDefaultCurrency(options.org, currency),
+        const result = await withAdminServices((services) =>
+          services.exchangeRates.setDefaultCurrency(options.org, currency),
         );
         print(options, { org_id: options.org, default_currency: result.currency, changed: result.changed }, () =>
           result.changed

@@ -1,18 +1,10 @@
 import { Command } from 'commander';
-import type { OpenDatabase } from '../../db/database.ts';
 import type { PeriodRecord } from '../../repositories/periods.ts';
 import { AdminError } from '../../services/adminError.ts';
-import { EarningsEngine } from '../../services/earnings/engine.ts';
-import { PeriodAdmin, type PeriodChangeResult } from '../../services/periods.ts';
-import { withPeriodWebhooks } from '../../services/webhookAnnouncements.ts';
+import type { PeriodAdmin, PeriodChangeResult } from '../../services/periods.ts';
 import { toWirePeriodWithTimes } from '../../wire/periods.ts';
-import { withDatabase } from '../context.ts';
+import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
-
-/** What a status change sets off, in its transaction: the period.locked / period.paid webhooks, then the ledger's status moves. */
-function periodChanges(database: OpenDatabase) {
-  return withPeriodWebhooks(new EarningsEngine(database.db));
-}
 
 export function periodsCommand(): Command {
   const periods = new Command('periods').description('list compensation periods, lock them and mark them paid');
@@ -23,7 +15,7 @@ export function periodsCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (options: { org: string; json?: boolean }) => {
       try {
-        const list = await withDatabase((database) => new PeriodAdmin(database.db).list(options.org));
+        const list = await withAdminServices((services) => services.periods.list(options.org));
         const rows = list.map(toWirePeriodWithTimes);
         print(options, { periods: rows }, () =>
           table(rows, ['id', 'kind', 'starts_on', 'ends_on', 'status', 'locked_at', 'paid_at']),
@@ -70,7 +62,7 @@ export function periodsCommand(): Command {
             `--format must be csv or json, not ${JSON.stringify(options.format)}`,
           );
         }
-        const exported = await withDatabase((database) => new PeriodAdmin(database.db).payouts(options.org, periodId));
+        const exported = await withAdminServices((services) => services.periods.payouts(options.org, periodId));
         print({ json }, { period: exported.period, payouts: exported.payouts }, () => payoutsCsv(exported.payouts));
       } catch (error) {
         printFailure({ json }, error);
@@ -117,8 +109,8 @@ function transitionCommand(spec: {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (periodId: string, options: { org: string; json?: boolean }) => {
       try {
-        const { period, changed, rows_moved } = await withDatabase((database) =>
-          spec.move(new PeriodAdmin(database.db, periodChanges(database)), options.org, periodId),
+        const { period, changed, rows_moved } = await withAdminServices((services) =>
+          spec.move(services.periods, options.org, periodId),
         );
         print(options, { ...toWirePeriodWithTimes(period), changed, rows_moved }, () =>
           changed ? `${spec.done(period)} (${rows_moved} earnings rows moved)` : spec.unchanged(period),

@@ -1,20 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Command } from 'commander';
-import type { OpenDatabase } from '../../db/database.ts';
 import type { PlanFileFormat } from '../../domain/plans/planFile.ts';
 import { AdminError } from '../../services/adminError.ts';
-import { PlanRollout } from '../../services/planRollout.ts';
-import { type ApplyPlanResult, PlanAdmin } from '../../services/plans.ts';
+import type { ApplyPlanResult } from '../../services/plans.ts';
 import { toWirePlanSummary } from '../../wire/plans.ts';
-import { withDatabase } from '../context.ts';
+import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
-import { describeRecompute, recomputeEarnings } from './recompute.ts';
-
-/** Plan changes from the command line: the recompute that follows runs on a pool of its own, with a bar on a terminal. */
-function planRollout(database: OpenDatabase): PlanRollout {
-  return new PlanRollout(database.db, (engine, orgId, planIds) => recomputeEarnings(database, engine, orgId, planIds));
-}
+import { describeRecompute } from './recompute.ts';
 
 export function plansCommand(): Command {
   const plans = new Command('plans').description('apply plan files (plans as code), list and archive plans');
@@ -31,8 +24,8 @@ export function plansCommand(): Command {
     .action(async (file: string, options: { org: string; json?: boolean }) => {
       try {
         const text = await readPlanText(file);
-        const result = await withDatabase((database) =>
-          planRollout(database).apply({ orgId: options.org, text, format: formatOf(file), source: file }),
+        const result = await withAdminServices((services) =>
+          services.plans.apply({ orgId: options.org, text, format: formatOf(file), source: file }),
         );
         print(options, result, () =>
           [describeApply(file, result), ...(result.recompute ? [describeRecompute(result.recompute)] : [])].join('\n'),
@@ -48,7 +41,7 @@ export function plansCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (options: { org: string; json?: boolean }) => {
       try {
-        const list = await withDatabase((database) => new PlanAdmin(database.db).list(options.org));
+        const list = await withAdminServices((services) => services.plans.list(options.org));
         const rows = list.map((plan) => toWirePlanSummary(plan, plan.current_version_number, plan.current_limits));
         print(options, { plans: rows }, () =>
           table(rows, ['id', 'key', 'name', 'status', 'period', 'quota_cents', 'current_version', 'updated_at']),
@@ -68,8 +61,8 @@ export function plansCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (planId: string, options: { org: string; json?: boolean }) => {
       try {
-        const { plan, current_version, current_limits, changed, recompute } = await withDatabase((database) =>
-          planRollout(database).archive(options.org, planId),
+        const { plan, current_version, current_limits, changed, recompute } = await withAdminServices((services) =>
+          services.plans.archive(options.org, planId),
         );
         print(options, { ...toWirePlanSummary(plan, current_version, current_limits), changed, recompute }, () =>
           changed

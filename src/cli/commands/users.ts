@@ -1,13 +1,8 @@
 import { Command } from 'commander';
-import { createSqlPool } from '../../repositories/transaction.ts';
-import { EarningsEngine } from '../../services/earnings/engine.ts';
-import { type ManagerEntry, RepHierarchyAdmin, type SetManagerResult } from '../../services/repHierarchy.ts';
-import { adminLogger, withDatabase } from '../context.ts';
+import type { ManagerEntry, SetManagerResult } from '../../services/repHierarchy.ts';
+import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 import { describeRecompute } from './recompute.ts';
-
-// Reps recomputed at once after a hierarchy change, each in its own transaction on its own connection.
-const CONCURRENCY = 2;
 
 export function usersCommand(): Command {
   const users = new Command('users').description(
@@ -37,21 +32,14 @@ export function usersCommand(): Command {
         this.error('error: give either <manager> or --none');
       }
       try {
-        const result = await withDatabase(async (database) => {
-          const pool = createSqlPool(database.url, CONCURRENCY + 1, (error) => {
-            adminLogger().warn({ err: error }, 'an idle database connection of the recompute pool failed');
-          });
-          try {
-            return await new RepHierarchyAdmin(database.db, new EarningsEngine(database.db), pool).setManager({
-              orgId: options.org,
-              repExternalId: rep,
-              managerExternalId: manager ?? null,
-              ...(options.from === undefined ? {} : { from: options.from }),
-            });
-          } finally {
-            await pool.end();
-          }
-        });
+        const result = await withAdminServices((services) =>
+          services.repHierarchy.setManager({
+            orgId: options.org,
+            repExternalId: rep,
+            managerExternalId: manager ?? null,
+            ...(options.from === undefined ? {} : { from: options.from }),
+          }),
+        );
         print(options, result, () => describeSetManager(result));
       } catch (error) {
         printFailure(options, error);
@@ -65,19 +53,7 @@ export function usersCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (options: { org: string; rep?: string; json?: boolean }) => {
       try {
-        const entries = await withDatabase(async (database) => {
-          const pool = createSqlPool(database.url, 1, (error) => {
-            adminLogger().warn({ err: error }, 'an idle database connection failed');
-          });
-          try {
-            return await new RepHierarchyAdmin(database.db, new EarningsEngine(database.db), pool).list(
-              options.org,
-              options.rep,
-            );
-          } finally {
-            await pool.end();
-          }
-        });
+        const entries = await withAdminServices((services) => services.repHierarchy.list(options.org, options.rep));
         print(options, { managers: entries }, () => describeEntries(entries));
       } catch (error) {
         printFailure(options, error);

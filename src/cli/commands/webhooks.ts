@@ -1,16 +1,14 @@
 import { Command } from 'commander';
 import { WEBHOOK_EVENT_KINDS } from '../../domain/webhooks/kinds.ts';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../repositories/webhooks.ts';
-import { DELIVERIES_LIMIT_DEFAULT, WebhookAdmin } from '../../services/webhooks.ts';
-import { withDatabase } from '../context.ts';
+import { DELIVERIES_LIMIT_DEFAULT, type WebhookAdmin } from '../../services/webhooks.ts';
+import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 
 const JSON_OPTION = ['--json', 'print exactly one JSON document on stdout'] as const;
 
 function admin<T>(run: (webhooks: WebhookAdmin) => Promise<T>): Promise<T> {
-  return withDatabase((database, config) =>
-    run(new WebhookAdmin(database.db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses })),
-  );
+  return withAdminServices((services) => run(services.webhooks));
 }
 
 export function webhooksCommand(): Command {

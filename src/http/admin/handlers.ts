@@ -1,25 +1,17 @@
 import type { Request, Response } from 'express';
 import { stringify } from 'yaml';
 import type { components, operations } from '../../../generated/openapi-admin.ts';
-import type { Database } from '../../db/prisma.ts';
+import type { AdminServices } from '../../composition.ts';
 import { isPeriodId } from '../../domain/periods.ts';
 import { describeChip, describeCondition } from '../../domain/plans/describe.ts';
 import type { AuditFilters } from '../../repositories/audit.ts';
 import type { PeriodRecord } from '../../repositories/periods.ts';
 import { limitsOf } from '../../repositories/plans.ts';
-import { RepRepository } from '../../repositories/reps.ts';
-import type { SqlPool } from '../../repositories/transaction.ts';
 import type { AdminError } from '../../services/adminError.ts';
-import { AdminAccounts, type AdminSessions } from '../../services/adminIdentity.ts';
-import { AuditLogReader } from '../../services/auditLog.ts';
-import { EarningsEngine } from '../../services/earnings/engine.ts';
-import { KeyAdmin } from '../../services/keys.ts';
-import { PeriodAdmin } from '../../services/periods.ts';
-import { PlanRollout, type RolledOutApply } from '../../services/planRollout.ts';
-import { PlanAdmin, PlanHistory } from '../../services/plans.ts';
-import { type ManagerEntry, RepHierarchyAdmin } from '../../services/repHierarchy.ts';
-import { withPeriodWebhooks } from '../../services/webhookAnnouncements.ts';
-import { WebhookAdmin } from '../../services/webhooks.ts';
+import type { PeriodAdmin } from '../../services/periods.ts';
+import type { RolledOutApply } from '../../services/planRollout.ts';
+import type { ManagerEntry } from '../../services/repHierarchy.ts';
+import type { RepWithTotals } from '../../services/reps.ts';
 import { toAdmin, toApiKey, toAuditEntry, toEndpoint, toMe } from '../../wire/admin.ts';
 import { toWireAdminPeriod } from '../../wire/periods.ts';
 import { toWirePlanSummary } from '../../wire/plans.ts';
@@ -62,11 +54,8 @@ function send<Id extends AdminOperationId, Status extends number>(
 }
 
 export interface AdminApiDeps {
-  db: Database;
-  sessions: AdminSessions;
-  /** Recomputes after a plan change run on this pool, as `quotient plans apply` runs them on its own. */
-  recomputePool: SqlPool;
-  allowPrivateWebhookAddresses: boolean;
+  /** The admin use cases, from the composition root (src/composition.ts). */
+  services: AdminServices;
   /** The served admin contract, as JSON text. */
   servedContract: string;
 }
@@ -99,14 +88,8 @@ export function fromAdminError(error: AdminError): ApiError {
 }
 
 export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
-  const { db } = deps;
-  // A plan change from the console recomputes on the server's recompute pool, two reps at a time.
-  const planRollout = (actor: AdminRequestContext['actor']) =>
-    new PlanRollout(
-      db,
-      (engine, orgId, planIds) => engine.recompute(deps.recomputePool, { orgId, planIds, concurrency: 2 }),
-      actor,
-    );
+  const { services } = deps;
+  const { sessions } = services;
 
   return {
     getAdminOpenApiDocument: async (_req, res) => {
@@ -115,7 +98,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
 
     createSession: async (req, res) => {
       const body = req.body as RequestBody<'createSession'>;
-      const result = await deps.sessions.signIn({
+      const result = await sessions.signIn({
         email: body.email,
         password: body.password,
         clientIp: req.ip ?? 'unknown',
@@ -128,20 +111,20 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
         });
       }
       if (!result.ok) throw new ApiError('invalid_credentials', 'the email or the password is wrong');
-      const session = deps.sessions.withIdleEnd(result.session);
+      const session = sessions.withIdleEnd(result.session);
       res.append('Set-Cookie', sessionCookie(req, result.token, (session.expires_at.getTime() - Date.now()) / 1000));
       send(res, 'createSession', 201, toMe(session));
     },
 
     getSessionStatus: async (req, res) => {
       const token = readCookie(req.get('cookie'), SESSION_COOKIE);
-      const session = token ? await deps.sessions.peek(token) : null;
+      const session = token ? await sessions.peek(token) : null;
       send(res, 'getSessionStatus', 200, session ? { signed_in: true, me: toMe(session) } : { signed_in: false });
     },
 
     deleteSession: async (req, res) => {
       const { session, actor } = context(res);
-      await deps.sessions.signOut(session, actor);
+      await sessions.signOut(session, actor);
       res.append('Set-Cookie', clearedSessionCookie(req));
       res.status(204).end();
     },
@@ -151,26 +134,29 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     },
 
     listApiKeys: async (_req, res) => {
-      const { session, actor } = context(res);
-      const keys = await new KeyAdmin(db, actor).list(session.org_id);
+      const { session } = context(res);
+      const keys = await services.keys.list(session.org_id);
       send(res, 'listApiKeys', 200, { keys: keys.map(toApiKey) });
     },
 
     createApiKey: async (req, res) => {
       const { session, actor } = context(res);
       const body = req.body as RequestBody<'createApiKey'>;
-      const created = await new KeyAdmin(db, actor).create({
-        orgId: session.org_id,
-        name: body.name,
-        scopes: body.scopes.join(','),
-        ...(body.rate_limit_per_minute === undefined ? {} : { rateLimit: String(body.rate_limit_per_minute) }),
-      });
+      const created = await services.keys.create(
+        {
+          orgId: session.org_id,
+          name: body.name,
+          scopes: body.scopes.join(','),
+          ...(body.rate_limit_per_minute === undefined ? {} : { rateLimit: String(body.rate_limit_per_minute) }),
+        },
+        actor,
+      );
       send(res, 'createApiKey', 201, { key: toApiKey(created.record), raw_key: created.rawKey });
     },
 
     revokeApiKey: async (_req, res) => {
       const { session, actor } = context(res);
-      const { record } = await new KeyAdmin(db, actor).revoke(session.org_id, idParam(res));
+      const { record } = await services.keys.revoke(session.org_id, idParam(res), actor);
       send(res, 'revokeApiKey', 200, toApiKey(record));
     },
 
@@ -184,7 +170,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
         ...(query.from === undefined ? {} : { from: new Date(query.from) }),
         ...(query.to === undefined ? {} : { to: new Date(query.to) }),
       };
-      const page = await new AuditLogReader(db).listPage(session.org_id, {
+      const page = await services.audit.listPage(session.org_id, {
         filters,
         ...pageRequest(query),
       });
@@ -195,8 +181,8 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     },
 
     listPlans: async (_req, res) => {
-      const { session, actor } = context(res);
-      const plans = await new PlanAdmin(db, undefined, actor).list(session.org_id);
+      const { session } = context(res);
+      const plans = await services.plans.list(session.org_id);
       send(res, 'listPlans', 200, {
         plans: plans.map((plan) => toWirePlanSummary(plan, plan.current_version_number, plan.current_limits)),
       });
@@ -204,7 +190,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
 
     getPlan: async (_req, res) => {
       const { session } = context(res);
-      const history = await new PlanHistory(db).of(session.org_id, idParam(res));
+      const history = await services.planHistory.of(session.org_id, idParam(res));
       if (!history) throw new ApiError('not_found', `no plan ${idParam(res)}`);
       const current = history.versions.find((version) => version.id === history.plan.current_version_id);
       send(res, 'getPlan', 200, {
@@ -236,12 +222,15 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     applyPlanFile: async (req, res) => {
       const { session, actor } = context(res);
       const body = req.body as RequestBody<'applyPlanFile'>;
-      const applied = await planRollout(actor).apply({
-        orgId: session.org_id,
-        text: body.text,
-        ...(body.format === undefined ? {} : { format: body.format }),
-        source: body.file_name || 'the plan file',
-      });
+      const applied = await services.plans.apply(
+        {
+          orgId: session.org_id,
+          text: body.text,
+          ...(body.format === undefined ? {} : { format: body.format }),
+          source: body.file_name || 'the plan file',
+        },
+        actor,
+      );
       send(res, 'applyPlanFile', 200, {
         plan_id: applied.plan_id,
         version_id: applied.version_id,
@@ -256,7 +245,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
 
     archivePlan: async (_req, res) => {
       const { session, actor } = context(res);
-      const archived = await planRollout(actor).archive(session.org_id, idParam(res));
+      const archived = await services.plans.archive(session.org_id, idParam(res), actor);
       send(res, 'archivePlan', 200, {
         plan: toWirePlanSummary(archived.plan, archived.current_version, archived.current_limits),
         changed: archived.changed,
@@ -264,40 +253,45 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     },
 
     listPeriods: async (_req, res) => {
-      const { session, actor } = context(res);
-      const periods = await new PeriodAdmin(db, undefined, actor).listWithTotals(session.org_id);
+      const { session } = context(res);
+      const periods = await services.periods.listWithTotals(session.org_id);
       send(res, 'listPeriods', 200, { periods: periods.map((period) => toWireAdminPeriod(period, period.totals)) });
     },
 
     lockPeriod: async (_req, res) => {
-      await movePeriod(res, 'lockPeriod', (admin, orgId, periodId) => admin.lock(orgId, periodId));
+      await movePeriod(res, 'lockPeriod', (admin, orgId, periodId, actor) => admin.lock(orgId, periodId, actor));
     },
 
     markPeriodPaid: async (_req, res) => {
-      await movePeriod(res, 'markPeriodPaid', (admin, orgId, periodId) => admin.markPaid(orgId, periodId));
+      await movePeriod(res, 'markPeriodPaid', (admin, orgId, periodId, actor) =>
+        admin.markPaid(orgId, periodId, actor),
+      );
     },
 
     listWebhookEndpoints: async (_req, res) => {
-      const { session, actor } = context(res);
-      const endpoints = await webhookAdmin(actor).list(session.org_id);
+      const { session } = context(res);
+      const endpoints = await services.webhooks.list(session.org_id);
       send(res, 'listWebhookEndpoints', 200, { endpoints: endpoints.map(toEndpoint) });
     },
 
     createWebhookEndpoint: async (req, res) => {
       const { session, actor } = context(res);
       const body = req.body as RequestBody<'createWebhookEndpoint'>;
-      const created = await webhookAdmin(actor).add({
-        orgId: session.org_id,
-        url: body.url,
-        ...(body.events && body.events.length > 0 ? { events: body.events.join(',') } : {}),
-      });
+      const created = await services.webhooks.add(
+        {
+          orgId: session.org_id,
+          url: body.url,
+          ...(body.events && body.events.length > 0 ? { events: body.events.join(',') } : {}),
+        },
+        actor,
+      );
       send(res, 'createWebhookEndpoint', 201, { endpoint: toEndpoint(created.endpoint), secret: created.secret });
     },
 
     listWebhookDeliveries: async (req, res) => {
-      const { session, actor } = context(res);
+      const { session } = context(res);
       const query = req.query as Query<'listWebhookDeliveries'>;
-      const deliveries = await webhookAdmin(actor).deliveries(
+      const deliveries = await services.webhooks.deliveries(
         session.org_id,
         idParam(res),
         query.limit === undefined ? undefined : String(query.limit),
@@ -323,51 +317,30 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
 
     rotateWebhookSecret: async (_req, res) => {
       const { session, actor } = context(res);
-      const rotated = await webhookAdmin(actor).rotateSecret(session.org_id, idParam(res));
+      const rotated = await services.webhooks.rotateSecret(session.org_id, idParam(res), actor);
       send(res, 'rotateWebhookSecret', 200, { endpoint: toEndpoint(rotated.endpoint), secret: rotated.secret });
     },
 
     redeliverWebhookMessage: async (req, res) => {
       const { session, actor } = context(res);
       const body = (req.body ?? {}) as RequestBody<'redeliverWebhookMessage'>;
-      const result = await webhookAdmin(actor).redeliver(session.org_id, idParam(res), body.endpoint_id);
+      const result = await services.webhooks.redeliver(session.org_id, idParam(res), body.endpoint_id, actor);
       send(res, 'redeliverWebhookMessage', 200, result);
     },
 
     listReps: async (_req, res) => {
       const { session } = context(res);
-      const reps = new RepRepository(db);
-      const [list, totals] = await Promise.all([reps.list(session.org_id), reps.periodTotals(session.org_id)]);
-      send(res, 'listReps', 200, {
-        reps: list.map((rep) => ({
-          id: rep.id,
-          external_id: rep.external_id,
-          periods: totals
-            .filter((total) => total.user_id === rep.id)
-            .map((total) => ({ period_id: total.period_id, rows: total.rows, amount_cents: total.amount_cents })),
-        })),
-      });
+      const reps = await services.reps.list(session.org_id);
+      send(res, 'listReps', 200, { reps: reps.map(toWireRep) });
     },
 
     listRepEarnings: async (req, res) => {
       const { session } = context(res);
       const { period } = req.query as Query<'listRepEarnings'>;
       if (!isPeriodId(period)) throw new ApiError('invalid_body', 'period: must be YYYY-MM or YYYY-Qn');
-      const reps = new RepRepository(db);
-      const rep = await reps.find(session.org_id, idParam(res));
-      if (!rep) throw new ApiError('not_found', `no rep ${idParam(res)}`);
-      const [earnings, totals] = await Promise.all([
-        reps.earningsOfPeriod(session.org_id, rep.id, period),
-        reps.periodTotals(session.org_id),
-      ]);
+      const { rep, earnings } = await services.reps.earningsOfPeriod(session.org_id, idParam(res), period);
       send(res, 'listRepEarnings', 200, {
-        rep: {
-          id: rep.id,
-          external_id: rep.external_id,
-          periods: totals
-            .filter((total) => total.user_id === rep.id)
-            .map((total) => ({ period_id: total.period_id, rows: total.rows, amount_cents: total.amount_cents })),
-        },
+        rep: toWireRep(rep),
         period_id: period,
         earnings: earnings.map((row) => ({
           ...row,
@@ -379,24 +352,24 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
 
     listRepManagers: async (_req, res) => {
       const { session } = context(res);
-      const rep = await findRep(session.org_id, idParam(res));
-      const entries = await repHierarchy(new EarningsEngine(db), context(res).actor).list(
-        session.org_id,
-        rep.external_id,
-      );
+      const rep = await services.reps.find(session.org_id, idParam(res));
+      const entries = await services.repHierarchy.list(session.org_id, rep.external_id);
       send(res, 'listRepManagers', 200, toRepManagers(rep, entries, false, 0));
     },
 
     setRepManager: async (req, res) => {
       const { session, actor } = context(res);
       const body = req.body as RequestBody<'setRepManager'>;
-      const rep = await findRep(session.org_id, idParam(res));
-      const result = await repHierarchy(new EarningsEngine(db), actor).setManager({
-        orgId: session.org_id,
-        repExternalId: rep.external_id,
-        managerExternalId: body.manager_external_id,
-        ...(body.from === undefined ? {} : { from: body.from }),
-      });
+      const rep = await services.reps.find(session.org_id, idParam(res));
+      const result = await services.repHierarchy.setManager(
+        {
+          orgId: session.org_id,
+          repExternalId: rep.external_id,
+          managerExternalId: body.manager_external_id,
+          ...(body.from === undefined ? {} : { from: body.from }),
+        },
+        actor,
+      );
       const recomputed = result.recompute
         ? result.recompute.rows_written + result.recompute.rows_superseded + result.recompute.rows_reversed
         : 0;
@@ -404,25 +377,11 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     },
 
     listAdmins: async (_req, res) => {
-      const { session, actor } = context(res);
-      const admins = await new AdminAccounts(db, actor).list(session.org_id);
+      const { session } = context(res);
+      const admins = await services.admins.list(session.org_id);
       send(res, 'listAdmins', 200, { admins: admins.map(toAdmin) });
     },
   };
-
-  async function findRep(orgId: string, repId: string) {
-    const rep = await new RepRepository(db).find(orgId, repId);
-    if (!rep) throw new ApiError('not_found', `no rep ${repId}`);
-    return rep;
-  }
-
-  function repHierarchy(engine: EarningsEngine, actor: AdminRequestContext['actor']): RepHierarchyAdmin {
-    return new RepHierarchyAdmin(db, engine, deps.recomputePool, actor);
-  }
-
-  function webhookAdmin(actor: AdminRequestContext['actor']): WebhookAdmin {
-    return new WebhookAdmin(db, { allowPrivateAddresses: deps.allowPrivateWebhookAddresses, actor });
-  }
 
   async function movePeriod(
     res: Response,
@@ -431,11 +390,12 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
       admin: PeriodAdmin,
       orgId: string,
       periodId: string,
+      actor: AdminRequestContext['actor'],
     ) => Promise<{ period: PeriodRecord; changed: boolean; rows_moved: number }>,
   ): Promise<void> {
     const { session, actor } = context(res);
-    const admin = new PeriodAdmin(db, withPeriodWebhooks(new EarningsEngine(db)), actor);
-    const result = await move(admin, session.org_id, idParam(res));
+    const admin = services.periods;
+    const result = await move(admin, session.org_id, idParam(res), actor);
     const withTotals = (await admin.listWithTotals(session.org_id)).find((period) => period.id === result.period.id);
     send(res, operation, 200, {
       period: toWireAdminPeriod(result.period, withTotals?.totals ?? []),
@@ -443,6 +403,10 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
       rows_moved: result.rows_moved,
     });
   }
+}
+
+function toWireRep(rep: RepWithTotals): Schemas['Rep'] {
+  return { id: rep.id, external_id: rep.external_id, periods: rep.periods };
 }
 
 /** Rows the recompute after a plan change wrote, superseded or reversed. */

@@ -1,7 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { AdminError } from '../../services/adminError.ts';
-import type { AdminSessions } from '../../services/adminIdentity.ts';
 import { ApiError } from '../errors.ts';
 import { type ContractOperation, OperationTable } from '../operations.ts';
 import { type AdminApiDeps, type AdminOperationId, adminHandlers, fromAdminError } from './handlers.ts';
@@ -9,7 +8,6 @@ import { adminSession } from './session.ts';
 
 export interface AdminApiOptions extends Omit<AdminApiDeps, 'servedContract'> {
   contract: Record<string, unknown>;
-  sessions: AdminSessions;
   validateResponses: boolean;
   bodyLimitBytes: number;
 }
@@ -41,7 +39,7 @@ export function adminApiRouter(options: AdminApiOptions): Router {
     res.set('Cache-Control', 'no-store');
     next();
   });
-  router.use(adminSession(options.sessions));
+  router.use(adminSession(options.services.sessions));
   router.use(express.json({ limit: options.bodyLimitBytes, strict: false }));
   router.use(
     OpenApiValidator.middleware({

@@ -4,7 +4,6 @@ import { PlanRepository } from '../../repositories/plans.ts';
 import type { SqlPool, Transaction } from '../../repositories/transaction.ts';
 import type { DealChange, DealChangeListener } from '../dealChanges.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from '../periodChanges.ts';
-import type { PlanArchived, PlanChangeListener, PlanVersionApplied } from '../planChanges.ts';
 import type { EvaluationContext } from './context.ts';
 import { evaluateDealChange } from './dealEvaluation.ts';
 import { settleDrawsOfPeriod } from './draws.ts';
@@ -21,8 +20,8 @@ import { type RecomputeRequest, type RecomputeSummary, recomputePlans } from './
 //   lines of the rep's periods the deal was and is in;
 // - a period lock or payment: the period's draws are settled (draws.ts), then its pending rows become approved,
 //   approved ones paid;
-// - a plan change: noted in the plan's transaction, recomputed after it commits in one transaction per rep
-//   (`recompute`), because a plan of 100,000 deals would otherwise hold one transaction for a minute.
+// - a plan change: recomputed after it commits in one transaction per rep (`recompute`, which PlanRollout runs),
+//   because a plan of 100,000 deals would otherwise hold one transaction for a minute.
 //
 // Locks, always in this order: the deal row (ingestion) → the rep's evaluation lock → the periods booked into
 // or out of, FOR SHARE → earnings rows. A period lock takes its period FOR UPDATE and then only rows of that
@@ -37,12 +36,6 @@ export interface EarningsOptions {
   today?: () => CalendarDate;
 }
 
-/** Plan changes noted inside their transaction, to recompute once it has committed. */
-export interface NotedPlanChange {
-  orgId: string;
-  planId: string;
-}
-
 function todayUtc(): CalendarDate {
   return new Date().toISOString().slice(0, 10);
 }
@@ -51,9 +44,8 @@ function todayUtc(): CalendarDate {
  * Evaluates earnings lines and keeps the ledger in step with deals, plans and periods. One instance serves a
  * process; it caches plan versions, which never change once written.
  */
-export class EarningsEngine implements DealChangeListener, PlanChangeListener, PeriodChangeListener {
+export class EarningsEngine implements DealChangeListener, PeriodChangeListener {
   readonly #context: EvaluationContext;
-  #noted: NotedPlanChange[] = [];
 
   constructor(db: Database, options: EarningsOptions = {}) {
     this.#context = { versions: new EnginePlanVersions(new PlanRepository(db)), today: options.today ?? todayUtc };
@@ -65,23 +57,6 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
    */
   onDealChanged(tx: Transaction, change: DealChange): Promise<void> {
     return evaluateDealChange(tx, change, this.#context);
-  }
-
-  /** Noted here, recomputed after the plan's transaction commits: see `takeNotedPlanChanges` and `recompute`. */
-  async onPlanVersionApplied(_tx: Transaction, change: PlanVersionApplied): Promise<void> {
-    this.#note({ orgId: change.orgId, planId: change.planId });
-  }
-
-  /** Noted here; after the commit, `recompute` reverses the plan's projected rows (an archived plan is not evaluated). */
-  async onPlanArchived(_tx: Transaction, change: PlanArchived): Promise<void> {
-    this.#note({ orgId: change.orgId, planId: change.planId });
-  }
-
-  /** The plan changes noted since the last call, each once. */
-  takeNotedPlanChanges(): NotedPlanChange[] {
-    const noted = this.#noted;
-    this.#noted = [];
-    return noted;
   }
 
   /** Before a period is locked: the draws of the period are settled (see settleDrawsOfPeriod). */
@@ -102,11 +77,5 @@ export class EarningsEngine implements DealChangeListener, PlanChangeListener, P
   /** Recomputes the plans' lines in open periods, one rep per transaction: see recomputePlans. */
   recompute(pool: SqlPool, request: RecomputeRequest): Promise<RecomputeSummary> {
     return recomputePlans(pool, request, this.#context);
-  }
-
-  #note(change: NotedPlanChange): void {
-    if (!this.#noted.some((noted) => noted.orgId === change.orgId && noted.planId === change.planId)) {
-      this.#noted.push(change);
-    }
   }
 }

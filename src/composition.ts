@@ -1,0 +1,137 @@
+import type { Config } from './config.ts';
+import type { Database } from './db/prisma.ts';
+import { poolStatements, type SqlPool } from './repositories/transaction.ts';
+import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
+import { AuditLogReader } from './services/auditLog.ts';
+import { DealReader } from './services/deals.ts';
+import { Demo } from './services/demo.ts';
+import { EarningsEngine } from './services/earnings/engine.ts';
+import { EarningReader } from './services/earnings/reader.ts';
+import { EarningsRecompute, type RecomputeProgressReport } from './services/earningsRecompute.ts';
+import { DealEstimator } from './services/estimates.ts';
+import { ExchangeRateChange } from './services/exchangeRateChange.ts';
+import { ExchangeRateService } from './services/exchangeRates.ts';
+import { DealIngestion } from './services/ingestion.ts';
+import { KeyAdmin } from './services/keys.ts';
+import { OrgAdmin } from './services/orgs.ts';
+import { PayoutReader } from './services/payouts.ts';
+import { PeriodAdmin } from './services/periods.ts';
+import { PlanRollout } from './services/planRollout.ts';
+import { PlanHistory, PlanReader } from './services/plans.ts';
+import { RepHierarchyAdmin } from './services/repHierarchy.ts';
+import { RepReader } from './services/reps.ts';
+import { StatementReader } from './services/statements.ts';
+import { UserReader } from './services/users.ts';
+import { withDealWebhooks, withPeriodWebhooks } from './services/webhookAnnouncements.ts';
+import { WebhookAdmin } from './services/webhooks.ts';
+
+// The composition root: the one place where services are built, each once per process, from the open database,
+// its pool and the configuration. `quotient serve` (src/main.ts) hands the public API's services and the admin
+// use cases to the app; the admin commands (src/cli/context.ts `withServices`) hand the admin use cases to the
+// command that runs. Handlers and commands only call them: building a service anywhere else is refused by
+// test/unit/architecture.test.ts.
+
+export interface CompositionInput {
+  db: Database;
+  /**
+   * The `pg` pool deal events, the public API's reads and recomputes run on: the server's deals pool; the CLI's
+   * own small pool, which connects only when a command needs it.
+   */
+  pool: SqlPool;
+  config: Config;
+  recompute: {
+    /** Reps recomputed at once, each in its own transaction: the pool needs one connection more. */
+    concurrency: number;
+    /** A progress report per recompute (the CLI's bar on a terminal). */
+    progress?: () => RecomputeProgressReport | undefined;
+  };
+  /** The admin sessions' clock (tests move it to expire sessions and throttle windows). */
+  now?: () => Date;
+}
+
+/** What the public API serves with. */
+export interface ApiServices {
+  ingestion: DealIngestion;
+  dealReader: DealReader;
+  earningReader: EarningReader;
+  planReader: PlanReader;
+  userReader: UserReader;
+  statementReader: StatementReader;
+  payoutReader: PayoutReader;
+  estimator: DealEstimator;
+}
+
+/** The admin use cases, shared by the admin API and the admin commands. Each takes its actor per call. */
+export interface AdminServices {
+  sessions: AdminSessions;
+  admins: AdminAccounts;
+  orgs: OrgAdmin;
+  keys: KeyAdmin;
+  plans: PlanRollout;
+  planHistory: PlanHistory;
+  periods: PeriodAdmin;
+  recompute: EarningsRecompute;
+  exchangeRates: ExchangeRateService;
+  exchangeRateChange: ExchangeRateChange;
+  repHierarchy: RepHierarchyAdmin;
+  reps: RepReader;
+  webhooks: WebhookAdmin;
+  audit: AuditLogReader;
+  demo: Demo;
+}
+
+export interface Services {
+  api: ApiServices;
+  admin: AdminServices;
+}
+
+export function composeServices(input: CompositionInput): Services {
+  const { db, pool, config } = input;
+  // One engine per process: it caches plan versions, which never change once written.
+  const engine = new EarningsEngine(db);
+  // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
+  // rehearses an event through the same pipeline and rolls it back.
+  const ingestion = new DealIngestion(pool, withDealWebhooks(engine));
+  // A status change sets off, in its transaction, the period.locked / period.paid webhooks, then the ledger's moves.
+  const periods = new PeriodAdmin(db, withPeriodWebhooks(engine));
+  const recompute = new EarningsRecompute(db, engine, {
+    pool,
+    concurrency: input.recompute.concurrency,
+    ...(input.recompute.progress ? { progress: input.recompute.progress } : {}),
+  });
+  const keys = new KeyAdmin(db);
+  const plans = new PlanRollout(db, recompute);
+  const exchangeRates = new ExchangeRateService(db);
+  return {
+    api: {
+      ingestion,
+      dealReader: new DealReader(pool),
+      earningReader: new EarningReader(pool),
+      planReader: new PlanReader(db),
+      userReader: new UserReader(pool),
+      statementReader: new StatementReader(pool),
+      payoutReader: new PayoutReader(poolStatements(pool)),
+      estimator: new DealEstimator(ingestion),
+    },
+    admin: {
+      sessions: new AdminSessions(db, {
+        settings: { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs },
+        ...(input.now ? { now: input.now } : {}),
+      }),
+      admins: new AdminAccounts(db),
+      orgs: new OrgAdmin(db),
+      keys,
+      plans,
+      planHistory: new PlanHistory(db),
+      periods,
+      recompute,
+      exchangeRates,
+      exchangeRateChange: new ExchangeRateChange(exchangeRates, recompute),
+      repHierarchy: new RepHierarchyAdmin(db, recompute, pool),
+      reps: new RepReader(db),
+      webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
+      audit: new AuditLogReader(db),
+      demo: new Demo(db, { keys, plans, ingestion, periods }),
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { Database } from '../db/prisma.ts';
+import type { TraceReplacement } from '../domain/earnings/types.ts';
+import { OrgRepository } from '../repositories/orgs.ts';
+import type { SqlPool } from '../repositories/transaction.ts';
+import { AdminError } from './adminError.ts';
+import type { EarningsEngine } from './earnings/engine.ts';
+import type { RecomputeProgress, RecomputeSummary } from './earnings/recompute.ts';
+
+/**
+ * Where recomputes run: the server recomputes on its deals pool, two reps at a time; the CLI on a small pool of
+ * its own, with a progress bar on a terminal.
+ */
+export interface RecomputeCapacity {
+  pool: SqlPool;
+  /** Reps recomputed at once, each in its own transaction on its own connection. */
+  concurrency: number;
+  /** A progress report for one run, or none. */
+  progress?: () => RecomputeProgressReport | undefined;
+}
+
+export interface RecomputeProgressReport {
+  update(progress: RecomputeProgress): void;
+  /** The run ended, done or failed. */
+  done(): void;
+}
+
+export interface RecomputeInput {
+  orgId: string;
+  /** Only these plans; all of the org's when absent. A plan the org does not have is `not_found`. */
+  planIds?: readonly string[];
+  /** Why rows are replaced, in their traces: see RecomputeRequest. */
+  reason?: TraceReplacement;
+  /** Only the override lines of these reps (user ids), in locked periods too: see RecomputeRequest. */
+  hierarchyChange?: { userIds: readonly string[] };
+}
+
+/**
+ * Recomputing an org's earnings in open periods, as `quotient recompute` asks for it and as the admin use cases
+ * that change what earnings depend on (a plan, an exchange rate, the rep hierarchy) do once their change has
+ * committed. Safe to repeat: lines already right are left alone.
+ */
+export class EarningsRecompute {
+  readonly #engine: EarningsEngine;
+  readonly #capacity: RecomputeCapacity;
+  readonly #orgs: OrgRepository;
+
+  constructor(db: Database, engine: EarningsEngine, capacity: RecomputeCapacity) {
+    this.#engine = engine;
+    this.#capacity = capacity;
+    this.#orgs = new OrgRepository(db);
+  }
+
+  async run(input: RecomputeInput): Promise<RecomputeSummary> {
+    const { orgId, planIds } = input;
+    if (!(await this.#orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    const report = this.#capacity.progress?.();
+    try {
+      const summary = await this.#engine.recompute(this.#capacity.pool, {
+        orgId,
+        concurrency: this.#capacity.concurrency,
+        ...(planIds === undefined ? {} : { planIds }),
+        ...(input.reason ? { reason: input.reason } : {}),
+        ...(input.hierarchyChange ? { hierarchyChange: input.hierarchyChange } : {}),
+        ...(report ? { onProgress: (progress: RecomputeProgress) => report.update(progress) } : {}),
+      });
+      const missing = (planIds ?? []).filter((planId) => !summary.plan_ids.includes(planId));
+      if (missing.length > 0) throw new AdminError('not_found', `org ${orgId} has no plan ${missing.join(', ')}`);
+      return summary;
+    } finally {
+      report?.done();
+    }
+  }
+}

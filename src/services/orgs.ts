@@ -1,0 +1,36 @@
+import type { Database } from '../db/prisma.ts';
+import { currencyProblem } from '../domain/currencies.ts';
+import { type OrgRecord, OrgRepository } from '../repositories/orgs.ts';
+import { AdminError } from './adminError.ts';
+
+/**
+ * A new org's name and default currency (ISO 4217, any case), checked: refused with `invalid_argument` naming the
+ * problem. The CLI checks them before it opens the database, and `OrgAdmin.create` again.
+ */
+export function checkNewOrg(input: { name: string; currency: string }): { name: string; currency: string } {
+  const name = input.name.trim();
+  if (!name) throw new AdminError('invalid_argument', 'the org needs a non-empty --name');
+  const currency = input.currency.trim().toUpperCase();
+  const problem = currencyProblem(currency);
+  if (problem) throw new AdminError('invalid_argument', `--currency ${input.currency} ${problem}`);
+  return { name, currency };
+}
+
+/** Organisations, as `quotient orgs` creates and lists them. */
+export class OrgAdmin {
+  readonly #orgs: OrgRepository;
+
+  constructor(db: Database) {
+    this.#orgs = new OrgRepository(db);
+  }
+
+  /** A new org; `currency` (ISO 4217, any case) is the default of its deals and plans that name none. */
+  create(input: { name: string; currency: string }): Promise<OrgRecord> {
+    const { name, currency } = checkNewOrg(input);
+    return this.#orgs.create(name, currency);
+  }
+
+  list(): Promise<OrgRecord[]> {
+    return this.#orgs.list();
+  }
+}
