@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -33,6 +34,13 @@ export function runProgram(
     child.on('error', fail);
     child.on('close', (code) => done({ code, stdout, stderr }));
   });
+}
+
+/** Runs `quotient ...args --json`, asserts it exits 0 (naming the command and its output if not), and parses its answer. */
+export async function cliJson<T>(args: string[]): Promise<T> {
+  const result = await runCli([...args, '--json']);
+  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
+  return onlyJson(result) as T;
 }
 
 /** Parses stdout as exactly one JSON document. */

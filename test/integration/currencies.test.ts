@@ -5,17 +5,11 @@ import { AdminError } from '../../src/services/adminError.ts';
 import { ExchangeRateService } from '../../src/services/exchangeRates.ts';
 import { externalId } from '../factories/deals.ts';
 import { applyPlan, planDocument, planFile } from '../factories/plans.ts';
-import { onlyJson, runCli } from '../helpers/cli.ts';
+import { cliJson as cli, onlyJson, runCli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 
 // Currencies end to end (docs/currencies.md): rates and default currencies set with the CLI, deal events and reads
 // through the SDK against the real server, which validates its own responses against the contract.
-
-async function cli<T>(args: string[]): Promise<T> {
-  const result = await runCli([...args, '--json']);
-  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
-  return onlyJson(result) as T;
-}
 
 async function refused(args: string[]): Promise<{ error: string; reason: string }> {
   const result = await runCli([...args, '--json']);

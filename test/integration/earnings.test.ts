@@ -5,7 +5,7 @@ import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
 import { externalId } from '../factories/deals.ts';
 import { planDocument, planFile } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
-import { onlyJson, runCli } from '../helpers/cli.ts';
+import { cliJson as cli, onlyJson, runCli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
@@ -24,12 +24,6 @@ interface AppliedPlan {
     rows_superseded: number;
     rows_reversed: number;
   } | null;
-}
-
-async function cli<T>(args: string[]): Promise<T> {
-  const result = await runCli([...args, '--json']);
-  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
-  return onlyJson(result) as T;
 }
 
 async function applyPlanFile(orgId: string, document: object): Promise<AppliedPlan> {

@@ -2,18 +2,12 @@ import assert from 'node:assert/strict';
 import { describe } from 'vitest';
 import { externalId } from '../factories/deals.ts';
 import { planDocument, planFile } from '../factories/plans.ts';
-import { onlyJson, runCli } from '../helpers/cli.ts';
+import { cliJson as cli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 
 // A manager's draw counts the manager's overrides like any earnings (docs/plan-features.md): the lock settles it
 // against commissions and overrides together, and a hierarchy change that moves an override of a locked period
 // re-derives that period's draw, the difference booked in the next open period like the override's.
-
-async function cli<T>(args: string[]): Promise<T> {
-  const result = await runCli([...args, '--json']);
-  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
-  return onlyJson(result) as T;
-}
 
 describe("a manager's draw", () => {
   test('counts the overrides at the lock, and is re-derived when a hierarchy change takes an override back', async ({

@@ -5,7 +5,7 @@ import { createAdmin } from '../factories/admins.ts';
 import { externalId, postEvent } from '../factories/deals.ts';
 import { planDocument, planFile } from '../factories/plans.ts';
 import { adminClient } from '../helpers/adminClient.ts';
-import { type CliResult, onlyJson, runCli } from '../helpers/cli.ts';
+import { type CliResult, cliJson as cli, onlyJson, runCli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 
 // Manager overrides end to end (issue 16, item 2; docs/plan-features.md): the hierarchy kept with
@@ -14,12 +14,6 @@ import { test } from '../helpers/fixtures.ts';
 
 // Each CLI call is a real `quotient` process: generous timeouts for a loaded machine (nothing here is timed).
 const CLI_PROCESSES_MS = 300_000;
-
-async function cli<T>(args: string[]): Promise<T> {
-  const result = await runCli([...args, '--json']);
-  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
-  return onlyJson(result) as T;
-}
 
 async function listAll(client: QuotientClient, params: Parameters<QuotientClient['earnings']['list']>[0] = {}) {
   const earnings: EarningListItem[] = [];

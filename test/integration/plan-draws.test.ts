@@ -3,18 +3,12 @@ import { describe } from 'vitest';
 import type { Payout } from '../../sdk/src/index.ts';
 import { externalId } from '../factories/deals.ts';
 import { planDocument, planFile } from '../factories/plans.ts';
-import { onlyJson, runCli } from '../helpers/cli.ts';
+import { cliJson as cli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 
 // Draws and floors (issue 16, docs/plan-features.md) end to end: plans applied and periods locked with the CLI,
 // deal events, statements and payouts through the SDK against the real server, which validates its own
 // responses against the contract.
-
-async function cli<T>(args: string[]): Promise<T> {
-  const result = await runCli([...args, '--json']);
-  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
-  return onlyJson(result) as T;
-}
 
 const won = (external: string, owner: string, amountCents: number, closeDate: string) => ({
   external_id: external,

@@ -4,7 +4,7 @@ import { type EarningListItem, type QuotientClient, QuotientError } from '../../
 import { externalId } from '../factories/deals.ts';
 import { planDocument, planFile } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
-import { onlyJson, runCli } from '../helpers/cli.ts';
+import { cliJson as cli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
@@ -14,12 +14,6 @@ import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 interface AppliedPlan {
   plan_id: string;
   chips: Array<{ id: string; key: string }>;
-}
-
-async function cli<T>(args: string[]): Promise<T> {
-  const result = await runCli([...args, '--json']);
-  assert.equal(result.code, 0, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
-  return onlyJson(result) as T;
 }
 
 async function applyPlanFile(orgId: string, document: object): Promise<AppliedPlan> {
