@@ -1,3 +1,5 @@
+import { formatMoney } from './earnings/money.ts';
+
 // ISO 4217 currencies (issue 16, item 5): the codes Quotient accepts and each one's minor-unit exponent, the
 // number of decimals its amounts are counted in (`amount_cents` is in minor units: cents of USD and EUR, yen of
 // JPY, fils of KWD). Active codes of the ISO 4217 list; funds codes, precious metals and testing codes are left
@@ -52,11 +54,5 @@ export function currencyProblem(value: unknown): string | null {
 
 /** Minor units as money in the currency's own decimals: (123456, EUR) → `EUR 1,234.56`, (5000, JPY) → `JPY 5,000`. */
 export function formatMinorUnits(amount: bigint, code: string): string {
-  const exponent = minorUnitExponent(code);
-  const sign = amount < 0n ? '-' : '';
-  const magnitude = amount < 0n ? -amount : amount;
-  const scale = 10n ** BigInt(exponent);
-  const whole = (magnitude / scale).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  const fraction = exponent === 0 ? '' : `.${(magnitude % scale).toString().padStart(exponent, '0')}`;
-  return `${code} ${sign}${whole}${fraction}`;
+  return `${code} ${formatMoney(amount, minorUnitExponent(code))}`;
 }
