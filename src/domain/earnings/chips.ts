@@ -274,6 +274,11 @@ export type ToPlanCurrency = (credited: bigint) => { cents: bigint; step: TraceS
 
 const SAME_CURRENCY: ToPlanCurrency = (cents) => ({ cents, step: null, sentence: null });
 
+/** `10.00% of 60,000.00 = 6,000.00`: a rate applied to a base, both amounts in the plan currency's decimals. */
+function rateSentence(rateBps: bigint, base: bigint, exact: ExactCents, decimals: number): string {
+  return `${formatRate(rateBps)} of ${formatMoney(base, decimals)} = ${formatExactMoney(exact, decimals)}`;
+}
+
 /**
  * `rate_bps` of the rep's credited part of the base: the whole base for the owner of a deal without splits,
  * the rep's share of it for a split deal; converted to the plan's currency first when the deal is in another.
@@ -301,9 +306,7 @@ export function computeCommission(
   if (converted.sentence) explanation.push(converted.sentence);
   const base = converted.cents;
   const exact = exactRate(base, rules.rate_bps);
-  explanation.push(
-    `${formatRate(rules.rate_bps)} of ${formatMoney(base, decimals.plan)} = ${formatExactMoney(exact, decimals.plan)}`,
-  );
+  explanation.push(rateSentence(rules.rate_bps, base, exact, decimals.plan));
   return {
     exact,
     steps: [
@@ -540,9 +543,7 @@ export function computeOverride(
   if (converted.sentence) explanation.push(converted.sentence);
   const base = converted.cents;
   const exact = exactRate(base, rules.rate_bps);
-  explanation.push(
-    `${formatRate(rules.rate_bps)} of ${formatMoney(base, decimals.plan)} = ${formatExactMoney(exact, decimals.plan)}`,
-  );
+  explanation.push(rateSentence(rules.rate_bps, base, exact, decimals.plan));
   return {
     exact,
     steps: [
