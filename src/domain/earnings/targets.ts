@@ -348,6 +348,18 @@ function pricingOf(
   };
 }
 
+/**
+ * How many of the period's days the rep's windows cover, when they cover only part of it (what prorates its quota
+ * and draw); null when they cover all of it or none.
+ */
+function partialCover(
+  windows: readonly AssignmentWindow[],
+  periodId: PeriodId,
+): { covered: number; days: number } | null {
+  const cover = coveredDays(windows, periodId);
+  return cover.covered > 0 && cover.covered < cover.days ? cover : null;
+}
+
 /** A quota prorated by the days of the period a rep's windows cover: rounded half away from zero, at least 1. */
 function proratedQuota(quota: bigint, covered: number, days: number): bigint {
   const exact = roundHalfAwayFromZero(quota * BigInt(covered), BigInt(days));
@@ -374,9 +386,8 @@ export function attainmentIn(request: AttainmentRequest): { won_cents: bigint; q
   const { plan, repExternalId, periodId, today } = request;
   const windows = assignmentWindows(plan, repExternalId);
   const quota = plan.quota_cents === null || plan.quota_cents === undefined ? null : BigInt(plan.quota_cents);
-  const { covered, days } = coveredDays(windows, periodId);
-  const quotaCents =
-    quota !== null && isDated(windows) && covered > 0 && covered < days ? proratedQuota(quota, covered, days) : quota;
+  const cover = partialCover(windows, periodId);
+  const quotaCents = quota !== null && cover ? proratedQuota(quota, cover.covered, cover.days) : quota;
   if (periodKindOf(periodId) !== plan.period) return { won_cents: 0n, quota_cents: quotaCents };
   const pricing = pricingOf(plan, request.money, today);
   let won = 0n;
@@ -440,20 +451,20 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
   const windows = assignmentWindows(plan, rep.external_id);
   if (quota === null || quota === undefined || !isDated(windows)) return evaluateAtQuota(request);
   const periodOf = (deal: DealSnapshot) => dealPeriodId(deal, plan.period, today);
-  const partial = [...new Set([...request.periods, ...request.deals.map(periodOf)])].filter((periodId) => {
-    const { covered, days } = coveredDays(windows, periodId);
-    return covered > 0 && covered < days;
-  });
-  if (partial.length === 0) return evaluateAtQuota(request);
+  const partial = new Map<PeriodId, { covered: number; days: number }>();
+  for (const periodId of new Set([...request.periods, ...request.deals.map(periodOf)])) {
+    const cover = partialCover(windows, periodId);
+    if (cover) partial.set(periodId, cover);
+  }
+  if (partial.size === 0) return evaluateAtQuota(request);
   const planDecimals = decimalsOf(pricingOf(plan, request.money, today).plan_currency);
   const evaluations = [
     evaluateAtQuota({
       ...request,
-      deals: request.deals.filter((deal) => !partial.includes(periodOf(deal))),
-      periods: request.periods.filter((periodId) => !partial.includes(periodId)),
+      deals: request.deals.filter((deal) => !partial.has(periodOf(deal))),
+      periods: request.periods.filter((periodId) => !partial.has(periodId)),
     }),
-    ...partial.map((periodId) => {
-      const { covered, days } = coveredDays(windows, periodId);
+    ...[...partial].map(([periodId, { covered, days }]) => {
       const prorated = proratedQuota(BigInt(quota), covered, days);
       const evaluation = evaluateAtQuota({
         ...request,
