@@ -2,15 +2,8 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { AuditLog } from '../access/auditLog.ts';
 import type { KeyGate } from '../access/rateLimitStore.ts';
+import type { ApiServices } from '../composition.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { DealReader } from '../services/deals.ts';
-import type { EarningReader } from '../services/earnings/reader.ts';
-import type { DealEstimator } from '../services/estimates.ts';
-import type { DealIngestion } from '../services/ingestion.ts';
-import type { PayoutReader } from '../services/payouts.ts';
-import type { PlanReader } from '../services/plans.ts';
-import type { StatementReader } from '../services/statements.ts';
-import type { UserReader } from '../services/users.ts';
 import { consoleRouter } from './admin/console.ts';
 import { type AdminApiOptions, adminApiRouter } from './admin/router.ts';
 import { docsRouter } from './docs.ts';
@@ -41,20 +34,13 @@ const KEY_CONFIRMED_BY_WRITE: ReadonlySet<string> = new Set(['ingestDealEvent'])
  */
 const OUTSIDE_CONTRACT = /^\/(?:metrics|docs|admin)/i;
 
-export interface AppDeps {
+/** What the app serves with: the public API's services from the composition root, and the access layer's parts. */
+export interface AppDeps extends ApiServices {
   contract: Record<string, unknown>;
   logger: Logger;
   metrics: Metrics;
   auditLog: AuditLog;
   keys: KeyGate;
-  ingestion: DealIngestion;
-  dealReader: DealReader;
-  earningReader: EarningReader;
-  planReader: PlanReader;
-  userReader: UserReader;
-  statementReader: StatementReader;
-  payoutReader: PayoutReader;
-  estimator: DealEstimator;
   /** True when the database answers. */
   isReady: () => Promise<boolean>;
   validateResponses: boolean;
@@ -62,11 +48,6 @@ export interface AppDeps {
   admin?: Omit<AdminApiOptions, 'validateResponses' | 'bodyLimitBytes'>;
 }
 
-/**
- * The HTTP application, without a port. A request flows one way: request id → operation lookup (404/405)
- * → authentication, rate limit, scope (401/429/403) → body parsing → contract validation (400/415) →
- * the operation's handler, by operationId → error mapping.
- */
 /**
  * Runs middlewares in order as one step of Express's chain (the contract validator is four or five of them), so a
  * request pays for one dispatch instead of one per middleware; an error goes on as from any step.
@@ -94,6 +75,11 @@ function asOneStep(middlewares: readonly RequestHandler[]): RequestHandler {
   };
 }
 
+/**
+ * The HTTP application, without a port. A request flows one way: request id → operation lookup (404/405)
+ * → authentication, rate limit, scope (401/429/403) → body parsing → contract validation (400/415) →
+ * the operation's handler, by operationId → error mapping.
+ */
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
