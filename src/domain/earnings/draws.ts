@@ -190,7 +190,8 @@ function drawSentences(
 /**
  * The draw lines of one rep under a plan with a draw, for the given draw periods (ascending, consecutive in the
  * sense that no draw period is left out between them), from the balance left before the first: an advance line
- * per period, and for a recoverable draw a recovery line.
+ * per period, and for a recoverable draw a recovery line. `currency`: the one the plan pays in (its own, else the
+ * org's default), which the lines carry and their sentences are printed in.
  */
 export function drawTargets(
   plan: EnginePlanVersion,
@@ -198,7 +199,7 @@ export function drawTargets(
   rules: DrawRules,
   periods: readonly DrawPeriod[],
   openingBalance: bigint,
-  currency: string | null = plan.currency ?? null,
+  currency?: string,
 ): LineTarget[] {
   const windows = assignmentWindows(plan, rep.external_id);
   const outcomes = settleDraws(
@@ -219,7 +220,7 @@ export function drawTargets(
         ? [drawStep(rules, outcome)]
         : [{ type: 'zero_target', reason: 'not_assigned', earned_cents: 0 }];
       const explanation = outcome.covered
-        ? drawSentences(plan, rep, rules, outcome, decimalsOf(currency))
+        ? drawSentences(plan, rep, rules, outcome, decimalsOf(currency ?? plan.currency))
         : [
             `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}, not during ${outcome.period_id}, so the draw pays and recovers nothing.`,
           ];
@@ -257,6 +258,7 @@ export function drawTargets(
           steps,
           explanation,
         },
+        ...(currency ? { currency } : {}),
       };
     }),
   );

@@ -96,10 +96,7 @@ export async function drawTargetsFrom(
     { id: recovery, key: DRAW_RECOVERY_CHIP_KEY },
   ]);
   const currency = plan.currency ?? config.defaultCurrency;
-  return drawTargets(plan, rep, draw, earnedByPeriod(chips, periods), opening, currency).map((target) => ({
-    ...target,
-    currency,
-  }));
+  return drawTargets(plan, rep, draw, earnedByPeriod(chips, periods), opening, currency);
 }
 
 /**
