@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/faults/**/*.test.ts'],
-    globalSetup: ['test/setup/database.ts'],
+    globalSetup: ['test/setup/database.ts', 'test/setup/console.ts'],
     pool: 'forks',
     maxWorkers: 2,
     // Integration tests start real servers, processes and databases on a shared 2-core machine.

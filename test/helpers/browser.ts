@@ -19,7 +19,7 @@ export const CHROMIUM_FLAGS = [
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Builds the console from its sources, so the browser tests never run against a stale build. */
+/** Builds the console from its sources, so the browser tests never run against a stale build (test/setup/console.ts). */
 export function buildConsole(): void {
   const result = spawnSync(
     process.execPath,

@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { beforeAll, describe } from 'vitest';
+import { describe } from 'vitest';
 import { stringify } from 'yaml';
 import { createAdmin } from '../factories/admins.ts';
 import { planDocument } from '../factories/plans.ts';
-import { buildConsole, collectConsoleErrors, launchChromium } from '../helpers/browser.ts';
+import { collectConsoleErrors, launchChromium } from '../helpers/browser.ts';
 import { eventually } from '../helpers/clock.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
 
 // The console's shared confirmation dialog and paged loading, on the pages whose actions the walk-through in
 // admin-console.e2e.test.ts does not take: archive a plan, mark a period paid, rotate a webhook secret, page
 // through the audit log.
-
-beforeAll(buildConsole);
 
 const test = fixtureTest
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.

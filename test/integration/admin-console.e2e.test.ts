@@ -1,23 +1,16 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { beforeAll, describe } from 'vitest';
+import { describe } from 'vitest';
 import { stringify } from 'yaml';
 import type { RunningServer } from '../../src/main.ts';
 import { createOrg } from '../factories/access.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { planDocument } from '../factories/plans.ts';
-import {
-  buildConsole,
-  collectConsoleErrors,
-  launchChromium,
-  seriousAccessibilityViolations,
-} from '../helpers/browser.ts';
+import { collectConsoleErrors, launchChromium, seriousAccessibilityViolations } from '../helpers/browser.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
 
 // The console in a real browser (Debian's Chromium through playwright-core) against a real server and database:
 // what an admin does, end to end, and an accessibility scan (axe-core) of every page.
-
-beforeAll(buildConsole);
 
 const test = fixtureTest
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
