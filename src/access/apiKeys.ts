@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 // API keys: "qtn_" + 64 lowercase hex characters (32 random bytes). Only the SHA-256 digest is stored; a
 // short display prefix lets people tell keys apart.
@@ -22,8 +22,9 @@ export function generateApiKey(): GeneratedKey {
   return { raw, digest: digestOf(raw), displayPrefix: raw.slice(0, KEY_PREFIX.length + 1 + 8) };
 }
 
+/** Every authenticated request digests its key: the one-shot `hash` builds no Hash object to do it. */
 export function digestOf(rawKey: string): string {
-  return createHash('sha256').update(rawKey, 'utf8').digest('hex');
+  return hash('sha256', rawKey, 'hex');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { typeid } from 'typeid-js';
+import { typeidUnboxed } from 'typeid-js';
 
 // TypeIDs (prefix + base32 UUIDv7): time-ordered, so they index and paginate well.
 export type IdPrefix =
@@ -23,8 +23,9 @@ export type IdPrefix =
   | 'sif'
   | 'rmgr';
 
+/** The same TypeID as `typeid(prefix).toString()`, without building the TypeID object and splitting it again. */
 export function newId(prefix: IdPrefix): string {
-  return typeid(prefix).toString();
+  return typeidUnboxed(prefix);
 }
 
 const ID_PATTERN = /^([a-z]+)_[0-7][0-9a-hjkmnp-tv-z]{25}$/;

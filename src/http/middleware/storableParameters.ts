@@ -27,8 +27,9 @@ export function refuseUnstorableParameters() {
         if (isDroppedName(base))
           throw new ApiError('invalid_body', `${base}: is not a query parameter of this operation`);
       }
+      // Express parses the query again on each read of req.query: without a query string there is nothing to read.
+      for (const [name, value] of Object.entries(req.query)) checkValue(value, name);
     }
-    for (const [name, value] of Object.entries(req.query)) checkValue(value, name);
     next();
   };
 }
