@@ -27,6 +27,9 @@ export function validateContract(options: ContractValidatorOptions): RequestHand
           validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
           validateResponses: options.validateResponses ? { removeAdditional: false } : false,
           validateSecurity: false,
+          // The contract takes no multipart body (and no binary format): the multipart step would only pass every
+          // request on.
+          fileUploader: false,
           validateFormats: true,
           ajvFormats: { mode: 'full' },
           formats: CONTRACT_FORMATS,
