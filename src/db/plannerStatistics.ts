@@ -61,11 +61,12 @@ export class PlannerStatistics {
 
   private async analyzeOutgrown(): Promise<string[]> {
     // reltuples is -1 until a table is first analyzed or vacuumed; n_mod_since_analyze counts the rows inserted,
-    // updated and deleted since.
+    // updated and deleted since. Only the tables this role owns (ours, in a shared database): ANALYZE skips others.
     const { rows } = await this.pool.query<{ table: string }>({
       text: `SELECT s.relname AS table
              FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-             WHERE s.schemaname = current_schema() AND s.n_mod_since_analyze >= GREATEST($1, c.reltuples)
+             WHERE s.schemaname = current_schema() AND c.relowner = (SELECT oid FROM pg_roles WHERE rolname = current_user)
+               AND s.n_mod_since_analyze >= GREATEST($1, c.reltuples)
              ORDER BY s.relname`,
       values: [this.minimumChanges],
     });
