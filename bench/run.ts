@@ -111,6 +111,8 @@ const database = await openEmbeddedDatabase(dataDir, {
 const children: ChildProcess[] = [];
 const goals: Goal[] = [];
 const profileWindows: ProfileWindow[] = [];
+/** The tables' row writes when pg_stat_statements was last reset (profiling). */
+let writesAtReset: TableWrites = new Map();
 const admin = new pg.Pool({ connectionString: database.url, max: 2 });
 let quotient: { child: ChildProcess; url: string } | undefined;
 let serversStarted = 0;
@@ -221,7 +223,7 @@ try {
       dealEvents('pipeline', 'bench-pipeline'),
       { server: () => [process.pid], database: () => backendsServing(admin, process.pid) },
       async () => {
-        if (profiling) await admin.query('SELECT pg_stat_statements_reset()');
+        if (profiling) await resetStatements();
       },
     );
     report([pipeline], 'events/s');
@@ -298,7 +300,7 @@ async function compare(subject: Target, floorTarget: Target, unit: string, minim
 /** One run of Quotient with pg_stat_statements reset before it, then its statements' time per request. */
 async function profileScenario(target: Target): Promise<void> {
   await warmUp(target);
-  await admin.query('SELECT pg_stat_statements_reset()');
+  await resetStatements();
   const fromUs = Number(process.hrtime.bigint() / 1000n);
   const run = await measuredRun(target);
   const toUs = Number(process.hrtime.bigint() / 1000n);
@@ -307,8 +309,31 @@ async function profileScenario(target: Target): Promise<void> {
   await printStatements(target.name, run.requests);
 }
 
-/** The statements pg_stat_statements counted since its last reset, per request of the run that made them. */
+/** Row writes per table (pg_stat_user_tables), for the rows each request writes. */
+type TableWrites = Map<string, { inserted: number; updated: number; hot: number }>;
+
+async function tableWrites(): Promise<TableWrites> {
+  const { rows } = await admin.query<{ relname: string; ins: string; upd: string; hot: string }>(
+    'SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables',
+  );
+  return new Map(
+    rows.map((row) => [row.relname, { inserted: Number(row.ins), updated: Number(row.upd), hot: Number(row.hot) }]),
+  );
+}
+
+async function resetStatements(): Promise<void> {
+  await admin.query('SELECT pg_stat_statements_reset()');
+  writesAtReset = await tableWrites();
+}
+
+/**
+ * The statements pg_stat_statements counted since its last reset, per request of the run that made them, and the
+ * rows each request inserted and updated per table.
+ */
 async function printStatements(name: string, requests: number): Promise<void> {
+  // Backends publish their table counters at most once a second.
+  await new Promise((done) => setTimeout(done, 1_500));
+  const writes = await tableWrites();
   const { rows } = await admin.query<{ query: string; calls: string; total: number; mean: number }>(
     `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls, total_exec_time + total_plan_time AS total,
             (total_exec_time + total_plan_time) / calls AS mean
@@ -324,6 +349,17 @@ async function printStatements(name: string, requests: number): Promise<void> {
   for (const row of rows) {
     process.stdout.write(
       `  ${(row.total / requests).toFixed(3).padStart(7)}  ${(Number(row.calls) / requests).toFixed(2).padStart(9)}  ${row.mean.toFixed(3).padStart(7)}  ${row.query.slice(0, 110)}\n`,
+    );
+  }
+  process.stdout.write(`Rows written per request, ${name} (pg_stat_user_tables)\n`);
+  for (const [table, after] of [...writes].sort(([a], [b]) => a.localeCompare(b))) {
+    const before = writesAtReset.get(table) ?? { inserted: 0, updated: 0, hot: 0 };
+    const per = (count: number) => (count / requests).toFixed(2);
+    const inserted = after.inserted - before.inserted;
+    const updated = after.updated - before.updated;
+    if (inserted + updated < requests / 100) continue;
+    process.stdout.write(
+      `  ${table.padEnd(22)} inserted ${per(inserted).padStart(6)}  updated ${per(updated).padStart(6)} (HOT ${per(after.hot - before.hot)})\n`,
     );
   }
   process.stdout.write('\n');
