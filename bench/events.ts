@@ -1,6 +1,6 @@
 // The deal events the benchmarks send (bench/run.ts, bench/instructions.ts).
 
-const DISTINCT_DEALS = 5_000;
+export const DISTINCT_DEALS = 5_000;
 const STAGES = ['prospecting', 'qualified', 'proposal', 'negotiation', 'closed_won', 'closed_lost'];
 
 /**

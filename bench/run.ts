@@ -14,7 +14,7 @@ import { DealIngestion } from '../src/services/ingestion.ts';
 import { KeyAdmin } from '../src/services/keys.ts';
 import { PlanAdmin } from '../src/services/plans.ts';
 import { backendsServing, type CpuSnapshot, cpuSecondsBetween, snapshot } from './cpu.ts';
-import { dealEvents } from './events.ts';
+import { DISTINCT_DEALS, dealEvents } from './events.ts';
 import { createFloorTables } from './floor.ts';
 import { noDealChanges, noPlanChanges } from './listeners.ts';
 import { type ProfileWindow, printProfileSummary, summariseProfiles } from './profile.ts';
@@ -30,8 +30,11 @@ import { benchRecompute } from './recompute.ts';
 // embedded default: one server serves the database).
 //
 // BENCH_PROFILE=1 attributes instead of comparing: PostgreSQL runs with pg_stat_statements and the server with
-// `--cpu-prof`; each Quotient scenario runs once and prints its statements' time per request and its CPU profile
-// summed by package (bench/profile.ts).
+// `--cpu-prof`; each Quotient scenario (and the pipeline alone) runs once and prints its statements' time per
+// request, and the server its CPU profile summed by package (bench/profile.ts).
+//
+// Deal events cycle over 5,000 deals; every target sends each of them once before its first measured run, so all
+// are measured on updates of existing deals (warmUp).
 //
 // Scenarios and their goals (issue 13):
 // - auth: authenticated GET /v1/ (key lookup, rate limit, audit) against bare Express + pg reading the key with
@@ -65,6 +68,7 @@ interface Run {
 
 interface Result {
   name: string;
+  requests: number;
   requestsPerSecond: number;
   /** Median of the rounds' p50. */
   p50: number;
@@ -107,6 +111,8 @@ const database = await openEmbeddedDatabase(dataDir, {
 const children: ChildProcess[] = [];
 const goals: Goal[] = [];
 const profileWindows: ProfileWindow[] = [];
+/** The tables' row writes when pg_stat_statements was last reset (profiling). */
+let writesAtReset: TableWrites = new Map();
 const admin = new pg.Pool({ connectionString: database.url, max: 2 });
 let quotient: { child: ChildProcess; url: string } | undefined;
 let serversStarted = 0;
@@ -210,17 +216,19 @@ try {
       'events/s',
       0.6,
     );
-    if (!profiling) {
-      const pipeline = await measurePipeline(
-        'Quotient pipeline alone (in-process, no HTTP)',
-        database.url,
-        org.id,
-        dealEvents('pipeline', 'bench-pipeline'),
-        { server: () => [process.pid], database: () => backendsServing(admin, process.pid) },
-      );
-      report([pipeline], 'events/s');
-      process.stdout.write('\n');
-    }
+    const pipeline = await measurePipeline(
+      'Quotient pipeline alone (in-process, no HTTP)',
+      database.url,
+      org.id,
+      dealEvents('pipeline', 'bench-pipeline'),
+      { server: () => [process.pid], database: () => backendsServing(admin, process.pid) },
+      async () => {
+        if (profiling) await resetStatements();
+      },
+    );
+    report([pipeline], 'events/s');
+    process.stdout.write('\n');
+    if (profiling) await printStatements(pipeline.name, pipeline.requests);
   }
   if (only === undefined || only === 'earnings') {
     await compare(
@@ -274,7 +282,7 @@ async function compare(subject: Target, floorTarget: Target, unit: string, minim
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? [subject, floorTarget] : [floorTarget, subject];
     for (const target of order) {
-      if (round < 2) await load(target, 2);
+      if (round < 2) await warmUp(target);
       (runs.get(target) as Run[]).push(await measuredRun(target));
     }
   }
@@ -291,13 +299,41 @@ async function compare(subject: Target, floorTarget: Target, unit: string, minim
 
 /** One run of Quotient with pg_stat_statements reset before it, then its statements' time per request. */
 async function profileScenario(target: Target): Promise<void> {
-  await load(target, 2);
-  await admin.query('SELECT pg_stat_statements_reset()');
+  await warmUp(target);
+  await resetStatements();
   const fromUs = Number(process.hrtime.bigint() / 1000n);
   const run = await measuredRun(target);
   const toUs = Number(process.hrtime.bigint() / 1000n);
   profileWindows.push({ name: target.name, fromUs, toUs, requests: run.requests });
   report([combine(target.name, [run])], 'requests/s');
+  await printStatements(target.name, run.requests);
+}
+
+/** Row writes per table (pg_stat_user_tables), for the rows each request writes. */
+type TableWrites = Map<string, { inserted: number; updated: number; hot: number }>;
+
+async function tableWrites(): Promise<TableWrites> {
+  const { rows } = await admin.query<{ relname: string; ins: string; upd: string; hot: string }>(
+    'SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables',
+  );
+  return new Map(
+    rows.map((row) => [row.relname, { inserted: Number(row.ins), updated: Number(row.upd), hot: Number(row.hot) }]),
+  );
+}
+
+async function resetStatements(): Promise<void> {
+  await admin.query('SELECT pg_stat_statements_reset()');
+  writesAtReset = await tableWrites();
+}
+
+/**
+ * The statements pg_stat_statements counted since its last reset, per request of the run that made them, and the
+ * rows each request inserted and updated per table.
+ */
+async function printStatements(name: string, requests: number): Promise<void> {
+  // Backends publish their table counters at most once a second.
+  await new Promise((done) => setTimeout(done, 1_500));
+  const writes = await tableWrites();
   const { rows } = await admin.query<{ query: string; calls: string; total: number; mean: number }>(
     `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls, total_exec_time + total_plan_time AS total,
             (total_exec_time + total_plan_time) / calls AS mean
@@ -307,25 +343,47 @@ async function profileScenario(target: Target): Promise<void> {
   );
   const total = rows.reduce((sum, row) => sum + row.total, 0);
   process.stdout.write(
-    `PostgreSQL time per request (planning + execution, pg_stat_statements), ${target.name}: ${(total / run.requests).toFixed(3)} ms in the top statements\n`,
+    `PostgreSQL time per request (planning + execution, pg_stat_statements), ${name}: ${(total / requests).toFixed(3)} ms in the top statements\n`,
   );
   process.stdout.write(`  ${'ms/req'.padStart(7)}  ${'calls/req'.padStart(9)}  ${'ms/call'.padStart(7)}  statement\n`);
   for (const row of rows) {
     process.stdout.write(
-      `  ${(row.total / run.requests).toFixed(3).padStart(7)}  ${(Number(row.calls) / run.requests).toFixed(2).padStart(9)}  ${row.mean.toFixed(3).padStart(7)}  ${row.query.slice(0, 110)}\n`,
+      `  ${(row.total / requests).toFixed(3).padStart(7)}  ${(Number(row.calls) / requests).toFixed(2).padStart(9)}  ${row.mean.toFixed(3).padStart(7)}  ${row.query.slice(0, 110)}\n`,
+    );
+  }
+  process.stdout.write(`Rows written per request, ${name} (pg_stat_user_tables)\n`);
+  for (const [table, after] of [...writes].sort(([a], [b]) => a.localeCompare(b))) {
+    const before = writesAtReset.get(table) ?? { inserted: 0, updated: 0, hot: 0 };
+    const per = (count: number) => (count / requests).toFixed(2);
+    const inserted = after.inserted - before.inserted;
+    const updated = after.updated - before.updated;
+    if (inserted + updated < requests / 100) continue;
+    process.stdout.write(
+      `  ${table.padEnd(22)} inserted ${per(inserted).padStart(6)}  updated ${per(updated).padStart(6)} (HOT ${per(after.hot - before.hot)})\n`,
     );
   }
   process.stdout.write('\n');
 }
 
-async function load(target: Target, durationSeconds: number): Promise<autocannon.Result> {
+/**
+ * Before a target's first measured run: 2 s of its load and, for deal events, at least one event for each of the
+ * 5,000 deals, so that every target is measured in the same steady state (updates of existing deals). Before
+ * 2026-11-23 the warm-up was 2 s for all: the floor (2,500 events/s) had created its 5,000 deals before its first
+ * measured second, Quotient (~400 events/s) was measured mostly on creations, which cost more.
+ */
+async function warmUp(target: Target): Promise<void> {
+  await load(target, 2);
+  if (target.request.body) await load(target, { amount: DISTINCT_DEALS });
+}
+
+async function load(target: Target, length: number | { amount: number }): Promise<autocannon.Result> {
   const { body } = target.request;
   return autocannon({
     url: `${target.url}${target.request.path}`,
     connections,
     method: target.request.method ?? 'GET',
     headers: target.request.headers ?? {},
-    duration: durationSeconds,
+    ...(typeof length === 'number' ? { duration: length } : length),
     ...(body ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: body() }) }] } : {}),
   });
 }
@@ -335,6 +393,7 @@ async function measuredRun(target: Target): Promise<Run> {
     snapshot(target.processes.server()),
     snapshot(await target.processes.database()),
   ];
+  process.stderr.write(`measuring: ${target.name}\n`);
   const result = await load(target, seconds);
   const after = snapshot(await target.processes.database());
   return {
@@ -357,6 +416,7 @@ function combine(name: string, runs: Run[]): Result {
   const p50s = runs.map((run) => run.p50).sort((a, b) => a - b);
   return {
     name,
+    requests,
     requestsPerSecond: requests / runs.reduce((sum, run) => sum + run.seconds, 0),
     p50: p50s[Math.floor((p50s.length - 1) / 2)] ?? 0,
     p99: Math.max(...runs.map((run) => run.p99)),
@@ -377,6 +437,7 @@ async function measurePipeline(
   orgId: string,
   nextBody: () => string,
   processes: Processes,
+  afterWarmUp: () => Promise<void>,
 ): Promise<Result> {
   const pool = createSqlPool(databaseUrl, 20, () => {});
   const ingestion = new DealIngestion(pool, noDealChanges);
@@ -402,7 +463,11 @@ async function measurePipeline(
     );
   };
   try {
-    await drive(2, []);
+    // 2 s and every deal once before measuring, as the HTTP targets (warmUp).
+    const warmUpLatencies: number[] = [];
+    await drive(2, warmUpLatencies);
+    while (warmUpLatencies.length < DISTINCT_DEALS) await drive(1, warmUpLatencies);
+    await afterWarmUp();
     const latencies: number[] = [];
     const before: [CpuSnapshot, CpuSnapshot] = [snapshot(processes.server()), snapshot(await processes.database())];
     await drive(seconds, latencies);

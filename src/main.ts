@@ -13,6 +13,7 @@ import { RedisWindowCounter } from './access/redisWindowCounter.ts';
 import { composeServices } from './composition.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
+import { PlannerStatistics } from './db/plannerStatistics.ts';
 import { createApp } from './http/app.ts';
 import { loadAdminContract, loadContract } from './http/contract.ts';
 import { Metrics } from './http/metrics.ts';
@@ -78,6 +79,11 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   );
   const auditLog = new AuditLog(new RequestAuditRepository(dealsPool), logger);
   auditLog.start();
+  // Prepared statements are planned on the statistics of the moment: refresh them while tables are young.
+  const plannerStatistics = new PlannerStatistics(countersPool, (error) =>
+    logger.warn({ err: error }, 'could not refresh the planner statistics'),
+  );
+  plannerStatistics.start();
   const webhooks = new WebhookRepository(database.db);
   const metrics = new Metrics(
     () => auditLog.depth(),
@@ -135,6 +141,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   let closing: Promise<void> | undefined;
   const close = async () => {
     clearInterval(sweeper);
+    await plannerStatistics.stop();
     await Promise.all([stopListening(server, config.shutdownGraceSeconds * 1000), webhookWorker?.stop()]);
     await auditLog.close();
     await keyGate.close();

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { appendFile, cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { test } from 'vitest';
 import { NO_FILTER, openSchemaEngine, readMigrationList } from '../../scripts/schema-engine.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
+import { query, withScratchDatabase } from '../helpers/scratchDatabase.ts';
 
 // Migrations end to end on the DATABASE_URL server. Every test works in its own scratch database (and
 // temp copies of prisma/), so the tests neither see nor disturb the shared test database.
@@ -17,35 +16,6 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const prismaDir = join(root, 'prisma');
 const migrationsDir = join(prismaDir, 'migrations');
 const engineCli = join(root, 'scripts', 'prisma-engine.ts');
-
-function serverUrl(): string {
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new Error('DATABASE_URL is not set: run the tests with `npm test`');
-  return url;
-}
-
-async function query<R extends pg.QueryResultRow>(url: string, sql: string, values: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(sql, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-/** Runs `use` with the URL of a new, empty database on the test server, dropped afterwards. */
-async function withScratchDatabase(use: (url: string) => Promise<void>): Promise<void> {
-  const name = `quotient_migrations_${randomBytes(6).toString('hex')}`;
-  await query(serverUrl(), `CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl());
-  url.pathname = `/${name}`;
-  try {
-    await use(url.href);
-  } finally {
-    await query(serverUrl(), `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  }
-}
 
 /** A temp copy of prisma/ (schema and migrations), removed afterwards. */
 async function withPrismaCopy(use: (dir: string) => Promise<void>): Promise<void> {
@@ -96,7 +66,7 @@ test('applying migrations to an empty database creates the tables and records on
     const sql = await readFile(join(migrationsDir, name, 'migration.sql'), 'utf8');
     for (const match of sql.matchAll(/CREATE TABLE "([^"]+)"/g)) if (match[1]) expectedTables.add(match[1]);
   }
-  await withScratchDatabase(async (url) => {
+  await withScratchDatabase('quotient_migrations', async (url) => {
     assert.deepEqual(await applyMigrations(url), { applied: names });
     const tables = await query<{ table_name: string }>(
       url,
@@ -122,7 +92,7 @@ test('applying migrations to an empty database creates the tables and records on
 
 test('two concurrent applyMigrations calls on one empty database both succeed and apply each migration once', async () => {
   const names = await migrationNames();
-  await withScratchDatabase(async (url) => {
+  await withScratchDatabase('quotient_migrations', async (url) => {
     const results = await Promise.all([applyMigrations(url), applyMigrations(url)]);
     // Whoever got the lock first applied everything; the other found nothing left to do.
     assert.deepEqual(results.flatMap((result) => result.applied).sort(), names);
@@ -135,7 +105,7 @@ test('two concurrent applyMigrations calls on one empty database both succeed an
 });
 
 test("Prisma's own schema engine accepts the history the applier records", async () => {
-  await withScratchDatabase(async (url) => {
+  await withScratchDatabase('quotient_migrations', async (url) => {
     await applyMigrations(url);
     const schemaPath = join(prismaDir, 'schema.prisma');
     const session = await openSchemaEngine({
@@ -169,7 +139,7 @@ test("Prisma's own schema engine accepts the history the applier records", async
 });
 
 test("the drift check passes on the repository's schema and migrations", async () => {
-  await withScratchDatabase(async (url) => {
+  await withScratchDatabase('quotient_migrations', async (url) => {
     const result = await runEngineCli(['drift'], url);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^OK: /);
@@ -177,7 +147,7 @@ test("the drift check passes on the repository's schema and migrations", async (
 });
 
 test('the drift check fails when a copy of the schema gains a field that no migration has', async () => {
-  await withScratchDatabase(async (url) => {
+  await withScratchDatabase('quotient_migrations', async (url) => {
     await withPrismaCopy(async (dir) => {
       const schemaPath = join(dir, 'schema.prisma');
       const schema = await readFile(schemaPath, 'utf8');
@@ -196,7 +166,7 @@ test('the drift check fails when a copy of the schema gains a field that no migr
 });
 
 test('an edited, already-applied migration is refused', async () => {
-  await withScratchDatabase(async (url) => {
+  await withScratchDatabase('quotient_migrations', async (url) => {
     await withPrismaCopy(async (dir) => {
       const copy = join(dir, 'migrations');
       await applyMigrations(url, { migrationsDir: copy });
@@ -213,7 +183,7 @@ test('an edited, already-applied migration is refused', async () => {
 });
 
 test('a migration recorded as failed blocks further migrations', async () => {
-  await withScratchDatabase(async (url) => {
+  await withScratchDatabase('quotient_migrations', async (url) => {
     await applyMigrations(url);
     // As `prisma migrate deploy` leaves a migration that failed half-way: started, never finished.
     await query(
