@@ -184,7 +184,6 @@ export type ChipWhereInput = {
   created_at?: Prisma.DateTimeFilter<"Chip"> | Date | string
   plan?: Prisma.XOR<Prisma.PlanScalarRelationFilter, Prisma.PlanWhereInput>
   versions?: Prisma.PlanVersionChipListRelationFilter
-  earnings?: Prisma.EarningListRelationFilter
 }
 
 export type ChipOrderByWithRelationInput = {
@@ -195,7 +194,6 @@ export type ChipOrderByWithRelationInput = {
   created_at?: Prisma.SortOrder
   plan?: Prisma.PlanOrderByWithRelationInput
   versions?: Prisma.PlanVersionChipOrderByRelationAggregateInput
-  earnings?: Prisma.EarningOrderByRelationAggregateInput
 }
 
 export type ChipWhereUniqueInput = Prisma.AtLeast<{
@@ -210,7 +208,6 @@ export type ChipWhereUniqueInput = Prisma.AtLeast<{
   created_at?: Prisma.DateTimeFilter<"Chip"> | Date | string
   plan?: Prisma.XOR<Prisma.PlanScalarRelationFilter, Prisma.PlanWhereInput>
   versions?: Prisma.PlanVersionChipListRelationFilter
-  earnings?: Prisma.EarningListRelationFilter
 }, "id" | "plan_id_key">
 
 export type ChipOrderByWithAggregationInput = {
@@ -242,7 +239,6 @@ export type ChipCreateInput = {
   created_at?: Date | string
   plan: Prisma.PlanCreateNestedOneWithoutChipsInput
   versions?: Prisma.PlanVersionChipCreateNestedManyWithoutChipInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutChipInput
 }
 
 export type ChipUncheckedCreateInput = {
@@ -252,7 +248,6 @@ export type ChipUncheckedCreateInput = {
   key: string
   created_at?: Date | string
   versions?: Prisma.PlanVersionChipUncheckedCreateNestedManyWithoutChipInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutChipInput
 }
 
 export type ChipUpdateInput = {
@@ -262,7 +257,6 @@ export type ChipUpdateInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   plan?: Prisma.PlanUpdateOneRequiredWithoutChipsNestedInput
   versions?: Prisma.PlanVersionChipUpdateManyWithoutChipNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutChipNestedInput
 }
 
 export type ChipUncheckedUpdateInput = {
@@ -272,7 +266,6 @@ export type ChipUncheckedUpdateInput = {
   key?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   versions?: Prisma.PlanVersionChipUncheckedUpdateManyWithoutChipNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutChipNestedInput
 }
 
 export type ChipCreateManyInput = {
@@ -398,27 +391,12 @@ export type ChipUpdateOneRequiredWithoutVersionsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.ChipUpdateToOneWithWhereWithoutVersionsInput, Prisma.ChipUpdateWithoutVersionsInput>, Prisma.ChipUncheckedUpdateWithoutVersionsInput>
 }
 
-export type ChipCreateNestedOneWithoutEarningsInput = {
-  create?: Prisma.XOR<Prisma.ChipCreateWithoutEarningsInput, Prisma.ChipUncheckedCreateWithoutEarningsInput>
-  connectOrCreate?: Prisma.ChipCreateOrConnectWithoutEarningsInput
-  connect?: Prisma.ChipWhereUniqueInput
-}
-
-export type ChipUpdateOneRequiredWithoutEarningsNestedInput = {
-  create?: Prisma.XOR<Prisma.ChipCreateWithoutEarningsInput, Prisma.ChipUncheckedCreateWithoutEarningsInput>
-  connectOrCreate?: Prisma.ChipCreateOrConnectWithoutEarningsInput
-  upsert?: Prisma.ChipUpsertWithoutEarningsInput
-  connect?: Prisma.ChipWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.ChipUpdateToOneWithWhereWithoutEarningsInput, Prisma.ChipUpdateWithoutEarningsInput>, Prisma.ChipUncheckedUpdateWithoutEarningsInput>
-}
-
 export type ChipCreateWithoutPlanInput = {
   id: string
   org_id: string
   key: string
   created_at?: Date | string
   versions?: Prisma.PlanVersionChipCreateNestedManyWithoutChipInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutChipInput
 }
 
 export type ChipUncheckedCreateWithoutPlanInput = {
@@ -427,7 +405,6 @@ export type ChipUncheckedCreateWithoutPlanInput = {
   key: string
   created_at?: Date | string
   versions?: Prisma.PlanVersionChipUncheckedCreateNestedManyWithoutChipInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutChipInput
 }
 
 export type ChipCreateOrConnectWithoutPlanInput = {
@@ -473,7 +450,6 @@ export type ChipCreateWithoutVersionsInput = {
   key: string
   created_at?: Date | string
   plan: Prisma.PlanCreateNestedOneWithoutChipsInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutChipInput
 }
 
 export type ChipUncheckedCreateWithoutVersionsInput = {
@@ -482,7 +458,6 @@ export type ChipUncheckedCreateWithoutVersionsInput = {
   plan_id: string
   key: string
   created_at?: Date | string
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutChipInput
 }
 
 export type ChipCreateOrConnectWithoutVersionsInput = {
@@ -507,7 +482,6 @@ export type ChipUpdateWithoutVersionsInput = {
   key?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   plan?: Prisma.PlanUpdateOneRequiredWithoutChipsNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutChipNestedInput
 }
 
 export type ChipUncheckedUpdateWithoutVersionsInput = {
@@ -516,59 +490,6 @@ export type ChipUncheckedUpdateWithoutVersionsInput = {
   plan_id?: Prisma.StringFieldUpdateOperationsInput | string
   key?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutChipNestedInput
-}
-
-export type ChipCreateWithoutEarningsInput = {
-  id: string
-  org_id: string
-  key: string
-  created_at?: Date | string
-  plan: Prisma.PlanCreateNestedOneWithoutChipsInput
-  versions?: Prisma.PlanVersionChipCreateNestedManyWithoutChipInput
-}
-
-export type ChipUncheckedCreateWithoutEarningsInput = {
-  id: string
-  org_id: string
-  plan_id: string
-  key: string
-  created_at?: Date | string
-  versions?: Prisma.PlanVersionChipUncheckedCreateNestedManyWithoutChipInput
-}
-
-export type ChipCreateOrConnectWithoutEarningsInput = {
-  where: Prisma.ChipWhereUniqueInput
-  create: Prisma.XOR<Prisma.ChipCreateWithoutEarningsInput, Prisma.ChipUncheckedCreateWithoutEarningsInput>
-}
-
-export type ChipUpsertWithoutEarningsInput = {
-  update: Prisma.XOR<Prisma.ChipUpdateWithoutEarningsInput, Prisma.ChipUncheckedUpdateWithoutEarningsInput>
-  create: Prisma.XOR<Prisma.ChipCreateWithoutEarningsInput, Prisma.ChipUncheckedCreateWithoutEarningsInput>
-  where?: Prisma.ChipWhereInput
-}
-
-export type ChipUpdateToOneWithWhereWithoutEarningsInput = {
-  where?: Prisma.ChipWhereInput
-  data: Prisma.XOR<Prisma.ChipUpdateWithoutEarningsInput, Prisma.ChipUncheckedUpdateWithoutEarningsInput>
-}
-
-export type ChipUpdateWithoutEarningsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  key?: Prisma.StringFieldUpdateOperationsInput | string
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  plan?: Prisma.PlanUpdateOneRequiredWithoutChipsNestedInput
-  versions?: Prisma.PlanVersionChipUpdateManyWithoutChipNestedInput
-}
-
-export type ChipUncheckedUpdateWithoutEarningsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  key?: Prisma.StringFieldUpdateOperationsInput | string
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  versions?: Prisma.PlanVersionChipUncheckedUpdateManyWithoutChipNestedInput
 }
 
 export type ChipCreateManyPlanInput = {
@@ -584,7 +505,6 @@ export type ChipUpdateWithoutPlanInput = {
   key?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   versions?: Prisma.PlanVersionChipUpdateManyWithoutChipNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutChipNestedInput
 }
 
 export type ChipUncheckedUpdateWithoutPlanInput = {
@@ -593,7 +513,6 @@ export type ChipUncheckedUpdateWithoutPlanInput = {
   key?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   versions?: Prisma.PlanVersionChipUncheckedUpdateManyWithoutChipNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutChipNestedInput
 }
 
 export type ChipUncheckedUpdateManyWithoutPlanInput = {
@@ -610,12 +529,10 @@ export type ChipUncheckedUpdateManyWithoutPlanInput = {
 
 export type ChipCountOutputType = {
   versions: number
-  earnings: number
 }
 
 export type ChipCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   versions?: boolean | ChipCountOutputTypeCountVersionsArgs
-  earnings?: boolean | ChipCountOutputTypeCountEarningsArgs
 }
 
 /**
@@ -635,13 +552,6 @@ export type ChipCountOutputTypeCountVersionsArgs<ExtArgs extends runtime.Types.E
   where?: Prisma.PlanVersionChipWhereInput
 }
 
-/**
- * ChipCountOutputType without action
- */
-export type ChipCountOutputTypeCountEarningsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.EarningWhereInput
-}
-
 
 export type ChipSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -651,7 +561,6 @@ export type ChipSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   created_at?: boolean
   plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.Chip$versionsArgs<ExtArgs>
-  earnings?: boolean | Prisma.Chip$earningsArgs<ExtArgs>
   _count?: boolean | Prisma.ChipCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["chip"]>
 
@@ -685,7 +594,6 @@ export type ChipOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = run
 export type ChipInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.Chip$versionsArgs<ExtArgs>
-  earnings?: boolean | Prisma.Chip$earningsArgs<ExtArgs>
   _count?: boolean | Prisma.ChipCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type ChipIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -700,7 +608,6 @@ export type $ChipPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   objects: {
     plan: Prisma.$PlanPayload<ExtArgs>
     versions: Prisma.$PlanVersionChipPayload<ExtArgs>[]
-    earnings: Prisma.$EarningPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1104,7 +1011,6 @@ export interface Prisma__ChipClient<T, Null = never, ExtArgs extends runtime.Typ
   readonly [Symbol.toStringTag]: "PrismaPromise"
   plan<T extends Prisma.PlanDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PlanDefaultArgs<ExtArgs>>): Prisma.Prisma__PlanClient<runtime.Types.Result.GetResult<Prisma.$PlanPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   versions<T extends Prisma.Chip$versionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Chip$versionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PlanVersionChipPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
-  earnings<T extends Prisma.Chip$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Chip$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1561,30 +1467,6 @@ export type Chip$versionsArgs<ExtArgs extends runtime.Types.Extensions.InternalA
   take?: number
   skip?: number
   distinct?: Prisma.PlanVersionChipScalarFieldEnum | Prisma.PlanVersionChipScalarFieldEnum[]
-}
-
-/**
- * Chip.earnings
- */
-export type Chip$earningsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the Earning
-   */
-  select?: Prisma.EarningSelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the Earning
-   */
-  omit?: Prisma.EarningOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.EarningInclude<ExtArgs> | null
-  where?: Prisma.EarningWhereInput
-  orderBy?: Prisma.EarningOrderByWithRelationInput | Prisma.EarningOrderByWithRelationInput[]
-  cursor?: Prisma.EarningWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.EarningScalarFieldEnum | Prisma.EarningScalarFieldEnum[]
 }
 
 /**

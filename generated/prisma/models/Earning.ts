@@ -329,11 +329,7 @@ export type EarningWhereInput = {
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_reason?: Prisma.JsonNullableFilter<"Earning">
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
-  period?: Prisma.XOR<Prisma.PeriodScalarRelationFilter, Prisma.PeriodWhereInput>
   deal?: Prisma.XOR<Prisma.DealNullableScalarRelationFilter, Prisma.DealWhereInput> | null
-  plan?: Prisma.XOR<Prisma.PlanScalarRelationFilter, Prisma.PlanWhereInput>
-  plan_version?: Prisma.XOR<Prisma.PlanVersionScalarRelationFilter, Prisma.PlanVersionWhereInput>
-  chip?: Prisma.XOR<Prisma.ChipScalarRelationFilter, Prisma.ChipWhereInput>
   triggering_domain_event?: Prisma.XOR<Prisma.DomainEventNullableScalarRelationFilter, Prisma.DomainEventWhereInput> | null
   supersedes?: Prisma.XOR<Prisma.EarningNullableScalarRelationFilter, Prisma.EarningWhereInput> | null
   superseded_by?: Prisma.XOR<Prisma.EarningNullableScalarRelationFilter, Prisma.EarningWhereInput> | null
@@ -361,11 +357,7 @@ export type EarningOrderByWithRelationInput = {
   status_changed_at?: Prisma.SortOrder
   status_reason?: Prisma.SortOrderInput | Prisma.SortOrder
   user?: Prisma.UserOrderByWithRelationInput
-  period?: Prisma.PeriodOrderByWithRelationInput
   deal?: Prisma.DealOrderByWithRelationInput
-  plan?: Prisma.PlanOrderByWithRelationInput
-  plan_version?: Prisma.PlanVersionOrderByWithRelationInput
-  chip?: Prisma.ChipOrderByWithRelationInput
   triggering_domain_event?: Prisma.DomainEventOrderByWithRelationInput
   supersedes?: Prisma.EarningOrderByWithRelationInput
   superseded_by?: Prisma.EarningOrderByWithRelationInput
@@ -396,11 +388,7 @@ export type EarningWhereUniqueInput = Prisma.AtLeast<{
   status_changed_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
   status_reason?: Prisma.JsonNullableFilter<"Earning">
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
-  period?: Prisma.XOR<Prisma.PeriodScalarRelationFilter, Prisma.PeriodWhereInput>
   deal?: Prisma.XOR<Prisma.DealNullableScalarRelationFilter, Prisma.DealWhereInput> | null
-  plan?: Prisma.XOR<Prisma.PlanScalarRelationFilter, Prisma.PlanWhereInput>
-  plan_version?: Prisma.XOR<Prisma.PlanVersionScalarRelationFilter, Prisma.PlanVersionWhereInput>
-  chip?: Prisma.XOR<Prisma.ChipScalarRelationFilter, Prisma.ChipWhereInput>
   triggering_domain_event?: Prisma.XOR<Prisma.DomainEventNullableScalarRelationFilter, Prisma.DomainEventWhereInput> | null
   supersedes?: Prisma.XOR<Prisma.EarningNullableScalarRelationFilter, Prisma.EarningWhereInput> | null
   superseded_by?: Prisma.XOR<Prisma.EarningNullableScalarRelationFilter, Prisma.EarningWhereInput> | null
@@ -462,7 +450,12 @@ export type EarningScalarWhereWithAggregatesInput = {
 
 export type EarningCreateInput = {
   id: string
+  org_id: string
   line_key: string
+  period_id: string
+  plan_id: string
+  plan_version_id: string
+  rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
   currency?: string
@@ -473,11 +466,7 @@ export type EarningCreateInput = {
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
-  period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
-  plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
-  plan_version: Prisma.PlanVersionCreateNestedOneWithoutEarningsInput
-  chip: Prisma.ChipCreateNestedOneWithoutEarningsInput
   triggering_domain_event?: Prisma.DomainEventCreateNestedOneWithoutEarningsInput
   supersedes?: Prisma.EarningCreateNestedOneWithoutSuperseded_byInput
   superseded_by?: Prisma.EarningCreateNestedOneWithoutSupersedesInput
@@ -509,7 +498,12 @@ export type EarningUncheckedCreateInput = {
 
 export type EarningUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
+  period_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
+  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   currency?: Prisma.StringFieldUpdateOperationsInput | string
@@ -520,11 +514,7 @@ export type EarningUpdateInput = {
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
-  period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
-  plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
-  plan_version?: Prisma.PlanVersionUpdateOneRequiredWithoutEarningsNestedInput
-  chip?: Prisma.ChipUpdateOneRequiredWithoutEarningsNestedInput
   triggering_domain_event?: Prisma.DomainEventUpdateOneWithoutEarningsNestedInput
   supersedes?: Prisma.EarningUpdateOneWithoutSuperseded_byNestedInput
   superseded_by?: Prisma.EarningUpdateOneWithoutSupersedesNestedInput
@@ -579,7 +569,12 @@ export type EarningCreateManyInput = {
 
 export type EarningUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
+  period_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
+  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   currency?: Prisma.StringFieldUpdateOperationsInput | string
@@ -828,174 +823,6 @@ export type EarningUncheckedUpdateManyWithoutDealNestedInput = {
   deleteMany?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
 }
 
-export type EarningCreateNestedManyWithoutPlanInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutPlanInput, Prisma.EarningUncheckedCreateWithoutPlanInput> | Prisma.EarningCreateWithoutPlanInput[] | Prisma.EarningUncheckedCreateWithoutPlanInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutPlanInput | Prisma.EarningCreateOrConnectWithoutPlanInput[]
-  createMany?: Prisma.EarningCreateManyPlanInputEnvelope
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-}
-
-export type EarningUncheckedCreateNestedManyWithoutPlanInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutPlanInput, Prisma.EarningUncheckedCreateWithoutPlanInput> | Prisma.EarningCreateWithoutPlanInput[] | Prisma.EarningUncheckedCreateWithoutPlanInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutPlanInput | Prisma.EarningCreateOrConnectWithoutPlanInput[]
-  createMany?: Prisma.EarningCreateManyPlanInputEnvelope
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-}
-
-export type EarningUpdateManyWithoutPlanNestedInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutPlanInput, Prisma.EarningUncheckedCreateWithoutPlanInput> | Prisma.EarningCreateWithoutPlanInput[] | Prisma.EarningUncheckedCreateWithoutPlanInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutPlanInput | Prisma.EarningCreateOrConnectWithoutPlanInput[]
-  upsert?: Prisma.EarningUpsertWithWhereUniqueWithoutPlanInput | Prisma.EarningUpsertWithWhereUniqueWithoutPlanInput[]
-  createMany?: Prisma.EarningCreateManyPlanInputEnvelope
-  set?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  disconnect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  delete?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  update?: Prisma.EarningUpdateWithWhereUniqueWithoutPlanInput | Prisma.EarningUpdateWithWhereUniqueWithoutPlanInput[]
-  updateMany?: Prisma.EarningUpdateManyWithWhereWithoutPlanInput | Prisma.EarningUpdateManyWithWhereWithoutPlanInput[]
-  deleteMany?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
-}
-
-export type EarningUncheckedUpdateManyWithoutPlanNestedInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutPlanInput, Prisma.EarningUncheckedCreateWithoutPlanInput> | Prisma.EarningCreateWithoutPlanInput[] | Prisma.EarningUncheckedCreateWithoutPlanInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutPlanInput | Prisma.EarningCreateOrConnectWithoutPlanInput[]
-  upsert?: Prisma.EarningUpsertWithWhereUniqueWithoutPlanInput | Prisma.EarningUpsertWithWhereUniqueWithoutPlanInput[]
-  createMany?: Prisma.EarningCreateManyPlanInputEnvelope
-  set?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  disconnect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  delete?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  update?: Prisma.EarningUpdateWithWhereUniqueWithoutPlanInput | Prisma.EarningUpdateWithWhereUniqueWithoutPlanInput[]
-  updateMany?: Prisma.EarningUpdateManyWithWhereWithoutPlanInput | Prisma.EarningUpdateManyWithWhereWithoutPlanInput[]
-  deleteMany?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
-}
-
-export type EarningCreateNestedManyWithoutPlan_versionInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutPlan_versionInput, Prisma.EarningUncheckedCreateWithoutPlan_versionInput> | Prisma.EarningCreateWithoutPlan_versionInput[] | Prisma.EarningUncheckedCreateWithoutPlan_versionInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutPlan_versionInput | Prisma.EarningCreateOrConnectWithoutPlan_versionInput[]
-  createMany?: Prisma.EarningCreateManyPlan_versionInputEnvelope
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-}
-
-export type EarningUncheckedCreateNestedManyWithoutPlan_versionInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutPlan_versionInput, Prisma.EarningUncheckedCreateWithoutPlan_versionInput> | Prisma.EarningCreateWithoutPlan_versionInput[] | Prisma.EarningUncheckedCreateWithoutPlan_versionInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutPlan_versionInput | Prisma.EarningCreateOrConnectWithoutPlan_versionInput[]
-  createMany?: Prisma.EarningCreateManyPlan_versionInputEnvelope
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-}
-
-export type EarningUpdateManyWithoutPlan_versionNestedInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutPlan_versionInput, Prisma.EarningUncheckedCreateWithoutPlan_versionInput> | Prisma.EarningCreateWithoutPlan_versionInput[] | Prisma.EarningUncheckedCreateWithoutPlan_versionInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutPlan_versionInput | Prisma.EarningCreateOrConnectWithoutPlan_versionInput[]
-  upsert?: Prisma.EarningUpsertWithWhereUniqueWithoutPlan_versionInput | Prisma.EarningUpsertWithWhereUniqueWithoutPlan_versionInput[]
-  createMany?: Prisma.EarningCreateManyPlan_versionInputEnvelope
-  set?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  disconnect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  delete?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  update?: Prisma.EarningUpdateWithWhereUniqueWithoutPlan_versionInput | Prisma.EarningUpdateWithWhereUniqueWithoutPlan_versionInput[]
-  updateMany?: Prisma.EarningUpdateManyWithWhereWithoutPlan_versionInput | Prisma.EarningUpdateManyWithWhereWithoutPlan_versionInput[]
-  deleteMany?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
-}
-
-export type EarningUncheckedUpdateManyWithoutPlan_versionNestedInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutPlan_versionInput, Prisma.EarningUncheckedCreateWithoutPlan_versionInput> | Prisma.EarningCreateWithoutPlan_versionInput[] | Prisma.EarningUncheckedCreateWithoutPlan_versionInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutPlan_versionInput | Prisma.EarningCreateOrConnectWithoutPlan_versionInput[]
-  upsert?: Prisma.EarningUpsertWithWhereUniqueWithoutPlan_versionInput | Prisma.EarningUpsertWithWhereUniqueWithoutPlan_versionInput[]
-  createMany?: Prisma.EarningCreateManyPlan_versionInputEnvelope
-  set?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  disconnect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  delete?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  update?: Prisma.EarningUpdateWithWhereUniqueWithoutPlan_versionInput | Prisma.EarningUpdateWithWhereUniqueWithoutPlan_versionInput[]
-  updateMany?: Prisma.EarningUpdateManyWithWhereWithoutPlan_versionInput | Prisma.EarningUpdateManyWithWhereWithoutPlan_versionInput[]
-  deleteMany?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
-}
-
-export type EarningCreateNestedManyWithoutChipInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutChipInput, Prisma.EarningUncheckedCreateWithoutChipInput> | Prisma.EarningCreateWithoutChipInput[] | Prisma.EarningUncheckedCreateWithoutChipInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutChipInput | Prisma.EarningCreateOrConnectWithoutChipInput[]
-  createMany?: Prisma.EarningCreateManyChipInputEnvelope
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-}
-
-export type EarningUncheckedCreateNestedManyWithoutChipInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutChipInput, Prisma.EarningUncheckedCreateWithoutChipInput> | Prisma.EarningCreateWithoutChipInput[] | Prisma.EarningUncheckedCreateWithoutChipInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutChipInput | Prisma.EarningCreateOrConnectWithoutChipInput[]
-  createMany?: Prisma.EarningCreateManyChipInputEnvelope
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-}
-
-export type EarningUpdateManyWithoutChipNestedInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutChipInput, Prisma.EarningUncheckedCreateWithoutChipInput> | Prisma.EarningCreateWithoutChipInput[] | Prisma.EarningUncheckedCreateWithoutChipInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutChipInput | Prisma.EarningCreateOrConnectWithoutChipInput[]
-  upsert?: Prisma.EarningUpsertWithWhereUniqueWithoutChipInput | Prisma.EarningUpsertWithWhereUniqueWithoutChipInput[]
-  createMany?: Prisma.EarningCreateManyChipInputEnvelope
-  set?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  disconnect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  delete?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  update?: Prisma.EarningUpdateWithWhereUniqueWithoutChipInput | Prisma.EarningUpdateWithWhereUniqueWithoutChipInput[]
-  updateMany?: Prisma.EarningUpdateManyWithWhereWithoutChipInput | Prisma.EarningUpdateManyWithWhereWithoutChipInput[]
-  deleteMany?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
-}
-
-export type EarningUncheckedUpdateManyWithoutChipNestedInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutChipInput, Prisma.EarningUncheckedCreateWithoutChipInput> | Prisma.EarningCreateWithoutChipInput[] | Prisma.EarningUncheckedCreateWithoutChipInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutChipInput | Prisma.EarningCreateOrConnectWithoutChipInput[]
-  upsert?: Prisma.EarningUpsertWithWhereUniqueWithoutChipInput | Prisma.EarningUpsertWithWhereUniqueWithoutChipInput[]
-  createMany?: Prisma.EarningCreateManyChipInputEnvelope
-  set?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  disconnect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  delete?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  update?: Prisma.EarningUpdateWithWhereUniqueWithoutChipInput | Prisma.EarningUpdateWithWhereUniqueWithoutChipInput[]
-  updateMany?: Prisma.EarningUpdateManyWithWhereWithoutChipInput | Prisma.EarningUpdateManyWithWhereWithoutChipInput[]
-  deleteMany?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
-}
-
-export type EarningCreateNestedManyWithoutPeriodInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutPeriodInput, Prisma.EarningUncheckedCreateWithoutPeriodInput> | Prisma.EarningCreateWithoutPeriodInput[] | Prisma.EarningUncheckedCreateWithoutPeriodInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutPeriodInput | Prisma.EarningCreateOrConnectWithoutPeriodInput[]
-  createMany?: Prisma.EarningCreateManyPeriodInputEnvelope
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-}
-
-export type EarningUncheckedCreateNestedManyWithoutPeriodInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutPeriodInput, Prisma.EarningUncheckedCreateWithoutPeriodInput> | Prisma.EarningCreateWithoutPeriodInput[] | Prisma.EarningUncheckedCreateWithoutPeriodInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutPeriodInput | Prisma.EarningCreateOrConnectWithoutPeriodInput[]
-  createMany?: Prisma.EarningCreateManyPeriodInputEnvelope
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-}
-
-export type EarningUpdateManyWithoutPeriodNestedInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutPeriodInput, Prisma.EarningUncheckedCreateWithoutPeriodInput> | Prisma.EarningCreateWithoutPeriodInput[] | Prisma.EarningUncheckedCreateWithoutPeriodInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutPeriodInput | Prisma.EarningCreateOrConnectWithoutPeriodInput[]
-  upsert?: Prisma.EarningUpsertWithWhereUniqueWithoutPeriodInput | Prisma.EarningUpsertWithWhereUniqueWithoutPeriodInput[]
-  createMany?: Prisma.EarningCreateManyPeriodInputEnvelope
-  set?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  disconnect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  delete?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  update?: Prisma.EarningUpdateWithWhereUniqueWithoutPeriodInput | Prisma.EarningUpdateWithWhereUniqueWithoutPeriodInput[]
-  updateMany?: Prisma.EarningUpdateManyWithWhereWithoutPeriodInput | Prisma.EarningUpdateManyWithWhereWithoutPeriodInput[]
-  deleteMany?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
-}
-
-export type EarningUncheckedUpdateManyWithoutPeriodNestedInput = {
-  create?: Prisma.XOR<Prisma.EarningCreateWithoutPeriodInput, Prisma.EarningUncheckedCreateWithoutPeriodInput> | Prisma.EarningCreateWithoutPeriodInput[] | Prisma.EarningUncheckedCreateWithoutPeriodInput[]
-  connectOrCreate?: Prisma.EarningCreateOrConnectWithoutPeriodInput | Prisma.EarningCreateOrConnectWithoutPeriodInput[]
-  upsert?: Prisma.EarningUpsertWithWhereUniqueWithoutPeriodInput | Prisma.EarningUpsertWithWhereUniqueWithoutPeriodInput[]
-  createMany?: Prisma.EarningCreateManyPeriodInputEnvelope
-  set?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  disconnect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  delete?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  connect?: Prisma.EarningWhereUniqueInput | Prisma.EarningWhereUniqueInput[]
-  update?: Prisma.EarningUpdateWithWhereUniqueWithoutPeriodInput | Prisma.EarningUpdateWithWhereUniqueWithoutPeriodInput[]
-  updateMany?: Prisma.EarningUpdateManyWithWhereWithoutPeriodInput | Prisma.EarningUpdateManyWithWhereWithoutPeriodInput[]
-  deleteMany?: Prisma.EarningScalarWhereInput | Prisma.EarningScalarWhereInput[]
-}
-
 export type EarningCreateNestedOneWithoutSuperseded_byInput = {
   create?: Prisma.XOR<Prisma.EarningCreateWithoutSuperseded_byInput, Prisma.EarningUncheckedCreateWithoutSuperseded_byInput>
   connectOrCreate?: Prisma.EarningCreateOrConnectWithoutSuperseded_byInput
@@ -1054,7 +881,12 @@ export type EarningUncheckedUpdateOneWithoutSupersedesNestedInput = {
 
 export type EarningCreateWithoutUserInput = {
   id: string
+  org_id: string
   line_key: string
+  period_id: string
+  plan_id: string
+  plan_version_id: string
+  rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
   currency?: string
@@ -1064,11 +896,7 @@ export type EarningCreateWithoutUserInput = {
   created_at?: Date | string
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
-  plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
-  plan_version: Prisma.PlanVersionCreateNestedOneWithoutEarningsInput
-  chip: Prisma.ChipCreateNestedOneWithoutEarningsInput
   triggering_domain_event?: Prisma.DomainEventCreateNestedOneWithoutEarningsInput
   supersedes?: Prisma.EarningCreateNestedOneWithoutSuperseded_byInput
   superseded_by?: Prisma.EarningCreateNestedOneWithoutSupersedesInput
@@ -1151,7 +979,12 @@ export type EarningScalarWhereInput = {
 
 export type EarningCreateWithoutTriggering_domain_eventInput = {
   id: string
+  org_id: string
   line_key: string
+  period_id: string
+  plan_id: string
+  plan_version_id: string
+  rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
   currency?: string
@@ -1162,11 +995,7 @@ export type EarningCreateWithoutTriggering_domain_eventInput = {
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
-  period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
-  plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
-  plan_version: Prisma.PlanVersionCreateNestedOneWithoutEarningsInput
-  chip: Prisma.ChipCreateNestedOneWithoutEarningsInput
   supersedes?: Prisma.EarningCreateNestedOneWithoutSuperseded_byInput
   superseded_by?: Prisma.EarningCreateNestedOneWithoutSupersedesInput
 }
@@ -1222,7 +1051,12 @@ export type EarningUpdateManyWithWhereWithoutTriggering_domain_eventInput = {
 
 export type EarningCreateWithoutDealInput = {
   id: string
+  org_id: string
   line_key: string
+  period_id: string
+  plan_id: string
+  plan_version_id: string
+  rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
   currency?: string
@@ -1233,10 +1067,6 @@ export type EarningCreateWithoutDealInput = {
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
-  period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
-  plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
-  plan_version: Prisma.PlanVersionCreateNestedOneWithoutEarningsInput
-  chip: Prisma.ChipCreateNestedOneWithoutEarningsInput
   triggering_domain_event?: Prisma.DomainEventCreateNestedOneWithoutEarningsInput
   supersedes?: Prisma.EarningCreateNestedOneWithoutSuperseded_byInput
   superseded_by?: Prisma.EarningCreateNestedOneWithoutSupersedesInput
@@ -1291,292 +1121,14 @@ export type EarningUpdateManyWithWhereWithoutDealInput = {
   data: Prisma.XOR<Prisma.EarningUpdateManyMutationInput, Prisma.EarningUncheckedUpdateManyWithoutDealInput>
 }
 
-export type EarningCreateWithoutPlanInput = {
-  id: string
-  line_key: string
-  rule_version: string
-  amount_cents: bigint | number
-  currency?: string
-  pricing?: string
-  status: string
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  user: Prisma.UserCreateNestedOneWithoutEarningsInput
-  period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
-  deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
-  plan_version: Prisma.PlanVersionCreateNestedOneWithoutEarningsInput
-  chip: Prisma.ChipCreateNestedOneWithoutEarningsInput
-  triggering_domain_event?: Prisma.DomainEventCreateNestedOneWithoutEarningsInput
-  supersedes?: Prisma.EarningCreateNestedOneWithoutSuperseded_byInput
-  superseded_by?: Prisma.EarningCreateNestedOneWithoutSupersedesInput
-}
-
-export type EarningUncheckedCreateWithoutPlanInput = {
-  id: string
-  org_id: string
-  line_key: string
-  user_id: string
-  period_id: string
-  deal_id?: string | null
-  plan_version_id: string
-  rule_chip_id: string
-  rule_version: string
-  amount_cents: bigint | number
-  currency?: string
-  pricing?: string
-  status: string
-  supersedes_id?: string | null
-  triggering_domain_event_id?: string | null
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
-}
-
-export type EarningCreateOrConnectWithoutPlanInput = {
-  where: Prisma.EarningWhereUniqueInput
-  create: Prisma.XOR<Prisma.EarningCreateWithoutPlanInput, Prisma.EarningUncheckedCreateWithoutPlanInput>
-}
-
-export type EarningCreateManyPlanInputEnvelope = {
-  data: Prisma.EarningCreateManyPlanInput | Prisma.EarningCreateManyPlanInput[]
-  skipDuplicates?: boolean
-}
-
-export type EarningUpsertWithWhereUniqueWithoutPlanInput = {
-  where: Prisma.EarningWhereUniqueInput
-  update: Prisma.XOR<Prisma.EarningUpdateWithoutPlanInput, Prisma.EarningUncheckedUpdateWithoutPlanInput>
-  create: Prisma.XOR<Prisma.EarningCreateWithoutPlanInput, Prisma.EarningUncheckedCreateWithoutPlanInput>
-}
-
-export type EarningUpdateWithWhereUniqueWithoutPlanInput = {
-  where: Prisma.EarningWhereUniqueInput
-  data: Prisma.XOR<Prisma.EarningUpdateWithoutPlanInput, Prisma.EarningUncheckedUpdateWithoutPlanInput>
-}
-
-export type EarningUpdateManyWithWhereWithoutPlanInput = {
-  where: Prisma.EarningScalarWhereInput
-  data: Prisma.XOR<Prisma.EarningUpdateManyMutationInput, Prisma.EarningUncheckedUpdateManyWithoutPlanInput>
-}
-
-export type EarningCreateWithoutPlan_versionInput = {
-  id: string
-  line_key: string
-  rule_version: string
-  amount_cents: bigint | number
-  currency?: string
-  pricing?: string
-  status: string
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  user: Prisma.UserCreateNestedOneWithoutEarningsInput
-  period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
-  deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
-  plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
-  chip: Prisma.ChipCreateNestedOneWithoutEarningsInput
-  triggering_domain_event?: Prisma.DomainEventCreateNestedOneWithoutEarningsInput
-  supersedes?: Prisma.EarningCreateNestedOneWithoutSuperseded_byInput
-  superseded_by?: Prisma.EarningCreateNestedOneWithoutSupersedesInput
-}
-
-export type EarningUncheckedCreateWithoutPlan_versionInput = {
-  id: string
-  org_id: string
-  line_key: string
-  user_id: string
-  period_id: string
-  deal_id?: string | null
-  plan_id: string
-  rule_chip_id: string
-  rule_version: string
-  amount_cents: bigint | number
-  currency?: string
-  pricing?: string
-  status: string
-  supersedes_id?: string | null
-  triggering_domain_event_id?: string | null
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
-}
-
-export type EarningCreateOrConnectWithoutPlan_versionInput = {
-  where: Prisma.EarningWhereUniqueInput
-  create: Prisma.XOR<Prisma.EarningCreateWithoutPlan_versionInput, Prisma.EarningUncheckedCreateWithoutPlan_versionInput>
-}
-
-export type EarningCreateManyPlan_versionInputEnvelope = {
-  data: Prisma.EarningCreateManyPlan_versionInput | Prisma.EarningCreateManyPlan_versionInput[]
-  skipDuplicates?: boolean
-}
-
-export type EarningUpsertWithWhereUniqueWithoutPlan_versionInput = {
-  where: Prisma.EarningWhereUniqueInput
-  update: Prisma.XOR<Prisma.EarningUpdateWithoutPlan_versionInput, Prisma.EarningUncheckedUpdateWithoutPlan_versionInput>
-  create: Prisma.XOR<Prisma.EarningCreateWithoutPlan_versionInput, Prisma.EarningUncheckedCreateWithoutPlan_versionInput>
-}
-
-export type EarningUpdateWithWhereUniqueWithoutPlan_versionInput = {
-  where: Prisma.EarningWhereUniqueInput
-  data: Prisma.XOR<Prisma.EarningUpdateWithoutPlan_versionInput, Prisma.EarningUncheckedUpdateWithoutPlan_versionInput>
-}
-
-export type EarningUpdateManyWithWhereWithoutPlan_versionInput = {
-  where: Prisma.EarningScalarWhereInput
-  data: Prisma.XOR<Prisma.EarningUpdateManyMutationInput, Prisma.EarningUncheckedUpdateManyWithoutPlan_versionInput>
-}
-
-export type EarningCreateWithoutChipInput = {
-  id: string
-  line_key: string
-  rule_version: string
-  amount_cents: bigint | number
-  currency?: string
-  pricing?: string
-  status: string
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  user: Prisma.UserCreateNestedOneWithoutEarningsInput
-  period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
-  deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
-  plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
-  plan_version: Prisma.PlanVersionCreateNestedOneWithoutEarningsInput
-  triggering_domain_event?: Prisma.DomainEventCreateNestedOneWithoutEarningsInput
-  supersedes?: Prisma.EarningCreateNestedOneWithoutSuperseded_byInput
-  superseded_by?: Prisma.EarningCreateNestedOneWithoutSupersedesInput
-}
-
-export type EarningUncheckedCreateWithoutChipInput = {
-  id: string
-  org_id: string
-  line_key: string
-  user_id: string
-  period_id: string
-  deal_id?: string | null
-  plan_id: string
-  plan_version_id: string
-  rule_version: string
-  amount_cents: bigint | number
-  currency?: string
-  pricing?: string
-  status: string
-  supersedes_id?: string | null
-  triggering_domain_event_id?: string | null
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
-}
-
-export type EarningCreateOrConnectWithoutChipInput = {
-  where: Prisma.EarningWhereUniqueInput
-  create: Prisma.XOR<Prisma.EarningCreateWithoutChipInput, Prisma.EarningUncheckedCreateWithoutChipInput>
-}
-
-export type EarningCreateManyChipInputEnvelope = {
-  data: Prisma.EarningCreateManyChipInput | Prisma.EarningCreateManyChipInput[]
-  skipDuplicates?: boolean
-}
-
-export type EarningUpsertWithWhereUniqueWithoutChipInput = {
-  where: Prisma.EarningWhereUniqueInput
-  update: Prisma.XOR<Prisma.EarningUpdateWithoutChipInput, Prisma.EarningUncheckedUpdateWithoutChipInput>
-  create: Prisma.XOR<Prisma.EarningCreateWithoutChipInput, Prisma.EarningUncheckedCreateWithoutChipInput>
-}
-
-export type EarningUpdateWithWhereUniqueWithoutChipInput = {
-  where: Prisma.EarningWhereUniqueInput
-  data: Prisma.XOR<Prisma.EarningUpdateWithoutChipInput, Prisma.EarningUncheckedUpdateWithoutChipInput>
-}
-
-export type EarningUpdateManyWithWhereWithoutChipInput = {
-  where: Prisma.EarningScalarWhereInput
-  data: Prisma.XOR<Prisma.EarningUpdateManyMutationInput, Prisma.EarningUncheckedUpdateManyWithoutChipInput>
-}
-
-export type EarningCreateWithoutPeriodInput = {
-  id: string
-  line_key: string
-  rule_version: string
-  amount_cents: bigint | number
-  currency?: string
-  pricing?: string
-  status: string
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  user: Prisma.UserCreateNestedOneWithoutEarningsInput
-  deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
-  plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
-  plan_version: Prisma.PlanVersionCreateNestedOneWithoutEarningsInput
-  chip: Prisma.ChipCreateNestedOneWithoutEarningsInput
-  triggering_domain_event?: Prisma.DomainEventCreateNestedOneWithoutEarningsInput
-  supersedes?: Prisma.EarningCreateNestedOneWithoutSuperseded_byInput
-  superseded_by?: Prisma.EarningCreateNestedOneWithoutSupersedesInput
-}
-
-export type EarningUncheckedCreateWithoutPeriodInput = {
-  id: string
-  line_key: string
-  user_id: string
-  deal_id?: string | null
-  plan_id: string
-  plan_version_id: string
-  rule_chip_id: string
-  rule_version: string
-  amount_cents: bigint | number
-  currency?: string
-  pricing?: string
-  status: string
-  supersedes_id?: string | null
-  triggering_domain_event_id?: string | null
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  superseded_by?: Prisma.EarningUncheckedCreateNestedOneWithoutSupersedesInput
-}
-
-export type EarningCreateOrConnectWithoutPeriodInput = {
-  where: Prisma.EarningWhereUniqueInput
-  create: Prisma.XOR<Prisma.EarningCreateWithoutPeriodInput, Prisma.EarningUncheckedCreateWithoutPeriodInput>
-}
-
-export type EarningCreateManyPeriodInputEnvelope = {
-  data: Prisma.EarningCreateManyPeriodInput | Prisma.EarningCreateManyPeriodInput[]
-  skipDuplicates?: boolean
-}
-
-export type EarningUpsertWithWhereUniqueWithoutPeriodInput = {
-  where: Prisma.EarningWhereUniqueInput
-  update: Prisma.XOR<Prisma.EarningUpdateWithoutPeriodInput, Prisma.EarningUncheckedUpdateWithoutPeriodInput>
-  create: Prisma.XOR<Prisma.EarningCreateWithoutPeriodInput, Prisma.EarningUncheckedCreateWithoutPeriodInput>
-}
-
-export type EarningUpdateWithWhereUniqueWithoutPeriodInput = {
-  where: Prisma.EarningWhereUniqueInput
-  data: Prisma.XOR<Prisma.EarningUpdateWithoutPeriodInput, Prisma.EarningUncheckedUpdateWithoutPeriodInput>
-}
-
-export type EarningUpdateManyWithWhereWithoutPeriodInput = {
-  where: Prisma.EarningScalarWhereInput
-  data: Prisma.XOR<Prisma.EarningUpdateManyMutationInput, Prisma.EarningUncheckedUpdateManyWithoutPeriodInput>
-}
-
 export type EarningCreateWithoutSuperseded_byInput = {
   id: string
+  org_id: string
   line_key: string
+  period_id: string
+  plan_id: string
+  plan_version_id: string
+  rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
   currency?: string
@@ -1587,11 +1139,7 @@ export type EarningCreateWithoutSuperseded_byInput = {
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
-  period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
-  plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
-  plan_version: Prisma.PlanVersionCreateNestedOneWithoutEarningsInput
-  chip: Prisma.ChipCreateNestedOneWithoutEarningsInput
   triggering_domain_event?: Prisma.DomainEventCreateNestedOneWithoutEarningsInput
   supersedes?: Prisma.EarningCreateNestedOneWithoutSuperseded_byInput
 }
@@ -1626,7 +1174,12 @@ export type EarningCreateOrConnectWithoutSuperseded_byInput = {
 
 export type EarningCreateWithoutSupersedesInput = {
   id: string
+  org_id: string
   line_key: string
+  period_id: string
+  plan_id: string
+  plan_version_id: string
+  rule_chip_id: string
   rule_version: string
   amount_cents: bigint | number
   currency?: string
@@ -1637,11 +1190,7 @@ export type EarningCreateWithoutSupersedesInput = {
   status_changed_at?: Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user: Prisma.UserCreateNestedOneWithoutEarningsInput
-  period: Prisma.PeriodCreateNestedOneWithoutEarningsInput
   deal?: Prisma.DealCreateNestedOneWithoutEarningsInput
-  plan: Prisma.PlanCreateNestedOneWithoutEarningsInput
-  plan_version: Prisma.PlanVersionCreateNestedOneWithoutEarningsInput
-  chip: Prisma.ChipCreateNestedOneWithoutEarningsInput
   triggering_domain_event?: Prisma.DomainEventCreateNestedOneWithoutEarningsInput
   superseded_by?: Prisma.EarningCreateNestedOneWithoutSupersedesInput
 }
@@ -1687,7 +1236,12 @@ export type EarningUpdateToOneWithWhereWithoutSuperseded_byInput = {
 
 export type EarningUpdateWithoutSuperseded_byInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
+  period_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
+  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   currency?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1698,11 +1252,7 @@ export type EarningUpdateWithoutSuperseded_byInput = {
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
-  period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
-  plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
-  plan_version?: Prisma.PlanVersionUpdateOneRequiredWithoutEarningsNestedInput
-  chip?: Prisma.ChipUpdateOneRequiredWithoutEarningsNestedInput
   triggering_domain_event?: Prisma.DomainEventUpdateOneWithoutEarningsNestedInput
   supersedes?: Prisma.EarningUpdateOneWithoutSuperseded_byNestedInput
 }
@@ -1743,7 +1293,12 @@ export type EarningUpdateToOneWithWhereWithoutSupersedesInput = {
 
 export type EarningUpdateWithoutSupersedesInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
+  period_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
+  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   currency?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1754,11 +1309,7 @@ export type EarningUpdateWithoutSupersedesInput = {
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
-  period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
-  plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
-  plan_version?: Prisma.PlanVersionUpdateOneRequiredWithoutEarningsNestedInput
-  chip?: Prisma.ChipUpdateOneRequiredWithoutEarningsNestedInput
   triggering_domain_event?: Prisma.DomainEventUpdateOneWithoutEarningsNestedInput
   superseded_by?: Prisma.EarningUpdateOneWithoutSupersedesNestedInput
 }
@@ -1810,7 +1361,12 @@ export type EarningCreateManyUserInput = {
 
 export type EarningUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
+  period_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
+  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   currency?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1820,11 +1376,7 @@ export type EarningUpdateWithoutUserInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
-  plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
-  plan_version?: Prisma.PlanVersionUpdateOneRequiredWithoutEarningsNestedInput
-  chip?: Prisma.ChipUpdateOneRequiredWithoutEarningsNestedInput
   triggering_domain_event?: Prisma.DomainEventUpdateOneWithoutEarningsNestedInput
   supersedes?: Prisma.EarningUpdateOneWithoutSuperseded_byNestedInput
   superseded_by?: Prisma.EarningUpdateOneWithoutSupersedesNestedInput
@@ -1899,7 +1451,12 @@ export type EarningCreateManyTriggering_domain_eventInput = {
 
 export type EarningUpdateWithoutTriggering_domain_eventInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
+  period_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
+  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   currency?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1910,11 +1467,7 @@ export type EarningUpdateWithoutTriggering_domain_eventInput = {
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
-  period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
   deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
-  plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
-  plan_version?: Prisma.PlanVersionUpdateOneRequiredWithoutEarningsNestedInput
-  chip?: Prisma.ChipUpdateOneRequiredWithoutEarningsNestedInput
   supersedes?: Prisma.EarningUpdateOneWithoutSuperseded_byNestedInput
   superseded_by?: Prisma.EarningUpdateOneWithoutSupersedesNestedInput
 }
@@ -1988,7 +1541,12 @@ export type EarningCreateManyDealInput = {
 
 export type EarningUpdateWithoutDealInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
+  period_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
+  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   rule_version?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   currency?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1999,10 +1557,6 @@ export type EarningUpdateWithoutDealInput = {
   status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
-  period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
-  plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
-  plan_version?: Prisma.PlanVersionUpdateOneRequiredWithoutEarningsNestedInput
-  chip?: Prisma.ChipUpdateOneRequiredWithoutEarningsNestedInput
   triggering_domain_event?: Prisma.DomainEventUpdateOneWithoutEarningsNestedInput
   supersedes?: Prisma.EarningUpdateOneWithoutSuperseded_byNestedInput
   superseded_by?: Prisma.EarningUpdateOneWithoutSupersedesNestedInput
@@ -2053,359 +1607,6 @@ export type EarningUncheckedUpdateManyWithoutDealInput = {
   status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
-export type EarningCreateManyPlanInput = {
-  id: string
-  org_id: string
-  line_key: string
-  user_id: string
-  period_id: string
-  deal_id?: string | null
-  plan_version_id: string
-  rule_chip_id: string
-  rule_version: string
-  amount_cents: bigint | number
-  currency?: string
-  pricing?: string
-  status: string
-  supersedes_id?: string | null
-  triggering_domain_event_id?: string | null
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-}
-
-export type EarningUpdateWithoutPlanInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  currency?: Prisma.StringFieldUpdateOperationsInput | string
-  pricing?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
-  period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
-  deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
-  plan_version?: Prisma.PlanVersionUpdateOneRequiredWithoutEarningsNestedInput
-  chip?: Prisma.ChipUpdateOneRequiredWithoutEarningsNestedInput
-  triggering_domain_event?: Prisma.DomainEventUpdateOneWithoutEarningsNestedInput
-  supersedes?: Prisma.EarningUpdateOneWithoutSuperseded_byNestedInput
-  superseded_by?: Prisma.EarningUpdateOneWithoutSupersedesNestedInput
-}
-
-export type EarningUncheckedUpdateWithoutPlanInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  user_id?: Prisma.StringFieldUpdateOperationsInput | string
-  period_id?: Prisma.StringFieldUpdateOperationsInput | string
-  deal_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  currency?: Prisma.StringFieldUpdateOperationsInput | string
-  pricing?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
-}
-
-export type EarningUncheckedUpdateManyWithoutPlanInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  user_id?: Prisma.StringFieldUpdateOperationsInput | string
-  period_id?: Prisma.StringFieldUpdateOperationsInput | string
-  deal_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  currency?: Prisma.StringFieldUpdateOperationsInput | string
-  pricing?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-}
-
-export type EarningCreateManyPlan_versionInput = {
-  id: string
-  org_id: string
-  line_key: string
-  user_id: string
-  period_id: string
-  deal_id?: string | null
-  plan_id: string
-  rule_chip_id: string
-  rule_version: string
-  amount_cents: bigint | number
-  currency?: string
-  pricing?: string
-  status: string
-  supersedes_id?: string | null
-  triggering_domain_event_id?: string | null
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-}
-
-export type EarningUpdateWithoutPlan_versionInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  currency?: Prisma.StringFieldUpdateOperationsInput | string
-  pricing?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
-  period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
-  deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
-  plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
-  chip?: Prisma.ChipUpdateOneRequiredWithoutEarningsNestedInput
-  triggering_domain_event?: Prisma.DomainEventUpdateOneWithoutEarningsNestedInput
-  supersedes?: Prisma.EarningUpdateOneWithoutSuperseded_byNestedInput
-  superseded_by?: Prisma.EarningUpdateOneWithoutSupersedesNestedInput
-}
-
-export type EarningUncheckedUpdateWithoutPlan_versionInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  user_id?: Prisma.StringFieldUpdateOperationsInput | string
-  period_id?: Prisma.StringFieldUpdateOperationsInput | string
-  deal_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  currency?: Prisma.StringFieldUpdateOperationsInput | string
-  pricing?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
-}
-
-export type EarningUncheckedUpdateManyWithoutPlan_versionInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  user_id?: Prisma.StringFieldUpdateOperationsInput | string
-  period_id?: Prisma.StringFieldUpdateOperationsInput | string
-  deal_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  currency?: Prisma.StringFieldUpdateOperationsInput | string
-  pricing?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-}
-
-export type EarningCreateManyChipInput = {
-  id: string
-  org_id: string
-  line_key: string
-  user_id: string
-  period_id: string
-  deal_id?: string | null
-  plan_id: string
-  plan_version_id: string
-  rule_version: string
-  amount_cents: bigint | number
-  currency?: string
-  pricing?: string
-  status: string
-  supersedes_id?: string | null
-  triggering_domain_event_id?: string | null
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-}
-
-export type EarningUpdateWithoutChipInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  currency?: Prisma.StringFieldUpdateOperationsInput | string
-  pricing?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
-  period?: Prisma.PeriodUpdateOneRequiredWithoutEarningsNestedInput
-  deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
-  plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
-  plan_version?: Prisma.PlanVersionUpdateOneRequiredWithoutEarningsNestedInput
-  triggering_domain_event?: Prisma.DomainEventUpdateOneWithoutEarningsNestedInput
-  supersedes?: Prisma.EarningUpdateOneWithoutSuperseded_byNestedInput
-  superseded_by?: Prisma.EarningUpdateOneWithoutSupersedesNestedInput
-}
-
-export type EarningUncheckedUpdateWithoutChipInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  user_id?: Prisma.StringFieldUpdateOperationsInput | string
-  period_id?: Prisma.StringFieldUpdateOperationsInput | string
-  deal_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  currency?: Prisma.StringFieldUpdateOperationsInput | string
-  pricing?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
-}
-
-export type EarningUncheckedUpdateManyWithoutChipInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  user_id?: Prisma.StringFieldUpdateOperationsInput | string
-  period_id?: Prisma.StringFieldUpdateOperationsInput | string
-  deal_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  currency?: Prisma.StringFieldUpdateOperationsInput | string
-  pricing?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-}
-
-export type EarningCreateManyPeriodInput = {
-  id: string
-  line_key: string
-  user_id: string
-  deal_id?: string | null
-  plan_id: string
-  plan_version_id: string
-  rule_chip_id: string
-  rule_version: string
-  amount_cents: bigint | number
-  currency?: string
-  pricing?: string
-  status: string
-  supersedes_id?: string | null
-  triggering_domain_event_id?: string | null
-  trace: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Date | string
-  status_changed_at?: Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-}
-
-export type EarningUpdateWithoutPeriodInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  currency?: Prisma.StringFieldUpdateOperationsInput | string
-  pricing?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  user?: Prisma.UserUpdateOneRequiredWithoutEarningsNestedInput
-  deal?: Prisma.DealUpdateOneWithoutEarningsNestedInput
-  plan?: Prisma.PlanUpdateOneRequiredWithoutEarningsNestedInput
-  plan_version?: Prisma.PlanVersionUpdateOneRequiredWithoutEarningsNestedInput
-  chip?: Prisma.ChipUpdateOneRequiredWithoutEarningsNestedInput
-  triggering_domain_event?: Prisma.DomainEventUpdateOneWithoutEarningsNestedInput
-  supersedes?: Prisma.EarningUpdateOneWithoutSuperseded_byNestedInput
-  superseded_by?: Prisma.EarningUpdateOneWithoutSupersedesNestedInput
-}
-
-export type EarningUncheckedUpdateWithoutPeriodInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  user_id?: Prisma.StringFieldUpdateOperationsInput | string
-  deal_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  currency?: Prisma.StringFieldUpdateOperationsInput | string
-  pricing?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-  superseded_by?: Prisma.EarningUncheckedUpdateOneWithoutSupersedesNestedInput
-}
-
-export type EarningUncheckedUpdateManyWithoutPeriodInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  line_key?: Prisma.StringFieldUpdateOperationsInput | string
-  user_id?: Prisma.StringFieldUpdateOperationsInput | string
-  deal_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_chip_id?: Prisma.StringFieldUpdateOperationsInput | string
-  rule_version?: Prisma.StringFieldUpdateOperationsInput | string
-  amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
-  currency?: Prisma.StringFieldUpdateOperationsInput | string
-  pricing?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  supersedes_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  triggering_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  trace?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_changed_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status_reason?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
-}
-
 
 
 export type EarningSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -2430,11 +1631,7 @@ export type EarningSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   status_changed_at?: boolean
   status_reason?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
-  period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
-  plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
-  plan_version?: boolean | Prisma.PlanVersionDefaultArgs<ExtArgs>
-  chip?: boolean | Prisma.ChipDefaultArgs<ExtArgs>
   triggering_domain_event?: boolean | Prisma.Earning$triggering_domain_eventArgs<ExtArgs>
   supersedes?: boolean | Prisma.Earning$supersedesArgs<ExtArgs>
   superseded_by?: boolean | Prisma.Earning$superseded_byArgs<ExtArgs>
@@ -2462,11 +1659,7 @@ export type EarningSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   status_changed_at?: boolean
   status_reason?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
-  period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
-  plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
-  plan_version?: boolean | Prisma.PlanVersionDefaultArgs<ExtArgs>
-  chip?: boolean | Prisma.ChipDefaultArgs<ExtArgs>
   triggering_domain_event?: boolean | Prisma.Earning$triggering_domain_eventArgs<ExtArgs>
   supersedes?: boolean | Prisma.Earning$supersedesArgs<ExtArgs>
 }, ExtArgs["result"]["earning"]>
@@ -2493,11 +1686,7 @@ export type EarningSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   status_changed_at?: boolean
   status_reason?: boolean
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
-  period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
-  plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
-  plan_version?: boolean | Prisma.PlanVersionDefaultArgs<ExtArgs>
-  chip?: boolean | Prisma.ChipDefaultArgs<ExtArgs>
   triggering_domain_event?: boolean | Prisma.Earning$triggering_domain_eventArgs<ExtArgs>
   supersedes?: boolean | Prisma.Earning$supersedesArgs<ExtArgs>
 }, ExtArgs["result"]["earning"]>
@@ -2528,32 +1717,20 @@ export type EarningSelectScalar = {
 export type EarningOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "line_key" | "user_id" | "period_id" | "deal_id" | "plan_id" | "plan_version_id" | "rule_chip_id" | "rule_version" | "amount_cents" | "currency" | "pricing" | "status" | "supersedes_id" | "triggering_domain_event_id" | "trace" | "created_at" | "status_changed_at" | "status_reason", ExtArgs["result"]["earning"]>
 export type EarningInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
-  period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
-  plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
-  plan_version?: boolean | Prisma.PlanVersionDefaultArgs<ExtArgs>
-  chip?: boolean | Prisma.ChipDefaultArgs<ExtArgs>
   triggering_domain_event?: boolean | Prisma.Earning$triggering_domain_eventArgs<ExtArgs>
   supersedes?: boolean | Prisma.Earning$supersedesArgs<ExtArgs>
   superseded_by?: boolean | Prisma.Earning$superseded_byArgs<ExtArgs>
 }
 export type EarningIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
-  period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
-  plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
-  plan_version?: boolean | Prisma.PlanVersionDefaultArgs<ExtArgs>
-  chip?: boolean | Prisma.ChipDefaultArgs<ExtArgs>
   triggering_domain_event?: boolean | Prisma.Earning$triggering_domain_eventArgs<ExtArgs>
   supersedes?: boolean | Prisma.Earning$supersedesArgs<ExtArgs>
 }
 export type EarningIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
-  period?: boolean | Prisma.PeriodDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Earning$dealArgs<ExtArgs>
-  plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
-  plan_version?: boolean | Prisma.PlanVersionDefaultArgs<ExtArgs>
-  chip?: boolean | Prisma.ChipDefaultArgs<ExtArgs>
   triggering_domain_event?: boolean | Prisma.Earning$triggering_domain_eventArgs<ExtArgs>
   supersedes?: boolean | Prisma.Earning$supersedesArgs<ExtArgs>
 }
@@ -2562,11 +1739,7 @@ export type $EarningPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
   name: "Earning"
   objects: {
     user: Prisma.$UserPayload<ExtArgs>
-    period: Prisma.$PeriodPayload<ExtArgs>
     deal: Prisma.$DealPayload<ExtArgs> | null
-    plan: Prisma.$PlanPayload<ExtArgs>
-    plan_version: Prisma.$PlanVersionPayload<ExtArgs>
-    chip: Prisma.$ChipPayload<ExtArgs>
     triggering_domain_event: Prisma.$DomainEventPayload<ExtArgs> | null
     supersedes: Prisma.$EarningPayload<ExtArgs> | null
     superseded_by: Prisma.$EarningPayload<ExtArgs> | null
@@ -2987,11 +2160,7 @@ readonly fields: EarningFieldRefs;
 export interface Prisma__EarningClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
   user<T extends Prisma.UserDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.UserDefaultArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
-  period<T extends Prisma.PeriodDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PeriodDefaultArgs<ExtArgs>>): Prisma.Prisma__PeriodClient<runtime.Types.Result.GetResult<Prisma.$PeriodPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   deal<T extends Prisma.Earning$dealArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Earning$dealArgs<ExtArgs>>): Prisma.Prisma__DealClient<runtime.Types.Result.GetResult<Prisma.$DealPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
-  plan<T extends Prisma.PlanDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PlanDefaultArgs<ExtArgs>>): Prisma.Prisma__PlanClient<runtime.Types.Result.GetResult<Prisma.$PlanPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
-  plan_version<T extends Prisma.PlanVersionDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PlanVersionDefaultArgs<ExtArgs>>): Prisma.Prisma__PlanVersionClient<runtime.Types.Result.GetResult<Prisma.$PlanVersionPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
-  chip<T extends Prisma.ChipDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ChipDefaultArgs<ExtArgs>>): Prisma.Prisma__ChipClient<runtime.Types.Result.GetResult<Prisma.$ChipPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   triggering_domain_event<T extends Prisma.Earning$triggering_domain_eventArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Earning$triggering_domain_eventArgs<ExtArgs>>): Prisma.Prisma__DomainEventClient<runtime.Types.Result.GetResult<Prisma.$DomainEventPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   supersedes<T extends Prisma.Earning$supersedesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Earning$supersedesArgs<ExtArgs>>): Prisma.Prisma__EarningClient<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   superseded_by<T extends Prisma.Earning$superseded_byArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Earning$superseded_byArgs<ExtArgs>>): Prisma.Prisma__EarningClient<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>

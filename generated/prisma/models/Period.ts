@@ -207,7 +207,6 @@ export type PeriodWhereInput = {
   locked_at?: Prisma.DateTimeNullableFilter<"Period"> | Date | string | null
   paid_at?: Prisma.DateTimeNullableFilter<"Period"> | Date | string | null
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
-  earnings?: Prisma.EarningListRelationFilter
 }
 
 export type PeriodOrderByWithRelationInput = {
@@ -220,7 +219,6 @@ export type PeriodOrderByWithRelationInput = {
   locked_at?: Prisma.SortOrderInput | Prisma.SortOrder
   paid_at?: Prisma.SortOrderInput | Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
-  earnings?: Prisma.EarningOrderByRelationAggregateInput
 }
 
 export type PeriodWhereUniqueInput = Prisma.AtLeast<{
@@ -237,7 +235,6 @@ export type PeriodWhereUniqueInput = Prisma.AtLeast<{
   locked_at?: Prisma.DateTimeNullableFilter<"Period"> | Date | string | null
   paid_at?: Prisma.DateTimeNullableFilter<"Period"> | Date | string | null
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
-  earnings?: Prisma.EarningListRelationFilter
 }, "org_id_id">
 
 export type PeriodOrderByWithAggregationInput = {
@@ -277,7 +274,6 @@ export type PeriodCreateInput = {
   locked_at?: Date | string | null
   paid_at?: Date | string | null
   org: Prisma.OrgCreateNestedOneWithoutPeriodsInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutPeriodInput
 }
 
 export type PeriodUncheckedCreateInput = {
@@ -289,7 +285,6 @@ export type PeriodUncheckedCreateInput = {
   status?: string
   locked_at?: Date | string | null
   paid_at?: Date | string | null
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutPeriodInput
 }
 
 export type PeriodUpdateInput = {
@@ -301,7 +296,6 @@ export type PeriodUpdateInput = {
   locked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paid_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   org?: Prisma.OrgUpdateOneRequiredWithoutPeriodsNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutPeriodNestedInput
 }
 
 export type PeriodUncheckedUpdateInput = {
@@ -313,7 +307,6 @@ export type PeriodUncheckedUpdateInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   locked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paid_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutPeriodNestedInput
 }
 
 export type PeriodCreateManyInput = {
@@ -396,11 +389,6 @@ export type PeriodMinOrderByAggregateInput = {
   paid_at?: Prisma.SortOrder
 }
 
-export type PeriodScalarRelationFilter = {
-  is?: Prisma.PeriodWhereInput
-  isNot?: Prisma.PeriodWhereInput
-}
-
 export type PeriodCreateNestedManyWithoutOrgInput = {
   create?: Prisma.XOR<Prisma.PeriodCreateWithoutOrgInput, Prisma.PeriodUncheckedCreateWithoutOrgInput> | Prisma.PeriodCreateWithoutOrgInput[] | Prisma.PeriodUncheckedCreateWithoutOrgInput[]
   connectOrCreate?: Prisma.PeriodCreateOrConnectWithoutOrgInput | Prisma.PeriodCreateOrConnectWithoutOrgInput[]
@@ -443,20 +431,6 @@ export type PeriodUncheckedUpdateManyWithoutOrgNestedInput = {
   deleteMany?: Prisma.PeriodScalarWhereInput | Prisma.PeriodScalarWhereInput[]
 }
 
-export type PeriodCreateNestedOneWithoutEarningsInput = {
-  create?: Prisma.XOR<Prisma.PeriodCreateWithoutEarningsInput, Prisma.PeriodUncheckedCreateWithoutEarningsInput>
-  connectOrCreate?: Prisma.PeriodCreateOrConnectWithoutEarningsInput
-  connect?: Prisma.PeriodWhereUniqueInput
-}
-
-export type PeriodUpdateOneRequiredWithoutEarningsNestedInput = {
-  create?: Prisma.XOR<Prisma.PeriodCreateWithoutEarningsInput, Prisma.PeriodUncheckedCreateWithoutEarningsInput>
-  connectOrCreate?: Prisma.PeriodCreateOrConnectWithoutEarningsInput
-  upsert?: Prisma.PeriodUpsertWithoutEarningsInput
-  connect?: Prisma.PeriodWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.PeriodUpdateToOneWithWhereWithoutEarningsInput, Prisma.PeriodUpdateWithoutEarningsInput>, Prisma.PeriodUncheckedUpdateWithoutEarningsInput>
-}
-
 export type PeriodCreateWithoutOrgInput = {
   id: string
   kind: string
@@ -465,7 +439,6 @@ export type PeriodCreateWithoutOrgInput = {
   status?: string
   locked_at?: Date | string | null
   paid_at?: Date | string | null
-  earnings?: Prisma.EarningCreateNestedManyWithoutPeriodInput
 }
 
 export type PeriodUncheckedCreateWithoutOrgInput = {
@@ -476,7 +449,6 @@ export type PeriodUncheckedCreateWithoutOrgInput = {
   status?: string
   locked_at?: Date | string | null
   paid_at?: Date | string | null
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutPeriodInput
 }
 
 export type PeriodCreateOrConnectWithoutOrgInput = {
@@ -519,66 +491,6 @@ export type PeriodScalarWhereInput = {
   paid_at?: Prisma.DateTimeNullableFilter<"Period"> | Date | string | null
 }
 
-export type PeriodCreateWithoutEarningsInput = {
-  id: string
-  kind: string
-  starts_on: Date | string
-  ends_on: Date | string
-  status?: string
-  locked_at?: Date | string | null
-  paid_at?: Date | string | null
-  org: Prisma.OrgCreateNestedOneWithoutPeriodsInput
-}
-
-export type PeriodUncheckedCreateWithoutEarningsInput = {
-  org_id: string
-  id: string
-  kind: string
-  starts_on: Date | string
-  ends_on: Date | string
-  status?: string
-  locked_at?: Date | string | null
-  paid_at?: Date | string | null
-}
-
-export type PeriodCreateOrConnectWithoutEarningsInput = {
-  where: Prisma.PeriodWhereUniqueInput
-  create: Prisma.XOR<Prisma.PeriodCreateWithoutEarningsInput, Prisma.PeriodUncheckedCreateWithoutEarningsInput>
-}
-
-export type PeriodUpsertWithoutEarningsInput = {
-  update: Prisma.XOR<Prisma.PeriodUpdateWithoutEarningsInput, Prisma.PeriodUncheckedUpdateWithoutEarningsInput>
-  create: Prisma.XOR<Prisma.PeriodCreateWithoutEarningsInput, Prisma.PeriodUncheckedCreateWithoutEarningsInput>
-  where?: Prisma.PeriodWhereInput
-}
-
-export type PeriodUpdateToOneWithWhereWithoutEarningsInput = {
-  where?: Prisma.PeriodWhereInput
-  data: Prisma.XOR<Prisma.PeriodUpdateWithoutEarningsInput, Prisma.PeriodUncheckedUpdateWithoutEarningsInput>
-}
-
-export type PeriodUpdateWithoutEarningsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  kind?: Prisma.StringFieldUpdateOperationsInput | string
-  starts_on?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  ends_on?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  locked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  paid_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  org?: Prisma.OrgUpdateOneRequiredWithoutPeriodsNestedInput
-}
-
-export type PeriodUncheckedUpdateWithoutEarningsInput = {
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  kind?: Prisma.StringFieldUpdateOperationsInput | string
-  starts_on?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  ends_on?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  locked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  paid_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-}
-
 export type PeriodCreateManyOrgInput = {
   id: string
   kind: string
@@ -597,7 +509,6 @@ export type PeriodUpdateWithoutOrgInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   locked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paid_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  earnings?: Prisma.EarningUpdateManyWithoutPeriodNestedInput
 }
 
 export type PeriodUncheckedUpdateWithoutOrgInput = {
@@ -608,7 +519,6 @@ export type PeriodUncheckedUpdateWithoutOrgInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   locked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paid_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutPeriodNestedInput
 }
 
 export type PeriodUncheckedUpdateManyWithoutOrgInput = {
@@ -622,35 +532,6 @@ export type PeriodUncheckedUpdateManyWithoutOrgInput = {
 }
 
 
-/**
- * Count Type PeriodCountOutputType
- */
-
-export type PeriodCountOutputType = {
-  earnings: number
-}
-
-export type PeriodCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  earnings?: boolean | PeriodCountOutputTypeCountEarningsArgs
-}
-
-/**
- * PeriodCountOutputType without action
- */
-export type PeriodCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the PeriodCountOutputType
-   */
-  select?: Prisma.PeriodCountOutputTypeSelect<ExtArgs> | null
-}
-
-/**
- * PeriodCountOutputType without action
- */
-export type PeriodCountOutputTypeCountEarningsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.EarningWhereInput
-}
-
 
 export type PeriodSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   org_id?: boolean
@@ -662,8 +543,6 @@ export type PeriodSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   locked_at?: boolean
   paid_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-  earnings?: boolean | Prisma.Period$earningsArgs<ExtArgs>
-  _count?: boolean | Prisma.PeriodCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["period"]>
 
 export type PeriodSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -704,8 +583,6 @@ export type PeriodSelectScalar = {
 export type PeriodOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"org_id" | "id" | "kind" | "starts_on" | "ends_on" | "status" | "locked_at" | "paid_at", ExtArgs["result"]["period"]>
 export type PeriodInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-  earnings?: boolean | Prisma.Period$earningsArgs<ExtArgs>
-  _count?: boolean | Prisma.PeriodCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type PeriodIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
@@ -718,7 +595,6 @@ export type $PeriodPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
   name: "Period"
   objects: {
     org: Prisma.$OrgPayload<ExtArgs>
-    earnings: Prisma.$EarningPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     org_id: string
@@ -1124,7 +1000,6 @@ readonly fields: PeriodFieldRefs;
 export interface Prisma__PeriodClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
   org<T extends Prisma.OrgDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrgDefaultArgs<ExtArgs>>): Prisma.Prisma__OrgClient<runtime.Types.Result.GetResult<Prisma.$OrgPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
-  earnings<T extends Prisma.Period$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Period$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1560,30 +1435,6 @@ export type PeriodDeleteManyArgs<ExtArgs extends runtime.Types.Extensions.Intern
    * Limit how many Periods to delete.
    */
   limit?: number
-}
-
-/**
- * Period.earnings
- */
-export type Period$earningsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the Earning
-   */
-  select?: Prisma.EarningSelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the Earning
-   */
-  omit?: Prisma.EarningOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.EarningInclude<ExtArgs> | null
-  where?: Prisma.EarningWhereInput
-  orderBy?: Prisma.EarningOrderByWithRelationInput | Prisma.EarningOrderByWithRelationInput[]
-  cursor?: Prisma.EarningWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.EarningScalarFieldEnum | Prisma.EarningScalarFieldEnum[]
 }
 
 /**

@@ -267,7 +267,6 @@ export type PlanWhereInput = {
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   versions?: Prisma.PlanVersionListRelationFilter
   chips?: Prisma.ChipListRelationFilter
-  earnings?: Prisma.EarningListRelationFilter
 }
 
 export type PlanOrderByWithRelationInput = {
@@ -285,7 +284,6 @@ export type PlanOrderByWithRelationInput = {
   org?: Prisma.OrgOrderByWithRelationInput
   versions?: Prisma.PlanVersionOrderByRelationAggregateInput
   chips?: Prisma.ChipOrderByRelationAggregateInput
-  earnings?: Prisma.EarningOrderByRelationAggregateInput
 }
 
 export type PlanWhereUniqueInput = Prisma.AtLeast<{
@@ -307,7 +305,6 @@ export type PlanWhereUniqueInput = Prisma.AtLeast<{
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   versions?: Prisma.PlanVersionListRelationFilter
   chips?: Prisma.ChipListRelationFilter
-  earnings?: Prisma.EarningListRelationFilter
 }, "id" | "org_id_key">
 
 export type PlanOrderByWithAggregationInput = {
@@ -360,7 +357,6 @@ export type PlanCreateInput = {
   org: Prisma.OrgCreateNestedOneWithoutPlansInput
   versions?: Prisma.PlanVersionCreateNestedManyWithoutPlanInput
   chips?: Prisma.ChipCreateNestedManyWithoutPlanInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutPlanInput
 }
 
 export type PlanUncheckedCreateInput = {
@@ -377,7 +373,6 @@ export type PlanUncheckedCreateInput = {
   archived_at?: Date | string | null
   versions?: Prisma.PlanVersionUncheckedCreateNestedManyWithoutPlanInput
   chips?: Prisma.ChipUncheckedCreateNestedManyWithoutPlanInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutPlanInput
 }
 
 export type PlanUpdateInput = {
@@ -394,7 +389,6 @@ export type PlanUpdateInput = {
   org?: Prisma.OrgUpdateOneRequiredWithoutPlansNestedInput
   versions?: Prisma.PlanVersionUpdateManyWithoutPlanNestedInput
   chips?: Prisma.ChipUpdateManyWithoutPlanNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanUncheckedUpdateInput = {
@@ -411,7 +405,6 @@ export type PlanUncheckedUpdateInput = {
   archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   versions?: Prisma.PlanVersionUncheckedUpdateManyWithoutPlanNestedInput
   chips?: Prisma.ChipUncheckedUpdateManyWithoutPlanNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanCreateManyInput = {
@@ -595,20 +588,6 @@ export type PlanUpdateOneRequiredWithoutChipsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.PlanUpdateToOneWithWhereWithoutChipsInput, Prisma.PlanUpdateWithoutChipsInput>, Prisma.PlanUncheckedUpdateWithoutChipsInput>
 }
 
-export type PlanCreateNestedOneWithoutEarningsInput = {
-  create?: Prisma.XOR<Prisma.PlanCreateWithoutEarningsInput, Prisma.PlanUncheckedCreateWithoutEarningsInput>
-  connectOrCreate?: Prisma.PlanCreateOrConnectWithoutEarningsInput
-  connect?: Prisma.PlanWhereUniqueInput
-}
-
-export type PlanUpdateOneRequiredWithoutEarningsNestedInput = {
-  create?: Prisma.XOR<Prisma.PlanCreateWithoutEarningsInput, Prisma.PlanUncheckedCreateWithoutEarningsInput>
-  connectOrCreate?: Prisma.PlanCreateOrConnectWithoutEarningsInput
-  upsert?: Prisma.PlanUpsertWithoutEarningsInput
-  connect?: Prisma.PlanWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.PlanUpdateToOneWithWhereWithoutEarningsInput, Prisma.PlanUpdateWithoutEarningsInput>, Prisma.PlanUncheckedUpdateWithoutEarningsInput>
-}
-
 export type PlanCreateWithoutOrgInput = {
   id: string
   key: string
@@ -622,7 +601,6 @@ export type PlanCreateWithoutOrgInput = {
   archived_at?: Date | string | null
   versions?: Prisma.PlanVersionCreateNestedManyWithoutPlanInput
   chips?: Prisma.ChipCreateNestedManyWithoutPlanInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutPlanInput
 }
 
 export type PlanUncheckedCreateWithoutOrgInput = {
@@ -638,7 +616,6 @@ export type PlanUncheckedCreateWithoutOrgInput = {
   archived_at?: Date | string | null
   versions?: Prisma.PlanVersionUncheckedCreateNestedManyWithoutPlanInput
   chips?: Prisma.ChipUncheckedCreateNestedManyWithoutPlanInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutPlanInput
 }
 
 export type PlanCreateOrConnectWithoutOrgInput = {
@@ -697,7 +674,6 @@ export type PlanCreateWithoutVersionsInput = {
   archived_at?: Date | string | null
   org: Prisma.OrgCreateNestedOneWithoutPlansInput
   chips?: Prisma.ChipCreateNestedManyWithoutPlanInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutPlanInput
 }
 
 export type PlanUncheckedCreateWithoutVersionsInput = {
@@ -713,7 +689,6 @@ export type PlanUncheckedCreateWithoutVersionsInput = {
   updated_at?: Date | string
   archived_at?: Date | string | null
   chips?: Prisma.ChipUncheckedCreateNestedManyWithoutPlanInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutPlanInput
 }
 
 export type PlanCreateOrConnectWithoutVersionsInput = {
@@ -745,7 +720,6 @@ export type PlanUpdateWithoutVersionsInput = {
   archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   org?: Prisma.OrgUpdateOneRequiredWithoutPlansNestedInput
   chips?: Prisma.ChipUpdateManyWithoutPlanNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanUncheckedUpdateWithoutVersionsInput = {
@@ -761,7 +735,6 @@ export type PlanUncheckedUpdateWithoutVersionsInput = {
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   chips?: Prisma.ChipUncheckedUpdateManyWithoutPlanNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanCreateWithoutChipsInput = {
@@ -777,7 +750,6 @@ export type PlanCreateWithoutChipsInput = {
   archived_at?: Date | string | null
   org: Prisma.OrgCreateNestedOneWithoutPlansInput
   versions?: Prisma.PlanVersionCreateNestedManyWithoutPlanInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutPlanInput
 }
 
 export type PlanUncheckedCreateWithoutChipsInput = {
@@ -793,7 +765,6 @@ export type PlanUncheckedCreateWithoutChipsInput = {
   updated_at?: Date | string
   archived_at?: Date | string | null
   versions?: Prisma.PlanVersionUncheckedCreateNestedManyWithoutPlanInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutPlanInput
 }
 
 export type PlanCreateOrConnectWithoutChipsInput = {
@@ -825,7 +796,6 @@ export type PlanUpdateWithoutChipsInput = {
   archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   org?: Prisma.OrgUpdateOneRequiredWithoutPlansNestedInput
   versions?: Prisma.PlanVersionUpdateManyWithoutPlanNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanUncheckedUpdateWithoutChipsInput = {
@@ -841,87 +811,6 @@ export type PlanUncheckedUpdateWithoutChipsInput = {
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   versions?: Prisma.PlanVersionUncheckedUpdateManyWithoutPlanNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutPlanNestedInput
-}
-
-export type PlanCreateWithoutEarningsInput = {
-  id: string
-  key: string
-  name: string
-  status?: string
-  period?: string
-  quota_cents?: bigint | number | null
-  current_version_id?: string | null
-  created_at?: Date | string
-  updated_at?: Date | string
-  archived_at?: Date | string | null
-  org: Prisma.OrgCreateNestedOneWithoutPlansInput
-  versions?: Prisma.PlanVersionCreateNestedManyWithoutPlanInput
-  chips?: Prisma.ChipCreateNestedManyWithoutPlanInput
-}
-
-export type PlanUncheckedCreateWithoutEarningsInput = {
-  id: string
-  org_id: string
-  key: string
-  name: string
-  status?: string
-  period?: string
-  quota_cents?: bigint | number | null
-  current_version_id?: string | null
-  created_at?: Date | string
-  updated_at?: Date | string
-  archived_at?: Date | string | null
-  versions?: Prisma.PlanVersionUncheckedCreateNestedManyWithoutPlanInput
-  chips?: Prisma.ChipUncheckedCreateNestedManyWithoutPlanInput
-}
-
-export type PlanCreateOrConnectWithoutEarningsInput = {
-  where: Prisma.PlanWhereUniqueInput
-  create: Prisma.XOR<Prisma.PlanCreateWithoutEarningsInput, Prisma.PlanUncheckedCreateWithoutEarningsInput>
-}
-
-export type PlanUpsertWithoutEarningsInput = {
-  update: Prisma.XOR<Prisma.PlanUpdateWithoutEarningsInput, Prisma.PlanUncheckedUpdateWithoutEarningsInput>
-  create: Prisma.XOR<Prisma.PlanCreateWithoutEarningsInput, Prisma.PlanUncheckedCreateWithoutEarningsInput>
-  where?: Prisma.PlanWhereInput
-}
-
-export type PlanUpdateToOneWithWhereWithoutEarningsInput = {
-  where?: Prisma.PlanWhereInput
-  data: Prisma.XOR<Prisma.PlanUpdateWithoutEarningsInput, Prisma.PlanUncheckedUpdateWithoutEarningsInput>
-}
-
-export type PlanUpdateWithoutEarningsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  key?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  period?: Prisma.StringFieldUpdateOperationsInput | string
-  quota_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
-  current_version_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  org?: Prisma.OrgUpdateOneRequiredWithoutPlansNestedInput
-  versions?: Prisma.PlanVersionUpdateManyWithoutPlanNestedInput
-  chips?: Prisma.ChipUpdateManyWithoutPlanNestedInput
-}
-
-export type PlanUncheckedUpdateWithoutEarningsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  key?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  period?: Prisma.StringFieldUpdateOperationsInput | string
-  quota_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
-  current_version_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  versions?: Prisma.PlanVersionUncheckedUpdateManyWithoutPlanNestedInput
-  chips?: Prisma.ChipUncheckedUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanCreateManyOrgInput = {
@@ -950,7 +839,6 @@ export type PlanUpdateWithoutOrgInput = {
   archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   versions?: Prisma.PlanVersionUpdateManyWithoutPlanNestedInput
   chips?: Prisma.ChipUpdateManyWithoutPlanNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanUncheckedUpdateWithoutOrgInput = {
@@ -966,7 +854,6 @@ export type PlanUncheckedUpdateWithoutOrgInput = {
   archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   versions?: Prisma.PlanVersionUncheckedUpdateManyWithoutPlanNestedInput
   chips?: Prisma.ChipUncheckedUpdateManyWithoutPlanNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanUncheckedUpdateManyWithoutOrgInput = {
@@ -990,13 +877,11 @@ export type PlanUncheckedUpdateManyWithoutOrgInput = {
 export type PlanCountOutputType = {
   versions: number
   chips: number
-  earnings: number
 }
 
 export type PlanCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   versions?: boolean | PlanCountOutputTypeCountVersionsArgs
   chips?: boolean | PlanCountOutputTypeCountChipsArgs
-  earnings?: boolean | PlanCountOutputTypeCountEarningsArgs
 }
 
 /**
@@ -1023,13 +908,6 @@ export type PlanCountOutputTypeCountChipsArgs<ExtArgs extends runtime.Types.Exte
   where?: Prisma.ChipWhereInput
 }
 
-/**
- * PlanCountOutputType without action
- */
-export type PlanCountOutputTypeCountEarningsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.EarningWhereInput
-}
-
 
 export type PlanSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1046,7 +924,6 @@ export type PlanSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.Plan$versionsArgs<ExtArgs>
   chips?: boolean | Prisma.Plan$chipsArgs<ExtArgs>
-  earnings?: boolean | Prisma.Plan$earningsArgs<ExtArgs>
   _count?: boolean | Prisma.PlanCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["plan"]>
 
@@ -1099,7 +976,6 @@ export type PlanInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.Plan$versionsArgs<ExtArgs>
   chips?: boolean | Prisma.Plan$chipsArgs<ExtArgs>
-  earnings?: boolean | Prisma.Plan$earningsArgs<ExtArgs>
   _count?: boolean | Prisma.PlanCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type PlanIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1115,7 +991,6 @@ export type $PlanPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     org: Prisma.$OrgPayload<ExtArgs>
     versions: Prisma.$PlanVersionPayload<ExtArgs>[]
     chips: Prisma.$ChipPayload<ExtArgs>[]
-    earnings: Prisma.$EarningPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1526,7 +1401,6 @@ export interface Prisma__PlanClient<T, Null = never, ExtArgs extends runtime.Typ
   org<T extends Prisma.OrgDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrgDefaultArgs<ExtArgs>>): Prisma.Prisma__OrgClient<runtime.Types.Result.GetResult<Prisma.$OrgPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   versions<T extends Prisma.Plan$versionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Plan$versionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PlanVersionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   chips<T extends Prisma.Plan$chipsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Plan$chipsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ChipPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
-  earnings<T extends Prisma.Plan$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Plan$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2013,30 +1887,6 @@ export type Plan$chipsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
   take?: number
   skip?: number
   distinct?: Prisma.ChipScalarFieldEnum | Prisma.ChipScalarFieldEnum[]
-}
-
-/**
- * Plan.earnings
- */
-export type Plan$earningsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the Earning
-   */
-  select?: Prisma.EarningSelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the Earning
-   */
-  omit?: Prisma.EarningOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.EarningInclude<ExtArgs> | null
-  where?: Prisma.EarningWhereInput
-  orderBy?: Prisma.EarningOrderByWithRelationInput | Prisma.EarningOrderByWithRelationInput[]
-  cursor?: Prisma.EarningWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.EarningScalarFieldEnum | Prisma.EarningScalarFieldEnum[]
 }
 
 /**

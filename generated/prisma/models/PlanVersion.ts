@@ -230,7 +230,6 @@ export type PlanVersionWhereInput = {
   created_at?: Prisma.DateTimeFilter<"PlanVersion"> | Date | string
   plan?: Prisma.XOR<Prisma.PlanScalarRelationFilter, Prisma.PlanWhereInput>
   chips?: Prisma.PlanVersionChipListRelationFilter
-  earnings?: Prisma.EarningListRelationFilter
 }
 
 export type PlanVersionOrderByWithRelationInput = {
@@ -243,7 +242,6 @@ export type PlanVersionOrderByWithRelationInput = {
   created_at?: Prisma.SortOrder
   plan?: Prisma.PlanOrderByWithRelationInput
   chips?: Prisma.PlanVersionChipOrderByRelationAggregateInput
-  earnings?: Prisma.EarningOrderByRelationAggregateInput
 }
 
 export type PlanVersionWhereUniqueInput = Prisma.AtLeast<{
@@ -260,7 +258,6 @@ export type PlanVersionWhereUniqueInput = Prisma.AtLeast<{
   created_at?: Prisma.DateTimeFilter<"PlanVersion"> | Date | string
   plan?: Prisma.XOR<Prisma.PlanScalarRelationFilter, Prisma.PlanWhereInput>
   chips?: Prisma.PlanVersionChipListRelationFilter
-  earnings?: Prisma.EarningListRelationFilter
 }, "id" | "plan_id_number">
 
 export type PlanVersionOrderByWithAggregationInput = {
@@ -300,7 +297,6 @@ export type PlanVersionCreateInput = {
   created_at?: Date | string
   plan: Prisma.PlanCreateNestedOneWithoutVersionsInput
   chips?: Prisma.PlanVersionChipCreateNestedManyWithoutPlan_versionInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutPlan_versionInput
 }
 
 export type PlanVersionUncheckedCreateInput = {
@@ -312,7 +308,6 @@ export type PlanVersionUncheckedCreateInput = {
   content_digest: string
   created_at?: Date | string
   chips?: Prisma.PlanVersionChipUncheckedCreateNestedManyWithoutPlan_versionInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutPlan_versionInput
 }
 
 export type PlanVersionUpdateInput = {
@@ -324,7 +319,6 @@ export type PlanVersionUpdateInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   plan?: Prisma.PlanUpdateOneRequiredWithoutVersionsNestedInput
   chips?: Prisma.PlanVersionChipUpdateManyWithoutPlan_versionNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutPlan_versionNestedInput
 }
 
 export type PlanVersionUncheckedUpdateInput = {
@@ -336,7 +330,6 @@ export type PlanVersionUncheckedUpdateInput = {
   content_digest?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   chips?: Prisma.PlanVersionChipUncheckedUpdateManyWithoutPlan_versionNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutPlan_versionNestedInput
 }
 
 export type PlanVersionCreateManyInput = {
@@ -480,20 +473,6 @@ export type PlanVersionUpdateOneRequiredWithoutChipsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.PlanVersionUpdateToOneWithWhereWithoutChipsInput, Prisma.PlanVersionUpdateWithoutChipsInput>, Prisma.PlanVersionUncheckedUpdateWithoutChipsInput>
 }
 
-export type PlanVersionCreateNestedOneWithoutEarningsInput = {
-  create?: Prisma.XOR<Prisma.PlanVersionCreateWithoutEarningsInput, Prisma.PlanVersionUncheckedCreateWithoutEarningsInput>
-  connectOrCreate?: Prisma.PlanVersionCreateOrConnectWithoutEarningsInput
-  connect?: Prisma.PlanVersionWhereUniqueInput
-}
-
-export type PlanVersionUpdateOneRequiredWithoutEarningsNestedInput = {
-  create?: Prisma.XOR<Prisma.PlanVersionCreateWithoutEarningsInput, Prisma.PlanVersionUncheckedCreateWithoutEarningsInput>
-  connectOrCreate?: Prisma.PlanVersionCreateOrConnectWithoutEarningsInput
-  upsert?: Prisma.PlanVersionUpsertWithoutEarningsInput
-  connect?: Prisma.PlanVersionWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.PlanVersionUpdateToOneWithWhereWithoutEarningsInput, Prisma.PlanVersionUpdateWithoutEarningsInput>, Prisma.PlanVersionUncheckedUpdateWithoutEarningsInput>
-}
-
 export type PlanVersionCreateWithoutPlanInput = {
   id: string
   org_id: string
@@ -502,7 +481,6 @@ export type PlanVersionCreateWithoutPlanInput = {
   content_digest: string
   created_at?: Date | string
   chips?: Prisma.PlanVersionChipCreateNestedManyWithoutPlan_versionInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutPlan_versionInput
 }
 
 export type PlanVersionUncheckedCreateWithoutPlanInput = {
@@ -513,7 +491,6 @@ export type PlanVersionUncheckedCreateWithoutPlanInput = {
   content_digest: string
   created_at?: Date | string
   chips?: Prisma.PlanVersionChipUncheckedCreateNestedManyWithoutPlan_versionInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutPlan_versionInput
 }
 
 export type PlanVersionCreateOrConnectWithoutPlanInput = {
@@ -563,7 +540,6 @@ export type PlanVersionCreateWithoutChipsInput = {
   content_digest: string
   created_at?: Date | string
   plan: Prisma.PlanCreateNestedOneWithoutVersionsInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutPlan_versionInput
 }
 
 export type PlanVersionUncheckedCreateWithoutChipsInput = {
@@ -574,7 +550,6 @@ export type PlanVersionUncheckedCreateWithoutChipsInput = {
   definition: Prisma.JsonNullValueInput | runtime.InputJsonValue
   content_digest: string
   created_at?: Date | string
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutPlan_versionInput
 }
 
 export type PlanVersionCreateOrConnectWithoutChipsInput = {
@@ -601,7 +576,6 @@ export type PlanVersionUpdateWithoutChipsInput = {
   content_digest?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   plan?: Prisma.PlanUpdateOneRequiredWithoutVersionsNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutPlan_versionNestedInput
 }
 
 export type PlanVersionUncheckedUpdateWithoutChipsInput = {
@@ -612,67 +586,6 @@ export type PlanVersionUncheckedUpdateWithoutChipsInput = {
   definition?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   content_digest?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutPlan_versionNestedInput
-}
-
-export type PlanVersionCreateWithoutEarningsInput = {
-  id: string
-  org_id: string
-  number: number
-  definition: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  content_digest: string
-  created_at?: Date | string
-  plan: Prisma.PlanCreateNestedOneWithoutVersionsInput
-  chips?: Prisma.PlanVersionChipCreateNestedManyWithoutPlan_versionInput
-}
-
-export type PlanVersionUncheckedCreateWithoutEarningsInput = {
-  id: string
-  org_id: string
-  plan_id: string
-  number: number
-  definition: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  content_digest: string
-  created_at?: Date | string
-  chips?: Prisma.PlanVersionChipUncheckedCreateNestedManyWithoutPlan_versionInput
-}
-
-export type PlanVersionCreateOrConnectWithoutEarningsInput = {
-  where: Prisma.PlanVersionWhereUniqueInput
-  create: Prisma.XOR<Prisma.PlanVersionCreateWithoutEarningsInput, Prisma.PlanVersionUncheckedCreateWithoutEarningsInput>
-}
-
-export type PlanVersionUpsertWithoutEarningsInput = {
-  update: Prisma.XOR<Prisma.PlanVersionUpdateWithoutEarningsInput, Prisma.PlanVersionUncheckedUpdateWithoutEarningsInput>
-  create: Prisma.XOR<Prisma.PlanVersionCreateWithoutEarningsInput, Prisma.PlanVersionUncheckedCreateWithoutEarningsInput>
-  where?: Prisma.PlanVersionWhereInput
-}
-
-export type PlanVersionUpdateToOneWithWhereWithoutEarningsInput = {
-  where?: Prisma.PlanVersionWhereInput
-  data: Prisma.XOR<Prisma.PlanVersionUpdateWithoutEarningsInput, Prisma.PlanVersionUncheckedUpdateWithoutEarningsInput>
-}
-
-export type PlanVersionUpdateWithoutEarningsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  number?: Prisma.IntFieldUpdateOperationsInput | number
-  definition?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  content_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  plan?: Prisma.PlanUpdateOneRequiredWithoutVersionsNestedInput
-  chips?: Prisma.PlanVersionChipUpdateManyWithoutPlan_versionNestedInput
-}
-
-export type PlanVersionUncheckedUpdateWithoutEarningsInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  number?: Prisma.IntFieldUpdateOperationsInput | number
-  definition?: Prisma.JsonNullValueInput | runtime.InputJsonValue
-  content_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  chips?: Prisma.PlanVersionChipUncheckedUpdateManyWithoutPlan_versionNestedInput
 }
 
 export type PlanVersionCreateManyPlanInput = {
@@ -692,7 +605,6 @@ export type PlanVersionUpdateWithoutPlanInput = {
   content_digest?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   chips?: Prisma.PlanVersionChipUpdateManyWithoutPlan_versionNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutPlan_versionNestedInput
 }
 
 export type PlanVersionUncheckedUpdateWithoutPlanInput = {
@@ -703,7 +615,6 @@ export type PlanVersionUncheckedUpdateWithoutPlanInput = {
   content_digest?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   chips?: Prisma.PlanVersionChipUncheckedUpdateManyWithoutPlan_versionNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutPlan_versionNestedInput
 }
 
 export type PlanVersionUncheckedUpdateManyWithoutPlanInput = {
@@ -722,12 +633,10 @@ export type PlanVersionUncheckedUpdateManyWithoutPlanInput = {
 
 export type PlanVersionCountOutputType = {
   chips: number
-  earnings: number
 }
 
 export type PlanVersionCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   chips?: boolean | PlanVersionCountOutputTypeCountChipsArgs
-  earnings?: boolean | PlanVersionCountOutputTypeCountEarningsArgs
 }
 
 /**
@@ -747,13 +656,6 @@ export type PlanVersionCountOutputTypeCountChipsArgs<ExtArgs extends runtime.Typ
   where?: Prisma.PlanVersionChipWhereInput
 }
 
-/**
- * PlanVersionCountOutputType without action
- */
-export type PlanVersionCountOutputTypeCountEarningsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.EarningWhereInput
-}
-
 
 export type PlanVersionSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -765,7 +667,6 @@ export type PlanVersionSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   created_at?: boolean
   plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
   chips?: boolean | Prisma.PlanVersion$chipsArgs<ExtArgs>
-  earnings?: boolean | Prisma.PlanVersion$earningsArgs<ExtArgs>
   _count?: boolean | Prisma.PlanVersionCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["planVersion"]>
 
@@ -805,7 +706,6 @@ export type PlanVersionOmit<ExtArgs extends runtime.Types.Extensions.InternalArg
 export type PlanVersionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
   chips?: boolean | Prisma.PlanVersion$chipsArgs<ExtArgs>
-  earnings?: boolean | Prisma.PlanVersion$earningsArgs<ExtArgs>
   _count?: boolean | Prisma.PlanVersionCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type PlanVersionIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -820,7 +720,6 @@ export type $PlanVersionPayload<ExtArgs extends runtime.Types.Extensions.Interna
   objects: {
     plan: Prisma.$PlanPayload<ExtArgs>
     chips: Prisma.$PlanVersionChipPayload<ExtArgs>[]
-    earnings: Prisma.$EarningPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1226,7 +1125,6 @@ export interface Prisma__PlanVersionClient<T, Null = never, ExtArgs extends runt
   readonly [Symbol.toStringTag]: "PrismaPromise"
   plan<T extends Prisma.PlanDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PlanDefaultArgs<ExtArgs>>): Prisma.Prisma__PlanClient<runtime.Types.Result.GetResult<Prisma.$PlanPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   chips<T extends Prisma.PlanVersion$chipsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PlanVersion$chipsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PlanVersionChipPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
-  earnings<T extends Prisma.PlanVersion$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PlanVersion$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1685,30 +1583,6 @@ export type PlanVersion$chipsArgs<ExtArgs extends runtime.Types.Extensions.Inter
   take?: number
   skip?: number
   distinct?: Prisma.PlanVersionChipScalarFieldEnum | Prisma.PlanVersionChipScalarFieldEnum[]
-}
-
-/**
- * PlanVersion.earnings
- */
-export type PlanVersion$earningsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the Earning
-   */
-  select?: Prisma.EarningSelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the Earning
-   */
-  omit?: Prisma.EarningOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.EarningInclude<ExtArgs> | null
-  where?: Prisma.EarningWhereInput
-  orderBy?: Prisma.EarningOrderByWithRelationInput | Prisma.EarningOrderByWithRelationInput[]
-  cursor?: Prisma.EarningWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.EarningScalarFieldEnum | Prisma.EarningScalarFieldEnum[]
 }
 
 /**
