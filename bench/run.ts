@@ -169,8 +169,8 @@ try {
   );
   process.stdout.write(
     profiling
-      ? `Profiling: pg_stat_statements and --cpu-prof, one ${seconds} s run per scenario after a 2 s warm-up\n\n`
-      : `Load: autocannon, ${connections} connections; ${rounds} rounds of ${seconds} s per row, Quotient and floor alternating, after a 2 s warm-up each; rate-limit store: ${rateLimitStore}\n\n`,
+      ? `Profiling: pg_stat_statements and --cpu-prof, one ${seconds} s run per scenario after its warm-up\n\n`
+      : `Load: autocannon, ${connections} connections; ${rounds} rounds of ${seconds} s per row, Quotient and floor alternating, after a warm-up each (2 s, and one event per deal for deal events); rate-limit store: ${rateLimitStore}\n\n`,
   );
 
   const bareAuth: Target = {
