@@ -29,6 +29,15 @@ export function chip(n: number, definition: StoredChip): EngineChip {
   return { version: '1', ...definition, id: testId('chip', n) } as unknown as EngineChip;
 }
 
+/** A 10% commission on every deal, with nothing else: for tests of what surrounds a line (currencies, wording). */
+export const baseCommission: EngineChip = chip(1, {
+  key: 'base',
+  name: 'Base commission',
+  kind: 'commission',
+  when: null,
+  params: { rate_bps: 1000 },
+});
+
 export const workedExampleChips: EngineChip[] = [
   chip(1, {
     key: 'base',

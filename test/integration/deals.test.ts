@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe } from 'vitest';
-import { parseDealEvent } from '../../src/domain/deals/event.ts';
 import { newId } from '../../src/lib/ids.ts';
 import type { RunningServer } from '../../src/main.ts';
 import { DealIngestion } from '../../src/services/ingestion.ts';
 import { dealEvent, externalId, getDeals, ingest, listDeals, type WireDeal } from '../factories/deals.ts';
 import { test } from '../helpers/fixtures.ts';
+import { ingestRequest } from '../helpers/ingestRequests.ts';
 
 /** Pages through with `cursor` until next_cursor is null; returns every deal seen, in order, repeats included. */
 async function pageThrough(
@@ -306,14 +306,7 @@ describe('the change feed', () => {
       },
     });
     const slowBody = dealEvent();
-    const slowWrite = slow.ingest({
-      orgId: org.id,
-      keyId: null,
-      event: parseDealEvent(slowBody),
-      body: slowBody,
-      rawBody: JSON.stringify(slowBody),
-      receivedAt: new Date(),
-    });
+    const slowWrite = slow.ingest(ingestRequest(org.id, slowBody));
     await inListener;
 
     // Another deal is written and committed after the slow one took its updated_at.

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
-import { parseDealEvent } from '../../src/domain/deals/event.ts';
 import type { RunningServer } from '../../src/main.ts';
 import type { DealChange } from '../../src/services/dealChanges.ts';
 import { DealIngestion } from '../../src/services/ingestion.ts';
 import { dealEvent, externalId, findDeal, ingest, listDeals, postEvent } from '../factories/deals.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { test } from '../helpers/fixtures.ts';
+import { ingestRequest } from '../helpers/ingestRequests.ts';
 
 const ID = {
   source: /^se_[0-7][0-9a-hjkmnp-tv-z]{25}$/,
@@ -572,14 +572,7 @@ describe('org isolation', () => {
 
 describe('the deal-change listener', () => {
   function ingestDirectly(ingestion: DealIngestion, orgId: string, body: Record<string, unknown>) {
-    return ingestion.ingest({
-      orgId,
-      keyId: null,
-      event: parseDealEvent(body),
-      body,
-      rawBody: JSON.stringify(body),
-      receivedAt: new Date(),
-    });
+    return ingestion.ingest(ingestRequest(orgId, body));
   }
 
   test('is called inside the transaction with the org, the deal before and after, and the domain event', async ({

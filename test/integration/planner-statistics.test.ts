@@ -3,11 +3,11 @@ import { expect, test, vi } from 'vitest';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { PlannerStatistics } from '../../src/db/plannerStatistics.ts';
 import { createPrismaClient } from '../../src/db/prisma.ts';
-import { parseDealEvent } from '../../src/domain/deals/event.ts';
 import { DealRepository } from '../../src/repositories/deals.ts';
 import { OrgRepository } from '../../src/repositories/orgs.ts';
 import { createSqlPool, inTransaction, type SqlPool } from '../../src/repositories/transaction.ts';
 import { DealIngestion } from '../../src/services/ingestion.ts';
+import { ingestRequest } from '../helpers/ingestRequests.ts';
 import { query, withScratchDatabase } from '../helpers/scratchDatabase.ts';
 
 // The deal pipeline's statements are planned once per connection, on the statistics of the moment. In a fresh
@@ -37,14 +37,7 @@ async function withFreshPipeline(
           event_type: 'upsert',
           state: { amount_cents: 1000 + n, stage: 'qualified' },
         };
-        await ingestion.ingest({
-          orgId: org.id,
-          keyId: null,
-          event: parseDealEvent(body),
-          body,
-          rawBody: JSON.stringify(body),
-          receivedAt: new Date(),
-        });
+        await ingestion.ingest(ingestRequest(org.id, body));
       }
       await flushStatistics(pool);
     };

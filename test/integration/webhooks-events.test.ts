@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
-import { parseDealEvent } from '../../src/domain/deals/event.ts';
 import { createSqlPool } from '../../src/repositories/transaction.ts';
 import { DealIngestion } from '../../src/services/ingestion.ts';
 import { PeriodAdmin } from '../../src/services/periods.ts';
@@ -11,6 +10,7 @@ import { createEndpoint } from '../factories/webhooks.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { test } from '../helpers/fixtures.ts';
+import { ingestRequest } from '../helpers/ingestRequests.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
 // The emission points: each change writes its webhook to the outbox in its own transaction. The stored payload
@@ -114,14 +114,7 @@ describe('deal webhooks', () => {
     try {
       const body = dealEvent();
       await assert.rejects(
-        new DealIngestion(pool, withDealWebhooks(failingEngine)).ingest({
-          orgId: org.id,
-          keyId: null,
-          event: parseDealEvent(body),
-          body,
-          rawBody: JSON.stringify(body),
-          receivedAt: new Date(),
-        }),
+        new DealIngestion(pool, withDealWebhooks(failingEngine)).ingest(ingestRequest(org.id, body)),
         /earnings evaluation failed/,
       );
     } finally {

@@ -11,8 +11,8 @@ import {
 import { repHierarchyOf } from '../../src/domain/earnings/hierarchy.ts';
 import { roundHalfAwayFromZero } from '../../src/domain/earnings/money.ts';
 import { evaluateLines } from '../../src/domain/earnings/targets.ts';
-import type { DealSnapshot, EngineChip, Rep, TraceStep } from '../../src/domain/earnings/types.ts';
-import { chip, deal, plan, rep, testId } from '../factories/earnings.ts';
+import type { DealSnapshot, Rep, TraceStep } from '../../src/domain/earnings/types.ts';
+import { chip, baseCommission as commission, deal, plan, rep, testId } from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 
 // Currencies (issue 16, item 5; docs/currencies.md): a plan pays in its currency, converting each deal's credited
@@ -20,13 +20,6 @@ import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 // converts is an unpriced line, kept visible as a row of 0, and priced when a rate is set.
 
 const TODAY = '2026-04-25';
-const commission: EngineChip = chip(1, {
-  key: 'base',
-  name: 'Base commission',
-  kind: 'commission',
-  when: null,
-  params: { rate_bps: 1000 },
-});
 const usdPlan = plan({ currency: 'USD', chips: [commission] });
 
 function rate(from: string, to: string, effective_on: string, value: string): ExchangeRate {

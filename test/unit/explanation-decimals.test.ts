@@ -4,8 +4,7 @@ import { decimalsOf } from '../../src/domain/currencies.ts';
 import { formatExactMoney, formatMoney } from '../../src/domain/earnings/money.ts';
 import { buildStatement } from '../../src/domain/earnings/statement.ts';
 import { parseLineKey } from '../../src/domain/earnings/targets.ts';
-import type { EngineChip } from '../../src/domain/earnings/types.ts';
-import { chip, deal, otherRep, plan, rep } from '../factories/earnings.ts';
+import { baseCommission as commission, deal, otherRep, plan, rep } from '../factories/earnings.ts';
 import { EarningsWorld } from '../helpers/earningsLedger.ts';
 
 // Explanations print amounts in the decimals of their currency: a JPY plan's amounts are whole yen (minor unit =
@@ -13,13 +12,6 @@ import { EarningsWorld } from '../helpers/earningsLedger.ts';
 // 123,457 yen read "1,234.57": a rep asking "why was I paid this?" got a sentence off by a factor of 100.
 
 const TODAY = '2026-04-25';
-const commission: EngineChip = chip(1, {
-  key: 'base',
-  name: 'Base commission',
-  kind: 'commission',
-  when: null,
-  params: { rate_bps: 1000 },
-});
 
 describe('money in its own decimals', () => {
   test.each([
