@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,11 @@ import { benchRecompute } from './recompute.ts';
 // `--cpu-prof`; each Quotient scenario (and the pipeline alone) runs once and prints its statements' time per
 // request, and the server its CPU profile summed by package (bench/profile.ts).
 //
+// BENCH_AGAINST=<checkout> compares two versions of Quotient instead: every scenario's floor becomes the same
+// requests to a Quotient server started from that checkout (its own node_modules, or a link to these), on the same
+// database and deals, alternating as with the floors; the ratio is then this version's rate over that one's.
+// Rate limits are then counted in Redis by both.
+//
 // Deal events cycle over 5,000 deals; every target sends each of them once before its first measured run, so all
 // are measured on updates of existing deals (warmUp).
 //
@@ -54,7 +60,11 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const only = process.env.BENCH_ONLY;
 const profiling = process.env.BENCH_PROFILE === '1';
-const rateLimitStore = process.env.BENCH_RATE_LIMIT_STORE ?? 'memory';
+const against = process.env.BENCH_AGAINST;
+// Two servers on one database cannot count rate limits in memory (each refuses to, docs/operations.md): a
+// comparison of versions counts them in Redis (QUOTIENT_REDIS_URL, else this machine's 127.0.0.1:6379).
+const rateLimitStore = process.env.BENCH_RATE_LIMIT_STORE ?? (against ? 'redis' : 'memory');
+const redisUrl = process.env.QUOTIENT_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 interface Run {
   requests: number;
@@ -115,6 +125,8 @@ const profileWindows: ProfileWindow[] = [];
 let writesAtReset: TableWrites = new Map();
 const admin = new pg.Pool({ connectionString: database.url, max: 2 });
 let quotient: { child: ChildProcess; url: string } | undefined;
+/** The Quotient server of BENCH_AGAINST's checkout, when set. */
+let baseline: { child: ChildProcess; url: string } | undefined;
 let serversStarted = 0;
 try {
   await applyMigrations(database.url);
@@ -153,10 +165,19 @@ try {
       '--json',
     ],
     database.url,
-    { QUOTIENT_RATE_LIMIT_STORE: rateLimitStore },
+    { QUOTIENT_RATE_LIMIT_STORE: rateLimitStore, QUOTIENT_REDIS_URL: redisUrl },
   );
   const bare = await startChild(['bench/bare-server.ts'], database.url);
   children.push(quotient.child, bare.child);
+  baseline = against
+    ? await startChild(
+        [join(against, 'src/cli/main.ts'), 'serve', '--port', '0', '--json'],
+        database.url,
+        { QUOTIENT_RATE_LIMIT_STORE: rateLimitStore, QUOTIENT_REDIS_URL: redisUrl },
+        against,
+      )
+    : undefined;
+  if (baseline) children.push(baseline.child);
   const processesOf = (child: ChildProcess): Processes => ({
     server: () => (child.pid ? [child.pid] : []),
     database: async () => (child.pid ? backendsServing(admin, child.pid) : []),
@@ -270,11 +291,22 @@ try {
  * Quotient and its floor, alternating for `rounds` rounds (Q F, F Q, …), each with a 2 s warm-up before its first
  * run; then the rows, the ratio and the goal. Profiling runs Quotient alone, once.
  */
-async function compare(subject: Target, floorTarget: Target, unit: string, minimum: number): Promise<void> {
+async function compare(subject: Target, bareFloor: Target, unit: string, minimum: number): Promise<void> {
   if (profiling) {
     await profileScenario(subject);
     return;
   }
+  const floorTarget: Target = baseline
+    ? {
+        ...subject,
+        name: `${against} (baseline)`,
+        url: baseline.url,
+        processes: {
+          server: () => (baseline.child.pid ? [baseline.child.pid] : []),
+          database: async () => (baseline.child.pid ? backendsServing(admin, baseline.child.pid) : []),
+        },
+      }
+    : bareFloor;
   const runs = new Map<Target, Run[]>([
     [subject, []],
     [floorTarget, []],
@@ -294,7 +326,7 @@ async function compare(subject: Target, floorTarget: Target, unit: string, minim
   process.stdout.write(
     `ratio: ${ratio.toFixed(2)} (goal >= ${minimum}); p99 ratio: ${p99Ratio.toFixed(2)} (goal <= 2)\n\n`,
   );
-  goals.push({ row: subject.name, ratio, minimum, p99Ratio });
+  if (!baseline) goals.push({ row: subject.name, ratio, minimum, p99Ratio });
 }
 
 /** One run of Quotient with pg_stat_statements reset before it, then its statements' time per request. */
@@ -525,12 +557,15 @@ async function startChild(
   args: string[],
   databaseUrl: string,
   env: Record<string, string> = {},
+  cwd?: string,
 ): Promise<{ child: ChildProcess; url: string }> {
-  const log = await open(join(dataDir, `server-${++serversStarted}.log`), 'a');
+  const logPath = join(dataDir, `server-${++serversStarted}.log`);
+  const log = await open(logPath, 'a');
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, args, {
       env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...env },
       stdio: ['ignore', 'pipe', log.fd],
+      ...(cwd ? { cwd } : {}),
     });
     child.once('exit', () => void log.close());
     let stdout = '';
@@ -542,6 +577,9 @@ async function startChild(
         // not a whole document yet
       }
     });
-    child.once('exit', (code) => fail(new Error(`${args.join(' ')} exited with ${code}`)));
+    child.once('exit', (code) => {
+      const said = readFileSync(logPath, 'utf8').trim().split('\n').slice(-12).join('\n');
+      fail(new Error(`${args.join(' ')} exited with ${code}:\n${said}`));
+    });
   });
 }

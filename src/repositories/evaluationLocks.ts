@@ -14,13 +14,17 @@ export class EvaluationLockRepository {
    * needs two reps (a deal changing owner) cannot deadlock with another.
    */
   async lockRepsForEvaluation(tx: Transaction, orgId: string, userIds: readonly string[]): Promise<void> {
-    for (const userId of [...new Set(userIds)].sort()) {
-      await tx.query(
-        named('earnings_lock_rep', {
-          text: 'SELECT pg_advisory_xact_lock($1::int, hashtext($2))::text AS locked',
-          values: [REP_LOCK_CLASS, `${orgId}/${userId}`],
-        }),
-      );
-    }
+    // Issued together: the transaction runs them in this order, and statements issued after them (the reads of
+    // what the locks protect) start only once every lock is held.
+    await Promise.all(
+      [...new Set(userIds)].sort().map((userId) =>
+        tx.query(
+          named('earnings_lock_rep', {
+            text: 'SELECT pg_advisory_xact_lock($1::int, hashtext($2))::text AS locked',
+            values: [REP_LOCK_CLASS, `${orgId}/${userId}`],
+          }),
+        ),
+      ),
+    );
   }
 }

@@ -7,6 +7,7 @@ import {
   readTimeoutMs,
   serverTimeoutOptions,
 } from '../db/availability.ts';
+import { coalescingStream } from '../db/coalescingSocket.ts';
 import type { Database } from '../db/prisma.ts';
 
 // The project's one database seam: a `Transaction` runs plain SQL statements, whichever runner opened it
@@ -32,7 +33,13 @@ export interface Statement {
   values: unknown[];
 }
 
-/** What runs inside one database transaction; handed to repositories and to every change listener. */
+/**
+ * What runs inside one database transaction; handed to repositories and to every change listener. Statements run
+ * in the order `query` is called, also when a caller issues the next before the previous has answered: a
+ * transaction of the `pg` pool then sends them together (pipelined), so statements that do not need each other's
+ * results cost one round trip. Each still starts after the previous one has finished, with a snapshot of its own
+ * (READ COMMITTED): a read issued after a lock sees what the lock's previous holder committed.
+ */
 export interface Transaction {
   query<Row>(statement: Statement): Promise<Row[]>;
 }
@@ -91,6 +98,10 @@ export function createSqlPool(
     idleTimeoutMillis: 30_000,
     types: TYPES,
     application_name: 'quotient',
+    // A transaction's statements that do not wait for each other's results (BEGIN and the first statement;
+    // those the services issue together) go out together, each statement in one send: see CoalescingSocket.
+    pipeline: true,
+    stream: coalescingStream,
     options: [
       '-c plan_cache_mode=force_generic_plan',
       timeouts ? serverTimeoutOptions(timeouts) : '-c idle_in_transaction_session_timeout=60000',
@@ -132,10 +143,22 @@ async function onOneConnection<T>(
   };
   client.on('error', onConnectionError);
   try {
-    await client.query('BEGIN');
-    const result = await work({
+    // BEGIN is not awaited before the work starts: it goes out with the work's first statement, in one send.
+    const begun = client.query('BEGIN').then(
+      () => null,
+      (error: Error) => error,
+    );
+    const worked = await work({
       query: async <Row>(statement: Statement) => (await client.query(statement)).rows as Row[],
-    });
+    }).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    // A failed BEGIN (a broken connection) is the first thing that went wrong; else the work's own failure.
+    const beginError = await begun;
+    if (beginError) throw beginError;
+    if ('error' in worked) throw worked.error;
+    const result = worked.value;
     await client.query(end);
     return result;
   } catch (error) {
@@ -166,8 +189,14 @@ export function inPrismaTransaction<T>(
   options?: { maxWait?: number; timeout?: number },
 ): Promise<T> {
   return db.$transaction(async (client) => {
+    // Prisma may start a statement issued later before an earlier one: each waits for the one issued before it.
+    let previous: Promise<unknown> = Promise.resolve();
     const tx: Transaction = {
-      query: <Row>(statement: Statement) => client.$queryRawUnsafe<Row[]>(statement.text, ...statement.values),
+      query: <Row>(statement: Statement) => {
+        const run = previous.then(() => client.$queryRawUnsafe<Row[]>(statement.text, ...statement.values));
+        previous = run.catch(() => undefined);
+        return run;
+      },
     };
     prismaClients.set(tx, client);
     return work(tx);

@@ -103,9 +103,10 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
   if (lineKeys.length === 0) return NO_COUNTS;
   const statuses = new Map<PeriodId, PeriodStatus>();
   const held = new Set<PeriodId>();
-  const hold = async (periods: Iterable<PeriodId>, bookedInto: ReadonlySet<PeriodId>) => {
+  /** Holds the periods; true when it had to create some (which were not held when it was called). */
+  const hold = async (periods: Iterable<PeriodId>, bookedInto: ReadonlySet<PeriodId>): Promise<boolean> => {
     const fresh = [...new Set(periods)].filter((periodId) => !held.has(periodId));
-    if (fresh.length === 0) return;
+    if (fresh.length === 0) return false;
     const found = await ledgerPeriods.sharePeriods(tx, orgId, fresh);
     const missing = fresh.filter((periodId) => !found.has(periodId) && bookedInto.has(periodId));
     if (missing.length > 0) {
@@ -119,14 +120,22 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
       const status = found.get(periodId);
       if (status) statuses.set(periodId, status);
     }
+    return missing.length > 0;
   };
   const likely = new Set(
     targets.filter((target) => target.earned_cents !== 0 || target.projected_cents !== 0).map((t) => t.period_id),
   );
-  await hold(likely, likely);
+  // The likely periods' share locks and the lines' rows are issued together, in that order (one round trip): the
+  // rows are read once the periods are held. When periods had to be created first, the rows are read again after.
+  const [created, firstRead] = await Promise.all([
+    hold(likely, likely),
+    earnings.standingRowsOfLines(tx, orgId, lineKeys),
+  ]);
+  let fresh: LineRow[] | null = created ? null : firstRead;
 
   for (;;) {
-    const rows = await earnings.standingRowsOfLines(tx, orgId, lineKeys);
+    const rows = fresh ?? (await earnings.standingRowsOfLines(tx, orgId, lineKeys));
+    fresh = null;
     const byLine = new Map<string, LineRow[]>();
     for (const row of rows) byLine.set(row.line_key, [...(byLine.get(row.line_key) ?? []), row]);
     const decisions = targets.map((target) => ({

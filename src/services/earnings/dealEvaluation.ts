@@ -77,11 +77,6 @@ export async function evaluateDealChange(
   }
   // One batch, in id order: a deal event, a recompute and a hierarchy change never wait for each other in a circle.
   // The deals are read after the reps' locks, so an evaluation that waited sees them as they are now.
-  await evaluationLocks.lockRepsForEvaluation(
-    tx,
-    orgId,
-    [...reps.values()].map((rep) => rep.user_id),
-  );
   const money = { default_currency: config.defaultCurrency, rates: config.rates };
   const work = plans.flatMap((plan) =>
     scopeOfDealChange(plan, before, after, today, formerlyCredited, org.hierarchy).flatMap((scope) => {
@@ -89,12 +84,20 @@ export async function evaluateDealChange(
       return rep ? [{ plan, rep, periods: scope.periods }] : [];
     }),
   );
-  const dealsByRep = new Map<string, DealSnapshot[]>();
-  for (const rep of reps.values()) {
+  // The locks and the reads of the reps' deals are issued together, in that order: one round trip, and each read
+  // starts only once every lock is held, so it sees what the locks' previous holders committed.
+  const locked = evaluationLocks.lockRepsForEvaluation(
+    tx,
+    orgId,
+    [...reps.values()].map((rep) => rep.user_id),
+  );
+  const reads = [...reps.values()].flatMap((rep) => {
     const periods = work.filter((item) => item.rep === rep).flatMap((item) => item.periods);
-    if (periods.length === 0) continue;
-    dealsByRep.set(rep.user_id, await dealsReadBy(tx, orgId, rep, plans, org, spanOf(periods)));
-  }
+    if (periods.length === 0) return [];
+    return [dealsReadBy(tx, orgId, rep, plans, org, spanOf(periods)).then((deals) => [rep.user_id, deals] as const)];
+  });
+  const [, read] = await Promise.all([locked, Promise.all(reads)]);
+  const dealsByRep = new Map<string, DealSnapshot[]>(read);
   // A commission, flat or override line without caps depends on its deal alone: only the changed deal's need
   // evaluating.
   // Tiered, attainment and capped lines depend on the rep's whole period: all of its lines are evaluated.

@@ -44,11 +44,13 @@ export async function dealsReadBy(
   org: OrgHierarchy,
   span: { from: string; to: string },
 ): Promise<DealSnapshot[]> {
-  const read = new Set(plans.flatMap((plan) => [...repsReadBy(plan, rep.external_id, org.hierarchy)]));
-  const userIds = [rep.user_id, ...[...read].flatMap((externalId) => org.reps.get(externalId)?.user_id ?? [])];
+  const readFor = new Set(plans.flatMap((plan) => [...repsReadBy(plan, rep.external_id, org.hierarchy)]));
+  const userIds = [rep.user_id, ...[...readFor].flatMap((externalId) => org.reps.get(externalId)?.user_id ?? [])];
+  // Issued together (and so in the transaction's order, right after whatever the caller issued before this call).
+  const read = await Promise.all(
+    [...new Set(userIds)].map((userId) => dealSnapshots.dealsOfRepAround(tx, orgId, userId, span)),
+  );
   const deals = new Map<string, DealSnapshot>();
-  for (const userId of new Set(userIds)) {
-    for (const deal of await dealSnapshots.dealsOfRepAround(tx, orgId, userId, span)) deals.set(deal.id, deal);
-  }
+  for (const deal of read.flat()) deals.set(deal.id, deal);
   return [...deals.values()];
 }
