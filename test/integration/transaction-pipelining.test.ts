@@ -68,39 +68,48 @@ async function untilSomeoneWaits(url: string): Promise<void> {
   throw new Error('nobody waited for the advisory lock');
 }
 
-test('a read issued together with a lock, on the pg pool, sees what the lock’s previous holder committed', async () => {
-  await withMarks(async (url) => {
-    const holder = holdLockThenMark(url);
-    await holder.held;
-    const pool = createSqlPool(url, 1, () => {});
-    try {
-      const counted = inTransaction(pool, lockAndCount);
-      await untilSomeoneWaits(url);
-      holder.release();
-      await holder.done;
-      expect(await counted).toBe(1);
-    } finally {
-      await pool.end();
-    }
-  });
-});
+/** A runner of transactions on the database at `url`, and how to close it. */
+interface Runner {
+  run: (work: (tx: Transaction) => Promise<number>) => Promise<number>;
+  close: () => Promise<void>;
+}
 
-test('a read issued together with a lock, in a Prisma transaction, sees what the lock’s previous holder committed', async () => {
-  await withMarks(async (url) => {
-    const holder = holdLockThenMark(url);
-    await holder.held;
-    const db = createPrismaClient(url, 1);
-    try {
-      const counted = inPrismaTransaction(db, lockAndCount);
-      await untilSomeoneWaits(url);
-      holder.release();
-      await holder.done;
-      expect(await counted).toBe(1);
-    } finally {
-      await db.$disconnect();
-    }
-  });
-});
+const runners: Array<[string, (url: string) => Runner]> = [
+  [
+    'on the pg pool',
+    (url) => {
+      const pool = createSqlPool(url, 1, () => {});
+      return { run: (work) => inTransaction(pool, work), close: () => pool.end() };
+    },
+  ],
+  [
+    'in a Prisma transaction',
+    (url) => {
+      const db = createPrismaClient(url, 1);
+      return { run: (work) => inPrismaTransaction(db, work), close: () => db.$disconnect() };
+    },
+  ],
+];
+
+test.each(runners)(
+  'a read issued together with a lock, %s, sees what the lock’s previous holder committed',
+  async (_, open) => {
+    await withMarks(async (url) => {
+      const holder = holdLockThenMark(url);
+      await holder.held;
+      const runner = open(url);
+      try {
+        const counted = runner.run(lockAndCount);
+        await untilSomeoneWaits(url);
+        holder.release();
+        await holder.done;
+        expect(await counted).toBe(1);
+      } finally {
+        await runner.close();
+      }
+    });
+  },
+);
 
 test('when one of the statements issued together fails, the others fail with it and nothing is kept', async () => {
   await withMarks(async (url) => {
