@@ -34,6 +34,11 @@ export async function evaluateDealChange(
   context: EvaluationContext,
 ): Promise<void> {
   const orgId = change.org.id;
+  // The plans in force as of the event's first statement (OrgConfigCache): an org without plans locks nothing.
+  // Reading them before the locks is safe because a recompute first waits for every deal event already in
+  // progress (waitForDealWritersBefore), and this event was in progress from its first statement on.
+  const { config } = change.org;
+  if (config.plansInForce.length === 0) return;
   const before = change.before ? dealSnapshotOf(change.before) : null;
   const after = dealSnapshotOf(change.after);
   // Nothing the engine reads changed (an upsert repeating the deal's state): no line can move.
@@ -43,12 +48,7 @@ export async function evaluateDealChange(
   for (const deal of [change.before, change.after]) {
     for (const rep of deal ? creditedRepsOf(deal) : []) reps.set(rep.external_id, rep);
   }
-  // The plans in force as of the event's first statement (OrgConfigCache): an org without plans locks nothing.
-  // Reading them before the locks is safe because a recompute first waits for every deal event already in
-  // progress (waitForDealWritersBefore), and this event was in progress from its first statement on.
-  const { config } = change.org;
-  if (config.plansInForce.length === 0) return;
-  // And when the deal moved to another period, the reps it no longer credits whose rows of it still stand (a
+  // When the deal moved to another period, the reps it no longer credits whose rows of it still stand (a
   // clawback of a removed split rep): their lines are dated by the deal and move with it. One query, only then.
   const today = context.today();
   const formerlyCredited: string[] = [];
