@@ -155,33 +155,19 @@ try {
   await db.$disconnect();
   await createFloorTables(admin, authKey);
 
-  quotient = await startChild(
-    [
-      ...(profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-      'src/cli/main.ts',
-      'serve',
-      '--port',
-      '0',
-      '--json',
-    ],
-    database.url,
-    { QUOTIENT_RATE_LIMIT_STORE: rateLimitStore, QUOTIENT_REDIS_URL: redisUrl },
-  );
+  // `quotient serve` of a checkout (this one, or BENCH_AGAINST's), run from that checkout.
+  const serve = (checkout: string, nodeFlags: string[] = []) =>
+    startChild(
+      [...nodeFlags, join(checkout, 'src/cli/main.ts'), 'serve', '--port', '0', '--json'],
+      database.url,
+      { QUOTIENT_RATE_LIMIT_STORE: rateLimitStore, QUOTIENT_REDIS_URL: redisUrl },
+      checkout,
+    );
+  quotient = await serve(process.cwd(), profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
   const bare = await startChild(['bench/bare-server.ts'], database.url);
   children.push(quotient.child, bare.child);
-  baseline = against
-    ? await startChild(
-        [join(against, 'src/cli/main.ts'), 'serve', '--port', '0', '--json'],
-        database.url,
-        { QUOTIENT_RATE_LIMIT_STORE: rateLimitStore, QUOTIENT_REDIS_URL: redisUrl },
-        against,
-      )
-    : undefined;
+  baseline = against ? await serve(against) : undefined;
   if (baseline) children.push(baseline.child);
-  const processesOf = (child: ChildProcess): Processes => ({
-    server: () => (child.pid ? [child.pid] : []),
-    database: async () => (child.pid ? backendsServing(admin, child.pid) : []),
-  });
   const q = quotient;
   const json = { 'content-type': 'application/json' };
 
@@ -301,10 +287,7 @@ async function compare(subject: Target, bareFloor: Target, unit: string, minimum
         ...subject,
         name: `${against} (baseline)`,
         url: baseline.url,
-        processes: {
-          server: () => (baseline.child.pid ? [baseline.child.pid] : []),
-          database: async () => (baseline.child.pid ? backendsServing(admin, baseline.child.pid) : []),
-        },
+        processes: processesOf(baseline.child),
       }
     : bareFloor;
   const runs = new Map<Target, Run[]>([
@@ -553,6 +536,14 @@ function exited(child: ChildProcess): Promise<unknown> {
 }
 
 /** A server child; its logs (at the default level, as in production) go to a file of the bench's directory. */
+/** The server process and the PostgreSQL backends serving its connections. */
+function processesOf(child: ChildProcess): Processes {
+  return {
+    server: () => (child.pid ? [child.pid] : []),
+    database: async () => (child.pid ? backendsServing(admin, child.pid) : []),
+  };
+}
+
 async function startChild(
   args: string[],
   databaseUrl: string,

@@ -143,21 +143,14 @@ async function onOneConnection<T>(
   };
   client.on('error', onConnectionError);
   try {
-    // BEGIN is not awaited before the work starts: it goes out with the work's first statement, in one send.
-    const begun = client.query('BEGIN').then(
-      () => null,
-      (error: Error) => error,
-    );
-    const worked = await work({
-      query: async <Row>(statement: Statement) => (await client.query(statement)).rows as Row[],
-    }).then(
-      (value) => ({ value }),
-      (error: unknown) => ({ error }),
-    );
-    // A failed BEGIN (a broken connection) is the first thing that went wrong; else the work's own failure.
-    const beginError = await begun;
-    if (beginError) throw beginError;
-    if ('error' in worked) throw worked.error;
+    // BEGIN is not awaited before the work starts: it goes out with the work's first statement, in one send. Both
+    // are settled before anything else happens; a failed BEGIN (a broken connection) is what went wrong first.
+    const [begun, worked] = await Promise.allSettled([
+      client.query('BEGIN'),
+      work({ query: async <Row>(statement: Statement) => (await client.query(statement)).rows as Row[] }),
+    ]);
+    if (begun.status === 'rejected') throw begun.reason;
+    if (worked.status === 'rejected') throw worked.reason;
     const result = worked.value;
     await client.query(end);
     return result;

@@ -131,11 +131,11 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
     hold(likely, likely),
     earnings.standingRowsOfLines(tx, orgId, lineKeys),
   ]);
-  let fresh: LineRow[] | null = created ? null : firstRead;
+  let readAlready: LineRow[] | null = created ? null : firstRead;
 
   for (;;) {
-    const rows = fresh ?? (await earnings.standingRowsOfLines(tx, orgId, lineKeys));
-    fresh = null;
+    const rows = readAlready ?? (await earnings.standingRowsOfLines(tx, orgId, lineKeys));
+    readAlready = null;
     const byLine = new Map<string, LineRow[]>();
     for (const row of rows) byLine.set(row.line_key, [...(byLine.get(row.line_key) ?? []), row]);
     const decisions = targets.map((target) => ({

@@ -75,8 +75,6 @@ export async function evaluateDealChange(
       }
     }
   }
-  // One batch, in id order: a deal event, a recompute and a hierarchy change never wait for each other in a circle.
-  // The deals are read after the reps' locks, so an evaluation that waited sees them as they are now.
   const money = { default_currency: config.defaultCurrency, rates: config.rates };
   const work = plans.flatMap((plan) =>
     scopeOfDealChange(plan, before, after, today, formerlyCredited, org.hierarchy).flatMap((scope) => {
@@ -84,8 +82,9 @@ export async function evaluateDealChange(
       return rep ? [{ plan, rep, periods: scope.periods }] : [];
     }),
   );
-  // The locks and the reads of the reps' deals are issued together, in that order: one round trip, and each read
-  // starts only once every lock is held, so it sees what the locks' previous holders committed.
+  // The reps' locks, one batch in id order (a deal event, a recompute and a hierarchy change never wait for each
+  // other in a circle), and the reads of their deals are issued together, in that order: one round trip, and each
+  // read starts only once every lock is held, so an evaluation that waited sees the deals as they are now.
   const locked = evaluationLocks.lockRepsForEvaluation(
     tx,
     orgId,
