@@ -27,7 +27,7 @@ import { benchRecompute } from './recompute.ts';
 //
 // BENCH_SECONDS (default 10) per measured run, BENCH_ROUNDS (default 2) rounds of Quotient-then-floor (the order
 // flips every round), BENCH_CONNECTIONS (default 32); BENCH_ONLY=auth|ingest|earnings|recompute runs one
-// scenario; BENCH_RECOMPUTE_SIZES (default 10000,30000,100000); BENCH_RATE_LIMIT_STORE (default memory, the
+// scenario; BENCH_ONLY=layers measures what each layer of GET /v1/ adds (bench/layers-server.ts); BENCH_RECOMPUTE_SIZES (default 10000,30000,100000); BENCH_RATE_LIMIT_STORE (default memory, the
 // embedded default: one server serves the database).
 //
 // BENCH_PROFILE=1 attributes instead of comparing: PostgreSQL runs with pg_stat_statements and the server with
@@ -95,6 +95,15 @@ interface Goal {
   ratio: number;
   minimum: number;
   p99Ratio: number;
+  subject: Result;
+  floor: Result;
+  /**
+   * What bounds the rate: `server`, each server's one JavaScript thread (reads: PostgreSQL and the load generator
+   * fit in the other core); `total`, the server and PostgreSQL sharing both cores (deal events).
+   */
+  bound: 'server' | 'total';
+  /** What else this run measured that says where the cost is, printed under a goal not met. */
+  notes: string[];
 }
 
 /** The processes whose CPU a measurement counts: the server, and the PostgreSQL backends serving it. */
@@ -123,6 +132,8 @@ const goals: Goal[] = [];
 const profileWindows: ProfileWindow[] = [];
 /** The tables' row writes when pg_stat_statements was last reset (profiling). */
 let writesAtReset: TableWrites = new Map();
+/** PostgreSQL's WAL counters (pg_stat_wal) when pg_stat_statements was last reset (profiling). */
+let walAtReset: WalCounters = { records: 0, fullPageImages: 0, bytes: 0 };
 const admin = new pg.Pool({ connectionString: database.url, max: 2 });
 let quotient: { child: ChildProcess; url: string } | undefined;
 /** The Quotient server of BENCH_AGAINST's checkout, when set. */
@@ -152,6 +163,15 @@ try {
     text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
   });
   const planKey = await keyFor(planOrg.id, 'bench earnings');
+  const LAYERS = ['key', 'context', 'audit', 'contract'] as const;
+  const layerKeys = new Map<string, string>();
+  // Two keys per layer, one for even rounds and one for odd: a key may pass 100,000 requests a minute, and a
+  // layer's two runs can fall in the same minute.
+  if (only === undefined || only === 'layers') {
+    for (const layer of [...LAYERS, 'serve'])
+      for (const parity of [0, 1])
+        layerKeys.set(`${layer} ${parity}`, await keyFor(org.id, `bench layer ${layer} ${parity}`));
+  }
   await db.$disconnect();
   await createFloorTables(admin, authKey);
 
@@ -193,8 +213,10 @@ try {
     processes: processesOf(bare.child),
   });
 
+  let authGoal: Goal | undefined;
+  let ingestGoal: Goal | undefined;
   if (only === undefined || only === 'auth') {
-    await compare(
+    authGoal = await compare(
       {
         name: 'Quotient GET /v1/ (auth, rate limit, audit)',
         url: q.url,
@@ -204,10 +226,11 @@ try {
       bareAuth,
       'requests/s',
       0.5,
+      'server',
     );
   }
   if (only === undefined || only === 'ingest') {
-    await compare(
+    ingestGoal = await compare(
       {
         name: 'Quotient POST /v1/deals/events, no plan',
         url: q.url,
@@ -222,6 +245,7 @@ try {
       floor('bare'),
       'events/s',
       0.6,
+      'total',
     );
     const pipeline = await measurePipeline(
       'Quotient pipeline alone (in-process, no HTTP)',
@@ -235,10 +259,14 @@ try {
     );
     report([pipeline], 'events/s');
     process.stdout.write('\n');
+    ingestGoal?.notes.push(
+      `the pipeline alone (no HTTP, authentication, validation, audit or log line) spent ${cpuOf(pipeline, 'total')} ms ` +
+        `per event (${cpuOf(pipeline, 'server')} of its process, ${cpuOf(pipeline, 'database')} of PostgreSQL)`,
+    );
     if (profiling) await printStatements(pipeline.name, pipeline.requests);
   }
   if (only === undefined || only === 'earnings') {
-    await compare(
+    const earningsGoal = await compare(
       {
         name: "Quotient POST /v1/deals/events, product.md's four-chip plan",
         url: q.url,
@@ -253,6 +281,51 @@ try {
       floor('bare-earnings'),
       'events/s',
       0.4,
+      'total',
+    );
+    if (ingestGoal) {
+      earningsGoal?.notes.push(
+        `the same events in an org without a plan spent ${cpuOf(ingestGoal.subject, 'total')} ms per event in this run`,
+      );
+    }
+  }
+  if ((only === undefined || only === 'layers') && !profiling && !baseline) {
+    // Quotient's GET /v1/ built up from its own parts, one process per layer (bench/layers-server.ts), each with a
+    // key of its own (each process counts its own requests in memory).
+    const layers: Array<{ name: string; url: string; processes: Processes; key: string }> = [];
+    for (const [layer, name] of [
+      ['key', "layer key: Express, operation match, Quotient's key read and count, handler"],
+      ['context', 'layer context: + request id, security headers, log line, metrics'],
+      ['audit', 'layer audit: + authenticate (rate-limit decision and headers, scope, audit entry)'],
+      ['contract', 'layer contract: + body parser, parameter check, contract validator, dispatch'],
+    ] satisfies Array<[(typeof LAYERS)[number], string]>) {
+      const server = await startChild(['bench/layers-server.ts'], database.url, { BENCH_LAYER: layer });
+      children.push(server.child);
+      layers.push({ name, url: server.url, processes: processesOf(server.child), key: layer });
+    }
+    layers.push({ name: 'quotient serve (the whole app)', url: q.url, processes: processesOf(q.child), key: 'serve' });
+    const layerTargets = (round: number): Target[] => [
+      bareAuth,
+      ...layers.map(({ name, url, processes, key }) => ({
+        name,
+        url,
+        request: { path: '/v1/', headers: { authorization: `Bearer ${layerKeys.get(`${key} ${round % 2}`)}` } },
+        processes,
+      })),
+    ];
+    const layered = await compareLayers(layerTargets);
+    authGoal?.notes.push(
+      `what each layer adds to the floor's server CPU, in microseconds per request (the layers' rows above): ${layered
+        .slice(1)
+        .map((result, index) => {
+          const before = layered[index]?.serverCpuMs;
+          const added =
+            result.serverCpuMs === null || before === null || before === undefined
+              ? '-'
+              : Math.round((result.serverCpuMs - before) * 1000);
+          return `${result.name.replace(/^layer (\w+):.*/, '$1').replace(/ \(.*/, '')} ${added}`;
+        })
+        .join(', ')}`,
     );
   }
   if (goals.length > 0 && !profiling) reportGoals();
@@ -274,13 +347,52 @@ try {
 }
 
 /**
+ * Targets that each add a layer to the one before, measured in turn for `rounds` rounds (the order reversed every
+ * other round, each warmed up before its first run); each row shows the server CPU per request it adds to the row
+ * before, the first being the floor.
+ */
+async function compareLayers(targetsOfRound: (round: number) => Target[]): Promise<Result[]> {
+  const names = targetsOfRound(0).map((target) => target.name);
+  const runs = new Map<string, Run[]>(names.map((name) => [name, []]));
+  for (let round = 0; round < rounds; round++) {
+    const targets = targetsOfRound(round);
+    for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+      if (round < 2) await warmUp(target);
+      (runs.get(target.name) as Run[]).push(await measuredRun(target));
+    }
+  }
+  const results = names.map((name) => combine(name, runs.get(name) as Run[]));
+  report(results, 'requests/s');
+  process.stdout.write('Server CPU each layer adds per request (microseconds; the first row is the floor):\n');
+  results.forEach((result, index) => {
+    const before = results[index - 1]?.serverCpuMs;
+    const added =
+      result.serverCpuMs === null || before === null || before === undefined
+        ? '-'
+        : `${Math.round((result.serverCpuMs - before) * 1000)}`;
+    const ratio = result.requestsPerSecond / (results[0] as Result).requestsPerSecond;
+    process.stdout.write(
+      `  ${result.name.padEnd(84)} ${added.padStart(6)} us   ${ratio.toFixed(2)}x the floor's rate\n`,
+    );
+  });
+  process.stdout.write('\n');
+  return results;
+}
+
+/**
  * Quotient and its floor, alternating for `rounds` rounds (Q F, F Q, …), each with a 2 s warm-up before its first
  * run; then the rows, the ratio and the goal. Profiling runs Quotient alone, once.
  */
-async function compare(subject: Target, bareFloor: Target, unit: string, minimum: number): Promise<void> {
+async function compare(
+  subject: Target,
+  bareFloor: Target,
+  unit: string,
+  minimum: number,
+  bound: Goal['bound'],
+): Promise<Goal | undefined> {
   if (profiling) {
     await profileScenario(subject);
-    return;
+    return undefined;
   }
   const floorTarget: Target = baseline
     ? {
@@ -309,7 +421,19 @@ async function compare(subject: Target, bareFloor: Target, unit: string, minimum
   process.stdout.write(
     `ratio: ${ratio.toFixed(2)} (goal >= ${minimum}); p99 ratio: ${p99Ratio.toFixed(2)} (goal <= 2)\n\n`,
   );
-  if (!baseline) goals.push({ row: subject.name, ratio, minimum, p99Ratio });
+  if (baseline) return undefined;
+  const goal: Goal = {
+    row: subject.name,
+    ratio,
+    minimum,
+    p99Ratio,
+    subject: subjectResult,
+    floor: floorResult,
+    bound,
+    notes: [],
+  };
+  goals.push(goal);
+  return goal;
 }
 
 /** One run of Quotient with pg_stat_statements reset before it, then its statements' time per request. */
@@ -336,9 +460,25 @@ async function tableWrites(): Promise<TableWrites> {
   );
 }
 
+/** What the whole cluster wrote to its WAL: records, full-page images and bytes (pg_stat_wal). */
+interface WalCounters {
+  records: number;
+  fullPageImages: number;
+  bytes: number;
+}
+
+async function walCounters(): Promise<WalCounters> {
+  const { rows } = await admin.query<{ records: string; fpi: string; bytes: string }>(
+    'SELECT wal_records AS records, wal_fpi AS fpi, wal_bytes AS bytes FROM pg_stat_wal',
+  );
+  const row = rows[0];
+  return { records: Number(row?.records), fullPageImages: Number(row?.fpi), bytes: Number(row?.bytes) };
+}
+
 async function resetStatements(): Promise<void> {
   await admin.query('SELECT pg_stat_statements_reset()');
   writesAtReset = await tableWrites();
+  walAtReset = await walCounters();
 }
 
 /**
@@ -349,6 +489,7 @@ async function printStatements(name: string, requests: number): Promise<void> {
   // Backends publish their table counters at most once a second.
   await new Promise((done) => setTimeout(done, 1_500));
   const writes = await tableWrites();
+  const wal = await walCounters();
   const { rows } = await admin.query<{ query: string; calls: string; total: number; mean: number }>(
     `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls, total_exec_time + total_plan_time AS total,
             (total_exec_time + total_plan_time) / calls AS mean
@@ -377,7 +518,12 @@ async function printStatements(name: string, requests: number): Promise<void> {
       `  ${table.padEnd(22)} inserted ${per(inserted).padStart(6)}  updated ${per(updated).padStart(6)} (HOT ${per(after.hot - before.hot)})\n`,
     );
   }
-  process.stdout.write('\n');
+  const walPer = (count: number, before: number) => ((count - before) / requests).toFixed(2);
+  process.stdout.write(
+    `WAL per request (pg_stat_wal, whole cluster): ${walPer(wal.records, walAtReset.records)} records, ` +
+      `${walPer(wal.fullPageImages, walAtReset.fullPageImages)} full-page images, ` +
+      `${Math.round((wal.bytes - walAtReset.bytes) / requests)} bytes\n\n`,
+  );
 }
 
 /**
@@ -518,6 +664,26 @@ function report(results: Result[], unit: string): void {
   }
 }
 
+/** CPU milliseconds per request of a row: its server process, its PostgreSQL backends, or both. */
+function cpuOf(result: Result, part: 'server' | 'database' | 'total'): string {
+  const { serverCpuMs: server, databaseCpuMs: database } = result;
+  const ms =
+    part === 'server'
+      ? server
+      : part === 'database'
+        ? database
+        : server === null || database === null
+          ? null
+          : server + database;
+  return ms === null ? '-' : ms.toFixed(2);
+}
+
+/**
+ * Each goal, met or not; under one not met, the CPU it allows per request against what Quotient spent, and what
+ * else the run measured about where that goes. Every scenario is bound by CPU on this machine, so a rate goal is a
+ * CPU budget: at `minimum` times the floor's rate, Quotient may spend 1 / `minimum` times the floor's CPU per request
+ * on what bounds the rate (its server's one thread for reads, server and PostgreSQL together for deal events).
+ */
 function reportGoals(): void {
   process.stdout.write('Goals (issue 13)\n');
   for (const goal of goals) {
@@ -525,6 +691,17 @@ function reportGoals(): void {
     process.stdout.write(
       `  ${met ? 'met    ' : 'NOT MET'}  ${goal.row}: ${goal.ratio.toFixed(2)}x the floor (>= ${goal.minimum}), p99 ${goal.p99Ratio.toFixed(2)}x (<= 2)\n`,
     );
+    if (met) continue;
+    const part = goal.bound === 'server' ? 'server' : 'total';
+    const floorMs = Number(cpuOf(goal.floor, part));
+    const what = goal.bound === 'server' ? 'server CPU (one JavaScript thread)' : 'CPU of server and PostgreSQL';
+    if (Number.isFinite(floorMs)) {
+      process.stdout.write(
+        `           ${what} per request: the floor ${floorMs.toFixed(2)} ms, so the goal allows ${(floorMs / goal.minimum).toFixed(2)} ms; ` +
+          `Quotient spent ${cpuOf(goal.subject, part)} ms (server ${cpuOf(goal.subject, 'server')}, PostgreSQL ${cpuOf(goal.subject, 'database')})\n`,
+      );
+    }
+    for (const note of goal.notes) process.stdout.write(`           ${note}\n`);
   }
   process.stdout.write('\n');
 }

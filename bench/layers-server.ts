@@ -1,0 +1,100 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { digestOf, parseBearer } from '../src/access/apiKeys.ts';
+import { AuditLog } from '../src/access/auditLog.ts';
+import { windowAt } from '../src/access/rateLimit.ts';
+import { countingGate, MemoryWindowCounter } from '../src/access/rateLimitStore.ts';
+import { BODY_LIMIT_BYTES } from '../src/http/app.ts';
+import { loadContract } from '../src/http/contract.ts';
+import { validateContract } from '../src/http/contractValidator.ts';
+import { ApiError } from '../src/http/errors.ts';
+import { type ContractHandlers, dispatchToHandlers } from '../src/http/handlers.ts';
+import { Metrics } from '../src/http/metrics.ts';
+import { authenticate, type RequestAuth } from '../src/http/middleware/authenticate.ts';
+import { errorHandler } from '../src/http/middleware/errorHandler.ts';
+import { requestContext } from '../src/http/middleware/requestContext.ts';
+import { refuseUnstorableParameters } from '../src/http/middleware/storableParameters.ts';
+import { OperationTable } from '../src/http/operations.ts';
+import { keepRawBody } from '../src/http/rawBody.ts';
+import { metaHandlers } from '../src/http/routes/meta.ts';
+import { createLogger } from '../src/lib/logger.ts';
+import { KeyAuthentication } from '../src/repositories/keyAuthentication.ts';
+import { RequestAuditRepository } from '../src/repositories/requestAudit.ts';
+import { createSqlPool } from '../src/repositories/transaction.ts';
+
+// Quotient's `GET /v1/` built up one layer at a time from its own parts, for `BENCH_ONLY=layers` (bench/run.ts),
+// which runs one process per layer and measures the server CPU each adds per request. BENCH_LAYER names the top
+// layer; each includes the ones before it:
+//
+// - key:      Express, the operation table's match, the key read by Quotient's statement on its access pool and
+//             counted in memory (the KeyGate of the embedded default), the handler's body; no log, no audit;
+// - context:  + the request context: request id, security headers, the log line (pino), the metrics (prom-client);
+// - audit:    + the whole `authenticate` step instead of the bare read: the rate-limit decision and its headers,
+//             the scope check, the audit entry queued and written in batches, the key's last use;
+// - contract: + the body parser, the path-parameter check, the contract validator (express-openapi-validator)
+//             and the dispatch by operationId: `createApp`'s chain for this operation.
+//
+// `quotient serve` itself is the row after these: what it adds beyond `contract` is the routing of /metrics, /docs
+// and /admin past the contract's requests, which `GET /v1/` only tests a pattern for.
+
+const LAYERS = ['key', 'context', 'audit', 'contract'] as const;
+const layer = LAYERS.indexOf(process.env.BENCH_LAYER as (typeof LAYERS)[number]);
+if (layer < 0) throw new Error(`BENCH_LAYER must be one of ${LAYERS.join(', ')}`);
+const has = (name: (typeof LAYERS)[number]) => layer >= LAYERS.indexOf(name);
+
+const databaseUrl = process.env.DATABASE_URL as string;
+const logger = createLogger(process.env.LOG_LEVEL ?? 'info');
+const onIdleError = (error: Error) => logger.warn({ err: error }, 'an idle connection failed');
+// As `startServer` sizes them for the default pool size of 10.
+const accessPool = createSqlPool(databaseUrl, 5, onIdleError, { asynchronousCommit: true });
+const auditPool = createSqlPool(databaseUrl, 10, onIdleError);
+const keys = countingGate('memory', new KeyAuthentication(accessPool), new MemoryWindowCounter());
+const auditLog = new AuditLog(new RequestAuditRepository(auditPool), logger);
+auditLog.start();
+const metrics = new Metrics(() => auditLog.depth(), keys.store);
+const contract = loadContract();
+const operations = new OperationTable(contract as ConstructorParameters<typeof OperationTable>[0]);
+const { getAuthContext } = metaHandlers();
+
+const app = express();
+app.disable('x-powered-by');
+app.set('trust proxy', 'loopback');
+app.set('query parser', 'extended');
+if (has('context')) app.use(requestContext(logger, metrics));
+app.use((req: Request, res: Response, next: NextFunction) => {
+  const match = operations.match(req.method, req.path);
+  if (match.kind !== 'operation') throw new ApiError('not_found', `no route ${req.method} ${req.path}`);
+  res.locals.operation = match.operation;
+  next();
+});
+if (has('audit')) {
+  app.use(authenticate({ keys, auditLog, metrics, keyConfirmedByWrite: new Set() }));
+} else {
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
+    const token = parseBearer(req.get('authorization'));
+    const found = token ? await keys.authenticateAndCount(digestOf(token), windowAt(new Date()).start) : null;
+    if (!found) throw new ApiError('invalid_key', 'the API key is unknown or revoked');
+    const auth: RequestAuth = { keyId: found.key.id, orgId: found.key.org_id, orgName: found.org_name, key: found.key };
+    res.locals.auth = auth;
+    next();
+  });
+}
+if (has('contract')) {
+  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: keepRawBody }));
+  app.use(refuseUnstorableParameters());
+  app.use(validateContract({ contract, validateResponses: false }));
+  app.use(dispatchToHandlers({ getAuthContext } as ContractHandlers));
+} else {
+  app.use((req: Request, res: Response) => getAuthContext(req as never, res as never));
+}
+app.use(errorHandler(logger));
+
+const server = app.listen(0, '127.0.0.1', () => {
+  const address = server.address();
+  process.stdout.write(
+    `${JSON.stringify({ url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` })}\n`,
+  );
+});
+process.once('SIGTERM', () => {
+  server.close();
+  void auditLog.close().finally(() => Promise.all([accessPool.end(), auditPool.end()]));
+});
