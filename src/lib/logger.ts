@@ -7,7 +7,7 @@ export type Logger = pino.Logger;
  * as type, code, message and stack only: a driver's error can carry its whole client (connection settings,
  * password included), which must never reach a log. Passwords in connection strings are masked everywhere.
  */
-export function createLogger(level: string, destination: pino.DestinationStream = pino.destination(2)): Logger {
+export function createLogger(level: string, destination: pino.DestinationStream = stderrLines()): Logger {
   return pino(
     {
       level,
@@ -21,6 +21,73 @@ export function createLogger(level: string, destination: pino.DestinationStream 
     },
     destination,
   );
+}
+
+/** The message of the line `requestContext` writes for every request. */
+export const REQUEST_LINE = 'request';
+
+const REQUEST_LINE_END = `"msg":${JSON.stringify(REQUEST_LINE)}}\n`;
+const BATCH_CHARACTERS = 8192;
+const BATCH_DELAY_MS = 100;
+
+/**
+ * Stderr, with the request lines written in batches: held until 8 KB of lines or 100 ms have gathered, or another
+ * line comes, which goes out at once with them (startup, warnings, errors, shutdown: in order, as soon as logged).
+ * Written one by one, every request's line cost a write on libuv's thread pool whenever none was in flight: about
+ * half of what the request context costs a `GET /v1/` (BENCH_ONLY=layers, docs/benchmarks.md). Held lines are written
+ * when the process exits (a graceful stop, an uncaught error, `process.exit`); one killed outright loses at most the
+ * last 100 ms of request lines.
+ */
+function stderrLines(): pino.DestinationStream {
+  const lines = new RequestLinesInBatches(pino.destination({ dest: 2, minLength: 0 }));
+  writeHeldLinesOnExit(lines);
+  return lines;
+}
+
+class RequestLinesInBatches implements pino.DestinationStream {
+  readonly #out: pino.DestinationStream & { flushSync(): void };
+  #held = '';
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(out: pino.DestinationStream & { flushSync(): void }) {
+    this.#out = out;
+  }
+
+  write(line: string): void {
+    this.#held += line;
+    if (this.#held.length >= BATCH_CHARACTERS || !line.endsWith(REQUEST_LINE_END)) this.#release();
+    else this.#timer ??= setTimeout(() => this.#release(), BATCH_DELAY_MS).unref();
+  }
+
+  /** At exit: the held lines, and what the destination still has, written before the process ends. */
+  writeHeldNow(): void {
+    try {
+      this.#release();
+      this.#out.flushSync();
+    } catch {
+      // stderr is closed: there is nowhere left to write
+    }
+  }
+
+  #release(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#held === '') return;
+    this.#out.write(this.#held);
+    this.#held = '';
+  }
+}
+
+// One exit listener for every logger of the process (tests make many), run before pino's own.
+const withHeldLines = new Set<WeakRef<RequestLinesInBatches>>();
+
+function writeHeldLinesOnExit(lines: RequestLinesInBatches): void {
+  if (withHeldLines.size === 0) {
+    process.prependListener('exit', () => {
+      for (const reference of withHeldLines) reference.deref()?.writeHeldNow();
+    });
+  }
+  withHeldLines.add(new WeakRef(lines));
 }
 
 interface SerializedError {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import type { Logger } from '../../lib/logger.ts';
+import { type Logger, REQUEST_LINE } from '../../lib/logger.ts';
 import type { Metrics } from '../metrics.ts';
 import { setApiSecurityHeaders } from '../securityHeaders.ts';
 
@@ -34,7 +34,7 @@ export function requestContext(logger: Logger, metrics: Metrics) {
           duration_ms: Math.round(durationMs * 10) / 10,
           key_id: res.locals.auth?.keyId ?? null,
         },
-        'request',
+        REQUEST_LINE,
       );
     });
     next();
