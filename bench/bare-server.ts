@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import express from 'express';
 import pg from 'pg';
+import { serveChild } from './serveChild.ts';
 
 // The floors the benchmark compares Quotient against: bare Express routes with `pg`, no validation, no rate limit,
 // no audit, no logging. GET /v1/ reads the bearer key's row with one indexed select of its digest (the least an
@@ -47,13 +48,4 @@ app.post('/v1/deals/events', async (req, res) => {
     client.release();
   }
 });
-const server = app.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(
-    `${JSON.stringify({ url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` })}\n`,
-  );
-});
-process.once('SIGTERM', () => {
-  server.close();
-  void pool.end();
-});
+serveChild(app, () => pool.end());

@@ -20,6 +20,7 @@ import { createLogger } from '../src/lib/logger.ts';
 import { KeyAuthentication } from '../src/repositories/keyAuthentication.ts';
 import { RequestAuditRepository } from '../src/repositories/requestAudit.ts';
 import { createSqlPool } from '../src/repositories/transaction.ts';
+import { serveChild } from './serveChild.ts';
 
 // Quotient's `GET /v1/` built up one layer at a time from its own parts, for `BENCH_ONLY=layers` (bench/run.ts),
 // which runs one process per layer and measures the server CPU each adds per request. BENCH_LAYER names the top
@@ -88,13 +89,4 @@ if (has('contract')) {
 }
 app.use(errorHandler(logger));
 
-const server = app.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(
-    `${JSON.stringify({ url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` })}\n`,
-  );
-});
-process.once('SIGTERM', () => {
-  server.close();
-  void auditLog.close().finally(() => Promise.all([accessPool.end(), auditPool.end()]));
-});
+serveChild(app, () => auditLog.close().finally(() => Promise.all([accessPool.end(), auditPool.end()])));
