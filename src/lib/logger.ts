@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { pino } from 'pino';
 
 export type Logger = pino.Logger;
@@ -29,6 +30,7 @@ export const REQUEST_LINE = 'request';
 const REQUEST_LINE_END = `"msg":${JSON.stringify(REQUEST_LINE)}}\n`;
 const BATCH_CHARACTERS = 8192;
 const BATCH_DELAY_MS = 100;
+const STDERR = 2;
 
 /**
  * Stderr, with the request lines written in batches: held until 8 KB of lines or 100 ms have gathered, or another
@@ -39,18 +41,20 @@ const BATCH_DELAY_MS = 100;
  * last 100 ms of request lines.
  */
 function stderrLines(): pino.DestinationStream {
-  const lines = new RequestLinesInBatches(pino.destination({ dest: 2, minLength: 0 }));
+  const lines = new RequestLinesInBatches(pino.destination({ dest: STDERR, minLength: 0 }), STDERR);
   writeHeldLinesOnExit(lines);
   return lines;
 }
 
 class RequestLinesInBatches implements pino.DestinationStream {
   readonly #out: pino.DestinationStream & { flushSync(): void };
+  readonly #fd: number;
   #held = '';
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(out: pino.DestinationStream & { flushSync(): void }) {
+  constructor(out: pino.DestinationStream & { flushSync(): void }, fd: number) {
     this.#out = out;
+    this.#fd = fd;
   }
 
   write(line: string): void {
@@ -59,13 +63,28 @@ class RequestLinesInBatches implements pino.DestinationStream {
     else this.#timer ??= setTimeout(() => this.#release(), BATCH_DELAY_MS).unref();
   }
 
-  /** At exit: the held lines, and what the destination still has, written before the process ends. */
+  /**
+   * At exit: what the destination still has, then the held lines, written synchronously. Handed to the destination,
+   * the held lines would go out in an asynchronous write that the ending process need not wait for.
+   */
   writeHeldNow(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const held = this.#held;
+    this.#held = '';
     try {
-      this.#release();
       this.#out.flushSync();
     } catch {
-      // stderr is closed: there is nowhere left to write
+      // the destination is closed; the held lines are written below all the same
+    }
+    let rest = Buffer.from(held);
+    for (let attempt = 0; rest.length > 0 && attempt < 1000; attempt++) {
+      try {
+        rest = rest.subarray(writeSync(this.#fd, rest));
+      } catch (error) {
+        // stderr is closed: there is nowhere left to write
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+      }
     }
   }
 

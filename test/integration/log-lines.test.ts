@@ -51,8 +51,16 @@ describe('log lines on stderr', () => {
   });
 
   test('request lines still held when the process exits are written, also on process.exit and on a crash', async () => {
-    for (const end of ['', 'process.exit(3);', "throw new Error('boom');"]) {
-      const logged = logInProcess(`for (let n = 1; n <= 5; n++) request(n); ${end}`);
+    // Eight processes per ending at once: handed to an asynchronous write at exit, held lines were lost whenever the
+    // machine was busy (55 of 60 runs with three busy loops beside them), and eight processes make it busy.
+    const endings = ['', 'process.exit(3);', "throw new Error('boom');"];
+    const runs = endings.flatMap((end) =>
+      Array.from({ length: 8 }, () => ({
+        end,
+        logged: logInProcess(`for (let n = 1; n <= 5; n++) request(n); ${end}`),
+      })),
+    );
+    for (const { end, logged } of runs) {
       const code = await logged.exited;
       assert.deepEqual(
         logged.lines().filter((line) => line.startsWith('request')),
