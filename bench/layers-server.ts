@@ -20,6 +20,7 @@ import { createLogger } from '../src/lib/logger.ts';
 import { KeyAuthentication } from '../src/repositories/keyAuthentication.ts';
 import { RequestAuditRepository } from '../src/repositories/requestAudit.ts';
 import { createSqlPool } from '../src/repositories/transaction.ts';
+import { LAYER_NAMES, type Layer } from './layers.ts';
 import { serveChild } from './serveChild.ts';
 
 // Quotient's `GET /v1/` built up one layer at a time from its own parts, for `BENCH_ONLY=layers` (bench/run.ts),
@@ -37,10 +38,9 @@ import { serveChild } from './serveChild.ts';
 // `quotient serve` itself is the row after these: what it adds beyond `contract` is the routing of /metrics, /docs
 // and /admin past the contract's requests, which `GET /v1/` only tests a pattern for.
 
-const LAYERS = ['key', 'context', 'audit', 'contract'] as const;
-const layer = LAYERS.indexOf(process.env.BENCH_LAYER as (typeof LAYERS)[number]);
-if (layer < 0) throw new Error(`BENCH_LAYER must be one of ${LAYERS.join(', ')}`);
-const has = (name: (typeof LAYERS)[number]) => layer >= LAYERS.indexOf(name);
+const layer = LAYER_NAMES.indexOf(process.env.BENCH_LAYER as Layer);
+if (layer < 0) throw new Error(`BENCH_LAYER must be one of ${LAYER_NAMES.join(', ')}`);
+const has = (name: Layer) => layer >= LAYER_NAMES.indexOf(name);
 
 const databaseUrl = process.env.DATABASE_URL as string;
 const logger = createLogger(process.env.LOG_LEVEL ?? 'info');

@@ -17,6 +17,7 @@ import { PlanAdmin } from '../src/services/plans.ts';
 import { backendsServing, type CpuSnapshot, cpuSecondsBetween, snapshot } from './cpu.ts';
 import { DISTINCT_DEALS, dealEvents } from './events.ts';
 import { createFloorTables } from './floor.ts';
+import { LAYER_NAMES, LAYERS, type Layer } from './layers.ts';
 import { noDealChanges, noPlanChanges } from './listeners.ts';
 import { type ProfileWindow, printProfileSummary, summariseProfiles } from './profile.ts';
 import { benchRecompute } from './recompute.ts';
@@ -163,10 +164,9 @@ try {
     text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
   });
   const planKey = await keyFor(planOrg.id, 'bench earnings');
-  const LAYERS = ['key', 'context', 'audit', 'contract'] as const;
-  const layerKeys = new Map<string, string>();
+  const layerKeys = new Map<Layer, string>();
   if (only === undefined || only === 'layers') {
-    for (const layer of LAYERS) layerKeys.set(layer, await keyFor(org.id, `bench layer ${layer}`));
+    for (const layer of LAYER_NAMES) layerKeys.set(layer, await keyFor(org.id, `bench layer ${layer}`));
   }
   await db.$disconnect();
   // Past 8,300 requests a second, a key's warm-up and run (12 s) pass 100,000 within one minute, and the rest would
@@ -296,40 +296,34 @@ try {
   if ((only === undefined || only === 'layers') && !profiling && !baseline) {
     // Quotient's GET /v1/ built up from its own parts, one process per layer (bench/layers-server.ts), each with a
     // key of its own.
-    const layers: Target[] = [bareAuth];
-    for (const [layer, name] of [
-      ['key', "layer key: Express, operation match, Quotient's key read and count, handler"],
-      ['context', 'layer context: + request id, security headers, log line, metrics'],
-      ['audit', 'layer audit: + authenticate (rate-limit decision and headers, scope, audit entry)'],
-      ['contract', 'layer contract: + body parser, parameter check, contract validator, dispatch'],
-    ] satisfies Array<[(typeof LAYERS)[number], string]>) {
+    const layers: LayerTarget[] = [{ label: 'floor', target: bareAuth }];
+    for (const layer of LAYER_NAMES) {
       const server = await startChild(['bench/layers-server.ts'], database.url, { BENCH_LAYER: layer });
       children.push(server.child);
       layers.push({
-        name,
-        url: server.url,
-        request: { path: '/v1/', headers: { authorization: `Bearer ${layerKeys.get(layer)}` } },
-        processes: processesOf(server.child),
+        label: layer,
+        target: {
+          name: `layer ${layer}: ${LAYERS[layer]}`,
+          url: server.url,
+          request: { path: '/v1/', headers: { authorization: `Bearer ${layerKeys.get(layer)}` } },
+          processes: processesOf(server.child),
+        },
       });
     }
     layers.push({
-      name: 'quotient serve (the whole app)',
-      url: q.url,
-      request: { path: '/v1/', headers: { authorization: `Bearer ${authKey}` } },
-      processes: processesOf(q.child),
+      label: 'quotient serve',
+      target: {
+        name: 'quotient serve (the whole app)',
+        url: q.url,
+        request: { path: '/v1/', headers: { authorization: `Bearer ${authKey}` } },
+        processes: processesOf(q.child),
+      },
     });
-    const layered = await compareLayers(layers);
+    const added = await compareLayers(layers);
     authGoal?.notes.push(
-      `what each layer adds to the floor's server CPU, in microseconds per request (the layers' rows above): ${layered
+      `what each layer adds to the floor's server CPU, in microseconds per request (the layers' rows above): ${added
         .slice(1)
-        .map((result, index) => {
-          const before = layered[index]?.serverCpuMs;
-          const added =
-            result.serverCpuMs === null || before === null || before === undefined
-              ? '-'
-              : Math.round((result.serverCpuMs - before) * 1000);
-          return `${result.name.replace(/^layer (\w+):.*/, '$1').replace(/ \(.*/, '')} ${added}`;
-        })
+        .map(({ label, microseconds }) => `${label} ${microseconds}`)
         .join(', ')}`,
       'each is required on every request: the key and its rate limit, the request id and log line, the audit entry, ' +
         'the contract validator',
@@ -353,12 +347,19 @@ try {
   await rm(dataDir, { recursive: true, force: true });
 }
 
+/** A layer's target, and the short label its added CPU is reported under. */
+interface LayerTarget {
+  label: string;
+  target: Target;
+}
+
 /**
  * Targets that each add a layer to the one before, measured in turn for `rounds` rounds (the order reversed every
  * other round, each warmed up before its first run); each row shows the server CPU per request it adds to the row
- * before, the first being the floor.
+ * before, the first being the floor. Returns those microseconds ('-' for the floor, or without CPU figures).
  */
-async function compareLayers(targets: Target[]): Promise<Result[]> {
+async function compareLayers(layers: LayerTarget[]): Promise<Array<{ label: string; microseconds: string }>> {
+  const targets = layers.map(({ target }) => target);
   const runs = new Map<Target, Run[]>(targets.map((target) => [target, []]));
   for (let round = 0; round < rounds; round++) {
     for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
@@ -369,19 +370,18 @@ async function compareLayers(targets: Target[]): Promise<Result[]> {
   const results = targets.map((target) => combine(target.name, runs.get(target) as Run[]));
   report(results, 'requests/s');
   process.stdout.write('Server CPU each layer adds per request (microseconds; the first row is the floor):\n');
-  results.forEach((result, index) => {
-    const before = results[index - 1]?.serverCpuMs;
-    const added =
-      result.serverCpuMs === null || before === null || before === undefined
-        ? '-'
-        : `${Math.round((result.serverCpuMs - before) * 1000)}`;
+  const added = results.map((result, index) => {
+    const before = results[index - 1]?.serverCpuMs ?? null;
+    const microseconds =
+      result.serverCpuMs === null || before === null ? '-' : `${Math.round((result.serverCpuMs - before) * 1000)}`;
     const ratio = result.requestsPerSecond / (results[0] as Result).requestsPerSecond;
     process.stdout.write(
-      `  ${result.name.padEnd(84)} ${added.padStart(6)} us   ${ratio.toFixed(2)}x the floor's rate\n`,
+      `  ${result.name.padEnd(84)} ${microseconds.padStart(6)} us   ${ratio.toFixed(2)}x the floor's rate\n`,
     );
+    return { label: (layers[index] as LayerTarget).label, microseconds };
   });
   process.stdout.write('\n');
-  return results;
+  return added;
 }
 
 /**
@@ -669,18 +669,17 @@ function report(results: Result[], unit: string): void {
   }
 }
 
-/** CPU milliseconds per request of a row: its server process, its PostgreSQL backends, or both. */
-function cpuOf(result: Result, part: 'server' | 'database' | 'total'): string {
+/** CPU milliseconds per request of a row: its server process, its PostgreSQL backends, or both; null off Linux. */
+function cpuMsOf(result: Result, part: 'server' | 'database' | 'total'): number | null {
   const { serverCpuMs: server, databaseCpuMs: database } = result;
-  const ms =
-    part === 'server'
-      ? server
-      : part === 'database'
-        ? database
-        : server === null || database === null
-          ? null
-          : server + database;
-  return ms === null ? '-' : ms.toFixed(2);
+  if (part === 'server') return server;
+  if (part === 'database') return database;
+  return server === null || database === null ? null : server + database;
+}
+
+/** The same, as the reports print it. */
+function cpuOf(result: Result, part: 'server' | 'database' | 'total'): string {
+  return cpuMsOf(result, part)?.toFixed(2) ?? '-';
 }
 
 /**
@@ -697,13 +696,12 @@ function reportGoals(): void {
       `  ${met ? 'met    ' : 'NOT MET'}  ${goal.row}: ${goal.ratio.toFixed(2)}x the floor (>= ${goal.minimum}), p99 ${goal.p99Ratio.toFixed(2)}x (<= 2)\n`,
     );
     if (met) continue;
-    const part = goal.bound === 'server' ? 'server' : 'total';
-    const floorMs = Number(cpuOf(goal.floor, part));
+    const floorMs = cpuMsOf(goal.floor, goal.bound);
     const what = goal.bound === 'server' ? 'server CPU (one JavaScript thread)' : 'CPU of server and PostgreSQL';
-    if (Number.isFinite(floorMs)) {
+    if (floorMs !== null) {
       process.stdout.write(
         `           ${what} per request: the floor ${floorMs.toFixed(2)} ms, so the goal allows ${(floorMs / goal.minimum).toFixed(2)} ms; ` +
-          `Quotient spent ${cpuOf(goal.subject, part)} ms (server ${cpuOf(goal.subject, 'server')}, PostgreSQL ${cpuOf(goal.subject, 'database')})\n`,
+          `Quotient spent ${cpuOf(goal.subject, goal.bound)} ms (server ${cpuOf(goal.subject, 'server')}, PostgreSQL ${cpuOf(goal.subject, 'database')})\n`,
       );
     }
     for (const note of goal.notes) process.stdout.write(`           ${note}\n`);
