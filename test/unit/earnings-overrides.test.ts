@@ -9,7 +9,7 @@ import {
   repHierarchyOf,
 } from '../../src/domain/earnings/hierarchy.ts';
 import { reconcileLine } from '../../src/domain/earnings/ledger.ts';
-import { parseLineKey } from '../../src/domain/earnings/targets.ts';
+import { parseLineKey } from '../../src/domain/earnings/lineKeys.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, Rep, TraceStep } from '../../src/domain/earnings/types.ts';
 import { MAX_OVERRIDE_DEPTH } from '../../src/domain/plans/types.ts';
 import { chip, deal, otherRep, plan, rep, testId } from '../factories/earnings.ts';

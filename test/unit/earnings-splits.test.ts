@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
 import { divideByShares } from '../../src/domain/earnings/credit.ts';
-import { parseLineKey } from '../../src/domain/earnings/targets.ts';
+import { parseLineKey } from '../../src/domain/earnings/lineKeys.ts';
 import type { EngineChip } from '../../src/domain/earnings/types.ts';
 import { chip, deal, otherRep, plan, rep, workedExampleChips } from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';

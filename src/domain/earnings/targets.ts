@@ -1,13 +1,5 @@
 import { DEFAULT_CURRENCY, decimalsOf } from '../currencies.ts';
-import {
-  type CalendarDate,
-  calendarDateOfInstant,
-  isPeriodId,
-  type PeriodId,
-  type PeriodKind,
-  periodIdOf,
-  periodKindOf,
-} from '../periods.ts';
+import { type CalendarDate, calendarDateOfInstant, type PeriodId, periodKindOf } from '../periods.ts';
 import {
   type AssignmentWindow,
   assignmentWindows,
@@ -35,8 +27,10 @@ import {
 } from './chips.ts';
 import { type ConditionOutcome, evaluateCondition } from './conditions.ts';
 import { creditedPart, creditedReps, creditsOf, isSplit } from './credit.ts';
+import { compareKeys, dealPeriodId, wonOrderKey } from './dealPeriods.ts';
 import { conversionTrace, convertMinorUnits, type ExchangeRate, missingRateTrace, rateInForce } from './exchange.ts';
-import { EMPTY_HIERARCHY, hierarchyDayOf, managersEver, type RepHierarchy, reportsEver } from './hierarchy.ts';
+import { EMPTY_HIERARCHY, hierarchyDayOf, type RepHierarchy } from './hierarchy.ts';
+import { lineRef } from './lineKeys.ts';
 import {
   centsAsNumber,
   exactCentsString,
@@ -50,7 +44,6 @@ import type {
   DealSnapshot,
   EngineChip,
   EnginePlanVersion,
-  LineRef,
   LineTarget,
   PlanProblem,
   Rep,
@@ -67,101 +60,6 @@ import type {
 // evaluating everything would give for its lines (see `scopeOfDealChange`).
 
 export const ENGINE_VERSION = '1.0.0';
-
-/**
- * Whether a chip's lines of one rep and period move together, so that a change to one deal must evaluate the
- * rep's whole period: tiered and attainment chips count the period's won deals, a chip capped per period
- * shares its cap (or tops up to its floor) among them, and a plan cap shares one cap among every chip's lines.
- */
-export function countsPeriod(plan: EnginePlanVersion, chip: EngineChip): boolean {
-  if (plan.cap_cents !== undefined && plan.cap_cents !== null) return true;
-  if (chip.kind === 'tiered_commission' || chip.kind === 'attainment_bonus') return true;
-  const { cap_cents, floor_cents } = chip.params as { cap_cents?: unknown; floor_cents?: unknown };
-  return (cap_cents !== undefined && cap_cents !== null) || (floor_cents !== undefined && floor_cents !== null);
-}
-
-/** The deepest `depth` of the plan's override chips; 0 when it has none (no line reads the hierarchy). */
-export function overrideDepthOf(plan: EnginePlanVersion): number {
-  return plan.chips.reduce((deepest, chip) => {
-    if (chip.kind !== 'override') return deepest;
-    const depth = (chip.params as { depth?: unknown }).depth ?? 1;
-    return typeof depth === 'number' && Number.isSafeInteger(depth) && depth > deepest ? depth : deepest;
-  }, 0);
-}
-
-/**
- * The reps whose deals a rep's lines read under the plan: the rep's own, and with override chips those of everyone
- * who reports to the rep, on any day, within the chips' depth.
- */
-export function repsReadBy(plan: EnginePlanVersion, repExternalId: string, hierarchy: RepHierarchy): Set<string> {
-  const depth = overrideDepthOf(plan);
-  return new Set([repExternalId, ...(depth === 0 ? [] : reportsEver(hierarchy, repExternalId, depth))]);
-}
-
-/**
- * A line's key, `plan:chip:user:deal-or-period`. No part holds a `:` (TypeIDs are lowercase letters, `_` and
- * base32 digits; period ids are `2026-04` or `2026-Q2`), and no deal id looks like a period id.
- */
-export function lineKeyOf(line: Omit<LineRef, 'line_key'>): string {
-  return [line.plan_id, line.chip_id, line.user_id, line.deal_id ?? line.period_id].join(':');
-}
-
-/** The parts of a key made by `lineKeyOf`: a period-level line ends in its period id, a deal-level one in its deal. */
-export function parseLineKey(lineKey: string): Omit<LineRef, 'line_key'> {
-  const [plan_id, chip_id, user_id, last, ...rest] = lineKey.split(':');
-  if (!plan_id || !chip_id || !user_id || !last || rest.length > 0) {
-    throw new Error(`Not a line key: ${JSON.stringify(lineKey)}`);
-  }
-  const periodLevel = isPeriodId(last);
-  return { plan_id, chip_id, user_id, deal_id: periodLevel ? null : last, period_id: periodLevel ? last : null };
-}
-
-function lineRef(
-  plan: EnginePlanVersion,
-  chip: EngineChip,
-  rep: Rep,
-  dealId: string | null,
-  periodId: PeriodId | null,
-) {
-  const ref = { user_id: rep.user_id, plan_id: plan.plan_id, chip_id: chip.id, deal_id: dealId, period_id: periodId };
-  return { line_key: lineKeyOf(ref), ...ref };
-}
-
-/**
- * The period a deal's lines fall in: that of its `close_date`; without one, that of `won_at` (a won
- * deal), else the current period, the one of `today` (an open deal's projection shows there).
- */
-export function dealPeriodId(deal: DealSnapshot, kind: PeriodKind, today: CalendarDate): PeriodId {
-  if (deal.close_date !== null) return periodIdOf(deal.close_date, kind);
-  if (deal.won_at !== null) return periodIdOf(calendarDateOfInstant(deal.won_at), kind);
-  return periodIdOf(today, kind);
-}
-
-/** Whether a change moved the deal to another period (of either kind): the lines dated by it move too. */
-export function dealPeriodMoved(before: DealSnapshot | null, after: DealSnapshot, today: CalendarDate): boolean {
-  if (before === null) return false;
-  return (['monthly', 'quarterly'] as const).some(
-    (kind) => dealPeriodId(before, kind, today) !== dealPeriodId(after, kind, today),
-  );
-}
-
-/**
- * The order in which tiered commissions count a period's won deals: close date, then won time, then
- * id. A deal without a close date sorts by the day it was won; one without a won time sorts last.
- */
-function wonOrderKey(deal: DealSnapshot): string[] {
-  const wonAt = deal.won_at === null ? null : new Date(deal.won_at).toISOString();
-  return [deal.close_date ?? wonAt?.slice(0, 10) ?? '', wonAt ?? '\uffff', deal.id];
-}
-
-function compareKeys(a: string[], b: string[]): number {
-  for (let index = 0; index < a.length; index++) {
-    const left = a[index] ?? '';
-    const right = b[index] ?? '';
-    if (left !== right) return left < right ? -1 : 1;
-  }
-  return 0;
-}
 
 function dealSnapshot(deal: DealSnapshot): DealSnapshot {
   const { id, external_id, amount_cents, stage, close_date, owner_external_id, status, custom, won_at } = deal;
@@ -956,50 +854,4 @@ function periodLine(
     trace: traceOf(plan, chip, null, steps, explanation),
     currency: evaluation.pricing.plan_currency,
   };
-}
-
-/** What to evaluate for one rep after a deal changed: the deal's lines, and whole periods when needed. */
-export interface EvaluationScope {
-  rep_external_id: string;
-  /**
-   * Periods whose deals (all of the rep's) and period lines to evaluate, because a tiered or attainment
-   * chip of the plan counts the changed deal there; empty when only the changed deal's own lines can move.
-   */
-  periods: PeriodId[];
-}
-
-/**
- * The lines a deal change can affect under one plan version: for each rep it credits before and after (its
- * owner, or the reps of its splits) and, when the plan has override chips, their managers in `hierarchy` (on
- * any day, within the chips' depth), the deal's own lines, and when the plan has tiered or attainment chips, every line of that rep in the period the
- * deal was in and the period it is in now (a change there moves the cumulative amounts other deals and
- * the bonus depend on). Evaluate each with `evaluateLines`, passing the rep's deals of those periods
- * plus the changed deal, and the result equals evaluating everything.
- *
- * `formerlyCredited`: reps the deal credited once but credits neither before nor after, whose rows of it still
- * stand (a clawback after a split rep was removed, say). Their lines of the deal earn nothing, but they are dated
- * by the deal: when the deal's period moves (dealPeriodMoved), they move with it, so pass them then.
- */
-export function scopeOfDealChange(
-  plan: EnginePlanVersion,
-  before: DealSnapshot | null,
-  after: DealSnapshot,
-  today: CalendarDate,
-  formerlyCredited: readonly string[] = [],
-  hierarchy: RepHierarchy = EMPTY_HIERARCHY,
-): EvaluationScope[] {
-  const countsPeriods = plan.chips.some((chip) => countsPeriod(plan, chip));
-  const depth = overrideDepthOf(plan);
-  const periodsByRep = new Map<string, Set<PeriodId>>();
-  for (const deal of before === null ? [after] : [before, after]) {
-    const credited = creditedReps(deal);
-    // The managers whose overrides can count the deal: anyone above a credited rep, on any day, within the depth.
-    const managers = depth === 0 ? [] : credited.flatMap((rep) => [...managersEver(hierarchy, rep, depth)]);
-    for (const affected of [...credited, ...formerlyCredited, ...managers]) {
-      const periods = periodsByRep.get(affected) ?? new Set();
-      if (countsPeriods) periods.add(dealPeriodId(deal, plan.period, today));
-      periodsByRep.set(affected, periods);
-    }
-  }
-  return [...periodsByRep].map(([rep, periods]) => ({ rep_external_id: rep, periods: [...periods] }));
 }

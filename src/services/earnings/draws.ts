@@ -1,4 +1,6 @@
 import { assignmentWindows, windowsOverlapPeriod } from '../../domain/earnings/assignments.ts';
+import { overrideDepthOf } from '../../domain/earnings/changeScope.ts';
+import { dealPeriodId } from '../../domain/earnings/dealPeriods.ts';
 import {
   DRAW_CHIP_KEY,
   DRAW_RECOVERY_CHIP_KEY,
@@ -8,7 +10,7 @@ import {
   readPlanDraw,
 } from '../../domain/earnings/draws.ts';
 import { EMPTY_HIERARCHY } from '../../domain/earnings/hierarchy.ts';
-import { dealPeriodId, evaluateLines, overrideDepthOf } from '../../domain/earnings/targets.ts';
+import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, EnginePlanVersion, LineTarget, PeriodStatus, Rep } from '../../domain/earnings/types.ts';
 import { type CalendarDate, type PeriodId, periodBounds, periodKindOf } from '../../domain/periods.ts';
 import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
