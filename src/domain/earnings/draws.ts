@@ -4,8 +4,8 @@ import { decimalsOf } from '../currencies.ts';
 import type { PeriodId } from '../periods.ts';
 import { assignmentWindows, coveredDays, describeWindows } from './assignments.ts';
 import { lineKeyOf } from './lineKeys.ts';
+import { ENGINE_VERSION } from './lineTrace.ts';
 import { centsAsNumber, formatMoney, roundHalfAwayFromZero } from './money.ts';
-import { ENGINE_VERSION } from './targets.ts';
 import type { EnginePlanVersion, LineTarget, PlanProblem, Rep, TraceStep } from './types.ts';
 
 // Draws (issue 16, item 4). A plan's `draw` pays a rep, per period, the difference between the draw and what the

@@ -1,8 +1,8 @@
 import type { components } from '../../../generated/openapi.ts';
 import { DEFAULT_CURRENCY, decimalsOf } from '../currencies.ts';
 import type { CalendarDate, PeriodId, PeriodKind } from '../periods.ts';
+import { type AttainmentRequest, attainmentIn } from './attainment.ts';
 import { formatMoney, formatRate, formatRatioAsPercent } from './money.ts';
-import { type AttainmentRequest, attainmentIn } from './targets.ts';
 import type { DealSnapshot, EarningTrace, EnginePlanVersion, LinePricing, TraceStep } from './types.ts';
 
 // A rep's statement for one period (GET /v1/users/{id}/statements/{period_id}), built from the rows booked in

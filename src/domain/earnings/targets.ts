@@ -1,9 +1,8 @@
-import { DEFAULT_CURRENCY, decimalsOf } from '../currencies.ts';
-import { type CalendarDate, calendarDateOfInstant, type PeriodId, periodKindOf } from '../periods.ts';
+import { decimalsOf } from '../currencies.ts';
+import type { CalendarDate, PeriodId } from '../periods.ts';
 import {
   type AssignmentWindow,
   assignmentWindows,
-  coveredDays,
   dealDate,
   describeWindows,
   isDated,
@@ -26,20 +25,30 @@ import {
   readPlanCap,
 } from './chips.ts';
 import { type ConditionOutcome, evaluateCondition } from './conditions.ts';
-import { creditedPart, creditedReps, creditsOf, isSplit } from './credit.ts';
+import { creditedPart, creditedReps, isSplit } from './credit.ts';
 import { compareKeys, dealPeriodId, wonOrderKey } from './dealPeriods.ts';
-import { conversionTrace, convertMinorUnits, type ExchangeRate, missingRateTrace, rateInForce } from './exchange.ts';
 import { EMPTY_HIERARCHY, hierarchyDayOf, type RepHierarchy } from './hierarchy.ts';
 import { lineRef } from './lineKeys.ts';
 import {
-  centsAsNumber,
-  exactCentsString,
-  formatExactMoney,
-  formatMoney,
-  roundExactCents,
-  roundHalfAwayFromZero,
-  runningTotalOnWire,
-} from './money.ts';
+  conditionSentences,
+  namingCountedDeals,
+  roundInto,
+  traceOf,
+  whereDealCounts,
+  zeroTarget,
+} from './lineTrace.ts';
+import { centsAsNumber, formatMoney, runningTotalOnWire } from './money.ts';
+import {
+  amountOf,
+  creditedAmountOf,
+  dealCurrencyOf,
+  isPriced,
+  type OrgMoney,
+  type Pricing,
+  priceIn,
+  pricingOf,
+} from './pricing.ts';
+import { chipReadsQuota, partialCover, proratedQuota } from './proration.ts';
 import type {
   DealSnapshot,
   EngineChip,
@@ -47,10 +56,8 @@ import type {
   LineTarget,
   PlanProblem,
   Rep,
-  TargetTrace,
   TraceCountedDeal,
   TraceStep,
-  ZeroTargetReason,
 } from './types.ts';
 
 // Line targets (docs/plans-and-earnings.md, Lines and targets): for every line of a rep under a plan version, the earned target
@@ -58,103 +65,6 @@ import type {
 // writes the rows. A line's target depends only on its deal, and for tiered and attainment chips on the
 // rep's won deals in the same period, so evaluating one rep-period gives exactly the answer that
 // evaluating everything would give for its lines (see `scopeOfDealChange`).
-
-export const ENGINE_VERSION = '1.0.0';
-
-function dealSnapshot(deal: DealSnapshot): DealSnapshot {
-  const { id, external_id, amount_cents, stage, close_date, owner_external_id, status, custom, won_at } = deal;
-  const snapshot: DealSnapshot = {
-    id,
-    external_id,
-    amount_cents,
-    stage,
-    close_date,
-    owner_external_id,
-    status,
-    custom,
-    won_at,
-  };
-  if (isSplit(deal)) snapshot.splits = creditsOf(deal);
-  if (deal.currency !== undefined) snapshot.currency = deal.currency;
-  return snapshot;
-}
-
-function traceOf(
-  plan: EnginePlanVersion,
-  chip: EngineChip,
-  deal: DealSnapshot | null,
-  steps: TraceStep[],
-  explanation: string[],
-): TargetTrace {
-  return {
-    engine_version: ENGINE_VERSION,
-    plan: { id: plan.plan_id, key: plan.plan_key, version_id: plan.version_id, version_number: plan.version_number },
-    chip: {
-      id: chip.id,
-      key: chip.key,
-      name: chip.name,
-      kind: chip.kind,
-      version: chip.version,
-      definition: {
-        key: chip.key,
-        name: chip.name,
-        kind: chip.kind,
-        ...chip.params,
-        ...(chip.when === null ? {} : { when: chip.when }),
-      },
-    },
-    deal: deal === null ? null : dealSnapshot(deal),
-    steps,
-    explanation,
-  };
-}
-
-/** Appends the single rounding of the line to the computation's steps and sentences; returns the target. */
-function roundInto(computation: Computation, steps: TraceStep[], explanation: string[], decimals: number): bigint {
-  const rounded = roundExactCents(computation.exact);
-  steps.push(...computation.steps, {
-    type: 'rounding',
-    exact_cents: exactCentsString(computation.exact),
-    rounded_cents: centsAsNumber(rounded),
-    rule: 'half away from zero',
-  });
-  explanation.push(...computation.explanation);
-  const parts = computation.addends ?? [];
-  explanation.push(
-    parts.length > 1
-      ? `${parts.map((part) => formatExactMoney(part, decimals)).join(' + ')} = ${formatExactMoney(computation.exact, decimals)}, rounded half away from zero to ${formatMoney(rounded, decimals)}`
-      : `${formatExactMoney(computation.exact, decimals)} rounded half away from zero is ${formatMoney(rounded, decimals)}`,
-  );
-  return rounded;
-}
-
-function conditionSentences(outcome: ConditionOutcome): string[] {
-  const verdict = outcome.result ? 'so the chip applies.' : 'so the chip does not apply.';
-  const [only, ...others] = outcome.sentences;
-  if (only !== undefined && others.length === 0) return [`${only}, ${verdict}`];
-  return [
-    ...outcome.sentences.map((sentence) => `${sentence}.`),
-    `The chip's condition ${outcome.result ? 'holds' : 'does not hold'}, ${verdict}`,
-  ];
-}
-
-function whereDealCounts(deal: DealSnapshot, periodId: PeriodId): string {
-  const name = `Deal ${deal.external_id}`;
-  if (deal.status === 'won') {
-    if (deal.close_date !== null)
-      return `${name} was won with close date ${deal.close_date}, so it counts in period ${periodId}.`;
-    if (deal.won_at !== null) {
-      return `${name} was won on ${calendarDateOfInstant(deal.won_at)} and has no close date, so it counts in period ${periodId}.`;
-    }
-    return `${name} was won but has neither a close date nor a won time, so it counts in the current period, ${periodId}.`;
-  }
-  if (deal.status === 'open') {
-    return deal.close_date !== null
-      ? `${name} is open with close date ${deal.close_date}, so it is projected in period ${periodId}.`
-      : `${name} is open without a close date, so it is projected in the current period, ${periodId}.`;
-  }
-  return `${name} is ${deal.status}, so it earns nothing.`;
-}
 
 /** A period's won deals for one chip, in counting order, with each deal's running total before it. */
 interface PeriodStanding {
@@ -164,137 +74,6 @@ interface PeriodStanding {
   counted: TraceCountedDeal[];
   /** Won deals left out of the count because no exchange rate converts them (external ids). */
   unpriced: string[];
-}
-
-/** The trace step that says a line's target is 0, and why. */
-function zeroTarget(reason: ZeroTargetReason): TraceStep {
-  return { type: 'zero_target', reason, earned_cents: 0 };
-}
-
-/** The computation with the deals that make up its running total named on its cumulative or threshold step. */
-function namingCountedDeals(computation: Computation, counted: readonly TraceCountedDeal[]): Computation {
-  return {
-    ...computation,
-    steps: computation.steps.map((step) =>
-      step.type === 'cumulative' || step.type === 'threshold' ? { ...step, counted_deals: [...counted] } : step,
-    ),
-  };
-}
-
-function amountOf(deal: DealSnapshot): bigint {
-  return BigInt(deal.amount_cents ?? 0);
-}
-
-/**
- * How a plan prices deals (issue 16, item 5): the currency it pays in and the org's rates. A deal in another
- * currency has its credited amount converted at the rate in force on its date; without one it is unpriced.
- */
-interface Pricing {
-  plan_currency: string;
-  default_currency: string;
-  rates: readonly ExchangeRate[];
-  today: CalendarDate;
-}
-
-/** An amount of the deal in the plan's currency, with the step and sentence of its conversion when there was one. */
-type Priced =
-  | { priced: true; cents: bigint; step: TraceStep | null; sentence: string | null }
-  | { priced: false; step: TraceStep; sentence: string };
-
-function dealCurrencyOf(deal: DealSnapshot, pricing: Pricing): string {
-  return deal.currency ?? pricing.default_currency;
-}
-
-/** The deal's amount `cents` (minor units of the deal's currency) in the plan's currency. */
-function priceIn(pricing: Pricing, deal: DealSnapshot, cents: bigint): Priced {
-  const from = dealCurrencyOf(deal, pricing);
-  const to = pricing.plan_currency;
-  if (from === to) return { priced: true, cents, step: null, sentence: null };
-  const day = dealDate(deal, pricing.today);
-  const used = rateInForce(pricing.rates, from, to, day);
-  if (used === null) return { priced: false, ...missingRateTrace(from, to, day) };
-  const conversion = convertMinorUnits(cents, from, to, used);
-  return { priced: true, cents: conversion.converted, ...conversionTrace(cents, from, to, used, conversion, day) };
-}
-
-/** Whether the deal's amounts can be counted in the plan's currency. */
-function isPriced(pricing: Pricing, deal: DealSnapshot): boolean {
-  return priceIn(pricing, deal, 0n).priced;
-}
-
-/**
- * What tiers, quotas and attainment count of a deal for a rep: the rep's credited part of its amount, in the
- * plan's currency; null when no rate converts it.
- */
-function creditedAmountOf(deal: DealSnapshot, repExternalId: string, pricing: Pricing): bigint | null {
-  const priced = priceIn(pricing, deal, creditedPart(deal, repExternalId, amountOf(deal), 'the amount').cents);
-  return priced.priced ? priced.cents : null;
-}
-
-/** How `plan` prices deals with the org's money settings; without them, a deal is taken to be in the plan's currency. */
-function pricingOf(
-  plan: Pick<EnginePlanVersion, 'currency'>,
-  money: EvaluationRequest['money'],
-  today: CalendarDate,
-): Pricing {
-  const defaultCurrency = money?.default_currency ?? plan.currency ?? DEFAULT_CURRENCY;
-  return {
-    plan_currency: plan.currency ?? defaultCurrency,
-    default_currency: money ? defaultCurrency : (plan.currency ?? defaultCurrency),
-    rates: money?.rates ?? [],
-    today,
-  };
-}
-
-/**
- * How many of the period's days the rep's windows cover, when they cover only part of it (what prorates its quota
- * and draw); null when they cover all of it or none.
- */
-function partialCover(
-  windows: readonly AssignmentWindow[],
-  periodId: PeriodId,
-): { covered: number; days: number } | null {
-  const cover = coveredDays(windows, periodId);
-  return cover.covered > 0 && cover.covered < cover.days ? cover : null;
-}
-
-/** A quota prorated by the days of the period a rep's windows cover: rounded half away from zero, at least 1. */
-function proratedQuota(quota: bigint, covered: number, days: number): bigint {
-  const exact = roundHalfAwayFromZero(quota * BigInt(covered), BigInt(days));
-  return exact > 0n ? exact : 1n;
-}
-
-export interface AttainmentRequest {
-  plan: Pick<EnginePlanVersion, 'assignees' | 'period' | 'quota_cents' | 'currency'>;
-  repExternalId: string;
-  /** The rep's deals: those it owns and the split deals that credit it (others count nothing). */
-  deals: readonly DealSnapshot[];
-  periodId: PeriodId;
-  today: CalendarDate;
-  money?: EvaluationRequest['money'];
-}
-
-/**
- * A rep's attainment under a plan in a period, counted as the plan's tiers and attainment bonuses count it: the
- * rep's credited part of each won deal of the period dated in the rep's assignment windows, in the plan's currency
- * (a deal no rate converts is left out, as the running totals leave it out), against the quota, prorated when the
- * windows cover only part of the period. A period of another kind than the plan's counts nothing.
- */
-export function attainmentIn(request: AttainmentRequest): { won_cents: bigint; quota_cents: bigint | null } {
-  const { plan, repExternalId, periodId, today } = request;
-  const windows = assignmentWindows(plan, repExternalId);
-  const quota = plan.quota_cents === null || plan.quota_cents === undefined ? null : BigInt(plan.quota_cents);
-  const cover = partialCover(windows, periodId);
-  const quotaCents = quota !== null && cover ? proratedQuota(quota, cover.covered, cover.days) : quota;
-  if (periodKindOf(periodId) !== plan.period) return { won_cents: 0n, quota_cents: quotaCents };
-  const pricing = pricingOf(plan, request.money, today);
-  let won = 0n;
-  for (const deal of request.deals) {
-    if (deal.status !== 'won' || dealPeriodId(deal, plan.period, today) !== periodId) continue;
-    if (!windows.some((window) => windowCovers(window, dealDate(deal, today)))) continue;
-    won += creditedAmountOf(deal, repExternalId, pricing) ?? 0n;
-  }
-  return { won_cents: won, quota_cents: quotaCents };
 }
 
 export interface EvaluationRequest {
@@ -317,11 +96,8 @@ export interface EvaluationRequest {
   hierarchy?: RepHierarchy;
   /** Today's UTC date: open deals without a close date are projected in its period. */
   today: CalendarDate;
-  /**
-   * The org's default currency (of deals and plans that name none) and its exchange rates. Absent: every deal is
-   * in the plan's currency.
-   */
-  money?: { default_currency: string; rates: readonly ExchangeRate[] };
+  /** The org's default currency and exchange rates; absent: every deal is in the plan's currency. */
+  money?: OrgMoney;
 }
 
 export interface Evaluation {
@@ -392,14 +168,6 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
       .flatMap((evaluation) => evaluation.problems)
       .filter((problem) => !seen.has(problem.path) && Boolean(seen.add(problem.path))),
   };
-}
-
-/** Whether a chip's result depends on the quota: an attainment bonus, or tiers in percent of quota. */
-function chipReadsQuota(chip: EngineChip): boolean {
-  if (chip.kind === 'attainment_bonus') return true;
-  if (chip.kind !== 'tiered_commission') return false;
-  const tiers = (chip.params as { tiers?: unknown }).tiers;
-  return Array.isArray(tiers) && tiers.some((tier) => typeof tier === 'object' && tier !== null && 'up_to_pct' in tier);
 }
 
 function evaluateAtQuota(request: EvaluationRequest): Evaluation {
