@@ -5,13 +5,12 @@ import { compareKeys, wonOrderKey } from './dealPeriods.ts';
 import { centsAsNumber, formatMoney } from './money.ts';
 import type { EnginePlanVersion, LineTarget, TraceStep } from './types.ts';
 
-// Caps and floors (issue 16, item 3): a chip may pay at most `deal_cap_cents` on one deal and at most `cap_cents` per rep
-// and period; a plan may pay a rep at most its `cap_cents` per period over all chips. A cap cuts rounded
-// line amounts (the single rounding of a line happens first), in the order a period's deals count: close
-// date, then won time, then id. Earned lines take the cap first; an open deal's projection gets what the
-// won deals leave, as if it were won next. A line whose deal is lost again gives its share of the cap back,
-// so the lines after it earn more: the ledger books that as top-ups (in the next open period when the
-// period is locked) beside the clawback.
+// Caps and floors (docs/plan-features.md): a chip may pay at most `deal_cap_cents` on one deal and at most `cap_cents`
+// per rep and period; a plan may pay a rep at most its `cap_cents` per period over all chips. A cap cuts rounded line
+// amounts (the single rounding of a line happens first), in the order a period's deals count: close date, then won
+// time, then id. Earned lines take the cap first; an open deal's projection gets what the won deals leave, as if it
+// were won next. A line whose deal is lost again gives its share of the cap back, so the lines after it earn more: the
+// ledger books that as top-ups (in the next open period when the period is locked) beside the clawback.
 
 export type CapScope = 'deal' | 'period' | 'plan';
 

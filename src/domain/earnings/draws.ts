@@ -8,7 +8,7 @@ import { ENGINE_VERSION } from './lineTrace.ts';
 import { centsAsNumber, formatMoney, roundHalfAwayFromZero } from './money.ts';
 import type { EnginePlanVersion, LineTarget, PlanProblem, Rep, TraceStep } from './types.ts';
 
-// Draws (issue 16, item 4). A plan's `draw` pays a rep, per period, the difference between the draw and what the
+// Draws (docs/plan-features.md). A plan's `draw` pays a rep, per period, the difference between the draw and what the
 // plan's chips earned the rep in that period (after caps), when that is less. A recoverable draw is an advance:
 // the unrecovered balance carries over, and each later period's earnings above its draw pay it back (a
 // `draw_recovery` line, negative), so that a period never pays less than its draw, until the balance is 0.

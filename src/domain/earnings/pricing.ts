@@ -16,7 +16,7 @@ export function amountOf(deal: DealSnapshot): bigint {
 }
 
 /**
- * How a plan prices deals (issue 16, item 5): the currency it pays in and the org's rates. A deal in another
+ * How a plan prices deals (docs/currencies.md): the currency it pays in and the org's rates. A deal in another
  * currency has its credited amount converted at the rate in force on its date; without one it is unpriced.
  */
 export interface Pricing {
