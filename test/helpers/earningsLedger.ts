@@ -91,7 +91,7 @@ export class EarningsWorld {
   readonly plan: EnginePlanVersion;
   readonly reps: readonly Rep[];
   readonly today: string;
-  /** The org's default currency and exchange rates (issue 16); absent, every deal is in the plan's currency. */
+  /** The org's default currency and exchange rates; absent, every deal is in the plan's currency. */
   money: EvaluationRequest['money'];
   /** The rep hierarchy that override chips read; see changeHierarchy. */
   hierarchy: RepHierarchy;

@@ -7,7 +7,7 @@ import type { EngineChip } from '../../src/domain/earnings/types.ts';
 import { chip, deal, otherRep, plan, rep, workedExampleChips } from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 
-// Split credit (issue 16, item 1), computed by hand. Plan: monthly, quota 100,000.00; a 10% commission on
+// Split credit, computed by hand. Plan: monthly, quota 100,000.00; a 10% commission on
 // every deal, the marginal accelerator (0% up to quota, 5% above) and the 2,000.00 quota bonus of
 // product.md's example. rep-017 wins deal 1 alone (80,000.00) and shares deal 2 (50,000.01) 60/40 with
 // rep-018.
