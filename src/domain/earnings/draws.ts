@@ -4,7 +4,7 @@ import { decimalsOf } from '../currencies.ts';
 import type { PeriodId } from '../periods.ts';
 import { assignmentWindows, coveredDays, describeWindows } from './assignments.ts';
 import { lineKeyOf } from './lineKeys.ts';
-import { ENGINE_VERSION } from './lineTrace.ts';
+import { traceSource } from './lineTrace.ts';
 import { centsAsNumber, formatMoney, roundHalfAwayFromZero } from './money.ts';
 import type { EnginePlanVersion, LineTarget, PlanProblem, Rep, TraceStep } from './types.ts';
 
@@ -240,21 +240,7 @@ export function drawTargets(
         projected_cents: 0,
         period_id: outcome.period_id,
         trace: {
-          engine_version: ENGINE_VERSION,
-          plan: {
-            id: plan.plan_id,
-            key: plan.plan_key,
-            version_id: plan.version_id,
-            version_number: plan.version_number,
-          },
-          chip: {
-            id: chip.id,
-            key: chip.key,
-            name: chip.name,
-            kind: chip.kind,
-            version: chip.version,
-            definition: { key: chip.key, name: chip.name, kind: chip.kind, ...definition },
-          },
+          ...traceSource(plan, chip, definition),
           deal: null,
           steps,
           explanation,

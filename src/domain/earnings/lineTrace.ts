@@ -35,13 +35,15 @@ export function dealSnapshot(deal: DealSnapshot): DealSnapshot {
   return snapshot;
 }
 
-export function traceOf(
+/**
+ * What a trace names a line's result by: the engine, the plan version, and the chip with its definition as the plan
+ * file gives it (`settings`: what the chip's kind reads, beside its key, name and kind).
+ */
+export function traceSource(
   plan: EnginePlanVersion,
-  chip: EngineChip,
-  deal: DealSnapshot | null,
-  steps: TraceStep[],
-  explanation: string[],
-): TargetTrace {
+  chip: Pick<TargetTrace['chip'], 'id' | 'key' | 'name' | 'kind' | 'version'>,
+  settings: object,
+): Pick<TargetTrace, 'engine_version' | 'plan' | 'chip'> {
   return {
     engine_version: ENGINE_VERSION,
     plan: { id: plan.plan_id, key: plan.plan_key, version_id: plan.version_id, version_number: plan.version_number },
@@ -51,14 +53,20 @@ export function traceOf(
       name: chip.name,
       kind: chip.kind,
       version: chip.version,
-      definition: {
-        key: chip.key,
-        name: chip.name,
-        kind: chip.kind,
-        ...chip.params,
-        ...(chip.when === null ? {} : { when: chip.when }),
-      },
+      definition: { key: chip.key, name: chip.name, kind: chip.kind, ...settings },
     },
+  };
+}
+
+export function traceOf(
+  plan: EnginePlanVersion,
+  chip: EngineChip,
+  deal: DealSnapshot | null,
+  steps: TraceStep[],
+  explanation: string[],
+): TargetTrace {
+  return {
+    ...traceSource(plan, chip, { ...chip.params, ...(chip.when === null ? {} : { when: chip.when }) }),
     deal: deal === null ? null : dealSnapshot(deal),
     steps,
     explanation,
