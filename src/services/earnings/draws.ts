@@ -26,7 +26,7 @@ import { book } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
 import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
 
-// When draws are settled (issue 16, item 4). A period's draw lines exist once the period is locked: the lock
+// When draws are settled. A period's draw lines exist once the period is locked: the lock
 // settles the draw of every rep the plan covers in the period, deals or not, before the period's pending rows
 // are approved, so the draw appears on the statement and in the payouts of the locked period. From then on, a
 // change to the earnings of a locked period (a late deal, a clawback) re-derives that period's draw lines and
