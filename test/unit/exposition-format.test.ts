@@ -32,7 +32,7 @@ rpc_seconds_sum 12
 rpc_seconds_count 30
 `;
 
-/** VALID with one line replaced: the broken exposition and the problem it must be refused for. */
+/** Broken expositions, each with the problem it must be refused for. */
 const BROKEN: Array<[string, string, string]> = [
   ['no final newline', VALID.trimEnd(), 'does not end with a newline'],
   ['a metric name starting with a digit', '1requests 3\n', 'invalid metric name'],
@@ -55,40 +55,29 @@ const BROKEN: Array<[string, string, string]> = [
   ['a family split in two', 'up 1\ndown 0\nup{job="b"} 1\n', 'the lines of up are not contiguous'],
   ['a repeated series', 'up{job="a"} 1\nup{job="a"} 0\n', 'a repeated series'],
   ['a negative counter', '# TYPE hits_total counter\nhits_total -1\n', 'counter hits_total has the value -1'],
-  [
-    'histogram buckets out of order',
-    VALID.replace(
-      'le="0.1"} 1\nlatency_seconds_bucket{route="a",le="1"}',
-      'le="1"} 1\nlatency_seconds_bucket{route="a",le="0.1"}',
-    ),
-    'do not rise in le',
-  ],
-  ['histogram counts that fall', VALID.replace('le="1"} 3', 'le="1"} 0'), 'the bucket counts of latency_seconds fall'],
-  [
-    'a histogram without +Inf',
-    VALID.replace('latency_seconds_bucket{route="a",le="+Inf"} 4\n', ''),
-    'has no +Inf bucket',
-  ],
-  [
-    'a +Inf bucket that is not _count',
-    VALID.replace('latency_seconds_count{route="a"} 4', 'latency_seconds_count{route="a"} 5'),
-    'the +Inf bucket (4) is not _count (5)',
-  ],
-  ['a histogram without _sum', VALID.replace('latency_seconds_sum{route="b"} 0\n', ''), 'has no _sum'],
-  ['a histogram without _count', VALID.replace('latency_seconds_count{route="b"} 0\n', ''), 'has no _count'],
-  [
-    'a bucket without le',
-    VALID.replace('latency_seconds_bucket{route="a",le="0.1"}', 'latency_seconds_bucket{route="a"}'),
-    'without a numeric le',
-  ],
-  [
-    'a bare sample in a histogram',
-    VALID.replace('latency_seconds_sum{route="b"} 0\n', 'latency_seconds_sum{route="b"} 0\nlatency_seconds 1\n'),
-    'latency_seconds is not a series of histogram latency_seconds',
-  ],
-  ['a quantile above 1', VALID.replace('quantile="0.99"', 'quantile="1.5"'), 'outside [0, 1]'],
-  ['a summary without _count', VALID.replace('rpc_seconds_count 30\n', ''), 'summary rpc_seconds[] has no _count'],
 ];
+
+/** Histograms and summaries broken by one edit of VALID: what is replaced, by what, and the problem. */
+const BROKEN_EDITS: Array<[string, string, string, string]> = [
+  ['histogram buckets out of order', 'le="0.1"', 'le="5"', 'the buckets of latency_seconds do not rise in le'],
+  ['histogram counts that fall', 'le="1"} 3', 'le="1"} 0', 'the bucket counts of latency_seconds fall'],
+  ['a histogram without +Inf', 'le="+Inf"} 4\n', 'le="2"} 4\n', 'has no +Inf bucket'],
+  ['a +Inf bucket that is not _count', '{route="a"} 4', '{route="a"} 5', 'the +Inf bucket (4) is not _count (5)'],
+  ['a histogram without _sum', 'latency_seconds_sum{route="b"} 0\n', '', 'has no _sum'],
+  ['a histogram without _count', 'latency_seconds_count{route="b"} 0\n', '', 'has no _count'],
+  ['a bucket without le', '{route="a",le="0.1"}', '{route="a"}', 'without a numeric le'],
+  ['a bare sample in a histogram', 'latency_seconds_sum{route="b"} 0\n', 'latency_seconds 1\n', 'is not a series'],
+  ['a quantile above 1', 'quantile="0.99"', 'quantile="1.5"', 'a quantile of rpc_seconds outside [0, 1]'],
+  ['a summary without _count', 'rpc_seconds_count 30\n', '', 'summary rpc_seconds[] has no _count'],
+];
+
+function assertRefused(text: string, problem: string): void {
+  const problems = expositionProblems(text);
+  assert.ok(
+    problems.some((found) => found.includes(problem)),
+    `expected "${problem}" among ${JSON.stringify(problems)}`,
+  );
+}
 
 describe('the exposition-format validator', () => {
   test('accepts a valid exposition of every type, with escapes, comments, blank lines and timestamps', () => {
@@ -97,32 +86,28 @@ describe('the exposition-format validator', () => {
 
   test("accepts prom-client's exposition of every metric type, with escaped label values", async () => {
     const registry = new Registry();
+    const registers = [registry];
     const counter = new Counter({
       name: 'c_total',
       help: 'A "counter"\\ with\nlines',
       labelNames: ['path'],
-      registers: [registry],
+      registers,
     });
     counter.inc({ path: 'a"b\\c\nd' }, 2);
-    new Gauge({ name: 'g', help: 'A gauge', registers: [registry] }).set(-1.5);
-    const histogram = new Histogram({
-      name: 'h_seconds',
-      help: 'A histogram',
-      labelNames: ['route'],
-      registers: [registry],
-    });
+    new Gauge({ name: 'g', help: 'A gauge', registers }).set(-1.5);
+    const histogram = new Histogram({ name: 'h_seconds', help: 'A histogram', labelNames: ['route'], registers });
     histogram.observe({ route: 'x' }, 0.3);
     histogram.observe({ route: 'y' }, 12);
-    const summary = new Summary({ name: 's_seconds', help: 'A summary', registers: [registry] });
+    const summary = new Summary({ name: 's_seconds', help: 'A summary', registers });
     summary.observe(1);
     assert.deepEqual(expositionProblems(await registry.metrics()), []);
   });
 
-  test.each(BROKEN)('refuses %s', (_what, text, problem) => {
-    const problems = expositionProblems(text);
-    assert.ok(
-      problems.some((found) => found.includes(problem)),
-      `expected "${problem}" among ${JSON.stringify(problems)}`,
-    );
+  test.each(BROKEN)('refuses %s', (_what, text, problem) => assertRefused(text, problem));
+
+  test.each(BROKEN_EDITS)('refuses %s', (_what, from, to, problem) => {
+    const text = VALID.replace(from, to);
+    assert.notEqual(text, VALID, `VALID contains ${JSON.stringify(from)}`);
+    assertRefused(text, problem);
   });
 });
