@@ -62,7 +62,8 @@ if (has('context')) app.use(requestContext(logger, metrics));
 if (has('contract')) {
   app.use(
     contractRouter({
-      contract,
+      // The contract with `GET /v1/` alone, the one operation this server has a handler for.
+      contract: { ...contract, paths: { '/v1/': (contract.paths as Record<string, unknown>)['/v1/'] } },
       handlers: { getAuthContext: getAuthContext as HandlerTable[string] },
       access: authenticate({ keys, auditLog, metrics }),
       bodyLimitBytes: BODY_LIMIT_BYTES,

@@ -38,6 +38,12 @@ export interface ContractSurface {
 export function contractRouter(surface: ContractSurface): Router {
   const router = express.Router();
   const operations = new OperationTable(surface.contract as ConstructorParameters<typeof OperationTable>[0]);
+  // The handler types prove the table complete for the contract they were generated from; this checks, once, that
+  // the table is the one of the contract served.
+  const unhandled = operations.all().filter((operation) => !surface.handlers[operation.operationId]);
+  if (unhandled.length > 0) {
+    throw new Error(`no handler for ${unhandled.map((operation) => operation.operationId).join(', ')}`);
+  }
   const { prefix } = surface;
 
   router.use((req: Request, res: Response, next: NextFunction) => {
@@ -67,15 +73,14 @@ export function contractRouter(surface: ContractSurface): Router {
 }
 
 /**
- * Calls the handler of the operation the request was matched to, with the path parameters the contract validator
- * read. A marked operation's success is held to its key confirmation; one without a confirmation (its surface's
+ * Calls the handler of the operation the request was matched to (the router checked there is one for each), with
+ * the path parameters the contract validator read. A marked operation's success is held to its key confirmation; one without a confirmation (its surface's
  * access checks made none) is refused rather than answered unguarded.
  */
 function dispatchByOperationId(handlers: HandlerTable, refusalOf: (error: unknown) => unknown): RequestHandler {
   return async (req: Request, res: Response) => {
     const operation = res.locals.operation as ContractOperation;
-    const handler = handlers[operation.operationId];
-    if (!handler) throw new Error(`no handler for operation ${operation.operationId}`);
+    const handler = handlers[operation.operationId] as HandlerTable[string];
     if (operation.writeConfirmsKey) {
       const confirmation = keyConfirmationOf(res);
       if (!confirmation) throw new Error(`${operation.operationId} confirms its key by its write but has no key`);

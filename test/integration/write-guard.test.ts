@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import request from 'supertest';
 import { describe } from 'vitest';
 import { AuditLog } from '../../src/access/auditLog.ts';
@@ -51,7 +51,7 @@ const CONTRACT = {
   },
 };
 
-const HANDLERS: HandlerTable = {
+const HANDLERS = {
   // As the deal-event write does: its first statement read the key (active here), then it answers.
   settlesGuard: (_req, res) => {
     keyConfirmationOf(res)?.settle(true);
@@ -61,7 +61,7 @@ const HANDLERS: HandlerTable = {
   skipsGuard: (_req, res) => {
     res.status(201).set('X-Written', 'yes').json({});
   },
-};
+} satisfies HandlerTable;
 
 const test = fixtureTest.extend('guardedApp', async ({ pool }, { onCleanup }) => {
   const logger = createLogger('silent');
@@ -133,6 +133,24 @@ describe('the mark in the contract', () => {
     assert.throws(
       () => new OperationTable({ paths }),
       /noCreated is marked x-quotient-write-confirms-key but declares no 201/,
+    );
+  });
+});
+
+describe('the contract router', () => {
+  test('refuses, at start, a handler table that misses an operation of the contract it serves', () => {
+    const access: RequestHandler = (_req, _res, next) => next();
+    const { settlesGuard } = HANDLERS;
+    assert.throws(
+      () =>
+        contractRouter({
+          contract: CONTRACT,
+          handlers: { settlesGuard },
+          access,
+          bodyLimitBytes: 1024,
+          validateResponses: false,
+        }),
+      /no handler for skipsGuard/,
     );
   });
 });
