@@ -1,0 +1,252 @@
+import type { CalendarDate, PeriodId } from '../periods.ts';
+import { assignmentWindows, isDated } from './assignments.ts';
+import { applyChipCaps } from './caps.ts';
+import { dealLine, type PeriodStanding } from './chipLines.ts';
+import { type ChipRules, computeAttainmentBonus, readChipRules, readPlanCap } from './chips.ts';
+import { evaluateCondition } from './conditions.ts';
+import { creditedReps } from './credit.ts';
+import { compareKeys, dealPeriodId, wonOrderKey } from './dealPeriods.ts';
+import { EMPTY_HIERARCHY } from './hierarchy.ts';
+import { centsAsNumber, runningTotalOnWire } from './money.ts';
+import { creditedAmountOf, type OrgMoney, type Pricing, pricingOf } from './pricing.ts';
+import type { DealSnapshot, EngineChip, EnginePlanVersion, LineTarget, Rep, TraceCountedDeal } from './types.ts';
+
+// Running totals (docs/plans-and-earnings.md, "What one deal event costs"): for each tiered or attainment chip, rep
+// and period, the won amount counted so far and the deal counted last. With them, a deal event that appends a deal
+// to the period's count, changes the last deal counted without moving it, or changes a deal the count does not
+// hold, is evaluated from the totals alone when no other line of the period can move: every total before and
+// after the change is in the chip's last band (so every other deal's tier amount and projection stays), and an
+// attainment bonus is reached or missed alike. Anything else asks for the period's deals, and a full evaluation.
+
+/** A tiered or attainment chip's count of one rep's won deals in one period. */
+export interface ChipStanding {
+  chip_id: string;
+  period_id: PeriodId;
+  /** The won amount counted, in the plan's currency. */
+  total_cents: bigint;
+  /** How many deals are counted. */
+  counted: number;
+  /** Won deals left out of the count because no exchange rate converts them. */
+  unpriced: number;
+  /** The deal counted last, with its counting order key and the running total once it is counted. */
+  last: { order: string[]; deal: TraceCountedDeal } | null;
+}
+
+/** Where a deal stands in a chip's count for a rep: counted in a period, left out for want of a rate, or neither. */
+type CountEntry =
+  | { kind: 'counted'; period_id: PeriodId; order: string[]; cents: bigint }
+  | { kind: 'unpriced'; period_id: PeriodId }
+  | { kind: 'none' };
+
+/** The tiered and attainment chips of the plan, with their rules; null when one cannot be read. */
+function countingChips(plan: EnginePlanVersion): Array<{ chip: EngineChip; rules: ChipRules }> | null {
+  const counting: Array<{ chip: EngineChip; rules: ChipRules }> = [];
+  for (const [index, chip] of plan.chips.entries()) {
+    if (chip.kind !== 'tiered_commission' && chip.kind !== 'attainment_bonus') continue;
+    const reading = readChipRules(chip, plan, `chips[${index}]`);
+    if (reading.rules === null) return null;
+    counting.push({ chip, rules: reading.rules });
+  }
+  return counting;
+}
+
+/**
+ * How a deal counts for a chip of a rep, as targets.ts counts it: won, crediting the rep, dated inside the
+ * rep's assignment windows (only undated windows are handled here) and meeting the chip's condition.
+ */
+function countEntry(
+  chip: EngineChip,
+  plan: EnginePlanVersion,
+  rep: Rep,
+  assigned: boolean,
+  deal: DealSnapshot | null,
+  pricing: Pricing,
+  today: CalendarDate,
+): CountEntry {
+  if (deal === null || !assigned || deal.status !== 'won') return { kind: 'none' };
+  if (!creditedReps(deal).includes(rep.external_id)) return { kind: 'none' };
+  if (chip.when !== null && !evaluateCondition(chip.when, deal).result) return { kind: 'none' };
+  const period_id = dealPeriodId(deal, plan.period, today);
+  const cents = creditedAmountOf(deal, rep.external_id, pricing);
+  if (cents === null) return { kind: 'unpriced', period_id };
+  return { kind: 'counted', period_id, order: wonOrderKey(deal), cents };
+}
+
+/** The running totals of the rep's deals (all of the rep's in each period listed), as a full evaluation counts. */
+export function standingsOf(request: {
+  plan: EnginePlanVersion;
+  rep: Rep;
+  deals: readonly DealSnapshot[];
+  periods: readonly PeriodId[];
+  today: CalendarDate;
+  money?: OrgMoney;
+}): ChipStanding[] {
+  const { plan, rep, today } = request;
+  const counting = countingChips(plan) ?? [];
+  const pricing = pricingOf(plan, request.money, today);
+  const assigned = assignmentWindows(plan, rep.external_id).length > 0;
+  const standings: ChipStanding[] = [];
+  for (const { chip } of counting) {
+    const entries = request.deals
+      .map((deal) => ({ deal, entry: countEntry(chip, plan, rep, assigned, deal, pricing, today) }))
+      .filter(({ entry }) => entry.kind !== 'none');
+    for (const period_id of request.periods) {
+      const standing: ChipStanding = {
+        chip_id: chip.id,
+        period_id,
+        total_cents: 0n,
+        counted: 0,
+        unpriced: 0,
+        last: null,
+      };
+      const inPeriod = entries
+        .filter(({ entry }) => entry.kind !== 'none' && entry.period_id === period_id)
+        .sort((a, b) => compareKeys(wonOrderKey(a.deal), wonOrderKey(b.deal)));
+      for (const { deal, entry } of inPeriod) {
+        if (entry.kind !== 'counted') {
+          standing.unpriced += 1;
+          continue;
+        }
+        standing.total_cents += entry.cents;
+        standing.counted += 1;
+        standing.last = { order: entry.order, deal: countedDeal(deal, entry.cents, standing.total_cents) };
+      }
+      standings.push(standing);
+    }
+  }
+  return standings;
+}
+
+function countedDeal(deal: DealSnapshot, cents: bigint, runningTotal: bigint): TraceCountedDeal {
+  return {
+    id: deal.id,
+    external_id: deal.external_id,
+    amount_cents: centsAsNumber(cents),
+    close_date: deal.close_date,
+    running_total_cents: runningTotalOnWire(runningTotal),
+  };
+}
+
+/** What a deal change does to the lines of one rep under one plan, judged from the running totals. */
+export interface StandingEvaluation {
+  /** The changed deal's lines of the plan's tiered chips; every other line of the rep's periods stays. */
+  targets: LineTarget[];
+  /** The running totals after the change, to store. */
+  standings: ChipStanding[];
+}
+
+/**
+ * The tiered lines a deal change moves for one rep, from the stored running totals of the periods the deal was
+ * and is in (`standings`, keyed by chip id and period), when the change moves no other line of those periods;
+ * null when it may (or when a total it needs is not given), and the caller evaluates the periods in full. The
+ * changed deal's lines of the plan's other chips do not depend on the period and are the caller's to evaluate.
+ */
+export function evaluateFromStandings(request: {
+  plan: EnginePlanVersion;
+  rep: Rep;
+  before: DealSnapshot | null;
+  after: DealSnapshot;
+  standings: ReadonlyMap<string, ChipStanding>;
+  today: CalendarDate;
+  money?: OrgMoney;
+}): StandingEvaluation | null {
+  const { plan, rep, before, after, today } = request;
+  if (readPlanCap(plan).cap !== null) return null;
+  const windows = assignmentWindows(plan, rep.external_id);
+  if (isDated(windows)) return null;
+  const counting = countingChips(plan);
+  if (counting === null) return null;
+  const pricing = pricingOf(plan, request.money, today);
+  const assigned = windows.length > 0;
+  const targets: LineTarget[] = [];
+  const standings: ChipStanding[] = [];
+  for (const { chip, rules } of counting) {
+    if (rules.kind !== 'tiered_commission' && rules.kind !== 'attainment_bonus') return null;
+    if (rules.kind === 'tiered_commission' && (rules.caps.period_cents !== null || rules.caps.floor_cents !== null))
+      return null;
+    const was = countEntry(chip, plan, rep, assigned, before, pricing, today);
+    const is = countEntry(chip, plan, rep, assigned, after, pricing, today);
+    if (was.kind === 'unpriced' || is.kind === 'unpriced') return null;
+    const periodOfAfter = dealPeriodId(after, plan.period, today);
+    const key = (periodId: PeriodId) => `${chip.id}/${periodId}`;
+    const stored = request.standings.get(key(periodOfAfter));
+    if (!stored || stored.unpriced > 0) return null;
+    let next: ChipStanding = stored;
+    if (was.kind === 'counted') {
+      // Only the deal counted last can change without moving the deals after it: there are none.
+      if (is.kind !== 'counted' || was.period_id !== is.period_id) return null;
+      if (stored.last === null || compareKeys(stored.last.order, was.order) !== 0) return null;
+      if (compareKeys(is.order, was.order) < 0) return null;
+      const total = stored.total_cents - was.cents + is.cents;
+      next = { ...stored, total_cents: total, last: { order: is.order, deal: countedDeal(after, is.cents, total) } };
+    } else if (is.kind === 'counted') {
+      if (stored.last !== null && compareKeys(is.order, stored.last.order) <= 0) return null;
+      const total = stored.total_cents + is.cents;
+      next = {
+        ...stored,
+        total_cents: total,
+        counted: stored.counted + 1,
+        last: { order: is.order, deal: countedDeal(after, is.cents, total) },
+      };
+    }
+    if (!movesNoOtherLine(rules, plan, stored.total_cents, next.total_cents, stored.period_id)) return null;
+    standings.push(next);
+    if (rules.kind !== 'tiered_commission') continue;
+    // The deal's own line: counted, it adds to the total before it; open, it is projected after every won deal.
+    const prior = is.kind === 'counted' ? next.total_cents - is.cents : next.total_cents;
+    const predecessor =
+      is.kind === 'counted' && was.kind !== 'counted' ? stored.last : was.kind === 'counted' ? null : next.last;
+    const counted = [
+      ...(predecessor ? [predecessor.deal] : []),
+      ...(is.kind === 'counted' && next.last ? [next.last.deal] : []),
+    ];
+    const standing: PeriodStanding = {
+      prior_by_deal: new Map([[after.id, prior]]),
+      total_cents: next.total_cents,
+      counted,
+      unpriced: [],
+    };
+    const line = dealLine(
+      {
+        plan,
+        chip,
+        rep,
+        windows,
+        today,
+        standings: new Map([[periodOfAfter, standing]]),
+        conditionOf: (deal) => (chip.when === null ? null : evaluateCondition(chip.when, deal)),
+        pricing,
+        hierarchy: EMPTY_HIERARCHY,
+      },
+      rules,
+      { deal: after, period_id: periodOfAfter, owned: creditedReps(after).includes(rep.external_id) },
+    );
+    targets.push(...applyChipCaps([line], rules.caps));
+  }
+  return { targets, standings };
+}
+
+/**
+ * Whether moving a period's won total from `from` to `to` leaves every other line of the chip as it was: a tiered
+ * chip's deals (each amount, and each open deal's projection) when both totals are in its last band, where every
+ * further amount earns the one rate; an attainment bonus when it is reached at both, or at neither.
+ */
+function movesNoOtherLine(
+  rules: ChipRules,
+  plan: EnginePlanVersion,
+  from: bigint,
+  to: bigint,
+  periodId: PeriodId,
+): boolean {
+  if (from === to) return true;
+  if (rules.kind === 'tiered_commission') {
+    const last = rules.bands.at(-1);
+    return last !== undefined && from >= last.from_cents && to >= last.from_cents;
+  }
+  if (rules.kind === 'attainment_bonus') {
+    const quota = BigInt(plan.quota_cents ?? 0);
+    const bonus = (total: bigint) => computeAttainmentBonus(total, quota, rules, '', periodId).exact;
+    return bonus(from) === bonus(to);
+  }
+  return false;
+}

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { describe, test } from 'vitest';
+import { type ChipStanding, evaluateFromStandings, standingsOf } from '../../src/domain/earnings/standings.ts';
+import { evaluateLines } from '../../src/domain/earnings/targets.ts';
+import type { DealSnapshot, EngineChip, EnginePlanVersion, LineTarget } from '../../src/domain/earnings/types.ts';
+import { chip, deal, otherRep, plan, rep, workedExampleChips } from '../factories/earnings.ts';
+
+// The running totals against a full evaluation, over random histories of deal changes for one rep: (a) the totals
+// kept from event to event (from the totals when they decide the event, recounted from every deal when they do
+// not) always equal the totals recounted from every deal; (b) when the totals decide an event, the changed deal's
+// tiered lines are what a full evaluation gives them, and every other line of the rep (other deals, attainment
+// bonuses) is what a full evaluation gave it before the event: evaluating from the totals misses nothing.
+
+const TODAY = '2026-04-25';
+const PERIODS = ['2026-03', '2026-04', '2026-05'];
+
+const retroactivePlan: EnginePlanVersion = plan({
+  plan_key: 'retro',
+  chips: [
+    ...(workedExampleChips.slice(0, 1) as EngineChip[]),
+    chip(5, {
+      key: 'retro-tiers',
+      name: 'Retroactive tiers outside APAC',
+      kind: 'tiered_commission',
+      when: { field: 'custom.region', op: 'ne', value: 'APAC' },
+      params: {
+        mode: 'retroactive',
+        tiers: [
+          { up_to_cents: 3_000_000, rate_bps: 300 },
+          { up_to_cents: 8_000_000, rate_bps: 700 },
+          { up_to_cents: null, rate_bps: 1_250 },
+        ],
+      },
+    }),
+    chip(6, {
+      key: 'half-quota-bonus',
+      name: 'Half quota bonus on new logos',
+      kind: 'attainment_bonus',
+      when: { field: 'custom.new_logo', op: 'eq', value: true },
+      params: { threshold_pct: 50, amount_cents: 33_333 },
+    }),
+  ],
+});
+
+const dealCapPlan: EnginePlanVersion = plan({
+  plan_key: 'deal-capped',
+  chips: [
+    chip(7, {
+      key: 'one-rate',
+      name: 'One rate, capped per deal',
+      kind: 'tiered_commission',
+      when: null,
+      params: { mode: 'marginal', tiers: [{ up_to_pct: null, rate_bps: 800 }], deal_cap_cents: 300_000 },
+    }),
+  ],
+});
+
+const plans = fc.constantFrom(plan(), retroactivePlan, dealCapPlan);
+
+const dealStates: fc.Arbitrary<DealSnapshot> = fc
+  .record({
+    n: fc.integer({ min: 1, max: 6 }),
+    status: fc.constantFrom('open' as const, 'won' as const, 'won' as const, 'lost' as const, 'deleted' as const),
+    amount: fc.constantFrom(null, 0, 1_000_000, 2_999_999, 4_000_000, 6_000_000, 12_000_000, 25_000_000),
+    close_date: fc.constantFrom(null, '2026-03-31', '2026-04-01', '2026-04-20', '2026-04-28', '2026-05-15'),
+    won_on: fc.constantFrom('2026-03-30', '2026-04-10', '2026-04-22', '2026-05-02'),
+    owner: fc.constantFrom(rep.external_id, rep.external_id, rep.external_id, otherRep.external_id),
+    split: fc.constantFrom(false, false, false, true),
+    region: fc.constantFrom('EMEA', 'APAC'),
+    new_logo: fc.boolean(),
+  })
+  .map(({ n, status, amount, close_date, won_on, owner, split, region, new_logo }) =>
+    deal(n, {
+      ...(split
+        ? {
+            splits: [
+              { owner_external_id: rep.external_id, share_bps: 6000 },
+              { owner_external_id: otherRep.external_id, share_bps: 4000 },
+            ],
+          }
+        : {}),
+      status,
+      stage: status === 'won' ? 'closed_won' : status === 'lost' ? 'closed_lost' : 'proposal',
+      amount_cents: amount,
+      close_date,
+      owner_external_id: owner,
+      won_at: status === 'won' ? `${won_on}T10:00:00.000Z` : null,
+      custom: { region, new_logo },
+    }),
+  );
+
+const keyOf = (standing: Pick<ChipStanding, 'chip_id' | 'period_id'>) => `${standing.chip_id}/${standing.period_id}`;
+
+function everyLine(subject: EnginePlanVersion, deals: Iterable<DealSnapshot>): Map<string, LineTarget> {
+  const { targets } = evaluateLines({ plan: subject, rep, deals: [...deals], periods: PERIODS, today: TODAY });
+  return new Map(targets.map((target) => [target.line.line_key, target]));
+}
+
+const amounts = (target: LineTarget | undefined) =>
+  target && { earned: target.earned_cents, projected: target.projected_cents, period: target.period_id };
+
+describe('running totals', () => {
+  test('kept from event to event, they equal a recount, and what they decide equals a full evaluation', () => {
+    let decided = 0;
+    fc.assert(
+      fc.property(plans, fc.array(dealStates, { maxLength: 25 }), (subject, history) => {
+        const deals = new Map<string, DealSnapshot>();
+        const recount = () =>
+          standingsOf({ plan: subject, rep, deals: [...deals.values()], periods: PERIODS, today: TODAY });
+        let kept = new Map(recount().map((standing) => [keyOf(standing), standing]));
+        for (const after of history) {
+          const before = deals.get(after.id) ?? null;
+          const linesBefore = everyLine(subject, deals.values());
+          deals.set(after.id, after);
+          const decision = evaluateFromStandings({ plan: subject, rep, before, after, standings: kept, today: TODAY });
+          if (decision === null) {
+            kept = new Map(recount().map((standing) => [keyOf(standing), standing]));
+          } else {
+            decided += 1;
+            for (const standing of decision.standings) kept.set(keyOf(standing), standing);
+            const linesAfter = everyLine(subject, deals.values());
+            const decidedLines = new Map(decision.targets.map((target) => [target.line.line_key, target]));
+            for (const [lineKey, target] of linesAfter) {
+              const own = target.line.deal_id === after.id;
+              const tiered = subject.chips.find((c) => c.id === target.line.chip_id)?.kind === 'tiered_commission';
+              if (own && tiered) {
+                assert.deepEqual(amounts(decidedLines.get(lineKey)), amounts(target), `the changed deal's ${lineKey}`);
+              } else if (!own) {
+                assert.deepEqual(amounts(target), amounts(linesBefore.get(lineKey)), `another line moved: ${lineKey}`);
+              }
+            }
+          }
+          for (const standing of recount()) assert.deepEqual(kept.get(keyOf(standing)), standing, keyOf(standing));
+        }
+      }),
+      { numRuns: 300 },
+    );
+    assert.ok(decided > 300, `the totals decided only ${decided} events`);
+  });
+});
