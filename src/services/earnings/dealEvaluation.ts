@@ -2,12 +2,14 @@ import { countsPeriod, overrideDepthOf, scopeOfDealChange } from '../../domain/e
 import { creditedReps } from '../../domain/earnings/credit.ts';
 import { dealPeriodId, dealPeriodMoved } from '../../domain/earnings/dealPeriods.ts';
 import { EMPTY_HIERARCHY, managersEver } from '../../domain/earnings/hierarchy.ts';
+import { evaluateFromStandings, standingsOf } from '../../domain/earnings/standings.ts';
 import { evaluateLines } from '../../domain/earnings/targets.ts';
-import type { DealSnapshot, Rep } from '../../domain/earnings/types.ts';
+import type { DealSnapshot, LineTarget, Rep } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
 import { EarningRepository } from '../../repositories/earnings.ts';
 import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts';
+import * as periodStandings from '../../repositories/periodStandings.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import type { DealChange } from '../dealChanges.ts';
 import { book } from './booking.ts';
@@ -78,40 +80,97 @@ export async function evaluateDealChange(
     }),
   );
   // The reps' locks, one batch in id order (a deal event, a recompute and a hierarchy change never wait for each
-  // other in a circle), and the reads of their deals are issued together, in that order: one round trip, and each
-  // read starts only once every lock is held, so an evaluation that waited sees the deals as they are now.
-  const locked = evaluationLocks.lockRepsForEvaluation(
-    tx,
-    orgId,
-    [...reps.values()].map((rep) => rep.user_id),
-  );
-  const reads = [...reps.values()].flatMap((rep) => {
-    const periods = work.filter((item) => item.rep === rep).flatMap((item) => item.periods);
-    if (periods.length === 0) return [];
-    return [dealsReadBy(tx, orgId, rep, plans, org, spanOf(periods)).then((deals) => [rep.user_id, deals] as const)];
-  });
-  const [, read] = await Promise.all([locked, Promise.all(reads)]);
-  const dealsByRep = new Map<string, DealSnapshot[]>(read);
+  // other in a circle), and the read of the running totals of the periods in scope, issued together in that order:
+  // one round trip, and the read starts only once every lock is held, so an evaluation that waited sees the
+  // totals as they are now.
+  const periodWork = work.filter((item) => item.periods.length > 0);
+  const configVersion = config.version;
+  const [, stored] = await Promise.all([
+    evaluationLocks.lockRepsForEvaluation(
+      tx,
+      orgId,
+      [...reps.values()].map((rep) => rep.user_id),
+    ),
+    periodStandings.standingsOf(
+      tx,
+      orgId,
+      configVersion,
+      periodWork.map((item) => item.plan.version_id),
+      periodWork.map((item) => item.rep.user_id),
+      periodWork.flatMap((item) => item.periods),
+    ),
+  ]);
+  const hierarchy = org.hierarchy;
   // A commission, flat or override line without caps depends on its deal alone: only the changed deal's need
   // evaluating.
-  // Tiered, attainment and capped lines depend on the rep's whole period: all of its lines are evaluated.
-  const targets = work.flatMap(({ plan, rep, periods }) => {
-    const dealChips = { ...plan, chips: plan.chips.filter((chip) => !countsPeriod(plan, chip)) };
-    const periodChips = { ...plan, chips: plan.chips.filter((chip) => countsPeriod(plan, chip)) };
-    const deals = (dealsByRep.get(rep.user_id) ?? []).filter((deal) =>
-      periods.includes(dealPeriodId(deal, plan.period, today)),
+  const dealLines = ({ plan, rep }: (typeof work)[number]) =>
+    evaluateLines({
+      plan: { ...plan, chips: plan.chips.filter((chip) => !countsPeriod(plan, chip)) },
+      rep,
+      deals: [after],
+      periods: [],
+      today,
+      money,
+      hierarchy,
+    }).targets;
+  // Tiered, attainment and capped lines depend on the rep's whole period. When the change appends to the
+  // period's count (or leaves it) and moves no other line, the running totals give the changed deal's lines;
+  // otherwise every line of the periods is evaluated from the periods' deals, and the totals counted again.
+  const fromTotals = new Map<(typeof work)[number], LineTarget[]>();
+  const totals: periodStandings.RepStanding[] = [];
+  for (const item of periodWork) {
+    const held = new Map(
+      stored
+        .filter((row) => row.plan_version_id === item.plan.version_id && row.user_id === item.rep.user_id)
+        .map((row) => [`${row.standing.chip_id}/${row.standing.period_id}`, row.standing]),
     );
+    const decided = evaluateFromStandings({
+      plan: item.plan,
+      rep: item.rep,
+      before,
+      after,
+      standings: held,
+      today,
+      money,
+    });
+    if (!decided) continue;
+    fromTotals.set(item, decided.targets);
+    for (const standing of decided.standings) {
+      totals.push({ plan_version_id: item.plan.version_id, user_id: item.rep.user_id, standing });
+    }
+  }
+  const full = periodWork.filter((item) => !fromTotals.has(item));
+  const fullReps = [...new Set(full.map((item) => item.rep))];
+  const read = await Promise.all(
+    fullReps.map((rep) => {
+      const periods = full.filter((item) => item.rep === rep).flatMap((item) => item.periods);
+      return dealsReadBy(tx, orgId, rep, plans, org, spanOf(periods)).then((deals) => [rep.user_id, deals] as const);
+    }),
+  );
+  const dealsByRep = new Map<string, DealSnapshot[]>(read);
+  const targets = work.flatMap((item) => {
+    const { plan, rep, periods } = item;
     const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));
-    const hierarchy = org.hierarchy;
+    const periodChips = { ...plan, chips: plan.chips.filter((chip) => countsPeriod(plan, chip)) };
+    let periodLines: LineTarget[] = fromTotals.get(item) ?? [];
+    if (periodChips.chips.length > 0 && !fromTotals.has(item)) {
+      const deals = [
+        ...(dealsByRep.get(rep.user_id) ?? []).filter(
+          (deal) => deal.id !== after.id && periods.includes(dealPeriodId(deal, plan.period, today)),
+        ),
+        after,
+      ];
+      periodLines = evaluateLines({ plan: periodChips, rep, deals, periods, today, money, hierarchy }).targets;
+      for (const standing of standingsOf({ plan, rep, deals, periods, today, money })) {
+        totals.push({ plan_version_id: plan.version_id, user_id: rep.user_id, standing });
+      }
+    }
     // Back in the plan's chip order, which is the order rows written together are numbered in.
-    return [
-      ...evaluateLines({ plan: dealChips, rep, deals: [after], periods: [], today, money, hierarchy }).targets,
-      ...(periodChips.chips.length === 0
-        ? []
-        : evaluateLines({ plan: periodChips, rep, deals: [...deals, after], periods, today, money, hierarchy })
-            .targets),
-    ].sort((a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0));
+    return [...dealLines(item), ...periodLines].sort(
+      (a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0),
+    );
   });
+  await periodStandings.writeStandings(tx, orgId, configVersion, totals);
   // Draw lines of settled (locked) periods the deal is or was in, and of every settled period after them.
   targets.push(...(await drawTargetsOfDealChange(tx, orgId, plans, [...reps.values()], { before, after }, today, org)));
   await book(tx, {

@@ -11,6 +11,7 @@ import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts'
 import { FeedWriterRepository } from '../../repositories/feedWriters.ts';
 import { LedgerPeriodRepository } from '../../repositories/ledgerPeriods.ts';
 import { OrgConfigRepository } from '../../repositories/orgConfig.ts';
+import * as periodStandings from '../../repositories/periodStandings.ts';
 import { PlanStateRepository } from '../../repositories/planStates.ts';
 import { inTransaction, poolStatements, type SqlPool, type Transaction } from '../../repositories/transaction.ts';
 import { UserRepository } from '../../repositories/users.ts';
@@ -89,6 +90,9 @@ export async function recomputePlans(
   // A deal event in progress may have read the plans as they were before the change that asked for this
   // recompute; once it has ended, every rep evaluated below reflects both.
   await feedWriters.waitForDealWritersBefore(reader, orgId);
+  // What a recompute changes (a plan's version, the hierarchy, the rates) may change what the running totals
+  // count: the next deal event of each period counts it again from the period's deals.
+  await periodStandings.dropStandingsOfOrg(reader, orgId);
   const plans = await planStates.planStates(reader, orgId, request.planIds);
   const planIds = plans.map((plan) => plan.plan_id);
   const only = request.hierarchyChange && new Set(request.hierarchyChange.userIds);
