@@ -27,6 +27,7 @@ const PG_REPOSITORIES = [
   'earnings',
   'planStates',
   'dealSnapshots',
+  'periodStandings',
   'ledgerPeriods',
   'evaluationLocks',
   'feedWriters',
