@@ -1274,9 +1274,13 @@ export interface components {
             /** @description Won amount of all the rep's deals in the period, this deal included. */
             period_won_cents: components["schemas"]["RunningTotalCents"];
             /**
-             * @description The rep's won deals that make up `period_won_cents`, in counting order, each with the
-             *     running total once it is counted; `prior_won_cents` is the running total of the deals
-             *     before this one. Absent from traces written before it was recorded.
+             * @description Won deals of the rep's running total, in counting order, each with the running total
+             *     once it is counted. A line evaluated with the whole period lists every deal counted;
+             *     one evaluated from the period's running totals (a deal counted after every other, see
+             *     docs/plans-and-earnings.md, "What one deal event costs") lists the deal counted just
+             *     before it and the deal itself, so `prior_won_cents` is that previous deal's running
+             *     total, and its own line names the deal before it. Absent from traces written before it
+             *     was recorded.
              */
             counted_deals?: components["schemas"]["TraceCountedDeal"][];
         };
