@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import pg from 'pg';
 import { openEmbeddedDatabase } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { backendsServing, cpuSecondsBetween, snapshot } from './cpu.ts';
+import { orgWithExamplePlan, sender, serve, stop } from './quotientProcess.ts';
 
 // `npm run bench:period`: what one more deal event costs a rep as the rep's period grows. One org with
 // product.md's four-chip plan (examples/plans/core-ae.yaml) and one rep per size in BENCH_PERIOD_SIZES (default
@@ -24,7 +25,6 @@ const block = Number(process.env.BENCH_PERIOD_BLOCK ?? 5);
 const showTop = process.env.BENCH_PERIOD_TOP === '1';
 const PERIOD = '2026-10';
 const QUOTA_CENTS = 10_000_000; // core-ae.yaml's quota_cents
-const EXAMPLE_PLAN = new URL('../examples/plans/core-ae.yaml', import.meta.url).pathname;
 
 interface Counters {
   calls: number;
@@ -50,24 +50,8 @@ let server: ChildProcess | undefined;
 try {
   await applyMigrations(database.url);
   await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-  const org = (await cli(['orgs', 'create', '--name', 'Bench period', '--json'])) as { id: string };
-  const key = (
-    (await cli([
-      'keys',
-      'create',
-      '--org',
-      org.id,
-      '--name',
-      'bench period',
-      '--scopes',
-      'deals:write',
-      '--rate-limit',
-      '100000',
-      '--json',
-    ])) as { key: string }
-  ).key;
-  await cli(['plans', 'apply', EXAMPLE_PLAN, '--org', org.id, '--json']);
-  const started = await serve();
+  const { key } = await orgWithExamplePlan(database.url, 'Bench period');
+  const started = await serve(database.url);
   server = started.child;
   const send = sender(started.url, key);
   process.stdout.write(
@@ -119,17 +103,16 @@ try {
   report(samples);
   if (showTop) await printTopStatements();
 } finally {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((done) => server?.once('exit', done));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await stop(server);
   await admin.end();
   await database.stop();
   await rm(dataDir, { recursive: true, force: true });
 }
 
-/** Seed deal `n` of the rep with `size` deals: the first alone reaches twice the quota, so every later one is past it. */
+/**
+ * Seed deal `n` of the rep with `size` deals, dated in counting order over the 1st to the 27th, as they would be
+ * won: the first alone reaches twice the quota, so every later one is past it.
+ */
 function seedEvent(size: number, n: number): object {
   return {
     external_id: `period-${size}-seed-${n}`,
@@ -138,7 +121,7 @@ function seedEvent(size: number, n: number): object {
     state: {
       amount_cents: n === 0 ? 2 * QUOTA_CENTS : 50_000 + (n % 97) * 100,
       stage: 'closed_won',
-      close_date: `${PERIOD}-${String((n % 27) + 1).padStart(2, '0')}`,
+      close_date: `${PERIOD}-${String(Math.floor((n * 27) / size) + 1).padStart(2, '0')}`,
       owner_external_id: `rep-${size}`,
       region: ['EMEA', 'NA', 'APAC'][n % 3],
       new_logo: n % 7 === 0,
@@ -224,54 +207,4 @@ async function printTopStatements(): Promise<void> {
       `  ${row.total.toFixed(0).padStart(9)}  ${row.calls.padStart(7)}  ${row.rows.padStart(10)}  ${row.query.slice(0, 120)}\n`,
     );
   }
-}
-
-/** POSTs one deal event and fails the bench on anything but a 2xx. */
-function sender(url: string, key: string): (event: object) => Promise<void> {
-  return async (event) => {
-    const response = await fetch(`${url}/v1/deals/events`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(event),
-    });
-    if (!response.ok) throw new Error(`deal event answered ${response.status}: ${await response.text()}`);
-    await response.arrayBuffer();
-  };
-}
-
-/** `quotient <args> --json` against the bench's database, its one JSON document. */
-function cli(args: string[]): Promise<unknown> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['src/cli/main.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.once('exit', (code) =>
-      code === 0 ? done(JSON.parse(stdout)) : fail(new Error(`quotient ${args.join(' ')} exited with ${code}`)),
-    );
-  });
-}
-
-/** `quotient serve` on a free port, once it prints where it listens. */
-function serve(): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['src/cli/main.ts', 'serve', '--port', '0', '--json'], {
-      env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      try {
-        done({ child, url: (JSON.parse(stdout) as { url: string }).url });
-      } catch {
-        // not a whole document yet
-      }
-    });
-    child.once('exit', (code) => fail(new Error(`quotient serve exited with ${code}`)));
-  });
 }
