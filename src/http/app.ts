@@ -2,12 +2,12 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { AuditLog } from '../access/auditLog.ts';
 import type { KeyGate } from '../access/rateLimitStore.ts';
 import type { ApiServices } from '../composition.ts';
+import { Refusal } from '../domain/refusal.ts';
 import type { Logger } from '../lib/logger.ts';
 import { consoleRouter } from './admin/console.ts';
 import { type AdminApiOptions, adminApiRouter } from './admin/router.ts';
 import { validateContract } from './contractValidator.ts';
 import { docsRouter } from './docs.ts';
-import { ApiError } from './errors.ts';
 import { dispatchToHandlers } from './handlers.ts';
 import type { Metrics } from './metrics.ts';
 import { authenticate } from './middleware/authenticate.ts';
@@ -80,9 +80,9 @@ export function createApp(deps: AppDeps): Express {
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const match = operations.match(req.method, req.path);
-    if (match.kind === 'unknown_route') throw new ApiError('not_found', `no route ${req.method} ${req.path}`);
+    if (match.kind === 'unknown_route') throw new Refusal('not_found', `no route ${req.method} ${req.path}`);
     if (match.kind === 'method_not_allowed') {
-      throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}`, {
+      throw new Refusal('method_not_allowed', `${req.method} is not allowed on ${req.path}`, {
         headers: { Allow: match.allow.join(', ') },
       });
     }

@@ -4,10 +4,10 @@ import type { components, operations } from '../../../generated/openapi-admin.ts
 import type { AdminServices } from '../../composition.ts';
 import { isPeriodId } from '../../domain/periods.ts';
 import { describeChip, describeCondition } from '../../domain/plans/describe.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import type { AuditFilters } from '../../repositories/audit.ts';
 import type { PeriodRecord } from '../../repositories/periods.ts';
 import { limitsOf } from '../../repositories/plans.ts';
-import type { AdminError } from '../../services/adminError.ts';
 import type { PeriodAdmin } from '../../services/periods.ts';
 import type { RolledOutApply } from '../../services/planRollout.ts';
 import type { ManagerEntry } from '../../services/repHierarchy.ts';
@@ -15,7 +15,6 @@ import type { RepWithTotals } from '../../services/reps.ts';
 import { toAdmin, toApiKey, toAuditEntry, toEndpoint, toMe } from '../../wire/admin.ts';
 import { toWireAdminPeriod } from '../../wire/periods.ts';
 import { toWirePlanSummary } from '../../wire/plans.ts';
-import { ApiError } from '../errors.ts';
 import { pageRequest } from '../pages.ts';
 import {
   type AdminRequestContext,
@@ -73,20 +72,6 @@ function idParam(res: Response): string {
   return (res.locals.pathParams as { id: string }).id;
 }
 
-/** The services' refusals in the API's error format. */
-export function fromAdminError(error: AdminError): ApiError {
-  switch (error.code) {
-    case 'invalid_argument':
-      return new ApiError('invalid_body', error.message);
-    case 'not_found':
-      return new ApiError('not_found', error.message);
-    case 'invalid_state':
-      return new ApiError('invalid_state', error.message);
-    case 'invalid_plan_file':
-      return new ApiError('invalid_plan_file', error.message, { extra: error.details });
-  }
-}
-
 export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
   const { services } = deps;
   const { sessions } = services;
@@ -105,12 +90,12 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
         actor: (admin) => actorOf(req, res, admin),
       });
       if (!result.ok && result.reason === 'throttled') {
-        throw new ApiError('rate_limited', 'too many failed sign-ins; wait before trying again', {
+        throw new Refusal('rate_limited', 'too many failed sign-ins; wait before trying again', {
           retryAfterSeconds: result.retryAfterSeconds,
           headers: { 'Retry-After': String(result.retryAfterSeconds) },
         });
       }
-      if (!result.ok) throw new ApiError('invalid_credentials', 'the email or the password is wrong');
+      if (!result.ok) throw new Refusal('invalid_credentials', 'the email or the password is wrong');
       const session = sessions.withIdleEnd(result.session);
       res.append('Set-Cookie', sessionCookie(req, result.token, (session.expires_at.getTime() - Date.now()) / 1000));
       send(res, 'createSession', 201, toMe(session));
@@ -191,7 +176,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     getPlan: async (_req, res) => {
       const { session } = context(res);
       const history = await services.planHistory.of(session.org_id, idParam(res));
-      if (!history) throw new ApiError('not_found', `no plan ${idParam(res)}`);
+      if (!history) throw new Refusal('not_found', `no plan ${idParam(res)}`);
       const current = history.versions.find((version) => version.id === history.plan.current_version_id);
       send(res, 'getPlan', 200, {
         plan: toWirePlanSummary(
@@ -337,7 +322,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     listRepEarnings: async (req, res) => {
       const { session } = context(res);
       const { period } = req.query as Query<'listRepEarnings'>;
-      if (!isPeriodId(period)) throw new ApiError('invalid_body', 'period: must be YYYY-MM or YYYY-Qn');
+      if (!isPeriodId(period)) throw new Refusal('invalid_body', 'period: must be YYYY-MM or YYYY-Qn');
       const { rep, earnings } = await services.reps.earningsOfPeriod(session.org_id, idParam(res), period);
       send(res, 'listRepEarnings', 200, {
         rep: toWireRep(rep),

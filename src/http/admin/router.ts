@@ -1,9 +1,8 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { AdminError } from '../../services/adminError.ts';
-import { ApiError } from '../errors.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import { type ContractOperation, OperationTable } from '../operations.ts';
-import { type AdminApiDeps, type AdminOperationId, adminHandlers, fromAdminError } from './handlers.ts';
+import { type AdminApiDeps, type AdminOperationId, adminHandlers } from './handlers.ts';
 import { adminSession } from './session.ts';
 
 export interface AdminApiOptions extends Omit<AdminApiDeps, 'servedContract'> {
@@ -27,9 +26,9 @@ export function adminApiRouter(options: AdminApiOptions): Router {
   router.use((req: Request, res: Response, next: NextFunction) => {
     if (req.path !== PREFIX && !req.path.startsWith(`${PREFIX}/`)) return next('router');
     const match = operations.match(req.method, req.path);
-    if (match.kind === 'unknown_route') throw new ApiError('not_found', `no route ${req.method} ${req.path}`);
+    if (match.kind === 'unknown_route') throw new Refusal('not_found', `no route ${req.method} ${req.path}`);
     if (match.kind === 'method_not_allowed') {
-      throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}`, {
+      throw new Refusal('method_not_allowed', `${req.method} is not allowed on ${req.path}`, {
         headers: { Allow: match.allow.join(', ') },
       });
     }
@@ -53,11 +52,7 @@ export function adminApiRouter(options: AdminApiOptions): Router {
   );
   router.use(async (req: Request, res: Response) => {
     const operation = res.locals.operation as ContractOperation;
-    try {
-      await handlers[operation.operationId as AdminOperationId](req, res);
-    } catch (error) {
-      throw error instanceof AdminError ? fromAdminError(error) : error;
-    }
+    await handlers[operation.operationId as AdminOperationId](req, res);
   });
   return router;
 }

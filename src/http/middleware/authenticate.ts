@@ -3,10 +3,10 @@ import { digestOf, parseBearer } from '../../access/apiKeys.ts';
 import type { AuditLog } from '../../access/auditLog.ts';
 import { decide, windowAt } from '../../access/rateLimit.ts';
 import type { KeyGate } from '../../access/rateLimitStore.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ApiKeyRecord } from '../../repositories/apiKeys.ts';
 import type { AuditEntryInput } from '../../repositories/audit.ts';
-import { ApiError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import type { ContractOperation } from '../operations.ts';
 
@@ -42,13 +42,13 @@ export function confirmKeyByWrite(res: Response): void {
 }
 
 /** The request's write found the key revoked (and wrote nothing): the error to answer with, as the lookup would. */
-export function refuteKeyByWrite(res: Response): ApiError {
+export function refuteKeyByWrite(res: Response): Refusal {
   takeUnconfirmedKey(res)?.refute();
   return invalidKey();
 }
 
-export function invalidKey(): ApiError {
-  return new ApiError('invalid_key', 'the API key is unknown or revoked');
+export function invalidKey(): Refusal {
+  return new Refusal('invalid_key', 'the API key is unknown or revoked');
 }
 
 export interface AuthenticateDeps {
@@ -74,7 +74,7 @@ export function authenticate(deps: AuthenticateDeps) {
 
     const token = parseBearer(req.get('authorization'));
     if (!token) {
-      throw new ApiError('unauthenticated', 'send the header "Authorization: Bearer <API key>"');
+      throw new Refusal('unauthenticated', 'send the header "Authorization: Bearer <API key>"');
     }
     const now = new Date();
     const window = windowAt(now);
@@ -106,7 +106,7 @@ export function authenticate(deps: AuthenticateDeps) {
     }
     if (!decision.allowed) {
       deps.metrics.rateLimited(operation.pathTemplate);
-      throw new ApiError(
+      throw new Refusal(
         'rate_limited',
         `over ${key.rate_limit_per_minute} requests per minute; retry after the window ends`,
         {
@@ -115,7 +115,7 @@ export function authenticate(deps: AuthenticateDeps) {
       );
     }
     const missing = operation.requiredScopes.find((scope) => !key.scopes.includes(scope));
-    if (missing) throw new ApiError('forbidden', `missing scope: ${missing}`);
+    if (missing) throw new Refusal('forbidden', `missing scope: ${missing}`);
     next();
   };
 }
