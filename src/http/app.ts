@@ -5,7 +5,7 @@ import type { ApiServices } from '../composition.ts';
 import { Refusal } from '../domain/refusal.ts';
 import type { Logger } from '../lib/logger.ts';
 import { consoleRouter } from './admin/console.ts';
-import { type AdminApiOptions, adminApiRouter } from './admin/router.ts';
+import { PREFIX as ADMIN_API_PREFIX, type AdminApiOptions, adminApiRouter } from './admin/router.ts';
 import { validateContract } from './contractValidator.ts';
 import { docsRouter } from './docs.ts';
 import { dispatchToHandlers } from './handlers.ts';
@@ -118,6 +118,10 @@ export function createApp(deps: AppDeps): Express {
       }),
     ),
   );
-  app.use(errorHandler(deps.logger));
+  const surfaces = [
+    ...(deps.admin ? [{ pathPrefix: ADMIN_API_PREFIX, contract: deps.admin.contract }] : []),
+    { pathPrefix: '', contract: deps.contract },
+  ];
+  app.use(errorHandler(deps.logger, deps.validateResponses ? { checkedAgainst: surfaces } : {}));
   return app;
 }

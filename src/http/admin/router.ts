@@ -11,7 +11,7 @@ export interface AdminApiOptions extends Omit<AdminApiDeps, 'servedContract'> {
   bodyLimitBytes: number;
 }
 
-const PREFIX = '/admin/v1';
+export const PREFIX = '/admin/v1';
 
 /**
  * The admin API under /admin/v1, from its own contract: operation lookup (404/405) → session, origin, CSRF and

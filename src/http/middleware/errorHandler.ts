@@ -20,15 +20,42 @@ interface BodyParserError {
 /** Seconds a client is asked to wait after a 503: long enough for a failover or a saturated pool to clear. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
+/** A contract and the paths it answers: what those paths may send as `error` is its `Error.error` enum. */
+export interface ErrorSurface {
+  /** The paths the contract answers ('' for every path no other surface claims). */
+  pathPrefix: string;
+  contract: Record<string, unknown>;
+}
+
+export interface ErrorHandlerOptions {
+  /**
+   * In tests (QUOTIENT_VALIDATE_RESPONSES), the contract of each surface: an error whose code the contract of its
+   * path does not list is answered as a 500 naming the code, the way the contract validator answers a response
+   * that breaks the contract. The first surface whose prefix the path starts with is the path's.
+   */
+  checkedAgainst?: readonly ErrorSurface[];
+}
+
 /**
  * Maps every failure to the contract's `Error` format: a Refusal (thrown by the domain, a service or the HTTP layer),
  * body-parser errors, the contract validator's errors and database outages. Anything else is a 500 that reveals
  * nothing but the request id.
  */
-export function errorHandler(logger: Logger) {
+export function errorHandler(logger: Logger, options: ErrorHandlerOptions = {}) {
+  const surfaces = options.checkedAgainst?.map((surface) => ({
+    pathPrefix: surface.pathPrefix,
+    codes: listedErrorCodes(surface.contract),
+  }));
   return async (failure: unknown, req: Request, res: Response, _next: NextFunction) => {
     const error = await withConfirmedKey(failure, res);
-    const refusal = toRefusal(error, res.locals.requestId as string);
+    let refusal = toRefusal(error, res.locals.requestId as string);
+    const listed = surfaces?.find((surface) => servesPath(surface.pathPrefix, req.path))?.codes;
+    if (listed && !listed.has(refusal.code)) {
+      refusal = new Refusal(
+        'internal_error',
+        `contract violation: the error code ${refusal.code} is not in the contract`,
+      );
+    }
     if (refusal.code === 'unavailable') {
       logger.warn({ err: error, request_id: res.locals.requestId, path: req.path }, 'database unavailable');
     } else if (ERROR_STATUS[refusal.code] >= 500) {
@@ -40,6 +67,19 @@ export function errorHandler(logger: Logger) {
     }
     sendRefusal(res, refusal);
   };
+}
+
+/** The codes a contract's `Error.error` enum lists. */
+export function listedErrorCodes(contract: Record<string, unknown>): ReadonlySet<string> {
+  const schemas = (contract.components as { schemas?: Record<string, unknown> } | undefined)?.schemas;
+  const error = schemas?.Error as { properties?: { error?: { enum?: unknown } } } | undefined;
+  const codes = error?.properties?.error?.enum;
+  if (!Array.isArray(codes)) throw new Error('the contract has no enum of error codes (components.schemas.Error)');
+  return new Set(codes.map(String));
+}
+
+function servesPath(prefix: string, path: string): boolean {
+  return prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
 }
 
 /**
