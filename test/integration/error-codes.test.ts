@@ -5,6 +5,7 @@ import addFormats from 'ajv-formats';
 import pg from 'pg';
 import { describe } from 'vitest';
 import { ERROR_STATUS } from '../../src/http/errors.ts';
+import type { RunningServer } from '../../src/main.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { dealEvent, ingest, postEvent } from '../factories/deals.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
@@ -53,8 +54,9 @@ function enumOf(file: string): string[] {
   return [...contract(file).components.schemas.Error.properties.error.enum].sort();
 }
 
-/** Records the code sent after checking the status, the code and the body against the surface's contract. */
-function recorder(surface: Surface) {
+/** Requests to the server, and the codes they were answered with, each checked against the surface's contract. */
+function recorder(surface: Surface, server: RunningServer) {
+  const url = (path: string) => `${server.url}${path}`;
   const sent = new Set<string>();
   /** `parsed`: the body a client has read already (openapi-fetch's `error`). */
   const expectError = async (response: Response, code: string, parsed?: unknown): Promise<void> => {
@@ -72,24 +74,29 @@ function recorder(surface: Surface) {
       listed[surface].filter((code) => !FAULTS_ONLY.has(code)),
     );
   };
-  return { expectError, assertEveryListedCodeSent };
+  return { url, expectError, assertEveryListedCodeSent };
 }
 
 const TOO_LARGE = `{"external_id":"${'x'.repeat(1024 * 1024)}"}`;
 
-/** Holds a row lock on what `sql` selects until `release` is called, in a transaction of its own. */
-async function holdRowLock(sql: string, values: unknown[]): Promise<{ release: () => Promise<void> }> {
+/**
+ * The response to `request` while a transaction of this file holds a lock on the row `sql` selects: a request
+ * that needs the row waits for the server's lock timeout and is answered 503 `unavailable`.
+ */
+async function whileRowLocked(sql: string, values: unknown[], request: () => Promise<Response>): Promise<Response> {
   const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await client.connect();
-  await client.query('BEGIN');
-  const { rowCount } = await client.query(`${sql} FOR UPDATE`, values);
-  assert.equal(rowCount, 1, 'the row to hold exists');
-  return {
-    release: async () => {
-      await client.query('ROLLBACK');
-      await client.end();
-    },
-  };
+  try {
+    await client.query('BEGIN');
+    const { rowCount } = await client.query(`${sql} FOR UPDATE`, values);
+    assert.equal(rowCount, 1, 'the row to hold exists');
+    const response = await request();
+    assert.equal(response.headers.get('retry-after'), '5');
+    return response;
+  } finally {
+    await client.query('ROLLBACK');
+    await client.end();
+  }
 }
 
 describe('error codes', () => {
@@ -100,8 +107,7 @@ describe('error codes', () => {
     rawKey,
     newOrg,
   }) => {
-    const { expectError, assertEveryListedCodeSent } = recorder('public');
-    const url = (path: string) => `${server.url}${path}`;
+    const { url, expectError, assertEveryListedCodeSent } = recorder('public', server);
     const auth = { authorization: `Bearer ${rawKey}` };
     const json = { ...auth, 'content-type': 'application/json' };
 
@@ -157,17 +163,12 @@ describe('error codes', () => {
 
     const held = dealEvent();
     await ingest(server, rawKey, held);
-    const lock = await holdRowLock('SELECT 1 FROM deals WHERE org_id = $1 AND external_id = $2', [
-      org.id,
-      held.external_id,
-    ]);
-    try {
-      const waited = await postEvent(server, rawKey, { ...held, state: { amount_cents: 1 } });
-      assert.equal(waited.headers.get('retry-after'), '5');
-      await expectError(waited, 'unavailable');
-    } finally {
-      await lock.release();
-    }
+    const waited = await whileRowLocked(
+      'SELECT 1 FROM deals WHERE org_id = $1 AND external_id = $2',
+      [org.id, held.external_id],
+      () => postEvent(server, rawKey, { ...held, state: { amount_cents: 1 } }),
+    );
+    await expectError(waited, 'unavailable');
 
     assertEveryListedCodeSent();
   });
@@ -177,8 +178,7 @@ describe('error codes', () => {
     server,
     signedIn,
   }) => {
-    const { expectError, assertEveryListedCodeSent } = recorder('admin');
-    const url = (path: string) => `${server.url}${path}`;
+    const { url, expectError, assertEveryListedCodeSent } = recorder('admin', server);
     const json = { 'content-type': 'application/json', 'x-forwarded-for': '10.250.0.1' };
     const signIn = (body: string, headers: Record<string, string> = {}) =>
       fetch(url('/admin/v1/sessions'), { method: 'POST', headers: { ...json, ...headers }, body });
@@ -220,14 +220,17 @@ describe('error codes', () => {
 
     const february = { params: { path: { id: '2026-02' } } };
     assert.equal((await client.api.POST('/admin/v1/periods/{id}/lock', february)).response.status, 200);
-    const lock = await holdRowLock('SELECT 1 FROM periods WHERE org_id = $1 AND id = $2', [org.id, '2026-02']);
-    try {
-      const waited = await client.api.POST('/admin/v1/periods/{id}/mark-paid', february);
-      assert.equal(waited.response.headers.get('retry-after'), '5');
-      await expectError(waited.response, 'unavailable', waited.error);
-    } finally {
-      await lock.release();
-    }
+    let refusal: unknown;
+    const waited = await whileRowLocked(
+      'SELECT 1 FROM periods WHERE org_id = $1 AND id = $2',
+      [org.id, '2026-02'],
+      async () => {
+        const paid = await client.api.POST('/admin/v1/periods/{id}/mark-paid', february);
+        refusal = paid.error;
+        return paid.response;
+      },
+    );
+    await expectError(waited, 'unavailable', refusal);
 
     assertEveryListedCodeSent();
   });
