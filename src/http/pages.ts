@@ -1,7 +1,7 @@
 import { Refusal } from '../domain/refusal.ts';
 
 // The paging parameters of every list: `limit`, 1 to 200 (default 50), and the opaque `cursor`. A cursor the
-// list refuses (InvalidCursor) becomes `400 invalid_body` in the error handler, for every list alike.
+// list's codec refuses is a `400 invalid_body` Refusal, for every list alike.
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;

@@ -38,7 +38,7 @@ export class AuditLogReader {
     return this.#audit.listForOrg(orgId, options);
   }
 
-  /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */
+  /** Refuses (`invalid_body`) a cursor that is malformed or was issued for other filters or another org. */
   async listPage(orgId: string, query: { filters: AuditFilters; limit: number; cursor?: string }): Promise<AuditPage> {
     const fingerprint = auditLogFingerprint(orgId, query.filters);
     const from = query.cursor === undefined ? null : AUDIT_CURSOR.decode(query.cursor, fingerprint);
