@@ -4,7 +4,7 @@ import { parseDealEvent } from '../../src/domain/deals/event.ts';
 import { applyEvent, EMPTY_STATE } from '../../src/domain/deals/projection.ts';
 import { Refusal } from '../../src/domain/refusal.ts';
 
-// Split credit on a deal event (issue 16): parsing and merging into the projection as a whole.
+// Split credit on a deal event: parsing and merging into the projection as a whole.
 
 const STAGES = { won: ['closed_won'], lost: ['closed_lost'] };
 const SIXTY_FORTY = [

@@ -7,6 +7,7 @@ import { Refusal } from '../../domain/refusal.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ApiKeyRecord } from '../../repositories/apiKeys.ts';
 import type { AuditEntryInput } from '../../repositories/audit.ts';
+import { KeyConfirmation, keyConfirmationOf, type UnconfirmedKey } from '../keyConfirmation.ts';
 import type { Metrics } from '../metrics.ts';
 import type { ContractOperation } from '../operations.ts';
 
@@ -17,34 +18,9 @@ export interface RequestAuth {
   key: ApiKeyRecord;
 }
 
-/**
- * A key taken from what this process knows (KeyGate.countKnownKey), not yet confirmed active for this request.
- * Before the request is answered it is confirmed: by the request's write, whose first statement reads the key
- * (`confirmKeyByWrite`), or else by the error handler with one select. A key revoked on any instance is refused on
- * the very next request either way.
- */
-export interface UnconfirmedKey {
-  /** Reads the key: true when it is still active. */
-  confirm(): Promise<boolean>;
-  /** It was revoked: the request is answered like any other with that key (nothing audited, no rate headers). */
-  refute(): void;
-}
-
+/** For a request that fails before its write confirmed the key: the key still to confirm (KeyConfirmation). */
 export function takeUnconfirmedKey(res: Response): UnconfirmedKey | undefined {
-  const unconfirmed = res.locals.unconfirmedKey as UnconfirmedKey | undefined;
-  res.locals.unconfirmedKey = undefined;
-  return unconfirmed;
-}
-
-/** The request's write read the key in its first statement and found it active. */
-export function confirmKeyByWrite(res: Response): void {
-  takeUnconfirmedKey(res);
-}
-
-/** The request's write found the key revoked (and wrote nothing): the error to answer with, as the lookup would. */
-export function refuteKeyByWrite(res: Response): Refusal {
-  takeUnconfirmedKey(res)?.refute();
-  return invalidKey();
+  return keyConfirmationOf(res)?.takeUnconfirmed();
 }
 
 export function invalidKey(): Refusal {
@@ -55,17 +31,13 @@ export interface AuthenticateDeps {
   keys: KeyGate;
   auditLog: AuditLog;
   metrics: Metrics;
-  /**
-   * Operations whose handler writes in one transaction whose first statement reads the request's key and refuses a
-   * revoked one (the deal-event pipeline): a key this process knows is not read again before them.
-   */
-  keyConfirmedByWrite: ReadonlySet<string>;
 }
 
 /**
  * Authentication (401), then the rate limit (429), then the scope (403), in that order, for every
  * operation whose contract requires a key. Every authenticated request counts against the limit and is
- * audited, whatever its outcome.
+ * audited, whatever its outcome. An operation the contract marks `x-quotient-write-confirms-key` gets the
+ * request's KeyConfirmation, and a key this process knows is not read again before its write.
  */
 export function authenticate(deps: AuthenticateDeps) {
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -79,9 +51,7 @@ export function authenticate(deps: AuthenticateDeps) {
     const now = new Date();
     const window = windowAt(now);
     const digest = digestOf(token);
-    const known = deps.keyConfirmedByWrite.has(operation.operationId)
-      ? await deps.keys.countKnownKey(digest, window.start)
-      : null;
+    const known = operation.writeConfirmsKey ? await deps.keys.countKnownKey(digest, window.start) : null;
     const found = known ?? (await deps.keys.authenticateAndCount(digest, window.start));
     if (!found) throw invalidKey();
 
@@ -92,17 +62,19 @@ export function authenticate(deps: AuthenticateDeps) {
 
     const decision = decide(key.rate_limit_per_minute, found.window_count, window);
     res.set(decision.headers);
-    if (known) {
-      const unconfirmed: UnconfirmedKey = {
-        confirm: () => deps.keys.isActive(digest),
-        refute: () => {
-          deps.keys.forget(digest);
-          for (const name of Object.keys(decision.headers)) res.removeHeader(name);
-          res.locals.auth = undefined;
-          audit.discard();
-        },
-      };
-      res.locals.unconfirmedKey = unconfirmed;
+    if (operation.writeConfirmsKey) {
+      const unconfirmed: UnconfirmedKey | undefined = known
+        ? {
+            confirm: () => deps.keys.isActive(digest),
+            refute: () => {
+              deps.keys.forget(digest);
+              for (const name of Object.keys(decision.headers)) res.removeHeader(name);
+              res.locals.auth = undefined;
+              audit.discard();
+            },
+          }
+        : undefined;
+      res.locals.keyConfirmation = new KeyConfirmation(unconfirmed, audit.entryForWrite);
     }
     if (!decision.allowed) {
       deps.metrics.rateLimited(operation.pathTemplate);
@@ -122,18 +94,14 @@ export function authenticate(deps: AuthenticateDeps) {
 
 /**
  * The audit of one authenticated request. Reads and refusals are queued when the response finishes (off the
- * response path); a write records its entry in its own transaction instead (`entryForWrite`), and then nothing
- * is queued for it.
+ * response path); a write records its entry in its own transaction instead (`entryForWrite`, through the
+ * request's KeyConfirmation), and then nothing is queued for it.
  */
-export interface RequestAudit {
+interface RequestAudit {
   /** The entry as it will read when the response is `status`, with the duration so far. */
   entryForWrite(status: number): AuditEntryInput;
   /** Nothing is audited for the request after all (its key was found revoked). */
   discard(): void;
-}
-
-export function requestAuditOf(res: Response): RequestAudit {
-  return res.locals.audit as RequestAudit;
 }
 
 function auditOnFinish(
@@ -174,7 +142,6 @@ function auditOnFinish(
       discarded = true;
     },
   };
-  res.locals.audit = audit;
   let finished = false;
   res.once('finish', () => {
     finished = true;
@@ -187,7 +154,7 @@ function auditOnFinish(
   // ended. The request is audited without a status; a write that still commits has its own entry (same id).
   // A key not confirmed yet is not audited: it may be revoked.
   res.once('close', () => {
-    if (!finished && !discarded && res.locals.unconfirmedKey === undefined) auditLog.record(entry(null));
+    if (!finished && !discarded && !keyConfirmationOf(res)?.awaitsConfirmation) auditLog.record(entry(null));
   });
   return audit;
 }

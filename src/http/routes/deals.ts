@@ -5,10 +5,11 @@ import { Refusal } from '../../domain/refusal.ts';
 import type { DealReader } from '../../services/deals.ts';
 import type { DealIngestion } from '../../services/ingestion.ts';
 import { toWireDeal } from '../../wire/deals.ts';
-import type { ContractHandlers } from '../handlers.ts';
-import { confirmKeyByWrite, type RequestAuth, refuteKeyByWrite, requestAuditOf } from '../middleware/authenticate.ts';
+import { keyConfirmationOf } from '../keyConfirmation.ts';
+import { invalidKey, type RequestAuth } from '../middleware/authenticate.ts';
 import { pageRequest } from '../pages.ts';
 import { rawBodyOf } from '../rawBody.ts';
+import type { PublicHandlers } from './index.ts';
 
 type DealList = operations['listDeals']['responses'][200]['content']['application/json'];
 type ListQuery = NonNullable<operations['listDeals']['parameters']['query']>;
@@ -19,8 +20,10 @@ export interface DealRouteDeps {
   dealReader: DealReader;
 }
 
-export function dealHandlers(deps: DealRouteDeps): Pick<ContractHandlers, 'ingestDealEvent' | 'listDeals'> {
+export function dealHandlers(deps: DealRouteDeps): Pick<PublicHandlers, 'ingestDealEvent' | 'listDeals'> {
   return {
+    // The contract marks it x-quotient-write-confirms-key: the event's transaction settles the request's key
+    // confirmation.
     ingestDealEvent: async (req, res) => {
       const { orgId, keyId } = res.locals.auth as RequestAuth;
       const result = await deps.ingestion.ingest({
@@ -30,10 +33,9 @@ export function dealHandlers(deps: DealRouteDeps): Pick<ContractHandlers, 'inges
         body: req.body,
         rawBody: rawBodyOf(req),
         receivedAt: new Date(),
-        auditEntry: () => requestAuditOf(res).entryForWrite(201),
+        guard: keyConfirmationOf(res),
       });
-      if (result.kind === 'key_revoked') throw refuteKeyByWrite(res);
-      confirmKeyByWrite(res);
+      if (result.kind === 'key_revoked') throw invalidKey();
       if (result.kind === 'conflict') {
         throw new Refusal('dedup_conflict', `dedup_key ${result.dedupKey} was already used with a different body`);
       }

@@ -1,7 +1,7 @@
 import type { operations } from '../../../generated/openapi.ts';
 import type { DealEstimator } from '../../services/estimates.ts';
-import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
+import type { PublicHandlers } from './index.ts';
 
 type EstimateBody = operations['createEstimate']['requestBody']['content']['application/json'];
 type Estimate = operations['createEstimate']['responses'][200]['content']['application/json'];
@@ -10,7 +10,7 @@ export interface EstimateRouteDeps {
   estimator: DealEstimator;
 }
 
-export function estimateHandlers(deps: EstimateRouteDeps): Pick<ContractHandlers, 'createEstimate'> {
+export function estimateHandlers(deps: EstimateRouteDeps): Pick<PublicHandlers, 'createEstimate'> {
   return {
     createEstimate: async (req, res) => {
       const { orgId, keyId } = res.locals.auth as RequestAuth;

@@ -2,8 +2,8 @@ import type { components, operations } from '../../../generated/openapi.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import type { PlanReader } from '../../services/plans.ts';
 import { toWireChip, toWirePlan, toWirePlanListItem } from '../../wire/plans.ts';
-import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
+import type { PublicHandlers } from './index.ts';
 
 type Plan = components['schemas']['Plan'];
 type PlanList = operations['listPlans']['responses'][200]['content']['application/json'];
@@ -13,7 +13,7 @@ export interface PlanRouteDeps {
   planReader: PlanReader;
 }
 
-export function planHandlers(deps: PlanRouteDeps): Pick<ContractHandlers, 'listPlans' | 'getPlan'> {
+export function planHandlers(deps: PlanRouteDeps): Pick<PublicHandlers, 'listPlans' | 'getPlan'> {
   return {
     listPlans: async (_req, res) => {
       const { orgId } = res.locals.auth as RequestAuth;

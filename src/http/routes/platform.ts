@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/openapi.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import { sendRefusal } from '../errors.ts';
-import type { ContractHandlers } from '../handlers.ts';
+import type { PublicHandlers } from './index.ts';
 
 export interface PlatformHandlerDeps {
   /** The bundled contract, served as is. */
@@ -13,7 +13,7 @@ export interface PlatformHandlerDeps {
 /** The operations outside the resources: health, readiness and the contract itself. None needs a key. */
 export function platformHandlers(
   deps: PlatformHandlerDeps,
-): Pick<ContractHandlers, 'getHealth' | 'getReadiness' | 'getOpenApiDocument'> {
+): Pick<PublicHandlers, 'getHealth' | 'getReadiness' | 'getOpenApiDocument'> {
   return {
     getHealth: (_req, res) => {
       res.json({ status: 'ok' });

@@ -2,9 +2,9 @@ import type { operations } from '../../../generated/openapi.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import type { PayoutReader } from '../../services/payouts.ts';
 import type { StatementReader } from '../../services/statements.ts';
-import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
 import { pageRequest } from '../pages.ts';
+import type { PublicHandlers } from './index.ts';
 
 type Statement = operations['getStatement']['responses'][200]['content']['application/json'];
 type StatementParams = operations['getStatement']['parameters']['path'];
@@ -17,7 +17,7 @@ export interface ReportRouteDeps {
 }
 
 /** Answers for reps and payroll: a rep's statement for a period, and a locked period's payouts. */
-export function reportHandlers(deps: ReportRouteDeps): Pick<ContractHandlers, 'getStatement' | 'listPayouts'> {
+export function reportHandlers(deps: ReportRouteDeps): Pick<PublicHandlers, 'getStatement' | 'listPayouts'> {
   return {
     getStatement: async (req, res) => {
       const { orgId } = res.locals.auth as RequestAuth;
