@@ -232,8 +232,9 @@ async function recomputeRep(
           evaluateLines({ ...request, money: { ...money, rates: ratesBefore(money.rates, rateChange) } }).targets,
         )
       : () => false;
-    // A plan change recomputes lines in open periods; a line booked in a locked one keeps its rows, unless a
-    // live row (a clawback still open) says it is still being booked. A hierarchy change moves override lines of locked periods,
+    // A plan change recomputes lines in open periods, and the forecasts of open deals in any period (a lock freezes
+    // what was earned, not a forecast); an earned line of a locked period keeps its rows, unless a live row (a
+    // clawback still open) says it is still being booked. A hierarchy change moves override lines of locked periods,
     // and a rate the lines it converts differently, as any late change does: the difference is booked in the next
     // open period.
     const overrideChips = new Set(plan.chips.filter((chip) => chip.kind === 'override').map((chip) => chip.id));
@@ -243,6 +244,7 @@ async function recomputeRep(
       ...evaluation.targets.filter(
         (target) =>
           isOpen(target.period_id) ||
+          target.trace.deal?.status === 'open' ||
           liveLines.has(target.line.line_key) ||
           unpricedLines.has(target.line.line_key) ||
           lateChange(target),
