@@ -23,7 +23,7 @@ export class PlanStateRepository {
   }
 
   /**
-   * Creates the chips a plan's draw lines name (issue 16), once: they are not chips of the plan file, so no plan
+   * Creates the chips a plan's draw lines name, once: they are not chips of the plan file, so no plan
    * version lists them, but every earning row names a chip.
    */
   async ensureDrawChips(

@@ -8,7 +8,7 @@ import { OrgRepository } from '../repositories/orgs.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
 
-// Exchange rates and the org's default currency (issue 16, item 5), as admins set them. Setting a rate changes
+// Exchange rates and the org's default currency (docs/currencies.md), as admins set them. Setting a rate changes
 // what deals in other currencies than their plans are worth: ExchangeRateChange then recomputes the org's earnings
 // with the reason `exchange_rate_set` (see `quotient fx set`), which prices unpriced lines and re-converts the deals
 // dated on or after the rate's day, under the ledger rules (rows superseded; locked periods adjusted in the next

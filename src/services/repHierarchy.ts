@@ -13,7 +13,7 @@ import { AdminError } from './adminError.ts';
 import type { RecomputeSummary } from './earnings/recompute.ts';
 import type { EarningsRecompute } from './earningsRecompute.ts';
 
-// The rep hierarchy that manager overrides read (issue 16): admins set a rep's manager from a day on, and the
+// The rep hierarchy that manager overrides read: admins set a rep's manager from a day on, and the
 // override lines the change moves are recomputed, in locked periods too (the difference is booked in the next
 // open period), as one use case shared by the CLI and the admin API.
 

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { repsReadBy, scopeOfDealChange } from '../../src/domain/earnings/changeScope.ts';
 import { creditedReps } from '../../src/domain/earnings/credit.ts';
+import { dealPeriodId, dealPeriodMoved } from '../../src/domain/earnings/dealPeriods.ts';
 import { EMPTY_HIERARCHY, type RepHierarchy } from '../../src/domain/earnings/hierarchy.ts';
 import {
   type LedgerRow,
@@ -8,15 +10,8 @@ import {
   type PeriodTransition,
   reconcileLine,
 } from '../../src/domain/earnings/ledger.ts';
-import {
-  dealPeriodId,
-  dealPeriodMoved,
-  type EvaluationRequest,
-  evaluateLines,
-  parseLineKey,
-  repsReadBy,
-  scopeOfDealChange,
-} from '../../src/domain/earnings/targets.ts';
+import { parseLineKey } from '../../src/domain/earnings/lineKeys.ts';
+import { type EvaluationRequest, evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type {
   DealSnapshot,
   EarningTrace,
@@ -96,7 +91,7 @@ export class EarningsWorld {
   readonly plan: EnginePlanVersion;
   readonly reps: readonly Rep[];
   readonly today: string;
-  /** The org's default currency and exchange rates (issue 16); absent, every deal is in the plan's currency. */
+  /** The org's default currency and exchange rates; absent, every deal is in the plan's currency. */
   money: EvaluationRequest['money'];
   /** The rep hierarchy that override chips read; see changeHierarchy. */
   hierarchy: RepHierarchy;

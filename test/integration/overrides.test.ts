@@ -8,7 +8,7 @@ import { adminClient } from '../helpers/adminClient.ts';
 import { type CliResult, cliJson as cli, onlyJson, runCli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 
-// Manager overrides end to end (issue 16, item 2; docs/plan-features.md): the hierarchy kept with
+// Manager overrides end to end (docs/plan-features.md): the hierarchy kept with
 // `quotient users set-manager`, the plan applied with the CLI, deal events and reads through the SDK against the
 // real server, which validates its own responses against the contract.
 

@@ -8,7 +8,7 @@ import { cliJson as cli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
-// Issue 16's plan features end to end (docs/plan-features.md): plans applied with the CLI, deal events and
+// The plan features of docs/plan-features.md end to end: plans applied with the CLI, deal events and
 // reads through the SDK against the real server, which validates its own responses against the contract.
 
 interface AppliedPlan {

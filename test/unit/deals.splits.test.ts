@@ -3,7 +3,7 @@ import { describe, test } from 'vitest';
 import { InvalidDealEvent, parseDealEvent } from '../../src/domain/deals/event.ts';
 import { applyEvent, EMPTY_STATE } from '../../src/domain/deals/projection.ts';
 
-// Split credit on a deal event (issue 16): parsing and merging into the projection as a whole.
+// Split credit on a deal event: parsing and merging into the projection as a whole.
 
 const STAGES = { won: ['closed_won'], lost: ['closed_lost'] };
 const SIXTY_FORTY = [

@@ -9,13 +9,13 @@ import {
   repHierarchyOf,
 } from '../../src/domain/earnings/hierarchy.ts';
 import { reconcileLine } from '../../src/domain/earnings/ledger.ts';
-import { parseLineKey } from '../../src/domain/earnings/targets.ts';
+import { parseLineKey } from '../../src/domain/earnings/lineKeys.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, Rep, TraceStep } from '../../src/domain/earnings/types.ts';
 import { MAX_OVERRIDE_DEPTH } from '../../src/domain/plans/types.ts';
 import { chip, deal, otherRep, plan, rep, testId } from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 
-// Manager overrides (issue 16, item 2), computed by hand. Plan: monthly; a 10% commission on every deal and a 5%
+// Manager overrides, computed by hand. Plan: monthly; a 10% commission on every deal and a 5%
 // override down to two levels. Hierarchy from 2026-01-01: rep-017 and rep-018 report to mgr-001, who reports to
 // vp-001. From 2026-05-01 rep-018 reports to mgr-002 instead.
 //

@@ -12,7 +12,7 @@ import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 // locks: (a) after every event the live rows of every line equal its target, (b) the same final deal
 // states applied in any order, after any detours, leave the same live earnings, (c) approved and paid
 // rows never change. Deals may be split between the reps; plans may cap chips and totals and assign reps
-// for dated windows (issue 16). Events are evaluated through `scopeOfDealChange` only, and (a) compares
+// for dated windows. Events are evaluated through `scopeOfDealChange` only, and (a) compares
 // with a full evaluation, so it also shows that the scoped evaluation misses nothing (incremental
 // evaluation equals a full recompute). Some deals are in EUR on the USD plans, and an exchange rate may be set
 // between events, dated before periods already locked, as `quotient fx set` books it.
@@ -57,7 +57,7 @@ const retroactivePlan: EnginePlanVersion = plan({
   ],
 });
 
-// Caps (issue 16): per deal and per period on chips, and a plan cap over all of them.
+// Caps: per deal and per period on chips, and a plan cap over all of them.
 const cappedPlan: EnginePlanVersion = plan({
   plan_key: 'capped',
   cap_cents: 1_500_000,
@@ -81,7 +81,7 @@ const cappedPlan: EnginePlanVersion = plan({
   ],
 });
 
-// Dated assignments (issue 16): rep-017 until mid-April, rep-018 from the 10th of April.
+// Dated assignments: rep-017 until mid-April, rep-018 from the 10th of April.
 const datedPlan: EnginePlanVersion = plan({
   plan_key: 'dated',
   assignees: [
@@ -104,7 +104,7 @@ function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {
       close_date: fc.constantFrom(null, '2026-03-31', '2026-04-01', '2026-04-20', '2026-05-15'),
       won_on: fc.constantFrom('2026-03-30', '2026-04-10', '2026-04-10', '2026-05-02'),
       owner: fc.constantFrom(rep.external_id, rep.external_id, otherRep.external_id, null),
-      // Split credit (issue 16): none most of the time, else shares of the two reps, or one rep alone.
+      // Split credit: none most of the time, else shares of the two reps, or one rep alone.
       splits: fc.constantFrom<DealSnapshot['splits']>(
         null,
         null,

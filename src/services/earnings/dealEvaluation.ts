@@ -1,13 +1,8 @@
+import { countsPeriod, overrideDepthOf, scopeOfDealChange } from '../../domain/earnings/changeScope.ts';
 import { creditedReps } from '../../domain/earnings/credit.ts';
+import { dealPeriodId, dealPeriodMoved } from '../../domain/earnings/dealPeriods.ts';
 import { EMPTY_HIERARCHY, managersEver } from '../../domain/earnings/hierarchy.ts';
-import {
-  countsPeriod,
-  dealPeriodId,
-  dealPeriodMoved,
-  evaluateLines,
-  overrideDepthOf,
-  scopeOfDealChange,
-} from '../../domain/earnings/targets.ts';
+import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, Rep } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';

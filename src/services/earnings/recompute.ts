@@ -1,7 +1,9 @@
 import { assignmentWindows } from '../../domain/earnings/assignments.ts';
+import { repsReadBy } from '../../domain/earnings/changeScope.ts';
+import { dealPeriodId } from '../../domain/earnings/dealPeriods.ts';
 import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId } from '../../domain/earnings/draws.ts';
 import { movedByRate, type RateChange, ratesBefore } from '../../domain/earnings/rateChange.ts';
-import { dealPeriodId, evaluateLines, repsReadBy } from '../../domain/earnings/targets.ts';
+import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { LineTarget, Rep, TraceReplacement } from '../../domain/earnings/types.ts';
 import type { CalendarDate, PeriodId } from '../../domain/periods.ts';
 import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
