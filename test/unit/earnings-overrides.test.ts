@@ -183,7 +183,7 @@ describe('manager overrides, by hand', () => {
     assert.equal(mgrBase?.amount_cents, 100_000);
   });
 
-  test('the hierarchy in effect on the won day decides, and a manager outside it earns nothing', () => {
+  test("the hierarchy in effect on the deal's date decides, and a manager outside it earns nothing", () => {
     const world = new EarningsWorld(overridePlan(1), everyone, '2026-05-10', hierarchy);
     world.change(may);
     const lines = world.everyTarget(['2026-05']).filter((target) => target.trace.chip.kind === 'override');
