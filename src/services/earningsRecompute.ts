@@ -1,4 +1,5 @@
 import type { Database } from '../db/prisma.ts';
+import type { RateChange } from '../domain/earnings/rateChange.ts';
 import type { TraceReplacement } from '../domain/earnings/types.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
@@ -32,6 +33,8 @@ export interface RecomputeInput {
   reason?: TraceReplacement;
   /** Only the override lines of these reps (user ids), in locked periods too: see RecomputeRequest. */
   hierarchyChange?: { userIds: readonly string[] };
+  /** An exchange rate that was set: the lines it moves, in locked periods too: see RecomputeRequest. */
+  rateChange?: RateChange;
 }
 
 /**
@@ -61,6 +64,7 @@ export class EarningsRecompute {
         ...(planIds === undefined ? {} : { planIds }),
         ...(input.reason ? { reason: input.reason } : {}),
         ...(input.hierarchyChange ? { hierarchyChange: input.hierarchyChange } : {}),
+        ...(input.rateChange ? { rateChange: input.rateChange } : {}),
         ...(report ? { onProgress: (progress: RecomputeProgress) => report.update(progress) } : {}),
       });
       const missing = (planIds ?? []).filter((planId) => !summary.plan_ids.includes(planId));
