@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
 import { type EarningListItem, type QuotientClient, QuotientError } from '../../sdk/src/index.ts';
-import { AdminError } from '../../src/services/adminError.ts';
+import { Refusal } from '../../src/domain/refusal.ts';
 import { ExchangeRateService } from '../../src/services/exchangeRates.ts';
 import { externalId } from '../factories/deals.ts';
 import { applyPlan, planDocument, planFile } from '../factories/plans.ts';
@@ -248,12 +248,12 @@ describe('the org default currency and the CLI', () => {
     const set = (from: string, to: string, rate: string, effectiveOn: string) =>
       rates.set({ orgId: org.id, from, to, rate, effectiveOn }).then(
         () => assert.fail(`${from} ${to} ${rate} ${effectiveOn} was accepted`),
-        (error: unknown) => (error instanceof AdminError ? error.code : error),
+        (error: unknown) => (error instanceof Refusal ? error.code : error),
       );
-    assert.equal(await set('EUR', 'USD', '1,08', '2026-04-01'), 'invalid_argument');
-    assert.equal(await set('EUR', 'USD', '0', '2026-04-01'), 'invalid_argument');
-    assert.equal(await set('EUR', 'EUR', '1', '2026-04-01'), 'invalid_argument');
-    assert.equal(await set('EUR', 'USD', '1.1', '2026-02-30'), 'invalid_argument');
+    assert.equal(await set('EUR', 'USD', '1,08', '2026-04-01'), 'invalid_body');
+    assert.equal(await set('EUR', 'USD', '0', '2026-04-01'), 'invalid_body');
+    assert.equal(await set('EUR', 'EUR', '1', '2026-04-01'), 'invalid_body');
+    assert.equal(await set('EUR', 'USD', '1.1', '2026-02-30'), 'invalid_body');
     // Through the CLI: the JSON refusal, naming what is wrong.
     const unknown = await refused(['fx', 'set', 'EUR', 'XYZ', '1.1', '--from', '2026-04-01', '--org', org.id]);
     assert.deepEqual(unknown, {
