@@ -3,10 +3,10 @@ import { digestOf, parseBearer } from '../src/access/apiKeys.ts';
 import { AuditLog } from '../src/access/auditLog.ts';
 import { windowAt } from '../src/access/rateLimit.ts';
 import { countingGate, MemoryWindowCounter } from '../src/access/rateLimitStore.ts';
+import { Refusal } from '../src/domain/refusal.ts';
 import { BODY_LIMIT_BYTES } from '../src/http/app.ts';
 import { loadContract } from '../src/http/contract.ts';
 import { contractRouter } from '../src/http/contractRouter.ts';
-import { ApiError } from '../src/http/errors.ts';
 import type { HandlerTable } from '../src/http/handlers.ts';
 import { Metrics } from '../src/http/metrics.ts';
 import { authenticate, type RequestAuth } from '../src/http/middleware/authenticate.ts';
@@ -73,7 +73,7 @@ if (has('contract')) {
 } else {
   app.use((req: Request, res: Response, next: NextFunction) => {
     const match = operations.match(req.method, req.path);
-    if (match.kind !== 'operation') throw new ApiError('not_found', `no route ${req.method} ${req.path}`);
+    if (match.kind !== 'operation') throw new Refusal('not_found', `no route ${req.method} ${req.path}`);
     res.locals.operation = match.operation;
     next();
   });
@@ -83,7 +83,7 @@ if (has('contract')) {
     app.use(async (req: Request, res: Response, next: NextFunction) => {
       const token = parseBearer(req.get('authorization'));
       const found = token ? await keys.authenticateAndCount(digestOf(token), windowAt(new Date()).start) : null;
-      if (!found) throw new ApiError('invalid_key', 'the API key is unknown or revoked');
+      if (!found) throw new Refusal('invalid_key', 'the API key is unknown or revoked');
       const auth: RequestAuth = {
         keyId: found.key.id,
         orgId: found.key.org_id,

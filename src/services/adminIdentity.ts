@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { decoyPasswordHash, generatePassword, hashPassword, verifyPassword } from '../access/passwords.ts';
 import type { Database } from '../db/prisma.ts';
+import { Refusal } from '../domain/refusal.ts';
 import {
   type AdminRecord,
   AdminRepository,
@@ -12,7 +13,6 @@ import {
 import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
-import { AdminError } from './adminError.ts';
 
 export const ADMIN_ROLES: readonly AdminRole[] = ['admin', 'viewer'];
 
@@ -40,10 +40,10 @@ export class AdminAccounts {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<{ admin: AdminRecord; password: string }> {
     const email = normaliseEmail(input.email);
-    if (!EMAIL.test(email)) throw new AdminError('invalid_argument', `${JSON.stringify(input.email)} is not an email`);
+    if (!EMAIL.test(email)) throw new Refusal('invalid_body', `${JSON.stringify(input.email)} is not an email`);
     const role = (input.role ?? 'admin') as AdminRole;
     if (!ADMIN_ROLES.includes(role)) {
-      throw new AdminError('invalid_argument', `the role must be admin or viewer, not ${JSON.stringify(input.role)}`);
+      throw new Refusal('invalid_body', `the role must be admin or viewer, not ${JSON.stringify(input.role)}`);
     }
     const displayName = input.displayName?.trim() || email.split('@')[0] || email;
     await this.requireOrg(input.orgId);
@@ -55,7 +55,7 @@ export class AdminAccounts {
       role,
       passwordHash: await hashPassword(password),
     });
-    if (!admin) throw new AdminError('invalid_state', `an admin with the email ${email} exists already`);
+    if (!admin) throw new Refusal('invalid_state', `an admin with the email ${email} exists already`);
     await this.audit.insertMany([
       adminAuditEntry(input.orgId, 'admin.created', { admin_id: admin.id, email, role }, actor),
     ]);
@@ -77,7 +77,7 @@ export class AdminAccounts {
     const found = idOrEmail.includes('@')
       ? await this.admins.findByEmailForOrg(orgId, normaliseEmail(idOrEmail))
       : await this.admins.findForOrg(orgId, idOrEmail);
-    if (!found) throw new AdminError('not_found', `org ${orgId} has no admin ${idOrEmail}`);
+    if (!found) throw new Refusal('not_found', `org ${orgId} has no admin ${idOrEmail}`);
     const { changed } = await this.admins.disable(orgId, found.id, new Date());
     if (changed) {
       await this.audit.insertMany([
@@ -88,7 +88,7 @@ export class AdminAccounts {
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await this.orgs.find(orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }
 

@@ -34,7 +34,7 @@ export class DealReader {
     this.deals = new DealRepository(pool);
   }
 
-  /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */
+  /** Refuses (`invalid_body`) a cursor that is malformed or was issued for other filters or another org. */
   async listPage(
     orgId: string,
     query: { filters: DealListFilters; limit: number; cursor?: string },

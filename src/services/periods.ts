@@ -1,13 +1,13 @@
 import type { Database } from '../db/prisma.ts';
 import { isPeriodId } from '../domain/periods.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { AuditRepository } from '../repositories/audit.ts';
 import { LedgerPeriodRepository } from '../repositories/ledgerPeriods.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
 import { type PeriodRecord, PeriodRepository, type PeriodTotal } from '../repositories/periods.ts';
 import { databaseStatements, inPrismaTransaction } from '../repositories/transaction.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
-import { AdminError } from './adminError.ts';
-import { PayoutReader, PayoutsUnavailable } from './payouts.ts';
+import { PayoutReader } from './payouts.ts';
 import type { PeriodChangeListener } from './periodChanges.ts';
 
 export interface PeriodChangeResult {
@@ -67,7 +67,7 @@ export class PeriodAdmin {
       const current = (await this.periods.lockForUpdate(tx, orgId, periodId)) as PeriodRecord;
       if (current.status === 'locked') return { period: current, changed: false, rows_moved: 0 };
       if (current.status === 'paid') {
-        throw new AdminError(
+        throw new Refusal(
           'invalid_state',
           `period ${periodId} is paid (since ${current.paid_at?.toISOString()}); it cannot be locked again`,
         );
@@ -90,10 +90,10 @@ export class PeriodAdmin {
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
       const current = await this.periods.lockForUpdate(tx, orgId, periodId);
-      if (!current) throw new AdminError('not_found', `org ${orgId} has no period ${periodId}`);
+      if (!current) throw new Refusal('not_found', `org ${orgId} has no period ${periodId}`);
       if (current.status === 'paid') return { period: current, changed: false, rows_moved: 0 };
       if (current.status === 'open') {
-        throw new AdminError(
+        throw new Refusal(
           'invalid_state',
           `period ${periodId} is open; lock it first (quotient periods lock ${periodId} --org ${orgId})`,
         );
@@ -120,8 +120,8 @@ export class PeriodAdmin {
     try {
       return await new PayoutReader(databaseStatements(this.db)).all(orgId, periodId);
     } catch (error) {
-      if (!(error instanceof PayoutsUnavailable)) throw error;
-      throw new AdminError(
+      if (!(error instanceof Refusal) || (error.code !== 'not_found' && error.code !== 'period_open')) throw error;
+      throw new Refusal(
         error.code === 'not_found' ? 'not_found' : 'invalid_state',
         error.code === 'not_found'
           ? `org ${orgId} has no period ${periodId}`
@@ -132,14 +132,14 @@ export class PeriodAdmin {
 
   private requirePeriodId(periodId: string): void {
     if (!isPeriodId(periodId)) {
-      throw new AdminError(
-        'invalid_argument',
+      throw new Refusal(
+        'invalid_body',
         `${JSON.stringify(periodId)} is not a period id: use YYYY-MM (a month) or YYYY-Qn (a quarter)`,
       );
     }
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await this.orgs.find(orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }

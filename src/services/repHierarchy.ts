@@ -2,6 +2,7 @@ import type { Database } from '../db/prisma.ts';
 import { firstCycle, overridesMovedBy, repHierarchyOf } from '../domain/earnings/hierarchy.ts';
 import { type CalendarDate, isCalendarDate } from '../domain/periods.ts';
 import { MAX_OVERRIDE_DEPTH } from '../domain/plans/types.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { newId } from '../lib/ids.ts';
 import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
@@ -9,7 +10,6 @@ import { type ManagerEntryRecord, RepManagerRepository } from '../repositories/r
 import { inPrismaTransaction, poolStatements, type SqlPool } from '../repositories/transaction.ts';
 import { UserRepository } from '../repositories/users.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
-import { AdminError } from './adminError.ts';
 import type { RecomputeSummary } from './earnings/recompute.ts';
 import type { EarningsRecompute } from './earningsRecompute.ts';
 
@@ -63,7 +63,7 @@ function toEntry(record: ManagerEntryRecord): ManagerEntry {
 
 function checkExternalId(value: string, what: string): void {
   if (value.trim() === '' || value.length > MAX_EXTERNAL_ID_LENGTH) {
-    throw new AdminError('invalid_argument', `${what}: must be a rep's external id, not blank, at most 255 characters`);
+    throw new Refusal('invalid_body', `${what}: must be a rep's external id, not blank, at most 255 characters`);
   }
 }
 
@@ -105,10 +105,10 @@ export class RepHierarchyAdmin {
     if (managerExternalId !== null) checkExternalId(managerExternalId, 'manager');
     const from = input.from ?? new Date().toISOString().slice(0, 10);
     if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || !isCalendarDate(from)) {
-      throw new AdminError('invalid_argument', `from: ${from} is not a day that exists (YYYY-MM-DD)`);
+      throw new Refusal('invalid_body', `from: ${from} is not a day that exists (YYYY-MM-DD)`);
     }
     if (managerExternalId === repExternalId) {
-      throw new AdminError('invalid_argument', `${repExternalId} cannot be their own manager`);
+      throw new Refusal('invalid_body', `${repExternalId} cannot be their own manager`);
     }
     await this.#requireOrg(orgId);
 
@@ -129,8 +129,8 @@ export class RepHierarchyAdmin {
         entries.push({ rep_external_id: repExternalId, manager_external_id: managerExternalId, from });
         const cycle = firstCycle(repHierarchyOf(entries));
         if (cycle) {
-          throw new AdminError(
-            'invalid_argument',
+          throw new Refusal(
+            'invalid_body',
             `this would make ${cycle.loop[0]} their own manager from ${cycle.day} (${cycle.loop.join(' → ')}); nothing changed`,
           );
         }
@@ -206,6 +206,6 @@ export class RepHierarchyAdmin {
   }
 
   async #requireOrg(orgId: string): Promise<void> {
-    if (!(await this.#orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await this.#orgs.find(orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }

@@ -1,6 +1,6 @@
 import type { Database } from '../db/prisma.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { type RepEarningRow, type RepPeriodTotal, type RepRecord, RepRepository } from '../repositories/reps.ts';
-import { AdminError } from './adminError.ts';
 
 /** A rep with, per period, the count and sum of its standing earnings rows. */
 export interface RepWithTotals extends RepRecord {
@@ -33,7 +33,7 @@ export class RepReader {
   /** An unknown rep is `not_found`. */
   async find(orgId: string, repId: string): Promise<RepRecord> {
     const rep = await this.#reps.find(orgId, repId);
-    if (!rep) throw new AdminError('not_found', `no rep ${repId}`);
+    if (!rep) throw new Refusal('not_found', `no rep ${repId}`);
     return rep;
   }
 

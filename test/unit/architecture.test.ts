@@ -94,7 +94,7 @@ describe('persistence rule (docs/architecture.md)', () => {
   });
 });
 
-/** The classes a directory exports, errors aside (`new AdminError(…)` is a refusal, not a service). */
+/** The classes a directory exports, errors aside (an error is thrown, not composed). */
 function exportedClasses(directory: string): string[] {
   return sourceFiles(join(SRC, directory)).flatMap((file) =>
     [...readFileSync(join(ROOT, file), 'utf8').matchAll(/export class (\w+)(?: extends (\w+))?/g)]

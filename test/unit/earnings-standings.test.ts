@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
+import { countsPeriod } from '../../src/domain/earnings/changeScope.ts';
 import { type ChipStanding, evaluateFromStandings, standingsOf } from '../../src/domain/earnings/standings.ts';
 import { evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, LineTarget } from '../../src/domain/earnings/types.ts';
@@ -56,7 +57,22 @@ const dealCapPlan: EnginePlanVersion = plan({
   ],
 });
 
-const plans = fc.constantFrom(plan(), retroactivePlan, dealCapPlan);
+// A commission capped per period counts the period too, for its cap: the totals decide nothing then.
+const periodCapPlan: EnginePlanVersion = plan({
+  plan_key: 'period-capped',
+  chips: [
+    ...(workedExampleChips.slice(1, 2) as EngineChip[]),
+    chip(8, {
+      key: 'capped-base',
+      name: 'Capped commission',
+      kind: 'commission',
+      when: null,
+      params: { rate_bps: 1000, base: 'amount_cents', cap_cents: 800_000 },
+    }),
+  ],
+});
+
+const plans = fc.constantFrom(plan(), retroactivePlan, dealCapPlan, periodCapPlan);
 
 const dealStates: fc.Arbitrary<DealSnapshot> = fc
   .record({
@@ -113,7 +129,16 @@ describe('running totals', () => {
           const before = deals.get(after.id) ?? null;
           const linesBefore = everyLine(subject, deals.values());
           deals.set(after.id, after);
-          const decision = evaluateFromStandings({ plan: subject, rep, before, after, standings: kept, today: TODAY });
+          const chips = subject.chips.filter((c) => countsPeriod(subject, c)).map((c) => c.id);
+          const decision = evaluateFromStandings({
+            plan: subject,
+            rep,
+            chips,
+            before,
+            after,
+            standings: kept,
+            today: TODAY,
+          });
           if (decision === null) {
             kept = new Map(recount().map((standing) => [keyOf(standing), standing]));
           } else {

@@ -136,14 +136,17 @@ export interface StandingEvaluation {
 }
 
 /**
- * The tiered lines a deal change moves for one rep, from the stored running totals of the periods the deal was
- * and is in (`standings`, keyed by chip id and period), when the change moves no other line of those periods;
- * null when it may (or when a total it needs is not given), and the caller evaluates the periods in full. The
- * changed deal's lines of the plan's other chips do not depend on the period and are the caller's to evaluate.
+ * The lines of `chips` a deal change moves for one rep (the changed deal's tiered lines), from the stored running
+ * totals of the period the deal is in (`standings`, keyed by chip id and period), when the change moves no other
+ * line of the rep's periods; null when it may, when one of `chips` is not a tiered or attainment chip without a
+ * cap or floor per period, or when a total it needs is not given: the caller then evaluates the periods in full.
+ * The changed deal's lines of the plan's other chips do not depend on the period and are the caller's to evaluate.
  */
 export function evaluateFromStandings(request: {
   plan: EnginePlanVersion;
   rep: Rep;
+  /** The chips (ids) whose lines of the rep's periods the change can move (the scope's period chips). */
+  chips: readonly string[];
   before: DealSnapshot | null;
   after: DealSnapshot;
   standings: ReadonlyMap<string, ChipStanding>;
@@ -154,8 +157,9 @@ export function evaluateFromStandings(request: {
   if (readPlanCap(plan).cap !== null) return null;
   const windows = assignmentWindows(plan, rep.external_id);
   if (isDated(windows)) return null;
-  const counting = countingChips(plan);
-  if (counting === null) return null;
+  const counting = countingChips(plan)?.filter(({ chip }) => request.chips.includes(chip.id));
+  // A chip that counts the period for a cap or a floor shares it among the period's lines: not decided here.
+  if (!counting || counting.length !== new Set(request.chips).size) return null;
   const pricing = pricingOf(plan, request.money, today);
   const assigned = windows.length > 0;
   const targets: LineTarget[] = [];

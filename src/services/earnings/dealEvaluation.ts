@@ -1,9 +1,9 @@
-import { countsPeriod, overrideDepthOf, scopeOfDealChange } from '../../domain/earnings/changeScope.ts';
+import { overrideDepthOf, scopeOfDealChange } from '../../domain/earnings/changeScope.ts';
 import { creditedReps } from '../../domain/earnings/credit.ts';
-import { dealPeriodId, dealPeriodMoved } from '../../domain/earnings/dealPeriods.ts';
+import { dealPeriodMoved } from '../../domain/earnings/dealPeriods.ts';
 import { EMPTY_HIERARCHY, managersEver } from '../../domain/earnings/hierarchy.ts';
+import { evaluateScope } from '../../domain/earnings/scopeEvaluation.ts';
 import { evaluateFromStandings, standingsOf } from '../../domain/earnings/standings.ts';
-import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, LineTarget, Rep } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
@@ -23,7 +23,7 @@ const earnings = new EarningRepository();
 
 /**
  * In the ingestion transaction, with the deal row locked: for each active plan, the lines the change can
- * affect (scopeOfDealChange) for the reps the deal credits before and after, evaluated and booked.
+ * affect (scopeOfDealChange: the credited reps' lines and their managers' override lines), evaluated and booked.
  */
 export async function evaluateDealChange(
   tx: Transaction,
@@ -76,15 +76,14 @@ export async function evaluateDealChange(
   const work = plans.flatMap((plan) =>
     scopeOfDealChange(plan, before, after, today, formerlyCredited, org.hierarchy).flatMap((scope) => {
       const rep = reps.get(scope.rep_external_id);
-      return rep ? [{ plan, rep, periods: scope.periods }] : [];
+      return rep ? [{ plan, rep, scope }] : [];
     }),
   );
   // The reps' locks, one batch in id order (a deal event, a recompute and a hierarchy change never wait for each
-  // other in a circle), and the read of the running totals of the periods in scope, issued together in that order:
-  // one round trip, and the read starts only once every lock is held, so an evaluation that waited sees the
-  // totals as they are now.
-  const periodWork = work.filter((item) => item.periods.length > 0);
-  const configVersion = config.version;
+  // other in a circle), and the read of the running totals of the periods in scope are issued together, in that
+  // order: one round trip, and the read starts only once every lock is held, so an evaluation that waited sees
+  // the totals as they are now.
+  const periodWork = work.filter((item) => item.scope.periods.length > 0);
   const [, stored] = await Promise.all([
     evaluationLocks.lockRepsForEvaluation(
       tx,
@@ -94,39 +93,28 @@ export async function evaluateDealChange(
     periodStandings.standingsOf(
       tx,
       orgId,
-      configVersion,
+      config.version,
       periodWork.map((item) => item.plan.version_id),
       periodWork.map((item) => item.rep.user_id),
-      periodWork.flatMap((item) => item.periods),
+      periodWork.flatMap((item) => item.scope.periods),
     ),
   ]);
-  const hierarchy = org.hierarchy;
-  // A commission, flat or override line without caps depends on its deal alone: only the changed deal's need
-  // evaluating.
-  const dealLines = ({ plan, rep }: (typeof work)[number]) =>
-    evaluateLines({
-      plan: { ...plan, chips: plan.chips.filter((chip) => !countsPeriod(plan, chip)) },
-      rep,
-      deals: [after],
-      periods: [],
-      today,
-      money,
-      hierarchy,
-    }).targets;
-  // Tiered, attainment and capped lines depend on the rep's whole period. When the change appends to the
-  // period's count (or leaves it) and moves no other line, the running totals give the changed deal's lines;
-  // otherwise every line of the periods is evaluated from the periods' deals, and the totals counted again.
-  const fromTotals = new Map<(typeof work)[number], LineTarget[]>();
+  // Tiered and attainment lines depend on the rep's whole period. When the change appends to the period's count
+  // (or leaves it alone) and moves no other line, the running totals give the changed deal's lines of those chips;
+  // otherwise the periods' deals are read, every line of them evaluated, and the totals counted again.
   const totals: periodStandings.RepStanding[] = [];
+  const fromTotals = new Map<(typeof work)[number], LineTarget[]>();
   for (const item of periodWork) {
+    const { plan, rep, scope } = item;
     const held = new Map(
       stored
-        .filter((row) => row.plan_version_id === item.plan.version_id && row.user_id === item.rep.user_id)
+        .filter((row) => row.plan_version_id === plan.version_id && row.user_id === rep.user_id)
         .map((row) => [`${row.standing.chip_id}/${row.standing.period_id}`, row.standing]),
     );
     const decided = evaluateFromStandings({
-      plan: item.plan,
-      rep: item.rep,
+      plan,
+      rep,
+      chips: scope.period_chips,
       before,
       after,
       standings: held,
@@ -135,42 +123,41 @@ export async function evaluateDealChange(
     });
     if (!decided) continue;
     fromTotals.set(item, decided.targets);
-    for (const standing of decided.standings) {
-      totals.push({ plan_version_id: item.plan.version_id, user_id: item.rep.user_id, standing });
-    }
+    for (const standing of decided.standings)
+      totals.push({ plan_version_id: plan.version_id, user_id: rep.user_id, standing });
   }
   const full = periodWork.filter((item) => !fromTotals.has(item));
-  const fullReps = [...new Set(full.map((item) => item.rep))];
   const read = await Promise.all(
-    fullReps.map((rep) => {
-      const periods = full.filter((item) => item.rep === rep).flatMap((item) => item.periods);
+    [...new Set(full.map((item) => item.rep))].map((rep) => {
+      const periods = full.filter((item) => item.rep === rep).flatMap((item) => item.scope.periods);
       return dealsReadBy(tx, orgId, rep, plans, org, spanOf(periods)).then((deals) => [rep.user_id, deals] as const);
     }),
   );
   const dealsByRep = new Map<string, DealSnapshot[]>(read);
+  // A commission, flat or override line without caps depends on its deal alone: only the changed deal's is
+  // evaluated. Tiered, attainment and capped lines depend on the rep's whole period: all of them are evaluated,
+  // unless the running totals decided them.
   const targets = work.flatMap((item) => {
-    const { plan, rep, periods } = item;
-    const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));
-    const periodChips = { ...plan, chips: plan.chips.filter((chip) => countsPeriod(plan, chip)) };
-    let periodLines: LineTarget[] = fromTotals.get(item) ?? [];
-    if (periodChips.chips.length > 0 && !fromTotals.has(item)) {
-      const deals = [
-        ...(dealsByRep.get(rep.user_id) ?? []).filter(
-          (deal) => deal.id !== after.id && periods.includes(dealPeriodId(deal, plan.period, today)),
-        ),
-        after,
-      ];
-      periodLines = evaluateLines({ plan: periodChips, rep, deals, periods, today, money, hierarchy }).targets;
-      for (const standing of standingsOf({ plan, rep, deals, periods, today, money })) {
+    const { plan, rep, scope } = item;
+    const common = { plan, rep, changed: after, today, money, hierarchy: org.hierarchy };
+    const decided = fromTotals.get(item);
+    if (decided) {
+      const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));
+      return [
+        ...evaluateScope({ ...common, scope: { ...scope, period_chips: [], periods: [] }, deals: [] }).targets,
+        ...decided,
+      ].sort((a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0));
+    }
+    const deals = dealsByRep.get(rep.user_id) ?? [];
+    if (scope.periods.length > 0) {
+      const counted = [...deals.filter((deal) => deal.id !== after.id), after];
+      for (const standing of standingsOf({ plan, rep, deals: counted, periods: scope.periods, today, money })) {
         totals.push({ plan_version_id: plan.version_id, user_id: rep.user_id, standing });
       }
     }
-    // Back in the plan's chip order, which is the order rows written together are numbered in.
-    return [...dealLines(item), ...periodLines].sort(
-      (a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0),
-    );
+    return evaluateScope({ ...common, scope, deals }).targets;
   });
-  await periodStandings.writeStandings(tx, orgId, configVersion, totals);
+  await periodStandings.writeStandings(tx, orgId, config.version, totals);
   // Draw lines of settled (locked) periods the deal is or was in, and of every settled period after them.
   targets.push(...(await drawTargetsOfDealChange(tx, orgId, plans, [...reps.values()], { before, after }, today, org)));
   await book(tx, {
