@@ -16,32 +16,31 @@ import { chip, deal, otherRep, plan, rep, workedExampleChips } from '../factorie
 const TODAY = '2026-04-25';
 const PERIODS = ['2026-03', '2026-04', '2026-05'];
 
+// The worked example with its accelerator retroactive in three bands, outside APAC only, and its bonus at half the
+// quota on new logos only: conditions on what is counted, and a band crossed by moving the whole period.
 const retroactivePlan: EnginePlanVersion = plan({
   plan_key: 'retro',
-  chips: [
-    ...(workedExampleChips.slice(0, 1) as EngineChip[]),
-    chip(5, {
-      key: 'retro-tiers',
-      name: 'Retroactive tiers outside APAC',
-      kind: 'tiered_commission',
-      when: { field: 'custom.region', op: 'ne', value: 'APAC' },
-      params: {
-        mode: 'retroactive',
-        tiers: [
-          { up_to_cents: 3_000_000, rate_bps: 300 },
-          { up_to_cents: 8_000_000, rate_bps: 700 },
-          { up_to_cents: null, rate_bps: 1_250 },
-        ],
-      },
-    }),
-    chip(6, {
-      key: 'half-quota-bonus',
-      name: 'Half quota bonus on new logos',
-      kind: 'attainment_bonus',
-      when: { field: 'custom.new_logo', op: 'eq', value: true },
-      params: { threshold_pct: 50, amount_cents: 33_333 },
-    }),
-  ],
+  chips: workedExampleChips.map((each): EngineChip => {
+    if (each.kind === 'tiered_commission') {
+      const tiers = [3_000_000, 8_000_000, null].map((up_to_cents, band) => ({
+        up_to_cents,
+        rate_bps: 300 + 500 * band,
+      }));
+      return {
+        ...each,
+        when: { field: 'custom.region', op: 'ne', value: 'APAC' },
+        params: { mode: 'retroactive', tiers },
+      };
+    }
+    if (each.kind === 'attainment_bonus') {
+      return {
+        ...each,
+        when: { field: 'custom.new_logo', op: 'eq', value: true },
+        params: { threshold_pct: 50, amount_cents: 33_333 },
+      };
+    }
+    return each;
+  }),
 });
 
 const dealCapPlan: EnginePlanVersion = plan({
