@@ -1277,10 +1277,11 @@ export interface components {
              * @description Won deals of the rep's running total, in counting order, each with the running total
              *     once it is counted. A line evaluated with the whole period lists every deal counted;
              *     one evaluated from the period's running totals (a deal counted after every other, see
-             *     docs/plans-and-earnings.md, "What one deal event costs") lists the deal counted just
-             *     before it and the deal itself, so `prior_won_cents` is that previous deal's running
-             *     total, and its own line names the deal before it. Absent from traces written before it
-             *     was recorded.
+             *     docs/plans-and-earnings.md, "What one deal event costs") lists the deal itself and, when
+             *     it joined the count with this event, the deal counted just before it, whose running
+             *     total is `prior_won_cents` and whose own line names the deal before it; an open deal's
+             *     projection lists the deal counted last. Absent from traces written before it was
+             *     recorded.
              */
             counted_deals?: components["schemas"]["TraceCountedDeal"][];
         };
