@@ -22,6 +22,7 @@ interface StandingRow {
   counted: number;
   unpriced: number;
   last: ChipStanding['last'];
+  open: number;
 }
 
 /** The standings of these reps' periods under these plan versions counted at `configVersion`. */
@@ -36,7 +37,8 @@ export async function standingsOf(
   if (planVersionIds.length === 0 || userIds.length === 0 || periods.length === 0) return [];
   const rows = await tx.query<StandingRow>(
     named('period_standings_of', {
-      text: `SELECT plan_version_id, user_id, chip_id, period_id, total_cents::text AS total_cents, counted, unpriced, last
+      text: `SELECT plan_version_id, user_id, chip_id, period_id, total_cents::text AS total_cents, counted, unpriced, last,
+                    open
              FROM period_standings
              WHERE org_id = $1 AND plan_version_id = ANY($2::text[]) AND user_id = ANY($3::text[])
                AND period_id = ANY($4::text[]) AND config_version = $5`,
@@ -53,6 +55,7 @@ export async function standingsOf(
       counted: row.counted,
       unpriced: row.unpriced,
       last: row.last,
+      open: row.open,
     },
   }));
 }
@@ -69,15 +72,15 @@ export async function writeStandings(
     named('period_standings_write', {
       text: `INSERT INTO period_standings
                (org_id, plan_version_id, user_id, period_id, chip_id, config_version, total_cents, counted, unpriced,
-                last, updated_at)
+                last, open, updated_at)
              SELECT $1, s.plan_version_id, s.user_id, s.period_id, s.chip_id, $2, s.total_cents::numeric, s.counted,
-                    s.unpriced, s.last, now()
+                    s.unpriced, s.last, s.open, now()
              FROM jsonb_to_recordset($3::jsonb) AS s(plan_version_id text, user_id text, period_id text, chip_id text,
-                  total_cents text, counted int, unpriced int, last jsonb)
+                  total_cents text, counted int, unpriced int, last jsonb, open int)
              ON CONFLICT (org_id, plan_version_id, user_id, period_id, chip_id) DO UPDATE SET
                config_version = EXCLUDED.config_version, total_cents = EXCLUDED.total_cents,
                counted = EXCLUDED.counted, unpriced = EXCLUDED.unpriced, last = EXCLUDED.last,
-               updated_at = EXCLUDED.updated_at`,
+               open = EXCLUDED.open, updated_at = EXCLUDED.updated_at`,
       values: [
         orgId,
         configVersion,
@@ -91,6 +94,7 @@ export async function writeStandings(
             counted: standing.counted,
             unpriced: standing.unpriced,
             last: standing.last,
+            open: standing.open,
           })),
         ),
       ],

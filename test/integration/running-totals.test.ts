@@ -68,4 +68,25 @@ describe('running totals', () => {
     const recompute = await cli<Recompute>(['recompute', '--org', org.id]);
     assert.deepEqual([recompute.rows_written, recompute.rows_superseded, recompute.rows_reversed], [0, 0, 0]);
   });
+
+  test('under quota, deals appended with and without open deals projected in their period', async ({ org, client }) => {
+    await cli(['plans', 'apply', EXAMPLE_PLAN, '--org', org.id]);
+    // Under quota: decided from the totals while no other open deal is projected in April.
+    for (let n = 1; n <= 3; n++) await client.deals.ingestEvent(won(`under-${n}`, 1_000_000 * n, `2026-04-0${n}`));
+    await client.deals.ingestEvent({
+      external_id: 'under-open-may',
+      state: { amount_cents: 4_000_000, stage: 'proposal', close_date: '2026-05-15', owner_external_id: 'rep-017' },
+    });
+    await client.deals.ingestEvent(won('under-4', 2_000_000, '2026-04-10'));
+    // An open deal projected in April: the next deal appended moves its projection, and the period is evaluated.
+    await client.deals.ingestEvent({
+      external_id: 'under-open-april',
+      state: { amount_cents: 3_000_000, stage: 'proposal', close_date: '2026-04-29', owner_external_id: 'rep-017' },
+    });
+    await client.deals.ingestEvent(won('under-5', 1_500_000, '2026-04-12'));
+    await client.deals.ingestEvent({ external_id: 'under-open-april', state: { stage: 'closed_lost' } });
+    await client.deals.ingestEvent(won('under-6', 3_000_000, '2026-04-14'));
+    const recompute = await cli<Recompute>(['recompute', '--org', org.id]);
+    assert.deepEqual([recompute.rows_written, recompute.rows_superseded, recompute.rows_reversed], [0, 0, 0]);
+  });
 });

@@ -163,3 +163,39 @@ describe('running totals', () => {
     assert.ok(decided > 300, `the totals decided only ${decided} events`);
   });
 });
+
+describe('running totals below the last band', () => {
+  const wonEarly = deal(1, { amount_cents: 2_000_000, close_date: '2026-04-02', won_at: '2026-04-02T10:00:00.000Z' });
+  const appended = deal(3, { amount_cents: 1_000_000, close_date: '2026-04-20', won_at: '2026-04-20T10:00:00.000Z' });
+  const decide = (open: DealSnapshot) => {
+    const deals = [wonEarly, open];
+    const standings = standingsOf({ plan: plan(), rep, deals, periods: PERIODS, today: TODAY });
+    return evaluateFromStandings({
+      plan: plan(),
+      rep,
+      chips: plan()
+        .chips.filter((c) => countsPeriod(plan(), c))
+        .map((c) => c.id),
+      before: null,
+      after: appended,
+      standings: new Map(standings.map((standing) => [keyOf(standing), standing])),
+      today: TODAY,
+    });
+  };
+  const openDeal = (close_date: string | null) =>
+    deal(2, { status: 'open', stage: 'proposal', amount_cents: 9_000_000, close_date, won_at: null });
+
+  test('a deal appended under quota moves an open deal projected in its period: undated in the current one', () => {
+    assert.equal(decide(openDeal(null)), null);
+    assert.equal(decide(openDeal('2026-04-28')), null);
+  });
+
+  test('with no open deal projected in its period, the deal appended under quota moves nothing else', () => {
+    const decided = decide(openDeal('2026-05-10'));
+    assert.ok(decided);
+    const full = everyLine(plan(), [wonEarly, openDeal('2026-05-10'), appended]);
+    for (const target of decided.targets) {
+      assert.deepEqual(amounts(target), amounts(full.get(target.line.line_key)), target.line.line_key);
+    }
+  });
+});

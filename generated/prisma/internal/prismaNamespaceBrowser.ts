@@ -376,6 +376,7 @@ export const PeriodStandingScalarFieldEnum = {
   counted: 'counted',
   unpriced: 'unpriced',
   last: 'last',
+  open: 'open',
   updated_at: 'updated_at'
 } as const
 

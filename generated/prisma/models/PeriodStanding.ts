@@ -31,6 +31,7 @@ export type PeriodStandingAvgAggregateOutputType = {
   total_cents: runtime.Decimal | null
   counted: number | null
   unpriced: number | null
+  open: number | null
 }
 
 export type PeriodStandingSumAggregateOutputType = {
@@ -38,6 +39,7 @@ export type PeriodStandingSumAggregateOutputType = {
   total_cents: runtime.Decimal | null
   counted: number | null
   unpriced: number | null
+  open: number | null
 }
 
 export type PeriodStandingMinAggregateOutputType = {
@@ -50,6 +52,7 @@ export type PeriodStandingMinAggregateOutputType = {
   total_cents: runtime.Decimal | null
   counted: number | null
   unpriced: number | null
+  open: number | null
   updated_at: Date | null
 }
 
@@ -63,6 +66,7 @@ export type PeriodStandingMaxAggregateOutputType = {
   total_cents: runtime.Decimal | null
   counted: number | null
   unpriced: number | null
+  open: number | null
   updated_at: Date | null
 }
 
@@ -77,6 +81,7 @@ export type PeriodStandingCountAggregateOutputType = {
   counted: number
   unpriced: number
   last: number
+  open: number
   updated_at: number
   _all: number
 }
@@ -87,6 +92,7 @@ export type PeriodStandingAvgAggregateInputType = {
   total_cents?: true
   counted?: true
   unpriced?: true
+  open?: true
 }
 
 export type PeriodStandingSumAggregateInputType = {
@@ -94,6 +100,7 @@ export type PeriodStandingSumAggregateInputType = {
   total_cents?: true
   counted?: true
   unpriced?: true
+  open?: true
 }
 
 export type PeriodStandingMinAggregateInputType = {
@@ -106,6 +113,7 @@ export type PeriodStandingMinAggregateInputType = {
   total_cents?: true
   counted?: true
   unpriced?: true
+  open?: true
   updated_at?: true
 }
 
@@ -119,6 +127,7 @@ export type PeriodStandingMaxAggregateInputType = {
   total_cents?: true
   counted?: true
   unpriced?: true
+  open?: true
   updated_at?: true
 }
 
@@ -133,6 +142,7 @@ export type PeriodStandingCountAggregateInputType = {
   counted?: true
   unpriced?: true
   last?: true
+  open?: true
   updated_at?: true
   _all?: true
 }
@@ -234,6 +244,7 @@ export type PeriodStandingGroupByOutputType = {
   counted: number
   unpriced: number
   last: runtime.JsonValue | null
+  open: number
   updated_at: Date
   _count: PeriodStandingCountAggregateOutputType | null
   _avg: PeriodStandingAvgAggregateOutputType | null
@@ -271,6 +282,7 @@ export type PeriodStandingWhereInput = {
   counted?: Prisma.IntFilter<"PeriodStanding"> | number
   unpriced?: Prisma.IntFilter<"PeriodStanding"> | number
   last?: Prisma.JsonNullableFilter<"PeriodStanding">
+  open?: Prisma.IntFilter<"PeriodStanding"> | number
   updated_at?: Prisma.DateTimeFilter<"PeriodStanding"> | Date | string
 }
 
@@ -285,6 +297,7 @@ export type PeriodStandingOrderByWithRelationInput = {
   counted?: Prisma.SortOrder
   unpriced?: Prisma.SortOrder
   last?: Prisma.SortOrderInput | Prisma.SortOrder
+  open?: Prisma.SortOrder
   updated_at?: Prisma.SortOrder
 }
 
@@ -303,6 +316,7 @@ export type PeriodStandingWhereUniqueInput = Prisma.AtLeast<{
   counted?: Prisma.IntFilter<"PeriodStanding"> | number
   unpriced?: Prisma.IntFilter<"PeriodStanding"> | number
   last?: Prisma.JsonNullableFilter<"PeriodStanding">
+  open?: Prisma.IntFilter<"PeriodStanding"> | number
   updated_at?: Prisma.DateTimeFilter<"PeriodStanding"> | Date | string
 }, "org_id_plan_version_id_user_id_period_id_chip_id">
 
@@ -317,6 +331,7 @@ export type PeriodStandingOrderByWithAggregationInput = {
   counted?: Prisma.SortOrder
   unpriced?: Prisma.SortOrder
   last?: Prisma.SortOrderInput | Prisma.SortOrder
+  open?: Prisma.SortOrder
   updated_at?: Prisma.SortOrder
   _count?: Prisma.PeriodStandingCountOrderByAggregateInput
   _avg?: Prisma.PeriodStandingAvgOrderByAggregateInput
@@ -339,6 +354,7 @@ export type PeriodStandingScalarWhereWithAggregatesInput = {
   counted?: Prisma.IntWithAggregatesFilter<"PeriodStanding"> | number
   unpriced?: Prisma.IntWithAggregatesFilter<"PeriodStanding"> | number
   last?: Prisma.JsonNullableWithAggregatesFilter<"PeriodStanding">
+  open?: Prisma.IntWithAggregatesFilter<"PeriodStanding"> | number
   updated_at?: Prisma.DateTimeWithAggregatesFilter<"PeriodStanding"> | Date | string
 }
 
@@ -353,6 +369,7 @@ export type PeriodStandingCreateInput = {
   counted: number
   unpriced: number
   last?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  open: number
   updated_at?: Date | string
 }
 
@@ -367,6 +384,7 @@ export type PeriodStandingUncheckedCreateInput = {
   counted: number
   unpriced: number
   last?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  open: number
   updated_at?: Date | string
 }
 
@@ -381,6 +399,7 @@ export type PeriodStandingUpdateInput = {
   counted?: Prisma.IntFieldUpdateOperationsInput | number
   unpriced?: Prisma.IntFieldUpdateOperationsInput | number
   last?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  open?: Prisma.IntFieldUpdateOperationsInput | number
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -395,6 +414,7 @@ export type PeriodStandingUncheckedUpdateInput = {
   counted?: Prisma.IntFieldUpdateOperationsInput | number
   unpriced?: Prisma.IntFieldUpdateOperationsInput | number
   last?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  open?: Prisma.IntFieldUpdateOperationsInput | number
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -409,6 +429,7 @@ export type PeriodStandingCreateManyInput = {
   counted: number
   unpriced: number
   last?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  open: number
   updated_at?: Date | string
 }
 
@@ -423,6 +444,7 @@ export type PeriodStandingUpdateManyMutationInput = {
   counted?: Prisma.IntFieldUpdateOperationsInput | number
   unpriced?: Prisma.IntFieldUpdateOperationsInput | number
   last?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  open?: Prisma.IntFieldUpdateOperationsInput | number
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -437,6 +459,7 @@ export type PeriodStandingUncheckedUpdateManyInput = {
   counted?: Prisma.IntFieldUpdateOperationsInput | number
   unpriced?: Prisma.IntFieldUpdateOperationsInput | number
   last?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  open?: Prisma.IntFieldUpdateOperationsInput | number
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -459,6 +482,7 @@ export type PeriodStandingCountOrderByAggregateInput = {
   counted?: Prisma.SortOrder
   unpriced?: Prisma.SortOrder
   last?: Prisma.SortOrder
+  open?: Prisma.SortOrder
   updated_at?: Prisma.SortOrder
 }
 
@@ -467,6 +491,7 @@ export type PeriodStandingAvgOrderByAggregateInput = {
   total_cents?: Prisma.SortOrder
   counted?: Prisma.SortOrder
   unpriced?: Prisma.SortOrder
+  open?: Prisma.SortOrder
 }
 
 export type PeriodStandingMaxOrderByAggregateInput = {
@@ -479,6 +504,7 @@ export type PeriodStandingMaxOrderByAggregateInput = {
   total_cents?: Prisma.SortOrder
   counted?: Prisma.SortOrder
   unpriced?: Prisma.SortOrder
+  open?: Prisma.SortOrder
   updated_at?: Prisma.SortOrder
 }
 
@@ -492,6 +518,7 @@ export type PeriodStandingMinOrderByAggregateInput = {
   total_cents?: Prisma.SortOrder
   counted?: Prisma.SortOrder
   unpriced?: Prisma.SortOrder
+  open?: Prisma.SortOrder
   updated_at?: Prisma.SortOrder
 }
 
@@ -500,6 +527,7 @@ export type PeriodStandingSumOrderByAggregateInput = {
   total_cents?: Prisma.SortOrder
   counted?: Prisma.SortOrder
   unpriced?: Prisma.SortOrder
+  open?: Prisma.SortOrder
 }
 
 export type DecimalFieldUpdateOperationsInput = {
@@ -523,6 +551,7 @@ export type PeriodStandingSelect<ExtArgs extends runtime.Types.Extensions.Intern
   counted?: boolean
   unpriced?: boolean
   last?: boolean
+  open?: boolean
   updated_at?: boolean
 }, ExtArgs["result"]["periodStanding"]>
 
@@ -537,6 +566,7 @@ export type PeriodStandingSelectCreateManyAndReturn<ExtArgs extends runtime.Type
   counted?: boolean
   unpriced?: boolean
   last?: boolean
+  open?: boolean
   updated_at?: boolean
 }, ExtArgs["result"]["periodStanding"]>
 
@@ -551,6 +581,7 @@ export type PeriodStandingSelectUpdateManyAndReturn<ExtArgs extends runtime.Type
   counted?: boolean
   unpriced?: boolean
   last?: boolean
+  open?: boolean
   updated_at?: boolean
 }, ExtArgs["result"]["periodStanding"]>
 
@@ -565,10 +596,11 @@ export type PeriodStandingSelectScalar = {
   counted?: boolean
   unpriced?: boolean
   last?: boolean
+  open?: boolean
   updated_at?: boolean
 }
 
-export type PeriodStandingOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"org_id" | "plan_version_id" | "chip_id" | "user_id" | "period_id" | "config_version" | "total_cents" | "counted" | "unpriced" | "last" | "updated_at", ExtArgs["result"]["periodStanding"]>
+export type PeriodStandingOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"org_id" | "plan_version_id" | "chip_id" | "user_id" | "period_id" | "config_version" | "total_cents" | "counted" | "unpriced" | "last" | "open" | "updated_at", ExtArgs["result"]["periodStanding"]>
 
 export type $PeriodStandingPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "PeriodStanding"
@@ -584,6 +616,7 @@ export type $PeriodStandingPayload<ExtArgs extends runtime.Types.Extensions.Inte
     counted: number
     unpriced: number
     last: runtime.JsonValue | null
+    open: number
     updated_at: Date
   }, ExtArgs["result"]["periodStanding"]>
   composites: {}
@@ -1018,6 +1051,7 @@ export interface PeriodStandingFieldRefs {
   readonly counted: Prisma.FieldRef<"PeriodStanding", 'Int'>
   readonly unpriced: Prisma.FieldRef<"PeriodStanding", 'Int'>
   readonly last: Prisma.FieldRef<"PeriodStanding", 'Json'>
+  readonly open: Prisma.FieldRef<"PeriodStanding", 'Int'>
   readonly updated_at: Prisma.FieldRef<"PeriodStanding", 'DateTime'>
 }
     

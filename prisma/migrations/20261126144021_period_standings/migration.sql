@@ -10,6 +10,7 @@ CREATE TABLE "period_standings" (
     "counted" INTEGER NOT NULL,
     "unpriced" INTEGER NOT NULL,
     "last" JSONB,
+    "open" INTEGER NOT NULL,
     "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "period_standings_pkey" PRIMARY KEY ("org_id","plan_version_id","user_id","period_id","chip_id")

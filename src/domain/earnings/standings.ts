@@ -1,8 +1,8 @@
-import type { CalendarDate, PeriodId } from '../periods.ts';
+import { type CalendarDate, type PeriodId, periodIdOf } from '../periods.ts';
 import { assignmentWindows, isDated } from './assignments.ts';
 import { applyChipCaps } from './caps.ts';
 import { dealLine, type PeriodStanding } from './chipLines.ts';
-import { type ChipRules, computeAttainmentBonus, readChipRules, readPlanCap } from './chips.ts';
+import { bandContains, type ChipRules, computeAttainmentBonus, readChipRules, readPlanCap } from './chips.ts';
 import { evaluateCondition } from './conditions.ts';
 import { creditedReps } from './credit.ts';
 import { compareKeys, dealPeriodId, wonOrderKey } from './dealPeriods.ts';
@@ -30,7 +30,16 @@ export interface ChipStanding {
   unpriced: number;
   /** The deal counted last, with its counting order key and the running total once it is counted. */
   last: { order: string[]; deal: TraceCountedDeal } | null;
+  /**
+   * Open deals the chip would count once won (crediting the rep, meeting its condition) that are projected in the
+   * period: each projection starts at the period's won total. For `UNDATED`, the rep's open deals without a close
+   * date, projected in whichever period is the current one.
+   */
+  open: number;
 }
+
+/** The standing that counts a rep's open deals without a close date (not a period's). */
+export const UNDATED: PeriodId = 'undated';
 
 /** Where a deal stands in a chip's count for a rep: counted in a period, left out for want of a rate, or neither. */
 type CountEntry =
@@ -72,7 +81,26 @@ function countEntry(
   return { kind: 'counted', period_id, order: wonOrderKey(deal), cents };
 }
 
-/** The running totals of the rep's deals (all of the rep's in each period listed), as a full evaluation counts. */
+/** The standing an open deal is counted open in for a chip of a rep (its period, or UNDATED); null for any other. */
+function openKey(
+  chip: EngineChip,
+  plan: EnginePlanVersion,
+  rep: Rep,
+  assigned: boolean,
+  deal: DealSnapshot | null,
+  today: CalendarDate,
+): PeriodId | null {
+  if (deal === null || !assigned || deal.status !== 'open') return null;
+  if (!creditedReps(deal).includes(rep.external_id)) return null;
+  if (chip.when !== null && !evaluateCondition(chip.when, deal).result) return null;
+  // Projected where dealPeriodId puts it: by its close date, else its won time; with neither, in today's period.
+  return deal.close_date === null && deal.won_at === null ? UNDATED : dealPeriodId(deal, plan.period, today);
+}
+
+/**
+ * The running totals of the rep's deals as a full evaluation counts them, for each period listed and UNDATED:
+ * `deals` must hold all of the rep's deals in those periods and all of its deals without a close date.
+ */
 export function standingsOf(request: {
   plan: EnginePlanVersion;
   rep: Rep;
@@ -90,7 +118,8 @@ export function standingsOf(request: {
     const entries = request.deals
       .map((deal) => ({ deal, entry: countEntry(chip, plan, rep, assigned, deal, pricing, today) }))
       .filter(({ entry }) => entry.kind !== 'none');
-    for (const period_id of request.periods) {
+    const open = request.deals.map((deal) => openKey(chip, plan, rep, assigned, deal, today));
+    for (const period_id of [...new Set(request.periods), UNDATED]) {
       const standing: ChipStanding = {
         chip_id: chip.id,
         period_id,
@@ -98,6 +127,7 @@ export function standingsOf(request: {
         counted: 0,
         unpriced: 0,
         last: null,
+        open: open.filter((key) => key === period_id).length,
       };
       const inPeriod = entries
         .filter(({ entry }) => entry.kind !== 'none' && entry.period_id === period_id)
@@ -164,6 +194,7 @@ export function evaluateFromStandings(request: {
   const assigned = windows.length > 0;
   const targets: LineTarget[] = [];
   const standings: ChipStanding[] = [];
+  const periodOfAfter = dealPeriodId(after, plan.period, today);
   for (const { chip, rules } of counting) {
     if (rules.kind !== 'tiered_commission' && rules.kind !== 'attainment_bonus') return null;
     if (rules.kind === 'tiered_commission' && (rules.caps.period_cents !== null || rules.caps.floor_cents !== null))
@@ -171,35 +202,58 @@ export function evaluateFromStandings(request: {
     const was = countEntry(chip, plan, rep, assigned, before, pricing, today);
     const is = countEntry(chip, plan, rep, assigned, after, pricing, today);
     if (was.kind === 'unpriced' || is.kind === 'unpriced') return null;
-    const periodOfAfter = dealPeriodId(after, plan.period, today);
-    const key = (periodId: PeriodId) => `${chip.id}/${periodId}`;
-    const stored = request.standings.get(key(periodOfAfter));
-    if (!stored || stored.unpriced > 0) return null;
-    let next: ChipStanding = stored;
+    // The chip's standings this change touches, copied to be moved: the period of the deal now, and those its
+    // open count leaves or joins.
+    const touched = new Map<PeriodId, ChipStanding>();
+    const take = (periodId: PeriodId): ChipStanding | null => {
+      const found = touched.get(periodId) ?? request.standings.get(`${chip.id}/${periodId}`);
+      if (!found) return null;
+      const copy = { ...found };
+      touched.set(periodId, copy);
+      return copy;
+    };
+    const wasOpen = openKey(chip, plan, rep, assigned, before, today);
+    const isOpen = openKey(chip, plan, rep, assigned, after, today);
+    if (wasOpen !== isOpen) {
+      const left = wasOpen === null ? null : take(wasOpen);
+      const joined = isOpen === null ? null : take(isOpen);
+      if ((wasOpen !== null && !left) || (isOpen !== null && !joined)) return null;
+      if (left) left.open -= 1;
+      if (joined) joined.open += 1;
+    }
+    const next = take(periodOfAfter);
+    if (!next || next.unpriced > 0) return null;
+    const from = next.total_cents;
     if (was.kind === 'counted') {
       // Only the deal counted last can change without moving the deals after it: there are none.
       if (is.kind !== 'counted' || was.period_id !== is.period_id) return null;
-      if (stored.last === null || compareKeys(stored.last.order, was.order) !== 0) return null;
+      if (next.last === null || compareKeys(next.last.order, was.order) !== 0) return null;
       if (compareKeys(is.order, was.order) < 0) return null;
-      const total = stored.total_cents - was.cents + is.cents;
-      next = { ...stored, total_cents: total, last: { order: is.order, deal: countedDeal(after, is.cents, total) } };
+      next.total_cents = from - was.cents + is.cents;
+      next.last = { order: is.order, deal: countedDeal(after, is.cents, next.total_cents) };
     } else if (is.kind === 'counted') {
-      if (stored.last !== null && compareKeys(is.order, stored.last.order) <= 0) return null;
-      const total = stored.total_cents + is.cents;
-      next = {
-        ...stored,
-        total_cents: total,
-        counted: stored.counted + 1,
-        last: { order: is.order, deal: countedDeal(after, is.cents, total) },
-      };
+      if (next.last !== null && compareKeys(is.order, next.last.order) <= 0) return null;
+      next.total_cents = from + is.cents;
+      next.counted += 1;
+      next.last = { order: is.order, deal: countedDeal(after, is.cents, next.total_cents) };
     }
-    if (!movesNoOtherLine(rules, plan, stored.total_cents, next.total_cents, stored.period_id)) return null;
-    standings.push(next);
+    // The other open deals projected in the period: its own, and the undated ones when it is the current period.
+    let othersOpen: number | null = next.open - (isOpen === null ? 0 : 1);
+    if (periodOfAfter === periodIdOf(today, plan.period)) {
+      const undated = touched.get(UNDATED) ?? request.standings.get(`${chip.id}/${UNDATED}`);
+      othersOpen = undated ? othersOpen + undated.open : null;
+    }
+    if (!movesNoOtherLine(rules, plan, from, next.total_cents, othersOpen, periodOfAfter)) return null;
+    standings.push(...touched.values());
     if (rules.kind !== 'tiered_commission') continue;
     // The deal's own line: counted, it adds to the total before it; open, it is projected after every won deal.
     const prior = is.kind === 'counted' ? next.total_cents - is.cents : next.total_cents;
     const predecessor =
-      is.kind === 'counted' && was.kind !== 'counted' ? stored.last : was.kind === 'counted' ? null : next.last;
+      is.kind === 'counted' && was.kind !== 'counted'
+        ? (request.standings.get(`${chip.id}/${periodOfAfter}`)?.last ?? null)
+        : was.kind === 'counted'
+          ? null
+          : next.last;
     const counted = [
       ...(predecessor ? [predecessor.deal] : []),
       ...(is.kind === 'counted' && next.last ? [next.last.deal] : []),
@@ -231,21 +285,27 @@ export function evaluateFromStandings(request: {
 }
 
 /**
- * Whether moving a period's won total from `from` to `to` leaves every other line of the chip as it was: a tiered
- * chip's deals (each amount, and each open deal's projection) when both totals are in its last band, where every
- * further amount earns the one rate; an attainment bonus when it is reached at both, or at neither.
+ * Whether moving a period's won total from `from` to `to` leaves every other line of the chip as it was. A tiered
+ * chip: when both totals are in its last band, every further amount earns the one rate, so no deal's amount and no
+ * open deal's projection moves; otherwise, when no other open deal is projected in the period (`othersOpen` 0;
+ * null when unknown), the won deals counted before the changed one keep their amounts in marginal mode, and in
+ * retroactive mode while the total stays in its band. An attainment bonus: when it is reached at both, or at neither.
  */
 function movesNoOtherLine(
   rules: ChipRules,
   plan: EnginePlanVersion,
   from: bigint,
   to: bigint,
+  othersOpen: number | null,
   periodId: PeriodId,
 ): boolean {
   if (from === to) return true;
   if (rules.kind === 'tiered_commission') {
     const last = rules.bands.at(-1);
-    return last !== undefined && from >= last.from_cents && to >= last.from_cents;
+    if (last !== undefined && from >= last.from_cents && to >= last.from_cents) return true;
+    if (othersOpen !== 0) return false;
+    const band = (total: bigint) => rules.bands.findIndex((each) => bandContains(each, total));
+    return rules.mode === 'marginal' || band(from) === band(to);
   }
   if (rules.kind === 'attainment_bonus') {
     const quota = BigInt(plan.quota_cents ?? 0);

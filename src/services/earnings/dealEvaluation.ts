@@ -3,7 +3,7 @@ import { creditedReps } from '../../domain/earnings/credit.ts';
 import { dealPeriodMoved } from '../../domain/earnings/dealPeriods.ts';
 import { EMPTY_HIERARCHY, managersEver } from '../../domain/earnings/hierarchy.ts';
 import { evaluateScope } from '../../domain/earnings/scopeEvaluation.ts';
-import { evaluateFromStandings, standingsOf } from '../../domain/earnings/standings.ts';
+import { evaluateFromStandings, standingsOf, UNDATED } from '../../domain/earnings/standings.ts';
 import type { DealSnapshot, LineTarget, Rep } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
@@ -96,7 +96,7 @@ export async function evaluateDealChange(
       config.version,
       periodWork.map((item) => item.plan.version_id),
       periodWork.map((item) => item.rep.user_id),
-      periodWork.flatMap((item) => item.scope.periods),
+      [...periodWork.flatMap((item) => item.scope.periods), UNDATED],
     ),
   ]);
   // Tiered and attainment lines depend on the rep's whole period. When the change appends to the period's count
