@@ -12,11 +12,10 @@ import { creditedAmountOf, type OrgMoney, type Pricing, pricingOf } from './pric
 import type { DealSnapshot, EngineChip, EnginePlanVersion, LineTarget, Rep, TraceCountedDeal } from './types.ts';
 
 // Running totals (docs/plans-and-earnings.md, "What one deal event costs"): for each tiered or attainment chip, rep
-// and period, the won amount counted so far and the deal counted last. With them, a deal event that appends a deal
-// to the period's count, changes the last deal counted without moving it, or changes a deal the count does not
-// hold, is evaluated from the totals alone when no other line of the period can move: every total before and
-// after the change is in the chip's last band (so every other deal's tier amount and projection stays), and an
-// attainment bonus is reached or missed alike. Anything else asks for the period's deals, and a full evaluation.
+// and period, the won amount counted so far, the deal counted last and the open deals projected there. With them,
+// a deal event that appends a deal to the period's count, changes the last deal counted without moving it, or
+// changes a deal the count does not hold, is evaluated from the totals alone when no other line of the period can
+// move (see movesNoOtherLine). Anything else asks for the period's deals, and a full evaluation.
 
 /** A tiered or attainment chip's count of one rep's won deals in one period. */
 export interface ChipStanding {
