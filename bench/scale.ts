@@ -8,16 +8,16 @@ import { applyMigrations } from '../src/db/migrate.ts';
 import { cli, orgWithExamplePlan, sender, serve, stop } from './quotientProcess.ts';
 
 // `npm run bench:scale`: a year of an org's deals through Quotient's own API. One org with product.md's four-chip
-// plan (examples/plans/core-ae.yaml), BENCH_SCALE_REPS reps (default 200) and BENCH_SCALE_DEALS deals (default
-// 24,000) over the twelve months of 2026, sent month by month to `quotient serve` as POST /v1/deals/events over
+// plan (examples/plans/core-ae.yaml), BENCH_SCALE_REPS reps (default 500) and BENCH_SCALE_DEALS deals (default
+// 120,000) over the twelve months of 2026, sent month by month to `quotient serve` as POST /v1/deals/events over
 // BENCH_SCALE_CONNECTIONS connections (default 8): each deal once, in its month's order (half won, a third left
 // open, the rest lost). Each month is locked with `quotient periods lock` once the next month's deals are in, and
 // marked paid a month later, as a payroll team would. Prints each month's events per second (whether the cost of
 // an event grows as the year fills up), the lock and pay times, and the earnings rows and database size at the end.
 // The full size of docs/benchmarks.md: BENCH_SCALE_REPS=2000 BENCH_SCALE_DEALS=1000000.
 
-const reps = Number(process.env.BENCH_SCALE_REPS ?? 200);
-const deals = Number(process.env.BENCH_SCALE_DEALS ?? 24_000);
+const reps = Number(process.env.BENCH_SCALE_REPS ?? 500);
+const deals = Number(process.env.BENCH_SCALE_DEALS ?? 120_000);
 const connections = Number(process.env.BENCH_SCALE_CONNECTIONS ?? 8);
 const YEAR = 2026;
 const month = (m: number) => `${YEAR}-${String(m).padStart(2, '0')}`;
