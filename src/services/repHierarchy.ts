@@ -10,8 +10,8 @@ import { inPrismaTransaction, poolStatements, type SqlPool } from '../repositori
 import { UserRepository } from '../repositories/users.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
-import type { RecomputeSummary } from './earnings/recompute.ts';
-import type { EarningsRecompute } from './earningsRecompute.ts';
+import type { RecomputeSummary } from './earnings/planRecompute.ts';
+import type { EarningsRecompute } from './adminRecompute.ts';
 
 // The rep hierarchy that manager overrides read (issue 16): admins set a rep's manager from a day on, and the
 // override lines the change moves are recomputed, in locked periods too (the difference is booked in the next

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe } from 'vitest';
 import type { Earning, EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
-import { EarningsEngine } from '../../src/services/earnings/engine.ts';
+import { EarningsEngine } from '../../src/services/earnings/ledgerKeeper.ts';
 import { PeriodAdmin } from '../../src/services/periods.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { test } from '../helpers/fixtures.ts';

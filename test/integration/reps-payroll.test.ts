@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
 import type { EarningListItem, QuotientClient, Statement } from '../../sdk/src/index.ts';
-import { EarningsEngine } from '../../src/services/earnings/engine.ts';
+import { EarningsEngine } from '../../src/services/earnings/ledgerKeeper.ts';
 import { PeriodAdmin } from '../../src/services/periods.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
 import { createSqlPool } from '../../src/repositories/transaction.ts';
-import { EarningsEngine } from '../../src/services/earnings/engine.ts';
+import { EarningsEngine } from '../../src/services/earnings/ledgerKeeper.ts';
 import { PeriodAdmin } from '../../src/services/periods.ts';
 import { externalId } from '../factories/deals.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe } from 'vitest';
 import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
 import { createSqlPool } from '../../src/repositories/transaction.ts';
-import { EarningsEngine } from '../../src/services/earnings/engine.ts';
+import { EarningsEngine } from '../../src/services/earnings/ledgerKeeper.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { test } from '../helpers/fixtures.ts';
 

@@ -9,7 +9,7 @@ import { evaluateDealChange } from './dealEvaluation.ts';
 import { settleDrawsOfPeriod } from './draws.ts';
 import { EnginePlanVersions } from './engineAdapter.ts';
 import { approvePendingRows, payApprovedRows } from './periodMoves.ts';
-import { type RecomputeRequest, type RecomputeSummary, recomputePlans } from './recompute.ts';
+import { type RecomputeRequest, type RecomputeSummary, recomputePlans } from './planRecompute.ts';
 
 // The earnings ledger wired to the database (docs/plans-and-earnings.md, Earnings). The pure engine decides
 // (src/domain/earnings): which lines a change can affect, each line's target, and how a line's rows must move

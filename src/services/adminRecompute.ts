@@ -3,8 +3,8 @@ import type { TraceReplacement } from '../domain/earnings/types.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
 import type { SqlPool } from '../repositories/transaction.ts';
 import { AdminError } from './adminError.ts';
-import type { EarningsEngine } from './earnings/engine.ts';
-import type { RecomputeProgress, RecomputeSummary } from './earnings/recompute.ts';
+import type { EarningsEngine } from './earnings/ledgerKeeper.ts';
+import type { RecomputeProgress, RecomputeSummary } from './earnings/planRecompute.ts';
 
 /**
  * Where recomputes run: the server recomputes on its deals pool, two reps at a time; the CLI on a small pool of
