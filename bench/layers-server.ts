@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { digestOf, parseBearer } from '../src/access/apiKeys.ts';
-import { AuditLog } from '../src/access/auditLog.ts';
+import { AuditLog } from '../src/audit/requestLog.ts';
 import { windowAt } from '../src/access/rateLimit.ts';
 import { countingGate, MemoryWindowCounter } from '../src/access/rateLimitStore.ts';
 import { BODY_LIMIT_BYTES } from '../src/http/app.ts';

@@ -2,7 +2,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/prisma.ts';
 import { poolStatements, type SqlPool } from './repositories/transaction.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
-import { AuditLogReader } from './services/auditLog.ts';
+import { AuditLogReader } from './audit/reader.ts';
 import { DealReader } from './services/deals.ts';
 import { Demo } from './services/demo.ts';
 import { EarningsEngine } from './services/earnings/ledgerKeeper.ts';

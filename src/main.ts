@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuditLog } from './access/auditLog.ts';
+import { AuditLog } from './audit/requestLog.ts';
 import { windowAt } from './access/rateLimit.ts';
 import {
   countingGate,

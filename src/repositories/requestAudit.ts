@@ -1,7 +1,7 @@
 import type { AuditEntryInput } from './audit.ts';
 import { named, type SqlPool } from './transaction.ts';
 
-// The audit log's batch writes (src/access/auditLog.ts) on a plain `pg` pool: one prepared statement per batch.
+// The audit log's batch writes (src/audit/requestLog.ts) on a plain `pg` pool: one prepared statement per batch.
 // Through Prisma, each batch went through its query compiler, which cost more of the server's CPU than the
 // requests the batch recorded (measured with `BENCH_PROFILE=1 npm run bench`). The batch goes as one JSON document
 // (JSON.stringify, native) rather than an array per column, which `pg` serialised element by element in

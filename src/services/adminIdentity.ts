@@ -11,7 +11,7 @@ import {
 } from '../repositories/admins.ts';
 import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { AdminError } from './adminError.ts';
 
 export const ADMIN_ROLES: readonly AdminRole[] = ['admin', 'viewer'];

@@ -5,7 +5,7 @@ import { LedgerPeriodRepository } from '../repositories/ledgerPeriods.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
 import { type PeriodRecord, PeriodRepository, type PeriodTotal } from '../repositories/periods.ts';
 import { databaseStatements, inPrismaTransaction } from '../repositories/transaction.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { AdminError } from './adminError.ts';
 import { PayoutReader, PayoutsUnavailable } from './payouts.ts';
 import type { PeriodChangeListener } from './periodChanges.ts';

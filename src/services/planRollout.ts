@@ -1,7 +1,7 @@
 import type { Database } from '../db/prisma.ts';
 import { limitsOf, type PlanLimits, type PlanRecord } from '../repositories/plans.ts';
 import type { Transaction } from '../repositories/transaction.ts';
-import { type AdminActor, CLI_ACTOR } from './adminAudit.ts';
+import { type AdminActor, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { RecomputeSummary } from './earnings/planRecompute.ts';
 import type { EarningsRecompute } from './adminRecompute.ts';
 import type { PlanArchived, PlanChangeListener, PlanVersionApplied } from './planChanges.ts';

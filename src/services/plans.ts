@@ -13,7 +13,7 @@ import {
   type PlanVersionSnapshot,
 } from '../repositories/plans.ts';
 import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { AdminError } from './adminError.ts';
 import type { PlanChangeListener, PlanVersionApplied } from './planChanges.ts';
 

@@ -8,7 +8,7 @@ import { OrgRepository } from '../repositories/orgs.ts';
 import { type ManagerEntryRecord, RepManagerRepository } from '../repositories/repManagers.ts';
 import { inPrismaTransaction, poolStatements, type SqlPool } from '../repositories/transaction.ts';
 import { UserRepository } from '../repositories/users.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { AdminError } from './adminError.ts';
 import type { RecomputeSummary } from './earnings/planRecompute.ts';
 import type { EarningsRecompute } from './adminRecompute.ts';

@@ -7,7 +7,7 @@ import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
 import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
 import { type WebhookDeliveryRecord, type WebhookEndpointRecord, WebhookRepository } from '../repositories/webhooks.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { AdminError } from './adminError.ts';
 import { type EnqueuedMessage, enqueueWebhookEvent } from './webhookOutbox.ts';
 

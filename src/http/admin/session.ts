@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import type { AdminActor } from '../../services/adminAudit.ts';
+import type { AdminActor } from '../../audit/adminEntries.ts';
 import type { AdminSessions, LiveSession } from '../../services/adminIdentity.ts';
 import { ApiError } from '../errors.ts';
 import type { ContractOperation } from '../operations.ts';

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { digestOf, parseBearer } from '../../access/apiKeys.ts';
-import type { AuditLog } from '../../access/auditLog.ts';
+import type { AuditLog } from '../../audit/requestLog.ts';
 import { decide, windowAt } from '../../access/rateLimit.ts';
 import type { KeyGate } from '../../access/rateLimitStore.ts';
 import { newId } from '../../lib/ids.ts';

@@ -2,7 +2,7 @@ import type { Database } from '../db/prisma.ts';
 import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import { type AuditEntryRecord, type AuditFilters, AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
-import { AdminError } from './adminError.ts';
+import { AdminError } from '../services/adminError.ts';
 
 export interface AuditPage {
   entries: AuditEntryRecord[];
