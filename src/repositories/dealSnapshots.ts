@@ -42,59 +42,57 @@ function toDealSnapshot(row: DealSnapshotRow): DealSnapshot {
   };
 }
 
-export class DealSnapshotRepository {
-  /**
-   * The rep's deals whose close date falls in [from, to], and those without a close date (whose period
-   * depends on when they were won or on today): the caller keeps those of the periods it evaluates. The
-   * rep's deals are those it owns and the split deals of others that credit it.
-   */
-  async dealsOfRepAround(
-    tx: Transaction,
-    orgId: string,
-    userId: string,
-    span: { from: string; to: string },
-  ): Promise<DealSnapshot[]> {
-    // Two ranges of the (org_id, user_id, close_date) index. The ORDER BY makes that index the only one that
-    // serves each branch well, so even a generic plan made while the tables were empty picks it.
-    const rows = await tx.query<DealSnapshotRow>(
-      named('earnings_deals_of_rep_around', {
-        text: `(SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-                WHERE org_id = $1 AND user_id = $2 AND close_date BETWEEN $3::date AND $4::date ORDER BY close_date)
-               UNION ALL
-               (SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-                WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL ORDER BY close_date)
-               UNION ALL
-               (SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-                WHERE ${CREDITS_REP} AND org_id = $1 AND user_id IS DISTINCT FROM $2
-                  AND (close_date BETWEEN $3::date AND $4::date OR close_date IS NULL))`,
-        values: [orgId, userId, span.from, span.to],
-      }),
-    );
-    return rows.map(toDealSnapshot);
-  }
+/**
+ * The rep's deals whose close date falls in [from, to], and those without a close date (whose period
+ * depends on when they were won or on today): the caller keeps those of the periods it evaluates. The
+ * rep's deals are those it owns and the split deals of others that credit it.
+ */
+export async function dealsOfRepAround(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  span: { from: string; to: string },
+): Promise<DealSnapshot[]> {
+  // Two ranges of the (org_id, user_id, close_date) index. The ORDER BY makes that index the only one that
+  // serves each branch well, so even a generic plan made while the tables were empty picks it.
+  const rows = await tx.query<DealSnapshotRow>(
+    named('earnings_deals_of_rep_around', {
+      text: `(SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
+              WHERE org_id = $1 AND user_id = $2 AND close_date BETWEEN $3::date AND $4::date ORDER BY close_date)
+             UNION ALL
+             (SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
+              WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL ORDER BY close_date)
+             UNION ALL
+             (SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
+              WHERE ${CREDITS_REP} AND org_id = $1 AND user_id IS DISTINCT FROM $2
+                AND (close_date BETWEEN $3::date AND $4::date OR close_date IS NULL))`,
+      values: [orgId, userId, span.from, span.to],
+    }),
+  );
+  return rows.map(toDealSnapshot);
+}
 
-  /** Every deal the rep owns, and every split deal of others that credits it. */
-  async dealsOfRep(tx: Transaction, orgId: string, userId: string): Promise<DealSnapshot[]> {
-    const rows = await tx.query<DealSnapshotRow>(
-      named('earnings_deals_of_rep', {
-        text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals WHERE org_id = $1 AND user_id = $2
-               UNION ALL
-               SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-               WHERE ${CREDITS_REP} AND org_id = $1 AND user_id IS DISTINCT FROM $2`,
-        values: [orgId, userId],
-      }),
-    );
-    return rows.map(toDealSnapshot);
-  }
+/** Every deal the rep owns, and every split deal of others that credits it. */
+export async function dealsOfRep(tx: Transaction, orgId: string, userId: string): Promise<DealSnapshot[]> {
+  const rows = await tx.query<DealSnapshotRow>(
+    named('earnings_deals_of_rep', {
+      text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals WHERE org_id = $1 AND user_id = $2
+             UNION ALL
+             SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
+             WHERE ${CREDITS_REP} AND org_id = $1 AND user_id IS DISTINCT FROM $2`,
+      values: [orgId, userId],
+    }),
+  );
+  return rows.map(toDealSnapshot);
+}
 
-  async dealsByIds(tx: Transaction, orgId: string, dealIds: readonly string[]): Promise<DealSnapshot[]> {
-    if (dealIds.length === 0) return [];
-    const rows = await tx.query<DealSnapshotRow>(
-      named('earnings_deals_by_ids', {
-        text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals WHERE org_id = $1 AND id = ANY($2::text[])`,
-        values: [orgId, dealIds],
-      }),
-    );
-    return rows.map(toDealSnapshot);
-  }
+export async function dealsByIds(tx: Transaction, orgId: string, dealIds: readonly string[]): Promise<DealSnapshot[]> {
+  if (dealIds.length === 0) return [];
+  const rows = await tx.query<DealSnapshotRow>(
+    named('earnings_deals_by_ids', {
+      text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals WHERE org_id = $1 AND id = ANY($2::text[])`,
+      values: [orgId, dealIds],
+    }),
+  );
+  return rows.map(toDealSnapshot);
 }

@@ -6,7 +6,7 @@ import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { AuditEntryInput } from './audit.ts';
 import type { DomainEventRecord } from './domainEvents.ts';
 import { auditEntryCte, auditEntryValues } from './requestAudit.ts';
-import { named, type SqlPool, type Transaction } from './transaction.ts';
+import { named, type Transaction } from './transaction.ts';
 
 /** A credited rep of a split deal, with the rep's internal user id (stored for finding a rep's split deals). */
 export interface StoredSplit extends DealSplit {
@@ -79,8 +79,8 @@ export const DEAL_COLUMNS =
 /**
  * The application_name a transaction sets (locally) before it writes deals of an org. The change feed reads
  * pg_stat_activity for transactions carrying it, so every transaction that writes `deals` must set it first
- * (SourceEventRepository.recordAndOpenDeal does) and must take `updated_at` from clock_timestamp() after it
- * holds a transaction id. See FeedWriterRepository.horizon.
+ * (sourceEvents.recordAndOpenDeal does) and must take `updated_at` from clock_timestamp() after it
+ * holds a transaction id. See feedWriters.horizon.
  */
 export function dealWriterTag(orgId: string): string {
   return `quotient:deals:${orgId}`;
@@ -146,113 +146,106 @@ const APPLY_EVENT = `
   WHERE d.org_id = $2 AND d.id = $4
   RETURNING ${DEAL_COLUMNS}, (SELECT created_at FROM recorded) AS event_created_at`;
 
-export class DealRepository {
-  private readonly pool: SqlPool;
+/**
+ * Locks an existing deal for the rest of the transaction and returns its latest committed state. Used when
+ * the deal was created by a transaction that committed after this one's statement snapshot was taken.
+ */
+export async function lockByExternalId(tx: Transaction, orgId: string, externalId: string): Promise<DealRecord | null> {
+  const rows = await tx.query<DealRow>(named('deals_lock', { text: LOCK_DEAL, values: [orgId, externalId] }));
+  return rows[0] ? toDealRecord(rows[0]) : null;
+}
 
-  constructor(pool: SqlPool) {
-    this.pool = pool;
-  }
+/**
+ * Records the domain event and applies it to the locked deal in one round trip: version + 1, `updated_at`
+ * from clock_timestamp() (the transaction already holds a transaction id, see dealWriterTag), `won_at` set
+ * when the deal becomes won (to the event's `occurred_at` when it carries one: a CRM
+ * backfilling last quarter's deals means last quarter) and cleared when it is no longer won, `created_at`
+ * set by the first event. The domain event gets the same time, taken under the deal's lock, so a deal's
+ * domain events ordered by `created_at` are in the order they were applied. The request's audit entry, when
+ * given, is written by the same statement (auditEntryCte).
+ */
+export async function applyEvent(
+  tx: Transaction,
+  orgId: string,
+  dealId: string,
+  event: AppliedEvent,
+  audit: AuditEntryInput | null = null,
+): Promise<{ deal: DealRecord; domainEvent: DomainEventRecord }> {
+  const { state } = event;
+  const rows = await tx.query<DealRow & { event_created_at: Date }>(
+    named('deals_apply_event', {
+      text: APPLY_EVENT,
+      values: [
+        event.domainEventId,
+        orgId,
+        event.sourceEventId,
+        dealId,
+        event.type,
+        event.eventTypeHint,
+        JSON.stringify(event.changes),
+        event.occurredAt,
+        state.amount_cents,
+        state.stage,
+        state.close_date,
+        state.owner_external_id,
+        JSON.stringify(state.custom),
+        event.status,
+        event.userId,
+        event.lastOccurredAt,
+        event.becameWon,
+        event.splits === null ? null : JSON.stringify(event.splits),
+        event.currency,
+        ...auditEntryValues(orgId, audit),
+      ],
+    }),
+  );
+  const row = rows[0];
+  if (!row) throw new Error(`deal ${dealId} of org ${orgId} is not locked by this transaction`);
+  return {
+    deal: toDealRecord(row),
+    domainEvent: {
+      id: event.domainEventId,
+      org_id: orgId,
+      source_event_id: event.sourceEventId,
+      deal_id: dealId,
+      type: event.type,
+      event_type_hint: event.eventTypeHint,
+      changes: event.changes,
+      stale: false,
+      occurred_at: event.occurredAt,
+      created_at: row.event_created_at,
+    },
+  };
+}
 
-  /**
-   * Locks an existing deal for the rest of the transaction and returns its latest committed state. Used when
-   * the deal was created by a transaction that committed after this one's statement snapshot was taken.
-   */
-  async lockByExternalId(tx: Transaction, orgId: string, externalId: string): Promise<DealRecord | null> {
-    const rows = await tx.query<DealRow>(named('deals_lock', { text: LOCK_DEAL, values: [orgId, externalId] }));
-    return rows[0] ? toDealRecord(rows[0]) : null;
-  }
-
-  /**
-   * Records the domain event and applies it to the locked deal in one round trip: version + 1, `updated_at`
-   * from clock_timestamp() (the transaction already holds a transaction id, see dealWriterTag), `won_at` set
-   * when the deal becomes won (to the event's `occurred_at` when it carries one: a CRM
-   * backfilling last quarter's deals means last quarter) and cleared when it is no longer won, `created_at`
-   * set by the first event. The domain event gets the same time, taken under the deal's lock, so a deal's
-   * domain events ordered by `created_at` are in the order they were applied. The request's audit entry, when
-   * given, is written by the same statement (auditEntryCte).
-   */
-  async applyEvent(
-    tx: Transaction,
-    orgId: string,
-    dealId: string,
-    event: AppliedEvent,
-    audit: AuditEntryInput | null = null,
-  ): Promise<{ deal: DealRecord; domainEvent: DomainEventRecord }> {
-    const { state } = event;
-    const rows = await tx.query<DealRow & { event_created_at: Date }>(
-      named('deals_apply_event', {
-        text: APPLY_EVENT,
-        values: [
-          event.domainEventId,
-          orgId,
-          event.sourceEventId,
-          dealId,
-          event.type,
-          event.eventTypeHint,
-          JSON.stringify(event.changes),
-          event.occurredAt,
-          state.amount_cents,
-          state.stage,
-          state.close_date,
-          state.owner_external_id,
-          JSON.stringify(state.custom),
-          event.status,
-          event.userId,
-          event.lastOccurredAt,
-          event.becameWon,
-          event.splits === null ? null : JSON.stringify(event.splits),
-          event.currency,
-          ...auditEntryValues(orgId, audit),
-        ],
-      }),
-    );
-    const row = rows[0];
-    if (!row) throw new Error(`deal ${dealId} of org ${orgId} is not locked by this transaction`);
-    return {
-      deal: toDealRecord(row),
-      domainEvent: {
-        id: event.domainEventId,
-        org_id: orgId,
-        source_event_id: event.sourceEventId,
-        deal_id: dealId,
-        type: event.type,
-        event_type_hint: event.eventTypeHint,
-        changes: event.changes,
-        stale: false,
-        occurred_at: event.occurredAt,
-        created_at: row.event_created_at,
-      },
-    };
-  }
-
-  /**
-   * Up to `limit` deals after `position` in (updated_at, id) order, with every filter applied. The text names
-   * only the filters given, so that even a generic plan picks the index that fits: (org_id, external_id),
-   * (org_id, status, updated_at, id) or (org_id, updated_at, id).
-   */
-  async listAfter(
-    orgId: string,
-    filters: DealListFilters,
-    position: KeysetPosition,
-    limit: number,
-  ): Promise<DealRecord[]> {
-    const values: unknown[] = [];
-    const param = (value: unknown) => {
-      values.push(value);
-      return `$${values.length}`;
-    };
-    const where = [`org_id = ${param(orgId)}`];
-    if (filters.status) where.push(`status = ${param(filters.status)}`);
-    else if (!filters.includeDeleted) where.push(`status <> 'deleted'`);
-    if (filters.stage !== undefined) where.push(`stage = ${param(filters.stage)}`);
-    if (filters.ownerExternalId !== undefined) where.push(`owner_external_id = ${param(filters.ownerExternalId)}`);
-    if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
-    if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}::timestamptz`);
-    if (position) where.push(`(updated_at, id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
-    const { rows } = await this.pool.query<DealRow>({
-      text: `SELECT ${DEAL_COLUMNS} FROM deals WHERE ${where.join(' AND ')} ORDER BY updated_at, id LIMIT ${param(limit)}`,
-      values,
-    });
-    return rows.map(toDealRecord);
-  }
+/**
+ * Up to `limit` deals after `position` in (updated_at, id) order, with every filter applied. The text names
+ * only the filters given, so that even a generic plan picks the index that fits: (org_id, external_id),
+ * (org_id, status, updated_at, id) or (org_id, updated_at, id).
+ */
+export async function listAfter(
+  tx: Transaction,
+  orgId: string,
+  filters: DealListFilters,
+  position: KeysetPosition,
+  limit: number,
+): Promise<DealRecord[]> {
+  const values: unknown[] = [];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const where = [`org_id = ${param(orgId)}`];
+  if (filters.status) where.push(`status = ${param(filters.status)}`);
+  else if (!filters.includeDeleted) where.push(`status <> 'deleted'`);
+  if (filters.stage !== undefined) where.push(`stage = ${param(filters.stage)}`);
+  if (filters.ownerExternalId !== undefined) where.push(`owner_external_id = ${param(filters.ownerExternalId)}`);
+  if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
+  if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}::timestamptz`);
+  if (position) where.push(`(updated_at, id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
+  const rows = await tx.query<DealRow>({
+    text: `SELECT ${DEAL_COLUMNS} FROM deals WHERE ${where.join(' AND ')} ORDER BY updated_at, id LIMIT ${param(limit)}`,
+    values,
+  });
+  return rows.map(toDealRecord);
 }

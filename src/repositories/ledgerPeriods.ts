@@ -4,57 +4,59 @@ import { named, type Transaction } from './transaction.ts';
 
 // Periods as the ledger books into them, inside the booking transaction.
 
-export class LedgerPeriodRepository {
-  /** The status of every period of the org, without locking any (a period not listed does not exist yet). */
-  async periodStatuses(tx: Transaction, orgId: string): Promise<Map<PeriodId, PeriodStatus>> {
-    const rows = await tx.query<{ id: string; status: PeriodStatus }>(
-      named('earnings_period_statuses', { text: 'SELECT id, status FROM periods WHERE org_id = $1', values: [orgId] }),
-    );
-    return new Map(rows.map((row) => [row.id, row.status]));
-  }
+/** The status of every period of the org, without locking any (a period not listed does not exist yet). */
+export async function periodStatuses(tx: Transaction, orgId: string): Promise<Map<PeriodId, PeriodStatus>> {
+  const rows = await tx.query<{ id: string; status: PeriodStatus }>(
+    named('earnings_period_statuses', { text: 'SELECT id, status FROM periods WHERE org_id = $1', values: [orgId] }),
+  );
+  return new Map(rows.map((row) => [row.id, row.status]));
+}
 
-  /**
-   * Reads these periods `FOR SHARE`, in id order, and holds them until the transaction ends: a lock or
-   * mark-paid of one of them (which takes it `FOR UPDATE`) waits for this transaction, and this one waits for
-   * a status change in progress. Returns the status of those that exist.
-   */
-  async sharePeriods(
-    tx: Transaction,
-    orgId: string,
-    periodIds: readonly PeriodId[],
-  ): Promise<Map<PeriodId, PeriodStatus>> {
-    if (periodIds.length === 0) return new Map();
-    const rows = await tx.query<{ id: string; status: PeriodStatus }>(
-      named('earnings_share_periods', {
-        text: 'SELECT id, status FROM periods WHERE org_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR SHARE',
-        values: [orgId, periodIds],
-      }),
-    );
-    return new Map(rows.map((row) => [row.id, row.status]));
-  }
+/**
+ * Reads these periods `FOR SHARE`, in id order, and holds them until the transaction ends: a lock or
+ * mark-paid of one of them (which takes it `FOR UPDATE`) waits for this transaction, and this one waits for
+ * a status change in progress. Returns the status of those that exist.
+ */
+export async function sharePeriods(
+  tx: Transaction,
+  orgId: string,
+  periodIds: readonly PeriodId[],
+): Promise<Map<PeriodId, PeriodStatus>> {
+  if (periodIds.length === 0) return new Map();
+  const rows = await tx.query<{ id: string; status: PeriodStatus }>(
+    named('earnings_share_periods', {
+      text: 'SELECT id, status FROM periods WHERE org_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR SHARE',
+      values: [orgId, periodIds],
+    }),
+  );
+  return new Map(rows.map((row) => [row.id, row.status]));
+}
 
-  /**
-   * Creates the periods that do not exist yet, `open`, and returns the ids this call created: whoever first books
-   * into a period, or locks it, calls this. Concurrent callers create each period once (the others wait for its
-   * insert, then see it). The kind and the dates follow from the id.
-   */
-  async ensurePeriods(tx: Transaction, orgId: string, periodIds: readonly PeriodId[]): Promise<PeriodId[]> {
-    if (periodIds.length === 0) return [];
-    const periods = [...periodIds].sort().map((id) => {
-      const parsed = parsePeriodId(id);
-      if (!parsed) throw new RangeError(`not a period id: ${JSON.stringify(id)}`);
-      return { id, kind: parsed.kind, ...periodBounds(id) };
-    });
-    const created = await tx.query<{ id: PeriodId }>(
-      named('ensure_periods', {
-        text: `INSERT INTO periods (org_id, id, kind, starts_on, ends_on, status)
-               SELECT $1, p.id, p.kind, p.starts_on, p.ends_on, 'open'
-               FROM jsonb_to_recordset($2::jsonb) AS p(id text, kind text, starts_on date, ends_on date)
-               ON CONFLICT (org_id, id) DO NOTHING
-               RETURNING id`,
-        values: [orgId, JSON.stringify(periods)],
-      }),
-    );
-    return created.map((row) => row.id);
-  }
+/**
+ * Creates the periods that do not exist yet, `open`, and returns the ids this call created: whoever first books
+ * into a period, or locks it, calls this. Concurrent callers create each period once (the others wait for its
+ * insert, then see it). The kind and the dates follow from the id.
+ */
+export async function ensurePeriods(
+  tx: Transaction,
+  orgId: string,
+  periodIds: readonly PeriodId[],
+): Promise<PeriodId[]> {
+  if (periodIds.length === 0) return [];
+  const periods = [...periodIds].sort().map((id) => {
+    const parsed = parsePeriodId(id);
+    if (!parsed) throw new RangeError(`not a period id: ${JSON.stringify(id)}`);
+    return { id, kind: parsed.kind, ...periodBounds(id) };
+  });
+  const created = await tx.query<{ id: PeriodId }>(
+    named('ensure_periods', {
+      text: `INSERT INTO periods (org_id, id, kind, starts_on, ends_on, status)
+             SELECT $1, p.id, p.kind, p.starts_on, p.ends_on, 'open'
+             FROM jsonb_to_recordset($2::jsonb) AS p(id text, kind text, starts_on date, ends_on date)
+             ON CONFLICT (org_id, id) DO NOTHING
+             RETURNING id`,
+      values: [orgId, JSON.stringify(periods)],
+    }),
+  );
+  return created.map((row) => row.id);
 }

@@ -38,23 +38,21 @@ const LOAD = `
                    FROM exchange_rates r WHERE r.org_id = o.id), '[]') AS rates
   FROM orgs o WHERE o.id = $1`;
 
-export class OrgConfigRepository {
-  async load(tx: Transaction, orgId: string): Promise<OrgConfig> {
-    const rows = await tx.query<{
-      version: number;
-      plans: PlanState[];
-      endpoints: Array<{ id: string; events: string[] }>;
-      default_currency: string;
-      rates: ExchangeRate[];
-    }>(named('org_config_load', { text: LOAD, values: [orgId] }));
-    const row = rows[0];
-    if (!row) throw new Error(`org ${orgId} does not exist`);
-    return {
-      version: row.version,
-      plansInForce: row.plans,
-      endpoints: row.endpoints,
-      defaultCurrency: row.default_currency,
-      rates: row.rates,
-    };
-  }
+export async function load(tx: Transaction, orgId: string): Promise<OrgConfig> {
+  const rows = await tx.query<{
+    version: number;
+    plans: PlanState[];
+    endpoints: Array<{ id: string; events: string[] }>;
+    default_currency: string;
+    rates: ExchangeRate[];
+  }>(named('org_config_load', { text: LOAD, values: [orgId] }));
+  const row = rows[0];
+  if (!row) throw new Error(`org ${orgId} does not exist`);
+  return {
+    version: row.version,
+    plansInForce: row.plans,
+    endpoints: row.endpoints,
+    defaultCurrency: row.default_currency,
+    rates: row.rates,
+  };
 }

@@ -10,33 +10,31 @@ export interface PlanState {
   version_id: string;
 }
 
-export class PlanStateRepository {
-  /** The org's plans (all, or those named), active or archived, oldest first. */
-  async planStates(tx: Transaction, orgId: string, planIds?: readonly string[]): Promise<PlanState[]> {
-    const statement = planIds
-      ? sql`SELECT id AS plan_id, status, current_version_id AS version_id FROM plans
-            WHERE org_id = ${orgId} AND id = ANY(${[...planIds]}::text[]) AND current_version_id IS NOT NULL
-            ORDER BY created_at, id`
-      : sql`SELECT id AS plan_id, status, current_version_id AS version_id FROM plans
-            WHERE org_id = ${orgId} AND current_version_id IS NOT NULL ORDER BY created_at, id`;
-    return tx.query<PlanState>(statement);
-  }
+/** The org's plans (all, or those named), active or archived, oldest first. */
+export async function planStates(tx: Transaction, orgId: string, planIds?: readonly string[]): Promise<PlanState[]> {
+  const statement = planIds
+    ? sql`SELECT id AS plan_id, status, current_version_id AS version_id FROM plans
+          WHERE org_id = ${orgId} AND id = ANY(${[...planIds]}::text[]) AND current_version_id IS NOT NULL
+          ORDER BY created_at, id`
+    : sql`SELECT id AS plan_id, status, current_version_id AS version_id FROM plans
+          WHERE org_id = ${orgId} AND current_version_id IS NOT NULL ORDER BY created_at, id`;
+  return tx.query<PlanState>(statement);
+}
 
-  /**
-   * Creates the chips a plan's draw lines name (issue 16), once: they are not chips of the plan file, so no plan
-   * version lists them, but every earning row names a chip.
-   */
-  async ensureDrawChips(
-    tx: Transaction,
-    orgId: string,
-    planId: string,
-    chips: ReadonlyArray<{ id: string; key: string }>,
-  ) {
-    for (const chip of chips) {
-      await tx.query(
-        sql`INSERT INTO chips (id, org_id, plan_id, key) VALUES (${chip.id}, ${orgId}, ${planId}, ${chip.key})
-            ON CONFLICT DO NOTHING`,
-      );
-    }
+/**
+ * Creates the chips a plan's draw lines name (issue 16), once: they are not chips of the plan file, so no plan
+ * version lists them, but every earning row names a chip.
+ */
+export async function ensureDrawChips(
+  tx: Transaction,
+  orgId: string,
+  planId: string,
+  chips: ReadonlyArray<{ id: string; key: string }>,
+) {
+  for (const chip of chips) {
+    await tx.query(
+      sql`INSERT INTO chips (id, org_id, plan_id, key) VALUES (${chip.id}, ${orgId}, ${planId}, ${chip.key})
+          ON CONFLICT DO NOTHING`,
+    );
   }
 }

@@ -20,37 +20,35 @@ const INSERT_MESSAGE = `
   SELECT t.delivery_id, $2, message.id, t.endpoint_id, 'pending', 0, now(), now()
   FROM message, unnest($5::text[], $6::text[]) AS t(delivery_id, endpoint_id)`;
 
-export class WebhookOutboxRepository {
-  /** The org's enabled endpoints subscribed to `type`, or only `onlyEndpointId` when given; in id order. */
-  async subscribedEndpoints(
-    tx: Transaction,
-    orgId: string,
-    type: string,
-    onlyEndpointId: string | null,
-  ): Promise<string[]> {
-    const rows = await tx.query<{ id: string }>(
-      named('webhooks_subscribed_endpoints', { text: SUBSCRIBED_ENDPOINTS, values: [orgId, type, onlyEndpointId] }),
-    );
-    return rows.map((row) => row.id);
-  }
+/** The org's enabled endpoints subscribed to `type`, or only `onlyEndpointId` when given; in id order. */
+export async function subscribedEndpoints(
+  tx: Transaction,
+  orgId: string,
+  type: string,
+  onlyEndpointId: string | null,
+): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>(
+    named('webhooks_subscribed_endpoints', { text: SUBSCRIBED_ENDPOINTS, values: [orgId, type, onlyEndpointId] }),
+  );
+  return rows.map((row) => row.id);
+}
 
-  /** One message and a delivery, due at once, per endpoint. */
-  async insertMessage(
-    tx: Transaction,
-    message: { messageId: string; orgId: string; type: string; body: string; endpointIds: readonly string[] },
-  ): Promise<void> {
-    await tx.query(
-      named('webhooks_insert_message', {
-        text: INSERT_MESSAGE,
-        values: [
-          message.messageId,
-          message.orgId,
-          message.type,
-          message.body,
-          message.endpointIds.map(() => newId('dlv')),
-          [...message.endpointIds],
-        ],
-      }),
-    );
-  }
+/** One message and a delivery, due at once, per endpoint. */
+export async function insertMessage(
+  tx: Transaction,
+  message: { messageId: string; orgId: string; type: string; body: string; endpointIds: readonly string[] },
+): Promise<void> {
+  await tx.query(
+    named('webhooks_insert_message', {
+      text: INSERT_MESSAGE,
+      values: [
+        message.messageId,
+        message.orgId,
+        message.type,
+        message.body,
+        message.endpointIds.map(() => newId('dlv')),
+        [...message.endpointIds],
+      ],
+    }),
+  );
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { decoyPasswordHash, generatePassword, hashPassword, verifyPassword } from '../access/passwords.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import {
   type AdminRecord,
@@ -11,7 +12,6 @@ import {
 } from '../repositories/admins.ts';
 import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { AdminError } from './adminError.ts';
 
 export const ADMIN_ROLES: readonly AdminRole[] = ['admin', 'viewer'];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { components } from '../../generated/openapi.ts';
 import { InvalidDealEvent, parseDealEvent } from '../domain/deals/event.ts';
 import { compareLedgers } from '../domain/earnings/estimate.ts';
-import { EstimateRepository } from '../repositories/estimates.ts';
+import * as estimates from '../repositories/estimates.ts';
 import { toWireDeal } from '../wire/deals.ts';
 import type { DealIngestion } from './ingestion.ts';
 
@@ -28,7 +28,6 @@ export class EstimateRefused extends Error {
  */
 export class DealEstimator {
   readonly #ingestion: DealIngestion;
-  readonly #estimates = new EstimateRepository();
 
   constructor(ingestion: DealIngestion) {
     this.#ingestion = ingestion;
@@ -42,9 +41,9 @@ export class DealEstimator {
     return this.#ingestion.rehearse(orgId, keyId, async (tx, apply) => {
       const existing =
         input.deal_id !== undefined
-          ? await this.#estimates.dealById(tx, orgId, input.deal_id)
+          ? await estimates.dealById(tx, orgId, input.deal_id)
           : input.external_id !== undefined
-            ? await this.#estimates.dealByExternalId(tx, orgId, input.external_id)
+            ? await estimates.dealByExternalId(tx, orgId, input.external_id)
             : null;
       if (input.deal_id !== undefined && !existing) throw new EstimateRefused('not_found', `no deal ${input.deal_id}`);
       const changes: Record<string, unknown> = { ...input.state };
@@ -57,7 +56,7 @@ export class DealEstimator {
       }
       const body = {
         external_id: existing?.external_id ?? input.external_id ?? `estimate-${randomUUID()}`,
-        state: { ...changes, stage: await this.#estimates.firstWonStage(tx, orgId), close_date: input.close_date },
+        state: { ...changes, stage: await estimates.firstWonStage(tx, orgId), close_date: input.close_date },
       };
       let event: ReturnType<typeof parseDealEvent>;
       try {
@@ -67,20 +66,20 @@ export class DealEstimator {
         throw error;
       }
 
-      const ownerBefore = await this.#estimates.userIdOf(tx, orgId, owner);
+      const ownerBefore = await estimates.userIdOf(tx, orgId, owner);
       const repsBefore = [existing?.user_id, ownerBefore].filter((id): id is string => typeof id === 'string');
-      const before = await this.#estimates.rowsOfReps(tx, orgId, repsBefore);
+      const before = await estimates.rowsOfReps(tx, orgId, repsBefore);
       const ids = await apply(event, body);
-      const ownerAfter = await this.#estimates.userIdOf(tx, orgId, owner);
+      const ownerAfter = await estimates.userIdOf(tx, orgId, owner);
       const reps = [...new Set([...repsBefore, ...(ownerAfter ? [ownerAfter] : [])])];
-      const after = await this.#estimates.rowsOfReps(tx, orgId, reps);
+      const after = await estimates.rowsOfReps(tx, orgId, reps);
       const known = new Set(before.map((row) => row.id));
-      const written = await this.#estimates.writtenRows(
+      const written = await estimates.writtenRows(
         tx,
         orgId,
         after.filter((row) => !known.has(row.id)).map((row) => row.id),
       );
-      const deal = await this.#estimates.dealById(tx, orgId, ids.deal_id);
+      const deal = await estimates.dealById(tx, orgId, ids.deal_id);
       if (!deal) throw new Error(`the rehearsed deal ${ids.deal_id} of org ${orgId} is not visible in its transaction`);
       const comparison = compareLedgers({
         before,

@@ -1,3 +1,4 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { currencyProblem } from '../domain/currencies.ts';
 import { normaliseRate, rateProblem } from '../domain/earnings/exchange.ts';
@@ -5,7 +6,6 @@ import { isCalendarDate } from '../domain/periods.ts';
 import { AuditRepository } from '../repositories/audit.ts';
 import { ExchangeRateRepository, type StoredExchangeRate } from '../repositories/exchangeRates.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { AdminError } from './adminError.ts';
 
 // Exchange rates and the org's default currency (issue 16, item 5), as admins set them. Setting a rate changes

@@ -1,9 +1,9 @@
 import { generateApiKey, parseRateLimit, parseScopes } from '../access/apiKeys.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { type ApiKeyRecord, ApiKeyRepository } from '../repositories/apiKeys.ts';
 import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { AdminError } from './adminError.ts';
 
 export interface CreatedKey {

@@ -1,11 +1,11 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { isPeriodId } from '../domain/periods.ts';
 import { AuditRepository } from '../repositories/audit.ts';
-import { LedgerPeriodRepository } from '../repositories/ledgerPeriods.ts';
+import * as ledgerPeriods from '../repositories/ledgerPeriods.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
 import { type PeriodRecord, PeriodRepository, type PeriodTotal } from '../repositories/periods.ts';
 import { databaseStatements, inPrismaTransaction } from '../repositories/transaction.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { AdminError } from './adminError.ts';
 import { PayoutReader, PayoutsUnavailable } from './payouts.ts';
 import type { PeriodChangeListener } from './periodChanges.ts';
@@ -25,7 +25,6 @@ export interface PeriodChangeResult {
 export class PeriodAdmin {
   private readonly db: Database;
   private readonly periods: PeriodRepository;
-  private readonly ledgerPeriods = new LedgerPeriodRepository();
   private readonly orgs: OrgRepository;
   private readonly audit: AuditRepository;
   private readonly listener: PeriodChangeListener;
@@ -63,7 +62,7 @@ export class PeriodAdmin {
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
       await this.listener.beforePeriodLocked?.(tx, { orgId, periodId });
-      const created = await this.ledgerPeriods.ensurePeriods(tx, orgId, [periodId]);
+      const created = await ledgerPeriods.ensurePeriods(tx, orgId, [periodId]);
       const current = (await this.periods.lockForUpdate(tx, orgId, periodId)) as PeriodRecord;
       if (current.status === 'locked') return { period: current, changed: false, rows_moved: 0 };
       if (current.status === 'paid') {

@@ -1,9 +1,9 @@
+import { type AdminActor, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { limitsOf, type PlanLimits, type PlanRecord } from '../repositories/plans.ts';
 import type { Transaction } from '../repositories/transaction.ts';
-import { type AdminActor, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { RecomputeSummary } from './earnings/planRecompute.ts';
 import type { EarningsRecompute } from './adminRecompute.ts';
+import type { RecomputeSummary } from './earnings/planRecompute.ts';
 import type { PlanArchived, PlanChangeListener, PlanVersionApplied } from './planChanges.ts';
 import { type ApplyPlanInput, type ApplyPlanResult, PlanAdmin, PlanHistory } from './plans.ts';
 

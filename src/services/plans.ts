@@ -1,3 +1,4 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { DEFAULT_CURRENCY } from '../domain/currencies.ts';
 import { chipDefinitionDigest, planContentDigest } from '../domain/plans/digests.ts';
@@ -13,7 +14,6 @@ import {
   type PlanVersionSnapshot,
 } from '../repositories/plans.ts';
 import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { AdminError } from './adminError.ts';
 import type { PlanChangeListener, PlanVersionApplied } from './planChanges.ts';
 

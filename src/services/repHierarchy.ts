@@ -1,3 +1,4 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { firstCycle, overridesMovedBy, repHierarchyOf } from '../domain/earnings/hierarchy.ts';
 import { type CalendarDate, isCalendarDate } from '../domain/periods.ts';
@@ -5,13 +6,13 @@ import { MAX_OVERRIDE_DEPTH } from '../domain/plans/types.ts';
 import { newId } from '../lib/ids.ts';
 import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
-import { type ManagerEntryRecord, RepManagerRepository } from '../repositories/repManagers.ts';
+import type { ManagerEntryRecord } from '../repositories/repManagers.ts';
+import * as repManagers from '../repositories/repManagers.ts';
 import { inPrismaTransaction, poolStatements, type SqlPool } from '../repositories/transaction.ts';
-import { UserRepository } from '../repositories/users.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
+import * as users from '../repositories/users.ts';
 import { AdminError } from './adminError.ts';
-import type { RecomputeSummary } from './earnings/planRecompute.ts';
 import type { EarningsRecompute } from './adminRecompute.ts';
+import type { RecomputeSummary } from './earnings/planRecompute.ts';
 
 // The rep hierarchy that manager overrides read (issue 16): admins set a rep's manager from a day on, and the
 // override lines the change moves are recomputed, in locked periods too (the difference is booked in the next
@@ -73,8 +74,6 @@ export class RepHierarchyAdmin {
   readonly #pool: SqlPool;
   readonly #orgs: OrgRepository;
   readonly #audit: AuditRepository;
-  readonly #managers = new RepManagerRepository();
-  readonly #users = new UserRepository();
 
   constructor(db: Database, recompute: EarningsRecompute, pool: SqlPool) {
     this.#db = db;
@@ -87,7 +86,7 @@ export class RepHierarchyAdmin {
   /** Every entry of the org (or of one rep), by rep and day. */
   async list(orgId: string, repExternalId?: string): Promise<ManagerEntry[]> {
     await this.#requireOrg(orgId);
-    const entries = await this.#managers.entriesOfOrg(poolStatements(this.#pool), orgId);
+    const entries = await repManagers.entriesOfOrg(poolStatements(this.#pool), orgId);
     return entries
       .filter((entry) => repExternalId === undefined || entry.rep_external_id === repExternalId)
       .map(toEntry);
@@ -115,8 +114,8 @@ export class RepHierarchyAdmin {
     const change = await inPrismaTransaction(
       this.#db,
       async (tx) => {
-        await this.#managers.lockHierarchy(tx, orgId);
-        const before = await this.#managers.entriesOfOrg(tx, orgId);
+        await repManagers.lockHierarchy(tx, orgId);
+        const before = await repManagers.entriesOfOrg(tx, orgId);
         const current = before.find((entry) => entry.rep_external_id === repExternalId && entry.from === from);
         if (current && current.manager_external_id === managerExternalId) return null;
         const entries = before
@@ -134,10 +133,9 @@ export class RepHierarchyAdmin {
             `this would make ${cycle.loop[0]} their own manager from ${cycle.day} (${cycle.loop.join(' → ')}); nothing changed`,
           );
         }
-        const repUserId = await this.#users.ensureRep(tx, orgId, repExternalId);
-        const managerUserId =
-          managerExternalId === null ? null : await this.#users.ensureRep(tx, orgId, managerExternalId);
-        await this.#managers.setFrom(tx, orgId, { id: newId('rmgr'), repUserId, managerUserId, from });
+        const repUserId = await users.ensureRep(tx, orgId, repExternalId);
+        const managerUserId = managerExternalId === null ? null : await users.ensureRep(tx, orgId, managerExternalId);
+        await repManagers.setFrom(tx, orgId, { id: newId('rmgr'), repUserId, managerUserId, from });
         await this.#audit.insertMany(
           [
             adminAuditEntry(
@@ -154,7 +152,7 @@ export class RepHierarchyAdmin {
           ],
           tx,
         );
-        return { before, after: await this.#managers.entriesOfOrg(tx, orgId) };
+        return { before, after: await repManagers.entriesOfOrg(tx, orgId) };
       },
       TRANSACTION_OPTIONS,
     );

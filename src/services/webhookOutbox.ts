@@ -2,7 +2,7 @@ import type { webhooks } from '../../generated/openapi.ts';
 import type { WebhookMessageType } from '../domain/webhooks/kinds.ts';
 import { newId } from '../lib/ids.ts';
 import type { Transaction } from '../repositories/transaction.ts';
-import { WebhookOutboxRepository } from '../repositories/webhookOutbox.ts';
+import * as outbox from '../repositories/webhookOutbox.ts';
 
 // The outbox: a webhook is written in the same transaction as the change it announces,
 // one message and a delivery per subscribed endpoint, so a committed change is always announced and a
@@ -12,8 +12,6 @@ import { WebhookOutboxRepository } from '../repositories/webhookOutbox.ts';
 /** The payload `{ type, timestamp, data }` of each kind, as the contract's `webhooks:` section has it. */
 export type WebhookPayload<Type extends WebhookMessageType> =
   webhooks[Type]['post']['requestBody']['content']['application/json'];
-
-const outbox = new WebhookOutboxRepository();
 
 export interface EnqueuedMessage {
   message_id: string;

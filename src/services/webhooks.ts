@@ -1,3 +1,4 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { checkEndpointUrl } from '../domain/webhooks/addresses.ts';
 import { parseEventKinds } from '../domain/webhooks/kinds.ts';
@@ -7,7 +8,6 @@ import { AuditRepository } from '../repositories/audit.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
 import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
 import { type WebhookDeliveryRecord, type WebhookEndpointRecord, WebhookRepository } from '../repositories/webhooks.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { AdminError } from './adminError.ts';
 import { type EnqueuedMessage, enqueueWebhookEvent } from './webhookOutbox.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, describe, test } from 'vitest';
 import type { PeriodId } from '../../src/domain/periods.ts';
 import { AuditRepository } from '../../src/repositories/audit.ts';
-import { LedgerPeriodRepository } from '../../src/repositories/ledgerPeriods.ts';
+import * as ledgerPeriods from '../../src/repositories/ledgerPeriods.ts';
 import { PeriodRepository } from '../../src/repositories/periods.ts';
 import { inPrismaTransaction } from '../../src/repositories/transaction.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from '../../src/services/periodChanges.ts';
@@ -22,7 +22,7 @@ async function auditEntries(orgId: string) {
 /** Ensures the period as booking and locking do, then reads it back. */
 async function ensure(orgId: string, periodId: PeriodId) {
   const db = testDatabase();
-  await inPrismaTransaction(db, (tx) => new LedgerPeriodRepository().ensurePeriods(tx, orgId, [periodId]));
+  await inPrismaTransaction(db, (tx) => ledgerPeriods.ensurePeriods(tx, orgId, [periodId]));
   const period = (await new PeriodRepository(db).listForOrg(orgId)).find((found) => found.id === periodId);
   assert.ok(period, `period ${periodId} was not created`);
   return period;

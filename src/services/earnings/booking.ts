@@ -10,8 +10,9 @@ import type {
 import type { PeriodId } from '../../domain/periods.ts';
 import { newId } from '../../lib/ids.ts';
 import { countEarningsRows } from '../../lib/operationsMetrics.ts';
-import { EarningRepository, type LineRow, type NewEarning } from '../../repositories/earnings.ts';
-import { LedgerPeriodRepository } from '../../repositories/ledgerPeriods.ts';
+import type { LineRow, NewEarning } from '../../repositories/earnings.ts';
+import * as earnings from '../../repositories/earnings.ts';
+import * as ledgerPeriods from '../../repositories/ledgerPeriods.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import { EarningAnnouncements, type KnownEndpoints } from './announcements.ts';
 
@@ -86,9 +87,6 @@ function causedBy(
 export function isLive(row: LedgerRow): boolean {
   return row.status === 'pending' || row.status === 'projected';
 }
-
-const earnings = new EarningRepository();
-const ledgerPeriods = new LedgerPeriodRepository();
 
 /**
  * Brings each target's line to its target (reconcileLine) and reverses the live rows of dropped lines. The

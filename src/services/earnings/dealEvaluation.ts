@@ -11,8 +11,8 @@ import {
 import type { DealSnapshot, Rep } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
-import { EarningRepository } from '../../repositories/earnings.ts';
-import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts';
+import * as earnings from '../../repositories/earnings.ts';
+import * as evaluationLocks from '../../repositories/evaluationLocks.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import type { DealChange } from '../dealChanges.ts';
 import { book } from './booking.ts';
@@ -20,9 +20,6 @@ import type { EvaluationContext } from './context.ts';
 import { drawTargetsOfDealChange } from './draws.ts';
 import { creditedRepsOf, dealSnapshotOf } from './engineAdapter.ts';
 import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
-
-const evaluationLocks = new EvaluationLockRepository();
-const earnings = new EarningRepository();
 
 /**
  * In the ingestion transaction, with the deal row locked: for each active plan, the lines the change can

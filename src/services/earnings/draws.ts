@@ -11,15 +11,15 @@ import { EMPTY_HIERARCHY } from '../../domain/earnings/hierarchy.ts';
 import { dealPeriodId, evaluateLines, overrideDepthOf } from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, EnginePlanVersion, LineTarget, PeriodStatus, Rep } from '../../domain/earnings/types.ts';
 import { type CalendarDate, type PeriodId, periodBounds, periodKindOf } from '../../domain/periods.ts';
-import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
-import { EarningRepository } from '../../repositories/earnings.ts';
-import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts';
-import { LedgerPeriodRepository } from '../../repositories/ledgerPeriods.ts';
-import { OrgConfigRepository } from '../../repositories/orgConfig.ts';
-import { PlanStateRepository } from '../../repositories/planStates.ts';
+import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
+import * as earnings from '../../repositories/earnings.ts';
+import * as locks from '../../repositories/evaluationLocks.ts';
+import * as ledgerPeriods from '../../repositories/ledgerPeriods.ts';
+import * as orgConfigs from '../../repositories/orgConfig.ts';
+import * as planStates from '../../repositories/planStates.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
-import { UserRepository } from '../../repositories/users.ts';
-import { WebhookEndpointPresence } from '../../repositories/webhookEndpoints.ts';
+import * as users from '../../repositories/users.ts';
+import * as endpoints from '../../repositories/webhookEndpoints.ts';
 import { book } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
 import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
@@ -32,14 +32,6 @@ import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader
 // or clawbacks in the earliest open period, like every change to a locked period. An open period has no draw
 // lines yet: what it will pay is settled when it is locked.
 
-const dealSnapshots = new DealSnapshotRepository();
-const earnings = new EarningRepository();
-const locks = new EvaluationLockRepository();
-const ledgerPeriods = new LedgerPeriodRepository();
-const orgConfigs = new OrgConfigRepository();
-const planStates = new PlanStateRepository();
-const users = new UserRepository();
-const endpoints = new WebhookEndpointPresence();
 const NO_HIERARCHY: OrgHierarchy = { hierarchy: EMPTY_HIERARCHY, reps: new Map() };
 
 export function hasDraw(plan: EnginePlanVersion): boolean {

@@ -1,8 +1,8 @@
 import { type RepHierarchy, repHierarchyOf } from '../../domain/earnings/hierarchy.ts';
 import { repsReadBy } from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, EnginePlanVersion, Rep } from '../../domain/earnings/types.ts';
-import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
-import { RepManagerRepository } from '../../repositories/repManagers.ts';
+import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
+import * as repManagers from '../../repositories/repManagers.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 
 /** The org's rep hierarchy for the engine, and the reps it names by external id (with their user ids). */
@@ -10,9 +10,6 @@ export interface OrgHierarchy {
   hierarchy: RepHierarchy;
   reps: Map<string, Rep>;
 }
-
-const repManagers = new RepManagerRepository();
-const dealSnapshots = new DealSnapshotRepository();
 
 export async function loadHierarchy(tx: Transaction, orgId: string): Promise<OrgHierarchy> {
   const entries = await repManagers.entriesOfOrg(tx, orgId);

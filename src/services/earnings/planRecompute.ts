@@ -3,16 +3,16 @@ import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId } from '../../domain/
 import { dealPeriodId, evaluateLines, repsReadBy } from '../../domain/earnings/targets.ts';
 import type { LineTarget, Rep, TraceReplacement } from '../../domain/earnings/types.ts';
 import type { CalendarDate, PeriodId } from '../../domain/periods.ts';
-import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
-import { EarningRepository } from '../../repositories/earnings.ts';
-import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts';
-import { FeedWriterRepository } from '../../repositories/feedWriters.ts';
-import { LedgerPeriodRepository } from '../../repositories/ledgerPeriods.ts';
-import { OrgConfigRepository } from '../../repositories/orgConfig.ts';
-import { PlanStateRepository } from '../../repositories/planStates.ts';
+import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
+import * as earnings from '../../repositories/earnings.ts';
+import * as locks from '../../repositories/evaluationLocks.ts';
+import * as feedWriters from '../../repositories/feedWriters.ts';
+import * as ledgerPeriods from '../../repositories/ledgerPeriods.ts';
+import * as orgConfigs from '../../repositories/orgConfig.ts';
+import * as planStates from '../../repositories/planStates.ts';
 import { inTransaction, poolStatements, type SqlPool, type Transaction } from '../../repositories/transaction.ts';
-import { UserRepository } from '../../repositories/users.ts';
-import { WebhookEndpointPresence } from '../../repositories/webhookEndpoints.ts';
+import * as users from '../../repositories/users.ts';
+import * as endpoints from '../../repositories/webhookEndpoints.ts';
 import { EarningAnnouncements } from './announcements.ts';
 import { addCounts, type BookingCounts, book, isLive, NO_COUNTS } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
@@ -59,16 +59,6 @@ const HIERARCHY_CHANGED: TraceReplacement = {
 };
 
 const DEFAULT_RECOMPUTE_CONCURRENCY = 4;
-
-const earnings = new EarningRepository();
-const dealSnapshots = new DealSnapshotRepository();
-const feedWriters = new FeedWriterRepository();
-const locks = new EvaluationLockRepository();
-const ledgerPeriods = new LedgerPeriodRepository();
-const planStates = new PlanStateRepository();
-const users = new UserRepository();
-const endpoints = new WebhookEndpointPresence();
-const orgConfigs = new OrgConfigRepository();
 
 /**
  * Recomputes the plans' lines in open periods, one rep per transaction (under the rep's evaluation lock, so
