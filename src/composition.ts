@@ -1,13 +1,13 @@
+import { AuditLogReader } from './audit/reader.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/prisma.ts';
 import { poolStatements, type SqlPool } from './repositories/transaction.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
-import { AuditLogReader } from './audit/reader.ts';
+import { EarningsRecompute, type RecomputeProgressReport } from './services/adminRecompute.ts';
 import { DealReader } from './services/deals.ts';
 import { Demo } from './services/demo.ts';
 import { EarningsEngine } from './services/earnings/ledgerKeeper.ts';
 import { EarningReader } from './services/earnings/reader.ts';
-import { EarningsRecompute, type RecomputeProgressReport } from './services/adminRecompute.ts';
 import { DealEstimator } from './services/estimates.ts';
 import { ExchangeRateChange } from './services/exchangeRateChange.ts';
 import { ExchangeRateService } from './services/exchangeRates.ts';
@@ -88,7 +88,7 @@ export interface Services {
 export function composeServices(input: CompositionInput): Services {
   const { db, pool, config } = input;
   // One engine per process: it caches plan versions, which never change once written.
-  const engine = new EarningsEngine(db);
+  const engine = new EarningsEngine();
   // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
   // rehearses an event through the same pipeline and rolls it back.
   const ingestion = new DealIngestion(pool, withDealWebhooks(engine));

@@ -2,7 +2,7 @@ import { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../db/prisma.ts';
 import { normaliseChip } from '../domain/plans/normalise.ts';
 import type { ChipDefinition, Condition, PeriodKind, PlanDefinition } from '../domain/plans/types.ts';
-import { prismaOf, prismaOr, type Transaction } from './transaction.ts';
+import { named, prismaOf, prismaOr, type Transaction } from './transaction.ts';
 
 export type PlanStatus = 'active' | 'archived';
 
@@ -103,6 +103,79 @@ function toPlanRecord(row: PlanRow): PlanRecord {
     updated_at: row.updated_at,
     archived_at: row.archived_at,
   };
+}
+
+/** A stored plan version with its chips in order, as `toSnapshot` reads it. */
+interface StoredVersion {
+  id: string;
+  number: number;
+  definition: unknown;
+  chips: Array<{
+    chip_id: string;
+    key: string;
+    version: number;
+    name: string;
+    kind: string;
+    when: unknown;
+    params: unknown;
+  }>;
+}
+
+function toSnapshot(plan: PlanRecord, version: StoredVersion): PlanVersionSnapshot {
+  const chips = version.chips.map((chip) => ({
+    id: chip.chip_id,
+    version: String(chip.version),
+    definition: normaliseChip({
+      key: chip.key,
+      name: chip.name,
+      kind: chip.kind as ChipDefinition['kind'],
+      when: chip.when as Condition | null,
+      params: chip.params as Record<string, unknown>,
+    }),
+  }));
+  const stored = version.definition as PlanDefinition;
+  const definition: PlanDefinition = {
+    key: stored.key,
+    name: stored.name,
+    period: stored.period,
+    quota_cents: stored.quota_cents,
+    assignees: stored.assignees,
+    ...(typeof stored.cap_cents === 'number' ? { cap_cents: stored.cap_cents } : {}),
+    ...(typeof stored.currency === 'string' ? { currency: stored.currency } : {}),
+    ...(stored.draw ? { draw: { amount_cents: stored.draw.amount_cents, recoverable: stored.draw.recoverable } } : {}),
+    chips: chips.map((chip) => chip.definition),
+  };
+  return { plan, version_id: version.id, version_number: version.number, definition, chips };
+}
+
+const VERSION_SNAPSHOT = `
+  SELECT p.id, p.org_id, p.key, p.name, p.status, p.period, p.quota_cents, p.current_version_id, p.created_at,
+         p.updated_at, p.archived_at, v.id AS version_id, v.number AS version_number, v.definition,
+         COALESCE((SELECT json_agg(json_build_object('chip_id', vc.chip_id, 'key', c.key, 'version', vc.version,
+                                                     'name', vc.name, 'kind', vc.kind, 'when', vc."when",
+                                                     'params', vc.params) ORDER BY vc.position)
+                   FROM plan_version_chips vc JOIN chips c ON c.id = vc.chip_id
+                   WHERE vc.plan_version_id = v.id), '[]'::json) AS chips
+  FROM plans p JOIN plan_versions v ON v.plan_id = p.id AND v.org_id = p.org_id
+  WHERE p.org_id = $1 AND p.id = $2 AND v.id = $3`;
+
+/**
+ * One plan version with its chips, in evaluation order, read in the caller's transaction (plain SQL, so inside
+ * a deal event's transaction of the `pg` pool too): what an evaluation reads for a version it has not cached.
+ */
+export async function versionSnapshot(
+  tx: Transaction,
+  orgId: string,
+  planId: string,
+  versionId: string,
+): Promise<PlanVersionSnapshot | null> {
+  const rows = await tx.query<
+    PlanRow & { version_id: string; version_number: number; definition: unknown; chips: StoredVersion['chips'] }
+  >(named('plans_version_snapshot', { text: VERSION_SNAPSHOT, values: [orgId, planId, versionId] }));
+  const row = rows[0];
+  if (!row) return null;
+  const { version_id, version_number, definition, chips, ...plan } = row;
+  return toSnapshot(toPlanRecord(plan), { id: version_id, number: version_number, definition, chips });
 }
 
 // Serialises applies of one plan key in an org (also the very first, when there is no row to lock yet).
@@ -328,32 +401,9 @@ export class PlanRepository {
     return plans.flatMap((plan) => {
       const version = byPlan.get(plan.id);
       if (!version) return [];
-      const chips = version.chips.map((chip) => ({
-        id: chip.chip_id,
-        version: String(chip.version),
-        definition: normaliseChip({
-          key: chip.chip.key,
-          name: chip.name,
-          kind: chip.kind as ChipDefinition['kind'],
-          when: chip.when as Condition | null,
-          params: chip.params as Record<string, unknown>,
-        }),
-      }));
-      const stored = version.definition as unknown as PlanDefinition;
-      const definition: PlanDefinition = {
-        key: stored.key,
-        name: stored.name,
-        period: stored.period,
-        quota_cents: stored.quota_cents,
-        assignees: stored.assignees,
-        ...(typeof stored.cap_cents === 'number' ? { cap_cents: stored.cap_cents } : {}),
-        ...(typeof stored.currency === 'string' ? { currency: stored.currency } : {}),
-        ...(stored.draw
-          ? { draw: { amount_cents: stored.draw.amount_cents, recoverable: stored.draw.recoverable } }
-          : {}),
-        chips: chips.map((chip) => chip.definition),
-      };
-      return [{ plan, version_id: version.id, version_number: version.number, definition, chips }];
+      return [
+        toSnapshot(plan, { ...version, chips: version.chips.map(({ chip, ...rest }) => ({ ...rest, key: chip.key })) }),
+      ];
     });
   }
 

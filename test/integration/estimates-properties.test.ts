@@ -64,7 +64,7 @@ describe('estimates over random histories', () => {
         for (const { deal, region, new_logo, ...state } of history) {
           await client.deals.ingestEvent({ external_id: deal, state: { ...state, region, new_logo } });
         }
-        if (lockApril) await new PeriodAdmin(db, new EarningsEngine(db)).lock(org.id, '2026-04');
+        if (lockApril) await new PeriodAdmin(db, new EarningsEngine()).lock(org.id, '2026-04');
 
         const changes = {
           owner_external_id: estimated.owner_external_id,

@@ -163,7 +163,7 @@ describe('POST /v1/estimates', () => {
     assert.equal(hypothetical.earned_after_cents, 200_000);
     assert.ok(hypothetical.lines.every((line) => line.deal_id === null));
     assert.equal(await client.users.findByExternalId('rep-new'), null);
-    await new PeriodAdmin(db, new EarningsEngine(db)).lock(org.id, '2026-04');
+    await new PeriodAdmin(db, new EarningsEngine()).lock(org.id, '2026-04');
     const tables = await tableState(org.id);
     // Half the amount, in locked April: the base line earns 3,000.00 against 6,000.00 approved.
     const halved = await client.estimates.create({

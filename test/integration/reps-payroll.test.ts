@@ -16,7 +16,7 @@ const STATUSES = ['projected', 'pending', 'approved', 'paid'] as const;
 
 function periodAdmin() {
   const db = testDatabase();
-  return new PeriodAdmin(db, new EarningsEngine(db));
+  return new PeriodAdmin(db, new EarningsEngine());
 }
 
 function state(amountCents: number, stage: string, closeDate: string, custom: Record<string, unknown> = {}) {

@@ -33,7 +33,7 @@ test("a removed split rep's clawback moves with the deal's new close date, as a 
     state: { amount_cents: 1_000_000, stage: 'closed_won', close_date: '2026-03-20', owner_external_id: 'rep-017' },
     splits: [{ owner_external_id: 'rep-018', share_bps: 10_000 }],
   });
-  await new PeriodAdmin(db, new EarningsEngine(db)).lock(org.id, '2026-03');
+  await new PeriodAdmin(db, new EarningsEngine()).lock(org.id, '2026-03');
 
   // Reopened, undated, without splits: rep-018's approved 1,000.00 is clawed back; rep-017 has a forecast.
   await client.deals.ingestEvent({
@@ -51,7 +51,7 @@ test("a removed split rep's clawback moves with the deal's new close date, as a 
 
   const pool = createSqlPool(process.env.DATABASE_URL as string, 2, () => {});
   try {
-    await new EarningsEngine(db).recompute(pool, { orgId: org.id, planIds: [applied.plan_id] });
+    await new EarningsEngine().recompute(pool, { orgId: org.id, planIds: [applied.plan_id] });
   } finally {
     await pool.end();
   }

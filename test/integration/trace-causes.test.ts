@@ -112,7 +112,7 @@ describe('traces that name their causes', () => {
     const applied = await applyPlan(db, org.id, { ...document, chips: [{ ...document.chips[0], rate_bps: 1200 }] });
     const pool = createSqlPool(process.env.DATABASE_URL as string, 2, () => {});
     try {
-      await new EarningsEngine(db).recompute(pool, { orgId: org.id, planIds: [applied.plan_id] });
+      await new EarningsEngine().recompute(pool, { orgId: org.id, planIds: [applied.plan_id] });
     } finally {
       await pool.end();
     }
@@ -141,7 +141,7 @@ describe('traces that name their causes', () => {
     const applied = await applyPlan(db, org.id, { ...document, chips: [base] });
     const pool = createSqlPool(process.env.DATABASE_URL as string, 2, () => {});
     try {
-      await new EarningsEngine(db).recompute(pool, { orgId: org.id, planIds: [applied.plan_id] });
+      await new EarningsEngine().recompute(pool, { orgId: org.id, planIds: [applied.plan_id] });
     } finally {
       await pool.end();
     }

@@ -57,7 +57,7 @@ export async function evaluateDealChange(
     }
   }
   if (reps.size === 0) return;
-  const plans = await context.versions.of(orgId, config.plansInForce);
+  const plans = await context.versions.of(tx, orgId, config.plansInForce);
   // With override chips, the managers above the credited reps (on any day, within the deepest chip) have lines
   // on this deal too. The hierarchy is read before the locks, to know whom to lock; a hierarchy change that
   // commits meanwhile recomputes its managers after waiting for this event (see RepHierarchyAdmin.setManager).

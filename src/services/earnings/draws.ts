@@ -135,7 +135,7 @@ export async function settleDrawsOfPeriod(
   context: EvaluationContext,
 ): Promise<void> {
   const states = (await planStates.planStates(tx, orgId)).filter((state) => state.status === 'active');
-  const plans = (await context.versions.of(orgId, states)).filter(
+  const plans = (await context.versions.of(tx, orgId, states)).filter(
     (plan) => hasDraw(plan) && plan.period === periodKindOf(periodId),
   );
   if (plans.length === 0) return;

@@ -1,6 +1,4 @@
-import type { Database } from '../../db/prisma.ts';
 import type { CalendarDate } from '../../domain/periods.ts';
-import { PlanRepository } from '../../repositories/plans.ts';
 import type { SqlPool, Transaction } from '../../repositories/transaction.ts';
 import type { DealChange, DealChangeListener } from '../dealChanges.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from '../periodChanges.ts';
@@ -47,8 +45,8 @@ function todayUtc(): CalendarDate {
 export class EarningsEngine implements DealChangeListener, PeriodChangeListener {
   readonly #context: EvaluationContext;
 
-  constructor(db: Database, options: EarningsOptions = {}) {
-    this.#context = { versions: new EnginePlanVersions(new PlanRepository(db)), today: options.today ?? todayUtc };
+  constructor(options: EarningsOptions = {}) {
+    this.#context = { versions: new EnginePlanVersions(), today: options.today ?? todayUtc };
   }
 
   /**

@@ -150,6 +150,7 @@ async function recomputeRep(
   let counts: BookingCounts = { ...NO_COUNTS, rows_reversed: reversed.length };
 
   const plans = await context.versions.of(
+    tx,
     orgId,
     states.filter((state) => state.status === 'active'),
   );
