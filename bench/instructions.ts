@@ -8,7 +8,8 @@ import pg from 'pg';
 import { openEmbeddedDatabase } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { createPrismaClient } from '../src/db/prisma.ts';
-import { OrgRepository } from '../src/repositories/orgs.ts';
+import * as orgs from '../src/repositories/orgs.ts';
+import { databaseStatements } from '../src/repositories/transaction.ts';
 import { KeyAdmin } from '../src/services/keys.ts';
 import { PlanAdmin } from '../src/services/plans.ts';
 import { dealEvents } from './events.ts';
@@ -46,12 +47,15 @@ try {
         rateLimit: '100000',
       })
     ).rawKey;
-  const org = await new OrgRepository(db).create('Instructions org');
-  const planOrg = await new OrgRepository(db).create('Instructions org with a plan');
-  await new PlanAdmin(db, noPlanChanges).apply({
-    orgId: planOrg.id,
-    text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
-  });
+  const org = await orgs.create(databaseStatements(db), 'Instructions org');
+  const planOrg = await orgs.create(databaseStatements(db), 'Instructions org with a plan');
+  await new PlanAdmin(db).apply(
+    {
+      orgId: planOrg.id,
+      text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
+    },
+    noPlanChanges,
+  );
   const authKey = await keyFor(org.id, 'auth');
   const ingestKey = await keyFor(org.id, 'ingest');
   const planKey = await keyFor(planOrg.id, 'earnings');

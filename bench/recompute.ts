@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { createPrismaClient } from '../src/db/prisma.ts';
 import { newId } from '../src/lib/ids.ts';
-import { OrgRepository } from '../src/repositories/orgs.ts';
+import * as orgs from '../src/repositories/orgs.ts';
+import { databaseStatements } from '../src/repositories/transaction.ts';
 import { PlanAdmin } from '../src/services/plans.ts';
 import { noPlanChanges } from './listeners.ts';
 
@@ -36,8 +37,8 @@ export async function benchRecompute(databaseUrl: string, sizes: readonly number
   );
   for (const size of sizes) {
     const db = createPrismaClient(databaseUrl, 2);
-    const org = await new OrgRepository(db).create(`Bench recompute ${size}`);
-    await new PlanAdmin(db, noPlanChanges).apply({ orgId: org.id, text: plan });
+    const org = await orgs.create(databaseStatements(db), `Bench recompute ${size}`);
+    await new PlanAdmin(db).apply({ orgId: org.id, text: plan }, noPlanChanges);
     await db.$disconnect();
     await seedDeals(databaseUrl, org.id, size);
     const first = await recompute(databaseUrl, ['recompute', '--org', org.id, '--json']);

@@ -9,8 +9,8 @@ import { openEmbeddedDatabase } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { createPrismaClient } from '../src/db/prisma.ts';
 import { parseDealEvent } from '../src/domain/deals/event.ts';
-import { OrgRepository } from '../src/repositories/orgs.ts';
-import { createSqlPool } from '../src/repositories/transaction.ts';
+import * as orgs from '../src/repositories/orgs.ts';
+import { createSqlPool, databaseStatements } from '../src/repositories/transaction.ts';
 import { DealIngestion } from '../src/services/ingestion.ts';
 import { KeyAdmin } from '../src/services/keys.ts';
 import { PlanAdmin } from '../src/services/plans.ts';
@@ -144,7 +144,7 @@ try {
   await applyMigrations(database.url);
   if (profiling) await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const db = createPrismaClient(database.url, 2);
-  const org = await new OrgRepository(db).create('Bench org');
+  const org = await orgs.create(databaseStatements(db), 'Bench org');
   // One key per scenario, created with the API's highest limit (100,000 a minute) and raised below.
   const keyFor = async (orgId: string, name: string) =>
     (
@@ -158,11 +158,14 @@ try {
   const authKey = await keyFor(org.id, 'bench auth');
   const ingestKey = await keyFor(org.id, 'bench ingest');
   // The earnings scenario's org, with product.md's plan (examples/plans/core-ae.yaml) active.
-  const planOrg = await new OrgRepository(db).create('Bench org with a plan');
-  await new PlanAdmin(db, noPlanChanges).apply({
-    orgId: planOrg.id,
-    text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
-  });
+  const planOrg = await orgs.create(databaseStatements(db), 'Bench org with a plan');
+  await new PlanAdmin(db).apply(
+    {
+      orgId: planOrg.id,
+      text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
+    },
+    noPlanChanges,
+  );
   const planKey = await keyFor(planOrg.id, 'bench earnings');
   const layerKeys = new Map<Layer, string>();
   if (only === undefined || only === 'layers') {

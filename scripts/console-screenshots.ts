@@ -12,7 +12,8 @@ import { loadConfig } from '../src/config.ts';
 import { createPrismaClient } from '../src/db/prisma.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { startServer } from '../src/main.ts';
-import { OrgRepository } from '../src/repositories/orgs.ts';
+import * as orgs from '../src/repositories/orgs.ts';
+import { databaseStatements } from '../src/repositories/transaction.ts';
 import { AdminAccounts } from '../src/services/adminIdentity.ts';
 import { KeyAdmin } from '../src/services/keys.ts';
 import { PlanAdmin } from '../src/services/plans.ts';
@@ -37,7 +38,7 @@ const server = await startServer(
 );
 const db = createPrismaClient(databaseUrl, 2);
 
-const org = await new OrgRepository(db).create('Northwind Sales');
+const org = await orgs.create(databaseStatements(db), 'Northwind Sales');
 const { password } = await new AdminAccounts(db).create({
   orgId: org.id,
   email: 'maya.chen@northwind.example',
@@ -87,7 +88,7 @@ const plan = {
     },
   ],
 };
-await new PlanAdmin(db, noPlanChanges).apply({ orgId: org.id, text: stringify(plan) });
+await new PlanAdmin(db).apply({ orgId: org.id, text: stringify(plan) }, noPlanChanges);
 plan.chips[0] = { ...plan.chips[0], rate_bps: 1200 } as (typeof plan.chips)[0];
 plan.chips.push({
   key: 'new-logo',
@@ -96,7 +97,7 @@ plan.chips.push({
   amount_cents: 50_000,
   when: { field: 'custom.new_logo', op: 'eq', value: true },
 } as unknown as (typeof plan.chips)[0]);
-const applied = await new PlanAdmin(db, noPlanChanges).apply({ orgId: org.id, text: stringify(plan) });
+const applied = await new PlanAdmin(db).apply({ orgId: org.id, text: stringify(plan) }, noPlanChanges);
 await new WebhookAdmin(db, { allowPrivateAddresses: true }).add({
   orgId: org.id,
   url: 'https://hooks.northwind.example/quotient',

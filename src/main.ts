@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuditLog } from './audit/requestLog.ts';
 import { windowAt } from './access/rateLimit.ts';
 import {
   countingGate,
@@ -10,6 +9,7 @@ import {
   RateLimitStoreUnavailable,
 } from './access/rateLimitStore.ts';
 import { RedisWindowCounter } from './access/redisWindowCounter.ts';
+import { AuditLog } from './audit/requestLog.ts';
 import { composeServices } from './composition.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
@@ -18,11 +18,10 @@ import { createApp } from './http/app.ts';
 import { loadAdminContract, loadContract } from './http/contract.ts';
 import { Metrics } from './http/metrics.ts';
 import type { Logger } from './lib/logger.ts';
-import { KeyAuthentication } from './repositories/keyAuthentication.ts';
+import * as keyAuthentication from './repositories/keyAuthentication.ts';
 import { type RateLimitLease, takeRateLimitLease } from './repositories/rateLimitLease.ts';
-import { RequestAuditRepository } from './repositories/requestAudit.ts';
-import { createSqlPool } from './repositories/transaction.ts';
-import { WebhookRepository } from './repositories/webhooks.ts';
+import { createSqlPool, databaseStatements, poolStatements, type Transaction } from './repositories/transaction.ts';
+import * as webhooks from './repositories/webhooks.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 
 export interface RunningServer {
@@ -54,14 +53,14 @@ export async function startServer(config: Config, logger: Logger, options: Serve
       ),
   });
   logger.info({ database: database.description }, 'database open');
-  // The access layer's hot path: its own small pool, commits not waiting for the disk (see KeyAuthentication).
+  // The access layer's hot path: its own small pool, commits not waiting for the disk (see keyAuthentication).
   const countersPool = createSqlPool(
     database.url,
     Math.max(2, Math.ceil(config.databasePoolSize / 2)),
     (error) => logger.warn({ err: error }, 'an idle database connection of the counters pool failed'),
     { asynchronousCommit: true, timeouts: config.databaseTimeouts },
   );
-  const authentication = new KeyAuthentication(countersPool);
+  const authentication = poolStatements(countersPool);
   let keyGate: KeyGate;
   try {
     keyGate = await openKeyGate(config, database.url, authentication, logger);
@@ -77,18 +76,17 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     (error) => logger.warn({ err: error }, 'an idle database connection of the deals pool failed'),
     { timeouts: config.databaseTimeouts },
   );
-  const auditLog = new AuditLog(new RequestAuditRepository(dealsPool), logger);
+  const auditLog = new AuditLog(poolStatements(dealsPool), logger);
   auditLog.start();
   // Prepared statements are planned on the statistics of the moment: refresh them while tables are young.
   const plannerStatistics = new PlannerStatistics(countersPool, (error) =>
     logger.warn({ err: error }, 'could not refresh the planner statistics'),
   );
   plannerStatistics.start();
-  const webhooks = new WebhookRepository(database.db);
   const metrics = new Metrics(
     () => auditLog.depth(),
     keyGate.store,
-    () => webhooks.pendingBacklog(),
+    () => webhooks.pendingBacklog(databaseStatements(database.db)),
   );
   // A recompute after an admin change runs on the deals pool, two reps at a time, beside the requests.
   const services = composeServices({
@@ -112,9 +110,11 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   });
 
   const sweeper = setInterval(() => {
-    authentication.deleteCountersBefore(new Date(Date.now() - COUNTER_RETENTION_MS)).catch((error: unknown) => {
-      logger.warn({ err: error }, 'could not delete old rate-limit counters');
-    });
+    keyAuthentication
+      .deleteCountersBefore(authentication, new Date(Date.now() - COUNTER_RETENTION_MS))
+      .catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not delete old rate-limit counters');
+      });
     adminSessions.forgetOldFailures().catch((error: unknown) => {
       logger.warn({ err: error }, 'could not delete old sign-in failures');
     });
@@ -168,17 +168,13 @@ export async function startServer(config: Config, logger: Logger, options: Serve
  * lease is lost, so a process that starts meanwhile starts from them, and takes back the higher of each when it
  * regains the lease.
  */
-async function openKeyGate(
-  config: Config,
-  databaseUrl: string,
-  keys: KeyAuthentication,
-  logger: Logger,
-): Promise<KeyGate> {
+async function openKeyGate(config: Config, databaseUrl: string, keys: Transaction, logger: Logger): Promise<KeyGate> {
   const { store, redisUrl } = config.rateLimits;
   const counter = store === 'memory' ? new MemoryWindowCounter() : undefined;
   const handOver = async () => {
     if (!counter) return;
-    for (const [windowStart, counts] of counter.windows()) await keys.saveWindowCounts(windowStart, counts);
+    for (const [windowStart, counts] of counter.windows())
+      await keyAuthentication.saveWindowCounts(keys, windowStart, counts);
   };
   const lease: RateLimitLease = await takeRateLimitLease(databaseUrl, store === 'memory', {
     onLost: (error) => {
@@ -193,7 +189,7 @@ async function openKeyGate(
     onRegained: async () => {
       if (counter)
         for (const windowStart of counter.windows().keys())
-          counter.raise(windowStart, await keys.windowCounts(windowStart));
+          counter.raise(windowStart, await keyAuthentication.windowCounts(keys, windowStart));
       logger.warn('took the rate-limit lease on the database again: serving');
     },
     onRetryFailed: (error) => logger.warn({ err: error }, 'could not take the rate-limit lease again; retrying'),
@@ -212,7 +208,7 @@ async function openKeyGate(
     // Counts of the current window survive a restart: read back here, handed to the database on close.
     const memory = counter as MemoryWindowCounter;
     const current = windowAt(new Date()).start;
-    memory.seed(current, await keys.windowCounts(current));
+    memory.seed(current, await keyAuthentication.windowCounts(keys, current));
     return withLease(countingGate('memory', keys, memory, handOver), lease);
   } catch (error) {
     await lease.release();

@@ -1,5 +1,5 @@
-import type { Database } from '../db/prisma.ts';
 import { newId } from '../lib/ids.ts';
+import { named, prismaOf, type Transaction } from './transaction.ts';
 
 export interface ApiKeyRecord {
   id: string;
@@ -25,52 +25,65 @@ const RECORD_FIELDS = {
   last_used_at: true,
 } as const;
 
-export class ApiKeyRepository {
-  private readonly db: Database;
-
-  constructor(db: Database) {
-    this.db = db;
-  }
-
-  async create(input: {
+export async function create(
+  tx: Transaction,
+  input: {
     orgId: string;
     name: string;
     scopes: string[];
     rateLimitPerMinute: number;
     digest: string;
     displayPrefix: string;
-  }): Promise<ApiKeyRecord> {
-    return this.db.apiKey.create({
-      data: {
-        id: newId('key'),
-        org_id: input.orgId,
-        name: input.name,
-        scopes: input.scopes,
-        rate_limit_per_minute: input.rateLimitPerMinute,
-        digest: input.digest,
-        display_prefix: input.displayPrefix,
-      },
-      select: RECORD_FIELDS,
-    });
-  }
+  },
+): Promise<ApiKeyRecord> {
+  return prismaOf(tx).apiKey.create({
+    data: {
+      id: newId('key'),
+      org_id: input.orgId,
+      name: input.name,
+      scopes: input.scopes,
+      rate_limit_per_minute: input.rateLimitPerMinute,
+      digest: input.digest,
+      display_prefix: input.displayPrefix,
+    },
+    select: RECORD_FIELDS,
+  });
+}
 
-  async listForOrg(orgId: string): Promise<ApiKeyRecord[]> {
-    return this.db.apiKey.findMany({ where: { org_id: orgId }, orderBy: { id: 'asc' }, select: RECORD_FIELDS });
-  }
+export async function listForOrg(tx: Transaction, orgId: string): Promise<ApiKeyRecord[]> {
+  return prismaOf(tx).apiKey.findMany({ where: { org_id: orgId }, orderBy: { id: 'asc' }, select: RECORD_FIELDS });
+}
 
-  async findForOrg(orgId: string, keyId: string): Promise<ApiKeyRecord | null> {
-    return this.db.apiKey.findFirst({ where: { org_id: orgId, id: keyId }, select: RECORD_FIELDS });
-  }
+export async function findForOrg(tx: Transaction, orgId: string, keyId: string): Promise<ApiKeyRecord | null> {
+  return prismaOf(tx).apiKey.findFirst({ where: { org_id: orgId, id: keyId }, select: RECORD_FIELDS });
+}
 
-  /**
-   * Revokes an active key. `record` is null when the org has no such key; `changed` is false when it was
-   * already revoked (the first revocation time stays).
-   */
-  async revoke(orgId: string, keyId: string, at: Date): Promise<{ record: ApiKeyRecord | null; changed: boolean }> {
-    const { count } = await this.db.apiKey.updateMany({
-      where: { org_id: orgId, id: keyId, revoked_at: null },
-      data: { revoked_at: at },
-    });
-    return { record: await this.findForOrg(orgId, keyId), changed: count > 0 };
-  }
+/**
+ * Revokes an active key. `record` is null when the org has no such key; `changed` is false when it was
+ * already revoked (the first revocation time stays).
+ */
+export async function revoke(
+  tx: Transaction,
+  orgId: string,
+  keyId: string,
+  at: Date,
+): Promise<{ record: ApiKeyRecord | null; changed: boolean }> {
+  const { count } = await prismaOf(tx).apiKey.updateMany({
+    where: { org_id: orgId, id: keyId, revoked_at: null },
+    data: { revoked_at: at },
+  });
+  return { record: await findForOrg(tx, orgId, keyId), changed: count > 0 };
+}
+
+const RECORD_LAST_USED = `
+  UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, u.used_at)
+  FROM unnest($1::text[], $2::timestamptz[]) AS u(id, used_at)
+  WHERE k.id = u.id`;
+
+/** Moves last_used_at forward only, whatever order batches from several instances arrive in. */
+export async function recordLastUsed(tx: Transaction, lastUsed: ReadonlyMap<string, Date>): Promise<void> {
+  if (lastUsed.size === 0) return;
+  await tx.query(
+    named('audit_record_last_used', { text: RECORD_LAST_USED, values: [[...lastUsed.keys()], [...lastUsed.values()]] }),
+  );
 }

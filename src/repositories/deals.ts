@@ -4,8 +4,8 @@ import type { DealState, DealStatus, DomainEventType, FieldChange } from '../dom
 import type { JsonObject } from '../domain/json.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { AuditEntryInput } from './audit.ts';
+import { auditEntryCte, auditEntryValues } from './audit.ts';
 import type { DomainEventRecord } from './domainEvents.ts';
-import { auditEntryCte, auditEntryValues } from './requestAudit.ts';
 import { named, type Transaction } from './transaction.ts';
 
 /** A credited rep of a split deal, with the rep's internal user id (stored for finding a rep's split deals). */

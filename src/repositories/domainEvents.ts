@@ -1,6 +1,6 @@
 import type { DomainEventType, FieldChange } from '../domain/deals/projection.ts';
 import type { AuditEntryInput } from './audit.ts';
-import { auditEntryCte, auditEntryValues } from './requestAudit.ts';
+import { auditEntryCte, auditEntryValues } from './audit.ts';
 import { named, type Transaction } from './transaction.ts';
 
 export interface DomainEventRecord {

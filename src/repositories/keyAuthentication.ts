@@ -1,5 +1,5 @@
 import type { ApiKeyRecord } from './apiKeys.ts';
-import { named, type SqlPool, sql } from './transaction.ts';
+import { named, sql, type Transaction } from './transaction.ts';
 
 /** An active key found by its digest, with its org. */
 export interface ActiveKey {
@@ -35,59 +35,60 @@ const FIND_AND_COUNT = `
  * a few increments of the current minute is harmless, while a flush held under the hot counter row's lock capped
  * a key's throughput. Nothing is cached: a revoked key fails on the very next request, on every instance.
  */
-export class KeyAuthentication {
-  private readonly pool: SqlPool;
 
-  constructor(pool: SqlPool) {
-    this.pool = pool;
-  }
+/** The active key of a digest, read with one indexed select; null when unknown or revoked. */
+export async function findActiveKey(tx: Transaction, digest: string): Promise<ActiveKey | null> {
+  const rows = await tx.query<ApiKeyRecord & { org_name: string }>(
+    named('authenticate', { text: FIND_ACTIVE_KEY, values: [digest] }),
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const { org_name, ...key } = row;
+  return { key, org_name };
+}
 
-  /** The active key of a digest, read with one indexed select; null when unknown or revoked. */
-  async findActiveKey(digest: string): Promise<ActiveKey | null> {
-    const { rows } = await this.pool.query<ApiKeyRecord & { org_name: string }>(
-      named('authenticate', { text: FIND_ACTIVE_KEY, values: [digest] }),
-    );
-    const row = rows[0];
-    if (!row) return null;
-    const { org_name, ...key } = row;
-    return { key, org_name };
-  }
+/**
+ * Finds the active key and counts the request in its window's row, in one round trip (the `postgres` rate-limit
+ * store). The upsert serialises concurrent increments on the counter row, so counts are exact across instances.
+ */
+export async function authenticateAndCount(
+  tx: Transaction,
+  digest: string,
+  windowStart: Date,
+): Promise<AuthenticatedKey | null> {
+  const rows = await tx.query<ApiKeyRecord & { org_name: string; window_count: number }>(
+    named('authenticate_and_count', { text: FIND_AND_COUNT, values: [digest, windowStart] }),
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const { org_name, window_count, ...key } = row;
+  return { key, org_name, window_count: Number(window_count) };
+}
 
-  /**
-   * Finds the active key and counts the request in its window's row, in one round trip (the `postgres` rate-limit
-   * store). The upsert serialises concurrent increments on the counter row, so counts are exact across instances.
-   */
-  async authenticateAndCount(digest: string, windowStart: Date): Promise<AuthenticatedKey | null> {
-    const { rows } = await this.pool.query<ApiKeyRecord & { org_name: string; window_count: number }>(
-      named('authenticate_and_count', { text: FIND_AND_COUNT, values: [digest, windowStart] }),
-    );
-    const row = rows[0];
-    if (!row) return null;
-    const { org_name, window_count, ...key } = row;
-    return { key, org_name, window_count: Number(window_count) };
-  }
+/** The stored counts of a window, by key id (what an in-memory store starts from). */
+export async function windowCounts(tx: Transaction, windowStart: Date): Promise<Map<string, number>> {
+  const rows = await tx.query<{ key_id: string; count: number }>(
+    sql`SELECT key_id, count FROM rate_limit_counters WHERE window_start = ${windowStart}`,
+  );
+  return new Map(rows.map((row) => [row.key_id, Number(row.count)]));
+}
 
-  /** The stored counts of a window, by key id (what an in-memory store starts from). */
-  async windowCounts(windowStart: Date): Promise<Map<string, number>> {
-    const { rows } = await this.pool.query<{ key_id: string; count: number }>(
-      sql`SELECT key_id, count FROM rate_limit_counters WHERE window_start = ${windowStart}`,
-    );
-    return new Map(rows.map((row) => [row.key_id, Number(row.count)]));
-  }
+/** Stores counts of a window kept elsewhere; a stored count never goes down. */
+export async function saveWindowCounts(
+  tx: Transaction,
+  windowStart: Date,
+  counts: ReadonlyMap<string, number>,
+): Promise<void> {
+  if (counts.size === 0) return;
+  await tx.query(
+    sql`INSERT INTO rate_limit_counters (key_id, window_start, count)
+        SELECT c.key_id, ${windowStart}, c.count FROM unnest(${[...counts.keys()]}::text[], ${[...counts.values()]}::int[]) AS c(key_id, count)
+        WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = c.key_id)
+        ON CONFLICT (key_id, window_start) DO UPDATE SET count = GREATEST(rate_limit_counters.count, EXCLUDED.count)`,
+  );
+}
 
-  /** Stores counts of a window kept elsewhere; a stored count never goes down. */
-  async saveWindowCounts(windowStart: Date, counts: ReadonlyMap<string, number>): Promise<void> {
-    if (counts.size === 0) return;
-    await this.pool.query(
-      sql`INSERT INTO rate_limit_counters (key_id, window_start, count)
-          SELECT c.key_id, ${windowStart}, c.count FROM unnest(${[...counts.keys()]}::text[], ${[...counts.values()]}::int[]) AS c(key_id, count)
-          WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = c.key_id)
-          ON CONFLICT (key_id, window_start) DO UPDATE SET count = GREATEST(rate_limit_counters.count, EXCLUDED.count)`,
-    );
-  }
-
-  async deleteCountersBefore(cutoff: Date): Promise<number> {
-    const result = await this.pool.query(sql`DELETE FROM rate_limit_counters WHERE window_start < ${cutoff}`);
-    return result.rowCount ?? 0;
-  }
+export async function deleteCountersBefore(tx: Transaction, cutoff: Date): Promise<number> {
+  const deleted = await tx.query(sql`DELETE FROM rate_limit_counters WHERE window_start < ${cutoff} RETURNING key_id`);
+  return deleted.length;
 }

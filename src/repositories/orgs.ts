@@ -1,5 +1,5 @@
-import type { Database } from '../db/prisma.ts';
 import { newId } from '../lib/ids.ts';
+import { prismaOf, type Transaction } from './transaction.ts';
 
 export interface OrgRecord {
   id: string;
@@ -10,46 +10,42 @@ export interface OrgRecord {
 
 const ORG_FIELDS = { id: true, name: true, default_currency: true, created_at: true } as const;
 
-export class OrgRepository {
-  private readonly db: Database;
+export async function create(tx: Transaction, name: string, defaultCurrency?: string): Promise<OrgRecord> {
+  return prismaOf(tx).org.create({
+    data: { id: newId('org'), name, ...(defaultCurrency === undefined ? {} : { default_currency: defaultCurrency }) },
+    select: ORG_FIELDS,
+  });
+}
 
-  constructor(db: Database) {
-    this.db = db;
-  }
+export async function list(tx: Transaction): Promise<OrgRecord[]> {
+  return prismaOf(tx).org.findMany({ orderBy: { id: 'asc' }, select: ORG_FIELDS });
+}
 
-  async create(name: string, defaultCurrency?: string): Promise<OrgRecord> {
-    return this.db.org.create({
-      data: { id: newId('org'), name, ...(defaultCurrency === undefined ? {} : { default_currency: defaultCurrency }) },
-      select: ORG_FIELDS,
-    });
-  }
+/**
+ * Sets the default currency in one statement, only while the org has no deals and no plans (whose meaning it
+ * fixes): `in_use` when it has some and the currency differs, `unchanged` when it is already this one.
+ */
+export async function setDefaultCurrencyIfUnused(
+  tx: Transaction,
+  orgId: string,
+  currency: string,
+): Promise<'changed' | 'unchanged' | 'in_use'> {
+  const current = await defaultCurrency(tx, orgId);
+  if (current === currency) return 'unchanged';
+  const updated = await prismaOf(tx).$executeRaw`
+    UPDATE orgs SET default_currency = ${currency}
+    WHERE id = ${orgId}
+      AND NOT EXISTS (SELECT 1 FROM deals WHERE org_id = ${orgId})
+      AND NOT EXISTS (SELECT 1 FROM plans WHERE org_id = ${orgId})`;
+  return updated === 1 ? 'changed' : 'in_use';
+}
 
-  async list(): Promise<OrgRecord[]> {
-    return this.db.org.findMany({ orderBy: { id: 'asc' }, select: ORG_FIELDS });
-  }
+/** The org's default currency (ISO 4217); null when there is no such org. */
+export async function defaultCurrency(tx: Transaction, orgId: string): Promise<string | null> {
+  const org = await prismaOf(tx).org.findUnique({ where: { id: orgId }, select: { default_currency: true } });
+  return org?.default_currency ?? null;
+}
 
-  /**
-   * Sets the default currency in one statement, only while the org has no deals and no plans (whose meaning it
-   * fixes): `in_use` when it has some and the currency differs, `unchanged` when it is already this one.
-   */
-  async setDefaultCurrencyIfUnused(orgId: string, currency: string): Promise<'changed' | 'unchanged' | 'in_use'> {
-    const current = await this.defaultCurrency(orgId);
-    if (current === currency) return 'unchanged';
-    const updated = await this.db.$executeRaw`
-      UPDATE orgs SET default_currency = ${currency}
-      WHERE id = ${orgId}
-        AND NOT EXISTS (SELECT 1 FROM deals WHERE org_id = ${orgId})
-        AND NOT EXISTS (SELECT 1 FROM plans WHERE org_id = ${orgId})`;
-    return updated === 1 ? 'changed' : 'in_use';
-  }
-
-  /** The org's default currency (ISO 4217); null when there is no such org. */
-  async defaultCurrency(orgId: string): Promise<string | null> {
-    const org = await this.db.org.findUnique({ where: { id: orgId }, select: { default_currency: true } });
-    return org?.default_currency ?? null;
-  }
-
-  async find(orgId: string): Promise<OrgRecord | null> {
-    return this.db.org.findUnique({ where: { id: orgId }, select: ORG_FIELDS });
-  }
+export async function find(tx: Transaction, orgId: string): Promise<OrgRecord | null> {
+  return prismaOf(tx).org.findUnique({ where: { id: orgId }, select: ORG_FIELDS });
 }

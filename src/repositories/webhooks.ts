@@ -1,7 +1,6 @@
 import { Prisma } from '../../generated/prisma/client.ts';
-import type { Database } from '../db/prisma.ts';
 import { newId } from '../lib/ids.ts';
-import { prismaOf, prismaOr, type Transaction } from './transaction.ts';
+import { named, prismaOf, type Transaction } from './transaction.ts';
 
 /** An endpoint as admins see it; the secrets never leave the repository except to sign. */
 export interface WebhookEndpointRecord {
@@ -106,307 +105,376 @@ const ENDPOINT_FIELDS = {
 // A delivery whose endpoint is gone ends as it stood: delivered if it ever was, else failed.
 const ENDED_STATUS_SQL = Prisma.raw(`CASE WHEN delivered_at IS NOT NULL THEN 'delivered' ELSE 'failed' END`);
 
-export class WebhookRepository {
-  private readonly db: Database;
+export async function createEndpoint(
+  tx: Transaction,
+  orgId: string,
+  input: { url: string; events: string[]; secret: string },
+): Promise<WebhookEndpointRecord> {
+  return prismaOf(tx).webhookEndpoint.create({
+    data: { id: newId('wh'), org_id: orgId, url: input.url, events: input.events, secret: input.secret },
+    select: ENDPOINT_FIELDS,
+  });
+}
 
-  constructor(db: Database) {
-    this.db = db;
-  }
+/** Oldest first; removed endpoints are left out. */
+export async function listEndpoints(tx: Transaction, orgId: string): Promise<WebhookEndpointRecord[]> {
+  return prismaOf(tx).webhookEndpoint.findMany({
+    where: { org_id: orgId, removed_at: null },
+    orderBy: { id: 'asc' },
+    select: ENDPOINT_FIELDS,
+  });
+}
 
-  async createEndpoint(
-    tx: Transaction,
-    orgId: string,
-    input: { url: string; events: string[]; secret: string },
-  ): Promise<WebhookEndpointRecord> {
-    return prismaOf(tx).webhookEndpoint.create({
-      data: { id: newId('wh'), org_id: orgId, url: input.url, events: input.events, secret: input.secret },
-      select: ENDPOINT_FIELDS,
-    });
-  }
+export async function findEndpoint(
+  tx: Transaction,
+  orgId: string,
+  endpointId: string,
+): Promise<WebhookEndpointRecord | null> {
+  return prismaOf(tx).webhookEndpoint.findFirst({
+    where: { id: endpointId, org_id: orgId, removed_at: null },
+    select: ENDPOINT_FIELDS,
+  });
+}
 
-  /** Oldest first; removed endpoints are left out. */
-  async listEndpoints(orgId: string): Promise<WebhookEndpointRecord[]> {
-    return this.db.webhookEndpoint.findMany({
-      where: { org_id: orgId, removed_at: null },
-      orderBy: { id: 'asc' },
-      select: ENDPOINT_FIELDS,
-    });
-  }
+/**
+ * Deliveries still to be made, of every org (for the operator's metrics, not for an org), and when the oldest
+ * of them was created.
+ */
+export async function pendingBacklog(tx: Transaction): Promise<{ pending: number; oldestCreatedAt: Date | null }> {
+  const rows = await prismaOf(tx).$queryRaw<Array<{ pending: bigint; oldest: Date | null }>>`
+    SELECT count(*) AS pending, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'`;
+  return { pending: Number(rows[0]?.pending ?? 0), oldestCreatedAt: rows[0]?.oldest ?? null };
+}
 
-  async findEndpoint(orgId: string, endpointId: string, tx?: Transaction): Promise<WebhookEndpointRecord | null> {
-    return prismaOr(this.db, tx).webhookEndpoint.findFirst({
-      where: { id: endpointId, org_id: orgId, removed_at: null },
-      select: ENDPOINT_FIELDS,
-    });
-  }
+/** An endpoint of the org that was removed already; null when there is none such. */
+export async function findRemovedEndpoint(
+  tx: Transaction,
+  orgId: string,
+  endpointId: string,
+): Promise<WebhookEndpointRecord | null> {
+  return prismaOf(tx).webhookEndpoint.findFirst({
+    where: { id: endpointId, org_id: orgId, removed_at: { not: null } },
+    select: ENDPOINT_FIELDS,
+  });
+}
 
-  /**
-   * Deliveries still to be made, of every org (for the operator's metrics, not for an org), and when the oldest
-   * of them was created.
-   */
-  async pendingBacklog(): Promise<{ pending: number; oldestCreatedAt: Date | null }> {
-    const rows = await this.db.$queryRaw<Array<{ pending: bigint; oldest: Date | null }>>`
-      SELECT count(*) AS pending, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'`;
-    return { pending: Number(rows[0]?.pending ?? 0), oldestCreatedAt: rows[0]?.oldest ?? null };
-  }
+/**
+ * Removes an endpoint (kept, marked removed, for its delivery history) and ends its deliveries that wait
+ * for a retry. Null when the org has no such endpoint.
+ */
+export async function removeEndpoint(
+  tx: Transaction,
+  orgId: string,
+  endpointId: string,
+  at: Date,
+): Promise<WebhookEndpointRecord | null> {
+  const { count } = await prismaOf(tx).webhookEndpoint.updateMany({
+    where: { id: endpointId, org_id: orgId, removed_at: null },
+    data: { removed_at: at, enabled: false },
+  });
+  if (count === 0) return null;
+  await endWaitingDeliveries(prismaOf(tx), endpointId);
+  return prismaOf(tx).webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: ENDPOINT_FIELDS });
+}
 
-  /** An endpoint of the org that was removed already; null when there is none such. */
-  async findRemovedEndpoint(
-    orgId: string,
-    endpointId: string,
-    tx?: Transaction,
-  ): Promise<WebhookEndpointRecord | null> {
-    return prismaOr(this.db, tx).webhookEndpoint.findFirst({
-      where: { id: endpointId, org_id: orgId, removed_at: { not: null } },
-      select: ENDPOINT_FIELDS,
-    });
-  }
+/**
+ * A new secret; the current one becomes the previous one and keeps signing until `previousExpiresAt` (a
+ * secret replaced earlier stops at once). Null when the org has no such endpoint.
+ */
+export async function rotateSecret(
+  tx: Transaction,
+  orgId: string,
+  endpointId: string,
+  newSecret: string,
+  previousExpiresAt: Date,
+): Promise<WebhookEndpointRecord | null> {
+  const rows = await prismaOf(tx).$queryRaw<{ id: string }[]>`
+    UPDATE webhook_endpoints
+    SET previous_secret = secret, secret = ${newSecret}, previous_secret_expires_at = ${previousExpiresAt}
+    WHERE id = ${endpointId} AND org_id = ${orgId} AND removed_at IS NULL
+    RETURNING id`;
+  if (rows.length === 0) return null;
+  return prismaOf(tx).webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: ENDPOINT_FIELDS });
+}
 
-  /**
-   * Removes an endpoint (kept, marked removed, for its delivery history) and ends its deliveries that wait
-   * for a retry. Null when the org has no such endpoint.
-   */
-  async removeEndpoint(
-    tx: Transaction,
-    orgId: string,
-    endpointId: string,
-    at: Date,
-  ): Promise<WebhookEndpointRecord | null> {
-    const { count } = await prismaOf(tx).webhookEndpoint.updateMany({
-      where: { id: endpointId, org_id: orgId, removed_at: null },
-      data: { removed_at: at, enabled: false },
-    });
-    if (count === 0) return null;
-    await this.endWaitingDeliveries(prismaOf(tx), endpointId);
-    return prismaOf(tx).webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: ENDPOINT_FIELDS });
-  }
+/** Enables a disabled endpoint again; its run of failures starts afresh. */
+export async function enableEndpoint(tx: Transaction, orgId: string, endpointId: string): Promise<boolean> {
+  const { count } = await prismaOf(tx).webhookEndpoint.updateMany({
+    where: { id: endpointId, org_id: orgId, removed_at: null, enabled: false },
+    data: { enabled: true, disabled_at: null, disabled_reason: null, failing_since: null },
+  });
+  return count > 0;
+}
 
-  /**
-   * A new secret; the current one becomes the previous one and keeps signing until `previousExpiresAt` (a
-   * secret replaced earlier stops at once). Null when the org has no such endpoint.
-   */
-  async rotateSecret(
-    tx: Transaction,
-    orgId: string,
-    endpointId: string,
-    newSecret: string,
-    previousExpiresAt: Date,
-  ): Promise<WebhookEndpointRecord | null> {
-    const rows = await prismaOf(tx).$queryRaw<{ id: string }[]>`
-      UPDATE webhook_endpoints
-      SET previous_secret = secret, secret = ${newSecret}, previous_secret_expires_at = ${previousExpiresAt}
-      WHERE id = ${endpointId} AND org_id = ${orgId} AND removed_at IS NULL
-      RETURNING id`;
-    if (rows.length === 0) return null;
-    return prismaOf(tx).webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: ENDPOINT_FIELDS });
-  }
+/** Newest message first, each with its attempts. */
+export async function listDeliveries(
+  tx: Transaction,
+  orgId: string,
+  endpointId: string,
+  limit: number,
+): Promise<WebhookDeliveryRecord[]> {
+  const rows = await prismaOf(tx).webhookDelivery.findMany({
+    where: { org_id: orgId, endpoint_id: endpointId },
+    orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+    take: limit,
+    include: {
+      message: { select: { type: true, created_at: true } },
+      attempts: { orderBy: [{ attempted_at: 'asc' }, { id: 'asc' }] },
+    },
+  });
+  return rows.map((row) => ({
+    message_id: row.message_id,
+    type: row.message.type,
+    message_created_at: row.message.created_at,
+    endpoint_id: row.endpoint_id,
+    status: row.status as WebhookDeliveryRecord['status'],
+    attempt_count: row.attempt_count,
+    next_attempt_at: row.next_attempt_at,
+    in_flight: row.lease_id !== null,
+    delivered_at: row.delivered_at,
+    attempts: row.attempts.map((attempt) => ({
+      attempted_at: attempt.attempted_at,
+      response_status: attempt.response_status,
+      latency_ms: attempt.latency_ms,
+      error: attempt.error,
+      manual: attempt.manual,
+    })),
+  }));
+}
 
-  /** Enables a disabled endpoint again; its run of failures starts afresh. */
-  async enableEndpoint(tx: Transaction, orgId: string, endpointId: string): Promise<boolean> {
-    const { count } = await prismaOf(tx).webhookEndpoint.updateMany({
-      where: { id: endpointId, org_id: orgId, removed_at: null, enabled: false },
-      data: { enabled: true, disabled_at: null, disabled_reason: null, failing_since: null },
-    });
-    return count > 0;
-  }
+export async function messageExists(tx: Transaction, orgId: string, messageId: string): Promise<boolean> {
+  return (await prismaOf(tx).webhookMessage.count({ where: { id: messageId, org_id: orgId } })) > 0;
+}
 
-  /** Newest message first, each with its attempts. */
-  async listDeliveries(orgId: string, endpointId: string, limit: number): Promise<WebhookDeliveryRecord[]> {
-    const rows = await this.db.webhookDelivery.findMany({
-      where: { org_id: orgId, endpoint_id: endpointId },
-      orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
-      take: limit,
-      include: {
-        message: { select: { type: true, created_at: true } },
-        attempts: { orderBy: [{ attempted_at: 'asc' }, { id: 'asc' }] },
-      },
-    });
-    return rows.map((row) => ({
-      message_id: row.message_id,
-      type: row.message.type,
-      message_created_at: row.message.created_at,
-      endpoint_id: row.endpoint_id,
-      status: row.status as WebhookDeliveryRecord['status'],
-      attempt_count: row.attempt_count,
-      next_attempt_at: row.next_attempt_at,
-      in_flight: row.lease_id !== null,
-      delivered_at: row.delivered_at,
-      attempts: row.attempts.map((attempt) => ({
-        attempted_at: attempt.attempted_at,
-        response_status: attempt.response_status,
-        latency_ms: attempt.latency_ms,
-        error: attempt.error,
-        manual: attempt.manual,
-      })),
-    }));
-  }
+/**
+ * Makes the deliveries of a message due now, to the live endpoints among `endpointIds` (all when null): a
+ * waiting one keeps its place in the schedule, an ended one (delivered or failed) gets one manual attempt. An
+ * attempt in flight is left alone. Returns the endpoints whose delivery was made due.
+ */
+export async function requestRedelivery(
+  tx: Transaction,
+  orgId: string,
+  messageId: string,
+  endpointIds: string[] | null,
+): Promise<{ endpoint_id: string; previous_status: string }[]> {
+  return prismaOf(tx).$queryRaw<{ endpoint_id: string; previous_status: string }[]>`
+    WITH target AS (
+      SELECT d.id, d.status
+      FROM webhook_deliveries d
+      JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE d.org_id = ${orgId} AND d.message_id = ${messageId}
+        AND e.enabled AND e.removed_at IS NULL AND d.lease_id IS NULL
+        AND (${endpointIds}::text[] IS NULL OR d.endpoint_id = ANY(${endpointIds}::text[]))
+      FOR UPDATE OF d
+    )
+    UPDATE webhook_deliveries d
+    SET next_attempt_at = now(),
+        redelivery = (target.status <> 'pending'),
+        status = 'pending'
+    FROM target
+    WHERE d.id = target.id
+    RETURNING d.endpoint_id, target.status AS previous_status`;
+}
 
-  async messageExists(orgId: string, messageId: string): Promise<boolean> {
-    return (await this.db.webhookMessage.count({ where: { id: messageId, org_id: orgId } })) > 0;
-  }
-
-  /**
-   * Makes the deliveries of a message due now, to the live endpoints among `endpointIds` (all when null): a
-   * waiting one keeps its place in the schedule, an ended one (delivered or failed) gets one manual attempt. An
-   * attempt in flight is left alone. Returns the endpoints whose delivery was made due.
-   */
-  async requestRedelivery(
-    tx: Transaction,
-    orgId: string,
-    messageId: string,
-    endpointIds: string[] | null,
-  ): Promise<{ endpoint_id: string; previous_status: string }[]> {
-    return prismaOf(tx).$queryRaw<{ endpoint_id: string; previous_status: string }[]>`
-      WITH target AS (
-        SELECT d.id, d.status
-        FROM webhook_deliveries d
-        JOIN webhook_endpoints e ON e.id = d.endpoint_id
-        WHERE d.org_id = ${orgId} AND d.message_id = ${messageId}
-          AND e.enabled AND e.removed_at IS NULL AND d.lease_id IS NULL
-          AND (${endpointIds}::text[] IS NULL OR d.endpoint_id = ANY(${endpointIds}::text[]))
-        FOR UPDATE OF d
-      )
+/**
+ * Leases up to `limit` due deliveries for `leaseMs`: one statement, so rows are locked only for its length
+ * (SKIP LOCKED: concurrent workers take different rows), and the lease, not a lock, keeps them from being
+ * taken again while the attempt runs. A delivery found with an expired lease was abandoned by a worker that
+ * died mid-attempt: that attempt is recorded without a result. Deliveries whose endpoint was disabled or
+ * removed meanwhile end here instead of being sent. `orgIds` limits the claim to those orgs' deliveries.
+ */
+export async function claimDue(
+  tx: Transaction,
+  limit: number,
+  leaseMs: number,
+  orgIds: readonly string[] | null = null,
+): Promise<ClaimedDelivery[]> {
+  const abandonedAttemptIds = Array.from({ length: limit }, () => newId('att'));
+  const rows = await prismaOf(tx).$queryRaw<ClaimRow[]>`
+    WITH due AS (
+      SELECT d.id, d.lease_id AS abandoned_lease, d.leased_at AS abandoned_at, d.redelivery AS abandoned_manual,
+             (e.enabled AND e.removed_at IS NULL) AS live
+      FROM webhook_deliveries d
+      JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+        AND (${orgIds}::text[] IS NULL OR d.org_id = ANY(${orgIds}::text[]))
+      ORDER BY d.next_attempt_at
+      LIMIT ${limit}
+      FOR UPDATE OF d SKIP LOCKED
+    ),
+    abandoned AS (
+      INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, latency_ms, error, manual)
+      SELECT (${abandonedAttemptIds}::text[])[row_number() OVER (ORDER BY id)], id, abandoned_at, NULL, NULL,
+             'no result: the worker stopped during the attempt; retried when its lease ran out', abandoned_manual
+      FROM due
+      WHERE abandoned_lease IS NOT NULL
+    ),
+    claimed AS (
       UPDATE webhook_deliveries d
-      SET next_attempt_at = now(),
-          redelivery = (target.status <> 'pending'),
-          status = 'pending'
-      FROM target
-      WHERE d.id = target.id
-      RETURNING d.endpoint_id, target.status AS previous_status`;
-  }
+      SET lease_id = CASE WHEN due.live THEN gen_random_uuid()::text END,
+          leased_at = CASE WHEN due.live THEN now() END,
+          next_attempt_at = CASE WHEN due.live THEN now() + ${leaseMs} * interval '1 millisecond' END,
+          attempt_count = d.attempt_count + CASE WHEN due.live THEN 1 ELSE 0 END,
+          status = CASE WHEN due.live THEN 'pending' ELSE ${ENDED_STATUS_SQL} END,
+          redelivery = due.live AND d.redelivery
+      FROM due
+      WHERE d.id = due.id
+      RETURNING d.id, d.org_id, d.message_id, d.endpoint_id, d.attempt_count, d.lease_id, d.redelivery,
+                d.delivered_at
+    )
+    SELECT c.*, m.payload::text AS body, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at
+    FROM claimed c
+    JOIN webhook_messages m ON m.id = c.message_id
+    JOIN webhook_endpoints e ON e.id = c.endpoint_id
+    WHERE c.lease_id IS NOT NULL`;
+  const now = Date.now();
+  return rows.map((row) => ({
+    id: row.id,
+    org_id: row.org_id,
+    message_id: row.message_id,
+    endpoint_id: row.endpoint_id,
+    attempt: Number(row.attempt_count),
+    lease_id: row.lease_id,
+    redelivery: row.redelivery,
+    delivered_before: row.delivered_at !== null,
+    body: row.body,
+    url: row.url,
+    secrets:
+      row.previous_secret !== null && (row.previous_secret_expires_at?.getTime() ?? 0) > now
+        ? [row.secret, row.previous_secret]
+        : [row.secret],
+  }));
+}
 
-  /**
-   * Leases up to `limit` due deliveries for `leaseMs`: one statement, so rows are locked only for its length
-   * (SKIP LOCKED: concurrent workers take different rows), and the lease, not a lock, keeps them from being
-   * taken again while the attempt runs. A delivery found with an expired lease was abandoned by a worker that
-   * died mid-attempt: that attempt is recorded without a result. Deliveries whose endpoint was disabled or
-   * removed meanwhile end here instead of being sent. `orgIds` limits the claim to those orgs' deliveries.
-   */
-  async claimDue(limit: number, leaseMs: number, orgIds: readonly string[] | null = null): Promise<ClaimedDelivery[]> {
-    const abandonedAttemptIds = Array.from({ length: limit }, () => newId('att'));
-    const rows = await this.db.$queryRaw<ClaimRow[]>`
-      WITH due AS (
-        SELECT d.id, d.lease_id AS abandoned_lease, d.leased_at AS abandoned_at, d.redelivery AS abandoned_manual,
-               (e.enabled AND e.removed_at IS NULL) AS live
-        FROM webhook_deliveries d
-        JOIN webhook_endpoints e ON e.id = d.endpoint_id
-        WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-          AND (${orgIds}::text[] IS NULL OR d.org_id = ANY(${orgIds}::text[]))
-        ORDER BY d.next_attempt_at
-        LIMIT ${limit}
-        FOR UPDATE OF d SKIP LOCKED
-      ),
-      abandoned AS (
-        INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, latency_ms, error, manual)
-        SELECT (${abandonedAttemptIds}::text[])[row_number() OVER (ORDER BY id)], id, abandoned_at, NULL, NULL,
-               'no result: the worker stopped during the attempt; retried when its lease ran out', abandoned_manual
-        FROM due
-        WHERE abandoned_lease IS NOT NULL
-      ),
-      claimed AS (
-        UPDATE webhook_deliveries d
-        SET lease_id = CASE WHEN due.live THEN gen_random_uuid()::text END,
-            leased_at = CASE WHEN due.live THEN now() END,
-            next_attempt_at = CASE WHEN due.live THEN now() + ${leaseMs} * interval '1 millisecond' END,
-            attempt_count = d.attempt_count + CASE WHEN due.live THEN 1 ELSE 0 END,
-            status = CASE WHEN due.live THEN 'pending' ELSE ${ENDED_STATUS_SQL} END,
-            redelivery = due.live AND d.redelivery
-        FROM due
-        WHERE d.id = due.id
-        RETURNING d.id, d.org_id, d.message_id, d.endpoint_id, d.attempt_count, d.lease_id, d.redelivery,
-                  d.delivered_at
-      )
-      SELECT c.*, m.payload::text AS body, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at
-      FROM claimed c
-      JOIN webhook_messages m ON m.id = c.message_id
-      JOIN webhook_endpoints e ON e.id = c.endpoint_id
-      WHERE c.lease_id IS NOT NULL`;
-    const now = Date.now();
-    return rows.map((row) => ({
-      id: row.id,
-      org_id: row.org_id,
-      message_id: row.message_id,
-      endpoint_id: row.endpoint_id,
-      attempt: Number(row.attempt_count),
-      lease_id: row.lease_id,
-      redelivery: row.redelivery,
-      delivered_before: row.delivered_at !== null,
-      body: row.body,
-      url: row.url,
-      secrets:
-        row.previous_secret !== null && (row.previous_secret_expires_at?.getTime() ?? 0) > now
-          ? [row.secret, row.previous_secret]
-          : [row.secret],
-    }));
-  }
-
-  /**
-   * Records an attempt and its consequences in one transaction: the attempt row (always: it happened), the
-   * delivery's new state (only while this worker still holds the lease), and the endpoint's health. An endpoint
-   * is disabled on `disableReason`, or when it has failed without a success for `disableAfterMs`.
-   */
-  async recordAttempt(
-    claim: ClaimedDelivery,
-    result: AttemptResult,
-    disableAfterMs: number,
-  ): Promise<{ disabledReason: string | null }> {
-    return this.db.$transaction(async (client) => {
-      await client.webhookAttempt.create({
-        data: {
-          id: newId('att'),
-          delivery_id: claim.id,
-          attempted_at: result.attemptedAt,
-          response_status: result.responseStatus,
-          latency_ms: result.latencyMs,
-          error: result.error,
-          manual: claim.redelivery,
-        },
-      });
-      const delivered = result.delivery.status === 'delivered';
-      await client.webhookDelivery.updateMany({
-        where: { id: claim.id, lease_id: claim.lease_id },
-        data: {
-          status: result.delivery.status,
-          next_attempt_at: result.delivery.nextAttemptAt,
-          ...(delivered ? { delivered_at: result.attemptedAt } : {}),
-          lease_id: null,
-          leased_at: null,
-          redelivery: false,
-        },
-      });
-      if (result.endpointSucceeded) {
-        await client.webhookEndpoint.updateMany({
-          where: { id: claim.endpoint_id, failing_since: { not: null } },
-          data: { failing_since: null },
-        });
-        return { disabledReason: null };
-      }
-      const [health] = await client.$queryRaw<{ failing_since: Date; enabled: boolean }[]>`
-        UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ${result.attemptedAt})
-        WHERE id = ${claim.endpoint_id}
-        RETURNING failing_since, enabled`;
-      if (!health?.enabled) return { disabledReason: null };
-      const failingForMs = result.attemptedAt.getTime() - health.failing_since.getTime();
-      const reason =
-        result.disableReason ??
-        (failingForMs >= disableAfterMs
-          ? `every attempt failed for ${Math.floor(failingForMs / 86_400_000)} days, since ${health.failing_since.toISOString()}`
-          : null);
-      if (reason === null) return { disabledReason: null };
-      await client.webhookEndpoint.update({
-        where: { id: claim.endpoint_id },
-        data: { enabled: false, disabled_at: result.attemptedAt, disabled_reason: reason },
-      });
-      await this.endWaitingDeliveries(client, claim.endpoint_id);
-      return { disabledReason: reason };
+/**
+ * Records an attempt and its consequences in one transaction: the attempt row (always: it happened), the
+ * delivery's new state (only while this worker still holds the lease), and the endpoint's health. An endpoint
+ * is disabled on `disableReason`, or when it has failed without a success for `disableAfterMs`.
+ */
+export async function recordAttempt(
+  tx: Transaction,
+  claim: ClaimedDelivery,
+  result: AttemptResult,
+  disableAfterMs: number,
+): Promise<{ disabledReason: string | null }> {
+  const client = prismaOf(tx);
+  await client.webhookAttempt.create({
+    data: {
+      id: newId('att'),
+      delivery_id: claim.id,
+      attempted_at: result.attemptedAt,
+      response_status: result.responseStatus,
+      latency_ms: result.latencyMs,
+      error: result.error,
+      manual: claim.redelivery,
+    },
+  });
+  const delivered = result.delivery.status === 'delivered';
+  await client.webhookDelivery.updateMany({
+    where: { id: claim.id, lease_id: claim.lease_id },
+    data: {
+      status: result.delivery.status,
+      next_attempt_at: result.delivery.nextAttemptAt,
+      ...(delivered ? { delivered_at: result.attemptedAt } : {}),
+      lease_id: null,
+      leased_at: null,
+      redelivery: false,
+    },
+  });
+  if (result.endpointSucceeded) {
+    await client.webhookEndpoint.updateMany({
+      where: { id: claim.endpoint_id, failing_since: { not: null } },
+      data: { failing_since: null },
     });
+    return { disabledReason: null };
   }
+  const [health] = await client.$queryRaw<{ failing_since: Date; enabled: boolean }[]>`
+    UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ${result.attemptedAt})
+    WHERE id = ${claim.endpoint_id}
+    RETURNING failing_since, enabled`;
+  if (!health?.enabled) return { disabledReason: null };
+  const failingForMs = result.attemptedAt.getTime() - health.failing_since.getTime();
+  const reason =
+    result.disableReason ??
+    (failingForMs >= disableAfterMs
+      ? `every attempt failed for ${Math.floor(failingForMs / 86_400_000)} days, since ${health.failing_since.toISOString()}`
+      : null);
+  if (reason === null) return { disabledReason: null };
+  await client.webhookEndpoint.update({
+    where: { id: claim.endpoint_id },
+    data: { enabled: false, disabled_at: result.attemptedAt, disabled_reason: reason },
+  });
+  await endWaitingDeliveries(client, claim.endpoint_id);
+  return { disabledReason: reason };
+}
 
-  /** Ends the endpoint's deliveries that wait for an attempt; those in flight end when their lease runs out. */
-  private async endWaitingDeliveries(client: Prisma.TransactionClient, endpointId: string): Promise<void> {
-    await client.$executeRaw`
-      UPDATE webhook_deliveries
-      SET status = ${ENDED_STATUS_SQL}, next_attempt_at = NULL, redelivery = false
-      WHERE endpoint_id = ${endpointId} AND status = 'pending' AND lease_id IS NULL`;
-  }
+/** Ends the endpoint's deliveries that wait for an attempt; those in flight end when their lease runs out. */
+async function endWaitingDeliveries(client: Prisma.TransactionClient, endpointId: string): Promise<void> {
+  await client.$executeRaw`
+    UPDATE webhook_deliveries
+    SET status = ${ENDED_STATUS_SQL}, next_attempt_at = NULL, redelivery = false
+    WHERE endpoint_id = ${endpointId} AND status = 'pending' AND lease_id IS NULL`;
+}
+
+/** Whether the org has any webhook endpoint (enabled or not): without one, nothing needs announcing. */
+export async function hasWebhookEndpoints(tx: Transaction, orgId: string): Promise<boolean> {
+  const rows = await tx.query<{ found: boolean }>(
+    named('earnings_has_webhook_endpoints', {
+      text: 'SELECT EXISTS (SELECT 1 FROM webhook_endpoints WHERE org_id = $1) AS found',
+      values: [orgId],
+    }),
+  );
+  return rows[0]?.found ?? false;
+}
+
+// The outbox's statements (src/services/webhookOutbox.ts), run inside the transaction of the change they
+// announce, whichever runner opened it.
+
+const SUBSCRIBED_ENDPOINTS = `
+  SELECT id FROM webhook_endpoints
+  WHERE org_id = $1 AND enabled AND removed_at IS NULL
+    AND CASE WHEN $3::text IS NULL THEN cardinality(events) = 0 OR $2::text = ANY(events) ELSE id = $3::text END
+  ORDER BY id`;
+
+const INSERT_MESSAGE = `
+  WITH message AS (
+    INSERT INTO webhook_messages (id, org_id, type, payload, created_at)
+    VALUES ($1, $2, $3, $4::json, now())
+    RETURNING id
+  )
+  INSERT INTO webhook_deliveries (id, org_id, message_id, endpoint_id, status, attempt_count, next_attempt_at, created_at)
+  SELECT t.delivery_id, $2, message.id, t.endpoint_id, 'pending', 0, now(), now()
+  FROM message, unnest($5::text[], $6::text[]) AS t(delivery_id, endpoint_id)`;
+
+/** The org's enabled endpoints subscribed to `type`, or only `onlyEndpointId` when given; in id order. */
+export async function subscribedEndpoints(
+  tx: Transaction,
+  orgId: string,
+  type: string,
+  onlyEndpointId: string | null,
+): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>(
+    named('webhooks_subscribed_endpoints', { text: SUBSCRIBED_ENDPOINTS, values: [orgId, type, onlyEndpointId] }),
+  );
+  return rows.map((row) => row.id);
+}
+
+/** One message and a delivery, due at once, per endpoint. */
+export async function insertMessage(
+  tx: Transaction,
+  message: { messageId: string; orgId: string; type: string; body: string; endpointIds: readonly string[] },
+): Promise<void> {
+  await tx.query(
+    named('webhooks_insert_message', {
+      text: INSERT_MESSAGE,
+      values: [
+        message.messageId,
+        message.orgId,
+        message.type,
+        message.body,
+        message.endpointIds.map(() => newId('dlv')),
+        [...message.endpointIds],
+      ],
+    }),
+  );
 }

@@ -1,7 +1,8 @@
 import type { Database } from '../db/prisma.ts';
 import type { TraceReplacement } from '../domain/earnings/types.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
+import * as orgs from '../repositories/orgs.ts';
 import type { SqlPool } from '../repositories/transaction.ts';
+import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
 import { AdminError } from './adminError.ts';
 import type { EarningsEngine } from './earnings/ledgerKeeper.ts';
 import type { RecomputeProgress, RecomputeSummary } from './earnings/planRecompute.ts';
@@ -42,17 +43,18 @@ export interface RecomputeInput {
 export class EarningsRecompute {
   readonly #engine: EarningsEngine;
   readonly #capacity: RecomputeCapacity;
-  readonly #orgs: OrgRepository;
+
+  readonly #statements: Transaction;
 
   constructor(db: Database, engine: EarningsEngine, capacity: RecomputeCapacity) {
     this.#engine = engine;
     this.#capacity = capacity;
-    this.#orgs = new OrgRepository(db);
+    this.#statements = databaseStatements(db);
   }
 
   async run(input: RecomputeInput): Promise<RecomputeSummary> {
     const { orgId, planIds } = input;
-    if (!(await this.#orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new AdminError('not_found', `no org ${orgId}`);
     const report = this.#capacity.progress?.();
     try {
       const summary = await this.#engine.recompute(this.#capacity.pool, {

@@ -4,11 +4,17 @@ import { firstCycle, overridesMovedBy, repHierarchyOf } from '../domain/earnings
 import { type CalendarDate, isCalendarDate } from '../domain/periods.ts';
 import { MAX_OVERRIDE_DEPTH } from '../domain/plans/types.ts';
 import { newId } from '../lib/ids.ts';
-import { AuditRepository } from '../repositories/audit.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
+import * as audit from '../repositories/audit.ts';
+import * as orgs from '../repositories/orgs.ts';
 import type { ManagerEntryRecord } from '../repositories/repManagers.ts';
 import * as repManagers from '../repositories/repManagers.ts';
-import { inPrismaTransaction, poolStatements, type SqlPool } from '../repositories/transaction.ts';
+import {
+  databaseStatements,
+  inPrismaTransaction,
+  poolStatements,
+  type SqlPool,
+  type Transaction,
+} from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { AdminError } from './adminError.ts';
 import type { EarningsRecompute } from './adminRecompute.ts';
@@ -72,15 +78,14 @@ export class RepHierarchyAdmin {
   readonly #db: Database;
   readonly #recompute: EarningsRecompute;
   readonly #pool: SqlPool;
-  readonly #orgs: OrgRepository;
-  readonly #audit: AuditRepository;
+
+  readonly #statements: Transaction;
 
   constructor(db: Database, recompute: EarningsRecompute, pool: SqlPool) {
     this.#db = db;
     this.#recompute = recompute;
     this.#pool = pool;
-    this.#orgs = new OrgRepository(db);
-    this.#audit = new AuditRepository(db);
+    this.#statements = databaseStatements(db);
   }
 
   /** Every entry of the org (or of one rep), by rep and day. */
@@ -136,22 +141,19 @@ export class RepHierarchyAdmin {
         const repUserId = await users.ensureRep(tx, orgId, repExternalId);
         const managerUserId = managerExternalId === null ? null : await users.ensureRep(tx, orgId, managerExternalId);
         await repManagers.setFrom(tx, orgId, { id: newId('rmgr'), repUserId, managerUserId, from });
-        await this.#audit.insertMany(
-          [
-            adminAuditEntry(
-              orgId,
-              'rep.manager_set',
-              {
-                rep_external_id: repExternalId,
-                manager_external_id: managerExternalId,
-                from,
-                previous_manager_external_id: current?.manager_external_id ?? null,
-              },
-              actor,
-            ),
-          ],
-          tx,
-        );
+        await audit.insertMany(tx, [
+          adminAuditEntry(
+            orgId,
+            'rep.manager_set',
+            {
+              rep_external_id: repExternalId,
+              manager_external_id: managerExternalId,
+              from,
+              previous_manager_external_id: current?.manager_external_id ?? null,
+            },
+            actor,
+          ),
+        ]);
         return { before, after: await repManagers.entriesOfOrg(tx, orgId) };
       },
       TRANSACTION_OPTIONS,
@@ -204,6 +206,6 @@ export class RepHierarchyAdmin {
   }
 
   async #requireOrg(orgId: string): Promise<void> {
-    if (!(await this.#orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new AdminError('not_found', `no org ${orgId}`);
   }
 }

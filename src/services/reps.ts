@@ -1,5 +1,7 @@
 import type { Database } from '../db/prisma.ts';
-import { type RepEarningRow, type RepPeriodTotal, type RepRecord, RepRepository } from '../repositories/reps.ts';
+import type { RepEarningRow, RepPeriodTotal, RepRecord } from '../repositories/reps.ts';
+import * as reps from '../repositories/reps.ts';
+import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
 import { AdminError } from './adminError.ts';
 
 /** A rep with, per period, the count and sum of its standing earnings rows. */
@@ -19,20 +21,23 @@ function withTotals(rep: RepRecord, totals: readonly RepPeriodTotal[]): RepWithT
 
 /** The org's reps and their earnings, as the console reads them. */
 export class RepReader {
-  readonly #reps: RepRepository;
+  readonly #statements: Transaction;
 
   constructor(db: Database) {
-    this.#reps = new RepRepository(db);
+    this.#statements = databaseStatements(db);
   }
 
   async list(orgId: string): Promise<RepWithTotals[]> {
-    const [list, totals] = await Promise.all([this.#reps.list(orgId), this.#reps.periodTotals(orgId)]);
+    const [list, totals] = await Promise.all([
+      reps.list(this.#statements, orgId),
+      reps.periodTotals(this.#statements, orgId),
+    ]);
     return list.map((rep) => withTotals(rep, totals));
   }
 
   /** An unknown rep is `not_found`. */
   async find(orgId: string, repId: string): Promise<RepRecord> {
-    const rep = await this.#reps.find(orgId, repId);
+    const rep = await reps.find(this.#statements, orgId, repId);
     if (!rep) throw new AdminError('not_found', `no rep ${repId}`);
     return rep;
   }
@@ -45,8 +50,8 @@ export class RepReader {
   ): Promise<{ rep: RepWithTotals; earnings: RepEarningRow[] }> {
     const rep = await this.find(orgId, repId);
     const [earnings, totals] = await Promise.all([
-      this.#reps.earningsOfPeriod(orgId, rep.id, periodId),
-      this.#reps.periodTotals(orgId),
+      reps.earningsOfPeriod(this.#statements, orgId, rep.id, periodId),
+      reps.periodTotals(this.#statements, orgId),
     ]);
     return { rep: withTotals(rep, totals), earnings };
   }

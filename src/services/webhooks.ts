@@ -4,10 +4,11 @@ import { checkEndpointUrl } from '../domain/webhooks/addresses.ts';
 import { parseEventKinds } from '../domain/webhooks/kinds.ts';
 import { generateWebhookSecret } from '../domain/webhooks/signature.ts';
 import { hasPrefix } from '../lib/ids.ts';
-import { AuditRepository } from '../repositories/audit.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
-import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
-import { type WebhookDeliveryRecord, type WebhookEndpointRecord, WebhookRepository } from '../repositories/webhooks.ts';
+import * as audit from '../repositories/audit.ts';
+import * as orgs from '../repositories/orgs.ts';
+import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../repositories/webhooks.ts';
+import * as webhooks from '../repositories/webhooks.ts';
 import { AdminError } from './adminError.ts';
 import { type EnqueuedMessage, enqueueWebhookEvent } from './webhookOutbox.ts';
 
@@ -32,16 +33,13 @@ export interface RedeliveryResult {
 /** Admin operations on webhook endpoints; each change is one transaction with its audit entry. */
 export class WebhookAdmin {
   private readonly db: Database;
-  private readonly webhooks: WebhookRepository;
-  private readonly orgs: OrgRepository;
-  private readonly audit: AuditRepository;
   private readonly allowPrivateAddresses: boolean;
+
+  readonly #statements: Transaction;
 
   constructor(db: Database, options: { allowPrivateAddresses: boolean }) {
     this.db = db;
-    this.webhooks = new WebhookRepository(db);
-    this.orgs = new OrgRepository(db);
-    this.audit = new AuditRepository(db);
+    this.#statements = databaseStatements(db);
     this.allowPrivateAddresses = options.allowPrivateAddresses;
   }
 
@@ -56,7 +54,7 @@ export class WebhookAdmin {
     await this.requireOrg(input.orgId);
     const secret = generateWebhookSecret();
     const endpoint = await inPrismaTransaction(this.db, async (tx) => {
-      const created = await this.webhooks.createEndpoint(tx, input.orgId, {
+      const created = await webhooks.createEndpoint(tx, input.orgId, {
         url: checked.url,
         events: parsed.kinds,
         secret,
@@ -79,7 +77,7 @@ export class WebhookAdmin {
 
   async list(orgId: string): Promise<WebhookEndpointRecord[]> {
     await this.requireOrg(orgId);
-    return this.webhooks.listEndpoints(orgId);
+    return webhooks.listEndpoints(this.#statements, orgId);
   }
 
   /** Stops all sending to the endpoint; its delivery history is kept. Idempotent: `changed` is false when it was removed already. */
@@ -90,9 +88,9 @@ export class WebhookAdmin {
   ): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
-      const removed = await this.webhooks.removeEndpoint(tx, orgId, endpointId, new Date());
+      const removed = await webhooks.removeEndpoint(tx, orgId, endpointId, new Date());
       if (!removed) {
-        const already = await this.webhooks.findRemovedEndpoint(orgId, endpointId, tx);
+        const already = await webhooks.findRemovedEndpoint(tx, orgId, endpointId);
         if (!already) throw this.noEndpoint(orgId, endpointId);
         return { endpoint: already, changed: false };
       }
@@ -107,7 +105,7 @@ export class WebhookAdmin {
     const secret = generateWebhookSecret();
     const endpoint = await inPrismaTransaction(this.db, async (tx) => {
       const expiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
-      const rotated = await this.webhooks.rotateSecret(tx, orgId, endpointId, secret, expiresAt);
+      const rotated = await webhooks.rotateSecret(tx, orgId, endpointId, secret, expiresAt);
       if (!rotated) throw this.noEndpoint(orgId, endpointId);
       await this.record(
         tx,
@@ -132,7 +130,7 @@ export class WebhookAdmin {
   ): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
-      const changed = await this.webhooks.enableEndpoint(tx, orgId, endpointId);
+      const changed = await webhooks.enableEndpoint(tx, orgId, endpointId);
       if (changed) await this.record(tx, orgId, 'webhook.enabled', { endpoint_id: endpointId }, actor);
       const endpoint = await this.requireEndpoint(orgId, endpointId, tx);
       return { endpoint, changed };
@@ -171,7 +169,7 @@ export class WebhookAdmin {
     }
     await this.requireOrg(orgId);
     await this.requireEndpoint(orgId, endpointId);
-    return this.webhooks.listDeliveries(orgId, endpointId, count);
+    return webhooks.listDeliveries(this.#statements, orgId, endpointId, count);
   }
 
   /**
@@ -189,7 +187,7 @@ export class WebhookAdmin {
       throw new AdminError('invalid_argument', `${JSON.stringify(messageId)} is not a message id (msg_…)`);
     }
     await this.requireOrg(orgId);
-    if (!(await this.webhooks.messageExists(orgId, messageId))) {
+    if (!(await webhooks.messageExists(this.#statements, orgId, messageId))) {
       throw new AdminError('not_found', `org ${orgId} has no webhook message ${messageId}`);
     }
     if (endpointId !== undefined) {
@@ -197,7 +195,7 @@ export class WebhookAdmin {
       if (!endpoint.enabled) throw this.disabled(orgId, endpoint);
     }
     return inPrismaTransaction(this.db, async (tx) => {
-      const redelivered = await this.webhooks.requestRedelivery(
+      const redelivered = await webhooks.requestRedelivery(
         tx,
         orgId,
         messageId,
@@ -224,11 +222,15 @@ export class WebhookAdmin {
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new AdminError('not_found', `no org ${orgId}`);
   }
 
-  private async requireEndpoint(orgId: string, endpointId: string, tx?: Transaction): Promise<WebhookEndpointRecord> {
-    const endpoint = await this.webhooks.findEndpoint(orgId, endpointId, tx);
+  private async requireEndpoint(
+    orgId: string,
+    endpointId: string,
+    tx: Transaction = this.#statements,
+  ): Promise<WebhookEndpointRecord> {
+    const endpoint = await webhooks.findEndpoint(tx, orgId, endpointId);
     if (!endpoint) throw this.noEndpoint(orgId, endpointId);
     return endpoint;
   }
@@ -251,6 +253,6 @@ export class WebhookAdmin {
     details: Record<string, unknown>,
     actor: AdminActor,
   ): Promise<void> {
-    await this.audit.insertMany([adminAuditEntry(orgId, action, details, actor)], tx);
+    await audit.insertMany(tx, [adminAuditEntry(orgId, action, details, actor)]);
   }
 }

@@ -3,7 +3,6 @@ import { describe, expect } from 'vitest';
 import { stringify } from 'yaml';
 import { loadAdminContract } from '../../src/http/contract.ts';
 import { OperationTable } from '../../src/http/operations.ts';
-import { AdminAccounts } from '../../src/services/adminIdentity.ts';
 import { createOrg } from '../factories/access.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { dealEvent, ingest } from '../factories/deals.ts';
@@ -11,6 +10,7 @@ import { applyPlan, planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { adminClient } from '../helpers/adminClient.ts';
 import { test } from '../helpers/fixtures.ts';
+import { testServices } from '../helpers/services.ts';
 
 // The admin API end to end: a real server on port 0, the real database, and openapi-fetch typed from the admin
 // contract; the server validates its own responses against that contract. The sessions' clock is this file's,
@@ -149,7 +149,7 @@ describe('admin sign-in and sessions', () => {
   }) => {
     const { org, account, client } = await signedIn();
     assert.equal((await client.api.GET('/admin/v1/me')).response.status, 200);
-    await new AdminAccounts(db).disable(org.id, account.email);
+    await testServices({ db }).admin.admins.disable(org.id, account.email);
     assert.equal((await client.api.GET('/admin/v1/me')).response.status, 401);
     const again = await adminClient(server).signIn(account.email, account.password);
     assert.equal(again.response.status, 401);

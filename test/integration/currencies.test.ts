@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
-import { type EarningListItem, type QuotientClient, QuotientError } from '../../sdk/src/index.ts';
+import { QuotientError } from '../../sdk/src/index.ts';
 import { AdminError } from '../../src/services/adminError.ts';
-import { ExchangeRateService } from '../../src/services/exchangeRates.ts';
 import { externalId } from '../factories/deals.ts';
 import { applyPlan, planDocument, planFile } from '../factories/plans.ts';
 import { cliJson as cli, onlyJson, runCli } from '../helpers/cli.ts';
+import { listAll } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
+import { testServices } from '../helpers/services.ts';
 
 // Currencies end to end (docs/currencies.md): rates and default currencies set with the CLI, deal events and reads
 // through the SDK against the real server, which validates its own responses against the contract.
@@ -21,12 +22,6 @@ async function collect<Item>(items: AsyncIterable<Item>): Promise<Item[]> {
   const all: Item[] = [];
   for await (const item of items) all.push(item);
   return all;
-}
-
-async function listAll(client: QuotientClient, params: Parameters<QuotientClient['earnings']['list']>[0] = {}) {
-  const earnings: EarningListItem[] = [];
-  for await (const earning of client.earnings.list(params)) earnings.push(earning);
-  return earnings;
 }
 
 const commissionOnly = (overrides: Record<string, unknown> = {}) =>
@@ -102,7 +97,7 @@ describe('a EUR deal on a USD plan', () => {
   test('a rep paid by a USD plan and a EUR plan gets a payout per currency', async ({ db, org, client }) => {
     await applyPlan(db, org.id, commissionOnly({ key: 'usd-plan', currency: 'USD' }));
     await applyPlan(db, org.id, commissionOnly({ key: 'eur-plan', currency: 'EUR' }));
-    await new ExchangeRateService(db).set({
+    await testServices({ db }).admin.exchangeRates.set({
       orgId: org.id,
       from: 'USD',
       to: 'EUR',
@@ -168,7 +163,7 @@ describe('the org default currency and the CLI', () => {
   });
 
   test('bad input is refused with the JSON refusal contract and changes nothing', async ({ db, org }) => {
-    const rates = new ExchangeRateService(db);
+    const rates = testServices({ db }).admin.exchangeRates;
     const set = (from: string, to: string, rate: string, effectiveOn: string) =>
       rates.set({ orgId: org.id, from, to, rate, effectiveOn }).then(
         () => assert.fail(`${from} ${to} ${rate} ${effectiveOn} was accepted`),
@@ -189,7 +184,7 @@ describe('the org default currency and the CLI', () => {
   });
 
   test('fx list shows the rates by pair and day, filtered by currency', async ({ db, org }) => {
-    const rates = new ExchangeRateService(db);
+    const rates = testServices({ db }).admin.exchangeRates;
     await rates.set({ orgId: org.id, from: 'EUR', to: 'USD', rate: '1.1', effectiveOn: '2026-05-01' });
     await rates.set({ orgId: org.id, from: 'EUR', to: 'USD', rate: '1.08', effectiveOn: '2026-04-01' });
     await rates.set({ orgId: org.id, from: 'GBP', to: 'USD', rate: '1.27', effectiveOn: '2026-04-01' });

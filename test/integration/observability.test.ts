@@ -5,7 +5,6 @@ import { Writable } from 'node:stream';
 import { afterAll, describe } from 'vitest';
 import { createLogger } from '../../src/lib/logger.ts';
 import type { RunningServer } from '../../src/main.ts';
-import { WebhookAdmin } from '../../src/services/webhooks.ts';
 import { WebhookWorker } from '../../src/webhooks/worker.ts';
 import { createOrg } from '../factories/access.ts';
 import { dealEvent, ingest } from '../factories/deals.ts';
@@ -14,6 +13,7 @@ import { createEndpoint } from '../factories/webhooks.ts';
 import { eventually } from '../helpers/clock.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { test } from '../helpers/fixtures.ts';
+import { testServices } from '../helpers/services.ts';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.ts';
 
 const PROMTOOL = '/usr/bin/promtool';
@@ -65,7 +65,7 @@ describe('observability', () => {
     const receiver = await startReceiver(() => 503);
     receivers.push(receiver);
     const { endpoint } = await createEndpoint(db, org.id, receiver.url);
-    await new WebhookAdmin(db, { allowPrivateAddresses: true }).test(org.id, endpoint.id);
+    await testServices({ db }).admin.webhooks.test(org.id, endpoint.id);
     const { logger, lines } = capturingLogger();
     const worker = new WebhookWorker(
       db,

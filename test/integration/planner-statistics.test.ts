@@ -4,11 +4,11 @@ import { applyMigrations } from '../../src/db/migrate.ts';
 import { PlannerStatistics } from '../../src/db/plannerStatistics.ts';
 import { createPrismaClient } from '../../src/db/prisma.ts';
 import * as deals from '../../src/repositories/deals.ts';
-import { OrgRepository } from '../../src/repositories/orgs.ts';
-import { createSqlPool, inTransaction, type SqlPool } from '../../src/repositories/transaction.ts';
-import { DealIngestion } from '../../src/services/ingestion.ts';
+import * as orgs from '../../src/repositories/orgs.ts';
+import { createSqlPool, databaseStatements, inTransaction, type SqlPool } from '../../src/repositories/transaction.ts';
 import { ingestRequest } from '../helpers/ingestRequests.ts';
 import { query, withScratchDatabase } from '../helpers/scratchDatabase.ts';
+import { testServices } from '../helpers/services.ts';
 
 // The deal pipeline's statements are planned once per connection, on the statistics of the moment. In a fresh
 // database (its own, so that the tables really start empty) a deal lookup planned on the empty table goes through
@@ -26,10 +26,10 @@ async function withFreshPipeline(
   await withScratchDatabase('quotient_planner', async (url) => {
     await applyMigrations(url);
     const db = createPrismaClient(url, 1);
-    const org = await new OrgRepository(db).create('Planner statistics org');
+    const org = await orgs.create(databaseStatements(db), 'Planner statistics org');
     await db.$disconnect();
     const pool = createSqlPool(url, 1, () => {});
-    const ingestion = new DealIngestion(pool, { onDealChanged: async () => {} });
+    const ingestion = testServices({ pool, listeners: { deals: { onDealChanged: async () => {} } } }).api.ingestion;
     const ingestDeals = async (count: number) => {
       for (let n = 0; n < count; n++) {
         const body = {

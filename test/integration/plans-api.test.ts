@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { describe } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
-import { PlanAdmin } from '../../src/services/plans.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { test } from '../helpers/fixtures.ts';
 import { noPlanChanges } from '../helpers/listeners.ts';
+import { testServices } from '../helpers/services.ts';
 
 // Responses are validated against the contract by the test server itself (QUOTIENT_VALIDATE_RESPONSES), so a
 // shape that drifts from openapi.yaml fails here as a 500.
@@ -46,7 +46,7 @@ describe('GET /v1/plans', () => {
     const kept = planDocument({ name: 'Kept' });
     await applyPlan(db, org.id, kept);
     const archived = await applyPlan(db, org.id, planDocument({ name: 'Archived' }));
-    await new PlanAdmin(db, noPlanChanges).archive(org.id, archived.plan_id);
+    await testServices({ db }).admin.planAdmin.archive(org.id, archived.plan_id, noPlanChanges);
     const changed = await applyPlan(db, org.id, { ...kept, quota_cents: 20000000 });
 
     const { plans } = await client.plans.listPage();
@@ -159,7 +159,7 @@ describe('GET /v1/plans/{id}', () => {
   test('an archived plan is still fetchable by id, with status archived', async ({ db, newOrg }) => {
     const { org, client } = await newOrg({ scopes: ['plans:read'] });
     const applied = await applyPlan(db, org.id, planDocument());
-    await new PlanAdmin(db, noPlanChanges).archive(org.id, applied.plan_id);
+    await testServices({ db }).admin.planAdmin.archive(org.id, applied.plan_id, noPlanChanges);
     const plan = await client.plans.get(applied.plan_id, { include: 'chips' });
     assert.equal(plan.status, 'archived');
     assert.equal(plan.chips?.length, 4);

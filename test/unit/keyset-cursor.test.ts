@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { InvalidCursor, type KeysetCursorCodec, keysetFingerprint } from '../../src/domain/lists/keysetCursor.ts';
 import { AUDIT_CURSOR, auditLogFingerprint } from '../../src/audit/reader.ts';
+import { InvalidCursor, type KeysetCursorCodec, keysetFingerprint } from '../../src/domain/lists/keysetCursor.ts';
 import { DEAL_CURSOR, dealListFingerprint } from '../../src/services/deals.ts';
 import { EARNING_CURSOR, earningListFingerprint } from '../../src/services/earnings/reader.ts';
 import { PAYOUT_CURSOR } from '../../src/services/payouts.ts';

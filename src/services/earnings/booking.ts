@@ -12,7 +12,7 @@ import { newId } from '../../lib/ids.ts';
 import { countEarningsRows } from '../../lib/operationsMetrics.ts';
 import type { LineRow, NewEarning } from '../../repositories/earnings.ts';
 import * as earnings from '../../repositories/earnings.ts';
-import * as ledgerPeriods from '../../repositories/ledgerPeriods.ts';
+import * as periods from '../../repositories/periods.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import { EarningAnnouncements, type KnownEndpoints } from './announcements.ts';
 
@@ -102,14 +102,14 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
   const statuses = new Map<PeriodId, PeriodStatus>();
   const held = new Set<PeriodId>();
   /** Holds the periods; true when it had to create some (which were not held when it was called). */
-  const hold = async (periods: Iterable<PeriodId>, bookedInto: ReadonlySet<PeriodId>): Promise<boolean> => {
-    const fresh = [...new Set(periods)].filter((periodId) => !held.has(periodId));
+  const hold = async (periodIds: Iterable<PeriodId>, bookedInto: ReadonlySet<PeriodId>): Promise<boolean> => {
+    const fresh = [...new Set(periodIds)].filter((periodId) => !held.has(periodId));
     if (fresh.length === 0) return false;
-    const found = await ledgerPeriods.sharePeriods(tx, orgId, fresh);
+    const found = await periods.sharePeriods(tx, orgId, fresh);
     const missing = fresh.filter((periodId) => !found.has(periodId) && bookedInto.has(periodId));
     if (missing.length > 0) {
-      await ledgerPeriods.ensurePeriods(tx, orgId, missing);
-      for (const [periodId, status] of await ledgerPeriods.sharePeriods(tx, orgId, missing)) {
+      await periods.ensurePeriods(tx, orgId, missing);
+      for (const [periodId, status] of await periods.sharePeriods(tx, orgId, missing)) {
         found.set(periodId, status);
       }
     }

@@ -14,12 +14,12 @@ import { type CalendarDate, type PeriodId, periodBounds, periodKindOf } from '..
 import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
-import * as ledgerPeriods from '../../repositories/ledgerPeriods.ts';
 import * as orgConfigs from '../../repositories/orgConfig.ts';
+import * as periods from '../../repositories/periods.ts';
 import * as planStates from '../../repositories/planStates.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
-import * as endpoints from '../../repositories/webhookEndpoints.ts';
+import * as webhooks from '../../repositories/webhooks.ts';
 import { book } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
 import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
@@ -106,7 +106,7 @@ export async function drawTargetsOfDealChange(
 ): Promise<LineTarget[]> {
   const drawPlans = plans.filter(hasDraw);
   if (drawPlans.length === 0) return [];
-  const statuses = await ledgerPeriods.periodStatuses(tx, orgId);
+  const statuses = await periods.periodStatuses(tx, orgId);
   const targets: LineTarget[] = [];
   for (const plan of drawPlans) {
     const settled = settledPeriods(statuses, plan);
@@ -148,7 +148,7 @@ export async function settleDrawsOfPeriod(
     orgId,
     reps.map((rep) => rep.user_id),
   );
-  const statuses = await ledgerPeriods.periodStatuses(tx, orgId);
+  const statuses = await periods.periodStatuses(tx, orgId);
   if ((statuses.get(periodId) ?? 'open') !== 'open') return;
   const today = context.today();
   const org = plans.some((plan) => overrideDepthOf(plan) > 0) ? await loadHierarchy(tx, orgId) : NO_HIERARCHY;
@@ -166,6 +166,6 @@ export async function settleDrawsOfPeriod(
     droppedLines: [],
     triggeringDomainEventId: null,
     cause: null,
-    endpoints: await endpoints.hasWebhookEndpoints(tx, orgId),
+    endpoints: await webhooks.hasWebhookEndpoints(tx, orgId),
   });
 }

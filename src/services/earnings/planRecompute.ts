@@ -7,12 +7,12 @@ import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
 import * as feedWriters from '../../repositories/feedWriters.ts';
-import * as ledgerPeriods from '../../repositories/ledgerPeriods.ts';
 import * as orgConfigs from '../../repositories/orgConfig.ts';
+import * as periods from '../../repositories/periods.ts';
 import * as planStates from '../../repositories/planStates.ts';
 import { inTransaction, poolStatements, type SqlPool, type Transaction } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
-import * as endpoints from '../../repositories/webhookEndpoints.ts';
+import * as webhooks from '../../repositories/webhooks.ts';
 import { EarningAnnouncements } from './announcements.ts';
 import { addCounts, type BookingCounts, book, isLive, NO_COUNTS } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
@@ -142,7 +142,7 @@ async function recomputeRep(
   const rep: Rep = found;
   const states = await planStates.planStates(tx, orgId, planIds);
   const archived = states.filter((state) => state.status === 'archived').map((state) => state.plan_id);
-  const hasWebhookEndpoints = await endpoints.hasWebhookEndpoints(tx, orgId);
+  const hasWebhookEndpoints = await webhooks.hasWebhookEndpoints(tx, orgId);
   const announcements = new EarningAnnouncements(tx, orgId, hasWebhookEndpoints);
 
   const reversed = await earnings.reverseProjectionsOfRep(tx, orgId, userId, archived);
@@ -177,7 +177,7 @@ async function recomputeRep(
     ...new Set(rows.flatMap((row) => (row.deal_id !== null && !read.has(row.deal_id) ? [row.deal_id] : []))),
   ];
   const deals = [...read.values(), ...(await dealSnapshots.dealsByIds(tx, orgId, formerIds))];
-  const periodStatuses = await ledgerPeriods.periodStatuses(tx, orgId);
+  const periodStatuses = await periods.periodStatuses(tx, orgId);
   const isOpen = (periodId: PeriodId) => (periodStatuses.get(periodId) ?? 'open') === 'open';
   const liveLines = new Set(rows.filter(isLive).map((row) => row.line_key));
   // An unpriced line's row of 0 stays a line to evaluate even once its period is locked: a rate set later prices it.
