@@ -21,7 +21,7 @@ import type { Logger } from './lib/logger.ts';
 import * as keyAuthentication from './repositories/keyAuthentication.ts';
 import { type RateLimitLease, takeRateLimitLease } from './repositories/rateLimitLease.ts';
 import { createSqlPool, databaseStatements, poolStatements, type Transaction } from './repositories/transaction.ts';
-import * as webhooks from './repositories/webhooks.ts';
+import * as webhooks from './repositories/webhookDeliveries.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 
 export interface RunningServer {

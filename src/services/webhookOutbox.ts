@@ -2,7 +2,7 @@ import type { webhooks } from '../../generated/openapi.ts';
 import type { WebhookMessageType } from '../domain/webhooks/kinds.ts';
 import { newId } from '../lib/ids.ts';
 import type { Transaction } from '../repositories/transaction.ts';
-import * as webhookTables from '../repositories/webhooks.ts';
+import * as webhookTables from '../repositories/webhookDeliveries.ts';
 
 // The outbox: a webhook is written in the same transaction as the change it announces,
 // one message and a delivery per subscribed endpoint, so a committed change is always announced and a

@@ -7,8 +7,8 @@ import { hasPrefix } from '../lib/ids.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
 import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../repositories/webhooks.ts';
-import * as webhooks from '../repositories/webhooks.ts';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../repositories/webhookDeliveries.ts';
+import * as webhooks from '../repositories/webhookDeliveries.ts';
 import { AdminError } from './adminError.ts';
 import { type EnqueuedMessage, enqueueWebhookEvent } from './webhookOutbox.ts';
 

@@ -6,8 +6,8 @@ import { signatureHeader } from '../domain/webhooks/signature.ts';
 import type { Logger } from '../lib/logger.ts';
 import { countWebhookAttempt, type WebhookAttemptOutcome } from '../lib/operationsMetrics.ts';
 import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
-import type { ClaimedDelivery } from '../repositories/webhooks.ts';
-import * as webhooks from '../repositories/webhooks.ts';
+import type { ClaimedDelivery } from '../repositories/webhookDeliveries.ts';
+import * as webhooks from '../repositories/webhookDeliveries.ts';
 import { sendWebhook } from './sender.ts';
 
 export type WorkerSettings = Pick<

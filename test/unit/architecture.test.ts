@@ -45,7 +45,7 @@ const REPOSITORIES = [
   'reps',
   'sourceEvents',
   'users',
-  'webhooks',
+  'webhookDeliveries',
 ];
 
 /** The repositories with functions that use Prisma (admin work); every other one runs plain SQL only. */
@@ -60,7 +60,7 @@ const USING_PRISMA = [
   'periods',
   'plans',
   'reps',
-  'webhooks',
+  'webhookDeliveries',
 ];
 const PLAIN_SQL_REPOSITORIES = REPOSITORIES.filter((name) => !USING_PRISMA.includes(name));
 

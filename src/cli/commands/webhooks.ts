@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { WEBHOOK_EVENT_KINDS } from '../../domain/webhooks/kinds.ts';
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../repositories/webhooks.ts';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../repositories/webhookDeliveries.ts';
 import { DELIVERIES_LIMIT_DEFAULT, type WebhookAdmin } from '../../services/webhooks.ts';
 import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';

@@ -19,7 +19,7 @@ import * as periods from '../../repositories/periods.ts';
 import * as planStates from '../../repositories/planStates.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
-import * as webhooks from '../../repositories/webhooks.ts';
+import * as webhooks from '../../repositories/webhookDeliveries.ts';
 import { book } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
 import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';

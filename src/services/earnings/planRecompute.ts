@@ -12,7 +12,7 @@ import * as periods from '../../repositories/periods.ts';
 import * as planStates from '../../repositories/planStates.ts';
 import { inTransaction, poolStatements, type SqlPool, type Transaction } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
-import * as webhooks from '../../repositories/webhooks.ts';
+import * as webhooks from '../../repositories/webhookDeliveries.ts';
 import { EarningAnnouncements } from './announcements.ts';
 import { addCounts, type BookingCounts, book, isLive, NO_COUNTS } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
