@@ -21,7 +21,7 @@ import type { Logger } from './lib/logger.ts';
 import * as keyAuthentication from './repositories/keyAuthentication.ts';
 import { type RateLimitLease, takeRateLimitLease } from './repositories/rateLimitLease.ts';
 import { createSqlPool, databaseStatements, poolStatements, type Transaction } from './repositories/transaction.ts';
-import * as webhooks from './repositories/webhookDeliveries.ts';
+import * as webhookDeliveries from './repositories/webhookDeliveries.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 
 export interface RunningServer {
@@ -86,7 +86,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   const metrics = new Metrics(
     () => auditLog.depth(),
     keyGate.store,
-    () => webhooks.pendingBacklog(databaseStatements(database.db)),
+    () => webhookDeliveries.pendingBacklog(databaseStatements(database.db)),
   );
   // A recompute after an admin change runs on the deals pool, two reps at a time, beside the requests.
   const services = composeServices({

@@ -2,7 +2,8 @@ import type { webhooks } from '../../generated/openapi.ts';
 import type { WebhookMessageType } from '../domain/webhooks/kinds.ts';
 import { newId } from '../lib/ids.ts';
 import type { Transaction } from '../repositories/transaction.ts';
-import * as webhookTables from '../repositories/webhookDeliveries.ts';
+import * as webhookDeliveries from '../repositories/webhookDeliveries.ts';
+import * as webhookEndpoints from '../repositories/webhookEndpoints.ts';
 
 // The outbox: a webhook is written in the same transaction as the change it announces,
 // one message and a delivery per subscribed endpoint, so a committed change is always announced and a
@@ -34,10 +35,10 @@ export async function enqueueWebhookEvent<Type extends WebhookMessageType>(
   // The caller may already know the subscribed endpoints (a deal event, from OrgConfigCache).
   const endpointIds = options.endpointIds
     ? [...options.endpointIds]
-    : await webhookTables.subscribedEndpoints(tx, orgId, type, options.onlyEndpointId ?? null);
+    : await webhookEndpoints.subscribedEndpoints(tx, orgId, type, options.onlyEndpointId ?? null);
   if (endpointIds.length === 0) return null;
   const messageId = newId('msg');
   const body = JSON.stringify({ type, timestamp: options.timestamp.toISOString(), data });
-  await webhookTables.insertMessage(tx, { messageId, orgId, type, body, endpointIds });
+  await webhookDeliveries.insertMessage(tx, { messageId, orgId, type, body, endpointIds });
   return { message_id: messageId, endpoint_ids: endpointIds };
 }

@@ -7,8 +7,10 @@ import { hasPrefix } from '../lib/ids.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
 import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../repositories/webhookDeliveries.ts';
-import * as webhooks from '../repositories/webhookDeliveries.ts';
+import type { WebhookDeliveryRecord } from '../repositories/webhookDeliveries.ts';
+import * as webhookDeliveries from '../repositories/webhookDeliveries.ts';
+import type { WebhookEndpointRecord } from '../repositories/webhookEndpoints.ts';
+import * as webhookEndpoints from '../repositories/webhookEndpoints.ts';
 import { AdminError } from './adminError.ts';
 import { type EnqueuedMessage, enqueueWebhookEvent } from './webhookOutbox.ts';
 
@@ -54,7 +56,7 @@ export class WebhookAdmin {
     await this.requireOrg(input.orgId);
     const secret = generateWebhookSecret();
     const endpoint = await inPrismaTransaction(this.db, async (tx) => {
-      const created = await webhooks.createEndpoint(tx, input.orgId, {
+      const created = await webhookEndpoints.createEndpoint(tx, input.orgId, {
         url: checked.url,
         events: parsed.kinds,
         secret,
@@ -77,7 +79,7 @@ export class WebhookAdmin {
 
   async list(orgId: string): Promise<WebhookEndpointRecord[]> {
     await this.requireOrg(orgId);
-    return webhooks.listEndpoints(this.#statements, orgId);
+    return webhookEndpoints.listEndpoints(this.#statements, orgId);
   }
 
   /** Stops all sending to the endpoint; its delivery history is kept. Idempotent: `changed` is false when it was removed already. */
@@ -88,9 +90,9 @@ export class WebhookAdmin {
   ): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
-      const removed = await webhooks.removeEndpoint(tx, orgId, endpointId, new Date());
+      const removed = await webhookEndpoints.removeEndpoint(tx, orgId, endpointId, new Date());
       if (!removed) {
-        const already = await webhooks.findRemovedEndpoint(tx, orgId, endpointId);
+        const already = await webhookEndpoints.findRemovedEndpoint(tx, orgId, endpointId);
         if (!already) throw this.noEndpoint(orgId, endpointId);
         return { endpoint: already, changed: false };
       }
@@ -105,7 +107,7 @@ export class WebhookAdmin {
     const secret = generateWebhookSecret();
     const endpoint = await inPrismaTransaction(this.db, async (tx) => {
       const expiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
-      const rotated = await webhooks.rotateSecret(tx, orgId, endpointId, secret, expiresAt);
+      const rotated = await webhookEndpoints.rotateSecret(tx, orgId, endpointId, secret, expiresAt);
       if (!rotated) throw this.noEndpoint(orgId, endpointId);
       await this.record(
         tx,
@@ -130,7 +132,7 @@ export class WebhookAdmin {
   ): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
-      const changed = await webhooks.enableEndpoint(tx, orgId, endpointId);
+      const changed = await webhookEndpoints.enableEndpoint(tx, orgId, endpointId);
       if (changed) await this.record(tx, orgId, 'webhook.enabled', { endpoint_id: endpointId }, actor);
       const endpoint = await this.requireEndpoint(orgId, endpointId, tx);
       return { endpoint, changed };
@@ -169,7 +171,7 @@ export class WebhookAdmin {
     }
     await this.requireOrg(orgId);
     await this.requireEndpoint(orgId, endpointId);
-    return webhooks.listDeliveries(this.#statements, orgId, endpointId, count);
+    return webhookDeliveries.listDeliveries(this.#statements, orgId, endpointId, count);
   }
 
   /**
@@ -187,7 +189,7 @@ export class WebhookAdmin {
       throw new AdminError('invalid_argument', `${JSON.stringify(messageId)} is not a message id (msg_…)`);
     }
     await this.requireOrg(orgId);
-    if (!(await webhooks.messageExists(this.#statements, orgId, messageId))) {
+    if (!(await webhookDeliveries.messageExists(this.#statements, orgId, messageId))) {
       throw new AdminError('not_found', `org ${orgId} has no webhook message ${messageId}`);
     }
     if (endpointId !== undefined) {
@@ -195,7 +197,7 @@ export class WebhookAdmin {
       if (!endpoint.enabled) throw this.disabled(orgId, endpoint);
     }
     return inPrismaTransaction(this.db, async (tx) => {
-      const redelivered = await webhooks.requestRedelivery(
+      const redelivered = await webhookDeliveries.requestRedelivery(
         tx,
         orgId,
         messageId,
@@ -230,7 +232,7 @@ export class WebhookAdmin {
     endpointId: string,
     tx: Transaction = this.#statements,
   ): Promise<WebhookEndpointRecord> {
-    const endpoint = await webhooks.findEndpoint(tx, orgId, endpointId);
+    const endpoint = await webhookEndpoints.findEndpoint(tx, orgId, endpointId);
     if (!endpoint) throw this.noEndpoint(orgId, endpointId);
     return endpoint;
   }

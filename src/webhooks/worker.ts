@@ -7,7 +7,7 @@ import type { Logger } from '../lib/logger.ts';
 import { countWebhookAttempt, type WebhookAttemptOutcome } from '../lib/operationsMetrics.ts';
 import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
 import type { ClaimedDelivery } from '../repositories/webhookDeliveries.ts';
-import * as webhooks from '../repositories/webhookDeliveries.ts';
+import * as webhookDeliveries from '../repositories/webhookDeliveries.ts';
 import { sendWebhook } from './sender.ts';
 
 export type WorkerSettings = Pick<
@@ -69,7 +69,7 @@ export class WebhookWorker {
       }
       let claimed: ClaimedDelivery[];
       try {
-        claimed = await webhooks.claimDue(this.#statements, free, this.leaseMs, this.orgIds);
+        claimed = await webhookDeliveries.claimDue(this.#statements, free, this.leaseMs, this.orgIds);
       } catch (error) {
         this.logger.warn({ err: error }, 'could not claim webhook deliveries; trying again');
         await this.pause();
@@ -134,7 +134,7 @@ export class WebhookWorker {
     };
     try {
       const { disabledReason } = await inPrismaTransaction(this.#db, (tx) =>
-        webhooks.recordAttempt(
+        webhookDeliveries.recordAttempt(
           tx,
           claim,
           {

@@ -46,6 +46,7 @@ const REPOSITORIES = [
   'sourceEvents',
   'users',
   'webhookDeliveries',
+  'webhookEndpoints',
 ];
 
 /** The repositories with functions that use Prisma (admin work); every other one runs plain SQL only. */
@@ -61,6 +62,7 @@ const USING_PRISMA = [
   'plans',
   'reps',
   'webhookDeliveries',
+  'webhookEndpoints',
 ];
 const PLAIN_SQL_REPOSITORIES = REPOSITORIES.filter((name) => !USING_PRISMA.includes(name));
 

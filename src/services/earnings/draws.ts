@@ -19,7 +19,7 @@ import * as periods from '../../repositories/periods.ts';
 import * as planStates from '../../repositories/planStates.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
-import * as webhooks from '../../repositories/webhookDeliveries.ts';
+import * as webhookEndpoints from '../../repositories/webhookEndpoints.ts';
 import { book } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
 import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
@@ -166,6 +166,6 @@ export async function settleDrawsOfPeriod(
     droppedLines: [],
     triggeringDomainEventId: null,
     cause: null,
-    endpoints: await webhooks.hasWebhookEndpoints(tx, orgId),
+    endpoints: await webhookEndpoints.hasWebhookEndpoints(tx, orgId),
   });
 }

@@ -12,7 +12,7 @@ import * as periods from '../../repositories/periods.ts';
 import * as planStates from '../../repositories/planStates.ts';
 import { inTransaction, poolStatements, type SqlPool, type Transaction } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
-import * as webhooks from '../../repositories/webhookDeliveries.ts';
+import * as webhookEndpoints from '../../repositories/webhookEndpoints.ts';
 import { EarningAnnouncements } from './announcements.ts';
 import { addCounts, type BookingCounts, book, isLive, NO_COUNTS } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
@@ -142,7 +142,7 @@ async function recomputeRep(
   const rep: Rep = found;
   const states = await planStates.planStates(tx, orgId, planIds);
   const archived = states.filter((state) => state.status === 'archived').map((state) => state.plan_id);
-  const hasWebhookEndpoints = await webhooks.hasWebhookEndpoints(tx, orgId);
+  const hasWebhookEndpoints = await webhookEndpoints.hasWebhookEndpoints(tx, orgId);
   const announcements = new EarningAnnouncements(tx, orgId, hasWebhookEndpoints);
 
   const reversed = await earnings.reverseProjectionsOfRep(tx, orgId, userId, archived);
