@@ -10,7 +10,6 @@ import { applyPlan, planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { adminClient } from '../helpers/adminClient.ts';
 import { test } from '../helpers/fixtures.ts';
-import { testServices } from '../helpers/services.ts';
 
 // The admin API end to end: a real server on port 0, the real database, and openapi-fetch typed from the admin
 // contract; the server validates its own responses against that contract. The sessions' clock is this file's,
@@ -143,13 +142,13 @@ describe('admin sign-in and sessions', () => {
   });
 
   test("a disabled admin's session stops at once, and the account can no longer sign in", async ({
-    db,
+    services,
     server,
     signedIn,
   }) => {
     const { org, account, client } = await signedIn();
     assert.equal((await client.api.GET('/admin/v1/me')).response.status, 200);
-    await testServices({ db }).admin.admins.disable(org.id, account.email);
+    await services.admin.admins.disable(org.id, account.email);
     assert.equal((await client.api.GET('/admin/v1/me')).response.status, 401);
     const again = await adminClient(server).signIn(account.email, account.password);
     assert.equal(again.response.status, 401);

@@ -7,7 +7,6 @@ import { applyPlan, planDocument, planFile } from '../factories/plans.ts';
 import { cliJson as cli, onlyJson, runCli } from '../helpers/cli.ts';
 import { listAll } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
-import { testServices } from '../helpers/services.ts';
 
 // Currencies end to end (docs/currencies.md): rates and default currencies set with the CLI, deal events and reads
 // through the SDK against the real server, which validates its own responses against the contract.
@@ -94,10 +93,10 @@ describe('a EUR deal on a USD plan', () => {
     );
   });
 
-  test('a rep paid by a USD plan and a EUR plan gets a payout per currency', async ({ db, org, client }) => {
+  test('a rep paid by a USD plan and a EUR plan gets a payout per currency', async ({ services, db, org, client }) => {
     await applyPlan(db, org.id, commissionOnly({ key: 'usd-plan', currency: 'USD' }));
     await applyPlan(db, org.id, commissionOnly({ key: 'eur-plan', currency: 'EUR' }));
-    await testServices({ db }).admin.exchangeRates.set({
+    await services.admin.exchangeRates.set({
       orgId: org.id,
       from: 'USD',
       to: 'EUR',
@@ -162,8 +161,8 @@ describe('the org default currency and the CLI', () => {
     assert.equal(late.error, 'invalid_state');
   });
 
-  test('bad input is refused with the JSON refusal contract and changes nothing', async ({ db, org }) => {
-    const rates = testServices({ db }).admin.exchangeRates;
+  test('bad input is refused with the JSON refusal contract and changes nothing', async ({ services, org }) => {
+    const rates = services.admin.exchangeRates;
     const set = (from: string, to: string, rate: string, effectiveOn: string) =>
       rates.set({ orgId: org.id, from, to, rate, effectiveOn }).then(
         () => assert.fail(`${from} ${to} ${rate} ${effectiveOn} was accepted`),
@@ -183,8 +182,8 @@ describe('the org default currency and the CLI', () => {
     assert.deepEqual(await rates.list(org.id), []);
   });
 
-  test('fx list shows the rates by pair and day, filtered by currency', async ({ db, org }) => {
-    const rates = testServices({ db }).admin.exchangeRates;
+  test('fx list shows the rates by pair and day, filtered by currency', async ({ services, org }) => {
+    const rates = services.admin.exchangeRates;
     await rates.set({ orgId: org.id, from: 'EUR', to: 'USD', rate: '1.1', effectiveOn: '2026-05-01' });
     await rates.set({ orgId: org.id, from: 'EUR', to: 'USD', rate: '1.08', effectiveOn: '2026-04-01' });
     await rates.set({ orgId: org.id, from: 'GBP', to: 'USD', rate: '1.27', effectiveOn: '2026-04-01' });

@@ -13,7 +13,6 @@ import { createEndpoint } from '../factories/webhooks.ts';
 import { eventually } from '../helpers/clock.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { test } from '../helpers/fixtures.ts';
-import { testServices } from '../helpers/services.ts';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.ts';
 
 const PROMTOOL = '/usr/bin/promtool';
@@ -58,6 +57,7 @@ async function generateTraffic(server: RunningServer, orgId: string, rawKey: str
 
 describe('observability', () => {
   test('a failed webhook attempt is logged at warn with endpoint, status and next retry, and counted', async ({
+    services,
     db,
     server,
   }) => {
@@ -65,7 +65,7 @@ describe('observability', () => {
     const receiver = await startReceiver(() => 503);
     receivers.push(receiver);
     const { endpoint } = await createEndpoint(db, org.id, receiver.url);
-    await testServices({ db }).admin.webhooks.test(org.id, endpoint.id);
+    await services.admin.webhooks.test(org.id, endpoint.id);
     const { logger, lines } = capturingLogger();
     const worker = new WebhookWorker(
       db,
