@@ -1,7 +1,7 @@
 import { sql, type Transaction } from './transaction.ts';
 
 // Which plans an evaluation runs, read in plain SQL inside the evaluating transaction (the plans themselves are
-// written by PlanRepository).
+// written by the plans repository).
 
 /** A plan's state as an evaluation reads it: which version is in force, if it is active. */
 export interface PlanState {

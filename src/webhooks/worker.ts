@@ -17,7 +17,7 @@ export type WorkerSettings = Pick<
 
 /**
  * Delivers the outbox. Each round leases as many due deliveries as it has free slots (see
- * WebhookRepository.claimDue), makes the attempts concurrently and records each result. Any number of workers,
+ * webhookDeliveries.claimDue), makes the attempts concurrently and records each result. Any number of workers,
  * in `quotient serve` or `quotient worker` processes, may share a database: a delivery is leased to one of
  * them at a time. The lease lasts twice the attempt timeout, so an attempt's result is recorded well within
  * it; a worker that dies mid-attempt leaves the delivery to be claimed again when the lease has run out.

@@ -11,6 +11,11 @@ import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
 import { noPeriodChanges } from '../helpers/listeners.ts';
 import { testServices } from '../helpers/services.ts';
 
+/** The composed period admin with `listener` in place of the ledger (still wrapped in the period webhooks). */
+function periodAdmin(listener: PeriodChangeListener = noPeriodChanges) {
+  return testServices({ listeners: { periods: listener } }).admin.periods;
+}
+
 afterAll(closeTestDatabase);
 
 async function auditEntries(orgId: string) {
@@ -107,20 +112,14 @@ describe('period transitions', () => {
   test('locking a period nobody booked into yet creates it locked', async () => {
     const db = testDatabase();
     const org = await createOrg(db);
-    const { period, changed } = await testServices({ db, listeners: { periods: noPeriodChanges } }).admin.periods.lock(
-      org.id,
-      '2026-Q3',
-    );
+    const { period, changed } = await periodAdmin().lock(org.id, '2026-Q3');
     assert.equal(changed, true);
     assert.deepEqual(
       { id: period.id, kind: period.kind, starts_on: period.starts_on, ends_on: period.ends_on, status: period.status },
       { id: '2026-Q3', kind: 'quarterly', starts_on: '2026-07-01', ends_on: '2026-09-30', status: 'locked' },
     );
     assert.deepEqual(
-      (await testServices({ db, listeners: { periods: noPeriodChanges } }).admin.periods.list(org.id)).map((p) => [
-        p.id,
-        p.status,
-      ]),
+      (await periodAdmin().list(org.id)).map((p) => [p.id, p.status]),
       [['2026-Q3', 'locked']],
     );
   });
@@ -128,7 +127,7 @@ describe('period transitions', () => {
   test('repeating a transition changes nothing and writes no audit entry', async () => {
     const db = testDatabase();
     const org = await createOrg(db);
-    const admin = testServices({ db, listeners: { periods: noPeriodChanges } }).admin.periods;
+    const admin = periodAdmin();
     const first = await admin.lock(org.id, '2026-01');
     const again = await admin.lock(org.id, '2026-01');
     assert.equal(again.changed, false);
@@ -145,7 +144,7 @@ describe('period transitions', () => {
   test('a paid period cannot be locked again', async () => {
     const db = testDatabase();
     const org = await createOrg(db);
-    const admin = testServices({ db, listeners: { periods: noPeriodChanges } }).admin.periods;
+    const admin = periodAdmin();
     await admin.lock(org.id, '2025-12');
     await admin.markPaid(org.id, '2025-12');
     await assert.rejects(admin.lock(org.id, '2025-12'), {
@@ -157,15 +156,9 @@ describe('period transitions', () => {
   test('periods belong to one org', async () => {
     const db = testDatabase();
     const [owner, other] = await Promise.all([createOrg(db), createOrg(db)]);
-    await testServices({ db, listeners: { periods: noPeriodChanges } }).admin.periods.lock(owner.id, '2026-06');
-    assert.deepEqual(
-      await testServices({ db, listeners: { periods: noPeriodChanges } }).admin.periods.list(other.id),
-      [],
-    );
-    await assert.rejects(
-      testServices({ db, listeners: { periods: noPeriodChanges } }).admin.periods.markPaid(other.id, '2026-06'),
-      { code: 'not_found' },
-    );
+    await periodAdmin().lock(owner.id, '2026-06');
+    assert.deepEqual(await periodAdmin().list(other.id), []);
+    await assert.rejects(periodAdmin().markPaid(other.id, '2026-06'), { code: 'not_found' });
   });
 
   test('the period hook is told of each status change, inside the transaction', async () => {
@@ -180,7 +173,7 @@ describe('period transitions', () => {
         seen.push(['paid', change]);
       },
     };
-    const admin = testServices({ db, listeners: { periods: listener } }).admin.periods;
+    const admin = periodAdmin(listener);
     await ensure(org.id, '2026-07');
     await admin.lock(org.id, '2026-07');
     await admin.lock(org.id, '2026-07');
@@ -206,10 +199,10 @@ describe('period transitions', () => {
       },
       onPeriodPaid: async () => {},
     };
-    await assert.rejects(testServices({ db, listeners: { periods: failing } }).admin.periods.lock(org.id, '2026-09'), {
+    await assert.rejects(periodAdmin(failing).lock(org.id, '2026-09'), {
       message: 'approval failed',
     });
-    const [period] = await testServices({ db, listeners: { periods: noPeriodChanges } }).admin.periods.list(org.id);
+    const [period] = await periodAdmin().list(org.id);
     assert.equal(period?.status, 'open');
     assert.deepEqual(await auditEntries(org.id), []);
   });
@@ -220,18 +213,14 @@ describe('period transitions', () => {
     const periods = await Promise.all([1, 2, 3, 4].map(() => ensure(org.id, '2026-10')));
     assert.ok(periods.every((period) => period.status === 'open' && period.kind === 'monthly'));
     assert.equal(await db.period.count({ where: { org_id: org.id } }), 1);
-    await testServices({ db, listeners: { periods: noPeriodChanges } }).admin.periods.lock(org.id, '2026-10');
+    await periodAdmin().lock(org.id, '2026-10');
     assert.equal((await ensure(org.id, '2026-10')).status, 'locked', 'ensure never reopens a period');
   });
 
   test('concurrent locks of a new period lock it once', async () => {
     const db = testDatabase();
     const org = await createOrg(db);
-    const results = await Promise.all(
-      [1, 2, 3].map(() =>
-        testServices({ db, listeners: { periods: noPeriodChanges } }).admin.periods.lock(org.id, '2026-11'),
-      ),
-    );
+    const results = await Promise.all([1, 2, 3].map(() => periodAdmin().lock(org.id, '2026-11')));
     assert.deepEqual(results.map((result) => result.changed).sort(), [false, false, true]);
     assert.deepEqual(await auditEntries(org.id), [['period.locked', '2026-11']]);
   });
