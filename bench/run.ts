@@ -43,7 +43,7 @@ import { benchRecompute } from './recompute.ts';
 // Deal events cycle over 5,000 deals; every target sends each of them once before its first measured run, so all
 // are measured on updates of existing deals (warmUp).
 //
-// Scenarios and their goals (issue 13):
+// Scenarios and their goals (docs/benchmarks.md):
 // - auth: authenticated GET /v1/ (key lookup, rate limit, audit) against bare Express + pg reading the key with
 //   one indexed select: >= 0.5x;
 // - ingest: POST /v1/deals/events, upserts cycling over 5,000 deals with a fresh dedup_key each, through the
@@ -536,9 +536,9 @@ async function printStatements(name: string, requests: number): Promise<void> {
 
 /**
  * Before a target's first measured run: 2 s of its load and, for deal events, at least one event for each of the
- * 5,000 deals, so that every target is measured in the same steady state (updates of existing deals). Before
- * 2026-11-23 the warm-up was 2 s for all: the floor (2,500 events/s) had created its 5,000 deals before its first
- * measured second, Quotient (~400 events/s) was measured mostly on creations, which cost more.
+ * 5,000 deals, so that every target is measured in the same steady state (updates of existing deals). A warm-up of
+ * a fixed time alone would not do: a fast target creates every deal within it, a slow one would be measured mostly
+ * on creations, which cost more.
  */
 async function warmUp(target: Target): Promise<void> {
   await load(target, 2);
@@ -692,7 +692,7 @@ function cpuOf(result: Result, part: 'server' | 'database' | 'total'): string {
  * on what bounds the rate (its server's one thread for reads, server and PostgreSQL together for deal events).
  */
 function reportGoals(): void {
-  process.stdout.write('Goals (issue 13)\n');
+  process.stdout.write('Goals\n');
   for (const goal of goals) {
     const met = goal.ratio >= goal.minimum && goal.p99Ratio <= 2;
     process.stdout.write(

@@ -1,5 +1,6 @@
 // Screenshots of the admin console for docs/admin-console.md: a demo org is seeded through the real services and
-// API, and Debian's Chromium (playwright-core) signs in and photographs each page into docs/console/.
+// API, and the tests' packaged Chromium (test/helpers/browser.ts) signs in and photographs each page into
+// docs/console/.
 //
 //   DATABASE_URL=postgresql://…/an_empty_database node scripts/console-screenshots.ts
 //

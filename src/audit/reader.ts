@@ -1,10 +1,10 @@
 import type { Database } from '../db/prisma.ts';
 import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
+import { Refusal } from '../domain/refusal.ts';
 import type { AuditEntryRecord, AuditFilters } from '../repositories/audit.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
 import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
-import { AdminError } from '../services/adminError.ts';
 
 export interface AuditPage {
   entries: AuditEntryRecord[];
@@ -34,11 +34,11 @@ export class AuditLogReader {
 
   /** The org's latest `limit` entries (at or after `since`); an unknown org is `not_found`. */
   async latest(orgId: string, options: { limit: number; since?: Date }): Promise<AuditEntryRecord[]> {
-    if (!(await orgs.find(this.#statements, orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
     return audit.listForOrg(this.#statements, orgId, options);
   }
 
-  /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */
+  /** Refuses (`invalid_body`) a cursor that is malformed or was issued for other filters or another org. */
   async listPage(orgId: string, query: { filters: AuditFilters; limit: number; cursor?: string }): Promise<AuditPage> {
     const fingerprint = auditLogFingerprint(orgId, query.filters);
     const from = query.cursor === undefined ? null : AUDIT_CURSOR.decode(query.cursor, fingerprint);

@@ -1,7 +1,7 @@
 import type { ExchangeRate } from '../domain/earnings/exchange.ts';
 import { prismaOf, type Transaction } from './transaction.ts';
 
-// The org's dated exchange rates (issue 16, item 5), through Prisma: written and listed by admins; the engine
+// The org's dated exchange rates (docs/currencies.md), through Prisma: written and listed by admins; the engine
 // reads them with the org's configuration (src/repositories/orgConfig.ts).
 
 export interface StoredExchangeRate extends ExchangeRate {

@@ -31,7 +31,7 @@ export interface ReportPlan {
   currency: string;
   /** `all`, or the assignees of the plan's current version (owner_external_id values or dated assignments). */
   assignees: 'all' | Assignee[];
-  /** The current version's draw (issue 16); null when it has none. */
+  /** The current version's draw; null when it has none. */
   draw: PlanDraw | null;
 }
 

@@ -22,7 +22,7 @@ export async function planStates(tx: Transaction, orgId: string, planIds?: reado
 }
 
 /**
- * Creates the chips a plan's draw lines name (issue 16), once: they are not chips of the plan file, so no plan
+ * Creates the chips a plan's draw lines name, once: they are not chips of the plan file, so no plan
  * version lists them, but every earning row names a chip.
  */
 export async function ensureDrawChips(

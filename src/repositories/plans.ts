@@ -20,7 +20,7 @@ export interface PlanRecord {
   archived_at: Date | null;
 }
 
-/** A plan version's plan-level cap and draw (issue 16), as the wire shows them: null when not set. */
+/** A plan version's plan-level cap and draw, as the wire shows them: null when not set. */
 export interface PlanLimits {
   cap_cents: number | null;
   draw: { amount_cents: number; recoverable: boolean } | null;

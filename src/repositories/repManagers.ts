@@ -1,6 +1,6 @@
 import { named, sql, type Transaction } from './transaction.ts';
 
-// The rep hierarchy (manager overrides, issue 16): one row per rep and day from which a manager (or nobody)
+// The rep hierarchy of manager overrides: one row per rep and day from which a manager (or nobody)
 // applies. Read by deal events and recomputes (which run on either driver's transaction), written by the
 // hierarchy admin: plain SQL, like the other repositories the earnings engine reads.
 

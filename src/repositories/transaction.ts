@@ -14,11 +14,10 @@ import type { Database } from '../db/prisma.ts';
 // (`inTransaction` on the `pg` pool, `inPrismaTransaction` on Prisma). Which repositories use which driver,
 // and why: docs/architecture.md ("Persistence: one transaction type, two drivers").
 //
-// The deal-event pipeline runs on a plain `pg` pool rather than Prisma. Measured on the benchmark machine, a
-// Prisma interactive transaction with four $queryRaw calls cost ~0.9 ms of the server's single thread per
-// event (each raw query goes through the query compiler) and its unnamed statements made PostgreSQL parse and
-// plan the pipeline's CTEs on every event (~0.7 ms of database CPU). Here the hot statements are named
-// prepared statements, and a transaction is BEGIN, the statements, COMMIT.
+// The deal-event pipeline runs on a plain `pg` pool rather than Prisma: in a Prisma interactive transaction each
+// raw query goes through the query compiler on the server's single thread, and its unnamed statements make
+// PostgreSQL parse and plan the pipeline's CTEs on every event (docs/benchmarks.md measures both). Here the hot
+// statements are named prepared statements, and a transaction is BEGIN, the statements, COMMIT.
 //
 // The pool's connections plan prepared statements generically (plan_cache_mode=force_generic_plan): planned
 // once per connection instead of on every execution, which the pipeline's CTEs would otherwise get, as their

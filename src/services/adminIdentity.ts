@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { decoyPasswordHash, generatePassword, hashPassword, verifyPassword } from '../access/passwords.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
+import { Refusal } from '../domain/refusal.ts';
 import type { SessionWithAdmin } from '../repositories/adminSessions.ts';
 import * as adminSessions from '../repositories/adminSessions.ts';
 import * as adminSignInFailures from '../repositories/adminSignInFailures.ts';
@@ -10,7 +11,6 @@ import * as admins from '../repositories/admins.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
 import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
-import { AdminError } from './adminError.ts';
 
 export const ADMIN_ROLES: readonly AdminRole[] = ['admin', 'viewer'];
 
@@ -36,10 +36,10 @@ export class AdminAccounts {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<{ admin: AdminRecord; password: string }> {
     const email = normaliseEmail(input.email);
-    if (!EMAIL.test(email)) throw new AdminError('invalid_argument', `${JSON.stringify(input.email)} is not an email`);
+    if (!EMAIL.test(email)) throw new Refusal('invalid_body', `${JSON.stringify(input.email)} is not an email`);
     const role = (input.role ?? 'admin') as AdminRole;
     if (!ADMIN_ROLES.includes(role)) {
-      throw new AdminError('invalid_argument', `the role must be admin or viewer, not ${JSON.stringify(input.role)}`);
+      throw new Refusal('invalid_body', `the role must be admin or viewer, not ${JSON.stringify(input.role)}`);
     }
     const displayName = input.displayName?.trim() || email.split('@')[0] || email;
     await this.requireOrg(input.orgId);
@@ -51,7 +51,7 @@ export class AdminAccounts {
       role,
       passwordHash: await hashPassword(password),
     });
-    if (!admin) throw new AdminError('invalid_state', `an admin with the email ${email} exists already`);
+    if (!admin) throw new Refusal('invalid_state', `an admin with the email ${email} exists already`);
     await audit.insertMany(this.#statements, [
       adminAuditEntry(input.orgId, 'admin.created', { admin_id: admin.id, email, role }, actor),
     ]);
@@ -73,7 +73,7 @@ export class AdminAccounts {
     const found = idOrEmail.includes('@')
       ? await admins.findByEmailForOrg(this.#statements, orgId, normaliseEmail(idOrEmail))
       : await admins.findForOrg(this.#statements, orgId, idOrEmail);
-    if (!found) throw new AdminError('not_found', `org ${orgId} has no admin ${idOrEmail}`);
+    if (!found) throw new Refusal('not_found', `org ${orgId} has no admin ${idOrEmail}`);
     const { changed } = await inPrismaTransaction(this.#db, (tx) => admins.disable(tx, orgId, found.id, new Date()));
     if (changed) {
       await audit.insertMany(this.#statements, [
@@ -84,7 +84,7 @@ export class AdminAccounts {
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await orgs.find(this.#statements, orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }
 

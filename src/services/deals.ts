@@ -32,7 +32,7 @@ export class DealReader {
     this.pool = pool;
   }
 
-  /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */
+  /** Refuses (`invalid_body`) a cursor that is malformed or was issued for other filters or another org. */
   async listPage(
     orgId: string,
     query: { filters: DealListFilters; limit: number; cursor?: string },

@@ -1,24 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../generated/openapi.ts';
-import { InvalidDealEvent, parseDealEvent } from '../domain/deals/event.ts';
+import { parseDealEvent } from '../domain/deals/event.ts';
 import { compareLedgers } from '../domain/earnings/estimate.ts';
+import { Refusal } from '../domain/refusal.ts';
 import * as estimates from '../repositories/estimates.ts';
 import { toWireDeal } from '../wire/deals.ts';
 import type { DealIngestion } from './ingestion.ts';
 
 type Estimate = components['schemas']['Estimate'];
 export type EstimateInput = components['schemas']['EstimateRequest'];
-
-/** A request the estimate cannot answer: an unknown deal, or a deal it cannot make won. */
-export class EstimateRefused extends Error {
-  readonly code: 'not_found' | 'invalid_body';
-
-  constructor(code: 'not_found' | 'invalid_body', message: string) {
-    super(message);
-    this.name = 'EstimateRefused';
-    this.code = code;
-  }
-}
 
 /**
  * "If this deal closed won on this date, what would each line pay?" The deal event is built as a CRM would send
@@ -33,10 +23,10 @@ export class DealEstimator {
     this.#ingestion = ingestion;
   }
 
-  /** Throws EstimateRefused for an unknown `deal_id`, both ids at once, or a deal without an owner. */
+  /** Refuses an unknown `deal_id` (`not_found`), both ids at once or a deal without an owner (`invalid_body`). */
   async estimate(orgId: string, keyId: string | null, input: EstimateInput): Promise<Estimate> {
     if (input.deal_id !== undefined && input.external_id !== undefined) {
-      throw new EstimateRefused('invalid_body', 'external_id: give deal_id or external_id, not both');
+      throw new Refusal('invalid_body', 'external_id: give deal_id or external_id, not both');
     }
     return this.#ingestion.rehearse(orgId, keyId, async (tx, apply) => {
       const existing =
@@ -45,11 +35,11 @@ export class DealEstimator {
           : input.external_id !== undefined
             ? await estimates.dealByExternalId(tx, orgId, input.external_id)
             : null;
-      if (input.deal_id !== undefined && !existing) throw new EstimateRefused('not_found', `no deal ${input.deal_id}`);
+      if (input.deal_id !== undefined && !existing) throw new Refusal('not_found', `no deal ${input.deal_id}`);
       const changes: Record<string, unknown> = { ...input.state };
       const owner = 'owner_external_id' in changes ? changes.owner_external_id : existing?.state.owner_external_id;
       if (typeof owner !== 'string') {
-        throw new EstimateRefused(
+        throw new Refusal(
           'invalid_body',
           'state.owner_external_id: the deal needs an owner to earn anything; name the rep',
         );
@@ -58,13 +48,7 @@ export class DealEstimator {
         external_id: existing?.external_id ?? input.external_id ?? `estimate-${randomUUID()}`,
         state: { ...changes, stage: await estimates.firstWonStage(tx, orgId), close_date: input.close_date },
       };
-      let event: ReturnType<typeof parseDealEvent>;
-      try {
-        event = parseDealEvent(body);
-      } catch (error) {
-        if (error instanceof InvalidDealEvent) throw new EstimateRefused('invalid_body', error.message);
-        throw error;
-      }
+      const event = parseDealEvent(body);
 
       const ownerBefore = await estimates.userIdOf(tx, orgId, owner);
       const repsBefore = [existing?.user_id, ownerBefore].filter((id): id is string => typeof id === 'string');

@@ -3,14 +3,14 @@ import type { Database } from '../db/prisma.ts';
 import { currencyProblem } from '../domain/currencies.ts';
 import { normaliseRate, rateProblem } from '../domain/earnings/exchange.ts';
 import { isCalendarDate } from '../domain/periods.ts';
+import { Refusal } from '../domain/refusal.ts';
 import * as audit from '../repositories/audit.ts';
 import type { StoredExchangeRate } from '../repositories/exchangeRates.ts';
 import * as exchangeRates from '../repositories/exchangeRates.ts';
 import * as orgs from '../repositories/orgs.ts';
 import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
-import { AdminError } from './adminError.ts';
 
-// Exchange rates and the org's default currency (issue 16, item 5), as admins set them. Setting a rate changes
+// Exchange rates and the org's default currency (docs/currencies.md), as admins set them. Setting a rate changes
 // what deals in other currencies than their plans are worth: ExchangeRateChange then recomputes the org's earnings
 // with the reason `exchange_rate_set` (see `quotient fx set`), which prices unpriced lines and re-converts the deals
 // dated on or after the rate's day, under the ledger rules (rows superseded; locked periods adjusted in the next
@@ -33,19 +33,18 @@ export class ExchangeRateService {
     this.#statements = databaseStatements(db);
   }
 
-  /** Refuses bad input with `invalid_argument` naming it, an unknown org with `not_found`; changes nothing then. */
+  /** Refuses bad input with `invalid_body` naming it, an unknown org with `not_found`; changes nothing then. */
   async set(
     input: SetRateInput,
     actor: AdminActor = CLI_ACTOR,
   ): Promise<{ rate: StoredExchangeRate; replaced: string | null }> {
     const from = checkCurrency(input.from, 'FROM');
     const to = checkCurrency(input.to, 'TO');
-    if (from === to)
-      throw new AdminError('invalid_argument', `FROM and TO are both ${from}; a rate needs two currencies`);
+    if (from === to) throw new Refusal('invalid_body', `FROM and TO are both ${from}; a rate needs two currencies`);
     const problem = rateProblem(input.rate);
-    if (problem) throw new AdminError('invalid_argument', `RATE ${input.rate} ${problem}`);
+    if (problem) throw new Refusal('invalid_body', `RATE ${input.rate} ${problem}`);
     if (!isCalendarDate(input.effectiveOn)) {
-      throw new AdminError('invalid_argument', `--from ${input.effectiveOn} must be a day, YYYY-MM-DD`);
+      throw new Refusal('invalid_body', `--from ${input.effectiveOn} must be a day, YYYY-MM-DD`);
     }
     await this.requireOrg(input.orgId);
     const rate = normaliseRate(input.rate);
@@ -87,7 +86,7 @@ export class ExchangeRateService {
     await this.requireOrg(orgId);
     const outcome = await orgs.setDefaultCurrencyIfUnused(this.#statements, orgId, code);
     if (outcome === 'in_use') {
-      throw new AdminError(
+      throw new Refusal(
         'invalid_state',
         `org ${orgId} already has deals or plans recorded in its default currency; the default can only be set before either exists`,
       );
@@ -99,13 +98,13 @@ export class ExchangeRateService {
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await orgs.find(this.#statements, orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }
 
 function checkCurrency(value: string, what: string): string {
   const code = value.trim().toUpperCase();
   const problem = currencyProblem(code);
-  if (problem) throw new AdminError('invalid_argument', `${what} ${value} ${problem.replace(`${code} `, '')}`);
+  if (problem) throw new Refusal('invalid_body', `${what} ${value} ${problem.replace(`${code} `, '')}`);
   return code;
 }

@@ -4,7 +4,6 @@ import { applyEvent, type CurrentDeal } from '../domain/deals/projection.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { newId } from '../lib/ids.ts';
 import { countIngestedEvent } from '../lib/operationsMetrics.ts';
-import type { AuditEntryInput } from '../repositories/audit.ts';
 import type { DealRecord, StoredSplit } from '../repositories/deals.ts';
 import * as deals from '../repositories/deals.ts';
 import * as domainEvents from '../repositories/domainEvents.ts';
@@ -13,6 +12,7 @@ import { inRolledBackTransaction, inTransaction, type SqlPool, type Transaction 
 import * as users from '../repositories/users.ts';
 import type { DealChangeListener } from './dealChanges.ts';
 import { OrgConfigCache } from './orgConfig.ts';
+import type { WriteGuard } from './writeGuard.ts';
 
 export interface IngestRequest {
   orgId: string;
@@ -24,10 +24,11 @@ export interface IngestRequest {
   rawBody: string;
   receivedAt: Date;
   /**
-   * The request's audit entry as it will read when the event is accepted: written in the event's transaction,
-   * so an accepted event is never without it. Replays and conflicts write nothing and are audited as reads.
+   * The request's key confirmation: settled with what the event's first statement found of `keyId`, and the
+   * request's audit entry written in the event's transaction, so an accepted event is never without it. Replays
+   * and conflicts write nothing and are audited as reads.
    */
-  auditEntry?: () => AuditEntryInput;
+  guard?: WriteGuard;
 }
 
 export interface EventIds {
@@ -121,6 +122,7 @@ export class DealIngestion {
         splitExternalIds: (event.splits ?? []).map((split) => split.owner_external_id),
       },
     );
+    request.guard?.settle(opened.recorded || !opened.keyRevoked);
     // Nothing was written, so committing the transaction keeps the promise of no side effects.
     if (!opened.recorded) {
       return opened.keyRevoked ? { kind: 'key_revoked' } : this.replay(tx, orgId, dedupKey, digest);
@@ -135,7 +137,7 @@ export class DealIngestion {
     const ids: EventIds = { source_event_id: sourceEventId, domain_event_id: domainEventId, deal_id: deal.id };
 
     // The accepted event's audit entry rides on the statement that records its domain event.
-    const audit = request.auditEntry?.() ?? null;
+    const audit = request.guard?.auditEntry() ?? null;
     if (transition.stale) {
       await domainEvents.recordStale(
         tx,

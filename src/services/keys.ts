@@ -1,12 +1,12 @@
 import { generateApiKey, parseRateLimit, parseScopes } from '../access/apiKeys.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
+import { Refusal } from '../domain/refusal.ts';
 import type { ApiKeyRecord } from '../repositories/apiKeys.ts';
 import * as apiKeys from '../repositories/apiKeys.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
 import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
-import { AdminError } from './adminError.ts';
 
 export interface CreatedKey {
   record: ApiKeyRecord;
@@ -28,11 +28,11 @@ export class KeyAdmin {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<CreatedKey> {
     const name = input.name.trim();
-    if (!name) throw new AdminError('invalid_argument', 'the key needs a non-empty --name');
+    if (!name) throw new Refusal('invalid_body', 'the key needs a non-empty --name');
     const scopes = parseScopes(input.scopes);
-    if ('error' in scopes) throw new AdminError('invalid_argument', scopes.error);
+    if ('error' in scopes) throw new Refusal('invalid_body', scopes.error);
     const rate = parseRateLimit(input.rateLimit);
-    if ('error' in rate) throw new AdminError('invalid_argument', rate.error);
+    if ('error' in rate) throw new Refusal('invalid_body', rate.error);
     await this.requireOrg(input.orgId);
     const generated = generateApiKey();
     const record = await apiKeys.create(this.#statements, {
@@ -60,13 +60,13 @@ export class KeyAdmin {
   ): Promise<{ record: ApiKeyRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     const { record, changed } = await apiKeys.revoke(this.#statements, orgId, keyId, new Date());
-    if (!record) throw new AdminError('not_found', `org ${orgId} has no key ${keyId}`);
+    if (!record) throw new Refusal('not_found', `org ${orgId} has no key ${keyId}`);
     if (changed) await this.recordAdminAction(orgId, 'key.revoked', { key_id: keyId }, actor);
     return { record, changed };
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await orgs.find(this.#statements, orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 
   private async recordAdminAction(

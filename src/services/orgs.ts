@@ -1,20 +1,20 @@
 import type { Database } from '../db/prisma.ts';
 import { currencyProblem } from '../domain/currencies.ts';
+import { Refusal } from '../domain/refusal.ts';
 import type { OrgRecord } from '../repositories/orgs.ts';
 import * as orgs from '../repositories/orgs.ts';
 import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
-import { AdminError } from './adminError.ts';
 
 /**
- * A new org's name and default currency (ISO 4217, any case), checked: refused with `invalid_argument` naming the
+ * A new org's name and default currency (ISO 4217, any case), checked: refused with `invalid_body` naming the
  * problem. The CLI checks them before it opens the database, and `OrgAdmin.create` again.
  */
 export function checkNewOrg(input: { name: string; currency: string }): { name: string; currency: string } {
   const name = input.name.trim();
-  if (!name) throw new AdminError('invalid_argument', 'the org needs a non-empty --name');
+  if (!name) throw new Refusal('invalid_body', 'the org needs a non-empty --name');
   const currency = input.currency.trim().toUpperCase();
   const problem = currencyProblem(currency);
-  if (problem) throw new AdminError('invalid_argument', `--currency ${input.currency} ${problem}`);
+  if (problem) throw new Refusal('invalid_body', `--currency ${input.currency} ${problem}`);
   return { name, currency };
 }
 

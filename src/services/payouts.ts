@@ -1,19 +1,9 @@
 import { type KeysetPosition, keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
+import { Refusal } from '../domain/refusal.ts';
 import type { PayoutRow, PeriodRow } from '../repositories/ledgerReports.ts';
 import * as ledgerReports from '../repositories/ledgerReports.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 import { type Payout, toWirePayout } from '../wire/payouts.ts';
-
-/** Why payouts cannot be listed: the org has no such period, or it is still open. */
-export class PayoutsUnavailable extends Error {
-  readonly code: 'not_found' | 'period_open';
-
-  constructor(code: 'not_found' | 'period_open', message: string) {
-    super(message);
-    this.name = 'PayoutsUnavailable';
-    this.code = code;
-  }
-}
 
 export interface PayoutPage {
   period: PeriodRow;
@@ -38,7 +28,7 @@ export class PayoutReader {
     this.#tx = tx;
   }
 
-  /** Throws PayoutsUnavailable for an unknown or open period, InvalidCursor for a bad cursor. */
+  /** Refuses an unknown period (`not_found`), an open one (`period_open`) and a bad cursor (`invalid_body`). */
   async page(orgId: string, periodId: string, query: { limit: number; cursor?: string }): Promise<PayoutPage> {
     const period = await this.#lockedPeriod(orgId, periodId);
     const fingerprint = keysetFingerprint(orgId, { payouts_of: periodId });
@@ -68,12 +58,9 @@ export class PayoutReader {
 
   async #lockedPeriod(orgId: string, periodId: string): Promise<PeriodRow> {
     const period = await ledgerReports.findPeriod(this.#tx, orgId, periodId);
-    if (!period) throw new PayoutsUnavailable('not_found', `no period ${periodId}`);
+    if (!period) throw new Refusal('not_found', `no period ${periodId}`);
     if (period.status === 'open') {
-      throw new PayoutsUnavailable(
-        'period_open',
-        `period ${periodId} is open: payouts exist once an admin has locked it`,
-      );
+      throw new Refusal('period_open', `period ${periodId} is open: payouts exist once an admin has locked it`);
     }
     return period;
   }

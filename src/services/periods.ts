@@ -1,13 +1,13 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { isPeriodId } from '../domain/periods.ts';
+import { Refusal } from '../domain/refusal.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
 import type { PeriodRecord, PeriodTotal } from '../repositories/periods.ts';
 import * as periods from '../repositories/periods.ts';
 import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
-import { AdminError } from './adminError.ts';
-import { type PayoutReader, PayoutsUnavailable } from './payouts.ts';
+import type { PayoutReader } from './payouts.ts';
 import type { PeriodChangeListener } from './periodChanges.ts';
 
 export interface PeriodChangeResult {
@@ -65,7 +65,7 @@ export class PeriodAdmin {
       const current = (await periods.lockForUpdate(tx, orgId, periodId)) as PeriodRecord;
       if (current.status === 'locked') return { period: current, changed: false, rows_moved: 0 };
       if (current.status === 'paid') {
-        throw new AdminError(
+        throw new Refusal(
           'invalid_state',
           `period ${periodId} is paid (since ${current.paid_at?.toISOString()}); it cannot be locked again`,
         );
@@ -87,10 +87,10 @@ export class PeriodAdmin {
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
       const current = await periods.lockForUpdate(tx, orgId, periodId);
-      if (!current) throw new AdminError('not_found', `org ${orgId} has no period ${periodId}`);
+      if (!current) throw new Refusal('not_found', `org ${orgId} has no period ${periodId}`);
       if (current.status === 'paid') return { period: current, changed: false, rows_moved: 0 };
       if (current.status === 'open') {
-        throw new AdminError(
+        throw new Refusal(
           'invalid_state',
           `period ${periodId} is open; lock it first (quotient periods lock ${periodId} --org ${orgId})`,
         );
@@ -116,8 +116,8 @@ export class PeriodAdmin {
     try {
       return await this.#payouts.all(orgId, periodId);
     } catch (error) {
-      if (!(error instanceof PayoutsUnavailable)) throw error;
-      throw new AdminError(
+      if (!(error instanceof Refusal) || (error.code !== 'not_found' && error.code !== 'period_open')) throw error;
+      throw new Refusal(
         error.code === 'not_found' ? 'not_found' : 'invalid_state',
         error.code === 'not_found'
           ? `org ${orgId} has no period ${periodId}`
@@ -128,14 +128,14 @@ export class PeriodAdmin {
 
   private requirePeriodId(periodId: string): void {
     if (!isPeriodId(periodId)) {
-      throw new AdminError(
-        'invalid_argument',
+      throw new Refusal(
+        'invalid_body',
         `${JSON.stringify(periodId)} is not a period id: use YYYY-MM (a month) or YYYY-Qn (a quarter)`,
       );
     }
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await orgs.find(this.#statements, orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }

@@ -4,13 +4,13 @@ import { DEFAULT_CURRENCY } from '../domain/currencies.ts';
 import { chipDefinitionDigest, planContentDigest } from '../domain/plans/digests.ts';
 import { describeProblem, type PlanFileFormat, readPlanFile } from '../domain/plans/planFile.ts';
 import type { PlanDefinition } from '../domain/plans/types.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { newId } from '../lib/ids.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
 import type { NewPlanVersion, PlanRecord, PlanVersionSnapshot } from '../repositories/plans.ts';
 import * as plans from '../repositories/plans.ts';
 import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
-import { AdminError } from './adminError.ts';
 import type { PlanChangeListener, PlanVersionApplied } from './planChanges.ts';
 
 export interface ApplyPlanInput {
@@ -77,7 +77,7 @@ export class PlanAdmin {
           adminAuditEntry(input.orgId, 'plan.apply_refused', { source: input.source ?? null, problems: count }, actor),
         ]);
       }
-      throw new AdminError(
+      throw new Refusal(
         'invalid_plan_file',
         `${input.source ?? 'the plan file'} has ${count} problem${count === 1 ? '' : 's'}; nothing was applied`,
         { details: { problems: read.problems }, lines: read.problems.map(describeProblem) },
@@ -108,7 +108,7 @@ export class PlanAdmin {
       this.db,
       async (tx) => {
         const plan = await plans.lock(tx, orgId, planId);
-        if (!plan) throw new AdminError('not_found', `org ${orgId} has no plan ${planId}`);
+        if (!plan) throw new Refusal('not_found', `org ${orgId} has no plan ${planId}`);
         const at = new Date();
         const changed = await plans.archive(tx, orgId, planId, at);
         if (changed) {
@@ -137,7 +137,7 @@ export class PlanAdmin {
     const was = before.currency ?? fallback;
     const now = after.currency ?? fallback;
     if (was === now) return;
-    throw new AdminError(
+    throw new Refusal(
       'invalid_plan_file',
       `plan ${after.key} pays in ${was}; a plan's currency cannot change (apply a plan with a new key to pay in ${now})`,
       {
@@ -283,7 +283,7 @@ export class PlanAdmin {
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await orgs.find(this.#statements, orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }
 

@@ -3,6 +3,7 @@ import type { Database } from '../db/prisma.ts';
 import { firstCycle, overridesMovedBy, repHierarchyOf } from '../domain/earnings/hierarchy.ts';
 import { type CalendarDate, isCalendarDate } from '../domain/periods.ts';
 import { MAX_OVERRIDE_DEPTH } from '../domain/plans/types.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { newId } from '../lib/ids.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
@@ -16,11 +17,10 @@ import {
   type Transaction,
 } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
-import { AdminError } from './adminError.ts';
 import type { EarningsRecompute } from './adminRecompute.ts';
 import type { RecomputeSummary } from './earnings/planRecompute.ts';
 
-// The rep hierarchy that manager overrides read (issue 16): admins set a rep's manager from a day on, and the
+// The rep hierarchy that manager overrides read: admins set a rep's manager from a day on, and the
 // override lines the change moves are recomputed, in locked periods too (the difference is booked in the next
 // open period), as one use case shared by the CLI and the admin API.
 
@@ -70,7 +70,7 @@ function toEntry(record: ManagerEntryRecord): ManagerEntry {
 
 function checkExternalId(value: string, what: string): void {
   if (value.trim() === '' || value.length > MAX_EXTERNAL_ID_LENGTH) {
-    throw new AdminError('invalid_argument', `${what}: must be a rep's external id, not blank, at most 255 characters`);
+    throw new Refusal('invalid_body', `${what}: must be a rep's external id, not blank, at most 255 characters`);
   }
 }
 
@@ -109,10 +109,10 @@ export class RepHierarchyAdmin {
     if (managerExternalId !== null) checkExternalId(managerExternalId, 'manager');
     const from = input.from ?? new Date().toISOString().slice(0, 10);
     if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || !isCalendarDate(from)) {
-      throw new AdminError('invalid_argument', `from: ${from} is not a day that exists (YYYY-MM-DD)`);
+      throw new Refusal('invalid_body', `from: ${from} is not a day that exists (YYYY-MM-DD)`);
     }
     if (managerExternalId === repExternalId) {
-      throw new AdminError('invalid_argument', `${repExternalId} cannot be their own manager`);
+      throw new Refusal('invalid_body', `${repExternalId} cannot be their own manager`);
     }
     await this.#requireOrg(orgId);
 
@@ -133,8 +133,8 @@ export class RepHierarchyAdmin {
         entries.push({ rep_external_id: repExternalId, manager_external_id: managerExternalId, from });
         const cycle = firstCycle(repHierarchyOf(entries));
         if (cycle) {
-          throw new AdminError(
-            'invalid_argument',
+          throw new Refusal(
+            'invalid_body',
             `this would make ${cycle.loop[0]} their own manager from ${cycle.day} (${cycle.loop.join(' → ')}); nothing changed`,
           );
         }
@@ -206,6 +206,6 @@ export class RepHierarchyAdmin {
   }
 
   async #requireOrg(orgId: string): Promise<void> {
-    if (!(await orgs.find(this.#statements, orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }

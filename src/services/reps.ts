@@ -1,8 +1,8 @@
 import type { Database } from '../db/prisma.ts';
+import { Refusal } from '../domain/refusal.ts';
 import type { RepEarningRow, RepPeriodTotal, RepRecord } from '../repositories/reps.ts';
 import * as reps from '../repositories/reps.ts';
 import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
-import { AdminError } from './adminError.ts';
 
 /** A rep with, per period, the count and sum of its standing earnings rows. */
 export interface RepWithTotals extends RepRecord {
@@ -38,7 +38,7 @@ export class RepReader {
   /** An unknown rep is `not_found`. */
   async find(orgId: string, repId: string): Promise<RepRecord> {
     const rep = await reps.find(this.#statements, orgId, repId);
-    if (!rep) throw new AdminError('not_found', `no rep ${repId}`);
+    if (!rep) throw new Refusal('not_found', `no rep ${repId}`);
     return rep;
   }
 

@@ -19,7 +19,7 @@ export class UserReader {
     this.#pool = pool;
   }
 
-  /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */
+  /** Refuses (`invalid_body`) a cursor that is malformed or was issued for other filters or another org. */
   async listPage(
     orgId: string,
     query: { filters: UserListFilters; limit: number; cursor?: string },

@@ -1,5 +1,6 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { checkEndpointUrl } from '../domain/webhooks/addresses.ts';
 import { parseEventKinds } from '../domain/webhooks/kinds.ts';
 import { generateWebhookSecret } from '../domain/webhooks/signature.ts';
@@ -11,7 +12,6 @@ import type { WebhookDeliveryRecord } from '../repositories/webhookDeliveries.ts
 import * as webhookDeliveries from '../repositories/webhookDeliveries.ts';
 import type { WebhookEndpointRecord } from '../repositories/webhookEndpoints.ts';
 import * as webhookEndpoints from '../repositories/webhookEndpoints.ts';
-import { AdminError } from './adminError.ts';
 import { type EnqueuedMessage, enqueueWebhookEvent } from './webhookOutbox.ts';
 
 /** How long the secret replaced by a rotation keeps signing: time to deploy the new one to the receivers. */
@@ -50,9 +50,9 @@ export class WebhookAdmin {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<EndpointWithSecret> {
     const checked = checkEndpointUrl(input.url, { allowPrivate: this.allowPrivateAddresses });
-    if ('error' in checked) throw new AdminError('invalid_argument', checked.error);
+    if ('error' in checked) throw new Refusal('invalid_body', checked.error);
     const parsed = parseEventKinds(input.events);
-    if ('error' in parsed) throw new AdminError('invalid_argument', parsed.error);
+    if ('error' in parsed) throw new Refusal('invalid_body', parsed.error);
     await this.requireOrg(input.orgId);
     const secret = generateWebhookSecret();
     const endpoint = await inPrismaTransaction(this.db, async (tx) => {
@@ -167,7 +167,7 @@ export class WebhookAdmin {
   async deliveries(orgId: string, endpointId: string, limit?: string): Promise<WebhookDeliveryRecord[]> {
     const count = limit === undefined ? DELIVERIES_LIMIT_DEFAULT : Number(limit);
     if (!Number.isInteger(count) || count < 1 || count > DELIVERIES_LIMIT_MAX) {
-      throw new AdminError('invalid_argument', `--limit must be an integer from 1 to ${DELIVERIES_LIMIT_MAX}`);
+      throw new Refusal('invalid_body', `--limit must be an integer from 1 to ${DELIVERIES_LIMIT_MAX}`);
     }
     await this.requireOrg(orgId);
     await this.requireEndpoint(orgId, endpointId);
@@ -186,11 +186,11 @@ export class WebhookAdmin {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<RedeliveryResult> {
     if (!hasPrefix(messageId, 'msg')) {
-      throw new AdminError('invalid_argument', `${JSON.stringify(messageId)} is not a message id (msg_…)`);
+      throw new Refusal('invalid_body', `${JSON.stringify(messageId)} is not a message id (msg_…)`);
     }
     await this.requireOrg(orgId);
     if (!(await webhookDeliveries.messageExists(this.#statements, orgId, messageId))) {
-      throw new AdminError('not_found', `org ${orgId} has no webhook message ${messageId}`);
+      throw new Refusal('not_found', `org ${orgId} has no webhook message ${messageId}`);
     }
     if (endpointId !== undefined) {
       const endpoint = await this.requireEndpoint(orgId, endpointId);
@@ -204,7 +204,7 @@ export class WebhookAdmin {
         endpointId === undefined ? null : [endpointId],
       );
       if (redelivered.length === 0) {
-        throw new AdminError(
+        throw new Refusal(
           'invalid_state',
           `message ${messageId} has no delivery that can be attempted now: its endpoints are disabled or removed, or an attempt is in flight`,
         );
@@ -224,7 +224,7 @@ export class WebhookAdmin {
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await orgs.find(this.#statements, orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 
   private async requireEndpoint(
@@ -237,12 +237,12 @@ export class WebhookAdmin {
     return endpoint;
   }
 
-  private noEndpoint(orgId: string, endpointId: string): AdminError {
-    return new AdminError('not_found', `org ${orgId} has no webhook endpoint ${endpointId}`);
+  private noEndpoint(orgId: string, endpointId: string): Refusal {
+    return new Refusal('not_found', `org ${orgId} has no webhook endpoint ${endpointId}`);
   }
 
-  private disabled(orgId: string, endpoint: WebhookEndpointRecord): AdminError {
-    return new AdminError(
+  private disabled(orgId: string, endpoint: WebhookEndpointRecord): Refusal {
+    return new Refusal(
       'invalid_state',
       `endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}); enable it first: quotient webhooks enable ${endpoint.id} --org ${orgId}`,
     );

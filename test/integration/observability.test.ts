@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { afterAll, describe } from 'vitest';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -12,10 +10,9 @@ import { applyPlan, planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { eventually } from '../helpers/clock.ts';
 import { testDatabase } from '../helpers/database.ts';
+import { expositionProblems } from '../helpers/expositionFormat.ts';
 import { test } from '../helpers/fixtures.ts';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.ts';
-
-const PROMTOOL = '/usr/bin/promtool';
 
 const receivers: WebhookReceiver[] = [];
 
@@ -148,23 +145,10 @@ describe('observability', () => {
     }
   });
 
-  test.skipIf(!existsSync(PROMTOOL))('/metrics passes promtool check metrics', async ({ server, org, rawKey }) => {
+  test('/metrics is a valid Prometheus text exposition', async ({ server, org, rawKey }) => {
     await generateTraffic(server, org.id, rawKey);
     const text = await scrape(server);
-    const result = await new Promise<{ code: number | null; output: string }>((done, fail) => {
-      const child = spawn(PROMTOOL, ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (chunk) => {
-        output += chunk;
-      });
-      child.stderr.on('data', (chunk) => {
-        output += chunk;
-      });
-      child.on('error', fail);
-      child.on('close', (code) => done({ code, output }));
-      child.stdin.end(text);
-    });
-    assert.equal(result.code, 0, result.output);
-    assert.equal(result.output.trim(), '', 'no lint findings');
+    assert.match(text, /^# TYPE \S+ histogram$/m, 'the check covers a histogram');
+    assert.deepEqual(expositionProblems(text), []);
   });
 });

@@ -9,7 +9,7 @@ import { applyPlanFile, listAll } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
-// Issue 16's plan features end to end (docs/plan-features.md): plans applied with the CLI, deal events and
+// The plan features of docs/plan-features.md end to end: plans applied with the CLI, deal events and
 // reads through the SDK against the real server, which validates its own responses against the contract.
 
 /** 10% on every deal, the marginal accelerator (5% above a 100,000.00 quota) and the 2,000.00 quota bonus. */

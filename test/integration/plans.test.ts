@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, test } from 'vitest';
 import { stringify } from 'yaml';
+import { Refusal } from '../../src/domain/refusal.ts';
 import * as audit from '../../src/repositories/audit.ts';
 import * as plans from '../../src/repositories/plans.ts';
 import { databaseStatements } from '../../src/repositories/transaction.ts';
-import { AdminError } from '../../src/services/adminError.ts';
 import type { PlanArchived, PlanChangeListener, PlanVersionApplied } from '../../src/services/planChanges.ts';
 import { createOrg } from '../factories/access.ts';
 import { applyPlan, planDocument, planFile } from '../factories/plans.ts';
@@ -377,7 +377,7 @@ describe('applying plan files', () => {
     const rowsBefore = await planRows(org.id);
     const broken = { ...document, quota_cents: null, chips: [...document.chips, { key: 'x', kind: 'flat' }] };
     await assert.rejects(applyPlan(db, org.id, broken), (error: unknown) => {
-      assert.ok(error instanceof AdminError);
+      assert.ok(error instanceof Refusal);
       assert.equal(error.code, 'invalid_plan_file');
       assert.deepEqual(
         (error.details.problems as Array<{ path: string }>).map((problem) => problem.path),

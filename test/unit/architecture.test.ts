@@ -184,7 +184,7 @@ describe('import direction (docs/architecture.md)', () => {
   }
 });
 
-/** The classes a directory exports, errors aside (`new AdminError(…)` is a refusal, not a service). */
+/** The classes a directory exports, errors aside (an error is thrown, not composed). */
 function exportedClasses(directory: string): string[] {
   return sourceFiles(join(SRC, directory)).flatMap((file) =>
     [...read(file).matchAll(/export class (\w+)(?: extends (\w+))?/g)]

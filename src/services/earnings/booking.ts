@@ -53,17 +53,17 @@ export function addCounts(a: BookingCounts, b: BookingCounts): BookingCounts {
 }
 
 /**
- * The trace as written: with the deal event that caused it; and for a recompute after a plan change, whose rows
- * have no event, a replacement the ledger could only call an amount change is the new plan version's doing.
+ * The trace as written: with the deal event that caused it; and for a recompute, whose rows have no event, a
+ * replacement the ledger could only call an amount change is the doing of what asked for the recompute (a new plan
+ * version unless `recomputedFor` says otherwise). A row that replaces none, written by a recompute for a stated
+ * reason (a top-up of a locked line after an exchange rate was set, say), ends with that reason's sentence.
  */
-function tracedWith(
-  trace: EarningTrace,
-  cause: TraceCause | null,
-  recomputedFor: TraceReplacement = PLAN_VERSION_CHANGED,
-): EarningTrace {
+function tracedWith(trace: EarningTrace, cause: TraceCause | null, recomputedFor?: TraceReplacement): EarningTrace {
   if (cause) return { ...trace, cause };
   const replaced = trace.superseded;
-  if (!replaced?.reason) return trace;
+  if (!replaced?.reason) {
+    return recomputedFor ? { ...trace, explanation: [...trace.explanation, recomputedFor.explanation] } : trace;
+  }
   return { ...trace, superseded: { ...replaced, reason: causedBy(replaced.reason, cause, recomputedFor) } };
 }
 

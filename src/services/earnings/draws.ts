@@ -1,4 +1,6 @@
 import { assignmentWindows, windowsOverlapPeriod } from '../../domain/earnings/assignments.ts';
+import { overrideDepthOf } from '../../domain/earnings/changeScope.ts';
+import { dealPeriodId } from '../../domain/earnings/dealPeriods.ts';
 import {
   DRAW_CHIP_KEY,
   DRAW_RECOVERY_CHIP_KEY,
@@ -8,7 +10,7 @@ import {
   readPlanDraw,
 } from '../../domain/earnings/draws.ts';
 import { EMPTY_HIERARCHY } from '../../domain/earnings/hierarchy.ts';
-import { dealPeriodId, evaluateLines, overrideDepthOf } from '../../domain/earnings/targets.ts';
+import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, EnginePlanVersion, LineTarget, PeriodStatus, Rep } from '../../domain/earnings/types.ts';
 import { type CalendarDate, type PeriodId, periodBounds, periodKindOf } from '../../domain/periods.ts';
 import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
@@ -24,7 +26,7 @@ import { book } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
 import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
 
-// When draws are settled (issue 16, item 4). A period's draw lines exist once the period is locked: the lock
+// When draws are settled. A period's draw lines exist once the period is locked: the lock
 // settles the draw of every rep the plan covers in the period, deals or not, before the period's pending rows
 // are approved, so the draw appears on the statement and in the payouts of the locked period. From then on, a
 // change to the earnings of a locked period (a late deal, a clawback) re-derives that period's draw lines and

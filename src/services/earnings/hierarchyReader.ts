@@ -1,5 +1,5 @@
+import { repsReadBy } from '../../domain/earnings/changeScope.ts';
 import { type RepHierarchy, repHierarchyOf } from '../../domain/earnings/hierarchy.ts';
-import { repsReadBy } from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, EnginePlanVersion, Rep } from '../../domain/earnings/types.ts';
 import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
 import * as repManagers from '../../repositories/repManagers.ts';

@@ -1,6 +1,9 @@
 import { assignmentWindows } from '../../domain/earnings/assignments.ts';
+import { repsReadBy } from '../../domain/earnings/changeScope.ts';
+import { dealPeriodId } from '../../domain/earnings/dealPeriods.ts';
 import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId } from '../../domain/earnings/draws.ts';
-import { dealPeriodId, evaluateLines, repsReadBy } from '../../domain/earnings/targets.ts';
+import { movedByRate, type RateChange, ratesBefore } from '../../domain/earnings/rateChange.ts';
+import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { LineTarget, Rep, TraceReplacement } from '../../domain/earnings/types.ts';
 import type { CalendarDate, PeriodId } from '../../domain/periods.ts';
 import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
@@ -51,6 +54,11 @@ export interface RecomputeRequest {
    * replace say the hierarchy changed.
    */
   hierarchyChange?: { userIds: readonly string[] };
+  /**
+   * An exchange rate that was set: the lines it moves are recomputed in locked and paid periods too (the ledger
+   * books the difference in the next open period), see rateChange.ts.
+   */
+  rateChange?: RateChange;
 }
 
 const HIERARCHY_CHANGED: TraceReplacement = {
@@ -97,7 +105,16 @@ export async function recomputePlans(
       const result = await inTransaction(pool, (tx) =>
         recomputeRep(
           tx,
-          { orgId, userId: rep, planIds, today, org, hierarchyChange: Boolean(only), recomputedFor },
+          {
+            orgId,
+            userId: rep,
+            planIds,
+            today,
+            org,
+            hierarchyChange: Boolean(only),
+            rateChange: request.rateChange,
+            recomputedFor,
+          },
           context,
         ),
       );
@@ -126,13 +143,14 @@ interface RepRecompute {
   today: CalendarDate;
   org: OrgHierarchy;
   hierarchyChange: boolean;
+  rateChange: RateChange | undefined;
   /** Why rows whose amount moved are replaced: a new plan version when absent. */
   recomputedFor: TraceReplacement | undefined;
 }
 
 async function recomputeRep(
   tx: Transaction,
-  { orgId, userId, planIds, today, org, hierarchyChange, recomputedFor }: RepRecompute,
+  { orgId, userId, planIds, today, org, hierarchyChange, rateChange, recomputedFor }: RepRecompute,
   context: EvaluationContext,
 ): Promise<{ counts: BookingCounts; deals: number }> {
   await feedWriters.joinFeedWriters(tx, orgId);
@@ -196,29 +214,33 @@ async function recomputeRep(
     const periods = new Set<PeriodId>();
     for (const deal of owned) {
       const periodId = dealPeriodId(deal, plan.period, today);
-      if (isOpen(periodId)) periods.add(periodId);
+      // A rate can move an attainment bonus of a closed period, since it converts what the period counts.
+      if (isOpen(periodId) || rateChange) periods.add(periodId);
     }
     for (const row of planRows) if (row.deal_id === null && isLive(row)) periods.add(row.line_period_id);
-    const evaluation = evaluateLines({
-      plan,
-      rep,
-      deals,
-      periods: [...periods],
-      today,
-      money,
-      hierarchy: org.hierarchy,
-    });
-    // A plan change recomputes lines in open periods; a line booked in a locked one keeps its rows, unless a
-    // live row (a clawback still open) says it is still being booked. A hierarchy change moves override lines
-    // of locked periods as any late change does: the difference is booked in the next open period.
+    const request = { plan, rep, deals, periods: [...periods], today, money, hierarchy: org.hierarchy };
+    const evaluation = evaluateLines(request);
+    const moved = rateChange
+      ? movedByRate(
+          evaluateLines({ ...request, money: { ...money, rates: ratesBefore(money.rates, rateChange) } }).targets,
+        )
+      : () => false;
+    // A plan change recomputes lines in open periods, and the forecasts of open deals in any period (a lock freezes
+    // what was earned, not a forecast); an earned line of a locked period keeps its rows, unless a live row (a
+    // clawback still open) says it is still being booked. A hierarchy change moves override lines of locked periods,
+    // and a rate the lines it converts differently, as any late change does: the difference is booked in the next
+    // open period.
     const overrideChips = new Set(plan.chips.filter((chip) => chip.kind === 'override').map((chip) => chip.id));
+    const lateChange = (target: LineTarget) =>
+      (hierarchyChange && overrideChips.has(target.line.chip_id)) || moved(target);
     targets.push(
       ...evaluation.targets.filter(
         (target) =>
           isOpen(target.period_id) ||
+          target.trace.deal?.status === 'open' ||
           liveLines.has(target.line.line_key) ||
           unpricedLines.has(target.line.line_key) ||
-          (hierarchyChange && overrideChips.has(target.line.chip_id)),
+          lateChange(target),
       ),
     );
     const unusable = new Set(
@@ -239,14 +261,12 @@ async function recomputeRep(
       .filter((row) => drawChips.has(row.rule_chip_id) && isLive(row))
       .map((row) => row.line_period_id)
       .sort();
-    // A hierarchy change that moves override lines of locked periods moves what those periods earned, so their
-    // draws (and every settled period's after them) are re-derived too.
-    const movedOverridePeriods = hierarchyChange
-      ? evaluation.targets
-          .filter((target) => overrideChips.has(target.line.chip_id) && !isOpen(target.period_id))
-          .map((target) => target.period_id)
-      : [];
-    const from = [...liveDrawPeriods, ...movedOverridePeriods].sort()[0];
+    // A late change that moves lines of locked periods moves what those periods earned, so their draws (and every
+    // settled period's after them) are re-derived too.
+    const latePeriods = evaluation.targets
+      .filter((target) => !isOpen(target.period_id) && lateChange(target))
+      .map((target) => target.period_id);
+    const from = [...liveDrawPeriods, ...latePeriods].sort()[0];
     if (from !== undefined && hasDraw(plan)) {
       const settled = settledPeriods(periodStatuses, plan);
       targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, from, settled, today, undefined, org)));
