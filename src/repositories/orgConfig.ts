@@ -1,5 +1,5 @@
 import type { ExchangeRate } from '../domain/earnings/exchange.ts';
-import type { PlanState } from './planStates.ts';
+import type { PlanState } from './plans.ts';
 import { named, type Transaction } from './transaction.ts';
 
 /**

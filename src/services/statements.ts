@@ -1,7 +1,7 @@
 import { buildStatement, type Statement } from '../domain/earnings/statement.ts';
 import { type CalendarDate, periodBounds, periodKindOf } from '../domain/periods.ts';
 import { namesAssignee } from '../domain/plans/types.ts';
-import * as dealSnapshots from '../repositories/dealSnapshots.ts';
+import * as deals from '../repositories/deals.ts';
 import * as ledgerReports from '../repositories/ledgerReports.ts';
 import * as orgConfig from '../repositories/orgConfig.ts';
 import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
@@ -27,11 +27,11 @@ export class StatementReader {
     const tx = poolStatements(this.#pool);
     const user = await users.find(tx, orgId, userId);
     if (!user) return null;
-    const [period, rows, plans, deals, drawBalances, config] = await Promise.all([
+    const [period, rows, plans, repDeals, drawBalances, config] = await Promise.all([
       ledgerReports.findPeriod(tx, orgId, periodId),
       ledgerReports.rowsOfRepInPeriod(tx, orgId, userId, periodId),
       ledgerReports.plans(tx, orgId),
-      dealSnapshots.dealsOfRep(tx, orgId, userId),
+      deals.dealsOfRep(tx, orgId, userId),
       ledgerReports.drawBalancesBefore(tx, orgId, userId, periodId),
       orgConfig.load(tx, orgId),
     ]);
@@ -47,7 +47,7 @@ export class StatementReader {
       period: period ?? { id: periodId, kind, ...periodBounds(periodId), status: 'open' },
       plans: shown,
       rows,
-      deals,
+      deals: repDeals,
       money: { default_currency: config.defaultCurrency, rates: config.rates },
       drawBalances,
       today: this.#today(),

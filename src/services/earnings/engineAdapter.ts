@@ -1,7 +1,6 @@
 import type { DealSnapshot, EnginePlanVersion, Rep } from '../../domain/earnings/types.ts';
 import type { DealRecord } from '../../repositories/deals.ts';
-import type { PlanState } from '../../repositories/planStates.ts';
-import type { PlanVersionSnapshot } from '../../repositories/plans.ts';
+import type { PlanState, PlanVersionSnapshot } from '../../repositories/plans.ts';
 import * as plans from '../../repositories/plans.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 
