@@ -2,12 +2,35 @@ import { type LedgerRow, type NewEarningRow, PLAN_ARCHIVED, type RowRetirement }
 import type { EarningStatus, EarningTrace, LinePricing, TraceReplacement } from '../domain/earnings/types.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodId } from '../domain/periods.ts';
-import { named, sql, type Transaction } from './transaction.ts';
+import { named, prismaOf, sql, type Transaction } from './transaction.ts';
 
 // The earnings ledger's rows, read and written only through these intent-named statements, always scoped by
 // org. They run on a plain-SQL `Transaction`: the ingestion transaction itself, a recompute transaction of the
 // `pg` pool, or a Prisma interactive transaction (period admin, through the period listeners). Values are
-// normalised here (bigint columns as numbers, dates as text) so that both drivers return the same shapes.
+// normalised here (bigint columns as numbers, dates as text) so that both drivers return the same shapes. The
+// console's reads of a rep's rows (repPeriodTotals, repRowsOfPeriod) are admin reads, through Prisma.
+
+/** A rep's standing rows in one period, as the console shows them. */
+export interface RepPeriodTotal {
+  user_id: string;
+  period_id: string;
+  rows: number;
+  amount_cents: number;
+}
+
+/** A rep's row as the console shows it, with its trace's explanation. */
+export interface RepEarningRow {
+  id: string;
+  deal_id: string | null;
+  deal_external_id: string | null;
+  plan_id: string;
+  rule_chip_id: string;
+  chip_name: string;
+  amount_cents: number;
+  status: string;
+  created_at: Date;
+  explanation: string[];
+}
 
 /** An earning row as the API lists it (no trace). */
 export interface EarningRecord {
@@ -397,4 +420,59 @@ export async function findWithTrace(tx: Transaction, orgId: string, id: string):
   );
   const row = rows[0];
   return row ? { ...toRecord(row), trace: row.trace } : null;
+}
+
+/** Standing rows (not superseded or reversed) per rep and period, for the console. */
+export async function repPeriodTotals(tx: Transaction, orgId: string): Promise<RepPeriodTotal[]> {
+  const rows = await prismaOf(tx).$queryRaw<
+    Array<{ user_id: string; period_id: string; rows: bigint; amount: bigint }>
+  >`
+    SELECT user_id, period_id, count(*) AS rows, coalesce(sum(amount_cents), 0)::bigint AS amount
+    FROM earnings WHERE org_id = ${orgId} AND status NOT IN ('superseded', 'reversed')
+    GROUP BY user_id, period_id ORDER BY user_id, period_id`;
+  return rows.map((row) => ({
+    user_id: row.user_id,
+    period_id: row.period_id,
+    rows: Number(row.rows),
+    amount_cents: Number(row.amount),
+  }));
+}
+
+/** Every row of the rep booked in the period, oldest first, with its trace's explanation. */
+export async function repRowsOfPeriod(
+  tx: Transaction,
+  orgId: string,
+  repId: string,
+  periodId: string,
+): Promise<RepEarningRow[]> {
+  const rows = await prismaOf(tx).earning.findMany({
+    where: { org_id: orgId, user_id: repId, period_id: periodId },
+    orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+    select: {
+      id: true,
+      deal_id: true,
+      plan_id: true,
+      rule_chip_id: true,
+      amount_cents: true,
+      status: true,
+      created_at: true,
+      trace: true,
+      deal: { select: { external_id: true } },
+    },
+  });
+  return rows.map((row) => {
+    const trace = row.trace as { chip?: { name?: string }; explanation?: string[] };
+    return {
+      id: row.id,
+      deal_id: row.deal_id,
+      deal_external_id: row.deal?.external_id ?? null,
+      plan_id: row.plan_id,
+      rule_chip_id: row.rule_chip_id,
+      chip_name: trace.chip?.name ?? row.rule_chip_id,
+      amount_cents: Number(row.amount_cents),
+      status: row.status,
+      created_at: row.created_at,
+      explanation: trace.explanation ?? [],
+    };
+  });
 }

@@ -1,12 +1,18 @@
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import { newId } from '../lib/ids.ts';
-import { named, sql, type Transaction } from './transaction.ts';
+import { named, prismaOf, sql, type Transaction } from './transaction.ts';
 
 /** A user (rep) as the API lists it. */
 export interface UserRecord {
   id: string;
   external_id: string;
   created_at: Date;
+}
+
+/** A rep as the console lists it. */
+export interface RepRecord {
+  id: string;
+  external_id: string;
 }
 
 export interface UserListFilters {
@@ -33,7 +39,7 @@ export async function ensureRep(tx: Transaction, orgId: string, externalId: stri
   const rows = await tx.query<{ id: string }>(
     named('users_ensure_rep', { text: ENSURE_REP, values: [newId('user'), orgId, externalId] }),
   );
-  const found = rows[0] ?? (await findRep(tx, orgId, externalId));
+  const found = rows[0] ?? (await findRepByExternalId(tx, orgId, externalId));
   if (!found) throw new Error(`user ${externalId} of org ${orgId} was neither created nor found`);
   return found.id;
 }
@@ -68,7 +74,11 @@ export async function find(tx: Transaction, orgId: string, userId: string): Prom
   return rows[0] ?? null;
 }
 
-async function findRep(tx: Transaction, orgId: string, externalId: string): Promise<{ id: string } | undefined> {
+async function findRepByExternalId(
+  tx: Transaction,
+  orgId: string,
+  externalId: string,
+): Promise<{ id: string } | undefined> {
   const rows = await tx.query<{ id: string }>(named('users_find_rep', { text: FIND_REP, values: [orgId, externalId] }));
   return rows[0];
 }
@@ -93,4 +103,21 @@ export async function repsOfOrg(
   return tx.query<{ user_id: string; external_id: string }>(
     sql`SELECT id AS user_id, external_id FROM users WHERE org_id = ${orgId} ORDER BY created_at, id`,
   );
+}
+
+/** The org's reps (users with role rep), for the console, by external id. */
+export async function listReps(tx: Transaction, orgId: string): Promise<RepRecord[]> {
+  return prismaOf(tx).user.findMany({
+    where: { org_id: orgId, role: 'rep' },
+    orderBy: { external_id: 'asc' },
+    select: { id: true, external_id: true },
+  });
+}
+
+/** The org's user with this id if it is a rep, for the console. */
+export async function findRep(tx: Transaction, orgId: string, repId: string): Promise<RepRecord | null> {
+  return prismaOf(tx).user.findFirst({
+    where: { org_id: orgId, id: repId, role: 'rep' },
+    select: { id: true, external_id: true },
+  });
 }
