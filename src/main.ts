@@ -11,7 +11,7 @@ import { createApp } from './http/app.ts';
 import { loadAdminContract, loadContract } from './http/contract.ts';
 import { Metrics } from './http/metrics.ts';
 import type { Logger } from './lib/logger.ts';
-import * as keyAuthentication from './repositories/keyAuthentication.ts';
+import * as rateLimitCounters from './repositories/rateLimitCounters.ts';
 import { createSqlPool, databaseStatements, poolStatements } from './repositories/transaction.ts';
 import * as webhookDeliveries from './repositories/webhookDeliveries.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
@@ -45,7 +45,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
       ),
   });
   logger.info({ database: database.description }, 'database open');
-  // The access layer's hot path: its own small pool, commits not waiting for the disk (see keyAuthentication).
+  // The access layer's hot path: its own small pool, commits not waiting for the disk (see apiKeys.findActiveKey).
   const countersPool = createSqlPool(
     database.url,
     Math.max(2, Math.ceil(config.databasePoolSize / 2)),
@@ -102,7 +102,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   });
 
   const sweeper = setInterval(() => {
-    keyAuthentication
+    rateLimitCounters
       .deleteCountersBefore(authentication, new Date(Date.now() - COUNTER_RETENTION_MS))
       .catch((error: unknown) => {
         logger.warn({ err: error }, 'could not delete old rate-limit counters');

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../lib/logger.ts';
-import * as keyAuthentication from '../repositories/keyAuthentication.ts';
+import * as rateLimitCounters from '../repositories/rateLimitCounters.ts';
 import { type RateLimitLease, takeRateLimitLease } from '../repositories/rateLimitLease.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 import { windowAt } from './rateLimit.ts';
@@ -32,7 +32,7 @@ export async function openKeyGate(
   const handOver = async () => {
     if (!counter) return;
     for (const [windowStart, counts] of counter.windows())
-      await keyAuthentication.saveWindowCounts(keys, windowStart, counts);
+      await rateLimitCounters.saveWindowCounts(keys, windowStart, counts);
   };
   const lease: RateLimitLease = await takeRateLimitLease(databaseUrl, store === 'memory', {
     onLost: (error) => {
@@ -47,7 +47,7 @@ export async function openKeyGate(
     onRegained: async () => {
       if (counter)
         for (const windowStart of counter.windows().keys())
-          counter.raise(windowStart, await keyAuthentication.windowCounts(keys, windowStart));
+          counter.raise(windowStart, await rateLimitCounters.windowCounts(keys, windowStart));
       logger.warn('took the rate-limit lease on the database again: serving');
     },
     onRetryFailed: (error) => logger.warn({ err: error }, 'could not take the rate-limit lease again; retrying'),
@@ -66,7 +66,7 @@ export async function openKeyGate(
     // Counts of the current window survive a restart: read back here, handed to the database on close.
     const memory = counter as MemoryWindowCounter;
     const current = windowAt(new Date()).start;
-    memory.seed(current, await keyAuthentication.windowCounts(keys, current));
+    memory.seed(current, await rateLimitCounters.windowCounts(keys, current));
     return withLease(countingGate('memory', keys, memory, handOver), lease);
   } catch (error) {
     await lease.release();

@@ -1,5 +1,7 @@
-import type { ActiveKey, AuthenticatedKey } from '../repositories/keyAuthentication.ts';
-import * as keyAuthentication from '../repositories/keyAuthentication.ts';
+import type { ActiveKey } from '../repositories/apiKeys.ts';
+import * as apiKeys from '../repositories/apiKeys.ts';
+import type { AuthenticatedKey } from '../repositories/rateLimitCounters.ts';
+import * as rateLimitCounters from '../repositories/rateLimitCounters.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 import { WINDOW_SECONDS } from './rateLimit.ts';
 
@@ -53,9 +55,9 @@ export interface WindowCounter {
 export function postgresGate(keys: Transaction): KeyGate {
   return {
     store: 'postgres',
-    authenticateAndCount: (digest, windowStart) => keyAuthentication.authenticateAndCount(keys, digest, windowStart),
+    authenticateAndCount: (digest, windowStart) => rateLimitCounters.authenticateAndCount(keys, digest, windowStart),
     countKnownKey: async () => null,
-    isActive: async (digest) => (await keyAuthentication.findActiveKey(keys, digest)) !== null,
+    isActive: async (digest) => (await apiKeys.findActiveKey(keys, digest)) !== null,
     forget: () => {},
     close: async () => {},
   };
@@ -73,7 +75,7 @@ export function countingGate(
 ): KeyGate {
   const known = new Map<string, ActiveKey>();
   const find = async (digest: string) => {
-    const found = await keyAuthentication.findActiveKey(keys, digest);
+    const found = await apiKeys.findActiveKey(keys, digest);
     if (!found) known.delete(digest);
     else if (!known.has(digest)) {
       if (known.size >= MAX_KNOWN_KEYS) known.clear();

@@ -1,22 +1,13 @@
-import type { ApiKeyRecord } from './apiKeys.ts';
+import { type ActiveKey, type ApiKeyRecord, FIND_ACTIVE_KEY } from './apiKeys.ts';
 import { named, sql, type Transaction } from './transaction.ts';
 
-/** An active key found by its digest, with its org. */
-export interface ActiveKey {
-  key: ApiKeyRecord;
-  org_name: string;
-}
+// The request counts of the rate limit, per key and one-minute window, on the access layer's hot path (see
+// apiKeys.findActiveKey): plain SQL on a pool of its own whose commits do not wait for the disk.
 
 /** An active key and the request count of the current window, this request included. */
 export interface AuthenticatedKey extends ActiveKey {
   window_count: number;
 }
-
-const FIND_ACTIVE_KEY = `
-  SELECT k.id, k.org_id, k.name, k.display_prefix, k.scopes, k.rate_limit_per_minute, k.created_at, k.revoked_at,
-         k.last_used_at, o.name AS org_name
-  FROM api_keys k JOIN orgs o ON o.id = k.org_id
-  WHERE k.digest = $1 AND k.revoked_at IS NULL`;
 
 const FIND_AND_COUNT = `
   WITH found AS (${FIND_ACTIVE_KEY}
@@ -27,25 +18,6 @@ const FIND_AND_COUNT = `
     RETURNING count
   )
   SELECT found.*, counted.count AS window_count FROM found, counted`;
-
-/**
- * The per-request hot path of the access layer, on a plain `pg` pool of its own: one named prepared statement
- * per request (through Prisma it was compiled and re-planned on every request), on connections that commit
- * without waiting for the WAL flush. Only rate-limit counters are written here, and a database crash forgetting
- * a few increments of the current minute is harmless, while a flush held under the hot counter row's lock capped
- * a key's throughput. Nothing is cached: a revoked key fails on the very next request, on every instance.
- */
-
-/** The active key of a digest, read with one indexed select; null when unknown or revoked. */
-export async function findActiveKey(tx: Transaction, digest: string): Promise<ActiveKey | null> {
-  const rows = await tx.query<ApiKeyRecord & { org_name: string }>(
-    named('authenticate', { text: FIND_ACTIVE_KEY, values: [digest] }),
-  );
-  const row = rows[0];
-  if (!row) return null;
-  const { org_name, ...key } = row;
-  return { key, org_name };
-}
 
 /**
  * Finds the active key and counts the request in its window's row, in one round trip (the `postgres` rate-limit
