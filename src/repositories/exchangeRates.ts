@@ -2,7 +2,7 @@ import type { ExchangeRate } from '../domain/earnings/exchange.ts';
 import { prismaOf, type Transaction } from './transaction.ts';
 
 // The org's dated exchange rates (docs/currencies.md), through Prisma: written and listed by admins; the engine
-// reads them with the org's configuration (src/repositories/orgConfig.ts).
+// reads them with the org's configuration (orgs.loadConfig).
 
 export interface StoredExchangeRate extends ExchangeRate {
   created_at: Date;

@@ -1,6 +1,6 @@
 import type { WebhookMessageType } from '../domain/webhooks/kinds.ts';
-import type { OrgConfig } from '../repositories/orgConfig.ts';
-import * as orgConfig from '../repositories/orgConfig.ts';
+import type { OrgConfig } from '../repositories/orgs.ts';
+import * as orgs from '../repositories/orgs.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 
 // Each org's configuration, read once per change rather than once per deal event. Exact: an event's first
@@ -18,7 +18,7 @@ export class OrgConfigCache {
   async at(tx: Transaction, orgId: string, version: number): Promise<OrgConfig> {
     const held = this.#configs.get(orgId);
     if (held?.version === version) return held;
-    const loaded = await orgConfig.load(tx, orgId);
+    const loaded = await orgs.loadConfig(tx, orgId);
     if (!held || loaded.version > held.version) {
       if (!held && this.#configs.size >= MAX_ORGS) this.#configs.clear();
       this.#configs.set(orgId, loaded);

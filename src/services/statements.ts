@@ -3,7 +3,7 @@ import { type CalendarDate, periodBounds, periodKindOf } from '../domain/periods
 import { namesAssignee } from '../domain/plans/types.ts';
 import * as deals from '../repositories/deals.ts';
 import * as ledgerReports from '../repositories/ledgerReports.ts';
-import * as orgConfig from '../repositories/orgConfig.ts';
+import * as orgs from '../repositories/orgs.ts';
 import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { toWireUser } from '../wire/users.ts';
@@ -33,7 +33,7 @@ export class StatementReader {
       ledgerReports.plans(tx, orgId),
       deals.dealsOfRep(tx, orgId, userId),
       ledgerReports.drawBalancesBefore(tx, orgId, userId, periodId),
-      orgConfig.load(tx, orgId),
+      orgs.loadConfig(tx, orgId),
     ]);
     const kind = periodKindOf(periodId);
     const withRows = new Set([...rows.map((row) => row.plan_id), ...drawBalances.keys()]);

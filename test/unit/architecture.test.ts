@@ -33,7 +33,6 @@ const REPOSITORIES = [
   'exchangeRates',
   'feedWriters',
   'ledgerReports',
-  'orgConfig',
   'orgs',
   'periods',
   'plans',

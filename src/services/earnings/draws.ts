@@ -16,7 +16,7 @@ import { type CalendarDate, type PeriodId, periodBounds, periodKindOf } from '..
 import * as deals from '../../repositories/deals.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
-import * as orgConfigs from '../../repositories/orgConfig.ts';
+import * as orgs from '../../repositories/orgs.ts';
 import * as periods from '../../repositories/periods.ts';
 import * as plans from '../../repositories/plans.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
@@ -79,7 +79,7 @@ export async function drawTargetsFrom(
     periods.includes(dealPeriodId(deal, plan.period, today)),
   );
   // The draw compares earnings in the plan's currency: deals in others are converted as the chips' lines are.
-  const config = await orgConfigs.load(tx, orgId);
+  const config = await orgs.loadConfig(tx, orgId);
   const money = { default_currency: config.defaultCurrency, rates: config.rates };
   const chips = evaluateLines({
     plan,

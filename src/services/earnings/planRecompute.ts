@@ -10,7 +10,7 @@ import * as deals from '../../repositories/deals.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
 import * as feedWriters from '../../repositories/feedWriters.ts';
-import * as orgConfigs from '../../repositories/orgConfig.ts';
+import * as orgs from '../../repositories/orgs.ts';
 import * as periods from '../../repositories/periods.ts';
 import * as plans from '../../repositories/plans.ts';
 import { inTransaction, poolStatements, type SqlPool, type Transaction } from '../../repositories/transaction.ts';
@@ -202,7 +202,7 @@ async function recomputeRep(
   const unpricedLines = new Set(
     rows.filter((row) => row.pricing === 'missing_exchange_rate').map((row) => row.line_key),
   );
-  const config = await orgConfigs.load(tx, orgId);
+  const config = await orgs.loadConfig(tx, orgId);
   const money = { default_currency: config.defaultCurrency, rates: config.rates };
 
   const targets: LineTarget[] = [];
