@@ -9,12 +9,11 @@ import { openEmbeddedDatabase } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { createPrismaClient } from '../src/db/prisma.ts';
 import * as orgs from '../src/repositories/orgs.ts';
-import { databaseStatements } from '../src/repositories/transaction.ts';
-import { KeyAdmin } from '../src/services/keys.ts';
-import { PlanAdmin } from '../src/services/plans.ts';
+import { createSqlPool, databaseStatements } from '../src/repositories/transaction.ts';
 import { dealEvents } from './events.ts';
 import { createFloorTables } from './floor.ts';
 import { noPlanChanges } from './listeners.ts';
+import { benchServices } from './services.ts';
 
 // `npm run bench:instructions`: the instructions the server process executes per request, counted by valgrind's
 // callgrind. Unlike requests/s or even CPU time, an instruction count does not depend on what else the machine
@@ -38,9 +37,12 @@ const servers: ChildProcess[] = [];
 try {
   await applyMigrations(database.url);
   const db = createPrismaClient(database.url, 2);
+  // Set-up runs on the Prisma client only; the pool stays unconnected.
+  const setupPool = createSqlPool(database.url, 1, () => {});
+  const { admin: setup } = benchServices(db, setupPool);
   const keyFor = async (orgId: string, name: string) =>
     (
-      await new KeyAdmin(db).create({
+      await setup.keys.create({
         orgId,
         name,
         scopes: 'deals:read,deals:write,earnings:read,plans:read',
@@ -49,7 +51,7 @@ try {
     ).rawKey;
   const org = await orgs.create(databaseStatements(db), 'Instructions org');
   const planOrg = await orgs.create(databaseStatements(db), 'Instructions org with a plan');
-  await new PlanAdmin(db).apply(
+  await setup.planAdmin.apply(
     {
       orgId: planOrg.id,
       text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
@@ -59,6 +61,7 @@ try {
   const authKey = await keyFor(org.id, 'auth');
   const ingestKey = await keyFor(org.id, 'ingest');
   const planKey = await keyFor(planOrg.id, 'earnings');
+  await setupPool.end();
   await db.$disconnect();
   const admin = new pg.Pool({ connectionString: database.url, max: 1 });
   await createFloorTables(admin, authKey);

@@ -30,8 +30,8 @@ import { WebhookAdmin } from './services/webhooks.ts';
 // The composition root: the one place where services are built, each once per process, from the open database,
 // its pool and the configuration. `quotient serve` (src/main.ts) hands the public API's services and the admin
 // use cases to the app; the admin commands (src/cli/context.ts `withServices`) hand the admin use cases to the
-// command that runs. Handlers and commands only call them: building a service anywhere else is refused by
-// test/unit/architecture.test.ts.
+// command that runs; the tests, the bench and the scripts compose theirs here too. Handlers and commands only call
+// them: building a service anywhere else is refused by test/unit/architecture.test.ts.
 
 export interface CompositionInput {
   db: Database;

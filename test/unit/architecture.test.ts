@@ -225,6 +225,13 @@ describe('composition root (docs/architecture.md)', () => {
     assert.deepEqual(offenders, []);
   });
 
+  test('the bench (bench/services.ts) and the scripts build services through the same composition', () => {
+    const files = [...sourceFiles(join(ROOT, 'bench')), ...sourceFiles(join(ROOT, 'scripts'))];
+    assert.ok(files.includes('bench/run.ts') && files.includes('scripts/console-screenshots.ts'));
+    const offenders = files.flatMap((file) => constructs(file, services));
+    assert.deepEqual(offenders, []);
+  });
+
   test('no module-level service: each is built once per composition, never at the top of a module', () => {
     const offenders = sourceFiles(SRC).flatMap((file) =>
       [...read(file).matchAll(/^(?:export )?const (\w+) = new (\w+)\(/gm)]
