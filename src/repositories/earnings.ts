@@ -8,7 +8,16 @@ import { named, prismaOf, sql, type Transaction } from './transaction.ts';
 // org. They run on a plain-SQL `Transaction`: the ingestion transaction itself, a recompute transaction of the
 // `pg` pool, or a Prisma interactive transaction (period admin, through the period listeners). Values are
 // normalised here (bigint columns as numbers, dates as text) so that both drivers return the same shapes. The
-// console's reads of a rep's rows (repPeriodTotals, repRowsOfPeriod) are admin reads, through Prisma.
+// console's reads of totals (periodTotalsByStatus, repPeriodTotals) and of a rep's rows (repRowsOfPeriod) are admin
+// reads, through Prisma.
+
+/** Standing earnings rows of a period in one status: how many, and their sum. */
+export interface PeriodTotal {
+  period_id: string;
+  status: string;
+  rows: number;
+  amount_cents: number;
+}
 
 /** A rep's standing rows in one period, as the console shows them. */
 export interface RepPeriodTotal {
@@ -475,4 +484,31 @@ export async function repRowsOfPeriod(
       explanation: trace.explanation ?? [],
     };
   });
+}
+
+/** Rows of the period's earnings in this status (inside a status change, to tell how many it moved). */
+export async function countOfPeriodWithStatus(
+  tx: Transaction,
+  orgId: string,
+  periodId: string,
+  status: string,
+): Promise<number> {
+  const rows = await tx.query<{ count: string | number }>(
+    sql`SELECT count(*) AS count FROM earnings WHERE org_id = ${orgId} AND period_id = ${periodId} AND status = ${status}`,
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
+/** Per period and status, the standing rows (superseded and reversed rows are history, not totals), for the admin. */
+export async function periodTotalsByStatus(tx: Transaction, orgId: string): Promise<PeriodTotal[]> {
+  const rows = await prismaOf(tx).$queryRaw<Array<{ period_id: string; status: string; rows: bigint; amount: bigint }>>`
+    SELECT period_id, status, count(*) AS rows, coalesce(sum(amount_cents), 0)::bigint AS amount
+    FROM earnings WHERE org_id = ${orgId} AND status NOT IN ('superseded', 'reversed')
+    GROUP BY period_id, status ORDER BY period_id, status`;
+  return rows.map((row) => ({
+    period_id: row.period_id,
+    status: row.status,
+    rows: Number(row.rows),
+    amount_cents: Number(row.amount),
+  }));
 }

@@ -1,6 +1,6 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import { type PeriodId, type PeriodKind, parsePeriodId, periodBounds } from '../domain/periods.ts';
-import { named, prismaOf, sql, type Transaction } from './transaction.ts';
+import { named, prismaOf, type Transaction } from './transaction.ts';
 
 export type PeriodStatus = 'open' | 'locked' | 'paid';
 
@@ -14,14 +14,6 @@ export interface PeriodRecord {
   status: PeriodStatus;
   locked_at: Date | null;
   paid_at: Date | null;
-}
-
-/** Standing earnings rows of a period in one status: how many, and their sum. */
-export interface PeriodTotal {
-  period_id: string;
-  status: string;
-  rows: number;
-  amount_cents: number;
 }
 
 interface PeriodRow {
@@ -83,28 +75,6 @@ export async function markPaid(tx: Transaction, orgId: string, periodId: string,
     data: { status: 'paid', paid_at: at },
   });
   return toPeriodRecord(row);
-}
-
-/** Rows of the period's earnings in this status (inside a status change, to tell how many it moved). */
-export async function countEarnings(tx: Transaction, orgId: string, periodId: string, status: string): Promise<number> {
-  const rows = await tx.query<{ count: string | number }>(
-    sql`SELECT count(*) AS count FROM earnings WHERE org_id = ${orgId} AND period_id = ${periodId} AND status = ${status}`,
-  );
-  return Number(rows[0]?.count ?? 0);
-}
-
-/** Per period and status, the standing rows (superseded and reversed rows are history, not totals). */
-export async function earningTotalsByStatus(tx: Transaction, orgId: string): Promise<PeriodTotal[]> {
-  const rows = await prismaOf(tx).$queryRaw<Array<{ period_id: string; status: string; rows: bigint; amount: bigint }>>`
-    SELECT period_id, status, count(*) AS rows, coalesce(sum(amount_cents), 0)::bigint AS amount
-    FROM earnings WHERE org_id = ${orgId} AND status NOT IN ('superseded', 'reversed')
-    GROUP BY period_id, status ORDER BY period_id, status`;
-  return rows.map((row) => ({
-    period_id: row.period_id,
-    status: row.status,
-    rows: Number(row.rows),
-    amount_cents: Number(row.amount),
-  }));
 }
 
 // Periods as the ledger books into them, inside the booking transaction.

@@ -3,8 +3,10 @@ import type { Database } from '../db/prisma.ts';
 import { isPeriodId } from '../domain/periods.ts';
 import { Refusal } from '../domain/refusal.ts';
 import * as audit from '../repositories/audit.ts';
+import type { PeriodTotal } from '../repositories/earnings.ts';
+import * as earnings from '../repositories/earnings.ts';
 import * as orgs from '../repositories/orgs.ts';
-import type { PeriodRecord, PeriodTotal } from '../repositories/periods.ts';
+import type { PeriodRecord } from '../repositories/periods.ts';
 import * as periods from '../repositories/periods.ts';
 import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
 import type { PayoutReader } from './payouts.ts';
@@ -46,7 +48,7 @@ export class PeriodAdmin {
     await this.requireOrg(orgId);
     const [found, totals] = await Promise.all([
       periods.listForOrg(this.#statements, orgId),
-      periods.earningTotalsByStatus(this.#statements, orgId),
+      earnings.periodTotalsByStatus(this.#statements, orgId),
     ]);
     return found.map((period) => ({ ...period, totals: totals.filter((total) => total.period_id === period.id) }));
   }
@@ -71,9 +73,9 @@ export class PeriodAdmin {
         );
       }
       const period = await periods.markLocked(tx, orgId, periodId, new Date());
-      const pendingBefore = await periods.countEarnings(tx, orgId, periodId, 'pending');
+      const pendingBefore = await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'pending');
       await this.listener.onPeriodLocked(tx, { orgId, period, existedBefore: created.length === 0 });
-      const rowsMoved = pendingBefore - (await periods.countEarnings(tx, orgId, periodId, 'pending'));
+      const rowsMoved = pendingBefore - (await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'pending'));
       await audit.insertMany(tx, [
         adminAuditEntry(orgId, 'period.locked', { period_id: periodId, rows_moved: rowsMoved }, actor),
       ]);
@@ -96,9 +98,9 @@ export class PeriodAdmin {
         );
       }
       const period = await periods.markPaid(tx, orgId, periodId, new Date());
-      const approvedBefore = await periods.countEarnings(tx, orgId, periodId, 'approved');
+      const approvedBefore = await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'approved');
       await this.listener.onPeriodPaid(tx, { orgId, period, existedBefore: true });
-      const rowsMoved = approvedBefore - (await periods.countEarnings(tx, orgId, periodId, 'approved'));
+      const rowsMoved = approvedBefore - (await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'approved'));
       await audit.insertMany(tx, [
         adminAuditEntry(orgId, 'period.paid', { period_id: periodId, rows_moved: rowsMoved }, actor),
       ]);
