@@ -346,3 +346,21 @@ export async function dealsByIds(tx: Transaction, orgId: string, dealIds: readon
   );
   return rows.map(toDealSnapshot);
 }
+
+/** The deal with this id, or null (an estimate's read, not locked). */
+export async function findById(tx: Transaction, orgId: string, dealId: string): Promise<DealRecord | null> {
+  const rows = await tx.query<DealRow>({
+    text: `SELECT ${DEAL_COLUMNS} FROM deals WHERE org_id = $1 AND id = $2`,
+    values: [orgId, dealId],
+  });
+  return rows[0] ? toDealRecord(rows[0]) : null;
+}
+
+/** The deal with this external id, or null (an estimate's read, not locked). */
+export async function findByExternalId(tx: Transaction, orgId: string, externalId: string): Promise<DealRecord | null> {
+  const rows = await tx.query<DealRow>({
+    text: `SELECT ${DEAL_COLUMNS} FROM deals WHERE org_id = $1 AND external_id = $2`,
+    values: [orgId, externalId],
+  });
+  return rows[0] ? toDealRecord(rows[0]) : null;
+}

@@ -1,3 +1,4 @@
+import type { LedgerSnapshotRow, WrittenRow } from '../domain/earnings/estimate.ts';
 import { type LedgerRow, type NewEarningRow, PLAN_ARCHIVED, type RowRetirement } from '../domain/earnings/ledger.ts';
 import type { EarningStatus, EarningTrace, LinePricing, TraceReplacement } from '../domain/earnings/types.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
@@ -511,4 +512,33 @@ export async function periodTotalsByStatus(tx: Transaction, orgId: string): Prom
     rows: Number(row.rows),
     amount_cents: Number(row.amount),
   }));
+}
+
+type SnapshotRow = Omit<LedgerSnapshotRow, 'amount_cents'> & { amount_cents: number | bigint };
+
+/** Every row of these reps, whatever its status, with what identifies its line (what an estimate compares). */
+export async function snapshotRowsOfReps(
+  tx: Transaction,
+  orgId: string,
+  userIds: readonly string[],
+): Promise<LedgerSnapshotRow[]> {
+  if (userIds.length === 0) return [];
+  const rows = await tx.query<SnapshotRow>(
+    sql`SELECT e.id, e.line_key, u.external_id AS user_external_id, e.plan_id, e.currency, e.rule_chip_id, e.deal_id,
+               d.external_id AS deal_external_id, e.status, e.amount_cents
+        FROM earnings e JOIN users u ON u.id = e.user_id LEFT JOIN deals d ON d.id = e.deal_id
+        WHERE e.org_id = ${orgId} AND e.user_id = ANY(${[...userIds]}::text[])
+        ORDER BY e.created_at, e.id`,
+  );
+  return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
+}
+
+/** These rows in full, with their traces (what an estimate shows of the rows its event wrote). */
+export async function writtenRows(tx: Transaction, orgId: string, ids: readonly string[]): Promise<WrittenRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.query<Omit<WrittenRow, 'amount_cents'> & { amount_cents: number | bigint }>(
+    sql`SELECT id, status, period_id, amount_cents, supersedes_id, plan_version_id, rule_version, trace
+        FROM earnings WHERE org_id = ${orgId} AND id = ANY(${[...ids]}::text[]) ORDER BY created_at, id`,
+  );
+  return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
 }

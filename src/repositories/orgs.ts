@@ -1,7 +1,7 @@
 import type { ExchangeRate } from '../domain/earnings/exchange.ts';
 import { newId } from '../lib/ids.ts';
 import type { PlanState } from './plans.ts';
-import { named, prismaOf, type Transaction } from './transaction.ts';
+import { named, prismaOf, sql, type Transaction } from './transaction.ts';
 
 export interface OrgRecord {
   id: string;
@@ -106,4 +106,12 @@ export async function loadConfig(tx: Transaction, orgId: string): Promise<OrgCon
     defaultCurrency: row.default_currency,
     rates: row.rates,
   };
+}
+
+/** The first of the org's won stages: the stage a deal estimated as won gets. */
+export async function firstWonStage(tx: Transaction, orgId: string): Promise<string> {
+  const rows = await tx.query<{ stage: string | null }>(
+    sql`SELECT won_stages[1] AS stage FROM orgs WHERE id = ${orgId}`,
+  );
+  return rows[0]?.stage ?? 'closed_won';
 }

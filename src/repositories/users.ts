@@ -74,7 +74,8 @@ export async function find(tx: Transaction, orgId: string, userId: string): Prom
   return rows[0] ?? null;
 }
 
-async function findRepByExternalId(
+/** The org's user (rep) with this external id, if it exists. */
+export async function findRepByExternalId(
   tx: Transaction,
   orgId: string,
   externalId: string,

@@ -28,7 +28,6 @@ const REPOSITORIES = [
   'deals',
   'domainEvents',
   'earnings',
-  'estimates',
   'evaluationLocks',
   'exchangeRates',
   'feedWriters',
