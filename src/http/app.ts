@@ -1,6 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import type { AuditLog } from '../access/auditLog.ts';
 import type { KeyGate } from '../access/rateLimitStore.ts';
+import type { AuditLog } from '../audit/requestLog.ts';
 import type { ApiServices } from '../composition.ts';
 import type { Logger } from '../lib/logger.ts';
 import { consoleRouter } from './admin/console.ts';

@@ -3,7 +3,10 @@ import type { components } from '../../generated/openapi.ts';
 import { parseDealEvent } from '../domain/deals/event.ts';
 import { compareLedgers } from '../domain/earnings/estimate.ts';
 import { Refusal } from '../domain/refusal.ts';
-import { EstimateRepository } from '../repositories/estimates.ts';
+import * as deals from '../repositories/deals.ts';
+import * as earnings from '../repositories/earnings.ts';
+import * as orgs from '../repositories/orgs.ts';
+import * as users from '../repositories/users.ts';
 import { toWireDeal } from '../wire/deals.ts';
 import type { DealIngestion } from './ingestion.ts';
 
@@ -18,7 +21,6 @@ export type EstimateInput = components['schemas']['EstimateRequest'];
  */
 export class DealEstimator {
   readonly #ingestion: DealIngestion;
-  readonly #estimates = new EstimateRepository();
 
   constructor(ingestion: DealIngestion) {
     this.#ingestion = ingestion;
@@ -32,9 +34,9 @@ export class DealEstimator {
     return this.#ingestion.rehearse(orgId, keyId, async (tx, apply) => {
       const existing =
         input.deal_id !== undefined
-          ? await this.#estimates.dealById(tx, orgId, input.deal_id)
+          ? await deals.findById(tx, orgId, input.deal_id)
           : input.external_id !== undefined
-            ? await this.#estimates.dealByExternalId(tx, orgId, input.external_id)
+            ? await deals.findByExternalId(tx, orgId, input.external_id)
             : null;
       if (input.deal_id !== undefined && !existing) throw new Refusal('not_found', `no deal ${input.deal_id}`);
       const changes: Record<string, unknown> = { ...input.state };
@@ -47,24 +49,24 @@ export class DealEstimator {
       }
       const body = {
         external_id: existing?.external_id ?? input.external_id ?? `estimate-${randomUUID()}`,
-        state: { ...changes, stage: await this.#estimates.firstWonStage(tx, orgId), close_date: input.close_date },
+        state: { ...changes, stage: await orgs.firstWonStage(tx, orgId), close_date: input.close_date },
       };
       const event = parseDealEvent(body);
 
-      const ownerBefore = await this.#estimates.userIdOf(tx, orgId, owner);
+      const ownerBefore = (await users.findRepByExternalId(tx, orgId, owner))?.id ?? null;
       const repsBefore = [existing?.user_id, ownerBefore].filter((id): id is string => typeof id === 'string');
-      const before = await this.#estimates.rowsOfReps(tx, orgId, repsBefore);
+      const before = await earnings.snapshotRowsOfReps(tx, orgId, repsBefore);
       const ids = await apply(event, body);
-      const ownerAfter = await this.#estimates.userIdOf(tx, orgId, owner);
+      const ownerAfter = (await users.findRepByExternalId(tx, orgId, owner))?.id ?? null;
       const reps = [...new Set([...repsBefore, ...(ownerAfter ? [ownerAfter] : [])])];
-      const after = await this.#estimates.rowsOfReps(tx, orgId, reps);
+      const after = await earnings.snapshotRowsOfReps(tx, orgId, reps);
       const known = new Set(before.map((row) => row.id));
-      const written = await this.#estimates.writtenRows(
+      const written = await earnings.writtenRows(
         tx,
         orgId,
         after.filter((row) => !known.has(row.id)).map((row) => row.id),
       );
-      const deal = await this.#estimates.dealById(tx, orgId, ids.deal_id);
+      const deal = await deals.findById(tx, orgId, ids.deal_id);
       if (!deal) throw new Error(`the rehearsed deal ${ids.deal_id} of org ${orgId} is not visible in its transaction`);
       const comparison = compareLedgers({
         before,

@@ -1,7 +1,9 @@
 import type { Database } from '../db/prisma.ts';
 import { currencyProblem } from '../domain/currencies.ts';
 import { Refusal } from '../domain/refusal.ts';
-import { type OrgRecord, OrgRepository } from '../repositories/orgs.ts';
+import type { OrgRecord } from '../repositories/orgs.ts';
+import * as orgs from '../repositories/orgs.ts';
+import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
 
 /**
  * A new org's name and default currency (ISO 4217, any case), checked: refused with `invalid_body` naming the
@@ -18,19 +20,19 @@ export function checkNewOrg(input: { name: string; currency: string }): { name: 
 
 /** Organisations, as `quotient orgs` creates and lists them. */
 export class OrgAdmin {
-  readonly #orgs: OrgRepository;
+  readonly #statements: Transaction;
 
   constructor(db: Database) {
-    this.#orgs = new OrgRepository(db);
+    this.#statements = databaseStatements(db);
   }
 
   /** A new org; `currency` (ISO 4217, any case) is the default of its deals and plans that name none. */
   create(input: { name: string; currency: string }): Promise<OrgRecord> {
     const { name, currency } = checkNewOrg(input);
-    return this.#orgs.create(name, currency);
+    return orgs.create(this.#statements, name, currency);
   }
 
   list(): Promise<OrgRecord[]> {
-    return this.#orgs.list();
+    return orgs.list(this.#statements);
   }
 }

@@ -1,6 +1,7 @@
 import { type KeysetPosition, keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import { Refusal } from '../domain/refusal.ts';
-import { LedgerReportRepository, type PayoutRow, type PeriodRow } from '../repositories/ledgerReports.ts';
+import type { PayoutRow, PeriodRow } from '../repositories/ledgerReports.ts';
+import * as ledgerReports from '../repositories/ledgerReports.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 import { type Payout, toWirePayout } from '../wire/payouts.ts';
 
@@ -21,7 +22,6 @@ export const PAYOUT_CURSOR = keysetCursor({ idPrefix: 'user', timeMember: 'c' })
  */
 export class PayoutReader {
   readonly #tx: Transaction;
-  readonly #reports = new LedgerReportRepository();
 
   /** `tx` runs single read statements: the pool's for the API, Prisma's for the CLI. */
   constructor(tx: Transaction) {
@@ -33,7 +33,7 @@ export class PayoutReader {
     const period = await this.#lockedPeriod(orgId, periodId);
     const fingerprint = keysetFingerprint(orgId, { payouts_of: periodId });
     const from = query.cursor === undefined ? null : PAYOUT_CURSOR.decode(query.cursor, fingerprint);
-    const rows = await this.#reports.payoutsAfter(this.#tx, orgId, periodId, from, query.limit + 1);
+    const rows = await ledgerReports.payoutsAfter(this.#tx, orgId, periodId, from, query.limit + 1);
     // `limit` counts reps; a rep paid in several currencies has a payout per currency, all on one page.
     const page = PAYOUT_CURSOR.page(byRep(rows), query.limit, fingerprint, (rep) => ({
       at: rep.user_created_at,
@@ -48,7 +48,7 @@ export class PayoutReader {
     const payouts: Payout[] = [];
     let position: KeysetPosition = null;
     for (;;) {
-      const rows = await this.#reports.payoutsAfter(this.#tx, orgId, periodId, position, EXPORT_PAGE);
+      const rows = await ledgerReports.payoutsAfter(this.#tx, orgId, periodId, position, EXPORT_PAGE);
       payouts.push(...rows.map(toWirePayout));
       const last = rows.at(-1);
       if (new Set(rows.map((row) => row.user_id)).size < EXPORT_PAGE || !last) return { period, payouts };
@@ -57,7 +57,7 @@ export class PayoutReader {
   }
 
   async #lockedPeriod(orgId: string, periodId: string): Promise<PeriodRow> {
-    const period = await this.#reports.findPeriod(this.#tx, orgId, periodId);
+    const period = await ledgerReports.findPeriod(this.#tx, orgId, periodId);
     if (!period) throw new Refusal('not_found', `no period ${periodId}`);
     if (period.status === 'open') {
       throw new Refusal('period_open', `period ${periodId} is open: payouts exist once an admin has locked it`);

@@ -1,17 +1,24 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { firstCycle, overridesMovedBy, repHierarchyOf } from '../domain/earnings/hierarchy.ts';
 import { type CalendarDate, isCalendarDate } from '../domain/periods.ts';
 import { MAX_OVERRIDE_DEPTH } from '../domain/plans/types.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { newId } from '../lib/ids.ts';
-import { AuditRepository } from '../repositories/audit.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
-import { type ManagerEntryRecord, RepManagerRepository } from '../repositories/repManagers.ts';
-import { inPrismaTransaction, poolStatements, type SqlPool } from '../repositories/transaction.ts';
-import { UserRepository } from '../repositories/users.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
-import type { RecomputeSummary } from './earnings/recompute.ts';
-import type { EarningsRecompute } from './earningsRecompute.ts';
+import * as audit from '../repositories/audit.ts';
+import * as orgs from '../repositories/orgs.ts';
+import type { ManagerEntryRecord } from '../repositories/repManagers.ts';
+import * as repManagers from '../repositories/repManagers.ts';
+import {
+  databaseStatements,
+  inPrismaTransaction,
+  poolStatements,
+  type SqlPool,
+  type Transaction,
+} from '../repositories/transaction.ts';
+import * as users from '../repositories/users.ts';
+import type { EarningsRecompute } from './adminRecompute.ts';
+import type { RecomputeSummary } from './earnings/planRecompute.ts';
 
 // The rep hierarchy that manager overrides read: admins set a rep's manager from a day on, and the
 // override lines the change moves are recomputed, in locked periods too (the difference is booked in the next
@@ -71,23 +78,20 @@ export class RepHierarchyAdmin {
   readonly #db: Database;
   readonly #recompute: EarningsRecompute;
   readonly #pool: SqlPool;
-  readonly #orgs: OrgRepository;
-  readonly #audit: AuditRepository;
-  readonly #managers = new RepManagerRepository();
-  readonly #users = new UserRepository();
+
+  readonly #statements: Transaction;
 
   constructor(db: Database, recompute: EarningsRecompute, pool: SqlPool) {
     this.#db = db;
     this.#recompute = recompute;
     this.#pool = pool;
-    this.#orgs = new OrgRepository(db);
-    this.#audit = new AuditRepository(db);
+    this.#statements = databaseStatements(db);
   }
 
   /** Every entry of the org (or of one rep), by rep and day. */
   async list(orgId: string, repExternalId?: string): Promise<ManagerEntry[]> {
     await this.#requireOrg(orgId);
-    const entries = await this.#managers.entriesOfOrg(poolStatements(this.#pool), orgId);
+    const entries = await repManagers.entriesOfOrg(poolStatements(this.#pool), orgId);
     return entries
       .filter((entry) => repExternalId === undefined || entry.rep_external_id === repExternalId)
       .map(toEntry);
@@ -115,8 +119,8 @@ export class RepHierarchyAdmin {
     const change = await inPrismaTransaction(
       this.#db,
       async (tx) => {
-        await this.#managers.lockHierarchy(tx, orgId);
-        const before = await this.#managers.entriesOfOrg(tx, orgId);
+        await repManagers.lockHierarchy(tx, orgId);
+        const before = await repManagers.entriesOfOrg(tx, orgId);
         const current = before.find((entry) => entry.rep_external_id === repExternalId && entry.from === from);
         if (current && current.manager_external_id === managerExternalId) return null;
         const entries = before
@@ -134,27 +138,23 @@ export class RepHierarchyAdmin {
             `this would make ${cycle.loop[0]} their own manager from ${cycle.day} (${cycle.loop.join(' → ')}); nothing changed`,
           );
         }
-        const repUserId = await this.#users.ensureRep(tx, orgId, repExternalId);
-        const managerUserId =
-          managerExternalId === null ? null : await this.#users.ensureRep(tx, orgId, managerExternalId);
-        await this.#managers.setFrom(tx, orgId, { id: newId('rmgr'), repUserId, managerUserId, from });
-        await this.#audit.insertMany(
-          [
-            adminAuditEntry(
-              orgId,
-              'rep.manager_set',
-              {
-                rep_external_id: repExternalId,
-                manager_external_id: managerExternalId,
-                from,
-                previous_manager_external_id: current?.manager_external_id ?? null,
-              },
-              actor,
-            ),
-          ],
-          tx,
-        );
-        return { before, after: await this.#managers.entriesOfOrg(tx, orgId) };
+        const repUserId = await users.ensureRep(tx, orgId, repExternalId);
+        const managerUserId = managerExternalId === null ? null : await users.ensureRep(tx, orgId, managerExternalId);
+        await repManagers.setFrom(tx, orgId, { id: newId('rmgr'), repUserId, managerUserId, from });
+        await audit.insertMany(tx, [
+          adminAuditEntry(
+            orgId,
+            'rep.manager_set',
+            {
+              rep_external_id: repExternalId,
+              manager_external_id: managerExternalId,
+              from,
+              previous_manager_external_id: current?.manager_external_id ?? null,
+            },
+            actor,
+          ),
+        ]);
+        return { before, after: await repManagers.entriesOfOrg(tx, orgId) };
       },
       TRANSACTION_OPTIONS,
     );
@@ -206,6 +206,6 @@ export class RepHierarchyAdmin {
   }
 
   async #requireOrg(orgId: string): Promise<void> {
-    if (!(await this.#orgs.find(orgId))) throw new Refusal('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
+import { AUDIT_CURSOR, auditLogFingerprint } from '../../src/audit/reader.ts';
 import { type KeysetCursorCodec, keysetFingerprint } from '../../src/domain/lists/keysetCursor.ts';
 import { Refusal } from '../../src/domain/refusal.ts';
-import { AUDIT_CURSOR, auditLogFingerprint } from '../../src/services/auditLog.ts';
 import { DEAL_CURSOR, dealListFingerprint } from '../../src/services/deals.ts';
 import { EARNING_CURSOR, earningListFingerprint } from '../../src/services/earnings/reader.ts';
 import { PAYOUT_CURSOR } from '../../src/services/payouts.ts';

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import type { AdminActor } from '../../audit/adminEntries.ts';
 import { Refusal } from '../../domain/refusal.ts';
-import type { AdminActor } from '../../services/adminAudit.ts';
 import type { AdminSessions, LiveSession } from '../../services/adminIdentity.ts';
 import type { ContractOperation } from '../operations.ts';
 

@@ -1,8 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import { digestOf, parseBearer } from '../../access/apiKeys.ts';
-import type { AuditLog } from '../../access/auditLog.ts';
 import { decide, windowAt } from '../../access/rateLimit.ts';
 import type { KeyGate } from '../../access/rateLimitStore.ts';
+import type { AuditLog } from '../../audit/requestLog.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ApiKeyRecord } from '../../repositories/apiKeys.ts';
