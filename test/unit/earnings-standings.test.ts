@@ -73,6 +73,13 @@ const periodCapPlan: EnginePlanVersion = plan({
 
 const plans = fc.constantFrom(plan(), retroactivePlan, dealCapPlan, periodCapPlan);
 
+const STAGES = {
+  open: { status: 'open', stage: 'proposal' },
+  won: { status: 'won', stage: 'closed_won' },
+  lost: { status: 'lost', stage: 'closed_lost' },
+  deleted: { status: 'deleted', stage: 'proposal' },
+} as const;
+
 const dealStates: fc.Arbitrary<DealSnapshot> = fc
   .record({
     n: fc.integer({ min: 1, max: 6 }),
@@ -95,8 +102,7 @@ const dealStates: fc.Arbitrary<DealSnapshot> = fc
             ],
           }
         : {}),
-      status,
-      stage: status === 'won' ? 'closed_won' : status === 'lost' ? 'closed_lost' : 'proposal',
+      ...STAGES[status],
       amount_cents: amount,
       close_date,
       owner_external_id: owner,
