@@ -31,7 +31,6 @@ const REPOSITORIES = [
   'evaluationLocks',
   'exchangeRates',
   'feedWriters',
-  'ledgerReports',
   'orgs',
   'periods',
   'plans',
