@@ -663,7 +663,7 @@ export interface components {
             quota_cents: number | null;
             /** @description The current version's cap per rep and period over all chips; null without one. */
             cap_cents: number | null;
-            /** @description The current version's draw per rep and period (issue 16); null without one. */
+            /** @description The current version's draw per rep and period; null without one. */
             draw: {
                 amount_cents: number;
                 recoverable: boolean;

@@ -1967,7 +1967,7 @@ export interface components {
             /** @description Clawbacks and top-ups booked here for lines of earlier, locked periods, in the order they were written. */
             adjustments: components["schemas"]["StatementAdjustment"][];
             /**
-             * @description The plan's draw in this period (issue 16), from the draw rows booked up to it; `null` when the
+             * @description The plan's draw in this period, from the draw rows booked up to it; `null` when the
              *     plan has no draw and no draw row is booked here. `advance_cents` is what `draw` rows booked in
              *     this period pay (a negative part is an advance of a locked period taken back);
              *     `recovery_cents` what `draw_recovery` rows booked here recover. For a recoverable draw the
@@ -2393,12 +2393,12 @@ export interface components {
             /**
              * Format: int64
              * @description At most this much per rep and period over all the plan's chips, in cents (the plan file's
-             *     `cap_cents`, issue 16); `null` when the plan has no cap.
+             *     `cap_cents`); `null` when the plan has no cap.
              * @example 1500000
              */
             readonly cap_cents: number | null;
             /**
-             * @description The plan's draw per rep and period (the plan file's `draw`, issue 16); `null` when it has none.
+             * @description The plan's draw per rep and period (the plan file's `draw`); `null` when it has none.
              *     When a rep's earnings under the plan in a period are below `amount_cents`, a `draw` line pays the
              *     difference; when `recoverable`, that advance is recovered from later periods' earnings above
              *     the draw (`draw_recovery` lines).
@@ -2440,7 +2440,7 @@ export interface components {
          *     - `override`: `rate_bps` of the credited amounts of the deals of a manager's reports, down to
          *       `depth` levels of the rep hierarchy in effect on each deal's date, each deal once;
          *     - `draw` and `draw_recovery`: not chips of a plan file but the lines of the plan's `draw`
-         *       (issue 16), on earnings only: a period's advance, and the recovery of earlier advances.
+         *       (see docs/plan-features.md), on earnings only: a period's advance, and the recovery of earlier advances.
          * @enum {string}
          */
         RuleChipKind: "commission" | "tiered_commission" | "flat" | "attainment_bonus" | "override" | "draw" | "draw_recovery";
@@ -2653,7 +2653,7 @@ export interface components {
          */
         RunningTotalCents: number | string;
         /**
-         * @description A chip's `floor_cents` that tops up the line (issue 16): the chip's lines of the rep's period paid
+         * @description A chip's `floor_cents` that tops up the line: the chip's lines of the rep's period paid
          *     `period_total_cents` on won deals, less than `floor_cents`, so this line, the last of them in
          *     counting order, gets the difference on top: `amount_cents` = `unfloored_cents` + `floor_cents` −
          *     `period_total_cents`. Applied after the deal cap, before the period and plan caps.
@@ -2690,7 +2690,7 @@ export interface components {
             amount_cents: number;
         };
         /**
-         * @description The plan's draw for the rep and period (issue 16), on a `draw` or `draw_recovery` line.
+         * @description The plan's draw for the rep and period, on a `draw` or `draw_recovery` line.
          *     `earned_cents` is what every chip of the plan earned the rep in the period (after caps). The
          *     period's draw `period_draw_cents` is `draw_cents` × `covered_days` / `period_days` rounded half
          *     away from zero (the days of the period the rep is assigned to the plan: all of them unless a
