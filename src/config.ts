@@ -8,6 +8,11 @@ import { hasPrefix } from './lib/ids.ts';
 export interface Config {
   /** PostgreSQL to use; when absent, an embedded PostgreSQL runs under dataDir. */
   databaseUrl: string | undefined;
+  /**
+   * A direct connection to DATABASE_URL's database, for the work that needs a session of its own (migrations,
+   * the rate-limit lease) when DATABASE_URL goes through a transaction pooler (src/db/pooler.ts).
+   */
+  databaseDirectUrl: string | undefined;
   dataDir: string;
   host: string;
   port: number;
@@ -65,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = nonEmpty(env.DATABASE_URL);
   return {
     databaseUrl,
+    databaseDirectUrl: nonEmpty(env.QUOTIENT_DIRECT_DATABASE_URL),
     dataDir: resolve(nonEmpty(env.QUOTIENT_DATA_DIR) ?? '.quotient'),
     host: nonEmpty(env.HOST) ?? '0.0.0.0',
     port: integer('PORT', env.PORT, 3000, 0, 65535),
