@@ -19,8 +19,9 @@ import { openEmbeddedDatabase } from '../src/db/embedded.ts';
 /**
  * The files run through PgBouncer: API keys and rate limits, deal ingestion and its pipeline, earnings and their
  * reads, plans (API and `plans apply`), periods, the CLI, the admin API, webhook delivery by the worker and the
- * outbox. Left out: tests that create scratch databases or clusters of their own (PgBouncer fronts one
- * database), browser tests, and process and fault tests that stop PostgreSQL itself.
+ * outbox, statements pipelined in one transaction. Left out: tests of migrations (they take their lock on a
+ * direct session, as the server does), tests that start clusters of their own, browser tests, and process and
+ * fault tests that stop PostgreSQL itself.
  */
 const DEFAULT_FILES = [
   'test/integration/access.test.ts',
@@ -36,8 +37,6 @@ const DEFAULT_FILES = [
   'test/integration/webhooks-outbox.test.ts',
   'test/integration/transaction-pipelining.test.ts',
 ];
-
-const DATABASE = 'quotient';
 
 function findPgBouncer(): string {
   // Debian installs it in /usr/sbin, which is not on every user's PATH.
@@ -66,13 +65,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** PgBouncer's [databases] line for a direct connection string (libpq keywords). */
+/** PgBouncer's [databases] entry for a direct connection string (libpq keywords), without a database name. */
 function backendLine(directUrl: string): string {
   const url = new URL(directUrl);
   const keywords = {
     host: url.hostname,
     port: url.port || '5432',
-    dbname: decodeURIComponent(url.pathname.slice(1)),
     user: decodeURIComponent(url.username),
     password: decodeURIComponent(url.password),
   };
@@ -118,8 +116,9 @@ async function main(): Promise<number> {
     // Transaction pooling, as deployed; a server pool smaller than the clients, so that transactions do share
     // server connections. PgBouncer refuses to run as root: as root it runs as `postgres`.
     const ini = [
+      // Every database name a client asks for, on the same server: the test database and the tests' scratch ones.
       '[databases]',
-      `${DATABASE} = ${backendLine(directUrl)}`,
+      `* = ${backendLine(directUrl)}`,
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${port}`,
@@ -149,7 +148,7 @@ async function main(): Promise<number> {
         await exited;
       }
     });
-    const pooledUrl = `postgresql://quotient@127.0.0.1:${port}/${DATABASE}?pgbouncer=true`;
+    const pooledUrl = `postgresql://quotient@127.0.0.1:${port}${new URL(directUrl).pathname}?pgbouncer=true`;
     await waitUntilServing(pooledUrl, bouncer, logFile);
     process.stdout.write(`PgBouncer (transaction pooling) on 127.0.0.1:${port} in front of ${redacted(directUrl)}\n`);
     const vitest = spawn(join('node_modules', '.bin', 'vitest'), ['run', ...files], {
