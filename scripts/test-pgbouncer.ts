@@ -9,12 +9,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { openEmbeddedDatabase } from '../src/db/embedded.ts';
+import { freePort, openEmbeddedDatabase, postgresUser } from '../src/db/embedded.ts';
 
 /**
  * The files run through PgBouncer: API keys and rate limits, deal ingestion and its pipeline, earnings and their
@@ -52,17 +51,6 @@ function findPgBouncer(): string {
     "test:pgbouncer: no `pgbouncer` on PATH or in /usr/sbin. Install Debian's package: apt-get install pgbouncer\n",
   );
   process.exit(1);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }
 
 /** PgBouncer's [databases] entry for a direct connection string (libpq keywords), without a database name. */
@@ -135,12 +123,9 @@ async function main(): Promise<number> {
     const iniFile = join(dir, 'pgbouncer.ini');
     await writeFile(iniFile, ini, { mode: 0o600 });
     await writeFile(logFile, '');
-    const asRoot = userInfo().uid === 0;
-    if (asRoot) {
-      const [uid, gid] = postgresIds();
-      await Promise.all([chown(iniFile, uid, gid), chown(logFile, uid, gid)]);
-    }
-    const bouncer = spawn(pgbouncer, ['-q', ...(asRoot ? ['-u', 'postgres'] : []), iniFile], { stdio: 'inherit' });
+    const runAs = postgresUser();
+    if (runAs) await Promise.all([chown(iniFile, runAs.uid, runAs.gid), chown(logFile, runAs.uid, runAs.gid)]);
+    const bouncer = spawn(pgbouncer, ['-q', ...(runAs ? ['-u', 'postgres'] : []), iniFile], { stdio: 'inherit' });
     cleanups.unshift(async () => {
       if (bouncer.exitCode === null) {
         const exited = new Promise((done) => bouncer.once('exit', done));
@@ -159,15 +144,6 @@ async function main(): Promise<number> {
   } finally {
     for (const cleanup of cleanups) await cleanup();
   }
-}
-
-function postgresIds(): [number, number] {
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((entry) => entry.startsWith('postgres:'));
-  const [, , uid, gid] = line?.split(':') ?? [];
-  if (uid === undefined || gid === undefined) throw new Error('no "postgres" system user to run PgBouncer as');
-  return [Number(uid), Number(gid)];
 }
 
 function redacted(url: string): string {
