@@ -28,7 +28,8 @@ import type { Database } from '../db/prisma.ts';
 // once per connection instead of on every execution, which the pipeline's CTEs would otherwise get, as their
 // custom plans fold NULL parameters away and look cheaper to the planner. Statements run on this pool (also by
 // deal-change listeners) must therefore plan well without seeing their values: name only the conditions that
-// apply rather than `$n IS NULL OR …`.
+// apply rather than `$n IS NULL OR …`. Through a transaction pooler (src/db/pooler.ts) nothing outlives a
+// transaction on the server: there the statements go unnamed and each transaction sets the pool's settings.
 
 /** One SQL statement with $n placeholders. A `name` makes it a prepared statement reused per connection. */
 export interface Statement {
