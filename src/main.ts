@@ -55,7 +55,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   const authentication = poolStatements(countersPool);
   let keyGate: KeyGate;
   try {
-    keyGate = await openKeyGate(config.rateLimits, database.url, authentication, logger);
+    keyGate = await openKeyGate(config.rateLimits, database.sessionUrl, authentication, logger);
   } catch (error) {
     await countersPool.end();
     await database.close();
