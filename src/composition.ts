@@ -18,7 +18,10 @@ import { PayoutReader } from './services/payouts.ts';
 import { PeriodAdmin } from './services/periods.ts';
 import { PlanRollout } from './services/planRollout.ts';
 import { PlanHistory, PlanReader } from './services/plans.ts';
+import { PortalAccessAdmin } from './services/portalAccess.ts';
+import { PortalSignIn } from './services/portalSignIn.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
+import { RepSessions } from './services/repSessions.ts';
 import { RepReader } from './services/reps.ts';
 import { StatementReader } from './services/statements.ts';
 import { UserReader } from './services/users.ts';
@@ -45,7 +48,7 @@ export interface CompositionInput {
     /** A progress report per recompute (the CLI's bar on a terminal). */
     progress?: () => RecomputeProgressReport | undefined;
   };
-  /** The admin sessions' clock (tests move it to expire sessions and throttle windows). */
+  /** The sessions' and sign-in links' clock (tests move it to expire sessions, links and throttle windows). */
   now?: () => Date;
 }
 
@@ -78,11 +81,19 @@ export interface AdminServices {
   webhooks: WebhookAdmin;
   audit: AuditLogReader;
   demo: Demo;
+  portalAccess: PortalAccessAdmin;
+}
+
+/** What the rep portal's sign-in and sessions run on. */
+export interface PortalServices {
+  signIn: PortalSignIn;
+  sessions: RepSessions;
 }
 
 export interface Services {
   api: ApiServices;
   admin: AdminServices;
+  portal: PortalServices;
 }
 
 export function composeServices(input: CompositionInput): Services {
@@ -102,6 +113,11 @@ export function composeServices(input: CompositionInput): Services {
   const keys = new KeyAdmin(db);
   const plans = new PlanRollout(db, recompute);
   const exchangeRates = new ExchangeRateService(db);
+  const clock = input.now ? { now: input.now } : {};
+  // Console and portal sessions live by the same idle and absolute limits.
+  const sessionSettings = { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs };
+  const adminSessions = new AdminSessions(db, { settings: sessionSettings, ...clock });
+  const repSessions = new RepSessions(db, { settings: sessionSettings, ...clock });
   return {
     api: {
       ingestion,
@@ -114,10 +130,7 @@ export function composeServices(input: CompositionInput): Services {
       estimator: new DealEstimator(ingestion),
     },
     admin: {
-      sessions: new AdminSessions(db, {
-        settings: { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs },
-        ...(input.now ? { now: input.now } : {}),
-      }),
+      sessions: adminSessions,
       admins: new AdminAccounts(db),
       orgs: new OrgAdmin(db),
       keys,
@@ -132,6 +145,11 @@ export function composeServices(input: CompositionInput): Services {
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
       demo: new Demo(db, { keys, plans, ingestion, periods }),
+      portalAccess: new PortalAccessAdmin(db, clock),
+    },
+    portal: {
+      signIn: new PortalSignIn(db, { repSessions, adminSessions, ...clock }),
+      sessions: repSessions,
     },
   };
 }

@@ -101,6 +101,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     isReady: database.isReady,
     validateResponses: config.validateResponses,
     admin: { contract: loadAdminContract(), services: services.admin },
+    portal: services.portal,
   });
 
   const sweeper = setInterval(() => {

@@ -69,7 +69,7 @@ export class UserRepository {
     return rows[0] ?? null;
   }
 
-  private async findRep(tx: Transaction, orgId: string, externalId: string): Promise<{ id: string } | undefined> {
+  async findRep(tx: Transaction, orgId: string, externalId: string): Promise<{ id: string } | undefined> {
     const rows = await tx.query<{ id: string }>(
       named('users_find_rep', { text: FIND_REP, values: [orgId, externalId] }),
     );

@@ -38,6 +38,11 @@ const PG_REPOSITORIES = [
   'requestAudit',
   'orgConfig',
   'repManagers',
+  'identityProviders',
+  'ssoSignInAttempts',
+  'repInvitations',
+  'repSignInLinks',
+  'repSessions',
 ];
 const PRISMA_REPOSITORIES = [
   'exchangeRates',

@@ -2925,6 +2925,7 @@ export const SsoSignInAttemptScalarFieldEnum = {
   provider_id: 'provider_id',
   nonce: 'nonce',
   code_verifier: 'code_verifier',
+  destination: 'destination',
   created_at: 'created_at',
   expires_at: 'expires_at',
   consumed_at: 'consumed_at'

@@ -31,6 +31,7 @@ export type SsoSignInAttemptMinAggregateOutputType = {
   provider_id: string | null
   nonce: string | null
   code_verifier: string | null
+  destination: string | null
   created_at: Date | null
   expires_at: Date | null
   consumed_at: Date | null
@@ -43,6 +44,7 @@ export type SsoSignInAttemptMaxAggregateOutputType = {
   provider_id: string | null
   nonce: string | null
   code_verifier: string | null
+  destination: string | null
   created_at: Date | null
   expires_at: Date | null
   consumed_at: Date | null
@@ -55,6 +57,7 @@ export type SsoSignInAttemptCountAggregateOutputType = {
   provider_id: number
   nonce: number
   code_verifier: number
+  destination: number
   created_at: number
   expires_at: number
   consumed_at: number
@@ -69,6 +72,7 @@ export type SsoSignInAttemptMinAggregateInputType = {
   provider_id?: true
   nonce?: true
   code_verifier?: true
+  destination?: true
   created_at?: true
   expires_at?: true
   consumed_at?: true
@@ -81,6 +85,7 @@ export type SsoSignInAttemptMaxAggregateInputType = {
   provider_id?: true
   nonce?: true
   code_verifier?: true
+  destination?: true
   created_at?: true
   expires_at?: true
   consumed_at?: true
@@ -93,6 +98,7 @@ export type SsoSignInAttemptCountAggregateInputType = {
   provider_id?: true
   nonce?: true
   code_verifier?: true
+  destination?: true
   created_at?: true
   expires_at?: true
   consumed_at?: true
@@ -178,6 +184,7 @@ export type SsoSignInAttemptGroupByOutputType = {
   provider_id: string
   nonce: string
   code_verifier: string
+  destination: string
   created_at: Date
   expires_at: Date
   consumed_at: Date | null
@@ -211,6 +218,7 @@ export type SsoSignInAttemptWhereInput = {
   provider_id?: Prisma.StringFilter<"SsoSignInAttempt"> | string
   nonce?: Prisma.StringFilter<"SsoSignInAttempt"> | string
   code_verifier?: Prisma.StringFilter<"SsoSignInAttempt"> | string
+  destination?: Prisma.StringFilter<"SsoSignInAttempt"> | string
   created_at?: Prisma.DateTimeFilter<"SsoSignInAttempt"> | Date | string
   expires_at?: Prisma.DateTimeFilter<"SsoSignInAttempt"> | Date | string
   consumed_at?: Prisma.DateTimeNullableFilter<"SsoSignInAttempt"> | Date | string | null
@@ -223,6 +231,7 @@ export type SsoSignInAttemptOrderByWithRelationInput = {
   provider_id?: Prisma.SortOrder
   nonce?: Prisma.SortOrder
   code_verifier?: Prisma.SortOrder
+  destination?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   expires_at?: Prisma.SortOrder
   consumed_at?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -238,6 +247,7 @@ export type SsoSignInAttemptWhereUniqueInput = Prisma.AtLeast<{
   provider_id?: Prisma.StringFilter<"SsoSignInAttempt"> | string
   nonce?: Prisma.StringFilter<"SsoSignInAttempt"> | string
   code_verifier?: Prisma.StringFilter<"SsoSignInAttempt"> | string
+  destination?: Prisma.StringFilter<"SsoSignInAttempt"> | string
   created_at?: Prisma.DateTimeFilter<"SsoSignInAttempt"> | Date | string
   expires_at?: Prisma.DateTimeFilter<"SsoSignInAttempt"> | Date | string
   consumed_at?: Prisma.DateTimeNullableFilter<"SsoSignInAttempt"> | Date | string | null
@@ -250,6 +260,7 @@ export type SsoSignInAttemptOrderByWithAggregationInput = {
   provider_id?: Prisma.SortOrder
   nonce?: Prisma.SortOrder
   code_verifier?: Prisma.SortOrder
+  destination?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   expires_at?: Prisma.SortOrder
   consumed_at?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -268,6 +279,7 @@ export type SsoSignInAttemptScalarWhereWithAggregatesInput = {
   provider_id?: Prisma.StringWithAggregatesFilter<"SsoSignInAttempt"> | string
   nonce?: Prisma.StringWithAggregatesFilter<"SsoSignInAttempt"> | string
   code_verifier?: Prisma.StringWithAggregatesFilter<"SsoSignInAttempt"> | string
+  destination?: Prisma.StringWithAggregatesFilter<"SsoSignInAttempt"> | string
   created_at?: Prisma.DateTimeWithAggregatesFilter<"SsoSignInAttempt"> | Date | string
   expires_at?: Prisma.DateTimeWithAggregatesFilter<"SsoSignInAttempt"> | Date | string
   consumed_at?: Prisma.DateTimeNullableWithAggregatesFilter<"SsoSignInAttempt"> | Date | string | null
@@ -280,6 +292,7 @@ export type SsoSignInAttemptCreateInput = {
   provider_id: string
   nonce: string
   code_verifier: string
+  destination: string
   created_at: Date | string
   expires_at: Date | string
   consumed_at?: Date | string | null
@@ -292,6 +305,7 @@ export type SsoSignInAttemptUncheckedCreateInput = {
   provider_id: string
   nonce: string
   code_verifier: string
+  destination: string
   created_at: Date | string
   expires_at: Date | string
   consumed_at?: Date | string | null
@@ -304,6 +318,7 @@ export type SsoSignInAttemptUpdateInput = {
   provider_id?: Prisma.StringFieldUpdateOperationsInput | string
   nonce?: Prisma.StringFieldUpdateOperationsInput | string
   code_verifier?: Prisma.StringFieldUpdateOperationsInput | string
+  destination?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   consumed_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -316,6 +331,7 @@ export type SsoSignInAttemptUncheckedUpdateInput = {
   provider_id?: Prisma.StringFieldUpdateOperationsInput | string
   nonce?: Prisma.StringFieldUpdateOperationsInput | string
   code_verifier?: Prisma.StringFieldUpdateOperationsInput | string
+  destination?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   consumed_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -328,6 +344,7 @@ export type SsoSignInAttemptCreateManyInput = {
   provider_id: string
   nonce: string
   code_verifier: string
+  destination: string
   created_at: Date | string
   expires_at: Date | string
   consumed_at?: Date | string | null
@@ -340,6 +357,7 @@ export type SsoSignInAttemptUpdateManyMutationInput = {
   provider_id?: Prisma.StringFieldUpdateOperationsInput | string
   nonce?: Prisma.StringFieldUpdateOperationsInput | string
   code_verifier?: Prisma.StringFieldUpdateOperationsInput | string
+  destination?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   consumed_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -352,6 +370,7 @@ export type SsoSignInAttemptUncheckedUpdateManyInput = {
   provider_id?: Prisma.StringFieldUpdateOperationsInput | string
   nonce?: Prisma.StringFieldUpdateOperationsInput | string
   code_verifier?: Prisma.StringFieldUpdateOperationsInput | string
+  destination?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   consumed_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -364,6 +383,7 @@ export type SsoSignInAttemptCountOrderByAggregateInput = {
   provider_id?: Prisma.SortOrder
   nonce?: Prisma.SortOrder
   code_verifier?: Prisma.SortOrder
+  destination?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   expires_at?: Prisma.SortOrder
   consumed_at?: Prisma.SortOrder
@@ -376,6 +396,7 @@ export type SsoSignInAttemptMaxOrderByAggregateInput = {
   provider_id?: Prisma.SortOrder
   nonce?: Prisma.SortOrder
   code_verifier?: Prisma.SortOrder
+  destination?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   expires_at?: Prisma.SortOrder
   consumed_at?: Prisma.SortOrder
@@ -388,6 +409,7 @@ export type SsoSignInAttemptMinOrderByAggregateInput = {
   provider_id?: Prisma.SortOrder
   nonce?: Prisma.SortOrder
   code_verifier?: Prisma.SortOrder
+  destination?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   expires_at?: Prisma.SortOrder
   consumed_at?: Prisma.SortOrder
@@ -402,6 +424,7 @@ export type SsoSignInAttemptSelect<ExtArgs extends runtime.Types.Extensions.Inte
   provider_id?: boolean
   nonce?: boolean
   code_verifier?: boolean
+  destination?: boolean
   created_at?: boolean
   expires_at?: boolean
   consumed_at?: boolean
@@ -414,6 +437,7 @@ export type SsoSignInAttemptSelectCreateManyAndReturn<ExtArgs extends runtime.Ty
   provider_id?: boolean
   nonce?: boolean
   code_verifier?: boolean
+  destination?: boolean
   created_at?: boolean
   expires_at?: boolean
   consumed_at?: boolean
@@ -426,6 +450,7 @@ export type SsoSignInAttemptSelectUpdateManyAndReturn<ExtArgs extends runtime.Ty
   provider_id?: boolean
   nonce?: boolean
   code_verifier?: boolean
+  destination?: boolean
   created_at?: boolean
   expires_at?: boolean
   consumed_at?: boolean
@@ -438,12 +463,13 @@ export type SsoSignInAttemptSelectScalar = {
   provider_id?: boolean
   nonce?: boolean
   code_verifier?: boolean
+  destination?: boolean
   created_at?: boolean
   expires_at?: boolean
   consumed_at?: boolean
 }
 
-export type SsoSignInAttemptOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "state_digest" | "org_id" | "provider_id" | "nonce" | "code_verifier" | "created_at" | "expires_at" | "consumed_at", ExtArgs["result"]["ssoSignInAttempt"]>
+export type SsoSignInAttemptOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "state_digest" | "org_id" | "provider_id" | "nonce" | "code_verifier" | "destination" | "created_at" | "expires_at" | "consumed_at", ExtArgs["result"]["ssoSignInAttempt"]>
 
 export type $SsoSignInAttemptPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "SsoSignInAttempt"
@@ -455,6 +481,7 @@ export type $SsoSignInAttemptPayload<ExtArgs extends runtime.Types.Extensions.In
     provider_id: string
     nonce: string
     code_verifier: string
+    destination: string
     created_at: Date
     expires_at: Date
     consumed_at: Date | null
@@ -887,6 +914,7 @@ export interface SsoSignInAttemptFieldRefs {
   readonly provider_id: Prisma.FieldRef<"SsoSignInAttempt", 'String'>
   readonly nonce: Prisma.FieldRef<"SsoSignInAttempt", 'String'>
   readonly code_verifier: Prisma.FieldRef<"SsoSignInAttempt", 'String'>
+  readonly destination: Prisma.FieldRef<"SsoSignInAttempt", 'String'>
   readonly created_at: Prisma.FieldRef<"SsoSignInAttempt", 'DateTime'>
   readonly expires_at: Prisma.FieldRef<"SsoSignInAttempt", 'DateTime'>
   readonly consumed_at: Prisma.FieldRef<"SsoSignInAttempt", 'DateTime'>

@@ -23,6 +23,7 @@ CREATE TABLE "sso_sign_in_attempts" (
     "provider_id" TEXT NOT NULL,
     "nonce" TEXT NOT NULL,
     "code_verifier" TEXT NOT NULL,
+    "destination" TEXT NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL,
     "expires_at" TIMESTAMPTZ(3) NOT NULL,
     "consumed_at" TIMESTAMPTZ(3),
