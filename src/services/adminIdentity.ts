@@ -184,7 +184,7 @@ export class AdminSessions {
   }): Promise<{ token: string; session: SessionWithAdmin } | null> {
     const account = await this.admins.findSignInAccount(normaliseEmail(input.email));
     if (!account || account.org_id !== input.orgId) return null;
-    return this.open(account, input.actor(account), this.now(), { via: 'sso', provider_id: input.providerId });
+    return this.open(account, input.actor(account), this.now(), { identity_provider_id: input.providerId });
   }
 
   private async open(

@@ -71,10 +71,10 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
-function page(res: Response, status: number, title: string, body: string): void {
+function page(res: Response, status: number, title: string, body: string, headers: Record<string, string> = {}): void {
   res
     .status(status)
-    .set({ ...htmlPageSecurityHeaders(), 'Cache-Control': 'no-store' })
+    .set({ ...htmlPageSecurityHeaders(), 'Cache-Control': 'no-store', ...headers })
     .type('html')
     .send(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Quotient</title><link rel="stylesheet" href="${PAGES_CSS_PATH}"></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`,
@@ -98,5 +98,7 @@ export function linkConfirmationPage(res: Response, token: string, action: strin
     200,
     'Sign in to your pay portal',
     `<p>This link signs you in once.</p><form method="post" action="${escapeHtml(action)}"><input type="hidden" name="token" value="${escapeHtml(token)}"><button type="submit">Sign in</button></form>`,
+    // The form's POST must carry this page's Origin, which the server checks; under `no-referrer` it would be null.
+    { 'Referrer-Policy': 'same-origin' },
   );
 }
