@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/prisma.ts';
 import { hasPrefix } from '../lib/ids.ts';
 import { AuditRepository } from '../repositories/audit.ts';
-import type { IdentityProviderRecord } from '../repositories/identityProviders.ts';
+import type { IdentityProviderRecord, NewIdentityProvider } from '../repositories/identityProviders.ts';
 import * as identityProviders from '../repositories/identityProviders.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
 import * as repInvitations from '../repositories/repInvitations.ts';
@@ -29,17 +29,9 @@ export function issuerAllowsPlainHttp(issuer: URL): boolean {
   return issuer.protocol === 'http:' && LOOPBACK_HOSTS.has(issuer.hostname);
 }
 
-export interface NewProviderInput {
-  orgId: string;
-  name: string;
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
-  emailDomains: string[];
-  emailClaim?: string;
-  ownerIdClaim?: string;
-  adminsAllowed?: boolean;
-}
+/** A provider to add: the claims default to `email` and none, admins to not allowed. */
+export type NewProviderInput = Omit<NewIdentityProvider, 'emailClaim' | 'ownerIdClaim' | 'adminsAllowed'> &
+  Partial<{ emailClaim: string; ownerIdClaim: string; adminsAllowed: boolean }>;
 
 /**
  * Who may get in to the rep portal, as admins configure it: the org's identity providers, emails invited as reps, and

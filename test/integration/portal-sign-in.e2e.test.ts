@@ -1,22 +1,23 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe } from 'vitest';
 import type { Database } from '../../src/db/prisma.ts';
 import { newId } from '../../src/lib/ids.ts';
 import type { RunningServer } from '../../src/main.ts';
 import type { AdminClient } from '../helpers/adminClient.ts';
-import { collectConsoleErrors, launchChromium, seriousAccessibilityViolations } from '../helpers/browser.ts';
+import {
+  buildBrowserApp,
+  collectConsoleErrors,
+  launchChromium,
+  seriousAccessibilityViolations,
+} from '../helpers/browser.ts';
 import { cliJson, runCli } from '../helpers/cli.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
-import { startTestIdentityProvider, type TestAccount } from '../helpers/oidcProvider.ts';
+import { startTestIdentityProvider, type TestAccount, type TestIdentityProvider } from '../helpers/oidcProvider.ts';
 
 // Sign-in to the rep portal end to end: a real OpenID provider (oidc-provider, its own login and consent pages) on a
 // loopback port, the real server and database, and Chromium clicking through. Every refusal is checked to show its
 // page, set no session and leave no session behind.
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The server's clock runs this far ahead of the real one (to expire sign-in links without waiting). */
 let clockAheadMs = 0;
@@ -24,15 +25,7 @@ let clockAheadMs = 0;
 const test = fixtureTest
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
   .extend('portalBuild', { scope: 'file', auto: true }, async ({}) => {
-    const result = spawnSync(
-      process.execPath,
-      [`${ROOT}node_modules/vite/bin/vite.js`, 'build', '--config', 'portal/vite.config.ts'],
-      {
-        cwd: ROOT,
-        encoding: 'utf8',
-      },
-    );
-    if (result.status !== 0) throw new Error(`the portal did not build:\n${result.stdout}\n${result.stderr}`);
+    buildBrowserApp('portal/vite.config.ts');
     return true;
   })
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
@@ -95,6 +88,23 @@ function account(accounts: Map<string, TestAccount>, claims: TestAccount): strin
   return login;
 }
 
+interface Setup {
+  db: Database;
+  idp: TestIdentityProvider;
+  signedIn: () => Promise<{ org: { id: string }; client: AdminClient }>;
+}
+
+/**
+ * An org with the test provider connected (by its admin, through the admin API), a rep when `rep` names one, and a
+ * login at the provider with `claims`.
+ */
+async function orgAtProvider(setup: Setup, claims: TestAccount, rep?: { externalId: string; displayName?: string }) {
+  const { org, client } = await setup.signedIn();
+  await addProvider(client, setup.idp.issuer, setup.idp.clientId, setup.idp.clientSecret);
+  const repRow = rep ? await createRep(setup.db, org.id, rep.externalId, rep.displayName ?? null) : undefined;
+  return { org, client, rep: repRow, login: account(setup.idp.accounts, claims) };
+}
+
 /** Opens the portal as the org gives it to reps, and signs in at the provider's own pages. */
 async function signInThroughProvider(page: Page, server: RunningServer, orgId: string, login: string) {
   await page.goto(`${server.url}/portal/?org=${orgId}&provider=test-idp`);
@@ -138,10 +148,11 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
     context,
     signedIn,
   }) => {
-    const { org, client } = await signedIn();
-    await addProvider(client, idp.issuer, idp.clientId, idp.clientSecret);
-    await createRep(db, org.id, 'rep-ada', 'Ada Lovelace');
-    const login = account(idp.accounts, { email: 'Ada@Example.com', crm_owner_id: 'rep-ada' });
+    const { org, login } = await orgAtProvider(
+      { db, idp, signedIn },
+      { email: 'Ada@Example.com', crm_owner_id: 'rep-ada' },
+      { externalId: 'rep-ada', displayName: 'Ada Lovelace' },
+    );
     const signInPageErrors = collectConsoleErrors(page);
 
     await page.goto(`${server.url}/portal/?org=${org.id}&provider=test-idp`);
@@ -189,16 +200,18 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
     page,
     signedIn,
   }) => {
-    const { org, client } = await signedIn();
-    await addProvider(client, idp.issuer, idp.clientId, idp.clientSecret);
-    const rep = await createRep(db, org.id, 'rep-grace', 'Grace Hopper');
+    const { org, client, rep, login } = await orgAtProvider(
+      { db, idp, signedIn },
+      { email: 'grace@example.com' },
+      { externalId: 'rep-grace', displayName: 'Grace Hopper' },
+    );
+    assert.ok(rep);
     const invited = await client.api.POST('/admin/v1/reps/{id}/invitations', {
       params: { path: { id: rep.id } },
       body: { email: 'GRACE@example.com' },
     });
     assert.equal(invited.response.status, 201);
     assert.deepEqual(invited.data, { rep_id: rep.id, email: 'grace@example.com' });
-    const login = account(idp.accounts, { email: 'grace@example.com' });
 
     await signInThroughProvider(page, server, org.id, login);
     await page.getByText('Signed in as Grace Hopper (rep-grace)').waitFor();
@@ -211,10 +224,11 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
     page,
     signedIn,
   }) => {
-    const { org, client } = await signedIn();
-    await addProvider(client, idp.issuer, idp.clientId, idp.clientSecret);
-    await createRep(db, org.id, 'rep-alan');
-    const login = account(idp.accounts, { email: 'alan@example.com', crm_owner_id: 'rep-alan' });
+    const { org, login } = await orgAtProvider(
+      { db, idp, signedIn },
+      { email: 'alan@example.com', crm_owner_id: 'rep-alan' },
+      { externalId: 'rep-alan' },
+    );
     idp.rewriteNextIdToken((claims) => claims);
     await signInThroughProvider(page, server, org.id, login);
     await page.getByText('Signed in as rep-alan (rep-alan)').waitFor();
@@ -246,10 +260,11 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
       context,
       signedIn,
     }) => {
-      const { org, client } = await signedIn();
-      await addProvider(client, idp.issuer, idp.clientId, idp.clientSecret);
-      await createRep(db, org.id, 'rep-mallory');
-      const login = account(idp.accounts, { email: 'mallory@example.com', crm_owner_id: 'rep-mallory' });
+      const { org, login } = await orgAtProvider(
+        { db, idp, signedIn },
+        { email: 'mallory@example.com', crm_owner_id: 'rep-mallory' },
+        { externalId: 'rep-mallory' },
+      );
       idp.rewriteNextIdToken(rewrite, signer);
 
       await page.goto(`${server.url}/portal/?org=${org.id}&provider=test-idp`);
@@ -268,10 +283,11 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
     context,
     signedIn,
   }) => {
-    const { org, client } = await signedIn();
-    await addProvider(client, idp.issuer, idp.clientId, idp.clientSecret);
-    await createRep(db, org.id, 'rep-eve');
-    const login = account(idp.accounts, { email: 'eve@example.com', crm_owner_id: 'rep-eve' });
+    const { org, login } = await orgAtProvider(
+      { db, idp, signedIn },
+      { email: 'eve@example.com', crm_owner_id: 'rep-eve' },
+      { externalId: 'rep-eve' },
+    );
     // An earlier sign-in, started and left at the provider: its nonce is the one replayed.
     const earlier = page.waitForRequest((request) => request.url().startsWith(`${idp.issuer}/auth`));
     await page.goto(`${server.url}/portal/sign-in?org=${org.id}&provider=test-idp`);
@@ -290,10 +306,11 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
     page,
     signedIn,
   }) => {
-    const { org, client } = await signedIn();
-    await addProvider(client, idp.issuer, idp.clientId, idp.clientSecret);
-    await createRep(db, org.id, 'rep-trudy');
-    const login = account(idp.accounts, { email: 'trudy@example.com', crm_owner_id: 'rep-trudy' });
+    const { org, login } = await orgAtProvider(
+      { db, idp, signedIn },
+      { email: 'trudy@example.com', crm_owner_id: 'rep-trudy' },
+      { externalId: 'rep-trudy' },
+    );
     const callbackRequest = page.waitForRequest((request) => request.url().includes('/portal/callback'));
     await signInThroughProvider(page, server, org.id, login);
     await page.getByText('Signed in as rep-trudy (rep-trudy)').waitFor();
@@ -314,18 +331,20 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
   });
 
   test('an email outside the provider’s domains is refused', async ({ db, server, idp, page, context, signedIn }) => {
-    const { org, client } = await signedIn();
-    await addProvider(client, idp.issuer, idp.clientId, idp.clientSecret);
-    await createRep(db, org.id, 'rep-oscar');
-    const login = account(idp.accounts, { email: 'oscar@elsewhere.test', crm_owner_id: 'rep-oscar' });
+    const { org, login } = await orgAtProvider(
+      { db, idp, signedIn },
+      { email: 'oscar@elsewhere.test', crm_owner_id: 'rep-oscar' },
+      { externalId: 'rep-oscar' },
+    );
     await signInThroughProvider(page, server, org.id, login);
     await assertRefused(page, context, db, org.id, 'This email address cannot sign in here');
   });
 
   test('an identity linked to no rep is refused', async ({ db, server, idp, page, context, signedIn }) => {
-    const { org, client } = await signedIn();
-    await addProvider(client, idp.issuer, idp.clientId, idp.clientSecret);
-    const login = account(idp.accounts, { email: 'walter@example.com', crm_owner_id: 'rep-nobody-knows' });
+    const { org, login } = await orgAtProvider(
+      { db, idp, signedIn },
+      { email: 'walter@example.com', crm_owner_id: 'rep-nobody-knows' },
+    );
     await signInThroughProvider(page, server, org.id, login);
     await assertRefused(page, context, db, org.id, 'No rep is linked to you yet');
   });
