@@ -563,3 +563,71 @@ describe('one-time sign-in links', () => {
     assert.equal((await use()).status, 400);
   });
 });
+
+describe('the console', () => {
+  test('an admin connects a provider on the Single sign-on page and copies a rep a sign-in link that works', async ({
+    db,
+    server,
+    idp,
+    page,
+    context,
+    signedIn,
+  }) => {
+    const { org, account: admin } = await signedIn();
+    await createRep(db, org.id, 'rep-katherine', 'Katherine Johnson');
+    const consoleErrors = collectConsoleErrors(page);
+    await page.goto(`${server.url}/admin/`);
+    await page.getByLabel('Email').fill(admin.email);
+    await page.getByLabel('Password').fill(admin.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Single sign-on' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Single sign-on' }).waitFor();
+    await page.getByText(`${server.url}/portal/callback`).waitFor();
+    await page.getByText('No identity providers').waitFor();
+    assert.deepEqual(await seriousAccessibilityViolations(page), []);
+    await page.getByRole('button', { name: 'Add provider' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add an identity provider' });
+    await dialog.getByLabel('Name').fill('test-idp');
+    await dialog.getByLabel('Issuer URL').fill(idp.issuer);
+    await dialog.getByLabel('Client ID').fill(idp.clientId);
+    await dialog.getByLabel('Client secret').fill(idp.clientSecret);
+    await dialog.getByLabel('Email domains').fill('example.com');
+    await dialog.getByLabel('Owner id claim').fill('crm_owner_id');
+    assert.deepEqual(await seriousAccessibilityViolations(page), []);
+    await dialog.getByRole('button', { name: 'Add provider' }).click();
+    await page.getByText('Identity provider test-idp added.').waitFor();
+    await page
+      .getByRole('row', { name: /test-idp/ })
+      .getByText('crm_owner_id')
+      .waitFor();
+
+    // The provider the console added signs a rep in.
+    const login = account(idp.accounts, { email: 'katherine@example.com', crm_owner_id: 'rep-katherine' });
+    const repPage = await context.newPage();
+    await signInThroughProvider(repPage, server, org.id, login);
+    await repPage.getByText('Signed in as Katherine Johnson (rep-katherine)').waitFor();
+    await repPage.close();
+
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Reps' }).click();
+    await page
+      .getByRole('row', { name: /rep-katherine/ })
+      .getByRole('button', { name: 'Sign-in link' })
+      .click();
+    const shown = page.getByRole('dialog', { name: 'A sign-in link for rep-katherine' });
+    const url = await shown.locator('code').innerText();
+    assert.ok(url.startsWith(`${server.url}/portal/link?token=`));
+    assert.deepEqual(await seriousAccessibilityViolations(page), []);
+    await shown.getByRole('button', { name: 'Done' }).click();
+    assert.deepEqual(consoleErrors, []);
+
+    const elsewhere = await context.browser()?.newContext();
+    assert.ok(elsewhere);
+    const linkPage = await elsewhere.newPage();
+    await linkPage.goto(url);
+    await linkPage.getByRole('button', { name: 'Sign in' }).click();
+    await linkPage.getByText('Signed in as Katherine Johnson (rep-katherine)').waitFor();
+    await elsewhere.close();
+  });
+});
