@@ -1,5 +1,6 @@
 import type { Config } from './config.ts';
 import type { Database } from './db/prisma.ts';
+import { secretBox, secretKeySource } from './lib/secretBox.ts';
 import { poolStatements, type SqlPool } from './repositories/transaction.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { AuditLogReader } from './services/auditLog.ts';
@@ -118,6 +119,12 @@ export function composeServices(input: CompositionInput): Services {
   const sessionSettings = { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs };
   const adminSessions = new AdminSessions(db, { settings: sessionSettings, ...clock });
   const repSessions = new RepSessions(db, { settings: sessionSettings, ...clock });
+  const secrets = secretBox(
+    secretKeySource({
+      key: config.secretKey,
+      embeddedDataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
+    }),
+  );
   return {
     api: {
       ingestion,
@@ -145,10 +152,10 @@ export function composeServices(input: CompositionInput): Services {
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
       demo: new Demo(db, { keys, plans, ingestion, periods }),
-      portalAccess: new PortalAccessAdmin(db, clock),
+      portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
     },
     portal: {
-      signIn: new PortalSignIn(db, { repSessions, adminSessions, ...clock }),
+      signIn: new PortalSignIn(db, { repSessions, adminSessions, secrets, ...clock }),
       sessions: repSessions,
     },
   };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/prisma.ts';
 import { hasPrefix } from '../lib/ids.ts';
+import { MissingSecretKey, type SecretBox } from '../lib/secretBox.ts';
 import { AuditRepository } from '../repositories/audit.ts';
 import type { IdentityProviderRecord, NewIdentityProvider } from '../repositories/identityProviders.ts';
 import * as identityProviders from '../repositories/identityProviders.ts';
@@ -25,6 +26,11 @@ export const SIGN_IN_LINK_MINUTES = { default: 60, min: 5, max: 7 * 24 * 60 } as
  * Plain http only on a loopback address (a provider run for local testing); every other issuer is https, as OpenID
  * Connect Discovery requires.
  */
+/** What a provider's sealed client secret is bound to: it opens only as that org's provider of that name. */
+export function clientSecretBinding(provider: { org_id: string; name: string }): string {
+  return `identity_provider:${provider.org_id}:${provider.name}`;
+}
+
 export function issuerAllowsPlainHttp(issuer: URL): boolean {
   return issuer.protocol === 'http:' && LOOPBACK_HOSTS.has(issuer.hostname);
 }
@@ -42,10 +48,12 @@ export class PortalAccessAdmin {
   private readonly orgs: OrgRepository;
   private readonly users: UserRepository;
   private readonly audit: AuditRepository;
+  private readonly secrets: SecretBox;
   private readonly now: () => Date;
 
-  constructor(db: Database, options: { now?: () => Date } = {}) {
+  constructor(db: Database, options: { secrets: SecretBox; now?: () => Date }) {
     this.#statements = databaseStatements(db);
+    this.secrets = options.secrets;
     this.orgs = new OrgRepository(db);
     this.users = new UserRepository();
     this.audit = new AuditRepository(db);
@@ -68,7 +76,7 @@ export class PortalAccessAdmin {
       name: input.name,
       issuer,
       clientId: input.clientId.trim(),
-      clientSecret: input.clientSecret,
+      clientSecret: this.sealClientSecret(input),
       emailDomains: [...new Set(emailDomains)],
       emailClaim: input.emailClaim?.trim() || 'email',
       ownerIdClaim: input.ownerIdClaim?.trim() || null,
@@ -161,6 +169,15 @@ export class PortalAccessAdmin {
       ),
     ]);
     return { repId, token, expiresAt };
+  }
+
+  private sealClientSecret(input: NewProviderInput): string {
+    try {
+      return this.secrets.seal(input.clientSecret, clientSecretBinding({ org_id: input.orgId, name: input.name }));
+    } catch (error) {
+      if (error instanceof MissingSecretKey) throw new AdminError('invalid_state', error.message);
+      throw error;
+    }
   }
 
   private async requireRep(orgId: string, rep: string): Promise<string> {

@@ -1,5 +1,6 @@
 import * as oidc from 'openid-client';
 import type { Database } from '../db/prisma.ts';
+import type { SecretBox } from '../lib/secretBox.ts';
 import type { AdminRecord, SessionWithAdmin } from '../repositories/admins.ts';
 import type { IdentityProviderCredentials } from '../repositories/identityProviders.ts';
 import * as identityProviders from '../repositories/identityProviders.ts';
@@ -11,7 +12,7 @@ import { databaseStatements, type Transaction } from '../repositories/transactio
 import { UserRepository } from '../repositories/users.ts';
 import type { AdminActor } from './adminAudit.ts';
 import { type AdminSessions, normaliseEmail, tokenDigest } from './adminIdentity.ts';
-import { issuerAllowsPlainHttp } from './portalAccess.ts';
+import { clientSecretBinding, issuerAllowsPlainHttp } from './portalAccess.ts';
 import type { LiveRepSession, RepSessions } from './repSessions.ts';
 
 export type { SignInDestination };
@@ -57,13 +58,18 @@ export class PortalSignIn {
   private readonly users: UserRepository;
   private readonly repSessions: RepSessions;
   private readonly adminSessions: AdminSessions;
+  private readonly secrets: SecretBox;
   private readonly now: () => Date;
 
-  constructor(db: Database, options: { repSessions: RepSessions; adminSessions: AdminSessions; now?: () => Date }) {
+  constructor(
+    db: Database,
+    options: { repSessions: RepSessions; adminSessions: AdminSessions; secrets: SecretBox; now?: () => Date },
+  ) {
     this.#statements = databaseStatements(db);
     this.users = new UserRepository();
     this.repSessions = options.repSessions;
     this.adminSessions = options.adminSessions;
+    this.secrets = options.secrets;
     this.now = options.now ?? (() => new Date());
   }
 
@@ -81,7 +87,7 @@ export class PortalSignIn {
     const provider = await identityProviders.findCredentials(this.#statements, input.orgId, input.provider);
     if (!provider) throw new SignInRefused('unknown_provider');
     if (input.destination === 'console' && !provider.admins_allowed) throw new SignInRefused('no_admin');
-    const config = await discover(provider);
+    const config = await this.discover(provider);
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const codeVerifier = oidc.randomPKCECodeVerifier();
@@ -124,7 +130,7 @@ export class PortalSignIn {
     if (!attempt) throw new SignInRefused('attempt_unknown');
     const provider = await identityProviders.findCredentials(this.#statements, attempt.org_id, attempt.provider_id);
     if (!provider) throw new SignInRefused('unknown_provider');
-    const config = await discover(provider);
+    const config = await this.discover(provider);
 
     let claims: oidc.IDToken;
     try {
@@ -170,6 +176,26 @@ export class PortalSignIn {
     return this.repSessions.open({ orgId: link.org_id, userId: link.user_id, providerId: null });
   }
 
+  /** The provider's configuration from its discovery document, with every ID token's signature checked on its JWKS. */
+  private async discover(provider: IdentityProviderCredentials): Promise<oidc.Configuration> {
+    const issuer = new URL(provider.issuer);
+    try {
+      const config = await oidc.discovery(
+        issuer,
+        provider.client_id,
+        undefined,
+        oidc.ClientSecretPost(this.secrets.open(provider.client_secret, clientSecretBinding(provider))),
+        issuerAllowsPlainHttp(issuer) ? { execute: [oidc.allowInsecureRequests] } : undefined,
+      );
+      // openid-client skips the signature of an ID token that came straight from the token endpoint over TLS unless
+      // asked; the signature is checked here whatever the transport.
+      oidc.enableNonRepudiationChecks(config);
+      return config;
+    } catch (error) {
+      throw new SignInRefused('provider_unreachable', error);
+    }
+  }
+
   private async linkedRep(
     provider: IdentityProviderCredentials,
     email: string,
@@ -181,26 +207,6 @@ export class PortalSignIn {
     const ownerId = claims[provider.owner_id_claim];
     if (typeof ownerId !== 'string' || ownerId === '') return null;
     return (await this.users.findRep(this.#statements, provider.org_id, ownerId))?.id ?? null;
-  }
-}
-
-/** The provider's configuration from its discovery document, with every ID token's signature checked on its JWKS. */
-async function discover(provider: IdentityProviderCredentials): Promise<oidc.Configuration> {
-  const issuer = new URL(provider.issuer);
-  try {
-    const config = await oidc.discovery(
-      issuer,
-      provider.client_id,
-      undefined,
-      oidc.ClientSecretPost(provider.client_secret),
-      issuerAllowsPlainHttp(issuer) ? { execute: [oidc.allowInsecureRequests] } : undefined,
-    );
-    // openid-client skips the signature of an ID token that came straight from the token endpoint over TLS unless
-    // asked; the signature is checked here whatever the transport.
-    oidc.enableNonRepudiationChecks(config);
-    return config;
-  } catch (error) {
-    throw new SignInRefused('provider_unreachable', error);
   }
 }
 

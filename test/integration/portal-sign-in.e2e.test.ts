@@ -46,8 +46,11 @@ const test = fixtureTest
   })
   .extend('page', async ({ context }) => context.newPage());
 
+/** The server's and the CLI's key for sealing client secrets. */
+const SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+
 test.override('serverSettings', {
-  env: {},
+  env: { QUOTIENT_SECRET_KEY: SECRET_KEY },
   options: { now: () => new Date(Date.now() + clockAheadMs) },
 });
 
@@ -384,7 +387,8 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
     await assertRefused(page, context, db, org.id, 'This account cannot sign in to the console this way');
   });
 
-  test('providers are configured through the admin API: the secret is never returned, names are unique, removal stops sign-in', async ({
+  test('providers are configured through the admin API: the secret is sealed and never returned, names are unique, removal stops sign-in', async ({
+    db,
     server,
     idp,
     page,
@@ -397,6 +401,10 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
     const listed = await client.api.GET('/admin/v1/identity-providers');
     assert.deepEqual(listed.data, { identity_providers: [created] });
     assert.doesNotMatch(JSON.stringify(listed.data), new RegExp(idp.clientSecret));
+    // Stored sealed, not as given.
+    const stored = await db.identityProvider.findUniqueOrThrow({ where: { id: created.id } });
+    assert.match(stored.client_secret, /^v1\./);
+    assert.doesNotMatch(stored.client_secret, new RegExp(idp.clientSecret));
 
     const again = await client.api.POST('/admin/v1/identity-providers', {
       body: {
@@ -492,30 +500,35 @@ describe('one-time sign-in links', () => {
     org,
   }) => {
     const rep = await createRep(db, org.id, 'rep-cli');
-    const env = { ...process.env, TEST_SSO_SECRET: 'cli-secret-value' };
-    const added = await runCli(
-      [
-        'sso',
-        'providers',
-        'add',
-        '--org',
-        org.id,
-        '--name',
-        'okta',
-        '--issuer',
-        'https://acme.okta.example/oauth2/default',
-        '--client-id',
-        'cli-client',
-        '--client-secret-env',
-        'TEST_SSO_SECRET',
-        '--email-domain',
-        'example.com',
-        '--owner-id-claim',
-        'crm_owner_id',
-        '--json',
-      ],
-      env,
-    );
+    const env = { ...process.env, QUOTIENT_SECRET_KEY: SECRET_KEY, TEST_SSO_SECRET: 'cli-secret-value' };
+    const add = (environment: NodeJS.ProcessEnv) =>
+      runCli(
+        [
+          'sso',
+          'providers',
+          'add',
+          '--org',
+          org.id,
+          '--name',
+          'okta',
+          '--issuer',
+          'https://acme.okta.example/oauth2/default',
+          '--client-id',
+          'cli-client',
+          '--client-secret-env',
+          'TEST_SSO_SECRET',
+          '--email-domain',
+          'example.com',
+          '--owner-id-claim',
+          'crm_owner_id',
+          '--json',
+        ],
+        environment,
+      );
+    const withoutKey = await add({ ...process.env, TEST_SSO_SECRET: 'cli-secret-value' });
+    assert.equal(withoutKey.code, 2);
+    assert.match(withoutKey.stdout, /QUOTIENT_SECRET_KEY/);
+    const added = await add(env);
     assert.equal(added.code, 0, added.stderr);
     const provider = JSON.parse(added.stdout) as { id: string; name: string; admins_allowed: boolean };
     assert.equal(provider.name, 'okta');
