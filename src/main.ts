@@ -111,6 +111,9 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     adminSessions.forgetOldFailures().catch((error: unknown) => {
       logger.warn({ err: error }, 'could not delete old sign-in failures');
     });
+    services.portal.signIn.forgetExpired().catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not delete expired portal sign-ins');
+    });
   }, 60_000);
   sweeper.unref();
 

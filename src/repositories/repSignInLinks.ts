@@ -22,3 +22,8 @@ export async function use(
     RETURNING org_id, user_id`);
   return rows[0] ?? null;
 }
+
+/** Links that expired before `before` can sign nobody in any more. */
+export async function deleteExpired(tx: Transaction, before: Date): Promise<void> {
+  await tx.query(sql`DELETE FROM rep_sign_in_links WHERE expires_at < ${before}`);
+}

@@ -34,3 +34,8 @@ export async function consume(tx: Transaction, stateDigest: string, at: Date): P
     RETURNING org_id, provider_id, nonce, code_verifier, destination`);
   return rows[0] ?? null;
 }
+
+/** Attempts that expired before `before` can answer nothing any more. */
+export async function deleteExpired(tx: Transaction, before: Date): Promise<void> {
+  await tx.query(sql`DELETE FROM sso_sign_in_attempts WHERE expires_at < ${before}`);
+}

@@ -196,6 +196,13 @@ export class PortalSignIn {
     }
   }
 
+  /** Expired sign-in attempts and links answer nothing: drop them (called from the server's sweeper). */
+  async forgetExpired(): Promise<void> {
+    const at = this.now();
+    await ssoSignInAttempts.deleteExpired(this.#statements, at);
+    await repSignInLinks.deleteExpired(this.#statements, at);
+  }
+
   private async linkedRep(
     provider: IdentityProviderCredentials,
     email: string,

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe } from 'vitest';
+import { composeServices } from '../../src/composition.ts';
+import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/prisma.ts';
 import { newId } from '../../src/lib/ids.ts';
 import type { RunningServer } from '../../src/main.ts';
@@ -492,6 +494,50 @@ describe('one-time sign-in links', () => {
       clockAheadMs = 0;
     }
     assert.equal(await liveSessions(db, org.id), 1);
+  });
+
+  test('the sweeper forgets expired links and sign-in attempts, and only those', async ({
+    db,
+    pool,
+    server,
+    idp,
+    signedIn,
+  }) => {
+    const { org } = await signedIn();
+    const rep = await createRep(db, org.id, 'rep-swept');
+    let now = new Date();
+    const { admin, portal } = composeServices({
+      db,
+      pool,
+      config: loadConfig({ DATABASE_URL: process.env.DATABASE_URL, QUOTIENT_SECRET_KEY: SECRET_KEY }),
+      recompute: { concurrency: 1 },
+      now: () => now,
+    });
+    await admin.portalAccess.addProvider({
+      orgId: org.id,
+      name: 'test-idp',
+      issuer: idp.issuer,
+      clientId: idp.clientId,
+      clientSecret: idp.clientSecret,
+      emailDomains: ['example.com'],
+    });
+    const signIn = () =>
+      portal.signIn.begin({
+        orgId: org.id,
+        provider: 'test-idp',
+        destination: 'portal',
+        redirectUri: `${server.url}/portal/callback`,
+      });
+    await signIn();
+    await admin.portalAccess.createSignInLink({ orgId: org.id, rep: rep.id, expiresInMinutes: 5 });
+    await admin.portalAccess.createSignInLink({ orgId: org.id, rep: rep.id, expiresInMinutes: 60 });
+    now = new Date(now.getTime() + 11 * 60_000);
+    await signIn();
+    await portal.signIn.forgetExpired();
+    assert.equal(await db.ssoSignInAttempt.count({ where: { org_id: org.id } }), 1);
+    const left = await db.repSignInLink.findMany({ where: { org_id: org.id } });
+    assert.equal(left.length, 1);
+    assert.ok((left[0] as { expires_at: Date }).expires_at > now);
   });
 
   test('the CLI connects, lists and removes providers, and prints a sign-in link that works once', async ({
