@@ -25,6 +25,7 @@ export type SignInRefusalReason =
   | 'unknown_provider'
   | 'provider_unreachable'
   | 'attempt_unknown'
+  | 'cancelled'
   | 'unverified'
   | 'email_missing'
   | 'email_domain'
@@ -130,6 +131,9 @@ export class PortalSignIn {
     if (!attempt) throw new SignInRefused('attempt_unknown');
     const provider = await identityProviders.findCredentials(this.#statements, attempt.org_id, attempt.provider_id);
     if (!provider) throw new SignInRefused('unknown_provider');
+    // The provider answered with an error instead of a code: the person cancelled, or the provider would not sign
+    // them in. Either way there is nothing to verify.
+    if (input.callbackUrl.searchParams.has('error')) throw new SignInRefused('cancelled');
     const config = await this.discover(provider);
 
     let claims: oidc.IDToken;

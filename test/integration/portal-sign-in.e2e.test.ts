@@ -335,6 +335,25 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
     assert.equal(await liveSessions(db, org.id), 1);
   });
 
+  test('a sign-in cancelled at the provider lands on a page that says so', async ({
+    db,
+    server,
+    idp,
+    page,
+    context,
+    signedIn,
+  }) => {
+    const { org } = await orgAtProvider(
+      { db, idp, signedIn },
+      { email: 'ivan@example.com', crm_owner_id: 'rep-ivan' },
+      { externalId: 'rep-ivan' },
+    );
+    await page.goto(`${server.url}/portal/?org=${org.id}&provider=test-idp`);
+    await page.getByRole('link', { name: 'Sign in with your company account' }).click();
+    await page.getByRole('link', { name: '[ Cancel ]' }).click();
+    await assertRefused(page, context, db, org.id, 'You were not signed in');
+  });
+
   test('an email outside the provider’s domains is refused', async ({ db, server, idp, page, context, signedIn }) => {
     const { org, login } = await orgAtProvider(
       { db, idp, signedIn },
@@ -540,7 +559,7 @@ describe('one-time sign-in links', () => {
     assert.ok((left[0] as { expires_at: Date }).expires_at > now);
   });
 
-  test('the CLI connects, lists and removes providers, and prints a sign-in link that works once', async ({
+  test('the CLI connects, lists and removes providers, prints a sign-in link that works once, and invites emails', async ({
     db,
     server,
     org,
@@ -620,6 +639,31 @@ describe('one-time sign-in links', () => {
       /quotient_portal_session=[^;]+; Path=\/portal; .*HttpOnly; SameSite=Lax/,
     );
     assert.equal((await use()).status, 400);
+
+    const invited = await cliJson<{ rep_id: string; email: string }>([
+      'reps',
+      'invite',
+      '--org',
+      org.id,
+      '--rep',
+      rep.id,
+      '--email',
+      'Rep.CLI@Example.com',
+    ]);
+    assert.deepEqual(invited, { rep_id: rep.id, email: 'rep.cli@example.com' });
+    const unknown = await runCli([
+      'reps',
+      'invite',
+      '--org',
+      org.id,
+      '--rep',
+      'rep-nobody',
+      '--email',
+      'x@example.com',
+      '--json',
+    ]);
+    assert.equal(unknown.code, 2);
+    assert.equal((JSON.parse(unknown.stdout) as { error: string }).error, 'not_found');
   });
 });
 

@@ -35,6 +35,11 @@ const REFUSALS: Record<SignInRefusalReason, { status: number; title: string; tex
     title: 'This sign-in has expired or was already used',
     text: 'Sign-ins must be finished in the browser that started them, within ten minutes. Start again.',
   },
+  cancelled: {
+    status: 400,
+    title: 'You were not signed in',
+    text: 'The sign-in was cancelled at your company’s sign-in service, or it did not sign you in. Start again when you are ready.',
+  },
   unverified: {
     status: 400,
     title: 'Your sign-in could not be verified',
