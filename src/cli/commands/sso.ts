@@ -18,8 +18,9 @@ interface AddOptions {
   json?: boolean;
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+/** A repeated option's values; with no default, so leaving a required one out is a usage error. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /** The secret from --client-secret-env (kept out of shell history and process lists) or --client-secret. */
@@ -49,7 +50,7 @@ export function ssoCommand(): Command {
     .requiredOption('--client-id <id>', 'the client id Quotient was registered with')
     .option('--client-secret-env <variable>', 'read the client secret from this environment variable')
     .option('--client-secret <secret>', 'the client secret (prefer --client-secret-env)')
-    .requiredOption('--email-domain <domain>', 'an email domain that may sign in (repeat for more)', collect, [])
+    .requiredOption('--email-domain <domain>', 'an email domain that may sign in (repeat for more)', collect)
     .option('--email-claim <claim>', 'the ID token claim with the email', 'email')
     .option('--owner-id-claim <claim>', "the ID token claim with the rep's CRM owner id (their external id)")
     .option('--allow-admins', 'admins of the org may sign in to the console through this provider')
