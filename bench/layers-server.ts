@@ -1,12 +1,12 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { digestOf, parseBearer } from '../src/access/apiKeys.ts';
-import { AuditLog } from '../src/access/auditLog.ts';
 import { windowAt } from '../src/access/rateLimit.ts';
 import { countingGate, MemoryWindowCounter } from '../src/access/rateLimitStore.ts';
+import { AuditLog } from '../src/audit/requestLog.ts';
+import { Refusal } from '../src/domain/refusal.ts';
 import { BODY_LIMIT_BYTES } from '../src/http/app.ts';
 import { loadContract } from '../src/http/contract.ts';
 import { contractRouter } from '../src/http/contractRouter.ts';
-import { ApiError } from '../src/http/errors.ts';
 import type { HandlerTable } from '../src/http/handlers.ts';
 import { Metrics } from '../src/http/metrics.ts';
 import { authenticate, type RequestAuth } from '../src/http/middleware/authenticate.ts';
@@ -15,9 +15,7 @@ import { requestContext } from '../src/http/middleware/requestContext.ts';
 import { OperationTable } from '../src/http/operations.ts';
 import { metaHandlers } from '../src/http/routes/meta.ts';
 import { createLogger } from '../src/lib/logger.ts';
-import { KeyAuthentication } from '../src/repositories/keyAuthentication.ts';
-import { RequestAuditRepository } from '../src/repositories/requestAudit.ts';
-import { createSqlPool } from '../src/repositories/transaction.ts';
+import { createSqlPool, poolStatements } from '../src/repositories/transaction.ts';
 import { LAYER_NAMES, type Layer } from './layers.ts';
 import { serveChild } from './serveChild.ts';
 
@@ -46,8 +44,8 @@ const onIdleError = (error: Error) => logger.warn({ err: error }, 'an idle conne
 // As `startServer` sizes them for the default pool size of 10.
 const accessPool = createSqlPool(databaseUrl, 5, onIdleError, { asynchronousCommit: true });
 const auditPool = createSqlPool(databaseUrl, 10, onIdleError);
-const keys = countingGate('memory', new KeyAuthentication(accessPool), new MemoryWindowCounter());
-const auditLog = new AuditLog(new RequestAuditRepository(auditPool), logger);
+const keys = countingGate('memory', poolStatements(accessPool), new MemoryWindowCounter());
+const auditLog = new AuditLog(poolStatements(auditPool), logger);
 auditLog.start();
 const metrics = new Metrics(() => auditLog.depth(), keys.store);
 const contract = loadContract();
@@ -73,7 +71,7 @@ if (has('contract')) {
 } else {
   app.use((req: Request, res: Response, next: NextFunction) => {
     const match = operations.match(req.method, req.path);
-    if (match.kind !== 'operation') throw new ApiError('not_found', `no route ${req.method} ${req.path}`);
+    if (match.kind !== 'operation') throw new Refusal('not_found', `no route ${req.method} ${req.path}`);
     res.locals.operation = match.operation;
     next();
   });
@@ -83,7 +81,7 @@ if (has('contract')) {
     app.use(async (req: Request, res: Response, next: NextFunction) => {
       const token = parseBearer(req.get('authorization'));
       const found = token ? await keys.authenticateAndCount(digestOf(token), windowAt(new Date()).start) : null;
-      if (!found) throw new ApiError('invalid_key', 'the API key is unknown or revoked');
+      if (!found) throw new Refusal('invalid_key', 'the API key is unknown or revoked');
       const auth: RequestAuth = {
         keyId: found.key.id,
         orgId: found.key.org_id,

@@ -2516,13 +2516,12 @@ export interface components {
         /** @description The body of every error response. */
         Error: {
             /**
-             * @description Short, stable machine code, safe to switch on: `invalid_json`, `invalid_body`,
-             *     `unauthenticated`, `invalid_key`, `forbidden`, `not_found`, `method_not_allowed`,
-             *     `payload_too_large`, `unsupported_media_type`, `period_open`, `dedup_conflict`, `rate_limited`,
-             *     `internal_error`, `unavailable`.
+             * @description Short, stable machine code, safe to switch on. Every code the API sends is listed here; a new code is a
+             *     change of the contract.
              * @example invalid_body
+             * @enum {string}
              */
-            error: string;
+            error: "invalid_json" | "invalid_body" | "unauthenticated" | "invalid_key" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "period_open" | "dedup_conflict" | "rate_limited" | "internal_error" | "unavailable";
             /**
              * @description Human-readable detail. Advisory; do not parse it.
              * @example state.amount_cents: must be integer

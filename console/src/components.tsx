@@ -1,13 +1,13 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { Empty, ErrorState, Loading, Notice } from '../../ui/states.tsx';
-import { type ApiError, describeError } from './api.ts';
+import { describeError, type ErrorDocument } from './api.ts';
 
 export { Empty, ErrorState, Loading, Notice };
 
 export type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; data: T };
 
-type Answer<T> = Promise<{ data?: T; error?: ApiError }>;
+type Answer<T> = Promise<{ data?: T; error?: ErrorDocument }>;
 
 const UNREACHABLE = 'The server could not be reached. Check your connection and retry.';
 

@@ -1,10 +1,10 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import type { AuditLog } from '../access/auditLog.ts';
 import type { KeyGate } from '../access/rateLimitStore.ts';
+import type { AuditLog } from '../audit/requestLog.ts';
 import type { ApiServices, PortalServices } from '../composition.ts';
 import type { Logger } from '../lib/logger.ts';
 import { consoleRouter } from './admin/console.ts';
-import { type AdminApiOptions, adminApiRouter } from './admin/router.ts';
+import { PREFIX as ADMIN_API_PREFIX, type AdminApiOptions, adminApiRouter } from './admin/router.ts';
 import { contractRouter } from './contractRouter.ts';
 import { docsRouter } from './docs.ts';
 import { asHandlerTable } from './handlers.ts';
@@ -98,6 +98,10 @@ export function createApp(deps: AppDeps): Express {
       validateResponses: deps.validateResponses,
     }),
   );
-  app.use(errorHandler(deps.logger));
+  const surfaces = [
+    ...(deps.admin ? [{ pathPrefix: ADMIN_API_PREFIX, contract: deps.admin.contract }] : []),
+    { pathPrefix: '', contract: deps.contract },
+  ];
+  app.use(errorHandler(deps.logger, deps.validateResponses ? { checkedAgainst: surfaces } : {}));
   return app;
 }

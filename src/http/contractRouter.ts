@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import { Refusal } from '../domain/refusal.ts';
 import { validateContract } from './contractValidator.ts';
-import { ApiError } from './errors.ts';
 import type { HandlerTable } from './handlers.ts';
 import { keyConfirmationOf, refuseUnsettledSuccess } from './keyConfirmation.ts';
 import { refuseUnstorableParameters } from './middleware/storableParameters.ts';
@@ -24,8 +24,6 @@ export interface ContractSurface {
   headers?: Record<string, string>;
   bodyLimitBytes: number;
   validateResponses: boolean;
-  /** What a handler throws, in the form the error handler maps (the admin services' refusals). */
-  refusalOf?: (error: unknown) => unknown;
 }
 
 /**
@@ -49,9 +47,9 @@ export function contractRouter(surface: ContractSurface): Router {
   router.use((req: Request, res: Response, next: NextFunction) => {
     if (prefix !== undefined && req.path !== prefix && !req.path.startsWith(`${prefix}/`)) return next('router');
     const match = operations.match(req.method, req.path);
-    if (match.kind === 'unknown_route') throw new ApiError('not_found', `no route ${req.method} ${req.path}`);
+    if (match.kind === 'unknown_route') throw new Refusal('not_found', `no route ${req.method} ${req.path}`);
     if (match.kind === 'method_not_allowed') {
-      throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}`, {
+      throw new Refusal('method_not_allowed', `${req.method} is not allowed on ${req.path}`, {
         headers: { Allow: match.allow.join(', ') },
       });
     }
@@ -68,7 +66,7 @@ export function contractRouter(surface: ContractSurface): Router {
   router.use(express.json({ limit: surface.bodyLimitBytes, strict: false, verify: keepRawBody }));
   router.use(refuseUnstorableParameters());
   router.use(validateContract({ contract: surface.contract, validateResponses: surface.validateResponses }));
-  router.use(dispatchByOperationId(surface.handlers, surface.refusalOf ?? ((error) => error)));
+  router.use(dispatchByOperationId(surface.handlers));
   return router;
 }
 
@@ -77,7 +75,7 @@ export function contractRouter(surface: ContractSurface): Router {
  * the path parameters the contract validator read. A marked operation's success is held to its key confirmation; one without a confirmation (its surface's
  * access checks made none) is refused rather than answered unguarded.
  */
-function dispatchByOperationId(handlers: HandlerTable, refusalOf: (error: unknown) => unknown): RequestHandler {
+function dispatchByOperationId(handlers: HandlerTable): RequestHandler {
   return async (req: Request, res: Response) => {
     const operation = res.locals.operation as ContractOperation;
     const handler = handlers[operation.operationId] as HandlerTable[string];
@@ -88,10 +86,6 @@ function dispatchByOperationId(handlers: HandlerTable, refusalOf: (error: unknow
     }
     const validated = (req as Request & { openapi?: { pathParams?: Record<string, string> } }).openapi;
     req.params = validated?.pathParams ?? {};
-    try {
-      await handler(req, res);
-    } catch (error) {
-      throw refusalOf(error);
-    }
+    await handler(req, res);
   };
 }

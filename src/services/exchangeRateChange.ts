@@ -1,7 +1,7 @@
+import { type AdminActor, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { StoredExchangeRate } from '../repositories/exchangeRates.ts';
-import { type AdminActor, CLI_ACTOR } from './adminAudit.ts';
-import type { RecomputeSummary } from './earnings/recompute.ts';
-import type { EarningsRecompute } from './earningsRecompute.ts';
+import type { EarningsRecompute } from './adminRecompute.ts';
+import type { RecomputeSummary } from './earnings/planRecompute.ts';
 import type { ExchangeRateService, SetRateInput } from './exchangeRates.ts';
 
 export interface ExchangeRateSet {

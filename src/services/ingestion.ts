@@ -4,11 +4,12 @@ import { applyEvent, type CurrentDeal } from '../domain/deals/projection.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { newId } from '../lib/ids.ts';
 import { countIngestedEvent } from '../lib/operationsMetrics.ts';
-import { type DealRecord, DealRepository, type StoredSplit } from '../repositories/deals.ts';
-import { DomainEventRepository } from '../repositories/domainEvents.ts';
-import { SourceEventRepository } from '../repositories/sourceEvents.ts';
+import type { DealRecord, StoredSplit } from '../repositories/deals.ts';
+import * as deals from '../repositories/deals.ts';
+import * as domainEvents from '../repositories/domainEvents.ts';
+import * as sourceEvents from '../repositories/sourceEvents.ts';
 import { inRolledBackTransaction, inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
-import { UserRepository } from '../repositories/users.ts';
+import * as users from '../repositories/users.ts';
 import type { DealChangeListener } from './dealChanges.ts';
 import { OrgConfigCache } from './orgConfig.ts';
 import type { WriteGuard } from './writeGuard.ts';
@@ -54,19 +55,11 @@ export type IngestResult =
 export class DealIngestion {
   private readonly pool: SqlPool;
   private readonly listener: DealChangeListener;
-  private readonly sourceEvents: SourceEventRepository;
-  private readonly deals: DealRepository;
-  private readonly domainEvents: DomainEventRepository;
-  private readonly users: UserRepository;
   private readonly configs = new OrgConfigCache();
 
   constructor(pool: SqlPool, listener: DealChangeListener) {
     this.pool = pool;
     this.listener = listener;
-    this.sourceEvents = new SourceEventRepository();
-    this.deals = new DealRepository(pool);
-    this.domainEvents = new DomainEventRepository(pool);
-    this.users = new UserRepository();
   }
 
   async ingest(request: IngestRequest): Promise<IngestResult> {
@@ -111,7 +104,7 @@ export class DealIngestion {
     const { orgId, event } = request;
     const sourceEventId = newId('se');
     const owner = event.patch.standard.owner_external_id ?? null;
-    const opened = await this.sourceEvents.recordAndOpenDeal(
+    const opened = await sourceEvents.recordAndOpenDeal(
       tx,
       orgId,
       {
@@ -136,7 +129,7 @@ export class DealIngestion {
     }
 
     const deal = opened.deal ?? (await this.lockDeal(tx, orgId, event.externalId));
-    const ownerUserId = owner === null ? null : (opened.ownerUserId ?? (await this.users.ensureRep(tx, orgId, owner)));
+    const ownerUserId = owner === null ? null : (opened.ownerUserId ?? (await users.ensureRep(tx, orgId, owner)));
     const before = deal.version === 0 ? null : deal;
     const config = await this.configs.at(tx, orgId, opened.configVersion);
     const transition = applyEvent(before && currentOf(before), event, opened.stages, config.defaultCurrency);
@@ -146,7 +139,7 @@ export class DealIngestion {
     // The accepted event's audit entry rides on the statement that records its domain event.
     const audit = request.guard?.auditEntry() ?? null;
     if (transition.stale) {
-      await this.domainEvents.recordStale(
+      await domainEvents.recordStale(
         tx,
         orgId,
         {
@@ -164,7 +157,7 @@ export class DealIngestion {
 
     const ownerNamed = event.patch.standard.owner_external_id !== undefined;
     const splits = await this.splitsWithReps(tx, orgId, transition.splits, deal.splits);
-    const appliedEvent = await this.deals.applyEvent(
+    const appliedEvent = await deals.applyEvent(
       tx,
       orgId,
       deal.id,
@@ -208,7 +201,7 @@ export class DealIngestion {
     if (splits === null) return null;
     const known = new Map((current ?? []).map((split) => [split.owner_external_id, split.user_id]));
     for (const owner of splits.map((split) => split.owner_external_id).sort()) {
-      if (!known.has(owner)) known.set(owner, await this.users.ensureRep(tx, orgId, owner));
+      if (!known.has(owner)) known.set(owner, await users.ensureRep(tx, orgId, owner));
     }
     return splits.map(({ owner_external_id, share_bps }) => ({
       owner_external_id,
@@ -219,7 +212,7 @@ export class DealIngestion {
 
   /** The dedup key is taken, by a committed event (the insert waited for it to commit): compare the bodies. */
   private async replay(tx: Transaction, orgId: string, dedupKey: string, digest: string): Promise<IngestResult> {
-    const original = await this.sourceEvents.findByDedupKey(tx, orgId, dedupKey);
+    const original = await sourceEvents.findByDedupKey(tx, orgId, dedupKey);
     if (!original) throw new Error(`dedup key ${dedupKey} of org ${orgId} is taken but its event is not visible`);
     if (original.body_digest !== digest) return { kind: 'conflict', dedupKey };
     const { source_event_id, domain_event_id, deal_id } = original;
@@ -227,7 +220,7 @@ export class DealIngestion {
   }
 
   private async lockDeal(tx: Transaction, orgId: string, externalId: string): Promise<DealRecord> {
-    const deal = await this.deals.lockByExternalId(tx, orgId, externalId);
+    const deal = await deals.lockByExternalId(tx, orgId, externalId);
     if (!deal) throw new Error(`deal ${externalId} of org ${orgId} was neither created nor found`);
     return deal;
   }

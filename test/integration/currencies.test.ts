@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
-import { type EarningListItem, type QuotientClient, QuotientError } from '../../sdk/src/index.ts';
-import { AdminError } from '../../src/services/adminError.ts';
-import { ExchangeRateService } from '../../src/services/exchangeRates.ts';
+import { QuotientError } from '../../sdk/src/index.ts';
+import { Refusal } from '../../src/domain/refusal.ts';
 import { externalId } from '../factories/deals.ts';
 import { applyPlan, planDocument, planFile } from '../factories/plans.ts';
 import { cliJson as cli, onlyJson, runCli } from '../helpers/cli.ts';
+import { listAll } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
 
 // Currencies end to end (docs/currencies.md): rates and default currencies set with the CLI, deal events and reads
@@ -21,12 +21,6 @@ async function collect<Item>(items: AsyncIterable<Item>): Promise<Item[]> {
   const all: Item[] = [];
   for await (const item of items) all.push(item);
   return all;
-}
-
-async function listAll(client: QuotientClient, params: Parameters<QuotientClient['earnings']['list']>[0] = {}) {
-  const earnings: EarningListItem[] = [];
-  for await (const earning of client.earnings.list(params)) earnings.push(earning);
-  return earnings;
 }
 
 const commissionOnly = (overrides: Record<string, unknown> = {}) =>
@@ -175,10 +169,10 @@ describe('a EUR deal on a USD plan', () => {
     assert.deepEqual([paid?.id, paid?.amount_cents], [approved?.id, 133_333]);
   });
 
-  test('a rep paid by a USD plan and a EUR plan gets a payout per currency', async ({ db, org, client }) => {
+  test('a rep paid by a USD plan and a EUR plan gets a payout per currency', async ({ services, db, org, client }) => {
     await applyPlan(db, org.id, commissionOnly({ key: 'usd-plan', currency: 'USD' }));
     await applyPlan(db, org.id, commissionOnly({ key: 'eur-plan', currency: 'EUR' }));
-    await new ExchangeRateService(db).set({
+    await services.admin.exchangeRates.set({
       orgId: org.id,
       from: 'USD',
       to: 'EUR',
@@ -243,17 +237,17 @@ describe('the org default currency and the CLI', () => {
     assert.equal(late.error, 'invalid_state');
   });
 
-  test('bad input is refused with the JSON refusal contract and changes nothing', async ({ db, org }) => {
-    const rates = new ExchangeRateService(db);
+  test('bad input is refused with the JSON refusal contract and changes nothing', async ({ services, org }) => {
+    const rates = services.admin.exchangeRates;
     const set = (from: string, to: string, rate: string, effectiveOn: string) =>
       rates.set({ orgId: org.id, from, to, rate, effectiveOn }).then(
         () => assert.fail(`${from} ${to} ${rate} ${effectiveOn} was accepted`),
-        (error: unknown) => (error instanceof AdminError ? error.code : error),
+        (error: unknown) => (error instanceof Refusal ? error.code : error),
       );
-    assert.equal(await set('EUR', 'USD', '1,08', '2026-04-01'), 'invalid_argument');
-    assert.equal(await set('EUR', 'USD', '0', '2026-04-01'), 'invalid_argument');
-    assert.equal(await set('EUR', 'EUR', '1', '2026-04-01'), 'invalid_argument');
-    assert.equal(await set('EUR', 'USD', '1.1', '2026-02-30'), 'invalid_argument');
+    assert.equal(await set('EUR', 'USD', '1,08', '2026-04-01'), 'invalid_body');
+    assert.equal(await set('EUR', 'USD', '0', '2026-04-01'), 'invalid_body');
+    assert.equal(await set('EUR', 'EUR', '1', '2026-04-01'), 'invalid_body');
+    assert.equal(await set('EUR', 'USD', '1.1', '2026-02-30'), 'invalid_body');
     // Through the CLI: the JSON refusal, naming what is wrong.
     const unknown = await refused(['fx', 'set', 'EUR', 'XYZ', '1.1', '--from', '2026-04-01', '--org', org.id]);
     assert.deepEqual(unknown, {
@@ -264,8 +258,8 @@ describe('the org default currency and the CLI', () => {
     assert.deepEqual(await rates.list(org.id), []);
   });
 
-  test('fx list shows the rates by pair and day, filtered by currency', async ({ db, org }) => {
-    const rates = new ExchangeRateService(db);
+  test('fx list shows the rates by pair and day, filtered by currency', async ({ services, org }) => {
+    const rates = services.admin.exchangeRates;
     await rates.set({ orgId: org.id, from: 'EUR', to: 'USD', rate: '1.1', effectiveOn: '2026-05-01' });
     await rates.set({ orgId: org.id, from: 'EUR', to: 'USD', rate: '1.08', effectiveOn: '2026-04-01' });
     await rates.set({ orgId: org.id, from: 'GBP', to: 'USD', rate: '1.27', effectiveOn: '2026-04-01' });

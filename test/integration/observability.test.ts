@@ -3,7 +3,6 @@ import { Writable } from 'node:stream';
 import { afterAll, describe } from 'vitest';
 import { createLogger } from '../../src/lib/logger.ts';
 import type { RunningServer } from '../../src/main.ts';
-import { WebhookAdmin } from '../../src/services/webhooks.ts';
 import { WebhookWorker } from '../../src/webhooks/worker.ts';
 import { createOrg } from '../factories/access.ts';
 import { dealEvent, ingest } from '../factories/deals.ts';
@@ -55,6 +54,7 @@ async function generateTraffic(server: RunningServer, orgId: string, rawKey: str
 
 describe('observability', () => {
   test('a failed webhook attempt is logged at warn with endpoint, status and next retry, and counted', async ({
+    services,
     db,
     server,
   }) => {
@@ -62,7 +62,7 @@ describe('observability', () => {
     const receiver = await startReceiver(() => 503);
     receivers.push(receiver);
     const { endpoint } = await createEndpoint(db, org.id, receiver.url);
-    await new WebhookAdmin(db, { allowPrivateAddresses: true }).test(org.id, endpoint.id);
+    await services.admin.webhooks.test(org.id, endpoint.id);
     const { logger, lines } = capturingLogger();
     const worker = new WebhookWorker(
       db,

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
-import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { externalId, postEvent } from '../factories/deals.ts';
 import { planDocument, planFile } from '../factories/plans.ts';
 import { adminClient } from '../helpers/adminClient.ts';
 import { type CliResult, cliJson as cli, onlyJson, runCli } from '../helpers/cli.ts';
+import { listAll } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
 
 // Manager overrides end to end (docs/plan-features.md): the hierarchy kept with
@@ -14,12 +14,6 @@ import { test } from '../helpers/fixtures.ts';
 
 // Each CLI call is a real `quotient` process: generous timeouts for a loaded machine (nothing here is timed).
 const CLI_PROCESSES_MS = 300_000;
-
-async function listAll(client: QuotientClient, params: Parameters<QuotientClient['earnings']['list']>[0] = {}) {
-  const earnings: EarningListItem[] = [];
-  for await (const earning of client.earnings.list(params)) earnings.push(earning);
-  return earnings;
-}
 
 function assertRefused(result: CliResult, code: string, pattern: RegExp): void {
   assert.equal(result.code, 2, result.stderr);

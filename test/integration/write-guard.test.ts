@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import express, { type Express, type RequestHandler } from 'express';
 import request from 'supertest';
 import { describe } from 'vitest';
-import { AuditLog } from '../../src/access/auditLog.ts';
 import { countingGate, MemoryWindowCounter } from '../../src/access/rateLimitStore.ts';
+import { AuditLog } from '../../src/audit/requestLog.ts';
 import { loadContract } from '../../src/http/contract.ts';
 import { contractRouter } from '../../src/http/contractRouter.ts';
 import type { HandlerTable } from '../../src/http/handlers.ts';
@@ -14,9 +14,7 @@ import { errorHandler } from '../../src/http/middleware/errorHandler.ts';
 import { requestContext } from '../../src/http/middleware/requestContext.ts';
 import { OperationTable, WRITE_CONFIRMS_KEY } from '../../src/http/operations.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { KeyAuthentication } from '../../src/repositories/keyAuthentication.ts';
-import { RequestAuditRepository } from '../../src/repositories/requestAudit.ts';
-import { KeyAdmin } from '../../src/services/keys.ts';
+import { poolStatements } from '../../src/repositories/transaction.ts';
 import { createOrgWithKey } from '../factories/access.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
 
@@ -65,8 +63,8 @@ const HANDLERS = {
 
 const test = fixtureTest.extend('guardedApp', async ({ pool }, { onCleanup }) => {
   const logger = createLogger('silent');
-  const keys = countingGate('memory', new KeyAuthentication(pool), new MemoryWindowCounter());
-  const auditLog = new AuditLog(new RequestAuditRepository(pool), logger);
+  const keys = countingGate('memory', poolStatements(pool), new MemoryWindowCounter());
+  const auditLog = new AuditLog(poolStatements(pool), logger);
   auditLog.start();
   onCleanup(() => auditLog.close());
   const metrics = new Metrics(() => auditLog.depth(), keys.store);
@@ -108,11 +106,15 @@ describe('an operation the contract marks x-quotient-write-confirms-key', () => 
     assert.ok(response.headers['x-ratelimit-limit'], 'what authentication set stays');
   });
 
-  test('a known key revoked since is refused 401, not passed as the skipping answer', async ({ db, guardedApp }) => {
+  test('a known key revoked since is refused 401, not passed as the skipping answer', async ({
+    db,
+    services,
+    guardedApp,
+  }) => {
     const { org, key, rawKey } = await createOrgWithKey(db, { scopes: ['deals:write'] });
     const first = await request(guardedApp).post('/v1/settles').set('authorization', `Bearer ${rawKey}`);
     assert.equal(first.status, 201, 'the process now knows the key');
-    await new KeyAdmin(db).revoke(org.id, key.id);
+    await services.admin.keys.revoke(org.id, key.id);
     const response = await request(guardedApp).post('/v1/skips').set('authorization', `Bearer ${rawKey}`);
     assert.equal(response.status, 401);
     assert.deepEqual(response.body, { error: 'invalid_key', reason: 'the API key is unknown or revoked' });

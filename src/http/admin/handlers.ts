@@ -1,7 +1,5 @@
 import type { operations, paths } from '../../../generated/openapi-admin.ts';
 import type { AdminServices } from '../../composition.ts';
-import type { AdminError } from '../../services/adminError.ts';
-import { ApiError } from '../errors.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import { adminAccountHandlers } from './routes/admins.ts';
 import { auditHandlers } from './routes/audit.ts';
@@ -22,20 +20,6 @@ export interface AdminApiDeps {
   services: AdminServices;
   /** The served admin contract, as JSON text. */
   servedContract: string;
-}
-
-/** The services' refusals in the API's error format. */
-export function fromAdminError(error: AdminError): ApiError {
-  switch (error.code) {
-    case 'invalid_argument':
-      return new ApiError('invalid_body', error.message);
-    case 'not_found':
-      return new ApiError('not_found', error.message);
-    case 'invalid_state':
-      return new ApiError('invalid_state', error.message);
-    case 'invalid_plan_file':
-      return new ApiError('invalid_plan_file', error.message, { extra: error.details });
-  }
 }
 
 /**

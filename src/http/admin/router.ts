@@ -1,8 +1,7 @@
 import type { Router } from 'express';
-import { AdminError } from '../../services/adminError.ts';
 import { contractRouter } from '../contractRouter.ts';
 import { asHandlerTable } from '../handlers.ts';
-import { type AdminApiDeps, adminHandlers, fromAdminError } from './handlers.ts';
+import { type AdminApiDeps, adminHandlers } from './handlers.ts';
 import { adminSession } from './session.ts';
 
 export interface AdminApiOptions extends Omit<AdminApiDeps, 'servedContract'> {
@@ -10,6 +9,8 @@ export interface AdminApiOptions extends Omit<AdminApiDeps, 'servedContract'> {
   validateResponses: boolean;
   bodyLimitBytes: number;
 }
+
+export const PREFIX = '/admin/v1';
 
 /**
  * The admin API under /admin/v1, from its own contract through the contract router: operation lookup (404/405) →
@@ -21,11 +22,10 @@ export function adminApiRouter(options: AdminApiOptions): Router {
     contract: options.contract,
     handlers: asHandlerTable(adminHandlers({ ...options, servedContract: JSON.stringify(options.contract) })),
     access: adminSession(options.services.sessions),
-    prefix: '/admin/v1',
+    prefix: PREFIX,
     // The console's pages and the API's answers are never cached by browsers or proxies.
     headers: { 'Cache-Control': 'no-store' },
     bodyLimitBytes: options.bodyLimitBytes,
     validateResponses: options.validateResponses,
-    refusalOf: (error) => (error instanceof AdminError ? fromAdminError(error) : error),
   });
 }

@@ -1,12 +1,12 @@
 import type { NextFunction, Request, Response } from 'express';
 import { digestOf, parseBearer } from '../../access/apiKeys.ts';
-import type { AuditLog } from '../../access/auditLog.ts';
 import { decide, windowAt } from '../../access/rateLimit.ts';
 import type { KeyGate } from '../../access/rateLimitStore.ts';
+import type { AuditLog } from '../../audit/requestLog.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ApiKeyRecord } from '../../repositories/apiKeys.ts';
 import type { AuditEntryInput } from '../../repositories/audit.ts';
-import { ApiError } from '../errors.ts';
 import { KeyConfirmation, keyConfirmationOf, type UnconfirmedKey } from '../keyConfirmation.ts';
 import type { Metrics } from '../metrics.ts';
 import type { ContractOperation } from '../operations.ts';
@@ -23,8 +23,8 @@ export function takeUnconfirmedKey(res: Response): UnconfirmedKey | undefined {
   return keyConfirmationOf(res)?.takeUnconfirmed();
 }
 
-export function invalidKey(): ApiError {
-  return new ApiError('invalid_key', 'the API key is unknown or revoked');
+export function invalidKey(): Refusal {
+  return new Refusal('invalid_key', 'the API key is unknown or revoked');
 }
 
 export interface AuthenticateDeps {
@@ -46,7 +46,7 @@ export function authenticate(deps: AuthenticateDeps) {
 
     const token = parseBearer(req.get('authorization'));
     if (!token) {
-      throw new ApiError('unauthenticated', 'send the header "Authorization: Bearer <API key>"');
+      throw new Refusal('unauthenticated', 'send the header "Authorization: Bearer <API key>"');
     }
     const now = new Date();
     const window = windowAt(now);
@@ -78,7 +78,7 @@ export function authenticate(deps: AuthenticateDeps) {
     }
     if (!decision.allowed) {
       deps.metrics.rateLimited(operation.pathTemplate);
-      throw new ApiError(
+      throw new Refusal(
         'rate_limited',
         `over ${key.rate_limit_per_minute} requests per minute; retry after the window ends`,
         {
@@ -87,7 +87,7 @@ export function authenticate(deps: AuthenticateDeps) {
       );
     }
     const missing = operation.requiredScopes.find((scope) => !key.scopes.includes(scope));
-    if (missing) throw new ApiError('forbidden', `missing scope: ${missing}`);
+    if (missing) throw new Refusal('forbidden', `missing scope: ${missing}`);
     next();
   };
 }

@@ -1,5 +1,6 @@
 import type { components } from '../../../generated/openapi.ts';
-import { ApiError } from '../errors.ts';
+import { Refusal } from '../../domain/refusal.ts';
+import { sendRefusal } from '../errors.ts';
 import type { PublicHandlers } from './index.ts';
 
 export interface PlatformHandlerDeps {
@@ -22,10 +23,7 @@ export function platformHandlers(
         res.json({ status: 'ready' });
         return;
       }
-      const unavailable = new ApiError('unavailable', 'the database is unreachable', {
-        headers: { 'Retry-After': '5' },
-      });
-      res.status(503).set(unavailable.headers).json(unavailable.toBody());
+      sendRefusal(res, new Refusal('unavailable', 'the database is unreachable', { headers: { 'Retry-After': '5' } }));
     },
     getOpenApiDocument: (_req, res) => {
       res.set('Cache-Control', 'public, max-age=300').json(deps.contract as components['schemas']['OpenApiDocument']);

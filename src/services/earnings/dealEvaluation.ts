@@ -6,8 +6,8 @@ import { evaluateScope } from '../../domain/earnings/scopeEvaluation.ts';
 import type { DealSnapshot, Rep } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
-import { EarningRepository } from '../../repositories/earnings.ts';
-import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts';
+import * as earnings from '../../repositories/earnings.ts';
+import * as evaluationLocks from '../../repositories/evaluationLocks.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import type { DealChange } from '../dealChanges.ts';
 import { book } from './booking.ts';
@@ -15,9 +15,6 @@ import type { EvaluationContext } from './context.ts';
 import { drawTargetsOfDealChange } from './draws.ts';
 import { creditedRepsOf, dealSnapshotOf } from './engineAdapter.ts';
 import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
-
-const evaluationLocks = new EvaluationLockRepository();
-const earnings = new EarningRepository();
 
 /**
  * In the ingestion transaction, with the deal row locked: for each active plan, the lines the change can
@@ -55,7 +52,7 @@ export async function evaluateDealChange(
     }
   }
   if (reps.size === 0) return;
-  const plans = await context.versions.of(orgId, config.plansInForce);
+  const plans = await context.versions.of(tx, orgId, config.plansInForce);
   // With override chips, the managers above the credited reps (on any day, within the deepest chip) have lines
   // on this deal too. The hierarchy is read before the locks, to know whom to lock; a hierarchy change that
   // commits meanwhile recomputes its managers after waiting for this event (see RepHierarchyAdmin.setManager).

@@ -1,7 +1,7 @@
 import type { components } from '../../../../generated/openapi-admin.ts';
+import type { AdminActor } from '../../../audit/adminEntries.ts';
 import type { AdminServices } from '../../../composition.ts';
 import type { PeriodRecord } from '../../../repositories/periods.ts';
-import type { AdminActor } from '../../../services/adminAudit.ts';
 import type { PeriodAdmin } from '../../../services/periods.ts';
 import { toWireAdminPeriod } from '../../../wire/periods.ts';
 import type { AdminHandlers } from '../handlers.ts';

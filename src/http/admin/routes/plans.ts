@@ -1,10 +1,10 @@
 import { stringify } from 'yaml';
 import type { AdminServices } from '../../../composition.ts';
 import { describeChip, describeCondition } from '../../../domain/plans/describe.ts';
+import { Refusal } from '../../../domain/refusal.ts';
 import { limitsOf } from '../../../repositories/plans.ts';
 import type { RolledOutApply } from '../../../services/planRollout.ts';
 import { toWirePlanSummary } from '../../../wire/plans.ts';
-import { ApiError } from '../../errors.ts';
 import type { AdminHandlers } from '../handlers.ts';
 import { adminContext } from '../session.ts';
 
@@ -24,7 +24,7 @@ export function planHandlers(
       const { session } = adminContext(res);
       const { id } = req.params;
       const history = await services.planHistory.of(session.org_id, id);
-      if (!history) throw new ApiError('not_found', `no plan ${id}`);
+      if (!history) throw new Refusal('not_found', `no plan ${id}`);
       const current = history.versions.find((version) => version.id === history.plan.current_version_id);
       res.status(200).json({
         plan: toWirePlanSummary(

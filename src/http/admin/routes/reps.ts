@@ -1,9 +1,9 @@
 import type { components } from '../../../../generated/openapi-admin.ts';
 import type { AdminServices } from '../../../composition.ts';
 import { isPeriodId } from '../../../domain/periods.ts';
+import { Refusal } from '../../../domain/refusal.ts';
 import type { ManagerEntry } from '../../../services/repHierarchy.ts';
 import type { RepWithTotals } from '../../../services/reps.ts';
-import { ApiError } from '../../errors.ts';
 import type { AdminHandlers } from '../handlers.ts';
 import { adminContext } from '../session.ts';
 
@@ -22,7 +22,7 @@ export function repHandlers(
     listRepEarnings: async (req, res) => {
       const { session } = adminContext(res);
       const { period } = req.query;
-      if (!isPeriodId(period)) throw new ApiError('invalid_body', 'period: must be YYYY-MM or YYYY-Qn');
+      if (!isPeriodId(period)) throw new Refusal('invalid_body', 'period: must be YYYY-MM or YYYY-Qn');
       const { rep, earnings } = await services.reps.earningsOfPeriod(session.org_id, req.params.id, period);
       res.status(200).json({
         rep: toWireRep(rep),

@@ -1,7 +1,7 @@
 import type { AdminServices } from '../../../composition.ts';
+import { Refusal } from '../../../domain/refusal.ts';
 import { toMe } from '../../../wire/admin.ts';
 import { readCookie } from '../../cookies.ts';
-import { ApiError } from '../../errors.ts';
 import type { AdminHandlers } from '../handlers.ts';
 import { actorOf, adminContext, clearedSessionCookie, SESSION_COOKIE, sessionCookie } from '../session.ts';
 
@@ -18,12 +18,12 @@ export function sessionHandlers(
         actor: (admin) => actorOf(req, res, admin),
       });
       if (!result.ok && result.reason === 'throttled') {
-        throw new ApiError('rate_limited', 'too many failed sign-ins; wait before trying again', {
+        throw new Refusal('rate_limited', 'too many failed sign-ins; wait before trying again', {
           retryAfterSeconds: result.retryAfterSeconds,
           headers: { 'Retry-After': String(result.retryAfterSeconds) },
         });
       }
-      if (!result.ok) throw new ApiError('invalid_credentials', 'the email or the password is wrong');
+      if (!result.ok) throw new Refusal('invalid_credentials', 'the email or the password is wrong');
       const session = sessions.withIdleEnd(result.session);
       res.append('Set-Cookie', sessionCookie(req, result.token, (session.expires_at.getTime() - Date.now()) / 1000));
       res.status(201).json(toMe(session));
