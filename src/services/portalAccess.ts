@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { hasPrefix } from '../lib/ids.ts';
 import { MissingSecretKey, type SecretBox } from '../lib/secretBox.ts';
-import { AuditRepository } from '../repositories/audit.ts';
+import * as audit from '../repositories/audit.ts';
 import type { IdentityProviderRecord, NewIdentityProvider } from '../repositories/identityProviders.ts';
 import * as identityProviders from '../repositories/identityProviders.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
+import * as orgs from '../repositories/orgs.ts';
 import * as repInvitations from '../repositories/repInvitations.ts';
 import * as repSignInLinks from '../repositories/repSignInLinks.ts';
 import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
-import { UserRepository } from '../repositories/users.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
-import { AdminError } from './adminError.ts';
+import * as users from '../repositories/users.ts';
 import { normaliseEmail, tokenDigest } from './adminIdentity.ts';
 
 const PROVIDER_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
@@ -45,31 +45,25 @@ export type NewProviderInput = Omit<NewIdentityProvider, 'emailClaim' | 'ownerId
  */
 export class PortalAccessAdmin {
   readonly #statements: Transaction;
-  private readonly orgs: OrgRepository;
-  private readonly users: UserRepository;
-  private readonly audit: AuditRepository;
   private readonly secrets: SecretBox;
   private readonly now: () => Date;
 
   constructor(db: Database, options: { secrets: SecretBox; now?: () => Date }) {
     this.#statements = databaseStatements(db);
     this.secrets = options.secrets;
-    this.orgs = new OrgRepository(db);
-    this.users = new UserRepository();
-    this.audit = new AuditRepository(db);
     this.now = options.now ?? (() => new Date());
   }
 
   async addProvider(input: NewProviderInput, actor: AdminActor = CLI_ACTOR): Promise<IdentityProviderRecord> {
     await this.requireOrg(input.orgId);
     if (!PROVIDER_NAME.test(input.name)) {
-      throw new AdminError('invalid_argument', 'name: lower-case letters, digits and dashes, up to 40 characters');
+      throw new Refusal('invalid_body', 'name: lower-case letters, digits and dashes, up to 40 characters');
     }
     const issuer = parseIssuer(input.issuer);
     const emailDomains = input.emailDomains.map((domain) => domain.trim().toLowerCase().replace(/^@/, ''));
     const wrongDomain = emailDomains.find((domain) => !DOMAIN.test(domain));
     if (emailDomains.length === 0 || wrongDomain !== undefined) {
-      throw new AdminError('invalid_argument', `email_domains: ${JSON.stringify(wrongDomain ?? '')} is not a domain`);
+      throw new Refusal('invalid_body', `email_domains: ${JSON.stringify(wrongDomain ?? '')} is not a domain`);
     }
     const created = await identityProviders.insert(this.#statements, {
       orgId: input.orgId,
@@ -82,8 +76,8 @@ export class PortalAccessAdmin {
       ownerIdClaim: input.ownerIdClaim?.trim() || null,
       adminsAllowed: input.adminsAllowed ?? false,
     });
-    if (!created) throw new AdminError('invalid_state', `the org has an identity provider named ${input.name} already`);
-    await this.audit.insertMany([
+    if (!created) throw new Refusal('invalid_state', `the org has an identity provider named ${input.name} already`);
+    await audit.insertMany(this.#statements, [
       adminAuditEntry(
         input.orgId,
         'identity_provider.added',
@@ -107,8 +101,8 @@ export class PortalAccessAdmin {
   ): Promise<IdentityProviderRecord> {
     await this.requireOrg(orgId);
     const removed = await identityProviders.remove(this.#statements, orgId, idOrName);
-    if (!removed) throw new AdminError('not_found', `org ${orgId} has no identity provider ${idOrName}`);
-    await this.audit.insertMany([
+    if (!removed) throw new Refusal('not_found', `org ${orgId} has no identity provider ${idOrName}`);
+    await audit.insertMany(this.#statements, [
       adminAuditEntry(
         orgId,
         'identity_provider.removed',
@@ -128,9 +122,11 @@ export class PortalAccessAdmin {
   ): Promise<{ repId: string; email: string }> {
     const repId = await this.requireRep(orgId, rep);
     const normalised = normaliseEmail(email);
-    if (!EMAIL.test(normalised)) throw new AdminError('invalid_argument', `${JSON.stringify(email)} is not an email`);
+    if (!EMAIL.test(normalised)) throw new Refusal('invalid_body', `${JSON.stringify(email)} is not an email`);
     await repInvitations.upsert(this.#statements, orgId, repId, normalised);
-    await this.audit.insertMany([adminAuditEntry(orgId, 'rep.invited', { rep_id: repId, email: normalised }, actor)]);
+    await audit.insertMany(this.#statements, [
+      adminAuditEntry(orgId, 'rep.invited', { rep_id: repId, email: normalised }, actor),
+    ]);
     return { repId, email: normalised };
   }
 
@@ -144,8 +140,8 @@ export class PortalAccessAdmin {
   ): Promise<{ repId: string; token: string; expiresAt: Date }> {
     const minutes = input.expiresInMinutes ?? SIGN_IN_LINK_MINUTES.default;
     if (!Number.isInteger(minutes) || minutes < SIGN_IN_LINK_MINUTES.min || minutes > SIGN_IN_LINK_MINUTES.max) {
-      throw new AdminError(
-        'invalid_argument',
+      throw new Refusal(
+        'invalid_body',
         `expires_in_minutes: a whole number from ${SIGN_IN_LINK_MINUTES.min} to ${SIGN_IN_LINK_MINUTES.max}`,
       );
     }
@@ -160,7 +156,7 @@ export class PortalAccessAdmin {
       at,
       expiresAt,
     });
-    await this.audit.insertMany([
+    await audit.insertMany(this.#statements, [
       adminAuditEntry(
         input.orgId,
         'rep.sign_in_link_created',
@@ -175,7 +171,7 @@ export class PortalAccessAdmin {
     try {
       return this.secrets.seal(input.clientSecret, clientSecretBinding({ org_id: input.orgId, name: input.name }));
     } catch (error) {
-      if (error instanceof MissingSecretKey) throw new AdminError('invalid_state', error.message);
+      if (error instanceof MissingSecretKey) throw new Refusal('invalid_state', error.message);
       throw error;
     }
   }
@@ -183,14 +179,14 @@ export class PortalAccessAdmin {
   private async requireRep(orgId: string, rep: string): Promise<string> {
     await this.requireOrg(orgId);
     const found = hasPrefix(rep, 'user')
-      ? (await this.users.findRepById(this.#statements, orgId, rep))?.user_id
-      : (await this.users.findRep(this.#statements, orgId, rep))?.id;
-    if (!found) throw new AdminError('not_found', `org ${orgId} has no rep ${rep}`);
+      ? (await users.findRepById(this.#statements, orgId, rep))?.user_id
+      : (await users.findRepByExternalId(this.#statements, orgId, rep))?.id;
+    if (!found) throw new Refusal('not_found', `org ${orgId} has no rep ${rep}`);
     return found;
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }
 
@@ -199,10 +195,10 @@ function parseIssuer(raw: string): string {
   try {
     issuer = new URL(raw.trim());
   } catch {
-    throw new AdminError('invalid_argument', `issuer: ${JSON.stringify(raw)} is not a URL`);
+    throw new Refusal('invalid_body', `issuer: ${JSON.stringify(raw)} is not a URL`);
   }
   if (issuer.protocol !== 'https:' && !issuerAllowsPlainHttp(issuer)) {
-    throw new AdminError('invalid_argument', 'issuer: must be an https URL (plain http only on a loopback address)');
+    throw new Refusal('invalid_body', 'issuer: must be an https URL (plain http only on a loopback address)');
   }
   // The issuer is compared with the ID token's `iss` as the provider writes it, so it is kept as given.
   return raw.trim();

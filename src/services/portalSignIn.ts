@@ -1,7 +1,9 @@
 import * as oidc from 'openid-client';
+import type { AdminActor } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import type { SecretBox } from '../lib/secretBox.ts';
-import type { AdminRecord, SessionWithAdmin } from '../repositories/admins.ts';
+import type { SessionWithAdmin } from '../repositories/adminSessions.ts';
+import type { AdminRecord } from '../repositories/admins.ts';
 import type { IdentityProviderCredentials } from '../repositories/identityProviders.ts';
 import * as identityProviders from '../repositories/identityProviders.ts';
 import * as repInvitations from '../repositories/repInvitations.ts';
@@ -9,8 +11,7 @@ import * as repSignInLinks from '../repositories/repSignInLinks.ts';
 import type { SignInDestination } from '../repositories/ssoSignInAttempts.ts';
 import * as ssoSignInAttempts from '../repositories/ssoSignInAttempts.ts';
 import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
-import { UserRepository } from '../repositories/users.ts';
-import type { AdminActor } from './adminAudit.ts';
+import * as users from '../repositories/users.ts';
 import { type AdminSessions, normaliseEmail, tokenDigest } from './adminIdentity.ts';
 import { clientSecretBinding, issuerAllowsPlainHttp } from './portalAccess.ts';
 import type { LiveRepSession, RepSessions } from './repSessions.ts';
@@ -56,7 +57,6 @@ export type SignedIn =
  */
 export class PortalSignIn {
   readonly #statements: Transaction;
-  private readonly users: UserRepository;
   private readonly repSessions: RepSessions;
   private readonly adminSessions: AdminSessions;
   private readonly secrets: SecretBox;
@@ -67,7 +67,6 @@ export class PortalSignIn {
     options: { repSessions: RepSessions; adminSessions: AdminSessions; secrets: SecretBox; now?: () => Date },
   ) {
     this.#statements = databaseStatements(db);
-    this.users = new UserRepository();
     this.repSessions = options.repSessions;
     this.adminSessions = options.adminSessions;
     this.secrets = options.secrets;
@@ -217,7 +216,7 @@ export class PortalSignIn {
     if (!provider.owner_id_claim) return null;
     const ownerId = claims[provider.owner_id_claim];
     if (typeof ownerId !== 'string' || ownerId === '') return null;
-    return (await this.users.findRep(this.#statements, provider.org_id, ownerId))?.id ?? null;
+    return (await users.findRepByExternalId(this.#statements, provider.org_id, ownerId))?.id ?? null;
   }
 }
 

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { AdminError } from '../../services/adminError.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import { toWireIdentityProvider } from '../../wire/identityProviders.ts';
 import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
@@ -27,12 +27,11 @@ function collect(value: string, previous: string[] | undefined): string[] {
 function clientSecretOf(options: AddOptions): string {
   if (options.clientSecretEnv !== undefined) {
     const value = process.env[options.clientSecretEnv];
-    if (!value)
-      throw new AdminError('invalid_argument', `the environment variable ${options.clientSecretEnv} is not set`);
+    if (!value) throw new Refusal('invalid_body', `the environment variable ${options.clientSecretEnv} is not set`);
     return value;
   }
   if (options.clientSecret === undefined)
-    throw new AdminError('invalid_argument', 'give --client-secret-env NAME or --client-secret SECRET');
+    throw new Refusal('invalid_body', 'give --client-secret-env NAME or --client-secret SECRET');
   return options.clientSecret;
 }
 
