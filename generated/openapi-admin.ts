@@ -506,6 +506,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/identity-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List identity providers
+         * @description The org's OpenID Connect identity providers, through which reps (and, where allowed, admins)
+         *     sign in (docs/sso.md). Client secrets are never returned.
+         */
+        get: operations["listIdentityProviders"];
+        put?: never;
+        /**
+         * Add an identity provider
+         * @description Connects an OpenID Connect provider by its issuer (its discovery document is read at sign-in).
+         *     The client secret is stored and never returned again. People sign in only with an email in one
+         *     of `email_domains`; a person is a rep by the CRM owner id in the claim `owner_id_claim`, or by an
+         *     invitation of the email (`inviteRepEmail`). With `admins_allowed`, an admin of the org whose email
+         *     the provider vouches for may sign in to the console through it. The redirect URI to register at
+         *     the provider is `/portal/callback` on this server's origin. A name the org uses already is
+         *     `409 invalid_state`.
+         */
+        post: operations["createIdentityProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/identity-providers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an identity provider
+         * @description Nobody can sign in through the provider any more. Portal sessions already started through it
+         *     run on until they end.
+         */
+        delete: operations["deleteIdentityProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/reps/{id}/sign-in-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a sign-in link for a rep
+         * @description A link that signs the rep in to the portal once, for orgs without an identity provider: the
+         *     admin copies it to the rep. It works one time, before `expires_at` (default 60 minutes, at most
+         *     7 days); only a digest of it is kept, so it is shown in this response only.
+         */
+        post: operations["createRepSignInLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/reps/{id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite an email as a rep
+         * @description A person who signs in through an identity provider of the org with this email is this rep,
+         *     whatever owner id their token carries. Inviting an email again moves it to this rep.
+         */
+        post: operations["inviteRepEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -906,6 +1001,62 @@ export interface components {
             rep: components["schemas"]["Rep"];
             period_id: components["schemas"]["PeriodId"];
             earnings: components["schemas"]["RepEarning"][];
+        };
+        /** @description An OpenID Connect identity provider of the org, without its client secret. */
+        IdentityProvider: {
+            readonly id: string;
+            /** @description The org's name for it, in sign-in URLs (`provider=`). */
+            name: string;
+            /** @description The issuer URL; its `/.well-known/openid-configuration` is read at sign-in. */
+            issuer: string;
+            client_id: string;
+            /** @description Emails of these domains may sign in (lower-case, without `@`). */
+            email_domains: string[];
+            /** @description The ID token claim that carries the email. */
+            email_claim: string;
+            /** @description The ID token claim that carries the rep's CRM owner id (their `external_id`); null when reps are linked by invitation only. */
+            owner_id_claim: string | null;
+            /** @description Admins of the org may sign in to the console through this provider. */
+            admins_allowed: boolean;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The org's identity providers. */
+        IdentityProviderList: {
+            identity_providers: components["schemas"]["IdentityProvider"][];
+        };
+        /** @description A new identity provider. */
+        CreateIdentityProvider: {
+            name: string;
+            /** @description An https URL (plain http only on a loopback address, for local testing). */
+            issuer: string;
+            client_id: string;
+            /** @description Stored, and never returned. */
+            client_secret: string;
+            email_domains: string[];
+            /** @description Default `email`. */
+            email_claim?: string;
+            owner_id_claim?: string;
+            /** @description Default false. */
+            admins_allowed?: boolean;
+        };
+        /** @description How long the link works. */
+        CreateRepSignInLink: {
+            expires_in_minutes?: number;
+        };
+        /** @description A one-time sign-in link, shown this once. */
+        RepSignInLink: {
+            rep_id: string;
+            url: string;
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The email to link to the rep. */
+        RepInvitationRequest: {
+            email: string;
+        };
+        /** @description An email linked to a rep. */
+        RepInvitation: {
+            rep_id: string;
+            email: string;
         };
     };
     responses: {
@@ -1734,6 +1885,151 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listIdentityProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProviderList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateIdentityProvider"];
+            };
+        };
+        responses: {
+            /** @description The provider, without its secret. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createRepSignInLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateRepSignInLink"];
+            };
+        };
+        responses: {
+            /** @description The link, shown this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepSignInLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    inviteRepEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepInvitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -1,6 +1,7 @@
 import { AuditLogReader } from './audit/reader.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/prisma.ts';
+import { secretBox, secretKeySource } from './lib/secretBox.ts';
 import { databaseStatements, poolStatements, type SqlPool } from './repositories/transaction.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { EarningsRecompute, type RecomputeProgressReport } from './services/adminRecompute.ts';
@@ -20,7 +21,10 @@ import type { PeriodChangeListener } from './services/periodChanges.ts';
 import { PeriodAdmin } from './services/periods.ts';
 import { PlanRollout } from './services/planRollout.ts';
 import { PlanAdmin, PlanHistory, PlanReader } from './services/plans.ts';
+import { PortalAccessAdmin } from './services/portalAccess.ts';
+import { PortalSignIn } from './services/portalSignIn.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
+import { RepSessions } from './services/repSessions.ts';
 import { RepReader } from './services/reps.ts';
 import { StatementReader } from './services/statements.ts';
 import { UserReader } from './services/users.ts';
@@ -47,7 +51,7 @@ export interface CompositionInput {
     /** A progress report per recompute (the CLI's bar on a terminal). */
     progress?: () => RecomputeProgressReport | undefined;
   };
-  /** The admin sessions' clock (tests move it to expire sessions and throttle windows). */
+  /** The sessions' and sign-in links' clock (tests move it to expire sessions, links and throttle windows). */
   now?: () => Date;
   /**
    * In place of the earnings engine as the deals' or the periods' change listener, still wrapped in their webhooks:
@@ -87,11 +91,19 @@ export interface AdminServices {
   webhooks: WebhookAdmin;
   audit: AuditLogReader;
   demo: Demo;
+  portalAccess: PortalAccessAdmin;
+}
+
+/** What the rep portal's sign-in and sessions run on. */
+export interface PortalServices {
+  signIn: PortalSignIn;
+  sessions: RepSessions;
 }
 
 export interface Services {
   api: ApiServices;
   admin: AdminServices;
+  portal: PortalServices;
 }
 
 export function composeServices(input: CompositionInput): Services {
@@ -117,6 +129,17 @@ export function composeServices(input: CompositionInput): Services {
   const planHistory = new PlanHistory(db);
   const plans = new PlanRollout(planAdmin, planHistory, recompute);
   const exchangeRates = new ExchangeRateService(db);
+  const clock = input.now ? { now: input.now } : {};
+  // Console and portal sessions live by the same idle and absolute limits.
+  const sessionSettings = { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs };
+  const adminSessions = new AdminSessions(db, { settings: sessionSettings, ...clock });
+  const repSessions = new RepSessions(db, { settings: sessionSettings, ...clock });
+  const secrets = secretBox(
+    secretKeySource({
+      key: config.secretKey,
+      embeddedDataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
+    }),
+  );
   return {
     api: {
       ingestion,
@@ -129,10 +152,7 @@ export function composeServices(input: CompositionInput): Services {
       estimator: new DealEstimator(ingestion),
     },
     admin: {
-      sessions: new AdminSessions(db, {
-        settings: { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs },
-        ...(input.now ? { now: input.now } : {}),
-      }),
+      sessions: adminSessions,
       admins: new AdminAccounts(db),
       orgs: new OrgAdmin(db),
       keys,
@@ -148,6 +168,11 @@ export function composeServices(input: CompositionInput): Services {
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
       demo: new Demo(db, { keys, plans, ingestion, periods }),
+      portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
+    },
+    portal: {
+      signIn: new PortalSignIn(db, { repSessions, adminSessions, secrets, ...clock }),
+      sessions: repSessions,
     },
   };
 }

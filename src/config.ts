@@ -28,6 +28,8 @@ export interface Config {
   webhooks: WebhookSettings;
   rateLimits: RateLimitSettings;
   admin: AdminSettings;
+  /** QUOTIENT_SECRET_KEY: the key secrets Quotient must read back are sealed with (src/lib/secretBox.ts). */
+  secretKey: Buffer | undefined;
 }
 
 /** Where rate-limit counts live (src/access/rateLimitStore.ts). */
@@ -101,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       workerOrgIds: orgList('QUOTIENT_WEBHOOK_ORGS', env.QUOTIENT_WEBHOOK_ORGS),
     },
     rateLimits: rateLimitSettings(env, databaseUrl === undefined),
+    secretKey: secretKey(env.QUOTIENT_SECRET_KEY),
     admin: {
       sessionIdleMs:
         integer('QUOTIENT_ADMIN_SESSION_IDLE_MINUTES', env.QUOTIENT_ADMIN_SESSION_IDLE_MINUTES, 30, 1, 1440) * 60_000,
@@ -120,6 +123,13 @@ function rateLimitSettings(env: NodeJS.ProcessEnv, embeddedDatabase: boolean): R
     (named as RateLimitStoreKind | undefined) ?? (redisUrl ? 'redis' : embeddedDatabase ? 'memory' : 'postgres');
   if (store === 'redis' && !redisUrl) throw new Error('QUOTIENT_RATE_LIMIT_STORE=redis needs QUOTIENT_REDIS_URL');
   return { store, redisUrl };
+}
+
+function secretKey(raw: string | undefined): Buffer | undefined {
+  if (nonEmpty(raw) === undefined) return undefined;
+  const key = Buffer.from((raw as string).trim(), 'base64');
+  if (key.length !== 32) throw new Error('QUOTIENT_SECRET_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
+  return key;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

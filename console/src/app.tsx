@@ -8,6 +8,7 @@ import { PeriodsPage } from './pages/periods.tsx';
 import { PlanPage, PlansPage } from './pages/plans.tsx';
 import { RepsPage } from './pages/reps.tsx';
 import { SignInPage } from './pages/signIn.tsx';
+import { SingleSignOnPage } from './pages/singleSignOn.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { Link, navigate, usePath } from './router.tsx';
 
@@ -19,6 +20,7 @@ const NAV = [
   { href: '/reps', label: 'Reps' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/admins', label: 'Admins' },
+  { href: '/single-sign-on', label: 'Single sign-on' },
 ] as const;
 
 const TITLES: Record<string, string> = Object.fromEntries(NAV.map((item) => [item.href, item.label]));
@@ -113,13 +115,13 @@ export function App() {
         </div>
       </aside>
       <main id="main" class="content" tabIndex={-1}>
-        <Page path={path} canChange={canChange} />
+        <Page path={path} canChange={canChange} orgId={me.org.id} />
       </main>
     </div>
   );
 }
 
-function Page(props: { path: string; canChange: boolean }) {
+function Page(props: { path: string; canChange: boolean; orgId: string }) {
   const [, section, id] = props.path.split('/');
   switch (section) {
     case 'audit':
@@ -133,11 +135,13 @@ function Page(props: { path: string; canChange: boolean }) {
     case 'periods':
       return <PeriodsPage canChange={props.canChange} />;
     case 'reps':
-      return <RepsPage />;
+      return <RepsPage canChange={props.canChange} />;
     case 'webhooks':
       return <WebhooksPage canChange={props.canChange} />;
     case 'admins':
       return <AdminsPage />;
+    case 'single-sign-on':
+      return <SingleSignOnPage orgId={props.orgId} canChange={props.canChange} />;
     default:
       return <KeysPage canChange={props.canChange} />;
   }

@@ -10,7 +10,9 @@ import { orgsCommand } from './commands/orgs.ts';
 import { periodsCommand } from './commands/periods.ts';
 import { plansCommand } from './commands/plans.ts';
 import { recomputeCommand } from './commands/recompute.ts';
+import { repsCommand } from './commands/reps.ts';
 import { serveCommand } from './commands/serve.ts';
+import { ssoCommand } from './commands/sso.ts';
 import { usersCommand } from './commands/users.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
 import { workerCommand } from './commands/worker.ts';
@@ -31,6 +33,8 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     adminsCommand(),
     plansCommand(),
     usersCommand(),
+    repsCommand(),
+    ssoCommand(),
     periodsCommand(),
     recomputeCommand(),
     fxCommand(),

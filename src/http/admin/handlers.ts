@@ -7,6 +7,7 @@ import { contractHandlers } from './routes/contract.ts';
 import { keyHandlers } from './routes/keys.ts';
 import { periodHandlers } from './routes/periods.ts';
 import { planHandlers } from './routes/plans.ts';
+import { portalAccessHandlers } from './routes/portalAccess.ts';
 import { repHandlers } from './routes/reps.ts';
 import { sessionHandlers } from './routes/session.ts';
 import { webhookHandlers } from './routes/webhooks.ts';
@@ -37,5 +38,6 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     ...webhookHandlers(services),
     ...repHandlers(services),
     ...adminAccountHandlers(services),
+    ...portalAccessHandlers(services),
   };
 }
