@@ -197,7 +197,7 @@ export function buildSchedule(
     capitalised += additions;
     if (expensed) {
       if (additions !== 0n) trace.push(`Expensed at once: ${money(additions)}.`);
-      months.push(monthRow(month, 0n, 0n, 0n, 0n, additions, 0n, trace));
+      if (own.length > 0) months.push(monthRow(month, 0n, 0n, 0n, 0n, additions, 0n, trace));
       continue;
     }
     balance += additions;
@@ -216,6 +216,7 @@ export function buildSchedule(
       trace.push(
         `The balance would be ${money(balance)}: that much amortisation expense is reversed and the asset is 0.`,
       );
+      balance = 0n;
       plan = null;
     } else if (!impaired && balance > 0n) {
       if (month >= term.lastMonth) {
