@@ -132,3 +132,13 @@ export type WebhookAttempt = Prisma.WebhookAttemptModel
  * 
  */
 export type ExchangeRate = Prisma.ExchangeRateModel
+/**
+ * Model AccountingPolicyVersion
+ * 
+ */
+export type AccountingPolicyVersion = Prisma.AccountingPolicyVersionModel
+/**
+ * Model AccountingClose
+ * 
+ */
+export type AccountingClose = Prisma.AccountingCloseModel

@@ -73,7 +73,9 @@ export const ModelName = {
   WebhookMessage: 'WebhookMessage',
   WebhookDelivery: 'WebhookDelivery',
   WebhookAttempt: 'WebhookAttempt',
-  ExchangeRate: 'ExchangeRate'
+  ExchangeRate: 'ExchangeRate',
+  AccountingPolicyVersion: 'AccountingPolicyVersion',
+  AccountingClose: 'AccountingClose'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -436,6 +438,27 @@ export const ExchangeRateScalarFieldEnum = {
 } as const
 
 export type ExchangeRateScalarFieldEnum = (typeof ExchangeRateScalarFieldEnum)[keyof typeof ExchangeRateScalarFieldEnum]
+
+
+export const AccountingPolicyVersionScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  number: 'number',
+  definition: 'definition',
+  digest: 'digest',
+  created_at: 'created_at'
+} as const
+
+export type AccountingPolicyVersionScalarFieldEnum = (typeof AccountingPolicyVersionScalarFieldEnum)[keyof typeof AccountingPolicyVersionScalarFieldEnum]
+
+
+export const AccountingCloseScalarFieldEnum = {
+  org_id: 'org_id',
+  month: 'month',
+  closed_at: 'closed_at'
+} as const
+
+export type AccountingCloseScalarFieldEnum = (typeof AccountingCloseScalarFieldEnum)[keyof typeof AccountingCloseScalarFieldEnum]
 
 
 export const SortOrder = {
