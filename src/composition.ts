@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { Database } from './db/prisma.ts';
 import { poolStatements, type SqlPool } from './repositories/transaction.ts';
+import { AccountingBooks } from './services/accounting.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { AuditLogReader } from './services/auditLog.ts';
 import { DealReader } from './services/deals.ts';
@@ -78,6 +79,7 @@ export interface AdminServices {
   webhooks: WebhookAdmin;
   audit: AuditLogReader;
   demo: Demo;
+  accounting: AccountingBooks;
 }
 
 export interface Services {
@@ -132,6 +134,7 @@ export function composeServices(input: CompositionInput): Services {
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
       demo: new Demo(db, { keys, plans, ingestion, periods }),
+      accounting: new AccountingBooks(db, input.now ? { now: input.now } : {}),
     },
   };
 }

@@ -21,7 +21,8 @@ export type IdPrefix =
   | 'adm'
   | 'ses'
   | 'sif'
-  | 'rmgr';
+  | 'rmgr'
+  | 'apv';
 
 /** The same TypeID as `typeid(prefix).toString()`, without building the TypeID object and splitting it again. */
 export function newId(prefix: IdPrefix): string {

@@ -17,6 +17,7 @@ import { toWireAdminPeriod } from '../../wire/periods.ts';
 import { toWirePlanSummary } from '../../wire/plans.ts';
 import { ApiError } from '../errors.ts';
 import { pageRequest } from '../pages.ts';
+import { accountingHandlers } from './routes/accounting.ts';
 import {
   type AdminRequestContext,
   actorOf,
@@ -381,6 +382,8 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
       const admins = await services.admins.list(session.org_id);
       send(res, 'listAdmins', 200, { admins: admins.map(toAdmin) });
     },
+
+    ...accountingHandlers(services),
   };
 
   async function movePeriod(

@@ -14,6 +14,11 @@ export interface AdminRequestContext {
   actor: AdminActor;
 }
 
+/** The request's session and actor, set by `adminSession` for every operation that needs a session. */
+export function adminContext(res: Response): AdminRequestContext {
+  return res.locals.admin as AdminRequestContext;
+}
+
 export function readCookie(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const [key, ...value] = part.trim().split('=');
