@@ -38,6 +38,7 @@ const PG_REPOSITORIES = [
   'requestAudit',
   'orgConfig',
   'repManagers',
+  'accounting',
 ];
 const PRISMA_REPOSITORIES = [
   'exchangeRates',
