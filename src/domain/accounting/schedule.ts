@@ -49,7 +49,8 @@ export interface AssetEvent {
   change: AssetChange;
 }
 
-export interface AssetInput {
+/** What names an earning line in the books: its key, deal, rep, plan and chip. */
+export interface AssetIdentity {
   /** The earning line's key: one schedule per line. */
   asset_id: string;
   deal_id: string | null;
@@ -57,6 +58,9 @@ export interface AssetInput {
   user_external_id: string;
   plan_key: string;
   chip_key: string;
+}
+
+export interface AssetInput extends AssetIdentity {
   /** The contract start (the deal's close date); the first day of the first amount's month when unknown. */
   contract_start: CalendarDate | null;
   events: readonly AssetEvent[];
@@ -77,13 +81,7 @@ export interface ScheduleMonth {
   trace: string[];
 }
 
-export interface Schedule {
-  asset_id: string;
-  deal_id: string | null;
-  deal_external_id: string | null;
-  user_external_id: string;
-  plan_key: string;
-  chip_key: string;
+export interface Schedule extends AssetIdentity {
   currency: string;
   treatment: 'capitalised' | 'expensed';
   /** The sum of every month's additions (or expensed amounts): what the schedule sums to. */
@@ -248,13 +246,9 @@ export function buildSchedule(
       months.push(monthRow(month, opening, additions, amortisation, impairment, 0n, balance, trace));
     }
   }
+  const { contract_start: _start, events: _events, ...identity } = input;
   return {
-    asset_id: input.asset_id,
-    deal_id: input.deal_id,
-    deal_external_id: input.deal_external_id,
-    user_external_id: input.user_external_id,
-    plan_key: input.plan_key,
-    chip_key: input.chip_key,
+    ...identity,
     currency: policy.currency,
     treatment: expensed ? 'expensed' : 'capitalised',
     capitalised_minor: Number(capitalised),
