@@ -62,7 +62,10 @@ describe('the Accounting page of the admin console', () => {
     await page.getByRole('button', { name: 'Show months' }).click();
     const january = page.locator('tr[data-month="2026-01"]');
     await january.locator('[data-field="closing_cents"]', { hasText: '$3,500.00' }).waitFor();
-    assert.equal(await page.locator('tr[data-month="2026-02"] [data-field="closing_cents"]').textContent(), '$3,400.00');
+    assert.equal(
+      await page.locator('tr[data-month="2026-02"] [data-field="closing_cents"]').textContent(),
+      '$3,400.00',
+    );
     await page.getByRole('cell', { name: 'Commissions capitalised as costs of obtaining contracts' }).waitFor();
     assert.equal(
       await page.getByRole('link', { name: 'journal entries' }).getAttribute('href'),
