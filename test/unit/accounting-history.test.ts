@@ -133,6 +133,15 @@ describe('the books from the ledger', () => {
     );
   });
 
+  test("the benefit period starts at the deal's close date as it stood when the line was capitalised", () => {
+    const schedule = scheduleOf(
+      [row({ deal_close_date: '2026-09-01' })],
+      [change('de_1', '2026-04-01T00:00:00.000Z', 'close_date', '2026-01-10', '2026-09-01')],
+    );
+    assert.equal(schedule.benefit_start, '2026-01-10');
+    assert.equal(schedule.benefit_last_month, '2027-12');
+  });
+
   test('a line keeps the policy version in force when it was first capitalised', () => {
     const later = accountingPolicy({ practical_expedient_months: null });
     const { assets } = booksFromLedger(

@@ -9,6 +9,7 @@ import type { AssetEvent, AssetInput } from './schedule.ts';
 // - A row is capitalised when its period locks (pending rows become approved then): in its period's last month,
 //   learnt at the lock. A row retired after that (superseded or reversed) takes its amount back in the month it
 //   was retired; a clawback or top-up is a row of its own, capitalised when its period locks.
+// - The benefit period starts at the deal's close date as it stood when the line was first capitalised.
 // - The benefit term is the deal's contract field as it stood before its first change, then each change of it.
 // - A deal marked lost or deleted, or whose churn field turns true, after the line was first capitalised impairs it.
 
@@ -101,7 +102,7 @@ export function booksFromLedger(
         user_external_id: head.user_external_id,
         plan_key: head.plan_key,
         chip_key: head.chip_key,
-        contract_start: head.deal_close_date,
+        contract_start: closeDateAt(head, changes, first.recorded_at),
         events: [
           ...termEvents(version.policy, head, changes),
           ...amounts,
@@ -142,6 +143,21 @@ function amountEvents(row: LedgerRowForBooks): AssetEvent[] {
       change: { kind: 'amount', amount_minor: -row.amount_minor },
     },
   ];
+}
+
+/**
+ * The deal's close date when the line was first capitalised: the benefit period starts there, and a later edit of
+ * the date does not move it (the months already amortised, maybe closed, stay as they were).
+ */
+function closeDateAt(
+  head: LedgerRowForBooks,
+  changes: readonly DealChangeForBooks[],
+  capitalisedAt: string,
+): CalendarDate | null {
+  const later = changes
+    .filter((change) => change.created_at > capitalisedAt)
+    .flatMap((change) => change.changes.filter((member) => member.field === 'close_date'))[0];
+  return later ? ((later.old as CalendarDate | null) ?? null) : head.deal_close_date;
 }
 
 function termEvents(
