@@ -156,6 +156,10 @@ describe('quotient accounting (CLI)', () => {
       '2026-02',
     ]);
     assert.equal(waterfall.stdout, 'deal,2026-01,2026-02,total_cents\nopp-1,10000,-10000,0\n');
+    const schedule = await runCli(['accounting', 'schedule', '--org', org.id, '--deal', 'opp-1']);
+    assert.equal(schedule.code, 0, schedule.stderr);
+    assert.match(schedule.stdout, /Amortisation floor\(360000 × 1 ÷ 36\) = 10000: USD 100\.00\./);
+    assert.match(schedule.stdout, /that much amortisation expense is reversed and the asset is 0/);
   });
 
   test('a policy file with problems is refused with each problem by path, and nothing is applied', async ({ org }) => {
