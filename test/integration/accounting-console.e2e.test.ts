@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
 import { AccountingBooks } from '../../src/services/accounting.ts';
-import { EarningsEngine } from '../../src/services/earnings/engine.ts';
-import { PeriodAdmin } from '../../src/services/periods.ts';
 import { POLICY_YAML } from '../factories/accounting.ts';
+import { commissionLockedInJanuary } from '../factories/accountingLedger.ts';
 import { createAdmin } from '../factories/admins.ts';
-import { applyPlan } from '../factories/plans.ts';
 import { collectConsoleErrors, launchChromium, seriousAccessibilityViolations } from '../helpers/browser.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
 
@@ -28,24 +26,7 @@ describe('the Accounting page of the admin console', () => {
     org,
     client,
   }) => {
-    await applyPlan(db, org.id, {
-      key: 'core-ae',
-      name: 'Core AE',
-      period: 'monthly',
-      assignees: 'all',
-      chips: [{ key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000 }],
-    });
-    await client.deals.ingestEvent({
-      external_id: 'opp-1',
-      state: {
-        amount_cents: 3_600_000,
-        stage: 'closed_won',
-        close_date: '2026-01-15',
-        owner_external_id: 'rep-1',
-        custom: { contract_months: 36 },
-      },
-    });
-    await new PeriodAdmin(db, new EarningsEngine(db)).lock(org.id, '2026-01');
+    await commissionLockedInJanuary(db, org.id, client);
     await new AccountingBooks(db).applyPolicy({ orgId: org.id, text: POLICY_YAML });
 
     const { email, password } = await createAdmin(db, org.id);

@@ -7,7 +7,7 @@ import type { QuotientClient } from '../../sdk/src/index.ts';
 import { EarningsEngine } from '../../src/services/earnings/engine.ts';
 import { PeriodAdmin } from '../../src/services/periods.ts';
 import { POLICY_YAML } from '../factories/accounting.ts';
-import { applyPlan } from '../factories/plans.ts';
+import { commissionLockedInJanuary } from '../factories/accountingLedger.ts';
 import { cliJson, runCli } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { test } from '../helpers/fixtures.ts';
@@ -20,28 +20,9 @@ function periodAdmin() {
   return new PeriodAdmin(db, new EarningsEngine(db));
 }
 
-const PLAN = {
-  key: 'core-ae',
-  name: 'Core AE',
-  period: 'monthly',
-  assignees: 'all',
-  chips: [{ key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000 }],
-};
-
-/** A 36-month deal won in January 2026 (a commission of 3,600.00), January locked, the policy applied. */
+/** The commission of a 36-month deal booked in January and January locked, then the policy applied. */
 async function bookedJanuary(orgId: string, client: QuotientClient): Promise<string> {
-  await applyPlan(testDatabase(), orgId, PLAN);
-  await client.deals.ingestEvent({
-    external_id: 'opp-1',
-    state: {
-      amount_cents: 3_600_000,
-      stage: 'closed_won',
-      close_date: '2026-01-15',
-      owner_external_id: 'rep-1',
-      custom: { contract_months: 36 },
-    },
-  });
-  await periodAdmin().lock(orgId, '2026-01');
+  await commissionLockedInJanuary(testDatabase(), orgId, client);
   const file = join(await mkdtemp(join(tmpdir(), 'quotient-accounting-')), 'accounting.yaml');
   await writeFile(file, POLICY_YAML);
   const applied = await cliJson<{ version: number; changed: boolean }>([
