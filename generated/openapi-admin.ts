@@ -618,6 +618,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/accounting/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List amortisation schedules
+         * @description The amortisation schedule of every capitalisable earning line of a deal (by its external id), month by
+         *     month, each month with the trace from which a person can recompute its figures. Lines expensed at once
+         *     under the practical expedient have `treatment: expensed` and only `expensed_cents`.
+         */
+        get: operations["listAccountingSchedules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/accounting/closes": {
         parameters: {
             query?: never;
@@ -1146,6 +1168,42 @@ export interface components {
                     debit_cents: number;
                     credit_cents: number;
                 }[];
+            }[];
+        };
+        /** @description Amortisation schedules of earning lines, in minor units of the book's currency. */
+        AccountingSchedules: components["schemas"]["AccountingBook"] & {
+            schedules: components["schemas"]["AccountingSchedule"][];
+        };
+        /** @description The schedule of one earning line (a rep's chip of a plan on a deal). */
+        AccountingSchedule: {
+            line_key: string;
+            deal_external_id: string | null;
+            user_external_id: string;
+            plan_key: string;
+            chip_key: string;
+            /**
+             * @description `capitalised`, or `expensed` at once under the practical expedient.
+             * @enum {string}
+             */
+            treatment: "capitalised" | "expensed";
+            /** @description What the schedule sums to (every addition, or every amount expensed). */
+            capitalised_cents: number;
+            contract_months: number;
+            /** @description Contract months plus anticipated renewal months. */
+            benefit_months: number;
+            /** Format: date */
+            benefit_start: string;
+            benefit_last_month: components["schemas"]["Month"];
+            months: {
+                month: components["schemas"]["Month"];
+                opening_cents: number;
+                additions_cents: number;
+                amortisation_cents: number;
+                impairment_cents: number;
+                expensed_cents: number;
+                closing_cents: number;
+                /** @description Sentences from which a person can recompute the month's figures. */
+                trace: string[];
             }[];
         };
         /** @description The month to close. */
@@ -2153,6 +2211,34 @@ export interface operations {
                      *     2026-07,true_up,True-up of capitalised commissions (clawbacks and later changes),1450,0,200000
                      */
                     "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAccountingSchedules: {
+        parameters: {
+            query: {
+                /** @description The deal, by its external id. */
+                deal_external_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deal's schedules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountingSchedules"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,5 +1,6 @@
 import type { components } from '../../generated/openapi-admin.ts';
 import type { JournalEntry, RollForwardRow, Waterfall, WaterfallRowsBy } from '../domain/accounting/reports.ts';
+import type { Schedule } from '../domain/accounting/schedule.ts';
 import type { BookHeader, PolicyVersion } from '../services/accounting.ts';
 
 // The accounting books on the wire: the admin API's JSON and `quotient accounting … --format json` print these
@@ -10,6 +11,7 @@ export type WireAccountingPolicyVersion = Schemas['AccountingPolicyVersion'];
 export type WireAccountingRollForward = Schemas['AccountingRollForward'];
 export type WireAccountingWaterfall = Schemas['AccountingWaterfall'];
 export type WireAccountingJournal = Schemas['AccountingJournal'];
+export type WireAccountingSchedules = Schemas['AccountingSchedules'];
 type WireBook = Schemas['AccountingBook'];
 
 export function toWireAccountingPolicyVersion(version: PolicyVersion): WireAccountingPolicyVersion {
@@ -68,6 +70,35 @@ export function toWireJournal(report: BookHeader & { entries: JournalEntry[] }):
         account: line.account,
         debit_cents: line.debit_minor,
         credit_cents: line.credit_minor,
+      })),
+    })),
+  };
+}
+
+export function toWireSchedules(report: BookHeader & { schedules: Schedule[] }): WireAccountingSchedules {
+  return {
+    ...toWireBook(report),
+    schedules: report.schedules.map((schedule) => ({
+      line_key: schedule.asset_id,
+      deal_external_id: schedule.deal_external_id,
+      user_external_id: schedule.user_external_id,
+      plan_key: schedule.plan_key,
+      chip_key: schedule.chip_key,
+      treatment: schedule.treatment,
+      capitalised_cents: schedule.capitalised_minor,
+      contract_months: schedule.contract_months,
+      benefit_months: schedule.benefit_months,
+      benefit_start: schedule.benefit_start,
+      benefit_last_month: schedule.benefit_last_month,
+      months: schedule.months.map((month) => ({
+        month: month.month,
+        opening_cents: month.opening_minor,
+        additions_cents: month.additions_minor,
+        amortisation_cents: month.amortisation_minor,
+        impairment_cents: month.impairment_minor,
+        expensed_cents: month.expensed_minor,
+        closing_cents: month.closing_minor,
+        trace: month.trace,
       })),
     })),
   };

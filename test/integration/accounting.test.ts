@@ -180,6 +180,15 @@ describe('the accounting operations of the admin API', () => {
         '2026-01,amortisation,Amortisation of capitalised commissions,6120,10000,0\n' +
         '2026-01,amortisation,Amortisation of capitalised commissions,1450,0,10000\n',
     );
+    const schedules = await admin.api.GET('/admin/v1/accounting/schedules', {
+      params: { query: { deal_external_id: 'opp-1' } },
+    });
+    const [schedule] = schedules.data?.schedules ?? [];
+    assert.deepEqual(
+      [schedule?.treatment, schedule?.capitalised_cents, schedule?.benefit_start, schedule?.benefit_last_month],
+      ['capitalised', 360_000, '2026-01-15', '2028-12'],
+    );
+    assert.equal(schedule?.months[0]?.trace.at(-1), 'Amortisation floor(360000 × 1 ÷ 36) = 10000: USD 100.00.');
     const closed = await admin.api.POST('/admin/v1/accounting/closes', { body: { month: '2026-01' } });
     assert.deepEqual(closed.data?.months, ['2026-01']);
     const { client: viewer } = await signedIn('viewer', org.id);

@@ -9,6 +9,7 @@ import {
   toWireAccountingPolicyVersion,
   toWireJournal,
   toWireRollForward,
+  toWireSchedules,
   toWireWaterfall,
   waterfallCsv,
 } from '../../wire/accounting.ts';
@@ -128,19 +129,19 @@ export function accountingCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (options: { org: string; deal: string; json?: boolean }) => {
       try {
-        const { schedules } = await withAdminServices((services) =>
-          services.accounting.schedules(options.org, options.deal),
+        const document = toWireSchedules(
+          await withAdminServices((services) => services.accounting.schedules(options.org, options.deal)),
         );
-        print(options, { schedules }, () =>
-          schedules.length === 0
-            ? `No capitalised commission on deal ${options.deal}.`
-            : schedules
+        print(options, document, () =>
+          document.schedules.length === 0
+            ? `No capitalisable commission on deal ${options.deal}.`
+            : document.schedules
                 .map((schedule) =>
                   [
-                    `${schedule.plan_key}/${schedule.chip_key} for ${schedule.user_external_id} (line ${schedule.asset_id}): ${schedule.treatment}, ${schedule.capitalised_minor} ${schedule.currency} minor units`,
+                    `${schedule.plan_key}/${schedule.chip_key} for ${schedule.user_external_id} (line ${schedule.line_key}): ${schedule.treatment}, ${schedule.capitalised_cents} ${document.currency} minor units`,
                     ...schedule.months.map(
                       (month) =>
-                        `  ${month.month}  opening ${month.opening_minor}  additions ${month.additions_minor}  amortisation ${month.amortisation_minor}  impairment ${month.impairment_minor}  expensed ${month.expensed_minor}  closing ${month.closing_minor}\n${month.trace.map((line) => `      ${line}`).join('\n')}`,
+                        `  ${month.month}  opening ${month.opening_cents}  additions ${month.additions_cents}  amortisation ${month.amortisation_cents}  impairment ${month.impairment_cents}  expensed ${month.expensed_cents}  closing ${month.closing_cents}\n${month.trace.map((line) => `      ${line}`).join('\n')}`,
                     ),
                   ].join('\n'),
                 )

@@ -7,6 +7,7 @@ import {
   toWireAccountingPolicyVersion,
   toWireJournal,
   toWireRollForward,
+  toWireSchedules,
   toWireWaterfall,
   waterfallCsv,
 } from '../../../wire/accounting.ts';
@@ -42,6 +43,7 @@ export function accountingHandlers(
   | 'getAccountingRollForward'
   | 'getAccountingWaterfall'
   | 'getAccountingJournal'
+  | 'listAccountingSchedules'
   | 'closeAccountingMonth'
 > {
   const books = services.accounting;
@@ -85,6 +87,12 @@ export function accountingHandlers(
       const query = req.query as unknown as ReportQuery;
       const report = toWireJournal(await books.journal(session.org_id, rangeOf(query)));
       answer(res, query, report, journalCsv);
+    },
+
+    listAccountingSchedules: async (req: Request, res: Response) => {
+      const { session } = adminContext(res);
+      const { deal_external_id } = req.query as { deal_external_id: string };
+      res.status(200).json(toWireSchedules(await books.schedules(session.org_id, deal_external_id)));
     },
 
     closeAccountingMonth: async (req: Request, res: Response) => {
