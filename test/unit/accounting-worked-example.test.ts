@@ -141,7 +141,7 @@ describe('the worked example of docs/accounting.md', () => {
     const july = schedule.months.find((month) => month.month === '2026-07');
     assert.deepEqual(july?.trace, [
       'True-up USD -2,000.00: earning earn_b, approved when period 2026-07 locked.',
-      'Plan from 2026-07: USD 6,333.38 over 2026-07 to 2028-12, total weight 30; each month floor(633338 × weight ÷ 30) minor units, the last month the rest.',
+      'Plan from 2026-07: USD 6,333.38 over 2026-07 to 2028-12, total weight 30 months; each month floor(633338 × weight ÷ 30) minor units, the last month the rest.',
       'Amortisation floor(633338 × 1 ÷ 30) = 21111: USD 211.11.',
     ]);
   });

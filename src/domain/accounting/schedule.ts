@@ -176,7 +176,7 @@ export function buildSchedule(
           `Contract term ${contractMonths} months (${event.source}${landedLate(event)}): the benefit period ends in ${term.lastMonth}.`,
         );
         replan = true;
-      } else if (!impaired) {
+      } else if (!impaired && !expensed) {
         impairNow = true;
         trace.push(`Impairment: ${change.reason} (${event.source}${landedLate(event)}).`);
       }
@@ -226,7 +226,7 @@ export function buildSchedule(
         if (replan || plan === null) {
           plan = planFrom(month, balance, term, !planned);
           trace.push(
-            `Plan from ${month}: ${money(balance)} over ${month} to ${term.lastMonth}, total weight ${plan.totalWeight}` +
+            `Plan from ${month}: ${money(balance)} over ${month} to ${term.lastMonth}, total weight ${plan.totalWeight} ${policy.amortisation.proration === 'daily' ? 'days' : 'months'}` +
               (plan.firstWeight === term.weight(month)
                 ? ''
                 : ` (${month} weighs ${plan.firstWeight}, the months before it included)`) +
