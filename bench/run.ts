@@ -9,11 +9,8 @@ import { openEmbeddedDatabase } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { createPrismaClient } from '../src/db/prisma.ts';
 import { parseDealEvent } from '../src/domain/deals/event.ts';
-import { OrgRepository } from '../src/repositories/orgs.ts';
-import { createSqlPool } from '../src/repositories/transaction.ts';
-import { DealIngestion } from '../src/services/ingestion.ts';
-import { KeyAdmin } from '../src/services/keys.ts';
-import { PlanAdmin } from '../src/services/plans.ts';
+import * as orgs from '../src/repositories/orgs.ts';
+import { createSqlPool, databaseStatements } from '../src/repositories/transaction.ts';
 import { backendsServing, type CpuSnapshot, cpuSecondsBetween, snapshot } from './cpu.ts';
 import { DISTINCT_DEALS, dealEvents } from './events.ts';
 import { createFloorTables } from './floor.ts';
@@ -21,6 +18,7 @@ import { LAYER_NAMES, LAYERS, type Layer } from './layers.ts';
 import { noDealChanges, noPlanChanges } from './listeners.ts';
 import { type ProfileWindow, printProfileSummary, summariseProfiles } from './profile.ts';
 import { benchRecompute } from './recompute.ts';
+import { benchServices } from './services.ts';
 
 // `npm run bench`: Quotient against bare floors on the same machine, database and load generator, in one run,
 // alternating Quotient and its floor round by round so that a noisy neighbour hits both, so the ratio means
@@ -144,11 +142,14 @@ try {
   await applyMigrations(database.url);
   if (profiling) await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const db = createPrismaClient(database.url, 2);
-  const org = await new OrgRepository(db).create('Bench org');
+  // Set-up runs on the Prisma client only; the pool stays unconnected.
+  const setupPool = createSqlPool(database.url, 1, () => {});
+  const { admin: setup } = benchServices(db, setupPool);
+  const org = await orgs.create(databaseStatements(db), 'Bench org');
   // One key per scenario, created with the API's highest limit (100,000 a minute) and raised below.
   const keyFor = async (orgId: string, name: string) =>
     (
-      await new KeyAdmin(db).create({
+      await setup.keys.create({
         orgId,
         name,
         scopes: 'deals:read,deals:write,earnings:read,plans:read',
@@ -158,16 +159,20 @@ try {
   const authKey = await keyFor(org.id, 'bench auth');
   const ingestKey = await keyFor(org.id, 'bench ingest');
   // The earnings scenario's org, with product.md's plan (examples/plans/core-ae.yaml) active.
-  const planOrg = await new OrgRepository(db).create('Bench org with a plan');
-  await new PlanAdmin(db, noPlanChanges).apply({
-    orgId: planOrg.id,
-    text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
-  });
+  const planOrg = await orgs.create(databaseStatements(db), 'Bench org with a plan');
+  await setup.planAdmin.apply(
+    {
+      orgId: planOrg.id,
+      text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
+    },
+    noPlanChanges,
+  );
   const planKey = await keyFor(planOrg.id, 'bench earnings');
   const layerKeys = new Map<Layer, string>();
   if (only === undefined || only === 'layers') {
     for (const layer of LAYER_NAMES) layerKeys.set(layer, await keyFor(org.id, `bench layer ${layer}`));
   }
+  await setupPool.end();
   await db.$disconnect();
   // Past 8,300 requests a second, a key's warm-up and run (12 s) pass 100,000 within one minute, and the rest would
   // be answered 429, measuring refusals. Every request is still counted and decided as with any limit: the limit's
@@ -606,7 +611,8 @@ async function measurePipeline(
   afterWarmUp: () => Promise<void>,
 ): Promise<Result> {
   const pool = createSqlPool(databaseUrl, 20, () => {});
-  const ingestion = new DealIngestion(pool, noDealChanges);
+  const db = createPrismaClient(databaseUrl, 1);
+  const { ingestion } = benchServices(db, pool, { deals: noDealChanges }).api;
   const drive = async (durationSeconds: number, latencies: number[]) => {
     const end = Date.now() + durationSeconds * 1000;
     await Promise.all(
@@ -653,6 +659,7 @@ async function measurePipeline(
     ]);
   } finally {
     await pool.end();
+    await db.$disconnect();
   }
 }
 

@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuditLog } from './access/auditLog.ts';
 import { openKeyGate } from './access/leasedKeyGate.ts';
 import type { KeyGate } from './access/rateLimitStore.ts';
+import { AuditLog } from './audit/requestLog.ts';
 import { composeServices } from './composition.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
@@ -11,10 +11,9 @@ import { createApp } from './http/app.ts';
 import { loadAdminContract, loadContract } from './http/contract.ts';
 import { Metrics } from './http/metrics.ts';
 import type { Logger } from './lib/logger.ts';
-import { KeyAuthentication } from './repositories/keyAuthentication.ts';
-import { RequestAuditRepository } from './repositories/requestAudit.ts';
-import { createSqlPool } from './repositories/transaction.ts';
-import { WebhookRepository } from './repositories/webhooks.ts';
+import * as rateLimitCounters from './repositories/rateLimitCounters.ts';
+import { createSqlPool, databaseStatements, poolStatements } from './repositories/transaction.ts';
+import * as webhookDeliveries from './repositories/webhookDeliveries.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 
 export interface RunningServer {
@@ -46,14 +45,14 @@ export async function startServer(config: Config, logger: Logger, options: Serve
       ),
   });
   logger.info({ database: database.description }, 'database open');
-  // The access layer's hot path: its own small pool, commits not waiting for the disk (see KeyAuthentication).
+  // The access layer's hot path: its own small pool, commits not waiting for the disk (see apiKeys.findActiveKey).
   const countersPool = createSqlPool(
     database.url,
     Math.max(2, Math.ceil(config.databasePoolSize / 2)),
     (error) => logger.warn({ err: error }, 'an idle database connection of the counters pool failed'),
     { asynchronousCommit: true, timeouts: config.databaseTimeouts },
   );
-  const authentication = new KeyAuthentication(countersPool);
+  const authentication = poolStatements(countersPool);
   let keyGate: KeyGate;
   try {
     keyGate = await openKeyGate(config.rateLimits, database.url, authentication, logger);
@@ -69,18 +68,17 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     (error) => logger.warn({ err: error }, 'an idle database connection of the deals pool failed'),
     { timeouts: config.databaseTimeouts },
   );
-  const auditLog = new AuditLog(new RequestAuditRepository(dealsPool), logger);
+  const auditLog = new AuditLog(poolStatements(dealsPool), logger);
   auditLog.start();
   // Prepared statements are planned on the statistics of the moment: refresh them while tables are young.
   const plannerStatistics = new PlannerStatistics(countersPool, (error) =>
     logger.warn({ err: error }, 'could not refresh the planner statistics'),
   );
   plannerStatistics.start();
-  const webhooks = new WebhookRepository(database.db);
   const metrics = new Metrics(
     () => auditLog.depth(),
     keyGate.store,
-    () => webhooks.pendingBacklog(),
+    () => webhookDeliveries.pendingBacklog(databaseStatements(database.db)),
   );
   // A recompute after an admin change runs on the deals pool, two reps at a time, beside the requests.
   const services = composeServices({
@@ -104,9 +102,11 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   });
 
   const sweeper = setInterval(() => {
-    authentication.deleteCountersBefore(new Date(Date.now() - COUNTER_RETENTION_MS)).catch((error: unknown) => {
-      logger.warn({ err: error }, 'could not delete old rate-limit counters');
-    });
+    rateLimitCounters
+      .deleteCountersBefore(authentication, new Date(Date.now() - COUNTER_RETENTION_MS))
+      .catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not delete old rate-limit counters');
+      });
     adminSessions.forgetOldFailures().catch((error: unknown) => {
       logger.warn({ err: error }, 'could not delete old sign-in failures');
     });

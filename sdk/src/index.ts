@@ -26,6 +26,7 @@ export type {
   EarningList,
   EarningListItem,
   ErrorBody,
+  ErrorCode,
   Estimate,
   EstimateRequest,
   GetPlanParams,

@@ -1,7 +1,8 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { KeyAuthentication } from '../repositories/keyAuthentication.ts';
+import * as rateLimitCounters from '../repositories/rateLimitCounters.ts';
 import { type RateLimitLease, takeRateLimitLease } from '../repositories/rateLimitLease.ts';
+import type { Transaction } from '../repositories/transaction.ts';
 import { windowAt } from './rateLimit.ts';
 import {
   countingGate,
@@ -23,14 +24,15 @@ import { RedisWindowCounter } from './redisWindowCounter.ts';
 export async function openKeyGate(
   rateLimits: Config['rateLimits'],
   databaseUrl: string,
-  keys: KeyAuthentication,
+  keys: Transaction,
   logger: Logger,
 ): Promise<KeyGate> {
   const { store, redisUrl } = rateLimits;
   const counter = store === 'memory' ? new MemoryWindowCounter() : undefined;
   const handOver = async () => {
     if (!counter) return;
-    for (const [windowStart, counts] of counter.windows()) await keys.saveWindowCounts(windowStart, counts);
+    for (const [windowStart, counts] of counter.windows())
+      await rateLimitCounters.saveWindowCounts(keys, windowStart, counts);
   };
   const lease: RateLimitLease = await takeRateLimitLease(databaseUrl, store === 'memory', {
     onLost: (error) => {
@@ -45,7 +47,7 @@ export async function openKeyGate(
     onRegained: async () => {
       if (counter)
         for (const windowStart of counter.windows().keys())
-          counter.raise(windowStart, await keys.windowCounts(windowStart));
+          counter.raise(windowStart, await rateLimitCounters.windowCounts(keys, windowStart));
       logger.warn('took the rate-limit lease on the database again: serving');
     },
     onRetryFailed: (error) => logger.warn({ err: error }, 'could not take the rate-limit lease again; retrying'),
@@ -64,7 +66,7 @@ export async function openKeyGate(
     // Counts of the current window survive a restart: read back here, handed to the database on close.
     const memory = counter as MemoryWindowCounter;
     const current = windowAt(new Date()).start;
-    memory.seed(current, await keys.windowCounts(current));
+    memory.seed(current, await rateLimitCounters.windowCounts(keys, current));
     return withLease(countingGate('memory', keys, memory, handOver), lease);
   } catch (error) {
     await lease.release();

@@ -196,8 +196,9 @@ export function inPrismaTransaction<T>(
 }
 
 /**
- * The Prisma client of a transaction opened by `inPrismaTransaction`: for the repositories that use Prisma
- * (see docs/architecture.md). Handing them a transaction of the `pg` pool is a programming error.
+ * The Prisma client of a transaction opened by `inPrismaTransaction` (or of `databaseStatements`): for the
+ * repository functions that use Prisma (see docs/architecture.md). Handing them a transaction of the `pg` pool is a
+ * programming error.
  */
 export function prismaOf(tx: Transaction): Prisma.TransactionClient {
   const client = prismaClients.get(tx);
@@ -205,14 +206,16 @@ export function prismaOf(tx: Transaction): Prisma.TransactionClient {
   return client;
 }
 
-/** The transaction's Prisma client when there is one, else the database itself (a statement of its own). */
-export function prismaOr(db: Database, tx: Transaction | undefined): Prisma.TransactionClient {
-  return tx === undefined ? db : prismaOf(tx);
-}
-
-/** The Prisma client as a `Transaction` for single statements outside any transaction (reads). */
+/**
+ * The database as a `Transaction` for single statements outside any transaction (reads, and writes that stand
+ * alone): plain-SQL repositories run their statements on it, Prisma ones reach the database through `prismaOf`.
+ */
 export function databaseStatements(db: Database): Transaction {
-  return { query: <Row>(statement: Statement) => db.$queryRawUnsafe<Row[]>(statement.text, ...statement.values) };
+  const statements: Transaction = {
+    query: <Row>(statement: Statement) => db.$queryRawUnsafe<Row[]>(statement.text, ...statement.values),
+  };
+  prismaClients.set(statements, db);
+  return statements;
 }
 
 /** The pool as a `Transaction` for single statements outside any transaction (reads). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { repsReadBy, scopeOfDealChange } from '../../src/domain/earnings/changeScope.ts';
 import { creditedReps } from '../../src/domain/earnings/credit.ts';
-import { dealPeriodId, dealPeriodMoved } from '../../src/domain/earnings/dealPeriods.ts';
+import { dealPeriodMoved } from '../../src/domain/earnings/dealPeriods.ts';
 import { EMPTY_HIERARCHY, type RepHierarchy } from '../../src/domain/earnings/hierarchy.ts';
 import {
   type LedgerRow,
@@ -11,6 +11,7 @@ import {
   reconcileLine,
 } from '../../src/domain/earnings/ledger.ts';
 import { parseLineKey } from '../../src/domain/earnings/lineKeys.ts';
+import { evaluateScope } from '../../src/domain/earnings/scopeEvaluation.ts';
 import { type EvaluationRequest, evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type {
   DealSnapshot,
@@ -113,16 +114,12 @@ export class EarningsWorld {
       const rep = this.reps.find((candidate) => candidate.external_id === scope.rep_external_id);
       if (!rep) continue;
       const read = repsReadBy(this.plan, rep.external_id, this.hierarchy);
-      const inScope = [...this.deals.values()].filter(
-        (deal) =>
-          creditedReps(deal).some((credited) => read.has(credited)) &&
-          scope.periods.includes(dealPeriodId(deal, this.plan.period, this.today)),
-      );
-      const evaluation = evaluateLines({
+      const evaluation = evaluateScope({
         plan: this.plan,
         rep,
-        deals: [...inScope, after],
-        periods: scope.periods,
+        scope,
+        changed: after,
+        deals: [...this.deals.values()].filter((deal) => creditedReps(deal).some((credited) => read.has(credited))),
         today: this.today,
         ...(this.money ? { money: this.money } : {}),
         hierarchy: this.hierarchy,

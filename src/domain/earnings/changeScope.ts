@@ -37,27 +37,65 @@ export function repsReadBy(plan: EnginePlanVersion, repExternalId: string, hiera
   return new Set([repExternalId, ...(depth === 0 ? [] : reportsEver(hierarchy, repExternalId, depth))]);
 }
 
-/** What to evaluate for one rep after a deal changed: the deal's lines, and whole periods when needed. */
+/** What to evaluate for one rep after a deal changed: some of the deal's lines, and whole periods when needed. */
 export interface EvaluationScope {
   rep_external_id: string;
+  /** The chips (ids) whose line of the changed deal is evaluated on its own: no other line moves with it. */
+  deal_chips: string[];
   /**
-   * Periods whose deals (all of the rep's) and period lines to evaluate, because a tiered or attainment
-   * chip of the plan counts the changed deal there; empty when only the changed deal's own lines can move.
+   * The chips (ids) whose lines of the rep move together per period (see countsPeriod): every line of them in
+   * `periods` is evaluated, the changed deal's included.
    */
+  period_chips: string[];
+  /** The periods the deal was in and is in now, when there are period chips; else empty. */
   periods: PeriodId[];
 }
 
+/** How a deal change reaches a rep: the deal credits the rep (before or after it), did once, or a report of the rep. */
+interface Reach {
+  credited: boolean;
+  formerly: boolean;
+  manager: boolean;
+}
+
 /**
- * The lines a deal change can affect under one plan version: for each rep it credits before and after (its
- * owner, or the reps of its splits) and, when the plan has override chips, their managers in `hierarchy` (on
- * any day, within the chips' depth), the deal's own lines, and when the plan has tiered or attainment chips, every line of that rep in the period the
- * deal was in and the period it is in now (a change there moves the cumulative amounts other deals and
- * the bonus depend on). Evaluate each with `evaluateLines`, passing the rep's deals of those periods
- * plus the changed deal, and the result equals evaluating everything.
+ * The chips a deal change evaluates for a rep. A rep the deal credits: every chip, the ones that count the period
+ * over the rep's whole periods. A rep it credited once: every chip's line of the deal alone, which earns nothing now
+ * but is dated by the deal; the rep's periods do not count the deal before or after. A manager above a credited
+ * rep: the override chips' lines of the deal, since no other line of the manager reads a report's deal; and over
+ * the manager's whole periods only what shares a cap with an override (the override chip's own period cap, or the
+ * plan cap over every chip).
+ */
+function chipsInScope(plan: EnginePlanVersion, reach: Reach): Pick<EvaluationScope, 'deal_chips' | 'period_chips'> {
+  if (reach.credited) {
+    return {
+      deal_chips: plan.chips.filter((chip) => !countsPeriod(plan, chip)).map((chip) => chip.id),
+      period_chips: plan.chips.filter((chip) => countsPeriod(plan, chip)).map((chip) => chip.id),
+    };
+  }
+  const overrides = reach.manager ? plan.chips.filter((chip) => chip.kind === 'override') : [];
+  const cappedOverrides = overrides.filter((chip) => countsPeriod(plan, chip));
+  const planCap = plan.cap_cents !== undefined && plan.cap_cents !== null;
+  const periodChips = new Set(cappedOverrides.length > 0 && planCap ? plan.chips : cappedOverrides);
+  const dealChips = new Set([...(reach.formerly ? plan.chips : []), ...overrides]);
+  return {
+    deal_chips: plan.chips.filter((chip) => dealChips.has(chip) && !periodChips.has(chip)).map((chip) => chip.id),
+    period_chips: plan.chips.filter((chip) => periodChips.has(chip)).map((chip) => chip.id),
+  };
+}
+
+/**
+ * The lines a deal change can affect under one plan version (docs/plans-and-earnings.md, When lines are
+ * evaluated), and no others: for each rep it credits before and after (its owner, or the reps of its splits), the
+ * deal's lines, and for the chips that count the period (tiered, attainment, capped), every line of that rep in
+ * the period the deal was in and the period it is in now (a change there moves the running totals, bonuses and
+ * caps other lines depend on); when the plan has override chips, for each manager above those reps in `hierarchy`
+ * (on any day, within the chips' depth), the deal's override lines, and the manager's lines that share a cap with
+ * them in those periods. Evaluate each with `evaluateScope`, and the result equals evaluating everything.
  *
- * `formerlyCredited`: reps the deal credited once but credits neither before nor after, whose rows of it still
- * stand (a clawback after a split rep was removed, say). Their lines of the deal earn nothing, but they are dated
- * by the deal: when the deal's period moves (dealPeriodMoved), they move with it, so pass them then.
+ * `formerlyCredited`: reps with standing rows of the deal (a clawback after a split rep was removed, say; a
+ * manager's override) that it credits neither before nor after. Their lines of the deal earn nothing, but they are
+ * dated by the deal: when the deal's period moves (dealPeriodMoved), they move with it, so pass them then.
  */
 export function scopeOfDealChange(
   plan: EnginePlanVersion,
@@ -67,18 +105,36 @@ export function scopeOfDealChange(
   formerlyCredited: readonly string[] = [],
   hierarchy: RepHierarchy = EMPTY_HIERARCHY,
 ): EvaluationScope[] {
-  const countsPeriods = plan.chips.some((chip) => countsPeriod(plan, chip));
   const depth = overrideDepthOf(plan);
+  const deals = before === null ? [after] : [before, after];
+  const credited = new Set(deals.flatMap((deal) => creditedReps(deal)));
+  const managers = new Set<string>();
+  // Each rep reached, with the periods of the deal (before and after) in which the deal reaches it.
   const periodsByRep = new Map<string, Set<PeriodId>>();
-  for (const deal of before === null ? [after] : [before, after]) {
-    const credited = creditedReps(deal);
-    // The managers whose overrides can count the deal: anyone above a credited rep, on any day, within the depth.
-    const managers = depth === 0 ? [] : credited.flatMap((rep) => [...managersEver(hierarchy, rep, depth)]);
-    for (const affected of [...credited, ...formerlyCredited, ...managers]) {
-      const periods = periodsByRep.get(affected) ?? new Set();
-      if (countsPeriods) periods.add(dealPeriodId(deal, plan.period, today));
-      periodsByRep.set(affected, periods);
+  const reach = (rep: string, periodId: PeriodId | null) => {
+    const periods = periodsByRep.get(rep) ?? new Set();
+    if (periodId !== null) periods.add(periodId);
+    periodsByRep.set(rep, periods);
+  };
+  for (const deal of deals) {
+    const periodId = dealPeriodId(deal, plan.period, today);
+    for (const rep of creditedReps(deal)) {
+      reach(rep, periodId);
+      // The managers whose overrides can count the deal: anyone above a credited rep, on any day, within the depth.
+      for (const manager of depth === 0 ? [] : managersEver(hierarchy, rep, depth)) {
+        managers.add(manager);
+        reach(manager, periodId);
+      }
     }
   }
-  return [...periodsByRep].map(([rep, periods]) => ({ rep_external_id: rep, periods: [...periods] }));
+  const formerly = new Set(formerlyCredited.filter((rep) => !credited.has(rep)));
+  for (const rep of formerly) reach(rep, null);
+  return [...periodsByRep].map(([rep, periods]) => {
+    const chips = chipsInScope(plan, {
+      credited: credited.has(rep),
+      formerly: formerly.has(rep),
+      manager: managers.has(rep),
+    });
+    return { rep_external_id: rep, ...chips, periods: chips.period_chips.length === 0 ? [] : [...periods] };
+  });
 }

@@ -341,7 +341,7 @@ export function markPeriodPaid(
 }
 
 /**
- * Why an archived plan's projected rows are reversed (in SQL, by `EarningRepository.reverseProjectionsOfRep`): the
+ * Why an archived plan's projected rows are reversed (in SQL, by `earnings.reverseProjectionsOfRep`): the
  * plan is no longer evaluated, so its forecasts no longer apply; earned rows stay.
  */
 export const PLAN_ARCHIVED: TraceReplacement = {

@@ -62,8 +62,8 @@ export const MAX_OVERRIDE_DEPTH = 3;
 
 /**
  * A manager override (docs/plan-features.md, Manager overrides): `rate_bps` of the credited amounts of the deals of the
- * manager's reports, down to `depth` levels of the hierarchy in effect at each deal's won time (1, the default, filled
- * in: direct reports).
+ * manager's reports, down to `depth` levels of the hierarchy in effect on the deal's date (its close date, else the day
+ * it was won, else, for an open deal, today); `depth` 1, the default, filled in, is direct reports.
  */
 export interface OverrideParams extends CapParams {
   rate_bps: number;

@@ -1,3 +1,4 @@
+import type { operations, paths } from '../../../generated/openapi.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import { type DealRouteDeps, dealHandlers } from './deals.ts';
 import { type EarningRouteDeps, earningHandlers } from './earnings.ts';
@@ -7,6 +8,9 @@ import { type PlanRouteDeps, planHandlers } from './plans.ts';
 import { type PlatformHandlerDeps, platformHandlers } from './platform.ts';
 import { type ReportRouteDeps, reportHandlers } from './reports.ts';
 import { type UserRouteDeps, userHandlers } from './users.ts';
+
+/** The handlers of the public contract (openapi.yaml), one per operation. */
+export type PublicHandlers = ContractHandlers<operations, paths>;
 
 export type HandlerDeps = PlatformHandlerDeps &
   DealRouteDeps &
@@ -20,7 +24,7 @@ export type HandlerDeps = PlatformHandlerDeps &
  * Every operation of the contract, bound to its handler by operationId: leaving one out is a type error. Each
  * handler is thin: read the validated request, call a service, map the result.
  */
-export function contractHandlers(deps: HandlerDeps): ContractHandlers {
+export function contractHandlers(deps: HandlerDeps): PublicHandlers {
   return {
     ...platformHandlers(deps),
     ...metaHandlers(),
