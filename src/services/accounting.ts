@@ -1,3 +1,4 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { lastClosedMonth, monthsToClose } from '../domain/accounting/closes.ts';
 import { booksFromLedger, type LeftOutLine } from '../domain/accounting/history.ts';
@@ -14,12 +15,11 @@ import {
 } from '../domain/accounting/reports.ts';
 import { buildSchedule, type Schedule } from '../domain/accounting/schedule.ts';
 import { describeProblem } from '../domain/plans/planFile.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { newId } from '../lib/ids.ts';
 import * as books from '../repositories/accounting.ts';
-import { AuditRepository } from '../repositories/audit.ts';
+import * as audit from '../repositories/audit.ts';
 import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
-import { AdminError } from './adminError.ts';
 
 // Commission expense accounting (docs/accounting.md): the org's policy file and its versions, closed months, and
 // the reports, each computed from the earnings ledger on every read (src/domain/accounting/).
@@ -66,12 +66,10 @@ export interface MonthRange {
 
 export class AccountingBooks {
   private readonly db: Database;
-  private readonly audit: AuditRepository;
   private readonly now: () => Date;
 
   constructor(db: Database, options: { now?: () => Date } = {}) {
     this.db = db;
-    this.audit = new AuditRepository(db);
     this.now = options.now ?? (() => new Date());
   }
 
@@ -87,7 +85,7 @@ export class AccountingBooks {
     const source = input.source ?? 'the accounting policy';
     if (!read.ok) {
       const count = read.problems.length;
-      throw new AdminError(
+      throw new Refusal(
         'invalid_plan_file',
         `${source} has ${count} problem${count === 1 ? '' : 's'}; nothing was applied`,
         {
@@ -107,17 +105,14 @@ export class AccountingBooks {
         policy: read.policy,
         digest,
       });
-      await this.audit.insertMany(
-        [
-          adminAuditEntry(
-            input.orgId,
-            'accounting.policy_applied',
-            { version_id: version.id, version: version.number, source: input.source ?? null },
-            actor,
-          ),
-        ],
-        tx,
-      );
+      await audit.insertMany(tx, [
+        adminAuditEntry(
+          input.orgId,
+          'accounting.policy_applied',
+          { version_id: version.id, version: version.number, source: input.source ?? null },
+          actor,
+        ),
+      ]);
       return { version, changed: true };
     });
   }
@@ -137,12 +132,11 @@ export class AccountingBooks {
       await books.lockBooks(tx, orgId);
       requirePolicy(await books.policyVersions(tx, orgId), orgId);
       const decision = monthsToClose(await books.closes(tx, orgId), month, monthOf(this.now().toISOString()));
-      if (!decision.ok) throw new AdminError('invalid_state', decision.reason);
+      if (!decision.ok) throw new Refusal('invalid_state', decision.reason);
       const closedAt = await books.insertCloses(tx, orgId, decision.months);
-      await this.audit.insertMany(
-        [adminAuditEntry(orgId, 'accounting.month_closed', { months: decision.months }, actor)],
-        tx,
-      );
+      await audit.insertMany(tx, [
+        adminAuditEntry(orgId, 'accounting.month_closed', { months: decision.months }, actor),
+      ]);
       return { months: decision.months, closed_at: closedAt };
     });
   }
@@ -186,8 +180,7 @@ export class AccountingBooks {
     if (range) {
       requireMonth('from', range.from);
       requireMonth('to', range.to);
-      if (range.to < range.from)
-        throw new AdminError('invalid_argument', `to: ${range.to} is before from ${range.from}`);
+      if (range.to < range.from) throw new Refusal('invalid_body', `to: ${range.to} is before from ${range.from}`);
     }
     return this.inBooks(orgId, async (tx) => {
       const [versions, closes] = await Promise.all([books.policyVersions(tx, orgId), books.closes(tx, orgId)]);
@@ -217,7 +210,7 @@ export class AccountingBooks {
     return inPrismaTransaction(
       this.db,
       async (tx) => {
-        if (!(await books.orgExists(tx, orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+        if (!(await books.orgExists(tx, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
         return work(tx);
       },
       TRANSACTION_OPTIONS,
@@ -228,7 +221,7 @@ export class AccountingBooks {
 function requirePolicy(versions: readonly PolicyVersion[], orgId: string): PolicyVersion {
   const current = versions.at(-1);
   if (!current) {
-    throw new AdminError(
+    throw new Refusal(
       'not_found',
       `org ${orgId} has no accounting policy yet: apply one with quotient accounting policy apply`,
     );
@@ -238,5 +231,5 @@ function requirePolicy(versions: readonly PolicyVersion[], orgId: string): Polic
 
 function requireMonth(name: string, value: string): void {
   if (!isMonth(value))
-    throw new AdminError('invalid_argument', `${name}: must be a month YYYY-MM, not ${JSON.stringify(value)}`);
+    throw new Refusal('invalid_body', `${name}: must be a month YYYY-MM, not ${JSON.stringify(value)}`);
 }

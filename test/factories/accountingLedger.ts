@@ -1,7 +1,6 @@
 import type { QuotientClient } from '../../sdk/src/index.ts';
 import type { Database } from '../../src/db/prisma.ts';
-import { EarningsEngine } from '../../src/services/earnings/engine.ts';
-import { PeriodAdmin } from '../../src/services/periods.ts';
+import { testServices } from '../helpers/services.ts';
 import { applyPlan } from './plans.ts';
 
 // Earnings booked and locked through the real pipeline, for the accounting integration tests.
@@ -25,5 +24,5 @@ export async function commissionLockedInJanuary(db: Database, orgId: string, cli
       custom: { contract_months: 36 },
     },
   });
-  await new PeriodAdmin(db, new EarningsEngine(db)).lock(orgId, '2026-01');
+  await testServices({ db }).admin.periods.lock(orgId, '2026-01');
 }

@@ -4,20 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe } from 'vitest';
 import type { QuotientClient } from '../../sdk/src/index.ts';
-import { EarningsEngine } from '../../src/services/earnings/engine.ts';
-import { PeriodAdmin } from '../../src/services/periods.ts';
 import { POLICY_YAML } from '../factories/accounting.ts';
 import { commissionLockedInJanuary } from '../factories/accountingLedger.ts';
 import { cliJson, runCli } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { test } from '../helpers/fixtures.ts';
+import { testServices } from '../helpers/services.ts';
 
 // The accounting books end to end: earnings booked through the API, periods locked, the policy applied and the
 // reports exported through the CLI and the admin API (which validates its responses against the contract).
 
 function periodAdmin() {
-  const db = testDatabase();
-  return new PeriodAdmin(db, new EarningsEngine(db));
+  return testServices().admin.periods;
 }
 
 /** The commission of a 36-month deal booked in January and January locked, then the policy applied. */

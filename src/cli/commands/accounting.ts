@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { stringify } from 'yaml';
 import { addMonths } from '../../domain/accounting/months.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import type { MonthRange } from '../../services/accounting.ts';
-import { AdminError } from '../../services/adminError.ts';
 import {
   journalCsv,
   rollForwardCsv,
@@ -98,7 +98,7 @@ export function accountingCommand(): Command {
         options,
         async (range) => {
           if (options.by !== 'deal' && options.by !== 'rep') {
-            throw new AdminError('invalid_argument', `--by must be deal or rep, not ${JSON.stringify(options.by)}`);
+            throw new Refusal('invalid_body', `--by must be deal or rep, not ${JSON.stringify(options.by)}`);
           }
           const by = options.by;
           const document = toWireWaterfall(
@@ -191,10 +191,10 @@ async function report(
   const json = options.json === true || options.format === 'json';
   try {
     if (options.format !== 'csv' && options.format !== 'json') {
-      throw new AdminError('invalid_argument', `--format must be csv or json, not ${JSON.stringify(options.format)}`);
+      throw new Refusal('invalid_body', `--format must be csv or json, not ${JSON.stringify(options.format)}`);
     }
     const from = options.from ?? options.month;
-    if (from === undefined) throw new AdminError('invalid_argument', 'give --month, or --from (and --to)');
+    if (from === undefined) throw new Refusal('invalid_body', 'give --month, or --from (and --to)');
     const to = options.to ?? (options.from === undefined ? addMonths(from, monthsFromOne - 1) : from);
     const { document, csv } = await run({ from, to });
     print({ json }, document, () => csv.trimEnd());
