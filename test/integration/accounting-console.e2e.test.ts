@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
-import { AccountingBooks } from '../../src/services/accounting.ts';
 import { POLICY_YAML } from '../factories/accounting.ts';
 import { commissionLockedInJanuary } from '../factories/accountingLedger.ts';
 import { createAdmin } from '../factories/admins.ts';
@@ -25,9 +24,10 @@ describe('the Accounting page of the admin console', () => {
     browser,
     org,
     client,
+    services,
   }) => {
     await commissionLockedInJanuary(db, org.id, client);
-    await new AccountingBooks(db).applyPolicy({ orgId: org.id, text: POLICY_YAML });
+    await services.admin.accounting.applyPolicy({ orgId: org.id, text: POLICY_YAML });
 
     const { email, password } = await createAdmin(db, org.id);
     const page = await browser.newPage();
