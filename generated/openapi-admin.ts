@@ -601,6 +601,162 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/accounting/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the accounting policy
+         * @description The org's accounting policy in force (its latest version), normalised: defaults filled in, plans
+         *     sorted. `404 not_found` while the org has none.
+         */
+        get: operations["getAccountingPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounting/policy-files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply an accounting policy file
+         * @description Applies an accounting policy file exactly as `quotient accounting policy apply` does: a new version
+         *     when the normalised content differs from the one in force, nothing when it does not. A file with
+         *     problems is `422 invalid_plan_file` listing every problem with its path and line, and nothing is
+         *     applied. A schedule keeps the version in force when its first amount was capitalised.
+         */
+        post: operations["applyAccountingPolicyFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounting/roll-forward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the roll-forward
+         * @description The deferred commission asset month by month, from `from` to `to`: opening balance, additions
+         *     (capitalised amounts and true-ups, negative for clawbacks), amortisation, impairments and closing
+         *     balance, where closing = opening + additions − amortisation − impairments. Amounts expensed at once
+         *     under the practical expedient are shown beside it. Computed from the earnings ledger on every read;
+         *     a closed month's figures never change. `format=csv` answers the same rows as CSV.
+         */
+        get: operations["getAccountingRollForward"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounting/waterfall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the expense waterfall
+         * @description The commission expense each deal's (or rep's) capitalised commissions recognise in each month from
+         *     `from` to `to`: amortisation, impairments and amounts expensed at once. `format=csv` answers one
+         *     row per deal or rep and one column per month.
+         */
+        get: operations["getAccountingWaterfall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounting/journal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the journal entries
+         * @description The journal entries of each month from `from` to `to`: one entry per kind (capitalisation, true-up,
+         *     amortisation, impairment, expensed), each line a GL account's net debit or credit; every entry
+         *     balances. `format=csv` answers one row per line.
+         */
+        get: operations["getAccountingJournal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounting/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List amortisation schedules
+         * @description The amortisation schedule of every capitalisable earning line of a deal (by its external id), month by
+         *     month, each month with the trace from which a person can recompute its figures. Lines expensed at once
+         *     under the practical expedient have `treatment: expensed` and only `expensed_cents`.
+         */
+        get: operations["listAccountingSchedules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounting/closes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close an accounting month
+         * @description Closes the month, and the open months before it, once it has ended: its figures never change again,
+         *     and what Quotient learns later about it lands in the next open month. A month already closed, or
+         *     not ended yet, is `409 invalid_state`; an org without a policy is `404 not_found`.
+         */
+        post: operations["closeAccountingMonth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1058,6 +1214,158 @@ export interface components {
             rep_id: string;
             email: string;
         };
+        /** @description An accounting month, `YYYY-MM`. */
+        Month: string;
+        /** @description An accounting policy, normalised (docs/accounting.md, The policy file). */
+        AccountingPolicy: {
+            /** @enum {string} */
+            book: "asc_340_40" | "ifrs_15";
+            /** @description ISO 4217 code of the book. */
+            currency: string;
+            capitalise: {
+                plan: string;
+                /** @description `all`, or the chip keys capitalised. */
+                chips: "all" | string[];
+            }[];
+            benefit_period: {
+                field: string | null;
+                default_months: number;
+                anticipated_renewal_months: number;
+            };
+            practical_expedient_months: number | null;
+            amortisation: {
+                /** @enum {string} */
+                method: "straight_line";
+                /** @enum {string} */
+                proration: "monthly" | "daily";
+            };
+            impairment: {
+                churn_field: string | null;
+            };
+            gl_accounts: {
+                deferred_commission_asset: string;
+                commission_payable: string;
+                amortisation_expense: string;
+                commission_expense: string;
+                impairment_expense: string;
+            };
+        };
+        /** @description A version of the org's accounting policy. */
+        AccountingPolicyVersion: {
+            readonly id: string;
+            version: number;
+            /** @description SHA-256 of the normalised policy's canonical JSON. */
+            digest: string;
+            created_at: components["schemas"]["Timestamp"];
+            policy: components["schemas"]["AccountingPolicy"];
+        };
+        /** @description What applying an accounting policy file did. */
+        AppliedAccountingPolicy: components["schemas"]["AccountingPolicyVersion"] & {
+            /** @description False when the file matched the version in force. */
+            changed: boolean;
+        };
+        /** @description What every accounting report says about the book beside its figures. */
+        AccountingBook: {
+            /** @enum {string} */
+            book: "asc_340_40" | "ifrs_15";
+            currency: string;
+            /** @description The policy version in force. */
+            policy_version: number;
+            /** @description The last closed month, null when none is. */
+            closed_through: components["schemas"]["Month"] | null;
+            /** @description Capitalisable earning lines the book leaves out, and why (another currency than the book's). */
+            left_out: {
+                line_key: string;
+                reason: string;
+            }[];
+        };
+        /** @description The deferred commission asset, month by month; amounts in minor units of the book's currency. */
+        AccountingRollForward: components["schemas"]["AccountingBook"] & {
+            months: {
+                month: components["schemas"]["Month"];
+                closed: boolean;
+                opening_cents: number;
+                /** @description Capitalised amounts and true-ups (negative for clawbacks). */
+                additions_cents: number;
+                amortisation_cents: number;
+                impairments_cents: number;
+                closing_cents: number;
+                /** @description Expensed at once under the practical expedient; never on the asset. */
+                expensed_cents: number;
+            }[];
+        };
+        /** @description Commission expense recognised per deal or rep and month, in minor units of the book's currency. */
+        AccountingWaterfall: components["schemas"]["AccountingBook"] & {
+            /** @enum {string} */
+            by: "deal" | "rep";
+            months: components["schemas"]["Month"][];
+            rows: {
+                /** @description The deal's or the rep's external id. */
+                key: string;
+                /** @description One amount per month, in the order of `months`. */
+                amounts_cents: number[];
+                total_cents: number;
+            }[];
+        };
+        /** @description Journal entries per month; every entry's debits equal its credits. */
+        AccountingJournal: components["schemas"]["AccountingBook"] & {
+            entries: {
+                month: components["schemas"]["Month"];
+                /** @enum {string} */
+                entry: "capitalisation" | "true_up" | "amortisation" | "impairment" | "expensed";
+                description: string;
+                lines: {
+                    account: string;
+                    debit_cents: number;
+                    credit_cents: number;
+                }[];
+            }[];
+        };
+        /** @description Amortisation schedules of earning lines, in minor units of the book's currency. */
+        AccountingSchedules: components["schemas"]["AccountingBook"] & {
+            schedules: components["schemas"]["AccountingSchedule"][];
+        };
+        /** @description The schedule of one earning line (a rep's chip of a plan on a deal). */
+        AccountingSchedule: {
+            line_key: string;
+            deal_external_id: string | null;
+            user_external_id: string;
+            plan_key: string;
+            chip_key: string;
+            /**
+             * @description `capitalised`, or `expensed` at once under the practical expedient.
+             * @enum {string}
+             */
+            treatment: "capitalised" | "expensed";
+            /** @description What the schedule sums to (every addition, or every amount expensed). */
+            capitalised_cents: number;
+            contract_months: number;
+            /** @description Contract months plus anticipated renewal months. */
+            benefit_months: number;
+            /** Format: date */
+            benefit_start: string;
+            benefit_last_month: components["schemas"]["Month"];
+            months: {
+                month: components["schemas"]["Month"];
+                opening_cents: number;
+                additions_cents: number;
+                amortisation_cents: number;
+                impairment_cents: number;
+                expensed_cents: number;
+                closing_cents: number;
+                /** @description Sentences from which a person can recompute the month's figures. */
+                trace: string[];
+            }[];
+        };
+        /** @description The month to close. */
+        AccountingCloseRequest: {
+            month: components["schemas"]["Month"];
+        };
+        /** @description The months a close closed, and when. */
+        AccountingClosed: {
+            months: components["schemas"]["Month"][];
+            closed_at: components["schemas"]["Timestamp"];
+        };
     };
     responses: {
         /** @description The body or a parameter is not valid (`invalid_json`, `invalid_body`). */
@@ -1162,6 +1470,12 @@ export interface components {
         Limit: number;
         /** @description The `next_cursor` of the previous page, unchanged. */
         Cursor: string;
+        /** @description The first month, `YYYY-MM`. */
+        FromMonth: components["schemas"]["Month"];
+        /** @description The last month, `YYYY-MM`; `from` when absent. */
+        ToMonth: components["schemas"]["Month"];
+        /** @description `json` (the default) or `csv`. */
+        ExportFormat: "json" | "csv";
     };
     requestBodies: never;
     headers: {
@@ -2030,6 +2344,233 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAccountingPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy version in force. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountingPolicyVersion"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    applyAccountingPolicyFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanFile"];
+            };
+        };
+        responses: {
+            /** @description The version in force after the apply. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppliedAccountingPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["InvalidPlanFile"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAccountingRollForward: {
+        parameters: {
+            query: {
+                /** @description The first month, `YYYY-MM`. */
+                from: components["parameters"]["FromMonth"];
+                /** @description The last month, `YYYY-MM`; `from` when absent. */
+                to?: components["parameters"]["ToMonth"];
+                /** @description `json` (the default) or `csv`. */
+                format?: components["parameters"]["ExportFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The roll-forward. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountingRollForward"];
+                    /**
+                     * @example month,currency,opening_cents,additions_cents,amortisation_cents,impairments_cents,closing_cents,expensed_cents,closed
+                     *     2026-07,USD,833338,-200000,21111,0,612227,0,false
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAccountingWaterfall: {
+        parameters: {
+            query: {
+                /** @description The first month, `YYYY-MM`. */
+                from: components["parameters"]["FromMonth"];
+                /** @description The last month, `YYYY-MM`; `from` when absent. */
+                to?: components["parameters"]["ToMonth"];
+                /** @description Rows per `deal` (its external id, the default) or per `rep` (their external id). */
+                by?: "deal" | "rep";
+                /** @description `json` (the default) or `csv`. */
+                format?: components["parameters"]["ExportFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The waterfall. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountingWaterfall"];
+                    /**
+                     * @example deal,2026-07,2026-08,total_cents
+                     *     opp-2001,21111,21111,42222
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAccountingJournal: {
+        parameters: {
+            query: {
+                /** @description The first month, `YYYY-MM`. */
+                from: components["parameters"]["FromMonth"];
+                /** @description The last month, `YYYY-MM`; `from` when absent. */
+                to?: components["parameters"]["ToMonth"];
+                /** @description `json` (the default) or `csv`. */
+                format?: components["parameters"]["ExportFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The journal entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountingJournal"];
+                    /**
+                     * @example month,entry,description,account,debit_cents,credit_cents
+                     *     2026-07,true_up,True-up of capitalised commissions (clawbacks and later changes),2150,200000,0
+                     *     2026-07,true_up,True-up of capitalised commissions (clawbacks and later changes),1450,0,200000
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAccountingSchedules: {
+        parameters: {
+            query: {
+                /** @description The deal, by its external id. */
+                deal_external_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deal's schedules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountingSchedules"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    closeAccountingMonth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountingCloseRequest"];
+            };
+        };
+        responses: {
+            /** @description The months closed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountingClosed"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
             500: components["responses"]["InternalError"];
         };
     };

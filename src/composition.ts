@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/prisma.ts';
 import { secretBox, secretKeySource } from './lib/secretBox.ts';
 import { databaseStatements, poolStatements, type SqlPool } from './repositories/transaction.ts';
+import { AccountingBooks } from './services/accounting.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { EarningsRecompute, type RecomputeProgressReport } from './services/adminRecompute.ts';
 import type { DealChangeListener } from './services/dealChanges.ts';
@@ -91,6 +92,7 @@ export interface AdminServices {
   webhooks: WebhookAdmin;
   audit: AuditLogReader;
   demo: Demo;
+  accounting: AccountingBooks;
   portalAccess: PortalAccessAdmin;
 }
 
@@ -168,6 +170,7 @@ export function composeServices(input: CompositionInput): Services {
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
       demo: new Demo(db, { keys, plans, ingestion, periods }),
+      accounting: new AccountingBooks(db, input.now ? { now: input.now } : {}),
       portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
     },
     portal: {

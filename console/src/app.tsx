@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Me, rememberSession, whenSignedOut } from './api.ts';
 import { Loading } from './components.tsx';
+import { AccountingPage } from './pages/accounting.tsx';
 import { AdminsPage } from './pages/admins.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { KeysPage } from './pages/keys.tsx';
@@ -17,6 +18,7 @@ const NAV = [
   { href: '/audit', label: 'Audit log' },
   { href: '/plans', label: 'Plans' },
   { href: '/periods', label: 'Periods' },
+  { href: '/accounting', label: 'Accounting' },
   { href: '/reps', label: 'Reps' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/admins', label: 'Admins' },
@@ -134,6 +136,8 @@ function Page(props: { path: string; canChange: boolean; orgId: string }) {
       );
     case 'periods':
       return <PeriodsPage canChange={props.canChange} />;
+    case 'accounting':
+      return <AccountingPage canChange={props.canChange} />;
     case 'reps':
       return <RepsPage canChange={props.canChange} />;
     case 'webhooks':

@@ -157,3 +157,13 @@ export type RepSignInLink = Prisma.RepSignInLinkModel
  * 
  */
 export type RepSession = Prisma.RepSessionModel
+/**
+ * Model AccountingPolicyVersion
+ * 
+ */
+export type AccountingPolicyVersion = Prisma.AccountingPolicyVersionModel
+/**
+ * Model AccountingClose
+ * 
+ */
+export type AccountingClose = Prisma.AccountingCloseModel

@@ -181,3 +181,13 @@ export type RepSignInLink = Prisma.RepSignInLinkModel
  * 
  */
 export type RepSession = Prisma.RepSessionModel
+/**
+ * Model AccountingPolicyVersion
+ * 
+ */
+export type AccountingPolicyVersion = Prisma.AccountingPolicyVersionModel
+/**
+ * Model AccountingClose
+ * 
+ */
+export type AccountingClose = Prisma.AccountingCloseModel

@@ -1,4 +1,5 @@
 import { Command, type CommanderError } from 'commander';
+import { accountingCommand } from './commands/accounting.ts';
 import { adminsCommand } from './commands/admins.ts';
 import { auditCommand } from './commands/audit.ts';
 import { dbCommand } from './commands/db.ts';
@@ -36,6 +37,7 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     repsCommand(),
     ssoCommand(),
     periodsCommand(),
+    accountingCommand(),
     recomputeCommand(),
     fxCommand(),
     webhooksCommand(),

@@ -26,7 +26,8 @@ export type IdPrefix =
   | 'ssoa'
   | 'rinv'
   | 'rlnk'
-  | 'rses';
+  | 'rses'
+  | 'apv';
 
 /** The same TypeID as `typeid(prefix).toString()`, without building the TypeID object and splitting it again. */
 export function newId(prefix: IdPrefix): string {

@@ -424,7 +424,9 @@ export const ModelName = {
   SsoSignInAttempt: 'SsoSignInAttempt',
   RepInvitation: 'RepInvitation',
   RepSignInLink: 'RepSignInLink',
-  RepSession: 'RepSession'
+  RepSession: 'RepSession',
+  AccountingPolicyVersion: 'AccountingPolicyVersion',
+  AccountingClose: 'AccountingClose'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -440,7 +442,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession"
+    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2516,6 +2518,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    AccountingPolicyVersion: {
+      payload: Prisma.$AccountingPolicyVersionPayload<ExtArgs>
+      fields: Prisma.AccountingPolicyVersionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AccountingPolicyVersionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AccountingPolicyVersionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>
+        }
+        findFirst: {
+          args: Prisma.AccountingPolicyVersionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AccountingPolicyVersionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>
+        }
+        findMany: {
+          args: Prisma.AccountingPolicyVersionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>[]
+        }
+        create: {
+          args: Prisma.AccountingPolicyVersionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>
+        }
+        createMany: {
+          args: Prisma.AccountingPolicyVersionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AccountingPolicyVersionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>[]
+        }
+        delete: {
+          args: Prisma.AccountingPolicyVersionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>
+        }
+        update: {
+          args: Prisma.AccountingPolicyVersionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>
+        }
+        deleteMany: {
+          args: Prisma.AccountingPolicyVersionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AccountingPolicyVersionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AccountingPolicyVersionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>[]
+        }
+        upsert: {
+          args: Prisma.AccountingPolicyVersionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>
+        }
+        aggregate: {
+          args: Prisma.AccountingPolicyVersionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAccountingPolicyVersion>
+        }
+        groupBy: {
+          args: Prisma.AccountingPolicyVersionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AccountingPolicyVersionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AccountingPolicyVersionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AccountingPolicyVersionCountAggregateOutputType> | number
+        }
+      }
+    }
+    AccountingClose: {
+      payload: Prisma.$AccountingClosePayload<ExtArgs>
+      fields: Prisma.AccountingCloseFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AccountingCloseFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AccountingCloseFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>
+        }
+        findFirst: {
+          args: Prisma.AccountingCloseFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AccountingCloseFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>
+        }
+        findMany: {
+          args: Prisma.AccountingCloseFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>[]
+        }
+        create: {
+          args: Prisma.AccountingCloseCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>
+        }
+        createMany: {
+          args: Prisma.AccountingCloseCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AccountingCloseCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>[]
+        }
+        delete: {
+          args: Prisma.AccountingCloseDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>
+        }
+        update: {
+          args: Prisma.AccountingCloseUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>
+        }
+        deleteMany: {
+          args: Prisma.AccountingCloseDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AccountingCloseUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AccountingCloseUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>[]
+        }
+        upsert: {
+          args: Prisma.AccountingCloseUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>
+        }
+        aggregate: {
+          args: Prisma.AccountingCloseAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAccountingClose>
+        }
+        groupBy: {
+          args: Prisma.AccountingCloseGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AccountingCloseGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AccountingCloseCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AccountingCloseCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2973,6 +3123,27 @@ export const RepSessionScalarFieldEnum = {
 export type RepSessionScalarFieldEnum = (typeof RepSessionScalarFieldEnum)[keyof typeof RepSessionScalarFieldEnum]
 
 
+export const AccountingPolicyVersionScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  number: 'number',
+  definition: 'definition',
+  digest: 'digest',
+  created_at: 'created_at'
+} as const
+
+export type AccountingPolicyVersionScalarFieldEnum = (typeof AccountingPolicyVersionScalarFieldEnum)[keyof typeof AccountingPolicyVersionScalarFieldEnum]
+
+
+export const AccountingCloseScalarFieldEnum = {
+  org_id: 'org_id',
+  month: 'month',
+  closed_at: 'closed_at'
+} as const
+
+export type AccountingCloseScalarFieldEnum = (typeof AccountingCloseScalarFieldEnum)[keyof typeof AccountingCloseScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -3296,6 +3467,8 @@ export type GlobalOmitConfig = {
   repInvitation?: Prisma.RepInvitationOmit
   repSignInLink?: Prisma.RepSignInLinkOmit
   repSession?: Prisma.RepSessionOmit
+  accountingPolicyVersion?: Prisma.AccountingPolicyVersionOmit
+  accountingClose?: Prisma.AccountingCloseOmit
 }
 
 /* Types for Logging */

@@ -78,7 +78,9 @@ export const ModelName = {
   SsoSignInAttempt: 'SsoSignInAttempt',
   RepInvitation: 'RepInvitation',
   RepSignInLink: 'RepSignInLink',
-  RepSession: 'RepSession'
+  RepSession: 'RepSession',
+  AccountingPolicyVersion: 'AccountingPolicyVersion',
+  AccountingClose: 'AccountingClose'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -513,6 +515,27 @@ export const RepSessionScalarFieldEnum = {
 } as const
 
 export type RepSessionScalarFieldEnum = (typeof RepSessionScalarFieldEnum)[keyof typeof RepSessionScalarFieldEnum]
+
+
+export const AccountingPolicyVersionScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  number: 'number',
+  definition: 'definition',
+  digest: 'digest',
+  created_at: 'created_at'
+} as const
+
+export type AccountingPolicyVersionScalarFieldEnum = (typeof AccountingPolicyVersionScalarFieldEnum)[keyof typeof AccountingPolicyVersionScalarFieldEnum]
+
+
+export const AccountingCloseScalarFieldEnum = {
+  org_id: 'org_id',
+  month: 'month',
+  closed_at: 'closed_at'
+} as const
+
+export type AccountingCloseScalarFieldEnum = (typeof AccountingCloseScalarFieldEnum)[keyof typeof AccountingCloseScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -76,7 +76,7 @@ export function plansCommand(): Command {
   return plans;
 }
 
-async function readPlanText(file: string): Promise<string> {
+export async function readPlanText(file: string): Promise<string> {
   try {
     return file === '-' ? await readStdin() : await readFile(file, 'utf8');
   } catch (error) {
@@ -91,7 +91,7 @@ async function readStdin(): Promise<string> {
 }
 
 /** `.json` files are read as strict JSON; anything else as YAML, which reads JSON too. */
-function formatOf(file: string): PlanFileFormat {
+export function formatOf(file: string): PlanFileFormat {
   return extname(file).toLowerCase() === '.json' ? 'json' : 'yaml';
 }
 

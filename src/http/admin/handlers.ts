@@ -1,6 +1,7 @@
 import type { operations, paths } from '../../../generated/openapi-admin.ts';
 import type { AdminServices } from '../../composition.ts';
 import type { ContractHandlers } from '../handlers.ts';
+import { accountingHandlers } from './routes/accounting.ts';
 import { adminAccountHandlers } from './routes/admins.ts';
 import { auditHandlers } from './routes/audit.ts';
 import { contractHandlers } from './routes/contract.ts';
@@ -39,5 +40,6 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     ...repHandlers(services),
     ...adminAccountHandlers(services),
     ...portalAccessHandlers(services),
+    ...accountingHandlers(services),
   };
 }
