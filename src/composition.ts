@@ -3,6 +3,7 @@ import type { Database } from './db/prisma.ts';
 import { poolStatements, type SqlPool } from './repositories/transaction.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { AuditLogReader } from './services/auditLog.ts';
+import { DealEventBatch } from './services/dealEventBatch.ts';
 import { DealReader } from './services/deals.ts';
 import { Demo } from './services/demo.ts';
 import { EarningsEngine } from './services/earnings/engine.ts';
@@ -52,6 +53,7 @@ export interface CompositionInput {
 /** What the public API serves with. */
 export interface ApiServices {
   ingestion: DealIngestion;
+  dealEventBatch: DealEventBatch;
   dealReader: DealReader;
   earningReader: EarningReader;
   planReader: PlanReader;
@@ -92,6 +94,7 @@ export function composeServices(input: CompositionInput): Services {
   // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
   // rehearses an event through the same pipeline and rolls it back.
   const ingestion = new DealIngestion(pool, withDealWebhooks(engine));
+  const dealEventBatch = new DealEventBatch(ingestion);
   // A status change sets off, in its transaction, the period.locked / period.paid webhooks, then the ledger's moves.
   const periods = new PeriodAdmin(db, withPeriodWebhooks(engine));
   const recompute = new EarningsRecompute(db, engine, {
@@ -105,6 +108,7 @@ export function composeServices(input: CompositionInput): Services {
   return {
     api: {
       ingestion,
+      dealEventBatch,
       dealReader: new DealReader(pool),
       earningReader: new EarningReader(pool),
       planReader: new PlanReader(db),

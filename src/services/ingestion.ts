@@ -25,8 +25,9 @@ export interface IngestRequest {
   /**
    * The request's audit entry as it will read when the event is accepted: written in the event's transaction,
    * so an accepted event is never without it. Replays and conflicts write nothing and are audited as reads.
+   * `null`: the entry is written with another event of the same request (a batch).
    */
-  auditEntry?: () => AuditEntryInput;
+  auditEntry?: () => AuditEntryInput | null;
 }
 
 export interface EventIds {

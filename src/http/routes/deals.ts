@@ -34,9 +34,7 @@ export function dealHandlers(deps: DealRouteDeps): Pick<ContractHandlers, 'inges
       });
       if (result.kind === 'key_revoked') throw refuteKeyByWrite(res);
       confirmKeyByWrite(res);
-      if (result.kind === 'conflict') {
-        throw new ApiError('dedup_conflict', `dedup_key ${result.dedupKey} was already used with a different body`);
-      }
+      if (result.kind === 'conflict') throw dedupConflict(result.dedupKey);
       const body: DealEventResult = result.ids;
       if (result.kind === 'replayed') res.status(200).set('Idempotent-Replayed', 'true');
       else res.status(201);
@@ -53,7 +51,11 @@ export function dealHandlers(deps: DealRouteDeps): Pick<ContractHandlers, 'inges
   };
 }
 
-function parseEvent(body: unknown) {
+export function dedupConflict(dedupKey: string): ApiError {
+  return new ApiError('dedup_conflict', `dedup_key ${dedupKey} was already used with a different body`);
+}
+
+export function parseEvent(body: unknown) {
   try {
     return parseDealEvent(body);
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { ContractHandlers } from '../handlers.ts';
+import { type DealEventBatchRouteDeps, dealEventBatchHandlers } from './dealEventBatch.ts';
 import { type DealRouteDeps, dealHandlers } from './deals.ts';
 import { type EarningRouteDeps, earningHandlers } from './earnings.ts';
 import { type EstimateRouteDeps, estimateHandlers } from './estimates.ts';
@@ -10,6 +11,7 @@ import { type UserRouteDeps, userHandlers } from './users.ts';
 
 export type HandlerDeps = PlatformHandlerDeps &
   DealRouteDeps &
+  DealEventBatchRouteDeps &
   EarningRouteDeps &
   PlanRouteDeps &
   UserRouteDeps &
@@ -25,6 +27,7 @@ export function contractHandlers(deps: HandlerDeps): ContractHandlers {
     ...platformHandlers(deps),
     ...metaHandlers(),
     ...dealHandlers(deps),
+    ...dealEventBatchHandlers(deps),
     ...earningHandlers(deps),
     ...planHandlers(deps),
     ...userHandlers(deps),
