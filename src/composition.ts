@@ -4,6 +4,7 @@ import { poolStatements, type SqlPool } from './repositories/transaction.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { AuditLogReader } from './services/auditLog.ts';
 import { DealEventBatch } from './services/dealEventBatch.ts';
+import { DealImport } from './services/dealImport.ts';
 import { DealReader } from './services/deals.ts';
 import { Demo } from './services/demo.ts';
 import { EarningsEngine } from './services/earnings/engine.ts';
@@ -80,6 +81,7 @@ export interface AdminServices {
   webhooks: WebhookAdmin;
   audit: AuditLogReader;
   demo: Demo;
+  dealImport: DealImport;
 }
 
 export interface Services {
@@ -136,6 +138,7 @@ export function composeServices(input: CompositionInput): Services {
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
       demo: new Demo(db, { keys, plans, ingestion, periods }),
+      dealImport: new DealImport(db, pool, dealEventBatch),
     },
   };
 }

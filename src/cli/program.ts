@@ -4,6 +4,7 @@ import { auditCommand } from './commands/audit.ts';
 import { dbCommand } from './commands/db.ts';
 import { demoCommand } from './commands/demo.ts';
 import { fxCommand } from './commands/fx.ts';
+import { importCommand } from './commands/import.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { orgsCommand } from './commands/orgs.ts';
@@ -33,6 +34,7 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     usersCommand(),
     periodsCommand(),
     recomputeCommand(),
+    importCommand(),
     fxCommand(),
     webhooksCommand(),
     workerCommand(),

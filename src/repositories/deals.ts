@@ -6,7 +6,7 @@ import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { AuditEntryInput } from './audit.ts';
 import type { DomainEventRecord } from './domainEvents.ts';
 import { auditEntryCte, auditEntryValues } from './requestAudit.ts';
-import { named, type SqlPool, type Transaction } from './transaction.ts';
+import { named, type SqlPool, sql, type Transaction } from './transaction.ts';
 
 /** A credited rep of a split deal, with the rep's internal user id (stored for finding a rep's split deals). */
 export interface StoredSplit extends DealSplit {
@@ -157,6 +157,14 @@ export class DealRepository {
    * Locks an existing deal for the rest of the transaction and returns its latest committed state. Used when
    * the deal was created by a transaction that committed after this one's statement snapshot was taken.
    */
+  /** Which of these external ids name a deal of the org already (deleted ones included). */
+  async externalIdsPresent(tx: Transaction, orgId: string, externalIds: readonly string[]): Promise<Set<string>> {
+    const rows = await tx.query<{ external_id: string }>(
+      sql`SELECT external_id FROM deals WHERE org_id = ${orgId} AND external_id = ANY(${externalIds}::text[])`,
+    );
+    return new Set(rows.map((row) => row.external_id));
+  }
+
   async lockByExternalId(tx: Transaction, orgId: string, externalId: string): Promise<DealRecord | null> {
     const rows = await tx.query<DealRow>(named('deals_lock', { text: LOCK_DEAL, values: [orgId, externalId] }));
     return rows[0] ? toDealRecord(rows[0]) : null;

@@ -1,0 +1,154 @@
+import type { Database } from '../db/prisma.ts';
+import type { DealEvent } from '../domain/deals/event.ts';
+import { canonicalDigest, type JsonObject } from '../domain/json.ts';
+import { DealRepository } from '../repositories/deals.ts';
+import { OrgRepository } from '../repositories/orgs.ts';
+import { SourceEventRepository } from '../repositories/sourceEvents.ts';
+import { inRolledBackTransaction, type SqlPool } from '../repositories/transaction.ts';
+import { AdminError } from './adminError.ts';
+import type { DealEventBatch } from './dealEventBatch.ts';
+
+/** One row of an export, as its mapping made it: a checked deal event, or the reason it cannot be one. */
+export type ImportRow = { line: number; event: DealEvent; body: JsonObject } | { line: number; refusal: string };
+
+export interface RefusedImportRow {
+  line: number;
+  reason: string;
+}
+
+export interface ImportSummary {
+  dry_run: boolean;
+  rows: number;
+  /** Rows whose deal the org did not have (nor an earlier row of the file). */
+  new_deals: number;
+  /** Rows that change a deal the org has (or an earlier row created). */
+  updates: number;
+  /** Rows imported before, by this file or another with the same row: nothing to do. */
+  unchanged: number;
+  refused: number;
+  /** The first refused rows, by line of the file. */
+  refusals: RefusedImportRow[];
+  seconds: number;
+}
+
+/** Rows looked up and applied together: a batch's largest size. */
+export const IMPORT_CHUNK_ROWS = 1000;
+/** The refused rows a summary lists; the rest are counted. */
+const LISTED_REFUSALS = 1000;
+
+/**
+ * An import of deal events from a CRM export. Rows are taken a chunk at a time (constant memory but for the set of
+ * the file's deal ids): each chunk's dedup keys and deal ids are looked up in one statement each, so that every row
+ * is known as new, an update, unchanged (sent before: skipped, which is what makes a re-run after a crash resume
+ * where it stopped) or refused. Unless it is a dry run, the new rows then go through the batch pipeline: each event
+ * in a transaction of its own, as `POST /v1/deals/events` applies it, with the row's own dedup key.
+ */
+export class DealImport {
+  private readonly pool: SqlPool;
+  private readonly batch: DealEventBatch;
+  private readonly orgs: OrgRepository;
+  private readonly sourceEvents = new SourceEventRepository();
+  private readonly deals: DealRepository;
+
+  constructor(db: Database, pool: SqlPool, batch: DealEventBatch) {
+    this.pool = pool;
+    this.batch = batch;
+    this.orgs = new OrgRepository(db);
+    this.deals = new DealRepository(pool);
+  }
+
+  async run(input: {
+    orgId: string;
+    rows: AsyncIterable<ImportRow>;
+    dryRun: boolean;
+    /** Called after each chunk with the rows done so far. */
+    onProgress?: (rowsDone: number) => void;
+  }): Promise<ImportSummary> {
+    if (!(await this.orgs.find(input.orgId))) throw new AdminError('not_found', `no org ${input.orgId}`);
+    const started = performance.now();
+    const summary: ImportSummary = {
+      dry_run: input.dryRun,
+      rows: 0,
+      new_deals: 0,
+      updates: 0,
+      unchanged: 0,
+      refused: 0,
+      refusals: [],
+      seconds: 0,
+    };
+    const seenDeals = new Set<string>();
+    let chunk: ImportRow[] = [];
+    const flush = async () => {
+      await this.importChunk(input.orgId, chunk, input.dryRun, seenDeals, summary);
+      summary.rows += chunk.length;
+      chunk = [];
+      input.onProgress?.(summary.rows);
+    };
+    for await (const row of input.rows) {
+      chunk.push(row);
+      if (chunk.length === IMPORT_CHUNK_ROWS) await flush();
+    }
+    if (chunk.length > 0) await flush();
+    summary.seconds = Math.round(performance.now() - started) / 1000;
+    return summary;
+  }
+
+  private async importChunk(
+    orgId: string,
+    rows: readonly ImportRow[],
+    dryRun: boolean,
+    seenDeals: Set<string>,
+    summary: ImportSummary,
+  ): Promise<void> {
+    const refuse = (line: number, reason: string) => {
+      summary.refused++;
+      if (summary.refusals.length < LISTED_REFUSALS) summary.refusals.push({ line, reason });
+    };
+    const events = rows.filter((row) => 'event' in row);
+    const { sent, present } = await inRolledBackTransaction(this.pool, async (tx) => ({
+      sent: await this.sourceEvents.digestsByDedupKeys(
+        tx,
+        orgId,
+        events.map((row) => row.event.dedupKey as string),
+      ),
+      present: await this.deals.externalIdsPresent(
+        tx,
+        orgId,
+        events.map((row) => row.event.externalId),
+      ),
+    }));
+    const toApply: Array<{ row: (typeof events)[number]; isNew: boolean }> = [];
+    for (const row of rows) {
+      if (!('event' in row)) {
+        refuse(row.line, row.refusal);
+        continue;
+      }
+      const digest = sent.get(row.event.dedupKey as string);
+      if (digest !== undefined) {
+        if (digest === canonicalDigest(row.body)) summary.unchanged++;
+        else refuse(row.line, `dedup_key ${row.event.dedupKey} was already used with a different body`);
+        continue;
+      }
+      const isNew = !present.has(row.event.externalId) && !seenDeals.has(row.event.externalId);
+      seenDeals.add(row.event.externalId);
+      toApply.push({ row, isNew });
+    }
+    if (dryRun) {
+      for (const { isNew } of toApply) isNew ? summary.new_deals++ : summary.updates++;
+      return;
+    }
+    const results = await this.batch.ingestAll({
+      orgId,
+      keyId: null,
+      events: toApply.map(({ row }) => ({ event: row.event, body: row.body })),
+      receivedAt: new Date(),
+    });
+    results.forEach((result, position) => {
+      const { row, isNew } = toApply[position] as (typeof toApply)[number];
+      if (result.kind === 'accepted') isNew ? summary.new_deals++ : summary.updates++;
+      else if (result.kind === 'replayed') summary.unchanged++;
+      else if (result.kind === 'conflict')
+        refuse(row.line, `dedup_key ${result.dedupKey} was already used with a different body`);
+    });
+  }
+}
