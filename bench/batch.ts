@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { createPrismaClient } from '../src/db/prisma.ts';
 import { OrgRepository } from '../src/repositories/orgs.ts';
 import { KeyAdmin } from '../src/services/keys.ts';
 import { PlanAdmin } from '../src/services/plans.ts';
+import { spawnServe } from '../test/helpers/cli.ts';
 import { DISTINCT_DEALS, dealEvents } from './events.ts';
 import { noPlanChanges } from './listeners.ts';
 
@@ -47,7 +48,12 @@ try {
   const singleKey = await orgWithKey('bench single events');
   const batchKey = await orgWithKey('bench batched events');
   await db.$disconnect();
-  const started = await serve(database.url);
+  const started = await spawnServe({
+    ...process.env,
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'warn',
+    QUOTIENT_WEBHOOK_WORKER: 'false',
+  });
   server = started.child;
   const url = started.url;
 
@@ -129,23 +135,4 @@ async function post(url: string, key: string, body: string, expected: number): P
   const text = await response.text();
   if (response.status !== expected) throw new Error(`${url} answered ${response.status}: ${text}`);
   return text;
-}
-
-function serve(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['src/cli/main.ts', 'serve', '--port', '0', '--json'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', QUOTIENT_WEBHOOK_WORKER: 'false' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout?.on('data', (chunk) => {
-      stdout += chunk;
-      try {
-        done({ child, url: (JSON.parse(stdout) as { url: string }).url });
-      } catch {
-        // not a whole document yet
-      }
-    });
-    child.once('exit', (code) => fail(new Error(`quotient serve exited with ${code}`)));
-  });
 }
