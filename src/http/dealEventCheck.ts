@@ -33,6 +33,16 @@ export class DealEventCheck {
     return parseEvent(body);
   }
 
+  /** The event, or the reason the API would refuse it with (an import's row refused, not thrown). */
+  outcome(body: unknown): { event: DealEvent } | { refusal: string } {
+    try {
+      return { event: this.check(body) };
+    } catch (error) {
+      if (error instanceof ApiError) return { refusal: error.reason ?? error.code };
+      throw error;
+    }
+  }
+
   /** Compiled on the first event checked, so that a process that takes no batch pays nothing for it. */
   private validator(): ValidateFunction {
     if (this.compiled) return this.compiled;

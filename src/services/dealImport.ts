@@ -1,15 +1,12 @@
 import type { Database } from '../db/prisma.ts';
-import type { DealEvent } from '../domain/deals/event.ts';
-import { canonicalDigest, type JsonObject } from '../domain/json.ts';
+import type { ImportRow } from '../domain/imports/rows.ts';
+import { canonicalDigest } from '../domain/json.ts';
 import { DealRepository } from '../repositories/deals.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
 import { SourceEventRepository } from '../repositories/sourceEvents.ts';
 import { inRolledBackTransaction, type SqlPool } from '../repositories/transaction.ts';
 import { AdminError } from './adminError.ts';
 import type { DealEventBatch } from './dealEventBatch.ts';
-
-/** One row of an export, as its mapping made it: a checked deal event, or the reason it cannot be one. */
-export type ImportRow = { line: number; event: DealEvent; body: JsonObject } | { line: number; refusal: string };
 
 export interface RefusedImportRow {
   line: number;

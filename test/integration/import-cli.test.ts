@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -181,11 +181,52 @@ describe('quotient import deals', () => {
     assert.equal(unknownOrg.code, 2);
     const strange = await importDeals([await csvFile('a,b\n1,2\n'), '--org', org.id]);
     assert.equal(strange.code, 2);
-    assert.match((strange.summary as unknown as { reason: string }).reason, /--mapping FILE\.yaml/);
+    assert.match((strange.summary as unknown as { reason: string }).reason, /give a mapping/);
     const mapping = await csvFile(MAPPING, 'mapping.yaml');
     const csv = await csvFile('Deal,Phase,Closed,Seller,Territory,Seats\nD-1,Signed,2026-03-02,ana,EMEA,1\n');
     const missing = await importDeals([csv, '--org', org.id, '--mapping', mapping]);
     assert.equal(missing.code, 2);
     assert.match((missing.summary as unknown as { reason: string }).reason, /no column "Value"/);
+  });
+});
+
+describe("POST /admin/v1/deal-imports (the console's upload)", () => {
+  test("a dry run then an import of the Salesforce sample into the admin's org; a second import changes nothing", async ({
+    db,
+    signedIn,
+  }) => {
+    const { org, client } = await signedIn('admin');
+    const text = await readFile(SALESFORCE, 'utf8');
+    const dry = await client.api.POST('/admin/v1/deal-imports', { body: { text, dry_run: true } });
+    assert.equal(dry.response.status, 200);
+    assert.equal(dry.data?.mapping, 'salesforce');
+    assert.equal(dry.data?.new_deals, 280);
+    assert.deepEqual(await counts(db, org.id), [0, 0, 0]);
+
+    const applied = await client.api.POST('/admin/v1/deal-imports', { body: { text, mapping: 'salesforce' } });
+    assert.equal(applied.data?.new_deals, 280);
+    const again = await client.api.POST('/admin/v1/deal-imports', { body: { text } });
+    assert.equal(again.data?.unchanged, 280);
+    assert.equal(await db.sourceEvent.count({ where: { org_id: org.id } }), 280);
+  });
+
+  test('a mapping file and refused rows by line; an unknown header is 400; a viewer may not import', async ({
+    db,
+    signedIn,
+  }) => {
+    const { org, client } = await signedIn('admin');
+    const text =
+      'Deal,Phase,Value,Closed,Seller,Territory,Seats\nD-1,Signed,10,2026-03-02,ana,EMEA,1\nD-2,Signed,x,2026-03-02,ana,EMEA,1\n';
+    const { data } = await client.api.POST('/admin/v1/deal-imports', { body: { text, mapping_file: MAPPING } });
+    assert.deepEqual([data?.new_deals, data?.refusals], [1, [{ line: 3, reason: 'Value: "x" is not an amount' }]]);
+    assert.equal(await db.deal.count({ where: { org_id: org.id } }), 1);
+
+    const unknown = await client.api.POST('/admin/v1/deal-imports', { body: { text: 'a,b\n1,2\n' } });
+    assert.equal(unknown.response.status, 400);
+    assert.match(unknown.error?.reason ?? '', /give a mapping/);
+
+    const viewer = await signedIn('viewer', org.id);
+    const refused = await viewer.client.api.POST('/admin/v1/deal-imports', { body: { text } });
+    assert.equal(refused.response.status, 403);
   });
 });

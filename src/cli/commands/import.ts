@@ -2,20 +2,12 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { Command } from 'commander';
 import { parse } from 'yaml';
-import { CsvSyntaxError, csvRecords } from '../../domain/imports/csv.ts';
-import {
-  BUILT_IN_MAPPINGS,
-  InvalidMapping,
-  type Mapping,
-  parseMapping,
-  RefusedRow,
-  RowMapper,
-} from '../../domain/imports/mapping.ts';
+import { BUILT_IN_MAPPINGS, InvalidMapping, type Mapping, parseMapping } from '../../domain/imports/mapping.ts';
+import { exportRows } from '../../domain/imports/rows.ts';
 import { loadContract } from '../../http/contract.ts';
 import { DealEventCheck } from '../../http/dealEventCheck.ts';
-import { ApiError } from '../../http/errors.ts';
 import { AdminError } from '../../services/adminError.ts';
-import type { ImportRow, ImportSummary } from '../../services/dealImport.ts';
+import type { ImportSummary } from '../../services/dealImport.ts';
 import { withAdminServices } from '../context.ts';
 import { print, printFailure } from '../output.ts';
 import { importProgressBar } from '../progress.ts';
@@ -71,51 +63,21 @@ async function importDeals(file: string, options: ImportOptions): Promise<Import
       yield chunk;
     }
   }
-  const records = csvRecords(counted());
-  const header = await records.next();
-  if (header.done) throw new AdminError('invalid_argument', `${file} is empty: it needs a header row`);
-  const mapping = chosen ?? recognise(header.value.fields);
-  const mapper = (() => {
-    try {
-      return new RowMapper(mapping, header.value.fields);
-    } catch (error) {
-      if (error instanceof InvalidMapping) throw new AdminError('invalid_argument', error.message);
-      throw error;
-    }
-  })();
   const check = new DealEventCheck(loadContract());
-  const width = header.value.fields.length;
-  async function* rows(): AsyncGenerator<ImportRow> {
-    try {
-      for await (const { line, fields } of records) {
-        if (fields.length !== width) {
-          yield { line, refusal: `has ${fields.length} fields where the header has ${width}` };
-          continue;
-        }
-        try {
-          const body = mapper.eventOf(fields);
-          yield { line, event: check.check(body), body };
-        } catch (error) {
-          if (error instanceof RefusedRow) yield { line, refusal: error.message };
-          else if (error instanceof ApiError) yield { line, refusal: error.reason ?? error.code };
-          else throw error;
-        }
-      }
-    } catch (error) {
-      if (error instanceof CsvSyntaxError) throw new AdminError('invalid_argument', `${file}: ${error.message}`);
-      throw error;
-    }
-  }
   const bar = process.stderr.isTTY ? importProgressBar(process.stderr, size) : undefined;
   try {
+    const { rows } = await exportRows(counted(), chosen, (body) => check.outcome(body));
     return await withAdminServices((services) =>
       services.dealImport.run({
         orgId: options.org,
-        rows: rows(),
+        rows,
         dryRun: options.dryRun === true,
         onProgress: (done) => bar?.update(done, bytesRead),
       }),
     );
+  } catch (error) {
+    if (error instanceof InvalidMapping) throw new AdminError('invalid_argument', `${file}: ${error.message}`);
+    throw error;
   } finally {
     bar?.done();
     stream.destroy();
@@ -137,21 +99,6 @@ async function loadMapping(name: string): Promise<Mapping> {
     if (error instanceof InvalidMapping) throw new AdminError('invalid_argument', `${name}: ${error.message}`);
     throw new AdminError('invalid_argument', `${name}: not YAML (${(error as Error).message})`);
   }
-}
-
-/** The built-in mapping whose id and stage columns the header has. */
-function recognise(header: readonly string[]): Mapping {
-  const columns = new Set(header.map((name) => name.trim()));
-  const found = Object.values(BUILT_IN_MAPPINGS).find(
-    (mapping) => columns.has(mapping.id) && columns.has(mapping.stage),
-  );
-  if (!found) {
-    throw new AdminError(
-      'invalid_argument',
-      'the header is not that of a HubSpot deal export or a Salesforce opportunity report: give --mapping FILE.yaml',
-    );
-  }
-  return found;
 }
 
 export function describeImport(summary: ImportSummary): string {

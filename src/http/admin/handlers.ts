@@ -17,6 +17,7 @@ import { toWireAdminPeriod } from '../../wire/periods.ts';
 import { toWirePlanSummary } from '../../wire/plans.ts';
 import { ApiError } from '../errors.ts';
 import { pageRequest } from '../pages.ts';
+import { importHandlers } from './imports.ts';
 import {
   type AdminRequestContext,
   actorOf,
@@ -92,6 +93,8 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
   const { sessions } = services;
 
   return {
+    ...importHandlers(services.dealImport),
+
     getAdminOpenApiDocument: async (_req, res) => {
       res.type('json').set('Cache-Control', 'no-cache').send(deps.servedContract);
     },
