@@ -3,6 +3,7 @@ import { api, type Me, rememberSession, whenSignedOut } from './api.ts';
 import { Loading } from './components.tsx';
 import { AdminsPage } from './pages/admins.tsx';
 import { AuditPage } from './pages/audit.tsx';
+import { ImportsPage } from './pages/imports.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { PeriodsPage } from './pages/periods.tsx';
 import { PlanPage, PlansPage } from './pages/plans.tsx';
@@ -15,6 +16,7 @@ const NAV = [
   { href: '/keys', label: 'API keys' },
   { href: '/audit', label: 'Audit log' },
   { href: '/plans', label: 'Plans' },
+  { href: '/imports', label: 'Import deals' },
   { href: '/periods', label: 'Periods' },
   { href: '/reps', label: 'Reps' },
   { href: '/webhooks', label: 'Webhooks' },
@@ -130,6 +132,8 @@ function Page(props: { path: string; canChange: boolean }) {
       ) : (
         <PlansPage canChange={props.canChange} />
       );
+    case 'imports':
+      return <ImportsPage canChange={props.canChange} />;
     case 'periods':
       return <PeriodsPage canChange={props.canChange} />;
     case 'reps':
