@@ -13,7 +13,7 @@ import { DISTINCT_DEALS, dealEvents } from './events.ts';
 import { noPlanChanges } from './listeners.ts';
 
 // `node bench/batch.ts`: deal events per second through POST /v1/deals/events/batch against POST /v1/deals/events,
-// on one `quotient serve` child, each into an org of its own with product.md's four-chip plan, in alternating rounds
+// on one `quotient serve` child, each into an org of its own with the four-chip example plan (examples/plans/core-ae.yaml), in alternating rounds
 // so that a noisy neighbour hits both. Both orgs first get one event per deal (5,000 deals, through the batch), so
 // every measured event updates an existing deal, as in `npm run bench`'s earnings row.
 //
