@@ -1058,17 +1058,16 @@ export interface components {
         };
         /**
          * @description What became of one event of a batch: the status `POST /v1/deals/events` would have answered,
-         *     with the event's ids (`201` accepted, `200` replayed) or its error (`400`, `422`, `401`).
+         *     with the event's ids (`201` accepted, `200` replayed) or its error (`400`, `422`).
          */
         DealEventBatchItemResult: {
             /**
              * @description `201` accepted, `200` replayed (its `dedup_key` was used with the same event; nothing
-             *     written), `400` invalid, `422` dedup conflict, `401` the key was revoked before this event
-             *     was applied.
+             *     written), `400` invalid, `422` dedup conflict.
              * @example 201
              * @enum {integer}
              */
-            status: 200 | 201 | 400 | 401 | 422;
+            status: 200 | 201 | 400 | 422;
             readonly source_event_id?: components["schemas"]["SourceEventId"];
             readonly domain_event_id?: components["schemas"]["DomainEventId"];
             readonly deal_id?: components["schemas"]["DealId"];
