@@ -1,10 +1,12 @@
 import type { Database } from '../db/prisma.ts';
 import type { ImportRow } from '../domain/imports/rows.ts';
 import { canonicalDigest } from '../domain/json.ts';
+import { AuditRepository } from '../repositories/audit.ts';
 import { DealRepository } from '../repositories/deals.ts';
 import { OrgRepository } from '../repositories/orgs.ts';
 import { SourceEventRepository } from '../repositories/sourceEvents.ts';
 import { inRolledBackTransaction, type SqlPool } from '../repositories/transaction.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
 import { AdminError } from './adminError.ts';
 import type { DealEventBatch } from './dealEventBatch.ts';
 
@@ -38,12 +40,14 @@ const LISTED_REFUSALS = 1000;
  * the file's deal ids): each chunk's dedup keys and deal ids are looked up in one statement each, so that every row
  * is known as new, an update, unchanged (sent before: skipped, which is what makes a re-run after a crash resume
  * where it stopped) or refused. Unless it is a dry run, the new rows then go through the batch pipeline: each event
- * in a transaction of its own, as `POST /v1/deals/events` applies it, with the row's own dedup key.
+ * in a transaction of its own, as `POST /v1/deals/events` applies it, with the row's own dedup key. An import that
+ * ran to its end is one entry of the org's audit log (`deals.imported`, with its counts).
  */
 export class DealImport {
   private readonly pool: SqlPool;
   private readonly batch: DealEventBatch;
   private readonly orgs: OrgRepository;
+  private readonly audit: AuditRepository;
   private readonly sourceEvents = new SourceEventRepository();
   private readonly deals: DealRepository;
 
@@ -51,6 +55,7 @@ export class DealImport {
     this.pool = pool;
     this.batch = batch;
     this.orgs = new OrgRepository(db);
+    this.audit = new AuditRepository(db);
     this.deals = new DealRepository(pool);
   }
 
@@ -58,6 +63,9 @@ export class DealImport {
     orgId: string;
     rows: AsyncIterable<ImportRow>;
     dryRun: boolean;
+    /** The file's name, for the audit log. */
+    source: string;
+    actor?: AdminActor;
     /** Called after each chunk with the rows done so far. */
     onProgress?: (rowsDone: number) => void;
   }): Promise<ImportSummary> {
@@ -87,6 +95,12 @@ export class DealImport {
     }
     if (chunk.length > 0) await flush();
     summary.seconds = Math.round(performance.now() - started) / 1000;
+    if (!input.dryRun) {
+      const { refusals: _listed, dry_run: _dryRun, ...counts } = summary;
+      await this.audit.insertMany([
+        adminAuditEntry(input.orgId, 'deals.imported', { source: input.source, ...counts }, input.actor ?? CLI_ACTOR),
+      ]);
+    }
     return summary;
   }
 

@@ -62,6 +62,10 @@ describe('quotient import deals', () => {
     assert.ok(won > 100, `${won} won deals`);
     const before = await counts(db, org.id);
     assert.ok((before[2] ?? 0) > 0, 'the plan earned on the imported deals');
+    const audited = await db.auditEntry.findMany({ where: { org_id: org.id, action: 'deals.imported' } });
+    assert.equal(audited.length, 1);
+    assert.equal(audited[0]?.actor, 'cli');
+    assert.deepEqual((audited[0]?.details as { new_deals: number; source: string }).new_deals, 320);
 
     const second = await importDeals([HUBSPOT, '--org', org.id]);
     assert.equal(second.code, 0);
@@ -76,6 +80,7 @@ describe('quotient import deals', () => {
     const dry = await importDeals([SALESFORCE, '--org', org.id, '--dry-run']);
     assert.equal(dry.code, 0, JSON.stringify(dry.summary));
     assert.equal(dry.summary.dry_run, true);
+    assert.equal((dry.summary as ImportSummary & { mapping: string }).mapping, 'salesforce');
     assert.equal(dry.summary.new_deals, 280);
     assert.deepEqual(await counts(db, org.id), [0, 0, 0]);
 
@@ -207,6 +212,8 @@ describe("POST /admin/v1/deal-imports (the console's upload)", () => {
     assert.equal(applied.data?.new_deals, 280);
     const again = await client.api.POST('/admin/v1/deal-imports', { body: { text } });
     assert.equal(again.data?.unchanged, 280);
+    const audited = await db.auditEntry.findMany({ where: { org_id: org.id, action: 'deals.imported' } });
+    assert.equal(audited.length, 2, 'each import, not the dry run');
     assert.equal(await db.sourceEvent.count({ where: { org_id: org.id } }), 280);
   });
 

@@ -51,7 +51,9 @@ export function importCommand(): Command {
   return command;
 }
 
-async function importDeals(file: string, options: ImportOptions): Promise<ImportSummary> {
+type ImportReport = ImportSummary & { mapping: string };
+
+async function importDeals(file: string, options: ImportOptions): Promise<ImportReport> {
   const size = (await stat(file).catch(() => null))?.size;
   if (size === undefined) throw new AdminError('invalid_argument', `cannot read ${file}`);
   const chosen = options.mapping === undefined ? undefined : await loadMapping(options.mapping);
@@ -66,15 +68,17 @@ async function importDeals(file: string, options: ImportOptions): Promise<Import
   const check = new DealEventCheck(loadContract());
   const bar = process.stderr.isTTY ? importProgressBar(process.stderr, size) : undefined;
   try {
-    const { rows } = await exportRows(counted(), chosen, (body) => check.outcome(body));
-    return await withAdminServices((services) =>
+    const { mapping, rows } = await exportRows(counted(), chosen, (body) => check.outcome(body));
+    const summary = await withAdminServices((services) =>
       services.dealImport.run({
         orgId: options.org,
         rows,
         dryRun: options.dryRun === true,
+        source: file,
         onProgress: (done) => bar?.update(done, bytesRead),
       }),
     );
+    return { ...summary, mapping: mapping.name };
   } catch (error) {
     if (error instanceof InvalidMapping) throw new AdminError('invalid_argument', `${file}: ${error.message}`);
     throw error;
@@ -101,10 +105,10 @@ async function loadMapping(name: string): Promise<Mapping> {
   }
 }
 
-export function describeImport(summary: ImportSummary): string {
+export function describeImport(summary: ImportReport): string {
   const verb = summary.dry_run ? 'Would import' : 'Imported';
   const lines = [
-    `${verb} ${summary.rows} rows in ${summary.seconds} s: ${summary.new_deals} new deals, ${summary.updates} updates, ` +
+    `${verb} ${summary.rows} rows (${summary.mapping} mapping) in ${summary.seconds} s: ${summary.new_deals} new deals, ${summary.updates} updates, ` +
       `${summary.unchanged} unchanged (imported before), ${summary.refused} refused` +
       (summary.dry_run ? ' (dry run: nothing applied)' : ''),
     ...summary.refusals.map((refusal) => `  line ${refusal.line}: ${refusal.reason}`),

@@ -20,7 +20,7 @@ export function importHandlers(dealImport: DealImport) {
   const check = new DealEventCheck(loadContract());
   return {
     importDeals: async (req: Request, res: Response): Promise<void> => {
-      const { session } = res.locals.admin as AdminRequestContext;
+      const { session, actor } = res.locals.admin as AdminRequestContext;
       const body = req.body as ImportRequest;
       try {
         const { mapping, rows } = await exportRows(
@@ -30,7 +30,13 @@ export function importHandlers(dealImport: DealImport) {
           chosenMapping(body),
           (event) => check.outcome(event),
         );
-        const summary = await dealImport.run({ orgId: session.org_id, rows, dryRun: body.dry_run === true });
+        const summary = await dealImport.run({
+          orgId: session.org_id,
+          rows,
+          dryRun: body.dry_run === true,
+          source: body.file_name || 'the uploaded file',
+          actor,
+        });
         res.status(200).json({ ...summary, mapping: mapping.name } satisfies ImportSummaryBody);
       } catch (error) {
         if (error instanceof InvalidMapping) throw new ApiError('invalid_body', error.message);
