@@ -65,7 +65,8 @@ describe('quotient import deals', () => {
     const audited = await db.auditEntry.findMany({ where: { org_id: org.id, action: 'deals.imported' } });
     assert.equal(audited.length, 1);
     assert.equal(audited[0]?.actor, 'cli');
-    assert.deepEqual((audited[0]?.details as { new_deals: number; source: string }).new_deals, 320);
+    const details = audited[0]?.details as { new_deals?: number; source?: string } | undefined;
+    assert.deepEqual([details?.new_deals, details?.source], [320, HUBSPOT]);
 
     const second = await importDeals([HUBSPOT, '--org', org.id]);
     assert.equal(second.code, 0);
