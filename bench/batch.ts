@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { openEmbeddedDatabase } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { createPrismaClient } from '../src/db/prisma.ts';
-import { OrgRepository } from '../src/repositories/orgs.ts';
-import { KeyAdmin } from '../src/services/keys.ts';
-import { PlanAdmin } from '../src/services/plans.ts';
+import * as orgs from '../src/repositories/orgs.ts';
+import { createSqlPool, databaseStatements } from '../src/repositories/transaction.ts';
 import { spawnServe } from '../test/helpers/cli.ts';
 import { DISTINCT_DEALS, dealEvents } from './events.ts';
 import { noPlanChanges } from './listeners.ts';
+import { benchServices } from './services.ts';
 
 // `node bench/batch.ts`: deal events per second through POST /v1/deals/events/batch against POST /v1/deals/events,
 // on one `quotient serve` child, each into an org of its own with the four-chip example plan (examples/plans/core-ae.yaml), in alternating rounds
@@ -33,11 +33,14 @@ let server: ChildProcess | undefined;
 try {
   await applyMigrations(database.url);
   const db = createPrismaClient(database.url, 2);
+  // Set-up runs on the Prisma client only; the pool stays unconnected.
+  const setupPool = createSqlPool(database.url, 1, () => {});
+  const { admin: setup } = benchServices(db, setupPool);
   const plan = await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8');
   const orgWithKey = async (name: string) => {
-    const org = await new OrgRepository(db).create(name);
-    await new PlanAdmin(db, noPlanChanges).apply({ orgId: org.id, text: plan });
-    const { rawKey } = await new KeyAdmin(db).create({
+    const org = await orgs.create(databaseStatements(db), name);
+    await setup.planAdmin.apply({ orgId: org.id, text: plan }, noPlanChanges);
+    const { rawKey } = await setup.keys.create({
       orgId: org.id,
       name,
       scopes: 'deals:write',
@@ -47,6 +50,7 @@ try {
   };
   const singleKey = await orgWithKey('bench single events');
   const batchKey = await orgWithKey('bench batched events');
+  await setupPool.end();
   await db.$disconnect();
   const started = await spawnServe({
     ...process.env,

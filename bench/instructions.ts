@@ -8,12 +8,12 @@ import pg from 'pg';
 import { openEmbeddedDatabase } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { createPrismaClient } from '../src/db/prisma.ts';
-import { OrgRepository } from '../src/repositories/orgs.ts';
-import { KeyAdmin } from '../src/services/keys.ts';
-import { PlanAdmin } from '../src/services/plans.ts';
+import * as orgs from '../src/repositories/orgs.ts';
+import { createSqlPool, databaseStatements } from '../src/repositories/transaction.ts';
 import { dealEvents } from './events.ts';
 import { createFloorTables } from './floor.ts';
 import { noPlanChanges } from './listeners.ts';
+import { benchServices } from './services.ts';
 
 // `npm run bench:instructions`: the instructions the server process executes per request, counted by valgrind's
 // callgrind. Unlike requests/s or even CPU time, an instruction count does not depend on what else the machine
@@ -37,24 +37,31 @@ const servers: ChildProcess[] = [];
 try {
   await applyMigrations(database.url);
   const db = createPrismaClient(database.url, 2);
+  // Set-up runs on the Prisma client only; the pool stays unconnected.
+  const setupPool = createSqlPool(database.url, 1, () => {});
+  const { admin: setup } = benchServices(db, setupPool);
   const keyFor = async (orgId: string, name: string) =>
     (
-      await new KeyAdmin(db).create({
+      await setup.keys.create({
         orgId,
         name,
         scopes: 'deals:read,deals:write,earnings:read,plans:read',
         rateLimit: '100000',
       })
     ).rawKey;
-  const org = await new OrgRepository(db).create('Instructions org');
-  const planOrg = await new OrgRepository(db).create('Instructions org with a plan');
-  await new PlanAdmin(db, noPlanChanges).apply({
-    orgId: planOrg.id,
-    text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
-  });
+  const org = await orgs.create(databaseStatements(db), 'Instructions org');
+  const planOrg = await orgs.create(databaseStatements(db), 'Instructions org with a plan');
+  await setup.planAdmin.apply(
+    {
+      orgId: planOrg.id,
+      text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
+    },
+    noPlanChanges,
+  );
   const authKey = await keyFor(org.id, 'auth');
   const ingestKey = await keyFor(org.id, 'ingest');
   const planKey = await keyFor(planOrg.id, 'earnings');
+  await setupPool.end();
   await db.$disconnect();
   const admin = new pg.Pool({ connectionString: database.url, max: 1 });
   await createFloorTables(admin, authKey);

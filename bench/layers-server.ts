@@ -1,25 +1,21 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { digestOf, parseBearer } from '../src/access/apiKeys.ts';
-import { AuditLog } from '../src/access/auditLog.ts';
 import { windowAt } from '../src/access/rateLimit.ts';
 import { countingGate, MemoryWindowCounter } from '../src/access/rateLimitStore.ts';
+import { AuditLog } from '../src/audit/requestLog.ts';
+import { Refusal } from '../src/domain/refusal.ts';
 import { BODY_LIMIT_BYTES } from '../src/http/app.ts';
 import { loadContract } from '../src/http/contract.ts';
-import { validateContract } from '../src/http/contractValidator.ts';
-import { ApiError } from '../src/http/errors.ts';
-import { type ContractHandlers, dispatchToHandlers } from '../src/http/handlers.ts';
+import { contractRouter } from '../src/http/contractRouter.ts';
+import type { HandlerTable } from '../src/http/handlers.ts';
 import { Metrics } from '../src/http/metrics.ts';
 import { authenticate, type RequestAuth } from '../src/http/middleware/authenticate.ts';
 import { errorHandler } from '../src/http/middleware/errorHandler.ts';
 import { requestContext } from '../src/http/middleware/requestContext.ts';
-import { refuseUnstorableParameters } from '../src/http/middleware/storableParameters.ts';
 import { OperationTable } from '../src/http/operations.ts';
-import { keepRawBody } from '../src/http/rawBody.ts';
 import { metaHandlers } from '../src/http/routes/meta.ts';
 import { createLogger } from '../src/lib/logger.ts';
-import { KeyAuthentication } from '../src/repositories/keyAuthentication.ts';
-import { RequestAuditRepository } from '../src/repositories/requestAudit.ts';
-import { createSqlPool } from '../src/repositories/transaction.ts';
+import { createSqlPool, poolStatements } from '../src/repositories/transaction.ts';
 import { LAYER_NAMES, type Layer } from './layers.ts';
 import { serveChild } from './serveChild.ts';
 
@@ -33,7 +29,7 @@ import { serveChild } from './serveChild.ts';
 // - audit:    + the whole `authenticate` step instead of the bare read: the rate-limit decision and its headers,
 //             the scope check, the audit entry queued and written in batches, the key's last use;
 // - contract: + the body parser, the path-parameter check, the contract validator (express-openapi-validator)
-//             and the dispatch by operationId: `createApp`'s chain for this operation.
+//             and the dispatch by operationId: the contract router (src/http/contractRouter.ts) of `createApp`.
 //
 // `quotient serve` itself is the row after these: what it adds beyond `contract` is the routing of /metrics, /docs
 // and /admin past the contract's requests, which `GET /v1/` only tests a pattern for.
@@ -48,8 +44,8 @@ const onIdleError = (error: Error) => logger.warn({ err: error }, 'an idle conne
 // As `startServer` sizes them for the default pool size of 10.
 const accessPool = createSqlPool(databaseUrl, 5, onIdleError, { asynchronousCommit: true });
 const auditPool = createSqlPool(databaseUrl, 10, onIdleError);
-const keys = countingGate('memory', new KeyAuthentication(accessPool), new MemoryWindowCounter());
-const auditLog = new AuditLog(new RequestAuditRepository(auditPool), logger);
+const keys = countingGate('memory', poolStatements(accessPool), new MemoryWindowCounter());
+const auditLog = new AuditLog(poolStatements(auditPool), logger);
 auditLog.start();
 const metrics = new Metrics(() => auditLog.depth(), keys.store);
 const contract = loadContract();
@@ -61,30 +57,41 @@ app.disable('x-powered-by');
 app.set('trust proxy', 'loopback');
 app.set('query parser', 'extended');
 if (has('context')) app.use(requestContext(logger, metrics));
-app.use((req: Request, res: Response, next: NextFunction) => {
-  const match = operations.match(req.method, req.path);
-  if (match.kind !== 'operation') throw new ApiError('not_found', `no route ${req.method} ${req.path}`);
-  res.locals.operation = match.operation;
-  next();
-});
-if (has('audit')) {
-  app.use(authenticate({ keys, auditLog, metrics, keyConfirmedByWrite: new Set() }));
+if (has('contract')) {
+  app.use(
+    contractRouter({
+      // The contract with `GET /v1/` alone, the one operation this server has a handler for.
+      contract: { ...contract, paths: { '/v1/': (contract.paths as Record<string, unknown>)['/v1/'] } },
+      handlers: { getAuthContext: getAuthContext as HandlerTable[string] },
+      access: authenticate({ keys, auditLog, metrics }),
+      bodyLimitBytes: BODY_LIMIT_BYTES,
+      validateResponses: false,
+    }),
+  );
 } else {
-  app.use(async (req: Request, res: Response, next: NextFunction) => {
-    const token = parseBearer(req.get('authorization'));
-    const found = token ? await keys.authenticateAndCount(digestOf(token), windowAt(new Date()).start) : null;
-    if (!found) throw new ApiError('invalid_key', 'the API key is unknown or revoked');
-    const auth: RequestAuth = { keyId: found.key.id, orgId: found.key.org_id, orgName: found.org_name, key: found.key };
-    res.locals.auth = auth;
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const match = operations.match(req.method, req.path);
+    if (match.kind !== 'operation') throw new Refusal('not_found', `no route ${req.method} ${req.path}`);
+    res.locals.operation = match.operation;
     next();
   });
-}
-if (has('contract')) {
-  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: keepRawBody }));
-  app.use(refuseUnstorableParameters());
-  app.use(validateContract({ contract, validateResponses: false }));
-  app.use(dispatchToHandlers({ getAuthContext } as ContractHandlers));
-} else {
+  if (has('audit')) {
+    app.use(authenticate({ keys, auditLog, metrics }));
+  } else {
+    app.use(async (req: Request, res: Response, next: NextFunction) => {
+      const token = parseBearer(req.get('authorization'));
+      const found = token ? await keys.authenticateAndCount(digestOf(token), windowAt(new Date()).start) : null;
+      if (!found) throw new Refusal('invalid_key', 'the API key is unknown or revoked');
+      const auth: RequestAuth = {
+        keyId: found.key.id,
+        orgId: found.key.org_id,
+        orgName: found.org_name,
+        key: found.key,
+      };
+      res.locals.auth = auth;
+      next();
+    });
+  }
   app.use((req: Request, res: Response) => getAuthContext(req as never, res as never));
 }
 app.use(errorHandler(logger));

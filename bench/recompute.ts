@@ -3,9 +3,10 @@ import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { createPrismaClient } from '../src/db/prisma.ts';
 import { newId } from '../src/lib/ids.ts';
-import { OrgRepository } from '../src/repositories/orgs.ts';
-import { PlanAdmin } from '../src/services/plans.ts';
+import * as orgs from '../src/repositories/orgs.ts';
+import { createSqlPool, databaseStatements } from '../src/repositories/transaction.ts';
 import { noPlanChanges } from './listeners.ts';
+import { benchServices } from './services.ts';
 
 // `quotient recompute` at growing sizes: for each size, a new org with product.md's four-chip plan and that many
 // deals written straight into the tables in bulk (200 per rep, over the 12 months of 2026: 40% won, 40% open,
@@ -36,8 +37,10 @@ export async function benchRecompute(databaseUrl: string, sizes: readonly number
   );
   for (const size of sizes) {
     const db = createPrismaClient(databaseUrl, 2);
-    const org = await new OrgRepository(db).create(`Bench recompute ${size}`);
-    await new PlanAdmin(db, noPlanChanges).apply({ orgId: org.id, text: plan });
+    const setupPool = createSqlPool(databaseUrl, 1, () => {});
+    const org = await orgs.create(databaseStatements(db), `Bench recompute ${size}`);
+    await benchServices(db, setupPool).admin.planAdmin.apply({ orgId: org.id, text: plan }, noPlanChanges);
+    await setupPool.end();
     await db.$disconnect();
     await seedDeals(databaseUrl, org.id, size);
     const first = await recompute(databaseUrl, ['recompute', '--org', org.id, '--json']);

@@ -9,11 +9,8 @@ import { openEmbeddedDatabase } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { createPrismaClient } from '../src/db/prisma.ts';
 import { parseDealEvent } from '../src/domain/deals/event.ts';
-import { OrgRepository } from '../src/repositories/orgs.ts';
-import { createSqlPool } from '../src/repositories/transaction.ts';
-import { DealIngestion } from '../src/services/ingestion.ts';
-import { KeyAdmin } from '../src/services/keys.ts';
-import { PlanAdmin } from '../src/services/plans.ts';
+import * as orgs from '../src/repositories/orgs.ts';
+import { createSqlPool, databaseStatements } from '../src/repositories/transaction.ts';
 import { backendsServing, type CpuSnapshot, cpuSecondsBetween, snapshot } from './cpu.ts';
 import { DISTINCT_DEALS, dealEvents } from './events.ts';
 import { createFloorTables } from './floor.ts';
@@ -21,6 +18,7 @@ import { LAYER_NAMES, LAYERS, type Layer } from './layers.ts';
 import { noDealChanges, noPlanChanges } from './listeners.ts';
 import { type ProfileWindow, printProfileSummary, summariseProfiles } from './profile.ts';
 import { benchRecompute } from './recompute.ts';
+import { benchServices } from './services.ts';
 
 // `npm run bench`: Quotient against bare floors on the same machine, database and load generator, in one run,
 // alternating Quotient and its floor round by round so that a noisy neighbour hits both, so the ratio means
@@ -43,7 +41,7 @@ import { benchRecompute } from './recompute.ts';
 // Deal events cycle over 5,000 deals; every target sends each of them once before its first measured run, so all
 // are measured on updates of existing deals (warmUp).
 //
-// Scenarios and their goals (issue 13):
+// Scenarios and their goals (docs/benchmarks.md):
 // - auth: authenticated GET /v1/ (key lookup, rate limit, audit) against bare Express + pg reading the key with
 //   one indexed select: >= 0.5x;
 // - ingest: POST /v1/deals/events, upserts cycling over 5,000 deals with a fresh dedup_key each, through the
@@ -144,11 +142,14 @@ try {
   await applyMigrations(database.url);
   if (profiling) await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const db = createPrismaClient(database.url, 2);
-  const org = await new OrgRepository(db).create('Bench org');
+  // Set-up runs on the Prisma client only; the pool stays unconnected.
+  const setupPool = createSqlPool(database.url, 1, () => {});
+  const { admin: setup } = benchServices(db, setupPool);
+  const org = await orgs.create(databaseStatements(db), 'Bench org');
   // One key per scenario, created with the API's highest limit (100,000 a minute) and raised below.
   const keyFor = async (orgId: string, name: string) =>
     (
-      await new KeyAdmin(db).create({
+      await setup.keys.create({
         orgId,
         name,
         scopes: 'deals:read,deals:write,earnings:read,plans:read',
@@ -158,16 +159,20 @@ try {
   const authKey = await keyFor(org.id, 'bench auth');
   const ingestKey = await keyFor(org.id, 'bench ingest');
   // The earnings scenario's org, with product.md's plan (examples/plans/core-ae.yaml) active.
-  const planOrg = await new OrgRepository(db).create('Bench org with a plan');
-  await new PlanAdmin(db, noPlanChanges).apply({
-    orgId: planOrg.id,
-    text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
-  });
+  const planOrg = await orgs.create(databaseStatements(db), 'Bench org with a plan');
+  await setup.planAdmin.apply(
+    {
+      orgId: planOrg.id,
+      text: await readFile(new URL('../examples/plans/core-ae.yaml', import.meta.url), 'utf8'),
+    },
+    noPlanChanges,
+  );
   const planKey = await keyFor(planOrg.id, 'bench earnings');
   const layerKeys = new Map<Layer, string>();
   if (only === undefined || only === 'layers') {
     for (const layer of LAYER_NAMES) layerKeys.set(layer, await keyFor(org.id, `bench layer ${layer}`));
   }
+  await setupPool.end();
   await db.$disconnect();
   // Past 8,300 requests a second, a key's warm-up and run (12 s) pass 100,000 within one minute, and the rest would
   // be answered 429, measuring refusals. Every request is still counted and decided as with any limit: the limit's
@@ -533,9 +538,9 @@ async function printStatements(name: string, requests: number): Promise<void> {
 
 /**
  * Before a target's first measured run: 2 s of its load and, for deal events, at least one event for each of the
- * 5,000 deals, so that every target is measured in the same steady state (updates of existing deals). Before
- * 2026-11-23 the warm-up was 2 s for all: the floor (2,500 events/s) had created its 5,000 deals before its first
- * measured second, Quotient (~400 events/s) was measured mostly on creations, which cost more.
+ * 5,000 deals, so that every target is measured in the same steady state (updates of existing deals). A warm-up of
+ * a fixed time alone would not do: a fast target creates every deal within it, a slow one would be measured mostly
+ * on creations, which cost more.
  */
 async function warmUp(target: Target): Promise<void> {
   await load(target, 2);
@@ -606,7 +611,8 @@ async function measurePipeline(
   afterWarmUp: () => Promise<void>,
 ): Promise<Result> {
   const pool = createSqlPool(databaseUrl, 20, () => {});
-  const ingestion = new DealIngestion(pool, noDealChanges);
+  const db = createPrismaClient(databaseUrl, 1);
+  const { ingestion } = benchServices(db, pool, { deals: noDealChanges }).api;
   const drive = async (durationSeconds: number, latencies: number[]) => {
     const end = Date.now() + durationSeconds * 1000;
     await Promise.all(
@@ -653,6 +659,7 @@ async function measurePipeline(
     ]);
   } finally {
     await pool.end();
+    await db.$disconnect();
   }
 }
 
@@ -689,7 +696,7 @@ function cpuOf(result: Result, part: 'server' | 'database' | 'total'): string {
  * on what bounds the rate (its server's one thread for reads, server and PostgreSQL together for deal events).
  */
 function reportGoals(): void {
-  process.stdout.write('Goals (issue 13)\n');
+  process.stdout.write('Goals\n');
   for (const goal of goals) {
     const met = goal.ratio >= goal.minimum && goal.p99Ratio <= 2;
     process.stdout.write(

@@ -543,11 +543,11 @@ export interface components {
         /** @description The body of every error response, as in the public API. */
         Error: {
             /**
-             * @description Stable machine code: `invalid_json`, `invalid_body`, `unauthenticated`, `invalid_credentials`,
-             *     `forbidden`, `not_found`, `method_not_allowed`, `payload_too_large`, `unsupported_media_type`,
-             *     `invalid_state`, `invalid_plan_file`, `rate_limited`, `internal_error`, `unavailable`.
+             * @description Short, stable machine code, safe to switch on. Every code the admin API sends is listed here; a new
+             *     code is a change of the contract.
+             * @enum {string}
              */
-            error: string;
+            error: "invalid_json" | "invalid_body" | "unauthenticated" | "invalid_credentials" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "invalid_state" | "invalid_plan_file" | "rate_limited" | "internal_error" | "unavailable";
             /** @description Human-readable detail. Advisory; do not parse it. */
             reason?: string;
             /** @description On `429` only; whole seconds to wait. */

@@ -1546,9 +1546,9 @@ export interface components {
         /**
          * @description What a manager override (`override` chip) counts of a deal: the reports of the manager that
          *     the deal credits, each once, with their credited part of the amount (after split shares) and
-         *     the hierarchy path from the report up to the manager, as in effect on `as_of`: the day the
-         *     deal is dated, as for periods and assignment windows (its close date, else the day it was
-         *     won, else, for an open deal, today). `base_cents` is the sum of the reports' parts: one
+         *     the hierarchy path from the report up to the manager, as in effect on `as_of`: the deal's
+         *     date (its close date, else the day it was won, else, for an open deal, today), as for periods
+         *     and assignment windows. `base_cents` is the sum of the reports' parts: one
          *     line per manager and deal, however many of the manager's reports the deal credits.
          */
         TraceOverrideStep: {
@@ -1569,7 +1569,7 @@ export interface components {
             depth: number;
             /**
              * Format: date
-             * @description The day whose hierarchy applies (the deal's date).
+             * @description The day whose hierarchy applies, the deal's date (its close date, else the day it was won, else, for an open deal, today).
              * @example 2026-04-20
              */
             as_of: string;
@@ -2606,13 +2606,12 @@ export interface components {
         /** @description The body of every error response. */
         Error: {
             /**
-             * @description Short, stable machine code, safe to switch on: `invalid_json`, `invalid_body`,
-             *     `unauthenticated`, `invalid_key`, `forbidden`, `not_found`, `method_not_allowed`,
-             *     `payload_too_large`, `unsupported_media_type`, `period_open`, `dedup_conflict`, `rate_limited`,
-             *     `internal_error`, `unavailable`.
+             * @description Short, stable machine code, safe to switch on. Every code the API sends is listed here; a new code is a
+             *     change of the contract.
              * @example invalid_body
+             * @enum {string}
              */
-            error: string;
+            error: "invalid_json" | "invalid_body" | "unauthenticated" | "invalid_key" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "period_open" | "dedup_conflict" | "rate_limited" | "internal_error" | "unavailable";
             /**
              * @description Human-readable detail. Advisory; do not parse it.
              * @example state.amount_cents: must be integer

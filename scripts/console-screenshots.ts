@@ -1,5 +1,6 @@
 // Screenshots of the admin console for docs/admin-console.md: a demo org is seeded through the real services and
-// API, and Debian's Chromium (playwright-core) signs in and photographs each page into docs/console/.
+// API, and the tests' packaged Chromium (test/helpers/browser.ts) signs in and photographs each page into
+// docs/console/.
 //
 //   DATABASE_URL=postgresql://…/an_empty_database node scripts/console-screenshots.ts
 //
@@ -8,15 +9,13 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { composeServices } from '../src/composition.ts';
 import { loadConfig } from '../src/config.ts';
 import { createPrismaClient } from '../src/db/prisma.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { startServer } from '../src/main.ts';
-import { OrgRepository } from '../src/repositories/orgs.ts';
-import { AdminAccounts } from '../src/services/adminIdentity.ts';
-import { KeyAdmin } from '../src/services/keys.ts';
-import { PlanAdmin } from '../src/services/plans.ts';
-import { WebhookAdmin } from '../src/services/webhooks.ts';
+import * as orgs from '../src/repositories/orgs.ts';
+import { createSqlPool, databaseStatements } from '../src/repositories/transaction.ts';
 import { buildConsole, launchChromium } from '../test/helpers/browser.ts';
 import { noPlanChanges } from '../test/helpers/listeners.ts';
 
@@ -25,32 +24,33 @@ const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) throw new Error('set DATABASE_URL to a throwaway database');
 
 buildConsole();
-const server = await startServer(
-  loadConfig({
-    DATABASE_URL: databaseUrl,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    QUOTIENT_WEBHOOK_WORKER: 'false',
-    QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true',
-  }),
-  createLogger('warn'),
-);
+const config = loadConfig({
+  DATABASE_URL: databaseUrl,
+  HOST: '127.0.0.1',
+  PORT: '0',
+  QUOTIENT_WEBHOOK_WORKER: 'false',
+  QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true',
+});
+const server = await startServer(config, createLogger('warn'));
 const db = createPrismaClient(databaseUrl, 2);
+// The set-up's services, composed as the server and the CLI compose theirs; set-up runs on the Prisma client only.
+const setupPool = createSqlPool(databaseUrl, 1, () => {});
+const { admin } = composeServices({ db, pool: setupPool, config, recompute: { concurrency: 1 } });
 
-const org = await new OrgRepository(db).create('Northwind Sales');
-const { password } = await new AdminAccounts(db).create({
+const org = await orgs.create(databaseStatements(db), 'Northwind Sales');
+const { password } = await admin.admins.create({
   orgId: org.id,
   email: 'maya.chen@northwind.example',
   displayName: 'Maya Chen',
   role: 'admin',
 });
-await new AdminAccounts(db).create({
+await admin.admins.create({
   orgId: org.id,
   email: 'sam.ortiz@northwind.example',
   displayName: 'Sam Ortiz',
   role: 'viewer',
 });
-const keys = new KeyAdmin(db);
+const keys = admin.keys;
 const ingestion = await keys.create({
   orgId: org.id,
   name: 'Salesforce sync (production)',
@@ -87,7 +87,7 @@ const plan = {
     },
   ],
 };
-await new PlanAdmin(db, noPlanChanges).apply({ orgId: org.id, text: stringify(plan) });
+await admin.planAdmin.apply({ orgId: org.id, text: stringify(plan) }, noPlanChanges);
 plan.chips[0] = { ...plan.chips[0], rate_bps: 1200 } as (typeof plan.chips)[0];
 plan.chips.push({
   key: 'new-logo',
@@ -96,8 +96,8 @@ plan.chips.push({
   amount_cents: 50_000,
   when: { field: 'custom.new_logo', op: 'eq', value: true },
 } as unknown as (typeof plan.chips)[0]);
-const applied = await new PlanAdmin(db, noPlanChanges).apply({ orgId: org.id, text: stringify(plan) });
-await new WebhookAdmin(db, { allowPrivateAddresses: true }).add({
+const applied = await admin.planAdmin.apply({ orgId: org.id, text: stringify(plan) }, noPlanChanges);
+await admin.webhooks.add({
   orgId: org.id,
   url: 'https://hooks.northwind.example/quotient',
   events: 'earning.created,period.locked,period.paid',
@@ -205,6 +205,7 @@ await page.getByRole('cell', { name: 'Sam Ortiz' }).waitFor();
 await shoot('admins');
 
 await browser.close();
+await setupPool.end();
 await db.$disconnect();
 await server.close();
 process.stdout.write(`screenshots written to ${OUT}\n`);

@@ -1,15 +1,16 @@
+import { AuditLogReader } from './audit/reader.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/prisma.ts';
-import { poolStatements, type SqlPool } from './repositories/transaction.ts';
+import { databaseStatements, poolStatements, type SqlPool } from './repositories/transaction.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
-import { AuditLogReader } from './services/auditLog.ts';
+import { EarningsRecompute, type RecomputeProgressReport } from './services/adminRecompute.ts';
+import type { DealChangeListener } from './services/dealChanges.ts';
 import { DealEventBatch } from './services/dealEventBatch.ts';
 import { DealImport } from './services/dealImport.ts';
 import { DealReader } from './services/deals.ts';
 import { Demo } from './services/demo.ts';
-import { EarningsEngine } from './services/earnings/engine.ts';
+import { EarningsEngine } from './services/earnings/ledgerKeeper.ts';
 import { EarningReader } from './services/earnings/reader.ts';
-import { EarningsRecompute, type RecomputeProgressReport } from './services/earningsRecompute.ts';
 import { DealEstimator } from './services/estimates.ts';
 import { ExchangeRateChange } from './services/exchangeRateChange.ts';
 import { ExchangeRateService } from './services/exchangeRates.ts';
@@ -17,9 +18,10 @@ import { DealIngestion } from './services/ingestion.ts';
 import { KeyAdmin } from './services/keys.ts';
 import { OrgAdmin } from './services/orgs.ts';
 import { PayoutReader } from './services/payouts.ts';
+import type { PeriodChangeListener } from './services/periodChanges.ts';
 import { PeriodAdmin } from './services/periods.ts';
 import { PlanRollout } from './services/planRollout.ts';
-import { PlanHistory, PlanReader } from './services/plans.ts';
+import { PlanAdmin, PlanHistory, PlanReader } from './services/plans.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
 import { RepReader } from './services/reps.ts';
 import { StatementReader } from './services/statements.ts';
@@ -30,8 +32,8 @@ import { WebhookAdmin } from './services/webhooks.ts';
 // The composition root: the one place where services are built, each once per process, from the open database,
 // its pool and the configuration. `quotient serve` (src/main.ts) hands the public API's services and the admin
 // use cases to the app; the admin commands (src/cli/context.ts `withServices`) hand the admin use cases to the
-// command that runs. Handlers and commands only call them: building a service anywhere else is refused by
-// test/unit/architecture.test.ts.
+// command that runs; the tests, the bench and the scripts compose theirs here too. Handlers and commands only call
+// them: building a service anywhere else is refused by test/unit/architecture.test.ts.
 
 export interface CompositionInput {
   db: Database;
@@ -49,6 +51,11 @@ export interface CompositionInput {
   };
   /** The admin sessions' clock (tests move it to expire sessions and throttle windows). */
   now?: () => Date;
+  /**
+   * In place of the earnings engine as the deals' or the periods' change listener, still wrapped in their webhooks:
+   * for tests that watch a listener, or take the ledger out of what they test.
+   */
+  listeners?: { deals?: DealChangeListener; periods?: PeriodChangeListener };
 }
 
 /** What the public API serves with. */
@@ -71,6 +78,8 @@ export interface AdminServices {
   orgs: OrgAdmin;
   keys: KeyAdmin;
   plans: PlanRollout;
+  /** Plan files applied and archived with the listener the caller gives: PlanRollout's, or a test's. */
+  planAdmin: PlanAdmin;
   planHistory: PlanHistory;
   periods: PeriodAdmin;
   recompute: EarningsRecompute;
@@ -92,20 +101,26 @@ export interface Services {
 export function composeServices(input: CompositionInput): Services {
   const { db, pool, config } = input;
   // One engine per process: it caches plan versions, which never change once written.
-  const engine = new EarningsEngine(db);
+  const engine = new EarningsEngine();
   // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
   // rehearses an event through the same pipeline and rolls it back.
-  const ingestion = new DealIngestion(pool, withDealWebhooks(engine));
+  const ingestion = new DealIngestion(pool, withDealWebhooks(input.listeners?.deals ?? engine));
   const dealEventBatch = new DealEventBatch(ingestion);
   // A status change sets off, in its transaction, the period.locked / period.paid webhooks, then the ledger's moves.
-  const periods = new PeriodAdmin(db, withPeriodWebhooks(engine));
+  const periods = new PeriodAdmin(
+    db,
+    withPeriodWebhooks(input.listeners?.periods ?? engine),
+    new PayoutReader(databaseStatements(db)),
+  );
   const recompute = new EarningsRecompute(db, engine, {
     pool,
     concurrency: input.recompute.concurrency,
     ...(input.recompute.progress ? { progress: input.recompute.progress } : {}),
   });
   const keys = new KeyAdmin(db);
-  const plans = new PlanRollout(db, recompute);
+  const planAdmin = new PlanAdmin(db);
+  const planHistory = new PlanHistory(db);
+  const plans = new PlanRollout(planAdmin, planHistory, recompute);
   const exchangeRates = new ExchangeRateService(db);
   return {
     api: {
@@ -128,7 +143,8 @@ export function composeServices(input: CompositionInput): Services {
       orgs: new OrgAdmin(db),
       keys,
       plans,
-      planHistory: new PlanHistory(db),
+      planAdmin,
+      planHistory,
       periods,
       recompute,
       exchangeRates,

@@ -1,15 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuditLog } from './access/auditLog.ts';
-import { windowAt } from './access/rateLimit.ts';
-import {
-  countingGate,
-  type KeyGate,
-  MemoryWindowCounter,
-  postgresGate,
-  RateLimitStoreUnavailable,
-} from './access/rateLimitStore.ts';
-import { RedisWindowCounter } from './access/redisWindowCounter.ts';
+import { openKeyGate } from './access/leasedKeyGate.ts';
+import type { KeyGate } from './access/rateLimitStore.ts';
+import { AuditLog } from './audit/requestLog.ts';
 import { composeServices } from './composition.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
@@ -18,11 +11,9 @@ import { createApp } from './http/app.ts';
 import { loadAdminContract, loadContract } from './http/contract.ts';
 import { Metrics } from './http/metrics.ts';
 import type { Logger } from './lib/logger.ts';
-import { KeyAuthentication } from './repositories/keyAuthentication.ts';
-import { type RateLimitLease, takeRateLimitLease } from './repositories/rateLimitLease.ts';
-import { RequestAuditRepository } from './repositories/requestAudit.ts';
-import { createSqlPool } from './repositories/transaction.ts';
-import { WebhookRepository } from './repositories/webhooks.ts';
+import * as rateLimitCounters from './repositories/rateLimitCounters.ts';
+import { createSqlPool, databaseStatements, poolStatements } from './repositories/transaction.ts';
+import * as webhookDeliveries from './repositories/webhookDeliveries.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 
 export interface RunningServer {
@@ -54,17 +45,17 @@ export async function startServer(config: Config, logger: Logger, options: Serve
       ),
   });
   logger.info({ database: database.description }, 'database open');
-  // The access layer's hot path: its own small pool, commits not waiting for the disk (see KeyAuthentication).
+  // The access layer's hot path: its own small pool, commits not waiting for the disk (see apiKeys.findActiveKey).
   const countersPool = createSqlPool(
     database.url,
     Math.max(2, Math.ceil(config.databasePoolSize / 2)),
     (error) => logger.warn({ err: error }, 'an idle database connection of the counters pool failed'),
     { asynchronousCommit: true, timeouts: config.databaseTimeouts },
   );
-  const authentication = new KeyAuthentication(countersPool);
+  const authentication = poolStatements(countersPool);
   let keyGate: KeyGate;
   try {
-    keyGate = await openKeyGate(config, database.url, authentication, logger);
+    keyGate = await openKeyGate(config.rateLimits, database.url, authentication, logger);
   } catch (error) {
     await countersPool.end();
     await database.close();
@@ -77,18 +68,17 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     (error) => logger.warn({ err: error }, 'an idle database connection of the deals pool failed'),
     { timeouts: config.databaseTimeouts },
   );
-  const auditLog = new AuditLog(new RequestAuditRepository(dealsPool), logger);
+  const auditLog = new AuditLog(poolStatements(dealsPool), logger);
   auditLog.start();
   // Prepared statements are planned on the statistics of the moment: refresh them while tables are young.
   const plannerStatistics = new PlannerStatistics(countersPool, (error) =>
     logger.warn({ err: error }, 'could not refresh the planner statistics'),
   );
   plannerStatistics.start();
-  const webhooks = new WebhookRepository(database.db);
   const metrics = new Metrics(
     () => auditLog.depth(),
     keyGate.store,
-    () => webhooks.pendingBacklog(),
+    () => webhookDeliveries.pendingBacklog(databaseStatements(database.db)),
   );
   // A recompute after an admin change runs on the deals pool, two reps at a time, beside the requests.
   const services = composeServices({
@@ -112,9 +102,11 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   });
 
   const sweeper = setInterval(() => {
-    authentication.deleteCountersBefore(new Date(Date.now() - COUNTER_RETENTION_MS)).catch((error: unknown) => {
-      logger.warn({ err: error }, 'could not delete old rate-limit counters');
-    });
+    rateLimitCounters
+      .deleteCountersBefore(authentication, new Date(Date.now() - COUNTER_RETENTION_MS))
+      .catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not delete old rate-limit counters');
+      });
     adminSessions.forgetOldFailures().catch((error: unknown) => {
       logger.warn({ err: error }, 'could not delete old sign-in failures');
     });
@@ -158,90 +150,6 @@ export async function startServer(config: Config, logger: Logger, options: Serve
       return closing;
     },
   };
-}
-
-/**
- * The key lookup and rate-limit counting of the configured store (config.rateLimits), with the database lease
- * that keeps an in-memory store the only one counting for the database. While the lease is lost (its connection
- * cut), no store counts: requests get 503 with Retry-After until it is taken again, because another process could
- * have started meanwhile and counted on its own. A memory store hands its counts to the database the moment the
- * lease is lost, so a process that starts meanwhile starts from them, and takes back the higher of each when it
- * regains the lease.
- */
-async function openKeyGate(
-  config: Config,
-  databaseUrl: string,
-  keys: KeyAuthentication,
-  logger: Logger,
-): Promise<KeyGate> {
-  const { store, redisUrl } = config.rateLimits;
-  const counter = store === 'memory' ? new MemoryWindowCounter() : undefined;
-  const handOver = async () => {
-    if (!counter) return;
-    for (const [windowStart, counts] of counter.windows()) await keys.saveWindowCounts(windowStart, counts);
-  };
-  const lease: RateLimitLease = await takeRateLimitLease(databaseUrl, store === 'memory', {
-    onLost: (error) => {
-      logger.error(
-        { err: error },
-        'lost the rate-limit lease on the database: refusing requests until it is taken again',
-      );
-      handOver().catch((saveError: unknown) => {
-        logger.warn({ err: saveError }, 'could not hand the rate-limit counts to the database');
-      });
-    },
-    onRegained: async () => {
-      if (counter)
-        for (const windowStart of counter.windows().keys())
-          counter.raise(windowStart, await keys.windowCounts(windowStart));
-      logger.warn('took the rate-limit lease on the database again: serving');
-    },
-    onRetryFailed: (error) => logger.warn({ err: error }, 'could not take the rate-limit lease again; retrying'),
-  });
-  try {
-    if (store === 'postgres') return withLease(postgresGate(keys), lease);
-    if (store === 'redis') {
-      const redis = await RedisWindowCounter.connect(redisUrl as string, (error) => {
-        logger.warn({ err: error }, 'the rate-limit store (Redis) failed');
-      });
-      return withLease(
-        countingGate('redis', keys, redis, () => redis.close()),
-        lease,
-      );
-    }
-    // Counts of the current window survive a restart: read back here, handed to the database on close.
-    const memory = counter as MemoryWindowCounter;
-    const current = windowAt(new Date()).start;
-    memory.seed(current, await keys.windowCounts(current));
-    return withLease(countingGate('memory', keys, memory, handOver), lease);
-  } catch (error) {
-    await lease.release();
-    throw error;
-  }
-}
-
-/** The gate, counting only while the lease is held; closing it releases the lease. */
-function withLease(gate: KeyGate, lease: RateLimitLease): KeyGate {
-  return {
-    ...gate,
-    authenticateAndCount: (digest, windowStart) =>
-      whileHeld(lease, () => gate.authenticateAndCount(digest, windowStart)),
-    countKnownKey: (digest, windowStart) => whileHeld(lease, () => gate.countKnownKey(digest, windowStart)),
-    close: async () => {
-      try {
-        await gate.close();
-      } finally {
-        await lease.release();
-      }
-    },
-  };
-}
-
-function whileHeld<T>(lease: RateLimitLease, count: () => Promise<T>): Promise<T> {
-  if (lease.held) return count();
-  return Promise.reject(
-    new RateLimitStoreUnavailable('the rate-limit lease on the database is lost; it is being taken again'),
-  );
 }
 
 function listen(app: ReturnType<typeof createApp>, host: string, port: number): Promise<Server> {

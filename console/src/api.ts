@@ -6,7 +6,7 @@ import type { components, paths } from '../../generated/openapi-admin.ts';
 
 export type Schemas = components['schemas'];
 export type Me = Schemas['Me'];
-export type ApiError = Schemas['Error'];
+export type ErrorDocument = Schemas['Error'];
 
 let csrfToken: string | undefined;
 let onSignedOut: () => void = () => {};
@@ -35,7 +35,7 @@ export const api = createClient<paths>({ baseUrl: window.location.origin, creden
 api.use(session);
 
 /** The error of a failed call as one sentence for people. */
-export function describeError(error: ApiError | undefined, fallback = 'Something went wrong.'): string {
+export function describeError(error: ErrorDocument | undefined, fallback = 'Something went wrong.'): string {
   if (!error) return fallback;
   if (error.error === 'rate_limited' && error.retry_after_seconds) {
     const minutes = Math.ceil(error.retry_after_seconds / 60);

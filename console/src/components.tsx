@@ -1,10 +1,10 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
-import { type ApiError, describeError } from './api.ts';
+import { describeError, type ErrorDocument } from './api.ts';
 
 export type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; data: T };
 
-type Answer<T> = Promise<{ data?: T; error?: ApiError }>;
+type Answer<T> = Promise<{ data?: T; error?: ErrorDocument }>;
 
 const UNREACHABLE = 'The server could not be reached. Check your connection and retry.';
 

@@ -1,16 +1,17 @@
 import { parseRetryAfterSeconds } from './retry.ts';
+import type { ErrorCode } from './types.ts';
 
 /**
- * The API answered with an error status. `error` is the stable machine code to switch on
- * (`invalid_body`, `forbidden`, `not_found`, `rate_limited`, ...); `reason` is advice for people and
- * must not be parsed. Quote `requestId` when you report a problem.
+ * The API answered with an error status. `error` is the stable machine code to switch on, one of the
+ * contract's codes (`invalid_body`, `forbidden`, `not_found`, `rate_limited`, ...: `ErrorCode`); `reason` is
+ * advice for people and must not be parsed. Quote `requestId` when you report a problem.
  */
 export class QuotientError extends Error {
   override readonly name: string = 'QuotientError';
   /** The HTTP status of the response. */
   readonly status: number;
   /** The error code from the body, or `http_<status>` when the body is not a Quotient error. */
-  readonly error: string;
+  readonly error: ErrorCode | `http_${number}`;
   /** Human-readable explanation from the body, when present. */
   readonly reason: string | undefined;
   /** The `X-Request-Id` of the response. */
@@ -40,11 +41,11 @@ export class QuotientError extends Error {
   }
 }
 
-function errorFields(body: unknown): { error?: string; reason?: string; retryAfterSeconds?: number } {
+function errorFields(body: unknown): { error?: ErrorCode; reason?: string; retryAfterSeconds?: number } {
   if (typeof body !== 'object' || body === null) return {};
   const { error, reason, retry_after_seconds } = body as Record<string, unknown>;
   return {
-    ...(typeof error === 'string' ? { error } : {}),
+    ...(typeof error === 'string' ? { error: error as ErrorCode } : {}),
     ...(typeof reason === 'string' ? { reason } : {}),
     ...(typeof retry_after_seconds === 'number' ? { retryAfterSeconds: retry_after_seconds } : {}),
   };

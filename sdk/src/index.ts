@@ -28,6 +28,7 @@ export type {
   EarningList,
   EarningListItem,
   ErrorBody,
+  ErrorCode,
   Estimate,
   EstimateRequest,
   GetPlanParams,

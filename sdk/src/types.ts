@@ -57,6 +57,8 @@ export type OpenApiDocument = JsonBody<'/v1/openapi.json', 'get'>;
 
 /** The body of every error response (`{ error, reason?, retry_after_seconds? }`). */
 export type ErrorBody = paths['/v1/']['get']['responses'][401]['content']['application/json'];
+/** Every code the API's errors carry, from the contract's `Error.error` enum: switch on it exhaustively. */
+export type ErrorCode = ErrorBody['error'];
 
 /** Every webhook payload Quotient sends, discriminated by `type`. */
 export type WebhookEvent = {

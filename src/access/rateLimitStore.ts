@@ -1,4 +1,8 @@
-import type { ActiveKey, AuthenticatedKey, KeyAuthentication } from '../repositories/keyAuthentication.ts';
+import type { ActiveKey } from '../repositories/apiKeys.ts';
+import * as apiKeys from '../repositories/apiKeys.ts';
+import type { AuthenticatedKey } from '../repositories/rateLimitCounters.ts';
+import * as rateLimitCounters from '../repositories/rateLimitCounters.ts';
+import type { Transaction } from '../repositories/transaction.ts';
 import { WINDOW_SECONDS } from './rateLimit.ts';
 
 // Where the fixed-window counts live. Every store is exact; they differ in who can share
@@ -48,12 +52,12 @@ export interface WindowCounter {
  * The `postgres` store: the key's lookup and its counter's upsert are one statement, so every request reads the
  * key anyway and none is counted from what this process knows.
  */
-export function postgresGate(keys: KeyAuthentication): KeyGate {
+export function postgresGate(keys: Transaction): KeyGate {
   return {
     store: 'postgres',
-    authenticateAndCount: (digest, windowStart) => keys.authenticateAndCount(digest, windowStart),
+    authenticateAndCount: (digest, windowStart) => rateLimitCounters.authenticateAndCount(keys, digest, windowStart),
     countKnownKey: async () => null,
-    isActive: async (digest) => (await keys.findActiveKey(digest)) !== null,
+    isActive: async (digest) => (await apiKeys.findActiveKey(keys, digest)) !== null,
     forget: () => {},
     close: async () => {},
   };
@@ -65,13 +69,13 @@ export function postgresGate(keys: KeyAuthentication): KeyGate {
  */
 export function countingGate(
   store: Exclude<RateLimitStoreKind, 'postgres'>,
-  keys: { findActiveKey(digest: string): Promise<ActiveKey | null> },
+  keys: Transaction,
   counter: WindowCounter,
   onClose: () => Promise<void> = async () => {},
 ): KeyGate {
   const known = new Map<string, ActiveKey>();
   const find = async (digest: string) => {
-    const found = await keys.findActiveKey(digest);
+    const found = await apiKeys.findActiveKey(keys, digest);
     if (!found) known.delete(digest);
     else if (!known.has(digest)) {
       if (known.size >= MAX_KNOWN_KEYS) known.clear();

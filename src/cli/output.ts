@@ -1,4 +1,4 @@
-import { AdminError } from '../services/adminError.ts';
+import { Refusal, type RefusalCode } from '../domain/refusal.ts';
 
 // Every command prints exactly one JSON document on stdout with --json; otherwise lines for people.
 
@@ -10,17 +10,23 @@ export function print(options: OutputOptions, document: unknown, human: () => st
   process.stdout.write(options.json ? `${JSON.stringify(document, jsonReplacer, 2)}\n` : `${human()}\n`);
 }
 
-/** Prints the failure in the same shape as the API's errors and sets a failing exit code. */
+/** A command's input is its arguments: the refusal the API calls `invalid_body` is `invalid_argument` here. */
+const CLI_CODE: Partial<Record<RefusalCode, string>> = { invalid_body: 'invalid_argument' };
+
+/**
+ * Prints the failure in the same shape as the API's errors and sets a failing exit code: 2 for a refusal, 1 for
+ * anything else (`internal_error`).
+ */
 export function printFailure(options: OutputOptions, error: unknown): void {
-  const known = error instanceof AdminError;
-  const code = known ? error.code : 'internal_error';
+  const refusal = error instanceof Refusal ? error : undefined;
+  const code = refusal ? (CLI_CODE[refusal.code] ?? refusal.code) : 'internal_error';
   const reason = error instanceof Error ? error.message : String(error);
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ error: code, reason, ...(known ? error.details : {}) })}\n`);
+    process.stdout.write(`${JSON.stringify({ error: code, reason, ...refusal?.details })}\n`);
   } else {
-    process.stderr.write(`quotient: ${[reason, ...(known ? error.lines : [])].join('\n  ')}\n`);
+    process.stderr.write(`quotient: ${[reason, ...(refusal?.lines ?? [])].join('\n  ')}\n`);
   }
-  process.exitCode = known ? 2 : 1;
+  process.exitCode = refusal ? 2 : 1;
 }
 
 function jsonReplacer(_key: string, value: unknown): unknown {

@@ -1,5 +1,5 @@
-import type { RecomputeProgress } from '../services/earnings/recompute.ts';
-import type { RecomputeProgressReport } from '../services/earningsRecompute.ts';
+import type { RecomputeProgressReport } from '../services/adminRecompute.ts';
+import type { RecomputeProgress } from '../services/earnings/planRecompute.ts';
 
 /** `[#########...........]  45%  450/1000 reps  12,345 deals  3.2 s`, redrawn in place. */
 export function progressBar(stream: NodeJS.WriteStream): RecomputeProgressReport {

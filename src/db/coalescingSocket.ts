@@ -8,7 +8,7 @@ import { Socket } from 'node:net';
  * system call, so PostgreSQL wakes up for a statement's Bind before its Execute has arrived, and every statement
  * costs both processes two sends and a wake-up more. Corked until the turn ends, a statement (or several, sent
  * together by a pipelining client) leaves in one send and is read by PostgreSQL in one wake-up.
- * (docs/benchmarks.md, fourth pass, has the numbers.)
+ * (docs/benchmarks.md measures what it saves.)
  */
 export class CoalescingSocket extends Socket {
   #corked = false;

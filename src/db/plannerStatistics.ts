@@ -8,7 +8,7 @@ import type { SqlPool } from '../repositories/transaction.ts';
  * The deal pipeline's statements are planned generically, once per connection (see transaction.ts), and a plan
  * made while a table is empty is a guess: on an empty `deals` table PostgreSQL estimates one row whichever index
  * it uses, so it looked a deal up by `(org_id, external_id)` through the index `(org_id, user_id, close_date)` and
- * filtered every deal of the org, 4,359 rows per event in the benchmark, until its statistics were refreshed.
+ * filtered every deal of the org on every event, until its statistics were refreshed.
  * ANALYZE refreshes them, and every backend drops the plans that depend on the table (PostgreSQL invalidates them
  * itself) and plans again. Autovacuum does analyze, but only when a table has changed by 10% since its last
  * analysis and on its own schedule (`autovacuum_naptime`, a minute by default): on a fresh embedded cluster, a table

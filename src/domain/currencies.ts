@@ -1,6 +1,6 @@
 import { formatMoney } from './earnings/money.ts';
 
-// ISO 4217 currencies (issue 16, item 5): the codes Quotient accepts and each one's minor-unit exponent, the
+// ISO 4217 currencies (docs/currencies.md): the codes Quotient accepts and each one's minor-unit exponent, the
 // number of decimals its amounts are counted in (`amount_cents` is in minor units: cents of USD and EUR, yen of
 // JPY, fils of KWD). Active codes of the ISO 4217 list; funds codes, precious metals and testing codes are left
 // out because nobody pays commissions in them.

@@ -1,31 +1,20 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import type { AuditLog } from '../access/auditLog.ts';
 import type { KeyGate } from '../access/rateLimitStore.ts';
+import type { AuditLog } from '../audit/requestLog.ts';
 import type { ApiServices } from '../composition.ts';
 import type { Logger } from '../lib/logger.ts';
 import { consoleRouter } from './admin/console.ts';
-import { type AdminApiOptions, adminApiRouter } from './admin/router.ts';
-import { validateContract } from './contractValidator.ts';
+import { PREFIX as ADMIN_API_PREFIX, type AdminApiOptions, adminApiRouter } from './admin/router.ts';
+import { contractRouter } from './contractRouter.ts';
 import { docsRouter } from './docs.ts';
-import { ApiError } from './errors.ts';
-import { dispatchToHandlers } from './handlers.ts';
+import { asHandlerTable } from './handlers.ts';
 import type { Metrics } from './metrics.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { errorHandler } from './middleware/errorHandler.ts';
 import { requestContext } from './middleware/requestContext.ts';
-import { refuseUnstorableParameters } from './middleware/storableParameters.ts';
-import { OperationTable } from './operations.ts';
-import { keepRawBody } from './rawBody.ts';
 import { contractHandlers } from './routes/index.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-
-/**
- * Operations that confirm the request's key in their write's first statement (DealIngestion: a revoked key writes
- * nothing and answers 401), so a key this process knows is not read again before them: one round trip less per
- * deal event. Every other way out of such a request confirms the key first (errorHandler).
- */
-const KEY_CONFIRMED_BY_WRITE: ReadonlySet<string> = new Set(['ingestDealEvent']);
 
 /**
  * Paths served outside the contract: /metrics, /docs and the admin console and API under /admin. Express matches
@@ -48,16 +37,16 @@ export interface AppDeps extends ApiServices {
 }
 
 /**
- * The HTTP application, without a port. A request flows one way: request id → operation lookup (404/405)
- * → authentication, rate limit, scope (401/429/403) → body parsing → contract validation (400/415) →
- * the operation's handler, by operationId → error mapping.
+ * The HTTP application, without a port. A request flows one way: request id → the contract router of its surface
+ * (src/http/contractRouter.ts): operation lookup (404/405) → for /v1 authentication, rate limit, scope
+ * (401/429/403) → body parsing → contract validation (400/415) → the operation's handler, by operationId → error
+ * mapping.
  */
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'extended');
-  const operations = new OperationTable(deps.contract as ConstructorParameters<typeof OperationTable>[0]);
 
   app.use(requestContext(deps.logger, deps.metrics));
 
@@ -78,47 +67,33 @@ export function createApp(deps: AppDeps): Express {
     OUTSIDE_CONTRACT.test(req.path) ? outsideContract(req, res, next) : next(),
   );
 
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const match = operations.match(req.method, req.path);
-    if (match.kind === 'unknown_route') throw new ApiError('not_found', `no route ${req.method} ${req.path}`);
-    if (match.kind === 'method_not_allowed') {
-      throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}`, {
-        headers: { Allow: match.allow.join(', ') },
-      });
-    }
-    res.locals.operation = match.operation;
-    // The contract names the root "/v1/"; "/v1" is the same resource for the validator too.
-    if (req.path === '/v1') req.url = `/v1/${req.url.slice(3)}`;
-    next();
-  });
   app.use(
-    authenticate({
-      keys: deps.keys,
-      auditLog: deps.auditLog,
-      metrics: deps.metrics,
-      keyConfirmedByWrite: KEY_CONFIRMED_BY_WRITE,
+    contractRouter({
+      contract: deps.contract,
+      handlers: asHandlerTable(
+        contractHandlers({
+          contract: deps.contract,
+          isReady: deps.isReady,
+          ingestion: deps.ingestion,
+          dealEventBatch: deps.dealEventBatch,
+          dealReader: deps.dealReader,
+          earningReader: deps.earningReader,
+          planReader: deps.planReader,
+          userReader: deps.userReader,
+          statementReader: deps.statementReader,
+          payoutReader: deps.payoutReader,
+          estimator: deps.estimator,
+        }),
+      ),
+      access: authenticate({ keys: deps.keys, auditLog: deps.auditLog, metrics: deps.metrics }),
+      bodyLimitBytes: BODY_LIMIT_BYTES,
+      validateResponses: deps.validateResponses,
     }),
   );
-  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: keepRawBody }));
-  app.use(refuseUnstorableParameters());
-  app.use(validateContract({ contract: deps.contract, validateResponses: deps.validateResponses }));
-  app.use(
-    dispatchToHandlers(
-      contractHandlers({
-        contract: deps.contract,
-        isReady: deps.isReady,
-        ingestion: deps.ingestion,
-        dealEventBatch: deps.dealEventBatch,
-        dealReader: deps.dealReader,
-        earningReader: deps.earningReader,
-        planReader: deps.planReader,
-        userReader: deps.userReader,
-        statementReader: deps.statementReader,
-        payoutReader: deps.payoutReader,
-        estimator: deps.estimator,
-      }),
-    ),
-  );
-  app.use(errorHandler(deps.logger));
+  const surfaces = [
+    ...(deps.admin ? [{ pathPrefix: ADMIN_API_PREFIX, contract: deps.admin.contract }] : []),
+    { pathPrefix: '', contract: deps.contract },
+  ];
+  app.use(errorHandler(deps.logger, deps.validateResponses ? { checkedAgainst: surfaces } : {}));
   return app;
 }

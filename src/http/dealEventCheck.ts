@@ -1,10 +1,9 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import type { DealEvent } from '../domain/deals/event.ts';
-import { ApiError } from './errors.ts';
+import { type DealEvent, parseDealEvent } from '../domain/deals/event.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { CONTRACT_FORMATS } from './formats.ts';
 import { describeField } from './middleware/errorHandler.ts';
-import { parseEvent } from './routes/deals.ts';
 
 /**
  * One deal event checked as `POST /v1/deals/events` checks its body: the contract's `DealEvent` schema (with the
@@ -20,7 +19,7 @@ export class DealEventCheck {
     this.contract = contract;
   }
 
-  /** The event, or an ApiError `invalid_body` whose reason starts with the field path inside the event. */
+  /** The event, or a Refusal `invalid_body` whose reason starts with the field path inside the event. */
   check(body: unknown): DealEvent {
     const validate = this.validator();
     if (!validate(body)) {
@@ -28,9 +27,9 @@ export class DealEventCheck {
       // As the contract validator names it: an unknown member by its own path.
       const unknown = (first?.params as { additionalProperty?: string } | undefined)?.additionalProperty;
       const path = `/body${first?.instancePath ?? ''}${unknown === undefined ? '' : `/${unknown}`}`;
-      throw new ApiError('invalid_body', describeField(path, first?.message));
+      throw new Refusal('invalid_body', describeField(path, first?.message));
     }
-    return parseEvent(body);
+    return parseDealEvent(body);
   }
 
   /** The event, or the reason the API would refuse it with (an import's row refused, not thrown). */
@@ -38,7 +37,7 @@ export class DealEventCheck {
     try {
       return { event: this.check(body) };
     } catch (error) {
-      if (error instanceof ApiError) return { refusal: error.reason ?? error.code };
+      if (error instanceof Refusal) return { refusal: error.reason };
       throw error;
     }
   }

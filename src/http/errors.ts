@@ -1,5 +1,9 @@
-// The one error type of the API: a stable machine code (safe to switch on) and an advisory reason.
+import type { Response } from 'express';
+import type { Refusal, RefusalCode } from '../domain/refusal.ts';
 
+// The one place a refusal becomes HTTP: its status, and the contract's `Error` body.
+
+/** The status of every code the contracts list, and of no other. */
 export const ERROR_STATUS = {
   invalid_json: 400,
   invalid_body: 400,
@@ -18,47 +22,26 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
+} as const satisfies Record<RefusalCode, number>;
 
 export interface ErrorBody {
-  error: ErrorCode;
-  reason?: string;
+  error: RefusalCode;
+  reason: string;
   retry_after_seconds?: number;
   /** Further members of some errors (the admin API's `problems` of a refused plan file). */
   [member: string]: unknown;
 }
 
-export class ApiError extends Error {
-  readonly code: ErrorCode;
-  readonly status: number;
-  readonly reason: string | undefined;
-  readonly headers: Record<string, string>;
-  readonly retryAfterSeconds: number | undefined;
-  readonly extra: Record<string, unknown>;
+/** Answers with the refusal: its code's status, its headers and its body. */
+export function sendRefusal(res: Response, refusal: Refusal): void {
+  res.status(ERROR_STATUS[refusal.code]).set(refusal.headers).json(errorBody(refusal));
+}
 
-  constructor(
-    code: ErrorCode,
-    reason?: string,
-    options: { headers?: Record<string, string>; retryAfterSeconds?: number; extra?: Record<string, unknown> } = {},
-  ) {
-    super(reason ? `${code}: ${reason}` : code);
-    this.name = 'ApiError';
-    this.code = code;
-    this.status = ERROR_STATUS[code];
-    this.reason = reason;
-    this.headers = options.headers ?? {};
-    this.retryAfterSeconds = options.retryAfterSeconds;
-    this.extra = options.extra ?? {};
-  }
-
-  toBody(): ErrorBody {
-    return {
-      ...this.extra,
-      error: this.code,
-      ...(this.reason === undefined ? {} : { reason: this.reason }),
-      ...(this.retryAfterSeconds === undefined ? {} : { retry_after_seconds: this.retryAfterSeconds }),
-    };
-  }
+export function errorBody(refusal: Refusal): ErrorBody {
+  return {
+    ...refusal.details,
+    error: refusal.code,
+    reason: refusal.reason,
+    ...(refusal.retryAfterSeconds === undefined ? {} : { retry_after_seconds: refusal.retryAfterSeconds }),
+  };
 }

@@ -1,6 +1,12 @@
 // Resolves a request to the contract's operation before anything else runs, so that unknown routes get
-// 404/405 and authentication, rate limiting and scope checks run in the order the API documents
-// (401 → 429 → 403 → 400), ahead of body parsing and contract validation.
+// 404/405 and a surface's own checks (for /v1: authentication, rate limiting and scope) run in the order its API
+// documents (401 → 429 → 403 → 400), ahead of body parsing and contract validation.
+
+/**
+ * The contract's mark of an operation whose write confirms the request's key: its transaction re-reads the key in
+ * its first statement and records the request's audit entry (KeyConfirmation, src/http/keyConfirmation.ts).
+ */
+export const WRITE_CONFIRMS_KEY = 'x-quotient-write-confirms-key';
 
 export interface ContractOperation {
   operationId: string;
@@ -8,6 +14,11 @@ export interface ContractOperation {
   pathTemplate: string;
   /** null when the operation needs no key; [] when any valid key will do. */
   requiredScopes: string[] | null;
+  /**
+   * The contract marks the operation `x-quotient-write-confirms-key`. Such an operation declares `201`: what its
+   * accepted write answers, and the status of the audit entry that write records.
+   */
+  writeConfirmsKey: boolean;
 }
 
 export type OperationMatch =
@@ -20,6 +31,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as 
 interface OpenApiOperationObject {
   operationId?: string;
   security?: Array<Record<string, string[]>>;
+  responses?: Record<string, unknown>;
+  [WRITE_CONFIRMS_KEY]?: boolean;
 }
 
 interface OpenApiDocument {
@@ -47,6 +60,7 @@ export class OperationTable {
           method: method.toUpperCase(),
           pathTemplate: template,
           requiredScopes: scopesOf(operation.security ?? document.security),
+          writeConfirmsKey: writeConfirmsKey(operation),
         });
       }
       return { pattern: compile(template), template, operations };
@@ -75,6 +89,14 @@ function scopesOf(security: Array<Record<string, string[]>> | undefined): string
   // An empty requirement object ({}) means "no authentication" is one of the alternatives.
   if (security.some((requirement) => Object.keys(requirement).length === 0)) return null;
   return [...new Set(security.flatMap((requirement) => Object.values(requirement).flat()))];
+}
+
+function writeConfirmsKey(operation: OpenApiOperationObject): boolean {
+  if (operation[WRITE_CONFIRMS_KEY] !== true) return false;
+  if (operation.responses?.['201'] === undefined) {
+    throw new Error(`operation ${operation.operationId} is marked ${WRITE_CONFIRMS_KEY} but declares no 201`);
+  }
+  return true;
 }
 
 function parameterCount(template: string): number {

@@ -1,7 +1,7 @@
-import { ApiError } from './errors.ts';
+import { Refusal } from '../domain/refusal.ts';
 
 // The paging parameters of every list: `limit`, 1 to 200 (default 50), and the opaque `cursor`. A cursor the
-// list refuses (InvalidCursor) becomes `400 invalid_body` in the error handler, for every list alike.
+// list's codec refuses is a `400 invalid_body` Refusal, for every list alike.
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
@@ -24,7 +24,7 @@ function pageLimit(raw: unknown): number {
   if (raw === undefined) return DEFAULT_LIMIT;
   const limit = Number(raw);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    throw new ApiError('invalid_body', `limit: must be an integer from 1 to ${MAX_LIMIT}`);
+    throw new Refusal('invalid_body', `limit: must be an integer from 1 to ${MAX_LIMIT}`);
   }
   return limit;
 }

@@ -35,9 +35,9 @@ const STDERR = 2;
 /**
  * Stderr, with the request lines written in batches: held until 8 KB of lines or 100 ms have gathered, or another
  * line comes, which goes out at once with them (startup, warnings, errors, shutdown: in order, as soon as logged).
- * Written one by one, every request's line cost a write on libuv's thread pool whenever none was in flight: about
- * half of what the request context costs a `GET /v1/` (BENCH_ONLY=layers, docs/benchmarks.md). Held lines are written
- * when the process exits (a graceful stop, an uncaught error, `process.exit`); one killed outright loses at most the
+ * Written one by one, every request's line costs a write on libuv's thread pool whenever none is in flight, on the
+ * path of every request (docs/benchmarks.md, BENCH_ONLY=layers, measures it). Held lines are written when the
+ * process exits (a graceful stop, an uncaught error, `process.exit`); one killed outright loses at most the
  * last 100 ms of request lines.
  */
 function stderrLines(): pino.DestinationStream {

@@ -1,5 +1,5 @@
-import type { Database } from '../db/prisma.ts';
 import { newId } from '../lib/ids.ts';
+import { named, prismaOf, type Transaction } from './transaction.ts';
 
 export interface ApiKeyRecord {
   id: string;
@@ -25,52 +25,95 @@ const RECORD_FIELDS = {
   last_used_at: true,
 } as const;
 
-export class ApiKeyRepository {
-  private readonly db: Database;
-
-  constructor(db: Database) {
-    this.db = db;
-  }
-
-  async create(input: {
+export async function create(
+  tx: Transaction,
+  input: {
     orgId: string;
     name: string;
     scopes: string[];
     rateLimitPerMinute: number;
     digest: string;
     displayPrefix: string;
-  }): Promise<ApiKeyRecord> {
-    return this.db.apiKey.create({
-      data: {
-        id: newId('key'),
-        org_id: input.orgId,
-        name: input.name,
-        scopes: input.scopes,
-        rate_limit_per_minute: input.rateLimitPerMinute,
-        digest: input.digest,
-        display_prefix: input.displayPrefix,
-      },
-      select: RECORD_FIELDS,
-    });
-  }
+  },
+): Promise<ApiKeyRecord> {
+  return prismaOf(tx).apiKey.create({
+    data: {
+      id: newId('key'),
+      org_id: input.orgId,
+      name: input.name,
+      scopes: input.scopes,
+      rate_limit_per_minute: input.rateLimitPerMinute,
+      digest: input.digest,
+      display_prefix: input.displayPrefix,
+    },
+    select: RECORD_FIELDS,
+  });
+}
 
-  async listForOrg(orgId: string): Promise<ApiKeyRecord[]> {
-    return this.db.apiKey.findMany({ where: { org_id: orgId }, orderBy: { id: 'asc' }, select: RECORD_FIELDS });
-  }
+export async function listForOrg(tx: Transaction, orgId: string): Promise<ApiKeyRecord[]> {
+  return prismaOf(tx).apiKey.findMany({ where: { org_id: orgId }, orderBy: { id: 'asc' }, select: RECORD_FIELDS });
+}
 
-  async findForOrg(orgId: string, keyId: string): Promise<ApiKeyRecord | null> {
-    return this.db.apiKey.findFirst({ where: { org_id: orgId, id: keyId }, select: RECORD_FIELDS });
-  }
+export async function findForOrg(tx: Transaction, orgId: string, keyId: string): Promise<ApiKeyRecord | null> {
+  return prismaOf(tx).apiKey.findFirst({ where: { org_id: orgId, id: keyId }, select: RECORD_FIELDS });
+}
 
-  /**
-   * Revokes an active key. `record` is null when the org has no such key; `changed` is false when it was
-   * already revoked (the first revocation time stays).
-   */
-  async revoke(orgId: string, keyId: string, at: Date): Promise<{ record: ApiKeyRecord | null; changed: boolean }> {
-    const { count } = await this.db.apiKey.updateMany({
-      where: { org_id: orgId, id: keyId, revoked_at: null },
-      data: { revoked_at: at },
-    });
-    return { record: await this.findForOrg(orgId, keyId), changed: count > 0 };
-  }
+/**
+ * Revokes an active key. `record` is null when the org has no such key; `changed` is false when it was
+ * already revoked (the first revocation time stays).
+ */
+export async function revoke(
+  tx: Transaction,
+  orgId: string,
+  keyId: string,
+  at: Date,
+): Promise<{ record: ApiKeyRecord | null; changed: boolean }> {
+  const { count } = await prismaOf(tx).apiKey.updateMany({
+    where: { org_id: orgId, id: keyId, revoked_at: null },
+    data: { revoked_at: at },
+  });
+  return { record: await findForOrg(tx, orgId, keyId), changed: count > 0 };
+}
+
+const RECORD_LAST_USED = `
+  UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, u.used_at)
+  FROM unnest($1::text[], $2::timestamptz[]) AS u(id, used_at)
+  WHERE k.id = u.id`;
+
+/** Moves last_used_at forward only, whatever order batches from several instances arrive in. */
+export async function recordLastUsed(tx: Transaction, lastUsed: ReadonlyMap<string, Date>): Promise<void> {
+  if (lastUsed.size === 0) return;
+  await tx.query(
+    named('audit_record_last_used', { text: RECORD_LAST_USED, values: [[...lastUsed.keys()], [...lastUsed.values()]] }),
+  );
+}
+
+// The per-request hot path of the access layer, on a plain `pg` pool of its own: one named prepared statement
+// per request (through Prisma it was compiled and re-planned on every request), on connections that commit
+// without waiting for the WAL flush. Only rate-limit counters are written there (rateLimitCounters), and a database crash forgetting
+// a few increments of the current minute is harmless, while a flush held under the hot counter row's lock capped
+// a key's throughput. Nothing is cached: a revoked key fails on the very next request, on every instance.
+
+/** An active key found by its digest, with its org. */
+export interface ActiveKey {
+  key: ApiKeyRecord;
+  org_name: string;
+}
+
+/** The active key of a digest with its org's name (also the first step of rateLimitCounters' count). */
+export const FIND_ACTIVE_KEY = `
+  SELECT k.id, k.org_id, k.name, k.display_prefix, k.scopes, k.rate_limit_per_minute, k.created_at, k.revoked_at,
+         k.last_used_at, o.name AS org_name
+  FROM api_keys k JOIN orgs o ON o.id = k.org_id
+  WHERE k.digest = $1 AND k.revoked_at IS NULL`;
+
+/** The active key of a digest, read with one indexed select; null when unknown or revoked. */
+export async function findActiveKey(tx: Transaction, digest: string): Promise<ActiveKey | null> {
+  const rows = await tx.query<ApiKeyRecord & { org_name: string }>(
+    named('authenticate', { text: FIND_ACTIVE_KEY, values: [digest] }),
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const { org_name, ...key } = row;
+  return { key, org_name };
 }

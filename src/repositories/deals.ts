@@ -1,12 +1,13 @@
 import type { DealSplit } from '../domain/deals/event.ts';
 import type { DealListFilters } from '../domain/deals/feed.ts';
 import type { DealState, DealStatus, DomainEventType, FieldChange } from '../domain/deals/projection.ts';
+import type { DealSnapshot } from '../domain/earnings/types.ts';
 import type { JsonObject } from '../domain/json.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { AuditEntryInput } from './audit.ts';
+import { auditEntryCte, auditEntryValues } from './audit.ts';
 import type { DomainEventRecord } from './domainEvents.ts';
-import { auditEntryCte, auditEntryValues } from './requestAudit.ts';
-import { named, type SqlPool, sql, type Transaction } from './transaction.ts';
+import { named, sql, type Transaction } from './transaction.ts';
 
 /** A credited rep of a split deal, with the rep's internal user id (stored for finding a rep's split deals). */
 export interface StoredSplit extends DealSplit {
@@ -79,8 +80,8 @@ export const DEAL_COLUMNS =
 /**
  * The application_name a transaction sets (locally) before it writes deals of an org. The change feed reads
  * pg_stat_activity for transactions carrying it, so every transaction that writes `deals` must set it first
- * (SourceEventRepository.recordAndOpenDeal does) and must take `updated_at` from clock_timestamp() after it
- * holds a transaction id. See FeedWriterRepository.horizon.
+ * (sourceEvents.recordAndOpenDeal does) and must take `updated_at` from clock_timestamp() after it
+ * holds a transaction id. See feedWriters.horizon.
  */
 export function dealWriterTag(orgId: string): string {
   return `quotient:deals:${orgId}`;
@@ -146,121 +147,232 @@ const APPLY_EVENT = `
   WHERE d.org_id = $2 AND d.id = $4
   RETURNING ${DEAL_COLUMNS}, (SELECT created_at FROM recorded) AS event_created_at`;
 
-export class DealRepository {
-  private readonly pool: SqlPool;
+/** Which of these external ids name a deal of the org already (deleted ones included). */
+export async function externalIdsPresent(
+  tx: Transaction,
+  orgId: string,
+  externalIds: readonly string[],
+): Promise<Set<string>> {
+  const rows = await tx.query<{ external_id: string }>(
+    sql`SELECT external_id FROM deals WHERE org_id = ${orgId} AND external_id = ANY(${externalIds}::text[])`,
+  );
+  return new Set(rows.map((row) => row.external_id));
+}
 
-  constructor(pool: SqlPool) {
-    this.pool = pool;
-  }
+/**
+ * Locks an existing deal for the rest of the transaction and returns its latest committed state. Used when
+ * the deal was created by a transaction that committed after this one's statement snapshot was taken.
+ */
+export async function lockByExternalId(tx: Transaction, orgId: string, externalId: string): Promise<DealRecord | null> {
+  const rows = await tx.query<DealRow>(named('deals_lock', { text: LOCK_DEAL, values: [orgId, externalId] }));
+  return rows[0] ? toDealRecord(rows[0]) : null;
+}
 
-  /**
-   * Locks an existing deal for the rest of the transaction and returns its latest committed state. Used when
-   * the deal was created by a transaction that committed after this one's statement snapshot was taken.
-   */
-  /** Which of these external ids name a deal of the org already (deleted ones included). */
-  async externalIdsPresent(tx: Transaction, orgId: string, externalIds: readonly string[]): Promise<Set<string>> {
-    const rows = await tx.query<{ external_id: string }>(
-      sql`SELECT external_id FROM deals WHERE org_id = ${orgId} AND external_id = ANY(${externalIds}::text[])`,
-    );
-    return new Set(rows.map((row) => row.external_id));
-  }
+/**
+ * Records the domain event and applies it to the locked deal in one round trip: version + 1, `updated_at`
+ * from clock_timestamp() (the transaction already holds a transaction id, see dealWriterTag), `won_at` set
+ * when the deal becomes won (to the event's `occurred_at` when it carries one: a CRM
+ * backfilling last quarter's deals means last quarter) and cleared when it is no longer won, `created_at`
+ * set by the first event. The domain event gets the same time, taken under the deal's lock, so a deal's
+ * domain events ordered by `created_at` are in the order they were applied. The request's audit entry, when
+ * given, is written by the same statement (auditEntryCte).
+ */
+export async function applyEvent(
+  tx: Transaction,
+  orgId: string,
+  dealId: string,
+  event: AppliedEvent,
+  audit: AuditEntryInput | null = null,
+): Promise<{ deal: DealRecord; domainEvent: DomainEventRecord }> {
+  const { state } = event;
+  const rows = await tx.query<DealRow & { event_created_at: Date }>(
+    named('deals_apply_event', {
+      text: APPLY_EVENT,
+      values: [
+        event.domainEventId,
+        orgId,
+        event.sourceEventId,
+        dealId,
+        event.type,
+        event.eventTypeHint,
+        JSON.stringify(event.changes),
+        event.occurredAt,
+        state.amount_cents,
+        state.stage,
+        state.close_date,
+        state.owner_external_id,
+        JSON.stringify(state.custom),
+        event.status,
+        event.userId,
+        event.lastOccurredAt,
+        event.becameWon,
+        event.splits === null ? null : JSON.stringify(event.splits),
+        event.currency,
+        ...auditEntryValues(orgId, audit),
+      ],
+    }),
+  );
+  const row = rows[0];
+  if (!row) throw new Error(`deal ${dealId} of org ${orgId} is not locked by this transaction`);
+  return {
+    deal: toDealRecord(row),
+    domainEvent: {
+      id: event.domainEventId,
+      org_id: orgId,
+      source_event_id: event.sourceEventId,
+      deal_id: dealId,
+      type: event.type,
+      event_type_hint: event.eventTypeHint,
+      changes: event.changes,
+      stale: false,
+      occurred_at: event.occurredAt,
+      created_at: row.event_created_at,
+    },
+  };
+}
 
-  async lockByExternalId(tx: Transaction, orgId: string, externalId: string): Promise<DealRecord | null> {
-    const rows = await tx.query<DealRow>(named('deals_lock', { text: LOCK_DEAL, values: [orgId, externalId] }));
-    return rows[0] ? toDealRecord(rows[0]) : null;
-  }
+/**
+ * Up to `limit` deals after `position` in (updated_at, id) order, with every filter applied. The text names
+ * only the filters given, so that even a generic plan picks the index that fits: (org_id, external_id),
+ * (org_id, status, updated_at, id) or (org_id, updated_at, id).
+ */
+export async function listAfter(
+  tx: Transaction,
+  orgId: string,
+  filters: DealListFilters,
+  position: KeysetPosition,
+  limit: number,
+): Promise<DealRecord[]> {
+  const values: unknown[] = [];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const where = [`org_id = ${param(orgId)}`];
+  if (filters.status) where.push(`status = ${param(filters.status)}`);
+  else if (!filters.includeDeleted) where.push(`status <> 'deleted'`);
+  if (filters.stage !== undefined) where.push(`stage = ${param(filters.stage)}`);
+  if (filters.ownerExternalId !== undefined) where.push(`owner_external_id = ${param(filters.ownerExternalId)}`);
+  if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
+  if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}::timestamptz`);
+  if (position) where.push(`(updated_at, id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
+  const rows = await tx.query<DealRow>({
+    text: `SELECT ${DEAL_COLUMNS} FROM deals WHERE ${where.join(' AND ')} ORDER BY updated_at, id LIMIT ${param(limit)}`,
+    values,
+  });
+  return rows.map(toDealRecord);
+}
 
-  /**
-   * Records the domain event and applies it to the locked deal in one round trip: version + 1, `updated_at`
-   * from clock_timestamp() (the transaction already holds a transaction id, see dealWriterTag), `won_at` set
-   * when the deal becomes won (to the event's `occurred_at` when it carries one: a CRM
-   * backfilling last quarter's deals means last quarter) and cleared when it is no longer won, `created_at`
-   * set by the first event. The domain event gets the same time, taken under the deal's lock, so a deal's
-   * domain events ordered by `created_at` are in the order they were applied. The request's audit entry, when
-   * given, is written by the same statement (auditEntryCte).
-   */
-  async applyEvent(
-    tx: Transaction,
-    orgId: string,
-    dealId: string,
-    event: AppliedEvent,
-    audit: AuditEntryInput | null = null,
-  ): Promise<{ deal: DealRecord; domainEvent: DomainEventRecord }> {
-    const { state } = event;
-    const rows = await tx.query<DealRow & { event_created_at: Date }>(
-      named('deals_apply_event', {
-        text: APPLY_EVENT,
-        values: [
-          event.domainEventId,
-          orgId,
-          event.sourceEventId,
-          dealId,
-          event.type,
-          event.eventTypeHint,
-          JSON.stringify(event.changes),
-          event.occurredAt,
-          state.amount_cents,
-          state.stage,
-          state.close_date,
-          state.owner_external_id,
-          JSON.stringify(state.custom),
-          event.status,
-          event.userId,
-          event.lastOccurredAt,
-          event.becameWon,
-          event.splits === null ? null : JSON.stringify(event.splits),
-          event.currency,
-          ...auditEntryValues(orgId, audit),
-        ],
-      }),
-    );
-    const row = rows[0];
-    if (!row) throw new Error(`deal ${dealId} of org ${orgId} is not locked by this transaction`);
-    return {
-      deal: toDealRecord(row),
-      domainEvent: {
-        id: event.domainEventId,
-        org_id: orgId,
-        source_event_id: event.sourceEventId,
-        deal_id: dealId,
-        type: event.type,
-        event_type_hint: event.eventTypeHint,
-        changes: event.changes,
-        stale: false,
-        occurred_at: event.occurredAt,
-        created_at: row.event_created_at,
-      },
-    };
-  }
+// Deals as the earnings engine reads them (DealSnapshot), inside the evaluating transaction.
 
-  /**
-   * Up to `limit` deals after `position` in (updated_at, id) order, with every filter applied. The text names
-   * only the filters given, so that even a generic plan picks the index that fits: (org_id, external_id),
-   * (org_id, status, updated_at, id) or (org_id, updated_at, id).
-   */
-  async listAfter(
-    orgId: string,
-    filters: DealListFilters,
-    position: KeysetPosition,
-    limit: number,
-  ): Promise<DealRecord[]> {
-    const values: unknown[] = [];
-    const param = (value: unknown) => {
-      values.push(value);
-      return `$${values.length}`;
-    };
-    const where = [`org_id = ${param(orgId)}`];
-    if (filters.status) where.push(`status = ${param(filters.status)}`);
-    else if (!filters.includeDeleted) where.push(`status <> 'deleted'`);
-    if (filters.stage !== undefined) where.push(`stage = ${param(filters.stage)}`);
-    if (filters.ownerExternalId !== undefined) where.push(`owner_external_id = ${param(filters.ownerExternalId)}`);
-    if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
-    if (filters.updatedSince) where.push(`updated_at >= ${param(filters.updatedSince)}::timestamptz`);
-    if (position) where.push(`(updated_at, id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
-    const { rows } = await this.pool.query<DealRow>({
-      text: `SELECT ${DEAL_COLUMNS} FROM deals WHERE ${where.join(' AND ')} ORDER BY updated_at, id LIMIT ${param(limit)}`,
-      values,
-    });
-    return rows.map(toDealRecord);
-  }
+const DEAL_SNAPSHOT_COLUMNS = `id, external_id, amount_cents, stage, to_char(close_date, 'YYYY-MM-DD') AS close_date,
+  owner_external_id, status, custom, splits, currency, won_at`;
+
+/** A deal's splits credit the rep `$2` (the GIN index on splits serves it). */
+const CREDITS_REP = `splits @> jsonb_build_array(jsonb_build_object('user_id', $2::text))`;
+
+interface DealSnapshotRow {
+  id: string;
+  external_id: string;
+  amount_cents: number | bigint | null;
+  stage: string | null;
+  close_date: string | null;
+  owner_external_id: string | null;
+  status: string;
+  custom: Record<string, unknown>;
+  splits: Array<{ owner_external_id: string; share_bps: number }> | null;
+  currency: string;
+  won_at: Date | null;
+}
+
+function toDealSnapshot(row: DealSnapshotRow): DealSnapshot {
+  return {
+    id: row.id,
+    external_id: row.external_id,
+    amount_cents: row.amount_cents === null ? null : Number(row.amount_cents),
+    stage: row.stage,
+    close_date: row.close_date,
+    owner_external_id: row.owner_external_id,
+    status: row.status as DealSnapshot['status'],
+    custom: row.custom,
+    splits:
+      row.splits === null
+        ? null
+        : row.splits.map(({ owner_external_id, share_bps }) => ({ owner_external_id, share_bps })),
+    currency: row.currency,
+    won_at: row.won_at === null ? null : new Date(row.won_at).toISOString(),
+  };
+}
+
+/**
+ * The rep's deals whose close date falls in [from, to], and those without a close date (whose period
+ * depends on when they were won or on today): the caller keeps those of the periods it evaluates. The
+ * rep's deals are those it owns and the split deals of others that credit it.
+ */
+export async function dealsOfRepAround(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  span: { from: string; to: string },
+): Promise<DealSnapshot[]> {
+  // Two ranges of the (org_id, user_id, close_date) index. The ORDER BY makes that index the only one that
+  // serves each branch well, so even a generic plan made while the tables were empty picks it.
+  const rows = await tx.query<DealSnapshotRow>(
+    named('earnings_deals_of_rep_around', {
+      text: `(SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
+              WHERE org_id = $1 AND user_id = $2 AND close_date BETWEEN $3::date AND $4::date ORDER BY close_date)
+             UNION ALL
+             (SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
+              WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL ORDER BY close_date)
+             UNION ALL
+             (SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
+              WHERE ${CREDITS_REP} AND org_id = $1 AND user_id IS DISTINCT FROM $2
+                AND (close_date BETWEEN $3::date AND $4::date OR close_date IS NULL))`,
+      values: [orgId, userId, span.from, span.to],
+    }),
+  );
+  return rows.map(toDealSnapshot);
+}
+
+/** Every deal the rep owns, and every split deal of others that credits it. */
+export async function dealsOfRep(tx: Transaction, orgId: string, userId: string): Promise<DealSnapshot[]> {
+  const rows = await tx.query<DealSnapshotRow>(
+    named('earnings_deals_of_rep', {
+      text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals WHERE org_id = $1 AND user_id = $2
+             UNION ALL
+             SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
+             WHERE ${CREDITS_REP} AND org_id = $1 AND user_id IS DISTINCT FROM $2`,
+      values: [orgId, userId],
+    }),
+  );
+  return rows.map(toDealSnapshot);
+}
+
+export async function dealsByIds(tx: Transaction, orgId: string, dealIds: readonly string[]): Promise<DealSnapshot[]> {
+  if (dealIds.length === 0) return [];
+  const rows = await tx.query<DealSnapshotRow>(
+    named('earnings_deals_by_ids', {
+      text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals WHERE org_id = $1 AND id = ANY($2::text[])`,
+      values: [orgId, dealIds],
+    }),
+  );
+  return rows.map(toDealSnapshot);
+}
+
+/** The deal with this id, or null (an estimate's read, not locked). */
+export async function findById(tx: Transaction, orgId: string, dealId: string): Promise<DealRecord | null> {
+  const rows = await tx.query<DealRow>({
+    text: `SELECT ${DEAL_COLUMNS} FROM deals WHERE org_id = $1 AND id = $2`,
+    values: [orgId, dealId],
+  });
+  return rows[0] ? toDealRecord(rows[0]) : null;
+}
+
+/** The deal with this external id, or null (an estimate's read, not locked). */
+export async function findByExternalId(tx: Transaction, orgId: string, externalId: string): Promise<DealRecord | null> {
+  const rows = await tx.query<DealRow>({
+    text: `SELECT ${DEAL_COLUMNS} FROM deals WHERE org_id = $1 AND external_id = $2`,
+    values: [orgId, externalId],
+  });
+  return rows[0] ? toDealRecord(rows[0]) : null;
 }

@@ -1,7 +1,7 @@
 import type { DomainEventType, FieldChange } from '../domain/deals/projection.ts';
 import type { AuditEntryInput } from './audit.ts';
-import { auditEntryCte, auditEntryValues } from './requestAudit.ts';
-import { named, type SqlPool, type Transaction } from './transaction.ts';
+import { auditEntryCte, auditEntryValues } from './audit.ts';
+import { named, type Transaction } from './transaction.ts';
 
 export interface DomainEventRecord {
   id: string;
@@ -25,46 +25,38 @@ const RECORD_STALE = `
   VALUES ($1, $2, $3, $4, 'deal.updated', $5, '[]'::jsonb, true, $6::timestamptz, clock_timestamp())
   RETURNING ${COLUMNS}`;
 
-export class DomainEventRepository {
-  private readonly pool: SqlPool;
+/**
+ * Records an event that arrived older than the deal's latest applied one: no changes, projection untouched. The
+ * request's audit entry, when given, is written by the same statement (auditEntryCte).
+ */
+export async function recordStale(
+  tx: Transaction,
+  orgId: string,
+  event: { id: string; sourceEventId: string; dealId: string; eventTypeHint: string; occurredAt: Date },
+  audit: AuditEntryInput | null = null,
+): Promise<DomainEventRecord> {
+  const rows = await tx.query<DomainEventRecord>(
+    named('domain_events_record_stale', {
+      text: RECORD_STALE,
+      values: [
+        event.id,
+        orgId,
+        event.sourceEventId,
+        event.dealId,
+        event.eventTypeHint,
+        event.occurredAt,
+        ...auditEntryValues(orgId, audit),
+      ],
+    }),
+  );
+  return rows[0] as DomainEventRecord;
+}
 
-  constructor(pool: SqlPool) {
-    this.pool = pool;
-  }
-
-  /**
-   * Records an event that arrived older than the deal's latest applied one: no changes, projection untouched. The
-   * request's audit entry, when given, is written by the same statement (auditEntryCte).
-   */
-  async recordStale(
-    tx: Transaction,
-    orgId: string,
-    event: { id: string; sourceEventId: string; dealId: string; eventTypeHint: string; occurredAt: Date },
-    audit: AuditEntryInput | null = null,
-  ): Promise<DomainEventRecord> {
-    const rows = await tx.query<DomainEventRecord>(
-      named('domain_events_record_stale', {
-        text: RECORD_STALE,
-        values: [
-          event.id,
-          orgId,
-          event.sourceEventId,
-          event.dealId,
-          event.eventTypeHint,
-          event.occurredAt,
-          ...auditEntryValues(orgId, audit),
-        ],
-      }),
-    );
-    return rows[0] as DomainEventRecord;
-  }
-
-  /** The domain events of one deal, oldest first. */
-  async listForDeal(orgId: string, dealId: string): Promise<DomainEventRecord[]> {
-    const { rows } = await this.pool.query<DomainEventRecord>({
-      text: `SELECT ${COLUMNS} FROM domain_events WHERE org_id = $1 AND deal_id = $2 ORDER BY created_at, id`,
-      values: [orgId, dealId],
-    });
-    return rows;
-  }
+/** The domain events of one deal, oldest first. */
+export async function listForDeal(tx: Transaction, orgId: string, dealId: string): Promise<DomainEventRecord[]> {
+  const rows = await tx.query<DomainEventRecord>({
+    text: `SELECT ${COLUMNS} FROM domain_events WHERE org_id = $1 AND deal_id = $2 ORDER BY created_at, id`,
+    values: [orgId, dealId],
+  });
+  return rows;
 }

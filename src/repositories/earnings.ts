@@ -1,13 +1,46 @@
+import type { LedgerSnapshotRow, WrittenRow } from '../domain/earnings/estimate.ts';
 import { type LedgerRow, type NewEarningRow, PLAN_ARCHIVED, type RowRetirement } from '../domain/earnings/ledger.ts';
 import type { EarningStatus, EarningTrace, LinePricing, TraceReplacement } from '../domain/earnings/types.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodId } from '../domain/periods.ts';
-import { named, sql, type Transaction } from './transaction.ts';
+import { named, prismaOf, sql, type Transaction } from './transaction.ts';
 
 // The earnings ledger's rows, read and written only through these intent-named statements, always scoped by
 // org. They run on a plain-SQL `Transaction`: the ingestion transaction itself, a recompute transaction of the
 // `pg` pool, or a Prisma interactive transaction (period admin, through the period listeners). Values are
-// normalised here (bigint columns as numbers, dates as text) so that both drivers return the same shapes.
+// normalised here (bigint columns as numbers, dates as text) so that both drivers return the same shapes. The
+// console's reads of totals (periodTotalsByStatus, repPeriodTotals) and of a rep's rows (repRowsOfPeriod) are admin
+// reads, through Prisma.
+
+/** Standing earnings rows of a period in one status: how many, and their sum. */
+export interface PeriodTotal {
+  period_id: string;
+  status: string;
+  rows: number;
+  amount_cents: number;
+}
+
+/** A rep's standing rows in one period, as the console shows them. */
+export interface RepPeriodTotal {
+  user_id: string;
+  period_id: string;
+  rows: number;
+  amount_cents: number;
+}
+
+/** A rep's row as the console shows it, with its trace's explanation. */
+export interface RepEarningRow {
+  id: string;
+  deal_id: string | null;
+  deal_external_id: string | null;
+  plan_id: string;
+  rule_chip_id: string;
+  chip_name: string;
+  amount_cents: number;
+  status: string;
+  created_at: Date;
+  explanation: string[];
+}
 
 /** An earning row as the API lists it (no trace). */
 export interface EarningRecord {
@@ -124,275 +157,388 @@ function toLineRow(row: LineRowData): LineRow {
 }
 
 /** Stateless: every method takes the transaction (or `poolStatements`) it runs in and the org. */
-export class EarningRepository {
-  /**
-   * The standing rows (projected, pending, approved, paid) of these lines, each line's in the order they were
-   * written: what the ledger reconciles. Superseded and reversed rows no longer count for anything.
-   */
-  async standingRowsOfLines(tx: Transaction, orgId: string, lineKeys: readonly string[]): Promise<LineRow[]> {
-    // Only the line_key index can serve this, even for a generic plan made on empty tables: the status is a
-    // filter (written as a list of the statuses it keeps, it matched the (org_id, period_id, status) index),
-    // and the rows are put in order here (an ORDER BY made the (org_id, created_at, id) index look cheaper).
-    if (lineKeys.length === 0) return [];
-    const rows = await tx.query<LineRowData & { created_at: Date }>(
-      named('earnings_standing_rows_of_lines', {
-        text: `SELECT id, line_key, status, amount_cents, period_id, pricing, created_at FROM earnings
-               WHERE org_id = $1 AND line_key = ANY($2::text[]) AND status <> ALL('{superseded,reversed}')`,
-        values: [orgId, lineKeys],
-      }),
-    );
-    return rows.sort(byCreation).map(toLineRow);
-  }
+/**
+ * The standing rows (projected, pending, approved, paid) of these lines, each line's in the order they were
+ * written: what the ledger reconciles. Superseded and reversed rows no longer count for anything.
+ */
+export async function standingRowsOfLines(
+  tx: Transaction,
+  orgId: string,
+  lineKeys: readonly string[],
+): Promise<LineRow[]> {
+  // Only the line_key index can serve this, even for a generic plan made on empty tables: the status is a
+  // filter (written as a list of the statuses it keeps, it matched the (org_id, period_id, status) index),
+  // and the rows are put in order here (an ORDER BY made the (org_id, created_at, id) index look cheaper).
+  if (lineKeys.length === 0) return [];
+  const rows = await tx.query<LineRowData & { created_at: Date }>(
+    named('earnings_standing_rows_of_lines', {
+      text: `SELECT id, line_key, status, amount_cents, period_id, pricing, created_at FROM earnings
+             WHERE org_id = $1 AND line_key = ANY($2::text[]) AND status <> ALL('{superseded,reversed}')`,
+      values: [orgId, lineKeys],
+    }),
+  );
+  return rows.sort(byCreation).map(toLineRow);
+}
 
-  /** The rep's standing rows under these plans, in the order they were written. */
-  async standingRowsOfRep(
-    tx: Transaction,
-    orgId: string,
-    userId: string,
-    planIds: readonly string[],
-  ): Promise<RepRow[]> {
-    const rows = await tx.query<LineRowData & Omit<RepRow, keyof LineRow>>(
-      named('earnings_standing_rows_of_rep', {
-        text: `SELECT id, line_key, status, amount_cents, period_id, pricing, plan_id, rule_chip_id, deal_id,
-                      trace -> 'period' ->> 'id' AS line_period_id
-               FROM earnings
-               WHERE org_id = $1 AND user_id = $2 AND plan_id = ANY($3::text[]) AND status IN ${LIVE_OR_LOCKED}
-               ORDER BY created_at, id`,
-        values: [orgId, userId, planIds],
-      }),
-    );
-    return rows.map((row) => ({
-      ...toLineRow(row),
-      plan_id: row.plan_id,
-      rule_chip_id: row.rule_chip_id,
-      deal_id: row.deal_id,
-      line_period_id: row.line_period_id,
-    }));
-  }
+/** The rep's standing rows under these plans, in the order they were written. */
+export async function standingRowsOfRep(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  planIds: readonly string[],
+): Promise<RepRow[]> {
+  const rows = await tx.query<LineRowData & Omit<RepRow, keyof LineRow>>(
+    named('earnings_standing_rows_of_rep', {
+      text: `SELECT id, line_key, status, amount_cents, period_id, pricing, plan_id, rule_chip_id, deal_id,
+                    trace -> 'period' ->> 'id' AS line_period_id
+             FROM earnings
+             WHERE org_id = $1 AND user_id = $2 AND plan_id = ANY($3::text[]) AND status IN ${LIVE_OR_LOCKED}
+             ORDER BY created_at, id`,
+      values: [orgId, userId, planIds],
+    }),
+  );
+  return rows.map((row) => ({
+    ...toLineRow(row),
+    plan_id: row.plan_id,
+    rule_chip_id: row.rule_chip_id,
+    deal_id: row.deal_id,
+    line_period_id: row.line_period_id,
+  }));
+}
 
-  /** The reps with standing (live, approved or paid) rows of the deal: whom its lines still date rows for. */
-  async repsWithStandingRowsOfDeal(
-    tx: Transaction,
-    orgId: string,
-    dealId: string,
-  ): Promise<Array<{ user_id: string; external_id: string }>> {
-    return tx.query<{ user_id: string; external_id: string }>({
-      text: `SELECT DISTINCT e.user_id, u.external_id FROM earnings e JOIN users u ON u.id = e.user_id
-             WHERE e.org_id = $1 AND e.deal_id = $2 AND e.status IN ${LIVE_OR_LOCKED}
-             ORDER BY e.user_id`,
-      values: [orgId, dealId],
-    });
-  }
+/** The reps with standing (live, approved or paid) rows of the deal: whom its lines still date rows for. */
+export async function repsWithStandingRowsOfDeal(
+  tx: Transaction,
+  orgId: string,
+  dealId: string,
+): Promise<Array<{ user_id: string; external_id: string }>> {
+  return tx.query<{ user_id: string; external_id: string }>({
+    text: `SELECT DISTINCT e.user_id, u.external_id FROM earnings e JOIN users u ON u.id = e.user_id
+           WHERE e.org_id = $1 AND e.deal_id = $2 AND e.status IN ${LIVE_OR_LOCKED}
+           ORDER BY e.user_id`,
+    values: [orgId, dealId],
+  });
+}
 
-  /**
-   * One line decision written in one round trip: live rows move to `superseded` or `reversed`, new rows are
-   * written (stamped with one clock reading truncated to the millisecond, the precision of `created_at`), and
-   * both come back as the API lists them, new rows in the order given. Only rows still live move: the caller
-   * compares the count with what it asked for. (The status test names the statuses left out so that the
-   * generic plan finds rows by id rather than reading every live row of the org.)
-   */
-  async retireAndWrite(
-    tx: Transaction,
-    orgId: string,
-    retirements: readonly RowRetirement[],
-    earnings: readonly NewEarning[],
-  ): Promise<{ retired: EarningRecord[]; written: EarningRecord[] }> {
-    if (retirements.length === 0 && earnings.length === 0) return { retired: [], written: [] };
-    const rows = await tx.query<RecordRow & { change: 'retired' | 'written' }>(
-      named('earnings_retire_and_write', {
-        text: `WITH clock AS (
-                 SELECT date_trunc('milliseconds', clock_timestamp()) AS at
-               ), retired AS (
-                 UPDATE earnings e SET status = r.status, status_changed_at = clock.at, status_reason = r.reason
-                 FROM clock, jsonb_to_recordset($2::jsonb) AS r(id text, status text, reason jsonb)
-                 WHERE e.org_id = $1 AND e.id = r.id AND e.status <> ALL('{approved,paid,superseded,reversed}')
-                 RETURNING e.*
-               ), written AS (
-                 INSERT INTO earnings (id, org_id, line_key, user_id, period_id, deal_id, plan_id, plan_version_id,
-                   rule_chip_id, rule_version, amount_cents, currency, pricing, status, supersedes_id,
-                   triggering_domain_event_id, trace, created_at, status_changed_at)
-                 SELECT r.id, $1, r.line_key, r.user_id, r.period_id, r.deal_id, r.plan_id, r.plan_version_id,
-                   r.rule_chip_id, r.rule_version, r.amount_cents, r.currency, r.pricing, r.status, r.supersedes_id,
-                   r.triggering_domain_event_id, r.trace, clock.at, clock.at
-                 FROM clock, jsonb_to_recordset($3::jsonb) AS r(id text, line_key text, user_id text, period_id text,
-                   deal_id text, plan_id text, plan_version_id text, rule_chip_id text, rule_version text,
-                   amount_cents bigint, currency text, pricing text, status text, supersedes_id text,
-                   triggering_domain_event_id text, trace jsonb)
-                 RETURNING *
-               )
-               SELECT 'retired' AS change, ${WIRE_COLUMNS} FROM retired e JOIN users u ON u.id = e.user_id
-               UNION ALL
-               SELECT 'written' AS change, ${WIRE_COLUMNS} FROM written e JOIN users u ON u.id = e.user_id`,
-        values: [
-          orgId,
-          JSON.stringify(retirements.map(({ id, status, reason }) => ({ id, status, reason }))),
-          JSON.stringify(earnings),
-        ],
-      }),
-    );
-    const written = new Map(rows.filter((row) => row.change === 'written').map((row) => [row.id, toRecord(row)]));
-    return {
-      retired: rows
-        .filter((row) => row.change === 'retired')
-        .map(toRecord)
-        .sort((a, b) => (a.id < b.id ? -1 : 1)),
-      written: earnings.map((earning) => written.get(earning.id) as EarningRecord),
-    };
-  }
-
-  /** Reverses the rep's projected rows under these (archived) plans; returns them as they are now. */
-  async reverseProjectionsOfRep(
-    tx: Transaction,
-    orgId: string,
-    userId: string,
-    planIds: readonly string[],
-  ): Promise<EarningRecord[]> {
-    if (planIds.length === 0) return [];
-    const rows = await tx.query<RecordRow>(
-      named('earnings_reverse_projections_of_rep', {
-        text: `WITH moved AS (
-                 UPDATE earnings SET status = 'reversed', status_reason = $4::jsonb,
-                   status_changed_at = date_trunc('milliseconds', clock_timestamp())
-                 WHERE org_id = $1 AND user_id = $2 AND plan_id = ANY($3::text[]) AND status = 'projected'
-                 RETURNING *
-               )
-               SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.id = e.user_id ORDER BY e.id`,
-        values: [orgId, userId, planIds, JSON.stringify(PLAN_ARCHIVED)],
-      }),
-    );
-    return rows.map(toRecord);
-  }
-
-  /** The period's rows with this status (the rows a lock or a payment moves). */
-  async rowsOfPeriodWithStatus(
-    tx: Transaction,
-    orgId: string,
-    periodId: PeriodId,
-    status: EarningStatus,
-  ): Promise<LedgerRow[]> {
-    const rows = await tx.query<LineRowData>(
-      sql`SELECT id, line_key, status, amount_cents, period_id FROM earnings
-          WHERE org_id = ${orgId} AND period_id = ${periodId} AND status = ${status} ORDER BY created_at, id`,
-    );
-    return rows.map(toLineRow);
-  }
-
-  /**
-   * Moves rows of a period from one status to the next (pending → approved, approved → paid); returns them as
-   * they are now.
-   */
-  async moveRowsOfPeriod(
-    tx: Transaction,
-    orgId: string,
-    periodId: PeriodId,
-    ids: readonly string[],
-    change: { from: EarningStatus; to: EarningStatus },
-  ): Promise<EarningRecord[]> {
-    if (ids.length === 0) return [];
-    const rows = await tx.query<RecordRow>({
-      text: `WITH moved AS (
-               UPDATE earnings SET status = $5, status_changed_at = date_trunc('milliseconds', clock_timestamp())
-               WHERE org_id = $1 AND period_id = $2 AND status = $4 AND id = ANY($3::text[])
+/**
+ * One line decision written in one round trip: live rows move to `superseded` or `reversed`, new rows are
+ * written (stamped with one clock reading truncated to the millisecond, the precision of `created_at`), and
+ * both come back as the API lists them, new rows in the order given. Only rows still live move: the caller
+ * compares the count with what it asked for. (The status test names the statuses left out so that the
+ * generic plan finds rows by id rather than reading every live row of the org.)
+ */
+export async function retireAndWrite(
+  tx: Transaction,
+  orgId: string,
+  retirements: readonly RowRetirement[],
+  earnings: readonly NewEarning[],
+): Promise<{ retired: EarningRecord[]; written: EarningRecord[] }> {
+  if (retirements.length === 0 && earnings.length === 0) return { retired: [], written: [] };
+  const rows = await tx.query<RecordRow & { change: 'retired' | 'written' }>(
+    named('earnings_retire_and_write', {
+      text: `WITH clock AS (
+               SELECT date_trunc('milliseconds', clock_timestamp()) AS at
+             ), retired AS (
+               UPDATE earnings e SET status = r.status, status_changed_at = clock.at, status_reason = r.reason
+               FROM clock, jsonb_to_recordset($2::jsonb) AS r(id text, status text, reason jsonb)
+               WHERE e.org_id = $1 AND e.id = r.id AND e.status <> ALL('{approved,paid,superseded,reversed}')
+               RETURNING e.*
+             ), written AS (
+               INSERT INTO earnings (id, org_id, line_key, user_id, period_id, deal_id, plan_id, plan_version_id,
+                 rule_chip_id, rule_version, amount_cents, currency, pricing, status, supersedes_id,
+                 triggering_domain_event_id, trace, created_at, status_changed_at)
+               SELECT r.id, $1, r.line_key, r.user_id, r.period_id, r.deal_id, r.plan_id, r.plan_version_id,
+                 r.rule_chip_id, r.rule_version, r.amount_cents, r.currency, r.pricing, r.status, r.supersedes_id,
+                 r.triggering_domain_event_id, r.trace, clock.at, clock.at
+               FROM clock, jsonb_to_recordset($3::jsonb) AS r(id text, line_key text, user_id text, period_id text,
+                 deal_id text, plan_id text, plan_version_id text, rule_chip_id text, rule_version text,
+                 amount_cents bigint, currency text, pricing text, status text, supersedes_id text,
+                 triggering_domain_event_id text, trace jsonb)
                RETURNING *
              )
-             SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.id = e.user_id ORDER BY e.created_at, e.id`,
-      values: [orgId, periodId, ids, change.from, change.to],
-    });
-    return rows.map(toRecord);
-  }
+             SELECT 'retired' AS change, ${WIRE_COLUMNS} FROM retired e JOIN users u ON u.id = e.user_id
+             UNION ALL
+             SELECT 'written' AS change, ${WIRE_COLUMNS} FROM written e JOIN users u ON u.id = e.user_id`,
+      values: [
+        orgId,
+        JSON.stringify(retirements.map(({ id, status, reason }) => ({ id, status, reason }))),
+        JSON.stringify(earnings),
+      ],
+    }),
+  );
+  const written = new Map(rows.filter((row) => row.change === 'written').map((row) => [row.id, toRecord(row)]));
+  return {
+    retired: rows
+      .filter((row) => row.change === 'retired')
+      .map(toRecord)
+      .sort((a, b) => (a.id < b.id ? -1 : 1)),
+    written: earnings.map((earning) => written.get(earning.id) as EarningRecord),
+  };
+}
 
-  /**
-   * What a rep's recoverable draw under a plan has advanced and not yet recovered before `periodId`: the sum of
-   * the standing rows of the draw's lines (advances of a recoverable draw, and recoveries) of earlier periods,
-   * by the period each line is for, wherever its rows are booked.
-   */
-  async drawBalanceBefore(
-    tx: Transaction,
-    orgId: string,
-    userId: string,
-    planId: string,
-    chipIds: { advance: string; recovery: string },
-    periodId: PeriodId,
-  ): Promise<bigint> {
-    const rows = await tx.query<{ balance: string }>(
-      named('earnings_draw_balance_before', {
-        text: `SELECT COALESCE(sum(amount_cents), 0)::text AS balance FROM earnings
-               WHERE org_id = $1 AND user_id = $2 AND plan_id = $3 AND status IN ${LIVE_OR_LOCKED}
-                 AND trace -> 'period' ->> 'id' < $6
-                 AND (rule_chip_id = $5
-                      OR (rule_chip_id = $4 AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'))`,
-        values: [orgId, userId, planId, chipIds.advance, chipIds.recovery, periodId],
-      }),
-    );
-    return BigInt(rows[0]?.balance ?? '0');
-  }
+/** Reverses the rep's projected rows under these (archived) plans; returns them as they are now. */
+export async function reverseProjectionsOfRep(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  planIds: readonly string[],
+): Promise<EarningRecord[]> {
+  if (planIds.length === 0) return [];
+  const rows = await tx.query<RecordRow>(
+    named('earnings_reverse_projections_of_rep', {
+      text: `WITH moved AS (
+               UPDATE earnings SET status = 'reversed', status_reason = $4::jsonb,
+                 status_changed_at = date_trunc('milliseconds', clock_timestamp())
+               WHERE org_id = $1 AND user_id = $2 AND plan_id = ANY($3::text[]) AND status = 'projected'
+               RETURNING *
+             )
+             SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.id = e.user_id ORDER BY e.id`,
+      values: [orgId, userId, planIds, JSON.stringify(PLAN_ARCHIVED)],
+    }),
+  );
+  return rows.map(toRecord);
+}
 
-  /**
-   * The reps a recompute of these plans must visit: every rep who owns a deal or is credited by a split, every
-   * manager of the rep hierarchy (override chips), and every rep with a live row under one of the plans (a deal
-   * that changed owner, a rep no longer assigned).
-   */
-  async repsToRecompute(tx: Transaction, orgId: string, planIds: readonly string[]): Promise<string[]> {
-    const rows = await tx.query<{ user_id: string }>(
-      sql`SELECT user_id FROM deals WHERE org_id = ${orgId} AND user_id IS NOT NULL
-          UNION
-          SELECT split.user_id FROM deals d CROSS JOIN jsonb_to_recordset(d.splits) AS split(user_id text)
-          WHERE d.org_id = ${orgId} AND d.splits IS NOT NULL
-          UNION
-          SELECT manager_user_id FROM rep_managers WHERE org_id = ${orgId} AND manager_user_id IS NOT NULL
-          UNION
-          SELECT user_id FROM earnings
-          WHERE org_id = ${orgId} AND plan_id = ANY(${[...planIds]}::text[]) AND status IN ('projected', 'pending')
-          ORDER BY user_id`,
-    );
-    return rows.map((row) => row.user_id);
-  }
+/** The period's rows with this status (the rows a lock or a payment moves). */
+export async function rowsOfPeriodWithStatus(
+  tx: Transaction,
+  orgId: string,
+  periodId: PeriodId,
+  status: EarningStatus,
+): Promise<LedgerRow[]> {
+  const rows = await tx.query<LineRowData>(
+    sql`SELECT id, line_key, status, amount_cents, period_id FROM earnings
+        WHERE org_id = ${orgId} AND period_id = ${periodId} AND status = ${status} ORDER BY created_at, id`,
+  );
+  return rows.map(toLineRow);
+}
 
-  /**
-   * Up to `limit` rows after `position` in (created_at, id) order with every filter applied. The text names
-   * only the filters given, so that a generic plan still picks a fitting index.
-   */
-  async listAfter(
-    tx: Transaction,
-    orgId: string,
-    filters: EarningListFilters,
-    position: KeysetPosition,
-    limit: number,
-  ): Promise<EarningRecord[]> {
-    const values: unknown[] = [];
-    const param = (value: unknown) => {
-      values.push(value);
-      return `$${values.length}`;
+/**
+ * Moves rows of a period from one status to the next (pending → approved, approved → paid); returns them as
+ * they are now.
+ */
+export async function moveRowsOfPeriod(
+  tx: Transaction,
+  orgId: string,
+  periodId: PeriodId,
+  ids: readonly string[],
+  change: { from: EarningStatus; to: EarningStatus },
+): Promise<EarningRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.query<RecordRow>({
+    text: `WITH moved AS (
+             UPDATE earnings SET status = $5, status_changed_at = date_trunc('milliseconds', clock_timestamp())
+             WHERE org_id = $1 AND period_id = $2 AND status = $4 AND id = ANY($3::text[])
+             RETURNING *
+           )
+           SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.id = e.user_id ORDER BY e.created_at, e.id`,
+    values: [orgId, periodId, ids, change.from, change.to],
+  });
+  return rows.map(toRecord);
+}
+
+/**
+ * What a rep's recoverable draw under a plan has advanced and not yet recovered before `periodId`: the sum of
+ * the standing rows of the draw's lines (advances of a recoverable draw, and recoveries) of earlier periods,
+ * by the period each line is for, wherever its rows are booked.
+ */
+export async function drawBalanceBefore(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  planId: string,
+  chipIds: { advance: string; recovery: string },
+  periodId: PeriodId,
+): Promise<bigint> {
+  const rows = await tx.query<{ balance: string }>(
+    named('earnings_draw_balance_before', {
+      text: `SELECT COALESCE(sum(amount_cents), 0)::text AS balance FROM earnings
+             WHERE org_id = $1 AND user_id = $2 AND plan_id = $3 AND status IN ${LIVE_OR_LOCKED}
+               AND trace -> 'period' ->> 'id' < $6
+               AND (rule_chip_id = $5
+                    OR (rule_chip_id = $4 AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'))`,
+      values: [orgId, userId, planId, chipIds.advance, chipIds.recovery, periodId],
+    }),
+  );
+  return BigInt(rows[0]?.balance ?? '0');
+}
+
+/**
+ * The reps a recompute of these plans must visit: every rep who owns a deal or is credited by a split, every
+ * manager of the rep hierarchy (override chips), and every rep with a live row under one of the plans (a deal
+ * that changed owner, a rep no longer assigned).
+ */
+export async function repsToRecompute(tx: Transaction, orgId: string, planIds: readonly string[]): Promise<string[]> {
+  const rows = await tx.query<{ user_id: string }>(
+    sql`SELECT user_id FROM deals WHERE org_id = ${orgId} AND user_id IS NOT NULL
+        UNION
+        SELECT split.user_id FROM deals d CROSS JOIN jsonb_to_recordset(d.splits) AS split(user_id text)
+        WHERE d.org_id = ${orgId} AND d.splits IS NOT NULL
+        UNION
+        SELECT manager_user_id FROM rep_managers WHERE org_id = ${orgId} AND manager_user_id IS NOT NULL
+        UNION
+        SELECT user_id FROM earnings
+        WHERE org_id = ${orgId} AND plan_id = ANY(${[...planIds]}::text[]) AND status IN ('projected', 'pending')
+        ORDER BY user_id`,
+  );
+  return rows.map((row) => row.user_id);
+}
+
+/**
+ * Up to `limit` rows after `position` in (created_at, id) order with every filter applied. The text names
+ * only the filters given, so that a generic plan still picks a fitting index.
+ */
+export async function listAfter(
+  tx: Transaction,
+  orgId: string,
+  filters: EarningListFilters,
+  position: KeysetPosition,
+  limit: number,
+): Promise<EarningRecord[]> {
+  const values: unknown[] = [];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const where = [`e.org_id = ${param(orgId)}`];
+  if (filters.userId !== undefined) where.push(`e.user_id = ${param(filters.userId)}`);
+  if (filters.userExternalId !== undefined) where.push(`u.external_id = ${param(filters.userExternalId)}`);
+  if (filters.periodId !== undefined) where.push(`e.period_id = ${param(filters.periodId)}`);
+  if (filters.dealId !== undefined) where.push(`e.deal_id = ${param(filters.dealId)}`);
+  if (filters.planId !== undefined) where.push(`e.plan_id = ${param(filters.planId)}`);
+  if (filters.statuses !== undefined) where.push(`e.status = ANY(${param(filters.statuses)}::text[])`);
+  if (filters.createdSince !== undefined) where.push(`e.created_at >= ${param(filters.createdSince)}::timestamptz`);
+  if (position) {
+    where.push(`(e.created_at, e.id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
+  }
+  const rows = await tx.query<RecordRow>({
+    text: `SELECT ${WIRE_COLUMNS} FROM earnings e JOIN users u ON u.id = e.user_id
+           WHERE ${where.join(' AND ')} ORDER BY e.created_at, e.id LIMIT ${param(limit)}`,
+    values,
+  });
+  return rows.map(toRecord);
+}
+
+/** One row with its trace; null when the org has no such row. */
+export async function findWithTrace(tx: Transaction, orgId: string, id: string): Promise<EarningWithTrace | null> {
+  const rows = await tx.query<RecordRow & { trace: EarningTrace }>(
+    named('earnings_find_with_trace', {
+      text: `SELECT ${WIRE_COLUMNS}, e.trace FROM earnings e JOIN users u ON u.id = e.user_id
+             WHERE e.org_id = $1 AND e.id = $2`,
+      values: [orgId, id],
+    }),
+  );
+  const row = rows[0];
+  return row ? { ...toRecord(row), trace: row.trace } : null;
+}
+
+/** Standing rows (not superseded or reversed) per rep and period, for the console. */
+export async function repPeriodTotals(tx: Transaction, orgId: string): Promise<RepPeriodTotal[]> {
+  const rows = await prismaOf(tx).$queryRaw<
+    Array<{ user_id: string; period_id: string; rows: bigint; amount: bigint }>
+  >`
+    SELECT user_id, period_id, count(*) AS rows, coalesce(sum(amount_cents), 0)::bigint AS amount
+    FROM earnings WHERE org_id = ${orgId} AND status NOT IN ('superseded', 'reversed')
+    GROUP BY user_id, period_id ORDER BY user_id, period_id`;
+  return rows.map((row) => ({
+    user_id: row.user_id,
+    period_id: row.period_id,
+    rows: Number(row.rows),
+    amount_cents: Number(row.amount),
+  }));
+}
+
+/** Every row of the rep booked in the period, oldest first, with its trace's explanation. */
+export async function repRowsOfPeriod(
+  tx: Transaction,
+  orgId: string,
+  repId: string,
+  periodId: string,
+): Promise<RepEarningRow[]> {
+  const rows = await prismaOf(tx).earning.findMany({
+    where: { org_id: orgId, user_id: repId, period_id: periodId },
+    orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+    select: {
+      id: true,
+      deal_id: true,
+      plan_id: true,
+      rule_chip_id: true,
+      amount_cents: true,
+      status: true,
+      created_at: true,
+      trace: true,
+      deal: { select: { external_id: true } },
+    },
+  });
+  return rows.map((row) => {
+    const trace = row.trace as { chip?: { name?: string }; explanation?: string[] };
+    return {
+      id: row.id,
+      deal_id: row.deal_id,
+      deal_external_id: row.deal?.external_id ?? null,
+      plan_id: row.plan_id,
+      rule_chip_id: row.rule_chip_id,
+      chip_name: trace.chip?.name ?? row.rule_chip_id,
+      amount_cents: Number(row.amount_cents),
+      status: row.status,
+      created_at: row.created_at,
+      explanation: trace.explanation ?? [],
     };
-    const where = [`e.org_id = ${param(orgId)}`];
-    if (filters.userId !== undefined) where.push(`e.user_id = ${param(filters.userId)}`);
-    if (filters.userExternalId !== undefined) where.push(`u.external_id = ${param(filters.userExternalId)}`);
-    if (filters.periodId !== undefined) where.push(`e.period_id = ${param(filters.periodId)}`);
-    if (filters.dealId !== undefined) where.push(`e.deal_id = ${param(filters.dealId)}`);
-    if (filters.planId !== undefined) where.push(`e.plan_id = ${param(filters.planId)}`);
-    if (filters.statuses !== undefined) where.push(`e.status = ANY(${param(filters.statuses)}::text[])`);
-    if (filters.createdSince !== undefined) where.push(`e.created_at >= ${param(filters.createdSince)}::timestamptz`);
-    if (position) {
-      where.push(`(e.created_at, e.id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
-    }
-    const rows = await tx.query<RecordRow>({
-      text: `SELECT ${WIRE_COLUMNS} FROM earnings e JOIN users u ON u.id = e.user_id
-             WHERE ${where.join(' AND ')} ORDER BY e.created_at, e.id LIMIT ${param(limit)}`,
-      values,
-    });
-    return rows.map(toRecord);
-  }
+  });
+}
 
-  /** One row with its trace; null when the org has no such row. */
-  async findWithTrace(tx: Transaction, orgId: string, id: string): Promise<EarningWithTrace | null> {
-    const rows = await tx.query<RecordRow & { trace: EarningTrace }>(
-      named('earnings_find_with_trace', {
-        text: `SELECT ${WIRE_COLUMNS}, e.trace FROM earnings e JOIN users u ON u.id = e.user_id
-               WHERE e.org_id = $1 AND e.id = $2`,
-        values: [orgId, id],
-      }),
-    );
-    const row = rows[0];
-    return row ? { ...toRecord(row), trace: row.trace } : null;
-  }
+/** Rows of the period's earnings in this status (inside a status change, to tell how many it moved). */
+export async function countOfPeriodWithStatus(
+  tx: Transaction,
+  orgId: string,
+  periodId: string,
+  status: string,
+): Promise<number> {
+  const rows = await tx.query<{ count: string | number }>(
+    sql`SELECT count(*) AS count FROM earnings WHERE org_id = ${orgId} AND period_id = ${periodId} AND status = ${status}`,
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
+/** Per period and status, the standing rows (superseded and reversed rows are history, not totals), for the admin. */
+export async function periodTotalsByStatus(tx: Transaction, orgId: string): Promise<PeriodTotal[]> {
+  const rows = await prismaOf(tx).$queryRaw<Array<{ period_id: string; status: string; rows: bigint; amount: bigint }>>`
+    SELECT period_id, status, count(*) AS rows, coalesce(sum(amount_cents), 0)::bigint AS amount
+    FROM earnings WHERE org_id = ${orgId} AND status NOT IN ('superseded', 'reversed')
+    GROUP BY period_id, status ORDER BY period_id, status`;
+  return rows.map((row) => ({
+    period_id: row.period_id,
+    status: row.status,
+    rows: Number(row.rows),
+    amount_cents: Number(row.amount),
+  }));
+}
+
+type SnapshotRow = Omit<LedgerSnapshotRow, 'amount_cents'> & { amount_cents: number | bigint };
+
+/** Every row of these reps, whatever its status, with what identifies its line (what an estimate compares). */
+export async function snapshotRowsOfReps(
+  tx: Transaction,
+  orgId: string,
+  userIds: readonly string[],
+): Promise<LedgerSnapshotRow[]> {
+  if (userIds.length === 0) return [];
+  const rows = await tx.query<SnapshotRow>(
+    sql`SELECT e.id, e.line_key, u.external_id AS user_external_id, e.plan_id, e.currency, e.rule_chip_id, e.deal_id,
+               d.external_id AS deal_external_id, e.status, e.amount_cents
+        FROM earnings e JOIN users u ON u.id = e.user_id LEFT JOIN deals d ON d.id = e.deal_id
+        WHERE e.org_id = ${orgId} AND e.user_id = ANY(${[...userIds]}::text[])
+        ORDER BY e.created_at, e.id`,
+  );
+  return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
+}
+
+/** These rows in full, with their traces (what an estimate shows of the rows its event wrote). */
+export async function writtenRows(tx: Transaction, orgId: string, ids: readonly string[]): Promise<WrittenRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.query<Omit<WrittenRow, 'amount_cents'> & { amount_cents: number | bigint }>(
+    sql`SELECT id, status, period_id, amount_cents, supersedes_id, plan_version_id, rule_version, trace
+        FROM earnings WHERE org_id = ${orgId} AND id = ANY(${[...ids]}::text[]) ORDER BY created_at, id`,
+  );
+  return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
 }

@@ -31,7 +31,7 @@ export interface ReportPlan {
   currency: string;
   /** `all`, or the assignees of the plan's current version (owner_external_id values or dated assignments). */
   assignees: 'all' | Assignee[];
-  /** The current version's draw (issue 16); null when it has none. */
+  /** The current version's draw; null when it has none. */
   draw: PlanDraw | null;
 }
 
@@ -52,111 +52,114 @@ function dateText(value: string | Date): string {
   return typeof value === 'string' ? value : value.toISOString().slice(0, 10);
 }
 
-export class LedgerReportRepository {
-  async findPeriod(tx: Transaction, orgId: string, periodId: string): Promise<PeriodRow | null> {
-    const rows = await tx.query<
-      Omit<PeriodRow, 'starts_on' | 'ends_on'> & { starts_on: string | Date; ends_on: string | Date }
-    >(sql`SELECT id, kind, starts_on, ends_on, status FROM periods WHERE org_id = ${orgId} AND id = ${periodId}`);
-    const row = rows[0];
-    return row ? { ...row, starts_on: dateText(row.starts_on), ends_on: dateText(row.ends_on) } : null;
-  }
+export async function findPeriod(tx: Transaction, orgId: string, periodId: string): Promise<PeriodRow | null> {
+  const rows = await tx.query<
+    Omit<PeriodRow, 'starts_on' | 'ends_on'> & { starts_on: string | Date; ends_on: string | Date }
+  >(sql`SELECT id, kind, starts_on, ends_on, status FROM periods WHERE org_id = ${orgId} AND id = ${periodId}`);
+  const row = rows[0];
+  return row ? { ...row, starts_on: dateText(row.starts_on), ends_on: dateText(row.ends_on) } : null;
+}
 
-  /** The rep's projected, pending, approved and paid rows booked in the period, in the order they were written. */
-  async rowsOfRepInPeriod(tx: Transaction, orgId: string, userId: string, periodId: string): Promise<StatementRow[]> {
-    const rows = await tx.query<Omit<StatementRow, 'amount_cents'> & { amount_cents: number | bigint }>(
-      sql`SELECT id, status, amount_cents, deal_id, plan_id, rule_chip_id, pricing, trace FROM earnings
-          WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id = ${periodId}
-            AND status IN ('projected', 'pending', 'approved', 'paid')
-          ORDER BY created_at, id`,
-    );
-    return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
-  }
+/** The rep's projected, pending, approved and paid rows booked in the period, in the order they were written. */
+export async function rowsOfRepInPeriod(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  periodId: string,
+): Promise<StatementRow[]> {
+  const rows = await tx.query<Omit<StatementRow, 'amount_cents'> & { amount_cents: number | bigint }>(
+    sql`SELECT id, status, amount_cents, deal_id, plan_id, rule_chip_id, pricing, trace FROM earnings
+        WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id = ${periodId}
+          AND status IN ('projected', 'pending', 'approved', 'paid')
+        ORDER BY created_at, id`,
+  );
+  return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
+}
 
-  /** The org's plans with their current version's assignees, oldest first. */
-  async plans(tx: Transaction, orgId: string): Promise<ReportPlan[]> {
-    const rows = await tx.query<Omit<ReportPlan, 'quota_cents'> & { quota_cents: number | bigint | null }>(
-      sql`SELECT p.id, p.key, p.name, p.status, p.period, p.quota_cents,
-                 COALESCE(v.definition -> 'assignees', '"all"'::jsonb) AS assignees,
-                 v.definition -> 'draw' AS draw,
-                 COALESCE(v.definition ->> 'currency', o.default_currency) AS currency
-          FROM plans p JOIN plan_versions v ON v.id = p.current_version_id JOIN orgs o ON o.id = p.org_id
-          WHERE p.org_id = ${orgId} ORDER BY p.created_at, p.id`,
-    );
-    return rows.map((row) => ({
-      ...row,
-      quota_cents: row.quota_cents === null ? null : Number(row.quota_cents),
-      draw: row.draw ?? null,
-    }));
-  }
+/** The org's plans with their current version's assignees, oldest first. */
+export async function plans(tx: Transaction, orgId: string): Promise<ReportPlan[]> {
+  const rows = await tx.query<Omit<ReportPlan, 'quota_cents'> & { quota_cents: number | bigint | null }>(
+    sql`SELECT p.id, p.key, p.name, p.status, p.period, p.quota_cents,
+               COALESCE(v.definition -> 'assignees', '"all"'::jsonb) AS assignees,
+               v.definition -> 'draw' AS draw,
+               COALESCE(v.definition ->> 'currency', o.default_currency) AS currency
+        FROM plans p JOIN plan_versions v ON v.id = p.current_version_id JOIN orgs o ON o.id = p.org_id
+        WHERE p.org_id = ${orgId} ORDER BY p.created_at, p.id`,
+  );
+  return rows.map((row) => ({
+    ...row,
+    quota_cents: row.quota_cents === null ? null : Number(row.quota_cents),
+    draw: row.draw ?? null,
+  }));
+}
 
-  /**
-   * Per plan, what the rep's recoverable draws have advanced and not yet recovered in the periods booked before
-   * `periodId`: the sum of the standing rows booked there of the draws' lines (advances of a recoverable draw,
-   * and recoveries).
-   */
-  async drawBalancesBefore(
-    tx: Transaction,
-    orgId: string,
-    userId: string,
-    periodId: string,
-  ): Promise<Map<string, number>> {
-    const rows = await tx.query<{ plan_id: string; balance: string }>(
-      sql`SELECT plan_id, sum(amount_cents)::text AS balance FROM earnings
-          WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id < ${periodId}
-            AND status IN ('pending', 'approved', 'paid')
-            AND (trace -> 'chip' ->> 'kind' = 'draw_recovery'
-                 OR (trace -> 'chip' ->> 'kind' = 'draw'
-                     AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'))
-          GROUP BY plan_id`,
-    );
-    return new Map(rows.map((row) => [row.plan_id, Number(row.balance)]));
-  }
+/**
+ * Per plan, what the rep's recoverable draws have advanced and not yet recovered in the periods booked before
+ * `periodId`: the sum of the standing rows booked there of the draws' lines (advances of a recoverable draw,
+ * and recoveries).
+ */
+export async function drawBalancesBefore(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  periodId: string,
+): Promise<Map<string, number>> {
+  const rows = await tx.query<{ plan_id: string; balance: string }>(
+    sql`SELECT plan_id, sum(amount_cents)::text AS balance FROM earnings
+        WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id < ${periodId}
+          AND status IN ('pending', 'approved', 'paid')
+          AND (trace -> 'chip' ->> 'kind' = 'draw_recovery'
+               OR (trace -> 'chip' ->> 'kind' = 'draw'
+                   AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'))
+        GROUP BY plan_id`,
+  );
+  return new Map(rows.map((row) => [row.plan_id, Number(row.balance)]));
+}
 
-  /**
-   * Per rep with approved or paid rows in the period, after `position` in the rep's (created_at, id) order, and
-   * per currency the rep's rows are in: the sums of those rows by status, of the draws' rows, and of the other
-   * negative ones (clawbacks).
-   * `limit` counts reps: a rep's payouts in several currencies come together.
-   */
-  async payoutsAfter(
-    tx: Transaction,
-    orgId: string,
-    periodId: string,
-    position: KeysetPosition,
-    limit: number,
-  ): Promise<PayoutRow[]> {
-    const values: unknown[] = [orgId, periodId];
-    let keyset = '';
-    if (position) {
-      values.push(position.at, position.id);
-      keyset = 'AND (u.created_at, u.id) > ($3::timestamptz, $4)';
-    }
-    values.push(limit);
-    const rows = await tx.query<PayoutRow>({
-      text: `WITH reps AS (
-               SELECT DISTINCT u.id, u.external_id, u.created_at
-               FROM earnings e JOIN users u ON u.id = e.user_id
-               WHERE e.org_id = $1 AND e.period_id = $2 AND e.status IN ('approved', 'paid') ${keyset}
-               ORDER BY u.created_at, u.id LIMIT $${values.length}
-             )
-             SELECT u.id AS user_id, u.external_id AS user_external_id, u.created_at AS user_created_at, e.currency,
-               COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'approved'), 0)::bigint AS approved_cents,
-               COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'paid'), 0)::bigint AS paid_cents,
-               COALESCE(sum(e.amount_cents) FILTER (WHERE e.amount_cents < 0 AND NOT ${IS_DRAW_ROW}), 0)::bigint
-                 AS clawback_cents,
-               COALESCE(sum(e.amount_cents) FILTER (WHERE ${IS_DRAW_ROW}), 0)::bigint AS draw_cents
-             FROM earnings e JOIN reps u ON u.id = e.user_id
-             WHERE e.org_id = $1 AND e.period_id = $2 AND e.status IN ('approved', 'paid')
-             GROUP BY u.id, u.external_id, u.created_at, e.currency ORDER BY u.created_at, u.id, e.currency`,
-      values,
-    });
-    return rows.map((row) => ({
-      ...row,
-      user_created_at: new Date(row.user_created_at),
-      approved_cents: Number(row.approved_cents),
-      paid_cents: Number(row.paid_cents),
-      clawback_cents: Number(row.clawback_cents),
-      draw_cents: Number(row.draw_cents),
-    }));
+/**
+ * Per rep with approved or paid rows in the period, after `position` in the rep's (created_at, id) order, and
+ * per currency the rep's rows are in: the sums of those rows by status, of the draws' rows, and of the other
+ * negative ones (clawbacks).
+ * `limit` counts reps: a rep's payouts in several currencies come together.
+ */
+export async function payoutsAfter(
+  tx: Transaction,
+  orgId: string,
+  periodId: string,
+  position: KeysetPosition,
+  limit: number,
+): Promise<PayoutRow[]> {
+  const values: unknown[] = [orgId, periodId];
+  let keyset = '';
+  if (position) {
+    values.push(position.at, position.id);
+    keyset = 'AND (u.created_at, u.id) > ($3::timestamptz, $4)';
   }
+  values.push(limit);
+  const rows = await tx.query<PayoutRow>({
+    text: `WITH reps AS (
+             SELECT DISTINCT u.id, u.external_id, u.created_at
+             FROM earnings e JOIN users u ON u.id = e.user_id
+             WHERE e.org_id = $1 AND e.period_id = $2 AND e.status IN ('approved', 'paid') ${keyset}
+             ORDER BY u.created_at, u.id LIMIT $${values.length}
+           )
+           SELECT u.id AS user_id, u.external_id AS user_external_id, u.created_at AS user_created_at, e.currency,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'approved'), 0)::bigint AS approved_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'paid'), 0)::bigint AS paid_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.amount_cents < 0 AND NOT ${IS_DRAW_ROW}), 0)::bigint
+               AS clawback_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE ${IS_DRAW_ROW}), 0)::bigint AS draw_cents
+           FROM earnings e JOIN reps u ON u.id = e.user_id
+           WHERE e.org_id = $1 AND e.period_id = $2 AND e.status IN ('approved', 'paid')
+           GROUP BY u.id, u.external_id, u.created_at, e.currency ORDER BY u.created_at, u.id, e.currency`,
+    values,
+  });
+  return rows.map((row) => ({
+    ...row,
+    user_created_at: new Date(row.user_created_at),
+    approved_cents: Number(row.approved_cents),
+    paid_cents: Number(row.paid_cents),
+    clawback_cents: Number(row.clawback_cents),
+    draw_cents: Number(row.draw_cents),
+  }));
 }

@@ -1,5 +1,7 @@
-import type { Database } from '../db/prisma.ts';
+import type { ExchangeRate } from '../domain/earnings/exchange.ts';
 import { newId } from '../lib/ids.ts';
+import type { PlanState } from './plans.ts';
+import { named, prismaOf, sql, type Transaction } from './transaction.ts';
 
 export interface OrgRecord {
   id: string;
@@ -10,46 +12,106 @@ export interface OrgRecord {
 
 const ORG_FIELDS = { id: true, name: true, default_currency: true, created_at: true } as const;
 
-export class OrgRepository {
-  private readonly db: Database;
+export async function create(tx: Transaction, name: string, defaultCurrency?: string): Promise<OrgRecord> {
+  return prismaOf(tx).org.create({
+    data: { id: newId('org'), name, ...(defaultCurrency === undefined ? {} : { default_currency: defaultCurrency }) },
+    select: ORG_FIELDS,
+  });
+}
 
-  constructor(db: Database) {
-    this.db = db;
-  }
+export async function list(tx: Transaction): Promise<OrgRecord[]> {
+  return prismaOf(tx).org.findMany({ orderBy: { id: 'asc' }, select: ORG_FIELDS });
+}
 
-  async create(name: string, defaultCurrency?: string): Promise<OrgRecord> {
-    return this.db.org.create({
-      data: { id: newId('org'), name, ...(defaultCurrency === undefined ? {} : { default_currency: defaultCurrency }) },
-      select: ORG_FIELDS,
-    });
-  }
+/**
+ * Sets the default currency in one statement, only while the org has no deals and no plans (whose meaning it
+ * fixes): `in_use` when it has some and the currency differs, `unchanged` when it is already this one.
+ */
+export async function setDefaultCurrencyIfUnused(
+  tx: Transaction,
+  orgId: string,
+  currency: string,
+): Promise<'changed' | 'unchanged' | 'in_use'> {
+  const current = await defaultCurrency(tx, orgId);
+  if (current === currency) return 'unchanged';
+  const updated = await prismaOf(tx).$executeRaw`
+    UPDATE orgs SET default_currency = ${currency}
+    WHERE id = ${orgId}
+      AND NOT EXISTS (SELECT 1 FROM deals WHERE org_id = ${orgId})
+      AND NOT EXISTS (SELECT 1 FROM plans WHERE org_id = ${orgId})`;
+  return updated === 1 ? 'changed' : 'in_use';
+}
 
-  async list(): Promise<OrgRecord[]> {
-    return this.db.org.findMany({ orderBy: { id: 'asc' }, select: ORG_FIELDS });
-  }
+/** The org's default currency (ISO 4217); null when there is no such org. */
+export async function defaultCurrency(tx: Transaction, orgId: string): Promise<string | null> {
+  const org = await prismaOf(tx).org.findUnique({ where: { id: orgId }, select: { default_currency: true } });
+  return org?.default_currency ?? null;
+}
 
-  /**
-   * Sets the default currency in one statement, only while the org has no deals and no plans (whose meaning it
-   * fixes): `in_use` when it has some and the currency differs, `unchanged` when it is already this one.
-   */
-  async setDefaultCurrencyIfUnused(orgId: string, currency: string): Promise<'changed' | 'unchanged' | 'in_use'> {
-    const current = await this.defaultCurrency(orgId);
-    if (current === currency) return 'unchanged';
-    const updated = await this.db.$executeRaw`
-      UPDATE orgs SET default_currency = ${currency}
-      WHERE id = ${orgId}
-        AND NOT EXISTS (SELECT 1 FROM deals WHERE org_id = ${orgId})
-        AND NOT EXISTS (SELECT 1 FROM plans WHERE org_id = ${orgId})`;
-    return updated === 1 ? 'changed' : 'in_use';
-  }
+export async function find(tx: Transaction, orgId: string): Promise<OrgRecord | null> {
+  return prismaOf(tx).org.findUnique({ where: { id: orgId }, select: ORG_FIELDS });
+}
 
-  /** The org's default currency (ISO 4217); null when there is no such org. */
-  async defaultCurrency(orgId: string): Promise<string | null> {
-    const org = await this.db.org.findUnique({ where: { id: orgId }, select: { default_currency: true } });
-    return org?.default_currency ?? null;
-  }
+/**
+ * What a deal event reads of its org besides the stage lists (which come with the event's first statement): the
+ * plans in force and the webhook endpoints, as of `version` (orgs.config_version, bumped by triggers in the
+ * transaction of every change to them).
+ */
+export interface OrgConfig {
+  version: number;
+  /** Active plans with the version in force, oldest plan first. */
+  plansInForce: PlanState[];
+  /** Enabled endpoints that are not removed, by id; `events` empty means every kind. */
+  endpoints: Array<{ id: string; events: string[] }>;
+  /** ISO 4217: the currency of deals and plans that name none. */
+  defaultCurrency: string;
+  /** Every exchange rate of the org (a few per pair and month at most), for converting deals to plans' currencies. */
+  rates: ExchangeRate[];
+}
 
-  async find(orgId: string): Promise<OrgRecord | null> {
-    return this.db.org.findUnique({ where: { id: orgId }, select: ORG_FIELDS });
-  }
+// One statement, so one snapshot: the version and what it stands for are read together.
+const LOAD_CONFIG = `
+  SELECT o.config_version AS version,
+         COALESCE((SELECT json_agg(json_build_object('plan_id', p.id, 'status', p.status,
+                                                     'version_id', p.current_version_id)
+                                   ORDER BY p.created_at, p.id)
+                   FROM plans p
+                   WHERE p.org_id = o.id AND p.status = 'active' AND p.current_version_id IS NOT NULL), '[]') AS plans,
+         COALESCE((SELECT json_agg(json_build_object('id', w.id, 'events', w.events) ORDER BY w.id)
+                   FROM webhook_endpoints w
+                   WHERE w.org_id = o.id AND w.enabled AND w.removed_at IS NULL), '[]') AS endpoints,
+         o.default_currency,
+         COALESCE((SELECT json_agg(json_build_object('from_currency', r.from_currency, 'to_currency', r.to_currency,
+                                                     'effective_on', to_char(r.effective_on, 'YYYY-MM-DD'),
+                                                     'rate', r.rate)
+                                   ORDER BY r.from_currency, r.to_currency, r.effective_on)
+                   FROM exchange_rates r WHERE r.org_id = o.id), '[]') AS rates
+  FROM orgs o WHERE o.id = $1`;
+
+/** The org's configuration as a deal event reads it (plain SQL, in the event's transaction). */
+export async function loadConfig(tx: Transaction, orgId: string): Promise<OrgConfig> {
+  const rows = await tx.query<{
+    version: number;
+    plans: PlanState[];
+    endpoints: Array<{ id: string; events: string[] }>;
+    default_currency: string;
+    rates: ExchangeRate[];
+  }>(named('org_config_load', { text: LOAD_CONFIG, values: [orgId] }));
+  const row = rows[0];
+  if (!row) throw new Error(`org ${orgId} does not exist`);
+  return {
+    version: row.version,
+    plansInForce: row.plans,
+    endpoints: row.endpoints,
+    defaultCurrency: row.default_currency,
+    rates: row.rates,
+  };
+}
+
+/** The first of the org's won stages: the stage a deal estimated as won gets. */
+export async function firstWonStage(tx: Transaction, orgId: string): Promise<string> {
+  const rows = await tx.query<{ stage: string | null }>(
+    sql`SELECT won_stages[1] AS stage FROM orgs WHERE id = ${orgId}`,
+  );
+  return rows[0]?.stage ?? 'closed_won';
 }

@@ -1,7 +1,6 @@
 import { Prisma } from '../../generated/prisma/client.ts';
-import type { Database } from '../db/prisma.ts';
-import type { PeriodKind } from '../domain/periods.ts';
-import { prismaOf, sql, type Transaction } from './transaction.ts';
+import { type PeriodId, type PeriodKind, parsePeriodId, periodBounds } from '../domain/periods.ts';
+import { named, prismaOf, type Transaction } from './transaction.ts';
 
 export type PeriodStatus = 'open' | 'locked' | 'paid';
 
@@ -15,14 +14,6 @@ export interface PeriodRecord {
   status: PeriodStatus;
   locked_at: Date | null;
   paid_at: Date | null;
-}
-
-/** Standing earnings rows of a period in one status: how many, and their sum. */
-export interface PeriodTotal {
-  period_id: string;
-  status: string;
-  rows: number;
-  amount_cents: number;
 }
 
 interface PeriodRow {
@@ -51,67 +42,96 @@ function toPeriodRecord(row: PeriodRow): PeriodRecord {
   };
 }
 
-export class PeriodRepository {
-  private readonly db: Database;
+/**
+ * Locks the period row for the rest of the transaction: status changes queue here, and so should anything
+ * that books into a period only while it is open (read it with `FOR SHARE`).
+ */
+export async function lockForUpdate(tx: Transaction, orgId: string, periodId: string): Promise<PeriodRecord | null> {
+  const rows = await prismaOf(tx).$queryRaw<PeriodRow[]>`
+    SELECT ${PERIOD_COLUMNS} FROM periods WHERE org_id = ${orgId} AND id = ${periodId} FOR UPDATE`;
+  return rows[0] ? toPeriodRecord(rows[0]) : null;
+}
 
-  constructor(db: Database) {
-    this.db = db;
-  }
+/** Oldest first; a month before the quarter that starts with it. */
+export async function listForOrg(tx: Transaction, orgId: string): Promise<PeriodRecord[]> {
+  const rows = await prismaOf(tx).period.findMany({
+    where: { org_id: orgId },
+    orderBy: [{ starts_on: 'asc' }, { ends_on: 'asc' }],
+  });
+  return rows.map(toPeriodRecord);
+}
 
-  /**
-   * Locks the period row for the rest of the transaction: status changes queue here, and so should anything
-   * that books into a period only while it is open (read it with `FOR SHARE`).
-   */
-  async lockForUpdate(tx: Transaction, orgId: string, periodId: string): Promise<PeriodRecord | null> {
-    const rows = await prismaOf(tx).$queryRaw<PeriodRow[]>`
-      SELECT ${PERIOD_COLUMNS} FROM periods WHERE org_id = ${orgId} AND id = ${periodId} FOR UPDATE`;
-    return rows[0] ? toPeriodRecord(rows[0]) : null;
-  }
+export async function markLocked(tx: Transaction, orgId: string, periodId: string, at: Date): Promise<PeriodRecord> {
+  const row = await prismaOf(tx).period.update({
+    where: { org_id_id: { org_id: orgId, id: periodId } },
+    data: { status: 'locked', locked_at: at },
+  });
+  return toPeriodRecord(row);
+}
 
-  /** Oldest first; a month before the quarter that starts with it. */
-  async listForOrg(orgId: string): Promise<PeriodRecord[]> {
-    const rows = await this.db.period.findMany({
-      where: { org_id: orgId },
-      orderBy: [{ starts_on: 'asc' }, { ends_on: 'asc' }],
-    });
-    return rows.map(toPeriodRecord);
-  }
+export async function markPaid(tx: Transaction, orgId: string, periodId: string, at: Date): Promise<PeriodRecord> {
+  const row = await prismaOf(tx).period.update({
+    where: { org_id_id: { org_id: orgId, id: periodId } },
+    data: { status: 'paid', paid_at: at },
+  });
+  return toPeriodRecord(row);
+}
 
-  async markLocked(tx: Transaction, orgId: string, periodId: string, at: Date): Promise<PeriodRecord> {
-    const row = await prismaOf(tx).period.update({
-      where: { org_id_id: { org_id: orgId, id: periodId } },
-      data: { status: 'locked', locked_at: at },
-    });
-    return toPeriodRecord(row);
-  }
+// Periods as the ledger books into them, inside the booking transaction.
 
-  async markPaid(tx: Transaction, orgId: string, periodId: string, at: Date): Promise<PeriodRecord> {
-    const row = await prismaOf(tx).period.update({
-      where: { org_id_id: { org_id: orgId, id: periodId } },
-      data: { status: 'paid', paid_at: at },
-    });
-    return toPeriodRecord(row);
-  }
+/** The status of every period of the org, without locking any (a period not listed does not exist yet). */
+export async function periodStatuses(tx: Transaction, orgId: string): Promise<Map<PeriodId, PeriodStatus>> {
+  const rows = await tx.query<{ id: string; status: PeriodStatus }>(
+    named('earnings_period_statuses', { text: 'SELECT id, status FROM periods WHERE org_id = $1', values: [orgId] }),
+  );
+  return new Map(rows.map((row) => [row.id, row.status]));
+}
 
-  /** Rows of the period's earnings in this status (inside a status change, to tell how many it moved). */
-  async countEarnings(tx: Transaction, orgId: string, periodId: string, status: string): Promise<number> {
-    const rows = await tx.query<{ count: string | number }>(
-      sql`SELECT count(*) AS count FROM earnings WHERE org_id = ${orgId} AND period_id = ${periodId} AND status = ${status}`,
-    );
-    return Number(rows[0]?.count ?? 0);
-  }
+/**
+ * Reads these periods `FOR SHARE`, in id order, and holds them until the transaction ends: a lock or
+ * mark-paid of one of them (which takes it `FOR UPDATE`) waits for this transaction, and this one waits for
+ * a status change in progress. Returns the status of those that exist.
+ */
+export async function sharePeriods(
+  tx: Transaction,
+  orgId: string,
+  periodIds: readonly PeriodId[],
+): Promise<Map<PeriodId, PeriodStatus>> {
+  if (periodIds.length === 0) return new Map();
+  const rows = await tx.query<{ id: string; status: PeriodStatus }>(
+    named('earnings_share_periods', {
+      text: 'SELECT id, status FROM periods WHERE org_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR SHARE',
+      values: [orgId, periodIds],
+    }),
+  );
+  return new Map(rows.map((row) => [row.id, row.status]));
+}
 
-  /** Per period and status, the standing rows (superseded and reversed rows are history, not totals). */
-  async earningTotalsByStatus(orgId: string): Promise<PeriodTotal[]> {
-    const rows = await this.db.$queryRaw<Array<{ period_id: string; status: string; rows: bigint; amount: bigint }>>`
-      SELECT period_id, status, count(*) AS rows, coalesce(sum(amount_cents), 0)::bigint AS amount
-      FROM earnings WHERE org_id = ${orgId} AND status NOT IN ('superseded', 'reversed')
-      GROUP BY period_id, status ORDER BY period_id, status`;
-    return rows.map((row) => ({
-      period_id: row.period_id,
-      status: row.status,
-      rows: Number(row.rows),
-      amount_cents: Number(row.amount),
-    }));
-  }
+/**
+ * Creates the periods that do not exist yet, `open`, and returns the ids this call created: whoever first books
+ * into a period, or locks it, calls this. Concurrent callers create each period once (the others wait for its
+ * insert, then see it). The kind and the dates follow from the id.
+ */
+export async function ensurePeriods(
+  tx: Transaction,
+  orgId: string,
+  periodIds: readonly PeriodId[],
+): Promise<PeriodId[]> {
+  if (periodIds.length === 0) return [];
+  const periods = [...periodIds].sort().map((id) => {
+    const parsed = parsePeriodId(id);
+    if (!parsed) throw new RangeError(`not a period id: ${JSON.stringify(id)}`);
+    return { id, kind: parsed.kind, ...periodBounds(id) };
+  });
+  const created = await tx.query<{ id: PeriodId }>(
+    named('ensure_periods', {
+      text: `INSERT INTO periods (org_id, id, kind, starts_on, ends_on, status)
+             SELECT $1, p.id, p.kind, p.starts_on, p.ends_on, 'open'
+             FROM jsonb_to_recordset($2::jsonb) AS p(id text, kind text, starts_on date, ends_on date)
+             ON CONFLICT (org_id, id) DO NOTHING
+             RETURNING id`,
+      values: [orgId, JSON.stringify(periods)],
+    }),
+  );
+  return created.map((row) => row.id);
 }

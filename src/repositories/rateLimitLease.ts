@@ -8,7 +8,7 @@ import pg from 'pg';
 //
 // A process that loses the connection (the database restarted, the connection was cut) no longer holds the lock,
 // so another process could start meanwhile: the lease says so (`held` false) until it is taken again, on a new
-// connection, retried every `retryMs`; the stores refuse to count until then (src/main.ts).
+// connection, retried every `retryMs`; the stores refuse to count until then (src/access/leasedKeyGate.ts).
 
 const RATE_LIMIT_LOCK_CLASS = 0x72617465; // "rate"
 const RATE_LIMIT_LOCK_ID = 0;

@@ -1,6 +1,6 @@
 import { named, sql, type Transaction } from './transaction.ts';
 
-// The rep hierarchy (manager overrides, issue 16): one row per rep and day from which a manager (or nobody)
+// The rep hierarchy of manager overrides: one row per rep and day from which a manager (or nobody)
 // applies. Read by deal events and recomputes (which run on either driver's transaction), written by the
 // hierarchy admin: plain SQL, like the other repositories the earnings engine reads.
 
@@ -22,41 +22,39 @@ const ENTRY_COLUMNS = `
   m.rep_user_id, r.external_id AS rep_external_id, m.manager_user_id, mu.external_id AS manager_external_id,
   m.effective_from::text AS "from", m.created_at, m.updated_at`;
 
-export class RepManagerRepository {
-  /** Every entry of the org, by rep and day. */
-  async entriesOfOrg(tx: Transaction, orgId: string): Promise<ManagerEntryRecord[]> {
-    return tx.query<ManagerEntryRecord>(
-      named('rep_managers_of_org', {
-        text: `SELECT ${ENTRY_COLUMNS}
-               FROM rep_managers m
-               JOIN users r ON r.id = m.rep_user_id
-               LEFT JOIN users mu ON mu.id = m.manager_user_id
-               WHERE m.org_id = $1
-               ORDER BY r.external_id, m.effective_from`,
-        values: [orgId],
-      }),
-    );
-  }
+/** Every entry of the org, by rep and day. */
+export async function entriesOfOrg(tx: Transaction, orgId: string): Promise<ManagerEntryRecord[]> {
+  return tx.query<ManagerEntryRecord>(
+    named('rep_managers_of_org', {
+      text: `SELECT ${ENTRY_COLUMNS}
+             FROM rep_managers m
+             JOIN users r ON r.id = m.rep_user_id
+             LEFT JOIN users mu ON mu.id = m.manager_user_id
+             WHERE m.org_id = $1
+             ORDER BY r.external_id, m.effective_from`,
+      values: [orgId],
+    }),
+  );
+}
 
-  /**
-   * From `from` on, the rep's manager is `managerUserId` (null: nobody). An entry of the same rep and day is
-   * replaced; entries of other days stay.
-   */
-  async setFrom(
-    tx: Transaction,
-    orgId: string,
-    entry: { id: string; repUserId: string; managerUserId: string | null; from: string },
-  ): Promise<void> {
-    await tx.query(
-      sql`INSERT INTO rep_managers (id, org_id, rep_user_id, manager_user_id, effective_from)
-          VALUES (${entry.id}, ${orgId}, ${entry.repUserId}, ${entry.managerUserId}, ${entry.from}::date)
-          ON CONFLICT (org_id, rep_user_id, effective_from)
-          DO UPDATE SET manager_user_id = EXCLUDED.manager_user_id, updated_at = now()`,
-    );
-  }
+/**
+ * From `from` on, the rep's manager is `managerUserId` (null: nobody). An entry of the same rep and day is
+ * replaced; entries of other days stay.
+ */
+export async function setFrom(
+  tx: Transaction,
+  orgId: string,
+  entry: { id: string; repUserId: string; managerUserId: string | null; from: string },
+): Promise<void> {
+  await tx.query(
+    sql`INSERT INTO rep_managers (id, org_id, rep_user_id, manager_user_id, effective_from)
+        VALUES (${entry.id}, ${orgId}, ${entry.repUserId}, ${entry.managerUserId}, ${entry.from}::date)
+        ON CONFLICT (org_id, rep_user_id, effective_from)
+        DO UPDATE SET manager_user_id = EXCLUDED.manager_user_id, updated_at = now()`,
+  );
+}
 
-  /** Makes every other hierarchy change of the org wait until this transaction ends (a cycle check reads it all). */
-  async lockHierarchy(tx: Transaction, orgId: string): Promise<void> {
-    await tx.query(sql`SELECT pg_advisory_xact_lock(${HIERARCHY_LOCK_CLASS}::int, hashtext(${orgId}))::text AS locked`);
-  }
+/** Makes every other hierarchy change of the org wait until this transaction ends (a cycle check reads it all). */
+export async function lockHierarchy(tx: Transaction, orgId: string): Promise<void> {
+  await tx.query(sql`SELECT pg_advisory_xact_lock(${HIERARCHY_LOCK_CLASS}::int, hashtext(${orgId}))::text AS locked`);
 }

@@ -93,74 +93,76 @@ type OpenRow = Partial<DealRow> & {
 };
 
 /** Source events are written and read only inside ingestion transactions, so every method takes the transaction. */
-export class SourceEventRepository {
-  /**
-   * The first step of ingestion, in one round trip: records the source event unless its dedup key is taken
-   * (then nothing else happens and `recorded` is false), and otherwise tags the transaction as a deal writer
-   * of the org, creates the deal if it is new (version 0) or locks it FOR NO KEY UPDATE (see LOCK_DEAL), creates
-   * the users of the owner and the split reps the event names on first sight (in external-id order) and reads
-   * the org's stage lists. The statement takes locks in the order dedup key → deal →
-   * user, as every ingestion does, so concurrent events cannot deadlock.
-   *
-   * When another transaction created the deal or the user after this statement's snapshot was taken, they are
-   * not visible here: `deal` or `ownerUserId` come back null and the caller looks them up in a new statement.
-   */
-  async recordAndOpenDeal(
-    tx: Transaction,
-    orgId: string,
-    event: NewSourceEvent,
-    deal: { newId: string; ownerExternalId: string | null; splitExternalIds: readonly string[] },
-  ): Promise<OpenedDeal> {
-    // Every rep the event names, created in external-id order: two events naming each other's new reps (one's
-    // owner, the other's split rep) then wait for each other in one order, never in a circle.
-    const reps = [
-      ...new Set([...(deal.ownerExternalId === null ? [] : [deal.ownerExternalId]), ...deal.splitExternalIds]),
-    ].sort();
-    const rows = await tx.query<OpenRow>(
-      named('source_events_record_and_open_deal', {
-        text: RECORD_AND_OPEN_DEAL,
-        values: [
-          dealWriterTag(orgId),
-          event.id,
-          orgId,
-          event.keyId,
-          event.dedupKey,
-          event.externalId,
-          event.rawBody,
-          event.bodyDigest,
-          event.receivedAt,
-          deal.newId,
-          reps.map(() => newId('user')),
-          reps,
-          deal.ownerExternalId,
-        ],
-      }),
-    );
-    const row = rows[0];
-    if (!row) throw new Error(`org ${orgId} does not exist`);
-    if (!row.recorded) return { recorded: false, keyRevoked: !row.key_active };
-    return {
-      recorded: true,
-      deal: row.id ? toDealRecord(row as DealRow) : null,
-      ownerUserId: row.id ? row.owner_user_id : null,
-      stages: { won: row.won_stages, lost: row.lost_stages },
-      configVersion: row.config_version,
-    };
-  }
+/**
+ * The first step of ingestion, in one round trip: records the source event unless its dedup key is taken
+ * (then nothing else happens and `recorded` is false), and otherwise tags the transaction as a deal writer
+ * of the org, creates the deal if it is new (version 0) or locks it FOR NO KEY UPDATE (see LOCK_DEAL), creates
+ * the users of the owner and the split reps the event names on first sight (in external-id order) and reads
+ * the org's stage lists. The statement takes locks in the order dedup key → deal →
+ * user, as every ingestion does, so concurrent events cannot deadlock.
+ *
+ * When another transaction created the deal or the user after this statement's snapshot was taken, they are
+ * not visible here: `deal` or `ownerUserId` come back null and the caller looks them up in a new statement.
+ */
+export async function recordAndOpenDeal(
+  tx: Transaction,
+  orgId: string,
+  event: NewSourceEvent,
+  deal: { newId: string; ownerExternalId: string | null; splitExternalIds: readonly string[] },
+): Promise<OpenedDeal> {
+  // Every rep the event names, created in external-id order: two events naming each other's new reps (one's
+  // owner, the other's split rep) then wait for each other in one order, never in a circle.
+  const reps = [
+    ...new Set([...(deal.ownerExternalId === null ? [] : [deal.ownerExternalId]), ...deal.splitExternalIds]),
+  ].sort();
+  const rows = await tx.query<OpenRow>(
+    named('source_events_record_and_open_deal', {
+      text: RECORD_AND_OPEN_DEAL,
+      values: [
+        dealWriterTag(orgId),
+        event.id,
+        orgId,
+        event.keyId,
+        event.dedupKey,
+        event.externalId,
+        event.rawBody,
+        event.bodyDigest,
+        event.receivedAt,
+        deal.newId,
+        reps.map(() => newId('user')),
+        reps,
+        deal.ownerExternalId,
+      ],
+    }),
+  );
+  const row = rows[0];
+  if (!row) throw new Error(`org ${orgId} does not exist`);
+  if (!row.recorded) return { recorded: false, keyRevoked: !row.key_active };
+  return {
+    recorded: true,
+    deal: row.id ? toDealRecord(row as DealRow) : null,
+    ownerUserId: row.id ? row.owner_user_id : null,
+    stages: { won: row.won_stages, lost: row.lost_stages },
+    configVersion: row.config_version,
+  };
+}
 
-  /** The event that first used a dedup key, with the ids it was answered with; null when the key is unused. */
-  /** The body digests of the org's source events under these dedup keys, by key (an import's rows already sent). */
-  async digestsByDedupKeys(tx: Transaction, orgId: string, dedupKeys: readonly string[]): Promise<Map<string, string>> {
-    const rows = await tx.query<{ dedup_key: string; body_digest: string }>(
-      sql`SELECT dedup_key, body_digest FROM source_events WHERE org_id = ${orgId} AND dedup_key = ANY(${dedupKeys}::text[])`,
-    );
-    return new Map(rows.map((row) => [row.dedup_key, row.body_digest]));
-  }
+/** The body digests of the org's source events under these dedup keys, by key (an import's rows already sent). */
+export async function digestsByDedupKeys(
+  tx: Transaction,
+  orgId: string,
+  dedupKeys: readonly string[],
+): Promise<Map<string, string>> {
+  const rows = await tx.query<{ dedup_key: string; body_digest: string }>(
+    sql`SELECT dedup_key, body_digest FROM source_events WHERE org_id = ${orgId} AND dedup_key = ANY(${dedupKeys}::text[])`,
+  );
+  return new Map(rows.map((row) => [row.dedup_key, row.body_digest]));
+}
 
-  async findByDedupKey(tx: Transaction, orgId: string, dedupKey: string): Promise<RecordedEvent | null> {
-    const rows = await tx.query<RecordedEvent>(
-      named('source_events_find_by_dedup_key', { text: FIND_BY_DEDUP_KEY, values: [orgId, dedupKey] }),
-    );
-    return rows[0] ?? null;
-  }
+/** The event that first used a dedup key, with the ids it was answered with; null when the key is unused. */
+export async function findByDedupKey(tx: Transaction, orgId: string, dedupKey: string): Promise<RecordedEvent | null> {
+  const rows = await tx.query<RecordedEvent>(
+    named('source_events_find_by_dedup_key', { text: FIND_BY_DEDUP_KEY, values: [orgId, dedupKey] }),
+  );
+  return rows[0] ?? null;
 }

@@ -14,11 +14,10 @@ import type { Database } from '../db/prisma.ts';
 // (`inTransaction` on the `pg` pool, `inPrismaTransaction` on Prisma). Which repositories use which driver,
 // and why: docs/architecture.md ("Persistence: one transaction type, two drivers").
 //
-// The deal-event pipeline runs on a plain `pg` pool rather than Prisma. Measured on the benchmark machine, a
-// Prisma interactive transaction with four $queryRaw calls cost ~0.9 ms of the server's single thread per
-// event (each raw query goes through the query compiler) and its unnamed statements made PostgreSQL parse and
-// plan the pipeline's CTEs on every event (~0.7 ms of database CPU). Here the hot statements are named
-// prepared statements, and a transaction is BEGIN, the statements, COMMIT.
+// The deal-event pipeline runs on a plain `pg` pool rather than Prisma: in a Prisma interactive transaction each
+// raw query goes through the query compiler on the server's single thread, and its unnamed statements make
+// PostgreSQL parse and plan the pipeline's CTEs on every event (docs/benchmarks.md measures both). Here the hot
+// statements are named prepared statements, and a transaction is BEGIN, the statements, COMMIT.
 //
 // The pool's connections plan prepared statements generically (plan_cache_mode=force_generic_plan): planned
 // once per connection instead of on every execution, which the pipeline's CTEs would otherwise get, as their
@@ -197,8 +196,9 @@ export function inPrismaTransaction<T>(
 }
 
 /**
- * The Prisma client of a transaction opened by `inPrismaTransaction`: for the repositories that use Prisma
- * (see docs/architecture.md). Handing them a transaction of the `pg` pool is a programming error.
+ * The Prisma client of a transaction opened by `inPrismaTransaction` (or of `databaseStatements`): for the
+ * repository functions that use Prisma (see docs/architecture.md). Handing them a transaction of the `pg` pool is a
+ * programming error.
  */
 export function prismaOf(tx: Transaction): Prisma.TransactionClient {
   const client = prismaClients.get(tx);
@@ -206,14 +206,16 @@ export function prismaOf(tx: Transaction): Prisma.TransactionClient {
   return client;
 }
 
-/** The transaction's Prisma client when there is one, else the database itself (a statement of its own). */
-export function prismaOr(db: Database, tx: Transaction | undefined): Prisma.TransactionClient {
-  return tx === undefined ? db : prismaOf(tx);
-}
-
-/** The Prisma client as a `Transaction` for single statements outside any transaction (reads). */
+/**
+ * The database as a `Transaction` for single statements outside any transaction (reads, and writes that stand
+ * alone): plain-SQL repositories run their statements on it, Prisma ones reach the database through `prismaOf`.
+ */
 export function databaseStatements(db: Database): Transaction {
-  return { query: <Row>(statement: Statement) => db.$queryRawUnsafe<Row[]>(statement.text, ...statement.values) };
+  const statements: Transaction = {
+    query: <Row>(statement: Statement) => db.$queryRawUnsafe<Row[]>(statement.text, ...statement.values),
+  };
+  prismaClients.set(statements, db);
+  return statements;
 }
 
 /** The pool as a `Transaction` for single statements outside any transaction (reads). */

@@ -1,12 +1,18 @@
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import { newId } from '../lib/ids.ts';
-import { named, sql, type Transaction } from './transaction.ts';
+import { named, prismaOf, sql, type Transaction } from './transaction.ts';
 
 /** A user (rep) as the API lists it. */
 export interface UserRecord {
   id: string;
   external_id: string;
   created_at: Date;
+}
+
+/** A rep as the console lists it. */
+export interface RepRecord {
+  id: string;
+  external_id: string;
 }
 
 export interface UserListFilters {
@@ -25,73 +31,94 @@ const ENSURE_REP = `
 
 const FIND_REP = 'SELECT id FROM users WHERE org_id = $1 AND external_id = $2';
 
-export class UserRepository {
-  /**
-   * The id of the org's user (rep) with this external id, created on first sight. If a concurrent transaction
-   * creates the same user, the insert waits for it and the second statement sees its row.
-   */
-  async ensureRep(tx: Transaction, orgId: string, externalId: string): Promise<string> {
-    const rows = await tx.query<{ id: string }>(
-      named('users_ensure_rep', { text: ENSURE_REP, values: [newId('user'), orgId, externalId] }),
-    );
-    const found = rows[0] ?? (await this.findRep(tx, orgId, externalId));
-    if (!found) throw new Error(`user ${externalId} of org ${orgId} was neither created nor found`);
-    return found.id;
-  }
+/**
+ * The id of the org's user (rep) with this external id, created on first sight. If a concurrent transaction
+ * creates the same user, the insert waits for it and the second statement sees its row.
+ */
+export async function ensureRep(tx: Transaction, orgId: string, externalId: string): Promise<string> {
+  const rows = await tx.query<{ id: string }>(
+    named('users_ensure_rep', { text: ENSURE_REP, values: [newId('user'), orgId, externalId] }),
+  );
+  const found = rows[0] ?? (await findRepByExternalId(tx, orgId, externalId));
+  if (!found) throw new Error(`user ${externalId} of org ${orgId} was neither created nor found`);
+  return found.id;
+}
 
-  /** Up to `limit` users after `position` in (created_at, id) order, with the filters applied. */
-  async listAfter(
-    tx: Transaction,
-    orgId: string,
-    filters: UserListFilters,
-    position: KeysetPosition,
-    limit: number,
-  ): Promise<UserRecord[]> {
-    const values: unknown[] = [orgId];
-    const param = (value: unknown) => {
-      values.push(value);
-      return `$${values.length}`;
-    };
-    const where = ['org_id = $1'];
-    if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
-    if (position) where.push(`(created_at, id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
-    return tx.query<UserRecord>({
-      text: `SELECT id, external_id, created_at FROM users
-             WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ${param(limit)}`,
-      values,
-    });
-  }
+/** Up to `limit` users after `position` in (created_at, id) order, with the filters applied. */
+export async function listAfter(
+  tx: Transaction,
+  orgId: string,
+  filters: UserListFilters,
+  position: KeysetPosition,
+  limit: number,
+): Promise<UserRecord[]> {
+  const values: unknown[] = [orgId];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const where = ['org_id = $1'];
+  if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
+  if (position) where.push(`(created_at, id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
+  return tx.query<UserRecord>({
+    text: `SELECT id, external_id, created_at FROM users
+           WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ${param(limit)}`,
+    values,
+  });
+}
 
-  async find(tx: Transaction, orgId: string, userId: string): Promise<UserRecord | null> {
-    const rows = await tx.query<UserRecord>(
-      sql`SELECT id, external_id, created_at FROM users WHERE org_id = ${orgId} AND id = ${userId}`,
-    );
-    return rows[0] ?? null;
-  }
+export async function find(tx: Transaction, orgId: string, userId: string): Promise<UserRecord | null> {
+  const rows = await tx.query<UserRecord>(
+    sql`SELECT id, external_id, created_at FROM users WHERE org_id = ${orgId} AND id = ${userId}`,
+  );
+  return rows[0] ?? null;
+}
 
-  private async findRep(tx: Transaction, orgId: string, externalId: string): Promise<{ id: string } | undefined> {
-    const rows = await tx.query<{ id: string }>(
-      named('users_find_rep', { text: FIND_REP, values: [orgId, externalId] }),
-    );
-    return rows[0];
-  }
+/** The org's user (rep) with this external id, if it exists. */
+export async function findRepByExternalId(
+  tx: Transaction,
+  orgId: string,
+  externalId: string,
+): Promise<{ id: string } | undefined> {
+  const rows = await tx.query<{ id: string }>(named('users_find_rep', { text: FIND_REP, values: [orgId, externalId] }));
+  return rows[0];
+}
 
-  /** The org's user (rep) with this id, or null. */
-  async findRepById(
-    tx: Transaction,
-    orgId: string,
-    userId: string,
-  ): Promise<{ user_id: string; external_id: string } | null> {
-    const rows = await tx.query<{ user_id: string; external_id: string }>(
-      sql`SELECT id AS user_id, external_id FROM users WHERE org_id = ${orgId} AND id = ${userId}`,
-    );
-    return rows[0] ?? null;
-  }
+/** The org's user (rep) with this id, or null. */
+export async function findRepById(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+): Promise<{ user_id: string; external_id: string } | null> {
+  const rows = await tx.query<{ user_id: string; external_id: string }>(
+    sql`SELECT id AS user_id, external_id FROM users WHERE org_id = ${orgId} AND id = ${userId}`,
+  );
+  return rows[0] ?? null;
+}
 
-  /** Every rep of the org, as the engine names them, oldest first. */
-  async repsOfOrg(tx: Transaction, orgId: string): Promise<Array<{ user_id: string; external_id: string }>> {
-    return tx.query<{ user_id: string; external_id: string }>(
-      sql`SELECT id AS user_id, external_id FROM users WHERE org_id = ${orgId} ORDER BY created_at, id`,
-    );
-  }
+/** Every rep of the org, as the engine names them, oldest first. */
+export async function repsOfOrg(
+  tx: Transaction,
+  orgId: string,
+): Promise<Array<{ user_id: string; external_id: string }>> {
+  return tx.query<{ user_id: string; external_id: string }>(
+    sql`SELECT id AS user_id, external_id FROM users WHERE org_id = ${orgId} ORDER BY created_at, id`,
+  );
+}
+
+/** The org's reps (users with role rep), for the console, by external id. */
+export async function listReps(tx: Transaction, orgId: string): Promise<RepRecord[]> {
+  return prismaOf(tx).user.findMany({
+    where: { org_id: orgId, role: 'rep' },
+    orderBy: { external_id: 'asc' },
+    select: { id: true, external_id: true },
+  });
+}
+
+/** The org's user with this id if it is a rep, for the console. */
+export async function findRep(tx: Transaction, orgId: string, repId: string): Promise<RepRecord | null> {
+  return prismaOf(tx).user.findFirst({
+    where: { org_id: orgId, id: repId, role: 'rep' },
+    select: { id: true, external_id: true },
+  });
 }

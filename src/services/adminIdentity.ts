@@ -1,18 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { decoyPasswordHash, generatePassword, hashPassword, verifyPassword } from '../access/passwords.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
-import {
-  type AdminRecord,
-  AdminRepository,
-  type AdminRole,
-  AdminSessionRepository,
-  type SessionWithAdmin,
-  SignInFailureRepository,
-} from '../repositories/admins.ts';
-import { AuditRepository } from '../repositories/audit.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
-import { AdminError } from './adminError.ts';
+import { Refusal } from '../domain/refusal.ts';
+import type { SessionWithAdmin } from '../repositories/adminSessions.ts';
+import * as adminSessions from '../repositories/adminSessions.ts';
+import * as adminSignInFailures from '../repositories/adminSignInFailures.ts';
+import type { AdminRecord, AdminRole } from '../repositories/admins.ts';
+import * as admins from '../repositories/admins.ts';
+import * as audit from '../repositories/audit.ts';
+import * as orgs from '../repositories/orgs.ts';
+import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
 
 export const ADMIN_ROLES: readonly AdminRole[] = ['admin', 'viewer'];
 
@@ -24,14 +22,12 @@ export function normaliseEmail(email: string): string {
 
 /** Admin accounts: created and disabled by `quotient admins`, listed by the console too. */
 export class AdminAccounts {
-  private readonly admins: AdminRepository;
-  private readonly orgs: OrgRepository;
-  private readonly audit: AuditRepository;
+  readonly #db: Database;
+  readonly #statements: Transaction;
 
   constructor(db: Database) {
-    this.admins = new AdminRepository(db);
-    this.orgs = new OrgRepository(db);
-    this.audit = new AuditRepository(db);
+    this.#db = db;
+    this.#statements = databaseStatements(db);
   }
 
   /** A new account with a generated password, returned once (only its scrypt hash is kept). */
@@ -40,23 +36,23 @@ export class AdminAccounts {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<{ admin: AdminRecord; password: string }> {
     const email = normaliseEmail(input.email);
-    if (!EMAIL.test(email)) throw new AdminError('invalid_argument', `${JSON.stringify(input.email)} is not an email`);
+    if (!EMAIL.test(email)) throw new Refusal('invalid_body', `${JSON.stringify(input.email)} is not an email`);
     const role = (input.role ?? 'admin') as AdminRole;
     if (!ADMIN_ROLES.includes(role)) {
-      throw new AdminError('invalid_argument', `the role must be admin or viewer, not ${JSON.stringify(input.role)}`);
+      throw new Refusal('invalid_body', `the role must be admin or viewer, not ${JSON.stringify(input.role)}`);
     }
     const displayName = input.displayName?.trim() || email.split('@')[0] || email;
     await this.requireOrg(input.orgId);
     const password = generatePassword();
-    const admin = await this.admins.create({
+    const admin = await admins.create(this.#statements, {
       orgId: input.orgId,
       email,
       displayName,
       role,
       passwordHash: await hashPassword(password),
     });
-    if (!admin) throw new AdminError('invalid_state', `an admin with the email ${email} exists already`);
-    await this.audit.insertMany([
+    if (!admin) throw new Refusal('invalid_state', `an admin with the email ${email} exists already`);
+    await audit.insertMany(this.#statements, [
       adminAuditEntry(input.orgId, 'admin.created', { admin_id: admin.id, email, role }, actor),
     ]);
     return { admin, password };
@@ -64,7 +60,7 @@ export class AdminAccounts {
 
   async list(orgId: string): Promise<AdminRecord[]> {
     await this.requireOrg(orgId);
-    return this.admins.listForOrg(orgId);
+    return admins.listForOrg(this.#statements, orgId);
   }
 
   /** By id or email. Ends every session of the account at once; disabling twice changes nothing. */
@@ -75,20 +71,20 @@ export class AdminAccounts {
   ): Promise<{ admin: AdminRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     const found = idOrEmail.includes('@')
-      ? await this.admins.findByEmailForOrg(orgId, normaliseEmail(idOrEmail))
-      : await this.admins.findForOrg(orgId, idOrEmail);
-    if (!found) throw new AdminError('not_found', `org ${orgId} has no admin ${idOrEmail}`);
-    const { changed } = await this.admins.disable(orgId, found.id, new Date());
+      ? await admins.findByEmailForOrg(this.#statements, orgId, normaliseEmail(idOrEmail))
+      : await admins.findForOrg(this.#statements, orgId, idOrEmail);
+    if (!found) throw new Refusal('not_found', `org ${orgId} has no admin ${idOrEmail}`);
+    const { changed } = await inPrismaTransaction(this.#db, (tx) => admins.disable(tx, orgId, found.id, new Date()));
     if (changed) {
-      await this.audit.insertMany([
+      await audit.insertMany(this.#statements, [
         adminAuditEntry(orgId, 'admin.disabled', { admin_id: found.id, email: found.email }, actor),
       ]);
     }
-    return { admin: (await this.admins.findForOrg(orgId, found.id)) as AdminRecord, changed };
+    return { admin: (await admins.findForOrg(this.#statements, orgId, found.id)) as AdminRecord, changed };
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }
 
@@ -121,18 +117,12 @@ export function tokenDigest(token: string): string {
  * `now`, so tests move it instead of waiting.
  */
 export class AdminSessions {
-  private readonly admins: AdminRepository;
-  private readonly sessions: AdminSessionRepository;
-  private readonly failures: SignInFailureRepository;
-  private readonly audit: AuditRepository;
+  readonly #statements: Transaction;
   private readonly settings: SessionSettings;
   private readonly now: () => Date;
 
   constructor(db: Database, options: { settings: SessionSettings; now?: () => Date }) {
-    this.admins = new AdminRepository(db);
-    this.sessions = new AdminSessionRepository(db);
-    this.failures = new SignInFailureRepository(db);
-    this.audit = new AuditRepository(db);
+    this.#statements = databaseStatements(db);
     this.settings = options.settings;
     this.now = options.now ?? (() => new Date());
   }
@@ -152,7 +142,12 @@ export class AdminSessions {
     const accountSubject = `email:${email}`;
     const addressSubject = `ip:${input.clientIp}`;
     const since = new Date(at.getTime() - SIGN_IN_THROTTLE.windowMs);
-    const counts = await this.failures.countBetween([accountSubject, addressSubject], since, at);
+    const counts = await adminSignInFailures.countBetween(
+      this.#statements,
+      [accountSubject, addressSubject],
+      since,
+      at,
+    );
     const blocking = [
       { count: counts.get(accountSubject), limit: SIGN_IN_THROTTLE.perAccount },
       { count: counts.get(addressSubject), limit: SIGN_IN_THROTTLE.perAddress },
@@ -168,15 +163,15 @@ export class AdminSessions {
       };
     }
 
-    const account = await this.admins.findSignInAccount(email);
+    const account = await admins.findSignInAccount(this.#statements, email);
     const matches = await verifyPassword(input.password, account?.password_hash ?? (await decoyPasswordHash()));
     if (!account || !matches) {
-      await this.failures.record([accountSubject, addressSubject], at);
+      await adminSignInFailures.record(this.#statements, [accountSubject, addressSubject], at);
       return { ok: false, reason: 'invalid_credentials' };
     }
-    await this.failures.clear(accountSubject);
+    await adminSignInFailures.clear(this.#statements, accountSubject);
     const token = randomBytes(32).toString('base64url');
-    const created = await this.sessions.create({
+    const created = await adminSessions.create(this.#statements, {
       tokenDigest: tokenDigest(token),
       adminId: account.id,
       orgId: account.org_id,
@@ -184,10 +179,10 @@ export class AdminSessions {
       at,
       expiresAt: new Date(at.getTime() + this.settings.absoluteMs),
     });
-    await this.audit.insertMany([
+    await audit.insertMany(this.#statements, [
       adminAuditEntry(account.org_id, 'admin.signed_in', { session_id: created.id }, input.actor(account)),
     ]);
-    const session = (await this.sessions.findLive(tokenDigest(token))) as SessionWithAdmin;
+    const session = (await adminSessions.findLive(this.#statements, tokenDigest(token))) as SessionWithAdmin;
     return { ok: true, token, session };
   }
 
@@ -203,15 +198,15 @@ export class AdminSessions {
 
   private async check(token: string, options: { touch: boolean }): Promise<LiveSession | null> {
     const at = this.now();
-    const session = await this.sessions.findLive(tokenDigest(token));
+    const session = await adminSessions.findLive(this.#statements, tokenDigest(token));
     if (!session) return null;
     const idleEnd = session.last_seen_at.getTime() + this.settings.idleMs;
     if (at.getTime() >= session.expires_at.getTime() || at.getTime() >= idleEnd) {
-      await this.sessions.end(session.id, at);
+      await adminSessions.end(this.#statements, session.id, at);
       return null;
     }
     if (!options.touch) return this.withIdleEnd(session);
-    await this.sessions.touch(session.id, at);
+    await adminSessions.touch(this.#statements, session.id, at);
     return this.withIdleEnd({ ...session, last_seen_at: at });
   }
 
@@ -222,14 +217,17 @@ export class AdminSessions {
 
   /** Ends the session server-side: the cookie stops working in every tab and on every copy of it. */
   async signOut(session: SessionWithAdmin, actor: AdminActor): Promise<void> {
-    await this.sessions.end(session.id, this.now());
-    await this.audit.insertMany([
+    await adminSessions.end(this.#statements, session.id, this.now());
+    await audit.insertMany(this.#statements, [
       adminAuditEntry(session.org_id, 'admin.signed_out', { session_id: session.id }, actor),
     ]);
   }
 
   /** Old failures no longer count: drop them (called from the server's sweeper). */
   async forgetOldFailures(): Promise<void> {
-    await this.failures.deleteBefore(new Date(this.now().getTime() - SIGN_IN_THROTTLE.windowMs));
+    await adminSignInFailures.deleteBefore(
+      this.#statements,
+      new Date(this.now().getTime() - SIGN_IN_THROTTLE.windowMs),
+    );
   }
 }

@@ -1,7 +1,7 @@
 import type { StageLists } from '../domain/deals/projection.ts';
 import type { DealRecord } from '../repositories/deals.ts';
 import type { DomainEventRecord } from '../repositories/domainEvents.ts';
-import type { OrgConfig } from '../repositories/orgConfig.ts';
+import type { OrgConfig } from '../repositories/orgs.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 
 /** One applied deal event, as the ingestion transaction hands it on. */

@@ -1,6 +1,7 @@
 import type { DealEvent } from '../domain/deals/event.ts';
 import type { AuditEntryInput } from '../repositories/audit.ts';
 import type { DealIngestion, IngestResult } from './ingestion.ts';
+import type { WriteGuard } from './writeGuard.ts';
 
 /** One event of a batch, already parsed: the event and the body its digest is taken of. */
 export interface BatchEvent {
@@ -44,13 +45,17 @@ export class DealEventBatch {
     const results = new Array<IngestResult>(request.events.length);
     const lanes = lanesOf(request.events.map(({ event }) => event));
     let auditWritten = false;
-    const claimAudit = request.auditEntry
-      ? (): AuditEntryInput | null => {
-          if (auditWritten) return null;
-          auditWritten = true;
-          return (request.auditEntry as () => AuditEntryInput)();
-        }
-      : undefined;
+    const auditEntry = request.auditEntry;
+    // Each event's write reads the key itself (a revoked key comes back as its result); the request's audit entry
+    // rides on the first accepted event's transaction.
+    const guard: WriteGuard | undefined = auditEntry && {
+      settle: () => {},
+      auditEntry: () => {
+        if (auditWritten) return null;
+        auditWritten = true;
+        return auditEntry();
+      },
+    };
     let stopped: { failure: unknown } | 'key_revoked' | null = null;
 
     const runLane = async (lane: readonly number[]) => {
@@ -69,7 +74,7 @@ export class DealEventBatch {
             body,
             rawBody: JSON.stringify(body),
             receivedAt: request.receivedAt,
-            ...(claimAudit ? { auditEntry: claimAudit } : {}),
+            ...(guard ? { guard } : {}),
           });
           if (result.kind === 'key_revoked') stopped ??= 'key_revoked';
           results[index] = result;

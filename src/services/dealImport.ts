@@ -1,13 +1,18 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import type { ImportRow } from '../domain/imports/rows.ts';
 import { canonicalDigest } from '../domain/json.ts';
-import { AuditRepository } from '../repositories/audit.ts';
-import { DealRepository } from '../repositories/deals.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
-import { SourceEventRepository } from '../repositories/sourceEvents.ts';
-import { inRolledBackTransaction, type SqlPool } from '../repositories/transaction.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
-import { AdminError } from './adminError.ts';
+import { Refusal } from '../domain/refusal.ts';
+import * as audit from '../repositories/audit.ts';
+import * as deals from '../repositories/deals.ts';
+import * as orgs from '../repositories/orgs.ts';
+import * as sourceEvents from '../repositories/sourceEvents.ts';
+import {
+  databaseStatements,
+  inRolledBackTransaction,
+  type SqlPool,
+  type Transaction,
+} from '../repositories/transaction.ts';
 import type { DealEventBatch } from './dealEventBatch.ts';
 
 export interface RefusedImportRow {
@@ -44,19 +49,14 @@ const LISTED_REFUSALS = 1000;
  * ran to its end is one entry of the org's audit log (`deals.imported`, with its counts).
  */
 export class DealImport {
-  private readonly pool: SqlPool;
-  private readonly batch: DealEventBatch;
-  private readonly orgs: OrgRepository;
-  private readonly audit: AuditRepository;
-  private readonly sourceEvents = new SourceEventRepository();
-  private readonly deals: DealRepository;
+  readonly #statements: Transaction;
+  readonly #pool: SqlPool;
+  readonly #batch: DealEventBatch;
 
   constructor(db: Database, pool: SqlPool, batch: DealEventBatch) {
-    this.pool = pool;
-    this.batch = batch;
-    this.orgs = new OrgRepository(db);
-    this.audit = new AuditRepository(db);
-    this.deals = new DealRepository(pool);
+    this.#statements = databaseStatements(db);
+    this.#pool = pool;
+    this.#batch = batch;
   }
 
   async run(input: {
@@ -69,7 +69,7 @@ export class DealImport {
     /** Called after each chunk with the rows done so far. */
     onProgress?: (rowsDone: number) => void;
   }): Promise<ImportSummary> {
-    if (!(await this.orgs.find(input.orgId))) throw new AdminError('not_found', `no org ${input.orgId}`);
+    if (!(await orgs.find(this.#statements, input.orgId))) throw new Refusal('not_found', `no org ${input.orgId}`);
     const started = performance.now();
     const summary: ImportSummary = {
       dry_run: input.dryRun,
@@ -84,7 +84,7 @@ export class DealImport {
     const seenDeals = new Set<string>();
     let chunk: ImportRow[] = [];
     const flush = async () => {
-      await this.importChunk(input.orgId, chunk, input.dryRun, seenDeals, summary);
+      await this.#importChunk(input.orgId, chunk, input.dryRun, seenDeals, summary);
       summary.rows += chunk.length;
       chunk = [];
       input.onProgress?.(summary.rows);
@@ -97,14 +97,14 @@ export class DealImport {
     summary.seconds = Math.round(performance.now() - started) / 1000;
     if (!input.dryRun) {
       const { refusals: _listed, dry_run: _dryRun, ...counts } = summary;
-      await this.audit.insertMany([
+      await audit.insertMany(this.#statements, [
         adminAuditEntry(input.orgId, 'deals.imported', { source: input.source, ...counts }, input.actor ?? CLI_ACTOR),
       ]);
     }
     return summary;
   }
 
-  private async importChunk(
+  async #importChunk(
     orgId: string,
     rows: readonly ImportRow[],
     dryRun: boolean,
@@ -116,13 +116,13 @@ export class DealImport {
       if (summary.refusals.length < LISTED_REFUSALS) summary.refusals.push({ line, reason });
     };
     const events = rows.filter((row) => 'event' in row);
-    const { sent, present } = await inRolledBackTransaction(this.pool, async (tx) => ({
-      sent: await this.sourceEvents.digestsByDedupKeys(
+    const { sent, present } = await inRolledBackTransaction(this.#pool, async (tx) => ({
+      sent: await sourceEvents.digestsByDedupKeys(
         tx,
         orgId,
         events.map((row) => row.event.dedupKey as string),
       ),
-      present: await this.deals.externalIdsPresent(
+      present: await deals.externalIdsPresent(
         tx,
         orgId,
         events.map((row) => row.event.externalId),
@@ -148,7 +148,7 @@ export class DealImport {
       for (const { isNew } of toApply) isNew ? summary.new_deals++ : summary.updates++;
       return;
     }
-    const results = await this.batch.ingestAll({
+    const results = await this.#batch.ingestAll({
       orgId,
       keyId: null,
       events: toApply.map(({ row }) => ({ event: row.event, body: row.body })),

@@ -1,7 +1,8 @@
 import { cutFeedPage, type DealListFilters } from '../domain/deals/feed.ts';
 import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
-import { type DealRecord, DealRepository } from '../repositories/deals.ts';
-import { FeedWriterRepository } from '../repositories/feedWriters.ts';
+import type { DealRecord } from '../repositories/deals.ts';
+import * as deals from '../repositories/deals.ts';
+import * as feedWriters from '../repositories/feedWriters.ts';
 import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
 
 export interface DealPage {
@@ -26,24 +27,21 @@ export function dealListFingerprint(orgId: string, filters: DealListFilters): st
 /** Reading deals: keyset pages in (updated_at, id) order that together form a change feed missing nothing. */
 export class DealReader {
   private readonly pool: SqlPool;
-  private readonly deals: DealRepository;
-  private readonly feedWriters = new FeedWriterRepository();
 
   constructor(pool: SqlPool) {
     this.pool = pool;
-    this.deals = new DealRepository(pool);
   }
 
-  /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */
+  /** Refuses (`invalid_body`) a cursor that is malformed or was issued for other filters or another org. */
   async listPage(
     orgId: string,
     query: { filters: DealListFilters; limit: number; cursor?: string },
   ): Promise<DealPage> {
     const fingerprint = dealListFingerprint(orgId, query.filters);
     const from = query.cursor === undefined ? null : DEAL_CURSOR.decode(query.cursor, fingerprint);
-    // The horizon first, the rows in a later statement: see FeedWriterRepository.horizon.
-    const horizon = await this.feedWriters.horizon(poolStatements(this.pool), orgId);
-    const rows = await this.deals.listAfter(orgId, query.filters, from, query.limit + 1);
+    // The horizon first, the rows in a later statement: see feedWriters.horizon.
+    const horizon = await feedWriters.horizon(poolStatements(this.pool), orgId);
+    const rows = await deals.listAfter(poolStatements(this.pool), orgId, query.filters, from, query.limit + 1);
     const page = cutFeedPage(rows, { from, limit: query.limit, ...horizon });
     return {
       deals: page.items,

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Database } from '../db/prisma.ts';
 import { parseDealEvent } from '../domain/deals/event.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
+import * as orgs from '../repositories/orgs.ts';
+import { databaseStatements } from '../repositories/transaction.ts';
 import type { DealIngestion } from './ingestion.ts';
 import type { KeyAdmin } from './keys.ts';
 import type { PeriodAdmin } from './periods.ts';
@@ -106,9 +107,9 @@ export class Demo {
 
   /** The org (reused by name), its key and its plan; the deals and the periods follow in `run`. */
   async run(orgName: string, today = new Date()): Promise<DemoResult> {
-    const orgs = new OrgRepository(this.db);
-    const existing = (await orgs.list()).find((org) => org.name === orgName);
-    const org = existing ?? (await orgs.create(orgName));
+    const statements = databaseStatements(this.db);
+    const existing = (await orgs.list(statements)).find((org) => org.name === orgName);
+    const org = existing ?? (await orgs.create(statements, orgName));
     const created = await this.services.keys.create({
       orgId: org.id,
       name: 'demo key',

@@ -1,24 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../generated/openapi.ts';
-import { InvalidDealEvent, parseDealEvent } from '../domain/deals/event.ts';
+import { parseDealEvent } from '../domain/deals/event.ts';
 import { compareLedgers } from '../domain/earnings/estimate.ts';
-import { EstimateRepository } from '../repositories/estimates.ts';
+import { Refusal } from '../domain/refusal.ts';
+import * as deals from '../repositories/deals.ts';
+import * as earnings from '../repositories/earnings.ts';
+import * as orgs from '../repositories/orgs.ts';
+import * as users from '../repositories/users.ts';
 import { toWireDeal } from '../wire/deals.ts';
 import type { DealIngestion } from './ingestion.ts';
 
 type Estimate = components['schemas']['Estimate'];
 export type EstimateInput = components['schemas']['EstimateRequest'];
-
-/** A request the estimate cannot answer: an unknown deal, or a deal it cannot make won. */
-export class EstimateRefused extends Error {
-  readonly code: 'not_found' | 'invalid_body';
-
-  constructor(code: 'not_found' | 'invalid_body', message: string) {
-    super(message);
-    this.name = 'EstimateRefused';
-    this.code = code;
-  }
-}
 
 /**
  * "If this deal closed won on this date, what would each line pay?" The deal event is built as a CRM would send
@@ -28,59 +21,52 @@ export class EstimateRefused extends Error {
  */
 export class DealEstimator {
   readonly #ingestion: DealIngestion;
-  readonly #estimates = new EstimateRepository();
 
   constructor(ingestion: DealIngestion) {
     this.#ingestion = ingestion;
   }
 
-  /** Throws EstimateRefused for an unknown `deal_id`, both ids at once, or a deal without an owner. */
+  /** Refuses an unknown `deal_id` (`not_found`), both ids at once or a deal without an owner (`invalid_body`). */
   async estimate(orgId: string, keyId: string | null, input: EstimateInput): Promise<Estimate> {
     if (input.deal_id !== undefined && input.external_id !== undefined) {
-      throw new EstimateRefused('invalid_body', 'external_id: give deal_id or external_id, not both');
+      throw new Refusal('invalid_body', 'external_id: give deal_id or external_id, not both');
     }
     return this.#ingestion.rehearse(orgId, keyId, async (tx, apply) => {
       const existing =
         input.deal_id !== undefined
-          ? await this.#estimates.dealById(tx, orgId, input.deal_id)
+          ? await deals.findById(tx, orgId, input.deal_id)
           : input.external_id !== undefined
-            ? await this.#estimates.dealByExternalId(tx, orgId, input.external_id)
+            ? await deals.findByExternalId(tx, orgId, input.external_id)
             : null;
-      if (input.deal_id !== undefined && !existing) throw new EstimateRefused('not_found', `no deal ${input.deal_id}`);
+      if (input.deal_id !== undefined && !existing) throw new Refusal('not_found', `no deal ${input.deal_id}`);
       const changes: Record<string, unknown> = { ...input.state };
       const owner = 'owner_external_id' in changes ? changes.owner_external_id : existing?.state.owner_external_id;
       if (typeof owner !== 'string') {
-        throw new EstimateRefused(
+        throw new Refusal(
           'invalid_body',
           'state.owner_external_id: the deal needs an owner to earn anything; name the rep',
         );
       }
       const body = {
         external_id: existing?.external_id ?? input.external_id ?? `estimate-${randomUUID()}`,
-        state: { ...changes, stage: await this.#estimates.firstWonStage(tx, orgId), close_date: input.close_date },
+        state: { ...changes, stage: await orgs.firstWonStage(tx, orgId), close_date: input.close_date },
       };
-      let event: ReturnType<typeof parseDealEvent>;
-      try {
-        event = parseDealEvent(body);
-      } catch (error) {
-        if (error instanceof InvalidDealEvent) throw new EstimateRefused('invalid_body', error.message);
-        throw error;
-      }
+      const event = parseDealEvent(body);
 
-      const ownerBefore = await this.#estimates.userIdOf(tx, orgId, owner);
+      const ownerBefore = (await users.findRepByExternalId(tx, orgId, owner))?.id ?? null;
       const repsBefore = [existing?.user_id, ownerBefore].filter((id): id is string => typeof id === 'string');
-      const before = await this.#estimates.rowsOfReps(tx, orgId, repsBefore);
+      const before = await earnings.snapshotRowsOfReps(tx, orgId, repsBefore);
       const ids = await apply(event, body);
-      const ownerAfter = await this.#estimates.userIdOf(tx, orgId, owner);
+      const ownerAfter = (await users.findRepByExternalId(tx, orgId, owner))?.id ?? null;
       const reps = [...new Set([...repsBefore, ...(ownerAfter ? [ownerAfter] : [])])];
-      const after = await this.#estimates.rowsOfReps(tx, orgId, reps);
+      const after = await earnings.snapshotRowsOfReps(tx, orgId, reps);
       const known = new Set(before.map((row) => row.id));
-      const written = await this.#estimates.writtenRows(
+      const written = await earnings.writtenRows(
         tx,
         orgId,
         after.filter((row) => !known.has(row.id)).map((row) => row.id),
       );
-      const deal = await this.#estimates.dealById(tx, orgId, ids.deal_id);
+      const deal = await deals.findById(tx, orgId, ids.deal_id);
       if (!deal) throw new Error(`the rehearsed deal ${ids.deal_id} of org ${orgId} is not visible in its transaction`);
       const comparison = compareLedgers({
         before,

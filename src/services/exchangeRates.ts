@@ -1,14 +1,16 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { currencyProblem } from '../domain/currencies.ts';
 import { normaliseRate, rateProblem } from '../domain/earnings/exchange.ts';
 import { isCalendarDate } from '../domain/periods.ts';
-import { AuditRepository } from '../repositories/audit.ts';
-import { ExchangeRateRepository, type StoredExchangeRate } from '../repositories/exchangeRates.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
-import { AdminError } from './adminError.ts';
+import { Refusal } from '../domain/refusal.ts';
+import * as audit from '../repositories/audit.ts';
+import type { StoredExchangeRate } from '../repositories/exchangeRates.ts';
+import * as exchangeRates from '../repositories/exchangeRates.ts';
+import * as orgs from '../repositories/orgs.ts';
+import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
 
-// Exchange rates and the org's default currency (issue 16, item 5), as admins set them. Setting a rate changes
+// Exchange rates and the org's default currency (docs/currencies.md), as admins set them. Setting a rate changes
 // what deals in other currencies than their plans are worth: ExchangeRateChange then recomputes the org's earnings
 // with the reason `exchange_rate_set` (see `quotient fx set`), which prices unpriced lines and re-converts the deals
 // dated on or after the rate's day, under the ledger rules (rows superseded; locked periods adjusted in the next
@@ -23,39 +25,38 @@ export interface SetRateInput {
 }
 
 export class ExchangeRateService {
-  private readonly rates: ExchangeRateRepository;
-  private readonly orgs: OrgRepository;
-  private readonly audit: AuditRepository;
+  readonly #db: Database;
+  readonly #statements: Transaction;
 
   constructor(db: Database) {
-    this.rates = new ExchangeRateRepository(db);
-    this.orgs = new OrgRepository(db);
-    this.audit = new AuditRepository(db);
+    this.#db = db;
+    this.#statements = databaseStatements(db);
   }
 
-  /** Refuses bad input with `invalid_argument` naming it, an unknown org with `not_found`; changes nothing then. */
+  /** Refuses bad input with `invalid_body` naming it, an unknown org with `not_found`; changes nothing then. */
   async set(
     input: SetRateInput,
     actor: AdminActor = CLI_ACTOR,
   ): Promise<{ rate: StoredExchangeRate; replaced: string | null }> {
     const from = checkCurrency(input.from, 'FROM');
     const to = checkCurrency(input.to, 'TO');
-    if (from === to)
-      throw new AdminError('invalid_argument', `FROM and TO are both ${from}; a rate needs two currencies`);
+    if (from === to) throw new Refusal('invalid_body', `FROM and TO are both ${from}; a rate needs two currencies`);
     const problem = rateProblem(input.rate);
-    if (problem) throw new AdminError('invalid_argument', `RATE ${input.rate} ${problem}`);
+    if (problem) throw new Refusal('invalid_body', `RATE ${input.rate} ${problem}`);
     if (!isCalendarDate(input.effectiveOn)) {
-      throw new AdminError('invalid_argument', `--from ${input.effectiveOn} must be a day, YYYY-MM-DD`);
+      throw new Refusal('invalid_body', `--from ${input.effectiveOn} must be a day, YYYY-MM-DD`);
     }
     await this.requireOrg(input.orgId);
     const rate = normaliseRate(input.rate);
-    const result = await this.rates.set(input.orgId, {
-      from_currency: from,
-      to_currency: to,
-      effective_on: input.effectiveOn,
-      rate,
-    });
-    await this.audit.insertMany([
+    const result = await inPrismaTransaction(this.#db, (tx) =>
+      exchangeRates.set(tx, input.orgId, {
+        from_currency: from,
+        to_currency: to,
+        effective_on: input.effectiveOn,
+        rate,
+      }),
+    );
+    await audit.insertMany(this.#statements, [
       adminAuditEntry(
         input.orgId,
         'exchange_rate.set',
@@ -69,7 +70,7 @@ export class ExchangeRateService {
   async list(orgId: string, currency?: string): Promise<StoredExchangeRate[]> {
     const only = currency === undefined ? undefined : checkCurrency(currency, '--currency');
     await this.requireOrg(orgId);
-    return this.rates.list(orgId, only);
+    return exchangeRates.list(this.#statements, orgId, only);
   }
 
   /**
@@ -83,27 +84,27 @@ export class ExchangeRateService {
   ): Promise<{ currency: string; changed: boolean }> {
     const code = checkCurrency(currency, 'CURRENCY');
     await this.requireOrg(orgId);
-    const outcome = await this.orgs.setDefaultCurrencyIfUnused(orgId, code);
+    const outcome = await orgs.setDefaultCurrencyIfUnused(this.#statements, orgId, code);
     if (outcome === 'in_use') {
-      throw new AdminError(
+      throw new Refusal(
         'invalid_state',
         `org ${orgId} already has deals or plans recorded in its default currency; the default can only be set before either exists`,
       );
     }
     if (outcome === 'changed') {
-      await this.audit.insertMany([adminAuditEntry(orgId, 'org.currency_set', { currency: code }, actor)]);
+      await audit.insertMany(this.#statements, [adminAuditEntry(orgId, 'org.currency_set', { currency: code }, actor)]);
     }
     return { currency: code, changed: outcome === 'changed' };
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }
 
 function checkCurrency(value: string, what: string): string {
   const code = value.trim().toUpperCase();
   const problem = currencyProblem(code);
-  if (problem) throw new AdminError('invalid_argument', `${what} ${value} ${problem.replace(`${code} `, '')}`);
+  if (problem) throw new Refusal('invalid_body', `${what} ${value} ${problem.replace(`${code} `, '')}`);
   return code;
 }

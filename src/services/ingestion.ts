@@ -4,14 +4,15 @@ import { applyEvent, type CurrentDeal } from '../domain/deals/projection.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { newId } from '../lib/ids.ts';
 import { countIngestedEvent } from '../lib/operationsMetrics.ts';
-import type { AuditEntryInput } from '../repositories/audit.ts';
-import { type DealRecord, DealRepository, type StoredSplit } from '../repositories/deals.ts';
-import { DomainEventRepository } from '../repositories/domainEvents.ts';
-import { SourceEventRepository } from '../repositories/sourceEvents.ts';
+import type { DealRecord, StoredSplit } from '../repositories/deals.ts';
+import * as deals from '../repositories/deals.ts';
+import * as domainEvents from '../repositories/domainEvents.ts';
+import * as sourceEvents from '../repositories/sourceEvents.ts';
 import { inRolledBackTransaction, inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
-import { UserRepository } from '../repositories/users.ts';
+import * as users from '../repositories/users.ts';
 import type { DealChangeListener } from './dealChanges.ts';
 import { OrgConfigCache } from './orgConfig.ts';
+import type { WriteGuard } from './writeGuard.ts';
 
 export interface IngestRequest {
   orgId: string;
@@ -23,11 +24,11 @@ export interface IngestRequest {
   rawBody: string;
   receivedAt: Date;
   /**
-   * The request's audit entry as it will read when the event is accepted: written in the event's transaction,
-   * so an accepted event is never without it. Replays and conflicts write nothing and are audited as reads.
-   * `null`: the entry is written with another event of the same request (a batch).
+   * The request's key confirmation: settled with what the event's first statement found of `keyId`, and the
+   * request's audit entry written in the event's transaction, so an accepted event is never without it. Replays
+   * and conflicts write nothing and are audited as reads.
    */
-  auditEntry?: () => AuditEntryInput | null;
+  guard?: WriteGuard;
 }
 
 export interface EventIds {
@@ -54,19 +55,11 @@ export type IngestResult =
 export class DealIngestion {
   private readonly pool: SqlPool;
   private readonly listener: DealChangeListener;
-  private readonly sourceEvents: SourceEventRepository;
-  private readonly deals: DealRepository;
-  private readonly domainEvents: DomainEventRepository;
-  private readonly users: UserRepository;
   private readonly configs = new OrgConfigCache();
 
   constructor(pool: SqlPool, listener: DealChangeListener) {
     this.pool = pool;
     this.listener = listener;
-    this.sourceEvents = new SourceEventRepository();
-    this.deals = new DealRepository(pool);
-    this.domainEvents = new DomainEventRepository(pool);
-    this.users = new UserRepository();
   }
 
   async ingest(request: IngestRequest): Promise<IngestResult> {
@@ -111,7 +104,7 @@ export class DealIngestion {
     const { orgId, event } = request;
     const sourceEventId = newId('se');
     const owner = event.patch.standard.owner_external_id ?? null;
-    const opened = await this.sourceEvents.recordAndOpenDeal(
+    const opened = await sourceEvents.recordAndOpenDeal(
       tx,
       orgId,
       {
@@ -129,13 +122,14 @@ export class DealIngestion {
         splitExternalIds: (event.splits ?? []).map((split) => split.owner_external_id),
       },
     );
+    request.guard?.settle(opened.recorded || !opened.keyRevoked);
     // Nothing was written, so committing the transaction keeps the promise of no side effects.
     if (!opened.recorded) {
       return opened.keyRevoked ? { kind: 'key_revoked' } : this.replay(tx, orgId, dedupKey, digest);
     }
 
     const deal = opened.deal ?? (await this.lockDeal(tx, orgId, event.externalId));
-    const ownerUserId = owner === null ? null : (opened.ownerUserId ?? (await this.users.ensureRep(tx, orgId, owner)));
+    const ownerUserId = owner === null ? null : (opened.ownerUserId ?? (await users.ensureRep(tx, orgId, owner)));
     const before = deal.version === 0 ? null : deal;
     const config = await this.configs.at(tx, orgId, opened.configVersion);
     const transition = applyEvent(before && currentOf(before), event, opened.stages, config.defaultCurrency);
@@ -143,9 +137,9 @@ export class DealIngestion {
     const ids: EventIds = { source_event_id: sourceEventId, domain_event_id: domainEventId, deal_id: deal.id };
 
     // The accepted event's audit entry rides on the statement that records its domain event.
-    const audit = request.auditEntry?.() ?? null;
+    const audit = request.guard?.auditEntry() ?? null;
     if (transition.stale) {
-      await this.domainEvents.recordStale(
+      await domainEvents.recordStale(
         tx,
         orgId,
         {
@@ -163,7 +157,7 @@ export class DealIngestion {
 
     const ownerNamed = event.patch.standard.owner_external_id !== undefined;
     const splits = await this.splitsWithReps(tx, orgId, transition.splits, deal.splits);
-    const appliedEvent = await this.deals.applyEvent(
+    const appliedEvent = await deals.applyEvent(
       tx,
       orgId,
       deal.id,
@@ -207,7 +201,7 @@ export class DealIngestion {
     if (splits === null) return null;
     const known = new Map((current ?? []).map((split) => [split.owner_external_id, split.user_id]));
     for (const owner of splits.map((split) => split.owner_external_id).sort()) {
-      if (!known.has(owner)) known.set(owner, await this.users.ensureRep(tx, orgId, owner));
+      if (!known.has(owner)) known.set(owner, await users.ensureRep(tx, orgId, owner));
     }
     return splits.map(({ owner_external_id, share_bps }) => ({
       owner_external_id,
@@ -218,7 +212,7 @@ export class DealIngestion {
 
   /** The dedup key is taken, by a committed event (the insert waited for it to commit): compare the bodies. */
   private async replay(tx: Transaction, orgId: string, dedupKey: string, digest: string): Promise<IngestResult> {
-    const original = await this.sourceEvents.findByDedupKey(tx, orgId, dedupKey);
+    const original = await sourceEvents.findByDedupKey(tx, orgId, dedupKey);
     if (!original) throw new Error(`dedup key ${dedupKey} of org ${orgId} is taken but its event is not visible`);
     if (original.body_digest !== digest) return { kind: 'conflict', dedupKey };
     const { source_event_id, domain_event_id, deal_id } = original;
@@ -226,7 +220,7 @@ export class DealIngestion {
   }
 
   private async lockDeal(tx: Transaction, orgId: string, externalId: string): Promise<DealRecord> {
-    const deal = await this.deals.lockByExternalId(tx, orgId, externalId);
+    const deal = await deals.lockByExternalId(tx, orgId, externalId);
     if (!deal) throw new Error(`deal ${externalId} of org ${orgId} was neither created nor found`);
     return deal;
   }

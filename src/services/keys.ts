@@ -1,10 +1,12 @@
 import { generateApiKey, parseRateLimit, parseScopes } from '../access/apiKeys.ts';
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
-import { type ApiKeyRecord, ApiKeyRepository } from '../repositories/apiKeys.ts';
-import { AuditRepository } from '../repositories/audit.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
-import { AdminError } from './adminError.ts';
+import { Refusal } from '../domain/refusal.ts';
+import type { ApiKeyRecord } from '../repositories/apiKeys.ts';
+import * as apiKeys from '../repositories/apiKeys.ts';
+import * as audit from '../repositories/audit.ts';
+import * as orgs from '../repositories/orgs.ts';
+import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
 
 export interface CreatedKey {
   record: ApiKeyRecord;
@@ -14,14 +16,10 @@ export interface CreatedKey {
 
 /** Admin operations on API keys; each writes an audit entry. */
 export class KeyAdmin {
-  private readonly keys: ApiKeyRepository;
-  private readonly orgs: OrgRepository;
-  private readonly audit: AuditRepository;
+  readonly #statements: Transaction;
 
   constructor(db: Database) {
-    this.keys = new ApiKeyRepository(db);
-    this.orgs = new OrgRepository(db);
-    this.audit = new AuditRepository(db);
+    this.#statements = databaseStatements(db);
   }
 
   /** `scopes` and `rateLimit` as people type them (comma-separated; a number), parsed and checked here. */
@@ -30,14 +28,14 @@ export class KeyAdmin {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<CreatedKey> {
     const name = input.name.trim();
-    if (!name) throw new AdminError('invalid_argument', 'the key needs a non-empty --name');
+    if (!name) throw new Refusal('invalid_body', 'the key needs a non-empty --name');
     const scopes = parseScopes(input.scopes);
-    if ('error' in scopes) throw new AdminError('invalid_argument', scopes.error);
+    if ('error' in scopes) throw new Refusal('invalid_body', scopes.error);
     const rate = parseRateLimit(input.rateLimit);
-    if ('error' in rate) throw new AdminError('invalid_argument', rate.error);
+    if ('error' in rate) throw new Refusal('invalid_body', rate.error);
     await this.requireOrg(input.orgId);
     const generated = generateApiKey();
-    const record = await this.keys.create({
+    const record = await apiKeys.create(this.#statements, {
       orgId: input.orgId,
       name,
       scopes: scopes.scopes,
@@ -51,7 +49,7 @@ export class KeyAdmin {
 
   async list(orgId: string): Promise<ApiKeyRecord[]> {
     await this.requireOrg(orgId);
-    return this.keys.listForOrg(orgId);
+    return apiKeys.listForOrg(this.#statements, orgId);
   }
 
   /** Idempotent: `changed` is false when the key was revoked already (its first revocation time stays). */
@@ -61,14 +59,14 @@ export class KeyAdmin {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<{ record: ApiKeyRecord; changed: boolean }> {
     await this.requireOrg(orgId);
-    const { record, changed } = await this.keys.revoke(orgId, keyId, new Date());
-    if (!record) throw new AdminError('not_found', `org ${orgId} has no key ${keyId}`);
+    const { record, changed } = await apiKeys.revoke(this.#statements, orgId, keyId, new Date());
+    if (!record) throw new Refusal('not_found', `org ${orgId} has no key ${keyId}`);
     if (changed) await this.recordAdminAction(orgId, 'key.revoked', { key_id: keyId }, actor);
     return { record, changed };
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 
   private async recordAdminAction(
@@ -77,6 +75,6 @@ export class KeyAdmin {
     details: Record<string, unknown>,
     actor: AdminActor,
   ): Promise<void> {
-    await this.audit.insertMany([adminAuditEntry(orgId, action, details, actor)]);
+    await audit.insertMany(this.#statements, [adminAuditEntry(orgId, action, details, actor)]);
   }
 }

@@ -1,5 +1,6 @@
 import type { WebhookMessageType } from '../domain/webhooks/kinds.ts';
-import { type OrgConfig, OrgConfigRepository } from '../repositories/orgConfig.ts';
+import type { OrgConfig } from '../repositories/orgs.ts';
+import * as orgs from '../repositories/orgs.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 
 // Each org's configuration, read once per change rather than once per deal event. Exact: an event's first
@@ -12,13 +13,12 @@ const MAX_ORGS = 10_000;
 
 export class OrgConfigCache {
   readonly #configs = new Map<string, OrgConfig>();
-  readonly #repository = new OrgConfigRepository();
 
   /** The org's configuration at `version` (or newer, when it changed since the caller read the version). */
   async at(tx: Transaction, orgId: string, version: number): Promise<OrgConfig> {
     const held = this.#configs.get(orgId);
     if (held?.version === version) return held;
-    const loaded = await this.#repository.load(tx, orgId);
+    const loaded = await orgs.loadConfig(tx, orgId);
     if (!held || loaded.version > held.version) {
       if (!held && this.#configs.size >= MAX_ORGS) this.#configs.clear();
       this.#configs.set(orgId, loaded);

@@ -1,18 +1,9 @@
 import { type KeysetPosition, keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
-import { LedgerReportRepository, type PayoutRow, type PeriodRow } from '../repositories/ledgerReports.ts';
+import { Refusal } from '../domain/refusal.ts';
+import type { PayoutRow, PeriodRow } from '../repositories/ledgerReports.ts';
+import * as ledgerReports from '../repositories/ledgerReports.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 import { type Payout, toWirePayout } from '../wire/payouts.ts';
-
-/** Why payouts cannot be listed: the org has no such period, or it is still open. */
-export class PayoutsUnavailable extends Error {
-  readonly code: 'not_found' | 'period_open';
-
-  constructor(code: 'not_found' | 'period_open', message: string) {
-    super(message);
-    this.name = 'PayoutsUnavailable';
-    this.code = code;
-  }
-}
 
 export interface PayoutPage {
   period: PeriodRow;
@@ -31,19 +22,18 @@ export const PAYOUT_CURSOR = keysetCursor({ idPrefix: 'user', timeMember: 'c' })
  */
 export class PayoutReader {
   readonly #tx: Transaction;
-  readonly #reports = new LedgerReportRepository();
 
   /** `tx` runs single read statements: the pool's for the API, Prisma's for the CLI. */
   constructor(tx: Transaction) {
     this.#tx = tx;
   }
 
-  /** Throws PayoutsUnavailable for an unknown or open period, InvalidCursor for a bad cursor. */
+  /** Refuses an unknown period (`not_found`), an open one (`period_open`) and a bad cursor (`invalid_body`). */
   async page(orgId: string, periodId: string, query: { limit: number; cursor?: string }): Promise<PayoutPage> {
     const period = await this.#lockedPeriod(orgId, periodId);
     const fingerprint = keysetFingerprint(orgId, { payouts_of: periodId });
     const from = query.cursor === undefined ? null : PAYOUT_CURSOR.decode(query.cursor, fingerprint);
-    const rows = await this.#reports.payoutsAfter(this.#tx, orgId, periodId, from, query.limit + 1);
+    const rows = await ledgerReports.payoutsAfter(this.#tx, orgId, periodId, from, query.limit + 1);
     // `limit` counts reps; a rep paid in several currencies has a payout per currency, all on one page.
     const page = PAYOUT_CURSOR.page(byRep(rows), query.limit, fingerprint, (rep) => ({
       at: rep.user_created_at,
@@ -58,7 +48,7 @@ export class PayoutReader {
     const payouts: Payout[] = [];
     let position: KeysetPosition = null;
     for (;;) {
-      const rows = await this.#reports.payoutsAfter(this.#tx, orgId, periodId, position, EXPORT_PAGE);
+      const rows = await ledgerReports.payoutsAfter(this.#tx, orgId, periodId, position, EXPORT_PAGE);
       payouts.push(...rows.map(toWirePayout));
       const last = rows.at(-1);
       if (new Set(rows.map((row) => row.user_id)).size < EXPORT_PAGE || !last) return { period, payouts };
@@ -67,13 +57,10 @@ export class PayoutReader {
   }
 
   async #lockedPeriod(orgId: string, periodId: string): Promise<PeriodRow> {
-    const period = await this.#reports.findPeriod(this.#tx, orgId, periodId);
-    if (!period) throw new PayoutsUnavailable('not_found', `no period ${periodId}`);
+    const period = await ledgerReports.findPeriod(this.#tx, orgId, periodId);
+    if (!period) throw new Refusal('not_found', `no period ${periodId}`);
     if (period.status === 'open') {
-      throw new PayoutsUnavailable(
-        'period_open',
-        `period ${periodId} is open: payouts exist once an admin has locked it`,
-      );
+      throw new Refusal('period_open', `period ${periodId} is open: payouts exist once an admin has locked it`);
     }
     return period;
   }

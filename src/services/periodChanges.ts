@@ -20,7 +20,7 @@ export interface PeriodStatusChange {
 export interface PeriodChangeListener {
   /**
    * Called first in the transaction of `periods lock`, before the period row is created or locked, and whether or
-   * not it will change: the ledger settles the period's draws here (issue 16), taking the reps' evaluation locks
+   * not it will change: the ledger settles the period's draws here, taking the reps' evaluation locks
    * before any period, as every evaluation does. It must do nothing when the period is not open.
    */
   beforePeriodLocked?(tx: Transaction, change: { orgId: string; periodId: string }): Promise<void>;

@@ -1,13 +1,15 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { isPeriodId } from '../domain/periods.ts';
-import { AuditRepository } from '../repositories/audit.ts';
-import { LedgerPeriodRepository } from '../repositories/ledgerPeriods.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
-import { type PeriodRecord, PeriodRepository, type PeriodTotal } from '../repositories/periods.ts';
-import { databaseStatements, inPrismaTransaction } from '../repositories/transaction.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
-import { AdminError } from './adminError.ts';
-import { PayoutReader, PayoutsUnavailable } from './payouts.ts';
+import { Refusal } from '../domain/refusal.ts';
+import * as audit from '../repositories/audit.ts';
+import type { PeriodTotal } from '../repositories/earnings.ts';
+import * as earnings from '../repositories/earnings.ts';
+import * as orgs from '../repositories/orgs.ts';
+import type { PeriodRecord } from '../repositories/periods.ts';
+import * as periods from '../repositories/periods.ts';
+import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { PayoutReader } from './payouts.ts';
 import type { PeriodChangeListener } from './periodChanges.ts';
 
 export interface PeriodChangeResult {
@@ -24,33 +26,31 @@ export interface PeriodChangeResult {
  */
 export class PeriodAdmin {
   private readonly db: Database;
-  private readonly periods: PeriodRepository;
-  private readonly ledgerPeriods = new LedgerPeriodRepository();
-  private readonly orgs: OrgRepository;
-  private readonly audit: AuditRepository;
   private readonly listener: PeriodChangeListener;
 
-  constructor(db: Database, listener: PeriodChangeListener) {
+  readonly #statements: Transaction;
+  readonly #payouts: PayoutReader;
+
+  constructor(db: Database, listener: PeriodChangeListener, payouts: PayoutReader) {
+    this.#payouts = payouts;
     this.db = db;
     this.listener = listener;
-    this.periods = new PeriodRepository(db);
-    this.orgs = new OrgRepository(db);
-    this.audit = new AuditRepository(db);
+    this.#statements = databaseStatements(db);
   }
 
   async list(orgId: string): Promise<PeriodRecord[]> {
     await this.requireOrg(orgId);
-    return this.periods.listForOrg(orgId);
+    return periods.listForOrg(this.#statements, orgId);
   }
 
   /** The periods with, per period, the count and sum of its standing earnings rows by status. */
   async listWithTotals(orgId: string): Promise<Array<PeriodRecord & { totals: PeriodTotal[] }>> {
     await this.requireOrg(orgId);
-    const [periods, totals] = await Promise.all([
-      this.periods.listForOrg(orgId),
-      this.periods.earningTotalsByStatus(orgId),
+    const [found, totals] = await Promise.all([
+      periods.listForOrg(this.#statements, orgId),
+      earnings.periodTotalsByStatus(this.#statements, orgId),
     ]);
-    return periods.map((period) => ({ ...period, totals: totals.filter((total) => total.period_id === period.id) }));
+    return found.map((period) => ({ ...period, totals: totals.filter((total) => total.period_id === period.id) }));
   }
 
   /**
@@ -63,23 +63,22 @@ export class PeriodAdmin {
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
       await this.listener.beforePeriodLocked?.(tx, { orgId, periodId });
-      const created = await this.ledgerPeriods.ensurePeriods(tx, orgId, [periodId]);
-      const current = (await this.periods.lockForUpdate(tx, orgId, periodId)) as PeriodRecord;
+      const created = await periods.ensurePeriods(tx, orgId, [periodId]);
+      const current = (await periods.lockForUpdate(tx, orgId, periodId)) as PeriodRecord;
       if (current.status === 'locked') return { period: current, changed: false, rows_moved: 0 };
       if (current.status === 'paid') {
-        throw new AdminError(
+        throw new Refusal(
           'invalid_state',
           `period ${periodId} is paid (since ${current.paid_at?.toISOString()}); it cannot be locked again`,
         );
       }
-      const period = await this.periods.markLocked(tx, orgId, periodId, new Date());
-      const pendingBefore = await this.periods.countEarnings(tx, orgId, periodId, 'pending');
+      const period = await periods.markLocked(tx, orgId, periodId, new Date());
+      const pendingBefore = await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'pending');
       await this.listener.onPeriodLocked(tx, { orgId, period, existedBefore: created.length === 0 });
-      const rowsMoved = pendingBefore - (await this.periods.countEarnings(tx, orgId, periodId, 'pending'));
-      await this.audit.insertMany(
-        [adminAuditEntry(orgId, 'period.locked', { period_id: periodId, rows_moved: rowsMoved }, actor)],
-        tx,
-      );
+      const rowsMoved = pendingBefore - (await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'pending'));
+      await audit.insertMany(tx, [
+        adminAuditEntry(orgId, 'period.locked', { period_id: periodId, rows_moved: rowsMoved }, actor),
+      ]);
       return { period, changed: true, rows_moved: rowsMoved };
     });
   }
@@ -89,23 +88,22 @@ export class PeriodAdmin {
     this.requirePeriodId(periodId);
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
-      const current = await this.periods.lockForUpdate(tx, orgId, periodId);
-      if (!current) throw new AdminError('not_found', `org ${orgId} has no period ${periodId}`);
+      const current = await periods.lockForUpdate(tx, orgId, periodId);
+      if (!current) throw new Refusal('not_found', `org ${orgId} has no period ${periodId}`);
       if (current.status === 'paid') return { period: current, changed: false, rows_moved: 0 };
       if (current.status === 'open') {
-        throw new AdminError(
+        throw new Refusal(
           'invalid_state',
           `period ${periodId} is open; lock it first (quotient periods lock ${periodId} --org ${orgId})`,
         );
       }
-      const period = await this.periods.markPaid(tx, orgId, periodId, new Date());
-      const approvedBefore = await this.periods.countEarnings(tx, orgId, periodId, 'approved');
+      const period = await periods.markPaid(tx, orgId, periodId, new Date());
+      const approvedBefore = await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'approved');
       await this.listener.onPeriodPaid(tx, { orgId, period, existedBefore: true });
-      const rowsMoved = approvedBefore - (await this.periods.countEarnings(tx, orgId, periodId, 'approved'));
-      await this.audit.insertMany(
-        [adminAuditEntry(orgId, 'period.paid', { period_id: periodId, rows_moved: rowsMoved }, actor)],
-        tx,
-      );
+      const rowsMoved = approvedBefore - (await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'approved'));
+      await audit.insertMany(tx, [
+        adminAuditEntry(orgId, 'period.paid', { period_id: periodId, rows_moved: rowsMoved }, actor),
+      ]);
       return { period, changed: true, rows_moved: rowsMoved };
     });
   }
@@ -118,10 +116,10 @@ export class PeriodAdmin {
     this.requirePeriodId(periodId);
     await this.requireOrg(orgId);
     try {
-      return await new PayoutReader(databaseStatements(this.db)).all(orgId, periodId);
+      return await this.#payouts.all(orgId, periodId);
     } catch (error) {
-      if (!(error instanceof PayoutsUnavailable)) throw error;
-      throw new AdminError(
+      if (!(error instanceof Refusal) || (error.code !== 'not_found' && error.code !== 'period_open')) throw error;
+      throw new Refusal(
         error.code === 'not_found' ? 'not_found' : 'invalid_state',
         error.code === 'not_found'
           ? `org ${orgId} has no period ${periodId}`
@@ -132,14 +130,14 @@ export class PeriodAdmin {
 
   private requirePeriodId(periodId: string): void {
     if (!isPeriodId(periodId)) {
-      throw new AdminError(
-        'invalid_argument',
+      throw new Refusal(
+        'invalid_body',
         `${JSON.stringify(periodId)} is not a period id: use YYYY-MM (a month) or YYYY-Qn (a quarter)`,
       );
     }
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }

@@ -1,11 +1,10 @@
-import type { Database } from '../db/prisma.ts';
+import { type AdminActor, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { limitsOf, type PlanLimits, type PlanRecord } from '../repositories/plans.ts';
 import type { Transaction } from '../repositories/transaction.ts';
-import { type AdminActor, CLI_ACTOR } from './adminAudit.ts';
-import type { RecomputeSummary } from './earnings/recompute.ts';
-import type { EarningsRecompute } from './earningsRecompute.ts';
+import type { EarningsRecompute } from './adminRecompute.ts';
+import type { RecomputeSummary } from './earnings/planRecompute.ts';
 import type { PlanArchived, PlanChangeListener, PlanVersionApplied } from './planChanges.ts';
-import { type ApplyPlanInput, type ApplyPlanResult, PlanAdmin, PlanHistory } from './plans.ts';
+import type { ApplyPlanInput, ApplyPlanResult, PlanAdmin, PlanHistory } from './plans.ts';
 
 export type RolledOutApply = ApplyPlanResult & { recompute: RecomputeSummary | null };
 
@@ -52,26 +51,26 @@ class PlanChangesToRecompute implements PlanChangeListener {
  * EarningsEngine.recompute). If the recompute fails, the plan change stands and the error says how to finish.
  */
 export class PlanRollout {
-  readonly #db: Database;
-  readonly #recompute: EarningsRecompute;
+  readonly #admin: PlanAdmin;
   readonly #history: PlanHistory;
+  readonly #recompute: EarningsRecompute;
 
-  constructor(db: Database, recompute: EarningsRecompute) {
-    this.#db = db;
+  constructor(admin: PlanAdmin, history: PlanHistory, recompute: EarningsRecompute) {
+    this.#admin = admin;
+    this.#history = history;
     this.#recompute = recompute;
-    this.#history = new PlanHistory(db);
   }
 
   async apply(input: ApplyPlanInput, actor: AdminActor = CLI_ACTOR): Promise<RolledOutApply> {
     const changes = new PlanChangesToRecompute();
-    const applied = await new PlanAdmin(this.#db, changes).apply(input, actor);
+    const applied = await this.#admin.apply(input, changes, actor);
     return { ...applied, recompute: await this.#recomputeNoted(changes) };
   }
 
   /** Archives the plan; its projected rows are reversed by the recompute that follows. */
   async archive(orgId: string, planId: string, actor: AdminActor = CLI_ACTOR): Promise<RolledOutArchive> {
     const changes = new PlanChangesToRecompute();
-    const archived = await new PlanAdmin(this.#db, changes).archive(orgId, planId, actor);
+    const archived = await this.#admin.archive(orgId, planId, changes, actor);
     const recompute = await this.#recomputeNoted(changes);
     const history = await this.#history.of(orgId, planId);
     const current = history?.versions.find((version) => version.id === archived.plan.current_version_id);
@@ -85,7 +84,7 @@ export class PlanRollout {
 
   /** The org's plans, active and archived. */
   list(orgId: string): ReturnType<PlanAdmin['list']> {
-    return new PlanAdmin(this.#db, new PlanChangesToRecompute()).list(orgId);
+    return this.#admin.list(orgId);
   }
 
   async #recomputeNoted(changes: PlanChangesToRecompute): Promise<RecomputeSummary | null> {

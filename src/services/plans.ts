@@ -1,20 +1,16 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { DEFAULT_CURRENCY } from '../domain/currencies.ts';
 import { chipDefinitionDigest, planContentDigest } from '../domain/plans/digests.ts';
 import { describeProblem, type PlanFileFormat, readPlanFile } from '../domain/plans/planFile.ts';
 import type { PlanDefinition } from '../domain/plans/types.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { newId } from '../lib/ids.ts';
-import { AuditRepository } from '../repositories/audit.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
-import {
-  type NewPlanVersion,
-  type PlanRecord,
-  PlanRepository,
-  type PlanVersionSnapshot,
-} from '../repositories/plans.ts';
-import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
-import { AdminError } from './adminError.ts';
+import * as audit from '../repositories/audit.ts';
+import * as orgs from '../repositories/orgs.ts';
+import type { NewPlanVersion, PlanRecord, PlanVersionSnapshot } from '../repositories/plans.ts';
+import * as plans from '../repositories/plans.ts';
+import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
 import type { PlanChangeListener, PlanVersionApplied } from './planChanges.ts';
 
 export interface ApplyPlanInput {
@@ -54,17 +50,12 @@ const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 } as const;
  */
 export class PlanAdmin {
   private readonly db: Database;
-  private readonly plans: PlanRepository;
-  private readonly orgs: OrgRepository;
-  private readonly audit: AuditRepository;
-  private readonly listener: PlanChangeListener;
 
-  constructor(db: Database, listener: PlanChangeListener) {
+  readonly #statements: Transaction;
+
+  constructor(db: Database) {
     this.db = db;
-    this.listener = listener;
-    this.plans = new PlanRepository(db);
-    this.orgs = new OrgRepository(db);
-    this.audit = new AuditRepository(db);
+    this.#statements = databaseStatements(db);
   }
 
   /**
@@ -72,17 +63,21 @@ export class PlanAdmin {
    * version when the content differs from the current one; nothing when it is the same. Applying to an archived
    * plan makes it active again, with a new version only when the content differs.
    */
-  async apply(input: ApplyPlanInput, actor: AdminActor = CLI_ACTOR): Promise<ApplyPlanResult> {
+  async apply(
+    input: ApplyPlanInput,
+    listener: PlanChangeListener,
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<ApplyPlanResult> {
     const read = readPlanFile(input.text, input.format === undefined ? {} : { format: input.format });
     if (!read.ok) {
       const count = read.problems.length;
       // A refused file is an admin action too: the log shows who tried what, though nothing changed.
-      if (await this.orgs.find(input.orgId)) {
-        await this.audit.insertMany([
+      if (await orgs.find(this.#statements, input.orgId)) {
+        await audit.insertMany(this.#statements, [
           adminAuditEntry(input.orgId, 'plan.apply_refused', { source: input.source ?? null, problems: count }, actor),
         ]);
       }
-      throw new AdminError(
+      throw new Refusal(
         'invalid_plan_file',
         `${input.source ?? 'the plan file'} has ${count} problem${count === 1 ? '' : 's'}; nothing was applied`,
         { details: { problems: read.problems }, lines: read.problems.map(describeProblem) },
@@ -91,41 +86,43 @@ export class PlanAdmin {
     await this.requireOrg(input.orgId);
     return inPrismaTransaction(
       this.db,
-      (tx) => this.applyDefinition(tx, input.orgId, read.plan, actor),
+      (tx) => this.applyDefinition(tx, input.orgId, read.plan, actor, listener),
       TRANSACTION_OPTIONS,
     );
   }
 
   async list(orgId: string) {
     await this.requireOrg(orgId);
-    return this.plans.listWithVersionNumbers(orgId);
+    return plans.listWithVersionNumbers(this.#statements, orgId);
   }
 
   /** Archived plans are no longer evaluated and leave the API's plan list; archiving twice changes nothing. */
-  async archive(orgId: string, planId: string, actor: AdminActor = CLI_ACTOR): Promise<ArchivePlanResult> {
+  async archive(
+    orgId: string,
+    planId: string,
+    listener: PlanChangeListener,
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<ArchivePlanResult> {
     await this.requireOrg(orgId);
     return inPrismaTransaction(
       this.db,
       async (tx) => {
-        const plan = await this.plans.lock(tx, orgId, planId);
-        if (!plan) throw new AdminError('not_found', `org ${orgId} has no plan ${planId}`);
+        const plan = await plans.lock(tx, orgId, planId);
+        if (!plan) throw new Refusal('not_found', `org ${orgId} has no plan ${planId}`);
         const at = new Date();
-        const changed = await this.plans.archive(tx, orgId, planId, at);
+        const changed = await plans.archive(tx, orgId, planId, at);
         if (changed) {
-          await this.audit.insertMany(
-            [
-              adminAuditEntry(
-                orgId,
-                'plan.archived',
-                { plan_id: planId, key: plan.key, version_id: plan.current_version_id },
-                actor,
-              ),
-            ],
-            tx,
-          );
-          await this.listener.onPlanArchived(tx, { orgId, planId, versionId: plan.current_version_id });
+          await audit.insertMany(tx, [
+            adminAuditEntry(
+              orgId,
+              'plan.archived',
+              { plan_id: planId, key: plan.key, version_id: plan.current_version_id },
+              actor,
+            ),
+          ]);
+          await listener.onPlanArchived(tx, { orgId, planId, versionId: plan.current_version_id });
         }
-        return { plan: (await this.plans.find(orgId, planId, tx)) as PlanRecord, changed };
+        return { plan: (await plans.find(tx, orgId, planId)) as PlanRecord, changed };
       },
       TRANSACTION_OPTIONS,
     );
@@ -136,11 +133,11 @@ export class PlanAdmin {
    * a plan keeps the currency it was first applied with (a new plan, with another key, can pay in another).
    */
   private async requireSameCurrency(orgId: string, before: PlanDefinition, after: PlanDefinition): Promise<void> {
-    const fallback = (await this.orgs.defaultCurrency(orgId)) ?? DEFAULT_CURRENCY;
+    const fallback = (await orgs.defaultCurrency(this.#statements, orgId)) ?? DEFAULT_CURRENCY;
     const was = before.currency ?? fallback;
     const now = after.currency ?? fallback;
     if (was === now) return;
-    throw new AdminError(
+    throw new Refusal(
       'invalid_plan_file',
       `plan ${after.key} pays in ${was}; a plan's currency cannot change (apply a plan with a new key to pay in ${now})`,
       {
@@ -155,14 +152,15 @@ export class PlanAdmin {
     orgId: string,
     definition: PlanDefinition,
     actor: AdminActor,
+    listener: PlanChangeListener,
   ): Promise<ApplyPlanResult> {
-    await this.plans.lockKey(tx, orgId, definition.key);
-    const existing = await this.plans.findByKey(tx, orgId, definition.key);
+    await plans.lockKey(tx, orgId, definition.key);
+    const existing = await plans.findByKey(tx, orgId, definition.key);
     const contentDigest = planContentDigest(definition);
     const at = new Date();
 
-    if (existing && (await this.plans.currentContentDigest(tx, existing)) === contentDigest) {
-      const snapshot = (await this.plans.snapshot(orgId, existing.id, undefined, tx)) as PlanVersionSnapshot;
+    if (existing && (await plans.currentContentDigest(tx, existing)) === contentDigest) {
+      const snapshot = (await plans.snapshot(tx, orgId, existing.id)) as PlanVersionSnapshot;
       const unchanged = snapshot.chips.map((chip) => ({
         id: chip.id,
         key: chip.definition.key,
@@ -177,7 +175,7 @@ export class PlanAdmin {
         removed_chips: [],
       };
       if (existing.status === 'active') return { ...result, changed: false, reactivated: false };
-      await this.plans.reactivate(tx, orgId, existing.id, at);
+      await plans.reactivate(tx, orgId, existing.id, at);
       await this.recordApplied(
         tx,
         {
@@ -191,19 +189,20 @@ export class PlanAdmin {
           chips: { added: [], changed: [], unchanged: unchanged.map((chip) => chip.id), removed: [] },
         },
         actor,
+        listener,
       );
       return { ...result, changed: true, reactivated: true };
     }
 
     const planId = existing?.id ?? newId('plan');
-    const latest = existing ? await this.plans.latestChips(tx, orgId, planId) : new Map();
-    const previous = existing ? await this.plans.snapshot(orgId, planId, undefined, tx) : null;
+    const latest = existing ? await plans.latestChips(tx, orgId, planId) : new Map();
+    const previous = existing ? await plans.snapshot(tx, orgId, planId) : null;
     if (previous) await this.requireSameCurrency(orgId, previous.definition, definition);
     const version: NewPlanVersion = {
       orgId,
       planId,
       versionId: newId('pv'),
-      number: existing ? (await this.plans.lastVersionNumber(tx, planId)) + 1 : 1,
+      number: existing ? (await plans.lastVersionNumber(tx, planId)) + 1 : 1,
       definition,
       contentDigest,
       newChips: [],
@@ -224,8 +223,8 @@ export class PlanAdmin {
     }
     const removed = (previous?.chips ?? []).filter((old) => !chips.some((chip) => chip.id === old.id));
 
-    if (existing) await this.plans.addVersion(tx, version);
-    else await this.plans.createPlan(tx, version);
+    if (existing) await plans.addVersion(tx, version);
+    else await plans.createPlan(tx, version);
     const reactivated = existing?.status === 'archived';
     await this.recordApplied(
       tx,
@@ -245,6 +244,7 @@ export class PlanAdmin {
         },
       },
       actor,
+      listener,
     );
     return {
       plan_id: planId,
@@ -257,49 +257,51 @@ export class PlanAdmin {
     };
   }
 
-  private async recordApplied(tx: Transaction, change: PlanVersionApplied, actor: AdminActor): Promise<void> {
-    await this.audit.insertMany(
-      [
-        adminAuditEntry(
-          change.orgId,
-          'plan.applied',
-          {
-            plan_id: change.planId,
-            version_id: change.versionId,
-            version: change.versionNumber,
-            previous_version_id: change.previousVersionId,
-            new_version: change.newVersion,
-            reactivated: change.reactivated,
-            chips: change.chips,
-          },
-          actor,
-        ),
-      ],
-      tx,
-    );
-    await this.listener.onPlanVersionApplied(tx, change);
+  private async recordApplied(
+    tx: Transaction,
+    change: PlanVersionApplied,
+    actor: AdminActor,
+    listener: PlanChangeListener,
+  ): Promise<void> {
+    await audit.insertMany(tx, [
+      adminAuditEntry(
+        change.orgId,
+        'plan.applied',
+        {
+          plan_id: change.planId,
+          version_id: change.versionId,
+          version: change.versionNumber,
+          previous_version_id: change.previousVersionId,
+          new_version: change.newVersion,
+          reactivated: change.reactivated,
+          chips: change.chips,
+        },
+        actor,
+      ),
+    ]);
+    await listener.onPlanVersionApplied(tx, change);
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }
 
 /** What the API reads: active plans, and one plan (active or archived) with its current chips. */
 export class PlanReader {
-  private readonly plans: PlanRepository;
+  readonly #statements: Transaction;
 
   constructor(db: Database) {
-    this.plans = new PlanRepository(db);
+    this.#statements = databaseStatements(db);
   }
 
   listActive(orgId: string): Promise<PlanRecord[]> {
-    return this.plans.listActive(orgId);
+    return plans.listActive(this.#statements, orgId);
   }
 
   /** The plan with its current version's chips in evaluation order; null when the org has no such plan. */
   withCurrentChips(orgId: string, planId: string): Promise<PlanVersionSnapshot | null> {
-    return this.plans.snapshot(orgId, planId);
+    return plans.snapshot(this.#statements, orgId, planId);
   }
 }
 
@@ -315,16 +317,18 @@ export interface PlanVersionHistory {
 
 /** A plan's versions, newest first, each with what it changed against the one before. */
 export class PlanHistory {
-  private readonly plans: PlanRepository;
+  readonly #statements: Transaction;
 
   constructor(db: Database) {
-    this.plans = new PlanRepository(db);
+    this.#statements = databaseStatements(db);
   }
 
   async of(orgId: string, planId: string): Promise<{ plan: PlanRecord; versions: PlanVersionHistory[] } | null> {
-    const list = await this.plans.listVersions(orgId, planId);
+    const list = await plans.listVersions(this.#statements, orgId, planId);
     if (list.length === 0) return null;
-    const snapshots = await Promise.all(list.map((version) => this.plans.snapshot(orgId, planId, version.id)));
+    const snapshots = await Promise.all(
+      list.map((version) => plans.snapshot(this.#statements, orgId, planId, version.id)),
+    );
     const versions = list.map((version, index) => {
       const snapshot = snapshots[index] as PlanVersionSnapshot;
       const before = snapshots[index + 1] ?? null;

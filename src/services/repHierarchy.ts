@@ -1,19 +1,26 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { firstCycle, overridesMovedBy, repHierarchyOf } from '../domain/earnings/hierarchy.ts';
 import { type CalendarDate, isCalendarDate } from '../domain/periods.ts';
 import { MAX_OVERRIDE_DEPTH } from '../domain/plans/types.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { newId } from '../lib/ids.ts';
-import { AuditRepository } from '../repositories/audit.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
-import { type ManagerEntryRecord, RepManagerRepository } from '../repositories/repManagers.ts';
-import { inPrismaTransaction, poolStatements, type SqlPool } from '../repositories/transaction.ts';
-import { UserRepository } from '../repositories/users.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
-import { AdminError } from './adminError.ts';
-import type { RecomputeSummary } from './earnings/recompute.ts';
-import type { EarningsRecompute } from './earningsRecompute.ts';
+import * as audit from '../repositories/audit.ts';
+import * as orgs from '../repositories/orgs.ts';
+import type { ManagerEntryRecord } from '../repositories/repManagers.ts';
+import * as repManagers from '../repositories/repManagers.ts';
+import {
+  databaseStatements,
+  inPrismaTransaction,
+  poolStatements,
+  type SqlPool,
+  type Transaction,
+} from '../repositories/transaction.ts';
+import * as users from '../repositories/users.ts';
+import type { EarningsRecompute } from './adminRecompute.ts';
+import type { RecomputeSummary } from './earnings/planRecompute.ts';
 
-// The rep hierarchy that manager overrides read (issue 16): admins set a rep's manager from a day on, and the
+// The rep hierarchy that manager overrides read: admins set a rep's manager from a day on, and the
 // override lines the change moves are recomputed, in locked periods too (the difference is booked in the next
 // open period), as one use case shared by the CLI and the admin API.
 
@@ -63,7 +70,7 @@ function toEntry(record: ManagerEntryRecord): ManagerEntry {
 
 function checkExternalId(value: string, what: string): void {
   if (value.trim() === '' || value.length > MAX_EXTERNAL_ID_LENGTH) {
-    throw new AdminError('invalid_argument', `${what}: must be a rep's external id, not blank, at most 255 characters`);
+    throw new Refusal('invalid_body', `${what}: must be a rep's external id, not blank, at most 255 characters`);
   }
 }
 
@@ -71,23 +78,20 @@ export class RepHierarchyAdmin {
   readonly #db: Database;
   readonly #recompute: EarningsRecompute;
   readonly #pool: SqlPool;
-  readonly #orgs: OrgRepository;
-  readonly #audit: AuditRepository;
-  readonly #managers = new RepManagerRepository();
-  readonly #users = new UserRepository();
+
+  readonly #statements: Transaction;
 
   constructor(db: Database, recompute: EarningsRecompute, pool: SqlPool) {
     this.#db = db;
     this.#recompute = recompute;
     this.#pool = pool;
-    this.#orgs = new OrgRepository(db);
-    this.#audit = new AuditRepository(db);
+    this.#statements = databaseStatements(db);
   }
 
   /** Every entry of the org (or of one rep), by rep and day. */
   async list(orgId: string, repExternalId?: string): Promise<ManagerEntry[]> {
     await this.#requireOrg(orgId);
-    const entries = await this.#managers.entriesOfOrg(poolStatements(this.#pool), orgId);
+    const entries = await repManagers.entriesOfOrg(poolStatements(this.#pool), orgId);
     return entries
       .filter((entry) => repExternalId === undefined || entry.rep_external_id === repExternalId)
       .map(toEntry);
@@ -105,18 +109,18 @@ export class RepHierarchyAdmin {
     if (managerExternalId !== null) checkExternalId(managerExternalId, 'manager');
     const from = input.from ?? new Date().toISOString().slice(0, 10);
     if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || !isCalendarDate(from)) {
-      throw new AdminError('invalid_argument', `from: ${from} is not a day that exists (YYYY-MM-DD)`);
+      throw new Refusal('invalid_body', `from: ${from} is not a day that exists (YYYY-MM-DD)`);
     }
     if (managerExternalId === repExternalId) {
-      throw new AdminError('invalid_argument', `${repExternalId} cannot be their own manager`);
+      throw new Refusal('invalid_body', `${repExternalId} cannot be their own manager`);
     }
     await this.#requireOrg(orgId);
 
     const change = await inPrismaTransaction(
       this.#db,
       async (tx) => {
-        await this.#managers.lockHierarchy(tx, orgId);
-        const before = await this.#managers.entriesOfOrg(tx, orgId);
+        await repManagers.lockHierarchy(tx, orgId);
+        const before = await repManagers.entriesOfOrg(tx, orgId);
         const current = before.find((entry) => entry.rep_external_id === repExternalId && entry.from === from);
         if (current && current.manager_external_id === managerExternalId) return null;
         const entries = before
@@ -129,32 +133,28 @@ export class RepHierarchyAdmin {
         entries.push({ rep_external_id: repExternalId, manager_external_id: managerExternalId, from });
         const cycle = firstCycle(repHierarchyOf(entries));
         if (cycle) {
-          throw new AdminError(
-            'invalid_argument',
+          throw new Refusal(
+            'invalid_body',
             `this would make ${cycle.loop[0]} their own manager from ${cycle.day} (${cycle.loop.join(' → ')}); nothing changed`,
           );
         }
-        const repUserId = await this.#users.ensureRep(tx, orgId, repExternalId);
-        const managerUserId =
-          managerExternalId === null ? null : await this.#users.ensureRep(tx, orgId, managerExternalId);
-        await this.#managers.setFrom(tx, orgId, { id: newId('rmgr'), repUserId, managerUserId, from });
-        await this.#audit.insertMany(
-          [
-            adminAuditEntry(
-              orgId,
-              'rep.manager_set',
-              {
-                rep_external_id: repExternalId,
-                manager_external_id: managerExternalId,
-                from,
-                previous_manager_external_id: current?.manager_external_id ?? null,
-              },
-              actor,
-            ),
-          ],
-          tx,
-        );
-        return { before, after: await this.#managers.entriesOfOrg(tx, orgId) };
+        const repUserId = await users.ensureRep(tx, orgId, repExternalId);
+        const managerUserId = managerExternalId === null ? null : await users.ensureRep(tx, orgId, managerExternalId);
+        await repManagers.setFrom(tx, orgId, { id: newId('rmgr'), repUserId, managerUserId, from });
+        await audit.insertMany(tx, [
+          adminAuditEntry(
+            orgId,
+            'rep.manager_set',
+            {
+              rep_external_id: repExternalId,
+              manager_external_id: managerExternalId,
+              from,
+              previous_manager_external_id: current?.manager_external_id ?? null,
+            },
+            actor,
+          ),
+        ]);
+        return { before, after: await repManagers.entriesOfOrg(tx, orgId) };
       },
       TRANSACTION_OPTIONS,
     );
@@ -206,6 +206,6 @@ export class RepHierarchyAdmin {
   }
 
   async #requireOrg(orgId: string): Promise<void> {
-    if (!(await this.#orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 }

@@ -1,6 +1,10 @@
 import type { Database } from '../db/prisma.ts';
-import { type RepEarningRow, type RepPeriodTotal, type RepRecord, RepRepository } from '../repositories/reps.ts';
-import { AdminError } from './adminError.ts';
+import { Refusal } from '../domain/refusal.ts';
+import type { RepEarningRow, RepPeriodTotal } from '../repositories/earnings.ts';
+import * as earnings from '../repositories/earnings.ts';
+import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
+import type { RepRecord } from '../repositories/users.ts';
+import * as users from '../repositories/users.ts';
 
 /** A rep with, per period, the count and sum of its standing earnings rows. */
 export interface RepWithTotals extends RepRecord {
@@ -19,21 +23,24 @@ function withTotals(rep: RepRecord, totals: readonly RepPeriodTotal[]): RepWithT
 
 /** The org's reps and their earnings, as the console reads them. */
 export class RepReader {
-  readonly #reps: RepRepository;
+  readonly #statements: Transaction;
 
   constructor(db: Database) {
-    this.#reps = new RepRepository(db);
+    this.#statements = databaseStatements(db);
   }
 
   async list(orgId: string): Promise<RepWithTotals[]> {
-    const [list, totals] = await Promise.all([this.#reps.list(orgId), this.#reps.periodTotals(orgId)]);
+    const [list, totals] = await Promise.all([
+      users.listReps(this.#statements, orgId),
+      earnings.repPeriodTotals(this.#statements, orgId),
+    ]);
     return list.map((rep) => withTotals(rep, totals));
   }
 
   /** An unknown rep is `not_found`. */
   async find(orgId: string, repId: string): Promise<RepRecord> {
-    const rep = await this.#reps.find(orgId, repId);
-    if (!rep) throw new AdminError('not_found', `no rep ${repId}`);
+    const rep = await users.findRep(this.#statements, orgId, repId);
+    if (!rep) throw new Refusal('not_found', `no rep ${repId}`);
     return rep;
   }
 
@@ -44,10 +51,10 @@ export class RepReader {
     periodId: string,
   ): Promise<{ rep: RepWithTotals; earnings: RepEarningRow[] }> {
     const rep = await this.find(orgId, repId);
-    const [earnings, totals] = await Promise.all([
-      this.#reps.earningsOfPeriod(orgId, rep.id, periodId),
-      this.#reps.periodTotals(orgId),
+    const [rows, totals] = await Promise.all([
+      earnings.repRowsOfPeriod(this.#statements, orgId, rep.id, periodId),
+      earnings.repPeriodTotals(this.#statements, orgId),
     ]);
-    return { rep: withTotals(rep, totals), earnings };
+    return { rep: withTotals(rep, totals), earnings: rows };
   }
 }

@@ -1,11 +1,11 @@
 import { buildStatement, type Statement } from '../domain/earnings/statement.ts';
 import { type CalendarDate, periodBounds, periodKindOf } from '../domain/periods.ts';
 import { namesAssignee } from '../domain/plans/types.ts';
-import { DealSnapshotRepository } from '../repositories/dealSnapshots.ts';
-import { LedgerReportRepository } from '../repositories/ledgerReports.ts';
-import { OrgConfigRepository } from '../repositories/orgConfig.ts';
+import * as deals from '../repositories/deals.ts';
+import * as ledgerReports from '../repositories/ledgerReports.ts';
+import * as orgs from '../repositories/orgs.ts';
 import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
-import { UserRepository } from '../repositories/users.ts';
+import * as users from '../repositories/users.ts';
 import { toWireUser } from '../wire/users.ts';
 
 function todayUtc(): CalendarDate {
@@ -15,10 +15,6 @@ function todayUtc(): CalendarDate {
 /** A rep's statement for a period: the rows booked in it, read once, summed and explained by the domain. */
 export class StatementReader {
   readonly #pool: SqlPool;
-  readonly #users = new UserRepository();
-  readonly #reports = new LedgerReportRepository();
-  readonly #deals = new DealSnapshotRepository();
-  readonly #orgConfig = new OrgConfigRepository();
   readonly #today: () => CalendarDate;
 
   constructor(pool: SqlPool, options: { today?: () => CalendarDate } = {}) {
@@ -29,15 +25,15 @@ export class StatementReader {
   /** Null when the org has no such user. `periodId` is a valid period id (the contract checks it). */
   async statement(orgId: string, userId: string, periodId: string): Promise<Statement | null> {
     const tx = poolStatements(this.#pool);
-    const user = await this.#users.find(tx, orgId, userId);
+    const user = await users.find(tx, orgId, userId);
     if (!user) return null;
-    const [period, rows, plans, deals, drawBalances, config] = await Promise.all([
-      this.#reports.findPeriod(tx, orgId, periodId),
-      this.#reports.rowsOfRepInPeriod(tx, orgId, userId, periodId),
-      this.#reports.plans(tx, orgId),
-      this.#deals.dealsOfRep(tx, orgId, userId),
-      this.#reports.drawBalancesBefore(tx, orgId, userId, periodId),
-      this.#orgConfig.load(tx, orgId),
+    const [period, rows, plans, repDeals, drawBalances, config] = await Promise.all([
+      ledgerReports.findPeriod(tx, orgId, periodId),
+      ledgerReports.rowsOfRepInPeriod(tx, orgId, userId, periodId),
+      ledgerReports.plans(tx, orgId),
+      deals.dealsOfRep(tx, orgId, userId),
+      ledgerReports.drawBalancesBefore(tx, orgId, userId, periodId),
+      orgs.loadConfig(tx, orgId),
     ]);
     const kind = periodKindOf(periodId);
     const withRows = new Set([...rows.map((row) => row.plan_id), ...drawBalances.keys()]);
@@ -51,7 +47,7 @@ export class StatementReader {
       period: period ?? { id: periodId, kind, ...periodBounds(periodId), status: 'open' },
       plans: shown,
       rows,
-      deals,
+      deals: repDeals,
       money: { default_currency: config.defaultCurrency, rates: config.rates },
       drawBalances,
       today: this.#today(),

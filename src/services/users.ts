@@ -1,7 +1,8 @@
 import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import type { SqlPool } from '../repositories/transaction.ts';
 import { poolStatements } from '../repositories/transaction.ts';
-import { type UserListFilters, type UserRecord, UserRepository } from '../repositories/users.ts';
+import type { UserListFilters, UserRecord } from '../repositories/users.ts';
+import * as users from '../repositories/users.ts';
 
 export interface UserPage {
   users: UserRecord[];
@@ -13,25 +14,24 @@ export const USER_CURSOR = keysetCursor({ idPrefix: 'user', timeMember: 'c' });
 /** Reading the org's users (reps): keyset pages in (created_at, id) order, and one user by id. */
 export class UserReader {
   readonly #pool: SqlPool;
-  readonly #users = new UserRepository();
 
   constructor(pool: SqlPool) {
     this.#pool = pool;
   }
 
-  /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */
+  /** Refuses (`invalid_body`) a cursor that is malformed or was issued for other filters or another org. */
   async listPage(
     orgId: string,
     query: { filters: UserListFilters; limit: number; cursor?: string },
   ): Promise<UserPage> {
     const fingerprint = keysetFingerprint(orgId, { external_id: query.filters.externalId ?? null });
     const from = query.cursor === undefined ? null : USER_CURSOR.decode(query.cursor, fingerprint);
-    const rows = await this.#users.listAfter(poolStatements(this.#pool), orgId, query.filters, from, query.limit + 1);
+    const rows = await users.listAfter(poolStatements(this.#pool), orgId, query.filters, from, query.limit + 1);
     const page = USER_CURSOR.page(rows, query.limit, fingerprint, (user) => ({ at: user.created_at, id: user.id }));
     return { users: page.items, nextCursor: page.nextCursor };
   }
 
   find(orgId: string, userId: string): Promise<UserRecord | null> {
-    return this.#users.find(poolStatements(this.#pool), orgId, userId);
+    return users.find(poolStatements(this.#pool), orgId, userId);
   }
 }

@@ -2,7 +2,8 @@ import type { webhooks } from '../../generated/openapi.ts';
 import type { WebhookMessageType } from '../domain/webhooks/kinds.ts';
 import { newId } from '../lib/ids.ts';
 import type { Transaction } from '../repositories/transaction.ts';
-import { WebhookOutboxRepository } from '../repositories/webhookOutbox.ts';
+import * as webhookDeliveries from '../repositories/webhookDeliveries.ts';
+import * as webhookEndpoints from '../repositories/webhookEndpoints.ts';
 
 // The outbox: a webhook is written in the same transaction as the change it announces,
 // one message and a delivery per subscribed endpoint, so a committed change is always announced and a
@@ -12,8 +13,6 @@ import { WebhookOutboxRepository } from '../repositories/webhookOutbox.ts';
 /** The payload `{ type, timestamp, data }` of each kind, as the contract's `webhooks:` section has it. */
 export type WebhookPayload<Type extends WebhookMessageType> =
   webhooks[Type]['post']['requestBody']['content']['application/json'];
-
-const outbox = new WebhookOutboxRepository();
 
 export interface EnqueuedMessage {
   message_id: string;
@@ -36,10 +35,10 @@ export async function enqueueWebhookEvent<Type extends WebhookMessageType>(
   // The caller may already know the subscribed endpoints (a deal event, from OrgConfigCache).
   const endpointIds = options.endpointIds
     ? [...options.endpointIds]
-    : await outbox.subscribedEndpoints(tx, orgId, type, options.onlyEndpointId ?? null);
+    : await webhookEndpoints.subscribedEndpoints(tx, orgId, type, options.onlyEndpointId ?? null);
   if (endpointIds.length === 0) return null;
   const messageId = newId('msg');
   const body = JSON.stringify({ type, timestamp: options.timestamp.toISOString(), data });
-  await outbox.insertMessage(tx, { messageId, orgId, type, body, endpointIds });
+  await webhookDeliveries.insertMessage(tx, { messageId, orgId, type, body, endpointIds });
   return { message_id: messageId, endpoint_ids: endpointIds };
 }

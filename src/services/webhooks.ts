@@ -1,14 +1,17 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { checkEndpointUrl } from '../domain/webhooks/addresses.ts';
 import { parseEventKinds } from '../domain/webhooks/kinds.ts';
 import { generateWebhookSecret } from '../domain/webhooks/signature.ts';
 import { hasPrefix } from '../lib/ids.ts';
-import { AuditRepository } from '../repositories/audit.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
-import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
-import { type WebhookDeliveryRecord, type WebhookEndpointRecord, WebhookRepository } from '../repositories/webhooks.ts';
-import { type AdminActor, adminAuditEntry, CLI_ACTOR } from './adminAudit.ts';
-import { AdminError } from './adminError.ts';
+import * as audit from '../repositories/audit.ts';
+import * as orgs from '../repositories/orgs.ts';
+import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { WebhookDeliveryRecord } from '../repositories/webhookDeliveries.ts';
+import * as webhookDeliveries from '../repositories/webhookDeliveries.ts';
+import type { WebhookEndpointRecord } from '../repositories/webhookEndpoints.ts';
+import * as webhookEndpoints from '../repositories/webhookEndpoints.ts';
 import { type EnqueuedMessage, enqueueWebhookEvent } from './webhookOutbox.ts';
 
 /** How long the secret replaced by a rotation keeps signing: time to deploy the new one to the receivers. */
@@ -32,16 +35,13 @@ export interface RedeliveryResult {
 /** Admin operations on webhook endpoints; each change is one transaction with its audit entry. */
 export class WebhookAdmin {
   private readonly db: Database;
-  private readonly webhooks: WebhookRepository;
-  private readonly orgs: OrgRepository;
-  private readonly audit: AuditRepository;
   private readonly allowPrivateAddresses: boolean;
+
+  readonly #statements: Transaction;
 
   constructor(db: Database, options: { allowPrivateAddresses: boolean }) {
     this.db = db;
-    this.webhooks = new WebhookRepository(db);
-    this.orgs = new OrgRepository(db);
-    this.audit = new AuditRepository(db);
+    this.#statements = databaseStatements(db);
     this.allowPrivateAddresses = options.allowPrivateAddresses;
   }
 
@@ -50,13 +50,13 @@ export class WebhookAdmin {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<EndpointWithSecret> {
     const checked = checkEndpointUrl(input.url, { allowPrivate: this.allowPrivateAddresses });
-    if ('error' in checked) throw new AdminError('invalid_argument', checked.error);
+    if ('error' in checked) throw new Refusal('invalid_body', checked.error);
     const parsed = parseEventKinds(input.events);
-    if ('error' in parsed) throw new AdminError('invalid_argument', parsed.error);
+    if ('error' in parsed) throw new Refusal('invalid_body', parsed.error);
     await this.requireOrg(input.orgId);
     const secret = generateWebhookSecret();
     const endpoint = await inPrismaTransaction(this.db, async (tx) => {
-      const created = await this.webhooks.createEndpoint(tx, input.orgId, {
+      const created = await webhookEndpoints.createEndpoint(tx, input.orgId, {
         url: checked.url,
         events: parsed.kinds,
         secret,
@@ -79,7 +79,7 @@ export class WebhookAdmin {
 
   async list(orgId: string): Promise<WebhookEndpointRecord[]> {
     await this.requireOrg(orgId);
-    return this.webhooks.listEndpoints(orgId);
+    return webhookEndpoints.listEndpoints(this.#statements, orgId);
   }
 
   /** Stops all sending to the endpoint; its delivery history is kept. Idempotent: `changed` is false when it was removed already. */
@@ -90,9 +90,9 @@ export class WebhookAdmin {
   ): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
-      const removed = await this.webhooks.removeEndpoint(tx, orgId, endpointId, new Date());
+      const removed = await webhookEndpoints.removeEndpoint(tx, orgId, endpointId, new Date());
       if (!removed) {
-        const already = await this.webhooks.findRemovedEndpoint(orgId, endpointId, tx);
+        const already = await webhookEndpoints.findRemovedEndpoint(tx, orgId, endpointId);
         if (!already) throw this.noEndpoint(orgId, endpointId);
         return { endpoint: already, changed: false };
       }
@@ -107,7 +107,7 @@ export class WebhookAdmin {
     const secret = generateWebhookSecret();
     const endpoint = await inPrismaTransaction(this.db, async (tx) => {
       const expiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
-      const rotated = await this.webhooks.rotateSecret(tx, orgId, endpointId, secret, expiresAt);
+      const rotated = await webhookEndpoints.rotateSecret(tx, orgId, endpointId, secret, expiresAt);
       if (!rotated) throw this.noEndpoint(orgId, endpointId);
       await this.record(
         tx,
@@ -132,7 +132,7 @@ export class WebhookAdmin {
   ): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
-      const changed = await this.webhooks.enableEndpoint(tx, orgId, endpointId);
+      const changed = await webhookEndpoints.enableEndpoint(tx, orgId, endpointId);
       if (changed) await this.record(tx, orgId, 'webhook.enabled', { endpoint_id: endpointId }, actor);
       const endpoint = await this.requireEndpoint(orgId, endpointId, tx);
       return { endpoint, changed };
@@ -167,11 +167,11 @@ export class WebhookAdmin {
   async deliveries(orgId: string, endpointId: string, limit?: string): Promise<WebhookDeliveryRecord[]> {
     const count = limit === undefined ? DELIVERIES_LIMIT_DEFAULT : Number(limit);
     if (!Number.isInteger(count) || count < 1 || count > DELIVERIES_LIMIT_MAX) {
-      throw new AdminError('invalid_argument', `--limit must be an integer from 1 to ${DELIVERIES_LIMIT_MAX}`);
+      throw new Refusal('invalid_body', `--limit must be an integer from 1 to ${DELIVERIES_LIMIT_MAX}`);
     }
     await this.requireOrg(orgId);
     await this.requireEndpoint(orgId, endpointId);
-    return this.webhooks.listDeliveries(orgId, endpointId, count);
+    return webhookDeliveries.listDeliveries(this.#statements, orgId, endpointId, count);
   }
 
   /**
@@ -186,25 +186,25 @@ export class WebhookAdmin {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<RedeliveryResult> {
     if (!hasPrefix(messageId, 'msg')) {
-      throw new AdminError('invalid_argument', `${JSON.stringify(messageId)} is not a message id (msg_…)`);
+      throw new Refusal('invalid_body', `${JSON.stringify(messageId)} is not a message id (msg_…)`);
     }
     await this.requireOrg(orgId);
-    if (!(await this.webhooks.messageExists(orgId, messageId))) {
-      throw new AdminError('not_found', `org ${orgId} has no webhook message ${messageId}`);
+    if (!(await webhookDeliveries.messageExists(this.#statements, orgId, messageId))) {
+      throw new Refusal('not_found', `org ${orgId} has no webhook message ${messageId}`);
     }
     if (endpointId !== undefined) {
       const endpoint = await this.requireEndpoint(orgId, endpointId);
       if (!endpoint.enabled) throw this.disabled(orgId, endpoint);
     }
     return inPrismaTransaction(this.db, async (tx) => {
-      const redelivered = await this.webhooks.requestRedelivery(
+      const redelivered = await webhookDeliveries.requestRedelivery(
         tx,
         orgId,
         messageId,
         endpointId === undefined ? null : [endpointId],
       );
       if (redelivered.length === 0) {
-        throw new AdminError(
+        throw new Refusal(
           'invalid_state',
           `message ${messageId} has no delivery that can be attempted now: its endpoints are disabled or removed, or an attempt is in flight`,
         );
@@ -224,21 +224,25 @@ export class WebhookAdmin {
   }
 
   private async requireOrg(orgId: string): Promise<void> {
-    if (!(await this.orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
 
-  private async requireEndpoint(orgId: string, endpointId: string, tx?: Transaction): Promise<WebhookEndpointRecord> {
-    const endpoint = await this.webhooks.findEndpoint(orgId, endpointId, tx);
+  private async requireEndpoint(
+    orgId: string,
+    endpointId: string,
+    tx: Transaction = this.#statements,
+  ): Promise<WebhookEndpointRecord> {
+    const endpoint = await webhookEndpoints.findEndpoint(tx, orgId, endpointId);
     if (!endpoint) throw this.noEndpoint(orgId, endpointId);
     return endpoint;
   }
 
-  private noEndpoint(orgId: string, endpointId: string): AdminError {
-    return new AdminError('not_found', `org ${orgId} has no webhook endpoint ${endpointId}`);
+  private noEndpoint(orgId: string, endpointId: string): Refusal {
+    return new Refusal('not_found', `org ${orgId} has no webhook endpoint ${endpointId}`);
   }
 
-  private disabled(orgId: string, endpoint: WebhookEndpointRecord): AdminError {
-    return new AdminError(
+  private disabled(orgId: string, endpoint: WebhookEndpointRecord): Refusal {
+    return new Refusal(
       'invalid_state',
       `endpoint ${endpoint.id} is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}); enable it first: quotient webhooks enable ${endpoint.id} --org ${orgId}`,
     );
@@ -251,6 +255,6 @@ export class WebhookAdmin {
     details: Record<string, unknown>,
     actor: AdminActor,
   ): Promise<void> {
-    await this.audit.insertMany([adminAuditEntry(orgId, action, details, actor)], tx);
+    await audit.insertMany(tx, [adminAuditEntry(orgId, action, details, actor)]);
   }
 }

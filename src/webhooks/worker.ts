@@ -5,7 +5,9 @@ import { DISABLE_AFTER_FAILING_MS } from '../domain/webhooks/schedule.ts';
 import { signatureHeader } from '../domain/webhooks/signature.ts';
 import type { Logger } from '../lib/logger.ts';
 import { countWebhookAttempt, type WebhookAttemptOutcome } from '../lib/operationsMetrics.ts';
-import { type ClaimedDelivery, WebhookRepository } from '../repositories/webhooks.ts';
+import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { ClaimedDelivery } from '../repositories/webhookDeliveries.ts';
+import * as webhookDeliveries from '../repositories/webhookDeliveries.ts';
 import { sendWebhook } from './sender.ts';
 
 export type WorkerSettings = Pick<
@@ -15,13 +17,14 @@ export type WorkerSettings = Pick<
 
 /**
  * Delivers the outbox. Each round leases as many due deliveries as it has free slots (see
- * WebhookRepository.claimDue), makes the attempts concurrently and records each result. Any number of workers,
+ * webhookDeliveries.claimDue), makes the attempts concurrently and records each result. Any number of workers,
  * in `quotient serve` or `quotient worker` processes, may share a database: a delivery is leased to one of
  * them at a time. The lease lasts twice the attempt timeout, so an attempt's result is recorded well within
  * it; a worker that dies mid-attempt leaves the delivery to be claimed again when the lease has run out.
  */
 export class WebhookWorker {
-  private readonly repository: WebhookRepository;
+  readonly #db: Database;
+  readonly #statements: Transaction;
   private readonly settings: WorkerSettings;
   private readonly logger: Logger;
   private readonly leaseMs: number;
@@ -37,7 +40,8 @@ export class WebhookWorker {
    * side by side on one database.
    */
   constructor(db: Database, settings: WorkerSettings, logger: Logger, options: { orgIds?: readonly string[] } = {}) {
-    this.repository = new WebhookRepository(db);
+    this.#db = db;
+    this.#statements = databaseStatements(db);
     this.settings = settings;
     this.logger = logger.child({ component: 'webhook-worker' });
     this.leaseMs = settings.timeoutMs * 2;
@@ -65,7 +69,7 @@ export class WebhookWorker {
       }
       let claimed: ClaimedDelivery[];
       try {
-        claimed = await this.repository.claimDue(free, this.leaseMs, this.orgIds);
+        claimed = await webhookDeliveries.claimDue(this.#statements, free, this.leaseMs, this.orgIds);
       } catch (error) {
         this.logger.warn({ err: error }, 'could not claim webhook deliveries; trying again');
         await this.pause();
@@ -129,16 +133,19 @@ export class WebhookWorker {
       latency_ms: sent.latencyMs,
     };
     try {
-      const { disabledReason } = await this.repository.recordAttempt(
-        claim,
-        {
-          attemptedAt,
-          responseStatus: sent.status,
-          latencyMs: sent.latencyMs,
-          error: sent.error,
-          ...decision,
-        },
-        DISABLE_AFTER_FAILING_MS,
+      const { disabledReason } = await inPrismaTransaction(this.#db, (tx) =>
+        webhookDeliveries.recordAttempt(
+          tx,
+          claim,
+          {
+            attemptedAt,
+            responseStatus: sent.status,
+            latencyMs: sent.latencyMs,
+            error: sent.error,
+            ...decision,
+          },
+          DISABLE_AFTER_FAILING_MS,
+        ),
       );
       const outcome = attemptOutcome(sent.status, decision.delivery.nextAttemptAt, disabledReason);
       countWebhookAttempt(outcome);

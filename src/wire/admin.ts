@@ -2,7 +2,7 @@ import type { components } from '../../generated/openapi-admin.ts';
 import type { AdminRecord } from '../repositories/admins.ts';
 import type { ApiKeyRecord } from '../repositories/apiKeys.ts';
 import type { AuditEntryRecord } from '../repositories/audit.ts';
-import type { WebhookEndpointRecord } from '../repositories/webhooks.ts';
+import type { WebhookEndpointRecord } from '../repositories/webhookEndpoints.ts';
 import type { LiveSession } from '../services/adminIdentity.ts';
 
 // The admin API's own resources on the wire (the signed-in admin, API keys, webhook endpoints, audit entries).

@@ -1,11 +1,12 @@
 import type { Database } from '../../src/db/prisma.ts';
-import { OrgRepository } from '../../src/repositories/orgs.ts';
-import { KeyAdmin } from '../../src/services/keys.ts';
+import * as orgs from '../../src/repositories/orgs.ts';
+import { databaseStatements } from '../../src/repositories/transaction.ts';
+import { testServices } from '../helpers/services.ts';
 
 let counter = 0;
 
 export async function createOrg(db: Database, name = `Test org ${++counter}`) {
-  return new OrgRepository(db).create(name);
+  return orgs.create(databaseStatements(db), name);
 }
 
 /** An org and an API key in it; scopes default to every scope. */
@@ -14,7 +15,7 @@ export async function createOrgWithKey(
   options: { scopes?: string[]; rateLimit?: number; name?: string } = {},
 ) {
   const org = await createOrg(db);
-  const created = await new KeyAdmin(db).create({
+  const created = await testServices({ db }).admin.keys.create({
     orgId: org.id,
     name: options.name ?? 'test key',
     scopes: (options.scopes ?? ['deals:read', 'deals:write', 'earnings:read', 'plans:read']).join(','),

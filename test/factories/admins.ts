@@ -1,12 +1,12 @@
 import type { Database } from '../../src/db/prisma.ts';
-import { AdminAccounts } from '../../src/services/adminIdentity.ts';
+import { testServices } from '../helpers/services.ts';
 
 let counter = 0;
 
 /** An admin account of the org (role admin unless given), created as `quotient admins create` does. */
 export async function createAdmin(db: Database, orgId: string, role: 'admin' | 'viewer' = 'admin') {
   const email = `admin-${Date.now()}-${++counter}@example.com`;
-  const { admin, password } = await new AdminAccounts(db).create({
+  const { admin, password } = await testServices({ db }).admin.admins.create({
     orgId,
     email,
     role,

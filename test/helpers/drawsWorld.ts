@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { dealPeriodId } from '../../src/domain/earnings/dealPeriods.ts';
 import {
   DRAW_CHIP_KEY,
   DRAW_RECOVERY_CHIP_KEY,
@@ -7,7 +8,7 @@ import {
   earnedByPeriod,
   readPlanDraw,
 } from '../../src/domain/earnings/draws.ts';
-import { dealPeriodId, evaluateLines } from '../../src/domain/earnings/targets.ts';
+import { evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type { DealSnapshot, LineTarget, Rep } from '../../src/domain/earnings/types.ts';
 import type { PeriodId } from '../../src/domain/periods.ts';
 import { EarningsWorld } from './earningsLedger.ts';

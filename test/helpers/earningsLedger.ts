@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { repsReadBy, scopeOfDealChange } from '../../src/domain/earnings/changeScope.ts';
 import { creditedReps } from '../../src/domain/earnings/credit.ts';
+import { dealPeriodMoved } from '../../src/domain/earnings/dealPeriods.ts';
 import { EMPTY_HIERARCHY, type RepHierarchy } from '../../src/domain/earnings/hierarchy.ts';
 import {
   type LedgerRow,
@@ -8,15 +10,9 @@ import {
   type PeriodTransition,
   reconcileLine,
 } from '../../src/domain/earnings/ledger.ts';
-import {
-  dealPeriodId,
-  dealPeriodMoved,
-  type EvaluationRequest,
-  evaluateLines,
-  parseLineKey,
-  repsReadBy,
-  scopeOfDealChange,
-} from '../../src/domain/earnings/targets.ts';
+import { parseLineKey } from '../../src/domain/earnings/lineKeys.ts';
+import { evaluateScope } from '../../src/domain/earnings/scopeEvaluation.ts';
+import { type EvaluationRequest, evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type {
   DealSnapshot,
   EarningTrace,
@@ -96,7 +92,7 @@ export class EarningsWorld {
   readonly plan: EnginePlanVersion;
   readonly reps: readonly Rep[];
   readonly today: string;
-  /** The org's default currency and exchange rates (issue 16); absent, every deal is in the plan's currency. */
+  /** The org's default currency and exchange rates; absent, every deal is in the plan's currency. */
   money: EvaluationRequest['money'];
   /** The rep hierarchy that override chips read; see changeHierarchy. */
   hierarchy: RepHierarchy;
@@ -118,16 +114,12 @@ export class EarningsWorld {
       const rep = this.reps.find((candidate) => candidate.external_id === scope.rep_external_id);
       if (!rep) continue;
       const read = repsReadBy(this.plan, rep.external_id, this.hierarchy);
-      const inScope = [...this.deals.values()].filter(
-        (deal) =>
-          creditedReps(deal).some((credited) => read.has(credited)) &&
-          scope.periods.includes(dealPeriodId(deal, this.plan.period, this.today)),
-      );
-      const evaluation = evaluateLines({
+      const evaluation = evaluateScope({
         plan: this.plan,
         rep,
-        deals: [...inScope, after],
-        periods: scope.periods,
+        scope,
+        changed: after,
+        deals: [...this.deals.values()].filter((deal) => creditedReps(deal).some((credited) => read.has(credited))),
         today: this.today,
         ...(this.money ? { money: this.money } : {}),
         hierarchy: this.hierarchy,

@@ -8,6 +8,7 @@ import { adminClient } from './adminClient.ts';
 import { closeTestDatabase, testDatabase } from './database.ts';
 import { sdkClient } from './sdk.ts';
 import { startTestServer } from './server.ts';
+import { testServices } from './services.ts';
 
 // The integration tests' fixtures (docs/testing.md): one real server per file, and per test an org with an API
 // key and the SDK pointed at it. A fixture is set up only for the tests that destructure it, and torn down by
@@ -28,6 +29,8 @@ export const test = baseTest
     onCleanup(closeTestDatabase);
     return testDatabase();
   })
+  // The services as the server and the CLI compose them (src/composition.ts), on the test database.
+  .extend('services', { scope: 'file' }, async ({ db }) => testServices({ db }))
   .extend('serverSettings', { scope: 'file' }, { env: {}, options: {} } as ServerSettings)
   // The real app on port 0, started for the file's first test that needs it and closed after its last.
   .extend('server', { scope: 'file' }, async ({ serverSettings }, { onCleanup }) => {

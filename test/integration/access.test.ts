@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { describe } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
-import { KeyAdmin } from '../../src/services/keys.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { awaitFreshWindow, eventually } from '../helpers/clock.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
 import { sdkClient } from '../helpers/sdk.ts';
 import { startTestServer } from '../helpers/server.ts';
+import { testServices } from '../helpers/services.ts';
 
 // Tests that spawn many CLI (or npm) processes: minutes on a loaded 2-core machine, not the default minute.
 const SLOW_CLI_TEST_MS = 180_000;
@@ -73,7 +73,7 @@ describe('authentication', () => {
   }) => {
     const clients = [sdkClient(server, rawKey), sdkClient(second, rawKey)];
     for (const client of clients) assert.equal((await client.auth.get()).key.id, key.id);
-    await new KeyAdmin(db).revoke(org.id, key.id);
+    await testServices({ db }).admin.keys.revoke(org.id, key.id);
     for (const client of clients) {
       await assert.rejects(client.auth.get(), { status: 401, error: 'invalid_key' });
     }

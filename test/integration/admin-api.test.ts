@@ -3,7 +3,6 @@ import { describe, expect } from 'vitest';
 import { stringify } from 'yaml';
 import { loadAdminContract } from '../../src/http/contract.ts';
 import { OperationTable } from '../../src/http/operations.ts';
-import { AdminAccounts } from '../../src/services/adminIdentity.ts';
 import { createOrg } from '../factories/access.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { dealEvent, ingest } from '../factories/deals.ts';
@@ -143,13 +142,13 @@ describe('admin sign-in and sessions', () => {
   });
 
   test("a disabled admin's session stops at once, and the account can no longer sign in", async ({
-    db,
+    services,
     server,
     signedIn,
   }) => {
     const { org, account, client } = await signedIn();
     assert.equal((await client.api.GET('/admin/v1/me')).response.status, 200);
-    await new AdminAccounts(db).disable(org.id, account.email);
+    await services.admin.admins.disable(org.id, account.email);
     assert.equal((await client.api.GET('/admin/v1/me')).response.status, 401);
     const again = await adminClient(server).signIn(account.email, account.password);
     assert.equal(again.response.status, 401);

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
-import { type EarningListItem, type QuotientClient, QuotientError } from '../../sdk/src/index.ts';
-import { AdminError } from '../../src/services/adminError.ts';
-import { ExchangeRateService } from '../../src/services/exchangeRates.ts';
+import { QuotientError } from '../../sdk/src/index.ts';
+import { Refusal } from '../../src/domain/refusal.ts';
 import { externalId } from '../factories/deals.ts';
 import { applyPlan, planDocument, planFile } from '../factories/plans.ts';
 import { cliJson as cli, onlyJson, runCli } from '../helpers/cli.ts';
+import { listAll } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
 
 // Currencies end to end (docs/currencies.md): rates and default currencies set with the CLI, deal events and reads
@@ -21,12 +21,6 @@ async function collect<Item>(items: AsyncIterable<Item>): Promise<Item[]> {
   const all: Item[] = [];
   for await (const item of items) all.push(item);
   return all;
-}
-
-async function listAll(client: QuotientClient, params: Parameters<QuotientClient['earnings']['list']>[0] = {}) {
-  const earnings: EarningListItem[] = [];
-  for await (const earning of client.earnings.list(params)) earnings.push(earning);
-  return earnings;
 }
 
 const commissionOnly = (overrides: Record<string, unknown> = {}) =>
@@ -55,7 +49,16 @@ describe('a EUR deal on a USD plan', () => {
       ['pending', 0, 'USD', 'missing_exchange_rate'],
     );
     const detail = await client.earnings.get(unpriced?.id as string);
-    assert.ok(detail.trace?.steps.some((step) => step.type === 'missing_exchange_rate'));
+    // The missing rate is the computation's last step; the ledger's locked_total follows it, as on every row.
+    assert.deepEqual(
+      detail.trace?.steps.map((step) => step.type),
+      ['missing_exchange_rate', 'locked_total'],
+    );
+    assert.match(detail.trace?.explanation.at(-2) ?? '', /quotient fx set EUR USD <rate> --from <date>/);
+    assert.equal(
+      detail.trace?.explanation.at(-1),
+      "This row of 0.00 holds the line's place until the amount can be converted.",
+    );
 
     // A rate from before the deal's date prices it: 12,345.67 EUR × 1.0845 = 13,388.88 USD; 10% = 1,338.89.
     const set = await cli<{ rate: { rate: string }; recompute: { rows_written: number } }>([
@@ -99,10 +102,77 @@ describe('a EUR deal on a USD plan', () => {
     );
   });
 
-  test('a rep paid by a USD plan and a EUR plan gets a payout per currency', async ({ db, org, client }) => {
+  test('a corrected rate dated before a locked period tops the line up in the earliest open period, frozen rows untouched', async ({
+    db,
+    org,
+    client,
+  }) => {
+    await applyPlan(db, org.id, commissionOnly({ currency: 'USD' }));
+    await cli(['fx', 'set', 'EUR', 'USD', '1.08', '--from', '2026-04-01', '--org', org.id]);
+    // 12,345.67 EUR × 1.08 = 13,333.32 USD; 10% = 1,333.33.
+    const won = await client.deals.ingestEvent({
+      external_id: externalId(),
+      currency: 'EUR',
+      state: { amount_cents: 1_234_567, stage: 'closed_won', close_date: '2026-04-20', owner_external_id: 'rep-017' },
+    });
+    await cli(['periods', 'lock', '2026-04', '--org', org.id]);
+    const [approved] = await listAll(client, { deal_id: won.deal_id });
+    assert.deepEqual([approved?.status, approved?.amount_cents, approved?.period_id], ['approved', 133_333, '2026-04']);
+
+    // Corrected from April 15, before the deal's date: 12,345.67 × 1.0845 = 13,388.88; 10% = 1,338.89, so +5.56.
+    const set = await cli<{ recompute: { rows_written: number } }>([
+      'fx',
+      'set',
+      'EUR',
+      'USD',
+      '1.0845',
+      '--from',
+      '2026-04-15',
+      '--org',
+      org.id,
+    ]);
+    assert.equal(set.recompute.rows_written, 1);
+    const rows = await listAll(client, { deal_id: won.deal_id });
+    assert.deepEqual(
+      rows.map((row) => [row.id, row.status, row.amount_cents, row.period_id, row.supersedes_id]),
+      [
+        [approved?.id, 'approved', 133_333, '2026-04', null],
+        [rows[1]?.id, 'pending', 556, '2026-05', null],
+      ],
+    );
+    const topUp = await client.earnings.get(rows[1]?.id as string);
+    assert.equal(topUp.triggering_domain_event_id, null);
+    assert.deepEqual(topUp.trace?.period.id, '2026-04');
+    assert.deepEqual(topUp.trace?.result, {
+      target_cents: 133_889,
+      locked_cents: 133_333,
+      amount_cents: 556,
+      status: 'pending',
+    });
+    const conversion = topUp.trace?.steps.find((step) => step.type === 'conversion');
+    assert.deepEqual(conversion && [conversion.rate, conversion.rate_effective_on, conversion.converted_cents], [
+      '1.0845',
+      '2026-04-15',
+      1_338_888,
+    ]);
+    assert.deepEqual(topUp.trace?.explanation.slice(-3), [
+      'Period 2026-04 is locked, so this row is booked in 2026-05, the earliest open period after it.',
+      'Already approved or paid on this line, 1,333.33, so this row is 1,338.89 - 1,333.33 = 5.56',
+      'The EUR→USD exchange rate from 2026-04-15 was set to 1.0845, and the lines were evaluated again.',
+    ]);
+
+    // Paying April and running the recompute again changes nothing: the line meets its target.
+    await cli(['periods', 'mark-paid', '2026-04', '--org', org.id]);
+    const again = await cli<{ rows_written: number }>(['recompute', '--org', org.id]);
+    assert.equal(again.rows_written, 0);
+    const [paid] = await listAll(client, { deal_id: won.deal_id, status: ['paid'] });
+    assert.deepEqual([paid?.id, paid?.amount_cents], [approved?.id, 133_333]);
+  });
+
+  test('a rep paid by a USD plan and a EUR plan gets a payout per currency', async ({ services, db, org, client }) => {
     await applyPlan(db, org.id, commissionOnly({ key: 'usd-plan', currency: 'USD' }));
     await applyPlan(db, org.id, commissionOnly({ key: 'eur-plan', currency: 'EUR' }));
-    await new ExchangeRateService(db).set({
+    await services.admin.exchangeRates.set({
       orgId: org.id,
       from: 'USD',
       to: 'EUR',
@@ -167,17 +237,17 @@ describe('the org default currency and the CLI', () => {
     assert.equal(late.error, 'invalid_state');
   });
 
-  test('bad input is refused with the JSON refusal contract and changes nothing', async ({ db, org }) => {
-    const rates = new ExchangeRateService(db);
+  test('bad input is refused with the JSON refusal contract and changes nothing', async ({ services, org }) => {
+    const rates = services.admin.exchangeRates;
     const set = (from: string, to: string, rate: string, effectiveOn: string) =>
       rates.set({ orgId: org.id, from, to, rate, effectiveOn }).then(
         () => assert.fail(`${from} ${to} ${rate} ${effectiveOn} was accepted`),
-        (error: unknown) => (error instanceof AdminError ? error.code : error),
+        (error: unknown) => (error instanceof Refusal ? error.code : error),
       );
-    assert.equal(await set('EUR', 'USD', '1,08', '2026-04-01'), 'invalid_argument');
-    assert.equal(await set('EUR', 'USD', '0', '2026-04-01'), 'invalid_argument');
-    assert.equal(await set('EUR', 'EUR', '1', '2026-04-01'), 'invalid_argument');
-    assert.equal(await set('EUR', 'USD', '1.1', '2026-02-30'), 'invalid_argument');
+    assert.equal(await set('EUR', 'USD', '1,08', '2026-04-01'), 'invalid_body');
+    assert.equal(await set('EUR', 'USD', '0', '2026-04-01'), 'invalid_body');
+    assert.equal(await set('EUR', 'EUR', '1', '2026-04-01'), 'invalid_body');
+    assert.equal(await set('EUR', 'USD', '1.1', '2026-02-30'), 'invalid_body');
     // Through the CLI: the JSON refusal, naming what is wrong.
     const unknown = await refused(['fx', 'set', 'EUR', 'XYZ', '1.1', '--from', '2026-04-01', '--org', org.id]);
     assert.deepEqual(unknown, {
@@ -188,8 +258,8 @@ describe('the org default currency and the CLI', () => {
     assert.deepEqual(await rates.list(org.id), []);
   });
 
-  test('fx list shows the rates by pair and day, filtered by currency', async ({ db, org }) => {
-    const rates = new ExchangeRateService(db);
+  test('fx list shows the rates by pair and day, filtered by currency', async ({ services, org }) => {
+    const rates = services.admin.exchangeRates;
     await rates.set({ orgId: org.id, from: 'EUR', to: 'USD', rate: '1.1', effectiveOn: '2026-05-01' });
     await rates.set({ orgId: org.id, from: 'EUR', to: 'USD', rate: '1.08', effectiveOn: '2026-04-01' });
     await rates.set({ orgId: org.id, from: 'GBP', to: 'USD', rate: '1.27', effectiveOn: '2026-04-01' });

@@ -3,10 +3,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe } from 'vitest';
 import { newId } from '../../src/lib/ids.ts';
 import type { RunningServer } from '../../src/main.ts';
-import { DealIngestion } from '../../src/services/ingestion.ts';
 import { dealEvent, externalId, getDeals, ingest, listDeals, type WireDeal } from '../factories/deals.ts';
 import { test } from '../helpers/fixtures.ts';
 import { ingestRequest } from '../helpers/ingestRequests.ts';
+import { testServices } from '../helpers/services.ts';
 
 /** Pages through with `cursor` until next_cursor is null; returns every deal seen, in order, repeats included. */
 async function pageThrough(
@@ -299,12 +299,17 @@ describe('the change feed', () => {
     const released = new Promise<void>((done) => {
       release = done;
     });
-    const slow = new DealIngestion(pool, {
-      onDealChanged: async () => {
-        entered();
-        await released;
+    const slow = testServices({
+      pool,
+      listeners: {
+        deals: {
+          onDealChanged: async () => {
+            entered();
+            await released;
+          },
+        },
       },
-    });
+    }).api.ingestion;
     const slowBody = dealEvent();
     const slowWrite = slow.ingest(ingestRequest(org.id, slowBody));
     await inListener;

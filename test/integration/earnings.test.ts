@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { describe } from 'vitest';
-import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
+import type { EarningListItem } from '../../sdk/src/index.ts';
 import { externalId } from '../factories/deals.ts';
-import { planDocument, planFile } from '../factories/plans.ts';
+import { planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { cliJson as cli, onlyJson, runCli } from '../helpers/cli.ts';
+import { type AppliedPlan, applyPlanFile, listAll } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
@@ -13,28 +14,6 @@ import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 // real server (which validates its own responses against the contract), periods locked with the CLI.
 
 const EXAMPLE_PLAN = fileURLToPath(new URL('../../examples/plans/core-ae.yaml', import.meta.url));
-
-interface AppliedPlan {
-  plan_id: string;
-  version_id: string;
-  chips: Array<{ id: string; key: string; version: string }>;
-  recompute: {
-    lines_evaluated: number;
-    rows_written: number;
-    rows_superseded: number;
-    rows_reversed: number;
-  } | null;
-}
-
-async function applyPlanFile(orgId: string, document: object): Promise<AppliedPlan> {
-  return cli<AppliedPlan>(['plans', 'apply', await planFile(document), '--org', orgId]);
-}
-
-async function listAll(client: QuotientClient, params: Parameters<QuotientClient['earnings']['list']>[0] = {}) {
-  const earnings: EarningListItem[] = [];
-  for await (const earning of client.earnings.list(params)) earnings.push(earning);
-  return earnings;
-}
 
 function dealState(amountCents: number, stage: string, closeDate: string | null, custom: Record<string, unknown> = {}) {
   return { amount_cents: amountCents, stage, close_date: closeDate, owner_external_id: 'rep-017', ...custom };

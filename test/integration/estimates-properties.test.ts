@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import type { Earning, EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
-import { EarningsEngine } from '../../src/services/earnings/engine.ts';
-import { PeriodAdmin } from '../../src/services/periods.ts';
+import type { Earning } from '../../sdk/src/index.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
+import { listAll } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
+import { testServices } from '../helpers/services.ts';
 
 // For random histories of deal events (and a lock of April), an estimate equals the real outcome: the rows the
 // same event then really writes, amount, status, period, replaced row and trace (the won time aside, which is
@@ -31,12 +31,6 @@ const scenarios = fc.record({
     owner_external_id: fc.constantFrom('rep-1', 'rep-2'),
   }),
 });
-
-async function rowsOf(client: QuotientClient): Promise<EarningListItem[]> {
-  const rows: EarningListItem[] = [];
-  for await (const row of client.earnings.list()) rows.push(row);
-  return rows;
-}
 
 /** The trace but for the won time (when the event is applied) and the cause (the real event, absent from estimates). */
 function comparableTrace({ cause: _cause, ...trace }: Earning['trace']) {
@@ -64,7 +58,7 @@ describe('estimates over random histories', () => {
         for (const { deal, region, new_logo, ...state } of history) {
           await client.deals.ingestEvent({ external_id: deal, state: { ...state, region, new_logo } });
         }
-        if (lockApril) await new PeriodAdmin(db, new EarningsEngine(db)).lock(org.id, '2026-04');
+        if (lockApril) await testServices({ db }).admin.periods.lock(org.id, '2026-04');
 
         const changes = {
           owner_external_id: estimated.owner_external_id,
@@ -75,12 +69,12 @@ describe('estimates over random histories', () => {
           state: changes,
           close_date: estimated.close_date,
         });
-        const before = new Map((await rowsOf(client)).map((row) => [row.id, row.status]));
+        const before = new Map((await listAll(client)).map((row) => [row.id, row.status]));
         const real = await client.deals.ingestEvent({
           external_id: estimated.deal,
           state: { ...changes, stage: 'closed_won', close_date: estimated.close_date },
         });
-        const after = await rowsOf(client);
+        const after = await listAll(client);
         const written = after.filter((row) => row.triggering_domain_event_id === real.domain_event_id);
         const shown = await Promise.all(written.map((row) => client.earnings.get(row.id)));
         // A deal Quotient had not seen got an id in the rolled-back transaction and another one for real: the

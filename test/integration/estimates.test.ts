@@ -1,26 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
-import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
-import { EarningsEngine } from '../../src/services/earnings/engine.ts';
-import { PeriodAdmin } from '../../src/services/periods.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { eventually } from '../helpers/clock.ts';
 import { testDatabase } from '../helpers/database.ts';
+import { listAll, state } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
+import { testServices } from '../helpers/services.ts';
 
 // What-if estimates through the SDK against the real server (which validates its responses against the
 // contract): the estimate of an event equals, cent for cent, the rows the same event then really writes, and
 // the estimate itself leaves every table as it was (audit entries and rate-limit counters aside).
-
-function state(amountCents: number, stage: string, closeDate: string, custom: Record<string, unknown> = {}) {
-  return { amount_cents: amountCents, stage, close_date: closeDate, owner_external_id: 'rep-017', ...custom };
-}
-
-async function rowsOf(client: QuotientClient) {
-  const rows: EarningListItem[] = [];
-  for await (const row of client.earnings.list()) rows.push(row);
-  return rows;
-}
 
 const UNTOUCHED_TABLES = [
   'orgs',
@@ -86,7 +75,7 @@ describe('POST /v1/estimates', () => {
       external_id: 'opp-b',
       state: state(5_000_000, 'proposal', '2026-04-22', { region: 'NA' }),
     });
-    const before = await rowsOf(client);
+    const before = await listAll(client);
     const tables = await tableState(org.id);
 
     const estimate = await client.estimates.create({
@@ -95,7 +84,7 @@ describe('POST /v1/estimates', () => {
       close_date: '2026-04-20',
     });
     assert.deepEqual(await tableState(org.id), tables);
-    assert.deepEqual(await rowsOf(client), before);
+    assert.deepEqual(await listAll(client), before);
 
     assert.equal(estimate.deal.exists, true);
     assert.equal(estimate.deal.status, 'won');
@@ -116,7 +105,7 @@ describe('POST /v1/estimates', () => {
       external_id: 'opp-b',
       state: { new_logo: true, stage: 'closed_won', close_date: '2026-04-20' },
     });
-    const written = (await rowsOf(client)).filter((row) => row.triggering_domain_event_id === real.domain_event_id);
+    const written = (await listAll(client)).filter((row) => row.triggering_domain_event_id === real.domain_event_id);
     const estimatedRows = estimate.lines.flatMap((line) => line.rows);
     assert.deepEqual(
       estimatedRows.map(comparable),
@@ -136,7 +125,7 @@ describe('POST /v1/estimates', () => {
       );
     }
     const retired = estimate.lines.flatMap((line) => line.retired);
-    const after = new Map((await rowsOf(client)).map((row) => [row.id, row.status]));
+    const after = new Map((await listAll(client)).map((row) => [row.id, row.status]));
     for (const row of retired) assert.equal(after.get(row.id), row.status);
   });
 
@@ -163,7 +152,7 @@ describe('POST /v1/estimates', () => {
     assert.equal(hypothetical.earned_after_cents, 200_000);
     assert.ok(hypothetical.lines.every((line) => line.deal_id === null));
     assert.equal(await client.users.findByExternalId('rep-new'), null);
-    await new PeriodAdmin(db, new EarningsEngine(db)).lock(org.id, '2026-04');
+    await testServices({ db }).admin.periods.lock(org.id, '2026-04');
     const tables = await tableState(org.id);
     // Half the amount, in locked April: the base line earns 3,000.00 against 6,000.00 approved.
     const halved = await client.estimates.create({

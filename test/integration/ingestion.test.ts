@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { describe } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import type { DealChange } from '../../src/services/dealChanges.ts';
-import { DealIngestion } from '../../src/services/ingestion.ts';
+import type { DealIngestion } from '../../src/services/ingestion.ts';
 import { dealEvent, externalId, findDeal, ingest, listDeals, postEvent } from '../factories/deals.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { test } from '../helpers/fixtures.ts';
 import { ingestRequest } from '../helpers/ingestRequests.ts';
+import { testServices } from '../helpers/services.ts';
 
 const ID = {
   source: /^se_[0-7][0-9a-hjkmnp-tv-z]{25}$/,
@@ -581,16 +582,21 @@ describe('the deal-change listener', () => {
   }) => {
     const changes: DealChange[] = [];
     const seenInTransaction: number[] = [];
-    const ingestion = new DealIngestion(pool, {
-      onDealChanged: async (tx, change) => {
-        changes.push(change);
-        const rows = await tx.query<{ version: number }>({
-          text: 'SELECT version FROM deals WHERE org_id = $1 AND id = $2',
-          values: [org.id, change.after.id],
-        });
-        seenInTransaction.push(rows[0]?.version ?? -1);
+    const ingestion = testServices({
+      pool,
+      listeners: {
+        deals: {
+          onDealChanged: async (tx, change) => {
+            changes.push(change);
+            const rows = await tx.query<{ version: number }>({
+              text: 'SELECT version FROM deals WHERE org_id = $1 AND id = $2',
+              values: [org.id, change.after.id],
+            });
+            seenInTransaction.push(rows[0]?.version ?? -1);
+          },
+        },
       },
-    });
+    }).api.ingestion;
     const external = externalId();
     await ingestDirectly(ingestion, org.id, { external_id: external, state: { amount_cents: 1 } });
     await ingestDirectly(ingestion, org.id, { external_id: external, state: { stage: 'won' } });
@@ -612,11 +618,16 @@ describe('the deal-change listener', () => {
   });
 
   test('when it throws, the event is refused and nothing of it is kept', async ({ db, pool, org }) => {
-    const ingestion = new DealIngestion(pool, {
-      onDealChanged: async () => {
-        throw new Error('earnings evaluation failed');
+    const ingestion = testServices({
+      pool,
+      listeners: {
+        deals: {
+          onDealChanged: async () => {
+            throw new Error('earnings evaluation failed');
+          },
+        },
       },
-    });
+    }).api.ingestion;
     await assert.rejects(
       ingestDirectly(ingestion, org.id, { external_id: externalId(), state: {} }),
       /earnings evaluation failed/,

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { afterAll, describe } from 'vitest';
 import { createLogger } from '../../src/lib/logger.ts';
 import type { RunningServer } from '../../src/main.ts';
-import { WebhookAdmin } from '../../src/services/webhooks.ts';
 import { WebhookWorker } from '../../src/webhooks/worker.ts';
 import { createOrg } from '../factories/access.ts';
 import { dealEvent, ingest } from '../factories/deals.ts';
@@ -13,10 +10,9 @@ import { applyPlan, planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { eventually } from '../helpers/clock.ts';
 import { testDatabase } from '../helpers/database.ts';
+import { expositionProblems } from '../helpers/expositionFormat.ts';
 import { test } from '../helpers/fixtures.ts';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.ts';
-
-const PROMTOOL = '/usr/bin/promtool';
 
 const receivers: WebhookReceiver[] = [];
 
@@ -58,6 +54,7 @@ async function generateTraffic(server: RunningServer, orgId: string, rawKey: str
 
 describe('observability', () => {
   test('a failed webhook attempt is logged at warn with endpoint, status and next retry, and counted', async ({
+    services,
     db,
     server,
   }) => {
@@ -65,7 +62,7 @@ describe('observability', () => {
     const receiver = await startReceiver(() => 503);
     receivers.push(receiver);
     const { endpoint } = await createEndpoint(db, org.id, receiver.url);
-    await new WebhookAdmin(db, { allowPrivateAddresses: true }).test(org.id, endpoint.id);
+    await services.admin.webhooks.test(org.id, endpoint.id);
     const { logger, lines } = capturingLogger();
     const worker = new WebhookWorker(
       db,
@@ -148,23 +145,10 @@ describe('observability', () => {
     }
   });
 
-  test.skipIf(!existsSync(PROMTOOL))('/metrics passes promtool check metrics', async ({ server, org, rawKey }) => {
+  test('/metrics is a valid Prometheus text exposition', async ({ server, org, rawKey }) => {
     await generateTraffic(server, org.id, rawKey);
     const text = await scrape(server);
-    const result = await new Promise<{ code: number | null; output: string }>((done, fail) => {
-      const child = spawn(PROMTOOL, ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (chunk) => {
-        output += chunk;
-      });
-      child.stderr.on('data', (chunk) => {
-        output += chunk;
-      });
-      child.on('error', fail);
-      child.on('close', (code) => done({ code, output }));
-      child.stdin.end(text);
-    });
-    assert.equal(result.code, 0, result.output);
-    assert.equal(result.output.trim(), '', 'no lint findings');
+    assert.match(text, /^# TYPE \S+ histogram$/m, 'the check covers a histogram');
+    assert.deepEqual(expositionProblems(text), []);
   });
 });

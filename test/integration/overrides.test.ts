@@ -1,25 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
-import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { externalId, postEvent } from '../factories/deals.ts';
 import { planDocument, planFile } from '../factories/plans.ts';
 import { adminClient } from '../helpers/adminClient.ts';
 import { type CliResult, cliJson as cli, onlyJson, runCli } from '../helpers/cli.ts';
+import { listAll } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
 
-// Manager overrides end to end (issue 16, item 2; docs/plan-features.md): the hierarchy kept with
+// Manager overrides end to end (docs/plan-features.md): the hierarchy kept with
 // `quotient users set-manager`, the plan applied with the CLI, deal events and reads through the SDK against the
 // real server, which validates its own responses against the contract.
 
 // Each CLI call is a real `quotient` process: generous timeouts for a loaded machine (nothing here is timed).
 const CLI_PROCESSES_MS = 300_000;
-
-async function listAll(client: QuotientClient, params: Parameters<QuotientClient['earnings']['list']>[0] = {}) {
-  const earnings: EarningListItem[] = [];
-  for await (const earning of client.earnings.list(params)) earnings.push(earning);
-  return earnings;
-}
 
 function assertRefused(result: CliResult, code: string, pattern: RegExp): void {
   assert.equal(result.code, 2, result.stderr);
@@ -283,6 +277,120 @@ describe('manager overrides', () => {
       );
       const rows = await listAll(sdk, { status: ['pending'] });
       assert.equal(rows.length, pairs.length * 4);
+    },
+    CLI_PROCESSES_MS,
+  );
+
+  test(
+    "a report's deal event evaluates the manager's override line of it, not the manager's own lines; a plan change projects in paid months",
+    async ({ org, client }) => {
+      const v1 = planDocument({
+        quota_cents: null,
+        chips: [
+          { key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000 },
+          { key: 'override', name: 'Manager override', kind: 'override', rate_bps: 500 },
+        ],
+      });
+      await cli(['plans', 'apply', await planFile(v1), '--org', org.id]);
+      await cli(['users', 'set-manager', 'rep-1', 'mgr-1', '--org', org.id, '--from', '2026-01-01']);
+      // ov2: open, dated in March, credits mgr-1 (who is also a rep) and rep-2 half each. w1: mgr-1's own deal, won
+      // in March. d15: rep-1's deal, won in May.
+      const ov2 = await client.deals.ingestEvent({
+        external_id: externalId('ov2'),
+        state: { amount_cents: 2_000_000, stage: 'proposal', close_date: '2026-03-20', owner_external_id: 'mgr-1' },
+        splits: [
+          { owner_external_id: 'mgr-1', share_bps: 5000 },
+          { owner_external_id: 'rep-2', share_bps: 5000 },
+        ],
+      });
+      const w1External = externalId('w1');
+      const w1State = {
+        amount_cents: 1_000_000,
+        stage: 'closed_won',
+        close_date: '2026-03-05',
+        owner_external_id: 'mgr-1',
+      };
+      const w1 = await client.deals.ingestEvent({ external_id: w1External, state: w1State });
+      const d15External = externalId('d15');
+      const d15State = { amount_cents: 3_000_000, stage: 'closed_won', owner_external_id: 'rep-1' };
+      const d15 = await client.deals.ingestEvent({
+        external_id: d15External,
+        state: { ...d15State, close_date: '2026-05-10' },
+      });
+      await cli(['periods', 'lock', '2026-03', '--org', org.id]);
+      await cli(['periods', 'mark-paid', '2026-03', '--org', org.id]);
+
+      // March is paid when version 2 adds a retroactive tiered chip: 10% in every band.
+      const v2 = await cli<{ chips: Array<{ id: string; key: string }> }>([
+        'plans',
+        'apply',
+        await planFile({
+          ...v1,
+          chips: [
+            ...v1.chips,
+            {
+              key: 'retro',
+              name: 'Retroactive tiers',
+              kind: 'tiered_commission',
+              mode: 'retroactive',
+              tiers: [
+                { up_to_cents: 10_000_000, rate_bps: 1000 },
+                { up_to_cents: null, rate_bps: 1000 },
+              ],
+            },
+          ],
+        }),
+        '--org',
+        org.id,
+      ]);
+      const chipKey = new Map(v2.chips.map((chip) => [chip.id, chip.key]));
+      const live = async (userExternalId: string) =>
+        (await listAll(client, { user_external_id: userExternalId, status: ['pending', 'projected'] }))
+          .map((row) => [chipKey.get(row.rule_chip_id), row.deal_id, row.status, row.amount_cents, row.period_id])
+          .sort();
+      // The forecast on the open deal is recomputed in the paid month: 10% of mgr-1's half of 20,000.00. What w1
+      // earned in March is not reopened by the plan change: its new retro line has no row yet.
+      assert.deepEqual(await live('mgr-1'), [
+        ['base', ov2.deal_id, 'projected', 100_000, '2026-03'],
+        ['override', d15.deal_id, 'pending', 150_000, '2026-05'],
+        ['retro', ov2.deal_id, 'projected', 100_000, '2026-03'],
+      ]);
+
+      // d15 moves into paid March. Its event evaluates rep-1's lines and mgr-1's override line of d15, booked in
+      // April; not mgr-1's own lines, which d15 does not move (the retro line of w1 stays without a row).
+      const moved = await client.deals.ingestEvent({
+        external_id: d15External,
+        state: { ...d15State, close_date: '2026-03-25' },
+      });
+      const byMove = (await listAll(client))
+        .filter((row) => row.triggering_domain_event_id === moved.domain_event_id)
+        .map((row) => [
+          row.user_external_id,
+          chipKey.get(row.rule_chip_id),
+          row.deal_id,
+          row.amount_cents,
+          row.period_id,
+        ])
+        .sort();
+      assert.deepEqual(byMove, [
+        ['mgr-1', 'override', d15.deal_id, 150_000, '2026-04'],
+        ['rep-1', 'base', d15.deal_id, 300_000, '2026-04'],
+        ['rep-1', 'retro', d15.deal_id, 300_000, '2026-04'],
+      ]);
+
+      // The earned line the plan change left is brought to the new version by the next event that evaluates it:
+      // one of a deal crediting mgr-1 in March (here w1 itself), booked as a top-up in the earliest open period.
+      const touched = await client.deals.ingestEvent({
+        external_id: w1External,
+        state: { ...w1State, custom: { note: 'renewal' } },
+      });
+      const topUp = (await listAll(client, { user_external_id: 'mgr-1' })).filter(
+        (row) => row.triggering_domain_event_id === touched.domain_event_id,
+      );
+      assert.deepEqual(
+        topUp.map((row) => [chipKey.get(row.rule_chip_id), row.deal_id, row.status, row.amount_cents, row.period_id]),
+        [['retro', w1.deal_id, 'pending', 100_000, '2026-04']],
+      );
     },
     CLI_PROCESSES_MS,
   );

@@ -1,29 +1,33 @@
 import assert from 'node:assert/strict';
 import { afterAll, describe, test } from 'vitest';
 import type { PeriodId } from '../../src/domain/periods.ts';
-import { AuditRepository } from '../../src/repositories/audit.ts';
-import { LedgerPeriodRepository } from '../../src/repositories/ledgerPeriods.ts';
-import { PeriodRepository } from '../../src/repositories/periods.ts';
-import { inPrismaTransaction } from '../../src/repositories/transaction.ts';
+import * as audit from '../../src/repositories/audit.ts';
+import * as periods from '../../src/repositories/periods.ts';
+import { databaseStatements, inPrismaTransaction } from '../../src/repositories/transaction.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from '../../src/services/periodChanges.ts';
-import { PeriodAdmin } from '../../src/services/periods.ts';
 import { createOrg } from '../factories/access.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
 import { noPeriodChanges } from '../helpers/listeners.ts';
+import { testServices } from '../helpers/services.ts';
+
+/** The composed period admin with `listener` in place of the ledger (still wrapped in the period webhooks). */
+function periodAdmin(listener: PeriodChangeListener = noPeriodChanges) {
+  return testServices({ listeners: { periods: listener } }).admin.periods;
+}
 
 afterAll(closeTestDatabase);
 
 async function auditEntries(orgId: string) {
-  const entries = await new AuditRepository(testDatabase()).listForOrg(orgId, { limit: 100 });
+  const entries = await audit.listForOrg(databaseStatements(testDatabase()), orgId, { limit: 100 });
   return entries.reverse().map((entry) => [entry.action, (entry.details as { period_id?: string }).period_id]);
 }
 
 /** Ensures the period as booking and locking do, then reads it back. */
 async function ensure(orgId: string, periodId: PeriodId) {
   const db = testDatabase();
-  await inPrismaTransaction(db, (tx) => new LedgerPeriodRepository().ensurePeriods(tx, orgId, [periodId]));
-  const period = (await new PeriodRepository(db).listForOrg(orgId)).find((found) => found.id === periodId);
+  await inPrismaTransaction(db, (tx) => periods.ensurePeriods(tx, orgId, [periodId]));
+  const period = (await periods.listForOrg(databaseStatements(db), orgId)).find((found) => found.id === periodId);
   assert.ok(period, `period ${periodId} was not created`);
   return period;
 }
@@ -108,14 +112,14 @@ describe('period transitions', () => {
   test('locking a period nobody booked into yet creates it locked', async () => {
     const db = testDatabase();
     const org = await createOrg(db);
-    const { period, changed } = await new PeriodAdmin(db, noPeriodChanges).lock(org.id, '2026-Q3');
+    const { period, changed } = await periodAdmin().lock(org.id, '2026-Q3');
     assert.equal(changed, true);
     assert.deepEqual(
       { id: period.id, kind: period.kind, starts_on: period.starts_on, ends_on: period.ends_on, status: period.status },
       { id: '2026-Q3', kind: 'quarterly', starts_on: '2026-07-01', ends_on: '2026-09-30', status: 'locked' },
     );
     assert.deepEqual(
-      (await new PeriodAdmin(db, noPeriodChanges).list(org.id)).map((p) => [p.id, p.status]),
+      (await periodAdmin().list(org.id)).map((p) => [p.id, p.status]),
       [['2026-Q3', 'locked']],
     );
   });
@@ -123,7 +127,7 @@ describe('period transitions', () => {
   test('repeating a transition changes nothing and writes no audit entry', async () => {
     const db = testDatabase();
     const org = await createOrg(db);
-    const admin = new PeriodAdmin(db, noPeriodChanges);
+    const admin = periodAdmin();
     const first = await admin.lock(org.id, '2026-01');
     const again = await admin.lock(org.id, '2026-01');
     assert.equal(again.changed, false);
@@ -140,7 +144,7 @@ describe('period transitions', () => {
   test('a paid period cannot be locked again', async () => {
     const db = testDatabase();
     const org = await createOrg(db);
-    const admin = new PeriodAdmin(db, noPeriodChanges);
+    const admin = periodAdmin();
     await admin.lock(org.id, '2025-12');
     await admin.markPaid(org.id, '2025-12');
     await assert.rejects(admin.lock(org.id, '2025-12'), {
@@ -152,9 +156,9 @@ describe('period transitions', () => {
   test('periods belong to one org', async () => {
     const db = testDatabase();
     const [owner, other] = await Promise.all([createOrg(db), createOrg(db)]);
-    await new PeriodAdmin(db, noPeriodChanges).lock(owner.id, '2026-06');
-    assert.deepEqual(await new PeriodAdmin(db, noPeriodChanges).list(other.id), []);
-    await assert.rejects(new PeriodAdmin(db, noPeriodChanges).markPaid(other.id, '2026-06'), { code: 'not_found' });
+    await periodAdmin().lock(owner.id, '2026-06');
+    assert.deepEqual(await periodAdmin().list(other.id), []);
+    await assert.rejects(periodAdmin().markPaid(other.id, '2026-06'), { code: 'not_found' });
   });
 
   test('the period hook is told of each status change, inside the transaction', async () => {
@@ -169,7 +173,7 @@ describe('period transitions', () => {
         seen.push(['paid', change]);
       },
     };
-    const admin = new PeriodAdmin(db, listener);
+    const admin = periodAdmin(listener);
     await ensure(org.id, '2026-07');
     await admin.lock(org.id, '2026-07');
     await admin.lock(org.id, '2026-07');
@@ -195,8 +199,10 @@ describe('period transitions', () => {
       },
       onPeriodPaid: async () => {},
     };
-    await assert.rejects(new PeriodAdmin(db, failing).lock(org.id, '2026-09'), { message: 'approval failed' });
-    const [period] = await new PeriodAdmin(db, noPeriodChanges).list(org.id);
+    await assert.rejects(periodAdmin(failing).lock(org.id, '2026-09'), {
+      message: 'approval failed',
+    });
+    const [period] = await periodAdmin().list(org.id);
     assert.equal(period?.status, 'open');
     assert.deepEqual(await auditEntries(org.id), []);
   });
@@ -207,16 +213,14 @@ describe('period transitions', () => {
     const periods = await Promise.all([1, 2, 3, 4].map(() => ensure(org.id, '2026-10')));
     assert.ok(periods.every((period) => period.status === 'open' && period.kind === 'monthly'));
     assert.equal(await db.period.count({ where: { org_id: org.id } }), 1);
-    await new PeriodAdmin(db, noPeriodChanges).lock(org.id, '2026-10');
+    await periodAdmin().lock(org.id, '2026-10');
     assert.equal((await ensure(org.id, '2026-10')).status, 'locked', 'ensure never reopens a period');
   });
 
   test('concurrent locks of a new period lock it once', async () => {
     const db = testDatabase();
     const org = await createOrg(db);
-    const results = await Promise.all(
-      [1, 2, 3].map(() => new PeriodAdmin(db, noPeriodChanges).lock(org.id, '2026-11')),
-    );
+    const results = await Promise.all([1, 2, 3].map(() => periodAdmin().lock(org.id, '2026-11')));
     assert.deepEqual(results.map((result) => result.changed).sort(), [false, false, true]);
     assert.deepEqual(await auditEntries(org.id), [['period.locked', '2026-11']]);
   });

@@ -6,7 +6,7 @@ import { planDocument, planFile } from '../factories/plans.ts';
 import { cliJson as cli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 
-// Draws and floors (issue 16, docs/plan-features.md) end to end: plans applied and periods locked with the CLI,
+// Draws and floors (docs/plan-features.md) end to end: plans applied and periods locked with the CLI,
 // deal events, statements and payouts through the SDK against the real server, which validates its own
 // responses against the contract.
 

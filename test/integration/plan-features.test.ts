@@ -1,30 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
-import { type EarningListItem, type QuotientClient, QuotientError } from '../../sdk/src/index.ts';
+import { type EarningListItem, QuotientError } from '../../sdk/src/index.ts';
 import { externalId } from '../factories/deals.ts';
-import { planDocument, planFile } from '../factories/plans.ts';
+import { planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { cliJson as cli } from '../helpers/cli.ts';
+import { applyPlanFile, listAll } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
-// Issue 16's plan features end to end (docs/plan-features.md): plans applied with the CLI, deal events and
+// The plan features of docs/plan-features.md end to end: plans applied with the CLI, deal events and
 // reads through the SDK against the real server, which validates its own responses against the contract.
-
-interface AppliedPlan {
-  plan_id: string;
-  chips: Array<{ id: string; key: string }>;
-}
-
-async function applyPlanFile(orgId: string, document: object): Promise<AppliedPlan> {
-  return cli<AppliedPlan>(['plans', 'apply', await planFile(document), '--org', orgId]);
-}
-
-async function listAll(client: QuotientClient, params: Parameters<QuotientClient['earnings']['list']>[0] = {}) {
-  const earnings: EarningListItem[] = [];
-  for await (const earning of client.earnings.list(params)) earnings.push(earning);
-  return earnings;
-}
 
 /** 10% on every deal, the marginal accelerator (5% above a 100,000.00 quota) and the 2,000.00 quota bonus. */
 function splitPlan() {

@@ -3,12 +3,12 @@ import { expect, test, vi } from 'vitest';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { PlannerStatistics } from '../../src/db/plannerStatistics.ts';
 import { createPrismaClient } from '../../src/db/prisma.ts';
-import { DealRepository } from '../../src/repositories/deals.ts';
-import { OrgRepository } from '../../src/repositories/orgs.ts';
-import { createSqlPool, inTransaction, type SqlPool } from '../../src/repositories/transaction.ts';
-import { DealIngestion } from '../../src/services/ingestion.ts';
+import * as deals from '../../src/repositories/deals.ts';
+import * as orgs from '../../src/repositories/orgs.ts';
+import { createSqlPool, databaseStatements, inTransaction, type SqlPool } from '../../src/repositories/transaction.ts';
 import { ingestRequest } from '../helpers/ingestRequests.ts';
 import { query, withScratchDatabase } from '../helpers/scratchDatabase.ts';
+import { testServices } from '../helpers/services.ts';
 
 // The deal pipeline's statements are planned once per connection, on the statistics of the moment. In a fresh
 // database (its own, so that the tables really start empty) a deal lookup planned on the empty table goes through
@@ -26,10 +26,10 @@ async function withFreshPipeline(
   await withScratchDatabase('quotient_planner', async (url) => {
     await applyMigrations(url);
     const db = createPrismaClient(url, 1);
-    const org = await new OrgRepository(db).create('Planner statistics org');
+    const org = await orgs.create(databaseStatements(db), 'Planner statistics org');
     await db.$disconnect();
     const pool = createSqlPool(url, 1, () => {});
-    const ingestion = new DealIngestion(pool, { onDealChanged: async () => {} });
+    const ingestion = testServices({ pool, listeners: { deals: { onDealChanged: async () => {} } } }).api.ingestion;
     const ingestDeals = async (count: number) => {
       for (let n = 0; n < count; n++) {
         const body = {
@@ -57,7 +57,7 @@ async function flushStatistics(pool: SqlPool): Promise<void> {
   await pool.query('SELECT pg_stat_force_next_flush()');
 }
 
-/** The plan of the pool's prepared deal lookup (DealRepository.lockByExternalId), as its connection would run it. */
+/** The plan of the pool's prepared deal lookup (deals.lockByExternalId), as its connection would run it. */
 async function dealLookupPlan(pool: SqlPool, orgId: string): Promise<string> {
   const { rows } = await pool.query<{ 'QUERY PLAN': string }>(
     `EXPLAIN EXECUTE deals_lock(${escapeLiteral(orgId)}, 'deal-7')`,
@@ -70,7 +70,6 @@ const BY_ITS_KEY = /Index Cond: \(\(org_id = \$1\) AND \(external_id = \$2\)\)/;
 
 test('a deal lookup planned on the empty table is planned again by its key once the grown table is analyzed', async () => {
   await withFreshPipeline(async ({ pool, orgId, ingestDeals }) => {
-    const deals = new DealRepository(pool);
     await inTransaction(pool, (tx) => deals.lockByExternalId(tx, orgId, 'deal-7'));
     // Planned on the empty table: every deal of the org is read and filtered.
     expect(await dealLookupPlan(pool, orgId)).toContain(THROUGH_THE_ORG);

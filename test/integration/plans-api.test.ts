@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { describe } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
-import { PlanAdmin } from '../../src/services/plans.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { test } from '../helpers/fixtures.ts';
 import { noPlanChanges } from '../helpers/listeners.ts';
@@ -41,12 +40,12 @@ describe('GET /v1/plans', () => {
     });
   });
 
-  test('leaves archived plans out and shows a new version as current', async ({ db, newOrg }) => {
+  test('leaves archived plans out and shows a new version as current', async ({ services, db, newOrg }) => {
     const { org, client } = await newOrg({ scopes: ['plans:read'] });
     const kept = planDocument({ name: 'Kept' });
     await applyPlan(db, org.id, kept);
     const archived = await applyPlan(db, org.id, planDocument({ name: 'Archived' }));
-    await new PlanAdmin(db, noPlanChanges).archive(org.id, archived.plan_id);
+    await services.admin.planAdmin.archive(org.id, archived.plan_id, noPlanChanges);
     const changed = await applyPlan(db, org.id, { ...kept, quota_cents: 20000000 });
 
     const { plans } = await client.plans.listPage();
@@ -156,10 +155,10 @@ describe('GET /v1/plans/{id}', () => {
     );
   });
 
-  test('an archived plan is still fetchable by id, with status archived', async ({ db, newOrg }) => {
+  test('an archived plan is still fetchable by id, with status archived', async ({ services, db, newOrg }) => {
     const { org, client } = await newOrg({ scopes: ['plans:read'] });
     const applied = await applyPlan(db, org.id, planDocument());
-    await new PlanAdmin(db, noPlanChanges).archive(org.id, applied.plan_id);
+    await services.admin.planAdmin.archive(org.id, applied.plan_id, noPlanChanges);
     const plan = await client.plans.get(applied.plan_id, { include: 'chips' });
     assert.equal(plan.status, 'archived');
     assert.equal(plan.chips?.length, 4);

@@ -2,16 +2,17 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, test } from 'vitest';
 import { stringify } from 'yaml';
-import { AuditRepository } from '../../src/repositories/audit.ts';
-import { PlanRepository } from '../../src/repositories/plans.ts';
-import { AdminError } from '../../src/services/adminError.ts';
+import { Refusal } from '../../src/domain/refusal.ts';
+import * as audit from '../../src/repositories/audit.ts';
+import * as plans from '../../src/repositories/plans.ts';
+import { databaseStatements } from '../../src/repositories/transaction.ts';
 import type { PlanArchived, PlanChangeListener, PlanVersionApplied } from '../../src/services/planChanges.ts';
-import { PlanAdmin } from '../../src/services/plans.ts';
 import { createOrg } from '../factories/access.ts';
 import { applyPlan, planDocument, planFile } from '../factories/plans.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
 import { noPlanChanges } from '../helpers/listeners.ts';
+import { testServices } from '../helpers/services.ts';
 
 const EXAMPLE_FILE = fileURLToPath(new URL('../../examples/plans/core-ae.yaml', import.meta.url));
 const PLAN_ID = /^plan_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
@@ -21,7 +22,7 @@ const CHIP_ID = /^chip_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
 afterAll(closeTestDatabase);
 
 async function auditActions(orgId: string): Promise<string[]> {
-  const entries = await new AuditRepository(testDatabase()).listForOrg(orgId, { limit: 100 });
+  const entries = await audit.listForOrg(databaseStatements(testDatabase()), orgId, { limit: 100 });
   return entries.map((entry) => entry.action).reverse();
 }
 
@@ -34,7 +35,7 @@ async function planRows(orgId: string) {
   };
 }
 
-function chipsOf(snapshot: Awaited<ReturnType<PlanRepository['snapshot']>>) {
+function chipsOf(snapshot: Awaited<ReturnType<typeof plans.snapshot>>) {
   return (snapshot?.chips ?? []).map((chip) => ({ id: chip.id, key: chip.definition.key, version: chip.version }));
 }
 
@@ -199,7 +200,7 @@ describe('applying plan files', () => {
     const first = await applyPlan(db, org.id, document);
     const rowsBefore = await planRows(org.id);
     const reformatted = `# reviewed in PR 12\n${stringify(document, { indent: 4 })}`;
-    const again = await new PlanAdmin(db, noPlanChanges).apply({ orgId: org.id, text: reformatted });
+    const again = await testServices({ db }).admin.planAdmin.apply({ orgId: org.id, text: reformatted }, noPlanChanges);
     assert.equal(again.changed, false);
     assert.equal(again.version_id, first.version_id);
     assert.equal(again.version, 1);
@@ -212,9 +213,9 @@ describe('applying plan files', () => {
     const org = await createOrg(db);
     const document = planDocument();
     const first = await applyPlan(db, org.id, document);
-    const plans = new PlanRepository(db);
-    const before = await plans.find(org.id, first.plan_id);
-    const chipsBefore = chipsOf(await plans.snapshot(org.id, first.plan_id));
+    const statements = databaseStatements(db);
+    const before = await plans.find(statements, org.id, first.plan_id);
+    const chipsBefore = chipsOf(await plans.snapshot(statements, org.id, first.plan_id));
     assert.ok(chipsBefore.every((chip) => CHIP_ID.test(chip.id) && chip.version === '1'));
 
     (document.chips[0] as Record<string, unknown>).rate_bps = 1200;
@@ -233,12 +234,12 @@ describe('applying plan files', () => {
       ],
     );
 
-    const after = await plans.find(org.id, first.plan_id);
+    const after = await plans.find(statements, org.id, first.plan_id);
     assert.equal(after?.current_version_id, second.version_id);
     assert.equal(after?.name, 'Core AE plan 2026');
     assert.equal(after?.created_at.getTime(), before?.created_at.getTime());
     assert.ok((after?.updated_at.getTime() ?? 0) > (before?.updated_at.getTime() ?? 0));
-    const chipsAfter = chipsOf(await plans.snapshot(org.id, first.plan_id));
+    const chipsAfter = chipsOf(await plans.snapshot(statements, org.id, first.plan_id));
     assert.deepEqual(
       chipsAfter.map((chip) => chip.id),
       chipsBefore.map((chip) => chip.id),
@@ -247,7 +248,7 @@ describe('applying plan files', () => {
       chipsAfter.map((chip) => chip.version),
       ['2', '1', '1', '1'],
     );
-    const firstVersion = await plans.snapshot(org.id, first.plan_id, first.version_id);
+    const firstVersion = await plans.snapshot(statements, org.id, first.plan_id, first.version_id);
     assert.equal(
       firstVersion?.chips[0]?.definition.kind === 'commission' && firstVersion.chips[0].definition.params.rate_bps,
       1000,
@@ -284,7 +285,7 @@ describe('applying plan files', () => {
         ['quota-bonus', '2'],
       ],
     );
-    assert.equal((await new PlanRepository(db).find(org.id, raised.plan_id))?.quota_cents, 12000000);
+    assert.equal((await plans.find(databaseStatements(db), org.id, raised.plan_id))?.quota_cents, 12000000);
   });
 
   test('a removed chip is absent from the new version; back again it keeps its id, and its version if unchanged', async () => {
@@ -300,7 +301,7 @@ describe('applying plan files', () => {
     });
     assert.deepEqual(without.removed_chips, ['new-logo']);
     assert.deepEqual(
-      chipsOf(await new PlanRepository(db).snapshot(org.id, first.plan_id)).map((chip) => chip.key),
+      chipsOf(await plans.snapshot(databaseStatements(db), org.id, first.plan_id)).map((chip) => chip.key),
       ['base', 'accelerator', 'quota-bonus'],
     );
 
@@ -376,7 +377,7 @@ describe('applying plan files', () => {
     const rowsBefore = await planRows(org.id);
     const broken = { ...document, quota_cents: null, chips: [...document.chips, { key: 'x', kind: 'flat' }] };
     await assert.rejects(applyPlan(db, org.id, broken), (error: unknown) => {
-      assert.ok(error instanceof AdminError);
+      assert.ok(error instanceof Refusal);
       assert.equal(error.code, 'invalid_plan_file');
       assert.deepEqual(
         (error.details.problems as Array<{ path: string }>).map((problem) => problem.path),
@@ -385,7 +386,10 @@ describe('applying plan files', () => {
       return true;
     });
     assert.deepEqual(await planRows(org.id), rowsBefore);
-    assert.equal((await new PlanRepository(db).find(org.id, first.plan_id))?.current_version_id, first.version_id);
+    assert.equal(
+      (await plans.find(databaseStatements(db), org.id, first.plan_id))?.current_version_id,
+      first.version_id,
+    );
   });
 });
 
@@ -394,12 +398,12 @@ describe('archiving and re-applying', () => {
     const db = testDatabase();
     const org = await createOrg(db);
     const { plan_id } = await applyPlan(db, org.id, planDocument());
-    const admin = new PlanAdmin(db, noPlanChanges);
-    const archived = await admin.archive(org.id, plan_id);
+    const admin = testServices({ db }).admin.planAdmin;
+    const archived = await admin.archive(org.id, plan_id, noPlanChanges);
     assert.equal(archived.changed, true);
     assert.equal(archived.plan.status, 'archived');
     assert.ok(archived.plan.archived_at instanceof Date);
-    const again = await admin.archive(org.id, plan_id);
+    const again = await admin.archive(org.id, plan_id, noPlanChanges);
     assert.equal(again.changed, false);
     assert.deepEqual(again.plan.archived_at, archived.plan.archived_at);
     assert.deepEqual(await auditActions(org.id), ['plan.applied', 'plan.archived']);
@@ -409,8 +413,10 @@ describe('archiving and re-applying', () => {
     const db = testDatabase();
     const [owner, other] = await Promise.all([createOrg(db), createOrg(db)]);
     const { plan_id } = await applyPlan(db, owner.id, planDocument());
-    await assert.rejects(new PlanAdmin(db, noPlanChanges).archive(other.id, plan_id), { code: 'not_found' });
-    assert.equal((await new PlanRepository(db).find(owner.id, plan_id))?.status, 'active');
+    await assert.rejects(testServices({ db }).admin.planAdmin.archive(other.id, plan_id, noPlanChanges), {
+      code: 'not_found',
+    });
+    assert.equal((await plans.find(databaseStatements(db), owner.id, plan_id))?.status, 'active');
   });
 
   test('re-applying the same file to an archived plan re-activates it on the same version', async () => {
@@ -418,13 +424,13 @@ describe('archiving and re-applying', () => {
     const org = await createOrg(db);
     const document = planDocument();
     const first = await applyPlan(db, org.id, document);
-    await new PlanAdmin(db, noPlanChanges).archive(org.id, first.plan_id);
+    await testServices({ db }).admin.planAdmin.archive(org.id, first.plan_id, noPlanChanges);
     const again = await applyPlan(db, org.id, document);
     assert.deepEqual(
       { changed: again.changed, reactivated: again.reactivated, version: again.version, version_id: again.version_id },
       { changed: true, reactivated: true, version: 1, version_id: first.version_id },
     );
-    const plan = await new PlanRepository(db).find(org.id, first.plan_id);
+    const plan = await plans.find(databaseStatements(db), org.id, first.plan_id);
     assert.equal(plan?.status, 'active');
     assert.equal(plan?.archived_at, null);
     assert.equal((await planRows(org.id)).versions, 1);
@@ -436,13 +442,13 @@ describe('archiving and re-applying', () => {
     const org = await createOrg(db);
     const document = planDocument();
     const first = await applyPlan(db, org.id, document);
-    await new PlanAdmin(db, noPlanChanges).archive(org.id, first.plan_id);
+    await testServices({ db }).admin.planAdmin.archive(org.id, first.plan_id, noPlanChanges);
     const changed = await applyPlan(db, org.id, { ...document, period: 'quarterly' });
     assert.deepEqual(
       { changed: changed.changed, reactivated: changed.reactivated, version: changed.version },
       { changed: true, reactivated: true, version: 2 },
     );
-    const plan = await new PlanRepository(db).find(org.id, first.plan_id);
+    const plan = await plans.find(databaseStatements(db), org.id, first.plan_id);
     assert.deepEqual({ status: plan?.status, period: plan?.period }, { status: 'active', period: 'quarterly' });
   });
 });
@@ -452,15 +458,15 @@ describe('the plan-change hook', () => {
     const db = testDatabase();
     const org = await createOrg(db);
     const { listener, applied, archived } = recordingListener();
-    const admin = new PlanAdmin(db, listener);
+    const admin = testServices({ db }).admin.planAdmin;
     const document = planDocument();
-    const apply = (doc: object) => admin.apply({ orgId: org.id, text: stringify(doc) });
+    const apply = (doc: object) => admin.apply({ orgId: org.id, text: stringify(doc) }, listener);
 
     const first = await apply(document);
     await apply(document);
     const second = await apply({ ...document, chips: document.chips.slice(1) });
-    await admin.archive(org.id, first.plan_id);
-    await admin.archive(org.id, first.plan_id);
+    await admin.archive(org.id, first.plan_id, listener);
+    await admin.archive(org.id, first.plan_id, listener);
     await apply({ ...document, chips: document.chips.slice(1) });
 
     const [base] = first.chips;
@@ -509,9 +515,12 @@ describe('the plan-change hook', () => {
       },
       onPlanArchived: async () => {},
     };
-    await assert.rejects(new PlanAdmin(db, failing).apply({ orgId: org.id, text: stringify(planDocument()) }), {
-      message: 'recompute failed',
-    });
+    await assert.rejects(
+      testServices({ db }).admin.planAdmin.apply({ orgId: org.id, text: stringify(planDocument()) }, failing),
+      {
+        message: 'recompute failed',
+      },
+    );
     assert.deepEqual(await planRows(org.id), { plans: 0, versions: 0, chips: 0 });
     assert.deepEqual(await auditActions(org.id), []);
   });

@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { openEmbeddedDatabase } from '../../src/db/embedded.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { createPrismaClient } from '../../src/db/prisma.ts';
-import { KeyAdmin } from '../../src/services/keys.ts';
 import { createOrgWithKey } from '../factories/access.ts';
 import { dealEvent } from '../factories/deals.ts';
 import { exited, spawnServe } from '../helpers/cli.ts';
 import { awaitFreshWindow, eventually } from '../helpers/clock.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { testServices } from '../helpers/services.ts';
 
 // Each rate-limit store counts exactly under concurrency, with TWO server processes on one store where the store
 // can be shared (postgres, redis), and refuses a second process where it cannot (memory).
@@ -68,7 +68,7 @@ async function assertRevokedOnNextEvent(servers: Served[], db: ReturnType<typeof
   for (const served of servers) {
     for (const { rawKey } of [valid, invalid]) assert.equal((await postEvent(served, rawKey, dealEvent())).status, 201);
   }
-  for (const { org, key } of [valid, invalid]) await new KeyAdmin(db).revoke(org.id, key.id);
+  for (const { org, key } of [valid, invalid]) await testServices({ db }).admin.keys.revoke(org.id, key.id);
   for (const served of servers) {
     const refused = await postEvent(served, valid.rawKey, dealEvent());
     assert.equal(refused.status, 401);
@@ -136,7 +136,7 @@ describe('postgres store', () => {
     const db = testDatabase();
     const { org, key, rawKey } = await createOrgWithKey(db);
     for (const served of servers) assert.equal((await get(served, rawKey)).status, 200);
-    await new KeyAdmin(db).revoke(org.id, key.id);
+    await testServices({ db }).admin.keys.revoke(org.id, key.id);
     for (const served of servers) assert.equal((await get(served, rawKey)).status, 401);
   });
 });
@@ -161,7 +161,7 @@ describe.skipIf(!available)('redis store', () => {
     const db = testDatabase();
     const { org, key, rawKey } = await createOrgWithKey(db);
     for (const served of servers) assert.equal((await get(served, rawKey)).status, 200);
-    await new KeyAdmin(db).revoke(org.id, key.id);
+    await testServices({ db }).admin.keys.revoke(org.id, key.id);
     for (const served of servers) assert.equal((await get(served, rawKey)).status, 401);
   });
 

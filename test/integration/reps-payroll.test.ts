@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
-import type { EarningListItem, QuotientClient, Statement } from '../../sdk/src/index.ts';
-import { EarningsEngine } from '../../src/services/earnings/engine.ts';
-import { PeriodAdmin } from '../../src/services/periods.ts';
+import type { QuotientClient, Statement } from '../../sdk/src/index.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
+import { listAll, state } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
+import { testServices } from '../helpers/services.ts';
 
 // Statements and payouts through the SDK against the real server (which validates its responses against the
 // contract), periods locked and paid through the admin service, the payroll export through the CLI. Every
@@ -16,17 +16,7 @@ const STATUSES = ['projected', 'pending', 'approved', 'paid'] as const;
 
 function periodAdmin() {
   const db = testDatabase();
-  return new PeriodAdmin(db, new EarningsEngine(db));
-}
-
-function state(amountCents: number, stage: string, closeDate: string, custom: Record<string, unknown> = {}) {
-  return { amount_cents: amountCents, stage, close_date: closeDate, owner_external_id: 'rep-017', ...custom };
-}
-
-async function rowsOf(client: QuotientClient, query: Parameters<QuotientClient['earnings']['list']>[0]) {
-  const rows: EarningListItem[] = [];
-  for await (const row of client.earnings.list(query)) rows.push(row);
-  return rows;
+  return testServices({ db }).admin.periods;
 }
 
 function sum(rows: readonly { amount_cents: number }[]): number {
@@ -35,7 +25,7 @@ function sum(rows: readonly { amount_cents: number }[]): number {
 
 /** Every total of the statement equals the sum of the rows the earnings list gives for it, status by status. */
 async function assertStatementEqualsLedger(client: QuotientClient, statement: Statement) {
-  const rows = await rowsOf(client, { user_id: statement.user.id, period_id: statement.period.id });
+  const rows = await listAll(client, { user_id: statement.user.id, period_id: statement.period.id });
   for (const status of STATUSES) {
     const ofStatus = rows.filter((row) => row.status === status);
     assert.equal(statement.totals[`${status}_cents`], sum(ofStatus), `${status} total`);
@@ -214,8 +204,8 @@ describe('GET /v1/payouts and quotient periods export', () => {
       ],
     );
     for (const payout of payouts) {
-      const approved = await rowsOf(client, { user_id: payout.user_id, period_id: '2026-05', status: ['approved'] });
-      const paid = await rowsOf(client, { user_id: payout.user_id, period_id: '2026-05', status: ['paid'] });
+      const approved = await listAll(client, { user_id: payout.user_id, period_id: '2026-05', status: ['approved'] });
+      const paid = await listAll(client, { user_id: payout.user_id, period_id: '2026-05', status: ['paid'] });
       assert.equal(payout.approved_cents, sum(approved));
       assert.equal(payout.paid_cents, sum(paid));
     }

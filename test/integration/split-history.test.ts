@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
 import { createSqlPool } from '../../src/repositories/transaction.ts';
-import { EarningsEngine } from '../../src/services/earnings/engine.ts';
-import { PeriodAdmin } from '../../src/services/periods.ts';
 import { externalId } from '../factories/deals.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { test } from '../helpers/fixtures.ts';
+import { testServices } from '../helpers/services.ts';
 
 // A rep a deal no longer credits keeps rows of it (a clawback of what a locked period approved). Those lines are
 // dated by the deal: when the deal later moves to another period, the event moves them too, exactly where a
@@ -33,7 +32,7 @@ test("a removed split rep's clawback moves with the deal's new close date, as a 
     state: { amount_cents: 1_000_000, stage: 'closed_won', close_date: '2026-03-20', owner_external_id: 'rep-017' },
     splits: [{ owner_external_id: 'rep-018', share_bps: 10_000 }],
   });
-  await new PeriodAdmin(db, new EarningsEngine(db)).lock(org.id, '2026-03');
+  await testServices({ db }).admin.periods.lock(org.id, '2026-03');
 
   // Reopened, undated, without splits: rep-018's approved 1,000.00 is clawed back; rep-017 has a forecast.
   await client.deals.ingestEvent({
@@ -51,7 +50,7 @@ test("a removed split rep's clawback moves with the deal's new close date, as a 
 
   const pool = createSqlPool(process.env.DATABASE_URL as string, 2, () => {});
   try {
-    await new EarningsEngine(db).recompute(pool, { orgId: org.id, planIds: [applied.plan_id] });
+    await testServices({ pool }).admin.recompute.run({ orgId: org.id, planIds: [applied.plan_id] });
   } finally {
     await pool.end();
   }

@@ -1,30 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
-import type { EarningListItem, QuotientClient } from '../../sdk/src/index.ts';
 import { createSqlPool } from '../../src/repositories/transaction.ts';
-import { EarningsEngine } from '../../src/services/earnings/engine.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
+import { listAll, state } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
+import { testServices } from '../helpers/services.ts';
 
 // Traces that name their causes, end to end through the SDK (the test server validates every trace against the
 // contract): the deals that make up a running total, the deal event that moved a row of another deal, and why a
 // row replaced its predecessor when a plan version changed.
-
-function state(amountCents: number, closeDate: string, custom: Record<string, unknown> = {}) {
-  return {
-    amount_cents: amountCents,
-    stage: 'closed_won',
-    close_date: closeDate,
-    owner_external_id: 'rep-017',
-    ...custom,
-  };
-}
-
-async function rowsOf(client: QuotientClient, status: EarningListItem['status'][] = ['pending']) {
-  const rows: EarningListItem[] = [];
-  for await (const row of client.earnings.list({ status })) rows.push(row);
-  return rows;
-}
 
 describe('traces that name their causes', () => {
   test('the bonus and accelerator name the deals of the running total and the deal event that moved them', async ({
@@ -36,13 +20,13 @@ describe('traces that name their causes', () => {
     const chipId = (key: string) => plan.chips.find((chip) => chip.key === key)?.id;
     const a = await client.deals.ingestEvent({
       external_id: 'opp-a',
-      state: state(6_000_000, '2026-04-10', { region: 'EMEA' }),
+      state: state(6_000_000, 'closed_won', '2026-04-10', { region: 'EMEA' }),
     });
     const b = await client.deals.ingestEvent({
       external_id: 'opp-b',
-      state: state(5_000_000, '2026-04-20', { region: 'NA' }),
+      state: state(5_000_000, 'closed_won', '2026-04-20', { region: 'NA' }),
     });
-    const rows = await rowsOf(client);
+    const rows = await listAll(client, { status: ['pending'] });
 
     const bonusRow = rows.find((row) => row.rule_chip_id === chipId('quota-bonus'));
     assert.ok(bonusRow);
@@ -81,7 +65,9 @@ describe('traces that name their causes', () => {
 
     // Deal A grows: B's accelerator row moves although B did not change, and says A's event did it.
     const grown = await client.deals.ingestEvent({ external_id: 'opp-a', state: { amount_cents: 7_000_000 } });
-    const moved = (await rowsOf(client)).find((row) => row.rule_chip_id === chipId('accelerator'));
+    const moved = (await listAll(client, { status: ['pending'] })).find(
+      (row) => row.rule_chip_id === chipId('accelerator'),
+    );
     assert.ok(moved && moved.id !== acceleratorRow?.id);
     assert.equal(moved.deal_id, b.deal_id);
     const movedTrace = (await client.earnings.get(moved.id)).trace;
@@ -106,17 +92,17 @@ describe('traces that name their causes', () => {
   }) => {
     const document = planDocument({ chips: [{ key: 'base', name: 'Base', kind: 'commission', rate_bps: 1000 }] });
     await applyPlan(db, org.id, document);
-    await client.deals.ingestEvent({ external_id: 'opp-a', state: state(6_000_000, '2026-04-10') });
-    const [before] = await rowsOf(client);
+    await client.deals.ingestEvent({ external_id: 'opp-a', state: state(6_000_000, 'closed_won', '2026-04-10') });
+    const [before] = await listAll(client, { status: ['pending'] });
 
     const applied = await applyPlan(db, org.id, { ...document, chips: [{ ...document.chips[0], rate_bps: 1200 }] });
     const pool = createSqlPool(process.env.DATABASE_URL as string, 2, () => {});
     try {
-      await new EarningsEngine(db).recompute(pool, { orgId: org.id, planIds: [applied.plan_id] });
+      await testServices({ pool }).admin.recompute.run({ orgId: org.id, planIds: [applied.plan_id] });
     } finally {
       await pool.end();
     }
-    const [after] = await rowsOf(client);
+    const [after] = await listAll(client, { status: ['pending'] });
     assert.equal(after?.amount_cents, 720_000);
     const trace = (await client.earnings.get(after?.id as string)).trace;
     assert.equal(trace.cause, undefined);
@@ -135,23 +121,23 @@ describe('traces that name their causes', () => {
     const spiff = { key: 'spiff', name: 'Spiff', kind: 'flat', amount_cents: 50_000 } as const;
     const document = planDocument({ chips: [base, spiff] });
     await applyPlan(db, org.id, document);
-    await client.deals.ingestEvent({ external_id: 'opp-a', state: state(6_000_000, '2026-04-10') });
-    assert.equal((await rowsOf(client)).length, 2);
+    await client.deals.ingestEvent({ external_id: 'opp-a', state: state(6_000_000, 'closed_won', '2026-04-10') });
+    assert.equal((await listAll(client, { status: ['pending'] })).length, 2);
 
     const applied = await applyPlan(db, org.id, { ...document, chips: [base] });
     const pool = createSqlPool(process.env.DATABASE_URL as string, 2, () => {});
     try {
-      await new EarningsEngine(db).recompute(pool, { orgId: org.id, planIds: [applied.plan_id] });
+      await testServices({ pool }).admin.recompute.run({ orgId: org.id, planIds: [applied.plan_id] });
     } finally {
       await pool.end();
     }
-    const reversed = await rowsOf(client, ['reversed']);
+    const reversed = await listAll(client, { status: ['reversed'] });
     assert.deepEqual(
       reversed.map((row) => [row.amount_cents, row.status_reason]),
       [[50_000, { code: 'chip_removed', explanation: "The plan's new version no longer has this chip." }]],
     );
     assert.deepEqual(
-      (await rowsOf(client)).map((row) => [row.amount_cents, row.status_reason]),
+      (await listAll(client, { status: ['pending'] })).map((row) => [row.amount_cents, row.status_reason]),
       [[600_000, null]],
     );
   });

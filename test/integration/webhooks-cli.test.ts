@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, describe, test } from 'vitest';
-import { AuditRepository } from '../../src/repositories/audit.ts';
+import * as audit from '../../src/repositories/audit.ts';
+import { databaseStatements } from '../../src/repositories/transaction.ts';
 import { createOrg } from '../factories/access.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
@@ -136,7 +137,7 @@ describe('quotient webhooks (CLI)', () => {
     assert.deepEqual(listed.endpoints, []);
     assert.equal((onlyJson(removed) as { changed: boolean }).changed, true);
 
-    const entries = await new AuditRepository(testDatabase()).listForOrg(org.id, { limit: 20 });
+    const entries = await audit.listForOrg(databaseStatements(testDatabase()), org.id, { limit: 20 });
     assert.deepEqual(
       entries
         .reverse()
@@ -169,7 +170,9 @@ describe('quotient webhooks (CLI)', () => {
     const unknown = await webhooks(['remove', 'wh_01jd0000000000000000000000', '--org', org.id]);
     assert.equal(unknown.code, 2);
     assert.equal((onlyJson(unknown) as { error: string }).error, 'not_found');
-    const actions = (await new AuditRepository(testDatabase()).listForOrg(org.id, { limit: 20 })).map((e) => e.action);
+    const actions = (await audit.listForOrg(databaseStatements(testDatabase()), org.id, { limit: 20 })).map(
+      (e) => e.action,
+    );
     assert.deepEqual(actions, ['webhook.removed', 'webhook.added'], 'the second remove wrote no audit entry');
   });
 

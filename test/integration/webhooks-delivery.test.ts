@@ -6,7 +6,6 @@ import type { WebhookSettings } from '../../src/config.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { inPrismaTransaction } from '../../src/repositories/transaction.ts';
 import { enqueueWebhookEvent } from '../../src/services/webhookOutbox.ts';
-import { WebhookAdmin } from '../../src/services/webhooks.ts';
 import { WebhookWorker } from '../../src/webhooks/worker.ts';
 import { createOrg } from '../factories/access.ts';
 import { dealEvent } from '../factories/deals.ts';
@@ -15,6 +14,7 @@ import { exited, onlyJson, QUOTIENT_BIN, runCli, spawnServe } from '../helpers/c
 import { eventually } from '../helpers/clock.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { test } from '../helpers/fixtures.ts';
+import { testServices } from '../helpers/services.ts';
 import {
   assertMatchesContract,
   type ReceivedWebhook,
@@ -48,7 +48,7 @@ function webhooks(args: string[]) {
   return runCli(['webhooks', ...args, '--json'], LOCAL);
 }
 
-const admin = () => new WebhookAdmin(testDatabase(), { allowPrivateAddresses: true });
+const admin = () => testServices().admin.webhooks;
 
 /** A worker for the org's deliveries only: runs of the suite may share the database, each with its workers. */
 function startWorker(orgId: string, settings: Partial<typeof SETTINGS> = {}): WebhookWorker {

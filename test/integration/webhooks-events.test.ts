@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
 import { createSqlPool } from '../../src/repositories/transaction.ts';
-import { DealIngestion } from '../../src/services/ingestion.ts';
-import { PeriodAdmin } from '../../src/services/periods.ts';
-import { withDealWebhooks, withPeriodWebhooks } from '../../src/services/webhookAnnouncements.ts';
 import { createOrg } from '../factories/access.ts';
 import { dealEvent } from '../factories/deals.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
@@ -11,6 +8,7 @@ import { onlyJson, runCli } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { test } from '../helpers/fixtures.ts';
 import { ingestRequest } from '../helpers/ingestRequests.ts';
+import { testServices } from '../helpers/services.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
 // The emission points: each change writes its webhook to the outbox in its own transaction. The stored payload
@@ -54,7 +52,7 @@ describe('period webhooks', () => {
       onPeriodPaid: async () => {},
     };
     await assert.rejects(
-      new PeriodAdmin(db, withPeriodWebhooks(failingLedger)).lock(org.id, '2026-05'),
+      testServices({ db, listeners: { periods: failingLedger } }).admin.periods.lock(org.id, '2026-05'),
       /could not approve/,
     );
     assert.deepEqual(await payloadsOf(org.id), []);
@@ -114,7 +112,7 @@ describe('deal webhooks', () => {
     try {
       const body = dealEvent();
       await assert.rejects(
-        new DealIngestion(pool, withDealWebhooks(failingEngine)).ingest(ingestRequest(org.id, body)),
+        testServices({ pool, listeners: { deals: failingEngine } }).api.ingestion.ingest(ingestRequest(org.id, body)),
         /earnings evaluation failed/,
       );
     } finally {

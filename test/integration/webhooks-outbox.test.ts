@@ -3,10 +3,10 @@ import pg from 'pg';
 import { afterAll, describe, test } from 'vitest';
 import { inPrismaTransaction, type Transaction } from '../../src/repositories/transaction.ts';
 import { enqueueWebhookEvent } from '../../src/services/webhookOutbox.ts';
-import { WebhookAdmin } from '../../src/services/webhooks.ts';
 import { createOrg } from '../factories/access.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { testServices } from '../helpers/services.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
 afterAll(closeTestDatabase);
@@ -42,7 +42,7 @@ describe('the webhook outbox', () => {
     const disabled = await createEndpoint(db, org.id, 'https://hooks.example.test/disabled');
     await db.webhookEndpoint.update({ where: { id: disabled.endpoint.id }, data: { enabled: false } });
     const removed = await createEndpoint(db, org.id, 'https://hooks.example.test/removed');
-    await new WebhookAdmin(db, { allowPrivateAddresses: false }).remove(org.id, removed.endpoint.id);
+    await testServices({ db }).admin.webhooks.remove(org.id, removed.endpoint.id);
     const elsewhere = await createOrg(db);
     await createEndpoint(db, elsewhere.id, 'https://hooks.example.test/other-org');
 

@@ -76,6 +76,9 @@ export async function correctUse(): Promise<Deal[]> {
       const wait: number | undefined = failure.retryAfterSeconds;
       void wait;
     }
+    if (failure instanceof QuotientError && failure.error === 'period_open') void failure.reason;
+    // @ts-expect-error the error code is one of the contract's codes, and the public API never sends this one
+    if (failure instanceof QuotientError && failure.error === 'invalid_credentials') void failure.reason;
   }
   return page.deals;
 }

@@ -18,124 +18,230 @@ function sourceFiles(directory: string): string[] {
 
 const PRISMA_USE = /generated\/prisma|\$transaction|\$queryRaw|\$executeRaw|prismaOf\(|prismaOr\(/;
 
-const PG_REPOSITORIES = [
-  'deals',
-  'sourceEvents',
-  'domainEvents',
-  'users',
-  'keyAuthentication',
-  'earnings',
-  'planStates',
-  'dealSnapshots',
-  'ledgerPeriods',
-  'evaluationLocks',
-  'feedWriters',
-  'webhookEndpoints',
-  'webhookOutbox',
-  'estimates',
-  'ledgerReports',
-  'rateLimitLease',
-  'requestAudit',
-  'orgConfig',
-  'repManagers',
-];
-const PRISMA_REPOSITORIES = [
-  'exchangeRates',
-  'orgs',
+/** The repositories, one per table (or per lock of their own), as docs/architecture.md lists them. */
+const REPOSITORIES = [
+  'adminSessions',
+  'adminSignInFailures',
+  'admins',
   'apiKeys',
   'audit',
+  'deals',
+  'domainEvents',
+  'earnings',
+  'evaluationLocks',
+  'exchangeRates',
+  'feedWriters',
+  'ledgerReports',
+  'orgs',
   'periods',
   'plans',
-  'webhooks',
-  'admins',
-  'reps',
+  'rateLimitCounters',
+  'rateLimitLease',
+  'repManagers',
+  'sourceEvents',
+  'users',
+  'webhookDeliveries',
+  'webhookEndpoints',
 ];
+
+/** The repositories with functions that use Prisma (admin work); every other one runs plain SQL only. */
+const USING_PRISMA = [
+  'adminSessions',
+  'adminSignInFailures',
+  'admins',
+  'apiKeys',
+  'audit',
+  'earnings',
+  'exchangeRates',
+  'orgs',
+  'periods',
+  'plans',
+  'users',
+  'webhookDeliveries',
+  'webhookEndpoints',
+];
+const PLAIN_SQL_REPOSITORIES = REPOSITORIES.filter((name) => !USING_PRISMA.includes(name));
+
+/** The code that runs inside a deal event's transaction (a `pg` one) or a change listener's (either runner's). */
+const PIPELINE = [
+  'src/services/earnings/',
+  'src/services/ingestion.ts',
+  'src/services/estimates.ts',
+  'src/services/orgConfig.ts',
+  'src/services/webhookOutbox.ts',
+  'src/services/webhookAnnouncements.ts',
+];
+
+function read(file: string): string {
+  return readFileSync(join(ROOT, file), 'utf8');
+}
+
+/** Each exported function of a repository: its name, its parameters and its body. */
+function repositoryFunctions(name: string): Array<{ name: string; parameters: string; body: string }> {
+  const text = read(`src/repositories/${name}.ts`);
+  return [
+    ...text.matchAll(/^export (?:async )?function (\w+)(?:<[^>]*>)?\(([\s\S]*?)\)(?:: [^\n]*)? \{\n([\s\S]*?)^\}$/gm),
+  ].map((match) => ({ name: match[1] as string, parameters: match[2] as string, body: match[3] as string }));
+}
+
+/** `import * as name from '…/repositories/module.ts'` of a file: namespace → module. */
+function repositoryImports(file: string): Map<string, string> {
+  return new Map(
+    [...read(file).matchAll(/^import \* as (\w+) from '[./]*(?:src\/)?repositories\/(\w+)\.ts';$/gm)].map((match) => [
+      match[1] as string,
+      match[2] as string,
+    ]),
+  );
+}
 
 describe('persistence rule (docs/architecture.md)', () => {
   test('only src/db and src/repositories touch Prisma', () => {
     const offenders = sourceFiles(SRC).filter(
-      (file) =>
-        !file.startsWith('src/db/') &&
-        !file.startsWith('src/repositories/') &&
-        PRISMA_USE.test(readFileSync(join(ROOT, file), 'utf8')),
+      (file) => !file.startsWith('src/db/') && !file.startsWith('src/repositories/') && PRISMA_USE.test(read(file)),
     );
     assert.deepEqual(offenders, []);
   });
 
-  test('every repository is listed under exactly one driver, as the architecture document says', () => {
+  test('every repository is listed, as the architecture document says', () => {
     const repositories = sourceFiles(join(SRC, 'repositories'))
       .map((file) => file.slice('src/repositories/'.length, -'.ts'.length))
       .filter((name) => name !== 'transaction')
       .sort();
-    assert.deepEqual(repositories, [...PG_REPOSITORIES, ...PRISMA_REPOSITORIES].sort());
-    const document = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
-    const rows = document.split('\n');
-    const row = (driver: string) => rows.find((line) => line.startsWith(`| ${driver}`)) ?? '';
-    for (const name of PG_REPOSITORIES) assert.match(row('`pg`'), new RegExp(`\`${name}\``), name);
-    for (const name of PRISMA_REPOSITORIES) assert.match(row('Prisma'), new RegExp(`\`${name}\``), name);
+    assert.deepEqual(repositories, [...REPOSITORIES].sort());
+    const document = read('docs/architecture.md');
+    for (const name of REPOSITORIES) assert.match(document, new RegExp(`\`${name}\``), name);
   });
 
-  test('pg repositories run plain SQL only; Prisma repositories reach a transaction through prismaOf', () => {
-    for (const name of PG_REPOSITORIES) {
-      const text = readFileSync(join(SRC, 'repositories', `${name}.ts`), 'utf8');
+  test('plain-SQL repositories run plain SQL only; the others are listed because they use Prisma', () => {
+    for (const name of PLAIN_SQL_REPOSITORIES) {
+      const text = read(`src/repositories/${name}.ts`);
       assert.doesNotMatch(text, PRISMA_USE, name);
       assert.doesNotMatch(text, /db\/prisma\.ts/, name);
     }
-    for (const name of PRISMA_REPOSITORIES) {
-      const text = readFileSync(join(SRC, 'repositories', `${name}.ts`), 'utf8');
-      assert.doesNotMatch(text, /tx: Prisma\.TransactionClient/, name);
-    }
+    for (const name of USING_PRISMA) assert.match(read(`src/repositories/${name}.ts`), /prismaOf\(/, name);
+  });
+
+  test('what runs in a deal event or a change listener calls only repository functions that run plain SQL', () => {
+    const offenders = sourceFiles(SRC)
+      .filter((file) => PIPELINE.some((prefix) => file.startsWith(prefix)))
+      .flatMap((file) => {
+        const text = read(file);
+        return [...repositoryImports(file)].flatMap(([namespace, module]) => {
+          const functions = new Map(repositoryFunctions(module).map((found) => [found.name, found.body]));
+          return [...text.matchAll(new RegExp(`\\b${namespace}\\.(\\w+)\\(`, 'g'))]
+            .map((match) => match[1] as string)
+            .filter((called) => PRISMA_USE.test(functions.get(called) ?? ''))
+            .map((called) => `${file}: ${module}.${called}`);
+        });
+      });
+    assert.deepEqual(offenders, []);
   });
 
   test('nothing tells the drivers apart by the shape of a transaction', () => {
-    const offenders = sourceFiles(SRC).filter((file) => /'\$\w+' in \w+/.test(readFileSync(join(ROOT, file), 'utf8')));
+    const offenders = sourceFiles(SRC).filter((file) => /'\$\w+' in \w+/.test(read(file)));
     assert.deepEqual(offenders, []);
   });
 });
 
-/** The classes a directory exports, errors aside (`new AdminError(…)` is a refusal, not a service). */
+describe('repository shape (docs/architecture.md)', () => {
+  test('a repository is a module of functions: no classes (refusals aside) and no instances', () => {
+    const offenders = REPOSITORIES.flatMap((name) =>
+      [...read(`src/repositories/${name}.ts`).matchAll(/^export class (\w+)(?: extends (\w+))?/gm)]
+        .filter((match) => match[2] !== 'Error')
+        .map((match) => `${name}: class ${match[1]}`),
+    );
+    assert.deepEqual(offenders, []);
+  });
+
+  test('every function of a repository takes the Transaction first (the lease takes a connection of its own)', () => {
+    const offenders = REPOSITORIES.filter((name) => name !== 'rateLimitLease').flatMap((name) =>
+      repositoryFunctions(name)
+        .filter((found) => /prismaOf\(|\.query</.test(found.body) || /\btx\b/.test(found.body))
+        .filter((found) => !/^\s*tx: Transaction\b/.test(found.parameters))
+        .map((found) => `${name}.${found.name}`),
+    );
+    assert.deepEqual(offenders, []);
+    assert.ok(repositoryFunctions('orgs').some((found) => found.name === 'find'));
+  });
+});
+
+describe('import direction (docs/architecture.md)', () => {
+  const rules: Array<{ from: string; refused: RegExp }> = [
+    { from: 'src/domain/', refused: /from '(?:\.\.\/)+(?:http|services|repositories|db|audit|cli|webhooks)\// },
+    { from: 'src/services/', refused: /from '(?:\.\.\/)+(?:http|cli)\// },
+    { from: 'src/audit/', refused: /from '(?:\.\.\/)+(?:http|cli)\// },
+    { from: 'src/repositories/', refused: /from '(?:\.\.\/)+(?:http|services|audit|cli|webhooks)\// },
+  ];
+  for (const rule of rules) {
+    test(`${rule.from} imports nothing matching ${rule.refused.source}`, () => {
+      const offenders = sourceFiles(SRC).filter((file) => file.startsWith(rule.from) && rule.refused.test(read(file)));
+      assert.deepEqual(offenders, []);
+    });
+  }
+});
+
+/** The classes a directory exports, errors aside (an error is thrown, not composed). */
 function exportedClasses(directory: string): string[] {
   return sourceFiles(join(SRC, directory)).flatMap((file) =>
-    [...readFileSync(join(ROOT, file), 'utf8').matchAll(/export class (\w+)(?: extends (\w+))?/g)]
+    [...read(file).matchAll(/export class (\w+)(?: extends (\w+))?/g)]
       .filter((match) => match[2] !== 'Error')
       .map((match) => match[1] as string),
   );
 }
 
+/**
+ * Classes of src/services and src/audit that are not services: what a service builds for itself (a cache, the
+ * announcements of one transaction), and the request log the server starts and closes beside its pools.
+ */
+const NOT_SERVICES = ['EarningAnnouncements', 'EnginePlanVersions', 'OrgConfigCache', 'AuditLog'];
+
 function constructs(file: string, classes: readonly string[]): string[] {
-  const text = readFileSync(join(ROOT, file), 'utf8');
+  const text = read(file);
   return classes.filter((name) => new RegExp(`new ${name}\\b`).test(text)).map((name) => `${file}: new ${name}`);
 }
 
 describe('composition root (docs/architecture.md)', () => {
-  const services = exportedClasses('services');
-  const repositories = exportedClasses('repositories');
+  const services = [...exportedClasses('services'), ...exportedClasses('audit')].filter(
+    (name) => !NOT_SERVICES.includes(name),
+  );
 
   test('the classes checked are found', () => {
-    for (const name of ['EarningsEngine', 'PlanRollout', 'PeriodAdmin', 'KeyAdmin', 'EarningsRecompute']) {
+    for (const name of ['EarningsEngine', 'PlanRollout', 'PlanAdmin', 'PeriodAdmin', 'KeyAdmin', 'EarningsRecompute']) {
       assert.ok(services.includes(name), name);
     }
-    assert.ok(repositories.includes('OrgRepository'));
+    assert.ok(services.includes('AuditLogReader'));
   });
 
-  test('services are built in src/composition.ts only, outside src/services', () => {
+  test('services are built in src/composition.ts only: no service builds another, no command or handler one', () => {
     const offenders = sourceFiles(SRC)
-      .filter((file) => !file.startsWith('src/services/') && file !== 'src/composition.ts')
+      .filter((file) => file !== 'src/composition.ts')
       .flatMap((file) => constructs(file, services));
     assert.deepEqual(offenders, []);
   });
 
-  test('admin commands and HTTP handlers build no service and no repository: they call the composed use cases', () => {
-    const offenders = sourceFiles(SRC)
-      .filter((file) => file.startsWith('src/cli/') || file.startsWith('src/http/'))
-      .flatMap((file) => constructs(file, [...services, ...repositories]));
+  test('the tests build services through the same composition (test/helpers/services.ts)', () => {
+    const offenders = sourceFiles(join(ROOT, 'test')).flatMap((file) => constructs(file, services));
+    assert.deepEqual(offenders, []);
+  });
+
+  test('the bench (bench/services.ts) and the scripts build services through the same composition', () => {
+    const files = [...sourceFiles(join(ROOT, 'bench')), ...sourceFiles(join(ROOT, 'scripts'))];
+    assert.ok(files.includes('bench/run.ts') && files.includes('scripts/console-screenshots.ts'));
+    const offenders = files.flatMap((file) => constructs(file, services));
+    assert.deepEqual(offenders, []);
+  });
+
+  test('no module-level service: each is built once per composition, never at the top of a module', () => {
+    const offenders = sourceFiles(SRC).flatMap((file) =>
+      [...read(file).matchAll(/^(?:export )?const (\w+) = new (\w+)\(/gm)]
+        .filter((match) => services.includes(match[2] as string))
+        .map((match) => `${file}: ${match[1]}`),
+    );
     assert.deepEqual(offenders, []);
   });
 
   test('change listeners are required: no service defaults one to a listener that does nothing', () => {
-    const offenders = sourceFiles(SRC).filter((file) =>
-      /\w+: (Deal|Plan|Period)ChangeListener = /.test(readFileSync(join(ROOT, file), 'utf8')),
-    );
+    const offenders = sourceFiles(SRC).filter((file) => /\w+: (Deal|Plan|Period)ChangeListener = /.test(read(file)));
     assert.deepEqual(offenders, []);
   });
 });

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { InvalidDealEvent, parseDealEvent } from '../../src/domain/deals/event.ts';
+import { parseDealEvent } from '../../src/domain/deals/event.ts';
+import { Refusal } from '../../src/domain/refusal.ts';
 
 function refusal(body: unknown): string {
   try {
     parseDealEvent(body);
   } catch (error) {
-    if (error instanceof InvalidDealEvent) return error.message;
+    if (error instanceof Refusal && error.code === 'invalid_body') return error.reason;
     throw error;
   }
   assert.fail(`expected ${JSON.stringify(body)} to be refused`);

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { InvalidDealEvent, parseDealEvent } from '../../src/domain/deals/event.ts';
+import { parseDealEvent } from '../../src/domain/deals/event.ts';
 import { applyEvent, EMPTY_STATE } from '../../src/domain/deals/projection.ts';
+import { Refusal } from '../../src/domain/refusal.ts';
 
-// Split credit on a deal event (issue 16): parsing and merging into the projection as a whole.
+// Split credit on a deal event: parsing and merging into the projection as a whole.
 
 const STAGES = { won: ['closed_won'], lost: ['closed_lost'] };
 const SIXTY_FORTY = [
@@ -15,8 +16,9 @@ function refusal(splits: unknown): string {
   try {
     parseDealEvent({ external_id: 'opp-1', state: {}, splits });
   } catch (error) {
-    assert.ok(error instanceof InvalidDealEvent);
-    return `${error.field}: ${error.problem}`;
+    assert.ok(error instanceof Refusal);
+    assert.equal(error.code, 'invalid_body');
+    return error.reason;
   }
   assert.fail(`splits ${JSON.stringify(splits)} were accepted`);
 }

@@ -6,7 +6,7 @@ import type { EngineChip } from '../../src/domain/earnings/types.ts';
 import { chip, deal, plan, rep } from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 
-// Caps (issue 16, item 3), computed by hand. A 10% commission that pays at most 5,000.00 per rep and period:
+// Caps, computed by hand. A 10% commission that pays at most 5,000.00 per rep and period:
 // deal 1 (30,000.00, Apr 5) earns 3,000.00; deal 2 (30,000.00, Apr 10) would earn 3,000.00 but only
 // 2,000.00 of the cap is left; deal 3 (10,000.00, Apr 15) would earn 1,000.00 and gets nothing.
 

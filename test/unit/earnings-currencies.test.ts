@@ -15,7 +15,7 @@ import type { DealSnapshot, Rep, TraceStep } from '../../src/domain/earnings/typ
 import { chip, baseCommission as commission, deal, plan, rep, testId } from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 
-// Currencies (issue 16, item 5; docs/currencies.md): a plan pays in its currency, converting each deal's credited
+// Currencies (docs/currencies.md): a plan pays in its currency, converting each deal's credited
 // amount at the org's rate in force on the deal's date, rounded once to whole minor units; a deal no rate
 // converts is an unpriced line, kept visible as a row of 0, and priced when a rate is set.
 

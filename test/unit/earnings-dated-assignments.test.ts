@@ -6,7 +6,7 @@ import { chip, deal, plan, rep } from '../factories/earnings.ts';
 import { planDocument } from '../factories/plans.ts';
 import { EarningsWorld } from '../helpers/earningsLedger.ts';
 
-// Dated assignments (issue 16, item 7), computed by hand: rep-017 moves from plan A to plan B on 2026-04-15.
+// Dated assignments, computed by hand: rep-017 moves from plan A to plan B on 2026-04-15.
 // Plan A (until 2026-04-14): 10% commission, and 2,000.00 when the rep reaches 50% of a 100,000.00 quota.
 // Plan B (from 2026-04-15): marginal tiers, 0% up to 40,000.00 and 10% above.
 // Deal 1: 60,000.00 closing 2026-04-10; deal 2: 50,000.00 closing 2026-04-20.

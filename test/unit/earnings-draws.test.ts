@@ -6,7 +6,7 @@ import type { EnginePlanVersion } from '../../src/domain/earnings/types.ts';
 import { chip, deal, otherRep, plan, rep } from '../factories/earnings.ts';
 import { DrawsWorld } from '../helpers/drawsWorld.ts';
 
-// Draws (issue 16, item 4), computed by hand. A 10% commission with a draw of 3,000.00 per month.
+// Draws, computed by hand. A 10% commission with a draw of 3,000.00 per month.
 
 const drawPlan = (recoverable: boolean, overrides: Partial<EnginePlanVersion> = {}) =>
   plan({

@@ -17,7 +17,7 @@ describe('the largest deal amount', () => {
     );
     assert.throws(
       () => parseDealEvent({ external_id: 'a', state: { amount_cents: MAX_AMOUNT_CENTS + 1 } }),
-      /^InvalidDealEvent: state\.amount_cents: must be a whole number of cents from 0 to 100000000000000$/,
+      /^Refusal: state\.amount_cents: must be a whole number of cents from 0 to 100000000000000$/,
     );
     assert.throws(() => parseDealEvent({ external_id: 'a', state: { amount_cents: 2 ** 52 } }), /state\.amount_cents/);
   });

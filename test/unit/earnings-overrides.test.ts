@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
+import { scopeOfDealChange } from '../../src/domain/earnings/changeScope.ts';
 import {
   firstCycle,
   type ManagerEntry,
@@ -9,13 +10,13 @@ import {
   repHierarchyOf,
 } from '../../src/domain/earnings/hierarchy.ts';
 import { reconcileLine } from '../../src/domain/earnings/ledger.ts';
-import { parseLineKey } from '../../src/domain/earnings/targets.ts';
+import { parseLineKey } from '../../src/domain/earnings/lineKeys.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, Rep, TraceStep } from '../../src/domain/earnings/types.ts';
 import { MAX_OVERRIDE_DEPTH } from '../../src/domain/plans/types.ts';
 import { chip, deal, otherRep, plan, rep, testId } from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 
-// Manager overrides (issue 16, item 2), computed by hand. Plan: monthly; a 10% commission on every deal and a 5%
+// Manager overrides, computed by hand. Plan: monthly; a 10% commission on every deal and a 5%
 // override down to two levels. Hierarchy from 2026-01-01: rep-017 and rep-018 report to mgr-001, who reports to
 // vp-001. From 2026-05-01 rep-018 reports to mgr-002 instead.
 //
@@ -182,7 +183,7 @@ describe('manager overrides, by hand', () => {
     assert.equal(mgrBase?.amount_cents, 100_000);
   });
 
-  test('the hierarchy in effect on the won day decides, and a manager outside it earns nothing', () => {
+  test("the hierarchy in effect on the deal's date decides, and a manager outside it earns nothing", () => {
     const world = new EarningsWorld(overridePlan(1), everyone, '2026-05-10', hierarchy);
     world.change(may);
     const lines = world.everyTarget(['2026-05']).filter((target) => target.trace.chip.kind === 'override');
@@ -231,13 +232,37 @@ describe('manager overrides, by hand', () => {
 });
 
 // Properties over random histories of deal events, hierarchy changes and period locks, with override lines at
-// depth 1 and 2 (and a capped override): (a) after every event the live rows of every line equal its target
+// depth 1 and 2 (a capped override, and tiers beside an override with or without a plan cap): (a) after every event the live rows of every line equal its target
 // from a full evaluation (so incremental evaluation, through `scopeOfDealChange`, equals a full recompute),
 // (b) approved and paid rows never change amount and only move from approved to paid.
 
 const TODAY = '2026-04-25';
 const PERIODS = ['2026-03', '2026-04', '2026-05'];
-const plans = fc.constantFrom(overridePlan(1), overridePlan(2), overridePlan(2, { cap_cents: 300_000 }));
+// A manager's own tiered lines do not read a report's deal, so a report's deal event leaves them alone; under a
+// plan cap the manager's override shares the cap with every line of the manager's period, which it then evaluates.
+const withTiers: EnginePlanVersion = {
+  ...overridePlan(1),
+  chips: [
+    ...overridePlan(1).chips,
+    chip(22, {
+      key: 'retro',
+      name: 'Retroactive tiers',
+      kind: 'tiered_commission',
+      when: null,
+      params: {
+        mode: 'retroactive',
+        tiers: [
+          { up_to_cents: 4_000_000, rate_bps: 200 },
+          { up_to_cents: null, rate_bps: 800 },
+        ],
+      },
+    }),
+  ],
+};
+const plans = fc.constantFrom(overridePlan(1), overridePlan(2), overridePlan(2, { cap_cents: 300_000 }), withTiers, {
+  ...withTiers,
+  cap_cents: 700_000,
+});
 const reportingReps = [rep.external_id, otherRep.external_id, mgr.external_id];
 const managers = [mgr.external_id, mgr2.external_id, vp.external_id, null];
 
@@ -414,6 +439,53 @@ describe('manager overrides over random histories', () => {
         }
       }),
       { numRuns: 100 },
+    );
+  });
+});
+
+describe('the lines a deal event evaluates (docs/plans-and-earnings.md, When lines are evaluated)', () => {
+  const [base, override, retro] = withTiers.chips.map((candidate) => candidate.id);
+  const own = deal(9, { external_id: 'opp-own', close_date: '2026-04-12', won_at: '2026-04-12T09:00:00.000Z' });
+
+  test("the credited rep's lines of the deal and its tiered period; the manager's override line of the deal alone", () => {
+    assert.deepEqual(scopeOfDealChange(withTiers, null, own, TODAY, [], hierarchy), [
+      { rep_external_id: rep.external_id, deal_chips: [base, override], period_chips: [retro], periods: ['2026-04'] },
+      { rep_external_id: mgr.external_id, deal_chips: [override], period_chips: [], periods: [] },
+    ]);
+  });
+
+  test("under a plan cap, the manager's override shares the cap with every line of the manager's period", () => {
+    const every = [base, override, retro];
+    assert.deepEqual(scopeOfDealChange({ ...withTiers, cap_cents: 700_000 }, null, own, TODAY, [], hierarchy), [
+      { rep_external_id: rep.external_id, deal_chips: [], period_chips: every, periods: ['2026-04'] },
+      { rep_external_id: mgr.external_id, deal_chips: [], period_chips: every, periods: ['2026-04'] },
+    ]);
+  });
+
+  test("a report's deal moved into a period writes the manager's override row of it and nothing else of the manager's", () => {
+    // mgr-001 is credited half of an open deal dated in March; a report's deal then moves into March.
+    const world = new EarningsWorld(withTiers, everyone, TODAY, hierarchy);
+    const ov2 = deal(10, {
+      external_id: 'ov2',
+      status: 'open',
+      stage: 'proposal',
+      amount_cents: 2_000_000,
+      close_date: '2026-03-20',
+      won_at: null,
+      owner_external_id: mgr.external_id,
+      splits: [
+        { owner_external_id: mgr.external_id, share_bps: 5000 },
+        { owner_external_id: otherRep.external_id, share_bps: 5000 },
+      ],
+    });
+    world.change(ov2);
+    const managerRows = () => world.ledger.rows.filter((row) => parseLineKey(row.line_key).user_id === mgr.user_id);
+    const before = managerRows().length;
+    world.change({ ...own, close_date: '2026-03-25', won_at: '2026-03-25T09:00:00.000Z' });
+    const written = managerRows().slice(before);
+    assert.deepEqual(
+      written.map((row) => [row.trace.chip.key, row.trace.deal?.external_id, row.amount_cents, row.period_id]),
+      [['override', 'opp-own', 50_000, '2026-03']],
     );
   });
 });

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
+import type { ExchangeRate } from '../../src/domain/earnings/exchange.ts';
 import { earliestOpenPeriodFrom, reconcileLine } from '../../src/domain/earnings/ledger.ts';
+import { movedByRate, ratesBefore } from '../../src/domain/earnings/rateChange.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion } from '../../src/domain/earnings/types.ts';
 import { chip, deal, otherRep, plan, rep, workedExampleChips } from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
@@ -10,13 +12,21 @@ import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 // locks: (a) after every event the live rows of every line equal its target, (b) the same final deal
 // states applied in any order, after any detours, leave the same live earnings, (c) approved and paid
 // rows never change. Deals may be split between the reps; plans may cap chips and totals and assign reps
-// for dated windows (issue 16). Events are evaluated through `scopeOfDealChange` only, and (a) compares
+// for dated windows. Events are evaluated through `scopeOfDealChange` only, and (a) compares
 // with a full evaluation, so it also shows that the scoped evaluation misses nothing (incremental
-// evaluation equals a full recompute).
+// evaluation equals a full recompute). Some deals are in EUR on the USD plans, and an exchange rate may be set
+// between events, dated before periods already locked, as `quotient fx set` books it.
 
 const TODAY = '2026-04-25';
 const PERIODS = ['2026-03', '2026-04', '2026-05'];
 const reps = [rep, otherRep];
+const FIRST_RATE: ExchangeRate = { from_currency: 'EUR', to_currency: 'USD', effective_on: '2026-03-01', rate: '1.08' };
+
+function worldOf(chosen: EnginePlanVersion): EarningsWorld {
+  const world = new EarningsWorld(chosen, reps, TODAY);
+  world.money = { default_currency: 'USD', rates: [FIRST_RATE] };
+  return world;
+}
 
 const retroactivePlan: EnginePlanVersion = plan({
   plan_key: 'retro',
@@ -47,7 +57,7 @@ const retroactivePlan: EnginePlanVersion = plan({
   ],
 });
 
-// Caps (issue 16): per deal and per period on chips, and a plan cap over all of them.
+// Caps: per deal and per period on chips, and a plan cap over all of them.
 const cappedPlan: EnginePlanVersion = plan({
   plan_key: 'capped',
   cap_cents: 1_500_000,
@@ -71,7 +81,7 @@ const cappedPlan: EnginePlanVersion = plan({
   ],
 });
 
-// Dated assignments (issue 16): rep-017 until mid-April, rep-018 from the 10th of April.
+// Dated assignments: rep-017 until mid-April, rep-018 from the 10th of April.
 const datedPlan: EnginePlanVersion = plan({
   plan_key: 'dated',
   assignees: [
@@ -94,7 +104,7 @@ function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {
       close_date: fc.constantFrom(null, '2026-03-31', '2026-04-01', '2026-04-20', '2026-05-15'),
       won_on: fc.constantFrom('2026-03-30', '2026-04-10', '2026-04-10', '2026-05-02'),
       owner: fc.constantFrom(rep.external_id, rep.external_id, otherRep.external_id, null),
-      // Split credit (issue 16): none most of the time, else shares of the two reps, or one rep alone.
+      // Split credit: none most of the time, else shares of the two reps, or one rep alone.
       splits: fc.constantFrom<DealSnapshot['splits']>(
         null,
         null,
@@ -109,12 +119,14 @@ function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {
         ],
         [{ owner_external_id: otherRep.external_id, share_bps: 10_000 }],
       ),
+      currency: fc.constantFrom(undefined, undefined, 'EUR'),
       region: fc.constantFrom('EMEA', 'NA', 'APAC', undefined),
       new_logo: fc.constantFrom(true, false, undefined),
     })
-    .map(({ n, status, amount, close_date, won_on, owner, splits, region, new_logo }) =>
+    .map(({ n, status, amount, close_date, won_on, owner, splits, currency, region, new_logo }) =>
       deal(n, {
         ...(splits === null ? {} : { splits }),
+        ...(currency === undefined ? {} : { currency }),
         status,
         stage: status === 'won' ? 'closed_won' : status === 'lost' ? 'closed_lost' : 'proposal',
         amount_cents: amount,
@@ -129,7 +141,22 @@ function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {
     );
 }
 
-type Event = { kind: 'deal'; state: DealSnapshot } | { kind: 'lock' } | { kind: 'pay' };
+type Event =
+  | { kind: 'deal'; state: DealSnapshot }
+  | { kind: 'lock' }
+  | { kind: 'pay' }
+  | { kind: 'fx'; rate: ExchangeRate };
+
+// A EUR→USD rate set later, often dated before periods locked by then (every deal stays priced: FIRST_RATE is older).
+const rateSet = fc
+  .record({
+    effective_on: fc.constantFrom('2026-03-01', '2026-03-31', '2026-04-15', '2026-05-01'),
+    rate: fc.constantFrom('1.0845', '0.93', '1.2', '1.08'),
+  })
+  .map(({ effective_on, rate }) => ({
+    kind: 'fx' as const,
+    rate: { from_currency: 'EUR', to_currency: 'USD', effective_on, rate },
+  }));
 
 const events: fc.Arbitrary<Event[]> = fc.array(
   fc.oneof(
@@ -139,13 +166,44 @@ const events: fc.Arbitrary<Event[]> = fc.array(
     },
     { weight: 1, arbitrary: fc.constant({ kind: 'lock' as const }) },
     { weight: 1, arbitrary: fc.constant({ kind: 'pay' as const }) },
+    { weight: 1, arbitrary: rateSet },
   ),
   { maxLength: 20 },
 );
 
+/**
+ * `quotient fx set` as the recompute books it: every line evaluated with the new rates, and booked when its period
+ * is open, its deal open (a forecast), it still has a live row, or the rate moved it (in a locked or paid period,
+ * the ledger then books the difference in the earliest open period).
+ */
+function setRate(world: EarningsWorld, rate: ExchangeRate): void {
+  const moved = movedByRate(world.everyTarget(PERIODS));
+  world.money = {
+    default_currency: 'USD',
+    rates: [...ratesBefore(world.money?.rates ?? [], { rate, replaced: null }), rate],
+  };
+  const isOpen = (periodId: string) => (world.ledger.periods.get(periodId) ?? 'open') === 'open';
+  const live = new Set(world.ledger.live().map((row) => row.line_key));
+  world.ledger.apply(
+    world
+      .everyTarget(PERIODS)
+      .filter(
+        (target) =>
+          isOpen(target.period_id) ||
+          target.trace.deal?.status === 'open' ||
+          live.has(target.line.line_key) ||
+          moved(target),
+      ),
+  );
+}
+
 function play(world: EarningsWorld, event: Event): void {
   if (event.kind === 'deal') {
     world.change(event.state);
+    return;
+  }
+  if (event.kind === 'fx') {
+    setRate(world, event.rate);
     return;
   }
   const statuses = PERIODS.map((period) => world.ledger.periods.get(period) ?? 'open');
@@ -241,12 +299,56 @@ describe('the engine and the ledger, over a history fast-check once found', () =
   });
 });
 
+describe('a rate dated before a locked period', () => {
+  test("tops the line up in the earliest open period and leaves the locked period's rows alone", () => {
+    const world = new EarningsWorld(plan({ currency: 'USD' }), reps, TODAY);
+    world.money = {
+      default_currency: 'USD',
+      rates: [{ from_currency: 'EUR', to_currency: 'USD', effective_on: '2026-04-01', rate: '1.08' }],
+    };
+    const won = deal(1, {
+      currency: 'EUR',
+      amount_cents: 1_234_567,
+      close_date: '2026-04-20',
+      custom: { region: 'EMEA' },
+    });
+    world.change(won);
+    world.ledger.lock('2026-04');
+    setRate(world, { from_currency: 'EUR', to_currency: 'USD', effective_on: '2026-04-15', rate: '1.0845' });
+    const base = world.ledger.rows.filter((row) => row.trace.chip.key === 'base');
+    // 12,345.67 EUR × 1.08 = 13,333.32 USD, 10% = 1,333.33; × 1.0845 = 13,388.88, 10% = 1,338.89: +5.56 in May.
+    assert.deepEqual(
+      base.map((row) => [row.status, row.amount_cents, row.period_id]),
+      [
+        ['approved', 133_333, '2026-04'],
+        ['pending', 556, '2026-05'],
+      ],
+    );
+    assertLiveRowsEqualTargets(world);
+  });
+});
+
 describe('the engine and the ledger, over random histories', () => {
   test('(a) after every event, the live rows of every line equal its target', () => {
     fc.assert(
       fc.property(plans, events, (chosen, history) => {
-        const world = new EarningsWorld(chosen, reps, TODAY);
+        const world = worldOf(chosen);
         for (const event of history) {
+          play(world, event);
+          assertLiveRowsEqualTargets(world);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test('(d) a rate set after locks, dated before them, leaves every line where a full recompute puts it', () => {
+    fc.assert(
+      fc.property(plans, events, rateSet, events, (chosen, before, backdated, after) => {
+        const world = worldOf(chosen);
+        // March and April locked (or paid, as the history went), then the rate.
+        const locks = [{ kind: 'lock' as const }, { kind: 'lock' as const }];
+        for (const event of [...before, ...locks, backdated, ...after]) {
           play(world, event);
           assertLiveRowsEqualTargets(world);
         }
@@ -267,9 +369,9 @@ describe('the engine and the ledger, over random histories', () => {
             fc.array(dealState(fc.integer({ min: 1, max: finalStates.length })), { maxLength: 8 }),
             fc.array(dealState(fc.integer({ min: 1, max: finalStates.length })), { maxLength: 8 }),
             (otherOrder, detours, otherDetours) => {
-              const inOrder = new EarningsWorld(chosen, reps, TODAY);
+              const inOrder = worldOf(chosen);
               for (const state of [...detours, ...finalStates]) inOrder.change(state);
-              const reordered = new EarningsWorld(chosen, reps, TODAY);
+              const reordered = worldOf(chosen);
               for (const state of [...otherDetours, ...otherOrder]) reordered.change(state);
               assert.deepEqual(liveEarnings(reordered), liveEarnings(inOrder));
             },
@@ -284,7 +386,7 @@ describe('the engine and the ledger, over random histories', () => {
   test('(c) approved and paid rows never change amount and only move from approved to paid', () => {
     fc.assert(
       fc.property(plans, events, (chosen, history) => {
-        const world = new EarningsWorld(chosen, reps, TODAY);
+        const world = worldOf(chosen);
         const frozen = new Map<string, StoredRow>();
         for (const event of history) {
           play(world, event);

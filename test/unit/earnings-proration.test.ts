@@ -3,7 +3,7 @@ import { describe, test } from 'vitest';
 import { evaluateLines } from '../../src/domain/earnings/targets.ts';
 import { chip, deal, plan, rep } from '../factories/earnings.ts';
 
-// Quota proration (issue 16): a rep whose dated assignment covers part of a period counts against the quota
+// Quota proration: a rep whose dated assignment covers part of a period counts against the quota
 // prorated by the days covered. Computed by hand: quota 100,000.00, a 2,000.00 bonus at 100% of quota, the rep
 // assigned from April 16 (15 of April's 30 days): the quota is 100,000.00 × 15 / 30 = 50,000.00, so a 60,000.00
 // deal of April 20 reaches 120% and earns the bonus (against the whole quota it would be 60%, and earn nothing).

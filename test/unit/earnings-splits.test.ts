@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
 import { divideByShares } from '../../src/domain/earnings/credit.ts';
-import { parseLineKey } from '../../src/domain/earnings/targets.ts';
+import { parseLineKey } from '../../src/domain/earnings/lineKeys.ts';
 import type { EngineChip } from '../../src/domain/earnings/types.ts';
 import { chip, deal, otherRep, plan, rep, workedExampleChips } from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 
-// Split credit (issue 16, item 1), computed by hand. Plan: monthly, quota 100,000.00; a 10% commission on
+// Split credit, computed by hand. Plan: monthly, quota 100,000.00; a 10% commission on
 // every deal, the marginal accelerator (0% up to quota, 5% above) and the 2,000.00 quota bonus of
 // product.md's example. rep-017 wins deal 1 alone (80,000.00) and shares deal 2 (50,000.01) 60/40 with
 // rep-018.

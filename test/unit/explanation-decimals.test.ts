@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import { decimalsOf } from '../../src/domain/currencies.ts';
+import { parseLineKey } from '../../src/domain/earnings/lineKeys.ts';
 import { formatExactMoney, formatMoney } from '../../src/domain/earnings/money.ts';
 import { buildStatement } from '../../src/domain/earnings/statement.ts';
-import { parseLineKey } from '../../src/domain/earnings/targets.ts';
 import { baseCommission as commission, deal, otherRep, plan, rep } from '../factories/earnings.ts';
 import { EarningsWorld } from '../helpers/earningsLedger.ts';
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { InvalidCursor, type KeysetCursorCodec, keysetFingerprint } from '../../src/domain/lists/keysetCursor.ts';
-import { AUDIT_CURSOR, auditLogFingerprint } from '../../src/services/auditLog.ts';
+import { AUDIT_CURSOR, auditLogFingerprint } from '../../src/audit/reader.ts';
+import { type KeysetCursorCodec, keysetFingerprint } from '../../src/domain/lists/keysetCursor.ts';
+import { Refusal } from '../../src/domain/refusal.ts';
 import { DEAL_CURSOR, dealListFingerprint } from '../../src/services/deals.ts';
 import { EARNING_CURSOR, earningListFingerprint } from '../../src/services/earnings/reader.ts';
 import { PAYOUT_CURSOR } from '../../src/services/payouts.ts';
@@ -18,10 +19,11 @@ function refusal(run: () => unknown): string {
   try {
     run();
   } catch (error) {
-    assert.ok(error instanceof InvalidCursor);
-    return error.message;
+    assert.ok(error instanceof Refusal);
+    assert.equal(error.code, 'invalid_body');
+    return error.reason;
   }
-  assert.fail('expected InvalidCursor');
+  assert.fail('expected the cursor to be refused');
 }
 
 interface ListCase {
@@ -186,7 +188,7 @@ describe('what each list binds its cursors to', () => {
       dealListFingerprint('org_a', { ...filters, includeDeleted: true }),
       dealListFingerprint('org_b', filters),
     ]) {
-      assert.throws(() => DEAL_CURSOR.decode(cursor, other), /^InvalidCursor: cursor: was issued for other filters/);
+      assert.throws(() => DEAL_CURSOR.decode(cursor, other), /^Refusal: cursor: was issued for other filters/);
     }
   });
 

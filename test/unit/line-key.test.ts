@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { lineKeyOf, parseLineKey } from '../../src/domain/earnings/targets.ts';
+import { lineKeyOf, parseLineKey } from '../../src/domain/earnings/lineKeys.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { testId } from '../factories/earnings.ts';
 

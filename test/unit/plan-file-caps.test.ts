@@ -6,7 +6,7 @@ import { readPlanFile, validatePlanDocument } from '../../src/domain/plans/planF
 import type { PlanDefinition } from '../../src/domain/plans/types.ts';
 import { planDocument } from '../factories/plans.ts';
 
-// Caps in plan files (issue 16): the plan's cap_cents, and a chip's cap_cents and deal_cap_cents.
+// Caps in plan files: the plan's cap_cents, and a chip's cap_cents and deal_cap_cents.
 
 function valid(document: object): PlanDefinition {
   const result = validatePlanDocument(document);

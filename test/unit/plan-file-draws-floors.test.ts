@@ -5,7 +5,7 @@ import { validatePlanDocument } from '../../src/domain/plans/planFile.ts';
 import type { PlanDefinition } from '../../src/domain/plans/types.ts';
 import { planDocument } from '../factories/plans.ts';
 
-// Draws and floors in plan files (issue 16): the plan's draw, and a chip's floor_cents.
+// Draws and floors in plan files: the plan's draw, and a chip's floor_cents.
 
 function valid(document: object): PlanDefinition {
   const result = validatePlanDocument(document);

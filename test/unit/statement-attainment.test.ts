@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
+import { attainmentIn } from '../../src/domain/earnings/attainment.ts';
 import type { ExchangeRate } from '../../src/domain/earnings/exchange.ts';
 import { attainmentOf, type StatementPlanInfo } from '../../src/domain/earnings/statement.ts';
-import { attainmentIn, evaluateLines } from '../../src/domain/earnings/targets.ts';
+import { evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion } from '../../src/domain/earnings/types.ts';
 import { chip, deal, otherRep, plan, rep } from '../factories/earnings.ts';
 

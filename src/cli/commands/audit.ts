@@ -1,6 +1,6 @@
 import { Command } from 'commander';
+import { Refusal } from '../../domain/refusal.ts';
 import type { AuditEntryRecord } from '../../repositories/audit.ts';
-import { AdminError } from '../../services/adminError.ts';
 import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 
@@ -15,11 +15,11 @@ export function auditCommand(): Command {
       try {
         const limit = Number(options.limit);
         if (!/^\d+$/.test(options.limit) || limit < 1 || limit > 10_000) {
-          throw new AdminError('invalid_argument', '--limit must be a whole number from 1 to 10000');
+          throw new Refusal('invalid_body', '--limit must be a whole number from 1 to 10000');
         }
         const since = options.since === undefined ? undefined : new Date(options.since);
         if (since && Number.isNaN(since.getTime())) {
-          throw new AdminError('invalid_argument', '--since must be a time such as 2026-04-22T00:00:00Z');
+          throw new Refusal('invalid_body', '--since must be a time such as 2026-04-22T00:00:00Z');
         }
         const entries = await withAdminServices((services) =>
           services.audit.latest(options.org, { limit, ...(since ? { since } : {}) }),

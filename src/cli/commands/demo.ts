@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { AdminError } from '../../services/adminError.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import { DEMO_ORG_NAME, type DemoResult } from '../../services/demo.ts';
 import { withAdminServices } from '../context.ts';
 import { print, printFailure } from '../output.ts';
@@ -15,7 +15,7 @@ export function demoCommand(): Command {
     .action(async (options: { orgName: string; json?: boolean }) => {
       try {
         const name = options.orgName.trim();
-        if (!name) throw new AdminError('invalid_argument', 'the demo org needs a non-empty --org-name');
+        if (!name) throw new Refusal('invalid_body', 'the demo org needs a non-empty --org-name');
         const result = await withAdminServices((services) => services.demo.run(name));
         const next = tryNext(result);
         print(options, { ...result, next }, () => describe(result, next));

@@ -4,9 +4,9 @@ import { Command } from 'commander';
 import { parse } from 'yaml';
 import { BUILT_IN_MAPPINGS, InvalidMapping, type Mapping, parseMapping } from '../../domain/imports/mapping.ts';
 import { exportRows } from '../../domain/imports/rows.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import { loadContract } from '../../http/contract.ts';
 import { DealEventCheck } from '../../http/dealEventCheck.ts';
-import { AdminError } from '../../services/adminError.ts';
 import type { ImportSummary } from '../../services/dealImport.ts';
 import { withAdminServices } from '../context.ts';
 import { print, printFailure } from '../output.ts';
@@ -55,7 +55,7 @@ type ImportReport = ImportSummary & { mapping: string };
 
 async function importDeals(file: string, options: ImportOptions): Promise<ImportReport> {
   const size = (await stat(file).catch(() => null))?.size;
-  if (size === undefined) throw new AdminError('invalid_argument', `cannot read ${file}`);
+  if (size === undefined) throw new Refusal('invalid_body', `cannot read ${file}`);
   const chosen = options.mapping === undefined ? undefined : await loadMapping(options.mapping);
   let bytesRead = 0;
   const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 64 * 1024 });
@@ -80,7 +80,7 @@ async function importDeals(file: string, options: ImportOptions): Promise<Import
     );
     return { ...summary, mapping: mapping.name };
   } catch (error) {
-    if (error instanceof InvalidMapping) throw new AdminError('invalid_argument', `${file}: ${error.message}`);
+    if (error instanceof InvalidMapping) throw new Refusal('invalid_body', `${file}: ${error.message}`);
     throw error;
   } finally {
     bar?.done();
@@ -92,16 +92,16 @@ async function loadMapping(name: string): Promise<Mapping> {
   const builtIn = BUILT_IN_MAPPINGS[name];
   if (builtIn) return builtIn;
   const text = await readFile(name, 'utf8').catch(() => {
-    throw new AdminError(
-      'invalid_argument',
+    throw new Refusal(
+      'invalid_body',
       `--mapping ${name}: neither a mapping file nor a built-in mapping (${Object.keys(BUILT_IN_MAPPINGS).join(', ')})`,
     );
   });
   try {
     return parseMapping(parse(text), name);
   } catch (error) {
-    if (error instanceof InvalidMapping) throw new AdminError('invalid_argument', `${name}: ${error.message}`);
-    throw new AdminError('invalid_argument', `${name}: not YAML (${(error as Error).message})`);
+    if (error instanceof InvalidMapping) throw new Refusal('invalid_body', `${name}: ${error.message}`);
+    throw new Refusal('invalid_body', `${name}: not YAML (${(error as Error).message})`);
   }
 }
 

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
+import { Refusal } from '../../domain/refusal.ts';
 import type { PeriodRecord } from '../../repositories/periods.ts';
-import { AdminError } from '../../services/adminError.ts';
 import type { PeriodAdmin, PeriodChangeResult } from '../../services/periods.ts';
 import { toWirePeriodWithTimes } from '../../wire/periods.ts';
 import { withAdminServices } from '../context.ts';
@@ -57,10 +57,7 @@ export function periodsCommand(): Command {
       const json = options.json === true || options.format === 'json';
       try {
         if (options.format !== 'csv' && options.format !== 'json') {
-          throw new AdminError(
-            'invalid_argument',
-            `--format must be csv or json, not ${JSON.stringify(options.format)}`,
-          );
+          throw new Refusal('invalid_body', `--format must be csv or json, not ${JSON.stringify(options.format)}`);
         }
         const exported = await withAdminServices((services) => services.periods.payouts(options.org, periodId));
         print({ json }, { period: exported.period, payouts: exported.payouts }, () => payoutsCsv(exported.payouts));

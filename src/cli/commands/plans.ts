@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Command } from 'commander';
 import type { PlanFileFormat } from '../../domain/plans/planFile.ts';
-import { AdminError } from '../../services/adminError.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import type { ApplyPlanResult } from '../../services/plans.ts';
 import { toWirePlanSummary } from '../../wire/plans.ts';
 import { withAdminServices } from '../context.ts';
@@ -80,7 +80,7 @@ async function readPlanText(file: string): Promise<string> {
   try {
     return file === '-' ? await readStdin() : await readFile(file, 'utf8');
   } catch (error) {
-    throw new AdminError('invalid_argument', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+    throw new Refusal('invalid_body', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
   }
 }
 

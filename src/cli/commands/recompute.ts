@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { RecomputeSummary } from '../../services/earnings/recompute.ts';
+import type { RecomputeSummary } from '../../services/earnings/planRecompute.ts';
 import { withAdminServices } from '../context.ts';
 import { print, printFailure } from '../output.ts';
 

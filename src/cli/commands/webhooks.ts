@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { WEBHOOK_EVENT_KINDS } from '../../domain/webhooks/kinds.ts';
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../repositories/webhooks.ts';
+import type { WebhookDeliveryRecord } from '../../repositories/webhookDeliveries.ts';
+import type { WebhookEndpointRecord } from '../../repositories/webhookEndpoints.ts';
 import { DELIVERIES_LIMIT_DEFAULT, type WebhookAdmin } from '../../services/webhooks.ts';
 import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';

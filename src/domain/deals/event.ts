@@ -1,5 +1,6 @@
 import { currencyProblem } from '../currencies.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.ts';
+import { Refusal } from '../refusal.ts';
 
 // A deal event as POST /v1/deals/events receives it, validated and split into what it says about each
 // field. The contract validator checks the shape first; these checks repeat the typed rules (so the domain
@@ -72,27 +73,19 @@ export interface DealEvent {
   occurredAt: Date | undefined;
 }
 
-/** A body that is JSON but not a valid deal event; `field` is the path the reason starts with. */
-export class InvalidDealEvent extends Error {
-  readonly field: string;
-  readonly problem: string;
-
-  constructor(field: string, problem: string) {
-    super(`${field}: ${problem}`);
-    this.name = 'InvalidDealEvent';
-    this.field = field;
-    this.problem = problem;
-  }
+/** A body that is JSON but not a valid deal event: `invalid_body`, its reason starting with the field's path. */
+function invalidDealEvent(field: string, problem: string): Refusal {
+  return new Refusal('invalid_body', `${field}: ${problem}`);
 }
 
 export function parseDealEvent(body: unknown): DealEvent {
-  if (!isJsonObject(body)) throw new InvalidDealEvent('body', 'must be object');
+  if (!isJsonObject(body)) throw invalidDealEvent('body', 'must be object');
   for (const name of Object.keys(body)) {
-    if (!EVENT_MEMBERS.has(name)) throw new InvalidDealEvent(name, 'is not a member of a deal event');
+    if (!EVENT_MEMBERS.has(name)) throw invalidDealEvent(name, 'is not a member of a deal event');
   }
   const externalId = requiredText(body.external_id, 'external_id');
-  if (body.state === undefined) throw new InvalidDealEvent('state', 'is required');
-  if (!isJsonObject(body.state)) throw new InvalidDealEvent('state', 'must be object');
+  if (body.state === undefined) throw invalidDealEvent('state', 'is required');
+  if (!isJsonObject(body.state)) throw invalidDealEvent('state', 'must be object');
   return {
     externalId,
     patch: parseState(body.state),
@@ -106,7 +99,7 @@ export function parseDealEvent(body: unknown): DealEvent {
 
 function parseCurrency(value: JsonValue): string {
   const problem = currencyProblem(value);
-  if (problem) throw new InvalidDealEvent('currency', problem);
+  if (problem) throw invalidDealEvent('currency', problem);
   return value as string;
 }
 
@@ -114,7 +107,7 @@ function parseState(state: JsonObject): StatePatch {
   const standard: StatePatch['standard'] = {};
   const custom: JsonObject = {};
   const explicit = state.custom;
-  if (explicit !== undefined && !isJsonObject(explicit)) throw new InvalidDealEvent('state.custom', 'must be object');
+  if (explicit !== undefined && !isJsonObject(explicit)) throw invalidDealEvent('state.custom', 'must be object');
 
   for (const name of Object.keys(state)) {
     const path = `state.${name}`;
@@ -144,7 +137,7 @@ function parseState(state: JsonObject): StatePatch {
     for (const name of Object.keys(explicit)) {
       const path = `state.custom.${name}`;
       checkName(name, path);
-      if (Object.hasOwn(custom, name)) throw new InvalidDealEvent(path, 'given both in state and in state.custom');
+      if (Object.hasOwn(custom, name)) throw invalidDealEvent(path, 'given both in state and in state.custom');
       const value = explicit[name] as JsonValue;
       checkCustomValue(value, path, 1);
       custom[name] = value;
@@ -156,48 +149,48 @@ function parseState(state: JsonObject): StatePatch {
 /** Each rep once, shares from 1 bp, summing to the whole: a split that credits 100% of the deal, no more, no less. */
 function parseSplits(value: JsonValue): DealSplit[] | null {
   if (value === null) return null;
-  if (!Array.isArray(value)) throw new InvalidDealEvent('splits', 'must be array or null');
-  if (value.length === 0) throw new InvalidDealEvent('splits', 'must NOT have fewer than 1 items');
-  if (value.length > MAX_SPLITS) throw new InvalidDealEvent('splits', `must NOT have more than ${MAX_SPLITS} items`);
+  if (!Array.isArray(value)) throw invalidDealEvent('splits', 'must be array or null');
+  if (value.length === 0) throw invalidDealEvent('splits', 'must NOT have fewer than 1 items');
+  if (value.length > MAX_SPLITS) throw invalidDealEvent('splits', `must NOT have more than ${MAX_SPLITS} items`);
   const owners = new Set<string>();
   const splits = value.map((entry, index): DealSplit => {
     const path = `splits[${index}]`;
-    if (!isJsonObject(entry)) throw new InvalidDealEvent(path, 'must be object');
+    if (!isJsonObject(entry)) throw invalidDealEvent(path, 'must be object');
     for (const name of Object.keys(entry)) {
       if (name !== 'owner_external_id' && name !== 'share_bps') {
-        throw new InvalidDealEvent(`${path}.${name}`, 'is not a member of a split');
+        throw invalidDealEvent(`${path}.${name}`, 'is not a member of a split');
       }
     }
     const owner = label(entry.owner_external_id as JsonValue, `${path}.owner_external_id`);
-    if (owners.has(owner)) throw new InvalidDealEvent(`${path}.owner_external_id`, `names ${owner} a second time`);
+    if (owners.has(owner)) throw invalidDealEvent(`${path}.owner_external_id`, `names ${owner} a second time`);
     owners.add(owner);
     const share = entry.share_bps;
-    if (share === undefined) throw new InvalidDealEvent(`${path}.share_bps`, 'is required');
+    if (share === undefined) throw invalidDealEvent(`${path}.share_bps`, 'is required');
     if (typeof share !== 'number' || !Number.isInteger(share) || share < 1 || share > WHOLE_SHARE_BPS) {
-      throw new InvalidDealEvent(`${path}.share_bps`, `must be an integer from 1 to ${WHOLE_SHARE_BPS}`);
+      throw invalidDealEvent(`${path}.share_bps`, `must be an integer from 1 to ${WHOLE_SHARE_BPS}`);
     }
     return { owner_external_id: owner, share_bps: share };
   });
   const total = splits.reduce((sum, split) => sum + split.share_bps, 0);
   if (total !== WHOLE_SHARE_BPS) {
-    throw new InvalidDealEvent('splits', `the shares must sum to ${WHOLE_SHARE_BPS} basis points, not ${total}`);
+    throw invalidDealEvent('splits', `the shares must sum to ${WHOLE_SHARE_BPS} basis points, not ${total}`);
   }
   return splits;
 }
 
 function checkName(name: string, path: string): void {
-  if (RESERVED_NAMES.has(name)) throw new InvalidDealEvent(path, 'reserved name');
-  if (!isStorableText(name)) throw new InvalidDealEvent(path, 'the name must be well-formed Unicode without \\u0000');
+  if (RESERVED_NAMES.has(name)) throw invalidDealEvent(path, 'reserved name');
+  if (!isStorableText(name)) throw invalidDealEvent(path, 'the name must be well-formed Unicode without \\u0000');
 }
 
 /** Walks a custom value (bounded depth) for reserved names and strings PostgreSQL cannot store. */
 function checkCustomValue(value: JsonValue, path: string, depth: number): void {
   if (typeof value === 'string') {
-    if (!isStorableText(value)) throw new InvalidDealEvent(path, 'must be well-formed Unicode without \\u0000');
+    if (!isStorableText(value)) throw invalidDealEvent(path, 'must be well-formed Unicode without \\u0000');
     return;
   }
   if (value === null || typeof value !== 'object') return;
-  if (depth > MAX_CUSTOM_DEPTH) throw new InvalidDealEvent(path, `nests deeper than ${MAX_CUSTOM_DEPTH} levels`);
+  if (depth > MAX_CUSTOM_DEPTH) throw invalidDealEvent(path, `nests deeper than ${MAX_CUSTOM_DEPTH} levels`);
   if (Array.isArray(value)) {
     value.forEach((item, index) => {
       checkCustomValue(item, `${path}[${index}]`, depth + 1);
@@ -212,9 +205,9 @@ function checkCustomValue(value: JsonValue, path: string, depth: number): void {
 }
 
 function amount(value: JsonValue, path: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw new InvalidDealEvent(path, 'must be integer');
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw invalidDealEvent(path, 'must be integer');
   if (value < 0 || value > MAX_AMOUNT_CENTS) {
-    throw new InvalidDealEvent(path, `must be a whole number of cents from 0 to ${MAX_AMOUNT_CENTS}`);
+    throw invalidDealEvent(path, `must be a whole number of cents from 0 to ${MAX_AMOUNT_CENTS}`);
   }
   return value;
 }
@@ -222,18 +215,18 @@ function amount(value: JsonValue, path: string): number {
 /** A stage or an owner id: a non-blank string of at most 255 characters. */
 function label(value: JsonValue, path: string): string {
   const text = requiredText(value, path);
-  if (text.trim() === '') throw new InvalidDealEvent(path, 'must not be blank');
+  if (text.trim() === '') throw invalidDealEvent(path, 'must not be blank');
   return text;
 }
 
 function requiredText(value: JsonValue | undefined, path: string): string {
-  if (value === undefined) throw new InvalidDealEvent(path, 'is required');
-  if (typeof value !== 'string') throw new InvalidDealEvent(path, 'must be string');
-  if (value.length === 0) throw new InvalidDealEvent(path, 'must NOT have fewer than 1 characters');
+  if (value === undefined) throw invalidDealEvent(path, 'is required');
+  if (typeof value !== 'string') throw invalidDealEvent(path, 'must be string');
+  if (value.length === 0) throw invalidDealEvent(path, 'must NOT have fewer than 1 characters');
   if (value.length > MAX_TEXT_LENGTH) {
-    throw new InvalidDealEvent(path, `must NOT have more than ${MAX_TEXT_LENGTH} characters`);
+    throw invalidDealEvent(path, `must NOT have more than ${MAX_TEXT_LENGTH} characters`);
   }
-  if (!isStorableText(value)) throw new InvalidDealEvent(path, 'must be well-formed Unicode without \\u0000');
+  if (!isStorableText(value)) throw invalidDealEvent(path, 'must be well-formed Unicode without \\u0000');
   return value;
 }
 
@@ -242,7 +235,7 @@ function calendarDate(value: JsonValue, path: string): string {
   const match = typeof value === 'string' ? DATE_PATTERN.exec(value) : null;
   const [year, month, day] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0];
   if (!match || year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
-    throw new InvalidDealEvent(path, 'must be a calendar date YYYY-MM-DD');
+    throw invalidDealEvent(path, 'must be a calendar date YYYY-MM-DD');
   }
   return value as string;
 }
@@ -255,7 +248,7 @@ function daysInMonth(year: number, month: number): number {
 function parseDateTime(value: JsonValue, path: string): Date {
   const parsed = typeof value === 'string' && DATE_TIME_PATTERN.test(value) ? new Date(value) : undefined;
   if (!parsed || Number.isNaN(parsed.getTime())) {
-    throw new InvalidDealEvent(path, 'must be an RFC 3339 date-time with a time zone');
+    throw invalidDealEvent(path, 'must be an RFC 3339 date-time with a time zone');
   }
   return parsed;
 }
@@ -263,7 +256,7 @@ function parseDateTime(value: JsonValue, path: string): Date {
 function parseEventType(value: JsonValue | undefined): EventType {
   if (value === undefined) return 'upsert';
   if (typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value)) return value as EventType;
-  throw new InvalidDealEvent('event_type', `must be one of ${EVENT_TYPES.join(', ')}`);
+  throw invalidDealEvent('event_type', `must be one of ${EVENT_TYPES.join(', ')}`);
 }
 
 /** PostgreSQL text and jsonb refuse U+0000 and lone surrogates; refuse them here with a reason instead. */

@@ -1,7 +1,7 @@
 import { type CalendarDate, calendarDateOfInstant, type PeriodId, periodBounds } from '../periods.ts';
 import type { DealSnapshot, EnginePlanVersion } from './types.ts';
 
-// Dated assignments (issue 16, item 7): a plan's assignee may be a rep for a window of deal dates only, so a
+// Dated assignments (docs/plan-features.md): a plan's assignee may be a rep for a window of deal dates only, so a
 // rep who moves between plans mid-period is paid by each plan for the deals dated in its window. A deal's date
 // is its close date, else the day it was won, else (an open deal) today.
 

@@ -40,11 +40,11 @@ export interface Band {
   up_to_pct: number | null;
 }
 
-/** A deal-level chip's caps (issue 16): per rep and period, and per deal; null when not set. */
+/** A deal-level chip's caps: per rep and period, and per deal; null when not set. */
 export interface ChipCaps {
   period_cents: bigint | null;
   deal_cents: bigint | null;
-  /** The chip's floor per rep and period (issue 16): the counterpart of `period_cents`. */
+  /** The chip's floor per rep and period: the least its won lines of a period pay, when it applies to any. */
   floor_cents: bigint | null;
 }
 

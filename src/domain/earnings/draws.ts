@@ -3,11 +3,12 @@ import { fromUUIDBytes } from 'typeid-js';
 import { decimalsOf } from '../currencies.ts';
 import type { PeriodId } from '../periods.ts';
 import { assignmentWindows, coveredDays, describeWindows } from './assignments.ts';
+import { lineKeyOf } from './lineKeys.ts';
+import { traceSource } from './lineTrace.ts';
 import { centsAsNumber, formatMoney, roundHalfAwayFromZero } from './money.ts';
-import { ENGINE_VERSION, lineKeyOf } from './targets.ts';
 import type { EnginePlanVersion, LineTarget, PlanProblem, Rep, TraceStep } from './types.ts';
 
-// Draws (issue 16, item 4). A plan's `draw` pays a rep, per period, the difference between the draw and what the
+// Draws (docs/plan-features.md). A plan's `draw` pays a rep, per period, the difference between the draw and what the
 // plan's chips earned the rep in that period (after caps), when that is less. A recoverable draw is an advance:
 // the unrecovered balance carries over, and each later period's earnings above its draw pay it back (a
 // `draw_recovery` line, negative), so that a period never pays less than its draw, until the balance is 0.
@@ -239,21 +240,7 @@ export function drawTargets(
         projected_cents: 0,
         period_id: outcome.period_id,
         trace: {
-          engine_version: ENGINE_VERSION,
-          plan: {
-            id: plan.plan_id,
-            key: plan.plan_key,
-            version_id: plan.version_id,
-            version_number: plan.version_number,
-          },
-          chip: {
-            id: chip.id,
-            key: chip.key,
-            name: chip.name,
-            kind: chip.kind,
-            version: chip.version,
-            definition: { key: chip.key, name: chip.name, kind: chip.kind, ...definition },
-          },
+          ...traceSource(plan, chip, definition),
           deal: null,
           steps,
           explanation,

@@ -3,7 +3,7 @@ import type { CalendarDate } from '../periods.ts';
 import { roundHalfAwayFromZero } from './money.ts';
 import type { TraceStep } from './types.ts';
 
-// Currency conversion (issue 16, item 5). An org keeps dated exchange rates: a rate from one currency to another
+// Currency conversion (docs/currencies.md). An org keeps dated exchange rates: a rate from one currency to another
 // is in force from its day until the pair's next rate. A plan pays in its currency: a deal's credited amount in
 // another currency is converted at the rate in force on the deal's date (close date, else the day it was won,
 // else today for an open deal), rounded once, half away from zero, to whole minor units of the plan's currency;

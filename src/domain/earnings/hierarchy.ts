@@ -2,9 +2,9 @@ import type { CalendarDate } from '../periods.ts';
 import { dealDate } from './assignments.ts';
 import type { DealSnapshot } from './types.ts';
 
-// The rep hierarchy (issue 16, manager overrides): who a rep's manager is from which day. Admins keep it
-// effective-dated, so a change from a day on leaves the days before it as they were. Pure: the caller loads
-// the org's entries; overrides read the hierarchy in effect on a deal's won day.
+// The rep hierarchy that manager overrides read (docs/plan-features.md): who a rep's manager is from which day. Admins
+// keep it effective-dated, so a change from a day on leaves the days before it as they were. Pure: the caller loads the
+// org's entries; overrides read the hierarchy in effect on the deal's date (hierarchyDayOf).
 
 /** From `from` on (until the rep's next entry), the rep's manager is `manager_external_id`; null: none. */
 export interface ManagerEntry {

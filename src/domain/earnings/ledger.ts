@@ -19,7 +19,7 @@ import type {
 // after it, so a change to a locked period becomes a clawback (or top-up) in the next open one. The
 // line's one live `projected` row carries F (none when 0), in the target period.
 //
-// An unpriced line (a deal in another currency than the plan, with no exchange rate to convert it: issue 16)
+// An unpriced line (a deal in another currency than the plan, with no exchange rate to convert it; docs/currencies.md)
 // has no known target. It is not clawed back for that: its live row of the deal's status becomes a row of 0
 // marked `missing_exchange_rate` (E is taken to be L, so a pending row carries E − L = 0), the one kind of row
 // that carries 0, so that statements and the earnings list show the line instead of nothing. When a rate is set
@@ -341,7 +341,7 @@ export function markPeriodPaid(
 }
 
 /**
- * Why an archived plan's projected rows are reversed (in SQL, by `EarningRepository.reverseProjectionsOfRep`): the
+ * Why an archived plan's projected rows are reversed (in SQL, by `earnings.reverseProjectionsOfRep`): the
  * plan is no longer evaluated, so its forecasts no longer apply; earned rows stay.
  */
 export const PLAN_ARCHIVED: TraceReplacement = {

@@ -1,8 +1,8 @@
 import type { components } from '../../../generated/openapi.ts';
 import { DEFAULT_CURRENCY, decimalsOf } from '../currencies.ts';
 import type { CalendarDate, PeriodId, PeriodKind } from '../periods.ts';
+import { type AttainmentRequest, attainmentIn } from './attainment.ts';
 import { formatMoney, formatRate, formatRatioAsPercent } from './money.ts';
-import { type AttainmentRequest, attainmentIn } from './targets.ts';
 import type { DealSnapshot, EarningTrace, EnginePlanVersion, LinePricing, TraceStep } from './types.ts';
 
 // A rep's statement for one period (GET /v1/users/{id}/statements/{period_id}), built from the rows booked in
@@ -25,7 +25,7 @@ export interface StatementRow {
   deal_id: string | null;
   plan_id: string;
   rule_chip_id: string;
-  /** `missing_exchange_rate` for an unpriced line's row of 0 (issue 16); absent: priced. */
+  /** `missing_exchange_rate` for an unpriced line's row of 0 (no rate converts its deal); absent: priced. */
   pricing?: LinePricing;
   trace: EarningTrace;
 }
@@ -39,7 +39,7 @@ export interface StatementPlanInfo {
   quota_cents: number | null;
   /** ISO 4217: the currency the plan pays in (its own, else the org's default); absent: the default currency. */
   currency?: string;
-  /** The current version's draw (issue 16); null when it has none. */
+  /** The current version's draw; null when it has none. */
   draw: { amount_cents: number; recoverable: boolean } | null;
   /** `all`, or the current version's assignees (dated ones give the rep's windows); absent: `all`. */
   assignees?: EnginePlanVersion['assignees'];
@@ -130,7 +130,7 @@ function planPart(plan: StatementPlanInfo, request: StatementRequest, periodId: 
 }
 
 /**
- * The plan's draw in the period (issue 16), from the rows booked in it and the balance the earlier periods left:
+ * The plan's draw in the period, from the rows booked in it and the balance the earlier periods left:
  * null when the plan has no draw and nothing of a draw is booked or carried.
  */
 function drawPart(plan: StatementPlanInfo, rows: readonly StatementRow[], opening: number): StatementPlan['draw'] {

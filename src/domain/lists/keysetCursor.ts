@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson, isJsonObject, type JsonValue } from '../json.ts';
+import { Refusal } from '../refusal.ts';
 
 // The one cursor codec of every keyset-paginated list (deals, earnings, users, payouts, the admin audit log).
 // A cursor is base64url of a small JSON document: the version, the position of the last item returned (a
@@ -13,11 +14,9 @@ import { canonicalJson, isJsonObject, type JsonValue } from '../json.ts';
 // A document without a fingerprint is a bare position, accepted with any filters. The server never issues one;
 // it is what the contract's examples show, so that an example cursor is one the server accepts.
 
-export class InvalidCursor extends Error {
-  constructor(problem: string) {
-    super(`cursor: ${problem}`);
-    this.name = 'InvalidCursor';
-  }
+/** A cursor a list refuses: `invalid_body`, its reason starting with `cursor:`. */
+function invalidCursor(problem: string): Refusal {
+  return new Refusal('invalid_body', `cursor: ${problem}`);
 }
 
 /** The last item a page returned; null means "before the first item". */
@@ -25,7 +24,7 @@ export type KeysetPosition = { at: Date; id: string } | null;
 
 export interface KeysetCursorCodec {
   encode(position: KeysetPosition, fingerprint: string): string;
-  /** Throws InvalidCursor for a malformed cursor, or one issued for another fingerprint. */
+  /** Throws an `invalid_body` Refusal for a malformed cursor, or one issued for another fingerprint. */
   decode(cursor: string, fingerprint: string): KeysetPosition;
   /**
    * The page of `rows`, read with one more than `limit`: the first `limit` rows and the cursor after the last of
@@ -76,19 +75,19 @@ export function keysetCursor(list: { idPrefix: string; timeMember: 'c' | 'u' | '
         if (!BASE64URL.test(cursor)) throw new Error('not base64url');
         document = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
       } catch {
-        throw new InvalidCursor(MALFORMED);
+        throw invalidCursor(MALFORMED);
       }
-      if (!isJsonObject(document) || document.v !== VERSION) throw new InvalidCursor(MALFORMED);
+      if (!isJsonObject(document) || document.v !== VERSION) throw invalidCursor(MALFORMED);
       const { f, i } = document;
       const at = document[list.timeMember];
-      if (f !== undefined && typeof f !== 'string') throw new InvalidCursor(MALFORMED);
-      if (f !== undefined && f !== fingerprint) throw new InvalidCursor(OTHER_FILTERS);
+      if (f !== undefined && typeof f !== 'string') throw invalidCursor(MALFORMED);
+      if (f !== undefined && f !== fingerprint) throw invalidCursor(OTHER_FILTERS);
       if (at === null && i === null) return null;
       if (typeof at !== 'string' || !ISO_MS.test(at) || typeof i !== 'string' || !idPattern.test(i)) {
-        throw new InvalidCursor(MALFORMED);
+        throw invalidCursor(MALFORMED);
       }
       const time = new Date(at);
-      if (Number.isNaN(time.getTime())) throw new InvalidCursor(MALFORMED);
+      if (Number.isNaN(time.getTime())) throw invalidCursor(MALFORMED);
       return { at: time, id: i };
     },
 

@@ -23,7 +23,7 @@ export function chipDefinitionDigest(
 }
 
 /**
- * The plan settings a chip's result depends on. Caps (issue 16) add theirs only when set, so that the digests
+ * The plan settings a chip's result depends on. Caps add theirs only when set, so that the digests
  * of chips without caps stay what they were: a chip cap or floor per period reads the period length, the plan's cap
  * reads itself and the period length.
  */
@@ -31,7 +31,7 @@ function planInputsOf(
   plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'cap_cents' | 'currency'>,
   chip: ChipDefinition,
 ) {
-  // A plan's currency (issue 16) is read only when the file names one, so plans without it keep their digests.
+  // A plan's currency is read only when the file names one, so plans without it keep their digests.
   const reads =
     plan.currency === undefined ? kindInputsOf(plan, chip) : { ...kindInputsOf(plan, chip), currency: plan.currency };
   const chipCap =

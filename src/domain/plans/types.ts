@@ -28,8 +28,8 @@ export interface FieldCondition {
 export type Condition = { all: Condition[] } | { any: Condition[] } | { not: Condition } | FieldCondition;
 
 /**
- * Optional caps of a deal-level chip (issue 16): at most `deal_cap_cents` on one deal, at most `cap_cents` per
- * rep and period. Present only when the file sets them, so that plans without caps keep their digests.
+ * Optional caps of a deal-level chip (docs/plan-features.md, Caps): at most `deal_cap_cents` on one deal, at most
+ * `cap_cents` per rep and period. Present only when the file sets them, so that plans without caps keep their digests.
  */
 export interface CapParams {
   cap_cents?: number;
@@ -61,8 +61,9 @@ export interface FlatParams extends CapParams {
 export const MAX_OVERRIDE_DEPTH = 3;
 
 /**
- * A manager override (issue 16): `rate_bps` of the credited amounts of the deals of the manager's reports, down to
- * `depth` levels of the hierarchy in effect at each deal's won time (1, the default, filled in: direct reports).
+ * A manager override (docs/plan-features.md, Manager overrides): `rate_bps` of the credited amounts of the deals of the
+ * manager's reports, down to `depth` levels of the hierarchy in effect on the deal's date (its close date, else the day
+ * it was won, else, for an open deal, today); `depth` 1, the default, filled in, is direct reports.
  */
 export interface OverrideParams extends CapParams {
   rate_bps: number;
@@ -93,8 +94,9 @@ export type ChipDefinition =
 export type ChipKind = ChipDefinition['kind'];
 
 /**
- * A dated assignment (issue 16): the plan applies to the rep's deals dated from `from` to `until`, both
- * inclusive; a missing bound is open. A rep assigned without dates is a plain `owner_external_id` string.
+ * A dated assignment (docs/plan-features.md, Dated assignments): the plan applies to the rep's deals dated from `from`
+ * to `until`, both inclusive; a missing bound is open. A rep assigned without dates is a plain `owner_external_id`
+ * string.
  */
 export interface DatedAssignee {
   owner_external_id: string;
@@ -111,8 +113,9 @@ export function namesAssignee(assignees: 'all' | readonly Assignee[], externalId
 }
 
 /**
- * A draw (issue 16): when a rep's earnings under the plan in a period are below `amount_cents`, the plan pays the
- * difference. Recoverable, the payment is an advance that later periods' earnings above the draw pay back.
+ * A draw (docs/plan-features.md, Draws): when a rep's earnings under the plan in a period are below `amount_cents`, the
+ * plan pays the difference. Recoverable, the payment is an advance that later periods' earnings above the draw pay
+ * back.
  */
 export interface PlanDraw {
   amount_cents: number;

@@ -3,10 +3,10 @@ import { parse } from 'yaml';
 import type { operations } from '../../../generated/openapi-admin.ts';
 import { BUILT_IN_MAPPINGS, InvalidMapping, type Mapping, parseMapping } from '../../domain/imports/mapping.ts';
 import { exportRows } from '../../domain/imports/rows.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import type { DealImport } from '../../services/dealImport.ts';
 import { loadContract } from '../contract.ts';
 import { DealEventCheck } from '../dealEventCheck.ts';
-import { ApiError } from '../errors.ts';
 import type { AdminRequestContext } from './session.ts';
 
 type ImportRequest = operations['importDeals']['requestBody']['content']['application/json'];
@@ -39,7 +39,7 @@ export function importHandlers(dealImport: DealImport) {
         });
         res.status(200).json({ ...summary, mapping: mapping.name } satisfies ImportSummaryBody);
       } catch (error) {
-        if (error instanceof InvalidMapping) throw new ApiError('invalid_body', error.message);
+        if (error instanceof InvalidMapping) throw new Refusal('invalid_body', error.message);
         throw error;
       }
     },

@@ -1,9 +1,7 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
-import { AdminError } from '../../services/adminError.ts';
-import { ApiError } from '../errors.ts';
-import { type ContractOperation, OperationTable } from '../operations.ts';
-import { type AdminApiDeps, type AdminOperationId, adminHandlers, fromAdminError } from './handlers.ts';
+import type { Router } from 'express';
+import { contractRouter } from '../contractRouter.ts';
+import { asHandlerTable } from '../handlers.ts';
+import { type AdminApiDeps, adminHandlers } from './handlers.ts';
 import { adminSession } from './session.ts';
 
 export interface AdminApiOptions extends Omit<AdminApiDeps, 'servedContract'> {
@@ -12,63 +10,22 @@ export interface AdminApiOptions extends Omit<AdminApiDeps, 'servedContract'> {
   bodyLimitBytes: number;
 }
 
-const PREFIX = '/admin/v1';
+export const PREFIX = '/admin/v1';
 
 /**
- * The admin API under /admin/v1, from its own contract: operation lookup (404/405) → session, origin, CSRF and
- * role (401/403) → body parsing → contract validation (400) → the operation's handler. Errors go on to the
- * app's error handler, so they have the public API's format and request ids.
+ * The admin API under /admin/v1, from its own contract through the contract router: operation lookup (404/405) →
+ * session, origin, CSRF and role (401/403) → body parsing → contract validation (400) → the operation's handler.
+ * Errors go on to the app's error handler, so they have the public API's format and request ids.
  */
 export function adminApiRouter(options: AdminApiOptions): Router {
-  const router = express.Router();
-  const operations = new OperationTable(options.contract as ConstructorParameters<typeof OperationTable>[0]);
-  const handlers = adminHandlers({ ...options, servedContract: JSON.stringify(options.contract) });
-
-  router.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.path !== PREFIX && !req.path.startsWith(`${PREFIX}/`)) return next('router');
-    const match = operations.match(req.method, req.path);
-    if (match.kind === 'unknown_route') throw new ApiError('not_found', `no route ${req.method} ${req.path}`);
-    if (match.kind === 'method_not_allowed') {
-      throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}`, {
-        headers: { Allow: match.allow.join(', ') },
-      });
-    }
-    res.locals.operation = match.operation;
-    res.locals.pathParams = pathParams(match.operation.pathTemplate, req.path);
+  return contractRouter({
+    contract: options.contract,
+    handlers: asHandlerTable(adminHandlers({ ...options, servedContract: JSON.stringify(options.contract) })),
+    access: adminSession(options.services.sessions),
+    prefix: PREFIX,
     // The console's pages and the API's answers are never cached by browsers or proxies.
-    res.set('Cache-Control', 'no-store');
-    next();
+    headers: { 'Cache-Control': 'no-store' },
+    bodyLimitBytes: options.bodyLimitBytes,
+    validateResponses: options.validateResponses,
   });
-  router.use(adminSession(options.services.sessions));
-  router.use(express.json({ limit: options.bodyLimitBytes, strict: false }));
-  router.use(
-    OpenApiValidator.middleware({
-      apiSpec: structuredClone(options.contract) as never,
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
-      validateResponses: options.validateResponses ? { removeAdditional: false } : false,
-      validateSecurity: false,
-      validateFormats: true,
-      ajvFormats: { mode: 'full' },
-    }),
-  );
-  router.use(async (req: Request, res: Response) => {
-    const operation = res.locals.operation as ContractOperation;
-    try {
-      await handlers[operation.operationId as AdminOperationId](req, res);
-    } catch (error) {
-      throw error instanceof AdminError ? fromAdminError(error) : error;
-    }
-  });
-  return router;
-}
-
-function pathParams(template: string, path: string): Record<string, string> {
-  const names = template.split('/');
-  const values = path.split('/');
-  const params: Record<string, string> = {};
-  names.forEach((segment, index) => {
-    if (segment.startsWith('{') && segment.endsWith('}'))
-      params[segment.slice(1, -1)] = decodeURIComponent(values[index] ?? '');
-  });
-  return params;
 }

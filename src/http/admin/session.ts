@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import type { AdminActor } from '../../services/adminAudit.ts';
+import type { AdminActor } from '../../audit/adminEntries.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import type { AdminSessions, LiveSession } from '../../services/adminIdentity.ts';
-import { ApiError } from '../errors.ts';
 import type { ContractOperation } from '../operations.ts';
 
 export const SESSION_COOKIE = 'quotient_admin_session';
@@ -12,6 +12,11 @@ export const CSRF_HEADER = 'x-csrf-token';
 export interface AdminRequestContext {
   session: LiveSession;
   actor: AdminActor;
+}
+
+/** The request's session and actor, set by `adminSession` for every operation that needs a session. */
+export function adminContext(res: Response): AdminRequestContext {
+  return res.locals.admin as AdminRequestContext;
 }
 
 export function readCookie(header: string | undefined, name: string): string | undefined {
@@ -57,7 +62,7 @@ export function requireSameOrigin(req: Request): void {
   const origin = req.get('origin');
   if (origin === undefined) return;
   if (origin !== `${req.protocol}://${req.get('host')}`) {
-    throw new ApiError('forbidden', 'cross-origin requests to the admin API are refused');
+    throw new Refusal('forbidden', 'cross-origin requests to the admin API are refused');
   }
 }
 
@@ -83,14 +88,14 @@ export function adminSession(sessions: AdminSessions) {
     const session = token ? await sessions.authenticate(token) : null;
     if (!session) {
       if (token) res.append('Set-Cookie', clearedSessionCookie(req));
-      throw new ApiError('unauthenticated', 'sign in first: no live session (it may have expired or been ended)');
+      throw new Refusal('unauthenticated', 'sign in first: no live session (it may have expired or been ended)');
     }
     if (changes && !sameToken(req.get(CSRF_HEADER), session.csrf_token)) {
-      throw new ApiError('forbidden', 'missing or wrong X-CSRF-Token header; reload the console');
+      throw new Refusal('forbidden', 'missing or wrong X-CSRF-Token header; reload the console');
     }
     const missingRole = operation.requiredScopes.find((role) => role !== session.admin.role);
     if (missingRole)
-      throw new ApiError('forbidden', `a ${session.admin.role} cannot do this: it needs the role ${missingRole}`);
+      throw new Refusal('forbidden', `a ${session.admin.role} cannot do this: it needs the role ${missingRole}`);
     res.locals.admin = { session, actor: actorOf(req, res, session.admin) } satisfies AdminRequestContext;
     next();
   };

@@ -1,12 +1,13 @@
 import type { NextFunction, Request, Response } from 'express';
 import { digestOf, parseBearer } from '../../access/apiKeys.ts';
-import type { AuditLog } from '../../access/auditLog.ts';
 import { decide, windowAt } from '../../access/rateLimit.ts';
 import type { KeyGate } from '../../access/rateLimitStore.ts';
+import type { AuditLog } from '../../audit/requestLog.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ApiKeyRecord } from '../../repositories/apiKeys.ts';
 import type { AuditEntryInput } from '../../repositories/audit.ts';
-import { ApiError } from '../errors.ts';
+import { KeyConfirmation, keyConfirmationOf, type UnconfirmedKey } from '../keyConfirmation.ts';
 import type { Metrics } from '../metrics.ts';
 import type { ContractOperation } from '../operations.ts';
 
@@ -17,55 +18,26 @@ export interface RequestAuth {
   key: ApiKeyRecord;
 }
 
-/**
- * A key taken from what this process knows (KeyGate.countKnownKey), not yet confirmed active for this request.
- * Before the request is answered it is confirmed: by the request's write, whose first statement reads the key
- * (`confirmKeyByWrite`), or else by the error handler with one select. A key revoked on any instance is refused on
- * the very next request either way.
- */
-export interface UnconfirmedKey {
-  /** Reads the key: true when it is still active. */
-  confirm(): Promise<boolean>;
-  /** It was revoked: the request is answered like any other with that key (nothing audited, no rate headers). */
-  refute(): void;
-}
-
+/** For a request that fails before its write confirmed the key: the key still to confirm (KeyConfirmation). */
 export function takeUnconfirmedKey(res: Response): UnconfirmedKey | undefined {
-  const unconfirmed = res.locals.unconfirmedKey as UnconfirmedKey | undefined;
-  res.locals.unconfirmedKey = undefined;
-  return unconfirmed;
+  return keyConfirmationOf(res)?.takeUnconfirmed();
 }
 
-/** The request's write read the key in its first statement and found it active. */
-export function confirmKeyByWrite(res: Response): void {
-  takeUnconfirmedKey(res);
-}
-
-/** The request's write found the key revoked (and wrote nothing): the error to answer with, as the lookup would. */
-export function refuteKeyByWrite(res: Response): ApiError {
-  takeUnconfirmedKey(res)?.refute();
-  return invalidKey();
-}
-
-export function invalidKey(): ApiError {
-  return new ApiError('invalid_key', 'the API key is unknown or revoked');
+export function invalidKey(): Refusal {
+  return new Refusal('invalid_key', 'the API key is unknown or revoked');
 }
 
 export interface AuthenticateDeps {
   keys: KeyGate;
   auditLog: AuditLog;
   metrics: Metrics;
-  /**
-   * Operations whose handler writes in one transaction whose first statement reads the request's key and refuses a
-   * revoked one (the deal-event pipeline): a key this process knows is not read again before them.
-   */
-  keyConfirmedByWrite: ReadonlySet<string>;
 }
 
 /**
  * Authentication (401), then the rate limit (429), then the scope (403), in that order, for every
  * operation whose contract requires a key. Every authenticated request counts against the limit and is
- * audited, whatever its outcome.
+ * audited, whatever its outcome. An operation the contract marks `x-quotient-write-confirms-key` gets the
+ * request's KeyConfirmation, and a key this process knows is not read again before its write.
  */
 export function authenticate(deps: AuthenticateDeps) {
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -74,14 +46,12 @@ export function authenticate(deps: AuthenticateDeps) {
 
     const token = parseBearer(req.get('authorization'));
     if (!token) {
-      throw new ApiError('unauthenticated', 'send the header "Authorization: Bearer <API key>"');
+      throw new Refusal('unauthenticated', 'send the header "Authorization: Bearer <API key>"');
     }
     const now = new Date();
     const window = windowAt(now);
     const digest = digestOf(token);
-    const known = deps.keyConfirmedByWrite.has(operation.operationId)
-      ? await deps.keys.countKnownKey(digest, window.start)
-      : null;
+    const known = operation.writeConfirmsKey ? await deps.keys.countKnownKey(digest, window.start) : null;
     const found = known ?? (await deps.keys.authenticateAndCount(digest, window.start));
     if (!found) throw invalidKey();
 
@@ -92,21 +62,23 @@ export function authenticate(deps: AuthenticateDeps) {
 
     const decision = decide(key.rate_limit_per_minute, found.window_count, window);
     res.set(decision.headers);
-    if (known) {
-      const unconfirmed: UnconfirmedKey = {
-        confirm: () => deps.keys.isActive(digest),
-        refute: () => {
-          deps.keys.forget(digest);
-          for (const name of Object.keys(decision.headers)) res.removeHeader(name);
-          res.locals.auth = undefined;
-          audit.discard();
-        },
-      };
-      res.locals.unconfirmedKey = unconfirmed;
+    if (operation.writeConfirmsKey) {
+      const unconfirmed: UnconfirmedKey | undefined = known
+        ? {
+            confirm: () => deps.keys.isActive(digest),
+            refute: () => {
+              deps.keys.forget(digest);
+              for (const name of Object.keys(decision.headers)) res.removeHeader(name);
+              res.locals.auth = undefined;
+              audit.discard();
+            },
+          }
+        : undefined;
+      res.locals.keyConfirmation = new KeyConfirmation(unconfirmed, audit.entryForWrite);
     }
     if (!decision.allowed) {
       deps.metrics.rateLimited(operation.pathTemplate);
-      throw new ApiError(
+      throw new Refusal(
         'rate_limited',
         `over ${key.rate_limit_per_minute} requests per minute; retry after the window ends`,
         {
@@ -115,25 +87,21 @@ export function authenticate(deps: AuthenticateDeps) {
       );
     }
     const missing = operation.requiredScopes.find((scope) => !key.scopes.includes(scope));
-    if (missing) throw new ApiError('forbidden', `missing scope: ${missing}`);
+    if (missing) throw new Refusal('forbidden', `missing scope: ${missing}`);
     next();
   };
 }
 
 /**
  * The audit of one authenticated request. Reads and refusals are queued when the response finishes (off the
- * response path); a write records its entry in its own transaction instead (`entryForWrite`), and then nothing
- * is queued for it.
+ * response path); a write records its entry in its own transaction instead (`entryForWrite`, through the
+ * request's KeyConfirmation), and then nothing is queued for it.
  */
 export interface RequestAudit {
   /** The entry as it will read when the response is `status`, with the duration so far. */
   entryForWrite(status: number): AuditEntryInput;
   /** Nothing is audited for the request after all (its key was found revoked). */
   discard(): void;
-}
-
-export function requestAuditOf(res: Response): RequestAudit {
-  return res.locals.audit as RequestAudit;
 }
 
 function auditOnFinish(
@@ -174,7 +142,6 @@ function auditOnFinish(
       discarded = true;
     },
   };
-  res.locals.audit = audit;
   let finished = false;
   res.once('finish', () => {
     finished = true;
@@ -187,7 +154,16 @@ function auditOnFinish(
   // ended. The request is audited without a status; a write that still commits has its own entry (same id).
   // A key not confirmed yet is not audited: it may be revoked.
   res.once('close', () => {
-    if (!finished && !discarded && res.locals.unconfirmedKey === undefined) auditLog.record(entry(null));
+    if (!finished && !discarded && !keyConfirmationOf(res)?.awaitsConfirmation) auditLog.record(entry(null));
   });
+  res.locals.audit = audit;
   return audit;
+}
+
+/**
+ * The request's audit, for a write that records its entry in one of its own transactions without a key
+ * confirmation (the batch of deal events: the entry rides on its first accepted event).
+ */
+export function requestAuditOf(res: Response): RequestAudit {
+  return res.locals.audit as RequestAudit;
 }

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError } from '../errors.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import type { ContractOperation } from '../operations.ts';
 
 // Query and path parameters that the contract validator lets through but that no statement can take: text
@@ -25,7 +25,7 @@ export function refuseUnstorableParameters() {
       for (const name of new URLSearchParams(req.originalUrl.slice(queryStart + 1)).keys()) {
         const base = name.split('[')[0] ?? name;
         if (isDroppedName(base))
-          throw new ApiError('invalid_body', `${base}: is not a query parameter of this operation`);
+          throw new Refusal('invalid_body', `${base}: is not a query parameter of this operation`);
       }
       // Express parses the query again on each read of req.query: without a query string there is nothing to read.
       for (const [name, value] of Object.entries(req.query)) checkValue(value, name);
@@ -44,7 +44,7 @@ function checkPathParameters(path: string, template: string): void {
     try {
       value = decodeURIComponent(segments[index] ?? '');
     } catch {
-      throw new ApiError('invalid_body', `${name}: is not valid UTF-8 percent-encoding`);
+      throw new Refusal('invalid_body', `${name}: is not valid UTF-8 percent-encoding`);
     }
     checkText(value, name);
   });
@@ -60,6 +60,6 @@ function checkValue(value: unknown, name: string): void {
 
 function checkText(value: string, name: string): void {
   if (value.includes('\u0000') || !value.isWellFormed()) {
-    throw new ApiError('invalid_body', `${name}: must be well-formed Unicode without \\u0000`);
+    throw new Refusal('invalid_body', `${name}: must be well-formed Unicode without \\u0000`);
   }
 }

@@ -1,11 +1,12 @@
 import type { operations } from '../../../generated/openapi.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import type { BatchEvent, DealEventBatch } from '../../services/dealEventBatch.ts';
 import type { IngestResult } from '../../services/ingestion.ts';
 import { DealEventCheck } from '../dealEventCheck.ts';
-import { ApiError } from '../errors.ts';
-import type { ContractHandlers } from '../handlers.ts';
-import { type RequestAuth, refuteKeyByWrite, requestAuditOf } from '../middleware/authenticate.ts';
+import { ERROR_STATUS, errorBody } from '../errors.ts';
+import { invalidKey, type RequestAuth, requestAuditOf } from '../middleware/authenticate.ts';
 import { dedupConflict } from './deals.ts';
+import type { PublicHandlers } from './index.ts';
 
 type BatchBody = operations['ingestDealEventBatch']['requestBody']['content']['application/json'];
 type BatchResult = operations['ingestDealEventBatch']['responses'][200]['content']['application/json'];
@@ -22,7 +23,7 @@ export interface DealEventBatchRouteDeps {
  * the status that endpoint would have answered. Only a revoked key (found by an event's write) refuses the request
  * as a whole; the events applied before it stay applied.
  */
-export function dealEventBatchHandlers(deps: DealEventBatchRouteDeps): Pick<ContractHandlers, 'ingestDealEventBatch'> {
+export function dealEventBatchHandlers(deps: DealEventBatchRouteDeps): Pick<PublicHandlers, 'ingestDealEventBatch'> {
   const dealEventCheck = new DealEventCheck(deps.contract);
   return {
     ingestDealEventBatch: async (req, res) => {
@@ -36,10 +37,10 @@ export function dealEventBatchHandlers(deps: DealEventBatchRouteDeps): Pick<Cont
           valid.push({ event: dealEventCheck.check(body), body });
           validIndexes.push(index);
         } catch (error) {
-          if (!(error instanceof ApiError)) throw error;
+          if (!(error instanceof Refusal)) throw error;
           results[index] = {
-            status: error.status as ItemResult['status'],
-            error: error.toBody() as ItemResult['error'],
+            status: ERROR_STATUS[error.code] as ItemResult['status'],
+            error: errorBody(error) as ItemResult['error'],
           };
         }
       });
@@ -51,7 +52,7 @@ export function dealEventBatchHandlers(deps: DealEventBatchRouteDeps): Pick<Cont
         auditEntry: () => requestAuditOf(res).entryForWrite(200),
       });
       applied.forEach((result, position) => {
-        if (result.kind === 'key_revoked') throw refuteKeyByWrite(res);
+        if (result.kind === 'key_revoked') throw invalidKey();
         results[validIndexes[position] as number] = itemResult(result);
       });
       res.status(200).json({ results } satisfies BatchResult);
@@ -66,6 +67,6 @@ function itemResult(result: Exclude<IngestResult, { kind: 'key_revoked' }>): Ite
     case 'replayed':
       return { status: 200, ...result.ids };
     case 'conflict':
-      return { status: 422, error: dedupConflict(result.dedupKey).toBody() as ItemResult['error'] };
+      return { status: 422, error: errorBody(dedupConflict(result.dedupKey)) as ItemResult['error'] };
   }
 }

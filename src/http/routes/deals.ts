@@ -1,14 +1,15 @@
 import type { operations } from '../../../generated/openapi.ts';
-import { InvalidDealEvent, parseDealEvent } from '../../domain/deals/event.ts';
+import { parseDealEvent } from '../../domain/deals/event.ts';
 import { DEAL_LIST_STATUSES, type DealListFilters } from '../../domain/deals/feed.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import type { DealReader } from '../../services/deals.ts';
 import type { DealIngestion } from '../../services/ingestion.ts';
 import { toWireDeal } from '../../wire/deals.ts';
-import { ApiError } from '../errors.ts';
-import type { ContractHandlers } from '../handlers.ts';
-import { confirmKeyByWrite, type RequestAuth, refuteKeyByWrite, requestAuditOf } from '../middleware/authenticate.ts';
+import { keyConfirmationOf } from '../keyConfirmation.ts';
+import { invalidKey, type RequestAuth } from '../middleware/authenticate.ts';
 import { pageRequest } from '../pages.ts';
 import { rawBodyOf } from '../rawBody.ts';
+import type { PublicHandlers } from './index.ts';
 
 type DealList = operations['listDeals']['responses'][200]['content']['application/json'];
 type ListQuery = NonNullable<operations['listDeals']['parameters']['query']>;
@@ -19,21 +20,22 @@ export interface DealRouteDeps {
   dealReader: DealReader;
 }
 
-export function dealHandlers(deps: DealRouteDeps): Pick<ContractHandlers, 'ingestDealEvent' | 'listDeals'> {
+export function dealHandlers(deps: DealRouteDeps): Pick<PublicHandlers, 'ingestDealEvent' | 'listDeals'> {
   return {
+    // The contract marks it x-quotient-write-confirms-key: the event's transaction settles the request's key
+    // confirmation.
     ingestDealEvent: async (req, res) => {
       const { orgId, keyId } = res.locals.auth as RequestAuth;
       const result = await deps.ingestion.ingest({
         orgId,
         keyId,
-        event: parseEvent(req.body),
+        event: parseDealEvent(req.body),
         body: req.body,
         rawBody: rawBodyOf(req),
         receivedAt: new Date(),
-        auditEntry: () => requestAuditOf(res).entryForWrite(201),
+        guard: keyConfirmationOf(res),
       });
-      if (result.kind === 'key_revoked') throw refuteKeyByWrite(res);
-      confirmKeyByWrite(res);
+      if (result.kind === 'key_revoked') throw invalidKey();
       if (result.kind === 'conflict') throw dedupConflict(result.dedupKey);
       const body: DealEventResult = result.ids;
       if (result.kind === 'replayed') res.status(200).set('Idempotent-Replayed', 'true');
@@ -51,17 +53,8 @@ export function dealHandlers(deps: DealRouteDeps): Pick<ContractHandlers, 'inges
   };
 }
 
-export function dedupConflict(dedupKey: string): ApiError {
-  return new ApiError('dedup_conflict', `dedup_key ${dedupKey} was already used with a different body`);
-}
-
-export function parseEvent(body: unknown) {
-  try {
-    return parseDealEvent(body);
-  } catch (error) {
-    if (error instanceof InvalidDealEvent) throw new ApiError('invalid_body', error.message);
-    throw error;
-  }
+export function dedupConflict(dedupKey: string): Refusal {
+  return new Refusal('dedup_conflict', `dedup_key ${dedupKey} was already used with a different body`);
 }
 
 /** The validator has checked types and formats; query values may still arrive as strings. */
@@ -69,7 +62,7 @@ function listFilters(validated: unknown): DealListFilters {
   const query = validated as Record<string, string | undefined>;
   const status = query.status as DealListFilters['status'];
   if (status !== undefined && !DEAL_LIST_STATUSES.includes(status)) {
-    throw new ApiError('invalid_body', `status: must be one of ${DEAL_LIST_STATUSES.join(', ')}`);
+    throw new Refusal('invalid_body', `status: must be one of ${DEAL_LIST_STATUSES.join(', ')}`);
   }
   return {
     ...(status === undefined ? {} : { status }),

@@ -1,11 +1,11 @@
 import type { components, operations } from '../../../generated/openapi.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import type { EarningListFilters } from '../../repositories/earnings.ts';
 import type { EarningReader } from '../../services/earnings/reader.ts';
 import { toWireEarning } from '../../wire/earnings.ts';
-import { ApiError } from '../errors.ts';
-import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
 import { pageRequest } from '../pages.ts';
+import type { PublicHandlers } from './index.ts';
 
 type Earning = components['schemas']['Earning'];
 type EarningList = operations['listEarnings']['responses'][200]['content']['application/json'];
@@ -16,7 +16,7 @@ export interface EarningRouteDeps {
   earningReader: EarningReader;
 }
 
-export function earningHandlers(deps: EarningRouteDeps): Pick<ContractHandlers, 'listEarnings' | 'getEarning'> {
+export function earningHandlers(deps: EarningRouteDeps): Pick<PublicHandlers, 'listEarnings' | 'getEarning'> {
   return {
     listEarnings: async (req, res) => {
       const { orgId } = res.locals.auth as RequestAuth;
@@ -30,7 +30,7 @@ export function earningHandlers(deps: EarningRouteDeps): Pick<ContractHandlers, 
       const { orgId } = res.locals.auth as RequestAuth;
       const { id } = req.params as GetParams['path'];
       const earning = await deps.earningReader.find(orgId, id);
-      if (!earning) throw new ApiError('not_found', `no earning ${id}`);
+      if (!earning) throw new Refusal('not_found', `no earning ${id}`);
       const body: Earning = { ...toWireEarning(earning), trace: earning.trace };
       res.json(body);
     },

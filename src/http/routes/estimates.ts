@@ -1,8 +1,7 @@
 import type { operations } from '../../../generated/openapi.ts';
-import { type DealEstimator, EstimateRefused } from '../../services/estimates.ts';
-import { ApiError } from '../errors.ts';
-import type { ContractHandlers } from '../handlers.ts';
+import type { DealEstimator } from '../../services/estimates.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
+import type { PublicHandlers } from './index.ts';
 
 type EstimateBody = operations['createEstimate']['requestBody']['content']['application/json'];
 type Estimate = operations['createEstimate']['responses'][200]['content']['application/json'];
@@ -11,19 +10,13 @@ export interface EstimateRouteDeps {
   estimator: DealEstimator;
 }
 
-export function estimateHandlers(deps: EstimateRouteDeps): Pick<ContractHandlers, 'createEstimate'> {
+export function estimateHandlers(deps: EstimateRouteDeps): Pick<PublicHandlers, 'createEstimate'> {
   return {
     createEstimate: async (req, res) => {
       const { orgId, keyId } = res.locals.auth as RequestAuth;
       const input = req.body as EstimateBody;
-      let estimate: Estimate;
-      try {
-        estimate = await deps.estimator.estimate(orgId, keyId, input);
-      } catch (error) {
-        if (error instanceof EstimateRefused) throw new ApiError(error.code, error.message);
-        throw error;
-      }
-      res.json(estimate);
+      const estimate = await deps.estimator.estimate(orgId, keyId, input);
+      res.json(estimate satisfies Estimate);
     },
   };
 }

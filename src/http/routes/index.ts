@@ -1,3 +1,4 @@
+import type { operations, paths } from '../../../generated/openapi.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import { type DealEventBatchRouteDeps, dealEventBatchHandlers } from './dealEventBatch.ts';
 import { type DealRouteDeps, dealHandlers } from './deals.ts';
@@ -8,6 +9,9 @@ import { type PlanRouteDeps, planHandlers } from './plans.ts';
 import { type PlatformHandlerDeps, platformHandlers } from './platform.ts';
 import { type ReportRouteDeps, reportHandlers } from './reports.ts';
 import { type UserRouteDeps, userHandlers } from './users.ts';
+
+/** The handlers of the public contract (openapi.yaml), one per operation. */
+export type PublicHandlers = ContractHandlers<operations, paths>;
 
 export type HandlerDeps = PlatformHandlerDeps &
   DealRouteDeps &
@@ -22,7 +26,7 @@ export type HandlerDeps = PlatformHandlerDeps &
  * Every operation of the contract, bound to its handler by operationId: leaving one out is a type error. Each
  * handler is thin: read the validated request, call a service, map the result.
  */
-export function contractHandlers(deps: HandlerDeps): ContractHandlers {
+export function contractHandlers(deps: HandlerDeps): PublicHandlers {
   return {
     ...platformHandlers(deps),
     ...metaHandlers(),

@@ -1,10 +1,10 @@
 import type { operations } from '../../../generated/openapi.ts';
-import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
+import type { PublicHandlers } from './index.ts';
 
 type AuthContext = operations['getAuthContext']['responses'][200]['content']['application/json'];
 
-export function metaHandlers(): Pick<ContractHandlers, 'getAuthContext'> {
+export function metaHandlers(): Pick<PublicHandlers, 'getAuthContext'> {
   return {
     getAuthContext: (_req, res) => {
       const { key, orgId, orgName } = res.locals.auth as RequestAuth;

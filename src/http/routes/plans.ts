@@ -1,9 +1,9 @@
 import type { components, operations } from '../../../generated/openapi.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import type { PlanReader } from '../../services/plans.ts';
 import { toWireChip, toWirePlan, toWirePlanListItem } from '../../wire/plans.ts';
-import { ApiError } from '../errors.ts';
-import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
+import type { PublicHandlers } from './index.ts';
 
 type Plan = components['schemas']['Plan'];
 type PlanList = operations['listPlans']['responses'][200]['content']['application/json'];
@@ -13,7 +13,7 @@ export interface PlanRouteDeps {
   planReader: PlanReader;
 }
 
-export function planHandlers(deps: PlanRouteDeps): Pick<ContractHandlers, 'listPlans' | 'getPlan'> {
+export function planHandlers(deps: PlanRouteDeps): Pick<PublicHandlers, 'listPlans' | 'getPlan'> {
   return {
     listPlans: async (_req, res) => {
       const { orgId } = res.locals.auth as RequestAuth;
@@ -31,7 +31,7 @@ export function planHandlers(deps: PlanRouteDeps): Pick<ContractHandlers, 'listP
       const { id } = req.params as GetPlanParams['path'];
       const query = req.query as NonNullable<GetPlanParams['query']>;
       const snapshot = await deps.planReader.withCurrentChips(orgId, id);
-      if (!snapshot) throw new ApiError('not_found', `no plan ${id}`);
+      if (!snapshot) throw new Refusal('not_found', `no plan ${id}`);
       const body: Plan =
         query.include === 'chips'
           ? { ...toWirePlan(snapshot), chips: snapshot.chips.map(toWireChip) }

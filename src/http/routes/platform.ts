@@ -1,6 +1,7 @@
 import type { components } from '../../../generated/openapi.ts';
-import { ApiError } from '../errors.ts';
-import type { ContractHandlers } from '../handlers.ts';
+import { Refusal } from '../../domain/refusal.ts';
+import { sendRefusal } from '../errors.ts';
+import type { PublicHandlers } from './index.ts';
 
 export interface PlatformHandlerDeps {
   /** The bundled contract, served as is. */
@@ -12,7 +13,7 @@ export interface PlatformHandlerDeps {
 /** The operations outside the resources: health, readiness and the contract itself. None needs a key. */
 export function platformHandlers(
   deps: PlatformHandlerDeps,
-): Pick<ContractHandlers, 'getHealth' | 'getReadiness' | 'getOpenApiDocument'> {
+): Pick<PublicHandlers, 'getHealth' | 'getReadiness' | 'getOpenApiDocument'> {
   return {
     getHealth: (_req, res) => {
       res.json({ status: 'ok' });
@@ -22,10 +23,7 @@ export function platformHandlers(
         res.json({ status: 'ready' });
         return;
       }
-      const unavailable = new ApiError('unavailable', 'the database is unreachable', {
-        headers: { 'Retry-After': '5' },
-      });
-      res.status(503).set(unavailable.headers).json(unavailable.toBody());
+      sendRefusal(res, new Refusal('unavailable', 'the database is unreachable', { headers: { 'Retry-After': '5' } }));
     },
     getOpenApiDocument: (_req, res) => {
       res.set('Cache-Control', 'public, max-age=300').json(deps.contract as components['schemas']['OpenApiDocument']);

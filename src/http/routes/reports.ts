@@ -1,10 +1,10 @@
 import type { operations } from '../../../generated/openapi.ts';
-import { type PayoutReader, PayoutsUnavailable } from '../../services/payouts.ts';
+import { Refusal } from '../../domain/refusal.ts';
+import type { PayoutReader } from '../../services/payouts.ts';
 import type { StatementReader } from '../../services/statements.ts';
-import { ApiError } from '../errors.ts';
-import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
 import { pageRequest } from '../pages.ts';
+import type { PublicHandlers } from './index.ts';
 
 type Statement = operations['getStatement']['responses'][200]['content']['application/json'];
 type StatementParams = operations['getStatement']['parameters']['path'];
@@ -17,26 +17,20 @@ export interface ReportRouteDeps {
 }
 
 /** Answers for reps and payroll: a rep's statement for a period, and a locked period's payouts. */
-export function reportHandlers(deps: ReportRouteDeps): Pick<ContractHandlers, 'getStatement' | 'listPayouts'> {
+export function reportHandlers(deps: ReportRouteDeps): Pick<PublicHandlers, 'getStatement' | 'listPayouts'> {
   return {
     getStatement: async (req, res) => {
       const { orgId } = res.locals.auth as RequestAuth;
       const { id, period_id } = req.params as StatementParams;
       const statement = await deps.statementReader.statement(orgId, id, period_id);
-      if (!statement) throw new ApiError('not_found', `no user ${id}`);
+      if (!statement) throw new Refusal('not_found', `no user ${id}`);
       res.json(statement satisfies Statement);
     },
 
     listPayouts: async (req, res) => {
       const { orgId } = res.locals.auth as RequestAuth;
       const query = req.query as unknown as PayoutQuery;
-      let page: Awaited<ReturnType<PayoutReader['page']>>;
-      try {
-        page = await deps.payoutReader.page(orgId, query.period_id, pageRequest(query));
-      } catch (error) {
-        if (error instanceof PayoutsUnavailable) throw new ApiError(error.code, error.message);
-        throw error;
-      }
+      const page = await deps.payoutReader.page(orgId, query.period_id, pageRequest(query));
       const body: PayoutList = { period: page.period, payouts: page.payouts, next_cursor: page.nextCursor };
       res.json(body);
     },

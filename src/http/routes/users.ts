@@ -1,10 +1,10 @@
 import type { operations } from '../../../generated/openapi.ts';
+import { Refusal } from '../../domain/refusal.ts';
 import type { UserReader } from '../../services/users.ts';
 import { toWireUser } from '../../wire/users.ts';
-import { ApiError } from '../errors.ts';
-import type { ContractHandlers } from '../handlers.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
 import { pageRequest } from '../pages.ts';
+import type { PublicHandlers } from './index.ts';
 
 type UserList = operations['listUsers']['responses'][200]['content']['application/json'];
 type User = operations['getUser']['responses'][200]['content']['application/json'];
@@ -15,7 +15,7 @@ export interface UserRouteDeps {
   userReader: UserReader;
 }
 
-export function userHandlers(deps: UserRouteDeps): Pick<ContractHandlers, 'listUsers' | 'getUser'> {
+export function userHandlers(deps: UserRouteDeps): Pick<PublicHandlers, 'listUsers' | 'getUser'> {
   return {
     listUsers: async (req, res) => {
       const { orgId } = res.locals.auth as RequestAuth;
@@ -32,7 +32,7 @@ export function userHandlers(deps: UserRouteDeps): Pick<ContractHandlers, 'listU
       const { orgId } = res.locals.auth as RequestAuth;
       const { id } = req.params as GetParams['path'];
       const user = await deps.userReader.find(orgId, id);
-      if (!user) throw new ApiError('not_found', `no user ${id}`);
+      if (!user) throw new Refusal('not_found', `no user ${id}`);
       res.json(toWireUser(user) satisfies User);
     },
   };

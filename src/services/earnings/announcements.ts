@@ -1,6 +1,6 @@
 import type { EarningStatus } from '../../domain/earnings/types.ts';
 import type { EarningRecord } from '../../repositories/earnings.ts';
-import type { OrgConfig } from '../../repositories/orgConfig.ts';
+import type { OrgConfig } from '../../repositories/orgs.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import { toWireEarning } from '../../wire/earnings.ts';
 import { subscribedEndpoints } from '../orgConfig.ts';

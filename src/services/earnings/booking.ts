@@ -10,8 +10,9 @@ import type {
 import type { PeriodId } from '../../domain/periods.ts';
 import { newId } from '../../lib/ids.ts';
 import { countEarningsRows } from '../../lib/operationsMetrics.ts';
-import { EarningRepository, type LineRow, type NewEarning } from '../../repositories/earnings.ts';
-import { LedgerPeriodRepository } from '../../repositories/ledgerPeriods.ts';
+import type { LineRow, NewEarning } from '../../repositories/earnings.ts';
+import * as earnings from '../../repositories/earnings.ts';
+import * as periods from '../../repositories/periods.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import { EarningAnnouncements, type KnownEndpoints } from './announcements.ts';
 
@@ -52,17 +53,17 @@ export function addCounts(a: BookingCounts, b: BookingCounts): BookingCounts {
 }
 
 /**
- * The trace as written: with the deal event that caused it; and for a recompute after a plan change, whose rows
- * have no event, a replacement the ledger could only call an amount change is the new plan version's doing.
+ * The trace as written: with the deal event that caused it; and for a recompute, whose rows have no event, a
+ * replacement the ledger could only call an amount change is the doing of what asked for the recompute (a new plan
+ * version unless `recomputedFor` says otherwise). A row that replaces none, written by a recompute for a stated
+ * reason (a top-up of a locked line after an exchange rate was set, say), ends with that reason's sentence.
  */
-function tracedWith(
-  trace: EarningTrace,
-  cause: TraceCause | null,
-  recomputedFor: TraceReplacement = PLAN_VERSION_CHANGED,
-): EarningTrace {
+function tracedWith(trace: EarningTrace, cause: TraceCause | null, recomputedFor?: TraceReplacement): EarningTrace {
   if (cause) return { ...trace, cause };
   const replaced = trace.superseded;
-  if (!replaced?.reason) return trace;
+  if (!replaced?.reason) {
+    return recomputedFor ? { ...trace, explanation: [...trace.explanation, recomputedFor.explanation] } : trace;
+  }
   return { ...trace, superseded: { ...replaced, reason: causedBy(replaced.reason, cause, recomputedFor) } };
 }
 
@@ -87,9 +88,6 @@ export function isLive(row: LedgerRow): boolean {
   return row.status === 'pending' || row.status === 'projected';
 }
 
-const earnings = new EarningRepository();
-const ledgerPeriods = new LedgerPeriodRepository();
-
 /**
  * Brings each target's line to its target (reconcileLine) and reverses the live rows of dropped lines. The
  * periods rows are booked into or moved out of are held FOR SHARE before the rows are read, so a concurrent
@@ -104,14 +102,14 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
   const statuses = new Map<PeriodId, PeriodStatus>();
   const held = new Set<PeriodId>();
   /** Holds the periods; true when it had to create some (which were not held when it was called). */
-  const hold = async (periods: Iterable<PeriodId>, bookedInto: ReadonlySet<PeriodId>): Promise<boolean> => {
-    const fresh = [...new Set(periods)].filter((periodId) => !held.has(periodId));
+  const hold = async (periodIds: Iterable<PeriodId>, bookedInto: ReadonlySet<PeriodId>): Promise<boolean> => {
+    const fresh = [...new Set(periodIds)].filter((periodId) => !held.has(periodId));
     if (fresh.length === 0) return false;
-    const found = await ledgerPeriods.sharePeriods(tx, orgId, fresh);
+    const found = await periods.sharePeriods(tx, orgId, fresh);
     const missing = fresh.filter((periodId) => !found.has(periodId) && bookedInto.has(periodId));
     if (missing.length > 0) {
-      await ledgerPeriods.ensurePeriods(tx, orgId, missing);
-      for (const [periodId, status] of await ledgerPeriods.sharePeriods(tx, orgId, missing)) {
+      await periods.ensurePeriods(tx, orgId, missing);
+      for (const [periodId, status] of await periods.sharePeriods(tx, orgId, missing)) {
         found.set(periodId, status);
       }
     }

@@ -1,18 +1,13 @@
+import { overrideDepthOf, scopeOfDealChange } from '../../domain/earnings/changeScope.ts';
 import { creditedReps } from '../../domain/earnings/credit.ts';
+import { dealPeriodMoved } from '../../domain/earnings/dealPeriods.ts';
 import { EMPTY_HIERARCHY, managersEver } from '../../domain/earnings/hierarchy.ts';
-import {
-  countsPeriod,
-  dealPeriodId,
-  dealPeriodMoved,
-  evaluateLines,
-  overrideDepthOf,
-  scopeOfDealChange,
-} from '../../domain/earnings/targets.ts';
+import { evaluateScope } from '../../domain/earnings/scopeEvaluation.ts';
 import type { DealSnapshot, Rep } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
-import { EarningRepository } from '../../repositories/earnings.ts';
-import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts';
+import * as earnings from '../../repositories/earnings.ts';
+import * as evaluationLocks from '../../repositories/evaluationLocks.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import type { DealChange } from '../dealChanges.ts';
 import { book } from './booking.ts';
@@ -21,12 +16,9 @@ import { drawTargetsOfDealChange } from './draws.ts';
 import { creditedRepsOf, dealSnapshotOf } from './engineAdapter.ts';
 import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
 
-const evaluationLocks = new EvaluationLockRepository();
-const earnings = new EarningRepository();
-
 /**
  * In the ingestion transaction, with the deal row locked: for each active plan, the lines the change can
- * affect (scopeOfDealChange) for the reps the deal credits before and after, evaluated and booked.
+ * affect (scopeOfDealChange: the credited reps' lines and their managers' override lines), evaluated and booked.
  */
 export async function evaluateDealChange(
   tx: Transaction,
@@ -60,7 +52,7 @@ export async function evaluateDealChange(
     }
   }
   if (reps.size === 0) return;
-  const plans = await context.versions.of(orgId, config.plansInForce);
+  const plans = await context.versions.of(tx, orgId, config.plansInForce);
   // With override chips, the managers above the credited reps (on any day, within the deepest chip) have lines
   // on this deal too. The hierarchy is read before the locks, to know whom to lock; a hierarchy change that
   // commits meanwhile recomputes its managers after waiting for this event (see RepHierarchyAdmin.setManager).
@@ -79,7 +71,7 @@ export async function evaluateDealChange(
   const work = plans.flatMap((plan) =>
     scopeOfDealChange(plan, before, after, today, formerlyCredited, org.hierarchy).flatMap((scope) => {
       const rep = reps.get(scope.rep_external_id);
-      return rep ? [{ plan, rep, periods: scope.periods }] : [];
+      return rep ? [{ plan, rep, scope }] : [];
     }),
   );
   // The reps' locks, one batch in id order (a deal event, a recompute and a hierarchy change never wait for each
@@ -91,32 +83,27 @@ export async function evaluateDealChange(
     [...reps.values()].map((rep) => rep.user_id),
   );
   const reads = [...reps.values()].flatMap((rep) => {
-    const periods = work.filter((item) => item.rep === rep).flatMap((item) => item.periods);
+    const periods = work.filter((item) => item.rep === rep).flatMap((item) => item.scope.periods);
     if (periods.length === 0) return [];
     return [dealsReadBy(tx, orgId, rep, plans, org, spanOf(periods)).then((deals) => [rep.user_id, deals] as const)];
   });
   const [, read] = await Promise.all([locked, Promise.all(reads)]);
   const dealsByRep = new Map<string, DealSnapshot[]>(read);
-  // A commission, flat or override line without caps depends on its deal alone: only the changed deal's need
-  // evaluating.
-  // Tiered, attainment and capped lines depend on the rep's whole period: all of its lines are evaluated.
-  const targets = work.flatMap(({ plan, rep, periods }) => {
-    const dealChips = { ...plan, chips: plan.chips.filter((chip) => !countsPeriod(plan, chip)) };
-    const periodChips = { ...plan, chips: plan.chips.filter((chip) => countsPeriod(plan, chip)) };
-    const deals = (dealsByRep.get(rep.user_id) ?? []).filter((deal) =>
-      periods.includes(dealPeriodId(deal, plan.period, today)),
-    );
-    const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));
-    const hierarchy = org.hierarchy;
-    // Back in the plan's chip order, which is the order rows written together are numbered in.
-    return [
-      ...evaluateLines({ plan: dealChips, rep, deals: [after], periods: [], today, money, hierarchy }).targets,
-      ...(periodChips.chips.length === 0
-        ? []
-        : evaluateLines({ plan: periodChips, rep, deals: [...deals, after], periods, today, money, hierarchy })
-            .targets),
-    ].sort((a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0));
-  });
+  // A commission, flat or override line without caps depends on its deal alone: only the changed deal's is
+  // evaluated. Tiered, attainment and capped lines depend on the rep's whole period: all of them are evaluated.
+  const targets = work.flatMap(
+    ({ plan, rep, scope }) =>
+      evaluateScope({
+        plan,
+        rep,
+        scope,
+        changed: after,
+        deals: dealsByRep.get(rep.user_id) ?? [],
+        today,
+        money,
+        hierarchy: org.hierarchy,
+      }).targets,
+  );
   // Draw lines of settled (locked) periods the deal is or was in, and of every settled period after them.
   targets.push(...(await drawTargetsOfDealChange(tx, orgId, plans, [...reps.values()], { before, after }, today, org)));
   await book(tx, {

@@ -1,4 +1,6 @@
 import { assignmentWindows, windowsOverlapPeriod } from '../../domain/earnings/assignments.ts';
+import { overrideDepthOf } from '../../domain/earnings/changeScope.ts';
+import { dealPeriodId } from '../../domain/earnings/dealPeriods.ts';
 import {
   DRAW_CHIP_KEY,
   DRAW_RECOVERY_CHIP_KEY,
@@ -8,23 +10,23 @@ import {
   readPlanDraw,
 } from '../../domain/earnings/draws.ts';
 import { EMPTY_HIERARCHY } from '../../domain/earnings/hierarchy.ts';
-import { dealPeriodId, evaluateLines, overrideDepthOf } from '../../domain/earnings/targets.ts';
+import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, EnginePlanVersion, LineTarget, PeriodStatus, Rep } from '../../domain/earnings/types.ts';
 import { type CalendarDate, type PeriodId, periodBounds, periodKindOf } from '../../domain/periods.ts';
-import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
-import { EarningRepository } from '../../repositories/earnings.ts';
-import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts';
-import { LedgerPeriodRepository } from '../../repositories/ledgerPeriods.ts';
-import { OrgConfigRepository } from '../../repositories/orgConfig.ts';
-import { PlanStateRepository } from '../../repositories/planStates.ts';
+import * as deals from '../../repositories/deals.ts';
+import * as earnings from '../../repositories/earnings.ts';
+import * as locks from '../../repositories/evaluationLocks.ts';
+import * as orgs from '../../repositories/orgs.ts';
+import * as periods from '../../repositories/periods.ts';
+import * as plans from '../../repositories/plans.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
-import { UserRepository } from '../../repositories/users.ts';
-import { WebhookEndpointPresence } from '../../repositories/webhookEndpoints.ts';
+import * as users from '../../repositories/users.ts';
+import * as webhookEndpoints from '../../repositories/webhookEndpoints.ts';
 import { book } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
 import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
 
-// When draws are settled (issue 16, item 4). A period's draw lines exist once the period is locked: the lock
+// When draws are settled. A period's draw lines exist once the period is locked: the lock
 // settles the draw of every rep the plan covers in the period, deals or not, before the period's pending rows
 // are approved, so the draw appears on the statement and in the payouts of the locked period. From then on, a
 // change to the earnings of a locked period (a late deal, a clawback) re-derives that period's draw lines and
@@ -32,14 +34,6 @@ import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader
 // or clawbacks in the earliest open period, like every change to a locked period. An open period has no draw
 // lines yet: what it will pay is settled when it is locked.
 
-const dealSnapshots = new DealSnapshotRepository();
-const earnings = new EarningRepository();
-const locks = new EvaluationLockRepository();
-const ledgerPeriods = new LedgerPeriodRepository();
-const orgConfigs = new OrgConfigRepository();
-const planStates = new PlanStateRepository();
-const users = new UserRepository();
-const endpoints = new WebhookEndpointPresence();
 const NO_HIERARCHY: OrgHierarchy = { hierarchy: EMPTY_HIERARCHY, reps: new Map() };
 
 export function hasDraw(plan: EnginePlanVersion): boolean {
@@ -80,18 +74,26 @@ export async function drawTargetsFrom(
   const hierarchy = overrides ? (org ?? (await loadHierarchy(tx, orgId))) : NO_HIERARCHY;
   const read = overrides
     ? await dealsReadBy(tx, orgId, rep, [plan], hierarchy, span)
-    : await dealSnapshots.dealsOfRepAround(tx, orgId, rep.user_id, span);
-  const deals = (changedDeal ? [...read, changedDeal] : read).filter((deal) =>
+    : await deals.dealsOfRepAround(tx, orgId, rep.user_id, span);
+  const inPeriods = (changedDeal ? [...read, changedDeal] : read).filter((deal) =>
     periods.includes(dealPeriodId(deal, plan.period, today)),
   );
   // The draw compares earnings in the plan's currency: deals in others are converted as the chips' lines are.
-  const config = await orgConfigs.load(tx, orgId);
+  const config = await orgs.loadConfig(tx, orgId);
   const money = { default_currency: config.defaultCurrency, rates: config.rates };
-  const chips = evaluateLines({ plan, rep, deals, periods, today, money, hierarchy: hierarchy.hierarchy }).targets;
+  const chips = evaluateLines({
+    plan,
+    rep,
+    deals: inPeriods,
+    periods,
+    today,
+    money,
+    hierarchy: hierarchy.hierarchy,
+  }).targets;
   const advance = drawChipId(plan.plan_id, DRAW_CHIP_KEY);
   const recovery = drawChipId(plan.plan_id, DRAW_RECOVERY_CHIP_KEY);
   const opening = await earnings.drawBalanceBefore(tx, orgId, rep.user_id, plan.plan_id, { advance, recovery }, from);
-  await planStates.ensureDrawChips(tx, orgId, plan.plan_id, [
+  await plans.ensureDrawChips(tx, orgId, plan.plan_id, [
     { id: advance, key: DRAW_CHIP_KEY },
     { id: recovery, key: DRAW_RECOVERY_CHIP_KEY },
   ]);
@@ -114,7 +116,7 @@ export async function drawTargetsOfDealChange(
 ): Promise<LineTarget[]> {
   const drawPlans = plans.filter(hasDraw);
   if (drawPlans.length === 0) return [];
-  const statuses = await ledgerPeriods.periodStatuses(tx, orgId);
+  const statuses = await periods.periodStatuses(tx, orgId);
   const targets: LineTarget[] = [];
   for (const plan of drawPlans) {
     const settled = settledPeriods(statuses, plan);
@@ -142,13 +144,13 @@ export async function settleDrawsOfPeriod(
   periodId: PeriodId,
   context: EvaluationContext,
 ): Promise<void> {
-  const states = (await planStates.planStates(tx, orgId)).filter((state) => state.status === 'active');
-  const plans = (await context.versions.of(orgId, states)).filter(
+  const states = (await plans.planStates(tx, orgId)).filter((state) => state.status === 'active');
+  const versions = (await context.versions.of(tx, orgId, states)).filter(
     (plan) => hasDraw(plan) && plan.period === periodKindOf(periodId),
   );
-  if (plans.length === 0) return;
+  if (versions.length === 0) return;
   const reps = (await users.repsOfOrg(tx, orgId)).filter((rep) =>
-    plans.some((plan) => windowsOverlapPeriod(assignmentWindows(plan, rep.external_id), periodId)),
+    versions.some((plan) => windowsOverlapPeriod(assignmentWindows(plan, rep.external_id), periodId)),
   );
   if (reps.length === 0) return;
   await locks.lockRepsForEvaluation(
@@ -156,12 +158,12 @@ export async function settleDrawsOfPeriod(
     orgId,
     reps.map((rep) => rep.user_id),
   );
-  const statuses = await ledgerPeriods.periodStatuses(tx, orgId);
+  const statuses = await periods.periodStatuses(tx, orgId);
   if ((statuses.get(periodId) ?? 'open') !== 'open') return;
   const today = context.today();
-  const org = plans.some((plan) => overrideDepthOf(plan) > 0) ? await loadHierarchy(tx, orgId) : NO_HIERARCHY;
+  const org = versions.some((plan) => overrideDepthOf(plan) > 0) ? await loadHierarchy(tx, orgId) : NO_HIERARCHY;
   const targets: LineTarget[] = [];
-  for (const plan of plans) {
+  for (const plan of versions) {
     const settled = [...settledPeriods(statuses, plan), periodId].sort();
     for (const rep of reps) {
       if (!windowsOverlapPeriod(assignmentWindows(plan, rep.external_id), periodId)) continue;
@@ -174,6 +176,6 @@ export async function settleDrawsOfPeriod(
     droppedLines: [],
     triggeringDomainEventId: null,
     cause: null,
-    endpoints: await endpoints.hasWebhookEndpoints(tx, orgId),
+    endpoints: await webhookEndpoints.hasWebhookEndpoints(tx, orgId),
   });
 }

@@ -1,7 +1,8 @@
 import type { DealSnapshot, EnginePlanVersion, Rep } from '../../domain/earnings/types.ts';
 import type { DealRecord } from '../../repositories/deals.ts';
-import type { PlanState } from '../../repositories/planStates.ts';
-import type { PlanRepository, PlanVersionSnapshot } from '../../repositories/plans.ts';
+import type { PlanState, PlanVersionSnapshot } from '../../repositories/plans.ts';
+import * as plans from '../../repositories/plans.ts';
+import type { Transaction } from '../../repositories/transaction.ts';
 
 // The pure engine's inputs (src/domain/earnings) made from what the repositories return.
 
@@ -54,20 +55,16 @@ export function creditedRepsOf(deal: DealRecord): Rep[] {
 
 /** Plan versions in the engine's terms, read once each: a version never changes once written. */
 export class EnginePlanVersions {
-  readonly #plans: PlanRepository;
   readonly #versions = new Map<string, EnginePlanVersion>();
 
-  constructor(plans: PlanRepository) {
-    this.#plans = plans;
-  }
-
-  async of(orgId: string, states: readonly PlanState[]): Promise<EnginePlanVersion[]> {
+  /** The versions named, each read on a cache miss in the evaluation's own transaction. */
+  async of(tx: Transaction, orgId: string, states: readonly PlanState[]): Promise<EnginePlanVersion[]> {
     const versions: EnginePlanVersion[] = [];
     for (const state of states) {
       let version = this.#versions.get(state.version_id);
       if (!version) {
         // Plan versions never change once written, and the one named here is committed: read it once.
-        const snapshot = await this.#plans.snapshot(orgId, state.plan_id, state.version_id);
+        const snapshot = await plans.versionSnapshot(tx, orgId, state.plan_id, state.version_id);
         if (!snapshot) throw new Error(`plan ${state.plan_id} of org ${orgId} has no version ${state.version_id}`);
         version = enginePlanOf(snapshot);
         if (this.#versions.size >= PLAN_CACHE_SIZE) this.#versions.clear();

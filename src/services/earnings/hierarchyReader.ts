@@ -1,8 +1,8 @@
+import { repsReadBy } from '../../domain/earnings/changeScope.ts';
 import { type RepHierarchy, repHierarchyOf } from '../../domain/earnings/hierarchy.ts';
-import { repsReadBy } from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, EnginePlanVersion, Rep } from '../../domain/earnings/types.ts';
-import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
-import { RepManagerRepository } from '../../repositories/repManagers.ts';
+import * as deals from '../../repositories/deals.ts';
+import * as repManagers from '../../repositories/repManagers.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 
 /** The org's rep hierarchy for the engine, and the reps it names by external id (with their user ids). */
@@ -10,9 +10,6 @@ export interface OrgHierarchy {
   hierarchy: RepHierarchy;
   reps: Map<string, Rep>;
 }
-
-const repManagers = new RepManagerRepository();
-const dealSnapshots = new DealSnapshotRepository();
 
 export async function loadHierarchy(tx: Transaction, orgId: string): Promise<OrgHierarchy> {
   const entries = await repManagers.entriesOfOrg(tx, orgId);
@@ -48,9 +45,9 @@ export async function dealsReadBy(
   const userIds = [rep.user_id, ...[...readFor].flatMap((externalId) => org.reps.get(externalId)?.user_id ?? [])];
   // Issued together (and so in the transaction's order, right after whatever the caller issued before this call).
   const read = await Promise.all(
-    [...new Set(userIds)].map((userId) => dealSnapshots.dealsOfRepAround(tx, orgId, userId, span)),
+    [...new Set(userIds)].map((userId) => deals.dealsOfRepAround(tx, orgId, userId, span)),
   );
-  const deals = new Map<string, DealSnapshot>();
-  for (const deal of read.flat()) deals.set(deal.id, deal);
-  return [...deals.values()];
+  const byId = new Map<string, DealSnapshot>();
+  for (const deal of read.flat()) byId.set(deal.id, deal);
+  return [...byId.values()];
 }

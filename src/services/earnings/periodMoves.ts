@@ -1,10 +1,8 @@
 import { type LedgerRow, lockPeriod, markPeriodPaid } from '../../domain/earnings/ledger.ts';
-import { EarningRepository } from '../../repositories/earnings.ts';
+import * as earnings from '../../repositories/earnings.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import type { PeriodStatusChange } from '../periodChanges.ts';
 import { EarningAnnouncements } from './announcements.ts';
-
-const earnings = new EarningRepository();
 
 /** The period is locked (FOR UPDATE) and now `locked`: its pending rows become approved, amounts frozen. */
 export function approvePendingRows(tx: Transaction, change: PeriodStatusChange): Promise<void> {

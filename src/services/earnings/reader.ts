@@ -1,12 +1,8 @@
 import { cutFeedPage } from '../../domain/deals/feed.ts';
 import { keysetCursor, keysetFingerprint } from '../../domain/lists/keysetCursor.ts';
-import {
-  type EarningListFilters,
-  type EarningRecord,
-  EarningRepository,
-  type EarningWithTrace,
-} from '../../repositories/earnings.ts';
-import { FeedWriterRepository } from '../../repositories/feedWriters.ts';
+import type { EarningListFilters, EarningRecord, EarningWithTrace } from '../../repositories/earnings.ts';
+import * as earnings from '../../repositories/earnings.ts';
+import * as feedWriters from '../../repositories/feedWriters.ts';
 import { poolStatements, type SqlPool } from '../../repositories/transaction.ts';
 
 export interface EarningPage {
@@ -44,25 +40,17 @@ export function earningListFingerprint(orgId: string, filters: EarningListFilter
  */
 export class EarningReader {
   readonly #pool: SqlPool;
-  readonly #earnings = new EarningRepository();
-  readonly #feedWriters = new FeedWriterRepository();
 
   constructor(pool: SqlPool) {
     this.#pool = pool;
   }
 
-  /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */
+  /** Refuses (`invalid_body`) a cursor that is malformed or was issued for other filters or another org. */
   async listPage(orgId: string, query: EarningPageQuery): Promise<EarningPage> {
     const fingerprint = earningListFingerprint(orgId, query.filters);
     const from = query.cursor === undefined ? null : EARNING_CURSOR.decode(query.cursor, fingerprint);
-    const horizon = await this.#feedWriters.horizon(poolStatements(this.#pool), orgId);
-    const rows = await this.#earnings.listAfter(
-      poolStatements(this.#pool),
-      orgId,
-      query.filters,
-      from,
-      query.limit + 1,
-    );
+    const horizon = await feedWriters.horizon(poolStatements(this.#pool), orgId);
+    const rows = await earnings.listAfter(poolStatements(this.#pool), orgId, query.filters, from, query.limit + 1);
     const page = cutFeedPage(
       rows.map((row) => ({ row, id: row.id, updated_at: row.created_at })),
       { from, limit: query.limit, ...horizon },
@@ -74,6 +62,6 @@ export class EarningReader {
   }
 
   find(orgId: string, id: string): Promise<EarningWithTrace | null> {
-    return this.#earnings.findWithTrace(poolStatements(this.#pool), orgId, id);
+    return earnings.findWithTrace(poolStatements(this.#pool), orgId, id);
   }
 }

@@ -1,8 +1,10 @@
 import type { Database } from '../db/prisma.ts';
 import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
-import { type AuditEntryRecord, type AuditFilters, AuditRepository } from '../repositories/audit.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
-import { AdminError } from './adminError.ts';
+import { Refusal } from '../domain/refusal.ts';
+import type { AuditEntryRecord, AuditFilters } from '../repositories/audit.ts';
+import * as audit from '../repositories/audit.ts';
+import * as orgs from '../repositories/orgs.ts';
+import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
 
 export interface AuditPage {
   entries: AuditEntryRecord[];
@@ -24,25 +26,23 @@ export function auditLogFingerprint(orgId: string, filters: AuditFilters): strin
 
 /** Reading an org's audit log: keyset pages for the admin API, the latest entries for `quotient audit`; newest first. */
 export class AuditLogReader {
-  readonly #audit: AuditRepository;
-  readonly #orgs: OrgRepository;
+  readonly #statements: Transaction;
 
   constructor(db: Database) {
-    this.#audit = new AuditRepository(db);
-    this.#orgs = new OrgRepository(db);
+    this.#statements = databaseStatements(db);
   }
 
   /** The org's latest `limit` entries (at or after `since`); an unknown org is `not_found`. */
   async latest(orgId: string, options: { limit: number; since?: Date }): Promise<AuditEntryRecord[]> {
-    if (!(await this.#orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
-    return this.#audit.listForOrg(orgId, options);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
+    return audit.listForOrg(this.#statements, orgId, options);
   }
 
-  /** Throws InvalidCursor for a cursor that is malformed or was issued for other filters or another org. */
+  /** Refuses (`invalid_body`) a cursor that is malformed or was issued for other filters or another org. */
   async listPage(orgId: string, query: { filters: AuditFilters; limit: number; cursor?: string }): Promise<AuditPage> {
     const fingerprint = auditLogFingerprint(orgId, query.filters);
     const from = query.cursor === undefined ? null : AUDIT_CURSOR.decode(query.cursor, fingerprint);
-    const rows = await this.#audit.listPage(orgId, query.filters, from, query.limit + 1);
+    const rows = await audit.listPage(this.#statements, orgId, query.filters, from, query.limit + 1);
     const page = AUDIT_CURSOR.page(rows, query.limit, fingerprint, (entry) => ({
       at: entry.occurred_at,
       id: entry.id,

@@ -1,6 +1,4 @@
-import type { Database } from '../../db/prisma.ts';
 import type { CalendarDate } from '../../domain/periods.ts';
-import { PlanRepository } from '../../repositories/plans.ts';
 import type { SqlPool, Transaction } from '../../repositories/transaction.ts';
 import type { DealChange, DealChangeListener } from '../dealChanges.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from '../periodChanges.ts';
@@ -9,7 +7,7 @@ import { evaluateDealChange } from './dealEvaluation.ts';
 import { settleDrawsOfPeriod } from './draws.ts';
 import { EnginePlanVersions } from './engineAdapter.ts';
 import { approvePendingRows, payApprovedRows } from './periodMoves.ts';
-import { type RecomputeRequest, type RecomputeSummary, recomputePlans } from './recompute.ts';
+import { type RecomputeRequest, type RecomputeSummary, recomputePlans } from './planRecompute.ts';
 
 // The earnings ledger wired to the database (docs/plans-and-earnings.md, Earnings). The pure engine decides
 // (src/domain/earnings): which lines a change can affect, each line's target, and how a line's rows must move
@@ -47,8 +45,8 @@ function todayUtc(): CalendarDate {
 export class EarningsEngine implements DealChangeListener, PeriodChangeListener {
   readonly #context: EvaluationContext;
 
-  constructor(db: Database, options: EarningsOptions = {}) {
-    this.#context = { versions: new EnginePlanVersions(new PlanRepository(db)), today: options.today ?? todayUtc };
+  constructor(options: EarningsOptions = {}) {
+    this.#context = { versions: new EnginePlanVersions(), today: options.today ?? todayUtc };
   }
 
   /**

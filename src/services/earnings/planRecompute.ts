@@ -1,18 +1,21 @@
 import { assignmentWindows } from '../../domain/earnings/assignments.ts';
+import { repsReadBy } from '../../domain/earnings/changeScope.ts';
+import { dealPeriodId } from '../../domain/earnings/dealPeriods.ts';
 import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId } from '../../domain/earnings/draws.ts';
-import { dealPeriodId, evaluateLines, repsReadBy } from '../../domain/earnings/targets.ts';
+import { movedByRate, type RateChange, ratesBefore } from '../../domain/earnings/rateChange.ts';
+import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { LineTarget, Rep, TraceReplacement } from '../../domain/earnings/types.ts';
 import type { CalendarDate, PeriodId } from '../../domain/periods.ts';
-import { DealSnapshotRepository } from '../../repositories/dealSnapshots.ts';
-import { EarningRepository } from '../../repositories/earnings.ts';
-import { EvaluationLockRepository } from '../../repositories/evaluationLocks.ts';
-import { FeedWriterRepository } from '../../repositories/feedWriters.ts';
-import { LedgerPeriodRepository } from '../../repositories/ledgerPeriods.ts';
-import { OrgConfigRepository } from '../../repositories/orgConfig.ts';
-import { PlanStateRepository } from '../../repositories/planStates.ts';
+import * as deals from '../../repositories/deals.ts';
+import * as earnings from '../../repositories/earnings.ts';
+import * as locks from '../../repositories/evaluationLocks.ts';
+import * as feedWriters from '../../repositories/feedWriters.ts';
+import * as orgs from '../../repositories/orgs.ts';
+import * as periods from '../../repositories/periods.ts';
+import * as plans from '../../repositories/plans.ts';
 import { inTransaction, poolStatements, type SqlPool, type Transaction } from '../../repositories/transaction.ts';
-import { UserRepository } from '../../repositories/users.ts';
-import { WebhookEndpointPresence } from '../../repositories/webhookEndpoints.ts';
+import * as users from '../../repositories/users.ts';
+import * as webhookEndpoints from '../../repositories/webhookEndpoints.ts';
 import { EarningAnnouncements } from './announcements.ts';
 import { addCounts, type BookingCounts, book, isLive, NO_COUNTS } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
@@ -51,6 +54,11 @@ export interface RecomputeRequest {
    * replace say the hierarchy changed.
    */
   hierarchyChange?: { userIds: readonly string[] };
+  /**
+   * An exchange rate that was set: the lines it moves are recomputed in locked and paid periods too (the ledger
+   * books the difference in the next open period), see rateChange.ts.
+   */
+  rateChange?: RateChange;
 }
 
 const HIERARCHY_CHANGED: TraceReplacement = {
@@ -59,16 +67,6 @@ const HIERARCHY_CHANGED: TraceReplacement = {
 };
 
 const DEFAULT_RECOMPUTE_CONCURRENCY = 4;
-
-const earnings = new EarningRepository();
-const dealSnapshots = new DealSnapshotRepository();
-const feedWriters = new FeedWriterRepository();
-const locks = new EvaluationLockRepository();
-const ledgerPeriods = new LedgerPeriodRepository();
-const planStates = new PlanStateRepository();
-const users = new UserRepository();
-const endpoints = new WebhookEndpointPresence();
-const orgConfigs = new OrgConfigRepository();
 
 /**
  * Recomputes the plans' lines in open periods, one rep per transaction (under the rep's evaluation lock, so
@@ -87,8 +85,8 @@ export async function recomputePlans(
   // A deal event in progress may have read the plans as they were before the change that asked for this
   // recompute; once it has ended, every rep evaluated below reflects both.
   await feedWriters.waitForDealWritersBefore(reader, orgId);
-  const plans = await planStates.planStates(reader, orgId, request.planIds);
-  const planIds = plans.map((plan) => plan.plan_id);
+  const states = await plans.planStates(reader, orgId, request.planIds);
+  const planIds = states.map((plan) => plan.plan_id);
   const only = request.hierarchyChange && new Set(request.hierarchyChange.userIds);
   // A hierarchy change names the managers it moves: each is recomputed even when nothing else would select it (a
   // manager whose only report left, with every override row approved in a locked period, has no open rows).
@@ -107,7 +105,16 @@ export async function recomputePlans(
       const result = await inTransaction(pool, (tx) =>
         recomputeRep(
           tx,
-          { orgId, userId: rep, planIds, today, org, hierarchyChange: Boolean(only), recomputedFor },
+          {
+            orgId,
+            userId: rep,
+            planIds,
+            today,
+            org,
+            hierarchyChange: Boolean(only),
+            rateChange: request.rateChange,
+            recomputedFor,
+          },
           context,
         ),
       );
@@ -136,13 +143,14 @@ interface RepRecompute {
   today: CalendarDate;
   org: OrgHierarchy;
   hierarchyChange: boolean;
+  rateChange: RateChange | undefined;
   /** Why rows whose amount moved are replaced: a new plan version when absent. */
   recomputedFor: TraceReplacement | undefined;
 }
 
 async function recomputeRep(
   tx: Transaction,
-  { orgId, userId, planIds, today, org, hierarchyChange, recomputedFor }: RepRecompute,
+  { orgId, userId, planIds, today, org, hierarchyChange, rateChange, recomputedFor }: RepRecompute,
   context: EvaluationContext,
 ): Promise<{ counts: BookingCounts; deals: number }> {
   await feedWriters.joinFeedWriters(tx, orgId);
@@ -150,84 +158,89 @@ async function recomputeRep(
   const found = await users.findRepById(tx, orgId, userId);
   if (!found) return { counts: NO_COUNTS, deals: 0 };
   const rep: Rep = found;
-  const states = await planStates.planStates(tx, orgId, planIds);
+  const states = await plans.planStates(tx, orgId, planIds);
   const archived = states.filter((state) => state.status === 'archived').map((state) => state.plan_id);
-  const hasWebhookEndpoints = await endpoints.hasWebhookEndpoints(tx, orgId);
+  const hasWebhookEndpoints = await webhookEndpoints.hasWebhookEndpoints(tx, orgId);
   const announcements = new EarningAnnouncements(tx, orgId, hasWebhookEndpoints);
 
   const reversed = await earnings.reverseProjectionsOfRep(tx, orgId, userId, archived);
   await announcements.statusChanged(reversed, () => 'projected');
   let counts: BookingCounts = { ...NO_COUNTS, rows_reversed: reversed.length };
 
-  const plans = await context.versions.of(
+  const versions = await context.versions.of(
+    tx,
     orgId,
     states.filter((state) => state.status === 'active'),
   );
-  if (plans.length === 0) return { counts, deals: 0 };
+  if (versions.length === 0) return { counts, deals: 0 };
   const rows = await earnings.standingRowsOfRep(
     tx,
     orgId,
     userId,
-    plans.map((plan) => plan.plan_id),
+    versions.map((plan) => plan.plan_id),
   );
-  const owned = await dealSnapshots.dealsOfRep(tx, orgId, userId);
+  const owned = await deals.dealsOfRep(tx, orgId, userId);
   // With override chips, the deals of the rep's reports (on any day, within the chips' depth) too.
-  const reportIds = new Set(plans.flatMap((plan) => [...repsReadBy(plan, rep.external_id, org.hierarchy)]));
+  const reportIds = new Set(versions.flatMap((plan) => [...repsReadBy(plan, rep.external_id, org.hierarchy)]));
   reportIds.delete(rep.external_id);
   const read = new Map(owned.map((deal) => [deal.id, deal]));
   for (const report of reportIds) {
     const reportRep = org.reps.get(report);
     if (!reportRep) continue;
-    for (const deal of await dealSnapshots.dealsOfRep(tx, orgId, reportRep.user_id)) read.set(deal.id, deal);
+    for (const deal of await deals.dealsOfRep(tx, orgId, reportRep.user_id)) read.set(deal.id, deal);
   }
   // Deals that changed owner (or left the rep's reports) since this rep's rows were written: evaluated so that
   // their lines go to zero.
   const formerIds = [
     ...new Set(rows.flatMap((row) => (row.deal_id !== null && !read.has(row.deal_id) ? [row.deal_id] : []))),
   ];
-  const deals = [...read.values(), ...(await dealSnapshots.dealsByIds(tx, orgId, formerIds))];
-  const periodStatuses = await ledgerPeriods.periodStatuses(tx, orgId);
+  const evaluated = [...read.values(), ...(await deals.dealsByIds(tx, orgId, formerIds))];
+  const periodStatuses = await periods.periodStatuses(tx, orgId);
   const isOpen = (periodId: PeriodId) => (periodStatuses.get(periodId) ?? 'open') === 'open';
   const liveLines = new Set(rows.filter(isLive).map((row) => row.line_key));
   // An unpriced line's row of 0 stays a line to evaluate even once its period is locked: a rate set later prices it.
   const unpricedLines = new Set(
     rows.filter((row) => row.pricing === 'missing_exchange_rate').map((row) => row.line_key),
   );
-  const config = await orgConfigs.load(tx, orgId);
+  const config = await orgs.loadConfig(tx, orgId);
   const money = { default_currency: config.defaultCurrency, rates: config.rates };
 
   const targets: LineTarget[] = [];
   const droppedLines = new Set<string>();
-  for (const plan of plans) {
+  for (const plan of versions) {
     const planRows = rows.filter((row) => row.plan_id === plan.plan_id);
     // Every line of a rep the plan does not name earns nothing; with no rows, there is nothing to undo either.
     if (assignmentWindows(plan, rep.external_id).length === 0 && planRows.length === 0) continue;
     const periods = new Set<PeriodId>();
     for (const deal of owned) {
       const periodId = dealPeriodId(deal, plan.period, today);
-      if (isOpen(periodId)) periods.add(periodId);
+      // A rate can move an attainment bonus of a closed period, since it converts what the period counts.
+      if (isOpen(periodId) || rateChange) periods.add(periodId);
     }
     for (const row of planRows) if (row.deal_id === null && isLive(row)) periods.add(row.line_period_id);
-    const evaluation = evaluateLines({
-      plan,
-      rep,
-      deals,
-      periods: [...periods],
-      today,
-      money,
-      hierarchy: org.hierarchy,
-    });
-    // A plan change recomputes lines in open periods; a line booked in a locked one keeps its rows, unless a
-    // live row (a clawback still open) says it is still being booked. A hierarchy change moves override lines
-    // of locked periods as any late change does: the difference is booked in the next open period.
+    const request = { plan, rep, deals: evaluated, periods: [...periods], today, money, hierarchy: org.hierarchy };
+    const evaluation = evaluateLines(request);
+    const moved = rateChange
+      ? movedByRate(
+          evaluateLines({ ...request, money: { ...money, rates: ratesBefore(money.rates, rateChange) } }).targets,
+        )
+      : () => false;
+    // A plan change recomputes lines in open periods, and the forecasts of open deals in any period (a lock freezes
+    // what was earned, not a forecast); an earned line of a locked period keeps its rows, unless a live row (a
+    // clawback still open) says it is still being booked. A hierarchy change moves override lines of locked periods,
+    // and a rate the lines it converts differently, as any late change does: the difference is booked in the next
+    // open period.
     const overrideChips = new Set(plan.chips.filter((chip) => chip.kind === 'override').map((chip) => chip.id));
+    const lateChange = (target: LineTarget) =>
+      (hierarchyChange && overrideChips.has(target.line.chip_id)) || moved(target);
     targets.push(
       ...evaluation.targets.filter(
         (target) =>
           isOpen(target.period_id) ||
+          target.trace.deal?.status === 'open' ||
           liveLines.has(target.line.line_key) ||
           unpricedLines.has(target.line.line_key) ||
-          (hierarchyChange && overrideChips.has(target.line.chip_id)),
+          lateChange(target),
       ),
     );
     const unusable = new Set(
@@ -248,14 +261,12 @@ async function recomputeRep(
       .filter((row) => drawChips.has(row.rule_chip_id) && isLive(row))
       .map((row) => row.line_period_id)
       .sort();
-    // A hierarchy change that moves override lines of locked periods moves what those periods earned, so their
-    // draws (and every settled period's after them) are re-derived too.
-    const movedOverridePeriods = hierarchyChange
-      ? evaluation.targets
-          .filter((target) => overrideChips.has(target.line.chip_id) && !isOpen(target.period_id))
-          .map((target) => target.period_id)
-      : [];
-    const from = [...liveDrawPeriods, ...movedOverridePeriods].sort()[0];
+    // A late change that moves lines of locked periods moves what those periods earned, so their draws (and every
+    // settled period's after them) are re-derived too.
+    const latePeriods = evaluation.targets
+      .filter((target) => !isOpen(target.period_id) && lateChange(target))
+      .map((target) => target.period_id);
+    const from = [...liveDrawPeriods, ...latePeriods].sort()[0];
     if (from !== undefined && hasDraw(plan)) {
       const settled = settledPeriods(periodStatuses, plan);
       targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, from, settled, today, undefined, org)));

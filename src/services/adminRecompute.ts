@@ -1,10 +1,12 @@
 import type { Database } from '../db/prisma.ts';
+import type { RateChange } from '../domain/earnings/rateChange.ts';
 import type { TraceReplacement } from '../domain/earnings/types.ts';
-import { OrgRepository } from '../repositories/orgs.ts';
+import { Refusal } from '../domain/refusal.ts';
+import * as orgs from '../repositories/orgs.ts';
 import type { SqlPool } from '../repositories/transaction.ts';
-import { AdminError } from './adminError.ts';
-import type { EarningsEngine } from './earnings/engine.ts';
-import type { RecomputeProgress, RecomputeSummary } from './earnings/recompute.ts';
+import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
+import type { EarningsEngine } from './earnings/ledgerKeeper.ts';
+import type { RecomputeProgress, RecomputeSummary } from './earnings/planRecompute.ts';
 
 /**
  * Where recomputes run: the server recomputes on its deals pool, two reps at a time; the CLI on a small pool of
@@ -32,6 +34,8 @@ export interface RecomputeInput {
   reason?: TraceReplacement;
   /** Only the override lines of these reps (user ids), in locked periods too: see RecomputeRequest. */
   hierarchyChange?: { userIds: readonly string[] };
+  /** An exchange rate that was set: the lines it moves, in locked periods too: see RecomputeRequest. */
+  rateChange?: RateChange;
 }
 
 /**
@@ -42,17 +46,18 @@ export interface RecomputeInput {
 export class EarningsRecompute {
   readonly #engine: EarningsEngine;
   readonly #capacity: RecomputeCapacity;
-  readonly #orgs: OrgRepository;
+
+  readonly #statements: Transaction;
 
   constructor(db: Database, engine: EarningsEngine, capacity: RecomputeCapacity) {
     this.#engine = engine;
     this.#capacity = capacity;
-    this.#orgs = new OrgRepository(db);
+    this.#statements = databaseStatements(db);
   }
 
   async run(input: RecomputeInput): Promise<RecomputeSummary> {
     const { orgId, planIds } = input;
-    if (!(await this.#orgs.find(orgId))) throw new AdminError('not_found', `no org ${orgId}`);
+    if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
     const report = this.#capacity.progress?.();
     try {
       const summary = await this.#engine.recompute(this.#capacity.pool, {
@@ -61,10 +66,11 @@ export class EarningsRecompute {
         ...(planIds === undefined ? {} : { planIds }),
         ...(input.reason ? { reason: input.reason } : {}),
         ...(input.hierarchyChange ? { hierarchyChange: input.hierarchyChange } : {}),
+        ...(input.rateChange ? { rateChange: input.rateChange } : {}),
         ...(report ? { onProgress: (progress: RecomputeProgress) => report.update(progress) } : {}),
       });
       const missing = (planIds ?? []).filter((planId) => !summary.plan_ids.includes(planId));
-      if (missing.length > 0) throw new AdminError('not_found', `org ${orgId} has no plan ${missing.join(', ')}`);
+      if (missing.length > 0) throw new Refusal('not_found', `org ${orgId} has no plan ${missing.join(', ')}`);
       return summary;
     } finally {
       report?.done();

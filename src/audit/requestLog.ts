@@ -1,6 +1,8 @@
 import type { Logger } from '../lib/logger.ts';
+import * as apiKeys from '../repositories/apiKeys.ts';
 import type { AuditEntryInput } from '../repositories/audit.ts';
-import type { RequestAuditRepository } from '../repositories/requestAudit.ts';
+import * as audit from '../repositories/audit.ts';
+import type { Transaction } from '../repositories/transaction.ts';
 
 export interface AuditLogOptions {
   flushIntervalMs?: number;
@@ -14,7 +16,7 @@ export interface AuditLogOptions {
  * batches. close() writes everything still queued, so a graceful shutdown loses nothing.
  */
 export class AuditLog {
-  private readonly audit: RequestAuditRepository;
+  private readonly statements: Transaction;
   private readonly logger: Logger;
   private readonly flushIntervalMs: number;
   private readonly maxBatch: number;
@@ -25,8 +27,8 @@ export class AuditLog {
   private flushing: Promise<void> | undefined;
   private closed = false;
 
-  constructor(audit: RequestAuditRepository, logger: Logger, options: AuditLogOptions = {}) {
-    this.audit = audit;
+  constructor(statements: Transaction, logger: Logger, options: AuditLogOptions = {}) {
+    this.statements = statements;
     this.logger = logger;
     this.flushIntervalMs = options.flushIntervalMs ?? 200;
     this.maxBatch = options.maxBatch ?? 1000;
@@ -83,7 +85,7 @@ export class AuditLog {
       const lastUsed = this.lastUsed;
       this.lastUsed = new Map();
       try {
-        await this.audit.recordLastUsed(lastUsed);
+        await apiKeys.recordLastUsed(this.statements, lastUsed);
       } catch (error) {
         for (const [keyId, at] of lastUsed) this.keyUsed(keyId, at);
         this.logger.warn({ err: error }, 'could not record last use of keys; will retry');
@@ -92,7 +94,7 @@ export class AuditLog {
     while (this.queue.length > 0) {
       const batch = this.queue.slice(0, this.maxBatch);
       try {
-        await this.audit.insertMany(batch);
+        await audit.insertMany(this.statements, batch);
         this.queue.splice(0, batch.length);
       } catch (error) {
         this.logger.warn({ err: error, queued: this.queue.length }, 'could not write audit entries; will retry');

@@ -1,0 +1,299 @@
+import { decimalsOf } from '../currencies.ts';
+import type { CalendarDate, PeriodId } from '../periods.ts';
+import {
+  type AssignmentWindow,
+  dealDate,
+  describeWindows,
+  isDated,
+  windowCovers,
+  windowsOverlapPeriod,
+} from './assignments.ts';
+import {
+  type ChipRules,
+  type Computation,
+  computeAttainmentBonus,
+  computeCommission,
+  computeFlat,
+  computeOverride,
+  computeTiered,
+  type OverrideReport,
+  overrideReportsOf,
+} from './chips.ts';
+import type { ConditionOutcome } from './conditions.ts';
+import { creditedPart, creditedReps, isSplit } from './credit.ts';
+import { hierarchyDayOf, type RepHierarchy } from './hierarchy.ts';
+import { lineRef } from './lineKeys.ts';
+import {
+  conditionSentences,
+  namingCountedDeals,
+  roundInto,
+  traceOf,
+  whereDealCounts,
+  zeroTarget,
+} from './lineTrace.ts';
+import { centsAsNumber } from './money.ts';
+import { amountOf, dealCurrencyOf, isPriced, type Pricing, priceIn } from './pricing.ts';
+import type {
+  DealSnapshot,
+  EngineChip,
+  EnginePlanVersion,
+  LineTarget,
+  Rep,
+  TraceCountedDeal,
+  TraceStep,
+} from './types.ts';
+
+// The lines of one chip for one rep: a line per deal, or per period for an attainment bonus, each with its trace.
+
+/** A period's won deals for one chip, in counting order, with each deal's running total before it. */
+export interface PeriodStanding {
+  prior_by_deal: Map<string, bigint>;
+  total_cents: bigint;
+  /** The deals counted, in order, with the running total after each: what the traces name. */
+  counted: TraceCountedDeal[];
+  /** Won deals left out of the count because no exchange rate converts them (external ids). */
+  unpriced: string[];
+}
+
+export interface PlacedDeal {
+  deal: DealSnapshot;
+  period_id: PeriodId;
+  /** The deal credits the rep: the rep owns it and it has no splits, or its splits name the rep. */
+  owned: boolean;
+}
+
+export interface ChipEvaluation {
+  plan: EnginePlanVersion;
+  chip: EngineChip;
+  rep: Rep;
+  /** The rep's assignment windows in the plan; none when the rep is not assigned. */
+  windows: AssignmentWindow[];
+  today: CalendarDate;
+  standings: Map<PeriodId, PeriodStanding>;
+  conditionOf: (deal: DealSnapshot) => ConditionOutcome | null;
+  pricing: Pricing;
+  hierarchy: RepHierarchy;
+}
+
+/** The sentence naming the won deals a running total leaves out for want of an exchange rate. */
+function unpricedSentence(standing: PeriodStanding | undefined, periodId: PeriodId): string[] {
+  const unpriced = standing?.unpriced ?? [];
+  if (unpriced.length === 0) return [];
+  return [
+    `Not counted in ${periodId} until an exchange rate converts them: ${unpriced.map((id) => `deal ${id}`).join(', ')}.`,
+  ];
+}
+
+export function dealLine(
+  evaluation: ChipEvaluation,
+  rules: ChipRules,
+  { deal, period_id, owned }: PlacedDeal,
+): LineTarget {
+  const { plan, chip, rep, windows } = evaluation;
+  const steps: TraceStep[] = [];
+  const explanation: string[] = [];
+  let target = 0n;
+  let unpriced = false;
+  const date = dealDate(deal, evaluation.today);
+  const covered = windows.some((window) => windowCovers(window, date));
+  // An override line is the manager's on the deals of their reports, not on the manager's own deals.
+  const override =
+    rules.kind === 'override'
+      ? overrideOf(deal, rep.external_id, evaluation.hierarchy, hierarchyDayOf(deal, evaluation.today), rules.depth)
+      : null;
+
+  if (override && override.reports.length === 0) {
+    const credited = creditedReps(deal);
+    steps.push(zeroTarget('not_a_report'));
+    explanation.push(
+      `On ${override.day}, ${credited.length === 0 ? `deal ${deal.external_id} credits no one` : `deal ${deal.external_id} credits ${credited.join(', ')}`}, none of whom reports to ${rep.external_id}${rules.kind === 'override' && rules.depth > 1 ? ` within ${rules.depth} levels` : ''}, so this override earns nothing.`,
+    );
+  } else if (!override && !owned && isSplit(deal)) {
+    const credited = creditedReps(deal).join(', ');
+    steps.push(zeroTarget('not_owner'));
+    explanation.push(
+      `Deal ${deal.external_id} is split among ${credited}, not crediting ${rep.external_id}, so this line earns nothing.`,
+    );
+  } else if (!override && !owned) {
+    const owner = deal.owner_external_id === null ? 'has no owner' : `is owned by ${deal.owner_external_id}`;
+    steps.push(zeroTarget('not_owner'));
+    explanation.push(`Deal ${deal.external_id} ${owner}, not by ${rep.external_id}, so this line earns nothing.`);
+  } else if (windows.length === 0) {
+    steps.push(zeroTarget('not_assigned'));
+    explanation.push(`${rep.external_id} is not assigned to plan ${plan.plan_key}, so this line earns nothing.`);
+  } else if (!covered) {
+    steps.push(zeroTarget('not_assigned'));
+    explanation.push(
+      `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}; deal ${deal.external_id} is dated ${date}, outside that, so this line earns nothing.`,
+    );
+  } else {
+    if (isDated(windows)) {
+      explanation.push(
+        `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}; deal ${deal.external_id} is dated ${date}, inside that.`,
+      );
+    }
+    explanation.push(whereDealCounts(deal, period_id));
+    const outcome = deal.status === 'won' || deal.status === 'open' ? evaluation.conditionOf(deal) : null;
+    if (outcome && chip.when) {
+      steps.push({ type: 'condition', expression: chip.when, inputs: outcome.inputs, result: outcome.result });
+      explanation.push(...conditionSentences(outcome));
+    }
+    if (deal.status === 'lost' || deal.status === 'deleted') {
+      steps.push(zeroTarget(deal.status === 'lost' ? 'deal_lost' : 'deal_deleted'));
+    } else if (!(outcome?.result ?? true)) {
+      steps.push(zeroTarget('not_matching'));
+    } else if (rules.kind !== 'flat' && !isPriced(evaluation.pricing, deal)) {
+      // A flat amount is in the plan's currency already; every other chip needs the deal's amount converted.
+      const missing = priceIn(evaluation.pricing, deal, 0n);
+      steps.push(missing.step as TraceStep);
+      explanation.push(missing.sentence as string);
+      unpriced = true;
+    } else {
+      target = roundInto(
+        computeDealChip(evaluation, rules, deal, period_id, override),
+        steps,
+        explanation,
+        decimalsOf(evaluation.pricing.plan_currency),
+      );
+    }
+  }
+  return {
+    line: lineRef(plan, chip, rep, deal.id, null),
+    plan_version_id: plan.version_id,
+    rule_version: chip.version,
+    earned_cents: deal.status === 'won' ? centsAsNumber(target) : 0,
+    projected_cents: deal.status === 'open' ? centsAsNumber(target) : 0,
+    period_id,
+    trace: traceOf(plan, chip, deal, steps, explanation),
+    currency: evaluation.pricing.plan_currency,
+    ...(unpriced ? { pricing: 'missing_exchange_rate' as const } : {}),
+  };
+}
+
+function computeDealChip(
+  evaluation: ChipEvaluation,
+  rules: ChipRules,
+  deal: DealSnapshot,
+  periodId: PeriodId,
+  override: { reports: OverrideReport[]; day: CalendarDate } | null,
+): Computation {
+  const toPlanCurrency = (cents: bigint) => {
+    const priced = priceIn(evaluation.pricing, deal, cents);
+    return priced.priced ? priced : { cents, step: null, sentence: null };
+  };
+  const decimals = {
+    deal: decimalsOf(dealCurrencyOf(deal, evaluation.pricing)),
+    plan: decimalsOf(evaluation.pricing.plan_currency),
+  };
+  switch (rules.kind) {
+    case 'override':
+      return computeOverride(
+        deal,
+        rules,
+        evaluation.rep.external_id,
+        override?.reports ?? [],
+        override?.day ?? '',
+        toPlanCurrency,
+        decimals,
+      );
+    case 'commission':
+      return computeCommission(deal, rules, evaluation.rep.external_id, toPlanCurrency, decimals);
+    case 'flat':
+      return computeFlat(rules, deal, evaluation.rep.external_id, decimals);
+    case 'tiered_commission': {
+      const standing = evaluation.standings.get(periodId);
+      const wonTotal = standing?.total_cents ?? 0n;
+      const projected = deal.status !== 'won';
+      const part = creditedPart(deal, evaluation.rep.external_id, amountOf(deal), 'the amount', decimals.deal);
+      const priced = priceIn(evaluation.pricing, deal, part.cents);
+      const converted = priced.priced ? priced.cents : part.cents;
+      // A projection counts the open deal as if it were won next, after every deal already won.
+      const prior = projected ? wonTotal : (standing?.prior_by_deal.get(deal.id) ?? 0n);
+      const periodTotal = projected ? wonTotal + converted : wonTotal;
+      const cumulative = {
+        prior_cents: prior,
+        period_cents: periodTotal,
+        rep_external_id: evaluation.rep.external_id,
+        period_id: periodId,
+        projected,
+      };
+      const credit = part.step && { whole_cents: amountOf(deal), step: part.step, explanation: part.explanation };
+      const conversion = priced.priced && priced.step && priced.sentence ? priced : undefined;
+      const computation = computeTiered(
+        converted,
+        cumulative,
+        rules,
+        evaluation.plan.quota_cents,
+        credit ?? undefined,
+        conversion && {
+          step: conversion.step as TraceStep & { type: 'conversion' },
+          sentence: conversion.sentence as string,
+        },
+        priced.priced ? decimals.plan : decimals.deal,
+      );
+      const named = namingCountedDeals(computation, standing?.counted ?? []);
+      return { ...named, explanation: [...named.explanation, ...unpricedSentence(standing, periodId)] };
+    }
+    case 'attainment_bonus':
+      throw new TypeError('an attainment bonus is a period-level line');
+  }
+}
+
+function overrideOf(
+  deal: DealSnapshot,
+  manager: string,
+  hierarchy: RepHierarchy,
+  day: CalendarDate,
+  depth: number,
+): { reports: OverrideReport[]; day: CalendarDate } {
+  return { reports: overrideReportsOf(deal, manager, hierarchy, day, depth), day };
+}
+
+export function periodLine(
+  evaluation: ChipEvaluation,
+  rules: ChipRules & { kind: 'attainment_bonus' },
+  periodId: PeriodId,
+): LineTarget {
+  const { plan, chip, rep, windows } = evaluation;
+  const steps: TraceStep[] = [];
+  const explanation: string[] = [];
+  let target = 0n;
+  if (!windowsOverlapPeriod(windows, periodId)) {
+    steps.push(zeroTarget('not_assigned'));
+    explanation.push(
+      windows.length === 0
+        ? `${rep.external_id} is not assigned to plan ${plan.plan_key}, so this line earns nothing.`
+        : `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}, not during ${periodId}, so this line earns nothing.`,
+    );
+  } else {
+    if (isDated(windows)) {
+      explanation.push(
+        `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}; only deals dated inside that count.`,
+      );
+    }
+    if (chip.when !== null) explanation.push("Only won deals that meet the chip's condition count toward attainment.");
+    const standing = evaluation.standings.get(periodId);
+    const attained = standing?.total_cents ?? 0n;
+    const decimals = decimalsOf(evaluation.pricing.plan_currency);
+    const computed = computeAttainmentBonus(
+      attained,
+      BigInt(plan.quota_cents ?? 0),
+      rules,
+      rep.external_id,
+      periodId,
+      decimals,
+    );
+    computed.explanation.push(...unpricedSentence(standing, periodId));
+    target = roundInto(namingCountedDeals(computed, standing?.counted ?? []), steps, explanation, decimals);
+  }
+  return {
+    line: lineRef(plan, chip, rep, null, periodId),
+    plan_version_id: plan.version_id,
+    rule_version: chip.version,
+    earned_cents: centsAsNumber(target),
+    projected_cents: 0,
+    period_id: periodId,
+    trace: traceOf(plan, chip, null, steps, explanation),
+    currency: evaluation.pricing.plan_currency,
+  };
+}

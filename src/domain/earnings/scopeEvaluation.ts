@@ -1,0 +1,57 @@
+import type { EvaluationScope } from './changeScope.ts';
+import { dealPeriodId } from './dealPeriods.ts';
+import { type Evaluation, type EvaluationRequest, evaluateLines } from './targets.ts';
+import type { DealSnapshot } from './types.ts';
+
+// Evaluating what a deal change can move (scopeOfDealChange) for one rep, and nothing else: the changed deal's
+// lines of the scope's deal chips on their own, and every line of its period chips in its periods.
+
+export interface ScopeRequest extends Omit<EvaluationRequest, 'deals' | 'periods'> {
+  scope: EvaluationScope;
+  /** The deal as the change left it. */
+  changed: DealSnapshot;
+  /**
+   * The deals the rep's lines read (see repsReadBy) in the scope's periods; others are left out. The changed deal
+   * may be among them, as it is now or as it was: `changed` wins.
+   */
+  deals: readonly DealSnapshot[];
+}
+
+/** The scope's lines for the rep, in the plan's chip order (the order rows written together are numbered in). */
+export function evaluateScope(request: ScopeRequest): Evaluation {
+  const { plan, scope, changed, today } = request;
+  const common = { rep: request.rep, today, ...pick(request) };
+  const only = (chipIds: readonly string[]) => ({
+    ...plan,
+    chips: plan.chips.filter((chip) => chipIds.includes(chip.id)),
+  });
+  const inPeriods = request.deals.filter((deal) => scope.periods.includes(dealPeriodId(deal, plan.period, today)));
+  const evaluations = [
+    scope.deal_chips.length === 0
+      ? null
+      : evaluateLines({ ...common, plan: only(scope.deal_chips), deals: [changed], periods: [] }),
+    scope.period_chips.length === 0
+      ? null
+      : evaluateLines({
+          ...common,
+          plan: only(scope.period_chips),
+          deals: [...inPeriods, changed],
+          periods: scope.periods,
+        }),
+  ].flatMap((evaluation) => (evaluation ? [evaluation] : []));
+  const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));
+  return {
+    targets: evaluations
+      .flatMap((evaluation) => evaluation.targets)
+      .sort((a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0)),
+    problems: evaluations.flatMap((evaluation) => evaluation.problems),
+  };
+}
+
+/** The request's optional settings, present only when given. */
+function pick(request: ScopeRequest): Pick<EvaluationRequest, 'hierarchy' | 'money'> {
+  return {
+    ...(request.hierarchy ? { hierarchy: request.hierarchy } : {}),
+    ...(request.money ? { money: request.money } : {}),
+  };
+}
