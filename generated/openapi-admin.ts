@@ -262,6 +262,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/deal-imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import deals from a CRM export
+         * @description Imports a CSV export exactly as `quotient import deals` does: one deal event per row, mapped
+         *     by the built-in mapping of HubSpot's deal export or Salesforce's opportunity report (`mapping`,
+         *     or recognised from the header when `auto`) or by a mapping file (`mapping_file`, YAML, see
+         *     docs/day-one.md), each row checked as `POST /v1/deals/events` checks its event and applied in
+         *     a transaction of its own with a dedup key derived from the row. Rows imported before are
+         *     skipped (`unchanged`), so sending the same file twice changes nothing and a file cut short can
+         *     be sent again. With `dry_run` every row is checked and classified and nothing is applied.
+         *     Rows that cannot be imported are answered in `refusals` with their line in the file; the others
+         *     are applied. A header without the mapping's columns, or text that is not CSV, is
+         *     `400 invalid_body` and nothing is applied. The request body is at most 1 MiB (about 7,000 rows
+         *     of a typical export): larger files go through the CLI, which streams them.
+         */
+        post: operations["importDeals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/periods": {
         parameters: {
             query?: never;
@@ -973,6 +1003,46 @@ export interface components {
             plan: components["schemas"]["PlanSummary"];
             /** @description False when it was archived already. */
             changed: boolean;
+        };
+        /** @description A CRM export's text and how to read it. */
+        DealImportRequest: {
+            /** @description The CSV file's text (UTF-8), header row first. */
+            text: string;
+            /**
+             * @description `auto` (the default) recognises a HubSpot or Salesforce export from its header;
+             *     `hubspot` and `salesforce` name the built-in mapping. Ignored when `mapping_file` is given.
+             * @enum {string}
+             */
+            mapping?: "auto" | "hubspot" | "salesforce";
+            /** @description A mapping file's text (YAML), as `quotient import deals --mapping FILE.yaml` reads it. */
+            mapping_file?: string;
+            /** @description Check and classify every row; apply nothing. */
+            dry_run?: boolean;
+            /** @description The file's name, for messages. */
+            file_name?: string;
+        };
+        /** @description What an import did (or, on a dry run, would do), row by row counted. */
+        DealImportSummary: {
+            dry_run: boolean;
+            /** @description The mapping used (`hubspot`, `salesforce`, or the mapping file's name). */
+            mapping: string;
+            /** @description Rows of the file, the header aside. */
+            rows: number;
+            /** @description Rows whose deal the org did not have (nor an earlier row of the file). */
+            new_deals: number;
+            /** @description Rows that change a deal the org has (or an earlier row created). */
+            updates: number;
+            /** @description Rows imported before (the same row, by this file or another): skipped. */
+            unchanged: number;
+            /** @description Rows that cannot be imported; the first 1,000 are listed in `refusals`. */
+            refused: number;
+            refusals: {
+                /** @description The row's line in the file (the header is line 1). */
+                line: number;
+                /** @description Why, starting with the column or the event's field. */
+                reason: string;
+            }[];
+            seconds: number;
         };
         /** @description A plan file's text. */
         PlanFile: {
@@ -1835,6 +1905,35 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["InvalidPlanFile"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    importDeals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DealImportRequest"];
+            };
+        };
+        responses: {
+            /** @description What the import did, or would do on a dry run. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealImportSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
         };
     };

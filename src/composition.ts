@@ -7,6 +7,8 @@ import { AccountingBooks } from './services/accounting.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { EarningsRecompute, type RecomputeProgressReport } from './services/adminRecompute.ts';
 import type { DealChangeListener } from './services/dealChanges.ts';
+import { DealEventBatch } from './services/dealEventBatch.ts';
+import { DealImport } from './services/dealImport.ts';
 import { DealReader } from './services/deals.ts';
 import { Demo } from './services/demo.ts';
 import { EarningsEngine } from './services/earnings/ledgerKeeper.ts';
@@ -64,6 +66,7 @@ export interface CompositionInput {
 /** What the public API serves with. */
 export interface ApiServices {
   ingestion: DealIngestion;
+  dealEventBatch: DealEventBatch;
   dealReader: DealReader;
   earningReader: EarningReader;
   planReader: PlanReader;
@@ -92,6 +95,7 @@ export interface AdminServices {
   webhooks: WebhookAdmin;
   audit: AuditLogReader;
   demo: Demo;
+  dealImport: DealImport;
   accounting: AccountingBooks;
   portalAccess: PortalAccessAdmin;
 }
@@ -115,6 +119,7 @@ export function composeServices(input: CompositionInput): Services {
   // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
   // rehearses an event through the same pipeline and rolls it back.
   const ingestion = new DealIngestion(pool, withDealWebhooks(input.listeners?.deals ?? engine));
+  const dealEventBatch = new DealEventBatch(ingestion);
   // A status change sets off, in its transaction, the period.locked / period.paid webhooks, then the ledger's moves.
   const periods = new PeriodAdmin(
     db,
@@ -145,6 +150,7 @@ export function composeServices(input: CompositionInput): Services {
   return {
     api: {
       ingestion,
+      dealEventBatch,
       dealReader: new DealReader(pool),
       earningReader: new EarningReader(pool),
       planReader: new PlanReader(db),
@@ -170,6 +176,7 @@ export function composeServices(input: CompositionInput): Services {
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
       demo: new Demo(db, { keys, plans, ingestion, periods }),
+      dealImport: new DealImport(db, pool, dealEventBatch),
       accounting: new AccountingBooks(db, input.now ? { now: input.now } : {}),
       portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
     },

@@ -4,6 +4,7 @@ import { Loading } from './components.tsx';
 import { AccountingPage } from './pages/accounting.tsx';
 import { AdminsPage } from './pages/admins.tsx';
 import { AuditPage } from './pages/audit.tsx';
+import { ImportsPage } from './pages/imports.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { PeriodsPage } from './pages/periods.tsx';
 import { PlanPage, PlansPage } from './pages/plans.tsx';
@@ -17,6 +18,7 @@ const NAV = [
   { href: '/keys', label: 'API keys' },
   { href: '/audit', label: 'Audit log' },
   { href: '/plans', label: 'Plans' },
+  { href: '/imports', label: 'Import deals' },
   { href: '/periods', label: 'Periods' },
   { href: '/accounting', label: 'Accounting' },
   { href: '/reps', label: 'Reps' },
@@ -134,6 +136,8 @@ function Page(props: { path: string; canChange: boolean; orgId: string }) {
       ) : (
         <PlansPage canChange={props.canChange} />
       );
+    case 'imports':
+      return <ImportsPage canChange={props.canChange} />;
     case 'periods':
       return <PeriodsPage canChange={props.canChange} />;
     case 'accounting':

@@ -5,6 +5,7 @@ import { auditCommand } from './commands/audit.ts';
 import { dbCommand } from './commands/db.ts';
 import { demoCommand } from './commands/demo.ts';
 import { fxCommand } from './commands/fx.ts';
+import { importCommand } from './commands/import.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { orgsCommand } from './commands/orgs.ts';
@@ -39,6 +40,7 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     periodsCommand(),
     accountingCommand(),
     recomputeCommand(),
+    importCommand(),
     fxCommand(),
     webhooksCommand(),
     workerCommand(),

@@ -84,6 +84,7 @@ export function createApp(deps: AppDeps): Express {
           contract: deps.contract,
           isReady: deps.isReady,
           ingestion: deps.ingestion,
+          dealEventBatch: deps.dealEventBatch,
           dealReader: deps.dealReader,
           earningReader: deps.earningReader,
           planReader: deps.planReader,

@@ -145,6 +145,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deals/events/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest a batch of deal events
+         * @description Sends up to 1,000 deal events in one request, for backfills and for replaying a backlog.
+         *     Each member of `events` is exactly the body `POST /v1/deals/events` takes, and is applied
+         *     exactly as that endpoint applies it: in a database transaction of its own (its source event,
+         *     domain event, projection update and earnings), so that each accepted event's earnings are
+         *     readable when the response arrives, and one event's failure never undoes another's.
+         *
+         *     **One result per event, in order.** The response is `200` with `results`, whose member `i`
+         *     answers `events[i]`: `status` is the status the single endpoint would have answered (`201`
+         *     accepted, `200` replayed, `400` invalid, `422` dedup conflict) with the event's ids
+         *     (`source_event_id`, `domain_event_id`, `deal_id`) or its `error` in the format of every
+         *     error response (`reason` starting with the field path inside the event, for example
+         *     `state.amount_cents: must be integer`). An invalid event never refuses the others.
+         *
+         *     **Order.** Events for one deal (one `external_id`), and events sharing a `dedup_key`, are
+         *     applied in the order they appear in `events`; events for different deals may be applied
+         *     concurrently. Stale events (an `occurred_at` older than the deal's latest) behave as on the
+         *     single endpoint.
+         *
+         *     **Idempotency.** Each event is idempotent on its own `dedup_key`: a retried batch replays
+         *     the events that were already accepted (`200` with their original ids, nothing written) and
+         *     applies the rest, so a batch cut short by a timeout or a `503` is safe to send again as it
+         *     was. Give every event a `dedup_key` for that; an event without one gets a generated key and
+         *     is applied again on retry. A `dedup_key` used twice in one batch with the same event is
+         *     applied once and replayed for the second; with different events the second is
+         *     `422 dedup_conflict`.
+         *
+         *     **Failure of the request as a whole.** The batch is refused as a whole only for what
+         *     refuses any request before its events are read: authentication (`401`), the rate limit
+         *     (`429`), the scope (`403`), a body that is not JSON, is larger than 1 MiB, or is not an
+         *     object with 1 to 1,000 `events`, each a JSON object (`400`). The request counts once
+         *     against the key's rate limit and is audited once. When the database fails part way
+         *     (`503`, `500`), the events applied before the failure stay applied: send the batch again.
+         *     A key revoked while the batch runs answers `401`, and the events applied before stay
+         *     applied.
+         *
+         *     **Stored body.** Each event's source event keeps the event's own JSON (as serialised by
+         *     the server) as its raw body; its digest, which replays are compared by, is the same as if
+         *     the event had been sent to `POST /v1/deals/events`, so a batch can retry single calls and
+         *     the other way round.
+         */
+        post: operations["ingestDealEventBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/earnings": {
         parameters: {
             query?: never;
@@ -982,6 +1040,38 @@ export interface components {
             readonly source_event_id: components["schemas"]["SourceEventId"];
             readonly domain_event_id: components["schemas"]["DomainEventId"];
             readonly deal_id: components["schemas"]["DealId"];
+        };
+        /**
+         * @description Up to 1,000 deal events. Each member of `events` is checked on its own, as
+         *     `POST /v1/deals/events` checks its body (see `DealEvent`); here it need only be a JSON object,
+         *     so that one invalid event is answered in its result instead of refusing the batch.
+         */
+        DealEventBatch: {
+            /** @description The events, each a `DealEvent`, applied in order per deal. */
+            events: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description One result per event of the batch, in the order of `events`. */
+        DealEventBatchResult: {
+            results: components["schemas"]["DealEventBatchItemResult"][];
+        };
+        /**
+         * @description What became of one event of a batch: the status `POST /v1/deals/events` would have answered,
+         *     with the event's ids (`201` accepted, `200` replayed) or its error (`400`, `422`).
+         */
+        DealEventBatchItemResult: {
+            /**
+             * @description `201` accepted, `200` replayed (its `dedup_key` was used with the same event; nothing
+             *     written), `400` invalid, `422` dedup conflict.
+             * @example 201
+             * @enum {integer}
+             */
+            status: 200 | 201 | 400 | 422;
+            readonly source_event_id?: components["schemas"]["SourceEventId"];
+            readonly domain_event_id?: components["schemas"]["DomainEventId"];
+            readonly deal_id?: components["schemas"]["DealId"];
+            error?: components["schemas"]["Error"];
         };
         /**
          * @description Status of an earning row. A line is one (user, plan, chip, deal or period); each line
@@ -3335,6 +3425,48 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["DedupConflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    ingestDealEventBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DealEventBatch"];
+            };
+        };
+        responses: {
+            /**
+             * @description The batch was read: one result per event, in the order of `events`. Check each
+             *     result's `status`: some events may have been refused while the others were applied.
+             */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealEventBatchResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -2,6 +2,7 @@ import type { operations, paths } from '../../../generated/openapi-admin.ts';
 import type { AdminServices } from '../../composition.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import { accountingHandlers } from './routes/accounting.ts';
+import { importHandlers } from './imports.ts';
 import { adminAccountHandlers } from './routes/admins.ts';
 import { auditHandlers } from './routes/audit.ts';
 import { contractHandlers } from './routes/contract.ts';
@@ -41,5 +42,6 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     ...adminAccountHandlers(services),
     ...portalAccessHandlers(services),
     ...accountingHandlers(services),
+    ...importHandlers(services.dealImport),
   };
 }
