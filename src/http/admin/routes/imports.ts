@@ -1,13 +1,13 @@
 import type { Request, Response } from 'express';
 import { parse } from 'yaml';
-import type { operations } from '../../../generated/openapi-admin.ts';
-import { BUILT_IN_MAPPINGS, InvalidMapping, type Mapping, parseMapping } from '../../domain/imports/mapping.ts';
-import { exportRows } from '../../domain/imports/rows.ts';
-import { Refusal } from '../../domain/refusal.ts';
-import type { DealImport } from '../../services/dealImport.ts';
-import { loadContract } from '../contract.ts';
-import { DealEventCheck } from '../dealEventCheck.ts';
-import type { AdminRequestContext } from './session.ts';
+import type { operations } from '../../../../generated/openapi-admin.ts';
+import { BUILT_IN_MAPPINGS, InvalidMapping, type Mapping, parseMapping } from '../../../domain/imports/mapping.ts';
+import { exportRows } from '../../../domain/imports/rows.ts';
+import { Refusal } from '../../../domain/refusal.ts';
+import type { DealImport } from '../../../services/dealImport.ts';
+import { loadContract } from '../../contract.ts';
+import { DealEventCheck } from '../../dealEventCheck.ts';
+import type { AdminRequestContext } from '../session.ts';
 
 type ImportRequest = operations['importDeals']['requestBody']['content']['application/json'];
 type ImportSummaryBody = operations['importDeals']['responses'][200]['content']['application/json'];
