@@ -262,6 +262,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/deal-imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import deals from a CRM export
+         * @description Imports a CSV export exactly as `quotient import deals` does: one deal event per row, mapped
+         *     by the built-in mapping of HubSpot's deal export or Salesforce's opportunity report (`mapping`,
+         *     or recognised from the header when `auto`) or by a mapping file (`mapping_file`, YAML, see
+         *     docs/day-one.md), each row checked as `POST /v1/deals/events` checks its event and applied in
+         *     a transaction of its own with a dedup key derived from the row. Rows imported before are
+         *     skipped (`unchanged`), so sending the same file twice changes nothing and a file cut short can
+         *     be sent again. With `dry_run` every row is checked and classified and nothing is applied.
+         *     Rows that cannot be imported are answered in `refusals` with their line in the file; the others
+         *     are applied. A header without the mapping's columns, or text that is not CSV, is
+         *     `400 invalid_body` and nothing is applied. The request body is at most 1 MiB (about 7,000 rows
+         *     of a typical export): larger files go through the CLI, which streams them.
+         */
+        post: operations["importDeals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/periods": {
         parameters: {
             query?: never;
@@ -506,6 +536,257 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/identity-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List identity providers
+         * @description The org's OpenID Connect identity providers, through which reps (and, where allowed, admins)
+         *     sign in (docs/sso.md). Client secrets are never returned.
+         */
+        get: operations["listIdentityProviders"];
+        put?: never;
+        /**
+         * Add an identity provider
+         * @description Connects an OpenID Connect provider by its issuer (its discovery document is read at sign-in).
+         *     The client secret is stored and never returned again. People sign in only with an email in one
+         *     of `email_domains`; a person is a rep by the CRM owner id in the claim `owner_id_claim`, or by an
+         *     invitation of the email (`inviteRepEmail`). With `admins_allowed`, an admin of the org whose email
+         *     the provider vouches for may sign in to the console through it. The redirect URI to register at
+         *     the provider is `/portal/callback` on this server's origin. A name the org uses already is
+         *     `409 invalid_state`.
+         */
+        post: operations["createIdentityProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/identity-providers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an identity provider
+         * @description Nobody can sign in through the provider any more. Portal sessions already started through it
+         *     run on until they end.
+         */
+        delete: operations["deleteIdentityProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/reps/{id}/sign-in-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a sign-in link for a rep
+         * @description A link that signs the rep in to the portal once, for orgs without an identity provider: the
+         *     admin copies it to the rep. It works one time, before `expires_at` (default 60 minutes, at most
+         *     7 days); only a digest of it is kept, so it is shown in this response only.
+         */
+        post: operations["createRepSignInLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/reps/{id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite an email as a rep
+         * @description A person who signs in through an identity provider of the org with this email is this rep,
+         *     whatever owner id their token carries. Inviting an email again moves it to this rep.
+         */
+        post: operations["inviteRepEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounting/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the accounting policy
+         * @description The org's accounting policy in force (its latest version), normalised: defaults filled in, plans
+         *     sorted. `404 not_found` while the org has none.
+         */
+        get: operations["getAccountingPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounting/policy-files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply an accounting policy file
+         * @description Applies an accounting policy file exactly as `quotient accounting policy apply` does: a new version
+         *     when the normalised content differs from the one in force, nothing when it does not. A file with
+         *     problems is `422 invalid_plan_file` listing every problem with its path and line, and nothing is
+         *     applied. A schedule keeps the version in force when its first amount was capitalised.
+         */
+        post: operations["applyAccountingPolicyFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounting/roll-forward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the roll-forward
+         * @description The deferred commission asset month by month, from `from` to `to`: opening balance, additions
+         *     (capitalised amounts and true-ups, negative for clawbacks), amortisation, impairments and closing
+         *     balance, where closing = opening + additions − amortisation − impairments. Amounts expensed at once
+         *     under the practical expedient are shown beside it. Computed from the earnings ledger on every read;
+         *     a closed month's figures never change. `format=csv` answers the same rows as CSV.
+         */
+        get: operations["getAccountingRollForward"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounting/waterfall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the expense waterfall
+         * @description The commission expense each deal's (or rep's) capitalised commissions recognise in each month from
+         *     `from` to `to`: amortisation, impairments and amounts expensed at once. `format=csv` answers one
+         *     row per deal or rep and one column per month.
+         */
+        get: operations["getAccountingWaterfall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounting/journal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the journal entries
+         * @description The journal entries of each month from `from` to `to`: one entry per kind (capitalisation, true-up,
+         *     amortisation, impairment, expensed), each line a GL account's net debit or credit; every entry
+         *     balances. `format=csv` answers one row per line.
+         */
+        get: operations["getAccountingJournal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounting/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List amortisation schedules
+         * @description The amortisation schedule of every capitalisable earning line of a deal (by its external id), month by
+         *     month, each month with the trace from which a person can recompute its figures. Lines expensed at once
+         *     under the practical expedient have `treatment: expensed` and only `expensed_cents`.
+         */
+        get: operations["listAccountingSchedules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounting/closes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close an accounting month
+         * @description Closes the month, and the open months before it, once it has ended: its figures never change again,
+         *     and what Quotient learns later about it lands in the next open month. A month already closed, or
+         *     not ended yet, is `409 invalid_state`; an org without a policy is `404 not_found`.
+         */
+        post: operations["closeAccountingMonth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -663,7 +944,7 @@ export interface components {
             quota_cents: number | null;
             /** @description The current version's cap per rep and period over all chips; null without one. */
             cap_cents: number | null;
-            /** @description The current version's draw per rep and period (issue 16); null without one. */
+            /** @description The current version's draw per rep and period; null without one. */
             draw: {
                 amount_cents: number;
                 recoverable: boolean;
@@ -722,6 +1003,46 @@ export interface components {
             plan: components["schemas"]["PlanSummary"];
             /** @description False when it was archived already. */
             changed: boolean;
+        };
+        /** @description A CRM export's text and how to read it. */
+        DealImportRequest: {
+            /** @description The CSV file's text (UTF-8), header row first. */
+            text: string;
+            /**
+             * @description `auto` (the default) recognises a HubSpot or Salesforce export from its header;
+             *     `hubspot` and `salesforce` name the built-in mapping. Ignored when `mapping_file` is given.
+             * @enum {string}
+             */
+            mapping?: "auto" | "hubspot" | "salesforce";
+            /** @description A mapping file's text (YAML), as `quotient import deals --mapping FILE.yaml` reads it. */
+            mapping_file?: string;
+            /** @description Check and classify every row; apply nothing. */
+            dry_run?: boolean;
+            /** @description The file's name, for messages. */
+            file_name?: string;
+        };
+        /** @description What an import did (or, on a dry run, would do), row by row counted. */
+        DealImportSummary: {
+            dry_run: boolean;
+            /** @description The mapping used (`hubspot`, `salesforce`, or the mapping file's name). */
+            mapping: string;
+            /** @description Rows of the file, the header aside. */
+            rows: number;
+            /** @description Rows whose deal the org did not have (nor an earlier row of the file). */
+            new_deals: number;
+            /** @description Rows that change a deal the org has (or an earlier row created). */
+            updates: number;
+            /** @description Rows imported before (the same row, by this file or another): skipped. */
+            unchanged: number;
+            /** @description Rows that cannot be imported; the first 1,000 are listed in `refusals`. */
+            refused: number;
+            refusals: {
+                /** @description The row's line in the file (the header is line 1). */
+                line: number;
+                /** @description Why, starting with the column or the event's field. */
+                reason: string;
+            }[];
+            seconds: number;
         };
         /** @description A plan file's text. */
         PlanFile: {
@@ -907,6 +1228,214 @@ export interface components {
             period_id: components["schemas"]["PeriodId"];
             earnings: components["schemas"]["RepEarning"][];
         };
+        /** @description An OpenID Connect identity provider of the org, without its client secret. */
+        IdentityProvider: {
+            readonly id: string;
+            /** @description The org's name for it, in sign-in URLs (`provider=`). */
+            name: string;
+            /** @description The issuer URL; its `/.well-known/openid-configuration` is read at sign-in. */
+            issuer: string;
+            client_id: string;
+            /** @description Emails of these domains may sign in (lower-case, without `@`). */
+            email_domains: string[];
+            /** @description The ID token claim that carries the email. */
+            email_claim: string;
+            /** @description The ID token claim that carries the rep's CRM owner id (their `external_id`); null when reps are linked by invitation only. */
+            owner_id_claim: string | null;
+            /** @description Admins of the org may sign in to the console through this provider. */
+            admins_allowed: boolean;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The org's identity providers. */
+        IdentityProviderList: {
+            identity_providers: components["schemas"]["IdentityProvider"][];
+        };
+        /** @description A new identity provider. */
+        CreateIdentityProvider: {
+            name: string;
+            /** @description An https URL (plain http only on a loopback address, for local testing). */
+            issuer: string;
+            client_id: string;
+            /** @description Stored, and never returned. */
+            client_secret: string;
+            email_domains: string[];
+            /** @description Default `email`. */
+            email_claim?: string;
+            owner_id_claim?: string;
+            /** @description Default false. */
+            admins_allowed?: boolean;
+        };
+        /** @description How long the link works. */
+        CreateRepSignInLink: {
+            expires_in_minutes?: number;
+        };
+        /** @description A one-time sign-in link, shown this once. */
+        RepSignInLink: {
+            rep_id: string;
+            url: string;
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The email to link to the rep. */
+        RepInvitationRequest: {
+            email: string;
+        };
+        /** @description An email linked to a rep. */
+        RepInvitation: {
+            rep_id: string;
+            email: string;
+        };
+        /** @description An accounting month, `YYYY-MM`. */
+        Month: string;
+        /** @description An accounting policy, normalised (docs/accounting.md, The policy file). */
+        AccountingPolicy: {
+            /** @enum {string} */
+            book: "asc_340_40" | "ifrs_15";
+            /** @description ISO 4217 code of the book. */
+            currency: string;
+            capitalise: {
+                plan: string;
+                /** @description `all`, or the chip keys capitalised. */
+                chips: "all" | string[];
+            }[];
+            benefit_period: {
+                field: string | null;
+                default_months: number;
+                anticipated_renewal_months: number;
+            };
+            practical_expedient_months: number | null;
+            amortisation: {
+                /** @enum {string} */
+                method: "straight_line";
+                /** @enum {string} */
+                proration: "monthly" | "daily";
+            };
+            impairment: {
+                churn_field: string | null;
+            };
+            gl_accounts: {
+                deferred_commission_asset: string;
+                commission_payable: string;
+                amortisation_expense: string;
+                commission_expense: string;
+                impairment_expense: string;
+            };
+        };
+        /** @description A version of the org's accounting policy. */
+        AccountingPolicyVersion: {
+            readonly id: string;
+            version: number;
+            /** @description SHA-256 of the normalised policy's canonical JSON. */
+            digest: string;
+            created_at: components["schemas"]["Timestamp"];
+            policy: components["schemas"]["AccountingPolicy"];
+        };
+        /** @description What applying an accounting policy file did. */
+        AppliedAccountingPolicy: components["schemas"]["AccountingPolicyVersion"] & {
+            /** @description False when the file matched the version in force. */
+            changed: boolean;
+        };
+        /** @description What every accounting report says about the book beside its figures. */
+        AccountingBook: {
+            /** @enum {string} */
+            book: "asc_340_40" | "ifrs_15";
+            currency: string;
+            /** @description The policy version in force. */
+            policy_version: number;
+            /** @description The last closed month, null when none is. */
+            closed_through: components["schemas"]["Month"] | null;
+            /** @description Capitalisable earning lines the book leaves out, and why (another currency than the book's). */
+            left_out: {
+                line_key: string;
+                reason: string;
+            }[];
+        };
+        /** @description The deferred commission asset, month by month; amounts in minor units of the book's currency. */
+        AccountingRollForward: components["schemas"]["AccountingBook"] & {
+            months: {
+                month: components["schemas"]["Month"];
+                closed: boolean;
+                opening_cents: number;
+                /** @description Capitalised amounts and true-ups (negative for clawbacks). */
+                additions_cents: number;
+                amortisation_cents: number;
+                impairments_cents: number;
+                closing_cents: number;
+                /** @description Expensed at once under the practical expedient; never on the asset. */
+                expensed_cents: number;
+            }[];
+        };
+        /** @description Commission expense recognised per deal or rep and month, in minor units of the book's currency. */
+        AccountingWaterfall: components["schemas"]["AccountingBook"] & {
+            /** @enum {string} */
+            by: "deal" | "rep";
+            months: components["schemas"]["Month"][];
+            rows: {
+                /** @description The deal's or the rep's external id. */
+                key: string;
+                /** @description One amount per month, in the order of `months`. */
+                amounts_cents: number[];
+                total_cents: number;
+            }[];
+        };
+        /** @description Journal entries per month; every entry's debits equal its credits. */
+        AccountingJournal: components["schemas"]["AccountingBook"] & {
+            entries: {
+                month: components["schemas"]["Month"];
+                /** @enum {string} */
+                entry: "capitalisation" | "true_up" | "amortisation" | "impairment" | "expensed";
+                description: string;
+                lines: {
+                    account: string;
+                    debit_cents: number;
+                    credit_cents: number;
+                }[];
+            }[];
+        };
+        /** @description Amortisation schedules of earning lines, in minor units of the book's currency. */
+        AccountingSchedules: components["schemas"]["AccountingBook"] & {
+            schedules: components["schemas"]["AccountingSchedule"][];
+        };
+        /** @description The schedule of one earning line (a rep's chip of a plan on a deal). */
+        AccountingSchedule: {
+            line_key: string;
+            deal_external_id: string | null;
+            user_external_id: string;
+            plan_key: string;
+            chip_key: string;
+            /**
+             * @description `capitalised`, or `expensed` at once under the practical expedient.
+             * @enum {string}
+             */
+            treatment: "capitalised" | "expensed";
+            /** @description What the schedule sums to (every addition, or every amount expensed). */
+            capitalised_cents: number;
+            contract_months: number;
+            /** @description Contract months plus anticipated renewal months. */
+            benefit_months: number;
+            /** Format: date */
+            benefit_start: string;
+            benefit_last_month: components["schemas"]["Month"];
+            months: {
+                month: components["schemas"]["Month"];
+                opening_cents: number;
+                additions_cents: number;
+                amortisation_cents: number;
+                impairment_cents: number;
+                expensed_cents: number;
+                closing_cents: number;
+                /** @description Sentences from which a person can recompute the month's figures. */
+                trace: string[];
+            }[];
+        };
+        /** @description The month to close. */
+        AccountingCloseRequest: {
+            month: components["schemas"]["Month"];
+        };
+        /** @description The months a close closed, and when. */
+        AccountingClosed: {
+            months: components["schemas"]["Month"][];
+            closed_at: components["schemas"]["Timestamp"];
+        };
     };
     responses: {
         /** @description The body or a parameter is not valid (`invalid_json`, `invalid_body`). */
@@ -1011,6 +1540,12 @@ export interface components {
         Limit: number;
         /** @description The `next_cursor` of the previous page, unchanged. */
         Cursor: string;
+        /** @description The first month, `YYYY-MM`. */
+        FromMonth: components["schemas"]["Month"];
+        /** @description The last month, `YYYY-MM`; `from` when absent. */
+        ToMonth: components["schemas"]["Month"];
+        /** @description `json` (the default) or `csv`. */
+        ExportFormat: "json" | "csv";
     };
     requestBodies: never;
     headers: {
@@ -1370,6 +1905,35 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["InvalidPlanFile"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    importDeals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DealImportRequest"];
+            };
+        };
+        responses: {
+            /** @description What the import did, or would do on a dry run. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealImportSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1734,6 +2298,378 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listIdentityProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProviderList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateIdentityProvider"];
+            };
+        };
+        responses: {
+            /** @description The provider, without its secret. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createRepSignInLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateRepSignInLink"];
+            };
+        };
+        responses: {
+            /** @description The link, shown this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepSignInLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    inviteRepEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepInvitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAccountingPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy version in force. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountingPolicyVersion"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    applyAccountingPolicyFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanFile"];
+            };
+        };
+        responses: {
+            /** @description The version in force after the apply. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppliedAccountingPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["InvalidPlanFile"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAccountingRollForward: {
+        parameters: {
+            query: {
+                /** @description The first month, `YYYY-MM`. */
+                from: components["parameters"]["FromMonth"];
+                /** @description The last month, `YYYY-MM`; `from` when absent. */
+                to?: components["parameters"]["ToMonth"];
+                /** @description `json` (the default) or `csv`. */
+                format?: components["parameters"]["ExportFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The roll-forward. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountingRollForward"];
+                    /**
+                     * @example month,currency,opening_cents,additions_cents,amortisation_cents,impairments_cents,closing_cents,expensed_cents,closed
+                     *     2026-07,USD,833338,-200000,21111,0,612227,0,false
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAccountingWaterfall: {
+        parameters: {
+            query: {
+                /** @description The first month, `YYYY-MM`. */
+                from: components["parameters"]["FromMonth"];
+                /** @description The last month, `YYYY-MM`; `from` when absent. */
+                to?: components["parameters"]["ToMonth"];
+                /** @description Rows per `deal` (its external id, the default) or per `rep` (their external id). */
+                by?: "deal" | "rep";
+                /** @description `json` (the default) or `csv`. */
+                format?: components["parameters"]["ExportFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The waterfall. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountingWaterfall"];
+                    /**
+                     * @example deal,2026-07,2026-08,total_cents
+                     *     opp-2001,21111,21111,42222
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAccountingJournal: {
+        parameters: {
+            query: {
+                /** @description The first month, `YYYY-MM`. */
+                from: components["parameters"]["FromMonth"];
+                /** @description The last month, `YYYY-MM`; `from` when absent. */
+                to?: components["parameters"]["ToMonth"];
+                /** @description `json` (the default) or `csv`. */
+                format?: components["parameters"]["ExportFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The journal entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountingJournal"];
+                    /**
+                     * @example month,entry,description,account,debit_cents,credit_cents
+                     *     2026-07,true_up,True-up of capitalised commissions (clawbacks and later changes),2150,200000,0
+                     *     2026-07,true_up,True-up of capitalised commissions (clawbacks and later changes),1450,0,200000
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAccountingSchedules: {
+        parameters: {
+            query: {
+                /** @description The deal, by its external id. */
+                deal_external_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deal's schedules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountingSchedules"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    closeAccountingMonth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountingCloseRequest"];
+            };
+        };
+        responses: {
+            /** @description The months closed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountingClosed"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
             500: components["responses"]["InternalError"];
         };
     };

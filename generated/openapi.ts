@@ -145,6 +145,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deals/events/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest a batch of deal events
+         * @description Sends up to 1,000 deal events in one request, for backfills and for replaying a backlog.
+         *     Each member of `events` is exactly the body `POST /v1/deals/events` takes, and is applied
+         *     exactly as that endpoint applies it: in a database transaction of its own (its source event,
+         *     domain event, projection update and earnings), so that each accepted event's earnings are
+         *     readable when the response arrives, and one event's failure never undoes another's.
+         *
+         *     **One result per event, in order.** The response is `200` with `results`, whose member `i`
+         *     answers `events[i]`: `status` is the status the single endpoint would have answered (`201`
+         *     accepted, `200` replayed, `400` invalid, `422` dedup conflict) with the event's ids
+         *     (`source_event_id`, `domain_event_id`, `deal_id`) or its `error` in the format of every
+         *     error response (`reason` starting with the field path inside the event, for example
+         *     `state.amount_cents: must be integer`). An invalid event never refuses the others.
+         *
+         *     **Order.** Events for one deal (one `external_id`), and events sharing a `dedup_key`, are
+         *     applied in the order they appear in `events`; events for different deals may be applied
+         *     concurrently. Stale events (an `occurred_at` older than the deal's latest) behave as on the
+         *     single endpoint.
+         *
+         *     **Idempotency.** Each event is idempotent on its own `dedup_key`: a retried batch replays
+         *     the events that were already accepted (`200` with their original ids, nothing written) and
+         *     applies the rest, so a batch cut short by a timeout or a `503` is safe to send again as it
+         *     was. Give every event a `dedup_key` for that; an event without one gets a generated key and
+         *     is applied again on retry. A `dedup_key` used twice in one batch with the same event is
+         *     applied once and replayed for the second; with different events the second is
+         *     `422 dedup_conflict`.
+         *
+         *     **Failure of the request as a whole.** The batch is refused as a whole only for what
+         *     refuses any request before its events are read: authentication (`401`), the rate limit
+         *     (`429`), the scope (`403`), a body that is not JSON, is larger than 1 MiB, or is not an
+         *     object with 1 to 1,000 `events`, each a JSON object (`400`). The request counts once
+         *     against the key's rate limit and is audited once. When the database fails part way
+         *     (`503`, `500`), the events applied before the failure stay applied: send the batch again.
+         *     A key revoked while the batch runs answers `401`, and the events applied before stay
+         *     applied.
+         *
+         *     **Stored body.** Each event's source event keeps the event's own JSON (as serialised by
+         *     the server) as its raw body; its digest, which replays are compared by, is the same as if
+         *     the event had been sent to `POST /v1/deals/events`, so a batch can retry single calls and
+         *     the other way round.
+         */
+        post: operations["ingestDealEventBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/earnings": {
         parameters: {
             query?: never;
@@ -982,6 +1040,38 @@ export interface components {
             readonly source_event_id: components["schemas"]["SourceEventId"];
             readonly domain_event_id: components["schemas"]["DomainEventId"];
             readonly deal_id: components["schemas"]["DealId"];
+        };
+        /**
+         * @description Up to 1,000 deal events. Each member of `events` is checked on its own, as
+         *     `POST /v1/deals/events` checks its body (see `DealEvent`); here it need only be a JSON object,
+         *     so that one invalid event is answered in its result instead of refusing the batch.
+         */
+        DealEventBatch: {
+            /** @description The events, each a `DealEvent`, applied in order per deal. */
+            events: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description One result per event of the batch, in the order of `events`. */
+        DealEventBatchResult: {
+            results: components["schemas"]["DealEventBatchItemResult"][];
+        };
+        /**
+         * @description What became of one event of a batch: the status `POST /v1/deals/events` would have answered,
+         *     with the event's ids (`201` accepted, `200` replayed) or its error (`400`, `422`).
+         */
+        DealEventBatchItemResult: {
+            /**
+             * @description `201` accepted, `200` replayed (its `dedup_key` was used with the same event; nothing
+             *     written), `400` invalid, `422` dedup conflict.
+             * @example 201
+             * @enum {integer}
+             */
+            status: 200 | 201 | 400 | 422;
+            readonly source_event_id?: components["schemas"]["SourceEventId"];
+            readonly domain_event_id?: components["schemas"]["DomainEventId"];
+            readonly deal_id?: components["schemas"]["DealId"];
+            error?: components["schemas"]["Error"];
         };
         /**
          * @description Status of an earning row. A line is one (user, plan, chip, deal or period); each line
@@ -1972,7 +2062,7 @@ export interface components {
             /** @description Clawbacks and top-ups booked here for lines of earlier, locked periods, in the order they were written. */
             adjustments: components["schemas"]["StatementAdjustment"][];
             /**
-             * @description The plan's draw in this period (issue 16), from the draw rows booked up to it; `null` when the
+             * @description The plan's draw in this period, from the draw rows booked up to it; `null` when the
              *     plan has no draw and no draw row is booked here. `advance_cents` is what `draw` rows booked in
              *     this period pay (a negative part is an advance of a locked period taken back);
              *     `recovery_cents` what `draw_recovery` rows booked here recover. For a recoverable draw the
@@ -2398,12 +2488,12 @@ export interface components {
             /**
              * Format: int64
              * @description At most this much per rep and period over all the plan's chips, in cents (the plan file's
-             *     `cap_cents`, issue 16); `null` when the plan has no cap.
+             *     `cap_cents`); `null` when the plan has no cap.
              * @example 1500000
              */
             readonly cap_cents: number | null;
             /**
-             * @description The plan's draw per rep and period (the plan file's `draw`, issue 16); `null` when it has none.
+             * @description The plan's draw per rep and period (the plan file's `draw`); `null` when it has none.
              *     When a rep's earnings under the plan in a period are below `amount_cents`, a `draw` line pays the
              *     difference; when `recoverable`, that advance is recovered from later periods' earnings above
              *     the draw (`draw_recovery` lines).
@@ -2445,7 +2535,7 @@ export interface components {
          *     - `override`: `rate_bps` of the credited amounts of the deals of a manager's reports, down to
          *       `depth` levels of the rep hierarchy in effect on each deal's date, each deal once;
          *     - `draw` and `draw_recovery`: not chips of a plan file but the lines of the plan's `draw`
-         *       (issue 16), on earnings only: a period's advance, and the recovery of earlier advances.
+         *       (see docs/plan-features.md), on earnings only: a period's advance, and the recovery of earlier advances.
          * @enum {string}
          */
         RuleChipKind: "commission" | "tiered_commission" | "flat" | "attainment_bonus" | "override" | "draw" | "draw_recovery";
@@ -2658,7 +2748,7 @@ export interface components {
          */
         RunningTotalCents: number | string;
         /**
-         * @description A chip's `floor_cents` that tops up the line (issue 16): the chip's lines of the rep's period paid
+         * @description A chip's `floor_cents` that tops up the line: the chip's lines of the rep's period paid
          *     `period_total_cents` on won deals, less than `floor_cents`, so this line, the last of them in
          *     counting order, gets the difference on top: `amount_cents` = `unfloored_cents` + `floor_cents` −
          *     `period_total_cents`. Applied after the deal cap, before the period and plan caps.
@@ -2695,7 +2785,7 @@ export interface components {
             amount_cents: number;
         };
         /**
-         * @description The plan's draw for the rep and period (issue 16), on a `draw` or `draw_recovery` line.
+         * @description The plan's draw for the rep and period, on a `draw` or `draw_recovery` line.
          *     `earned_cents` is what every chip of the plan earned the rep in the period (after caps). The
          *     period's draw `period_draw_cents` is `draw_cents` × `covered_days` / `period_days` rounded half
          *     away from zero (the days of the period the rep is assigned to the plan: all of them unless a
@@ -3340,6 +3430,48 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["DedupConflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    ingestDealEventBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DealEventBatch"];
+            };
+        };
+        responses: {
+            /**
+             * @description The batch was read: one result per event, in the order of `events`. Check each
+             *     result's `status`: some events may have been refused while the others were applied.
+             */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealEventBatchResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -1,10 +1,14 @@
 import { AuditLogReader } from './audit/reader.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/prisma.ts';
+import { secretBox, secretKeySource } from './lib/secretBox.ts';
 import { databaseStatements, poolStatements, type SqlPool } from './repositories/transaction.ts';
+import { AccountingBooks } from './services/accounting.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { EarningsRecompute, type RecomputeProgressReport } from './services/adminRecompute.ts';
 import type { DealChangeListener } from './services/dealChanges.ts';
+import { DealEventBatch } from './services/dealEventBatch.ts';
+import { DealImport } from './services/dealImport.ts';
 import { DealReader } from './services/deals.ts';
 import { Demo } from './services/demo.ts';
 import { EarningsEngine } from './services/earnings/ledgerKeeper.ts';
@@ -20,7 +24,10 @@ import type { PeriodChangeListener } from './services/periodChanges.ts';
 import { PeriodAdmin } from './services/periods.ts';
 import { PlanRollout } from './services/planRollout.ts';
 import { PlanAdmin, PlanHistory, PlanReader } from './services/plans.ts';
+import { PortalAccessAdmin } from './services/portalAccess.ts';
+import { PortalSignIn } from './services/portalSignIn.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
+import { RepSessions } from './services/repSessions.ts';
 import { RepReader } from './services/reps.ts';
 import { StatementReader } from './services/statements.ts';
 import { UserReader } from './services/users.ts';
@@ -47,7 +54,7 @@ export interface CompositionInput {
     /** A progress report per recompute (the CLI's bar on a terminal). */
     progress?: () => RecomputeProgressReport | undefined;
   };
-  /** The admin sessions' clock (tests move it to expire sessions and throttle windows). */
+  /** The sessions' and sign-in links' clock (tests move it to expire sessions, links and throttle windows). */
   now?: () => Date;
   /**
    * In place of the earnings engine as the deals' or the periods' change listener, still wrapped in their webhooks:
@@ -59,6 +66,7 @@ export interface CompositionInput {
 /** What the public API serves with. */
 export interface ApiServices {
   ingestion: DealIngestion;
+  dealEventBatch: DealEventBatch;
   dealReader: DealReader;
   earningReader: EarningReader;
   planReader: PlanReader;
@@ -87,11 +95,21 @@ export interface AdminServices {
   webhooks: WebhookAdmin;
   audit: AuditLogReader;
   demo: Demo;
+  dealImport: DealImport;
+  accounting: AccountingBooks;
+  portalAccess: PortalAccessAdmin;
+}
+
+/** What the rep portal's sign-in and sessions run on. */
+export interface PortalServices {
+  signIn: PortalSignIn;
+  sessions: RepSessions;
 }
 
 export interface Services {
   api: ApiServices;
   admin: AdminServices;
+  portal: PortalServices;
 }
 
 export function composeServices(input: CompositionInput): Services {
@@ -101,6 +119,7 @@ export function composeServices(input: CompositionInput): Services {
   // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
   // rehearses an event through the same pipeline and rolls it back.
   const ingestion = new DealIngestion(pool, withDealWebhooks(input.listeners?.deals ?? engine));
+  const dealEventBatch = new DealEventBatch(ingestion);
   // A status change sets off, in its transaction, the period.locked / period.paid webhooks, then the ledger's moves.
   const periods = new PeriodAdmin(
     db,
@@ -117,9 +136,21 @@ export function composeServices(input: CompositionInput): Services {
   const planHistory = new PlanHistory(db);
   const plans = new PlanRollout(planAdmin, planHistory, recompute);
   const exchangeRates = new ExchangeRateService(db);
+  const clock = input.now ? { now: input.now } : {};
+  // Console and portal sessions live by the same idle and absolute limits.
+  const sessionSettings = { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs };
+  const adminSessions = new AdminSessions(db, { settings: sessionSettings, ...clock });
+  const repSessions = new RepSessions(db, { settings: sessionSettings, ...clock });
+  const secrets = secretBox(
+    secretKeySource({
+      key: config.secretKey,
+      embeddedDataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
+    }),
+  );
   return {
     api: {
       ingestion,
+      dealEventBatch,
       dealReader: new DealReader(pool),
       earningReader: new EarningReader(pool),
       planReader: new PlanReader(db),
@@ -129,10 +160,7 @@ export function composeServices(input: CompositionInput): Services {
       estimator: new DealEstimator(ingestion),
     },
     admin: {
-      sessions: new AdminSessions(db, {
-        settings: { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs },
-        ...(input.now ? { now: input.now } : {}),
-      }),
+      sessions: adminSessions,
       admins: new AdminAccounts(db),
       orgs: new OrgAdmin(db),
       keys,
@@ -148,6 +176,13 @@ export function composeServices(input: CompositionInput): Services {
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
       demo: new Demo(db, { keys, plans, ingestion, periods }),
+      dealImport: new DealImport(db, pool, dealEventBatch),
+      accounting: new AccountingBooks(db, input.now ? { now: input.now } : {}),
+      portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
+    },
+    portal: {
+      signIn: new PortalSignIn(db, { repSessions, adminSessions, secrets, ...clock }),
+      sessions: repSessions,
     },
   };
 }

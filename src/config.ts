@@ -8,6 +8,11 @@ import { hasPrefix } from './lib/ids.ts';
 export interface Config {
   /** PostgreSQL to use; when absent, an embedded PostgreSQL runs under dataDir. */
   databaseUrl: string | undefined;
+  /**
+   * A direct connection to DATABASE_URL's database, for the work that needs a session of its own (migrations,
+   * the rate-limit lease) when DATABASE_URL goes through a transaction pooler (src/db/pooler.ts).
+   */
+  databaseDirectUrl: string | undefined;
   dataDir: string;
   host: string;
   port: number;
@@ -23,6 +28,8 @@ export interface Config {
   webhooks: WebhookSettings;
   rateLimits: RateLimitSettings;
   admin: AdminSettings;
+  /** QUOTIENT_SECRET_KEY: the key secrets Quotient must read back are sealed with (src/lib/secretBox.ts). */
+  secretKey: Buffer | undefined;
 }
 
 /** Where rate-limit counts live (src/access/rateLimitStore.ts). */
@@ -65,18 +72,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = nonEmpty(env.DATABASE_URL);
   return {
     databaseUrl,
+    databaseDirectUrl: nonEmpty(env.QUOTIENT_DIRECT_DATABASE_URL),
     dataDir: resolve(nonEmpty(env.QUOTIENT_DATA_DIR) ?? '.quotient'),
     host: nonEmpty(env.HOST) ?? '0.0.0.0',
     port: integer('PORT', env.PORT, 3000, 0, 65535),
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     validateResponses: boolean('QUOTIENT_VALIDATE_RESPONSES', env.QUOTIENT_VALIDATE_RESPONSES, false),
     databasePoolSize: integer('QUOTIENT_DB_POOL_SIZE', env.QUOTIENT_DB_POOL_SIZE, 20, 1, 500),
+    // A request waits on the database at most the longer of the connect timeout and the statement timeout plus
+    // the client's margin (readTimeoutMs): 8 s by default, so a frozen database is answered 503 within 10 s.
     databaseTimeouts: {
       connectMs: integer('QUOTIENT_DB_CONNECT_TIMEOUT_MS', env.QUOTIENT_DB_CONNECT_TIMEOUT_MS, 5_000, 100, 600_000),
       statementMs: integer(
         'QUOTIENT_DB_STATEMENT_TIMEOUT_MS',
         env.QUOTIENT_DB_STATEMENT_TIMEOUT_MS,
-        15_000,
+        6_000,
         100,
         3_600_000,
       ),
@@ -93,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       workerOrgIds: orgList('QUOTIENT_WEBHOOK_ORGS', env.QUOTIENT_WEBHOOK_ORGS),
     },
     rateLimits: rateLimitSettings(env, databaseUrl === undefined),
+    secretKey: secretKey(env.QUOTIENT_SECRET_KEY),
     admin: {
       sessionIdleMs:
         integer('QUOTIENT_ADMIN_SESSION_IDLE_MINUTES', env.QUOTIENT_ADMIN_SESSION_IDLE_MINUTES, 30, 1, 1440) * 60_000,
@@ -112,6 +123,13 @@ function rateLimitSettings(env: NodeJS.ProcessEnv, embeddedDatabase: boolean): R
     (named as RateLimitStoreKind | undefined) ?? (redisUrl ? 'redis' : embeddedDatabase ? 'memory' : 'postgres');
   if (store === 'redis' && !redisUrl) throw new Error('QUOTIENT_RATE_LIMIT_STORE=redis needs QUOTIENT_REDIS_URL');
   return { store, redisUrl };
+}
+
+function secretKey(raw: string | undefined): Buffer | undefined {
+  if (nonEmpty(raw) === undefined) return undefined;
+  const key = Buffer.from((raw as string).trim(), 'base64');
+  if (key.length !== 32) throw new Error('QUOTIENT_SECRET_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
+  return key;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -55,7 +55,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   const authentication = poolStatements(countersPool);
   let keyGate: KeyGate;
   try {
-    keyGate = await openKeyGate(config.rateLimits, database.url, authentication, logger);
+    keyGate = await openKeyGate(config.rateLimits, database.sessionUrl, authentication, logger);
   } catch (error) {
     await countersPool.end();
     await database.close();
@@ -99,6 +99,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     isReady: database.isReady,
     validateResponses: config.validateResponses,
     admin: { contract: loadAdminContract(), services: services.admin },
+    portal: services.portal,
   });
 
   const sweeper = setInterval(() => {
@@ -109,6 +110,9 @@ export async function startServer(config: Config, logger: Logger, options: Serve
       });
     adminSessions.forgetOldFailures().catch((error: unknown) => {
       logger.warn({ err: error }, 'could not delete old sign-in failures');
+    });
+    services.portal.signIn.forgetExpired().catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not delete expired portal sign-ins');
     });
   }, 60_000);
   sweeper.unref();

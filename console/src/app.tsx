@@ -1,13 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Me, rememberSession, whenSignedOut } from './api.ts';
 import { Loading } from './components.tsx';
+import { AccountingPage } from './pages/accounting.tsx';
 import { AdminsPage } from './pages/admins.tsx';
 import { AuditPage } from './pages/audit.tsx';
+import { ImportsPage } from './pages/imports.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { PeriodsPage } from './pages/periods.tsx';
 import { PlanPage, PlansPage } from './pages/plans.tsx';
 import { RepsPage } from './pages/reps.tsx';
 import { SignInPage } from './pages/signIn.tsx';
+import { SingleSignOnPage } from './pages/singleSignOn.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { Link, navigate, usePath } from './router.tsx';
 
@@ -15,10 +18,13 @@ const NAV = [
   { href: '/keys', label: 'API keys' },
   { href: '/audit', label: 'Audit log' },
   { href: '/plans', label: 'Plans' },
+  { href: '/imports', label: 'Import deals' },
   { href: '/periods', label: 'Periods' },
+  { href: '/accounting', label: 'Accounting' },
   { href: '/reps', label: 'Reps' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/admins', label: 'Admins' },
+  { href: '/single-sign-on', label: 'Single sign-on' },
 ] as const;
 
 const TITLES: Record<string, string> = Object.fromEntries(NAV.map((item) => [item.href, item.label]));
@@ -113,13 +119,13 @@ export function App() {
         </div>
       </aside>
       <main id="main" class="content" tabIndex={-1}>
-        <Page path={path} canChange={canChange} />
+        <Page path={path} canChange={canChange} orgId={me.org.id} />
       </main>
     </div>
   );
 }
 
-function Page(props: { path: string; canChange: boolean }) {
+function Page(props: { path: string; canChange: boolean; orgId: string }) {
   const [, section, id] = props.path.split('/');
   switch (section) {
     case 'audit':
@@ -130,14 +136,20 @@ function Page(props: { path: string; canChange: boolean }) {
       ) : (
         <PlansPage canChange={props.canChange} />
       );
+    case 'imports':
+      return <ImportsPage canChange={props.canChange} />;
     case 'periods':
       return <PeriodsPage canChange={props.canChange} />;
+    case 'accounting':
+      return <AccountingPage canChange={props.canChange} />;
     case 'reps':
-      return <RepsPage />;
+      return <RepsPage canChange={props.canChange} />;
     case 'webhooks':
       return <WebhooksPage canChange={props.canChange} />;
     case 'admins':
       return <AdminsPage />;
+    case 'single-sign-on':
+      return <SingleSignOnPage orgId={props.orgId} canChange={props.canChange} />;
     default:
       return <KeysPage canChange={props.canChange} />;
   }

@@ -1,6 +1,9 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
+import { Empty, ErrorState, Loading, Notice } from '../../ui/states.tsx';
 import { describeError, type ErrorDocument } from './api.ts';
+
+export { Empty, ErrorState, Loading, Notice };
 
 export type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; data: T };
 
@@ -59,38 +62,6 @@ export function PageHeader(props: { title: string; description: string; actions?
   );
 }
 
-export function Loading(props: { label?: string }) {
-  return (
-    <div class="state" role="status" aria-live="polite">
-      <span class="spinner" aria-hidden="true" />
-      {props.label ?? 'Loading…'}
-    </div>
-  );
-}
-
-export function ErrorState(props: { message: string; retry?: () => void }) {
-  return (
-    <div class="state state-error" role="alert">
-      <strong>Could not load this page.</strong>
-      <span>{props.message}</span>
-      {props.retry ? (
-        <button type="button" class="button" onClick={props.retry}>
-          Retry
-        </button>
-      ) : null}
-    </div>
-  );
-}
-
-export function Empty(props: { title: string; children?: ComponentChildren }) {
-  return (
-    <div class="state state-empty">
-      <strong>{props.title}</strong>
-      {props.children ? <span>{props.children}</span> : null}
-    </div>
-  );
-}
-
 /** Shows the loading and error states, and the page body once the data is there. */
 export function Show<T>(props: { loaded: Loaded<T>; retry: () => void; children: (data: T) => ComponentChildren }) {
   if (props.loaded.state === 'loading') return <Loading />;
@@ -113,14 +84,6 @@ export function ShowList<T, Item>(props: {
         return items.length === 0 ? props.empty : props.children(items, data);
       }}
     </Show>
-  );
-}
-
-export function Notice(props: { kind: 'error' | 'success' | 'info'; children: ComponentChildren }) {
-  return (
-    <div class={`notice notice-${props.kind}`} role={props.kind === 'error' ? 'alert' : 'status'}>
-      {props.children}
-    </div>
   );
 }
 

@@ -41,3 +41,9 @@ export function relative(iso: string | null | undefined, now = Date.now()): stri
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
 }
+
+/** Minor units in a currency's own decimals and symbol: (123456, 'EUR') → `€1,234.56`, (5000, 'JPY') → `¥5,000`. */
+export function currencyAmount(minor: number, currency: string): string {
+  const format = new Intl.NumberFormat('en-US', { style: 'currency', currency });
+  return format.format(minor / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
+}

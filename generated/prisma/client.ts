@@ -161,3 +161,38 @@ export type WebhookAttempt = Prisma.WebhookAttemptModel
  * 
  */
 export type ExchangeRate = Prisma.ExchangeRateModel
+/**
+ * Model IdentityProvider
+ * 
+ */
+export type IdentityProvider = Prisma.IdentityProviderModel
+/**
+ * Model SsoSignInAttempt
+ * 
+ */
+export type SsoSignInAttempt = Prisma.SsoSignInAttemptModel
+/**
+ * Model RepInvitation
+ * 
+ */
+export type RepInvitation = Prisma.RepInvitationModel
+/**
+ * Model RepSignInLink
+ * 
+ */
+export type RepSignInLink = Prisma.RepSignInLinkModel
+/**
+ * Model RepSession
+ * 
+ */
+export type RepSession = Prisma.RepSessionModel
+/**
+ * Model AccountingPolicyVersion
+ * 
+ */
+export type AccountingPolicyVersion = Prisma.AccountingPolicyVersionModel
+/**
+ * Model AccountingClose
+ * 
+ */
+export type AccountingClose = Prisma.AccountingCloseModel

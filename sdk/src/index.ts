@@ -19,6 +19,8 @@ export type {
   AuthContext,
   Deal,
   DealEvent,
+  DealEventBatchItemResult,
+  DealEventBatchResult,
   DealEventResult,
   DealList,
   DealSplit,

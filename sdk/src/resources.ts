@@ -5,6 +5,7 @@ import type {
   AuthContext,
   Deal,
   DealEvent,
+  DealEventBatchResult,
   DealEventResult,
   DealList,
   Earning,
@@ -102,6 +103,16 @@ export class DealsResource {
    */
   async ingestEvent(event: DealEvent, options?: RequestOptions): Promise<DealEventResult> {
     return unwrap(this.#core.raw.POST('/v1/deals/events', { body: event, ...init(this.#core, options) }));
+  }
+
+  /**
+   * `POST /v1/deals/events/batch`: ingests up to 1,000 deal events, answered with one result per event, in order
+   * (`status` 201 or 200 with the ids, 400 or 422 with the event's `error`): check each. Needs `deals:write`.
+   * Safe to retry as `ingestEvent` is: an event without a `dedup_key` gets one of the SDK's, the same on every
+   * retry of this call, so a retried batch replays what was applied and applies the rest.
+   */
+  async ingestEvents(events: DealEvent[], options?: RequestOptions): Promise<DealEventBatchResult> {
+    return unwrap(this.#core.raw.POST('/v1/deals/events/batch', { body: { events }, ...init(this.#core, options) }));
   }
 }
 

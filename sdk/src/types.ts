@@ -26,6 +26,9 @@ export type DealSplit = NonNullable<Deal['splits']>[number];
 export type ListDealsParams = Query<paths['/v1/deals']['get']>;
 export type DealEvent = RequestBody<paths['/v1/deals/events']['post']>;
 export type DealEventResult = JsonBody<'/v1/deals/events', 'post'>;
+export type DealEventBatchResult = JsonBody<'/v1/deals/events/batch', 'post'>;
+/** What became of one event of a batch: `status` 201/200 with its ids, or 400/422 with its `error`. */
+export type DealEventBatchItemResult = DealEventBatchResult['results'][number];
 
 export type EarningList = JsonBody<'/v1/earnings', 'get'>;
 export type EarningListItem = EarningList['earnings'][number];

@@ -1,16 +1,20 @@
 import { Command, type CommanderError } from 'commander';
+import { accountingCommand } from './commands/accounting.ts';
 import { adminsCommand } from './commands/admins.ts';
 import { auditCommand } from './commands/audit.ts';
 import { dbCommand } from './commands/db.ts';
 import { demoCommand } from './commands/demo.ts';
 import { fxCommand } from './commands/fx.ts';
+import { importCommand } from './commands/import.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { orgsCommand } from './commands/orgs.ts';
 import { periodsCommand } from './commands/periods.ts';
 import { plansCommand } from './commands/plans.ts';
 import { recomputeCommand } from './commands/recompute.ts';
+import { repsCommand } from './commands/reps.ts';
 import { serveCommand } from './commands/serve.ts';
+import { ssoCommand } from './commands/sso.ts';
 import { usersCommand } from './commands/users.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
 import { workerCommand } from './commands/worker.ts';
@@ -31,8 +35,12 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     adminsCommand(),
     plansCommand(),
     usersCommand(),
+    repsCommand(),
+    ssoCommand(),
     periodsCommand(),
+    accountingCommand(),
     recomputeCommand(),
+    importCommand(),
     fxCommand(),
     webhooksCommand(),
     workerCommand(),

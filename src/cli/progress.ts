@@ -22,3 +22,31 @@ export function progressBar(stream: NodeJS.WriteStream): RecomputeProgressReport
     },
   };
 }
+
+/**
+ * `[#########...........]  45%  45,000 rows  1,480 rows/s  ETA 37 s`, redrawn in place: the share of the file's bytes
+ * read, and the time left at the rate so far.
+ */
+export function importProgressBar(stream: NodeJS.WriteStream, totalBytes: number) {
+  const started = performance.now();
+  const width = 30;
+  let drawn = false;
+  return {
+    update: (rows: number, bytesRead: number) => {
+      const ratio = totalBytes === 0 ? 1 : Math.min(1, bytesRead / totalBytes);
+      const filled = Math.round(ratio * width);
+      const elapsed = (performance.now() - started) / 1000;
+      const rate = elapsed > 0 ? rows / elapsed : 0;
+      const left = ratio > 0 ? (elapsed / ratio) * (1 - ratio) : Number.NaN;
+      stream.write(
+        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.floor(ratio * 100)).padStart(3)}%  ` +
+          `${rows.toLocaleString('en-US')} rows  ${Math.round(rate).toLocaleString('en-US')} rows/s  ` +
+          `ETA ${Number.isFinite(left) ? `${Math.ceil(left)} s` : '-'}   `,
+      );
+      drawn = true;
+    },
+    done: () => {
+      if (drawn) stream.write('\n');
+    },
+  };
+}

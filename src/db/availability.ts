@@ -20,10 +20,37 @@ export function readTimeoutMs(timeouts: DatabaseTimeouts): number {
   return timeouts.statementMs + 2_000;
 }
 
+/** A PostgreSQL setting a pool applies to its connections: its name and value. */
+export type ServerSetting = readonly [name: string, value: string];
+
+/** The server-side bounds on statements, lock waits and idle transactions. */
+export function serverTimeoutSettings(timeouts: DatabaseTimeouts): ServerSetting[] {
+  return [
+    ['statement_timeout', String(timeouts.statementMs)],
+    ['lock_timeout', String(timeouts.lockMs)],
+    // A stuck transaction would hold its deal's lock and the org's change-feed horizon: bound it too.
+    IDLE_IN_TRANSACTION_BOUND,
+  ];
+}
+
+export const IDLE_IN_TRANSACTION_BOUND: ServerSetting = ['idle_in_transaction_session_timeout', '60000'];
+
+/** The `options` startup parameter that applies settings to every session of a pool. */
+export function startupOptions(settings: readonly ServerSetting[]): string {
+  return settings.map(([name, value]) => `-c ${name}=${value}`).join(' ');
+}
+
 /** The `options` startup parameter that applies the server-side bounds to every connection of a pool. */
 export function serverTimeoutOptions(timeouts: DatabaseTimeouts): string {
-  // A stuck transaction would hold its deal's lock and the org's change-feed horizon: bound it too.
-  return `-c statement_timeout=${timeouts.statementMs} -c lock_timeout=${timeouts.lockMs} -c idle_in_transaction_session_timeout=60000`;
+  return startupOptions(serverTimeoutSettings(timeouts));
+}
+
+/**
+ * The same settings for one transaction (SET LOCAL), for connections through a transaction pooler, where a
+ * session setting would stay on a server connection that other clients then get. Values are the pool's own.
+ */
+export function transactionSettings(settings: readonly ServerSetting[]): string {
+  return settings.map(([name, value]) => `SET LOCAL ${name} = '${value}'`).join('; ');
 }
 
 // SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html) that say the server cannot serve

@@ -3,11 +3,14 @@ import type { Logger } from '../lib/logger.ts';
 import type { DatabaseTimeouts } from './availability.ts';
 import { openEmbeddedDatabase } from './embedded.ts';
 import { applyMigrations } from './migrate.ts';
+import { sessionUrl } from './pooler.ts';
 import { createPrismaClient, type Database } from './prisma.ts';
 
 export interface OpenDatabase {
   db: Database;
   url: string;
+  /** For work that needs a session of its own: `url` itself unless that goes through a transaction pooler. */
+  sessionUrl: string;
   embedded: boolean;
   /** Which database this is, for people: never a password. */
   description: string;
@@ -20,7 +23,8 @@ export interface OpenDatabase {
 /**
  * The database of this process: DATABASE_URL when set, else the embedded PostgreSQL under the data
  * directory (started, or joined when another Quotient process already runs it). Migrations are applied
- * before anything else touches it.
+ * before anything else touches it, on a session of their own (QUOTIENT_DIRECT_DATABASE_URL when DATABASE_URL goes
+ * through a transaction pooler).
  */
 export async function openDatabase(
   config: Config,
@@ -35,8 +39,10 @@ export async function openDatabase(
       });
   const url = config.databaseUrl ?? (embedded as { url: string }).url;
   let appliedMigrations: string[];
+  let direct: string;
   try {
-    ({ applied: appliedMigrations } = await applyMigrations(url, { log: (message) => logger.info(message) }));
+    direct = config.databaseUrl ? sessionUrl(url, config.databaseDirectUrl) : url;
+    ({ applied: appliedMigrations } = await applyMigrations(direct, { log: (message) => logger.info(message) }));
     if (appliedMigrations.length > 0) logger.info({ applied: appliedMigrations }, 'applied database migrations');
   } catch (error) {
     await embedded?.stop();
@@ -47,6 +53,7 @@ export async function openDatabase(
   return {
     db,
     url,
+    sessionUrl: direct,
     embedded: embedded !== undefined,
     description: embedded
       ? `the embedded PostgreSQL in ${embedded.dataDir} (${EMBEDDED_START[embedded.start]})`

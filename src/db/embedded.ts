@@ -328,8 +328,11 @@ async function ensureDatabase(port: number): Promise<void> {
   }
 }
 
-/** PostgreSQL refuses to run as root: as root, the server runs as the `postgres` user (see initialiseCluster). */
-function postgresUser(): { uid: number; gid: number } | null {
+/**
+ * PostgreSQL refuses to run as root: as root, the server runs as the `postgres` user (see initialiseCluster);
+ * null when we are not root.
+ */
+export function postgresUser(): { uid: number; gid: number } | null {
   if (userInfo().uid !== 0) return null;
   const line = readFileOr('/etc/passwd', '')
     .split('\n')

@@ -7,6 +7,7 @@ import {
   readTimeoutMs,
   serverTimeoutOptions,
 } from './availability.ts';
+import { throughTransactionPooler } from './pooler.ts';
 
 export type Database = PrismaClient;
 
@@ -14,7 +15,9 @@ export type Database = PrismaClient;
  * Prisma on its own `pg` pool. The adapter listens for 'error' on idle connections and on those of its
  * transactions; every connection also has a listener of its own from the moment it connects (see
  * listenForErrorsFromTheStart), so a broken session fails its query and never the process. With `timeouts`
- * (the server's request paths), every connect, pool wait, statement and lock wait is bounded.
+ * (the server's request paths), every connect, pool wait, statement and lock wait is bounded. Through a
+ * transaction pooler, which refuses session settings, the server-side bounds are the database role's (see
+ * docs/operations.md, "Behind PgBouncer"); the client-side ones hold all the same.
  */
 export function createPrismaClient(databaseUrl: string, poolSize: number, timeouts?: DatabaseTimeouts): Database {
   const pool = new pg.Pool({
@@ -22,7 +25,8 @@ export function createPrismaClient(databaseUrl: string, poolSize: number, timeou
     max: poolSize,
     connectionTimeoutMillis: timeouts?.connectMs ?? 5_000,
     idleTimeoutMillis: 30_000,
-    ...(timeouts ? { query_timeout: readTimeoutMs(timeouts), options: serverTimeoutOptions(timeouts) } : {}),
+    ...(timeouts ? { query_timeout: readTimeoutMs(timeouts) } : {}),
+    ...(timeouts && !throughTransactionPooler(databaseUrl) ? { options: serverTimeoutOptions(timeouts) } : {}),
   });
   listenForErrorsFromTheStart(pool);
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });

@@ -1,7 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { KeyGate } from '../access/rateLimitStore.ts';
 import type { AuditLog } from '../audit/requestLog.ts';
-import type { ApiServices } from '../composition.ts';
+import type { ApiServices, PortalServices } from '../composition.ts';
 import type { Logger } from '../lib/logger.ts';
 import { consoleRouter } from './admin/console.ts';
 import { PREFIX as ADMIN_API_PREFIX, type AdminApiOptions, adminApiRouter } from './admin/router.ts';
@@ -12,15 +12,18 @@ import type { Metrics } from './metrics.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { errorHandler } from './middleware/errorHandler.ts';
 import { requestContext } from './middleware/requestContext.ts';
+import { portalAppRouter } from './portal/app.ts';
+import { portalRouter } from './portal/router.ts';
 import { contractHandlers } from './routes/index.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * Paths served outside the contract: /metrics, /docs and the admin console and API under /admin. Express matches
+ * Paths served outside the contract: /metrics, /docs, the admin console and API under /admin and the rep portal under
+ * /portal. Express matches
  * routes case-insensitively, so this test does too; it may match more than those routers serve (they pass it on).
  */
-const OUTSIDE_CONTRACT = /^\/(?:metrics|docs|admin)/i;
+const OUTSIDE_CONTRACT = /^\/(?:metrics|docs|admin|portal)/i;
 
 /** What the app serves with: the public API's services from the composition root, and the access layer's parts. */
 export interface AppDeps extends ApiServices {
@@ -34,6 +37,8 @@ export interface AppDeps extends ApiServices {
   validateResponses: boolean;
   /** The admin API and the console; absent, /admin is not served. */
   admin?: Omit<AdminApiOptions, 'validateResponses' | 'bodyLimitBytes'>;
+  /** The rep portal's sign-in, sessions and pages; absent, /portal is not served. */
+  portal?: PortalServices;
 }
 
 /**
@@ -61,6 +66,10 @@ export function createApp(deps: AppDeps): Express {
     );
     outsideContract.use(consoleRouter());
   }
+  if (deps.portal) {
+    outsideContract.use(portalRouter(deps.portal, deps.logger));
+    outsideContract.use(portalAppRouter());
+  }
   // The contract's requests do not walk the routers of the metrics, the docs and the admin console; what those
   // routers do not serve goes on to the operation lookup, as before (404).
   app.use((req: Request, res: Response, next: NextFunction) =>
@@ -75,6 +84,7 @@ export function createApp(deps: AppDeps): Express {
           contract: deps.contract,
           isReady: deps.isReady,
           ingestion: deps.ingestion,
+          dealEventBatch: deps.dealEventBatch,
           dealReader: deps.dealReader,
           earningReader: deps.earningReader,
           planReader: deps.planReader,

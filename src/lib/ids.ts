@@ -21,7 +21,13 @@ export type IdPrefix =
   | 'adm'
   | 'ses'
   | 'sif'
-  | 'rmgr';
+  | 'rmgr'
+  | 'idp'
+  | 'ssoa'
+  | 'rinv'
+  | 'rlnk'
+  | 'rses'
+  | 'apv';
 
 /** The same TypeID as `typeid(prefix).toString()`, without building the TypeID object and splitting it again. */
 export function newId(prefix: IdPrefix): string {

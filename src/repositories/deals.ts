@@ -7,7 +7,7 @@ import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { AuditEntryInput } from './audit.ts';
 import { auditEntryCte, auditEntryValues } from './audit.ts';
 import type { DomainEventRecord } from './domainEvents.ts';
-import { named, type Transaction } from './transaction.ts';
+import { named, sql, type Transaction } from './transaction.ts';
 
 /** A credited rep of a split deal, with the rep's internal user id (stored for finding a rep's split deals). */
 export interface StoredSplit extends DealSplit {
@@ -146,6 +146,18 @@ const APPLY_EVENT = `
   FROM clock
   WHERE d.org_id = $2 AND d.id = $4
   RETURNING ${DEAL_COLUMNS}, (SELECT created_at FROM recorded) AS event_created_at`;
+
+/** Which of these external ids name a deal of the org already (deleted ones included). */
+export async function externalIdsPresent(
+  tx: Transaction,
+  orgId: string,
+  externalIds: readonly string[],
+): Promise<Set<string>> {
+  const rows = await tx.query<{ external_id: string }>(
+    sql`SELECT external_id FROM deals WHERE org_id = ${orgId} AND external_id = ANY(${externalIds}::text[])`,
+  );
+  return new Set(rows.map((row) => row.external_id));
+}
 
 /**
  * Locks an existing deal for the rest of the transaction and returns its latest committed state. Used when

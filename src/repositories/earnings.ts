@@ -1,5 +1,6 @@
 import type { LedgerSnapshotRow, WrittenRow } from '../domain/earnings/estimate.ts';
 import { type LedgerRow, type NewEarningRow, PLAN_ARCHIVED, type RowRetirement } from '../domain/earnings/ledger.ts';
+import type { StatementRow } from '../domain/earnings/statement.ts';
 import type { EarningStatus, EarningTrace, LinePricing, TraceReplacement } from '../domain/earnings/types.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodId } from '../domain/periods.ts';
@@ -541,4 +542,111 @@ export async function writtenRows(tx: Transaction, orgId: string, ids: readonly 
         FROM earnings WHERE org_id = ${orgId} AND id = ANY(${[...ids]}::text[]) ORDER BY created_at, id`,
   );
   return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
+}
+
+/** One rep's sums over a period's approved and paid rows. */
+export interface PayoutRow {
+  user_id: string;
+  user_external_id: string;
+  user_created_at: Date;
+  currency: string;
+  approved_cents: number;
+  paid_cents: number;
+  clawback_cents: number;
+  /** The draws' rows (advances, their adjustments and recoveries): not clawbacks, paid under their own code. */
+  draw_cents: number;
+}
+
+/** A row of a plan's draw line: an advance (or its adjustment) or a recovery, told by its trace's chip kind. */
+const IS_DRAW_ROW = "(e.trace -> 'chip' ->> 'kind') IN ('draw', 'draw_recovery')";
+
+/**
+ * The rep's projected, pending, approved and paid rows booked in the period, in the order they were written (a
+ * statement's rows). Statements' and payouts' sums are taken over the rows `GET /v1/earnings` lists, so the
+ * reports and the list cannot disagree.
+ */
+export async function rowsOfRepInPeriod(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  periodId: string,
+): Promise<StatementRow[]> {
+  const rows = await tx.query<Omit<StatementRow, 'amount_cents'> & { amount_cents: number | bigint }>(
+    sql`SELECT id, status, amount_cents, deal_id, plan_id, rule_chip_id, pricing, trace FROM earnings
+        WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id = ${periodId}
+          AND status IN ('projected', 'pending', 'approved', 'paid')
+        ORDER BY created_at, id`,
+  );
+  return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
+}
+
+/**
+ * Per plan, what the rep's recoverable draws have advanced and not yet recovered in the periods booked before
+ * `periodId`: the sum of the standing rows booked there of the draws' lines (advances of a recoverable draw,
+ * and recoveries).
+ */
+export async function drawBalancesByPlanBefore(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  periodId: string,
+): Promise<Map<string, number>> {
+  const rows = await tx.query<{ plan_id: string; balance: string }>(
+    sql`SELECT plan_id, sum(amount_cents)::text AS balance FROM earnings
+        WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id < ${periodId}
+          AND status IN ('pending', 'approved', 'paid')
+          AND (trace -> 'chip' ->> 'kind' = 'draw_recovery'
+               OR (trace -> 'chip' ->> 'kind' = 'draw'
+                   AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'))
+        GROUP BY plan_id`,
+  );
+  return new Map(rows.map((row) => [row.plan_id, Number(row.balance)]));
+}
+
+/**
+ * Per rep with approved or paid rows in the period, after `position` in the rep's (created_at, id) order, and
+ * per currency the rep's rows are in: the sums of those rows by status, of the draws' rows, and of the other
+ * negative ones (clawbacks).
+ * `limit` counts reps: a rep's payouts in several currencies come together.
+ */
+export async function payoutsAfter(
+  tx: Transaction,
+  orgId: string,
+  periodId: string,
+  position: KeysetPosition,
+  limit: number,
+): Promise<PayoutRow[]> {
+  const values: unknown[] = [orgId, periodId];
+  let keyset = '';
+  if (position) {
+    values.push(position.at, position.id);
+    keyset = 'AND (u.created_at, u.id) > ($3::timestamptz, $4)';
+  }
+  values.push(limit);
+  const rows = await tx.query<PayoutRow>({
+    text: `WITH reps AS (
+             SELECT DISTINCT u.id, u.external_id, u.created_at
+             FROM earnings e JOIN users u ON u.id = e.user_id
+             WHERE e.org_id = $1 AND e.period_id = $2 AND e.status IN ('approved', 'paid') ${keyset}
+             ORDER BY u.created_at, u.id LIMIT $${values.length}
+           )
+           SELECT u.id AS user_id, u.external_id AS user_external_id, u.created_at AS user_created_at, e.currency,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'approved'), 0)::bigint AS approved_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'paid'), 0)::bigint AS paid_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.amount_cents < 0 AND NOT ${IS_DRAW_ROW}), 0)::bigint
+               AS clawback_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE ${IS_DRAW_ROW}), 0)::bigint AS draw_cents
+           FROM earnings e JOIN reps u ON u.id = e.user_id
+           WHERE e.org_id = $1 AND e.period_id = $2 AND e.status IN ('approved', 'paid')
+           GROUP BY u.id, u.external_id, u.created_at, e.currency ORDER BY u.created_at, u.id, e.currency`,
+    values,
+  });
+  return rows.map((row) => ({
+    ...row,
+    user_created_at: new Date(row.user_created_at),
+    approved_cents: Number(row.approved_cents),
+    paid_cents: Number(row.paid_cents),
+    clawback_cents: Number(row.clawback_cents),
+    draw_cents: Number(row.draw_cents),
+  }));
 }

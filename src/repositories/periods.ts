@@ -1,6 +1,6 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import { type PeriodId, type PeriodKind, parsePeriodId, periodBounds } from '../domain/periods.ts';
-import { named, prismaOf, type Transaction } from './transaction.ts';
+import { named, prismaOf, sql, type Transaction } from './transaction.ts';
 
 export type PeriodStatus = 'open' | 'locked' | 'paid';
 
@@ -134,4 +134,25 @@ export async function ensurePeriods(
     }),
   );
   return created.map((row) => row.id);
+}
+
+/** A period as statements and payouts show it (plain SQL, on the API's pool or the CLI's Prisma). */
+export interface PeriodSummary {
+  id: string;
+  kind: PeriodKind;
+  starts_on: string;
+  ends_on: string;
+  status: PeriodStatus;
+}
+
+function dateText(value: string | Date): string {
+  return typeof value === 'string' ? value : value.toISOString().slice(0, 10);
+}
+
+export async function findSummary(tx: Transaction, orgId: string, periodId: string): Promise<PeriodSummary | null> {
+  const rows = await tx.query<
+    Omit<PeriodSummary, 'starts_on' | 'ends_on'> & { starts_on: string | Date; ends_on: string | Date }
+  >(sql`SELECT id, kind, starts_on, ends_on, status FROM periods WHERE org_id = ${orgId} AND id = ${periodId}`);
+  const row = rows[0];
+  return row ? { ...row, starts_on: dateText(row.starts_on), ends_on: dateText(row.ends_on) } : null;
 }

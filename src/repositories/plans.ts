@@ -1,6 +1,13 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import { normaliseChip } from '../domain/plans/normalise.ts';
-import type { ChipDefinition, Condition, PeriodKind, PlanDefinition } from '../domain/plans/types.ts';
+import type {
+  Assignee,
+  ChipDefinition,
+  Condition,
+  PeriodKind,
+  PlanDefinition,
+  PlanDraw,
+} from '../domain/plans/types.ts';
 import { named, prismaOf, sql, type Transaction } from './transaction.ts';
 
 export type PlanStatus = 'active' | 'archived';
@@ -481,4 +488,37 @@ export async function ensureDrawChips(
           ON CONFLICT DO NOTHING`,
     );
   }
+}
+
+/** A plan as a statement shows it. */
+export interface ReportPlan {
+  id: string;
+  key: string;
+  name: string;
+  status: 'active' | 'archived';
+  period: PeriodKind;
+  quota_cents: number | null;
+  /** ISO 4217: the plan's currency, else the org's default. */
+  currency: string;
+  /** `all`, or the assignees of the plan's current version (owner_external_id values or dated assignments). */
+  assignees: 'all' | Assignee[];
+  /** The current version's draw; null when it has none. */
+  draw: PlanDraw | null;
+}
+
+/** The org's plans with their current version's assignees, oldest first, as a statement shows them (plain SQL). */
+export async function listForStatements(tx: Transaction, orgId: string): Promise<ReportPlan[]> {
+  const rows = await tx.query<Omit<ReportPlan, 'quota_cents'> & { quota_cents: number | bigint | null }>(
+    sql`SELECT p.id, p.key, p.name, p.status, p.period, p.quota_cents,
+               COALESCE(v.definition -> 'assignees', '"all"'::jsonb) AS assignees,
+               v.definition -> 'draw' AS draw,
+               COALESCE(v.definition ->> 'currency', o.default_currency) AS currency
+        FROM plans p JOIN plan_versions v ON v.id = p.current_version_id JOIN orgs o ON o.id = p.org_id
+        WHERE p.org_id = ${orgId} ORDER BY p.created_at, p.id`,
+  );
+  return rows.map((row) => ({
+    ...row,
+    quota_cents: row.quota_cents === null ? null : Number(row.quota_cents),
+    draw: row.draw ?? null,
+  }));
 }

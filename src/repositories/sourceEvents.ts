@@ -1,7 +1,7 @@
 import type { StageLists } from '../domain/deals/projection.ts';
 import { newId } from '../lib/ids.ts';
 import { DEAL_COLUMNS, type DealRecord, type DealRow, dealWriterTag, toDealRecord } from './deals.ts';
-import { named, type Transaction } from './transaction.ts';
+import { named, sql, type Transaction } from './transaction.ts';
 
 export interface NewSourceEvent {
   id: string;
@@ -145,6 +145,18 @@ export async function recordAndOpenDeal(
     stages: { won: row.won_stages, lost: row.lost_stages },
     configVersion: row.config_version,
   };
+}
+
+/** The body digests of the org's source events under these dedup keys, by key (an import's rows already sent). */
+export async function digestsByDedupKeys(
+  tx: Transaction,
+  orgId: string,
+  dedupKeys: readonly string[],
+): Promise<Map<string, string>> {
+  const rows = await tx.query<{ dedup_key: string; body_digest: string }>(
+    sql`SELECT dedup_key, body_digest FROM source_events WHERE org_id = ${orgId} AND dedup_key = ANY(${dedupKeys}::text[])`,
+  );
+  return new Map(rows.map((row) => [row.dedup_key, row.body_digest]));
 }
 
 /** The event that first used a dedup key, with the ids it was answered with; null when the key is unused. */

@@ -3,11 +3,16 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import {
   breaksConnection,
   type DatabaseTimeouts,
+  IDLE_IN_TRANSACTION_BOUND,
   listenForErrorsFromTheStart,
   readTimeoutMs,
-  serverTimeoutOptions,
+  type ServerSetting,
+  serverTimeoutSettings,
+  startupOptions,
+  transactionSettings,
 } from '../db/availability.ts';
 import { coalescingStream } from '../db/coalescingSocket.ts';
+import { throughTransactionPooler } from '../db/pooler.ts';
 import type { Database } from '../db/prisma.ts';
 
 // The project's one database seam: a `Transaction` runs plain SQL statements, whichever runner opened it
@@ -23,7 +28,8 @@ import type { Database } from '../db/prisma.ts';
 // once per connection instead of on every execution, which the pipeline's CTEs would otherwise get, as their
 // custom plans fold NULL parameters away and look cheaper to the planner. Statements run on this pool (also by
 // deal-change listeners) must therefore plan well without seeing their values: name only the conditions that
-// apply rather than `$n IS NULL OR …`.
+// apply rather than `$n IS NULL OR …`. Through a transaction pooler (src/db/pooler.ts) nothing outlives a
+// transaction on the server: there the statements go unnamed and each transaction sets the pool's settings.
 
 /** One SQL statement with $n placeholders. A `name` makes it a prepared statement reused per connection. */
 export interface Statement {
@@ -44,6 +50,27 @@ export interface Transaction {
 }
 
 export type SqlPool = pg.Pool;
+
+/**
+ * How each transaction of a pool begins. Through a transaction pooler (see src/db/pooler.ts) a session has no
+ * settings of its own, so each transaction sets the pool's (SET LOCAL) as part of its BEGIN, in the same send.
+ */
+const beginOf = new WeakMap<SqlPool, string>();
+
+/**
+ * A client whose statements go unnamed: through a transaction pooler a statement may run on a server connection
+ * that has never seen its name (or that has seen it from another client), so no statement is prepared by name.
+ */
+class UnnamedStatementsClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const [config] = args;
+    if (typeof config === 'object' && config !== null && 'name' in config && !('submit' in config)) {
+      const { name: _unnamed, ...rest } = config;
+      args[0] = rest;
+    }
+    return (super.query as (...forwarded: unknown[]) => never)(...args);
+  }
+}
 
 /**
  * `sql\`SELECT … WHERE id = ${id}\`` → a statement with $1, $2 … for the interpolated values, which are
@@ -89,6 +116,11 @@ export function createSqlPool(
   poolOptions: SqlPoolOptions = {},
 ): SqlPool {
   const { timeouts } = poolOptions;
+  const settings: ServerSetting[] = [
+    ...(timeouts ? serverTimeoutSettings(timeouts) : [IDLE_IN_TRANSACTION_BOUND]),
+    ...(poolOptions.asynchronousCommit ? [['synchronous_commit', 'off'] as const] : []),
+  ];
+  const pooled = throughTransactionPooler(databaseUrl);
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: size,
@@ -101,14 +133,12 @@ export function createSqlPool(
     // those the services issue together) go out together, each statement in one send: see CoalescingSocket.
     pipeline: true,
     stream: coalescingStream,
-    options: [
-      '-c plan_cache_mode=force_generic_plan',
-      timeouts ? serverTimeoutOptions(timeouts) : '-c idle_in_transaction_session_timeout=60000',
-      poolOptions.asynchronousCommit ? '-c synchronous_commit=off' : '',
-    ]
-      .filter(Boolean)
-      .join(' '),
+    // Through a transaction pooler a session has no settings of its own: each transaction sets them (see below).
+    ...(pooled
+      ? { Client: UnnamedStatementsClient }
+      : { options: startupOptions([['plan_cache_mode', 'force_generic_plan'], ...settings]) }),
   });
+  if (pooled) beginOf.set(pool, `BEGIN; ${transactionSettings(settings)}`);
   // A connection that breaks while idle in the pool must not take the process down.
   pool.on('error', onIdleError);
   listenForErrorsFromTheStart(pool);
@@ -145,7 +175,7 @@ async function onOneConnection<T>(
     // BEGIN is not awaited before the work starts: it goes out with the work's first statement, in one send. Both
     // are settled before anything else happens; a failed BEGIN (a broken connection) is what went wrong first.
     const [begun, worked] = await Promise.allSettled([
-      client.query('BEGIN'),
+      client.query(beginOf.get(pool) ?? 'BEGIN'),
       work({ query: async <Row>(statement: Statement) => (await client.query(statement)).rows as Row[] }),
     ]);
     if (begun.status === 'rejected') throw begun.reason;

@@ -11,6 +11,7 @@ import * as admins from '../repositories/admins.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
 import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import { type SessionSettings, sessionEnd, sessionIsOver } from './sessionLifetime.ts';
 
 export const ADMIN_ROLES: readonly AdminRole[] = ['admin', 'viewer'];
 
@@ -88,13 +89,6 @@ export class AdminAccounts {
   }
 }
 
-export interface SessionSettings {
-  /** A session unused this long ends. */
-  idleMs: number;
-  /** A session ends this long after sign-in, however busy. */
-  absoluteMs: number;
-}
-
 /** Failed sign-ins allowed per window, per account (the email as typed) and per client address. */
 export const SIGN_IN_THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 20 } as const;
 
@@ -170,6 +164,30 @@ export class AdminSessions {
       return { ok: false, reason: 'invalid_credentials' };
     }
     await adminSignInFailures.clear(this.#statements, accountSubject);
+    return { ok: true, ...(await this.open(account, input.actor(account), at, {})) };
+  }
+
+  /**
+   * A session for the org's admin with this email, whose identity provider has vouched for it (src/services/portalSignIn.ts);
+   * null when the org has no enabled admin with that email.
+   */
+  async signInVerified(input: {
+    orgId: string;
+    email: string;
+    providerId: string;
+    actor: (admin: AdminRecord) => AdminActor;
+  }): Promise<{ token: string; session: SessionWithAdmin } | null> {
+    const account = await admins.findSignInAccount(this.#statements, normaliseEmail(input.email));
+    if (!account || account.org_id !== input.orgId) return null;
+    return this.open(account, input.actor(account), this.now(), { identity_provider_id: input.providerId });
+  }
+
+  private async open(
+    account: AdminRecord,
+    actor: AdminActor,
+    at: Date,
+    how: Record<string, string>,
+  ): Promise<{ token: string; session: SessionWithAdmin }> {
     const token = randomBytes(32).toString('base64url');
     const created = await adminSessions.create(this.#statements, {
       tokenDigest: tokenDigest(token),
@@ -180,10 +198,10 @@ export class AdminSessions {
       expiresAt: new Date(at.getTime() + this.settings.absoluteMs),
     });
     await audit.insertMany(this.#statements, [
-      adminAuditEntry(account.org_id, 'admin.signed_in', { session_id: created.id }, input.actor(account)),
+      adminAuditEntry(account.org_id, 'admin.signed_in', { session_id: created.id, ...how }, actor),
     ]);
     const session = (await adminSessions.findLive(this.#statements, tokenDigest(token))) as SessionWithAdmin;
-    return { ok: true, token, session };
+    return { token, session };
   }
 
   /** The live session of the token, its idle clock restarted; null when unknown, ended, expired or disabled. */
@@ -200,8 +218,7 @@ export class AdminSessions {
     const at = this.now();
     const session = await adminSessions.findLive(this.#statements, tokenDigest(token));
     if (!session) return null;
-    const idleEnd = session.last_seen_at.getTime() + this.settings.idleMs;
-    if (at.getTime() >= session.expires_at.getTime() || at.getTime() >= idleEnd) {
+    if (sessionIsOver(session, this.settings, at)) {
       await adminSessions.end(this.#statements, session.id, at);
       return null;
     }
@@ -211,8 +228,7 @@ export class AdminSessions {
   }
 
   withIdleEnd(session: SessionWithAdmin): LiveSession {
-    const idleEnd = new Date(session.last_seen_at.getTime() + this.settings.idleMs);
-    return { ...session, idle_expires_at: idleEnd < session.expires_at ? idleEnd : session.expires_at };
+    return { ...session, idle_expires_at: sessionEnd(session, this.settings) };
   }
 
   /** Ends the session server-side: the cookie stops working in every tab and on every copy of it. */

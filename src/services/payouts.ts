@@ -1,12 +1,14 @@
 import { type KeysetPosition, keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import { Refusal } from '../domain/refusal.ts';
-import type { PayoutRow, PeriodRow } from '../repositories/ledgerReports.ts';
-import * as ledgerReports from '../repositories/ledgerReports.ts';
+import type { PayoutRow } from '../repositories/earnings.ts';
+import * as earnings from '../repositories/earnings.ts';
+import type { PeriodSummary } from '../repositories/periods.ts';
+import * as periods from '../repositories/periods.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 import { type Payout, toWirePayout } from '../wire/payouts.ts';
 
 export interface PayoutPage {
-  period: PeriodRow;
+  period: PeriodSummary;
   payouts: Payout[];
   nextCursor: string | null;
 }
@@ -33,7 +35,7 @@ export class PayoutReader {
     const period = await this.#lockedPeriod(orgId, periodId);
     const fingerprint = keysetFingerprint(orgId, { payouts_of: periodId });
     const from = query.cursor === undefined ? null : PAYOUT_CURSOR.decode(query.cursor, fingerprint);
-    const rows = await ledgerReports.payoutsAfter(this.#tx, orgId, periodId, from, query.limit + 1);
+    const rows = await earnings.payoutsAfter(this.#tx, orgId, periodId, from, query.limit + 1);
     // `limit` counts reps; a rep paid in several currencies has a payout per currency, all on one page.
     const page = PAYOUT_CURSOR.page(byRep(rows), query.limit, fingerprint, (rep) => ({
       at: rep.user_created_at,
@@ -43,12 +45,12 @@ export class PayoutReader {
   }
 
   /** Every payout of the period, for an export. */
-  async all(orgId: string, periodId: string): Promise<{ period: PeriodRow; payouts: Payout[] }> {
+  async all(orgId: string, periodId: string): Promise<{ period: PeriodSummary; payouts: Payout[] }> {
     const period = await this.#lockedPeriod(orgId, periodId);
     const payouts: Payout[] = [];
     let position: KeysetPosition = null;
     for (;;) {
-      const rows = await ledgerReports.payoutsAfter(this.#tx, orgId, periodId, position, EXPORT_PAGE);
+      const rows = await earnings.payoutsAfter(this.#tx, orgId, periodId, position, EXPORT_PAGE);
       payouts.push(...rows.map(toWirePayout));
       const last = rows.at(-1);
       if (new Set(rows.map((row) => row.user_id)).size < EXPORT_PAGE || !last) return { period, payouts };
@@ -56,8 +58,8 @@ export class PayoutReader {
     }
   }
 
-  async #lockedPeriod(orgId: string, periodId: string): Promise<PeriodRow> {
-    const period = await ledgerReports.findPeriod(this.#tx, orgId, periodId);
+  async #lockedPeriod(orgId: string, periodId: string): Promise<PeriodSummary> {
+    const period = await periods.findSummary(this.#tx, orgId, periodId);
     if (!period) throw new Refusal('not_found', `no period ${periodId}`);
     if (period.status === 'open') {
       throw new Refusal('period_open', `period ${periodId} is open: payouts exist once an admin has locked it`);

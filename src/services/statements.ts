@@ -2,8 +2,10 @@ import { buildStatement, type Statement } from '../domain/earnings/statement.ts'
 import { type CalendarDate, periodBounds, periodKindOf } from '../domain/periods.ts';
 import { namesAssignee } from '../domain/plans/types.ts';
 import * as deals from '../repositories/deals.ts';
-import * as ledgerReports from '../repositories/ledgerReports.ts';
+import * as earnings from '../repositories/earnings.ts';
 import * as orgs from '../repositories/orgs.ts';
+import * as periods from '../repositories/periods.ts';
+import * as plans from '../repositories/plans.ts';
 import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { toWireUser } from '../wire/users.ts';
@@ -27,17 +29,17 @@ export class StatementReader {
     const tx = poolStatements(this.#pool);
     const user = await users.find(tx, orgId, userId);
     if (!user) return null;
-    const [period, rows, plans, repDeals, drawBalances, config] = await Promise.all([
-      ledgerReports.findPeriod(tx, orgId, periodId),
-      ledgerReports.rowsOfRepInPeriod(tx, orgId, userId, periodId),
-      ledgerReports.plans(tx, orgId),
+    const [period, rows, orgPlans, repDeals, drawBalances, config] = await Promise.all([
+      periods.findSummary(tx, orgId, periodId),
+      earnings.rowsOfRepInPeriod(tx, orgId, userId, periodId),
+      plans.listForStatements(tx, orgId),
       deals.dealsOfRep(tx, orgId, userId),
-      ledgerReports.drawBalancesBefore(tx, orgId, userId, periodId),
+      earnings.drawBalancesByPlanBefore(tx, orgId, userId, periodId),
       orgs.loadConfig(tx, orgId),
     ]);
     const kind = periodKindOf(periodId);
     const withRows = new Set([...rows.map((row) => row.plan_id), ...drawBalances.keys()]);
-    const shown = plans.filter(
+    const shown = orgPlans.filter(
       (plan) =>
         withRows.has(plan.id) ||
         (plan.status === 'active' && plan.period === kind && namesAssignee(plan.assignees, user.external_id)),

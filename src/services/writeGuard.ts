@@ -12,6 +12,6 @@ export interface WriteGuard {
    * once, by the write, inside its transaction.
    */
   settle(keyActive: boolean): void;
-  /** The request's audit entry as the accepted write records it. */
-  auditEntry(): AuditEntryInput;
+  /** The request's audit entry as the accepted write records it; null: another write of the request records it. */
+  auditEntry(): AuditEntryInput | null;
 }

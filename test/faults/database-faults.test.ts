@@ -37,8 +37,15 @@ afterEach(async () => {
   load = undefined;
 });
 
+// Short waits on the database, so that the tests under load see many of them expire.
+const SHORT_TIMEOUTS = {
+  QUOTIENT_DB_CONNECT_TIMEOUT_MS: '1000',
+  QUOTIENT_DB_STATEMENT_TIMEOUT_MS: '2000',
+  QUOTIENT_DB_LOCK_TIMEOUT_MS: '1000',
+};
+
 async function serve(
-  overrides: Record<string, string> = {},
+  timeouts: Record<string, string> = SHORT_TIMEOUTS,
 ): Promise<{ server: RunningServer; rawKey: string; orgId: string }> {
   server = await startServer(
     loadConfig({
@@ -46,12 +53,9 @@ async function serve(
       HOST: '127.0.0.1',
       PORT: '0',
       QUOTIENT_DB_POOL_SIZE: '4',
-      QUOTIENT_DB_CONNECT_TIMEOUT_MS: '1000',
-      QUOTIENT_DB_STATEMENT_TIMEOUT_MS: '2000',
-      QUOTIENT_DB_LOCK_TIMEOUT_MS: '1000',
       QUOTIENT_SHUTDOWN_GRACE_SECONDS: '2',
       QUOTIENT_WEBHOOK_WORKER: 'false',
-      ...overrides,
+      ...timeouts,
     }),
     createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
   );
@@ -149,6 +153,35 @@ describe('database faults under load', () => {
     assertOnlyAcknowledgedOrUnavailable(load.outcomes);
     await assertAcknowledgedPresent(orgId, load.acknowledged());
     assert.equal((await get(running.url, rawKey, '/v1/')).status, 200);
+  });
+
+  test('the database frozen, with the default timeouts: every route answers 503 within 10 s, a key not yet cached too', async () => {
+    const { server: running, rawKey: cachedKey } = await serve({});
+    assert.equal((await get(running.url, cachedKey, '/v1/')).status, 200);
+    const { rawKey: uncachedKey } = await createOrgWithKey(db, { rateLimit: 100_000 });
+    await cluster.freeze();
+    let answers: { route: string; outcome: Outcome; ms: number }[];
+    try {
+      const timed = async (route: string, send: () => Promise<Outcome>) => {
+        const started = performance.now();
+        const outcome = await send();
+        return { route, outcome, ms: Math.round(performance.now() - started) };
+      };
+      answers = await Promise.all([
+        timed('GET /v1/ (a key not yet cached)', () => get(running.url, uncachedKey, '/v1/')),
+        timed('GET /v1/', () => get(running.url, cachedKey, '/v1/')),
+        timed('GET /v1/deals', () => get(running.url, cachedKey, '/v1/deals')),
+        timed('GET /v1/earnings', () => get(running.url, cachedKey, '/v1/earnings')),
+        timed('GET /v1/plans', () => get(running.url, cachedKey, '/v1/plans')),
+        timed('POST /v1/deals/events', () => sendEvent(running.url, cachedKey, 'frozen-deal', 1)),
+      ]);
+    } finally {
+      cluster.thaw();
+    }
+    for (const { route, outcome, ms } of answers) {
+      assertUnavailable(outcome);
+      assert.ok(ms < 10_000, `${route} answered after ${ms} ms`);
+    }
   });
 
   test('the pool exhausted by events waiting on a row lock: 503 with Retry-After, bounded waits, then service', async () => {

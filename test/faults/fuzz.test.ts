@@ -188,8 +188,8 @@ interface FuzzRequest {
   path: string;
   headers: Record<string, string>;
   body?: string | Buffer;
-  /** The dedup_key this request's event would be stored under, when it has one we chose. */
-  dedupKey?: string;
+  /** The dedup_keys its events would be stored under, when they have ones we chose (several for a batch). */
+  dedupKeys?: string[];
 }
 
 function encode(value: string): string {
@@ -240,23 +240,22 @@ function buildRequest(
   const request: FuzzRequest = { method, path, headers };
   const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
   if (bodySchema && method === 'POST') {
-    const event = fuzzer.valid(bodySchema) as Record<string, Json>;
     const dedupKey = `fz-${SEED}-${index}`;
-    event.dedup_key = dedupKey;
-    request.dedupKey = dedupKey;
-    if (typeof event.state === 'object' && event.state !== null && !Array.isArray(event.state)) {
-      const state = event.state as Record<string, Json>;
-      // Concentrate amounts on a few reps in one period so running totals grow large.
-      if (random.chance(0.7)) state.owner_external_id = random.pick(REPS);
-      if (random.chance(0.5)) state.stage = 'closed_won';
-      if (random.chance(0.5)) state.close_date = '2026-06-15';
-      if (random.chance(0.3)) state.amount_cents = random.pick([2 ** 52, 2 ** 53 - 1, 10 ** 13, 10 ** 15, 1]);
+    let document: Json;
+    if (template === BATCH_PATH) {
+      // A batch of events each built as the single endpoint's body is, so each is answered on its own.
+      const keys = Array.from({ length: random.int(1, 5) }, (_, position) => `${dedupKey}-${position}`);
+      document = { events: keys.map((key) => fuzzedEvent(fuzzer, random, DEAL_EVENT_SCHEMA, key)) };
+      if (random.chance(0.1)) mutate(document, fuzzer, random);
+      request.dedupKeys = keys;
+    } else {
+      document = fuzzedEvent(fuzzer, random, bodySchema, dedupKey);
+      request.dedupKeys = [dedupKey];
     }
-    mutate(event, fuzzer, random);
     headers['content-type'] = random.chance(0.03)
       ? random.pick(['text/plain', 'application/xml', 'application/json; charset=latin1'])
       : 'application/json';
-    let body: string | Buffer = JSON.stringify(event);
+    let body: string | Buffer = JSON.stringify(document);
     if (random.chance(0.03)) body = random.pick(['{', '{"external_id":', 'null', '[]', '"x"', '\u0000', '{"a":1}}']);
     if (random.chance(0.03)) {
       headers['content-encoding'] = random.pick(['gzip', 'deflate', 'br', 'compress', 'x-unknown', 'gzip, br']);
@@ -265,6 +264,25 @@ function buildRequest(
     request.body = body;
   }
   return request;
+}
+
+const BATCH_PATH = '/v1/deals/events/batch';
+const DEAL_EVENT_SCHEMA: Schema = { $ref: '#/components/schemas/DealEvent' };
+
+/** An event from the schema, under `dedupKey`, aimed at a few reps and large totals, then perhaps mutated. */
+function fuzzedEvent(fuzzer: ContractFuzzer, random: Random, schema: Schema, dedupKey: string): Record<string, Json> {
+  const event = fuzzer.valid(schema) as Record<string, Json>;
+  event.dedup_key = dedupKey;
+  if (typeof event.state === 'object' && event.state !== null && !Array.isArray(event.state)) {
+    const state = event.state as Record<string, Json>;
+    // Concentrate amounts on a few reps in one period so running totals grow large.
+    if (random.chance(0.7)) state.owner_external_id = random.pick(REPS);
+    if (random.chance(0.5)) state.stage = 'closed_won';
+    if (random.chance(0.5)) state.close_date = '2026-06-15';
+    if (random.chance(0.3)) state.amount_cents = random.pick([2 ** 52, 2 ** 53 - 1, 10 ** 13, 10 ** 15, 1]);
+  }
+  mutate(event, fuzzer, random);
+  return event;
 }
 
 /** Replaces, removes or adds one member somewhere in the event (or nothing, half the time). */
@@ -379,9 +397,21 @@ describe('contract-driven fuzzing', () => {
         if (response.status >= 400) {
           const problem = offFormat(response.status, text, response.headers.get('content-type'));
           if (problem) failures.push({ request: described, status: response.status, body: text, problem });
-          if (request.dedupKey) refusedKeys.push(request.dedupKey);
+          refusedKeys.push(...(request.dedupKeys ?? []));
         }
         if (response.status === 201) created++;
+        if (response.status === 200 && request.method === 'POST' && request.path.startsWith(BATCH_PATH)) {
+          const { results } = JSON.parse(text) as { results: Array<{ status: number; error?: unknown }> };
+          results.forEach((result, position) => {
+            if (result.status === 201) created++;
+            if (result.status >= 400) {
+              const problem = offFormat(result.status, JSON.stringify(result.error), 'application/json');
+              if (problem) failures.push({ request: described, status: result.status, body: text, problem });
+              const key = request.dedupKeys?.[position];
+              if (key) refusedKeys.push(key);
+            }
+          });
+        }
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));

@@ -25,17 +25,22 @@ export const CHROMIUM_FLAGS = [
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Builds the console from its sources, so the browser tests never run against a stale build (test/setup/console.ts). */
-export function buildConsole(): void {
+/** Builds a browser app (the console, the rep portal) from its sources with its Vite config. */
+export function buildBrowserApp(viteConfig: string): void {
   const result = spawnSync(
     process.execPath,
-    [`${ROOT}node_modules/vite/bin/vite.js`, 'build', '--config', 'console/vite.config.ts'],
+    [`${ROOT}node_modules/vite/bin/vite.js`, 'build', '--config', viteConfig],
     {
       cwd: ROOT,
       encoding: 'utf8',
     },
   );
-  if (result.status !== 0) throw new Error(`the console did not build:\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0) throw new Error(`${viteConfig} did not build:\n${result.stdout}\n${result.stderr}`);
+}
+
+/** Builds the console from its sources, so the browser tests never run against a stale build (test/setup/console.ts). */
+export function buildConsole(): void {
+  buildBrowserApp('console/vite.config.ts');
 }
 
 /**

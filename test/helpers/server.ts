@@ -11,6 +11,9 @@ export async function startTestServer(
   if (!databaseUrl) throw new Error('DATABASE_URL is not set: run the tests with `npm test`');
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
+    ...(process.env.QUOTIENT_DIRECT_DATABASE_URL
+      ? { QUOTIENT_DIRECT_DATABASE_URL: process.env.QUOTIENT_DIRECT_DATABASE_URL }
+      : {}),
     HOST: '127.0.0.1',
     PORT: '0',
     QUOTIENT_VALIDATE_RESPONSES: 'true',

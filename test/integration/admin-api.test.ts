@@ -198,7 +198,7 @@ describe('admin API: roles and orgs', () => {
         (operation) =>
           operation.method !== 'GET' && !['createSession', 'deleteSession'].includes(operation.operationId),
       );
-    assert.equal(changes.length, 10);
+    assert.equal(changes.length, 17);
     for (const operation of changes) {
       assert.deepEqual(operation.requiredScopes, ['admin'], `${operation.operationId} needs the admin role`);
       const path = operation.pathTemplate.replace(
@@ -250,6 +250,11 @@ describe('admin API: roles and orgs', () => {
       }),
       await client.api.GET('/admin/v1/reps/{id}/earnings', {
         params: { path: { id: otherRep.id }, query: { period: '2026-04' } },
+      }),
+      await client.api.POST('/admin/v1/reps/{id}/sign-in-links', { params: { path: { id: otherRep.id } } }),
+      await client.api.POST('/admin/v1/reps/{id}/invitations', {
+        params: { path: { id: otherRep.id } },
+        body: { email: 'someone@example.com' },
       }),
     ];
     for (const { response } of byId) assert.equal(response.status, 404, response.url);

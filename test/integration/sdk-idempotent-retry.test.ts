@@ -5,11 +5,18 @@ import type { DealEventResult } from '../../sdk/src/index.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
 import { sdkClient } from '../helpers/sdk.ts';
 
-// The SDK's safe retry of POST /v1/deals/events against the real server. A proxy between them lets the
-// first request reach the server, waits for the server's answer, and then drops the connection instead
-// of passing the answer on: the server has done the work but the client never hears of it.
+// The SDK's safe retry of POST /v1/deals/events and POST /v1/deals/events/batch against the real server. A proxy
+// between them lets the first request to each path reach the server, waits for the server's answer, and then drops
+// the connection instead of passing the answer on: the server has done the work but the client never hears of it.
 
-const forwarded: Array<{ dedupKey: unknown; status: number; replayed: string | null }> = [];
+interface Forwarded {
+  body: Record<string, unknown>;
+  answer: Record<string, unknown>;
+  status: number;
+  replayed: string | null;
+}
+
+const forwarded = new Map<string, Forwarded[]>();
 
 const test = fixtureTest.extend('proxyUrl', { scope: 'file' }, async ({ server }, { onCleanup }) => {
   const proxy = createServer(async (request, response) => {
@@ -25,12 +32,15 @@ const test = fixtureTest.extend('proxyUrl', { scope: 'file' }, async ({ server }
       ...(body ? { body } : {}),
     });
     const answer = await upstream.text();
-    forwarded.push({
-      dedupKey: body ? JSON.parse(body).dedup_key : undefined,
+    const seen = forwarded.get(request.url ?? '') ?? [];
+    forwarded.set(request.url ?? '', seen);
+    seen.push({
+      body: body ? JSON.parse(body) : {},
+      answer: JSON.parse(answer),
       status: upstream.status,
       replayed: upstream.headers.get('idempotent-replayed'),
     });
-    if (forwarded.length === 1) {
+    if (seen.length === 1) {
       request.socket.destroy();
       return;
     }
@@ -60,14 +70,15 @@ test('a response lost after the server recorded the event: the SDK retries with 
     (error: unknown) => error,
   );
 
-  assert.equal(forwarded.length, 2, `the event reached the server twice: ${JSON.stringify(forwarded)}`);
-  const [first, second] = forwarded;
+  const sent = forwarded.get('/v1/deals/events') ?? [];
+  assert.equal(sent.length, 2, `the event reached the server twice: ${JSON.stringify(sent)}`);
+  const [first, second] = sent.map(({ body }) => ({ dedupKey: body.dedup_key }));
   assert.match(String(first?.dedupKey), /^sdk-/, 'the SDK filled the dedup_key');
   assert.equal(second?.dedupKey, first?.dedupKey, 'and sent the same one again');
 
   assert.ok(!(outcome instanceof Error), `ingestion failed: ${outcome}`);
   assert.deepEqual(
-    forwarded.map(({ status, replayed }) => [status, replayed]),
+    sent.map(({ status, replayed }) => [status, replayed]),
     [
       [201, null],
       [200, 'true'],
@@ -78,4 +89,44 @@ test('a response lost after the server recorded the event: the SDK retries with 
   assert.equal(sourceEvents.length, 1, 'one event, not two');
   assert.equal(sourceEvents[0]?.dedup_key, first?.dedupKey);
   assert.equal((outcome as DealEventResult).source_event_id, sourceEvents[0]?.id, 'the caller got the original ids');
+});
+
+test('a batch whose response was lost: the SDK retries with the same dedup keys, the server replays every event', async ({
+  db,
+  server,
+  proxyUrl,
+  newOrg,
+}) => {
+  const { org, rawKey } = await newOrg({ scopes: ['deals:write'] });
+  const client = sdkClient({ ...server, url: proxyUrl }, rawKey);
+  const events = [
+    { external_id: 'opp-a', state: { stage: 'negotiation', amount_cents: 120_000 } },
+    { external_id: 'opp-b', dedup_key: 'crm-b', state: { stage: 'closed_won', amount_cents: 80_000 } },
+  ];
+
+  const { results } = await client.deals.ingestEvents(events);
+
+  const sent = (forwarded.get('/v1/deals/events/batch') ?? []).map(({ body, answer }) => ({
+    dedupKeys: (body.events as Array<{ dedup_key?: unknown }>).map((event) => event.dedup_key),
+    statuses: (answer.results as Array<{ status: number }>).map((result) => result.status),
+  }));
+  assert.equal(sent.length, 2, `the batch reached the server twice: ${JSON.stringify(sent)}`);
+  const [first, second] = sent;
+  assert.match(String(first?.dedupKeys[0]), /^sdk-/, 'the SDK filled the missing dedup_key');
+  assert.equal(first?.dedupKeys[1], 'crm-b', 'and kept the given one');
+  assert.deepEqual(second?.dedupKeys, first?.dedupKeys, 'and sent the same keys again');
+  assert.deepEqual(
+    sent.map(({ statuses }) => statuses),
+    [
+      [201, 201],
+      [200, 200],
+    ],
+  );
+  const sourceEvents = await db.sourceEvent.findMany({ where: { org_id: org.id }, orderBy: { dedup_key: 'asc' } });
+  assert.equal(sourceEvents.length, 2, 'two events, not four');
+  assert.deepEqual(
+    results.map((result) => result.source_event_id).sort(),
+    sourceEvents.map((row) => row.id).sort(),
+    'the caller got the original ids',
+  );
 });

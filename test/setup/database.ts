@@ -32,6 +32,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   } else {
     process.stdout.write(`Testing against DATABASE_URL (${redacted(process.env.DATABASE_URL)})\n`);
   }
-  await applyMigrations(process.env.DATABASE_URL);
+  // Through a transaction pooler (npm run test:pgbouncer), migrations take their lock on a direct session.
+  await applyMigrations(process.env.QUOTIENT_DIRECT_DATABASE_URL ?? process.env.DATABASE_URL);
   return stopDatabase;
 }

@@ -33,6 +33,9 @@ function describe(entry: Entry): string {
   if (entry.action === 'plan.apply_refused') {
     return `${String(details.source ?? 'a plan file')}: ${String(details.problems)} problem(s), nothing applied`;
   }
+  if (entry.action === 'deals.imported') {
+    return `${String(details.source)}: ${String(details.new_deals)} new, ${String(details.updates)} updated, ${String(details.refused)} refused`;
+  }
   const subject = ['key_id', 'plan_id', 'period_id', 'endpoint_id', 'message_id', 'email', 'session_id']
     .map((field) => details[field])
     .find((value) => typeof value === 'string');
@@ -93,6 +96,7 @@ export function AuditPage() {
               'key.revoked',
               'plan.applied',
               'plan.archived',
+              'deals.imported',
               'period.locked',
               'period.paid',
               'webhook.added',

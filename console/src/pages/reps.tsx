@@ -1,6 +1,18 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api.ts';
-import { Badge, Empty, PageHeader, Show, ShowList, useLoad } from '../components.tsx';
+import { api, describeError, type Schemas } from '../api.ts';
+import {
+  Badge,
+  CopyButton,
+  Dialog,
+  Empty,
+  Notice,
+  type Outcome,
+  OutcomeNotice,
+  PageHeader,
+  Show,
+  ShowList,
+  useLoad,
+} from '../components.tsx';
 import { money, shortDateTime } from '../format.ts';
 
 const TONES = {
@@ -12,9 +24,16 @@ const TONES = {
   reversed: 'grey',
 } as const;
 
-export function RepsPage() {
+export function RepsPage(props: { canChange: boolean }) {
   const [loaded, reload] = useLoad(() => api.GET('/admin/v1/reps'), []);
   const [chosen, setChosen] = useState<{ rep: string; period: string } | undefined>();
+  const [link, setLink] = useState<{ rep: string; created: Schemas['RepSignInLink'] } | undefined>();
+  const [message, setMessage] = useState<Outcome | undefined>();
+  const createLink = async (rep: Schemas['Rep']) => {
+    const { data, error } = await api.POST('/admin/v1/reps/{id}/sign-in-links', { params: { path: { id: rep.id } } });
+    if (data) setLink({ rep: rep.external_id, created: data });
+    else setMessage({ kind: 'error', text: describeError(error) });
+  };
 
   return (
     <>
@@ -22,6 +41,7 @@ export function RepsPage() {
         title="Reps"
         description="Each rep's standing earnings per period. Choose a period to see every earning with how it was computed."
       />
+      <OutcomeNotice outcome={message} />
       <ShowList
         loaded={loaded}
         retry={reload}
@@ -37,6 +57,11 @@ export function RepsPage() {
                   <tr>
                     <th scope="col">Rep</th>
                     <th scope="col">Periods</th>
+                    {props.canChange ? (
+                      <th scope="col">
+                        <span class="visually-hidden">Actions</span>
+                      </th>
+                    ) : null}
                   </tr>
                 </thead>
                 <tbody>
@@ -64,6 +89,13 @@ export function RepsPage() {
                           </div>
                         )}
                       </td>
+                      {props.canChange ? (
+                        <td class="actions">
+                          <button type="button" class="button" onClick={() => createLink(rep)}>
+                            Sign-in link
+                          </button>
+                        </td>
+                      ) : null}
                     </tr>
                   ))}
                 </tbody>
@@ -79,6 +111,25 @@ export function RepsPage() {
           </div>
         )}
       </ShowList>
+      <Dialog
+        open={link !== undefined}
+        title={`A sign-in link for ${link?.rep ?? ''}`}
+        onClose={() => setLink(undefined)}
+        footer={
+          <button type="button" class="button button-primary" onClick={() => setLink(undefined)}>
+            Done
+          </button>
+        }
+      >
+        <Notice kind="info">
+          This is the only time the link is shown. It signs the rep in to their pay portal once, until{' '}
+          {link ? new Date(link.created.expires_at).toUTCString() : ''}.
+        </Notice>
+        <div class="secret">
+          <code class="break">{link?.created.url}</code>
+          <CopyButton value={link?.created.url ?? ''} label="Copy link" />
+        </div>
+      </Dialog>
     </>
   );
 }

@@ -420,7 +420,14 @@ export const ModelName = {
   WebhookMessage: 'WebhookMessage',
   WebhookDelivery: 'WebhookDelivery',
   WebhookAttempt: 'WebhookAttempt',
-  ExchangeRate: 'ExchangeRate'
+  ExchangeRate: 'ExchangeRate',
+  IdentityProvider: 'IdentityProvider',
+  SsoSignInAttempt: 'SsoSignInAttempt',
+  RepInvitation: 'RepInvitation',
+  RepSignInLink: 'RepSignInLink',
+  RepSession: 'RepSession',
+  AccountingPolicyVersion: 'AccountingPolicyVersion',
+  AccountingClose: 'AccountingClose'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -436,7 +443,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate"
+    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2216,6 +2223,524 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    IdentityProvider: {
+      payload: Prisma.$IdentityProviderPayload<ExtArgs>
+      fields: Prisma.IdentityProviderFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.IdentityProviderFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdentityProviderPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.IdentityProviderFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdentityProviderPayload>
+        }
+        findFirst: {
+          args: Prisma.IdentityProviderFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdentityProviderPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.IdentityProviderFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdentityProviderPayload>
+        }
+        findMany: {
+          args: Prisma.IdentityProviderFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdentityProviderPayload>[]
+        }
+        create: {
+          args: Prisma.IdentityProviderCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdentityProviderPayload>
+        }
+        createMany: {
+          args: Prisma.IdentityProviderCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.IdentityProviderCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdentityProviderPayload>[]
+        }
+        delete: {
+          args: Prisma.IdentityProviderDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdentityProviderPayload>
+        }
+        update: {
+          args: Prisma.IdentityProviderUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdentityProviderPayload>
+        }
+        deleteMany: {
+          args: Prisma.IdentityProviderDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.IdentityProviderUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.IdentityProviderUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdentityProviderPayload>[]
+        }
+        upsert: {
+          args: Prisma.IdentityProviderUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdentityProviderPayload>
+        }
+        aggregate: {
+          args: Prisma.IdentityProviderAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateIdentityProvider>
+        }
+        groupBy: {
+          args: Prisma.IdentityProviderGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.IdentityProviderGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.IdentityProviderCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.IdentityProviderCountAggregateOutputType> | number
+        }
+      }
+    }
+    SsoSignInAttempt: {
+      payload: Prisma.$SsoSignInAttemptPayload<ExtArgs>
+      fields: Prisma.SsoSignInAttemptFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SsoSignInAttemptFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoSignInAttemptPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SsoSignInAttemptFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoSignInAttemptPayload>
+        }
+        findFirst: {
+          args: Prisma.SsoSignInAttemptFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoSignInAttemptPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SsoSignInAttemptFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoSignInAttemptPayload>
+        }
+        findMany: {
+          args: Prisma.SsoSignInAttemptFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoSignInAttemptPayload>[]
+        }
+        create: {
+          args: Prisma.SsoSignInAttemptCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoSignInAttemptPayload>
+        }
+        createMany: {
+          args: Prisma.SsoSignInAttemptCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SsoSignInAttemptCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoSignInAttemptPayload>[]
+        }
+        delete: {
+          args: Prisma.SsoSignInAttemptDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoSignInAttemptPayload>
+        }
+        update: {
+          args: Prisma.SsoSignInAttemptUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoSignInAttemptPayload>
+        }
+        deleteMany: {
+          args: Prisma.SsoSignInAttemptDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SsoSignInAttemptUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SsoSignInAttemptUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoSignInAttemptPayload>[]
+        }
+        upsert: {
+          args: Prisma.SsoSignInAttemptUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoSignInAttemptPayload>
+        }
+        aggregate: {
+          args: Prisma.SsoSignInAttemptAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSsoSignInAttempt>
+        }
+        groupBy: {
+          args: Prisma.SsoSignInAttemptGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SsoSignInAttemptGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SsoSignInAttemptCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SsoSignInAttemptCountAggregateOutputType> | number
+        }
+      }
+    }
+    RepInvitation: {
+      payload: Prisma.$RepInvitationPayload<ExtArgs>
+      fields: Prisma.RepInvitationFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RepInvitationFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepInvitationPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RepInvitationFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepInvitationPayload>
+        }
+        findFirst: {
+          args: Prisma.RepInvitationFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepInvitationPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RepInvitationFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepInvitationPayload>
+        }
+        findMany: {
+          args: Prisma.RepInvitationFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepInvitationPayload>[]
+        }
+        create: {
+          args: Prisma.RepInvitationCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepInvitationPayload>
+        }
+        createMany: {
+          args: Prisma.RepInvitationCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RepInvitationCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepInvitationPayload>[]
+        }
+        delete: {
+          args: Prisma.RepInvitationDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepInvitationPayload>
+        }
+        update: {
+          args: Prisma.RepInvitationUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepInvitationPayload>
+        }
+        deleteMany: {
+          args: Prisma.RepInvitationDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RepInvitationUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RepInvitationUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepInvitationPayload>[]
+        }
+        upsert: {
+          args: Prisma.RepInvitationUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepInvitationPayload>
+        }
+        aggregate: {
+          args: Prisma.RepInvitationAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRepInvitation>
+        }
+        groupBy: {
+          args: Prisma.RepInvitationGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepInvitationGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RepInvitationCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepInvitationCountAggregateOutputType> | number
+        }
+      }
+    }
+    RepSignInLink: {
+      payload: Prisma.$RepSignInLinkPayload<ExtArgs>
+      fields: Prisma.RepSignInLinkFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RepSignInLinkFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSignInLinkPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RepSignInLinkFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSignInLinkPayload>
+        }
+        findFirst: {
+          args: Prisma.RepSignInLinkFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSignInLinkPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RepSignInLinkFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSignInLinkPayload>
+        }
+        findMany: {
+          args: Prisma.RepSignInLinkFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSignInLinkPayload>[]
+        }
+        create: {
+          args: Prisma.RepSignInLinkCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSignInLinkPayload>
+        }
+        createMany: {
+          args: Prisma.RepSignInLinkCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RepSignInLinkCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSignInLinkPayload>[]
+        }
+        delete: {
+          args: Prisma.RepSignInLinkDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSignInLinkPayload>
+        }
+        update: {
+          args: Prisma.RepSignInLinkUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSignInLinkPayload>
+        }
+        deleteMany: {
+          args: Prisma.RepSignInLinkDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RepSignInLinkUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RepSignInLinkUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSignInLinkPayload>[]
+        }
+        upsert: {
+          args: Prisma.RepSignInLinkUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSignInLinkPayload>
+        }
+        aggregate: {
+          args: Prisma.RepSignInLinkAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRepSignInLink>
+        }
+        groupBy: {
+          args: Prisma.RepSignInLinkGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepSignInLinkGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RepSignInLinkCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepSignInLinkCountAggregateOutputType> | number
+        }
+      }
+    }
+    RepSession: {
+      payload: Prisma.$RepSessionPayload<ExtArgs>
+      fields: Prisma.RepSessionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RepSessionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSessionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RepSessionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSessionPayload>
+        }
+        findFirst: {
+          args: Prisma.RepSessionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSessionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RepSessionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSessionPayload>
+        }
+        findMany: {
+          args: Prisma.RepSessionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSessionPayload>[]
+        }
+        create: {
+          args: Prisma.RepSessionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSessionPayload>
+        }
+        createMany: {
+          args: Prisma.RepSessionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RepSessionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSessionPayload>[]
+        }
+        delete: {
+          args: Prisma.RepSessionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSessionPayload>
+        }
+        update: {
+          args: Prisma.RepSessionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSessionPayload>
+        }
+        deleteMany: {
+          args: Prisma.RepSessionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RepSessionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RepSessionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSessionPayload>[]
+        }
+        upsert: {
+          args: Prisma.RepSessionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepSessionPayload>
+        }
+        aggregate: {
+          args: Prisma.RepSessionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRepSession>
+        }
+        groupBy: {
+          args: Prisma.RepSessionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepSessionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RepSessionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepSessionCountAggregateOutputType> | number
+        }
+      }
+    }
+    AccountingPolicyVersion: {
+      payload: Prisma.$AccountingPolicyVersionPayload<ExtArgs>
+      fields: Prisma.AccountingPolicyVersionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AccountingPolicyVersionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AccountingPolicyVersionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>
+        }
+        findFirst: {
+          args: Prisma.AccountingPolicyVersionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AccountingPolicyVersionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>
+        }
+        findMany: {
+          args: Prisma.AccountingPolicyVersionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>[]
+        }
+        create: {
+          args: Prisma.AccountingPolicyVersionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>
+        }
+        createMany: {
+          args: Prisma.AccountingPolicyVersionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AccountingPolicyVersionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>[]
+        }
+        delete: {
+          args: Prisma.AccountingPolicyVersionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>
+        }
+        update: {
+          args: Prisma.AccountingPolicyVersionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>
+        }
+        deleteMany: {
+          args: Prisma.AccountingPolicyVersionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AccountingPolicyVersionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AccountingPolicyVersionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>[]
+        }
+        upsert: {
+          args: Prisma.AccountingPolicyVersionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingPolicyVersionPayload>
+        }
+        aggregate: {
+          args: Prisma.AccountingPolicyVersionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAccountingPolicyVersion>
+        }
+        groupBy: {
+          args: Prisma.AccountingPolicyVersionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AccountingPolicyVersionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AccountingPolicyVersionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AccountingPolicyVersionCountAggregateOutputType> | number
+        }
+      }
+    }
+    AccountingClose: {
+      payload: Prisma.$AccountingClosePayload<ExtArgs>
+      fields: Prisma.AccountingCloseFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AccountingCloseFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AccountingCloseFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>
+        }
+        findFirst: {
+          args: Prisma.AccountingCloseFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AccountingCloseFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>
+        }
+        findMany: {
+          args: Prisma.AccountingCloseFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>[]
+        }
+        create: {
+          args: Prisma.AccountingCloseCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>
+        }
+        createMany: {
+          args: Prisma.AccountingCloseCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AccountingCloseCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>[]
+        }
+        delete: {
+          args: Prisma.AccountingCloseDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>
+        }
+        update: {
+          args: Prisma.AccountingCloseUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>
+        }
+        deleteMany: {
+          args: Prisma.AccountingCloseDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AccountingCloseUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AccountingCloseUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>[]
+        }
+        upsert: {
+          args: Prisma.AccountingCloseUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingClosePayload>
+        }
+        aggregate: {
+          args: Prisma.AccountingCloseAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAccountingClose>
+        }
+        groupBy: {
+          args: Prisma.AccountingCloseGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AccountingCloseGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AccountingCloseCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AccountingCloseCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2619,6 +3144,99 @@ export const ExchangeRateScalarFieldEnum = {
 export type ExchangeRateScalarFieldEnum = (typeof ExchangeRateScalarFieldEnum)[keyof typeof ExchangeRateScalarFieldEnum]
 
 
+export const IdentityProviderScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  name: 'name',
+  issuer: 'issuer',
+  client_id: 'client_id',
+  client_secret: 'client_secret',
+  email_domains: 'email_domains',
+  email_claim: 'email_claim',
+  owner_id_claim: 'owner_id_claim',
+  admins_allowed: 'admins_allowed',
+  created_at: 'created_at'
+} as const
+
+export type IdentityProviderScalarFieldEnum = (typeof IdentityProviderScalarFieldEnum)[keyof typeof IdentityProviderScalarFieldEnum]
+
+
+export const SsoSignInAttemptScalarFieldEnum = {
+  id: 'id',
+  state_digest: 'state_digest',
+  org_id: 'org_id',
+  provider_id: 'provider_id',
+  nonce: 'nonce',
+  code_verifier: 'code_verifier',
+  destination: 'destination',
+  created_at: 'created_at',
+  expires_at: 'expires_at',
+  consumed_at: 'consumed_at'
+} as const
+
+export type SsoSignInAttemptScalarFieldEnum = (typeof SsoSignInAttemptScalarFieldEnum)[keyof typeof SsoSignInAttemptScalarFieldEnum]
+
+
+export const RepInvitationScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  email: 'email',
+  created_at: 'created_at'
+} as const
+
+export type RepInvitationScalarFieldEnum = (typeof RepInvitationScalarFieldEnum)[keyof typeof RepInvitationScalarFieldEnum]
+
+
+export const RepSignInLinkScalarFieldEnum = {
+  id: 'id',
+  token_digest: 'token_digest',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  created_at: 'created_at',
+  expires_at: 'expires_at',
+  used_at: 'used_at'
+} as const
+
+export type RepSignInLinkScalarFieldEnum = (typeof RepSignInLinkScalarFieldEnum)[keyof typeof RepSignInLinkScalarFieldEnum]
+
+
+export const RepSessionScalarFieldEnum = {
+  id: 'id',
+  token_digest: 'token_digest',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  provider_id: 'provider_id',
+  created_at: 'created_at',
+  last_seen_at: 'last_seen_at',
+  expires_at: 'expires_at',
+  ended_at: 'ended_at'
+} as const
+
+export type RepSessionScalarFieldEnum = (typeof RepSessionScalarFieldEnum)[keyof typeof RepSessionScalarFieldEnum]
+
+
+export const AccountingPolicyVersionScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  number: 'number',
+  definition: 'definition',
+  digest: 'digest',
+  created_at: 'created_at'
+} as const
+
+export type AccountingPolicyVersionScalarFieldEnum = (typeof AccountingPolicyVersionScalarFieldEnum)[keyof typeof AccountingPolicyVersionScalarFieldEnum]
+
+
+export const AccountingCloseScalarFieldEnum = {
+  org_id: 'org_id',
+  month: 'month',
+  closed_at: 'closed_at'
+} as const
+
+export type AccountingCloseScalarFieldEnum = (typeof AccountingCloseScalarFieldEnum)[keyof typeof AccountingCloseScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -2952,6 +3570,13 @@ export type GlobalOmitConfig = {
   webhookDelivery?: Prisma.WebhookDeliveryOmit
   webhookAttempt?: Prisma.WebhookAttemptOmit
   exchangeRate?: Prisma.ExchangeRateOmit
+  identityProvider?: Prisma.IdentityProviderOmit
+  ssoSignInAttempt?: Prisma.SsoSignInAttemptOmit
+  repInvitation?: Prisma.RepInvitationOmit
+  repSignInLink?: Prisma.RepSignInLinkOmit
+  repSession?: Prisma.RepSessionOmit
+  accountingPolicyVersion?: Prisma.AccountingPolicyVersionOmit
+  accountingClose?: Prisma.AccountingCloseOmit
 }
 
 /* Types for Logging */

@@ -74,7 +74,14 @@ export const ModelName = {
   WebhookMessage: 'WebhookMessage',
   WebhookDelivery: 'WebhookDelivery',
   WebhookAttempt: 'WebhookAttempt',
-  ExchangeRate: 'ExchangeRate'
+  ExchangeRate: 'ExchangeRate',
+  IdentityProvider: 'IdentityProvider',
+  SsoSignInAttempt: 'SsoSignInAttempt',
+  RepInvitation: 'RepInvitation',
+  RepSignInLink: 'RepSignInLink',
+  RepSession: 'RepSession',
+  AccountingPolicyVersion: 'AccountingPolicyVersion',
+  AccountingClose: 'AccountingClose'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -455,6 +462,99 @@ export const ExchangeRateScalarFieldEnum = {
 } as const
 
 export type ExchangeRateScalarFieldEnum = (typeof ExchangeRateScalarFieldEnum)[keyof typeof ExchangeRateScalarFieldEnum]
+
+
+export const IdentityProviderScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  name: 'name',
+  issuer: 'issuer',
+  client_id: 'client_id',
+  client_secret: 'client_secret',
+  email_domains: 'email_domains',
+  email_claim: 'email_claim',
+  owner_id_claim: 'owner_id_claim',
+  admins_allowed: 'admins_allowed',
+  created_at: 'created_at'
+} as const
+
+export type IdentityProviderScalarFieldEnum = (typeof IdentityProviderScalarFieldEnum)[keyof typeof IdentityProviderScalarFieldEnum]
+
+
+export const SsoSignInAttemptScalarFieldEnum = {
+  id: 'id',
+  state_digest: 'state_digest',
+  org_id: 'org_id',
+  provider_id: 'provider_id',
+  nonce: 'nonce',
+  code_verifier: 'code_verifier',
+  destination: 'destination',
+  created_at: 'created_at',
+  expires_at: 'expires_at',
+  consumed_at: 'consumed_at'
+} as const
+
+export type SsoSignInAttemptScalarFieldEnum = (typeof SsoSignInAttemptScalarFieldEnum)[keyof typeof SsoSignInAttemptScalarFieldEnum]
+
+
+export const RepInvitationScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  email: 'email',
+  created_at: 'created_at'
+} as const
+
+export type RepInvitationScalarFieldEnum = (typeof RepInvitationScalarFieldEnum)[keyof typeof RepInvitationScalarFieldEnum]
+
+
+export const RepSignInLinkScalarFieldEnum = {
+  id: 'id',
+  token_digest: 'token_digest',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  created_at: 'created_at',
+  expires_at: 'expires_at',
+  used_at: 'used_at'
+} as const
+
+export type RepSignInLinkScalarFieldEnum = (typeof RepSignInLinkScalarFieldEnum)[keyof typeof RepSignInLinkScalarFieldEnum]
+
+
+export const RepSessionScalarFieldEnum = {
+  id: 'id',
+  token_digest: 'token_digest',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  provider_id: 'provider_id',
+  created_at: 'created_at',
+  last_seen_at: 'last_seen_at',
+  expires_at: 'expires_at',
+  ended_at: 'ended_at'
+} as const
+
+export type RepSessionScalarFieldEnum = (typeof RepSessionScalarFieldEnum)[keyof typeof RepSessionScalarFieldEnum]
+
+
+export const AccountingPolicyVersionScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  number: 'number',
+  definition: 'definition',
+  digest: 'digest',
+  created_at: 'created_at'
+} as const
+
+export type AccountingPolicyVersionScalarFieldEnum = (typeof AccountingPolicyVersionScalarFieldEnum)[keyof typeof AccountingPolicyVersionScalarFieldEnum]
+
+
+export const AccountingCloseScalarFieldEnum = {
+  org_id: 'org_id',
+  month: 'month',
+  closed_at: 'closed_at'
+} as const
+
+export type AccountingCloseScalarFieldEnum = (typeof AccountingCloseScalarFieldEnum)[keyof typeof AccountingCloseScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -234,6 +234,7 @@ export type OrgWhereInput = {
   admins?: Prisma.AdminListRelationFilter
   exchange_rates?: Prisma.ExchangeRateListRelationFilter
   rep_managers?: Prisma.RepManagerListRelationFilter
+  identity_providers?: Prisma.IdentityProviderListRelationFilter
 }
 
 export type OrgOrderByWithRelationInput = {
@@ -254,6 +255,7 @@ export type OrgOrderByWithRelationInput = {
   admins?: Prisma.AdminOrderByRelationAggregateInput
   exchange_rates?: Prisma.ExchangeRateOrderByRelationAggregateInput
   rep_managers?: Prisma.RepManagerOrderByRelationAggregateInput
+  identity_providers?: Prisma.IdentityProviderOrderByRelationAggregateInput
 }
 
 export type OrgWhereUniqueInput = Prisma.AtLeast<{
@@ -277,6 +279,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   admins?: Prisma.AdminListRelationFilter
   exchange_rates?: Prisma.ExchangeRateListRelationFilter
   rep_managers?: Prisma.RepManagerListRelationFilter
+  identity_providers?: Prisma.IdentityProviderListRelationFilter
 }, "id">
 
 export type OrgOrderByWithAggregationInput = {
@@ -325,6 +328,7 @@ export type OrgCreateInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateInput = {
@@ -345,6 +349,7 @@ export type OrgUncheckedCreateInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUpdateInput = {
@@ -365,6 +370,7 @@ export type OrgUpdateInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateInput = {
@@ -385,6 +391,7 @@ export type OrgUncheckedUpdateInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateManyInput = {
@@ -638,6 +645,20 @@ export type OrgUpdateOneRequiredWithoutExchange_ratesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutExchange_ratesInput, Prisma.OrgUpdateWithoutExchange_ratesInput>, Prisma.OrgUncheckedUpdateWithoutExchange_ratesInput>
 }
 
+export type OrgCreateNestedOneWithoutIdentity_providersInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutIdentity_providersInput, Prisma.OrgUncheckedCreateWithoutIdentity_providersInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutIdentity_providersInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutIdentity_providersNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutIdentity_providersInput, Prisma.OrgUncheckedCreateWithoutIdentity_providersInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutIdentity_providersInput
+  upsert?: Prisma.OrgUpsertWithoutIdentity_providersInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutIdentity_providersInput, Prisma.OrgUpdateWithoutIdentity_providersInput>, Prisma.OrgUncheckedUpdateWithoutIdentity_providersInput>
+}
+
 export type OrgCreateWithoutUsersInput = {
   id: string
   name: string
@@ -655,6 +676,7 @@ export type OrgCreateWithoutUsersInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutUsersInput = {
@@ -674,6 +696,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutUsersInput = {
@@ -709,6 +732,7 @@ export type OrgUpdateWithoutUsersInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutUsersInput = {
@@ -728,6 +752,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutRep_managersInput = {
@@ -747,6 +772,7 @@ export type OrgCreateWithoutRep_managersInput = {
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutRep_managersInput = {
@@ -766,6 +792,7 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutRep_managersInput = {
@@ -801,6 +828,7 @@ export type OrgUpdateWithoutRep_managersInput = {
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutRep_managersInput = {
@@ -820,6 +848,7 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutApi_keysInput = {
@@ -839,6 +868,7 @@ export type OrgCreateWithoutApi_keysInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutApi_keysInput = {
@@ -858,6 +888,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutApi_keysInput = {
@@ -893,6 +924,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutApi_keysInput = {
@@ -912,6 +944,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdminsInput = {
@@ -931,6 +964,7 @@ export type OrgCreateWithoutAdminsInput = {
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdminsInput = {
@@ -950,6 +984,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdminsInput = {
@@ -985,6 +1020,7 @@ export type OrgUpdateWithoutAdminsInput = {
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdminsInput = {
@@ -1004,6 +1040,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutDealsInput = {
@@ -1023,6 +1060,7 @@ export type OrgCreateWithoutDealsInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutDealsInput = {
@@ -1042,6 +1080,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutDealsInput = {
@@ -1077,6 +1116,7 @@ export type OrgUpdateWithoutDealsInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutDealsInput = {
@@ -1096,6 +1136,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPlansInput = {
@@ -1115,6 +1156,7 @@ export type OrgCreateWithoutPlansInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPlansInput = {
@@ -1134,6 +1176,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPlansInput = {
@@ -1169,6 +1212,7 @@ export type OrgUpdateWithoutPlansInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPlansInput = {
@@ -1188,6 +1232,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPeriodsInput = {
@@ -1207,6 +1252,7 @@ export type OrgCreateWithoutPeriodsInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPeriodsInput = {
@@ -1226,6 +1272,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPeriodsInput = {
@@ -1261,6 +1308,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPeriodsInput = {
@@ -1280,6 +1328,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_endpointsInput = {
@@ -1299,6 +1348,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
@@ -1318,6 +1368,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_endpointsInput = {
@@ -1353,6 +1404,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
@@ -1372,6 +1424,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_messagesInput = {
@@ -1391,6 +1444,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
@@ -1410,6 +1464,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_messagesInput = {
@@ -1445,6 +1500,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
@@ -1464,6 +1520,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutExchange_ratesInput = {
@@ -1483,6 +1540,7 @@ export type OrgCreateWithoutExchange_ratesInput = {
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutExchange_ratesInput = {
@@ -1502,6 +1560,7 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutExchange_ratesInput = {
@@ -1537,6 +1596,7 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
@@ -1556,6 +1616,103 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutIdentity_providersInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutIdentity_providersInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutIdentity_providersInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutIdentity_providersInput, Prisma.OrgUncheckedCreateWithoutIdentity_providersInput>
+}
+
+export type OrgUpsertWithoutIdentity_providersInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutIdentity_providersInput, Prisma.OrgUncheckedUpdateWithoutIdentity_providersInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutIdentity_providersInput, Prisma.OrgUncheckedCreateWithoutIdentity_providersInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutIdentity_providersInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutIdentity_providersInput, Prisma.OrgUncheckedUpdateWithoutIdentity_providersInput>
+}
+
+export type OrgUpdateWithoutIdentity_providersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 
@@ -1574,6 +1731,7 @@ export type OrgCountOutputType = {
   admins: number
   exchange_rates: number
   rep_managers: number
+  identity_providers: number
 }
 
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1587,6 +1745,7 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   admins?: boolean | OrgCountOutputTypeCountAdminsArgs
   exchange_rates?: boolean | OrgCountOutputTypeCountExchange_ratesArgs
   rep_managers?: boolean | OrgCountOutputTypeCountRep_managersArgs
+  identity_providers?: boolean | OrgCountOutputTypeCountIdentity_providersArgs
 }
 
 /**
@@ -1669,6 +1828,13 @@ export type OrgCountOutputTypeCountRep_managersArgs<ExtArgs extends runtime.Type
   where?: Prisma.RepManagerWhereInput
 }
 
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountIdentity_providersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.IdentityProviderWhereInput
+}
+
 
 export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1688,6 +1854,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
   exchange_rates?: boolean | Prisma.Org$exchange_ratesArgs<ExtArgs>
   rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
+  identity_providers?: boolean | Prisma.Org$identity_providersArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["org"]>
 
@@ -1733,6 +1900,7 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   admins?: boolean | Prisma.Org$adminsArgs<ExtArgs>
   exchange_rates?: boolean | Prisma.Org$exchange_ratesArgs<ExtArgs>
   rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
+  identity_providers?: boolean | Prisma.Org$identity_providersArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrgIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1751,6 +1919,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     admins: Prisma.$AdminPayload<ExtArgs>[]
     exchange_rates: Prisma.$ExchangeRatePayload<ExtArgs>[]
     rep_managers: Prisma.$RepManagerPayload<ExtArgs>[]
+    identity_providers: Prisma.$IdentityProviderPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -2164,6 +2333,7 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   admins<T extends Prisma.Org$adminsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adminsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdminPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   exchange_rates<T extends Prisma.Org$exchange_ratesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$exchange_ratesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ExchangeRatePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   rep_managers<T extends Prisma.Org$rep_managersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$rep_managersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  identity_providers<T extends Prisma.Org$identity_providersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$identity_providersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$IdentityProviderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2830,6 +3000,30 @@ export type Org$rep_managersArgs<ExtArgs extends runtime.Types.Extensions.Intern
   take?: number
   skip?: number
   distinct?: Prisma.RepManagerScalarFieldEnum | Prisma.RepManagerScalarFieldEnum[]
+}
+
+/**
+ * Org.identity_providers
+ */
+export type Org$identity_providersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the IdentityProvider
+   */
+  select?: Prisma.IdentityProviderSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the IdentityProvider
+   */
+  omit?: Prisma.IdentityProviderOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.IdentityProviderInclude<ExtArgs> | null
+  where?: Prisma.IdentityProviderWhereInput
+  orderBy?: Prisma.IdentityProviderOrderByWithRelationInput | Prisma.IdentityProviderOrderByWithRelationInput[]
+  cursor?: Prisma.IdentityProviderWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.IdentityProviderScalarFieldEnum | Prisma.IdentityProviderScalarFieldEnum[]
 }
 
 /**

@@ -195,6 +195,9 @@ export type UserWhereInput = {
   earnings?: Prisma.EarningListRelationFilter
   managers?: Prisma.RepManagerListRelationFilter
   reports?: Prisma.RepManagerListRelationFilter
+  rep_invitations?: Prisma.RepInvitationListRelationFilter
+  rep_sign_in_links?: Prisma.RepSignInLinkListRelationFilter
+  rep_sessions?: Prisma.RepSessionListRelationFilter
 }
 
 export type UserOrderByWithRelationInput = {
@@ -209,6 +212,9 @@ export type UserOrderByWithRelationInput = {
   earnings?: Prisma.EarningOrderByRelationAggregateInput
   managers?: Prisma.RepManagerOrderByRelationAggregateInput
   reports?: Prisma.RepManagerOrderByRelationAggregateInput
+  rep_invitations?: Prisma.RepInvitationOrderByRelationAggregateInput
+  rep_sign_in_links?: Prisma.RepSignInLinkOrderByRelationAggregateInput
+  rep_sessions?: Prisma.RepSessionOrderByRelationAggregateInput
 }
 
 export type UserWhereUniqueInput = Prisma.AtLeast<{
@@ -227,6 +233,9 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   earnings?: Prisma.EarningListRelationFilter
   managers?: Prisma.RepManagerListRelationFilter
   reports?: Prisma.RepManagerListRelationFilter
+  rep_invitations?: Prisma.RepInvitationListRelationFilter
+  rep_sign_in_links?: Prisma.RepSignInLinkListRelationFilter
+  rep_sessions?: Prisma.RepSessionListRelationFilter
 }, "id" | "org_id_external_id">
 
 export type UserOrderByWithAggregationInput = {
@@ -264,6 +273,9 @@ export type UserCreateInput = {
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateInput = {
@@ -277,6 +289,9 @@ export type UserUncheckedCreateInput = {
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserUpdateInput = {
@@ -290,6 +305,9 @@ export type UserUpdateInput = {
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateInput = {
@@ -303,6 +321,9 @@ export type UserUncheckedUpdateInput = {
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateManyInput = {
@@ -489,6 +510,48 @@ export type UserUpdateOneRequiredWithoutEarningsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutEarningsInput, Prisma.UserUpdateWithoutEarningsInput>, Prisma.UserUncheckedUpdateWithoutEarningsInput>
 }
 
+export type UserCreateNestedOneWithoutRep_invitationsInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutRep_invitationsInput, Prisma.UserUncheckedCreateWithoutRep_invitationsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutRep_invitationsInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneRequiredWithoutRep_invitationsNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutRep_invitationsInput, Prisma.UserUncheckedCreateWithoutRep_invitationsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutRep_invitationsInput
+  upsert?: Prisma.UserUpsertWithoutRep_invitationsInput
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutRep_invitationsInput, Prisma.UserUpdateWithoutRep_invitationsInput>, Prisma.UserUncheckedUpdateWithoutRep_invitationsInput>
+}
+
+export type UserCreateNestedOneWithoutRep_sign_in_linksInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutRep_sign_in_linksInput, Prisma.UserUncheckedCreateWithoutRep_sign_in_linksInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutRep_sign_in_linksInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneRequiredWithoutRep_sign_in_linksNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutRep_sign_in_linksInput, Prisma.UserUncheckedCreateWithoutRep_sign_in_linksInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutRep_sign_in_linksInput
+  upsert?: Prisma.UserUpsertWithoutRep_sign_in_linksInput
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutRep_sign_in_linksInput, Prisma.UserUpdateWithoutRep_sign_in_linksInput>, Prisma.UserUncheckedUpdateWithoutRep_sign_in_linksInput>
+}
+
+export type UserCreateNestedOneWithoutRep_sessionsInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutRep_sessionsInput, Prisma.UserUncheckedCreateWithoutRep_sessionsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutRep_sessionsInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneRequiredWithoutRep_sessionsNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutRep_sessionsInput, Prisma.UserUncheckedCreateWithoutRep_sessionsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutRep_sessionsInput
+  upsert?: Prisma.UserUpsertWithoutRep_sessionsInput
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutRep_sessionsInput, Prisma.UserUpdateWithoutRep_sessionsInput>, Prisma.UserUncheckedUpdateWithoutRep_sessionsInput>
+}
+
 export type UserCreateWithoutOrgInput = {
   id: string
   external_id: string
@@ -499,6 +562,9 @@ export type UserCreateWithoutOrgInput = {
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutOrgInput = {
@@ -511,6 +577,9 @@ export type UserUncheckedCreateWithoutOrgInput = {
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutOrgInput = {
@@ -561,6 +630,9 @@ export type UserCreateWithoutManagersInput = {
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutManagersInput = {
@@ -573,6 +645,9 @@ export type UserUncheckedCreateWithoutManagersInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutManagersInput = {
@@ -590,6 +665,9 @@ export type UserCreateWithoutReportsInput = {
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
+  rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutReportsInput = {
@@ -602,6 +680,9 @@ export type UserUncheckedCreateWithoutReportsInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
+  rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutReportsInput = {
@@ -630,6 +711,9 @@ export type UserUpdateWithoutManagersInput = {
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutManagersInput = {
@@ -642,6 +726,9 @@ export type UserUncheckedUpdateWithoutManagersInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserUpsertWithoutReportsInput = {
@@ -665,6 +752,9 @@ export type UserUpdateWithoutReportsInput = {
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
+  rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutReportsInput = {
@@ -677,6 +767,9 @@ export type UserUncheckedUpdateWithoutReportsInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
+  rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutDealsInput = {
@@ -689,6 +782,9 @@ export type UserCreateWithoutDealsInput = {
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutDealsInput = {
@@ -701,6 +797,9 @@ export type UserUncheckedCreateWithoutDealsInput = {
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutDealsInput = {
@@ -729,6 +828,9 @@ export type UserUpdateWithoutDealsInput = {
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutDealsInput = {
@@ -741,6 +843,9 @@ export type UserUncheckedUpdateWithoutDealsInput = {
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutEarningsInput = {
@@ -753,6 +858,9 @@ export type UserCreateWithoutEarningsInput = {
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutEarningsInput = {
@@ -765,6 +873,9 @@ export type UserUncheckedCreateWithoutEarningsInput = {
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutEarningsInput = {
@@ -793,6 +904,9 @@ export type UserUpdateWithoutEarningsInput = {
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutEarningsInput = {
@@ -805,6 +919,237 @@ export type UserUncheckedUpdateWithoutEarningsInput = {
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+}
+
+export type UserCreateWithoutRep_invitationsInput = {
+  id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  created_at?: Date | string
+  org: Prisma.OrgCreateNestedOneWithoutUsersInput
+  deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
+  rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+}
+
+export type UserUncheckedCreateWithoutRep_invitationsInput = {
+  id: string
+  org_id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  created_at?: Date | string
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+}
+
+export type UserCreateOrConnectWithoutRep_invitationsInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutRep_invitationsInput, Prisma.UserUncheckedCreateWithoutRep_invitationsInput>
+}
+
+export type UserUpsertWithoutRep_invitationsInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutRep_invitationsInput, Prisma.UserUncheckedUpdateWithoutRep_invitationsInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutRep_invitationsInput, Prisma.UserUncheckedCreateWithoutRep_invitationsInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutRep_invitationsInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutRep_invitationsInput, Prisma.UserUncheckedUpdateWithoutRep_invitationsInput>
+}
+
+export type UserUpdateWithoutRep_invitationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
+  deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+}
+
+export type UserUncheckedUpdateWithoutRep_invitationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+}
+
+export type UserCreateWithoutRep_sign_in_linksInput = {
+  id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  created_at?: Date | string
+  org: Prisma.OrgCreateNestedOneWithoutUsersInput
+  deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+}
+
+export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
+  id: string
+  org_id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  created_at?: Date | string
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+}
+
+export type UserCreateOrConnectWithoutRep_sign_in_linksInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutRep_sign_in_linksInput, Prisma.UserUncheckedCreateWithoutRep_sign_in_linksInput>
+}
+
+export type UserUpsertWithoutRep_sign_in_linksInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutRep_sign_in_linksInput, Prisma.UserUncheckedUpdateWithoutRep_sign_in_linksInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutRep_sign_in_linksInput, Prisma.UserUncheckedCreateWithoutRep_sign_in_linksInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutRep_sign_in_linksInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutRep_sign_in_linksInput, Prisma.UserUncheckedUpdateWithoutRep_sign_in_linksInput>
+}
+
+export type UserUpdateWithoutRep_sign_in_linksInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
+  deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+}
+
+export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+}
+
+export type UserCreateWithoutRep_sessionsInput = {
+  id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  created_at?: Date | string
+  org: Prisma.OrgCreateNestedOneWithoutUsersInput
+  deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+}
+
+export type UserUncheckedCreateWithoutRep_sessionsInput = {
+  id: string
+  org_id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  created_at?: Date | string
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+}
+
+export type UserCreateOrConnectWithoutRep_sessionsInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutRep_sessionsInput, Prisma.UserUncheckedCreateWithoutRep_sessionsInput>
+}
+
+export type UserUpsertWithoutRep_sessionsInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutRep_sessionsInput, Prisma.UserUncheckedUpdateWithoutRep_sessionsInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutRep_sessionsInput, Prisma.UserUncheckedCreateWithoutRep_sessionsInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutRep_sessionsInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutRep_sessionsInput, Prisma.UserUncheckedUpdateWithoutRep_sessionsInput>
+}
+
+export type UserUpdateWithoutRep_sessionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
+  deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+}
+
+export type UserUncheckedUpdateWithoutRep_sessionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateManyOrgInput = {
@@ -825,6 +1170,9 @@ export type UserUpdateWithoutOrgInput = {
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutOrgInput = {
@@ -837,6 +1185,9 @@ export type UserUncheckedUpdateWithoutOrgInput = {
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateManyWithoutOrgInput = {
@@ -857,6 +1208,9 @@ export type UserCountOutputType = {
   earnings: number
   managers: number
   reports: number
+  rep_invitations: number
+  rep_sign_in_links: number
+  rep_sessions: number
 }
 
 export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -864,6 +1218,9 @@ export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   earnings?: boolean | UserCountOutputTypeCountEarningsArgs
   managers?: boolean | UserCountOutputTypeCountManagersArgs
   reports?: boolean | UserCountOutputTypeCountReportsArgs
+  rep_invitations?: boolean | UserCountOutputTypeCountRep_invitationsArgs
+  rep_sign_in_links?: boolean | UserCountOutputTypeCountRep_sign_in_linksArgs
+  rep_sessions?: boolean | UserCountOutputTypeCountRep_sessionsArgs
 }
 
 /**
@@ -904,6 +1261,27 @@ export type UserCountOutputTypeCountReportsArgs<ExtArgs extends runtime.Types.Ex
   where?: Prisma.RepManagerWhereInput
 }
 
+/**
+ * UserCountOutputType without action
+ */
+export type UserCountOutputTypeCountRep_invitationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RepInvitationWhereInput
+}
+
+/**
+ * UserCountOutputType without action
+ */
+export type UserCountOutputTypeCountRep_sign_in_linksArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RepSignInLinkWhereInput
+}
+
+/**
+ * UserCountOutputType without action
+ */
+export type UserCountOutputTypeCountRep_sessionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RepSessionWhereInput
+}
+
 
 export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -917,6 +1295,9 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   earnings?: boolean | Prisma.User$earningsArgs<ExtArgs>
   managers?: boolean | Prisma.User$managersArgs<ExtArgs>
   reports?: boolean | Prisma.User$reportsArgs<ExtArgs>
+  rep_invitations?: boolean | Prisma.User$rep_invitationsArgs<ExtArgs>
+  rep_sign_in_links?: boolean | Prisma.User$rep_sign_in_linksArgs<ExtArgs>
+  rep_sessions?: boolean | Prisma.User$rep_sessionsArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
 
@@ -956,6 +1337,9 @@ export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   earnings?: boolean | Prisma.User$earningsArgs<ExtArgs>
   managers?: boolean | Prisma.User$managersArgs<ExtArgs>
   reports?: boolean | Prisma.User$reportsArgs<ExtArgs>
+  rep_invitations?: boolean | Prisma.User$rep_invitationsArgs<ExtArgs>
+  rep_sign_in_links?: boolean | Prisma.User$rep_sign_in_linksArgs<ExtArgs>
+  rep_sessions?: boolean | Prisma.User$rep_sessionsArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type UserIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -973,6 +1357,9 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     earnings: Prisma.$EarningPayload<ExtArgs>[]
     managers: Prisma.$RepManagerPayload<ExtArgs>[]
     reports: Prisma.$RepManagerPayload<ExtArgs>[]
+    rep_invitations: Prisma.$RepInvitationPayload<ExtArgs>[]
+    rep_sign_in_links: Prisma.$RepSignInLinkPayload<ExtArgs>[]
+    rep_sessions: Prisma.$RepSessionPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1380,6 +1767,9 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   earnings<T extends Prisma.User$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   managers<T extends Prisma.User$managersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$managersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   reports<T extends Prisma.User$reportsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$reportsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  rep_invitations<T extends Prisma.User$rep_invitationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_invitationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepInvitationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  rep_sign_in_links<T extends Prisma.User$rep_sign_in_linksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_sign_in_linksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepSignInLinkPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  rep_sessions<T extends Prisma.User$rep_sessionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_sessionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepSessionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1909,6 +2299,78 @@ export type User$reportsArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
   take?: number
   skip?: number
   distinct?: Prisma.RepManagerScalarFieldEnum | Prisma.RepManagerScalarFieldEnum[]
+}
+
+/**
+ * User.rep_invitations
+ */
+export type User$rep_invitationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RepInvitation
+   */
+  select?: Prisma.RepInvitationSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RepInvitation
+   */
+  omit?: Prisma.RepInvitationOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RepInvitationInclude<ExtArgs> | null
+  where?: Prisma.RepInvitationWhereInput
+  orderBy?: Prisma.RepInvitationOrderByWithRelationInput | Prisma.RepInvitationOrderByWithRelationInput[]
+  cursor?: Prisma.RepInvitationWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RepInvitationScalarFieldEnum | Prisma.RepInvitationScalarFieldEnum[]
+}
+
+/**
+ * User.rep_sign_in_links
+ */
+export type User$rep_sign_in_linksArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RepSignInLink
+   */
+  select?: Prisma.RepSignInLinkSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RepSignInLink
+   */
+  omit?: Prisma.RepSignInLinkOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RepSignInLinkInclude<ExtArgs> | null
+  where?: Prisma.RepSignInLinkWhereInput
+  orderBy?: Prisma.RepSignInLinkOrderByWithRelationInput | Prisma.RepSignInLinkOrderByWithRelationInput[]
+  cursor?: Prisma.RepSignInLinkWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RepSignInLinkScalarFieldEnum | Prisma.RepSignInLinkScalarFieldEnum[]
+}
+
+/**
+ * User.rep_sessions
+ */
+export type User$rep_sessionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RepSession
+   */
+  select?: Prisma.RepSessionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RepSession
+   */
+  omit?: Prisma.RepSessionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RepSessionInclude<ExtArgs> | null
+  where?: Prisma.RepSessionWhereInput
+  orderBy?: Prisma.RepSessionOrderByWithRelationInput | Prisma.RepSessionOrderByWithRelationInput[]
+  cursor?: Prisma.RepSessionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RepSessionScalarFieldEnum | Prisma.RepSessionScalarFieldEnum[]
 }
 
 /**

@@ -16,7 +16,8 @@ export function plansCommand(): Command {
     .description(
       'apply a plan file (YAML or JSON, see schemas/plan-file.schema.json): a new plan, a new version when the ' +
         'content changed, nothing when it did not. A bad file is refused with every problem listed; nothing is applied. ' +
-        "A change then recomputes the plan's earnings in open periods (see quotient recompute).",
+        "A change then recomputes the plan's earnings in open periods and its open deals' forecasts in every period " +
+        '(see quotient recompute).',
     )
     .argument('<file>', 'the plan file (.yaml, .yml or .json; - reads YAML or JSON from stdin)')
     .requiredOption('--org <org_id>', 'the org the plan belongs to')
@@ -76,7 +77,7 @@ export function plansCommand(): Command {
   return plans;
 }
 
-async function readPlanText(file: string): Promise<string> {
+export async function readPlanText(file: string): Promise<string> {
   try {
     return file === '-' ? await readStdin() : await readFile(file, 'utf8');
   } catch (error) {
@@ -91,7 +92,7 @@ async function readStdin(): Promise<string> {
 }
 
 /** `.json` files are read as strict JSON; anything else as YAML, which reads JSON too. */
-function formatOf(file: string): PlanFileFormat {
+export function formatOf(file: string): PlanFileFormat {
   return extname(file).toLowerCase() === '.json' ? 'json' : 'yaml';
 }
 

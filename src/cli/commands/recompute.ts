@@ -6,7 +6,8 @@ import { print, printFailure } from '../output.ts';
 export function recomputeCommand(): Command {
   return new Command('recompute')
     .description(
-      "recompute earnings in open periods with each plan's version in force (all plans of the org, or one); " +
+      "recompute earnings in open periods, and the forecasts of open deals in every period, with each plan's " +
+        'version in force (all plans of the org, or one); ' +
         'archived plans have their projected rows reversed. Safe to repeat: lines already right are left alone.',
     )
     .requiredOption('--org <org_id>', 'the org')

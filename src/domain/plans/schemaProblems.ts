@@ -45,9 +45,26 @@ const TYPE_NAMES: Record<string, string> = {
 let compiled: ReturnType<Ajv2020['compile']> | undefined;
 
 export function schemaProblems(document: unknown): PlanFileProblem[] {
-  compiled ??= new Ajv2020({ allErrors: true, verbose: true, strictTypes: false }).compile(schema);
-  if (compiled(document)) return [];
-  const errors = compiled.errors ?? [];
+  compiled ??= compileSchema(schema);
+  return validatorProblems(compiled, document, MESSAGES);
+}
+
+/** A validator of a published file schema, reporting every error with the schema node that carries it. */
+export function compileSchema(fileSchema: object): ReturnType<Ajv2020['compile']> {
+  return new Ajv2020({ allErrors: true, verbose: true, strictTypes: false }).compile(fileSchema);
+}
+
+/**
+ * What a file schema's validator reports about a document, one problem per place, in sentences for the author of
+ * the file; `messages` gives the sentence of a rule whose validator message would mean little to them.
+ */
+export function validatorProblems(
+  validate: ReturnType<Ajv2020['compile']>,
+  document: unknown,
+  messages: ReadonlyMap<unknown, Record<string, string>>,
+): PlanFileProblem[] {
+  if (validate(document)) return [];
+  const errors = validate.errors ?? [];
   // A failed `oneOf` reports each failed alternative too; its own sentence says it better.
   const alternatives = errors.filter((error) => error.keyword === 'oneOf' || error.keyword === 'anyOf');
   const explained = errors.filter(
@@ -63,15 +80,19 @@ export function schemaProblems(document: unknown): PlanFileProblem[] {
   // One problem per place is enough: an empty key breaks both its length and its pattern.
   const byPath = new Map<string, PlanFileProblem>();
   for (const error of explained) {
-    const problem = describeSchemaError(error, document);
+    const problem = describeSchemaError(error, document, messages);
     if (!byPath.has(problem.path)) byPath.set(problem.path, problem);
   }
   return [...byPath.values()];
 }
 
-function describeSchemaError(error: ErrorObject, document: unknown): PlanFileProblem {
+function describeSchemaError(
+  error: ErrorObject,
+  document: unknown,
+  messages: ReadonlyMap<unknown, Record<string, string>>,
+): PlanFileProblem {
   const segments = pointerSegments(error.instancePath, document);
-  const custom = (MESSAGES.get(error.parentSchema) as Record<string, string> | undefined)?.[error.keyword];
+  const custom = (messages.get(error.parentSchema) as Record<string, string> | undefined)?.[error.keyword];
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':

@@ -1,12 +1,15 @@
 import type { operations, paths } from '../../../generated/openapi-admin.ts';
 import type { AdminServices } from '../../composition.ts';
 import type { ContractHandlers } from '../handlers.ts';
+import { accountingHandlers } from './routes/accounting.ts';
 import { adminAccountHandlers } from './routes/admins.ts';
 import { auditHandlers } from './routes/audit.ts';
 import { contractHandlers } from './routes/contract.ts';
+import { importHandlers } from './routes/imports.ts';
 import { keyHandlers } from './routes/keys.ts';
 import { periodHandlers } from './routes/periods.ts';
 import { planHandlers } from './routes/plans.ts';
+import { portalAccessHandlers } from './routes/portalAccess.ts';
 import { repHandlers } from './routes/reps.ts';
 import { sessionHandlers } from './routes/session.ts';
 import { webhookHandlers } from './routes/webhooks.ts';
@@ -37,5 +40,8 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     ...webhookHandlers(services),
     ...repHandlers(services),
     ...adminAccountHandlers(services),
+    ...portalAccessHandlers(services),
+    ...accountingHandlers(services),
+    ...importHandlers(services.dealImport),
   };
 }

@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AdminActor } from '../../audit/adminEntries.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import type { AdminSessions, LiveSession } from '../../services/adminIdentity.ts';
+import { type CookieRule, httpOnlyCookie, readCookie } from '../cookies.ts';
 import type { ContractOperation } from '../operations.ts';
 
 export const SESSION_COOKIE = 'quotient_admin_session';
@@ -19,39 +20,30 @@ export function adminContext(res: Response): AdminRequestContext {
   return res.locals.admin as AdminRequestContext;
 }
 
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return decodeURIComponent(value.join('='));
-  }
-  return undefined;
-}
+const SESSION_COOKIE_RULE: CookieRule = { name: SESSION_COOKIE, path: '/admin', sameSite: 'Strict' };
 
-/** Secure when the request came over HTTPS (directly, or through a trusted proxy's X-Forwarded-Proto). */
 export function sessionCookie(req: Request, token: string, maxAgeSeconds: number): string {
-  return [
-    `${SESSION_COOKIE}=${token}`,
-    'Path=/admin',
-    `Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`,
-    'HttpOnly',
-    'SameSite=Strict',
-    ...(req.secure ? ['Secure'] : []),
-  ].join('; ');
+  return httpOnlyCookie(SESSION_COOKIE_RULE, req, token, maxAgeSeconds);
 }
 
 export function clearedSessionCookie(req: Request): string {
   return sessionCookie(req, '', 0);
 }
 
-export function actorOf(req: Request, res: Response, admin: { id: string; email: string }): AdminActor {
-  const operation = res.locals.operation as ContractOperation;
+/** The admin acting through this request, on the route it matched (the contract operation's, unless given). */
+export function actorOf(
+  req: Request,
+  res: Response,
+  admin: { id: string; email: string },
+  route: string = (res.locals.operation as ContractOperation).pathTemplate,
+): AdminActor {
   return {
     kind: 'admin',
     adminId: admin.id,
     email: admin.email,
     requestId: res.locals.requestId as string,
     method: req.method,
-    route: operation.pathTemplate,
+    route,
     clientIp: req.ip ?? null,
     userAgent: req.get('user-agent') ?? null,
   };

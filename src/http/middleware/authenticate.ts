@@ -97,7 +97,7 @@ export function authenticate(deps: AuthenticateDeps) {
  * response path); a write records its entry in its own transaction instead (`entryForWrite`, through the
  * request's KeyConfirmation), and then nothing is queued for it.
  */
-interface RequestAudit {
+export interface RequestAudit {
   /** The entry as it will read when the response is `status`, with the duration so far. */
   entryForWrite(status: number): AuditEntryInput;
   /** Nothing is audited for the request after all (its key was found revoked). */
@@ -156,5 +156,14 @@ function auditOnFinish(
   res.once('close', () => {
     if (!finished && !discarded && !keyConfirmationOf(res)?.awaitsConfirmation) auditLog.record(entry(null));
   });
+  res.locals.audit = audit;
   return audit;
+}
+
+/**
+ * The request's audit, for a write that records its entry in one of its own transactions without a key
+ * confirmation (the batch of deal events: the entry rides on its first accepted event).
+ */
+export function requestAuditOf(res: Response): RequestAudit {
+  return res.locals.audit as RequestAudit;
 }

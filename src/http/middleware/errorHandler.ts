@@ -143,7 +143,7 @@ function fromValidator(error: ValidatorError): Refusal {
 }
 
 /** "/body/state/amount_cents" + "must be integer" → "state.amount_cents: must be integer". */
-function describeField(path: string | undefined, message: string | undefined): string {
+export function describeField(path: string | undefined, message: string | undefined): string {
   const segments = (path ?? '').split('/').filter(Boolean);
   const location = segments[0];
   let field = segments.slice(1).join('.');

@@ -36,9 +36,7 @@ export function dealHandlers(deps: DealRouteDeps): Pick<PublicHandlers, 'ingestD
         guard: keyConfirmationOf(res),
       });
       if (result.kind === 'key_revoked') throw invalidKey();
-      if (result.kind === 'conflict') {
-        throw new Refusal('dedup_conflict', `dedup_key ${result.dedupKey} was already used with a different body`);
-      }
+      if (result.kind === 'conflict') throw dedupConflict(result.dedupKey);
       const body: DealEventResult = result.ids;
       if (result.kind === 'replayed') res.status(200).set('Idempotent-Replayed', 'true');
       else res.status(201);
@@ -53,6 +51,10 @@ export function dealHandlers(deps: DealRouteDeps): Pick<PublicHandlers, 'ingestD
       res.json(body);
     },
   };
+}
+
+export function dedupConflict(dedupKey: string): Refusal {
+  return new Refusal('dedup_conflict', `dedup_key ${dedupKey} was already used with a different body`);
 }
 
 /** The validator has checked types and formats; query values may still arrive as strings. */

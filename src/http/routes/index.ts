@@ -1,5 +1,6 @@
 import type { operations, paths } from '../../../generated/openapi.ts';
 import type { ContractHandlers } from '../handlers.ts';
+import { type DealEventBatchRouteDeps, dealEventBatchHandlers } from './dealEventBatch.ts';
 import { type DealRouteDeps, dealHandlers } from './deals.ts';
 import { type EarningRouteDeps, earningHandlers } from './earnings.ts';
 import { type EstimateRouteDeps, estimateHandlers } from './estimates.ts';
@@ -14,6 +15,7 @@ export type PublicHandlers = ContractHandlers<operations, paths>;
 
 export type HandlerDeps = PlatformHandlerDeps &
   DealRouteDeps &
+  DealEventBatchRouteDeps &
   EarningRouteDeps &
   PlanRouteDeps &
   UserRouteDeps &
@@ -29,6 +31,7 @@ export function contractHandlers(deps: HandlerDeps): PublicHandlers {
     ...platformHandlers(deps),
     ...metaHandlers(),
     ...dealHandlers(deps),
+    ...dealEventBatchHandlers(deps),
     ...earningHandlers(deps),
     ...planHandlers(deps),
     ...userHandlers(deps),

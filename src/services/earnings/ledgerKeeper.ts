@@ -14,8 +14,10 @@ import { type RecomputeRequest, type RecomputeSummary, recomputePlans } from './
 // to meet it. This service loads what the engine needs, holds the locks that keep concurrent evaluations
 // apart, and writes the rows and their webhooks in one transaction:
 //
-// - a deal event (the ingestion transaction): the deal's lines and, for tiered and attainment chips, the
-//   lines of the rep's periods the deal was and is in;
+// - a deal event (the ingestion transaction): exactly the set docs/plans-and-earnings.md ("When lines are
+//   evaluated") names and src/domain/earnings/scopeEvaluation.ts computes: the credited reps' lines of the deal,
+//   their lines that share a period with it, managers' override lines, the deal's lines on reps it no longer
+//   credits, and draw lines;
 // - a period lock or payment: the period's draws are settled (draws.ts), then its pending rows become approved,
 //   approved ones paid;
 // - a plan change: recomputed after it commits in one transaction per rep (`recompute`, which PlanRollout runs),

@@ -1,8 +1,9 @@
 import type { AdminServices } from '../../../composition.ts';
 import { Refusal } from '../../../domain/refusal.ts';
 import { toMe } from '../../../wire/admin.ts';
+import { readCookie } from '../../cookies.ts';
 import type { AdminHandlers } from '../handlers.ts';
-import { actorOf, adminContext, clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from '../session.ts';
+import { actorOf, adminContext, clearedSessionCookie, SESSION_COOKIE, sessionCookie } from '../session.ts';
 
 export function sessionHandlers(
   services: AdminServices,

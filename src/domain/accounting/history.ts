@@ -1,0 +1,216 @@
+import type { CalendarDate } from '../periods.ts';
+import { monthOf } from './months.ts';
+import { type AccountingPolicy, capitalises, contractMonthsOf } from './policy.ts';
+import type { AssetEvent, AssetInput } from './schedule.ts';
+
+// From the earnings ledger and the deals' history to each earning line's accounting history (docs/accounting.md,
+// Where the figures come from). Nothing here is stored: the ledger's rows never change amount, periods lock once,
+// and deal events are kept, so the same ledger always gives the same histories.
+// - A row is capitalised when its period locks (pending rows become approved then): in its period's last month,
+//   learnt at the lock. A row retired after that (superseded or reversed) takes its amount back in the month it
+//   was retired; a clawback or top-up is a row of its own, capitalised when its period locks.
+// - The benefit period starts at the deal's close date as it stood when the line was first capitalised.
+// - The benefit term is the deal's contract field as it stood before its first change, then each change of it.
+// - A deal marked lost or deleted, or whose churn field turns true, after the line was first capitalised impairs it.
+
+export interface LedgerRowForBooks {
+  id: string;
+  line_key: string;
+  user_external_id: string;
+  deal_id: string | null;
+  deal_external_id: string | null;
+  /** The deal's close date: the contract start. */
+  deal_close_date: CalendarDate | null;
+  /** The deal's custom fields as they stand now. */
+  deal_custom: Record<string, unknown> | null;
+  plan_key: string;
+  chip_key: string;
+  amount_minor: number;
+  currency: string;
+  status: 'projected' | 'pending' | 'approved' | 'paid' | 'superseded' | 'reversed';
+  period_id: string;
+  period_ends_on: CalendarDate;
+  /** ISO instant, null while the period is open. */
+  period_locked_at: string | null;
+  /** ISO instant of the row's last status change. */
+  status_changed_at: string;
+}
+
+export interface DealChangeForBooks {
+  id: string;
+  deal_id: string;
+  changes: ReadonlyArray<{ field: string; old: unknown; new: unknown }>;
+  occurred_at: string | null;
+  created_at: string;
+}
+
+export interface BookAsset {
+  input: AssetInput;
+  policy: AccountingPolicy;
+  policy_version: number;
+}
+
+export interface LeftOutLine {
+  line_key: string;
+  reason: string;
+}
+
+export interface PolicyVersionForBooks {
+  number: number;
+  policy: AccountingPolicy;
+  /** ISO instant */
+  created_at: string;
+}
+
+/** Before every month: a term known before the first amount takes effect with it. */
+const BEFORE_EVERYTHING = { effective_month: '0001-01', recorded_at: '0001-01-01T00:00:00.000Z' };
+
+export function booksFromLedger(
+  rows: readonly LedgerRowForBooks[],
+  dealChanges: readonly DealChangeForBooks[],
+  versions: readonly PolicyVersionForBooks[],
+): { assets: BookAsset[]; left_out: LeftOutLine[] } {
+  const lines = new Map<string, LedgerRowForBooks[]>();
+  for (const row of rows) lines.set(row.line_key, [...(lines.get(row.line_key) ?? []), row]);
+  const assets: BookAsset[] = [];
+  const leftOut: LeftOutLine[] = [];
+  for (const [lineKey, lineRows] of lines) {
+    const amounts = lineRows.flatMap(amountEvents);
+    const first = amounts.reduce<AssetEvent | undefined>(
+      (earliest, event) => (earliest === undefined || event.recorded_at < earliest.recorded_at ? event : earliest),
+      undefined,
+    );
+    const head = lineRows[0];
+    if (!first || !head) continue;
+    const version = versionAt(versions, first.recorded_at);
+    if (!version || !capitalises(version.policy, head.plan_key, head.chip_key)) continue;
+    if (head.currency !== version.policy.currency) {
+      leftOut.push({
+        line_key: lineKey,
+        reason: `in ${head.currency}, not the book's currency ${version.policy.currency}`,
+      });
+      continue;
+    }
+    const changes = dealChanges.filter((change) => change.deal_id === head.deal_id);
+    assets.push({
+      policy: version.policy,
+      policy_version: version.number,
+      input: {
+        asset_id: lineKey,
+        deal_id: head.deal_id,
+        deal_external_id: head.deal_external_id,
+        user_external_id: head.user_external_id,
+        plan_key: head.plan_key,
+        chip_key: head.chip_key,
+        contract_start: closeDateAt(head, changes, first.recorded_at),
+        events: [
+          ...termEvents(version.policy, head, changes),
+          ...amounts,
+          ...impairmentEvents(version.policy, changes, first.recorded_at),
+        ],
+      },
+    });
+  }
+  return { assets, left_out: leftOut };
+}
+
+/** The version in force at an instant; the first version for what was capitalised before any policy. */
+function versionAt(versions: readonly PolicyVersionForBooks[], instant: string): PolicyVersionForBooks | undefined {
+  const sorted = [...versions].sort((a, b) => a.number - b.number);
+  return sorted.filter((version) => version.created_at <= instant).at(-1) ?? sorted[0];
+}
+
+function amountEvents(row: LedgerRowForBooks): AssetEvent[] {
+  const lockedAt = row.period_locked_at;
+  if (lockedAt === null || row.amount_minor === 0) return [];
+  const retired = row.status === 'superseded' || row.status === 'reversed';
+  if (row.status === 'projected' || row.status === 'pending' || (retired && row.status_changed_at <= lockedAt)) {
+    return [];
+  }
+  const capitalised: AssetEvent = {
+    effective_month: monthOf(row.period_ends_on),
+    recorded_at: lockedAt,
+    source: `earning ${row.id}, approved when period ${row.period_id} locked`,
+    change: { kind: 'amount', amount_minor: row.amount_minor },
+  };
+  if (!retired) return [capitalised];
+  return [
+    capitalised,
+    {
+      effective_month: monthOf(row.status_changed_at),
+      recorded_at: row.status_changed_at,
+      source: `earning ${row.id}, ${row.status}`,
+      change: { kind: 'amount', amount_minor: -row.amount_minor },
+    },
+  ];
+}
+
+/**
+ * The deal's close date when the line was first capitalised: the benefit period starts there, and a later edit of
+ * the date does not move it (the months already amortised, maybe closed, stay as they were).
+ */
+function closeDateAt(
+  head: LedgerRowForBooks,
+  changes: readonly DealChangeForBooks[],
+  capitalisedAt: string,
+): CalendarDate | null {
+  const later = changes
+    .filter((change) => change.created_at > capitalisedAt)
+    .flatMap((change) => change.changes.filter((member) => member.field === 'close_date'))[0];
+  return later ? ((later.old as CalendarDate | null) ?? null) : head.deal_close_date;
+}
+
+function termEvents(
+  policy: AccountingPolicy,
+  head: LedgerRowForBooks,
+  changes: readonly DealChangeForBooks[],
+): AssetEvent[] {
+  const field = policy.benefit_period.field;
+  const own = changes.flatMap((change) =>
+    change.changes.filter((member) => member.field === field).map((member) => ({ change, member })),
+  );
+  const name = field?.slice('custom.'.length) ?? '';
+  const initial = own[0] ? own[0].member.old : head.deal_custom?.[name];
+  return [
+    {
+      ...BEFORE_EVERYTHING,
+      source: 'the deal as it stood at its first contract change (or now)',
+      change: { kind: 'term', contract_months: contractMonthsOf(policy, { [name]: initial }) },
+    },
+    ...own.map(({ change, member }) => ({
+      effective_month: monthOf(change.occurred_at ?? change.created_at),
+      recorded_at: change.created_at,
+      source: `deal event ${change.id}`,
+      change: { kind: 'term' as const, contract_months: contractMonthsOf(policy, { [name]: member.new }) },
+    })),
+  ];
+}
+
+function impairmentEvents(
+  policy: AccountingPolicy,
+  changes: readonly DealChangeForBooks[],
+  capitalisedAt: string,
+): AssetEvent[] {
+  const churn = policy.impairment.churn_field;
+  return changes
+    .filter((change) => change.created_at > capitalisedAt)
+    .flatMap((change) => {
+      const reason = change.changes
+        .map((member) => {
+          if (member.field === 'status' && (member.new === 'lost' || member.new === 'deleted')) {
+            return `the deal was marked ${member.new}`;
+          }
+          return churn !== null && member.field === churn && member.new === true ? `${churn} turned true` : null;
+        })
+        .find((found) => found !== null);
+      if (!reason) return [];
+      return [
+        {
+          effective_month: monthOf(change.occurred_at ?? change.created_at),
+          recorded_at: change.created_at,
+          source: `deal event ${change.id}`,
+          change: { kind: 'impair' as const, reason },
+        },
+      ];
+    });
+}

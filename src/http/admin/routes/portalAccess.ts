@@ -1,0 +1,74 @@
+import type { components } from '../../../../generated/openapi-admin.ts';
+import type { AdminServices } from '../../../composition.ts';
+import { toWireIdentityProvider } from '../../../wire/identityProviders.ts';
+import { signInLinkUrl } from '../../portal/paths.ts';
+import type { AdminHandlers } from '../handlers.ts';
+import { adminContext } from '../session.ts';
+
+type Schemas = components['schemas'];
+
+export function portalAccessHandlers(
+  services: AdminServices,
+): Pick<
+  AdminHandlers,
+  | 'listIdentityProviders'
+  | 'createIdentityProvider'
+  | 'deleteIdentityProvider'
+  | 'createRepSignInLink'
+  | 'inviteRepEmail'
+> {
+  const { portalAccess } = services;
+  return {
+    listIdentityProviders: async (_req, res) => {
+      const { session } = adminContext(res);
+      const providers = await portalAccess.listProviders(session.org_id);
+      res.status(200).json({ identity_providers: providers.map(toWireIdentityProvider) });
+    },
+
+    createIdentityProvider: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      const body = req.body;
+      const created = await portalAccess.addProvider(
+        {
+          orgId: session.org_id,
+          name: body.name,
+          issuer: body.issuer,
+          clientId: body.client_id,
+          clientSecret: body.client_secret,
+          emailDomains: body.email_domains,
+          ...(body.email_claim === undefined ? {} : { emailClaim: body.email_claim }),
+          ...(body.owner_id_claim === undefined ? {} : { ownerIdClaim: body.owner_id_claim }),
+          ...(body.admins_allowed === undefined ? {} : { adminsAllowed: body.admins_allowed }),
+        },
+        actor,
+      );
+      res.status(201).json(toWireIdentityProvider(created));
+    },
+
+    deleteIdentityProvider: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      await portalAccess.removeProvider(session.org_id, req.params.id, actor);
+      res.status(204).end();
+    },
+
+    createRepSignInLink: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      const minutes = (req.body as Schemas['CreateRepSignInLink'] | undefined)?.expires_in_minutes;
+      const link = await portalAccess.createSignInLink(
+        { orgId: session.org_id, rep: req.params.id, ...(minutes === undefined ? {} : { expiresInMinutes: minutes }) },
+        actor,
+      );
+      res.status(201).json({
+        rep_id: link.repId,
+        url: signInLinkUrl(`${req.protocol}://${req.get('host')}`, link.token),
+        expires_at: link.expiresAt.toISOString(),
+      });
+    },
+
+    inviteRepEmail: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      const invited = await portalAccess.inviteEmail(session.org_id, req.params.id, req.body.email, actor);
+      res.status(201).json({ rep_id: invited.repId, email: invited.email });
+    },
+  };
+}

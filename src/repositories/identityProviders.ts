@@ -1,0 +1,89 @@
+import { newId } from '../lib/ids.ts';
+import type { Transaction } from './transaction.ts';
+
+/** An identity provider as the admin API lists it: never with its client secret. */
+export interface IdentityProviderRecord {
+  id: string;
+  org_id: string;
+  name: string;
+  issuer: string;
+  client_id: string;
+  email_domains: string[];
+  email_claim: string;
+  owner_id_claim: string | null;
+  admins_allowed: boolean;
+  created_at: Date;
+}
+
+/** What a sign-in needs: the record and the client secret. */
+export interface IdentityProviderCredentials extends IdentityProviderRecord {
+  client_secret: string;
+}
+
+export interface NewIdentityProvider {
+  orgId: string;
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  emailDomains: string[];
+  emailClaim: string;
+  ownerIdClaim: string | null;
+  adminsAllowed: boolean;
+}
+
+const LISTED =
+  'id, org_id, name, issuer, client_id, email_domains, email_claim, owner_id_claim, admins_allowed, created_at';
+
+/** Null when the org has a provider of that name already. */
+export async function insert(tx: Transaction, input: NewIdentityProvider): Promise<IdentityProviderRecord | null> {
+  const rows = await tx.query<IdentityProviderRecord>({
+    text: `INSERT INTO identity_providers
+             (id, org_id, name, issuer, client_id, client_secret, email_domains, email_claim, owner_id_claim, admins_allowed)
+           VALUES ($1, $2, $3, $4, $5, $6, $7::text[], $8, $9, $10)
+           ON CONFLICT (org_id, name) DO NOTHING
+           RETURNING ${LISTED}`,
+    values: [
+      newId('idp'),
+      input.orgId,
+      input.name,
+      input.issuer,
+      input.clientId,
+      input.clientSecret,
+      input.emailDomains,
+      input.emailClaim,
+      input.ownerIdClaim,
+      input.adminsAllowed,
+    ],
+  });
+  return rows[0] ?? null;
+}
+
+export async function listForOrg(tx: Transaction, orgId: string): Promise<IdentityProviderRecord[]> {
+  return tx.query<IdentityProviderRecord>({
+    text: `SELECT ${LISTED} FROM identity_providers WHERE org_id = $1 ORDER BY name`,
+    values: [orgId],
+  });
+}
+
+/** The org's provider by id or by name, with its secret, for a sign-in. */
+export async function findCredentials(
+  tx: Transaction,
+  orgId: string,
+  idOrName: string,
+): Promise<IdentityProviderCredentials | null> {
+  const rows = await tx.query<IdentityProviderCredentials>({
+    text: `SELECT ${LISTED}, client_secret FROM identity_providers WHERE org_id = $1 AND (id = $2 OR name = $2)`,
+    values: [orgId, idOrName],
+  });
+  return rows[0] ?? null;
+}
+
+/** The removed provider, or null when the org has none of that id or name. */
+export async function remove(tx: Transaction, orgId: string, idOrName: string): Promise<IdentityProviderRecord | null> {
+  const rows = await tx.query<IdentityProviderRecord>({
+    text: `DELETE FROM identity_providers WHERE org_id = $1 AND (id = $2 OR name = $2) RETURNING ${LISTED}`,
+    values: [orgId, idOrName],
+  });
+  return rows[0] ?? null;
+}

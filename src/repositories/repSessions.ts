@@ -1,0 +1,63 @@
+import { newId } from '../lib/ids.ts';
+import { sql, type Transaction } from './transaction.ts';
+
+/** A live portal session with its rep, as every portal request reads it. */
+export interface RepSessionWithRep {
+  id: string;
+  org_id: string;
+  created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+  rep: { id: string; external_id: string; display_name: string | null; org_name: string };
+}
+
+interface SessionRow {
+  id: string;
+  org_id: string;
+  created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+  user_id: string;
+  external_id: string;
+  display_name: string | null;
+  org_name: string;
+}
+
+export async function create(
+  tx: Transaction,
+  input: { tokenDigest: string; orgId: string; userId: string; providerId: string | null; at: Date; expiresAt: Date },
+): Promise<{ id: string }> {
+  const id = newId('rses');
+  await tx.query(sql`
+    INSERT INTO rep_sessions (id, token_digest, org_id, user_id, provider_id, created_at, last_seen_at, expires_at)
+    VALUES (${id}, ${input.tokenDigest}, ${input.orgId}, ${input.userId}, ${input.providerId}, ${input.at}, ${input.at},
+            ${input.expiresAt})`);
+  return { id };
+}
+
+/** The session of this token digest, not ended; null otherwise. */
+export async function findLive(tx: Transaction, tokenDigest: string): Promise<RepSessionWithRep | null> {
+  const rows = await tx.query<SessionRow>(sql`
+    SELECT s.id, s.org_id, s.created_at, s.last_seen_at, s.expires_at, u.id AS user_id, u.external_id, u.display_name,
+           o.name AS org_name
+    FROM rep_sessions s JOIN users u ON u.id = s.user_id JOIN orgs o ON o.id = s.org_id
+    WHERE s.token_digest = ${tokenDigest} AND s.ended_at IS NULL`);
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    id: row.id,
+    org_id: row.org_id,
+    created_at: row.created_at,
+    last_seen_at: row.last_seen_at,
+    expires_at: row.expires_at,
+    rep: { id: row.user_id, external_id: row.external_id, display_name: row.display_name, org_name: row.org_name },
+  };
+}
+
+export async function touch(tx: Transaction, sessionId: string, at: Date): Promise<void> {
+  await tx.query(sql`UPDATE rep_sessions SET last_seen_at = ${at} WHERE id = ${sessionId}`);
+}
+
+export async function end(tx: Transaction, sessionId: string, at: Date): Promise<void> {
+  await tx.query(sql`UPDATE rep_sessions SET ended_at = ${at} WHERE id = ${sessionId} AND ended_at IS NULL`);
+}

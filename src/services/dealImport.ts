@@ -1,0 +1,165 @@
+import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
+import type { Database } from '../db/prisma.ts';
+import type { ImportRow } from '../domain/imports/rows.ts';
+import { canonicalDigest } from '../domain/json.ts';
+import { Refusal } from '../domain/refusal.ts';
+import * as audit from '../repositories/audit.ts';
+import * as deals from '../repositories/deals.ts';
+import * as orgs from '../repositories/orgs.ts';
+import * as sourceEvents from '../repositories/sourceEvents.ts';
+import {
+  databaseStatements,
+  inRolledBackTransaction,
+  type SqlPool,
+  type Transaction,
+} from '../repositories/transaction.ts';
+import type { DealEventBatch } from './dealEventBatch.ts';
+
+export interface RefusedImportRow {
+  line: number;
+  reason: string;
+}
+
+export interface ImportSummary {
+  dry_run: boolean;
+  rows: number;
+  /** Rows whose deal the org did not have (nor an earlier row of the file). */
+  new_deals: number;
+  /** Rows that change a deal the org has (or an earlier row created). */
+  updates: number;
+  /** Rows imported before, by this file or another with the same row: nothing to do. */
+  unchanged: number;
+  refused: number;
+  /** The first refused rows, by line of the file. */
+  refusals: RefusedImportRow[];
+  seconds: number;
+}
+
+/** Rows looked up and applied together: a batch's largest size. */
+export const IMPORT_CHUNK_ROWS = 1000;
+/** The refused rows a summary lists; the rest are counted. */
+const LISTED_REFUSALS = 1000;
+
+/**
+ * An import of deal events from a CRM export. Rows are taken a chunk at a time (constant memory but for the set of
+ * the file's deal ids): each chunk's dedup keys and deal ids are looked up in one statement each, so that every row
+ * is known as new, an update, unchanged (sent before: skipped, which is what makes a re-run after a crash resume
+ * where it stopped) or refused. Unless it is a dry run, the new rows then go through the batch pipeline: each event
+ * in a transaction of its own, as `POST /v1/deals/events` applies it, with the row's own dedup key. An import that
+ * ran to its end is one entry of the org's audit log (`deals.imported`, with its counts).
+ */
+export class DealImport {
+  readonly #statements: Transaction;
+  readonly #pool: SqlPool;
+  readonly #batch: DealEventBatch;
+
+  constructor(db: Database, pool: SqlPool, batch: DealEventBatch) {
+    this.#statements = databaseStatements(db);
+    this.#pool = pool;
+    this.#batch = batch;
+  }
+
+  async run(input: {
+    orgId: string;
+    rows: AsyncIterable<ImportRow>;
+    dryRun: boolean;
+    /** The file's name, for the audit log. */
+    source: string;
+    actor?: AdminActor;
+    /** Called after each chunk with the rows done so far. */
+    onProgress?: (rowsDone: number) => void;
+  }): Promise<ImportSummary> {
+    if (!(await orgs.find(this.#statements, input.orgId))) throw new Refusal('not_found', `no org ${input.orgId}`);
+    const started = performance.now();
+    const summary: ImportSummary = {
+      dry_run: input.dryRun,
+      rows: 0,
+      new_deals: 0,
+      updates: 0,
+      unchanged: 0,
+      refused: 0,
+      refusals: [],
+      seconds: 0,
+    };
+    const seenDeals = new Set<string>();
+    let chunk: ImportRow[] = [];
+    const flush = async () => {
+      await this.#importChunk(input.orgId, chunk, input.dryRun, seenDeals, summary);
+      summary.rows += chunk.length;
+      chunk = [];
+      input.onProgress?.(summary.rows);
+    };
+    for await (const row of input.rows) {
+      chunk.push(row);
+      if (chunk.length === IMPORT_CHUNK_ROWS) await flush();
+    }
+    if (chunk.length > 0) await flush();
+    summary.seconds = Math.round(performance.now() - started) / 1000;
+    if (!input.dryRun) {
+      const { refusals: _listed, dry_run: _dryRun, ...counts } = summary;
+      await audit.insertMany(this.#statements, [
+        adminAuditEntry(input.orgId, 'deals.imported', { source: input.source, ...counts }, input.actor ?? CLI_ACTOR),
+      ]);
+    }
+    return summary;
+  }
+
+  async #importChunk(
+    orgId: string,
+    rows: readonly ImportRow[],
+    dryRun: boolean,
+    seenDeals: Set<string>,
+    summary: ImportSummary,
+  ): Promise<void> {
+    const refuse = (line: number, reason: string) => {
+      summary.refused++;
+      if (summary.refusals.length < LISTED_REFUSALS) summary.refusals.push({ line, reason });
+    };
+    const events = rows.filter((row) => 'event' in row);
+    const { sent, present } = await inRolledBackTransaction(this.#pool, async (tx) => ({
+      sent: await sourceEvents.digestsByDedupKeys(
+        tx,
+        orgId,
+        events.map((row) => row.event.dedupKey as string),
+      ),
+      present: await deals.externalIdsPresent(
+        tx,
+        orgId,
+        events.map((row) => row.event.externalId),
+      ),
+    }));
+    const toApply: Array<{ row: (typeof events)[number]; isNew: boolean }> = [];
+    for (const row of rows) {
+      if (!('event' in row)) {
+        refuse(row.line, row.refusal);
+        continue;
+      }
+      const digest = sent.get(row.event.dedupKey as string);
+      if (digest !== undefined) {
+        if (digest === canonicalDigest(row.body)) summary.unchanged++;
+        else refuse(row.line, `dedup_key ${row.event.dedupKey} was already used with a different body`);
+        continue;
+      }
+      const isNew = !present.has(row.event.externalId) && !seenDeals.has(row.event.externalId);
+      seenDeals.add(row.event.externalId);
+      toApply.push({ row, isNew });
+    }
+    if (dryRun) {
+      for (const { isNew } of toApply) isNew ? summary.new_deals++ : summary.updates++;
+      return;
+    }
+    const results = await this.#batch.ingestAll({
+      orgId,
+      keyId: null,
+      events: toApply.map(({ row }) => ({ event: row.event, body: row.body })),
+      receivedAt: new Date(),
+    });
+    results.forEach((result, position) => {
+      const { row, isNew } = toApply[position] as (typeof toApply)[number];
+      if (result.kind === 'accepted') isNew ? summary.new_deals++ : summary.updates++;
+      else if (result.kind === 'replayed') summary.unchanged++;
+      else if (result.kind === 'conflict')
+        refuse(row.line, `dedup_key ${result.dedupKey} was already used with a different body`);
+    });
+  }
+}

@@ -1,0 +1,240 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe } from 'vitest';
+import type { Database } from '../../src/db/prisma.ts';
+import type { ImportSummary } from '../../src/services/dealImport.ts';
+import { applyPlan, planDocument } from '../factories/plans.ts';
+import { exited, onlyJson, QUOTIENT_BIN, runCli } from '../helpers/cli.ts';
+import { test } from '../helpers/fixtures.ts';
+
+const HUBSPOT = fileURLToPath(new URL('../../examples/imports/hubspot-deals.csv', import.meta.url));
+const SALESFORCE = fileURLToPath(new URL('../../examples/imports/salesforce-opportunities.csv', import.meta.url));
+
+async function importDeals(args: string[]): Promise<{ code: number | null; summary: ImportSummary }> {
+  const result = await runCli(['import', 'deals', ...args, '--json']);
+  return { code: result.code, summary: onlyJson(result) as ImportSummary };
+}
+
+async function csvFile(text: string, name = 'export.csv'): Promise<string> {
+  const path = join(await mkdtemp(join(tmpdir(), 'quotient-import-')), name);
+  await writeFile(path, text);
+  return path;
+}
+
+function counts(db: Database, orgId: string) {
+  return Promise.all([
+    db.sourceEvent.count({ where: { org_id: orgId } }),
+    db.deal.count({ where: { org_id: orgId } }),
+    db.earning.count({ where: { org_id: orgId } }),
+  ]);
+}
+
+const MAPPING = `
+id: Deal
+stage: Phase
+amount: Value
+close_date: Closed
+owner: Seller
+default_currency: USD
+won_stages: [Signed]
+lost_stages: [Dropped]
+custom:
+  region: Territory
+  seats: { column: Seats, type: number }
+`;
+
+describe('quotient import deals', () => {
+  test('the HubSpot sample imports with its built-in mapping, and a second run changes nothing', async ({
+    db,
+    org,
+  }) => {
+    await applyPlan(db, org.id, planDocument());
+    const first = await importDeals([HUBSPOT, '--org', org.id]);
+    assert.equal(first.code, 0, JSON.stringify(first.summary));
+    assert.equal(first.summary.rows, 320);
+    assert.equal(first.summary.new_deals, 320);
+    assert.equal(first.summary.refused, 0);
+    const won = await db.deal.count({ where: { org_id: org.id, status: 'won' } });
+    assert.ok(won > 100, `${won} won deals`);
+    const before = await counts(db, org.id);
+    assert.ok((before[2] ?? 0) > 0, 'the plan earned on the imported deals');
+    const audited = await db.auditEntry.findMany({ where: { org_id: org.id, action: 'deals.imported' } });
+    assert.equal(audited.length, 1);
+    assert.equal(audited[0]?.actor, 'cli');
+    const details = audited[0]?.details as { new_deals?: number; source?: string } | undefined;
+    assert.deepEqual([details?.new_deals, details?.source], [320, HUBSPOT]);
+
+    const second = await importDeals([HUBSPOT, '--org', org.id]);
+    assert.equal(second.code, 0);
+    assert.deepEqual([second.summary.new_deals, second.summary.updates, second.summary.unchanged], [0, 0, 320]);
+    assert.deepEqual(await counts(db, org.id), before);
+  });
+
+  test('the Salesforce sample is recognised from its header; a dry run applies nothing and says what would happen', async ({
+    db,
+    org,
+  }) => {
+    const dry = await importDeals([SALESFORCE, '--org', org.id, '--dry-run']);
+    assert.equal(dry.code, 0, JSON.stringify(dry.summary));
+    assert.equal(dry.summary.dry_run, true);
+    assert.equal((dry.summary as ImportSummary & { mapping: string }).mapping, 'salesforce');
+    assert.equal(dry.summary.new_deals, 280);
+    assert.deepEqual(await counts(db, org.id), [0, 0, 0]);
+
+    const applied = await importDeals([SALESFORCE, '--org', org.id, '--mapping', 'salesforce']);
+    assert.equal(applied.summary.new_deals, 280);
+    const deal = await db.deal.findFirst({ where: { org_id: org.id, status: 'won' } });
+    assert.ok(deal);
+    assert.ok((deal.amount_cents ?? 0n) > 0n);
+    assert.equal(typeof (deal.custom as { new_logo: unknown }).new_logo, 'boolean');
+  });
+
+  test('a mapping file maps columns, stages and typed custom fields; bad rows are refused by line, the rest applied', async ({
+    db,
+    org,
+  }) => {
+    const mapping = await csvFile(MAPPING, 'mapping.yaml');
+    const csv = await csvFile(
+      [
+        'Deal,Phase,Value,Closed,Seller,Territory,Seats',
+        'D-1,Signed,"1,200.50",2026-03-02,ana,EMEA,12',
+        'D-2,Dropped,900,2026-03-03,ben,NA,3',
+        'D-3,Signed,lots,2026-03-04,ana,NA,4',
+        'D-4,Negotiating,500,2026-02-30,ben,NA,5',
+        'D-5,Signed,700,2026-03-05,ana,"multi',
+        'line",7',
+        ',Signed,100,2026-03-06,ana,NA,1',
+        'D-6,Signed,100,2026-03-06,ana,NA',
+      ].join('\n'),
+    );
+    const dry = await importDeals([csv, '--org', org.id, '--mapping', mapping, '--dry-run']);
+    assert.equal(dry.code, 2);
+    assert.deepEqual(dry.summary.refusals, [
+      { line: 4, reason: 'Value: "lots" is not an amount' },
+      { line: 5, reason: 'Closed: "2026-02-30" is not a calendar date' },
+      { line: 8, reason: 'Deal: is empty' },
+      { line: 9, reason: 'has 6 fields where the header has 7' },
+    ]);
+    assert.equal(dry.summary.new_deals, 3);
+    assert.deepEqual(await counts(db, org.id), [0, 0, 0]);
+
+    const applied = await importDeals([csv, '--org', org.id, '--mapping', mapping]);
+    assert.equal(applied.summary.new_deals, 3);
+    assert.equal(applied.summary.refused, 4);
+    const deals = await db.deal.findMany({ where: { org_id: org.id }, orderBy: { external_id: 'asc' } });
+    assert.deepEqual(
+      deals.map((deal) => [deal.external_id, deal.status]),
+      [
+        ['D-1', 'won'],
+        ['D-2', 'lost'],
+        ['D-5', 'won'],
+      ],
+    );
+    const first = deals[0];
+    assert.deepEqual(
+      [first?.amount_cents, first?.stage, first?.close_date?.toISOString().slice(0, 10), first?.owner_external_id],
+      [120050n, 'closed_won', '2026-03-02', 'ana'],
+    );
+    assert.deepEqual(first?.custom, { region: 'EMEA', seats: 12 });
+    assert.deepEqual(deals[2]?.custom, { region: 'multi\nline', seats: 7 });
+  });
+
+  test('a row the CRM changed since the last import is applied as an update of its deal', async ({ db, org }) => {
+    const header = 'Record ID,Deal Stage,Amount,Close Date,Deal owner\n';
+    await importDeals([await csvFile(`${header}77,Contract Sent,1000,2026-04-01,kim\n`), '--org', org.id]);
+    const changed = await importDeals([await csvFile(`${header}77,Closed Won,1000,2026-04-01,kim\n`), '--org', org.id]);
+    assert.equal(changed.summary.updates, 1);
+    const deal = await db.deal.findFirst({ where: { org_id: org.id, external_id: '77' } });
+    assert.equal(deal?.status, 'won');
+    assert.equal(deal?.version, 2);
+  });
+
+  test('an import killed part way, run again, applies each row exactly once', async ({ db, org }) => {
+    const rows = Array.from(
+      { length: 3000 },
+      (_, index) => `${index},Closed Won,${1000 + index},2026-0${1 + (index % 9)}-1${index % 10},rep-${index % 7}`,
+    );
+    const csv = await csvFile(`Record ID,Deal Stage,Amount,Close Date,Deal owner\n${rows.join('\n')}\n`);
+    const child = spawn(process.execPath, [QUOTIENT_BIN, 'import', 'deals', csv, '--org', org.id, '--json'], {
+      stdio: 'ignore',
+    });
+    // Killed once some rows are in, while it is still sending.
+    for (;;) {
+      const sent = await db.sourceEvent.count({ where: { org_id: org.id } });
+      if (sent > 0 || child.exitCode !== null) break;
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    child.kill('SIGKILL');
+    await exited(child);
+    const partial = await db.sourceEvent.count({ where: { org_id: org.id } });
+
+    const resumed = await importDeals([csv, '--org', org.id]);
+    assert.equal(resumed.code, 0);
+    assert.equal(resumed.summary.unchanged, partial);
+    assert.equal(resumed.summary.new_deals + resumed.summary.unchanged, 3000);
+    assert.equal(await db.sourceEvent.count({ where: { org_id: org.id } }), 3000);
+    assert.equal(await db.deal.count({ where: { org_id: org.id, version: 1 } }), 3000);
+  });
+
+  test('an unknown org, an unknown header and a missing mapped column refuse the file before any row', async ({
+    org,
+  }) => {
+    const unknownOrg = await importDeals([HUBSPOT, '--org', 'org_01kaq00000000000000000000']);
+    assert.equal(unknownOrg.code, 2);
+    const strange = await importDeals([await csvFile('a,b\n1,2\n'), '--org', org.id]);
+    assert.equal(strange.code, 2);
+    assert.match((strange.summary as unknown as { reason: string }).reason, /give a mapping/);
+    const mapping = await csvFile(MAPPING, 'mapping.yaml');
+    const csv = await csvFile('Deal,Phase,Closed,Seller,Territory,Seats\nD-1,Signed,2026-03-02,ana,EMEA,1\n');
+    const missing = await importDeals([csv, '--org', org.id, '--mapping', mapping]);
+    assert.equal(missing.code, 2);
+    assert.match((missing.summary as unknown as { reason: string }).reason, /no column "Value"/);
+  });
+});
+
+describe("POST /admin/v1/deal-imports (the console's upload)", () => {
+  test("a dry run then an import of the Salesforce sample into the admin's org; a second import changes nothing", async ({
+    db,
+    signedIn,
+  }) => {
+    const { org, client } = await signedIn('admin');
+    const text = await readFile(SALESFORCE, 'utf8');
+    const dry = await client.api.POST('/admin/v1/deal-imports', { body: { text, dry_run: true } });
+    assert.equal(dry.response.status, 200);
+    assert.equal(dry.data?.mapping, 'salesforce');
+    assert.equal(dry.data?.new_deals, 280);
+    assert.deepEqual(await counts(db, org.id), [0, 0, 0]);
+
+    const applied = await client.api.POST('/admin/v1/deal-imports', { body: { text, mapping: 'salesforce' } });
+    assert.equal(applied.data?.new_deals, 280);
+    const again = await client.api.POST('/admin/v1/deal-imports', { body: { text } });
+    assert.equal(again.data?.unchanged, 280);
+    const audited = await db.auditEntry.findMany({ where: { org_id: org.id, action: 'deals.imported' } });
+    assert.equal(audited.length, 2, 'each import, not the dry run');
+    assert.equal(await db.sourceEvent.count({ where: { org_id: org.id } }), 280);
+  });
+
+  test('a mapping file and refused rows by line; an unknown header is 400; a viewer may not import', async ({
+    db,
+    signedIn,
+  }) => {
+    const { org, client } = await signedIn('admin');
+    const text =
+      'Deal,Phase,Value,Closed,Seller,Territory,Seats\nD-1,Signed,10,2026-03-02,ana,EMEA,1\nD-2,Signed,x,2026-03-02,ana,EMEA,1\n';
+    const { data } = await client.api.POST('/admin/v1/deal-imports', { body: { text, mapping_file: MAPPING } });
+    assert.deepEqual([data?.new_deals, data?.refusals], [1, [{ line: 3, reason: 'Value: "x" is not an amount' }]]);
+    assert.equal(await db.deal.count({ where: { org_id: org.id } }), 1);
+
+    const unknown = await client.api.POST('/admin/v1/deal-imports', { body: { text: 'a,b\n1,2\n' } });
+    assert.equal(unknown.response.status, 400);
+    assert.match(unknown.error?.reason ?? '', /give a mapping/);
+
+    const viewer = await signedIn('viewer', org.id);
+    const refused = await viewer.client.api.POST('/admin/v1/deal-imports', { body: { text } });
+    assert.equal(refused.response.status, 403);
+  });
+});
