@@ -1,23 +1,19 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { onlyJson, runCli, spawnServe } from '../test/helpers/cli.ts';
 
 // Quotient as a user runs it, for the benchmarks that seed through its own API (bench/period.ts, bench/scale.ts):
-// the CLI for set-up, `quotient serve` for deal events.
+// the CLI for set-up, `quotient serve` for deal events, both with the tests' process helpers.
+
+/** The environment of a Quotient process on this database, logging only warnings. */
+function quotientEnv(databaseUrl: string): NodeJS.ProcessEnv {
+  return { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
+}
 
 /** `quotient <args> --json` against the database, its one JSON document. */
-export function cli(databaseUrl: string, args: string[]): Promise<unknown> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['src/cli/main.ts', ...args, '--json'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.once('exit', (code) =>
-      code === 0 ? done(JSON.parse(stdout)) : fail(new Error(`quotient ${args.join(' ')} exited with ${code}`)),
-    );
-  });
+export async function cli(databaseUrl: string, args: string[]): Promise<unknown> {
+  const result = await runCli([...args, '--json'], quotientEnv(databaseUrl));
+  if (result.code !== 0) throw new Error(`quotient ${args.join(' ')} exited with ${result.code}: ${result.stderr}`);
+  return onlyJson(result);
 }
 
 /** An org with a key that may write deals and read earnings, and product.md's four-chip plan active. */
@@ -42,22 +38,7 @@ export async function orgWithExamplePlan(databaseUrl: string, name: string): Pro
 
 /** `quotient serve` on a free port, once it prints where it listens. */
 export function serve(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['src/cli/main.ts', 'serve', '--port', '0', '--json'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      try {
-        done({ child, url: (JSON.parse(stdout) as { url: string }).url });
-      } catch {
-        // not a whole document yet
-      }
-    });
-    child.once('exit', (code) => fail(new Error(`quotient serve exited with ${code}`)));
-  });
+  return spawnServe(quotientEnv(databaseUrl));
 }
 
 /** Stops a server started by `serve` and waits for it to end. */
