@@ -1343,10 +1343,13 @@ export interface components {
             policy_version: number;
             /** @description The last closed month, null when none is. */
             closed_through: components["schemas"]["Month"] | null;
-            /** @description Capitalisable earning lines the book leaves out, and why (another currency than the book's). */
+            /** @description Capitalisable earning lines the book leaves out, and why. A line in another currency is converted into the book's at the org's exchange rate in force on the last day of each row's period; a line with a row no rate converts (either way) is left out with the reason `missing_exchange_rate` until a rate is set. */
             left_out: {
                 line_key: string;
-                reason: string;
+                /** @enum {string} */
+                reason: "missing_exchange_rate";
+                /** @description Which earning, pair and day lack a rate, and the command that sets one. */
+                detail: string;
             }[];
         };
         /** @description The deferred commission asset, month by month; amounts in minor units of the book's currency. */
