@@ -7,7 +7,8 @@ import { collectConsoleErrors, launchChromium, seriousAccessibilityViolations } 
 import { test as fixtureTest } from '../helpers/fixtures.ts';
 
 // The console's Accounting page in a real browser: the roll-forward and journal of a booked commission, the CSV
-// links, and closing a month after a confirmation.
+// links, closing a month after a confirmation, a deal's schedules with their traces, and the policy in force and
+// applying a policy file.
 
 const test = fixtureTest
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
@@ -60,6 +61,96 @@ describe('the Accounting page of the admin console', () => {
     await page.getByRole('status').getByText('Closed 2026-01 at').waitFor();
     await january.getByText('Closed').waitFor();
     assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("shows a deal's schedules with each month's trace, the policy in force, and applies a policy file", async ({
+    db,
+    server,
+    browser,
+    org,
+    client,
+    services,
+  }) => {
+    await commissionLockedInJanuary(db, org.id, client);
+    await services.admin.accounting.applyPolicy({ orgId: org.id, text: POLICY_YAML });
+
+    const { email, password } = await createAdmin(db, org.id);
+    const page = await browser.newPage();
+    const errors = collectConsoleErrors(page);
+    await page.goto(`${server.url}/admin/accounting`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    await page.getByRole('button', { name: 'Schedules' }).click();
+    await page.getByText('Choose a deal', { exact: true }).waitFor();
+    await page.getByLabel('Deal (external id)').fill('opp-404');
+    await page.getByLabel('Deal (external id)').press('Enter');
+    await page.getByText('No schedules for deal opp-404', { exact: true }).waitFor();
+    await page.getByLabel('Deal (external id)').fill('opp-1');
+    await page.getByRole('button', { name: 'Show schedules' }).click();
+    const january = page.locator('tr[data-month="2026-01"]');
+    await january.locator('[data-field="additions_cents"]', { hasText: '$3,600.00' }).waitFor();
+    assert.equal(await january.locator('[data-field="closing_cents"]').textContent(), '$3,500.00');
+    await page.getByText('Rep rep-1 · plan core-ae · chip base').waitFor();
+    const trace = january.getByText('How 2026-01 is worked out');
+    await trace.focus();
+    await page.keyboard.press('Enter');
+    await january.getByText(/^Amortisation floor\(360000 × 1 ÷ 36\) = 10000/).waitFor();
+    assert.deepEqual(await seriousAccessibilityViolations(page), []);
+
+    await page.getByRole('button', { name: 'Policy' }).click();
+    await page.getByRole('heading', { name: /^Policy version 1, applied/ }).waitFor();
+    await page.getByText('expensed at once up to 12 months').waitFor();
+    await page
+      .getByRole('textbox', { name: 'Accounting policy file' })
+      .fill(POLICY_YAML.replace('book: asc_340_40', 'book: gaap').replace('default_months: 36', 'default_months: 0'));
+    await page.getByRole('button', { name: 'Apply file' }).click();
+    const problems = page.locator('#policy-problems');
+    await problems.getByText('has 2 problems; nothing was applied').waitFor();
+    assert.deepEqual(
+      (await problems.locator('li').allTextContents()).map((text) => text.split(':')[0]),
+      ['book line 1', 'benefit_period.default_months line 7'],
+    );
+    assert.deepEqual(await seriousAccessibilityViolations(page), []);
+
+    await page
+      .getByRole('textbox', { name: 'Accounting policy file' })
+      .fill(POLICY_YAML.replace('book: asc_340_40', 'book: ifrs_15'));
+    await page.getByRole('button', { name: 'Apply file' }).click();
+    await page.getByText('Applied: policy version 2.').waitFor();
+    await page.getByRole('heading', { name: /^Policy version 2, applied/ }).waitFor();
+    // The browser logs the broken file's 422, which the page answers with its problems.
+    assert.deepEqual(errors, [
+      'Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)',
+    ]);
+    await page.close();
+  });
+
+  test('an org without a policy is told so and applies its first policy file there', async ({
+    db,
+    server,
+    browser,
+    org,
+  }) => {
+    const { email, password } = await createAdmin(db, org.id);
+    const page = await browser.newPage();
+    const errors = collectConsoleErrors(page);
+    await page.goto(`${server.url}/admin/accounting`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('No accounting policy yet', { exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Schedules' }).count(), 0);
+    assert.deepEqual(await seriousAccessibilityViolations(page), []);
+
+    await page.getByRole('textbox', { name: 'Accounting policy file' }).fill(POLICY_YAML);
+    await page.getByRole('button', { name: 'Apply file' }).click();
+    await page.getByRole('button', { name: 'Schedules' }).waitFor();
+    await page.getByRole('button', { name: 'Reports' }).waitFor();
+    // The browser logs the policy's 404, which the page answers with its empty state.
+    assert.deepEqual(errors, ['Failed to load resource: the server responded with a status of 404 (Not Found)']);
     await page.close();
   });
 });
