@@ -1,10 +1,19 @@
 import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
 import { describe } from 'vitest';
+import type { QuotientClient } from '../../sdk/src/index.ts';
+import type { Database } from '../../src/db/prisma.ts';
 import { POLICY_YAML } from '../factories/accounting.ts';
 import { commissionLockedInJanuary } from '../factories/accountingLedger.ts';
 import { createAdmin } from '../factories/admins.ts';
-import { collectConsoleErrors, launchChromium, seriousAccessibilityViolations } from '../helpers/browser.ts';
+import {
+  collectConsoleErrors,
+  launchChromium,
+  seriousAccessibilityViolations,
+  signInToConsole,
+} from '../helpers/browser.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
+import type { testServices } from '../helpers/services.ts';
 
 // The console's Accounting page in a real browser: the roll-forward and journal of a booked commission, the CSV
 // links, closing a month after a confirmation, a deal's schedules with their traces, and the policy in force and
@@ -18,6 +27,29 @@ const test = fixtureTest
     return browser;
   });
 
+/** A new page signed in on the Accounting page, and the errors it logs. */
+async function openAccounting(browser: Browser, url: string, account: { email: string; password: string }) {
+  const page = await browser.newPage();
+  const errors = collectConsoleErrors(page);
+  await signInToConsole(page, `${url}/admin/accounting`, account);
+  return { page, errors };
+}
+
+/** The commission of `commissionLockedInJanuary` booked under the test policy, and the Accounting page open. */
+async function openWithACommissionBooked(fixtures: {
+  db: Database;
+  org: { id: string };
+  client: QuotientClient;
+  services: ReturnType<typeof testServices>;
+  browser: Browser;
+  server: { url: string };
+}) {
+  const { db, org, client, services } = fixtures;
+  await commissionLockedInJanuary(db, org.id, client);
+  await services.admin.accounting.applyPolicy({ orgId: org.id, text: POLICY_YAML });
+  return openAccounting(fixtures.browser, fixtures.server.url, await createAdmin(db, org.id));
+}
+
 describe('the Accounting page of the admin console', () => {
   test('shows the roll-forward and journal entries of the months asked for, and closes a month', async ({
     db,
@@ -27,16 +59,8 @@ describe('the Accounting page of the admin console', () => {
     client,
     services,
   }) => {
-    await commissionLockedInJanuary(db, org.id, client);
-    await services.admin.accounting.applyPolicy({ orgId: org.id, text: POLICY_YAML });
-
-    const { email, password } = await createAdmin(db, org.id);
-    const page = await browser.newPage();
-    const errors = collectConsoleErrors(page);
-    await page.goto(`${server.url}/admin/accounting`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const fixtures = { db, server, browser, org, client, services };
+    const { page, errors } = await openWithACommissionBooked(fixtures);
     await page.getByRole('heading', { level: 1, name: 'Accounting' }).waitFor();
 
     await page.getByLabel('From').fill('2026-01');
@@ -72,16 +96,8 @@ describe('the Accounting page of the admin console', () => {
     client,
     services,
   }) => {
-    await commissionLockedInJanuary(db, org.id, client);
-    await services.admin.accounting.applyPolicy({ orgId: org.id, text: POLICY_YAML });
-
-    const { email, password } = await createAdmin(db, org.id);
-    const page = await browser.newPage();
-    const errors = collectConsoleErrors(page);
-    await page.goto(`${server.url}/admin/accounting`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const fixtures = { db, server, browser, org, client, services };
+    const { page, errors } = await openWithACommissionBooked(fixtures);
 
     await page.getByRole('button', { name: 'Schedules' }).click();
     await page.getByText('Choose a deal', { exact: true }).waitFor();
@@ -134,13 +150,7 @@ describe('the Accounting page of the admin console', () => {
     browser,
     org,
   }) => {
-    const { email, password } = await createAdmin(db, org.id);
-    const page = await browser.newPage();
-    const errors = collectConsoleErrors(page);
-    await page.goto(`${server.url}/admin/accounting`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const { page, errors } = await openAccounting(browser, server.url, await createAdmin(db, org.id));
     await page.getByText('No accounting policy yet', { exact: true }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Schedules' }).count(), 0);
     assert.deepEqual(await seriousAccessibilityViolations(page), []);

@@ -8,18 +8,7 @@ import { shortDateTime } from '../format.ts';
 
 type PolicyVersion = Schemas['AccountingPolicyVersion'];
 
-const EXAMPLE = `book: asc_340_40
-currency: USD
-capitalise:
-  - plan: core-ae
-benefit_period:
-  field: custom.contract_months
-  default_months: 36
-gl_accounts:
-  deferred_commission_asset: "1450"
-  commission_payable: "2150"
-  amortisation_expense: "6120"
-  commission_expense: "6100"`;
+const EXAMPLE = 'book: asc_340_40\ncurrency: USD\ncapitalise:\n  - plan: core-ae\n…';
 
 export function ApplyPolicyFile(props: { onApplied: () => void }) {
   return (

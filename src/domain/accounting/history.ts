@@ -199,15 +199,14 @@ function inBookCurrency(
       ...event,
       recorded_at: setAt > event.recorded_at ? setAt : event.recorded_at,
       change: { kind: 'amount', amount_minor: Number(conversion.converted) },
-      conversion: conversionSentence(
-        `The book is in ${bookCurrency}`,
-        original,
-        row.currency,
-        bookCurrency,
+      conversion: conversionSentence(`The book is in ${bookCurrency}`, {
+        amount: original,
+        from: row.currency,
+        to: bookCurrency,
         used,
         conversion,
-        row.period_ends_on,
-      ),
+        day: row.period_ends_on,
+      }),
     };
   });
 }
