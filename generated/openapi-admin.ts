@@ -752,9 +752,11 @@ export interface paths {
         };
         /**
          * List amortisation schedules
-         * @description The amortisation schedule of every capitalisable earning line of a deal (by its external id), month by
-         *     month, each month with the trace from which a person can recompute its figures. Lines expensed at once
-         *     under the practical expedient have `treatment: expensed` and only `expensed_cents`.
+         * @description The amortisation schedule of every capitalisable earning line of a deal or of a rep (by their external
+         *     ids; both narrows to the rep's lines on the deal), month by month, each month with the trace from which a
+         *     person can recompute its figures. Lines expensed at once under the practical expedient have
+         *     `treatment: expensed` and only `expensed_cents`. Neither `deal_external_id` nor `user_external_id` is
+         *     `400 invalid_body`.
          */
         get: operations["listAccountingSchedules"];
         put?: never;
@@ -2619,9 +2621,11 @@ export interface operations {
     };
     listAccountingSchedules: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The deal, by its external id. */
-                deal_external_id: string;
+                deal_external_id?: string;
+                /** @description The rep, by their external id. */
+                user_external_id?: string;
             };
             header?: never;
             path?: never;
@@ -2629,7 +2633,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The deal's schedules. */
+            /** @description The schedules of the deal's or the rep's lines. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -60,6 +60,12 @@ interface Books {
   schedules: Schedule[];
 }
 
+/** Whose schedules: a deal's, a rep's, or the rep's on the deal (external ids). */
+export interface ScheduleFilter {
+  deal?: string;
+  rep?: string;
+}
+
 export interface MonthRange {
   from: Month;
   to: Month;
@@ -165,15 +171,19 @@ export class AccountingBooks {
     return { ...header, entries };
   }
 
-  /** The schedules of the org's capitalisable lines, of one deal (its external id) when given. */
-  async schedules(orgId: string, dealExternalId?: string): Promise<BookHeader & { schedules: Schedule[] }> {
+  /** The schedules of the org's capitalisable lines of a deal, of a rep, or of the rep on the deal (external ids). */
+  async schedules(orgId: string, of: ScheduleFilter): Promise<BookHeader & { schedules: Schedule[] }> {
+    if (of.deal === undefined && of.rep === undefined) {
+      throw new Refusal('invalid_body', 'name a deal (deal_external_id), a rep (user_external_id), or both');
+    }
     const { header, schedules } = await this.books(orgId);
     return {
       ...header,
-      schedules:
-        dealExternalId === undefined
-          ? schedules
-          : schedules.filter((schedule) => schedule.deal_external_id === dealExternalId),
+      schedules: schedules.filter(
+        (schedule) =>
+          (of.deal === undefined || schedule.deal_external_id === of.deal) &&
+          (of.rep === undefined || schedule.user_external_id === of.rep),
+      ),
     };
   }
 

@@ -88,7 +88,7 @@ describe('the Accounting page of the admin console', () => {
     await page.close();
   });
 
-  test("shows a deal's schedules with each month's trace, the policy in force, and applies a policy file", async ({
+  test("shows a rep's schedules with each month's trace, the policy in force, and applies a policy file", async ({
     db,
     server,
     browser,
@@ -100,16 +100,17 @@ describe('the Accounting page of the admin console', () => {
     const { page, errors } = await openWithACommissionBooked(fixtures);
 
     await page.getByRole('button', { name: 'Schedules' }).click();
-    await page.getByText('Choose a deal', { exact: true }).waitFor();
+    await page.getByText('Choose a deal or a rep', { exact: true }).waitFor();
     await page.getByLabel('Deal (external id)').fill('opp-404');
     await page.getByLabel('Deal (external id)').press('Enter');
     await page.getByText('No schedules for deal opp-404', { exact: true }).waitFor();
-    await page.getByLabel('Deal (external id)').fill('opp-1');
+    await page.getByLabel('Deal (external id)').fill('');
+    await page.getByLabel('Rep (external id)').fill('rep-1');
     await page.getByRole('button', { name: 'Show schedules' }).click();
     const january = page.locator('tr[data-month="2026-01"]');
     await january.locator('[data-field="additions_cents"]', { hasText: '$3,600.00' }).waitFor();
     assert.equal(await january.locator('[data-field="closing_cents"]').textContent(), '$3,500.00');
-    await page.getByText('Rep rep-1 · plan core-ae · chip base').waitFor();
+    await page.getByText(/^Deal opp-1 · rep rep-1 · plan core-ae · chip base/).waitFor();
     const trace = january.getByText('How 2026-01 is worked out');
     await trace.focus();
     await page.keyboard.press('Enter');

@@ -139,6 +139,11 @@ describe('quotient accounting (CLI)', () => {
     assert.equal(schedule.code, 0, schedule.stderr);
     assert.match(schedule.stdout, /Amortisation floor\(360000 × 1 ÷ 36\) = 10000: USD 100\.00\./);
     assert.match(schedule.stdout, /that much amortisation expense is reversed and the asset is 0/);
+    const ofRep = await runCli(['accounting', 'schedule', '--org', org.id, '--rep', 'rep-1', '--json']);
+    assert.deepEqual(
+      JSON.parse(ofRep.stdout).schedules.map((line: { deal_external_id: string }) => line.deal_external_id),
+      ['opp-1'],
+    );
   });
 
   test('a policy file with problems is refused with each problem by path, and nothing is applied', async ({ org }) => {
@@ -187,6 +192,13 @@ describe('the accounting operations of the admin API', () => {
       ['capitalised', 360_000, '2026-01-15', '2028-12'],
     );
     assert.equal(schedule?.months[0]?.trace.at(-1), 'Amortisation floor(360000 × 1 ÷ 36) = 10000: USD 100.00.');
+    const byRep = async (query: { deal_external_id?: string; user_external_id?: string }) => {
+      const answer = await admin.api.GET('/admin/v1/accounting/schedules', { params: { query } });
+      return answer.error?.error ?? answer.data?.schedules.map((line) => line.line_key);
+    };
+    assert.deepEqual(await byRep({ user_external_id: 'rep-1' }), [schedule?.line_key]);
+    assert.deepEqual(await byRep({ deal_external_id: 'opp-1', user_external_id: 'rep-2' }), []);
+    assert.equal(await byRep({}), 'invalid_body');
     const closed = await admin.api.POST('/admin/v1/accounting/closes', { body: { month: '2026-01' } });
     assert.deepEqual(closed.data?.months, ['2026-01']);
     const { client: viewer } = await signedIn('viewer', org.id);

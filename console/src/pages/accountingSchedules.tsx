@@ -3,8 +3,9 @@ import { api, type Schemas } from '../api.ts';
 import { Badge, Empty, Show, useLoad } from '../components.tsx';
 import { currencyAmount } from '../format.ts';
 
-// The amortisation schedules of a deal's capitalisable earning lines (docs/accounting.md, Schedules): one per rep's
-// chip of a plan, month by month, each month with the trace from which a person can recompute its figures.
+// The amortisation schedules of a deal's or a rep's capitalisable earning lines (docs/accounting.md, Schedules): one
+// per rep's chip of a plan on a deal, month by month, each month with the trace from which a person can recompute
+// its figures.
 
 type Schedules = Schemas['AccountingSchedules'];
 type Schedule = Schedules['schedules'][number];
@@ -18,17 +19,32 @@ const COLUMNS = [
   ['closing_cents', 'Closing'],
 ] as const;
 
+interface Whose {
+  deal: string;
+  rep: string;
+}
+
+const WHOSE_FIELDS = [
+  ['deal', 'Deal (external id)'],
+  ['rep', 'Rep (external id)'],
+] as const;
+
+function described(whose: Whose): string {
+  return [whose.deal ? `deal ${whose.deal}` : '', whose.rep ? `rep ${whose.rep}` : ''].filter(Boolean).join(' and ');
+}
+
 export function SchedulesView() {
-  const [draft, setDraft] = useState('');
-  const [deal, setDeal] = useState<string | undefined>();
-  const [rep, setRep] = useState('');
-  const [loaded, reload] = useLoad(
-    async () =>
-      deal === undefined
-        ? { data: null }
-        : api.GET('/admin/v1/accounting/schedules', { params: { query: { deal_external_id: deal } } }),
-    [deal],
-  );
+  const [draft, setDraft] = useState<Whose>({ deal: '', rep: '' });
+  const [whose, setWhose] = useState<Whose | undefined>();
+  const [loaded, reload] = useLoad(async () => {
+    if (whose === undefined) return { data: null };
+    const query = {
+      ...(whose.deal ? { deal_external_id: whose.deal } : {}),
+      ...(whose.rep ? { user_external_id: whose.rep } : {}),
+    };
+    return api.GET('/admin/v1/accounting/schedules', { params: { query } });
+  }, [whose?.deal, whose?.rep]);
+  const chosen = { deal: draft.deal.trim(), rep: draft.rep.trim() };
 
   return (
     <>
@@ -36,34 +52,32 @@ export function SchedulesView() {
         class="card inline-form"
         onSubmit={(event) => {
           event.preventDefault();
-          if (draft.trim() !== '') {
-            setRep('');
-            setDeal(draft.trim());
-          }
+          if (chosen.deal || chosen.rep) setWhose(chosen);
         }}
       >
-        <div class="field">
-          <label for="schedule-deal">Deal (external id)</label>
-          <input
-            id="schedule-deal"
-            value={draft}
-            autocomplete="off"
-            onInput={(event) => setDraft(event.currentTarget.value)}
-          />
-        </div>
-        <button type="submit" class="button" disabled={draft.trim() === ''}>
+        {WHOSE_FIELDS.map(([key, label]) => (
+          <div class="field" key={key}>
+            <label for={`schedule-${key}`}>{label}</label>
+            <input
+              id={`schedule-${key}`}
+              value={draft[key]}
+              autocomplete="off"
+              onInput={(event) => setDraft({ ...draft, [key]: event.currentTarget.value })}
+            />
+          </div>
+        ))}
+        <button type="submit" class="button" disabled={!chosen.deal && !chosen.rep}>
           Show schedules
         </button>
       </form>
-      {deal === undefined ? (
-        <Empty title="Choose a deal">Its commissions' schedules show here, month by month, with their traces.</Empty>
+      {whose === undefined ? (
+        <Empty title="Choose a deal or a rep">
+          Their commissions' schedules show here, month by month, with their traces.
+        </Empty>
       ) : (
         <Show loaded={loaded} retry={reload}>
-          {(data) => {
-            if (!data) return null;
-            const reps = [...new Set(data.schedules.map((schedule) => schedule.user_external_id))].sort();
-            const shown = data.schedules.filter((schedule) => rep === '' || schedule.user_external_id === rep);
-            return (
+          {(data) =>
+            data ? (
               <>
                 {data.left_out.length > 0 ? (
                   <p class="muted">
@@ -71,32 +85,17 @@ export function SchedulesView() {
                   </p>
                 ) : null}
                 {data.schedules.length === 0 ? (
-                  <Empty title={`No schedules for deal ${deal}`}>
-                    Its commissions are not capitalisable under the policy, or no period of theirs is locked yet.
+                  <Empty title={`No schedules for ${described(whose)}`}>
+                    No commission of theirs is capitalisable under the policy, or no period of theirs is locked yet.
                   </Empty>
                 ) : (
-                  <>
-                    {reps.length > 1 ? (
-                      <div class="field inline-field">
-                        <label for="schedule-rep">Rep</label>
-                        <select id="schedule-rep" value={rep} onChange={(event) => setRep(event.currentTarget.value)}>
-                          <option value="">Every rep</option>
-                          {reps.map((user) => (
-                            <option key={user} value={user}>
-                              {user}
-                            </option>
-                          ))}
-                        </select>
-                      </div>
-                    ) : null}
-                    {shown.map((schedule) => (
-                      <ScheduleTable key={schedule.line_key} schedule={schedule} currency={data.currency} />
-                    ))}
-                  </>
+                  data.schedules.map((schedule) => (
+                    <ScheduleTable key={schedule.line_key} schedule={schedule} currency={data.currency} />
+                  ))
                 )}
               </>
-            );
-          }}
+            ) : null
+          }
         </Show>
       )}
     </>
@@ -109,7 +108,8 @@ function ScheduleTable(props: { schedule: Schedule; currency: string }) {
     <div class="card table-wrap" data-line={schedule.line_key}>
       <table>
         <caption>
-          Rep {schedule.user_external_id} · plan {schedule.plan_key} · chip {schedule.chip_key}:{' '}
+          Deal {schedule.deal_external_id ?? '(none)'} · rep {schedule.user_external_id} · plan {schedule.plan_key} ·
+          chip {schedule.chip_key}:{' '}
           {schedule.treatment === 'expensed' ? (
             <Badge tone="grey">Expensed at once</Badge>
           ) : (
