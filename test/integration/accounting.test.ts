@@ -205,4 +205,40 @@ describe('the accounting operations of the admin API', () => {
     const refused = await viewer.api.POST('/admin/v1/accounting/closes', { body: { month: '2026-02' } });
     assert.equal(refused.response.status, 403);
   });
+
+  test('a book in another currency leaves a line out until a rate is set, then converts it at that rate', async ({
+    db,
+    org,
+    client,
+    signedIn,
+  }) => {
+    await commissionLockedInJanuary(db, org.id, client);
+    await testServices({ db }).admin.accounting.applyPolicy({
+      orgId: org.id,
+      text: POLICY_YAML.replace('currency: USD', 'currency: EUR'),
+    });
+    const { client: admin } = await signedIn('admin', org.id);
+    const read = () =>
+      admin.api.GET('/admin/v1/accounting/schedules', { params: { query: { deal_external_id: 'opp-1' } } });
+
+    const before = await read();
+    assert.deepEqual(before.data?.schedules, []);
+    assert.deepEqual(
+      before.data?.left_out.map((line) => line.reason),
+      ['missing_exchange_rate'],
+    );
+    assert.match(before.data?.left_out[0]?.detail ?? '', /quotient fx set USD EUR RATE --from 2026-01-31$/);
+
+    const set = await runCli(['fx', 'set', 'USD', 'EUR', '0.92', '--from', '2026-01-01', '--org', org.id]);
+    assert.equal(set.code, 0, set.stderr);
+    const after = await read();
+    assert.deepEqual(after.data?.left_out, []);
+    const [schedule] = after.data?.schedules ?? [];
+    assert.equal(schedule?.capitalised_cents, 331_200);
+    assert.ok(
+      schedule?.months[0]?.trace.includes(
+        'The book is in EUR, so the amount is converted at the USD→EUR rate 0.92 in force on 2026-01-31 (set for 2026-01-01): USD 3,600.00 × 0.92 = EUR 3,312.00, rounded half away from zero to the EUR minor unit.',
+      ),
+    );
+  });
 });
