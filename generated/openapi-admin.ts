@@ -752,9 +752,11 @@ export interface paths {
         };
         /**
          * List amortisation schedules
-         * @description The amortisation schedule of every capitalisable earning line of a deal (by its external id), month by
-         *     month, each month with the trace from which a person can recompute its figures. Lines expensed at once
-         *     under the practical expedient have `treatment: expensed` and only `expensed_cents`.
+         * @description The amortisation schedule of every capitalisable earning line of a deal or of a rep (by their external
+         *     ids; both narrows to the rep's lines on the deal), month by month, each month with the trace from which a
+         *     person can recompute its figures. Lines expensed at once under the practical expedient have
+         *     `treatment: expensed` and only `expensed_cents`. Neither `deal_external_id` nor `user_external_id` is
+         *     `400 invalid_body`.
          */
         get: operations["listAccountingSchedules"];
         put?: never;
@@ -1343,10 +1345,13 @@ export interface components {
             policy_version: number;
             /** @description The last closed month, null when none is. */
             closed_through: components["schemas"]["Month"] | null;
-            /** @description Capitalisable earning lines the book leaves out, and why (another currency than the book's). */
+            /** @description Capitalisable earning lines the book leaves out, and why. A line in another currency is converted into the book's at the org's exchange rate in force on the last day of each row's period; a line with a row no rate converts (either way) is left out with the reason `missing_exchange_rate` until a rate is set. */
             left_out: {
                 line_key: string;
-                reason: string;
+                /** @enum {string} */
+                reason: "missing_exchange_rate";
+                /** @description Which earning, pair and day lack a rate, and the command that sets one. */
+                detail: string;
             }[];
         };
         /** @description The deferred commission asset, month by month; amounts in minor units of the book's currency. */
@@ -2616,9 +2621,11 @@ export interface operations {
     };
     listAccountingSchedules: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The deal, by its external id. */
-                deal_external_id: string;
+                deal_external_id?: string;
+                /** @description The rep, by their external id. */
+                user_external_id?: string;
             };
             header?: never;
             path?: never;
@@ -2626,7 +2633,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The deal's schedules. */
+            /** @description The schedules of the deal's or the rep's lines. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

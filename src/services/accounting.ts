@@ -19,6 +19,7 @@ import { Refusal } from '../domain/refusal.ts';
 import { newId } from '../lib/ids.ts';
 import * as books from '../repositories/accounting.ts';
 import * as audit from '../repositories/audit.ts';
+import * as exchangeRates from '../repositories/exchangeRates.ts';
 import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
 
 // Commission expense accounting (docs/accounting.md): the org's policy file and its versions, closed months, and
@@ -50,13 +51,19 @@ export interface BookHeader {
   policy_version: number;
   /** The last closed month, null when none is. */
   closed_through: Month | null;
-  /** Capitalisable lines the book leaves out, and why (another currency). */
+  /** Capitalisable lines the book leaves out, and why (no exchange rate converts them). */
   left_out: LeftOutLine[];
 }
 
 interface Books {
   header: BookHeader;
   schedules: Schedule[];
+}
+
+/** Whose schedules: a deal's, a rep's, or the rep's on the deal (external ids). */
+export interface ScheduleFilter {
+  deal?: string;
+  rep?: string;
 }
 
 export interface MonthRange {
@@ -164,15 +171,19 @@ export class AccountingBooks {
     return { ...header, entries };
   }
 
-  /** The schedules of the org's capitalisable lines, of one deal (its external id) when given. */
-  async schedules(orgId: string, dealExternalId?: string): Promise<BookHeader & { schedules: Schedule[] }> {
+  /** The schedules of the org's capitalisable lines of a deal, of a rep, or of the rep on the deal (external ids). */
+  async schedules(orgId: string, of: ScheduleFilter): Promise<BookHeader & { schedules: Schedule[] }> {
+    if (of.deal === undefined && of.rep === undefined) {
+      throw new Refusal('invalid_body', 'name a deal (deal_external_id), a rep (user_external_id), or both');
+    }
     const { header, schedules } = await this.books(orgId);
     return {
       ...header,
-      schedules:
-        dealExternalId === undefined
-          ? schedules
-          : schedules.filter((schedule) => schedule.deal_external_id === dealExternalId),
+      schedules: schedules.filter(
+        (schedule) =>
+          (of.deal === undefined || schedule.deal_external_id === of.deal) &&
+          (of.rep === undefined || schedule.user_external_id === of.rep),
+      ),
     };
   }
 
@@ -183,7 +194,11 @@ export class AccountingBooks {
       if (range.to < range.from) throw new Refusal('invalid_body', `to: ${range.to} is before from ${range.from}`);
     }
     return this.inBooks(orgId, async (tx) => {
-      const [versions, closes] = await Promise.all([books.policyVersions(tx, orgId), books.closes(tx, orgId)]);
+      const [versions, closes, rates] = await Promise.all([
+        books.policyVersions(tx, orgId),
+        books.closes(tx, orgId),
+        exchangeRates.list(tx, orgId),
+      ]);
       const current = requirePolicy(versions, orgId);
       const planKeys = [
         ...new Set(versions.flatMap((version) => version.policy.capitalise.map((entry) => entry.plan))),
@@ -191,7 +206,12 @@ export class AccountingBooks {
       const rows = await books.ledgerRowsOfPlans(tx, orgId, planKeys);
       const dealIds = [...new Set(rows.flatMap((row) => (row.deal_id === null ? [] : [row.deal_id])))];
       const changes = await books.dealChanges(tx, orgId, dealIds);
-      const { assets, left_out } = booksFromLedger(rows, changes, versions);
+      const { assets, left_out } = booksFromLedger(
+        rows,
+        changes,
+        versions,
+        rates.map((rate) => ({ ...rate, set_at: rate.updated_at.toISOString() })),
+      );
       return {
         header: {
           org_id: orgId,

@@ -30,7 +30,7 @@ function toWireBook(header: BookHeader): WireBook {
     currency: header.currency,
     policy_version: header.policy_version,
     closed_through: header.closed_through,
-    left_out: header.left_out.map((line) => ({ line_key: line.line_key, reason: line.reason })),
+    left_out: header.left_out.map((line) => ({ line_key: line.line_key, reason: line.reason, detail: line.detail })),
   };
 }
 

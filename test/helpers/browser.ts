@@ -74,6 +74,18 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath, args: CHROMIUM_FLAGS });
 }
 
+/** Opens the console at `url` and signs in at the form it shows. */
+export async function signInToConsole(
+  page: Page,
+  url: string,
+  account: { email: string; password: string },
+): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
 /** Messages the page logged as errors, and uncaught exceptions. */
 export function collectConsoleErrors(page: Page): string[] {
   const errors: string[] = [];

@@ -139,6 +139,11 @@ describe('quotient accounting (CLI)', () => {
     assert.equal(schedule.code, 0, schedule.stderr);
     assert.match(schedule.stdout, /Amortisation floor\(360000 × 1 ÷ 36\) = 10000: USD 100\.00\./);
     assert.match(schedule.stdout, /that much amortisation expense is reversed and the asset is 0/);
+    const ofRep = await runCli(['accounting', 'schedule', '--org', org.id, '--rep', 'rep-1', '--json']);
+    assert.deepEqual(
+      JSON.parse(ofRep.stdout).schedules.map((line: { deal_external_id: string }) => line.deal_external_id),
+      ['opp-1'],
+    );
   });
 
   test('a policy file with problems is refused with each problem by path, and nothing is applied', async ({ org }) => {
@@ -187,10 +192,53 @@ describe('the accounting operations of the admin API', () => {
       ['capitalised', 360_000, '2026-01-15', '2028-12'],
     );
     assert.equal(schedule?.months[0]?.trace.at(-1), 'Amortisation floor(360000 × 1 ÷ 36) = 10000: USD 100.00.');
+    const byRep = async (query: { deal_external_id?: string; user_external_id?: string }) => {
+      const answer = await admin.api.GET('/admin/v1/accounting/schedules', { params: { query } });
+      return answer.error?.error ?? answer.data?.schedules.map((line) => line.line_key);
+    };
+    assert.deepEqual(await byRep({ user_external_id: 'rep-1' }), [schedule?.line_key]);
+    assert.deepEqual(await byRep({ deal_external_id: 'opp-1', user_external_id: 'rep-2' }), []);
+    assert.equal(await byRep({}), 'invalid_body');
     const closed = await admin.api.POST('/admin/v1/accounting/closes', { body: { month: '2026-01' } });
     assert.deepEqual(closed.data?.months, ['2026-01']);
     const { client: viewer } = await signedIn('viewer', org.id);
     const refused = await viewer.api.POST('/admin/v1/accounting/closes', { body: { month: '2026-02' } });
     assert.equal(refused.response.status, 403);
+  });
+
+  test('a book in another currency leaves a line out until a rate is set, then converts it at that rate', async ({
+    db,
+    org,
+    client,
+    signedIn,
+  }) => {
+    await commissionLockedInJanuary(db, org.id, client);
+    await testServices({ db }).admin.accounting.applyPolicy({
+      orgId: org.id,
+      text: POLICY_YAML.replace('currency: USD', 'currency: EUR'),
+    });
+    const { client: admin } = await signedIn('admin', org.id);
+    const read = () =>
+      admin.api.GET('/admin/v1/accounting/schedules', { params: { query: { deal_external_id: 'opp-1' } } });
+
+    const before = await read();
+    assert.deepEqual(before.data?.schedules, []);
+    assert.deepEqual(
+      before.data?.left_out.map((line) => line.reason),
+      ['missing_exchange_rate'],
+    );
+    assert.match(before.data?.left_out[0]?.detail ?? '', /quotient fx set USD EUR RATE --from 2026-01-31$/);
+
+    const set = await runCli(['fx', 'set', 'USD', 'EUR', '0.92', '--from', '2026-01-01', '--org', org.id]);
+    assert.equal(set.code, 0, set.stderr);
+    const after = await read();
+    assert.deepEqual(after.data?.left_out, []);
+    const [schedule] = after.data?.schedules ?? [];
+    assert.equal(schedule?.capitalised_cents, 331_200);
+    assert.ok(
+      schedule?.months[0]?.trace.includes(
+        'The book is in EUR, so the amount is converted at the USD→EUR rate 0.92 in force on 2026-01-31 (set for 2026-01-01): USD 3,600.00 × 0.92 = EUR 3,312.00, rounded half away from zero to the EUR minor unit.',
+      ),
+    );
   });
 });

@@ -4,6 +4,7 @@ import {
   booksFromLedger,
   type DealChangeForBooks,
   type LedgerRowForBooks,
+  type RateForBooks,
 } from '../../src/domain/accounting/history.ts';
 import { buildSchedule } from '../../src/domain/accounting/schedule.ts';
 import { accountingPolicy } from '../factories/accounting.ts';
@@ -39,7 +40,7 @@ function change(id: string, at: string, field: string, old: unknown, next: unkno
 const VERSIONS = [{ number: 1, policy: accountingPolicy(), created_at: '2025-12-01T00:00:00.000Z' }];
 
 function scheduleOf(rows: LedgerRowForBooks[], changes: DealChangeForBooks[] = []) {
-  const { assets } = booksFromLedger(rows, changes, VERSIONS);
+  const { assets } = booksFromLedger(rows, changes, VERSIONS, []);
   assert.equal(assets.length, 1);
   const [asset] = assets;
   assert.ok(asset);
@@ -83,11 +84,11 @@ describe('the books from the ledger', () => {
     );
   });
 
-  test('lines of plans or chips the policy does not capitalise are not in the book; another currency is left out', () => {
+  test('lines of plans or chips the policy does not capitalise are not in the book', () => {
     const { assets, left_out } = booksFromLedger(
       [
         row({ line_key: 'other-plan', plan_key: 'smb' }),
-        row({ line_key: 'in-eur', currency: 'EUR' }),
+        row({ line_key: 'other-chip', chip_key: 'bonus' }),
         row({ line_key: 'unlocked', period_locked_at: null, status: 'pending' }),
       ],
       [],
@@ -98,9 +99,10 @@ describe('the books from the ledger', () => {
           created_at: '2025-12-01T00:00:00.000Z',
         },
       ],
+      [],
     );
     assert.deepEqual(assets, []);
-    assert.deepEqual(left_out, [{ line_key: 'in-eur', reason: "in EUR, not the book's currency USD" }]);
+    assert.deepEqual(left_out, []);
   });
 
   test('the term is the deal field before its first change, then each change re-amortises', () => {
@@ -148,7 +150,131 @@ describe('the books from the ledger', () => {
       [row()],
       [],
       [...VERSIONS, { number: 2, policy: later, created_at: '2026-03-01T00:00:00.000Z' }],
+      [],
     );
     assert.equal(assets[0]?.policy_version, 1);
   });
 });
+
+describe('earnings in another currency than the book', () => {
+  const EARLY = '2025-01-01T00:00:00.000Z';
+  const EUR_USD = [
+    { from_currency: 'EUR', to_currency: 'USD', effective_on: '2026-01-15', rate: '1.0845', set_at: EARLY },
+    { from_currency: 'EUR', to_currency: 'USD', effective_on: '2026-02-01', rate: '1.1', set_at: EARLY },
+  ];
+
+  test('each row is converted at the rate in force on the last day of its period, rounded half away from zero', () => {
+    const { assets, left_out } = booksFromLedger(
+      [row({ currency: 'EUR', amount_minor: 1_234_567 })],
+      [],
+      VERSIONS,
+      EUR_USD,
+    );
+    assert.deepEqual(left_out, []);
+    const [asset] = assets;
+    assert.ok(asset);
+    const schedule = buildSchedule(asset.input, asset.policy, []);
+    assert.ok(schedule);
+    // 1,234,567 euro cents × 1.0845 = 1,338,887.9115 dollar cents, the rate of 2026-01-15 in force on 2026-01-31.
+    assert.equal(schedule.capitalised_minor, 1_338_888);
+    assert.equal(schedule.currency, 'USD');
+    assert.ok(
+      schedule.months[0]?.trace.includes(
+        'The book is in USD, so the amount is converted at the EUR→USD rate 1.0845 in force on 2026-01-31 (set for 2026-01-15): EUR 12,345.67 × 1.0845 = USD 13,388.88, rounded half away from zero to the USD minor unit.',
+      ),
+    );
+  });
+
+  test('a retired row takes back exactly what its capitalisation converted, whatever the rate of its retirement', () => {
+    const schedule = scheduleOfRates(
+      [
+        row({
+          currency: 'EUR',
+          amount_minor: 1_001,
+          status: 'reversed',
+          status_changed_at: '2026-04-15T00:00:00.000Z',
+        }),
+      ],
+      EUR_USD,
+    );
+    // 1,001 × 1.0845 = 1,085.5845 → 1,086; April's rate (1.1) plays no part.
+    assert.deepEqual(
+      schedule.months.filter((month) => month.additions_minor !== 0).map((month) => month.additions_minor),
+      [1_086, -1_086],
+    );
+    assert.equal(schedule.months.at(-1)?.closing_minor, 0);
+  });
+
+  test('a rate set after the month closed brings the line in the first open month; the closed month is unchanged', () => {
+    const { assets } = booksFromLedger([row({ currency: 'EUR', amount_minor: 1_001 })], [], VERSIONS, [
+      {
+        from_currency: 'EUR',
+        to_currency: 'USD',
+        effective_on: '2026-01-15',
+        rate: '1.0845',
+        set_at: '2026-03-20T00:00:00.000Z',
+      },
+    ]);
+    const [asset] = assets;
+    assert.ok(asset);
+    const schedule = buildSchedule(asset.input, asset.policy, [
+      { month: '2026-01', closed_at: '2026-02-10T00:00:00.000Z' },
+      { month: '2026-02', closed_at: '2026-03-10T00:00:00.000Z' },
+    ]);
+    assert.equal(schedule?.months[0]?.month, '2026-03');
+    assert.equal(schedule?.months[0]?.additions_minor, 1_086);
+  });
+
+  test('only the opposite pair has a rate: it is used inverted, and the trace says so', () => {
+    const schedule = scheduleOfRates(
+      [row({ currency: 'JPY', amount_minor: 150_000 })],
+      [{ from_currency: 'USD', to_currency: 'JPY', effective_on: '2025-06-01', rate: '150', set_at: EARLY }],
+    );
+    // 150,000 yen ÷ 150 × 100 = 100,000 cents.
+    assert.equal(schedule.capitalised_minor, 100_000);
+    assert.ok(
+      schedule.months[0]?.trace.some((sentence) => sentence.includes('the USD→JPY rate 150 of 2025-06-01 inverted')),
+    );
+  });
+
+  test('when no rate converts a row of the line, the line is left out with the reason missing_exchange_rate', () => {
+    const { assets, left_out } = booksFromLedger(
+      [
+        row({ line_key: 'in-eur', currency: 'EUR' }),
+        row({ id: 'earn_2', line_key: 'in-gbp', currency: 'GBP' }),
+        row({ id: 'earn_3', line_key: 'early', currency: 'EUR', period_id: '2025-12', period_ends_on: '2025-12-31' }),
+      ],
+      [],
+      VERSIONS,
+      EUR_USD,
+    );
+    assert.deepEqual(
+      assets.map((asset) => asset.input.asset_id),
+      ['in-eur'],
+    );
+    assert.deepEqual(left_out, [
+      {
+        line_key: 'in-gbp',
+        reason: 'missing_exchange_rate',
+        detail:
+          'earning earn_2 is in GBP and no GBP→USD rate (either way) is in force on 2026-01-31, the day it is capitalised: quotient fx set GBP USD RATE --from 2026-01-31',
+      },
+      {
+        line_key: 'early',
+        reason: 'missing_exchange_rate',
+        detail:
+          'earning earn_3 is in EUR and no EUR→USD rate (either way) is in force on 2025-12-31, the day it is capitalised: quotient fx set EUR USD RATE --from 2025-12-31',
+      },
+    ]);
+  });
+});
+
+function scheduleOfRates(rows: LedgerRowForBooks[], rates: RateForBooks[]) {
+  const { assets, left_out } = booksFromLedger(rows, [], VERSIONS, rates);
+  assert.deepEqual(left_out, []);
+  const [asset] = assets;
+  assert.ok(asset);
+  const schedule = buildSchedule(asset.input, asset.policy, []);
+  assert.ok(schedule);
+  return schedule;
+}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
+import { booksFromLedger, type LedgerRowForBooks, type RateForBooks } from '../../src/domain/accounting/history.ts';
 import { addMonths } from '../../src/domain/accounting/months.ts';
 import type { AccountingPolicy } from '../../src/domain/accounting/policy.ts';
 import { journal, rollForward } from '../../src/domain/accounting/reports.ts';
@@ -10,6 +11,7 @@ import {
   buildSchedule,
   type Schedule,
 } from '../../src/domain/accounting/schedule.ts';
+import { convertMinorUnits, rateInForce } from '../../src/domain/earnings/exchange.ts';
 import { accountingPolicy, amount, asset, impairment, term } from '../factories/accounting.ts';
 
 // Random histories of earning lines: amounts (the first capitalised, later ones true-ups of either sign), term
@@ -179,6 +181,122 @@ describe('schedules over random histories', () => {
         assert.deepEqual(inClosed(after), inClosed(before));
       }),
       RUNS,
+    );
+  });
+});
+
+// Ledgers whose lines are in the book's currency or in EUR or JPY, with a rate for each month of the rows' periods
+// (EUR→USD direct, JPY through the USD→JPY rate inverted), some rows retired later.
+
+const RATE_MONTHS = 24;
+
+const ledgerArbitrary = fc.record({
+  rows: fc.array(
+    fc.record({
+      line: fc.integer({ min: 0, max: 5 }),
+      month: fc.integer({ min: 0, max: RATE_MONTHS - 1 }),
+      amount: fc.integer({ min: -2_000_000, max: 5_000_000 }),
+      retiredAfterMonths: fc.option(fc.integer({ min: 1, max: 20 }), { nil: null }),
+    }),
+    { minLength: 1, maxLength: 14 },
+  ),
+  eurRates: fc.array(fc.integer({ min: 1, max: 2_000_000 }), { minLength: RATE_MONTHS, maxLength: RATE_MONTHS }),
+  jpyRates: fc.array(fc.integer({ min: 1, max: 300_000 }), { minLength: RATE_MONTHS, maxLength: RATE_MONTHS }),
+});
+
+type Ledger = typeof ledgerArbitrary extends fc.Arbitrary<infer T> ? T : never;
+
+const LINE_CURRENCIES = ['USD', 'EUR', 'JPY'];
+
+function ratesOf(ledger: Ledger): RateForBooks[] {
+  const dated = (values: number[], from: string, to: string, scale: number) =>
+    values.map((value, index) => ({
+      from_currency: from,
+      to_currency: to,
+      effective_on: `${addMonths(START, index)}-01`,
+      rate: (value / scale).toFixed(Math.log10(scale)),
+      set_at: '2025-01-01T00:00:00.000Z',
+    }));
+  return [...dated(ledger.eurRates, 'EUR', 'USD', 1_000_000), ...dated(ledger.jpyRates, 'USD', 'JPY', 1_000)];
+}
+
+function ledgerRowsOf(ledger: Ledger): LedgerRowForBooks[] {
+  return ledger.rows.map((entry, index) => {
+    const month = addMonths(START, entry.month);
+    const endsOn = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0))
+      .toISOString()
+      .slice(0, 10);
+    const lockedAt = `${addMonths(month, 1)}-03T09:00:00.000Z`;
+    return {
+      id: `earn_${index}`,
+      line_key: `line-${entry.line}`,
+      user_external_id: 'rep-1',
+      deal_id: `deal_${entry.line}`,
+      deal_external_id: `opp-${entry.line}`,
+      deal_close_date: `${START}-15`,
+      deal_custom: { contract_months: 24 },
+      plan_key: 'core-ae',
+      chip_key: 'base',
+      amount_minor: entry.amount,
+      currency: LINE_CURRENCIES[entry.line % LINE_CURRENCIES.length] ?? 'USD',
+      status: entry.retiredAfterMonths === null ? 'approved' : 'reversed',
+      period_id: month,
+      period_ends_on: endsOn,
+      period_locked_at: lockedAt,
+      status_changed_at:
+        entry.retiredAfterMonths === null
+          ? lockedAt
+          : `${addMonths(month, entry.retiredAfterMonths + 1)}-10T00:00:00.000Z`,
+    };
+  });
+}
+
+describe('books over random ledgers in several currencies', () => {
+  test('converted rows: each schedule sums to its rows converted one by one, and the roll-forward reconciles', () => {
+    fc.assert(
+      fc.property(ledgerArbitrary, (ledger) => {
+        const rows = ledgerRowsOf(ledger);
+        const rates = ratesOf(ledger);
+        const policy = accountingPolicy();
+        const { assets, left_out } = booksFromLedger(
+          rows,
+          [],
+          [{ number: 1, policy, created_at: '2025-12-01T00:00:00.000Z' }],
+          rates,
+        );
+        assert.deepEqual(left_out, []);
+        const schedules = assets.flatMap((built) => buildSchedule(built.input, built.policy, []) ?? []);
+        for (const schedule of schedules) {
+          const expected = rows
+            .filter((row) => row.line_key === schedule.asset_id && row.status === 'approved')
+            .reduce((sum, row) => {
+              const used = rateInForce(rates, row.currency, 'USD', row.period_ends_on);
+              assert.ok(row.currency === 'USD' || used);
+              const converted =
+                row.currency === 'USD' || !used
+                  ? BigInt(row.amount_minor)
+                  : convertMinorUnits(BigInt(row.amount_minor), row.currency, 'USD', used).converted;
+              return sum + converted;
+            }, 0n);
+          assert.equal(schedule.capitalised_minor, Number(expected));
+          const recognised = schedule.months.reduce(
+            (sum, month) => sum + month.amortisation_minor + month.impairment_minor + month.expensed_minor,
+            0,
+          );
+          assert.equal(recognised, schedule.capitalised_minor);
+        }
+        let opening = 0;
+        for (const row of rollForward(schedules, START, addMonths(START, 80))) {
+          assert.equal(row.opening_minor, opening);
+          assert.equal(
+            row.closing_minor,
+            row.opening_minor + row.additions_minor - row.amortisation_minor - row.impairments_minor,
+          );
+          opening = row.closing_minor;
+        }
+        assert.equal(opening, 0);
+      }),
+      { numRuns: 150 },
     );
   });
 });

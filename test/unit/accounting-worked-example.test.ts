@@ -79,9 +79,12 @@ function workedExample(): Schedule {
     occurred_at: event.occurred_at,
     created_at: event.occurred_at,
   }));
-  const { assets } = booksFromLedger(rows, changes, [
-    { number: 1, policy: read.policy, created_at: '2026-01-01T00:00:00.000Z' },
-  ]);
+  const { assets } = booksFromLedger(
+    rows,
+    changes,
+    [{ number: 1, policy: read.policy, created_at: '2026-01-01T00:00:00.000Z' }],
+    [],
+  );
   const [asset] = assets;
   assert.ok(asset && assets.length === 1);
   const schedule = buildSchedule(asset.input, asset.policy, []);

@@ -2,9 +2,11 @@ import { useState } from 'preact/hooks';
 import { api, describeError, type Schemas } from '../api.ts';
 import { Badge, ConfirmDialog, Empty, type Outcome, OutcomeNotice, PageHeader, Show, useLoad } from '../components.tsx';
 import { currencyAmount, shortDateTime } from '../format.ts';
+import { PolicyView } from './accountingPolicy.tsx';
+import { SchedulesView } from './accountingSchedules.tsx';
 
 // Commission expense accounting (docs/accounting.md): the roll-forward and journal entries of a range of months,
-// their CSV exports, and closing a month. The policy file is applied with `quotient accounting policy apply`.
+// their CSV exports and closing a month; a deal's schedules; the policy in force and applying a policy file.
 
 type RollForward = Schemas['AccountingRollForward'];
 type Journal = Schemas['AccountingJournal'];
@@ -21,13 +23,67 @@ function csvHref(report: 'roll-forward' | 'waterfall' | 'journal', from: string,
   return `/admin/v1/accounting/${report}?${new URLSearchParams({ from, to, format: 'csv' })}`;
 }
 
+const VIEWS = [
+  ['reports', 'Reports'],
+  ['schedules', 'Schedules'],
+  ['policy', 'Policy'],
+] as const;
+
+type View = (typeof VIEWS)[number][0];
+
 export function AccountingPage(props: { canChange: boolean }) {
+  const [view, setView] = useState<View>('reports');
+  const [policy, reloadPolicy] = useLoad(async () => {
+    const answer = await api.GET('/admin/v1/accounting/policy');
+    return answer.response.status === 404 ? { data: null } : answer;
+  }, []);
+  const onApplied = () => void reloadPolicy();
+
+  return (
+    <>
+      <PageHeader
+        title="Accounting"
+        description="Commissions capitalised and amortised over their contracts' benefit period, from the earnings ledger. A closed month never changes; what is learnt later lands in the next open month."
+      />
+      <Show loaded={policy} retry={reloadPolicy}>
+        {(version) =>
+          version === null ? (
+            <PolicyView loaded={null} canChange={props.canChange} onApplied={onApplied} />
+          ) : (
+            <>
+              <nav class="view-switch" aria-label="Accounting views">
+                {VIEWS.map(([key, title]) => (
+                  <button
+                    type="button"
+                    key={key}
+                    class={key === view ? 'button button-primary' : 'button'}
+                    aria-pressed={key === view}
+                    onClick={() => setView(key)}
+                  >
+                    {title}
+                  </button>
+                ))}
+              </nav>
+              {view === 'reports' ? <Reports canChange={props.canChange} /> : null}
+              {view === 'schedules' ? <SchedulesView /> : null}
+              {view === 'policy' ? (
+                <PolicyView loaded={version} canChange={props.canChange} onApplied={onApplied} />
+              ) : null}
+            </>
+          )
+        }
+      </Show>
+    </>
+  );
+}
+
+/** The roll-forward and journal entries of a range of months, their CSV exports, and closing a month. */
+function Reports(props: { canChange: boolean }) {
   const [range, setRange] = useState({ from: thisMonth(-11), to: thisMonth(0) });
   const [draft, setDraft] = useState(range);
   const [closeMonth, setCloseMonth] = useState(thisMonth(-1));
   const [closing, setClosing] = useState<string | undefined>();
   const [message, setMessage] = useState<Outcome | undefined>();
-  const [policy] = useLoad(() => api.GET('/admin/v1/accounting/policy'), []);
   const [reports, reload] = useLoad(async () => {
     const query = { params: { query: range } };
     const [rolled, entries] = await Promise.all([
@@ -49,24 +105,8 @@ export function AccountingPage(props: { canChange: boolean }) {
     void reload();
   };
 
-  if (policy.state === 'error') {
-    return (
-      <>
-        <PageHeader title="Accounting" description="Commission expense accounting under ASC 340-40 or IFRS 15." />
-        <Empty title="No accounting policy yet">
-          Apply the org's policy file with <code>quotient accounting policy apply FILE --org ORG_ID</code>; see
-          docs/accounting.md.
-        </Empty>
-      </>
-    );
-  }
-
   return (
     <>
-      <PageHeader
-        title="Accounting"
-        description="Commissions capitalised and amortised over their contracts' benefit period, from the earnings ledger. A closed month never changes; what is learnt later lands in the next open month."
-      />
       <OutcomeNotice outcome={message} />
       <form
         class="card inline-form"

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api, describeError, type Schemas } from '../api.ts';
+import { api, describeError } from '../api.ts';
+import { ApplyFileForm } from '../applyFile.tsx';
 import {
   Badge,
   ConfirmDialog,
   Empty,
-  Notice,
   type Outcome,
   OutcomeNotice,
   PageHeader,
@@ -78,99 +78,30 @@ export function PlansPage(props: { canChange: boolean }) {
 }
 
 function ApplyPlanFile(props: { onApplied: () => void }) {
-  const [text, setText] = useState('');
-  const [fileName, setFileName] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
-  const [problems, setProblems] = useState<{ reason: string; list: Schemas['PlanFileProblem'][] } | undefined>();
-  const [result, setResult] = useState<Schemas['AppliedPlanFile'] | undefined>();
-  const [error, setError] = useState<string | undefined>();
-
-  const apply = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setProblems(undefined);
-    setResult(undefined);
-    setError(undefined);
-    const format = fileName?.toLowerCase().endsWith('.json') ? 'json' : 'yaml';
-    const { data, error: failure } = await api.POST('/admin/v1/plan-files', {
-      body: { text, format, ...(fileName ? { file_name: fileName } : {}) },
-    });
-    setBusy(false);
-    if (data) {
-      setResult(data);
-      props.onApplied();
-    } else if (failure?.error === 'invalid_plan_file') {
-      setProblems({ reason: failure.reason ?? 'The file has problems.', list: failure.problems ?? [] });
-    } else {
-      setError(describeError(failure));
-    }
-  };
-
   return (
-    <form class="card apply" onSubmit={apply} aria-labelledby="apply-title">
-      <h2 id="apply-title">Apply a plan file</h2>
-      <div class="apply-source">
-        <label class="button" for="plan-file">
-          Choose file…
-        </label>
-        <input
-          id="plan-file"
-          class="visually-hidden"
-          type="file"
-          accept=".yaml,.yml,.json"
-          onChange={async (event) => {
-            const file = event.currentTarget.files?.[0];
-            if (!file) return;
-            setFileName(file.name);
-            setText(await file.text());
-          }}
-        />
-        <span class="muted">{fileName ?? 'or paste the file below'}</span>
-      </div>
-      <label class="visually-hidden" for="plan-text">
-        Plan file
-      </label>
-      <textarea
-        id="plan-text"
-        class="code-input"
-        rows={10}
-        spellcheck={false}
-        placeholder={
-          'key: core-ae\nname: Core AE plan\nperiod: monthly\nassignees: all\nchips:\n  - key: base\n    name: Base commission\n    kind: commission\n    rate_bps: 1000'
-        }
-        value={text}
-        onInput={(event) => setText(event.currentTarget.value)}
-        aria-invalid={problems ? 'true' : undefined}
-        aria-describedby={problems ? 'plan-problems' : undefined}
-      />
-      {problems ? (
-        <div class="notice notice-error" role="alert" id="plan-problems">
-          <strong>{problems.reason}</strong>
-          <ul class="problems">
-            {problems.list.map((problem) => (
-              <li key={`${problem.path}:${problem.message}`}>
-                <code>{problem.path || '(file)'}</code>
-                {problem.line ? <span class="muted"> line {problem.line}</span> : null}: {problem.message}
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
-      {error ? <Notice kind="error">{error}</Notice> : null}
-      {result ? (
-        <Notice kind="success">
-          {result.changed
-            ? `Applied: plan version ${result.version}${result.reactivated ? ', re-activated' : ''}. ${plural(result.rows_recomputed, 'earnings row')} recomputed.`
-            : `The file matches version ${result.version}; nothing changed.`}{' '}
-          <Link href={`/plans/${result.plan_id}`}>Open the plan</Link>
-        </Notice>
-      ) : null}
-      <div class="form-actions">
-        <button type="submit" class="button button-primary" disabled={busy || text.trim() === ''}>
-          {busy ? 'Applying…' : 'Apply file'}
-        </button>
-      </div>
-    </form>
+    <ApplyFileForm
+      id="plan"
+      title="Apply a plan file"
+      label="Plan file"
+      placeholder={
+        'key: core-ae\nname: Core AE plan\nperiod: monthly\nassignees: all\nchips:\n  - key: base\n    name: Base commission\n    kind: commission\n    rate_bps: 1000'
+      }
+      apply={async (body) => {
+        const { data, error } = await api.POST('/admin/v1/plan-files', { body });
+        if (!data) return { error };
+        props.onApplied();
+        return {
+          applied: (
+            <>
+              {data.changed
+                ? `Applied: plan version ${data.version}${data.reactivated ? ', re-activated' : ''}. ${plural(data.rows_recomputed, 'earnings row')} recomputed.`
+                : `The file matches version ${data.version}; nothing changed.`}{' '}
+              <Link href={`/plans/${data.plan_id}`}>Open the plan</Link>
+            </>
+          ),
+        };
+      }}
+    />
   );
 }
 

@@ -123,18 +123,25 @@ export function accountingCommand(): Command {
   });
   accounting
     .command('schedule')
-    .description("print each capitalised line's schedule of a deal, month by month, with the trace of every figure")
+    .description(
+      "print each capitalised line's schedule of a deal or a rep, month by month, with the trace of every figure",
+    )
     .requiredOption('--org <org_id>', 'the org')
-    .requiredOption('--deal <external_id>', "the deal's external id")
+    .option('--deal <external_id>', "the deal's external id")
+    .option('--rep <external_id>', "the rep's external id (with --deal: the rep's lines on the deal)")
     .option('--json', 'print exactly one JSON document on stdout')
-    .action(async (options: { org: string; deal: string; json?: boolean }) => {
+    .action(async (options: { org: string; deal?: string; rep?: string; json?: boolean }) => {
       try {
+        const of = {
+          ...(options.deal === undefined ? {} : { deal: options.deal }),
+          ...(options.rep === undefined ? {} : { rep: options.rep }),
+        };
         const document = toWireSchedules(
-          await withAdminServices((services) => services.accounting.schedules(options.org, options.deal)),
+          await withAdminServices((services) => services.accounting.schedules(options.org, of)),
         );
         print(options, document, () =>
           document.schedules.length === 0
-            ? `No capitalisable commission on deal ${options.deal}.`
+            ? `No capitalisable commission${options.deal === undefined ? '' : ` on deal ${options.deal}`}${options.rep === undefined ? '' : ` of rep ${options.rep}`}.`
             : document.schedules
                 .map((schedule) =>
                   [

@@ -1,3 +1,4 @@
+import { conversionSentence, convertMinorUnits, type ExchangeRate, rateInForce } from '../earnings/exchange.ts';
 import type { CalendarDate } from '../periods.ts';
 import { monthOf } from './months.ts';
 import { type AccountingPolicy, capitalises, contractMonthsOf } from './policy.ts';
@@ -12,6 +13,18 @@ import type { AssetEvent, AssetInput } from './schedule.ts';
 // - The benefit period starts at the deal's close date as it stood when the line was first capitalised.
 // - The benefit term is the deal's contract field as it stood before its first change, then each change of it.
 // - A deal marked lost or deleted, or whose churn field turns true, after the line was first capitalised impairs it.
+// - A row in another currency than the book's is converted at the org's rate in force on the last day of its
+//   period, the day it is capitalised (the historical rate at initial recognition), rounded once, half away from
+//   zero, to the book's minor unit; its retirement takes back exactly that converted amount. Quotient learns the
+//   converted amount when both the lock and the rate are known, so a rate set after a month closed lands in the
+//   next open month. A line with a row that no rate (either way) converts is left out of the book, with the reason
+//   `missing_exchange_rate`.
+
+/** An org's exchange rate and the instant it was last set: a conversion is learnt no earlier. */
+export interface RateForBooks extends ExchangeRate {
+  /** ISO instant */
+  set_at: string;
+}
 
 export interface LedgerRowForBooks {
   id: string;
@@ -52,7 +65,9 @@ export interface BookAsset {
 
 export interface LeftOutLine {
   line_key: string;
-  reason: string;
+  reason: 'missing_exchange_rate';
+  /** Which rate is missing and how to set it. */
+  detail: string;
 }
 
 export interface PolicyVersionForBooks {
@@ -69,28 +84,41 @@ export function booksFromLedger(
   rows: readonly LedgerRowForBooks[],
   dealChanges: readonly DealChangeForBooks[],
   versions: readonly PolicyVersionForBooks[],
+  rates: readonly RateForBooks[],
 ): { assets: BookAsset[]; left_out: LeftOutLine[] } {
   const lines = new Map<string, LedgerRowForBooks[]>();
   for (const row of rows) lines.set(row.line_key, [...(lines.get(row.line_key) ?? []), row]);
   const assets: BookAsset[] = [];
   const leftOut: LeftOutLine[] = [];
   for (const [lineKey, lineRows] of lines) {
-    const amounts = lineRows.flatMap(amountEvents);
-    const first = amounts.reduce<AssetEvent | undefined>(
-      (earliest, event) => (earliest === undefined || event.recorded_at < earliest.recorded_at ? event : earliest),
-      undefined,
-    );
+    const earliest = lineRows
+      .flatMap(amountEvents)
+      .reduce<AssetEvent | undefined>(
+        (found, event) => (found === undefined || event.recorded_at < found.recorded_at ? event : found),
+        undefined,
+      );
     const head = lineRows[0];
-    if (!first || !head) continue;
-    const version = versionAt(versions, first.recorded_at);
+    if (!earliest || !head) continue;
+    const version = versionAt(versions, earliest.recorded_at);
     if (!version || !capitalises(version.policy, head.plan_key, head.chip_key)) continue;
-    if (head.currency !== version.policy.currency) {
+    const bookCurrency = version.policy.currency;
+    const missing = lineRows.find(
+      (row) =>
+        amountEvents(row).length > 0 &&
+        row.currency !== bookCurrency &&
+        rateInForce(rates, row.currency, bookCurrency, row.period_ends_on) === null,
+    );
+    if (missing) {
       leftOut.push({
         line_key: lineKey,
-        reason: `in ${head.currency}, not the book's currency ${version.policy.currency}`,
+        reason: 'missing_exchange_rate',
+        detail:
+          `earning ${missing.id} is in ${missing.currency} and no ${missing.currency}→${bookCurrency} rate (either way) ` +
+          `is in force on ${missing.period_ends_on}, the day it is capitalised: quotient fx set ${missing.currency} ${bookCurrency} RATE --from ${missing.period_ends_on}`,
       });
       continue;
     }
+    const amounts = lineRows.flatMap((row) => inBookCurrency(row, amountEvents(row), bookCurrency, rates));
     const changes = dealChanges.filter((change) => change.deal_id === head.deal_id);
     assets.push({
       policy: version.policy,
@@ -102,11 +130,11 @@ export function booksFromLedger(
         user_external_id: head.user_external_id,
         plan_key: head.plan_key,
         chip_key: head.chip_key,
-        contract_start: closeDateAt(head, changes, first.recorded_at),
+        contract_start: closeDateAt(head, changes, earliest.recorded_at),
         events: [
           ...termEvents(version.policy, head, changes),
           ...amounts,
-          ...impairmentEvents(version.policy, changes, first.recorded_at),
+          ...impairmentEvents(version.policy, changes, earliest.recorded_at),
         ],
       },
     });
@@ -143,6 +171,44 @@ function amountEvents(row: LedgerRowForBooks): AssetEvent[] {
       change: { kind: 'amount', amount_minor: -row.amount_minor },
     },
   ];
+}
+
+/**
+ * A row's amount events in the book's currency: as they are when the row is in it, else each converted at the rate
+ * in force on the last day of the row's period (a retirement at the rate its capitalisation used), with the
+ * sentence that redoes the conversion. The caller has made sure the rate exists.
+ */
+function inBookCurrency(
+  row: LedgerRowForBooks,
+  events: readonly AssetEvent[],
+  bookCurrency: string,
+  rates: readonly RateForBooks[],
+): AssetEvent[] {
+  const used = rateInForce(rates, row.currency, bookCurrency, row.period_ends_on);
+  if (row.currency === bookCurrency || used === null) return [...events];
+  const [from, to] = used.inverse ? [bookCurrency, row.currency] : [row.currency, bookCurrency];
+  const setAt =
+    rates.find(
+      (rate) => rate.from_currency === from && rate.to_currency === to && rate.effective_on === used.effective_on,
+    )?.set_at ?? '';
+  return events.map((event) => {
+    if (event.change.kind !== 'amount') return event;
+    const original = BigInt(event.change.amount_minor);
+    const conversion = convertMinorUnits(original, row.currency, bookCurrency, used);
+    return {
+      ...event,
+      recorded_at: setAt > event.recorded_at ? setAt : event.recorded_at,
+      change: { kind: 'amount', amount_minor: Number(conversion.converted) },
+      conversion: conversionSentence(`The book is in ${bookCurrency}`, {
+        amount: original,
+        from: row.currency,
+        to: bookCurrency,
+        used,
+        conversion,
+        day: row.period_ends_on,
+      }),
+    };
+  });
 }
 
 /**

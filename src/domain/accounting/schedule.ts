@@ -47,6 +47,8 @@ export interface AssetEvent {
   /** What a person can look up: `earning ern_… approved`, `deal event dev_…`. */
   source: string;
   change: AssetChange;
+  /** How an amount in another currency was converted into the book's: the rate, its day, the original amount. */
+  conversion?: string;
 }
 
 /** What names an earning line in the books: its key, deal, rep, plan and chip. */
@@ -161,6 +163,7 @@ export function buildSchedule(
         const what =
           month === startMonth && additions === BigInt(change.amount_minor) ? 'Capitalisable amount' : 'True-up';
         trace.push(`${what} ${money(BigInt(change.amount_minor))}: ${event.source}${landedLate(event)}.`);
+        if (event.conversion !== undefined) trace.push(event.conversion);
         replan = true;
       } else if (change.kind === 'term') {
         if (change.contract_months === contractMonths) continue;

@@ -121,13 +121,26 @@ export function conversionTrace(
     deal_date: day,
     converted_cents: Number(conversion.converted),
   };
+  return { step, sentence: conversionSentence(`The plan pays in ${to}`, { amount, from, to, used, conversion, day }) };
+}
+
+/** What a conversion used and gave: the original amount, the pair, the rate in force on the day, the result. */
+export interface ConversionFacts {
+  amount: bigint;
+  from: string;
+  to: string;
+  used: RateInForce;
+  conversion: Conversion;
+  day: CalendarDate;
+}
+
+/** The sentence that redoes a conversion: the rate, the day it was in force, the original and converted amounts. */
+export function conversionSentence(why: string, facts: ConversionFacts): string {
+  const { amount, from, to, used, conversion, day } = facts;
   const applied = used.inverse
     ? `the ${to}→${from} rate ${used.rate} of ${used.effective_on} inverted (there is no ${from}→${to} rate on or before ${day}): ${formatMinorUnits(amount, from)} / ${used.rate}`
     : `the ${from}→${to} rate ${used.rate} in force on ${day} (set for ${used.effective_on}): ${formatMinorUnits(amount, from)} × ${used.rate}`;
-  return {
-    step,
-    sentence: `The plan pays in ${to}, so the amount is converted at ${applied} = ${formatMinorUnits(conversion.converted, to)}, rounded half away from zero to the ${to} minor unit.`,
-  };
+  return `${why}, so the amount is converted at ${applied} = ${formatMinorUnits(conversion.converted, to)}, rounded half away from zero to the ${to} minor unit.`;
 }
 
 /** The step and sentence of an amount that cannot be converted: no rate for the pair, either way, on or before the day. */

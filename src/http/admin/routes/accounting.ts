@@ -91,8 +91,12 @@ export function accountingHandlers(
 
     listAccountingSchedules: async (req: Request, res: Response) => {
       const { session } = adminContext(res);
-      const { deal_external_id } = req.query as { deal_external_id: string };
-      res.status(200).json(toWireSchedules(await books.schedules(session.org_id, deal_external_id)));
+      const query = req.query as { deal_external_id?: string; user_external_id?: string };
+      const of = {
+        ...(query.deal_external_id === undefined ? {} : { deal: query.deal_external_id }),
+        ...(query.user_external_id === undefined ? {} : { rep: query.user_external_id }),
+      };
+      res.status(200).json(toWireSchedules(await books.schedules(session.org_id, of)));
     },
 
     closeAccountingMonth: async (req: Request, res: Response) => {
