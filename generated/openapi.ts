@@ -1364,9 +1364,14 @@ export interface components {
             /** @description Won amount of all the rep's deals in the period, this deal included. */
             period_won_cents: components["schemas"]["RunningTotalCents"];
             /**
-             * @description The rep's won deals that make up `period_won_cents`, in counting order, each with the
-             *     running total once it is counted; `prior_won_cents` is the running total of the deals
-             *     before this one. Absent from traces written before it was recorded.
+             * @description Won deals of the rep's running total, in counting order, each with the running total
+             *     once it is counted. A line evaluated with the whole period lists every deal counted;
+             *     one evaluated from the period's running totals (a deal counted after every other, see
+             *     docs/plans-and-earnings.md, "What one deal event costs") lists the deal itself and, when
+             *     it joined the count with this event, the deal counted just before it, whose running
+             *     total is `prior_won_cents` and whose own line names the deal before it; an open deal's
+             *     projection lists the deal counted last. Absent from traces written before it was
+             *     recorded.
              */
             counted_deals?: components["schemas"]["TraceCountedDeal"][];
         };

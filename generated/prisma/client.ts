@@ -132,6 +132,11 @@ export type Period = Prisma.PeriodModel
  */
 export type Earning = Prisma.EarningModel
 /**
+ * Model PeriodStanding
+ * 
+ */
+export type PeriodStanding = Prisma.PeriodStandingModel
+/**
  * Model WebhookEndpoint
  * 
  */

@@ -34,6 +34,7 @@ const REPOSITORIES = [
   'feedWriters',
   'identityProviders',
   'orgs',
+  'periodStandings',
   'periods',
   'plans',
   'rateLimitCounters',

@@ -415,6 +415,7 @@ export const ModelName = {
   PlanVersionChip: 'PlanVersionChip',
   Period: 'Period',
   Earning: 'Earning',
+  PeriodStanding: 'PeriodStanding',
   WebhookEndpoint: 'WebhookEndpoint',
   WebhookMessage: 'WebhookMessage',
   WebhookDelivery: 'WebhookDelivery',
@@ -442,7 +443,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose"
+    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1778,6 +1779,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    PeriodStanding: {
+      payload: Prisma.$PeriodStandingPayload<ExtArgs>
+      fields: Prisma.PeriodStandingFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PeriodStandingFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodStandingPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PeriodStandingFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodStandingPayload>
+        }
+        findFirst: {
+          args: Prisma.PeriodStandingFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodStandingPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PeriodStandingFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodStandingPayload>
+        }
+        findMany: {
+          args: Prisma.PeriodStandingFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodStandingPayload>[]
+        }
+        create: {
+          args: Prisma.PeriodStandingCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodStandingPayload>
+        }
+        createMany: {
+          args: Prisma.PeriodStandingCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PeriodStandingCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodStandingPayload>[]
+        }
+        delete: {
+          args: Prisma.PeriodStandingDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodStandingPayload>
+        }
+        update: {
+          args: Prisma.PeriodStandingUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodStandingPayload>
+        }
+        deleteMany: {
+          args: Prisma.PeriodStandingDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PeriodStandingUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PeriodStandingUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodStandingPayload>[]
+        }
+        upsert: {
+          args: Prisma.PeriodStandingUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodStandingPayload>
+        }
+        aggregate: {
+          args: Prisma.PeriodStandingAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePeriodStanding>
+        }
+        groupBy: {
+          args: Prisma.PeriodStandingGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PeriodStandingGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PeriodStandingCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PeriodStandingCountAggregateOutputType> | number
+        }
+      }
+    }
     WebhookEndpoint: {
       payload: Prisma.$WebhookEndpointPayload<ExtArgs>
       fields: Prisma.WebhookEndpointFieldRefs
@@ -2977,6 +3052,24 @@ export const EarningScalarFieldEnum = {
 export type EarningScalarFieldEnum = (typeof EarningScalarFieldEnum)[keyof typeof EarningScalarFieldEnum]
 
 
+export const PeriodStandingScalarFieldEnum = {
+  org_id: 'org_id',
+  plan_version_id: 'plan_version_id',
+  chip_id: 'chip_id',
+  user_id: 'user_id',
+  period_id: 'period_id',
+  config_version: 'config_version',
+  total_cents: 'total_cents',
+  counted: 'counted',
+  unpriced: 'unpriced',
+  last: 'last',
+  open: 'open',
+  updated_at: 'updated_at'
+} as const
+
+export type PeriodStandingScalarFieldEnum = (typeof PeriodStandingScalarFieldEnum)[keyof typeof PeriodStandingScalarFieldEnum]
+
+
 export const WebhookEndpointScalarFieldEnum = {
   id: 'id',
   org_id: 'org_id',
@@ -3276,6 +3369,20 @@ export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaMod
 
 
 /**
+ * Reference to a field of type 'Decimal'
+ */
+export type DecimalFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Decimal'>
+    
+
+
+/**
+ * Reference to a field of type 'Decimal[]'
+ */
+export type ListDecimalFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Decimal[]'>
+    
+
+
+/**
  * Reference to a field of type 'Float'
  */
 export type FloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float'>
@@ -3457,6 +3564,7 @@ export type GlobalOmitConfig = {
   planVersionChip?: Prisma.PlanVersionChipOmit
   period?: Prisma.PeriodOmit
   earning?: Prisma.EarningOmit
+  periodStanding?: Prisma.PeriodStandingOmit
   webhookEndpoint?: Prisma.WebhookEndpointOmit
   webhookMessage?: Prisma.WebhookMessageOmit
   webhookDelivery?: Prisma.WebhookDeliveryOmit

@@ -69,6 +69,7 @@ export const ModelName = {
   PlanVersionChip: 'PlanVersionChip',
   Period: 'Period',
   Earning: 'Earning',
+  PeriodStanding: 'PeriodStanding',
   WebhookEndpoint: 'WebhookEndpoint',
   WebhookMessage: 'WebhookMessage',
   WebhookDelivery: 'WebhookDelivery',
@@ -369,6 +370,24 @@ export const EarningScalarFieldEnum = {
 } as const
 
 export type EarningScalarFieldEnum = (typeof EarningScalarFieldEnum)[keyof typeof EarningScalarFieldEnum]
+
+
+export const PeriodStandingScalarFieldEnum = {
+  org_id: 'org_id',
+  plan_version_id: 'plan_version_id',
+  chip_id: 'chip_id',
+  user_id: 'user_id',
+  period_id: 'period_id',
+  config_version: 'config_version',
+  total_cents: 'total_cents',
+  counted: 'counted',
+  unpriced: 'unpriced',
+  last: 'last',
+  open: 'open',
+  updated_at: 'updated_at'
+} as const
+
+export type PeriodStandingScalarFieldEnum = (typeof PeriodStandingScalarFieldEnum)[keyof typeof PeriodStandingScalarFieldEnum]
 
 
 export const WebhookEndpointScalarFieldEnum = {

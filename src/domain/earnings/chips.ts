@@ -364,7 +364,7 @@ function describeBand(band: Band, quotaCents: number | null, decimals: number): 
   return `Band ${band.position} (${from} to ${formatMoney(band.to_cents, decimals)}${ofQuota})`;
 }
 
-function bandContains(band: Band, cents: bigint): boolean {
+export function bandContains(band: Band, cents: bigint): boolean {
   return cents >= band.from_cents && (band.to_cents === null || cents < band.to_cents);
 }
 

@@ -130,12 +130,16 @@ export function zeroTarget(reason: ZeroTargetReason): TraceStep {
   return { type: 'zero_target', reason, earned_cents: 0 };
 }
 
-/** The computation with the deals that make up its running total named on its cumulative or threshold step. */
-export function namingCountedDeals(computation: Computation, counted: readonly TraceCountedDeal[]): Computation {
+/**
+ * The computation with the deals that make up its running total named on its cumulative or threshold step. Every
+ * line of a period names the one list, counted once, never copied per line: a period's lines would otherwise
+ * hold its deals once each, as many times as it has deals.
+ */
+export function namingCountedDeals(computation: Computation, counted: TraceCountedDeal[]): Computation {
   return {
     ...computation,
     steps: computation.steps.map((step) =>
-      step.type === 'cumulative' || step.type === 'threshold' ? { ...step, counted_deals: [...counted] } : step,
+      step.type === 'cumulative' || step.type === 'threshold' ? { ...step, counted_deals: counted } : step,
     ),
   };
 }

@@ -3,11 +3,13 @@ import { creditedReps } from '../../domain/earnings/credit.ts';
 import { dealPeriodMoved } from '../../domain/earnings/dealPeriods.ts';
 import { EMPTY_HIERARCHY, managersEver } from '../../domain/earnings/hierarchy.ts';
 import { evaluateScope } from '../../domain/earnings/scopeEvaluation.ts';
-import type { DealSnapshot, Rep } from '../../domain/earnings/types.ts';
+import { evaluateFromStandings, standingsOf, UNDATED } from '../../domain/earnings/standings.ts';
+import type { DealSnapshot, LineTarget, Rep } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as evaluationLocks from '../../repositories/evaluationLocks.ts';
+import * as periodStandings from '../../repositories/periodStandings.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import type { DealChange } from '../dealChanges.ts';
 import { book } from './booking.ts';
@@ -75,35 +77,84 @@ export async function evaluateDealChange(
     }),
   );
   // The reps' locks, one batch in id order (a deal event, a recompute and a hierarchy change never wait for each
-  // other in a circle), and the reads of their deals are issued together, in that order: one round trip, and each
-  // read starts only once every lock is held, so an evaluation that waited sees the deals as they are now.
-  const locked = evaluationLocks.lockRepsForEvaluation(
-    tx,
-    orgId,
-    [...reps.values()].map((rep) => rep.user_id),
+  // other in a circle), and the read of the running totals of the periods in scope are issued together, in that
+  // order: one round trip, and the read starts only once every lock is held, so an evaluation that waited sees
+  // the totals as they are now.
+  const periodWork = work.filter((item) => item.scope.periods.length > 0);
+  const [, stored] = await Promise.all([
+    evaluationLocks.lockRepsForEvaluation(
+      tx,
+      orgId,
+      [...reps.values()].map((rep) => rep.user_id),
+    ),
+    periodStandings.standingsOf(
+      tx,
+      orgId,
+      config.version,
+      periodWork.map((item) => item.plan.version_id),
+      periodWork.map((item) => item.rep.user_id),
+      [...periodWork.flatMap((item) => item.scope.periods), UNDATED],
+    ),
+  ]);
+  // Tiered and attainment lines depend on the rep's whole period. When the change appends to the period's count
+  // (or leaves it alone) and moves no other line, the running totals give the changed deal's lines of those chips;
+  // otherwise the periods' deals are read, every line of them evaluated, and the totals counted again.
+  const totals: periodStandings.RepStanding[] = [];
+  const fromTotals = new Map<(typeof work)[number], LineTarget[]>();
+  for (const item of periodWork) {
+    const { plan, rep, scope } = item;
+    const held = new Map(
+      stored
+        .filter((row) => row.plan_version_id === plan.version_id && row.user_id === rep.user_id)
+        .map((row) => [`${row.standing.chip_id}/${row.standing.period_id}`, row.standing]),
+    );
+    const decided = evaluateFromStandings({
+      plan,
+      rep,
+      chips: scope.period_chips,
+      before,
+      after,
+      standings: held,
+      today,
+      money,
+    });
+    if (!decided) continue;
+    fromTotals.set(item, decided.targets);
+    for (const standing of decided.standings)
+      totals.push({ plan_version_id: plan.version_id, user_id: rep.user_id, standing });
+  }
+  const full = periodWork.filter((item) => !fromTotals.has(item));
+  const read = await Promise.all(
+    [...new Set(full.map((item) => item.rep))].map((rep) => {
+      const periods = full.filter((item) => item.rep === rep).flatMap((item) => item.scope.periods);
+      return dealsReadBy(tx, orgId, rep, plans, org, spanOf(periods)).then((deals) => [rep.user_id, deals] as const);
+    }),
   );
-  const reads = [...reps.values()].flatMap((rep) => {
-    const periods = work.filter((item) => item.rep === rep).flatMap((item) => item.scope.periods);
-    if (periods.length === 0) return [];
-    return [dealsReadBy(tx, orgId, rep, plans, org, spanOf(periods)).then((deals) => [rep.user_id, deals] as const)];
-  });
-  const [, read] = await Promise.all([locked, Promise.all(reads)]);
   const dealsByRep = new Map<string, DealSnapshot[]>(read);
   // A commission, flat or override line without caps depends on its deal alone: only the changed deal's is
-  // evaluated. Tiered, attainment and capped lines depend on the rep's whole period: all of them are evaluated.
-  const targets = work.flatMap(
-    ({ plan, rep, scope }) =>
-      evaluateScope({
-        plan,
-        rep,
-        scope,
-        changed: after,
-        deals: dealsByRep.get(rep.user_id) ?? [],
-        today,
-        money,
-        hierarchy: org.hierarchy,
-      }).targets,
-  );
+  // evaluated. Tiered, attainment and capped lines depend on the rep's whole period: all of them are evaluated,
+  // unless the running totals decided them.
+  const targets = work.flatMap((item) => {
+    const { plan, rep, scope } = item;
+    const common = { plan, rep, changed: after, today, money, hierarchy: org.hierarchy };
+    const decided = fromTotals.get(item);
+    if (decided) {
+      const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));
+      return [
+        ...evaluateScope({ ...common, scope: { ...scope, period_chips: [], periods: [] }, deals: [] }).targets,
+        ...decided,
+      ].sort((a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0));
+    }
+    const deals = dealsByRep.get(rep.user_id) ?? [];
+    if (scope.periods.length > 0) {
+      const counted = [...deals.filter((deal) => deal.id !== after.id), after];
+      for (const standing of standingsOf({ plan, rep, deals: counted, periods: scope.periods, today, money })) {
+        totals.push({ plan_version_id: plan.version_id, user_id: rep.user_id, standing });
+      }
+    }
+    return evaluateScope({ ...common, scope, deals }).targets;
+  });
+  await periodStandings.writeStandings(tx, orgId, config.version, totals);
   // Draw lines of settled (locked) periods the deal is or was in, and of every settled period after them.
   targets.push(...(await drawTargetsOfDealChange(tx, orgId, plans, [...reps.values()], { before, after }, today, org)));
   await book(tx, {

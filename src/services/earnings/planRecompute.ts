@@ -11,6 +11,7 @@ import * as earnings from '../../repositories/earnings.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
 import * as feedWriters from '../../repositories/feedWriters.ts';
 import * as orgs from '../../repositories/orgs.ts';
+import * as periodStandings from '../../repositories/periodStandings.ts';
 import * as periods from '../../repositories/periods.ts';
 import * as plans from '../../repositories/plans.ts';
 import { inTransaction, poolStatements, type SqlPool, type Transaction } from '../../repositories/transaction.ts';
@@ -85,6 +86,9 @@ export async function recomputePlans(
   // A deal event in progress may have read the plans as they were before the change that asked for this
   // recompute; once it has ended, every rep evaluated below reflects both.
   await feedWriters.waitForDealWritersBefore(reader, orgId);
+  // What a recompute changes (a plan's version, the hierarchy, the rates) may change what the running totals
+  // count: the next deal event of each period counts it again from the period's deals.
+  await periodStandings.dropStandingsOfOrg(reader, orgId);
   const states = await plans.planStates(reader, orgId, request.planIds);
   const planIds = states.map((plan) => plan.plan_id);
   const only = request.hierarchyChange && new Set(request.hierarchyChange.userIds);

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { describe, test } from 'vitest';
+import { countsPeriod } from '../../src/domain/earnings/changeScope.ts';
+import { type ChipStanding, evaluateFromStandings, standingsOf } from '../../src/domain/earnings/standings.ts';
+import { evaluateLines } from '../../src/domain/earnings/targets.ts';
+import type { DealSnapshot, EngineChip, EnginePlanVersion, LineTarget } from '../../src/domain/earnings/types.ts';
+import { chip, deal, otherRep, plan, rep, workedExampleChips } from '../factories/earnings.ts';
+
+// The running totals against a full evaluation, over random histories of deal changes for one rep: (a) the totals
+// kept from event to event (from the totals when they decide the event, recounted from every deal when they do
+// not) always equal the totals recounted from every deal; (b) when the totals decide an event, the changed deal's
+// tiered lines are what a full evaluation gives them, and every other line of the rep (other deals, attainment
+// bonuses) is what a full evaluation gave it before the event: evaluating from the totals misses nothing.
+
+const TODAY = '2026-04-25';
+const PERIODS = ['2026-03', '2026-04', '2026-05'];
+
+// The worked example with its accelerator retroactive in three bands, outside APAC only, and its bonus at half the
+// quota on new logos only: conditions on what is counted, and a band crossed by moving the whole period.
+const retroactivePlan: EnginePlanVersion = plan({
+  plan_key: 'retro',
+  chips: workedExampleChips.map((each): EngineChip => {
+    if (each.kind === 'tiered_commission') {
+      const tiers = [3_000_000, 8_000_000, null].map((up_to_cents, band) => ({
+        up_to_cents,
+        rate_bps: 300 + 500 * band,
+      }));
+      return {
+        ...each,
+        when: { field: 'custom.region', op: 'ne', value: 'APAC' },
+        params: { mode: 'retroactive', tiers },
+      };
+    }
+    if (each.kind === 'attainment_bonus') {
+      return {
+        ...each,
+        when: { field: 'custom.new_logo', op: 'eq', value: true },
+        params: { threshold_pct: 50, amount_cents: 33_333 },
+      };
+    }
+    return each;
+  }),
+});
+
+const dealCapPlan: EnginePlanVersion = plan({
+  plan_key: 'deal-capped',
+  chips: [
+    chip(7, {
+      key: 'one-rate',
+      name: 'One rate, capped per deal',
+      kind: 'tiered_commission',
+      when: null,
+      params: { mode: 'marginal', tiers: [{ up_to_pct: null, rate_bps: 800 }], deal_cap_cents: 300_000 },
+    }),
+  ],
+});
+
+// A commission capped per period counts the period too, for its cap: the totals decide nothing then.
+const periodCapPlan: EnginePlanVersion = plan({
+  plan_key: 'period-capped',
+  chips: [
+    ...(workedExampleChips.slice(1, 2) as EngineChip[]),
+    chip(8, {
+      key: 'capped-base',
+      name: 'Capped commission',
+      kind: 'commission',
+      when: null,
+      params: { rate_bps: 1000, base: 'amount_cents', cap_cents: 800_000 },
+    }),
+  ],
+});
+
+const plans = fc.constantFrom(plan(), retroactivePlan, dealCapPlan, periodCapPlan);
+
+const STAGES = {
+  open: { status: 'open', stage: 'proposal' },
+  won: { status: 'won', stage: 'closed_won' },
+  lost: { status: 'lost', stage: 'closed_lost' },
+  deleted: { status: 'deleted', stage: 'proposal' },
+} as const;
+
+const dealStates: fc.Arbitrary<DealSnapshot> = fc
+  .record({
+    n: fc.integer({ min: 1, max: 6 }),
+    status: fc.constantFrom('open' as const, 'won' as const, 'won' as const, 'lost' as const, 'deleted' as const),
+    amount: fc.constantFrom(null, 0, 1_000_000, 2_999_999, 4_000_000, 6_000_000, 12_000_000, 25_000_000),
+    close_date: fc.constantFrom(null, '2026-03-31', '2026-04-01', '2026-04-20', '2026-04-28', '2026-05-15'),
+    won_on: fc.constantFrom('2026-03-30', '2026-04-10', '2026-04-22', '2026-05-02'),
+    owner: fc.constantFrom(rep.external_id, rep.external_id, rep.external_id, otherRep.external_id),
+    split: fc.constantFrom(false, false, false, true),
+    region: fc.constantFrom('EMEA', 'APAC'),
+    new_logo: fc.boolean(),
+  })
+  .map(({ n, status, amount, close_date, won_on, owner, split, region, new_logo }) =>
+    deal(n, {
+      ...(split
+        ? {
+            splits: [
+              { owner_external_id: rep.external_id, share_bps: 6000 },
+              { owner_external_id: otherRep.external_id, share_bps: 4000 },
+            ],
+          }
+        : {}),
+      ...STAGES[status],
+      amount_cents: amount,
+      close_date,
+      owner_external_id: owner,
+      won_at: status === 'won' ? `${won_on}T10:00:00.000Z` : null,
+      custom: { region, new_logo },
+    }),
+  );
+
+const keyOf = (standing: Pick<ChipStanding, 'chip_id' | 'period_id'>) => `${standing.chip_id}/${standing.period_id}`;
+
+function everyLine(subject: EnginePlanVersion, deals: Iterable<DealSnapshot>): Map<string, LineTarget> {
+  const { targets } = evaluateLines({ plan: subject, rep, deals: [...deals], periods: PERIODS, today: TODAY });
+  return new Map(targets.map((target) => [target.line.line_key, target]));
+}
+
+const amounts = (target: LineTarget | undefined) =>
+  target && { earned: target.earned_cents, projected: target.projected_cents, period: target.period_id };
+
+describe('running totals', () => {
+  test('kept from event to event, they equal a recount, and what they decide equals a full evaluation', () => {
+    let decided = 0;
+    fc.assert(
+      fc.property(plans, fc.array(dealStates, { maxLength: 25 }), (subject, history) => {
+        const deals = new Map<string, DealSnapshot>();
+        const recount = () =>
+          standingsOf({ plan: subject, rep, deals: [...deals.values()], periods: PERIODS, today: TODAY });
+        let kept = new Map(recount().map((standing) => [keyOf(standing), standing]));
+        for (const after of history) {
+          const before = deals.get(after.id) ?? null;
+          const linesBefore = everyLine(subject, deals.values());
+          deals.set(after.id, after);
+          const chips = subject.chips.filter((c) => countsPeriod(subject, c)).map((c) => c.id);
+          const decision = evaluateFromStandings({
+            plan: subject,
+            rep,
+            chips,
+            before,
+            after,
+            standings: kept,
+            today: TODAY,
+          });
+          if (decision === null) {
+            kept = new Map(recount().map((standing) => [keyOf(standing), standing]));
+          } else {
+            decided += 1;
+            for (const standing of decision.standings) kept.set(keyOf(standing), standing);
+            const linesAfter = everyLine(subject, deals.values());
+            const decidedLines = new Map(decision.targets.map((target) => [target.line.line_key, target]));
+            for (const [lineKey, target] of linesAfter) {
+              const own = target.line.deal_id === after.id;
+              const tiered = subject.chips.find((c) => c.id === target.line.chip_id)?.kind === 'tiered_commission';
+              if (own && tiered) {
+                assert.deepEqual(amounts(decidedLines.get(lineKey)), amounts(target), `the changed deal's ${lineKey}`);
+              } else if (!own) {
+                assert.deepEqual(amounts(target), amounts(linesBefore.get(lineKey)), `another line moved: ${lineKey}`);
+              }
+            }
+          }
+          for (const standing of recount()) assert.deepEqual(kept.get(keyOf(standing)), standing, keyOf(standing));
+        }
+      }),
+      { numRuns: 300 },
+    );
+    assert.ok(decided > 300, `the totals decided only ${decided} events`);
+  });
+});
+
+describe('running totals below the last band', () => {
+  const wonEarly = deal(1, { amount_cents: 2_000_000, close_date: '2026-04-02', won_at: '2026-04-02T10:00:00.000Z' });
+  const appended = deal(3, { amount_cents: 1_000_000, close_date: '2026-04-20', won_at: '2026-04-20T10:00:00.000Z' });
+  const decide = (open: DealSnapshot) => {
+    const deals = [wonEarly, open];
+    const standings = standingsOf({ plan: plan(), rep, deals, periods: PERIODS, today: TODAY });
+    return evaluateFromStandings({
+      plan: plan(),
+      rep,
+      chips: plan()
+        .chips.filter((c) => countsPeriod(plan(), c))
+        .map((c) => c.id),
+      before: null,
+      after: appended,
+      standings: new Map(standings.map((standing) => [keyOf(standing), standing])),
+      today: TODAY,
+    });
+  };
+  const openDeal = (close_date: string | null) =>
+    deal(2, { status: 'open', stage: 'proposal', amount_cents: 9_000_000, close_date, won_at: null });
+
+  test('a deal appended under quota moves an open deal projected in its period: undated in the current one', () => {
+    assert.equal(decide(openDeal(null)), null);
+    assert.equal(decide(openDeal('2026-04-28')), null);
+  });
+
+  test('with no open deal projected in its period, the deal appended under quota moves nothing else', () => {
+    const decided = decide(openDeal('2026-05-10'));
+    assert.ok(decided);
+    const full = everyLine(plan(), [wonEarly, openDeal('2026-05-10'), appended]);
+    for (const target of decided.targets) {
+      assert.deepEqual(amounts(target), amounts(full.get(target.line.line_key)), target.line.line_key);
+    }
+  });
+});
