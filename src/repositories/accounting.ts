@@ -3,9 +3,9 @@ import type { AccountingPolicy } from '../domain/accounting/policy.ts';
 import type { AccountingClose } from '../domain/accounting/schedule.ts';
 import { named, type Transaction } from './transaction.ts';
 
-// The accounting books' tables (policy versions, closed months, conversions recorded at a close) and what the books read of the ledger and the
-// deals' history, always scoped by org, in plain SQL on the caller's `Transaction`. Instants come back as ISO
-// text and dates as `YYYY-MM-DD`, whichever driver runs the statement.
+// The accounting books' tables (policy versions, closed months, conversions recorded at a close) and what the
+// books read of the ledger and the deals' history, always scoped by org, in plain SQL on the caller's
+// `Transaction`. Instants come back as ISO text and dates as `YYYY-MM-DD`, whichever driver runs the statement.
 
 export interface StoredPolicyVersion {
   id: string;
