@@ -172,3 +172,8 @@ export type AccountingPolicyVersion = Prisma.AccountingPolicyVersionModel
  * 
  */
 export type AccountingClose = Prisma.AccountingCloseModel
+/**
+ * Model AccountingConversion
+ * 
+ */
+export type AccountingConversion = Prisma.AccountingConversionModel

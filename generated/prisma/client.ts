@@ -196,3 +196,8 @@ export type AccountingPolicyVersion = Prisma.AccountingPolicyVersionModel
  * 
  */
 export type AccountingClose = Prisma.AccountingCloseModel
+/**
+ * Model AccountingConversion
+ * 
+ */
+export type AccountingConversion = Prisma.AccountingConversionModel

@@ -1,11 +1,11 @@
-import type { DealChangeForBooks, LedgerRowForBooks } from '../domain/accounting/history.ts';
+import type { DealChangeForBooks, LedgerRowForBooks, RecordedConversion } from '../domain/accounting/history.ts';
 import type { AccountingPolicy } from '../domain/accounting/policy.ts';
 import type { AccountingClose } from '../domain/accounting/schedule.ts';
 import { named, type Transaction } from './transaction.ts';
 
-// The accounting books' tables (policy versions, closed months) and what the books read of the ledger and the
-// deals' history, always scoped by org, in plain SQL on the caller's `Transaction`. Instants come back as ISO
-// text and dates as `YYYY-MM-DD`, whichever driver runs the statement.
+// The accounting books' tables (policy versions, closed months, conversions recorded at a close) and what the
+// books read of the ledger and the deals' history, always scoped by org, in plain SQL on the caller's
+// `Transaction`. Instants come back as ISO text and dates as `YYYY-MM-DD`, whichever driver runs the statement.
 
 export interface StoredPolicyVersion {
   id: string;
@@ -70,6 +70,45 @@ export async function insertCloses(tx: Transaction, orgId: string, months: reado
     values: [orgId, months],
   });
   return rows[0]?.closed_at ?? '';
+}
+
+/** The conversions recorded when the months their rows were capitalised in closed. */
+export async function recordedConversions(tx: Transaction, orgId: string): Promise<RecordedConversion[]> {
+  const rows = await tx.query<RecordedConversion>(
+    named('accounting_conversions', {
+      text: `SELECT earning_id, book_currency, rate, inverse, to_char(rate_effective_on, 'YYYY-MM-DD') AS rate_effective_on,
+                    ${ISO('rate_set_at')} AS rate_set_at, converted_minor
+             FROM accounting_conversions WHERE org_id = $1`,
+      values: [orgId],
+    }),
+  );
+  return rows.map((row) => ({ ...row, converted_minor: Number(row.converted_minor) }));
+}
+
+/** Records the conversions (a row's first record stays: a conversion never changes). */
+export async function insertConversions(
+  tx: Transaction,
+  orgId: string,
+  conversions: readonly RecordedConversion[],
+): Promise<void> {
+  if (conversions.length === 0) return;
+  await tx.query({
+    text: `INSERT INTO accounting_conversions
+             (org_id, earning_id, book_currency, rate, inverse, rate_effective_on, rate_set_at, converted_minor)
+           SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[], $6::date[], $7::timestamptz[],
+                                    $8::bigint[])
+           ON CONFLICT (org_id, earning_id) DO NOTHING`,
+    values: [
+      orgId,
+      conversions.map((conversion) => conversion.earning_id),
+      conversions.map((conversion) => conversion.book_currency),
+      conversions.map((conversion) => conversion.rate),
+      conversions.map((conversion) => conversion.inverse),
+      conversions.map((conversion) => conversion.rate_effective_on),
+      conversions.map((conversion) => conversion.rate_set_at),
+      conversions.map((conversion) => String(conversion.converted_minor)),
+    ],
+  });
 }
 
 /** Every row of the plans' lines whose period has locked: the only rows that can have been capitalised. */

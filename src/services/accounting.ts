@@ -1,7 +1,7 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { lastClosedMonth, monthsToClose } from '../domain/accounting/closes.ts';
-import { booksFromLedger, type LeftOutLine } from '../domain/accounting/history.ts';
+import { booksFromLedger, conversionsToRecord, type LeftOutLine } from '../domain/accounting/history.ts';
 import { addMonths, isMonth, type Month, monthOf } from '../domain/accounting/months.ts';
 import { type AccountingPolicy, policyDigest, readPolicyFile } from '../domain/accounting/policy.ts';
 import {
@@ -128,7 +128,11 @@ export class AccountingBooks {
     return this.inBooks(orgId, async (tx) => requirePolicy(await books.policyVersions(tx, orgId), orgId));
   }
 
-  /** Closes the month (and the open months before it) once it has ended: its figures never change again. */
+  /**
+   * Closes the month (and the open months before it) once it has ended: its figures never change again. The
+   * conversions of the rows in another currency capitalised in a closed month are recorded with it, so that a rate
+   * replaced later does not move them.
+   */
   async close(
     orgId: string,
     month: string,
@@ -141,6 +145,11 @@ export class AccountingBooks {
       const decision = monthsToClose(await books.closes(tx, orgId), month, monthOf(this.now().toISOString()));
       if (!decision.ok) throw new Refusal('invalid_state', decision.reason);
       const closedAt = await books.insertCloses(tx, orgId, decision.months);
+      const closedThrough = decision.months.at(-1);
+      if (closedThrough !== undefined) {
+        const { ledger, recorded } = await booksInputs(tx, orgId);
+        await books.insertConversions(tx, orgId, conversionsToRecord(ledger.conversions, recorded, closedThrough));
+      }
       await audit.insertMany(tx, [
         adminAuditEntry(orgId, 'accounting.month_closed', { months: decision.months }, actor),
       ]);
@@ -194,24 +203,9 @@ export class AccountingBooks {
       if (range.to < range.from) throw new Refusal('invalid_body', `to: ${range.to} is before from ${range.from}`);
     }
     return this.inBooks(orgId, async (tx) => {
-      const [versions, closes, rates] = await Promise.all([
-        books.policyVersions(tx, orgId),
-        books.closes(tx, orgId),
-        exchangeRates.list(tx, orgId),
-      ]);
+      const [{ versions, ledger }, closes] = await Promise.all([booksInputs(tx, orgId), books.closes(tx, orgId)]);
       const current = requirePolicy(versions, orgId);
-      const planKeys = [
-        ...new Set(versions.flatMap((version) => version.policy.capitalise.map((entry) => entry.plan))),
-      ];
-      const rows = await books.ledgerRowsOfPlans(tx, orgId, planKeys);
-      const dealIds = [...new Set(rows.flatMap((row) => (row.deal_id === null ? [] : [row.deal_id])))];
-      const changes = await books.dealChanges(tx, orgId, dealIds);
-      const { assets, left_out } = booksFromLedger(
-        rows,
-        changes,
-        versions,
-        rates.map((rate) => ({ ...rate, set_at: rate.updated_at.toISOString() })),
-      );
+      const { assets, left_out } = ledger;
       return {
         header: {
           org_id: orgId,
@@ -236,6 +230,27 @@ export class AccountingBooks {
       TRANSACTION_OPTIONS,
     );
   }
+}
+
+/** The org's policy versions, its recorded conversions, and its books from the ledger, the deals' history and rates. */
+async function booksInputs(tx: Transaction, orgId: string) {
+  const [versions, rates, recorded] = await Promise.all([
+    books.policyVersions(tx, orgId),
+    exchangeRates.list(tx, orgId),
+    books.recordedConversions(tx, orgId),
+  ]);
+  const planKeys = [...new Set(versions.flatMap((version) => version.policy.capitalise.map((entry) => entry.plan)))];
+  const rows = await books.ledgerRowsOfPlans(tx, orgId, planKeys);
+  const dealIds = [...new Set(rows.flatMap((row) => (row.deal_id === null ? [] : [row.deal_id])))];
+  const changes = await books.dealChanges(tx, orgId, dealIds);
+  const ledger = booksFromLedger(
+    rows,
+    changes,
+    versions,
+    rates.map((rate) => ({ ...rate, set_at: rate.updated_at.toISOString() })),
+    recorded,
+  );
+  return { versions, recorded, ledger };
 }
 
 function requirePolicy(versions: readonly PolicyVersion[], orgId: string): PolicyVersion {

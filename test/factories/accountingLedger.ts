@@ -5,9 +5,18 @@ import { applyPlan } from './plans.ts';
 
 // Earnings booked and locked through the real pipeline, for the accounting integration tests.
 
-/** A 36-month deal won on 2026-01-15 on a 10% plan `core-ae` (a commission of 3,600.00), with January locked. */
-export async function commissionLockedInJanuary(db: Database, orgId: string, client: QuotientClient): Promise<void> {
+/**
+ * A 36-month deal won on 2026-01-15 on a 10% plan `core-ae` (a commission of 3,600.00), with January locked; the
+ * plan and the deal in `currency` when given, else the org's.
+ */
+export async function commissionLockedInJanuary(
+  db: Database,
+  orgId: string,
+  client: QuotientClient,
+  currency?: string,
+): Promise<void> {
   await applyPlan(db, orgId, {
+    ...(currency === undefined ? {} : { currency }),
     key: 'core-ae',
     name: 'Core AE',
     period: 'monthly',
@@ -16,6 +25,7 @@ export async function commissionLockedInJanuary(db: Database, orgId: string, cli
   });
   await client.deals.ingestEvent({
     external_id: 'opp-1',
+    ...(currency === undefined ? {} : { currency }),
     state: {
       amount_cents: 3_600_000,
       stage: 'closed_won',

@@ -241,4 +241,63 @@ describe('the accounting operations of the admin API', () => {
       ),
     );
   });
+  test('a rate replaced after the month closed changes neither the closed month nor the open one', async ({
+    db,
+    org,
+    client,
+    signedIn,
+  }) => {
+    await commissionLockedInJanuary(db, org.id, client, 'EUR');
+    await testServices({ db }).admin.accounting.applyPolicy({ orgId: org.id, text: POLICY_YAML });
+    const set = await runCli(['fx', 'set', 'EUR', 'USD', '1.1', '--from', '2026-01-01', '--org', org.id]);
+    assert.equal(set.code, 0, set.stderr);
+    const { client: admin } = await signedIn('admin', org.id);
+    const range = { from: '2026-01', to: '2026-02' };
+    const read = async () => {
+      const [rolled, journal, schedules] = await Promise.all([
+        admin.api.GET('/admin/v1/accounting/roll-forward', { params: { query: range } }),
+        admin.api.GET('/admin/v1/accounting/journal', { params: { query: range } }),
+        admin.api.GET('/admin/v1/accounting/schedules', { params: { query: { deal_external_id: 'opp-1' } } }),
+      ]);
+      return {
+        months: (rolled.data as Exclude<typeof rolled.data, string | undefined>).months.map(
+          ({ closed: _closed, ...figures }) => figures,
+        ),
+        entries: (journal.data as Exclude<typeof journal.data, string | undefined>).entries,
+        schedules: schedules.data?.schedules,
+      };
+    };
+    const before = await read();
+    assert.deepEqual(before.months[0], {
+      month: '2026-01',
+      opening_cents: 0,
+      additions_cents: 396_000,
+      amortisation_cents: 11_000,
+      impairments_cents: 0,
+      closing_cents: 385_000,
+      expensed_cents: 0,
+    });
+
+    const closed = await cliJson<{ months: string[] }>(['accounting', 'close', '--org', org.id, '--month', '2026-01']);
+    assert.deepEqual(closed.months, ['2026-01']);
+    const replaced = await runCli(['fx', 'set', 'EUR', 'USD', '1.2', '--from', '2026-01-01', '--org', org.id]);
+    assert.equal(replaced.code, 0, replaced.stderr);
+
+    const after = await read();
+    assert.deepEqual(after, before);
+    assert.deepEqual(after.months[1], {
+      month: '2026-02',
+      opening_cents: 385_000,
+      additions_cents: 0,
+      amortisation_cents: 11_000,
+      impairments_cents: 0,
+      closing_cents: 374_000,
+      expensed_cents: 0,
+    });
+    assert.ok(
+      after.schedules?.[0]?.months[0]?.trace.includes(
+        'The book is in USD, so the amount is converted at the EUR→USD rate 1.1 in force on 2026-01-31 (set for 2026-01-01): EUR 3,600.00 × 1.1 = USD 3,960.00, rounded half away from zero to the USD minor unit.',
+      ),
+    );
+  });
 });

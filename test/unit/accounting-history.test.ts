@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import {
   booksFromLedger,
+  conversionsToRecord,
   type DealChangeForBooks,
   type LedgerRowForBooks,
   type RateForBooks,
+  type RecordedConversion,
 } from '../../src/domain/accounting/history.ts';
 import { buildSchedule } from '../../src/domain/accounting/schedule.ts';
 import { accountingPolicy } from '../factories/accounting.ts';
@@ -266,6 +268,105 @@ describe('earnings in another currency than the book', () => {
           'earning earn_3 is in EUR and no EUR→USD rate (either way) is in force on 2025-12-31, the day it is capitalised: quotient fx set EUR USD RATE --from 2025-12-31',
       },
     ]);
+  });
+});
+
+describe('conversions recorded when a month closes', () => {
+  const SET_AT = '2026-01-20T00:00:00.000Z';
+  const RATE = { from_currency: 'EUR', to_currency: 'USD', effective_on: '2026-01-15', rate: '1.0845', set_at: SET_AT };
+  const REPLACED = { ...RATE, rate: '1.2', set_at: '2026-03-20T00:00:00.000Z' };
+  const CLOSES = [{ month: '2026-01', closed_at: '2026-02-10T00:00:00.000Z' }];
+  const RECORDED: RecordedConversion = {
+    earning_id: 'earn_1',
+    book_currency: 'USD',
+    rate: '1.0845',
+    inverse: false,
+    rate_effective_on: '2026-01-15',
+    rate_set_at: SET_AT,
+    converted_minor: 1_086,
+  };
+
+  test('the books give each converted row its conversion; a close records those of its months not recorded yet', () => {
+    const { conversions } = booksFromLedger(
+      [
+        row({ currency: 'EUR', amount_minor: 1_001 }),
+        row({ id: 'earn_2', currency: 'EUR', amount_minor: -500, period_id: '2026-02', period_ends_on: '2026-02-28' }),
+        row({ id: 'earn_3', line_key: 'line-usd' }),
+      ],
+      [],
+      VERSIONS,
+      [RATE],
+    );
+    // -500 × 1.0845 = -542.25 → -542, half away from zero.
+    assert.deepEqual(conversions, [
+      { ...RECORDED, month: '2026-01' },
+      { ...RECORDED, earning_id: 'earn_2', converted_minor: -542, month: '2026-02' },
+    ]);
+    assert.deepEqual(
+      conversionsToRecord(conversions, [], '2026-01').map((conversion) => conversion.earning_id),
+      ['earn_1'],
+    );
+    assert.deepEqual(
+      conversionsToRecord(conversions, [RECORDED], '2026-02').map((conversion) => conversion.earning_id),
+      ['earn_2'],
+    );
+  });
+
+  test('a recorded conversion is used, not a rate replaced after it: the closed month and the later ones keep it', () => {
+    const schedules = [[RATE], [REPLACED], []].map((rates) => {
+      const { assets, left_out } = booksFromLedger(
+        [
+          row({
+            currency: 'EUR',
+            amount_minor: 1_001,
+            status: 'reversed',
+            status_changed_at: '2026-04-15T00:00:00.000Z',
+          }),
+        ],
+        [],
+        VERSIONS,
+        rates,
+        [RECORDED],
+      );
+      assert.deepEqual(left_out, []);
+      const [asset] = assets;
+      assert.ok(asset);
+      return buildSchedule(asset.input, asset.policy, CLOSES);
+    });
+    const [recorded, replaced, withoutRates] = schedules;
+    assert.deepEqual(replaced, recorded);
+    assert.deepEqual(withoutRates, recorded);
+    assert.deepEqual(
+      recorded?.months
+        .filter((month) => month.additions_minor !== 0)
+        .map((month) => [month.month, month.additions_minor]),
+      [
+        ['2026-01', 1_086],
+        ['2026-04', -1_086],
+      ],
+    );
+  });
+
+  test('without its recorded conversion, a replaced rate moves the row out of the closed month', () => {
+    const [asset] = booksFromLedger([row({ currency: 'EUR', amount_minor: 1_001 })], [], VERSIONS, [REPLACED]).assets;
+    assert.ok(asset);
+    const schedule = buildSchedule(asset.input, asset.policy, CLOSES);
+    // 1,001 × 1.2 = 1,201.2 → 1,201, learnt when the rate was replaced, after January closed.
+    assert.deepEqual([schedule?.months[0]?.month, schedule?.months[0]?.additions_minor], ['2026-02', 1_201]);
+  });
+
+  test('a conversion recorded into another currency than the book is not used', () => {
+    const { conversions } = booksFromLedger(
+      [row({ currency: 'EUR', amount_minor: 1_001 })],
+      [],
+      VERSIONS,
+      [REPLACED],
+      [{ ...RECORDED, book_currency: 'GBP' }],
+    );
+    assert.deepEqual(
+      conversions.map((conversion) => [conversion.book_currency, conversion.rate]),
+      [['USD', '1.2']],
+    );
   });
 });
 

@@ -427,7 +427,8 @@ export const ModelName = {
   RepSignInLink: 'RepSignInLink',
   RepSession: 'RepSession',
   AccountingPolicyVersion: 'AccountingPolicyVersion',
-  AccountingClose: 'AccountingClose'
+  AccountingClose: 'AccountingClose',
+  AccountingConversion: 'AccountingConversion'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -443,7 +444,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose"
+    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2741,6 +2742,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    AccountingConversion: {
+      payload: Prisma.$AccountingConversionPayload<ExtArgs>
+      fields: Prisma.AccountingConversionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AccountingConversionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingConversionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AccountingConversionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingConversionPayload>
+        }
+        findFirst: {
+          args: Prisma.AccountingConversionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingConversionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AccountingConversionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingConversionPayload>
+        }
+        findMany: {
+          args: Prisma.AccountingConversionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingConversionPayload>[]
+        }
+        create: {
+          args: Prisma.AccountingConversionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingConversionPayload>
+        }
+        createMany: {
+          args: Prisma.AccountingConversionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AccountingConversionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingConversionPayload>[]
+        }
+        delete: {
+          args: Prisma.AccountingConversionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingConversionPayload>
+        }
+        update: {
+          args: Prisma.AccountingConversionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingConversionPayload>
+        }
+        deleteMany: {
+          args: Prisma.AccountingConversionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AccountingConversionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AccountingConversionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingConversionPayload>[]
+        }
+        upsert: {
+          args: Prisma.AccountingConversionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AccountingConversionPayload>
+        }
+        aggregate: {
+          args: Prisma.AccountingConversionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAccountingConversion>
+        }
+        groupBy: {
+          args: Prisma.AccountingConversionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AccountingConversionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AccountingConversionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AccountingConversionCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -3237,6 +3312,21 @@ export const AccountingCloseScalarFieldEnum = {
 export type AccountingCloseScalarFieldEnum = (typeof AccountingCloseScalarFieldEnum)[keyof typeof AccountingCloseScalarFieldEnum]
 
 
+export const AccountingConversionScalarFieldEnum = {
+  org_id: 'org_id',
+  earning_id: 'earning_id',
+  book_currency: 'book_currency',
+  rate: 'rate',
+  inverse: 'inverse',
+  rate_effective_on: 'rate_effective_on',
+  rate_set_at: 'rate_set_at',
+  converted_minor: 'converted_minor',
+  recorded_at: 'recorded_at'
+} as const
+
+export type AccountingConversionScalarFieldEnum = (typeof AccountingConversionScalarFieldEnum)[keyof typeof AccountingConversionScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -3577,6 +3667,7 @@ export type GlobalOmitConfig = {
   repSession?: Prisma.RepSessionOmit
   accountingPolicyVersion?: Prisma.AccountingPolicyVersionOmit
   accountingClose?: Prisma.AccountingCloseOmit
+  accountingConversion?: Prisma.AccountingConversionOmit
 }
 
 /* Types for Logging */

@@ -81,7 +81,8 @@ export const ModelName = {
   RepSignInLink: 'RepSignInLink',
   RepSession: 'RepSession',
   AccountingPolicyVersion: 'AccountingPolicyVersion',
-  AccountingClose: 'AccountingClose'
+  AccountingClose: 'AccountingClose',
+  AccountingConversion: 'AccountingConversion'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -555,6 +556,21 @@ export const AccountingCloseScalarFieldEnum = {
 } as const
 
 export type AccountingCloseScalarFieldEnum = (typeof AccountingCloseScalarFieldEnum)[keyof typeof AccountingCloseScalarFieldEnum]
+
+
+export const AccountingConversionScalarFieldEnum = {
+  org_id: 'org_id',
+  earning_id: 'earning_id',
+  book_currency: 'book_currency',
+  rate: 'rate',
+  inverse: 'inverse',
+  rate_effective_on: 'rate_effective_on',
+  rate_set_at: 'rate_set_at',
+  converted_minor: 'converted_minor',
+  recorded_at: 'recorded_at'
+} as const
+
+export type AccountingConversionScalarFieldEnum = (typeof AccountingConversionScalarFieldEnum)[keyof typeof AccountingConversionScalarFieldEnum]
 
 
 export const SortOrder = {

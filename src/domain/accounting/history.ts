@@ -1,6 +1,6 @@
 import { conversionSentence, convertMinorUnits, type ExchangeRate, rateInForce } from '../earnings/exchange.ts';
 import type { CalendarDate } from '../periods.ts';
-import { monthOf } from './months.ts';
+import { type Month, monthOf } from './months.ts';
 import { type AccountingPolicy, capitalises, contractMonthsOf } from './policy.ts';
 import type { AssetEvent, AssetInput } from './schedule.ts';
 
@@ -17,14 +17,34 @@ import type { AssetEvent, AssetInput } from './schedule.ts';
 //   period, the day it is capitalised (the historical rate at initial recognition), rounded once, half away from
 //   zero, to the book's minor unit; its retirement takes back exactly that converted amount. Quotient learns the
 //   converted amount when both the lock and the rate are known, so a rate set after a month closed lands in the
-//   next open month. A line with a row that no rate (either way) converts is left out of the book, with the reason
-//   `missing_exchange_rate`.
+//   next open month. Once the month a row was capitalised in closes, its conversion is recorded and used from then
+//   on instead of the rates: a rate replaced later does not remeasure it. A line with a row that neither a recorded
+//   conversion nor a rate (either way) converts is left out of the book, with the reason `missing_exchange_rate`.
 
 /** An org's exchange rate and the instant it was last set: a conversion is learnt no earlier. */
 export interface RateForBooks extends ExchangeRate {
   /** ISO instant */
   set_at: string;
 }
+
+/** How a row in another currency was converted into the book's: recorded when its month closed, or from the rates. */
+export interface RowConversion {
+  earning_id: string;
+  book_currency: string;
+  rate: string;
+  /** True when the opposite pair's rate was used, as 1 / rate. */
+  inverse: boolean;
+  rate_effective_on: CalendarDate;
+  /** ISO instant the rate was last set (as it stood when recorded): the conversion was learnt no earlier. */
+  rate_set_at: string;
+  /** The row's amount converted, in minor units of the book's currency. */
+  converted_minor: number;
+  /** The month the row is capitalised in by its own date (its period's last month). */
+  month: Month;
+}
+
+/** A conversion as recorded when its month closed. */
+export type RecordedConversion = Omit<RowConversion, 'month'>;
 
 export interface LedgerRowForBooks {
   id: string;
@@ -85,7 +105,10 @@ export function booksFromLedger(
   dealChanges: readonly DealChangeForBooks[],
   versions: readonly PolicyVersionForBooks[],
   rates: readonly RateForBooks[],
-): { assets: BookAsset[]; left_out: LeftOutLine[] } {
+  recorded: readonly RecordedConversion[] = [],
+): { assets: BookAsset[]; left_out: LeftOutLine[]; conversions: RowConversion[] } {
+  const recordedByEarning = new Map(recorded.map((conversion) => [conversion.earning_id, conversion]));
+  const conversions: RowConversion[] = [];
   const lines = new Map<string, LedgerRowForBooks[]>();
   for (const row of rows) lines.set(row.line_key, [...(lines.get(row.line_key) ?? []), row]);
   const assets: BookAsset[] = [];
@@ -102,12 +125,14 @@ export function booksFromLedger(
     const version = versionAt(versions, earliest.recorded_at);
     if (!version || !capitalises(version.policy, head.plan_key, head.chip_key)) continue;
     const bookCurrency = version.policy.currency;
-    const missing = lineRows.find(
-      (row) =>
-        amountEvents(row).length > 0 &&
-        row.currency !== bookCurrency &&
-        rateInForce(rates, row.currency, bookCurrency, row.period_ends_on) === null,
-    );
+    const converted = lineRows.map((row) => ({
+      row,
+      events: amountEvents(row),
+      conversion: rowConversion(row, bookCurrency, rates, recordedByEarning.get(row.id)),
+    }));
+    const missing = converted.find(
+      ({ row, events, conversion }) => events.length > 0 && row.currency !== bookCurrency && conversion === null,
+    )?.row;
     if (missing) {
       leftOut.push({
         line_key: lineKey,
@@ -118,7 +143,11 @@ export function booksFromLedger(
       });
       continue;
     }
-    const amounts = lineRows.flatMap((row) => inBookCurrency(row, amountEvents(row), bookCurrency, rates));
+    const amounts = converted.flatMap(({ row, events, conversion }) => {
+      if (conversion === null || events.length === 0) return events;
+      conversions.push(conversion);
+      return inBookCurrency(row, events, conversion);
+    });
     const changes = dealChanges.filter((change) => change.deal_id === head.deal_id);
     assets.push({
       policy: version.policy,
@@ -139,7 +168,20 @@ export function booksFromLedger(
       },
     });
   }
-  return { assets, left_out: leftOut };
+  return { assets, left_out: leftOut, conversions };
+}
+
+/**
+ * The conversions to record when months close through `closedThrough`: those of rows capitalised in a closed month
+ * by their own date (known now, so they landed in a closed month) that are not recorded yet.
+ */
+export function conversionsToRecord(
+  conversions: readonly RowConversion[],
+  recorded: readonly RecordedConversion[],
+  closedThrough: Month,
+): RowConversion[] {
+  const known = new Set(recorded.map((conversion) => conversion.earning_id));
+  return conversions.filter((conversion) => conversion.month <= closedThrough && !known.has(conversion.earning_id));
 }
 
 /** The version in force at an instant; the first version for what was capitalised before any policy. */
@@ -174,36 +216,61 @@ function amountEvents(row: LedgerRowForBooks): AssetEvent[] {
 }
 
 /**
- * A row's amount events in the book's currency: as they are when the row is in it, else each converted at the rate
- * in force on the last day of the row's period (a retirement at the rate its capitalisation used), with the
- * sentence that redoes the conversion. The caller has made sure the rate exists.
+ * How a row in another currency is converted into the book's: its recorded conversion when there is one (into the
+ * same currency), else at the rate in force on the last day of its period. Null when the row is in the book's
+ * currency or nothing converts it.
  */
-function inBookCurrency(
+function rowConversion(
   row: LedgerRowForBooks,
-  events: readonly AssetEvent[],
   bookCurrency: string,
   rates: readonly RateForBooks[],
-): AssetEvent[] {
+  recorded: RecordedConversion | undefined,
+): RowConversion | null {
+  if (row.currency === bookCurrency) return null;
+  if (recorded?.book_currency === bookCurrency) return { ...recorded, month: monthOf(row.period_ends_on) };
   const used = rateInForce(rates, row.currency, bookCurrency, row.period_ends_on);
-  if (row.currency === bookCurrency || used === null) return [...events];
+  if (used === null) return null;
   const [from, to] = used.inverse ? [bookCurrency, row.currency] : [row.currency, bookCurrency];
   const setAt =
     rates.find(
       (rate) => rate.from_currency === from && rate.to_currency === to && rate.effective_on === used.effective_on,
     )?.set_at ?? '';
+  return {
+    earning_id: row.id,
+    book_currency: bookCurrency,
+    rate: used.rate,
+    inverse: used.inverse,
+    rate_effective_on: used.effective_on,
+    rate_set_at: setAt,
+    converted_minor: Number(convertMinorUnits(BigInt(row.amount_minor), row.currency, bookCurrency, used).converted),
+    month: monthOf(row.period_ends_on),
+  };
+}
+
+/**
+ * A row's amount events in the book's currency, each the row's converted amount with the event's sign (a
+ * retirement takes back what its capitalisation converted), learnt no earlier than the rate, with the sentence
+ * that redoes the conversion.
+ */
+function inBookCurrency(row: LedgerRowForBooks, events: readonly AssetEvent[], used: RowConversion): AssetEvent[] {
+  const bookCurrency = used.book_currency;
+  const rate = { rate: used.rate, effective_on: used.rate_effective_on, inverse: used.inverse };
   return events.map((event) => {
     if (event.change.kind !== 'amount') return event;
     const original = BigInt(event.change.amount_minor);
-    const conversion = convertMinorUnits(original, row.currency, bookCurrency, used);
+    const converted = BigInt(
+      event.change.amount_minor === row.amount_minor ? used.converted_minor : -used.converted_minor,
+    );
+    const conversion = { ...convertMinorUnits(original, row.currency, bookCurrency, rate), converted };
     return {
       ...event,
-      recorded_at: setAt > event.recorded_at ? setAt : event.recorded_at,
-      change: { kind: 'amount', amount_minor: Number(conversion.converted) },
+      recorded_at: used.rate_set_at > event.recorded_at ? used.rate_set_at : event.recorded_at,
+      change: { kind: 'amount', amount_minor: Number(converted) },
       conversion: conversionSentence(`The book is in ${bookCurrency}`, {
         amount: original,
         from: row.currency,
         to: bookCurrency,
-        used,
+        used: rate,
         conversion,
         day: row.period_ends_on,
       }),
