@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import { CsvSyntaxError, csvRecords } from '../../src/domain/imports/csv.ts';
-import {
-  BUILT_IN_MAPPINGS,
-  InvalidMapping,
-  parseMapping,
-  RefusedRow,
-  RowMapper,
-} from '../../src/domain/imports/mapping.ts';
+import { BUILT_IN_MAPPINGS, parseMapping, RefusedRow, RowMapper } from '../../src/domain/imports/mapping.ts';
+import { Refusal } from '../../src/domain/refusal.ts';
 
 async function records(text: string, chunkSize = text.length || 1) {
   async function* chunks() {
@@ -108,7 +103,10 @@ describe('mapping a row to a deal event', () => {
   test('a mapping file must name its columns and they must be in the file', () => {
     const mapping = parseMapping({ id: 'Deal', stage: 'Phase', amount: 'Value', won_stages: ['Signed'] }, 'm.yaml');
     assert.throws(() => new RowMapper(mapping, ['Deal', 'Phase']), /no column "Value"/);
-    assert.throws(() => parseMapping({ id: 'Deal' }, 'm.yaml'), InvalidMapping);
+    assert.throws(
+      () => parseMapping({ id: 'Deal' }, 'm.yaml'),
+      (error) => error instanceof Refusal && error.code === 'invalid_body',
+    );
     assert.throws(() => parseMapping({ id: 'Deal', stage: 'Phase', stages: [] }, 'm.yaml'), /stages: not a member/);
     assert.throws(
       () => parseMapping({ id: 'Deal', stage: 'Phase', custom: { seats: { column: 'S', type: 'date' } } }, 'm.yaml'),

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { Command } from 'commander';
 import { parse } from 'yaml';
-import { BUILT_IN_MAPPINGS, InvalidMapping, type Mapping, parseMapping } from '../../domain/imports/mapping.ts';
+import { BUILT_IN_MAPPINGS, type Mapping, parseMapping } from '../../domain/imports/mapping.ts';
 import { exportRows } from '../../domain/imports/rows.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import { loadContract } from '../../http/contract.ts';
@@ -80,7 +80,9 @@ async function importDeals(file: string, options: ImportOptions): Promise<Import
     );
     return { ...summary, mapping: mapping.name };
   } catch (error) {
-    if (error instanceof InvalidMapping) throw new Refusal('invalid_body', `${file}: ${error.message}`);
+    if (error instanceof Refusal && error.code === 'invalid_body') {
+      throw new Refusal('invalid_body', `${file}: ${error.reason}`);
+    }
     throw error;
   } finally {
     bar?.done();
@@ -100,7 +102,7 @@ async function loadMapping(name: string): Promise<Mapping> {
   try {
     return parseMapping(parse(text), name);
   } catch (error) {
-    if (error instanceof InvalidMapping) throw new Refusal('invalid_body', `${name}: ${error.message}`);
+    if (error instanceof Refusal) throw new Refusal('invalid_body', `${name}: ${error.reason}`);
     throw new Refusal('invalid_body', `${name}: not YAML (${(error as Error).message})`);
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson, isJsonObject, type JsonObject, type JsonValue } from '../json.ts';
+import { Refusal } from '../refusal.ts';
 
 // How the columns of a CRM export become deal events: one row, one event (`POST /v1/deals/events`'s body). The
 // mapping names the export's columns; stages listed as won or lost become `closed_won` / `closed_lost`, any other
@@ -40,13 +41,6 @@ export interface Mapping {
 }
 
 /** A mapping file that cannot be used: the problem, for people. */
-export class InvalidMapping extends Error {
-  constructor(problem: string) {
-    super(problem);
-    this.name = 'InvalidMapping';
-  }
-}
-
 const HUBSPOT: Mapping = {
   name: 'hubspot',
   id: 'Record ID',
@@ -94,7 +88,8 @@ export const BUILT_IN_MAPPINGS: Readonly<Record<string, Mapping>> = { hubspot: H
 
 /** A mapping file's document (parsed YAML), checked. */
 export function parseMapping(document: unknown, name: string): Mapping {
-  if (!isJsonObject(document as JsonValue)) throw new InvalidMapping('the mapping file must be a YAML mapping');
+  if (!isJsonObject(document as JsonValue))
+    throw new Refusal('invalid_body', 'the mapping file must be a YAML mapping');
   const doc = document as JsonObject;
   const known = new Set([
     'id',
@@ -110,33 +105,34 @@ export function parseMapping(document: unknown, name: string): Mapping {
     'custom',
   ]);
   for (const key of Object.keys(doc)) {
-    if (!known.has(key)) throw new InvalidMapping(`${key}: not a member of a mapping (${[...known].join(', ')})`);
+    if (!known.has(key))
+      throw new Refusal('invalid_body', `${key}: not a member of a mapping (${[...known].join(', ')})`);
   }
   const column = (key: string, required: boolean): string | undefined => {
     const value = doc[key];
     if (value === undefined && !required) return undefined;
-    if (typeof value !== 'string' || value === '') throw new InvalidMapping(`${key}: must name a column`);
+    if (typeof value !== 'string' || value === '') throw new Refusal('invalid_body', `${key}: must name a column`);
     return value;
   };
   const stages = (key: string): string[] => {
     const value = doc[key] ?? [];
     if (!Array.isArray(value) || !value.every((stage) => typeof stage === 'string')) {
-      throw new InvalidMapping(`${key}: must be a list of stage values`);
+      throw new Refusal('invalid_body', `${key}: must be a list of stage values`);
     }
     return value as string[];
   };
   const custom: Record<string, CustomColumn> = {};
   const customDoc = doc.custom ?? {};
-  if (!isJsonObject(customDoc)) throw new InvalidMapping('custom: must map field names to columns');
+  if (!isJsonObject(customDoc)) throw new Refusal('invalid_body', 'custom: must map field names to columns');
   for (const [field, spec] of Object.entries(customDoc)) {
     if (typeof spec === 'string') custom[field] = { column: spec, type: 'string', optional: false };
     else if (isJsonObject(spec) && typeof spec.column === 'string') {
       const type = spec.type ?? 'string';
       if (type !== 'string' && type !== 'number' && type !== 'boolean') {
-        throw new InvalidMapping(`custom.${field}.type: must be string, number or boolean`);
+        throw new Refusal('invalid_body', `custom.${field}.type: must be string, number or boolean`);
       }
       custom[field] = { column: spec.column, type, optional: spec.optional === true };
-    } else throw new InvalidMapping(`custom.${field}: must be a column name or {column, type}`);
+    } else throw new Refusal('invalid_body', `custom.${field}: must be a column name or {column, type}`);
   }
   const mapping: Mapping = {
     name,
@@ -153,7 +149,7 @@ export function parseMapping(document: unknown, name: string): Mapping {
   }
   if (doc.default_currency !== undefined) {
     if (typeof doc.default_currency !== 'string')
-      throw new InvalidMapping('default_currency: must be an ISO 4217 code');
+      throw new Refusal('invalid_body', 'default_currency: must be an ISO 4217 code');
     mapping.default_currency = doc.default_currency;
   }
   return mapping;
@@ -169,7 +165,7 @@ export class RefusedRow extends Error {
 
 /**
  * The mapping read against an export's header: each mapped column's index. A required column that is missing
- * refuses the whole file (InvalidMapping) rather than every row.
+ * refuses the whole file (a Refusal `invalid_body`) rather than every row.
  */
 export class RowMapper {
   private readonly mapping: Mapping;
@@ -192,7 +188,8 @@ export class RowMapper {
         .map((custom) => custom.column),
     ].filter((name): name is string => name !== undefined && !this.index.has(name));
     if (missing.length > 0) {
-      throw new InvalidMapping(
+      throw new Refusal(
+        'invalid_body',
         `the file has no column ${missing.map((name) => `"${name}"`).join(', ')} (mapping ${mapping.name}); ` +
           `its columns: ${header.join(', ')}`,
       );

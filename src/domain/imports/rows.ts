@@ -1,7 +1,8 @@
 import type { DealEvent } from '../deals/event.ts';
 import type { JsonObject } from '../json.ts';
+import { Refusal } from '../refusal.ts';
 import { CsvSyntaxError, csvRecords } from './csv.ts';
-import { BUILT_IN_MAPPINGS, InvalidMapping, type Mapping, RefusedRow, RowMapper } from './mapping.ts';
+import { BUILT_IN_MAPPINGS, type Mapping, RefusedRow, RowMapper } from './mapping.ts';
 
 /** One row of an export, as its mapping made it: a checked deal event, or the reason it cannot be one. */
 export type ImportRow = { line: number; event: DealEvent; body: JsonObject } | { line: number; refusal: string };
@@ -11,8 +12,8 @@ export type EventCheck = (body: JsonObject) => { event: DealEvent } | { refusal:
 
 /**
  * The rows of a CSV export, read as they come: the header first (its mapping, given or recognised, must find its
- * columns there, else InvalidMapping), then each record mapped to a deal event and checked. A record whose field
- * count is not the header's is refused; a broken file (an unclosed quote) is InvalidMapping where it breaks.
+ * columns there, else a Refusal `invalid_body`), then each record mapped to a deal event and checked. A record whose field
+ * count is not the header's is refused; a broken file (an unclosed quote) is refused where it breaks.
  */
 export async function exportRows(
   chunks: AsyncIterable<string>,
@@ -21,7 +22,7 @@ export async function exportRows(
 ): Promise<{ mapping: Mapping; rows: AsyncGenerator<ImportRow> }> {
   const records = csvRecords(chunks);
   const header = await records.next();
-  if (header.done) throw new InvalidMapping('the file is empty: it needs a header row');
+  if (header.done) throw new Refusal('invalid_body', 'the file is empty: it needs a header row');
   const mapping = chosen ?? recognise(header.value.fields);
   const mapper = new RowMapper(mapping, header.value.fields);
   const width = header.value.fields.length;
@@ -43,7 +44,7 @@ export async function exportRows(
         yield { line, body, ...check(body) };
       }
     } catch (error) {
-      if (error instanceof CsvSyntaxError) throw new InvalidMapping(`the file is not CSV: ${error.message}`);
+      if (error instanceof CsvSyntaxError) throw new Refusal('invalid_body', `the file is not CSV: ${error.message}`);
       throw error;
     }
   }
@@ -57,7 +58,8 @@ function recognise(header: readonly string[]): Mapping {
     (mapping) => columns.has(mapping.id) && columns.has(mapping.stage),
   );
   if (!found) {
-    throw new InvalidMapping(
+    throw new Refusal(
+      'invalid_body',
       'the header is not that of a HubSpot deal export or a Salesforce opportunity report: give a mapping',
     );
   }

@@ -1,47 +1,41 @@
-import type { Request, Response } from 'express';
 import { parse } from 'yaml';
 import type { operations } from '../../../../generated/openapi-admin.ts';
-import { BUILT_IN_MAPPINGS, InvalidMapping, type Mapping, parseMapping } from '../../../domain/imports/mapping.ts';
+import { BUILT_IN_MAPPINGS, type Mapping, parseMapping } from '../../../domain/imports/mapping.ts';
 import { exportRows } from '../../../domain/imports/rows.ts';
 import { Refusal } from '../../../domain/refusal.ts';
 import type { DealImport } from '../../../services/dealImport.ts';
 import { loadContract } from '../../contract.ts';
 import { DealEventCheck } from '../../dealEventCheck.ts';
-import type { AdminRequestContext } from '../session.ts';
+import type { AdminHandlers } from '../handlers.ts';
+import { adminContext } from '../session.ts';
 
 type ImportRequest = operations['importDeals']['requestBody']['content']['application/json'];
-type ImportSummaryBody = operations['importDeals']['responses'][200]['content']['application/json'];
 
 /**
  * POST /admin/v1/deal-imports: a CRM export uploaded by the console, imported as `quotient import deals` imports a
  * file (the same mappings, checks and service), into the signed-in admin's org.
  */
-export function importHandlers(dealImport: DealImport) {
+export function importHandlers(dealImport: DealImport): Pick<AdminHandlers, 'importDeals'> {
   const check = new DealEventCheck(loadContract());
   return {
-    importDeals: async (req: Request, res: Response): Promise<void> => {
-      const { session, actor } = res.locals.admin as AdminRequestContext;
-      const body = req.body as ImportRequest;
-      try {
-        const { mapping, rows } = await exportRows(
-          (async function* () {
-            yield body.text;
-          })(),
-          chosenMapping(body),
-          (event) => check.outcome(event),
-        );
-        const summary = await dealImport.run({
-          orgId: session.org_id,
-          rows,
-          dryRun: body.dry_run === true,
-          source: body.file_name || 'the uploaded file',
-          actor,
-        });
-        res.status(200).json({ ...summary, mapping: mapping.name } satisfies ImportSummaryBody);
-      } catch (error) {
-        if (error instanceof InvalidMapping) throw new Refusal('invalid_body', error.message);
-        throw error;
-      }
+    importDeals: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      const body = req.body;
+      const { mapping, rows } = await exportRows(
+        (async function* () {
+          yield body.text;
+        })(),
+        chosenMapping(body),
+        (event) => check.outcome(event),
+      );
+      const summary = await dealImport.run({
+        orgId: session.org_id,
+        rows,
+        dryRun: body.dry_run === true,
+        source: body.file_name || 'the uploaded file',
+        actor,
+      });
+      res.status(200).json({ ...summary, mapping: mapping.name });
     },
   };
 }
@@ -52,7 +46,7 @@ function chosenMapping(body: ImportRequest): Mapping | undefined {
     try {
       document = parse(body.mapping_file);
     } catch (error) {
-      throw new InvalidMapping(`mapping_file: not YAML (${(error as Error).message})`);
+      throw new Refusal('invalid_body', `mapping_file: not YAML (${(error as Error).message})`);
     }
     return parseMapping(document, 'the mapping file');
   }
