@@ -13,6 +13,7 @@ import { DealReader } from './services/deals.ts';
 import { Demo } from './services/demo.ts';
 import { EarningsEngine } from './services/earnings/ledgerKeeper.ts';
 import { EarningReader } from './services/earnings/reader.ts';
+import { EarningsStream } from './services/earningsStream.ts';
 import { DealEstimator } from './services/estimates.ts';
 import { ExchangeRateChange } from './services/exchangeRateChange.ts';
 import { ExchangeRateService } from './services/exchangeRates.ts';
@@ -74,6 +75,7 @@ export interface ApiServices {
   statementReader: StatementReader;
   payoutReader: PayoutReader;
   estimator: DealEstimator;
+  earningsStream: EarningsStream;
 }
 
 /** The admin use cases, shared by the admin API and the admin commands. Each takes its actor per call. */
@@ -158,6 +160,7 @@ export function composeServices(input: CompositionInput): Services {
       statementReader: new StatementReader(pool),
       payoutReader: new PayoutReader(poolStatements(pool)),
       estimator: new DealEstimator(ingestion),
+      earningsStream: new EarningsStream(pool),
     },
     admin: {
       sessions: adminSessions,

@@ -1,4 +1,5 @@
 import type { operations } from '../../../generated/openapi.ts';
+import { statementCsv, statementFileName } from '../../domain/earnings/statementCsv.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import type { PayoutReader } from '../../services/payouts.ts';
 import type { StatementReader } from '../../services/statements.ts';
@@ -8,6 +9,7 @@ import type { PublicHandlers } from './index.ts';
 
 type Statement = operations['getStatement']['responses'][200]['content']['application/json'];
 type StatementParams = operations['getStatement']['parameters']['path'];
+type StatementQuery = NonNullable<operations['getStatement']['parameters']['query']>;
 type PayoutList = operations['listPayouts']['responses'][200]['content']['application/json'];
 type PayoutQuery = operations['listPayouts']['parameters']['query'];
 
@@ -24,6 +26,14 @@ export function reportHandlers(deps: ReportRouteDeps): Pick<PublicHandlers, 'get
       const { id, period_id } = req.params as StatementParams;
       const statement = await deps.statementReader.statement(orgId, id, period_id);
       if (!statement) throw new Refusal('not_found', `no user ${id}`);
+      if (statementFormat(req.query as StatementQuery, req.accepts(['application/json', 'text/csv'])) === 'csv') {
+        res
+          .type('text/csv; charset=utf-8')
+          .set('Content-Disposition', `attachment; filename="${statementFileName(statement, 'csv')}"`)
+          .set('Cache-Control', 'no-store')
+          .send(statementCsv(statement));
+        return;
+      }
       res.json(statement satisfies Statement);
     },
 
@@ -35,4 +45,10 @@ export function reportHandlers(deps: ReportRouteDeps): Pick<PublicHandlers, 'get
       res.json(body);
     },
   };
+}
+
+/** `format` when given, else what the Accept header prefers; JSON unless CSV is asked for. */
+function statementFormat(query: StatementQuery, accepted: string | false): 'json' | 'csv' {
+  if (query.format) return query.format;
+  return accepted === 'text/csv' ? 'csv' : 'json';
 }
