@@ -214,6 +214,21 @@ export class StatementsResource {
       }),
     ) as Promise<string>;
   }
+
+  /**
+   * `GET /v1/users/{id}/statements/{period_id}?format=pdf`: the same statement as a printable PDF document (its
+   * bytes). Needs `earnings:read`.
+   */
+  async pdf(userId: string, periodId: string, options?: RequestOptions): Promise<Uint8Array> {
+    const bytes = await unwrap<unknown>(
+      this.#core.raw.GET('/v1/users/{id}/statements/{period_id}', {
+        params: { path: { id: userId, period_id: periodId }, query: { format: 'pdf' } },
+        parseAs: 'arrayBuffer',
+        ...init(this.#core, options),
+      }),
+    );
+    return new Uint8Array(bytes as ArrayBuffer);
+  }
 }
 
 export class PayoutsResource {

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
 import type { QuotientClient } from '../../sdk/src/index.ts';
+import { formatMinorUnits } from '../../src/domain/currencies.ts';
 import type { RunningServer } from '../../src/main.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { state } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
+import { pdfText } from '../helpers/pdfText.ts';
 
 // A statement as a CSV download (by `format` and by Accept, the JSON answer unchanged), and the stream of earnings
 // changes (server-sent events), against the real server, which validates its answers against the contract.
@@ -42,7 +44,7 @@ function parseCsv(text: string): string[][] {
     .map((cells) => cells.slice(0, 14));
 }
 
-describe('GET /v1/users/{id}/statements/{period_id} as CSV', () => {
+describe('GET /v1/users/{id}/statements/{period_id} as CSV and PDF', () => {
   test('format=csv answers a file whose rows are the statement rows, summing to its totals', async ({
     server,
     org,
@@ -109,6 +111,29 @@ describe('GET /v1/users/{id}/statements/{period_id} as CSV', () => {
     const rep = await wonDeals(org.id, client);
     const csv = await client.statements.csv(rep.id, '2026-04');
     assert.ok(csv.startsWith('period_id,plan_key,'));
+  });
+
+  test('format=pdf (or Accept: application/pdf) answers a document that holds every line and the totals', async ({
+    server,
+    org,
+    client,
+    rawKey,
+  }) => {
+    const rep = await wonDeals(org.id, client);
+    const statement = await client.statements.get(rep.id, '2026-04');
+    const byAccept = await fetch(statementUrl(server, rep.id, '2026-04'), {
+      headers: { Authorization: `Bearer ${rawKey}`, Accept: 'application/pdf' },
+    });
+    assert.equal(byAccept.status, 200);
+    assert.equal(byAccept.headers.get('content-type'), 'application/pdf');
+    assert.equal(byAccept.headers.get('content-disposition'), 'attachment; filename="statement-rep-017-2026-04.pdf"');
+    const { text } = await pdfText(await client.statements.pdf(rep.id, '2026-04'));
+    assert.match(text, /Statement 2026-04/);
+    const plan = statement.plans[0];
+    assert.ok(plan);
+    assert.ok(text.includes(`Pending ${formatMinorUnits(BigInt(plan.totals.pending_cents), 'USD')}`), text);
+    assert.ok(text.includes(`Payable ${formatMinorUnits(BigInt(statement.payable_cents), 'USD')}`), text);
+    for (const line of plan.lines) assert.ok(text.includes(formatMinorUnits(BigInt(line.amount_cents), 'USD')));
   });
 });
 

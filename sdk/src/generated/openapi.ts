@@ -343,14 +343,17 @@ export interface paths {
          *     answers an empty statement with the period `open`. A malformed period id is
          *     `400 invalid_body` naming `period_id`.
          *
-         *     **Downloads.** The same statement is also a CSV file for spreadsheets: ask for it with
-         *     `format=csv` or with `Accept: text/csv` (`format` wins when both are given). The file has a
-         *     header row and one row per line and adjustment, in the order of the JSON answer (`plans[]`,
-         *     then `lines[]`, then `adjustments[]`), with the amount both in minor units (`amount_cents`) and
-         *     in the currency's own decimals (`amount`); the totals are the sums of its rows by status. It is
-         *     answered with `Content-Disposition: attachment; filename="statement-<external_id>-<period_id>.csv"`.
-         *     Without `format` and without an `Accept` that prefers `text/csv`, the answer is the JSON above.
-         *     Authorization and errors are the same for every format (errors are JSON).
+         *     **Downloads.** The same statement is also a CSV file for spreadsheets and a PDF to print: ask
+         *     with `format=csv` or `format=pdf`, or with `Accept: text/csv` or `Accept: application/pdf`
+         *     (`format` wins when both are given). The CSV has a header row and one row per line and
+         *     adjustment, in the order of the JSON answer (`plans[]`, then `lines[]`, then `adjustments[]`),
+         *     with the amount both in minor units (`amount_cents`) and in the currency's own decimals
+         *     (`amount`); the totals are the sums of its rows by status. The PDF shows, per plan, the
+         *     attainment, every line with its explanation and amount, the totals by status and the amount
+         *     payable, in the currency's own decimals. Both are answered with
+         *     `Content-Disposition: attachment; filename="statement-<external_id>-<period_id>.<csv|pdf>"`.
+         *     Without `format` and without an `Accept` that prefers one of them, the answer is the JSON
+         *     above. Authorization and errors are the same for every format (errors are JSON).
          */
         get: operations["getStatement"];
         put?: never;
@@ -2207,6 +2210,11 @@ export interface components {
          */
         StatementCsv: string;
         /**
+         * Format: binary
+         * @description The statement as a PDF document (A4), with its fonts embedded.
+         */
+        StatementPdf: string;
+        /**
          * @description Server-sent events: blocks of `event: <type>`, `id: <position>` (on `earnings.changed`) and
          *     `data: <JSON>` lines, each block ended by an empty line; comment lines start with `:`.
          */
@@ -3262,11 +3270,11 @@ export interface components {
          */
         PlanInclude: "chips";
         /**
-         * @description The statement's format: `json` (the default) or `csv` (a file for spreadsheets, one row per
-         *     line and adjustment). Overrides the `Accept` header.
+         * @description The statement's format: `json` (the default), `csv` (a file for spreadsheets, one row per
+         *     line and adjustment) or `pdf` (a printable document). Overrides the `Accept` header.
          * @example csv
          */
-        StatementFormat: "json" | "csv";
+        StatementFormat: "json" | "csv" | "pdf";
         /**
          * @description The `id` of the last event received on an earlier stream: the new stream starts with what was
          *     written since (at most 5 minutes back). Absent, it starts now.
@@ -3766,8 +3774,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The statement's format: `json` (the default) or `csv` (a file for spreadsheets, one row per
-                 *     line and adjustment). Overrides the `Accept` header.
+                 * @description The statement's format: `json` (the default), `csv` (a file for spreadsheets, one row per
+                 *     line and adjustment) or `pdf` (a printable document). Overrides the `Accept` header.
                  * @example csv
                  */
                 format?: components["parameters"]["StatementFormat"];
@@ -3804,6 +3812,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Statement"];
                     "text/csv": components["schemas"]["StatementCsv"];
+                    "application/pdf": components["schemas"]["StatementPdf"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,6 +1,8 @@
 import type { operations } from '../../../generated/openapi.ts';
 import { statementCsv, statementFileName } from '../../domain/earnings/statementCsv.ts';
+import { statementPdfDocument } from '../../domain/earnings/statementPdf.ts';
 import { Refusal } from '../../domain/refusal.ts';
+import { renderPdf } from '../../lib/pdf/index.ts';
 import type { PayoutReader } from '../../services/payouts.ts';
 import type { StatementReader } from '../../services/statements.ts';
 import type { RequestAuth } from '../middleware/authenticate.ts';
@@ -26,15 +28,23 @@ export function reportHandlers(deps: ReportRouteDeps): Pick<PublicHandlers, 'get
       const { id, period_id } = req.params as StatementParams;
       const statement = await deps.statementReader.statement(orgId, id, period_id);
       if (!statement) throw new Refusal('not_found', `no user ${id}`);
-      if (statementFormat(req.query as StatementQuery, req.accepts(['application/json', 'text/csv'])) === 'csv') {
-        res
-          .type('text/csv; charset=utf-8')
-          .set('Content-Disposition', `attachment; filename="${statementFileName(statement, 'csv')}"`)
-          .set('Cache-Control', 'no-store')
-          .send(statementCsv(statement));
+      const format = statementFormat(
+        req.query as StatementQuery,
+        req.accepts(['application/json', 'text/csv', 'application/pdf']),
+      );
+      if (format === 'json') {
+        res.json(statement satisfies Statement);
         return;
       }
-      res.json(statement satisfies Statement);
+      const file =
+        format === 'csv'
+          ? statementCsv(statement)
+          : Buffer.from(await renderPdf(statementPdfDocument(statement, new Date())));
+      res
+        .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/pdf')
+        .set('Content-Disposition', `attachment; filename="${statementFileName(statement, format)}"`)
+        .set('Cache-Control', 'no-store')
+        .send(file as never);
     },
 
     listPayouts: async (req, res) => {
@@ -47,8 +57,9 @@ export function reportHandlers(deps: ReportRouteDeps): Pick<PublicHandlers, 'get
   };
 }
 
-/** `format` when given, else what the Accept header prefers; JSON unless CSV is asked for. */
-function statementFormat(query: StatementQuery, accepted: string | false): 'json' | 'csv' {
+/** `format` when given, else what the Accept header prefers; JSON unless a file is asked for. */
+function statementFormat(query: StatementQuery, accepted: string | false): 'json' | 'csv' | 'pdf' {
   if (query.format) return query.format;
-  return accepted === 'text/csv' ? 'csv' : 'json';
+  if (accepted === 'text/csv') return 'csv';
+  return accepted === 'application/pdf' ? 'pdf' : 'json';
 }
