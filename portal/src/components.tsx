@@ -33,15 +33,16 @@ export function AttainmentBar(props: { percent: number | null; label: string }) 
         <span>{props.label}</span>
         <strong>{props.percent.toFixed(1)}%</strong>
       </div>
-      <div
-        class="attainment-track"
-        role="meter"
+      <meter
+        class="visually-hidden"
         aria-label={props.label}
-        aria-valuemin={0}
-        aria-valuemax={Math.max(100, props.percent)}
-        aria-valuenow={props.percent}
-        aria-valuetext={`${props.percent.toFixed(1)}% of quota`}
+        min={0}
+        max={Math.max(100, props.percent)}
+        value={props.percent}
       >
+        {props.percent.toFixed(1)}% of quota
+      </meter>
+      <div class="attainment-track" aria-hidden="true">
         <div
           class={`attainment-fill${props.percent >= 100 ? ' attainment-over' : ''}`}
           style={{ width: `${shown}%` }}
