@@ -23,6 +23,7 @@ export function PayPage(props: { userId: string; periodId: string; isMe: boolean
     return { data: data === undefined ? undefined : { statement: data as Statement }, error };
   }, [userId, periodId]);
   const [news, setNews] = useState<string | undefined>();
+  const [live, setLive] = useState(false);
   const [downloadError, setDownloadError] = useState<string | undefined>();
 
   const onChange = useCallback(
@@ -33,7 +34,7 @@ export function PayPage(props: { userId: string; periodId: string; isMe: boolean
     },
     [userId, periodId, reload],
   );
-  useEarningsStream(onChange);
+  useEarningsStream(onChange, () => setLive(true));
 
   const download = async (format: 'csv' | 'pdf') => {
     setDownloadError(undefined);
@@ -58,6 +59,7 @@ export function PayPage(props: { userId: string; periodId: string; isMe: boolean
                 <p class="muted">
                   {periodLabel(statement.period.id)} · {statement.period.starts_on} to {statement.period.ends_on} ·{' '}
                   <StatusBadge status={statement.period.status} />
+                  {live ? <span class="live-status"> · Live</span> : null}
                 </p>
               </div>
               <nav class="period-nav" aria-label="Periods">
