@@ -47,27 +47,36 @@ export function conditionText(condition: unknown): string {
   return `${field.replace(/_/g, ' ')} ${operator}${value === '' ? '' : ` ${value}`}`;
 }
 
+/** The deal field a commission is a rate of: its amount, or a custom field. */
+function baseName(base: unknown): string {
+  if (typeof base !== 'string' || base === 'amount_cents') return 'amount';
+  return base
+    .replace(/^custom\./, '')
+    .replace(/_cents$/, '')
+    .replace(/_/g, ' ');
+}
+
 /** What a chip pays, in one sentence. */
 export function chipSentence(chip: Chip, currency: string): string {
   const params = chip.params as Record<string, unknown>;
   const when = chip.when ? ` when ${conditionText(chip.when)}` : '';
   const caps = [
-    params.deal_cap_cents === undefined ? '' : ` at most ${amount(params.deal_cap_cents, currency)} per deal`,
-    params.cap_cents === undefined ? '' : ` at most ${amount(params.cap_cents, currency)} per period`,
+    params.deal_cap_cents == null ? '' : ` at most ${amount(params.deal_cap_cents, currency)} per deal`,
+    params.cap_cents == null ? '' : ` at most ${amount(params.cap_cents, currency)} per period`,
   ]
     .filter(Boolean)
     .join(',');
   const capped = caps ? `,${caps}` : '';
   switch (chip.kind) {
     case 'commission':
-      return `${percent(params.rate_bps)} of each won deal's ${params.base ? String(params.base).replace(/_/g, ' ') : 'amount'}${when}${capped}.`;
+      return `${percent(params.rate_bps)} of each won deal's ${baseName(params.base)}${when}${capped}.`;
     case 'tiered_commission': {
       const tiers = Array.isArray(params.tiers) ? (params.tiers as Array<Record<string, unknown>>) : [];
       const bands = tiers
         .map((tier) => {
           const rate = percent(tier.rate_bps);
-          if (tier.up_to_cents !== undefined) return `${rate} up to ${amount(tier.up_to_cents, currency)}`;
-          if (tier.up_to_pct !== undefined) return `${rate} up to ${tier.up_to_pct}% of quota`;
+          if (tier.up_to_cents != null) return `${rate} up to ${amount(tier.up_to_cents, currency)}`;
+          if (tier.up_to_pct != null) return `${rate} up to ${tier.up_to_pct}% of quota`;
           return `${rate} beyond`;
         })
         .join('; ');
