@@ -89,6 +89,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/sign-in-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How a person with this email can sign in to the console
+         * @description The console's sign-in page asks this before offering single sign-on: the identity providers
+         *     that allow admins (`admins_allowed`) and vouch for the email's domain, each with the address
+         *     that starts its sign-in. It needs no session, so it tells anyone which organisation uses an
+         *     identity provider for a domain, and nothing else (no admin, rep or account is looked up).
+         *     An email matching no provider answers an empty list.
+         */
+        get: operations["getSignInOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/me": {
         parameters: {
             query?: never;
@@ -585,7 +609,15 @@ export interface paths {
         delete: operations["deleteIdentityProvider"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an identity provider
+         * @description Changes the fields given and keeps the others: rotate the client secret in place (every code
+         *     exchange after the change uses the new secret, so change it at the provider first), move to a new client id, change the email domains, the claims or whether admins may
+         *     sign in. The name and the issuer stay: a different issuer is a different provider, added
+         *     beside this one. Audited as `identity_provider.changed` with the names of the fields changed,
+         *     never the secret.
+         */
+        patch: operations["updateIdentityProvider"];
         trace?: never;
     };
     "/admin/v1/reps/{id}/sign-in-links": {
@@ -1267,6 +1299,27 @@ export interface components {
             /** @description Default false. */
             admins_allowed?: boolean;
         };
+        /** @description The fields to change; at least one. */
+        UpdateIdentityProvider: {
+            client_id?: string;
+            /** @description Stored, and never returned. */
+            client_secret?: string;
+            email_domains?: string[];
+            email_claim?: string;
+            /** @description Null stops linking people to reps by a claim (invitations only). */
+            owner_id_claim?: string | null;
+            admins_allowed?: boolean;
+        };
+        /** @description The ways a person with the email asked about can sign in to the console. */
+        SignInOptions: {
+            single_sign_on: {
+                org_name: string;
+                /** @description The provider's name in that organisation. */
+                provider: string;
+                /** @description Where the browser goes to sign in, relative to this server. */
+                sign_in_url: string;
+            }[];
+        };
         /** @description How long the link works. */
         CreateRepSignInLink: {
             expires_in_minutes?: number;
@@ -1660,6 +1713,32 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSignInOptions: {
+        parameters: {
+            query: {
+                /** @description The work email the person signs in with. */
+                email: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers through which this email can sign in, possibly none. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInOptions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2379,6 +2458,39 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateIdentityProvider"];
+            };
+        };
+        responses: {
+            /** @description The provider as it is now, without its secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

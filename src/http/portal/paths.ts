@@ -16,3 +16,9 @@ export function originOf(req: { protocol: string; get(name: string): string | un
 export function signInLinkUrl(origin: string, token: string): string {
   return `${origin}${LINK_PATH}?token=${encodeURIComponent(token)}`;
 }
+
+/** Where an admin's browser goes to sign in to the console through the org's provider. */
+export function consoleSignInPath(orgId: string, provider: string): string {
+  const query = new URLSearchParams({ org: orgId, provider, to: 'console' });
+  return `${SIGN_IN_PATH}?${query.toString()}`;
+}
