@@ -11,6 +11,7 @@ import { docsRouter } from './docs.ts';
 import { asHandlerTable } from './handlers.ts';
 import type { Metrics } from './metrics.ts';
 import { authenticate } from './middleware/authenticate.ts';
+import { corsPreflight } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errorHandler.ts';
 import { requestContext } from './middleware/requestContext.ts';
 import { portalAppRouter } from './portal/app.ts';
@@ -81,6 +82,8 @@ export function createApp(deps: AppDeps): Express {
     OUTSIDE_CONTRACT.test(req.path) ? outsideContract(req, res, next) : next(),
   );
 
+  // Browsers calling /v1 with rep tokens ask first (docs/rep-tokens.md); a preflight carries no token.
+  app.use(corsPreflight(deps.accessStatements));
   app.use(
     contractRouter({
       contract: deps.contract,

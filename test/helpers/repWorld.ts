@@ -81,7 +81,7 @@ export async function repWorld(db: Database, server: RunningServer): Promise<Rep
   await services.admin.periods.lock(org.id, '2026-04');
   const second = await createOrgWithKey(db, { scopes: MINT_SCOPES });
   const otherClient = sdkClient(server, second.rawKey);
-  const other = await repObjects(db, second.org.id, otherClient, 'rep-a');
+  const other = await repObjects(db, second.org.id, otherClient, 'rep-x');
   await services.admin.periods.lock(second.org.id, '2026-04');
   return { orgId: org.id, rawKey, client, a, b, c, other: { ...other, orgId: second.org.id } };
 }
