@@ -560,6 +560,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/rep-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the rep tokens' settings
+         * @description The origins whose browsers may call `/v1` with the org's rep tokens (CORS) and each rep's rate
+         *     limit (requests per minute, all their tokens together). See docs/rep-tokens.md.
+         */
+        get: operations["getRepAccess"];
+        /**
+         * Set the rep tokens' settings
+         * @description Replaces the allowed origins (each `https://host[:port]` or `http://host[:port]`, no path, at
+         *     most 20) and/or the per-rep rate limit (1 to 100000). A member left out keeps its value. Takes
+         *     effect on the next request. Audited as `rep_access.updated`.
+         */
+        put: operations["setRepAccess"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/identity-providers": {
         parameters: {
             query?: never;
@@ -906,11 +933,20 @@ export interface components {
             signed_in: boolean;
             me?: components["schemas"]["Me"];
         };
+        /** @description How the org's rep tokens may be used from browsers, and how often. */
+        RepAccess: {
+            cors_allowed_origins: string[];
+            rep_rate_limit_per_minute: number;
+        };
+        SetRepAccess: {
+            cors_allowed_origins?: string[];
+            rep_rate_limit_per_minute?: number;
+        };
         /**
          * @description A permission of an API key.
          * @enum {string}
          */
-        Scope: "deals:read" | "deals:write" | "earnings:read" | "plans:read";
+        Scope: "deals:read" | "deals:write" | "earnings:read" | "plans:read" | "rep_tokens:write";
         /** @description An API key, without its raw value. */
         ApiKey: {
             id: string;
@@ -945,8 +981,11 @@ export interface components {
             id: string;
             occurred_at: components["schemas"]["Timestamp"];
             /** @enum {string} */
-            actor_type: "api_key" | "admin";
-            /** @description The admin's email, or `cli`; null for API key requests (see `key_id`). */
+            actor_type: "api_key" | "admin" | "rep";
+            /**
+             * @description The admin's email, or `cli`; the rep's user id for a rep's requests (rep tokens, portal sign-ins); null for
+             *     API key requests (see `key_id`).
+             */
             actor: string | null;
             key_id: string | null;
             action: string;
@@ -2382,6 +2421,58 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRepAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepAccess"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setRepAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetRepAccess"];
+            };
+        };
+        responses: {
+            /** @description The settings now in force. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepAccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -7,6 +7,7 @@ export const CALLBACK_PATH = '/portal/callback';
 export const LINK_PATH = '/portal/link';
 export const SESSION_PATH = '/portal/session';
 export const SIGN_OUT_PATH = '/portal/sign-out';
+export const TOKEN_PATH = '/portal/token';
 
 /** The origin the browser reached this server at, as the redirect URI and links must name it. */
 export function originOf(req: { protocol: string; get(name: string): string | undefined }): string {

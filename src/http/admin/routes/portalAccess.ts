@@ -18,9 +18,32 @@ export function portalAccessHandlers(
   | 'getSignInOptions'
   | 'createRepSignInLink'
   | 'inviteRepEmail'
+  | 'getRepAccess'
+  | 'setRepAccess'
 > {
-  const { portalAccess } = services;
+  const { portalAccess, repAccess } = services;
   return {
+    getRepAccess: async (_req, res) => {
+      const { session } = adminContext(res);
+      res.status(200).json(await repAccess.get(session.org_id));
+    },
+
+    setRepAccess: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      const body = req.body;
+      const settings = await repAccess.set(
+        session.org_id,
+        {
+          ...(body.cors_allowed_origins === undefined ? {} : { corsAllowedOrigins: body.cors_allowed_origins }),
+          ...(body.rep_rate_limit_per_minute === undefined
+            ? {}
+            : { repRateLimitPerMinute: body.rep_rate_limit_per_minute }),
+        },
+        actor,
+      );
+      res.status(200).json(settings);
+    },
+
     listIdentityProviders: async (_req, res) => {
       const { session } = adminContext(res);
       const providers = await portalAccess.listProviders(session.org_id);
