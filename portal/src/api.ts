@@ -1,5 +1,6 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../generated/openapi.ts';
+import type { PortalToken } from '../../src/http/portal/sessionStatus.ts';
 
 // The portal's only way to /v1: openapi-fetch typed from the public contract, with a rep token as the bearer. The
 // token comes from `POST /portal/token` (the portal session's cookie, same origin), minted by the same service
@@ -15,14 +16,6 @@ export type Deal = Schemas['Deal'];
 export type Estimate = Schemas['Estimate'];
 export type User = Schemas['User'];
 export type ErrorDocument = Schemas['Error'];
-
-/** What `POST /portal/token` answers. */
-interface PortalToken {
-  id: string;
-  token: string;
-  user_id: string;
-  expires_at: string;
-}
 
 export class SignedOut extends Error {}
 

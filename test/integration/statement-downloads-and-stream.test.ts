@@ -8,6 +8,7 @@ import { testDatabase } from '../helpers/database.ts';
 import { state } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
 import { pdfText } from '../helpers/pdfText.ts';
+import { repClient, repWorld } from '../helpers/repWorld.ts';
 
 // A statement as a CSV download (by `format` and by Accept, the JSON answer unchanged), and the stream of earnings
 // changes (server-sent events), against the real server, which validates its answers against the contract.
@@ -261,5 +262,36 @@ describe('GET /v1/events/stream', () => {
     });
     assert.equal(refused.status, 403);
     assert.equal(((await refused.json()) as { reason: string }).reason, 'missing scope: earnings:read');
+  });
+});
+
+describe('GET /v1/events/stream with a rep token', () => {
+  test('announces the rows of the rep and their reports, never a peer’s', async ({ db, server }) => {
+    const world = await repWorld(db, server);
+    const { minted } = await repClient(server, world, world.a);
+    const response = await fetch(`${server.url}/v1/events/stream`, {
+      headers: { Authorization: `Bearer ${minted.token}` },
+    });
+    assert.equal(response.status, 200);
+    let sent = false;
+    const event = (rep: string, amount: number) =>
+      world.client.deals.ingestEvent({
+        external_id: `stream-${rep}`,
+        state: { amount_cents: amount, stage: 'closed_won', close_date: '2026-05-10', owner_external_id: rep },
+      });
+    const events = await readEvents(response, (seen) => {
+      if (!sent && seen.some((item) => item.event === 'ready')) {
+        sent = true;
+        void event('rep-b', 1_000_000)
+          .then(() => event('rep-c', 2_000_000))
+          .then(() => event('rep-a', 3_000_000));
+      }
+      return seen.some((item) => item.data.user_id === world.a.userId);
+    });
+    const reps = events.filter((item) => item.event === 'earnings.changed').map((item) => item.data.user_external_id);
+    assert.ok(reps.includes('rep-a'));
+    assert.ok(!reps.includes('rep-b'), JSON.stringify(reps));
+    // The report's row was written before the rep's: it came first or in the same read.
+    assert.ok(reps.includes('rep-c'), JSON.stringify(reps));
   });
 });

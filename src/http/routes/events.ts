@@ -1,6 +1,7 @@
 import type { operations } from '../../../generated/openapi.ts';
+import { visibleUserIdsOf } from '../../domain/viewer.ts';
 import type { EarningsChange, EarningsStream } from '../../services/earningsStream.ts';
-import type { RequestAuth } from '../middleware/authenticate.ts';
+import { type RequestAuth, viewerOf } from '../middleware/authenticate.ts';
 import type { PublicHandlers } from './index.ts';
 
 type StreamHeaders = NonNullable<operations['streamEvents']['parameters']['header']>;
@@ -23,11 +24,17 @@ function sseBlock(event: string, data: unknown, id?: number): string {
 export function eventHandlers(deps: EventRouteDeps): Pick<PublicHandlers, 'streamEvents'> {
   return {
     streamEvents: async (req, res) => {
-      const { orgId } = res.locals.auth as RequestAuth;
+      const auth = res.locals.auth as RequestAuth;
+      const viewer = viewerOf(res);
       const lastEventId = (req.headers as StreamHeaders)['last-event-id' as keyof StreamHeaders];
       const resumeAt = typeof lastEventId === 'string' ? Number(lastEventId) : null;
-      const watch = deps.earningsStream.watch({ orgId, userIds: null }, resumeAt);
-      const { pollMs, maxMs } = deps.earningsStream.settings;
+      const watch = deps.earningsStream.watch({ orgId: viewer.orgId, userIds: visibleUserIdsOf(viewer) }, resumeAt);
+      const { pollMs } = deps.earningsStream.settings;
+      // A rep token's stream ends when the token does; the client reconnects with a fresh one.
+      const maxMs =
+        auth.kind === 'rep'
+          ? Math.max(0, Math.min(deps.earningsStream.settings.maxMs, auth.expiresAt.getTime() - Date.now()))
+          : deps.earningsStream.settings.maxMs;
 
       // The first read (where a fresh watch starts; what a resumed one missed) is made before the answer begins, so a
       // failing database is an ordinary 503.

@@ -9,6 +9,7 @@ import { metaHandlers } from './meta.ts';
 import { type PlanRouteDeps, planHandlers } from './plans.ts';
 import { type PlatformHandlerDeps, platformHandlers } from './platform.ts';
 import { type ReportRouteDeps, reportHandlers } from './reports.ts';
+import { type RepTokenRouteDeps, repTokenHandlers } from './repTokens.ts';
 import { type UserRouteDeps, userHandlers } from './users.ts';
 
 /** The handlers of the public contract (openapi.yaml), one per operation. */
@@ -22,7 +23,8 @@ export type HandlerDeps = PlatformHandlerDeps &
   UserRouteDeps &
   ReportRouteDeps &
   EstimateRouteDeps &
-  EventRouteDeps;
+  EventRouteDeps &
+  RepTokenRouteDeps;
 
 /**
  * Every operation of the contract, bound to its handler by operationId: leaving one out is a type error. Each
@@ -40,5 +42,6 @@ export function contractHandlers(deps: HandlerDeps): PublicHandlers {
     ...reportHandlers(deps),
     ...estimateHandlers(deps),
     ...eventHandlers(deps),
+    ...repTokenHandlers(deps),
   };
 }
