@@ -185,7 +185,7 @@ export function HistoryPage(props: { userId: string; periodId: string; isMe: boo
 
 const WIDTH = 640;
 const HEIGHT = 240;
-const PAD = { top: 16, right: 48, bottom: 32, left: 64 };
+const PAD = { top: 16, right: 48, bottom: 32, left: 92 };
 
 /** Bars of earnings (left axis, money) and a line of attainment (right axis, percent), one slot per period. */
 function HistoryChart(props: { statements: Statement[]; currency: string }) {
