@@ -120,10 +120,9 @@ function EstimateResult(props: { result: Result; externalId: string }) {
   const amount = typeof deal.state.amount_cents === 'number' ? deal.state.amount_cents : 0;
   // The deal counts towards the plan's attainment in its period when it is in the plan's currency.
   const counts = plan && (deal.currency ?? plan.currency) === plan.currency;
-  const after =
-    plan && plan.attainment.quota_cents
-      ? ((plan.attainment.won_cents + (counts ? amount : 0)) / plan.attainment.quota_cents) * 100
-      : null;
+  const after = plan?.attainment.quota_cents
+    ? ((plan.attainment.won_cents + (counts ? amount : 0)) / plan.attainment.quota_cents) * 100
+    : null;
   return (
     <Section title={`If ${deal.external_id} closes won in ${periodLabel(periodId)}`}>
       <div aria-live="polite">

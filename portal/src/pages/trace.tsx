@@ -4,6 +4,7 @@ import { api, type Earning } from '../api.ts';
 import { Money, NotFound, Section, StatusBadge } from '../components.tsx';
 import { periodLabel } from '../periods.ts';
 import { Link } from '../router.ts';
+import { conditionText } from './plans.tsx';
 
 // One line's full computation: the trace's sentences, then every step with its figures (bands, rates, caps,
 // splits, conversions), read from GET /v1/earnings/{id}.
@@ -46,7 +47,15 @@ function figure(name: string, value: unknown, currency: string): string {
   if (name.endsWith('_pct') && typeof value === 'number') return `${value}%`;
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (Array.isArray(value)) return value.length === 0 ? 'none' : `${value.length} item${value.length === 1 ? '' : 's'}`;
-  if (typeof value === 'object') return JSON.stringify(value);
+  if (name === 'expression' || name === 'when') return conditionText(value);
+  if (typeof value === 'object') {
+    return Object.entries(value as Record<string, unknown>)
+      .map(
+        ([key, member]) =>
+          `${key.replace(/^custom\./, '')}: ${typeof member === 'object' ? JSON.stringify(member) : String(member)}`,
+      )
+      .join(', ');
+  }
   return String(value);
 }
 
