@@ -48,19 +48,22 @@ function exampleHtml(example: ExampleSection): string {
     paragraph(`${example.description} Period ${example.period_id}.`),
     table(
       [{ text: 'Deal' }, { text: 'Closed' }, { text: 'Amount', money: true }, { text: 'Details' }],
-      example.deals.map((deal) => [deal.deal, deal.close_date, deal.amount, deal.details]),
+      example.deals.map((deal) => [deal.external_id, deal.close_date, deal.amount, deal.details]),
     ),
   ];
   if (example.lines.length > 0) {
     parts.push(
       table(
         [{ text: 'Deal' }, { text: 'Chip' }, { text: 'Pays', money: true }],
-        [...example.lines.map((line) => [line.deal, line.chip, line.amount]), ['Total', '', example.total]],
+        [
+          ...example.lines.map((line) => [line.deal_external_id ?? 'The period', line.chip, line.amount]),
+          ['Total', '', example.total],
+        ],
       ),
       '<details><summary>How each amount is computed</summary><ol>',
       ...example.lines.map(
         (line) =>
-          `<li><strong>${escapeHtml(`${line.deal}, ${line.chip}: ${line.amount}`)}</strong><br>${line.explanation.map(escapeHtml).join('<br>')}</li>`,
+          `<li><strong>${escapeHtml(`${line.deal_external_id ?? 'The period'}, ${line.chip}: ${line.amount}`)}</strong><br>${line.explanation.map(escapeHtml).join('<br>')}</li>`,
       ),
       '</ol></details>',
     );

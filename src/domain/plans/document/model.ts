@@ -3,7 +3,7 @@ import { formatMoney } from '../../earnings/money.ts';
 import { type PeriodId, periodIdOf } from '../../periods.ts';
 import { describeCondition, percentOfBps } from '../describe.ts';
 import type { ChipDefinition, PlanDefinition, Tier } from '../types.ts';
-import { type WorkedExample, workedExamples } from './workedExamples.ts';
+import { SAMPLE_REP, type WorkedExample, workedExamples } from './workedExamples.ts';
 
 // A plan document (docs/plan-documents.md): what a plan version pays, in plain language, built from the normalised plan
 // file the engine runs, with worked examples the engine computed. Pure data; rendered to HTML (`html.ts`) and PDF
@@ -64,11 +64,33 @@ export interface ExampleSection {
   title: string;
   description: string;
   period_id: PeriodId;
-  deals: Array<{ deal: string; close_date: string; amount: string; details: string }>;
-  lines: Array<{ deal: string; chip: string; amount: string; amount_cents: number; explanation: string[] }>;
+  deals: Array<{
+    external_id: string;
+    owner_external_id: string;
+    close_date: string;
+    stage: string;
+    amount_cents: number;
+    amount: string;
+    custom: Record<string, unknown>;
+    splits: Array<{ owner_external_id: string; share_bps: number }> | null;
+    /** The custom fields, owner and split in words. */
+    details: string;
+  }>;
+  /** Every line that pays something, as the engine computed it. */
+  lines: Array<{
+    /** Null for a period-level line (attainment bonus, draw). */
+    deal_external_id: string | null;
+    chip_key: string;
+    chip: string;
+    amount_cents: number;
+    amount: string;
+    explanation: string[];
+  }>;
   silent_chips: string[];
-  total: string;
   total_cents: number;
+  total: string;
+  /** Who reports to the sample rep in the example (overrides). */
+  reports: string[];
 }
 
 export interface PlanDocument {
@@ -85,9 +107,8 @@ export interface PlanDocument {
   plan_limits: string[];
   splits: string;
   overrides: string | null;
+  /** Worked examples: sample deals and what the engine pays on them. */
   examples: ExampleSection[];
-  /** The raw worked examples, with cents, as the engine computed them. */
-  worked_examples: WorkedExample[];
 }
 
 function moneyIn(currency: string): (cents: number) => string {
@@ -255,7 +276,6 @@ export function planDocument(input: PlanDocumentInput): PlanDocument {
       ? 'Override chips pay managers on the deals of the people who report to them, on each deal only once, whatever the number of levels.'
       : null,
     examples: examples.map((example) => exampleSection(example, money)),
-    worked_examples: examples,
   };
 }
 
@@ -267,7 +287,7 @@ function exampleSection(example: WorkedExample, money: (cents: number) => string
     period_id: example.period_id,
     deals: example.deals.map((deal) => {
       const details = [
-        ...(deal.owner_external_id === 'you' ? [] : [`won by ${deal.owner_external_id}`]),
+        ...(deal.owner_external_id === SAMPLE_REP ? [] : [`won by ${deal.owner_external_id}`]),
         ...Object.entries(deal.custom).map(
           ([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
         ),
@@ -278,21 +298,28 @@ function exampleSection(example: WorkedExample, money: (cents: number) => string
             ]),
       ];
       return {
-        deal: deal.external_id,
+        external_id: deal.external_id,
+        owner_external_id: deal.owner_external_id,
         close_date: deal.close_date,
+        stage: deal.stage,
+        amount_cents: deal.amount_cents,
         amount: money(deal.amount_cents),
+        custom: deal.custom,
+        splits: deal.splits,
         details: details.join('; '),
       };
     }),
     lines: example.lines.map((line) => ({
-      deal: line.deal_external_id ?? 'The period',
+      deal_external_id: line.deal_external_id,
+      chip_key: line.chip_key,
       chip: line.chip_name,
-      amount: money(line.amount_cents),
       amount_cents: line.amount_cents,
+      amount: money(line.amount_cents),
       explanation: line.explanation,
     })),
     silent_chips: example.silent_chips,
-    total: money(example.total_cents),
     total_cents: example.total_cents,
+    total: money(example.total_cents),
+    reports: example.reports,
   };
 }

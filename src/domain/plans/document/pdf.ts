@@ -69,7 +69,7 @@ export function planDocumentPdf(document: PlanDocument, generatedAt: Date): PdfD
           { header: 'Amount', align: 'right', weight: 2 },
           { header: 'Details', weight: 4 },
         ],
-        rows: example.deals.map((deal) => [deal.deal, deal.close_date, deal.amount, deal.details]),
+        rows: example.deals.map((deal) => [deal.external_id, deal.close_date, deal.amount, deal.details]),
       },
     );
     if (example.lines.length > 0) {
@@ -81,12 +81,17 @@ export function planDocumentPdf(document: PlanDocument, generatedAt: Date): PdfD
             { header: 'Chip', weight: 4 },
             { header: 'Pays', align: 'right', weight: 2 },
           ],
-          rows: [...example.lines.map((line) => [line.deal, line.chip, line.amount]), ['Total', '', example.total]],
+          rows: [
+            ...example.lines.map((line) => [line.deal_external_id ?? 'The period', line.chip, line.amount]),
+            ['Total', '', example.total],
+          ],
         },
         { kind: 'paragraph', text: 'How each amount is computed:' },
         {
           kind: 'list',
-          items: example.lines.map((line) => `${line.deal}, ${line.chip}: ${line.explanation.join(' ')}`),
+          items: example.lines.map(
+            (line) => `${line.deal_external_id ?? 'The period'}, ${line.chip}: ${line.explanation.join(' ')}`,
+          ),
         },
       );
     } else {
