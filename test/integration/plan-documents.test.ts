@@ -58,7 +58,7 @@ describe('worked examples equal what Quotient pays', () => {
       const definition = (file.endsWith('.json') ? JSON.parse(text) : parse(text)) as Record<string, unknown>;
       // The examples are about any rep on the plan; the test's reps are made up, so the plan applies to all.
       const applied = await applyPlan(db, org.id, { ...definition, assignees: 'all' });
-      const document = await getDocument(server.url, rawKey, applied.plan_id);
+      const document = await client.plans.document(applied.plan_id);
       assert.ok(document.examples.length > 0);
 
       const plan = await client.plans.get(applied.plan_id, { include: 'chips' });
@@ -217,9 +217,16 @@ describe('GET /v1/plans/{id}/document', () => {
     assert.ok(read.text.includes(`Total ${period.total}`), read.text);
   });
 
-  test('Accept: application/pdf gives the PDF; JSON is the default', async ({ db, newOrg, server }) => {
-    const { org, rawKey } = await newOrg({ scopes: ['plans:read'] });
+  test('Accept: application/pdf gives the PDF; JSON is the default; the SDK reads both', async ({
+    db,
+    newOrg,
+    server,
+  }) => {
+    const { org, rawKey, client } = await newOrg({ scopes: ['plans:read'] });
     const applied = await applyPlan(db, org.id, tieredPlan());
+    const viaSdk = await pdfText(await client.plans.documentPdf(applied.plan_id, { version_id: applied.version_id }));
+    assert.ok(viaSdk.lines.includes('3 100,000.00 and above 12.00%'), viaSdk.text);
+    assert.equal((await client.plans.document(applied.plan_id)).plan.version_id, applied.version_id);
     const pdf = await fetch(documentUrl(server.url, applied.plan_id), {
       headers: { authorization: `Bearer ${rawKey}`, accept: 'application/pdf' },
     });
