@@ -52,6 +52,7 @@ describe('worked examples equal what Quotient pays', () => {
       db,
       newOrg,
       server,
+      services,
     }) => {
       const { org, rawKey, client } = await newOrg();
       const text = readFileSync(new URL(file, EXAMPLES), 'utf8');
@@ -66,6 +67,7 @@ describe('worked examples equal what Quotient pays', () => {
       chipKeys.set(drawChipId(applied.plan_id, DRAW_CHIP_KEY), DRAW_CHIP_KEY);
       chipKeys.set(drawChipId(applied.plan_id, DRAW_RECOVERY_CHIP_KEY), DRAW_RECOVERY_CHIP_KEY);
 
+      const dealExternal = new Map<string, string>();
       for (const example of document.examples) {
         const rename = (name: string) => person(example, name);
         for (const report of example.reports) {
@@ -80,7 +82,6 @@ describe('worked examples equal what Quotient pays', () => {
             `${example.period_id.slice(0, 4)}-01-01`,
           ]);
         }
-        const dealExternal = new Map<string, string>();
         for (const [index, deal] of example.deals.entries()) {
           const state = {
             amount_cents: deal.amount_cents,
@@ -115,7 +116,15 @@ describe('worked examples equal what Quotient pays', () => {
           const ids = await ingest(server, rawKey, { external_id: deal.external_id, state, splits });
           dealExternal.set(ids.deal_id, deal.external_id);
         }
-        const rows = (await listAll(client)).filter(
+      }
+      // A period's draw is settled when it is locked: lock it, as an admin does at the end of the period.
+      for (const periodId of new Set(document.examples.map((example) => example.period_id))) {
+        await services.admin.periods.lock(org.id, periodId);
+      }
+      const rows = await listAll(client);
+      for (const example of document.examples) {
+        const rename = (name: string) => person(example, name);
+        const own = rows.filter(
           (row) =>
             row.user_external_id === rename('you') &&
             row.status !== 'superseded' &&
@@ -123,7 +132,7 @@ describe('worked examples equal what Quotient pays', () => {
             row.amount_cents !== 0,
         );
         const paid = new Map<string, number>();
-        for (const row of rows) {
+        for (const row of own) {
           const key = `${chipKeys.get(row.rule_chip_id)} ${row.deal_id === null ? 'period' : dealExternal.get(row.deal_id)}`;
           paid.set(key, (paid.get(key) ?? 0) + row.amount_cents);
         }

@@ -226,8 +226,8 @@ export function planDocument(input: PlanDocumentInput): PlanDocument {
   if (plan.draw !== undefined) {
     planLimits.push(
       plan.draw.recoverable
-        ? `Recoverable draw of ${money(plan.draw.amount_cents)} per period: when your earnings under the plan fall short of it, the plan advances the difference, and later periods' earnings above the draw pay the advance back.`
-        : `Guaranteed draw of ${money(plan.draw.amount_cents)} per period: when your earnings under the plan fall short of it, the plan pays the difference, which is yours to keep.`,
+        ? `Recoverable draw of ${money(plan.draw.amount_cents)} per period: when your earnings under the plan fall short of it, the plan advances the difference, and later periods' earnings above the draw pay the advance back. A period's draw is settled when the period is locked.`
+        : `Guaranteed draw of ${money(plan.draw.amount_cents)} per period: when your earnings under the plan fall short of it, the plan pays the difference, which is yours to keep. A period's draw is settled when the period is locked.`,
     );
   }
   const assignees =

@@ -344,7 +344,7 @@ export function workedExamples(plan: PlanDefinition, settings: ExampleSettings):
     scenarios.push({
       key: 'quiet',
       title: 'A quiet period',
-      description: `One small deal: the plan's earnings fall short of the draw of ${money(plan.draw.amount_cents)}.`,
+      description: `One small deal: the plan's earnings fall short of the draw of ${money(plan.draw.amount_cents)}, and the draw makes up the difference when the period is locked.`,
       deals: [{ amount_cents: roundAmount(unit * 0.1), fields: meeting }],
     });
   }
