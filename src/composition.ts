@@ -27,9 +27,11 @@ import { PlanRollout } from './services/planRollout.ts';
 import { PlanAdmin, PlanHistory, PlanReader } from './services/plans.ts';
 import { PortalAccessAdmin } from './services/portalAccess.ts';
 import { PortalSignIn } from './services/portalSignIn.ts';
+import { RepAccessAdmin } from './services/repAccess.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
 import { RepSessions } from './services/repSessions.ts';
 import { RepReader } from './services/reps.ts';
+import { RepTokens } from './services/repTokens.ts';
 import { StatementReader } from './services/statements.ts';
 import { UserReader } from './services/users.ts';
 import { withDealWebhooks, withPeriodWebhooks } from './services/webhookAnnouncements.ts';
@@ -76,6 +78,7 @@ export interface ApiServices {
   statementReader: StatementReader;
   payoutReader: PayoutReader;
   estimator: DealEstimator;
+  repTokens: RepTokens;
 }
 
 /** The admin use cases, shared by the admin API and the admin commands. Each takes its actor per call. */
@@ -101,12 +104,15 @@ export interface AdminServices {
   dealImport: DealImport;
   accounting: AccountingBooks;
   portalAccess: PortalAccessAdmin;
+  repAccess: RepAccessAdmin;
 }
 
 /** What the rep portal's sign-in and sessions run on. */
 export interface PortalServices {
   signIn: PortalSignIn;
   sessions: RepSessions;
+  /** The same service as the API's: the portal's pages call /v1 with rep tokens it mints. */
+  repTokens: RepTokens;
 }
 
 export interface Services {
@@ -145,6 +151,7 @@ export function composeServices(input: CompositionInput): Services {
   const sessionSettings = { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs };
   const adminSessions = new AdminSessions(db, { settings: sessionSettings, ...clock });
   const repSessions = new RepSessions(db, { settings: sessionSettings, ...clock });
+  const repTokens = new RepTokens(pool, clock);
   const secrets = secretBox(
     secretKeySource({
       key: config.secretKey,
@@ -163,6 +170,7 @@ export function composeServices(input: CompositionInput): Services {
       statementReader: new StatementReader(pool),
       payoutReader: new PayoutReader(poolStatements(pool)),
       estimator: new DealEstimator(ingestion),
+      repTokens,
     },
     admin: {
       sessions: adminSessions,
@@ -185,10 +193,12 @@ export function composeServices(input: CompositionInput): Services {
       dealImport: new DealImport(db, pool, dealEventBatch),
       accounting: new AccountingBooks(db, input.now ? { now: input.now } : {}),
       portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
+      repAccess: new RepAccessAdmin(db),
     },
     portal: {
       signIn: new PortalSignIn(db, { repSessions, adminSessions, secrets, ...clock }),
       sessions: repSessions,
+      repTokens,
     },
   };
 }

@@ -177,3 +177,13 @@ export type AccountingClose = Prisma.AccountingCloseModel
  * 
  */
 export type AccountingConversion = Prisma.AccountingConversionModel
+/**
+ * Model RepToken
+ * 
+ */
+export type RepToken = Prisma.RepTokenModel
+/**
+ * Model RepRateLimitCounter
+ * 
+ */
+export type RepRateLimitCounter = Prisma.RepRateLimitCounterModel

@@ -10,6 +10,7 @@ import {
   MetaResource,
   PayoutsResource,
   PlansResource,
+  RepTokensResource,
   type RequestOptions,
   StatementsResource,
   UsersResource,
@@ -86,6 +87,8 @@ export class QuotientClient {
   readonly payouts: PayoutsResource;
   /** `POST /v1/estimates`. */
   readonly estimates: EstimatesResource;
+  /** `POST /v1/rep-tokens`, `POST /v1/rep-tokens/{id}/revoke`. */
+  readonly repTokens: RepTokensResource;
   /** `GET /v1/openapi.json`. */
   readonly meta: MetaResource;
   /**
@@ -127,6 +130,7 @@ export class QuotientClient {
     this.statements = new StatementsResource(core);
     this.payouts = new PayoutsResource(core);
     this.estimates = new EstimatesResource(core);
+    this.repTokens = new RepTokensResource(core);
     this.meta = new MetaResource(core);
   }
 

@@ -3,6 +3,7 @@ import { DEFAULT_CURRENCY } from '../domain/currencies.ts';
 import { planDocumentHtml } from '../domain/plans/document/html.ts';
 import { type PlanDocument, planDocument, type QuotaSource } from '../domain/plans/document/model.ts';
 import { planDocumentPdf } from '../domain/plans/document/pdf.ts';
+import type { Viewer } from '../domain/viewer.ts';
 import { renderPdf } from '../lib/pdf/index.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as plans from '../repositories/plans.ts';
@@ -10,7 +11,8 @@ import { databaseStatements, type Transaction } from '../repositories/transactio
 
 /** Which version's document: the plan's current version unless a version id is given. */
 export interface PlanDocumentRequest {
-  orgId: string;
+  /** Who reads: an org (a key, an admin) reads every plan; a rep principal only the plans their reps are assigned to. */
+  viewer: Viewer;
   planId: string;
   versionId?: string;
   /** Where the rep's quota comes from (a quota table, a ramp); absent: the plan's own quota. */
@@ -32,15 +34,21 @@ export class PlanDocuments {
     this.#now = options.now ?? (() => new Date());
   }
 
-  /** The document; null when the org has no such plan, or the plan no such version. */
+  /** The document; null when the org has no such plan, the plan no such version, or a rep principal may not see it. */
   async model(request: PlanDocumentRequest): Promise<PlanDocument | null> {
-    const snapshot = await plans.snapshot(this.#statements, request.orgId, request.planId, request.versionId);
+    const { viewer } = request;
+    if (viewer.kind === 'rep') {
+      const visible = await plans.idsAssignedToAny(this.#statements, viewer.orgId, viewer.visibleUserIds);
+      if (!visible.has(request.planId)) return null;
+    }
+    const orgId = viewer.orgId;
+    const snapshot = await plans.snapshot(this.#statements, orgId, request.planId, request.versionId);
     if (!snapshot) return null;
-    const versions = await plans.listVersions(this.#statements, request.orgId, request.planId);
+    const versions = await plans.listVersions(this.#statements, orgId, request.planId);
     const version = versions.find((entry) => entry.id === snapshot.version_id);
     if (!version) return null;
     const currency =
-      snapshot.definition.currency ?? (await orgs.defaultCurrency(this.#statements, request.orgId)) ?? DEFAULT_CURRENCY;
+      snapshot.definition.currency ?? (await orgs.defaultCurrency(this.#statements, orgId)) ?? DEFAULT_CURRENCY;
     return planDocument({
       plan: snapshot.definition,
       plan_id: snapshot.plan.id,
@@ -48,7 +56,7 @@ export class PlanDocuments {
       version_number: snapshot.version_number,
       applied_at: version.created_at,
       currency,
-      won_stage: await orgs.firstWonStage(this.#statements, request.orgId),
+      won_stage: await orgs.firstWonStage(this.#statements, orgId),
       ...(request.quota === undefined ? {} : { quota: request.quota }),
       ...(request.repExternalId === undefined ? {} : { rep_external_id: request.repExternalId }),
     });

@@ -43,6 +43,7 @@ const REPOSITORIES = [
   'repManagers',
   'repSessions',
   'repSignInLinks',
+  'repTokens',
   'sourceEvents',
   'ssoSignInAttempts',
   'users',

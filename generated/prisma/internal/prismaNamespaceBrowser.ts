@@ -82,7 +82,9 @@ export const ModelName = {
   RepSession: 'RepSession',
   AccountingPolicyVersion: 'AccountingPolicyVersion',
   AccountingClose: 'AccountingClose',
-  AccountingConversion: 'AccountingConversion'
+  AccountingConversion: 'AccountingConversion',
+  RepToken: 'RepToken',
+  RepRateLimitCounter: 'RepRateLimitCounter'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -108,6 +110,8 @@ export const OrgScalarFieldEnum = {
   lost_stages: 'lost_stages',
   config_version: 'config_version',
   default_currency: 'default_currency',
+  cors_allowed_origins: 'cors_allowed_origins',
+  rep_rate_limit_per_minute: 'rep_rate_limit_per_minute',
   created_at: 'created_at'
 } as const
 
@@ -571,6 +575,30 @@ export const AccountingConversionScalarFieldEnum = {
 } as const
 
 export type AccountingConversionScalarFieldEnum = (typeof AccountingConversionScalarFieldEnum)[keyof typeof AccountingConversionScalarFieldEnum]
+
+
+export const RepTokenScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  digest: 'digest',
+  api_key_id: 'api_key_id',
+  rep_session_id: 'rep_session_id',
+  created_at: 'created_at',
+  expires_at: 'expires_at',
+  revoked_at: 'revoked_at'
+} as const
+
+export type RepTokenScalarFieldEnum = (typeof RepTokenScalarFieldEnum)[keyof typeof RepTokenScalarFieldEnum]
+
+
+export const RepRateLimitCounterScalarFieldEnum = {
+  user_id: 'user_id',
+  window_start: 'window_start',
+  count: 'count'
+} as const
+
+export type RepRateLimitCounterScalarFieldEnum = (typeof RepRateLimitCounterScalarFieldEnum)[keyof typeof RepRateLimitCounterScalarFieldEnum]
 
 
 export const SortOrder = {

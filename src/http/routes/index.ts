@@ -8,6 +8,7 @@ import { metaHandlers } from './meta.ts';
 import { type PlanRouteDeps, planHandlers } from './plans.ts';
 import { type PlatformHandlerDeps, platformHandlers } from './platform.ts';
 import { type ReportRouteDeps, reportHandlers } from './reports.ts';
+import { type RepTokenRouteDeps, repTokenHandlers } from './repTokens.ts';
 import { type UserRouteDeps, userHandlers } from './users.ts';
 
 /** The handlers of the public contract (openapi.yaml), one per operation. */
@@ -20,7 +21,8 @@ export type HandlerDeps = PlatformHandlerDeps &
   PlanRouteDeps &
   UserRouteDeps &
   ReportRouteDeps &
-  EstimateRouteDeps;
+  EstimateRouteDeps &
+  RepTokenRouteDeps;
 
 /**
  * Every operation of the contract, bound to its handler by operationId: leaving one out is a type error. Each
@@ -37,5 +39,6 @@ export function contractHandlers(deps: HandlerDeps): PublicHandlers {
     ...userHandlers(deps),
     ...reportHandlers(deps),
     ...estimateHandlers(deps),
+    ...repTokenHandlers(deps),
   };
 }

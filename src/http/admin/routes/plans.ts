@@ -2,6 +2,7 @@ import { stringify } from 'yaml';
 import type { AdminServices } from '../../../composition.ts';
 import { describeChip, describeCondition } from '../../../domain/plans/describe.ts';
 import { Refusal } from '../../../domain/refusal.ts';
+import { orgViewer } from '../../../domain/viewer.ts';
 import { limitsOf } from '../../../repositories/plans.ts';
 import type { RolledOutApply } from '../../../services/planRollout.ts';
 import { toWirePlanSummary } from '../../../wire/plans.ts';
@@ -56,7 +57,11 @@ export function planHandlers(
     getPlanVersionDocument: async (req, res) => {
       const { session } = adminContext(res);
       const { id, version_id } = req.params;
-      const document = await services.planDocuments.model({ orgId: session.org_id, planId: id, versionId: version_id });
+      const document = await services.planDocuments.model({
+        viewer: orgViewer(session.org_id),
+        planId: id,
+        versionId: version_id,
+      });
       if (!document) throw new Refusal('not_found', `no version ${version_id} of plan ${id}`);
       await sendPlanDocument(res, services.planDocuments, document, planDocumentFormat(req, req.query.format));
     },
