@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe } from 'vitest';
 import { parse } from 'yaml';
 import type { components } from '../../generated/openapi.ts';
@@ -8,7 +11,7 @@ import { createAdmin } from '../factories/admins.ts';
 import { ingest } from '../factories/deals.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { adminClient } from '../helpers/adminClient.ts';
-import { cliJson } from '../helpers/cli.ts';
+import { cliJson, runCli } from '../helpers/cli.ts';
 import { listAll } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
 import { pdfText } from '../helpers/pdfText.ts';
@@ -351,5 +354,43 @@ describe('GET /admin/v1/plans/{id}/versions/{version_id}/document', () => {
       params: { path: { id: foreign.plan_id, version_id: foreign.version_id } },
     });
     assert.equal(missing.response.status, 404);
+  });
+});
+
+describe('quotient plans document', () => {
+  test('writes the PDF (the default) or the HTML page of a version to a file; an unknown plan exits 2', async ({
+    db,
+    newOrg,
+  }) => {
+    const { org } = await newOrg();
+    const applied = await applyPlan(db, org.id, tieredPlan());
+    const directory = await mkdtemp(join(tmpdir(), 'quotient-document-'));
+    const pdfPath = join(directory, 'plan.pdf');
+    const written = await runCli(['plans', 'document', applied.plan_id, '--org', org.id, '--out', pdfPath]);
+    assert.equal(written.code, 0, written.stderr);
+    const read = await pdfText(new Uint8Array(await readFile(pdfPath)));
+    assert.ok(read.lines.includes('1 0.00 50,000.00 5.00%'), read.text);
+
+    const html = await runCli([
+      'plans',
+      'document',
+      applied.plan_id,
+      '--org',
+      org.id,
+      '--version',
+      applied.version_id,
+      '--format',
+      'html',
+    ]);
+    assert.equal(html.code, 0, html.stderr);
+    assert.match(html.stdout, /^<!doctype html>/);
+    assert.match(html.stdout, /<td class="money">12\.00%<\/td>/);
+
+    const unknown = await runCli(['plans', 'document', 'plan_01kjsj7s80fmtryrzh7j1q721q', '--org', org.id]);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /has no plan plan_01kjsj7s80fmtryrzh7j1q721q/);
+    const badFormat = await runCli(['plans', 'document', applied.plan_id, '--org', org.id, '--format', 'docx']);
+    assert.equal(badFormat.code, 2);
+    assert.match(badFormat.stderr, /--format: pdf, html or json, not docx/);
   });
 });
