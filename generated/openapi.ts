@@ -3075,7 +3075,7 @@ export interface components {
                     [key: string]: unknown;
                 };
                 splits: components["schemas"]["DealSplits"];
-                /** @description Its custom fields, owner and split, in words. */
+                /** @description Its custom fields, owner and split, in words; `—` when it has none of them. */
                 details: string;
             }[];
             /** @description Every line that pays something, deal by deal, then the period's lines. */

@@ -306,7 +306,7 @@ function exampleSection(example: WorkedExample, money: (cents: number) => string
         amount: money(deal.amount_cents),
         custom: deal.custom,
         splits: deal.splits,
-        details: details.join('; '),
+        details: details.length === 0 ? '—' : details.join('; '),
       };
     }),
     lines: example.lines.map((line) => ({
