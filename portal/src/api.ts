@@ -74,16 +74,12 @@ const repToken: Middleware = {
 export const api = createClient<paths>({ baseUrl: window.location.origin });
 api.use(repToken);
 
-/** Saves a statement file: fetched with the bearer like any call, handed to the browser through an object URL. */
-export async function downloadStatement(userId: string, periodId: string, format: 'csv' | 'pdf'): Promise<void> {
-  const { data, error, response } = await api.GET('/v1/users/{id}/statements/{period_id}', {
-    params: { path: { id: userId, period_id: periodId }, query: { format } },
-    parseAs: 'blob',
-  });
-  if (!response.ok || !(data instanceof Blob))
+/** Hands a file the API answered to the browser to save, through an object URL (the call carried the bearer). */
+function save(data: unknown, response: Response, error: unknown, fallbackName: string): void {
+  if (!response.ok || !(data instanceof Blob)) {
     throw new Error((error as ErrorDocument | undefined)?.reason ?? 'The download failed.');
-  const name =
-    /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `statement.${format}`;
+  }
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? fallbackName;
   const url = URL.createObjectURL(data);
   const link = document.createElement('a');
   link.href = url;
@@ -92,4 +88,22 @@ export async function downloadStatement(userId: string, periodId: string, format
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** Saves a statement as CSV or PDF, fetched with the rep token like any call. */
+export async function downloadStatement(userId: string, periodId: string, format: 'csv' | 'pdf'): Promise<void> {
+  const { data, error, response } = await api.GET('/v1/users/{id}/statements/{period_id}', {
+    params: { path: { id: userId, period_id: periodId }, query: { format } },
+    parseAs: 'blob',
+  });
+  save(data, response, error, `statement-${periodId}.${format}`);
+}
+
+/** Saves a plan's document (its chips, tiers and worked examples) as PDF. */
+export async function downloadPlanDocument(planId: string): Promise<void> {
+  const { data, error, response } = await api.GET('/v1/plans/{id}/document', {
+    params: { path: { id: planId }, query: { format: 'pdf' } },
+    parseAs: 'blob',
+  });
+  save(data, response, error, 'plan.pdf');
 }

@@ -223,6 +223,10 @@ describe('the rep portal', () => {
     await nav(page, 'My plans').click();
     await page.getByText("10% of each won deal's amount when region is one of EMEA, NA.").waitFor();
     await assertAccessible(page);
+    const planDocument = page.waitForEvent('download');
+    await page.getByRole('button', { name: /Plan document \(PDF\)/ }).click();
+    const planText = await pdfText(new Uint8Array(await readFile((await (await planDocument).path()) as string)));
+    assert.match(planText.text, /Core AE plan/);
     await nav(page, 'History').click();
     await page.getByRole('img', { name: /Earnings and attainment by period/ }).waitFor();
     await assertAccessible(page);

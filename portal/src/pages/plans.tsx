@@ -1,7 +1,8 @@
+import { useState } from 'preact/hooks';
 import { Show, useLoad } from '../../../ui/components.tsx';
 import { currencyAmount } from '../../../ui/format.ts';
-import { Empty } from '../../../ui/states.tsx';
-import { api, type Plan, type Schemas } from '../api.ts';
+import { Empty, Notice } from '../../../ui/states.tsx';
+import { api, downloadPlanDocument, type Plan, type Schemas } from '../api.ts';
 import { Section } from '../components.tsx';
 
 // The plans the rep is on, in plain language: each chip of the current version as a sentence, read from
@@ -98,6 +99,15 @@ export function chipSentence(chip: Chip, currency: string): string {
 }
 
 export function PlansPage() {
+  const [downloadError, setDownloadError] = useState<string | undefined>();
+  const download = async (planId: string) => {
+    setDownloadError(undefined);
+    try {
+      await downloadPlanDocument(planId);
+    } catch (error) {
+      setDownloadError(error instanceof Error ? error.message : 'The download failed.');
+    }
+  };
   const [loaded, reload] = useLoad(async () => {
     const list = await api.GET('/v1/plans');
     if (!list.data) return { error: list.error };
@@ -116,9 +126,13 @@ export function PlansPage() {
       <header class="page-header">
         <div>
           <h1>My plans</h1>
-          <p class="muted">The plans that pay you, and what each part of them pays.</p>
+          <p class="muted">
+            The plans that pay you, and what each part of them pays. Each plan's document has tier tables and worked
+            examples.
+          </p>
         </div>
       </header>
+      {downloadError ? <Notice kind="error">{downloadError}</Notice> : null}
       <Show loaded={loaded} retry={reload}>
         {(plans) =>
           plans.length === 0 ? (
@@ -127,7 +141,15 @@ export function PlansPage() {
             plans.map((plan) => {
               const currency = plan.currency ?? 'USD';
               return (
-                <Section key={plan.id} title={plan.name}>
+                <Section
+                  key={plan.id}
+                  title={plan.name}
+                  actions={
+                    <button type="button" class="button" onClick={() => download(plan.id)}>
+                      Plan document (PDF)<span class="visually-hidden"> of {plan.name}</span>
+                    </button>
+                  }
+                >
                   <dl class="facts">
                     <div>
                       <dt>Period</dt>
