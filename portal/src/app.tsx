@@ -175,7 +175,8 @@ function Page(props: { path: string; session: SignedIn; kind: PeriodKind }) {
   }
   if (first === 'history' && parts.length === 1) return <HistoryPage userId={me.id} periodId={now} isMe />;
   if (first === 'earnings' && id && parts.length === 2) return <TracePage earningId={id} />;
-  if (first === 'estimate' && parts.length === 1) return <EstimatePage userId={me.id} externalId={me.external_id} />;
+  if (first === 'estimate' && parts.length === 1)
+    return <EstimatePage userId={me.id} externalId={me.external_id} kind={props.kind} />;
   if (first === 'plans' && parts.length === 1) return <PlansPage />;
   if (first === 'team' && parts.length === 1) return <TeamPage meId={me.id} />;
   return <NotFound />;

@@ -5,7 +5,7 @@ import { currencyAmount } from '../../../ui/format.ts';
 import { Empty, Notice } from '../../../ui/states.tsx';
 import { api, type Deal, type Estimate, type Statement } from '../api.ts';
 import { AttainmentBar, Money, Section } from '../components.tsx';
-import { periodLabel, periodOfDate, today } from '../periods.ts';
+import { type PeriodKind, periodLabel, periodOfDate, today } from '../periods.ts';
 
 // What-if: choose one of your open deals and a close date, see the lines closing it won would add and the
 // attainment it would reach. POST /v1/estimates runs the real engine in a transaction it rolls back: nothing is
@@ -13,7 +13,7 @@ import { periodLabel, periodOfDate, today } from '../periods.ts';
 
 type Result = { estimate: Estimate; statement: Statement | null; deal: Deal; periodId: string };
 
-export function EstimatePage(props: { userId: string; externalId: string }) {
+export function EstimatePage(props: { userId: string; externalId: string; kind: PeriodKind }) {
   const [deals, reload] = useLoad(
     () =>
       api.GET('/v1/deals', {
@@ -43,7 +43,7 @@ export function EstimatePage(props: { userId: string; externalId: string }) {
         setProblem(describeError(error));
         return;
       }
-      const periodId = periodOfDate(closeDate, 'monthly');
+      const periodId = periodOfDate(closeDate, props.kind);
       const statement = await api.GET('/v1/users/{id}/statements/{period_id}', {
         params: { path: { id: props.userId, period_id: periodId } },
       });
