@@ -169,7 +169,13 @@ function EstimateResult(props: { result: Result; externalId: string }) {
                   <tr key={`${line.rule_chip_id}-${line.deal_id ?? 'period'}`}>
                     <td class="wrap">
                       {trace?.chip.name ?? 'Line'}
-                      {trace ? <div class="muted small">{trace.explanation.join(' ')}</div> : null}
+                      {trace ? (
+                        <ul class="muted small estimate-explanation">
+                          {trace.explanation.map((sentence) => (
+                            <li key={sentence}>{sentence}</li>
+                          ))}
+                        </ul>
+                      ) : null}
                     </td>
                     <td class="numeric">
                       <Money cents={line.earned_now_cents} currency={line.currency} />
