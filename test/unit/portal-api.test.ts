@@ -4,6 +4,7 @@ import { createPortalApi, portalTokens, SignedOut } from '../../portal/src/api.t
 import { normalizeOrigin } from '../../src/access/repTokens.ts';
 import { repHierarchyOf, reportsOn } from '../../src/domain/earnings/hierarchy.ts';
 import { canSeeUser, orgViewer, visibleUserIdsOf } from '../../src/domain/viewer.ts';
+import { OperationTable } from '../../src/http/operations.ts';
 
 // The portal's /v1 client (portal/src/api.ts) against a fake server, and the pure rules of the rep principal.
 
@@ -90,6 +91,25 @@ describe('the rep principal rules', () => {
     assert.equal(canSeeUser(rep, 'u2'), true);
     assert.equal(canSeeUser(rep, 'u3'), false);
     assert.equal(canSeeUser(rep, null), false);
+  });
+
+  test('an operation marked x-quotient-rep-action is one a rep may call; others are not', () => {
+    const table = new OperationTable({
+      security: [{ ApiKey: [] }],
+      paths: {
+        '/v1/approve': {
+          post: { operationId: 'approve', security: [{ ApiKey: ['deals:write'] }], 'x-quotient-rep-action': true },
+        },
+        '/v1/other': { post: { operationId: 'other', security: [{ ApiKey: ['deals:write'] }] } },
+      },
+    } as ConstructorParameters<typeof OperationTable>[0]);
+    assert.deepEqual(
+      table.all().map((operation) => [operation.operationId, operation.repAction]),
+      [
+        ['approve', true],
+        ['other', false],
+      ],
+    );
   });
 
   test('origins are normalised or refused', () => {
