@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { describe } from 'vitest';
+import { cliJson, onlyJson, runCli } from '../helpers/cli.ts';
 import { awaitFreshWindow, eventually } from '../helpers/clock.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
 import { repClient, repWorld } from '../helpers/repWorld.ts';
@@ -96,6 +97,46 @@ describe('the admin API', () => {
     assert.equal((await viewer.client.api.GET('/admin/v1/rep-access')).data?.rep_rate_limit_per_minute, 120);
     const refused = await viewer.client.api.PUT('/admin/v1/rep-access', { body: { rep_rate_limit_per_minute: 5 } });
     assert.equal(refused.response.status, 403);
+  });
+});
+
+describe('the CLI', () => {
+  test('keys create takes rep_tokens:write; orgs rep-access shows, sets and refuses', { timeout: 240_000 }, async ({
+    db,
+    world,
+  }) => {
+    const key = await cliJson<{ scopes: string[] }>([
+      'keys',
+      'create',
+      '--org',
+      world.orgId,
+      '--name',
+      'intranet',
+      '--scopes',
+      'rep_tokens:write',
+    ]);
+    assert.deepEqual(key.scopes, ['rep_tokens:write']);
+    const set = await cliJson<{ cors_allowed_origins: string[]; rep_rate_limit_per_minute: number }>([
+      'orgs',
+      'rep-access',
+      '--org',
+      world.orgId,
+      '--cors-origins',
+      'https://a.example, https://b.example:8443',
+      '--rep-rate-limit',
+      '250',
+    ]);
+    assert.deepEqual(set.cors_allowed_origins, ['https://a.example', 'https://b.example:8443']);
+    assert.equal(set.rep_rate_limit_per_minute, 250);
+    const refused = await runCli(['orgs', 'rep-access', '--org', world.orgId, '--cors-origins', 'a.example', '--json']);
+    assert.notEqual(refused.code, 0);
+    assert.match((onlyJson(refused) as { reason: string }).reason, /cors_allowed_origins\[0\]/);
+    const repAccess = testServices({ db }).admin.repAccess;
+    assert.deepEqual(await repAccess.get(world.orgId), {
+      cors_allowed_origins: set.cors_allowed_origins,
+      rep_rate_limit_per_minute: 250,
+    });
+    await repAccess.set(world.orgId, { corsAllowedOrigins: [], repRateLimitPerMinute: 300 });
   });
 });
 
