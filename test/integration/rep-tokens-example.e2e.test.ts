@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
 import { startExample } from '../../examples/rep-tokens/server.ts';
-import { launchChromium } from '../helpers/browser.ts';
+import {
+  buildConsole,
+  collectConsoleErrors,
+  launchChromium,
+  seriousAccessibilityViolations,
+} from '../helpers/browser.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
-import { repWorld } from '../helpers/repWorld.ts';
+import { repClient, repWorld } from '../helpers/repWorld.ts';
 import { testServices } from '../helpers/services.ts';
 
 // The runnable example of docs/rep-tokens.md (examples/rep-tokens/) in Chromium: the intranet's page, on an origin of
@@ -26,6 +31,11 @@ const test = fixtureTest
     });
     onCleanup(() => new Promise<void>((resolve) => example.server.close(() => resolve())));
     return example;
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
+  .extend('consoleBuild', { scope: 'file' }, async ({}) => {
+    buildConsole();
+    return true;
   });
 
 describe('examples/rep-tokens', () => {
@@ -57,6 +67,66 @@ describe('examples/rep-tokens', () => {
     } finally {
       await context.close();
       await repAccess.set(world.orgId, { corsAllowedOrigins: [] });
+    }
+  });
+});
+
+describe('the console', () => {
+  test('an admin allows an origin and a per-rep limit on the Single sign-on page; the audit page shows reps', async ({
+    db,
+    browser,
+    consoleBuild,
+    server,
+    signedIn,
+    world,
+  }) => {
+    assert.ok(consoleBuild);
+    const { account: admin } = await signedIn('admin', world.orgId);
+    const rep = await repClient(server, world, world.b);
+    await rep.client.users.get(world.b.userId);
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const consoleErrors = collectConsoleErrors(page);
+      await page.goto(`${server.url}/admin/`);
+      await page.getByLabel('Email').fill(admin.email);
+      await page.getByLabel('Password').fill(admin.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByRole('checkbox', { name: /rep_tokens:write/ }).waitFor();
+      await page.keyboard.press('Escape');
+
+      await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Single sign-on' }).click();
+      await page.getByRole('heading', { level: 2, name: 'Rep tokens' }).waitFor();
+      await page.getByLabel('Allowed origins').fill('https://intranet.example\nhttps://pay.example:8443');
+      await page.getByLabel('Requests per minute per rep').fill('120');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Rep token settings saved.').waitFor();
+      assert.deepEqual(await seriousAccessibilityViolations(page), []);
+      const saved = await testServices({ db }).admin.repAccess.get(world.orgId);
+      assert.deepEqual(saved, {
+        cors_allowed_origins: ['https://intranet.example', 'https://pay.example:8443'],
+        rep_rate_limit_per_minute: 120,
+      });
+
+      await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Audit log' }).click();
+      await page
+        .getByRole('row', { name: /rep_access\.updated/ })
+        .filter({ hasText: admin.email })
+        .waitFor();
+      await page
+        .getByRole('row', { name: new RegExp(`Rep ${world.b.userId}`) })
+        .first()
+        .waitFor();
+      assert.deepEqual(await seriousAccessibilityViolations(page), []);
+      assert.deepEqual(consoleErrors, []);
+      await testServices({ db }).admin.repAccess.set(world.orgId, {
+        corsAllowedOrigins: [],
+        repRateLimitPerMinute: 300,
+      });
+    } finally {
+      await context.close();
     }
   });
 });
