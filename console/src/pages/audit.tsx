@@ -173,6 +173,10 @@ export function AuditPage() {
                         <span>
                           <Badge tone="blue">API key</Badge> <code>{entry.key_id}</code>
                         </span>
+                      ) : entry.actor_type === 'rep' ? (
+                        <span>
+                          <Badge tone="grey">Rep</Badge> <code>{entry.actor}</code>
+                        </span>
                       ) : (
                         <span class="strong">{entry.actor}</span>
                       )}
