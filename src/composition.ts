@@ -17,6 +17,7 @@ import { DealEstimator } from './services/estimates.ts';
 import { ExchangeRateChange } from './services/exchangeRateChange.ts';
 import { ExchangeRateService } from './services/exchangeRates.ts';
 import { DealIngestion } from './services/ingestion.ts';
+import { InquiryDesk } from './services/inquiries.ts';
 import { KeyAdmin } from './services/keys.ts';
 import { OrgAdmin } from './services/orgs.ts';
 import { PayoutReader } from './services/payouts.ts';
@@ -74,6 +75,8 @@ export interface ApiServices {
   statementReader: StatementReader;
   payoutReader: PayoutReader;
   estimator: DealEstimator;
+  /** The rep's side of inquiries (the same instance as the admins'). */
+  inquiries: InquiryDesk;
 }
 
 /** The admin use cases, shared by the admin API and the admin commands. Each takes its actor per call. */
@@ -98,6 +101,7 @@ export interface AdminServices {
   dealImport: DealImport;
   accounting: AccountingBooks;
   portalAccess: PortalAccessAdmin;
+  inquiries: InquiryDesk;
 }
 
 /** What the rep portal's sign-in and sessions run on. */
@@ -147,6 +151,8 @@ export function composeServices(input: CompositionInput): Services {
       embeddedDataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
     }),
   );
+  // Until adjustments exist, a resolution's adjustment link is checked for its form only (InquiryDesk).
+  const inquiries = new InquiryDesk(db);
   return {
     api: {
       ingestion,
@@ -158,6 +164,7 @@ export function composeServices(input: CompositionInput): Services {
       statementReader: new StatementReader(pool),
       payoutReader: new PayoutReader(poolStatements(pool)),
       estimator: new DealEstimator(ingestion),
+      inquiries,
     },
     admin: {
       sessions: adminSessions,
@@ -179,6 +186,7 @@ export function composeServices(input: CompositionInput): Services {
       dealImport: new DealImport(db, pool, dealEventBatch),
       accounting: new AccountingBooks(db, input.now ? { now: input.now } : {}),
       portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
+      inquiries,
     },
     portal: {
       signIn: new PortalSignIn(db, { repSessions, adminSessions, secrets, ...clock }),

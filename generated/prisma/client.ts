@@ -201,3 +201,18 @@ export type AccountingClose = Prisma.AccountingCloseModel
  * 
  */
 export type AccountingConversion = Prisma.AccountingConversionModel
+/**
+ * Model Inquiry
+ * 
+ */
+export type Inquiry = Prisma.InquiryModel
+/**
+ * Model InquiryLink
+ * 
+ */
+export type InquiryLink = Prisma.InquiryLinkModel
+/**
+ * Model InquiryComment
+ * 
+ */
+export type InquiryComment = Prisma.InquiryCommentModel

@@ -92,6 +92,7 @@ export function createApp(deps: AppDeps): Express {
           statementReader: deps.statementReader,
           payoutReader: deps.payoutReader,
           estimator: deps.estimator,
+          inquiries: deps.inquiries,
         }),
       ),
       access: authenticate({ keys: deps.keys, auditLog: deps.auditLog, metrics: deps.metrics }),

@@ -4,6 +4,7 @@ import { type DealEventBatchRouteDeps, dealEventBatchHandlers } from './dealEven
 import { type DealRouteDeps, dealHandlers } from './deals.ts';
 import { type EarningRouteDeps, earningHandlers } from './earnings.ts';
 import { type EstimateRouteDeps, estimateHandlers } from './estimates.ts';
+import { type InquiryRouteDeps, inquiryHandlers } from './inquiries.ts';
 import { metaHandlers } from './meta.ts';
 import { type PlanRouteDeps, planHandlers } from './plans.ts';
 import { type PlatformHandlerDeps, platformHandlers } from './platform.ts';
@@ -20,7 +21,8 @@ export type HandlerDeps = PlatformHandlerDeps &
   PlanRouteDeps &
   UserRouteDeps &
   ReportRouteDeps &
-  EstimateRouteDeps;
+  EstimateRouteDeps &
+  InquiryRouteDeps;
 
 /**
  * Every operation of the contract, bound to its handler by operationId: leaving one out is a type error. Each
@@ -37,5 +39,6 @@ export function contractHandlers(deps: HandlerDeps): PublicHandlers {
     ...userHandlers(deps),
     ...reportHandlers(deps),
     ...estimateHandlers(deps),
+    ...inquiryHandlers(deps),
   };
 }
