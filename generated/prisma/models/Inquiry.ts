@@ -402,10 +402,11 @@ export type InquiryOrderByWithRelationInput = {
 }
 
 export type InquiryWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
+  org_id_id?: Prisma.InquiryOrg_idIdCompoundUniqueInput
   AND?: Prisma.InquiryWhereInput | Prisma.InquiryWhereInput[]
   OR?: Prisma.InquiryWhereInput[]
   NOT?: Prisma.InquiryWhereInput | Prisma.InquiryWhereInput[]
+  id?: Prisma.StringFilter<"Inquiry"> | string
   org_id?: Prisma.StringFilter<"Inquiry"> | string
   user_id?: Prisma.StringFilter<"Inquiry"> | string
   subject_kind?: Prisma.StringFilter<"Inquiry"> | string
@@ -429,7 +430,7 @@ export type InquiryWhereUniqueInput = Prisma.AtLeast<{
   amount_changed_cents?: Prisma.BigIntNullableFilter<"Inquiry"> | bigint | number | null
   amount_changed_currency?: Prisma.StringNullableFilter<"Inquiry"> | string | null
   resolution_note?: Prisma.StringNullableFilter<"Inquiry"> | string | null
-}, "id">
+}, "org_id_id">
 
 export type InquiryOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -680,6 +681,11 @@ export type InquiryUncheckedUpdateManyInput = {
   amount_changed_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   amount_changed_currency?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   resolution_note?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+}
+
+export type InquiryOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type InquiryCountOrderByAggregateInput = {

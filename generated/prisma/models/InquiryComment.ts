@@ -229,10 +229,11 @@ export type InquiryCommentOrderByWithRelationInput = {
 }
 
 export type InquiryCommentWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
+  org_id_id?: Prisma.InquiryCommentOrg_idIdCompoundUniqueInput
   AND?: Prisma.InquiryCommentWhereInput | Prisma.InquiryCommentWhereInput[]
   OR?: Prisma.InquiryCommentWhereInput[]
   NOT?: Prisma.InquiryCommentWhereInput | Prisma.InquiryCommentWhereInput[]
+  id?: Prisma.StringFilter<"InquiryComment"> | string
   org_id?: Prisma.StringFilter<"InquiryComment"> | string
   inquiry_id?: Prisma.StringFilter<"InquiryComment"> | string
   author_kind?: Prisma.StringFilter<"InquiryComment"> | string
@@ -241,7 +242,7 @@ export type InquiryCommentWhereUniqueInput = Prisma.AtLeast<{
   body?: Prisma.StringFilter<"InquiryComment"> | string
   internal?: Prisma.BoolFilter<"InquiryComment"> | boolean
   created_at?: Prisma.DateTimeFilter<"InquiryComment"> | Date | string
-}, "id">
+}, "org_id_id">
 
 export type InquiryCommentOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -355,6 +356,11 @@ export type InquiryCommentUncheckedUpdateManyInput = {
   body?: Prisma.StringFieldUpdateOperationsInput | string
   internal?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
+export type InquiryCommentOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type InquiryCommentCountOrderByAggregateInput = {

@@ -236,16 +236,17 @@ export type InquiryLinkOrderByWithRelationInput = {
 }
 
 export type InquiryLinkWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
+  org_id_id?: Prisma.InquiryLinkOrg_idIdCompoundUniqueInput
   AND?: Prisma.InquiryLinkWhereInput | Prisma.InquiryLinkWhereInput[]
   OR?: Prisma.InquiryLinkWhereInput[]
   NOT?: Prisma.InquiryLinkWhereInput | Prisma.InquiryLinkWhereInput[]
+  id?: Prisma.StringFilter<"InquiryLink"> | string
   org_id?: Prisma.StringFilter<"InquiryLink"> | string
   inquiry_id?: Prisma.StringFilter<"InquiryLink"> | string
   kind?: Prisma.StringFilter<"InquiryLink"> | string
   target_id?: Prisma.StringNullableFilter<"InquiryLink"> | string | null
   position?: Prisma.IntFilter<"InquiryLink"> | number
-}, "id">
+}, "org_id_id">
 
 export type InquiryLinkOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -334,6 +335,11 @@ export type InquiryLinkUncheckedUpdateManyInput = {
   kind?: Prisma.StringFieldUpdateOperationsInput | string
   target_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   position?: Prisma.IntFieldUpdateOperationsInput | number
+}
+
+export type InquiryLinkOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type InquiryLinkCountOrderByAggregateInput = {

@@ -25,7 +25,7 @@ CREATE TABLE "inquiries" (
     "amount_changed_currency" TEXT,
     "resolution_note" TEXT,
 
-    CONSTRAINT "inquiries_pkey" PRIMARY KEY ("id")
+    CONSTRAINT "inquiries_pkey" PRIMARY KEY ("org_id","id")
 );
 
 -- CreateTable
@@ -37,7 +37,7 @@ CREATE TABLE "inquiry_links" (
     "target_id" TEXT,
     "position" INTEGER NOT NULL,
 
-    CONSTRAINT "inquiry_links_pkey" PRIMARY KEY ("id")
+    CONSTRAINT "inquiry_links_pkey" PRIMARY KEY ("org_id","id")
 );
 
 -- CreateTable
@@ -52,7 +52,7 @@ CREATE TABLE "inquiry_comments" (
     "internal" BOOLEAN NOT NULL DEFAULT false,
     "created_at" TIMESTAMPTZ(3) NOT NULL,
 
-    CONSTRAINT "inquiry_comments_pkey" PRIMARY KEY ("id")
+    CONSTRAINT "inquiry_comments_pkey" PRIMARY KEY ("org_id","id")
 );
 
 -- CreateIndex
