@@ -7,6 +7,7 @@ import {
   DealsResource,
   EarningsResource,
   EstimatesResource,
+  InquiriesResource,
   MetaResource,
   PayoutsResource,
   PlansResource,
@@ -86,6 +87,8 @@ export class QuotientClient {
   readonly payouts: PayoutsResource;
   /** `POST /v1/estimates`. */
   readonly estimates: EstimatesResource;
+  /** `GET|POST /v1/inquiries`, `GET /v1/inquiries/{id}`, its comments and withdrawal. */
+  readonly inquiries: InquiriesResource;
   /** `GET /v1/openapi.json`. */
   readonly meta: MetaResource;
   /**
@@ -127,6 +130,7 @@ export class QuotientClient {
     this.statements = new StatementsResource(core);
     this.payouts = new PayoutsResource(core);
     this.estimates = new EstimatesResource(core);
+    this.inquiries = new InquiriesResource(core);
     this.meta = new MetaResource(core);
   }
 

@@ -53,6 +53,12 @@ export type PlanListItem = PlanList['plans'][number];
 export type Plan = JsonBody<'/v1/plans/{id}', 'get'>;
 export type GetPlanParams = Query<paths['/v1/plans/{id}']['get']>;
 
+export type InquiryList = JsonBody<'/v1/inquiries', 'get'>;
+export type Inquiry = JsonBody<'/v1/inquiries/{id}', 'get'>;
+export type InquiryComment = NonNullable<Inquiry['comments']>[number];
+export type ListInquiriesParams = Query<paths['/v1/inquiries']['get']>;
+export type OpenInquiryRequest = RequestBody<paths['/v1/inquiries']['post']>;
+
 export type OpenApiDocument = JsonBody<'/v1/openapi.json', 'get'>;
 
 /** The body of every error response (`{ error, reason?, retry_after_seconds? }`). */
