@@ -6,6 +6,7 @@ import type { InquiryActor } from '../../src/services/inquiries.ts';
 import { dealEvent, ingest } from '../factories/deals.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
+import { cliJson, onlyJson, runCli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 import { sdkClient } from '../helpers/sdk.ts';
 import { testServices } from '../helpers/services.ts';
@@ -440,5 +441,77 @@ describe('inquiries over /v1 with an API key', () => {
       w.client.inquiries.open({ subject: { kind: 'earning', deal_id: w.deals.won }, type: 'other', message: 'x' }),
       { status: 400 },
     );
+  });
+});
+
+describe('quotient inquiries', () => {
+  // Each command is a process of its own that starts Node and connects to the database.
+  test('lists the queue, assigns by email, resolves with links and an amount, shows the thread', {
+    timeout: 180_000,
+  }, async ({ db, server, newOrg, signedIn }) => {
+    const w = await world(db, server, newOrg);
+    const { inquiry } = await w.desk.open(w.org.id, w.actors.rep, {
+      subject: statementOf(),
+      type: 'missing_deal',
+      message: 'Globex?',
+    });
+    const { account } = await signedIn('admin', w.org.id);
+
+    const listed = await cliJson<{ inquiries: Array<{ id: string; state: string }> }>([
+      'inquiries',
+      'list',
+      '--org',
+      w.org.id,
+      '--state',
+      'open,in_review',
+    ]);
+    assert.deepEqual(
+      listed.inquiries.map((row) => [row.id, row.state]),
+      [[inquiry.id, 'open']],
+    );
+    const assigned = await cliJson<{ assignee: { email: string } }>([
+      'inquiries',
+      'assign',
+      inquiry.id,
+      '--org',
+      w.org.id,
+      '--to',
+      account.email,
+    ]);
+    assert.equal(assigned.assignee.email, account.email);
+    const resolved = await cliJson<{ state: string; resolution: unknown }>([
+      'inquiries',
+      'resolve',
+      inquiry.id,
+      '--org',
+      w.org.id,
+      '--note',
+      'Corrected in the CRM',
+      '--link',
+      `source_event:${w.deals.wonSourceEvent}`,
+      '--link',
+      'recompute',
+      '--amount-changed',
+      '84000:USD',
+    ]);
+    assert.equal(resolved.state, 'resolved');
+    assert.deepEqual(resolved.resolution, {
+      amount_changed: { amount_cents: 84000, currency: 'USD' },
+      note: 'Corrected in the CRM',
+      links: [
+        { kind: 'source_event', id: w.deals.wonSourceEvent },
+        { kind: 'recompute', id: null },
+      ],
+    });
+    const shown = await runCli(['inquiries', 'show', inquiry.id, '--org', w.org.id]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /resolved {2}missing_deal/);
+    assert.match(shown.stdout, /settled by: recompute/);
+
+    const again = await runCli(['inquiries', 'reject', inquiry.id, '--org', w.org.id, '--reason', 'no', '--json']);
+    assert.equal(again.code, 2);
+    assert.equal((onlyJson(again) as { error: string }).error, 'invalid_state');
+    const audited = await db.auditEntry.findMany({ where: { org_id: w.org.id, action: 'inquiry.resolved' } });
+    assert.equal(audited[0]?.actor, 'cli');
   });
 });
