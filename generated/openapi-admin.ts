@@ -89,6 +89,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/sign-in-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How a person with this email can sign in to the console
+         * @description The console's sign-in page asks this before offering single sign-on: the identity providers
+         *     that allow admins (`admins_allowed`) and vouch for the email's domain, each with the address
+         *     that starts its sign-in. It needs no session, so it tells anyone which organisation uses an
+         *     identity provider for a domain, and nothing else (no admin, rep or account is looked up).
+         *     An email matching no provider answers an empty list.
+         */
+        get: operations["getSignInOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/me": {
         parameters: {
             query?: never;
@@ -536,6 +560,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/rep-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the rep tokens' settings
+         * @description The origins whose browsers may call `/v1` with the org's rep tokens (CORS) and each rep's rate
+         *     limit (requests per minute, all their tokens together). See docs/rep-tokens.md.
+         */
+        get: operations["getRepAccess"];
+        /**
+         * Set the rep tokens' settings
+         * @description Replaces the allowed origins (each `https://host[:port]` or `http://host[:port]`, no path, at
+         *     most 20) and/or the per-rep rate limit (1 to 100000). A member left out keeps its value. Takes
+         *     effect on the next request. Audited as `rep_access.updated`.
+         */
+        put: operations["setRepAccess"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/identity-providers": {
         parameters: {
             query?: never;
@@ -585,7 +636,15 @@ export interface paths {
         delete: operations["deleteIdentityProvider"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an identity provider
+         * @description Changes the fields given and keeps the others: rotate the client secret in place (every code
+         *     exchange after the change uses the new secret, so change it at the provider first), move to a new client id, change the email domains, the claims or whether admins may
+         *     sign in. The name and the issuer stay: a different issuer is a different provider, added
+         *     beside this one. Audited as `identity_provider.changed` with the names of the fields changed,
+         *     never the secret.
+         */
+        patch: operations["updateIdentityProvider"];
         trace?: never;
     };
     "/admin/v1/reps/{id}/sign-in-links": {
@@ -1033,11 +1092,20 @@ export interface components {
             signed_in: boolean;
             me?: components["schemas"]["Me"];
         };
+        /** @description How the org's rep tokens may be used from browsers, and how often. */
+        RepAccess: {
+            cors_allowed_origins: string[];
+            rep_rate_limit_per_minute: number;
+        };
+        SetRepAccess: {
+            cors_allowed_origins?: string[];
+            rep_rate_limit_per_minute?: number;
+        };
         /**
          * @description A permission of an API key.
          * @enum {string}
          */
-        Scope: "deals:read" | "deals:write" | "earnings:read" | "plans:read" | "inquiries:write";
+        Scope: "deals:read" | "deals:write" | "earnings:read" | "plans:read" | "rep_tokens:write" | "inquiries:write";
         /** @description An API key, without its raw value. */
         ApiKey: {
             id: string;
@@ -1073,7 +1141,10 @@ export interface components {
             occurred_at: components["schemas"]["Timestamp"];
             /** @enum {string} */
             actor_type: "api_key" | "admin" | "rep";
-            /** @description The admin's email, or `cli`; null for API key requests (see `key_id`). */
+            /**
+             * @description The admin's email, or `cli`; the rep's user id for a rep's requests (rep tokens, portal sign-ins); null for
+             *     API key requests (see `key_id`).
+             */
             actor: string | null;
             key_id: string | null;
             action: string;
@@ -1425,6 +1496,27 @@ export interface components {
             owner_id_claim?: string;
             /** @description Default false. */
             admins_allowed?: boolean;
+        };
+        /** @description The fields to change; at least one. */
+        UpdateIdentityProvider: {
+            client_id?: string;
+            /** @description Stored, and never returned. */
+            client_secret?: string;
+            email_domains?: string[];
+            email_claim?: string;
+            /** @description Null stops linking people to reps by a claim (invitations only). */
+            owner_id_claim?: string | null;
+            admins_allowed?: boolean;
+        };
+        /** @description The ways a person with the email asked about can sign in to the console. */
+        SignInOptions: {
+            single_sign_on: {
+                org_name: string;
+                /** @description The provider's name in that organisation. */
+                provider: string;
+                /** @description Where the browser goes to sign in, relative to this server. */
+                sign_in_url: string;
+            }[];
         };
         /** @description How long the link works. */
         CreateRepSignInLink: {
@@ -1930,6 +2022,32 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSignInOptions: {
+        parameters: {
+            query: {
+                /** @description The work email the person signs in with. */
+                email: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers through which this email can sign in, possibly none. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInOptions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2576,6 +2694,58 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getRepAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepAccess"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setRepAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetRepAccess"];
+            };
+        };
+        responses: {
+            /** @description The settings now in force. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepAccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listIdentityProviders: {
         parameters: {
             query?: never;
@@ -2649,6 +2819,39 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateIdentityProvider"];
+            };
+        };
+        responses: {
+            /** @description The provider as it is now, without its secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

@@ -462,6 +462,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rep-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a rep token
+         * @description Mints a short-lived bearer token bound to one rep, for your intranet to call `/v1` from the
+         *     rep's browser (see "Rep tokens" above). Name the rep by `user_id` or `user_external_id`
+         *     (exactly one; an unknown rep is `404 not_found`). The token lives `ttl_seconds` (60 to 3600,
+         *     default 900) and can be revoked earlier. The secret is in this answer only: Quotient keeps
+         *     its SHA-256 digest.
+         */
+        post: operations["createRepToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rep-tokens/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a rep token
+         * @description Revokes the token: its next call is `401 invalid_key`. Revoking a revoked or expired token
+         *     changes nothing and answers the same (idempotent). A token of another org is
+         *     `404 not_found`.
+         */
+        post: operations["revokeRepToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/inquiries": {
         parameters: {
             query?: never;
@@ -880,14 +926,23 @@ export interface components {
         /**
          * @description A permission of an API key: `deals:read` (list deals), `deals:write` (ingest deal
          *     events), `earnings:read` (list and get earnings), `plans:read` (list and get plans),
-         *     `inquiries:write` (open inquiries, comment on them, withdraw them).
+         *     `rep_tokens:write` (mint and revoke rep tokens), `inquiries:write` (open inquiries, comment on them,
+         *     withdraw them). A rep token carries `deals:read`,
+         *     `earnings:read` and `plans:read`, limited to what its rep may see.
          * @enum {string}
          */
-        Scope: "deals:read" | "deals:write" | "earnings:read" | "plans:read" | "inquiries:write";
-        /** @description The org and key a request authenticates as. */
+        Scope: "deals:read" | "deals:write" | "earnings:read" | "plans:read" | "rep_tokens:write" | "inquiries:write";
+        /**
+         * @description The org and the principal a request authenticates as: `principal` is `api_key` (then `key`
+         *     describes the key) or `rep` (a rep token; then `rep` describes the rep and the token's expiry,
+         *     and `key` is absent).
+         */
         AuthContext: {
             org: components["schemas"]["AuthOrg"];
-            key: components["schemas"]["AuthKey"];
+            /** @enum {string} */
+            principal: "api_key" | "rep";
+            key?: components["schemas"]["AuthKey"];
+            rep?: components["schemas"]["AuthRep"];
         };
         /** @description The org the key belongs to. */
         AuthOrg: {
@@ -924,6 +979,62 @@ export interface components {
              *     path, so it may not yet include the current request.
              */
             readonly last_used_at: string | null;
+        };
+        /** @description The rep a rep token acts for, and until when. */
+        AuthRep: {
+            token_id: components["schemas"]["RepTokenId"];
+            user_id: components["schemas"]["UserId"];
+            external_id: string;
+            display_name: string | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** @description The rep and, transitively, the reps who report to them today (read-only). */
+            visible_user_ids: components["schemas"]["UserId"][];
+        };
+        /**
+         * @description Id of a rep token (not the secret token itself).
+         * @example rtk_01kmz3v0c8e4b9s7d2qx6w5n1a
+         */
+        RepTokenId: string;
+        /**
+         * @description A rep-scoped token: a short-lived bearer token bound to one rep, for a browser to call
+         *     `/v1` as that rep. The secret itself is only returned once, by `POST /v1/rep-tokens`.
+         */
+        RepToken: {
+            id: components["schemas"]["RepTokenId"];
+            user_id: components["schemas"]["UserId"];
+            /**
+             * Format: date-time
+             * @description When the token stops working (at most one hour after `created_at`).
+             */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the token was revoked; `null` while it is not.
+             */
+            revoked_at: string | null;
+        };
+        /** @description A new rep token, with its secret. The secret is shown once and cannot be recovered. */
+        RepTokenCreated: components["schemas"]["RepToken"] & {
+            /**
+             * @description The secret: `qrt_` followed by 64 lowercase hexadecimal characters. Send it as
+             *     `Authorization: Bearer <token>`. Hand it to the rep's browser only.
+             */
+            token: string;
+        };
+        /**
+         * @description The rep the token is for, by Quotient id (`user_id`) or by the id in your system
+         *     (`user_external_id`): exactly one of them. `ttl_seconds` is the token's lifetime, from 60 to
+         *     3600 seconds (default 900).
+         */
+        RepTokenRequest: {
+            user_id?: components["schemas"]["UserId"];
+            /** @description The rep's id in your system (the deals' `owner_external_id`). */
+            user_external_id?: string;
+            /** @default 900 */
+            ttl_seconds?: number;
         };
         /**
          * @description Derived by the server, never sent by callers:
@@ -4236,6 +4347,85 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createRepToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The token, with its secret (shown once). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepTokenCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeRepToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token's id. */
+                id: components["schemas"]["RepTokenId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token, revoked. The secret is not returned. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

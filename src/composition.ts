@@ -27,9 +27,11 @@ import { PlanRollout } from './services/planRollout.ts';
 import { PlanAdmin, PlanHistory, PlanReader } from './services/plans.ts';
 import { PortalAccessAdmin } from './services/portalAccess.ts';
 import { PortalSignIn } from './services/portalSignIn.ts';
+import { RepAccessAdmin } from './services/repAccess.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
 import { RepSessions } from './services/repSessions.ts';
 import { RepReader } from './services/reps.ts';
+import { RepTokens } from './services/repTokens.ts';
 import { StatementReader } from './services/statements.ts';
 import { UserReader } from './services/users.ts';
 import { withDealWebhooks, withPeriodWebhooks } from './services/webhookAnnouncements.ts';
@@ -75,6 +77,7 @@ export interface ApiServices {
   statementReader: StatementReader;
   payoutReader: PayoutReader;
   estimator: DealEstimator;
+  repTokens: RepTokens;
   /** The rep's side of inquiries (the same instance as the admins'). */
   inquiries: InquiryDesk;
 }
@@ -101,6 +104,7 @@ export interface AdminServices {
   dealImport: DealImport;
   accounting: AccountingBooks;
   portalAccess: PortalAccessAdmin;
+  repAccess: RepAccessAdmin;
   inquiries: InquiryDesk;
 }
 
@@ -108,6 +112,8 @@ export interface AdminServices {
 export interface PortalServices {
   signIn: PortalSignIn;
   sessions: RepSessions;
+  /** The same service as the API's: the portal's pages call /v1 with rep tokens it mints. */
+  repTokens: RepTokens;
 }
 
 export interface Services {
@@ -145,6 +151,7 @@ export function composeServices(input: CompositionInput): Services {
   const sessionSettings = { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs };
   const adminSessions = new AdminSessions(db, { settings: sessionSettings, ...clock });
   const repSessions = new RepSessions(db, { settings: sessionSettings, ...clock });
+  const repTokens = new RepTokens(pool, clock);
   const secrets = secretBox(
     secretKeySource({
       key: config.secretKey,
@@ -164,6 +171,7 @@ export function composeServices(input: CompositionInput): Services {
       statementReader: new StatementReader(pool),
       payoutReader: new PayoutReader(poolStatements(pool)),
       estimator: new DealEstimator(ingestion),
+      repTokens,
       inquiries,
     },
     admin: {
@@ -186,11 +194,13 @@ export function composeServices(input: CompositionInput): Services {
       dealImport: new DealImport(db, pool, dealEventBatch),
       accounting: new AccountingBooks(db, input.now ? { now: input.now } : {}),
       portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
+      repAccess: new RepAccessAdmin(db),
       inquiries,
     },
     portal: {
       signIn: new PortalSignIn(db, { repSessions, adminSessions, secrets, ...clock }),
       sessions: repSessions,
+      repTokens,
     },
   };
 }

@@ -178,6 +178,16 @@ export type AccountingClose = Prisma.AccountingCloseModel
  */
 export type AccountingConversion = Prisma.AccountingConversionModel
 /**
+ * Model RepToken
+ * 
+ */
+export type RepToken = Prisma.RepTokenModel
+/**
+ * Model RepRateLimitCounter
+ * 
+ */
+export type RepRateLimitCounter = Prisma.RepRateLimitCounterModel
+/**
  * Model Inquiry
  * 
  */

@@ -29,6 +29,9 @@ import type {
   PlanList,
   PlanListItem,
   RawClient,
+  RepToken,
+  RepTokenCreated,
+  RepTokenRequest,
   Statement,
   User,
   UserList,
@@ -242,6 +245,30 @@ export class EstimatesResource {
    */
   async create(request: EstimateRequest, options?: RequestOptions): Promise<Estimate> {
     return unwrap(this.#core.raw.POST('/v1/estimates', { body: request, ...init(this.#core, options) }));
+  }
+}
+
+export class RepTokensResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /**
+   * `POST /v1/rep-tokens`: a short-lived token bound to one rep (`user_id` or `user_external_id`), for the rep's
+   * browser to call `/v1` as that rep; `ttl_seconds` 60 to 3600, default 900. The secret (`token`) is in this
+   * answer only: hand it to the rep's browser, never log it. Needs `rep_tokens:write`. A retried call may mint a
+   * second token; unused tokens expire on their own.
+   */
+  async create(request: RepTokenRequest, options?: RequestOptions): Promise<RepTokenCreated> {
+    return unwrap(this.#core.raw.POST('/v1/rep-tokens', { body: request, ...init(this.#core, options) }));
+  }
+
+  /** `POST /v1/rep-tokens/{id}/revoke`: its next call is 401. Idempotent. Needs `rep_tokens:write`. */
+  async revoke(id: string, options?: RequestOptions): Promise<RepToken> {
+    return unwrap(
+      this.#core.raw.POST('/v1/rep-tokens/{id}/revoke', { params: { path: { id } }, ...init(this.#core, options) }),
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Client, ClientPathsWithMethod, MethodResponse } from 'openapi-fetch';
-import type { paths, webhooks } from './generated/openapi.ts';
+import type { components, paths, webhooks } from './generated/openapi.ts';
 
 // Every type here is derived from the generated contract; none is written by hand. They exist so that
 // callers can name what the client methods take and return (`import type { Deal } from '@quotient/sdk'`).
@@ -47,6 +47,9 @@ export type ListPayoutsParams = Query<paths['/v1/payouts']['get']>;
 
 export type EstimateRequest = RequestBody<paths['/v1/estimates']['post']>;
 export type Estimate = JsonBody<'/v1/estimates', 'post'>;
+export type RepTokenRequest = RequestBody<paths['/v1/rep-tokens']['post']>;
+export type RepTokenCreated = components['schemas']['RepTokenCreated'];
+export type RepToken = components['schemas']['RepToken'];
 
 export type PlanList = JsonBody<'/v1/plans', 'get'>;
 export type PlanListItem = PlanList['plans'][number];

@@ -8,6 +8,12 @@
  */
 export const WRITE_CONFIRMS_KEY = 'x-quotient-write-confirms-key';
 
+/**
+ * The contract's mark of an operation a rep principal may call whatever the scopes it requires of API keys (an
+ * inquiry's opening, its comments, its withdrawal): the rep's own actions, bounded by what the rep may see.
+ */
+export const REP_ACTION = 'x-quotient-rep-action';
+
 export interface ContractOperation {
   operationId: string;
   method: string;
@@ -19,6 +25,8 @@ export interface ContractOperation {
    * accepted write answers, and the status of the audit entry that write records.
    */
   writeConfirmsKey: boolean;
+  /** The contract marks the operation `x-quotient-rep-action`: a rep token may call it without its scopes. */
+  repAction: boolean;
 }
 
 export type OperationMatch =
@@ -33,6 +41,7 @@ interface OpenApiOperationObject {
   security?: Array<Record<string, string[]>>;
   responses?: Record<string, unknown>;
   [WRITE_CONFIRMS_KEY]?: boolean;
+  [REP_ACTION]?: boolean;
 }
 
 interface OpenApiDocument {
@@ -61,6 +70,7 @@ export class OperationTable {
           pathTemplate: template,
           requiredScopes: scopesOf(operation.security ?? document.security),
           writeConfirmsKey: writeConfirmsKey(operation),
+          repAction: operation[REP_ACTION] === true,
         });
       }
       return { pattern: compile(template), template, operations };

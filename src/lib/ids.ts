@@ -28,6 +28,7 @@ export type IdPrefix =
   | 'rlnk'
   | 'rses'
   | 'apv'
+  | 'rtk'
   | 'inq'
   | 'inql'
   | 'inqc';

@@ -216,6 +216,30 @@ export async function lock(tx: Transaction, orgId: string, planId: string): Prom
   return locked.length === 0 ? null : find(tx, orgId, planId);
 }
 
+/**
+ * The plans any of the users is or was assigned to (by any version's assignees, `all` included) or has rows of:
+ * what a rep principal may see of the org's plans.
+ */
+export async function idsAssignedToAny(
+  tx: Transaction,
+  orgId: string,
+  userIds: readonly string[],
+): Promise<Set<string>> {
+  const rows = await tx.query<{ plan_id: string }>(
+    sql`WITH reps AS (SELECT external_id FROM users WHERE org_id = ${orgId} AND id = ANY(${userIds}::text[]))
+        SELECT v.plan_id FROM plan_versions v
+        WHERE v.org_id = ${orgId} AND (
+          jsonb_typeof(v.definition -> 'assignees') IS DISTINCT FROM 'array'
+          OR EXISTS (
+            SELECT 1 FROM jsonb_array_elements(v.definition -> 'assignees') AS a(entry)
+            WHERE (CASE WHEN jsonb_typeof(a.entry) = 'string' THEN a.entry #>> '{}' ELSE a.entry ->> 'owner_external_id' END)
+                  IN (SELECT external_id FROM reps)))
+        UNION
+        SELECT DISTINCT plan_id FROM earnings WHERE org_id = ${orgId} AND user_id = ANY(${userIds}::text[])`,
+  );
+  return new Set(rows.map((row) => row.plan_id));
+}
+
 /** The org's active plans, oldest first (the API's plan list). */
 export async function listActive(tx: Transaction, orgId: string): Promise<PlanRecord[]> {
   const rows = await prismaOf(tx).plan.findMany({

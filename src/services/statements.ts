@@ -1,6 +1,7 @@
 import { buildStatement, type Statement } from '../domain/earnings/statement.ts';
 import { type CalendarDate, periodBounds, periodKindOf } from '../domain/periods.ts';
 import { namesAssignee } from '../domain/plans/types.ts';
+import { type Viewer, visibleUserIdsOf } from '../domain/viewer.ts';
 import * as deals from '../repositories/deals.ts';
 import * as earnings from '../repositories/earnings.ts';
 import * as orgs from '../repositories/orgs.ts';
@@ -24,10 +25,14 @@ export class StatementReader {
     this.#today = options.today ?? todayUtc;
   }
 
-  /** Null when the org has no such user. `periodId` is a valid period id (the contract checks it). */
-  async statement(orgId: string, userId: string, periodId: string): Promise<Statement | null> {
+  /**
+   * Null when the org has no such user or the viewer may not see them. `periodId` is a valid period id (the contract
+   * checks it).
+   */
+  async statement(viewer: Viewer, userId: string, periodId: string): Promise<Statement | null> {
+    const { orgId } = viewer;
     const tx = poolStatements(this.#pool);
-    const user = await users.find(tx, orgId, userId);
+    const user = await users.find(tx, orgId, userId, visibleUserIdsOf(viewer));
     if (!user) return null;
     const [period, rows, orgPlans, repDeals, drawBalances, config] = await Promise.all([
       periods.findSummary(tx, orgId, periodId),

@@ -45,6 +45,7 @@ const REPOSITORIES = [
   'repManagers',
   'repSessions',
   'repSignInLinks',
+  'repTokens',
   'sourceEvents',
   'ssoSignInAttempts',
   'users',

@@ -429,6 +429,8 @@ export const ModelName = {
   AccountingPolicyVersion: 'AccountingPolicyVersion',
   AccountingClose: 'AccountingClose',
   AccountingConversion: 'AccountingConversion',
+  RepToken: 'RepToken',
+  RepRateLimitCounter: 'RepRateLimitCounter',
   Inquiry: 'Inquiry',
   InquiryLink: 'InquiryLink',
   InquiryComment: 'InquiryComment'
@@ -447,7 +449,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "inquiry" | "inquiryLink" | "inquiryComment"
+    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2819,6 +2821,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    RepToken: {
+      payload: Prisma.$RepTokenPayload<ExtArgs>
+      fields: Prisma.RepTokenFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RepTokenFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RepTokenFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>
+        }
+        findFirst: {
+          args: Prisma.RepTokenFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RepTokenFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>
+        }
+        findMany: {
+          args: Prisma.RepTokenFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>[]
+        }
+        create: {
+          args: Prisma.RepTokenCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>
+        }
+        createMany: {
+          args: Prisma.RepTokenCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RepTokenCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>[]
+        }
+        delete: {
+          args: Prisma.RepTokenDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>
+        }
+        update: {
+          args: Prisma.RepTokenUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>
+        }
+        deleteMany: {
+          args: Prisma.RepTokenDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RepTokenUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RepTokenUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>[]
+        }
+        upsert: {
+          args: Prisma.RepTokenUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>
+        }
+        aggregate: {
+          args: Prisma.RepTokenAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRepToken>
+        }
+        groupBy: {
+          args: Prisma.RepTokenGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepTokenGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RepTokenCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepTokenCountAggregateOutputType> | number
+        }
+      }
+    }
+    RepRateLimitCounter: {
+      payload: Prisma.$RepRateLimitCounterPayload<ExtArgs>
+      fields: Prisma.RepRateLimitCounterFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RepRateLimitCounterFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RepRateLimitCounterFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>
+        }
+        findFirst: {
+          args: Prisma.RepRateLimitCounterFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RepRateLimitCounterFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>
+        }
+        findMany: {
+          args: Prisma.RepRateLimitCounterFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>[]
+        }
+        create: {
+          args: Prisma.RepRateLimitCounterCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>
+        }
+        createMany: {
+          args: Prisma.RepRateLimitCounterCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RepRateLimitCounterCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>[]
+        }
+        delete: {
+          args: Prisma.RepRateLimitCounterDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>
+        }
+        update: {
+          args: Prisma.RepRateLimitCounterUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>
+        }
+        deleteMany: {
+          args: Prisma.RepRateLimitCounterDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RepRateLimitCounterUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RepRateLimitCounterUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>[]
+        }
+        upsert: {
+          args: Prisma.RepRateLimitCounterUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>
+        }
+        aggregate: {
+          args: Prisma.RepRateLimitCounterAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRepRateLimitCounter>
+        }
+        groupBy: {
+          args: Prisma.RepRateLimitCounterGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepRateLimitCounterGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RepRateLimitCounterCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepRateLimitCounterCountAggregateOutputType> | number
+        }
+      }
+    }
     Inquiry: {
       payload: Prisma.$InquiryPayload<ExtArgs>
       fields: Prisma.InquiryFieldRefs
@@ -3087,6 +3237,8 @@ export const OrgScalarFieldEnum = {
   lost_stages: 'lost_stages',
   config_version: 'config_version',
   default_currency: 'default_currency',
+  cors_allowed_origins: 'cors_allowed_origins',
+  rep_rate_limit_per_minute: 'rep_rate_limit_per_minute',
   created_at: 'created_at'
 } as const
 
@@ -3552,6 +3704,30 @@ export const AccountingConversionScalarFieldEnum = {
 export type AccountingConversionScalarFieldEnum = (typeof AccountingConversionScalarFieldEnum)[keyof typeof AccountingConversionScalarFieldEnum]
 
 
+export const RepTokenScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  digest: 'digest',
+  api_key_id: 'api_key_id',
+  rep_session_id: 'rep_session_id',
+  created_at: 'created_at',
+  expires_at: 'expires_at',
+  revoked_at: 'revoked_at'
+} as const
+
+export type RepTokenScalarFieldEnum = (typeof RepTokenScalarFieldEnum)[keyof typeof RepTokenScalarFieldEnum]
+
+
+export const RepRateLimitCounterScalarFieldEnum = {
+  user_id: 'user_id',
+  window_start: 'window_start',
+  count: 'count'
+} as const
+
+export type RepRateLimitCounterScalarFieldEnum = (typeof RepRateLimitCounterScalarFieldEnum)[keyof typeof RepRateLimitCounterScalarFieldEnum]
+
+
 export const InquiryScalarFieldEnum = {
   id: 'id',
   org_id: 'org_id',
@@ -3950,6 +4126,8 @@ export type GlobalOmitConfig = {
   accountingPolicyVersion?: Prisma.AccountingPolicyVersionOmit
   accountingClose?: Prisma.AccountingCloseOmit
   accountingConversion?: Prisma.AccountingConversionOmit
+  repToken?: Prisma.RepTokenOmit
+  repRateLimitCounter?: Prisma.RepRateLimitCounterOmit
   inquiry?: Prisma.InquiryOmit
   inquiryLink?: Prisma.InquiryLinkOmit
   inquiryComment?: Prisma.InquiryCommentOmit

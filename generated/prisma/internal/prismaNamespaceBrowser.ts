@@ -83,6 +83,8 @@ export const ModelName = {
   AccountingPolicyVersion: 'AccountingPolicyVersion',
   AccountingClose: 'AccountingClose',
   AccountingConversion: 'AccountingConversion',
+  RepToken: 'RepToken',
+  RepRateLimitCounter: 'RepRateLimitCounter',
   Inquiry: 'Inquiry',
   InquiryLink: 'InquiryLink',
   InquiryComment: 'InquiryComment'
@@ -111,6 +113,8 @@ export const OrgScalarFieldEnum = {
   lost_stages: 'lost_stages',
   config_version: 'config_version',
   default_currency: 'default_currency',
+  cors_allowed_origins: 'cors_allowed_origins',
+  rep_rate_limit_per_minute: 'rep_rate_limit_per_minute',
   created_at: 'created_at'
 } as const
 
@@ -574,6 +578,30 @@ export const AccountingConversionScalarFieldEnum = {
 } as const
 
 export type AccountingConversionScalarFieldEnum = (typeof AccountingConversionScalarFieldEnum)[keyof typeof AccountingConversionScalarFieldEnum]
+
+
+export const RepTokenScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  digest: 'digest',
+  api_key_id: 'api_key_id',
+  rep_session_id: 'rep_session_id',
+  created_at: 'created_at',
+  expires_at: 'expires_at',
+  revoked_at: 'revoked_at'
+} as const
+
+export type RepTokenScalarFieldEnum = (typeof RepTokenScalarFieldEnum)[keyof typeof RepTokenScalarFieldEnum]
+
+
+export const RepRateLimitCounterScalarFieldEnum = {
+  user_id: 'user_id',
+  window_start: 'window_start',
+  count: 'count'
+} as const
+
+export type RepRateLimitCounterScalarFieldEnum = (typeof RepRateLimitCounterScalarFieldEnum)[keyof typeof RepRateLimitCounterScalarFieldEnum]
 
 
 export const InquiryScalarFieldEnum = {

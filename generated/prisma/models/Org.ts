@@ -28,10 +28,12 @@ export type AggregateOrg = {
 
 export type OrgAvgAggregateOutputType = {
   config_version: number | null
+  rep_rate_limit_per_minute: number | null
 }
 
 export type OrgSumAggregateOutputType = {
   config_version: number | null
+  rep_rate_limit_per_minute: number | null
 }
 
 export type OrgMinAggregateOutputType = {
@@ -39,6 +41,7 @@ export type OrgMinAggregateOutputType = {
   name: string | null
   config_version: number | null
   default_currency: string | null
+  rep_rate_limit_per_minute: number | null
   created_at: Date | null
 }
 
@@ -47,6 +50,7 @@ export type OrgMaxAggregateOutputType = {
   name: string | null
   config_version: number | null
   default_currency: string | null
+  rep_rate_limit_per_minute: number | null
   created_at: Date | null
 }
 
@@ -57,6 +61,8 @@ export type OrgCountAggregateOutputType = {
   lost_stages: number
   config_version: number
   default_currency: number
+  cors_allowed_origins: number
+  rep_rate_limit_per_minute: number
   created_at: number
   _all: number
 }
@@ -64,10 +70,12 @@ export type OrgCountAggregateOutputType = {
 
 export type OrgAvgAggregateInputType = {
   config_version?: true
+  rep_rate_limit_per_minute?: true
 }
 
 export type OrgSumAggregateInputType = {
   config_version?: true
+  rep_rate_limit_per_minute?: true
 }
 
 export type OrgMinAggregateInputType = {
@@ -75,6 +83,7 @@ export type OrgMinAggregateInputType = {
   name?: true
   config_version?: true
   default_currency?: true
+  rep_rate_limit_per_minute?: true
   created_at?: true
 }
 
@@ -83,6 +92,7 @@ export type OrgMaxAggregateInputType = {
   name?: true
   config_version?: true
   default_currency?: true
+  rep_rate_limit_per_minute?: true
   created_at?: true
 }
 
@@ -93,6 +103,8 @@ export type OrgCountAggregateInputType = {
   lost_stages?: true
   config_version?: true
   default_currency?: true
+  cors_allowed_origins?: true
+  rep_rate_limit_per_minute?: true
   created_at?: true
   _all?: true
 }
@@ -190,6 +202,8 @@ export type OrgGroupByOutputType = {
   lost_stages: string[]
   config_version: number
   default_currency: string
+  cors_allowed_origins: string[]
+  rep_rate_limit_per_minute: number
   created_at: Date
   _count: OrgCountAggregateOutputType | null
   _avg: OrgAvgAggregateOutputType | null
@@ -223,6 +237,8 @@ export type OrgWhereInput = {
   lost_stages?: Prisma.StringNullableListFilter<"Org">
   config_version?: Prisma.IntFilter<"Org"> | number
   default_currency?: Prisma.StringFilter<"Org"> | string
+  cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
+  rep_rate_limit_per_minute?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
@@ -244,6 +260,8 @@ export type OrgOrderByWithRelationInput = {
   lost_stages?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  cors_allowed_origins?: Prisma.SortOrder
+  rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   users?: Prisma.UserOrderByRelationAggregateInput
   api_keys?: Prisma.ApiKeyOrderByRelationAggregateInput
@@ -268,6 +286,8 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   lost_stages?: Prisma.StringNullableListFilter<"Org">
   config_version?: Prisma.IntFilter<"Org"> | number
   default_currency?: Prisma.StringFilter<"Org"> | string
+  cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
+  rep_rate_limit_per_minute?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
@@ -289,6 +309,8 @@ export type OrgOrderByWithAggregationInput = {
   lost_stages?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  cors_allowed_origins?: Prisma.SortOrder
+  rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.OrgCountOrderByAggregateInput
   _avg?: Prisma.OrgAvgOrderByAggregateInput
@@ -307,6 +329,8 @@ export type OrgScalarWhereWithAggregatesInput = {
   lost_stages?: Prisma.StringNullableListFilter<"Org">
   config_version?: Prisma.IntWithAggregatesFilter<"Org"> | number
   default_currency?: Prisma.StringWithAggregatesFilter<"Org"> | string
+  cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
+  rep_rate_limit_per_minute?: Prisma.IntWithAggregatesFilter<"Org"> | number
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Org"> | Date | string
 }
 
@@ -317,6 +341,8 @@ export type OrgCreateInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -338,6 +364,8 @@ export type OrgUncheckedCreateInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -359,6 +387,8 @@ export type OrgUpdateInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -380,6 +410,8 @@ export type OrgUncheckedUpdateInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -401,6 +433,8 @@ export type OrgCreateManyInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
 }
 
@@ -411,6 +445,8 @@ export type OrgUpdateManyMutationInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -421,6 +457,8 @@ export type OrgUncheckedUpdateManyInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -439,11 +477,14 @@ export type OrgCountOrderByAggregateInput = {
   lost_stages?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  cors_allowed_origins?: Prisma.SortOrder
+  rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
 export type OrgAvgOrderByAggregateInput = {
   config_version?: Prisma.SortOrder
+  rep_rate_limit_per_minute?: Prisma.SortOrder
 }
 
 export type OrgMaxOrderByAggregateInput = {
@@ -451,6 +492,7 @@ export type OrgMaxOrderByAggregateInput = {
   name?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -459,11 +501,13 @@ export type OrgMinOrderByAggregateInput = {
   name?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
 export type OrgSumOrderByAggregateInput = {
   config_version?: Prisma.SortOrder
+  rep_rate_limit_per_minute?: Prisma.SortOrder
 }
 
 export type OrgScalarRelationFilter = {
@@ -476,6 +520,10 @@ export type OrgCreatewon_stagesInput = {
 }
 
 export type OrgCreatelost_stagesInput = {
+  set: string[]
+}
+
+export type OrgCreatecors_allowed_originsInput = {
   set: string[]
 }
 
@@ -499,6 +547,11 @@ export type IntFieldUpdateOperationsInput = {
   decrement?: number
   multiply?: number
   divide?: number
+}
+
+export type OrgUpdatecors_allowed_originsInput = {
+  set?: string[]
+  push?: string | string[]
 }
 
 export type DateTimeFieldUpdateOperationsInput = {
@@ -666,6 +719,8 @@ export type OrgCreateWithoutUsersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
@@ -686,6 +741,8 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
@@ -722,6 +779,8 @@ export type OrgUpdateWithoutUsersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
@@ -742,6 +801,8 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
@@ -762,6 +823,8 @@ export type OrgCreateWithoutRep_managersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -782,6 +845,8 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -818,6 +883,8 @@ export type OrgUpdateWithoutRep_managersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -838,6 +905,8 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -858,6 +927,8 @@ export type OrgCreateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
@@ -878,6 +949,8 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
@@ -914,6 +987,8 @@ export type OrgUpdateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
@@ -934,6 +1009,8 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
@@ -954,6 +1031,8 @@ export type OrgCreateWithoutAdminsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -974,6 +1053,8 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1010,6 +1091,8 @@ export type OrgUpdateWithoutAdminsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1030,6 +1113,8 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1050,6 +1135,8 @@ export type OrgCreateWithoutDealsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1070,6 +1157,8 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1106,6 +1195,8 @@ export type OrgUpdateWithoutDealsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1126,6 +1217,8 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1146,6 +1239,8 @@ export type OrgCreateWithoutPlansInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1166,6 +1261,8 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1202,6 +1299,8 @@ export type OrgUpdateWithoutPlansInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1222,6 +1321,8 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1242,6 +1343,8 @@ export type OrgCreateWithoutPeriodsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1262,6 +1365,8 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1298,6 +1403,8 @@ export type OrgUpdateWithoutPeriodsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1318,6 +1425,8 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1338,6 +1447,8 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1358,6 +1469,8 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1394,6 +1507,8 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1414,6 +1529,8 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1434,6 +1551,8 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1454,6 +1573,8 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1490,6 +1611,8 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1510,6 +1633,8 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1530,6 +1655,8 @@ export type OrgCreateWithoutExchange_ratesInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1550,6 +1677,8 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1586,6 +1715,8 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1606,6 +1737,8 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1626,6 +1759,8 @@ export type OrgCreateWithoutIdentity_providersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1646,6 +1781,8 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1682,6 +1819,8 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1702,6 +1841,8 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1843,6 +1984,8 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   lost_stages?: boolean
   config_version?: boolean
   default_currency?: boolean
+  cors_allowed_origins?: boolean
+  rep_rate_limit_per_minute?: boolean
   created_at?: boolean
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -1865,6 +2008,8 @@ export type OrgSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extension
   lost_stages?: boolean
   config_version?: boolean
   default_currency?: boolean
+  cors_allowed_origins?: boolean
+  rep_rate_limit_per_minute?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -1875,6 +2020,8 @@ export type OrgSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extension
   lost_stages?: boolean
   config_version?: boolean
   default_currency?: boolean
+  cors_allowed_origins?: boolean
+  rep_rate_limit_per_minute?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -1885,10 +2032,12 @@ export type OrgSelectScalar = {
   lost_stages?: boolean
   config_version?: boolean
   default_currency?: boolean
+  cors_allowed_origins?: boolean
+  rep_rate_limit_per_minute?: boolean
   created_at?: boolean
 }
 
-export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "default_currency" | "created_at", ExtArgs["result"]["org"]>
+export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "default_currency" | "cors_allowed_origins" | "rep_rate_limit_per_minute" | "created_at", ExtArgs["result"]["org"]>
 export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -1928,6 +2077,8 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     lost_stages: string[]
     config_version: number
     default_currency: string
+    cors_allowed_origins: string[]
+    rep_rate_limit_per_minute: number
     created_at: Date
   }, ExtArgs["result"]["org"]>
   composites: {}
@@ -2369,6 +2520,8 @@ export interface OrgFieldRefs {
   readonly lost_stages: Prisma.FieldRef<"Org", 'String[]'>
   readonly config_version: Prisma.FieldRef<"Org", 'Int'>
   readonly default_currency: Prisma.FieldRef<"Org", 'String'>
+  readonly cors_allowed_origins: Prisma.FieldRef<"Org", 'String[]'>
+  readonly rep_rate_limit_per_minute: Prisma.FieldRef<"Org", 'Int'>
   readonly created_at: Prisma.FieldRef<"Org", 'DateTime'>
 }
     

@@ -9,6 +9,7 @@ import { metaHandlers } from './meta.ts';
 import { type PlanRouteDeps, planHandlers } from './plans.ts';
 import { type PlatformHandlerDeps, platformHandlers } from './platform.ts';
 import { type ReportRouteDeps, reportHandlers } from './reports.ts';
+import { type RepTokenRouteDeps, repTokenHandlers } from './repTokens.ts';
 import { type UserRouteDeps, userHandlers } from './users.ts';
 
 /** The handlers of the public contract (openapi.yaml), one per operation. */
@@ -22,6 +23,7 @@ export type HandlerDeps = PlatformHandlerDeps &
   UserRouteDeps &
   ReportRouteDeps &
   EstimateRouteDeps &
+  RepTokenRouteDeps &
   InquiryRouteDeps;
 
 /**
@@ -39,6 +41,7 @@ export function contractHandlers(deps: HandlerDeps): PublicHandlers {
     ...userHandlers(deps),
     ...reportHandlers(deps),
     ...estimateHandlers(deps),
+    ...repTokenHandlers(deps),
     ...inquiryHandlers(deps),
   };
 }

@@ -26,21 +26,18 @@ export function inquiryActorOf(
   res: Response,
 ): { orgId: string; actor: InquiryActor } {
   const auth = res.locals.auth as RequestAuth;
-  return {
-    orgId: auth.orgId,
-    actor: {
-      kind: 'api_key',
-      keyId: auth.keyId,
-      keyName: auth.key.name,
-      request: {
-        requestId: res.locals.requestId as string,
-        method: req.method,
-        route: (res.locals.operation as ContractOperation).pathTemplate,
-        clientIp: req.ip ?? null,
-        userAgent: req.get('user-agent') ?? null,
-      },
-    },
+  const request = {
+    requestId: res.locals.requestId as string,
+    method: req.method,
+    route: (res.locals.operation as ContractOperation).pathTemplate,
+    clientIp: req.ip ?? null,
+    userAgent: req.get('user-agent') ?? null,
   };
+  if (auth.kind === 'rep') {
+    const { userId, visibleUserIds, tokenId } = auth.viewer;
+    return { orgId: auth.orgId, actor: { kind: 'rep', userId, visibleUserIds, tokenId, request } };
+  }
+  return { orgId: auth.orgId, actor: { kind: 'api_key', keyId: auth.keyId, keyName: auth.key.name, request } };
 }
 
 function withThread(found: InquiryWithThread): Inquiry {

@@ -2,7 +2,7 @@ import type { components, operations } from '../../../generated/openapi.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import type { PlanReader } from '../../services/plans.ts';
 import { toWireChip, toWirePlan, toWirePlanListItem } from '../../wire/plans.ts';
-import type { RequestAuth } from '../middleware/authenticate.ts';
+import { viewerOf } from '../middleware/authenticate.ts';
 import type { PublicHandlers } from './index.ts';
 
 type Plan = components['schemas']['Plan'];
@@ -16,8 +16,8 @@ export interface PlanRouteDeps {
 export function planHandlers(deps: PlanRouteDeps): Pick<PublicHandlers, 'listPlans' | 'getPlan'> {
   return {
     listPlans: async (_req, res) => {
-      const { orgId } = res.locals.auth as RequestAuth;
-      const plans = await deps.planReader.listActive(orgId);
+      const viewer = viewerOf(res);
+      const plans = await deps.planReader.listActive(viewer);
       const body: PlanList = {
         plans: plans.map(toWirePlanListItem),
       };
@@ -27,10 +27,10 @@ export function planHandlers(deps: PlanRouteDeps): Pick<PublicHandlers, 'listPla
     // The contract validator has already refused an `include` other than `chips` (400 invalid_body naming it).
     // The current version is read either way: it says who the plan applies to (`assignees`).
     getPlan: async (req, res) => {
-      const { orgId } = res.locals.auth as RequestAuth;
+      const viewer = viewerOf(res);
       const { id } = req.params as GetPlanParams['path'];
       const query = req.query as NonNullable<GetPlanParams['query']>;
-      const snapshot = await deps.planReader.withCurrentChips(orgId, id);
+      const snapshot = await deps.planReader.withCurrentChips(viewer, id);
       if (!snapshot) throw new Refusal('not_found', `no plan ${id}`);
       const body: Plan =
         query.include === 'chips'
