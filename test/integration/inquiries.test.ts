@@ -15,7 +15,7 @@ import { testServices } from '../helpers/services.ts';
 // another rep) and through /v1 with API keys, the admins' queue through the admin API, and what every step leaves
 // behind: webhooks in the outbox, audit entries, times.
 
-const ALL_SCOPES = ['deals:read', 'deals:write', 'earnings:read', 'plans:read', 'inquiries:write'];
+const ALL_SCOPES = ['deals:read', 'deals:write', 'earnings:read', 'plans:read', 'inquiries:write', 'rep_tokens:write'];
 
 /**
  * An org with a plan, a won deal of rep-017 (an earning), a deal of rep-018, mgr-001 as rep-017's manager, an
@@ -391,6 +391,91 @@ describe('inquiries: the admin queue', () => {
     const path = { params: { path: { id: inquiry.id } } };
     assert.equal((await stranger.api.GET('/admin/v1/inquiries/{id}', path)).response.status, 404);
     assert.equal((await stranger.api.POST('/admin/v1/inquiries/{id}/start-review', path)).response.status, 404);
+  });
+});
+
+describe('inquiries over /v1 with rep tokens', () => {
+  test('a rep opens and withdraws their own, their manager follows and answers, another rep gets 404', async ({
+    db,
+    server,
+    newOrg,
+  }) => {
+    const w = await world(db, server, newOrg);
+    const tokenFor = async (userId: string) => {
+      const minted = await w.client.repTokens.create({ user_id: userId });
+      return { tokenId: minted.id, client: sdkClient(server, minted.token, { maxRetries: 0 }) };
+    };
+    const rep = await tokenFor(w.ids.rep);
+    const manager = await tokenFor(w.ids.manager);
+    const other = await tokenFor(w.ids.other);
+
+    const opened = await rep.client.inquiries.open({
+      subject: { kind: 'statement', period_id: '2026-04' },
+      type: 'missing_deal',
+      expected_amount: { amount_cents: 50000, currency: 'USD' },
+      message: 'Globex is missing',
+    });
+    assert.equal(opened.user_id, w.ids.rep);
+    assert.deepEqual(opened.opened_by, { kind: 'rep', user_id: w.ids.rep, label: 'rep-017' });
+    const onTheEarning = await rep.client.inquiries.open({
+      subject: { kind: 'earning', earning_id: w.earning.id },
+      type: 'wrong_amount',
+      message: 'Rate?',
+    });
+
+    assert.deepEqual(
+      (await manager.client.inquiries.listPage()).inquiries.map((inquiry) => inquiry.id),
+      [onTheEarning.id, opened.id],
+    );
+    const answered = await manager.client.inquiries.comment(opened.id, 'I confirm: signed on 28 April');
+    assert.deepEqual(
+      answered.comments?.map((comment) => [comment.author.label, comment.body]),
+      [['mgr-001', 'I confirm: signed on 28 April']],
+    );
+    assert.equal(answered.first_response_at, null, "a manager's comment is not the admins' response");
+
+    for (const attempt of [
+      () => other.client.inquiries.get(opened.id),
+      () => other.client.inquiries.comment(opened.id, 'me too'),
+      () => other.client.inquiries.withdraw(opened.id),
+      () =>
+        other.client.inquiries.open({
+          subject: { kind: 'earning', earning_id: w.earning.id },
+          type: 'other',
+          message: 'x',
+        }),
+      () =>
+        other.client.inquiries.open({
+          subject: { kind: 'statement', period_id: '2026-04' },
+          user_id: w.ids.rep,
+          type: 'other',
+          message: 'x',
+        }),
+      () =>
+        rep.client.inquiries.open({ subject: { kind: 'deal', deal_id: w.deals.others }, type: 'other', message: 'x' }),
+    ]) {
+      await assert.rejects(attempt(), { status: 404, error: 'not_found' });
+    }
+    assert.deepEqual((await other.client.inquiries.listPage()).inquiries, []);
+    assert.deepEqual((await other.client.inquiries.listPage({ user_id: w.ids.rep })).inquiries, []);
+
+    assert.equal((await rep.client.inquiries.withdraw(opened.id)).state, 'withdrawn');
+    await assert.rejects(rep.client.inquiries.withdraw(opened.id), { status: 409, error: 'invalid_state' });
+    await assert.rejects(manager.client.inquiries.comment(opened.id, 'late'), { status: 409, error: 'invalid_state' });
+
+    const audited = await db.auditEntry.findMany({
+      where: { org_id: w.org.id, action: { startsWith: 'inquiry.' }, actor_type: 'rep' },
+      orderBy: [{ occurred_at: 'asc' }, { id: 'asc' }],
+    });
+    assert.deepEqual(
+      audited.map((entry) => [entry.action, entry.actor, (entry.details as { token_id: string }).token_id]),
+      [
+        ['inquiry.opened', w.ids.rep, rep.tokenId],
+        ['inquiry.opened', w.ids.rep, rep.tokenId],
+        ['inquiry.commented', w.ids.manager, manager.tokenId],
+        ['inquiry.withdrawn', w.ids.rep, rep.tokenId],
+      ],
+    );
   });
 });
 
