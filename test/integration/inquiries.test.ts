@@ -380,6 +380,41 @@ describe('inquiries: the admin queue', () => {
     assert.deepEqual(adjusted.data?.resolution?.links, [{ kind: 'adjustment', id: 'adj_01kpnx0c7ad2m4n6p8q0r2s4t6' }]);
   });
 
+  test('an admin opens an inquiry for a rep; a subject without its rep or of another org is refused', async ({
+    db,
+    server,
+    newOrg,
+    signedIn,
+  }) => {
+    const w = await world(db, server, newOrg);
+    const { client: admin, account } = await signedIn('admin', w.org.id);
+    const opened = await admin.api.POST('/admin/v1/inquiries', {
+      body: {
+        subject: { kind: 'deal', deal_id: w.deals.won },
+        user_id: w.ids.rep,
+        type: 'wrong_credit',
+        expected_amount: { amount_cents: 25000, currency: 'EUR' },
+        message: 'Split should be 50/50 with rep-018',
+      },
+    });
+    assert.equal(opened.response.status, 201, JSON.stringify(opened.error));
+    assert.deepEqual(opened.data?.opened_by, { kind: 'admin', id: account.admin.id, label: account.email });
+    assert.deepEqual(opened.data?.expected_amount, { amount_cents: 25000, currency: 'EUR' });
+    assert.equal(opened.data?.subject.deal_id, w.deals.won);
+
+    const withoutRep = await admin.api.POST('/admin/v1/inquiries', {
+      body: { subject: { kind: 'statement', period_id: '2026-04' }, type: 'other', message: 'whose?' },
+    });
+    assert.equal(withoutRep.response.status, 400);
+    const stranger = await newOrg({ scopes: ALL_SCOPES });
+    const foreign = await ingest(server, stranger.rawKey, dealEvent());
+    const ofAnotherOrg = await admin.api.POST('/admin/v1/inquiries', {
+      body: { subject: { kind: 'deal', deal_id: foreign.deal_id }, user_id: w.ids.rep, type: 'other', message: 'x' },
+    });
+    assert.equal(ofAnotherOrg.response.status, 404);
+    assert.equal(await db.inquiry.count({ where: { org_id: w.org.id } }), 1);
+  });
+
   test('an inquiry of another org is 404 to an admin', async ({ db, server, newOrg, signedIn }) => {
     const w = await world(db, server, newOrg);
     const { inquiry } = await w.desk.open(w.org.id, w.actors.rep, {
