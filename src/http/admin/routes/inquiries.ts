@@ -3,6 +3,7 @@ import type { AdminServices } from '../../../composition.ts';
 import { Refusal } from '../../../domain/refusal.ts';
 import type { InquiryActor, InquiryWithThread } from '../../../services/inquiries.ts';
 import { toWireAdminInquiry } from '../../../wire/inquiries.ts';
+import { pageRequest } from '../../pages.ts';
 import type { AdminHandlers } from '../handlers.ts';
 import { adminContext } from '../session.ts';
 
@@ -56,8 +57,7 @@ export function inquiryHandlers(
           ...assigneeFilter(query.assignee),
           ...openedBefore(query.opened_before),
         },
-        limit: query.limit === undefined ? 50 : Number(query.limit),
-        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+        ...pageRequest(query),
       });
       res.status(200).json({
         inquiries: page.inquiries.map((inquiry) => toWireAdminInquiry(inquiry)),
