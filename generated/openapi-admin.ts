@@ -242,6 +242,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/plans/{id}/versions/{version_id}/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a plan version's document
+         * @description The document of one version of the plan, generated from its normalised plan file, exactly as
+         *     `GET /v1/plans/{id}/document` gives it (see docs/plan-documents.md): what the plan pays in plain
+         *     language, each chip with its conditions and tier table, caps, draw, splits, overrides, the quota and
+         *     worked examples whose figures the engine computed for sample deals. As JSON (the model the console
+         *     shows), an HTML page or a PDF: `format` chooses, else `Accept`, else JSON. An unknown plan, or a
+         *     version that is not this plan's, is `404 not_found`.
+         */
+        get: operations["getPlanVersionDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/plans/{id}/archive": {
         parameters: {
             query?: never;
@@ -1011,6 +1036,70 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description A plan version's document, generated from the version's normalised plan file: what the plan pays in
+         *     plain language, each chip with its conditions, tier table and caps, the plan's cap and draw, how split
+         *     deals and overrides pay, the rep's quota and worked examples. Every figure of a worked example was
+         *     computed by the compensation engine for the example's sample deals; texts and amounts are formatted
+         *     for people (amounts in the plan's currency, with its decimals), and each amount also comes in cents.
+         */
+        PlanDocument: {
+            /**
+             * @description The plan's name.
+             * @example Core AE plan
+             */
+            title: string;
+            /**
+             * @description The plan key, version and when it was applied.
+             * @example Plan core-ae, version 1, applied 2026-04-01
+             */
+            subtitle: string;
+            /** @description The plan version the document is of. */
+            plan: {
+                id: components["schemas"]["PlanId"];
+                /** @description The plan's key. */
+                key: string;
+                /** @description The plan's name. */
+                name: string;
+                version_id: components["schemas"]["PlanVersionId"];
+                /** @description The version's number (1 for the first). */
+                version_number: number;
+                /**
+                 * Format: date-time
+                 * @description When the version was applied.
+                 */
+                applied_at: string;
+            };
+            currency: components["schemas"]["Currency"];
+            /** @description The opening paragraphs, in plain language. */
+            summary: string[];
+            /** @description Period, currency, quota, who the plan applies to and the version, as label and value. */
+            facts: {
+                /** @description What the fact is. */
+                label: string;
+                /** @description The fact, formatted. */
+                value: string;
+            }[];
+            /** @description The rep's quota and where it comes from. */
+            quota: {
+                /** @description The quota per period, formatted; null when the plan has none. */
+                amount: string | null;
+                /** @description Where the quota comes from, in a sentence. */
+                source: string;
+                /** @description The ramp from the rep's start date in words; null without one. */
+                ramp: string | null;
+            };
+            /** @description The plan's chips, in evaluation order. */
+            chips: components["schemas"]["PlanDocumentChip"][];
+            /** @description The plan's cap and draw, each in a sentence; empty without either. */
+            plan_limits: string[];
+            /** @description How a split deal pays, in a sentence. */
+            splits: string;
+            /** @description How the plan's override chips pay; null when it has none. */
+            overrides: string | null;
+            /** @description Worked examples, each a set of sample deals and what the engine pays on them. */
+            examples: components["schemas"]["PlanDocumentExample"][];
+        };
         /** @description The body of every error response, as in the public API. */
         Error: {
             /**
@@ -1803,6 +1892,155 @@ export interface components {
         InquiryRejection: {
             reason: string;
         };
+        /**
+         * @description Id of a plan.
+         * @example plan_01kjsj7s80fmtryrzh7j1q721q
+         */
+        PlanId: string;
+        /**
+         * @description Id of one version of a plan.
+         * @example pv_01kn40wx00ekj8fq0eg5srs2ry
+         */
+        PlanVersionId: string;
+        /**
+         * @description An ISO 4217 currency code, three upper-case letters. Amounts in this currency (`*_cents`) are
+         *     in its minor unit: cents of USD or EUR, yen of JPY (no decimals), fils of KWD (three decimals).
+         * @example EUR
+         */
+        Currency: string;
+        /** @description One chip of a plan document. */
+        PlanDocumentChip: {
+            /**
+             * @description The chip's key in the plan file.
+             * @example accelerator
+             */
+            key: string;
+            /**
+             * @description The chip's name.
+             * @example Accelerator over quota
+             */
+            name: string;
+            /**
+             * @description The chip's kind.
+             * @enum {string}
+             */
+            kind: "commission" | "tiered_commission" | "flat" | "attainment_bonus" | "override";
+            /** @description What the chip pays, in a sentence. */
+            pays: string;
+            /** @description The chip's condition in words; null when it applies to every deal. */
+            applies_when: string | null;
+            /** @description A tiered commission's bands, in order; null for other kinds. */
+            tiers: {
+                /** @description The band's number. */
+                band: number;
+                /** @description Where the band starts (the previous band's bound), formatted. */
+                from: string;
+                /** @description The band's upper bound, formatted, or `and above` for the last band. */
+                to: string;
+                /** @description The band's rate as a percentage. */
+                rate: string;
+            }[] | null;
+            /** @description How a tiered commission's bands combine, in a sentence; null for other kinds. */
+            tier_mode: string | null;
+            /** @description The chip's caps and floor, each in a sentence. */
+            limits: string[];
+        };
+        /**
+         * @description Id of a period: `YYYY-MM` for a month, `YYYY-Qn` for a quarter.
+         * @example 2026-04
+         */
+        "PeriodId-2": string;
+        /** @description One rep's share of a split deal: the rep is credited `share_bps` of the deal (10000 = 100%). */
+        DealSplit: {
+            /**
+             * @description Id of the credited rep in the caller's system, at most 255 characters.
+             * @example rep-017
+             */
+            owner_external_id: string;
+            /**
+             * @description The rep's share in basis points, 1 to 10000.
+             * @example 6000
+             */
+            share_bps: number;
+        };
+        /**
+         * @description Split credit: who is credited with the deal and in which shares. The shares name each rep
+         *     once and sum to exactly 10000 (100%). `null` (or never sent) credits the whole deal to
+         *     `state.owner_external_id`. Every chip pays each credited rep on the rep's share of its
+         *     base, and tiers, quotas and attainment count credited amounts (see docs/plan-features.md).
+         * @example [
+         *       {
+         *         "owner_external_id": "rep-017",
+         *         "share_bps": 6000
+         *       },
+         *       {
+         *         "owner_external_id": "rep-018",
+         *         "share_bps": 4000
+         *       }
+         *     ]
+         */
+        DealSplits: components["schemas"]["DealSplit"][] | null;
+        /**
+         * @description A worked example: sample deals made from the plan's own conditions, tiers and caps, won in one
+         *     period by the sample rep `you`, and every line the engine pays on them.
+         */
+        PlanDocumentExample: {
+            /** @description The example's key (`period`, `outside`, `capped`, `quiet`, `split`, `override`). */
+            key: string;
+            /** @description The example's title. */
+            title: string;
+            /** @description What the example shows. */
+            description: string;
+            period_id: components["schemas"]["PeriodId-2"];
+            /** @description The sample deals, in the order they close. */
+            deals: {
+                /** @description The sample deal's id. */
+                external_id: string;
+                /** @description Who won it (`you`, or a report in an override example). */
+                owner_external_id: string;
+                /**
+                 * Format: date
+                 * @description Its close date.
+                 */
+                close_date: string;
+                /** @description Its stage (the org's first won stage, unless a chip's condition asks for another). */
+                stage: string;
+                /** @description Its amount in cents. */
+                amount_cents: number;
+                /** @description Its amount, formatted. */
+                amount: string;
+                /** @description Its custom fields (those the chips' conditions read). */
+                custom: {
+                    [key: string]: unknown;
+                };
+                splits: components["schemas"]["DealSplits"];
+                /** @description Its custom fields, owner and split, in words; `—` when it has none of them. */
+                details: string;
+            }[];
+            /** @description Every line that pays something, deal by deal, then the period's lines. */
+            lines: {
+                /** @description The line's deal; null for a period-level line (attainment bonus, draw). */
+                deal_external_id: string | null;
+                /** @description The chip's key (`$draw`, `$draw-recovery` for the draw's lines). */
+                chip_key: string;
+                /** @description The chip's name. */
+                chip: string;
+                /** @description What the line pays, in cents. */
+                amount_cents: number;
+                /** @description What the line pays, formatted. */
+                amount: string;
+                /** @description The engine's explanation, sentence by sentence, as an earning's trace gives it. */
+                explanation: string[];
+            }[];
+            /** @description The chips that pay nothing in the example, by name. */
+            silent_chips: string[];
+            /** @description The example's total, in cents. */
+            total_cents: number;
+            /** @description The example's total, formatted. */
+            total: string;
+            /** @description Who reports to the sample rep in the example (override examples). */
+            reports: string[];
+        };
     };
     responses: {
         /** @description The body or a parameter is not valid (`invalid_json`, `invalid_body`). */
@@ -1899,6 +2137,10 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The id of a version of the plan (`pv_...`). */
+        VersionIdPath: string;
+        /** @description `json` (the document's model), `html` or `pdf`; overrides `Accept`, so that a plain link can download the PDF. */
+        DocumentFormat: "json" | "html" | "pdf";
         /** @description The id of the resource. */
         IdPath: string;
         /** @description The period, `YYYY-MM` (a month) or `YYYY-Qn` (a quarter). */
@@ -2238,6 +2480,49 @@ export interface operations {
                     "application/json": components["schemas"]["PlanDetail"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPlanVersionDocument: {
+        parameters: {
+            query?: {
+                /** @description `json` (the document's model), `html` or `pdf`; overrides `Accept`, so that a plain link can download the PDF. */
+                format?: components["parameters"]["DocumentFormat"];
+            };
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+                /** @description The id of a version of the plan (`pv_...`). */
+                version_id: components["parameters"]["VersionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version's document. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanDocument"];
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *     <meta charset="utf-8">
+                     *     <title>Core AE plan</title>
+                     *     …
+                     */
+                    "text/html": string;
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];

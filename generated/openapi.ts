@@ -462,6 +462,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/plans/{id}/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a plan's document
+         * @description The document of a plan version, generated from the version's normalised plan file (the file the
+         *     engine runs, so the two cannot disagree): what the plan pays in plain language, each chip with its
+         *     conditions, tier table and caps, the plan's cap and draw, splits and overrides, the quota, and worked
+         *     examples whose figures the compensation engine computed for sample deals made from the plan's own
+         *     conditions and tiers (see docs/plan-documents.md).
+         *
+         *     The plan's current version unless `version_id` names another version of the plan. As JSON (the
+         *     model), as a self-contained HTML page or as a PDF: `format` chooses, else `Accept`
+         *     (`application/json`, `text/html`, `application/pdf`; JSON when it allows several or none).
+         *
+         *     A plan that does not exist in the key's org, whatever its id's shape, or a `version_id` that is not
+         *     a version of this plan, is `404 not_found`. An unknown `format` is `400 invalid_body` naming
+         *     `format`.
+         */
+        get: operations["getPlanDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rep-tokens": {
         parameters: {
             query?: never;
@@ -3293,6 +3325,168 @@ export interface components {
              */
             closing_balance_cents: number;
         };
+        /** @description One chip of a plan document. */
+        PlanDocumentChip: {
+            /**
+             * @description The chip's key in the plan file.
+             * @example accelerator
+             */
+            key: string;
+            /**
+             * @description The chip's name.
+             * @example Accelerator over quota
+             */
+            name: string;
+            /**
+             * @description The chip's kind.
+             * @enum {string}
+             */
+            kind: "commission" | "tiered_commission" | "flat" | "attainment_bonus" | "override";
+            /** @description What the chip pays, in a sentence. */
+            pays: string;
+            /** @description The chip's condition in words; null when it applies to every deal. */
+            applies_when: string | null;
+            /** @description A tiered commission's bands, in order; null for other kinds. */
+            tiers: {
+                /** @description The band's number. */
+                band: number;
+                /** @description Where the band starts (the previous band's bound), formatted. */
+                from: string;
+                /** @description The band's upper bound, formatted, or `and above` for the last band. */
+                to: string;
+                /** @description The band's rate as a percentage. */
+                rate: string;
+            }[] | null;
+            /** @description How a tiered commission's bands combine, in a sentence; null for other kinds. */
+            tier_mode: string | null;
+            /** @description The chip's caps and floor, each in a sentence. */
+            limits: string[];
+        };
+        /**
+         * @description A worked example: sample deals made from the plan's own conditions, tiers and caps, won in one
+         *     period by the sample rep `you`, and every line the engine pays on them.
+         */
+        PlanDocumentExample: {
+            /** @description The example's key (`period`, `outside`, `capped`, `quiet`, `split`, `override`). */
+            key: string;
+            /** @description The example's title. */
+            title: string;
+            /** @description What the example shows. */
+            description: string;
+            period_id: components["schemas"]["PeriodId"];
+            /** @description The sample deals, in the order they close. */
+            deals: {
+                /** @description The sample deal's id. */
+                external_id: string;
+                /** @description Who won it (`you`, or a report in an override example). */
+                owner_external_id: string;
+                /**
+                 * Format: date
+                 * @description Its close date.
+                 */
+                close_date: string;
+                /** @description Its stage (the org's first won stage, unless a chip's condition asks for another). */
+                stage: string;
+                /** @description Its amount in cents. */
+                amount_cents: number;
+                /** @description Its amount, formatted. */
+                amount: string;
+                /** @description Its custom fields (those the chips' conditions read). */
+                custom: {
+                    [key: string]: unknown;
+                };
+                splits: components["schemas"]["DealSplits"];
+                /** @description Its custom fields, owner and split, in words; `—` when it has none of them. */
+                details: string;
+            }[];
+            /** @description Every line that pays something, deal by deal, then the period's lines. */
+            lines: {
+                /** @description The line's deal; null for a period-level line (attainment bonus, draw). */
+                deal_external_id: string | null;
+                /** @description The chip's key (`$draw`, `$draw-recovery` for the draw's lines). */
+                chip_key: string;
+                /** @description The chip's name. */
+                chip: string;
+                /** @description What the line pays, in cents. */
+                amount_cents: number;
+                /** @description What the line pays, formatted. */
+                amount: string;
+                /** @description The engine's explanation, sentence by sentence, as an earning's trace gives it. */
+                explanation: string[];
+            }[];
+            /** @description The chips that pay nothing in the example, by name. */
+            silent_chips: string[];
+            /** @description The example's total, in cents. */
+            total_cents: number;
+            /** @description The example's total, formatted. */
+            total: string;
+            /** @description Who reports to the sample rep in the example (override examples). */
+            reports: string[];
+        };
+        /**
+         * @description A plan version's document, generated from the version's normalised plan file: what the plan pays in
+         *     plain language, each chip with its conditions, tier table and caps, the plan's cap and draw, how split
+         *     deals and overrides pay, the rep's quota and worked examples. Every figure of a worked example was
+         *     computed by the compensation engine for the example's sample deals; texts and amounts are formatted
+         *     for people (amounts in the plan's currency, with its decimals), and each amount also comes in cents.
+         */
+        PlanDocument: {
+            /**
+             * @description The plan's name.
+             * @example Core AE plan
+             */
+            title: string;
+            /**
+             * @description The plan key, version and when it was applied.
+             * @example Plan core-ae, version 1, applied 2026-04-01
+             */
+            subtitle: string;
+            /** @description The plan version the document is of. */
+            plan: {
+                id: components["schemas"]["PlanId"];
+                /** @description The plan's key. */
+                key: string;
+                /** @description The plan's name. */
+                name: string;
+                version_id: components["schemas"]["PlanVersionId"];
+                /** @description The version's number (1 for the first). */
+                version_number: number;
+                /**
+                 * Format: date-time
+                 * @description When the version was applied.
+                 */
+                applied_at: string;
+            };
+            currency: components["schemas"]["Currency"];
+            /** @description The opening paragraphs, in plain language. */
+            summary: string[];
+            /** @description Period, currency, quota, who the plan applies to and the version, as label and value. */
+            facts: {
+                /** @description What the fact is. */
+                label: string;
+                /** @description The fact, formatted. */
+                value: string;
+            }[];
+            /** @description The rep's quota and where it comes from. */
+            quota: {
+                /** @description The quota per period, formatted; null when the plan has none. */
+                amount: string | null;
+                /** @description Where the quota comes from, in a sentence. */
+                source: string;
+                /** @description The ramp from the rep's start date in words; null without one. */
+                ramp: string | null;
+            };
+            /** @description The plan's chips, in evaluation order. */
+            chips: components["schemas"]["PlanDocumentChip"][];
+            /** @description The plan's cap and draw, each in a sentence; empty without either. */
+            plan_limits: string[];
+            /** @description How a split deal pays, in a sentence. */
+            splits: string;
+            /** @description How the plan's override chips pay; null when it has none. */
+            overrides: string | null;
+            /** @description Worked examples, each a set of sample deals and what the engine pays on them. */
+            examples: components["schemas"]["PlanDocumentExample"][];
+        };
     };
     responses: {
         /**
@@ -3667,6 +3861,17 @@ export interface components {
         InquiryStateFilter: components["schemas"]["InquiryState"];
         /** @description Only inquiries about this rep. A rep the caller may not see gives an empty page. */
         InquiryUserIdFilter: components["schemas"]["UserId"];
+        /**
+         * @description The version whose document to give (`pv_...`); the plan's current version when absent.
+         * @example pv_01kn40wx00ekj8fq0eg5srs2ry
+         */
+        PlanDocumentVersion: components["schemas"]["PlanVersionId"];
+        /**
+         * @description `json` (the document's model), `html` (a self-contained page) or `pdf`. Overrides `Accept`, so
+         *     that a plain link can download the PDF; when absent, `Accept` chooses, and JSON is the default.
+         * @example pdf
+         */
+        PlanDocumentFormat: "json" | "html" | "pdf";
     };
     requestBodies: never;
     headers: {
@@ -4340,6 +4545,68 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Plan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPlanDocument: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The version whose document to give (`pv_...`); the plan's current version when absent.
+                 * @example pv_01kn40wx00ekj8fq0eg5srs2ry
+                 */
+                version_id?: components["parameters"]["PlanDocumentVersion"];
+                /**
+                 * @description `json` (the document's model), `html` (a self-contained page) or `pdf`. Overrides `Accept`, so
+                 *     that a plain link can download the PDF; when absent, `Accept` chooses, and JSON is the default.
+                 * @example pdf
+                 */
+                format?: components["parameters"]["PlanDocumentFormat"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The plan's id (`plan_...`). Any id not found in the key's org is `404 not_found`.
+                 * @example plan_01kjsj7s80fmtryrzh7j1q721q
+                 */
+                id: components["parameters"]["PlanIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan version's document. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanDocument"];
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *     <meta charset="utf-8">
+                     *     <title>Core AE plan</title>
+                     *     …
+                     */
+                    "text/html": string;
+                    "application/pdf": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -23,6 +23,7 @@ import { OrgAdmin } from './services/orgs.ts';
 import { PayoutReader } from './services/payouts.ts';
 import type { PeriodChangeListener } from './services/periodChanges.ts';
 import { PeriodAdmin } from './services/periods.ts';
+import { PlanDocuments } from './services/planDocuments.ts';
 import { PlanRollout } from './services/planRollout.ts';
 import { PlanAdmin, PlanHistory, PlanReader } from './services/plans.ts';
 import { PortalAccessAdmin } from './services/portalAccess.ts';
@@ -73,6 +74,7 @@ export interface ApiServices {
   dealReader: DealReader;
   earningReader: EarningReader;
   planReader: PlanReader;
+  planDocuments: PlanDocuments;
   userReader: UserReader;
   statementReader: StatementReader;
   payoutReader: PayoutReader;
@@ -92,6 +94,7 @@ export interface AdminServices {
   /** Plan files applied and archived with the listener the caller gives: PlanRollout's, or a test's. */
   planAdmin: PlanAdmin;
   planHistory: PlanHistory;
+  planDocuments: PlanDocuments;
   periods: PeriodAdmin;
   recompute: EarningsRecompute;
   exchangeRates: ExchangeRateService;
@@ -147,6 +150,7 @@ export function composeServices(input: CompositionInput): Services {
   const plans = new PlanRollout(planAdmin, planHistory, recompute);
   const exchangeRates = new ExchangeRateService(db);
   const clock = input.now ? { now: input.now } : {};
+  const planDocuments = new PlanDocuments(db, clock);
   // Console and portal sessions live by the same idle and absolute limits.
   const sessionSettings = { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs };
   const adminSessions = new AdminSessions(db, { settings: sessionSettings, ...clock });
@@ -167,6 +171,7 @@ export function composeServices(input: CompositionInput): Services {
       dealReader: new DealReader(pool),
       earningReader: new EarningReader(pool),
       planReader: new PlanReader(db),
+      planDocuments,
       userReader: new UserReader(pool),
       statementReader: new StatementReader(pool),
       payoutReader: new PayoutReader(poolStatements(pool)),
@@ -182,6 +187,7 @@ export function composeServices(input: CompositionInput): Services {
       plans,
       planAdmin,
       planHistory,
+      planDocuments,
       periods,
       recompute,
       exchangeRates,

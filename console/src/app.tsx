@@ -8,6 +8,7 @@ import { ImportsPage } from './pages/imports.tsx';
 import { InquiriesPage, InquiryPage } from './pages/inquiries.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { PeriodsPage } from './pages/periods.tsx';
+import { PlanDocumentPage } from './pages/planDocument.tsx';
 import { PlanPage, PlansPage } from './pages/plans.tsx';
 import { RepsPage } from './pages/reps.tsx';
 import { SignInPage } from './pages/signIn.tsx';
@@ -128,11 +129,14 @@ export function App() {
 }
 
 function Page(props: { path: string; canChange: boolean; orgId: string }) {
-  const [, section, id] = props.path.split('/');
+  const [, section, id, sub, subId, leaf] = props.path.split('/');
   switch (section) {
     case 'audit':
       return <AuditPage />;
     case 'plans':
+      if (id && sub === 'versions' && subId && leaf === 'document') {
+        return <PlanDocumentPage planId={decodeURIComponent(id)} versionId={decodeURIComponent(subId)} />;
+      }
       return id ? (
         <PlanPage id={decodeURIComponent(id)} canChange={props.canChange} />
       ) : (

@@ -13,6 +13,7 @@ import type {
   EarningListItem,
   Estimate,
   EstimateRequest,
+  GetPlanDocumentParams,
   GetPlanParams,
   Inquiry,
   InquiryList,
@@ -26,6 +27,7 @@ import type {
   Payout,
   PayoutList,
   Plan,
+  PlanDocument,
   PlanList,
   PlanListItem,
   RawClient,
@@ -359,6 +361,31 @@ export class PlansResource {
     return unwrap(
       this.#core.raw.GET('/v1/plans/{id}', { params: { path: { id }, query: params }, ...init(this.#core, options) }),
     );
+  }
+
+  /**
+   * `GET /v1/plans/{id}/document`: the plan version's document as its model (the current version unless
+   * `version_id` names another), with worked examples the engine computed. Needs `plans:read`.
+   */
+  async document(id: string, params: GetPlanDocumentParams = {}, options?: RequestOptions): Promise<PlanDocument> {
+    const query = { ...params, format: 'json' as const };
+    const body = await unwrap(
+      this.#core.raw.GET('/v1/plans/{id}/document', { params: { path: { id }, query }, ...init(this.#core, options) }),
+    );
+    return body as PlanDocument;
+  }
+
+  /** `GET /v1/plans/{id}/document?format=pdf`: the same document as a PDF file's bytes. Needs `plans:read`. */
+  async documentPdf(id: string, params: GetPlanDocumentParams = {}, options?: RequestOptions): Promise<Uint8Array> {
+    const query = { ...params, format: 'pdf' as const };
+    const body = await unwrap(
+      this.#core.raw.GET('/v1/plans/{id}/document', {
+        params: { path: { id }, query },
+        parseAs: 'arrayBuffer',
+        ...init(this.#core, options),
+      }),
+    );
+    return new Uint8Array(body as ArrayBuffer);
   }
 }
 

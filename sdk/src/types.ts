@@ -55,6 +55,9 @@ export type PlanList = JsonBody<'/v1/plans', 'get'>;
 export type PlanListItem = PlanList['plans'][number];
 export type Plan = JsonBody<'/v1/plans/{id}', 'get'>;
 export type GetPlanParams = Query<paths['/v1/plans/{id}']['get']>;
+export type PlanDocument = paths['/v1/plans/{id}/document']['get']['responses'][200]['content']['application/json'];
+/** Which version's document (the current one when absent); the SDK's methods choose the format. */
+export type GetPlanDocumentParams = Omit<Query<paths['/v1/plans/{id}/document']['get']>, 'format'>;
 
 export type InquiryList = JsonBody<'/v1/inquiries', 'get'>;
 export type Inquiry = JsonBody<'/v1/inquiries/{id}', 'get'>;

@@ -96,6 +96,7 @@ export function createApp(deps: AppDeps): Express {
           dealReader: deps.dealReader,
           earningReader: deps.earningReader,
           planReader: deps.planReader,
+          planDocuments: deps.planDocuments,
           userReader: deps.userReader,
           statementReader: deps.statementReader,
           payoutReader: deps.payoutReader,

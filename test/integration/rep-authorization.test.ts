@@ -110,6 +110,7 @@ const MATRIX: Record<string, Row> = {
     shows: (body, o) => ids((body as { plans: unknown }).plans).includes(o.planId),
   },
   getPlan: { call: (o) => ({ method: 'get', path: `/v1/plans/${o.planId}` }), expected: READ },
+  getPlanDocument: { call: (o) => ({ method: 'get', path: `/v1/plans/${o.planId}/document` }), expected: READ },
   createRepToken: {
     call: (o) => ({ method: 'post', path: '/v1/rep-tokens', body: { user_id: o.userId } }),
     expected: FORBIDDEN,
@@ -187,7 +188,14 @@ describe('the rep principal, operation by operation', () => {
     server,
     world,
   }) => {
-    for (const operationId of ['getEarning', 'getUser', 'getStatement', 'getPlan', 'createEstimate'] as const) {
+    for (const operationId of [
+      'getEarning',
+      'getUser',
+      'getStatement',
+      'getPlan',
+      'getPlanDocument',
+      'createEstimate',
+    ] as const) {
       const row = MATRIX[operationId] as Row;
       for (const target of TARGETS) {
         const response = await send(server, world.rawKey, row.call(objectsOf(world, target)));
