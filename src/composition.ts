@@ -17,6 +17,7 @@ import { DealEstimator } from './services/estimates.ts';
 import { ExchangeRateChange } from './services/exchangeRateChange.ts';
 import { ExchangeRateService } from './services/exchangeRates.ts';
 import { DealIngestion } from './services/ingestion.ts';
+import { InquiryDesk } from './services/inquiries.ts';
 import { KeyAdmin } from './services/keys.ts';
 import { OrgAdmin } from './services/orgs.ts';
 import { PayoutReader } from './services/payouts.ts';
@@ -79,6 +80,8 @@ export interface ApiServices {
   payoutReader: PayoutReader;
   estimator: DealEstimator;
   repTokens: RepTokens;
+  /** The rep's side of inquiries (the same instance as the admins'). */
+  inquiries: InquiryDesk;
 }
 
 /** The admin use cases, shared by the admin API and the admin commands. Each takes its actor per call. */
@@ -105,6 +108,7 @@ export interface AdminServices {
   accounting: AccountingBooks;
   portalAccess: PortalAccessAdmin;
   repAccess: RepAccessAdmin;
+  inquiries: InquiryDesk;
 }
 
 /** What the rep portal's sign-in and sessions run on. */
@@ -158,6 +162,8 @@ export function composeServices(input: CompositionInput): Services {
       embeddedDataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
     }),
   );
+  // Until adjustments exist, a resolution's adjustment link is checked for its form only (InquiryDesk).
+  const inquiries = new InquiryDesk(db);
   return {
     api: {
       ingestion,
@@ -171,6 +177,7 @@ export function composeServices(input: CompositionInput): Services {
       payoutReader: new PayoutReader(poolStatements(pool)),
       estimator: new DealEstimator(ingestion),
       repTokens,
+      inquiries,
     },
     admin: {
       sessions: adminSessions,
@@ -194,6 +201,7 @@ export function composeServices(input: CompositionInput): Services {
       accounting: new AccountingBooks(db, input.now ? { now: input.now } : {}),
       portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
       repAccess: new RepAccessAdmin(db),
+      inquiries,
     },
     portal: {
       signIn: new PortalSignIn(db, { repSessions, adminSessions, secrets, ...clock }),

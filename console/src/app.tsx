@@ -5,6 +5,7 @@ import { AccountingPage } from './pages/accounting.tsx';
 import { AdminsPage } from './pages/admins.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { ImportsPage } from './pages/imports.tsx';
+import { InquiriesPage, InquiryPage } from './pages/inquiries.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { PeriodsPage } from './pages/periods.tsx';
 import { PlanDocumentPage } from './pages/planDocument.tsx';
@@ -23,6 +24,7 @@ const NAV = [
   { href: '/periods', label: 'Periods' },
   { href: '/accounting', label: 'Accounting' },
   { href: '/reps', label: 'Reps' },
+  { href: '/inquiries', label: 'Inquiries' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/admins', label: 'Admins' },
   { href: '/single-sign-on', label: 'Single sign-on' },
@@ -148,6 +150,8 @@ function Page(props: { path: string; canChange: boolean; orgId: string }) {
       return <AccountingPage canChange={props.canChange} />;
     case 'reps':
       return <RepsPage canChange={props.canChange} />;
+    case 'inquiries':
+      return id ? <InquiryPage id={decodeURIComponent(id)} canChange={props.canChange} /> : <InquiriesPage />;
     case 'webhooks':
       return <WebhooksPage canChange={props.canChange} />;
     case 'admins':

@@ -187,3 +187,18 @@ export type RepToken = Prisma.RepTokenModel
  * 
  */
 export type RepRateLimitCounter = Prisma.RepRateLimitCounterModel
+/**
+ * Model Inquiry
+ * 
+ */
+export type Inquiry = Prisma.InquiryModel
+/**
+ * Model InquiryLink
+ * 
+ */
+export type InquiryLink = Prisma.InquiryLinkModel
+/**
+ * Model InquiryComment
+ * 
+ */
+export type InquiryComment = Prisma.InquiryCommentModel

@@ -6,6 +6,7 @@ import { dbCommand } from './commands/db.ts';
 import { demoCommand } from './commands/demo.ts';
 import { fxCommand } from './commands/fx.ts';
 import { importCommand } from './commands/import.ts';
+import { inquiriesCommand } from './commands/inquiries.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { orgsCommand } from './commands/orgs.ts';
@@ -38,6 +39,7 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     repsCommand(),
     ssoCommand(),
     periodsCommand(),
+    inquiriesCommand(),
     accountingCommand(),
     recomputeCommand(),
     importCommand(),

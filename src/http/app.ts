@@ -102,6 +102,7 @@ export function createApp(deps: AppDeps): Express {
           payoutReader: deps.payoutReader,
           estimator: deps.estimator,
           repTokens: deps.repTokens,
+          inquiries: deps.inquiries,
         }),
       ),
       access: authenticate({

@@ -33,6 +33,8 @@ const REPOSITORIES = [
   'exchangeRates',
   'feedWriters',
   'identityProviders',
+  'inquiries',
+  'inquiryComments',
   'orgs',
   'periodStandings',
   'periods',

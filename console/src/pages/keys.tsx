@@ -23,6 +23,7 @@ const SCOPES: Array<{ scope: Scope; grants: string }> = [
   { scope: 'earnings:read', grants: 'List and get earnings' },
   { scope: 'plans:read', grants: 'List and get plans' },
   { scope: 'rep_tokens:write', grants: 'Mint and revoke rep tokens for your intranet' },
+  { scope: 'inquiries:write', grants: 'Open, comment on and withdraw inquiries' },
 ];
 
 export function KeysPage(props: { canChange: boolean }) {

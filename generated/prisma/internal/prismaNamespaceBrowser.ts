@@ -84,7 +84,10 @@ export const ModelName = {
   AccountingClose: 'AccountingClose',
   AccountingConversion: 'AccountingConversion',
   RepToken: 'RepToken',
-  RepRateLimitCounter: 'RepRateLimitCounter'
+  RepRateLimitCounter: 'RepRateLimitCounter',
+  Inquiry: 'Inquiry',
+  InquiryLink: 'InquiryLink',
+  InquiryComment: 'InquiryComment'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -599,6 +602,63 @@ export const RepRateLimitCounterScalarFieldEnum = {
 } as const
 
 export type RepRateLimitCounterScalarFieldEnum = (typeof RepRateLimitCounterScalarFieldEnum)[keyof typeof RepRateLimitCounterScalarFieldEnum]
+
+
+export const InquiryScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  subject_kind: 'subject_kind',
+  earning_id: 'earning_id',
+  deal_id: 'deal_id',
+  period_id: 'period_id',
+  type: 'type',
+  expected_amount_cents: 'expected_amount_cents',
+  expected_currency: 'expected_currency',
+  message: 'message',
+  state: 'state',
+  assignee_admin_id: 'assignee_admin_id',
+  opened_by_kind: 'opened_by_kind',
+  opened_by_id: 'opened_by_id',
+  opened_by_label: 'opened_by_label',
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+  first_response_at: 'first_response_at',
+  in_review_at: 'in_review_at',
+  closed_at: 'closed_at',
+  amount_changed_cents: 'amount_changed_cents',
+  amount_changed_currency: 'amount_changed_currency',
+  resolution_note: 'resolution_note'
+} as const
+
+export type InquiryScalarFieldEnum = (typeof InquiryScalarFieldEnum)[keyof typeof InquiryScalarFieldEnum]
+
+
+export const InquiryLinkScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  inquiry_id: 'inquiry_id',
+  kind: 'kind',
+  target_id: 'target_id',
+  position: 'position'
+} as const
+
+export type InquiryLinkScalarFieldEnum = (typeof InquiryLinkScalarFieldEnum)[keyof typeof InquiryLinkScalarFieldEnum]
+
+
+export const InquiryCommentScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  inquiry_id: 'inquiry_id',
+  author_kind: 'author_kind',
+  author_id: 'author_id',
+  author_label: 'author_label',
+  body: 'body',
+  internal: 'internal',
+  created_at: 'created_at'
+} as const
+
+export type InquiryCommentScalarFieldEnum = (typeof InquiryCommentScalarFieldEnum)[keyof typeof InquiryCommentScalarFieldEnum]
 
 
 export const SortOrder = {

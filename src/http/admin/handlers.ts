@@ -6,6 +6,7 @@ import { adminAccountHandlers } from './routes/admins.ts';
 import { auditHandlers } from './routes/audit.ts';
 import { contractHandlers } from './routes/contract.ts';
 import { importHandlers } from './routes/imports.ts';
+import { inquiryHandlers } from './routes/inquiries.ts';
 import { keyHandlers } from './routes/keys.ts';
 import { periodHandlers } from './routes/periods.ts';
 import { planHandlers } from './routes/plans.ts';
@@ -43,5 +44,6 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     ...portalAccessHandlers(services),
     ...accountingHandlers(services),
     ...importHandlers(services.dealImport),
+    ...inquiryHandlers(services),
   };
 }

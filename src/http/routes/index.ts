@@ -4,6 +4,7 @@ import { type DealEventBatchRouteDeps, dealEventBatchHandlers } from './dealEven
 import { type DealRouteDeps, dealHandlers } from './deals.ts';
 import { type EarningRouteDeps, earningHandlers } from './earnings.ts';
 import { type EstimateRouteDeps, estimateHandlers } from './estimates.ts';
+import { type InquiryRouteDeps, inquiryHandlers } from './inquiries.ts';
 import { metaHandlers } from './meta.ts';
 import { type PlanRouteDeps, planHandlers } from './plans.ts';
 import { type PlatformHandlerDeps, platformHandlers } from './platform.ts';
@@ -22,7 +23,8 @@ export type HandlerDeps = PlatformHandlerDeps &
   UserRouteDeps &
   ReportRouteDeps &
   EstimateRouteDeps &
-  RepTokenRouteDeps;
+  RepTokenRouteDeps &
+  InquiryRouteDeps;
 
 /**
  * Every operation of the contract, bound to its handler by operationId: leaving one out is a type error. Each
@@ -40,5 +42,6 @@ export function contractHandlers(deps: HandlerDeps): PublicHandlers {
     ...reportHandlers(deps),
     ...estimateHandlers(deps),
     ...repTokenHandlers(deps),
+    ...inquiryHandlers(deps),
   };
 }
