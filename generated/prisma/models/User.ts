@@ -30,6 +30,7 @@ export type UserMinAggregateOutputType = {
   external_id: string | null
   role: string | null
   display_name: string | null
+  start_date: Date | null
   created_at: Date | null
 }
 
@@ -39,6 +40,7 @@ export type UserMaxAggregateOutputType = {
   external_id: string | null
   role: string | null
   display_name: string | null
+  start_date: Date | null
   created_at: Date | null
 }
 
@@ -48,6 +50,7 @@ export type UserCountAggregateOutputType = {
   external_id: number
   role: number
   display_name: number
+  start_date: number
   created_at: number
   _all: number
 }
@@ -59,6 +62,7 @@ export type UserMinAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  start_date?: true
   created_at?: true
 }
 
@@ -68,6 +72,7 @@ export type UserMaxAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  start_date?: true
   created_at?: true
 }
 
@@ -77,6 +82,7 @@ export type UserCountAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  start_date?: true
   created_at?: true
   _all?: true
 }
@@ -159,6 +165,7 @@ export type UserGroupByOutputType = {
   external_id: string
   role: string
   display_name: string | null
+  start_date: Date | null
   created_at: Date
   _count: UserCountAggregateOutputType | null
   _min: UserMinAggregateOutputType | null
@@ -189,9 +196,11 @@ export type UserWhereInput = {
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deals?: Prisma.DealListRelationFilter
+  quotas?: Prisma.RepQuotaListRelationFilter
   earnings?: Prisma.EarningListRelationFilter
   managers?: Prisma.RepManagerListRelationFilter
   reports?: Prisma.RepManagerListRelationFilter
@@ -206,9 +215,11 @@ export type UserOrderByWithRelationInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrderInput | Prisma.SortOrder
+  start_date?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
   deals?: Prisma.DealOrderByRelationAggregateInput
+  quotas?: Prisma.RepQuotaOrderByRelationAggregateInput
   earnings?: Prisma.EarningOrderByRelationAggregateInput
   managers?: Prisma.RepManagerOrderByRelationAggregateInput
   reports?: Prisma.RepManagerOrderByRelationAggregateInput
@@ -227,9 +238,11 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deals?: Prisma.DealListRelationFilter
+  quotas?: Prisma.RepQuotaListRelationFilter
   earnings?: Prisma.EarningListRelationFilter
   managers?: Prisma.RepManagerListRelationFilter
   reports?: Prisma.RepManagerListRelationFilter
@@ -244,6 +257,7 @@ export type UserOrderByWithAggregationInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrderInput | Prisma.SortOrder
+  start_date?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.UserCountOrderByAggregateInput
   _max?: Prisma.UserMaxOrderByAggregateInput
@@ -259,6 +273,7 @@ export type UserScalarWhereWithAggregatesInput = {
   external_id?: Prisma.StringWithAggregatesFilter<"User"> | string
   role?: Prisma.StringWithAggregatesFilter<"User"> | string
   display_name?: Prisma.StringNullableWithAggregatesFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableWithAggregatesFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeWithAggregatesFilter<"User"> | Date | string
 }
 
@@ -267,9 +282,11 @@ export type UserCreateInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
@@ -284,8 +301,10 @@ export type UserUncheckedCreateInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
@@ -299,9 +318,11 @@ export type UserUpdateInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
@@ -316,8 +337,10 @@ export type UserUncheckedUpdateInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
@@ -332,6 +355,7 @@ export type UserCreateManyInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
 }
 
@@ -340,6 +364,7 @@ export type UserUpdateManyMutationInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -349,6 +374,7 @@ export type UserUncheckedUpdateManyInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -373,6 +399,7 @@ export type UserCountOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -382,6 +409,7 @@ export type UserMaxOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -391,6 +419,7 @@ export type UserMinOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -448,6 +477,24 @@ export type UserUncheckedUpdateManyWithoutOrgNestedInput = {
 
 export type NullableStringFieldUpdateOperationsInput = {
   set?: string | null
+}
+
+export type NullableDateTimeFieldUpdateOperationsInput = {
+  set?: Date | string | null
+}
+
+export type UserCreateNestedOneWithoutQuotasInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutQuotasInput, Prisma.UserUncheckedCreateWithoutQuotasInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutQuotasInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneRequiredWithoutQuotasNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutQuotasInput, Prisma.UserUncheckedCreateWithoutQuotasInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutQuotasInput
+  upsert?: Prisma.UserUpsertWithoutQuotasInput
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutQuotasInput, Prisma.UserUpdateWithoutQuotasInput>, Prisma.UserUncheckedUpdateWithoutQuotasInput>
 }
 
 export type UserCreateNestedOneWithoutManagersInput = {
@@ -557,8 +604,10 @@ export type UserCreateWithoutOrgInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
@@ -572,8 +621,10 @@ export type UserUncheckedCreateWithoutOrgInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
@@ -617,7 +668,92 @@ export type UserScalarWhereInput = {
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
+}
+
+export type UserCreateWithoutQuotasInput = {
+  id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  start_date?: Date | string | null
+  created_at?: Date | string
+  org: Prisma.OrgCreateNestedOneWithoutUsersInput
+  deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+}
+
+export type UserUncheckedCreateWithoutQuotasInput = {
+  id: string
+  org_id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  start_date?: Date | string | null
+  created_at?: Date | string
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+}
+
+export type UserCreateOrConnectWithoutQuotasInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutQuotasInput, Prisma.UserUncheckedCreateWithoutQuotasInput>
+}
+
+export type UserUpsertWithoutQuotasInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutQuotasInput, Prisma.UserUncheckedUpdateWithoutQuotasInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutQuotasInput, Prisma.UserUncheckedCreateWithoutQuotasInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutQuotasInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutQuotasInput, Prisma.UserUncheckedUpdateWithoutQuotasInput>
+}
+
+export type UserUpdateWithoutQuotasInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
+  deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+}
+
+export type UserUncheckedUpdateWithoutQuotasInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutManagersInput = {
@@ -625,9 +761,11 @@ export type UserCreateWithoutManagersInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
@@ -641,8 +779,10 @@ export type UserUncheckedCreateWithoutManagersInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
@@ -660,9 +800,11 @@ export type UserCreateWithoutReportsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
@@ -676,8 +818,10 @@ export type UserUncheckedCreateWithoutReportsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
@@ -706,9 +850,11 @@ export type UserUpdateWithoutManagersInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
@@ -722,8 +868,10 @@ export type UserUncheckedUpdateWithoutManagersInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
@@ -747,9 +895,11 @@ export type UserUpdateWithoutReportsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
@@ -763,8 +913,10 @@ export type UserUncheckedUpdateWithoutReportsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
@@ -777,8 +929,10 @@ export type UserCreateWithoutDealsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
+  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
@@ -793,7 +947,9 @@ export type UserUncheckedCreateWithoutDealsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
+  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
@@ -823,8 +979,10 @@ export type UserUpdateWithoutDealsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
+  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
@@ -839,7 +997,9 @@ export type UserUncheckedUpdateWithoutDealsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
@@ -853,9 +1013,11 @@ export type UserCreateWithoutEarningsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
@@ -869,8 +1031,10 @@ export type UserUncheckedCreateWithoutEarningsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
@@ -899,9 +1063,11 @@ export type UserUpdateWithoutEarningsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
@@ -915,8 +1081,10 @@ export type UserUncheckedUpdateWithoutEarningsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
@@ -929,9 +1097,11 @@ export type UserCreateWithoutRep_invitationsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
@@ -945,8 +1115,10 @@ export type UserUncheckedCreateWithoutRep_invitationsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
@@ -975,9 +1147,11 @@ export type UserUpdateWithoutRep_invitationsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
@@ -991,8 +1165,10 @@ export type UserUncheckedUpdateWithoutRep_invitationsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
@@ -1005,9 +1181,11 @@ export type UserCreateWithoutRep_sign_in_linksInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
@@ -1021,8 +1199,10 @@ export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
@@ -1051,9 +1231,11 @@ export type UserUpdateWithoutRep_sign_in_linksInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
@@ -1067,8 +1249,10 @@ export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
@@ -1081,9 +1265,11 @@ export type UserCreateWithoutRep_sessionsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
@@ -1097,8 +1283,10 @@ export type UserUncheckedCreateWithoutRep_sessionsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
@@ -1127,9 +1315,11 @@ export type UserUpdateWithoutRep_sessionsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
@@ -1143,8 +1333,10 @@ export type UserUncheckedUpdateWithoutRep_sessionsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
@@ -1157,6 +1349,7 @@ export type UserCreateManyOrgInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
 }
 
@@ -1165,8 +1358,10 @@ export type UserUpdateWithoutOrgInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
@@ -1180,8 +1375,10 @@ export type UserUncheckedUpdateWithoutOrgInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
@@ -1195,6 +1392,7 @@ export type UserUncheckedUpdateManyWithoutOrgInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1205,6 +1403,7 @@ export type UserUncheckedUpdateManyWithoutOrgInput = {
 
 export type UserCountOutputType = {
   deals: number
+  quotas: number
   earnings: number
   managers: number
   reports: number
@@ -1215,6 +1414,7 @@ export type UserCountOutputType = {
 
 export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   deals?: boolean | UserCountOutputTypeCountDealsArgs
+  quotas?: boolean | UserCountOutputTypeCountQuotasArgs
   earnings?: boolean | UserCountOutputTypeCountEarningsArgs
   managers?: boolean | UserCountOutputTypeCountManagersArgs
   reports?: boolean | UserCountOutputTypeCountReportsArgs
@@ -1238,6 +1438,13 @@ export type UserCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extensi
  */
 export type UserCountOutputTypeCountDealsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.DealWhereInput
+}
+
+/**
+ * UserCountOutputType without action
+ */
+export type UserCountOutputTypeCountQuotasArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RepQuotaWhereInput
 }
 
 /**
@@ -1289,9 +1496,11 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
+  quotas?: boolean | Prisma.User$quotasArgs<ExtArgs>
   earnings?: boolean | Prisma.User$earningsArgs<ExtArgs>
   managers?: boolean | Prisma.User$managersArgs<ExtArgs>
   reports?: boolean | Prisma.User$reportsArgs<ExtArgs>
@@ -1307,6 +1516,7 @@ export type UserSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
@@ -1317,6 +1527,7 @@ export type UserSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
@@ -1327,13 +1538,15 @@ export type UserSelectScalar = {
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
 }
 
-export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "role" | "display_name" | "created_at", ExtArgs["result"]["user"]>
+export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "role" | "display_name" | "start_date" | "created_at", ExtArgs["result"]["user"]>
 export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
+  quotas?: boolean | Prisma.User$quotasArgs<ExtArgs>
   earnings?: boolean | Prisma.User$earningsArgs<ExtArgs>
   managers?: boolean | Prisma.User$managersArgs<ExtArgs>
   reports?: boolean | Prisma.User$reportsArgs<ExtArgs>
@@ -1354,6 +1567,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   objects: {
     org: Prisma.$OrgPayload<ExtArgs>
     deals: Prisma.$DealPayload<ExtArgs>[]
+    quotas: Prisma.$RepQuotaPayload<ExtArgs>[]
     earnings: Prisma.$EarningPayload<ExtArgs>[]
     managers: Prisma.$RepManagerPayload<ExtArgs>[]
     reports: Prisma.$RepManagerPayload<ExtArgs>[]
@@ -1367,6 +1581,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     external_id: string
     role: string
     display_name: string | null
+    start_date: Date | null
     created_at: Date
   }, ExtArgs["result"]["user"]>
   composites: {}
@@ -1764,6 +1979,7 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   readonly [Symbol.toStringTag]: "PrismaPromise"
   org<T extends Prisma.OrgDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrgDefaultArgs<ExtArgs>>): Prisma.Prisma__OrgClient<runtime.Types.Result.GetResult<Prisma.$OrgPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   deals<T extends Prisma.User$dealsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$dealsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DealPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  quotas<T extends Prisma.User$quotasArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$quotasArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepQuotaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   earnings<T extends Prisma.User$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   managers<T extends Prisma.User$managersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$managersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   reports<T extends Prisma.User$reportsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$reportsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -1804,6 +2020,7 @@ export interface UserFieldRefs {
   readonly external_id: Prisma.FieldRef<"User", 'String'>
   readonly role: Prisma.FieldRef<"User", 'String'>
   readonly display_name: Prisma.FieldRef<"User", 'String'>
+  readonly start_date: Prisma.FieldRef<"User", 'DateTime'>
   readonly created_at: Prisma.FieldRef<"User", 'DateTime'>
 }
     
@@ -2227,6 +2444,30 @@ export type User$dealsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
   take?: number
   skip?: number
   distinct?: Prisma.DealScalarFieldEnum | Prisma.DealScalarFieldEnum[]
+}
+
+/**
+ * User.quotas
+ */
+export type User$quotasArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RepQuota
+   */
+  select?: Prisma.RepQuotaSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RepQuota
+   */
+  omit?: Prisma.RepQuotaOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RepQuotaInclude<ExtArgs> | null
+  where?: Prisma.RepQuotaWhereInput
+  orderBy?: Prisma.RepQuotaOrderByWithRelationInput | Prisma.RepQuotaOrderByWithRelationInput[]
+  cursor?: Prisma.RepQuotaWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RepQuotaScalarFieldEnum | Prisma.RepQuotaScalarFieldEnum[]
 }
 
 /**
