@@ -26,6 +26,7 @@ import { PlanRollout } from './services/planRollout.ts';
 import { PlanAdmin, PlanHistory, PlanReader } from './services/plans.ts';
 import { PortalAccessAdmin } from './services/portalAccess.ts';
 import { PortalSignIn } from './services/portalSignIn.ts';
+import { QuotaAdmin } from './services/quotas.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
 import { RepSessions } from './services/repSessions.ts';
 import { RepReader } from './services/reps.ts';
@@ -91,6 +92,8 @@ export interface AdminServices {
   exchangeRates: ExchangeRateService;
   exchangeRateChange: ExchangeRateChange;
   repHierarchy: RepHierarchyAdmin;
+  /** Reps' quota tables and start dates (docs/quotas.md). */
+  quotas: QuotaAdmin;
   reps: RepReader;
   webhooks: WebhookAdmin;
   audit: AuditLogReader;
@@ -172,6 +175,7 @@ export function composeServices(input: CompositionInput): Services {
       exchangeRates,
       exchangeRateChange: new ExchangeRateChange(exchangeRates, recompute),
       repHierarchy: new RepHierarchyAdmin(db, recompute, pool),
+      quotas: new QuotaAdmin(db, recompute, pool),
       reps: new RepReader(db),
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),

@@ -22,6 +22,7 @@ export type IdPrefix =
   | 'ses'
   | 'sif'
   | 'rmgr'
+  | 'rqta'
   | 'idp'
   | 'ssoa'
   | 'rinv'

@@ -87,13 +87,13 @@ function monthsOf(periodId: PeriodId): number[] {
 
 /**
  * The ramp a period falls in for a rep who started on `startDate`: each of the period's months is month n since the
- * start (the start's own month is 1; a month before it counts as month 1), at the ramp's n-th percent, or 100 past
- * the ramp. Null when every month of the period is past the ramp.
+ * start (the start's own month is 1), at the ramp's n-th percent, or 100 past the ramp or before the start (a rep
+ * ramps from the start on only). Null when no month of the period is in the ramp.
  */
 export function rampOf(ramp: readonly number[], startDate: CalendarDate, periodId: PeriodId): QuotaRamp | null {
   const start = monthNumber(startDate);
-  const numbers = monthsOf(periodId).map((month) => Math.max(1, month - start + 1));
-  const percents = numbers.map((n) => (n <= ramp.length ? (ramp[n - 1] ?? 100) : 100));
+  const numbers = monthsOf(periodId).map((month) => month - start + 1);
+  const percents = numbers.map((n) => (n >= 1 && n <= ramp.length ? (ramp[n - 1] ?? 100) : 100));
   if (percents.every((percent) => percent === 100)) return null;
   return {
     first_month: numbers[0] ?? 1,
@@ -136,7 +136,7 @@ export function quotaForPeriod(
     const share =
       ramp.percents.length === 1
         ? `ramp month ${ramp.first_month} of ${ramp.months}, ${ramp.percents[0]}% of ${money(full)}`
-        : `ramp months ${ramp.first_month} to ${ramp.last_month} of ${ramp.months} (${ramp.percents.map((p) => `${p}%`).join(', ')}, on average ${averagePercent(ramp.percents)}) of ${money(full)}`;
+        : `ramp of ${ramp.months} months in ${periodId} (its months at ${ramp.percents.map((p) => `${p}%`).join(', ')}), on average ${averagePercent(ramp.percents)} of ${money(full)}`;
     explanation = `quota ${money(quota)}: ${share}, ${from}; the rep started on ${startDate}.`;
   }
   return { quota_cents: quota, full_cents: full, source, set_from: setFrom, ramp, explanation };
