@@ -115,7 +115,7 @@ export class QuotaAdmin {
   /** The org's entries, by rep, plan and day; only a rep's (external id) or a plan's (key) when given. */
   async list(orgId: string, filter: { repExternalId?: string; planKey?: string } = {}): Promise<QuotaEntryView[]> {
     await this.#requireOrg(orgId);
-    const reader = poolStatements(this.#pool);
+    const reader = this.#statements;
     const rep =
       filter.repExternalId === undefined
         ? undefined
