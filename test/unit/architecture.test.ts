@@ -41,6 +41,7 @@ const REPOSITORIES = [
   'rateLimitLease',
   'repInvitations',
   'repManagers',
+  'repQuotas',
   'repSessions',
   'repSignInLinks',
   'sourceEvents',
