@@ -8,6 +8,7 @@ import { ImportsPage } from './pages/imports.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { PeriodsPage } from './pages/periods.tsx';
 import { PlanPage, PlansPage } from './pages/plans.tsx';
+import { QuotasPage } from './pages/quotas.tsx';
 import { RepsPage } from './pages/reps.tsx';
 import { SignInPage } from './pages/signIn.tsx';
 import { SingleSignOnPage } from './pages/singleSignOn.tsx';
@@ -22,6 +23,7 @@ const NAV = [
   { href: '/periods', label: 'Periods' },
   { href: '/accounting', label: 'Accounting' },
   { href: '/reps', label: 'Reps' },
+  { href: '/quotas', label: 'Quotas' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/admins', label: 'Admins' },
   { href: '/single-sign-on', label: 'Single sign-on' },
@@ -144,6 +146,8 @@ function Page(props: { path: string; canChange: boolean; orgId: string }) {
       return <AccountingPage canChange={props.canChange} />;
     case 'reps':
       return <RepsPage canChange={props.canChange} />;
+    case 'quotas':
+      return <QuotasPage canChange={props.canChange} />;
     case 'webhooks':
       return <WebhooksPage canChange={props.canChange} />;
     case 'admins':
