@@ -22,7 +22,6 @@ export type IdPrefix =
   | 'ses'
   | 'sif'
   | 'rmgr'
-  | 'rqta'
   | 'idp'
   | 'ssoa'
   | 'rinv'

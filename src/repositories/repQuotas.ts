@@ -54,7 +54,7 @@ export async function booksOfReps(
                     q.quota_cents
              FROM users u
              LEFT JOIN rep_quotas q ON q.org_id = u.org_id AND q.user_id = u.id
-             WHERE u.org_id = $1 AND u.id = ANY($2::text[]) AND (u.start_date IS NOT NULL OR q.id IS NOT NULL)
+             WHERE u.org_id = $1 AND u.id = ANY($2::text[]) AND (u.start_date IS NOT NULL OR q.user_id IS NOT NULL)
              ORDER BY u.id, q.plan_id, q.effective_from`,
       values: [orgId, [...userIds]],
     }),
@@ -79,7 +79,9 @@ export async function entriesOfOrg(
   const rows = await tx.query<Omit<QuotaRecord, 'quota_cents'> & { quota_cents: string | number | null }>(
     sql`SELECT q.user_id, u.external_id AS rep_external_id, q.plan_id, p.key AS plan_key,
                q.effective_from::text AS "from", q.quota_cents, q.created_at, q.updated_at
-        FROM rep_quotas q JOIN users u ON u.id = q.user_id JOIN plans p ON p.id = q.plan_id
+        FROM rep_quotas q
+        JOIN users u ON u.org_id = q.org_id AND u.id = q.user_id
+        JOIN plans p ON p.org_id = q.org_id AND p.id = q.plan_id
         WHERE q.org_id = ${orgId}
           AND (${filter.userId ?? null}::text IS NULL OR q.user_id = ${filter.userId ?? null})
           AND (${filter.planId ?? null}::text IS NULL OR q.plan_id = ${filter.planId ?? null})
@@ -95,11 +97,11 @@ export async function entriesOfOrg(
 export async function setFrom(
   tx: Transaction,
   orgId: string,
-  entry: { id: string; userId: string; planId: string; from: string; quotaCents: number | null },
+  entry: { userId: string; planId: string; from: string; quotaCents: number | null },
 ): Promise<void> {
   await tx.query(
-    sql`INSERT INTO rep_quotas (id, org_id, user_id, plan_id, effective_from, quota_cents)
-        VALUES (${entry.id}, ${orgId}, ${entry.userId}, ${entry.planId}, ${entry.from}::date, ${entry.quotaCents}::bigint)
+    sql`INSERT INTO rep_quotas (org_id, user_id, plan_id, effective_from, quota_cents)
+        VALUES (${orgId}, ${entry.userId}, ${entry.planId}, ${entry.from}::date, ${entry.quotaCents}::bigint)
         ON CONFLICT (org_id, user_id, plan_id, effective_from)
         DO UPDATE SET quota_cents = EXCLUDED.quota_cents, updated_at = now()`,
   );

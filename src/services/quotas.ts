@@ -12,7 +12,6 @@ import {
 } from '../domain/imports/quotaRows.ts';
 import { type CalendarDate, isCalendarDate } from '../domain/periods.ts';
 import { Refusal } from '../domain/refusal.ts';
-import { newId } from '../lib/ids.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as plans from '../repositories/plans.ts';
@@ -316,7 +315,6 @@ export class QuotaAdmin {
           const key = `${userId}\u0000${write.plan_id}\u0000${write.from}`;
           if (existing.has(key) && existing.get(key) === write.quota_cents) continue;
           await repQuotas.setFrom(tx, orgId, {
-            id: newId('rqta'),
             userId,
             planId: write.plan_id,
             from: write.from,

@@ -2957,7 +2957,6 @@ export type UserScalarFieldEnum = (typeof UserScalarFieldEnum)[keyof typeof User
 
 
 export const RepQuotaScalarFieldEnum = {
-  id: 'id',
   org_id: 'org_id',
   user_id: 'user_id',
   plan_id: 'plan_id',

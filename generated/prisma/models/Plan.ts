@@ -267,7 +267,6 @@ export type PlanWhereInput = {
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   versions?: Prisma.PlanVersionListRelationFilter
   chips?: Prisma.ChipListRelationFilter
-  quotas?: Prisma.RepQuotaListRelationFilter
 }
 
 export type PlanOrderByWithRelationInput = {
@@ -285,7 +284,6 @@ export type PlanOrderByWithRelationInput = {
   org?: Prisma.OrgOrderByWithRelationInput
   versions?: Prisma.PlanVersionOrderByRelationAggregateInput
   chips?: Prisma.ChipOrderByRelationAggregateInput
-  quotas?: Prisma.RepQuotaOrderByRelationAggregateInput
 }
 
 export type PlanWhereUniqueInput = Prisma.AtLeast<{
@@ -307,7 +305,6 @@ export type PlanWhereUniqueInput = Prisma.AtLeast<{
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   versions?: Prisma.PlanVersionListRelationFilter
   chips?: Prisma.ChipListRelationFilter
-  quotas?: Prisma.RepQuotaListRelationFilter
 }, "id" | "org_id_key">
 
 export type PlanOrderByWithAggregationInput = {
@@ -360,7 +357,6 @@ export type PlanCreateInput = {
   org: Prisma.OrgCreateNestedOneWithoutPlansInput
   versions?: Prisma.PlanVersionCreateNestedManyWithoutPlanInput
   chips?: Prisma.ChipCreateNestedManyWithoutPlanInput
-  quotas?: Prisma.RepQuotaCreateNestedManyWithoutPlanInput
 }
 
 export type PlanUncheckedCreateInput = {
@@ -377,7 +373,6 @@ export type PlanUncheckedCreateInput = {
   archived_at?: Date | string | null
   versions?: Prisma.PlanVersionUncheckedCreateNestedManyWithoutPlanInput
   chips?: Prisma.ChipUncheckedCreateNestedManyWithoutPlanInput
-  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutPlanInput
 }
 
 export type PlanUpdateInput = {
@@ -394,7 +389,6 @@ export type PlanUpdateInput = {
   org?: Prisma.OrgUpdateOneRequiredWithoutPlansNestedInput
   versions?: Prisma.PlanVersionUpdateManyWithoutPlanNestedInput
   chips?: Prisma.ChipUpdateManyWithoutPlanNestedInput
-  quotas?: Prisma.RepQuotaUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanUncheckedUpdateInput = {
@@ -411,7 +405,6 @@ export type PlanUncheckedUpdateInput = {
   archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   versions?: Prisma.PlanVersionUncheckedUpdateManyWithoutPlanNestedInput
   chips?: Prisma.ChipUncheckedUpdateManyWithoutPlanNestedInput
-  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanCreateManyInput = {
@@ -463,11 +456,6 @@ export type PlanListRelationFilter = {
 
 export type PlanOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
-}
-
-export type PlanScalarRelationFilter = {
-  is?: Prisma.PlanWhereInput
-  isNot?: Prisma.PlanWhereInput
 }
 
 export type PlanOrg_idKeyCompoundUniqueInput = {
@@ -525,6 +513,11 @@ export type PlanSumOrderByAggregateInput = {
   quota_cents?: Prisma.SortOrder
 }
 
+export type PlanScalarRelationFilter = {
+  is?: Prisma.PlanWhereInput
+  isNot?: Prisma.PlanWhereInput
+}
+
 export type PlanCreateNestedManyWithoutOrgInput = {
   create?: Prisma.XOR<Prisma.PlanCreateWithoutOrgInput, Prisma.PlanUncheckedCreateWithoutOrgInput> | Prisma.PlanCreateWithoutOrgInput[] | Prisma.PlanUncheckedCreateWithoutOrgInput[]
   connectOrCreate?: Prisma.PlanCreateOrConnectWithoutOrgInput | Prisma.PlanCreateOrConnectWithoutOrgInput[]
@@ -565,20 +558,6 @@ export type PlanUncheckedUpdateManyWithoutOrgNestedInput = {
   update?: Prisma.PlanUpdateWithWhereUniqueWithoutOrgInput | Prisma.PlanUpdateWithWhereUniqueWithoutOrgInput[]
   updateMany?: Prisma.PlanUpdateManyWithWhereWithoutOrgInput | Prisma.PlanUpdateManyWithWhereWithoutOrgInput[]
   deleteMany?: Prisma.PlanScalarWhereInput | Prisma.PlanScalarWhereInput[]
-}
-
-export type PlanCreateNestedOneWithoutQuotasInput = {
-  create?: Prisma.XOR<Prisma.PlanCreateWithoutQuotasInput, Prisma.PlanUncheckedCreateWithoutQuotasInput>
-  connectOrCreate?: Prisma.PlanCreateOrConnectWithoutQuotasInput
-  connect?: Prisma.PlanWhereUniqueInput
-}
-
-export type PlanUpdateOneRequiredWithoutQuotasNestedInput = {
-  create?: Prisma.XOR<Prisma.PlanCreateWithoutQuotasInput, Prisma.PlanUncheckedCreateWithoutQuotasInput>
-  connectOrCreate?: Prisma.PlanCreateOrConnectWithoutQuotasInput
-  upsert?: Prisma.PlanUpsertWithoutQuotasInput
-  connect?: Prisma.PlanWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.PlanUpdateToOneWithWhereWithoutQuotasInput, Prisma.PlanUpdateWithoutQuotasInput>, Prisma.PlanUncheckedUpdateWithoutQuotasInput>
 }
 
 export type PlanCreateNestedOneWithoutVersionsInput = {
@@ -622,7 +601,6 @@ export type PlanCreateWithoutOrgInput = {
   archived_at?: Date | string | null
   versions?: Prisma.PlanVersionCreateNestedManyWithoutPlanInput
   chips?: Prisma.ChipCreateNestedManyWithoutPlanInput
-  quotas?: Prisma.RepQuotaCreateNestedManyWithoutPlanInput
 }
 
 export type PlanUncheckedCreateWithoutOrgInput = {
@@ -638,7 +616,6 @@ export type PlanUncheckedCreateWithoutOrgInput = {
   archived_at?: Date | string | null
   versions?: Prisma.PlanVersionUncheckedCreateNestedManyWithoutPlanInput
   chips?: Prisma.ChipUncheckedCreateNestedManyWithoutPlanInput
-  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutPlanInput
 }
 
 export type PlanCreateOrConnectWithoutOrgInput = {
@@ -684,86 +661,6 @@ export type PlanScalarWhereInput = {
   archived_at?: Prisma.DateTimeNullableFilter<"Plan"> | Date | string | null
 }
 
-export type PlanCreateWithoutQuotasInput = {
-  id: string
-  key: string
-  name: string
-  status?: string
-  period?: string
-  quota_cents?: bigint | number | null
-  current_version_id?: string | null
-  created_at?: Date | string
-  updated_at?: Date | string
-  archived_at?: Date | string | null
-  org: Prisma.OrgCreateNestedOneWithoutPlansInput
-  versions?: Prisma.PlanVersionCreateNestedManyWithoutPlanInput
-  chips?: Prisma.ChipCreateNestedManyWithoutPlanInput
-}
-
-export type PlanUncheckedCreateWithoutQuotasInput = {
-  id: string
-  org_id: string
-  key: string
-  name: string
-  status?: string
-  period?: string
-  quota_cents?: bigint | number | null
-  current_version_id?: string | null
-  created_at?: Date | string
-  updated_at?: Date | string
-  archived_at?: Date | string | null
-  versions?: Prisma.PlanVersionUncheckedCreateNestedManyWithoutPlanInput
-  chips?: Prisma.ChipUncheckedCreateNestedManyWithoutPlanInput
-}
-
-export type PlanCreateOrConnectWithoutQuotasInput = {
-  where: Prisma.PlanWhereUniqueInput
-  create: Prisma.XOR<Prisma.PlanCreateWithoutQuotasInput, Prisma.PlanUncheckedCreateWithoutQuotasInput>
-}
-
-export type PlanUpsertWithoutQuotasInput = {
-  update: Prisma.XOR<Prisma.PlanUpdateWithoutQuotasInput, Prisma.PlanUncheckedUpdateWithoutQuotasInput>
-  create: Prisma.XOR<Prisma.PlanCreateWithoutQuotasInput, Prisma.PlanUncheckedCreateWithoutQuotasInput>
-  where?: Prisma.PlanWhereInput
-}
-
-export type PlanUpdateToOneWithWhereWithoutQuotasInput = {
-  where?: Prisma.PlanWhereInput
-  data: Prisma.XOR<Prisma.PlanUpdateWithoutQuotasInput, Prisma.PlanUncheckedUpdateWithoutQuotasInput>
-}
-
-export type PlanUpdateWithoutQuotasInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  key?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  period?: Prisma.StringFieldUpdateOperationsInput | string
-  quota_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
-  current_version_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  org?: Prisma.OrgUpdateOneRequiredWithoutPlansNestedInput
-  versions?: Prisma.PlanVersionUpdateManyWithoutPlanNestedInput
-  chips?: Prisma.ChipUpdateManyWithoutPlanNestedInput
-}
-
-export type PlanUncheckedUpdateWithoutQuotasInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  key?: Prisma.StringFieldUpdateOperationsInput | string
-  name?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
-  period?: Prisma.StringFieldUpdateOperationsInput | string
-  quota_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
-  current_version_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  versions?: Prisma.PlanVersionUncheckedUpdateManyWithoutPlanNestedInput
-  chips?: Prisma.ChipUncheckedUpdateManyWithoutPlanNestedInput
-}
-
 export type PlanCreateWithoutVersionsInput = {
   id: string
   key: string
@@ -777,7 +674,6 @@ export type PlanCreateWithoutVersionsInput = {
   archived_at?: Date | string | null
   org: Prisma.OrgCreateNestedOneWithoutPlansInput
   chips?: Prisma.ChipCreateNestedManyWithoutPlanInput
-  quotas?: Prisma.RepQuotaCreateNestedManyWithoutPlanInput
 }
 
 export type PlanUncheckedCreateWithoutVersionsInput = {
@@ -793,7 +689,6 @@ export type PlanUncheckedCreateWithoutVersionsInput = {
   updated_at?: Date | string
   archived_at?: Date | string | null
   chips?: Prisma.ChipUncheckedCreateNestedManyWithoutPlanInput
-  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutPlanInput
 }
 
 export type PlanCreateOrConnectWithoutVersionsInput = {
@@ -825,7 +720,6 @@ export type PlanUpdateWithoutVersionsInput = {
   archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   org?: Prisma.OrgUpdateOneRequiredWithoutPlansNestedInput
   chips?: Prisma.ChipUpdateManyWithoutPlanNestedInput
-  quotas?: Prisma.RepQuotaUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanUncheckedUpdateWithoutVersionsInput = {
@@ -841,7 +735,6 @@ export type PlanUncheckedUpdateWithoutVersionsInput = {
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   chips?: Prisma.ChipUncheckedUpdateManyWithoutPlanNestedInput
-  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanCreateWithoutChipsInput = {
@@ -857,7 +750,6 @@ export type PlanCreateWithoutChipsInput = {
   archived_at?: Date | string | null
   org: Prisma.OrgCreateNestedOneWithoutPlansInput
   versions?: Prisma.PlanVersionCreateNestedManyWithoutPlanInput
-  quotas?: Prisma.RepQuotaCreateNestedManyWithoutPlanInput
 }
 
 export type PlanUncheckedCreateWithoutChipsInput = {
@@ -873,7 +765,6 @@ export type PlanUncheckedCreateWithoutChipsInput = {
   updated_at?: Date | string
   archived_at?: Date | string | null
   versions?: Prisma.PlanVersionUncheckedCreateNestedManyWithoutPlanInput
-  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutPlanInput
 }
 
 export type PlanCreateOrConnectWithoutChipsInput = {
@@ -905,7 +796,6 @@ export type PlanUpdateWithoutChipsInput = {
   archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   org?: Prisma.OrgUpdateOneRequiredWithoutPlansNestedInput
   versions?: Prisma.PlanVersionUpdateManyWithoutPlanNestedInput
-  quotas?: Prisma.RepQuotaUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanUncheckedUpdateWithoutChipsInput = {
@@ -921,7 +811,6 @@ export type PlanUncheckedUpdateWithoutChipsInput = {
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   versions?: Prisma.PlanVersionUncheckedUpdateManyWithoutPlanNestedInput
-  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanCreateManyOrgInput = {
@@ -950,7 +839,6 @@ export type PlanUpdateWithoutOrgInput = {
   archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   versions?: Prisma.PlanVersionUpdateManyWithoutPlanNestedInput
   chips?: Prisma.ChipUpdateManyWithoutPlanNestedInput
-  quotas?: Prisma.RepQuotaUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanUncheckedUpdateWithoutOrgInput = {
@@ -966,7 +854,6 @@ export type PlanUncheckedUpdateWithoutOrgInput = {
   archived_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   versions?: Prisma.PlanVersionUncheckedUpdateManyWithoutPlanNestedInput
   chips?: Prisma.ChipUncheckedUpdateManyWithoutPlanNestedInput
-  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutPlanNestedInput
 }
 
 export type PlanUncheckedUpdateManyWithoutOrgInput = {
@@ -990,13 +877,11 @@ export type PlanUncheckedUpdateManyWithoutOrgInput = {
 export type PlanCountOutputType = {
   versions: number
   chips: number
-  quotas: number
 }
 
 export type PlanCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   versions?: boolean | PlanCountOutputTypeCountVersionsArgs
   chips?: boolean | PlanCountOutputTypeCountChipsArgs
-  quotas?: boolean | PlanCountOutputTypeCountQuotasArgs
 }
 
 /**
@@ -1023,13 +908,6 @@ export type PlanCountOutputTypeCountChipsArgs<ExtArgs extends runtime.Types.Exte
   where?: Prisma.ChipWhereInput
 }
 
-/**
- * PlanCountOutputType without action
- */
-export type PlanCountOutputTypeCountQuotasArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.RepQuotaWhereInput
-}
-
 
 export type PlanSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1046,7 +924,6 @@ export type PlanSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.Plan$versionsArgs<ExtArgs>
   chips?: boolean | Prisma.Plan$chipsArgs<ExtArgs>
-  quotas?: boolean | Prisma.Plan$quotasArgs<ExtArgs>
   _count?: boolean | Prisma.PlanCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["plan"]>
 
@@ -1099,7 +976,6 @@ export type PlanInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   versions?: boolean | Prisma.Plan$versionsArgs<ExtArgs>
   chips?: boolean | Prisma.Plan$chipsArgs<ExtArgs>
-  quotas?: boolean | Prisma.Plan$quotasArgs<ExtArgs>
   _count?: boolean | Prisma.PlanCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type PlanIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1115,7 +991,6 @@ export type $PlanPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     org: Prisma.$OrgPayload<ExtArgs>
     versions: Prisma.$PlanVersionPayload<ExtArgs>[]
     chips: Prisma.$ChipPayload<ExtArgs>[]
-    quotas: Prisma.$RepQuotaPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1526,7 +1401,6 @@ export interface Prisma__PlanClient<T, Null = never, ExtArgs extends runtime.Typ
   org<T extends Prisma.OrgDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrgDefaultArgs<ExtArgs>>): Prisma.Prisma__OrgClient<runtime.Types.Result.GetResult<Prisma.$OrgPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   versions<T extends Prisma.Plan$versionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Plan$versionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PlanVersionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   chips<T extends Prisma.Plan$chipsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Plan$chipsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ChipPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
-  quotas<T extends Prisma.Plan$quotasArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Plan$quotasArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepQuotaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2013,30 +1887,6 @@ export type Plan$chipsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
   take?: number
   skip?: number
   distinct?: Prisma.ChipScalarFieldEnum | Prisma.ChipScalarFieldEnum[]
-}
-
-/**
- * Plan.quotas
- */
-export type Plan$quotasArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the RepQuota
-   */
-  select?: Prisma.RepQuotaSelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the RepQuota
-   */
-  omit?: Prisma.RepQuotaOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.RepQuotaInclude<ExtArgs> | null
-  where?: Prisma.RepQuotaWhereInput
-  orderBy?: Prisma.RepQuotaOrderByWithRelationInput | Prisma.RepQuotaOrderByWithRelationInput[]
-  cursor?: Prisma.RepQuotaWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.RepQuotaScalarFieldEnum | Prisma.RepQuotaScalarFieldEnum[]
 }
 
 /**

@@ -35,7 +35,6 @@ export type RepQuotaSumAggregateOutputType = {
 }
 
 export type RepQuotaMinAggregateOutputType = {
-  id: string | null
   org_id: string | null
   user_id: string | null
   plan_id: string | null
@@ -46,7 +45,6 @@ export type RepQuotaMinAggregateOutputType = {
 }
 
 export type RepQuotaMaxAggregateOutputType = {
-  id: string | null
   org_id: string | null
   user_id: string | null
   plan_id: string | null
@@ -57,7 +55,6 @@ export type RepQuotaMaxAggregateOutputType = {
 }
 
 export type RepQuotaCountAggregateOutputType = {
-  id: number
   org_id: number
   user_id: number
   plan_id: number
@@ -78,7 +75,6 @@ export type RepQuotaSumAggregateInputType = {
 }
 
 export type RepQuotaMinAggregateInputType = {
-  id?: true
   org_id?: true
   user_id?: true
   plan_id?: true
@@ -89,7 +85,6 @@ export type RepQuotaMinAggregateInputType = {
 }
 
 export type RepQuotaMaxAggregateInputType = {
-  id?: true
   org_id?: true
   user_id?: true
   plan_id?: true
@@ -100,7 +95,6 @@ export type RepQuotaMaxAggregateInputType = {
 }
 
 export type RepQuotaCountAggregateInputType = {
-  id?: true
   org_id?: true
   user_id?: true
   plan_id?: true
@@ -198,7 +192,6 @@ export type RepQuotaGroupByArgs<ExtArgs extends runtime.Types.Extensions.Interna
 }
 
 export type RepQuotaGroupByOutputType = {
-  id: string
   org_id: string
   user_id: string
   plan_id: string
@@ -232,7 +225,6 @@ export type RepQuotaWhereInput = {
   AND?: Prisma.RepQuotaWhereInput | Prisma.RepQuotaWhereInput[]
   OR?: Prisma.RepQuotaWhereInput[]
   NOT?: Prisma.RepQuotaWhereInput | Prisma.RepQuotaWhereInput[]
-  id?: Prisma.StringFilter<"RepQuota"> | string
   org_id?: Prisma.StringFilter<"RepQuota"> | string
   user_id?: Prisma.StringFilter<"RepQuota"> | string
   plan_id?: Prisma.StringFilter<"RepQuota"> | string
@@ -241,12 +233,9 @@ export type RepQuotaWhereInput = {
   created_at?: Prisma.DateTimeFilter<"RepQuota"> | Date | string
   updated_at?: Prisma.DateTimeFilter<"RepQuota"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
-  user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
-  plan?: Prisma.XOR<Prisma.PlanScalarRelationFilter, Prisma.PlanWhereInput>
 }
 
 export type RepQuotaOrderByWithRelationInput = {
-  id?: Prisma.SortOrder
   org_id?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
   plan_id?: Prisma.SortOrder
@@ -255,12 +244,9 @@ export type RepQuotaOrderByWithRelationInput = {
   created_at?: Prisma.SortOrder
   updated_at?: Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
-  user?: Prisma.UserOrderByWithRelationInput
-  plan?: Prisma.PlanOrderByWithRelationInput
 }
 
 export type RepQuotaWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
   org_id_user_id_plan_id_effective_from?: Prisma.RepQuotaOrg_idUser_idPlan_idEffective_fromCompoundUniqueInput
   AND?: Prisma.RepQuotaWhereInput | Prisma.RepQuotaWhereInput[]
   OR?: Prisma.RepQuotaWhereInput[]
@@ -273,12 +259,9 @@ export type RepQuotaWhereUniqueInput = Prisma.AtLeast<{
   created_at?: Prisma.DateTimeFilter<"RepQuota"> | Date | string
   updated_at?: Prisma.DateTimeFilter<"RepQuota"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
-  user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
-  plan?: Prisma.XOR<Prisma.PlanScalarRelationFilter, Prisma.PlanWhereInput>
-}, "id" | "org_id_user_id_plan_id_effective_from">
+}, "org_id_user_id_plan_id_effective_from">
 
 export type RepQuotaOrderByWithAggregationInput = {
-  id?: Prisma.SortOrder
   org_id?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
   plan_id?: Prisma.SortOrder
@@ -297,7 +280,6 @@ export type RepQuotaScalarWhereWithAggregatesInput = {
   AND?: Prisma.RepQuotaScalarWhereWithAggregatesInput | Prisma.RepQuotaScalarWhereWithAggregatesInput[]
   OR?: Prisma.RepQuotaScalarWhereWithAggregatesInput[]
   NOT?: Prisma.RepQuotaScalarWhereWithAggregatesInput | Prisma.RepQuotaScalarWhereWithAggregatesInput[]
-  id?: Prisma.StringWithAggregatesFilter<"RepQuota"> | string
   org_id?: Prisma.StringWithAggregatesFilter<"RepQuota"> | string
   user_id?: Prisma.StringWithAggregatesFilter<"RepQuota"> | string
   plan_id?: Prisma.StringWithAggregatesFilter<"RepQuota"> | string
@@ -308,18 +290,16 @@ export type RepQuotaScalarWhereWithAggregatesInput = {
 }
 
 export type RepQuotaCreateInput = {
-  id: string
+  user_id: string
+  plan_id: string
   effective_from: Date | string
   quota_cents?: bigint | number | null
   created_at?: Date | string
   updated_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutRep_quotasInput
-  user: Prisma.UserCreateNestedOneWithoutQuotasInput
-  plan: Prisma.PlanCreateNestedOneWithoutQuotasInput
 }
 
 export type RepQuotaUncheckedCreateInput = {
-  id: string
   org_id: string
   user_id: string
   plan_id: string
@@ -330,18 +310,16 @@ export type RepQuotaUncheckedCreateInput = {
 }
 
 export type RepQuotaUpdateInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
+  user_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
   effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   quota_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutRep_quotasNestedInput
-  user?: Prisma.UserUpdateOneRequiredWithoutQuotasNestedInput
-  plan?: Prisma.PlanUpdateOneRequiredWithoutQuotasNestedInput
 }
 
 export type RepQuotaUncheckedUpdateInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
   org_id?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   plan_id?: Prisma.StringFieldUpdateOperationsInput | string
@@ -352,7 +330,6 @@ export type RepQuotaUncheckedUpdateInput = {
 }
 
 export type RepQuotaCreateManyInput = {
-  id: string
   org_id: string
   user_id: string
   plan_id: string
@@ -363,7 +340,8 @@ export type RepQuotaCreateManyInput = {
 }
 
 export type RepQuotaUpdateManyMutationInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
+  user_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
   effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   quota_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -371,7 +349,6 @@ export type RepQuotaUpdateManyMutationInput = {
 }
 
 export type RepQuotaUncheckedUpdateManyInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
   org_id?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   plan_id?: Prisma.StringFieldUpdateOperationsInput | string
@@ -399,7 +376,6 @@ export type RepQuotaOrg_idUser_idPlan_idEffective_fromCompoundUniqueInput = {
 }
 
 export type RepQuotaCountOrderByAggregateInput = {
-  id?: Prisma.SortOrder
   org_id?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
   plan_id?: Prisma.SortOrder
@@ -414,7 +390,6 @@ export type RepQuotaAvgOrderByAggregateInput = {
 }
 
 export type RepQuotaMaxOrderByAggregateInput = {
-  id?: Prisma.SortOrder
   org_id?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
   plan_id?: Prisma.SortOrder
@@ -425,7 +400,6 @@ export type RepQuotaMaxOrderByAggregateInput = {
 }
 
 export type RepQuotaMinOrderByAggregateInput = {
-  id?: Prisma.SortOrder
   org_id?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
   plan_id?: Prisma.SortOrder
@@ -481,48 +455,6 @@ export type RepQuotaUncheckedUpdateManyWithoutOrgNestedInput = {
   deleteMany?: Prisma.RepQuotaScalarWhereInput | Prisma.RepQuotaScalarWhereInput[]
 }
 
-export type RepQuotaCreateNestedManyWithoutUserInput = {
-  create?: Prisma.XOR<Prisma.RepQuotaCreateWithoutUserInput, Prisma.RepQuotaUncheckedCreateWithoutUserInput> | Prisma.RepQuotaCreateWithoutUserInput[] | Prisma.RepQuotaUncheckedCreateWithoutUserInput[]
-  connectOrCreate?: Prisma.RepQuotaCreateOrConnectWithoutUserInput | Prisma.RepQuotaCreateOrConnectWithoutUserInput[]
-  createMany?: Prisma.RepQuotaCreateManyUserInputEnvelope
-  connect?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-}
-
-export type RepQuotaUncheckedCreateNestedManyWithoutUserInput = {
-  create?: Prisma.XOR<Prisma.RepQuotaCreateWithoutUserInput, Prisma.RepQuotaUncheckedCreateWithoutUserInput> | Prisma.RepQuotaCreateWithoutUserInput[] | Prisma.RepQuotaUncheckedCreateWithoutUserInput[]
-  connectOrCreate?: Prisma.RepQuotaCreateOrConnectWithoutUserInput | Prisma.RepQuotaCreateOrConnectWithoutUserInput[]
-  createMany?: Prisma.RepQuotaCreateManyUserInputEnvelope
-  connect?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-}
-
-export type RepQuotaUpdateManyWithoutUserNestedInput = {
-  create?: Prisma.XOR<Prisma.RepQuotaCreateWithoutUserInput, Prisma.RepQuotaUncheckedCreateWithoutUserInput> | Prisma.RepQuotaCreateWithoutUserInput[] | Prisma.RepQuotaUncheckedCreateWithoutUserInput[]
-  connectOrCreate?: Prisma.RepQuotaCreateOrConnectWithoutUserInput | Prisma.RepQuotaCreateOrConnectWithoutUserInput[]
-  upsert?: Prisma.RepQuotaUpsertWithWhereUniqueWithoutUserInput | Prisma.RepQuotaUpsertWithWhereUniqueWithoutUserInput[]
-  createMany?: Prisma.RepQuotaCreateManyUserInputEnvelope
-  set?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  disconnect?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  delete?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  connect?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  update?: Prisma.RepQuotaUpdateWithWhereUniqueWithoutUserInput | Prisma.RepQuotaUpdateWithWhereUniqueWithoutUserInput[]
-  updateMany?: Prisma.RepQuotaUpdateManyWithWhereWithoutUserInput | Prisma.RepQuotaUpdateManyWithWhereWithoutUserInput[]
-  deleteMany?: Prisma.RepQuotaScalarWhereInput | Prisma.RepQuotaScalarWhereInput[]
-}
-
-export type RepQuotaUncheckedUpdateManyWithoutUserNestedInput = {
-  create?: Prisma.XOR<Prisma.RepQuotaCreateWithoutUserInput, Prisma.RepQuotaUncheckedCreateWithoutUserInput> | Prisma.RepQuotaCreateWithoutUserInput[] | Prisma.RepQuotaUncheckedCreateWithoutUserInput[]
-  connectOrCreate?: Prisma.RepQuotaCreateOrConnectWithoutUserInput | Prisma.RepQuotaCreateOrConnectWithoutUserInput[]
-  upsert?: Prisma.RepQuotaUpsertWithWhereUniqueWithoutUserInput | Prisma.RepQuotaUpsertWithWhereUniqueWithoutUserInput[]
-  createMany?: Prisma.RepQuotaCreateManyUserInputEnvelope
-  set?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  disconnect?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  delete?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  connect?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  update?: Prisma.RepQuotaUpdateWithWhereUniqueWithoutUserInput | Prisma.RepQuotaUpdateWithWhereUniqueWithoutUserInput[]
-  updateMany?: Prisma.RepQuotaUpdateManyWithWhereWithoutUserInput | Prisma.RepQuotaUpdateManyWithWhereWithoutUserInput[]
-  deleteMany?: Prisma.RepQuotaScalarWhereInput | Prisma.RepQuotaScalarWhereInput[]
-}
-
 export type NullableBigIntFieldUpdateOperationsInput = {
   set?: bigint | number | null
   increment?: bigint | number
@@ -531,60 +463,16 @@ export type NullableBigIntFieldUpdateOperationsInput = {
   divide?: bigint | number
 }
 
-export type RepQuotaCreateNestedManyWithoutPlanInput = {
-  create?: Prisma.XOR<Prisma.RepQuotaCreateWithoutPlanInput, Prisma.RepQuotaUncheckedCreateWithoutPlanInput> | Prisma.RepQuotaCreateWithoutPlanInput[] | Prisma.RepQuotaUncheckedCreateWithoutPlanInput[]
-  connectOrCreate?: Prisma.RepQuotaCreateOrConnectWithoutPlanInput | Prisma.RepQuotaCreateOrConnectWithoutPlanInput[]
-  createMany?: Prisma.RepQuotaCreateManyPlanInputEnvelope
-  connect?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-}
-
-export type RepQuotaUncheckedCreateNestedManyWithoutPlanInput = {
-  create?: Prisma.XOR<Prisma.RepQuotaCreateWithoutPlanInput, Prisma.RepQuotaUncheckedCreateWithoutPlanInput> | Prisma.RepQuotaCreateWithoutPlanInput[] | Prisma.RepQuotaUncheckedCreateWithoutPlanInput[]
-  connectOrCreate?: Prisma.RepQuotaCreateOrConnectWithoutPlanInput | Prisma.RepQuotaCreateOrConnectWithoutPlanInput[]
-  createMany?: Prisma.RepQuotaCreateManyPlanInputEnvelope
-  connect?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-}
-
-export type RepQuotaUpdateManyWithoutPlanNestedInput = {
-  create?: Prisma.XOR<Prisma.RepQuotaCreateWithoutPlanInput, Prisma.RepQuotaUncheckedCreateWithoutPlanInput> | Prisma.RepQuotaCreateWithoutPlanInput[] | Prisma.RepQuotaUncheckedCreateWithoutPlanInput[]
-  connectOrCreate?: Prisma.RepQuotaCreateOrConnectWithoutPlanInput | Prisma.RepQuotaCreateOrConnectWithoutPlanInput[]
-  upsert?: Prisma.RepQuotaUpsertWithWhereUniqueWithoutPlanInput | Prisma.RepQuotaUpsertWithWhereUniqueWithoutPlanInput[]
-  createMany?: Prisma.RepQuotaCreateManyPlanInputEnvelope
-  set?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  disconnect?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  delete?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  connect?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  update?: Prisma.RepQuotaUpdateWithWhereUniqueWithoutPlanInput | Prisma.RepQuotaUpdateWithWhereUniqueWithoutPlanInput[]
-  updateMany?: Prisma.RepQuotaUpdateManyWithWhereWithoutPlanInput | Prisma.RepQuotaUpdateManyWithWhereWithoutPlanInput[]
-  deleteMany?: Prisma.RepQuotaScalarWhereInput | Prisma.RepQuotaScalarWhereInput[]
-}
-
-export type RepQuotaUncheckedUpdateManyWithoutPlanNestedInput = {
-  create?: Prisma.XOR<Prisma.RepQuotaCreateWithoutPlanInput, Prisma.RepQuotaUncheckedCreateWithoutPlanInput> | Prisma.RepQuotaCreateWithoutPlanInput[] | Prisma.RepQuotaUncheckedCreateWithoutPlanInput[]
-  connectOrCreate?: Prisma.RepQuotaCreateOrConnectWithoutPlanInput | Prisma.RepQuotaCreateOrConnectWithoutPlanInput[]
-  upsert?: Prisma.RepQuotaUpsertWithWhereUniqueWithoutPlanInput | Prisma.RepQuotaUpsertWithWhereUniqueWithoutPlanInput[]
-  createMany?: Prisma.RepQuotaCreateManyPlanInputEnvelope
-  set?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  disconnect?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  delete?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  connect?: Prisma.RepQuotaWhereUniqueInput | Prisma.RepQuotaWhereUniqueInput[]
-  update?: Prisma.RepQuotaUpdateWithWhereUniqueWithoutPlanInput | Prisma.RepQuotaUpdateWithWhereUniqueWithoutPlanInput[]
-  updateMany?: Prisma.RepQuotaUpdateManyWithWhereWithoutPlanInput | Prisma.RepQuotaUpdateManyWithWhereWithoutPlanInput[]
-  deleteMany?: Prisma.RepQuotaScalarWhereInput | Prisma.RepQuotaScalarWhereInput[]
-}
-
 export type RepQuotaCreateWithoutOrgInput = {
-  id: string
+  user_id: string
+  plan_id: string
   effective_from: Date | string
   quota_cents?: bigint | number | null
   created_at?: Date | string
   updated_at?: Date | string
-  user: Prisma.UserCreateNestedOneWithoutQuotasInput
-  plan: Prisma.PlanCreateNestedOneWithoutQuotasInput
 }
 
 export type RepQuotaUncheckedCreateWithoutOrgInput = {
-  id: string
   user_id: string
   plan_id: string
   effective_from: Date | string
@@ -623,7 +511,6 @@ export type RepQuotaScalarWhereInput = {
   AND?: Prisma.RepQuotaScalarWhereInput | Prisma.RepQuotaScalarWhereInput[]
   OR?: Prisma.RepQuotaScalarWhereInput[]
   NOT?: Prisma.RepQuotaScalarWhereInput | Prisma.RepQuotaScalarWhereInput[]
-  id?: Prisma.StringFilter<"RepQuota"> | string
   org_id?: Prisma.StringFilter<"RepQuota"> | string
   user_id?: Prisma.StringFilter<"RepQuota"> | string
   plan_id?: Prisma.StringFilter<"RepQuota"> | string
@@ -633,100 +520,7 @@ export type RepQuotaScalarWhereInput = {
   updated_at?: Prisma.DateTimeFilter<"RepQuota"> | Date | string
 }
 
-export type RepQuotaCreateWithoutUserInput = {
-  id: string
-  effective_from: Date | string
-  quota_cents?: bigint | number | null
-  created_at?: Date | string
-  updated_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutRep_quotasInput
-  plan: Prisma.PlanCreateNestedOneWithoutQuotasInput
-}
-
-export type RepQuotaUncheckedCreateWithoutUserInput = {
-  id: string
-  org_id: string
-  plan_id: string
-  effective_from: Date | string
-  quota_cents?: bigint | number | null
-  created_at?: Date | string
-  updated_at?: Date | string
-}
-
-export type RepQuotaCreateOrConnectWithoutUserInput = {
-  where: Prisma.RepQuotaWhereUniqueInput
-  create: Prisma.XOR<Prisma.RepQuotaCreateWithoutUserInput, Prisma.RepQuotaUncheckedCreateWithoutUserInput>
-}
-
-export type RepQuotaCreateManyUserInputEnvelope = {
-  data: Prisma.RepQuotaCreateManyUserInput | Prisma.RepQuotaCreateManyUserInput[]
-  skipDuplicates?: boolean
-}
-
-export type RepQuotaUpsertWithWhereUniqueWithoutUserInput = {
-  where: Prisma.RepQuotaWhereUniqueInput
-  update: Prisma.XOR<Prisma.RepQuotaUpdateWithoutUserInput, Prisma.RepQuotaUncheckedUpdateWithoutUserInput>
-  create: Prisma.XOR<Prisma.RepQuotaCreateWithoutUserInput, Prisma.RepQuotaUncheckedCreateWithoutUserInput>
-}
-
-export type RepQuotaUpdateWithWhereUniqueWithoutUserInput = {
-  where: Prisma.RepQuotaWhereUniqueInput
-  data: Prisma.XOR<Prisma.RepQuotaUpdateWithoutUserInput, Prisma.RepQuotaUncheckedUpdateWithoutUserInput>
-}
-
-export type RepQuotaUpdateManyWithWhereWithoutUserInput = {
-  where: Prisma.RepQuotaScalarWhereInput
-  data: Prisma.XOR<Prisma.RepQuotaUpdateManyMutationInput, Prisma.RepQuotaUncheckedUpdateManyWithoutUserInput>
-}
-
-export type RepQuotaCreateWithoutPlanInput = {
-  id: string
-  effective_from: Date | string
-  quota_cents?: bigint | number | null
-  created_at?: Date | string
-  updated_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutRep_quotasInput
-  user: Prisma.UserCreateNestedOneWithoutQuotasInput
-}
-
-export type RepQuotaUncheckedCreateWithoutPlanInput = {
-  id: string
-  org_id: string
-  user_id: string
-  effective_from: Date | string
-  quota_cents?: bigint | number | null
-  created_at?: Date | string
-  updated_at?: Date | string
-}
-
-export type RepQuotaCreateOrConnectWithoutPlanInput = {
-  where: Prisma.RepQuotaWhereUniqueInput
-  create: Prisma.XOR<Prisma.RepQuotaCreateWithoutPlanInput, Prisma.RepQuotaUncheckedCreateWithoutPlanInput>
-}
-
-export type RepQuotaCreateManyPlanInputEnvelope = {
-  data: Prisma.RepQuotaCreateManyPlanInput | Prisma.RepQuotaCreateManyPlanInput[]
-  skipDuplicates?: boolean
-}
-
-export type RepQuotaUpsertWithWhereUniqueWithoutPlanInput = {
-  where: Prisma.RepQuotaWhereUniqueInput
-  update: Prisma.XOR<Prisma.RepQuotaUpdateWithoutPlanInput, Prisma.RepQuotaUncheckedUpdateWithoutPlanInput>
-  create: Prisma.XOR<Prisma.RepQuotaCreateWithoutPlanInput, Prisma.RepQuotaUncheckedCreateWithoutPlanInput>
-}
-
-export type RepQuotaUpdateWithWhereUniqueWithoutPlanInput = {
-  where: Prisma.RepQuotaWhereUniqueInput
-  data: Prisma.XOR<Prisma.RepQuotaUpdateWithoutPlanInput, Prisma.RepQuotaUncheckedUpdateWithoutPlanInput>
-}
-
-export type RepQuotaUpdateManyWithWhereWithoutPlanInput = {
-  where: Prisma.RepQuotaScalarWhereInput
-  data: Prisma.XOR<Prisma.RepQuotaUpdateManyMutationInput, Prisma.RepQuotaUncheckedUpdateManyWithoutPlanInput>
-}
-
 export type RepQuotaCreateManyOrgInput = {
-  id: string
   user_id: string
   plan_id: string
   effective_from: Date | string
@@ -736,17 +530,15 @@ export type RepQuotaCreateManyOrgInput = {
 }
 
 export type RepQuotaUpdateWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
+  user_id?: Prisma.StringFieldUpdateOperationsInput | string
+  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
   effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   quota_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  user?: Prisma.UserUpdateOneRequiredWithoutQuotasNestedInput
-  plan?: Prisma.PlanUpdateOneRequiredWithoutQuotasNestedInput
 }
 
 export type RepQuotaUncheckedUpdateWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   plan_id?: Prisma.StringFieldUpdateOperationsInput | string
   effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -756,89 +548,8 @@ export type RepQuotaUncheckedUpdateWithoutOrgInput = {
 }
 
 export type RepQuotaUncheckedUpdateManyWithoutOrgInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  quota_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-}
-
-export type RepQuotaCreateManyUserInput = {
-  id: string
-  org_id: string
-  plan_id: string
-  effective_from: Date | string
-  quota_cents?: bigint | number | null
-  created_at?: Date | string
-  updated_at?: Date | string
-}
-
-export type RepQuotaUpdateWithoutUserInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  quota_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutRep_quotasNestedInput
-  plan?: Prisma.PlanUpdateOneRequiredWithoutQuotasNestedInput
-}
-
-export type RepQuotaUncheckedUpdateWithoutUserInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  quota_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-}
-
-export type RepQuotaUncheckedUpdateManyWithoutUserInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  plan_id?: Prisma.StringFieldUpdateOperationsInput | string
-  effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  quota_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-}
-
-export type RepQuotaCreateManyPlanInput = {
-  id: string
-  org_id: string
-  user_id: string
-  effective_from: Date | string
-  quota_cents?: bigint | number | null
-  created_at?: Date | string
-  updated_at?: Date | string
-}
-
-export type RepQuotaUpdateWithoutPlanInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  quota_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutRep_quotasNestedInput
-  user?: Prisma.UserUpdateOneRequiredWithoutQuotasNestedInput
-}
-
-export type RepQuotaUncheckedUpdateWithoutPlanInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  user_id?: Prisma.StringFieldUpdateOperationsInput | string
-  effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  quota_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-}
-
-export type RepQuotaUncheckedUpdateManyWithoutPlanInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  user_id?: Prisma.StringFieldUpdateOperationsInput | string
   effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   quota_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -848,7 +559,6 @@ export type RepQuotaUncheckedUpdateManyWithoutPlanInput = {
 
 
 export type RepQuotaSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
-  id?: boolean
   org_id?: boolean
   user_id?: boolean
   plan_id?: boolean
@@ -857,12 +567,9 @@ export type RepQuotaSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs
   created_at?: boolean
   updated_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-  user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
-  plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["repQuota"]>
 
 export type RepQuotaSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
-  id?: boolean
   org_id?: boolean
   user_id?: boolean
   plan_id?: boolean
@@ -871,12 +578,9 @@ export type RepQuotaSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exte
   created_at?: boolean
   updated_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-  user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
-  plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["repQuota"]>
 
 export type RepQuotaSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
-  id?: boolean
   org_id?: boolean
   user_id?: boolean
   plan_id?: boolean
@@ -885,12 +589,9 @@ export type RepQuotaSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exte
   created_at?: boolean
   updated_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-  user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
-  plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["repQuota"]>
 
 export type RepQuotaSelectScalar = {
-  id?: boolean
   org_id?: boolean
   user_id?: boolean
   plan_id?: boolean
@@ -900,32 +601,23 @@ export type RepQuotaSelectScalar = {
   updated_at?: boolean
 }
 
-export type RepQuotaOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "user_id" | "plan_id" | "effective_from" | "quota_cents" | "created_at" | "updated_at", ExtArgs["result"]["repQuota"]>
+export type RepQuotaOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"org_id" | "user_id" | "plan_id" | "effective_from" | "quota_cents" | "created_at" | "updated_at", ExtArgs["result"]["repQuota"]>
 export type RepQuotaInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-  user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
-  plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
 }
 export type RepQuotaIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-  user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
-  plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
 }
 export type RepQuotaIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
-  user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
-  plan?: boolean | Prisma.PlanDefaultArgs<ExtArgs>
 }
 
 export type $RepQuotaPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "RepQuota"
   objects: {
     org: Prisma.$OrgPayload<ExtArgs>
-    user: Prisma.$UserPayload<ExtArgs>
-    plan: Prisma.$PlanPayload<ExtArgs>
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
-    id: string
     org_id: string
     user_id: string
     plan_id: string
@@ -1016,8 +708,8 @@ export interface RepQuotaDelegate<ExtArgs extends runtime.Types.Extensions.Inter
    * // Get first 10 RepQuotas
    * const repQuotas = await prisma.repQuota.findMany({ take: 10 })
    * 
-   * // Only select the `id`
-   * const repQuotaWithIdOnly = await prisma.repQuota.findMany({ select: { id: true } })
+   * // Only select the `org_id`
+   * const repQuotaWithOrg_idOnly = await prisma.repQuota.findMany({ select: { org_id: true } })
    * 
    */
   findMany<T extends RepQuotaFindManyArgs>(args?: Prisma.SelectSubset<T, RepQuotaFindManyArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepQuotaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions>>
@@ -1061,9 +753,9 @@ export interface RepQuotaDelegate<ExtArgs extends runtime.Types.Extensions.Inter
    *   ]
    * })
    * 
-   * // Create many RepQuotas and only return the `id`
-   * const repQuotaWithIdOnly = await prisma.repQuota.createManyAndReturn({
-   *   select: { id: true },
+   * // Create many RepQuotas and only return the `org_id`
+   * const repQuotaWithOrg_idOnly = await prisma.repQuota.createManyAndReturn({
+   *   select: { org_id: true },
    *   data: [
    *     // ... provide data here
    *   ]
@@ -1152,9 +844,9 @@ export interface RepQuotaDelegate<ExtArgs extends runtime.Types.Extensions.Inter
    *   ]
    * })
    * 
-   * // Update zero or more RepQuotas and only return the `id`
-   * const repQuotaWithIdOnly = await prisma.repQuota.updateManyAndReturn({
-   *   select: { id: true },
+   * // Update zero or more RepQuotas and only return the `org_id`
+   * const repQuotaWithOrg_idOnly = await prisma.repQuota.updateManyAndReturn({
+   *   select: { org_id: true },
    *   where: {
    *     // ... provide filter here
    *   },
@@ -1328,8 +1020,6 @@ readonly fields: RepQuotaFieldRefs;
 export interface Prisma__RepQuotaClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
   org<T extends Prisma.OrgDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrgDefaultArgs<ExtArgs>>): Prisma.Prisma__OrgClient<runtime.Types.Result.GetResult<Prisma.$OrgPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
-  user<T extends Prisma.UserDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.UserDefaultArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
-  plan<T extends Prisma.PlanDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.PlanDefaultArgs<ExtArgs>>): Prisma.Prisma__PlanClient<runtime.Types.Result.GetResult<Prisma.$PlanPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1359,7 +1049,6 @@ export interface Prisma__RepQuotaClient<T, Null = never, ExtArgs extends runtime
  * Fields of the RepQuota model
  */
 export interface RepQuotaFieldRefs {
-  readonly id: Prisma.FieldRef<"RepQuota", 'String'>
   readonly org_id: Prisma.FieldRef<"RepQuota", 'String'>
   readonly user_id: Prisma.FieldRef<"RepQuota", 'String'>
   readonly plan_id: Prisma.FieldRef<"RepQuota", 'String'>

@@ -200,7 +200,6 @@ export type UserWhereInput = {
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deals?: Prisma.DealListRelationFilter
-  quotas?: Prisma.RepQuotaListRelationFilter
   earnings?: Prisma.EarningListRelationFilter
   managers?: Prisma.RepManagerListRelationFilter
   reports?: Prisma.RepManagerListRelationFilter
@@ -219,7 +218,6 @@ export type UserOrderByWithRelationInput = {
   created_at?: Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
   deals?: Prisma.DealOrderByRelationAggregateInput
-  quotas?: Prisma.RepQuotaOrderByRelationAggregateInput
   earnings?: Prisma.EarningOrderByRelationAggregateInput
   managers?: Prisma.RepManagerOrderByRelationAggregateInput
   reports?: Prisma.RepManagerOrderByRelationAggregateInput
@@ -242,7 +240,6 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deals?: Prisma.DealListRelationFilter
-  quotas?: Prisma.RepQuotaListRelationFilter
   earnings?: Prisma.EarningListRelationFilter
   managers?: Prisma.RepManagerListRelationFilter
   reports?: Prisma.RepManagerListRelationFilter
@@ -286,7 +283,6 @@ export type UserCreateInput = {
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
@@ -304,7 +300,6 @@ export type UserUncheckedCreateInput = {
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
@@ -322,7 +317,6 @@ export type UserUpdateInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
@@ -340,7 +334,6 @@ export type UserUncheckedUpdateInput = {
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
@@ -483,20 +476,6 @@ export type NullableDateTimeFieldUpdateOperationsInput = {
   set?: Date | string | null
 }
 
-export type UserCreateNestedOneWithoutQuotasInput = {
-  create?: Prisma.XOR<Prisma.UserCreateWithoutQuotasInput, Prisma.UserUncheckedCreateWithoutQuotasInput>
-  connectOrCreate?: Prisma.UserCreateOrConnectWithoutQuotasInput
-  connect?: Prisma.UserWhereUniqueInput
-}
-
-export type UserUpdateOneRequiredWithoutQuotasNestedInput = {
-  create?: Prisma.XOR<Prisma.UserCreateWithoutQuotasInput, Prisma.UserUncheckedCreateWithoutQuotasInput>
-  connectOrCreate?: Prisma.UserCreateOrConnectWithoutQuotasInput
-  upsert?: Prisma.UserUpsertWithoutQuotasInput
-  connect?: Prisma.UserWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutQuotasInput, Prisma.UserUpdateWithoutQuotasInput>, Prisma.UserUncheckedUpdateWithoutQuotasInput>
-}
-
 export type UserCreateNestedOneWithoutManagersInput = {
   create?: Prisma.XOR<Prisma.UserCreateWithoutManagersInput, Prisma.UserUncheckedCreateWithoutManagersInput>
   connectOrCreate?: Prisma.UserCreateOrConnectWithoutManagersInput
@@ -607,7 +586,6 @@ export type UserCreateWithoutOrgInput = {
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
@@ -624,7 +602,6 @@ export type UserUncheckedCreateWithoutOrgInput = {
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
@@ -672,90 +649,6 @@ export type UserScalarWhereInput = {
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
 }
 
-export type UserCreateWithoutQuotasInput = {
-  id: string
-  external_id: string
-  role?: string
-  display_name?: string | null
-  start_date?: Date | string | null
-  created_at?: Date | string
-  org: Prisma.OrgCreateNestedOneWithoutUsersInput
-  deals?: Prisma.DealCreateNestedManyWithoutUserInput
-  earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
-  managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
-  reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
-  rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
-  rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
-  rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
-}
-
-export type UserUncheckedCreateWithoutQuotasInput = {
-  id: string
-  org_id: string
-  external_id: string
-  role?: string
-  display_name?: string | null
-  start_date?: Date | string | null
-  created_at?: Date | string
-  deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
-  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
-  managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
-  reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
-  rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
-  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
-  rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
-}
-
-export type UserCreateOrConnectWithoutQuotasInput = {
-  where: Prisma.UserWhereUniqueInput
-  create: Prisma.XOR<Prisma.UserCreateWithoutQuotasInput, Prisma.UserUncheckedCreateWithoutQuotasInput>
-}
-
-export type UserUpsertWithoutQuotasInput = {
-  update: Prisma.XOR<Prisma.UserUpdateWithoutQuotasInput, Prisma.UserUncheckedUpdateWithoutQuotasInput>
-  create: Prisma.XOR<Prisma.UserCreateWithoutQuotasInput, Prisma.UserUncheckedCreateWithoutQuotasInput>
-  where?: Prisma.UserWhereInput
-}
-
-export type UserUpdateToOneWithWhereWithoutQuotasInput = {
-  where?: Prisma.UserWhereInput
-  data: Prisma.XOR<Prisma.UserUpdateWithoutQuotasInput, Prisma.UserUncheckedUpdateWithoutQuotasInput>
-}
-
-export type UserUpdateWithoutQuotasInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  external_id?: Prisma.StringFieldUpdateOperationsInput | string
-  role?: Prisma.StringFieldUpdateOperationsInput | string
-  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
-  deals?: Prisma.DealUpdateManyWithoutUserNestedInput
-  earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
-  managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
-  reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
-  rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
-  rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
-  rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
-}
-
-export type UserUncheckedUpdateWithoutQuotasInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
-  external_id?: Prisma.StringFieldUpdateOperationsInput | string
-  role?: Prisma.StringFieldUpdateOperationsInput | string
-  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
-  earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
-  managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
-  reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
-  rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
-  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
-  rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
-}
-
 export type UserCreateWithoutManagersInput = {
   id: string
   external_id: string
@@ -765,7 +658,6 @@ export type UserCreateWithoutManagersInput = {
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
@@ -782,7 +674,6 @@ export type UserUncheckedCreateWithoutManagersInput = {
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
@@ -804,7 +695,6 @@ export type UserCreateWithoutReportsInput = {
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
@@ -821,7 +711,6 @@ export type UserUncheckedCreateWithoutReportsInput = {
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
@@ -854,7 +743,6 @@ export type UserUpdateWithoutManagersInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
@@ -871,7 +759,6 @@ export type UserUncheckedUpdateWithoutManagersInput = {
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
@@ -899,7 +786,6 @@ export type UserUpdateWithoutReportsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
@@ -916,7 +802,6 @@ export type UserUncheckedUpdateWithoutReportsInput = {
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
@@ -932,7 +817,6 @@ export type UserCreateWithoutDealsInput = {
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
-  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
@@ -949,7 +833,6 @@ export type UserUncheckedCreateWithoutDealsInput = {
   display_name?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
-  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
@@ -982,7 +865,6 @@ export type UserUpdateWithoutDealsInput = {
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
-  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
@@ -999,7 +881,6 @@ export type UserUncheckedUpdateWithoutDealsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
@@ -1017,7 +898,6 @@ export type UserCreateWithoutEarningsInput = {
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
@@ -1034,7 +914,6 @@ export type UserUncheckedCreateWithoutEarningsInput = {
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
@@ -1067,7 +946,6 @@ export type UserUpdateWithoutEarningsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
@@ -1084,7 +962,6 @@ export type UserUncheckedUpdateWithoutEarningsInput = {
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
@@ -1101,7 +978,6 @@ export type UserCreateWithoutRep_invitationsInput = {
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
@@ -1118,7 +994,6 @@ export type UserUncheckedCreateWithoutRep_invitationsInput = {
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
@@ -1151,7 +1026,6 @@ export type UserUpdateWithoutRep_invitationsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
@@ -1168,7 +1042,6 @@ export type UserUncheckedUpdateWithoutRep_invitationsInput = {
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
@@ -1185,7 +1058,6 @@ export type UserCreateWithoutRep_sign_in_linksInput = {
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
@@ -1202,7 +1074,6 @@ export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
@@ -1235,7 +1106,6 @@ export type UserUpdateWithoutRep_sign_in_linksInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
@@ -1252,7 +1122,6 @@ export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
@@ -1269,7 +1138,6 @@ export type UserCreateWithoutRep_sessionsInput = {
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
@@ -1286,7 +1154,6 @@ export type UserUncheckedCreateWithoutRep_sessionsInput = {
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
-  quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
@@ -1319,7 +1186,6 @@ export type UserUpdateWithoutRep_sessionsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
@@ -1336,7 +1202,6 @@ export type UserUncheckedUpdateWithoutRep_sessionsInput = {
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
@@ -1361,7 +1226,6 @@ export type UserUpdateWithoutOrgInput = {
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
@@ -1378,7 +1242,6 @@ export type UserUncheckedUpdateWithoutOrgInput = {
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
-  quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
@@ -1403,7 +1266,6 @@ export type UserUncheckedUpdateManyWithoutOrgInput = {
 
 export type UserCountOutputType = {
   deals: number
-  quotas: number
   earnings: number
   managers: number
   reports: number
@@ -1414,7 +1276,6 @@ export type UserCountOutputType = {
 
 export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   deals?: boolean | UserCountOutputTypeCountDealsArgs
-  quotas?: boolean | UserCountOutputTypeCountQuotasArgs
   earnings?: boolean | UserCountOutputTypeCountEarningsArgs
   managers?: boolean | UserCountOutputTypeCountManagersArgs
   reports?: boolean | UserCountOutputTypeCountReportsArgs
@@ -1438,13 +1299,6 @@ export type UserCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extensi
  */
 export type UserCountOutputTypeCountDealsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.DealWhereInput
-}
-
-/**
- * UserCountOutputType without action
- */
-export type UserCountOutputTypeCountQuotasArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.RepQuotaWhereInput
 }
 
 /**
@@ -1500,7 +1354,6 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
-  quotas?: boolean | Prisma.User$quotasArgs<ExtArgs>
   earnings?: boolean | Prisma.User$earningsArgs<ExtArgs>
   managers?: boolean | Prisma.User$managersArgs<ExtArgs>
   reports?: boolean | Prisma.User$reportsArgs<ExtArgs>
@@ -1546,7 +1399,6 @@ export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = run
 export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
-  quotas?: boolean | Prisma.User$quotasArgs<ExtArgs>
   earnings?: boolean | Prisma.User$earningsArgs<ExtArgs>
   managers?: boolean | Prisma.User$managersArgs<ExtArgs>
   reports?: boolean | Prisma.User$reportsArgs<ExtArgs>
@@ -1567,7 +1419,6 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   objects: {
     org: Prisma.$OrgPayload<ExtArgs>
     deals: Prisma.$DealPayload<ExtArgs>[]
-    quotas: Prisma.$RepQuotaPayload<ExtArgs>[]
     earnings: Prisma.$EarningPayload<ExtArgs>[]
     managers: Prisma.$RepManagerPayload<ExtArgs>[]
     reports: Prisma.$RepManagerPayload<ExtArgs>[]
@@ -1979,7 +1830,6 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   readonly [Symbol.toStringTag]: "PrismaPromise"
   org<T extends Prisma.OrgDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrgDefaultArgs<ExtArgs>>): Prisma.Prisma__OrgClient<runtime.Types.Result.GetResult<Prisma.$OrgPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   deals<T extends Prisma.User$dealsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$dealsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DealPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
-  quotas<T extends Prisma.User$quotasArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$quotasArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepQuotaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   earnings<T extends Prisma.User$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   managers<T extends Prisma.User$managersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$managersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   reports<T extends Prisma.User$reportsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$reportsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -2444,30 +2294,6 @@ export type User$dealsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
   take?: number
   skip?: number
   distinct?: Prisma.DealScalarFieldEnum | Prisma.DealScalarFieldEnum[]
-}
-
-/**
- * User.quotas
- */
-export type User$quotasArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the RepQuota
-   */
-  select?: Prisma.RepQuotaSelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the RepQuota
-   */
-  omit?: Prisma.RepQuotaOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.RepQuotaInclude<ExtArgs> | null
-  where?: Prisma.RepQuotaWhereInput
-  orderBy?: Prisma.RepQuotaOrderByWithRelationInput | Prisma.RepQuotaOrderByWithRelationInput[]
-  cursor?: Prisma.RepQuotaWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.RepQuotaScalarFieldEnum | Prisma.RepQuotaScalarFieldEnum[]
 }
 
 /**
