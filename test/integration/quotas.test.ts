@@ -246,7 +246,14 @@ describe('quota tables', () => {
       april.plans[0]?.attainment?.quota_explanation,
       'quota 75,000.00: ramp month 2 of 2, 75% of 100,000.00, the plan quota; the rep started on 2026-03-09.',
     );
-    // A deal event of the ramped rep reads the ramp too: 20,000.00 more in April reaches 75,000.00.
+    // An estimate reads the ramp as the engine does: 20,000.00 more in April would reach 75,000.00, so the bonus
+    // (2,000.00) and 5,000.00 above it at 10% (500.00).
+    const estimate = await client.estimates.create({
+      state: { amount_cents: 2_000_000, owner_external_id: 'rep-r' },
+      close_date: '2026-04-20',
+    });
+    assert.equal(estimate.earned_after_cents - estimate.earned_now_cents, 200_000 + 50_000);
+    // A deal event of the ramped rep reads the ramp too.
     await client.deals.ingestEvent(won('rep-r', 2_000_000, '2026-04-20'));
     const after = live(await listAll(client, { user_external_id: 'rep-r' }));
     assert.deepEqual(
