@@ -565,6 +565,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List quota entries
+         * @description Reps' quota tables (docs/quotas.md), by rep, plan and day: from each `from` day (a period's
+         *     first day) on, until the rep's next entry under the plan, the rep's quota is `quota_cents`,
+         *     or the plan's own `quota_cents` when it is null. A rep or plan without entries uses the
+         *     plan's quota. `rep` and `plan` narrow the list; an unknown one gives an empty list.
+         */
+        get: operations["listQuotas"];
+        put?: never;
+        /**
+         * Set a rep's quota under a plan
+         * @description From `from` (the first day of one of the plan's periods) on, the rep's quota under the plan is
+         *     `quota_cents` (minor units of the plan's currency), or the plan's own quota again when it is
+         *     null, exactly as `quotient quotas set` does: earlier periods keep theirs, the same rep, plan
+         *     and day set again is replaced, a rep is created on first sight. Refused with `400
+         *     invalid_body` and nothing changed: a day that is not a period's first day, a quota below 1;
+         *     an unknown plan is `404`. Then the lines that read the quota (tiers in percent of quota,
+         *     attainment bonuses) are recomputed from that period on; in a locked period the difference is
+         *     booked in the next open one. The same entry again changes nothing (`changed` false).
+         */
+        post: operations["setQuota"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/quota-files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a quota file
+         * @description Applies a quota file (CSV with the header `rep_external_id,plan_key,from,quota,start_date`,
+         *     see docs/quotas.md) exactly as `quotient quotas import` does. Every row is checked first:
+         *     one bad row refuses the whole file with `400 invalid_body`, its `reason` naming each bad row
+         *     by line, and nothing is applied. Rows already so change nothing, so the same file again is a
+         *     no-op (`changed` false). What changed is recomputed as `POST /admin/v1/quotas` does.
+         */
+        post: operations["importQuotaFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/reps/{id}/start-date": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a rep's start date
+         * @description The day the rep started, which plan ramps count months from; null when not set.
+         */
+        get: operations["getRepStartDate"];
+        put?: never;
+        /**
+         * Set a rep's start date
+         * @description The rep started on `start_date` (null: no start date, not ramped), exactly as `quotient quotas
+         *     start-date` does. A plan's ramp counts the months since it (docs/quotas.md). Then the lines
+         *     that read the quota are recomputed from the earlier of the two start dates' months on; in a
+         *     locked period the difference is booked in the next open one.
+         */
+        post: operations["setRepStartDate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/admins": {
         parameters: {
             query?: never;
@@ -1502,6 +1587,67 @@ export interface components {
         /** @description The org's reps. */
         RepList: {
             reps: components["schemas"]["Rep"][];
+        };
+        /** @description One entry of a rep's quota table under a plan. */
+        QuotaEntry: {
+            rep_id: string;
+            rep_external_id: string;
+            plan_id: string;
+            plan_key: string;
+            /**
+             * Format: date
+             * @description The first day (a period's) the entry applies from, until the rep's next entry under the plan.
+             */
+            from: string;
+            /** @description The quota in minor units of the plan's currency; null for the plan's own quota. */
+            quota_cents: number | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Quota entries, by rep, plan and day. */
+        QuotaList: {
+            quotas: components["schemas"]["QuotaEntry"][];
+        };
+        /** @description A rep's quota under a plan from a period on. */
+        QuotaSet: {
+            rep_external_id: string;
+            plan_key: string;
+            /**
+             * Format: date
+             * @description The first day of one of the plan's periods.
+             */
+            from: string;
+            /** @description Minor units of the plan's currency, at least 1; null for the plan's own quota again. */
+            quota_cents: number | null;
+        };
+        /** @description A quota file's text (CSV, docs/quotas.md). */
+        QuotaFileUpload: {
+            text: string;
+            /** @description The file's name, for people; not read. */
+            file_name?: string;
+        };
+        /** @description A rep's start date. */
+        RepStartDate: {
+            rep_id: string;
+            rep_external_id: string;
+            /** Format: date */
+            start_date: string | null;
+        };
+        /** @description A rep's start date; null for none. */
+        RepStartDateChange: {
+            /** Format: date */
+            start_date: string | null;
+        };
+        /** @description What a quota change did. */
+        QuotaChangeSummary: {
+            /** @description Rows of the file (1 for a single change). */
+            rows: number;
+            quotas_changed: number;
+            start_dates_changed: number;
+            /** @description False when everything was already so; nothing was written or recomputed. */
+            changed: boolean;
+            /** @description Earnings rows written, superseded or reversed by the recompute. */
+            rows_recomputed: number;
         };
         /** @description A rep's manager from a day on. */
         RepManagerChange: {
@@ -2947,6 +3093,154 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RepManagers"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listQuotas: {
+        parameters: {
+            query?: {
+                /** @description Only this rep's entries (external id). */
+                rep?: string;
+                /** @description Only this plan's entries (key). */
+                plan?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuotaSet"];
+            };
+        };
+        responses: {
+            /** @description What changed, and what was recomputed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaChangeSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    importQuotaFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuotaFileUpload"];
+            };
+        };
+        responses: {
+            /** @description What changed, and what was recomputed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaChangeSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRepStartDate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rep's start date. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepStartDate"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setRepStartDate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepStartDateChange"];
+            };
+        };
+        responses: {
+            /** @description What changed, and what was recomputed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaChangeSummary"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -2244,7 +2244,9 @@ export interface components {
             won_cents: number;
             /**
              * Format: int64
-             * @description The plan's quota per rep per period, in minor units of the plan's currency; prorated by days
+             * @description The rep's quota for the period under the plan, in minor units of the plan's currency: the
+             *     rep's own quota when one is set for the period (the quota table, ramped from the rep's
+             *     start date when the plan has a ramp), else the plan's quota per rep per period; prorated by days
              *     (rounded half away from zero, at least 1) when the rep's dated assignment covers only part of
              *     the period; `null` when the plan has none.
              * @example 10000000
@@ -2255,6 +2257,14 @@ export interface components {
              * @example 110
              */
             percent: number | null;
+            /**
+             * @description Where `quota_cents` came from, before any proration, in one sentence: the plan's quota, the
+             *     quota set for this rep from a day, or a ramp month's percent of either (for example
+             *     `quota 75,000.00: ramp month 3 of 4, 75% of 100,000.00, the plan quota; the rep started on
+             *     2026-01-20.`). `null` when the plan has no quota.
+             * @example quota 100,000.00: plan quota.
+             */
+            quota_explanation?: string | null;
         };
         /**
          * @description One live or frozen earning row booked in the statement's period (status `projected`,

@@ -29,6 +29,7 @@ import { PlanAdmin, PlanHistory, PlanReader } from './services/plans.ts';
 import { PortalAccessAdmin } from './services/portalAccess.ts';
 import { PortalSignIn } from './services/portalSignIn.ts';
 import { RepAccessAdmin } from './services/repAccess.ts';
+import { QuotaAdmin } from './services/quotas.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
 import { RepSessions } from './services/repSessions.ts';
 import { RepReader } from './services/reps.ts';
@@ -100,6 +101,8 @@ export interface AdminServices {
   exchangeRates: ExchangeRateService;
   exchangeRateChange: ExchangeRateChange;
   repHierarchy: RepHierarchyAdmin;
+  /** Reps' quota tables and start dates (docs/quotas.md). */
+  quotas: QuotaAdmin;
   reps: RepReader;
   webhooks: WebhookAdmin;
   audit: AuditLogReader;
@@ -193,6 +196,7 @@ export function composeServices(input: CompositionInput): Services {
       exchangeRates,
       exchangeRateChange: new ExchangeRateChange(exchangeRates, recompute),
       repHierarchy: new RepHierarchyAdmin(db, recompute, pool),
+      quotas: new QuotaAdmin(db, recompute, pool),
       reps: new RepReader(db),
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),

@@ -10,6 +10,7 @@ import { KeysPage } from './pages/keys.tsx';
 import { PeriodsPage } from './pages/periods.tsx';
 import { PlanDocumentPage } from './pages/planDocument.tsx';
 import { PlanPage, PlansPage } from './pages/plans.tsx';
+import { QuotasPage } from './pages/quotas.tsx';
 import { RepsPage } from './pages/reps.tsx';
 import { SignInPage } from './pages/signIn.tsx';
 import { SingleSignOnPage } from './pages/singleSignOn.tsx';
@@ -25,6 +26,7 @@ const NAV = [
   { href: '/accounting', label: 'Accounting' },
   { href: '/reps', label: 'Reps' },
   { href: '/inquiries', label: 'Inquiries' },
+  { href: '/quotas', label: 'Quotas' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/admins', label: 'Admins' },
   { href: '/single-sign-on', label: 'Single sign-on' },
@@ -152,6 +154,8 @@ function Page(props: { path: string; canChange: boolean; orgId: string }) {
       return <RepsPage canChange={props.canChange} />;
     case 'inquiries':
       return id ? <InquiryPage id={decodeURIComponent(id)} canChange={props.canChange} /> : <InquiriesPage />;
+    case 'quotas':
+      return <QuotasPage canChange={props.canChange} />;
     case 'webhooks':
       return <WebhooksPage canChange={props.canChange} />;
     case 'admins':

@@ -28,6 +28,11 @@ export type Org = Prisma.OrgModel
  */
 export type User = Prisma.UserModel
 /**
+ * Model RepQuota
+ * 
+ */
+export type RepQuota = Prisma.RepQuotaModel
+/**
  * Model RepManager
  * 
  */

@@ -52,6 +52,11 @@ export type Org = Prisma.OrgModel
  */
 export type User = Prisma.UserModel
 /**
+ * Model RepQuota
+ * 
+ */
+export type RepQuota = Prisma.RepQuotaModel
+/**
  * Model RepManager
  * 
  */

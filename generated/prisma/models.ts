@@ -10,6 +10,7 @@
  */
 export type * from './models/Org.ts'
 export type * from './models/User.ts'
+export type * from './models/RepQuota.ts'
 export type * from './models/RepManager.ts'
 export type * from './models/ApiKey.ts'
 export type * from './models/RateLimitCounter.ts'

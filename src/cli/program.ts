@@ -12,6 +12,7 @@ import { migrateCommand } from './commands/migrate.ts';
 import { orgsCommand } from './commands/orgs.ts';
 import { periodsCommand } from './commands/periods.ts';
 import { plansCommand } from './commands/plans.ts';
+import { quotasCommand } from './commands/quotas.ts';
 import { recomputeCommand } from './commands/recompute.ts';
 import { repsCommand } from './commands/reps.ts';
 import { serveCommand } from './commands/serve.ts';
@@ -36,6 +37,7 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     adminsCommand(),
     plansCommand(),
     usersCommand(),
+    quotasCommand(),
     repsCommand(),
     ssoCommand(),
     periodsCommand(),

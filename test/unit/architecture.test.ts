@@ -43,6 +43,7 @@ const REPOSITORIES = [
   'rateLimitLease',
   'repInvitations',
   'repManagers',
+  'repQuotas',
   'repSessions',
   'repSignInLinks',
   'repTokens',

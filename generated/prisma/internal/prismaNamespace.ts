@@ -399,6 +399,7 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 export const ModelName = {
   Org: 'Org',
   User: 'User',
+  RepQuota: 'RepQuota',
   RepManager: 'RepManager',
   ApiKey: 'ApiKey',
   RateLimitCounter: 'RateLimitCounter',
@@ -449,7 +450,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -598,6 +599,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.UserCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.UserCountAggregateOutputType> | number
+        }
+      }
+    }
+    RepQuota: {
+      payload: Prisma.$RepQuotaPayload<ExtArgs>
+      fields: Prisma.RepQuotaFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RepQuotaFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RepQuotaFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>
+        }
+        findFirst: {
+          args: Prisma.RepQuotaFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RepQuotaFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>
+        }
+        findMany: {
+          args: Prisma.RepQuotaFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>[]
+        }
+        create: {
+          args: Prisma.RepQuotaCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>
+        }
+        createMany: {
+          args: Prisma.RepQuotaCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RepQuotaCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>[]
+        }
+        delete: {
+          args: Prisma.RepQuotaDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>
+        }
+        update: {
+          args: Prisma.RepQuotaUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>
+        }
+        deleteMany: {
+          args: Prisma.RepQuotaDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RepQuotaUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RepQuotaUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>[]
+        }
+        upsert: {
+          args: Prisma.RepQuotaUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>
+        }
+        aggregate: {
+          args: Prisma.RepQuotaAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRepQuota>
+        }
+        groupBy: {
+          args: Prisma.RepQuotaGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepQuotaGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RepQuotaCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepQuotaCountAggregateOutputType> | number
         }
       }
     }
@@ -3251,10 +3326,24 @@ export const UserScalarFieldEnum = {
   external_id: 'external_id',
   role: 'role',
   display_name: 'display_name',
+  start_date: 'start_date',
   created_at: 'created_at'
 } as const
 
 export type UserScalarFieldEnum = (typeof UserScalarFieldEnum)[keyof typeof UserScalarFieldEnum]
+
+
+export const RepQuotaScalarFieldEnum = {
+  org_id: 'org_id',
+  user_id: 'user_id',
+  plan_id: 'plan_id',
+  effective_from: 'effective_from',
+  quota_cents: 'quota_cents',
+  created_at: 'created_at',
+  updated_at: 'updated_at'
+} as const
+
+export type RepQuotaScalarFieldEnum = (typeof RepQuotaScalarFieldEnum)[keyof typeof RepQuotaScalarFieldEnum]
 
 
 export const RepManagerScalarFieldEnum = {
@@ -3882,6 +3971,20 @@ export type ListDateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaM
 
 
 /**
+ * Reference to a field of type 'BigInt'
+ */
+export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt[]'
+ */
+export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt[]'>
+    
+
+
+/**
  * Reference to a field of type 'Json'
  */
 export type JsonFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Json'>
@@ -3899,20 +4002,6 @@ export type EnumQueryModeFieldRefInput<$PrismaModel> = FieldRefInputType<$Prisma
  * Reference to a field of type 'Boolean'
  */
 export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
-    
-
-
-/**
- * Reference to a field of type 'BigInt'
- */
-export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
-    
-
-
-/**
- * Reference to a field of type 'BigInt[]'
- */
-export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt[]'>
     
 
 
@@ -4096,6 +4185,7 @@ export type PrismaClientOptions = PrismaClientOptionsWithAccelerateUrl | PrismaC
 export type GlobalOmitConfig = {
   org?: Prisma.OrgOmit
   user?: Prisma.UserOmit
+  repQuota?: Prisma.RepQuotaOmit
   repManager?: Prisma.RepManagerOmit
   apiKey?: Prisma.ApiKeyOmit
   rateLimitCounter?: Prisma.RateLimitCounterOmit

@@ -53,6 +53,7 @@ export const AnyNull = runtime.AnyNull
 export const ModelName = {
   Org: 'Org',
   User: 'User',
+  RepQuota: 'RepQuota',
   RepManager: 'RepManager',
   ApiKey: 'ApiKey',
   RateLimitCounter: 'RateLimitCounter',
@@ -127,10 +128,24 @@ export const UserScalarFieldEnum = {
   external_id: 'external_id',
   role: 'role',
   display_name: 'display_name',
+  start_date: 'start_date',
   created_at: 'created_at'
 } as const
 
 export type UserScalarFieldEnum = (typeof UserScalarFieldEnum)[keyof typeof UserScalarFieldEnum]
+
+
+export const RepQuotaScalarFieldEnum = {
+  org_id: 'org_id',
+  user_id: 'user_id',
+  plan_id: 'plan_id',
+  effective_from: 'effective_from',
+  quota_cents: 'quota_cents',
+  created_at: 'created_at',
+  updated_at: 'updated_at'
+} as const
+
+export type RepQuotaScalarFieldEnum = (typeof RepQuotaScalarFieldEnum)[keyof typeof RepQuotaScalarFieldEnum]
 
 
 export const RepManagerScalarFieldEnum = {

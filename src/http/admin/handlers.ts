@@ -11,6 +11,7 @@ import { keyHandlers } from './routes/keys.ts';
 import { periodHandlers } from './routes/periods.ts';
 import { planHandlers } from './routes/plans.ts';
 import { portalAccessHandlers } from './routes/portalAccess.ts';
+import { quotaHandlers } from './routes/quotas.ts';
 import { repHandlers } from './routes/reps.ts';
 import { sessionHandlers } from './routes/session.ts';
 import { webhookHandlers } from './routes/webhooks.ts';
@@ -40,6 +41,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     ...periodHandlers(services),
     ...webhookHandlers(services),
     ...repHandlers(services),
+    ...quotaHandlers(services),
     ...adminAccountHandlers(services),
     ...portalAccessHandlers(services),
     ...accountingHandlers(services),
