@@ -565,6 +565,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List quota entries
+         * @description Reps' quota tables (docs/quotas.md), by rep, plan and day: from each `from` day (a period's
+         *     first day) on, until the rep's next entry under the plan, the rep's quota is `quota_cents`,
+         *     or the plan's own `quota_cents` when it is null. A rep or plan without entries uses the
+         *     plan's quota. `rep` and `plan` narrow the list; an unknown one gives an empty list.
+         */
+        get: operations["listQuotas"];
+        put?: never;
+        /**
+         * Set a rep's quota under a plan
+         * @description From `from` (the first day of one of the plan's periods) on, the rep's quota under the plan is
+         *     `quota_cents` (minor units of the plan's currency), or the plan's own quota again when it is
+         *     null, exactly as `quotient quotas set` does: earlier periods keep theirs, the same rep, plan
+         *     and day set again is replaced, a rep is created on first sight. Refused with `400
+         *     invalid_body` and nothing changed: a day that is not a period's first day, a quota below 1;
+         *     an unknown plan is `404`. Then the lines that read the quota (tiers in percent of quota,
+         *     attainment bonuses) are recomputed from that period on; in a locked period the difference is
+         *     booked in the next open one. The same entry again changes nothing (`changed` false).
+         */
+        post: operations["setQuota"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/quota-files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a quota file
+         * @description Applies a quota file (CSV with the header `rep_external_id,plan_key,from,quota,start_date`,
+         *     see docs/quotas.md) exactly as `quotient quotas import` does. Every row is checked first:
+         *     one bad row refuses the whole file with `400 invalid_body`, its `reason` naming each bad row
+         *     by line, and nothing is applied. Rows already so change nothing, so the same file again is a
+         *     no-op (`changed` false). What changed is recomputed as `POST /admin/v1/quotas` does.
+         */
+        post: operations["importQuotaFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/reps/{id}/start-date": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a rep's start date
+         * @description The day the rep started, which plan ramps count months from; null when not set.
+         */
+        get: operations["getRepStartDate"];
+        put?: never;
+        /**
+         * Set a rep's start date
+         * @description The rep started on `start_date` (null: no start date, not ramped), exactly as `quotient quotas
+         *     start-date` does. A plan's ramp counts the months since it (docs/quotas.md). Then the lines
+         *     that read the quota are recomputed from the earlier of the two start dates' months on; in a
+         *     locked period the difference is booked in the next open one.
+         */
+        post: operations["setRepStartDate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/admins": {
         parameters: {
             query?: never;
@@ -873,6 +958,165 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/inquiries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List inquiries (the queue)
+         * @description The org's inquiries, oldest first: the queue. Filters: `state` (repeat it for several),
+         *     `assignee` (an admin's id, or `none` for the unassigned), `opened_before` (an age: opened
+         *     before this time), `user_id` (a rep). Keyset-paginated: pass `next_cursor` as `cursor` with the
+         *     same filters; `null` means no more. Lists carry no threads.
+         */
+        get: operations["listInquiries"];
+        put?: never;
+        /**
+         * Open an inquiry for a rep
+         * @description An admin opens an inquiry on a rep's behalf (as a rep would from the portal): about an earning
+         *     (its rep), a deal or a statement (`user_id` required for both). Sends `inquiry.created`; audited.
+         *     An unknown earning, deal or rep is `404 not_found`; a subject without its id is `400 invalid_body`.
+         */
+        post: operations["openInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/inquiries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an inquiry
+         * @description The inquiry with its whole thread, internal notes included (`internal: true`).
+         */
+        get: operations["getInquiry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/inquiries/{id}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign an inquiry
+         * @description Gives the inquiry to an admin of the org (`assignee_id`), or to nobody (`null`), while it is not
+         *     closed. The state does not change. Sends `inquiry.updated` (`assigned`); audited. An id that is
+         *     not an active admin of the org is `400 invalid_body`; a closed inquiry `409 invalid_state`.
+         */
+        post: operations["assignInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/inquiries/{id}/start-review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start reviewing an inquiry
+         * @description `open` → `in_review`. Records the first-response time if nothing answered the rep before.
+         *     Sends `inquiry.updated` (`review_started`); audited. Any other state is `409 invalid_state`.
+         */
+        post: operations["startInquiryReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/inquiries/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Comment on an inquiry
+         * @description Adds a comment the rep's side sees, or with `internal: true` a note only admins see. A comment
+         *     records the first-response time if nothing answered the rep before and sends `inquiry.updated`
+         *     (`commented`); an internal note does neither. Both are audited. A closed inquiry is
+         *     `409 invalid_state`.
+         */
+        post: operations["commentOnInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/inquiries/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve an inquiry
+         * @description `open` or `in_review` → `resolved`, with what settled it (`links`: an adjustment, a corrected
+         *     deal event by its source event id, a recompute), the amount that changed (or null) and a note for
+         *     the rep. A source event must exist in the org (`400 invalid_body` otherwise). Sends
+         *     `inquiry.updated` (`resolved`); audited. A closed inquiry is `409 invalid_state`.
+         */
+        post: operations["resolveInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/inquiries/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject an inquiry
+         * @description `open` or `in_review` → `rejected`, with the reason the rep sees. Sends `inquiry.updated`
+         *     (`rejected`); audited. A closed inquiry is `409 invalid_state`.
+         */
+        post: operations["rejectInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1035,7 +1279,7 @@ export interface components {
          * @description A permission of an API key.
          * @enum {string}
          */
-        Scope: "deals:read" | "deals:write" | "earnings:read" | "plans:read" | "rep_tokens:write";
+        Scope: "deals:read" | "deals:write" | "earnings:read" | "plans:read" | "rep_tokens:write" | "inquiries:write";
         /** @description An API key, without its raw value. */
         ApiKey: {
             id: string;
@@ -1344,6 +1588,67 @@ export interface components {
         RepList: {
             reps: components["schemas"]["Rep"][];
         };
+        /** @description One entry of a rep's quota table under a plan. */
+        QuotaEntry: {
+            rep_id: string;
+            rep_external_id: string;
+            plan_id: string;
+            plan_key: string;
+            /**
+             * Format: date
+             * @description The first day (a period's) the entry applies from, until the rep's next entry under the plan.
+             */
+            from: string;
+            /** @description The quota in minor units of the plan's currency; null for the plan's own quota. */
+            quota_cents: number | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Quota entries, by rep, plan and day. */
+        QuotaList: {
+            quotas: components["schemas"]["QuotaEntry"][];
+        };
+        /** @description A rep's quota under a plan from a period on. */
+        QuotaSet: {
+            rep_external_id: string;
+            plan_key: string;
+            /**
+             * Format: date
+             * @description The first day of one of the plan's periods.
+             */
+            from: string;
+            /** @description Minor units of the plan's currency, at least 1; null for the plan's own quota again. */
+            quota_cents: number | null;
+        };
+        /** @description A quota file's text (CSV, docs/quotas.md). */
+        QuotaFileUpload: {
+            text: string;
+            /** @description The file's name, for people; not read. */
+            file_name?: string;
+        };
+        /** @description A rep's start date. */
+        RepStartDate: {
+            rep_id: string;
+            rep_external_id: string;
+            /** Format: date */
+            start_date: string | null;
+        };
+        /** @description A rep's start date; null for none. */
+        RepStartDateChange: {
+            /** Format: date */
+            start_date: string | null;
+        };
+        /** @description What a quota change did. */
+        QuotaChangeSummary: {
+            /** @description Rows of the file (1 for a single change). */
+            rows: number;
+            quotas_changed: number;
+            start_dates_changed: number;
+            /** @description False when everything was already so; nothing was written or recomputed. */
+            changed: boolean;
+            /** @description Earnings rows written, superseded or reversed by the recompute. */
+            rows_recomputed: number;
+        };
         /** @description A rep's manager from a day on. */
         RepManagerChange: {
             /** @description The manager's external id; null for no manager from that day on. */
@@ -1621,6 +1926,117 @@ export interface components {
         AccountingClosed: {
             months: components["schemas"]["Month"][];
             closed_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description `open` → `in_review` → `resolved` | `rejected`; `withdrawn` by the rep's side while not closed.
+         * @enum {string}
+         */
+        InquiryState: "open" | "in_review" | "resolved" | "rejected" | "withdrawn";
+        /** @enum {string} */
+        InquiryType: "missing_deal" | "wrong_amount" | "wrong_credit" | "wrong_plan" | "other";
+        /** @description An amount in the minor unit of its currency. */
+        InquiryAmount: {
+            amount_cents: number;
+            currency: string;
+        };
+        /** @description What the inquiry is about; the members that do not apply are null. */
+        InquirySubject: {
+            /** @enum {string} */
+            kind: "earning" | "deal" | "statement";
+            earning_id: string | null;
+            deal_id: string | null;
+            period_id: string | null;
+        };
+        /** @description What settled an inquiry: an `adjustment`, a corrected deal event (`source_event`, its id), a `recompute` (`id` null). */
+        InquiryResolutionLink: {
+            /** @enum {string} */
+            kind: "adjustment" | "source_event" | "recompute";
+            id?: string | null;
+        };
+        InquiryResolution: {
+            amount_changed: components["schemas"]["InquiryAmount"] | null;
+            note: string;
+            links: components["schemas"]["InquiryResolutionLink"][];
+        };
+        /** @description `rep` (the rep or a manager: `id` is the user id), `admin` (the admin id, or `cli`), `api_key` (the key id); `label` for people. */
+        InquiryAuthor: {
+            /** @enum {string} */
+            kind: "rep" | "admin" | "api_key";
+            id: string;
+            label: string;
+        };
+        AdminInquiryComment: {
+            id: string;
+            author: components["schemas"]["InquiryAuthor"];
+            body: string;
+            /** @description An admins-only note, never shown to the rep's side. */
+            internal: boolean;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description An inquiry as admins see it; `comments` on the single fetch and the answers of changes. */
+        AdminInquiry: {
+            id: string;
+            user_id: string;
+            user_external_id: string;
+            subject: components["schemas"]["InquirySubject"];
+            type: components["schemas"]["InquiryType"];
+            expected_amount: components["schemas"]["InquiryAmount"] | null;
+            message: string;
+            state: components["schemas"]["InquiryState"];
+            /** @description The admin handling it; null while nobody does. */
+            assignee: {
+                id: string;
+                email: string;
+            } | null;
+            opened_by: components["schemas"]["InquiryAuthor"];
+            resolution: components["schemas"]["InquiryResolution"] | null;
+            rejection_reason: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            first_response_at: components["schemas"]["NullableTimestamp"];
+            in_review_at: components["schemas"]["NullableTimestamp"];
+            closed_at: components["schemas"]["NullableTimestamp"];
+            comments?: components["schemas"]["AdminInquiryComment"][];
+        };
+        /** @description A page of the queue, oldest first. */
+        AdminInquiryList: {
+            inquiries: components["schemas"]["AdminInquiry"][];
+            next_cursor: string | null;
+        };
+        /**
+         * @description A new inquiry about a rep: `subject.kind` names which of `earning_id`, `deal_id`, `period_id`
+         *     it is about; `user_id` (required for a deal or a statement) is the rep.
+         */
+        InquiryOpen: {
+            subject: {
+                /** @enum {string} */
+                kind: "earning" | "deal" | "statement";
+                earning_id?: string;
+                deal_id?: string;
+                period_id?: components["schemas"]["PeriodId"];
+            };
+            user_id?: string;
+            type: components["schemas"]["InquiryType"];
+            expected_amount?: components["schemas"]["InquiryAmount"];
+            message: string;
+        };
+        InquiryAssignment: {
+            /** @description An active admin of the org, or null for nobody. */
+            assignee_id: string | null;
+        };
+        InquiryCommentCreate: {
+            body: string;
+            /** @description An admins-only note (default false). */
+            internal?: boolean;
+        };
+        InquiryResolve: {
+            note: string;
+            /** @description What the resolution changed the rep's pay by (signed), or null when nothing. */
+            amount_changed: components["schemas"]["InquiryAmount"] | null;
+            links: components["schemas"]["InquiryResolutionLink"][];
+        };
+        InquiryRejection: {
+            reason: string;
         };
         /**
          * @description Id of a plan.
@@ -2686,6 +3102,154 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listQuotas: {
+        parameters: {
+            query?: {
+                /** @description Only this rep's entries (external id). */
+                rep?: string;
+                /** @description Only this plan's entries (key). */
+                plan?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuotaSet"];
+            };
+        };
+        responses: {
+            /** @description What changed, and what was recomputed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaChangeSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    importQuotaFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuotaFileUpload"];
+            };
+        };
+        responses: {
+            /** @description What changed, and what was recomputed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaChangeSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRepStartDate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rep's start date. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepStartDate"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setRepStartDate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepStartDateChange"];
+            };
+        };
+        responses: {
+            /** @description What changed, and what was recomputed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaChangeSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listAdmins: {
         parameters: {
             query?: never;
@@ -3158,6 +3722,267 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccountingClosed"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listInquiries: {
+        parameters: {
+            query?: {
+                /** @description Only inquiries in these states (repeat the parameter for several). */
+                state?: components["schemas"]["InquiryState"][];
+                /** @description An admin's id (`adm_...`), or `none` for the inquiries nobody handles. */
+                assignee?: string;
+                /** @description Only inquiries opened before this time (older than an age). */
+                opened_before?: string;
+                /** @description Only inquiries about this rep. */
+                user_id?: string;
+                /** @description Page size, 1 to 200 (default 50). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page, unchanged. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the queue. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    openInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryOpen"];
+            };
+        };
+        responses: {
+            /** @description The inquiry, opened. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inquiry and its thread. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    assignInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryAssignment"];
+            };
+        };
+        responses: {
+            /** @description The inquiry after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    startInquiryReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inquiry, in review. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    commentOnInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryCommentCreate"];
+            };
+        };
+        responses: {
+            /** @description The inquiry and its thread, the new comment last. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resolveInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryResolve"];
+            };
+        };
+        responses: {
+            /** @description The inquiry, resolved. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rejectInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryRejection"];
+            };
+        };
+        responses: {
+            /** @description The inquiry, rejected. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiry"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -18,6 +18,7 @@ import { DealEstimator } from './services/estimates.ts';
 import { ExchangeRateChange } from './services/exchangeRateChange.ts';
 import { ExchangeRateService } from './services/exchangeRates.ts';
 import { DealIngestion } from './services/ingestion.ts';
+import { InquiryDesk } from './services/inquiries.ts';
 import { KeyAdmin } from './services/keys.ts';
 import { OrgAdmin } from './services/orgs.ts';
 import { PayoutReader } from './services/payouts.ts';
@@ -28,6 +29,7 @@ import { PlanRollout } from './services/planRollout.ts';
 import { PlanAdmin, PlanHistory, PlanReader } from './services/plans.ts';
 import { PortalAccessAdmin } from './services/portalAccess.ts';
 import { PortalSignIn } from './services/portalSignIn.ts';
+import { QuotaAdmin } from './services/quotas.ts';
 import { RepAccessAdmin } from './services/repAccess.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
 import { RepSessions } from './services/repSessions.ts';
@@ -81,6 +83,8 @@ export interface ApiServices {
   estimator: DealEstimator;
   earningsStream: EarningsStream;
   repTokens: RepTokens;
+  /** The rep's side of inquiries (the same instance as the admins'). */
+  inquiries: InquiryDesk;
 }
 
 /** The admin use cases, shared by the admin API and the admin commands. Each takes its actor per call. */
@@ -99,6 +103,8 @@ export interface AdminServices {
   exchangeRates: ExchangeRateService;
   exchangeRateChange: ExchangeRateChange;
   repHierarchy: RepHierarchyAdmin;
+  /** Reps' quota tables and start dates (docs/quotas.md). */
+  quotas: QuotaAdmin;
   reps: RepReader;
   webhooks: WebhookAdmin;
   audit: AuditLogReader;
@@ -107,6 +113,7 @@ export interface AdminServices {
   accounting: AccountingBooks;
   portalAccess: PortalAccessAdmin;
   repAccess: RepAccessAdmin;
+  inquiries: InquiryDesk;
 }
 
 /** What the rep portal's sign-in and sessions run on. */
@@ -160,6 +167,8 @@ export function composeServices(input: CompositionInput): Services {
       embeddedDataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
     }),
   );
+  // Until adjustments exist, a resolution's adjustment link is checked for its form only (InquiryDesk).
+  const inquiries = new InquiryDesk(db);
   return {
     api: {
       ingestion,
@@ -174,6 +183,7 @@ export function composeServices(input: CompositionInput): Services {
       estimator: new DealEstimator(ingestion),
       earningsStream: new EarningsStream(pool),
       repTokens,
+      inquiries,
     },
     admin: {
       sessions: adminSessions,
@@ -189,6 +199,7 @@ export function composeServices(input: CompositionInput): Services {
       exchangeRates,
       exchangeRateChange: new ExchangeRateChange(exchangeRates, recompute),
       repHierarchy: new RepHierarchyAdmin(db, recompute, pool),
+      quotas: new QuotaAdmin(db, recompute, pool),
       reps: new RepReader(db),
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
@@ -197,6 +208,7 @@ export function composeServices(input: CompositionInput): Services {
       accounting: new AccountingBooks(db, input.now ? { now: input.now } : {}),
       portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
       repAccess: new RepAccessAdmin(db),
+      inquiries,
     },
     portal: {
       signIn: new PortalSignIn(db, { repSessions, adminSessions, secrets, ...clock }),

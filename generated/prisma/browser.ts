@@ -28,6 +28,11 @@ export type Org = Prisma.OrgModel
  */
 export type User = Prisma.UserModel
 /**
+ * Model RepQuota
+ * 
+ */
+export type RepQuota = Prisma.RepQuotaModel
+/**
  * Model RepManager
  * 
  */
@@ -187,3 +192,18 @@ export type RepToken = Prisma.RepTokenModel
  * 
  */
 export type RepRateLimitCounter = Prisma.RepRateLimitCounterModel
+/**
+ * Model Inquiry
+ * 
+ */
+export type Inquiry = Prisma.InquiryModel
+/**
+ * Model InquiryLink
+ * 
+ */
+export type InquiryLink = Prisma.InquiryLinkModel
+/**
+ * Model InquiryComment
+ * 
+ */
+export type InquiryComment = Prisma.InquiryCommentModel

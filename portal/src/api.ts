@@ -1,11 +1,91 @@
-import createClient, { type Middleware } from 'openapi-fetch';
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../generated/openapi.ts';
 import type { PortalToken } from '../../src/http/portal/sessionStatus.ts';
 
-// The portal's only way to /v1: openapi-fetch typed from the public contract, with a rep token as the bearer. The
-// token comes from `POST /portal/token` (the portal session's cookie, same origin), minted by the same service
-// integrators' backends use, so the portal sees exactly what a rep token may see. It is renewed a minute before it
-// expires, and again after any 401 (revoked, or expired while the tab slept).
+// The portal pages' way to /v1 (docs/rep-tokens.md): openapi-fetch typed from the public contract, with a rep token
+// the portal mints for its signed-in rep (`POST /portal/token`, the same service integrators mint with). The token
+// is kept in memory only, fetched again a minute before it expires, and once more if /v1 says it is no longer valid
+// (revoked, or the server's clock ran ahead). Every page uses the one client: `api.GET('/v1/users/{id}', …)`.
+
+/** Fetch a new token this long before the current one expires. */
+const REFRESH_MARGIN_MS = 60_000;
+
+/** Raised when no portal session is signed in any more: show the sign-in page. */
+export class SignedOut extends Error {
+  constructor() {
+    super('the portal session has ended; sign in again');
+  }
+}
+
+export interface RepTokenSource {
+  /** A live token, fetched when there is none or it is about to expire. */
+  token(): Promise<string>;
+  /** Forgets the token (after a 401), so the next call fetches a new one. */
+  forget(): void;
+}
+
+/** Rep tokens from `POST /portal/token`; concurrent callers share one request. */
+export function portalTokens(
+  fetchImpl: typeof fetch = (input, init) => fetch(input, init),
+  now: () => number = Date.now,
+): RepTokenSource {
+  let current: { token: string; refreshAt: number } | null = null;
+  let pending: Promise<string> | null = null;
+  const mint = async (): Promise<string> => {
+    const response = await fetchImpl('/portal/token', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { Accept: 'application/json' },
+    });
+    if (response.status === 401) throw new SignedOut();
+    if (!response.ok) throw new Error(`the server answered ${response.status}`);
+    const minted = (await response.json()) as PortalToken;
+    current = { token: minted.token, refreshAt: Date.parse(minted.expires_at) - REFRESH_MARGIN_MS };
+    return minted.token;
+  };
+  return {
+    token: () => {
+      if (current && now() < current.refreshAt) return Promise.resolve(current.token);
+      pending ??= mint().finally(() => {
+        pending = null;
+      });
+      return pending;
+    },
+    forget: () => {
+      current = null;
+    },
+  };
+}
+
+/** Sends the rep token; a GET answered 401 is retried once with a new token (a body cannot be sent twice). */
+function bearer(tokens: RepTokenSource, fetchImpl: typeof fetch): Middleware {
+  return {
+    async onRequest({ request }) {
+      request.headers.set('Authorization', `Bearer ${await tokens.token()}`);
+      return request;
+    },
+    async onResponse({ request, response }) {
+      if (response.status !== 401) return response;
+      tokens.forget();
+      if (request.method !== 'GET') return response;
+      const retry = new Request(request);
+      retry.headers.set('Authorization', `Bearer ${await tokens.token()}`);
+      return fetchImpl(retry);
+    },
+  };
+}
+
+export type PortalApi = Client<paths>;
+
+/** The typed /v1 client of the portal's pages. */
+export function createPortalApi(
+  options: { baseUrl?: string; tokens?: RepTokenSource; fetch?: typeof fetch } = {},
+): PortalApi {
+  const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+  const client = createClient<paths>({ baseUrl: options.baseUrl ?? '', fetch: fetchImpl });
+  client.use(bearer(options.tokens ?? portalTokens(fetchImpl), fetchImpl));
+  return client;
+}
 
 export type Schemas = components['schemas'];
 export type Statement = Schemas['Statement'];
@@ -17,93 +97,32 @@ export type Estimate = Schemas['Estimate'];
 export type User = Schemas['User'];
 export type ErrorDocument = Schemas['Error'];
 
-export class SignedOut extends Error {}
-
-const RENEW_BEFORE_MS = 60_000;
-let current: { token: string; expiresAt: number } | null = null;
-let minting: Promise<string> | null = null;
 let onSignedOut: () => void = () => {};
 
-/** Called when the portal session has ended (the token endpoint answers 401). */
+/** Called when the portal session has ended (`POST /portal/token` answers 401): the app shows the sign-in page. */
 export function whenSignedOut(handler: () => void): void {
   onSignedOut = handler;
 }
 
-async function mint(): Promise<string> {
-  const response = await fetch('/portal/token', {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: { Accept: 'application/json' },
-  });
-  if (response.status === 401) {
-    current = null;
-    onSignedOut();
-    throw new SignedOut('the portal session has ended');
-  }
-  if (!response.ok) throw new Error(`the server answered ${response.status}`);
-  const minted = (await response.json()) as PortalToken;
-  current = { token: minted.token, expiresAt: Date.parse(minted.expires_at) };
-  return minted.token;
-}
-
-/** A rep token valid for at least another minute. */
-export async function bearer(): Promise<string> {
-  if (current && current.expiresAt - Date.now() > RENEW_BEFORE_MS) return current.token;
-  minting ??= mint().finally(() => {
-    minting = null;
-  });
-  return minting;
-}
-
-/** Forgets the token (after sign-out, or a 401 that says it no longer works). */
-export function forgetToken(): void {
-  current = null;
-}
-
-const repToken: Middleware = {
-  async onRequest({ request }) {
-    request.headers.set('Authorization', `Bearer ${await bearer()}`);
-    return request;
-  },
-  onResponse({ response }) {
-    if (response.status === 401) forgetToken();
-    return response;
-  },
+const portalTokenSource = portalTokens();
+const tokens: RepTokenSource = {
+  token: () =>
+    portalTokenSource.token().catch((error: unknown) => {
+      if (error instanceof SignedOut) onSignedOut();
+      throw error;
+    }),
+  forget: () => portalTokenSource.forget(),
 };
 
-export const api = createClient<paths>({ baseUrl: window.location.origin });
-api.use(repToken);
+/** The portal's one client. */
+export const api: PortalApi = createPortalApi({ tokens });
 
-/** Hands a file the API answered to the browser to save, through an object URL (the call carried the bearer). */
-function save(data: unknown, response: Response, error: unknown, fallbackName: string): void {
-  if (!response.ok || !(data instanceof Blob)) {
-    throw new Error((error as ErrorDocument | undefined)?.reason ?? 'The download failed.');
-  }
-  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? fallbackName;
-  const url = URL.createObjectURL(data);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+/** The rep token, for the one call that cannot go through the client: the event stream, read as it arrives. */
+export function currentToken(): Promise<string> {
+  return tokens.token();
 }
 
-/** Saves a statement as CSV or PDF, fetched with the rep token like any call. */
-export async function downloadStatement(userId: string, periodId: string, format: 'csv' | 'pdf'): Promise<void> {
-  const { data, error, response } = await api.GET('/v1/users/{id}/statements/{period_id}', {
-    params: { path: { id: userId, period_id: periodId }, query: { format } },
-    parseAs: 'blob',
-  });
-  save(data, response, error, `statement-${periodId}.${format}`);
-}
-
-/** Saves a plan's document (its chips, tiers and worked examples) as PDF. */
-export async function downloadPlanDocument(planId: string): Promise<void> {
-  const { data, error, response } = await api.GET('/v1/plans/{id}/document', {
-    params: { path: { id: planId }, query: { format: 'pdf' } },
-    parseAs: 'blob',
-  });
-  save(data, response, error, 'plan.pdf');
+/** Forgets the token (after sign-out, which revokes it). */
+export function forgetToken(): void {
+  tokens.forget();
 }

@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
-import { bearer } from './api.ts';
+import { currentToken } from './api.ts';
 
 // Live updates: `GET /v1/events/stream` (server-sent events) read with fetch, since EventSource cannot send the
 // rep token. The stream ends by itself every few minutes (and on a network blip): it is opened again with a fresh
@@ -40,7 +40,7 @@ export function useEarningsStream(onChange: (change: EarningsChange) => void, on
       while (!stop.signal.aborted) {
         try {
           const headers: Record<string, string> = {
-            Authorization: `Bearer ${await bearer()}`,
+            Authorization: `Bearer ${await currentToken()}`,
             Accept: 'text/event-stream',
           };
           if (lastEventId) headers['Last-Event-ID'] = lastEventId;

@@ -7,6 +7,7 @@ import {
   DealsResource,
   EarningsResource,
   EstimatesResource,
+  InquiriesResource,
   MetaResource,
   PayoutsResource,
   PlansResource,
@@ -89,6 +90,8 @@ export class QuotientClient {
   readonly estimates: EstimatesResource;
   /** `POST /v1/rep-tokens`, `POST /v1/rep-tokens/{id}/revoke`. */
   readonly repTokens: RepTokensResource;
+  /** `GET|POST /v1/inquiries`, `GET /v1/inquiries/{id}`, its comments and withdrawal. */
+  readonly inquiries: InquiriesResource;
   /** `GET /v1/openapi.json`. */
   readonly meta: MetaResource;
   /**
@@ -131,6 +134,7 @@ export class QuotientClient {
     this.payouts = new PayoutsResource(core);
     this.estimates = new EstimatesResource(core);
     this.repTokens = new RepTokensResource(core);
+    this.inquiries = new InquiriesResource(core);
     this.meta = new MetaResource(core);
   }
 

@@ -15,11 +15,15 @@ import type {
   EstimateRequest,
   GetPlanDocumentParams,
   GetPlanParams,
+  Inquiry,
+  InquiryList,
   ListDealsParams,
   ListEarningsParams,
+  ListInquiriesParams,
   ListPayoutsParams,
   ListUsersParams,
   OpenApiDocument,
+  OpenInquiryRequest,
   Payout,
   PayoutList,
   Plan,
@@ -296,6 +300,68 @@ export class RepTokensResource {
   async revoke(id: string, options?: RequestOptions): Promise<RepToken> {
     return unwrap(
       this.#core.raw.POST('/v1/rep-tokens/{id}/revoke', { params: { path: { id } }, ...init(this.#core, options) }),
+    );
+  }
+}
+
+export class InquiriesResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /**
+   * `GET /v1/inquiries`, every page, newest first: the org's inquiries with an API key (`earnings:read`), the rep's
+   * and their reports' with a rep token. `for await (const inquiry of client.inquiries.list({ state: 'open' }))`.
+   */
+  list(params: ListInquiriesParams = {}, options?: RequestOptions): PageIterator<Inquiry, InquiryList> {
+    return new PageIterator({
+      fetchPage: (cursor) => this.listPage({ ...params, cursor }, options),
+      items: (page) => page.inquiries,
+      nextCursor: (page) => page.next_cursor,
+      firstCursor: params.cursor,
+    });
+  }
+
+  /** `GET /v1/inquiries`, one page. */
+  async listPage(params: ListInquiriesParams = {}, options?: RequestOptions): Promise<InquiryList> {
+    return unwrap(this.#core.raw.GET('/v1/inquiries', { params: { query: params }, ...init(this.#core, options) }));
+  }
+
+  /**
+   * `POST /v1/inquiries`: opens an inquiry about an earning, a deal or a statement. Needs `inquiries:write` (a rep
+   * token may always). Not idempotent: a retry after a network error may open a second one, so the client does
+   * not retry it.
+   */
+  async open(request: OpenInquiryRequest, options?: RequestOptions): Promise<Inquiry> {
+    return unwrap(
+      this.#core.raw.POST('/v1/inquiries', { body: request, ...init(this.#core, { maxRetries: 0, ...options }) }),
+    );
+  }
+
+  /** `GET /v1/inquiries/{id}`: one inquiry with its thread. */
+  async get(id: string, options?: RequestOptions): Promise<Inquiry> {
+    return unwrap(this.#core.raw.GET('/v1/inquiries/{id}', { params: { path: { id } }, ...init(this.#core, options) }));
+  }
+
+  /** `POST /v1/inquiries/{id}/comments`: adds a comment; answers the inquiry with its thread. Not retried. */
+  async comment(id: string, body: string, options?: RequestOptions): Promise<Inquiry> {
+    return unwrap(
+      this.#core.raw.POST('/v1/inquiries/{id}/comments', {
+        params: { path: { id } },
+        body: { body },
+        ...init(this.#core, { maxRetries: 0, ...options }),
+      }),
+    );
+  }
+
+  /** `POST /v1/inquiries/{id}/withdraw`: the rep's side takes it back; a closed one is 409 `invalid_state`. */
+  async withdraw(id: string, options?: RequestOptions): Promise<Inquiry> {
+    return unwrap(
+      this.#core.raw.POST('/v1/inquiries/{id}/withdraw', {
+        params: { path: { id } },
+        ...init(this.#core, options),
+      }),
     );
   }
 }

@@ -60,6 +60,12 @@ export type PlanDocument = paths['/v1/plans/{id}/document']['get']['responses'][
 /** Which version's document (the current one when absent); the SDK's methods choose the format. */
 export type GetPlanDocumentParams = Omit<Query<paths['/v1/plans/{id}/document']['get']>, 'format'>;
 
+export type InquiryList = JsonBody<'/v1/inquiries', 'get'>;
+export type Inquiry = JsonBody<'/v1/inquiries/{id}', 'get'>;
+export type InquiryComment = NonNullable<Inquiry['comments']>[number];
+export type ListInquiriesParams = Query<paths['/v1/inquiries']['get']>;
+export type OpenInquiryRequest = RequestBody<paths['/v1/inquiries']['post']>;
+
 export type OpenApiDocument = JsonBody<'/v1/openapi.json', 'get'>;
 
 /** The body of every error response (`{ error, reason?, retry_after_seconds? }`). */

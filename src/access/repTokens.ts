@@ -39,6 +39,5 @@ export function normalizeOrigin(input: string): string | null {
   if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
     return null;
   }
-  if (input.trim().replace(/\/$/, '') !== url.origin) return null;
   return url.origin;
 }

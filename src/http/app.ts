@@ -103,6 +103,7 @@ export function createApp(deps: AppDeps): Express {
           estimator: deps.estimator,
           earningsStream: deps.earningsStream,
           repTokens: deps.repTokens,
+          inquiries: deps.inquiries,
         }),
       ),
       access: authenticate({

@@ -28,7 +28,10 @@ export type IdPrefix =
   | 'rlnk'
   | 'rses'
   | 'apv'
-  | 'rtk';
+  | 'rtk'
+  | 'inq'
+  | 'inql'
+  | 'inqc';
 
 /** The same TypeID as `typeid(prefix).toString()`, without building the TypeID object and splitting it again. */
 export function newId(prefix: IdPrefix): string {

@@ -146,6 +146,7 @@ function toSnapshot(plan: PlanRecord, version: StoredVersion): PlanVersionSnapsh
     period: stored.period,
     quota_cents: stored.quota_cents,
     assignees: stored.assignees,
+    ...(Array.isArray(stored.ramp) ? { ramp: [...stored.ramp] } : {}),
     ...(typeof stored.cap_cents === 'number' ? { cap_cents: stored.cap_cents } : {}),
     ...(typeof stored.currency === 'string' ? { currency: stored.currency } : {}),
     ...(stored.draw ? { draw: { amount_cents: stored.draw.amount_cents, recoverable: stored.draw.recoverable } } : {}),
@@ -528,6 +529,8 @@ export interface ReportPlan {
   assignees: 'all' | Assignee[];
   /** The current version's draw; null when it has none. */
   draw: PlanDraw | null;
+  /** The current version's ramp; null when it has none. */
+  ramp: number[] | null;
 }
 
 /** The org's plans with their current version's assignees, oldest first, as a statement shows them (plain SQL). */
@@ -535,7 +538,7 @@ export async function listForStatements(tx: Transaction, orgId: string): Promise
   const rows = await tx.query<Omit<ReportPlan, 'quota_cents'> & { quota_cents: number | bigint | null }>(
     sql`SELECT p.id, p.key, p.name, p.status, p.period, p.quota_cents,
                COALESCE(v.definition -> 'assignees', '"all"'::jsonb) AS assignees,
-               v.definition -> 'draw' AS draw,
+               v.definition -> 'draw' AS draw, v.definition -> 'ramp' AS ramp,
                COALESCE(v.definition ->> 'currency', o.default_currency) AS currency
         FROM plans p JOIN plan_versions v ON v.id = p.current_version_id JOIN orgs o ON o.id = p.org_id
         WHERE p.org_id = ${orgId} ORDER BY p.created_at, p.id`,
@@ -544,5 +547,6 @@ export async function listForStatements(tx: Transaction, orgId: string): Promise
     ...row,
     quota_cents: row.quota_cents === null ? null : Number(row.quota_cents),
     draw: row.draw ?? null,
+    ramp: row.ramp ?? null,
   }));
 }

@@ -7,6 +7,7 @@ import * as earnings from '../repositories/earnings.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as periods from '../repositories/periods.ts';
 import * as plans from '../repositories/plans.ts';
+import * as repQuotas from '../repositories/repQuotas.ts';
 import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { toWireUser } from '../wire/users.ts';
@@ -34,14 +35,16 @@ export class StatementReader {
     const tx = poolStatements(this.#pool);
     const user = await users.find(tx, orgId, userId, visibleUserIdsOf(viewer));
     if (!user) return null;
-    const [period, rows, orgPlans, repDeals, drawBalances, config] = await Promise.all([
+    const [period, rows, orgPlans, repDeals, drawBalances, config, books] = await Promise.all([
       periods.findSummary(tx, orgId, periodId),
       earnings.rowsOfRepInPeriod(tx, orgId, userId, periodId),
       plans.listForStatements(tx, orgId),
       deals.dealsOfRep(tx, orgId, userId),
       earnings.drawBalancesByPlanBefore(tx, orgId, userId, periodId),
       orgs.loadConfig(tx, orgId),
+      repQuotas.booksOfReps(tx, orgId, [userId]),
     ]);
+    const book = books.get(userId);
     const kind = periodKindOf(periodId);
     const withRows = new Set([...rows.map((row) => row.plan_id), ...drawBalances.keys()]);
     const shown = orgPlans.filter(
@@ -57,6 +60,7 @@ export class StatementReader {
       deals: repDeals,
       money: { default_currency: config.defaultCurrency, rates: config.rates },
       drawBalances,
+      quotas: new Map(shown.map((plan) => [plan.id, repQuotas.quotasUnder(book, plan.id)])),
       today: this.#today(),
     });
   }

@@ -8,7 +8,7 @@ import { sdkClient } from './sdk.ts';
 import { testServices } from './services.ts';
 
 // An org of three reps for the rep principal's tests: A manages C (from 2026-01-01), B is nobody's; each has a plan
-// of their own, a won deal in April (locked, so payouts exist) and an open deal. Plus another org with the same.
+// of their own, a won deal in April (locked, so payouts exist), an inquiry about its earning and an open deal. Plus another org with the same.
 
 export const MINT_SCOPES = ['deals:read', 'deals:write', 'earnings:read', 'plans:read', 'rep_tokens:write'];
 
@@ -20,6 +20,8 @@ export interface RepObjects {
   openDealId: string;
   openDealExternalId: string;
   earningId: string;
+  /** An inquiry about the won deal's earning, opened by an admin. */
+  inquiryId: string;
 }
 
 export interface RepWorld {
@@ -54,6 +56,11 @@ async function repObjects(db: Database, orgId: string, client: QuotientClient, r
   const earnings = await client.earnings.listPage({ deal_id: won.deal_id });
   const earning = earnings.earnings[0];
   assert.ok(earning, `the won deal of ${rep} earns`);
+  const { inquiry } = await testServices({ db }).admin.inquiries.open(
+    orgId,
+    { kind: 'admin', admin: { kind: 'cli' } },
+    { subject: { kind: 'earning', earning_id: earning.id }, type: 'wrong_amount', message: `Is ${rep}'s line right?` },
+  );
   return {
     userId: earning.user_id,
     externalId: rep,
@@ -62,6 +69,7 @@ async function repObjects(db: Database, orgId: string, client: QuotientClient, r
     openDealId: open.deal_id,
     openDealExternalId: `open-${rep}`,
     earningId: earning.id,
+    inquiryId: inquiry.id,
   };
 }
 

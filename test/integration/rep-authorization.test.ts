@@ -47,6 +47,13 @@ const LIST = {
   otherOrg: { status: 200, shown: false },
 };
 const EVERYONE = { own: { status: 200 }, peer: { status: 200 }, report: { status: 200 }, otherOrg: { status: 200 } };
+/** A rep action (x-quotient-rep-action) that creates: on the rep's own and their reports' objects only. */
+const REP_WRITE_CREATED = {
+  own: { status: 201 },
+  peer: { status: 404 },
+  report: { status: 201 },
+  otherOrg: { status: 404 },
+};
 const FORBIDDEN = { own: { status: 403 }, peer: { status: 403 }, report: { status: 403 }, otherOrg: { status: 403 } };
 
 const ids = (items: unknown, member = 'id') => (items as Array<Record<string, unknown>>).map((item) => item[member]);
@@ -112,6 +119,26 @@ const MATRIX: Record<string, Row> = {
   },
   // Everyone gets a stream; what it announces is filtered to the visible reps (statement-downloads-and-stream.test.ts).
   streamEvents: { call: () => ({ method: 'get', path: '/v1/events/stream', stream: true }), expected: EVERYONE },
+  listInquiries: {
+    call: (o) => ({ method: 'get', path: '/v1/inquiries', query: { user_id: o.userId } }),
+    expected: LIST,
+    shows: (body, o) => ids((body as { inquiries: unknown }).inquiries).includes(o.inquiryId),
+  },
+  openInquiry: {
+    call: (o) => ({
+      method: 'post',
+      path: '/v1/inquiries',
+      body: { subject: { kind: 'earning', earning_id: o.earningId }, type: 'other', message: 'Why this amount?' },
+    }),
+    expected: REP_WRITE_CREATED,
+  },
+  getInquiry: { call: (o) => ({ method: 'get', path: `/v1/inquiries/${o.inquiryId}` }), expected: READ },
+  commentOnInquiry: {
+    call: (o) => ({ method: 'post', path: `/v1/inquiries/${o.inquiryId}/comments`, body: { body: 'More detail' } }),
+    expected: REP_WRITE_CREATED,
+  },
+  // After the comment: a withdrawn inquiry takes no more comments.
+  withdrawInquiry: { call: (o) => ({ method: 'post', path: `/v1/inquiries/${o.inquiryId}/withdraw` }), expected: READ },
   revokeRepToken: {
     call: () => ({ method: 'post', path: '/v1/rep-tokens/rtk_01kmz3v0c8e4b9s7d2qx6w5n1a/revoke' }),
     expected: FORBIDDEN,

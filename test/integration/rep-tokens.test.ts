@@ -4,6 +4,7 @@ import { describe } from 'vitest';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
 import { repClient, repWorld } from '../helpers/repWorld.ts';
 import { sdkClient } from '../helpers/sdk.ts';
+import { startTestServer } from '../helpers/server.ts';
 
 // Rep tokens: minted and revoked by a key with rep_tokens:write, bounded lifetime, refused on the next call once
 // revoked or expired, and the rep principal they carry (GET /v1/ says who).
@@ -138,6 +139,24 @@ describe('revocation and expiry', () => {
     const { minted } = await repClient(server, world, world.a);
     const { client } = await newOrg({ scopes: ['rep_tokens:write'] });
     await assert.rejects(client.repTokens.revoke(minted.id), { status: 404, error: 'not_found' });
+  });
+
+  test("expiry follows the server's clock: past expires_at, the next call is refused", async ({ server, world }) => {
+    const { minted } = await repClient(server, world, world.a);
+    const later = await startTestServer({}, { now: () => new Date(Date.now() + 16 * 60_000) });
+    try {
+      await assert.rejects(sdkClient(later, minted.token).auth.get(), {
+        status: 401,
+        body: { error: 'invalid_key', reason: 'the rep token has expired' },
+      });
+      assert.equal(
+        (await sdkClient(server, minted.token).auth.get()).principal,
+        'rep',
+        'still live on a server at now',
+      );
+    } finally {
+      await later.close();
+    }
   });
 
   test('an expired token is 401 invalid_key saying so; an unknown one too', async ({ db, server, world }) => {

@@ -30,6 +30,7 @@ export type UserMinAggregateOutputType = {
   external_id: string | null
   role: string | null
   display_name: string | null
+  start_date: Date | null
   created_at: Date | null
 }
 
@@ -39,6 +40,7 @@ export type UserMaxAggregateOutputType = {
   external_id: string | null
   role: string | null
   display_name: string | null
+  start_date: Date | null
   created_at: Date | null
 }
 
@@ -48,6 +50,7 @@ export type UserCountAggregateOutputType = {
   external_id: number
   role: number
   display_name: number
+  start_date: number
   created_at: number
   _all: number
 }
@@ -59,6 +62,7 @@ export type UserMinAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  start_date?: true
   created_at?: true
 }
 
@@ -68,6 +72,7 @@ export type UserMaxAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  start_date?: true
   created_at?: true
 }
 
@@ -77,6 +82,7 @@ export type UserCountAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  start_date?: true
   created_at?: true
   _all?: true
 }
@@ -159,6 +165,7 @@ export type UserGroupByOutputType = {
   external_id: string
   role: string
   display_name: string | null
+  start_date: Date | null
   created_at: Date
   _count: UserCountAggregateOutputType | null
   _min: UserMinAggregateOutputType | null
@@ -189,6 +196,7 @@ export type UserWhereInput = {
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deals?: Prisma.DealListRelationFilter
@@ -207,6 +215,7 @@ export type UserOrderByWithRelationInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrderInput | Prisma.SortOrder
+  start_date?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
   deals?: Prisma.DealOrderByRelationAggregateInput
@@ -229,6 +238,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deals?: Prisma.DealListRelationFilter
@@ -247,6 +257,7 @@ export type UserOrderByWithAggregationInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrderInput | Prisma.SortOrder
+  start_date?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.UserCountOrderByAggregateInput
   _max?: Prisma.UserMaxOrderByAggregateInput
@@ -262,6 +273,7 @@ export type UserScalarWhereWithAggregatesInput = {
   external_id?: Prisma.StringWithAggregatesFilter<"User"> | string
   role?: Prisma.StringWithAggregatesFilter<"User"> | string
   display_name?: Prisma.StringNullableWithAggregatesFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableWithAggregatesFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeWithAggregatesFilter<"User"> | Date | string
 }
 
@@ -270,6 +282,7 @@ export type UserCreateInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -288,6 +301,7 @@ export type UserUncheckedCreateInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -304,6 +318,7 @@ export type UserUpdateInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -322,6 +337,7 @@ export type UserUncheckedUpdateInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -339,6 +355,7 @@ export type UserCreateManyInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
 }
 
@@ -347,6 +364,7 @@ export type UserUpdateManyMutationInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -356,6 +374,7 @@ export type UserUncheckedUpdateManyInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -380,6 +399,7 @@ export type UserCountOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -389,6 +409,7 @@ export type UserMaxOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -398,6 +419,7 @@ export type UserMinOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -455,6 +477,10 @@ export type UserUncheckedUpdateManyWithoutOrgNestedInput = {
 
 export type NullableStringFieldUpdateOperationsInput = {
   set?: string | null
+}
+
+export type NullableDateTimeFieldUpdateOperationsInput = {
+  set?: Date | string | null
 }
 
 export type UserCreateNestedOneWithoutManagersInput = {
@@ -578,6 +604,7 @@ export type UserCreateWithoutOrgInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
@@ -594,6 +621,7 @@ export type UserUncheckedCreateWithoutOrgInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -640,6 +668,7 @@ export type UserScalarWhereInput = {
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
 }
 
@@ -648,6 +677,7 @@ export type UserCreateWithoutManagersInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -665,6 +695,7 @@ export type UserUncheckedCreateWithoutManagersInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -685,6 +716,7 @@ export type UserCreateWithoutReportsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -702,6 +734,7 @@ export type UserUncheckedCreateWithoutReportsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -733,6 +766,7 @@ export type UserUpdateWithoutManagersInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -750,6 +784,7 @@ export type UserUncheckedUpdateWithoutManagersInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -776,6 +811,7 @@ export type UserUpdateWithoutReportsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -793,6 +829,7 @@ export type UserUncheckedUpdateWithoutReportsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -808,6 +845,7 @@ export type UserCreateWithoutDealsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
@@ -825,6 +863,7 @@ export type UserUncheckedCreateWithoutDealsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
@@ -856,6 +895,7 @@ export type UserUpdateWithoutDealsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
@@ -873,6 +913,7 @@ export type UserUncheckedUpdateWithoutDealsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
@@ -888,6 +929,7 @@ export type UserCreateWithoutEarningsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -905,6 +947,7 @@ export type UserUncheckedCreateWithoutEarningsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
@@ -936,6 +979,7 @@ export type UserUpdateWithoutEarningsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -953,6 +997,7 @@ export type UserUncheckedUpdateWithoutEarningsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
@@ -968,6 +1013,7 @@ export type UserCreateWithoutRep_invitationsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -985,6 +1031,7 @@ export type UserUncheckedCreateWithoutRep_invitationsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -1016,6 +1063,7 @@ export type UserUpdateWithoutRep_invitationsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1033,6 +1081,7 @@ export type UserUncheckedUpdateWithoutRep_invitationsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1048,6 +1097,7 @@ export type UserCreateWithoutRep_sign_in_linksInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -1065,6 +1115,7 @@ export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -1096,6 +1147,7 @@ export type UserUpdateWithoutRep_sign_in_linksInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1113,6 +1165,7 @@ export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1128,6 +1181,7 @@ export type UserCreateWithoutRep_sessionsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -1145,6 +1199,7 @@ export type UserUncheckedCreateWithoutRep_sessionsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -1176,6 +1231,7 @@ export type UserUpdateWithoutRep_sessionsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1193,6 +1249,7 @@ export type UserUncheckedUpdateWithoutRep_sessionsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1208,6 +1265,7 @@ export type UserCreateWithoutRep_tokensInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -1225,6 +1283,7 @@ export type UserUncheckedCreateWithoutRep_tokensInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -1256,6 +1315,7 @@ export type UserUpdateWithoutRep_tokensInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1273,6 +1333,7 @@ export type UserUncheckedUpdateWithoutRep_tokensInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1288,6 +1349,7 @@ export type UserCreateManyOrgInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
 }
 
@@ -1296,6 +1358,7 @@ export type UserUpdateWithoutOrgInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
@@ -1312,6 +1375,7 @@ export type UserUncheckedUpdateWithoutOrgInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1328,6 +1392,7 @@ export type UserUncheckedUpdateManyWithoutOrgInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1431,6 +1496,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
@@ -1450,6 +1516,7 @@ export type UserSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
@@ -1460,6 +1527,7 @@ export type UserSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
@@ -1470,10 +1538,11 @@ export type UserSelectScalar = {
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
 }
 
-export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "role" | "display_name" | "created_at", ExtArgs["result"]["user"]>
+export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "role" | "display_name" | "start_date" | "created_at", ExtArgs["result"]["user"]>
 export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
@@ -1512,6 +1581,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     external_id: string
     role: string
     display_name: string | null
+    start_date: Date | null
     created_at: Date
   }, ExtArgs["result"]["user"]>
   composites: {}
@@ -1950,6 +2020,7 @@ export interface UserFieldRefs {
   readonly external_id: Prisma.FieldRef<"User", 'String'>
   readonly role: Prisma.FieldRef<"User", 'String'>
   readonly display_name: Prisma.FieldRef<"User", 'String'>
+  readonly start_date: Prisma.FieldRef<"User", 'DateTime'>
   readonly created_at: Prisma.FieldRef<"User", 'DateTime'>
 }
     

@@ -1,8 +1,9 @@
 import { useCallback, useState } from 'preact/hooks';
 import { Show, useLoad } from '../../../ui/components.tsx';
 import { Empty, Notice } from '../../../ui/states.tsx';
-import { api, downloadStatement, type Statement, type StatementPlan } from '../api.ts';
+import { api, type Statement, type StatementPlan } from '../api.ts';
 import { AttainmentBar, Money, NotFound, Section, StatusBadge } from '../components.tsx';
+import { downloadStatement } from '../downloads.ts';
 import { type EarningsChange, useEarningsStream } from '../live.ts';
 import { nextPeriod, periodLabel, previousPeriod } from '../periods.ts';
 import { Link } from '../router.ts';

@@ -2,8 +2,9 @@ import { useState } from 'preact/hooks';
 import { Show, useLoad } from '../../../ui/components.tsx';
 import { currencyAmount } from '../../../ui/format.ts';
 import { Empty, Notice } from '../../../ui/states.tsx';
-import { api, downloadPlanDocument, type Plan, type Schemas } from '../api.ts';
+import { api, type Plan, type Schemas } from '../api.ts';
 import { Section } from '../components.tsx';
+import { downloadPlanDocument } from '../downloads.ts';
 
 // The plans the rep is on, in plain language: each chip of the current version as a sentence, read from
 // GET /v1/plans/{id}?include=chips.

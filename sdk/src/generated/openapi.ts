@@ -593,6 +593,105 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inquiries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List inquiries
+         * @description The inquiries the caller may see, newest first: with a rep token, those about the rep and the reps
+         *     of their manager chain below them; with an API key (`earnings:read`), the org's. Filter by `state`
+         *     and by `user_id` (a rep the caller cannot see gives an empty page, not an error). Lists carry no
+         *     threads: fetch one inquiry for its comments. Page with `cursor` while `next_cursor` is a string.
+         */
+        get: operations["listInquiries"];
+        put?: never;
+        /**
+         * Open an inquiry
+         * @description Opens an inquiry (`open`) about an earning, a deal or a rep's statement of a period, with its type,
+         *     what the rep expected (optional) and a message. A rep token opens it for its rep, or for a rep of
+         *     their manager chain with `user_id`; an API key needs `inquiries:write` and names the rep for a deal
+         *     or a statement. Sends `inquiry.created`; the step is audited.
+         *
+         *     A subject the caller may not see (another rep's earning or deal, a rep outside their chain, an id of
+         *     another org) is `404 not_found`. `subject.kind` without its id, or with another kind's id, and a
+         *     `user_id` other than an earning's rep, are `400 invalid_body`.
+         */
+        post: operations["openInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inquiries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an inquiry
+         * @description One inquiry with its thread (admins' internal notes are never shown). An inquiry about a rep the
+         *     caller may not see is `404 not_found`, exactly as an id of another org.
+         */
+        get: operations["getInquiry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inquiries/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Comment on an inquiry
+         * @description Adds a comment to the thread, from the rep's side (the rep, a manager up their chain, or an
+         *     integration's key with `inquiries:write`). Sends `inquiry.updated` (`change: commented`). A closed
+         *     inquiry (resolved, rejected, withdrawn) is `409 invalid_state` and nothing is written.
+         */
+        post: operations["commentOnInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inquiries/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw an inquiry
+         * @description The rep's side takes the inquiry back: `open` or `in_review` → `withdrawn`, a closed state
+         *     (`closed_at` is set). Sends `inquiry.updated` (`change: withdrawn`). An inquiry already closed is
+         *     `409 invalid_state` and nothing is written.
+         */
+        post: operations["withdrawInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -768,6 +867,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "inquiry.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inquiry opened
+         * @description Sent when an inquiry is opened, by a rep, a manager, an admin or an integration.
+         */
+        post: operations["receiveInquiryCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inquiry.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inquiry changed
+         * @description Sent on every change of an inquiry visible to the rep: a comment, an assignment, review started, resolved, rejected, withdrawn. An admin's internal note sends nothing.
+         */
+        post: operations["receiveInquiryUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -872,11 +1011,12 @@ export interface components {
         /**
          * @description A permission of an API key: `deals:read` (list deals), `deals:write` (ingest deal
          *     events), `earnings:read` (list and get earnings), `plans:read` (list and get plans),
-         *     `rep_tokens:write` (mint and revoke rep tokens). A rep token carries `deals:read`,
+         *     `rep_tokens:write` (mint and revoke rep tokens), `inquiries:write` (open inquiries, comment on them,
+         *     withdraw them). A rep token carries `deals:read`,
          *     `earnings:read` and `plans:read`, limited to what its rep may see.
          * @enum {string}
          */
-        Scope: "deals:read" | "deals:write" | "earnings:read" | "plans:read" | "rep_tokens:write";
+        Scope: "deals:read" | "deals:write" | "earnings:read" | "plans:read" | "rep_tokens:write" | "inquiries:write";
         /**
          * @description The org and the principal a request authenticates as: `principal` is `api_key` (then `key`
          *     describes the key) or `rep` (a rep token; then `rep` describes the rep and the token's expiry,
@@ -2157,7 +2297,9 @@ export interface components {
             won_cents: number;
             /**
              * Format: int64
-             * @description The plan's quota per rep per period, in minor units of the plan's currency; prorated by days
+             * @description The rep's quota for the period under the plan, in minor units of the plan's currency: the
+             *     rep's own quota when one is set for the period (the quota table, ramped from the rep's
+             *     start date when the plan has a ramp), else the plan's quota per rep per period; prorated by days
              *     (rounded half away from zero, at least 1) when the rep's dated assignment covers only part of
              *     the period; `null` when the plan has none.
              * @example 10000000
@@ -2168,6 +2310,14 @@ export interface components {
              * @example 110
              */
             percent: number | null;
+            /**
+             * @description Where `quota_cents` came from, before any proration, in one sentence: the plan's quota, the
+             *     quota set for this rep from a day, or a ramp month's percent of either (for example
+             *     `quota 75,000.00: ramp month 3 of 4, 75% of 100,000.00, the plan quota; the rep started on
+             *     2026-01-20.`). `null` when the plan has no quota.
+             * @example quota 100,000.00: plan quota.
+             */
+            quota_explanation?: string | null;
         };
         /**
          * @description One live or frozen earning row booked in the statement's period (status `projected`,
@@ -2832,7 +2982,7 @@ export interface components {
              * @example invalid_body
              * @enum {string}
              */
-            error: "invalid_json" | "invalid_body" | "unauthenticated" | "invalid_key" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "period_open" | "dedup_conflict" | "rate_limited" | "internal_error" | "unavailable";
+            error: "invalid_json" | "invalid_body" | "unauthenticated" | "invalid_key" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "period_open" | "invalid_state" | "dedup_conflict" | "rate_limited" | "internal_error" | "unavailable";
             /**
              * @description Human-readable detail. Advisory; do not parse it.
              * @example state.amount_cents: must be integer
@@ -2954,6 +3104,187 @@ export interface components {
             timestamp: string;
             data: {
                 endpoint_id: components["schemas"]["WebhookEndpointId"];
+            };
+        };
+        /**
+         * @description Id of an inquiry.
+         * @example inq_01kpnw3d2ff1r8q4m0v6b8c9de
+         */
+        InquiryId: string;
+        /**
+         * @description Id of a comment in an inquiry's thread.
+         * @example inqc_01kpnw6a1bf0m2s7q4r9t3v5xy
+         */
+        InquiryCommentId: string;
+        /**
+         * @description Where an inquiry stands: `open` (new), `in_review` (an admin is looking into it), and the closed
+         *     states `resolved` (settled: see `resolution`), `rejected` (see `rejection_reason`) and `withdrawn`
+         *     (the rep's side took it back). Closed inquiries take no more comments or moves.
+         * @example open
+         * @enum {string}
+         */
+        InquiryState: "open" | "in_review" | "resolved" | "rejected" | "withdrawn";
+        /**
+         * @description What the rep questions: `missing_deal` (a deal that should pay is not there), `wrong_amount`,
+         *     `wrong_credit` (the deal is credited to the wrong rep or share), `wrong_plan` (the line was computed
+         *     under the wrong plan), `other`.
+         * @example wrong_amount
+         * @enum {string}
+         */
+        InquiryType: "missing_deal" | "wrong_amount" | "wrong_credit" | "wrong_plan" | "other";
+        /** @description An amount of money in the minor unit of its currency. */
+        InquiryAmount: {
+            /**
+             * @description Integer, in the minor unit of `currency`; may be negative where a change is.
+             * @example 120000
+             */
+            amount_cents: number;
+            currency: components["schemas"]["Currency"];
+        };
+        /**
+         * @description What the inquiry is about: an earning (`earning_id`, and the earning's `period_id`), a deal
+         *     (`deal_id`) or the rep's statement of a period (`period_id`). Members that do not apply are null.
+         */
+        InquirySubject: {
+            /** @enum {string} */
+            kind: "earning" | "deal" | "statement";
+            earning_id: components["schemas"]["EarningId"] | null;
+            deal_id: components["schemas"]["DealId"] | null;
+            period_id: components["schemas"]["PeriodId"] | null;
+        };
+        /**
+         * @description What settled an inquiry: an `adjustment` (its id), a corrected deal event (`source_event`: the
+         *     source event id `POST /v1/deals/events` answered) or a `recompute` (`id` null).
+         */
+        InquiryResolutionLink: {
+            /** @enum {string} */
+            kind: "adjustment" | "source_event" | "recompute";
+            /** @example se_01kpnvmrz2c4a5s6d7f8g9h0jk */
+            id: string | null;
+        };
+        /** @description How a resolved inquiry was settled. */
+        InquiryResolution: {
+            /** @description The amount the resolution changed the rep's pay by (signed); null when it changed nothing. */
+            amount_changed: components["schemas"]["InquiryAmount"] | null;
+            /** @description The admin's explanation to the rep. */
+            note: string;
+            /** @description What settled it, in the admin's order. */
+            links: components["schemas"]["InquiryResolutionLink"][];
+        };
+        /**
+         * @description Who wrote or did something: `rep` (the rep or a manager up their chain: `user_id`), `admin` (an
+         *     admin of the org), `api_key` (an integration). `label` is for people: the rep's external id, the
+         *     admin's email, the key's name.
+         */
+        InquiryAuthor: {
+            /** @enum {string} */
+            kind: "rep" | "admin" | "api_key";
+            /** @description The rep's user id when `kind` is `rep`; null otherwise. */
+            user_id: components["schemas"]["UserId"] | null;
+            label: string;
+        };
+        /** @description A comment in an inquiry's thread. Admins' internal notes are never shown here. */
+        InquiryComment: {
+            id: components["schemas"]["InquiryCommentId"];
+            author: components["schemas"]["InquiryAuthor"];
+            body: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * @description A question about a line of a rep's pay. `first_response_at` is when an admin first answered
+         *     (a comment, or moving it on); `closed_at` when it was resolved, rejected or withdrawn.
+         */
+        Inquiry: {
+            id: components["schemas"]["InquiryId"];
+            /** @description The rep the inquiry is about. */
+            user_id: components["schemas"]["UserId"];
+            user_external_id: string;
+            subject: components["schemas"]["InquirySubject"];
+            type: components["schemas"]["InquiryType"];
+            /** @description What the rep expected; null when they did not say. */
+            expected_amount: components["schemas"]["InquiryAmount"] | null;
+            message: string;
+            state: components["schemas"]["InquiryState"];
+            /** @description Whether an admin is handling it. */
+            assigned: boolean;
+            opened_by: components["schemas"]["InquiryAuthor"];
+            /** @description Present once resolved. */
+            resolution: components["schemas"]["InquiryResolution"] | null;
+            rejection_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            first_response_at: string | null;
+            /** Format: date-time */
+            in_review_at: string | null;
+            /** Format: date-time */
+            closed_at: string | null;
+            /** @description The thread, oldest first. On the single-inquiry fetch and the answers of changes; not in lists. */
+            comments?: components["schemas"]["InquiryComment"][];
+        };
+        /** @description One page of inquiries, newest first. */
+        InquiryList: {
+            inquiries: components["schemas"]["Inquiry"][];
+            /** @description Pass as `cursor` to get the next page; `null` when there are no more inquiries. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description A new inquiry. `subject.kind` says which of `earning_id`, `deal_id`, `period_id` it names: an
+         *     earning needs `earning_id` (the inquiry is about the earning's rep), a deal `deal_id`, a statement
+         *     `period_id`. `user_id` is the rep it is about: a rep token's own rep when absent; an API key must
+         *     give it for a deal or a statement. A manager may open one for any rep of their chain.
+         */
+        InquiryOpenRequest: {
+            subject: {
+                /** @enum {string} */
+                kind: "earning" | "deal" | "statement";
+                earning_id?: components["schemas"]["EarningId"];
+                deal_id?: components["schemas"]["DealId"];
+                period_id?: components["schemas"]["PeriodId"];
+            };
+            user_id?: components["schemas"]["UserId"];
+            type: components["schemas"]["InquiryType"];
+            expected_amount?: components["schemas"]["InquiryAmount"];
+            message: string;
+        };
+        /** @description A comment for the inquiry's thread. */
+        InquiryCommentRequest: {
+            body: string;
+        };
+        /** @description Payload of the `inquiry.created` webhook. */
+        InquiryCreatedWebhook: {
+            /** @constant */
+            type: "inquiry.created";
+            /**
+             * Format: date-time
+             * @description When the inquiry was opened.
+             */
+            timestamp: string;
+            data: {
+                inquiry: components["schemas"]["Inquiry"];
+            };
+        };
+        /**
+         * @description Payload of the `inquiry.updated` webhook: the inquiry after the change, what changed, the state it
+         *     had, and the comment when the change is one. Admins' internal notes send nothing.
+         */
+        InquiryUpdatedWebhook: {
+            /** @constant */
+            type: "inquiry.updated";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: {
+                inquiry: components["schemas"]["Inquiry"];
+                /** @enum {string} */
+                change: "commented" | "assigned" | "review_started" | "resolved" | "rejected" | "withdrawn";
+                previous_state: components["schemas"]["InquiryState"];
+                comment?: components["schemas"]["InquiryComment"];
             };
         };
         /**
@@ -3382,6 +3713,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The resource is not in a state that allows this (a closed inquiry). Nothing changed. */
+        InvalidState: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /**
          * @description The key has used up its requests for the current window. Wait `Retry-After` seconds (the
          *     same value as `retry_after_seconds`); windows are fixed, so earlier retries fail.
@@ -3601,6 +3947,15 @@ export interface components {
          * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
          */
         WebhookSignatureHeader: string;
+        /**
+         * @description The inquiry's id (`inq_...`). An inquiry the caller may not see is `404 not_found`.
+         * @example inq_01kpnw3d2ff1r8q4m0v6b8c9de
+         */
+        InquiryIdPath: string;
+        /** @description Only inquiries in this state. */
+        InquiryStateFilter: components["schemas"]["InquiryState"];
+        /** @description Only inquiries about this rep. A rep the caller may not see gives an empty page. */
+        InquiryUserIdFilter: components["schemas"]["UserId"];
         /**
          * @description The version whose document to give (`pv_...`); the plan's current version when absent.
          * @example pv_01kn40wx00ekj8fq0eg5srs2ry
@@ -4493,6 +4848,223 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listInquiries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items in the page, from 1 to 200.
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
+                 *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
+                 *     starting `cursor:`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only inquiries in this state. */
+                state?: components["parameters"]["InquiryStateFilter"];
+                /** @description Only inquiries about this rep. A rep the caller may not see gives an empty page. */
+                user_id?: components["parameters"]["InquiryUserIdFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of inquiries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InquiryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    openInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryOpenRequest"];
+            };
+        };
+        responses: {
+            /** @description The inquiry, opened. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Inquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The inquiry's id (`inq_...`). An inquiry the caller may not see is `404 not_found`.
+                 * @example inq_01kpnw3d2ff1r8q4m0v6b8c9de
+                 */
+                id: components["parameters"]["InquiryIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inquiry and its thread. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Inquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentOnInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The inquiry's id (`inq_...`). An inquiry the caller may not see is `404 not_found`.
+                 * @example inq_01kpnw3d2ff1r8q4m0v6b8c9de
+                 */
+                id: components["parameters"]["InquiryIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryCommentRequest"];
+            };
+        };
+        responses: {
+            /** @description The inquiry with its thread, the new comment last. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Inquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["InvalidState"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    withdrawInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The inquiry's id (`inq_...`). An inquiry the caller may not see is `404 not_found`.
+                 * @example inq_01kpnw3d2ff1r8q4m0v6b8c9de
+                 */
+                id: components["parameters"]["InquiryIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inquiry, withdrawn. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Inquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["InvalidState"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getOpenApiDocument: {
         parameters: {
             query?: never;
@@ -4718,6 +5290,72 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PeriodPaidWebhook"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookAccepted"];
+        };
+    };
+    receiveInquiryCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry of one message. Deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description Unix time in seconds when this attempt was sent. Part of the signed content; reject
+                 *     messages more than 5 minutes away from your clock.
+                 * @example 1776702612
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description One or more space-separated signatures `v1,<base64>`, each the HMAC-SHA256 of
+                 *     `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the
+                 *     endpoint secret after `whsec_`. Accept the message when any signature matches.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryCreatedWebhook"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookAccepted"];
+        };
+    };
+    receiveInquiryUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry of one message. Deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description Unix time in seconds when this attempt was sent. Part of the signed content; reject
+                 *     messages more than 5 minutes away from your clock.
+                 * @example 1776702612
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description One or more space-separated signatures `v1,<base64>`, each the HMAC-SHA256 of
+                 *     `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the
+                 *     endpoint secret after `whsec_`. Accept the message when any signature matches.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryUpdatedWebhook"];
             };
         };
         responses: {

@@ -213,7 +213,10 @@ async function authenticateRep(
       { retryAfterSeconds: decision.retryAfterSeconds },
     );
   }
-  const missing = (operation.requiredScopes ?? []).find((scope) => !REP_TOKEN_SCOPES.includes(scope));
+  // An operation the contract marks x-quotient-rep-action is the rep's to call; its service decides on which objects.
+  const missing = operation.repAction
+    ? undefined
+    : (operation.requiredScopes ?? []).find((scope) => !REP_TOKEN_SCOPES.includes(scope));
   if (missing) throw new Refusal('forbidden', `missing scope: ${missing}`);
   next();
 }

@@ -8,7 +8,8 @@ import type { Transaction } from '../../repositories/transaction.ts';
 
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 const ALLOWED_METHODS = 'GET, POST';
-const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Request-Id';
+// User-Agent: the SDK sets one, which a browser may send (and then asks for).
+const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Request-Id, User-Agent';
 
 /**
  * Answers `OPTIONS /v1/...` with an Origin that some org allows (204 and the CORS headers); any other request, and a

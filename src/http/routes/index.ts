@@ -5,6 +5,7 @@ import { type DealRouteDeps, dealHandlers } from './deals.ts';
 import { type EarningRouteDeps, earningHandlers } from './earnings.ts';
 import { type EstimateRouteDeps, estimateHandlers } from './estimates.ts';
 import { type EventRouteDeps, eventHandlers } from './events.ts';
+import { type InquiryRouteDeps, inquiryHandlers } from './inquiries.ts';
 import { metaHandlers } from './meta.ts';
 import { type PlanRouteDeps, planHandlers } from './plans.ts';
 import { type PlatformHandlerDeps, platformHandlers } from './platform.ts';
@@ -24,7 +25,8 @@ export type HandlerDeps = PlatformHandlerDeps &
   ReportRouteDeps &
   EstimateRouteDeps &
   EventRouteDeps &
-  RepTokenRouteDeps;
+  RepTokenRouteDeps &
+  InquiryRouteDeps;
 
 /**
  * Every operation of the contract, bound to its handler by operationId: leaving one out is a type error. Each
@@ -43,5 +45,6 @@ export function contractHandlers(deps: HandlerDeps): PublicHandlers {
     ...estimateHandlers(deps),
     ...eventHandlers(deps),
     ...repTokenHandlers(deps),
+    ...inquiryHandlers(deps),
   };
 }
