@@ -342,6 +342,18 @@ export interface paths {
          *     An unknown user (in the key's org) is `404 not_found`; a period nothing was booked in
          *     answers an empty statement with the period `open`. A malformed period id is
          *     `400 invalid_body` naming `period_id`.
+         *
+         *     **Downloads.** The same statement is also a CSV file for spreadsheets and a PDF to print: ask
+         *     with `format=csv` or `format=pdf`, or with `Accept: text/csv` or `Accept: application/pdf`
+         *     (`format` wins when both are given). The CSV has a header row and one row per line and
+         *     adjustment, in the order of the JSON answer (`plans[]`, then `lines[]`, then `adjustments[]`),
+         *     with the amount both in minor units (`amount_cents`) and in the currency's own decimals
+         *     (`amount`); the totals are the sums of its rows by status. The PDF shows, per plan, the
+         *     attainment, every line with its explanation and amount, the totals by status and the amount
+         *     payable, in the currency's own decimals. Both are answered with
+         *     `Content-Disposition: attachment; filename="statement-<external_id>-<period_id>.<csv|pdf>"`.
+         *     Without `format` and without an `Accept` that prefers one of them, the answer is the JSON
+         *     above. Authorization and errors are the same for every format (errors are JSON).
          */
         get: operations["getStatement"];
         put?: never;
@@ -409,6 +421,47 @@ export interface paths {
          *     `400 invalid_body` naming it.
          */
         post: operations["createEstimate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream earnings changes as they happen
+         * @description A [server-sent events](https://html.spec.whatwg.org/multipage/server-sent-events.html) stream
+         *     (`text/event-stream`) that tells you, within about a second, when earning rows are written:
+         *     a deal event, a batch, a recompute or an import booked new rows for a rep. Keep it open and
+         *     read the rows (a statement, `GET /v1/earnings`) when an event arrives, instead of polling.
+         *
+         *     Events, each a JSON object in `data`:
+         *
+         *     - `ready`, first, once the stream is listening: `{"type": "ready"}`;
+         *     - `earnings.changed`, one per rep, period and deal whose rows were written:
+         *       `{"type", "user_id", "user_external_id", "period_id", "deal_id", "earning_ids"}` (`deal_id`
+         *       is `null` for period-level lines such as attainment bonuses). Its `id` is a position to resume
+         *       from.
+         *
+         *     A comment line (`: keep-alive`) comes every 15 seconds so proxies keep the connection. The
+         *     stream ends by itself after at most 5 minutes (and when the server shuts down): reconnect,
+         *     sending the last event's `id` in `Last-Event-ID` to get what was written in between (events
+         *     may then come twice: they are notices, read the rows). Reconnecting with a revoked key gets
+         *     `401`. The stream counts as one request against the rate limit.
+         *
+         *     Rows are found by reading the earnings table by time every half second, so the stream works
+         *     with several API processes and behind a transaction pooler (no `LISTEN`); see
+         *     docs/portal.md. `EventSource` cannot send `Authorization`: read the stream with `fetch`.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2440,6 +2493,26 @@ export interface components {
             payable_cents: number;
         };
         /**
+         * @description The statement as CSV (RFC 4180, UTF-8, CRLF line ends). Columns: `period_id`, `plan_key`,
+         *     `plan_name`, `currency`, `kind` (`line`, `clawback` or `top_up`), `from_period_id` (an
+         *     adjustment's earlier period, else empty), `earning_id`, `status`, `deal_external_id`,
+         *     `chip_key`, `chip_name`, `amount_cents` (minor units), `amount` (the same in the currency's
+         *     decimals, `.` as the separator, no grouping) and `explanation`. A text cell that a spreadsheet
+         *     would read as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is
+         *     prefixed with `'`.
+         */
+        StatementCsv: string;
+        /**
+         * Format: binary
+         * @description The statement as a PDF document (A4), with its fonts embedded.
+         */
+        StatementPdf: string;
+        /**
+         * @description Server-sent events: blocks of `event: <type>`, `id: <position>` (on `earnings.changed`) and
+         *     `data: <JSON>` lines, each block ended by an empty line; comment lines start with `:`.
+         */
+        EventStream: string;
+        /**
          * @description What one rep is owed in one currency for a locked period, net of clawbacks, in integer cents: sums of the
          *     rep's rows booked in the period. Each equals the sum of `amount_cents` of the rows that
          *     `GET /v1/earnings` lists for the same user, period and status.
@@ -3847,6 +3920,18 @@ export interface components {
          * @example chips
          */
         PlanInclude: "chips";
+        /**
+         * @description The statement's format: `json` (the default), `csv` (a file for spreadsheets, one row per
+         *     line and adjustment) or `pdf` (a printable document). Overrides the `Accept` header.
+         * @example csv
+         */
+        StatementFormat: "json" | "csv" | "pdf";
+        /**
+         * @description The `id` of the last event received on an earlier stream: the new stream starts with what was
+         *     written since (at most 5 minutes back). Absent, it starts now.
+         * @example 1779812345678
+         */
+        LastEventId: string;
         /** @description The message id; the same on every retry of one message. Deduplicate on it. */
         WebhookIdHeader: components["schemas"]["WebhookMessageId"];
         /**
@@ -3885,6 +3970,11 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description On a download (a statement as CSV), `attachment` with the file's name; absent on JSON answers.
+         * @example attachment; filename="statement-rep-017-2026-05.csv"
+         */
+        "Content-Disposition": string;
         /**
          * @description Unique id of this request, on every response. It also appears in the audit log and in
          *     the `reason` of `500 internal_error`; quote it when reporting a problem.
@@ -4353,7 +4443,14 @@ export interface operations {
     };
     getStatement: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The statement's format: `json` (the default), `csv` (a file for spreadsheets, one row per
+                 *     line and adjustment) or `pdf` (a printable document). Overrides the `Accept` header.
+                 * @example csv
+                 */
+                format?: components["parameters"]["StatementFormat"];
+            };
             header?: never;
             path: {
                 /**
@@ -4380,10 +4477,13 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Statement"];
+                    "text/csv": components["schemas"]["StatementCsv"];
+                    "application/pdf": components["schemas"]["StatementPdf"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4483,6 +4583,46 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `id` of the last event received on an earlier stream: the new stream starts with what was
+                 *     written since (at most 5 minutes back). Absent, it starts now.
+                 * @example 1779812345678
+                 */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream; it stays open. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["EventStream"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

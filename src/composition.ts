@@ -13,6 +13,7 @@ import { DealReader } from './services/deals.ts';
 import { Demo } from './services/demo.ts';
 import { EarningsEngine } from './services/earnings/ledgerKeeper.ts';
 import { EarningReader } from './services/earnings/reader.ts';
+import { EarningsStream } from './services/earningsStream.ts';
 import { DealEstimator } from './services/estimates.ts';
 import { ExchangeRateChange } from './services/exchangeRateChange.ts';
 import { ExchangeRateService } from './services/exchangeRates.ts';
@@ -28,8 +29,8 @@ import { PlanRollout } from './services/planRollout.ts';
 import { PlanAdmin, PlanHistory, PlanReader } from './services/plans.ts';
 import { PortalAccessAdmin } from './services/portalAccess.ts';
 import { PortalSignIn } from './services/portalSignIn.ts';
-import { RepAccessAdmin } from './services/repAccess.ts';
 import { QuotaAdmin } from './services/quotas.ts';
+import { RepAccessAdmin } from './services/repAccess.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
 import { RepSessions } from './services/repSessions.ts';
 import { RepReader } from './services/reps.ts';
@@ -80,6 +81,7 @@ export interface ApiServices {
   statementReader: StatementReader;
   payoutReader: PayoutReader;
   estimator: DealEstimator;
+  earningsStream: EarningsStream;
   repTokens: RepTokens;
   /** The rep's side of inquiries (the same instance as the admins'). */
   inquiries: InquiryDesk;
@@ -179,6 +181,7 @@ export function composeServices(input: CompositionInput): Services {
       statementReader: new StatementReader(pool),
       payoutReader: new PayoutReader(poolStatements(pool)),
       estimator: new DealEstimator(ingestion),
+      earningsStream: new EarningsStream(pool),
       repTokens,
       inquiries,
     },

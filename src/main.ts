@@ -146,6 +146,8 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   const close = async () => {
     clearInterval(sweeper);
     await plannerStatistics.stop();
+    // Open event streams would hold the server until the grace period; their clients reconnect elsewhere.
+    services.api.earningsStream.endAll();
     await Promise.all([stopListening(server, config.shutdownGraceSeconds * 1000), webhookWorker?.stop()]);
     await auditLog.close();
     await keyGate.close();

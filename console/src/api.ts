@@ -1,6 +1,8 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../generated/openapi-admin.ts';
 
+export { describeError } from '../../ui/errors.ts';
+
 // The console's only way to the server: openapi-fetch typed from the admin contract. The session cookie travels
 // by itself (same origin, HttpOnly); the CSRF token from createSession/getMe goes in a header on every change.
 
@@ -33,13 +35,3 @@ const session: Middleware = {
 
 export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: 'same-origin' });
 api.use(session);
-
-/** The error of a failed call as one sentence for people. */
-export function describeError(error: ErrorDocument | undefined, fallback = 'Something went wrong.'): string {
-  if (!error) return fallback;
-  if (error.error === 'rate_limited' && error.retry_after_seconds) {
-    const minutes = Math.ceil(error.retry_after_seconds / 60);
-    return `Too many attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
-  }
-  return error.reason ?? error.error;
-}

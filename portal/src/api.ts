@@ -1,5 +1,5 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { paths } from '../../generated/openapi.ts';
+import type { components, paths } from '../../generated/openapi.ts';
 import type { PortalToken } from '../../src/http/portal/sessionStatus.ts';
 
 // The portal pages' way to /v1 (docs/rep-tokens.md): openapi-fetch typed from the public contract, with a rep token
@@ -87,5 +87,42 @@ export function createPortalApi(
   return client;
 }
 
+export type Schemas = components['schemas'];
+export type Statement = Schemas['Statement'];
+export type StatementPlan = Schemas['StatementPlan'];
+export type Earning = Schemas['Earning'];
+export type Plan = Schemas['Plan'];
+export type Deal = Schemas['Deal'];
+export type Estimate = Schemas['Estimate'];
+export type User = Schemas['User'];
+export type ErrorDocument = Schemas['Error'];
+
+let onSignedOut: () => void = () => {};
+
+/** Called when the portal session has ended (`POST /portal/token` answers 401): the app shows the sign-in page. */
+export function whenSignedOut(handler: () => void): void {
+  onSignedOut = handler;
+}
+
+const portalTokenSource = portalTokens();
+const tokens: RepTokenSource = {
+  token: () =>
+    portalTokenSource.token().catch((error: unknown) => {
+      if (error instanceof SignedOut) onSignedOut();
+      throw error;
+    }),
+  forget: () => portalTokenSource.forget(),
+};
+
 /** The portal's one client. */
-export const api: PortalApi = createPortalApi();
+export const api: PortalApi = createPortalApi({ tokens });
+
+/** The rep token, for the one call that cannot go through the client: the event stream, read as it arrives. */
+export function currentToken(): Promise<string> {
+  return tokens.token();
+}
+
+/** Forgets the token (after sign-out, which revokes it). */
+export function forgetToken(): void {
+  tokens.forget();
+}

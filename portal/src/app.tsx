@@ -1,5 +1,16 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useLoad } from '../../ui/components.tsx';
 import { Empty, ErrorState, Loading, Notice } from '../../ui/states.tsx';
+import { api, forgetToken, whenSignedOut } from './api.ts';
+import { NotFound } from './components.tsx';
+import { EstimatePage } from './pages/estimate.tsx';
+import { HistoryPage } from './pages/history.tsx';
+import { PayPage } from './pages/pay.tsx';
+import { PlansPage } from './pages/plans.tsx';
+import { TeamPage } from './pages/team.tsx';
+import { TracePage } from './pages/trace.tsx';
+import { type PeriodKind, periodOfDate, today } from './periods.ts';
+import { Link, usePath } from './router.ts';
 import { fetchSession, type SignedIn, signInHref, signOut } from './session.ts';
 
 type State =
@@ -25,11 +36,8 @@ export function App() {
 
   useEffect(() => {
     void check();
+    whenSignedOut(() => setState({ state: 'signed-out', notice: 'Your session has ended. Sign in again.' }));
   }, [check]);
-
-  useEffect(() => {
-    document.title = state.state === 'signed-in' ? 'Your pay · Quotient' : 'Sign in · Quotient';
-  }, [state.state]);
 
   if (state.state === 'checking') {
     return (
@@ -48,16 +56,68 @@ export function App() {
   }
   if (state.state === 'signed-out') return <SignedOut notice={state.notice} />;
 
-  const { session } = state;
-  const name = session.rep.display_name ?? session.rep.external_id;
   const leave = async () => {
     try {
       await signOut();
+      forgetToken();
       setState({ state: 'signed-out', notice: 'You are signed out.' });
     } catch {
       setState({ state: 'error', message: UNREACHABLE });
     }
   };
+  return <SignedInPortal session={state.session} onSignOut={leave} />;
+}
+
+/** The kind of period "now" means: monthly unless every plan the rep is on is quarterly. */
+function usePeriodKind(): PeriodKind | undefined {
+  const [loaded] = useLoad(async () => {
+    const list = await api.GET('/v1/plans');
+    if (!list.data) return { error: list.error };
+    const plans = await Promise.all(
+      list.data.plans.map((plan) => api.GET('/v1/plans/{id}', { params: { path: { id: plan.id } } })),
+    );
+    const kinds = plans.flatMap((answer) => (answer.data ? [answer.data.period] : []));
+    return { data: kinds.length > 0 && kinds.every((kind) => kind === 'quarterly') ? 'quarterly' : 'monthly' } as const;
+  }, []);
+  if (loaded.state === 'loading') return undefined;
+  return loaded.state === 'ready' ? loaded.data : 'monthly';
+}
+
+function useHasTeam(meId: string): boolean {
+  const [loaded] = useLoad(() => api.GET('/v1/users', { params: { query: { limit: 2 } } }), []);
+  return loaded.state === 'ready' && loaded.data.users.some((user) => user.id !== meId);
+}
+
+const TITLES: Array<[RegExp, string]> = [
+  [/^\/$/, 'My pay'],
+  [/^\/reps\/[^/]+(\/periods\/[^/]+)?$/, 'Pay'],
+  [/^\/history$|^\/reps\/[^/]+\/history$/, 'History'],
+  [/^\/earnings\//, 'How a line is computed'],
+  [/^\/estimate$/, 'What if'],
+  [/^\/plans$/, 'My plans'],
+  [/^\/team$/, 'My team'],
+];
+
+function SignedInPortal(props: { session: SignedIn; onSignOut: () => void }) {
+  const { session } = props;
+  const path = usePath();
+  const kind = usePeriodKind();
+  const hasTeam = useHasTeam(session.rep.id);
+  const name = session.rep.display_name ?? session.rep.external_id;
+
+  useEffect(() => {
+    const title = TITLES.find(([pattern]) => pattern.test(path))?.[1] ?? 'Not found';
+    document.title = `${title} · Quotient`;
+  }, [path]);
+
+  const nav: Array<[string, string, boolean]> = [
+    ['/', 'My pay', path === '/' || (path.startsWith(`/reps/${session.rep.id}`) && !path.endsWith('/history'))],
+    ['/history', 'History', path === '/history' || path === `/reps/${session.rep.id}/history`],
+    ['/estimate', 'What if', path === '/estimate'],
+    ['/plans', 'My plans', path === '/plans'],
+    ...(hasTeam ? [['/team', 'My team', path === '/team'] as [string, string, boolean]] : []),
+  ];
+
   return (
     <div class="portal">
       <a class="skip-link" href="#main">
@@ -77,18 +137,52 @@ export function App() {
           <span>
             Signed in as <strong>{name}</strong> <span class="muted">({session.rep.external_id})</span>
           </span>
-          <button type="button" class="button button-quiet" onClick={leave}>
+          <button type="button" class="button button-quiet" onClick={props.onSignOut}>
             Sign out
           </button>
         </div>
+        <nav class="portal-nav" aria-label="Portal">
+          <ul>
+            {nav.map(([href, label, current]) => (
+              <li key={href}>
+                <Link href={href} class="portal-nav-link" current={current}>
+                  {label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
       </header>
       <main id="main" class="portal-content" tabIndex={-1}>
-        <h1>Your pay</h1>
-        <Empty title="Nothing to show yet">Your earnings, statements and payouts will appear here.</Empty>
+        {kind === undefined ? <Loading /> : <Page path={path} session={session} kind={kind} />}
       </main>
     </div>
   );
 }
+
+function Page(props: { path: string; session: SignedIn; kind: PeriodKind }) {
+  const me = props.session.rep;
+  const now = periodOfDate(today(), props.kind);
+  const parts = props.path.split('/').filter(Boolean).map(decodeURIComponent);
+  const [first, id, section, periodId] = parts;
+  if (parts.length === 0) return <PayPage userId={me.id} periodId={now} isMe />;
+  if (first === 'reps' && id && parts.length === 2) return <PayPage userId={id} periodId={now} isMe={id === me.id} />;
+  if (first === 'reps' && id && section === 'periods' && periodId && parts.length === 4 && PERIOD.test(periodId)) {
+    return <PayPage userId={id} periodId={periodId} isMe={id === me.id} />;
+  }
+  if (first === 'reps' && id && section === 'history' && parts.length === 3) {
+    return <HistoryPage userId={id} periodId={now} isMe={id === me.id} />;
+  }
+  if (first === 'history' && parts.length === 1) return <HistoryPage userId={me.id} periodId={now} isMe />;
+  if (first === 'earnings' && id && parts.length === 2) return <TracePage earningId={id} />;
+  if (first === 'estimate' && parts.length === 1)
+    return <EstimatePage userId={me.id} externalId={me.external_id} kind={props.kind} />;
+  if (first === 'plans' && parts.length === 1) return <PlansPage />;
+  if (first === 'team' && parts.length === 1) return <TeamPage meId={me.id} />;
+  return <NotFound />;
+}
+
+const PERIOD = /^\d{4}-(0[1-9]|1[0-2]|Q[1-4])$/;
 
 function SignedOut(props: { notice?: string | undefined }) {
   const href = signInHref(window.location.search);

@@ -201,12 +201,42 @@ export class StatementsResource {
    * with an explanation, clawbacks and top-ups, totals by status, the amount payable). Needs `earnings:read`.
    */
   async get(userId: string, periodId: string, options?: RequestOptions): Promise<Statement> {
-    return unwrap(
+    // Without `format` (and with openapi-fetch's JSON Accept) the answer is the JSON statement.
+    return unwrap<Statement | string>(
       this.#core.raw.GET('/v1/users/{id}/statements/{period_id}', {
         params: { path: { id: userId, period_id: periodId } },
         ...init(this.#core, options),
       }),
+    ) as Promise<Statement>;
+  }
+
+  /**
+   * `GET /v1/users/{id}/statements/{period_id}?format=csv`: the same statement as a CSV file for spreadsheets, one
+   * row per line and adjustment. Needs `earnings:read`.
+   */
+  async csv(userId: string, periodId: string, options?: RequestOptions): Promise<string> {
+    return unwrap<Statement | string>(
+      this.#core.raw.GET('/v1/users/{id}/statements/{period_id}', {
+        params: { path: { id: userId, period_id: periodId }, query: { format: 'csv' } },
+        parseAs: 'text',
+        ...init(this.#core, options),
+      }),
+    ) as Promise<string>;
+  }
+
+  /**
+   * `GET /v1/users/{id}/statements/{period_id}?format=pdf`: the same statement as a printable PDF document (its
+   * bytes). Needs `earnings:read`.
+   */
+  async pdf(userId: string, periodId: string, options?: RequestOptions): Promise<Uint8Array> {
+    const bytes = await unwrap<unknown>(
+      this.#core.raw.GET('/v1/users/{id}/statements/{period_id}', {
+        params: { path: { id: userId, period_id: periodId }, query: { format: 'pdf' } },
+        parseAs: 'arrayBuffer',
+        ...init(this.#core, options),
+      }),
     );
+    return new Uint8Array(bytes as ArrayBuffer);
   }
 }
 

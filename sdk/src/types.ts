@@ -39,7 +39,8 @@ export type UserList = JsonBody<'/v1/users', 'get'>;
 export type User = UserList['users'][number];
 export type ListUsersParams = Query<paths['/v1/users']['get']>;
 
-export type Statement = JsonBody<'/v1/users/{id}/statements/{period_id}', 'get'>;
+export type Statement =
+  paths['/v1/users/{id}/statements/{period_id}']['get']['responses'][200]['content']['application/json'];
 
 export type PayoutList = JsonBody<'/v1/payouts', 'get'>;
 export type Payout = PayoutList['payouts'][number];

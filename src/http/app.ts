@@ -101,6 +101,7 @@ export function createApp(deps: AppDeps): Express {
           statementReader: deps.statementReader,
           payoutReader: deps.payoutReader,
           estimator: deps.estimator,
+          earningsStream: deps.earningsStream,
           repTokens: deps.repTokens,
           inquiries: deps.inquiries,
         }),

@@ -23,11 +23,14 @@ export type ServedOperationId<Operations, Paths> = {
 
 type JsonOf<Content> = Content extends { content: { 'application/json': infer Body } } ? Body : never;
 
+/** The body of any media type a response declares: JSON, or the text of a download or a stream. */
+type BodyOf<Response> = Response extends { content: infer Content } ? Content[keyof Content] : never;
+
 type ResponsesOf<Operation> = Operation extends { responses: infer Responses } ? Responses : never;
 
-/** Every JSON body the operation may answer with, whatever the status. */
+/** Every body the operation may answer with, whatever the status and media type. */
 export type ResponseBodyOf<Operation> = {
-  [Status in keyof ResponsesOf<Operation>]: JsonOf<ResponsesOf<Operation>[Status]>;
+  [Status in keyof ResponsesOf<Operation>]: BodyOf<ResponsesOf<Operation>[Status]>;
 }[keyof ResponsesOf<Operation>];
 
 type ParametersOf<Operation> = Operation extends { parameters: infer Parameters } ? Parameters : never;

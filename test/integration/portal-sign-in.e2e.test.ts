@@ -176,7 +176,7 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
     // The provider's own pages are not ours to judge (they ask for web fonts this machine cannot reach).
     const consoleErrors = collectConsoleErrors(page);
 
-    await page.getByRole('heading', { level: 1, name: 'Your pay' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'My pay' }).waitFor();
     await page.getByText('Signed in as Ada Lovelace (rep-ada)').waitFor();
     assert.equal(new URL(page.url()).pathname, '/portal/');
     assert.deepEqual(await seriousAccessibilityViolations(page), []);

@@ -22,6 +22,8 @@ interface Call {
   path: string;
   query?: Record<string, string>;
   body?: unknown;
+  /** A stream (server-sent events): only its status is read, then it is closed. */
+  stream?: boolean;
 }
 
 /** What a rep token gets: a status, and for a list whether the target's object is in it. */
@@ -115,6 +117,8 @@ const MATRIX: Record<string, Row> = {
     call: (o) => ({ method: 'post', path: '/v1/rep-tokens', body: { user_id: o.userId } }),
     expected: FORBIDDEN,
   },
+  // Everyone gets a stream; what it announces is filtered to the visible reps (statement-downloads-and-stream.test.ts).
+  streamEvents: { call: () => ({ method: 'get', path: '/v1/events/stream', stream: true }), expected: EVERYONE },
   listInquiries: {
     call: (o) => ({ method: 'get', path: '/v1/inquiries', query: { user_id: o.userId } }),
     expected: LIST,
@@ -146,6 +150,16 @@ function objectsOf(world: RepWorld, target: Target): RepObjects {
 }
 
 async function send(server: RunningServer, token: string, call: Call) {
+  if (call.stream) {
+    const stop = new AbortController();
+    const response = await fetch(`${server.url}${call.path}`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: stop.signal,
+    });
+    const body = response.headers.get('content-type')?.startsWith('application/json') ? await response.json() : {};
+    stop.abort();
+    return { status: response.status, body };
+  }
   const pending = request(server.url)[call.method](call.path).set('authorization', `Bearer ${token}`);
   if (call.query) pending.query(call.query);
   return call.body === undefined ? pending : pending.send(call.body as object);

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
+import { currencyAmount, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import { Badge, ConfirmDialog, Empty, type Outcome, OutcomeNotice, PageHeader, Show, useLoad } from '../components.tsx';
-import { currencyAmount, shortDateTime } from '../format.ts';
 import { PolicyView } from './accountingPolicy.tsx';
 import { SchedulesView } from './accountingSchedules.tsx';
 

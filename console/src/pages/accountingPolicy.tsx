@@ -1,7 +1,7 @@
+import { shortDateTime } from '../../../ui/format.ts';
 import { api, type Schemas } from '../api.ts';
 import { ApplyFileForm } from '../applyFile.tsx';
 import { Empty } from '../components.tsx';
-import { shortDateTime } from '../format.ts';
 
 // The org's accounting policy in force (docs/accounting.md, The policy file) and applying a new policy file, as
 // `quotient accounting policy apply` does: every problem by path and line, nothing applied while there is any.

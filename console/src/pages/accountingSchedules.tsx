@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
+import { currencyAmount } from '../../../ui/format.ts';
 import { api, type Schemas } from '../api.ts';
 import { Badge, Empty, Show, useLoad } from '../components.tsx';
-import { currencyAmount } from '../format.ts';
 
 // The amortisation schedules of a deal's or a rep's capitalisable earning lines (docs/accounting.md, Schedules): one
 // per rep's chip of a plan on a deal, month by month, each month with the trace from which a person can recompute

@@ -1,6 +1,6 @@
+import { shortDateTime } from '../../../ui/format.ts';
 import { api } from '../api.ts';
 import { Badge, Empty, PageHeader, ShowList, useLoad } from '../components.tsx';
-import { shortDateTime } from '../format.ts';
 
 export function AdminsPage() {
   const [loaded, reload] = useLoad(() => api.GET('/admin/v1/admins'), []);

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
+import { shortDateTime } from '../../../ui/format.ts';
 import { api, type Schemas } from '../api.ts';
 import { Badge, Empty, PageHeader, ShowList, useLoad } from '../components.tsx';
-import { shortDateTime } from '../format.ts';
 
 type Entry = Schemas['AuditEntry'];
 interface Filters {

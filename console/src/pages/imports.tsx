@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
+import { plural } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import { Field, Notice, PageHeader } from '../components.tsx';
-import { plural } from '../format.ts';
 
 type Summary = Schemas['DealImportSummary'];
 type MappingChoice = NonNullable<Schemas['DealImportRequest']['mapping']>;

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
+import { currencyAmount, relative, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import { Badge, Empty, type Outcome, OutcomeNotice, PageHeader, Show, ShowList, useLoad } from '../components.tsx';
-import { currencyAmount, relative, shortDateTime } from '../format.ts';
 import { Link } from '../router.tsx';
 
 // The inquiries queue (filters: state, assignee, age) and one inquiry with its thread and the admins' actions. The

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { dateTime, relative } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import {
   Badge,
@@ -14,7 +15,6 @@ import {
   ShowList,
   useLoad,
 } from '../components.tsx';
-import { dateTime, relative } from '../format.ts';
 
 type Scope = Schemas['Scope'];
 const SCOPES: Array<{ scope: Scope; grants: string }> = [

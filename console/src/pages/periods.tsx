@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { money, plural, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import {
   Badge,
@@ -10,7 +11,6 @@ import {
   ShowList,
   useLoad,
 } from '../components.tsx';
-import { money, plural, shortDateTime } from '../format.ts';
 
 type Period = Schemas['Period'];
 const STATUSES = ['projected', 'pending', 'approved', 'paid'] as const;

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { dateTime, money, plural, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError } from '../api.ts';
 import { ApplyFileForm } from '../applyFile.tsx';
 import {
@@ -12,7 +13,6 @@ import {
   ShowList,
   useLoad,
 } from '../components.tsx';
-import { dateTime, money, plural, shortDateTime } from '../format.ts';
 import { lineDiff } from '../lineDiff.ts';
 import { Link, navigate } from '../router.tsx';
 

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
+import { plural, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import { Empty, Field, Notice, type Outcome, OutcomeNotice, PageHeader, ShowList, useLoad } from '../components.tsx';
-import { plural, shortDateTime } from '../format.ts';
 
 type Summary = Schemas['QuotaChangeSummary'];
 

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { money, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import {
   Badge,
@@ -13,7 +14,6 @@ import {
   ShowList,
   useLoad,
 } from '../components.tsx';
-import { money, shortDateTime } from '../format.ts';
 
 const TONES = {
   projected: 'blue',

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { dateTime, relative, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import {
   Badge,
@@ -14,7 +15,6 @@ import {
   ShowList,
   useLoad,
 } from '../components.tsx';
-import { dateTime, relative, shortDateTime } from '../format.ts';
 
 const KINDS = ['deal.updated', 'earning.created', 'earning.status_changed', 'period.locked', 'period.paid'];
 

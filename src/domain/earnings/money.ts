@@ -64,6 +64,12 @@ function fixedPoint(value: bigint, decimals: number): { sign: string; whole: big
   return { sign, whole: magnitude / scale, fraction: (magnitude % scale).toString().padStart(decimals, '0') };
 }
 
+/** Minor units as a plain decimal for files machines read: no grouping, `.` as the separator (−1050, 2 → `-10.50`). */
+export function plainDecimal(cents: bigint, exponent = 2): string {
+  const { sign, whole, fraction } = fixedPoint(cents, exponent);
+  return `${sign}${whole}${exponent === 0 ? '' : `.${fraction}`}`;
+}
+
 /** The contract's `DecimalCents`: exact cents as a decimal string without trailing zeros, `"50000"`, `"12.5"`. */
 export function exactCentsString(exact: ExactCents): string {
   const { sign, whole, fraction } = fixedPoint(exact, 4);

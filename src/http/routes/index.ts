@@ -4,6 +4,7 @@ import { type DealEventBatchRouteDeps, dealEventBatchHandlers } from './dealEven
 import { type DealRouteDeps, dealHandlers } from './deals.ts';
 import { type EarningRouteDeps, earningHandlers } from './earnings.ts';
 import { type EstimateRouteDeps, estimateHandlers } from './estimates.ts';
+import { type EventRouteDeps, eventHandlers } from './events.ts';
 import { type InquiryRouteDeps, inquiryHandlers } from './inquiries.ts';
 import { metaHandlers } from './meta.ts';
 import { type PlanRouteDeps, planHandlers } from './plans.ts';
@@ -23,6 +24,7 @@ export type HandlerDeps = PlatformHandlerDeps &
   UserRouteDeps &
   ReportRouteDeps &
   EstimateRouteDeps &
+  EventRouteDeps &
   RepTokenRouteDeps &
   InquiryRouteDeps;
 
@@ -41,6 +43,7 @@ export function contractHandlers(deps: HandlerDeps): PublicHandlers {
     ...userHandlers(deps),
     ...reportHandlers(deps),
     ...estimateHandlers(deps),
+    ...eventHandlers(deps),
     ...repTokenHandlers(deps),
     ...inquiryHandlers(deps),
   };

@@ -1,0 +1,215 @@
+import { useCallback, useState } from 'preact/hooks';
+import { Show, useLoad } from '../../../ui/components.tsx';
+import { Empty, Notice } from '../../../ui/states.tsx';
+import { api, type Statement, type StatementPlan } from '../api.ts';
+import { AttainmentBar, Money, NotFound, Section, StatusBadge } from '../components.tsx';
+import { downloadStatement } from '../downloads.ts';
+import { type EarningsChange, useEarningsStream } from '../live.ts';
+import { nextPeriod, periodLabel, previousPeriod } from '../periods.ts';
+import { Link } from '../router.ts';
+
+// "My pay" (or a report's, for a manager): one period's statement. Earned is what the period's rows earn
+// (pending, approved, paid), projected what open deals would add, payable what the period pays; each line
+// opens its full trace. New rows arrive live (GET /v1/events/stream) and the statement is read again.
+
+type Loaded = { statement: Statement } | { notFound: true };
+
+export function PayPage(props: { userId: string; periodId: string; isMe: boolean }) {
+  const { userId, periodId } = props;
+  const [loaded, reload] = useLoad<Loaded>(async () => {
+    const { data, error, response } = await api.GET('/v1/users/{id}/statements/{period_id}', {
+      params: { path: { id: userId, period_id: periodId } },
+    });
+    if (response.status === 404) return { data: { notFound: true } };
+    return { data: data === undefined ? undefined : { statement: data as Statement }, error };
+  }, [userId, periodId]);
+  const [news, setNews] = useState<string | undefined>();
+  const [live, setLive] = useState(false);
+  const [downloadError, setDownloadError] = useState<string | undefined>();
+
+  const onChange = useCallback(
+    (change: EarningsChange) => {
+      if (change.user_id !== userId || change.period_id !== periodId) return;
+      setNews(`New earnings just arrived${change.deal_id ? ' for a deal' : ''}; the figures below are up to date.`);
+      void reload();
+    },
+    [userId, periodId, reload],
+  );
+  useEarningsStream(onChange, () => setLive(true));
+
+  const download = async (format: 'csv' | 'pdf') => {
+    setDownloadError(undefined);
+    try {
+      await downloadStatement(userId, periodId, format);
+    } catch (error) {
+      setDownloadError(error instanceof Error ? error.message : 'The download failed.');
+    }
+  };
+
+  return (
+    <Show loaded={loaded} retry={reload}>
+      {(data) => {
+        if ('notFound' in data) return <NotFound />;
+        const { statement } = data;
+        const base = `/reps/${userId}`;
+        return (
+          <div class="stack">
+            <header class="page-header">
+              <div>
+                <h1>{props.isMe ? 'My pay' : `Pay of ${statement.user.external_id}`}</h1>
+                <p class="muted">
+                  {periodLabel(statement.period.id)} · {statement.period.starts_on} to {statement.period.ends_on} ·{' '}
+                  <StatusBadge status={statement.period.status} />
+                  {live ? <span class="live-status"> · Live</span> : null}
+                </p>
+              </div>
+              <nav class="period-nav" aria-label="Periods">
+                <Link class="button" href={`${base}/periods/${previousPeriod(periodId)}`}>
+                  ← {periodLabel(previousPeriod(periodId))}
+                </Link>
+                <Link class="button" href={`${base}/periods/${nextPeriod(periodId)}`}>
+                  {periodLabel(nextPeriod(periodId))} →
+                </Link>
+              </nav>
+            </header>
+            <div aria-live="polite">{news ? <Notice kind="info">{news}</Notice> : null}</div>
+            <Summary statement={statement} />
+            <div class="toolbar downloads">
+              <span class="muted">Statement</span>
+              <button type="button" class="button" onClick={() => download('pdf')}>
+                Download PDF
+              </button>
+              <button type="button" class="button" onClick={() => download('csv')}>
+                Download CSV
+              </button>
+            </div>
+            {downloadError ? <Notice kind="error">{downloadError}</Notice> : null}
+            {statement.plans.length === 0 ? (
+              <Empty title="No plan pays you in this period">Plans that apply to you will show here.</Empty>
+            ) : (
+              statement.plans.map((plan) => <PlanPart key={plan.plan_id} plan={plan} />)
+            )}
+          </div>
+        );
+      }}
+    </Show>
+  );
+}
+
+function Summary(props: { statement: Statement }) {
+  return (
+    <div class="summary">
+      {props.statement.by_currency.map((entry) => {
+        const { totals } = entry;
+        return (
+          <dl class="summary-cards" key={entry.currency} aria-label={`Totals in ${entry.currency}`}>
+            <div class="card summary-card">
+              <dt>Earned</dt>
+              <dd>
+                <Money
+                  cents={totals.pending_cents + totals.approved_cents + totals.paid_cents}
+                  currency={entry.currency}
+                />
+              </dd>
+            </div>
+            <div class="card summary-card">
+              <dt>Projected</dt>
+              <dd>
+                <Money cents={totals.projected_cents} currency={entry.currency} />
+              </dd>
+            </div>
+            <div class="card summary-card">
+              <dt>Payable</dt>
+              <dd>
+                <Money cents={entry.payable_cents} currency={entry.currency} />
+              </dd>
+            </div>
+          </dl>
+        );
+      })}
+    </div>
+  );
+}
+
+function PlanPart(props: { plan: StatementPlan }) {
+  const { plan } = props;
+  const rows = [
+    ...plan.lines.map((line) => ({ ...line, note: null as string | null })),
+    ...plan.adjustments.map((line) => ({
+      ...line,
+      note: `${line.kind === 'clawback' ? 'Clawback' : 'Top-up'} for ${periodLabel(line.from_period_id)}: ${line.reason}`,
+    })),
+  ];
+  return (
+    <Section title={plan.plan_name}>
+      <AttainmentBar percent={plan.attainment.percent} label={`Attainment under ${plan.plan_name}`} />
+      <p class="muted small">
+        Won <Money cents={plan.attainment.won_cents} currency={plan.currency} />
+        {plan.attainment.quota_cents === null ? null : (
+          <>
+            {' '}
+            of a quota of <Money cents={plan.attainment.quota_cents} currency={plan.currency} />
+          </>
+        )}
+      </p>
+      {rows.length === 0 ? (
+        <Empty title="No lines yet">Deals you win in this period will show here.</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table class="lines">
+            <caption class="visually-hidden">Lines of {plan.plan_name}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Line</th>
+                <th scope="col">Why</th>
+                <th scope="col">Status</th>
+                <th scope="col" class="numeric">
+                  Amount
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.earning_id}>
+                  <td>
+                    <div class="strong">{row.chip_name}</div>
+                    <div class="muted small">{row.deal_external_id ?? 'Period'}</div>
+                  </td>
+                  <td class="wrap">
+                    {row.explanation}
+                    {row.note ? <div class="muted small">{row.note}</div> : null}
+                    <div>
+                      <Link href={`/earnings/${row.earning_id}`}>
+                        How is this computed?
+                        <span class="visually-hidden">
+                          {' '}
+                          ({row.chip_name}, {row.deal_external_id ?? 'period'})
+                        </span>
+                      </Link>
+                    </div>
+                  </td>
+                  <td>
+                    <StatusBadge status={row.status} />
+                  </td>
+                  <td class="numeric">
+                    <Money cents={row.amount_cents} currency={plan.currency} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+            <tfoot>
+              <tr>
+                <th scope="row" colSpan={3}>
+                  Payable under this plan
+                </th>
+                <td class="numeric strong">
+                  <Money cents={plan.payable_cents} currency={plan.currency} />
+                </td>
+              </tr>
+            </tfoot>
+          </table>
+        </div>
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,314 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import type { Page } from 'playwright-core';
+import { describe } from 'vitest';
+import type { QuotientClient, Statement } from '../../sdk/src/index.ts';
+import { formatMinorUnits } from '../../src/domain/currencies.ts';
+import type { RunningServer } from '../../src/main.ts';
+import { applyPlan, planDocument } from '../factories/plans.ts';
+import type { AdminClient } from '../helpers/adminClient.ts';
+import {
+  buildBrowserApp,
+  collectConsoleErrors,
+  launchChromium,
+  seriousAccessibilityViolations,
+} from '../helpers/browser.ts';
+import { testDatabase } from '../helpers/database.ts';
+import { test as fixtureTest } from '../helpers/fixtures.ts';
+import { startTestIdentityProvider, type TestIdentityProvider } from '../helpers/oidcProvider.ts';
+import { pdfText } from '../helpers/pdfText.ts';
+
+// The rep portal's pages end to end: a rep signs in through a real OpenID provider (oidc-provider, its own login
+// page), and Chromium reads their pay, a trace, the downloads, an estimate, their plans and history; an address
+// naming another rep's objects shows the not-found page; a manager sees their reports and no one else; a deal event
+// sent while the page is open shows without a reload; sign-out ends the session. Every page is scanned by axe-core.
+
+const test = fixtureTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
+  .extend('portalBuild', { scope: 'file', auto: true }, async ({}) => {
+    buildBrowserApp('portal/vite.config.ts');
+    return true;
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
+  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const browser = await launchChromium();
+    onCleanup(() => browser.close());
+    return browser;
+  })
+  .extend('idp', { scope: 'file' }, async ({ server }, { onCleanup }) => {
+    const idp = await startTestIdentityProvider({ redirectUri: `${server.url}/portal/callback` });
+    onCleanup(() => idp.close());
+    return idp;
+  })
+  .extend('context', async ({ browser }, { onCleanup }) => {
+    const context = await browser.newContext({ acceptDownloads: true });
+    onCleanup(() => context.close());
+    return context;
+  })
+  .extend('page', async ({ context }) => {
+    const page = await context.newPage();
+    // A step that does not happen fails on its own, naming what it waited for, well within the test's time.
+    page.setDefaultTimeout(20_000);
+    return page;
+  });
+
+const SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+test.override('serverSettings', { env: { QUOTIENT_SECRET_KEY: SECRET_KEY }, options: {} });
+
+const TODAY = new Date().toISOString().slice(0, 10);
+const THIS_MONTH = TODAY.slice(0, 7);
+
+function won(owner: string, amountCents: number, custom: Record<string, unknown> = {}) {
+  return { amount_cents: amountCents, stage: 'closed_won', close_date: TODAY, owner_external_id: owner, ...custom };
+}
+
+let logins = 0;
+
+/** Chromium's own log line for a fetch answered 404 (the not-found page's cause), not an error of the page. */
+const NOT_FOUND_LOAD = /^Failed to load resource: the server responded with a status of 404/;
+
+/** An org whose reps are paid by the factory plan this month, with the test provider connected by its admin. */
+async function payWorld(client: QuotientClient, admin: AdminClient, orgId: string, idp: TestIdentityProvider) {
+  await applyPlan(testDatabase(), orgId, planDocument());
+  await client.deals.ingestEvent({ external_id: 'opp-emea', state: won('rep-017', 6_000_000, { region: 'EMEA' }) });
+  await client.deals.ingestEvent({
+    external_id: 'opp-logo',
+    state: won('rep-017', 5_000_000, { region: 'NA', new_logo: true }),
+  });
+  await client.deals.ingestEvent({
+    external_id: 'opp-open',
+    state: {
+      amount_cents: 2_000_000,
+      stage: 'proposal',
+      close_date: TODAY,
+      owner_external_id: 'rep-017',
+      region: 'NA',
+    },
+  });
+  await client.deals.ingestEvent({ external_id: 'opp-peer', state: won('rep-peer', 3_000_000, { region: 'NA' }) });
+  const created = await admin.api.POST('/admin/v1/identity-providers', {
+    body: {
+      name: 'test-idp',
+      issuer: idp.issuer,
+      client_id: idp.clientId,
+      client_secret: idp.clientSecret,
+      email_domains: ['example.com'],
+      owner_id_claim: 'crm_owner_id',
+    },
+  });
+  assert.equal(created.response.status, 201);
+  const rep = await client.users.findByExternalId('rep-017');
+  const peer = await client.users.findByExternalId('rep-peer');
+  assert.ok(rep && peer);
+  return { rep, peer };
+}
+
+async function signInAs(page: Page, server: RunningServer, idp: TestIdentityProvider, orgId: string, owner: string) {
+  const login = `portal-person-${++logins}`;
+  idp.accounts.set(login, { email: `${login}@example.com`, crm_owner_id: owner });
+  await page.goto(`${server.url}/portal/?org=${orgId}&provider=test-idp`);
+  await page.getByRole('link', { name: 'Sign in with your company account' }).click();
+  await page.locator('input[name=login]').fill(login);
+  await page.locator('input[name=password]').fill('any password will do');
+  await page.getByRole('button', { name: 'Sign-in' }).click();
+  await page.getByRole('button', { name: 'Continue' }).click();
+}
+
+/** Minor units from a shown amount (`$6,000.00`, `−$50.00`). */
+function cents(text: string): number {
+  const negative = /^[−-]/.test(text.trim());
+  const digits = text.replace(/[^0-9]/g, '');
+  return (negative ? -1 : 1) * Number(digits);
+}
+
+async function assertAccessible(page: Page) {
+  assert.deepEqual(await seriousAccessibilityViolations(page), []);
+}
+
+function nav(page: Page, name: string) {
+  return page.getByRole('navigation', { name: 'Portal' }).getByRole('link', { name });
+}
+
+describe('the rep portal', () => {
+  // One rep's whole visit in one browser session (sign-in through the provider costs several seconds): longer than a
+  // test's default minute on a loaded machine.
+  test('a rep reads their pay, a trace, the downloads, an estimate, plans and history; others’ ids are not found; a deal shows live; sign-out ends it', {
+    timeout: 240_000,
+  }, async ({ db, server, idp, page, org, client, signedIn }) => {
+    const { client: admin } = await signedIn('admin', org.id);
+    const { rep, peer } = await payWorld(client, admin, org.id, idp);
+    const statement: Statement = await client.statements.get(rep.id, THIS_MONTH);
+
+    await signInAs(page, server, idp, org.id, 'rep-017');
+    await page.getByRole('heading', { level: 1, name: 'My pay' }).waitFor();
+    // From here on, only the portal's pages are open (the provider's own pages ask for web fonts this machine
+    // cannot reach): not one console error.
+    const consoleErrors = collectConsoleErrors(page);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'My pay' }).waitFor();
+    await page.getByText('opp-emea').first().waitFor();
+    await assertAccessible(page);
+
+    // The statement on the page: its rows add up to its payable total, which is the API's.
+    const plan = statement.plans[0];
+    assert.ok(plan);
+    const table = page.getByRole('table', { name: `Lines of ${plan.plan_name}` });
+    const shown = await table
+      .locator('tbody tr')
+      .evaluateAll((rows) =>
+        rows.map((row) => [
+          row.querySelector('.badge')?.textContent ?? '',
+          row.querySelector('td.numeric')?.textContent ?? '',
+        ]),
+      );
+    const payable = await table.locator('tfoot td.numeric').innerText();
+    assert.equal(shown.length, plan.lines.length + plan.adjustments.length);
+    // Payable is the sum of the rows that are earned (every status but projected).
+    assert.equal(
+      shown.filter(([status]) => status !== 'projected').reduce((total, [, amount]) => total + cents(amount ?? ''), 0),
+      cents(payable),
+    );
+    assert.ok(shown.some(([status]) => status === 'projected'));
+    assert.equal(cents(payable), plan.payable_cents);
+    assert.equal(
+      cents(await page.locator('.summary-card', { hasText: 'Payable' }).locator('dd').innerText()),
+      statement.payable_cents,
+    );
+
+    // A line opens its trace.
+    const line = plan.lines.find((candidate) => candidate.deal_external_id === 'opp-emea');
+    assert.ok(line);
+    await page.locator(`a[href="/portal/earnings/${line.earning_id}"]`).click();
+    await page.getByRole('heading', { level: 2, name: 'Every step' }).waitFor();
+    const trace = (await client.earnings.get(line.earning_id)).trace as { explanation: string[] };
+    await page.getByText(trace.explanation[0] as string).waitFor();
+    await assertAccessible(page);
+    await page.getByRole('link', { name: /Back to/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'My pay' }).waitFor();
+
+    // The downloads: the PDF's text holds the totals, the CSV's rows add up to them.
+    const pdfDownload = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download PDF' }).click();
+    const pdf = await pdfDownload;
+    assert.equal(pdf.suggestedFilename(), `statement-rep-017-${THIS_MONTH}.pdf`);
+    const { text } = await pdfText(new Uint8Array(await readFile((await pdf.path()) as string)));
+    assert.ok(text.includes(`Payable ${formatMinorUnits(BigInt(statement.payable_cents), 'USD')}`), text);
+    assert.ok(text.includes(`Pending ${formatMinorUnits(BigInt(statement.totals.pending_cents), 'USD')}`), text);
+    const csvDownload = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download CSV' }).click();
+    const csv = await readFile((await (await csvDownload).path()) as string, 'utf8');
+    const rows = csv.trim().split('\r\n').slice(1);
+    assert.equal(rows.length, plan.lines.length + plan.adjustments.length);
+    assert.equal(
+      rows.reduce((total, row) => total + Number(row.split(',')[11]), 0),
+      statement.payable_cents + statement.totals.projected_cents,
+    );
+
+    // What if the open deal closed today: the lines it would add, and the new attainment; nothing is written.
+    const before = await client.earnings.listPage({ user_id: rep.id, limit: 200 });
+    await nav(page, 'What if').click();
+    await page.getByRole('heading', { level: 1, name: 'What if a deal closes?' }).waitFor();
+    const open = (await client.deals.listPage({ external_id: 'opp-open' })).deals[0];
+    assert.ok(open);
+    await page.getByLabel('Deal').selectOption(open.id);
+    await page.getByLabel('Close date').fill(TODAY);
+    await assertAccessible(page);
+    await page.getByRole('button', { name: 'Estimate' }).click();
+    await page.getByText(/You would earn/).waitFor();
+    await page.getByRole('meter', { name: /Attainment after/ }).waitFor();
+    await assertAccessible(page);
+    assert.deepEqual(await client.earnings.listPage({ user_id: rep.id, limit: 200 }), before);
+
+    // Plans in plain language; history with its chart.
+    await nav(page, 'My plans').click();
+    await page.getByText("10% of each won deal's amount when region is one of EMEA, NA.").waitFor();
+    await assertAccessible(page);
+    const planDocument = page.waitForEvent('download');
+    await page.getByRole('button', { name: /Plan document \(PDF\)/ }).click();
+    const planText = await pdfText(new Uint8Array(await readFile((await (await planDocument).path()) as string)));
+    assert.match(planText.text, /Core AE plan/);
+    await nav(page, 'History').click();
+    await page.getByRole('img', { name: /Earnings and attainment by period/ }).waitFor();
+    await assertAccessible(page);
+
+    assert.deepEqual(consoleErrors, []);
+    // Another rep's objects, by address: the not-found page, as for an id that does not exist. Chromium logs each
+    // 404 answer it fetched as a console error of its own; those, and nothing else, are allowed here.
+    const peerRow = (await client.earnings.listPage({ user_id: peer.id })).earnings[0];
+    assert.ok(peerRow);
+    for (const address of [
+      `/portal/reps/${peer.id}`,
+      `/portal/reps/${peer.id}/periods/${THIS_MONTH}`,
+      `/portal/reps/${peer.id}/history`,
+      `/portal/earnings/${peerRow.id}`,
+      '/portal/earnings/earn_01kwq3m7a0f5b8k2x9y4z6c1d3',
+    ]) {
+      await page.goto(`${server.url}${address}`);
+      await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    }
+    await assertAccessible(page);
+    assert.deepEqual(
+      consoleErrors.filter((message) => !NOT_FOUND_LOAD.test(message)),
+      [],
+    );
+    consoleErrors.length = 0;
+
+    // Live: a deal won while the page is open shows without a reload.
+    await page.goto(`${server.url}/portal/`);
+    await page.getByText('· Live').waitFor();
+    await client.deals.ingestEvent({ external_id: 'opp-live', state: won('rep-017', 1_000_000, { region: 'EMEA' }) });
+    await page.getByText('opp-live').first().waitFor({ timeout: 5_000 });
+    await page.getByText(/New earnings just arrived/).waitFor();
+
+    // At a phone's width nothing scrolls sideways, and the pages stay accessible.
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.getByText('opp-live').first().waitFor();
+    assert.ok(((await page.evaluate('document.documentElement.scrollWidth')) as number) <= 375);
+    await assertAccessible(page);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You are signed out.').waitFor();
+    assert.equal(await db.repSession.count({ where: { org_id: org.id, ended_at: null } }), 0);
+    await page.goto(`${server.url}/portal/`);
+    await page.getByRole('heading', { level: 1, name: 'Your pay' }).waitFor();
+    assert.deepEqual(consoleErrors, []);
+  });
+
+  test('a manager sees their reports, read-only, and nobody else', async ({
+    server,
+    idp,
+    page,
+    org,
+    client,
+    signedIn,
+  }) => {
+    const { client: admin } = await signedIn('admin', org.id);
+    const { rep, peer } = await payWorld(client, admin, org.id, idp);
+    await client.deals.ingestEvent({ external_id: 'opp-mgr', state: won('mgr-1', 1_000_000, { region: 'NA' }) });
+    const set = await admin.api.POST('/admin/v1/reps/{id}/managers', {
+      params: { path: { id: rep.id } },
+      body: { manager_external_id: 'mgr-1', from: '2020-01-01' },
+    });
+    assert.equal(set.response.status, 200);
+
+    await signInAs(page, server, idp, org.id, 'mgr-1');
+    await page.getByRole('heading', { level: 1, name: 'My pay' }).waitFor();
+    const consoleErrors = collectConsoleErrors(page);
+    await nav(page, 'My team').click();
+    await page.getByRole('heading', { level: 1, name: 'My team' }).waitFor();
+    const team = await page.locator('.team-list a').allInnerTexts();
+    assert.deepEqual(team, ['rep-017']);
+    await assertAccessible(page);
+    await page.getByRole('link', { name: 'rep-017' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Pay of rep-017' }).waitFor();
+    await page.getByText('opp-emea').first().waitFor();
+
+    assert.deepEqual(consoleErrors, []);
+    await page.goto(`${server.url}/portal/reps/${peer.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    assert.deepEqual(
+      consoleErrors.filter((message) => !NOT_FOUND_LOAD.test(message)),
+      [],
+    );
+  });
+});
