@@ -19,20 +19,18 @@ export interface BatchRequest {
 }
 
 /**
- * Events applied at once by one batch, each in its own transaction on its own connection. Events for different
- * deals run side by side; the database queues those that meet on a rep's lock, as it does concurrent requests.
- */
-export const BATCH_CONCURRENCY = 4;
-
-/**
- * Many deal events through the one pipeline of `DealIngestion.ingest`: each event in a transaction of its own (the
- * ledger's rule: an accepted event's earnings are readable when it is answered, and no event's failure or lock wait
- * is another's), each idempotent on its own dedup key. Events that must be applied in order — those of one deal,
- * and those sharing a dedup key — form one lane, applied in the batch's order; lanes run side by side.
+ * Many deal events through the one pipeline of `DealIngestion`, in one transaction (`ingestMany`): each event's rows
+ * under a savepoint of its own and idempotent on its own dedup key, then every affected rep's lines evaluated and
+ * booked once for all of them. An event refused for its content never reaches here (the route answers it), so one
+ * bad event never refuses the others; the events' earnings are readable once the batch is answered.
+ *
+ * Events that must be applied in order — those of one deal, and those sharing a dedup key — form one lane, applied
+ * in the batch's order; lanes are applied one after another, ordered by the least deal id they name, so that two
+ * batches at once lock their deals in one order and cannot wait for each other in a circle.
  *
  * The result has one member per event, in order. A revoked key stops the batch: the events not yet applied are
- * answered `key_revoked`. Any other failure (the database) stops it too and is thrown once every lane has stopped;
- * what was applied stays applied, and the dedup keys make a retry replay it.
+ * answered `key_revoked`. Any other failure (the database) stops it too and is thrown once the events before it are
+ * committed; the dedup keys make a retry replay those and apply the rest.
  */
 export class DealEventBatch {
   private readonly ingestion: DealIngestion;
@@ -42,12 +40,15 @@ export class DealEventBatch {
   }
 
   async ingestAll(request: BatchRequest): Promise<IngestResult[]> {
-    const results = new Array<IngestResult>(request.events.length);
-    const lanes = lanesOf(request.events.map(({ event }) => event));
+    const events = request.events.map(({ event }) => event);
+    const order = lanesOf(events)
+      .map((lane) => ({ lane, first: lane.map((index) => (events[index] as DealEvent).externalId).sort()[0] ?? '' }))
+      .sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0))
+      .flatMap(({ lane }) => lane);
     let auditWritten = false;
     const auditEntry = request.auditEntry;
     // Each event's write reads the key itself (a revoked key comes back as its result); the request's audit entry
-    // rides on the first accepted event's transaction.
+    // rides on the first accepted event's statements.
     const guard: WriteGuard | undefined = auditEntry && {
       settle: () => {},
       auditEntry: () => {
@@ -56,41 +57,26 @@ export class DealEventBatch {
         return auditEntry();
       },
     };
-    let stopped: { failure: unknown } | 'key_revoked' | null = null;
-
-    const runLane = async (lane: readonly number[]) => {
-      for (const index of lane) {
-        // After a failure the results are not answered (the failure is thrown); after a revoked key they are.
-        if (stopped !== null) {
-          results[index] = { kind: 'key_revoked' };
-          continue;
-        }
+    const { results, failure } = await this.ingestion.ingestMany(
+      order.map((index) => {
         const { event, body } = request.events[index] as BatchEvent;
-        try {
-          const result = await this.ingestion.ingest({
-            orgId: request.orgId,
-            keyId: request.keyId,
-            event,
-            body,
-            rawBody: JSON.stringify(body),
-            receivedAt: request.receivedAt,
-            ...(guard ? { guard } : {}),
-          });
-          if (result.kind === 'key_revoked') stopped ??= 'key_revoked';
-          results[index] = result;
-        } catch (failure) {
-          stopped = { failure };
-        }
-      }
-    };
-
-    let next = 0;
-    const worker = async () => {
-      while (next < lanes.length) await runLane(lanes[next++] as number[]);
-    };
-    await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, lanes.length) }, worker));
-    if (stopped !== null && stopped !== 'key_revoked') throw (stopped as { failure: unknown }).failure;
-    return results;
+        return {
+          orgId: request.orgId,
+          keyId: request.keyId,
+          event,
+          body,
+          rawBody: JSON.stringify(body),
+          receivedAt: request.receivedAt,
+          ...(guard ? { guard } : {}),
+        };
+      }),
+    );
+    if (failure !== undefined) throw failure;
+    const answered = new Array<IngestResult>(request.events.length);
+    order.forEach((index, position) => {
+      answered[index] = results[position] ?? { kind: 'key_revoked' };
+    });
+    return answered;
   }
 }
 

@@ -10,7 +10,7 @@ import * as domainEvents from '../repositories/domainEvents.ts';
 import * as sourceEvents from '../repositories/sourceEvents.ts';
 import { inRolledBackTransaction, inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
-import type { DealChangeListener } from './dealChanges.ts';
+import { type DealChange, type DealChangeListener, dealsChanged } from './dealChanges.ts';
 import { OrgConfigCache } from './orgConfig.ts';
 import type { WriteGuard } from './writeGuard.ts';
 
@@ -46,6 +46,13 @@ export type IngestResult =
   /** The request's key (`keyId`) is revoked, as the event's first statement found it: nothing written. */
   | { kind: 'key_revoked' };
 
+/** What `ingestMany` made of each event, in order; `failure`: the database failed, nothing of the event kept. */
+export interface ManyIngested {
+  results: Array<IngestResult | undefined>;
+  /** The failure that stopped the events, which were left without a result from the failed one on. */
+  failure?: unknown;
+}
+
 /**
  * The deal-event pipeline. Each event is one READ COMMITTED transaction: source event (claiming the dedup key)
  * → domain event → projection → the deal-change listener (the earnings engine). Concurrent events for one deal
@@ -69,6 +76,67 @@ export class DealIngestion {
     const result = await inTransaction(this.pool, (tx) => this.apply(tx, request, dedupKey, digest, applied));
     if (applied.domainEventType) countIngestedEvent(applied.domainEventType);
     return result;
+  }
+
+  /**
+   * Several events in one READ COMMITTED transaction, in the order given: each event's rows (source event, deal,
+   * domain event) under a savepoint of its own, each idempotent on its own dedup key as `ingest` makes it, then
+   * the deal-change listener once for every event applied (`onDealsChanged`: the earnings engine evaluates each
+   * affected rep's lines once, not once per event). A revoked key stops the events (the rest are answered
+   * `key_revoked`); a failure of the database while one event is written rolls that event back to its savepoint
+   * and stops there: the events before it are evaluated and committed, and the failure is handed back with them.
+   * A failure of the listener rolls everything back and is thrown.
+   *
+   * The caller orders the events so that concurrent batches take deals' locks in one order (see DealEventBatch).
+   */
+  async ingestMany(requests: readonly IngestRequest[]): Promise<ManyIngested> {
+    const applied: Array<{ domainEventType?: string }> = requests.map(() => ({}));
+    const outcome = await inTransaction(this.pool, async (tx) => {
+      const results: Array<IngestResult | undefined> = requests.map(() => undefined);
+      const changes: DealChange[] = [];
+      let failure: unknown;
+      let released: Promise<unknown> = Promise.resolve();
+      for (const [index, request] of requests.entries()) {
+        const dedupKey = request.event.dedupKey ?? generatedDedupKey(request.event.externalId, request.receivedAt);
+        // The savepoint goes out with the event's first statement, and its release with the next event's.
+        const saved = tx.query({ text: 'SAVEPOINT batch_event', values: [] });
+        const changesBefore = changes.length;
+        try {
+          const result = await this.apply(
+            tx,
+            request,
+            dedupKey,
+            canonicalDigest(request.body),
+            applied[index] as { domainEventType?: string },
+            changes,
+          );
+          await saved;
+          await released;
+          results[index] = result;
+          released = tx.query({ text: 'RELEASE SAVEPOINT batch_event', values: [] });
+          if (result.kind === 'key_revoked') {
+            for (let rest = index + 1; rest < requests.length; rest++) results[rest] = { kind: 'key_revoked' };
+            break;
+          }
+        } catch (error) {
+          await saved.catch(() => {});
+          await released.catch(() => {});
+          await tx.query({ text: 'ROLLBACK TO SAVEPOINT batch_event', values: [] });
+          changes.length = changesBefore;
+          applied[index] = {};
+          failure = error;
+          break;
+        }
+      }
+      await released;
+      await dealsChanged(this.listener, tx, changes);
+      return { results, failure };
+    });
+    for (const [index, result] of outcome.results.entries()) {
+      const type = applied[index]?.domainEventType;
+      if (result?.kind === 'accepted' && type) countIngestedEvent(type);
+    }
+    return outcome.failure === undefined ? { results: outcome.results } : outcome;
   }
 
   /**
@@ -100,6 +168,8 @@ export class DealIngestion {
     dedupKey: string,
     digest: string,
     applied: { domainEventType?: string },
+    /** When given, the change is collected here for the listener to see later (`ingestMany`), not handed on now. */
+    deferred?: DealChange[],
   ): Promise<IngestResult> {
     const { orgId, event } = request;
     const sourceEventId = newId('se');
@@ -178,12 +248,14 @@ export class DealIngestion {
       },
       audit,
     );
-    await this.listener.onDealChanged(tx, {
+    const change: DealChange = {
       org: { id: orgId, stages: opened.stages, config },
       before,
       after: appliedEvent.deal,
       domainEvent: appliedEvent.domainEvent,
-    });
+    };
+    if (deferred) deferred.push(change);
+    else await this.listener.onDealChanged(tx, change);
     applied.domainEventType = transition.type;
     return { kind: 'accepted', ids };
   }
