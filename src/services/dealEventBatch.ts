@@ -1,6 +1,6 @@
 import type { DealEvent } from '../domain/deals/event.ts';
 import type { AuditEntryInput } from '../repositories/audit.ts';
-import type { DealIngestion, IngestResult } from './ingestion.ts';
+import type { DealIngestion, IngestRequest, IngestResult } from './ingestion.ts';
 import type { WriteGuard } from './writeGuard.ts';
 
 /** One event of a batch, already parsed: the event and the body its digest is taken of. */
@@ -18,19 +18,24 @@ export interface BatchRequest {
   auditEntry?: () => AuditEntryInput;
 }
 
+/** Events applied at once when a batch falls back to one transaction per event. */
+export const BATCH_CONCURRENCY = 4;
+
 /**
  * Many deal events through the one pipeline of `DealIngestion`, in one transaction (`ingestMany`): each event's rows
- * under a savepoint of its own and idempotent on its own dedup key, then every affected rep's lines evaluated and
- * booked once for all of them. An event refused for its content never reaches here (the route answers it), so one
- * bad event never refuses the others; the events' earnings are readable once the batch is answered.
+ * as the single endpoint writes them, each idempotent on its own dedup key, then every affected rep's lines
+ * evaluated and booked once for all of them, so that the events' earnings are readable once the batch is answered.
+ * An event refused for its content never reaches here (the route answers it). When the transaction fails (the
+ * database refused a statement, two batches deadlocked), nothing of it is kept and the events are applied again
+ * each in a transaction of its own, as before batches were grouped: so one event's failure is never the others'.
  *
  * Events that must be applied in order — those of one deal, and those sharing a dedup key — form one lane, applied
  * in the batch's order; lanes are applied one after another, ordered by the least deal id they name, so that two
  * batches at once lock their deals in one order and cannot wait for each other in a circle.
  *
  * The result has one member per event, in order. A revoked key stops the batch: the events not yet applied are
- * answered `key_revoked`. Any other failure (the database) stops it too and is thrown once the events before it are
- * committed; the dedup keys make a retry replay those and apply the rest.
+ * answered `key_revoked`. Any other failure of the events applied one by one stops them too and is thrown; what was
+ * applied stays applied, and the dedup keys make a retry replay it and apply the rest.
  */
 export class DealEventBatch {
   private readonly ingestion: DealIngestion;
@@ -41,7 +46,8 @@ export class DealEventBatch {
 
   async ingestAll(request: BatchRequest): Promise<IngestResult[]> {
     const events = request.events.map(({ event }) => event);
-    const order = lanesOf(events)
+    const lanes = lanesOf(events);
+    const order = lanes
       .map((lane) => ({ lane, first: lane.map((index) => (events[index] as DealEvent).externalId).sort()[0] ?? '' }))
       .sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0))
       .flatMap(({ lane }) => lane);
@@ -57,26 +63,69 @@ export class DealEventBatch {
         return auditEntry();
       },
     };
-    const { results, failure } = await this.ingestion.ingestMany(
-      order.map((index) => {
-        const { event, body } = request.events[index] as BatchEvent;
-        return {
-          orgId: request.orgId,
-          keyId: request.keyId,
-          event,
-          body,
-          rawBody: JSON.stringify(body),
-          receivedAt: request.receivedAt,
-          ...(guard ? { guard } : {}),
-        };
-      }),
-    );
-    if (failure !== undefined) throw failure;
+    const requests = order.map((index): IngestRequest => {
+      const { event, body } = request.events[index] as BatchEvent;
+      return {
+        orgId: request.orgId,
+        keyId: request.keyId,
+        event,
+        body,
+        rawBody: JSON.stringify(body),
+        receivedAt: request.receivedAt,
+        ...(guard ? { guard } : {}),
+      };
+    });
+    let results: IngestResult[];
+    try {
+      results = await this.ingestion.ingestMany(requests);
+    } catch {
+      // Nothing of the batch was kept. Applied one by one, a failure is only its own event's (or, when the database
+      // is down, the first one's, which is thrown).
+      auditWritten = false;
+      const position = new Map(order.map((index, at) => [index, at]));
+      results = await this.ingestEach(
+        requests,
+        lanes.map((lane) => lane.map((index) => position.get(index) as number)),
+      );
+    }
     const answered = new Array<IngestResult>(request.events.length);
     order.forEach((index, position) => {
-      answered[index] = results[position] ?? { kind: 'key_revoked' };
+      answered[index] = results[position] as IngestResult;
     });
     return answered;
+  }
+
+  /**
+   * The events each in a transaction of its own (`DealIngestion.ingest`), lanes side by side (BATCH_CONCURRENCY)
+   * and each lane's events in order. A revoked key stops them: the events not yet applied are answered
+   * `key_revoked`. Any other failure stops them too and is thrown once every lane has stopped.
+   */
+  private async ingestEach(requests: readonly IngestRequest[], lanes: readonly number[][]): Promise<IngestResult[]> {
+    const results = new Array<IngestResult>(requests.length);
+    let stopped: { failure: unknown } | 'key_revoked' | null = null;
+    const runLane = async (lane: readonly number[]) => {
+      for (const index of lane) {
+        // After a failure the results are not answered (the failure is thrown); after a revoked key they are.
+        if (stopped !== null) {
+          results[index] = { kind: 'key_revoked' };
+          continue;
+        }
+        try {
+          const result = await this.ingestion.ingest(requests[index] as IngestRequest);
+          if (result.kind === 'key_revoked') stopped ??= 'key_revoked';
+          results[index] = result;
+        } catch (failure) {
+          stopped = { failure };
+        }
+      }
+    };
+    let next = 0;
+    const worker = async () => {
+      while (next < lanes.length) await runLane(lanes[next++] as number[]);
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, lanes.length) }, worker));
+    if (stopped !== null && stopped !== 'key_revoked') throw (stopped as { failure: unknown }).failure;
+    return results;
   }
 }
 

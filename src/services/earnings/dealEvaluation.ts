@@ -3,7 +3,7 @@ import { creditedReps } from '../../domain/earnings/credit.ts';
 import { compareKeys, dealPeriodMoved, wonOrderKey } from '../../domain/earnings/dealPeriods.ts';
 import { EMPTY_HIERARCHY, managersEver } from '../../domain/earnings/hierarchy.ts';
 import { evaluateScope } from '../../domain/earnings/scopeEvaluation.ts';
-import { evaluateFromStandings, standingsOf, UNDATED } from '../../domain/earnings/standings.ts';
+import { type ChipStanding, evaluateFromStandings, standingsOf, UNDATED } from '../../domain/earnings/standings.ts';
 import type { DealSnapshot, EnginePlanVersion, LineTarget, Rep, TraceCause } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
@@ -155,15 +155,21 @@ export async function evaluateDealChanges(
     );
   const fromTotals = new Map<Work, LineTarget[]>();
   const full: Array<{ plan: EnginePlanVersion; rep: Rep; entries: Work[] }> = [];
+  const storedByRep = new Map<string, Map<string, ChipStanding>>();
+  for (const row of stored) {
+    const key = `${row.plan_version_id}/${row.user_id}`;
+    const held = storedByRep.get(key) ?? new Map<string, ChipStanding>();
+    held.set(`${row.standing.chip_id}/${row.standing.period_id}`, row.standing);
+    storedByRep.set(key, held);
+  }
+  const orderOf = new Map(reached.map((item) => [item, wonOrderKey(item.after)]));
   for (const group of groupBy(periodWork, (entry) => `${entry.plan.version_id}/${entry.rep.user_id}`)) {
     const { plan, rep } = group[0] as Work;
-    const held = new Map(
-      stored
-        .filter((row) => row.plan_version_id === plan.version_id && row.user_id === rep.user_id)
-        .map((row) => [`${row.standing.chip_id}/${row.standing.period_id}`, row.standing]),
-    );
+    const held = new Map(storedByRep.get(`${plan.version_id}/${rep.user_id}`) ?? []);
     // In their counting order, so that a burst of a period's deals appends to its count one after another.
-    const ordered = [...group].sort((a, b) => compareKeys(wonOrderKey(a.item.after), wonOrderKey(b.item.after)));
+    const ordered = [...group].sort((a, b) =>
+      compareKeys(orderOf.get(a.item) as string[], orderOf.get(b.item) as string[]),
+    );
     const inFull: Work[] = [];
     for (const entry of ordered) {
       const decided =
