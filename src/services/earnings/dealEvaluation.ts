@@ -233,8 +233,17 @@ export async function evaluateDealChanges(
     const lastInWork = entries.reduce((a, b) => ((workIndex.get(a) ?? 0) > (workIndex.get(b) ?? 0) ? a : b));
     fullLines.set(
       lastInWork,
-      evaluateScope({ plan, rep, changed: lastInWork.item.after, today, money, hierarchy: org.hierarchy, scope, deals })
-        .targets,
+      evaluateScope({
+        plan,
+        rep,
+        changed: lastInWork.item.after,
+        alsoChanged: [...changed.values()],
+        today,
+        money,
+        hierarchy: org.hierarchy,
+        scope,
+        deals,
+      }).targets,
     );
   }
   const targets: LineTarget[] = [];
@@ -260,8 +269,10 @@ export async function evaluateDealChanges(
       ...(await drawTargetsOfDealChange(tx, orgId, plans, [...item.reps.values()], { before, after }, today, org)),
     );
   }
-  // Each line once: the last target of a line is the one evaluated last, from the most that was known.
+  // Each line once. A line the running totals decided for a change before a later change of the rep's period asked
+  // for a full evaluation is evaluated again there, from the deals as the last events left them: that one stands.
   const byLine = new Map(targets.map((target) => [target.line.line_key, target]));
+  for (const lines of fullLines.values()) for (const target of lines) byLine.set(target.line.line_key, target);
   const causes = new Map<string, TraceCause>();
   const causeOf = (net: NetChange): TraceCause => {
     const found = causes.get(net.domainEvent.id);
