@@ -1,5 +1,5 @@
-import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 
 // A year of history as HubSpot exports it (examples/imports/hubspot-deals.csv's columns): one row per deal, mixed
 // stages, close dates over the twelve months before `today`'s month, `reps` owners, in record-id order (so not in
@@ -25,7 +25,9 @@ export async function writeHistoricalExport(
   const write = async (line: string) => {
     if (!out.write(line)) await once(out, 'drain');
   };
-  await write('Record ID,Deal Name,Deal Stage,Pipeline,Amount,Close Date,Last Modified Date,Deal owner,Currency,Region,New Logo\n');
+  await write(
+    'Record ID,Deal Name,Deal Stage,Pipeline,Amount,Close Date,Last Modified Date,Deal owner,Currency,Region,New Logo\n',
+  );
   for (let deal = 0; deal < options.deals; deal++) {
     const monthsBack = next(12);
     const closeMonth = new Date(Date.UTC(year, month - 1 - monthsBack, 1));
@@ -33,7 +35,8 @@ export async function writeHistoricalExport(
     const close = `${closeMonth.toISOString().slice(0, 8)}${String(day).padStart(2, '0')}`;
     const roll = next(10);
     // Half won, a fifth lost, the rest still open.
-    const stage = roll < 5 ? 'Closed Won' : roll < 7 ? 'Closed Lost' : (OPEN_STAGES[next(OPEN_STAGES.length)] as string);
+    const stage =
+      roll < 5 ? 'Closed Won' : roll < 7 ? 'Closed Lost' : (OPEN_STAGES[next(OPEN_STAGES.length)] as string);
     const amount = (1_000 + next(79_000)).toFixed(2);
     const owner = `Rep ${String(next(options.reps)).padStart(3, '0')}`;
     await write(

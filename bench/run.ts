@@ -11,14 +11,14 @@ import { createPrismaClient } from '../src/db/prisma.ts';
 import { parseDealEvent } from '../src/domain/deals/event.ts';
 import * as orgs from '../src/repositories/orgs.ts';
 import { createSqlPool, databaseStatements } from '../src/repositories/transaction.ts';
+import { benchBatch } from './batch.ts';
 import { backendsServing, type CpuSnapshot, cpuSecondsBetween, snapshot } from './cpu.ts';
 import { DISTINCT_DEALS, dealEvents } from './events.ts';
 import { createFloorTables } from './floor.ts';
+import { benchImport } from './import.ts';
 import { LAYER_NAMES, LAYERS, type Layer } from './layers.ts';
 import { noDealChanges, noPlanChanges } from './listeners.ts';
 import { type ProfileWindow, printProfileSummary, summariseProfiles } from './profile.ts';
-import { benchBatch } from './batch.ts';
-import { benchImport } from './import.ts';
 import { benchRecompute } from './recompute.ts';
 import { benchServices } from './services.ts';
 

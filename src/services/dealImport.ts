@@ -46,8 +46,9 @@ const LISTED_REFUSALS = 1000;
  * An import of deal events from a CRM export. Rows are taken a chunk at a time (constant memory but for the set of
  * the file's deal ids): each chunk's dedup keys and deal ids are looked up in one statement each, so that every row
  * is known as new, an update, unchanged (sent before: skipped, which is what makes a re-run after a crash resume
- * where it stopped) or refused. Unless it is a dry run, the new rows then go through the batch pipeline: each event
- * in a transaction of its own, as `POST /v1/deals/events` applies it, with the row's own dedup key. An import that
+ * where it stopped) or refused. Unless it is a dry run, the new rows then go through the batch pipeline
+ * (`DealEventBatch`, as `POST /v1/deals/events/batch` applies them, each with the row's own dedup key): a chunk is
+ * one transaction, and up to IMPORT_CHUNKS_AT_ONCE chunks are applied at once. An import that
  * ran to its end is one entry of the org's audit log (`deals.imported`, with its counts).
  */
 export class DealImport {
@@ -100,18 +101,21 @@ export class DealImport {
       applying.push(done);
       if (applying.length >= IMPORT_CHUNKS_AT_ONCE) await applying.shift();
     };
+    let readFailure: { error: unknown } | null = null;
     try {
       for await (const row of input.rows) {
         chunk.push(row);
         if (chunk.length === IMPORT_CHUNK_ROWS) await flush();
       }
       if (chunk.length > 0) await flush();
-    } finally {
-      // A chunk that failed is thrown once the others are done.
-      const settled = await Promise.allSettled(applying);
-      const failed = settled.find((outcome) => outcome.status === 'rejected');
-      if (failed) throw failed.reason;
+    } catch (error) {
+      readFailure = { error };
     }
+    // A failure is thrown once the chunks being applied are done.
+    const settled = await Promise.allSettled(applying);
+    if (readFailure) throw readFailure.error;
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
     summary.seconds = Math.round(performance.now() - started) / 1000;
     if (!input.dryRun) {
       const { refusals: _listed, dry_run: _dryRun, ...counts } = summary;

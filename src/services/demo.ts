@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Database } from '../db/prisma.ts';
 import { parseDealEvent } from '../domain/deals/event.ts';
+import type { ImportRow } from '../domain/imports/rows.ts';
 import * as orgs from '../repositories/orgs.ts';
 import { databaseStatements } from '../repositories/transaction.ts';
-import type { ImportRow } from '../domain/imports/rows.ts';
 import type { DealImport, ImportSummary } from './dealImport.ts';
 import type { DealIngestion } from './ingestion.ts';
 import type { KeyAdmin } from './keys.ts';

@@ -124,7 +124,12 @@ export class DealIngestion {
           end++;
         }
         const recorded = requests.slice(start, end).map((request, offset) => {
-          const first = this.record(tx, request, dedupKeys[start + offset] as string, digests[start + offset] as string);
+          const first = this.record(
+            tx,
+            request,
+            dedupKeys[start + offset] as string,
+            digests[start + offset] as string,
+          );
           first.opened.catch(() => {});
           return first;
         });
@@ -308,8 +313,7 @@ export class DealIngestion {
       // Awaited with the others once every event is applied; a failure also fails the statements after it.
       change.catch(() => {});
       deferred.push(change);
-    }
-    else await this.listener.onDealChanged(tx, changeOf(await applying));
+    } else await this.listener.onDealChanged(tx, changeOf(await applying));
     applied.domainEventType = transition.type;
     return { kind: 'accepted', ids };
   }
@@ -355,7 +359,10 @@ export class DealIngestion {
 /** The reps an event names: its owner and the reps of its splits. */
 function repsNamedBy(event: DealEvent): string[] {
   const owner = event.patch.standard.owner_external_id;
-  return [...(owner === undefined || owner === null ? [] : [owner]), ...(event.splits ?? []).map((split) => split.owner_external_id)];
+  return [
+    ...(owner === undefined || owner === null ? [] : [owner]),
+    ...(event.splits ?? []).map((split) => split.owner_external_id),
+  ];
 }
 
 function currentOf(deal: DealRecord): CurrentDeal {

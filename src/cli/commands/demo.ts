@@ -21,7 +21,7 @@ export function demoCommand(): Command {
     .option('--org-name <name>', `the org's name (an org of that name is reused)`, DEMO_ORG_NAME)
     .option(
       '--from-export <hubspot|salesforce|file.csv>',
-      "the deals of a CRM export instead of the scripted two months: a sample of examples/imports (hubspot, salesforce) or a CSV file, imported as quotient import deals does (its mapping recognised from the header); no period is locked",
+      'the deals of a CRM export instead of the scripted two months: a sample of examples/imports (hubspot, salesforce) or a CSV file, imported as quotient import deals does (its mapping recognised from the header); no period is locked',
     )
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (options: { orgName: string; fromExport?: string; json?: boolean }) => {

@@ -217,10 +217,7 @@ export async function evaluateDealChanges(
     const periods = periodsOf(entries);
     // The deals as the last events left them: those read, with each changed deal as its change left it.
     const changed = new Map(entries.map((entry) => [entry.item.after.id, entry.item.after]));
-    const deals = [
-      ...(dealsByRep.get(rep.user_id) ?? []).filter((deal) => !changed.has(deal.id)),
-      ...changed.values(),
-    ];
+    const deals = [...(dealsByRep.get(rep.user_id) ?? []).filter((deal) => !changed.has(deal.id)), ...changed.values()];
     for (const standing of standingsOf({ plan, rep, deals, periods, today, money })) {
       keep({ plan_version_id: plan.version_id, user_id: rep.user_id, standing });
     }
