@@ -197,9 +197,13 @@ export async function evaluateDealChanges(
     }
     if (inFull.length > 0) full.push({ plan, rep, entries: inFull });
   }
+  // One read per rep, over the periods of all of its full evaluations (under every plan).
+  const fullReps = new Map(full.map((group) => [group.rep.user_id, group.rep]));
   const read = await Promise.all(
-    [...new Set(full.map((group) => group.rep))].map((rep) => {
-      const periods = full.filter((group) => group.rep === rep).flatMap((group) => periodsOf(group.entries));
+    [...fullReps.values()].map((rep) => {
+      const periods = full
+        .filter((group) => group.rep.user_id === rep.user_id)
+        .flatMap((group) => periodsOf(group.entries));
       return dealsReadBy(tx, orgId, rep, plans, org, spanOf(periods)).then((deals) => [rep.user_id, deals] as const);
     }),
   );
