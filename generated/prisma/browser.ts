@@ -28,6 +28,11 @@ export type Org = Prisma.OrgModel
  */
 export type User = Prisma.UserModel
 /**
+ * Model RepQuota
+ * 
+ */
+export type RepQuota = Prisma.RepQuotaModel
+/**
  * Model RepManager
  * 
  */
@@ -177,3 +182,28 @@ export type AccountingClose = Prisma.AccountingCloseModel
  * 
  */
 export type AccountingConversion = Prisma.AccountingConversionModel
+/**
+ * Model RepToken
+ * 
+ */
+export type RepToken = Prisma.RepTokenModel
+/**
+ * Model RepRateLimitCounter
+ * 
+ */
+export type RepRateLimitCounter = Prisma.RepRateLimitCounterModel
+/**
+ * Model Inquiry
+ * 
+ */
+export type Inquiry = Prisma.InquiryModel
+/**
+ * Model InquiryLink
+ * 
+ */
+export type InquiryLink = Prisma.InquiryLinkModel
+/**
+ * Model InquiryComment
+ * 
+ */
+export type InquiryComment = Prisma.InquiryCommentModel

@@ -27,7 +27,11 @@ export type IdPrefix =
   | 'rinv'
   | 'rlnk'
   | 'rses'
-  | 'apv';
+  | 'apv'
+  | 'rtk'
+  | 'inq'
+  | 'inql'
+  | 'inqc';
 
 /** The same TypeID as `typeid(prefix).toString()`, without building the TypeID object and splitting it again. */
 export function newId(prefix: IdPrefix): string {

@@ -30,6 +30,7 @@ export type UserMinAggregateOutputType = {
   external_id: string | null
   role: string | null
   display_name: string | null
+  start_date: Date | null
   created_at: Date | null
 }
 
@@ -39,6 +40,7 @@ export type UserMaxAggregateOutputType = {
   external_id: string | null
   role: string | null
   display_name: string | null
+  start_date: Date | null
   created_at: Date | null
 }
 
@@ -48,6 +50,7 @@ export type UserCountAggregateOutputType = {
   external_id: number
   role: number
   display_name: number
+  start_date: number
   created_at: number
   _all: number
 }
@@ -59,6 +62,7 @@ export type UserMinAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  start_date?: true
   created_at?: true
 }
 
@@ -68,6 +72,7 @@ export type UserMaxAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  start_date?: true
   created_at?: true
 }
 
@@ -77,6 +82,7 @@ export type UserCountAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  start_date?: true
   created_at?: true
   _all?: true
 }
@@ -159,6 +165,7 @@ export type UserGroupByOutputType = {
   external_id: string
   role: string
   display_name: string | null
+  start_date: Date | null
   created_at: Date
   _count: UserCountAggregateOutputType | null
   _min: UserMinAggregateOutputType | null
@@ -189,6 +196,7 @@ export type UserWhereInput = {
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deals?: Prisma.DealListRelationFilter
@@ -198,6 +206,7 @@ export type UserWhereInput = {
   rep_invitations?: Prisma.RepInvitationListRelationFilter
   rep_sign_in_links?: Prisma.RepSignInLinkListRelationFilter
   rep_sessions?: Prisma.RepSessionListRelationFilter
+  rep_tokens?: Prisma.RepTokenListRelationFilter
 }
 
 export type UserOrderByWithRelationInput = {
@@ -206,6 +215,7 @@ export type UserOrderByWithRelationInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrderInput | Prisma.SortOrder
+  start_date?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
   deals?: Prisma.DealOrderByRelationAggregateInput
@@ -215,6 +225,7 @@ export type UserOrderByWithRelationInput = {
   rep_invitations?: Prisma.RepInvitationOrderByRelationAggregateInput
   rep_sign_in_links?: Prisma.RepSignInLinkOrderByRelationAggregateInput
   rep_sessions?: Prisma.RepSessionOrderByRelationAggregateInput
+  rep_tokens?: Prisma.RepTokenOrderByRelationAggregateInput
 }
 
 export type UserWhereUniqueInput = Prisma.AtLeast<{
@@ -227,6 +238,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deals?: Prisma.DealListRelationFilter
@@ -236,6 +248,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   rep_invitations?: Prisma.RepInvitationListRelationFilter
   rep_sign_in_links?: Prisma.RepSignInLinkListRelationFilter
   rep_sessions?: Prisma.RepSessionListRelationFilter
+  rep_tokens?: Prisma.RepTokenListRelationFilter
 }, "id" | "org_id_external_id">
 
 export type UserOrderByWithAggregationInput = {
@@ -244,6 +257,7 @@ export type UserOrderByWithAggregationInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrderInput | Prisma.SortOrder
+  start_date?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.UserCountOrderByAggregateInput
   _max?: Prisma.UserMaxOrderByAggregateInput
@@ -259,6 +273,7 @@ export type UserScalarWhereWithAggregatesInput = {
   external_id?: Prisma.StringWithAggregatesFilter<"User"> | string
   role?: Prisma.StringWithAggregatesFilter<"User"> | string
   display_name?: Prisma.StringNullableWithAggregatesFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableWithAggregatesFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeWithAggregatesFilter<"User"> | Date | string
 }
 
@@ -267,6 +282,7 @@ export type UserCreateInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -276,6 +292,7 @@ export type UserCreateInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateInput = {
@@ -284,6 +301,7 @@ export type UserUncheckedCreateInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -292,6 +310,7 @@ export type UserUncheckedCreateInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserUpdateInput = {
@@ -299,6 +318,7 @@ export type UserUpdateInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -308,6 +328,7 @@ export type UserUpdateInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateInput = {
@@ -316,6 +337,7 @@ export type UserUncheckedUpdateInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -324,6 +346,7 @@ export type UserUncheckedUpdateInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateManyInput = {
@@ -332,6 +355,7 @@ export type UserCreateManyInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
 }
 
@@ -340,6 +364,7 @@ export type UserUpdateManyMutationInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -349,6 +374,7 @@ export type UserUncheckedUpdateManyInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -373,6 +399,7 @@ export type UserCountOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -382,6 +409,7 @@ export type UserMaxOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -391,6 +419,7 @@ export type UserMinOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -448,6 +477,10 @@ export type UserUncheckedUpdateManyWithoutOrgNestedInput = {
 
 export type NullableStringFieldUpdateOperationsInput = {
   set?: string | null
+}
+
+export type NullableDateTimeFieldUpdateOperationsInput = {
+  set?: Date | string | null
 }
 
 export type UserCreateNestedOneWithoutManagersInput = {
@@ -552,11 +585,26 @@ export type UserUpdateOneRequiredWithoutRep_sessionsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutRep_sessionsInput, Prisma.UserUpdateWithoutRep_sessionsInput>, Prisma.UserUncheckedUpdateWithoutRep_sessionsInput>
 }
 
+export type UserCreateNestedOneWithoutRep_tokensInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutRep_tokensInput, Prisma.UserUncheckedCreateWithoutRep_tokensInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutRep_tokensInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneRequiredWithoutRep_tokensNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutRep_tokensInput, Prisma.UserUncheckedCreateWithoutRep_tokensInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutRep_tokensInput
+  upsert?: Prisma.UserUpsertWithoutRep_tokensInput
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutRep_tokensInput, Prisma.UserUpdateWithoutRep_tokensInput>, Prisma.UserUncheckedUpdateWithoutRep_tokensInput>
+}
+
 export type UserCreateWithoutOrgInput = {
   id: string
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
@@ -565,6 +613,7 @@ export type UserCreateWithoutOrgInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutOrgInput = {
@@ -572,6 +621,7 @@ export type UserUncheckedCreateWithoutOrgInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -580,6 +630,7 @@ export type UserUncheckedCreateWithoutOrgInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutOrgInput = {
@@ -617,6 +668,7 @@ export type UserScalarWhereInput = {
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
 }
 
@@ -625,6 +677,7 @@ export type UserCreateWithoutManagersInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -633,6 +686,7 @@ export type UserCreateWithoutManagersInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutManagersInput = {
@@ -641,6 +695,7 @@ export type UserUncheckedCreateWithoutManagersInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -648,6 +703,7 @@ export type UserUncheckedCreateWithoutManagersInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutManagersInput = {
@@ -660,6 +716,7 @@ export type UserCreateWithoutReportsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -668,6 +725,7 @@ export type UserCreateWithoutReportsInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutReportsInput = {
@@ -676,6 +734,7 @@ export type UserUncheckedCreateWithoutReportsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -683,6 +742,7 @@ export type UserUncheckedCreateWithoutReportsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutReportsInput = {
@@ -706,6 +766,7 @@ export type UserUpdateWithoutManagersInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -714,6 +775,7 @@ export type UserUpdateWithoutManagersInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutManagersInput = {
@@ -722,6 +784,7 @@ export type UserUncheckedUpdateWithoutManagersInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -729,6 +792,7 @@ export type UserUncheckedUpdateWithoutManagersInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserUpsertWithoutReportsInput = {
@@ -747,6 +811,7 @@ export type UserUpdateWithoutReportsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -755,6 +820,7 @@ export type UserUpdateWithoutReportsInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutReportsInput = {
@@ -763,6 +829,7 @@ export type UserUncheckedUpdateWithoutReportsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -770,6 +837,7 @@ export type UserUncheckedUpdateWithoutReportsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutDealsInput = {
@@ -777,6 +845,7 @@ export type UserCreateWithoutDealsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
@@ -785,6 +854,7 @@ export type UserCreateWithoutDealsInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutDealsInput = {
@@ -793,6 +863,7 @@ export type UserUncheckedCreateWithoutDealsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
@@ -800,6 +871,7 @@ export type UserUncheckedCreateWithoutDealsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutDealsInput = {
@@ -823,6 +895,7 @@ export type UserUpdateWithoutDealsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
@@ -831,6 +904,7 @@ export type UserUpdateWithoutDealsInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutDealsInput = {
@@ -839,6 +913,7 @@ export type UserUncheckedUpdateWithoutDealsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
@@ -846,6 +921,7 @@ export type UserUncheckedUpdateWithoutDealsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutEarningsInput = {
@@ -853,6 +929,7 @@ export type UserCreateWithoutEarningsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -861,6 +938,7 @@ export type UserCreateWithoutEarningsInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutEarningsInput = {
@@ -869,6 +947,7 @@ export type UserUncheckedCreateWithoutEarningsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
@@ -876,6 +955,7 @@ export type UserUncheckedCreateWithoutEarningsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutEarningsInput = {
@@ -899,6 +979,7 @@ export type UserUpdateWithoutEarningsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -907,6 +988,7 @@ export type UserUpdateWithoutEarningsInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutEarningsInput = {
@@ -915,6 +997,7 @@ export type UserUncheckedUpdateWithoutEarningsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
@@ -922,6 +1005,7 @@ export type UserUncheckedUpdateWithoutEarningsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutRep_invitationsInput = {
@@ -929,6 +1013,7 @@ export type UserCreateWithoutRep_invitationsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -937,6 +1022,7 @@ export type UserCreateWithoutRep_invitationsInput = {
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutRep_invitationsInput = {
@@ -945,6 +1031,7 @@ export type UserUncheckedCreateWithoutRep_invitationsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -952,6 +1039,7 @@ export type UserUncheckedCreateWithoutRep_invitationsInput = {
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutRep_invitationsInput = {
@@ -975,6 +1063,7 @@ export type UserUpdateWithoutRep_invitationsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -983,6 +1072,7 @@ export type UserUpdateWithoutRep_invitationsInput = {
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutRep_invitationsInput = {
@@ -991,6 +1081,7 @@ export type UserUncheckedUpdateWithoutRep_invitationsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -998,6 +1089,7 @@ export type UserUncheckedUpdateWithoutRep_invitationsInput = {
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutRep_sign_in_linksInput = {
@@ -1005,6 +1097,7 @@ export type UserCreateWithoutRep_sign_in_linksInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -1013,6 +1106,7 @@ export type UserCreateWithoutRep_sign_in_linksInput = {
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
@@ -1021,6 +1115,7 @@ export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -1028,6 +1123,7 @@ export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutRep_sign_in_linksInput = {
@@ -1051,6 +1147,7 @@ export type UserUpdateWithoutRep_sign_in_linksInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1059,6 +1156,7 @@ export type UserUpdateWithoutRep_sign_in_linksInput = {
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
@@ -1067,6 +1165,7 @@ export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1074,6 +1173,7 @@ export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutRep_sessionsInput = {
@@ -1081,6 +1181,7 @@ export type UserCreateWithoutRep_sessionsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -1089,6 +1190,7 @@ export type UserCreateWithoutRep_sessionsInput = {
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutRep_sessionsInput = {
@@ -1097,6 +1199,7 @@ export type UserUncheckedCreateWithoutRep_sessionsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -1104,6 +1207,7 @@ export type UserUncheckedCreateWithoutRep_sessionsInput = {
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutRep_sessionsInput = {
@@ -1127,6 +1231,7 @@ export type UserUpdateWithoutRep_sessionsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1135,6 +1240,7 @@ export type UserUpdateWithoutRep_sessionsInput = {
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutRep_sessionsInput = {
@@ -1143,6 +1249,7 @@ export type UserUncheckedUpdateWithoutRep_sessionsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1150,22 +1257,67 @@ export type UserUncheckedUpdateWithoutRep_sessionsInput = {
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
-export type UserCreateManyOrgInput = {
+export type UserCreateWithoutRep_tokensInput = {
   id: string
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
+  org: Prisma.OrgCreateNestedOneWithoutUsersInput
+  deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
 }
 
-export type UserUpdateWithoutOrgInput = {
+export type UserUncheckedCreateWithoutRep_tokensInput = {
+  id: string
+  org_id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  start_date?: Date | string | null
+  created_at?: Date | string
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+}
+
+export type UserCreateOrConnectWithoutRep_tokensInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutRep_tokensInput, Prisma.UserUncheckedCreateWithoutRep_tokensInput>
+}
+
+export type UserUpsertWithoutRep_tokensInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutRep_tokensInput, Prisma.UserUncheckedUpdateWithoutRep_tokensInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutRep_tokensInput, Prisma.UserUncheckedCreateWithoutRep_tokensInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutRep_tokensInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutRep_tokensInput, Prisma.UserUncheckedUpdateWithoutRep_tokensInput>
+}
+
+export type UserUpdateWithoutRep_tokensInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
@@ -1175,11 +1327,13 @@ export type UserUpdateWithoutOrgInput = {
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
 }
 
-export type UserUncheckedUpdateWithoutOrgInput = {
+export type UserUncheckedUpdateWithoutRep_tokensInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1190,11 +1344,55 @@ export type UserUncheckedUpdateWithoutOrgInput = {
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
 }
 
+export type UserCreateManyOrgInput = {
+  id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  start_date?: Date | string | null
+  created_at?: Date | string
+}
+
+export type UserUpdateWithoutOrgInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
+}
+
+export type UserUncheckedUpdateWithoutOrgInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
+}
+
 export type UserUncheckedUpdateManyWithoutOrgInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1211,6 +1409,7 @@ export type UserCountOutputType = {
   rep_invitations: number
   rep_sign_in_links: number
   rep_sessions: number
+  rep_tokens: number
 }
 
 export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1221,6 +1420,7 @@ export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   rep_invitations?: boolean | UserCountOutputTypeCountRep_invitationsArgs
   rep_sign_in_links?: boolean | UserCountOutputTypeCountRep_sign_in_linksArgs
   rep_sessions?: boolean | UserCountOutputTypeCountRep_sessionsArgs
+  rep_tokens?: boolean | UserCountOutputTypeCountRep_tokensArgs
 }
 
 /**
@@ -1282,6 +1482,13 @@ export type UserCountOutputTypeCountRep_sessionsArgs<ExtArgs extends runtime.Typ
   where?: Prisma.RepSessionWhereInput
 }
 
+/**
+ * UserCountOutputType without action
+ */
+export type UserCountOutputTypeCountRep_tokensArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RepTokenWhereInput
+}
+
 
 export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1289,6 +1496,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
@@ -1298,6 +1506,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   rep_invitations?: boolean | Prisma.User$rep_invitationsArgs<ExtArgs>
   rep_sign_in_links?: boolean | Prisma.User$rep_sign_in_linksArgs<ExtArgs>
   rep_sessions?: boolean | Prisma.User$rep_sessionsArgs<ExtArgs>
+  rep_tokens?: boolean | Prisma.User$rep_tokensArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
 
@@ -1307,6 +1516,7 @@ export type UserSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
@@ -1317,6 +1527,7 @@ export type UserSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
@@ -1327,10 +1538,11 @@ export type UserSelectScalar = {
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
 }
 
-export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "role" | "display_name" | "created_at", ExtArgs["result"]["user"]>
+export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "role" | "display_name" | "start_date" | "created_at", ExtArgs["result"]["user"]>
 export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
@@ -1340,6 +1552,7 @@ export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   rep_invitations?: boolean | Prisma.User$rep_invitationsArgs<ExtArgs>
   rep_sign_in_links?: boolean | Prisma.User$rep_sign_in_linksArgs<ExtArgs>
   rep_sessions?: boolean | Prisma.User$rep_sessionsArgs<ExtArgs>
+  rep_tokens?: boolean | Prisma.User$rep_tokensArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type UserIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1360,6 +1573,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     rep_invitations: Prisma.$RepInvitationPayload<ExtArgs>[]
     rep_sign_in_links: Prisma.$RepSignInLinkPayload<ExtArgs>[]
     rep_sessions: Prisma.$RepSessionPayload<ExtArgs>[]
+    rep_tokens: Prisma.$RepTokenPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1367,6 +1581,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     external_id: string
     role: string
     display_name: string | null
+    start_date: Date | null
     created_at: Date
   }, ExtArgs["result"]["user"]>
   composites: {}
@@ -1770,6 +1985,7 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   rep_invitations<T extends Prisma.User$rep_invitationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_invitationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepInvitationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   rep_sign_in_links<T extends Prisma.User$rep_sign_in_linksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_sign_in_linksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepSignInLinkPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   rep_sessions<T extends Prisma.User$rep_sessionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_sessionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepSessionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  rep_tokens<T extends Prisma.User$rep_tokensArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_tokensArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepTokenPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1804,6 +2020,7 @@ export interface UserFieldRefs {
   readonly external_id: Prisma.FieldRef<"User", 'String'>
   readonly role: Prisma.FieldRef<"User", 'String'>
   readonly display_name: Prisma.FieldRef<"User", 'String'>
+  readonly start_date: Prisma.FieldRef<"User", 'DateTime'>
   readonly created_at: Prisma.FieldRef<"User", 'DateTime'>
 }
     
@@ -2371,6 +2588,30 @@ export type User$rep_sessionsArgs<ExtArgs extends runtime.Types.Extensions.Inter
   take?: number
   skip?: number
   distinct?: Prisma.RepSessionScalarFieldEnum | Prisma.RepSessionScalarFieldEnum[]
+}
+
+/**
+ * User.rep_tokens
+ */
+export type User$rep_tokensArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RepToken
+   */
+  select?: Prisma.RepTokenSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RepToken
+   */
+  omit?: Prisma.RepTokenOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RepTokenInclude<ExtArgs> | null
+  where?: Prisma.RepTokenWhereInput
+  orderBy?: Prisma.RepTokenOrderByWithRelationInput | Prisma.RepTokenOrderByWithRelationInput[]
+  cursor?: Prisma.RepTokenWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RepTokenScalarFieldEnum | Prisma.RepTokenScalarFieldEnum[]
 }
 
 /**

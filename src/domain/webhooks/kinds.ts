@@ -6,6 +6,8 @@ export const WEBHOOK_EVENT_KINDS = [
   'deal.updated',
   'period.locked',
   'period.paid',
+  'inquiry.created',
+  'inquiry.updated',
 ] as const;
 
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];

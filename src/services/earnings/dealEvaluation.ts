@@ -12,6 +12,7 @@ import type { DomainEventRecord } from '../../repositories/domainEvents.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as evaluationLocks from '../../repositories/evaluationLocks.ts';
 import * as periodStandings from '../../repositories/periodStandings.ts';
+import * as repQuotas from '../../repositories/repQuotas.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import type { DealChange } from '../dealChanges.ts';
 import { book } from './booking.ts';
@@ -132,8 +133,9 @@ export async function evaluateDealChanges(
   // order: one round trip, and the read starts only once every lock is held, so an evaluation that waited sees
   // the totals as they are now.
   const periodWork = work.filter((entry) => entry.scope.periods.length > 0);
-  const [, stored] = await Promise.all([
-    evaluationLocks.lockRepsForEvaluation(tx, orgId, [...allReps.keys()]),
+  const repIds = [...allReps.keys()];
+  const [, stored, books] = await Promise.all([
+    evaluationLocks.lockRepsForEvaluation(tx, orgId, repIds),
     periodStandings.standingsOf(
       tx,
       orgId,
@@ -142,7 +144,10 @@ export async function evaluateDealChanges(
       periodWork.map((entry) => entry.rep.user_id),
       [...periodWork.flatMap((entry) => entry.scope.periods), UNDATED],
     ),
+    // The reps' quota tables and start dates, read under the locks like the totals (a quota change recomputes after).
+    repQuotas.booksOfReps(tx, orgId, repIds),
   ]);
+  const quotasOf = (rep: Rep, planId: string) => repQuotas.quotasUnder(books.get(rep.user_id), planId);
   // Tiered and attainment lines depend on the rep's whole period. While each change in turn appends to its period's
   // count (or leaves it alone) and moves no other line, the running totals give the changed deal's lines of those
   // chips; from the first change of a rep and plan they cannot decide on, that change's periods and those of every
@@ -184,6 +189,7 @@ export async function evaluateDealChanges(
               standings: held,
               today,
               money,
+              quotas: quotasOf(rep, plan.plan_id),
             });
       if (!decided) {
         inFull.push(entry);
@@ -242,6 +248,7 @@ export async function evaluateDealChanges(
         today,
         money,
         hierarchy: org.hierarchy,
+        quotas: quotasOf(rep, plan.plan_id),
         scope,
         deals,
       }).targets,
@@ -257,6 +264,7 @@ export async function evaluateDealChanges(
       today,
       money,
       hierarchy: org.hierarchy,
+      quotas: quotasOf(rep, plan.plan_id),
       scope: { ...scope, period_chips: [], periods: [] },
       deals: [],
     }).targets;
