@@ -261,7 +261,20 @@ describe('POST /v1/deals/events/batch', () => {
         return { external_id: `mixed-${deal}`, dedup_key: `mixed-${round}-${index}`, state };
       });
     const rounds = [history(1, 60), history(2, 60)];
-    for (const events of rounds) {
+    for (const [round, events] of rounds.entries()) {
+      // From the second round on, some reps have quotas of their own (docs/quotas.md), which the tier bands and the
+      // attainment bonus read: from the running totals and in full evaluations alike.
+      if (round === 1) {
+        for (const { org } of [single, batched]) {
+          for (const [rep, quota, from] of [
+            ['rep-0', '6000000', '2026-01-01'],
+            ['rep-3', '15000000', '2026-02-01'],
+          ] as const) {
+            await cli(['quotas', 'set', rep, 'core-ae', quota, '--from', from, '--org', org.id]);
+          }
+          await cli(['quotas', 'start-date', 'rep-1', '2026-02-09', '--org', org.id]);
+        }
+      }
       for (const event of events) {
         const response = await postEvent(server, single.rawKey, event);
         assert.ok(response.status === 201, await response.text());
