@@ -86,3 +86,39 @@ export function cpuSecondsBetween(before: CpuSnapshot, after: CpuSnapshot): numb
   for (const [pid, used] of after) ticks += used - (before.get(pid) ?? 0);
   return ticks / TICKS_PER_SECOND;
 }
+
+/** CPU seconds this process's exited and waited-for children have used so far (a CLI command run by the bench). */
+export function childrenCpuSeconds(): number | null {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU seconds a PostgreSQL cluster has used so far: its postmaster's, that of the backends it has reaped (a
+ * connection that ended) and that of the processes it runs now. Null off Linux.
+ */
+export function clusterCpuSeconds(postmasterPid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${postmasterPid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    let ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const child = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const rest = child.slice(child.lastIndexOf(')') + 2).split(' ');
+        if (Number(rest[1]) === postmasterPid) ticks += Number(rest[11]) + Number(rest[12]);
+      } catch {
+        // ended while we looked
+      }
+    }
+    return ticks / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}

@@ -11,9 +11,11 @@ import { createPrismaClient } from '../src/db/prisma.ts';
 import { parseDealEvent } from '../src/domain/deals/event.ts';
 import * as orgs from '../src/repositories/orgs.ts';
 import { createSqlPool, databaseStatements } from '../src/repositories/transaction.ts';
+import { benchBatch } from './batch.ts';
 import { backendsServing, type CpuSnapshot, cpuSecondsBetween, snapshot } from './cpu.ts';
 import { DISTINCT_DEALS, dealEvents } from './events.ts';
 import { createFloorTables } from './floor.ts';
+import { benchImport } from './import.ts';
 import { LAYER_NAMES, LAYERS, type Layer } from './layers.ts';
 import { noDealChanges, noPlanChanges } from './listeners.ts';
 import { type ProfileWindow, printProfileSummary, summariseProfiles } from './profile.ts';
@@ -25,7 +27,7 @@ import { benchServices } from './services.ts';
 // something. Servers run as child processes; autocannon drives them from here.
 //
 // BENCH_SECONDS (default 10) per measured run, BENCH_ROUNDS (default 2) rounds of Quotient-then-floor (the order
-// flips every round), BENCH_CONNECTIONS (default 32); BENCH_ONLY=auth|ingest|earnings|recompute runs one
+// flips every round), BENCH_CONNECTIONS (default 32); BENCH_ONLY=auth|ingest|earnings|recompute|batch|import runs one
 // scenario; BENCH_ONLY=layers measures what each layer of GET /v1/ adds (bench/layers-server.ts); BENCH_RECOMPUTE_SIZES (default 10000,30000,100000); BENCH_RATE_LIMIT_STORE (default memory, the
 // embedded default: one server serves the database).
 //
@@ -49,7 +51,11 @@ import { benchServices } from './services.ts';
 //   (DealIngestion in-process, no HTTP, no auth), to show where the time goes;
 // - earnings: the same ingestion in an org with product.md's four-chip plan active, against the same floor: >= 0.4x;
 // - every row: p99 <= 2x the floor's;
-// - recompute: `quotient recompute` of 10,000, 30,000 and 100,000 deals (bench/recompute.ts).
+// - recompute: `quotient recompute` of 10,000, 30,000 and 100,000 deals (bench/recompute.ts);
+// - batch: POST /v1/deals/events/batch against POST /v1/deals/events with the four-chip plan, alternating round by
+//   round: >= 3x (bench/batch.ts);
+// - import: `quotient import deals` of a year of history (100,000 HubSpot rows, 200 reps) with the four-chip plan:
+//   <= 60 s, alternating with the same rows one by one through POST /v1/deals/events (bench/import.ts).
 // On Linux each row also shows the CPU time per request of the server process and of the PostgreSQL backends
 // serving its connections (bench/cpu.ts, backendsServing): with the server, PostgreSQL and the load generator on
 // one machine, CPU is what bounds throughput.
@@ -344,6 +350,16 @@ try {
     const sizes = (process.env.BENCH_RECOMPUTE_SIZES ?? '10000,30000,100000').split(',').map(Number);
     await benchRecompute(database.url, sizes);
   }
+  if (!profiling && !against && (only === undefined || only === 'batch' || only === 'import')) {
+    // Their own `quotient serve` counts rate limits in memory too: one such process per database, so the scenarios'
+    // servers go first.
+    for (const child of children.splice(0)) {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+  }
+  if (!profiling && !against && (only === undefined || only === 'batch')) await benchBatch(database.url);
+  if (!profiling && !against && (only === undefined || only === 'import')) await benchImport(database);
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await Promise.all(children.map(exited));

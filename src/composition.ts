@@ -138,6 +138,7 @@ export function composeServices(input: CompositionInput): Services {
   // rehearses an event through the same pipeline and rolls it back.
   const ingestion = new DealIngestion(pool, withDealWebhooks(input.listeners?.deals ?? engine));
   const dealEventBatch = new DealEventBatch(ingestion);
+  const dealImport = new DealImport(db, pool, dealEventBatch);
   // A status change sets off, in its transaction, the period.locked / period.paid webhooks, then the ledger's moves.
   const periods = new PeriodAdmin(
     db,
@@ -203,8 +204,8 @@ export function composeServices(input: CompositionInput): Services {
       reps: new RepReader(db),
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
-      demo: new Demo(db, { keys, plans, ingestion, periods }),
-      dealImport: new DealImport(db, pool, dealEventBatch),
+      demo: new Demo(db, { keys, plans, ingestion, periods, dealImport }),
+      dealImport,
       accounting: new AccountingBooks(db, input.now ? { now: input.now } : {}),
       portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
       repAccess: new RepAccessAdmin(db),

@@ -44,6 +44,44 @@ export async function ensureRep(tx: Transaction, orgId: string, externalId: stri
   return found.id;
 }
 
+/**
+ * The users (reps) that deal events will create on first sight, created ahead of them in one statement and in
+ * external-id order, so that two transactions creating the same new reps wait for each other in one order, never
+ * in a circle. Only what the events' own first statements would create: nothing when the key (`keyId`) is revoked,
+ * and no rep of an event whose dedup key is taken (a replay or a conflict writes nothing).
+ */
+export async function ensureRepsOfEvents(
+  tx: Transaction,
+  orgId: string,
+  keyId: string | null,
+  events: ReadonlyArray<{ dedupKey: string; reps: readonly string[] }>,
+): Promise<void> {
+  const pairs = events.flatMap(({ dedupKey, reps }) => reps.map((rep) => ({ rep, dedupKey })));
+  if (pairs.length === 0) return;
+  const reps = [...new Set(pairs.map((pair) => pair.rep))].sort();
+  await tx.query(
+    named('users_ensure_reps_of_events', {
+      text: `INSERT INTO users (id, org_id, external_id)
+             SELECT n.id, $1, n.external_id FROM unnest($2::text[], $3::text[]) AS n(id, external_id)
+             WHERE ($4::text IS NULL OR EXISTS (SELECT 1 FROM api_keys k WHERE k.id = $4::text AND k.revoked_at IS NULL))
+               AND EXISTS (SELECT 1 FROM unnest($5::text[], $6::text[]) AS e(rep, dedup_key)
+                           WHERE e.rep = n.external_id
+                             AND NOT EXISTS (SELECT 1 FROM source_events s
+                                             WHERE s.org_id = $1 AND s.dedup_key = e.dedup_key))
+             ORDER BY n.external_id
+             ON CONFLICT (org_id, external_id) DO NOTHING`,
+      values: [
+        orgId,
+        reps.map(() => newId('user')),
+        reps,
+        keyId,
+        pairs.map((pair) => pair.rep),
+        pairs.map((pair) => pair.dedupKey),
+      ],
+    }),
+  );
+}
+
 /** Up to `limit` users after `position` in (created_at, id) order, with the filters applied. */
 export async function listAfter(
   tx: Transaction,

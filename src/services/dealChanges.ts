@@ -22,4 +22,22 @@ export interface DealChange {
  */
 export interface DealChangeListener {
   onDealChanged(tx: Transaction, change: DealChange): Promise<void>;
+  /**
+   * Several events of one transaction (a batch: DealIngestion.ingestMany), called once after all of them were
+   * applied, with the changes in the order they were applied; the deals' rows are locked and show the last change.
+   * What it writes must leave what `onDealChanged` called after each change would have left. Without it, each
+   * change is handed to `onDealChanged` in turn (see dealsChanged).
+   */
+  onDealsChanged?(tx: Transaction, changes: readonly DealChange[]): Promise<void>;
+}
+
+/** Hands a transaction's changes to the listener: at once when it takes several, else one by one in order. */
+export async function dealsChanged(
+  listener: DealChangeListener,
+  tx: Transaction,
+  changes: readonly DealChange[],
+): Promise<void> {
+  if (changes.length === 0) return;
+  if (listener.onDealsChanged) return listener.onDealsChanged(tx, changes);
+  for (const change of changes) await listener.onDealChanged(tx, change);
 }

@@ -1,6 +1,6 @@
 import type { DealEvent } from '../domain/deals/event.ts';
 import type { AuditEntryInput } from '../repositories/audit.ts';
-import type { DealIngestion, IngestResult } from './ingestion.ts';
+import type { DealIngestion, IngestRequest, IngestResult } from './ingestion.ts';
 import type { WriteGuard } from './writeGuard.ts';
 
 /** One event of a batch, already parsed: the event and the body its digest is taken of. */
@@ -18,21 +18,24 @@ export interface BatchRequest {
   auditEntry?: () => AuditEntryInput;
 }
 
-/**
- * Events applied at once by one batch, each in its own transaction on its own connection. Events for different
- * deals run side by side; the database queues those that meet on a rep's lock, as it does concurrent requests.
- */
+/** Events applied at once when a batch falls back to one transaction per event. */
 export const BATCH_CONCURRENCY = 4;
 
 /**
- * Many deal events through the one pipeline of `DealIngestion.ingest`: each event in a transaction of its own (the
- * ledger's rule: an accepted event's earnings are readable when it is answered, and no event's failure or lock wait
- * is another's), each idempotent on its own dedup key. Events that must be applied in order — those of one deal,
- * and those sharing a dedup key — form one lane, applied in the batch's order; lanes run side by side.
+ * Many deal events through the one pipeline of `DealIngestion`, in one transaction (`ingestMany`): each event's rows
+ * as the single endpoint writes them, each idempotent on its own dedup key, then every affected rep's lines
+ * evaluated and booked once for all of them, so that the events' earnings are readable once the batch is answered.
+ * An event refused for its content never reaches here (the route answers it). When the transaction fails (the
+ * database refused a statement, two batches deadlocked), nothing of it is kept and the events are applied again
+ * each in a transaction of its own, as before batches were grouped: so one event's failure is never the others'.
+ *
+ * Events that must be applied in order — those of one deal, and those sharing a dedup key — form one lane, applied
+ * in the batch's order; lanes are applied one after another, ordered by the least deal id they name, so that two
+ * batches at once lock their deals in one order and cannot wait for each other in a circle.
  *
  * The result has one member per event, in order. A revoked key stops the batch: the events not yet applied are
- * answered `key_revoked`. Any other failure (the database) stops it too and is thrown once every lane has stopped;
- * what was applied stays applied, and the dedup keys make a retry replay it.
+ * answered `key_revoked`. Any other failure of the events applied one by one stops them too and is thrown; what was
+ * applied stays applied, and the dedup keys make a retry replay it and apply the rest.
  */
 export class DealEventBatch {
   private readonly ingestion: DealIngestion;
@@ -42,12 +45,16 @@ export class DealEventBatch {
   }
 
   async ingestAll(request: BatchRequest): Promise<IngestResult[]> {
-    const results = new Array<IngestResult>(request.events.length);
-    const lanes = lanesOf(request.events.map(({ event }) => event));
+    const events = request.events.map(({ event }) => event);
+    const lanes = lanesOf(events);
+    const order = lanes
+      .map((lane) => ({ lane, first: lane.map((index) => (events[index] as DealEvent).externalId).sort()[0] ?? '' }))
+      .sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0))
+      .flatMap(({ lane }) => lane);
     let auditWritten = false;
     const auditEntry = request.auditEntry;
     // Each event's write reads the key itself (a revoked key comes back as its result); the request's audit entry
-    // rides on the first accepted event's transaction.
+    // rides on the first accepted event's statements.
     const guard: WriteGuard | undefined = auditEntry && {
       settle: () => {},
       auditEntry: () => {
@@ -56,8 +63,46 @@ export class DealEventBatch {
         return auditEntry();
       },
     };
-    let stopped: { failure: unknown } | 'key_revoked' | null = null;
+    const requests = order.map((index): IngestRequest => {
+      const { event, body } = request.events[index] as BatchEvent;
+      return {
+        orgId: request.orgId,
+        keyId: request.keyId,
+        event,
+        body,
+        rawBody: JSON.stringify(body),
+        receivedAt: request.receivedAt,
+        ...(guard ? { guard } : {}),
+      };
+    });
+    let results: IngestResult[];
+    try {
+      results = await this.ingestion.ingestMany(requests);
+    } catch {
+      // Nothing of the batch was kept. Applied one by one, a failure is only its own event's (or, when the database
+      // is down, the first one's, which is thrown).
+      auditWritten = false;
+      const position = new Map(order.map((index, at) => [index, at]));
+      results = await this.ingestEach(
+        requests,
+        lanes.map((lane) => lane.map((index) => position.get(index) as number)),
+      );
+    }
+    const answered = new Array<IngestResult>(request.events.length);
+    order.forEach((index, position) => {
+      answered[index] = results[position] as IngestResult;
+    });
+    return answered;
+  }
 
+  /**
+   * The events each in a transaction of its own (`DealIngestion.ingest`), lanes side by side (BATCH_CONCURRENCY)
+   * and each lane's events in order. A revoked key stops them: the events not yet applied are answered
+   * `key_revoked`. Any other failure stops them too and is thrown once every lane has stopped.
+   */
+  private async ingestEach(requests: readonly IngestRequest[], lanes: readonly number[][]): Promise<IngestResult[]> {
+    const results = new Array<IngestResult>(requests.length);
+    let stopped: { failure: unknown } | 'key_revoked' | null = null;
     const runLane = async (lane: readonly number[]) => {
       for (const index of lane) {
         // After a failure the results are not answered (the failure is thrown); after a revoked key they are.
@@ -65,17 +110,8 @@ export class DealEventBatch {
           results[index] = { kind: 'key_revoked' };
           continue;
         }
-        const { event, body } = request.events[index] as BatchEvent;
         try {
-          const result = await this.ingestion.ingest({
-            orgId: request.orgId,
-            keyId: request.keyId,
-            event,
-            body,
-            rawBody: JSON.stringify(body),
-            receivedAt: request.receivedAt,
-            ...(guard ? { guard } : {}),
-          });
+          const result = await this.ingestion.ingest(requests[index] as IngestRequest);
           if (result.kind === 'key_revoked') stopped ??= 'key_revoked';
           results[index] = result;
         } catch (failure) {
@@ -83,7 +119,6 @@ export class DealEventBatch {
         }
       }
     };
-
     let next = 0;
     const worker = async () => {
       while (next < lanes.length) await runLane(lanes[next++] as number[]);

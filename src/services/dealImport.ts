@@ -37,6 +37,8 @@ export interface ImportSummary {
 
 /** Rows looked up and applied together: a batch's largest size. */
 export const IMPORT_CHUNK_ROWS = 1000;
+/** Chunks applied at once (each a batch, in a transaction of its own). */
+export const IMPORT_CHUNKS_AT_ONCE = 2;
 /** The refused rows a summary lists; the rest are counted. */
 const LISTED_REFUSALS = 1000;
 
@@ -44,8 +46,9 @@ const LISTED_REFUSALS = 1000;
  * An import of deal events from a CRM export. Rows are taken a chunk at a time (constant memory but for the set of
  * the file's deal ids): each chunk's dedup keys and deal ids are looked up in one statement each, so that every row
  * is known as new, an update, unchanged (sent before: skipped, which is what makes a re-run after a crash resume
- * where it stopped) or refused. Unless it is a dry run, the new rows then go through the batch pipeline: each event
- * in a transaction of its own, as `POST /v1/deals/events` applies it, with the row's own dedup key. An import that
+ * where it stopped) or refused. Unless it is a dry run, the new rows then go through the batch pipeline
+ * (`DealEventBatch`, as `POST /v1/deals/events/batch` applies them, each with the row's own dedup key): a chunk is
+ * one transaction, and up to IMPORT_CHUNKS_AT_ONCE chunks are applied at once. An import that
  * ran to its end is one entry of the org's audit log (`deals.imported`, with its counts).
  */
 export class DealImport {
@@ -83,17 +86,36 @@ export class DealImport {
     };
     const seenDeals = new Set<string>();
     let chunk: ImportRow[] = [];
+    // Chunks are looked up one after another, in the file's order; up to IMPORT_CHUNKS_AT_ONCE are applied at once,
+    // so that the command works on one while the database works on another.
+    const applying: Array<Promise<void>> = [];
     const flush = async () => {
-      await this.#importChunk(input.orgId, chunk, input.dryRun, seenDeals, summary);
-      summary.rows += chunk.length;
+      const rows = chunk;
       chunk = [];
-      input.onProgress?.(summary.rows);
+      const apply = await this.#importChunk(input.orgId, rows, input.dryRun, seenDeals, summary);
+      const done = apply().then(() => {
+        summary.rows += rows.length;
+        input.onProgress?.(summary.rows);
+      });
+      done.catch(() => {});
+      applying.push(done);
+      if (applying.length >= IMPORT_CHUNKS_AT_ONCE) await applying.shift();
     };
-    for await (const row of input.rows) {
-      chunk.push(row);
-      if (chunk.length === IMPORT_CHUNK_ROWS) await flush();
+    let readFailure: { error: unknown } | null = null;
+    try {
+      for await (const row of input.rows) {
+        chunk.push(row);
+        if (chunk.length === IMPORT_CHUNK_ROWS) await flush();
+      }
+      if (chunk.length > 0) await flush();
+    } catch (error) {
+      readFailure = { error };
     }
-    if (chunk.length > 0) await flush();
+    // A failure is thrown once the chunks being applied are done.
+    const settled = await Promise.allSettled(applying);
+    if (readFailure) throw readFailure.error;
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
     summary.seconds = Math.round(performance.now() - started) / 1000;
     if (!input.dryRun) {
       const { refusals: _listed, dry_run: _dryRun, ...counts } = summary;
@@ -110,7 +132,7 @@ export class DealImport {
     dryRun: boolean,
     seenDeals: Set<string>,
     summary: ImportSummary,
-  ): Promise<void> {
+  ): Promise<() => Promise<void>> {
     const refuse = (line: number, reason: string) => {
       summary.refused++;
       if (summary.refusals.length < LISTED_REFUSALS) summary.refusals.push({ line, reason });
@@ -146,8 +168,17 @@ export class DealImport {
     }
     if (dryRun) {
       for (const { isNew } of toApply) isNew ? summary.new_deals++ : summary.updates++;
-      return;
+      return async () => {};
     }
+    return () => this.#applyChunk(orgId, toApply, summary, refuse);
+  }
+
+  async #applyChunk(
+    orgId: string,
+    toApply: ReadonlyArray<{ row: Extract<ImportRow, { event: unknown }>; isNew: boolean }>,
+    summary: ImportSummary,
+    refuse: (line: number, reason: string) => void,
+  ): Promise<void> {
     const results = await this.#batch.ingestAll({
       orgId,
       keyId: null,

@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { Database } from '../db/prisma.ts';
 import { parseDealEvent } from '../domain/deals/event.ts';
+import type { ImportRow } from '../domain/imports/rows.ts';
 import * as orgs from '../repositories/orgs.ts';
 import { databaseStatements } from '../repositories/transaction.ts';
+import type { DealImport, ImportSummary } from './dealImport.ts';
 import type { DealIngestion } from './ingestion.ts';
 import type { KeyAdmin } from './keys.ts';
 import type { PeriodAdmin } from './periods.ts';
@@ -20,9 +22,19 @@ export interface DemoResult {
   org: { id: string; name: string; reused: boolean };
   key: { id: string; key: string };
   plan: { id: string; key: string; version: number };
-  periods: { paid: string; open: string };
+  /** The month locked and paid and this month; null when the deals came from an export (no period is locked). */
+  periods: { paid: string; open: string } | null;
   deal_events: { sent: number; replayed: number };
+  /** The export's import, when the deals came from one (`quotient demo --from-export`). */
+  import?: Omit<ImportSummary, 'dry_run' | 'refusals'> & { source: string };
   earnings: Record<string, number>;
+}
+
+/** A CRM export to take the demo's deals from instead of its scripted two months: its rows, read as they come. */
+export interface DemoExport {
+  /** The file, for the summary and the audit log. */
+  source: string;
+  rows: AsyncIterable<ImportRow>;
 }
 
 interface ScriptedEvent {
@@ -94,6 +106,7 @@ export interface DemoServices {
   plans: PlanRollout;
   ingestion: DealIngestion;
   periods: PeriodAdmin;
+  dealImport: DealImport;
 }
 
 export class Demo {
@@ -105,8 +118,12 @@ export class Demo {
     this.services = services;
   }
 
-  /** The org (reused by name), its key and its plan; the deals and the periods follow in `run`. */
-  async run(orgName: string, today = new Date()): Promise<DemoResult> {
+  /**
+   * The org (reused by name), its key and its plan; then the scripted deals with the last month locked and paid, or
+   * with `fromExport` the export's rows imported as `quotient import deals` imports them (run again, every row is
+   * unchanged) and no period locked.
+   */
+  async run(orgName: string, today = new Date(), fromExport?: DemoExport): Promise<DemoResult> {
     const statements = databaseStatements(this.db);
     const existing = (await orgs.list(statements)).find((org) => org.name === orgName);
     const org = existing ?? (await orgs.create(statements, orgName));
@@ -121,6 +138,34 @@ export class Demo {
       format: 'yaml',
       source: 'examples/plans/core-ae.yaml',
     });
+
+    const counts = async () =>
+      Object.fromEntries(
+        (await this.db.earning.groupBy({ by: ['status'], where: { org_id: org.id }, _count: { _all: true } }))
+          .sort((a, b) => a.status.localeCompare(b.status))
+          .map((row) => [row.status, row._count._all]),
+      );
+    const common = {
+      org: { id: org.id, name: org.name, reused: existing !== undefined },
+      key: { id: created.record.id, key: created.rawKey },
+      plan: { id: applied.plan_id, key: 'core-ae', version: applied.version },
+    };
+    if (fromExport) {
+      const summary = await this.services.dealImport.run({
+        orgId: org.id,
+        rows: fromExport.rows,
+        dryRun: false,
+        source: fromExport.source,
+      });
+      const { dry_run: _dryRun, refusals: _refusals, ...imported } = summary;
+      return {
+        ...common,
+        periods: null,
+        deal_events: { sent: summary.new_deals + summary.updates, replayed: summary.unchanged },
+        import: { source: fromExport.source, ...imported },
+        earnings: await counts(),
+      };
+    }
 
     const script = demoDealEvents(today);
     const { ingestion, periods } = this.services;
@@ -147,16 +192,11 @@ export class Demo {
       await periods.markPaid(org.id, script.paidMonth);
     }
 
-    const counts = await this.db.earning.groupBy({ by: ['status'], where: { org_id: org.id }, _count: { _all: true } });
     return {
-      org: { id: org.id, name: org.name, reused: existing !== undefined },
-      key: { id: created.record.id, key: created.rawKey },
-      plan: { id: applied.plan_id, key: 'core-ae', version: applied.version },
+      ...common,
       periods: { paid: script.paidMonth, open: script.openMonth },
       deal_events: sent,
-      earnings: Object.fromEntries(
-        counts.sort((a, b) => a.status.localeCompare(b.status)).map((row) => [row.status, row._count._all]),
-      ),
+      earnings: await counts(),
     };
   }
 }

@@ -10,7 +10,7 @@ import * as domainEvents from '../repositories/domainEvents.ts';
 import * as sourceEvents from '../repositories/sourceEvents.ts';
 import { inRolledBackTransaction, inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
-import type { DealChangeListener } from './dealChanges.ts';
+import { type DealChange, type DealChangeListener, dealsChanged } from './dealChanges.ts';
 import { OrgConfigCache } from './orgConfig.ts';
 import type { WriteGuard } from './writeGuard.ts';
 
@@ -46,6 +46,9 @@ export type IngestResult =
   /** The request's key (`keyId`) is revoked, as the event's first statement found it: nothing written. */
   | { kind: 'key_revoked' };
 
+/** How many events of a batch have their first statements sent together (see ingestMany). */
+const PIPELINED_EVENTS = 64;
+
 /**
  * The deal-event pipeline. Each event is one READ COMMITTED transaction: source event (claiming the dedup key)
  * → domain event → projection → the deal-change listener (the earnings engine). Concurrent events for one deal
@@ -69,6 +72,97 @@ export class DealIngestion {
     const result = await inTransaction(this.pool, (tx) => this.apply(tx, request, dedupKey, digest, applied));
     if (applied.domainEventType) countIngestedEvent(applied.domainEventType);
     return result;
+  }
+
+  /**
+   * Several events in one READ COMMITTED transaction, in the order given: each event's rows (source event, deal,
+   * domain event) as `ingest` writes them, each idempotent on its own dedup key, then the deal-change listener once
+   * for every event applied (`onDealsChanged`: the earnings engine evaluates each affected rep's lines once, not
+   * once per event). The first statements of up to PIPELINED_EVENTS events of different deals and dedup keys go out
+   * together, so a batch costs a few round trips per run of events rather than two per event. A revoked key stops
+   * the events (the rest are answered `key_revoked`). Any failure rolls every event back and is thrown: the caller
+   * then applies them one by one (DealEventBatch), so that no event's failure is another's.
+   *
+   * The caller orders the events so that concurrent batches take deals' locks in one order (see DealEventBatch).
+   */
+  async ingestMany(requests: readonly IngestRequest[]): Promise<IngestResult[]> {
+    const applied: Array<{ domainEventType?: string }> = requests.map(() => ({}));
+    const dedupKeys = requests.map(
+      (request) => request.event.dedupKey ?? generatedDedupKey(request.event.externalId, request.receivedAt),
+    );
+    const digests = requests.map((request) => canonicalDigest(request.body));
+    const results = await inTransaction(this.pool, async (tx) => {
+      const results: IngestResult[] = [];
+      const changes: Array<Promise<DealChange>> = [];
+      // The reps the events would create, created first in one statement in external-id order: two batches at once
+      // then create their new reps in one order, never in a circle. An event whose dedup key an earlier one of the
+      // batch uses writes nothing, nor creates a rep.
+      const first = requests[0];
+      if (first) {
+        const seen = new Set<string>();
+        const events = requests.flatMap((request, index) => {
+          const dedupKey = dedupKeys[index] as string;
+          if (seen.has(dedupKey)) return [];
+          seen.add(dedupKey);
+          return [{ dedupKey, reps: repsNamedBy(request.event) }];
+        });
+        // One key per batch: the request's.
+        await users.ensureRepsOfEvents(tx, first.orgId, first.keyId, events);
+      }
+      for (let start = 0; start < requests.length; ) {
+        // A run of events of different deals and dedup keys: their first statements go out together, each event's
+        // next ones once its first answered, all in one transaction's order.
+        const deals = new Set<string>();
+        const keys = new Set<string>();
+        let end = start;
+        while (end < requests.length && end - start < PIPELINED_EVENTS) {
+          const externalId = (requests[end] as IngestRequest).event.externalId;
+          const key = dedupKeys[end] as string;
+          if (deals.has(externalId) || keys.has(key)) break;
+          deals.add(externalId);
+          keys.add(key);
+          end++;
+        }
+        const recorded = requests.slice(start, end).map((request, offset) => {
+          const first = this.record(
+            tx,
+            request,
+            dedupKeys[start + offset] as string,
+            digests[start + offset] as string,
+          );
+          first.opened.catch(() => {});
+          return first;
+        });
+        for (const [offset, { sourceEventId, opened }] of recorded.entries()) {
+          const index = start + offset;
+          const request = requests[index] as IngestRequest;
+          const result = await this.applyOpened(
+            tx,
+            request,
+            dedupKeys[index] as string,
+            digests[index] as string,
+            applied[index] as { domainEventType?: string },
+            sourceEventId,
+            await opened,
+            changes,
+          );
+          results.push(result);
+          if (result.kind === 'key_revoked') {
+            while (results.length < requests.length) results.push({ kind: 'key_revoked' });
+            break;
+          }
+        }
+        if (results.length === requests.length) break;
+        start = end;
+      }
+      await dealsChanged(this.listener, tx, await Promise.all(changes));
+      return results;
+    });
+    for (const [index, result] of results.entries()) {
+      const type = applied[index]?.domainEventType;
+      if (result.kind === 'accepted' && type) countIngestedEvent(type);
+    }
+    return results;
   }
 
   /**
@@ -101,10 +195,21 @@ export class DealIngestion {
     digest: string,
     applied: { domainEventType?: string },
   ): Promise<IngestResult> {
+    const { sourceEventId, opened } = this.record(tx, request, dedupKey, digest);
+    return this.applyOpened(tx, request, dedupKey, digest, applied, sourceEventId, await opened);
+  }
+
+  /** Issues the event's first statement (recordAndOpenDeal); the caller awaits it when it needs the deal. */
+  private record(
+    tx: Transaction,
+    request: IngestRequest,
+    dedupKey: string,
+    digest: string,
+  ): { sourceEventId: string; opened: Promise<sourceEvents.OpenedDeal> } {
     const { orgId, event } = request;
     const sourceEventId = newId('se');
     const owner = event.patch.standard.owner_external_id ?? null;
-    const opened = await sourceEvents.recordAndOpenDeal(
+    const opened = sourceEvents.recordAndOpenDeal(
       tx,
       orgId,
       {
@@ -122,6 +227,25 @@ export class DealIngestion {
         splitExternalIds: (event.splits ?? []).map((split) => split.owner_external_id),
       },
     );
+    return { sourceEventId, opened };
+  }
+
+  /**
+   * The rest of the event once its first statement answered. With `deferred` (ingestMany), the statement that
+   * applies the event is issued and not awaited, and the change it makes is collected there for the listener.
+   */
+  private async applyOpened(
+    tx: Transaction,
+    request: IngestRequest,
+    dedupKey: string,
+    digest: string,
+    applied: { domainEventType?: string },
+    sourceEventId: string,
+    opened: sourceEvents.OpenedDeal,
+    deferred?: Array<Promise<DealChange>>,
+  ): Promise<IngestResult> {
+    const { orgId, event } = request;
+    const owner = event.patch.standard.owner_external_id ?? null;
     request.guard?.settle(opened.recorded || !opened.keyRevoked);
     // Nothing was written, so committing the transaction keeps the promise of no side effects.
     if (!opened.recorded) {
@@ -157,7 +281,7 @@ export class DealIngestion {
 
     const ownerNamed = event.patch.standard.owner_external_id !== undefined;
     const splits = await this.splitsWithReps(tx, orgId, transition.splits, deal.splits);
-    const appliedEvent = await deals.applyEvent(
+    const applying = deals.applyEvent(
       tx,
       orgId,
       deal.id,
@@ -178,12 +302,18 @@ export class DealIngestion {
       },
       audit,
     );
-    await this.listener.onDealChanged(tx, {
+    const changeOf = (appliedEvent: Awaited<typeof applying>): DealChange => ({
       org: { id: orgId, stages: opened.stages, config },
       before,
       after: appliedEvent.deal,
       domainEvent: appliedEvent.domainEvent,
     });
+    if (deferred) {
+      const change = applying.then(changeOf);
+      // Awaited with the others once every event is applied; a failure also fails the statements after it.
+      change.catch(() => {});
+      deferred.push(change);
+    } else await this.listener.onDealChanged(tx, changeOf(await applying));
     applied.domainEventType = transition.type;
     return { kind: 'accepted', ids };
   }
@@ -224,6 +354,15 @@ export class DealIngestion {
     if (!deal) throw new Error(`deal ${externalId} of org ${orgId} was neither created nor found`);
     return deal;
   }
+}
+
+/** The reps an event names: its owner and the reps of its splits. */
+function repsNamedBy(event: DealEvent): string[] {
+  const owner = event.patch.standard.owner_external_id;
+  return [
+    ...(owner === undefined || owner === null ? [] : [owner]),
+    ...(event.splits ?? []).map((split) => split.owner_external_id),
+  ];
 }
 
 function currentOf(deal: DealRecord): CurrentDeal {

@@ -3,7 +3,7 @@ import type { Transaction } from '../repositories/transaction.ts';
 import { toWireDeal } from '../wire/deals.ts';
 import type { WireEarning } from '../wire/earnings.ts';
 import { toWirePeriod } from '../wire/periods.ts';
-import type { DealChange, DealChangeListener } from './dealChanges.ts';
+import { type DealChange, type DealChangeListener, dealsChanged } from './dealChanges.ts';
 import { subscribedEndpoints } from './orgConfig.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from './periodChanges.ts';
 import { type EnqueuedMessage, enqueueWebhookEvent } from './webhookOutbox.ts';
@@ -91,6 +91,10 @@ export function withDealWebhooks(inner: DealChangeListener): DealChangeListener 
     onDealChanged: async (tx, change) => {
       await announceDealUpdated(tx, change);
       await inner.onDealChanged(tx, change);
+    },
+    onDealsChanged: async (tx, changes) => {
+      for (const change of changes) await announceDealUpdated(tx, change);
+      await dealsChanged(inner, tx, changes);
     },
   };
 }

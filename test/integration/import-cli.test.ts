@@ -194,6 +194,38 @@ describe('quotient import deals', () => {
     assert.equal(missing.code, 2);
     assert.match((missing.summary as unknown as { reason: string }).reason, /no column "Value"/);
   });
+
+  test('quotient demo --from-export loads a sample export into the demo org; run again, every row is unchanged', async ({
+    db,
+  }) => {
+    const name = `Export demo ${process.pid} ${Date.now()}`;
+    const first = await runCli(['demo', '--from-export', 'salesforce', '--org-name', name, '--json']);
+    assert.equal(first.code, 0, first.stdout + first.stderr);
+    const created = onlyJson(first) as {
+      org: { id: string; reused: boolean };
+      periods: unknown;
+      import: { new_deals: number; refused: number; source: string };
+      earnings: Record<string, number>;
+    };
+    assert.equal(created.org.reused, false);
+    assert.equal(created.periods, null);
+    assert.deepEqual([created.import.new_deals, created.import.refused, created.import.source], [280, 0, SALESFORCE]);
+    assert.ok((created.earnings.pending ?? 0) > 0, JSON.stringify(created.earnings));
+    assert.equal(await db.deal.count({ where: { org_id: created.org.id } }), 280);
+
+    const again = onlyJson(await runCli(['demo', '--from-export', 'salesforce', '--org-name', name, '--json'])) as {
+      org: { id: string; reused: boolean };
+      import: { new_deals: number; unchanged: number };
+      earnings: Record<string, number>;
+    };
+    assert.deepEqual([again.org.id, again.org.reused], [created.org.id, true]);
+    assert.deepEqual([again.import.new_deals, again.import.unchanged], [0, 280]);
+    assert.deepEqual(again.earnings, created.earnings);
+
+    const missing = await runCli(['demo', '--from-export', 'pipedrive', '--org-name', name, '--json']);
+    assert.equal(missing.code, 2);
+    assert.match((onlyJson(missing) as { reason: string }).reason, /cannot read pipedrive/);
+  });
 });
 
 describe("POST /admin/v1/deal-imports (the console's upload)", () => {

@@ -3,7 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { Command } from 'commander';
 import { parse } from 'yaml';
 import { BUILT_IN_MAPPINGS, type Mapping, parseMapping } from '../../domain/imports/mapping.ts';
-import { exportRows } from '../../domain/imports/rows.ts';
+import { exportRows, type ImportRow } from '../../domain/imports/rows.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import { loadContract } from '../../http/contract.ts';
 import { DealEventCheck } from '../../http/dealEventCheck.ts';
@@ -53,10 +53,22 @@ export function importCommand(): Command {
 
 type ImportReport = ImportSummary & { mapping: string };
 
-async function importDeals(file: string, options: ImportOptions): Promise<ImportReport> {
+/** An export being read: its mapping, its rows as they come, the bytes read so far and its size. */
+export interface OpenExport {
+  mapping: Mapping;
+  rows: AsyncIterable<ImportRow>;
+  bytesRead: () => number;
+  size: number;
+  close: () => void;
+}
+
+/**
+ * Opens a CSV export and reads its header (the mapping given, or the one recognised from it); its rows are checked
+ * as the API checks a deal event, as they are read. A file that cannot be read or mapped is refused with its name.
+ */
+export async function openExport(file: string, chosen?: Mapping): Promise<OpenExport> {
   const size = (await stat(file).catch(() => null))?.size;
   if (size === undefined) throw new Refusal('invalid_body', `cannot read ${file}`);
-  const chosen = options.mapping === undefined ? undefined : await loadMapping(options.mapping);
   let bytesRead = 0;
   const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 64 * 1024 });
   async function* counted(): AsyncGenerator<string> {
@@ -66,16 +78,32 @@ async function importDeals(file: string, options: ImportOptions): Promise<Import
     }
   }
   const check = new DealEventCheck(loadContract());
-  const bar = process.stderr.isTTY ? importProgressBar(process.stderr, size) : undefined;
   try {
     const { mapping, rows } = await exportRows(counted(), chosen, (body) => check.outcome(body));
+    return { mapping, rows, bytesRead: () => bytesRead, size, close: () => stream.destroy() };
+  } catch (error) {
+    stream.destroy();
+    if (error instanceof Refusal && error.code === 'invalid_body') {
+      throw new Refusal('invalid_body', `${file}: ${error.reason}`);
+    }
+    throw error;
+  }
+}
+
+async function importDeals(file: string, options: ImportOptions): Promise<ImportReport> {
+  const chosen = options.mapping === undefined ? undefined : await loadMapping(options.mapping);
+  const opened = await openExport(file, chosen);
+  const { mapping, rows, size } = opened;
+  const bytesRead = opened.bytesRead;
+  const bar = process.stderr.isTTY ? importProgressBar(process.stderr, size) : undefined;
+  try {
     const summary = await withAdminServices((services) =>
       services.dealImport.run({
         orgId: options.org,
         rows,
         dryRun: options.dryRun === true,
         source: file,
-        onProgress: (done) => bar?.update(done, bytesRead),
+        onProgress: (done) => bar?.update(done, bytesRead()),
       }),
     );
     return { ...summary, mapping: mapping.name };
@@ -86,7 +114,7 @@ async function importDeals(file: string, options: ImportOptions): Promise<Import
     throw error;
   } finally {
     bar?.done();
-    stream.destroy();
+    opened.close();
   }
 }
 

@@ -11,6 +11,12 @@ export interface ScopeRequest extends Omit<EvaluationRequest, 'deals' | 'periods
   /** The deal as the change left it. */
   changed: DealSnapshot;
   /**
+   * Other deals changed with it (several events evaluated together): each counts in the period chips' lines as the
+   * changes left it, in the scope's periods or not, as `changed` does (a deal that left the rep or its periods then
+   * has its line there brought to nothing).
+   */
+  alsoChanged?: readonly DealSnapshot[];
+  /**
    * The deals the rep's lines read (see repsReadBy) in the scope's periods; others are left out. The changed deal
    * may be among them, as it is now or as it was: `changed` wins.
    */
@@ -35,7 +41,7 @@ export function evaluateScope(request: ScopeRequest): Evaluation {
       : evaluateLines({
           ...common,
           plan: only(scope.period_chips),
-          deals: [...inPeriods, changed],
+          deals: [...inPeriods, ...(request.alsoChanged ?? []), changed],
           periods: scope.periods,
         }),
   ].flatMap((evaluation) => (evaluation ? [evaluation] : []));

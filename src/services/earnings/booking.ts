@@ -33,6 +33,11 @@ export interface Booking {
   /** The deal event being evaluated, named in the traces of the rows written; null for a recompute. */
   cause: TraceCause | null;
   /**
+   * Several deal events evaluated together (a batch): the event each target's rows name, in place of
+   * `triggeringDomainEventId` and `cause`.
+   */
+  causeOf?: (target: LineTarget) => { triggeringDomainEventId: string; cause: TraceCause };
+  /**
    * For a recompute (no cause): why it replaces rows whose amount moved (a hierarchy change, an exchange rate
    * set); a new plan version when absent.
    */
@@ -165,8 +170,11 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
       tx,
       orgId,
       retire,
-      decisions.flatMap(({ target, changes }) =>
-        changes.write.map(
+      decisions.flatMap(({ target, changes }) => {
+        const own = changes.write.length > 0 ? booking.causeOf?.(target) : undefined;
+        const triggeringDomainEventId = own ? own.triggeringDomainEventId : booking.triggeringDomainEventId;
+        const cause = own ? own.cause : booking.cause;
+        return changes.write.map(
           (row): NewEarning => ({
             id: newId('earn'),
             line_key: target.line.line_key,
@@ -177,12 +185,12 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
             rule_chip_id: target.line.chip_id,
             rule_version: target.rule_version,
             currency: target.currency ?? DEFAULT_CURRENCY,
-            triggering_domain_event_id: booking.triggeringDomainEventId,
+            triggering_domain_event_id: triggeringDomainEventId,
             ...row,
-            trace: tracedWith(row.trace, booking.cause, booking.recomputedFor),
+            trace: tracedWith(row.trace, cause, booking.recomputedFor),
           }),
-        ),
-      ),
+        );
+      }),
     );
     countEarningsRows(written.map((row) => row.status));
     // Every row to retire was read live under the rep's lock and its period's share lock: none can have moved.

@@ -1,12 +1,14 @@
-import { overrideDepthOf, scopeOfDealChange } from '../../domain/earnings/changeScope.ts';
+import { type EvaluationScope, overrideDepthOf, scopeOfDealChange } from '../../domain/earnings/changeScope.ts';
 import { creditedReps } from '../../domain/earnings/credit.ts';
-import { dealPeriodMoved } from '../../domain/earnings/dealPeriods.ts';
+import { compareKeys, dealPeriodMoved, wonOrderKey } from '../../domain/earnings/dealPeriods.ts';
 import { EMPTY_HIERARCHY, managersEver } from '../../domain/earnings/hierarchy.ts';
 import { evaluateScope } from '../../domain/earnings/scopeEvaluation.ts';
-import { evaluateFromStandings, standingsOf, UNDATED } from '../../domain/earnings/standings.ts';
-import type { DealSnapshot, LineTarget, Rep } from '../../domain/earnings/types.ts';
+import { type ChipStanding, evaluateFromStandings, standingsOf, UNDATED } from '../../domain/earnings/standings.ts';
+import type { DealSnapshot, EnginePlanVersion, LineTarget, Rep, TraceCause } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
+import type { DealRecord } from '../../repositories/deals.ts';
+import type { DomainEventRecord } from '../../repositories/domainEvents.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as evaluationLocks from '../../repositories/evaluationLocks.ts';
 import * as periodStandings from '../../repositories/periodStandings.ts';
@@ -19,116 +21,195 @@ import { drawTargetsOfDealChange } from './draws.ts';
 import { creditedRepsOf, dealSnapshotOf } from './engineAdapter.ts';
 import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
 
+/** One deal's change over the events evaluated together: as it was before the first, as the last left it. */
+interface NetChange {
+  before: DealRecord | null;
+  after: DealRecord;
+  /** The last of the events that changed the deal: the cause its rows name. */
+  domainEvent: DomainEventRecord;
+}
+
+/** A deal's change as the engine reads it, with the reps it reaches. */
+interface Item {
+  net: NetChange;
+  before: DealSnapshot | null;
+  after: DealSnapshot;
+  /** The reps the change reaches: credited before or after, credited formerly, and the managers above them. */
+  reps: Map<string, Rep>;
+}
+
+interface Work {
+  plan: EnginePlanVersion;
+  rep: Rep;
+  scope: EvaluationScope;
+  item: Item;
+}
+
 /**
- * In the ingestion transaction, with the deal row locked: for each active plan, the lines the change can
- * affect (scopeOfDealChange: the credited reps' lines and their managers' override lines), evaluated and booked.
+ * In the ingestion transaction, after the events were applied and with their deals' rows locked: for each active
+ * plan, the lines the changes can affect (scopeOfDealChange: the credited reps' lines and their managers' override
+ * lines), evaluated and booked. One change is what one deal event evaluates; several (the events of a batch, in
+ * the order they were applied) are evaluated together, to leave what evaluating each after its event would have:
+ * each deal counts with its change over all of them (as before the first, as after the last); each rep's running
+ * totals are moved by the changes in turn while they can decide the changed deals' lines, and once one cannot,
+ * the rep's periods those changes touch are evaluated in full, once, from the deals as the last events left them.
+ * The rows written name, as their cause, the last event of their deal among the changes, or for lines of other
+ * deals and of the period (a tier, a bonus), the last change that reached their rep.
  */
-export async function evaluateDealChange(
+export async function evaluateDealChanges(
   tx: Transaction,
-  change: DealChange,
+  changes: readonly DealChange[],
   context: EvaluationContext,
 ): Promise<void> {
-  const orgId = change.org.id;
-  // The plans in force as of the event's first statement (OrgConfigCache): an org without plans locks nothing.
+  const last = changes.at(-1);
+  if (!last) return;
+  const orgId = last.org.id;
+  // The plans in force as of the events' first statements (OrgConfigCache): an org without plans locks nothing.
   // Reading them before the locks is safe because a recompute first waits for every deal event already in
-  // progress (waitForDealWritersBefore), and this event was in progress from its first statement on.
-  const { config } = change.org;
+  // progress (waitForDealWritersBefore), and these events were in progress from their first statements on.
+  const { config } = last.org;
   if (config.plansInForce.length === 0) return;
-  const before = change.before ? dealSnapshotOf(change.before) : null;
-  const after = dealSnapshotOf(change.after);
-  // Nothing the engine reads changed (an upsert repeating the deal's state): no line can move.
-  if (before && canonicalJson(before) === canonicalJson(after)) return;
-  // Every rep the deal credits before and after (its owner, or the reps of its splits).
-  const reps = new Map<string, Rep>();
-  for (const deal of [change.before, change.after]) {
-    for (const rep of deal ? creditedRepsOf(deal) : []) reps.set(rep.external_id, rep);
-  }
-  // When the deal moved to another period, the reps it no longer credits whose rows of it still stand (a
-  // clawback of a removed split rep): their lines are dated by the deal and move with it. One query, only then.
   const today = context.today();
-  const formerlyCredited: string[] = [];
-  if (dealPeriodMoved(before, after, today)) {
-    for (const rep of await earnings.repsWithStandingRowsOfDeal(tx, orgId, change.after.id)) {
-      if (reps.has(rep.external_id)) continue;
-      reps.set(rep.external_id, rep);
-      formerlyCredited.push(rep.external_id);
+  const items: Item[] = [];
+  for (const net of netChanges(changes)) {
+    const before = net.before ? dealSnapshotOf(net.before) : null;
+    const after = dealSnapshotOf(net.after);
+    // Nothing the engine reads changed (an upsert repeating the deal's state): no line can move.
+    if (before && canonicalJson(before) === canonicalJson(after)) continue;
+    // Every rep the deal credits before and after (its owner, or the reps of its splits).
+    const reps = new Map<string, Rep>();
+    for (const deal of [net.before, net.after]) {
+      for (const rep of deal ? creditedRepsOf(deal) : []) reps.set(rep.external_id, rep);
     }
+    items.push({ net, before, after, reps });
   }
-  if (reps.size === 0) return;
+  // When a deal moved to another period, the reps it no longer credits whose rows of it still stand (a clawback of
+  // a removed split rep): their lines are dated by the deal and move with it. One query per such deal, only then.
+  const formerlyCredited = new Map<Item, string[]>();
+  for (const item of items) {
+    if (!dealPeriodMoved(item.before, item.after, today)) continue;
+    const formerly: string[] = [];
+    for (const rep of await earnings.repsWithStandingRowsOfDeal(tx, orgId, item.net.after.id)) {
+      if (item.reps.has(rep.external_id)) continue;
+      item.reps.set(rep.external_id, rep);
+      formerly.push(rep.external_id);
+    }
+    formerlyCredited.set(item, formerly);
+  }
+  const reached = items.filter((item) => item.reps.size > 0);
+  if (reached.length === 0) return;
   const plans = await context.versions.of(tx, orgId, config.plansInForce);
   // With override chips, the managers above the credited reps (on any day, within the deepest chip) have lines
-  // on this deal too. The hierarchy is read before the locks, to know whom to lock; a hierarchy change that
-  // commits meanwhile recomputes its managers after waiting for this event (see RepHierarchyAdmin.setManager).
+  // on these deals too. The hierarchy is read before the locks, to know whom to lock; a hierarchy change that
+  // commits meanwhile recomputes its managers after waiting for these events (see RepHierarchyAdmin.setManager).
   const depth = Math.max(0, ...plans.map(overrideDepthOf));
   const org: OrgHierarchy =
     depth === 0 ? { hierarchy: EMPTY_HIERARCHY, reps: new Map() } : await loadHierarchy(tx, orgId);
-  for (const deal of [before, after]) {
-    for (const credited of deal ? creditedReps(deal) : []) {
-      for (const manager of managersEver(org.hierarchy, credited, depth)) {
-        const found = org.reps.get(manager);
-        if (found) reps.set(found.external_id, found);
+  for (const item of reached) {
+    for (const deal of [item.before, item.after]) {
+      for (const credited of deal ? creditedReps(deal) : []) {
+        for (const manager of managersEver(org.hierarchy, credited, depth)) {
+          const found = org.reps.get(manager);
+          if (found) item.reps.set(found.external_id, found);
+        }
       }
     }
   }
   const money = { default_currency: config.defaultCurrency, rates: config.rates };
-  const work = plans.flatMap((plan) =>
-    scopeOfDealChange(plan, before, after, today, formerlyCredited, org.hierarchy).flatMap((scope) => {
-      const rep = reps.get(scope.rep_external_id);
-      return rep ? [{ plan, rep, scope }] : [];
-    }),
+  const work: Work[] = reached.flatMap((item) =>
+    plans.flatMap((plan) =>
+      scopeOfDealChange(plan, item.before, item.after, today, formerlyCredited.get(item) ?? [], org.hierarchy).flatMap(
+        (scope) => {
+          const rep = item.reps.get(scope.rep_external_id);
+          return rep ? [{ plan, rep, scope, item }] : [];
+        },
+      ),
+    ),
   );
-  // The reps' locks, one batch in id order (a deal event, a recompute and a hierarchy change never wait for each
+  const allReps = new Map<string, Rep>();
+  for (const item of reached) for (const rep of item.reps.values()) allReps.set(rep.user_id, rep);
+  // The reps' locks, one batch in id order (deal events, a recompute and a hierarchy change never wait for each
   // other in a circle), and the read of the running totals of the periods in scope are issued together, in that
   // order: one round trip, and the read starts only once every lock is held, so an evaluation that waited sees
   // the totals as they are now.
-  const periodWork = work.filter((item) => item.scope.periods.length > 0);
-  const repIds = [...reps.values()].map((rep) => rep.user_id);
+  const periodWork = work.filter((entry) => entry.scope.periods.length > 0);
+  const repIds = [...allReps.keys()];
   const [, stored, books] = await Promise.all([
     evaluationLocks.lockRepsForEvaluation(tx, orgId, repIds),
     periodStandings.standingsOf(
       tx,
       orgId,
       config.version,
-      periodWork.map((item) => item.plan.version_id),
-      periodWork.map((item) => item.rep.user_id),
-      [...periodWork.flatMap((item) => item.scope.periods), UNDATED],
+      periodWork.map((entry) => entry.plan.version_id),
+      periodWork.map((entry) => entry.rep.user_id),
+      [...periodWork.flatMap((entry) => entry.scope.periods), UNDATED],
     ),
     // The reps' quota tables and start dates, read under the locks like the totals (a quota change recomputes after).
     repQuotas.booksOfReps(tx, orgId, repIds),
   ]);
   const quotasOf = (rep: Rep, planId: string) => repQuotas.quotasUnder(books.get(rep.user_id), planId);
-  // Tiered and attainment lines depend on the rep's whole period. When the change appends to the period's count
-  // (or leaves it alone) and moves no other line, the running totals give the changed deal's lines of those chips;
-  // otherwise the periods' deals are read, every line of them evaluated, and the totals counted again.
-  const totals: periodStandings.RepStanding[] = [];
-  const fromTotals = new Map<(typeof work)[number], LineTarget[]>();
-  for (const item of periodWork) {
-    const { plan, rep, scope } = item;
-    const held = new Map(
-      stored
-        .filter((row) => row.plan_version_id === plan.version_id && row.user_id === rep.user_id)
-        .map((row) => [`${row.standing.chip_id}/${row.standing.period_id}`, row.standing]),
+  // Tiered and attainment lines depend on the rep's whole period. While each change in turn appends to its period's
+  // count (or leaves it alone) and moves no other line, the running totals give the changed deal's lines of those
+  // chips; from the first change of a rep and plan they cannot decide on, that change's periods and those of every
+  // later one are read and evaluated in full, and their totals counted again.
+  const totals = new Map<string, periodStandings.RepStanding>();
+  const keep = (entry: periodStandings.RepStanding) =>
+    totals.set(
+      `${entry.plan_version_id}/${entry.user_id}/${entry.standing.chip_id}/${entry.standing.period_id}`,
+      entry,
     );
-    const decided = evaluateFromStandings({
-      plan,
-      rep,
-      chips: scope.period_chips,
-      before,
-      after,
-      standings: held,
-      today,
-      money,
-      quotas: quotasOf(rep, plan.plan_id),
-    });
-    if (!decided) continue;
-    fromTotals.set(item, decided.targets);
-    for (const standing of decided.standings)
-      totals.push({ plan_version_id: plan.version_id, user_id: rep.user_id, standing });
+  const fromTotals = new Map<Work, LineTarget[]>();
+  const full: Array<{ plan: EnginePlanVersion; rep: Rep; entries: Work[] }> = [];
+  const storedByRep = new Map<string, Map<string, ChipStanding>>();
+  for (const row of stored) {
+    const key = `${row.plan_version_id}/${row.user_id}`;
+    const held = storedByRep.get(key) ?? new Map<string, ChipStanding>();
+    held.set(`${row.standing.chip_id}/${row.standing.period_id}`, row.standing);
+    storedByRep.set(key, held);
   }
-  const full = periodWork.filter((item) => !fromTotals.has(item));
+  const orderOf = new Map(reached.map((item) => [item, wonOrderKey(item.after)]));
+  for (const group of groupBy(periodWork, (entry) => `${entry.plan.version_id}/${entry.rep.user_id}`)) {
+    const { plan, rep } = group[0] as Work;
+    const held = new Map(storedByRep.get(`${plan.version_id}/${rep.user_id}`) ?? []);
+    // In their counting order, so that a burst of a period's deals appends to its count one after another.
+    const ordered = [...group].sort((a, b) =>
+      compareKeys(orderOf.get(a.item) as string[], orderOf.get(b.item) as string[]),
+    );
+    const inFull: Work[] = [];
+    for (const entry of ordered) {
+      const decided =
+        inFull.length > 0
+          ? null
+          : evaluateFromStandings({
+              plan,
+              rep,
+              chips: entry.scope.period_chips,
+              before: entry.item.before,
+              after: entry.item.after,
+              standings: held,
+              today,
+              money,
+              quotas: quotasOf(rep, plan.plan_id),
+            });
+      if (!decided) {
+        inFull.push(entry);
+        continue;
+      }
+      fromTotals.set(entry, decided.targets);
+      for (const standing of decided.standings) {
+        held.set(`${standing.chip_id}/${standing.period_id}`, standing);
+        keep({ plan_version_id: plan.version_id, user_id: rep.user_id, standing });
+      }
+    }
+    if (inFull.length > 0) full.push({ plan, rep, entries: inFull });
+  }
+  // One read per rep, over the periods of all of its full evaluations (under every plan).
+  const fullReps = new Map(full.map((group) => [group.rep.user_id, group.rep]));
   const read = await Promise.all(
-    [...new Set(full.map((item) => item.rep))].map((rep) => {
-      const periods = full.filter((item) => item.rep === rep).flatMap((item) => item.scope.periods);
+    [...fullReps.values()].map((rep) => {
+      const periods = full
+        .filter((group) => group.rep.user_id === rep.user_id)
+        .flatMap((group) => periodsOf(group.entries));
       return dealsReadBy(tx, orgId, rep, plans, org, spanOf(periods)).then((deals) => [rep.user_id, deals] as const);
     }),
   );
@@ -136,55 +217,140 @@ export async function evaluateDealChange(
   // A commission, flat or override line without caps depends on its deal alone: only the changed deal's is
   // evaluated. Tiered, attainment and capped lines depend on the rep's whole period: all of them are evaluated,
   // unless the running totals decided them.
-  const targets = work.flatMap((item) => {
-    const { plan, rep, scope } = item;
-    const common = {
+  const position = new Map(plans.flatMap((plan) => plan.chips.map((chip, index) => [chip.id, index] as const)));
+  const byChip = (a: LineTarget, b: LineTarget) =>
+    (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0);
+  // A full evaluation's lines go with the last of its changes in the order of `work`, as one change's do.
+  const fullLines = new Map<Work, LineTarget[]>();
+  const workIndex = new Map(work.map((entry, index) => [entry, index]));
+  for (const { plan, rep, entries } of full) {
+    const periods = periodsOf(entries);
+    // The deals as the last events left them: those read, with each changed deal as its change left it.
+    const changed = new Map(entries.map((entry) => [entry.item.after.id, entry.item.after]));
+    const deals = [...(dealsByRep.get(rep.user_id) ?? []).filter((deal) => !changed.has(deal.id)), ...changed.values()];
+    for (const standing of standingsOf({ plan, rep, deals, periods, today, money })) {
+      keep({ plan_version_id: plan.version_id, user_id: rep.user_id, standing });
+    }
+    const scope: EvaluationScope = {
+      rep_external_id: rep.external_id,
+      deal_chips: [],
+      period_chips: [...new Set(entries.flatMap((entry) => entry.scope.period_chips))],
+      periods,
+    };
+    const lastInWork = entries.reduce((a, b) => ((workIndex.get(a) ?? 0) > (workIndex.get(b) ?? 0) ? a : b));
+    fullLines.set(
+      lastInWork,
+      evaluateScope({
+        plan,
+        rep,
+        changed: lastInWork.item.after,
+        alsoChanged: [...changed.values()],
+        today,
+        money,
+        hierarchy: org.hierarchy,
+        quotas: quotasOf(rep, plan.plan_id),
+        scope,
+        deals,
+      }).targets,
+    );
+  }
+  const targets: LineTarget[] = [];
+  for (const entry of work) {
+    const { plan, rep, scope, item } = entry;
+    const dealLines = evaluateScope({
       plan,
       rep,
-      changed: after,
+      changed: item.after,
       today,
       money,
       hierarchy: org.hierarchy,
       quotas: quotasOf(rep, plan.plan_id),
-    };
-    const decided = fromTotals.get(item);
-    if (decided) {
-      const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));
-      return [
-        ...evaluateScope({ ...common, scope: { ...scope, period_chips: [], periods: [] }, deals: [] }).targets,
-        ...decided,
-      ].sort((a, b) => (position.get(a.line.chip_id) ?? 0) - (position.get(b.line.chip_id) ?? 0));
-    }
-    const deals = dealsByRep.get(rep.user_id) ?? [];
-    if (scope.periods.length > 0) {
-      const counted = [...deals.filter((deal) => deal.id !== after.id), after];
-      for (const standing of standingsOf({ plan, rep, deals: counted, periods: scope.periods, today, money })) {
-        totals.push({ plan_version_id: plan.version_id, user_id: rep.user_id, standing });
-      }
-    }
-    return evaluateScope({ ...common, scope, deals }).targets;
-  });
-  await periodStandings.writeStandings(tx, orgId, config.version, totals);
-  // Draw lines of settled (locked) periods the deal is or was in, and of every settled period after them.
-  targets.push(...(await drawTargetsOfDealChange(tx, orgId, plans, [...reps.values()], { before, after }, today, org)));
-  await book(tx, {
-    orgId,
-    targets,
-    droppedLines: [],
-    triggeringDomainEventId: change.domainEvent.id,
-    cause: {
-      domain_event_id: change.domainEvent.id,
-      event_kind: change.domainEvent.type,
-      deal_id: change.after.id,
-      deal_external_id: change.after.external_id,
-      changes: change.domainEvent.changes.map((fieldChange) => ({
+      scope: { ...scope, period_chips: [], periods: [] },
+      deals: [],
+    }).targets;
+    targets.push(...[...dealLines, ...(fromTotals.get(entry) ?? []), ...(fullLines.get(entry) ?? [])].sort(byChip));
+  }
+  await periodStandings.writeStandings(tx, orgId, config.version, [...totals.values()]);
+  // Draw lines of settled (locked) periods the deals are or were in, and of every settled period after them.
+  for (const item of reached) {
+    const { before, after } = item;
+    targets.push(
+      ...(await drawTargetsOfDealChange(tx, orgId, plans, [...item.reps.values()], { before, after }, today, org)),
+    );
+  }
+  // Each line once. A line the running totals decided for a change before a later change of the rep's period asked
+  // for a full evaluation is evaluated again there, from the deals as the last events left them: that one stands.
+  const byLine = new Map(targets.map((target) => [target.line.line_key, target]));
+  for (const lines of fullLines.values()) for (const target of lines) byLine.set(target.line.line_key, target);
+  const causes = new Map<string, TraceCause>();
+  const causeOf = (net: NetChange): TraceCause => {
+    const found = causes.get(net.domainEvent.id);
+    if (found) return found;
+    const cause: TraceCause = {
+      domain_event_id: net.domainEvent.id,
+      event_kind: net.domainEvent.type,
+      deal_id: net.after.id,
+      deal_external_id: net.after.external_id,
+      changes: net.domainEvent.changes.map((fieldChange) => ({
         field: fieldChange.field,
         from: fieldChange.old,
         to: fieldChange.new,
       })),
+    };
+    causes.set(net.domainEvent.id, cause);
+    return cause;
+  };
+  const byDeal = new Map(reached.map((item) => [item.net.after.id, item.net]));
+  const byRep = new Map<string, NetChange>();
+  for (const item of reached) for (const rep of item.reps.values()) byRep.set(rep.user_id, item.net);
+  const lastNet = (reached.at(-1) as Item).net;
+  const netOf = (target: LineTarget): NetChange =>
+    (target.line.deal_id === null ? undefined : byDeal.get(target.line.deal_id)) ??
+    byRep.get(target.line.user_id) ??
+    lastNet;
+  await book(tx, {
+    orgId,
+    targets: [...byLine.values()],
+    droppedLines: [],
+    triggeringDomainEventId: lastNet.domainEvent.id,
+    cause: causeOf(lastNet),
+    causeOf: (target) => {
+      const net = netOf(target);
+      return { triggeringDomainEventId: net.domainEvent.id, cause: causeOf(net) };
     },
     endpoints: config,
   });
+}
+
+/** Each deal's change over the events, in the order of each deal's first event. */
+function netChanges(changes: readonly DealChange[]): NetChange[] {
+  const byDeal = new Map<string, NetChange>();
+  for (const change of changes) {
+    const found = byDeal.get(change.after.id);
+    if (found) {
+      found.after = change.after;
+      found.domainEvent = change.domainEvent;
+    } else {
+      byDeal.set(change.after.id, { before: change.before, after: change.after, domainEvent: change.domainEvent });
+    }
+  }
+  return [...byDeal.values()];
+}
+
+function groupBy<T>(values: readonly T[], keyOf: (value: T) => string): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const value of values) {
+    const key = keyOf(value);
+    const group = groups.get(key);
+    if (group) group.push(value);
+    else groups.set(key, [value]);
+  }
+  return [...groups.values()];
+}
+
+/** The periods of the entries' scopes, each once. */
+function periodsOf(entries: readonly Work[]): PeriodId[] {
+  return [...new Set(entries.flatMap((entry) => entry.scope.periods))];
 }
 
 /** The first and last day of the periods, for reading the deals that can fall in them. */

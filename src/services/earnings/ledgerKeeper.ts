@@ -3,7 +3,7 @@ import type { SqlPool, Transaction } from '../../repositories/transaction.ts';
 import type { DealChange, DealChangeListener } from '../dealChanges.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from '../periodChanges.ts';
 import type { EvaluationContext } from './context.ts';
-import { evaluateDealChange } from './dealEvaluation.ts';
+import { evaluateDealChanges } from './dealEvaluation.ts';
 import { settleDrawsOfPeriod } from './draws.ts';
 import { EnginePlanVersions } from './engineAdapter.ts';
 import { approvePendingRows, payApprovedRows } from './periodMoves.ts';
@@ -56,7 +56,15 @@ export class EarningsEngine implements DealChangeListener, PeriodChangeListener 
    * affect for the reps the deal credits before and after, evaluated and booked (see evaluateDealChange).
    */
   onDealChanged(tx: Transaction, change: DealChange): Promise<void> {
-    return evaluateDealChange(tx, change, this.#context);
+    return evaluateDealChanges(tx, [change], this.#context);
+  }
+
+  /**
+   * The changes of a batch's transaction, evaluated together: each affected rep's lines once, booked once (see
+   * evaluateDealChanges). What it leaves is what onDealChanged after each change would have left.
+   */
+  onDealsChanged(tx: Transaction, changes: readonly DealChange[]): Promise<void> {
+    return evaluateDealChanges(tx, changes, this.#context);
   }
 
   /** Before a period is locked: the draws of the period are settled (see settleDrawsOfPeriod). */
