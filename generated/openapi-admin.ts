@@ -292,6 +292,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List manual adjustments
+         * @description The org's manual adjustments, oldest first, filtered by `period_id`, `user_id` or `category`.
+         *     Voids are listed as adjustments of their own (`voids_id`); the voided one names its void
+         *     (`voided_by_id`). Page with `cursor` while `next_cursor` is a string.
+         */
+        get: operations["listAdminAdjustments"];
+        put?: never;
+        /**
+         * Add a manual adjustment
+         * @description Adds a signed amount to a rep's period: a `one_off_bonus` (positive), a `correction` (either
+         *     sign), a `guarantee` (positive) or a `deduction` (negative), with a reason and optionally the
+         *     deal it concerns. It is paid with the period: `pending` while the period is open, `approved`
+         *     once locked, `paid` once paid. Statements, payouts, `quotient periods export` and the
+         *     `adjustment.created` webhook include it; the audit log names the admin.
+         *
+         *     Only an open period takes an adjustment: a locked or paid period is `409 invalid_state`,
+         *     naming the earliest open period after it to use instead. With an `idempotency_key`, the same
+         *     key again answers the adjustment it created (`created: false`) and writes nothing; the same
+         *     key with another adjustment is `409 invalid_state`. `currency` defaults to the org's default
+         *     currency. An unknown rep or deal is `404 not_found`.
+         */
+        post: operations["createAdjustment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/adjustments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a manual adjustment
+         * @description One adjustment with its trace (who added it, when, why). Another org's id is `404 not_found`.
+         */
+        get: operations["getAdjustment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/adjustments/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void a manual adjustment
+         * @description Adds a counter-adjustment of the opposite amount (same rep, category, currency and deal) that
+         *     names the one it voids; nothing is deleted. It goes to `period_id`, by default the voided
+         *     adjustment's period, which must be open (`409 invalid_state` names the earliest open period
+         *     after it otherwise). An adjustment is voided at most once, and a void is not voided: both
+         *     are `409 invalid_state`.
+         */
+        post: operations["voidAdjustment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/adjustment-imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import manual adjustments from a CSV file
+         * @description Adds the adjustments of a CSV file (docs/pay-workflow.md): header
+         *     `idempotency_key,user_external_id,period_id,amount_cents,currency,category,reason,deal_external_id`
+         *     (`currency` and `deal_external_id` may be empty or absent). Every row carries its own
+         *     idempotency key, so sending the file again changes nothing (`unchanged`).
+         *
+         *     All or nothing: every row is checked first; when any row is refused, `refusals` lists each
+         *     with its line in the file and nothing of the file is applied (`applied: false`). With
+         *     `dry_run` the rows are checked and nothing is applied either. A header without the required
+         *     columns, or text that is not CSV, is `400 invalid_body`.
+         */
+        post: operations["importAdjustments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/periods": {
         parameters: {
             query?: never;
@@ -1097,6 +1205,103 @@ export interface components {
             locked_at: components["schemas"]["NullableTimestamp"];
             paid_at: components["schemas"]["NullableTimestamp"];
             totals: components["schemas"]["StatusTotal"][];
+        };
+        /**
+         * @description `one_off_bonus` (positive), `correction` (either sign), `guarantee` (positive) or `deduction`
+         *     (negative). A void keeps the category of the adjustment it voids, with the opposite amount.
+         * @enum {string}
+         */
+        AdjustmentCategory: "one_off_bonus" | "correction" | "guarantee" | "deduction";
+        /**
+         * @description A manual adjustment, as `GET /v1/adjustments` shows it, with its trace: who added it (the admin's
+         *     id too), its idempotency key.
+         */
+        AdminAdjustment: {
+            id: string;
+            user_id: string;
+            user_external_id: string;
+            period_id: components["schemas"]["PeriodId"];
+            /** Format: int64 */
+            amount_cents: number;
+            currency: string;
+            category: components["schemas"]["AdjustmentCategory"];
+            reason: string;
+            deal_id: string | null;
+            /**
+             * @description `pending` while the period is open, `approved` once locked, `paid` once paid.
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "paid";
+            voids_id: string | null;
+            voided_by_id: string | null;
+            created_by: {
+                /** @enum {string} */
+                type: "admin" | "cli";
+                /** @description The admin's email, or `cli`. */
+                name: string;
+                admin_id: string | null;
+            };
+            /** Format: date-time */
+            created_at: string;
+            idempotency_key: string | null;
+        };
+        /** @description One page of adjustments. */
+        AdjustmentPage: {
+            adjustments: components["schemas"]["AdminAdjustment"][];
+            next_cursor: string | null;
+        };
+        /** @description An adjustment written (or found by its idempotency key). */
+        AdjustmentWrite: {
+            adjustment: components["schemas"]["AdminAdjustment"];
+            /** @description False when the idempotency key had already added it and nothing was written. */
+            created: boolean;
+        };
+        /** @description A manual adjustment to add. Name the rep by `user_id` or `user_external_id`. */
+        AdjustmentCreate: {
+            user_id?: string;
+            user_external_id?: string;
+            period_id: components["schemas"]["PeriodId"];
+            /**
+             * Format: int64
+             * @description Signed, in minor units; not 0.
+             */
+            amount_cents: number;
+            /** @description ISO 4217; the org's default currency when absent. */
+            currency?: string;
+            category: components["schemas"]["AdjustmentCategory"];
+            reason: string;
+            deal_id?: string;
+            deal_external_id?: string;
+            idempotency_key?: string;
+        };
+        /** @description Why the adjustment is voided, and where the counter-adjustment goes. */
+        AdjustmentVoid: {
+            reason: string;
+            period_id?: components["schemas"]["PeriodId"];
+        };
+        /** @description A CSV file of adjustments. */
+        AdjustmentImportRequest: {
+            /** @description The CSV file's text (UTF-8), header row first. */
+            text: string;
+            /** @description Check every row; apply nothing. */
+            dry_run?: boolean;
+        };
+        /** @description What an adjustment import did. */
+        AdjustmentImportSummary: {
+            dry_run: boolean;
+            /** @description True when the file's rows were applied (none refused, not a dry run). */
+            applied: boolean;
+            /** @description Rows of the file, the header aside. */
+            rows: number;
+            /** @description Adjustments added (on a dry run or a refused file, that would be added). */
+            created: number;
+            /** @description Rows whose idempotency key had already added their adjustment. */
+            unchanged: number;
+            /** @description Each refused row with its line in the file (the header is line 1). */
+            refusals: {
+                line: number;
+                reason: string;
+            }[];
         };
         /** @description The org's periods. */
         PeriodList: {
@@ -1934,6 +2139,172 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DealImportSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAdminAdjustments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 (default 50). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page, unchanged. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only adjustments paid in this period. */
+                period_id?: components["schemas"]["PeriodId"];
+                /** @description Only adjustments of this rep. */
+                user_id?: string;
+                /** @description Only adjustments of this category. */
+                category?: components["schemas"]["AdjustmentCategory"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of adjustments. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createAdjustment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdjustmentCreate"];
+            };
+        };
+        responses: {
+            /** @description The adjustment this idempotency key added before; nothing was written. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentWrite"];
+                };
+            };
+            /** @description The adjustment added. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentWrite"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAdjustment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The adjustment. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAdjustment"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    voidAdjustment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdjustmentVoid"];
+            };
+        };
+        responses: {
+            /** @description The counter-adjustment. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentWrite"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    importAdjustments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdjustmentImportRequest"];
+            };
+        };
+        responses: {
+            /** @description What the import did, or why it applied nothing. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentImportSummary"];
                 };
             };
             400: components["responses"]["BadRequest"];

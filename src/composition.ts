@@ -4,6 +4,7 @@ import type { Database } from './db/prisma.ts';
 import { secretBox, secretKeySource } from './lib/secretBox.ts';
 import { databaseStatements, poolStatements, type SqlPool } from './repositories/transaction.ts';
 import { AccountingBooks } from './services/accounting.ts';
+import { AdjustmentAdmin, AdjustmentReader } from './services/adjustments.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { EarningsRecompute, type RecomputeProgressReport } from './services/adminRecompute.ts';
 import type { DealChangeListener } from './services/dealChanges.ts';
@@ -73,6 +74,7 @@ export interface ApiServices {
   userReader: UserReader;
   statementReader: StatementReader;
   payoutReader: PayoutReader;
+  adjustmentReader: AdjustmentReader;
   estimator: DealEstimator;
 }
 
@@ -87,6 +89,7 @@ export interface AdminServices {
   planAdmin: PlanAdmin;
   planHistory: PlanHistory;
   periods: PeriodAdmin;
+  adjustments: AdjustmentAdmin;
   recompute: EarningsRecompute;
   exchangeRates: ExchangeRateService;
   exchangeRateChange: ExchangeRateChange;
@@ -157,6 +160,7 @@ export function composeServices(input: CompositionInput): Services {
       userReader: new UserReader(pool),
       statementReader: new StatementReader(pool),
       payoutReader: new PayoutReader(poolStatements(pool)),
+      adjustmentReader: new AdjustmentReader(poolStatements(pool)),
       estimator: new DealEstimator(ingestion),
     },
     admin: {
@@ -168,6 +172,7 @@ export function composeServices(input: CompositionInput): Services {
       planAdmin,
       planHistory,
       periods,
+      adjustments: new AdjustmentAdmin(db),
       recompute,
       exchangeRates,
       exchangeRateChange: new ExchangeRateChange(exchangeRates, recompute),

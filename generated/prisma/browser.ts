@@ -177,3 +177,8 @@ export type AccountingClose = Prisma.AccountingCloseModel
  * 
  */
 export type AccountingConversion = Prisma.AccountingConversionModel
+/**
+ * Model Adjustment
+ * 
+ */
+export type Adjustment = Prisma.AdjustmentModel

@@ -2,6 +2,7 @@ import createOpenApiClient from 'openapi-fetch';
 import type { paths } from './generated/openapi.ts';
 import { dedupKeyMiddleware } from './idempotency.ts';
 import {
+  AdjustmentsResource,
   AuthResource,
   type Core,
   DealsResource,
@@ -84,6 +85,8 @@ export class QuotientClient {
   readonly statements: StatementsResource;
   /** `GET /v1/payouts`. */
   readonly payouts: PayoutsResource;
+  /** `GET /v1/adjustments`. */
+  readonly adjustments: AdjustmentsResource;
   /** `POST /v1/estimates`. */
   readonly estimates: EstimatesResource;
   /** `GET /v1/openapi.json`. */
@@ -126,6 +129,7 @@ export class QuotientClient {
     this.users = new UsersResource(core);
     this.statements = new StatementsResource(core);
     this.payouts = new PayoutsResource(core);
+    this.adjustments = new AdjustmentsResource(core);
     this.estimates = new EstimatesResource(core);
     this.meta = new MetaResource(core);
   }

@@ -3,6 +3,7 @@ export { QuotientConnectionError, QuotientError, QuotientTimeoutError } from './
 export type { components, operations, paths, webhooks } from './generated/openapi.ts';
 export { PageIterator, type PageSource } from './pagination.ts';
 export type {
+  AdjustmentsResource,
   AuthResource,
   DealsResource,
   EarningsResource,
@@ -16,6 +17,8 @@ export type {
 } from './resources.ts';
 export type { FetchFunction } from './transport.ts';
 export type {
+  Adjustment,
+  AdjustmentList,
   AuthContext,
   Deal,
   DealEvent,
@@ -32,6 +35,7 @@ export type {
   Estimate,
   EstimateRequest,
   GetPlanParams,
+  ListAdjustmentsParams,
   ListDealsParams,
   ListEarningsParams,
   ListPayoutsParams,

@@ -2,6 +2,8 @@ import { QuotientError } from './errors.ts';
 import { PageIterator } from './pagination.ts';
 import type { FetchFunction } from './transport.ts';
 import type {
+  Adjustment,
+  AdjustmentList,
   AuthContext,
   Deal,
   DealEvent,
@@ -14,6 +16,7 @@ import type {
   Estimate,
   EstimateRequest,
   GetPlanParams,
+  ListAdjustmentsParams,
   ListDealsParams,
   ListEarningsParams,
   ListPayoutsParams,
@@ -223,6 +226,32 @@ export class PayoutsResource {
   /** `GET /v1/payouts`, one page; an open period is a QuotientError with status 409 (`period_open`). */
   async listPage(params: ListPayoutsParams, options?: RequestOptions): Promise<PayoutList> {
     return unwrap(this.#core.raw.GET('/v1/payouts', { params: { query: params }, ...init(this.#core, options) }));
+  }
+}
+
+export class AdjustmentsResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /**
+   * `GET /v1/adjustments`, every page: the org's manual adjustments (one-off bonuses, corrections, guarantees,
+   * deductions and their voids), oldest first,
+   * `for await (const adjustment of client.adjustments.list({ period_id: '2026-04' }))`. Needs `earnings:read`.
+   */
+  list(params: ListAdjustmentsParams = {}, options?: RequestOptions): PageIterator<Adjustment, AdjustmentList> {
+    return new PageIterator({
+      fetchPage: (cursor) => this.listPage({ ...params, cursor }, options),
+      items: (page) => page.adjustments,
+      nextCursor: (page) => page.next_cursor,
+      firstCursor: params.cursor,
+    });
+  }
+
+  /** `GET /v1/adjustments`, one page. */
+  async listPage(params: ListAdjustmentsParams = {}, options?: RequestOptions): Promise<AdjustmentList> {
+    return unwrap(this.#core.raw.GET('/v1/adjustments', { params: { query: params }, ...init(this.#core, options) }));
   }
 }
 

@@ -44,6 +44,9 @@ export type Statement = JsonBody<'/v1/users/{id}/statements/{period_id}', 'get'>
 export type PayoutList = JsonBody<'/v1/payouts', 'get'>;
 export type Payout = PayoutList['payouts'][number];
 export type ListPayoutsParams = Query<paths['/v1/payouts']['get']>;
+export type AdjustmentList = JsonBody<'/v1/adjustments', 'get'>;
+export type Adjustment = AdjustmentList['adjustments'][number];
+export type ListAdjustmentsParams = NonNullable<Query<paths['/v1/adjustments']['get']>>;
 
 export type EstimateRequest = RequestBody<paths['/v1/estimates']['post']>;
 export type Estimate = JsonBody<'/v1/estimates', 'post'>;

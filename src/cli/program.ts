@@ -1,5 +1,6 @@
 import { Command, type CommanderError } from 'commander';
 import { accountingCommand } from './commands/accounting.ts';
+import { adjustmentsCommand } from './commands/adjustments.ts';
 import { adminsCommand } from './commands/admins.ts';
 import { auditCommand } from './commands/audit.ts';
 import { dbCommand } from './commands/db.ts';
@@ -38,6 +39,7 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     repsCommand(),
     ssoCommand(),
     periodsCommand(),
+    adjustmentsCommand(),
     accountingCommand(),
     recomputeCommand(),
     importCommand(),

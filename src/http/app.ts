@@ -91,6 +91,7 @@ export function createApp(deps: AppDeps): Express {
           userReader: deps.userReader,
           statementReader: deps.statementReader,
           payoutReader: deps.payoutReader,
+          adjustmentReader: deps.adjustmentReader,
           estimator: deps.estimator,
         }),
       ),

@@ -27,7 +27,8 @@ export type IdPrefix =
   | 'rinv'
   | 'rlnk'
   | 'rses'
-  | 'apv';
+  | 'apv'
+  | 'adj';
 
 /** The same TypeID as `typeid(prefix).toString()`, without building the TypeID object and splitting it again. */
 export function newId(prefix: IdPrefix): string {

@@ -1,6 +1,7 @@
 import { buildStatement, type Statement } from '../domain/earnings/statement.ts';
 import { type CalendarDate, periodBounds, periodKindOf } from '../domain/periods.ts';
 import { namesAssignee } from '../domain/plans/types.ts';
+import * as adjustments from '../repositories/adjustments.ts';
 import * as deals from '../repositories/deals.ts';
 import * as earnings from '../repositories/earnings.ts';
 import * as orgs from '../repositories/orgs.ts';
@@ -8,6 +9,7 @@ import * as periods from '../repositories/periods.ts';
 import * as plans from '../repositories/plans.ts';
 import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
+import { toWireAdjustment } from '../wire/adjustments.ts';
 import { toWireUser } from '../wire/users.ts';
 
 function todayUtc(): CalendarDate {
@@ -29,13 +31,14 @@ export class StatementReader {
     const tx = poolStatements(this.#pool);
     const user = await users.find(tx, orgId, userId);
     if (!user) return null;
-    const [period, rows, orgPlans, repDeals, drawBalances, config] = await Promise.all([
+    const [period, rows, orgPlans, repDeals, drawBalances, config, manual] = await Promise.all([
       periods.findSummary(tx, orgId, periodId),
       earnings.rowsOfRepInPeriod(tx, orgId, userId, periodId),
       plans.listForStatements(tx, orgId),
       deals.dealsOfRep(tx, orgId, userId),
       earnings.drawBalancesByPlanBefore(tx, orgId, userId, periodId),
       orgs.loadConfig(tx, orgId),
+      adjustments.ofRepInPeriod(tx, orgId, userId, periodId),
     ]);
     const kind = periodKindOf(periodId);
     const withRows = new Set([...rows.map((row) => row.plan_id), ...drawBalances.keys()]);
@@ -52,6 +55,7 @@ export class StatementReader {
       deals: repDeals,
       money: { default_currency: config.defaultCurrency, rates: config.rates },
       drawBalances,
+      manualAdjustments: manual.map(toWireAdjustment),
       today: this.#today(),
     });
   }

@@ -428,7 +428,8 @@ export const ModelName = {
   RepSession: 'RepSession',
   AccountingPolicyVersion: 'AccountingPolicyVersion',
   AccountingClose: 'AccountingClose',
-  AccountingConversion: 'AccountingConversion'
+  AccountingConversion: 'AccountingConversion',
+  Adjustment: 'Adjustment'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -444,7 +445,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion"
+    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2816,6 +2817,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    Adjustment: {
+      payload: Prisma.$AdjustmentPayload<ExtArgs>
+      fields: Prisma.AdjustmentFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AdjustmentFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AdjustmentFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>
+        }
+        findFirst: {
+          args: Prisma.AdjustmentFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AdjustmentFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>
+        }
+        findMany: {
+          args: Prisma.AdjustmentFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>[]
+        }
+        create: {
+          args: Prisma.AdjustmentCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>
+        }
+        createMany: {
+          args: Prisma.AdjustmentCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AdjustmentCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>[]
+        }
+        delete: {
+          args: Prisma.AdjustmentDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>
+        }
+        update: {
+          args: Prisma.AdjustmentUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>
+        }
+        deleteMany: {
+          args: Prisma.AdjustmentDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AdjustmentUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AdjustmentUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>[]
+        }
+        upsert: {
+          args: Prisma.AdjustmentUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>
+        }
+        aggregate: {
+          args: Prisma.AdjustmentAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAdjustment>
+        }
+        groupBy: {
+          args: Prisma.AdjustmentGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AdjustmentGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AdjustmentCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AdjustmentCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -3327,6 +3402,27 @@ export const AccountingConversionScalarFieldEnum = {
 export type AccountingConversionScalarFieldEnum = (typeof AccountingConversionScalarFieldEnum)[keyof typeof AccountingConversionScalarFieldEnum]
 
 
+export const AdjustmentScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  period_id: 'period_id',
+  amount_cents: 'amount_cents',
+  currency: 'currency',
+  category: 'category',
+  reason: 'reason',
+  deal_id: 'deal_id',
+  voids_id: 'voids_id',
+  idempotency_key: 'idempotency_key',
+  created_by_type: 'created_by_type',
+  created_by: 'created_by',
+  created_by_id: 'created_by_id',
+  created_at: 'created_at'
+} as const
+
+export type AdjustmentScalarFieldEnum = (typeof AdjustmentScalarFieldEnum)[keyof typeof AdjustmentScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -3668,6 +3764,7 @@ export type GlobalOmitConfig = {
   accountingPolicyVersion?: Prisma.AccountingPolicyVersionOmit
   accountingClose?: Prisma.AccountingCloseOmit
   accountingConversion?: Prisma.AccountingConversionOmit
+  adjustment?: Prisma.AdjustmentOmit
 }
 
 /* Types for Logging */

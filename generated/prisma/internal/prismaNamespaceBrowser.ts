@@ -82,7 +82,8 @@ export const ModelName = {
   RepSession: 'RepSession',
   AccountingPolicyVersion: 'AccountingPolicyVersion',
   AccountingClose: 'AccountingClose',
-  AccountingConversion: 'AccountingConversion'
+  AccountingConversion: 'AccountingConversion',
+  Adjustment: 'Adjustment'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -571,6 +572,27 @@ export const AccountingConversionScalarFieldEnum = {
 } as const
 
 export type AccountingConversionScalarFieldEnum = (typeof AccountingConversionScalarFieldEnum)[keyof typeof AccountingConversionScalarFieldEnum]
+
+
+export const AdjustmentScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  period_id: 'period_id',
+  amount_cents: 'amount_cents',
+  currency: 'currency',
+  category: 'category',
+  reason: 'reason',
+  deal_id: 'deal_id',
+  voids_id: 'voids_id',
+  idempotency_key: 'idempotency_key',
+  created_by_type: 'created_by_type',
+  created_by: 'created_by',
+  created_by_id: 'created_by_id',
+  created_at: 'created_at'
+} as const
+
+export type AdjustmentScalarFieldEnum = (typeof AdjustmentScalarFieldEnum)[keyof typeof AdjustmentScalarFieldEnum]
 
 
 export const SortOrder = {

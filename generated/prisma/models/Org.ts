@@ -235,6 +235,7 @@ export type OrgWhereInput = {
   exchange_rates?: Prisma.ExchangeRateListRelationFilter
   rep_managers?: Prisma.RepManagerListRelationFilter
   identity_providers?: Prisma.IdentityProviderListRelationFilter
+  adjustments?: Prisma.AdjustmentListRelationFilter
 }
 
 export type OrgOrderByWithRelationInput = {
@@ -256,6 +257,7 @@ export type OrgOrderByWithRelationInput = {
   exchange_rates?: Prisma.ExchangeRateOrderByRelationAggregateInput
   rep_managers?: Prisma.RepManagerOrderByRelationAggregateInput
   identity_providers?: Prisma.IdentityProviderOrderByRelationAggregateInput
+  adjustments?: Prisma.AdjustmentOrderByRelationAggregateInput
 }
 
 export type OrgWhereUniqueInput = Prisma.AtLeast<{
@@ -280,6 +282,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   exchange_rates?: Prisma.ExchangeRateListRelationFilter
   rep_managers?: Prisma.RepManagerListRelationFilter
   identity_providers?: Prisma.IdentityProviderListRelationFilter
+  adjustments?: Prisma.AdjustmentListRelationFilter
 }, "id">
 
 export type OrgOrderByWithAggregationInput = {
@@ -329,6 +332,7 @@ export type OrgCreateInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateInput = {
@@ -350,6 +354,7 @@ export type OrgUncheckedCreateInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUpdateInput = {
@@ -371,6 +376,7 @@ export type OrgUpdateInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateInput = {
@@ -392,6 +398,7 @@ export type OrgUncheckedUpdateInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateManyInput = {
@@ -659,6 +666,20 @@ export type OrgUpdateOneRequiredWithoutIdentity_providersNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutIdentity_providersInput, Prisma.OrgUpdateWithoutIdentity_providersInput>, Prisma.OrgUncheckedUpdateWithoutIdentity_providersInput>
 }
 
+export type OrgCreateNestedOneWithoutAdjustmentsInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutAdjustmentsInput, Prisma.OrgUncheckedCreateWithoutAdjustmentsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAdjustmentsInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutAdjustmentsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutAdjustmentsInput, Prisma.OrgUncheckedCreateWithoutAdjustmentsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAdjustmentsInput
+  upsert?: Prisma.OrgUpsertWithoutAdjustmentsInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutAdjustmentsInput, Prisma.OrgUpdateWithoutAdjustmentsInput>, Prisma.OrgUncheckedUpdateWithoutAdjustmentsInput>
+}
+
 export type OrgCreateWithoutUsersInput = {
   id: string
   name: string
@@ -677,6 +698,7 @@ export type OrgCreateWithoutUsersInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutUsersInput = {
@@ -697,6 +719,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutUsersInput = {
@@ -733,6 +756,7 @@ export type OrgUpdateWithoutUsersInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutUsersInput = {
@@ -753,6 +777,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutRep_managersInput = {
@@ -773,6 +798,7 @@ export type OrgCreateWithoutRep_managersInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutRep_managersInput = {
@@ -793,6 +819,7 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutRep_managersInput = {
@@ -829,6 +856,7 @@ export type OrgUpdateWithoutRep_managersInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutRep_managersInput = {
@@ -849,6 +877,7 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutApi_keysInput = {
@@ -869,6 +898,7 @@ export type OrgCreateWithoutApi_keysInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutApi_keysInput = {
@@ -889,6 +919,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutApi_keysInput = {
@@ -925,6 +956,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutApi_keysInput = {
@@ -945,6 +977,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdminsInput = {
@@ -965,6 +998,7 @@ export type OrgCreateWithoutAdminsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdminsInput = {
@@ -985,6 +1019,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdminsInput = {
@@ -1021,6 +1056,7 @@ export type OrgUpdateWithoutAdminsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdminsInput = {
@@ -1041,6 +1077,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutDealsInput = {
@@ -1061,6 +1098,7 @@ export type OrgCreateWithoutDealsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutDealsInput = {
@@ -1081,6 +1119,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutDealsInput = {
@@ -1117,6 +1156,7 @@ export type OrgUpdateWithoutDealsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutDealsInput = {
@@ -1137,6 +1177,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPlansInput = {
@@ -1157,6 +1198,7 @@ export type OrgCreateWithoutPlansInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPlansInput = {
@@ -1177,6 +1219,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPlansInput = {
@@ -1213,6 +1256,7 @@ export type OrgUpdateWithoutPlansInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPlansInput = {
@@ -1233,6 +1277,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPeriodsInput = {
@@ -1253,6 +1298,7 @@ export type OrgCreateWithoutPeriodsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPeriodsInput = {
@@ -1273,6 +1319,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPeriodsInput = {
@@ -1309,6 +1356,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPeriodsInput = {
@@ -1329,6 +1377,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_endpointsInput = {
@@ -1349,6 +1398,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
@@ -1369,6 +1419,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_endpointsInput = {
@@ -1405,6 +1456,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
@@ -1425,6 +1477,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_messagesInput = {
@@ -1445,6 +1498,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
@@ -1465,6 +1519,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_messagesInput = {
@@ -1501,6 +1556,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
@@ -1521,6 +1577,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutExchange_ratesInput = {
@@ -1541,6 +1598,7 @@ export type OrgCreateWithoutExchange_ratesInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutExchange_ratesInput = {
@@ -1561,6 +1619,7 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutExchange_ratesInput = {
@@ -1597,6 +1656,7 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
@@ -1617,6 +1677,7 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutIdentity_providersInput = {
@@ -1637,6 +1698,7 @@ export type OrgCreateWithoutIdentity_providersInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutIdentity_providersInput = {
@@ -1657,6 +1719,7 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutIdentity_providersInput = {
@@ -1693,6 +1756,7 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
@@ -1713,6 +1777,107 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutAdjustmentsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutAdjustmentsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutAdjustmentsInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutAdjustmentsInput, Prisma.OrgUncheckedCreateWithoutAdjustmentsInput>
+}
+
+export type OrgUpsertWithoutAdjustmentsInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutAdjustmentsInput, Prisma.OrgUncheckedUpdateWithoutAdjustmentsInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutAdjustmentsInput, Prisma.OrgUncheckedCreateWithoutAdjustmentsInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutAdjustmentsInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutAdjustmentsInput, Prisma.OrgUncheckedUpdateWithoutAdjustmentsInput>
+}
+
+export type OrgUpdateWithoutAdjustmentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 
@@ -1732,6 +1897,7 @@ export type OrgCountOutputType = {
   exchange_rates: number
   rep_managers: number
   identity_providers: number
+  adjustments: number
 }
 
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1746,6 +1912,7 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   exchange_rates?: boolean | OrgCountOutputTypeCountExchange_ratesArgs
   rep_managers?: boolean | OrgCountOutputTypeCountRep_managersArgs
   identity_providers?: boolean | OrgCountOutputTypeCountIdentity_providersArgs
+  adjustments?: boolean | OrgCountOutputTypeCountAdjustmentsArgs
 }
 
 /**
@@ -1835,6 +2002,13 @@ export type OrgCountOutputTypeCountIdentity_providersArgs<ExtArgs extends runtim
   where?: Prisma.IdentityProviderWhereInput
 }
 
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountAdjustmentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AdjustmentWhereInput
+}
+
 
 export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1855,6 +2029,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   exchange_rates?: boolean | Prisma.Org$exchange_ratesArgs<ExtArgs>
   rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
   identity_providers?: boolean | Prisma.Org$identity_providersArgs<ExtArgs>
+  adjustments?: boolean | Prisma.Org$adjustmentsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["org"]>
 
@@ -1901,6 +2076,7 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   exchange_rates?: boolean | Prisma.Org$exchange_ratesArgs<ExtArgs>
   rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
   identity_providers?: boolean | Prisma.Org$identity_providersArgs<ExtArgs>
+  adjustments?: boolean | Prisma.Org$adjustmentsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrgIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1920,6 +2096,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     exchange_rates: Prisma.$ExchangeRatePayload<ExtArgs>[]
     rep_managers: Prisma.$RepManagerPayload<ExtArgs>[]
     identity_providers: Prisma.$IdentityProviderPayload<ExtArgs>[]
+    adjustments: Prisma.$AdjustmentPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -2334,6 +2511,7 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   exchange_rates<T extends Prisma.Org$exchange_ratesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$exchange_ratesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ExchangeRatePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   rep_managers<T extends Prisma.Org$rep_managersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$rep_managersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   identity_providers<T extends Prisma.Org$identity_providersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$identity_providersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$IdentityProviderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  adjustments<T extends Prisma.Org$adjustmentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adjustmentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdjustmentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -3024,6 +3202,30 @@ export type Org$identity_providersArgs<ExtArgs extends runtime.Types.Extensions.
   take?: number
   skip?: number
   distinct?: Prisma.IdentityProviderScalarFieldEnum | Prisma.IdentityProviderScalarFieldEnum[]
+}
+
+/**
+ * Org.adjustments
+ */
+export type Org$adjustmentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Adjustment
+   */
+  select?: Prisma.AdjustmentSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Adjustment
+   */
+  omit?: Prisma.AdjustmentOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AdjustmentInclude<ExtArgs> | null
+  where?: Prisma.AdjustmentWhereInput
+  orderBy?: Prisma.AdjustmentOrderByWithRelationInput | Prisma.AdjustmentOrderByWithRelationInput[]
+  cursor?: Prisma.AdjustmentWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AdjustmentScalarFieldEnum | Prisma.AdjustmentScalarFieldEnum[]
 }
 
 /**

@@ -198,6 +198,7 @@ export type UserWhereInput = {
   rep_invitations?: Prisma.RepInvitationListRelationFilter
   rep_sign_in_links?: Prisma.RepSignInLinkListRelationFilter
   rep_sessions?: Prisma.RepSessionListRelationFilter
+  adjustments?: Prisma.AdjustmentListRelationFilter
 }
 
 export type UserOrderByWithRelationInput = {
@@ -215,6 +216,7 @@ export type UserOrderByWithRelationInput = {
   rep_invitations?: Prisma.RepInvitationOrderByRelationAggregateInput
   rep_sign_in_links?: Prisma.RepSignInLinkOrderByRelationAggregateInput
   rep_sessions?: Prisma.RepSessionOrderByRelationAggregateInput
+  adjustments?: Prisma.AdjustmentOrderByRelationAggregateInput
 }
 
 export type UserWhereUniqueInput = Prisma.AtLeast<{
@@ -236,6 +238,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   rep_invitations?: Prisma.RepInvitationListRelationFilter
   rep_sign_in_links?: Prisma.RepSignInLinkListRelationFilter
   rep_sessions?: Prisma.RepSessionListRelationFilter
+  adjustments?: Prisma.AdjustmentListRelationFilter
 }, "id" | "org_id_external_id">
 
 export type UserOrderByWithAggregationInput = {
@@ -276,6 +279,7 @@ export type UserCreateInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateInput = {
@@ -292,6 +296,7 @@ export type UserUncheckedCreateInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserUpdateInput = {
@@ -308,6 +313,7 @@ export type UserUpdateInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateInput = {
@@ -324,6 +330,7 @@ export type UserUncheckedUpdateInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateManyInput = {
@@ -552,6 +559,20 @@ export type UserUpdateOneRequiredWithoutRep_sessionsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutRep_sessionsInput, Prisma.UserUpdateWithoutRep_sessionsInput>, Prisma.UserUncheckedUpdateWithoutRep_sessionsInput>
 }
 
+export type UserCreateNestedOneWithoutAdjustmentsInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutAdjustmentsInput, Prisma.UserUncheckedCreateWithoutAdjustmentsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutAdjustmentsInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneRequiredWithoutAdjustmentsNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutAdjustmentsInput, Prisma.UserUncheckedCreateWithoutAdjustmentsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutAdjustmentsInput
+  upsert?: Prisma.UserUpsertWithoutAdjustmentsInput
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutAdjustmentsInput, Prisma.UserUpdateWithoutAdjustmentsInput>, Prisma.UserUncheckedUpdateWithoutAdjustmentsInput>
+}
+
 export type UserCreateWithoutOrgInput = {
   id: string
   external_id: string
@@ -565,6 +586,7 @@ export type UserCreateWithoutOrgInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutOrgInput = {
@@ -580,6 +602,7 @@ export type UserUncheckedCreateWithoutOrgInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutOrgInput = {
@@ -633,6 +656,7 @@ export type UserCreateWithoutManagersInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutManagersInput = {
@@ -648,6 +672,7 @@ export type UserUncheckedCreateWithoutManagersInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutManagersInput = {
@@ -668,6 +693,7 @@ export type UserCreateWithoutReportsInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutReportsInput = {
@@ -683,6 +709,7 @@ export type UserUncheckedCreateWithoutReportsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutReportsInput = {
@@ -714,6 +741,7 @@ export type UserUpdateWithoutManagersInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutManagersInput = {
@@ -729,6 +757,7 @@ export type UserUncheckedUpdateWithoutManagersInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserUpsertWithoutReportsInput = {
@@ -755,6 +784,7 @@ export type UserUpdateWithoutReportsInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutReportsInput = {
@@ -770,6 +800,7 @@ export type UserUncheckedUpdateWithoutReportsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutDealsInput = {
@@ -785,6 +816,7 @@ export type UserCreateWithoutDealsInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutDealsInput = {
@@ -800,6 +832,7 @@ export type UserUncheckedCreateWithoutDealsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutDealsInput = {
@@ -831,6 +864,7 @@ export type UserUpdateWithoutDealsInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutDealsInput = {
@@ -846,6 +880,7 @@ export type UserUncheckedUpdateWithoutDealsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutEarningsInput = {
@@ -861,6 +896,7 @@ export type UserCreateWithoutEarningsInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutEarningsInput = {
@@ -876,6 +912,7 @@ export type UserUncheckedCreateWithoutEarningsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutEarningsInput = {
@@ -907,6 +944,7 @@ export type UserUpdateWithoutEarningsInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutEarningsInput = {
@@ -922,6 +960,7 @@ export type UserUncheckedUpdateWithoutEarningsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutRep_invitationsInput = {
@@ -937,6 +976,7 @@ export type UserCreateWithoutRep_invitationsInput = {
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutRep_invitationsInput = {
@@ -952,6 +992,7 @@ export type UserUncheckedCreateWithoutRep_invitationsInput = {
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutRep_invitationsInput = {
@@ -983,6 +1024,7 @@ export type UserUpdateWithoutRep_invitationsInput = {
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutRep_invitationsInput = {
@@ -998,6 +1040,7 @@ export type UserUncheckedUpdateWithoutRep_invitationsInput = {
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutRep_sign_in_linksInput = {
@@ -1013,6 +1056,7 @@ export type UserCreateWithoutRep_sign_in_linksInput = {
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
@@ -1028,6 +1072,7 @@ export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutRep_sign_in_linksInput = {
@@ -1059,6 +1104,7 @@ export type UserUpdateWithoutRep_sign_in_linksInput = {
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
@@ -1074,6 +1120,7 @@ export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutRep_sessionsInput = {
@@ -1089,6 +1136,7 @@ export type UserCreateWithoutRep_sessionsInput = {
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutRep_sessionsInput = {
@@ -1104,6 +1152,7 @@ export type UserUncheckedCreateWithoutRep_sessionsInput = {
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutRep_sessionsInput = {
@@ -1135,6 +1184,7 @@ export type UserUpdateWithoutRep_sessionsInput = {
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutRep_sessionsInput = {
@@ -1150,6 +1200,87 @@ export type UserUncheckedUpdateWithoutRep_sessionsInput = {
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
+}
+
+export type UserCreateWithoutAdjustmentsInput = {
+  id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  created_at?: Date | string
+  org: Prisma.OrgCreateNestedOneWithoutUsersInput
+  deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+}
+
+export type UserUncheckedCreateWithoutAdjustmentsInput = {
+  id: string
+  org_id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  created_at?: Date | string
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+}
+
+export type UserCreateOrConnectWithoutAdjustmentsInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutAdjustmentsInput, Prisma.UserUncheckedCreateWithoutAdjustmentsInput>
+}
+
+export type UserUpsertWithoutAdjustmentsInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutAdjustmentsInput, Prisma.UserUncheckedUpdateWithoutAdjustmentsInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutAdjustmentsInput, Prisma.UserUncheckedCreateWithoutAdjustmentsInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutAdjustmentsInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutAdjustmentsInput, Prisma.UserUncheckedUpdateWithoutAdjustmentsInput>
+}
+
+export type UserUpdateWithoutAdjustmentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
+  deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+}
+
+export type UserUncheckedUpdateWithoutAdjustmentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateManyOrgInput = {
@@ -1173,6 +1304,7 @@ export type UserUpdateWithoutOrgInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutOrgInput = {
@@ -1188,6 +1320,7 @@ export type UserUncheckedUpdateWithoutOrgInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateManyWithoutOrgInput = {
@@ -1211,6 +1344,7 @@ export type UserCountOutputType = {
   rep_invitations: number
   rep_sign_in_links: number
   rep_sessions: number
+  adjustments: number
 }
 
 export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1221,6 +1355,7 @@ export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   rep_invitations?: boolean | UserCountOutputTypeCountRep_invitationsArgs
   rep_sign_in_links?: boolean | UserCountOutputTypeCountRep_sign_in_linksArgs
   rep_sessions?: boolean | UserCountOutputTypeCountRep_sessionsArgs
+  adjustments?: boolean | UserCountOutputTypeCountAdjustmentsArgs
 }
 
 /**
@@ -1282,6 +1417,13 @@ export type UserCountOutputTypeCountRep_sessionsArgs<ExtArgs extends runtime.Typ
   where?: Prisma.RepSessionWhereInput
 }
 
+/**
+ * UserCountOutputType without action
+ */
+export type UserCountOutputTypeCountAdjustmentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AdjustmentWhereInput
+}
+
 
 export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1298,6 +1440,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   rep_invitations?: boolean | Prisma.User$rep_invitationsArgs<ExtArgs>
   rep_sign_in_links?: boolean | Prisma.User$rep_sign_in_linksArgs<ExtArgs>
   rep_sessions?: boolean | Prisma.User$rep_sessionsArgs<ExtArgs>
+  adjustments?: boolean | Prisma.User$adjustmentsArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
 
@@ -1340,6 +1483,7 @@ export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   rep_invitations?: boolean | Prisma.User$rep_invitationsArgs<ExtArgs>
   rep_sign_in_links?: boolean | Prisma.User$rep_sign_in_linksArgs<ExtArgs>
   rep_sessions?: boolean | Prisma.User$rep_sessionsArgs<ExtArgs>
+  adjustments?: boolean | Prisma.User$adjustmentsArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type UserIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1360,6 +1504,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     rep_invitations: Prisma.$RepInvitationPayload<ExtArgs>[]
     rep_sign_in_links: Prisma.$RepSignInLinkPayload<ExtArgs>[]
     rep_sessions: Prisma.$RepSessionPayload<ExtArgs>[]
+    adjustments: Prisma.$AdjustmentPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1770,6 +1915,7 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   rep_invitations<T extends Prisma.User$rep_invitationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_invitationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepInvitationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   rep_sign_in_links<T extends Prisma.User$rep_sign_in_linksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_sign_in_linksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepSignInLinkPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   rep_sessions<T extends Prisma.User$rep_sessionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_sessionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepSessionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  adjustments<T extends Prisma.User$adjustmentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$adjustmentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdjustmentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2371,6 +2517,30 @@ export type User$rep_sessionsArgs<ExtArgs extends runtime.Types.Extensions.Inter
   take?: number
   skip?: number
   distinct?: Prisma.RepSessionScalarFieldEnum | Prisma.RepSessionScalarFieldEnum[]
+}
+
+/**
+ * User.adjustments
+ */
+export type User$adjustmentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Adjustment
+   */
+  select?: Prisma.AdjustmentSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Adjustment
+   */
+  omit?: Prisma.AdjustmentOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AdjustmentInclude<ExtArgs> | null
+  where?: Prisma.AdjustmentWhereInput
+  orderBy?: Prisma.AdjustmentOrderByWithRelationInput | Prisma.AdjustmentOrderByWithRelationInput[]
+  cursor?: Prisma.AdjustmentWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AdjustmentScalarFieldEnum | Prisma.AdjustmentScalarFieldEnum[]
 }
 
 /**

@@ -76,6 +76,7 @@ const PAYOUT_COLUMNS = [
   'paid_cents',
   'clawback_cents',
   'draw_cents',
+  'adjustment_cents',
   'total_cents',
 ] as const;
 

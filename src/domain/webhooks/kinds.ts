@@ -6,6 +6,7 @@ export const WEBHOOK_EVENT_KINDS = [
   'deal.updated',
   'period.locked',
   'period.paid',
+  'adjustment.created',
 ] as const;
 
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];

@@ -1,5 +1,6 @@
 import type { operations, paths } from '../../../generated/openapi.ts';
 import type { ContractHandlers } from '../handlers.ts';
+import { type AdjustmentRouteDeps, adjustmentHandlers } from './adjustments.ts';
 import { type DealEventBatchRouteDeps, dealEventBatchHandlers } from './dealEventBatch.ts';
 import { type DealRouteDeps, dealHandlers } from './deals.ts';
 import { type EarningRouteDeps, earningHandlers } from './earnings.ts';
@@ -20,6 +21,7 @@ export type HandlerDeps = PlatformHandlerDeps &
   PlanRouteDeps &
   UserRouteDeps &
   ReportRouteDeps &
+  AdjustmentRouteDeps &
   EstimateRouteDeps;
 
 /**
@@ -36,6 +38,7 @@ export function contractHandlers(deps: HandlerDeps): PublicHandlers {
     ...planHandlers(deps),
     ...userHandlers(deps),
     ...reportHandlers(deps),
+    ...adjustmentHandlers(deps),
     ...estimateHandlers(deps),
   };
 }
