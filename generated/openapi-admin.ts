@@ -421,6 +421,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/pay-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the pay settings
+         * @description How the org's statements are signed off before a period may be locked
+         *     (`statement_approval_policy`: `none`, `rep`, `manager`, `rep_then_manager`) and whether marking
+         *     a period paid needs a second admin (`four_eyes_payment`).
+         */
+        get: operations["getPaySettings"];
+        /**
+         * Change the pay settings
+         * @description Sets the approval policy and four-eyes payment; a member left out keeps its value. Audited
+         *     (`pay_settings.updated`, before and after). A new policy applies to every period not yet locked.
+         */
+        put: operations["updatePaySettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/periods/{id}/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a period's statement approvals
+         * @description Every statement of the period that pays something (a pending, approved or paid row, or a manual
+         *     adjustment), with where its approval stands under the policy: what a lock waits for.
+         */
+        get: operations["listPeriodApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/periods/{id}/lock": {
         parameters: {
             query?: never;
@@ -435,6 +483,10 @@ export interface paths {
          * @description open → locked: the period's pending earnings become approved and their amounts are frozen;
          *     `rows_moved` says how many. A period with no row yet is created locked. Locking a locked
          *     period changes nothing; a paid period is `409 invalid_state`.
+         *
+         *     Under an approval policy (`GET /admin/v1/pay-settings`), a period whose statements are not all
+         *     approved is `409 invalid_state` with `waiting` listing them, unless the body gives an
+         *     `override_reason`, which is audited with the statements it overrode.
          */
         post: operations["lockPeriod"];
         delete?: never;
@@ -456,6 +508,10 @@ export interface paths {
          * Mark a period paid
          * @description locked → paid: the period's approved earnings become paid; `rows_moved` says how many. Marking a
          *     paid period changes nothing; an open period is `409 invalid_state` (lock it first).
+         *
+         *     With four-eyes payment on, the first admin's call only requests the payment (`changed: false`,
+         *     `payment_request` set); a second, different admin's call pays. The same admin twice is
+         *     `409 invalid_state`.
          */
         post: operations["markPeriodPaid"];
         delete?: never;
@@ -915,6 +971,13 @@ export interface components {
             retry_after_seconds?: number;
             /** @description On `invalid_plan_file` only; every problem of the file. */
             problems?: components["schemas"]["PlanFileProblem"][];
+            /** @description On a lock refused for approvals only; the statements still waiting. */
+            waiting?: {
+                user_id: string;
+                user_external_id: string;
+                /** @enum {string} */
+                state: "waiting_rep" | "waiting_manager";
+            }[];
         };
         /** @description One problem of a plan file. */
         PlanFileProblem: {
@@ -1020,9 +1083,12 @@ export interface components {
         AuditEntry: {
             id: string;
             occurred_at: components["schemas"]["Timestamp"];
-            /** @enum {string} */
-            actor_type: "api_key" | "admin";
-            /** @description The admin's email, or `cli`; null for API key requests (see `key_id`). */
+            /**
+             * @description `rep`: a rep's own act, such as approving their statement (`actor` is the rep's user id).
+             * @enum {string}
+             */
+            actor_type: "api_key" | "admin" | "rep";
+            /** @description The admin's email, or `cli`, or the rep's user id; null for API key requests (see `key_id`). */
             actor: string | null;
             key_id: string | null;
             action: string;
@@ -1303,6 +1369,37 @@ export interface components {
                 reason: string;
             }[];
         };
+        /** @description How statements are signed off and periods paid (docs/pay-workflow.md). */
+        PaySettings: {
+            statement_approval_policy: components["schemas"]["ApprovalPolicy"];
+            /** @description Marking a period paid takes two different admins - one requests, another confirms. */
+            four_eyes_payment: boolean;
+        };
+        /** @description The settings to change; a member left out keeps its value. */
+        PaySettingsChange: {
+            statement_approval_policy?: components["schemas"]["ApprovalPolicy"];
+            four_eyes_payment?: boolean;
+        };
+        /**
+         * @description Who signs a rep's statement off before the period may be locked: nobody (`none`), the rep (`rep`),
+         *     a manager above the rep (`manager`), or the rep and then a manager (`rep_then_manager`).
+         * @enum {string}
+         */
+        ApprovalPolicy: "none" | "rep" | "manager" | "rep_then_manager";
+        /** @description A period's statements and their approvals. */
+        PeriodApprovals: {
+            period_id: components["schemas"]["PeriodId"];
+            policy: components["schemas"]["ApprovalPolicy"];
+            statements: components["schemas"]["StatementApproval"][];
+        };
+        /** @description An override of the approvals a lock would wait for. */
+        LockRequest: {
+            /**
+             * @description Lock although statements still wait for approval, and why; audited
+             *     (`period.lock_overridden`, with the statements it overrode).
+             */
+            override_reason?: string;
+        };
         /** @description The org's periods. */
         PeriodList: {
             periods: components["schemas"]["Period"][];
@@ -1314,6 +1411,16 @@ export interface components {
             changed: boolean;
             /** @description Earnings rows moved (pending → approved on lock, approved → paid on mark-paid). */
             rows_moved: number;
+            /**
+             * @description Four-eyes payment: the request that waits for a second admin to confirm; `null` when there is
+             *     none (no four-eyes, or the period was paid).
+             */
+            payment_request: {
+                /** @description The requesting admin's email, or `cli`. */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+            } | null;
         };
         /** @description A webhook endpoint, without its secret. */
         WebhookEndpoint: {
@@ -1645,6 +1752,114 @@ export interface components {
         AccountingClosed: {
             months: components["schemas"]["Month"][];
             closed_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description Id of a user (rep). Created by the server on first sight of a new `owner_external_id`.
+         * @example user_01knvyqwr3fmtr77g6vdncr588
+         */
+        UserId: string;
+        /**
+         * @description Id of a period: `YYYY-MM` for a month, `YYYY-Qn` for a quarter.
+         * @example 2026-04
+         */
+        "PeriodId-2": string;
+        /**
+         * @description Id of an earning row.
+         * @example earn_01kpnvmrzqej3v8ht39yyeg4z9
+         */
+        EarningId: string;
+        /**
+         * @description Id of a manual adjustment.
+         * @example adj_01kq2m3v8ef0v9n4xw8f7c1b2d
+         */
+        AdjustmentId: string;
+        /** @description Exactly what an approval approved - each payable row (by its line), each manual adjustment, the total. */
+        ApprovalSnapshot: {
+            rows: {
+                /** @description The row's line (plan, chip, deal or period, the period it belongs to), stable across its rows. */
+                line: string;
+                earning_id: components["schemas"]["EarningId"];
+                /** @example core-ae base on deal opp-1042 */
+                description: string;
+                /** Format: int64 */
+                amount_cents: number;
+            }[];
+            adjustments: {
+                id: components["schemas"]["AdjustmentId"];
+                description: string;
+                /** Format: int64 */
+                amount_cents: number;
+            }[];
+            /** Format: int64 */
+            payable_cents: number;
+        };
+        /**
+         * @description How the statement changed since an approval: each row (by line) and adjustment whose amount differs, appeared
+         *     (`approved_cents` null) or went (`now_cents` null), and the totals. An approval with a difference is reset.
+         */
+        ApprovalDifference: {
+            rows: {
+                line: string;
+                description: string;
+                /** Format: int64 */
+                approved_cents: number | null;
+                /** Format: int64 */
+                now_cents: number | null;
+            }[];
+            adjustments: {
+                id: components["schemas"]["AdjustmentId"];
+                description: string;
+                /** Format: int64 */
+                approved_cents: number | null;
+                /** Format: int64 */
+                now_cents: number | null;
+            }[];
+            /** Format: int64 */
+            approved_payable_cents: number;
+            /** Format: int64 */
+            now_payable_cents: number;
+        };
+        /**
+         * @description Where a rep's statement for a period stands under the org's approval policy (`none`, `rep`, `manager`,
+         *     `rep_then_manager`): each step with its latest approval and, when the statement changed since, the
+         *     difference (the approval is then reset and the step waits again).
+         */
+        StatementApproval: {
+            user_id: components["schemas"]["UserId"];
+            /** @example rep-017 */
+            user_external_id: string;
+            period_id: components["schemas"]["PeriodId-2"];
+            /** @enum {string} */
+            policy: "none" | "rep" | "manager" | "rep_then_manager";
+            /**
+             * @description `not_required` under `none`; else the first step waiting, or `approved`.
+             * @enum {string}
+             */
+            state: "not_required" | "waiting_rep" | "waiting_manager" | "approved";
+            /**
+             * Format: int64
+             * @description The statement's `payable_cents` now.
+             */
+            payable_cents: number;
+            steps: {
+                /** @enum {string} */
+                step: "rep" | "manager";
+                /** @description True when the step's latest approval is of the statement as it is now. */
+                standing: boolean;
+                /** @description The step's latest approval; `null` when none was given. */
+                approval: null | {
+                    id: string;
+                    /** @enum {string} */
+                    approver_type: "rep" | "admin";
+                    /** @description The approving rep's user id. */
+                    approver_id: string;
+                    /** Format: date-time */
+                    approved_at: string;
+                    snapshot: components["schemas"]["ApprovalSnapshot"];
+                };
+                /** @description How the statement changed since that approval; `null` while it stands (or without one). */
+                difference: null | components["schemas"]["ApprovalDifference"];
+            }[];
         };
     };
     responses: {
@@ -2336,7 +2551,59 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    lockPeriod: {
+    getPaySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaySettings"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updatePaySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaySettingsChange"];
+            };
+        };
+        responses: {
+            /** @description The settings now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaySettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPeriodApprovals: {
         parameters: {
             query?: never;
             header?: never;
@@ -2347,6 +2614,37 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description The period's statements and their approvals. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PeriodApprovals"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    lockPeriod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The period, `YYYY-MM` (a month) or `YYYY-Qn` (a quarter). */
+                id: components["parameters"]["PeriodIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LockRequest"];
+            };
+        };
         responses: {
             /** @description The period as it is now. */
             200: {

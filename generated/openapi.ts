@@ -352,6 +352,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{id}/statements/{period_id}/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the approval of a rep's statement
+         * @description Where the rep's statement for the period stands under the org's approval policy: each step
+         *     (`rep`, `manager`) with its latest approval, exactly what it approved (each row by its line,
+         *     each manual adjustment, the total) and, when the statement changed since (a late deal event,
+         *     a new adjustment, a recompute), the difference: the approval is then reset and the step waits
+         *     again. Locking the period waits for every statement that pays something to be `approved`,
+         *     unless an admin overrides with a reason.
+         *
+         *     An unknown user is `404 not_found`; a malformed period id is `400 invalid_body`.
+         */
+        get: operations["getStatementApproval"];
+        put?: never;
+        /**
+         * Approve a rep's statement
+         * @description A rep approves their own statement, or a manager above the rep (as of today) approves their
+         *     report's, as it is now: the approval records exactly what it approved. A rep action: it is
+         *     taken with a rep token (the rep portal or an integrator's intranet); an API key, which acts
+         *     for no rep, is `403 forbidden`.
+         *
+         *     Under policy `rep` the rep approves, under `manager` a manager, under `rep_then_manager` the
+         *     rep and then a manager. Refusals change nothing: a step the policy does not have is
+         *     `403 forbidden`; a statement that is not the caller's to see is `404 not_found`. Approving a
+         *     step that stands already records nothing (`changed: false`). (With rep tokens, no policy, a
+         *     period no longer open, or a manager before the rep will answer `409 invalid_state`;
+         *     docs/pay-workflow.md.)
+         */
+        post: operations["approveStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payouts": {
         parameters: {
             query?: never;
@@ -2365,6 +2406,94 @@ export interface components {
             };
         };
         /**
+         * @description Where a rep's statement for a period stands under the org's approval policy (`none`, `rep`, `manager`,
+         *     `rep_then_manager`): each step with its latest approval and, when the statement changed since, the
+         *     difference (the approval is then reset and the step waits again).
+         */
+        StatementApproval: {
+            user_id: components["schemas"]["UserId"];
+            /** @example rep-017 */
+            user_external_id: string;
+            period_id: components["schemas"]["PeriodId"];
+            /** @enum {string} */
+            policy: "none" | "rep" | "manager" | "rep_then_manager";
+            /**
+             * @description `not_required` under `none`; else the first step waiting, or `approved`.
+             * @enum {string}
+             */
+            state: "not_required" | "waiting_rep" | "waiting_manager" | "approved";
+            /**
+             * Format: int64
+             * @description The statement's `payable_cents` now.
+             */
+            payable_cents: number;
+            steps: {
+                /** @enum {string} */
+                step: "rep" | "manager";
+                /** @description True when the step's latest approval is of the statement as it is now. */
+                standing: boolean;
+                /** @description The step's latest approval; `null` when none was given. */
+                approval: null | {
+                    id: string;
+                    /** @enum {string} */
+                    approver_type: "rep" | "admin";
+                    /** @description The approving rep's user id. */
+                    approver_id: string;
+                    /** Format: date-time */
+                    approved_at: string;
+                    snapshot: components["schemas"]["ApprovalSnapshot"];
+                };
+                /** @description How the statement changed since that approval; `null` while it stands (or without one). */
+                difference: null | components["schemas"]["ApprovalDifference"];
+            }[];
+        };
+        /** @description Exactly what an approval approved - each payable row (by its line), each manual adjustment, the total. */
+        ApprovalSnapshot: {
+            rows: {
+                /** @description The row's line (plan, chip, deal or period, the period it belongs to), stable across its rows. */
+                line: string;
+                earning_id: components["schemas"]["EarningId"];
+                /** @example core-ae base on deal opp-1042 */
+                description: string;
+                /** Format: int64 */
+                amount_cents: number;
+            }[];
+            adjustments: {
+                id: components["schemas"]["AdjustmentId"];
+                description: string;
+                /** Format: int64 */
+                amount_cents: number;
+            }[];
+            /** Format: int64 */
+            payable_cents: number;
+        };
+        /**
+         * @description How the statement changed since an approval: each row (by line) and adjustment whose amount differs, appeared
+         *     (`approved_cents` null) or went (`now_cents` null), and the totals. An approval with a difference is reset.
+         */
+        ApprovalDifference: {
+            rows: {
+                line: string;
+                description: string;
+                /** Format: int64 */
+                approved_cents: number | null;
+                /** Format: int64 */
+                now_cents: number | null;
+            }[];
+            adjustments: {
+                id: components["schemas"]["AdjustmentId"];
+                description: string;
+                /** Format: int64 */
+                approved_cents: number | null;
+                /** Format: int64 */
+                now_cents: number | null;
+            }[];
+            /** Format: int64 */
+            approved_payable_cents: number;
+            /** Format: int64 */
+            now_payable_cents: number;
+        };
+        /**
          * @description "If this deal closed won on this date, what would each line pay?" Name an existing deal by
          *     `deal_id` or `external_id` (the state changes in `state` are applied to it first, as a deal
          *     event would apply them), or describe a deal Quotient has not seen: an `external_id` it does
@@ -3888,6 +4017,100 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Statement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getStatementApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id (`user_...`). Any id not found in the key's org is `404 not_found`.
+                 * @example user_01knvyqwr3fmtr77g6vdncr588
+                 */
+                id: components["parameters"]["UserIdPath"];
+                /**
+                 * @description The period: `YYYY-MM` for a month, `YYYY-Qn` for a quarter.
+                 * @example 2026-04
+                 */
+                period_id: components["parameters"]["PeriodIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement's approval. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatementApproval"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    approveStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id (`user_...`). Any id not found in the key's org is `404 not_found`.
+                 * @example user_01knvyqwr3fmtr77g6vdncr588
+                 */
+                id: components["parameters"]["UserIdPath"];
+                /**
+                 * @description The period: `YYYY-MM` for a month, `YYYY-Qn` for a quarter.
+                 * @example 2026-04
+                 */
+                period_id: components["parameters"]["PeriodIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement's approval after this one. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        statement_approval: components["schemas"]["StatementApproval"];
+                        /** @description False when the step already stood; nothing was recorded. */
+                        changed: boolean;
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

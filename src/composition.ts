@@ -7,6 +7,7 @@ import { AccountingBooks } from './services/accounting.ts';
 import { AdjustmentAdmin, AdjustmentReader } from './services/adjustments.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { EarningsRecompute, type RecomputeProgressReport } from './services/adminRecompute.ts';
+import { StatementApprovals } from './services/approvals.ts';
 import type { DealChangeListener } from './services/dealChanges.ts';
 import { DealEventBatch } from './services/dealEventBatch.ts';
 import { DealImport } from './services/dealImport.ts';
@@ -73,6 +74,7 @@ export interface ApiServices {
   planReader: PlanReader;
   userReader: UserReader;
   statementReader: StatementReader;
+  approvals: StatementApprovals;
   payoutReader: PayoutReader;
   adjustmentReader: AdjustmentReader;
   estimator: DealEstimator;
@@ -90,6 +92,7 @@ export interface AdminServices {
   planHistory: PlanHistory;
   periods: PeriodAdmin;
   adjustments: AdjustmentAdmin;
+  approvals: StatementApprovals;
   recompute: EarningsRecompute;
   exchangeRates: ExchangeRateService;
   exchangeRateChange: ExchangeRateChange;
@@ -124,10 +127,13 @@ export function composeServices(input: CompositionInput): Services {
   const ingestion = new DealIngestion(pool, withDealWebhooks(input.listeners?.deals ?? engine));
   const dealEventBatch = new DealEventBatch(ingestion);
   // A status change sets off, in its transaction, the period.locked / period.paid webhooks, then the ledger's moves.
+  const statementReader = new StatementReader(pool);
+  const approvals = new StatementApprovals(db, statementReader);
   const periods = new PeriodAdmin(
     db,
     withPeriodWebhooks(input.listeners?.periods ?? engine),
     new PayoutReader(databaseStatements(db)),
+    approvals,
   );
   const recompute = new EarningsRecompute(db, engine, {
     pool,
@@ -158,7 +164,8 @@ export function composeServices(input: CompositionInput): Services {
       earningReader: new EarningReader(pool),
       planReader: new PlanReader(db),
       userReader: new UserReader(pool),
-      statementReader: new StatementReader(pool),
+      statementReader,
+      approvals,
       payoutReader: new PayoutReader(poolStatements(pool)),
       adjustmentReader: new AdjustmentReader(poolStatements(pool)),
       estimator: new DealEstimator(ingestion),
@@ -173,6 +180,7 @@ export function composeServices(input: CompositionInput): Services {
       planHistory,
       periods,
       adjustments: new AdjustmentAdmin(db),
+      approvals,
       recompute,
       exchangeRates,
       exchangeRateChange: new ExchangeRateChange(exchangeRates, recompute),

@@ -206,3 +206,13 @@ export type AccountingConversion = Prisma.AccountingConversionModel
  * 
  */
 export type Adjustment = Prisma.AdjustmentModel
+/**
+ * Model StatementApproval
+ * 
+ */
+export type StatementApproval = Prisma.StatementApprovalModel
+/**
+ * Model PaymentRequest
+ * 
+ */
+export type PaymentRequest = Prisma.PaymentRequestModel

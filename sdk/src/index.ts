@@ -48,6 +48,8 @@ export type {
   PlanListItem,
   RawClient,
   Statement,
+  StatementApproval,
+  StatementApprovalResult,
   User,
   UserList,
   WebhookEvent,

@@ -29,6 +29,8 @@ import type {
   PlanListItem,
   RawClient,
   Statement,
+  StatementApproval,
+  StatementApprovalResult,
   User,
   UserList,
 } from './types.ts';
@@ -197,6 +199,32 @@ export class StatementsResource {
   async get(userId: string, periodId: string, options?: RequestOptions): Promise<Statement> {
     return unwrap(
       this.#core.raw.GET('/v1/users/{id}/statements/{period_id}', {
+        params: { path: { id: userId, period_id: periodId } },
+        ...init(this.#core, options),
+      }),
+    );
+  }
+
+  /**
+   * `GET /v1/users/{id}/statements/{period_id}/approvals`: where the statement's approval stands under the org's
+   * policy, each step with what it approved and, after a change, the difference. Needs `earnings:read`.
+   */
+  async approval(userId: string, periodId: string, options?: RequestOptions): Promise<StatementApproval> {
+    return unwrap(
+      this.#core.raw.GET('/v1/users/{id}/statements/{period_id}/approvals', {
+        params: { path: { id: userId, period_id: periodId } },
+        ...init(this.#core, options),
+      }),
+    );
+  }
+
+  /**
+   * `POST /v1/users/{id}/statements/{period_id}/approvals`: the rep (or a manager above them) approves the
+   * statement as it is now. A rep action: call it with a client made with a rep token; an API key is refused (403).
+   */
+  async approve(userId: string, periodId: string, options?: RequestOptions): Promise<StatementApprovalResult> {
+    return unwrap(
+      this.#core.raw.POST('/v1/users/{id}/statements/{period_id}/approvals', {
         params: { path: { id: userId, period_id: periodId } },
         ...init(this.#core, options),
       }),

@@ -40,6 +40,8 @@ export type User = UserList['users'][number];
 export type ListUsersParams = Query<paths['/v1/users']['get']>;
 
 export type Statement = JsonBody<'/v1/users/{id}/statements/{period_id}', 'get'>;
+export type StatementApproval = JsonBody<'/v1/users/{id}/statements/{period_id}/approvals', 'get'>;
+export type StatementApprovalResult = JsonBody<'/v1/users/{id}/statements/{period_id}/approvals', 'post'>;
 
 export type PayoutList = JsonBody<'/v1/payouts', 'get'>;
 export type Payout = PayoutList['payouts'][number];

@@ -92,6 +92,7 @@ export function createApp(deps: AppDeps): Express {
           statementReader: deps.statementReader,
           payoutReader: deps.payoutReader,
           adjustmentReader: deps.adjustmentReader,
+          approvals: deps.approvals,
           estimator: deps.estimator,
         }),
       ),

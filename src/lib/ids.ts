@@ -28,7 +28,8 @@ export type IdPrefix =
   | 'rlnk'
   | 'rses'
   | 'apv'
-  | 'adj';
+  | 'adj'
+  | 'sap';
 
 /** The same TypeID as `typeid(prefix).toString()`, without building the TypeID object and splitting it again. */
 export function newId(prefix: IdPrefix): string {

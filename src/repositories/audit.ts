@@ -6,7 +6,7 @@ export interface AuditEntryInput {
   id: string;
   org_id: string;
   occurred_at: Date;
-  actor_type: 'api_key' | 'admin';
+  actor_type: 'api_key' | 'admin' | 'rep';
   actor?: string | null;
   key_id?: string | null;
   action: string;

@@ -488,6 +488,20 @@ export async function repRowsOfPeriod(
   });
 }
 
+/**
+ * The reps whose statement for the period pays something: a pending, approved or paid row, or a manual adjustment
+ * (table adjustments). These are the statements an approval policy waits for.
+ */
+export async function repsPaidInPeriod(tx: Transaction, orgId: string, periodId: string): Promise<string[]> {
+  const rows = await tx.query<{ user_id: string }>(
+    sql`SELECT user_id FROM earnings WHERE org_id = ${orgId} AND period_id = ${periodId}
+          AND status IN ('pending', 'approved', 'paid')
+        UNION
+        SELECT user_id FROM adjustments WHERE org_id = ${orgId} AND period_id = ${periodId}`,
+  );
+  return rows.map((row) => row.user_id);
+}
+
 /** Rows of the period's earnings in this status (inside a status change, to tell how many it moved). */
 export async function countOfPeriodWithStatus(
   tx: Transaction,

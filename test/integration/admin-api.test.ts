@@ -198,7 +198,7 @@ describe('admin API: roles and orgs', () => {
         (operation) =>
           operation.method !== 'GET' && !['createSession', 'deleteSession'].includes(operation.operationId),
       );
-    assert.equal(changes.length, 17);
+    assert.equal(changes.length, 21);
     for (const operation of changes) {
       assert.deepEqual(operation.requiredScopes, ['admin'], `${operation.operationId} needs the admin role`);
       const path = operation.pathTemplate.replace(

@@ -83,7 +83,9 @@ export const ModelName = {
   AccountingPolicyVersion: 'AccountingPolicyVersion',
   AccountingClose: 'AccountingClose',
   AccountingConversion: 'AccountingConversion',
-  Adjustment: 'Adjustment'
+  Adjustment: 'Adjustment',
+  StatementApproval: 'StatementApproval',
+  PaymentRequest: 'PaymentRequest'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -109,6 +111,8 @@ export const OrgScalarFieldEnum = {
   lost_stages: 'lost_stages',
   config_version: 'config_version',
   default_currency: 'default_currency',
+  statement_approval_policy: 'statement_approval_policy',
+  four_eyes_payment: 'four_eyes_payment',
   created_at: 'created_at'
 } as const
 
@@ -593,6 +597,33 @@ export const AdjustmentScalarFieldEnum = {
 } as const
 
 export type AdjustmentScalarFieldEnum = (typeof AdjustmentScalarFieldEnum)[keyof typeof AdjustmentScalarFieldEnum]
+
+
+export const StatementApprovalScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  period_id: 'period_id',
+  step: 'step',
+  approver_type: 'approver_type',
+  approver_id: 'approver_id',
+  snapshot: 'snapshot',
+  payable_cents: 'payable_cents',
+  created_at: 'created_at'
+} as const
+
+export type StatementApprovalScalarFieldEnum = (typeof StatementApprovalScalarFieldEnum)[keyof typeof StatementApprovalScalarFieldEnum]
+
+
+export const PaymentRequestScalarFieldEnum = {
+  org_id: 'org_id',
+  period_id: 'period_id',
+  requested_by: 'requested_by',
+  requested_by_id: 'requested_by_id',
+  requested_at: 'requested_at'
+} as const
+
+export type PaymentRequestScalarFieldEnum = (typeof PaymentRequestScalarFieldEnum)[keyof typeof PaymentRequestScalarFieldEnum]
 
 
 export const SortOrder = {

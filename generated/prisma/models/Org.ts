@@ -39,6 +39,8 @@ export type OrgMinAggregateOutputType = {
   name: string | null
   config_version: number | null
   default_currency: string | null
+  statement_approval_policy: string | null
+  four_eyes_payment: boolean | null
   created_at: Date | null
 }
 
@@ -47,6 +49,8 @@ export type OrgMaxAggregateOutputType = {
   name: string | null
   config_version: number | null
   default_currency: string | null
+  statement_approval_policy: string | null
+  four_eyes_payment: boolean | null
   created_at: Date | null
 }
 
@@ -57,6 +61,8 @@ export type OrgCountAggregateOutputType = {
   lost_stages: number
   config_version: number
   default_currency: number
+  statement_approval_policy: number
+  four_eyes_payment: number
   created_at: number
   _all: number
 }
@@ -75,6 +81,8 @@ export type OrgMinAggregateInputType = {
   name?: true
   config_version?: true
   default_currency?: true
+  statement_approval_policy?: true
+  four_eyes_payment?: true
   created_at?: true
 }
 
@@ -83,6 +91,8 @@ export type OrgMaxAggregateInputType = {
   name?: true
   config_version?: true
   default_currency?: true
+  statement_approval_policy?: true
+  four_eyes_payment?: true
   created_at?: true
 }
 
@@ -93,6 +103,8 @@ export type OrgCountAggregateInputType = {
   lost_stages?: true
   config_version?: true
   default_currency?: true
+  statement_approval_policy?: true
+  four_eyes_payment?: true
   created_at?: true
   _all?: true
 }
@@ -190,6 +202,8 @@ export type OrgGroupByOutputType = {
   lost_stages: string[]
   config_version: number
   default_currency: string
+  statement_approval_policy: string
+  four_eyes_payment: boolean
   created_at: Date
   _count: OrgCountAggregateOutputType | null
   _avg: OrgAvgAggregateOutputType | null
@@ -223,6 +237,8 @@ export type OrgWhereInput = {
   lost_stages?: Prisma.StringNullableListFilter<"Org">
   config_version?: Prisma.IntFilter<"Org"> | number
   default_currency?: Prisma.StringFilter<"Org"> | string
+  statement_approval_policy?: Prisma.StringFilter<"Org"> | string
+  four_eyes_payment?: Prisma.BoolFilter<"Org"> | boolean
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
@@ -236,6 +252,8 @@ export type OrgWhereInput = {
   rep_managers?: Prisma.RepManagerListRelationFilter
   identity_providers?: Prisma.IdentityProviderListRelationFilter
   adjustments?: Prisma.AdjustmentListRelationFilter
+  statement_approvals?: Prisma.StatementApprovalListRelationFilter
+  payment_requests?: Prisma.PaymentRequestListRelationFilter
 }
 
 export type OrgOrderByWithRelationInput = {
@@ -245,6 +263,8 @@ export type OrgOrderByWithRelationInput = {
   lost_stages?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  statement_approval_policy?: Prisma.SortOrder
+  four_eyes_payment?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   users?: Prisma.UserOrderByRelationAggregateInput
   api_keys?: Prisma.ApiKeyOrderByRelationAggregateInput
@@ -258,6 +278,8 @@ export type OrgOrderByWithRelationInput = {
   rep_managers?: Prisma.RepManagerOrderByRelationAggregateInput
   identity_providers?: Prisma.IdentityProviderOrderByRelationAggregateInput
   adjustments?: Prisma.AdjustmentOrderByRelationAggregateInput
+  statement_approvals?: Prisma.StatementApprovalOrderByRelationAggregateInput
+  payment_requests?: Prisma.PaymentRequestOrderByRelationAggregateInput
 }
 
 export type OrgWhereUniqueInput = Prisma.AtLeast<{
@@ -270,6 +292,8 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   lost_stages?: Prisma.StringNullableListFilter<"Org">
   config_version?: Prisma.IntFilter<"Org"> | number
   default_currency?: Prisma.StringFilter<"Org"> | string
+  statement_approval_policy?: Prisma.StringFilter<"Org"> | string
+  four_eyes_payment?: Prisma.BoolFilter<"Org"> | boolean
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
@@ -283,6 +307,8 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   rep_managers?: Prisma.RepManagerListRelationFilter
   identity_providers?: Prisma.IdentityProviderListRelationFilter
   adjustments?: Prisma.AdjustmentListRelationFilter
+  statement_approvals?: Prisma.StatementApprovalListRelationFilter
+  payment_requests?: Prisma.PaymentRequestListRelationFilter
 }, "id">
 
 export type OrgOrderByWithAggregationInput = {
@@ -292,6 +318,8 @@ export type OrgOrderByWithAggregationInput = {
   lost_stages?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  statement_approval_policy?: Prisma.SortOrder
+  four_eyes_payment?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.OrgCountOrderByAggregateInput
   _avg?: Prisma.OrgAvgOrderByAggregateInput
@@ -310,6 +338,8 @@ export type OrgScalarWhereWithAggregatesInput = {
   lost_stages?: Prisma.StringNullableListFilter<"Org">
   config_version?: Prisma.IntWithAggregatesFilter<"Org"> | number
   default_currency?: Prisma.StringWithAggregatesFilter<"Org"> | string
+  statement_approval_policy?: Prisma.StringWithAggregatesFilter<"Org"> | string
+  four_eyes_payment?: Prisma.BoolWithAggregatesFilter<"Org"> | boolean
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Org"> | Date | string
 }
 
@@ -320,6 +350,8 @@ export type OrgCreateInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -333,6 +365,8 @@ export type OrgCreateInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateInput = {
@@ -342,6 +376,8 @@ export type OrgUncheckedCreateInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -355,6 +391,8 @@ export type OrgUncheckedCreateInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUpdateInput = {
@@ -364,6 +402,8 @@ export type OrgUpdateInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -377,6 +417,8 @@ export type OrgUpdateInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateInput = {
@@ -386,6 +428,8 @@ export type OrgUncheckedUpdateInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -399,6 +443,8 @@ export type OrgUncheckedUpdateInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateManyInput = {
@@ -408,6 +454,8 @@ export type OrgCreateManyInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
 }
 
@@ -418,6 +466,8 @@ export type OrgUpdateManyMutationInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -428,6 +478,8 @@ export type OrgUncheckedUpdateManyInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -446,6 +498,8 @@ export type OrgCountOrderByAggregateInput = {
   lost_stages?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  statement_approval_policy?: Prisma.SortOrder
+  four_eyes_payment?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -458,6 +512,8 @@ export type OrgMaxOrderByAggregateInput = {
   name?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  statement_approval_policy?: Prisma.SortOrder
+  four_eyes_payment?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -466,6 +522,8 @@ export type OrgMinOrderByAggregateInput = {
   name?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  statement_approval_policy?: Prisma.SortOrder
+  four_eyes_payment?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -506,6 +564,10 @@ export type IntFieldUpdateOperationsInput = {
   decrement?: number
   multiply?: number
   divide?: number
+}
+
+export type BoolFieldUpdateOperationsInput = {
+  set?: boolean
 }
 
 export type DateTimeFieldUpdateOperationsInput = {
@@ -680,6 +742,34 @@ export type OrgUpdateOneRequiredWithoutAdjustmentsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutAdjustmentsInput, Prisma.OrgUpdateWithoutAdjustmentsInput>, Prisma.OrgUncheckedUpdateWithoutAdjustmentsInput>
 }
 
+export type OrgCreateNestedOneWithoutStatement_approvalsInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutStatement_approvalsInput, Prisma.OrgUncheckedCreateWithoutStatement_approvalsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutStatement_approvalsInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutStatement_approvalsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutStatement_approvalsInput, Prisma.OrgUncheckedCreateWithoutStatement_approvalsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutStatement_approvalsInput
+  upsert?: Prisma.OrgUpsertWithoutStatement_approvalsInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutStatement_approvalsInput, Prisma.OrgUpdateWithoutStatement_approvalsInput>, Prisma.OrgUncheckedUpdateWithoutStatement_approvalsInput>
+}
+
+export type OrgCreateNestedOneWithoutPayment_requestsInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutPayment_requestsInput, Prisma.OrgUncheckedCreateWithoutPayment_requestsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutPayment_requestsInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutPayment_requestsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutPayment_requestsInput, Prisma.OrgUncheckedCreateWithoutPayment_requestsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutPayment_requestsInput
+  upsert?: Prisma.OrgUpsertWithoutPayment_requestsInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutPayment_requestsInput, Prisma.OrgUpdateWithoutPayment_requestsInput>, Prisma.OrgUncheckedUpdateWithoutPayment_requestsInput>
+}
+
 export type OrgCreateWithoutUsersInput = {
   id: string
   name: string
@@ -687,6 +777,8 @@ export type OrgCreateWithoutUsersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
@@ -699,6 +791,8 @@ export type OrgCreateWithoutUsersInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutUsersInput = {
@@ -708,6 +802,8 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
@@ -720,6 +816,8 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutUsersInput = {
@@ -745,6 +843,8 @@ export type OrgUpdateWithoutUsersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
@@ -757,6 +857,8 @@ export type OrgUpdateWithoutUsersInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutUsersInput = {
@@ -766,6 +868,8 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
@@ -778,6 +882,8 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutRep_managersInput = {
@@ -787,6 +893,8 @@ export type OrgCreateWithoutRep_managersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -799,6 +907,8 @@ export type OrgCreateWithoutRep_managersInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutRep_managersInput = {
@@ -808,6 +918,8 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -820,6 +932,8 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutRep_managersInput = {
@@ -845,6 +959,8 @@ export type OrgUpdateWithoutRep_managersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -857,6 +973,8 @@ export type OrgUpdateWithoutRep_managersInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutRep_managersInput = {
@@ -866,6 +984,8 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -878,6 +998,8 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutApi_keysInput = {
@@ -887,6 +1009,8 @@ export type OrgCreateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
@@ -899,6 +1023,8 @@ export type OrgCreateWithoutApi_keysInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutApi_keysInput = {
@@ -908,6 +1034,8 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
@@ -920,6 +1048,8 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutApi_keysInput = {
@@ -945,6 +1075,8 @@ export type OrgUpdateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
@@ -957,6 +1089,8 @@ export type OrgUpdateWithoutApi_keysInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutApi_keysInput = {
@@ -966,6 +1100,8 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
@@ -978,6 +1114,8 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdminsInput = {
@@ -987,6 +1125,8 @@ export type OrgCreateWithoutAdminsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -999,6 +1139,8 @@ export type OrgCreateWithoutAdminsInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdminsInput = {
@@ -1008,6 +1150,8 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1020,6 +1164,8 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdminsInput = {
@@ -1045,6 +1191,8 @@ export type OrgUpdateWithoutAdminsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1057,6 +1205,8 @@ export type OrgUpdateWithoutAdminsInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdminsInput = {
@@ -1066,6 +1216,8 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1078,6 +1230,8 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutDealsInput = {
@@ -1087,6 +1241,8 @@ export type OrgCreateWithoutDealsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1099,6 +1255,8 @@ export type OrgCreateWithoutDealsInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutDealsInput = {
@@ -1108,6 +1266,8 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1120,6 +1280,8 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutDealsInput = {
@@ -1145,6 +1307,8 @@ export type OrgUpdateWithoutDealsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1157,6 +1321,8 @@ export type OrgUpdateWithoutDealsInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutDealsInput = {
@@ -1166,6 +1332,8 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1178,6 +1346,8 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPlansInput = {
@@ -1187,6 +1357,8 @@ export type OrgCreateWithoutPlansInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1199,6 +1371,8 @@ export type OrgCreateWithoutPlansInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPlansInput = {
@@ -1208,6 +1382,8 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1220,6 +1396,8 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPlansInput = {
@@ -1245,6 +1423,8 @@ export type OrgUpdateWithoutPlansInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1257,6 +1437,8 @@ export type OrgUpdateWithoutPlansInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPlansInput = {
@@ -1266,6 +1448,8 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1278,6 +1462,8 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPeriodsInput = {
@@ -1287,6 +1473,8 @@ export type OrgCreateWithoutPeriodsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1299,6 +1487,8 @@ export type OrgCreateWithoutPeriodsInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPeriodsInput = {
@@ -1308,6 +1498,8 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1320,6 +1512,8 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPeriodsInput = {
@@ -1345,6 +1539,8 @@ export type OrgUpdateWithoutPeriodsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1357,6 +1553,8 @@ export type OrgUpdateWithoutPeriodsInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPeriodsInput = {
@@ -1366,6 +1564,8 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1378,6 +1578,8 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_endpointsInput = {
@@ -1387,6 +1589,8 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1399,6 +1603,8 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
@@ -1408,6 +1614,8 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1420,6 +1628,8 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_endpointsInput = {
@@ -1445,6 +1655,8 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1457,6 +1669,8 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
@@ -1466,6 +1680,8 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1478,6 +1694,8 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_messagesInput = {
@@ -1487,6 +1705,8 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1499,6 +1719,8 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
@@ -1508,6 +1730,8 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1520,6 +1744,8 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_messagesInput = {
@@ -1545,6 +1771,8 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1557,6 +1785,8 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
@@ -1566,6 +1796,8 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1578,6 +1810,8 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutExchange_ratesInput = {
@@ -1587,6 +1821,8 @@ export type OrgCreateWithoutExchange_ratesInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1599,6 +1835,8 @@ export type OrgCreateWithoutExchange_ratesInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutExchange_ratesInput = {
@@ -1608,6 +1846,8 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1620,6 +1860,8 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutExchange_ratesInput = {
@@ -1645,6 +1887,8 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1657,6 +1901,8 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
@@ -1666,6 +1912,8 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1678,6 +1926,8 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutIdentity_providersInput = {
@@ -1687,6 +1937,8 @@ export type OrgCreateWithoutIdentity_providersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1699,6 +1951,8 @@ export type OrgCreateWithoutIdentity_providersInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutIdentity_providersInput = {
@@ -1708,6 +1962,8 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1720,6 +1976,8 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutIdentity_providersInput = {
@@ -1745,6 +2003,8 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1757,6 +2017,8 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
@@ -1766,6 +2028,8 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1778,6 +2042,8 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdjustmentsInput = {
@@ -1787,6 +2053,8 @@ export type OrgCreateWithoutAdjustmentsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
@@ -1799,6 +2067,8 @@ export type OrgCreateWithoutAdjustmentsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdjustmentsInput = {
@@ -1808,6 +2078,8 @@ export type OrgUncheckedCreateWithoutAdjustmentsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
@@ -1820,6 +2092,8 @@ export type OrgUncheckedCreateWithoutAdjustmentsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdjustmentsInput = {
@@ -1845,6 +2119,8 @@ export type OrgUpdateWithoutAdjustmentsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
@@ -1857,6 +2133,8 @@ export type OrgUpdateWithoutAdjustmentsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
@@ -1866,6 +2144,8 @@ export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
@@ -1878,6 +2158,240 @@ export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutStatement_approvalsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutStatement_approvalsInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutStatement_approvalsInput, Prisma.OrgUncheckedCreateWithoutStatement_approvalsInput>
+}
+
+export type OrgUpsertWithoutStatement_approvalsInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutStatement_approvalsInput, Prisma.OrgUncheckedUpdateWithoutStatement_approvalsInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutStatement_approvalsInput, Prisma.OrgUncheckedCreateWithoutStatement_approvalsInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutStatement_approvalsInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutStatement_approvalsInput, Prisma.OrgUncheckedUpdateWithoutStatement_approvalsInput>
+}
+
+export type OrgUpdateWithoutStatement_approvalsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutPayment_requestsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutPayment_requestsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutPayment_requestsInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutPayment_requestsInput, Prisma.OrgUncheckedCreateWithoutPayment_requestsInput>
+}
+
+export type OrgUpsertWithoutPayment_requestsInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutPayment_requestsInput, Prisma.OrgUncheckedUpdateWithoutPayment_requestsInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutPayment_requestsInput, Prisma.OrgUncheckedCreateWithoutPayment_requestsInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutPayment_requestsInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutPayment_requestsInput, Prisma.OrgUncheckedUpdateWithoutPayment_requestsInput>
+}
+
+export type OrgUpdateWithoutPayment_requestsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 
@@ -1898,6 +2412,8 @@ export type OrgCountOutputType = {
   rep_managers: number
   identity_providers: number
   adjustments: number
+  statement_approvals: number
+  payment_requests: number
 }
 
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1913,6 +2429,8 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   rep_managers?: boolean | OrgCountOutputTypeCountRep_managersArgs
   identity_providers?: boolean | OrgCountOutputTypeCountIdentity_providersArgs
   adjustments?: boolean | OrgCountOutputTypeCountAdjustmentsArgs
+  statement_approvals?: boolean | OrgCountOutputTypeCountStatement_approvalsArgs
+  payment_requests?: boolean | OrgCountOutputTypeCountPayment_requestsArgs
 }
 
 /**
@@ -2009,6 +2527,20 @@ export type OrgCountOutputTypeCountAdjustmentsArgs<ExtArgs extends runtime.Types
   where?: Prisma.AdjustmentWhereInput
 }
 
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountStatement_approvalsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.StatementApprovalWhereInput
+}
+
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountPayment_requestsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PaymentRequestWhereInput
+}
+
 
 export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -2017,6 +2549,8 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   lost_stages?: boolean
   config_version?: boolean
   default_currency?: boolean
+  statement_approval_policy?: boolean
+  four_eyes_payment?: boolean
   created_at?: boolean
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -2030,6 +2564,8 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
   identity_providers?: boolean | Prisma.Org$identity_providersArgs<ExtArgs>
   adjustments?: boolean | Prisma.Org$adjustmentsArgs<ExtArgs>
+  statement_approvals?: boolean | Prisma.Org$statement_approvalsArgs<ExtArgs>
+  payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["org"]>
 
@@ -2040,6 +2576,8 @@ export type OrgSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extension
   lost_stages?: boolean
   config_version?: boolean
   default_currency?: boolean
+  statement_approval_policy?: boolean
+  four_eyes_payment?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -2050,6 +2588,8 @@ export type OrgSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extension
   lost_stages?: boolean
   config_version?: boolean
   default_currency?: boolean
+  statement_approval_policy?: boolean
+  four_eyes_payment?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -2060,10 +2600,12 @@ export type OrgSelectScalar = {
   lost_stages?: boolean
   config_version?: boolean
   default_currency?: boolean
+  statement_approval_policy?: boolean
+  four_eyes_payment?: boolean
   created_at?: boolean
 }
 
-export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "default_currency" | "created_at", ExtArgs["result"]["org"]>
+export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "default_currency" | "statement_approval_policy" | "four_eyes_payment" | "created_at", ExtArgs["result"]["org"]>
 export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -2077,6 +2619,8 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
   identity_providers?: boolean | Prisma.Org$identity_providersArgs<ExtArgs>
   adjustments?: boolean | Prisma.Org$adjustmentsArgs<ExtArgs>
+  statement_approvals?: boolean | Prisma.Org$statement_approvalsArgs<ExtArgs>
+  payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrgIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -2097,6 +2641,8 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     rep_managers: Prisma.$RepManagerPayload<ExtArgs>[]
     identity_providers: Prisma.$IdentityProviderPayload<ExtArgs>[]
     adjustments: Prisma.$AdjustmentPayload<ExtArgs>[]
+    statement_approvals: Prisma.$StatementApprovalPayload<ExtArgs>[]
+    payment_requests: Prisma.$PaymentRequestPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -2105,6 +2651,8 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     lost_stages: string[]
     config_version: number
     default_currency: string
+    statement_approval_policy: string
+    four_eyes_payment: boolean
     created_at: Date
   }, ExtArgs["result"]["org"]>
   composites: {}
@@ -2512,6 +3060,8 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   rep_managers<T extends Prisma.Org$rep_managersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$rep_managersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   identity_providers<T extends Prisma.Org$identity_providersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$identity_providersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$IdentityProviderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   adjustments<T extends Prisma.Org$adjustmentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adjustmentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdjustmentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  statement_approvals<T extends Prisma.Org$statement_approvalsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$statement_approvalsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StatementApprovalPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  payment_requests<T extends Prisma.Org$payment_requestsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$payment_requestsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentRequestPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2547,6 +3097,8 @@ export interface OrgFieldRefs {
   readonly lost_stages: Prisma.FieldRef<"Org", 'String[]'>
   readonly config_version: Prisma.FieldRef<"Org", 'Int'>
   readonly default_currency: Prisma.FieldRef<"Org", 'String'>
+  readonly statement_approval_policy: Prisma.FieldRef<"Org", 'String'>
+  readonly four_eyes_payment: Prisma.FieldRef<"Org", 'Boolean'>
   readonly created_at: Prisma.FieldRef<"Org", 'DateTime'>
 }
     
@@ -3226,6 +3778,54 @@ export type Org$adjustmentsArgs<ExtArgs extends runtime.Types.Extensions.Interna
   take?: number
   skip?: number
   distinct?: Prisma.AdjustmentScalarFieldEnum | Prisma.AdjustmentScalarFieldEnum[]
+}
+
+/**
+ * Org.statement_approvals
+ */
+export type Org$statement_approvalsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the StatementApproval
+   */
+  select?: Prisma.StatementApprovalSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the StatementApproval
+   */
+  omit?: Prisma.StatementApprovalOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.StatementApprovalInclude<ExtArgs> | null
+  where?: Prisma.StatementApprovalWhereInput
+  orderBy?: Prisma.StatementApprovalOrderByWithRelationInput | Prisma.StatementApprovalOrderByWithRelationInput[]
+  cursor?: Prisma.StatementApprovalWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.StatementApprovalScalarFieldEnum | Prisma.StatementApprovalScalarFieldEnum[]
+}
+
+/**
+ * Org.payment_requests
+ */
+export type Org$payment_requestsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PaymentRequest
+   */
+  select?: Prisma.PaymentRequestSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PaymentRequest
+   */
+  omit?: Prisma.PaymentRequestOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PaymentRequestInclude<ExtArgs> | null
+  where?: Prisma.PaymentRequestWhereInput
+  orderBy?: Prisma.PaymentRequestOrderByWithRelationInput | Prisma.PaymentRequestOrderByWithRelationInput[]
+  cursor?: Prisma.PaymentRequestWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PaymentRequestScalarFieldEnum | Prisma.PaymentRequestScalarFieldEnum[]
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { operations, paths } from '../../../generated/openapi.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import { type AdjustmentRouteDeps, adjustmentHandlers } from './adjustments.ts';
+import { type ApprovalRouteDeps, approvalHandlers } from './approvals.ts';
 import { type DealEventBatchRouteDeps, dealEventBatchHandlers } from './dealEventBatch.ts';
 import { type DealRouteDeps, dealHandlers } from './deals.ts';
 import { type EarningRouteDeps, earningHandlers } from './earnings.ts';
@@ -22,6 +23,7 @@ export type HandlerDeps = PlatformHandlerDeps &
   UserRouteDeps &
   ReportRouteDeps &
   AdjustmentRouteDeps &
+  ApprovalRouteDeps &
   EstimateRouteDeps;
 
 /**
@@ -39,6 +41,7 @@ export function contractHandlers(deps: HandlerDeps): PublicHandlers {
     ...userHandlers(deps),
     ...reportHandlers(deps),
     ...adjustmentHandlers(deps),
+    ...approvalHandlers(deps),
     ...estimateHandlers(deps),
   };
 }
