@@ -176,6 +176,8 @@ export class StatementApprovals {
 
   /** The statements of the period that pay something and are not approved under the policy (none: empty). */
   async waiting(orgId: string, periodId: string): Promise<ApprovalView[]> {
+    // Without a policy nothing waits, and no statement needs reading.
+    if ((await this.settings(orgId)).statement_approval_policy === 'none') return [];
     return (await this.ofPeriod(orgId, periodId)).filter(
       (view) => view.state !== 'approved' && view.state !== 'not_required',
     );

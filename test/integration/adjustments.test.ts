@@ -228,7 +228,7 @@ describe('manual adjustments', () => {
       refusals: [
         { line: 3, reason: 'amount_cents: "12.50" is not a whole number of cents' },
         { line: 4, reason: 'no rep with external id rep-404' },
-        { line: 5, reason: `idempotency_key: k-1 already added another adjustment (${await idOfKey('k-1')})` },
+        { line: 5, reason: `idempotency_key: k-1 already added another adjustment (${await idOfKey(org.id, 'k-1')})` },
         { line: 6, reason: 'idempotency_key: k-3 is used on line 2 too' },
       ],
     });
@@ -334,8 +334,8 @@ describe('manual adjustments', () => {
   });
 });
 
-async function idOfKey(key: string): Promise<string | undefined> {
-  return (await testDatabase().adjustment.findFirst({ where: { idempotency_key: key } }))?.id;
+async function idOfKey(orgId: string, key: string): Promise<string | undefined> {
+  return (await testDatabase().adjustment.findFirst({ where: { org_id: orgId, idempotency_key: key } }))?.id;
 }
 
 async function assertLedgerAgrees(client: QuotientClient, orgId: string): Promise<void> {
