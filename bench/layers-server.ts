@@ -83,6 +83,8 @@ if (has('contract')) {
       const found = token ? await keys.authenticateAndCount(digestOf(token), windowAt(new Date()).start) : null;
       if (!found) throw new Refusal('invalid_key', 'the API key is unknown or revoked');
       const auth: RequestAuth = {
+        kind: 'api_key',
+        viewer: { kind: 'org', orgId: found.key.org_id },
         keyId: found.key.id,
         orgId: found.key.org_id,
         orgName: found.org_name,

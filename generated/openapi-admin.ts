@@ -89,6 +89,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/sign-in-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How a person with this email can sign in to the console
+         * @description The console's sign-in page asks this before offering single sign-on: the identity providers
+         *     that allow admins (`admins_allowed`) and vouch for the email's domain, each with the address
+         *     that starts its sign-in. It needs no session, so it tells anyone which organisation uses an
+         *     identity provider for a domain, and nothing else (no admin, rep or account is looked up).
+         *     An email matching no provider answers an empty list.
+         */
+        get: operations["getSignInOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/me": {
         parameters: {
             query?: never;
@@ -210,6 +234,31 @@ export interface paths {
          *     in evaluation order (each described in words) and what changed against the version before.
          */
         get: operations["getPlan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/plans/{id}/versions/{version_id}/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a plan version's document
+         * @description The document of one version of the plan, generated from its normalised plan file, exactly as
+         *     `GET /v1/plans/{id}/document` gives it (see docs/plan-documents.md): what the plan pays in plain
+         *     language, each chip with its conditions and tier table, caps, draw, splits, overrides, the quota and
+         *     worked examples whose figures the engine computed for sample deals. As JSON (the model the console
+         *     shows), an HTML page or a PDF: `format` chooses, else `Accept`, else JSON. An unknown plan, or a
+         *     version that is not this plan's, is `404 not_found`.
+         */
+        get: operations["getPlanVersionDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -680,6 +729,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List quota entries
+         * @description Reps' quota tables (docs/quotas.md), by rep, plan and day: from each `from` day (a period's
+         *     first day) on, until the rep's next entry under the plan, the rep's quota is `quota_cents`,
+         *     or the plan's own `quota_cents` when it is null. A rep or plan without entries uses the
+         *     plan's quota. `rep` and `plan` narrow the list; an unknown one gives an empty list.
+         */
+        get: operations["listQuotas"];
+        put?: never;
+        /**
+         * Set a rep's quota under a plan
+         * @description From `from` (the first day of one of the plan's periods) on, the rep's quota under the plan is
+         *     `quota_cents` (minor units of the plan's currency), or the plan's own quota again when it is
+         *     null, exactly as `quotient quotas set` does: earlier periods keep theirs, the same rep, plan
+         *     and day set again is replaced, a rep is created on first sight. Refused with `400
+         *     invalid_body` and nothing changed: a day that is not a period's first day, a quota below 1;
+         *     an unknown plan is `404`. Then the lines that read the quota (tiers in percent of quota,
+         *     attainment bonuses) are recomputed from that period on; in a locked period the difference is
+         *     booked in the next open one. The same entry again changes nothing (`changed` false).
+         */
+        post: operations["setQuota"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/quota-files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a quota file
+         * @description Applies a quota file (CSV with the header `rep_external_id,plan_key,from,quota,start_date`,
+         *     see docs/quotas.md) exactly as `quotient quotas import` does. Every row is checked first:
+         *     one bad row refuses the whole file with `400 invalid_body`, its `reason` naming each bad row
+         *     by line, and nothing is applied. Rows already so change nothing, so the same file again is a
+         *     no-op (`changed` false). What changed is recomputed as `POST /admin/v1/quotas` does.
+         */
+        post: operations["importQuotaFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/reps/{id}/start-date": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a rep's start date
+         * @description The day the rep started, which plan ramps count months from; null when not set.
+         */
+        get: operations["getRepStartDate"];
+        put?: never;
+        /**
+         * Set a rep's start date
+         * @description The rep started on `start_date` (null: no start date, not ramped), exactly as `quotient quotas
+         *     start-date` does. A plan's ramp counts the months since it (docs/quotas.md). Then the lines
+         *     that read the quota are recomputed from the earlier of the two start dates' months on; in a
+         *     locked period the difference is booked in the next open one.
+         */
+        post: operations["setRepStartDate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/admins": {
         parameters: {
             query?: never;
@@ -693,6 +827,33 @@ export interface paths {
          */
         get: operations["listAdmins"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/rep-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the rep tokens' settings
+         * @description The origins whose browsers may call `/v1` with the org's rep tokens (CORS) and each rep's rate
+         *     limit (requests per minute, all their tokens together). See docs/rep-tokens.md.
+         */
+        get: operations["getRepAccess"];
+        /**
+         * Set the rep tokens' settings
+         * @description Replaces the allowed origins (each `https://host[:port]` or `http://host[:port]`, no path, at
+         *     most 20) and/or the per-rep rate limit (1 to 100000). A member left out keeps its value. Takes
+         *     effect on the next request. Audited as `rep_access.updated`.
+         */
+        put: operations["setRepAccess"];
         post?: never;
         delete?: never;
         options?: never;
@@ -749,7 +910,15 @@ export interface paths {
         delete: operations["deleteIdentityProvider"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an identity provider
+         * @description Changes the fields given and keeps the others: rotate the client secret in place (every code
+         *     exchange after the change uses the new secret, so change it at the provider first), move to a new client id, change the email domains, the claims or whether admins may
+         *     sign in. The name and the issuer stay: a different issuer is a different provider, added
+         *     beside this one. Audited as `identity_provider.changed` with the names of the fields changed,
+         *     never the secret.
+         */
+        patch: operations["updateIdentityProvider"];
         trace?: never;
     };
     "/admin/v1/reps/{id}/sign-in-links": {
@@ -953,10 +1122,233 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/inquiries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List inquiries (the queue)
+         * @description The org's inquiries, oldest first: the queue. Filters: `state` (repeat it for several),
+         *     `assignee` (an admin's id, or `none` for the unassigned), `opened_before` (an age: opened
+         *     before this time), `user_id` (a rep). Keyset-paginated: pass `next_cursor` as `cursor` with the
+         *     same filters; `null` means no more. Lists carry no threads.
+         */
+        get: operations["listInquiries"];
+        put?: never;
+        /**
+         * Open an inquiry for a rep
+         * @description An admin opens an inquiry on a rep's behalf (as a rep would from the portal): about an earning
+         *     (its rep), a deal or a statement (`user_id` required for both). Sends `inquiry.created`; audited.
+         *     An unknown earning, deal or rep is `404 not_found`; a subject without its id is `400 invalid_body`.
+         */
+        post: operations["openInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/inquiries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an inquiry
+         * @description The inquiry with its whole thread, internal notes included (`internal: true`).
+         */
+        get: operations["getInquiry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/inquiries/{id}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign an inquiry
+         * @description Gives the inquiry to an admin of the org (`assignee_id`), or to nobody (`null`), while it is not
+         *     closed. The state does not change. Sends `inquiry.updated` (`assigned`); audited. An id that is
+         *     not an active admin of the org is `400 invalid_body`; a closed inquiry `409 invalid_state`.
+         */
+        post: operations["assignInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/inquiries/{id}/start-review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start reviewing an inquiry
+         * @description `open` → `in_review`. Records the first-response time if nothing answered the rep before.
+         *     Sends `inquiry.updated` (`review_started`); audited. Any other state is `409 invalid_state`.
+         */
+        post: operations["startInquiryReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/inquiries/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Comment on an inquiry
+         * @description Adds a comment the rep's side sees, or with `internal: true` a note only admins see. A comment
+         *     records the first-response time if nothing answered the rep before and sends `inquiry.updated`
+         *     (`commented`); an internal note does neither. Both are audited. A closed inquiry is
+         *     `409 invalid_state`.
+         */
+        post: operations["commentOnInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/inquiries/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve an inquiry
+         * @description `open` or `in_review` → `resolved`, with what settled it (`links`: an adjustment, a corrected
+         *     deal event by its source event id, a recompute), the amount that changed (or null) and a note for
+         *     the rep. A source event must exist in the org (`400 invalid_body` otherwise). Sends
+         *     `inquiry.updated` (`resolved`); audited. A closed inquiry is `409 invalid_state`.
+         */
+        post: operations["resolveInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/inquiries/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject an inquiry
+         * @description `open` or `in_review` → `rejected`, with the reason the rep sees. Sends `inquiry.updated`
+         *     (`rejected`); audited. A closed inquiry is `409 invalid_state`.
+         */
+        post: operations["rejectInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description A plan version's document, generated from the version's normalised plan file: what the plan pays in
+         *     plain language, each chip with its conditions, tier table and caps, the plan's cap and draw, how split
+         *     deals and overrides pay, the rep's quota and worked examples. Every figure of a worked example was
+         *     computed by the compensation engine for the example's sample deals; texts and amounts are formatted
+         *     for people (amounts in the plan's currency, with its decimals), and each amount also comes in cents.
+         */
+        PlanDocument: {
+            /**
+             * @description The plan's name.
+             * @example Core AE plan
+             */
+            title: string;
+            /**
+             * @description The plan key, version and when it was applied.
+             * @example Plan core-ae, version 1, applied 2026-04-01
+             */
+            subtitle: string;
+            /** @description The plan version the document is of. */
+            plan: {
+                id: components["schemas"]["PlanId"];
+                /** @description The plan's key. */
+                key: string;
+                /** @description The plan's name. */
+                name: string;
+                version_id: components["schemas"]["PlanVersionId"];
+                /** @description The version's number (1 for the first). */
+                version_number: number;
+                /**
+                 * Format: date-time
+                 * @description When the version was applied.
+                 */
+                applied_at: string;
+            };
+            currency: components["schemas"]["Currency"];
+            /** @description The opening paragraphs, in plain language. */
+            summary: string[];
+            /** @description Period, currency, quota, who the plan applies to and the version, as label and value. */
+            facts: {
+                /** @description What the fact is. */
+                label: string;
+                /** @description The fact, formatted. */
+                value: string;
+            }[];
+            /** @description The rep's quota and where it comes from. */
+            quota: {
+                /** @description The quota per period, formatted; null when the plan has none. */
+                amount: string | null;
+                /** @description Where the quota comes from, in a sentence. */
+                source: string;
+                /** @description The ramp from the rep's start date in words; null without one. */
+                ramp: string | null;
+            };
+            /** @description The plan's chips, in evaluation order. */
+            chips: components["schemas"]["PlanDocumentChip"][];
+            /** @description The plan's cap and draw, each in a sentence; empty without either. */
+            plan_limits: string[];
+            /** @description How a split deal pays, in a sentence. */
+            splits: string;
+            /** @description How the plan's override chips pay; null when it has none. */
+            overrides: string | null;
+            /** @description Worked examples, each a set of sample deals and what the engine pays on them. */
+            examples: components["schemas"]["PlanDocumentExample"][];
+        };
         /** @description The body of every error response, as in the public API. */
         Error: {
             /**
@@ -1045,11 +1437,20 @@ export interface components {
             signed_in: boolean;
             me?: components["schemas"]["Me"];
         };
+        /** @description How the org's rep tokens may be used from browsers, and how often. */
+        RepAccess: {
+            cors_allowed_origins: string[];
+            rep_rate_limit_per_minute: number;
+        };
+        SetRepAccess: {
+            cors_allowed_origins?: string[];
+            rep_rate_limit_per_minute?: number;
+        };
         /**
          * @description A permission of an API key.
          * @enum {string}
          */
-        Scope: "deals:read" | "deals:write" | "earnings:read" | "plans:read";
+        Scope: "deals:read" | "deals:write" | "earnings:read" | "plans:read" | "rep_tokens:write" | "inquiries:write";
         /** @description An API key, without its raw value. */
         ApiKey: {
             id: string;
@@ -1088,7 +1489,10 @@ export interface components {
              * @enum {string}
              */
             actor_type: "api_key" | "admin" | "rep";
-            /** @description The admin's email, or `cli`, or the rep's user id; null for API key requests (see `key_id`). */
+            /**
+             * @description The admin's email, or `cli`; the rep's user id for a rep's requests (rep tokens, portal sign-ins); null for
+             *     API key requests (see `key_id`).
+             */
             actor: string | null;
             key_id: string | null;
             action: string;
@@ -1496,6 +1900,67 @@ export interface components {
         RepList: {
             reps: components["schemas"]["Rep"][];
         };
+        /** @description One entry of a rep's quota table under a plan. */
+        QuotaEntry: {
+            rep_id: string;
+            rep_external_id: string;
+            plan_id: string;
+            plan_key: string;
+            /**
+             * Format: date
+             * @description The first day (a period's) the entry applies from, until the rep's next entry under the plan.
+             */
+            from: string;
+            /** @description The quota in minor units of the plan's currency; null for the plan's own quota. */
+            quota_cents: number | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Quota entries, by rep, plan and day. */
+        QuotaList: {
+            quotas: components["schemas"]["QuotaEntry"][];
+        };
+        /** @description A rep's quota under a plan from a period on. */
+        QuotaSet: {
+            rep_external_id: string;
+            plan_key: string;
+            /**
+             * Format: date
+             * @description The first day of one of the plan's periods.
+             */
+            from: string;
+            /** @description Minor units of the plan's currency, at least 1; null for the plan's own quota again. */
+            quota_cents: number | null;
+        };
+        /** @description A quota file's text (CSV, docs/quotas.md). */
+        QuotaFileUpload: {
+            text: string;
+            /** @description The file's name, for people; not read. */
+            file_name?: string;
+        };
+        /** @description A rep's start date. */
+        RepStartDate: {
+            rep_id: string;
+            rep_external_id: string;
+            /** Format: date */
+            start_date: string | null;
+        };
+        /** @description A rep's start date; null for none. */
+        RepStartDateChange: {
+            /** Format: date */
+            start_date: string | null;
+        };
+        /** @description What a quota change did. */
+        QuotaChangeSummary: {
+            /** @description Rows of the file (1 for a single change). */
+            rows: number;
+            quotas_changed: number;
+            start_dates_changed: number;
+            /** @description False when everything was already so; nothing was written or recomputed. */
+            changed: boolean;
+            /** @description Earnings rows written, superseded or reversed by the recompute. */
+            rows_recomputed: number;
+        };
         /** @description A rep's manager from a day on. */
         RepManagerChange: {
             /** @description The manager's external id; null for no manager from that day on. */
@@ -1578,6 +2043,27 @@ export interface components {
             owner_id_claim?: string;
             /** @description Default false. */
             admins_allowed?: boolean;
+        };
+        /** @description The fields to change; at least one. */
+        UpdateIdentityProvider: {
+            client_id?: string;
+            /** @description Stored, and never returned. */
+            client_secret?: string;
+            email_domains?: string[];
+            email_claim?: string;
+            /** @description Null stops linking people to reps by a claim (invitations only). */
+            owner_id_claim?: string | null;
+            admins_allowed?: boolean;
+        };
+        /** @description The ways a person with the email asked about can sign in to the console. */
+        SignInOptions: {
+            single_sign_on: {
+                org_name: string;
+                /** @description The provider's name in that organisation. */
+                provider: string;
+                /** @description Where the browser goes to sign in, relative to this server. */
+                sign_in_url: string;
+            }[];
         };
         /** @description How long the link works. */
         CreateRepSignInLink: {
@@ -1754,15 +2240,270 @@ export interface components {
             closed_at: components["schemas"]["Timestamp"];
         };
         /**
-         * @description Id of a user (rep). Created by the server on first sight of a new `owner_external_id`.
-         * @example user_01knvyqwr3fmtr77g6vdncr588
+         * @description `open` → `in_review` → `resolved` | `rejected`; `withdrawn` by the rep's side while not closed.
+         * @enum {string}
          */
-        UserId: string;
+        InquiryState: "open" | "in_review" | "resolved" | "rejected" | "withdrawn";
+        /** @enum {string} */
+        InquiryType: "missing_deal" | "wrong_amount" | "wrong_credit" | "wrong_plan" | "other";
+        /** @description An amount in the minor unit of its currency. */
+        InquiryAmount: {
+            amount_cents: number;
+            currency: string;
+        };
+        /** @description What the inquiry is about; the members that do not apply are null. */
+        InquirySubject: {
+            /** @enum {string} */
+            kind: "earning" | "deal" | "statement";
+            earning_id: string | null;
+            deal_id: string | null;
+            period_id: string | null;
+        };
+        /** @description What settled an inquiry: an `adjustment`, a corrected deal event (`source_event`, its id), a `recompute` (`id` null). */
+        InquiryResolutionLink: {
+            /** @enum {string} */
+            kind: "adjustment" | "source_event" | "recompute";
+            id?: string | null;
+        };
+        InquiryResolution: {
+            amount_changed: components["schemas"]["InquiryAmount"] | null;
+            note: string;
+            links: components["schemas"]["InquiryResolutionLink"][];
+        };
+        /** @description `rep` (the rep or a manager: `id` is the user id), `admin` (the admin id, or `cli`), `api_key` (the key id); `label` for people. */
+        InquiryAuthor: {
+            /** @enum {string} */
+            kind: "rep" | "admin" | "api_key";
+            id: string;
+            label: string;
+        };
+        AdminInquiryComment: {
+            id: string;
+            author: components["schemas"]["InquiryAuthor"];
+            body: string;
+            /** @description An admins-only note, never shown to the rep's side. */
+            internal: boolean;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description An inquiry as admins see it; `comments` on the single fetch and the answers of changes. */
+        AdminInquiry: {
+            id: string;
+            user_id: string;
+            user_external_id: string;
+            subject: components["schemas"]["InquirySubject"];
+            type: components["schemas"]["InquiryType"];
+            expected_amount: components["schemas"]["InquiryAmount"] | null;
+            message: string;
+            state: components["schemas"]["InquiryState"];
+            /** @description The admin handling it; null while nobody does. */
+            assignee: {
+                id: string;
+                email: string;
+            } | null;
+            opened_by: components["schemas"]["InquiryAuthor"];
+            resolution: components["schemas"]["InquiryResolution"] | null;
+            rejection_reason: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            first_response_at: components["schemas"]["NullableTimestamp"];
+            in_review_at: components["schemas"]["NullableTimestamp"];
+            closed_at: components["schemas"]["NullableTimestamp"];
+            comments?: components["schemas"]["AdminInquiryComment"][];
+        };
+        /** @description A page of the queue, oldest first. */
+        AdminInquiryList: {
+            inquiries: components["schemas"]["AdminInquiry"][];
+            next_cursor: string | null;
+        };
+        /**
+         * @description A new inquiry about a rep: `subject.kind` names which of `earning_id`, `deal_id`, `period_id`
+         *     it is about; `user_id` (required for a deal or a statement) is the rep.
+         */
+        InquiryOpen: {
+            subject: {
+                /** @enum {string} */
+                kind: "earning" | "deal" | "statement";
+                earning_id?: string;
+                deal_id?: string;
+                period_id?: components["schemas"]["PeriodId"];
+            };
+            user_id?: string;
+            type: components["schemas"]["InquiryType"];
+            expected_amount?: components["schemas"]["InquiryAmount"];
+            message: string;
+        };
+        InquiryAssignment: {
+            /** @description An active admin of the org, or null for nobody. */
+            assignee_id: string | null;
+        };
+        InquiryCommentCreate: {
+            body: string;
+            /** @description An admins-only note (default false). */
+            internal?: boolean;
+        };
+        InquiryResolve: {
+            note: string;
+            /** @description What the resolution changed the rep's pay by (signed), or null when nothing. */
+            amount_changed: components["schemas"]["InquiryAmount"] | null;
+            links: components["schemas"]["InquiryResolutionLink"][];
+        };
+        InquiryRejection: {
+            reason: string;
+        };
+        /**
+         * @description Id of a plan.
+         * @example plan_01kjsj7s80fmtryrzh7j1q721q
+         */
+        PlanId: string;
+        /**
+         * @description Id of one version of a plan.
+         * @example pv_01kn40wx00ekj8fq0eg5srs2ry
+         */
+        PlanVersionId: string;
+        /**
+         * @description An ISO 4217 currency code, three upper-case letters. Amounts in this currency (`*_cents`) are
+         *     in its minor unit: cents of USD or EUR, yen of JPY (no decimals), fils of KWD (three decimals).
+         * @example EUR
+         */
+        Currency: string;
+        /** @description One chip of a plan document. */
+        PlanDocumentChip: {
+            /**
+             * @description The chip's key in the plan file.
+             * @example accelerator
+             */
+            key: string;
+            /**
+             * @description The chip's name.
+             * @example Accelerator over quota
+             */
+            name: string;
+            /**
+             * @description The chip's kind.
+             * @enum {string}
+             */
+            kind: "commission" | "tiered_commission" | "flat" | "attainment_bonus" | "override";
+            /** @description What the chip pays, in a sentence. */
+            pays: string;
+            /** @description The chip's condition in words; null when it applies to every deal. */
+            applies_when: string | null;
+            /** @description A tiered commission's bands, in order; null for other kinds. */
+            tiers: {
+                /** @description The band's number. */
+                band: number;
+                /** @description Where the band starts (the previous band's bound), formatted. */
+                from: string;
+                /** @description The band's upper bound, formatted, or `and above` for the last band. */
+                to: string;
+                /** @description The band's rate as a percentage. */
+                rate: string;
+            }[] | null;
+            /** @description How a tiered commission's bands combine, in a sentence; null for other kinds. */
+            tier_mode: string | null;
+            /** @description The chip's caps and floor, each in a sentence. */
+            limits: string[];
+        };
         /**
          * @description Id of a period: `YYYY-MM` for a month, `YYYY-Qn` for a quarter.
          * @example 2026-04
          */
         "PeriodId-2": string;
+        /** @description One rep's share of a split deal: the rep is credited `share_bps` of the deal (10000 = 100%). */
+        DealSplit: {
+            /**
+             * @description Id of the credited rep in the caller's system, at most 255 characters.
+             * @example rep-017
+             */
+            owner_external_id: string;
+            /**
+             * @description The rep's share in basis points, 1 to 10000.
+             * @example 6000
+             */
+            share_bps: number;
+        };
+        /**
+         * @description Split credit: who is credited with the deal and in which shares. The shares name each rep
+         *     once and sum to exactly 10000 (100%). `null` (or never sent) credits the whole deal to
+         *     `state.owner_external_id`. Every chip pays each credited rep on the rep's share of its
+         *     base, and tiers, quotas and attainment count credited amounts (see docs/plan-features.md).
+         * @example [
+         *       {
+         *         "owner_external_id": "rep-017",
+         *         "share_bps": 6000
+         *       },
+         *       {
+         *         "owner_external_id": "rep-018",
+         *         "share_bps": 4000
+         *       }
+         *     ]
+         */
+        DealSplits: components["schemas"]["DealSplit"][] | null;
+        /**
+         * @description A worked example: sample deals made from the plan's own conditions, tiers and caps, won in one
+         *     period by the sample rep `you`, and every line the engine pays on them.
+         */
+        PlanDocumentExample: {
+            /** @description The example's key (`period`, `outside`, `capped`, `quiet`, `split`, `override`). */
+            key: string;
+            /** @description The example's title. */
+            title: string;
+            /** @description What the example shows. */
+            description: string;
+            period_id: components["schemas"]["PeriodId-2"];
+            /** @description The sample deals, in the order they close. */
+            deals: {
+                /** @description The sample deal's id. */
+                external_id: string;
+                /** @description Who won it (`you`, or a report in an override example). */
+                owner_external_id: string;
+                /**
+                 * Format: date
+                 * @description Its close date.
+                 */
+                close_date: string;
+                /** @description Its stage (the org's first won stage, unless a chip's condition asks for another). */
+                stage: string;
+                /** @description Its amount in cents. */
+                amount_cents: number;
+                /** @description Its amount, formatted. */
+                amount: string;
+                /** @description Its custom fields (those the chips' conditions read). */
+                custom: {
+                    [key: string]: unknown;
+                };
+                splits: components["schemas"]["DealSplits"];
+                /** @description Its custom fields, owner and split, in words; `—` when it has none of them. */
+                details: string;
+            }[];
+            /** @description Every line that pays something, deal by deal, then the period's lines. */
+            lines: {
+                /** @description The line's deal; null for a period-level line (attainment bonus, draw). */
+                deal_external_id: string | null;
+                /** @description The chip's key (`$draw`, `$draw-recovery` for the draw's lines). */
+                chip_key: string;
+                /** @description The chip's name. */
+                chip: string;
+                /** @description What the line pays, in cents. */
+                amount_cents: number;
+                /** @description What the line pays, formatted. */
+                amount: string;
+                /** @description The engine's explanation, sentence by sentence, as an earning's trace gives it. */
+                explanation: string[];
+            }[];
+            /** @description The chips that pay nothing in the example, by name. */
+            silent_chips: string[];
+            /** @description The example's total, in cents. */
+            total_cents: number;
+            /** @description The example's total, formatted. */
+            total: string;
+            /** @description Who reports to the sample rep in the example (override examples). */
+            reports: string[];
+        };
+        /**
+         * @description Id of a user (rep). Created by the server on first sight of a new `owner_external_id`.
+         * @example user_01knvyqwr3fmtr77g6vdncr588
+         */
+        UserId: string;
         /**
          * @description Id of an earning row.
          * @example earn_01kpnvmrzqej3v8ht39yyeg4z9
@@ -1957,6 +2698,10 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The id of a version of the plan (`pv_...`). */
+        VersionIdPath: string;
+        /** @description `json` (the document's model), `html` or `pdf`; overrides `Accept`, so that a plain link can download the PDF. */
+        DocumentFormat: "json" | "html" | "pdf";
         /** @description The id of the resource. */
         IdPath: string;
         /** @description The period, `YYYY-MM` (a month) or `YYYY-Qn` (a quarter). */
@@ -2080,6 +2825,32 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSignInOptions: {
+        parameters: {
+            query: {
+                /** @description The work email the person signs in with. */
+                email: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers through which this email can sign in, possibly none. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInOptions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2270,6 +3041,49 @@ export interface operations {
                     "application/json": components["schemas"]["PlanDetail"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPlanVersionDocument: {
+        parameters: {
+            query?: {
+                /** @description `json` (the document's model), `html` or `pdf`; overrides `Accept`, so that a plain link can download the PDF. */
+                format?: components["parameters"]["DocumentFormat"];
+            };
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+                /** @description The id of a version of the plan (`pv_...`). */
+                version_id: components["parameters"]["VersionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version's document. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanDocument"];
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *     <meta charset="utf-8">
+                     *     <title>Core AE plan</title>
+                     *     …
+                     */
+                    "text/html": string;
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
@@ -2952,6 +3766,154 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listQuotas: {
+        parameters: {
+            query?: {
+                /** @description Only this rep's entries (external id). */
+                rep?: string;
+                /** @description Only this plan's entries (key). */
+                plan?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuotaSet"];
+            };
+        };
+        responses: {
+            /** @description What changed, and what was recomputed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaChangeSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    importQuotaFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuotaFileUpload"];
+            };
+        };
+        responses: {
+            /** @description What changed, and what was recomputed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaChangeSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRepStartDate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rep's start date. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepStartDate"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setRepStartDate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepStartDateChange"];
+            };
+        };
+        responses: {
+            /** @description What changed, and what was recomputed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaChangeSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listAdmins: {
         parameters: {
             query?: never;
@@ -2972,6 +3934,58 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRepAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepAccess"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setRepAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetRepAccess"];
+            };
+        };
+        responses: {
+            /** @description The settings now in force. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepAccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3048,6 +4062,39 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateIdentityProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateIdentityProvider"];
+            };
+        };
+        responses: {
+            /** @description The provider as it is now, without its secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -3339,6 +4386,267 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccountingClosed"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listInquiries: {
+        parameters: {
+            query?: {
+                /** @description Only inquiries in these states (repeat the parameter for several). */
+                state?: components["schemas"]["InquiryState"][];
+                /** @description An admin's id (`adm_...`), or `none` for the inquiries nobody handles. */
+                assignee?: string;
+                /** @description Only inquiries opened before this time (older than an age). */
+                opened_before?: string;
+                /** @description Only inquiries about this rep. */
+                user_id?: string;
+                /** @description Page size, 1 to 200 (default 50). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page, unchanged. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the queue. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    openInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryOpen"];
+            };
+        };
+        responses: {
+            /** @description The inquiry, opened. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inquiry and its thread. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    assignInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryAssignment"];
+            };
+        };
+        responses: {
+            /** @description The inquiry after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    startInquiryReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inquiry, in review. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    commentOnInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryCommentCreate"];
+            };
+        };
+        responses: {
+            /** @description The inquiry and its thread, the new comment last. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resolveInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryResolve"];
+            };
+        };
+        responses: {
+            /** @description The inquiry, resolved. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rejectInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryRejection"];
+            };
+        };
+        responses: {
+            /** @description The inquiry, rejected. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminInquiry"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -530,6 +530,183 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/plans/{id}/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a plan's document
+         * @description The document of a plan version, generated from the version's normalised plan file (the file the
+         *     engine runs, so the two cannot disagree): what the plan pays in plain language, each chip with its
+         *     conditions, tier table and caps, the plan's cap and draw, splits and overrides, the quota, and worked
+         *     examples whose figures the compensation engine computed for sample deals made from the plan's own
+         *     conditions and tiers (see docs/plan-documents.md).
+         *
+         *     The plan's current version unless `version_id` names another version of the plan. As JSON (the
+         *     model), as a self-contained HTML page or as a PDF: `format` chooses, else `Accept`
+         *     (`application/json`, `text/html`, `application/pdf`; JSON when it allows several or none).
+         *
+         *     A plan that does not exist in the key's org, whatever its id's shape, or a `version_id` that is not
+         *     a version of this plan, is `404 not_found`. An unknown `format` is `400 invalid_body` naming
+         *     `format`.
+         */
+        get: operations["getPlanDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rep-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a rep token
+         * @description Mints a short-lived bearer token bound to one rep, for your intranet to call `/v1` from the
+         *     rep's browser (see "Rep tokens" above). Name the rep by `user_id` or `user_external_id`
+         *     (exactly one; an unknown rep is `404 not_found`). The token lives `ttl_seconds` (60 to 3600,
+         *     default 900) and can be revoked earlier. The secret is in this answer only: Quotient keeps
+         *     its SHA-256 digest.
+         */
+        post: operations["createRepToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rep-tokens/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a rep token
+         * @description Revokes the token: its next call is `401 invalid_key`. Revoking a revoked or expired token
+         *     changes nothing and answers the same (idempotent). A token of another org is
+         *     `404 not_found`.
+         */
+        post: operations["revokeRepToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inquiries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List inquiries
+         * @description The inquiries the caller may see, newest first: with a rep token, those about the rep and the reps
+         *     of their manager chain below them; with an API key (`earnings:read`), the org's. Filter by `state`
+         *     and by `user_id` (a rep the caller cannot see gives an empty page, not an error). Lists carry no
+         *     threads: fetch one inquiry for its comments. Page with `cursor` while `next_cursor` is a string.
+         */
+        get: operations["listInquiries"];
+        put?: never;
+        /**
+         * Open an inquiry
+         * @description Opens an inquiry (`open`) about an earning, a deal or a rep's statement of a period, with its type,
+         *     what the rep expected (optional) and a message. A rep token opens it for its rep, or for a rep of
+         *     their manager chain with `user_id`; an API key needs `inquiries:write` and names the rep for a deal
+         *     or a statement. Sends `inquiry.created`; the step is audited.
+         *
+         *     A subject the caller may not see (another rep's earning or deal, a rep outside their chain, an id of
+         *     another org) is `404 not_found`. `subject.kind` without its id, or with another kind's id, and a
+         *     `user_id` other than an earning's rep, are `400 invalid_body`.
+         */
+        post: operations["openInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inquiries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an inquiry
+         * @description One inquiry with its thread (admins' internal notes are never shown). An inquiry about a rep the
+         *     caller may not see is `404 not_found`, exactly as an id of another org.
+         */
+        get: operations["getInquiry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inquiries/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Comment on an inquiry
+         * @description Adds a comment to the thread, from the rep's side (the rep, a manager up their chain, or an
+         *     integration's key with `inquiries:write`). Sends `inquiry.updated` (`change: commented`). A closed
+         *     inquiry (resolved, rejected, withdrawn) is `409 invalid_state` and nothing is written.
+         */
+        post: operations["commentOnInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inquiries/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw an inquiry
+         * @description The rep's side takes the inquiry back: `open` or `in_review` → `withdrawn`, a closed state
+         *     (`closed_at` is set). Sends `inquiry.updated` (`change: withdrawn`). An inquiry already closed is
+         *     `409 invalid_state` and nothing is written.
+         */
+        post: operations["withdrawInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -727,6 +904,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "inquiry.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inquiry opened
+         * @description Sent when an inquiry is opened, by a rep, a manager, an admin or an integration.
+         */
+        post: operations["receiveInquiryCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inquiry.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inquiry changed
+         * @description Sent on every change of an inquiry visible to the rep: a comment, an assignment, review started, resolved, rejected, withdrawn. An admin's internal note sends nothing.
+         */
+        post: operations["receiveInquiryUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -830,14 +1047,24 @@ export interface components {
         DecimalCents: string;
         /**
          * @description A permission of an API key: `deals:read` (list deals), `deals:write` (ingest deal
-         *     events), `earnings:read` (list and get earnings), `plans:read` (list and get plans).
+         *     events), `earnings:read` (list and get earnings), `plans:read` (list and get plans),
+         *     `rep_tokens:write` (mint and revoke rep tokens), `inquiries:write` (open inquiries, comment on them,
+         *     withdraw them). A rep token carries `deals:read`,
+         *     `earnings:read` and `plans:read`, limited to what its rep may see.
          * @enum {string}
          */
-        Scope: "deals:read" | "deals:write" | "earnings:read" | "plans:read";
-        /** @description The org and key a request authenticates as. */
+        Scope: "deals:read" | "deals:write" | "earnings:read" | "plans:read" | "rep_tokens:write" | "inquiries:write";
+        /**
+         * @description The org and the principal a request authenticates as: `principal` is `api_key` (then `key`
+         *     describes the key) or `rep` (a rep token; then `rep` describes the rep and the token's expiry,
+         *     and `key` is absent).
+         */
         AuthContext: {
             org: components["schemas"]["AuthOrg"];
-            key: components["schemas"]["AuthKey"];
+            /** @enum {string} */
+            principal: "api_key" | "rep";
+            key?: components["schemas"]["AuthKey"];
+            rep?: components["schemas"]["AuthRep"];
         };
         /** @description The org the key belongs to. */
         AuthOrg: {
@@ -874,6 +1101,62 @@ export interface components {
              *     path, so it may not yet include the current request.
              */
             readonly last_used_at: string | null;
+        };
+        /** @description The rep a rep token acts for, and until when. */
+        AuthRep: {
+            token_id: components["schemas"]["RepTokenId"];
+            user_id: components["schemas"]["UserId"];
+            external_id: string;
+            display_name: string | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** @description The rep and, transitively, the reps who report to them today (read-only). */
+            visible_user_ids: components["schemas"]["UserId"][];
+        };
+        /**
+         * @description Id of a rep token (not the secret token itself).
+         * @example rtk_01kmz3v0c8e4b9s7d2qx6w5n1a
+         */
+        RepTokenId: string;
+        /**
+         * @description A rep-scoped token: a short-lived bearer token bound to one rep, for a browser to call
+         *     `/v1` as that rep. The secret itself is only returned once, by `POST /v1/rep-tokens`.
+         */
+        RepToken: {
+            id: components["schemas"]["RepTokenId"];
+            user_id: components["schemas"]["UserId"];
+            /**
+             * Format: date-time
+             * @description When the token stops working (at most one hour after `created_at`).
+             */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the token was revoked; `null` while it is not.
+             */
+            revoked_at: string | null;
+        };
+        /** @description A new rep token, with its secret. The secret is shown once and cannot be recovered. */
+        RepTokenCreated: components["schemas"]["RepToken"] & {
+            /**
+             * @description The secret: `qrt_` followed by 64 lowercase hexadecimal characters. Send it as
+             *     `Authorization: Bearer <token>`. Hand it to the rep's browser only.
+             */
+            token: string;
+        };
+        /**
+         * @description The rep the token is for, by Quotient id (`user_id`) or by the id in your system
+         *     (`user_external_id`): exactly one of them. `ttl_seconds` is the token's lifetime, from 60 to
+         *     3600 seconds (default 900).
+         */
+        RepTokenRequest: {
+            user_id?: components["schemas"]["UserId"];
+            /** @description The rep's id in your system (the deals' `owner_external_id`). */
+            user_external_id?: string;
+            /** @default 900 */
+            ttl_seconds?: number;
         };
         /**
          * @description Derived by the server, never sent by callers:
@@ -2051,7 +2334,9 @@ export interface components {
             won_cents: number;
             /**
              * Format: int64
-             * @description The plan's quota per rep per period, in minor units of the plan's currency; prorated by days
+             * @description The rep's quota for the period under the plan, in minor units of the plan's currency: the
+             *     rep's own quota when one is set for the period (the quota table, ramped from the rep's
+             *     start date when the plan has a ramp), else the plan's quota per rep per period; prorated by days
              *     (rounded half away from zero, at least 1) when the rep's dated assignment covers only part of
              *     the period; `null` when the plan has none.
              * @example 10000000
@@ -2062,6 +2347,14 @@ export interface components {
              * @example 110
              */
             percent: number | null;
+            /**
+             * @description Where `quota_cents` came from, before any proration, in one sentence: the plan's quota, the
+             *     quota set for this rep from a day, or a ramp month's percent of either (for example
+             *     `quota 75,000.00: ramp month 3 of 4, 75% of 100,000.00, the plan quota; the rep started on
+             *     2026-01-20.`). `null` when the plan has no quota.
+             * @example quota 100,000.00: plan quota.
+             */
+            quota_explanation?: string | null;
         };
         /**
          * @description One live or frozen earning row booked in the statement's period (status `projected`,
@@ -2911,7 +3204,7 @@ export interface components {
              * @example invalid_body
              * @enum {string}
              */
-            error: "invalid_json" | "invalid_body" | "unauthenticated" | "invalid_key" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "period_open" | "dedup_conflict" | "rate_limited" | "internal_error" | "unavailable";
+            error: "invalid_json" | "invalid_body" | "unauthenticated" | "invalid_key" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "period_open" | "invalid_state" | "dedup_conflict" | "rate_limited" | "internal_error" | "unavailable";
             /**
              * @description Human-readable detail. Advisory; do not parse it.
              * @example state.amount_cents: must be integer
@@ -3036,6 +3329,187 @@ export interface components {
             };
         };
         /**
+         * @description Id of an inquiry.
+         * @example inq_01kpnw3d2ff1r8q4m0v6b8c9de
+         */
+        InquiryId: string;
+        /**
+         * @description Id of a comment in an inquiry's thread.
+         * @example inqc_01kpnw6a1bf0m2s7q4r9t3v5xy
+         */
+        InquiryCommentId: string;
+        /**
+         * @description Where an inquiry stands: `open` (new), `in_review` (an admin is looking into it), and the closed
+         *     states `resolved` (settled: see `resolution`), `rejected` (see `rejection_reason`) and `withdrawn`
+         *     (the rep's side took it back). Closed inquiries take no more comments or moves.
+         * @example open
+         * @enum {string}
+         */
+        InquiryState: "open" | "in_review" | "resolved" | "rejected" | "withdrawn";
+        /**
+         * @description What the rep questions: `missing_deal` (a deal that should pay is not there), `wrong_amount`,
+         *     `wrong_credit` (the deal is credited to the wrong rep or share), `wrong_plan` (the line was computed
+         *     under the wrong plan), `other`.
+         * @example wrong_amount
+         * @enum {string}
+         */
+        InquiryType: "missing_deal" | "wrong_amount" | "wrong_credit" | "wrong_plan" | "other";
+        /** @description An amount of money in the minor unit of its currency. */
+        InquiryAmount: {
+            /**
+             * @description Integer, in the minor unit of `currency`; may be negative where a change is.
+             * @example 120000
+             */
+            amount_cents: number;
+            currency: components["schemas"]["Currency"];
+        };
+        /**
+         * @description What the inquiry is about: an earning (`earning_id`, and the earning's `period_id`), a deal
+         *     (`deal_id`) or the rep's statement of a period (`period_id`). Members that do not apply are null.
+         */
+        InquirySubject: {
+            /** @enum {string} */
+            kind: "earning" | "deal" | "statement";
+            earning_id: components["schemas"]["EarningId"] | null;
+            deal_id: components["schemas"]["DealId"] | null;
+            period_id: components["schemas"]["PeriodId"] | null;
+        };
+        /**
+         * @description What settled an inquiry: an `adjustment` (its id), a corrected deal event (`source_event`: the
+         *     source event id `POST /v1/deals/events` answered) or a `recompute` (`id` null).
+         */
+        InquiryResolutionLink: {
+            /** @enum {string} */
+            kind: "adjustment" | "source_event" | "recompute";
+            /** @example se_01kpnvmrz2c4a5s6d7f8g9h0jk */
+            id: string | null;
+        };
+        /** @description How a resolved inquiry was settled. */
+        InquiryResolution: {
+            /** @description The amount the resolution changed the rep's pay by (signed); null when it changed nothing. */
+            amount_changed: components["schemas"]["InquiryAmount"] | null;
+            /** @description The admin's explanation to the rep. */
+            note: string;
+            /** @description What settled it, in the admin's order. */
+            links: components["schemas"]["InquiryResolutionLink"][];
+        };
+        /**
+         * @description Who wrote or did something: `rep` (the rep or a manager up their chain: `user_id`), `admin` (an
+         *     admin of the org), `api_key` (an integration). `label` is for people: the rep's external id, the
+         *     admin's email, the key's name.
+         */
+        InquiryAuthor: {
+            /** @enum {string} */
+            kind: "rep" | "admin" | "api_key";
+            /** @description The rep's user id when `kind` is `rep`; null otherwise. */
+            user_id: components["schemas"]["UserId"] | null;
+            label: string;
+        };
+        /** @description A comment in an inquiry's thread. Admins' internal notes are never shown here. */
+        InquiryComment: {
+            id: components["schemas"]["InquiryCommentId"];
+            author: components["schemas"]["InquiryAuthor"];
+            body: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * @description A question about a line of a rep's pay. `first_response_at` is when an admin first answered
+         *     (a comment, or moving it on); `closed_at` when it was resolved, rejected or withdrawn.
+         */
+        Inquiry: {
+            id: components["schemas"]["InquiryId"];
+            /** @description The rep the inquiry is about. */
+            user_id: components["schemas"]["UserId"];
+            user_external_id: string;
+            subject: components["schemas"]["InquirySubject"];
+            type: components["schemas"]["InquiryType"];
+            /** @description What the rep expected; null when they did not say. */
+            expected_amount: components["schemas"]["InquiryAmount"] | null;
+            message: string;
+            state: components["schemas"]["InquiryState"];
+            /** @description Whether an admin is handling it. */
+            assigned: boolean;
+            opened_by: components["schemas"]["InquiryAuthor"];
+            /** @description Present once resolved. */
+            resolution: components["schemas"]["InquiryResolution"] | null;
+            rejection_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            first_response_at: string | null;
+            /** Format: date-time */
+            in_review_at: string | null;
+            /** Format: date-time */
+            closed_at: string | null;
+            /** @description The thread, oldest first. On the single-inquiry fetch and the answers of changes; not in lists. */
+            comments?: components["schemas"]["InquiryComment"][];
+        };
+        /** @description One page of inquiries, newest first. */
+        InquiryList: {
+            inquiries: components["schemas"]["Inquiry"][];
+            /** @description Pass as `cursor` to get the next page; `null` when there are no more inquiries. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description A new inquiry. `subject.kind` says which of `earning_id`, `deal_id`, `period_id` it names: an
+         *     earning needs `earning_id` (the inquiry is about the earning's rep), a deal `deal_id`, a statement
+         *     `period_id`. `user_id` is the rep it is about: a rep token's own rep when absent; an API key must
+         *     give it for a deal or a statement. A manager may open one for any rep of their chain.
+         */
+        InquiryOpenRequest: {
+            subject: {
+                /** @enum {string} */
+                kind: "earning" | "deal" | "statement";
+                earning_id?: components["schemas"]["EarningId"];
+                deal_id?: components["schemas"]["DealId"];
+                period_id?: components["schemas"]["PeriodId"];
+            };
+            user_id?: components["schemas"]["UserId"];
+            type: components["schemas"]["InquiryType"];
+            expected_amount?: components["schemas"]["InquiryAmount"];
+            message: string;
+        };
+        /** @description A comment for the inquiry's thread. */
+        InquiryCommentRequest: {
+            body: string;
+        };
+        /** @description Payload of the `inquiry.created` webhook. */
+        InquiryCreatedWebhook: {
+            /** @constant */
+            type: "inquiry.created";
+            /**
+             * Format: date-time
+             * @description When the inquiry was opened.
+             */
+            timestamp: string;
+            data: {
+                inquiry: components["schemas"]["Inquiry"];
+            };
+        };
+        /**
+         * @description Payload of the `inquiry.updated` webhook: the inquiry after the change, what changed, the state it
+         *     had, and the comment when the change is one. Admins' internal notes send nothing.
+         */
+        InquiryUpdatedWebhook: {
+            /** @constant */
+            type: "inquiry.updated";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: {
+                inquiry: components["schemas"]["Inquiry"];
+                /** @enum {string} */
+                change: "commented" | "assigned" | "review_started" | "resolved" | "rejected" | "withdrawn";
+                previous_state: components["schemas"]["InquiryState"];
+                comment?: components["schemas"]["InquiryComment"];
+            };
+        };
+        /**
          * @description A running total in whole cents: an integer up to 9007199254740991 (2^53 − 1), and above that
          *     the exact value as a decimal string, since a larger JSON number is not kept exact by every
          *     parser. Totals are summed exactly (never rounded or capped); only their notation changes.
@@ -3155,6 +3629,168 @@ export interface components {
              * @example 200000
              */
             closing_balance_cents: number;
+        };
+        /** @description One chip of a plan document. */
+        PlanDocumentChip: {
+            /**
+             * @description The chip's key in the plan file.
+             * @example accelerator
+             */
+            key: string;
+            /**
+             * @description The chip's name.
+             * @example Accelerator over quota
+             */
+            name: string;
+            /**
+             * @description The chip's kind.
+             * @enum {string}
+             */
+            kind: "commission" | "tiered_commission" | "flat" | "attainment_bonus" | "override";
+            /** @description What the chip pays, in a sentence. */
+            pays: string;
+            /** @description The chip's condition in words; null when it applies to every deal. */
+            applies_when: string | null;
+            /** @description A tiered commission's bands, in order; null for other kinds. */
+            tiers: {
+                /** @description The band's number. */
+                band: number;
+                /** @description Where the band starts (the previous band's bound), formatted. */
+                from: string;
+                /** @description The band's upper bound, formatted, or `and above` for the last band. */
+                to: string;
+                /** @description The band's rate as a percentage. */
+                rate: string;
+            }[] | null;
+            /** @description How a tiered commission's bands combine, in a sentence; null for other kinds. */
+            tier_mode: string | null;
+            /** @description The chip's caps and floor, each in a sentence. */
+            limits: string[];
+        };
+        /**
+         * @description A worked example: sample deals made from the plan's own conditions, tiers and caps, won in one
+         *     period by the sample rep `you`, and every line the engine pays on them.
+         */
+        PlanDocumentExample: {
+            /** @description The example's key (`period`, `outside`, `capped`, `quiet`, `split`, `override`). */
+            key: string;
+            /** @description The example's title. */
+            title: string;
+            /** @description What the example shows. */
+            description: string;
+            period_id: components["schemas"]["PeriodId"];
+            /** @description The sample deals, in the order they close. */
+            deals: {
+                /** @description The sample deal's id. */
+                external_id: string;
+                /** @description Who won it (`you`, or a report in an override example). */
+                owner_external_id: string;
+                /**
+                 * Format: date
+                 * @description Its close date.
+                 */
+                close_date: string;
+                /** @description Its stage (the org's first won stage, unless a chip's condition asks for another). */
+                stage: string;
+                /** @description Its amount in cents. */
+                amount_cents: number;
+                /** @description Its amount, formatted. */
+                amount: string;
+                /** @description Its custom fields (those the chips' conditions read). */
+                custom: {
+                    [key: string]: unknown;
+                };
+                splits: components["schemas"]["DealSplits"];
+                /** @description Its custom fields, owner and split, in words; `—` when it has none of them. */
+                details: string;
+            }[];
+            /** @description Every line that pays something, deal by deal, then the period's lines. */
+            lines: {
+                /** @description The line's deal; null for a period-level line (attainment bonus, draw). */
+                deal_external_id: string | null;
+                /** @description The chip's key (`$draw`, `$draw-recovery` for the draw's lines). */
+                chip_key: string;
+                /** @description The chip's name. */
+                chip: string;
+                /** @description What the line pays, in cents. */
+                amount_cents: number;
+                /** @description What the line pays, formatted. */
+                amount: string;
+                /** @description The engine's explanation, sentence by sentence, as an earning's trace gives it. */
+                explanation: string[];
+            }[];
+            /** @description The chips that pay nothing in the example, by name. */
+            silent_chips: string[];
+            /** @description The example's total, in cents. */
+            total_cents: number;
+            /** @description The example's total, formatted. */
+            total: string;
+            /** @description Who reports to the sample rep in the example (override examples). */
+            reports: string[];
+        };
+        /**
+         * @description A plan version's document, generated from the version's normalised plan file: what the plan pays in
+         *     plain language, each chip with its conditions, tier table and caps, the plan's cap and draw, how split
+         *     deals and overrides pay, the rep's quota and worked examples. Every figure of a worked example was
+         *     computed by the compensation engine for the example's sample deals; texts and amounts are formatted
+         *     for people (amounts in the plan's currency, with its decimals), and each amount also comes in cents.
+         */
+        PlanDocument: {
+            /**
+             * @description The plan's name.
+             * @example Core AE plan
+             */
+            title: string;
+            /**
+             * @description The plan key, version and when it was applied.
+             * @example Plan core-ae, version 1, applied 2026-04-01
+             */
+            subtitle: string;
+            /** @description The plan version the document is of. */
+            plan: {
+                id: components["schemas"]["PlanId"];
+                /** @description The plan's key. */
+                key: string;
+                /** @description The plan's name. */
+                name: string;
+                version_id: components["schemas"]["PlanVersionId"];
+                /** @description The version's number (1 for the first). */
+                version_number: number;
+                /**
+                 * Format: date-time
+                 * @description When the version was applied.
+                 */
+                applied_at: string;
+            };
+            currency: components["schemas"]["Currency"];
+            /** @description The opening paragraphs, in plain language. */
+            summary: string[];
+            /** @description Period, currency, quota, who the plan applies to and the version, as label and value. */
+            facts: {
+                /** @description What the fact is. */
+                label: string;
+                /** @description The fact, formatted. */
+                value: string;
+            }[];
+            /** @description The rep's quota and where it comes from. */
+            quota: {
+                /** @description The quota per period, formatted; null when the plan has none. */
+                amount: string | null;
+                /** @description Where the quota comes from, in a sentence. */
+                source: string;
+                /** @description The ramp from the rep's start date in words; null without one. */
+                ramp: string | null;
+            };
+            /** @description The plan's chips, in evaluation order. */
+            chips: components["schemas"]["PlanDocumentChip"][];
+            /** @description The plan's cap and draw, each in a sentence; empty without either. */
+            plan_limits: string[];
+            /** @description How a split deal pays, in a sentence. */
+            splits: string;
+            /** @description How the plan's override chips pay; null when it has none. */
+            overrides: string | null;
+            /** @description Worked examples, each a set of sample deals and what the engine pays on them. */
+            examples: components["schemas"]["PlanDocumentExample"][];
         };
     };
     responses: {
@@ -3286,6 +3922,21 @@ export interface components {
         };
         /** @description The period is still open, so nothing in it is approved yet; lock it first (`quotient periods lock`). */
         PeriodOpen: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The resource is not in a state that allows this (a closed inquiry). Nothing changed. */
+        InvalidState: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3515,6 +4166,26 @@ export interface components {
          * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
          */
         WebhookSignatureHeader: string;
+        /**
+         * @description The inquiry's id (`inq_...`). An inquiry the caller may not see is `404 not_found`.
+         * @example inq_01kpnw3d2ff1r8q4m0v6b8c9de
+         */
+        InquiryIdPath: string;
+        /** @description Only inquiries in this state. */
+        InquiryStateFilter: components["schemas"]["InquiryState"];
+        /** @description Only inquiries about this rep. A rep the caller may not see gives an empty page. */
+        InquiryUserIdFilter: components["schemas"]["UserId"];
+        /**
+         * @description The version whose document to give (`pv_...`); the plan's current version when absent.
+         * @example pv_01kn40wx00ekj8fq0eg5srs2ry
+         */
+        PlanDocumentVersion: components["schemas"]["PlanVersionId"];
+        /**
+         * @description `json` (the document's model), `html` (a self-contained page) or `pdf`. Overrides `Accept`, so
+         *     that a plain link can download the PDF; when absent, `Accept` chooses, and JSON is the default.
+         * @example pdf
+         */
+        PlanDocumentFormat: "json" | "html" | "pdf";
     };
     requestBodies: never;
     headers: {
@@ -4348,6 +5019,364 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getPlanDocument: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The version whose document to give (`pv_...`); the plan's current version when absent.
+                 * @example pv_01kn40wx00ekj8fq0eg5srs2ry
+                 */
+                version_id?: components["parameters"]["PlanDocumentVersion"];
+                /**
+                 * @description `json` (the document's model), `html` (a self-contained page) or `pdf`. Overrides `Accept`, so
+                 *     that a plain link can download the PDF; when absent, `Accept` chooses, and JSON is the default.
+                 * @example pdf
+                 */
+                format?: components["parameters"]["PlanDocumentFormat"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The plan's id (`plan_...`). Any id not found in the key's org is `404 not_found`.
+                 * @example plan_01kjsj7s80fmtryrzh7j1q721q
+                 */
+                id: components["parameters"]["PlanIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan version's document. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanDocument"];
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *     <meta charset="utf-8">
+                     *     <title>Core AE plan</title>
+                     *     …
+                     */
+                    "text/html": string;
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createRepToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The token, with its secret (shown once). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepTokenCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeRepToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token's id. */
+                id: components["schemas"]["RepTokenId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token, revoked. The secret is not returned. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listInquiries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items in the page, from 1 to 200.
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
+                 *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
+                 *     starting `cursor:`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only inquiries in this state. */
+                state?: components["parameters"]["InquiryStateFilter"];
+                /** @description Only inquiries about this rep. A rep the caller may not see gives an empty page. */
+                user_id?: components["parameters"]["InquiryUserIdFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of inquiries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InquiryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    openInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryOpenRequest"];
+            };
+        };
+        responses: {
+            /** @description The inquiry, opened. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Inquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The inquiry's id (`inq_...`). An inquiry the caller may not see is `404 not_found`.
+                 * @example inq_01kpnw3d2ff1r8q4m0v6b8c9de
+                 */
+                id: components["parameters"]["InquiryIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inquiry and its thread. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Inquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentOnInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The inquiry's id (`inq_...`). An inquiry the caller may not see is `404 not_found`.
+                 * @example inq_01kpnw3d2ff1r8q4m0v6b8c9de
+                 */
+                id: components["parameters"]["InquiryIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryCommentRequest"];
+            };
+        };
+        responses: {
+            /** @description The inquiry with its thread, the new comment last. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Inquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["InvalidState"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    withdrawInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The inquiry's id (`inq_...`). An inquiry the caller may not see is `404 not_found`.
+                 * @example inq_01kpnw3d2ff1r8q4m0v6b8c9de
+                 */
+                id: components["parameters"]["InquiryIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inquiry, withdrawn. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Inquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["InvalidState"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getOpenApiDocument: {
         parameters: {
             query?: never;
@@ -4606,6 +5635,72 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AdjustmentCreatedWebhook"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookAccepted"];
+        };
+    };
+    receiveInquiryCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry of one message. Deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description Unix time in seconds when this attempt was sent. Part of the signed content; reject
+                 *     messages more than 5 minutes away from your clock.
+                 * @example 1776702612
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description One or more space-separated signatures `v1,<base64>`, each the HMAC-SHA256 of
+                 *     `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the
+                 *     endpoint secret after `whsec_`. Accept the message when any signature matches.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryCreatedWebhook"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookAccepted"];
+        };
+    };
+    receiveInquiryUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry of one message. Deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description Unix time in seconds when this attempt was sent. Part of the signed content; reject
+                 *     messages more than 5 minutes away from your clock.
+                 * @example 1776702612
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description One or more space-separated signatures `v1,<base64>`, each the HMAC-SHA256 of
+                 *     `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the
+                 *     endpoint secret after `whsec_`. Accept the message when any signature matches.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InquiryUpdatedWebhook"];
             };
         };
         responses: {

@@ -19,18 +19,23 @@ import { DealEstimator } from './services/estimates.ts';
 import { ExchangeRateChange } from './services/exchangeRateChange.ts';
 import { ExchangeRateService } from './services/exchangeRates.ts';
 import { DealIngestion } from './services/ingestion.ts';
+import { InquiryDesk } from './services/inquiries.ts';
 import { KeyAdmin } from './services/keys.ts';
 import { OrgAdmin } from './services/orgs.ts';
 import { PayoutReader } from './services/payouts.ts';
 import type { PeriodChangeListener } from './services/periodChanges.ts';
 import { PeriodAdmin } from './services/periods.ts';
+import { PlanDocuments } from './services/planDocuments.ts';
 import { PlanRollout } from './services/planRollout.ts';
 import { PlanAdmin, PlanHistory, PlanReader } from './services/plans.ts';
 import { PortalAccessAdmin } from './services/portalAccess.ts';
 import { PortalSignIn } from './services/portalSignIn.ts';
+import { QuotaAdmin } from './services/quotas.ts';
+import { RepAccessAdmin } from './services/repAccess.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
 import { RepSessions } from './services/repSessions.ts';
 import { RepReader } from './services/reps.ts';
+import { RepTokens } from './services/repTokens.ts';
 import { StatementReader } from './services/statements.ts';
 import { UserReader } from './services/users.ts';
 import { withDealWebhooks, withPeriodWebhooks } from './services/webhookAnnouncements.ts';
@@ -72,12 +77,16 @@ export interface ApiServices {
   dealReader: DealReader;
   earningReader: EarningReader;
   planReader: PlanReader;
+  planDocuments: PlanDocuments;
   userReader: UserReader;
   statementReader: StatementReader;
   approvals: StatementApprovals;
   payoutReader: PayoutReader;
   adjustmentReader: AdjustmentReader;
   estimator: DealEstimator;
+  repTokens: RepTokens;
+  /** The rep's side of inquiries (the same instance as the admins'). */
+  inquiries: InquiryDesk;
 }
 
 /** The admin use cases, shared by the admin API and the admin commands. Each takes its actor per call. */
@@ -90,6 +99,7 @@ export interface AdminServices {
   /** Plan files applied and archived with the listener the caller gives: PlanRollout's, or a test's. */
   planAdmin: PlanAdmin;
   planHistory: PlanHistory;
+  planDocuments: PlanDocuments;
   periods: PeriodAdmin;
   adjustments: AdjustmentAdmin;
   approvals: StatementApprovals;
@@ -97,6 +107,8 @@ export interface AdminServices {
   exchangeRates: ExchangeRateService;
   exchangeRateChange: ExchangeRateChange;
   repHierarchy: RepHierarchyAdmin;
+  /** Reps' quota tables and start dates (docs/quotas.md). */
+  quotas: QuotaAdmin;
   reps: RepReader;
   webhooks: WebhookAdmin;
   audit: AuditLogReader;
@@ -104,12 +116,16 @@ export interface AdminServices {
   dealImport: DealImport;
   accounting: AccountingBooks;
   portalAccess: PortalAccessAdmin;
+  repAccess: RepAccessAdmin;
+  inquiries: InquiryDesk;
 }
 
 /** What the rep portal's sign-in and sessions run on. */
 export interface PortalServices {
   signIn: PortalSignIn;
   sessions: RepSessions;
+  /** The same service as the API's: the portal's pages call /v1 with rep tokens it mints. */
+  repTokens: RepTokens;
 }
 
 export interface Services {
@@ -146,16 +162,20 @@ export function composeServices(input: CompositionInput): Services {
   const plans = new PlanRollout(planAdmin, planHistory, recompute);
   const exchangeRates = new ExchangeRateService(db);
   const clock = input.now ? { now: input.now } : {};
+  const planDocuments = new PlanDocuments(db, clock);
   // Console and portal sessions live by the same idle and absolute limits.
   const sessionSettings = { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs };
   const adminSessions = new AdminSessions(db, { settings: sessionSettings, ...clock });
   const repSessions = new RepSessions(db, { settings: sessionSettings, ...clock });
+  const repTokens = new RepTokens(pool, clock);
   const secrets = secretBox(
     secretKeySource({
       key: config.secretKey,
       embeddedDataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
     }),
   );
+  // Until adjustments exist, a resolution's adjustment link is checked for its form only (InquiryDesk).
+  const inquiries = new InquiryDesk(db);
   return {
     api: {
       ingestion,
@@ -163,12 +183,15 @@ export function composeServices(input: CompositionInput): Services {
       dealReader: new DealReader(pool),
       earningReader: new EarningReader(pool),
       planReader: new PlanReader(db),
+      planDocuments,
       userReader: new UserReader(pool),
       statementReader,
       approvals,
       payoutReader: new PayoutReader(poolStatements(pool)),
       adjustmentReader: new AdjustmentReader(poolStatements(pool)),
       estimator: new DealEstimator(ingestion),
+      repTokens,
+      inquiries,
     },
     admin: {
       sessions: adminSessions,
@@ -178,6 +201,7 @@ export function composeServices(input: CompositionInput): Services {
       plans,
       planAdmin,
       planHistory,
+      planDocuments,
       periods,
       adjustments: new AdjustmentAdmin(db),
       approvals,
@@ -185,6 +209,7 @@ export function composeServices(input: CompositionInput): Services {
       exchangeRates,
       exchangeRateChange: new ExchangeRateChange(exchangeRates, recompute),
       repHierarchy: new RepHierarchyAdmin(db, recompute, pool),
+      quotas: new QuotaAdmin(db, recompute, pool),
       reps: new RepReader(db),
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
@@ -192,10 +217,13 @@ export function composeServices(input: CompositionInput): Services {
       dealImport: new DealImport(db, pool, dealEventBatch),
       accounting: new AccountingBooks(db, input.now ? { now: input.now } : {}),
       portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
+      repAccess: new RepAccessAdmin(db),
+      inquiries,
     },
     portal: {
       signIn: new PortalSignIn(db, { repSessions, adminSessions, secrets, ...clock }),
       sessions: repSessions,
+      repTokens,
     },
   };
 }

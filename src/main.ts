@@ -12,6 +12,7 @@ import { loadAdminContract, loadContract } from './http/contract.ts';
 import { Metrics } from './http/metrics.ts';
 import type { Logger } from './lib/logger.ts';
 import * as rateLimitCounters from './repositories/rateLimitCounters.ts';
+import * as repTokens from './repositories/repTokens.ts';
 import { createSqlPool, databaseStatements, poolStatements } from './repositories/transaction.ts';
 import * as webhookDeliveries from './repositories/webhookDeliveries.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
@@ -95,6 +96,8 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     metrics,
     auditLog,
     keys: keyGate,
+    accessStatements: authentication,
+    ...(options.now ? { now: options.now } : {}),
     ...services.api,
     isReady: database.isReady,
     validateResponses: config.validateResponses,
@@ -107,6 +110,11 @@ export async function startServer(config: Config, logger: Logger, options: Serve
       .deleteCountersBefore(authentication, new Date(Date.now() - COUNTER_RETENTION_MS))
       .catch((error: unknown) => {
         logger.warn({ err: error }, 'could not delete old rate-limit counters');
+      });
+    repTokens
+      .deleteCountersBefore(authentication, new Date(Date.now() - COUNTER_RETENTION_MS))
+      .catch((error: unknown) => {
+        logger.warn({ err: error }, "could not delete old reps' rate-limit counters");
       });
     adminSessions.forgetOldFailures().catch((error: unknown) => {
       logger.warn({ err: error }, 'could not delete old sign-in failures');

@@ -6,9 +6,12 @@ import { AdjustmentsPage } from './pages/adjustments.tsx';
 import { AdminsPage } from './pages/admins.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { ImportsPage } from './pages/imports.tsx';
+import { InquiriesPage, InquiryPage } from './pages/inquiries.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { PeriodsPage } from './pages/periods.tsx';
+import { PlanDocumentPage } from './pages/planDocument.tsx';
 import { PlanPage, PlansPage } from './pages/plans.tsx';
+import { QuotasPage } from './pages/quotas.tsx';
 import { RepsPage } from './pages/reps.tsx';
 import { SignInPage } from './pages/signIn.tsx';
 import { SingleSignOnPage } from './pages/singleSignOn.tsx';
@@ -24,6 +27,8 @@ const NAV = [
   { href: '/adjustments', label: 'Adjustments' },
   { href: '/accounting', label: 'Accounting' },
   { href: '/reps', label: 'Reps' },
+  { href: '/inquiries', label: 'Inquiries' },
+  { href: '/quotas', label: 'Quotas' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/admins', label: 'Admins' },
   { href: '/single-sign-on', label: 'Single sign-on' },
@@ -128,11 +133,14 @@ export function App() {
 }
 
 function Page(props: { path: string; canChange: boolean; orgId: string }) {
-  const [, section, id] = props.path.split('/');
+  const [, section, id, sub, subId, leaf] = props.path.split('/');
   switch (section) {
     case 'audit':
       return <AuditPage />;
     case 'plans':
+      if (id && sub === 'versions' && subId && leaf === 'document') {
+        return <PlanDocumentPage planId={decodeURIComponent(id)} versionId={decodeURIComponent(subId)} />;
+      }
       return id ? (
         <PlanPage id={decodeURIComponent(id)} canChange={props.canChange} />
       ) : (
@@ -148,6 +156,10 @@ function Page(props: { path: string; canChange: boolean; orgId: string }) {
       return <AccountingPage canChange={props.canChange} />;
     case 'reps':
       return <RepsPage canChange={props.canChange} />;
+    case 'inquiries':
+      return id ? <InquiryPage id={decodeURIComponent(id)} canChange={props.canChange} /> : <InquiriesPage />;
+    case 'quotas':
+      return <QuotasPage canChange={props.canChange} />;
     case 'webhooks':
       return <WebhooksPage canChange={props.canChange} />;
     case 'admins':

@@ -8,9 +8,11 @@ import {
   DealsResource,
   EarningsResource,
   EstimatesResource,
+  InquiriesResource,
   MetaResource,
   PayoutsResource,
   PlansResource,
+  RepTokensResource,
   type RequestOptions,
   StatementsResource,
   UsersResource,
@@ -89,6 +91,10 @@ export class QuotientClient {
   readonly adjustments: AdjustmentsResource;
   /** `POST /v1/estimates`. */
   readonly estimates: EstimatesResource;
+  /** `POST /v1/rep-tokens`, `POST /v1/rep-tokens/{id}/revoke`. */
+  readonly repTokens: RepTokensResource;
+  /** `GET|POST /v1/inquiries`, `GET /v1/inquiries/{id}`, its comments and withdrawal. */
+  readonly inquiries: InquiriesResource;
   /** `GET /v1/openapi.json`. */
   readonly meta: MetaResource;
   /**
@@ -131,6 +137,8 @@ export class QuotientClient {
     this.payouts = new PayoutsResource(core);
     this.adjustments = new AdjustmentsResource(core);
     this.estimates = new EstimatesResource(core);
+    this.repTokens = new RepTokensResource(core);
+    this.inquiries = new InquiriesResource(core);
     this.meta = new MetaResource(core);
   }
 

@@ -15,19 +15,28 @@ import type {
   EarningListItem,
   Estimate,
   EstimateRequest,
+  GetPlanDocumentParams,
   GetPlanParams,
+  Inquiry,
+  InquiryList,
   ListAdjustmentsParams,
   ListDealsParams,
   ListEarningsParams,
+  ListInquiriesParams,
   ListPayoutsParams,
   ListUsersParams,
   OpenApiDocument,
+  OpenInquiryRequest,
   Payout,
   PayoutList,
   Plan,
+  PlanDocument,
   PlanList,
   PlanListItem,
   RawClient,
+  RepToken,
+  RepTokenCreated,
+  RepTokenRequest,
   Statement,
   StatementApproval,
   StatementApprovalResult,
@@ -298,6 +307,92 @@ export class EstimatesResource {
   }
 }
 
+export class RepTokensResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /**
+   * `POST /v1/rep-tokens`: a short-lived token bound to one rep (`user_id` or `user_external_id`), for the rep's
+   * browser to call `/v1` as that rep; `ttl_seconds` 60 to 3600, default 900. The secret (`token`) is in this
+   * answer only: hand it to the rep's browser, never log it. Needs `rep_tokens:write`. A retried call may mint a
+   * second token; unused tokens expire on their own.
+   */
+  async create(request: RepTokenRequest, options?: RequestOptions): Promise<RepTokenCreated> {
+    return unwrap(this.#core.raw.POST('/v1/rep-tokens', { body: request, ...init(this.#core, options) }));
+  }
+
+  /** `POST /v1/rep-tokens/{id}/revoke`: its next call is 401. Idempotent. Needs `rep_tokens:write`. */
+  async revoke(id: string, options?: RequestOptions): Promise<RepToken> {
+    return unwrap(
+      this.#core.raw.POST('/v1/rep-tokens/{id}/revoke', { params: { path: { id } }, ...init(this.#core, options) }),
+    );
+  }
+}
+
+export class InquiriesResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /**
+   * `GET /v1/inquiries`, every page, newest first: the org's inquiries with an API key (`earnings:read`), the rep's
+   * and their reports' with a rep token. `for await (const inquiry of client.inquiries.list({ state: 'open' }))`.
+   */
+  list(params: ListInquiriesParams = {}, options?: RequestOptions): PageIterator<Inquiry, InquiryList> {
+    return new PageIterator({
+      fetchPage: (cursor) => this.listPage({ ...params, cursor }, options),
+      items: (page) => page.inquiries,
+      nextCursor: (page) => page.next_cursor,
+      firstCursor: params.cursor,
+    });
+  }
+
+  /** `GET /v1/inquiries`, one page. */
+  async listPage(params: ListInquiriesParams = {}, options?: RequestOptions): Promise<InquiryList> {
+    return unwrap(this.#core.raw.GET('/v1/inquiries', { params: { query: params }, ...init(this.#core, options) }));
+  }
+
+  /**
+   * `POST /v1/inquiries`: opens an inquiry about an earning, a deal or a statement. Needs `inquiries:write` (a rep
+   * token may always). Not idempotent: a retry after a network error may open a second one, so the client does
+   * not retry it.
+   */
+  async open(request: OpenInquiryRequest, options?: RequestOptions): Promise<Inquiry> {
+    return unwrap(
+      this.#core.raw.POST('/v1/inquiries', { body: request, ...init(this.#core, { maxRetries: 0, ...options }) }),
+    );
+  }
+
+  /** `GET /v1/inquiries/{id}`: one inquiry with its thread. */
+  async get(id: string, options?: RequestOptions): Promise<Inquiry> {
+    return unwrap(this.#core.raw.GET('/v1/inquiries/{id}', { params: { path: { id } }, ...init(this.#core, options) }));
+  }
+
+  /** `POST /v1/inquiries/{id}/comments`: adds a comment; answers the inquiry with its thread. Not retried. */
+  async comment(id: string, body: string, options?: RequestOptions): Promise<Inquiry> {
+    return unwrap(
+      this.#core.raw.POST('/v1/inquiries/{id}/comments', {
+        params: { path: { id } },
+        body: { body },
+        ...init(this.#core, { maxRetries: 0, ...options }),
+      }),
+    );
+  }
+
+  /** `POST /v1/inquiries/{id}/withdraw`: the rep's side takes it back; a closed one is 409 `invalid_state`. */
+  async withdraw(id: string, options?: RequestOptions): Promise<Inquiry> {
+    return unwrap(
+      this.#core.raw.POST('/v1/inquiries/{id}/withdraw', {
+        params: { path: { id } },
+        ...init(this.#core, options),
+      }),
+    );
+  }
+}
+
 export class PlansResource {
   readonly #core: Core;
   constructor(core: Core) {
@@ -323,6 +418,31 @@ export class PlansResource {
     return unwrap(
       this.#core.raw.GET('/v1/plans/{id}', { params: { path: { id }, query: params }, ...init(this.#core, options) }),
     );
+  }
+
+  /**
+   * `GET /v1/plans/{id}/document`: the plan version's document as its model (the current version unless
+   * `version_id` names another), with worked examples the engine computed. Needs `plans:read`.
+   */
+  async document(id: string, params: GetPlanDocumentParams = {}, options?: RequestOptions): Promise<PlanDocument> {
+    const query = { ...params, format: 'json' as const };
+    const body = await unwrap(
+      this.#core.raw.GET('/v1/plans/{id}/document', { params: { path: { id }, query }, ...init(this.#core, options) }),
+    );
+    return body as PlanDocument;
+  }
+
+  /** `GET /v1/plans/{id}/document?format=pdf`: the same document as a PDF file's bytes. Needs `plans:read`. */
+  async documentPdf(id: string, params: GetPlanDocumentParams = {}, options?: RequestOptions): Promise<Uint8Array> {
+    const query = { ...params, format: 'pdf' as const };
+    const body = await unwrap(
+      this.#core.raw.GET('/v1/plans/{id}/document', {
+        params: { path: { id }, query },
+        parseAs: 'arrayBuffer',
+        ...init(this.#core, options),
+      }),
+    );
+    return new Uint8Array(body as ArrayBuffer);
   }
 }
 

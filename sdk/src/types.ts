@@ -1,5 +1,5 @@
 import type { Client, ClientPathsWithMethod, MethodResponse } from 'openapi-fetch';
-import type { paths, webhooks } from './generated/openapi.ts';
+import type { components, paths, webhooks } from './generated/openapi.ts';
 
 // Every type here is derived from the generated contract; none is written by hand. They exist so that
 // callers can name what the client methods take and return (`import type { Deal } from '@quotient/sdk'`).
@@ -52,11 +52,23 @@ export type ListAdjustmentsParams = NonNullable<Query<paths['/v1/adjustments']['
 
 export type EstimateRequest = RequestBody<paths['/v1/estimates']['post']>;
 export type Estimate = JsonBody<'/v1/estimates', 'post'>;
+export type RepTokenRequest = RequestBody<paths['/v1/rep-tokens']['post']>;
+export type RepTokenCreated = components['schemas']['RepTokenCreated'];
+export type RepToken = components['schemas']['RepToken'];
 
 export type PlanList = JsonBody<'/v1/plans', 'get'>;
 export type PlanListItem = PlanList['plans'][number];
 export type Plan = JsonBody<'/v1/plans/{id}', 'get'>;
 export type GetPlanParams = Query<paths['/v1/plans/{id}']['get']>;
+export type PlanDocument = paths['/v1/plans/{id}/document']['get']['responses'][200]['content']['application/json'];
+/** Which version's document (the current one when absent); the SDK's methods choose the format. */
+export type GetPlanDocumentParams = Omit<Query<paths['/v1/plans/{id}/document']['get']>, 'format'>;
+
+export type InquiryList = JsonBody<'/v1/inquiries', 'get'>;
+export type Inquiry = JsonBody<'/v1/inquiries/{id}', 'get'>;
+export type InquiryComment = NonNullable<Inquiry['comments']>[number];
+export type ListInquiriesParams = Query<paths['/v1/inquiries']['get']>;
+export type OpenInquiryRequest = RequestBody<paths['/v1/inquiries']['post']>;
 
 export type OpenApiDocument = JsonBody<'/v1/openapi.json', 'get'>;
 

@@ -4,7 +4,14 @@ import { hash, randomBytes } from 'node:crypto';
 // short display prefix lets people tell keys apart.
 
 export const KEY_PREFIX = 'qtn';
-export const SCOPES = ['deals:read', 'deals:write', 'earnings:read', 'plans:read'] as const;
+export const SCOPES = [
+  'deals:read',
+  'deals:write',
+  'earnings:read',
+  'plans:read',
+  'rep_tokens:write',
+  'inquiries:write',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export const RATE_LIMIT_MIN = 1;

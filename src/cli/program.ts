@@ -8,11 +8,13 @@ import { dbCommand } from './commands/db.ts';
 import { demoCommand } from './commands/demo.ts';
 import { fxCommand } from './commands/fx.ts';
 import { importCommand } from './commands/import.ts';
+import { inquiriesCommand } from './commands/inquiries.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { orgsCommand } from './commands/orgs.ts';
 import { periodsCommand } from './commands/periods.ts';
 import { plansCommand } from './commands/plans.ts';
+import { quotasCommand } from './commands/quotas.ts';
 import { recomputeCommand } from './commands/recompute.ts';
 import { repsCommand } from './commands/reps.ts';
 import { serveCommand } from './commands/serve.ts';
@@ -37,11 +39,13 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     adminsCommand(),
     plansCommand(),
     usersCommand(),
+    quotasCommand(),
     repsCommand(),
     ssoCommand(),
     periodsCommand(),
     adjustmentsCommand(),
     approvalsCommand(),
+    inquiriesCommand(),
     accountingCommand(),
     recomputeCommand(),
     importCommand(),

@@ -3,6 +3,7 @@ import type { KeyGate } from '../access/rateLimitStore.ts';
 import type { AuditLog } from '../audit/requestLog.ts';
 import type { ApiServices, PortalServices } from '../composition.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { Transaction } from '../repositories/transaction.ts';
 import { consoleRouter } from './admin/console.ts';
 import { PREFIX as ADMIN_API_PREFIX, type AdminApiOptions, adminApiRouter } from './admin/router.ts';
 import { contractRouter } from './contractRouter.ts';
@@ -10,6 +11,7 @@ import { docsRouter } from './docs.ts';
 import { asHandlerTable } from './handlers.ts';
 import type { Metrics } from './metrics.ts';
 import { authenticate } from './middleware/authenticate.ts';
+import { corsPreflight } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errorHandler.ts';
 import { requestContext } from './middleware/requestContext.ts';
 import { portalAppRouter } from './portal/app.ts';
@@ -32,6 +34,10 @@ export interface AppDeps extends ApiServices {
   metrics: Metrics;
   auditLog: AuditLog;
   keys: KeyGate;
+  /** The access layer's statements (its own pool): rep tokens are found and counted there. */
+  accessStatements: Transaction;
+  /** The time rep tokens expire by (tests move it). */
+  now?: () => Date;
   /** True when the database answers. */
   isReady: () => Promise<boolean>;
   validateResponses: boolean;
@@ -76,6 +82,8 @@ export function createApp(deps: AppDeps): Express {
     OUTSIDE_CONTRACT.test(req.path) ? outsideContract(req, res, next) : next(),
   );
 
+  // Browsers calling /v1 with rep tokens ask first (docs/rep-tokens.md); a preflight carries no token.
+  app.use(corsPreflight(deps.accessStatements));
   app.use(
     contractRouter({
       contract: deps.contract,
@@ -88,15 +96,24 @@ export function createApp(deps: AppDeps): Express {
           dealReader: deps.dealReader,
           earningReader: deps.earningReader,
           planReader: deps.planReader,
+          planDocuments: deps.planDocuments,
           userReader: deps.userReader,
           statementReader: deps.statementReader,
           payoutReader: deps.payoutReader,
           adjustmentReader: deps.adjustmentReader,
           approvals: deps.approvals,
           estimator: deps.estimator,
+          repTokens: deps.repTokens,
+          inquiries: deps.inquiries,
         }),
       ),
-      access: authenticate({ keys: deps.keys, auditLog: deps.auditLog, metrics: deps.metrics }),
+      access: authenticate({
+        keys: deps.keys,
+        repTokens: deps.accessStatements,
+        auditLog: deps.auditLog,
+        metrics: deps.metrics,
+        ...(deps.now ? { now: deps.now } : {}),
+      }),
       bodyLimitBytes: BODY_LIMIT_BYTES,
       validateResponses: deps.validateResponses,
     }),

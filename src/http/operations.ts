@@ -8,6 +8,13 @@
  */
 export const WRITE_CONFIRMS_KEY = 'x-quotient-write-confirms-key';
 
+/**
+ * The contract's mark of an operation a rep principal may call whatever its scopes (approving one's own statement,
+ * opening an inquiry: docs/rep-tokens.md); its service decides, by the Viewer, on which objects. API keys still need
+ * the operation's scope.
+ */
+export const REP_ACTION = 'x-quotient-rep-action';
+
 export interface ContractOperation {
   operationId: string;
   method: string;
@@ -19,6 +26,8 @@ export interface ContractOperation {
    * accepted write answers, and the status of the audit entry that write records.
    */
   writeConfirmsKey: boolean;
+  /** The contract marks the operation `x-quotient-rep-action`: rep tokens may call it. */
+  repAction: boolean;
 }
 
 export type OperationMatch =
@@ -33,6 +42,7 @@ interface OpenApiOperationObject {
   security?: Array<Record<string, string[]>>;
   responses?: Record<string, unknown>;
   [WRITE_CONFIRMS_KEY]?: boolean;
+  [REP_ACTION]?: boolean;
 }
 
 interface OpenApiDocument {
@@ -61,6 +71,7 @@ export class OperationTable {
           pathTemplate: template,
           requiredScopes: scopesOf(operation.security ?? document.security),
           writeConfirmsKey: writeConfirmsKey(operation),
+          repAction: operation[REP_ACTION] === true,
         });
       }
       return { pattern: compile(template), template, operations };

@@ -29,7 +29,11 @@ export type IdPrefix =
   | 'rses'
   | 'apv'
   | 'adj'
-  | 'sap';
+  | 'sap'
+  | 'rtk'
+  | 'inq'
+  | 'inql'
+  | 'inqc';
 
 /** The same TypeID as `typeid(prefix).toString()`, without building the TypeID object and splitting it again. */
 export function newId(prefix: IdPrefix): string {

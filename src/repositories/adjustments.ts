@@ -135,6 +135,7 @@ export async function listAfter(
   filters: AdjustmentFilters,
   position: KeysetPosition,
   limit: number,
+  visibleUserIds: readonly string[] | null = null,
 ): Promise<AdjustmentRecord[]> {
   const values: unknown[] = [orgId];
   const param = (value: unknown) => {
@@ -146,6 +147,7 @@ export async function listAfter(
   if (filters.userId !== undefined) where.push(`a.user_id = ${param(filters.userId)}`);
   if (filters.userExternalId !== undefined) where.push(`u.external_id = ${param(filters.userExternalId)}`);
   if (filters.category !== undefined) where.push(`a.category = ${param(filters.category)}`);
+  if (visibleUserIds !== null) where.push(`a.user_id = ANY(${param(visibleUserIds)}::text[])`);
   if (position) where.push(`(a.created_at, a.id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
   const rows = await tx.query<AdjustmentRow>({
     text: `${SELECT} WHERE ${where.join(' AND ')} ORDER BY a.created_at, a.id LIMIT ${param(limit)}`,

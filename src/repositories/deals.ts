@@ -242,6 +242,7 @@ export async function listAfter(
   filters: DealListFilters,
   position: KeysetPosition,
   limit: number,
+  visibleUserIds: readonly string[] | null = null,
 ): Promise<DealRecord[]> {
   const values: unknown[] = [];
   const param = (value: unknown) => {
@@ -249,6 +250,7 @@ export async function listAfter(
     return `$${values.length}`;
   };
   const where = [`org_id = ${param(orgId)}`];
+  if (visibleUserIds !== null) where.push(visibleTo(param(visibleUserIds)));
   if (filters.status) where.push(`status = ${param(filters.status)}`);
   else if (!filters.includeDeleted) where.push(`status <> 'deleted'`);
   if (filters.stage !== undefined) where.push(`stage = ${param(filters.stage)}`);
@@ -359,11 +361,26 @@ export async function dealsByIds(tx: Transaction, orgId: string, dealIds: readon
   return rows.map(toDealSnapshot);
 }
 
-/** The deal with this id, or null (an estimate's read, not locked). */
-export async function findById(tx: Transaction, orgId: string, dealId: string): Promise<DealRecord | null> {
+/**
+ * A deal a rep principal may see: owned by one of the visible users, or crediting one of them in its splits
+ * (`parameter` names a text[] of user ids).
+ */
+function visibleTo(parameter: string): string {
+  return `(user_id = ANY(${parameter}::text[]) OR EXISTS (
+    SELECT 1 FROM unnest(${parameter}::text[]) AS visible(id)
+    WHERE splits @> jsonb_build_array(jsonb_build_object('user_id', visible.id))))`;
+}
+
+/** The deal with this id, or null (an estimate's read, not locked); `visibleUserIds` as in listAfter. */
+export async function findById(
+  tx: Transaction,
+  orgId: string,
+  dealId: string,
+  visibleUserIds: readonly string[] | null = null,
+): Promise<DealRecord | null> {
   const rows = await tx.query<DealRow>({
-    text: `SELECT ${DEAL_COLUMNS} FROM deals WHERE org_id = $1 AND id = $2`,
-    values: [orgId, dealId],
+    text: `SELECT ${DEAL_COLUMNS} FROM deals WHERE org_id = $1 AND id = $2${visibleUserIds === null ? '' : ` AND ${visibleTo('$3')}`}`,
+    values: visibleUserIds === null ? [orgId, dealId] : [orgId, dealId, visibleUserIds],
   });
   return rows[0] ? toDealRecord(rows[0]) : null;
 }

@@ -395,6 +395,7 @@ export async function listAfter(
   filters: EarningListFilters,
   position: KeysetPosition,
   limit: number,
+  visibleUserIds: readonly string[] | null = null,
 ): Promise<EarningRecord[]> {
   const values: unknown[] = [];
   const param = (value: unknown) => {
@@ -402,6 +403,7 @@ export async function listAfter(
     return `$${values.length}`;
   };
   const where = [`e.org_id = ${param(orgId)}`];
+  if (visibleUserIds !== null) where.push(`e.user_id = ANY(${param(visibleUserIds)}::text[])`);
   if (filters.userId !== undefined) where.push(`e.user_id = ${param(filters.userId)}`);
   if (filters.userExternalId !== undefined) where.push(`u.external_id = ${param(filters.userExternalId)}`);
   if (filters.periodId !== undefined) where.push(`e.period_id = ${param(filters.periodId)}`);
@@ -420,13 +422,21 @@ export async function listAfter(
   return rows.map(toRecord);
 }
 
-/** One row with its trace; null when the org has no such row. */
-export async function findWithTrace(tx: Transaction, orgId: string, id: string): Promise<EarningWithTrace | null> {
+/**
+ * One row with its trace; null when the org has no such row, or when it is not of one of `visibleUserIds` (null:
+ * any rep's).
+ */
+export async function findWithTrace(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  visibleUserIds: readonly string[] | null = null,
+): Promise<EarningWithTrace | null> {
   const rows = await tx.query<RecordRow & { trace: EarningTrace }>(
     named('earnings_find_with_trace', {
       text: `SELECT ${WIRE_COLUMNS}, e.trace FROM earnings e JOIN users u ON u.id = e.user_id
-             WHERE e.org_id = $1 AND e.id = $2`,
-      values: [orgId, id],
+             WHERE e.org_id = $1 AND e.id = $2 AND ($3::text[] IS NULL OR e.user_id = ANY($3::text[]))`,
+      values: [orgId, id, visibleUserIds],
     }),
   );
   const row = rows[0];
@@ -631,12 +641,17 @@ export async function payoutsAfter(
   periodId: string,
   position: KeysetPosition,
   limit: number,
+  visibleUserIds: readonly string[] | null = null,
 ): Promise<PayoutRow[]> {
   const values: unknown[] = [orgId, periodId];
   let keyset = '';
   if (position) {
     values.push(position.at, position.id);
     keyset = 'AND (u.created_at, u.id) > ($3::timestamptz, $4)';
+  }
+  if (visibleUserIds !== null) {
+    values.push(visibleUserIds);
+    keyset += ` AND u.id = ANY($${values.length}::text[])`;
   }
   values.push(limit);
   // A period's manual adjustments are paid with it: approved while it is locked, paid once it is paid.

@@ -87,3 +87,72 @@ export async function remove(tx: Transaction, orgId: string, idOrName: string): 
   });
   return rows[0] ?? null;
 }
+
+/** The fields of a provider an admin changes in place; the rest stay. */
+export interface IdentityProviderChange {
+  clientId?: string;
+  clientSecret?: string;
+  emailDomains?: string[];
+  emailClaim?: string;
+  ownerIdClaim?: string | null;
+  adminsAllowed?: boolean;
+}
+
+/** The provider as changed, or null when the org has none of that id or name. */
+export async function update(
+  tx: Transaction,
+  orgId: string,
+  idOrName: string,
+  change: IdentityProviderChange,
+): Promise<IdentityProviderRecord | null> {
+  const rows = await tx.query<IdentityProviderRecord>({
+    text: `UPDATE identity_providers SET
+             client_id = CASE WHEN $3 THEN $4 ELSE client_id END,
+             client_secret = CASE WHEN $5 THEN $6 ELSE client_secret END,
+             email_domains = CASE WHEN $7 THEN $8::text[] ELSE email_domains END,
+             email_claim = CASE WHEN $9 THEN $10 ELSE email_claim END,
+             owner_id_claim = CASE WHEN $11 THEN $12 ELSE owner_id_claim END,
+             admins_allowed = CASE WHEN $13 THEN $14 ELSE admins_allowed END
+           WHERE org_id = $1 AND (id = $2 OR name = $2)
+           RETURNING ${LISTED}`,
+    values: [
+      orgId,
+      idOrName,
+      change.clientId !== undefined,
+      change.clientId ?? null,
+      change.clientSecret !== undefined,
+      change.clientSecret ?? null,
+      change.emailDomains !== undefined,
+      change.emailDomains ?? null,
+      change.emailClaim !== undefined,
+      change.emailClaim ?? null,
+      change.ownerIdClaim !== undefined,
+      change.ownerIdClaim ?? null,
+      change.adminsAllowed !== undefined,
+      change.adminsAllowed ?? null,
+    ],
+  });
+  return rows[0] ?? null;
+}
+
+/** A provider through which admins with an email of the domain may sign in to the console, with its org's name. */
+export interface AdminSignInProvider {
+  org_id: string;
+  org_name: string;
+  name: string;
+}
+
+/**
+ * Every org's providers that let admins in and vouch for the domain: the one lookup across orgs, because a person
+ * at the console's sign-in page has not said which org they belong to (docs/sso.md, docs/scaling.md).
+ */
+export async function listAdminSignInForDomain(tx: Transaction, domain: string): Promise<AdminSignInProvider[]> {
+  return tx.query<AdminSignInProvider>({
+    text: `SELECT p.org_id, o.name AS org_name, p.name
+             FROM identity_providers p JOIN orgs o ON o.id = p.org_id
+            WHERE p.admins_allowed AND $1 = ANY (p.email_domains)
+            ORDER BY o.name, p.name
+            LIMIT 20`,
+    values: [domain],
+  });
+}

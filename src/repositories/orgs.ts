@@ -142,3 +142,41 @@ export async function setPaySettings(
   );
   return rows[0] as PaySettings;
 }
+
+/** How the org's rep tokens may be used from browsers (CORS) and how often (docs/rep-tokens.md). */
+export interface RepAccessRecord {
+  cors_allowed_origins: string[];
+  rep_rate_limit_per_minute: number;
+}
+
+export async function repAccess(tx: Transaction, orgId: string): Promise<RepAccessRecord | null> {
+  const rows = await tx.query<{ cors_allowed_origins: string[] | null; rep_rate_limit_per_minute: number }>(
+    sql`SELECT cors_allowed_origins, rep_rate_limit_per_minute FROM orgs WHERE id = ${orgId}`,
+  );
+  const row = rows[0];
+  return row ? { ...row, cors_allowed_origins: row.cors_allowed_origins ?? [] } : null;
+}
+
+export async function setRepAccess(
+  tx: Transaction,
+  orgId: string,
+  changes: { corsAllowedOrigins?: readonly string[]; repRateLimitPerMinute?: number },
+): Promise<void> {
+  await tx.query(
+    sql`UPDATE orgs SET
+          cors_allowed_origins = COALESCE(${changes.corsAllowedOrigins ?? null}::text[], cors_allowed_origins),
+          rep_rate_limit_per_minute = COALESCE(${changes.repRateLimitPerMinute ?? null}::int, rep_rate_limit_per_minute)
+        WHERE id = ${orgId}`,
+  );
+}
+
+/** Whether some org lets browsers at this origin use its rep tokens (the CORS preflight's question). */
+export async function anyAllowsOrigin(tx: Transaction, origin: string): Promise<boolean> {
+  const rows = await tx.query(
+    named('orgs_any_allows_origin', {
+      text: 'SELECT 1 AS allowed FROM orgs WHERE $1 = ANY(cors_allowed_origins) LIMIT 1',
+      values: [origin],
+    }),
+  );
+  return rows.length > 0;
+}

@@ -146,6 +146,7 @@ function toSnapshot(plan: PlanRecord, version: StoredVersion): PlanVersionSnapsh
     period: stored.period,
     quota_cents: stored.quota_cents,
     assignees: stored.assignees,
+    ...(Array.isArray(stored.ramp) ? { ramp: [...stored.ramp] } : {}),
     ...(typeof stored.cap_cents === 'number' ? { cap_cents: stored.cap_cents } : {}),
     ...(typeof stored.currency === 'string' ? { currency: stored.currency } : {}),
     ...(stored.draw ? { draw: { amount_cents: stored.draw.amount_cents, recoverable: stored.draw.recoverable } } : {}),
@@ -214,6 +215,30 @@ export async function lock(tx: Transaction, orgId: string, planId: string): Prom
   const locked = await prismaOf(tx).$queryRaw<Array<{ id: string }>>`
     SELECT id FROM plans WHERE org_id = ${orgId} AND id = ${planId} FOR UPDATE`;
   return locked.length === 0 ? null : find(tx, orgId, planId);
+}
+
+/**
+ * The plans any of the users is or was assigned to (by any version's assignees, `all` included) or has rows of:
+ * what a rep principal may see of the org's plans.
+ */
+export async function idsAssignedToAny(
+  tx: Transaction,
+  orgId: string,
+  userIds: readonly string[],
+): Promise<Set<string>> {
+  const rows = await tx.query<{ plan_id: string }>(
+    sql`WITH reps AS (SELECT external_id FROM users WHERE org_id = ${orgId} AND id = ANY(${userIds}::text[]))
+        SELECT v.plan_id FROM plan_versions v
+        WHERE v.org_id = ${orgId} AND (
+          jsonb_typeof(v.definition -> 'assignees') IS DISTINCT FROM 'array'
+          OR EXISTS (
+            SELECT 1 FROM jsonb_array_elements(v.definition -> 'assignees') AS a(entry)
+            WHERE (CASE WHEN jsonb_typeof(a.entry) = 'string' THEN a.entry #>> '{}' ELSE a.entry ->> 'owner_external_id' END)
+                  IN (SELECT external_id FROM reps)))
+        UNION
+        SELECT DISTINCT plan_id FROM earnings WHERE org_id = ${orgId} AND user_id = ANY(${userIds}::text[])`,
+  );
+  return new Set(rows.map((row) => row.plan_id));
 }
 
 /** The org's active plans, oldest first (the API's plan list). */
@@ -504,6 +529,8 @@ export interface ReportPlan {
   assignees: 'all' | Assignee[];
   /** The current version's draw; null when it has none. */
   draw: PlanDraw | null;
+  /** The current version's ramp; null when it has none. */
+  ramp: number[] | null;
 }
 
 /** The org's plans with their current version's assignees, oldest first, as a statement shows them (plain SQL). */
@@ -511,7 +538,7 @@ export async function listForStatements(tx: Transaction, orgId: string): Promise
   const rows = await tx.query<Omit<ReportPlan, 'quota_cents'> & { quota_cents: number | bigint | null }>(
     sql`SELECT p.id, p.key, p.name, p.status, p.period, p.quota_cents,
                COALESCE(v.definition -> 'assignees', '"all"'::jsonb) AS assignees,
-               v.definition -> 'draw' AS draw,
+               v.definition -> 'draw' AS draw, v.definition -> 'ramp' AS ramp,
                COALESCE(v.definition ->> 'currency', o.default_currency) AS currency
         FROM plans p JOIN plan_versions v ON v.id = p.current_version_id JOIN orgs o ON o.id = p.org_id
         WHERE p.org_id = ${orgId} ORDER BY p.created_at, p.id`,
@@ -520,5 +547,6 @@ export async function listForStatements(tx: Transaction, orgId: string): Promise
     ...row,
     quota_cents: row.quota_cents === null ? null : Number(row.quota_cents),
     draw: row.draw ?? null,
+    ramp: row.ramp ?? null,
   }));
 }

@@ -166,3 +166,9 @@ export async function findByDedupKey(tx: Transaction, orgId: string, dedupKey: s
   );
   return rows[0] ?? null;
 }
+
+/** Whether the org has a source event with this id. */
+export async function exists(tx: Transaction, orgId: string, id: string): Promise<boolean> {
+  const rows = await tx.query<{ id: string }>(sql`SELECT id FROM source_events WHERE org_id = ${orgId} AND id = ${id}`);
+  return rows.length > 0;
+}

@@ -51,6 +51,7 @@ export async function listAfter(
   filters: UserListFilters,
   position: KeysetPosition,
   limit: number,
+  visibleUserIds: readonly string[] | null = null,
 ): Promise<UserRecord[]> {
   const values: unknown[] = [orgId];
   const param = (value: unknown) => {
@@ -58,6 +59,7 @@ export async function listAfter(
     return `$${values.length}`;
   };
   const where = ['org_id = $1'];
+  if (visibleUserIds !== null) where.push(`id = ANY(${param(visibleUserIds)}::text[])`);
   if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
   if (position) where.push(`(created_at, id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
   return tx.query<UserRecord>({
@@ -67,9 +69,16 @@ export async function listAfter(
   });
 }
 
-export async function find(tx: Transaction, orgId: string, userId: string): Promise<UserRecord | null> {
+/** The org's user; null when there is none, or when it is not one of `visibleUserIds` (null: any). */
+export async function find(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  visibleUserIds: readonly string[] | null = null,
+): Promise<UserRecord | null> {
   const rows = await tx.query<UserRecord>(
-    sql`SELECT id, external_id, created_at FROM users WHERE org_id = ${orgId} AND id = ${userId}`,
+    sql`SELECT id, external_id, created_at FROM users
+        WHERE org_id = ${orgId} AND id = ${userId} AND (${visibleUserIds}::text[] IS NULL OR id = ANY(${visibleUserIds}::text[]))`,
   );
   return rows[0] ?? null;
 }

@@ -11,6 +11,7 @@ import { earliestOpenPeriodFrom } from '../domain/earnings/ledger.ts';
 import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import { isPeriodId } from '../domain/periods.ts';
 import { Refusal } from '../domain/refusal.ts';
+import { type Viewer, visibleUserIdsOf } from '../domain/viewer.ts';
 import { newId } from '../lib/ids.ts';
 import type { AdjustmentFilters, AdjustmentRecord, NewAdjustment } from '../repositories/adjustments.ts';
 import * as adjustments from '../repositories/adjustments.ts';
@@ -334,11 +335,12 @@ export class AdjustmentReader {
     this.#tx = tx;
   }
 
+  /** The adjustments the viewer may see: an API key's whole org, a rep token's rep and their reports. */
   listPage(
-    orgId: string,
+    viewer: Viewer,
     query: { filters: AdjustmentFilters; limit: number; cursor?: string },
   ): Promise<AdjustmentPage> {
-    return adjustmentPage(this.#tx, orgId, query);
+    return adjustmentPage(this.#tx, viewer.orgId, query, visibleUserIdsOf(viewer));
   }
 }
 
@@ -346,6 +348,7 @@ async function adjustmentPage(
   tx: Transaction,
   orgId: string,
   query: { filters: AdjustmentFilters; limit: number; cursor?: string },
+  visibleUserIds: readonly string[] | null = null,
 ): Promise<AdjustmentPage> {
   const { filters } = query;
   const fingerprint = keysetFingerprint(orgId, {
@@ -355,7 +358,7 @@ async function adjustmentPage(
     category: filters.category ?? null,
   });
   const from = query.cursor === undefined ? null : ADJUSTMENT_CURSOR.decode(query.cursor, fingerprint);
-  const rows = await adjustments.listAfter(tx, orgId, filters, from, query.limit + 1);
+  const rows = await adjustments.listAfter(tx, orgId, filters, from, query.limit + 1, visibleUserIds);
   const page = ADJUSTMENT_CURSOR.page(rows, query.limit, fingerprint, (row) => ({ at: row.created_at, id: row.id }));
   return { adjustments: page.items, nextCursor: page.nextCursor };
 }

@@ -6,7 +6,7 @@ import * as orgs from '../repositories/orgs.ts';
 import type { SqlPool } from '../repositories/transaction.ts';
 import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
 import type { EarningsEngine } from './earnings/ledgerKeeper.ts';
-import type { RecomputeProgress, RecomputeSummary } from './earnings/planRecompute.ts';
+import type { QuotaChange, RecomputeProgress, RecomputeSummary } from './earnings/planRecompute.ts';
 
 /**
  * Where recomputes run: the server recomputes on its deals pool, two reps at a time; the CLI on a small pool of
@@ -36,6 +36,8 @@ export interface RecomputeInput {
   hierarchyChange?: { userIds: readonly string[] };
   /** An exchange rate that was set: the lines it moves, in locked periods too: see RecomputeRequest. */
   rateChange?: RateChange;
+  /** Reps' quotas or start dates that changed: their quota-reading lines, in locked periods too: see RecomputeRequest. */
+  quotaChange?: QuotaChange;
 }
 
 /**
@@ -67,6 +69,7 @@ export class EarningsRecompute {
         ...(input.reason ? { reason: input.reason } : {}),
         ...(input.hierarchyChange ? { hierarchyChange: input.hierarchyChange } : {}),
         ...(input.rateChange ? { rateChange: input.rateChange } : {}),
+        ...(input.quotaChange ? { quotaChange: input.quotaChange } : {}),
         ...(report ? { onProgress: (progress: RecomputeProgress) => report.update(progress) } : {}),
       });
       const missing = (planIds ?? []).filter((planId) => !summary.plan_ids.includes(planId));

@@ -18,6 +18,7 @@ import { managersOn, repHierarchyOf } from '../domain/earnings/hierarchy.ts';
 import type { Statement } from '../domain/earnings/statement.ts';
 import { isPeriodId } from '../domain/periods.ts';
 import { Refusal } from '../domain/refusal.ts';
+import { orgViewer, type Viewer } from '../domain/viewer.ts';
 import { newId } from '../lib/ids.ts';
 import type { AuditEntryInput } from '../repositories/audit.ts';
 import * as audit from '../repositories/audit.ts';
@@ -111,9 +112,10 @@ export class StatementApprovals {
   }
 
   /** The statement's approval as it stands, for anyone who may see the statement. Null: no such user. */
-  async view(orgId: string, userId: string, periodId: string): Promise<ApprovalView | null> {
+  async view(viewer: Viewer, userId: string, periodId: string): Promise<ApprovalView | null> {
     requirePeriodId(periodId);
-    const statement = await this.#reader.statement(orgId, userId, periodId);
+    const { orgId } = viewer;
+    const statement = await this.#reader.statement(viewer, userId, periodId);
     if (!statement) return null;
     const { statement_approval_policy: policy } = await this.settings(orgId);
     const latest = await statementApprovals.latestOfStatement(this.#statements, orgId, userId, periodId);
@@ -136,7 +138,8 @@ export class StatementApprovals {
       await statementApprovals.lockStatement(tx, orgId, userId, periodId);
       const subject = await users.findRepById(tx, orgId, userId);
       if (!subject) throw new Refusal('not_found', `no user ${userId}`);
-      const statement = await this.#reader.statement(orgId, userId, periodId);
+      // Who may approve it is stepFor's question (a rep not theirs to see is refused not_found there).
+      const statement = await this.#reader.statement(orgViewer(orgId), userId, periodId);
       if (!statement) throw new Refusal('not_found', `no user ${userId}`);
       const { statement_approval_policy: policy } = await this.settings(orgId);
       const latest = await statementApprovals.latestOfStatement(tx, orgId, userId, periodId);
@@ -193,7 +196,7 @@ export class StatementApprovals {
     ]);
     const views: ApprovalView[] = [];
     for (const userId of reps) {
-      const statement = await this.#reader.statement(orgId, userId, periodId);
+      const statement = await this.#reader.statement(orgViewer(orgId), userId, periodId);
       if (statement) views.push(viewOf(policy, statement, latest.get(userId) ?? []));
     }
     return views.sort((a, b) => (a.user_external_id < b.user_external_id ? -1 : 1));

@@ -1,5 +1,6 @@
 import { cutFeedPage, type DealListFilters } from '../domain/deals/feed.ts';
 import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
+import { type Viewer, visibleUserIdsOf } from '../domain/viewer.ts';
 import type { DealRecord } from '../repositories/deals.ts';
 import * as deals from '../repositories/deals.ts';
 import * as feedWriters from '../repositories/feedWriters.ts';
@@ -34,14 +35,22 @@ export class DealReader {
 
   /** Refuses (`invalid_body`) a cursor that is malformed or was issued for other filters or another org. */
   async listPage(
-    orgId: string,
+    viewer: Viewer,
     query: { filters: DealListFilters; limit: number; cursor?: string },
   ): Promise<DealPage> {
+    const { orgId } = viewer;
     const fingerprint = dealListFingerprint(orgId, query.filters);
     const from = query.cursor === undefined ? null : DEAL_CURSOR.decode(query.cursor, fingerprint);
     // The horizon first, the rows in a later statement: see feedWriters.horizon.
     const horizon = await feedWriters.horizon(poolStatements(this.pool), orgId);
-    const rows = await deals.listAfter(poolStatements(this.pool), orgId, query.filters, from, query.limit + 1);
+    const rows = await deals.listAfter(
+      poolStatements(this.pool),
+      orgId,
+      query.filters,
+      from,
+      query.limit + 1,
+      visibleUserIdsOf(viewer),
+    );
     const page = cutFeedPage(rows, { from, limit: query.limit, ...horizon });
     return {
       deals: page.items,

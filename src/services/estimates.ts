@@ -3,6 +3,7 @@ import type { components } from '../../generated/openapi.ts';
 import { parseDealEvent } from '../domain/deals/event.ts';
 import { compareLedgers } from '../domain/earnings/estimate.ts';
 import { Refusal } from '../domain/refusal.ts';
+import { canSeeUser, type Viewer } from '../domain/viewer.ts';
 import * as deals from '../repositories/deals.ts';
 import * as earnings from '../repositories/earnings.ts';
 import * as orgs from '../repositories/orgs.ts';
@@ -26,8 +27,13 @@ export class DealEstimator {
     this.#ingestion = ingestion;
   }
 
-  /** Refuses an unknown `deal_id` (`not_found`), both ids at once or a deal without an owner (`invalid_body`). */
-  async estimate(orgId: string, keyId: string | null, input: EstimateInput): Promise<Estimate> {
+  /**
+   * Refuses an unknown `deal_id` (`not_found`), both ids at once or a deal without an owner (`invalid_body`). A rep
+   * principal estimates only the open deals owned by a rep they may see, or a hypothetical deal of their own; it
+   * cannot move a deal to a rep it may not see: anything else is `not_found`, as another org's deal would be.
+   */
+  async estimate(viewer: Viewer, keyId: string | null, input: EstimateInput): Promise<Estimate> {
+    const { orgId } = viewer;
     if (input.deal_id !== undefined && input.external_id !== undefined) {
       throw new Refusal('invalid_body', 'external_id: give deal_id or external_id, not both');
     }
@@ -38,6 +44,10 @@ export class DealEstimator {
           : input.external_id !== undefined
             ? await deals.findByExternalId(tx, orgId, input.external_id)
             : null;
+      const outOfSight = existing && (!canSeeUser(viewer, existing.user_id) || existing.status !== 'open');
+      if (viewer.kind === 'rep' && outOfSight) {
+        throw new Refusal('not_found', `no open deal ${input.deal_id ?? input.external_id}`);
+      }
       if (input.deal_id !== undefined && !existing) throw new Refusal('not_found', `no deal ${input.deal_id}`);
       const changes: Record<string, unknown> = { ...input.state };
       const owner = 'owner_external_id' in changes ? changes.owner_external_id : existing?.state.owner_external_id;
@@ -46,6 +56,11 @@ export class DealEstimator {
           'invalid_body',
           'state.owner_external_id: the deal needs an owner to earn anything; name the rep',
         );
+      }
+      if (viewer.kind === 'rep') {
+        const rep = await users.findRepByExternalId(tx, orgId, owner);
+        const allowed = existing ? canSeeUser(viewer, rep?.id) : rep?.id === viewer.userId;
+        if (!allowed) throw new Refusal('not_found', `no rep ${owner}`);
       }
       const body = {
         external_id: existing?.external_id ?? input.external_id ?? `estimate-${randomUUID()}`,

@@ -1,5 +1,6 @@
 import { type KeysetPosition, keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import { Refusal } from '../domain/refusal.ts';
+import { type Viewer, visibleUserIdsOf } from '../domain/viewer.ts';
 import type { PayoutRow } from '../repositories/earnings.ts';
 import * as earnings from '../repositories/earnings.ts';
 import type { PeriodSummary } from '../repositories/periods.ts';
@@ -31,11 +32,20 @@ export class PayoutReader {
   }
 
   /** Refuses an unknown period (`not_found`), an open one (`period_open`) and a bad cursor (`invalid_body`). */
-  async page(orgId: string, periodId: string, query: { limit: number; cursor?: string }): Promise<PayoutPage> {
+  /** A rep principal's page holds only the payouts of the reps they may see. */
+  async page(viewer: Viewer, periodId: string, query: { limit: number; cursor?: string }): Promise<PayoutPage> {
+    const { orgId } = viewer;
     const period = await this.#lockedPeriod(orgId, periodId);
     const fingerprint = keysetFingerprint(orgId, { payouts_of: periodId });
     const from = query.cursor === undefined ? null : PAYOUT_CURSOR.decode(query.cursor, fingerprint);
-    const rows = await earnings.payoutsAfter(this.#tx, orgId, periodId, from, query.limit + 1);
+    const rows = await earnings.payoutsAfter(
+      this.#tx,
+      orgId,
+      periodId,
+      from,
+      query.limit + 1,
+      visibleUserIdsOf(viewer),
+    );
     // `limit` counts reps; a rep paid in several currencies has a payout per currency, all on one page.
     const page = PAYOUT_CURSOR.page(byRep(rows), query.limit, fingerprint, (rep) => ({
       at: rep.user_created_at,

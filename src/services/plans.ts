@@ -5,6 +5,7 @@ import { chipDefinitionDigest, planContentDigest } from '../domain/plans/digests
 import { describeProblem, type PlanFileFormat, readPlanFile } from '../domain/plans/planFile.ts';
 import type { PlanDefinition } from '../domain/plans/types.ts';
 import { Refusal } from '../domain/refusal.ts';
+import type { Viewer } from '../domain/viewer.ts';
 import { newId } from '../lib/ids.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
@@ -295,13 +296,24 @@ export class PlanReader {
     this.#statements = databaseStatements(db);
   }
 
-  listActive(orgId: string): Promise<PlanRecord[]> {
-    return plans.listActive(this.#statements, orgId);
+  /** The active plans; for a rep principal, those the reps they may see are or were assigned to. */
+  async listActive(viewer: Viewer): Promise<PlanRecord[]> {
+    const active = await plans.listActive(this.#statements, viewer.orgId);
+    if (viewer.kind === 'org') return active;
+    const visible = await plans.idsAssignedToAny(this.#statements, viewer.orgId, viewer.visibleUserIds);
+    return active.filter((plan) => visible.has(plan.id));
   }
 
-  /** The plan with its current version's chips in evaluation order; null when the org has no such plan. */
-  withCurrentChips(orgId: string, planId: string): Promise<PlanVersionSnapshot | null> {
-    return plans.snapshot(this.#statements, orgId, planId);
+  /**
+   * The plan with its current version's chips in evaluation order; null when the org has no such plan, or a rep
+   * principal may not see it.
+   */
+  async withCurrentChips(viewer: Viewer, planId: string): Promise<PlanVersionSnapshot | null> {
+    if (viewer.kind === 'rep') {
+      const visible = await plans.idsAssignedToAny(this.#statements, viewer.orgId, viewer.visibleUserIds);
+      if (!visible.has(planId)) return null;
+    }
+    return plans.snapshot(this.#statements, viewer.orgId, planId);
   }
 }
 

@@ -39,6 +39,16 @@ export function issuerAllowsPlainHttp(issuer: URL): boolean {
 export type NewProviderInput = Omit<NewIdentityProvider, 'emailClaim' | 'ownerIdClaim' | 'adminsAllowed'> &
   Partial<{ emailClaim: string; ownerIdClaim: string; adminsAllowed: boolean }>;
 
+/** What an admin may change of a provider; name and issuer stay. */
+export interface ProviderChangeInput {
+  clientId?: string;
+  clientSecret?: string;
+  emailDomains?: string[];
+  emailClaim?: string;
+  ownerIdClaim?: string | null;
+  adminsAllowed?: boolean;
+}
+
 /**
  * Who may get in to the rep portal, as admins configure it: the org's identity providers, emails invited as reps, and
  * one-time sign-in links. Shared by the admin API and the CLI.
@@ -60,18 +70,14 @@ export class PortalAccessAdmin {
       throw new Refusal('invalid_body', 'name: lower-case letters, digits and dashes, up to 40 characters');
     }
     const issuer = parseIssuer(input.issuer);
-    const emailDomains = input.emailDomains.map((domain) => domain.trim().toLowerCase().replace(/^@/, ''));
-    const wrongDomain = emailDomains.find((domain) => !DOMAIN.test(domain));
-    if (emailDomains.length === 0 || wrongDomain !== undefined) {
-      throw new Refusal('invalid_body', `email_domains: ${JSON.stringify(wrongDomain ?? '')} is not a domain`);
-    }
+    const emailDomains = emailDomainsOf(input.emailDomains);
     const created = await identityProviders.insert(this.#statements, {
       orgId: input.orgId,
       name: input.name,
       issuer,
       clientId: input.clientId.trim(),
       clientSecret: this.sealClientSecret(input),
-      emailDomains: [...new Set(emailDomains)],
+      emailDomains,
       emailClaim: input.emailClaim?.trim() || 'email',
       ownerIdClaim: input.ownerIdClaim?.trim() || null,
       adminsAllowed: input.adminsAllowed ?? false,
@@ -86,6 +92,54 @@ export class PortalAccessAdmin {
       ),
     ]);
     return created;
+  }
+
+  /**
+   * Changes a provider (by id or name) in place: the client secret rotated, the client id, domains, claims or whether
+   * admins may sign in. Name and issuer stay. Audited with the names of the fields changed, never their values.
+   */
+  async updateProvider(
+    orgId: string,
+    idOrName: string,
+    change: ProviderChangeInput,
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<IdentityProviderRecord> {
+    await this.requireOrg(orgId);
+    const fields = Object.keys(change).filter((field) => change[field as keyof ProviderChangeInput] !== undefined);
+    if (fields.length === 0) throw new Refusal('invalid_body', 'nothing to change: give at least one field');
+    const current = await identityProviders.findCredentials(this.#statements, orgId, idOrName);
+    if (!current) throw new Refusal('not_found', `org ${orgId} has no identity provider ${idOrName}`);
+    const emailDomains = change.emailDomains === undefined ? undefined : emailDomainsOf(change.emailDomains);
+    const clientId = change.clientId?.trim();
+    if (clientId === '') throw new Refusal('invalid_body', 'client_id: must not be blank');
+    const updated = await identityProviders.update(this.#statements, orgId, current.id, {
+      ...(clientId === undefined ? {} : { clientId }),
+      ...(change.clientSecret === undefined
+        ? {}
+        : { clientSecret: this.sealClientSecret({ orgId, name: current.name, clientSecret: change.clientSecret }) }),
+      ...(emailDomains === undefined ? {} : { emailDomains }),
+      ...(change.emailClaim === undefined ? {} : { emailClaim: change.emailClaim.trim() || 'email' }),
+      ...(change.ownerIdClaim === undefined ? {} : { ownerIdClaim: change.ownerIdClaim?.trim() || null }),
+      ...(change.adminsAllowed === undefined ? {} : { adminsAllowed: change.adminsAllowed }),
+    });
+    if (!updated) throw new Refusal('not_found', `org ${orgId} has no identity provider ${idOrName}`);
+    await audit.insertMany(this.#statements, [
+      adminAuditEntry(
+        orgId,
+        'identity_provider.changed',
+        { identity_provider_id: updated.id, name: updated.name, changed: fields.map(snakeCase).sort() },
+        actor,
+      ),
+    ]);
+    return updated;
+  }
+
+  /** The providers that let admins with this email in to the console, across orgs (see the repository). */
+  async adminSignInOptions(email: string): Promise<identityProviders.AdminSignInProvider[]> {
+    const normalised = normaliseEmail(email);
+    if (!EMAIL.test(normalised)) throw new Refusal('invalid_body', `email: ${JSON.stringify(email)} is not an email`);
+    const domain = normalised.slice(normalised.lastIndexOf('@') + 1);
+    return identityProviders.listAdminSignInForDomain(this.#statements, domain);
   }
 
   async listProviders(orgId: string): Promise<IdentityProviderRecord[]> {
@@ -167,7 +221,7 @@ export class PortalAccessAdmin {
     return { repId, token, expiresAt };
   }
 
-  private sealClientSecret(input: NewProviderInput): string {
+  private sealClientSecret(input: { orgId: string; name: string; clientSecret: string }): string {
     try {
       return this.secrets.seal(input.clientSecret, clientSecretBinding({ org_id: input.orgId, name: input.name }));
     } catch (error) {
@@ -188,6 +242,20 @@ export class PortalAccessAdmin {
   private async requireOrg(orgId: string): Promise<void> {
     if (!(await orgs.find(this.#statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
   }
+}
+
+/** The domains lower-cased, without a leading `@`, each one checked, duplicates dropped. */
+function emailDomainsOf(raw: string[]): string[] {
+  const emailDomains = raw.map((domain) => domain.trim().toLowerCase().replace(/^@/, ''));
+  const wrongDomain = emailDomains.find((domain) => !DOMAIN.test(domain));
+  if (emailDomains.length === 0 || wrongDomain !== undefined) {
+    throw new Refusal('invalid_body', `email_domains: ${JSON.stringify(wrongDomain ?? '')} is not a domain`);
+  }
+  return [...new Set(emailDomains)];
+}
+
+function snakeCase(field: string): string {
+  return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
 function parseIssuer(raw: string): string {

@@ -1,9 +1,11 @@
 import * as oidc from 'openid-client';
 import type { AdminActor } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
+import { newId } from '../lib/ids.ts';
 import type { SecretBox } from '../lib/secretBox.ts';
 import type { SessionWithAdmin } from '../repositories/adminSessions.ts';
 import type { AdminRecord } from '../repositories/admins.ts';
+import * as audit from '../repositories/audit.ts';
 import type { IdentityProviderCredentials } from '../repositories/identityProviders.ts';
 import * as identityProviders from '../repositories/identityProviders.ts';
 import * as repInvitations from '../repositories/repInvitations.ts';
@@ -169,6 +171,7 @@ export class PortalSignIn {
     const repId = await this.linkedRep(provider, email, claims);
     if (!repId) throw new SignInRefused('no_rep');
     const opened = await this.repSessions.open({ orgId: provider.org_id, userId: repId, providerId: provider.id });
+    await this.#auditRepSignIn(opened.session, { via: 'sso', provider_id: provider.id });
     return { destination: 'portal', ...opened };
   }
 
@@ -176,7 +179,24 @@ export class PortalSignIn {
   async useLink(token: string): Promise<{ token: string; session: LiveRepSession }> {
     const link = await repSignInLinks.use(this.#statements, tokenDigest(token), this.now());
     if (!link) throw new SignInRefused('link_unusable');
-    return this.repSessions.open({ orgId: link.org_id, userId: link.user_id, providerId: null });
+    const opened = await this.repSessions.open({ orgId: link.org_id, userId: link.user_id, providerId: null });
+    await this.#auditRepSignIn(opened.session, { via: 'link' });
+    return opened;
+  }
+
+  /** A rep's portal sign-in is in the org's audit log, with the rep as actor. */
+  async #auditRepSignIn(session: LiveRepSession, details: Record<string, string>): Promise<void> {
+    await audit.insertMany(this.#statements, [
+      {
+        id: newId('aud'),
+        org_id: session.org_id,
+        occurred_at: session.created_at,
+        actor_type: 'rep',
+        actor: session.rep.id,
+        action: 'portal.signed_in',
+        details: { ...details, rep_session_id: session.id },
+      },
+    ]);
   }
 
   /** The provider's configuration from its discovery document, with every ID token's signature checked on its JWKS. */

@@ -1,12 +1,14 @@
 import { buildStatement, type Statement } from '../domain/earnings/statement.ts';
 import { type CalendarDate, periodBounds, periodKindOf } from '../domain/periods.ts';
 import { namesAssignee } from '../domain/plans/types.ts';
+import { type Viewer, visibleUserIdsOf } from '../domain/viewer.ts';
 import * as adjustments from '../repositories/adjustments.ts';
 import * as deals from '../repositories/deals.ts';
 import * as earnings from '../repositories/earnings.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as periods from '../repositories/periods.ts';
 import * as plans from '../repositories/plans.ts';
+import * as repQuotas from '../repositories/repQuotas.ts';
 import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { toWireAdjustment } from '../wire/adjustments.ts';
@@ -26,20 +28,26 @@ export class StatementReader {
     this.#today = options.today ?? todayUtc;
   }
 
-  /** Null when the org has no such user. `periodId` is a valid period id (the contract checks it). */
-  async statement(orgId: string, userId: string, periodId: string): Promise<Statement | null> {
+  /**
+   * Null when the org has no such user or the viewer may not see them. `periodId` is a valid period id (the contract
+   * checks it).
+   */
+  async statement(viewer: Viewer, userId: string, periodId: string): Promise<Statement | null> {
+    const { orgId } = viewer;
     const tx = poolStatements(this.#pool);
-    const user = await users.find(tx, orgId, userId);
+    const user = await users.find(tx, orgId, userId, visibleUserIdsOf(viewer));
     if (!user) return null;
-    const [period, rows, orgPlans, repDeals, drawBalances, config, manual] = await Promise.all([
+    const [period, rows, orgPlans, repDeals, drawBalances, config, books, manual] = await Promise.all([
       periods.findSummary(tx, orgId, periodId),
       earnings.rowsOfRepInPeriod(tx, orgId, userId, periodId),
       plans.listForStatements(tx, orgId),
       deals.dealsOfRep(tx, orgId, userId),
       earnings.drawBalancesByPlanBefore(tx, orgId, userId, periodId),
       orgs.loadConfig(tx, orgId),
+      repQuotas.booksOfReps(tx, orgId, [userId]),
       adjustments.ofRepInPeriod(tx, orgId, userId, periodId),
     ]);
+    const book = books.get(userId);
     const kind = periodKindOf(periodId);
     const withRows = new Set([...rows.map((row) => row.plan_id), ...drawBalances.keys()]);
     const shown = orgPlans.filter(
@@ -56,6 +64,7 @@ export class StatementReader {
       money: { default_currency: config.defaultCurrency, rates: config.rates },
       drawBalances,
       manualAdjustments: manual.map(toWireAdjustment),
+      quotas: new Map(shown.map((plan) => [plan.id, repQuotas.quotasUnder(book, plan.id)])),
       today: this.#today(),
     });
   }

@@ -1,4 +1,5 @@
 import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
+import { type Viewer, visibleUserIdsOf } from '../domain/viewer.ts';
 import type { SqlPool } from '../repositories/transaction.ts';
 import { poolStatements } from '../repositories/transaction.ts';
 import type { UserListFilters, UserRecord } from '../repositories/users.ts';
@@ -21,17 +22,26 @@ export class UserReader {
 
   /** Refuses (`invalid_body`) a cursor that is malformed or was issued for other filters or another org. */
   async listPage(
-    orgId: string,
+    viewer: Viewer,
     query: { filters: UserListFilters; limit: number; cursor?: string },
   ): Promise<UserPage> {
+    const { orgId } = viewer;
     const fingerprint = keysetFingerprint(orgId, { external_id: query.filters.externalId ?? null });
     const from = query.cursor === undefined ? null : USER_CURSOR.decode(query.cursor, fingerprint);
-    const rows = await users.listAfter(poolStatements(this.#pool), orgId, query.filters, from, query.limit + 1);
+    const rows = await users.listAfter(
+      poolStatements(this.#pool),
+      orgId,
+      query.filters,
+      from,
+      query.limit + 1,
+      visibleUserIdsOf(viewer),
+    );
     const page = USER_CURSOR.page(rows, query.limit, fingerprint, (user) => ({ at: user.created_at, id: user.id }));
     return { users: page.items, nextCursor: page.nextCursor };
   }
 
-  find(orgId: string, userId: string): Promise<UserRecord | null> {
-    return users.find(poolStatements(this.#pool), orgId, userId);
+  /** Null when the viewer's org has no such user or the viewer may not see them. */
+  find(viewer: Viewer, userId: string): Promise<UserRecord | null> {
+    return users.find(poolStatements(this.#pool), viewer.orgId, userId, visibleUserIdsOf(viewer));
   }
 }

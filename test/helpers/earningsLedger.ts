@@ -11,6 +11,8 @@ import {
   reconcileLine,
 } from '../../src/domain/earnings/ledger.ts';
 import { parseLineKey } from '../../src/domain/earnings/lineKeys.ts';
+import { chipReadsQuota } from '../../src/domain/earnings/proration.ts';
+import type { RepQuotas } from '../../src/domain/earnings/quotas.ts';
 import { evaluateScope } from '../../src/domain/earnings/scopeEvaluation.ts';
 import { type EvaluationRequest, evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type {
@@ -21,7 +23,7 @@ import type {
   PeriodStatus,
   Rep,
 } from '../../src/domain/earnings/types.ts';
-import type { PeriodId } from '../../src/domain/periods.ts';
+import { type PeriodId, periodBounds } from '../../src/domain/periods.ts';
 import { testId } from '../factories/earnings.ts';
 import { assertValidTrace } from './earningTraceSchema.ts';
 
@@ -96,6 +98,8 @@ export class EarningsWorld {
   money: EvaluationRequest['money'];
   /** The rep hierarchy that override chips read; see changeHierarchy. */
   hierarchy: RepHierarchy;
+  /** The reps' quota tables under the plan and start dates (by user id); see changeQuotas. */
+  quotas = new Map<string, RepQuotas>();
 
   constructor(plan: EnginePlanVersion, reps: readonly Rep[], today: string, hierarchy = EMPTY_HIERARCHY) {
     this.plan = plan;
@@ -123,10 +127,49 @@ export class EarningsWorld {
         today: this.today,
         ...(this.money ? { money: this.money } : {}),
         hierarchy: this.hierarchy,
+        ...this.#quotasOf(rep),
       });
       assert.deepEqual(evaluation.problems, []);
       this.ledger.apply(evaluation.targets);
     }
+  }
+
+  /**
+   * A change of a rep's quota table or start date, as the quota admin books it (planRecompute's quotaChange): every
+   * line of the rep evaluated over every deal and the given periods, booked when its period is open, its deal open,
+   * it still has a live row, or it reads the quota in a period that ends on or after `from` (in a locked or paid
+   * period, the ledger books the difference in the next open one).
+   */
+  changeQuotas(rep: Rep, quotas: RepQuotas, from: string, periods: readonly PeriodId[]): void {
+    this.quotas.set(rep.user_id, quotas);
+    const readsQuota = new Set(this.plan.chips.filter(chipReadsQuota).map((chip) => chip.id));
+    const isOpen = (periodId: string) => (this.ledger.periods.get(periodId) ?? 'open') === 'open';
+    const live = new Set(this.ledger.live().map((row) => row.line_key));
+    const evaluation = evaluateLines({
+      plan: this.plan,
+      rep,
+      deals: [...this.deals.values()],
+      periods,
+      today: this.today,
+      ...(this.money ? { money: this.money } : {}),
+      hierarchy: this.hierarchy,
+      quotas,
+    });
+    assert.deepEqual(evaluation.problems, []);
+    this.ledger.apply(
+      evaluation.targets.filter(
+        (target) =>
+          isOpen(target.period_id) ||
+          target.trace.deal?.status === 'open' ||
+          live.has(target.line.line_key) ||
+          (readsQuota.has(target.line.chip_id) && periodBounds(target.period_id).ends_on >= from),
+      ),
+    );
+  }
+
+  #quotasOf(rep: Rep): { quotas?: RepQuotas } {
+    const quotas = this.quotas.get(rep.user_id);
+    return quotas ? { quotas } : {};
   }
 
   /**
@@ -147,6 +190,7 @@ export class EarningsWorld {
         today: this.today,
         ...(this.money ? { money: this.money } : {}),
         hierarchy,
+        ...this.#quotasOf(rep),
       });
       assert.deepEqual(evaluation.problems, []);
       this.ledger.apply(evaluation.targets);
@@ -176,6 +220,7 @@ export class EarningsWorld {
           today: this.today,
           ...(this.money ? { money: this.money } : {}),
           hierarchy: this.hierarchy,
+          ...this.#quotasOf(rep),
         }).targets,
     );
   }

@@ -32,6 +32,8 @@ describe('authentication', () => {
     const { org, key, rawKey, client } = await newOrg({ scopes: ['deals:read'], rateLimit: 77 });
     const context = await client.auth.get();
     assert.deepEqual(context.org, { id: org.id, name: org.name });
+    assert.equal(context.principal, 'api_key');
+    assert.ok(context.key, 'a key sees its own metadata');
     assert.equal(context.key.id, key.id);
     assert.equal(context.key.name, 'test key');
     assert.deepEqual(context.key.scopes, ['deals:read']);
@@ -72,7 +74,7 @@ describe('authentication', () => {
     rawKey,
   }) => {
     const clients = [sdkClient(server, rawKey), sdkClient(second, rawKey)];
-    for (const client of clients) assert.equal((await client.auth.get()).key.id, key.id);
+    for (const client of clients) assert.equal((await client.auth.get()).key?.id, key.id);
     await testServices({ db }).admin.keys.revoke(org.id, key.id);
     for (const client of clients) {
       await assert.rejects(client.auth.get(), { status: 401, error: 'invalid_key' });

@@ -4,6 +4,7 @@ import { describe } from 'vitest';
 import type { QuotientClient } from '../../sdk/src/index.ts';
 import type { ApprovalPolicy, ApprovalStep, ApproverPrincipal } from '../../src/domain/approvals.ts';
 import { Refusal } from '../../src/domain/refusal.ts';
+import { orgViewer } from '../../src/domain/viewer.ts';
 import { ERROR_STATUS } from '../../src/http/errors.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
@@ -142,7 +143,7 @@ describe('statement approvals', () => {
               continue;
             }
             const want = expected(policy, action.actor, model);
-            const before = await admin.approvals.view(org.id, ids.rep1, PERIOD);
+            const before = await admin.approvals.view(orgViewer(org.id), ids.rep1, PERIOD);
             const rowsBefore = await approvalRows(org.id);
             try {
               const result = await admin.approvals.approve(principals[action.actor], ids.rep1, PERIOD);
@@ -160,7 +161,7 @@ describe('statement approvals', () => {
               assert.equal(error.code, want.code, error.reason);
               assert.equal(ERROR_STATUS[error.code], { forbidden: 403, not_found: 404, invalid_state: 409 }[want.code]);
               assert.equal(await approvalRows(org.id), rowsBefore);
-              assert.deepEqual(await admin.approvals.view(org.id, ids.rep1, PERIOD), before);
+              assert.deepEqual(await admin.approvals.view(orgViewer(org.id), ids.rep1, PERIOD), before);
             }
           }
         },
@@ -187,7 +188,7 @@ describe('statement approvals', () => {
       external_id: 'opp-late',
       state: { ...state(2_000_000, 'closed_won', '2026-04-20', { region: 'NA' }), owner_external_id: 'rep-1' },
     });
-    const now = await admin.approvals.view(org.id, ids.rep1, PERIOD);
+    const now = await admin.approvals.view(orgViewer(org.id), ids.rep1, PERIOD);
     assert.equal(now?.state, 'waiting_rep');
     const [step] = now?.steps ?? [];
     assert.equal(step?.standing, false);

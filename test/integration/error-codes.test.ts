@@ -154,6 +154,25 @@ describe('error codes', () => {
     );
     await expectError(await fetch(url('/v1/payouts?period_id=2026-03'), { headers: auth }), 'period_open');
 
+    const inquirer = await newOrg({ scopes: ['deals:write', 'earnings:read', 'inquiries:write'] });
+    const inquirerJson = { authorization: `Bearer ${inquirer.rawKey}`, 'content-type': 'application/json' };
+    await ingest(server, inquirer.rawKey, dealEvent());
+    const [repUser] = (await inquirer.client.users.listPage({ external_id: 'rep-017' })).users;
+    const opened = await fetch(url('/v1/inquiries'), {
+      method: 'POST',
+      headers: inquirerJson,
+      body: JSON.stringify({
+        subject: { kind: 'statement', period_id: '2026-04' },
+        user_id: repUser?.id,
+        type: 'other',
+        message: 'Why?',
+      }),
+    });
+    const inquiryId = ((await opened.json()) as { id: string }).id;
+    const withdraw = () => fetch(url(`/v1/inquiries/${inquiryId}/withdraw`), { method: 'POST', headers: inquirerJson });
+    assert.equal((await withdraw()).status, 200);
+    await expectError(await withdraw(), 'invalid_state');
+
     const limited = await newOrg({ rateLimit: 1 });
     const limitedAuth = { authorization: `Bearer ${limited.rawKey}` };
     assert.equal((await fetch(url('/v1/deals'), { headers: limitedAuth })).status, 200);

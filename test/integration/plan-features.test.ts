@@ -143,8 +143,18 @@ describe('split credit', () => {
       }),
     );
     assert.deepEqual(attainments, [
-      { won_cents: 11_000_001, quota_cents: 10_000_000, percent: 110 },
-      { won_cents: 2_000_000, quota_cents: 10_000_000, percent: 20 },
+      {
+        won_cents: 11_000_001,
+        quota_cents: 10_000_000,
+        percent: 110,
+        quota_explanation: 'quota 100,000.00: plan quota.',
+      },
+      {
+        won_cents: 2_000_000,
+        quota_cents: 10_000_000,
+        percent: 20,
+        quota_explanation: 'quota 100,000.00: plan quota.',
+      },
     ]);
   });
 

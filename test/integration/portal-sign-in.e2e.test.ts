@@ -16,6 +16,7 @@ import {
 import { cliJson, runCli } from '../helpers/cli.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
 import { startTestIdentityProvider, type TestAccount, type TestIdentityProvider } from '../helpers/oidcProvider.ts';
+import { testServices } from '../helpers/services.ts';
 
 // Sign-in to the rep portal end to end: a real OpenID provider (oidc-provider, its own login and consent pages) on a
 // loopback port, the real server and database, and Chromium clicking through. Every refusal is checked to show its
@@ -456,6 +457,119 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
     assert.equal(gone?.status(), 404);
     await page.getByRole('heading', { level: 1, name: 'This sign-in address is not set up' }).waitFor();
   });
+
+  test('a provider changes in place: a rotated secret takes effect on the next sign-in, the audit names the fields and never the secret', async ({
+    browser,
+    db,
+    server,
+    idp,
+    page,
+    context,
+    signedIn,
+  }) => {
+    const { org, client } = await signedIn();
+    // Connected with a secret the provider does not know: the code exchange fails.
+    const provider = await addProvider(client, idp.issuer, idp.clientId, 'a-secret-the-provider-does-not-know');
+    await createRep(db, org.id, 'rep-rotated', 'Rotated Rep');
+    const login = account(idp.accounts, { email: 'rotated@example.com', crm_owner_id: 'rep-rotated' });
+    await signInThroughProvider(page, server, org.id, login);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    assert.equal(await portalCookie(context), undefined);
+    assert.equal(await liveSessions(db, org.id), 0);
+
+    const rotated = await client.api.PATCH('/admin/v1/identity-providers/{id}', {
+      params: { path: { id: provider.id } },
+      body: { client_secret: idp.clientSecret },
+    });
+    assert.equal(rotated.response.status, 200);
+    assert.deepEqual(rotated.data, provider);
+    // A browser that has not signed in at the provider yet, so its login page shows again.
+    const fresh = await browser.newContext();
+    const freshPage = await fresh.newPage();
+    await signInThroughProvider(freshPage, server, org.id, login);
+    await freshPage.getByText('Signed in as Rotated Rep (rep-rotated)').waitFor();
+    await fresh.close();
+
+    const changed = await client.api.GET('/admin/v1/audit-entries', {
+      params: { query: { action: 'identity_provider.changed' } },
+    });
+    const entry = changed.data?.entries.find((row) => row.details?.identity_provider_id === provider.id);
+    assert.deepEqual(entry?.details?.changed, ['client_secret']);
+    assert.doesNotMatch(JSON.stringify(changed.data), new RegExp(idp.clientSecret));
+
+    const more = await client.api.PATCH('/admin/v1/identity-providers/{id}', {
+      params: { path: { id: 'test-idp' } },
+      body: { email_domains: ['Example.com', 'example.org'], owner_id_claim: null, admins_allowed: false },
+    });
+    assert.deepEqual(
+      { ...more.data },
+      { ...provider, email_domains: ['example.com', 'example.org'], owner_id_claim: null, admins_allowed: false },
+    );
+    const stored = await db.identityProvider.findUniqueOrThrow({ where: { id: provider.id } });
+    for (const [body, status] of [
+      [{}, 400],
+      [{ name: 'renamed' }, 400],
+      [{ issuer: 'https://elsewhere.example.com' }, 400],
+      [{ email_domains: ['not a domain'] }, 400],
+      [{ client_id: ' ' }, 400],
+    ] as const) {
+      const refused = await client.api.PATCH('/admin/v1/identity-providers/{id}', {
+        params: { path: { id: provider.id } },
+        body: body as never,
+      });
+      assert.equal(refused.response.status, status, JSON.stringify(body));
+    }
+    const unknown = await client.api.PATCH('/admin/v1/identity-providers/{id}', {
+      params: { path: { id: 'idp_01jr3q2c7bf3zs8mtq4b0dwgvn' } },
+      body: { admins_allowed: true },
+    });
+    assert.equal(unknown.response.status, 404);
+    assert.deepEqual(await db.identityProvider.findUniqueOrThrow({ where: { id: provider.id } }), stored);
+  });
+
+  test('the sign-in options name the providers that let admins of the email’s domain in, across orgs, and nothing else', async ({
+    server,
+    signedIn,
+  }) => {
+    const domain = `sso-${Date.now()}-${++counter}.example.net`;
+    const first = await signedIn();
+    const second = await signedIn();
+    for (const [admin, name, adminsAllowed] of [
+      [first, 'first-idp', true],
+      [second, 'second-idp', true],
+      [second, 'reps-only', false],
+    ] as const) {
+      const created = await admin.client.api.POST('/admin/v1/identity-providers', {
+        body: {
+          name,
+          issuer: 'https://idp.example.com',
+          client_id: 'x',
+          client_secret: 'y',
+          email_domains: [domain],
+          admins_allowed: adminsAllowed,
+        },
+      });
+      assert.equal(created.response.status, 201);
+    }
+    const anonymous = await fetch(
+      `${server.url}/admin/v1/sign-in-options?email=${encodeURIComponent(`Ada@${domain.toUpperCase()}`)}`,
+    );
+    assert.equal(anonymous.status, 200);
+    const options = (await anonymous.json()) as { single_sign_on: { provider: string; sign_in_url: string }[] };
+    assert.deepEqual(options.single_sign_on.map((option) => option.provider).sort(), ['first-idp', 'second-idp']);
+    assert.ok(
+      options.single_sign_on.some(
+        (option) => option.sign_in_url === `/portal/sign-in?org=${first.org.id}&provider=first-idp&to=console`,
+      ),
+    );
+    const none = await fetch(
+      `${server.url}/admin/v1/sign-in-options?email=${encodeURIComponent(`ada@nobody-${counter}.example.net`)}`,
+    );
+    assert.deepEqual(await none.json(), { single_sign_on: [] });
+    const bad = await fetch(`${server.url}/admin/v1/sign-in-options?email=not-an-email`);
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as { error: string }).error, 'invalid_body');
+  });
 });
 
 describe('one-time sign-in links', () => {
@@ -610,6 +724,39 @@ describe('one-time sign-in links', () => {
       listed.identity_providers.map((row) => row.id),
       [provider.id],
     );
+    const sealedBefore = (await db.identityProvider.findUniqueOrThrow({ where: { id: provider.id } })).client_secret;
+    const rotated = await runCli(
+      [
+        'sso',
+        'providers',
+        'update',
+        'okta',
+        '--org',
+        org.id,
+        '--client-secret-env',
+        'TEST_SSO_SECRET',
+        '--allow-admins',
+        'yes',
+        '--invitations-only',
+        '--json',
+      ],
+      { ...env, TEST_SSO_SECRET: 'rotated-cli-secret' },
+    );
+    assert.equal(rotated.code, 0, rotated.stderr);
+    assert.doesNotMatch(rotated.stdout, /rotated-cli-secret/);
+    const rotatedProvider = JSON.parse(rotated.stdout) as { admins_allowed: boolean; owner_id_claim: string | null };
+    assert.equal(rotatedProvider.admins_allowed, true);
+    assert.equal(rotatedProvider.owner_id_claim, null);
+    const sealedAfter = (await db.identityProvider.findUniqueOrThrow({ where: { id: provider.id } })).client_secret;
+    assert.notEqual(sealedAfter, sealedBefore);
+    const nothing = await runCli(['sso', 'providers', 'update', 'okta', '--org', org.id, '--json'], env);
+    assert.equal(nothing.code, 2);
+    assert.equal(JSON.parse(nothing.stdout).error, 'invalid_argument');
+    const notYesNo = await runCli(
+      ['sso', 'providers', 'update', 'okta', '--org', org.id, '--allow-admins', 'maybe', '--json'],
+      env,
+    );
+    assert.equal(notYesNo.code, 2);
     await cliJson(['sso', 'providers', 'remove', 'okta', '--org', org.id]);
     const after = await cliJson<{ identity_providers: unknown[] }>(['sso', 'providers', 'list', '--org', org.id]);
     assert.deepEqual(after.identity_providers, []);
@@ -732,5 +879,47 @@ describe('the console', () => {
     await linkPage.getByRole('button', { name: 'Sign in' }).click();
     await linkPage.getByText('Signed in as Katherine Johnson (rep-katherine)').waitFor();
     await elsewhere.close();
+  });
+
+  test('an admin signs in on the console page with single sign-on: the email finds the provider', async ({
+    db,
+    server,
+    idp,
+    page,
+    signedIn,
+  }) => {
+    const { org, client } = await signedIn();
+    const domain = `console-sso-${Date.now()}-${++counter}.example.net`;
+    const created = await client.api.POST('/admin/v1/identity-providers', {
+      body: {
+        name: 'test-idp',
+        issuer: idp.issuer,
+        client_id: idp.clientId,
+        client_secret: idp.clientSecret,
+        email_domains: [domain],
+        admins_allowed: true,
+      },
+    });
+    assert.equal(created.response.status, 201);
+    const email = `ada@${domain}`;
+    await testServices({ db }).admin.admins.create({ orgId: org.id, email, role: 'admin', displayName: 'Ada' });
+    const login = account(idp.accounts, { email });
+    const consoleErrors = collectConsoleErrors(page);
+
+    await page.goto(`${server.url}/admin/`);
+    await page.getByRole('button', { name: 'Use single sign-on' }).click();
+    await page.getByText('Enter your work email first').waitFor();
+    await page.getByLabel('Email').fill(`nobody@elsewhere-${counter}.example.net`);
+    await page.getByRole('button', { name: 'Use single sign-on' }).click();
+    await page.getByText('Single sign-on is not set up for this email').waitFor();
+    assert.deepEqual(await seriousAccessibilityViolations(page), []);
+
+    assert.deepEqual(consoleErrors, []);
+
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Use single sign-on' }).click();
+    await loginAtProvider(page, login);
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.getByText('Ada').first().waitFor();
   });
 });

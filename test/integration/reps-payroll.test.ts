@@ -87,7 +87,12 @@ describe('GET /v1/users/{id}/statements/{period_id}', () => {
     assert.equal(april.plans.length, 1);
     const [aprilPlan] = april.plans;
     assert.equal(aprilPlan?.plan_id, plan.plan_id);
-    assert.deepEqual(aprilPlan?.attainment, { won_cents: 5_000_000, quota_cents: 10_000_000, percent: 50 });
+    assert.deepEqual(aprilPlan?.attainment, {
+      won_cents: 5_000_000,
+      quota_cents: 10_000_000,
+      percent: 50,
+      quota_explanation: 'quota 100,000.00: plan quota.',
+    });
     assert.deepEqual(april.totals, {
       // Deal C's base, and reopened deal A projected again in April: base, and accelerator as if won after B.
       projected_cents: 200_000 + 600_000 + 50_000,
@@ -103,7 +108,12 @@ describe('GET /v1/users/{id}/statements/{period_id}', () => {
     const may = await client.statements.get(rep.id, '2026-05');
     assert.equal(may.period.status, 'open');
     const [mayPlan] = may.plans;
-    assert.deepEqual(mayPlan?.attainment, { won_cents: 4_000_000, quota_cents: 10_000_000, percent: 40 });
+    assert.deepEqual(mayPlan?.attainment, {
+      won_cents: 4_000_000,
+      quota_cents: 10_000_000,
+      percent: 40,
+      quota_explanation: 'quota 100,000.00: plan quota.',
+    });
     assert.deepEqual(
       mayPlan?.lines.map((line) => [line.chip_key, line.deal_external_id, line.status, line.amount_cents]),
       [['base', 'opp-d', 'pending', 400_000]],

@@ -3,8 +3,9 @@ import fc from 'fast-check';
 import { describe, test } from 'vitest';
 import type { ExchangeRate } from '../../src/domain/earnings/exchange.ts';
 import { earliestOpenPeriodFrom, reconcileLine } from '../../src/domain/earnings/ledger.ts';
+import type { QuotaEntry, RepQuotas } from '../../src/domain/earnings/quotas.ts';
 import { movedByRate, ratesBefore } from '../../src/domain/earnings/rateChange.ts';
-import type { DealSnapshot, EngineChip, EnginePlanVersion } from '../../src/domain/earnings/types.ts';
+import type { DealSnapshot, EngineChip, EnginePlanVersion, Rep } from '../../src/domain/earnings/types.ts';
 import { chip, deal, otherRep, plan, rep, workedExampleChips } from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 
@@ -90,7 +91,10 @@ const datedPlan: EnginePlanVersion = plan({
   ],
 });
 
-const plans = fc.constantFrom(plan(), retroactivePlan, cappedPlan, datedPlan);
+// A ramp from the reps' start dates, over the worked example's accelerator in percent of quota and its bonus.
+const rampedPlan: EnginePlanVersion = plan({ plan_key: 'ramped', ramp: [25, 50, 75] });
+
+const plans = fc.constantFrom(plan(), retroactivePlan, cappedPlan, datedPlan, rampedPlan);
 
 function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {
   return fc
@@ -145,7 +149,28 @@ type Event =
   | { kind: 'deal'; state: DealSnapshot }
   | { kind: 'lock' }
   | { kind: 'pay' }
-  | { kind: 'fx'; rate: ExchangeRate };
+  | { kind: 'fx'; rate: ExchangeRate }
+  | { kind: 'quota'; rep: Rep; quotas: RepQuotas };
+
+// A rep's quota table and start date set anew, as the quota admin and the quota file set them: entries from a
+// period's first day, the plan's quota again (null) from one, a start date that ramps the rep from before, inside
+// or after the periods.
+const quotaSet = fc
+  .record({
+    who: fc.constantFrom(rep, otherRep),
+    start_date: fc.constantFrom(null, '2026-02-20', '2026-03-05', '2026-04-15', '2026-05-01'),
+    entries: fc.constantFrom<QuotaEntry[]>(
+      [],
+      [{ from: '2026-04-01', quota_cents: 4_000_000 }],
+      [{ from: '2026-03-01', quota_cents: 12_345_678 }],
+      [
+        { from: '2026-03-01', quota_cents: 2_500_001 },
+        { from: '2026-05-01', quota_cents: null },
+      ],
+      [{ from: '2026-05-01', quota_cents: 1 }],
+    ),
+  })
+  .map(({ who, start_date, entries }) => ({ kind: 'quota' as const, rep: who, quotas: { start_date, entries } }));
 
 // A EUR→USD rate set later, often dated before periods locked by then (every deal stays priced: FIRST_RATE is older).
 const rateSet = fc
@@ -167,6 +192,7 @@ const events: fc.Arbitrary<Event[]> = fc.array(
     { weight: 1, arbitrary: fc.constant({ kind: 'lock' as const }) },
     { weight: 1, arbitrary: fc.constant({ kind: 'pay' as const }) },
     { weight: 1, arbitrary: rateSet },
+    { weight: 1, arbitrary: quotaSet },
   ),
   { maxLength: 20 },
 );
@@ -197,6 +223,22 @@ function setRate(world: EarningsWorld, rate: ExchangeRate): void {
   );
 }
 
+/**
+ * The first day a change of a rep's quotas can move a quota, as the quota admin works it out: the day of every entry
+ * added, changed or removed, and the first of the month of both start dates when the start date changed; null when
+ * nothing changed.
+ */
+function quotaChangeFrom(before: RepQuotas | undefined, after: RepQuotas): string | null {
+  const was = new Map((before?.entries ?? []).map((entry) => [entry.from, entry.quota_cents]));
+  const is = new Map(after.entries.map((entry) => [entry.from, entry.quota_cents]));
+  const days = [...new Set([...was.keys(), ...is.keys()])].filter((day) => was.get(day) !== is.get(day));
+  const startBefore = before?.start_date ?? null;
+  if (startBefore !== after.start_date) {
+    for (const start of [startBefore, after.start_date]) if (start !== null) days.push(`${start.slice(0, 7)}-01`);
+  }
+  return days.sort()[0] ?? null;
+}
+
 function play(world: EarningsWorld, event: Event): void {
   if (event.kind === 'deal') {
     world.change(event.state);
@@ -204,6 +246,11 @@ function play(world: EarningsWorld, event: Event): void {
   }
   if (event.kind === 'fx') {
     setRate(world, event.rate);
+    return;
+  }
+  if (event.kind === 'quota') {
+    const from = quotaChangeFrom(world.quotas.get(event.rep.user_id), event.quotas);
+    if (from !== null) world.changeQuotas(event.rep, event.quotas, from, PERIODS);
     return;
   }
   const statuses = PERIODS.map((period) => world.ledger.periods.get(period) ?? 'open');

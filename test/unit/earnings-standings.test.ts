@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
 import { countsPeriod } from '../../src/domain/earnings/changeScope.ts';
+import type { RepQuotas } from '../../src/domain/earnings/quotas.ts';
 import { type ChipStanding, evaluateFromStandings, standingsOf } from '../../src/domain/earnings/standings.ts';
 import { evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, LineTarget } from '../../src/domain/earnings/types.ts';
@@ -71,7 +72,21 @@ const periodCapPlan: EnginePlanVersion = plan({
   ],
 });
 
-const plans = fc.constantFrom(plan(), retroactivePlan, dealCapPlan, periodCapPlan);
+const plans = fc.constantFrom(plan(), retroactivePlan, dealCapPlan, periodCapPlan, plan({ ramp: [25, 50, 75] }));
+
+// The rep's own quotas: none, a quota table (the plan's again from May), a start date the ramp counts from, or both.
+const repQuotas = fc.constantFrom<RepQuotas | undefined>(
+  undefined,
+  {
+    start_date: null,
+    entries: [
+      { from: '2026-04-01', quota_cents: 2_500_000 },
+      { from: '2026-05-01', quota_cents: null },
+    ],
+  },
+  { start_date: '2026-03-20', entries: [] },
+  { start_date: '2026-04-02', entries: [{ from: '2026-03-01', quota_cents: 30_000_001 }] },
+);
 
 const STAGES = {
   open: { status: 'open', stage: 'proposal' },
@@ -113,8 +128,19 @@ const dealStates: fc.Arbitrary<DealSnapshot> = fc
 
 const keyOf = (standing: Pick<ChipStanding, 'chip_id' | 'period_id'>) => `${standing.chip_id}/${standing.period_id}`;
 
-function everyLine(subject: EnginePlanVersion, deals: Iterable<DealSnapshot>): Map<string, LineTarget> {
-  const { targets } = evaluateLines({ plan: subject, rep, deals: [...deals], periods: PERIODS, today: TODAY });
+function everyLine(
+  subject: EnginePlanVersion,
+  deals: Iterable<DealSnapshot>,
+  quotas?: RepQuotas,
+): Map<string, LineTarget> {
+  const { targets } = evaluateLines({
+    plan: subject,
+    rep,
+    deals: [...deals],
+    periods: PERIODS,
+    today: TODAY,
+    ...(quotas ? { quotas } : {}),
+  });
   return new Map(targets.map((target) => [target.line.line_key, target]));
 }
 
@@ -125,14 +151,14 @@ describe('running totals', () => {
   test('kept from event to event, they equal a recount, and what they decide equals a full evaluation', () => {
     let decided = 0;
     fc.assert(
-      fc.property(plans, fc.array(dealStates, { maxLength: 25 }), (subject, history) => {
+      fc.property(plans, repQuotas, fc.array(dealStates, { maxLength: 25 }), (subject, quotas, history) => {
         const deals = new Map<string, DealSnapshot>();
         const recount = () =>
           standingsOf({ plan: subject, rep, deals: [...deals.values()], periods: PERIODS, today: TODAY });
         let kept = new Map(recount().map((standing) => [keyOf(standing), standing]));
         for (const after of history) {
           const before = deals.get(after.id) ?? null;
-          const linesBefore = everyLine(subject, deals.values());
+          const linesBefore = everyLine(subject, deals.values(), quotas);
           deals.set(after.id, after);
           const chips = subject.chips.filter((c) => countsPeriod(subject, c)).map((c) => c.id);
           const decision = evaluateFromStandings({
@@ -143,19 +169,26 @@ describe('running totals', () => {
             after,
             standings: kept,
             today: TODAY,
+            ...(quotas ? { quotas } : {}),
           });
           if (decision === null) {
             kept = new Map(recount().map((standing) => [keyOf(standing), standing]));
           } else {
             decided += 1;
             for (const standing of decision.standings) kept.set(keyOf(standing), standing);
-            const linesAfter = everyLine(subject, deals.values());
+            const linesAfter = everyLine(subject, deals.values(), quotas);
             const decidedLines = new Map(decision.targets.map((target) => [target.line.line_key, target]));
             for (const [lineKey, target] of linesAfter) {
               const own = target.line.deal_id === after.id;
               const tiered = subject.chips.find((c) => c.id === target.line.chip_id)?.kind === 'tiered_commission';
               if (own && tiered) {
                 assert.deepEqual(amounts(decidedLines.get(lineKey)), amounts(target), `the changed deal's ${lineKey}`);
+                // Where the quota came from is said first, the same way.
+                assert.equal(
+                  decidedLines.get(lineKey)?.trace.explanation[0],
+                  target.trace.explanation[0],
+                  `the changed deal's ${lineKey}: its quota`,
+                );
               } else if (!own) {
                 assert.deepEqual(amounts(target), amounts(linesBefore.get(lineKey)), `another line moved: ${lineKey}`);
               }
@@ -164,9 +197,9 @@ describe('running totals', () => {
           for (const standing of recount()) assert.deepEqual(kept.get(keyOf(standing)), standing, keyOf(standing));
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 400 },
     );
-    assert.ok(decided > 300, `the totals decided only ${decided} events`);
+    assert.ok(decided > 400, `the totals decided only ${decided} events`);
   });
 });
 

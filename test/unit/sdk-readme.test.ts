@@ -47,7 +47,7 @@ function methodTable(): Row[] {
       .split('|')
       .map((cell) => cell.trim());
     rows.push({
-      calls: [...calls.matchAll(/`([a-z]+\.[A-Za-z]+)\(/g)].map((match) => match[1] as string),
+      calls: [...calls.matchAll(/`([a-z][A-Za-z]*\.[A-Za-z]+)\(/g)].map((match) => match[1] as string),
       endpoint: endpoint.replace(/^`|`$/g, ''),
       scope,
     });

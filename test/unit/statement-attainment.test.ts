@@ -53,7 +53,12 @@ describe("a statement's attainment", () => {
       splits: [{ owner_external_id: otherRep.external_id, share_bps: 10000 }],
     });
     const attainment = attainmentOf(info(), { user, deals: [solo, shared, handedOver], today: TODAY }, '2026-04');
-    assert.deepEqual(attainment, { won_cents: 6_000_001, quota_cents: 10_000_000, percent: 60 });
+    assert.deepEqual(attainment, {
+      won_cents: 6_000_001,
+      quota_cents: 10_000_000,
+      percent: 60,
+      quota_explanation: 'quota 100,000.00: plan quota.',
+    });
   });
 
   test('converts a deal in another currency at the rate of its date, and leaves out one no rate converts', () => {
@@ -63,7 +68,12 @@ describe("a statement's attainment", () => {
     const money = { default_currency: 'USD', rates: [rate('EUR', 'USD', '2026-04-01', '1.1')] };
     // 10,000.00 EUR × 1.1 = 11,000.00 USD; 500,000 JPY has no rate: left out; 25,000.00 USD as is.
     const attainment = attainmentOf(info(), { user, deals: [eur, jpy, usd], today: TODAY, money }, '2026-04');
-    assert.deepEqual(attainment, { won_cents: 3_600_000, quota_cents: 10_000_000, percent: 36 });
+    assert.deepEqual(attainment, {
+      won_cents: 3_600_000,
+      quota_cents: 10_000_000,
+      percent: 36,
+      quota_explanation: 'quota 100,000.00: plan quota.',
+    });
   });
 
   test('a rep assigned for part of the period counts only the deals in its window, against the prorated quota', () => {
@@ -72,7 +82,12 @@ describe("a statement's attainment", () => {
     // Assigned from the 16th: 15 of April's 30 days, so the quota is 100,000.00 × 15 / 30 = 50,000.00.
     const plan = info({ assignees: [{ owner_external_id: rep.external_id, from: '2026-04-16' }] });
     const attainment = attainmentOf(plan, { user, deals: [before, inside], today: TODAY }, '2026-04');
-    assert.deepEqual(attainment, { won_cents: 2_000_000, quota_cents: 5_000_000, percent: 40 });
+    assert.deepEqual(attainment, {
+      won_cents: 2_000_000,
+      quota_cents: 5_000_000,
+      percent: 40,
+      quota_explanation: 'quota 100,000.00: plan quota.',
+    });
   });
 
   test('open and lost deals, deals of other periods and periods of another kind count nothing', () => {

@@ -36,7 +36,7 @@ function describe(entry: Entry): string {
   if (entry.action === 'deals.imported') {
     return `${String(details.source)}: ${String(details.new_deals)} new, ${String(details.updates)} updated, ${String(details.refused)} refused`;
   }
-  const subject = ['key_id', 'plan_id', 'period_id', 'endpoint_id', 'message_id', 'email', 'session_id']
+  const subject = ['inquiry_id', 'key_id', 'plan_id', 'period_id', 'endpoint_id', 'message_id', 'email', 'session_id']
     .map((field) => details[field])
     .find((value) => typeof value === 'string');
   return subject ? String(subject) : '';
@@ -106,6 +106,11 @@ export function AuditPage() {
               'admin.signed_out',
               'admin.created',
               'admin.disabled',
+              'inquiry.opened',
+              'inquiry.commented',
+              'inquiry.resolved',
+              'inquiry.rejected',
+              'inquiry.withdrawn',
             ].map((action) => (
               <option key={action} value={action} />
             ))}
@@ -172,6 +177,10 @@ export function AuditPage() {
                       {entry.actor_type === 'api_key' ? (
                         <span>
                           <Badge tone="blue">API key</Badge> <code>{entry.key_id}</code>
+                        </span>
+                      ) : entry.actor_type === 'rep' ? (
+                        <span>
+                          <Badge tone="grey">Rep</Badge> <code>{entry.actor}</code>
                         </span>
                       ) : (
                         <span class="strong">{entry.actor}</span>

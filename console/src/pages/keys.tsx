@@ -22,6 +22,8 @@ const SCOPES: Array<{ scope: Scope; grants: string }> = [
   { scope: 'deals:write', grants: 'Send deal events' },
   { scope: 'earnings:read', grants: 'List and get earnings' },
   { scope: 'plans:read', grants: 'List and get plans' },
+  { scope: 'rep_tokens:write', grants: 'Mint and revoke rep tokens for your intranet' },
+  { scope: 'inquiries:write', grants: 'Open, comment on and withdraw inquiries' },
 ];
 
 export function KeysPage(props: { canChange: boolean }) {

@@ -156,6 +156,11 @@ export function PlanPage(props: { id: string; canChange: boolean }) {
                   </option>
                 ))}
               </select>
+              {version ? (
+                <Link href={`/plans/${plan.id}/versions/${version.id}/document`}>
+                  Plan document of v{version.number}
+                </Link>
+              ) : null}
             </div>
             {version ? (
               <div class="grid-2">

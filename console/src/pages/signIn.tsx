@@ -1,12 +1,40 @@
 import { useState } from 'preact/hooks';
-import { api, describeError, type Me } from '../api.ts';
+import { api, describeError, type Me, type Schemas } from '../api.ts';
 import { Notice } from '../components.tsx';
+
+type SingleSignOn = Schemas['SignInOptions']['single_sign_on'][number];
 
 export function SignInPage(props: { notice?: string | undefined; onSignedIn: (me: Me) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const [choices, setChoices] = useState<SingleSignOn[] | undefined>();
+
+  const singleSignOn = async () => {
+    setError(undefined);
+    setChoices(undefined);
+    if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) {
+      setError('Enter your work email first: it tells which identity provider signs you in.');
+      return;
+    }
+    setBusy(true);
+    try {
+      const { data, error: failure } = await api.GET('/admin/v1/sign-in-options', {
+        params: { query: { email: email.trim() } },
+      });
+      if (!data) setError(describeError(failure));
+      else if (data.single_sign_on.length === 1 && data.single_sign_on[0]) {
+        window.location.assign(data.single_sign_on[0].sign_in_url);
+      } else if (data.single_sign_on.length === 0) {
+        setError('Single sign-on is not set up for this email. Sign in with your password.');
+      } else setChoices(data.single_sign_on);
+    } catch {
+      setError('The server could not be reached. Check your connection and try again.');
+    } finally {
+      setBusy(false);
+    }
+  };
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -34,7 +62,7 @@ export function SignInPage(props: { notice?: string | undefined; onSignedIn: (me
         </div>
         <h1>Sign in to the admin console</h1>
         <p class="muted" id="sign-in-help">
-          Use the email and password your Quotient operator gave you.
+          Use the email and password your Quotient operator gave you, or your company's single sign-on.
         </p>
         {props.notice && !error ? <Notice kind="info">{props.notice}</Notice> : null}
         {error ? <Notice kind="error">{error}</Notice> : null}
@@ -63,6 +91,26 @@ export function SignInPage(props: { notice?: string | undefined; onSignedIn: (me
         <button type="submit" class="button button-primary button-block" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
+        <div class="sign-in-alternative">
+          <span class="muted">or</span>
+          <button type="button" class="button button-block" disabled={busy} onClick={singleSignOn}>
+            Use single sign-on
+          </button>
+          {choices ? (
+            <nav aria-label="Organisations">
+              <p>Your email can sign in to more than one organisation:</p>
+              <ul>
+                {choices.map((choice) => (
+                  <li key={choice.sign_in_url}>
+                    <a href={choice.sign_in_url}>
+                      {choice.org_name} ({choice.provider})
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          ) : null}
+        </div>
       </form>
     </main>
   );

@@ -399,6 +399,7 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 export const ModelName = {
   Org: 'Org',
   User: 'User',
+  RepQuota: 'RepQuota',
   RepManager: 'RepManager',
   ApiKey: 'ApiKey',
   RateLimitCounter: 'RateLimitCounter',
@@ -431,7 +432,12 @@ export const ModelName = {
   AccountingConversion: 'AccountingConversion',
   Adjustment: 'Adjustment',
   StatementApproval: 'StatementApproval',
-  PaymentRequest: 'PaymentRequest'
+  PaymentRequest: 'PaymentRequest',
+  RepToken: 'RepToken',
+  RepRateLimitCounter: 'RepRateLimitCounter',
+  Inquiry: 'Inquiry',
+  InquiryLink: 'InquiryLink',
+  InquiryComment: 'InquiryComment'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -447,7 +453,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -596,6 +602,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.UserCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.UserCountAggregateOutputType> | number
+        }
+      }
+    }
+    RepQuota: {
+      payload: Prisma.$RepQuotaPayload<ExtArgs>
+      fields: Prisma.RepQuotaFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RepQuotaFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RepQuotaFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>
+        }
+        findFirst: {
+          args: Prisma.RepQuotaFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RepQuotaFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>
+        }
+        findMany: {
+          args: Prisma.RepQuotaFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>[]
+        }
+        create: {
+          args: Prisma.RepQuotaCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>
+        }
+        createMany: {
+          args: Prisma.RepQuotaCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RepQuotaCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>[]
+        }
+        delete: {
+          args: Prisma.RepQuotaDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>
+        }
+        update: {
+          args: Prisma.RepQuotaUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>
+        }
+        deleteMany: {
+          args: Prisma.RepQuotaDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RepQuotaUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RepQuotaUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>[]
+        }
+        upsert: {
+          args: Prisma.RepQuotaUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepQuotaPayload>
+        }
+        aggregate: {
+          args: Prisma.RepQuotaAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRepQuota>
+        }
+        groupBy: {
+          args: Prisma.RepQuotaGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepQuotaGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RepQuotaCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepQuotaCountAggregateOutputType> | number
         }
       }
     }
@@ -3041,6 +3121,376 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    RepToken: {
+      payload: Prisma.$RepTokenPayload<ExtArgs>
+      fields: Prisma.RepTokenFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RepTokenFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RepTokenFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>
+        }
+        findFirst: {
+          args: Prisma.RepTokenFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RepTokenFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>
+        }
+        findMany: {
+          args: Prisma.RepTokenFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>[]
+        }
+        create: {
+          args: Prisma.RepTokenCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>
+        }
+        createMany: {
+          args: Prisma.RepTokenCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RepTokenCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>[]
+        }
+        delete: {
+          args: Prisma.RepTokenDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>
+        }
+        update: {
+          args: Prisma.RepTokenUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>
+        }
+        deleteMany: {
+          args: Prisma.RepTokenDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RepTokenUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RepTokenUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>[]
+        }
+        upsert: {
+          args: Prisma.RepTokenUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepTokenPayload>
+        }
+        aggregate: {
+          args: Prisma.RepTokenAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRepToken>
+        }
+        groupBy: {
+          args: Prisma.RepTokenGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepTokenGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RepTokenCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepTokenCountAggregateOutputType> | number
+        }
+      }
+    }
+    RepRateLimitCounter: {
+      payload: Prisma.$RepRateLimitCounterPayload<ExtArgs>
+      fields: Prisma.RepRateLimitCounterFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RepRateLimitCounterFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RepRateLimitCounterFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>
+        }
+        findFirst: {
+          args: Prisma.RepRateLimitCounterFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RepRateLimitCounterFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>
+        }
+        findMany: {
+          args: Prisma.RepRateLimitCounterFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>[]
+        }
+        create: {
+          args: Prisma.RepRateLimitCounterCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>
+        }
+        createMany: {
+          args: Prisma.RepRateLimitCounterCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RepRateLimitCounterCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>[]
+        }
+        delete: {
+          args: Prisma.RepRateLimitCounterDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>
+        }
+        update: {
+          args: Prisma.RepRateLimitCounterUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>
+        }
+        deleteMany: {
+          args: Prisma.RepRateLimitCounterDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RepRateLimitCounterUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RepRateLimitCounterUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>[]
+        }
+        upsert: {
+          args: Prisma.RepRateLimitCounterUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RepRateLimitCounterPayload>
+        }
+        aggregate: {
+          args: Prisma.RepRateLimitCounterAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRepRateLimitCounter>
+        }
+        groupBy: {
+          args: Prisma.RepRateLimitCounterGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepRateLimitCounterGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RepRateLimitCounterCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RepRateLimitCounterCountAggregateOutputType> | number
+        }
+      }
+    }
+    Inquiry: {
+      payload: Prisma.$InquiryPayload<ExtArgs>
+      fields: Prisma.InquiryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.InquiryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.InquiryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryPayload>
+        }
+        findFirst: {
+          args: Prisma.InquiryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.InquiryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryPayload>
+        }
+        findMany: {
+          args: Prisma.InquiryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryPayload>[]
+        }
+        create: {
+          args: Prisma.InquiryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryPayload>
+        }
+        createMany: {
+          args: Prisma.InquiryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.InquiryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryPayload>[]
+        }
+        delete: {
+          args: Prisma.InquiryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryPayload>
+        }
+        update: {
+          args: Prisma.InquiryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryPayload>
+        }
+        deleteMany: {
+          args: Prisma.InquiryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.InquiryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.InquiryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryPayload>[]
+        }
+        upsert: {
+          args: Prisma.InquiryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryPayload>
+        }
+        aggregate: {
+          args: Prisma.InquiryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateInquiry>
+        }
+        groupBy: {
+          args: Prisma.InquiryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.InquiryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.InquiryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.InquiryCountAggregateOutputType> | number
+        }
+      }
+    }
+    InquiryLink: {
+      payload: Prisma.$InquiryLinkPayload<ExtArgs>
+      fields: Prisma.InquiryLinkFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.InquiryLinkFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryLinkPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.InquiryLinkFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryLinkPayload>
+        }
+        findFirst: {
+          args: Prisma.InquiryLinkFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryLinkPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.InquiryLinkFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryLinkPayload>
+        }
+        findMany: {
+          args: Prisma.InquiryLinkFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryLinkPayload>[]
+        }
+        create: {
+          args: Prisma.InquiryLinkCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryLinkPayload>
+        }
+        createMany: {
+          args: Prisma.InquiryLinkCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.InquiryLinkCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryLinkPayload>[]
+        }
+        delete: {
+          args: Prisma.InquiryLinkDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryLinkPayload>
+        }
+        update: {
+          args: Prisma.InquiryLinkUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryLinkPayload>
+        }
+        deleteMany: {
+          args: Prisma.InquiryLinkDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.InquiryLinkUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.InquiryLinkUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryLinkPayload>[]
+        }
+        upsert: {
+          args: Prisma.InquiryLinkUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryLinkPayload>
+        }
+        aggregate: {
+          args: Prisma.InquiryLinkAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateInquiryLink>
+        }
+        groupBy: {
+          args: Prisma.InquiryLinkGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.InquiryLinkGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.InquiryLinkCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.InquiryLinkCountAggregateOutputType> | number
+        }
+      }
+    }
+    InquiryComment: {
+      payload: Prisma.$InquiryCommentPayload<ExtArgs>
+      fields: Prisma.InquiryCommentFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.InquiryCommentFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryCommentPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.InquiryCommentFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryCommentPayload>
+        }
+        findFirst: {
+          args: Prisma.InquiryCommentFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryCommentPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.InquiryCommentFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryCommentPayload>
+        }
+        findMany: {
+          args: Prisma.InquiryCommentFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryCommentPayload>[]
+        }
+        create: {
+          args: Prisma.InquiryCommentCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryCommentPayload>
+        }
+        createMany: {
+          args: Prisma.InquiryCommentCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.InquiryCommentCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryCommentPayload>[]
+        }
+        delete: {
+          args: Prisma.InquiryCommentDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryCommentPayload>
+        }
+        update: {
+          args: Prisma.InquiryCommentUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryCommentPayload>
+        }
+        deleteMany: {
+          args: Prisma.InquiryCommentDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.InquiryCommentUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.InquiryCommentUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryCommentPayload>[]
+        }
+        upsert: {
+          args: Prisma.InquiryCommentUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InquiryCommentPayload>
+        }
+        aggregate: {
+          args: Prisma.InquiryCommentAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateInquiryComment>
+        }
+        groupBy: {
+          args: Prisma.InquiryCommentGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.InquiryCommentGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.InquiryCommentCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.InquiryCommentCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -3089,6 +3539,8 @@ export const OrgScalarFieldEnum = {
   default_currency: 'default_currency',
   statement_approval_policy: 'statement_approval_policy',
   four_eyes_payment: 'four_eyes_payment',
+  cors_allowed_origins: 'cors_allowed_origins',
+  rep_rate_limit_per_minute: 'rep_rate_limit_per_minute',
   created_at: 'created_at'
 } as const
 
@@ -3101,10 +3553,24 @@ export const UserScalarFieldEnum = {
   external_id: 'external_id',
   role: 'role',
   display_name: 'display_name',
+  start_date: 'start_date',
   created_at: 'created_at'
 } as const
 
 export type UserScalarFieldEnum = (typeof UserScalarFieldEnum)[keyof typeof UserScalarFieldEnum]
+
+
+export const RepQuotaScalarFieldEnum = {
+  org_id: 'org_id',
+  user_id: 'user_id',
+  plan_id: 'plan_id',
+  effective_from: 'effective_from',
+  quota_cents: 'quota_cents',
+  created_at: 'created_at',
+  updated_at: 'updated_at'
+} as const
+
+export type RepQuotaScalarFieldEnum = (typeof RepQuotaScalarFieldEnum)[keyof typeof RepQuotaScalarFieldEnum]
 
 
 export const RepManagerScalarFieldEnum = {
@@ -3602,6 +4068,87 @@ export const PaymentRequestScalarFieldEnum = {
 export type PaymentRequestScalarFieldEnum = (typeof PaymentRequestScalarFieldEnum)[keyof typeof PaymentRequestScalarFieldEnum]
 
 
+export const RepTokenScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  digest: 'digest',
+  api_key_id: 'api_key_id',
+  rep_session_id: 'rep_session_id',
+  created_at: 'created_at',
+  expires_at: 'expires_at',
+  revoked_at: 'revoked_at'
+} as const
+
+export type RepTokenScalarFieldEnum = (typeof RepTokenScalarFieldEnum)[keyof typeof RepTokenScalarFieldEnum]
+
+
+export const RepRateLimitCounterScalarFieldEnum = {
+  user_id: 'user_id',
+  window_start: 'window_start',
+  count: 'count'
+} as const
+
+export type RepRateLimitCounterScalarFieldEnum = (typeof RepRateLimitCounterScalarFieldEnum)[keyof typeof RepRateLimitCounterScalarFieldEnum]
+
+
+export const InquiryScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  subject_kind: 'subject_kind',
+  earning_id: 'earning_id',
+  deal_id: 'deal_id',
+  period_id: 'period_id',
+  type: 'type',
+  expected_amount_cents: 'expected_amount_cents',
+  expected_currency: 'expected_currency',
+  message: 'message',
+  state: 'state',
+  assignee_admin_id: 'assignee_admin_id',
+  opened_by_kind: 'opened_by_kind',
+  opened_by_id: 'opened_by_id',
+  opened_by_label: 'opened_by_label',
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+  first_response_at: 'first_response_at',
+  in_review_at: 'in_review_at',
+  closed_at: 'closed_at',
+  amount_changed_cents: 'amount_changed_cents',
+  amount_changed_currency: 'amount_changed_currency',
+  resolution_note: 'resolution_note'
+} as const
+
+export type InquiryScalarFieldEnum = (typeof InquiryScalarFieldEnum)[keyof typeof InquiryScalarFieldEnum]
+
+
+export const InquiryLinkScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  inquiry_id: 'inquiry_id',
+  kind: 'kind',
+  target_id: 'target_id',
+  position: 'position'
+} as const
+
+export type InquiryLinkScalarFieldEnum = (typeof InquiryLinkScalarFieldEnum)[keyof typeof InquiryLinkScalarFieldEnum]
+
+
+export const InquiryCommentScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  inquiry_id: 'inquiry_id',
+  author_kind: 'author_kind',
+  author_id: 'author_id',
+  author_label: 'author_label',
+  body: 'body',
+  internal: 'internal',
+  created_at: 'created_at'
+} as const
+
+export type InquiryCommentScalarFieldEnum = (typeof InquiryCommentScalarFieldEnum)[keyof typeof InquiryCommentScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -3706,20 +4253,6 @@ export type ListDateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaM
 
 
 /**
- * Reference to a field of type 'Json'
- */
-export type JsonFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Json'>
-    
-
-
-/**
- * Reference to a field of type 'QueryMode'
- */
-export type EnumQueryModeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'QueryMode'>
-    
-
-
-/**
  * Reference to a field of type 'BigInt'
  */
 export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
@@ -3730,6 +4263,20 @@ export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 
  * Reference to a field of type 'BigInt[]'
  */
 export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Json'
+ */
+export type JsonFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Json'>
+    
+
+
+/**
+ * Reference to a field of type 'QueryMode'
+ */
+export type EnumQueryModeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'QueryMode'>
     
 
 
@@ -3913,6 +4460,7 @@ export type PrismaClientOptions = PrismaClientOptionsWithAccelerateUrl | PrismaC
 export type GlobalOmitConfig = {
   org?: Prisma.OrgOmit
   user?: Prisma.UserOmit
+  repQuota?: Prisma.RepQuotaOmit
   repManager?: Prisma.RepManagerOmit
   apiKey?: Prisma.ApiKeyOmit
   rateLimitCounter?: Prisma.RateLimitCounterOmit
@@ -3946,6 +4494,11 @@ export type GlobalOmitConfig = {
   adjustment?: Prisma.AdjustmentOmit
   statementApproval?: Prisma.StatementApprovalOmit
   paymentRequest?: Prisma.PaymentRequestOmit
+  repToken?: Prisma.RepTokenOmit
+  repRateLimitCounter?: Prisma.RepRateLimitCounterOmit
+  inquiry?: Prisma.InquiryOmit
+  inquiryLink?: Prisma.InquiryLinkOmit
+  inquiryComment?: Prisma.InquiryCommentOmit
 }
 
 /* Types for Logging */

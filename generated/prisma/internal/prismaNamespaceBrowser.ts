@@ -53,6 +53,7 @@ export const AnyNull = runtime.AnyNull
 export const ModelName = {
   Org: 'Org',
   User: 'User',
+  RepQuota: 'RepQuota',
   RepManager: 'RepManager',
   ApiKey: 'ApiKey',
   RateLimitCounter: 'RateLimitCounter',
@@ -85,7 +86,12 @@ export const ModelName = {
   AccountingConversion: 'AccountingConversion',
   Adjustment: 'Adjustment',
   StatementApproval: 'StatementApproval',
-  PaymentRequest: 'PaymentRequest'
+  PaymentRequest: 'PaymentRequest',
+  RepToken: 'RepToken',
+  RepRateLimitCounter: 'RepRateLimitCounter',
+  Inquiry: 'Inquiry',
+  InquiryLink: 'InquiryLink',
+  InquiryComment: 'InquiryComment'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -113,6 +119,8 @@ export const OrgScalarFieldEnum = {
   default_currency: 'default_currency',
   statement_approval_policy: 'statement_approval_policy',
   four_eyes_payment: 'four_eyes_payment',
+  cors_allowed_origins: 'cors_allowed_origins',
+  rep_rate_limit_per_minute: 'rep_rate_limit_per_minute',
   created_at: 'created_at'
 } as const
 
@@ -125,10 +133,24 @@ export const UserScalarFieldEnum = {
   external_id: 'external_id',
   role: 'role',
   display_name: 'display_name',
+  start_date: 'start_date',
   created_at: 'created_at'
 } as const
 
 export type UserScalarFieldEnum = (typeof UserScalarFieldEnum)[keyof typeof UserScalarFieldEnum]
+
+
+export const RepQuotaScalarFieldEnum = {
+  org_id: 'org_id',
+  user_id: 'user_id',
+  plan_id: 'plan_id',
+  effective_from: 'effective_from',
+  quota_cents: 'quota_cents',
+  created_at: 'created_at',
+  updated_at: 'updated_at'
+} as const
+
+export type RepQuotaScalarFieldEnum = (typeof RepQuotaScalarFieldEnum)[keyof typeof RepQuotaScalarFieldEnum]
 
 
 export const RepManagerScalarFieldEnum = {
@@ -624,6 +646,87 @@ export const PaymentRequestScalarFieldEnum = {
 } as const
 
 export type PaymentRequestScalarFieldEnum = (typeof PaymentRequestScalarFieldEnum)[keyof typeof PaymentRequestScalarFieldEnum]
+
+
+export const RepTokenScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  digest: 'digest',
+  api_key_id: 'api_key_id',
+  rep_session_id: 'rep_session_id',
+  created_at: 'created_at',
+  expires_at: 'expires_at',
+  revoked_at: 'revoked_at'
+} as const
+
+export type RepTokenScalarFieldEnum = (typeof RepTokenScalarFieldEnum)[keyof typeof RepTokenScalarFieldEnum]
+
+
+export const RepRateLimitCounterScalarFieldEnum = {
+  user_id: 'user_id',
+  window_start: 'window_start',
+  count: 'count'
+} as const
+
+export type RepRateLimitCounterScalarFieldEnum = (typeof RepRateLimitCounterScalarFieldEnum)[keyof typeof RepRateLimitCounterScalarFieldEnum]
+
+
+export const InquiryScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  subject_kind: 'subject_kind',
+  earning_id: 'earning_id',
+  deal_id: 'deal_id',
+  period_id: 'period_id',
+  type: 'type',
+  expected_amount_cents: 'expected_amount_cents',
+  expected_currency: 'expected_currency',
+  message: 'message',
+  state: 'state',
+  assignee_admin_id: 'assignee_admin_id',
+  opened_by_kind: 'opened_by_kind',
+  opened_by_id: 'opened_by_id',
+  opened_by_label: 'opened_by_label',
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+  first_response_at: 'first_response_at',
+  in_review_at: 'in_review_at',
+  closed_at: 'closed_at',
+  amount_changed_cents: 'amount_changed_cents',
+  amount_changed_currency: 'amount_changed_currency',
+  resolution_note: 'resolution_note'
+} as const
+
+export type InquiryScalarFieldEnum = (typeof InquiryScalarFieldEnum)[keyof typeof InquiryScalarFieldEnum]
+
+
+export const InquiryLinkScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  inquiry_id: 'inquiry_id',
+  kind: 'kind',
+  target_id: 'target_id',
+  position: 'position'
+} as const
+
+export type InquiryLinkScalarFieldEnum = (typeof InquiryLinkScalarFieldEnum)[keyof typeof InquiryLinkScalarFieldEnum]
+
+
+export const InquiryCommentScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  inquiry_id: 'inquiry_id',
+  author_kind: 'author_kind',
+  author_id: 'author_id',
+  author_label: 'author_label',
+  body: 'body',
+  internal: 'internal',
+  created_at: 'created_at'
+} as const
+
+export type InquiryCommentScalarFieldEnum = (typeof InquiryCommentScalarFieldEnum)[keyof typeof InquiryCommentScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -528,10 +528,6 @@ export type ApiKeyUpdatescopesInput = {
   push?: string | string[]
 }
 
-export type NullableDateTimeFieldUpdateOperationsInput = {
-  set?: Date | string | null
-}
-
 export type ApiKeyCreateNestedOneWithoutRate_countersInput = {
   create?: Prisma.XOR<Prisma.ApiKeyCreateWithoutRate_countersInput, Prisma.ApiKeyUncheckedCreateWithoutRate_countersInput>
   connectOrCreate?: Prisma.ApiKeyCreateOrConnectWithoutRate_countersInput

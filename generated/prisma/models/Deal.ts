@@ -778,14 +778,6 @@ export type DealUpdateOneRequiredWithoutDomain_eventsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.DealUpdateToOneWithWhereWithoutDomain_eventsInput, Prisma.DealUpdateWithoutDomain_eventsInput>, Prisma.DealUncheckedUpdateWithoutDomain_eventsInput>
 }
 
-export type NullableBigIntFieldUpdateOperationsInput = {
-  set?: bigint | number | null
-  increment?: bigint | number
-  decrement?: bigint | number
-  multiply?: bigint | number
-  divide?: bigint | number
-}
-
 export type DealCreateNestedOneWithoutEarningsInput = {
   create?: Prisma.XOR<Prisma.DealCreateWithoutEarningsInput, Prisma.DealUncheckedCreateWithoutEarningsInput>
   connectOrCreate?: Prisma.DealCreateOrConnectWithoutEarningsInput

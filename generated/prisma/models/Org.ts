@@ -28,10 +28,12 @@ export type AggregateOrg = {
 
 export type OrgAvgAggregateOutputType = {
   config_version: number | null
+  rep_rate_limit_per_minute: number | null
 }
 
 export type OrgSumAggregateOutputType = {
   config_version: number | null
+  rep_rate_limit_per_minute: number | null
 }
 
 export type OrgMinAggregateOutputType = {
@@ -41,6 +43,7 @@ export type OrgMinAggregateOutputType = {
   default_currency: string | null
   statement_approval_policy: string | null
   four_eyes_payment: boolean | null
+  rep_rate_limit_per_minute: number | null
   created_at: Date | null
 }
 
@@ -51,6 +54,7 @@ export type OrgMaxAggregateOutputType = {
   default_currency: string | null
   statement_approval_policy: string | null
   four_eyes_payment: boolean | null
+  rep_rate_limit_per_minute: number | null
   created_at: Date | null
 }
 
@@ -63,6 +67,8 @@ export type OrgCountAggregateOutputType = {
   default_currency: number
   statement_approval_policy: number
   four_eyes_payment: number
+  cors_allowed_origins: number
+  rep_rate_limit_per_minute: number
   created_at: number
   _all: number
 }
@@ -70,10 +76,12 @@ export type OrgCountAggregateOutputType = {
 
 export type OrgAvgAggregateInputType = {
   config_version?: true
+  rep_rate_limit_per_minute?: true
 }
 
 export type OrgSumAggregateInputType = {
   config_version?: true
+  rep_rate_limit_per_minute?: true
 }
 
 export type OrgMinAggregateInputType = {
@@ -83,6 +91,7 @@ export type OrgMinAggregateInputType = {
   default_currency?: true
   statement_approval_policy?: true
   four_eyes_payment?: true
+  rep_rate_limit_per_minute?: true
   created_at?: true
 }
 
@@ -93,6 +102,7 @@ export type OrgMaxAggregateInputType = {
   default_currency?: true
   statement_approval_policy?: true
   four_eyes_payment?: true
+  rep_rate_limit_per_minute?: true
   created_at?: true
 }
 
@@ -105,6 +115,8 @@ export type OrgCountAggregateInputType = {
   default_currency?: true
   statement_approval_policy?: true
   four_eyes_payment?: true
+  cors_allowed_origins?: true
+  rep_rate_limit_per_minute?: true
   created_at?: true
   _all?: true
 }
@@ -204,6 +216,8 @@ export type OrgGroupByOutputType = {
   default_currency: string
   statement_approval_policy: string
   four_eyes_payment: boolean
+  cors_allowed_origins: string[]
+  rep_rate_limit_per_minute: number
   created_at: Date
   _count: OrgCountAggregateOutputType | null
   _avg: OrgAvgAggregateOutputType | null
@@ -239,11 +253,14 @@ export type OrgWhereInput = {
   default_currency?: Prisma.StringFilter<"Org"> | string
   statement_approval_policy?: Prisma.StringFilter<"Org"> | string
   four_eyes_payment?: Prisma.BoolFilter<"Org"> | boolean
+  cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
+  rep_rate_limit_per_minute?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
   deals?: Prisma.DealListRelationFilter
   plans?: Prisma.PlanListRelationFilter
+  rep_quotas?: Prisma.RepQuotaListRelationFilter
   periods?: Prisma.PeriodListRelationFilter
   webhook_endpoints?: Prisma.WebhookEndpointListRelationFilter
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
@@ -265,11 +282,14 @@ export type OrgOrderByWithRelationInput = {
   default_currency?: Prisma.SortOrder
   statement_approval_policy?: Prisma.SortOrder
   four_eyes_payment?: Prisma.SortOrder
+  cors_allowed_origins?: Prisma.SortOrder
+  rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   users?: Prisma.UserOrderByRelationAggregateInput
   api_keys?: Prisma.ApiKeyOrderByRelationAggregateInput
   deals?: Prisma.DealOrderByRelationAggregateInput
   plans?: Prisma.PlanOrderByRelationAggregateInput
+  rep_quotas?: Prisma.RepQuotaOrderByRelationAggregateInput
   periods?: Prisma.PeriodOrderByRelationAggregateInput
   webhook_endpoints?: Prisma.WebhookEndpointOrderByRelationAggregateInput
   webhook_messages?: Prisma.WebhookMessageOrderByRelationAggregateInput
@@ -294,11 +314,14 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   default_currency?: Prisma.StringFilter<"Org"> | string
   statement_approval_policy?: Prisma.StringFilter<"Org"> | string
   four_eyes_payment?: Prisma.BoolFilter<"Org"> | boolean
+  cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
+  rep_rate_limit_per_minute?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
   users?: Prisma.UserListRelationFilter
   api_keys?: Prisma.ApiKeyListRelationFilter
   deals?: Prisma.DealListRelationFilter
   plans?: Prisma.PlanListRelationFilter
+  rep_quotas?: Prisma.RepQuotaListRelationFilter
   periods?: Prisma.PeriodListRelationFilter
   webhook_endpoints?: Prisma.WebhookEndpointListRelationFilter
   webhook_messages?: Prisma.WebhookMessageListRelationFilter
@@ -320,6 +343,8 @@ export type OrgOrderByWithAggregationInput = {
   default_currency?: Prisma.SortOrder
   statement_approval_policy?: Prisma.SortOrder
   four_eyes_payment?: Prisma.SortOrder
+  cors_allowed_origins?: Prisma.SortOrder
+  rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.OrgCountOrderByAggregateInput
   _avg?: Prisma.OrgAvgOrderByAggregateInput
@@ -340,6 +365,8 @@ export type OrgScalarWhereWithAggregatesInput = {
   default_currency?: Prisma.StringWithAggregatesFilter<"Org"> | string
   statement_approval_policy?: Prisma.StringWithAggregatesFilter<"Org"> | string
   four_eyes_payment?: Prisma.BoolWithAggregatesFilter<"Org"> | boolean
+  cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
+  rep_rate_limit_per_minute?: Prisma.IntWithAggregatesFilter<"Org"> | number
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Org"> | Date | string
 }
 
@@ -352,11 +379,14 @@ export type OrgCreateInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
@@ -378,11 +408,14 @@ export type OrgUncheckedCreateInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
@@ -404,11 +437,14 @@ export type OrgUpdateInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
@@ -430,11 +466,14 @@ export type OrgUncheckedUpdateInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
@@ -456,6 +495,8 @@ export type OrgCreateManyInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
 }
 
@@ -468,6 +509,8 @@ export type OrgUpdateManyMutationInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -480,6 +523,8 @@ export type OrgUncheckedUpdateManyInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -500,11 +545,14 @@ export type OrgCountOrderByAggregateInput = {
   default_currency?: Prisma.SortOrder
   statement_approval_policy?: Prisma.SortOrder
   four_eyes_payment?: Prisma.SortOrder
+  cors_allowed_origins?: Prisma.SortOrder
+  rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
 export type OrgAvgOrderByAggregateInput = {
   config_version?: Prisma.SortOrder
+  rep_rate_limit_per_minute?: Prisma.SortOrder
 }
 
 export type OrgMaxOrderByAggregateInput = {
@@ -514,6 +562,7 @@ export type OrgMaxOrderByAggregateInput = {
   default_currency?: Prisma.SortOrder
   statement_approval_policy?: Prisma.SortOrder
   four_eyes_payment?: Prisma.SortOrder
+  rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -524,11 +573,13 @@ export type OrgMinOrderByAggregateInput = {
   default_currency?: Prisma.SortOrder
   statement_approval_policy?: Prisma.SortOrder
   four_eyes_payment?: Prisma.SortOrder
+  rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
 export type OrgSumOrderByAggregateInput = {
   config_version?: Prisma.SortOrder
+  rep_rate_limit_per_minute?: Prisma.SortOrder
 }
 
 export type OrgScalarRelationFilter = {
@@ -541,6 +592,10 @@ export type OrgCreatewon_stagesInput = {
 }
 
 export type OrgCreatelost_stagesInput = {
+  set: string[]
+}
+
+export type OrgCreatecors_allowed_originsInput = {
   set: string[]
 }
 
@@ -570,6 +625,11 @@ export type BoolFieldUpdateOperationsInput = {
   set?: boolean
 }
 
+export type OrgUpdatecors_allowed_originsInput = {
+  set?: string[]
+  push?: string | string[]
+}
+
 export type DateTimeFieldUpdateOperationsInput = {
   set?: Date | string
 }
@@ -586,6 +646,20 @@ export type OrgUpdateOneRequiredWithoutUsersNestedInput = {
   upsert?: Prisma.OrgUpsertWithoutUsersInput
   connect?: Prisma.OrgWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutUsersInput, Prisma.OrgUpdateWithoutUsersInput>, Prisma.OrgUncheckedUpdateWithoutUsersInput>
+}
+
+export type OrgCreateNestedOneWithoutRep_quotasInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutRep_quotasInput, Prisma.OrgUncheckedCreateWithoutRep_quotasInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutRep_quotasInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutRep_quotasNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutRep_quotasInput, Prisma.OrgUncheckedCreateWithoutRep_quotasInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutRep_quotasInput
+  upsert?: Prisma.OrgUpsertWithoutRep_quotasInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutRep_quotasInput, Prisma.OrgUpdateWithoutRep_quotasInput>, Prisma.OrgUncheckedUpdateWithoutRep_quotasInput>
 }
 
 export type OrgCreateNestedOneWithoutRep_managersInput = {
@@ -779,10 +853,13 @@ export type OrgCreateWithoutUsersInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
@@ -804,10 +881,13 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
@@ -845,10 +925,13 @@ export type OrgUpdateWithoutUsersInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
@@ -870,7 +953,138 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutRep_quotasInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutRep_quotasInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutRep_quotasInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutRep_quotasInput, Prisma.OrgUncheckedCreateWithoutRep_quotasInput>
+}
+
+export type OrgUpsertWithoutRep_quotasInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutRep_quotasInput, Prisma.OrgUncheckedUpdateWithoutRep_quotasInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutRep_quotasInput, Prisma.OrgUncheckedCreateWithoutRep_quotasInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutRep_quotasInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutRep_quotasInput, Prisma.OrgUncheckedUpdateWithoutRep_quotasInput>
+}
+
+export type OrgUpdateWithoutRep_quotasInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutRep_quotasInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
@@ -895,11 +1109,14 @@ export type OrgCreateWithoutRep_managersInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
@@ -920,11 +1137,14 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
@@ -961,11 +1181,14 @@ export type OrgUpdateWithoutRep_managersInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
@@ -986,11 +1209,14 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
@@ -1011,10 +1237,13 @@ export type OrgCreateWithoutApi_keysInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
@@ -1036,10 +1265,13 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
@@ -1077,10 +1309,13 @@ export type OrgUpdateWithoutApi_keysInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
@@ -1102,10 +1337,13 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
@@ -1127,11 +1365,14 @@ export type OrgCreateWithoutAdminsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
@@ -1152,11 +1393,14 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
@@ -1193,11 +1437,14 @@ export type OrgUpdateWithoutAdminsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
@@ -1218,11 +1465,14 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
@@ -1243,10 +1493,13 @@ export type OrgCreateWithoutDealsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
@@ -1268,10 +1521,13 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
@@ -1309,10 +1565,13 @@ export type OrgUpdateWithoutDealsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
@@ -1334,10 +1593,13 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
@@ -1359,10 +1621,13 @@ export type OrgCreateWithoutPlansInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
@@ -1384,10 +1649,13 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
@@ -1425,10 +1693,13 @@ export type OrgUpdateWithoutPlansInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
@@ -1450,10 +1721,13 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
@@ -1475,11 +1749,14 @@ export type OrgCreateWithoutPeriodsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -1500,11 +1777,14 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -1541,11 +1821,14 @@ export type OrgUpdateWithoutPeriodsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -1566,11 +1849,14 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -1591,11 +1877,14 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -1616,11 +1905,14 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -1657,11 +1949,14 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -1682,11 +1977,14 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -1707,11 +2005,14 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
@@ -1732,11 +2033,14 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
@@ -1773,11 +2077,14 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
@@ -1798,11 +2105,14 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
@@ -1823,11 +2133,14 @@ export type OrgCreateWithoutExchange_ratesInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
@@ -1848,11 +2161,14 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
@@ -1889,11 +2205,14 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
@@ -1914,11 +2233,14 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
@@ -1939,11 +2261,14 @@ export type OrgCreateWithoutIdentity_providersInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
@@ -1964,11 +2289,14 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
@@ -2005,11 +2333,14 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
@@ -2030,11 +2361,14 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
@@ -2055,11 +2389,14 @@ export type OrgCreateWithoutAdjustmentsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
@@ -2080,11 +2417,14 @@ export type OrgUncheckedCreateWithoutAdjustmentsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
@@ -2121,11 +2461,14 @@ export type OrgUpdateWithoutAdjustmentsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
@@ -2146,11 +2489,14 @@ export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
@@ -2171,11 +2517,14 @@ export type OrgCreateWithoutStatement_approvalsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
@@ -2196,11 +2545,14 @@ export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
@@ -2237,11 +2589,14 @@ export type OrgUpdateWithoutStatement_approvalsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
@@ -2262,11 +2617,14 @@ export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
@@ -2287,11 +2645,14 @@ export type OrgCreateWithoutPayment_requestsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
@@ -2312,11 +2673,14 @@ export type OrgUncheckedCreateWithoutPayment_requestsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
   created_at?: Date | string
   users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
   api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
   plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
   periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
   webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
@@ -2353,11 +2717,14 @@ export type OrgUpdateWithoutPayment_requestsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
@@ -2378,11 +2745,14 @@ export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
   api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
   deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
   plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
   periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
   webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
   webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
@@ -2404,6 +2774,7 @@ export type OrgCountOutputType = {
   api_keys: number
   deals: number
   plans: number
+  rep_quotas: number
   periods: number
   webhook_endpoints: number
   webhook_messages: number
@@ -2421,6 +2792,7 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   api_keys?: boolean | OrgCountOutputTypeCountApi_keysArgs
   deals?: boolean | OrgCountOutputTypeCountDealsArgs
   plans?: boolean | OrgCountOutputTypeCountPlansArgs
+  rep_quotas?: boolean | OrgCountOutputTypeCountRep_quotasArgs
   periods?: boolean | OrgCountOutputTypeCountPeriodsArgs
   webhook_endpoints?: boolean | OrgCountOutputTypeCountWebhook_endpointsArgs
   webhook_messages?: boolean | OrgCountOutputTypeCountWebhook_messagesArgs
@@ -2469,6 +2841,13 @@ export type OrgCountOutputTypeCountDealsArgs<ExtArgs extends runtime.Types.Exten
  */
 export type OrgCountOutputTypeCountPlansArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.PlanWhereInput
+}
+
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountRep_quotasArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RepQuotaWhereInput
 }
 
 /**
@@ -2551,11 +2930,14 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   default_currency?: boolean
   statement_approval_policy?: boolean
   four_eyes_payment?: boolean
+  cors_allowed_origins?: boolean
+  rep_rate_limit_per_minute?: boolean
   created_at?: boolean
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
   deals?: boolean | Prisma.Org$dealsArgs<ExtArgs>
   plans?: boolean | Prisma.Org$plansArgs<ExtArgs>
+  rep_quotas?: boolean | Prisma.Org$rep_quotasArgs<ExtArgs>
   periods?: boolean | Prisma.Org$periodsArgs<ExtArgs>
   webhook_endpoints?: boolean | Prisma.Org$webhook_endpointsArgs<ExtArgs>
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
@@ -2578,6 +2960,8 @@ export type OrgSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extension
   default_currency?: boolean
   statement_approval_policy?: boolean
   four_eyes_payment?: boolean
+  cors_allowed_origins?: boolean
+  rep_rate_limit_per_minute?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -2590,6 +2974,8 @@ export type OrgSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extension
   default_currency?: boolean
   statement_approval_policy?: boolean
   four_eyes_payment?: boolean
+  cors_allowed_origins?: boolean
+  rep_rate_limit_per_minute?: boolean
   created_at?: boolean
 }, ExtArgs["result"]["org"]>
 
@@ -2602,15 +2988,18 @@ export type OrgSelectScalar = {
   default_currency?: boolean
   statement_approval_policy?: boolean
   four_eyes_payment?: boolean
+  cors_allowed_origins?: boolean
+  rep_rate_limit_per_minute?: boolean
   created_at?: boolean
 }
 
-export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "default_currency" | "statement_approval_policy" | "four_eyes_payment" | "created_at", ExtArgs["result"]["org"]>
+export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "default_currency" | "statement_approval_policy" | "four_eyes_payment" | "cors_allowed_origins" | "rep_rate_limit_per_minute" | "created_at", ExtArgs["result"]["org"]>
 export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
   deals?: boolean | Prisma.Org$dealsArgs<ExtArgs>
   plans?: boolean | Prisma.Org$plansArgs<ExtArgs>
+  rep_quotas?: boolean | Prisma.Org$rep_quotasArgs<ExtArgs>
   periods?: boolean | Prisma.Org$periodsArgs<ExtArgs>
   webhook_endpoints?: boolean | Prisma.Org$webhook_endpointsArgs<ExtArgs>
   webhook_messages?: boolean | Prisma.Org$webhook_messagesArgs<ExtArgs>
@@ -2633,6 +3022,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     api_keys: Prisma.$ApiKeyPayload<ExtArgs>[]
     deals: Prisma.$DealPayload<ExtArgs>[]
     plans: Prisma.$PlanPayload<ExtArgs>[]
+    rep_quotas: Prisma.$RepQuotaPayload<ExtArgs>[]
     periods: Prisma.$PeriodPayload<ExtArgs>[]
     webhook_endpoints: Prisma.$WebhookEndpointPayload<ExtArgs>[]
     webhook_messages: Prisma.$WebhookMessagePayload<ExtArgs>[]
@@ -2653,6 +3043,8 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     default_currency: string
     statement_approval_policy: string
     four_eyes_payment: boolean
+    cors_allowed_origins: string[]
+    rep_rate_limit_per_minute: number
     created_at: Date
   }, ExtArgs["result"]["org"]>
   composites: {}
@@ -3052,6 +3444,7 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   api_keys<T extends Prisma.Org$api_keysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$api_keysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   deals<T extends Prisma.Org$dealsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$dealsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DealPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   plans<T extends Prisma.Org$plansArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$plansArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PlanPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  rep_quotas<T extends Prisma.Org$rep_quotasArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$rep_quotasArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepQuotaPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   periods<T extends Prisma.Org$periodsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$periodsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PeriodPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhook_endpoints<T extends Prisma.Org$webhook_endpointsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_endpointsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEndpointPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   webhook_messages<T extends Prisma.Org$webhook_messagesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$webhook_messagesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookMessagePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -3099,6 +3492,8 @@ export interface OrgFieldRefs {
   readonly default_currency: Prisma.FieldRef<"Org", 'String'>
   readonly statement_approval_policy: Prisma.FieldRef<"Org", 'String'>
   readonly four_eyes_payment: Prisma.FieldRef<"Org", 'Boolean'>
+  readonly cors_allowed_origins: Prisma.FieldRef<"Org", 'String[]'>
+  readonly rep_rate_limit_per_minute: Prisma.FieldRef<"Org", 'Int'>
   readonly created_at: Prisma.FieldRef<"Org", 'DateTime'>
 }
     
@@ -3586,6 +3981,30 @@ export type Org$plansArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   take?: number
   skip?: number
   distinct?: Prisma.PlanScalarFieldEnum | Prisma.PlanScalarFieldEnum[]
+}
+
+/**
+ * Org.rep_quotas
+ */
+export type Org$rep_quotasArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RepQuota
+   */
+  select?: Prisma.RepQuotaSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RepQuota
+   */
+  omit?: Prisma.RepQuotaOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RepQuotaInclude<ExtArgs> | null
+  where?: Prisma.RepQuotaWhereInput
+  orderBy?: Prisma.RepQuotaOrderByWithRelationInput | Prisma.RepQuotaOrderByWithRelationInput[]
+  cursor?: Prisma.RepQuotaWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RepQuotaScalarFieldEnum | Prisma.RepQuotaScalarFieldEnum[]
 }
 
 /**

@@ -30,6 +30,7 @@ export type UserMinAggregateOutputType = {
   external_id: string | null
   role: string | null
   display_name: string | null
+  start_date: Date | null
   created_at: Date | null
 }
 
@@ -39,6 +40,7 @@ export type UserMaxAggregateOutputType = {
   external_id: string | null
   role: string | null
   display_name: string | null
+  start_date: Date | null
   created_at: Date | null
 }
 
@@ -48,6 +50,7 @@ export type UserCountAggregateOutputType = {
   external_id: number
   role: number
   display_name: number
+  start_date: number
   created_at: number
   _all: number
 }
@@ -59,6 +62,7 @@ export type UserMinAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  start_date?: true
   created_at?: true
 }
 
@@ -68,6 +72,7 @@ export type UserMaxAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  start_date?: true
   created_at?: true
 }
 
@@ -77,6 +82,7 @@ export type UserCountAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  start_date?: true
   created_at?: true
   _all?: true
 }
@@ -159,6 +165,7 @@ export type UserGroupByOutputType = {
   external_id: string
   role: string
   display_name: string | null
+  start_date: Date | null
   created_at: Date
   _count: UserCountAggregateOutputType | null
   _min: UserMinAggregateOutputType | null
@@ -189,6 +196,7 @@ export type UserWhereInput = {
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deals?: Prisma.DealListRelationFilter
@@ -199,6 +207,7 @@ export type UserWhereInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkListRelationFilter
   rep_sessions?: Prisma.RepSessionListRelationFilter
   adjustments?: Prisma.AdjustmentListRelationFilter
+  rep_tokens?: Prisma.RepTokenListRelationFilter
 }
 
 export type UserOrderByWithRelationInput = {
@@ -207,6 +216,7 @@ export type UserOrderByWithRelationInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrderInput | Prisma.SortOrder
+  start_date?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
   deals?: Prisma.DealOrderByRelationAggregateInput
@@ -217,6 +227,7 @@ export type UserOrderByWithRelationInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkOrderByRelationAggregateInput
   rep_sessions?: Prisma.RepSessionOrderByRelationAggregateInput
   adjustments?: Prisma.AdjustmentOrderByRelationAggregateInput
+  rep_tokens?: Prisma.RepTokenOrderByRelationAggregateInput
 }
 
 export type UserWhereUniqueInput = Prisma.AtLeast<{
@@ -229,6 +240,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deals?: Prisma.DealListRelationFilter
@@ -239,6 +251,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   rep_sign_in_links?: Prisma.RepSignInLinkListRelationFilter
   rep_sessions?: Prisma.RepSessionListRelationFilter
   adjustments?: Prisma.AdjustmentListRelationFilter
+  rep_tokens?: Prisma.RepTokenListRelationFilter
 }, "id" | "org_id_external_id">
 
 export type UserOrderByWithAggregationInput = {
@@ -247,6 +260,7 @@ export type UserOrderByWithAggregationInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrderInput | Prisma.SortOrder
+  start_date?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.UserCountOrderByAggregateInput
   _max?: Prisma.UserMaxOrderByAggregateInput
@@ -262,6 +276,7 @@ export type UserScalarWhereWithAggregatesInput = {
   external_id?: Prisma.StringWithAggregatesFilter<"User"> | string
   role?: Prisma.StringWithAggregatesFilter<"User"> | string
   display_name?: Prisma.StringNullableWithAggregatesFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableWithAggregatesFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeWithAggregatesFilter<"User"> | Date | string
 }
 
@@ -270,6 +285,7 @@ export type UserCreateInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -280,6 +296,7 @@ export type UserCreateInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateInput = {
@@ -288,6 +305,7 @@ export type UserUncheckedCreateInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -297,6 +315,7 @@ export type UserUncheckedCreateInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserUpdateInput = {
@@ -304,6 +323,7 @@ export type UserUpdateInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -314,6 +334,7 @@ export type UserUpdateInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateInput = {
@@ -322,6 +343,7 @@ export type UserUncheckedUpdateInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -331,6 +353,7 @@ export type UserUncheckedUpdateInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateManyInput = {
@@ -339,6 +362,7 @@ export type UserCreateManyInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
 }
 
@@ -347,6 +371,7 @@ export type UserUpdateManyMutationInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -356,6 +381,7 @@ export type UserUncheckedUpdateManyInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -380,6 +406,7 @@ export type UserCountOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -389,6 +416,7 @@ export type UserMaxOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -398,6 +426,7 @@ export type UserMinOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -455,6 +484,10 @@ export type UserUncheckedUpdateManyWithoutOrgNestedInput = {
 
 export type NullableStringFieldUpdateOperationsInput = {
   set?: string | null
+}
+
+export type NullableDateTimeFieldUpdateOperationsInput = {
+  set?: Date | string | null
 }
 
 export type UserCreateNestedOneWithoutManagersInput = {
@@ -573,11 +606,26 @@ export type UserUpdateOneRequiredWithoutAdjustmentsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutAdjustmentsInput, Prisma.UserUpdateWithoutAdjustmentsInput>, Prisma.UserUncheckedUpdateWithoutAdjustmentsInput>
 }
 
+export type UserCreateNestedOneWithoutRep_tokensInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutRep_tokensInput, Prisma.UserUncheckedCreateWithoutRep_tokensInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutRep_tokensInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneRequiredWithoutRep_tokensNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutRep_tokensInput, Prisma.UserUncheckedCreateWithoutRep_tokensInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutRep_tokensInput
+  upsert?: Prisma.UserUpsertWithoutRep_tokensInput
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutRep_tokensInput, Prisma.UserUpdateWithoutRep_tokensInput>, Prisma.UserUncheckedUpdateWithoutRep_tokensInput>
+}
+
 export type UserCreateWithoutOrgInput = {
   id: string
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
@@ -587,6 +635,7 @@ export type UserCreateWithoutOrgInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutOrgInput = {
@@ -594,6 +643,7 @@ export type UserUncheckedCreateWithoutOrgInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -603,6 +653,7 @@ export type UserUncheckedCreateWithoutOrgInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutOrgInput = {
@@ -640,6 +691,7 @@ export type UserScalarWhereInput = {
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
 }
 
@@ -648,6 +700,7 @@ export type UserCreateWithoutManagersInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -657,6 +710,7 @@ export type UserCreateWithoutManagersInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutManagersInput = {
@@ -665,6 +719,7 @@ export type UserUncheckedCreateWithoutManagersInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -673,6 +728,7 @@ export type UserUncheckedCreateWithoutManagersInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutManagersInput = {
@@ -685,6 +741,7 @@ export type UserCreateWithoutReportsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -694,6 +751,7 @@ export type UserCreateWithoutReportsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutReportsInput = {
@@ -702,6 +760,7 @@ export type UserUncheckedCreateWithoutReportsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -710,6 +769,7 @@ export type UserUncheckedCreateWithoutReportsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutReportsInput = {
@@ -733,6 +793,7 @@ export type UserUpdateWithoutManagersInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -742,6 +803,7 @@ export type UserUpdateWithoutManagersInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutManagersInput = {
@@ -750,6 +812,7 @@ export type UserUncheckedUpdateWithoutManagersInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -758,6 +821,7 @@ export type UserUncheckedUpdateWithoutManagersInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserUpsertWithoutReportsInput = {
@@ -776,6 +840,7 @@ export type UserUpdateWithoutReportsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -785,6 +850,7 @@ export type UserUpdateWithoutReportsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutReportsInput = {
@@ -793,6 +859,7 @@ export type UserUncheckedUpdateWithoutReportsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -801,6 +868,7 @@ export type UserUncheckedUpdateWithoutReportsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutDealsInput = {
@@ -808,6 +876,7 @@ export type UserCreateWithoutDealsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
@@ -817,6 +886,7 @@ export type UserCreateWithoutDealsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutDealsInput = {
@@ -825,6 +895,7 @@ export type UserUncheckedCreateWithoutDealsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
@@ -833,6 +904,7 @@ export type UserUncheckedCreateWithoutDealsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutDealsInput = {
@@ -856,6 +928,7 @@ export type UserUpdateWithoutDealsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
@@ -865,6 +938,7 @@ export type UserUpdateWithoutDealsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutDealsInput = {
@@ -873,6 +947,7 @@ export type UserUncheckedUpdateWithoutDealsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
@@ -881,6 +956,7 @@ export type UserUncheckedUpdateWithoutDealsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutEarningsInput = {
@@ -888,6 +964,7 @@ export type UserCreateWithoutEarningsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -897,6 +974,7 @@ export type UserCreateWithoutEarningsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutEarningsInput = {
@@ -905,6 +983,7 @@ export type UserUncheckedCreateWithoutEarningsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
@@ -913,6 +992,7 @@ export type UserUncheckedCreateWithoutEarningsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutEarningsInput = {
@@ -936,6 +1016,7 @@ export type UserUpdateWithoutEarningsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -945,6 +1026,7 @@ export type UserUpdateWithoutEarningsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutEarningsInput = {
@@ -953,6 +1035,7 @@ export type UserUncheckedUpdateWithoutEarningsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
@@ -961,6 +1044,7 @@ export type UserUncheckedUpdateWithoutEarningsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutRep_invitationsInput = {
@@ -968,6 +1052,7 @@ export type UserCreateWithoutRep_invitationsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -977,6 +1062,7 @@ export type UserCreateWithoutRep_invitationsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutRep_invitationsInput = {
@@ -985,6 +1071,7 @@ export type UserUncheckedCreateWithoutRep_invitationsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -993,6 +1080,7 @@ export type UserUncheckedCreateWithoutRep_invitationsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutRep_invitationsInput = {
@@ -1016,6 +1104,7 @@ export type UserUpdateWithoutRep_invitationsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1025,6 +1114,7 @@ export type UserUpdateWithoutRep_invitationsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutRep_invitationsInput = {
@@ -1033,6 +1123,7 @@ export type UserUncheckedUpdateWithoutRep_invitationsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1041,6 +1132,7 @@ export type UserUncheckedUpdateWithoutRep_invitationsInput = {
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutRep_sign_in_linksInput = {
@@ -1048,6 +1140,7 @@ export type UserCreateWithoutRep_sign_in_linksInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -1057,6 +1150,7 @@ export type UserCreateWithoutRep_sign_in_linksInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
@@ -1065,6 +1159,7 @@ export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -1073,6 +1168,7 @@ export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutRep_sign_in_linksInput = {
@@ -1096,6 +1192,7 @@ export type UserUpdateWithoutRep_sign_in_linksInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1105,6 +1202,7 @@ export type UserUpdateWithoutRep_sign_in_linksInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
@@ -1113,6 +1211,7 @@ export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1121,6 +1220,7 @@ export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutRep_sessionsInput = {
@@ -1128,6 +1228,7 @@ export type UserCreateWithoutRep_sessionsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -1137,6 +1238,7 @@ export type UserCreateWithoutRep_sessionsInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutRep_sessionsInput = {
@@ -1145,6 +1247,7 @@ export type UserUncheckedCreateWithoutRep_sessionsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -1153,6 +1256,7 @@ export type UserUncheckedCreateWithoutRep_sessionsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutRep_sessionsInput = {
@@ -1176,6 +1280,7 @@ export type UserUpdateWithoutRep_sessionsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1185,6 +1290,7 @@ export type UserUpdateWithoutRep_sessionsInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutRep_sessionsInput = {
@@ -1193,6 +1299,7 @@ export type UserUncheckedUpdateWithoutRep_sessionsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1201,6 +1308,7 @@ export type UserUncheckedUpdateWithoutRep_sessionsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateWithoutAdjustmentsInput = {
@@ -1208,6 +1316,7 @@ export type UserCreateWithoutAdjustmentsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -1217,6 +1326,7 @@ export type UserCreateWithoutAdjustmentsInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutAdjustmentsInput = {
@@ -1225,6 +1335,7 @@ export type UserUncheckedCreateWithoutAdjustmentsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -1233,6 +1344,7 @@ export type UserUncheckedCreateWithoutAdjustmentsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutAdjustmentsInput = {
@@ -1256,6 +1368,7 @@ export type UserUpdateWithoutAdjustmentsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1265,6 +1378,7 @@ export type UserUpdateWithoutAdjustmentsInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutAdjustmentsInput = {
@@ -1273,6 +1387,7 @@ export type UserUncheckedUpdateWithoutAdjustmentsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1281,22 +1396,69 @@ export type UserUncheckedUpdateWithoutAdjustmentsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
-export type UserCreateManyOrgInput = {
+export type UserCreateWithoutRep_tokensInput = {
   id: string
   external_id: string
   role?: string
   display_name?: string | null
+  start_date?: Date | string | null
   created_at?: Date | string
+  org: Prisma.OrgCreateNestedOneWithoutUsersInput
+  deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
 }
 
-export type UserUpdateWithoutOrgInput = {
+export type UserUncheckedCreateWithoutRep_tokensInput = {
+  id: string
+  org_id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  start_date?: Date | string | null
+  created_at?: Date | string
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
+}
+
+export type UserCreateOrConnectWithoutRep_tokensInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutRep_tokensInput, Prisma.UserUncheckedCreateWithoutRep_tokensInput>
+}
+
+export type UserUpsertWithoutRep_tokensInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutRep_tokensInput, Prisma.UserUncheckedUpdateWithoutRep_tokensInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutRep_tokensInput, Prisma.UserUncheckedCreateWithoutRep_tokensInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutRep_tokensInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutRep_tokensInput, Prisma.UserUncheckedUpdateWithoutRep_tokensInput>
+}
+
+export type UserUpdateWithoutRep_tokensInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
@@ -1307,11 +1469,13 @@ export type UserUpdateWithoutOrgInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
 }
 
-export type UserUncheckedUpdateWithoutOrgInput = {
+export type UserUncheckedUpdateWithoutRep_tokensInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1323,11 +1487,57 @@ export type UserUncheckedUpdateWithoutOrgInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
 }
 
+export type UserCreateManyOrgInput = {
+  id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  start_date?: Date | string | null
+  created_at?: Date | string
+}
+
+export type UserUpdateWithoutOrgInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
+}
+
+export type UserUncheckedUpdateWithoutOrgInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
+}
+
 export type UserUncheckedUpdateManyWithoutOrgInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1345,6 +1555,7 @@ export type UserCountOutputType = {
   rep_sign_in_links: number
   rep_sessions: number
   adjustments: number
+  rep_tokens: number
 }
 
 export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1356,6 +1567,7 @@ export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   rep_sign_in_links?: boolean | UserCountOutputTypeCountRep_sign_in_linksArgs
   rep_sessions?: boolean | UserCountOutputTypeCountRep_sessionsArgs
   adjustments?: boolean | UserCountOutputTypeCountAdjustmentsArgs
+  rep_tokens?: boolean | UserCountOutputTypeCountRep_tokensArgs
 }
 
 /**
@@ -1424,6 +1636,13 @@ export type UserCountOutputTypeCountAdjustmentsArgs<ExtArgs extends runtime.Type
   where?: Prisma.AdjustmentWhereInput
 }
 
+/**
+ * UserCountOutputType without action
+ */
+export type UserCountOutputTypeCountRep_tokensArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RepTokenWhereInput
+}
+
 
 export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1431,6 +1650,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
@@ -1441,6 +1661,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   rep_sign_in_links?: boolean | Prisma.User$rep_sign_in_linksArgs<ExtArgs>
   rep_sessions?: boolean | Prisma.User$rep_sessionsArgs<ExtArgs>
   adjustments?: boolean | Prisma.User$adjustmentsArgs<ExtArgs>
+  rep_tokens?: boolean | Prisma.User$rep_tokensArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
 
@@ -1450,6 +1671,7 @@ export type UserSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
@@ -1460,6 +1682,7 @@ export type UserSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
@@ -1470,10 +1693,11 @@ export type UserSelectScalar = {
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  start_date?: boolean
   created_at?: boolean
 }
 
-export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "role" | "display_name" | "created_at", ExtArgs["result"]["user"]>
+export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "role" | "display_name" | "start_date" | "created_at", ExtArgs["result"]["user"]>
 export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
@@ -1484,6 +1708,7 @@ export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   rep_sign_in_links?: boolean | Prisma.User$rep_sign_in_linksArgs<ExtArgs>
   rep_sessions?: boolean | Prisma.User$rep_sessionsArgs<ExtArgs>
   adjustments?: boolean | Prisma.User$adjustmentsArgs<ExtArgs>
+  rep_tokens?: boolean | Prisma.User$rep_tokensArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type UserIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1505,6 +1730,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     rep_sign_in_links: Prisma.$RepSignInLinkPayload<ExtArgs>[]
     rep_sessions: Prisma.$RepSessionPayload<ExtArgs>[]
     adjustments: Prisma.$AdjustmentPayload<ExtArgs>[]
+    rep_tokens: Prisma.$RepTokenPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1512,6 +1738,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     external_id: string
     role: string
     display_name: string | null
+    start_date: Date | null
     created_at: Date
   }, ExtArgs["result"]["user"]>
   composites: {}
@@ -1916,6 +2143,7 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   rep_sign_in_links<T extends Prisma.User$rep_sign_in_linksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_sign_in_linksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepSignInLinkPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   rep_sessions<T extends Prisma.User$rep_sessionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_sessionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepSessionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   adjustments<T extends Prisma.User$adjustmentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$adjustmentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdjustmentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  rep_tokens<T extends Prisma.User$rep_tokensArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_tokensArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepTokenPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1950,6 +2178,7 @@ export interface UserFieldRefs {
   readonly external_id: Prisma.FieldRef<"User", 'String'>
   readonly role: Prisma.FieldRef<"User", 'String'>
   readonly display_name: Prisma.FieldRef<"User", 'String'>
+  readonly start_date: Prisma.FieldRef<"User", 'DateTime'>
   readonly created_at: Prisma.FieldRef<"User", 'DateTime'>
 }
     
@@ -2541,6 +2770,30 @@ export type User$adjustmentsArgs<ExtArgs extends runtime.Types.Extensions.Intern
   take?: number
   skip?: number
   distinct?: Prisma.AdjustmentScalarFieldEnum | Prisma.AdjustmentScalarFieldEnum[]
+}
+
+/**
+ * User.rep_tokens
+ */
+export type User$rep_tokensArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RepToken
+   */
+  select?: Prisma.RepTokenSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RepToken
+   */
+  omit?: Prisma.RepTokenOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RepTokenInclude<ExtArgs> | null
+  where?: Prisma.RepTokenWhereInput
+  orderBy?: Prisma.RepTokenOrderByWithRelationInput | Prisma.RepTokenOrderByWithRelationInput[]
+  cursor?: Prisma.RepTokenWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RepTokenScalarFieldEnum | Prisma.RepTokenScalarFieldEnum[]
 }
 
 /**

@@ -59,5 +59,47 @@ export function orgsCommand(): Command {
         printFailure(options, error);
       }
     });
+  orgs
+    .command('rep-access')
+    .description(
+      "show or set how the org's rep tokens may be used: the browser origins allowed to call /v1 with them (CORS) " +
+        "and each rep's rate limit (docs/rep-tokens.md)",
+    )
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--cors-origins <origins>', 'comma-separated origins (https://host[:port]); "" allows none')
+    .option('--rep-rate-limit <n>', 'requests per minute per rep, 1 to 100000')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (options: { org: string; corsOrigins?: string; repRateLimit?: string; json?: boolean }) => {
+      try {
+        const limit = options.repRateLimit === undefined ? undefined : Number(options.repRateLimit);
+        const origins =
+          options.corsOrigins === undefined
+            ? undefined
+            : options.corsOrigins
+                .split(',')
+                .map((origin) => origin.trim())
+                .filter(Boolean);
+        const settings = await withAdminServices((services) =>
+          origins === undefined && limit === undefined
+            ? services.repAccess.get(options.org)
+            : services.repAccess.set(options.org, {
+                ...(origins === undefined ? {} : { corsAllowedOrigins: origins }),
+                ...(limit === undefined ? {} : { repRateLimitPerMinute: limit }),
+              }),
+        );
+        print(
+          options,
+          { org_id: options.org, ...settings },
+          () =>
+            `Org ${options.org}: rep tokens usable from ${
+              settings.cors_allowed_origins.length === 0
+                ? 'no browser origin'
+                : settings.cors_allowed_origins.join(', ')
+            }; ${settings.rep_rate_limit_per_minute} requests per minute per rep`,
+        );
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
   return orgs;
 }

@@ -1,8 +1,9 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Command } from 'commander';
 import type { PlanFileFormat } from '../../domain/plans/planFile.ts';
 import { Refusal } from '../../domain/refusal.ts';
+import { orgViewer } from '../../domain/viewer.ts';
 import type { ApplyPlanResult } from '../../services/plans.ts';
 import { toWirePlanSummary } from '../../wire/plans.ts';
 import { withAdminServices } from '../context.ts';
@@ -10,7 +11,9 @@ import { print, printFailure, table } from '../output.ts';
 import { describeRecompute } from './recompute.ts';
 
 export function plansCommand(): Command {
-  const plans = new Command('plans').description('apply plan files (plans as code), list and archive plans');
+  const plans = new Command('plans').description(
+    'apply plan files (plans as code), list and archive plans, write their documents',
+  );
   plans
     .command('apply')
     .description(
@@ -74,8 +77,53 @@ export function plansCommand(): Command {
         printFailure(options, error);
       }
     });
+  plans
+    .command('document')
+    .description(
+      "write a plan version's document (docs/plan-documents.md): what the plan pays in plain language, each chip with " +
+        'its conditions and tier table, caps, draw, splits, overrides, and worked examples the engine computes',
+    )
+    .argument('<plan_id>', 'the plan')
+    .requiredOption('--org <org_id>', 'the org the plan belongs to')
+    .option('--version <version_id>', "a version of the plan (default: the plan's current version)")
+    .option('--format <format>', 'pdf, html or json', 'pdf')
+    .option('--out <file>', 'write the document to this file instead of stdout')
+    .action(async (planId: string, options: { org: string; version?: string; format: string; out?: string }) => {
+      try {
+        if (!DOCUMENT_FORMATS.includes(options.format)) {
+          throw new Refusal('invalid_body', `--format: pdf, html or json, not ${options.format}`);
+        }
+        const bytes = await withAdminServices(async (services) => {
+          const document = await services.planDocuments.model({
+            viewer: orgViewer(options.org),
+            planId,
+            ...(options.version === undefined ? {} : { versionId: options.version }),
+          });
+          if (!document) {
+            throw new Refusal(
+              'not_found',
+              options.version === undefined
+                ? `org ${options.org} has no plan ${planId}`
+                : `plan ${planId} of org ${options.org} has no version ${options.version}`,
+            );
+          }
+          if (options.format === 'pdf') return services.planDocuments.pdf(document);
+          const text =
+            options.format === 'html'
+              ? services.planDocuments.html(document)
+              : `${JSON.stringify(document, null, 2)}\n`;
+          return new TextEncoder().encode(text);
+        });
+        if (options.out === undefined) process.stdout.write(bytes);
+        else await writeFile(options.out, bytes);
+      } catch (error) {
+        printFailure({}, error);
+      }
+    });
   return plans;
 }
+
+const DOCUMENT_FORMATS = ['pdf', 'html', 'json'];
 
 export async function readPlanText(file: string): Promise<string> {
   try {

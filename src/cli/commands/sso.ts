@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { Refusal } from '../../domain/refusal.ts';
 import { toWireIdentityProvider } from '../../wire/identityProviders.ts';
 import { withAdminServices } from '../context.ts';
@@ -23,8 +23,15 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
+/** `yes` or `no`, for a flag that can turn a setting off as well as on. */
+function yesNo(value: string): boolean {
+  if (value === 'yes') return true;
+  if (value === 'no') return false;
+  throw new InvalidArgumentError('yes or no');
+}
+
 /** The secret from --client-secret-env (kept out of shell history and process lists) or --client-secret. */
-function clientSecretOf(options: AddOptions): string {
+function clientSecretOf(options: Pick<AddOptions, 'clientSecret' | 'clientSecretEnv'>): string {
   if (options.clientSecretEnv !== undefined) {
     const value = process.env[options.clientSecretEnv];
     if (!value) throw new Refusal('invalid_body', `the environment variable ${options.clientSecretEnv} is not set`);
@@ -33,6 +40,19 @@ function clientSecretOf(options: AddOptions): string {
   if (options.clientSecret === undefined)
     throw new Refusal('invalid_body', 'give --client-secret-env NAME or --client-secret SECRET');
   return options.clientSecret;
+}
+
+interface UpdateOptions {
+  org: string;
+  clientId?: string;
+  clientSecret?: string;
+  clientSecretEnv?: string;
+  emailDomain?: string[];
+  emailClaim?: string;
+  ownerIdClaim?: string;
+  invitationsOnly?: boolean;
+  allowAdmins?: boolean;
+  json?: boolean;
 }
 
 export function ssoCommand(): Command {
@@ -96,6 +116,43 @@ export function ssoCommand(): Command {
             ['id', 'name', 'issuer', 'client_id', 'email_domains', 'owner_id_claim', 'admins_allowed'],
           ),
         );
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  providers
+    .command('update')
+    .description('change a provider in place: rotate its client secret, or its client id, domains, claims, admins')
+    .argument('<provider>', 'the provider id (idp_…) or name')
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--client-id <id>', 'a new client id')
+    .option('--client-secret-env <variable>', 'read a new client secret from this environment variable')
+    .option('--client-secret <secret>', 'a new client secret (prefer --client-secret-env)')
+    .option('--email-domain <domain>', 'the email domains that may sign in, replacing the old (repeat)', collect)
+    .option('--email-claim <claim>', 'the ID token claim with the email')
+    .option('--owner-id-claim <claim>', "the ID token claim with the rep's CRM owner id")
+    .option('--invitations-only', 'stop linking people to reps by a claim: only invited emails')
+    .option('--allow-admins <yes|no>', 'whether admins may sign in to the console through it', yesNo)
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (provider: string, options: UpdateOptions) => {
+      try {
+        if (options.invitationsOnly && options.ownerIdClaim !== undefined) {
+          throw new Refusal('invalid_body', 'give --owner-id-claim or --invitations-only, not both');
+        }
+        const rotates = options.clientSecret !== undefined || options.clientSecretEnv !== undefined;
+        const updated = await withAdminServices((services) =>
+          services.portalAccess.updateProvider(options.org, provider, {
+            ...(options.clientId === undefined ? {} : { clientId: options.clientId }),
+            ...(rotates ? { clientSecret: clientSecretOf(options) } : {}),
+            ...(options.emailDomain === undefined ? {} : { emailDomains: options.emailDomain }),
+            ...(options.emailClaim === undefined ? {} : { emailClaim: options.emailClaim }),
+            ...(options.invitationsOnly ? { ownerIdClaim: null } : {}),
+            ...(options.ownerIdClaim === undefined ? {} : { ownerIdClaim: options.ownerIdClaim }),
+            ...(options.allowAdmins === undefined ? {} : { adminsAllowed: options.allowAdmins }),
+          }),
+        );
+        const wire = toWireIdentityProvider(updated);
+        print(options, wire, () => `Updated identity provider ${wire.name} (${wire.id})`);
       } catch (error) {
         printFailure(options, error);
       }

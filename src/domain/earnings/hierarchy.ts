@@ -146,3 +146,26 @@ export function overridesMovedBy(before: RepHierarchy, after: RepHierarchy, rep:
   }
   return moved;
 }
+
+/**
+ * Everyone who reports to the manager on the day, directly or through others (a rep principal's reports: who they
+ * may see, read-only). A cycle, which set-manager refuses, ends the walk.
+ */
+export function reportsOn(hierarchy: RepHierarchy, manager: string, day: CalendarDate): Set<string> {
+  const reportsOf = new Map<string, string[]>();
+  for (const rep of hierarchy.byRep.keys()) {
+    const direct = managerOn(hierarchy, rep, day);
+    if (direct !== null) reportsOf.set(direct, [...(reportsOf.get(direct) ?? []), rep]);
+  }
+  const found = new Set<string>();
+  const queue = [manager];
+  while (queue.length > 0) {
+    const current = queue.shift() as string;
+    for (const report of reportsOf.get(current) ?? []) {
+      if (report === manager || found.has(report)) continue;
+      found.add(report);
+      queue.push(report);
+    }
+  }
+  return found;
+}

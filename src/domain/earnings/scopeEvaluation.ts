@@ -49,8 +49,9 @@ export function evaluateScope(request: ScopeRequest): Evaluation {
 }
 
 /** The request's optional settings, present only when given. */
-function pick(request: ScopeRequest): Pick<EvaluationRequest, 'hierarchy' | 'money'> {
+function pick(request: ScopeRequest): Pick<EvaluationRequest, 'hierarchy' | 'money' | 'quotas'> {
   return {
+    ...(request.quotas ? { quotas: request.quotas } : {}),
     ...(request.hierarchy ? { hierarchy: request.hierarchy } : {}),
     ...(request.money ? { money: request.money } : {}),
   };

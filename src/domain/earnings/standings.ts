@@ -1,3 +1,4 @@
+import { decimalsOf } from '../currencies.ts';
 import { type CalendarDate, type PeriodId, periodIdOf } from '../periods.ts';
 import { assignmentWindows, isDated } from './assignments.ts';
 import { applyChipCaps } from './caps.ts';
@@ -9,6 +10,9 @@ import { compareKeys, dealPeriodId, wonOrderKey } from './dealPeriods.ts';
 import { EMPTY_HIERARCHY } from './hierarchy.ts';
 import { centsAsNumber, runningTotalOnWire } from './money.ts';
 import { creditedAmountOf, type OrgMoney, type Pricing, pricingOf } from './pricing.ts';
+import { chipReadsQuota } from './proration.ts';
+import type { RepQuotas } from './quotas.ts';
+import { periodQuota, withQuotaSentences } from './targets.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, LineTarget, Rep, TraceCountedDeal } from './types.ts';
 
 // Running totals (docs/plans-and-earnings.md, "What one deal event costs"): for each tiered or attainment chip, rep
@@ -181,11 +185,19 @@ export function evaluateFromStandings(request: {
   standings: ReadonlyMap<string, ChipStanding>;
   today: CalendarDate;
   money?: OrgMoney;
+  /** The rep's quota table under the plan and start date, as evaluateLines reads them. */
+  quotas?: RepQuotas;
 }): StandingEvaluation | null {
-  const { plan, rep, before, after, today } = request;
-  if (readPlanCap(plan).cap !== null) return null;
-  const windows = assignmentWindows(plan, rep.external_id);
+  const { rep, before, after, today } = request;
+  if (readPlanCap(request.plan).cap !== null) return null;
+  const windows = assignmentWindows(request.plan, rep.external_id);
   if (isDated(windows)) return null;
+  // The rep's own quota for the deal's period, as a full evaluation reads it (targets.ts, periodQuota).
+  const periodOfAfter = dealPeriodId(after, request.plan.period, today);
+  const decimals = decimalsOf(pricingOf(request.plan, request.money, today).plan_currency);
+  const quota = periodQuota(request.plan, rep, windows, request.quotas, periodOfAfter, decimals);
+  const plan = quota.sentences.length === 0 ? request.plan : { ...request.plan, quota_cents: quota.quota };
+  const readsQuota = new Set(plan.chips.filter(chipReadsQuota).map((chip) => chip.id));
   const counting = countingChips(plan)?.filter(({ chip }) => request.chips.includes(chip.id));
   // A chip that counts the period for a cap or a floor shares it among the period's lines: not decided here.
   if (!counting || counting.length !== new Set(request.chips).size) return null;
@@ -193,7 +205,6 @@ export function evaluateFromStandings(request: {
   const assigned = windows.length > 0;
   const targets: LineTarget[] = [];
   const standings: ChipStanding[] = [];
-  const periodOfAfter = dealPeriodId(after, plan.period, today);
   for (const { chip, rules } of counting) {
     if (rules.kind !== 'tiered_commission' && rules.kind !== 'attainment_bonus') return null;
     if (rules.kind === 'tiered_commission' && (rules.caps.period_cents !== null || rules.caps.floor_cents !== null))
@@ -278,7 +289,7 @@ export function evaluateFromStandings(request: {
       rules,
       { deal: after, period_id: periodOfAfter, owned: creditedReps(after).includes(rep.external_id) },
     );
-    targets.push(...applyChipCaps([line], rules.caps));
+    targets.push(...withQuotaSentences(applyChipCaps([line], rules.caps), readsQuota, quota.sentences));
   }
   return { targets, standings };
 }

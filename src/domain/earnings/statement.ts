@@ -3,6 +3,7 @@ import { DEFAULT_CURRENCY, decimalsOf } from '../currencies.ts';
 import type { CalendarDate, PeriodId, PeriodKind } from '../periods.ts';
 import { type AttainmentRequest, attainmentIn } from './attainment.ts';
 import { formatMoney, formatRate, formatRatioAsPercent } from './money.ts';
+import type { RepQuotas } from './quotas.ts';
 import type { DealSnapshot, EarningTrace, EnginePlanVersion, LinePricing, TraceStep } from './types.ts';
 
 // A rep's statement for one period (GET /v1/users/{id}/statements/{period_id}), built from the rows booked in
@@ -44,6 +45,8 @@ export interface StatementPlanInfo {
   draw: { amount_cents: number; recoverable: boolean } | null;
   /** `all`, or the current version's assignees (dated ones give the rep's windows); absent: `all`. */
   assignees?: EnginePlanVersion['assignees'];
+  /** The current version's ramp; absent or null when it has none. */
+  ramp?: readonly number[] | null;
 }
 
 export interface StatementRequest {
@@ -57,6 +60,8 @@ export interface StatementRequest {
   deals: readonly DealSnapshot[];
   /** The org's default currency and exchange rates, which convert deals into plans' currencies for attainment. */
   money?: AttainmentRequest['money'];
+  /** The rep's quota table and start date per plan id (quotas.ts); a plan absent here uses its own quota. */
+  quotas?: ReadonlyMap<string, RepQuotas>;
   /** Per plan, what the rep's recoverable draw left unrecovered in the periods booked before this one. */
   drawBalances?: ReadonlyMap<string, number>;
   today: CalendarDate;
@@ -179,16 +184,22 @@ function drawPart(plan: StatementPlanInfo, rows: readonly StatementRow[], openin
  */
 export function attainmentOf(
   plan: StatementPlanInfo,
-  request: Pick<StatementRequest, 'user' | 'deals' | 'today' | 'money'>,
+  request: Pick<StatementRequest, 'user' | 'deals' | 'today' | 'money' | 'quotas'>,
   periodId: PeriodId,
 ): Attainment {
-  const { won_cents, quota_cents } = attainmentIn({
+  const repQuotas = request.quotas?.get(plan.id);
+  const {
+    won_cents,
+    quota_cents,
+    quota: figure,
+  } = attainmentIn({
     plan: { ...plan, assignees: plan.assignees ?? 'all' },
     repExternalId: request.user.external_id,
     deals: request.deals,
     periodId,
     today: request.today,
     ...(request.money ? { money: request.money } : {}),
+    ...(repQuotas ? { quotas: repQuotas } : {}),
   });
   const won = Number(won_cents);
   const quota = quota_cents === null ? null : Number(quota_cents);
@@ -196,6 +207,7 @@ export function attainmentOf(
     won_cents: won,
     quota_cents: quota,
     percent: quota === null || quota === 0 ? null : Math.round((won * 10000) / quota) / 100,
+    quota_explanation: figure.quota_cents === null ? null : figure.explanation,
   };
 }
 

@@ -1,6 +1,6 @@
 import { decimalsOf } from '../currencies.ts';
 import type { CalendarDate, PeriodId } from '../periods.ts';
-import { assignmentWindows, dealDate, isDated, windowCovers } from './assignments.ts';
+import { type AssignmentWindow, assignmentWindows, dealDate, isDated, windowCovers } from './assignments.ts';
 import { applyChipCaps, applyPlanCap } from './caps.ts';
 import { dealLine, type PeriodStanding, type PlacedDeal, periodLine } from './chipLines.ts';
 import { readChipRules, readPlanCap } from './chips.ts';
@@ -11,6 +11,7 @@ import { EMPTY_HIERARCHY, type RepHierarchy } from './hierarchy.ts';
 import { centsAsNumber, formatMoney, runningTotalOnWire } from './money.ts';
 import { creditedAmountOf, type OrgMoney, pricingOf } from './pricing.ts';
 import { chipReadsQuota, partialCover, proratedQuota } from './proration.ts';
+import { hasOwnQuota, quotaForPeriod, type RepQuotas } from './quotas.ts';
 import type { DealSnapshot, EnginePlanVersion, LineTarget, PlanProblem, Rep } from './types.ts';
 
 // Line targets (docs/plans-and-earnings.md, Lines and targets): for every line of a rep under a plan version, the earned target
@@ -41,6 +42,8 @@ export interface EvaluationRequest {
   today: CalendarDate;
   /** The org's default currency and exchange rates; absent: every deal is in the plan's currency. */
   money?: OrgMoney;
+  /** The rep's quota table under the plan and its start date (quotas.ts); absent: the plan's quota everywhere. */
+  quotas?: RepQuotas;
 }
 
 export interface Evaluation {
@@ -50,48 +53,42 @@ export interface Evaluation {
 }
 
 /**
- * The lines of a rep under a plan. A period that the rep's dated assignments cover only in part is evaluated with
- * the quota prorated by the days covered (quota × covered days / days of the period, rounded half away from zero,
- * at least a cent): tiers in percent of quota and attainment bonuses count against the prorated quota, and the
- * lines that read it say so. Every line depends on its own period only, so each such period is evaluated apart.
+ * The lines of a rep under a plan. Each period is evaluated with the rep's own quota for it (quotas.ts: the rep's
+ * quota table, else the plan's, ramped from the rep's start date), and a period that the rep's dated assignments
+ * cover only in part with that quota prorated by the days covered (quota × covered days / days of the period, rounded
+ * half away from zero, at least a cent): tiers in percent of quota and attainment bonuses count against it, and the
+ * lines that read it say where it came from. Every line depends on its own period only, so each such period is
+ * evaluated apart.
  */
 export function evaluateLines(request: EvaluationRequest): Evaluation {
   const { plan, rep, today } = request;
-  const quota = plan.quota_cents;
   const windows = assignmentWindows(plan, rep.external_id);
-  if (quota === null || quota === undefined || !isDated(windows)) return evaluateAtQuota(request);
+  const own = hasOwnQuota(plan, request.quotas);
+  const noQuota = plan.quota_cents === null || plan.quota_cents === undefined;
+  if ((noQuota && !own) || (!own && !isDated(windows))) return evaluateAtQuota(request);
   const periodOf = (deal: DealSnapshot) => dealPeriodId(deal, plan.period, today);
-  const partial = new Map<PeriodId, { covered: number; days: number }>();
-  for (const periodId of new Set([...request.periods, ...request.deals.map(periodOf)])) {
-    const cover = partialCover(windows, periodId);
-    if (cover) partial.set(periodId, cover);
-  }
-  if (partial.size === 0) return evaluateAtQuota(request);
   const planDecimals = decimalsOf(pricingOf(plan, request.money, today).plan_currency);
+  const apart = new Map<PeriodId, { quota: number | null; sentences: string[] }>();
+  for (const periodId of new Set([...request.periods, ...request.deals.map(periodOf)])) {
+    const figure = periodQuota(plan, rep, windows, request.quotas, periodId, planDecimals);
+    if (figure.sentences.length > 0) apart.set(periodId, figure);
+  }
+  if (apart.size === 0) return evaluateAtQuota(request);
+  const readsQuota = new Set(plan.chips.filter(chipReadsQuota).map((chip) => chip.id));
   const evaluations = [
     evaluateAtQuota({
       ...request,
-      deals: request.deals.filter((deal) => !partial.has(periodOf(deal))),
-      periods: request.periods.filter((periodId) => !partial.has(periodId)),
+      deals: request.deals.filter((deal) => !apart.has(periodOf(deal))),
+      periods: request.periods.filter((periodId) => !apart.has(periodId)),
     }),
-    ...[...partial].map(([periodId, { covered, days }]) => {
-      const prorated = proratedQuota(BigInt(quota), covered, days);
+    ...[...apart].map(([periodId, { quota, sentences }]) => {
       const evaluation = evaluateAtQuota({
         ...request,
-        plan: { ...plan, quota_cents: centsAsNumber(prorated) },
+        plan: { ...plan, quota_cents: quota },
         deals: request.deals.filter((deal) => periodOf(deal) === periodId),
         periods: request.periods.includes(periodId) ? [periodId] : [],
       });
-      const sentence = `${rep.external_id} is assigned to plan ${plan.plan_key} for ${covered} of the ${days} days of ${periodId}, so the quota is prorated: ${formatMoney(BigInt(quota), planDecimals)} × ${covered} / ${days}, rounded half away from zero, is ${formatMoney(prorated, planDecimals)}.`;
-      const readsQuota = new Set(plan.chips.filter(chipReadsQuota).map((chip) => chip.id));
-      return {
-        ...evaluation,
-        targets: evaluation.targets.map((target) =>
-          readsQuota.has(target.line.chip_id)
-            ? { ...target, trace: { ...target.trace, explanation: [sentence, ...target.trace.explanation] } }
-            : target,
-        ),
-      };
+      return { ...evaluation, targets: withQuotaSentences(evaluation.targets, readsQuota, sentences) };
     }),
   ];
   const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));
@@ -104,6 +101,51 @@ export function evaluateLines(request: EvaluationRequest): Evaluation {
       .flatMap((evaluation) => evaluation.problems)
       .filter((problem) => !seen.has(problem.path) && Boolean(seen.add(problem.path))),
   };
+}
+
+/**
+ * The quota a period of the rep is evaluated with, and the sentences that say where it came from: the rep's own
+ * quota (when the rep has one, see hasOwnQuota), prorated when the rep's windows cover only part of the period. No
+ * sentences: the plan's quota as it is.
+ */
+export function periodQuota(
+  plan: EnginePlanVersion,
+  rep: Rep,
+  windows: readonly AssignmentWindow[],
+  quotas: RepQuotas | undefined,
+  periodId: PeriodId,
+  planDecimals: number,
+): { quota: number | null; sentences: string[] } {
+  const sentences: string[] = [];
+  let quota = plan.quota_cents ?? null;
+  if (hasOwnQuota(plan, quotas)) {
+    const figure = quotaForPeriod(plan, quotas, periodId, planDecimals);
+    quota = figure.quota_cents;
+    sentences.push(figure.explanation);
+  }
+  const cover = quota === null ? null : partialCover(windows, periodId);
+  if (quota !== null && cover) {
+    const { covered, days } = cover;
+    const prorated = proratedQuota(BigInt(quota), covered, days);
+    sentences.push(
+      `${rep.external_id} is assigned to plan ${plan.plan_key} for ${covered} of the ${days} days of ${periodId}, so the quota is prorated: ${formatMoney(BigInt(quota), planDecimals)} × ${covered} / ${days}, rounded half away from zero, is ${formatMoney(prorated, planDecimals)}.`,
+    );
+    quota = centsAsNumber(prorated);
+  }
+  return { quota, sentences };
+}
+
+/** The targets, with the sentences saying where the quota came from first in the lines of chips that read it. */
+export function withQuotaSentences(
+  targets: readonly LineTarget[],
+  readsQuota: ReadonlySet<string>,
+  sentences: readonly string[],
+): LineTarget[] {
+  return targets.map((target) =>
+    readsQuota.has(target.line.chip_id)
+      ? { ...target, trace: { ...target.trace, explanation: [...sentences, ...target.trace.explanation] } }
+      : target,
+  );
 }
 
 function evaluateAtQuota(request: EvaluationRequest): Evaluation {

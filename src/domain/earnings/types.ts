@@ -46,6 +46,11 @@ export interface EnginePlanVersion {
   quota_cents: PlanDefinition['quota_cents'];
   /** `all`, or the `owner_external_id` values of the reps the plan applies to. */
   assignees: PlanDefinition['assignees'];
+  /**
+   * Percent of the full quota by month since the rep's start date (quotas.ts); absent or null when the plan has no
+   * ramp.
+   */
+  ramp?: readonly number[] | null;
   /** At most this much per rep and period over all chips; absent or null when the plan has no cap. */
   cap_cents?: number | null;
   /** ISO 4217: the currency the plan pays in; absent or null pays in the org's default currency. */

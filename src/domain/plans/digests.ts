@@ -12,11 +12,11 @@ export function planContentDigest(plan: PlanDefinition): string {
 
 /**
  * SHA-256 of what a chip computes: its kind, condition and parameters, plus the plan settings it reads (the
- * quota for `up_to_pct` bands and attainment bonuses; the period length for the period-cumulative kinds). A chip's
+ * quota, and the ramp when there is one, for `up_to_pct` bands and attainment bonuses; the period length for the period-cumulative kinds). A chip's
  * `version` rises exactly when this changes; renaming a chip or editing another chip leaves it alone.
  */
 export function chipDefinitionDigest(
-  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'cap_cents' | 'currency'>,
+  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'ramp' | 'cap_cents' | 'currency'>,
   chip: ChipDefinition,
 ): string {
   return canonicalDigest({ kind: chip.kind, when: chip.when, params: chip.params, reads: planInputsOf(plan, chip) });
@@ -28,7 +28,7 @@ export function chipDefinitionDigest(
  * reads itself and the period length.
  */
 function planInputsOf(
-  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'cap_cents' | 'currency'>,
+  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'ramp' | 'cap_cents' | 'currency'>,
   chip: ChipDefinition,
 ) {
   // A plan's currency is read only when the file names one, so plans without it keep their digests.
@@ -40,7 +40,10 @@ function planInputsOf(
   return chipCap ? { ...reads, period: plan.period } : reads;
 }
 
-function kindInputsOf(plan: Pick<PlanDefinition, 'period' | 'quota_cents'>, chip: ChipDefinition) {
+function kindInputsOf(plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'ramp'>, chip: ChipDefinition) {
+  // A ramp is read by the chips that read the quota, and only when the file has one, so other plans keep their digests.
+  const quota =
+    plan.ramp === undefined ? { quota_cents: plan.quota_cents } : { quota_cents: plan.quota_cents, ramp: plan.ramp };
   switch (chip.kind) {
     case 'commission':
     case 'flat':
@@ -48,9 +51,9 @@ function kindInputsOf(plan: Pick<PlanDefinition, 'period' | 'quota_cents'>, chip
       return {};
     case 'tiered_commission':
       return chip.params.tiers.some((tier) => 'up_to_pct' in tier)
-        ? { period: plan.period, quota_cents: plan.quota_cents }
+        ? { period: plan.period, ...quota }
         : { period: plan.period };
     case 'attainment_bonus':
-      return { period: plan.period, quota_cents: plan.quota_cents };
+      return { period: plan.period, ...quota };
   }
 }

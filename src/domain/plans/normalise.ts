@@ -7,6 +7,7 @@ export interface RawPlan {
   name: string;
   period?: PlanDefinition['period'];
   quota_cents?: number | null;
+  ramp?: number[] | null;
   cap_cents?: number | null;
   currency?: string | null;
   draw?: { amount_cents: number; recoverable: boolean } | null;
@@ -21,6 +22,7 @@ export function normalisePlan(raw: RawPlan): PlanDefinition {
     period: raw.period ?? 'monthly',
     quota_cents: raw.quota_cents ?? null,
     assignees: raw.assignees === 'all' ? 'all' : normaliseAssignees(raw.assignees),
+    ...(Array.isArray(raw.ramp) ? { ramp: [...raw.ramp] } : {}),
     ...(typeof raw.cap_cents === 'number' ? { cap_cents: raw.cap_cents } : {}),
     ...(typeof raw.currency === 'string' ? { currency: raw.currency } : {}),
     ...(raw.draw ? { draw: { amount_cents: raw.draw.amount_cents, recoverable: raw.draw.recoverable } } : {}),

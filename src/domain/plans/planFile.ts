@@ -49,6 +49,7 @@ function engineViewOf(plan: PlanDefinition): EnginePlanVersion {
     version_number: 0,
     period: plan.period,
     quota_cents: plan.quota_cents,
+    ramp: plan.ramp ?? null,
     assignees: plan.assignees,
     chips: plan.chips.map((chip, index) => ({ ...chip, id: `chips[${index}]`, version: '1' })),
   };

@@ -15,6 +15,10 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
   const quota = document.quota_cents;
   const chips = Array.isArray(document.chips) ? document.chips : [];
   if (Array.isArray(document.assignees)) problems.push(...assigneeProblems(document.assignees));
+  if (Array.isArray(document.ramp)) {
+    const missing = quotaMissing(quota, 'a ramp is a percentage of quota');
+    if (missing) problems.push({ path: 'ramp', message: missing });
+  }
   if (typeof document.currency === 'string') {
     const problem = currencyProblem(document.currency);
     if (problem) problems.push({ path: 'currency', message: problem });

@@ -131,6 +131,11 @@ export interface PlanDefinition {
   quota_cents: number | null;
   /** `all`, or the reps the plan applies to (owner_external_id values or dated assignments), sorted. */
   assignees: 'all' | Assignee[];
+  /**
+   * The ramp of new reps (docs/quotas.md): percent of the full quota in each month since the rep's start date, month
+   * 1 being the month of the start date; absent when the plan has none.
+   */
+  ramp?: number[];
   /** At most this much per rep and period over all chips; absent when the plan has no cap. */
   cap_cents?: number;
   /** ISO 4217: the currency the plan pays in; absent pays in the org's default currency. */

@@ -7,6 +7,8 @@ export const WEBHOOK_EVENT_KINDS = [
   'period.locked',
   'period.paid',
   'adjustment.created',
+  'inquiry.created',
+  'inquiry.updated',
 ] as const;
 
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];

@@ -7,10 +7,12 @@ import { adminAccountHandlers } from './routes/admins.ts';
 import { auditHandlers } from './routes/audit.ts';
 import { contractHandlers } from './routes/contract.ts';
 import { importHandlers } from './routes/imports.ts';
+import { inquiryHandlers } from './routes/inquiries.ts';
 import { keyHandlers } from './routes/keys.ts';
 import { periodHandlers } from './routes/periods.ts';
 import { planHandlers } from './routes/plans.ts';
 import { portalAccessHandlers } from './routes/portalAccess.ts';
+import { quotaHandlers } from './routes/quotas.ts';
 import { repHandlers } from './routes/reps.ts';
 import { sessionHandlers } from './routes/session.ts';
 import { webhookHandlers } from './routes/webhooks.ts';
@@ -41,9 +43,11 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     ...adjustmentHandlers(services),
     ...webhookHandlers(services),
     ...repHandlers(services),
+    ...quotaHandlers(services),
     ...adminAccountHandlers(services),
     ...portalAccessHandlers(services),
     ...accountingHandlers(services),
     ...importHandlers(services.dealImport),
+    ...inquiryHandlers(services),
   };
 }

@@ -6,8 +6,8 @@ import type { LiveRepSession } from '../../services/repSessions.ts';
 import { actorOf, sessionCookie as consoleSessionCookie, requireSameOrigin } from '../admin/session.ts';
 import { type CookieRule, httpOnlyCookie, readCookie } from '../cookies.ts';
 import { linkConfirmationPage, PAGES_CSS, PAGES_CSS_PATH, refusalPage } from './pages.ts';
-import { CALLBACK_PATH, LINK_PATH, originOf, SESSION_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './paths.ts';
-import type { PortalSessionStatus } from './sessionStatus.ts';
+import { CALLBACK_PATH, LINK_PATH, originOf, SESSION_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, TOKEN_PATH } from './paths.ts';
+import type { PortalSessionStatus, PortalToken } from './sessionStatus.ts';
 
 // The portal's session cookie goes with top-level navigations from other sites (Lax), so a rep arriving from the
 // identity provider or a link in their mail is signed in; changes are POSTs, which Lax keeps same-site, and they
@@ -120,10 +120,33 @@ export function portalRouter(services: PortalServices, logger: Logger): Router {
     res.status(200).json(signedInAs(session));
   });
 
+  // The portal's pages call /v1 as their rep with a rep token from here, minted by the same service integrators use
+  // (docs/rep-tokens.md): at most 15 minutes, never past the session's end.
+  router.post(TOKEN_PATH, async (req, res) => {
+    requireSameOrigin(req);
+    res.set('Cache-Control', 'no-store');
+    const session = await currentSession(services, req);
+    const ends = session && new Date(Math.min(session.expires_at.getTime(), session.idle_expires_at.getTime()));
+    const minted = session && ends ? await services.repTokens.mintForSession({ ...session, ends_at: ends }) : null;
+    if (!minted) {
+      res.status(401).json({ error: 'unauthenticated', reason: 'sign in to the portal first' });
+      return;
+    }
+    res.status(201).json({
+      id: minted.record.id,
+      token: minted.token,
+      user_id: minted.record.user_id,
+      expires_at: minted.record.expires_at.toISOString(),
+    } satisfies PortalToken);
+  });
+
   router.post(SIGN_OUT_PATH, async (req, res) => {
     requireSameOrigin(req);
     const session = await currentSession(services, req);
-    if (session) await services.sessions.signOut(session);
+    if (session) {
+      await services.repTokens.revokeForSession(session.id);
+      await services.sessions.signOut(session);
+    }
     res.append('Set-Cookie', httpOnlyCookie(SESSION_COOKIE, req, '', 0));
     res.status(204).end();
   });

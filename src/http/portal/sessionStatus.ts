@@ -9,3 +9,14 @@ export type PortalSessionStatus =
       org: { id: string; name: string };
       session: { expires_at: string; idle_expires_at: string };
     };
+
+/**
+ * What `POST /portal/token` answers: a rep token for the signed-in rep (docs/rep-tokens.md), for the portal's pages to
+ * call /v1 with. `401 {error: 'unauthenticated'}` when no portal session is signed in.
+ */
+export interface PortalToken {
+  id: string;
+  token: string;
+  user_id: string;
+  expires_at: string;
+}

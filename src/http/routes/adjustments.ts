@@ -1,7 +1,7 @@
 import type { operations } from '../../../generated/openapi.ts';
 import type { AdjustmentReader } from '../../services/adjustments.ts';
 import { toWireAdjustment } from '../../wire/adjustments.ts';
-import type { RequestAuth } from '../middleware/authenticate.ts';
+import { viewerOf } from '../middleware/authenticate.ts';
 import { pageRequest } from '../pages.ts';
 import type { PublicHandlers } from './index.ts';
 
@@ -12,13 +12,12 @@ export interface AdjustmentRouteDeps {
   adjustmentReader: AdjustmentReader;
 }
 
-/** The org's manual adjustments, for integrators that mirror pay. */
+/** The org's manual adjustments, for integrators that mirror pay (a rep token: its rep's and their reports'). */
 export function adjustmentHandlers(deps: AdjustmentRouteDeps): Pick<PublicHandlers, 'listAdjustments'> {
   return {
     listAdjustments: async (req, res) => {
-      const { orgId } = res.locals.auth as RequestAuth;
       const query = req.query as ListQuery;
-      const page = await deps.adjustmentReader.listPage(orgId, {
+      const page = await deps.adjustmentReader.listPage(viewerOf(res), {
         filters: {
           ...(query.period_id === undefined ? {} : { periodId: query.period_id }),
           ...(query.user_id === undefined ? {} : { userId: query.user_id }),

@@ -3,7 +3,7 @@ import type { ApproverPrincipal } from '../../domain/approvals.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import type { StatementApprovals } from '../../services/approvals.ts';
 import { toWireStatementApproval } from '../../wire/approvals.ts';
-import type { RequestAuth } from '../middleware/authenticate.ts';
+import { type RequestAuth, viewerOf } from '../middleware/authenticate.ts';
 import type { PublicHandlers } from './index.ts';
 
 type Params = operations['getStatementApproval']['parameters']['path'];
@@ -26,9 +26,8 @@ export function approvalHandlers(
 ): Pick<PublicHandlers, 'getStatementApproval' | 'approveStatement'> {
   return {
     getStatementApproval: async (req, res) => {
-      const { orgId } = res.locals.auth as RequestAuth;
       const { id, period_id } = req.params as Params;
-      const view = await deps.approvals.view(orgId, id, period_id);
+      const view = await deps.approvals.view(viewerOf(res), id, period_id);
       if (!view) throw new Refusal('not_found', `no user ${id}`);
       res.json(toWireStatementApproval(view));
     },

@@ -4,7 +4,7 @@ import type { BatchEvent, DealEventBatch } from '../../services/dealEventBatch.t
 import type { IngestResult } from '../../services/ingestion.ts';
 import { DealEventCheck } from '../dealEventCheck.ts';
 import { ERROR_STATUS, errorBody } from '../errors.ts';
-import { invalidKey, type RequestAuth, requestAuditOf } from '../middleware/authenticate.ts';
+import { invalidKey, keyAuthOf, requestAuditOf } from '../middleware/authenticate.ts';
 import { dedupConflict } from './deals.ts';
 import type { PublicHandlers } from './index.ts';
 
@@ -27,7 +27,7 @@ export function dealEventBatchHandlers(deps: DealEventBatchRouteDeps): Pick<Publ
   const dealEventCheck = new DealEventCheck(deps.contract);
   return {
     ingestDealEventBatch: async (req, res) => {
-      const { orgId, keyId } = res.locals.auth as RequestAuth;
+      const { orgId, keyId } = keyAuthOf(res);
       const bodies = (req.body as BatchBody).events;
       const results = new Array<ItemResult>(bodies.length);
       const valid: BatchEvent[] = [];

@@ -6,7 +6,7 @@ import type { DealReader } from '../../services/deals.ts';
 import type { DealIngestion } from '../../services/ingestion.ts';
 import { toWireDeal } from '../../wire/deals.ts';
 import { keyConfirmationOf } from '../keyConfirmation.ts';
-import { invalidKey, type RequestAuth } from '../middleware/authenticate.ts';
+import { invalidKey, keyAuthOf, viewerOf } from '../middleware/authenticate.ts';
 import { pageRequest } from '../pages.ts';
 import { rawBodyOf } from '../rawBody.ts';
 import type { PublicHandlers } from './index.ts';
@@ -25,7 +25,7 @@ export function dealHandlers(deps: DealRouteDeps): Pick<PublicHandlers, 'ingestD
     // The contract marks it x-quotient-write-confirms-key: the event's transaction settles the request's key
     // confirmation.
     ingestDealEvent: async (req, res) => {
-      const { orgId, keyId } = res.locals.auth as RequestAuth;
+      const { orgId, keyId } = keyAuthOf(res);
       const result = await deps.ingestion.ingest({
         orgId,
         keyId,
@@ -44,9 +44,9 @@ export function dealHandlers(deps: DealRouteDeps): Pick<PublicHandlers, 'ingestD
     },
 
     listDeals: async (req, res) => {
-      const { orgId } = res.locals.auth as RequestAuth;
+      const viewer = viewerOf(res);
       const query = req.query as ListQuery;
-      const page = await deps.dealReader.listPage(orgId, { filters: listFilters(query), ...pageRequest(query) });
+      const page = await deps.dealReader.listPage(viewer, { filters: listFilters(query), ...pageRequest(query) });
       const body: DealList = { deals: page.deals.map(toWireDeal), next_cursor: page.nextCursor };
       res.json(body);
     },

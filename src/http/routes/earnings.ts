@@ -3,7 +3,7 @@ import { Refusal } from '../../domain/refusal.ts';
 import type { EarningListFilters } from '../../repositories/earnings.ts';
 import type { EarningReader } from '../../services/earnings/reader.ts';
 import { toWireEarning } from '../../wire/earnings.ts';
-import type { RequestAuth } from '../middleware/authenticate.ts';
+import { viewerOf } from '../middleware/authenticate.ts';
 import { pageRequest } from '../pages.ts';
 import type { PublicHandlers } from './index.ts';
 
@@ -19,17 +19,17 @@ export interface EarningRouteDeps {
 export function earningHandlers(deps: EarningRouteDeps): Pick<PublicHandlers, 'listEarnings' | 'getEarning'> {
   return {
     listEarnings: async (req, res) => {
-      const { orgId } = res.locals.auth as RequestAuth;
+      const viewer = viewerOf(res);
       const query = req.query as ListQuery;
-      const page = await deps.earningReader.listPage(orgId, { filters: listFilters(query), ...pageRequest(query) });
+      const page = await deps.earningReader.listPage(viewer, { filters: listFilters(query), ...pageRequest(query) });
       const body: EarningList = { earnings: page.earnings.map(toWireEarning), next_cursor: page.nextCursor };
       res.json(body);
     },
 
     getEarning: async (req, res) => {
-      const { orgId } = res.locals.auth as RequestAuth;
+      const viewer = viewerOf(res);
       const { id } = req.params as GetParams['path'];
-      const earning = await deps.earningReader.find(orgId, id);
+      const earning = await deps.earningReader.find(viewer, id);
       if (!earning) throw new Refusal('not_found', `no earning ${id}`);
       const body: Earning = { ...toWireEarning(earning), trace: earning.trace };
       res.json(body);

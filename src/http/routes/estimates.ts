@@ -13,9 +13,9 @@ export interface EstimateRouteDeps {
 export function estimateHandlers(deps: EstimateRouteDeps): Pick<PublicHandlers, 'createEstimate'> {
   return {
     createEstimate: async (req, res) => {
-      const { orgId, keyId } = res.locals.auth as RequestAuth;
+      const { viewer, keyId } = res.locals.auth as RequestAuth;
       const input = req.body as EstimateBody;
-      const estimate = await deps.estimator.estimate(orgId, keyId, input);
+      const estimate = await deps.estimator.estimate(viewer, keyId, input);
       res.json(estimate satisfies Estimate);
     },
   };

@@ -6,10 +6,12 @@ import { type DealEventBatchRouteDeps, dealEventBatchHandlers } from './dealEven
 import { type DealRouteDeps, dealHandlers } from './deals.ts';
 import { type EarningRouteDeps, earningHandlers } from './earnings.ts';
 import { type EstimateRouteDeps, estimateHandlers } from './estimates.ts';
+import { type InquiryRouteDeps, inquiryHandlers } from './inquiries.ts';
 import { metaHandlers } from './meta.ts';
 import { type PlanRouteDeps, planHandlers } from './plans.ts';
 import { type PlatformHandlerDeps, platformHandlers } from './platform.ts';
 import { type ReportRouteDeps, reportHandlers } from './reports.ts';
+import { type RepTokenRouteDeps, repTokenHandlers } from './repTokens.ts';
 import { type UserRouteDeps, userHandlers } from './users.ts';
 
 /** The handlers of the public contract (openapi.yaml), one per operation. */
@@ -24,7 +26,9 @@ export type HandlerDeps = PlatformHandlerDeps &
   ReportRouteDeps &
   AdjustmentRouteDeps &
   ApprovalRouteDeps &
-  EstimateRouteDeps;
+  EstimateRouteDeps &
+  RepTokenRouteDeps &
+  InquiryRouteDeps;
 
 /**
  * Every operation of the contract, bound to its handler by operationId: leaving one out is a type error. Each
@@ -43,5 +47,7 @@ export function contractHandlers(deps: HandlerDeps): PublicHandlers {
     ...adjustmentHandlers(deps),
     ...approvalHandlers(deps),
     ...estimateHandlers(deps),
+    ...repTokenHandlers(deps),
+    ...inquiryHandlers(deps),
   };
 }

@@ -2,7 +2,7 @@ import type { operations } from '../../../generated/openapi.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import type { PayoutReader } from '../../services/payouts.ts';
 import type { StatementReader } from '../../services/statements.ts';
-import type { RequestAuth } from '../middleware/authenticate.ts';
+import { viewerOf } from '../middleware/authenticate.ts';
 import { pageRequest } from '../pages.ts';
 import type { PublicHandlers } from './index.ts';
 
@@ -20,17 +20,17 @@ export interface ReportRouteDeps {
 export function reportHandlers(deps: ReportRouteDeps): Pick<PublicHandlers, 'getStatement' | 'listPayouts'> {
   return {
     getStatement: async (req, res) => {
-      const { orgId } = res.locals.auth as RequestAuth;
+      const viewer = viewerOf(res);
       const { id, period_id } = req.params as StatementParams;
-      const statement = await deps.statementReader.statement(orgId, id, period_id);
+      const statement = await deps.statementReader.statement(viewer, id, period_id);
       if (!statement) throw new Refusal('not_found', `no user ${id}`);
       res.json(statement satisfies Statement);
     },
 
     listPayouts: async (req, res) => {
-      const { orgId } = res.locals.auth as RequestAuth;
+      const viewer = viewerOf(res);
       const query = req.query as unknown as PayoutQuery;
-      const page = await deps.payoutReader.page(orgId, query.period_id, pageRequest(query));
+      const page = await deps.payoutReader.page(viewer, query.period_id, pageRequest(query));
       const body: PayoutList = { period: page.period, payouts: page.payouts, next_cursor: page.nextCursor };
       res.json(body);
     },

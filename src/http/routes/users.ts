@@ -2,7 +2,7 @@ import type { operations } from '../../../generated/openapi.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import type { UserReader } from '../../services/users.ts';
 import { toWireUser } from '../../wire/users.ts';
-import type { RequestAuth } from '../middleware/authenticate.ts';
+import { viewerOf } from '../middleware/authenticate.ts';
 import { pageRequest } from '../pages.ts';
 import type { PublicHandlers } from './index.ts';
 
@@ -18,9 +18,9 @@ export interface UserRouteDeps {
 export function userHandlers(deps: UserRouteDeps): Pick<PublicHandlers, 'listUsers' | 'getUser'> {
   return {
     listUsers: async (req, res) => {
-      const { orgId } = res.locals.auth as RequestAuth;
+      const viewer = viewerOf(res);
       const query = req.query as ListQuery;
-      const page = await deps.userReader.listPage(orgId, {
+      const page = await deps.userReader.listPage(viewer, {
         filters: query.external_id === undefined ? {} : { externalId: query.external_id },
         ...pageRequest(query),
       });
@@ -29,9 +29,9 @@ export function userHandlers(deps: UserRouteDeps): Pick<PublicHandlers, 'listUse
     },
 
     getUser: async (req, res) => {
-      const { orgId } = res.locals.auth as RequestAuth;
+      const viewer = viewerOf(res);
       const { id } = req.params as GetParams['path'];
-      const user = await deps.userReader.find(orgId, id);
+      const user = await deps.userReader.find(viewer, id);
       if (!user) throw new Refusal('not_found', `no user ${id}`);
       res.json(toWireUser(user) satisfies User);
     },

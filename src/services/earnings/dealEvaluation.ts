@@ -10,6 +10,7 @@ import { type PeriodId, periodBounds } from '../../domain/periods.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as evaluationLocks from '../../repositories/evaluationLocks.ts';
 import * as periodStandings from '../../repositories/periodStandings.ts';
+import * as repQuotas from '../../repositories/repQuotas.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import type { DealChange } from '../dealChanges.ts';
 import { book } from './booking.ts';
@@ -81,12 +82,9 @@ export async function evaluateDealChange(
   // order: one round trip, and the read starts only once every lock is held, so an evaluation that waited sees
   // the totals as they are now.
   const periodWork = work.filter((item) => item.scope.periods.length > 0);
-  const [, stored] = await Promise.all([
-    evaluationLocks.lockRepsForEvaluation(
-      tx,
-      orgId,
-      [...reps.values()].map((rep) => rep.user_id),
-    ),
+  const repIds = [...reps.values()].map((rep) => rep.user_id);
+  const [, stored, books] = await Promise.all([
+    evaluationLocks.lockRepsForEvaluation(tx, orgId, repIds),
     periodStandings.standingsOf(
       tx,
       orgId,
@@ -95,7 +93,10 @@ export async function evaluateDealChange(
       periodWork.map((item) => item.rep.user_id),
       [...periodWork.flatMap((item) => item.scope.periods), UNDATED],
     ),
+    // The reps' quota tables and start dates, read under the locks like the totals (a quota change recomputes after).
+    repQuotas.booksOfReps(tx, orgId, repIds),
   ]);
+  const quotasOf = (rep: Rep, planId: string) => repQuotas.quotasUnder(books.get(rep.user_id), planId);
   // Tiered and attainment lines depend on the rep's whole period. When the change appends to the period's count
   // (or leaves it alone) and moves no other line, the running totals give the changed deal's lines of those chips;
   // otherwise the periods' deals are read, every line of them evaluated, and the totals counted again.
@@ -117,6 +118,7 @@ export async function evaluateDealChange(
       standings: held,
       today,
       money,
+      quotas: quotasOf(rep, plan.plan_id),
     });
     if (!decided) continue;
     fromTotals.set(item, decided.targets);
@@ -136,7 +138,15 @@ export async function evaluateDealChange(
   // unless the running totals decided them.
   const targets = work.flatMap((item) => {
     const { plan, rep, scope } = item;
-    const common = { plan, rep, changed: after, today, money, hierarchy: org.hierarchy };
+    const common = {
+      plan,
+      rep,
+      changed: after,
+      today,
+      money,
+      hierarchy: org.hierarchy,
+      quotas: quotasOf(rep, plan.plan_id),
+    };
     const decided = fromTotals.get(item);
     if (decided) {
       const position = new Map(plan.chips.map((chip, index) => [chip.id, index]));

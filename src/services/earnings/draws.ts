@@ -19,6 +19,7 @@ import * as locks from '../../repositories/evaluationLocks.ts';
 import * as orgs from '../../repositories/orgs.ts';
 import * as periods from '../../repositories/periods.ts';
 import * as plans from '../../repositories/plans.ts';
+import * as repQuotas from '../../repositories/repQuotas.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
 import * as webhookEndpoints from '../../repositories/webhookEndpoints.ts';
@@ -81,6 +82,7 @@ export async function drawTargetsFrom(
   // The draw compares earnings in the plan's currency: deals in others are converted as the chips' lines are.
   const config = await orgs.loadConfig(tx, orgId);
   const money = { default_currency: config.defaultCurrency, rates: config.rates };
+  const books = await repQuotas.booksOfReps(tx, orgId, [rep.user_id]);
   const chips = evaluateLines({
     plan,
     rep,
@@ -89,6 +91,7 @@ export async function drawTargetsFrom(
     today,
     money,
     hierarchy: hierarchy.hierarchy,
+    quotas: repQuotas.quotasUnder(books.get(rep.user_id), plan.plan_id),
   }).targets;
   const advance = drawChipId(plan.plan_id, DRAW_CHIP_KEY);
   const recovery = drawChipId(plan.plan_id, DRAW_RECOVERY_CHIP_KEY);

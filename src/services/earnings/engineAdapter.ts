@@ -18,6 +18,7 @@ export function enginePlanOf(snapshot: PlanVersionSnapshot): EnginePlanVersion {
     period: snapshot.definition.period,
     quota_cents: snapshot.definition.quota_cents,
     assignees: snapshot.definition.assignees,
+    ramp: snapshot.definition.ramp ?? null,
     cap_cents: snapshot.definition.cap_cents ?? null,
     currency: snapshot.definition.currency ?? null,
     draw: snapshot.definition.draw ?? null,

@@ -2,10 +2,11 @@ import { assignmentWindows } from '../../domain/earnings/assignments.ts';
 import { repsReadBy } from '../../domain/earnings/changeScope.ts';
 import { dealPeriodId } from '../../domain/earnings/dealPeriods.ts';
 import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId } from '../../domain/earnings/draws.ts';
+import { chipReadsQuota } from '../../domain/earnings/proration.ts';
 import { movedByRate, type RateChange, ratesBefore } from '../../domain/earnings/rateChange.ts';
 import { evaluateLines } from '../../domain/earnings/targets.ts';
-import type { LineTarget, Rep, TraceReplacement } from '../../domain/earnings/types.ts';
-import type { CalendarDate, PeriodId } from '../../domain/periods.ts';
+import type { EnginePlanVersion, LineTarget, Rep, TraceReplacement } from '../../domain/earnings/types.ts';
+import { type CalendarDate, type PeriodId, periodBounds } from '../../domain/periods.ts';
 import * as deals from '../../repositories/deals.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
@@ -14,6 +15,7 @@ import * as orgs from '../../repositories/orgs.ts';
 import * as periodStandings from '../../repositories/periodStandings.ts';
 import * as periods from '../../repositories/periods.ts';
 import * as plans from '../../repositories/plans.ts';
+import * as repQuotas from '../../repositories/repQuotas.ts';
 import { inTransaction, poolStatements, type SqlPool, type Transaction } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
 import * as webhookEndpoints from '../../repositories/webhookEndpoints.ts';
@@ -60,6 +62,19 @@ export interface RecomputeRequest {
    * books the difference in the next open period), see rateChange.ts.
    */
   rateChange?: RateChange;
+  /**
+   * A change of reps' quotas or start dates (docs/quotas.md): only these reps (user ids), under these plans (all when
+   * absent); the lines of their chips that read the quota in the periods that end on or after `from` are recomputed
+   * in locked periods too (the ledger books the difference in the next open period).
+   */
+  quotaChange?: QuotaChange;
+}
+
+export interface QuotaChange {
+  userIds: readonly string[];
+  planIds?: readonly string[];
+  /** The first day the change can move a quota (YYYY-MM-DD). */
+  from: CalendarDate;
 }
 
 const HIERARCHY_CHANGED: TraceReplacement = {
@@ -91,13 +106,15 @@ export async function recomputePlans(
   await periodStandings.dropStandingsOfOrg(reader, orgId);
   const states = await plans.planStates(reader, orgId, request.planIds);
   const planIds = states.map((plan) => plan.plan_id);
-  const only = request.hierarchyChange && new Set(request.hierarchyChange.userIds);
+  const only =
+    (request.hierarchyChange && new Set(request.hierarchyChange.userIds)) ??
+    (request.quotaChange && new Set(request.quotaChange.userIds));
   // A hierarchy change names the managers it moves: each is recomputed even when nothing else would select it (a
   // manager whose only report left, with every override row approved in a locked period, has no open rows).
   const reps =
     planIds.length === 0 ? [] : only ? [...only].sort() : await earnings.repsToRecompute(reader, orgId, planIds);
   const org = await loadHierarchy(reader, orgId);
-  const recomputedFor = only ? HIERARCHY_CHANGED : request.reason;
+  const recomputedFor = request.hierarchyChange ? HIERARCHY_CHANGED : request.reason;
   let counts = NO_COUNTS;
   let deals = 0;
   let done = 0;
@@ -115,8 +132,9 @@ export async function recomputePlans(
             planIds,
             today,
             org,
-            hierarchyChange: Boolean(only),
+            hierarchyChange: Boolean(request.hierarchyChange),
             rateChange: request.rateChange,
+            quotaChange: request.quotaChange,
             recomputedFor,
           },
           context,
@@ -148,13 +166,14 @@ interface RepRecompute {
   org: OrgHierarchy;
   hierarchyChange: boolean;
   rateChange: RateChange | undefined;
+  quotaChange: QuotaChange | undefined;
   /** Why rows whose amount moved are replaced: a new plan version when absent. */
   recomputedFor: TraceReplacement | undefined;
 }
 
 async function recomputeRep(
   tx: Transaction,
-  { orgId, userId, planIds, today, org, hierarchyChange, rateChange, recomputedFor }: RepRecompute,
+  { orgId, userId, planIds, today, org, hierarchyChange, rateChange, quotaChange, recomputedFor }: RepRecompute,
   context: EvaluationContext,
 ): Promise<{ counts: BookingCounts; deals: number }> {
   await feedWriters.joinFeedWriters(tx, orgId);
@@ -208,6 +227,12 @@ async function recomputeRep(
   );
   const config = await orgs.loadConfig(tx, orgId);
   const money = { default_currency: config.defaultCurrency, rates: config.rates };
+  const quotaBook = (await repQuotas.booksOfReps(tx, orgId, [userId])).get(userId);
+  // A quota change moves the quota-reading lines of the periods from its first day on, locked ones included.
+  const quotaMoves = (plan: EnginePlanVersion, periodId: PeriodId) =>
+    quotaChange !== undefined &&
+    (quotaChange.planIds === undefined || quotaChange.planIds.includes(plan.plan_id)) &&
+    periodBounds(periodId).ends_on >= quotaChange.from;
 
   const targets: LineTarget[] = [];
   const droppedLines = new Set<string>();
@@ -219,10 +244,20 @@ async function recomputeRep(
     for (const deal of owned) {
       const periodId = dealPeriodId(deal, plan.period, today);
       // A rate can move an attainment bonus of a closed period, since it converts what the period counts.
-      if (isOpen(periodId) || rateChange) periods.add(periodId);
+      if (isOpen(periodId) || rateChange || quotaMoves(plan, periodId)) periods.add(periodId);
     }
     for (const row of planRows) if (row.deal_id === null && isLive(row)) periods.add(row.line_period_id);
-    const request = { plan, rep, deals: evaluated, periods: [...periods], today, money, hierarchy: org.hierarchy };
+    const quotas = repQuotas.quotasUnder(quotaBook, plan.plan_id);
+    const request = {
+      plan,
+      rep,
+      deals: evaluated,
+      periods: [...periods],
+      today,
+      money,
+      hierarchy: org.hierarchy,
+      quotas,
+    };
     const evaluation = evaluateLines(request);
     const moved = rateChange
       ? movedByRate(
@@ -235,8 +270,11 @@ async function recomputeRep(
     // and a rate the lines it converts differently, as any late change does: the difference is booked in the next
     // open period.
     const overrideChips = new Set(plan.chips.filter((chip) => chip.kind === 'override').map((chip) => chip.id));
+    const quotaChips = new Set(plan.chips.filter(chipReadsQuota).map((chip) => chip.id));
     const lateChange = (target: LineTarget) =>
-      (hierarchyChange && overrideChips.has(target.line.chip_id)) || moved(target);
+      (hierarchyChange && overrideChips.has(target.line.chip_id)) ||
+      (quotaChips.has(target.line.chip_id) && quotaMoves(plan, target.period_id)) ||
+      moved(target);
     targets.push(
       ...evaluation.targets.filter(
         (target) =>

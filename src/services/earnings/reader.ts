@@ -1,5 +1,6 @@
 import { cutFeedPage } from '../../domain/deals/feed.ts';
 import { keysetCursor, keysetFingerprint } from '../../domain/lists/keysetCursor.ts';
+import { type Viewer, visibleUserIdsOf } from '../../domain/viewer.ts';
 import type { EarningListFilters, EarningRecord, EarningWithTrace } from '../../repositories/earnings.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as feedWriters from '../../repositories/feedWriters.ts';
@@ -46,11 +47,19 @@ export class EarningReader {
   }
 
   /** Refuses (`invalid_body`) a cursor that is malformed or was issued for other filters or another org. */
-  async listPage(orgId: string, query: EarningPageQuery): Promise<EarningPage> {
+  async listPage(viewer: Viewer, query: EarningPageQuery): Promise<EarningPage> {
+    const { orgId } = viewer;
     const fingerprint = earningListFingerprint(orgId, query.filters);
     const from = query.cursor === undefined ? null : EARNING_CURSOR.decode(query.cursor, fingerprint);
     const horizon = await feedWriters.horizon(poolStatements(this.#pool), orgId);
-    const rows = await earnings.listAfter(poolStatements(this.#pool), orgId, query.filters, from, query.limit + 1);
+    const rows = await earnings.listAfter(
+      poolStatements(this.#pool),
+      orgId,
+      query.filters,
+      from,
+      query.limit + 1,
+      visibleUserIdsOf(viewer),
+    );
     const page = cutFeedPage(
       rows.map((row) => ({ row, id: row.id, updated_at: row.created_at })),
       { from, limit: query.limit, ...horizon },
@@ -61,7 +70,8 @@ export class EarningReader {
     };
   }
 
-  find(orgId: string, id: string): Promise<EarningWithTrace | null> {
-    return earnings.findWithTrace(poolStatements(this.#pool), orgId, id);
+  /** Null when the viewer's org has no such row or the viewer may not see it. */
+  find(viewer: Viewer, id: string): Promise<EarningWithTrace | null> {
+    return earnings.findWithTrace(poolStatements(this.#pool), viewer.orgId, id, visibleUserIdsOf(viewer));
   }
 }

@@ -2,15 +2,17 @@ import { stringify } from 'yaml';
 import type { AdminServices } from '../../../composition.ts';
 import { describeChip, describeCondition } from '../../../domain/plans/describe.ts';
 import { Refusal } from '../../../domain/refusal.ts';
+import { orgViewer } from '../../../domain/viewer.ts';
 import { limitsOf } from '../../../repositories/plans.ts';
 import type { RolledOutApply } from '../../../services/planRollout.ts';
 import { toWirePlanSummary } from '../../../wire/plans.ts';
+import { planDocumentFormat, sendPlanDocument } from '../../planDocumentResponse.ts';
 import type { AdminHandlers } from '../handlers.ts';
 import { adminContext } from '../session.ts';
 
 export function planHandlers(
   services: AdminServices,
-): Pick<AdminHandlers, 'listPlans' | 'getPlan' | 'applyPlanFile' | 'archivePlan'> {
+): Pick<AdminHandlers, 'listPlans' | 'getPlan' | 'getPlanVersionDocument' | 'applyPlanFile' | 'archivePlan'> {
   return {
     listPlans: async (_req, res) => {
       const { session } = adminContext(res);
@@ -50,6 +52,18 @@ export function planHandlers(
           changes: version.changes,
         })),
       });
+    },
+
+    getPlanVersionDocument: async (req, res) => {
+      const { session } = adminContext(res);
+      const { id, version_id } = req.params;
+      const document = await services.planDocuments.model({
+        viewer: orgViewer(session.org_id),
+        planId: id,
+        versionId: version_id,
+      });
+      if (!document) throw new Refusal('not_found', `no version ${version_id} of plan ${id}`);
+      await sendPlanDocument(res, services.planDocuments, document, planDocumentFormat(req, req.query.format));
     },
 
     applyPlanFile: async (req, res) => {

@@ -1,7 +1,7 @@
 import type { components } from '../../../../generated/openapi-admin.ts';
 import type { AdminServices } from '../../../composition.ts';
 import { toWireIdentityProvider } from '../../../wire/identityProviders.ts';
-import { signInLinkUrl } from '../../portal/paths.ts';
+import { consoleSignInPath, signInLinkUrl } from '../../portal/paths.ts';
 import type { AdminHandlers } from '../handlers.ts';
 import { adminContext } from '../session.ts';
 
@@ -14,11 +14,36 @@ export function portalAccessHandlers(
   | 'listIdentityProviders'
   | 'createIdentityProvider'
   | 'deleteIdentityProvider'
+  | 'updateIdentityProvider'
+  | 'getSignInOptions'
   | 'createRepSignInLink'
   | 'inviteRepEmail'
+  | 'getRepAccess'
+  | 'setRepAccess'
 > {
-  const { portalAccess } = services;
+  const { portalAccess, repAccess } = services;
   return {
+    getRepAccess: async (_req, res) => {
+      const { session } = adminContext(res);
+      res.status(200).json(await repAccess.get(session.org_id));
+    },
+
+    setRepAccess: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      const body = req.body;
+      const settings = await repAccess.set(
+        session.org_id,
+        {
+          ...(body.cors_allowed_origins === undefined ? {} : { corsAllowedOrigins: body.cors_allowed_origins }),
+          ...(body.rep_rate_limit_per_minute === undefined
+            ? {}
+            : { repRateLimitPerMinute: body.rep_rate_limit_per_minute }),
+        },
+        actor,
+      );
+      res.status(200).json(settings);
+    },
+
     listIdentityProviders: async (_req, res) => {
       const { session } = adminContext(res);
       const providers = await portalAccess.listProviders(session.org_id);
@@ -43,6 +68,36 @@ export function portalAccessHandlers(
         actor,
       );
       res.status(201).json(toWireIdentityProvider(created));
+    },
+
+    updateIdentityProvider: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      const body = req.body;
+      const updated = await portalAccess.updateProvider(
+        session.org_id,
+        req.params.id,
+        {
+          ...(body.client_id === undefined ? {} : { clientId: body.client_id }),
+          ...(body.client_secret === undefined ? {} : { clientSecret: body.client_secret }),
+          ...(body.email_domains === undefined ? {} : { emailDomains: body.email_domains }),
+          ...(body.email_claim === undefined ? {} : { emailClaim: body.email_claim }),
+          ...(body.owner_id_claim === undefined ? {} : { ownerIdClaim: body.owner_id_claim }),
+          ...(body.admins_allowed === undefined ? {} : { adminsAllowed: body.admins_allowed }),
+        },
+        actor,
+      );
+      res.status(200).json(toWireIdentityProvider(updated));
+    },
+
+    getSignInOptions: async (req, res) => {
+      const providers = await portalAccess.adminSignInOptions(req.query.email);
+      res.status(200).json({
+        single_sign_on: providers.map((provider) => ({
+          org_name: provider.org_name,
+          provider: provider.name,
+          sign_in_url: consoleSignInPath(provider.org_id, provider.name),
+        })),
+      });
     },
 
     deleteIdentityProvider: async (req, res) => {

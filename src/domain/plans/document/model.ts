@@ -1,0 +1,325 @@
+import { decimalsOf } from '../../currencies.ts';
+import { formatMoney } from '../../earnings/money.ts';
+import { type PeriodId, periodIdOf } from '../../periods.ts';
+import { describeCondition, percentOfBps } from '../describe.ts';
+import type { ChipDefinition, PlanDefinition, Tier } from '../types.ts';
+import { SAMPLE_REP, type WorkedExample, workedExamples } from './workedExamples.ts';
+
+// A plan document (docs/plan-documents.md): what a plan version pays, in plain language, built from the normalised plan
+// file the engine runs, with worked examples the engine computed. Pure data; rendered to HTML (`html.ts`) and PDF
+// (`pdf.ts`). Every figure is formatted here once, so the two renderings cannot disagree.
+
+/**
+ * Where the rep's quota comes from. Without one, the document states the plan's `quota_cents` (the same for every
+ * rep and period); a per-rep quota (a quota table, a ramp) passes its figure and a sentence saying where it came from.
+ */
+export interface QuotaSource {
+  quota_cents: number | null;
+  /** "quota 75,000.00: ramp month 3 of 4, 75% of 100,000.00". */
+  source: string;
+  /** A ramp's percent of full quota by month since the rep's start (25, 50, 75, 100); absent without a ramp. */
+  ramp_pct?: number[];
+}
+
+export interface PlanDocumentInput {
+  plan: PlanDefinition;
+  plan_id: string;
+  version_id: string;
+  version_number: number;
+  /** When the version was applied: its examples take place in the period of this day. */
+  applied_at: Date;
+  /** The currency the plan pays in: its own, else the org's default. */
+  currency: string;
+  /** The stage a won deal has in the org. */
+  won_stage: string;
+  quota?: QuotaSource;
+  /** The rep the document is for, when it is one rep's. */
+  rep_external_id?: string;
+}
+
+export interface TierRow {
+  band: number;
+  from: string;
+  to: string;
+  rate: string;
+}
+
+export interface ChipSection {
+  key: string;
+  name: string;
+  kind: ChipDefinition['kind'];
+  /** What the chip pays, in a sentence. */
+  pays: string;
+  /** When it applies, in words; null: every deal. */
+  applies_when: string | null;
+  tiers: TierRow[] | null;
+  /** Tiered chips: how the bands combine. */
+  tier_mode: string | null;
+  /** Caps and floors, each in a sentence. */
+  limits: string[];
+}
+
+export interface ExampleSection {
+  key: string;
+  title: string;
+  description: string;
+  period_id: PeriodId;
+  deals: Array<{
+    external_id: string;
+    owner_external_id: string;
+    close_date: string;
+    stage: string;
+    amount_cents: number;
+    amount: string;
+    custom: Record<string, unknown>;
+    splits: Array<{ owner_external_id: string; share_bps: number }> | null;
+    /** The custom fields, owner and split in words. */
+    details: string;
+  }>;
+  /** Every line that pays something, as the engine computed it. */
+  lines: Array<{
+    /** Null for a period-level line (attainment bonus, draw). */
+    deal_external_id: string | null;
+    chip_key: string;
+    chip: string;
+    amount_cents: number;
+    amount: string;
+    explanation: string[];
+  }>;
+  silent_chips: string[];
+  total_cents: number;
+  total: string;
+  /** Who reports to the sample rep in the example (overrides). */
+  reports: string[];
+}
+
+export interface PlanDocument {
+  title: string;
+  subtitle: string;
+  plan: { id: string; key: string; name: string; version_id: string; version_number: number; applied_at: string };
+  currency: string;
+  /** The opening paragraphs: what the plan pays, in plain language. */
+  summary: string[];
+  facts: Array<{ label: string; value: string }>;
+  quota: { amount: string | null; source: string; ramp: string | null };
+  chips: ChipSection[];
+  /** The plan's cap and draw, each in a sentence (empty without either). */
+  plan_limits: string[];
+  splits: string;
+  overrides: string | null;
+  /** Worked examples: sample deals and what the engine pays on them. */
+  examples: ExampleSection[];
+}
+
+function moneyIn(currency: string): (cents: number) => string {
+  const decimals = decimalsOf(currency);
+  return (cents) => formatMoney(BigInt(cents), decimals);
+}
+
+function boundOf(tier: Tier | undefined, quota: number | null, money: (cents: number) => string): string | null {
+  if (tier === undefined) return null;
+  if ('up_to_cents' in tier) return tier.up_to_cents === null ? null : money(tier.up_to_cents);
+  if (tier.up_to_pct === null) return null;
+  return quota === null
+    ? `${tier.up_to_pct}% of quota`
+    : `${money(Math.round((quota * tier.up_to_pct) / 100))} (${tier.up_to_pct}% of quota)`;
+}
+
+function tierRows(tiers: readonly Tier[], quota: number | null, money: (cents: number) => string): TierRow[] {
+  return tiers.map((tier, index) => ({
+    band: index + 1,
+    from: boundOf(tiers[index - 1], quota, money) ?? money(0),
+    to: boundOf(tier, quota, money) ?? 'and above',
+    rate: percentOfBps(tier.rate_bps),
+  }));
+}
+
+function baseName(base: string): string {
+  return base === 'amount_cents' ? 'the deal amount' : `the deal's custom field ${base.slice('custom.'.length)}`;
+}
+
+function chipSection(chip: ChipDefinition, quota: number | null, money: (cents: number) => string): ChipSection {
+  const limits: string[] = [];
+  if (chip.kind !== 'attainment_bonus') {
+    if (chip.params.deal_cap_cents !== undefined) {
+      limits.push(`At most ${money(chip.params.deal_cap_cents)} on any one deal.`);
+    }
+    if (chip.params.cap_cents !== undefined) {
+      limits.push(`At most ${money(chip.params.cap_cents)} per period in all.`);
+    }
+    if (chip.params.floor_cents !== undefined) {
+      limits.push(`At least ${money(chip.params.floor_cents)} in a period where it pays on a won deal.`);
+    }
+  }
+  const section = {
+    key: chip.key,
+    name: chip.name,
+    kind: chip.kind,
+    applies_when: chip.when === null ? null : describeCondition(chip.when),
+    tiers: null,
+    tier_mode: null,
+    limits,
+  };
+  switch (chip.kind) {
+    case 'commission':
+      return { ...section, pays: `${percentOfBps(chip.params.rate_bps)} of ${baseName(chip.params.base)}.` };
+    case 'flat':
+      return { ...section, pays: `${money(chip.params.amount_cents)} per won deal.` };
+    case 'attainment_bonus':
+      return {
+        ...section,
+        pays: `A bonus of ${money(chip.params.amount_cents)} once your won deals in a period reach ${chip.params.threshold_pct}% of quota${quota === null ? '' : ` (${money(Math.round((quota * chip.params.threshold_pct) / 100))})`}, once per period.`,
+      };
+    case 'override':
+      return {
+        ...section,
+        pays: `${percentOfBps(chip.params.rate_bps)} of the credited amounts of the deals won by ${chip.params.depth === 1 ? 'your direct reports' : `the people who report to you, down to ${chip.params.depth} levels`}, as the hierarchy stands on each deal's date.`,
+      };
+    case 'tiered_commission':
+      return {
+        ...section,
+        pays: `A rate by band of your running total of won deals in the period.`,
+        tiers: tierRows(chip.params.tiers, quota, money),
+        tier_mode:
+          chip.params.mode === 'marginal'
+            ? 'Marginal: each part of the running total is paid at the rate of the band it falls in.'
+            : 'Retroactive: once the running total reaches a band, the whole total is paid at that band’s rate (earlier deals are topped up).',
+      };
+  }
+}
+
+function summaryOf(plan: PlanDefinition, period: string, money: (cents: number) => string): string[] {
+  const kinds = plan.chips.map((chip) => chip.name);
+  const paragraphs = [
+    `${plan.name} pays you ${period === 'monthly' ? 'every month' : 'every quarter'} for the deals you win. It has ${plan.chips.length} part${plan.chips.length === 1 ? '' : 's'}, called chips: ${kinds.join(', ')}. Each chip below says what it pays and on which deals; the examples at the end show the figures the compensation engine computes for sample deals.`,
+  ];
+  if (plan.cap_cents !== undefined) {
+    paragraphs.push(
+      `In all, the plan pays at most ${money(plan.cap_cents)} per ${period === 'monthly' ? 'month' : 'quarter'}.`,
+    );
+  }
+  return paragraphs;
+}
+
+/** The document of a plan version. */
+export function planDocument(input: PlanDocumentInput): PlanDocument {
+  const { plan } = input;
+  const money = moneyIn(input.currency);
+  const quota: QuotaSource = input.quota ?? {
+    quota_cents: plan.quota_cents,
+    source:
+      plan.quota_cents === null
+        ? 'The plan has no quota.'
+        : `The plan's quota, ${money(plan.quota_cents)} per ${plan.period === 'monthly' ? 'month' : 'quarter'}, the same for every rep.`,
+  };
+  const periodWord = plan.period === 'monthly' ? 'Monthly' : 'Quarterly';
+  const appliedOn = input.applied_at.toISOString().slice(0, 10);
+  const examples = workedExamples(plan, {
+    quota_cents: quota.quota_cents,
+    period_id: periodIdOf(appliedOn, plan.period),
+    won_stage: input.won_stage,
+  });
+  const planLimits: string[] = [];
+  if (plan.cap_cents !== undefined) {
+    planLimits.push(`The plan pays at most ${money(plan.cap_cents)} per rep and period over all chips.`);
+  }
+  if (plan.draw !== undefined) {
+    planLimits.push(
+      plan.draw.recoverable
+        ? `Recoverable draw of ${money(plan.draw.amount_cents)} per period: when your earnings under the plan fall short of it, the plan advances the difference, and later periods' earnings above the draw pay the advance back. A period's draw is settled when the period is locked.`
+        : `Guaranteed draw of ${money(plan.draw.amount_cents)} per period: when your earnings under the plan fall short of it, the plan pays the difference, which is yours to keep. A period's draw is settled when the period is locked.`,
+    );
+  }
+  const assignees =
+    plan.assignees === 'all'
+      ? 'Every rep'
+      : plan.assignees
+          .map((entry) =>
+            typeof entry === 'string'
+              ? entry
+              : `${entry.owner_external_id} (${entry.from ?? 'from the start'} to ${entry.until ?? 'no end'})`,
+          )
+          .join(', ');
+  return {
+    title: plan.name,
+    subtitle: `Plan ${plan.key}, version ${input.version_number}, applied ${appliedOn}${input.rep_external_id === undefined ? '' : ` · for ${input.rep_external_id}`}`,
+    plan: {
+      id: input.plan_id,
+      key: plan.key,
+      name: plan.name,
+      version_id: input.version_id,
+      version_number: input.version_number,
+      applied_at: input.applied_at.toISOString(),
+    },
+    currency: input.currency,
+    summary: summaryOf(plan, plan.period, money),
+    facts: [
+      { label: 'Period', value: periodWord },
+      { label: 'Currency', value: input.currency },
+      { label: 'Quota', value: quota.quota_cents === null ? 'None' : money(quota.quota_cents) },
+      { label: 'Applies to', value: assignees },
+      { label: 'Version', value: `${input.version_number} (${input.version_id})` },
+    ],
+    quota: {
+      amount: quota.quota_cents === null ? null : money(quota.quota_cents),
+      source: quota.source,
+      ramp:
+        quota.ramp_pct === undefined
+          ? null
+          : `Ramp from your start date: ${quota.ramp_pct.map((pct, index) => `month ${index + 1} ${pct}%`).join(', ')} of full quota.`,
+    },
+    chips: plan.chips.map((chip) => chipSection(chip, quota.quota_cents, money)),
+    plan_limits: planLimits,
+    splits:
+      'A deal split between reps credits each rep with their share of its amount (whole cents that add up to the deal). Each chip pays you on your share, and your share counts toward your tiers and quota.',
+    overrides: plan.chips.some((chip) => chip.kind === 'override')
+      ? 'Override chips pay managers on the deals of the people who report to them, on each deal only once, whatever the number of levels.'
+      : null,
+    examples: examples.map((example) => exampleSection(example, money)),
+  };
+}
+
+function exampleSection(example: WorkedExample, money: (cents: number) => string): ExampleSection {
+  return {
+    key: example.key,
+    title: example.title,
+    description: example.description,
+    period_id: example.period_id,
+    deals: example.deals.map((deal) => {
+      const details = [
+        ...(deal.owner_external_id === SAMPLE_REP ? [] : [`won by ${deal.owner_external_id}`]),
+        ...Object.entries(deal.custom).map(
+          ([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+        ),
+        ...(deal.splits === null
+          ? []
+          : [
+              `split ${deal.splits.map((split) => `${split.owner_external_id} ${(split.share_bps / 100).toFixed(0)}%`).join(', ')}`,
+            ]),
+      ];
+      return {
+        external_id: deal.external_id,
+        owner_external_id: deal.owner_external_id,
+        close_date: deal.close_date,
+        stage: deal.stage,
+        amount_cents: deal.amount_cents,
+        amount: money(deal.amount_cents),
+        custom: deal.custom,
+        splits: deal.splits,
+        details: details.length === 0 ? '—' : details.join('; '),
+      };
+    }),
+    lines: example.lines.map((line) => ({
+      deal_external_id: line.deal_external_id,
+      chip_key: line.chip_key,
+      chip: line.chip_name,
+      amount_cents: line.amount_cents,
+      amount: money(line.amount_cents),
+      explanation: line.explanation,
+    })),
+    silent_chips: example.silent_chips,
+    total_cents: example.total_cents,
+    total: money(example.total_cents),
+    reports: example.reports,
+  };
+}

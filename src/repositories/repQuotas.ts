@@ -1,0 +1,135 @@
+import type { QuotaEntry, RepQuotas } from '../domain/earnings/quotas.ts';
+import { named, sql, type Transaction } from './transaction.ts';
+
+// Reps' quota tables (rep_quotas) and start dates (users.start_date), docs/quotas.md: one row per rep, plan and day
+// from which a quota (or the plan's own, null) applies. Read by deal events, recomputes and statements (either
+// driver's transaction), written by the quota admin: plain SQL, like the other repositories the engine reads.
+
+/** The advisory-lock class of quota changes ("qtas"); the key is hashtext(org_id). */
+const QUOTA_LOCK_CLASS = 0x71746173;
+
+export interface QuotaRecord {
+  user_id: string;
+  rep_external_id: string;
+  plan_id: string;
+  plan_key: string;
+  /** YYYY-MM-DD. */
+  from: string;
+  quota_cents: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A rep's quota tables by plan id, and its start date. */
+export interface RepQuotaBook {
+  start_date: string | null;
+  by_plan: ReadonlyMap<string, QuotaEntry[]>;
+}
+
+const NO_BOOK: RepQuotaBook = { start_date: null, by_plan: new Map() };
+
+/** What the engine reads of a rep's book for one plan. */
+export function quotasUnder(book: RepQuotaBook | undefined, planId: string): RepQuotas {
+  const found = book ?? NO_BOOK;
+  return { start_date: found.start_date, entries: found.by_plan.get(planId) ?? [] };
+}
+
+/** The books of the reps (user ids), in one round trip; a rep without entries or start date has none. */
+export async function booksOfReps(
+  tx: Transaction,
+  orgId: string,
+  userIds: readonly string[],
+): Promise<Map<string, RepQuotaBook>> {
+  const books = new Map<string, RepQuotaBook>();
+  if (userIds.length === 0) return books;
+  const rows = await tx.query<{
+    user_id: string;
+    start_date: string | null;
+    plan_id: string | null;
+    from: string | null;
+    quota_cents: string | number | null;
+  }>(
+    named('rep_quota_books', {
+      text: `SELECT u.id AS user_id, u.start_date::text AS start_date, q.plan_id, q.effective_from::text AS "from",
+                    q.quota_cents
+             FROM users u
+             LEFT JOIN rep_quotas q ON q.org_id = u.org_id AND q.user_id = u.id
+             WHERE u.org_id = $1 AND u.id = ANY($2::text[]) AND (u.start_date IS NOT NULL OR q.user_id IS NOT NULL)
+             ORDER BY u.id, q.plan_id, q.effective_from`,
+      values: [orgId, [...userIds]],
+    }),
+  );
+  for (const row of rows) {
+    const book = books.get(row.user_id) ?? { start_date: row.start_date, by_plan: new Map<string, QuotaEntry[]>() };
+    books.set(row.user_id, book);
+    if (row.plan_id === null || row.from === null) continue;
+    const entries = (book.by_plan as Map<string, QuotaEntry[]>).get(row.plan_id) ?? [];
+    entries.push({ from: row.from, quota_cents: row.quota_cents === null ? null : Number(row.quota_cents) });
+    (book.by_plan as Map<string, QuotaEntry[]>).set(row.plan_id, entries);
+  }
+  return books;
+}
+
+/** Every entry of the org (or of one rep, or one plan), by rep, plan and day. */
+export async function entriesOfOrg(
+  tx: Transaction,
+  orgId: string,
+  filter: { userId?: string; planId?: string } = {},
+): Promise<QuotaRecord[]> {
+  const rows = await tx.query<Omit<QuotaRecord, 'quota_cents'> & { quota_cents: string | number | null }>(
+    sql`SELECT q.user_id, u.external_id AS rep_external_id, q.plan_id, p.key AS plan_key,
+               q.effective_from::text AS "from", q.quota_cents, q.created_at, q.updated_at
+        FROM rep_quotas q
+        JOIN users u ON u.org_id = q.org_id AND u.id = q.user_id
+        JOIN plans p ON p.org_id = q.org_id AND p.id = q.plan_id
+        WHERE q.org_id = ${orgId}
+          AND (${filter.userId ?? null}::text IS NULL OR q.user_id = ${filter.userId ?? null})
+          AND (${filter.planId ?? null}::text IS NULL OR q.plan_id = ${filter.planId ?? null})
+        ORDER BY u.external_id, p.key, q.effective_from`,
+  );
+  return rows.map((row) => ({
+    ...row,
+    quota_cents: row.quota_cents === null ? null : Number(row.quota_cents),
+  }));
+}
+
+/** From `from` on, the rep's quota under the plan is `quotaCents` (null: the plan's). Replaces that day's entry. */
+export async function setFrom(
+  tx: Transaction,
+  orgId: string,
+  entry: { userId: string; planId: string; from: string; quotaCents: number | null },
+): Promise<void> {
+  await tx.query(
+    sql`INSERT INTO rep_quotas (org_id, user_id, plan_id, effective_from, quota_cents)
+        VALUES (${orgId}, ${entry.userId}, ${entry.planId}, ${entry.from}::date, ${entry.quotaCents}::bigint)
+        ON CONFLICT (org_id, user_id, plan_id, effective_from)
+        DO UPDATE SET quota_cents = EXCLUDED.quota_cents, updated_at = now()`,
+  );
+}
+
+/** The reps' start dates (user id → YYYY-MM-DD or null). */
+export async function startDates(
+  tx: Transaction,
+  orgId: string,
+  userIds: readonly string[],
+): Promise<Map<string, string | null>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await tx.query<{ id: string; start_date: string | null }>(
+    sql`SELECT id, start_date::text AS start_date FROM users WHERE org_id = ${orgId} AND id = ANY(${[...userIds]}::text[])`,
+  );
+  return new Map(rows.map((row) => [row.id, row.start_date]));
+}
+
+export async function setStartDate(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  startDate: string | null,
+): Promise<void> {
+  await tx.query(sql`UPDATE users SET start_date = ${startDate}::date WHERE org_id = ${orgId} AND id = ${userId}`);
+}
+
+/** Makes every other quota change of the org wait until this transaction ends (an upload checks all its rows). */
+export async function lockQuotas(tx: Transaction, orgId: string): Promise<void> {
+  await tx.query(sql`SELECT pg_advisory_xact_lock(${QUOTA_LOCK_CLASS}::int, hashtext(${orgId}))::text AS locked`);
+}

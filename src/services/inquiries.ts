@@ -1,0 +1,477 @@
+import type { AdminActor } from '../audit/adminEntries.ts';
+import { adminAuditEntry } from '../audit/adminEntries.ts';
+import type { Database } from '../db/prisma.ts';
+import {
+  checkOpen,
+  checkText,
+  decideInquiryAction,
+  type InquiryAction,
+  type InquiryParty,
+  type InquiryState,
+  type InquirySubjectKind,
+  type InquiryType,
+  type ResolutionLinkKind,
+} from '../domain/inquiries.ts';
+import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
+import { isPeriodId } from '../domain/periods.ts';
+import { Refusal } from '../domain/refusal.ts';
+import { hasPrefix, newId } from '../lib/ids.ts';
+import * as admins from '../repositories/admins.ts';
+import type { AuditEntryInput } from '../repositories/audit.ts';
+import * as audit from '../repositories/audit.ts';
+import * as deals from '../repositories/deals.ts';
+import * as earnings from '../repositories/earnings.ts';
+import type { InquiryFilters, InquiryLinkRecord, InquiryRecord } from '../repositories/inquiries.ts';
+import * as inquiries from '../repositories/inquiries.ts';
+import type { InquiryCommentRecord } from '../repositories/inquiryComments.ts';
+import * as inquiryComments from '../repositories/inquiryComments.ts';
+import * as sourceEvents from '../repositories/sourceEvents.ts';
+import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import * as users from '../repositories/users.ts';
+import { toWireInquiry, toWireInquiryComment } from '../wire/inquiries.ts';
+import { enqueueWebhookEvent } from './webhookOutbox.ts';
+
+// Inquiries as one use case for every caller: /v1 (a rep principal or an API key), the admin API and the CLI (an
+// admin). Each change is one transaction: the inquiry's row locked, the rules of src/domain/inquiries.ts decided,
+// the change, its comment, its audit entry and its webhook written together, so a refused change writes nothing.
+
+/** The request an action came in, for the audit entry of a rep's or a key's action. */
+export interface InquiryRequest {
+  requestId: string;
+  method: string;
+  route: string;
+  clientIp: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * Who acts. `rep`: a rep principal (a rep token, the portal): the rep and the users they may see (themselves and,
+ * transitively, their reports); `admin`: the console's signed-in admin or the CLI; `api_key`: an integration.
+ */
+export type InquiryActor =
+  | {
+      kind: 'rep';
+      userId: string;
+      visibleUserIds: readonly string[];
+      tokenId?: string | null;
+      request?: InquiryRequest;
+    }
+  | { kind: 'admin'; admin: AdminActor }
+  | { kind: 'api_key'; keyId: string; keyName: string; request?: InquiryRequest };
+
+export interface OpenInquiryInput {
+  subject: { kind: InquirySubjectKind; earning_id?: string; deal_id?: string; period_id?: string };
+  user_id?: string;
+  type: InquiryType;
+  expected_amount?: { amount_cents: number; currency: string };
+  message: string;
+}
+
+export interface ResolveInquiryInput {
+  note: string;
+  amount_changed: { amount_cents: number; currency: string } | null;
+  links: ReadonlyArray<{ kind: ResolutionLinkKind; id?: string | null }>;
+}
+
+export interface InquiryWithThread {
+  inquiry: InquiryRecord;
+  /** The thread the actor may see: internal notes for admins only. */
+  comments: InquiryCommentRecord[];
+}
+
+export interface InquiryListQuery {
+  filters: {
+    states?: readonly InquiryState[];
+    userId?: string;
+    /** An admin's id, or null for the unassigned. */
+    assigneeAdminId?: string | null;
+    openedBefore?: Date;
+  };
+  limit: number;
+  cursor?: string;
+}
+
+/**
+ * Where adjustments live, for a resolution that names one. Until adjustments exist this is absent and only the
+ * id's form is checked (`adj_…`); the adjustments' service passes its own check from the composition root.
+ */
+export interface AdjustmentLookup {
+  exists(tx: Transaction, orgId: string, adjustmentId: string): Promise<boolean>;
+}
+
+export const INQUIRY_CURSOR = keysetCursor({ idPrefix: 'inq', timeMember: 'c' });
+
+type UpdateChange = 'commented' | 'assigned' | 'review_started' | 'resolved' | 'rejected' | 'withdrawn';
+
+export class InquiryDesk {
+  readonly #db: Database;
+  readonly #statements: Transaction;
+  readonly #adjustments: AdjustmentLookup | undefined;
+
+  constructor(db: Database, options: { adjustments?: AdjustmentLookup } = {}) {
+    this.#db = db;
+    this.#statements = databaseStatements(db);
+    this.#adjustments = options.adjustments;
+  }
+
+  /** Opens an inquiry: `inquiry.created`, audited. A subject or rep the actor cannot see is `not_found`. */
+  async open(orgId: string, actor: InquiryActor, input: OpenInquiryInput): Promise<InquiryWithThread> {
+    const message = checkText(input.message, 'message');
+    return inPrismaTransaction(this.#db, async (tx) => {
+      const subject = await this.#subjectOf(tx, orgId, actor, input);
+      const rep = await users.find(tx, orgId, subject.userId);
+      if (!rep) throw new Refusal('not_found', `no user ${subject.userId}`);
+      checkOpen(partyOf(actor), rep.id);
+      const author = await authorOf(tx, orgId, actor);
+      const at = new Date();
+      const id = await inquiries.insert(tx, orgId, {
+        userId: rep.id,
+        subjectKind: input.subject.kind,
+        earningId: subject.earningId,
+        dealId: subject.dealId,
+        periodId: subject.periodId,
+        type: input.type,
+        expected: input.expected_amount ?? null,
+        message,
+        openedBy: author,
+        at,
+      });
+      const inquiry = (await inquiries.find(tx, orgId, id)) as InquiryRecord;
+      await audit.insertMany(tx, [
+        auditEntry(orgId, actor, 'inquiry.opened', {
+          inquiry_id: id,
+          user_id: rep.id,
+          subject: input.subject.kind,
+          type: input.type,
+        }),
+      ]);
+      await enqueueWebhookEvent(tx, orgId, 'inquiry.created', { inquiry: toWireInquiry(inquiry) }, { timestamp: at });
+      return { inquiry, comments: [] };
+    });
+  }
+
+  /** One inquiry and the thread the actor may see; an inquiry they may not see is `not_found`. */
+  async get(orgId: string, actor: InquiryActor, id: string): Promise<InquiryWithThread> {
+    const inquiry = await inquiries.find(this.#statements, orgId, id);
+    if (!inquiry) throw new Refusal('not_found', `no inquiry ${id}`);
+    decideInquiryAction(partyOf(actor), 'view', inquiry);
+    const comments = await inquiryComments.ofInquiry(this.#statements, orgId, id, {
+      withInternal: actor.kind === 'admin',
+    });
+    return { inquiry, comments };
+  }
+
+  /**
+   * A page of the inquiries the actor may see: an admin's queue oldest first, the rep's side's newest first. A
+   * rep filtering on a rep they cannot see gets an empty page.
+   */
+  async list(
+    orgId: string,
+    actor: InquiryActor,
+    query: InquiryListQuery,
+  ): Promise<{ inquiries: InquiryRecord[]; nextCursor: string | null }> {
+    const { filters } = query;
+    const order = actor.kind === 'admin' ? 'oldest_first' : 'newest_first';
+    const fingerprint = keysetFingerprint(orgId, {
+      order,
+      states: filters.states ? [...filters.states].sort() : null,
+      user_id: filters.userId ?? null,
+      assignee: filters.assigneeAdminId === undefined ? '*' : filters.assigneeAdminId,
+      opened_before: filters.openedBefore?.toISOString() ?? null,
+    });
+    const position = query.cursor === undefined ? null : INQUIRY_CURSOR.decode(query.cursor, fingerprint);
+    const repository: InquiryFilters = {
+      ...(filters.states ? { states: filters.states } : {}),
+      ...(filters.userId === undefined ? {} : { userId: filters.userId }),
+      ...(filters.assigneeAdminId === undefined ? {} : { assigneeAdminId: filters.assigneeAdminId }),
+      ...(filters.openedBefore ? { openedBefore: filters.openedBefore } : {}),
+      ...(actor.kind === 'rep' ? { userIds: actor.visibleUserIds } : {}),
+    };
+    const rows = await inquiries.listPage(this.#statements, orgId, repository, position, query.limit + 1, order);
+    const page = INQUIRY_CURSOR.page(rows, query.limit, fingerprint, (row) => ({ at: row.created_at, id: row.id }));
+    return { inquiries: page.items, nextCursor: page.nextCursor };
+  }
+
+  /** A comment (or, for admins, an internal note) on an inquiry that is not closed. */
+  async comment(
+    orgId: string,
+    actor: InquiryActor,
+    id: string,
+    input: { body: string; internal?: boolean },
+  ): Promise<InquiryWithThread> {
+    const body = checkText(input.body, 'body');
+    const internal = input.internal === true;
+    return this.#change(orgId, actor, id, internal ? 'note' : 'comment', async (tx, inquiry) => {
+      const author = await authorOf(tx, orgId, actor);
+      const comment = await inquiryComments.insert(tx, orgId, {
+        inquiry_id: inquiry.id,
+        author_kind: author.kind,
+        author_id: author.id,
+        author_label: author.label,
+        body,
+        internal,
+        created_at: new Date(),
+      });
+      return {
+        auditAction: internal ? 'inquiry.noted' : 'inquiry.commented',
+        details: { comment_id: comment.id },
+        ...(internal ? {} : { announce: { change: 'commented' as const, comment } }),
+      };
+    });
+  }
+
+  /** The rep's side takes the inquiry back. */
+  withdraw(orgId: string, actor: InquiryActor, id: string): Promise<InquiryWithThread> {
+    return this.#change(orgId, actor, id, 'withdraw', async () => ({
+      auditAction: 'inquiry.withdrawn',
+      details: {},
+      announce: { change: 'withdrawn' },
+    }));
+  }
+
+  /** Gives the inquiry to an active admin of the org with the `admin` role, or to nobody (null). */
+  assign(orgId: string, actor: InquiryActor, id: string, assigneeId: string | null): Promise<InquiryWithThread> {
+    return this.#change(orgId, actor, id, 'assign', async (tx) => {
+      if (assigneeId !== null) {
+        const assignee = await admins.findForOrg(tx, orgId, assigneeId);
+        if (!assignee || assignee.disabled_at !== null || assignee.role !== 'admin') {
+          throw new Refusal('invalid_body', `assignee_id: ${assigneeId} is not an active admin of the org`);
+        }
+      }
+      return {
+        auditAction: 'inquiry.assigned',
+        details: { assignee_id: assigneeId },
+        assignee: { adminId: assigneeId },
+        announce: { change: 'assigned' },
+      };
+    });
+  }
+
+  startReview(orgId: string, actor: InquiryActor, id: string): Promise<InquiryWithThread> {
+    return this.#change(orgId, actor, id, 'start_review', async () => ({
+      auditAction: 'inquiry.review_started',
+      details: {},
+      announce: { change: 'review_started' },
+    }));
+  }
+
+  /**
+   * Resolves the inquiry with what settled it and the amount that changed. A source event must exist in the org;
+   * an adjustment must have an adjustment's id (and exist, once adjustments are looked up); a recompute names no id.
+   */
+  resolve(orgId: string, actor: InquiryActor, id: string, input: ResolveInquiryInput): Promise<InquiryWithThread> {
+    const note = checkText(input.note, 'note');
+    if (input.links.length === 0) throw new Refusal('invalid_body', 'links: name at least one thing that settled it');
+    return this.#change(orgId, actor, id, 'resolve', async (tx, inquiry) => {
+      const links = await this.#checkLinks(tx, orgId, input.links);
+      await inquiries.insertLinks(tx, orgId, inquiry.id, links);
+      return {
+        auditAction: 'inquiry.resolved',
+        details: { amount_changed: input.amount_changed, links: links.map((l) => ({ kind: l.kind, id: l.target_id })) },
+        resolution: { amountChanged: input.amount_changed, note },
+        announce: { change: 'resolved' },
+      };
+    });
+  }
+
+  reject(orgId: string, actor: InquiryActor, id: string, reason: string): Promise<InquiryWithThread> {
+    const text = checkText(reason, 'reason');
+    return this.#change(orgId, actor, id, 'reject', async () => ({
+      auditAction: 'inquiry.rejected',
+      details: { reason: text },
+      resolution: { amountChanged: null, note: text },
+      announce: { change: 'rejected' },
+    }));
+  }
+
+  /**
+   * One change: lock the row, decide (404 → 403 → 409), run the action's own checks and writes, then the
+   * inquiry's new state and times, the audit entry and `inquiry.updated`, all in one transaction.
+   */
+  async #change(
+    orgId: string,
+    actor: InquiryActor,
+    id: string,
+    action: Exclude<InquiryAction, 'view'>,
+    work: (
+      tx: Transaction,
+      inquiry: InquiryRecord,
+    ) => Promise<{
+      auditAction: string;
+      details: Record<string, unknown>;
+      assignee?: { adminId: string | null };
+      resolution?: { amountChanged: { amount_cents: number; currency: string } | null; note: string };
+      announce?: { change: UpdateChange; comment?: InquiryCommentRecord };
+    }>,
+  ): Promise<InquiryWithThread> {
+    return inPrismaTransaction(this.#db, async (tx) => {
+      const before = await inquiries.lockForChange(tx, orgId, id);
+      if (!before) throw new Refusal('not_found', `no inquiry ${id}`);
+      const decision = decideInquiryAction(partyOf(actor), action, before);
+      const done = await work(tx, before);
+      const at = new Date();
+      await inquiries.applyChange(tx, orgId, id, {
+        state: decision.state,
+        at,
+        firstResponse: decision.firstResponse,
+        inReview: decision.state === 'in_review' && before.state !== 'in_review',
+        closes: decision.closes,
+        ...(done.assignee ? { assignee: done.assignee } : {}),
+        ...(done.resolution ? { resolution: done.resolution } : {}),
+      });
+      const inquiry = (await inquiries.find(tx, orgId, id)) as InquiryRecord;
+      await audit.insertMany(tx, [
+        auditEntry(orgId, actor, done.auditAction, {
+          inquiry_id: id,
+          from: before.state,
+          to: inquiry.state,
+          ...done.details,
+        }),
+      ]);
+      if (done.announce) {
+        await enqueueWebhookEvent(
+          tx,
+          orgId,
+          'inquiry.updated',
+          {
+            inquiry: toWireInquiry(inquiry),
+            change: done.announce.change,
+            previous_state: before.state,
+            ...(done.announce.comment ? { comment: toWireInquiryComment(done.announce.comment) } : {}),
+          },
+          { timestamp: at },
+        );
+      }
+      const comments = await inquiryComments.ofInquiry(tx, orgId, id, { withInternal: actor.kind === 'admin' });
+      return { inquiry, comments };
+    });
+  }
+
+  /** The rep, period, earning and deal an inquiry is about, from its subject, as far as the actor may see them. */
+  async #subjectOf(
+    tx: Transaction,
+    orgId: string,
+    actor: InquiryActor,
+    input: OpenInquiryInput,
+  ): Promise<{ userId: string; earningId: string | null; dealId: string | null; periodId: string | null }> {
+    const { subject } = input;
+    const party = partyOf(actor);
+    const members = { earning: 'earning_id', deal: 'deal_id', statement: 'period_id' } as const;
+    const own = members[subject.kind];
+    for (const member of Object.values(members)) {
+      if (member !== own && subject[member] !== undefined) {
+        throw new Refusal('invalid_body', `subject.${member}: not a member of a ${subject.kind} subject`);
+      }
+    }
+    const value = subject[own];
+    if (value === undefined)
+      throw new Refusal('invalid_body', `subject.${own}: required for a ${subject.kind} subject`);
+    const ownRep = actor.kind === 'rep' ? actor.userId : undefined;
+
+    if (subject.kind === 'earning') {
+      const earning = await earnings.findWithTrace(tx, orgId, value);
+      if (!earning || (party.kind === 'rep' && !party.visibleUserIds.includes(earning.user_id))) {
+        throw new Refusal('not_found', `no earning ${value}`);
+      }
+      if (input.user_id !== undefined && input.user_id !== earning.user_id) {
+        throw new Refusal('invalid_body', `user_id: earning ${value} is ${earning.user_id}'s, not ${input.user_id}'s`);
+      }
+      return { userId: earning.user_id, earningId: earning.id, dealId: earning.deal_id, periodId: earning.period_id };
+    }
+
+    const userId = input.user_id ?? ownRep;
+    if (userId === undefined) {
+      throw new Refusal('invalid_body', `user_id: required for a ${subject.kind} subject (the rep it is about)`);
+    }
+    if (subject.kind === 'deal') {
+      const deal = await deals.findById(tx, orgId, value);
+      const credited = deal ? [deal.user_id, ...(deal.splits ?? []).map((split) => split.user_id)] : [];
+      if (!deal || (party.kind === 'rep' && !credited.some((id) => id !== null && party.visibleUserIds.includes(id)))) {
+        throw new Refusal('not_found', `no deal ${value}`);
+      }
+      return { userId, earningId: null, dealId: deal.id, periodId: null };
+    }
+    if (!isPeriodId(value)) throw new Refusal('invalid_body', 'subject.period_id: must be YYYY-MM or YYYY-Qn');
+    return { userId, earningId: null, dealId: null, periodId: value };
+  }
+
+  async #checkLinks(tx: Transaction, orgId: string, links: ResolveInquiryInput['links']): Promise<InquiryLinkRecord[]> {
+    const checked: InquiryLinkRecord[] = [];
+    for (const [index, link] of links.entries()) {
+      const where = `links[${index}].id`;
+      const id = link.id ?? null;
+      if (link.kind === 'recompute') {
+        if (id !== null) throw new Refusal('invalid_body', `${where}: a recompute names no id`);
+        checked.push({ kind: 'recompute', target_id: null });
+        continue;
+      }
+      if (id === null)
+        throw new Refusal(
+          'invalid_body',
+          `${where}: required for ${link.kind === 'adjustment' ? 'an adjustment' : 'a source event'}`,
+        );
+      if (link.kind === 'source_event') {
+        if (!hasPrefix(id, 'se') || !(await sourceEvents.exists(tx, orgId, id))) {
+          throw new Refusal('invalid_body', `${where}: no source event ${id} in the org`);
+        }
+      } else {
+        const known =
+          /^adj_[0-7][0-9a-hjkmnp-tv-z]{25}$/.test(id) && (await this.#adjustments?.exists(tx, orgId, id)) !== false;
+        if (!known) throw new Refusal('invalid_body', `${where}: no adjustment ${id} in the org`);
+      }
+      checked.push({ kind: link.kind, target_id: id });
+    }
+    return checked;
+  }
+}
+
+function partyOf(actor: InquiryActor): InquiryParty {
+  return actor.kind === 'rep'
+    ? { kind: 'rep', userId: actor.userId, visibleUserIds: actor.visibleUserIds }
+    : { kind: actor.kind };
+}
+
+/** The author of a comment or an opening, for the thread: who, and a label for people. */
+async function authorOf(
+  tx: Transaction,
+  orgId: string,
+  actor: InquiryActor,
+): Promise<{ kind: 'rep' | 'admin' | 'api_key'; id: string; label: string }> {
+  if (actor.kind === 'rep') {
+    const user = await users.find(tx, orgId, actor.userId);
+    return { kind: 'rep', id: actor.userId, label: user?.external_id ?? actor.userId };
+  }
+  if (actor.kind === 'api_key') return { kind: 'api_key', id: actor.keyId, label: actor.keyName };
+  return actor.admin.kind === 'cli'
+    ? { kind: 'admin', id: 'cli', label: 'cli' }
+    : { kind: 'admin', id: actor.admin.adminId, label: actor.admin.email };
+}
+
+/** The audit entry of an inquiry's step, with the actor as the audit log names each kind. */
+function auditEntry(
+  orgId: string,
+  actor: InquiryActor,
+  action: string,
+  details: Record<string, unknown>,
+): AuditEntryInput {
+  if (actor.kind === 'admin') return adminAuditEntry(orgId, action, details, actor.admin);
+  const request = actor.request
+    ? {
+        method: actor.request.method,
+        route: actor.request.route,
+        request_id: actor.request.requestId,
+        client_ip: actor.request.clientIp,
+        user_agent: actor.request.userAgent,
+      }
+    : {};
+  const base = { id: newId('aud'), org_id: orgId, occurred_at: new Date(), action, ...request };
+  if (actor.kind === 'rep') {
+    return {
+      ...base,
+      actor_type: 'rep',
+      actor: actor.userId,
+      details: { ...details, token_id: actor.tokenId ?? null } as AuditEntryInput['details'],
+    };
+  }
+  return { ...base, actor_type: 'api_key', key_id: actor.keyId, details: details as AuditEntryInput['details'] };
+}

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { describe } from 'vitest';
+import { createAdmin } from '../factories/admins.ts';
+import { applyPlan, planDocument } from '../factories/plans.ts';
+import { collectConsoleErrors, launchChromium } from '../helpers/browser.ts';
+import { test as fixtureTest } from '../helpers/fixtures.ts';
+import { pdfText } from '../helpers/pdfText.ts';
+
+// The console's plan document page in Chromium: from a plan's version to its document (chips, tier table, worked
+// examples with the engine's explanations), and the PDF download holding the same tier table.
+
+const test = fixtureTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
+  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const browser = await launchChromium();
+    onCleanup(() => browser.close());
+    return browser;
+  });
+
+describe('the plan document in the console', () => {
+  test('an admin opens a version’s document, reads its tiers and examples, and downloads the PDF', async ({
+    db,
+    server,
+    browser,
+    org,
+  }) => {
+    const applied = await applyPlan(
+      db,
+      org.id,
+      planDocument({
+        name: 'Field sales',
+        chips: [
+          {
+            key: 'tiers',
+            name: 'Tiered commission',
+            kind: 'tiered_commission',
+            mode: 'marginal',
+            tiers: [
+              { up_to_pct: 50, rate_bps: 500 },
+              { up_to_pct: 100, rate_bps: 800 },
+              { up_to_pct: null, rate_bps: 1200 },
+            ],
+          },
+        ],
+      }),
+    );
+    const { email, password } = await createAdmin(db, org.id, 'viewer');
+    const page = await browser.newPage({ acceptDownloads: true });
+    const errors = collectConsoleErrors(page);
+    await page.goto(`${server.url}/admin/`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Plans' }).click();
+    await page.getByRole('link', { name: 'Field sales' }).click();
+    await page.getByRole('link', { name: 'Plan document of v1' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Field sales' }).waitFor();
+    assert.equal(
+      new URL(page.url()).pathname,
+      `/admin/plans/${applied.plan_id}/versions/${applied.version_id}/document`,
+    );
+
+    const tiers = page.getByRole('table', { name: 'Tiers of Tiered commission' });
+    // What a reader sees (the header row is styled in capitals).
+    const rows = (await tiers.getByRole('row').allInnerTexts()).map((row) =>
+      row.split('\t').map((cell) => cell.trim()),
+    );
+    assert.deepEqual(
+      rows[0]?.map((cell) => cell.toLowerCase()),
+      ['band', 'from', 'up to', 'rate'],
+    );
+    assert.deepEqual(rows.slice(1), [
+      ['1', '0.00', '50,000.00 (50% of quota)', '5.00%'],
+      ['2', '50,000.00 (50% of quota)', '100,000.00 (100% of quota)', '8.00%'],
+      ['3', '100,000.00 (100% of quota)', 'and above', '12.00%'],
+    ]);
+    const example = page.getByRole('region', { name: 'A period of won deals' });
+    await example.getByRole('table', { name: 'What A period of won deals pays' }).waitFor();
+    const firstLine = example.getByText('Tiered commission').first();
+    await firstLine.click();
+    await example
+      .getByText(/Band 1 \(0\.00 to 50,000\.00/)
+      .first()
+      .waitFor();
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download PDF' }).click(),
+    ]);
+    const path = await download.path();
+    const read = await pdfText(new Uint8Array(await readFile(path)));
+    assert.equal(read.lines[0], 'Field sales');
+    assert.ok(read.lines.includes('2 50,000.00 (50% of quota) 100,000.00 (100% of quota) 8.00%'), read.text);
+    assert.deepEqual(errors, []);
+  });
+});

@@ -1,0 +1,275 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'vitest';
+import { evaluateCondition } from '../../src/domain/earnings/conditions.ts';
+import type { DealSnapshot } from '../../src/domain/earnings/types.ts';
+import { planDocumentHtml } from '../../src/domain/plans/document/html.ts';
+import { type PlanDocumentInput, planDocument } from '../../src/domain/plans/document/model.ts';
+import { solveCondition, withFields } from '../../src/domain/plans/document/sampleDeals.ts';
+import { readPlanFile } from '../../src/domain/plans/planFile.ts';
+import type { Condition, PlanDefinition } from '../../src/domain/plans/types.ts';
+
+// Plan documents as pure data: sample deals that meet (or fail) a chip's condition, worked examples for every feature
+// a plan can have, the quota seam, and the HTML page's escaping. That the figures are what Quotient pays is checked
+// end to end in test/integration/plan-documents.test.ts.
+
+function plan(text: string): PlanDefinition {
+  const read = readPlanFile(text);
+  if (!read.ok) throw new Error(JSON.stringify(read.problems));
+  return read.plan;
+}
+
+function input(definition: PlanDefinition, extra: Partial<PlanDocumentInput> = {}): PlanDocumentInput {
+  return {
+    plan: definition,
+    plan_id: 'plan_01kjsj7s80fmtryrzh7j1q721q',
+    version_id: 'pv_01kn40wx00ekj8fq0eg5srs2ry',
+    version_number: 3,
+    applied_at: new Date('2026-05-04T10:00:00Z'),
+    currency: 'USD',
+    won_stage: 'closed_won',
+    ...extra,
+  };
+}
+
+const base: DealSnapshot = {
+  id: 'deal_sample',
+  external_id: 'sample',
+  amount_cents: 1_000_000,
+  stage: 'closed_won',
+  close_date: '2026-05-10',
+  owner_external_id: 'you',
+  status: 'won',
+  custom: {},
+  won_at: '2026-05-10T12:00:00.000Z',
+};
+
+describe('sample deals for a condition', () => {
+  const conditions: Condition[] = [
+    { field: 'custom.region', op: 'eq', value: 'EMEA' },
+    { field: 'custom.region', op: 'ne', value: 'EMEA' },
+    { field: 'custom.region', op: 'in', value: ['EMEA', 'NA'] },
+    { field: 'custom.region', op: 'nin', value: ['EMEA', 'NA'] },
+    { field: 'custom.seats', op: 'gt', value: 10 },
+    { field: 'custom.seats', op: 'gte', value: 10 },
+    { field: 'custom.seats', op: 'lt', value: 10 },
+    { field: 'custom.seats', op: 'lte', value: 10 },
+    { field: 'custom.signed_on', op: 'gte', value: '2026-01-01' },
+    { field: 'custom.partner', op: 'exists' },
+    { field: 'custom.tags', op: 'contains', value: 'renewal' },
+    { field: 'custom.new_logo', op: 'eq', value: true },
+    { field: 'amount_cents', op: 'gte', value: 5_000_000 },
+    { field: 'stage', op: 'in', value: ['closed_won', 'won_paid'] },
+    {
+      all: [
+        { field: 'custom.term_months', op: 'gte', value: 24 },
+        { not: { field: 'custom.segment', op: 'eq', value: 'SMB' } },
+      ],
+    },
+    {
+      any: [
+        { field: 'custom.region', op: 'eq', value: 'APAC' },
+        { field: 'custom.seats', op: 'gt', value: 100 },
+      ],
+    },
+  ];
+  for (const condition of conditions) {
+    test(`meets and fails ${JSON.stringify(condition)}`, () => {
+      for (const want of [true, false]) {
+        const fields = solveCondition(condition, want, new Map(), base);
+        assert.ok(fields, `solved for ${want}`);
+        assert.equal(evaluateCondition(condition, withFields(base, fields)).result, want);
+      }
+    });
+  }
+
+  test('two conditions that cannot hold together: the first is kept, the second reported unsolvable', () => {
+    const first = solveCondition({ field: 'custom.region', op: 'eq', value: 'EMEA' }, true, new Map(), base);
+    assert.ok(first);
+    assert.equal(solveCondition({ field: 'custom.region', op: 'eq', value: 'NA' }, true, first, base), null);
+  });
+});
+
+const CORE = `
+key: core-ae
+name: Core AE plan
+period: monthly
+quota_cents: 10000000
+assignees: all
+chips:
+  - { key: base, name: Base commission, kind: commission, rate_bps: 1000, when: { field: custom.region, op: in, value: [EMEA, NA] } }
+  - key: accelerator
+    name: Accelerator over quota
+    kind: tiered_commission
+    mode: marginal
+    tiers:
+      - { up_to_pct: 100, rate_bps: 0 }
+      - { up_to_pct: 150, rate_bps: 500 }
+      - { up_to_pct: null, rate_bps: 800 }
+  - { key: quota-bonus, name: Quota bonus, kind: attainment_bonus, threshold_pct: 100, amount_cents: 200000 }
+`;
+
+describe('the document of a plan version', () => {
+  test('says what each chip pays, with its condition and tier table', () => {
+    const document = planDocument(input(plan(CORE)));
+    assert.equal(document.title, 'Core AE plan');
+    assert.equal(document.subtitle, 'Plan core-ae, version 3, applied 2026-05-04');
+    assert.deepEqual(
+      document.chips.map((chip) => [chip.name, chip.pays, chip.applies_when]),
+      [
+        ['Base commission', '10.00% of the deal amount.', 'custom.region is one of EMEA, NA'],
+        ['Accelerator over quota', 'A rate by band of your running total of won deals in the period.', null],
+        [
+          'Quota bonus',
+          'A bonus of 2,000.00 once your won deals in a period reach 100% of quota (100,000.00), once per period.',
+          null,
+        ],
+      ],
+    );
+    assert.deepEqual(document.chips[1]?.tiers, [
+      { band: 1, from: '0.00', to: '100,000.00 (100% of quota)', rate: '0.00%' },
+      { band: 2, from: '100,000.00 (100% of quota)', to: '150,000.00 (150% of quota)', rate: '5.00%' },
+      { band: 3, from: '150,000.00 (150% of quota)', to: 'and above', rate: '8.00%' },
+    ]);
+  });
+
+  test('the period example walks past every band and threshold, in the period the version was applied', () => {
+    const document = planDocument(input(plan(CORE)));
+    const period = document.examples.find((example) => example.key === 'period');
+    assert.ok(period);
+    assert.equal(period.period_id, '2026-05');
+    const total = period.deals.reduce((sum, deal) => sum + deal.amount_cents, 0);
+    assert.ok(period.deals[0] && period.deals[0].amount_cents < 10_000_000);
+    assert.ok(total > 15_000_000, `total ${total}`);
+    const paying = new Set(period.lines.map((line) => line.chip_key));
+    assert.deepEqual([...paying].sort(), ['accelerator', 'base', 'quota-bonus']);
+    assert.equal(
+      period.total_cents,
+      period.lines.reduce((sum, line) => sum + line.amount_cents, 0),
+    );
+    for (const line of period.lines) assert.ok(line.explanation.length > 0);
+  });
+
+  test('a deal outside the conditions shows the conditional chip paying nothing', () => {
+    const outside = planDocument(input(plan(CORE))).examples.find((example) => example.key === 'outside');
+    assert.ok(outside);
+    assert.ok(outside.silent_chips.includes('Base commission'));
+    assert.ok(!outside.lines.some((line) => line.chip_key === 'base'));
+  });
+
+  test('caps, draws, splits and overrides each get their example', () => {
+    const document = planDocument(
+      input(
+        plan(`
+key: everything
+name: Everything plan
+period: quarterly
+quota_cents: 30000000
+cap_cents: 5000000
+draw: { amount_cents: 600000, recoverable: false }
+assignees: all
+chips:
+  - { key: base, name: Base, kind: commission, rate_bps: 1000, deal_cap_cents: 1000000 }
+  - { key: override, name: Override, kind: override, rate_bps: 300 }
+`),
+      ),
+    );
+    const byKey = new Map(document.examples.map((example) => [example.key, example]));
+    assert.deepEqual([...byKey.keys()], ['period', 'capped', 'quiet', 'split', 'override']);
+    assert.ok(byKey.get('capped')?.lines.some((line) => line.chip_key === 'base' && line.amount_cents === 1_000_000));
+    const quiet = byKey.get('quiet');
+    const draw = quiet?.lines.find((line) => line.chip_key === '$draw');
+    const base = quiet?.lines.find((line) => line.chip_key === 'base');
+    assert.ok(draw && base);
+    assert.equal(draw.amount_cents + base.amount_cents, 600_000);
+    const split = byKey.get('split');
+    assert.equal(split?.deals[0]?.details, 'split you 60%, colleague 40%');
+    assert.equal(split?.lines.find((line) => line.chip_key === 'base')?.amount_cents, 900_000);
+    const override = byKey.get('override');
+    assert.deepEqual(override?.reports, ['your-report']);
+    assert.equal(override?.deals[0]?.owner_external_id, 'your-report');
+    assert.equal(override?.lines.find((line) => line.chip_key === 'override')?.amount_cents, 450_000);
+    assert.deepEqual(document.plan_limits.length, 2);
+    assert.match(document.overrides ?? '', /override/i);
+  });
+
+  test('a quota source replaces the plan quota in the tiers and the examples, and says where it came from', () => {
+    const definition = plan(CORE);
+    const ramped = planDocument(
+      input(definition, {
+        quota: {
+          quota_cents: 5_000_000,
+          source: 'quota 50,000.00: ramp month 2 of 4, 50% of 100,000.00',
+          ramp_pct: [25, 50, 75, 100],
+        },
+        rep_external_id: 'rep-017',
+      }),
+    );
+    assert.equal(ramped.quota.amount, '50,000.00');
+    assert.equal(ramped.quota.source, 'quota 50,000.00: ramp month 2 of 4, 50% of 100,000.00');
+    assert.equal(
+      ramped.quota.ramp,
+      'Ramp from your start date: month 1 25%, month 2 50%, month 3 75%, month 4 100% of full quota.',
+    );
+    assert.equal(ramped.chips[1]?.tiers?.[0]?.to, '50,000.00 (100% of quota)');
+    assert.match(ramped.subtitle, /for rep-017$/);
+    const plain = planDocument(input(definition));
+    assert.equal(plain.quota.source, "The plan's quota, 100,000.00 per month, the same for every rep.");
+    assert.notDeepEqual(
+      ramped.examples[0]?.deals.map((deal) => deal.amount_cents),
+      plain.examples[0]?.deals.map((deal) => deal.amount_cents),
+    );
+  });
+
+  test('a plan without quota or tiers still has examples, and the same input gives the same document', () => {
+    const definition = plan(`
+key: flat
+name: Flat plan
+period: monthly
+assignees: all
+chips:
+  - { key: spiff, name: SPIFF, kind: flat, amount_cents: 25000 }
+`);
+    const document = planDocument(input(definition));
+    assert.equal(document.quota.amount, null);
+    assert.equal(document.examples[0]?.lines.length, 2);
+    assert.deepEqual(planDocument(input(definition)), document);
+  });
+
+  test('amounts are in the plan currency’s decimals', () => {
+    const document = planDocument(
+      input(
+        plan(`
+key: yen
+name: Yen plan
+period: monthly
+currency: JPY
+quota_cents: 10000000
+assignees: all
+chips:
+  - { key: base, name: Base, kind: commission, rate_bps: 1000 }
+`),
+        { currency: 'JPY' },
+      ),
+    );
+    assert.equal(document.facts.find((fact) => fact.label === 'Quota')?.value, '10,000,000');
+  });
+});
+
+describe('the HTML page', () => {
+  test('escapes what plan files name and holds no script', () => {
+    const definition = plan(CORE);
+    const html = planDocumentHtml(
+      planDocument(
+        input({
+          ...definition,
+          name: '<script>alert(1)</script> & "plan"',
+          chips: definition.chips.map((chip) => ({ ...chip, name: `<b>${chip.name}</b>` })),
+        }),
+      ),
+    );
+    assert.doesNotMatch(html, /<script/i);
+    assert.doesNotMatch(html, /<b>/);
+    assert.match(html, /<h1>&lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; &quot;plan&quot;<\/h1>/);
+    assert.match(html, /<h3>&lt;b&gt;Accelerator over quota&lt;\/b&gt;<\/h3>/);
+  });
+});
