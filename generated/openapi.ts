@@ -381,10 +381,10 @@ export interface paths {
          *
          *     Under policy `rep` the rep approves, under `manager` a manager, under `rep_then_manager` the
          *     rep and then a manager. Refusals change nothing: a step the policy does not have is
-         *     `403 forbidden`; a statement that is not the caller's to see is `404 not_found`. Approving a
-         *     step that stands already records nothing (`changed: false`). (With rep tokens, no policy, a
-         *     period no longer open, or a manager before the rep will answer `409 invalid_state`;
-         *     docs/pay-workflow.md.)
+         *     `403 forbidden`; a statement that is not the caller's to see is `404 not_found`; no policy, a
+         *     period no longer open, or a manager before the rep under `rep_then_manager` is
+         *     `409 invalid_state`. Approving a step that stands already records nothing (`changed: false`).
+         *     See docs/pay-workflow.md.
          */
         post: operations["approveStatement"];
         delete?: never;
@@ -3935,7 +3935,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The resource is not in a state that allows this (a closed inquiry). Nothing changed. */
+        /** @description The resource is not in a state that allows this (a closed inquiry, a statement of a period no longer open). Nothing changed. */
         InvalidState: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4789,6 +4789,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["InvalidState"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -13,10 +13,12 @@ import { cliJson, onlyJson, runCli } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { state } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
+import { MINT_SCOPES } from '../helpers/repWorld.ts';
+import { sdkClient } from '../helpers/sdk.ts';
 import { testServices } from '../helpers/services.ts';
 
-// Statement approvals before pay: the service with an explicit approver principal (a rep's, until the rep token
-// reaches /v1; an admin's), the lock that waits for approvals, four-eyes payment through the admin API.
+// Statement approvals before pay: the service with an explicit approver principal (a rep's, an admin's), /v1 with
+// rep tokens (the rep principal) and API keys, the lock that waits for approvals, four-eyes payment through the admin API.
 
 const PERIOD = '2026-04';
 
@@ -293,6 +295,51 @@ describe('statement approvals', () => {
     await assert.rejects(client.statements.approve(ids.rep1, PERIOD), { status: 403 });
     await assert.rejects(client.statements.approval('user_01knvyqwr3fmtr77g6vdncr588', PERIOD), { status: 404 });
     assert.equal(await approvalRows(org.id), 0);
+  });
+
+  test('/v1 with rep tokens: a rep approves their own statement, their manager then approves it; another rep and another manager see no such user', async ({
+    newOrg,
+    server,
+  }) => {
+    const { org, client } = await newOrg({ scopes: MINT_SCOPES });
+    const ids = await team(org.id, client);
+    await services().approvals.updateSettings(org.id, { statement_approval_policy: 'rep_then_manager' });
+    const as = async (userId: string) =>
+      sdkClient(server, (await client.repTokens.create({ user_id: userId })).token, { maxRetries: 0 });
+    const rep1 = await as(ids.rep1);
+    const rep2 = await as(ids.rep2);
+    const mgr1 = await as(ids.mgr1);
+    const mgr2 = await as(ids.mgr2);
+
+    await assert.rejects(rep2.statements.approve(ids.rep1, PERIOD), { status: 404 });
+    await assert.rejects(mgr2.statements.approve(ids.rep1, PERIOD), { status: 404 });
+    await assert.rejects(mgr1.statements.approve(ids.rep1, PERIOD), { status: 409 });
+    assert.equal(await approvalRows(org.id), 0, 'a refusal records nothing');
+
+    const own = await rep1.statements.approve(ids.rep1, PERIOD);
+    assert.deepEqual([own.changed, own.statement_approval.state], [true, 'waiting_manager']);
+    const again = await rep1.statements.approve(ids.rep1, PERIOD);
+    assert.deepEqual([again.changed, again.statement_approval.state], [false, 'waiting_manager']);
+    const byManager = await mgr1.statements.approve(ids.rep1, PERIOD);
+    assert.deepEqual([byManager.changed, byManager.statement_approval.state], [true, 'approved']);
+    assert.equal(await approvalRows(org.id), 2);
+    const approvals = await testDatabase().statementApproval.findMany({
+      where: { org_id: org.id },
+      orderBy: { created_at: 'asc' },
+    });
+    assert.deepEqual(
+      approvals.map((each) => [each.step, each.approver_type, each.approver_id]),
+      [
+        ['rep', 'rep', ids.rep1],
+        ['manager', 'rep', ids.mgr1],
+      ],
+    );
+
+    // A rep token reads its own statement's approval, and not another rep's.
+    assert.equal((await rep1.statements.approval(ids.rep1, PERIOD)).state, 'approved');
+    await assert.rejects(rep2.statements.approval(ids.rep1, PERIOD), { status: 404 });
+    // The API key still may not approve: it acts for no rep.
+    await assert.rejects(client.statements.approve(ids.rep2, PERIOD), { status: 403 });
   });
 
   test('the CLI sets the policy, and its lock is refused with the waiting statements, then overridden', {

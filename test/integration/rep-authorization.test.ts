@@ -124,9 +124,11 @@ const MATRIX: Record<string, Row> = {
     call: (o) => ({ method: 'get', path: `/v1/users/${o.userId}/statements/2026-04/approvals` }),
     expected: READ,
   },
+  // The rep's own statement and a report's (as their manager): the world's org asks for no approvals (409); the
+  // approvals' rules themselves are approvals.test.ts's.
   approveStatement: {
     call: (o) => ({ method: 'post', path: `/v1/users/${o.userId}/statements/2026-04/approvals` }),
-    expected: FORBIDDEN,
+    expected: { own: { status: 409 }, peer: { status: 404 }, report: { status: 409 }, otherOrg: { status: 404 } },
   },
   listInquiries: {
     call: (o) => ({ method: 'get', path: '/v1/inquiries', query: { user_id: o.userId } }),

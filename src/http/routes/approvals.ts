@@ -13,11 +13,11 @@ export interface ApprovalRouteDeps {
 }
 
 /**
- * The rep principal behind a request, when it is a rep's (a rep token); an API key acts for the whole org and for
- * no rep, so it is none.
+ * The rep principal behind a request, when it is a rep's (a rep token: the rep portal, or an integrator's intranet
+ * that mints one); an API key acts for the whole org and for no rep, so it is none.
  */
-function approverOf(_auth: RequestAuth): ApproverPrincipal | null {
-  return null;
+function approverOf(auth: RequestAuth): ApproverPrincipal | null {
+  return auth.kind === 'rep' ? { kind: 'rep', orgId: auth.orgId, userId: auth.viewer.userId } : null;
 }
 
 /** A rep's statement approval: read it (earnings:read), approve it (a rep action, `x-quotient-rep-action`). */
