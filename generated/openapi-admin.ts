@@ -341,6 +341,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List manual adjustments
+         * @description The org's manual adjustments, oldest first, filtered by `period_id`, `user_id` or `category`.
+         *     Voids are listed as adjustments of their own (`voids_id`); the voided one names its void
+         *     (`voided_by_id`). Page with `cursor` while `next_cursor` is a string.
+         */
+        get: operations["listAdminAdjustments"];
+        put?: never;
+        /**
+         * Add a manual adjustment
+         * @description Adds a signed amount to a rep's period: a `one_off_bonus` (positive), a `correction` (either
+         *     sign), a `guarantee` (positive) or a `deduction` (negative), with a reason and optionally the
+         *     deal it concerns. It is paid with the period: `pending` while the period is open, `approved`
+         *     once locked, `paid` once paid. Statements, payouts, `quotient periods export` and the
+         *     `adjustment.created` webhook include it; the audit log names the admin.
+         *
+         *     Only an open period takes an adjustment: a locked or paid period is `409 invalid_state`,
+         *     naming the earliest open period after it to use instead. With an `idempotency_key`, the same
+         *     key again answers the adjustment it created (`created: false`) and writes nothing; the same
+         *     key with another adjustment is `409 invalid_state`. `currency` defaults to the org's default
+         *     currency. An unknown rep or deal is `404 not_found`.
+         */
+        post: operations["createAdjustment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/adjustments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a manual adjustment
+         * @description One adjustment with its trace (who added it, when, why). Another org's id is `404 not_found`.
+         */
+        get: operations["getAdjustment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/adjustments/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void a manual adjustment
+         * @description Adds a counter-adjustment of the opposite amount (same rep, category, currency and deal) that
+         *     names the one it voids; nothing is deleted. It goes to `period_id`, by default the voided
+         *     adjustment's period, which must be open (`409 invalid_state` names the earliest open period
+         *     after it otherwise). An adjustment is voided at most once, and a void is not voided: both
+         *     are `409 invalid_state`.
+         */
+        post: operations["voidAdjustment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/adjustment-imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import manual adjustments from a CSV file
+         * @description Adds the adjustments of a CSV file (docs/pay-workflow.md): header
+         *     `idempotency_key,user_external_id,period_id,amount_cents,currency,category,reason,deal_external_id`
+         *     (`currency` and `deal_external_id` may be empty or absent). Every row carries its own
+         *     idempotency key, so sending the file again changes nothing (`unchanged`).
+         *
+         *     All or nothing: every row is checked first; when any row is refused, `refusals` lists each
+         *     with its line in the file and nothing of the file is applied (`applied: false`). With
+         *     `dry_run` the rows are checked and nothing is applied either. A header without the required
+         *     columns, or text that is not CSV, is `400 invalid_body`.
+         */
+        post: operations["importAdjustments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/periods": {
         parameters: {
             query?: never;
@@ -354,6 +462,54 @@ export interface paths {
          *     status (superseded and reversed rows are history and not counted).
          */
         get: operations["listPeriods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/pay-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the pay settings
+         * @description How the org's statements are signed off before a period may be locked
+         *     (`statement_approval_policy`: `none`, `rep`, `manager`, `rep_then_manager`) and whether marking
+         *     a period paid needs a second admin (`four_eyes_payment`).
+         */
+        get: operations["getPaySettings"];
+        /**
+         * Change the pay settings
+         * @description Sets the approval policy and four-eyes payment; a member left out keeps its value. Audited
+         *     (`pay_settings.updated`, before and after). A new policy applies to every period not yet locked.
+         */
+        put: operations["updatePaySettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/periods/{id}/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a period's statement approvals
+         * @description Every statement of the period that pays something (a pending, approved or paid row, or a manual
+         *     adjustment), with where its approval stands under the policy: what a lock waits for.
+         */
+        get: operations["listPeriodApprovals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -376,6 +532,10 @@ export interface paths {
          * @description open → locked: the period's pending earnings become approved and their amounts are frozen;
          *     `rows_moved` says how many. A period with no row yet is created locked. Locking a locked
          *     period changes nothing; a paid period is `409 invalid_state`.
+         *
+         *     Under an approval policy (`GET /admin/v1/pay-settings`), a period whose statements are not all
+         *     approved is `409 invalid_state` with `waiting` listing them, unless the body gives an
+         *     `override_reason`, which is audited with the statements it overrode.
          */
         post: operations["lockPeriod"];
         delete?: never;
@@ -397,6 +557,10 @@ export interface paths {
          * Mark a period paid
          * @description locked → paid: the period's approved earnings become paid; `rows_moved` says how many. Marking a
          *     paid period changes nothing; an open period is `409 invalid_state` (lock it first).
+         *
+         *     With four-eyes payment on, the first admin's call only requests the payment (`changed: false`,
+         *     `payment_request` set); a second, different admin's call pays. The same admin twice is
+         *     `409 invalid_state`.
          */
         post: operations["markPeriodPaid"];
         delete?: never;
@@ -1199,6 +1363,13 @@ export interface components {
             retry_after_seconds?: number;
             /** @description On `invalid_plan_file` only; every problem of the file. */
             problems?: components["schemas"]["PlanFileProblem"][];
+            /** @description On a lock refused for approvals only; the statements still waiting. */
+            waiting?: {
+                user_id: string;
+                user_external_id: string;
+                /** @enum {string} */
+                state: "waiting_rep" | "waiting_manager";
+            }[];
         };
         /** @description One problem of a plan file. */
         PlanFileProblem: {
@@ -1313,7 +1484,10 @@ export interface components {
         AuditEntry: {
             id: string;
             occurred_at: components["schemas"]["Timestamp"];
-            /** @enum {string} */
+            /**
+             * @description `rep`: a rep's own act, such as approving their statement (`actor` is the rep's user id).
+             * @enum {string}
+             */
             actor_type: "api_key" | "admin" | "rep";
             /**
              * @description The admin's email, or `cli`; the rep's user id for a rep's requests (rep tokens, portal sign-ins); null for
@@ -1502,6 +1676,134 @@ export interface components {
             paid_at: components["schemas"]["NullableTimestamp"];
             totals: components["schemas"]["StatusTotal"][];
         };
+        /**
+         * @description `one_off_bonus` (positive), `correction` (either sign), `guarantee` (positive) or `deduction`
+         *     (negative). A void keeps the category of the adjustment it voids, with the opposite amount.
+         * @enum {string}
+         */
+        AdjustmentCategory: "one_off_bonus" | "correction" | "guarantee" | "deduction";
+        /**
+         * @description A manual adjustment, as `GET /v1/adjustments` shows it, with its trace: who added it (the admin's
+         *     id too), its idempotency key.
+         */
+        AdminAdjustment: {
+            id: string;
+            user_id: string;
+            user_external_id: string;
+            period_id: components["schemas"]["PeriodId"];
+            /** Format: int64 */
+            amount_cents: number;
+            currency: string;
+            category: components["schemas"]["AdjustmentCategory"];
+            reason: string;
+            deal_id: string | null;
+            /**
+             * @description `pending` while the period is open, `approved` once locked, `paid` once paid.
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "paid";
+            voids_id: string | null;
+            voided_by_id: string | null;
+            created_by: {
+                /** @enum {string} */
+                type: "admin" | "cli";
+                /** @description The admin's email, or `cli`. */
+                name: string;
+                admin_id: string | null;
+            };
+            /** Format: date-time */
+            created_at: string;
+            idempotency_key: string | null;
+        };
+        /** @description One page of adjustments. */
+        AdjustmentPage: {
+            adjustments: components["schemas"]["AdminAdjustment"][];
+            next_cursor: string | null;
+        };
+        /** @description An adjustment written (or found by its idempotency key). */
+        AdjustmentWrite: {
+            adjustment: components["schemas"]["AdminAdjustment"];
+            /** @description False when the idempotency key had already added it and nothing was written. */
+            created: boolean;
+        };
+        /** @description A manual adjustment to add. Name the rep by `user_id` or `user_external_id`. */
+        AdjustmentCreate: {
+            user_id?: string;
+            user_external_id?: string;
+            period_id: components["schemas"]["PeriodId"];
+            /**
+             * Format: int64
+             * @description Signed, in minor units; not 0.
+             */
+            amount_cents: number;
+            /** @description ISO 4217; the org's default currency when absent. */
+            currency?: string;
+            category: components["schemas"]["AdjustmentCategory"];
+            reason: string;
+            deal_id?: string;
+            deal_external_id?: string;
+            idempotency_key?: string;
+        };
+        /** @description Why the adjustment is voided, and where the counter-adjustment goes. */
+        AdjustmentVoid: {
+            reason: string;
+            period_id?: components["schemas"]["PeriodId"];
+        };
+        /** @description A CSV file of adjustments. */
+        AdjustmentImportRequest: {
+            /** @description The CSV file's text (UTF-8), header row first. */
+            text: string;
+            /** @description Check every row; apply nothing. */
+            dry_run?: boolean;
+        };
+        /** @description What an adjustment import did. */
+        AdjustmentImportSummary: {
+            dry_run: boolean;
+            /** @description True when the file's rows were applied (none refused, not a dry run). */
+            applied: boolean;
+            /** @description Rows of the file, the header aside. */
+            rows: number;
+            /** @description Adjustments added (on a dry run or a refused file, that would be added). */
+            created: number;
+            /** @description Rows whose idempotency key had already added their adjustment. */
+            unchanged: number;
+            /** @description Each refused row with its line in the file (the header is line 1). */
+            refusals: {
+                line: number;
+                reason: string;
+            }[];
+        };
+        /** @description How statements are signed off and periods paid (docs/pay-workflow.md). */
+        PaySettings: {
+            statement_approval_policy: components["schemas"]["ApprovalPolicy"];
+            /** @description Marking a period paid takes two different admins - one requests, another confirms. */
+            four_eyes_payment: boolean;
+        };
+        /** @description The settings to change; a member left out keeps its value. */
+        PaySettingsChange: {
+            statement_approval_policy?: components["schemas"]["ApprovalPolicy"];
+            four_eyes_payment?: boolean;
+        };
+        /**
+         * @description Who signs a rep's statement off before the period may be locked: nobody (`none`), the rep (`rep`),
+         *     a manager above the rep (`manager`), or the rep and then a manager (`rep_then_manager`).
+         * @enum {string}
+         */
+        ApprovalPolicy: "none" | "rep" | "manager" | "rep_then_manager";
+        /** @description A period's statements and their approvals. */
+        PeriodApprovals: {
+            period_id: components["schemas"]["PeriodId"];
+            policy: components["schemas"]["ApprovalPolicy"];
+            statements: components["schemas"]["StatementApproval"][];
+        };
+        /** @description An override of the approvals a lock would wait for. */
+        LockRequest: {
+            /**
+             * @description Lock although statements still wait for approval, and why; audited
+             *     (`period.lock_overridden`, with the statements it overrode).
+             */
+            override_reason?: string;
+        };
         /** @description The org's periods. */
         PeriodList: {
             periods: components["schemas"]["Period"][];
@@ -1513,6 +1815,16 @@ export interface components {
             changed: boolean;
             /** @description Earnings rows moved (pending → approved on lock, approved → paid on mark-paid). */
             rows_moved: number;
+            /**
+             * @description Four-eyes payment: the request that waits for a second admin to confirm; `null` when there is
+             *     none (no four-eyes, or the period was paid).
+             */
+            payment_request: {
+                /** @description The requesting admin's email, or `cli`. */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+            } | null;
         };
         /** @description A webhook endpoint, without its secret. */
         WebhookEndpoint: {
@@ -2187,6 +2499,109 @@ export interface components {
             /** @description Who reports to the sample rep in the example (override examples). */
             reports: string[];
         };
+        /**
+         * @description Id of a user (rep). Created by the server on first sight of a new `owner_external_id`.
+         * @example user_01knvyqwr3fmtr77g6vdncr588
+         */
+        UserId: string;
+        /**
+         * @description Id of an earning row.
+         * @example earn_01kpnvmrzqej3v8ht39yyeg4z9
+         */
+        EarningId: string;
+        /**
+         * @description Id of a manual adjustment.
+         * @example adj_01kq2m3v8ef0v9n4xw8f7c1b2d
+         */
+        AdjustmentId: string;
+        /** @description Exactly what an approval approved - each payable row (by its line), each manual adjustment, the total. */
+        ApprovalSnapshot: {
+            rows: {
+                /** @description The row's line (plan, chip, deal or period, the period it belongs to), stable across its rows. */
+                line: string;
+                earning_id: components["schemas"]["EarningId"];
+                /** @example core-ae base on deal opp-1042 */
+                description: string;
+                /** Format: int64 */
+                amount_cents: number;
+            }[];
+            adjustments: {
+                id: components["schemas"]["AdjustmentId"];
+                description: string;
+                /** Format: int64 */
+                amount_cents: number;
+            }[];
+            /** Format: int64 */
+            payable_cents: number;
+        };
+        /**
+         * @description How the statement changed since an approval: each row (by line) and adjustment whose amount differs, appeared
+         *     (`approved_cents` null) or went (`now_cents` null), and the totals. An approval with a difference is reset.
+         */
+        ApprovalDifference: {
+            rows: {
+                line: string;
+                description: string;
+                /** Format: int64 */
+                approved_cents: number | null;
+                /** Format: int64 */
+                now_cents: number | null;
+            }[];
+            adjustments: {
+                id: components["schemas"]["AdjustmentId"];
+                description: string;
+                /** Format: int64 */
+                approved_cents: number | null;
+                /** Format: int64 */
+                now_cents: number | null;
+            }[];
+            /** Format: int64 */
+            approved_payable_cents: number;
+            /** Format: int64 */
+            now_payable_cents: number;
+        };
+        /**
+         * @description Where a rep's statement for a period stands under the org's approval policy (`none`, `rep`, `manager`,
+         *     `rep_then_manager`): each step with its latest approval and, when the statement changed since, the
+         *     difference (the approval is then reset and the step waits again).
+         */
+        StatementApproval: {
+            user_id: components["schemas"]["UserId"];
+            /** @example rep-017 */
+            user_external_id: string;
+            period_id: components["schemas"]["PeriodId-2"];
+            /** @enum {string} */
+            policy: "none" | "rep" | "manager" | "rep_then_manager";
+            /**
+             * @description `not_required` under `none`; else the first step waiting, or `approved`.
+             * @enum {string}
+             */
+            state: "not_required" | "waiting_rep" | "waiting_manager" | "approved";
+            /**
+             * Format: int64
+             * @description The statement's `payable_cents` now.
+             */
+            payable_cents: number;
+            steps: {
+                /** @enum {string} */
+                step: "rep" | "manager";
+                /** @description True when the step's latest approval is of the statement as it is now. */
+                standing: boolean;
+                /** @description The step's latest approval; `null` when none was given. */
+                approval: null | {
+                    id: string;
+                    /** @enum {string} */
+                    approver_type: "rep" | "admin";
+                    /** @description The approving rep's user id. */
+                    approver_id: string;
+                    /** Format: date-time */
+                    approved_at: string;
+                    snapshot: components["schemas"]["ApprovalSnapshot"];
+                };
+                /** @description How the statement changed since that approval; `null` while it stands (or without one). */
+                difference: null | components["schemas"]["ApprovalDifference"];
+            }[];
+        };
     };
     responses: {
         /** @description The body or a parameter is not valid (`invalid_json`, `invalid_body`). */
@@ -2761,6 +3176,172 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listAdminAdjustments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 (default 50). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page, unchanged. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only adjustments paid in this period. */
+                period_id?: components["schemas"]["PeriodId"];
+                /** @description Only adjustments of this rep. */
+                user_id?: string;
+                /** @description Only adjustments of this category. */
+                category?: components["schemas"]["AdjustmentCategory"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of adjustments. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createAdjustment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdjustmentCreate"];
+            };
+        };
+        responses: {
+            /** @description The adjustment this idempotency key added before; nothing was written. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentWrite"];
+                };
+            };
+            /** @description The adjustment added. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentWrite"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAdjustment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The adjustment. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAdjustment"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    voidAdjustment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdjustmentVoid"];
+            };
+        };
+        responses: {
+            /** @description The counter-adjustment. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentWrite"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    importAdjustments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdjustmentImportRequest"];
+            };
+        };
+        responses: {
+            /** @description What the import did, or why it applied nothing. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentImportSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listPeriods: {
         parameters: {
             query?: never;
@@ -2784,7 +3365,59 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    lockPeriod: {
+    getPaySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaySettings"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updatePaySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaySettingsChange"];
+            };
+        };
+        responses: {
+            /** @description The settings now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaySettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPeriodApprovals: {
         parameters: {
             query?: never;
             header?: never;
@@ -2795,6 +3428,37 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description The period's statements and their approvals. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PeriodApprovals"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    lockPeriod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The period, `YYYY-MM` (a month) or `YYYY-Qn` (a quarter). */
+                id: components["parameters"]["PeriodIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LockRequest"];
+            };
+        };
         responses: {
             /** @description The period as it is now. */
             200: {

@@ -364,6 +364,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{id}/statements/{period_id}/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the approval of a rep's statement
+         * @description Where the rep's statement for the period stands under the org's approval policy: each step
+         *     (`rep`, `manager`) with its latest approval, exactly what it approved (each row by its line,
+         *     each manual adjustment, the total) and, when the statement changed since (a late deal event,
+         *     a new adjustment, a recompute), the difference: the approval is then reset and the step waits
+         *     again. Locking the period waits for every statement that pays something to be `approved`,
+         *     unless an admin overrides with a reason.
+         *
+         *     An unknown user is `404 not_found`; a malformed period id is `400 invalid_body`.
+         */
+        get: operations["getStatementApproval"];
+        put?: never;
+        /**
+         * Approve a rep's statement
+         * @description A rep approves their own statement, or a manager above the rep (as of today) approves their
+         *     report's, as it is now: the approval records exactly what it approved. A rep action: it is
+         *     taken with a rep token (the rep portal or an integrator's intranet); an API key, which acts
+         *     for no rep, is `403 forbidden`.
+         *
+         *     Under policy `rep` the rep approves, under `manager` a manager, under `rep_then_manager` the
+         *     rep and then a manager. Refusals change nothing: a step the policy does not have is
+         *     `403 forbidden`; a statement that is not the caller's to see is `404 not_found`; no policy, a
+         *     period no longer open, or a manager before the rep under `rep_then_manager` is
+         *     `409 invalid_state`. Approving a step that stands already records nothing (`changed: false`).
+         *     See docs/pay-workflow.md.
+         */
+        post: operations["approveStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payouts": {
         parameters: {
             query?: never;
@@ -384,6 +425,33 @@ export interface paths {
          *     had is `404 not_found`. Reps are ordered by their `(created_at, id)`; page with `cursor`.
          */
         get: operations["listPayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List manual adjustments
+         * @description The org's manual adjustments (one-off bonuses, corrections, guarantees, deductions that admins
+         *     added to reps' periods), oldest first, for integrators that mirror pay. They are not earnings:
+         *     `GET /v1/earnings` never lists them, and statements and payouts include them beside the rows.
+         *     A void is an adjustment of its own (`voids_id`); the voided one stays, with `voided_by_id`.
+         *
+         *     Filter by `period_id`, `user_id` or `user_external_id`. Page with `cursor` while `next_cursor`
+         *     is a string. A malformed parameter, or a cursor that is malformed or was issued for other
+         *     filters, is `400 invalid_body` with `reason` naming it.
+         */
+        get: operations["listAdjustments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -861,6 +929,28 @@ export interface webhooks {
          *     (each also sends `earning.status_changed`).
          */
         post: operations["receivePeriodPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "adjustment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Adjustment created
+         * @description Sent when an admin adds a manual adjustment to a rep's period, a void included (a void is a
+         *     new adjustment with `voids_id`). `data.adjustment` is the adjustment as `GET /v1/adjustments`
+         *     lists it.
+         */
+        post: operations["receiveAdjustmentCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2457,7 +2547,9 @@ export interface components {
         /**
          * @description One rep's statement for one period: per plan, attainment, every live and frozen row booked
          *     in the period with an explanation, the clawbacks and top-ups booked here for earlier periods,
-         *     totals by status and the amount payable. Every total is an exact sum of earning rows.
+         *     totals by status and the amount payable. Every total is an exact sum of earning rows; the
+         *     manual adjustments of the period are listed apart (`manual_adjustments`) and added to
+         *     `payable_cents`.
          */
         Statement: {
             user: components["schemas"]["User"];
@@ -2472,22 +2564,42 @@ export interface components {
             totals: components["schemas"]["StatusTotals"];
             /**
              * @description The totals and the amount payable per currency, one entry per currency the rep's plans pay
-             *     in (plans' `currency`), in the order the plans come. When the rep is paid in one currency
-             *     (the usual case) it has one entry, equal to `totals` and `payable_cents`; when in several,
-             *     read these: `totals` and `payable_cents` then add minor units of different currencies.
+             *     in (plans' `currency`), in the order the plans come, then the currencies only manual
+             *     adjustments pay in. When the rep is paid in one currency (the usual case) it has one entry,
+             *     equal to `totals` and `payable_cents`; when in several, read these: `totals` and
+             *     `payable_cents` then add minor units of different currencies.
              */
             by_currency: {
                 currency: components["schemas"]["Currency"];
                 totals: components["schemas"]["StatusTotals"];
                 /**
                  * Format: int64
-                 * @description `pending_cents` + `approved_cents` + `paid_cents` of the plans paying in this currency.
+                 * @description The sum of the manual adjustments in this currency.
+                 */
+                manual_adjustments_cents: number;
+                /**
+                 * Format: int64
+                 * @description `pending_cents` + `approved_cents` + `paid_cents` of the plans paying in this currency,
+                 *     plus `manual_adjustments_cents`.
                  */
                 payable_cents: number;
             }[];
             /**
+             * @description The manual adjustments paid in this period (one-off bonuses, corrections, guarantees,
+             *     deductions and their voids), oldest first. They are not earnings rows and are not in
+             *     `plans` or `totals`. A void and the adjustment it voids are both listed; they sum to 0.
+             */
+            manual_adjustments: components["schemas"]["Adjustment"][];
+            /**
              * Format: int64
-             * @description `pending_cents` + `approved_cents` + `paid_cents` over every plan, net of clawbacks.
+             * @description The sum of `manual_adjustments` (over every currency).
+             * @example 0
+             */
+            manual_adjustments_cents: number;
+            /**
+             * Format: int64
+             * @description `pending_cents` + `approved_cents` + `paid_cents` over every plan, net of clawbacks, plus
+             *     `manual_adjustments_cents`: what the period pays the rep.
              * @example 1300000
              */
             payable_cents: number;
@@ -2514,8 +2626,9 @@ export interface components {
         EventStream: string;
         /**
          * @description What one rep is owed in one currency for a locked period, net of clawbacks, in integer cents: sums of the
-         *     rep's rows booked in the period. Each equals the sum of `amount_cents` of the rows that
-         *     `GET /v1/earnings` lists for the same user, period and status.
+         *     rep's rows booked in the period and of their manual adjustments paid in it (`GET /v1/adjustments`).
+         *     Without adjustments, each equals the sum of `amount_cents` of the rows that `GET /v1/earnings`
+         *     lists for the same user, period and status.
          */
         Payout: {
             user_id: components["schemas"]["UserId"];
@@ -2531,13 +2644,14 @@ export interface components {
             currency: components["schemas"]["Currency"];
             /**
              * Format: int64
-             * @description Sum of the rep's `approved` rows (frozen by the lock, not paid yet), clawbacks included.
+             * @description Sum of the rep's `approved` rows (frozen by the lock, not paid yet), clawbacks included, and of
+             *     their manual adjustments of a locked period.
              * @example 1300000
              */
             approved_cents: number;
             /**
              * Format: int64
-             * @description Sum of the rep's `paid` rows, clawbacks included.
+             * @description Sum of the rep's `paid` rows, clawbacks included, and of their manual adjustments of a paid period.
              * @example 0
              */
             paid_cents: number;
@@ -2559,10 +2673,191 @@ export interface components {
             draw_cents: number;
             /**
              * Format: int64
+             * @description The part of `approved_cents` + `paid_cents` that is manual adjustments (one-off bonuses,
+             *     corrections, guarantees, deductions, voids), for a pay code of their own: `total_cents` −
+             *     `adjustment_cents` is what the earnings rows pay.
+             * @example 0
+             */
+            adjustment_cents: number;
+            /**
+             * Format: int64
              * @description `approved_cents` + `paid_cents`.
              * @example 1300000
              */
             total_cents: number;
+        };
+        /**
+         * @description A manual adjustment: a signed amount an admin added to a rep's period for what no rule of a plan
+         *     covers (a one-off bonus, a correction, a guarantee, a deduction). It is not an earning: it has
+         *     no chip, no trace and no line, and `GET /v1/earnings` never lists it. Statements and payouts
+         *     include it beside the earnings rows. It never changes once written: a void is a new adjustment
+         *     of the opposite amount that names the one it voids (`voids_id`).
+         */
+        Adjustment: {
+            id: components["schemas"]["AdjustmentId"];
+            user_id: components["schemas"]["UserId"];
+            /**
+             * @description The rep's id in your system.
+             * @example rep-017
+             */
+            user_external_id: string;
+            /** @description The period the adjustment is paid in. */
+            period_id: components["schemas"]["PeriodId"];
+            /**
+             * Format: int64
+             * @description Signed, in the minor units of `currency`; never 0.
+             * @example 50000
+             */
+            amount_cents: number;
+            currency: components["schemas"]["Currency"];
+            category: components["schemas"]["AdjustmentCategory"];
+            /**
+             * @description Why the admin added it, as they wrote it.
+             * @example Spot bonus for the Acme renewal
+             */
+            reason: string;
+            /** @description The deal it concerns, if any. */
+            deal_id: components["schemas"]["DealId"] | null;
+            /**
+             * @description Follows the period: `pending` while it is open, `approved` once it is locked, `paid` once it is
+             *     marked paid. An adjustment is only ever added to an open period.
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "paid";
+            /** @description The adjustment this one voids (a counter-adjustment); `null` for an ordinary one. */
+            voids_id: components["schemas"]["AdjustmentId"] | null;
+            /** @description The counter-adjustment that voids this one; `null` while none does. */
+            voided_by_id: components["schemas"]["AdjustmentId"] | null;
+            /** @description Who added it: an admin of the console (`type: admin`, their email) or an operator's command (`type: cli`). */
+            created_by: {
+                /** @enum {string} */
+                type: "admin" | "cli";
+                /** @example finance@acme.example */
+                name: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * @description Id of a manual adjustment.
+         * @example adj_01kq2m3v8ef0v9n4xw8f7c1b2d
+         */
+        AdjustmentId: string;
+        /**
+         * @description What the adjustment is: `one_off_bonus` (positive), `correction` (either sign), `guarantee`
+         *     (positive: a guaranteed minimum topped up by hand) or `deduction` (negative). A void keeps the
+         *     category of the adjustment it voids, with the opposite amount.
+         * @example one_off_bonus
+         * @enum {string}
+         */
+        AdjustmentCategory: "one_off_bonus" | "correction" | "guarantee" | "deduction";
+        /** @description One page of manual adjustments, oldest first. */
+        AdjustmentList: {
+            adjustments: components["schemas"]["Adjustment"][];
+            /** @description Pass as `cursor` to get the next page; `null` when there are no more adjustments. */
+            next_cursor: string | null;
+        };
+        /** @description Payload of the `adjustment.created` webhook. */
+        AdjustmentCreatedWebhook: {
+            /** @constant */
+            type: "adjustment.created";
+            /**
+             * Format: date-time
+             * @description When the adjustment was added.
+             */
+            timestamp: string;
+            data: {
+                adjustment: components["schemas"]["Adjustment"];
+            };
+        };
+        /**
+         * @description Where a rep's statement for a period stands under the org's approval policy (`none`, `rep`, `manager`,
+         *     `rep_then_manager`): each step with its latest approval and, when the statement changed since, the
+         *     difference (the approval is then reset and the step waits again).
+         */
+        StatementApproval: {
+            user_id: components["schemas"]["UserId"];
+            /** @example rep-017 */
+            user_external_id: string;
+            period_id: components["schemas"]["PeriodId"];
+            /** @enum {string} */
+            policy: "none" | "rep" | "manager" | "rep_then_manager";
+            /**
+             * @description `not_required` under `none`; else the first step waiting, or `approved`.
+             * @enum {string}
+             */
+            state: "not_required" | "waiting_rep" | "waiting_manager" | "approved";
+            /**
+             * Format: int64
+             * @description The statement's `payable_cents` now.
+             */
+            payable_cents: number;
+            steps: {
+                /** @enum {string} */
+                step: "rep" | "manager";
+                /** @description True when the step's latest approval is of the statement as it is now. */
+                standing: boolean;
+                /** @description The step's latest approval; `null` when none was given. */
+                approval: null | {
+                    id: string;
+                    /** @enum {string} */
+                    approver_type: "rep" | "admin";
+                    /** @description The approving rep's user id. */
+                    approver_id: string;
+                    /** Format: date-time */
+                    approved_at: string;
+                    snapshot: components["schemas"]["ApprovalSnapshot"];
+                };
+                /** @description How the statement changed since that approval; `null` while it stands (or without one). */
+                difference: null | components["schemas"]["ApprovalDifference"];
+            }[];
+        };
+        /** @description Exactly what an approval approved - each payable row (by its line), each manual adjustment, the total. */
+        ApprovalSnapshot: {
+            rows: {
+                /** @description The row's line (plan, chip, deal or period, the period it belongs to), stable across its rows. */
+                line: string;
+                earning_id: components["schemas"]["EarningId"];
+                /** @example core-ae base on deal opp-1042 */
+                description: string;
+                /** Format: int64 */
+                amount_cents: number;
+            }[];
+            adjustments: {
+                id: components["schemas"]["AdjustmentId"];
+                description: string;
+                /** Format: int64 */
+                amount_cents: number;
+            }[];
+            /** Format: int64 */
+            payable_cents: number;
+        };
+        /**
+         * @description How the statement changed since an approval: each row (by line) and adjustment whose amount differs, appeared
+         *     (`approved_cents` null) or went (`now_cents` null), and the totals. An approval with a difference is reset.
+         */
+        ApprovalDifference: {
+            rows: {
+                line: string;
+                description: string;
+                /** Format: int64 */
+                approved_cents: number | null;
+                /** Format: int64 */
+                now_cents: number | null;
+            }[];
+            adjustments: {
+                id: components["schemas"]["AdjustmentId"];
+                description: string;
+                /** Format: int64 */
+                approved_cents: number | null;
+                /** Format: int64 */
+                now_cents: number | null;
+            }[];
+            /** Format: int64 */
+            approved_payable_cents: number;
+            /** Format: int64 */
+            now_payable_cents: number;
         };
         /**
          * @description "If this deal closed won on this date, what would each line pay?" Name an existing deal by
@@ -3713,7 +4008,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The resource is not in a state that allows this (a closed inquiry). Nothing changed. */
+        /** @description The resource is not in a state that allows this (a closed inquiry, a statement of a period no longer open). Nothing changed. */
         InvalidState: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3885,6 +4180,15 @@ export interface components {
          * @example 2026-04
          */
         PayoutPeriodId: components["schemas"]["PeriodId"];
+        /** @description Only adjustments paid in this period. */
+        AdjustmentPeriodIdFilter: components["schemas"]["PeriodId"];
+        /** @description Only adjustments of this user (rep). */
+        AdjustmentUserIdFilter: components["schemas"]["UserId"];
+        /**
+         * @description Only adjustments of the user (rep) with this `external_id`; a rep Quotient has never seen has none.
+         * @example rep-017
+         */
+        AdjustmentUserExternalIdFilter: string;
         /** @description Only earnings booked in this period. */
         PeriodIdFilter: components["schemas"]["PeriodId"];
         /** @description Only earnings of this deal. Period-level earnings (`deal_id` null) never match. */
@@ -4496,6 +4800,101 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getStatementApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id (`user_...`). Any id not found in the key's org is `404 not_found`.
+                 * @example user_01knvyqwr3fmtr77g6vdncr588
+                 */
+                id: components["parameters"]["UserIdPath"];
+                /**
+                 * @description The period: `YYYY-MM` for a month, `YYYY-Qn` for a quarter.
+                 * @example 2026-04
+                 */
+                period_id: components["parameters"]["PeriodIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement's approval. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatementApproval"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    approveStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id (`user_...`). Any id not found in the key's org is `404 not_found`.
+                 * @example user_01knvyqwr3fmtr77g6vdncr588
+                 */
+                id: components["parameters"]["UserIdPath"];
+                /**
+                 * @description The period: `YYYY-MM` for a month, `YYYY-Qn` for a quarter.
+                 * @example 2026-04
+                 */
+                period_id: components["parameters"]["PeriodIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement's approval after this one. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        statement_approval: components["schemas"]["StatementApproval"];
+                        /** @description False when the step already stood; nothing was recorded. */
+                        changed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["InvalidState"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listPayouts: {
         parameters: {
             query: {
@@ -4543,6 +4942,60 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["PeriodOpen"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listAdjustments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items in the page, from 1 to 200.
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
+                 *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
+                 *     starting `cursor:`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only adjustments paid in this period. */
+                period_id?: components["parameters"]["AdjustmentPeriodIdFilter"];
+                /** @description Only adjustments of this user (rep). */
+                user_id?: components["parameters"]["AdjustmentUserIdFilter"];
+                /**
+                 * @description Only adjustments of the user (rep) with this `external_id`; a rep Quotient has never seen has none.
+                 * @example rep-017
+                 */
+                user_external_id?: components["parameters"]["AdjustmentUserExternalIdFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of adjustments. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -5290,6 +5743,39 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PeriodPaidWebhook"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookAccepted"];
+        };
+    };
+    receiveAdjustmentCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry of one message. Deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description Unix time in seconds when this attempt was sent. Part of the signed content; reject
+                 *     messages more than 5 minutes away from your clock.
+                 * @example 1776702612
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description One or more space-separated signatures `v1,<base64>`, each the HMAC-SHA256 of
+                 *     `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the
+                 *     endpoint secret after `whsec_`. Accept the message when any signature matches.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdjustmentCreatedWebhook"];
             };
         };
         responses: {

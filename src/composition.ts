@@ -4,8 +4,10 @@ import type { Database } from './db/prisma.ts';
 import { secretBox, secretKeySource } from './lib/secretBox.ts';
 import { databaseStatements, poolStatements, type SqlPool } from './repositories/transaction.ts';
 import { AccountingBooks } from './services/accounting.ts';
+import { AdjustmentAdmin, AdjustmentReader } from './services/adjustments.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { EarningsRecompute, type RecomputeProgressReport } from './services/adminRecompute.ts';
+import { StatementApprovals } from './services/approvals.ts';
 import type { DealChangeListener } from './services/dealChanges.ts';
 import { DealEventBatch } from './services/dealEventBatch.ts';
 import { DealImport } from './services/dealImport.ts';
@@ -79,7 +81,9 @@ export interface ApiServices {
   planDocuments: PlanDocuments;
   userReader: UserReader;
   statementReader: StatementReader;
+  approvals: StatementApprovals;
   payoutReader: PayoutReader;
+  adjustmentReader: AdjustmentReader;
   estimator: DealEstimator;
   earningsStream: EarningsStream;
   repTokens: RepTokens;
@@ -99,6 +103,8 @@ export interface AdminServices {
   planHistory: PlanHistory;
   planDocuments: PlanDocuments;
   periods: PeriodAdmin;
+  adjustments: AdjustmentAdmin;
+  approvals: StatementApprovals;
   recompute: EarningsRecompute;
   exchangeRates: ExchangeRateService;
   exchangeRateChange: ExchangeRateChange;
@@ -140,10 +146,13 @@ export function composeServices(input: CompositionInput): Services {
   const dealEventBatch = new DealEventBatch(ingestion);
   const dealImport = new DealImport(db, pool, dealEventBatch);
   // A status change sets off, in its transaction, the period.locked / period.paid webhooks, then the ledger's moves.
+  const statementReader = new StatementReader(pool);
+  const approvals = new StatementApprovals(db, statementReader);
   const periods = new PeriodAdmin(
     db,
     withPeriodWebhooks(input.listeners?.periods ?? engine),
     new PayoutReader(databaseStatements(db)),
+    approvals,
   );
   const recompute = new EarningsRecompute(db, engine, {
     pool,
@@ -179,8 +188,10 @@ export function composeServices(input: CompositionInput): Services {
       planReader: new PlanReader(db),
       planDocuments,
       userReader: new UserReader(pool),
-      statementReader: new StatementReader(pool),
+      statementReader,
+      approvals,
       payoutReader: new PayoutReader(poolStatements(pool)),
+      adjustmentReader: new AdjustmentReader(poolStatements(pool)),
       estimator: new DealEstimator(ingestion),
       earningsStream: new EarningsStream(pool),
       repTokens,
@@ -196,6 +207,8 @@ export function composeServices(input: CompositionInput): Services {
       planHistory,
       planDocuments,
       periods,
+      adjustments: new AdjustmentAdmin(db),
+      approvals,
       recompute,
       exchangeRates,
       exchangeRateChange: new ExchangeRateChange(exchangeRates, recompute),

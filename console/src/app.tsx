@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Me, rememberSession, whenSignedOut } from './api.ts';
 import { Loading } from './components.tsx';
 import { AccountingPage } from './pages/accounting.tsx';
+import { AdjustmentsPage } from './pages/adjustments.tsx';
 import { AdminsPage } from './pages/admins.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { ImportsPage } from './pages/imports.tsx';
@@ -23,6 +24,7 @@ const NAV = [
   { href: '/plans', label: 'Plans' },
   { href: '/imports', label: 'Import deals' },
   { href: '/periods', label: 'Periods' },
+  { href: '/adjustments', label: 'Adjustments' },
   { href: '/accounting', label: 'Accounting' },
   { href: '/reps', label: 'Reps' },
   { href: '/inquiries', label: 'Inquiries' },
@@ -148,6 +150,8 @@ function Page(props: { path: string; canChange: boolean; orgId: string }) {
       return <ImportsPage canChange={props.canChange} />;
     case 'periods':
       return <PeriodsPage canChange={props.canChange} />;
+    case 'adjustments':
+      return <AdjustmentsPage canChange={props.canChange} />;
     case 'accounting':
       return <AccountingPage canChange={props.canChange} />;
     case 'reps':

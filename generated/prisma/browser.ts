@@ -183,6 +183,21 @@ export type AccountingClose = Prisma.AccountingCloseModel
  */
 export type AccountingConversion = Prisma.AccountingConversionModel
 /**
+ * Model Adjustment
+ * 
+ */
+export type Adjustment = Prisma.AdjustmentModel
+/**
+ * Model StatementApproval
+ * 
+ */
+export type StatementApproval = Prisma.StatementApprovalModel
+/**
+ * Model PaymentRequest
+ * 
+ */
+export type PaymentRequest = Prisma.PaymentRequestModel
+/**
  * Model RepToken
  * 
  */

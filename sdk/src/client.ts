@@ -2,6 +2,7 @@ import createOpenApiClient from 'openapi-fetch';
 import type { paths } from './generated/openapi.ts';
 import { dedupKeyMiddleware } from './idempotency.ts';
 import {
+  AdjustmentsResource,
   AuthResource,
   type Core,
   DealsResource,
@@ -86,6 +87,8 @@ export class QuotientClient {
   readonly statements: StatementsResource;
   /** `GET /v1/payouts`. */
   readonly payouts: PayoutsResource;
+  /** `GET /v1/adjustments`. */
+  readonly adjustments: AdjustmentsResource;
   /** `POST /v1/estimates`. */
   readonly estimates: EstimatesResource;
   /** `POST /v1/rep-tokens`, `POST /v1/rep-tokens/{id}/revoke`. */
@@ -132,6 +135,7 @@ export class QuotientClient {
     this.users = new UsersResource(core);
     this.statements = new StatementsResource(core);
     this.payouts = new PayoutsResource(core);
+    this.adjustments = new AdjustmentsResource(core);
     this.estimates = new EstimatesResource(core);
     this.repTokens = new RepTokensResource(core);
     this.inquiries = new InquiriesResource(core);

@@ -3,6 +3,7 @@ export { QuotientConnectionError, QuotientError, QuotientTimeoutError } from './
 export type { components, operations, paths, webhooks } from './generated/openapi.ts';
 export { PageIterator, type PageSource } from './pagination.ts';
 export type {
+  AdjustmentsResource,
   AuthResource,
   DealsResource,
   EarningsResource,
@@ -18,6 +19,8 @@ export type {
 } from './resources.ts';
 export type { FetchFunction } from './transport.ts';
 export type {
+  Adjustment,
+  AdjustmentList,
   AuthContext,
   Deal,
   DealEvent,
@@ -38,6 +41,7 @@ export type {
   Inquiry,
   InquiryComment,
   InquiryList,
+  ListAdjustmentsParams,
   ListDealsParams,
   ListEarningsParams,
   ListInquiriesParams,
@@ -56,6 +60,8 @@ export type {
   RepTokenCreated,
   RepTokenRequest,
   Statement,
+  StatementApproval,
+  StatementApprovalResult,
   User,
   UserList,
   WebhookEvent,

@@ -2,6 +2,8 @@ import { QuotientError } from './errors.ts';
 import { PageIterator } from './pagination.ts';
 import type { FetchFunction } from './transport.ts';
 import type {
+  Adjustment,
+  AdjustmentList,
   AuthContext,
   Deal,
   DealEvent,
@@ -17,6 +19,7 @@ import type {
   GetPlanParams,
   Inquiry,
   InquiryList,
+  ListAdjustmentsParams,
   ListDealsParams,
   ListEarningsParams,
   ListInquiriesParams,
@@ -35,6 +38,8 @@ import type {
   RepTokenCreated,
   RepTokenRequest,
   Statement,
+  StatementApproval,
+  StatementApprovalResult,
   User,
   UserList,
 } from './types.ts';
@@ -238,6 +243,32 @@ export class StatementsResource {
     );
     return new Uint8Array(bytes as ArrayBuffer);
   }
+
+  /**
+   * `GET /v1/users/{id}/statements/{period_id}/approvals`: where the statement's approval stands under the org's
+   * policy, each step with what it approved and, after a change, the difference. Needs `earnings:read`.
+   */
+  async approval(userId: string, periodId: string, options?: RequestOptions): Promise<StatementApproval> {
+    return unwrap(
+      this.#core.raw.GET('/v1/users/{id}/statements/{period_id}/approvals', {
+        params: { path: { id: userId, period_id: periodId } },
+        ...init(this.#core, options),
+      }),
+    );
+  }
+
+  /**
+   * `POST /v1/users/{id}/statements/{period_id}/approvals`: the rep (or a manager above them) approves the
+   * statement as it is now. A rep action: call it with a client made with a rep token; an API key is refused (403).
+   */
+  async approve(userId: string, periodId: string, options?: RequestOptions): Promise<StatementApprovalResult> {
+    return unwrap(
+      this.#core.raw.POST('/v1/users/{id}/statements/{period_id}/approvals', {
+        params: { path: { id: userId, period_id: periodId } },
+        ...init(this.#core, options),
+      }),
+    );
+  }
 }
 
 export class PayoutsResource {
@@ -262,6 +293,32 @@ export class PayoutsResource {
   /** `GET /v1/payouts`, one page; an open period is a QuotientError with status 409 (`period_open`). */
   async listPage(params: ListPayoutsParams, options?: RequestOptions): Promise<PayoutList> {
     return unwrap(this.#core.raw.GET('/v1/payouts', { params: { query: params }, ...init(this.#core, options) }));
+  }
+}
+
+export class AdjustmentsResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /**
+   * `GET /v1/adjustments`, every page: the org's manual adjustments (one-off bonuses, corrections, guarantees,
+   * deductions and their voids), oldest first,
+   * `for await (const adjustment of client.adjustments.list({ period_id: '2026-04' }))`. Needs `earnings:read`.
+   */
+  list(params: ListAdjustmentsParams = {}, options?: RequestOptions): PageIterator<Adjustment, AdjustmentList> {
+    return new PageIterator({
+      fetchPage: (cursor) => this.listPage({ ...params, cursor }, options),
+      items: (page) => page.adjustments,
+      nextCursor: (page) => page.next_cursor,
+      firstCursor: params.cursor,
+    });
+  }
+
+  /** `GET /v1/adjustments`, one page. */
+  async listPage(params: ListAdjustmentsParams = {}, options?: RequestOptions): Promise<AdjustmentList> {
+    return unwrap(this.#core.raw.GET('/v1/adjustments', { params: { query: params }, ...init(this.#core, options) }));
   }
 }
 

@@ -41,10 +41,15 @@ export type ListUsersParams = Query<paths['/v1/users']['get']>;
 
 export type Statement =
   paths['/v1/users/{id}/statements/{period_id}']['get']['responses'][200]['content']['application/json'];
+export type StatementApproval = JsonBody<'/v1/users/{id}/statements/{period_id}/approvals', 'get'>;
+export type StatementApprovalResult = JsonBody<'/v1/users/{id}/statements/{period_id}/approvals', 'post'>;
 
 export type PayoutList = JsonBody<'/v1/payouts', 'get'>;
 export type Payout = PayoutList['payouts'][number];
 export type ListPayoutsParams = Query<paths['/v1/payouts']['get']>;
+export type AdjustmentList = JsonBody<'/v1/adjustments', 'get'>;
+export type Adjustment = AdjustmentList['adjustments'][number];
+export type ListAdjustmentsParams = NonNullable<Query<paths['/v1/adjustments']['get']>>;
 
 export type EstimateRequest = RequestBody<paths['/v1/estimates']['post']>;
 export type Estimate = JsonBody<'/v1/estimates', 'post'>;

@@ -1,6 +1,8 @@
 import { Command, type CommanderError } from 'commander';
 import { accountingCommand } from './commands/accounting.ts';
+import { adjustmentsCommand } from './commands/adjustments.ts';
 import { adminsCommand } from './commands/admins.ts';
+import { approvalsCommand } from './commands/approvals.ts';
 import { auditCommand } from './commands/audit.ts';
 import { dbCommand } from './commands/db.ts';
 import { demoCommand } from './commands/demo.ts';
@@ -41,6 +43,8 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     repsCommand(),
     ssoCommand(),
     periodsCommand(),
+    adjustmentsCommand(),
+    approvalsCommand(),
     inquiriesCommand(),
     accountingCommand(),
     recomputeCommand(),

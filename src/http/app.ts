@@ -100,6 +100,8 @@ export function createApp(deps: AppDeps): Express {
           userReader: deps.userReader,
           statementReader: deps.statementReader,
           payoutReader: deps.payoutReader,
+          adjustmentReader: deps.adjustmentReader,
+          approvals: deps.approvals,
           estimator: deps.estimator,
           earningsStream: deps.earningsStream,
           repTokens: deps.repTokens,

@@ -28,6 +28,8 @@ export type IdPrefix =
   | 'rlnk'
   | 'rses'
   | 'apv'
+  | 'adj'
+  | 'sap'
   | 'rtk'
   | 'inq'
   | 'inql'

@@ -498,6 +498,20 @@ export async function repRowsOfPeriod(
   });
 }
 
+/**
+ * The reps whose statement for the period pays something: a pending, approved or paid row, or a manual adjustment
+ * (table adjustments). These are the statements an approval policy waits for.
+ */
+export async function repsPaidInPeriod(tx: Transaction, orgId: string, periodId: string): Promise<string[]> {
+  const rows = await tx.query<{ user_id: string }>(
+    sql`SELECT user_id FROM earnings WHERE org_id = ${orgId} AND period_id = ${periodId}
+          AND status IN ('pending', 'approved', 'paid')
+        UNION
+        SELECT user_id FROM adjustments WHERE org_id = ${orgId} AND period_id = ${periodId}`,
+  );
+  return rows.map((row) => row.user_id);
+}
+
 /** Rows of the period's earnings in this status (inside a status change, to tell how many it moved). */
 export async function countOfPeriodWithStatus(
   tx: Transaction,
@@ -554,7 +568,7 @@ export async function writtenRows(tx: Transaction, orgId: string, ids: readonly 
   return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
 }
 
-/** One rep's sums over a period's approved and paid rows. */
+/** One rep's sums over a period's approved and paid rows and its manual adjustments. */
 export interface PayoutRow {
   user_id: string;
   user_external_id: string;
@@ -565,6 +579,8 @@ export interface PayoutRow {
   clawback_cents: number;
   /** The draws' rows (advances, their adjustments and recoveries): not clawbacks, paid under their own code. */
   draw_cents: number;
+  /** The rep's manual adjustments paid in the period (table adjustments). */
+  adjustment_cents: number;
 }
 
 /** A row of a plan's draw line: an advance (or its adjustment) or a recovery, told by its trace's chip kind. */
@@ -638,21 +654,31 @@ export async function payoutsAfter(
     keyset += ` AND u.id = ANY($${values.length}::text[])`;
   }
   values.push(limit);
+  // A period's manual adjustments are paid with it: approved while it is locked, paid once it is paid.
   const rows = await tx.query<PayoutRow>({
-    text: `WITH reps AS (
+    text: `WITH paid AS (
+             SELECT e.user_id, e.currency, e.amount_cents, e.status,
+                    (e.amount_cents < 0 AND NOT ${IS_DRAW_ROW}) AS clawback, ${IS_DRAW_ROW} AS draw, false AS adjustment
+             FROM earnings e
+             WHERE e.org_id = $1 AND e.period_id = $2 AND e.status IN ('approved', 'paid')
+             UNION ALL
+             SELECT a.user_id, a.currency, a.amount_cents, CASE p.status WHEN 'paid' THEN 'paid' ELSE 'approved' END,
+                    false, false, true
+             FROM adjustments a JOIN periods p ON p.org_id = a.org_id AND p.id = a.period_id
+             WHERE a.org_id = $1 AND a.period_id = $2 AND p.status IN ('locked', 'paid')
+           ), reps AS (
              SELECT DISTINCT u.id, u.external_id, u.created_at
-             FROM earnings e JOIN users u ON u.id = e.user_id
-             WHERE e.org_id = $1 AND e.period_id = $2 AND e.status IN ('approved', 'paid') ${keyset}
+             FROM paid e JOIN users u ON u.id = e.user_id
+             WHERE true ${keyset}
              ORDER BY u.created_at, u.id LIMIT $${values.length}
            )
            SELECT u.id AS user_id, u.external_id AS user_external_id, u.created_at AS user_created_at, e.currency,
              COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'approved'), 0)::bigint AS approved_cents,
              COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'paid'), 0)::bigint AS paid_cents,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.amount_cents < 0 AND NOT ${IS_DRAW_ROW}), 0)::bigint
-               AS clawback_cents,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE ${IS_DRAW_ROW}), 0)::bigint AS draw_cents
-           FROM earnings e JOIN reps u ON u.id = e.user_id
-           WHERE e.org_id = $1 AND e.period_id = $2 AND e.status IN ('approved', 'paid')
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.clawback), 0)::bigint AS clawback_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.draw), 0)::bigint AS draw_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.adjustment), 0)::bigint AS adjustment_cents
+           FROM paid e JOIN reps u ON u.id = e.user_id
            GROUP BY u.id, u.external_id, u.created_at, e.currency ORDER BY u.created_at, u.id, e.currency`,
     values,
   });
@@ -663,6 +689,7 @@ export async function payoutsAfter(
     paid_cents: Number(row.paid_cents),
     clawback_cents: Number(row.clawback_cents),
     draw_cents: Number(row.draw_cents),
+    adjustment_cents: Number(row.adjustment_cents),
   }));
 }
 

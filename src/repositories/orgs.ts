@@ -116,6 +116,33 @@ export async function firstWonStage(tx: Transaction, orgId: string): Promise<str
   return rows[0]?.stage ?? 'closed_won';
 }
 
+/** How the org's statements are signed off and its periods paid (docs/pay-workflow.md). */
+export interface PaySettings {
+  statement_approval_policy: string;
+  four_eyes_payment: boolean;
+}
+
+/** The org's pay settings; null when there is no such org. */
+export async function paySettings(tx: Transaction, orgId: string): Promise<PaySettings | null> {
+  const rows = await tx.query<PaySettings>(
+    sql`SELECT statement_approval_policy, four_eyes_payment FROM orgs WHERE id = ${orgId}`,
+  );
+  return rows[0] ?? null;
+}
+
+export async function setPaySettings(
+  tx: Transaction,
+  orgId: string,
+  settings: Partial<PaySettings>,
+): Promise<PaySettings> {
+  const rows = await tx.query<PaySettings>(
+    sql`UPDATE orgs SET statement_approval_policy = COALESCE(${settings.statement_approval_policy ?? null}::text, statement_approval_policy),
+               four_eyes_payment = COALESCE(${settings.four_eyes_payment ?? null}::boolean, four_eyes_payment)
+        WHERE id = ${orgId} RETURNING statement_approval_policy, four_eyes_payment`,
+  );
+  return rows[0] as PaySettings;
+}
+
 /** How the org's rep tokens may be used from browsers (CORS) and how often (docs/rep-tokens.md). */
 export interface RepAccessRecord {
   cors_allowed_origins: string[];

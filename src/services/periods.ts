@@ -6,9 +6,12 @@ import * as audit from '../repositories/audit.ts';
 import type { PeriodTotal } from '../repositories/earnings.ts';
 import * as earnings from '../repositories/earnings.ts';
 import * as orgs from '../repositories/orgs.ts';
+import type { PaymentRequestRecord } from '../repositories/paymentRequests.ts';
+import * as paymentRequests from '../repositories/paymentRequests.ts';
 import type { PeriodRecord } from '../repositories/periods.ts';
 import * as periods from '../repositories/periods.ts';
 import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { StatementApprovals } from './approvals.ts';
 import type { PayoutReader } from './payouts.ts';
 import type { PeriodChangeListener } from './periodChanges.ts';
 
@@ -18,6 +21,11 @@ export interface PeriodChangeResult {
   changed: boolean;
   /** Earnings rows the change moved: pending → approved on lock, approved → paid on mark-paid. */
   rows_moved: number;
+  /**
+   * Four-eyes payment: the request waiting for a second admin's confirmation (the first admin's mark-paid made it,
+   * and nothing else changed); null otherwise.
+   */
+  payment_request?: PaymentRequestRecord | null;
 }
 
 /**
@@ -30,9 +38,11 @@ export class PeriodAdmin {
 
   readonly #statements: Transaction;
   readonly #payouts: PayoutReader;
+  readonly #approvals: StatementApprovals;
 
-  constructor(db: Database, listener: PeriodChangeListener, payouts: PayoutReader) {
+  constructor(db: Database, listener: PeriodChangeListener, payouts: PayoutReader, approvals: StatementApprovals) {
     this.#payouts = payouts;
+    this.#approvals = approvals;
     this.db = db;
     this.listener = listener;
     this.#statements = databaseStatements(db);
@@ -57,10 +67,43 @@ export class PeriodAdmin {
    * Locks an open period: its amounts are frozen and later changes go to the next open period. A period with
    * no row yet is created locked, so a month can be closed before anything was booked in it. Locking a locked
    * period changes nothing; a paid period cannot be locked again.
+   *
+   * Under an approval policy, an open period whose statements are not all approved is refused, listing those still
+   * waiting, unless `overrideReason` says why it is locked anyway (audited with the statements it overrode).
+   * The check is read before the lock's transaction: a statement that changes in between is paid as it stands.
    */
-  async lock(orgId: string, periodId: string, actor: AdminActor = CLI_ACTOR): Promise<PeriodChangeResult> {
+  async lock(
+    orgId: string,
+    periodId: string,
+    actor: AdminActor = CLI_ACTOR,
+    options: { overrideReason?: string } = {},
+  ): Promise<PeriodChangeResult> {
     this.requirePeriodId(periodId);
     await this.requireOrg(orgId);
+    const override = options.overrideReason?.trim();
+    if (options.overrideReason !== undefined && !override) {
+      throw new Refusal('invalid_body', 'override_reason: must not be empty');
+    }
+    const existing = await periods.findSummary(this.#statements, orgId, periodId);
+    const waiting =
+      existing?.status === 'locked' || existing?.status === 'paid'
+        ? []
+        : await this.#approvals.waiting(orgId, periodId);
+    if (waiting.length > 0 && !override) {
+      throw new Refusal(
+        'invalid_state',
+        `period ${periodId} has ${waiting.length} statement(s) waiting for approval: ${waiting.map((view) => `${view.user_external_id} (${view.state})`).join(', ')}; lock with an override reason to lock anyway`,
+        {
+          details: {
+            waiting: waiting.map((view) => ({
+              user_id: view.user_id,
+              user_external_id: view.user_external_id,
+              state: view.state,
+            })),
+          },
+        },
+      );
+    }
     return inPrismaTransaction(this.db, async (tx) => {
       await this.listener.beforePeriodLocked?.(tx, { orgId, periodId });
       const created = await periods.ensurePeriods(tx, orgId, [periodId]);
@@ -78,31 +121,85 @@ export class PeriodAdmin {
       const rowsMoved = pendingBefore - (await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'pending'));
       await audit.insertMany(tx, [
         adminAuditEntry(orgId, 'period.locked', { period_id: periodId, rows_moved: rowsMoved }, actor),
+        ...(waiting.length > 0
+          ? [
+              adminAuditEntry(
+                orgId,
+                'period.lock_overridden',
+                {
+                  period_id: periodId,
+                  reason: override ?? '',
+                  waiting: waiting.map((view) => ({ user_id: view.user_id, state: view.state })),
+                },
+                actor,
+              ),
+            ]
+          : []),
       ]);
       return { period, changed: true, rows_moved: rowsMoved };
     });
   }
 
-  /** Marks a locked period paid. Marking a paid period changes nothing; an open period must be locked first. */
+  /**
+   * Marks a locked period paid. Marking a paid period changes nothing; an open period must be locked first. With
+   * four-eyes payment on, the first admin's call only requests it (`payment_request`) and a second, different
+   * admin's call pays; the same admin (or `cli` twice) is refused.
+   */
   async markPaid(orgId: string, periodId: string, actor: AdminActor = CLI_ACTOR): Promise<PeriodChangeResult> {
     this.requirePeriodId(periodId);
     await this.requireOrg(orgId);
     return inPrismaTransaction(this.db, async (tx) => {
       const current = await periods.lockForUpdate(tx, orgId, periodId);
       if (!current) throw new Refusal('not_found', `org ${orgId} has no period ${periodId}`);
-      if (current.status === 'paid') return { period: current, changed: false, rows_moved: 0 };
+      if (current.status === 'paid') return { period: current, changed: false, rows_moved: 0, payment_request: null };
       if (current.status === 'open') {
         throw new Refusal(
           'invalid_state',
           `period ${periodId} is open; lock it first (quotient periods lock ${periodId} --org ${orgId})`,
         );
       }
+      const settings = await orgs.paySettings(tx, orgId);
+      let confirms: PaymentRequestRecord | null = null;
+      if (settings?.four_eyes_payment) {
+        const request = await paymentRequests.find(tx, orgId, periodId);
+        const actorId = actor.kind === 'admin' ? actor.adminId : null;
+        const actorName = actor.kind === 'admin' ? actor.email : 'cli';
+        if (!request) {
+          const made = await paymentRequests.insert(tx, orgId, {
+            period_id: periodId,
+            requested_by: actorName,
+            requested_by_id: actorId,
+          });
+          await audit.insertMany(tx, [
+            adminAuditEntry(orgId, 'period.payment_requested', { period_id: periodId }, actor),
+          ]);
+          return { period: current, changed: false, rows_moved: 0, payment_request: made };
+        }
+        if (request.requested_by_id === actorId && request.requested_by === actorName) {
+          throw new Refusal(
+            'invalid_state',
+            `${actorName} requested the payment of ${periodId}; four-eyes payment needs a second, different admin to confirm it`,
+          );
+        }
+        confirms = request;
+      }
       const period = await periods.markPaid(tx, orgId, periodId, new Date());
       const approvedBefore = await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'approved');
       await this.listener.onPeriodPaid(tx, { orgId, period, existedBefore: true });
       const rowsMoved = approvedBefore - (await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'approved'));
       await audit.insertMany(tx, [
-        adminAuditEntry(orgId, 'period.paid', { period_id: periodId, rows_moved: rowsMoved }, actor),
+        adminAuditEntry(
+          orgId,
+          'period.paid',
+          {
+            period_id: periodId,
+            rows_moved: rowsMoved,
+            ...(confirms
+              ? { requested_by: confirms.requested_by, requested_at: confirms.requested_at.toISOString() }
+              : {}),
+          },
+          actor,
+        ),
       ]);
       return { period, changed: true, rows_moved: rowsMoved };
     });

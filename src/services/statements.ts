@@ -2,6 +2,7 @@ import { buildStatement, type Statement } from '../domain/earnings/statement.ts'
 import { type CalendarDate, periodBounds, periodKindOf } from '../domain/periods.ts';
 import { namesAssignee } from '../domain/plans/types.ts';
 import { type Viewer, visibleUserIdsOf } from '../domain/viewer.ts';
+import * as adjustments from '../repositories/adjustments.ts';
 import * as deals from '../repositories/deals.ts';
 import * as earnings from '../repositories/earnings.ts';
 import * as orgs from '../repositories/orgs.ts';
@@ -10,6 +11,7 @@ import * as plans from '../repositories/plans.ts';
 import * as repQuotas from '../repositories/repQuotas.ts';
 import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
+import { toWireAdjustment } from '../wire/adjustments.ts';
 import { toWireUser } from '../wire/users.ts';
 
 function todayUtc(): CalendarDate {
@@ -35,7 +37,7 @@ export class StatementReader {
     const tx = poolStatements(this.#pool);
     const user = await users.find(tx, orgId, userId, visibleUserIdsOf(viewer));
     if (!user) return null;
-    const [period, rows, orgPlans, repDeals, drawBalances, config, books] = await Promise.all([
+    const [period, rows, orgPlans, repDeals, drawBalances, config, books, manual] = await Promise.all([
       periods.findSummary(tx, orgId, periodId),
       earnings.rowsOfRepInPeriod(tx, orgId, userId, periodId),
       plans.listForStatements(tx, orgId),
@@ -43,6 +45,7 @@ export class StatementReader {
       earnings.drawBalancesByPlanBefore(tx, orgId, userId, periodId),
       orgs.loadConfig(tx, orgId),
       repQuotas.booksOfReps(tx, orgId, [userId]),
+      adjustments.ofRepInPeriod(tx, orgId, userId, periodId),
     ]);
     const book = books.get(userId);
     const kind = periodKindOf(periodId);
@@ -60,6 +63,7 @@ export class StatementReader {
       deals: repDeals,
       money: { default_currency: config.defaultCurrency, rates: config.rates },
       drawBalances,
+      manualAdjustments: manual.map(toWireAdjustment),
       quotas: new Map(shown.map((plan) => [plan.id, repQuotas.quotasUnder(book, plan.id)])),
       today: this.#today(),
     });

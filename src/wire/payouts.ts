@@ -13,6 +13,7 @@ export function toWirePayout(row: PayoutRow): Payout {
     paid_cents: row.paid_cents,
     clawback_cents: row.clawback_cents,
     draw_cents: row.draw_cents,
+    adjustment_cents: row.adjustment_cents,
     total_cents: row.approved_cents + row.paid_cents,
   };
 }

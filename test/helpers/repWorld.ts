@@ -22,6 +22,8 @@ export interface RepObjects {
   earningId: string;
   /** An inquiry about the won deal's earning, opened by an admin. */
   inquiryId: string;
+  /** A manual adjustment of the rep's April, added by an admin. */
+  adjustmentId: string;
 }
 
 export interface RepWorld {
@@ -61,6 +63,13 @@ async function repObjects(db: Database, orgId: string, client: QuotientClient, r
     { kind: 'admin', admin: { kind: 'cli' } },
     { subject: { kind: 'earning', earning_id: earning.id }, type: 'wrong_amount', message: `Is ${rep}'s line right?` },
   );
+  const { adjustment } = await testServices({ db }).admin.adjustments.create(orgId, {
+    user_id: earning.user_id,
+    period_id: '2026-04',
+    amount_cents: 5_000,
+    category: 'one_off_bonus',
+    reason: `Spot bonus for ${rep}`,
+  });
   return {
     userId: earning.user_id,
     externalId: rep,
@@ -70,6 +79,7 @@ async function repObjects(db: Database, orgId: string, client: QuotientClient, r
     openDealExternalId: `open-${rep}`,
     earningId: earning.id,
     inquiryId: inquiry.id,
+    adjustmentId: adjustment.id,
   };
 }
 

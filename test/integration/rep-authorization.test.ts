@@ -119,6 +119,21 @@ const MATRIX: Record<string, Row> = {
   },
   // Everyone gets a stream; what it announces is filtered to the visible reps (statement-downloads-and-stream.test.ts).
   streamEvents: { call: () => ({ method: 'get', path: '/v1/events/stream', stream: true }), expected: EVERYONE },
+  listAdjustments: {
+    call: (o) => ({ method: 'get', path: '/v1/adjustments', query: { user_id: o.userId } }),
+    expected: LIST,
+    shows: (body, o) => ids((body as { adjustments: unknown }).adjustments).includes(o.adjustmentId),
+  },
+  getStatementApproval: {
+    call: (o) => ({ method: 'get', path: `/v1/users/${o.userId}/statements/2026-04/approvals` }),
+    expected: READ,
+  },
+  // The rep's own statement and a report's (as their manager): the world's org asks for no approvals (409); the
+  // approvals' rules themselves are approvals.test.ts's.
+  approveStatement: {
+    call: (o) => ({ method: 'post', path: `/v1/users/${o.userId}/statements/2026-04/approvals` }),
+    expected: { own: { status: 409 }, peer: { status: 404 }, report: { status: 409 }, otherOrg: { status: 404 } },
+  },
   listInquiries: {
     call: (o) => ({ method: 'get', path: '/v1/inquiries', query: { user_id: o.userId } }),
     expected: LIST,

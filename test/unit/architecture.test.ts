@@ -21,6 +21,7 @@ const PRISMA_USE = /generated\/prisma|\$transaction|\$queryRaw|\$executeRaw|pris
 /** The repositories, one per table (or per lock of their own), as docs/architecture.md lists them. */
 const REPOSITORIES = [
   'accounting',
+  'adjustments',
   'admins',
   'adminSessions',
   'adminSignInFailures',
@@ -36,6 +37,7 @@ const REPOSITORIES = [
   'inquiries',
   'inquiryComments',
   'orgs',
+  'paymentRequests',
   'periodStandings',
   'periods',
   'plans',
@@ -49,6 +51,7 @@ const REPOSITORIES = [
   'repTokens',
   'sourceEvents',
   'ssoSignInAttempts',
+  'statementApprovals',
   'users',
   'webhookDeliveries',
   'webhookEndpoints',

@@ -39,7 +39,9 @@ function statement(currency: string, dealExternalId: string, amountCents: number
       },
     ],
     totals,
-    by_currency: [{ currency, totals, payable_cents: amountCents }],
+    by_currency: [{ currency, totals, manual_adjustments_cents: 0, payable_cents: amountCents }],
+    manual_adjustments: [],
+    manual_adjustments_cents: 0,
     payable_cents: amountCents,
   } as Statement;
 }
@@ -65,5 +67,34 @@ describe('statement files', () => {
 
   test('the file name keeps only safe characters of the rep', () => {
     assert.equal(statementFileName(statement('USD', 'opp-1', 1), 'pdf'), 'statement-rep_017_-2026-05.pdf');
+  });
+
+  test('a manual adjustment is a row of its own, beside the plans, in its currency’s decimals', () => {
+    const base = statement('EUR', 'opp-1', 600000);
+    const adjusted = {
+      ...base,
+      manual_adjustments: [
+        {
+          id: 'adj_01kwq3m7a0f5b8k2x9y4z6c1d4',
+          user_id: base.user.id,
+          user_external_id: base.user.external_id,
+          period_id: '2026-05',
+          amount_cents: -12550,
+          currency: 'EUR',
+          category: 'deduction',
+          reason: '=Equipment not returned',
+          deal_id: null,
+          status: 'pending',
+          voids_id: null,
+          voided_by_id: null,
+        },
+      ],
+    } as unknown as Statement;
+    const rows = statementCsv(adjusted).trimEnd().split('\r\n');
+    assert.equal(rows.length, 3);
+    assert.equal(
+      rows[2],
+      "2026-05,,,EUR,manual_adjustment,,adj_01kwq3m7a0f5b8k2x9y4z6c1d4,pending,,deduction,,-12550,-125.50,'=Equipment not returned",
+    );
   });
 });

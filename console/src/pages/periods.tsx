@@ -13,6 +13,7 @@ import {
 } from '../components.tsx';
 
 type Period = Schemas['Period'];
+type Waiting = NonNullable<Schemas['Error']['waiting']>;
 const STATUSES = ['projected', 'pending', 'approved', 'paid'] as const;
 type Move = { period: Period; kind: 'lock' | 'pay' };
 
@@ -25,14 +26,25 @@ export function PeriodsPage(props: { canChange: boolean }) {
   const [move, setMove] = useState<Move | undefined>();
   const [lockId, setLockId] = useState('');
   const [message, setMessage] = useState<Outcome | undefined>();
+  const [waiting, setWaiting] = useState<{ id: string; statements: Waiting } | undefined>();
+  const [overrideReason, setOverrideReason] = useState('');
 
-  const run = async (kind: Move['kind'], id: string) => {
+  const run = async (kind: Move['kind'], id: string, override?: string) => {
     const path = { params: { path: { id } } };
     const { data, error } =
       kind === 'lock'
-        ? await api.POST('/admin/v1/periods/{id}/lock', path)
+        ? await api.POST('/admin/v1/periods/{id}/lock', {
+            ...path,
+            ...(override ? { body: { override_reason: override } } : {}),
+          })
         : await api.POST('/admin/v1/periods/{id}/mark-paid', path);
+    setWaiting(error?.waiting ? { id, statements: error.waiting } : undefined);
     if (!data) setMessage({ kind: 'error', text: describeError(error) });
+    else if (data.payment_request)
+      setMessage({
+        kind: 'success',
+        text: `Payment of ${id} requested by ${data.payment_request.requested_by}: a second admin confirms it with Mark paid.`,
+      });
     else if (!data.changed)
       setMessage({ kind: 'success', text: `Period ${id} was already ${data.period.status}; nothing changed.` });
     else
@@ -53,6 +65,42 @@ export function PeriodsPage(props: { canChange: boolean }) {
         description="Open periods take new earnings. Locking approves the pending earnings and freezes their amounts; marking paid records the payout. Periods never move back."
       />
       <OutcomeNotice outcome={message} />
+      {waiting && props.canChange ? (
+        <form
+          class="card inline-form"
+          aria-labelledby="waiting-title"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (overrideReason.trim()) void run('lock', waiting.id, overrideReason.trim());
+          }}
+        >
+          <div>
+            <h2 id="waiting-title">Statements waiting for approval in {waiting.id}</h2>
+            <ul>
+              {waiting.statements.map((each) => (
+                <li key={each.user_id}>
+                  {each.user_external_id}:{' '}
+                  {each.state === 'waiting_rep' ? 'waiting for the rep' : 'waiting for a manager'}
+                </li>
+              ))}
+            </ul>
+          </div>
+          <div class="field">
+            <label for="override-reason">Lock anyway, because</label>
+            <input
+              id="override-reason"
+              required
+              maxLength={1000}
+              value={overrideReason}
+              onInput={(event) => setOverrideReason(event.currentTarget.value)}
+            />
+          </div>
+          <button type="submit" class="button">
+            Lock with override
+          </button>
+        </form>
+      ) : null}
+      <PaySettingsCard canChange={props.canChange} />
       {props.canChange ? (
         <form
           class="card inline-form"
@@ -188,5 +236,50 @@ export function PeriodsPage(props: { canChange: boolean }) {
         )}
       </ConfirmDialog>
     </>
+  );
+}
+
+/** The approval policy and four-eyes payment (docs/pay-workflow.md). */
+function PaySettingsCard(props: { canChange: boolean }) {
+  const [loaded, reload] = useLoad(() => api.GET('/admin/v1/pay-settings'), []);
+  const [outcome, setOutcome] = useState<Outcome | undefined>();
+  if (loaded.state !== 'ready') return null;
+  const save = async (change: Schemas['PaySettingsChange']) => {
+    const { data, error } = await api.PUT('/admin/v1/pay-settings', { body: change });
+    setOutcome(data ? { kind: 'success', text: 'Pay settings saved.' } : { kind: 'error', text: describeError(error) });
+    void reload();
+  };
+  return (
+    <div class="card inline-form">
+      <div class="field">
+        <label for="approval-policy">Statement approvals before lock</label>
+        <select
+          id="approval-policy"
+          disabled={!props.canChange}
+          value={loaded.data.statement_approval_policy}
+          onChange={(event) =>
+            void save({ statement_approval_policy: event.currentTarget.value as Schemas['ApprovalPolicy'] })
+          }
+        >
+          <option value="none">None</option>
+          <option value="rep">The rep</option>
+          <option value="manager">A manager</option>
+          <option value="rep_then_manager">The rep, then a manager</option>
+        </select>
+      </div>
+      <div class="field">
+        <label for="four-eyes">
+          <input
+            id="four-eyes"
+            type="checkbox"
+            disabled={!props.canChange}
+            checked={loaded.data.four_eyes_payment}
+            onChange={(event) => void save({ four_eyes_payment: event.currentTarget.checked })}
+          />{' '}
+          Four-eyes payment (a second admin confirms Mark paid)
+        </label>
+      </div>
+      <OutcomeNotice outcome={outcome} />
+    </div>
   );
 }

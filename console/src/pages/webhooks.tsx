@@ -16,7 +16,14 @@ import {
   useLoad,
 } from '../components.tsx';
 
-const KINDS = ['deal.updated', 'earning.created', 'earning.status_changed', 'period.locked', 'period.paid'];
+const KINDS = [
+  'deal.updated',
+  'earning.created',
+  'earning.status_changed',
+  'period.locked',
+  'period.paid',
+  'adjustment.created',
+];
 
 export function WebhooksPage(props: { canChange: boolean }) {
   const [loaded, reload] = useLoad(() => api.GET('/admin/v1/webhook-endpoints'), []);

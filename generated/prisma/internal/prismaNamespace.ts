@@ -430,6 +430,9 @@ export const ModelName = {
   AccountingPolicyVersion: 'AccountingPolicyVersion',
   AccountingClose: 'AccountingClose',
   AccountingConversion: 'AccountingConversion',
+  Adjustment: 'Adjustment',
+  StatementApproval: 'StatementApproval',
+  PaymentRequest: 'PaymentRequest',
   RepToken: 'RepToken',
   RepRateLimitCounter: 'RepRateLimitCounter',
   Inquiry: 'Inquiry',
@@ -450,7 +453,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2896,6 +2899,228 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    Adjustment: {
+      payload: Prisma.$AdjustmentPayload<ExtArgs>
+      fields: Prisma.AdjustmentFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AdjustmentFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AdjustmentFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>
+        }
+        findFirst: {
+          args: Prisma.AdjustmentFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AdjustmentFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>
+        }
+        findMany: {
+          args: Prisma.AdjustmentFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>[]
+        }
+        create: {
+          args: Prisma.AdjustmentCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>
+        }
+        createMany: {
+          args: Prisma.AdjustmentCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AdjustmentCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>[]
+        }
+        delete: {
+          args: Prisma.AdjustmentDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>
+        }
+        update: {
+          args: Prisma.AdjustmentUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>
+        }
+        deleteMany: {
+          args: Prisma.AdjustmentDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AdjustmentUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AdjustmentUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>[]
+        }
+        upsert: {
+          args: Prisma.AdjustmentUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AdjustmentPayload>
+        }
+        aggregate: {
+          args: Prisma.AdjustmentAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAdjustment>
+        }
+        groupBy: {
+          args: Prisma.AdjustmentGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AdjustmentGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AdjustmentCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AdjustmentCountAggregateOutputType> | number
+        }
+      }
+    }
+    StatementApproval: {
+      payload: Prisma.$StatementApprovalPayload<ExtArgs>
+      fields: Prisma.StatementApprovalFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.StatementApprovalFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementApprovalPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.StatementApprovalFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementApprovalPayload>
+        }
+        findFirst: {
+          args: Prisma.StatementApprovalFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementApprovalPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.StatementApprovalFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementApprovalPayload>
+        }
+        findMany: {
+          args: Prisma.StatementApprovalFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementApprovalPayload>[]
+        }
+        create: {
+          args: Prisma.StatementApprovalCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementApprovalPayload>
+        }
+        createMany: {
+          args: Prisma.StatementApprovalCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.StatementApprovalCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementApprovalPayload>[]
+        }
+        delete: {
+          args: Prisma.StatementApprovalDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementApprovalPayload>
+        }
+        update: {
+          args: Prisma.StatementApprovalUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementApprovalPayload>
+        }
+        deleteMany: {
+          args: Prisma.StatementApprovalDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.StatementApprovalUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.StatementApprovalUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementApprovalPayload>[]
+        }
+        upsert: {
+          args: Prisma.StatementApprovalUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StatementApprovalPayload>
+        }
+        aggregate: {
+          args: Prisma.StatementApprovalAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateStatementApproval>
+        }
+        groupBy: {
+          args: Prisma.StatementApprovalGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StatementApprovalGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.StatementApprovalCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StatementApprovalCountAggregateOutputType> | number
+        }
+      }
+    }
+    PaymentRequest: {
+      payload: Prisma.$PaymentRequestPayload<ExtArgs>
+      fields: Prisma.PaymentRequestFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PaymentRequestFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentRequestPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PaymentRequestFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentRequestPayload>
+        }
+        findFirst: {
+          args: Prisma.PaymentRequestFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentRequestPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PaymentRequestFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentRequestPayload>
+        }
+        findMany: {
+          args: Prisma.PaymentRequestFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentRequestPayload>[]
+        }
+        create: {
+          args: Prisma.PaymentRequestCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentRequestPayload>
+        }
+        createMany: {
+          args: Prisma.PaymentRequestCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PaymentRequestCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentRequestPayload>[]
+        }
+        delete: {
+          args: Prisma.PaymentRequestDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentRequestPayload>
+        }
+        update: {
+          args: Prisma.PaymentRequestUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentRequestPayload>
+        }
+        deleteMany: {
+          args: Prisma.PaymentRequestDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PaymentRequestUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PaymentRequestUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentRequestPayload>[]
+        }
+        upsert: {
+          args: Prisma.PaymentRequestUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentRequestPayload>
+        }
+        aggregate: {
+          args: Prisma.PaymentRequestAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePaymentRequest>
+        }
+        groupBy: {
+          args: Prisma.PaymentRequestGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PaymentRequestGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PaymentRequestCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PaymentRequestCountAggregateOutputType> | number
+        }
+      }
+    }
     RepToken: {
       payload: Prisma.$RepTokenPayload<ExtArgs>
       fields: Prisma.RepTokenFieldRefs
@@ -3312,6 +3537,8 @@ export const OrgScalarFieldEnum = {
   lost_stages: 'lost_stages',
   config_version: 'config_version',
   default_currency: 'default_currency',
+  statement_approval_policy: 'statement_approval_policy',
+  four_eyes_payment: 'four_eyes_payment',
   cors_allowed_origins: 'cors_allowed_origins',
   rep_rate_limit_per_minute: 'rep_rate_limit_per_minute',
   created_at: 'created_at'
@@ -3793,6 +4020,54 @@ export const AccountingConversionScalarFieldEnum = {
 export type AccountingConversionScalarFieldEnum = (typeof AccountingConversionScalarFieldEnum)[keyof typeof AccountingConversionScalarFieldEnum]
 
 
+export const AdjustmentScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  period_id: 'period_id',
+  amount_cents: 'amount_cents',
+  currency: 'currency',
+  category: 'category',
+  reason: 'reason',
+  deal_id: 'deal_id',
+  voids_id: 'voids_id',
+  idempotency_key: 'idempotency_key',
+  created_by_type: 'created_by_type',
+  created_by: 'created_by',
+  created_by_id: 'created_by_id',
+  created_at: 'created_at'
+} as const
+
+export type AdjustmentScalarFieldEnum = (typeof AdjustmentScalarFieldEnum)[keyof typeof AdjustmentScalarFieldEnum]
+
+
+export const StatementApprovalScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  period_id: 'period_id',
+  step: 'step',
+  approver_type: 'approver_type',
+  approver_id: 'approver_id',
+  snapshot: 'snapshot',
+  payable_cents: 'payable_cents',
+  created_at: 'created_at'
+} as const
+
+export type StatementApprovalScalarFieldEnum = (typeof StatementApprovalScalarFieldEnum)[keyof typeof StatementApprovalScalarFieldEnum]
+
+
+export const PaymentRequestScalarFieldEnum = {
+  org_id: 'org_id',
+  period_id: 'period_id',
+  requested_by: 'requested_by',
+  requested_by_id: 'requested_by_id',
+  requested_at: 'requested_at'
+} as const
+
+export type PaymentRequestScalarFieldEnum = (typeof PaymentRequestScalarFieldEnum)[keyof typeof PaymentRequestScalarFieldEnum]
+
+
 export const RepTokenScalarFieldEnum = {
   id: 'id',
   org_id: 'org_id',
@@ -3957,6 +4232,13 @@ export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel,
 
 
 /**
+ * Reference to a field of type 'Boolean'
+ */
+export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
+    
+
+
+/**
  * Reference to a field of type 'DateTime'
  */
 export type DateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DateTime'>
@@ -3995,13 +4277,6 @@ export type JsonFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'J
  * Reference to a field of type 'QueryMode'
  */
 export type EnumQueryModeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'QueryMode'>
-    
-
-
-/**
- * Reference to a field of type 'Boolean'
- */
-export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
     
 
 
@@ -4216,6 +4491,9 @@ export type GlobalOmitConfig = {
   accountingPolicyVersion?: Prisma.AccountingPolicyVersionOmit
   accountingClose?: Prisma.AccountingCloseOmit
   accountingConversion?: Prisma.AccountingConversionOmit
+  adjustment?: Prisma.AdjustmentOmit
+  statementApproval?: Prisma.StatementApprovalOmit
+  paymentRequest?: Prisma.PaymentRequestOmit
   repToken?: Prisma.RepTokenOmit
   repRateLimitCounter?: Prisma.RepRateLimitCounterOmit
   inquiry?: Prisma.InquiryOmit

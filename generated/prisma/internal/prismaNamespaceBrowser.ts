@@ -84,6 +84,9 @@ export const ModelName = {
   AccountingPolicyVersion: 'AccountingPolicyVersion',
   AccountingClose: 'AccountingClose',
   AccountingConversion: 'AccountingConversion',
+  Adjustment: 'Adjustment',
+  StatementApproval: 'StatementApproval',
+  PaymentRequest: 'PaymentRequest',
   RepToken: 'RepToken',
   RepRateLimitCounter: 'RepRateLimitCounter',
   Inquiry: 'Inquiry',
@@ -114,6 +117,8 @@ export const OrgScalarFieldEnum = {
   lost_stages: 'lost_stages',
   config_version: 'config_version',
   default_currency: 'default_currency',
+  statement_approval_policy: 'statement_approval_policy',
+  four_eyes_payment: 'four_eyes_payment',
   cors_allowed_origins: 'cors_allowed_origins',
   rep_rate_limit_per_minute: 'rep_rate_limit_per_minute',
   created_at: 'created_at'
@@ -593,6 +598,54 @@ export const AccountingConversionScalarFieldEnum = {
 } as const
 
 export type AccountingConversionScalarFieldEnum = (typeof AccountingConversionScalarFieldEnum)[keyof typeof AccountingConversionScalarFieldEnum]
+
+
+export const AdjustmentScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  period_id: 'period_id',
+  amount_cents: 'amount_cents',
+  currency: 'currency',
+  category: 'category',
+  reason: 'reason',
+  deal_id: 'deal_id',
+  voids_id: 'voids_id',
+  idempotency_key: 'idempotency_key',
+  created_by_type: 'created_by_type',
+  created_by: 'created_by',
+  created_by_id: 'created_by_id',
+  created_at: 'created_at'
+} as const
+
+export type AdjustmentScalarFieldEnum = (typeof AdjustmentScalarFieldEnum)[keyof typeof AdjustmentScalarFieldEnum]
+
+
+export const StatementApprovalScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  period_id: 'period_id',
+  step: 'step',
+  approver_type: 'approver_type',
+  approver_id: 'approver_id',
+  snapshot: 'snapshot',
+  payable_cents: 'payable_cents',
+  created_at: 'created_at'
+} as const
+
+export type StatementApprovalScalarFieldEnum = (typeof StatementApprovalScalarFieldEnum)[keyof typeof StatementApprovalScalarFieldEnum]
+
+
+export const PaymentRequestScalarFieldEnum = {
+  org_id: 'org_id',
+  period_id: 'period_id',
+  requested_by: 'requested_by',
+  requested_by_id: 'requested_by_id',
+  requested_at: 'requested_at'
+} as const
+
+export type PaymentRequestScalarFieldEnum = (typeof PaymentRequestScalarFieldEnum)[keyof typeof PaymentRequestScalarFieldEnum]
 
 
 export const RepTokenScalarFieldEnum = {

@@ -320,6 +320,7 @@ export type DealWhereInput = {
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
   domain_events?: Prisma.DomainEventListRelationFilter
   earnings?: Prisma.EarningListRelationFilter
+  adjustments?: Prisma.AdjustmentListRelationFilter
 }
 
 export type DealOrderByWithRelationInput = {
@@ -345,6 +346,7 @@ export type DealOrderByWithRelationInput = {
   user?: Prisma.UserOrderByWithRelationInput
   domain_events?: Prisma.DomainEventOrderByRelationAggregateInput
   earnings?: Prisma.EarningOrderByRelationAggregateInput
+  adjustments?: Prisma.AdjustmentOrderByRelationAggregateInput
 }
 
 export type DealWhereUniqueInput = Prisma.AtLeast<{
@@ -374,6 +376,7 @@ export type DealWhereUniqueInput = Prisma.AtLeast<{
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
   domain_events?: Prisma.DomainEventListRelationFilter
   earnings?: Prisma.EarningListRelationFilter
+  adjustments?: Prisma.AdjustmentListRelationFilter
 }, "id" | "org_id_external_id">
 
 export type DealOrderByWithAggregationInput = {
@@ -447,6 +450,7 @@ export type DealCreateInput = {
   user?: Prisma.UserCreateNestedOneWithoutDealsInput
   domain_events?: Prisma.DomainEventCreateNestedManyWithoutDealInput
   earnings?: Prisma.EarningCreateNestedManyWithoutDealInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutDealInput
 }
 
 export type DealUncheckedCreateInput = {
@@ -470,6 +474,7 @@ export type DealUncheckedCreateInput = {
   updated_at?: Date | string
   domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutDealInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutDealInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutDealInput
 }
 
 export type DealUpdateInput = {
@@ -493,6 +498,7 @@ export type DealUpdateInput = {
   user?: Prisma.UserUpdateOneWithoutDealsNestedInput
   domain_events?: Prisma.DomainEventUpdateManyWithoutDealNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutDealNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateInput = {
@@ -516,6 +522,7 @@ export type DealUncheckedUpdateInput = {
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutDealNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutDealNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutDealNestedInput
 }
 
 export type DealCreateManyInput = {
@@ -787,6 +794,22 @@ export type DealUpdateOneWithoutEarningsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.DealUpdateToOneWithWhereWithoutEarningsInput, Prisma.DealUpdateWithoutEarningsInput>, Prisma.DealUncheckedUpdateWithoutEarningsInput>
 }
 
+export type DealCreateNestedOneWithoutAdjustmentsInput = {
+  create?: Prisma.XOR<Prisma.DealCreateWithoutAdjustmentsInput, Prisma.DealUncheckedCreateWithoutAdjustmentsInput>
+  connectOrCreate?: Prisma.DealCreateOrConnectWithoutAdjustmentsInput
+  connect?: Prisma.DealWhereUniqueInput
+}
+
+export type DealUpdateOneWithoutAdjustmentsNestedInput = {
+  create?: Prisma.XOR<Prisma.DealCreateWithoutAdjustmentsInput, Prisma.DealUncheckedCreateWithoutAdjustmentsInput>
+  connectOrCreate?: Prisma.DealCreateOrConnectWithoutAdjustmentsInput
+  upsert?: Prisma.DealUpsertWithoutAdjustmentsInput
+  disconnect?: Prisma.DealWhereInput | boolean
+  delete?: Prisma.DealWhereInput | boolean
+  connect?: Prisma.DealWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.DealUpdateToOneWithWhereWithoutAdjustmentsInput, Prisma.DealUpdateWithoutAdjustmentsInput>, Prisma.DealUncheckedUpdateWithoutAdjustmentsInput>
+}
+
 export type DealCreateWithoutOrgInput = {
   id: string
   external_id: string
@@ -807,6 +830,7 @@ export type DealCreateWithoutOrgInput = {
   user?: Prisma.UserCreateNestedOneWithoutDealsInput
   domain_events?: Prisma.DomainEventCreateNestedManyWithoutDealInput
   earnings?: Prisma.EarningCreateNestedManyWithoutDealInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutDealInput
 }
 
 export type DealUncheckedCreateWithoutOrgInput = {
@@ -829,6 +853,7 @@ export type DealUncheckedCreateWithoutOrgInput = {
   updated_at?: Date | string
   domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutDealInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutDealInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutDealInput
 }
 
 export type DealCreateOrConnectWithoutOrgInput = {
@@ -901,6 +926,7 @@ export type DealCreateWithoutUserInput = {
   org: Prisma.OrgCreateNestedOneWithoutDealsInput
   domain_events?: Prisma.DomainEventCreateNestedManyWithoutDealInput
   earnings?: Prisma.EarningCreateNestedManyWithoutDealInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutDealInput
 }
 
 export type DealUncheckedCreateWithoutUserInput = {
@@ -923,6 +949,7 @@ export type DealUncheckedCreateWithoutUserInput = {
   updated_at?: Date | string
   domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutDealInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutDealInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutDealInput
 }
 
 export type DealCreateOrConnectWithoutUserInput = {
@@ -971,6 +998,7 @@ export type DealCreateWithoutDomain_eventsInput = {
   org: Prisma.OrgCreateNestedOneWithoutDealsInput
   user?: Prisma.UserCreateNestedOneWithoutDealsInput
   earnings?: Prisma.EarningCreateNestedManyWithoutDealInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutDealInput
 }
 
 export type DealUncheckedCreateWithoutDomain_eventsInput = {
@@ -993,6 +1021,7 @@ export type DealUncheckedCreateWithoutDomain_eventsInput = {
   created_at?: Date | string
   updated_at?: Date | string
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutDealInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutDealInput
 }
 
 export type DealCreateOrConnectWithoutDomain_eventsInput = {
@@ -1031,6 +1060,7 @@ export type DealUpdateWithoutDomain_eventsInput = {
   org?: Prisma.OrgUpdateOneRequiredWithoutDealsNestedInput
   user?: Prisma.UserUpdateOneWithoutDealsNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutDealNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateWithoutDomain_eventsInput = {
@@ -1053,6 +1083,7 @@ export type DealUncheckedUpdateWithoutDomain_eventsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutDealNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutDealNestedInput
 }
 
 export type DealCreateWithoutEarningsInput = {
@@ -1075,6 +1106,7 @@ export type DealCreateWithoutEarningsInput = {
   org: Prisma.OrgCreateNestedOneWithoutDealsInput
   user?: Prisma.UserCreateNestedOneWithoutDealsInput
   domain_events?: Prisma.DomainEventCreateNestedManyWithoutDealInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutDealInput
 }
 
 export type DealUncheckedCreateWithoutEarningsInput = {
@@ -1097,6 +1129,7 @@ export type DealUncheckedCreateWithoutEarningsInput = {
   created_at?: Date | string
   updated_at?: Date | string
   domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutDealInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutDealInput
 }
 
 export type DealCreateOrConnectWithoutEarningsInput = {
@@ -1135,6 +1168,7 @@ export type DealUpdateWithoutEarningsInput = {
   org?: Prisma.OrgUpdateOneRequiredWithoutDealsNestedInput
   user?: Prisma.UserUpdateOneWithoutDealsNestedInput
   domain_events?: Prisma.DomainEventUpdateManyWithoutDealNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateWithoutEarningsInput = {
@@ -1157,6 +1191,115 @@ export type DealUncheckedUpdateWithoutEarningsInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutDealNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutDealNestedInput
+}
+
+export type DealCreateWithoutAdjustmentsInput = {
+  id: string
+  external_id: string
+  amount_cents?: bigint | number | null
+  stage?: string | null
+  close_date?: Date | string | null
+  owner_external_id?: string | null
+  custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
+  status?: string
+  version?: number
+  last_domain_event_id?: string | null
+  last_occurred_at?: Date | string | null
+  won_at?: Date | string | null
+  created_at?: Date | string
+  updated_at?: Date | string
+  org: Prisma.OrgCreateNestedOneWithoutDealsInput
+  user?: Prisma.UserCreateNestedOneWithoutDealsInput
+  domain_events?: Prisma.DomainEventCreateNestedManyWithoutDealInput
+  earnings?: Prisma.EarningCreateNestedManyWithoutDealInput
+}
+
+export type DealUncheckedCreateWithoutAdjustmentsInput = {
+  id: string
+  org_id: string
+  external_id: string
+  amount_cents?: bigint | number | null
+  stage?: string | null
+  close_date?: Date | string | null
+  owner_external_id?: string | null
+  custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: string
+  status?: string
+  user_id?: string | null
+  version?: number
+  last_domain_event_id?: string | null
+  last_occurred_at?: Date | string | null
+  won_at?: Date | string | null
+  created_at?: Date | string
+  updated_at?: Date | string
+  domain_events?: Prisma.DomainEventUncheckedCreateNestedManyWithoutDealInput
+  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutDealInput
+}
+
+export type DealCreateOrConnectWithoutAdjustmentsInput = {
+  where: Prisma.DealWhereUniqueInput
+  create: Prisma.XOR<Prisma.DealCreateWithoutAdjustmentsInput, Prisma.DealUncheckedCreateWithoutAdjustmentsInput>
+}
+
+export type DealUpsertWithoutAdjustmentsInput = {
+  update: Prisma.XOR<Prisma.DealUpdateWithoutAdjustmentsInput, Prisma.DealUncheckedUpdateWithoutAdjustmentsInput>
+  create: Prisma.XOR<Prisma.DealCreateWithoutAdjustmentsInput, Prisma.DealUncheckedCreateWithoutAdjustmentsInput>
+  where?: Prisma.DealWhereInput
+}
+
+export type DealUpdateToOneWithWhereWithoutAdjustmentsInput = {
+  where?: Prisma.DealWhereInput
+  data: Prisma.XOR<Prisma.DealUpdateWithoutAdjustmentsInput, Prisma.DealUncheckedUpdateWithoutAdjustmentsInput>
+}
+
+export type DealUpdateWithoutAdjustmentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  amount_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  stage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  version?: Prisma.IntFieldUpdateOperationsInput | number
+  last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  last_occurred_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  won_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  org?: Prisma.OrgUpdateOneRequiredWithoutDealsNestedInput
+  user?: Prisma.UserUpdateOneWithoutDealsNestedInput
+  domain_events?: Prisma.DomainEventUpdateManyWithoutDealNestedInput
+  earnings?: Prisma.EarningUpdateManyWithoutDealNestedInput
+}
+
+export type DealUncheckedUpdateWithoutAdjustmentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  amount_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  stage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  close_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  owner_external_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  custom?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  splits?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  version?: Prisma.IntFieldUpdateOperationsInput | number
+  last_domain_event_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  last_occurred_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  won_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutDealNestedInput
+  earnings?: Prisma.EarningUncheckedUpdateManyWithoutDealNestedInput
 }
 
 export type DealCreateManyOrgInput = {
@@ -1199,6 +1342,7 @@ export type DealUpdateWithoutOrgInput = {
   user?: Prisma.UserUpdateOneWithoutDealsNestedInput
   domain_events?: Prisma.DomainEventUpdateManyWithoutDealNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutDealNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateWithoutOrgInput = {
@@ -1221,6 +1365,7 @@ export type DealUncheckedUpdateWithoutOrgInput = {
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutDealNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutDealNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateManyWithoutOrgInput = {
@@ -1283,6 +1428,7 @@ export type DealUpdateWithoutUserInput = {
   org?: Prisma.OrgUpdateOneRequiredWithoutDealsNestedInput
   domain_events?: Prisma.DomainEventUpdateManyWithoutDealNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutDealNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateWithoutUserInput = {
@@ -1305,6 +1451,7 @@ export type DealUncheckedUpdateWithoutUserInput = {
   updated_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   domain_events?: Prisma.DomainEventUncheckedUpdateManyWithoutDealNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutDealNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutDealNestedInput
 }
 
 export type DealUncheckedUpdateManyWithoutUserInput = {
@@ -1335,11 +1482,13 @@ export type DealUncheckedUpdateManyWithoutUserInput = {
 export type DealCountOutputType = {
   domain_events: number
   earnings: number
+  adjustments: number
 }
 
 export type DealCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   domain_events?: boolean | DealCountOutputTypeCountDomain_eventsArgs
   earnings?: boolean | DealCountOutputTypeCountEarningsArgs
+  adjustments?: boolean | DealCountOutputTypeCountAdjustmentsArgs
 }
 
 /**
@@ -1366,6 +1515,13 @@ export type DealCountOutputTypeCountEarningsArgs<ExtArgs extends runtime.Types.E
   where?: Prisma.EarningWhereInput
 }
 
+/**
+ * DealCountOutputType without action
+ */
+export type DealCountOutputTypeCountAdjustmentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AdjustmentWhereInput
+}
+
 
 export type DealSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1390,6 +1546,7 @@ export type DealSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   user?: boolean | Prisma.Deal$userArgs<ExtArgs>
   domain_events?: boolean | Prisma.Deal$domain_eventsArgs<ExtArgs>
   earnings?: boolean | Prisma.Deal$earningsArgs<ExtArgs>
+  adjustments?: boolean | Prisma.Deal$adjustmentsArgs<ExtArgs>
   _count?: boolean | Prisma.DealCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["deal"]>
 
@@ -1466,6 +1623,7 @@ export type DealInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   user?: boolean | Prisma.Deal$userArgs<ExtArgs>
   domain_events?: boolean | Prisma.Deal$domain_eventsArgs<ExtArgs>
   earnings?: boolean | Prisma.Deal$earningsArgs<ExtArgs>
+  adjustments?: boolean | Prisma.Deal$adjustmentsArgs<ExtArgs>
   _count?: boolean | Prisma.DealCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type DealIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1484,6 +1642,7 @@ export type $DealPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     user: Prisma.$UserPayload<ExtArgs> | null
     domain_events: Prisma.$DomainEventPayload<ExtArgs>[]
     earnings: Prisma.$EarningPayload<ExtArgs>[]
+    adjustments: Prisma.$AdjustmentPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1902,6 +2061,7 @@ export interface Prisma__DealClient<T, Null = never, ExtArgs extends runtime.Typ
   user<T extends Prisma.Deal$userArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Deal$userArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   domain_events<T extends Prisma.Deal$domain_eventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Deal$domain_eventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DomainEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   earnings<T extends Prisma.Deal$earningsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Deal$earningsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$EarningPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  adjustments<T extends Prisma.Deal$adjustmentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Deal$adjustmentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdjustmentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2414,6 +2574,30 @@ export type Deal$earningsArgs<ExtArgs extends runtime.Types.Extensions.InternalA
   take?: number
   skip?: number
   distinct?: Prisma.EarningScalarFieldEnum | Prisma.EarningScalarFieldEnum[]
+}
+
+/**
+ * Deal.adjustments
+ */
+export type Deal$adjustmentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Adjustment
+   */
+  select?: Prisma.AdjustmentSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Adjustment
+   */
+  omit?: Prisma.AdjustmentOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AdjustmentInclude<ExtArgs> | null
+  where?: Prisma.AdjustmentWhereInput
+  orderBy?: Prisma.AdjustmentOrderByWithRelationInput | Prisma.AdjustmentOrderByWithRelationInput[]
+  cursor?: Prisma.AdjustmentWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AdjustmentScalarFieldEnum | Prisma.AdjustmentScalarFieldEnum[]
 }
 
 /**

@@ -467,10 +467,6 @@ export type DomainEventUncheckedUpdateOneWithoutSource_eventNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.DomainEventUpdateToOneWithWhereWithoutSource_eventInput, Prisma.DomainEventUpdateWithoutSource_eventInput>, Prisma.DomainEventUncheckedUpdateWithoutSource_eventInput>
 }
 
-export type BoolFieldUpdateOperationsInput = {
-  set?: boolean
-}
-
 export type DomainEventCreateNestedManyWithoutDealInput = {
   create?: Prisma.XOR<Prisma.DomainEventCreateWithoutDealInput, Prisma.DomainEventUncheckedCreateWithoutDealInput> | Prisma.DomainEventCreateWithoutDealInput[] | Prisma.DomainEventUncheckedCreateWithoutDealInput[]
   connectOrCreate?: Prisma.DomainEventCreateOrConnectWithoutDealInput | Prisma.DomainEventCreateOrConnectWithoutDealInput[]

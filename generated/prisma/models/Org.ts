@@ -41,6 +41,8 @@ export type OrgMinAggregateOutputType = {
   name: string | null
   config_version: number | null
   default_currency: string | null
+  statement_approval_policy: string | null
+  four_eyes_payment: boolean | null
   rep_rate_limit_per_minute: number | null
   created_at: Date | null
 }
@@ -50,6 +52,8 @@ export type OrgMaxAggregateOutputType = {
   name: string | null
   config_version: number | null
   default_currency: string | null
+  statement_approval_policy: string | null
+  four_eyes_payment: boolean | null
   rep_rate_limit_per_minute: number | null
   created_at: Date | null
 }
@@ -61,6 +65,8 @@ export type OrgCountAggregateOutputType = {
   lost_stages: number
   config_version: number
   default_currency: number
+  statement_approval_policy: number
+  four_eyes_payment: number
   cors_allowed_origins: number
   rep_rate_limit_per_minute: number
   created_at: number
@@ -83,6 +89,8 @@ export type OrgMinAggregateInputType = {
   name?: true
   config_version?: true
   default_currency?: true
+  statement_approval_policy?: true
+  four_eyes_payment?: true
   rep_rate_limit_per_minute?: true
   created_at?: true
 }
@@ -92,6 +100,8 @@ export type OrgMaxAggregateInputType = {
   name?: true
   config_version?: true
   default_currency?: true
+  statement_approval_policy?: true
+  four_eyes_payment?: true
   rep_rate_limit_per_minute?: true
   created_at?: true
 }
@@ -103,6 +113,8 @@ export type OrgCountAggregateInputType = {
   lost_stages?: true
   config_version?: true
   default_currency?: true
+  statement_approval_policy?: true
+  four_eyes_payment?: true
   cors_allowed_origins?: true
   rep_rate_limit_per_minute?: true
   created_at?: true
@@ -202,6 +214,8 @@ export type OrgGroupByOutputType = {
   lost_stages: string[]
   config_version: number
   default_currency: string
+  statement_approval_policy: string
+  four_eyes_payment: boolean
   cors_allowed_origins: string[]
   rep_rate_limit_per_minute: number
   created_at: Date
@@ -237,6 +251,8 @@ export type OrgWhereInput = {
   lost_stages?: Prisma.StringNullableListFilter<"Org">
   config_version?: Prisma.IntFilter<"Org"> | number
   default_currency?: Prisma.StringFilter<"Org"> | string
+  statement_approval_policy?: Prisma.StringFilter<"Org"> | string
+  four_eyes_payment?: Prisma.BoolFilter<"Org"> | boolean
   cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
   rep_rate_limit_per_minute?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
@@ -252,6 +268,9 @@ export type OrgWhereInput = {
   exchange_rates?: Prisma.ExchangeRateListRelationFilter
   rep_managers?: Prisma.RepManagerListRelationFilter
   identity_providers?: Prisma.IdentityProviderListRelationFilter
+  adjustments?: Prisma.AdjustmentListRelationFilter
+  statement_approvals?: Prisma.StatementApprovalListRelationFilter
+  payment_requests?: Prisma.PaymentRequestListRelationFilter
 }
 
 export type OrgOrderByWithRelationInput = {
@@ -261,6 +280,8 @@ export type OrgOrderByWithRelationInput = {
   lost_stages?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  statement_approval_policy?: Prisma.SortOrder
+  four_eyes_payment?: Prisma.SortOrder
   cors_allowed_origins?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
@@ -276,6 +297,9 @@ export type OrgOrderByWithRelationInput = {
   exchange_rates?: Prisma.ExchangeRateOrderByRelationAggregateInput
   rep_managers?: Prisma.RepManagerOrderByRelationAggregateInput
   identity_providers?: Prisma.IdentityProviderOrderByRelationAggregateInput
+  adjustments?: Prisma.AdjustmentOrderByRelationAggregateInput
+  statement_approvals?: Prisma.StatementApprovalOrderByRelationAggregateInput
+  payment_requests?: Prisma.PaymentRequestOrderByRelationAggregateInput
 }
 
 export type OrgWhereUniqueInput = Prisma.AtLeast<{
@@ -288,6 +312,8 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   lost_stages?: Prisma.StringNullableListFilter<"Org">
   config_version?: Prisma.IntFilter<"Org"> | number
   default_currency?: Prisma.StringFilter<"Org"> | string
+  statement_approval_policy?: Prisma.StringFilter<"Org"> | string
+  four_eyes_payment?: Prisma.BoolFilter<"Org"> | boolean
   cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
   rep_rate_limit_per_minute?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
@@ -303,6 +329,9 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   exchange_rates?: Prisma.ExchangeRateListRelationFilter
   rep_managers?: Prisma.RepManagerListRelationFilter
   identity_providers?: Prisma.IdentityProviderListRelationFilter
+  adjustments?: Prisma.AdjustmentListRelationFilter
+  statement_approvals?: Prisma.StatementApprovalListRelationFilter
+  payment_requests?: Prisma.PaymentRequestListRelationFilter
 }, "id">
 
 export type OrgOrderByWithAggregationInput = {
@@ -312,6 +341,8 @@ export type OrgOrderByWithAggregationInput = {
   lost_stages?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  statement_approval_policy?: Prisma.SortOrder
+  four_eyes_payment?: Prisma.SortOrder
   cors_allowed_origins?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
@@ -332,6 +363,8 @@ export type OrgScalarWhereWithAggregatesInput = {
   lost_stages?: Prisma.StringNullableListFilter<"Org">
   config_version?: Prisma.IntWithAggregatesFilter<"Org"> | number
   default_currency?: Prisma.StringWithAggregatesFilter<"Org"> | string
+  statement_approval_policy?: Prisma.StringWithAggregatesFilter<"Org"> | string
+  four_eyes_payment?: Prisma.BoolWithAggregatesFilter<"Org"> | boolean
   cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
   rep_rate_limit_per_minute?: Prisma.IntWithAggregatesFilter<"Org"> | number
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Org"> | Date | string
@@ -344,6 +377,8 @@ export type OrgCreateInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -359,6 +394,9 @@ export type OrgCreateInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateInput = {
@@ -368,6 +406,8 @@ export type OrgUncheckedCreateInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -383,6 +423,9 @@ export type OrgUncheckedCreateInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUpdateInput = {
@@ -392,6 +435,8 @@ export type OrgUpdateInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -407,6 +452,9 @@ export type OrgUpdateInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateInput = {
@@ -416,6 +464,8 @@ export type OrgUncheckedUpdateInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -431,6 +481,9 @@ export type OrgUncheckedUpdateInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateManyInput = {
@@ -440,6 +493,8 @@ export type OrgCreateManyInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -452,6 +507,8 @@ export type OrgUpdateManyMutationInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -464,6 +521,8 @@ export type OrgUncheckedUpdateManyInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -484,6 +543,8 @@ export type OrgCountOrderByAggregateInput = {
   lost_stages?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  statement_approval_policy?: Prisma.SortOrder
+  four_eyes_payment?: Prisma.SortOrder
   cors_allowed_origins?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
@@ -499,6 +560,8 @@ export type OrgMaxOrderByAggregateInput = {
   name?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  statement_approval_policy?: Prisma.SortOrder
+  four_eyes_payment?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
@@ -508,6 +571,8 @@ export type OrgMinOrderByAggregateInput = {
   name?: Prisma.SortOrder
   config_version?: Prisma.SortOrder
   default_currency?: Prisma.SortOrder
+  statement_approval_policy?: Prisma.SortOrder
+  four_eyes_payment?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
@@ -554,6 +619,10 @@ export type IntFieldUpdateOperationsInput = {
   decrement?: number
   multiply?: number
   divide?: number
+}
+
+export type BoolFieldUpdateOperationsInput = {
+  set?: boolean
 }
 
 export type OrgUpdatecors_allowed_originsInput = {
@@ -733,6 +802,48 @@ export type OrgUpdateOneRequiredWithoutIdentity_providersNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutIdentity_providersInput, Prisma.OrgUpdateWithoutIdentity_providersInput>, Prisma.OrgUncheckedUpdateWithoutIdentity_providersInput>
 }
 
+export type OrgCreateNestedOneWithoutAdjustmentsInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutAdjustmentsInput, Prisma.OrgUncheckedCreateWithoutAdjustmentsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAdjustmentsInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutAdjustmentsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutAdjustmentsInput, Prisma.OrgUncheckedCreateWithoutAdjustmentsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutAdjustmentsInput
+  upsert?: Prisma.OrgUpsertWithoutAdjustmentsInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutAdjustmentsInput, Prisma.OrgUpdateWithoutAdjustmentsInput>, Prisma.OrgUncheckedUpdateWithoutAdjustmentsInput>
+}
+
+export type OrgCreateNestedOneWithoutStatement_approvalsInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutStatement_approvalsInput, Prisma.OrgUncheckedCreateWithoutStatement_approvalsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutStatement_approvalsInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutStatement_approvalsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutStatement_approvalsInput, Prisma.OrgUncheckedCreateWithoutStatement_approvalsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutStatement_approvalsInput
+  upsert?: Prisma.OrgUpsertWithoutStatement_approvalsInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutStatement_approvalsInput, Prisma.OrgUpdateWithoutStatement_approvalsInput>, Prisma.OrgUncheckedUpdateWithoutStatement_approvalsInput>
+}
+
+export type OrgCreateNestedOneWithoutPayment_requestsInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutPayment_requestsInput, Prisma.OrgUncheckedCreateWithoutPayment_requestsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutPayment_requestsInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutPayment_requestsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutPayment_requestsInput, Prisma.OrgUncheckedCreateWithoutPayment_requestsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutPayment_requestsInput
+  upsert?: Prisma.OrgUpsertWithoutPayment_requestsInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutPayment_requestsInput, Prisma.OrgUpdateWithoutPayment_requestsInput>, Prisma.OrgUncheckedUpdateWithoutPayment_requestsInput>
+}
+
 export type OrgCreateWithoutUsersInput = {
   id: string
   name: string
@@ -740,6 +851,8 @@ export type OrgCreateWithoutUsersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -754,6 +867,9 @@ export type OrgCreateWithoutUsersInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutUsersInput = {
@@ -763,6 +879,8 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -777,6 +895,9 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutUsersInput = {
@@ -802,6 +923,8 @@ export type OrgUpdateWithoutUsersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -816,6 +939,9 @@ export type OrgUpdateWithoutUsersInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutUsersInput = {
@@ -825,6 +951,8 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -839,6 +967,9 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutRep_quotasInput = {
@@ -848,6 +979,8 @@ export type OrgCreateWithoutRep_quotasInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -862,6 +995,9 @@ export type OrgCreateWithoutRep_quotasInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutRep_quotasInput = {
@@ -871,6 +1007,8 @@ export type OrgUncheckedCreateWithoutRep_quotasInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -885,6 +1023,9 @@ export type OrgUncheckedCreateWithoutRep_quotasInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutRep_quotasInput = {
@@ -910,6 +1051,8 @@ export type OrgUpdateWithoutRep_quotasInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -924,6 +1067,9 @@ export type OrgUpdateWithoutRep_quotasInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutRep_quotasInput = {
@@ -933,6 +1079,8 @@ export type OrgUncheckedUpdateWithoutRep_quotasInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -947,6 +1095,9 @@ export type OrgUncheckedUpdateWithoutRep_quotasInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutRep_managersInput = {
@@ -956,6 +1107,8 @@ export type OrgCreateWithoutRep_managersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -970,6 +1123,9 @@ export type OrgCreateWithoutRep_managersInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutRep_managersInput = {
@@ -979,6 +1135,8 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -993,6 +1151,9 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutRep_managersInput = {
@@ -1018,6 +1179,8 @@ export type OrgUpdateWithoutRep_managersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1032,6 +1195,9 @@ export type OrgUpdateWithoutRep_managersInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutRep_managersInput = {
@@ -1041,6 +1207,8 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1055,6 +1223,9 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutApi_keysInput = {
@@ -1064,6 +1235,8 @@ export type OrgCreateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1078,6 +1251,9 @@ export type OrgCreateWithoutApi_keysInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutApi_keysInput = {
@@ -1087,6 +1263,8 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1101,6 +1279,9 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutApi_keysInput = {
@@ -1126,6 +1307,8 @@ export type OrgUpdateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1140,6 +1323,9 @@ export type OrgUpdateWithoutApi_keysInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutApi_keysInput = {
@@ -1149,6 +1335,8 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1163,6 +1351,9 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdminsInput = {
@@ -1172,6 +1363,8 @@ export type OrgCreateWithoutAdminsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1186,6 +1379,9 @@ export type OrgCreateWithoutAdminsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdminsInput = {
@@ -1195,6 +1391,8 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1209,6 +1407,9 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdminsInput = {
@@ -1234,6 +1435,8 @@ export type OrgUpdateWithoutAdminsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1248,6 +1451,9 @@ export type OrgUpdateWithoutAdminsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdminsInput = {
@@ -1257,6 +1463,8 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1271,6 +1479,9 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutDealsInput = {
@@ -1280,6 +1491,8 @@ export type OrgCreateWithoutDealsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1294,6 +1507,9 @@ export type OrgCreateWithoutDealsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutDealsInput = {
@@ -1303,6 +1519,8 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1317,6 +1535,9 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutDealsInput = {
@@ -1342,6 +1563,8 @@ export type OrgUpdateWithoutDealsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1356,6 +1579,9 @@ export type OrgUpdateWithoutDealsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutDealsInput = {
@@ -1365,6 +1591,8 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1379,6 +1607,9 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPlansInput = {
@@ -1388,6 +1619,8 @@ export type OrgCreateWithoutPlansInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1402,6 +1635,9 @@ export type OrgCreateWithoutPlansInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPlansInput = {
@@ -1411,6 +1647,8 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1425,6 +1663,9 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPlansInput = {
@@ -1450,6 +1691,8 @@ export type OrgUpdateWithoutPlansInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1464,6 +1707,9 @@ export type OrgUpdateWithoutPlansInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPlansInput = {
@@ -1473,6 +1719,8 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1487,6 +1735,9 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPeriodsInput = {
@@ -1496,6 +1747,8 @@ export type OrgCreateWithoutPeriodsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1510,6 +1763,9 @@ export type OrgCreateWithoutPeriodsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPeriodsInput = {
@@ -1519,6 +1775,8 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1533,6 +1791,9 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPeriodsInput = {
@@ -1558,6 +1819,8 @@ export type OrgUpdateWithoutPeriodsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1572,6 +1835,9 @@ export type OrgUpdateWithoutPeriodsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPeriodsInput = {
@@ -1581,6 +1847,8 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1595,6 +1863,9 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_endpointsInput = {
@@ -1604,6 +1875,8 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1618,6 +1891,9 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
@@ -1627,6 +1903,8 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1641,6 +1919,9 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_endpointsInput = {
@@ -1666,6 +1947,8 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1680,6 +1963,9 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
@@ -1689,6 +1975,8 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1703,6 +1991,9 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_messagesInput = {
@@ -1712,6 +2003,8 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1726,6 +2019,9 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
@@ -1735,6 +2031,8 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1749,6 +2047,9 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_messagesInput = {
@@ -1774,6 +2075,8 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1788,6 +2091,9 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
@@ -1797,6 +2103,8 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1811,6 +2119,9 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutExchange_ratesInput = {
@@ -1820,6 +2131,8 @@ export type OrgCreateWithoutExchange_ratesInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1834,6 +2147,9 @@ export type OrgCreateWithoutExchange_ratesInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutExchange_ratesInput = {
@@ -1843,6 +2159,8 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1857,6 +2175,9 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutExchange_ratesInput = {
@@ -1882,6 +2203,8 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1896,6 +2219,9 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
@@ -1905,6 +2231,8 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1919,6 +2247,9 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutIdentity_providersInput = {
@@ -1928,6 +2259,8 @@ export type OrgCreateWithoutIdentity_providersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1942,6 +2275,9 @@ export type OrgCreateWithoutIdentity_providersInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutIdentity_providersInput = {
@@ -1951,6 +2287,8 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
   config_version?: number
   default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1965,6 +2303,9 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutIdentity_providersInput = {
@@ -1990,6 +2331,8 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2004,6 +2347,9 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
@@ -2013,6 +2359,8 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
   config_version?: Prisma.IntFieldUpdateOperationsInput | number
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2027,6 +2375,393 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutAdjustmentsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutAdjustmentsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutAdjustmentsInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutAdjustmentsInput, Prisma.OrgUncheckedCreateWithoutAdjustmentsInput>
+}
+
+export type OrgUpsertWithoutAdjustmentsInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutAdjustmentsInput, Prisma.OrgUncheckedUpdateWithoutAdjustmentsInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutAdjustmentsInput, Prisma.OrgUncheckedCreateWithoutAdjustmentsInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutAdjustmentsInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutAdjustmentsInput, Prisma.OrgUncheckedUpdateWithoutAdjustmentsInput>
+}
+
+export type OrgUpdateWithoutAdjustmentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutStatement_approvalsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutStatement_approvalsInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutStatement_approvalsInput, Prisma.OrgUncheckedCreateWithoutStatement_approvalsInput>
+}
+
+export type OrgUpsertWithoutStatement_approvalsInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutStatement_approvalsInput, Prisma.OrgUncheckedUpdateWithoutStatement_approvalsInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutStatement_approvalsInput, Prisma.OrgUncheckedCreateWithoutStatement_approvalsInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutStatement_approvalsInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutStatement_approvalsInput, Prisma.OrgUncheckedUpdateWithoutStatement_approvalsInput>
+}
+
+export type OrgUpdateWithoutStatement_approvalsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutPayment_requestsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutPayment_requestsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutPayment_requestsInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutPayment_requestsInput, Prisma.OrgUncheckedCreateWithoutPayment_requestsInput>
+}
+
+export type OrgUpsertWithoutPayment_requestsInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutPayment_requestsInput, Prisma.OrgUncheckedUpdateWithoutPayment_requestsInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutPayment_requestsInput, Prisma.OrgUncheckedCreateWithoutPayment_requestsInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutPayment_requestsInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutPayment_requestsInput, Prisma.OrgUncheckedUpdateWithoutPayment_requestsInput>
+}
+
+export type OrgUpdateWithoutPayment_requestsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 
@@ -2047,6 +2782,9 @@ export type OrgCountOutputType = {
   exchange_rates: number
   rep_managers: number
   identity_providers: number
+  adjustments: number
+  statement_approvals: number
+  payment_requests: number
 }
 
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2062,6 +2800,9 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   exchange_rates?: boolean | OrgCountOutputTypeCountExchange_ratesArgs
   rep_managers?: boolean | OrgCountOutputTypeCountRep_managersArgs
   identity_providers?: boolean | OrgCountOutputTypeCountIdentity_providersArgs
+  adjustments?: boolean | OrgCountOutputTypeCountAdjustmentsArgs
+  statement_approvals?: boolean | OrgCountOutputTypeCountStatement_approvalsArgs
+  payment_requests?: boolean | OrgCountOutputTypeCountPayment_requestsArgs
 }
 
 /**
@@ -2158,6 +2899,27 @@ export type OrgCountOutputTypeCountIdentity_providersArgs<ExtArgs extends runtim
   where?: Prisma.IdentityProviderWhereInput
 }
 
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountAdjustmentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AdjustmentWhereInput
+}
+
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountStatement_approvalsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.StatementApprovalWhereInput
+}
+
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountPayment_requestsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PaymentRequestWhereInput
+}
+
 
 export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -2166,6 +2928,8 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   lost_stages?: boolean
   config_version?: boolean
   default_currency?: boolean
+  statement_approval_policy?: boolean
+  four_eyes_payment?: boolean
   cors_allowed_origins?: boolean
   rep_rate_limit_per_minute?: boolean
   created_at?: boolean
@@ -2181,6 +2945,9 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   exchange_rates?: boolean | Prisma.Org$exchange_ratesArgs<ExtArgs>
   rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
   identity_providers?: boolean | Prisma.Org$identity_providersArgs<ExtArgs>
+  adjustments?: boolean | Prisma.Org$adjustmentsArgs<ExtArgs>
+  statement_approvals?: boolean | Prisma.Org$statement_approvalsArgs<ExtArgs>
+  payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["org"]>
 
@@ -2191,6 +2958,8 @@ export type OrgSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extension
   lost_stages?: boolean
   config_version?: boolean
   default_currency?: boolean
+  statement_approval_policy?: boolean
+  four_eyes_payment?: boolean
   cors_allowed_origins?: boolean
   rep_rate_limit_per_minute?: boolean
   created_at?: boolean
@@ -2203,6 +2972,8 @@ export type OrgSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extension
   lost_stages?: boolean
   config_version?: boolean
   default_currency?: boolean
+  statement_approval_policy?: boolean
+  four_eyes_payment?: boolean
   cors_allowed_origins?: boolean
   rep_rate_limit_per_minute?: boolean
   created_at?: boolean
@@ -2215,12 +2986,14 @@ export type OrgSelectScalar = {
   lost_stages?: boolean
   config_version?: boolean
   default_currency?: boolean
+  statement_approval_policy?: boolean
+  four_eyes_payment?: boolean
   cors_allowed_origins?: boolean
   rep_rate_limit_per_minute?: boolean
   created_at?: boolean
 }
 
-export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "default_currency" | "cors_allowed_origins" | "rep_rate_limit_per_minute" | "created_at", ExtArgs["result"]["org"]>
+export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "default_currency" | "statement_approval_policy" | "four_eyes_payment" | "cors_allowed_origins" | "rep_rate_limit_per_minute" | "created_at", ExtArgs["result"]["org"]>
 export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -2234,6 +3007,9 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   exchange_rates?: boolean | Prisma.Org$exchange_ratesArgs<ExtArgs>
   rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
   identity_providers?: boolean | Prisma.Org$identity_providersArgs<ExtArgs>
+  adjustments?: boolean | Prisma.Org$adjustmentsArgs<ExtArgs>
+  statement_approvals?: boolean | Prisma.Org$statement_approvalsArgs<ExtArgs>
+  payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrgIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -2254,6 +3030,9 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     exchange_rates: Prisma.$ExchangeRatePayload<ExtArgs>[]
     rep_managers: Prisma.$RepManagerPayload<ExtArgs>[]
     identity_providers: Prisma.$IdentityProviderPayload<ExtArgs>[]
+    adjustments: Prisma.$AdjustmentPayload<ExtArgs>[]
+    statement_approvals: Prisma.$StatementApprovalPayload<ExtArgs>[]
+    payment_requests: Prisma.$PaymentRequestPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -2262,6 +3041,8 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     lost_stages: string[]
     config_version: number
     default_currency: string
+    statement_approval_policy: string
+    four_eyes_payment: boolean
     cors_allowed_origins: string[]
     rep_rate_limit_per_minute: number
     created_at: Date
@@ -2671,6 +3452,9 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   exchange_rates<T extends Prisma.Org$exchange_ratesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$exchange_ratesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ExchangeRatePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   rep_managers<T extends Prisma.Org$rep_managersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$rep_managersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   identity_providers<T extends Prisma.Org$identity_providersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$identity_providersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$IdentityProviderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  adjustments<T extends Prisma.Org$adjustmentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adjustmentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdjustmentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  statement_approvals<T extends Prisma.Org$statement_approvalsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$statement_approvalsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StatementApprovalPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  payment_requests<T extends Prisma.Org$payment_requestsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$payment_requestsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentRequestPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2706,6 +3490,8 @@ export interface OrgFieldRefs {
   readonly lost_stages: Prisma.FieldRef<"Org", 'String[]'>
   readonly config_version: Prisma.FieldRef<"Org", 'Int'>
   readonly default_currency: Prisma.FieldRef<"Org", 'String'>
+  readonly statement_approval_policy: Prisma.FieldRef<"Org", 'String'>
+  readonly four_eyes_payment: Prisma.FieldRef<"Org", 'Boolean'>
   readonly cors_allowed_origins: Prisma.FieldRef<"Org", 'String[]'>
   readonly rep_rate_limit_per_minute: Prisma.FieldRef<"Org", 'Int'>
   readonly created_at: Prisma.FieldRef<"Org", 'DateTime'>
@@ -3387,6 +4173,78 @@ export type Org$identity_providersArgs<ExtArgs extends runtime.Types.Extensions.
   take?: number
   skip?: number
   distinct?: Prisma.IdentityProviderScalarFieldEnum | Prisma.IdentityProviderScalarFieldEnum[]
+}
+
+/**
+ * Org.adjustments
+ */
+export type Org$adjustmentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Adjustment
+   */
+  select?: Prisma.AdjustmentSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Adjustment
+   */
+  omit?: Prisma.AdjustmentOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AdjustmentInclude<ExtArgs> | null
+  where?: Prisma.AdjustmentWhereInput
+  orderBy?: Prisma.AdjustmentOrderByWithRelationInput | Prisma.AdjustmentOrderByWithRelationInput[]
+  cursor?: Prisma.AdjustmentWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AdjustmentScalarFieldEnum | Prisma.AdjustmentScalarFieldEnum[]
+}
+
+/**
+ * Org.statement_approvals
+ */
+export type Org$statement_approvalsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the StatementApproval
+   */
+  select?: Prisma.StatementApprovalSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the StatementApproval
+   */
+  omit?: Prisma.StatementApprovalOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.StatementApprovalInclude<ExtArgs> | null
+  where?: Prisma.StatementApprovalWhereInput
+  orderBy?: Prisma.StatementApprovalOrderByWithRelationInput | Prisma.StatementApprovalOrderByWithRelationInput[]
+  cursor?: Prisma.StatementApprovalWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.StatementApprovalScalarFieldEnum | Prisma.StatementApprovalScalarFieldEnum[]
+}
+
+/**
+ * Org.payment_requests
+ */
+export type Org$payment_requestsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PaymentRequest
+   */
+  select?: Prisma.PaymentRequestSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PaymentRequest
+   */
+  omit?: Prisma.PaymentRequestOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PaymentRequestInclude<ExtArgs> | null
+  where?: Prisma.PaymentRequestWhereInput
+  orderBy?: Prisma.PaymentRequestOrderByWithRelationInput | Prisma.PaymentRequestOrderByWithRelationInput[]
+  cursor?: Prisma.PaymentRequestWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PaymentRequestScalarFieldEnum | Prisma.PaymentRequestScalarFieldEnum[]
 }
 
 /**

@@ -206,6 +206,7 @@ export type UserWhereInput = {
   rep_invitations?: Prisma.RepInvitationListRelationFilter
   rep_sign_in_links?: Prisma.RepSignInLinkListRelationFilter
   rep_sessions?: Prisma.RepSessionListRelationFilter
+  adjustments?: Prisma.AdjustmentListRelationFilter
   rep_tokens?: Prisma.RepTokenListRelationFilter
 }
 
@@ -225,6 +226,7 @@ export type UserOrderByWithRelationInput = {
   rep_invitations?: Prisma.RepInvitationOrderByRelationAggregateInput
   rep_sign_in_links?: Prisma.RepSignInLinkOrderByRelationAggregateInput
   rep_sessions?: Prisma.RepSessionOrderByRelationAggregateInput
+  adjustments?: Prisma.AdjustmentOrderByRelationAggregateInput
   rep_tokens?: Prisma.RepTokenOrderByRelationAggregateInput
 }
 
@@ -248,6 +250,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   rep_invitations?: Prisma.RepInvitationListRelationFilter
   rep_sign_in_links?: Prisma.RepSignInLinkListRelationFilter
   rep_sessions?: Prisma.RepSessionListRelationFilter
+  adjustments?: Prisma.AdjustmentListRelationFilter
   rep_tokens?: Prisma.RepTokenListRelationFilter
 }, "id" | "org_id_external_id">
 
@@ -292,6 +295,7 @@ export type UserCreateInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
@@ -310,6 +314,7 @@ export type UserUncheckedCreateInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -328,6 +333,7 @@ export type UserUpdateInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
@@ -346,6 +352,7 @@ export type UserUncheckedUpdateInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -585,6 +592,20 @@ export type UserUpdateOneRequiredWithoutRep_sessionsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutRep_sessionsInput, Prisma.UserUpdateWithoutRep_sessionsInput>, Prisma.UserUncheckedUpdateWithoutRep_sessionsInput>
 }
 
+export type UserCreateNestedOneWithoutAdjustmentsInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutAdjustmentsInput, Prisma.UserUncheckedCreateWithoutAdjustmentsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutAdjustmentsInput
+  connect?: Prisma.UserWhereUniqueInput
+}
+
+export type UserUpdateOneRequiredWithoutAdjustmentsNestedInput = {
+  create?: Prisma.XOR<Prisma.UserCreateWithoutAdjustmentsInput, Prisma.UserUncheckedCreateWithoutAdjustmentsInput>
+  connectOrCreate?: Prisma.UserCreateOrConnectWithoutAdjustmentsInput
+  upsert?: Prisma.UserUpsertWithoutAdjustmentsInput
+  connect?: Prisma.UserWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutAdjustmentsInput, Prisma.UserUpdateWithoutAdjustmentsInput>, Prisma.UserUncheckedUpdateWithoutAdjustmentsInput>
+}
+
 export type UserCreateNestedOneWithoutRep_tokensInput = {
   create?: Prisma.XOR<Prisma.UserCreateWithoutRep_tokensInput, Prisma.UserUncheckedCreateWithoutRep_tokensInput>
   connectOrCreate?: Prisma.UserCreateOrConnectWithoutRep_tokensInput
@@ -613,6 +634,7 @@ export type UserCreateWithoutOrgInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
@@ -630,6 +652,7 @@ export type UserUncheckedCreateWithoutOrgInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -686,6 +709,7 @@ export type UserCreateWithoutManagersInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
@@ -703,6 +727,7 @@ export type UserUncheckedCreateWithoutManagersInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -725,6 +750,7 @@ export type UserCreateWithoutReportsInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
@@ -742,6 +768,7 @@ export type UserUncheckedCreateWithoutReportsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -775,6 +802,7 @@ export type UserUpdateWithoutManagersInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
@@ -792,6 +820,7 @@ export type UserUncheckedUpdateWithoutManagersInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -820,6 +849,7 @@ export type UserUpdateWithoutReportsInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
@@ -837,6 +867,7 @@ export type UserUncheckedUpdateWithoutReportsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -854,6 +885,7 @@ export type UserCreateWithoutDealsInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
@@ -871,6 +903,7 @@ export type UserUncheckedCreateWithoutDealsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -904,6 +937,7 @@ export type UserUpdateWithoutDealsInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
@@ -921,6 +955,7 @@ export type UserUncheckedUpdateWithoutDealsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -938,6 +973,7 @@ export type UserCreateWithoutEarningsInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
@@ -955,6 +991,7 @@ export type UserUncheckedCreateWithoutEarningsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -988,6 +1025,7 @@ export type UserUpdateWithoutEarningsInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
@@ -1005,6 +1043,7 @@ export type UserUncheckedUpdateWithoutEarningsInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -1022,6 +1061,7 @@ export type UserCreateWithoutRep_invitationsInput = {
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
@@ -1039,6 +1079,7 @@ export type UserUncheckedCreateWithoutRep_invitationsInput = {
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -1072,6 +1113,7 @@ export type UserUpdateWithoutRep_invitationsInput = {
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
@@ -1089,6 +1131,7 @@ export type UserUncheckedUpdateWithoutRep_invitationsInput = {
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -1106,6 +1149,7 @@ export type UserCreateWithoutRep_sign_in_linksInput = {
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
@@ -1123,6 +1167,7 @@ export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -1156,6 +1201,7 @@ export type UserUpdateWithoutRep_sign_in_linksInput = {
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
@@ -1173,6 +1219,7 @@ export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -1190,6 +1237,7 @@ export type UserCreateWithoutRep_sessionsInput = {
   reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
 }
 
@@ -1207,6 +1255,7 @@ export type UserUncheckedCreateWithoutRep_sessionsInput = {
   reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
   rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
 }
 
@@ -1240,6 +1289,7 @@ export type UserUpdateWithoutRep_sessionsInput = {
   reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
@@ -1257,6 +1307,95 @@ export type UserUncheckedUpdateWithoutRep_sessionsInput = {
   reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
+}
+
+export type UserCreateWithoutAdjustmentsInput = {
+  id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  start_date?: Date | string | null
+  created_at?: Date | string
+  org: Prisma.OrgCreateNestedOneWithoutUsersInput
+  deals?: Prisma.DealCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenCreateNestedManyWithoutUserInput
+}
+
+export type UserUncheckedCreateWithoutAdjustmentsInput = {
+  id: string
+  org_id: string
+  external_id: string
+  role?: string
+  display_name?: string | null
+  start_date?: Date | string | null
+  created_at?: Date | string
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
+  earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
+  managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
+  reports?: Prisma.RepManagerUncheckedCreateNestedManyWithoutManagerInput
+  rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
+  rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  rep_tokens?: Prisma.RepTokenUncheckedCreateNestedManyWithoutUserInput
+}
+
+export type UserCreateOrConnectWithoutAdjustmentsInput = {
+  where: Prisma.UserWhereUniqueInput
+  create: Prisma.XOR<Prisma.UserCreateWithoutAdjustmentsInput, Prisma.UserUncheckedCreateWithoutAdjustmentsInput>
+}
+
+export type UserUpsertWithoutAdjustmentsInput = {
+  update: Prisma.XOR<Prisma.UserUpdateWithoutAdjustmentsInput, Prisma.UserUncheckedUpdateWithoutAdjustmentsInput>
+  create: Prisma.XOR<Prisma.UserCreateWithoutAdjustmentsInput, Prisma.UserUncheckedCreateWithoutAdjustmentsInput>
+  where?: Prisma.UserWhereInput
+}
+
+export type UserUpdateToOneWithWhereWithoutAdjustmentsInput = {
+  where?: Prisma.UserWhereInput
+  data: Prisma.XOR<Prisma.UserUpdateWithoutAdjustmentsInput, Prisma.UserUncheckedUpdateWithoutAdjustmentsInput>
+}
+
+export type UserUpdateWithoutAdjustmentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
+  deals?: Prisma.DealUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
+}
+
+export type UserUncheckedUpdateWithoutAdjustmentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
+  external_id?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.StringFieldUpdateOperationsInput | string
+  display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
+  earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
+  managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
+  reports?: Prisma.RepManagerUncheckedUpdateManyWithoutManagerNestedInput
+  rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
+  rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
+  rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -1275,6 +1414,7 @@ export type UserCreateWithoutRep_tokensInput = {
   rep_invitations?: Prisma.RepInvitationCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutUserInput
 }
 
 export type UserUncheckedCreateWithoutRep_tokensInput = {
@@ -1292,6 +1432,7 @@ export type UserUncheckedCreateWithoutRep_tokensInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedCreateNestedManyWithoutUserInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedCreateNestedManyWithoutUserInput
   rep_sessions?: Prisma.RepSessionUncheckedCreateNestedManyWithoutUserInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutUserInput
 }
 
 export type UserCreateOrConnectWithoutRep_tokensInput = {
@@ -1325,6 +1466,7 @@ export type UserUpdateWithoutRep_tokensInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
 }
 
 export type UserUncheckedUpdateWithoutRep_tokensInput = {
@@ -1342,6 +1484,7 @@ export type UserUncheckedUpdateWithoutRep_tokensInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
 }
 
 export type UserCreateManyOrgInput = {
@@ -1367,6 +1510,7 @@ export type UserUpdateWithoutOrgInput = {
   rep_invitations?: Prisma.RepInvitationUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUpdateManyWithoutUserNestedInput
 }
 
@@ -1384,6 +1528,7 @@ export type UserUncheckedUpdateWithoutOrgInput = {
   rep_invitations?: Prisma.RepInvitationUncheckedUpdateManyWithoutUserNestedInput
   rep_sign_in_links?: Prisma.RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput
   rep_sessions?: Prisma.RepSessionUncheckedUpdateManyWithoutUserNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutUserNestedInput
   rep_tokens?: Prisma.RepTokenUncheckedUpdateManyWithoutUserNestedInput
 }
 
@@ -1409,6 +1554,7 @@ export type UserCountOutputType = {
   rep_invitations: number
   rep_sign_in_links: number
   rep_sessions: number
+  adjustments: number
   rep_tokens: number
 }
 
@@ -1420,6 +1566,7 @@ export type UserCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.I
   rep_invitations?: boolean | UserCountOutputTypeCountRep_invitationsArgs
   rep_sign_in_links?: boolean | UserCountOutputTypeCountRep_sign_in_linksArgs
   rep_sessions?: boolean | UserCountOutputTypeCountRep_sessionsArgs
+  adjustments?: boolean | UserCountOutputTypeCountAdjustmentsArgs
   rep_tokens?: boolean | UserCountOutputTypeCountRep_tokensArgs
 }
 
@@ -1485,6 +1632,13 @@ export type UserCountOutputTypeCountRep_sessionsArgs<ExtArgs extends runtime.Typ
 /**
  * UserCountOutputType without action
  */
+export type UserCountOutputTypeCountAdjustmentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AdjustmentWhereInput
+}
+
+/**
+ * UserCountOutputType without action
+ */
 export type UserCountOutputTypeCountRep_tokensArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.RepTokenWhereInput
 }
@@ -1506,6 +1660,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   rep_invitations?: boolean | Prisma.User$rep_invitationsArgs<ExtArgs>
   rep_sign_in_links?: boolean | Prisma.User$rep_sign_in_linksArgs<ExtArgs>
   rep_sessions?: boolean | Prisma.User$rep_sessionsArgs<ExtArgs>
+  adjustments?: boolean | Prisma.User$adjustmentsArgs<ExtArgs>
   rep_tokens?: boolean | Prisma.User$rep_tokensArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
@@ -1552,6 +1707,7 @@ export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   rep_invitations?: boolean | Prisma.User$rep_invitationsArgs<ExtArgs>
   rep_sign_in_links?: boolean | Prisma.User$rep_sign_in_linksArgs<ExtArgs>
   rep_sessions?: boolean | Prisma.User$rep_sessionsArgs<ExtArgs>
+  adjustments?: boolean | Prisma.User$adjustmentsArgs<ExtArgs>
   rep_tokens?: boolean | Prisma.User$rep_tokensArgs<ExtArgs>
   _count?: boolean | Prisma.UserCountOutputTypeDefaultArgs<ExtArgs>
 }
@@ -1573,6 +1729,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     rep_invitations: Prisma.$RepInvitationPayload<ExtArgs>[]
     rep_sign_in_links: Prisma.$RepSignInLinkPayload<ExtArgs>[]
     rep_sessions: Prisma.$RepSessionPayload<ExtArgs>[]
+    adjustments: Prisma.$AdjustmentPayload<ExtArgs>[]
     rep_tokens: Prisma.$RepTokenPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
@@ -1985,6 +2142,7 @@ export interface Prisma__UserClient<T, Null = never, ExtArgs extends runtime.Typ
   rep_invitations<T extends Prisma.User$rep_invitationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_invitationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepInvitationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   rep_sign_in_links<T extends Prisma.User$rep_sign_in_linksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_sign_in_linksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepSignInLinkPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   rep_sessions<T extends Prisma.User$rep_sessionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_sessionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepSessionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  adjustments<T extends Prisma.User$adjustmentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$adjustmentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdjustmentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   rep_tokens<T extends Prisma.User$rep_tokensArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.User$rep_tokensArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepTokenPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
@@ -2588,6 +2746,30 @@ export type User$rep_sessionsArgs<ExtArgs extends runtime.Types.Extensions.Inter
   take?: number
   skip?: number
   distinct?: Prisma.RepSessionScalarFieldEnum | Prisma.RepSessionScalarFieldEnum[]
+}
+
+/**
+ * User.adjustments
+ */
+export type User$adjustmentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Adjustment
+   */
+  select?: Prisma.AdjustmentSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Adjustment
+   */
+  omit?: Prisma.AdjustmentOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AdjustmentInclude<ExtArgs> | null
+  where?: Prisma.AdjustmentWhereInput
+  orderBy?: Prisma.AdjustmentOrderByWithRelationInput | Prisma.AdjustmentOrderByWithRelationInput[]
+  cursor?: Prisma.AdjustmentWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AdjustmentScalarFieldEnum | Prisma.AdjustmentScalarFieldEnum[]
 }
 
 /**

@@ -28,7 +28,14 @@ export function periodsCommand(): Command {
     transitionCommand({
       name: 'lock',
       description: 'lock a period (open → locked): pending earnings become approved and their amounts are frozen',
-      move: (admin, orgId, periodId) => admin.lock(orgId, periodId),
+      move: (admin, orgId, periodId, options) =>
+        admin.lock(
+          orgId,
+          periodId,
+          undefined,
+          options.overrideReason === undefined ? {} : { overrideReason: options.overrideReason },
+        ),
+      options: [['--override-reason <text>', 'lock although statements wait for approval, and why (audited)']],
       done: (period) => `Locked period ${period.id} (${period.starts_on} to ${period.ends_on})`,
       unchanged: (period) =>
         `Period ${period.id} was already locked (at ${period.locked_at?.toISOString()}); nothing changed`,
@@ -76,6 +83,7 @@ const PAYOUT_COLUMNS = [
   'paid_cents',
   'clawback_cents',
   'draw_cents',
+  'adjustment_cents',
   'total_cents',
 ] as const;
 
@@ -95,25 +103,42 @@ function payoutsCsv(payouts: ReadonlyArray<Record<(typeof PAYOUT_COLUMNS)[number
 function transitionCommand(spec: {
   name: string;
   description: string;
-  move: (admin: PeriodAdmin, orgId: string, periodId: string) => Promise<PeriodChangeResult>;
+  move: (
+    admin: PeriodAdmin,
+    orgId: string,
+    periodId: string,
+    options: { overrideReason?: string },
+  ) => Promise<PeriodChangeResult>;
+  options?: Array<[string, string]>;
   done: (period: PeriodRecord) => string;
   unchanged: (period: PeriodRecord) => string;
 }): Command {
-  return new Command(spec.name)
+  const command = new Command(spec.name)
     .description(spec.description)
     .argument('<period>', 'the period: YYYY-MM (a month) or YYYY-Qn (a quarter)')
     .requiredOption('--org <org_id>', 'the org')
-    .option('--json', 'print exactly one JSON document on stdout')
-    .action(async (periodId: string, options: { org: string; json?: boolean }) => {
-      try {
-        const { period, changed, rows_moved } = await withAdminServices((services) =>
-          spec.move(services.periods, options.org, periodId),
-        );
-        print(options, { ...toWirePeriodWithTimes(period), changed, rows_moved }, () =>
-          changed ? `${spec.done(period)} (${rows_moved} earnings rows moved)` : spec.unchanged(period),
-        );
-      } catch (error) {
-        printFailure(options, error);
-      }
-    });
+    .option('--json', 'print exactly one JSON document on stdout');
+  for (const [flags, description] of spec.options ?? []) command.option(flags, description);
+  return command.action(async (periodId: string, options: { org: string; json?: boolean; overrideReason?: string }) => {
+    try {
+      const { period, changed, rows_moved, payment_request } = await withAdminServices((services) =>
+        spec.move(services.periods, options.org, periodId, options),
+      );
+      const request = payment_request
+        ? { requested_by: payment_request.requested_by, requested_at: payment_request.requested_at.toISOString() }
+        : null;
+      print(
+        options,
+        { ...toWirePeriodWithTimes(period), changed, rows_moved, ...(request ? { payment_request: request } : {}) },
+        () =>
+          request
+            ? `Payment of ${period.id} requested by ${request.requested_by}: four-eyes payment needs a second admin to confirm it`
+            : changed
+              ? `${spec.done(period)} (${rows_moved} earnings rows moved)`
+              : spec.unchanged(period),
+      );
+    } catch (error) {
+      printFailure(options, error);
+    }
+  });
 }

@@ -17,6 +17,7 @@ export type StatementLine = Schemas['StatementLine'];
 export type StatementAdjustment = Schemas['StatementAdjustment'];
 export type StatusTotals = Schemas['StatusTotals'];
 export type Attainment = Schemas['Attainment'];
+export type ManualAdjustment = Schemas['Adjustment'];
 
 /** A live or frozen row booked in the statement's period, with its trace. */
 export interface StatementRow {
@@ -64,6 +65,8 @@ export interface StatementRequest {
   /** Per plan, what the rep's recoverable draw left unrecovered in the periods booked before this one. */
   drawBalances?: ReadonlyMap<string, number>;
   today: CalendarDate;
+  /** The rep's manual adjustments paid in the period, oldest first: beside the rows, added to what is payable. */
+  manualAdjustments?: readonly ManualAdjustment[];
 }
 
 const NO_TOTALS: StatusTotals = { projected_cents: 0, pending_cents: 0, approved_cents: 0, paid_cents: 0 };
@@ -80,15 +83,31 @@ export function payableOf(totals: StatusTotals): number {
 export function buildStatement(request: StatementRequest): Statement {
   const periodId = request.period.id;
   const plans = request.plans.map((plan) => planPart(plan, request, periodId));
+  const manual = request.manualAdjustments ?? [];
   const totals = plans.reduce((sum, plan) => addTotals(sum, plan.totals), NO_TOTALS);
-  const currencies = [...new Set(plans.map((plan) => plan.currency))];
+  const currencies = [...new Set([...plans.map((plan) => plan.currency), ...manual.map((each) => each.currency)])];
   const by_currency = currencies.map((currency) => {
     const sum = plans
       .filter((plan) => plan.currency === currency)
       .reduce((acc, plan) => addTotals(acc, plan.totals), NO_TOTALS);
-    return { currency, totals: sum, payable_cents: payableOf(sum) };
+    const adjusted = sumOf(manual.filter((each) => each.currency === currency));
+    return { currency, totals: sum, manual_adjustments_cents: adjusted, payable_cents: payableOf(sum) + adjusted };
   });
-  return { user: request.user, period: request.period, plans, totals, by_currency, payable_cents: payableOf(totals) };
+  const manualCents = sumOf(manual);
+  return {
+    user: request.user,
+    period: request.period,
+    plans,
+    totals,
+    by_currency,
+    manual_adjustments: [...manual],
+    manual_adjustments_cents: manualCents,
+    payable_cents: payableOf(totals) + manualCents,
+  };
+}
+
+function sumOf(manual: readonly ManualAdjustment[]): number {
+  return manual.reduce((sum, each) => sum + each.amount_cents, 0);
 }
 
 function addTotals(a: StatusTotals, b: StatusTotals): StatusTotals {

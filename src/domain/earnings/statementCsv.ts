@@ -2,7 +2,8 @@ import { decimalsOf } from '../currencies.ts';
 import { plainDecimal } from './money.ts';
 import type { Statement } from './statement.ts';
 
-// A statement as a CSV file for spreadsheets (RFC 4180, CRLF): one row per line and adjustment, in the JSON answer's
+// A statement as a CSV file for spreadsheets (RFC 4180, CRLF): one row per line, adjustment and manual adjustment, in
+// the JSON answer's
 // order, so each total of the statement is the sum of its rows with that status. Text that a spreadsheet would run
 // as a formula is defused with a leading apostrophe (OWASP's advice on CSV injection): a deal's external id or a
 // plan's name comes from the CRM and the plan file, not from Quotient.
@@ -58,6 +59,25 @@ export function statementCsv(statement: Statement): string {
         textCell(entry.explanation),
       ]);
     }
+  }
+  // Manual adjustments belong to no plan: a row each, kind `manual_adjustment`, the category where a chip would be.
+  for (const adjustment of statement.manual_adjustments) {
+    rows.push([
+      textCell(statement.period.id),
+      '',
+      '',
+      textCell(adjustment.currency),
+      'manual_adjustment',
+      '',
+      textCell(adjustment.id),
+      textCell(adjustment.status),
+      '',
+      textCell(adjustment.category),
+      '',
+      String(adjustment.amount_cents),
+      plainDecimal(BigInt(adjustment.amount_cents), decimalsOf(adjustment.currency)),
+      textCell(adjustment.reason),
+    ]);
   }
   return rows.map((row) => `${row.join(',')}\r\n`).join('');
 }

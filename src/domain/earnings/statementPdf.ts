@@ -84,6 +84,24 @@ export function statementPdfDocument(statement: Statement, generatedAt: Date): P
       ],
     });
   }
+  if (statement.manual_adjustments.length > 0) {
+    blocks.push({ kind: 'heading', text: 'Manual adjustments' });
+    blocks.push({
+      kind: 'table',
+      columns: [
+        { header: 'Category', weight: 3 },
+        { header: 'Status', weight: 2 },
+        { header: 'Why', weight: 9 },
+        { header: 'Amount', align: 'right', weight: 3 },
+      ],
+      rows: statement.manual_adjustments.map((adjustment) => [
+        adjustment.category.replace(/_/g, ' '),
+        STATUS_LABELS[adjustment.status as keyof typeof STATUS_LABELS] ?? adjustment.status,
+        adjustment.reason,
+        money(adjustment.amount_cents, adjustment.currency),
+      ]),
+    });
+  }
   if (statement.plans.length === 0) {
     blocks.push({ kind: 'paragraph', text: 'No plan applies to this rep in this period.' });
   }

@@ -2,6 +2,7 @@ import type { operations, paths } from '../../../generated/openapi-admin.ts';
 import type { AdminServices } from '../../composition.ts';
 import type { ContractHandlers } from '../handlers.ts';
 import { accountingHandlers } from './routes/accounting.ts';
+import { adjustmentHandlers } from './routes/adjustments.ts';
 import { adminAccountHandlers } from './routes/admins.ts';
 import { auditHandlers } from './routes/audit.ts';
 import { contractHandlers } from './routes/contract.ts';
@@ -39,6 +40,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     ...auditHandlers(services),
     ...planHandlers(services),
     ...periodHandlers(services),
+    ...adjustmentHandlers(services),
     ...webhookHandlers(services),
     ...repHandlers(services),
     ...quotaHandlers(services),

@@ -1,5 +1,7 @@
 import type { operations, paths } from '../../../generated/openapi.ts';
 import type { ContractHandlers } from '../handlers.ts';
+import { type AdjustmentRouteDeps, adjustmentHandlers } from './adjustments.ts';
+import { type ApprovalRouteDeps, approvalHandlers } from './approvals.ts';
 import { type DealEventBatchRouteDeps, dealEventBatchHandlers } from './dealEventBatch.ts';
 import { type DealRouteDeps, dealHandlers } from './deals.ts';
 import { type EarningRouteDeps, earningHandlers } from './earnings.ts';
@@ -23,6 +25,8 @@ export type HandlerDeps = PlatformHandlerDeps &
   PlanRouteDeps &
   UserRouteDeps &
   ReportRouteDeps &
+  AdjustmentRouteDeps &
+  ApprovalRouteDeps &
   EstimateRouteDeps &
   EventRouteDeps &
   RepTokenRouteDeps &
@@ -42,6 +46,8 @@ export function contractHandlers(deps: HandlerDeps): PublicHandlers {
     ...planHandlers(deps),
     ...userHandlers(deps),
     ...reportHandlers(deps),
+    ...adjustmentHandlers(deps),
+    ...approvalHandlers(deps),
     ...estimateHandlers(deps),
     ...eventHandlers(deps),
     ...repTokenHandlers(deps),

@@ -1,22 +1,20 @@
 import type { components } from '../../../../generated/openapi-admin.ts';
 import type { AdminActor } from '../../../audit/adminEntries.ts';
 import type { AdminServices } from '../../../composition.ts';
-import type { PeriodRecord } from '../../../repositories/periods.ts';
-import type { PeriodAdmin } from '../../../services/periods.ts';
+import type { PeriodAdmin, PeriodChangeResult } from '../../../services/periods.ts';
+import { toWireStatementApproval } from '../../../wire/approvals.ts';
 import { toWireAdminPeriod } from '../../../wire/periods.ts';
 import type { AdminHandlers } from '../handlers.ts';
 import { adminContext } from '../session.ts';
 
-type Move = (
-  admin: PeriodAdmin,
-  orgId: string,
-  periodId: string,
-  actor: AdminActor,
-) => Promise<{ period: PeriodRecord; changed: boolean; rows_moved: number }>;
+type Move = (admin: PeriodAdmin, orgId: string, periodId: string, actor: AdminActor) => Promise<PeriodChangeResult>;
 
 export function periodHandlers(
   services: AdminServices,
-): Pick<AdminHandlers, 'listPeriods' | 'lockPeriod' | 'markPeriodPaid'> {
+): Pick<
+  AdminHandlers,
+  'listPeriods' | 'lockPeriod' | 'markPeriodPaid' | 'getPaySettings' | 'updatePaySettings' | 'listPeriodApprovals'
+> {
   return {
     listPeriods: async (_req, res) => {
       const { session } = adminContext(res);
@@ -25,10 +23,34 @@ export function periodHandlers(
     },
 
     lockPeriod: async (req, res) => {
+      const overrideReason = req.body?.override_reason;
       const moved = await movePeriod(adminContext(res), req.params.id, (admin, orgId, periodId, actor) =>
-        admin.lock(orgId, periodId, actor),
+        admin.lock(orgId, periodId, actor, overrideReason === undefined ? {} : { overrideReason }),
       );
       res.status(200).json(moved);
+    },
+
+    getPaySettings: async (_req, res) => {
+      const { session } = adminContext(res);
+      res.status(200).json(await services.approvals.settings(session.org_id));
+    },
+
+    updatePaySettings: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      res.status(200).json(await services.approvals.updateSettings(session.org_id, req.body, actor));
+    },
+
+    listPeriodApprovals: async (req, res) => {
+      const { session } = adminContext(res);
+      const [settings, statements] = await Promise.all([
+        services.approvals.settings(session.org_id),
+        services.approvals.ofPeriod(session.org_id, req.params.id),
+      ]);
+      res.status(200).json({
+        period_id: req.params.id,
+        policy: settings.statement_approval_policy,
+        statements: statements.map(toWireStatementApproval),
+      });
     },
 
     markPeriodPaid: async (req, res) => {
@@ -52,6 +74,12 @@ export function periodHandlers(
       period: toWireAdminPeriod(result.period, withTotals?.totals ?? []),
       changed: result.changed,
       rows_moved: result.rows_moved,
+      payment_request: result.payment_request
+        ? {
+            requested_by: result.payment_request.requested_by,
+            requested_at: result.payment_request.requested_at.toISOString(),
+          }
+        : null,
     };
   }
 }

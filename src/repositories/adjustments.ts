@@ -1,0 +1,180 @@
+import type { AdjustmentCategory } from '../domain/adjustments.ts';
+import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
+import type { PeriodStatus } from './periods.ts';
+import type { Transaction } from './transaction.ts';
+
+// Manual adjustments (adjustments): admins' signed amounts beside the earnings ledger. Rows are only inserted;
+// a void is a new row naming the one it voids. Plain SQL: statements and payouts read them on the pool.
+
+/** An adjustment as stored, with its rep's external id, its status (its period's) and the void that voids it. */
+export interface AdjustmentRecord {
+  id: string;
+  org_id: string;
+  user_id: string;
+  user_external_id: string;
+  period_id: string;
+  amount_cents: number;
+  currency: string;
+  category: AdjustmentCategory;
+  reason: string;
+  deal_id: string | null;
+  voids_id: string | null;
+  voided_by_id: string | null;
+  idempotency_key: string | null;
+  created_by_type: 'admin' | 'cli';
+  created_by: string;
+  created_by_id: string | null;
+  created_at: Date;
+  /** The period's status: open → pending, locked → approved, paid → paid. */
+  period_status: PeriodStatus;
+}
+
+export interface NewAdjustment {
+  id: string;
+  org_id: string;
+  user_id: string;
+  period_id: string;
+  amount_cents: number;
+  currency: string;
+  category: AdjustmentCategory;
+  reason: string;
+  deal_id: string | null;
+  voids_id: string | null;
+  idempotency_key: string | null;
+  created_by_type: 'admin' | 'cli';
+  created_by: string;
+  created_by_id: string | null;
+}
+
+export interface AdjustmentFilters {
+  periodId?: string;
+  userId?: string;
+  userExternalId?: string;
+  category?: AdjustmentCategory;
+}
+
+interface AdjustmentRow extends Omit<AdjustmentRecord, 'amount_cents' | 'created_at' | 'period_status'> {
+  amount_cents: string;
+  created_at: Date | string;
+  period_status: PeriodStatus | null;
+}
+
+const SELECT = `
+  SELECT a.id, a.org_id, a.user_id, u.external_id AS user_external_id, a.period_id, a.amount_cents::text AS amount_cents,
+         a.currency, a.category, a.reason, a.deal_id, a.voids_id, v.id AS voided_by_id, a.idempotency_key,
+         a.created_by_type, a.created_by, a.created_by_id, a.created_at, p.status AS period_status
+  FROM adjustments a
+  JOIN users u ON u.id = a.user_id
+  LEFT JOIN adjustments v ON v.voids_id = a.id
+  LEFT JOIN periods p ON p.org_id = a.org_id AND p.id = a.period_id`;
+
+function toRecord(row: AdjustmentRow): AdjustmentRecord {
+  return {
+    ...row,
+    amount_cents: Number(row.amount_cents),
+    created_at: new Date(row.created_at),
+    period_status: row.period_status ?? 'open',
+  };
+}
+
+export async function insert(tx: Transaction, adjustment: NewAdjustment): Promise<void> {
+  await tx.query({
+    text: `INSERT INTO adjustments (id, org_id, user_id, period_id, amount_cents, currency, category, reason, deal_id,
+             voids_id, idempotency_key, created_by_type, created_by, created_by_id)
+           VALUES ($1, $2, $3, $4, $5::bigint, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+    values: [
+      adjustment.id,
+      adjustment.org_id,
+      adjustment.user_id,
+      adjustment.period_id,
+      String(adjustment.amount_cents),
+      adjustment.currency,
+      adjustment.category,
+      adjustment.reason,
+      adjustment.deal_id,
+      adjustment.voids_id,
+      adjustment.idempotency_key,
+      adjustment.created_by_type,
+      adjustment.created_by,
+      adjustment.created_by_id,
+    ],
+  });
+}
+
+export async function find(tx: Transaction, orgId: string, id: string): Promise<AdjustmentRecord | null> {
+  const rows = await tx.query<AdjustmentRow>({
+    text: `${SELECT} WHERE a.org_id = $1 AND a.id = $2`,
+    values: [orgId, id],
+  });
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/** The adjustment, locked against a concurrent void (FOR UPDATE of its row only). */
+export async function lockForVoid(tx: Transaction, orgId: string, id: string): Promise<AdjustmentRecord | null> {
+  await tx.query({ text: 'SELECT id FROM adjustments WHERE org_id = $1 AND id = $2 FOR UPDATE', values: [orgId, id] });
+  return find(tx, orgId, id);
+}
+
+export async function findByIdempotencyKeys(
+  tx: Transaction,
+  orgId: string,
+  keys: readonly string[],
+): Promise<AdjustmentRecord[]> {
+  if (keys.length === 0) return [];
+  const rows = await tx.query<AdjustmentRow>({
+    text: `${SELECT} WHERE a.org_id = $1 AND a.idempotency_key = ANY($2::text[])`,
+    values: [orgId, [...new Set(keys)]],
+  });
+  return rows.map(toRecord);
+}
+
+/** Up to `limit` adjustments after `position` in (created_at, id) order, with the filters applied. */
+export async function listAfter(
+  tx: Transaction,
+  orgId: string,
+  filters: AdjustmentFilters,
+  position: KeysetPosition,
+  limit: number,
+  visibleUserIds: readonly string[] | null = null,
+): Promise<AdjustmentRecord[]> {
+  const values: unknown[] = [orgId];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const where = ['a.org_id = $1'];
+  if (filters.periodId !== undefined) where.push(`a.period_id = ${param(filters.periodId)}`);
+  if (filters.userId !== undefined) where.push(`a.user_id = ${param(filters.userId)}`);
+  if (filters.userExternalId !== undefined) where.push(`u.external_id = ${param(filters.userExternalId)}`);
+  if (filters.category !== undefined) where.push(`a.category = ${param(filters.category)}`);
+  if (visibleUserIds !== null) where.push(`a.user_id = ANY(${param(visibleUserIds)}::text[])`);
+  if (position) where.push(`(a.created_at, a.id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
+  const rows = await tx.query<AdjustmentRow>({
+    text: `${SELECT} WHERE ${where.join(' AND ')} ORDER BY a.created_at, a.id LIMIT ${param(limit)}`,
+    values,
+  });
+  return rows.map(toRecord);
+}
+
+/** A rep's adjustments paid in the period, oldest first. */
+export async function ofRepInPeriod(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  periodId: string,
+): Promise<AdjustmentRecord[]> {
+  const rows = await tx.query<AdjustmentRow>({
+    text: `${SELECT} WHERE a.org_id = $1 AND a.user_id = $2 AND a.period_id = $3 ORDER BY a.created_at, a.id`,
+    values: [orgId, userId, periodId],
+  });
+  return rows.map(toRecord);
+}
+
+/** The reps with an adjustment paid in the period. */
+export async function repsInPeriod(tx: Transaction, orgId: string, periodId: string): Promise<string[]> {
+  const rows = await tx.query<{ user_id: string }>({
+    text: 'SELECT DISTINCT user_id FROM adjustments WHERE org_id = $1 AND period_id = $2',
+    values: [orgId, periodId],
+  });
+  return rows.map((row) => row.user_id);
+}
