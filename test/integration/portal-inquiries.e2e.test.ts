@@ -149,7 +149,7 @@ describe('inquiries in the rep portal', () => {
     await page.getByText('opp-emea').first().waitFor();
 
     // Question the line, from the keyboard: the dialog takes focus, a bad amount is refused on the page.
-    const question = page.getByRole('button', { name: new RegExp(`^Question this line \\(.*opp-emea\\)$`) });
+    const question = page.getByRole('button', { name: /^Question this line \(.*opp-emea\)$/ });
     await question.focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Question this line' });

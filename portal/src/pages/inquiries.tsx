@@ -287,51 +287,49 @@ function Thread(props: { inquiry: Inquiry; onChanged: () => Promise<void> }) {
         </div>
       ) : null}
       {isOpen ? (
-        <>
-          <form
-            class="stack"
-            onSubmit={(event) => {
-              event.preventDefault();
-              if (body.trim() === '') {
-                setError('Write a comment first.');
-                return;
+        <form
+          class="stack"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (body.trim() === '') {
+              setError('Write a comment first.');
+              return;
+            }
+            void act(
+              () =>
+                api.POST('/v1/inquiries/{id}/comments', {
+                  params: { path: { id: inquiry.id } },
+                  body: { body: body.trim() },
+                }),
+              () => setBody(''),
+            );
+          }}
+        >
+          <Field label="Add a comment" id={commentField}>
+            <textarea
+              id={commentField}
+              rows={3}
+              maxLength={4000}
+              value={body}
+              onInput={(event) => setBody(event.currentTarget.value)}
+            />
+          </Field>
+          <div class="form-actions">
+            <button type="submit" class="button button-primary" disabled={busy}>
+              Send comment
+            </button>
+            <button
+              type="button"
+              class="button"
+              disabled={busy}
+              onClick={() =>
+                void act(() => api.POST('/v1/inquiries/{id}/withdraw', { params: { path: { id: inquiry.id } } }))
               }
-              void act(
-                () =>
-                  api.POST('/v1/inquiries/{id}/comments', {
-                    params: { path: { id: inquiry.id } },
-                    body: { body: body.trim() },
-                  }),
-                () => setBody(''),
-              );
-            }}
-          >
-            <Field label="Add a comment" id={commentField}>
-              <textarea
-                id={commentField}
-                rows={3}
-                maxLength={4000}
-                value={body}
-                onInput={(event) => setBody(event.currentTarget.value)}
-              />
-            </Field>
-            <div class="form-actions">
-              <button type="submit" class="button button-primary" disabled={busy}>
-                Send comment
-              </button>
-              <button
-                type="button"
-                class="button"
-                disabled={busy}
-                onClick={() =>
-                  void act(() => api.POST('/v1/inquiries/{id}/withdraw', { params: { path: { id: inquiry.id } } }))
-                }
-              >
-                Withdraw
-              </button>
-            </div>
-          </form>
-        </>
+            >
+              Withdraw
+            </button>
+          </div>
+        </form>
       ) : (
         <p class="muted">This inquiry is closed{inquiry.closed_at ? ` (${shortDateTime(inquiry.closed_at)})` : ''}.</p>
       )}
