@@ -17,8 +17,9 @@ import { startTestIdentityProvider, type TestIdentityProvider } from '../helpers
 
 // The portal's inquiries end to end: a rep signed in through a real OpenID provider questions a line of My pay in
 // Chromium, finds it in My inquiries, comments; an admin (admin API) starts the review and resolves it with a comment;
-// the rep's page shows the thread and the resolution. Another rep's inquiry by address is the not-found page. Every
-// new page is scanned by axe-core, at desktop and phone width.
+// the rep's page shows the thread and the resolution. Another rep's inquiry by address is the not-found page; a
+// manager lists their report's inquiries and not a peer's. Every new page is scanned by axe-core, at desktop and
+// phone width.
 
 const test = fixtureTest
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
@@ -269,5 +270,43 @@ describe('inquiries in the rep portal', () => {
       consoleErrors.filter((message) => !NOT_FOUND_LOAD.test(message)),
       [],
     );
+  });
+
+  test('a manager lists their report’s inquiries and no one else’s', async ({
+    server,
+    idp,
+    page,
+    org,
+    client,
+    signedIn,
+  }) => {
+    const { client: admin } = await signedIn('admin', org.id);
+    const { rep, peer } = await payWorld(client, admin, org.id, idp);
+    await client.deals.ingestEvent({ external_id: 'opp-mgr', state: won('mgr-1', 1_000_000, { region: 'NA' }) });
+    const set = await admin.api.POST('/admin/v1/reps/{id}/managers', {
+      params: { path: { id: rep.id } },
+      body: { manager_external_id: 'mgr-1', from: '2020-01-01' },
+    });
+    assert.equal(set.response.status, 200);
+    for (const [userId, message] of [
+      [rep.id, 'The report’s question.'],
+      [peer.id, 'Someone else’s question.'],
+    ] as const) {
+      const opened = await admin.api.POST('/admin/v1/inquiries', {
+        body: { subject: { kind: 'statement', period_id: THIS_MONTH }, user_id: userId, type: 'missing_deal', message },
+      });
+      assert.equal(opened.response.status, 201);
+    }
+
+    await signInAs(page, server, idp, org.id, 'mgr-1');
+    await page.getByRole('heading', { level: 1, name: 'My pay' }).waitFor();
+    const consoleErrors = collectConsoleErrors(page);
+    await nav(page, 'My inquiries').click();
+    const rows = page.getByRole('table', { name: 'Inquiries, newest first' }).locator('tbody tr');
+    await rows.first().waitFor();
+    assert.equal(await rows.count(), 1);
+    assert.match(await rows.first().innerText(), /rep-017 · The report’s question\./);
+    await assertAccessible(page);
+    assert.deepEqual(consoleErrors, []);
   });
 });
