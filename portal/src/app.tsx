@@ -5,6 +5,7 @@ import { api, forgetToken, whenSignedOut } from './api.ts';
 import { NotFound } from './components.tsx';
 import { EstimatePage } from './pages/estimate.tsx';
 import { HistoryPage } from './pages/history.tsx';
+import { InquiriesPage, InquiryPage } from './pages/inquiries.tsx';
 import { PayPage } from './pages/pay.tsx';
 import { PlansPage } from './pages/plans.tsx';
 import { TeamPage } from './pages/team.tsx';
@@ -96,6 +97,8 @@ const TITLES: Array<[RegExp, string]> = [
   [/^\/estimate$/, 'What if'],
   [/^\/plans$/, 'My plans'],
   [/^\/team$/, 'My team'],
+  [/^\/inquiries$/, 'My inquiries'],
+  [/^\/inquiries\/[^/]+$/, 'Inquiry'],
 ];
 
 function SignedInPortal(props: { session: SignedIn; onSignOut: () => void }) {
@@ -115,6 +118,7 @@ function SignedInPortal(props: { session: SignedIn; onSignOut: () => void }) {
     ['/history', 'History', path === '/history' || path === `/reps/${session.rep.id}/history`],
     ['/estimate', 'What if', path === '/estimate'],
     ['/plans', 'My plans', path === '/plans'],
+    ['/inquiries', 'My inquiries', path.startsWith('/inquiries')],
     ...(hasTeam ? [['/team', 'My team', path === '/team'] as [string, string, boolean]] : []),
   ];
 
@@ -179,6 +183,8 @@ function Page(props: { path: string; session: SignedIn; kind: PeriodKind }) {
     return <EstimatePage userId={me.id} externalId={me.external_id} kind={props.kind} />;
   if (first === 'plans' && parts.length === 1) return <PlansPage />;
   if (first === 'team' && parts.length === 1) return <TeamPage meId={me.id} />;
+  if (first === 'inquiries' && parts.length === 1) return <InquiriesPage meId={me.id} />;
+  if (first === 'inquiries' && id && parts.length === 2) return <InquiryPage inquiryId={id} />;
   return <NotFound />;
 }
 

@@ -4,6 +4,7 @@ import { Empty, Notice } from '../../../ui/states.tsx';
 import { api, type Statement, type StatementPlan } from '../api.ts';
 import { AttainmentBar, Money, NotFound, Section, StatusBadge } from '../components.tsx';
 import { downloadStatement } from '../downloads.ts';
+import { QuestionButton } from '../inquiryForm.tsx';
 import { type EarningsChange, useEarningsStream } from '../live.ts';
 import { nextPeriod, periodLabel, previousPeriod } from '../periods.ts';
 import { Link } from '../router.ts';
@@ -82,6 +83,17 @@ export function PayPage(props: { userId: string; periodId: string; isMe: boolean
               <button type="button" class="button" onClick={() => download('csv')}>
                 Download CSV
               </button>
+              <QuestionButton
+                subject={{
+                  kind: 'statement',
+                  period_id: statement.period.id,
+                  user_id: userId,
+                  label: `Statement of ${periodLabel(statement.period.id)}: tell us which deal is missing.`,
+                }}
+                currency={statement.plans[0]?.currency ?? statement.by_currency[0]?.currency ?? 'USD'}
+                text="Report a missing deal"
+                defaultType="missing_deal"
+              />
             </div>
             {downloadError ? <Notice kind="error">{downloadError}</Notice> : null}
             {statement.plans.length === 0 ? (
@@ -186,6 +198,19 @@ function PlanPart(props: { plan: StatementPlan }) {
                           ({row.chip_name}, {row.deal_external_id ?? 'period'})
                         </span>
                       </Link>
+                    </div>
+                    <div>
+                      <QuestionButton
+                        subject={{
+                          kind: 'earning',
+                          earning_id: row.earning_id,
+                          label: `${row.chip_name}, ${row.deal_external_id ?? 'period'}`,
+                        }}
+                        currency={plan.currency}
+                        text="Question this line"
+                        hiddenText={`${row.chip_name}, ${row.deal_external_id ?? 'period'}`}
+                        defaultType="wrong_amount"
+                      />
                     </div>
                   </td>
                   <td>

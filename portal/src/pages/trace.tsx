@@ -2,6 +2,7 @@ import { Show, useLoad } from '../../../ui/components.tsx';
 import { currencyAmount } from '../../../ui/format.ts';
 import { api, type Earning } from '../api.ts';
 import { Money, NotFound, Section, StatusBadge } from '../components.tsx';
+import { QuestionButton } from '../inquiryForm.tsx';
 import { periodLabel } from '../periods.ts';
 import { Link } from '../router.ts';
 import { conditionText } from './plans.tsx';
@@ -106,9 +107,21 @@ export function TracePage(props: { earningId: string }) {
                   <StatusBadge status={earning.status as 'pending'} />
                 </p>
               </div>
-              <p class="trace-amount">
-                <Money cents={earning.amount_cents} currency={currency} />
-              </p>
+              <div>
+                <p class="trace-amount">
+                  <Money cents={earning.amount_cents} currency={currency} />
+                </p>
+                <QuestionButton
+                  subject={{
+                    kind: 'earning',
+                    earning_id: earning.id,
+                    label: `${trace.chip.name}${trace.deal?.external_id ? ` on ${trace.deal.external_id}` : ''}`,
+                  }}
+                  currency={currency}
+                  text="Question this line"
+                  defaultType="wrong_amount"
+                />
+              </div>
             </header>
             <Section title="How it is computed">
               <ol class="explanation-list">

@@ -1,0 +1,312 @@
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { describe } from 'vitest';
+import type { QuotientClient } from '../../sdk/src/index.ts';
+import type { RunningServer } from '../../src/main.ts';
+import { applyPlan, planDocument } from '../factories/plans.ts';
+import type { AdminClient } from '../helpers/adminClient.ts';
+import {
+  buildBrowserApp,
+  collectConsoleErrors,
+  launchChromium,
+  seriousAccessibilityViolations,
+} from '../helpers/browser.ts';
+import { testDatabase } from '../helpers/database.ts';
+import { test as fixtureTest } from '../helpers/fixtures.ts';
+import { startTestIdentityProvider, type TestIdentityProvider } from '../helpers/oidcProvider.ts';
+
+// The portal's inquiries end to end: a rep signed in through a real OpenID provider questions a line of My pay in
+// Chromium, finds it in My inquiries, comments; an admin (admin API) starts the review and resolves it with a comment;
+// the rep's page shows the thread and the resolution. Another rep's inquiry by address is the not-found page; a
+// manager lists their report's inquiries and not a peer's. Every new page is scanned by axe-core, at desktop and
+// phone width.
+
+const test = fixtureTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
+  .extend('portalBuild', { scope: 'file', auto: true }, async ({}) => {
+    buildBrowserApp('portal/vite.config.ts');
+    return true;
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
+  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const browser = await launchChromium();
+    onCleanup(() => browser.close());
+    return browser;
+  })
+  .extend('idp', { scope: 'file' }, async ({ server }, { onCleanup }) => {
+    const idp = await startTestIdentityProvider({ redirectUri: `${server.url}/portal/callback` });
+    onCleanup(() => idp.close());
+    return idp;
+  })
+  .extend('context', async ({ browser }, { onCleanup }) => {
+    const context = await browser.newContext({ acceptDownloads: true });
+    onCleanup(() => context.close());
+    return context;
+  })
+  .extend('page', async ({ context }) => {
+    const page = await context.newPage();
+    // A step that does not happen fails on its own, naming what it waited for, well within the test's time.
+    page.setDefaultTimeout(20_000);
+    return page;
+  });
+
+const SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+test.override('serverSettings', { env: { QUOTIENT_SECRET_KEY: SECRET_KEY }, options: {} });
+
+const TODAY = new Date().toISOString().slice(0, 10);
+const THIS_MONTH = TODAY.slice(0, 7);
+
+function won(owner: string, amountCents: number, custom: Record<string, unknown> = {}) {
+  return { amount_cents: amountCents, stage: 'closed_won', close_date: TODAY, owner_external_id: owner, ...custom };
+}
+
+let logins = 0;
+
+/** Chromium's own log line for a fetch answered 404 (the not-found page's cause), not an error of the page. */
+const NOT_FOUND_LOAD = /^Failed to load resource: the server responded with a status of 404/;
+
+/** An org whose reps are paid by the factory plan this month, with the test provider connected by its admin. */
+async function payWorld(client: QuotientClient, admin: AdminClient, orgId: string, idp: TestIdentityProvider) {
+  await applyPlan(testDatabase(), orgId, planDocument());
+  await client.deals.ingestEvent({ external_id: 'opp-emea', state: won('rep-017', 6_000_000, { region: 'EMEA' }) });
+  await client.deals.ingestEvent({
+    external_id: 'opp-logo',
+    state: won('rep-017', 5_000_000, { region: 'NA', new_logo: true }),
+  });
+  await client.deals.ingestEvent({
+    external_id: 'opp-open',
+    state: {
+      amount_cents: 2_000_000,
+      stage: 'proposal',
+      close_date: TODAY,
+      owner_external_id: 'rep-017',
+      region: 'NA',
+    },
+  });
+  await client.deals.ingestEvent({ external_id: 'opp-peer', state: won('rep-peer', 3_000_000, { region: 'NA' }) });
+  const created = await admin.api.POST('/admin/v1/identity-providers', {
+    body: {
+      name: 'test-idp',
+      issuer: idp.issuer,
+      client_id: idp.clientId,
+      client_secret: idp.clientSecret,
+      email_domains: ['example.com'],
+      owner_id_claim: 'crm_owner_id',
+    },
+  });
+  assert.equal(created.response.status, 201);
+  const rep = await client.users.findByExternalId('rep-017');
+  const peer = await client.users.findByExternalId('rep-peer');
+  assert.ok(rep && peer);
+  return { rep, peer };
+}
+
+async function signInAs(page: Page, server: RunningServer, idp: TestIdentityProvider, orgId: string, owner: string) {
+  const login = `portal-person-${++logins}`;
+  idp.accounts.set(login, { email: `${login}@example.com`, crm_owner_id: owner });
+  await page.goto(`${server.url}/portal/?org=${orgId}&provider=test-idp`);
+  await page.getByRole('link', { name: 'Sign in with your company account' }).click();
+  await page.locator('input[name=login]').fill(login);
+  await page.locator('input[name=password]').fill('any password will do');
+  await page.getByRole('button', { name: 'Sign-in' }).click();
+  await page.getByRole('button', { name: 'Continue' }).click();
+}
+
+async function assertAccessible(page: Page) {
+  assert.deepEqual(await seriousAccessibilityViolations(page), []);
+}
+
+function nav(page: Page, name: string) {
+  return page.getByRole('navigation', { name: 'Portal' }).getByRole('link', { name });
+}
+
+describe('inquiries in the rep portal', () => {
+  test('a rep questions a line, follows it in My inquiries, and reads the admin’s resolution; another rep’s is not found', {
+    timeout: 240_000,
+  }, async ({ server, idp, page, org, client, signedIn }) => {
+    const { client: admin } = await signedIn('admin', org.id);
+    const { rep, peer } = await payWorld(client, admin, org.id, idp);
+    const statement = await client.statements.get(rep.id, THIS_MONTH);
+    const plan = statement.plans[0];
+    assert.ok(plan);
+    const line = plan.lines.find((candidate) => candidate.deal_external_id === 'opp-emea');
+    assert.ok(line);
+    const peerOpened = await admin.api.POST('/admin/v1/inquiries', {
+      body: {
+        subject: { kind: 'statement', period_id: THIS_MONTH },
+        user_id: peer.id,
+        type: 'missing_deal',
+        message: 'The peer’s own question.',
+      },
+    });
+    assert.equal(peerOpened.response.status, 201);
+    const peerInquiry = peerOpened.data;
+    assert.ok(peerInquiry);
+
+    await signInAs(page, server, idp, org.id, 'rep-017');
+    await page.getByRole('heading', { level: 1, name: 'My pay' }).waitFor();
+    const consoleErrors = collectConsoleErrors(page);
+    await page.reload();
+    await page.getByText('opp-emea').first().waitFor();
+
+    // Question the line, from the keyboard: the dialog takes focus, a bad amount is refused on the page.
+    const question = page.getByRole('button', { name: /^Question this line \(.*opp-emea\)$/ });
+    await question.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Question this line' });
+    await dialog.waitFor();
+    await assertAccessible(page);
+    await dialog.getByLabel('What is wrong').selectOption('wrong_amount');
+    await dialog.getByLabel(/Expected amount \(USD/).fill('12.345');
+    await dialog.getByLabel('Message').fill('The EMEA deal should pay the accelerated rate.');
+    await dialog.getByRole('button', { name: 'Send question' }).click();
+    await dialog
+      .getByRole('alert')
+      .getByText(/at most 2 decimals/)
+      .waitFor();
+    assert.equal((await client.inquiries.listPage({ user_id: rep.id })).inquiries.length, 0);
+    await dialog.getByLabel(/Expected amount \(USD/).fill('7,200.50');
+    await dialog.getByRole('button', { name: 'Send question' }).click();
+
+    // The inquiry's page: the question as sent.
+    await page.getByRole('heading', { level: 1, name: 'Wrong amount' }).waitFor();
+    const opened = (await client.inquiries.listPage({ user_id: rep.id })).inquiries;
+    assert.equal(opened.length, 1);
+    const inquiry = opened[0];
+    assert.ok(inquiry);
+    assert.deepEqual(inquiry.subject, {
+      kind: 'earning',
+      earning_id: line.earning_id,
+      deal_id: line.deal_id,
+      period_id: THIS_MONTH,
+    });
+    assert.deepEqual(inquiry.expected_amount, { amount_cents: 720_050, currency: 'USD' });
+    assert.equal(inquiry.state, 'open');
+    assert.ok(page.url().endsWith(`/portal/inquiries/${inquiry.id}`));
+    await page.getByText('$7,200.50').waitFor();
+    await assertAccessible(page);
+
+    // My inquiries lists it (not the peer's); the rep adds a comment.
+    await nav(page, 'My inquiries').click();
+    await page.getByRole('heading', { level: 1, name: 'My inquiries' }).waitFor();
+    const rows = page.getByRole('table', { name: 'Inquiries, newest first' }).locator('tbody tr');
+    await rows.first().waitFor();
+    assert.equal(await rows.count(), 1);
+    assert.match(await rows.first().innerText(), /Wrong amount[\s\S]*open/);
+    await assertAccessible(page);
+    await rows.first().getByRole('link').click();
+    await page.getByLabel('Add a comment').fill('Signed on the 3rd.');
+    await page.getByRole('button', { name: 'Send comment' }).click();
+    await page.getByText('Signed on the 3rd.').waitFor();
+
+    // The admin starts the review and resolves it with a comment.
+    const started = await admin.api.POST('/admin/v1/inquiries/{id}/start-review', {
+      params: { path: { id: inquiry.id } },
+    });
+    assert.equal(started.response.status, 200);
+    const commented = await admin.api.POST('/admin/v1/inquiries/{id}/comments', {
+      params: { path: { id: inquiry.id } },
+      body: { body: 'Checking the rate table now.' },
+    });
+    assert.equal(commented.response.status, 201);
+    const resolved = await admin.api.POST('/admin/v1/inquiries/{id}/resolve', {
+      params: { path: { id: inquiry.id } },
+      body: {
+        note: 'The accelerator applied; recomputed.',
+        amount_changed: { amount_cents: 84_000, currency: 'USD' },
+        links: [{ kind: 'recompute', id: null }],
+      },
+    });
+    assert.equal(resolved.response.status, 200);
+
+    // The rep sees the thread and the resolution; a closed inquiry offers no comment box or withdraw.
+    await page.reload();
+    await page.getByRole('heading', { level: 2, name: 'Resolution' }).waitFor();
+    await page.getByText('The accelerator applied; recomputed.').waitFor();
+    await page.getByText('$840.00').waitFor();
+    await page.getByText('A recompute').waitFor();
+    await page.getByText('Checking the rate table now.').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Withdraw' }).count(), 0);
+    assert.equal(await page.getByLabel('Add a comment').count(), 0);
+    await assertAccessible(page);
+    await nav(page, 'My inquiries').click();
+    await page.getByRole('table', { name: 'Inquiries, newest first' }).getByText('resolved').waitFor();
+
+    // From the trace page too, and the statement's "Report a missing deal"; then withdraw it.
+    await page.goto(`${server.url}/portal/earnings/${line.earning_id}`);
+    await page.getByRole('heading', { level: 2, name: 'Every step' }).waitFor();
+    await page.getByRole('button', { name: 'Question this line' }).click();
+    await page.getByRole('dialog', { name: 'Question this line' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('link', { name: /Back to/ }).click();
+    await page.getByRole('button', { name: 'Report a missing deal' }).click();
+    const missing = page.getByRole('dialog', { name: 'Report a missing deal' });
+    assert.equal(await missing.getByLabel('What is wrong').inputValue(), 'missing_deal');
+    await missing.getByLabel('Message').fill('opp-zeta closed on the 2nd.');
+    await missing.getByRole('button', { name: 'Send question' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Missing deal' }).waitFor();
+    await page.getByRole('button', { name: 'Withdraw' }).click();
+    await page.getByText(/This inquiry is closed/).waitFor();
+    const statementInquiry = (await client.inquiries.listPage({ user_id: rep.id })).inquiries.find(
+      (candidate) => candidate.subject.kind === 'statement',
+    );
+    assert.equal(statementInquiry?.state, 'withdrawn');
+    assert.equal(statementInquiry?.subject.period_id, THIS_MONTH);
+
+    // At a phone's width nothing scrolls sideways.
+    await page.setViewportSize({ width: 375, height: 800 });
+    await nav(page, 'My inquiries').click();
+    await page.getByRole('table', { name: 'Inquiries, newest first' }).waitFor();
+    assert.ok(((await page.evaluate('document.documentElement.scrollWidth')) as number) <= 375);
+    await assertAccessible(page);
+    assert.deepEqual(consoleErrors, []);
+
+    // Another rep's inquiry by address: the not-found page, as for an id that does not exist.
+    for (const address of [`/portal/inquiries/${peerInquiry.id}`, '/portal/inquiries/inq_01kwq3m7a0f5b8k2x9y4z6c1d3']) {
+      await page.goto(`${server.url}${address}`);
+      await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    }
+    assert.deepEqual(
+      consoleErrors.filter((message) => !NOT_FOUND_LOAD.test(message)),
+      [],
+    );
+  });
+
+  test('a manager lists their report’s inquiries and no one else’s', async ({
+    server,
+    idp,
+    page,
+    org,
+    client,
+    signedIn,
+  }) => {
+    const { client: admin } = await signedIn('admin', org.id);
+    const { rep, peer } = await payWorld(client, admin, org.id, idp);
+    await client.deals.ingestEvent({ external_id: 'opp-mgr', state: won('mgr-1', 1_000_000, { region: 'NA' }) });
+    const set = await admin.api.POST('/admin/v1/reps/{id}/managers', {
+      params: { path: { id: rep.id } },
+      body: { manager_external_id: 'mgr-1', from: '2020-01-01' },
+    });
+    assert.equal(set.response.status, 200);
+    for (const [userId, message] of [
+      [rep.id, 'The report’s question.'],
+      [peer.id, 'Someone else’s question.'],
+    ] as const) {
+      const opened = await admin.api.POST('/admin/v1/inquiries', {
+        body: { subject: { kind: 'statement', period_id: THIS_MONTH }, user_id: userId, type: 'missing_deal', message },
+      });
+      assert.equal(opened.response.status, 201);
+    }
+
+    await signInAs(page, server, idp, org.id, 'mgr-1');
+    await page.getByRole('heading', { level: 1, name: 'My pay' }).waitFor();
+    const consoleErrors = collectConsoleErrors(page);
+    await nav(page, 'My inquiries').click();
+    const rows = page.getByRole('table', { name: 'Inquiries, newest first' }).locator('tbody tr');
+    await rows.first().waitFor();
+    assert.equal(await rows.count(), 1);
+    assert.match(await rows.first().innerText(), /rep-017 · The report’s question\./);
+    await assertAccessible(page);
+    assert.deepEqual(consoleErrors, []);
+  });
+});
