@@ -109,6 +109,15 @@ export async function find(tx: Transaction, orgId: string, id: string): Promise<
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
+/** Whether the org has an adjustment with this id (another org's is not the org's). */
+export async function exists(tx: Transaction, orgId: string, id: string): Promise<boolean> {
+  const rows = await tx.query<{ found: number }>({
+    text: 'SELECT 1 AS found FROM adjustments WHERE org_id = $1 AND id = $2',
+    values: [orgId, id],
+  });
+  return rows.length > 0;
+}
+
 /** The adjustment, locked against a concurrent void (FOR UPDATE of its row only). */
 export async function lockForVoid(tx: Transaction, orgId: string, id: string): Promise<AdjustmentRecord | null> {
   await tx.query({ text: 'SELECT id FROM adjustments WHERE org_id = $1 AND id = $2 FOR UPDATE', values: [orgId, id] });
