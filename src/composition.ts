@@ -208,7 +208,7 @@ export function composeServices(input: CompositionInput): Services {
       planHistory,
       planDocuments,
       periods,
-      adjustments: new AdjustmentAdmin(db),
+      adjustments: new AdjustmentAdmin(db, recompute),
       approvals,
       recompute,
       exchangeRates,
