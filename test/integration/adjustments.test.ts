@@ -274,7 +274,8 @@ describe('manual adjustments', () => {
     assert.equal(mayBy('quota-bonus'), 0);
     assert.equal(mayBy('accelerator'), -150_000);
     const april = await client.statements.get(adjustment.user_id, '2026-04');
-    assert.equal(april.plans[0]?.attainment.adjustments_cents, 0);
+    assert.equal(april.plans[0]?.attainment.adjustments_cents, undefined);
+    assert.equal(april.plans[0]?.attainment.won_cents, 10_000_000);
   });
 
   test('a CSV file is applied whole; sent again it changes nothing; a bad row is reported by line and nothing of its file is applied', async ({
