@@ -257,6 +257,14 @@ describe('manual adjustments', () => {
       state: state(2_000_000, 'closed_won', '2026-04-20', { region: 'EMEA' }),
     });
     assert.deepEqual(await earned(), { accelerator: 150_000, bonus: 200_000 });
+    // What the deal event wrote is what a full recompute puts there: it changes nothing.
+    const liveRows = async () =>
+      (await listAll(client, { status: ['projected', 'pending'] }))
+        .map((row) => `${row.id} ${row.amount_cents} ${row.period_id}`)
+        .sort();
+    const afterEvent = await liveRows();
+    await testServices({ db: testDatabase() }).admin.recompute.run({ orgId: org.id });
+    assert.deepEqual(await liveRows(), afterEvent, 'a full recompute changes nothing');
 
     // Locked, then voided into May: April no longer counts it, and the difference is booked in May.
     await periodAdmin().lock(org.id, '2026-04');
@@ -276,6 +284,29 @@ describe('manual adjustments', () => {
     const april = await client.statements.get(adjustment.user_id, '2026-04');
     assert.equal(april.plans[0]?.attainment.adjustments_cents, undefined);
     assert.equal(april.plans[0]?.attainment.won_cents, 10_000_000);
+
+    // The CLI's flag: May's 20,000.00 is counted toward May's attainment.
+    const cli = await cliJson<{ adjustment: { counts_toward_attainment: boolean; period_id: string } }>([
+      'adjustments',
+      'add',
+      '--org',
+      org.id,
+      '--rep',
+      'rep-017',
+      '--period',
+      '2026-05',
+      '--amount-cents',
+      '2000000',
+      '--category',
+      'correction',
+      '--reason',
+      'May credit',
+      '--counts-toward-attainment',
+      '--json',
+    ]);
+    assert.deepEqual(cli.adjustment.counts_toward_attainment, true);
+    const mayStatement = await client.statements.get(adjustment.user_id, '2026-05');
+    assert.equal(mayStatement.plans[0]?.attainment.adjustments_cents, 2_000_000);
   });
 
   test('a CSV file is applied whole; sent again it changes nothing; a bad row is reported by line and nothing of its file is applied', async ({
