@@ -414,7 +414,9 @@ export interface paths {
          *     naming the earliest open period after it to use instead. With an `idempotency_key`, the same
          *     key again answers the adjustment it created (`created: false`) and writes nothing; the same
          *     key with another adjustment is `409 invalid_state`. `currency` defaults to the org's default
-         *     currency. An unknown rep or deal is `404 not_found`.
+         *     currency. An unknown rep or deal is `404 not_found`. With `counts_toward_attainment` the
+         *     amount counts toward the rep's attainment in the period too, and the rep's open periods are
+         *     recomputed before the answer (as a quota change is).
          */
         post: operations["createAdjustment"];
         delete?: never;
@@ -479,8 +481,9 @@ export interface paths {
         /**
          * Import manual adjustments from a CSV file
          * @description Adds the adjustments of a CSV file (docs/pay-workflow.md): header
-         *     `idempotency_key,user_external_id,period_id,amount_cents,currency,category,reason,deal_external_id`
-         *     (`currency` and `deal_external_id` may be empty or absent). Every row carries its own
+         *     `idempotency_key,user_external_id,period_id,amount_cents,currency,category,reason,deal_external_id,counts_toward_attainment`
+         *     (`currency`, `deal_external_id` and `counts_toward_attainment` may be empty or absent;
+         *     `counts_toward_attainment` is `true` or `false`, false when empty). Every row carries its own
          *     idempotency key, so sending the file again changes nothing (`unchanged`).
          *
          *     All or nothing: every row is checked first; when any row is refused, `refusals` lists each
@@ -1845,6 +1848,11 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             idempotency_key: string | null;
+            /**
+             * @description Whether the amount also counts toward the rep's attainment in its period (tiers by percent
+             *     of quota, attainment bonuses, the statement's attainment); a void has its adjustment's choice.
+             */
+            counts_toward_attainment: boolean;
         };
         /** @description One page of adjustments. */
         AdjustmentPage: {
@@ -1874,6 +1882,13 @@ export interface components {
             deal_id?: string;
             deal_external_id?: string;
             idempotency_key?: string;
+            /**
+             * @description Count the amount toward the rep's attainment in the period too (tiers by percent of quota,
+             *     attainment bonuses, the statement's attainment): the rep's open periods it reaches are
+             *     recomputed. False (the default): it is paid, and moves no tier or bonus.
+             * @default false
+             */
+            counts_toward_attainment?: boolean;
         };
         /** @description Why the adjustment is voided, and where the counter-adjustment goes. */
         AdjustmentVoid: {

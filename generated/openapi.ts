@@ -1941,6 +1941,12 @@ export interface components {
              *     recorded.
              */
             counted_deals?: components["schemas"]["TraceCountedDeal"][];
+            /**
+             * @description Manual adjustments that count toward attainment (`counts_toward_attainment`) in this period,
+             *     counted before its deals: the running total starts at their sum. Absent when none counts (and
+             *     from traces written before adjustments could count).
+             */
+            counted_adjustments?: components["schemas"]["TraceCountedAdjustment"][];
         };
         /** @description A rate applied to a base. `exact_cents` = `base_cents` × `rate_bps` / 10000. */
         TraceRateStep: {
@@ -2042,6 +2048,12 @@ export interface components {
              *     running total once it is counted. Absent from traces written before it was recorded.
              */
             counted_deals?: components["schemas"]["TraceCountedDeal"][];
+            /**
+             * @description Manual adjustments that count toward attainment (`counts_toward_attainment`) in this period,
+             *     counted before its deals: the running total starts at their sum. Absent when none counts (and
+             *     from traces written before adjustments could count).
+             */
+            counted_adjustments?: components["schemas"]["TraceCountedAdjustment"][];
         };
         /** @description The single rounding of the line's exact total to whole cents. */
         TraceRoundingStep: {
@@ -2370,6 +2382,29 @@ export interface components {
             running_total_cents: components["schemas"]["RunningTotalCents"];
         };
         /**
+         * @description A manual adjustment that counts toward attainment (`counts_toward_attainment`), counted in the rep's
+         *     running total for the period before the period's deals. See docs/pay-workflow.md.
+         */
+        TraceCountedAdjustment: {
+            id: components["schemas"]["AdjustmentId"];
+            /** @description The adjustment's own period (it counts in the plan's period that holds that period's last day). */
+            period_id: components["schemas"]["PeriodId"];
+            /**
+             * Format: int64
+             * @description The adjustment's signed amount, in minor units of `currency`.
+             * @example 500000
+             */
+            amount_cents: number;
+            currency: components["schemas"]["Currency"];
+            /**
+             * Format: int64
+             * @description What it adds to the running total, in minor units of the plan's currency (converted at the rate
+             *     in force on the last day of the adjustment's period when the currencies differ).
+             * @example 500000
+             */
+            counted_cents: number;
+        };
+        /**
          * @description The line's target is 0 here, and why: the deal is open (nothing is earned until it is won,
          *     shown on a clawback of a reopened deal as "earned now: 0"), lost or deleted, the deal is
          *     owned by another rep, the deal credits none of the manager's reports (an `override` chip),
@@ -2517,7 +2552,8 @@ export interface components {
          *     rep's assignment to the plan, the rep's credited part of `amount_cents` (all of it without
          *     splits, the rep's share of a split deal), converted into the plan's currency at the rate in
          *     force on the deal's date. A deal in another currency with no such rate is left out until its
-         *     rate is set; the traces of the lines that count it say so.
+         *     rate is set; the traces of the lines that count it say so. Manual adjustments the admin marked
+         *     `counts_toward_attainment` add their amount too (`adjustments_cents`).
          */
         Attainment: {
             /**
@@ -2536,6 +2572,13 @@ export interface components {
              * @example 10000000
              */
             quota_cents: number | null;
+            /**
+             * Format: int64
+             * @description The part of `won_cents` from manual adjustments that count toward attainment
+             *     (`counts_toward_attainment`), in minor units of the plan's currency; 0 when none does.
+             * @example 0
+             */
+            adjustments_cents?: number;
             /**
              * @description `won_cents` in percent of `quota_cents`, rounded to two decimals; `null` without a quota.
              * @example 110
@@ -2890,6 +2933,13 @@ export interface components {
             };
             /** Format: date-time */
             created_at: string;
+            /**
+             * @description Whether the amount also counts toward the rep's attainment in its period (tiers by percent of
+             *     quota, attainment bonuses, the statement's attainment), as the admin chose when adding it;
+             *     false by default. A void has its adjustment's choice. See docs/pay-workflow.md.
+             * @example false
+             */
+            counts_toward_attainment: boolean;
         };
         /**
          * @description Id of a manual adjustment.

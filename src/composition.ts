@@ -2,6 +2,7 @@ import { AuditLogReader } from './audit/reader.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/prisma.ts';
 import { secretBox, secretKeySource } from './lib/secretBox.ts';
+import * as adjustmentRecords from './repositories/adjustments.ts';
 import { databaseStatements, poolStatements, type SqlPool } from './repositories/transaction.ts';
 import { AccountingBooks } from './services/accounting.ts';
 import { AdjustmentAdmin, AdjustmentReader } from './services/adjustments.ts';
@@ -182,8 +183,8 @@ export function composeServices(input: CompositionInput): Services {
       embeddedDataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
     }),
   );
-  // Until adjustments exist, a resolution's adjustment link is checked for its form only (InquiryDesk).
-  const inquiries = new InquiryDesk(db);
+  // A resolution's adjustment link must name an adjustment of the org (InquiryDesk).
+  const inquiries = new InquiryDesk(db, { adjustments: { exists: adjustmentRecords.exists } });
   return {
     api: {
       ingestion,
@@ -213,7 +214,7 @@ export function composeServices(input: CompositionInput): Services {
       planHistory,
       planDocuments,
       periods,
-      adjustments: new AdjustmentAdmin(db),
+      adjustments: new AdjustmentAdmin(db, recompute),
       approvals,
       recompute,
       exchangeRates,

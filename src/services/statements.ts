@@ -38,7 +38,7 @@ export class StatementReader {
     const tx = poolStatements(this.#pool);
     const user = await users.find(tx, orgId, userId, visibleUserIdsOf(viewer));
     if (!user) return null;
-    const [period, rows, orgPlans, repDeals, drawBalances, config, books, manual, held] = await Promise.all([
+    const [period, rows, orgPlans, repDeals, drawBalances, config, books, manual, held, credits] = await Promise.all([
       periods.findSummary(tx, orgId, periodId),
       earnings.rowsOfRepInPeriod(tx, orgId, userId, periodId),
       plans.listForStatements(tx, orgId),
@@ -48,6 +48,7 @@ export class StatementReader {
       repQuotas.booksOfReps(tx, orgId, [userId]),
       adjustments.ofRepInPeriod(tx, orgId, userId, periodId),
       heldPlansOf(tx, orgId, userId),
+      adjustments.attainmentCreditsOfReps(tx, orgId, [userId]),
     ]);
     const book = books.get(userId);
     const kind = periodKindOf(periodId);
@@ -66,6 +67,7 @@ export class StatementReader {
       money: { default_currency: config.defaultCurrency, rates: config.rates },
       drawBalances,
       manualAdjustments: manual.map(toWireAdjustment),
+      credits: credits.get(userId) ?? [],
       quotas: new Map(shown.map((plan) => [plan.id, repQuotas.quotasUnder(book, plan.id)])),
       today: this.#today(),
       ...(period?.status === 'paid' ? {} : { heldPlanIds: held }),

@@ -4111,7 +4111,8 @@ export const AdjustmentScalarFieldEnum = {
   created_by_type: 'created_by_type',
   created_by: 'created_by',
   created_by_id: 'created_by_id',
-  created_at: 'created_at'
+  created_at: 'created_at',
+  counts_toward_attainment: 'counts_toward_attainment'
 } as const
 
 export type AdjustmentScalarFieldEnum = (typeof AdjustmentScalarFieldEnum)[keyof typeof AdjustmentScalarFieldEnum]
