@@ -199,7 +199,7 @@ function AddForm(props: { onAdded: (text: string) => void; onError: (text: strin
         setBusy(false);
         if (data) {
           props.onAdded(
-            `Added ${money(data.adjustment.amount_cents)} to ${data.adjustment.user_external_id} in ${data.adjustment.period_id}.`,
+            `Added ${money(data.adjustment.amount_cents)} to ${data.adjustment.user_external_id} in ${data.adjustment.period_id}. Its id, to name it in an inquiry's resolution: ${data.adjustment.id}`,
           );
           setAmount('');
           setReason('');
