@@ -6,6 +6,8 @@ import { applyPlan, planDocument } from '../factories/plans.ts';
 import { collectConsoleErrors, seriousAccessibilityViolations, signInToConsole } from '../helpers/browser.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { connectProvider, PORTAL_SERVER_SETTINGS, signInAs, THIS_MONTH, test, won } from '../helpers/portalWorld.ts';
+import { MINT_SCOPES } from '../helpers/repWorld.ts';
+import { sdkClient } from '../helpers/sdk.ts';
 
 // The pay workflow's worked example (docs/pay-workflow.md, issue 24) end to end in Chromium, through the rep portal
 // and the console: the org's statements need the rep's approval before a lock. The rep approves their statement,
@@ -14,7 +16,8 @@ import { connectProvider, PORTAL_SERVER_SETTINGS, signInAs, THIS_MONTH, test, wo
 // portal shows the difference), a lock now is refused naming the rep's statement; the rep reads the resolution,
 // sees the adjustment on their statement and approves again; the lock succeeds and the payroll export has the
 // rep's line with the adjustment. Each portal state is scanned by axe-core; the statement is approved from the
-// keyboard and read at a phone's width.
+// keyboard and read at a phone's width. A second test: under rep then manager, a manager approves their report's
+// statement in the portal once the rep has.
 
 test.override('serverSettings', PORTAL_SERVER_SETTINGS);
 
@@ -222,11 +225,81 @@ describe('the pay workflow, end to end', () => {
     assert.equal(line?.user_external_id, 'rep-017');
     assert.equal(line?.adjustment_cents, MISSING_DEAL_CENTS);
     assert.equal(line?.total_cents, now.payable_cents);
+    assert.equal(line?.approved_cents, now.payable_cents, 'the adjustment is approved with the period');
 
     assert.deepEqual(portalErrors, []);
     // The refused lock is the one failed request the console reports.
     assert.deepEqual(consoleErrors, ['Failed to load resource: the server responded with a status of 409 (Conflict)']);
     await consolePage.close();
+  });
+
+  test('under rep then manager, a manager approves their report’s statement in the portal once the rep has', async ({
+    server,
+    idp,
+    page,
+    newOrg,
+    signedIn,
+  }) => {
+    // A key that may also mint rep tokens, for the rep's own approval.
+    const { org, client } = await newOrg({ scopes: MINT_SCOPES });
+    const { client: admin } = await signedIn('admin', org.id);
+    await applyPlan(testDatabase(), org.id, planDocument());
+    await client.deals.ingestEvent({ external_id: 'opp-acme', state: won('rep-017', 5_000_000, { region: 'NA' }) });
+    await client.deals.ingestEvent({ external_id: 'opp-mgr', state: won('mgr-1', 1_000_000, { region: 'NA' }) });
+    await connectProvider(admin, idp);
+    const rep = await client.users.findByExternalId('rep-017');
+    assert.ok(rep);
+    const managed = await admin.api.POST('/admin/v1/reps/{id}/managers', {
+      params: { path: { id: rep.id } },
+      body: { manager_external_id: 'mgr-1', from: '2020-01-01' },
+    });
+    assert.equal(managed.response.status, 200);
+    const policy = await admin.api.PUT('/admin/v1/pay-settings', {
+      body: { statement_approval_policy: 'rep_then_manager' },
+    });
+    assert.equal(policy.response.status, 200);
+
+    // The manager opens their report's pay: the rep's step waits first, so there is nothing for them to do yet.
+    await signInAs(page, server, idp, org.id, 'mgr-1');
+    await page.getByRole('heading', { level: 1, name: 'My pay' }).waitFor();
+    const errors = collectConsoleErrors(page);
+    await portalNav(page, 'My team').click();
+    await page.getByRole('link', { name: 'rep-017' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Pay of rep-017' }).waitFor();
+    const approval = approvalSection(page);
+    await approval.getByText('Waiting for the rep to approve.').waitFor();
+    await approval.locator('[data-step="manager"]').getByText('Not yet: an earlier step waits first.').waitFor();
+    assert.equal(await approval.getByRole('button', { name: 'Approve statement' }).count(), 0);
+    await assertAccessible(page);
+
+    // The rep approves (with a rep token, as the portal or an intranet would); now the manager's step waits.
+    const minted = await client.repTokens.create({ user_id: rep.id });
+    const asRep = sdkClient(server, minted.token, { maxRetries: 0 });
+    assert.equal((await asRep.statements.approve(rep.id, THIS_MONTH)).statement_approval.state, 'waiting_manager');
+    await page.reload();
+    await approval.getByText('Waiting for you to approve.').waitFor();
+    await approval
+      .locator('[data-step="rep"]')
+      .getByText(/^Approved by the rep on /)
+      .waitFor();
+    await assertAccessible(page);
+    await approval.getByRole('button', { name: 'Approve statement' }).click();
+    await approval.getByText('You approved rep-017’s statement of', { exact: false }).waitFor();
+    await approval.getByText('Approved: nothing is waiting.').waitFor();
+    await approval
+      .locator('[data-step="manager"]')
+      .getByText(/^Approved by you on /)
+      .waitFor();
+    const stands = await client.statements.approval(rep.id, THIS_MONTH);
+    assert.equal(stands.state, 'approved');
+    assert.deepEqual(
+      stands.steps.map((step) => [step.step, step.standing]),
+      [
+        ['rep', true],
+        ['manager', true],
+      ],
+    );
+    assert.deepEqual(errors, []);
   });
 });
 
