@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { describe } from 'vitest';
 import { createAdmin } from '../factories/admins.ts';
@@ -55,7 +56,7 @@ describe('the pay workflow, end to end', () => {
     const before = await client.statements.get(rep.id, THIS_MONTH);
     assert.equal(before.manual_adjustments.length, 0);
 
-    const consolePage = await browser.newPage();
+    const consolePage = await browser.newPage({ acceptDownloads: true });
     consolePage.setDefaultTimeout(20_000);
     const consoleErrors = collectConsoleErrors(consolePage);
     const account = await createAdmin(testDatabase(), org.id);
@@ -217,7 +218,21 @@ describe('the pay workflow, end to end', () => {
     assert.match(await adjustmentRow.innerText(), /approved/);
     assert.equal(await approval.getByRole('button', { name: 'Approve statement' }).count(), 0);
 
-    // 10. The payroll export has the rep's line with the adjustment.
+    // 10. The payroll export has the rep's line with the adjustment: the console's file, and GET /v1/payouts.
+    const [download] = await Promise.all([
+      consolePage.waitForEvent('download'),
+      consolePage.getByRole('link', { name: `Download the payroll CSV of ${THIS_MONTH}` }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), `payroll-${THIS_MONTH}.csv`);
+    const file = await readFile(await download.path(), 'utf8');
+    const [header, ...rows] = file.trimEnd().split('\n');
+    assert.equal(
+      header,
+      'user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,adjustment_cents,total_cents',
+    );
+    assert.deepEqual(rows, [
+      `${rep.id},rep-017,USD,${now.payable_cents},0,0,0,${MISSING_DEAL_CENTS},${now.payable_cents}`,
+    ]);
     const payouts = [];
     for await (const payout of client.payouts.list({ period_id: THIS_MONTH })) payouts.push(payout);
     assert.equal(payouts.length, 1);
