@@ -568,6 +568,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/periods/{id}/payroll-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a period's payroll
+         * @description Every rep's payout of a locked or paid period as a CSV file for payroll, exactly what
+         *     `quotient periods export` prints: a header, then one row per rep and currency with
+         *     `approved_cents`, `paid_cents`, `clawback_cents`, `draw_cents`, `adjustment_cents` (manual
+         *     adjustments, also inside the approved or paid amount) and `total_cents`, the sums of
+         *     `GET /v1/payouts`. An open period has nothing approved yet: `409 invalid_state`. A period the
+         *     org never had is `404 not_found`.
+         */
+        get: operations["exportPayroll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/periods/{id}/lock": {
         parameters: {
             query?: never;
@@ -3679,6 +3704,41 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportPayroll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The period, `YYYY-MM` (a month) or `YYYY-Qn` (a quarter). */
+                id: components["parameters"]["PeriodIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payroll file, as an attachment named `payroll-<period>.csv`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `attachment; filename="payroll-<period>.csv"` */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,adjustment_cents,total_cents
+                     *     user_01knvyqwr3fmtr77g6vdncr588,rep-017,USD,620000,0,0,0,120000,620000
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -62,7 +62,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
     <>
       <PageHeader
         title="Periods"
-        description="Open periods take new earnings. Locking approves the pending earnings and freezes their amounts; marking paid records the payout. Periods never move back."
+        description="Open periods take new earnings. Locking approves the pending earnings and freezes their amounts; a locked or paid period's payroll file (one row per rep: approved, paid, clawbacks, draws, adjustments, total) is under Payroll; marking paid records the payout. Periods never move back."
       />
       <OutcomeNotice outcome={message} />
       {waiting && props.canChange ? (
@@ -147,6 +147,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
                     </th>
                   ))}
                   <th scope="col">Changed (UTC)</th>
+                  <th scope="col">Payroll</th>
                   {props.canChange ? (
                     <th scope="col">
                       <span class="visually-hidden">Actions</span>
@@ -188,6 +189,19 @@ export function PeriodsPage(props: { canChange: boolean }) {
                       );
                     })}
                     <td class="nowrap">{shortDateTime(period.paid_at ?? period.locked_at)}</td>
+                    <td>
+                      {period.status === 'open' ? (
+                        <span class="muted">—</span>
+                      ) : (
+                        <a
+                          href={`/admin/v1/periods/${encodeURIComponent(period.id)}/payroll-export`}
+                          download
+                          aria-label={`Download the payroll CSV of ${period.id}`}
+                        >
+                          CSV
+                        </a>
+                      )}
+                    </td>
                     {props.canChange ? (
                       <td class="actions">
                         {period.status === 'open' ? (
