@@ -169,10 +169,11 @@ function Page(props: { path: string; session: SignedIn; kind: PeriodKind }) {
   const now = periodOfDate(today(), props.kind);
   const parts = props.path.split('/').filter(Boolean).map(decodeURIComponent);
   const [first, id, section, periodId] = parts;
-  if (parts.length === 0) return <PayPage userId={me.id} periodId={now} isMe />;
-  if (first === 'reps' && id && parts.length === 2) return <PayPage userId={id} periodId={now} isMe={id === me.id} />;
+  if (parts.length === 0) return <PayPage userId={me.id} periodId={now} isMe meId={me.id} />;
+  if (first === 'reps' && id && parts.length === 2)
+    return <PayPage userId={id} periodId={now} isMe={id === me.id} meId={me.id} />;
   if (first === 'reps' && id && section === 'periods' && periodId && parts.length === 4 && PERIOD.test(periodId)) {
-    return <PayPage userId={id} periodId={periodId} isMe={id === me.id} />;
+    return <PayPage userId={id} periodId={periodId} isMe={id === me.id} meId={me.id} />;
   }
   if (first === 'reps' && id && section === 'history' && parts.length === 3) {
     return <HistoryPage userId={id} periodId={now} isMe={id === me.id} />;

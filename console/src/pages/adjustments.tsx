@@ -212,7 +212,7 @@ function AddForm(props: { onAdded: (text: string) => void; onError: (text: strin
         setBusy(false);
         if (data) {
           props.onAdded(
-            `Added ${money(data.adjustment.amount_cents)} to ${data.adjustment.user_external_id} in ${data.adjustment.period_id}${data.adjustment.counts_toward_attainment ? ', counting toward attainment' : ''}.`,
+            `Added ${money(data.adjustment.amount_cents)} to ${data.adjustment.user_external_id} in ${data.adjustment.period_id}${data.adjustment.counts_toward_attainment ? ', counting toward attainment' : ''}. Its id, to name it in an inquiry's resolution: ${data.adjustment.id}`,
           );
           setAmount('');
           setReason('');
