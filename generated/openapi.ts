@@ -2575,7 +2575,8 @@ export interface components {
             /**
              * Format: int64
              * @description The part of `won_cents` from manual adjustments that count toward attainment
-             *     (`counts_toward_attainment`), in minor units of the plan's currency; 0 when none does.
+             *     (`counts_toward_attainment`), in minor units of the plan's currency; absent when none counts
+             *     in the period.
              * @example 0
              */
             adjustments_cents?: number;

@@ -257,6 +257,14 @@ describe('manual adjustments', () => {
       state: state(2_000_000, 'closed_won', '2026-04-20', { region: 'EMEA' }),
     });
     assert.deepEqual(await earned(), { accelerator: 150_000, bonus: 200_000 });
+    // What the deal event wrote is what a full recompute puts there: it changes nothing.
+    const liveRows = async () =>
+      (await listAll(client, { status: ['projected', 'pending'] }))
+        .map((row) => `${row.id} ${row.amount_cents} ${row.period_id}`)
+        .sort();
+    const afterEvent = await liveRows();
+    await testServices({ db: testDatabase() }).admin.recompute.run({ orgId: org.id });
+    assert.deepEqual(await liveRows(), afterEvent, 'a full recompute changes nothing');
 
     // Locked, then voided into May: April no longer counts it, and the difference is booked in May.
     await periodAdmin().lock(org.id, '2026-04');
@@ -274,7 +282,31 @@ describe('manual adjustments', () => {
     assert.equal(mayBy('quota-bonus'), 0);
     assert.equal(mayBy('accelerator'), -150_000);
     const april = await client.statements.get(adjustment.user_id, '2026-04');
-    assert.equal(april.plans[0]?.attainment.adjustments_cents, 0);
+    assert.equal(april.plans[0]?.attainment.adjustments_cents, undefined);
+    assert.equal(april.plans[0]?.attainment.won_cents, 10_000_000);
+
+    // The CLI's flag: May's 20,000.00 is counted toward May's attainment.
+    const cli = await cliJson<{ adjustment: { counts_toward_attainment: boolean; period_id: string } }>([
+      'adjustments',
+      'add',
+      '--org',
+      org.id,
+      '--rep',
+      'rep-017',
+      '--period',
+      '2026-05',
+      '--amount-cents',
+      '2000000',
+      '--category',
+      'correction',
+      '--reason',
+      'May credit',
+      '--counts-toward-attainment',
+      '--json',
+    ]);
+    assert.deepEqual(cli.adjustment.counts_toward_attainment, true);
+    const mayStatement = await client.statements.get(adjustment.user_id, '2026-05');
+    assert.equal(mayStatement.plans[0]?.attainment.adjustments_cents, 2_000_000);
   });
 
   test('a CSV file is applied whole; sent again it changes nothing; a bad row is reported by line and nothing of its file is applied', async ({
@@ -366,7 +398,7 @@ describe('manual adjustments', () => {
     assert.equal(added.adjustment.created_by.type, 'cli');
   });
 
-  test('over random histories: statement payable = rows + adjustments = payout = the CSV line', {
+  test('over random histories, some adjustments counting toward attainment: statement payable = rows + adjustments = payout = the CSV line, and a full recompute changes nothing', {
     timeout: 180_000,
   }, async ({ newOrg }) => {
     // Each run is a fresh org through the real API; a few runs keep the file's cost within an integration test.
@@ -386,6 +418,8 @@ describe('manual adjustments', () => {
             rep: fc.constantFrom('rep-1', 'rep-2'),
             amount: fc.integer({ min: -100_000, max: 100_000 }).filter((n) => n !== 0),
             voidIt: fc.boolean(),
+            // Counted amounts are scaled up to ±50,000.00, enough to cross the quota of 100,000.00.
+            counts: fc.boolean(),
           }),
           { maxLength: 4 },
         ),
@@ -408,12 +442,32 @@ describe('manual adjustments', () => {
             const written = await services.adjustments.create(org.id, {
               user_external_id: each.rep,
               period_id: '2026-04',
-              amount_cents: each.amount,
+              amount_cents: each.counts ? each.amount * 50 : each.amount,
               category: 'correction',
               reason: 'random',
+              counts_toward_attainment: each.counts,
             });
             if (each.voidIt) await services.adjustments.void(org.id, written.adjustment.id, { reason: 'undo' });
           }
+          // Deal events after the adjustments: those of a period holding a counting one are evaluated with it.
+          for (const [index, event] of dealEvents.slice(0, 2).entries()) {
+            await client.deals.ingestEvent({
+              external_id: `opp-late-${index}`,
+              state: {
+                ...state(event.amount, 'closed_won', `2026-04-${String(29 - event.day).padStart(2, '0')}`, {
+                  region: 'NA',
+                }),
+                owner_external_id: event.rep,
+              },
+            });
+          }
+          const live = async () =>
+            (await listAll(client, { status: ['projected', 'pending'] }))
+              .map((row) => `${row.id} ${row.amount_cents}`)
+              .sort();
+          const incremental = await live();
+          await services.recompute.run({ orgId: org.id });
+          assert.deepEqual(await live(), incremental, 'a full recompute changes nothing');
           await services.periods.lock(org.id, '2026-04');
           await assertLedgerAgrees(client, org.id);
         },

@@ -33,7 +33,8 @@ export interface AttainmentRequest {
  */
 export function attainmentIn(request: AttainmentRequest): {
   won_cents: bigint;
-  adjustments_cents: bigint;
+  /** What the adjustments counted add, within `won_cents`; null when none counts here. */
+  adjustments_cents: bigint | null;
   quota_cents: bigint | null;
   quota: QuotaFigure;
 } {
@@ -49,13 +50,14 @@ export function attainmentIn(request: AttainmentRequest): {
   const cover = partialCover(windows, periodId);
   const quotaCents = quota !== null && cover ? proratedQuota(quota, cover.covered, cover.days) : quota;
   if (periodKindOf(periodId) !== plan.period) {
-    return { won_cents: 0n, adjustments_cents: 0n, quota_cents: quotaCents, quota: figure };
+    return { won_cents: 0n, adjustments_cents: null, quota_cents: quotaCents, quota: figure };
   }
   const pricing = pricingOf(plan, request.money, today);
-  const credited = windowsOverlapPeriod(windows, periodId)
-    ? creditsIn(request.credits, plan.period, pricing, periodId).total_cents
-    : 0n;
-  let won = credited;
+  const credits = windowsOverlapPeriod(windows, periodId)
+    ? creditsIn(request.credits, plan.period, pricing, periodId)
+    : null;
+  const credited = credits && credits.counted.length > 0 ? credits.total_cents : null;
+  let won = credited ?? 0n;
   for (const deal of request.deals) {
     if (deal.status !== 'won' || dealPeriodId(deal, plan.period, today) !== periodId) continue;
     if (!windows.some((window) => windowCovers(window, dealDate(deal, today)))) continue;

@@ -217,7 +217,7 @@ export function attainmentOf(
   const quota = quota_cents === null ? null : Number(quota_cents);
   return {
     won_cents: won,
-    adjustments_cents: Number(adjustments_cents),
+    ...(adjustments_cents === null ? {} : { adjustments_cents: Number(adjustments_cents) }),
     quota_cents: quota,
     percent: quota === null || quota === 0 ? null : Math.round((won * 10000) / quota) / 100,
     quota_explanation: figure.quota_cents === null ? null : figure.explanation,
