@@ -641,10 +641,10 @@ export interface paths {
          *     which acts for no rep, is `403 rep_token_required`.
          *
          *     Accepting a version accepted already records nothing and answers it again (`changed: false`).
-         *     A name that is not the rep's is `422 typed_name_mismatch`; a plan the rep may not see, or a
-         *     `plan_version_id` that is not a version of it, is `404 not_found`; a plan (or version) no
-         *     acceptance was asked of the rep for is `409 invalid_state`. Refusals change nothing. See
-         *     docs/plan-acceptance.md.
+         *     A name that is not the rep's is `422 typed_name_mismatch`; a plan the rep is not assigned to (a
+         *     report's plan included: each rep accepts their own), or a `plan_version_id` that is not a version
+         *     of it, is `404 not_found`; a plan (or version) no acceptance was asked of the rep for is
+         *     `409 invalid_state`. Refusals change nothing. See docs/plan-acceptance.md.
          */
         post: operations["acceptPlan"];
         delete?: never;

@@ -26,6 +26,7 @@ import { OrgAdmin } from './services/orgs.ts';
 import { PayoutReader } from './services/payouts.ts';
 import type { PeriodChangeListener } from './services/periodChanges.ts';
 import { PeriodAdmin } from './services/periods.ts';
+import { PlanAcceptances } from './services/planAcceptances.ts';
 import { PlanDocuments } from './services/planDocuments.ts';
 import { PlanRollout } from './services/planRollout.ts';
 import { PlanAdmin, PlanHistory, PlanReader } from './services/plans.ts';
@@ -89,6 +90,8 @@ export interface ApiServices {
   repTokens: RepTokens;
   /** The rep's side of inquiries (the same instance as the admins'). */
   inquiries: InquiryDesk;
+  /** Reps accepting plan versions (the same instance as the admins'). */
+  planAcceptances: PlanAcceptances;
 }
 
 /** The admin use cases, shared by the admin API and the admin commands. Each takes its actor per call. */
@@ -120,6 +123,7 @@ export interface AdminServices {
   portalAccess: PortalAccessAdmin;
   repAccess: RepAccessAdmin;
   inquiries: InquiryDesk;
+  planAcceptances: PlanAcceptances;
 }
 
 /** What the rep portal's sign-in and sessions run on. */
@@ -162,10 +166,11 @@ export function composeServices(input: CompositionInput): Services {
   const keys = new KeyAdmin(db);
   const planAdmin = new PlanAdmin(db);
   const planHistory = new PlanHistory(db);
-  const plans = new PlanRollout(planAdmin, planHistory, recompute);
   const exchangeRates = new ExchangeRateService(db);
   const clock = input.now ? { now: input.now } : {};
   const planDocuments = new PlanDocuments(db, clock);
+  const planAcceptances = new PlanAcceptances(db, planDocuments, clock);
+  const plans = new PlanRollout(planAdmin, planHistory, recompute, planAcceptances);
   // Console and portal sessions live by the same idle and absolute limits.
   const sessionSettings = { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs };
   const adminSessions = new AdminSessions(db, { settings: sessionSettings, ...clock });
@@ -196,6 +201,7 @@ export function composeServices(input: CompositionInput): Services {
       earningsStream: new EarningsStream(pool),
       repTokens,
       inquiries,
+      planAcceptances,
     },
     admin: {
       sessions: adminSessions,
@@ -223,6 +229,7 @@ export function composeServices(input: CompositionInput): Services {
       portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
       repAccess: new RepAccessAdmin(db),
       inquiries,
+      planAcceptances,
     },
     portal: {
       signIn: new PortalSignIn(db, { repSessions, adminSessions, secrets, ...clock }),

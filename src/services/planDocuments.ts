@@ -1,5 +1,6 @@
 import type { Database } from '../db/prisma.ts';
 import { DEFAULT_CURRENCY } from '../domain/currencies.ts';
+import type { RepQuotas } from '../domain/earnings/quotas.ts';
 import { periodIdOf } from '../domain/periods.ts';
 import { planDocumentHtml } from '../domain/plans/document/html.ts';
 import { type PlanDocument, planDocument, type QuotaSource } from '../domain/plans/document/model.ts';
@@ -54,22 +55,50 @@ export class PlanDocuments {
       const visible = await plans.idsAssignedToAny(this.#statements, viewer.orgId, viewer.visibleUserIds);
       if (!visible.has(request.planId)) return null;
     }
-    const orgId = viewer.orgId;
-    const snapshot = await plans.snapshot(this.#statements, orgId, request.planId, request.versionId);
+    const rep = await this.#rep(request);
+    return this.#build(this.#statements, viewer.orgId, request, rep === null ? null : { rep });
+  }
+
+  /**
+   * The document of a version, read in the caller's transaction (a version being applied). With `quotas`, the
+   * document of a rep with that quota table and start date (docs/plan-documents.md, "Your quota"), for no rep by name.
+   */
+  modelIn(
+    tx: Transaction,
+    orgId: string,
+    planId: string,
+    versionId: string,
+    quotas?: RepQuotas,
+  ): Promise<PlanDocument | null> {
+    return this.#build(tx, orgId, { planId, versionId }, quotas === undefined ? null : { quotas });
+  }
+
+  async #build(
+    tx: Transaction,
+    orgId: string,
+    request: Omit<PlanDocumentRequest, 'viewer'>,
+    forRep: { rep: { user_id: string; external_id: string } } | { quotas: RepQuotas } | null,
+  ): Promise<PlanDocument | null> {
+    const snapshot = await plans.snapshot(tx, orgId, request.planId, request.versionId);
     if (!snapshot) return null;
-    const versions = await plans.listVersions(this.#statements, orgId, request.planId);
+    const versions = await plans.listVersions(tx, orgId, request.planId);
     const version = versions.find((entry) => entry.id === snapshot.version_id);
     if (!version) return null;
-    const currency =
-      snapshot.definition.currency ?? (await orgs.defaultCurrency(this.#statements, orgId)) ?? DEFAULT_CURRENCY;
-    const rep = await this.#rep(request);
+    const currency = snapshot.definition.currency ?? (await orgs.defaultCurrency(tx, orgId)) ?? DEFAULT_CURRENCY;
     let quota = request.quota;
-    if (quota === undefined && rep !== null) {
-      const book = (await repQuotas.booksOfReps(this.#statements, orgId, [rep.user_id])).get(rep.user_id);
+    if (quota === undefined && forRep !== null) {
+      const quotas =
+        'quotas' in forRep
+          ? forRep.quotas
+          : repQuotas.quotasUnder(
+              (await repQuotas.booksOfReps(tx, orgId, [forRep.rep.user_id])).get(forRep.rep.user_id),
+              snapshot.plan.id,
+            );
       const firstPeriod = periodIdOf(version.created_at.toISOString().slice(0, 10), snapshot.definition.period);
-      quota = repQuotaSource(snapshot.definition, repQuotas.quotasUnder(book, snapshot.plan.id), firstPeriod, currency);
+      quota = repQuotaSource(snapshot.definition, quotas, firstPeriod, currency);
     }
-    const repExternalId = request.repExternalId ?? rep?.external_id;
+    const repExternalId =
+      request.repExternalId ?? (forRep !== null && 'rep' in forRep ? forRep.rep.external_id : undefined);
     return planDocument({
       plan: snapshot.definition,
       plan_id: snapshot.plan.id,
@@ -77,7 +106,7 @@ export class PlanDocuments {
       version_number: snapshot.version_number,
       applied_at: version.created_at,
       currency,
-      won_stage: await orgs.firstWonStage(this.#statements, orgId),
+      won_stage: await orgs.firstWonStage(tx, orgId),
       ...(quota === undefined ? {} : { quota }),
       ...(repExternalId === undefined ? {} : { rep_external_id: repExternalId }),
     });

@@ -67,6 +67,11 @@ export interface StatementRequest {
   today: CalendarDate;
   /** The rep's manual adjustments paid in the period, oldest first: beside the rows, added to what is payable. */
   manualAdjustments?: readonly ManualAdjustment[];
+  /**
+   * The plans whose pay waits for the rep to accept them (the org's pay waits for acceptance and the rep has not
+   * accepted the latest version asked of them): their payable part is `held_pending_acceptance_cents`.
+   */
+  heldPlanIds?: ReadonlySet<string>;
 }
 
 const NO_TOTALS: StatusTotals = { projected_cents: 0, pending_cents: 0, approved_cents: 0, paid_cents: 0 };
@@ -103,6 +108,9 @@ export function buildStatement(request: StatementRequest): Statement {
     manual_adjustments: [...manual],
     manual_adjustments_cents: manualCents,
     payable_cents: payableOf(totals) + manualCents,
+    held_pending_acceptance_cents: plans
+      .filter((plan) => request.heldPlanIds?.has(plan.plan_id) === true)
+      .reduce((sum, plan) => sum + plan.payable_cents, 0),
   };
 }
 
