@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
+import { stringify } from 'yaml';
 import { nextPeriodId, periodBounds, periodIdOf } from '../../src/domain/periods.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { test } from '../helpers/fixtures.ts';
@@ -135,6 +136,30 @@ describe("a rep's quota in the plan document", () => {
       pdf.lines.some((line) => line.startsWith(`${third} 120,000.00 quota 120,000.00`)),
       `the PDF has the quota of ${third}:\n${pdf.text}`,
     );
+
+    // A new version asks the reps to accept it, each shown (and keeping) their own document, with their quota.
+    const revised = await admin.api.POST('/admin/v1/plan-files', {
+      body: { text: stringify({ ...plan, name: 'Core AE plan, revised' }) },
+    });
+    assert.equal(revised.response.status, 200, JSON.stringify(revised.error));
+    const kept = async (userId: string) => {
+      const listed = await fetch(`${server.url}/v1/plan-acceptances?user_id=${userId}`, {
+        headers: { Authorization: `Bearer ${rawKey}` },
+      });
+      const [acceptance] = ((await listed.json()) as { plan_acceptances: Array<{ id: string }> }).plan_acceptances;
+      assert.ok(acceptance, `an acceptance was asked of ${userId}`);
+      const answer = await fetch(`${server.url}/v1/plan-acceptances/${acceptance.id}/document?format=json`, {
+        headers: { Authorization: `Bearer ${rawKey}` },
+      });
+      return ((await answer.json()) as typeof own).quota;
+    };
+    const keptOwn = await kept(rep.id);
+    assert.deepEqual(
+      keptOwn.periods.slice(0, 4).map((period) => [period.period_id, period.quota_cents, period.amount]),
+      expected,
+    );
+    assert.equal(keptOwn.start_date, previousMonthStart);
+    assert.equal((await kept(other.id)).periods[0]?.quota_cents, 8_000_000);
 
     // A rep token may not read another rep's document (not their report), nor may anyone name an unknown user.
     const refused = await fetch(`${server.url}/v1/plans/${planId}/document?user_id=${other.id}`, {
