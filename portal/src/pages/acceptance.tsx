@@ -60,7 +60,7 @@ export function AcceptancesPage(props: { meId: string }) {
     [props.meId],
   );
   return (
-    <div class="stack">
+    <div class="stack acceptance-page">
       <header class="page-header">
         <div>
           <h1>Plan acceptance</h1>
@@ -155,7 +155,7 @@ export function AcceptancePage(props: { acceptanceId: string; meId: string; disp
         const mine = acceptance.user_id === props.meId;
         const accepted = acceptance.state === 'accepted';
         return (
-          <div class="stack">
+          <div class="stack acceptance-page">
             <nav class="breadcrumb" aria-label="Breadcrumb">
               <Link href="/acceptances">Plan acceptance</Link> <span aria-hidden="true">/</span>{' '}
               <span>{versionLabel(acceptance)}</span>
