@@ -301,16 +301,19 @@ export class PlanAcceptances {
     });
   }
 
-  /** Who was asked to accept the version, and who has; null for an unknown plan or a version not of it. */
-  async ofVersion(orgId: string, planId: string, versionId: string): Promise<PlanVersionAcceptances | null> {
+  /**
+   * Who was asked to accept the version (the plan's current one when none is named), and who has; null for an
+   * unknown plan or a version not of it.
+   */
+  async ofVersion(orgId: string, planId: string, versionId?: string): Promise<PlanVersionAcceptances | null> {
     const snapshot = await plans.snapshot(this.#statements, orgId, planId, versionId);
-    if (!snapshot || snapshot.version_id !== versionId) return null;
+    if (!snapshot || (versionId !== undefined && snapshot.version_id !== versionId)) return null;
     return {
       plan_id: planId,
       plan_name: snapshot.definition.name,
-      plan_version_id: versionId,
+      plan_version_id: snapshot.version_id,
       plan_version: snapshot.version_number,
-      acceptances: await planAcceptances.ofVersion(this.#statements, orgId, versionId),
+      acceptances: await planAcceptances.ofVersion(this.#statements, orgId, snapshot.version_id),
     };
   }
 

@@ -9,6 +9,7 @@ import { PlanDocuments } from '../../src/services/planDocuments.ts';
 import { dealEvent, ingest } from '../factories/deals.ts';
 import { planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
+import { cliJson, onlyJson, runCli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 import { testServices } from '../helpers/services.ts';
 
@@ -330,5 +331,70 @@ describe('plan acceptance', () => {
     assert.equal((await statement()).held_pending_acceptance_cents, 0);
     const paid = (await payouts()).find((payout) => payout.user_external_id === 'rep-017');
     assert.equal(paid?.total_cents, 100_000);
+  });
+
+  test('quotient acceptances list, remind and request; approvals settings --wait-for-acceptance', async ({
+    db,
+    server,
+    newOrg,
+  }) => {
+    const w = await world(db, server, newOrg);
+    const org = w.org.id;
+    const plan = w.first.plan_id;
+    // Version 2 names rep-019 (created before it); rep-020, named by no version, is asked nothing.
+    await ingest(server, w.rawKey, dealEvent({}, { owner_external_id: 'rep-019' }));
+    await w.apply(['rep-017', 'rep-019'], 1000);
+    await ingest(server, w.rawKey, dealEvent({}, { owner_external_id: 'rep-020' }));
+    assert.deepEqual(await cliJson(['acceptances', 'request', '--org', org, '--plan', plan]), { asked: 0 });
+
+    const listed = await cliJson<{
+      plan_version: number;
+      accepted_count: number;
+      waiting_count: number;
+      acceptances: Array<{ user_name: string; plan_acceptance: { id: string; state: string } }>;
+    }>(['acceptances', 'list', '--org', org, '--plan', plan]);
+    assert.equal(listed.plan_version, 2);
+    assert.deepEqual(
+      listed.acceptances.map((entry) => [entry.user_name, entry.plan_acceptance.state]),
+      [
+        ['rep-017', 'requested'],
+        ['rep-019', 'requested'],
+      ],
+    );
+    const id = listed.acceptances[0]?.plan_acceptance.id as string;
+    const reminded = await cliJson<{ id: string; reminded_at: string | null }>([
+      'acceptances',
+      'remind',
+      id,
+      '--org',
+      org,
+    ]);
+    assert.equal(reminded.id, id);
+    assert.ok(reminded.reminded_at);
+    const soon = await runCli(['acceptances', 'remind', id, '--org', org, '--json']);
+    assert.notEqual(soon.code, 0);
+    assert.equal((onlyJson(soon) as { error: string }).error, 'reminded_recently');
+    const human = await runCli(['acceptances', 'list', '--org', org, '--plan', plan]);
+    assert.match(human.stdout, /version 2: 0 accepted, 2 waiting/);
+    const unknown = await runCli([
+      'acceptances',
+      'list',
+      '--org',
+      org,
+      '--plan',
+      'plan_01kjsj7s80fmtryrzh7j1q721q',
+      '--json',
+    ]);
+    assert.equal((onlyJson(unknown) as { error: string }).error, 'not_found');
+
+    const settings = await cliJson<{ pay_waits_for_acceptance: boolean }>([
+      'approvals',
+      'settings',
+      '--org',
+      org,
+      '--wait-for-acceptance',
+      'on',
+    ]);
+    assert.equal(settings.pay_waits_for_acceptance, true);
   });
 });
