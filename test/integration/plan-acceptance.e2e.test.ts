@@ -209,7 +209,7 @@ describe('plan acceptance, end to end', () => {
     assert.equal(await banner.count(), 0);
 
     // The admin sees the acceptance in the console.
-    await ADMIN_SEES_ACCEPTANCE(console_, plan.id);
+    await adminSeesAcceptance(console_);
 
     assert.deepEqual(adminErrors, []);
     // The refused name's 422 is the browser's only complaint.
@@ -221,19 +221,26 @@ describe('plan acceptance, end to end', () => {
   });
 });
 
-/** The console's acceptances of the plan's version 2: rep-017 accepted. */
-async function ADMIN_SEES_ACCEPTANCE(page: Page, planId: string): Promise<void> {
-  // Until the console has its acceptances page: what the console would read, through the admin session.
-  const versions = (await page.evaluate(`fetch('/admin/v1/plans/${planId}').then((r) => r.json())`)) as {
-    versions: Array<{ id: string; number: number }>;
-  };
-  const version = versions.versions.find((entry) => entry.number === 2);
-  assert.ok(version);
-  const listed = (await page.evaluate(
-    `fetch('/admin/v1/plans/${planId}/versions/${version.id}/acceptances').then((r) => r.json())`,
-  )) as { accepted_count: number; acceptances: Array<{ user_name: string; plan_acceptance: { state: string } }> };
-  assert.equal(listed.accepted_count, 1);
+/** The console's page of who accepted the plan's version 2: rep-017 (Dana Reyes) accepted, rep-peer not yet. */
+async function adminSeesAcceptance(page: Page): Promise<void> {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Plans' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Plans' }).waitFor();
+  await page.getByRole('link', { name: 'Core AE plan' }).click();
+  await page.getByRole('link', { name: 'Who accepted v2' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Acceptance of Core AE plan v2' }).waitFor();
+  await page.getByText('1 accepted, 1 not yet.', { exact: false }).waitFor();
+  const rows = await page
+    .getByRole('table', { name: 'Who has and has not accepted v2' })
+    .getByRole('row')
+    .allInnerTexts();
+  const dana = rows.find((row) => row.startsWith('Dana Reyes'));
+  assert.ok(dana, rows.join('\n'));
+  assert.match(dana, /rep-017/);
+  assert.match(dana, /Accepted/);
+  assert.match(dana, /dana\s+REYES/);
   assert.ok(
-    listed.acceptances.some((entry) => entry.user_name === 'Dana Reyes' && entry.plan_acceptance.state === 'accepted'),
+    rows.some((row) => /rep-peer/.test(row) && /Not yet/.test(row)),
+    rows.join('\n'),
   );
+  assert.deepEqual(await seriousAccessibilityViolations(page), [], 'the console acceptance page');
 }
