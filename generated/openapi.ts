@@ -2785,7 +2785,9 @@ export interface components {
          * @description What one rep is owed in one currency for a locked period, net of clawbacks, in integer cents: sums of the
          *     rep's rows booked in the period and of their manual adjustments paid in it (`GET /v1/adjustments`).
          *     Without adjustments, each equals the sum of `amount_cents` of the rows that `GET /v1/earnings`
-         *     lists for the same user, period and status.
+         *     lists for the same user, period and status. When the org's pay waits for plan acceptance, the
+         *     approved rows of a plan the rep has not accepted yet are left out until they accept
+         *     (docs/plan-acceptance.md).
          */
         Payout: {
             user_id: components["schemas"]["UserId"];

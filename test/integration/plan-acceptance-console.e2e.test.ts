@@ -76,6 +76,12 @@ describe('plan acceptance in the console', () => {
     await page.getByRole('button', { name: 'Remind rep-018' }).click();
     await page.getByText(/reminded at .*; remind again in/).waitFor();
     assert.deepEqual(await seriousAccessibilityViolations(page), []);
+
+    // The org setting beside the other pay settings, on the Periods page.
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Periods' }).click();
+    await page.getByLabel('Pay waits for reps to accept their plan').check();
+    await page.getByText('Pay settings saved.').waitFor();
+    assert.equal((await services.admin.approvals.settings(org.id)).pay_waits_for_acceptance, true);
     assert.deepEqual(
       errors.filter((error) => !error.includes('429')),
       [],

@@ -11,6 +11,7 @@ import { planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { cliJson, onlyJson, runCli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
+import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 import { testServices } from '../helpers/services.ts';
 
 // Plan acceptance end to end (docs/plan-acceptance.md): requests when a version is applied (and for a rep newly
@@ -110,6 +111,7 @@ describe('plan acceptance', () => {
     ]);
     const requested = await w.messages('plan.acceptance_requested');
     assert.equal(requested.length, 3);
+    for (const message of requested) assertMatchesContract(message);
     assert.deepEqual(requested.map((message) => message.data.plan_acceptance.user_external_id).sort(), [
       'rep-017',
       'rep-017',
@@ -187,6 +189,7 @@ describe('plan acceptance', () => {
     assert.deepEqual(fetched.json, acceptance);
     const webhooks = await w.messages('plan.accepted');
     assert.equal(webhooks.length, 1);
+    assertMatchesContract(webhooks[0]);
     assert.deepEqual(webhooks[0]?.data.plan_acceptance, acceptance);
     const [entry] = await w.audits('plan.accepted');
     assert.ok(entry);
