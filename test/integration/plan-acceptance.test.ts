@@ -11,8 +11,8 @@ import { planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
 import { cliJson, onlyJson, runCli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
-import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 import { testServices } from '../helpers/services.ts';
+import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
 
 // Plan acceptance end to end (docs/plan-acceptance.md): requests when a version is applied (and for a rep newly
 // assigned), the rep accepting with their own token through /v1, what is refused, the document kept as shown, the
