@@ -255,8 +255,9 @@ export interface paths {
          *     `GET /v1/plans/{id}/document` gives it (see docs/plan-documents.md): what the plan pays in plain
          *     language, each chip with its conditions and tier table, caps, draw, splits, overrides, the quota and
          *     worked examples whose figures the engine computed for sample deals. As JSON (the model the console
-         *     shows), an HTML page or a PDF: `format` chooses, else `Accept`, else JSON. An unknown plan, or a
-         *     version that is not this plan's, is `404 not_found`.
+         *     shows), an HTML page or a PDF: `format` chooses, else `Accept`, else JSON. With `user_id`, the
+         *     document of that rep: their own quota per period (quota table, ramp). An unknown plan, a version
+         *     that is not this plan's, or an unknown `user_id`, is `404 not_found`.
          */
         get: operations["getPlanVersionDocument"];
         put?: never;
@@ -1412,6 +1413,28 @@ export interface components {
                 source: string;
                 /** @description The ramp from the rep's start date in words; null without one. */
                 ramp: string | null;
+                /**
+                 * Format: date
+                 * @description The rep's start date, from which the ramp counts months; null when the document is not one rep's or the rep has none.
+                 */
+                start_date: string | null;
+                /**
+                 * @description The rep's quota for each period of the year from the version's period (12 months, or 4
+                 *     quarters), as the engine computes it: the rep's quota table, else the plan's quota, then the ramp;
+                 *     before any proration by a dated assignment. Empty when the document is not one rep's.
+                 */
+                periods: {
+                    period_id: components["schemas"]["PeriodId-2"];
+                    /** @description The quota in minor units of the plan's currency; null when neither the rep nor the plan has one. */
+                    quota_cents: number | null;
+                    /** @description The quota, formatted; null with no quota. */
+                    amount: string | null;
+                    /**
+                     * @description Where the figure comes from ("quota 75,000.00, ramp month 3 of 4, 75% of 100,000.00, ...").
+                     * @example quota 75,000.00: ramp month 3 of 4, 75% of 100,000.00, the plan quota; the rep started on 2026-01-20.
+                     */
+                    source: string;
+                }[];
             };
             /** @description The plan's chips, in evaluation order. */
             chips: components["schemas"]["PlanDocumentChip"][];
@@ -2529,6 +2552,11 @@ export interface components {
             reason: string;
         };
         /**
+         * @description Id of a user (rep). Created by the server on first sight of a new `owner_external_id`.
+         * @example user_01knvyqwr3fmtr77g6vdncr588
+         */
+        UserId: string;
+        /**
          * @description Id of a plan.
          * @example plan_01kjsj7s80fmtryrzh7j1q721q
          */
@@ -2544,6 +2572,11 @@ export interface components {
          * @example EUR
          */
         Currency: string;
+        /**
+         * @description Id of a period: `YYYY-MM` for a month, `YYYY-Qn` for a quarter.
+         * @example 2026-04
+         */
+        "PeriodId-2": string;
         /** @description One chip of a plan document. */
         PlanDocumentChip: {
             /**
@@ -2581,11 +2614,6 @@ export interface components {
             /** @description The chip's caps and floor, each in a sentence. */
             limits: string[];
         };
-        /**
-         * @description Id of a period: `YYYY-MM` for a month, `YYYY-Qn` for a quarter.
-         * @example 2026-04
-         */
-        "PeriodId-2": string;
         /** @description One rep's share of a split deal: the rep is credited `share_bps` of the deal (10000 = 100%). */
         DealSplit: {
             /**
@@ -2682,11 +2710,6 @@ export interface components {
          * @example pac_01kpq2m7v3c9x1r4t6y8z0b2dd
          */
         PlanAcceptanceId: string;
-        /**
-         * @description Id of a user (rep). Created by the server on first sight of a new `owner_external_id`.
-         * @example user_01knvyqwr3fmtr77g6vdncr588
-         */
-        UserId: string;
         /**
          * @description `requested`: the rep was asked to accept the plan version and has not yet; `accepted`: they accepted it
          *     (typed their name), and the document they were shown is kept.
@@ -2902,6 +2925,7 @@ export interface components {
     parameters: {
         /** @description The id of a version of the plan (`pv_...`). */
         VersionIdPath: string;
+        DocumentUser: string;
         /** @description `json` (the document's model), `html` or `pdf`; overrides `Accept`, so that a plain link can download the PDF. */
         DocumentFormat: "json" | "html" | "pdf";
         /** @description The id of the resource. */
@@ -2918,6 +2942,14 @@ export interface components {
         ToMonth: components["schemas"]["Month"];
         /** @description `json` (the default) or `csv`. */
         ExportFormat: "json" | "csv";
+        /**
+         * @description The rep (`user_...`) whose document to give: its "Your quota" section shows that rep's own quota per period
+         *     (their quota table, their ramp from their start date). A rep token reads its own rep's document without it,
+         *     and may name only itself or a rep who reports to it; a user the caller may not see is `404 not_found`.
+         *     Without it, an API key's document shows the plan's own quota.
+         * @example user_01knvyqwr3fmtr77g6vdncr588
+         */
+        PlanDocumentUser: components["schemas"]["UserId"];
     };
     requestBodies: never;
     headers: {
@@ -3253,6 +3285,14 @@ export interface operations {
             query?: {
                 /** @description `json` (the document's model), `html` or `pdf`; overrides `Accept`, so that a plain link can download the PDF. */
                 format?: components["parameters"]["DocumentFormat"];
+                /**
+                 * @description The rep (`user_...`) whose document to give: its "Your quota" section shows that rep's own quota per period
+                 *     (their quota table, their ramp from their start date). A rep token reads its own rep's document without it,
+                 *     and may name only itself or a rep who reports to it; a user the caller may not see is `404 not_found`.
+                 *     Without it, an API key's document shows the plan's own quota.
+                 * @example user_01knvyqwr3fmtr77g6vdncr588
+                 */
+                user_id?: components["parameters"]["PlanDocumentUser"];
             };
             header?: never;
             path: {

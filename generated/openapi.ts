@@ -602,8 +602,15 @@ export interface paths {
          *     model), as a self-contained HTML page or as a PDF: `format` chooses, else `Accept`
          *     (`application/json`, `text/html`, `application/pdf`; JSON when it allows several or none).
          *
+         *     The quota is the rep's own when the document is one rep's: a rep token's rep (or `user_id`, a rep
+         *     the token may see), or `user_id` with an API key. Then `quota.periods` gives the rep's quota for each
+         *     period of the year from the version's period, as statements and the engine compute it (the rep's
+         *     quota table, else the plan's quota; the ramp from the rep's start date), each with where it came from,
+         *     and tier bounds in percent of quota, attainment thresholds and the worked examples use the rep's quota
+         *     for the version's period.
+         *
          *     A plan that does not exist in the key's org, whatever its id's shape, or a `version_id` that is not
-         *     a version of this plan, is `404 not_found`. An unknown `format` is `400 invalid_body` naming
+         *     a version of this plan, or a `user_id` the caller may not see, is `404 not_found`. An unknown `format` is `400 invalid_body` naming
          *     `format`.
          */
         get: operations["getPlanDocument"];
@@ -4056,6 +4063,28 @@ export interface components {
                 source: string;
                 /** @description The ramp from the rep's start date in words; null without one. */
                 ramp: string | null;
+                /**
+                 * Format: date
+                 * @description The rep's start date, from which the ramp counts months; null when the document is not one rep's or the rep has none.
+                 */
+                start_date: string | null;
+                /**
+                 * @description The rep's quota for each period of the year from the version's period (12 months, or 4
+                 *     quarters), as the engine computes it: the rep's quota table, else the plan's quota, then the ramp;
+                 *     before any proration by a dated assignment. Empty when the document is not one rep's.
+                 */
+                periods: {
+                    period_id: components["schemas"]["PeriodId"];
+                    /** @description The quota in minor units of the plan's currency; null when neither the rep nor the plan has one. */
+                    quota_cents: number | null;
+                    /** @description The quota, formatted; null with no quota. */
+                    amount: string | null;
+                    /**
+                     * @description Where the figure comes from ("quota 75,000.00, ramp month 3 of 4, 75% of 100,000.00, ...").
+                     * @example quota 75,000.00: ramp month 3 of 4, 75% of 100,000.00, the plan quota; the rep started on 2026-01-20.
+                     */
+                    source: string;
+                }[];
             };
             /** @description The plan's chips, in evaluation order. */
             chips: components["schemas"]["PlanDocumentChip"][];
@@ -4627,6 +4656,14 @@ export interface components {
          * @example pdf
          */
         PlanDocumentFormat: "json" | "html" | "pdf";
+        /**
+         * @description The rep (`user_...`) whose document to give: its "Your quota" section shows that rep's own quota per period
+         *     (their quota table, their ramp from their start date). A rep token reads its own rep's document without it,
+         *     and may name only itself or a rep who reports to it; a user the caller may not see is `404 not_found`.
+         *     Without it, an API key's document shows the plan's own quota.
+         * @example user_01knvyqwr3fmtr77g6vdncr588
+         */
+        PlanDocumentUser: components["schemas"]["UserId"];
         /** @description Only this rep's plan acceptances. A rep the caller may not see gives an empty page. */
         PlanAcceptanceUserIdFilter: components["schemas"]["UserId"];
         /** @description Only the plan acceptances of this plan (any version). */
@@ -5541,6 +5578,14 @@ export interface operations {
                  * @example pdf
                  */
                 format?: components["parameters"]["PlanDocumentFormat"];
+                /**
+                 * @description The rep (`user_...`) whose document to give: its "Your quota" section shows that rep's own quota per period
+                 *     (their quota table, their ramp from their start date). A rep token reads its own rep's document without it,
+                 *     and may name only itself or a rep who reports to it; a user the caller may not see is `404 not_found`.
+                 *     Without it, an API key's document shows the plan's own quota.
+                 * @example user_01knvyqwr3fmtr77g6vdncr588
+                 */
+                user_id?: components["parameters"]["PlanDocumentUser"];
             };
             header?: never;
             path: {

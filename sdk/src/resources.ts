@@ -457,7 +457,8 @@ export class PlansResource {
 
   /**
    * `GET /v1/plans/{id}/document`: the plan version's document as its model (the current version unless
-   * `version_id` names another), with worked examples the engine computed. Needs `plans:read`.
+   * `version_id` names another), with worked examples the engine computed; with `user_id`, that rep's own quota
+   * per period (a rep token reads its own rep's). Needs `plans:read`.
    */
   async document(id: string, params: GetPlanDocumentParams = {}, options?: RequestOptions): Promise<PlanDocument> {
     const query = { ...params, format: 'json' as const };

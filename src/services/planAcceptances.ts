@@ -11,6 +11,7 @@ import * as audit from '../repositories/audit.ts';
 import type { PlanAcceptanceRecord, PlanAcceptanceState } from '../repositories/planAcceptances.ts';
 import * as planAcceptances from '../repositories/planAcceptances.ts';
 import * as plans from '../repositories/plans.ts';
+import * as repQuotas from '../repositories/repQuotas.ts';
 import { databaseStatements, inPrismaTransaction, sql, type Transaction } from '../repositories/transaction.ts';
 import { toWirePlanAcceptance } from '../wire/planAcceptances.ts';
 import type { PlanArchived, PlanChangeListener, PlanVersionApplied } from './planChanges.ts';
@@ -122,13 +123,27 @@ export class PlanAcceptances {
     if (!snapshot) return 0;
     const reps = await assignedReps(tx, change.orgId, snapshot.definition.assignees ?? 'all');
     if (reps.length === 0) return 0;
-    const document = await this.#documents.modelIn(tx, change.orgId, change.planId, change.versionId);
-    if (!document) return 0;
+    // Each rep is shown their own document: their quota per period and ramp (docs/plan-documents.md). Reps with the
+    // same quota table and start date under the plan share one, generated once.
+    const books = await repQuotas.booksOfReps(
+      tx,
+      change.orgId,
+      reps.map((rep) => rep.user_id),
+    );
+    const documents = new Map<string, { text: string; sha256: string } | null>();
     let asked = 0;
-    const text = JSON.stringify(document);
-    const sha256 = documentSha256(text);
     const at = this.#now();
     for (const rep of reps) {
+      const quotas = repQuotas.quotasUnder(books.get(rep.user_id), change.planId);
+      const key = JSON.stringify(quotas);
+      if (!documents.has(key)) {
+        const document = await this.#documents.modelIn(tx, change.orgId, change.planId, change.versionId, quotas);
+        const text = document === null ? null : JSON.stringify(document);
+        documents.set(key, text === null ? null : { text, sha256: documentSha256(text) });
+      }
+      const kept = documents.get(key);
+      if (!kept) return asked;
+      const { text, sha256 } = kept;
       const id = await planAcceptances.insertRequest(tx, change.orgId, {
         userId: rep.user_id,
         planId: change.planId,

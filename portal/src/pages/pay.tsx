@@ -9,6 +9,7 @@ import { QuestionButton } from '../inquiryForm.tsx';
 import { type EarningsChange, useEarningsStream } from '../live.ts';
 import { nextPeriod, periodLabel, previousPeriod } from '../periods.ts';
 import { Link } from '../router.ts';
+import { AcceptanceBanner } from './acceptance.tsx';
 
 // "My pay" (or a report's, for a manager): one period's statement. Earned is what the period's rows earn
 // (pending, approved, paid), projected what open deals would add, payable what the period pays; each line
@@ -74,6 +75,7 @@ export function PayPage(props: { userId: string; periodId: string; isMe: boolean
                 </Link>
               </nav>
             </header>
+            {props.isMe ? <AcceptanceBanner meId={userId} /> : null}
             <div aria-live="polite">{news ? <Notice kind="info">{news}</Notice> : null}</div>
             <Summary statement={statement} />
             <div class="toolbar downloads">
