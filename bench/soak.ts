@@ -110,7 +110,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     );
     const cluster = await startThrowawayCluster();
     cleanup.unshift(() => cluster.destroy());
-    const receiver = await startReceiver();
+    // Each request is verified as it arrives (Standard Webhooks refuses timestamps more than 5 minutes old).
+    const signing: { secret: string | null; unverified: number } = { secret: null, unverified: 0 };
+    const receiver = await startReceiver((request) => {
+      try {
+        verifyWithStandardWebhooks(signing.secret ?? '', request);
+      } catch {
+        signing.unverified++;
+      }
+      return 204;
+    });
     cleanup.unshift(() => receiver.close());
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -127,13 +136,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     delete env.QUOTIENT_DATA_DIR;
 
     const world = await setUp(env, receiver, rateLimit);
+    signing.secret = world.secret;
     const servers: Array<{ child: ChildProcess; url: string }> = [];
+    // The processes' error log lines (pino level 50 and up), to name the cause of any 5xx in the report.
+    const errorLines: string[] = [];
     for (let index = 0; index < SERVERS; index++) {
       const server = await spawnServe(env);
       servers.push(server);
+      collectErrorLines(server.child, `server ${index + 1}`, errorLines);
       cleanup.unshift(() => stopProcess(server.child));
     }
     const worker = spawnQuotient(['worker', '--json'], env);
+    collectErrorLines(worker.child, 'worker', errorLines);
     cleanup.unshift(() => stopProcess(worker.child));
     await waitForOutput(worker, /"status":\s*"running"/);
     print(`soak: serving on ${servers.map((server) => server.url).join(', ')}; worker pid ${worker.child.pid}`);
@@ -160,7 +174,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
     const checks = [
       ...(await checkRateLimits(run.limited, rateLimit)),
-      await checkWebhooks(cluster, world, receiver),
+      await checkWebhooks(cluster, world, receiver, signing.unverified),
       await checkEvents(cluster, world.orgId, run.accepted),
       ...checkMemory(sampler.series),
       {
@@ -169,10 +183,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         detail:
           run.failures.length === 0
             ? `${Object.values(run.requests).reduce((sum, count) => sum + count, 0)} requests`
-            : run.failures
+            : `${run.failures.length} failures: ${run.failures
                 .slice(0, 5)
                 .map((failure) => `${failure.what}: ${failure.status} ${failure.body.slice(0, 200)}`)
-                .join('; '),
+                .join('; ')}`,
+      },
+      {
+        name: 'no error logged',
+        ok: errorLines.length === 0,
+        detail:
+          errorLines.length === 0
+            ? 'no line at level error or fatal from the servers and the worker'
+            : `${errorLines.length} lines, the first: ${errorLines
+                .slice(0, 3)
+                .map((line) => line.slice(0, 1500))
+                .join('\n')}`,
       },
     ];
     const windows = rateLimitWindows(run.limited);
@@ -454,6 +479,16 @@ function stableRep(externalId: string): number {
   return hash % REPS;
 }
 
+/** Keeps the JSON log lines of `child`'s stderr at level error (50) or fatal (60), prefixed with `name`. */
+function collectErrorLines(child: ChildProcess, name: string, into: string[]): void {
+  let partial = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (/"level":\s*(50|60)\b/.test(line)) into.push(`${name}: ${line}`);
+  });
+}
+
 async function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((done) => child.once('exit', done));
@@ -558,17 +593,16 @@ async function checkRateLimits(limited: readonly Limited[], rateLimit: number): 
   ];
 }
 
-async function checkWebhooks(cluster: ThrowawayCluster, world: World, receiver: WebhookReceiver): Promise<SoakCheck> {
+async function checkWebhooks(
+  cluster: ThrowawayCluster,
+  world: World,
+  receiver: WebhookReceiver,
+  unverified: number,
+): Promise<SoakCheck> {
   const received = new Map<string, number>();
-  let unverified = 0;
   for (const request of receiver.received) {
     const id = String(request.headers['webhook-id']);
     received.set(id, (received.get(id) ?? 0) + 1);
-    try {
-      verifyWithStandardWebhooks(world.secret, request);
-    } catch {
-      unverified++;
-    }
   }
   const deliveries = await cluster.query<{ message_id: string; status: string }>(
     'SELECT message_id, status FROM webhook_deliveries WHERE org_id = $1 AND endpoint_id = $2',

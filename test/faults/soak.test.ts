@@ -19,6 +19,8 @@ describe('soak', () => {
       rateLimit: 10,
       print: (line) => lines.push(line),
     });
+    // The figures, as `npm run soak` prints them, in the test's output.
+    console.log(lines.join('\n'));
     const failed = report.checks.filter((check) => !check.ok);
     assert.deepEqual(
       failed.map((check) => `${check.name}: ${check.detail}`),
