@@ -703,7 +703,7 @@ function checkMemory(series: Record<string, number[]>): SoakCheck[] {
       return {
         name: `memory flat: ${name}`,
         ok: quarter > 0 && ratio <= MEMORY_RATIO,
-        detail: `RSS median ${median(second)} MB in the second quarter, ${median(last)} MB in the last (${ratio.toFixed(2)}x, at most ${MEMORY_RATIO}x)`,
+        detail: `RSS median ${median(second).toFixed(1)} MB in the second quarter, ${median(last).toFixed(1)} MB in the last (${ratio.toFixed(2)}x, at most ${MEMORY_RATIO}x)`,
       };
     });
 }
