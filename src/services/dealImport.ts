@@ -36,7 +36,7 @@ export interface ImportSummary {
 }
 
 /** Rows looked up and applied together: a batch's largest size. */
-export const IMPORT_CHUNK_ROWS = 1000;
+export const IMPORT_CHUNK_ROWS = Number(process.env.QUOTIENT_IMPORT_CHUNK ?? 1000);
 /** Chunks applied at once (each a batch, in a transaction of its own). */
 export const IMPORT_CHUNKS_AT_ONCE = 2;
 /** The refused rows a summary lists; the rest are counted. */
