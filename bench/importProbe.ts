@@ -68,7 +68,7 @@ try {
     await client.query(
       `PREPARE around(text, text, date, date) AS (SELECT id FROM deals WHERE org_id = $1 AND user_id = $2 AND close_date BETWEEN $3::date AND $4::date ORDER BY close_date)
        UNION ALL (SELECT id FROM deals WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL ORDER BY close_date)
-       UNION ALL (SELECT id FROM deals WHERE splits @> jsonb_build_array(jsonb_build_object('user_id', $2::text)) AND org_id = $1 AND user_id IS DISTINCT FROM $2
+       UNION ALL (SELECT id FROM deals WHERE splits @> jsonb_build_array(jsonb_build_object('user_id', $2::text)) AND (org_id = $1) IS TRUE AND user_id IS DISTINCT FROM $2
          AND (close_date BETWEEN $3::date AND $4::date OR close_date IS NULL))`,
     );
     const plan = await client.query(

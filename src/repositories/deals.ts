@@ -273,6 +273,13 @@ const DEAL_SNAPSHOT_COLUMNS = `id, external_id, amount_cents, stage, to_char(clo
 /** A deal's splits credit the rep `$2` (the GIN index on splits serves it). */
 const CREDITS_REP = `splits @> jsonb_build_array(jsonb_build_object('user_id', $2::text))`;
 
+/**
+ * The org test of the split branches, written so that no index of `deals` serves it: a generic plan made while the
+ * org had few deals otherwise reads the split deals through (org_id, user_id, close_date), every deal of the org
+ * per call (15 ms a call at 10,000 deals in an import), where the GIN index on splits finds the few split deals.
+ */
+const OF_ORG_UNINDEXED = '(org_id = $1) IS TRUE';
+
 interface DealSnapshotRow {
   id: string;
   external_id: string;
@@ -328,7 +335,7 @@ export async function dealsOfRepAround(
               WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL ORDER BY close_date)
              UNION ALL
              (SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-              WHERE ${CREDITS_REP} AND org_id = $1 AND user_id IS DISTINCT FROM $2
+              WHERE ${CREDITS_REP} AND ${OF_ORG_UNINDEXED} AND user_id IS DISTINCT FROM $2
                 AND (close_date BETWEEN $3::date AND $4::date OR close_date IS NULL))`,
       values: [orgId, userId, span.from, span.to],
     }),
@@ -343,7 +350,7 @@ export async function dealsOfRep(tx: Transaction, orgId: string, userId: string)
       text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals WHERE org_id = $1 AND user_id = $2
              UNION ALL
              SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-             WHERE ${CREDITS_REP} AND org_id = $1 AND user_id IS DISTINCT FROM $2`,
+             WHERE ${CREDITS_REP} AND ${OF_ORG_UNINDEXED} AND user_id IS DISTINCT FROM $2`,
       values: [orgId, userId],
     }),
   );

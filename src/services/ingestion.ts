@@ -50,7 +50,7 @@ export type IngestResult =
 const PIPELINED_EVENTS = 64;
 
 /** How many events of an import's batch have their rows written by one statement per table (see applyInBulk). */
-const BULK_RUN_EVENTS = 5000;
+const BULK_RUN_EVENTS = 10_000;
 
 /**
  * The deal-event pipeline. Each event is one READ COMMITTED transaction: source event (claiming the dedup key)

@@ -347,7 +347,7 @@ describe('POST /v1/deals/events/batch', () => {
       ]);
       assert.deepEqual([recompute.rows_written, recompute.rows_superseded, recompute.rows_reversed], [0, 0, 0]);
     }
-  }, 300_000);
+  }, 600_000);
 
   test('the SDK gives each event without a dedup_key one of its own, kept across retries', async ({
     db,
