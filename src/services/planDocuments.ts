@@ -41,14 +41,25 @@ export class PlanDocuments {
       const visible = await plans.idsAssignedToAny(this.#statements, viewer.orgId, viewer.visibleUserIds);
       if (!visible.has(request.planId)) return null;
     }
-    const orgId = viewer.orgId;
-    const snapshot = await plans.snapshot(this.#statements, orgId, request.planId, request.versionId);
+    return this.#build(this.#statements, viewer.orgId, request);
+  }
+
+  /** The document of a version, read in the caller's transaction (a version being applied). */
+  modelIn(tx: Transaction, orgId: string, planId: string, versionId: string): Promise<PlanDocument | null> {
+    return this.#build(tx, orgId, { planId, versionId });
+  }
+
+  async #build(
+    tx: Transaction,
+    orgId: string,
+    request: Omit<PlanDocumentRequest, 'viewer'>,
+  ): Promise<PlanDocument | null> {
+    const snapshot = await plans.snapshot(tx, orgId, request.planId, request.versionId);
     if (!snapshot) return null;
-    const versions = await plans.listVersions(this.#statements, orgId, request.planId);
+    const versions = await plans.listVersions(tx, orgId, request.planId);
     const version = versions.find((entry) => entry.id === snapshot.version_id);
     if (!version) return null;
-    const currency =
-      snapshot.definition.currency ?? (await orgs.defaultCurrency(this.#statements, orgId)) ?? DEFAULT_CURRENCY;
+    const currency = snapshot.definition.currency ?? (await orgs.defaultCurrency(tx, orgId)) ?? DEFAULT_CURRENCY;
     return planDocument({
       plan: snapshot.definition,
       plan_id: snapshot.plan.id,
@@ -56,7 +67,7 @@ export class PlanDocuments {
       version_number: snapshot.version_number,
       applied_at: version.created_at,
       currency,
-      won_stage: await orgs.firstWonStage(this.#statements, orgId),
+      won_stage: await orgs.firstWonStage(tx, orgId),
       ...(request.quota === undefined ? {} : { quota: request.quota }),
       ...(request.repExternalId === undefined ? {} : { rep_external_id: request.repExternalId }),
     });

@@ -239,7 +239,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
   );
 }
 
-/** The approval policy and four-eyes payment (docs/pay-workflow.md). */
+/** The approval policy, four-eyes payment (docs/pay-workflow.md) and pay waiting for plan acceptance. */
 function PaySettingsCard(props: { canChange: boolean }) {
   const [loaded, reload] = useLoad(() => api.GET('/admin/v1/pay-settings'), []);
   const [outcome, setOutcome] = useState<Outcome | undefined>();
@@ -277,6 +277,18 @@ function PaySettingsCard(props: { canChange: boolean }) {
             onChange={(event) => void save({ four_eyes_payment: event.currentTarget.checked })}
           />{' '}
           Four-eyes payment (a second admin confirms Mark paid)
+        </label>
+      </div>
+      <div class="field">
+        <label for="wait-for-acceptance">
+          <input
+            id="wait-for-acceptance"
+            type="checkbox"
+            disabled={!props.canChange}
+            checked={loaded.data.pay_waits_for_acceptance}
+            onChange={(event) => void save({ pay_waits_for_acceptance: event.currentTarget.checked })}
+          />{' '}
+          Pay waits for reps to accept their plan
         </label>
       </div>
       <OutcomeNotice outcome={outcome} />
