@@ -149,7 +149,7 @@ export function composeServices(input: CompositionInput): Services {
   // rehearses an event through the same pipeline and rolls it back.
   const ingestion = new DealIngestion(pool, withDealWebhooks(input.listeners?.deals ?? engine));
   const dealEventBatch = new DealEventBatch(ingestion);
-  const dealImport = new DealImport(db, pool, dealEventBatch);
+  const dealImport = new DealImport(db, pool, dealEventBatch, config.importChunkRows);
   // A status change sets off, in its transaction, the period.locked / period.paid webhooks, then the ledger's moves.
   const statementReader = new StatementReader(pool);
   const approvals = new StatementApprovals(db, statementReader);

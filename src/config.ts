@@ -21,6 +21,8 @@ export interface Config {
   validateResponses: boolean;
   /** Size of the database connection pool of one process. */
   databasePoolSize: number;
+  /** QUOTIENT_IMPORT_CHUNK_ROWS: the rows of a `quotient import deals` chunk, one transaction each (day-one.md). */
+  importChunkRows: number;
   /** How long a request may wait to connect (or for a free connection), on one statement and on a lock. */
   databaseTimeouts: DatabaseTimeouts;
   /** Seconds a graceful shutdown waits for in-flight requests before closing connections. */
@@ -79,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     validateResponses: boolean('QUOTIENT_VALIDATE_RESPONSES', env.QUOTIENT_VALIDATE_RESPONSES, false),
     databasePoolSize: integer('QUOTIENT_DB_POOL_SIZE', env.QUOTIENT_DB_POOL_SIZE, 20, 1, 500),
+    importChunkRows: integer('QUOTIENT_IMPORT_CHUNK_ROWS', env.QUOTIENT_IMPORT_CHUNK_ROWS, 10_000, 1, 100_000),
     // A request waits on the database at most the longer of the connect timeout and the statement timeout plus
     // the client's margin (readTimeoutMs): 8 s by default, so a frozen database is answered 503 within 10 s.
     databaseTimeouts: {

@@ -32,9 +32,16 @@ export async function withDatabase<T>(run: (database: OpenDatabase, config: Conf
  */
 export function withAdminServices<T>(run: (services: AdminServices, config: Config) => Promise<T>): Promise<T> {
   return withDatabase(async (database, config) => {
-    const pool = createSqlPool(database.url, RECOMPUTE_CONCURRENCY + 1, (error) => {
-      adminLogger().warn({ err: error }, 'an idle database connection of the command pool failed');
-    });
+    // A minute to connect: an import or a recompute keeps the event loop busy for seconds at a time, and a
+    // connection opened meanwhile must not time out before its answer is read (a 100,000-row import did).
+    const pool = createSqlPool(
+      database.url,
+      RECOMPUTE_CONCURRENCY + 1,
+      (error) => {
+        adminLogger().warn({ err: error }, 'an idle database connection of the command pool failed');
+      },
+      { connectTimeoutMs: 60_000 },
+    );
     try {
       const services = composeServices({
         db: database.db,

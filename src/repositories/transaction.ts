@@ -107,6 +107,12 @@ export interface SqlPoolOptions {
   asynchronousCommit?: boolean;
   /** Bounds on connecting, statements and lock waits (request paths); none for batch work such as recompute. */
   timeouts?: DatabaseTimeouts;
+  /**
+   * Without `timeouts`, how long connecting may take (5 s when absent). Batch work whose event loop is busy for
+   * seconds at a time (an import evaluating a chunk of 10,000 rows) needs longer: the timer fires before the
+   * connection's answer is read.
+   */
+  connectTimeoutMs?: number;
 }
 
 export function createSqlPool(
@@ -124,7 +130,7 @@ export function createSqlPool(
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: size,
-    connectionTimeoutMillis: timeouts?.connectMs ?? 5_000,
+    connectionTimeoutMillis: timeouts?.connectMs ?? poolOptions.connectTimeoutMs ?? 5_000,
     ...(timeouts ? { query_timeout: readTimeoutMs(timeouts) } : {}),
     idleTimeoutMillis: 30_000,
     types: TYPES,

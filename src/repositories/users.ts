@@ -169,3 +169,16 @@ export async function findRep(tx: Transaction, orgId: string, repId: string): Pr
     select: { id: true, external_id: true },
   });
 }
+
+/** The ids of the org's users with these external ids, by external id (those that exist). */
+export async function idsByExternalIds(
+  tx: Transaction,
+  orgId: string,
+  externalIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (externalIds.length === 0) return new Map();
+  const rows = await tx.query<{ id: string; external_id: string }>(
+    sql`SELECT id, external_id FROM users WHERE org_id = ${orgId} AND external_id = ANY(${externalIds}::text[])`,
+  );
+  return new Map(rows.map((row) => [row.external_id, row.id]));
+}

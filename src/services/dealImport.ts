@@ -35,8 +35,11 @@ export interface ImportSummary {
   seconds: number;
 }
 
-/** Rows looked up and applied together: a batch's largest size. */
-export const IMPORT_CHUNK_ROWS = 1000;
+/**
+ * Rows looked up and applied together, one transaction (QUOTIENT_IMPORT_CHUNK_ROWS): the more, the fewer times a
+ * rep's periods are evaluated in full (once per chunk that reaches them), and the more a cut import applies again.
+ */
+export const IMPORT_CHUNK_ROWS = 10_000;
 /** Chunks applied at once (each a batch, in a transaction of its own). */
 export const IMPORT_CHUNKS_AT_ONCE = 2;
 /** The refused rows a summary lists; the rest are counted. */
@@ -47,19 +50,22 @@ const LISTED_REFUSALS = 1000;
  * the file's deal ids): each chunk's dedup keys and deal ids are looked up in one statement each, so that every row
  * is known as new, an update, unchanged (sent before: skipped, which is what makes a re-run after a crash resume
  * where it stopped) or refused. Unless it is a dry run, the new rows then go through the batch pipeline
- * (`DealEventBatch`, as `POST /v1/deals/events/batch` applies them, each with the row's own dedup key): a chunk is
- * one transaction, and up to IMPORT_CHUNKS_AT_ONCE chunks are applied at once. An import that
+ * (`DealEventBatch`, as `POST /v1/deals/events/batch` applies them, each with the row's own dedup key; sent without
+ * a key, their rows are written one statement per table: DealIngestion.ingestMany): a chunk is one transaction,
+ * and up to IMPORT_CHUNKS_AT_ONCE chunks are applied at once. An import that
  * ran to its end is one entry of the org's audit log (`deals.imported`, with its counts).
  */
 export class DealImport {
   readonly #statements: Transaction;
   readonly #pool: SqlPool;
   readonly #batch: DealEventBatch;
+  readonly #chunkRows: number;
 
-  constructor(db: Database, pool: SqlPool, batch: DealEventBatch) {
+  constructor(db: Database, pool: SqlPool, batch: DealEventBatch, chunkRows: number = IMPORT_CHUNK_ROWS) {
     this.#statements = databaseStatements(db);
     this.#pool = pool;
     this.#batch = batch;
+    this.#chunkRows = chunkRows;
   }
 
   async run(input: {
@@ -105,7 +111,7 @@ export class DealImport {
     try {
       for await (const row of input.rows) {
         chunk.push(row);
-        if (chunk.length === IMPORT_CHUNK_ROWS) await flush();
+        if (chunk.length === this.#chunkRows) await flush();
       }
       if (chunk.length > 0) await flush();
     } catch (error) {

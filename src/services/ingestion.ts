@@ -49,6 +49,9 @@ export type IngestResult =
 /** How many events of a batch have their first statements sent together (see ingestMany). */
 const PIPELINED_EVENTS = 64;
 
+/** How many events of an import's batch have their rows written by one statement per table (see applyInBulk). */
+const BULK_RUN_EVENTS = 10_000;
+
 /**
  * The deal-event pipeline. Each event is one READ COMMITTED transaction: source event (claiming the dedup key)
  * → domain event → projection → the deal-change listener (the earnings engine). Concurrent events for one deal
@@ -91,6 +94,8 @@ export class DealIngestion {
       (request) => request.event.dedupKey ?? generatedDedupKey(request.event.externalId, request.receivedAt),
     );
     const digests = requests.map((request) => canonicalDigest(request.body));
+    // Events sent without a key or a request (an import): their rows written a run of events at a time.
+    const bulk = requests.every((request) => request.keyId === null && request.guard === undefined);
     const results = await inTransaction(this.pool, async (tx) => {
       const results: IngestResult[] = [];
       const changes: Array<Promise<DealChange>> = [];
@@ -108,6 +113,11 @@ export class DealIngestion {
         });
         // One key per batch: the request's.
         await users.ensureRepsOfEvents(tx, first.orgId, first.keyId, events);
+      }
+      if (bulk) {
+        const bulkChanges = await this.applyInBulk(tx, requests, dedupKeys, digests, applied, results);
+        await dealsChanged(this.listener, tx, bulkChanges);
+        return results;
       }
       for (let start = 0; start < requests.length; ) {
         // A run of events of different deals and dedup keys: their first statements go out together, each event's
@@ -163,6 +173,169 @@ export class DealIngestion {
       if (result.kind === 'accepted' && type) countIngestedEvent(type);
     }
     return results;
+  }
+
+  /**
+   * ingestMany's rows for events sent without a key or a request (an import), in runs of events of different deals
+   * and dedup keys (at most BULK_RUN_EVENTS): each run's source events, new deals and the locks of the others in one
+   * statement (sourceEvents.recordAndOpenDeals), its domain events and the deals' new versions in another
+   * (deals.applyEvents), as `ingest` would write them one by one. The reps the events name exist already
+   * (ensureRepsOfEvents). Pushes each event's result and returns the changes, in the order applied.
+   */
+  private async applyInBulk(
+    tx: Transaction,
+    requests: readonly IngestRequest[],
+    dedupKeys: readonly string[],
+    digests: readonly string[],
+    applied: Array<{ domainEventType?: string }>,
+    results: IngestResult[],
+  ): Promise<DealChange[]> {
+    const first = requests[0] as IngestRequest;
+    const orgId = first.orgId;
+    const named = [...new Set(requests.flatMap((request) => repsNamedBy(request.event)))];
+    const userIds = await users.idsByExternalIds(tx, orgId, named);
+    const userOf = async (externalId: string) => {
+      const found = userIds.get(externalId);
+      if (found) return found;
+      const created = await users.ensureRep(tx, orgId, externalId);
+      userIds.set(externalId, created);
+      return created;
+    };
+    const changes: DealChange[] = [];
+    for (let start = 0; start < requests.length; ) {
+      const deals_ = new Set<string>();
+      const keys = new Set<string>();
+      let end = start;
+      while (end < requests.length && end - start < BULK_RUN_EVENTS) {
+        const externalId = (requests[end] as IngestRequest).event.externalId;
+        const key = dedupKeys[end] as string;
+        if (deals_.has(externalId) || keys.has(key)) break;
+        deals_.add(externalId);
+        keys.add(key);
+        end++;
+      }
+      const run = requests.slice(start, end);
+      const sourceEventIds = run.map(() => newId('se'));
+      const opened = await sourceEvents.recordAndOpenDeals(
+        tx,
+        orgId,
+        run.map((request, offset) => ({
+          event: {
+            id: sourceEventIds[offset] as string,
+            dedupKey: dedupKeys[start + offset] as string,
+            externalId: request.event.externalId,
+            rawBody: request.rawBody,
+            bodyDigest: digests[start + offset] as string,
+            receivedAt: request.receivedAt,
+          },
+          newDealId: newId('deal'),
+        })),
+      );
+      const toApply: Array<{
+        index: number;
+        event: deals.BulkAppliedEvent;
+        before: DealRecord | null;
+        opened: Extract<sourceEvents.OpenedDeal, { recorded: true }>;
+        config: Awaited<ReturnType<OrgConfigCache['at']>>;
+      }> = [];
+      const answered: Array<IngestResult | null> = [];
+      for (const [offset, request] of run.entries()) {
+        const index = start + offset;
+        const open = opened[offset] as sourceEvents.OpenedDeal;
+        if (!open.recorded) {
+          answered.push(await this.replay(tx, orgId, dedupKeys[index] as string, digests[index] as string));
+          continue;
+        }
+        const { event } = request;
+        const deal = open.deal ?? (await this.lockDeal(tx, orgId, event.externalId));
+        const owner = event.patch.standard.owner_external_id ?? null;
+        const ownerUserId = owner === null ? null : await userOf(owner);
+        const before = deal.version === 0 ? null : deal;
+        const config = await this.configs.at(tx, orgId, open.configVersion);
+        const transition = applyEvent(before && currentOf(before), event, open.stages, config.defaultCurrency);
+        const domainEventId = newId('de');
+        const sourceEventId = sourceEventIds[offset] as string;
+        answered.push({
+          kind: 'accepted',
+          ids: { source_event_id: sourceEventId, domain_event_id: domainEventId, deal_id: deal.id },
+        });
+        if (transition.stale) {
+          toApply.push({
+            index,
+            before,
+            opened: open,
+            config,
+            event: {
+              stale: true,
+              dealId: deal.id,
+              domainEventId,
+              sourceEventId,
+              eventTypeHint: event.eventType,
+              occurredAt: event.occurredAt as Date,
+            },
+          });
+          continue;
+        }
+        let splits: StoredSplit[] | null = null;
+        if (transition.splits !== null) {
+          const known = new Map((deal.splits ?? []).map((split) => [split.owner_external_id, split.user_id]));
+          splits = [];
+          for (const { owner_external_id, share_bps } of transition.splits) {
+            splits.push({
+              owner_external_id,
+              share_bps,
+              user_id: known.get(owner_external_id) ?? (await userOf(owner_external_id)),
+            });
+          }
+        }
+        const ownerNamed = event.patch.standard.owner_external_id !== undefined;
+        toApply.push({
+          index,
+          before,
+          opened: open,
+          config,
+          event: {
+            stale: false,
+            dealId: deal.id,
+            domainEventId,
+            sourceEventId,
+            type: transition.type,
+            eventTypeHint: event.eventType,
+            changes: transition.changes,
+            occurredAt: event.occurredAt ?? null,
+            state: transition.state,
+            splits,
+            currency: transition.currency,
+            status: transition.status,
+            userId: ownerNamed ? ownerUserId : deal.user_id,
+            lastOccurredAt: transition.lastOccurredAt,
+            becameWon: transition.becameWon,
+          },
+        });
+      }
+      const written = await deals.applyEvents(
+        tx,
+        orgId,
+        toApply.map((entry) => entry.event),
+      );
+      for (const [position, entry] of toApply.entries()) {
+        const { deal, domainEvent } = written[position] as (typeof written)[number];
+        if (entry.event.stale) {
+          (applied[entry.index] as { domainEventType?: string }).domainEventType = 'stale';
+          continue;
+        }
+        (applied[entry.index] as { domainEventType?: string }).domainEventType = entry.event.type;
+        changes.push({
+          org: { id: orgId, stages: entry.opened.stages, config: entry.config },
+          before: entry.before,
+          after: deal as DealRecord,
+          domainEvent,
+        });
+      }
+      results.push(...(answered as IngestResult[]));
+      start = end;
+    }
+    return changes;
   }
 
   /**

@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { describe } from 'vitest';
 import type { Database } from '../../src/db/prisma.ts';
+import type { DealEvent } from '../../src/domain/deals/event.ts';
+import { loadContract } from '../../src/http/contract.ts';
+import { DealEventCheck } from '../../src/http/dealEventCheck.ts';
 import type { RunningServer } from '../../src/main.ts';
 import { dealEvent, externalId, findDeal, postEvent } from '../factories/deals.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
@@ -224,10 +227,41 @@ describe('POST /v1/deals/events/batch', () => {
     db,
     server,
     newOrg,
+    services,
   }) => {
     const single = await newOrg();
     const batched = await newOrg();
-    for (const { org } of [single, batched]) await cli(['plans', 'apply', EXAMPLE_PLAN, '--org', org.id]);
+    // A third org takes the same batches as an import does (no key: each run's rows written one statement per table).
+    const imported = await newOrg();
+    for (const { org } of [single, batched, imported]) await cli(['plans', 'apply', EXAMPLE_PLAN, '--org', org.id]);
+    const check = new DealEventCheck(loadContract());
+    const importBatch = async (events: unknown[]) => {
+      const results = await services.api.dealEventBatch.ingestAll({
+        orgId: imported.org.id,
+        keyId: null,
+        events: events.map((body) => {
+          const outcome = check.outcome(body);
+          if (!('event' in outcome)) throw new Error(outcome.refusal);
+          return { event: outcome.event, body };
+        }),
+        receivedAt: new Date(),
+      });
+      assert.ok(
+        results.every((result) => result.kind === 'accepted'),
+        JSON.stringify(results.filter((result) => result.kind !== 'accepted')),
+      );
+      // A retried batch replays every event and writes nothing.
+      const again = await services.api.dealEventBatch.ingestAll({
+        orgId: imported.org.id,
+        keyId: null,
+        events: events.map((body) => ({ event: (check.outcome(body) as { event: DealEvent }).event, body })),
+        receivedAt: new Date(),
+      });
+      assert.deepEqual(
+        again.map((result) => (result.kind === 'replayed' ? result.ids : result.kind)),
+        results.map((result) => (result.kind === 'accepted' ? result.ids : result.kind)),
+      );
+    };
     // Deterministic: the same histories every run.
     let seed = 0x9e3779b9;
     const next = (limit: number) => {
@@ -265,7 +299,7 @@ describe('POST /v1/deals/events/batch', () => {
       // From the second round on, some reps have quotas of their own (docs/quotas.md), which the tier bands and the
       // attainment bonus read: from the running totals and in full evaluations alike.
       if (round === 1) {
-        for (const { org } of [single, batched]) {
+        for (const { org } of [single, batched, imported]) {
           for (const [rep, quota, from] of [
             ['rep-0', '6000000', '2026-01-01'],
             ['rep-3', '15000000', '2026-02-01'],
@@ -287,17 +321,25 @@ describe('POST /v1/deals/events/batch', () => {
           JSON.stringify(results.filter((r) => r.status !== 201)),
         );
       }
+      // As an import: in batches of 40, and once the whole round at once.
+      if (round === 0)
+        for (let start = 0; start < events.length; start += 40) await importBatch(events.slice(start, start + 40));
+      else await importBatch(events);
       const expected = await liveLines(db, single.org.id);
       assert.ok(expected.length > 0);
       assert.deepEqual(await liveLines(db, batched.org.id), expected);
+      assert.deepEqual(await liveLines(db, imported.org.id), expected);
     }
     // The running totals the batches stored are those the one-by-one events stored: single events after them are
     // decided the same way, and a recompute of either org changes nothing.
     for (const event of history(3, 15)) {
-      for (const { rawKey } of [single, batched]) assert.equal((await postEvent(server, rawKey, event)).status, 201);
+      for (const { rawKey } of [single, batched, imported]) {
+        assert.equal((await postEvent(server, rawKey, event)).status, 201);
+      }
     }
     assert.deepEqual(await liveLines(db, batched.org.id), await liveLines(db, single.org.id));
-    for (const { org } of [batched, single]) {
+    assert.deepEqual(await liveLines(db, imported.org.id), await liveLines(db, single.org.id));
+    for (const { org } of [batched, single, imported]) {
       const recompute = await cli<{ rows_written: number; rows_superseded: number; rows_reversed: number }>([
         'recompute',
         '--org',
@@ -305,7 +347,7 @@ describe('POST /v1/deals/events/batch', () => {
       ]);
       assert.deepEqual([recompute.rows_written, recompute.rows_superseded, recompute.rows_reversed], [0, 0, 0]);
     }
-  }, 300_000);
+  }, 600_000);
 
   test('the SDK gives each event without a dedup_key one of its own, kept across retries', async ({
     db,

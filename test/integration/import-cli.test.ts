@@ -159,8 +159,10 @@ describe('quotient import deals', () => {
       (_, index) => `${index},Closed Won,${1000 + index},2026-0${1 + (index % 9)}-1${index % 10},rep-${index % 7}`,
     );
     const csv = await csvFile(`Record ID,Deal Stage,Amount,Close Date,Deal owner\n${rows.join('\n')}\n`);
+    // Chunks of 1,000 rows, so that the file is three transactions and the kill falls between them.
     const child = spawn(process.execPath, [QUOTIENT_BIN, 'import', 'deals', csv, '--org', org.id, '--json'], {
       stdio: 'ignore',
+      env: { ...process.env, QUOTIENT_IMPORT_CHUNK_ROWS: '1000' },
     });
     // Killed once some rows are in, while it is still sending.
     for (;;) {

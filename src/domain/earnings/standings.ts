@@ -140,9 +140,12 @@ export function standingsOf(request: {
         last: null,
         open: open.filter((key) => key === period_id).length,
       };
+      // Each deal's counting key taken once, not once per comparison.
       const inPeriod = entries
         .filter(({ entry }) => entry.kind !== 'none' && entry.period_id === period_id)
-        .sort((a, b) => compareKeys(wonOrderKey(a.deal), wonOrderKey(b.deal)));
+        .map((member) => ({ member, key: wonOrderKey(member.deal) }))
+        .sort((a, b) => compareKeys(a.key, b.key))
+        .map(({ member }) => member);
       for (const { deal, entry } of inPeriod) {
         if (entry.kind !== 'counted') {
           standing.unpriced += 1;

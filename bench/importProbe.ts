@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { openEmbeddedDatabase } from '../src/db/embedded.ts';
+import { applyMigrations } from '../src/db/migrate.ts';
+import { runCli } from '../test/helpers/cli.ts';
+import { childrenCpuSeconds, clusterCpuSeconds } from './cpu.ts';
+import { writeHistoricalExport } from './historicalExport.ts';
+import { orgWithExamplePlan } from './quotientProcess.ts';
+
+// Where a day-one import's time goes (`node bench/importProbe.ts`): one `quotient import deals` of
+// PROBE_DEALS (10,000) rows of bench/historicalExport.ts into a new org with the four-chip plan, on a throwaway
+// embedded PostgreSQL with pg_stat_statements: wall time, CPU per row (command and PostgreSQL) and the statements
+// by total time. PROBE_CPU_PROF=DIR also writes the command's CPU profile there.
+
+const deals = Number(process.env.PROBE_DEALS ?? 10_000);
+const dataDir = await mkdtemp(join(tmpdir(), 'quotient-import-probe-'));
+await chmod(dataDir, 0o755);
+const database = await openEmbeddedDatabase(dataDir, {
+  extraFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'],
+});
+const admin = new pg.Pool({ connectionString: database.url, max: 1 });
+try {
+  await applyMigrations(database.url);
+  await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  const file = join(dataDir, 'export.csv');
+  await writeHistoricalExport(file, { deals, reps: 200, until: new Date().toISOString().slice(0, 7) });
+  const { orgId } = await orgWithExamplePlan(database.url, 'Probe import');
+  await admin.query('SELECT pg_stat_statements_reset()');
+  const postmaster = Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const [cli, cluster] = [childrenCpuSeconds(), clusterCpuSeconds(postmaster)];
+  const load = readFileSync('/proc/loadavg', 'utf8').trim();
+  const start = performance.now();
+  const profile = process.env.PROBE_CPU_PROF;
+  const run = await runCli(['import', 'deals', file, '--org', orgId, '--json'], {
+    ...process.env,
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'warn',
+    ...(profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profile}` } : {}),
+  });
+  const seconds = (performance.now() - start) / 1000;
+  if (run.code !== 0) throw new Error(`import failed: ${run.stdout}${run.stderr}`);
+  const per = (a: number | null, b: number | null) =>
+    a === null || b === null ? '-' : (((b - a) * 1000) / deals).toFixed(3);
+  process.stdout.write(
+    `${deals} rows: ${seconds.toFixed(1)} s, ${(deals / seconds).toFixed(0)} rows/s; CPU ms per row: command ` +
+      `${per(cli, childrenCpuSeconds())}, PostgreSQL ${per(cluster, clusterCpuSeconds(postmaster))}; load before ${load}, after ${readFileSync('/proc/loadavg', 'utf8').trim()}\n${run.stdout.slice(0, 300)}\n`,
+  );
+  const { rows } = await admin.query<{ query: string; calls: string; rows: string; total: number }>(
+    `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls, s.rows, total_exec_time + total_plan_time AS total
+     FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+     WHERE d.datname = current_database() AND query NOT ILIKE '%pg_stat%' ORDER BY total DESC LIMIT 15`,
+  );
+  for (const row of rows) {
+    process.stdout.write(
+      `  ${row.total.toFixed(0).padStart(8)} ms ${row.calls.padStart(7)} calls ${row.rows.padStart(8)} rows  ${row.query.slice(0, 150)}\n`,
+    );
+  }
+  if (process.env.PROBE_EXPLAIN) {
+    const rep = await admin.query<{ user_id: string; org_id: string }>(
+      'SELECT user_id, org_id FROM deals WHERE user_id IS NOT NULL LIMIT 1',
+    );
+    const { user_id, org_id } = rep.rows[0] as { user_id: string; org_id: string };
+    const client = await admin.connect();
+    await client.query('SET plan_cache_mode = force_generic_plan');
+    await client.query(
+      `PREPARE around(text, text, date, date) AS (SELECT id FROM deals WHERE org_id = $1 AND user_id = $2 AND close_date BETWEEN $3::date AND $4::date ORDER BY close_date)
+       UNION ALL (SELECT id FROM deals WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL ORDER BY close_date)
+       UNION ALL (SELECT id FROM deals WHERE splits @> jsonb_build_array(jsonb_build_object('user_id', $2::text)) AND (org_id = $1) IS TRUE AND user_id IS DISTINCT FROM $2
+         AND (close_date BETWEEN $3::date AND $4::date OR close_date IS NULL))`,
+    );
+    const plan = await client.query(
+      `EXPLAIN (ANALYZE, BUFFERS) EXECUTE around('${org_id}', '${user_id}', '2026-01-01', '2026-03-31')`,
+    );
+    client.release();
+    for (const row of plan.rows) process.stdout.write(`${row['QUERY PLAN']}\n`);
+  }
+} finally {
+  await admin.end();
+  await database.stop();
+  await rm(dataDir, { recursive: true, force: true });
+}
