@@ -390,7 +390,8 @@ export async function repsToRecompute(tx: Transaction, orgId: string, planIds: r
  * only the filters given, so that a generic plan still picks a fitting index: each filter has an index that returns
  * its rows in (created_at, id) order (docs/query-plans.md), so a page reads about as many rows as it returns. A rep
  * named by external id is looked up once (the rep index then serves it); several statuses are read one status at a
- * time, each from its own ordered range, and merged; the reps' external ids are read for the page's rows only.
+ * time, each from its own ordered range, and merged (so are a rep token's reps); the reps' external ids are read
+ * for the page's rows only.
  */
 export async function listAfter(
   tx: Transaction,
@@ -407,7 +408,16 @@ export async function listAfter(
   };
   const org = param(orgId);
   const where = [`e.org_id = ${org}`];
-  if (visibleUserIds !== null) where.push(`e.user_id = ANY(${param(visibleUserIds)}::text[])`);
+  // A rep token sees its rep and their reports: without a rep filter, each one's rows are a range of their own,
+  // merged like the statuses' (a filter on the whole org's rows would read the org's history to fill a page).
+  const byRep =
+    visibleUserIds !== null && filters.userId === undefined && filters.userExternalId === undefined
+      ? [...new Set(visibleUserIds)]
+      : [undefined];
+  if (byRep.length === 0) return [];
+  if (visibleUserIds !== null && byRep[0] === undefined) {
+    where.push(`e.user_id = ANY(${param(visibleUserIds)}::text[])`);
+  }
   if (filters.userId !== undefined) where.push(`e.user_id = ${param(filters.userId)}`);
   if (filters.userExternalId !== undefined) {
     where.push(
@@ -423,11 +433,15 @@ export async function listAfter(
   }
   const statuses = filters.statuses === undefined ? [undefined] : [...new Set(filters.statuses)];
   const max = param(limit);
-  const ranges = statuses.map(
-    (status) =>
-      `(SELECT e.* FROM earnings e WHERE ${[...where, ...(status === undefined ? [] : [`e.status = ${param(status)}`])].join(' AND ')}
-        ORDER BY e.created_at, e.id LIMIT ${max})`,
-  );
+  const ranges = byRep.flatMap((userId) => {
+    const rep = userId === undefined ? [] : [`e.user_id = ${param(userId)}`];
+    return statuses.map(
+      (status) =>
+        `(SELECT e.* FROM earnings e
+          WHERE ${[...where, ...rep, ...(status === undefined ? [] : [`e.status = ${param(status)}`])].join(' AND ')}
+          ORDER BY e.created_at, e.id LIMIT ${max})`,
+    );
+  });
   const rows = await tx.query<RecordRow>({
     text: `SELECT ${WIRE_COLUMNS} FROM (${ranges.join(' UNION ALL ')}) e JOIN users u ON u.id = e.user_id
            ORDER BY e.created_at, e.id LIMIT ${max}`,
@@ -674,7 +688,8 @@ export async function payoutsAfter(
   // paid row, or an adjustment once the period is locked: a period's manual adjustments are paid with it, approved
   // while it is locked, paid once it is paid), up to `limit` of them; then each of those reps' sums, read from the
   // rep's own rows of the period. A page reads its reps' rows (and the reps before them with nothing paid), not
-  // the whole period's.
+  // the whole period's. Each question is a scalar subquery with LIMIT 1, a probe per rep: written as EXISTS, the
+  // planner may hash it instead, reading every approved and paid row of the period for each page.
   const rows = await tx.query<PayoutRow>({
     text: `WITH period AS (
              SELECT p.status FROM periods p WHERE p.org_id = $1 AND p.id = $2
@@ -682,11 +697,11 @@ export async function payoutsAfter(
              SELECT u.id, u.external_id, u.created_at
              FROM users u
              WHERE u.org_id = $1 ${keyset}
-               AND (EXISTS (SELECT 1 FROM earnings e
-                            WHERE e.org_id = $1 AND e.user_id = u.id AND e.period_id = $2
-                              AND e.status IN ('approved', 'paid'))
-                    OR (EXISTS (SELECT 1 FROM adjustments a
-                                WHERE a.org_id = $1 AND a.user_id = u.id AND a.period_id = $2)
+               AND ((SELECT true FROM earnings e
+                     WHERE e.org_id = $1 AND e.user_id = u.id AND e.period_id = $2 AND e.status IN ('approved', 'paid')
+                     LIMIT 1)
+                    OR ((SELECT true FROM adjustments a
+                         WHERE a.org_id = $1 AND a.user_id = u.id AND a.period_id = $2 LIMIT 1)
                         AND (SELECT status FROM period) IN ('locked', 'paid')))
              ORDER BY u.created_at, u.id LIMIT $${values.length}
            )
