@@ -67,7 +67,7 @@ const SELECT = `
          a.created_by_type, a.created_by, a.created_by_id, a.created_at, p.status AS period_status
   FROM adjustments a
   JOIN users u ON u.id = a.user_id
-  LEFT JOIN LATERAL (SELECT v.id FROM adjustments v WHERE v.voids_id = a.id LIMIT 1) v ON true
+  LEFT JOIN LATERAL (SELECT v.id FROM adjustments v WHERE v.org_id = a.org_id AND v.voids_id = a.id LIMIT 1) v ON true
   LEFT JOIN periods p ON p.org_id = a.org_id AND p.id = a.period_id`;
 
 function toRecord(row: AdjustmentRow): AdjustmentRecord {
