@@ -255,12 +255,59 @@ export interface paths {
          *     `GET /v1/plans/{id}/document` gives it (see docs/plan-documents.md): what the plan pays in plain
          *     language, each chip with its conditions and tier table, caps, draw, splits, overrides, the quota and
          *     worked examples whose figures the engine computed for sample deals. As JSON (the model the console
-         *     shows), an HTML page or a PDF: `format` chooses, else `Accept`, else JSON. An unknown plan, or a
-         *     version that is not this plan's, is `404 not_found`.
+         *     shows), an HTML page or a PDF: `format` chooses, else `Accept`, else JSON. With `user_id`, the
+         *     document of that rep: their own quota per period (quota table, ramp). An unknown plan, a version
+         *     that is not this plan's, or an unknown `user_id`, is `404 not_found`.
          */
         get: operations["getPlanVersionDocument"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/plans/{id}/versions/{version_id}/acceptances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a plan version's acceptances
+         * @description Who was asked to accept this version of the plan, and who has and has not accepted it: one entry per
+         *     rep asked (a new version applied to the reps assigned to the plan, or a rep newly assigned), the
+         *     reps who have not accepted first, then by name. See docs/plan-acceptance.md. An unknown plan, or a
+         *     version that is not this plan's, is `404 not_found`.
+         */
+        get: operations["listPlanVersionAcceptances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/plan-acceptances/{id}/remind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remind a rep to accept a plan version
+         * @description Asks the rep again to accept (sends `plan.acceptance_requested` again and records `reminded_at`);
+         *     audited (`plan_acceptance.reminded`). At most once an hour per acceptance: sooner is
+         *     `429 reminded_recently` with `retry_after_seconds`. An accepted one is `409 invalid_state`.
+         *     Nothing changes on a refusal.
+         */
+        post: operations["remindPlanAcceptance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -368,7 +415,9 @@ export interface paths {
          *     naming the earliest open period after it to use instead. With an `idempotency_key`, the same
          *     key again answers the adjustment it created (`created: false`) and writes nothing; the same
          *     key with another adjustment is `409 invalid_state`. `currency` defaults to the org's default
-         *     currency. An unknown rep or deal is `404 not_found`.
+         *     currency. An unknown rep or deal is `404 not_found`. With `counts_toward_attainment` the
+         *     amount counts toward the rep's attainment in the period too, and the rep's open periods are
+         *     recomputed before the answer (as a quota change is).
          */
         post: operations["createAdjustment"];
         delete?: never;
@@ -433,8 +482,9 @@ export interface paths {
         /**
          * Import manual adjustments from a CSV file
          * @description Adds the adjustments of a CSV file (docs/pay-workflow.md): header
-         *     `idempotency_key,user_external_id,period_id,amount_cents,currency,category,reason,deal_external_id`
-         *     (`currency` and `deal_external_id` may be empty or absent). Every row carries its own
+         *     `idempotency_key,user_external_id,period_id,amount_cents,currency,category,reason,deal_external_id,counts_toward_attainment`
+         *     (`currency`, `deal_external_id` and `counts_toward_attainment` may be empty or absent;
+         *     `counts_toward_attainment` is `true` or `false`, false when empty). Every row carries its own
          *     idempotency key, so sending the file again changes nothing (`unchanged`).
          *
          *     All or nothing: every row is checked first; when any row is refused, `refusals` lists each
@@ -481,7 +531,8 @@ export interface paths {
          * Get the pay settings
          * @description How the org's statements are signed off before a period may be locked
          *     (`statement_approval_policy`: `none`, `rep`, `manager`, `rep_then_manager`) and whether marking
-         *     a period paid needs a second admin (`four_eyes_payment`).
+         *     a period paid needs a second admin (`four_eyes_payment`) and whether pay waits for reps to accept
+         *     their plans (`pay_waits_for_acceptance`).
          */
         get: operations["getPaySettings"];
         /**
@@ -510,6 +561,31 @@ export interface paths {
          *     adjustment), with where its approval stands under the policy: what a lock waits for.
          */
         get: operations["listPeriodApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/periods/{id}/payroll-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a period's payroll
+         * @description Every rep's payout of a locked or paid period as a CSV file for payroll, exactly what
+         *     `quotient periods export` prints: a header, then one row per rep and currency with
+         *     `approved_cents`, `paid_cents`, `clawback_cents`, `draw_cents`, `adjustment_cents` (manual
+         *     adjustments, also inside the approved or paid amount) and `total_cents`, the sums of
+         *     `GET /v1/payouts`. An open period has nothing approved yet: `409 invalid_state`. A period the
+         *     org never had is `404 not_found`.
+         */
+        get: operations["exportPayroll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1337,6 +1413,28 @@ export interface components {
                 source: string;
                 /** @description The ramp from the rep's start date in words; null without one. */
                 ramp: string | null;
+                /**
+                 * Format: date
+                 * @description The rep's start date, from which the ramp counts months; null when the document is not one rep's or the rep has none.
+                 */
+                start_date: string | null;
+                /**
+                 * @description The rep's quota for each period of the year from the version's period (12 months, or 4
+                 *     quarters), as the engine computes it: the rep's quota table, else the plan's quota, then the ramp;
+                 *     before any proration by a dated assignment. Empty when the document is not one rep's.
+                 */
+                periods: {
+                    period_id: components["schemas"]["PeriodId-2"];
+                    /** @description The quota in minor units of the plan's currency; null when neither the rep nor the plan has one. */
+                    quota_cents: number | null;
+                    /** @description The quota, formatted; null with no quota. */
+                    amount: string | null;
+                    /**
+                     * @description Where the figure comes from ("quota 75,000.00, ramp month 3 of 4, 75% of 100,000.00, ...").
+                     * @example quota 75,000.00: ramp month 3 of 4, 75% of 100,000.00, the plan quota; the rep started on 2026-01-20.
+                     */
+                    source: string;
+                }[];
             };
             /** @description The plan's chips, in evaluation order. */
             chips: components["schemas"]["PlanDocumentChip"][];
@@ -1349,6 +1447,90 @@ export interface components {
             /** @description Worked examples, each a set of sample deals and what the engine pays on them. */
             examples: components["schemas"]["PlanDocumentExample"][];
         };
+        /**
+         * @description A rep asked to accept one version of a plan, and their answer. A request is made when a new version
+         *     of a plan is applied (for every rep assigned to it) and when a rep is newly assigned to a plan. The
+         *     document the rep is shown (and accepts) is generated from that version when the request is made and
+         *     kept as it was: `GET /v1/plan-acceptances/{id}/document` gives it back, whatever the plan has become
+         *     since, and `document_sha256` is the SHA-256 of its JSON model as that endpoint sends it.
+         */
+        PlanAcceptance: {
+            id: components["schemas"]["PlanAcceptanceId"];
+            /** @description The rep asked to accept. */
+            user_id: components["schemas"]["UserId"];
+            /**
+             * @description The rep's id in your system.
+             * @example rep-017
+             */
+            user_external_id: string;
+            plan_id: components["schemas"]["PlanId"];
+            /**
+             * @description The plan's name in the version to accept.
+             * @example Core AE plan
+             */
+            plan_name: string;
+            plan_version_id: components["schemas"]["PlanVersionId"];
+            /**
+             * @description The number of the version to accept (1 for a plan's first).
+             * @example 2
+             */
+            plan_version: number;
+            state: components["schemas"]["PlanAcceptanceState"];
+            /**
+             * Format: date-time
+             * @description When the rep was asked.
+             */
+            requested_at: string;
+            /**
+             * Format: date-time
+             * @description When an admin last reminded the rep; null when never.
+             */
+            reminded_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the rep accepted; null while `requested`.
+             */
+            accepted_at: string | null;
+            /**
+             * @description The name the rep typed to accept (it matched their display name); null while `requested`.
+             * @example Dana Reyes
+             */
+            typed_name: string | null;
+            /**
+             * @description The address the acceptance came from; null while `requested`.
+             * @example 203.0.113.7
+             */
+            ip_address: string | null;
+            /** @description The `User-Agent` of the acceptance; null while `requested` or when none was sent. */
+            user_agent: string | null;
+            /**
+             * @description The rep token the acceptance was made with (`rtk_...`); null while `requested`.
+             * @example rtk_01kpq2m7v3c9x1r4t6y8z0b2de
+             */
+            rep_token_id: string | null;
+            /**
+             * @description SHA-256 (lowercase hex) of the kept document's JSON model, the one the rep is shown and accepts.
+             * @example 3b9f2c0d6e8a4b1c7d5e9f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c
+             */
+            document_sha256: string;
+        };
+        /** @description Who was asked to accept one plan version, and who has accepted it. */
+        PlanVersionAcceptances: {
+            plan_id: string;
+            plan_name: string;
+            plan_version_id: string;
+            plan_version: number;
+            /** @description The reps who accepted this version. */
+            accepted_count: number;
+            /** @description The reps asked who have not accepted yet. */
+            waiting_count: number;
+            /** @description One per rep asked; those waiting first, then by the rep's name. */
+            acceptances: {
+                /** @description The rep's display name. */
+                user_name: string;
+                plan_acceptance: components["schemas"]["PlanAcceptance"];
+            }[];
+        };
         /** @description The body of every error response, as in the public API. */
         Error: {
             /**
@@ -1356,7 +1538,7 @@ export interface components {
              *     code is a change of the contract.
              * @enum {string}
              */
-            error: "invalid_json" | "invalid_body" | "unauthenticated" | "invalid_credentials" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "invalid_state" | "invalid_plan_file" | "rate_limited" | "internal_error" | "unavailable";
+            error: "invalid_json" | "invalid_body" | "unauthenticated" | "invalid_credentials" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "invalid_state" | "invalid_plan_file" | "rate_limited" | "reminded_recently" | "internal_error" | "unavailable";
             /** @description Human-readable detail. Advisory; do not parse it. */
             reason?: string;
             /** @description On `429` only; whole seconds to wait. */
@@ -1714,6 +1896,11 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             idempotency_key: string | null;
+            /**
+             * @description Whether the amount also counts toward the rep's attainment in its period (tiers by percent
+             *     of quota, attainment bonuses, the statement's attainment); a void has its adjustment's choice.
+             */
+            counts_toward_attainment: boolean;
         };
         /** @description One page of adjustments. */
         AdjustmentPage: {
@@ -1743,6 +1930,13 @@ export interface components {
             deal_id?: string;
             deal_external_id?: string;
             idempotency_key?: string;
+            /**
+             * @description Count the amount toward the rep's attainment in the period too (tiers by percent of quota,
+             *     attainment bonuses, the statement's attainment): the rep's open periods it reaches are
+             *     recomputed. False (the default): it is paid, and moves no tier or bonus.
+             * @default false
+             */
+            counts_toward_attainment?: boolean;
         };
         /** @description Why the adjustment is voided, and where the counter-adjustment goes. */
         AdjustmentVoid: {
@@ -1778,11 +1972,18 @@ export interface components {
             statement_approval_policy: components["schemas"]["ApprovalPolicy"];
             /** @description Marking a period paid takes two different admins - one requests, another confirms. */
             four_eyes_payment: boolean;
+            /**
+             * @description Pay waits for acceptance: a rep's rows of a plan whose latest version asked of them is not
+             *     accepted are held (statements show them as `held_pending_acceptance_cents`; payouts and the
+             *     payroll export leave them out) until the rep accepts. Off by default (docs/plan-acceptance.md).
+             */
+            pay_waits_for_acceptance: boolean;
         };
         /** @description The settings to change; a member left out keeps its value. */
         PaySettingsChange: {
             statement_approval_policy?: components["schemas"]["ApprovalPolicy"];
             four_eyes_payment?: boolean;
+            pay_waits_for_acceptance?: boolean;
         };
         /**
          * @description Who signs a rep's statement off before the period may be locked: nobody (`none`), the rep (`rep`),
@@ -2351,6 +2552,11 @@ export interface components {
             reason: string;
         };
         /**
+         * @description Id of a user (rep). Created by the server on first sight of a new `owner_external_id`.
+         * @example user_01knvyqwr3fmtr77g6vdncr588
+         */
+        UserId: string;
+        /**
          * @description Id of a plan.
          * @example plan_01kjsj7s80fmtryrzh7j1q721q
          */
@@ -2366,6 +2572,11 @@ export interface components {
          * @example EUR
          */
         Currency: string;
+        /**
+         * @description Id of a period: `YYYY-MM` for a month, `YYYY-Qn` for a quarter.
+         * @example 2026-04
+         */
+        "PeriodId-2": string;
         /** @description One chip of a plan document. */
         PlanDocumentChip: {
             /**
@@ -2403,11 +2614,6 @@ export interface components {
             /** @description The chip's caps and floor, each in a sentence. */
             limits: string[];
         };
-        /**
-         * @description Id of a period: `YYYY-MM` for a month, `YYYY-Qn` for a quarter.
-         * @example 2026-04
-         */
-        "PeriodId-2": string;
         /** @description One rep's share of a split deal: the rep is credited `share_bps` of the deal (10000 = 100%). */
         DealSplit: {
             /**
@@ -2500,10 +2706,17 @@ export interface components {
             reports: string[];
         };
         /**
-         * @description Id of a user (rep). Created by the server on first sight of a new `owner_external_id`.
-         * @example user_01knvyqwr3fmtr77g6vdncr588
+         * @description Id of a plan acceptance (the request that a rep accept one plan version, and its answer).
+         * @example pac_01kpq2m7v3c9x1r4t6y8z0b2dd
          */
-        UserId: string;
+        PlanAcceptanceId: string;
+        /**
+         * @description `requested`: the rep was asked to accept the plan version and has not yet; `accepted`: they accepted it
+         *     (typed their name), and the document they were shown is kept.
+         * @example requested
+         * @enum {string}
+         */
+        PlanAcceptanceState: "requested" | "accepted";
         /**
          * @description Id of an earning row.
          * @example earn_01kpnvmrzqej3v8ht39yyeg4z9
@@ -2676,6 +2889,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The rep was reminded less than an hour ago (`reminded_recently`); see `retry_after_seconds` and `Retry-After`. */
+        RemindedRecently: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Whole seconds to wait. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The path exists but not with this method (`method_not_allowed`); see `Allow`. */
         MethodNotAllowed: {
             headers: {
@@ -2700,6 +2925,7 @@ export interface components {
     parameters: {
         /** @description The id of a version of the plan (`pv_...`). */
         VersionIdPath: string;
+        DocumentUser: string;
         /** @description `json` (the document's model), `html` or `pdf`; overrides `Accept`, so that a plain link can download the PDF. */
         DocumentFormat: "json" | "html" | "pdf";
         /** @description The id of the resource. */
@@ -2716,6 +2942,14 @@ export interface components {
         ToMonth: components["schemas"]["Month"];
         /** @description `json` (the default) or `csv`. */
         ExportFormat: "json" | "csv";
+        /**
+         * @description The rep (`user_...`) whose document to give: its "Your quota" section shows that rep's own quota per period
+         *     (their quota table, their ramp from their start date). A rep token reads its own rep's document without it,
+         *     and may name only itself or a rep who reports to it; a user the caller may not see is `404 not_found`.
+         *     Without it, an API key's document shows the plan's own quota.
+         * @example user_01knvyqwr3fmtr77g6vdncr588
+         */
+        PlanDocumentUser: components["schemas"]["UserId"];
     };
     requestBodies: never;
     headers: {
@@ -3051,6 +3285,14 @@ export interface operations {
             query?: {
                 /** @description `json` (the document's model), `html` or `pdf`; overrides `Accept`, so that a plain link can download the PDF. */
                 format?: components["parameters"]["DocumentFormat"];
+                /**
+                 * @description The rep (`user_...`) whose document to give: its "Your quota" section shows that rep's own quota per period
+                 *     (their quota table, their ramp from their start date). A rep token reads its own rep's document without it,
+                 *     and may name only itself or a rep who reports to it; a user the caller may not see is `404 not_found`.
+                 *     Without it, an API key's document shows the plan's own quota.
+                 * @example user_01knvyqwr3fmtr77g6vdncr588
+                 */
+                user_id?: components["parameters"]["PlanDocumentUser"];
             };
             header?: never;
             path: {
@@ -3086,6 +3328,67 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPlanVersionAcceptances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+                /** @description The id of a version of the plan (`pv_...`). */
+                version_id: components["parameters"]["VersionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version's acceptances. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanVersionAcceptances"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    remindPlanAcceptance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The acceptance, reminded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanAcceptance"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            429: components["responses"]["RemindedRecently"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3441,6 +3744,41 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportPayroll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The period, `YYYY-MM` (a month) or `YYYY-Qn` (a quarter). */
+                id: components["parameters"]["PeriodIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payroll file, as an attachment named `payroll-<period>.csv`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `attachment; filename="payroll-<period>.csv"` */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,adjustment_cents,total_cents
+                     *     user_01knvyqwr3fmtr77g6vdncr588,rep-017,USD,620000,0,0,0,120000,620000
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
             500: components["responses"]["InternalError"];
         };
     };

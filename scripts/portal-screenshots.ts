@@ -119,6 +119,25 @@ await phonePage.goto(`${server.url}/portal/`);
 await phonePage.getByRole('heading', { level: 1, name: 'My pay' }).waitFor();
 await shoot(phonePage, 'my-pay-phone');
 
+// The statement's approval (docs/pay-workflow.md): under policy `rep` Ana approves this month's statement, then an
+// adjustment resets her approval and the section shows what changed since.
+await admin.approvals.updateSettings(orgId, { statement_approval_policy: 'rep' });
+await page.goto(`${server.url}/portal/`);
+const approval = page.locator('section').filter({ has: page.getByRole('heading', { level: 2, name: 'Approval' }) });
+await approval.getByRole('button', { name: 'Approve statement' }).click();
+await approval.getByText('Approved: nothing is waiting.').waitFor();
+await admin.adjustments.create(orgId, {
+  user_id: ana.id,
+  period_id: new Date().toISOString().slice(0, 7),
+  amount_cents: 120_000,
+  category: 'correction',
+  reason: 'Deal Globex (closed on the 2nd, missing from the CRM feed) paid by hand',
+});
+await page.reload();
+await approval.getByRole('table', { name: 'What changed since it was approved' }).waitFor();
+await page.waitForTimeout(400);
+await approval.screenshot({ path: `${OUT}approval.png` });
+
 await browser.close();
 await setupPool.end();
 await db.$disconnect();

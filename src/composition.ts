@@ -2,6 +2,7 @@ import { AuditLogReader } from './audit/reader.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/prisma.ts';
 import { secretBox, secretKeySource } from './lib/secretBox.ts';
+import * as adjustmentRecords from './repositories/adjustments.ts';
 import { databaseStatements, poolStatements, type SqlPool } from './repositories/transaction.ts';
 import { AccountingBooks } from './services/accounting.ts';
 import { AdjustmentAdmin, AdjustmentReader } from './services/adjustments.ts';
@@ -26,6 +27,7 @@ import { OrgAdmin } from './services/orgs.ts';
 import { PayoutReader } from './services/payouts.ts';
 import type { PeriodChangeListener } from './services/periodChanges.ts';
 import { PeriodAdmin } from './services/periods.ts';
+import { PlanAcceptances } from './services/planAcceptances.ts';
 import { PlanDocuments } from './services/planDocuments.ts';
 import { PlanRollout } from './services/planRollout.ts';
 import { PlanAdmin, PlanHistory, PlanReader } from './services/plans.ts';
@@ -89,6 +91,8 @@ export interface ApiServices {
   repTokens: RepTokens;
   /** The rep's side of inquiries (the same instance as the admins'). */
   inquiries: InquiryDesk;
+  /** Reps accepting plan versions (the same instance as the admins'). */
+  planAcceptances: PlanAcceptances;
 }
 
 /** The admin use cases, shared by the admin API and the admin commands. Each takes its actor per call. */
@@ -120,6 +124,7 @@ export interface AdminServices {
   portalAccess: PortalAccessAdmin;
   repAccess: RepAccessAdmin;
   inquiries: InquiryDesk;
+  planAcceptances: PlanAcceptances;
 }
 
 /** What the rep portal's sign-in and sessions run on. */
@@ -162,10 +167,11 @@ export function composeServices(input: CompositionInput): Services {
   const keys = new KeyAdmin(db);
   const planAdmin = new PlanAdmin(db);
   const planHistory = new PlanHistory(db);
-  const plans = new PlanRollout(planAdmin, planHistory, recompute);
   const exchangeRates = new ExchangeRateService(db);
   const clock = input.now ? { now: input.now } : {};
   const planDocuments = new PlanDocuments(db, clock);
+  const planAcceptances = new PlanAcceptances(db, planDocuments, clock);
+  const plans = new PlanRollout(planAdmin, planHistory, recompute, planAcceptances);
   // Console and portal sessions live by the same idle and absolute limits.
   const sessionSettings = { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs };
   const adminSessions = new AdminSessions(db, { settings: sessionSettings, ...clock });
@@ -177,8 +183,8 @@ export function composeServices(input: CompositionInput): Services {
       embeddedDataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
     }),
   );
-  // Until adjustments exist, a resolution's adjustment link is checked for its form only (InquiryDesk).
-  const inquiries = new InquiryDesk(db);
+  // A resolution's adjustment link must name an adjustment of the org (InquiryDesk).
+  const inquiries = new InquiryDesk(db, { adjustments: { exists: adjustmentRecords.exists } });
   return {
     api: {
       ingestion,
@@ -196,6 +202,7 @@ export function composeServices(input: CompositionInput): Services {
       earningsStream: new EarningsStream(pool),
       repTokens,
       inquiries,
+      planAcceptances,
     },
     admin: {
       sessions: adminSessions,
@@ -207,7 +214,7 @@ export function composeServices(input: CompositionInput): Services {
       planHistory,
       planDocuments,
       periods,
-      adjustments: new AdjustmentAdmin(db),
+      adjustments: new AdjustmentAdmin(db, recompute),
       approvals,
       recompute,
       exchangeRates,
@@ -223,6 +230,7 @@ export function composeServices(input: CompositionInput): Services {
       portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
       repAccess: new RepAccessAdmin(db),
       inquiries,
+      planAcceptances,
     },
     portal: {
       signIn: new PortalSignIn(db, { repSessions, adminSessions, secrets, ...clock }),

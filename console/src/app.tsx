@@ -9,6 +9,7 @@ import { ImportsPage } from './pages/imports.tsx';
 import { InquiriesPage, InquiryPage } from './pages/inquiries.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { PeriodsPage } from './pages/periods.tsx';
+import { PlanAcceptancesPage } from './pages/planAcceptances.tsx';
 import { PlanDocumentPage } from './pages/planDocument.tsx';
 import { PlanPage, PlansPage } from './pages/plans.tsx';
 import { QuotasPage } from './pages/quotas.tsx';
@@ -140,6 +141,15 @@ function Page(props: { path: string; canChange: boolean; orgId: string }) {
     case 'plans':
       if (id && sub === 'versions' && subId && leaf === 'document') {
         return <PlanDocumentPage planId={decodeURIComponent(id)} versionId={decodeURIComponent(subId)} />;
+      }
+      if (id && sub === 'versions' && subId && leaf === 'acceptances') {
+        return (
+          <PlanAcceptancesPage
+            planId={decodeURIComponent(id)}
+            versionId={decodeURIComponent(subId)}
+            canChange={props.canChange}
+          />
+        );
       }
       return id ? (
         <PlanPage id={decodeURIComponent(id)} canChange={props.canChange} />

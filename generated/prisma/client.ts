@@ -246,3 +246,8 @@ export type InquiryLink = Prisma.InquiryLinkModel
  * 
  */
 export type InquiryComment = Prisma.InquiryCommentModel
+/**
+ * Model PlanAcceptance
+ * 
+ */
+export type PlanAcceptance = Prisma.PlanAcceptanceModel

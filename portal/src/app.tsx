@@ -3,6 +3,7 @@ import { useLoad } from '../../ui/components.tsx';
 import { Empty, ErrorState, Loading, Notice } from '../../ui/states.tsx';
 import { api, forgetToken, whenSignedOut } from './api.ts';
 import { NotFound } from './components.tsx';
+import { AcceptancePage, AcceptancesPage } from './pages/acceptance.tsx';
 import { EstimatePage } from './pages/estimate.tsx';
 import { HistoryPage } from './pages/history.tsx';
 import { InquiriesPage, InquiryPage } from './pages/inquiries.tsx';
@@ -99,6 +100,7 @@ const TITLES: Array<[RegExp, string]> = [
   [/^\/team$/, 'My team'],
   [/^\/inquiries$/, 'My inquiries'],
   [/^\/inquiries\/[^/]+$/, 'Inquiry'],
+  [/^\/acceptances(\/[^/]+)?$/, 'Plan acceptance'],
 ];
 
 function SignedInPortal(props: { session: SignedIn; onSignOut: () => void }) {
@@ -119,6 +121,7 @@ function SignedInPortal(props: { session: SignedIn; onSignOut: () => void }) {
     ['/estimate', 'What if', path === '/estimate'],
     ['/plans', 'My plans', path === '/plans'],
     ['/inquiries', 'My inquiries', path.startsWith('/inquiries')],
+    ['/acceptances', 'Plan acceptance', path.startsWith('/acceptances')],
     ...(hasTeam ? [['/team', 'My team', path === '/team'] as [string, string, boolean]] : []),
   ];
 
@@ -169,10 +172,11 @@ function Page(props: { path: string; session: SignedIn; kind: PeriodKind }) {
   const now = periodOfDate(today(), props.kind);
   const parts = props.path.split('/').filter(Boolean).map(decodeURIComponent);
   const [first, id, section, periodId] = parts;
-  if (parts.length === 0) return <PayPage userId={me.id} periodId={now} isMe />;
-  if (first === 'reps' && id && parts.length === 2) return <PayPage userId={id} periodId={now} isMe={id === me.id} />;
+  if (parts.length === 0) return <PayPage userId={me.id} periodId={now} isMe meId={me.id} />;
+  if (first === 'reps' && id && parts.length === 2)
+    return <PayPage userId={id} periodId={now} isMe={id === me.id} meId={me.id} />;
   if (first === 'reps' && id && section === 'periods' && periodId && parts.length === 4 && PERIOD.test(periodId)) {
-    return <PayPage userId={id} periodId={periodId} isMe={id === me.id} />;
+    return <PayPage userId={id} periodId={periodId} isMe={id === me.id} meId={me.id} />;
   }
   if (first === 'reps' && id && section === 'history' && parts.length === 3) {
     return <HistoryPage userId={id} periodId={now} isMe={id === me.id} />;
@@ -185,6 +189,10 @@ function Page(props: { path: string; session: SignedIn; kind: PeriodKind }) {
   if (first === 'team' && parts.length === 1) return <TeamPage meId={me.id} />;
   if (first === 'inquiries' && parts.length === 1) return <InquiriesPage meId={me.id} />;
   if (first === 'inquiries' && id && parts.length === 2) return <InquiryPage inquiryId={id} />;
+  if (first === 'acceptances' && parts.length === 1) return <AcceptancesPage meId={me.id} />;
+  if (first === 'acceptances' && id && parts.length === 2) {
+    return <AcceptancePage acceptanceId={id} meId={me.id} displayName={me.display_name ?? me.external_id} />;
+  }
   return <NotFound />;
 }
 

@@ -36,3 +36,12 @@ export async function downloadPlanDocument(planId: string): Promise<void> {
   });
   save(data, response, error, 'plan.pdf');
 }
+
+/** Saves the document kept with a plan acceptance (the one the rep accepted) as PDF. */
+export async function downloadAcceptedDocument(acceptanceId: string, label: string): Promise<void> {
+  const { data, error, response } = await api.GET('/v1/plan-acceptances/{id}/document', {
+    params: { path: { id: acceptanceId }, query: { format: 'pdf' } },
+    parseAs: 'blob',
+  });
+  save(data, response, error, `${label.replace(/[^\w.-]+/g, '-')}.pdf`);
+}

@@ -2,6 +2,7 @@ import createOpenApiClient from 'openapi-fetch';
 import type { paths } from './generated/openapi.ts';
 import { dedupKeyMiddleware } from './idempotency.ts';
 import {
+  AcceptancesResource,
   AdjustmentsResource,
   AuthResource,
   type Core,
@@ -95,6 +96,8 @@ export class QuotientClient {
   readonly repTokens: RepTokensResource;
   /** `GET|POST /v1/inquiries`, `GET /v1/inquiries/{id}`, its comments and withdrawal. */
   readonly inquiries: InquiriesResource;
+  /** `GET /v1/plan-acceptances` (and one, and its document), `POST /v1/plans/{id}/acceptances` (rep tokens). */
+  readonly acceptances: AcceptancesResource;
   /** `GET /v1/openapi.json`. */
   readonly meta: MetaResource;
   /**
@@ -139,6 +142,7 @@ export class QuotientClient {
     this.estimates = new EstimatesResource(core);
     this.repTokens = new RepTokensResource(core);
     this.inquiries = new InquiriesResource(core);
+    this.acceptances = new AcceptancesResource(core);
     this.meta = new MetaResource(core);
   }
 

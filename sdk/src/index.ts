@@ -3,6 +3,7 @@ export { QuotientConnectionError, QuotientError, QuotientTimeoutError } from './
 export type { components, operations, paths, webhooks } from './generated/openapi.ts';
 export { PageIterator, type PageSource } from './pagination.ts';
 export type {
+  AcceptancesResource,
   AdjustmentsResource,
   AuthResource,
   DealsResource,
@@ -19,6 +20,8 @@ export type {
 } from './resources.ts';
 export type { FetchFunction } from './transport.ts';
 export type {
+  AcceptPlanRequest,
+  AcceptPlanResult,
   Adjustment,
   AdjustmentList,
   AuthContext,
@@ -46,12 +49,15 @@ export type {
   ListEarningsParams,
   ListInquiriesParams,
   ListPayoutsParams,
+  ListPlanAcceptancesParams,
   ListUsersParams,
   OpenApiDocument,
   OpenInquiryRequest,
   Payout,
   PayoutList,
   Plan,
+  PlanAcceptance,
+  PlanAcceptanceList,
   PlanDocument,
   PlanList,
   PlanListItem,

@@ -2,6 +2,8 @@ import { QuotientError } from './errors.ts';
 import { PageIterator } from './pagination.ts';
 import type { FetchFunction } from './transport.ts';
 import type {
+  AcceptPlanRequest,
+  AcceptPlanResult,
   Adjustment,
   AdjustmentList,
   AuthContext,
@@ -24,12 +26,15 @@ import type {
   ListEarningsParams,
   ListInquiriesParams,
   ListPayoutsParams,
+  ListPlanAcceptancesParams,
   ListUsersParams,
   OpenApiDocument,
   OpenInquiryRequest,
   Payout,
   PayoutList,
   Plan,
+  PlanAcceptance,
+  PlanAcceptanceList,
   PlanDocument,
   PlanList,
   PlanListItem,
@@ -452,7 +457,8 @@ export class PlansResource {
 
   /**
    * `GET /v1/plans/{id}/document`: the plan version's document as its model (the current version unless
-   * `version_id` names another), with worked examples the engine computed. Needs `plans:read`.
+   * `version_id` names another), with worked examples the engine computed; with `user_id`, that rep's own quota
+   * per period (a rep token reads its own rep's). Needs `plans:read`.
    */
   async document(id: string, params: GetPlanDocumentParams = {}, options?: RequestOptions): Promise<PlanDocument> {
     const query = { ...params, format: 'json' as const };
@@ -473,6 +479,81 @@ export class PlansResource {
       }),
     );
     return new Uint8Array(body as ArrayBuffer);
+  }
+}
+
+/** Reps accepting plan versions (docs/plan-acceptance.md). */
+export class AcceptancesResource {
+  readonly #core: Core;
+  constructor(core: Core) {
+    this.#core = core;
+  }
+
+  /**
+   * `GET /v1/plan-acceptances`, every page, newest request first: the org's with an API key (`plans:read`), the rep's
+   * and their reports' with a rep token. `for await (const asked of client.acceptances.list({ state: 'requested' }))`.
+   */
+  list(
+    params: ListPlanAcceptancesParams = {},
+    options?: RequestOptions,
+  ): PageIterator<PlanAcceptance, PlanAcceptanceList> {
+    return new PageIterator({
+      fetchPage: (cursor) => this.listPage({ ...params, cursor }, options),
+      items: (page) => page.plan_acceptances,
+      nextCursor: (page) => page.next_cursor,
+      firstCursor: params.cursor,
+    });
+  }
+
+  /** `GET /v1/plan-acceptances`, one page. */
+  async listPage(params: ListPlanAcceptancesParams = {}, options?: RequestOptions): Promise<PlanAcceptanceList> {
+    return unwrap(
+      this.#core.raw.GET('/v1/plan-acceptances', { params: { query: params }, ...init(this.#core, options) }),
+    );
+  }
+
+  /** `GET /v1/plan-acceptances/{id}`. */
+  async get(id: string, options?: RequestOptions): Promise<PlanAcceptance> {
+    return unwrap(
+      this.#core.raw.GET('/v1/plan-acceptances/{id}', { params: { path: { id } }, ...init(this.#core, options) }),
+    );
+  }
+
+  /** `GET /v1/plan-acceptances/{id}/document`: the document kept with the acceptance, as its model. */
+  async document(id: string, options?: RequestOptions): Promise<PlanDocument> {
+    const body = await unwrap(
+      this.#core.raw.GET('/v1/plan-acceptances/{id}/document', {
+        params: { path: { id }, query: { format: 'json' } },
+        ...init(this.#core, options),
+      }),
+    );
+    return body as PlanDocument;
+  }
+
+  /** `GET /v1/plan-acceptances/{id}/document?format=pdf`: the kept document as a PDF file's bytes. */
+  async documentPdf(id: string, options?: RequestOptions): Promise<Uint8Array> {
+    const body = await unwrap(
+      this.#core.raw.GET('/v1/plan-acceptances/{id}/document', {
+        params: { path: { id }, query: { format: 'pdf' } },
+        parseAs: 'arrayBuffer',
+        ...init(this.#core, options),
+      }),
+    );
+    return new Uint8Array(body as ArrayBuffer);
+  }
+
+  /**
+   * `POST /v1/plans/{id}/acceptances`: the rep accepts the plan version asked of them by typing their name. With a
+   * rep token only (an API key is 403 `rep_token_required`); a wrong name is 422 `typed_name_mismatch`. Idempotent.
+   */
+  async accept(planId: string, request: AcceptPlanRequest, options?: RequestOptions): Promise<AcceptPlanResult> {
+    return unwrap(
+      this.#core.raw.POST('/v1/plans/{id}/acceptances', {
+        params: { path: { id: planId } },
+        body: request,
+        ...init(this.#core, options),
+      }),
+    );
   }
 }
 

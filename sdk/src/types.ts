@@ -70,6 +70,11 @@ export type Inquiry = JsonBody<'/v1/inquiries/{id}', 'get'>;
 export type InquiryComment = NonNullable<Inquiry['comments']>[number];
 export type ListInquiriesParams = Query<paths['/v1/inquiries']['get']>;
 export type OpenInquiryRequest = RequestBody<paths['/v1/inquiries']['post']>;
+export type PlanAcceptance = JsonBody<'/v1/plan-acceptances/{id}', 'get'>;
+export type PlanAcceptanceList = JsonBody<'/v1/plan-acceptances', 'get'>;
+export type ListPlanAcceptancesParams = Query<paths['/v1/plan-acceptances']['get']>;
+export type AcceptPlanRequest = RequestBody<paths['/v1/plans/{id}/acceptances']['post']>;
+export type AcceptPlanResult = JsonBody<'/v1/plans/{id}/acceptances', 'post'>;
 
 export type OpenApiDocument = JsonBody<'/v1/openapi.json', 'get'>;
 

@@ -1,4 +1,5 @@
 import { Command, type CommanderError } from 'commander';
+import { acceptancesCommand } from './commands/acceptances.ts';
 import { accountingCommand } from './commands/accounting.ts';
 import { adjustmentsCommand } from './commands/adjustments.ts';
 import { adminsCommand } from './commands/admins.ts';
@@ -46,6 +47,7 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     adjustmentsCommand(),
     approvalsCommand(),
     inquiriesCommand(),
+    acceptancesCommand(),
     accountingCommand(),
     recomputeCommand(),
     importCommand(),

@@ -50,6 +50,8 @@ export interface AdjustmentFileRow {
   category: AdjustmentCategory;
   reason: string;
   deal_external_id: string | null;
+  /** The `counts_toward_attainment` column: `true` or `false`, false when empty or left out. */
+  counts_toward_attainment: boolean;
 }
 
 export type AdjustmentFileEntry = AdjustmentFileRow | { line: number; refusal: string };
@@ -63,8 +65,9 @@ export const ADJUSTMENT_FILE_COLUMNS = [
   'category',
   'reason',
   'deal_external_id',
+  'counts_toward_attainment',
 ] as const;
-const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set(['currency', 'deal_external_id']);
+const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set(['currency', 'deal_external_id', 'counts_toward_attainment']);
 
 async function* once(text: string): AsyncIterable<string> {
   yield text;
@@ -115,7 +118,7 @@ function headerColumns(fields: readonly string[]): Map<string, number> {
   if (missing.length > 0 || unknown.length > 0) {
     throw new Refusal(
       'invalid_body',
-      `text: the header must name the columns ${ADJUSTMENT_FILE_COLUMNS.join(',')} (currency and deal_external_id may be left out)${missing.length > 0 ? `; missing: ${missing.join(', ')}` : ''}${unknown.length > 0 ? `; unknown: ${unknown.join(', ')}` : ''}`,
+      `text: the header must name the columns ${ADJUSTMENT_FILE_COLUMNS.join(',')} (currency, deal_external_id and counts_toward_attainment may be left out)${missing.length > 0 ? `; missing: ${missing.join(', ')}` : ''}${unknown.length > 0 ? `; unknown: ${unknown.join(', ')}` : ''}`,
     );
   }
   return columns;
@@ -146,6 +149,13 @@ function readRow(line: number, fields: readonly string[], columns: ReadonlyMap<s
   const draft = { amount_cents: Number(amountText), category: cell('category'), reason: cell('reason') };
   const problem = adjustmentProblem(draft);
   if (problem) return { line, refusal: problem };
+  const counts = cell('counts_toward_attainment').toLowerCase();
+  if (counts !== '' && counts !== 'true' && counts !== 'false') {
+    return {
+      line,
+      refusal: `counts_toward_attainment: ${JSON.stringify(cell('counts_toward_attainment'))} is not true or false`,
+    };
+  }
   const deal = cell('deal_external_id');
   return {
     line,
@@ -157,5 +167,6 @@ function readRow(line: number, fields: readonly string[], columns: ReadonlyMap<s
     category: draft.category as AdjustmentCategory,
     reason: draft.reason,
     deal_external_id: deal === '' ? null : deal,
+    counts_toward_attainment: counts === 'true',
   };
 }

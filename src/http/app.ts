@@ -106,6 +106,7 @@ export function createApp(deps: AppDeps): Express {
           earningsStream: deps.earningsStream,
           repTokens: deps.repTokens,
           inquiries: deps.inquiries,
+          planAcceptances: deps.planAcceptances,
         }),
       ),
       access: authenticate({

@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   invalid_key: 401,
   invalid_credentials: 401,
   forbidden: 403,
+  rep_token_required: 403,
   not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,
@@ -19,7 +20,9 @@ export const ERROR_STATUS = {
   invalid_state: 409,
   dedup_conflict: 422,
   invalid_plan_file: 422,
+  typed_name_mismatch: 422,
   rate_limited: 429,
+  reminded_recently: 429,
   internal_error: 500,
   unavailable: 503,
 } as const satisfies Record<RefusalCode, number>;

@@ -33,7 +33,8 @@ export type IdPrefix =
   | 'rtk'
   | 'inq'
   | 'inql'
-  | 'inqc';
+  | 'inqc'
+  | 'pac';
 
 /** The same TypeID as `typeid(prefix).toString()`, without building the TypeID object and splitting it again. */
 export function newId(prefix: IdPrefix): string {

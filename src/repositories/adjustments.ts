@@ -1,7 +1,8 @@
 import type { AdjustmentCategory } from '../domain/adjustments.ts';
+import type { AttainmentCredit } from '../domain/earnings/attainmentCredits.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodStatus } from './periods.ts';
-import type { Transaction } from './transaction.ts';
+import { named, type Transaction } from './transaction.ts';
 
 // Manual adjustments (adjustments): admins' signed amounts beside the earnings ledger. Rows are only inserted;
 // a void is a new row naming the one it voids. Plain SQL: statements and payouts read them on the pool.
@@ -25,6 +26,8 @@ export interface AdjustmentRecord {
   created_by: string;
   created_by_id: string | null;
   created_at: Date;
+  /** The admin's choice: the amount counts toward the rep's attainment in its period too. */
+  counts_toward_attainment: boolean;
   /** The period's status: open → pending, locked → approved, paid → paid. */
   period_status: PeriodStatus;
 }
@@ -44,6 +47,7 @@ export interface NewAdjustment {
   created_by_type: 'admin' | 'cli';
   created_by: string;
   created_by_id: string | null;
+  counts_toward_attainment: boolean;
 }
 
 export interface AdjustmentFilters {
@@ -64,7 +68,7 @@ interface AdjustmentRow extends Omit<AdjustmentRecord, 'amount_cents' | 'created
 const SELECT = `
   SELECT a.id, a.org_id, a.user_id, u.external_id AS user_external_id, a.period_id, a.amount_cents::text AS amount_cents,
          a.currency, a.category, a.reason, a.deal_id, a.voids_id, v.id AS voided_by_id, a.idempotency_key,
-         a.created_by_type, a.created_by, a.created_by_id, a.created_at, p.status AS period_status
+         a.created_by_type, a.created_by, a.created_by_id, a.created_at, a.counts_toward_attainment, p.status AS period_status
   FROM adjustments a
   JOIN users u ON u.id = a.user_id
   LEFT JOIN LATERAL (SELECT v.id FROM adjustments v WHERE v.org_id = a.org_id AND v.voids_id = a.id LIMIT 1) v ON true
@@ -82,8 +86,8 @@ function toRecord(row: AdjustmentRow): AdjustmentRecord {
 export async function insert(tx: Transaction, adjustment: NewAdjustment): Promise<void> {
   await tx.query({
     text: `INSERT INTO adjustments (id, org_id, user_id, period_id, amount_cents, currency, category, reason, deal_id,
-             voids_id, idempotency_key, created_by_type, created_by, created_by_id)
-           VALUES ($1, $2, $3, $4, $5::bigint, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+             voids_id, idempotency_key, created_by_type, created_by, created_by_id, counts_toward_attainment)
+           VALUES ($1, $2, $3, $4, $5::bigint, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
     values: [
       adjustment.id,
       adjustment.org_id,
@@ -99,6 +103,7 @@ export async function insert(tx: Transaction, adjustment: NewAdjustment): Promis
       adjustment.created_by_type,
       adjustment.created_by,
       adjustment.created_by_id,
+      adjustment.counts_toward_attainment,
     ],
   });
 }
@@ -109,6 +114,15 @@ export async function find(tx: Transaction, orgId: string, id: string): Promise<
     values: [orgId, id],
   });
   return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/** Whether the org has an adjustment with this id (another org's is not the org's). */
+export async function exists(tx: Transaction, orgId: string, id: string): Promise<boolean> {
+  const rows = await tx.query<{ found: number }>({
+    text: 'SELECT 1 AS found FROM adjustments WHERE org_id = $1 AND id = $2',
+    values: [orgId, id],
+  });
+  return rows.length > 0;
 }
 
 /** The adjustment, locked against a concurrent void (FOR UPDATE of its row only). */
@@ -179,4 +193,45 @@ export async function repsInPeriod(tx: Transaction, orgId: string, periodId: str
     values: [orgId, periodId],
   });
   return rows.map((row) => row.user_id);
+}
+
+/**
+ * The adjustments of these reps that count toward attainment (`counts_toward_attainment`), by rep: what the engine
+ * adds to their running totals. A voided adjustment and its void count nowhere (the void takes the credit back where
+ * it counted, whichever period pays it back). One statement, on the deal-event path too.
+ */
+export async function attainmentCreditsOfReps(
+  tx: Transaction,
+  orgId: string,
+  userIds: readonly string[],
+): Promise<Map<string, AttainmentCredit[]>> {
+  const byRep = new Map<string, AttainmentCredit[]>();
+  if (userIds.length === 0) return byRep;
+  const rows = await tx.query<{
+    id: string;
+    user_id: string;
+    period_id: string;
+    amount_cents: string;
+    currency: string;
+  }>(
+    named('adjustments_attainment_credits', {
+      text: `SELECT id, user_id, period_id, amount_cents::text AS amount_cents, currency
+             FROM adjustments a
+             WHERE org_id = $1 AND user_id = ANY($2::text[]) AND counts_toward_attainment AND voids_id IS NULL
+               AND NOT EXISTS (SELECT 1 FROM adjustments v WHERE v.voids_id = a.id)
+             ORDER BY created_at, id`,
+      values: [orgId, [...new Set(userIds)]],
+    }),
+  );
+  for (const row of rows) {
+    const credits = byRep.get(row.user_id) ?? [];
+    credits.push({
+      id: row.id,
+      period_id: row.period_id,
+      amount_cents: Number(row.amount_cents),
+      currency: row.currency,
+    });
+    byRep.set(row.user_id, credits);
+  }
+  return byRep;
 }

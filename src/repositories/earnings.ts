@@ -665,6 +665,21 @@ export async function drawBalancesByPlanBefore(
  * negative ones (clawbacks).
  * `limit` counts reps: a rep's payouts in several currencies come together.
  */
+/**
+ * An earning row `e` (of org $1) whose pay waits for its rep to accept its plan (docs/plan-acceptance.md): the org's
+ * pay waits for acceptance and the rep's latest request for the plan is not accepted. Payouts leave such rows out
+ * while they are approved, until the rep accepts.
+ */
+const HELD_FOR_ACCEPTANCE = `(
+  EXISTS (SELECT 1 FROM orgs o WHERE o.id = $1 AND o.pay_waits_for_acceptance)
+  AND EXISTS (
+    SELECT 1 FROM plan_acceptances pa
+    WHERE pa.org_id = $1 AND pa.user_id = e.user_id AND pa.plan_id = e.plan_id AND pa.state = 'requested'
+      AND NOT EXISTS (
+        SELECT 1 FROM plan_acceptances later
+        WHERE later.org_id = $1 AND later.user_id = pa.user_id AND later.plan_id = pa.plan_id
+          AND later.plan_version > pa.plan_version)))`;
+
 export async function payoutsAfter(
   tx: Transaction,
   orgId: string,
@@ -699,6 +714,7 @@ export async function payoutsAfter(
              WHERE u.org_id = $1 ${keyset}
                AND ((SELECT true FROM earnings e
                      WHERE e.org_id = $1 AND e.user_id = u.id AND e.period_id = $2 AND e.status IN ('approved', 'paid')
+                       AND NOT (e.status = 'approved' AND ${HELD_FOR_ACCEPTANCE})
                      LIMIT 1)
                     OR ((SELECT true FROM adjustments a
                          WHERE a.org_id = $1 AND a.user_id = u.id AND a.period_id = $2 LIMIT 1)
@@ -716,6 +732,7 @@ export async function payoutsAfter(
                     (e.amount_cents < 0 AND NOT ${IS_DRAW_ROW}) AS clawback, ${IS_DRAW_ROW} AS draw, false AS adjustment
              FROM earnings e
              WHERE e.org_id = $1 AND e.user_id = u.id AND e.period_id = $2 AND e.status IN ('approved', 'paid')
+               AND NOT (e.status = 'approved' AND ${HELD_FOR_ACCEPTANCE})
              UNION ALL
              SELECT a.currency, a.amount_cents,
                     CASE (SELECT status FROM period) WHEN 'paid' THEN 'paid' ELSE 'approved' END, false, false, true

@@ -120,12 +120,13 @@ export async function firstWonStage(tx: Transaction, orgId: string): Promise<str
 export interface PaySettings {
   statement_approval_policy: string;
   four_eyes_payment: boolean;
+  pay_waits_for_acceptance: boolean;
 }
 
 /** The org's pay settings; null when there is no such org. */
 export async function paySettings(tx: Transaction, orgId: string): Promise<PaySettings | null> {
   const rows = await tx.query<PaySettings>(
-    sql`SELECT statement_approval_policy, four_eyes_payment FROM orgs WHERE id = ${orgId}`,
+    sql`SELECT statement_approval_policy, four_eyes_payment, pay_waits_for_acceptance FROM orgs WHERE id = ${orgId}`,
   );
   return rows[0] ?? null;
 }
@@ -137,8 +138,9 @@ export async function setPaySettings(
 ): Promise<PaySettings> {
   const rows = await tx.query<PaySettings>(
     sql`UPDATE orgs SET statement_approval_policy = COALESCE(${settings.statement_approval_policy ?? null}::text, statement_approval_policy),
-               four_eyes_payment = COALESCE(${settings.four_eyes_payment ?? null}::boolean, four_eyes_payment)
-        WHERE id = ${orgId} RETURNING statement_approval_policy, four_eyes_payment`,
+               four_eyes_payment = COALESCE(${settings.four_eyes_payment ?? null}::boolean, four_eyes_payment),
+               pay_waits_for_acceptance = COALESCE(${settings.pay_waits_for_acceptance ?? null}::boolean, pay_waits_for_acceptance)
+        WHERE id = ${orgId} RETURNING statement_approval_policy, four_eyes_payment, pay_waits_for_acceptance`,
   );
   return rows[0] as PaySettings;
 }

@@ -171,15 +171,26 @@ async function onOneConnection<T>(
     broken ??= error;
   };
   client.on('error', onConnectionError);
+  // The first statement of the work that failed. Statements issued together are answered in order: when one fails,
+  // those sent after it fail with 25P02 ("current transaction is aborted"), and the work may be awaiting one of
+  // those. What went wrong is the first failure (a statement or lock timeout is a 503, not a 500): that is thrown.
+  let firstFailure: unknown;
+  const query = async <Row>(statement: Statement) => {
+    try {
+      return (await client.query(statement)).rows as Row[];
+    } catch (error) {
+      firstFailure ??= error;
+      throw error;
+    }
+  };
   try {
     // BEGIN is not awaited before the work starts: it goes out with the work's first statement, in one send. Both
     // are settled before anything else happens; a failed BEGIN (a broken connection) is what went wrong first.
-    const [begun, worked] = await Promise.allSettled([
-      client.query(beginOf.get(pool) ?? 'BEGIN'),
-      work({ query: async <Row>(statement: Statement) => (await client.query(statement)).rows as Row[] }),
-    ]);
+    const [begun, worked] = await Promise.allSettled([client.query(beginOf.get(pool) ?? 'BEGIN'), work({ query })]);
     if (begun.status === 'rejected') throw begun.reason;
-    if (worked.status === 'rejected') throw worked.reason;
+    if (worked.status === 'rejected') {
+      throw isAbortedTransaction(worked.reason) && firstFailure !== undefined ? firstFailure : worked.reason;
+    }
     const result = worked.value;
     await client.query(end);
     return result;
@@ -196,6 +207,11 @@ async function onOneConnection<T>(
     client.removeListener('error', onConnectionError);
     client.release(broken);
   }
+}
+
+/** 25P02: a statement sent after another of the transaction failed. */
+function isAbortedTransaction(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '25P02';
 }
 
 const prismaClients = new WeakMap<Transaction, Prisma.TransactionClient>();

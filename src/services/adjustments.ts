@@ -22,6 +22,7 @@ import * as periods from '../repositories/periods.ts';
 import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { toWireAdjustment } from '../wire/adjustments.ts';
+import type { EarningsRecompute } from './adminRecompute.ts';
 import { enqueueWebhookEvent } from './webhookOutbox.ts';
 
 /** An adjustment to add: the rep by id or external id, the deal (optional) likewise. */
@@ -36,7 +37,16 @@ export interface AdjustmentInput {
   deal_id?: string;
   deal_external_id?: string;
   idempotency_key?: string;
+  /** The amount counts toward the rep's attainment in its period too; false when absent. */
+  counts_toward_attainment?: boolean;
 }
+
+/** Why rows move when an adjustment that counts toward attainment is added or voided, in their traces. */
+const RECOMPUTE_REASON = {
+  code: 'amount_changed',
+  explanation:
+    "A manual adjustment counting toward the rep's attainment was added or voided, and the lines that count attainment were evaluated again.",
+} as const;
 
 export interface AdjustmentWrite {
   adjustment: AdjustmentRecord;
@@ -74,17 +84,36 @@ class NothingApplied extends Error {}
 export class AdjustmentAdmin {
   readonly #db: Database;
   readonly #statements: Transaction;
+  readonly #recompute: EarningsRecompute | undefined;
 
-  constructor(db: Database) {
+  /**
+   * `recompute` evaluates again the lines an adjustment counting toward attainment moves, once its write commits
+   * (as a quota change does); absent (a service built alone), nothing is recomputed.
+   */
+  constructor(db: Database, recompute?: EarningsRecompute) {
     this.#db = db;
     this.#statements = databaseStatements(db);
+    this.#recompute = recompute;
+  }
+
+  /** Recomputes the reps' lines that count attainment in the adjustments' periods, after the write committed. */
+  async #recount(orgId: string, counted: ReadonlyArray<{ user_id: string; period_id: string }>): Promise<void> {
+    if (!this.#recompute || counted.length === 0) return;
+    await this.#recompute.run({
+      orgId,
+      reason: RECOMPUTE_REASON,
+      adjustmentChange: {
+        userIds: [...new Set(counted.map((each) => each.user_id))].sort(),
+        periods: [...new Set(counted.map((each) => each.period_id))].sort(),
+      },
+    });
   }
 
   async create(orgId: string, input: AdjustmentInput, actor: AdminActor = CLI_ACTOR): Promise<AdjustmentWrite> {
     await this.#requireOrg(orgId);
     const problem = inputProblem(input);
     if (problem) throw new Refusal('invalid_body', problem);
-    return inPrismaTransaction(this.#db, async (tx) => {
+    const write = await inPrismaTransaction(this.#db, async (tx): Promise<AdjustmentWrite> => {
       if (input.idempotency_key !== undefined) {
         const [existing] = await adjustments.findByIdempotencyKeys(tx, orgId, [input.idempotency_key]);
         if (existing) return { adjustment: sameOrRefused(existing, input), created: false };
@@ -105,11 +134,14 @@ export class AdjustmentAdmin {
           deal_id: dealId,
           voids_id: null,
           idempotency_key: input.idempotency_key ?? null,
+          counts_toward_attainment: input.counts_toward_attainment ?? false,
         },
         actor,
       );
       return { adjustment: record, created: true };
     });
+    if (write.created && write.adjustment.counts_toward_attainment) await this.#recount(orgId, [write.adjustment]);
+    return write;
   }
 
   /**
@@ -127,7 +159,7 @@ export class AdjustmentAdmin {
     if (input.period_id !== undefined && !isPeriodId(input.period_id)) {
       throw new Refusal('invalid_body', `period_id: ${JSON.stringify(input.period_id)} is not a period id`);
     }
-    return inPrismaTransaction(this.#db, async (tx) => {
+    const voiding = await inPrismaTransaction(this.#db, async (tx) => {
       const voided = await adjustments.lockForVoid(tx, orgId, id);
       if (!voided) throw new Refusal('not_found', `no adjustment ${id}`);
       if (voided.voids_id !== null) {
@@ -151,11 +183,16 @@ export class AdjustmentAdmin {
           deal_id: voided.deal_id,
           voids_id: voided.id,
           idempotency_key: null,
+          counts_toward_attainment: voided.counts_toward_attainment,
         },
         actor,
       );
-      return { adjustment: record, created: true };
+      return { write: { adjustment: record, created: true }, voided };
     });
+    // The voided adjustment no longer counts where it counted (a locked period too: the difference is booked in the
+    // next open period); its void counts nowhere.
+    if (voiding.voided.counts_toward_attainment) await this.#recount(orgId, [voiding.voided]);
+    return voiding.write;
   }
 
   async get(orgId: string, id: string): Promise<AdjustmentRecord> {
@@ -200,6 +237,7 @@ export class AdjustmentAdmin {
       if ('refusal' in entry) refuse(entry.line, entry.refusal);
       else rows.push(entry);
     }
+    const counted: Array<{ user_id: string; period_id: string }> = [];
     const applying = inPrismaTransaction(this.#db, async (tx) => {
       const existing = new Map(
         (
@@ -223,6 +261,7 @@ export class AdjustmentAdmin {
           idempotency_key: row.idempotency_key,
           ...(row.currency === null ? {} : { currency: row.currency }),
           ...(row.deal_external_id === null ? {} : { deal_external_id: row.deal_external_id }),
+          counts_toward_attainment: row.counts_toward_attainment,
         };
         try {
           const found = existing.get(row.idempotency_key);
@@ -244,6 +283,7 @@ export class AdjustmentAdmin {
             deal_id: dealId,
             voids_id: null,
             idempotency_key: row.idempotency_key,
+            counts_toward_attainment: row.counts_toward_attainment,
           });
         } catch (error) {
           if (!(error instanceof RowRefusal)) throw error;
@@ -251,6 +291,7 @@ export class AdjustmentAdmin {
         }
       }
       summary.created = toWrite.length;
+      counted.push(...toWrite.filter((adjustment) => adjustment.counts_toward_attainment));
       // What checking the rows did (a period created open) is rolled back with the rest.
       if (summary.refusals.length > 0 || options.dryRun) throw new NothingApplied();
       if (toWrite.length === 0) return;
@@ -274,6 +315,7 @@ export class AdjustmentAdmin {
     });
     summary.refusals.sort((a, b) => a.line - b.line);
     summary.applied = !options.dryRun && summary.refusals.length === 0;
+    if (summary.applied) await this.#recount(orgId, counted);
     return summary;
   }
 
@@ -393,6 +435,7 @@ function sameOrRefused(existing: AdjustmentRecord, input: AdjustmentInput, as?: 
     existing.category === input.category &&
     existing.reason === input.reason &&
     (input.currency === undefined || existing.currency === input.currency) &&
+    existing.counts_toward_attainment === (input.counts_toward_attainment ?? false) &&
     (input.user_id === undefined || existing.user_id === input.user_id) &&
     (input.user_external_id === undefined || existing.user_external_id === input.user_external_id);
   if (!same) {

@@ -6,7 +6,7 @@ import * as orgs from '../repositories/orgs.ts';
 import type { SqlPool } from '../repositories/transaction.ts';
 import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
 import type { EarningsEngine } from './earnings/ledgerKeeper.ts';
-import type { QuotaChange, RecomputeProgress, RecomputeSummary } from './earnings/planRecompute.ts';
+import type { AdjustmentChange, QuotaChange, RecomputeProgress, RecomputeSummary } from './earnings/planRecompute.ts';
 
 /**
  * Where recomputes run: the server recomputes on its deals pool, two reps at a time; the CLI on a small pool of
@@ -38,6 +38,8 @@ export interface RecomputeInput {
   rateChange?: RateChange;
   /** Reps' quotas or start dates that changed: their quota-reading lines, in locked periods too: see RecomputeRequest. */
   quotaChange?: QuotaChange;
+  /** Adjustments counting toward attainment added or voided: their reps' counting lines there, locked too. */
+  adjustmentChange?: AdjustmentChange;
 }
 
 /**
@@ -70,6 +72,7 @@ export class EarningsRecompute {
         ...(input.hierarchyChange ? { hierarchyChange: input.hierarchyChange } : {}),
         ...(input.rateChange ? { rateChange: input.rateChange } : {}),
         ...(input.quotaChange ? { quotaChange: input.quotaChange } : {}),
+        ...(input.adjustmentChange ? { adjustmentChange: input.adjustmentChange } : {}),
         ...(report ? { onProgress: (progress: RecomputeProgress) => report.update(progress) } : {}),
       });
       const missing = (planIds ?? []).filter((planId) => !summary.plan_ids.includes(planId));

@@ -55,6 +55,8 @@ export interface ApprovalView {
 export interface PaySettingsView {
   statement_approval_policy: ApprovalPolicy;
   four_eyes_payment: boolean;
+  /** Pay waits for reps to accept their plans (docs/plan-acceptance.md). */
+  pay_waits_for_acceptance: boolean;
 }
 
 /** Reps may sit several levels under a manager who approves; the chain is cut here against a cycle. */
@@ -90,7 +92,7 @@ export class StatementApprovals {
 
   async updateSettings(
     orgId: string,
-    change: { statement_approval_policy?: string; four_eyes_payment?: boolean },
+    change: { statement_approval_policy?: string; four_eyes_payment?: boolean; pay_waits_for_acceptance?: boolean },
     actor: AdminActor = CLI_ACTOR,
   ): Promise<PaySettingsView> {
     const policy = change.statement_approval_policy;
@@ -223,6 +225,7 @@ function toView(settings: orgs.PaySettings): PaySettingsView {
   return {
     statement_approval_policy: isApprovalPolicy(policy) ? policy : 'none',
     four_eyes_payment: settings.four_eyes_payment,
+    pay_waits_for_acceptance: settings.pay_waits_for_acceptance,
   };
 }
 

@@ -92,8 +92,9 @@ export interface InquiryListQuery {
 }
 
 /**
- * Where adjustments live, for a resolution that names one. Until adjustments exist this is absent and only the
- * id's form is checked (`adj_…`); the adjustments' service passes its own check from the composition root.
+ * Where adjustments live, for a resolution that names one: the composition root passes the adjustments'
+ * repository, so an id the org has no adjustment for is refused. Absent (a desk built alone), only the id's form is
+ * checked (`adj_…`).
  */
 export interface AdjustmentLookup {
   exists(tx: Transaction, orgId: string, adjustmentId: string): Promise<boolean>;
@@ -257,7 +258,7 @@ export class InquiryDesk {
 
   /**
    * Resolves the inquiry with what settled it and the amount that changed. A source event must exist in the org;
-   * an adjustment must have an adjustment's id (and exist, once adjustments are looked up); a recompute names no id.
+   * an adjustment must be one of the org's (when the desk looks adjustments up, as composed); a recompute names no id.
    */
   resolve(orgId: string, actor: InquiryActor, id: string, input: ResolveInquiryInput): Promise<InquiryWithThread> {
     const note = checkText(input.note, 'note');

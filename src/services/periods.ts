@@ -29,6 +29,23 @@ export interface PeriodChangeResult {
 }
 
 /**
+ * How long the transaction of a lock or a mark-paid may run: 15 minutes, where Prisma's default for an interactive
+ * transaction is 5 seconds. The change moves every earnings row of the period (pending → approved, approved → paid)
+ * with its `earning.status_changed` webhook messages in one transaction, so it grows with the period: an org whose
+ * period holds hundreds of thousands of rows needs far more than 5 s, and with the default its lock failed ("A query
+ * cannot be executed on an expired transaction") and rolled back. The bound stays finite so that a wedged change
+ * still ends and frees the period's row lock. It bounds the transaction as a whole; each statement keeps the
+ * statement timeout of the connection it runs on (none for admin commands; `QUOTIENT_DB_STATEMENT_TIMEOUT_MS` on
+ * the server's).
+ */
+export const PERIOD_CHANGE_TRANSACTION_TIMEOUT_MS = 15 * 60_000;
+
+/** A lock's or a mark-paid's transaction, with PERIOD_CHANGE_TRANSACTION_TIMEOUT_MS as its bound. */
+function inPeriodChangeTransaction<T>(db: Database, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  return inPrismaTransaction(db, work, { timeout: PERIOD_CHANGE_TRANSACTION_TIMEOUT_MS });
+}
+
+/**
  * Admin operations on periods: open → locked → paid, never back. Each change is one transaction with its audit
  * entry and the period-change listener (the ledger's status moves), so a period never moves without both.
  */
@@ -104,7 +121,7 @@ export class PeriodAdmin {
         },
       );
     }
-    return inPrismaTransaction(this.db, async (tx) => {
+    return inPeriodChangeTransaction(this.db, async (tx) => {
       await this.listener.beforePeriodLocked?.(tx, { orgId, periodId });
       const created = await periods.ensurePeriods(tx, orgId, [periodId]);
       const current = (await periods.lockForUpdate(tx, orgId, periodId)) as PeriodRecord;
@@ -148,7 +165,7 @@ export class PeriodAdmin {
   async markPaid(orgId: string, periodId: string, actor: AdminActor = CLI_ACTOR): Promise<PeriodChangeResult> {
     this.requirePeriodId(periodId);
     await this.requireOrg(orgId);
-    return inPrismaTransaction(this.db, async (tx) => {
+    return inPeriodChangeTransaction(this.db, async (tx) => {
       const current = await periods.lockForUpdate(tx, orgId, periodId);
       if (!current) throw new Refusal('not_found', `org ${orgId} has no period ${periodId}`);
       if (current.status === 'paid') return { period: current, changed: false, rows_moved: 0, payment_request: null };

@@ -1,13 +1,19 @@
 import type { Database } from '../db/prisma.ts';
 import { DEFAULT_CURRENCY } from '../domain/currencies.ts';
+import type { RepQuotas } from '../domain/earnings/quotas.ts';
+import { periodIdOf } from '../domain/periods.ts';
 import { planDocumentHtml } from '../domain/plans/document/html.ts';
 import { type PlanDocument, planDocument, type QuotaSource } from '../domain/plans/document/model.ts';
 import { planDocumentPdf } from '../domain/plans/document/pdf.ts';
-import type { Viewer } from '../domain/viewer.ts';
+import { repQuotaSource } from '../domain/plans/document/repQuota.ts';
+import { Refusal } from '../domain/refusal.ts';
+import { canSeeUser, type Viewer } from '../domain/viewer.ts';
 import { renderPdf } from '../lib/pdf/index.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as plans from '../repositories/plans.ts';
+import * as repQuotas from '../repositories/repQuotas.ts';
 import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
+import * as users from '../repositories/users.ts';
 
 /** Which version's document: the plan's current version unless a version id is given. */
 export interface PlanDocumentRequest {
@@ -15,7 +21,12 @@ export interface PlanDocumentRequest {
   viewer: Viewer;
   planId: string;
   versionId?: string;
-  /** Where the rep's quota comes from (a quota table, a ramp); absent: the plan's own quota. */
+  /**
+   * The rep whose document it is: their own quota per period (quota table, ramp) in "Your quota". A rep principal's
+   * document is its own rep's without it, and may name only a user it can see; else 404 (a Refusal).
+   */
+  userId?: string;
+  /** Where the rep's quota comes from, given by the caller; absent: the rep's (with a user), else the plan's. */
   quota?: QuotaSource;
   repExternalId?: string;
 }
@@ -34,21 +45,60 @@ export class PlanDocuments {
     this.#now = options.now ?? (() => new Date());
   }
 
-  /** The document; null when the org has no such plan, the plan no such version, or a rep principal may not see it. */
+  /**
+   * The document; null when the org has no such plan, the plan no such version, or a rep principal may not see it.
+   * A `userId` the viewer may not see, or no user of the org, throws `not_found`.
+   */
   async model(request: PlanDocumentRequest): Promise<PlanDocument | null> {
     const { viewer } = request;
     if (viewer.kind === 'rep') {
       const visible = await plans.idsAssignedToAny(this.#statements, viewer.orgId, viewer.visibleUserIds);
       if (!visible.has(request.planId)) return null;
     }
-    const orgId = viewer.orgId;
-    const snapshot = await plans.snapshot(this.#statements, orgId, request.planId, request.versionId);
+    const rep = await this.#rep(request);
+    return this.#build(this.#statements, viewer.orgId, request, rep === null ? null : { rep });
+  }
+
+  /**
+   * The document of a version, read in the caller's transaction (a version being applied). With `quotas`, the
+   * document of a rep with that quota table and start date (docs/plan-documents.md, "Your quota"), for no rep by name.
+   */
+  modelIn(
+    tx: Transaction,
+    orgId: string,
+    planId: string,
+    versionId: string,
+    quotas?: RepQuotas,
+  ): Promise<PlanDocument | null> {
+    return this.#build(tx, orgId, { planId, versionId }, quotas === undefined ? null : { quotas });
+  }
+
+  async #build(
+    tx: Transaction,
+    orgId: string,
+    request: Omit<PlanDocumentRequest, 'viewer'>,
+    forRep: { rep: { user_id: string; external_id: string } } | { quotas: RepQuotas } | null,
+  ): Promise<PlanDocument | null> {
+    const snapshot = await plans.snapshot(tx, orgId, request.planId, request.versionId);
     if (!snapshot) return null;
-    const versions = await plans.listVersions(this.#statements, orgId, request.planId);
+    const versions = await plans.listVersions(tx, orgId, request.planId);
     const version = versions.find((entry) => entry.id === snapshot.version_id);
     if (!version) return null;
-    const currency =
-      snapshot.definition.currency ?? (await orgs.defaultCurrency(this.#statements, orgId)) ?? DEFAULT_CURRENCY;
+    const currency = snapshot.definition.currency ?? (await orgs.defaultCurrency(tx, orgId)) ?? DEFAULT_CURRENCY;
+    let quota = request.quota;
+    if (quota === undefined && forRep !== null) {
+      const quotas =
+        'quotas' in forRep
+          ? forRep.quotas
+          : repQuotas.quotasUnder(
+              (await repQuotas.booksOfReps(tx, orgId, [forRep.rep.user_id])).get(forRep.rep.user_id),
+              snapshot.plan.id,
+            );
+      const firstPeriod = periodIdOf(version.created_at.toISOString().slice(0, 10), snapshot.definition.period);
+      quota = repQuotaSource(snapshot.definition, quotas, firstPeriod, currency);
+    }
+    const repExternalId =
+      request.repExternalId ?? (forRep !== null && 'rep' in forRep ? forRep.rep.external_id : undefined);
     return planDocument({
       plan: snapshot.definition,
       plan_id: snapshot.plan.id,
@@ -56,10 +106,20 @@ export class PlanDocuments {
       version_number: snapshot.version_number,
       applied_at: version.created_at,
       currency,
-      won_stage: await orgs.firstWonStage(this.#statements, orgId),
-      ...(request.quota === undefined ? {} : { quota: request.quota }),
-      ...(request.repExternalId === undefined ? {} : { rep_external_id: request.repExternalId }),
+      won_stage: await orgs.firstWonStage(tx, orgId),
+      ...(quota === undefined ? {} : { quota }),
+      ...(repExternalId === undefined ? {} : { rep_external_id: repExternalId }),
     });
+  }
+
+  /** The rep the document is for: `userId`, else a rep principal's own rep; none for an org without `userId`. */
+  async #rep(request: PlanDocumentRequest): Promise<{ user_id: string; external_id: string } | null> {
+    const { viewer } = request;
+    const userId = request.userId ?? (viewer.kind === 'rep' ? viewer.userId : undefined);
+    if (userId === undefined) return null;
+    const rep = canSeeUser(viewer, userId) ? await users.findRepById(this.#statements, viewer.orgId, userId) : null;
+    if (!rep) throw new Refusal('not_found', `no user ${userId}`);
+    return rep;
   }
 
   html(document: PlanDocument): string {

@@ -3,6 +3,7 @@ import { limitsOf, type PlanLimits, type PlanRecord } from '../repositories/plan
 import type { Transaction } from '../repositories/transaction.ts';
 import type { EarningsRecompute } from './adminRecompute.ts';
 import type { RecomputeSummary } from './earnings/planRecompute.ts';
+import type { PlanAcceptances } from './planAcceptances.ts';
 import type { PlanArchived, PlanChangeListener, PlanVersionApplied } from './planChanges.ts';
 import type { ApplyPlanInput, ApplyPlanResult, PlanAdmin, PlanHistory } from './plans.ts';
 
@@ -54,16 +55,20 @@ export class PlanRollout {
   readonly #admin: PlanAdmin;
   readonly #history: PlanHistory;
   readonly #recompute: EarningsRecompute;
+  readonly #acceptances: PlanAcceptances | undefined;
 
-  constructor(admin: PlanAdmin, history: PlanHistory, recompute: EarningsRecompute) {
+  /** With `acceptances`, a new version asks its reps to accept it (docs/plan-acceptance.md), in the apply's transaction. */
+  constructor(admin: PlanAdmin, history: PlanHistory, recompute: EarningsRecompute, acceptances?: PlanAcceptances) {
     this.#admin = admin;
     this.#history = history;
     this.#recompute = recompute;
+    this.#acceptances = acceptances;
   }
 
   async apply(input: ApplyPlanInput, actor: AdminActor = CLI_ACTOR): Promise<RolledOutApply> {
     const changes = new PlanChangesToRecompute();
-    const applied = await this.#admin.apply(input, changes, actor);
+    const listener = this.#acceptances ? both(changes, this.#acceptances.listener(actor)) : changes;
+    const applied = await this.#admin.apply(input, listener, actor);
     return { ...applied, recompute: await this.#recomputeNoted(changes) };
   }
 
@@ -101,4 +106,18 @@ export class PlanRollout {
       );
     }
   }
+}
+
+/** Two plan-change listeners, one after the other, in the same transaction. */
+function both(first: PlanChangeListener, second: PlanChangeListener): PlanChangeListener {
+  return {
+    async onPlanVersionApplied(tx, change) {
+      await first.onPlanVersionApplied(tx, change);
+      await second.onPlanVersionApplied(tx, change);
+    },
+    async onPlanArchived(tx, change) {
+      await first.onPlanArchived(tx, change);
+      await second.onPlanArchived(tx, change);
+    },
+  };
 }

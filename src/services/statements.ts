@@ -7,6 +7,7 @@ import * as deals from '../repositories/deals.ts';
 import * as earnings from '../repositories/earnings.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as periods from '../repositories/periods.ts';
+import * as planAcceptances from '../repositories/planAcceptances.ts';
 import * as plans from '../repositories/plans.ts';
 import * as repQuotas from '../repositories/repQuotas.ts';
 import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
@@ -38,7 +39,7 @@ export class StatementReader {
     const user = await users.find(tx, orgId, userId, visibleUserIdsOf(viewer));
     if (!user) return null;
     const bounds = periodBounds(periodId);
-    const [period, rows, orgPlans, repDeals, drawBalances, config, books, manual] = await Promise.all([
+    const [period, rows, orgPlans, repDeals, drawBalances, config, books, manual, held, credits] = await Promise.all([
       periods.findSummary(tx, orgId, periodId),
       earnings.rowsOfRepInPeriod(tx, orgId, userId, periodId),
       plans.listForStatements(tx, orgId),
@@ -49,6 +50,8 @@ export class StatementReader {
       orgs.loadConfig(tx, orgId),
       repQuotas.booksOfReps(tx, orgId, [userId]),
       adjustments.ofRepInPeriod(tx, orgId, userId, periodId),
+      heldPlansOf(tx, orgId, userId),
+      adjustments.attainmentCreditsOfReps(tx, orgId, [userId]),
     ]);
     const book = books.get(userId);
     const kind = periodKindOf(periodId);
@@ -67,8 +70,24 @@ export class StatementReader {
       money: { default_currency: config.defaultCurrency, rates: config.rates },
       drawBalances,
       manualAdjustments: manual.map(toWireAdjustment),
+      credits: credits.get(userId) ?? [],
       quotas: new Map(shown.map((plan) => [plan.id, repQuotas.quotasUnder(book, plan.id)])),
       today: this.#today(),
+      ...(period?.status === 'paid' ? {} : { heldPlanIds: held }),
     });
   }
+}
+
+/**
+ * The plans whose pay waits for the rep's acceptance (docs/plan-acceptance.md): none unless the org's pay waits for
+ * acceptance; then those whose latest version asked of the rep is not accepted yet.
+ */
+export async function heldPlansOf(
+  tx: Parameters<typeof orgs.paySettings>[0],
+  orgId: string,
+  userId: string,
+): Promise<ReadonlySet<string>> {
+  const settings = await orgs.paySettings(tx, orgId);
+  if (!settings?.pay_waits_for_acceptance) return new Set();
+  return (await planAcceptances.unacceptedPlansByUser(tx, orgId, [userId])).get(userId) ?? new Set();
 }

@@ -24,6 +24,7 @@ export function toWireAdjustment(record: AdjustmentRecord): WireAdjustment {
     voided_by_id: record.voided_by_id,
     created_by: { type: record.created_by_type, name: record.created_by },
     created_at: record.created_at.toISOString(),
+    counts_toward_attainment: record.counts_toward_attainment,
   };
 }
 

@@ -17,3 +17,30 @@ export function toWirePayout(row: PayoutRow): Payout {
     total_cents: row.approved_cents + row.paid_cents,
   };
 }
+
+const PAYOUT_COLUMNS = [
+  'user_id',
+  'user_external_id',
+  'currency',
+  'approved_cents',
+  'paid_cents',
+  'clawback_cents',
+  'draw_cents',
+  'adjustment_cents',
+  'total_cents',
+] as const;
+
+/**
+ * The payroll file (`quotient periods export`, `GET /admin/v1/periods/{id}/payroll-export`), RFC 4180: a header,
+ * one row per rep and currency; a field with a comma, quote or line break is quoted.
+ */
+export function payoutsCsv(payouts: ReadonlyArray<Record<(typeof PAYOUT_COLUMNS)[number], string | number>>): string {
+  const field = (value: string | number) => {
+    const text = String(value);
+    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  };
+  return [
+    PAYOUT_COLUMNS.join(','),
+    ...payouts.map((payout) => PAYOUT_COLUMNS.map((column) => field(payout[column])).join(',')),
+  ].join('\n');
+}

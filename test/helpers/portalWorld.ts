@@ -76,6 +76,15 @@ export async function payWorld(client: QuotientClient, admin: AdminClient, orgId
     },
   });
   await client.deals.ingestEvent({ external_id: 'opp-peer', state: won('rep-peer', 3_000_000, { region: 'NA' }) });
+  await connectProvider(admin, idp);
+  const rep = await client.users.findByExternalId('rep-017');
+  const peer = await client.users.findByExternalId('rep-peer');
+  assert.ok(rep && peer);
+  return { rep, peer };
+}
+
+/** The test provider as the org's sign-in, as its admin connects it: reps sign in by email, named by `crm_owner_id`. */
+export async function connectProvider(admin: AdminClient, idp: TestIdentityProvider) {
   const created = await admin.api.POST('/admin/v1/identity-providers', {
     body: {
       name: 'test-idp',
@@ -87,10 +96,6 @@ export async function payWorld(client: QuotientClient, admin: AdminClient, orgId
     },
   });
   assert.equal(created.response.status, 201);
-  const rep = await client.users.findByExternalId('rep-017');
-  const peer = await client.users.findByExternalId('rep-peer');
-  assert.ok(rep && peer);
-  return { rep, peer };
 }
 
 export async function signInAs(

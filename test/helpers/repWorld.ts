@@ -24,6 +24,8 @@ export interface RepObjects {
   inquiryId: string;
   /** A manual adjustment of the rep's April, added by an admin. */
   adjustmentId: string;
+  /** The request that the rep accept their plan's current version (not accepted). */
+  acceptanceId: string;
 }
 
 export interface RepWorld {
@@ -70,6 +72,15 @@ async function repObjects(db: Database, orgId: string, client: QuotientClient, r
     category: 'one_off_bonus',
     reason: `Spot bonus for ${rep}`,
   });
+  // The plan was applied before the rep's first deal created them: they are asked now (docs/plan-acceptance.md).
+  const acceptances = testServices({ db }).admin.planAcceptances;
+  await acceptances.requestCurrent(orgId, plan.plan_id);
+  const asked = await acceptances.list(
+    { kind: 'org', orgId },
+    { filters: { userId: earning.user_id, planId: plan.plan_id }, limit: 1 },
+  );
+  const acceptance = asked.acceptances[0];
+  assert.ok(acceptance, `${rep} is asked to accept their plan`);
   return {
     userId: earning.user_id,
     externalId: rep,
@@ -80,6 +91,7 @@ async function repObjects(db: Database, orgId: string, client: QuotientClient, r
     earningId: earning.id,
     inquiryId: inquiry.id,
     adjustmentId: adjustment.id,
+    acceptanceId: acceptance.id,
   };
 }
 

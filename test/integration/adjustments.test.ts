@@ -188,6 +188,127 @@ describe('manual adjustments', () => {
     assert.deepEqual([paid?.paid_cents, paid?.approved_cents, paid?.adjustment_cents], [650_000, 0, 50_000]);
   });
 
+  test('one that counts toward attainment moves the tiers, the bonus, the statement and the trace; its void takes it back under the ledger rules', async ({
+    org,
+    client,
+    signedIn,
+  }) => {
+    const applied = await applyPlan(testDatabase(), org.id, planDocument());
+    const chipIds = new Map(applied.chips.map((chip) => [chip.key, chip.id]));
+    const chipOf = (row: { rule_chip_id: string }) =>
+      [...chipIds].find(([, id]) => id === row.rule_chip_id)?.[0] ?? 'another';
+    await client.deals.ingestEvent({
+      external_id: 'opp-a',
+      state: state(8_000_000, 'closed_won', '2026-04-10', { region: 'EMEA' }),
+    });
+    const { client: admin } = await signedIn('admin', org.id);
+    const earned = async () => {
+      const rows = await listAll(client, { period_id: '2026-04' });
+      const live = rows.filter((row) => row.status !== 'superseded' && row.status !== 'reversed');
+      const sum = (key: string) =>
+        live.filter((row) => chipOf(row) === key).reduce((total, row) => total + row.amount_cents, 0);
+      return { accelerator: sum('accelerator'), bonus: sum('quota-bonus') };
+    };
+    assert.deepEqual(await earned(), { accelerator: 0, bonus: 0 });
+
+    // Paid, but not counted: nothing moves.
+    const paidOnly = await addBonus(admin, { amount_cents: 9_000_000, category: 'correction', reason: 'Paid only' });
+    assert.equal(paidOnly.data?.adjustment.counts_toward_attainment, false);
+    assert.deepEqual(await earned(), { accelerator: 0, bonus: 0 });
+
+    // 30,000.00 counted before the deal: 80,000.00 of it reaches 110,000.00, 10,000.00 above quota at 5%.
+    const counted = await addBonus(admin, {
+      amount_cents: 3_000_000,
+      category: 'correction',
+      reason: 'Credit for the Acme deal booked under rep-021',
+      counts_toward_attainment: true,
+    });
+    assert.equal(counted.response.status, 201, JSON.stringify(counted.error));
+    const adjustment = counted.data?.adjustment;
+    assert.ok(adjustment?.counts_toward_attainment);
+    assert.deepEqual(await earned(), { accelerator: 50_000, bonus: 200_000 });
+
+    const bonusRow = (await listAll(client, { period_id: '2026-04' })).find(
+      (row) => chipOf(row) === 'quota-bonus' && row.status === 'pending',
+    );
+    assert.ok(bonusRow);
+    const trace = (await client.earnings.get(bonusRow.id)).trace;
+    const threshold = trace.steps.find((step) => step.type === 'threshold');
+    assert.ok(threshold?.type === 'threshold');
+    assert.equal(threshold.attained_cents, 11_000_000);
+    assert.deepEqual(threshold.counted_adjustments, [
+      { id: adjustment.id, period_id: '2026-04', amount_cents: 3_000_000, currency: 'USD', counted_cents: 3_000_000 },
+    ]);
+    assert.equal(trace.superseded, null);
+
+    const statement = await client.statements.get(adjustment.user_id, '2026-04');
+    const attainment = statement.plans[0]?.attainment;
+    assert.equal(attainment?.won_cents, 11_000_000);
+    assert.equal(attainment?.adjustments_cents, 3_000_000);
+    const v1 = (await client.adjustments.listPage({ period_id: '2026-04' })).adjustments;
+    assert.deepEqual(
+      v1.map((each) => each.counts_toward_attainment),
+      [false, true],
+    );
+
+    // A later deal of the period is counted after the adjustment: all of it above quota at 5%.
+    await client.deals.ingestEvent({
+      external_id: 'opp-b',
+      state: state(2_000_000, 'closed_won', '2026-04-20', { region: 'EMEA' }),
+    });
+    assert.deepEqual(await earned(), { accelerator: 150_000, bonus: 200_000 });
+    // What the deal event wrote is what a full recompute puts there: it changes nothing.
+    const liveRows = async () =>
+      (await listAll(client, { status: ['projected', 'pending'] }))
+        .map((row) => `${row.id} ${row.amount_cents} ${row.period_id}`)
+        .sort();
+    const afterEvent = await liveRows();
+    await testServices({ db: testDatabase() }).admin.recompute.run({ orgId: org.id });
+    assert.deepEqual(await liveRows(), afterEvent, 'a full recompute changes nothing');
+
+    // Locked, then voided into May: April no longer counts it, and the difference is booked in May.
+    await periodAdmin().lock(org.id, '2026-04');
+    const voided = await admin.api.POST('/admin/v1/adjustments/{id}/void', {
+      params: { path: { id: adjustment.id } },
+      body: { reason: 'The Acme deal was moved to rep-017 after all', period_id: '2026-05' },
+    });
+    assert.equal(voided.response.status, 201);
+    assert.equal(voided.data?.adjustment.counts_toward_attainment, true);
+    const may = await listAll(client, { period_id: '2026-05' });
+    const mayBy = (key: string) =>
+      may.filter((row) => chipOf(row) === key && row.status === 'pending').reduce((t, row) => t + row.amount_cents, 0);
+    // Without the credit April's total is 100,000.00: exactly quota, so the bonus stays and nothing is above quota:
+    // the 1,500.00 the accelerator earned is taken back in May.
+    assert.equal(mayBy('quota-bonus'), 0);
+    assert.equal(mayBy('accelerator'), -150_000);
+    const april = await client.statements.get(adjustment.user_id, '2026-04');
+    assert.equal(april.plans[0]?.attainment.adjustments_cents, undefined);
+    assert.equal(april.plans[0]?.attainment.won_cents, 10_000_000);
+
+    // The CLI's flag: May's 20,000.00 is counted toward May's attainment.
+    const cli = await cliJson<{ adjustment: { counts_toward_attainment: boolean; period_id: string } }>([
+      'adjustments',
+      'add',
+      '--org',
+      org.id,
+      '--rep',
+      'rep-017',
+      '--period',
+      '2026-05',
+      '--amount-cents',
+      '2000000',
+      '--category',
+      'correction',
+      '--reason',
+      'May credit',
+      '--counts-toward-attainment',
+      '--json',
+    ]);
+    assert.deepEqual(cli.adjustment.counts_toward_attainment, true);
+    const mayStatement = await client.statements.get(adjustment.user_id, '2026-05');
+    assert.equal(mayStatement.plans[0]?.attainment.adjustments_cents, 2_000_000);
+  });
+
   test('a CSV file is applied whole; sent again it changes nothing; a bad row is reported by line and nothing of its file is applied', async ({
     org,
     client,
@@ -277,7 +398,7 @@ describe('manual adjustments', () => {
     assert.equal(added.adjustment.created_by.type, 'cli');
   });
 
-  test('over random histories: statement payable = rows + adjustments = payout = the CSV line', {
+  test('over random histories, some adjustments counting toward attainment: statement payable = rows + adjustments = payout = the CSV line, and a full recompute changes nothing', {
     timeout: 180_000,
   }, async ({ newOrg }) => {
     // Each run is a fresh org through the real API; a few runs keep the file's cost within an integration test.
@@ -297,6 +418,8 @@ describe('manual adjustments', () => {
             rep: fc.constantFrom('rep-1', 'rep-2'),
             amount: fc.integer({ min: -100_000, max: 100_000 }).filter((n) => n !== 0),
             voidIt: fc.boolean(),
+            // Counted amounts are scaled up to ±50,000.00, enough to cross the quota of 100,000.00.
+            counts: fc.boolean(),
           }),
           { maxLength: 4 },
         ),
@@ -319,12 +442,32 @@ describe('manual adjustments', () => {
             const written = await services.adjustments.create(org.id, {
               user_external_id: each.rep,
               period_id: '2026-04',
-              amount_cents: each.amount,
+              amount_cents: each.counts ? each.amount * 50 : each.amount,
               category: 'correction',
               reason: 'random',
+              counts_toward_attainment: each.counts,
             });
             if (each.voidIt) await services.adjustments.void(org.id, written.adjustment.id, { reason: 'undo' });
           }
+          // Deal events after the adjustments: those of a period holding a counting one are evaluated with it.
+          for (const [index, event] of dealEvents.slice(0, 2).entries()) {
+            await client.deals.ingestEvent({
+              external_id: `opp-late-${index}`,
+              state: {
+                ...state(event.amount, 'closed_won', `2026-04-${String(29 - event.day).padStart(2, '0')}`, {
+                  region: 'NA',
+                }),
+                owner_external_id: event.rep,
+              },
+            });
+          }
+          const live = async () =>
+            (await listAll(client, { status: ['projected', 'pending'] }))
+              .map((row) => `${row.id} ${row.amount_cents}`)
+              .sort();
+          const incremental = await live();
+          await services.recompute.run({ orgId: org.id });
+          assert.deepEqual(await live(), incremental, 'a full recompute changes nothing');
           await services.periods.lock(org.id, '2026-04');
           await assertLedgerAgrees(client, org.id);
         },

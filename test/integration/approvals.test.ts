@@ -216,7 +216,11 @@ describe('statement approvals', () => {
     const set = await console_.api.PUT('/admin/v1/pay-settings', {
       body: { statement_approval_policy: 'manager' },
     });
-    assert.deepEqual(set.data, { statement_approval_policy: 'manager', four_eyes_payment: false });
+    assert.deepEqual(set.data, {
+      statement_approval_policy: 'manager',
+      four_eyes_payment: false,
+      pay_waits_for_acceptance: false,
+    });
 
     const refused = await console_.api.POST('/admin/v1/periods/{id}/lock', { params: { path: { id: PERIOD } } });
     assert.equal(refused.response.status, 409);

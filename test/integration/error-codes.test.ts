@@ -5,12 +5,14 @@ import addFormats from 'ajv-formats';
 import pg from 'pg';
 import { describe } from 'vitest';
 import { ERROR_STATUS } from '../../src/http/errors.ts';
+import { newId } from '../../src/lib/ids.ts';
 import type { RunningServer } from '../../src/main.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { dealEvent, ingest, postEvent } from '../factories/deals.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { adminClient } from '../helpers/adminClient.ts';
 import { test } from '../helpers/fixtures.ts';
+import { testServices } from '../helpers/services.ts';
 
 // Every error code each API can send, one request per code over the real server and the real database, each body
 // validated against its contract's `Error` schema, and the codes sent compared with the contract's enum: a code
@@ -173,6 +175,22 @@ describe('error codes', () => {
     assert.equal((await withdraw()).status, 200);
     await expectError(await withdraw(), 'invalid_state');
 
+    // Accepting a plan (docs/plan-acceptance.md): the rep's own act, with their name typed as it is.
+    const accepting = await newOrg({ scopes: ['deals:write', 'earnings:read', 'plans:read', 'rep_tokens:write'] });
+    const plan = await applyPlan(db, accepting.org.id, planDocument());
+    await ingest(server, accepting.rawKey, dealEvent());
+    await testServices({ db }).admin.planAcceptances.requestCurrent(accepting.org.id, plan.plan_id);
+    const [rep017] = (await accepting.client.users.listPage({ external_id: 'rep-017' })).users;
+    const minted = await accepting.client.repTokens.create({ user_id: rep017?.id as string });
+    const accept = (token: string, typedName: string) =>
+      fetch(url(`/v1/plans/${plan.plan_id}/acceptances`), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ typed_name: typedName }),
+      });
+    await expectError(await accept(minted.token, 'Someone Else'), 'typed_name_mismatch');
+    await expectError(await accept(accepting.rawKey, 'rep-017'), 'rep_token_required');
+
     const limited = await newOrg({ rateLimit: 1 });
     const limitedAuth = { authorization: `Bearer ${limited.rawKey}` };
     assert.equal((await fetch(url('/v1/deals'), { headers: limitedAuth })).status, 200);
@@ -236,6 +254,21 @@ describe('error codes', () => {
     assert.equal((await client.api.POST('/admin/v1/periods/{id}/mark-paid', period)).response.status, 200);
     const relocked = await client.api.POST('/admin/v1/periods/{id}/lock', period);
     await expectError(relocked.response, 'invalid_state', relocked.error);
+
+    await db.user.create({ data: { id: newId('user'), org_id: org.id, external_id: 'rep-017' } });
+    const applied = await client.api.POST('/admin/v1/plan-files', {
+      body: { text: JSON.stringify(planDocument()), file_name: 'plan.json' },
+    });
+    assert.equal(applied.response.status, 200, JSON.stringify(applied.error));
+    const [asked] = (
+      await testServices({ db }).admin.planAcceptances.list({ kind: 'org', orgId: org.id }, { filters: {}, limit: 1 })
+    ).acceptances;
+    const remind = () =>
+      client.api.POST('/admin/v1/plan-acceptances/{id}/remind', { params: { path: { id: asked?.id as string } } });
+    assert.equal((await remind()).response.status, 200);
+    const again = await remind();
+    assert.ok(again.response.headers.get('retry-after'));
+    await expectError(again.response, 'reminded_recently', again.error);
 
     const february = { params: { path: { id: '2026-02' } } };
     assert.equal((await client.api.POST('/admin/v1/periods/{id}/lock', february)).response.status, 200);

@@ -375,9 +375,60 @@ describe('inquiries: the admin queue', () => {
     assert.equal(unchanged.data?.assignee, null);
     assert.equal(await db.inquiryLink.count({ where: { org_id: w.org.id } }), 0);
 
-    const adjusted = await resolveWith([{ kind: 'adjustment', id: 'adj_01kpnx0c7ad2m4n6p8q0r2s4t6' }]);
+    const { adjustment } = await testServices({ db }).admin.adjustments.create(w.org.id, {
+      user_id: w.ids.rep,
+      period_id: '2026-04',
+      amount_cents: 5000,
+      category: 'correction',
+      reason: 'The missing split',
+    });
+    const adjusted = await resolveWith([{ kind: 'adjustment', id: adjustment.id }]);
     assert.equal(adjusted.data?.state, 'resolved');
-    assert.deepEqual(adjusted.data?.resolution?.links, [{ kind: 'adjustment', id: 'adj_01kpnx0c7ad2m4n6p8q0r2s4t6' }]);
+    assert.deepEqual(adjusted.data?.resolution?.links, [{ kind: 'adjustment', id: adjustment.id }]);
+  });
+
+  test('a resolution naming an adjustment the org does not have is refused, and changes nothing', async ({
+    db,
+    server,
+    newOrg,
+    signedIn,
+  }) => {
+    const w = await world(db, server, newOrg);
+    const { inquiry } = await w.desk.open(w.org.id, w.actors.rep, {
+      subject: statementOf(),
+      type: 'other',
+      message: 'q',
+    });
+    const { client: admin } = await signedIn('admin', w.org.id);
+    const stranger = await newOrg({ scopes: ALL_SCOPES });
+    await ingest(server, stranger.rawKey, dealEvent({}, { owner_external_id: 'rep-900' }));
+    const strangerRep = await sdkClient(server, stranger.rawKey).users.findByExternalId('rep-900');
+    assert.ok(strangerRep);
+    const { adjustment: foreign } = await testServices({ db }).admin.adjustments.create(stranger.org.id, {
+      user_id: strangerRep.id,
+      period_id: '2026-04',
+      amount_cents: 5000,
+      category: 'one_off_bonus',
+      reason: 'Not this org',
+    });
+    const resolveWith = (id: string) =>
+      admin.api.POST('/admin/v1/inquiries/{id}/resolve', {
+        params: { path: { id: inquiry.id } },
+        body: { note: 'done', amount_changed: null, links: [{ kind: 'adjustment', id }] },
+      });
+    for (const [name, id] of [
+      ['never added', 'adj_01kpnx0c7ad2m4n6p8q0r2s4t6'],
+      ["another org's", foreign.id],
+    ] as const) {
+      const refused = await resolveWith(id);
+      assert.equal(refused.response.status, 400, name);
+      assert.equal(refused.error?.error, 'invalid_body', name);
+      assert.equal(refused.error?.reason, `links[0].id: no adjustment ${id} in the org`, name);
+    }
+    const unchanged = await admin.api.GET('/admin/v1/inquiries/{id}', { params: { path: { id: inquiry.id } } });
+    assert.equal(unchanged.data?.state, 'open');
+    assert.equal(unchanged.data?.resolution, null);
+    assert.equal(await db.inquiryLink.count({ where: { org_id: w.org.id } }), 0);
   });
 
   test('an admin opens an inquiry for a rep; a subject without its rep or of another org is refused', async ({

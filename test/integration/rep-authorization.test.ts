@@ -154,6 +154,25 @@ const MATRIX: Record<string, Row> = {
   },
   // After the comment: a withdrawn inquiry takes no more comments.
   withdrawInquiry: { call: (o) => ({ method: 'post', path: `/v1/inquiries/${o.inquiryId}/withdraw` }), expected: READ },
+  listPlanAcceptances: {
+    call: (o) => ({ method: 'get', path: '/v1/plan-acceptances', query: { user_id: o.userId } }),
+    expected: LIST,
+    shows: (body, o) => ids((body as { plan_acceptances: unknown }).plan_acceptances).includes(o.acceptanceId),
+  },
+  getPlanAcceptance: {
+    call: (o) => ({ method: 'get', path: `/v1/plan-acceptances/${o.acceptanceId}` }),
+    expected: READ,
+  },
+  getPlanAcceptanceDocument: {
+    call: (o) => ({ method: 'get', path: `/v1/plan-acceptances/${o.acceptanceId}/document` }),
+    expected: READ,
+  },
+  // A rep accepts for themself only: their own plan; a report's plan is their report's to accept (not assigned to
+  // the manager: 404), as a peer's or another org's.
+  acceptPlan: {
+    call: (o) => ({ method: 'post', path: `/v1/plans/${o.planId}/acceptances`, body: { typed_name: 'Rep-A' } }),
+    expected: { own: { status: 200 }, peer: { status: 404 }, report: { status: 404 }, otherOrg: { status: 404 } },
+  },
   revokeRepToken: {
     call: () => ({ method: 'post', path: '/v1/rep-tokens/rtk_01kmz3v0c8e4b9s7d2qx6w5n1a/revoke' }),
     expected: FORBIDDEN,

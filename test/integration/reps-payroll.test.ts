@@ -182,15 +182,23 @@ describe('GET /v1/users/{id}/statements/{period_id}', () => {
 });
 
 describe('GET /v1/payouts and quotient periods export', () => {
-  test('per rep, equal to each other and to the sum of the approved and paid rows, clawbacks net', async ({
+  test('per rep, equal to each other and to the sum of the approved and paid rows, clawbacks net; the console’s payroll file is the CLI’s', async ({
     org,
     client,
+    signedIn,
   }) => {
     await aprilLockedThenReopened(org.id, client);
     await client.deals.ingestEvent({
       external_id: 'opp-x',
       state: { ...state(3_000_000, 'closed_won', '2026-05-12', { region: 'NA' }), owner_external_id: 'rep-021' },
     });
+    const { client: admin } = await signedIn('admin', org.id);
+    const payrollFile = (periodId: string) =>
+      admin.api.GET('/admin/v1/periods/{id}/payroll-export', { params: { path: { id: periodId } }, parseAs: 'text' });
+    const refused = await payrollFile('2026-05');
+    assert.equal(refused.response.status, 409);
+    assert.equal(refused.error?.error, 'invalid_state');
+    assert.match(refused.error?.reason ?? '', /^period 2026-05 is open; lock it first/);
     await assert.rejects(client.payouts.listPage({ period_id: '2026-05' }), {
       status: 409,
       body: { error: 'period_open', reason: 'period 2026-05 is open: payouts exist once an admin has locked it' },
@@ -247,5 +255,14 @@ describe('GET /v1/payouts and quotient periods export', () => {
     const open = await runCli(['periods', 'export', '2026-06', '--org', org.id, '--json']);
     assert.equal(open.code, 2);
     assert.equal((onlyJson(open) as { error: string }).error, 'not_found');
+
+    // The admin API's file (the console's Payroll CSV link) is the CLI's, as an attachment.
+    const file = await payrollFile('2026-05');
+    assert.equal(file.response.status, 200);
+    assert.match(file.response.headers.get('content-type') ?? '', /^text\/csv/);
+    assert.equal(file.response.headers.get('content-disposition'), 'attachment; filename="payroll-2026-05.csv"');
+    assert.equal(file.data, `${csv.stdout.trimEnd()}\n`);
+    assert.equal((await payrollFile('2026-06')).response.status, 404);
+    assert.equal((await payrollFile('2026-5')).response.status, 400);
   });
 });

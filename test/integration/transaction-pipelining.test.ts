@@ -131,3 +131,27 @@ test('when one of the statements issued together fails, the others fail with it 
     }
   });
 });
+
+test('when the work awaits a statement sent after the one that failed, the transaction fails with the first failure', async () => {
+  await withMarks(async (url) => {
+    const pool = createSqlPool(url, 1, () => {});
+    try {
+      // As the earnings engine does: a read issued with others, awaited on its own. The statement before it fails
+      // (here a statement timeout, which the server answers 503); the read then fails with 25P02, "current
+      // transaction is aborted", which said nothing of the cause and was answered 500 (found by `npm run soak`).
+      const failed = inTransaction(pool, async (tx) => {
+        const first = tx.query({ text: "SELECT set_config('statement_timeout', '1', true)", values: [] });
+        const slow = tx.query({ text: 'SELECT pg_sleep(1)::text AS slept', values: [] });
+        const read = tx.query<{ marks: number }>({ text: COUNT, values: [] });
+        slow.catch(() => {});
+        await first;
+        await read;
+      });
+      await expect(failed).rejects.toMatchObject({ code: '57014' });
+      const marks = await inTransaction(pool, (tx) => tx.query<{ marks: number }>({ text: COUNT, values: [] }));
+      expect(marks).toEqual([{ marks: 0 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+});

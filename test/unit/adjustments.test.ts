@@ -49,10 +49,27 @@ describe('an adjustments file', () => {
         category: 'correction',
         reason: 'Fixed, at last',
         deal_external_id: null,
+        counts_toward_attainment: false,
       },
       { line: 3, refusal: 'period_id: "2026-13" is not YYYY-MM (a month) or YYYY-Qn (a quarter)' },
       { line: 4, refusal: 'idempotency_key: a is used on line 2 too' },
     ]);
+  });
+
+  test('the counts_toward_attainment column is true or false, false when empty; anything else refuses its row', async () => {
+    const entries = await readAdjustmentFile(
+      [
+        `${HEADER},counts_toward_attainment`,
+        'a,rep-1,2026-04,100,,correction,counts,,TRUE',
+        'b,rep-1,2026-04,100,,correction,does not,,false',
+        'c,rep-1,2026-04,100,,correction,empty,,',
+        'd,rep-1,2026-04,100,,correction,unclear,,yes',
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      entries.map((entry) => ('refusal' in entry ? entry.refusal : entry.counts_toward_attainment)),
+      [true, false, false, 'counts_toward_attainment: "yes" is not true or false'],
+    );
   });
 
   test.each([

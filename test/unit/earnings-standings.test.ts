@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
+import type { AttainmentCredit } from '../../src/domain/earnings/attainmentCredits.ts';
 import { countsPeriod } from '../../src/domain/earnings/changeScope.ts';
 import type { RepQuotas } from '../../src/domain/earnings/quotas.ts';
 import { type ChipStanding, evaluateFromStandings, standingsOf } from '../../src/domain/earnings/standings.ts';
@@ -126,12 +127,22 @@ const dealStates: fc.Arbitrary<DealSnapshot> = fc
     }),
   );
 
+// Adjustments that count toward attainment, added between deal events: each is what a recompute then counts from every
+// deal (the recompute drops the running totals), and a period holding one is evaluated in full from then on.
+const creditAdded: fc.Arbitrary<AttainmentCredit> = fc.record({
+  id: fc.constantFrom('adj_1', 'adj_2', 'adj_3', 'adj_4'),
+  period_id: fc.constantFrom('2026-03', '2026-04', '2026-05', '2026-Q2'),
+  amount_cents: fc.constantFrom(-1_000_000, 2_500_000, 9_000_000),
+  currency: fc.constant('USD'),
+});
+
 const keyOf = (standing: Pick<ChipStanding, 'chip_id' | 'period_id'>) => `${standing.chip_id}/${standing.period_id}`;
 
 function everyLine(
   subject: EnginePlanVersion,
   deals: Iterable<DealSnapshot>,
   quotas?: RepQuotas,
+  credits: readonly AttainmentCredit[] = [],
 ): Map<string, LineTarget> {
   const { targets } = evaluateLines({
     plan: subject,
@@ -139,6 +150,7 @@ function everyLine(
     deals: [...deals],
     periods: PERIODS,
     today: TODAY,
+    credits,
     ...(quotas ? { quotas } : {}),
   });
   return new Map(targets.map((target) => [target.line.line_key, target]));
@@ -147,18 +159,31 @@ function everyLine(
 const amounts = (target: LineTarget | undefined) =>
   target && { earned: target.earned_cents, projected: target.projected_cents, period: target.period_id };
 
+const events = fc.oneof(
+  { arbitrary: dealStates.map((deal) => ({ kind: 'deal' as const, deal })), weight: 8 },
+  { arbitrary: creditAdded.map((credit) => ({ kind: 'credit' as const, credit })), weight: 1 },
+);
+
 describe('running totals', () => {
   test('kept from event to event, they equal a recount, and what they decide equals a full evaluation', () => {
     let decided = 0;
     fc.assert(
-      fc.property(plans, repQuotas, fc.array(dealStates, { maxLength: 25 }), (subject, quotas, history) => {
+      fc.property(plans, repQuotas, fc.array(events, { maxLength: 25 }), (subject, quotas, history) => {
         const deals = new Map<string, DealSnapshot>();
+        const credits: AttainmentCredit[] = [];
         const recount = () =>
-          standingsOf({ plan: subject, rep, deals: [...deals.values()], periods: PERIODS, today: TODAY });
+          standingsOf({ plan: subject, rep, deals: [...deals.values()], periods: PERIODS, today: TODAY, credits });
         let kept = new Map(recount().map((standing) => [keyOf(standing), standing]));
-        for (const after of history) {
+        for (const event of history) {
+          if (event.kind === 'credit') {
+            if (credits.some((credit) => credit.id === event.credit.id)) continue;
+            credits.push(event.credit);
+            kept = new Map(recount().map((standing) => [keyOf(standing), standing]));
+            continue;
+          }
+          const after = event.deal;
           const before = deals.get(after.id) ?? null;
-          const linesBefore = everyLine(subject, deals.values(), quotas);
+          const linesBefore = everyLine(subject, deals.values(), quotas, credits);
           deals.set(after.id, after);
           const chips = subject.chips.filter((c) => countsPeriod(subject, c)).map((c) => c.id);
           const decision = evaluateFromStandings({
@@ -169,6 +194,7 @@ describe('running totals', () => {
             after,
             standings: kept,
             today: TODAY,
+            credits,
             ...(quotas ? { quotas } : {}),
           });
           if (decision === null) {
@@ -176,7 +202,7 @@ describe('running totals', () => {
           } else {
             decided += 1;
             for (const standing of decision.standings) kept.set(keyOf(standing), standing);
-            const linesAfter = everyLine(subject, deals.values(), quotas);
+            const linesAfter = everyLine(subject, deals.values(), quotas, credits);
             const decidedLines = new Map(decision.targets.map((target) => [target.line.line_key, target]));
             for (const [lineKey, target] of linesAfter) {
               const own = target.line.deal_id === after.id;

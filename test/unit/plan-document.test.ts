@@ -4,6 +4,8 @@ import { evaluateCondition } from '../../src/domain/earnings/conditions.ts';
 import type { DealSnapshot } from '../../src/domain/earnings/types.ts';
 import { planDocumentHtml } from '../../src/domain/plans/document/html.ts';
 import { type PlanDocumentInput, planDocument } from '../../src/domain/plans/document/model.ts';
+import { planDocumentPdf } from '../../src/domain/plans/document/pdf.ts';
+import { repQuotaSource } from '../../src/domain/plans/document/repQuota.ts';
 import { solveCondition, withFields } from '../../src/domain/plans/document/sampleDeals.ts';
 import { readPlanFile } from '../../src/domain/plans/planFile.ts';
 import type { Condition, PlanDefinition } from '../../src/domain/plans/types.ts';
@@ -252,6 +254,114 @@ chips:
       ),
     );
     assert.equal(document.facts.find((fact) => fact.label === 'Quota')?.value, '10,000,000');
+  });
+});
+
+describe("a rep's own quota in the document", () => {
+  // Applied 2026-05-04: the document's year is 2026-05 .. 2027-04; the rep started 2026-04-20 on a 4-month ramp.
+  const definition = { ...plan(CORE), ramp: [25, 50, 75, 100] };
+  const quotas = {
+    start_date: '2026-04-20',
+    entries: [
+      { from: '2026-01-01', quota_cents: 12_000_000 },
+      { from: '2026-09-01', quota_cents: 15_000_000 },
+      { from: '2027-01-01', quota_cents: null },
+    ],
+  };
+
+  test('each period of the year has the quota table figure, ramped by month since the start date', () => {
+    const source = repQuotaSource(definition, quotas, '2026-05', 'USD');
+    assert.deepEqual(
+      source.periods?.map((period) => [period.period_id, period.quota_cents]),
+      [
+        ['2026-05', 6_000_000], // ramp month 2: 50% of 120,000.00
+        ['2026-06', 9_000_000], // month 3: 75%
+        ['2026-07', 12_000_000], // month 4: 100%
+        ['2026-08', 12_000_000],
+        ['2026-09', 15_000_000], // the table's next entry
+        ['2026-10', 15_000_000],
+        ['2026-11', 15_000_000],
+        ['2026-12', 15_000_000],
+        ['2027-01', 10_000_000], // back to the plan's quota
+        ['2027-02', 10_000_000],
+        ['2027-03', 10_000_000],
+        ['2027-04', 10_000_000],
+      ],
+    );
+    assert.equal(
+      source.periods?.[0]?.explanation,
+      'quota 60,000.00: ramp month 2 of 4, 50% of 120,000.00, the quota set for this rep from 2026-01-01; the rep started on 2026-04-20.',
+    );
+    assert.equal(source.periods?.[8]?.explanation, 'quota 100,000.00: plan quota.');
+    assert.equal(source.quota_cents, 6_000_000);
+    assert.deepEqual(source.ramp_pct, [25, 50, 75, 100]);
+    assert.equal(source.start_date, '2026-04-20');
+  });
+
+  test('the document shows the figures in its model, HTML and PDF, and the tiers use the first period’s quota', () => {
+    const document = planDocument(
+      input(definition, { quota: repQuotaSource(definition, quotas, '2026-05', 'USD'), rep_external_id: 'rep-017' }),
+    );
+    assert.equal(document.quota.amount, '60,000.00');
+    assert.match(
+      document.quota.source,
+      /^Your quota for 2026-05, the period of the worked examples: quota 60,000\.00: ramp month 2 of 4/,
+    );
+    assert.equal(
+      document.quota.ramp,
+      'Ramp from your start date (2026-04-20): month 1 25%, month 2 50%, month 3 75%, month 4 100% of full quota.',
+    );
+    assert.equal(document.quota.start_date, '2026-04-20');
+    assert.deepEqual(document.quota.periods.slice(0, 2), [
+      {
+        period_id: '2026-05',
+        quota_cents: 6_000_000,
+        amount: '60,000.00',
+        source:
+          'quota 60,000.00: ramp month 2 of 4, 50% of 120,000.00, the quota set for this rep from 2026-01-01; the rep started on 2026-04-20.',
+      },
+      {
+        period_id: '2026-06',
+        quota_cents: 9_000_000,
+        amount: '90,000.00',
+        source:
+          'quota 90,000.00: ramp month 3 of 4, 75% of 120,000.00, the quota set for this rep from 2026-01-01; the rep started on 2026-04-20.',
+      },
+    ]);
+    assert.equal(document.chips[1]?.tiers?.[0]?.to, '60,000.00 (100% of quota)');
+    const html = planDocumentHtml(document);
+    assert.match(html, /<th scope="col">Period<\/th><th scope="col" class="money">Quota<\/th>/);
+    assert.match(
+      html,
+      /<tr><td>2026-06<\/td><td class="money">90,000\.00<\/td><td>quota 90,000\.00: ramp month 3 of 4/,
+    );
+    assert.match(html, /<tr><td>2026-09<\/td><td class="money">150,000\.00<\/td>/);
+    const pdf = planDocumentPdf(document, new Date('2026-05-05T00:00:00Z'));
+    const table = pdf.blocks.find(
+      (block) => block.kind === 'table' && block.columns.some((column) => column.header === 'Where it comes from'),
+    );
+    assert.ok(table && table.kind === 'table');
+    assert.deepEqual(table.rows[1]?.slice(0, 2), ['2026-06', '90,000.00']);
+    assert.equal(table.rows.length, 12);
+  });
+
+  test('a rep without a quota of their own: the plan quota in every period, a plain sentence, no ramp', () => {
+    const source = repQuotaSource(plan(CORE), { start_date: null, entries: [] }, '2026-05', 'USD');
+    assert.deepEqual(new Set(source.periods?.map((period) => period.quota_cents)), new Set([10_000_000]));
+    assert.equal(source.ramp_pct, undefined);
+    const document = planDocument(input(plan(CORE), { quota: source }));
+    assert.match(document.quota.source, /^The plan's quota; no quota of your own is set under this plan\./);
+    assert.equal(document.quota.ramp, null);
+    assert.deepEqual(planDocument(input(plan(CORE))).quota.periods, []);
+  });
+
+  test('a quarterly plan lists four quarters', () => {
+    const quarterly = { ...plan(CORE), period: 'quarterly' as const };
+    const source = repQuotaSource(quarterly, { start_date: null, entries: [] }, '2026-Q2', 'USD');
+    assert.deepEqual(
+      source.periods?.map((period) => period.period_id),
+      ['2026-Q2', '2026-Q3', '2026-Q4', '2027-Q1'],
+    );
   });
 });
 

@@ -100,6 +100,39 @@ describe("a statement's attainment", () => {
     assert.equal(attainmentOf(info(), { user, deals, today: TODAY }, '2026-04').won_cents, 1_000_000);
     assert.equal(attainmentOf(info(), { user, deals, today: TODAY }, '2026-Q2').won_cents, 0);
   });
+
+  test('adjustments that count toward attainment add their amount in the plan period holding theirs', () => {
+    const deals = [deal(1, { amount_cents: 4_000_000, close_date: '2026-04-10' })];
+    const credits = [
+      { id: 'adj_april', period_id: '2026-04', amount_cents: 1_000_000, currency: 'USD' },
+      // 5,000.00 EUR at 1.1 on 2026-04-30: 5,500.00 USD.
+      { id: 'adj_april_eur', period_id: '2026-04', amount_cents: 500_000, currency: 'EUR' },
+      { id: 'adj_may', period_id: '2026-05', amount_cents: 9_000_000, currency: 'USD' },
+      // No rate converts JPY: left out.
+      { id: 'adj_jpy', period_id: '2026-04', amount_cents: 100_000, currency: 'JPY' },
+    ];
+    const money = { default_currency: 'USD', rates: [rate('EUR', 'USD', '2026-04-01', '1.1')] };
+    const april = attainmentOf(info(), { user, deals, today: TODAY, money, credits }, '2026-04');
+    assert.deepEqual(april, {
+      won_cents: 5_550_000,
+      adjustments_cents: 1_550_000,
+      quota_cents: 10_000_000,
+      percent: 55.5,
+      quota_explanation: 'quota 100,000.00: plan quota.',
+    });
+    // Under a quarterly plan, April's and May's count in Q2; a month's statement of it counts nothing.
+    const quarterly = info({ period: 'quarterly' });
+    const q2 = attainmentOf(quarterly, { user, deals, today: TODAY, money, credits }, '2026-Q2');
+    assert.equal(q2.adjustments_cents, 10_550_000);
+    assert.equal(q2.won_cents, 14_550_000);
+    assert.equal(attainmentOf(quarterly, { user, deals, today: TODAY, money, credits }, '2026-04').won_cents, 0);
+    // A rep not on the plan during the period counts none of them.
+    const elsewhere = info({ assignees: [{ owner_external_id: rep.external_id, from: '2026-05-01' }] });
+    assert.equal(
+      attainmentOf(elsewhere, { user, deals, today: TODAY, money, credits }, '2026-04').adjustments_cents,
+      undefined,
+    );
+  });
 });
 
 describe('equals what the attainment bonus counts', () => {
@@ -120,14 +153,22 @@ describe('equals what the attainment bonus counts', () => {
     owner: fc.constantFrom(rep.external_id, otherRep.external_id),
     repShare: fc.option(fc.integer({ min: 0, max: 10000 }), { nil: undefined }),
   });
+  // Adjustments counting toward attainment: April's count, March's and a quarter's (its last month, June) do not.
+  const creditArbitrary = fc.record({
+    amount_cents: fc.integer({ min: -5_000_000, max: 20_000_000 }).filter((cents) => cents !== 0),
+    currency: fc.constantFrom(...currencies),
+    period_id: fc.constantFrom('2026-04', '2026-04', '2026-03', '2026-Q2'),
+  });
 
-  test('for any deals, splits, currencies and assignment window', () => {
+  test('for any deals, splits, currencies, assignment window and adjustments counting toward attainment', () => {
     fc.assert(
       fc.property(
         fc.array(dealArbitrary, { maxLength: 8 }),
         fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined }),
         fc.constantFrom('USD', 'EUR'),
-        (generated, fromDay, planCurrency) => {
+        fc.array(creditArbitrary, { maxLength: 4 }),
+        (generated, fromDay, planCurrency, generatedCredits) => {
+          const credits = generatedCredits.map((credit, index) => ({ ...credit, id: `adj_${index}` }));
           const deals: DealSnapshot[] = generated.map((g, index) => {
             const close = `2026-04-${String(g.day).padStart(2, '0')}`;
             return deal(index + 1, {
@@ -154,7 +195,15 @@ describe('equals what the attainment bonus counts', () => {
               : [{ owner_external_id: rep.external_id, from: `2026-04-${String(fromDay).padStart(2, '0')}` }];
           const engine = plan({ chips: [bonus], currency: planCurrency, assignees });
           const money = { default_currency: 'USD', rates };
-          const evaluation = evaluateLines({ plan: engine, rep, deals, periods: ['2026-04'], today: TODAY, money });
+          const evaluation = evaluateLines({
+            plan: engine,
+            rep,
+            deals,
+            periods: ['2026-04'],
+            today: TODAY,
+            money,
+            credits,
+          });
           const line = evaluation.targets.find((target) => target.line.chip_id === bonus.id);
           const threshold = line?.trace.steps.find((step) => step.type === 'threshold');
           assert.ok(threshold && threshold.type === 'threshold', 'the bonus line has its threshold step');
@@ -165,8 +214,15 @@ describe('equals what the attainment bonus counts', () => {
             periodId: '2026-04',
             today: TODAY,
             money,
+            credits,
           });
           assert.equal(Number(counted.won_cents), Number(threshold.attained_cents));
+          const listed = (threshold.counted_adjustments ?? []).map((each) => each.counted_cents);
+          assert.equal(
+            Number(counted.adjustments_cents),
+            listed.reduce((sum, cents) => sum + cents, 0),
+          );
+          assert.equal(counted.adjustments_cents === null, listed.length === 0);
           assert.equal(Number(counted.quota_cents), threshold.quota_cents);
         },
       ),

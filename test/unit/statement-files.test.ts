@@ -42,6 +42,7 @@ function statement(currency: string, dealExternalId: string, amountCents: number
     by_currency: [{ currency, totals, manual_adjustments_cents: 0, payable_cents: amountCents }],
     manual_adjustments: [],
     manual_adjustments_cents: 0,
+    held_pending_acceptance_cents: 0,
     payable_cents: amountCents,
   } as Statement;
 }

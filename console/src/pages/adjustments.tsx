@@ -133,7 +133,12 @@ export function AdjustmentsPage(props: { canChange: boolean }) {
                         <Badge tone={adjustment.status === 'pending' ? 'blue' : 'green'}>{adjustment.status}</Badge>
                       )}
                     </td>
-                    <td>{adjustment.reason}</td>
+                    <td>
+                      {adjustment.reason}
+                      {adjustment.counts_toward_attainment ? (
+                        <div class="muted small">Counts toward attainment</div>
+                      ) : null}
+                    </td>
                     <td class="nowrap">
                       <div>{adjustment.created_by.name}</div>
                       <div class="muted small">{shortDateTime(adjustment.created_at)}</div>
@@ -184,6 +189,7 @@ function AddForm(props: { onAdded: (text: string) => void; onError: (text: strin
   const [amount, setAmount] = useState('');
   const [category, setCategory] = useState<Category>('one_off_bonus');
   const [reason, setReason] = useState('');
+  const [counts, setCounts] = useState(false);
   const [busy, setBusy] = useState(false);
   return (
     <form
@@ -194,15 +200,23 @@ function AddForm(props: { onAdded: (text: string) => void; onError: (text: strin
         const cents = Math.round(Number(amount) * 100);
         setBusy(true);
         const { data, error } = await api.POST('/admin/v1/adjustments', {
-          body: { user_external_id: rep.trim(), period_id: period.trim(), amount_cents: cents, category, reason },
+          body: {
+            user_external_id: rep.trim(),
+            period_id: period.trim(),
+            amount_cents: cents,
+            category,
+            reason,
+            counts_toward_attainment: counts,
+          },
         });
         setBusy(false);
         if (data) {
           props.onAdded(
-            `Added ${money(data.adjustment.amount_cents)} to ${data.adjustment.user_external_id} in ${data.adjustment.period_id}.`,
+            `Added ${money(data.adjustment.amount_cents)} to ${data.adjustment.user_external_id} in ${data.adjustment.period_id}${data.adjustment.counts_toward_attainment ? ', counting toward attainment' : ''}. Its id, to name it in an inquiry's resolution: ${data.adjustment.id}`,
           );
           setAmount('');
           setReason('');
+          setCounts(false);
         } else props.onError(describeError(error));
       }}
     >
@@ -251,6 +265,15 @@ function AddForm(props: { onAdded: (text: string) => void; onError: (text: strin
           onInput={(event) => setReason(event.currentTarget.value)}
         />
       </Field>
+      <label class="check">
+        <input
+          id="adjustment-counts"
+          type="checkbox"
+          checked={counts}
+          onChange={(event) => setCounts(event.currentTarget.checked)}
+        />
+        Counts toward attainment (moves tiers and attainment bonuses of the period)
+      </label>
       <div class="form-actions">
         <button type="submit" class="button button-primary" disabled={busy}>
           {busy ? 'Adding…' : 'Add adjustment'}
@@ -289,8 +312,8 @@ function UploadForm(props: { onApplied: () => void }) {
       <h2 id="upload-adjustments-title">Upload a CSV file</h2>
       <p class="muted small">
         Header: idempotency_key, user_external_id, period_id, amount_cents, currency, category, reason,
-        deal_external_id. Each row's key makes a re-upload change nothing; one bad row and nothing of the file is
-        applied.
+        deal_external_id, counts_toward_attainment (true or false; optional). Each row's key makes a re-upload change
+        nothing; one bad row and nothing of the file is applied.
       </p>
       <div class="apply-source">
         <label class="button" for="adjustments-file">

@@ -62,7 +62,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
     <>
       <PageHeader
         title="Periods"
-        description="Open periods take new earnings. Locking approves the pending earnings and freezes their amounts; marking paid records the payout. Periods never move back."
+        description="Open periods take new earnings. Locking approves the pending earnings and freezes their amounts; a locked or paid period's payroll file (one row per rep: approved, paid, clawbacks, draws, adjustments, total) is under Payroll; marking paid records the payout. Periods never move back."
       />
       <OutcomeNotice outcome={message} />
       {waiting && props.canChange ? (
@@ -147,6 +147,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
                     </th>
                   ))}
                   <th scope="col">Changed (UTC)</th>
+                  <th scope="col">Payroll</th>
                   {props.canChange ? (
                     <th scope="col">
                       <span class="visually-hidden">Actions</span>
@@ -188,6 +189,19 @@ export function PeriodsPage(props: { canChange: boolean }) {
                       );
                     })}
                     <td class="nowrap">{shortDateTime(period.paid_at ?? period.locked_at)}</td>
+                    <td>
+                      {period.status === 'open' ? (
+                        <span class="muted">—</span>
+                      ) : (
+                        <a
+                          href={`/admin/v1/periods/${encodeURIComponent(period.id)}/payroll-export`}
+                          download
+                          aria-label={`Download the payroll CSV of ${period.id}`}
+                        >
+                          CSV
+                        </a>
+                      )}
+                    </td>
                     {props.canChange ? (
                       <td class="actions">
                         {period.status === 'open' ? (
@@ -239,7 +253,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
   );
 }
 
-/** The approval policy and four-eyes payment (docs/pay-workflow.md). */
+/** The approval policy, four-eyes payment (docs/pay-workflow.md) and pay waiting for plan acceptance. */
 function PaySettingsCard(props: { canChange: boolean }) {
   const [loaded, reload] = useLoad(() => api.GET('/admin/v1/pay-settings'), []);
   const [outcome, setOutcome] = useState<Outcome | undefined>();
@@ -277,6 +291,18 @@ function PaySettingsCard(props: { canChange: boolean }) {
             onChange={(event) => void save({ four_eyes_payment: event.currentTarget.checked })}
           />{' '}
           Four-eyes payment (a second admin confirms Mark paid)
+        </label>
+      </div>
+      <div class="field">
+        <label for="wait-for-acceptance">
+          <input
+            id="wait-for-acceptance"
+            type="checkbox"
+            disabled={!props.canChange}
+            checked={loaded.data.pay_waits_for_acceptance}
+            onChange={(event) => void save({ pay_waits_for_acceptance: event.currentTarget.checked })}
+          />{' '}
+          Pay waits for reps to accept their plan
         </label>
       </div>
       <OutcomeNotice outcome={outcome} />

@@ -161,6 +161,11 @@ export function PlanPage(props: { id: string; canChange: boolean }) {
                   Plan document of v{version.number}
                 </Link>
               ) : null}
+              {version ? (
+                <Link href={`/plans/${plan.id}/versions/${version.id}/acceptances`}>
+                  Who accepted v{version.number}
+                </Link>
+              ) : null}
             </div>
             {version ? (
               <div class="grid-2">

@@ -437,7 +437,8 @@ export const ModelName = {
   RepRateLimitCounter: 'RepRateLimitCounter',
   Inquiry: 'Inquiry',
   InquiryLink: 'InquiryLink',
-  InquiryComment: 'InquiryComment'
+  InquiryComment: 'InquiryComment',
+  PlanAcceptance: 'PlanAcceptance'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -453,7 +454,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -3491,6 +3492,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    PlanAcceptance: {
+      payload: Prisma.$PlanAcceptancePayload<ExtArgs>
+      fields: Prisma.PlanAcceptanceFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PlanAcceptanceFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptancePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PlanAcceptanceFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptancePayload>
+        }
+        findFirst: {
+          args: Prisma.PlanAcceptanceFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptancePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PlanAcceptanceFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptancePayload>
+        }
+        findMany: {
+          args: Prisma.PlanAcceptanceFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptancePayload>[]
+        }
+        create: {
+          args: Prisma.PlanAcceptanceCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptancePayload>
+        }
+        createMany: {
+          args: Prisma.PlanAcceptanceCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PlanAcceptanceCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptancePayload>[]
+        }
+        delete: {
+          args: Prisma.PlanAcceptanceDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptancePayload>
+        }
+        update: {
+          args: Prisma.PlanAcceptanceUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptancePayload>
+        }
+        deleteMany: {
+          args: Prisma.PlanAcceptanceDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PlanAcceptanceUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PlanAcceptanceUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptancePayload>[]
+        }
+        upsert: {
+          args: Prisma.PlanAcceptanceUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptancePayload>
+        }
+        aggregate: {
+          args: Prisma.PlanAcceptanceAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePlanAcceptance>
+        }
+        groupBy: {
+          args: Prisma.PlanAcceptanceGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PlanAcceptanceGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PlanAcceptanceCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PlanAcceptanceCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -3539,6 +3614,7 @@ export const OrgScalarFieldEnum = {
   default_currency: 'default_currency',
   statement_approval_policy: 'statement_approval_policy',
   four_eyes_payment: 'four_eyes_payment',
+  pay_waits_for_acceptance: 'pay_waits_for_acceptance',
   cors_allowed_origins: 'cors_allowed_origins',
   rep_rate_limit_per_minute: 'rep_rate_limit_per_minute',
   created_at: 'created_at'
@@ -4035,7 +4111,8 @@ export const AdjustmentScalarFieldEnum = {
   created_by_type: 'created_by_type',
   created_by: 'created_by',
   created_by_id: 'created_by_id',
-  created_at: 'created_at'
+  created_at: 'created_at',
+  counts_toward_attainment: 'counts_toward_attainment'
 } as const
 
 export type AdjustmentScalarFieldEnum = (typeof AdjustmentScalarFieldEnum)[keyof typeof AdjustmentScalarFieldEnum]
@@ -4147,6 +4224,28 @@ export const InquiryCommentScalarFieldEnum = {
 } as const
 
 export type InquiryCommentScalarFieldEnum = (typeof InquiryCommentScalarFieldEnum)[keyof typeof InquiryCommentScalarFieldEnum]
+
+
+export const PlanAcceptanceScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  plan_id: 'plan_id',
+  plan_version_id: 'plan_version_id',
+  plan_version: 'plan_version',
+  state: 'state',
+  requested_at: 'requested_at',
+  reminded_at: 'reminded_at',
+  accepted_at: 'accepted_at',
+  typed_name: 'typed_name',
+  ip_address: 'ip_address',
+  user_agent: 'user_agent',
+  rep_token_id: 'rep_token_id',
+  document: 'document',
+  document_sha256: 'document_sha256'
+} as const
+
+export type PlanAcceptanceScalarFieldEnum = (typeof PlanAcceptanceScalarFieldEnum)[keyof typeof PlanAcceptanceScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -4499,6 +4598,7 @@ export type GlobalOmitConfig = {
   inquiry?: Prisma.InquiryOmit
   inquiryLink?: Prisma.InquiryLinkOmit
   inquiryComment?: Prisma.InquiryCommentOmit
+  planAcceptance?: Prisma.PlanAcceptanceOmit
 }
 
 /* Types for Logging */

@@ -91,7 +91,8 @@ export const ModelName = {
   RepRateLimitCounter: 'RepRateLimitCounter',
   Inquiry: 'Inquiry',
   InquiryLink: 'InquiryLink',
-  InquiryComment: 'InquiryComment'
+  InquiryComment: 'InquiryComment',
+  PlanAcceptance: 'PlanAcceptance'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -119,6 +120,7 @@ export const OrgScalarFieldEnum = {
   default_currency: 'default_currency',
   statement_approval_policy: 'statement_approval_policy',
   four_eyes_payment: 'four_eyes_payment',
+  pay_waits_for_acceptance: 'pay_waits_for_acceptance',
   cors_allowed_origins: 'cors_allowed_origins',
   rep_rate_limit_per_minute: 'rep_rate_limit_per_minute',
   created_at: 'created_at'
@@ -615,7 +617,8 @@ export const AdjustmentScalarFieldEnum = {
   created_by_type: 'created_by_type',
   created_by: 'created_by',
   created_by_id: 'created_by_id',
-  created_at: 'created_at'
+  created_at: 'created_at',
+  counts_toward_attainment: 'counts_toward_attainment'
 } as const
 
 export type AdjustmentScalarFieldEnum = (typeof AdjustmentScalarFieldEnum)[keyof typeof AdjustmentScalarFieldEnum]
@@ -727,6 +730,28 @@ export const InquiryCommentScalarFieldEnum = {
 } as const
 
 export type InquiryCommentScalarFieldEnum = (typeof InquiryCommentScalarFieldEnum)[keyof typeof InquiryCommentScalarFieldEnum]
+
+
+export const PlanAcceptanceScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  user_id: 'user_id',
+  plan_id: 'plan_id',
+  plan_version_id: 'plan_version_id',
+  plan_version: 'plan_version',
+  state: 'state',
+  requested_at: 'requested_at',
+  reminded_at: 'reminded_at',
+  accepted_at: 'accepted_at',
+  typed_name: 'typed_name',
+  ip_address: 'ip_address',
+  user_agent: 'user_agent',
+  rep_token_id: 'rep_token_id',
+  document: 'document',
+  document_sha256: 'document_sha256'
+} as const
+
+export type PlanAcceptanceScalarFieldEnum = (typeof PlanAcceptanceScalarFieldEnum)[keyof typeof PlanAcceptanceScalarFieldEnum]
 
 
 export const SortOrder = {

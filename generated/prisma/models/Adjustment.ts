@@ -50,6 +50,7 @@ export type AdjustmentMinAggregateOutputType = {
   created_by: string | null
   created_by_id: string | null
   created_at: Date | null
+  counts_toward_attainment: boolean | null
 }
 
 export type AdjustmentMaxAggregateOutputType = {
@@ -68,6 +69,7 @@ export type AdjustmentMaxAggregateOutputType = {
   created_by: string | null
   created_by_id: string | null
   created_at: Date | null
+  counts_toward_attainment: boolean | null
 }
 
 export type AdjustmentCountAggregateOutputType = {
@@ -86,6 +88,7 @@ export type AdjustmentCountAggregateOutputType = {
   created_by: number
   created_by_id: number
   created_at: number
+  counts_toward_attainment: number
   _all: number
 }
 
@@ -114,6 +117,7 @@ export type AdjustmentMinAggregateInputType = {
   created_by?: true
   created_by_id?: true
   created_at?: true
+  counts_toward_attainment?: true
 }
 
 export type AdjustmentMaxAggregateInputType = {
@@ -132,6 +136,7 @@ export type AdjustmentMaxAggregateInputType = {
   created_by?: true
   created_by_id?: true
   created_at?: true
+  counts_toward_attainment?: true
 }
 
 export type AdjustmentCountAggregateInputType = {
@@ -150,6 +155,7 @@ export type AdjustmentCountAggregateInputType = {
   created_by?: true
   created_by_id?: true
   created_at?: true
+  counts_toward_attainment?: true
   _all?: true
 }
 
@@ -255,6 +261,7 @@ export type AdjustmentGroupByOutputType = {
   created_by: string
   created_by_id: string | null
   created_at: Date
+  counts_toward_attainment: boolean
   _count: AdjustmentCountAggregateOutputType | null
   _avg: AdjustmentAvgAggregateOutputType | null
   _sum: AdjustmentSumAggregateOutputType | null
@@ -296,6 +303,7 @@ export type AdjustmentWhereInput = {
   created_by?: Prisma.StringFilter<"Adjustment"> | string
   created_by_id?: Prisma.StringNullableFilter<"Adjustment"> | string | null
   created_at?: Prisma.DateTimeFilter<"Adjustment"> | Date | string
+  counts_toward_attainment?: Prisma.BoolFilter<"Adjustment"> | boolean
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   deal?: Prisma.XOR<Prisma.DealNullableScalarRelationFilter, Prisma.DealWhereInput> | null
@@ -319,6 +327,7 @@ export type AdjustmentOrderByWithRelationInput = {
   created_by?: Prisma.SortOrder
   created_by_id?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
+  counts_toward_attainment?: Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
   user?: Prisma.UserOrderByWithRelationInput
   deal?: Prisma.DealOrderByWithRelationInput
@@ -346,6 +355,7 @@ export type AdjustmentWhereUniqueInput = Prisma.AtLeast<{
   created_by?: Prisma.StringFilter<"Adjustment"> | string
   created_by_id?: Prisma.StringNullableFilter<"Adjustment"> | string | null
   created_at?: Prisma.DateTimeFilter<"Adjustment"> | Date | string
+  counts_toward_attainment?: Prisma.BoolFilter<"Adjustment"> | boolean
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   deal?: Prisma.XOR<Prisma.DealNullableScalarRelationFilter, Prisma.DealWhereInput> | null
@@ -369,6 +379,7 @@ export type AdjustmentOrderByWithAggregationInput = {
   created_by?: Prisma.SortOrder
   created_by_id?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
+  counts_toward_attainment?: Prisma.SortOrder
   _count?: Prisma.AdjustmentCountOrderByAggregateInput
   _avg?: Prisma.AdjustmentAvgOrderByAggregateInput
   _max?: Prisma.AdjustmentMaxOrderByAggregateInput
@@ -395,6 +406,7 @@ export type AdjustmentScalarWhereWithAggregatesInput = {
   created_by?: Prisma.StringWithAggregatesFilter<"Adjustment"> | string
   created_by_id?: Prisma.StringNullableWithAggregatesFilter<"Adjustment"> | string | null
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Adjustment"> | Date | string
+  counts_toward_attainment?: Prisma.BoolWithAggregatesFilter<"Adjustment"> | boolean
 }
 
 export type AdjustmentCreateInput = {
@@ -409,6 +421,7 @@ export type AdjustmentCreateInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
   org: Prisma.OrgCreateNestedOneWithoutAdjustmentsInput
   user: Prisma.UserCreateNestedOneWithoutAdjustmentsInput
   deal?: Prisma.DealCreateNestedOneWithoutAdjustmentsInput
@@ -432,6 +445,7 @@ export type AdjustmentUncheckedCreateInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
   voided_by?: Prisma.AdjustmentUncheckedCreateNestedOneWithoutVoidsInput
 }
 
@@ -447,6 +461,7 @@ export type AdjustmentUpdateInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   org?: Prisma.OrgUpdateOneRequiredWithoutAdjustmentsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutAdjustmentsNestedInput
   deal?: Prisma.DealUpdateOneWithoutAdjustmentsNestedInput
@@ -470,6 +485,7 @@ export type AdjustmentUncheckedUpdateInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   voided_by?: Prisma.AdjustmentUncheckedUpdateOneWithoutVoidsNestedInput
 }
 
@@ -489,6 +505,7 @@ export type AdjustmentCreateManyInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
 }
 
 export type AdjustmentUpdateManyMutationInput = {
@@ -503,6 +520,7 @@ export type AdjustmentUpdateManyMutationInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 export type AdjustmentUncheckedUpdateManyInput = {
@@ -521,6 +539,7 @@ export type AdjustmentUncheckedUpdateManyInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 export type AdjustmentListRelationFilter = {
@@ -559,6 +578,7 @@ export type AdjustmentCountOrderByAggregateInput = {
   created_by?: Prisma.SortOrder
   created_by_id?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+  counts_toward_attainment?: Prisma.SortOrder
 }
 
 export type AdjustmentAvgOrderByAggregateInput = {
@@ -581,6 +601,7 @@ export type AdjustmentMaxOrderByAggregateInput = {
   created_by?: Prisma.SortOrder
   created_by_id?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+  counts_toward_attainment?: Prisma.SortOrder
 }
 
 export type AdjustmentMinOrderByAggregateInput = {
@@ -599,6 +620,7 @@ export type AdjustmentMinOrderByAggregateInput = {
   created_by?: Prisma.SortOrder
   created_by_id?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
+  counts_toward_attainment?: Prisma.SortOrder
 }
 
 export type AdjustmentSumOrderByAggregateInput = {
@@ -791,6 +813,7 @@ export type AdjustmentCreateWithoutOrgInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
   user: Prisma.UserCreateNestedOneWithoutAdjustmentsInput
   deal?: Prisma.DealCreateNestedOneWithoutAdjustmentsInput
   voids?: Prisma.AdjustmentCreateNestedOneWithoutVoided_byInput
@@ -812,6 +835,7 @@ export type AdjustmentUncheckedCreateWithoutOrgInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
   voided_by?: Prisma.AdjustmentUncheckedCreateNestedOneWithoutVoidsInput
 }
 
@@ -860,6 +884,7 @@ export type AdjustmentScalarWhereInput = {
   created_by?: Prisma.StringFilter<"Adjustment"> | string
   created_by_id?: Prisma.StringNullableFilter<"Adjustment"> | string | null
   created_at?: Prisma.DateTimeFilter<"Adjustment"> | Date | string
+  counts_toward_attainment?: Prisma.BoolFilter<"Adjustment"> | boolean
 }
 
 export type AdjustmentCreateWithoutUserInput = {
@@ -874,6 +899,7 @@ export type AdjustmentCreateWithoutUserInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
   org: Prisma.OrgCreateNestedOneWithoutAdjustmentsInput
   deal?: Prisma.DealCreateNestedOneWithoutAdjustmentsInput
   voids?: Prisma.AdjustmentCreateNestedOneWithoutVoided_byInput
@@ -895,6 +921,7 @@ export type AdjustmentUncheckedCreateWithoutUserInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
   voided_by?: Prisma.AdjustmentUncheckedCreateNestedOneWithoutVoidsInput
 }
 
@@ -936,6 +963,7 @@ export type AdjustmentCreateWithoutDealInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
   org: Prisma.OrgCreateNestedOneWithoutAdjustmentsInput
   user: Prisma.UserCreateNestedOneWithoutAdjustmentsInput
   voids?: Prisma.AdjustmentCreateNestedOneWithoutVoided_byInput
@@ -957,6 +985,7 @@ export type AdjustmentUncheckedCreateWithoutDealInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
   voided_by?: Prisma.AdjustmentUncheckedCreateNestedOneWithoutVoidsInput
 }
 
@@ -998,6 +1027,7 @@ export type AdjustmentCreateWithoutVoided_byInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
   org: Prisma.OrgCreateNestedOneWithoutAdjustmentsInput
   user: Prisma.UserCreateNestedOneWithoutAdjustmentsInput
   deal?: Prisma.DealCreateNestedOneWithoutAdjustmentsInput
@@ -1020,6 +1050,7 @@ export type AdjustmentUncheckedCreateWithoutVoided_byInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
 }
 
 export type AdjustmentCreateOrConnectWithoutVoided_byInput = {
@@ -1039,6 +1070,7 @@ export type AdjustmentCreateWithoutVoidsInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
   org: Prisma.OrgCreateNestedOneWithoutAdjustmentsInput
   user: Prisma.UserCreateNestedOneWithoutAdjustmentsInput
   deal?: Prisma.DealCreateNestedOneWithoutAdjustmentsInput
@@ -1060,6 +1092,7 @@ export type AdjustmentUncheckedCreateWithoutVoidsInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
   voided_by?: Prisma.AdjustmentUncheckedCreateNestedOneWithoutVoidsInput
 }
 
@@ -1091,6 +1124,7 @@ export type AdjustmentUpdateWithoutVoided_byInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   org?: Prisma.OrgUpdateOneRequiredWithoutAdjustmentsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutAdjustmentsNestedInput
   deal?: Prisma.DealUpdateOneWithoutAdjustmentsNestedInput
@@ -1113,6 +1147,7 @@ export type AdjustmentUncheckedUpdateWithoutVoided_byInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 export type AdjustmentUpsertWithoutVoidsInput = {
@@ -1138,6 +1173,7 @@ export type AdjustmentUpdateWithoutVoidsInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   org?: Prisma.OrgUpdateOneRequiredWithoutAdjustmentsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutAdjustmentsNestedInput
   deal?: Prisma.DealUpdateOneWithoutAdjustmentsNestedInput
@@ -1159,6 +1195,7 @@ export type AdjustmentUncheckedUpdateWithoutVoidsInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   voided_by?: Prisma.AdjustmentUncheckedUpdateOneWithoutVoidsNestedInput
 }
 
@@ -1177,6 +1214,7 @@ export type AdjustmentCreateManyOrgInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
 }
 
 export type AdjustmentUpdateWithoutOrgInput = {
@@ -1191,6 +1229,7 @@ export type AdjustmentUpdateWithoutOrgInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   user?: Prisma.UserUpdateOneRequiredWithoutAdjustmentsNestedInput
   deal?: Prisma.DealUpdateOneWithoutAdjustmentsNestedInput
   voids?: Prisma.AdjustmentUpdateOneWithoutVoided_byNestedInput
@@ -1212,6 +1251,7 @@ export type AdjustmentUncheckedUpdateWithoutOrgInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   voided_by?: Prisma.AdjustmentUncheckedUpdateOneWithoutVoidsNestedInput
 }
 
@@ -1230,6 +1270,7 @@ export type AdjustmentUncheckedUpdateManyWithoutOrgInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 export type AdjustmentCreateManyUserInput = {
@@ -1247,6 +1288,7 @@ export type AdjustmentCreateManyUserInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
 }
 
 export type AdjustmentUpdateWithoutUserInput = {
@@ -1261,6 +1303,7 @@ export type AdjustmentUpdateWithoutUserInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   org?: Prisma.OrgUpdateOneRequiredWithoutAdjustmentsNestedInput
   deal?: Prisma.DealUpdateOneWithoutAdjustmentsNestedInput
   voids?: Prisma.AdjustmentUpdateOneWithoutVoided_byNestedInput
@@ -1282,6 +1325,7 @@ export type AdjustmentUncheckedUpdateWithoutUserInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   voided_by?: Prisma.AdjustmentUncheckedUpdateOneWithoutVoidsNestedInput
 }
 
@@ -1300,6 +1344,7 @@ export type AdjustmentUncheckedUpdateManyWithoutUserInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 export type AdjustmentCreateManyDealInput = {
@@ -1317,6 +1362,7 @@ export type AdjustmentCreateManyDealInput = {
   created_by: string
   created_by_id?: string | null
   created_at?: Date | string
+  counts_toward_attainment?: boolean
 }
 
 export type AdjustmentUpdateWithoutDealInput = {
@@ -1331,6 +1377,7 @@ export type AdjustmentUpdateWithoutDealInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   org?: Prisma.OrgUpdateOneRequiredWithoutAdjustmentsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutAdjustmentsNestedInput
   voids?: Prisma.AdjustmentUpdateOneWithoutVoided_byNestedInput
@@ -1352,6 +1399,7 @@ export type AdjustmentUncheckedUpdateWithoutDealInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
   voided_by?: Prisma.AdjustmentUncheckedUpdateOneWithoutVoidsNestedInput
 }
 
@@ -1370,6 +1418,7 @@ export type AdjustmentUncheckedUpdateManyWithoutDealInput = {
   created_by?: Prisma.StringFieldUpdateOperationsInput | string
   created_by_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  counts_toward_attainment?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 
@@ -1390,6 +1439,7 @@ export type AdjustmentSelect<ExtArgs extends runtime.Types.Extensions.InternalAr
   created_by?: boolean
   created_by_id?: boolean
   created_at?: boolean
+  counts_toward_attainment?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Adjustment$dealArgs<ExtArgs>
@@ -1413,6 +1463,7 @@ export type AdjustmentSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ex
   created_by?: boolean
   created_by_id?: boolean
   created_at?: boolean
+  counts_toward_attainment?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Adjustment$dealArgs<ExtArgs>
@@ -1435,6 +1486,7 @@ export type AdjustmentSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ex
   created_by?: boolean
   created_by_id?: boolean
   created_at?: boolean
+  counts_toward_attainment?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
   deal?: boolean | Prisma.Adjustment$dealArgs<ExtArgs>
@@ -1457,9 +1509,10 @@ export type AdjustmentSelectScalar = {
   created_by?: boolean
   created_by_id?: boolean
   created_at?: boolean
+  counts_toward_attainment?: boolean
 }
 
-export type AdjustmentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "user_id" | "period_id" | "amount_cents" | "currency" | "category" | "reason" | "deal_id" | "voids_id" | "idempotency_key" | "created_by_type" | "created_by" | "created_by_id" | "created_at", ExtArgs["result"]["adjustment"]>
+export type AdjustmentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "user_id" | "period_id" | "amount_cents" | "currency" | "category" | "reason" | "deal_id" | "voids_id" | "idempotency_key" | "created_by_type" | "created_by" | "created_by_id" | "created_at" | "counts_toward_attainment", ExtArgs["result"]["adjustment"]>
 export type AdjustmentInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
@@ -1505,6 +1558,7 @@ export type $AdjustmentPayload<ExtArgs extends runtime.Types.Extensions.Internal
     created_by: string
     created_by_id: string | null
     created_at: Date
+    counts_toward_attainment: boolean
   }, ExtArgs["result"]["adjustment"]>
   composites: {}
 }
@@ -1948,6 +2002,7 @@ export interface AdjustmentFieldRefs {
   readonly created_by: Prisma.FieldRef<"Adjustment", 'String'>
   readonly created_by_id: Prisma.FieldRef<"Adjustment", 'String'>
   readonly created_at: Prisma.FieldRef<"Adjustment", 'DateTime'>
+  readonly counts_toward_attainment: Prisma.FieldRef<"Adjustment", 'Boolean'>
 }
     
 

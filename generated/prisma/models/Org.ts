@@ -43,6 +43,7 @@ export type OrgMinAggregateOutputType = {
   default_currency: string | null
   statement_approval_policy: string | null
   four_eyes_payment: boolean | null
+  pay_waits_for_acceptance: boolean | null
   rep_rate_limit_per_minute: number | null
   created_at: Date | null
 }
@@ -54,6 +55,7 @@ export type OrgMaxAggregateOutputType = {
   default_currency: string | null
   statement_approval_policy: string | null
   four_eyes_payment: boolean | null
+  pay_waits_for_acceptance: boolean | null
   rep_rate_limit_per_minute: number | null
   created_at: Date | null
 }
@@ -67,6 +69,7 @@ export type OrgCountAggregateOutputType = {
   default_currency: number
   statement_approval_policy: number
   four_eyes_payment: number
+  pay_waits_for_acceptance: number
   cors_allowed_origins: number
   rep_rate_limit_per_minute: number
   created_at: number
@@ -91,6 +94,7 @@ export type OrgMinAggregateInputType = {
   default_currency?: true
   statement_approval_policy?: true
   four_eyes_payment?: true
+  pay_waits_for_acceptance?: true
   rep_rate_limit_per_minute?: true
   created_at?: true
 }
@@ -102,6 +106,7 @@ export type OrgMaxAggregateInputType = {
   default_currency?: true
   statement_approval_policy?: true
   four_eyes_payment?: true
+  pay_waits_for_acceptance?: true
   rep_rate_limit_per_minute?: true
   created_at?: true
 }
@@ -115,6 +120,7 @@ export type OrgCountAggregateInputType = {
   default_currency?: true
   statement_approval_policy?: true
   four_eyes_payment?: true
+  pay_waits_for_acceptance?: true
   cors_allowed_origins?: true
   rep_rate_limit_per_minute?: true
   created_at?: true
@@ -216,6 +222,7 @@ export type OrgGroupByOutputType = {
   default_currency: string
   statement_approval_policy: string
   four_eyes_payment: boolean
+  pay_waits_for_acceptance: boolean
   cors_allowed_origins: string[]
   rep_rate_limit_per_minute: number
   created_at: Date
@@ -253,6 +260,7 @@ export type OrgWhereInput = {
   default_currency?: Prisma.StringFilter<"Org"> | string
   statement_approval_policy?: Prisma.StringFilter<"Org"> | string
   four_eyes_payment?: Prisma.BoolFilter<"Org"> | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFilter<"Org"> | boolean
   cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
   rep_rate_limit_per_minute?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
@@ -282,6 +290,7 @@ export type OrgOrderByWithRelationInput = {
   default_currency?: Prisma.SortOrder
   statement_approval_policy?: Prisma.SortOrder
   four_eyes_payment?: Prisma.SortOrder
+  pay_waits_for_acceptance?: Prisma.SortOrder
   cors_allowed_origins?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
@@ -314,6 +323,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   default_currency?: Prisma.StringFilter<"Org"> | string
   statement_approval_policy?: Prisma.StringFilter<"Org"> | string
   four_eyes_payment?: Prisma.BoolFilter<"Org"> | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFilter<"Org"> | boolean
   cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
   rep_rate_limit_per_minute?: Prisma.IntFilter<"Org"> | number
   created_at?: Prisma.DateTimeFilter<"Org"> | Date | string
@@ -343,6 +353,7 @@ export type OrgOrderByWithAggregationInput = {
   default_currency?: Prisma.SortOrder
   statement_approval_policy?: Prisma.SortOrder
   four_eyes_payment?: Prisma.SortOrder
+  pay_waits_for_acceptance?: Prisma.SortOrder
   cors_allowed_origins?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
@@ -365,6 +376,7 @@ export type OrgScalarWhereWithAggregatesInput = {
   default_currency?: Prisma.StringWithAggregatesFilter<"Org"> | string
   statement_approval_policy?: Prisma.StringWithAggregatesFilter<"Org"> | string
   four_eyes_payment?: Prisma.BoolWithAggregatesFilter<"Org"> | boolean
+  pay_waits_for_acceptance?: Prisma.BoolWithAggregatesFilter<"Org"> | boolean
   cors_allowed_origins?: Prisma.StringNullableListFilter<"Org">
   rep_rate_limit_per_minute?: Prisma.IntWithAggregatesFilter<"Org"> | number
   created_at?: Prisma.DateTimeWithAggregatesFilter<"Org"> | Date | string
@@ -379,6 +391,7 @@ export type OrgCreateInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -408,6 +421,7 @@ export type OrgUncheckedCreateInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -437,6 +451,7 @@ export type OrgUpdateInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -466,6 +481,7 @@ export type OrgUncheckedUpdateInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -495,6 +511,7 @@ export type OrgCreateManyInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -509,6 +526,7 @@ export type OrgUpdateManyMutationInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -523,6 +541,7 @@ export type OrgUncheckedUpdateManyInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -545,6 +564,7 @@ export type OrgCountOrderByAggregateInput = {
   default_currency?: Prisma.SortOrder
   statement_approval_policy?: Prisma.SortOrder
   four_eyes_payment?: Prisma.SortOrder
+  pay_waits_for_acceptance?: Prisma.SortOrder
   cors_allowed_origins?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
@@ -562,6 +582,7 @@ export type OrgMaxOrderByAggregateInput = {
   default_currency?: Prisma.SortOrder
   statement_approval_policy?: Prisma.SortOrder
   four_eyes_payment?: Prisma.SortOrder
+  pay_waits_for_acceptance?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
@@ -573,6 +594,7 @@ export type OrgMinOrderByAggregateInput = {
   default_currency?: Prisma.SortOrder
   statement_approval_policy?: Prisma.SortOrder
   four_eyes_payment?: Prisma.SortOrder
+  pay_waits_for_acceptance?: Prisma.SortOrder
   rep_rate_limit_per_minute?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
@@ -853,6 +875,7 @@ export type OrgCreateWithoutUsersInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -881,6 +904,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -925,6 +949,7 @@ export type OrgUpdateWithoutUsersInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -953,6 +978,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -981,6 +1007,7 @@ export type OrgCreateWithoutRep_quotasInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1009,6 +1036,7 @@ export type OrgUncheckedCreateWithoutRep_quotasInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1053,6 +1081,7 @@ export type OrgUpdateWithoutRep_quotasInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1081,6 +1110,7 @@ export type OrgUncheckedUpdateWithoutRep_quotasInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1109,6 +1139,7 @@ export type OrgCreateWithoutRep_managersInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1137,6 +1168,7 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1181,6 +1213,7 @@ export type OrgUpdateWithoutRep_managersInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1209,6 +1242,7 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1237,6 +1271,7 @@ export type OrgCreateWithoutApi_keysInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1265,6 +1300,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1309,6 +1345,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1337,6 +1374,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1365,6 +1403,7 @@ export type OrgCreateWithoutAdminsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1393,6 +1432,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1437,6 +1477,7 @@ export type OrgUpdateWithoutAdminsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1465,6 +1506,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1493,6 +1535,7 @@ export type OrgCreateWithoutDealsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1521,6 +1564,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1565,6 +1609,7 @@ export type OrgUpdateWithoutDealsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1593,6 +1638,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1621,6 +1667,7 @@ export type OrgCreateWithoutPlansInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1649,6 +1696,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1693,6 +1741,7 @@ export type OrgUpdateWithoutPlansInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1721,6 +1770,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1749,6 +1799,7 @@ export type OrgCreateWithoutPeriodsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1777,6 +1828,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1821,6 +1873,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1849,6 +1902,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1877,6 +1931,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1905,6 +1960,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -1949,6 +2005,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1977,6 +2034,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2005,6 +2063,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -2033,6 +2092,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -2077,6 +2137,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2105,6 +2166,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2133,6 +2195,7 @@ export type OrgCreateWithoutExchange_ratesInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -2161,6 +2224,7 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -2205,6 +2269,7 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2233,6 +2298,7 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2261,6 +2327,7 @@ export type OrgCreateWithoutIdentity_providersInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -2289,6 +2356,7 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -2333,6 +2401,7 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2361,6 +2430,7 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2389,6 +2459,7 @@ export type OrgCreateWithoutAdjustmentsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -2417,6 +2488,7 @@ export type OrgUncheckedCreateWithoutAdjustmentsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -2461,6 +2533,7 @@ export type OrgUpdateWithoutAdjustmentsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2489,6 +2562,7 @@ export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2517,6 +2591,7 @@ export type OrgCreateWithoutStatement_approvalsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -2545,6 +2620,7 @@ export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -2589,6 +2665,7 @@ export type OrgUpdateWithoutStatement_approvalsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2617,6 +2694,7 @@ export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2645,6 +2723,7 @@ export type OrgCreateWithoutPayment_requestsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -2673,6 +2752,7 @@ export type OrgUncheckedCreateWithoutPayment_requestsInput = {
   default_currency?: string
   statement_approval_policy?: string
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: number
   created_at?: Date | string
@@ -2717,6 +2797,7 @@ export type OrgUpdateWithoutPayment_requestsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2745,6 +2826,7 @@ export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
   default_currency?: Prisma.StringFieldUpdateOperationsInput | string
   statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
   four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
   rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -2930,6 +3012,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   default_currency?: boolean
   statement_approval_policy?: boolean
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: boolean
   rep_rate_limit_per_minute?: boolean
   created_at?: boolean
@@ -2960,6 +3043,7 @@ export type OrgSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extension
   default_currency?: boolean
   statement_approval_policy?: boolean
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: boolean
   rep_rate_limit_per_minute?: boolean
   created_at?: boolean
@@ -2974,6 +3058,7 @@ export type OrgSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extension
   default_currency?: boolean
   statement_approval_policy?: boolean
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: boolean
   rep_rate_limit_per_minute?: boolean
   created_at?: boolean
@@ -2988,12 +3073,13 @@ export type OrgSelectScalar = {
   default_currency?: boolean
   statement_approval_policy?: boolean
   four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
   cors_allowed_origins?: boolean
   rep_rate_limit_per_minute?: boolean
   created_at?: boolean
 }
 
-export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "default_currency" | "statement_approval_policy" | "four_eyes_payment" | "cors_allowed_origins" | "rep_rate_limit_per_minute" | "created_at", ExtArgs["result"]["org"]>
+export type OrgOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "won_stages" | "lost_stages" | "config_version" | "default_currency" | "statement_approval_policy" | "four_eyes_payment" | "pay_waits_for_acceptance" | "cors_allowed_origins" | "rep_rate_limit_per_minute" | "created_at", ExtArgs["result"]["org"]>
 export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   users?: boolean | Prisma.Org$usersArgs<ExtArgs>
   api_keys?: boolean | Prisma.Org$api_keysArgs<ExtArgs>
@@ -3043,6 +3129,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     default_currency: string
     statement_approval_policy: string
     four_eyes_payment: boolean
+    pay_waits_for_acceptance: boolean
     cors_allowed_origins: string[]
     rep_rate_limit_per_minute: number
     created_at: Date
@@ -3492,6 +3579,7 @@ export interface OrgFieldRefs {
   readonly default_currency: Prisma.FieldRef<"Org", 'String'>
   readonly statement_approval_policy: Prisma.FieldRef<"Org", 'String'>
   readonly four_eyes_payment: Prisma.FieldRef<"Org", 'Boolean'>
+  readonly pay_waits_for_acceptance: Prisma.FieldRef<"Org", 'Boolean'>
   readonly cors_allowed_origins: Prisma.FieldRef<"Org", 'String[]'>
   readonly rep_rate_limit_per_minute: Prisma.FieldRef<"Org", 'Int'>
   readonly created_at: Prisma.FieldRef<"Org", 'DateTime'>

@@ -1,13 +1,15 @@
 import { useCallback, useState } from 'preact/hooks';
 import { Show, useLoad } from '../../../ui/components.tsx';
 import { Empty, Notice } from '../../../ui/states.tsx';
-import { api, type Statement, type StatementPlan } from '../api.ts';
+import { api, type Schemas, type Statement, type StatementPlan } from '../api.ts';
+import { ApprovalPanel } from '../approval.tsx';
 import { AttainmentBar, Money, NotFound, Section, StatusBadge } from '../components.tsx';
 import { downloadStatement } from '../downloads.ts';
 import { QuestionButton } from '../inquiryForm.tsx';
 import { type EarningsChange, useEarningsStream } from '../live.ts';
 import { nextPeriod, periodLabel, previousPeriod } from '../periods.ts';
 import { Link } from '../router.ts';
+import { AcceptanceBanner } from './acceptance.tsx';
 
 // "My pay" (or a report's, for a manager): one period's statement. Earned is what the period's rows earn
 // (pending, approved, paid), projected what open deals would add, payable what the period pays; each line
@@ -15,7 +17,7 @@ import { Link } from '../router.ts';
 
 type Loaded = { statement: Statement } | { notFound: true };
 
-export function PayPage(props: { userId: string; periodId: string; isMe: boolean }) {
+export function PayPage(props: { userId: string; periodId: string; isMe: boolean; meId: string }) {
   const { userId, periodId } = props;
   const [loaded, reload] = useLoad<Loaded>(async () => {
     const { data, error, response } = await api.GET('/v1/users/{id}/statements/{period_id}', {
@@ -73,6 +75,7 @@ export function PayPage(props: { userId: string; periodId: string; isMe: boolean
                 </Link>
               </nav>
             </header>
+            {props.isMe ? <AcceptanceBanner meId={userId} /> : null}
             <div aria-live="polite">{news ? <Notice kind="info">{news}</Notice> : null}</div>
             <Summary statement={statement} />
             <div class="toolbar downloads">
@@ -96,10 +99,23 @@ export function PayPage(props: { userId: string; periodId: string; isMe: boolean
               />
             </div>
             {downloadError ? <Notice kind="error">{downloadError}</Notice> : null}
+            <ApprovalPanel
+              userId={userId}
+              periodId={statement.period.id}
+              meId={props.meId}
+              externalId={statement.user.external_id}
+              periodOpen={statement.period.status === 'open'}
+              currency={statement.by_currency[0]?.currency ?? statement.plans[0]?.currency ?? 'USD'}
+              version={statement}
+              onApproved={() => void reload()}
+            />
             {statement.plans.length === 0 ? (
               <Empty title="No plan pays you in this period">Plans that apply to you will show here.</Empty>
             ) : (
               statement.plans.map((plan) => <PlanPart key={plan.plan_id} plan={plan} />)
+            )}
+            {statement.manual_adjustments.length === 0 ? null : (
+              <ManualAdjustments adjustments={statement.manual_adjustments} />
             )}
           </div>
         );
@@ -140,6 +156,58 @@ function Summary(props: { statement: Statement }) {
         );
       })}
     </div>
+  );
+}
+
+const CATEGORY_LABELS: Record<Schemas['AdjustmentCategory'], string> = {
+  one_off_bonus: 'One-off bonus',
+  correction: 'Correction',
+  guarantee: 'Guarantee',
+  deduction: 'Deduction',
+};
+
+/** The manual adjustments an admin added to the period: not lines of a plan, but paid with them. */
+function ManualAdjustments(props: { adjustments: Schemas['Adjustment'][] }) {
+  return (
+    <Section title="Adjustments">
+      <p class="muted small">Added by an administrator for what no plan rule covers; paid with this period.</p>
+      <div class="table-wrap">
+        <table class="lines">
+          <caption class="visually-hidden">Manual adjustments</caption>
+          <thead>
+            <tr>
+              <th scope="col">Adjustment</th>
+              <th scope="col">Why</th>
+              <th scope="col">Status</th>
+              <th scope="col" class="numeric">
+                Amount
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.adjustments.map((adjustment) => (
+              <tr key={adjustment.id} data-adjustment-id={adjustment.id}>
+                <td class="wrap">
+                  <div class="strong">{CATEGORY_LABELS[adjustment.category]}</div>
+                  <div class="muted small">{adjustment.id}</div>
+                </td>
+                <td class="wrap">
+                  {adjustment.reason}
+                  {adjustment.voids_id ? <div class="muted small">Voids {adjustment.voids_id}</div> : null}
+                  {adjustment.voided_by_id ? <div class="muted small">Voided by {adjustment.voided_by_id}</div> : null}
+                </td>
+                <td>
+                  <StatusBadge status={adjustment.status} />
+                </td>
+                <td class="numeric">
+                  <Money cents={adjustment.amount_cents} currency={adjustment.currency} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </Section>
   );
 }
 

@@ -602,11 +602,119 @@ export interface paths {
          *     model), as a self-contained HTML page or as a PDF: `format` chooses, else `Accept`
          *     (`application/json`, `text/html`, `application/pdf`; JSON when it allows several or none).
          *
+         *     The quota is the rep's own when the document is one rep's: a rep token's rep (or `user_id`, a rep
+         *     the token may see), or `user_id` with an API key. Then `quota.periods` gives the rep's quota for each
+         *     period of the year from the version's period, as statements and the engine compute it (the rep's
+         *     quota table, else the plan's quota; the ramp from the rep's start date), each with where it came from,
+         *     and tier bounds in percent of quota, attainment thresholds and the worked examples use the rep's quota
+         *     for the version's period.
+         *
          *     A plan that does not exist in the key's org, whatever its id's shape, or a `version_id` that is not
-         *     a version of this plan, is `404 not_found`. An unknown `format` is `400 invalid_body` naming
+         *     a version of this plan, or a `user_id` the caller may not see, is `404 not_found`. An unknown `format` is `400 invalid_body` naming
          *     `format`.
          */
         get: operations["getPlanDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/plans/{id}/acceptances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a plan version
+         * @description The rep accepts a version of the plan asked of them, by typing their display name (compared without
+         *     regard to case and runs of whitespace): the latest version asked of them, or `plan_version_id`. The
+         *     time, the address, the `User-Agent` and the rep token are recorded with the document the rep was
+         *     shown (`GET /v1/plan-acceptances/{id}/document`). Sends `plan.accepted`; the step is audited
+         *     (actor: the rep). A rep accepts for themself only: a rep action, taken with a rep token; an API key,
+         *     which acts for no rep, is `403 rep_token_required`.
+         *
+         *     Accepting a version accepted already records nothing and answers it again (`changed: false`).
+         *     A name that is not the rep's is `422 typed_name_mismatch`; a plan the rep is not assigned to (a
+         *     report's plan included: each rep accepts their own), or a `plan_version_id` that is not a version
+         *     of it, is `404 not_found`; a plan (or version) no acceptance was asked of the rep for is
+         *     `409 invalid_state`. Refusals change nothing. See docs/plan-acceptance.md.
+         */
+        post: operations["acceptPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/plan-acceptances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List plan acceptances
+         * @description The plan acceptances the caller may see, newest request first: with a rep token, the rep's own and
+         *     those of the reps of their manager chain below them (read-only); with an API key (`plans:read`), the
+         *     org's. Filter by `user_id` (a rep the caller cannot see gives an empty page, not an error), `plan_id`
+         *     and `state`. Page with `cursor` while `next_cursor` is a string. See docs/plan-acceptance.md.
+         */
+        get: operations["listPlanAcceptances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/plan-acceptances/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a plan acceptance
+         * @description One plan acceptance: who was asked to accept which plan version, when, and (once accepted) the typed
+         *     name, time, address, user agent and rep token of the acceptance. One about a rep the caller may not
+         *     see is `404 not_found`, exactly as an id of another org.
+         */
+        get: operations["getPlanAcceptance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/plan-acceptances/{id}/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the document of a plan acceptance
+         * @description The exact document the rep is shown and accepts: the plan version's document as it was generated
+         *     when the rep was asked (kept with the acceptance, so a later version, or a later change of the rep's
+         *     quota, does not alter it). The SHA-256 of the JSON form equals the acceptance's `document_sha256`.
+         *     As JSON (the model), a self-contained HTML page or a PDF, re-rendered from the kept model:
+         *     `format` chooses, else `Accept` (JSON when it allows several or none), as
+         *     `GET /v1/plans/{id}/document`. One the caller may not see is `404 not_found`.
+         */
+        get: operations["getPlanAcceptanceDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -991,6 +1099,46 @@ export interface webhooks {
          * @description Sent on every change of an inquiry visible to the rep: a comment, an assignment, review started, resolved, rejected, withdrawn. An admin's internal note sends nothing.
          */
         post: operations["receiveInquiryUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plan.acceptance_requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Plan acceptance requested
+         * @description Sent when a rep is asked to accept a plan version: a new version of a plan they are assigned to was applied, or they were newly assigned to a plan; and again when an admin reminds them. `data.plan_acceptance` is the acceptance as `GET /v1/plan-acceptances/{id}` gives it.
+         */
+        post: operations["receivePlanAcceptanceRequested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plan.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Plan accepted
+         * @description Sent when a rep accepts a plan version (`POST /v1/plans/{id}/acceptances`). `data.plan_acceptance` is the acceptance as `GET /v1/plan-acceptances/{id}` gives it.
+         */
+        post: operations["receivePlanAccepted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1800,6 +1948,12 @@ export interface components {
              *     recorded.
              */
             counted_deals?: components["schemas"]["TraceCountedDeal"][];
+            /**
+             * @description Manual adjustments that count toward attainment (`counts_toward_attainment`) in this period,
+             *     counted before its deals: the running total starts at their sum. Absent when none counts (and
+             *     from traces written before adjustments could count).
+             */
+            counted_adjustments?: components["schemas"]["TraceCountedAdjustment"][];
         };
         /** @description A rate applied to a base. `exact_cents` = `base_cents` × `rate_bps` / 10000. */
         TraceRateStep: {
@@ -1901,6 +2055,12 @@ export interface components {
              *     running total once it is counted. Absent from traces written before it was recorded.
              */
             counted_deals?: components["schemas"]["TraceCountedDeal"][];
+            /**
+             * @description Manual adjustments that count toward attainment (`counts_toward_attainment`) in this period,
+             *     counted before its deals: the running total starts at their sum. Absent when none counts (and
+             *     from traces written before adjustments could count).
+             */
+            counted_adjustments?: components["schemas"]["TraceCountedAdjustment"][];
         };
         /** @description The single rounding of the line's exact total to whole cents. */
         TraceRoundingStep: {
@@ -2229,6 +2389,29 @@ export interface components {
             running_total_cents: components["schemas"]["RunningTotalCents"];
         };
         /**
+         * @description A manual adjustment that counts toward attainment (`counts_toward_attainment`), counted in the rep's
+         *     running total for the period before the period's deals. See docs/pay-workflow.md.
+         */
+        TraceCountedAdjustment: {
+            id: components["schemas"]["AdjustmentId"];
+            /** @description The adjustment's own period (it counts in the plan's period that holds that period's last day). */
+            period_id: components["schemas"]["PeriodId"];
+            /**
+             * Format: int64
+             * @description The adjustment's signed amount, in minor units of `currency`.
+             * @example 500000
+             */
+            amount_cents: number;
+            currency: components["schemas"]["Currency"];
+            /**
+             * Format: int64
+             * @description What it adds to the running total, in minor units of the plan's currency (converted at the rate
+             *     in force on the last day of the adjustment's period when the currencies differ).
+             * @example 500000
+             */
+            counted_cents: number;
+        };
+        /**
          * @description The line's target is 0 here, and why: the deal is open (nothing is earned until it is won,
          *     shown on a clawback of a reopened deal as "earned now: 0"), lost or deleted, the deal is
          *     owned by another rep, the deal credits none of the manager's reports (an `override` chip),
@@ -2376,7 +2559,8 @@ export interface components {
          *     rep's assignment to the plan, the rep's credited part of `amount_cents` (all of it without
          *     splits, the rep's share of a split deal), converted into the plan's currency at the rate in
          *     force on the deal's date. A deal in another currency with no such rate is left out until its
-         *     rate is set; the traces of the lines that count it say so.
+         *     rate is set; the traces of the lines that count it say so. Manual adjustments the admin marked
+         *     `counts_toward_attainment` add their amount too (`adjustments_cents`).
          */
         Attainment: {
             /**
@@ -2395,6 +2579,14 @@ export interface components {
              * @example 10000000
              */
             quota_cents: number | null;
+            /**
+             * Format: int64
+             * @description The part of `won_cents` from manual adjustments that count toward attainment
+             *     (`counts_toward_attainment`), in minor units of the plan's currency; absent when none counts
+             *     in the period.
+             * @example 0
+             */
+            adjustments_cents?: number;
             /**
              * @description `won_cents` in percent of `quota_cents`, rounded to two decimals; `null` without a quota.
              * @example 110
@@ -2603,6 +2795,15 @@ export interface components {
              * @example 1300000
              */
             payable_cents: number;
+            /**
+             * Format: int64
+             * @description The part of `payable_cents` that waits for the rep to accept a plan: when the org's pay waits for
+             *     acceptance (an admin setting, off by default), the rows of a plan whose latest version asked of
+             *     the rep is not accepted yet are held; payouts and the payroll export leave them out until the rep
+             *     accepts. 0 when nothing waits. See docs/plan-acceptance.md.
+             * @example 0
+             */
+            held_pending_acceptance_cents: number;
         };
         /**
          * @description The statement as CSV (RFC 4180, UTF-8, CRLF line ends). Columns: `period_id`, `plan_key`,
@@ -2628,7 +2829,9 @@ export interface components {
          * @description What one rep is owed in one currency for a locked period, net of clawbacks, in integer cents: sums of the
          *     rep's rows booked in the period and of their manual adjustments paid in it (`GET /v1/adjustments`).
          *     Without adjustments, each equals the sum of `amount_cents` of the rows that `GET /v1/earnings`
-         *     lists for the same user, period and status.
+         *     lists for the same user, period and status. When the org's pay waits for plan acceptance, the
+         *     approved rows of a plan the rep has not accepted yet are left out until they accept
+         *     (docs/plan-acceptance.md).
          */
         Payout: {
             user_id: components["schemas"]["UserId"];
@@ -2738,6 +2941,13 @@ export interface components {
             };
             /** Format: date-time */
             created_at: string;
+            /**
+             * @description Whether the amount also counts toward the rep's attainment in its period (tiers by percent of
+             *     quota, attainment bonuses, the statement's attainment), as the admin chose when adding it;
+             *     false by default. A void has its adjustment's choice. See docs/pay-workflow.md.
+             * @example false
+             */
+            counts_toward_attainment: boolean;
         };
         /**
          * @description Id of a manual adjustment.
@@ -3277,7 +3487,7 @@ export interface components {
              * @example invalid_body
              * @enum {string}
              */
-            error: "invalid_json" | "invalid_body" | "unauthenticated" | "invalid_key" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "period_open" | "invalid_state" | "dedup_conflict" | "rate_limited" | "internal_error" | "unavailable";
+            error: "invalid_json" | "invalid_body" | "unauthenticated" | "invalid_key" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "period_open" | "invalid_state" | "dedup_conflict" | "typed_name_mismatch" | "rep_token_required" | "rate_limited" | "internal_error" | "unavailable";
             /**
              * @description Human-readable detail. Advisory; do not parse it.
              * @example state.amount_cents: must be integer
@@ -3853,6 +4063,28 @@ export interface components {
                 source: string;
                 /** @description The ramp from the rep's start date in words; null without one. */
                 ramp: string | null;
+                /**
+                 * Format: date
+                 * @description The rep's start date, from which the ramp counts months; null when the document is not one rep's or the rep has none.
+                 */
+                start_date: string | null;
+                /**
+                 * @description The rep's quota for each period of the year from the version's period (12 months, or 4
+                 *     quarters), as the engine computes it: the rep's quota table, else the plan's quota, then the ramp;
+                 *     before any proration by a dated assignment. Empty when the document is not one rep's.
+                 */
+                periods: {
+                    period_id: components["schemas"]["PeriodId"];
+                    /** @description The quota in minor units of the plan's currency; null when neither the rep nor the plan has one. */
+                    quota_cents: number | null;
+                    /** @description The quota, formatted; null with no quota. */
+                    amount: string | null;
+                    /**
+                     * @description Where the figure comes from ("quota 75,000.00, ramp month 3 of 4, 75% of 100,000.00, ...").
+                     * @example quota 75,000.00: ramp month 3 of 4, 75% of 100,000.00, the plan quota; the rep started on 2026-01-20.
+                     */
+                    source: string;
+                }[];
             };
             /** @description The plan's chips, in evaluation order. */
             chips: components["schemas"]["PlanDocumentChip"][];
@@ -3864,6 +4096,129 @@ export interface components {
             overrides: string | null;
             /** @description Worked examples, each a set of sample deals and what the engine pays on them. */
             examples: components["schemas"]["PlanDocumentExample"][];
+        };
+        /**
+         * @description A rep accepting a plan version: their display name typed out (compared without regard to case and
+         *     runs of whitespace), and optionally the version they were shown (by default the latest version asked of them).
+         */
+        PlanAcceptRequest: {
+            /**
+             * @description The rep's display name, as they typed it.
+             * @example Dana Reyes
+             */
+            typed_name: string;
+            plan_version_id?: components["schemas"]["PlanVersionId"];
+        };
+        /**
+         * @description Id of a plan acceptance (the request that a rep accept one plan version, and its answer).
+         * @example pac_01kpq2m7v3c9x1r4t6y8z0b2dd
+         */
+        PlanAcceptanceId: string;
+        /**
+         * @description `requested`: the rep was asked to accept the plan version and has not yet; `accepted`: they accepted it
+         *     (typed their name), and the document they were shown is kept.
+         * @example requested
+         * @enum {string}
+         */
+        PlanAcceptanceState: "requested" | "accepted";
+        /**
+         * @description A rep asked to accept one version of a plan, and their answer. A request is made when a new version
+         *     of a plan is applied (for every rep assigned to it) and when a rep is newly assigned to a plan. The
+         *     document the rep is shown (and accepts) is generated from that version when the request is made and
+         *     kept as it was: `GET /v1/plan-acceptances/{id}/document` gives it back, whatever the plan has become
+         *     since, and `document_sha256` is the SHA-256 of its JSON model as that endpoint sends it.
+         */
+        PlanAcceptance: {
+            id: components["schemas"]["PlanAcceptanceId"];
+            /** @description The rep asked to accept. */
+            user_id: components["schemas"]["UserId"];
+            /**
+             * @description The rep's id in your system.
+             * @example rep-017
+             */
+            user_external_id: string;
+            plan_id: components["schemas"]["PlanId"];
+            /**
+             * @description The plan's name in the version to accept.
+             * @example Core AE plan
+             */
+            plan_name: string;
+            plan_version_id: components["schemas"]["PlanVersionId"];
+            /**
+             * @description The number of the version to accept (1 for a plan's first).
+             * @example 2
+             */
+            plan_version: number;
+            state: components["schemas"]["PlanAcceptanceState"];
+            /**
+             * Format: date-time
+             * @description When the rep was asked.
+             */
+            requested_at: string;
+            /**
+             * Format: date-time
+             * @description When an admin last reminded the rep; null when never.
+             */
+            reminded_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the rep accepted; null while `requested`.
+             */
+            accepted_at: string | null;
+            /**
+             * @description The name the rep typed to accept (it matched their display name); null while `requested`.
+             * @example Dana Reyes
+             */
+            typed_name: string | null;
+            /**
+             * @description The address the acceptance came from; null while `requested`.
+             * @example 203.0.113.7
+             */
+            ip_address: string | null;
+            /** @description The `User-Agent` of the acceptance; null while `requested` or when none was sent. */
+            user_agent: string | null;
+            /**
+             * @description The rep token the acceptance was made with (`rtk_...`); null while `requested`.
+             * @example rtk_01kpq2m7v3c9x1r4t6y8z0b2de
+             */
+            rep_token_id: string | null;
+            /**
+             * @description SHA-256 (lowercase hex) of the kept document's JSON model, the one the rep is shown and accepts.
+             * @example 3b9f2c0d6e8a4b1c7d5e9f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c
+             */
+            document_sha256: string;
+        };
+        /** @description One page of plan acceptances, newest request first. */
+        PlanAcceptanceList: {
+            plan_acceptances: components["schemas"]["PlanAcceptance"][];
+            /** @description Pass as `cursor` to get the next page; `null` when there are no more. */
+            next_cursor: string | null;
+        };
+        /** @description Payload of the `plan.acceptance_requested` webhook. */
+        PlanAcceptanceRequestedWebhook: {
+            /** @constant */
+            type: "plan.acceptance_requested";
+            /**
+             * Format: date-time
+             * @description When the rep was asked (or reminded).
+             */
+            timestamp: string;
+            data: {
+                plan_acceptance: components["schemas"]["PlanAcceptance"];
+            };
+        };
+        /** @description Payload of the `plan.accepted` webhook. */
+        PlanAcceptedWebhook: {
+            /** @constant */
+            type: "plan.accepted";
+            /**
+             * Format: date-time
+             * @description When the rep accepted.
+             */
+            timestamp: string;
+            data: {
+                plan_acceptance: components["schemas"]["PlanAcceptance"];
+            };
         };
     };
     responses: {
@@ -4108,6 +4463,36 @@ export interface components {
             };
             content?: never;
         };
+        /** @description The operation is a rep's own act; an API key acts for no rep (or the key lacks the scope). */
+        RepTokenRequired: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The typed name does not match the rep's display name. Nothing changed. */
+        TypedNameMismatch: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -4271,6 +4656,25 @@ export interface components {
          * @example pdf
          */
         PlanDocumentFormat: "json" | "html" | "pdf";
+        /**
+         * @description The rep (`user_...`) whose document to give: its "Your quota" section shows that rep's own quota per period
+         *     (their quota table, their ramp from their start date). A rep token reads its own rep's document without it,
+         *     and may name only itself or a rep who reports to it; a user the caller may not see is `404 not_found`.
+         *     Without it, an API key's document shows the plan's own quota.
+         * @example user_01knvyqwr3fmtr77g6vdncr588
+         */
+        PlanDocumentUser: components["schemas"]["UserId"];
+        /** @description Only this rep's plan acceptances. A rep the caller may not see gives an empty page. */
+        PlanAcceptanceUserIdFilter: components["schemas"]["UserId"];
+        /** @description Only the plan acceptances of this plan (any version). */
+        PlanAcceptancePlanIdFilter: components["schemas"]["PlanId"];
+        /** @description Only plan acceptances in this state. */
+        PlanAcceptanceStateFilter: components["schemas"]["PlanAcceptanceState"];
+        /**
+         * @description The plan acceptance's id (`pac_...`). One the caller may not see is `404 not_found`.
+         * @example pac_01kpq2m7v3c9x1r4t6y8z0b2dd
+         */
+        PlanAcceptanceIdPath: string;
     };
     requestBodies: never;
     headers: {
@@ -5174,6 +5578,14 @@ export interface operations {
                  * @example pdf
                  */
                 format?: components["parameters"]["PlanDocumentFormat"];
+                /**
+                 * @description The rep (`user_...`) whose document to give: its "Your quota" section shows that rep's own quota per period
+                 *     (their quota table, their ramp from their start date). A rep token reads its own rep's document without it,
+                 *     and may name only itself or a rep who reports to it; a user the caller may not see is `404 not_found`.
+                 *     Without it, an API key's document shows the plan's own quota.
+                 * @example user_01knvyqwr3fmtr77g6vdncr588
+                 */
+                user_id?: components["parameters"]["PlanDocumentUser"];
             };
             header?: never;
             path: {
@@ -5188,6 +5600,206 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The plan version's document. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanDocument"];
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *     <meta charset="utf-8">
+                     *     <title>Core AE plan</title>
+                     *     …
+                     */
+                    "text/html": string;
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    acceptPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The plan's id (`plan_...`). Any id not found in the key's org is `404 not_found`.
+                 * @example plan_01kjsj7s80fmtryrzh7j1q721q
+                 */
+                id: components["parameters"]["PlanIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanAcceptRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan acceptance, accepted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        plan_acceptance: components["schemas"]["PlanAcceptance"];
+                        /** @description False when the version was accepted already; nothing was recorded. */
+                        changed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RepTokenRequired"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["InvalidState"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["TypedNameMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPlanAcceptances: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items in the page, from 1 to 200.
+                 * @example 100
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; send it with the same filters. A
+                 *     malformed cursor, or one issued for other filters, is `400 invalid_body` with `reason`
+                 *     starting `cursor:`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only this rep's plan acceptances. A rep the caller may not see gives an empty page. */
+                user_id?: components["parameters"]["PlanAcceptanceUserIdFilter"];
+                /** @description Only the plan acceptances of this plan (any version). */
+                plan_id?: components["parameters"]["PlanAcceptancePlanIdFilter"];
+                /** @description Only plan acceptances in this state. */
+                state?: components["parameters"]["PlanAcceptanceStateFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of plan acceptances. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanAcceptanceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPlanAcceptance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The plan acceptance's id (`pac_...`). One the caller may not see is `404 not_found`.
+                 * @example pac_01kpq2m7v3c9x1r4t6y8z0b2dd
+                 */
+                id: components["parameters"]["PlanAcceptanceIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan acceptance. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanAcceptance"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPlanAcceptanceDocument: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `json` (the document's model), `html` (a self-contained page) or `pdf`. Overrides `Accept`, so
+                 *     that a plain link can download the PDF; when absent, `Accept` chooses, and JSON is the default.
+                 * @example pdf
+                 */
+                format?: components["parameters"]["PlanDocumentFormat"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The plan acceptance's id (`pac_...`). One the caller may not see is `404 not_found`.
+                 * @example pac_01kpq2m7v3c9x1r4t6y8z0b2dd
+                 */
+                id: components["parameters"]["PlanAcceptanceIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document kept with the acceptance. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5842,6 +6454,72 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InquiryUpdatedWebhook"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookAccepted"];
+        };
+    };
+    receivePlanAcceptanceRequested: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry of one message. Deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description Unix time in seconds when this attempt was sent. Part of the signed content; reject
+                 *     messages more than 5 minutes away from your clock.
+                 * @example 1776702612
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description One or more space-separated signatures `v1,<base64>`, each the HMAC-SHA256 of
+                 *     `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the
+                 *     endpoint secret after `whsec_`. Accept the message when any signature matches.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanAcceptanceRequestedWebhook"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookAccepted"];
+        };
+    };
+    receivePlanAccepted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry of one message. Deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description Unix time in seconds when this attempt was sent. Part of the signed content; reject
+                 *     messages more than 5 minutes away from your clock.
+                 * @example 1776702612
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description One or more space-separated signatures `v1,<base64>`, each the HMAC-SHA256 of
+                 *     `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the
+                 *     endpoint secret after `whsec_`. Accept the message when any signature matches.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanAcceptedWebhook"];
             };
         };
         responses: {

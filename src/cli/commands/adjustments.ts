@@ -20,6 +20,7 @@ interface AddOptions {
   reason: string;
   deal?: string;
   idempotencyKey?: string;
+  countsTowardAttainment?: boolean;
   json?: boolean;
 }
 
@@ -39,6 +40,10 @@ export function adjustmentsCommand(): Command {
     .option('--currency <code>', "ISO 4217; default: the org's default currency")
     .option('--deal <external_id>', 'the deal it concerns')
     .option('--idempotency-key <key>', 'the same key again adds nothing')
+    .option(
+      '--counts-toward-attainment',
+      "count the amount toward the rep's attainment in the period too (tiers, attainment bonuses); recomputes the rep",
+    )
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (options: AddOptions) => {
       try {
@@ -47,7 +52,7 @@ export function adjustmentsCommand(): Command {
         const wire = toWireAdminAdjustment(written.adjustment);
         print(options, { adjustment: wire, created: written.created }, () =>
           written.created
-            ? `Added ${wire.id}: ${wire.amount_cents} ${wire.currency} (${wire.category}) to ${wire.user_external_id} in ${wire.period_id}`
+            ? `Added ${wire.id}: ${wire.amount_cents} ${wire.currency} (${wire.category}) to ${wire.user_external_id} in ${wire.period_id}${wire.counts_toward_attainment ? ', counting toward attainment' : ''}`
             : `Idempotency key ${options.idempotencyKey} already added ${wire.id}; nothing changed`,
         );
       } catch (error) {
@@ -187,5 +192,6 @@ function addInput(options: AddOptions): AdjustmentInput {
     ...(options.currency === undefined ? {} : { currency: options.currency }),
     ...(options.deal === undefined ? {} : { deal_external_id: options.deal }),
     ...(options.idempotencyKey === undefined ? {} : { idempotency_key: options.idempotencyKey }),
+    ...(options.countsTowardAttainment ? { counts_toward_attainment: true } : {}),
   };
 }

@@ -18,31 +18,48 @@ export function approvalsCommand(): Command {
     .requiredOption('--org <org_id>', 'the org')
     .option('--policy <policy>', APPROVAL_POLICIES.join(' | '))
     .option('--four-eyes <on|off>', 'marking a period paid takes a second, different admin')
+    .option('--wait-for-acceptance <on|off>', 'pay waits for reps to accept their plans (docs/plan-acceptance.md)')
     .option('--json', 'print exactly one JSON document on stdout')
-    .action(async (options: { org: string; policy?: string; fourEyes?: string; json?: boolean }) => {
-      try {
-        if (options.fourEyes !== undefined && options.fourEyes !== 'on' && options.fourEyes !== 'off') {
-          throw new Refusal('invalid_body', `--four-eyes must be on or off, not ${JSON.stringify(options.fourEyes)}`);
+    .action(
+      async (options: {
+        org: string;
+        policy?: string;
+        fourEyes?: string;
+        waitForAcceptance?: string;
+        json?: boolean;
+      }) => {
+        try {
+          for (const [flag, value] of [
+            ['--four-eyes', options.fourEyes],
+            ['--wait-for-acceptance', options.waitForAcceptance],
+          ] as const) {
+            if (value !== undefined && value !== 'on' && value !== 'off') {
+              throw new Refusal('invalid_body', `${flag} must be on or off, not ${JSON.stringify(value)}`);
+            }
+          }
+          const change = {
+            ...(options.policy === undefined ? {} : { statement_approval_policy: options.policy }),
+            ...(options.fourEyes === undefined ? {} : { four_eyes_payment: options.fourEyes === 'on' }),
+            ...(options.waitForAcceptance === undefined
+              ? {}
+              : { pay_waits_for_acceptance: options.waitForAcceptance === 'on' }),
+          };
+          const settings = await withAdminServices((services) =>
+            Object.keys(change).length === 0
+              ? services.approvals.settings(options.org)
+              : services.approvals.updateSettings(options.org, change),
+          );
+          print(
+            options,
+            settings,
+            () =>
+              `Approval policy: ${settings.statement_approval_policy}; four-eyes payment: ${settings.four_eyes_payment ? 'on' : 'off'}; pay waits for acceptance: ${settings.pay_waits_for_acceptance ? 'on' : 'off'}`,
+          );
+        } catch (error) {
+          printFailure(options, error);
         }
-        const change = {
-          ...(options.policy === undefined ? {} : { statement_approval_policy: options.policy }),
-          ...(options.fourEyes === undefined ? {} : { four_eyes_payment: options.fourEyes === 'on' }),
-        };
-        const settings = await withAdminServices((services) =>
-          Object.keys(change).length === 0
-            ? services.approvals.settings(options.org)
-            : services.approvals.updateSettings(options.org, change),
-        );
-        print(
-          options,
-          settings,
-          () =>
-            `Approval policy: ${settings.statement_approval_policy}; four-eyes payment: ${settings.four_eyes_payment ? 'on' : 'off'}`,
-        );
-      } catch (error) {
-        printFailure(options, error);
-      }
-    });
+      },
+    );
   command
     .command('list')
     .description('every statement of the period that pays something, and where its approval stands')

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { Refusal } from '../../domain/refusal.ts';
 import type { PeriodRecord } from '../../repositories/periods.ts';
 import type { PeriodAdmin, PeriodChangeResult } from '../../services/periods.ts';
+import { payoutsCsv } from '../../wire/payouts.ts';
 import { toWirePeriodWithTimes } from '../../wire/periods.ts';
 import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
@@ -73,30 +74,6 @@ export function periodsCommand(): Command {
       }
     });
   return periods;
-}
-
-const PAYOUT_COLUMNS = [
-  'user_id',
-  'user_external_id',
-  'currency',
-  'approved_cents',
-  'paid_cents',
-  'clawback_cents',
-  'draw_cents',
-  'adjustment_cents',
-  'total_cents',
-] as const;
-
-/** RFC 4180: a header, one row per rep and currency; a field with a comma, quote or line break is quoted. */
-function payoutsCsv(payouts: ReadonlyArray<Record<(typeof PAYOUT_COLUMNS)[number], string | number>>): string {
-  const field = (value: string | number) => {
-    const text = String(value);
-    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-  };
-  return [
-    PAYOUT_COLUMNS.join(','),
-    ...payouts.map((payout) => PAYOUT_COLUMNS.map((column) => field(payout[column])).join(',')),
-  ].join('\n');
 }
 
 /** `periods lock` and `periods mark-paid`: one status move of one period, reported the same way. */

@@ -8,6 +8,7 @@ import {
   windowCovers,
   windowsOverlapPeriod,
 } from './assignments.ts';
+import { creditSentences, type PeriodCredits } from './attainmentCredits.ts';
 import {
   type ChipRules,
   type Computation,
@@ -53,6 +54,8 @@ export interface PeriodStanding {
   counted: TraceCountedDeal[];
   /** Won deals left out of the count because no exchange rate converts them (external ids). */
   unpriced: string[];
+  /** Manual adjustments counted toward attainment before the deals (attainmentCredits.ts); absent: none. */
+  credits?: PeriodCredits;
 }
 
 export interface PlacedDeal {
@@ -75,11 +78,16 @@ export interface ChipEvaluation {
   hierarchy: RepHierarchy;
 }
 
-/** The sentence naming the won deals a running total leaves out for want of an exchange rate. */
-function unpricedSentence(standing: PeriodStanding | undefined, periodId: PeriodId): string[] {
+/**
+ * The sentences on the adjustments counted toward attainment, then the one naming the won deals a running total
+ * leaves out for want of an exchange rate.
+ */
+function unpricedSentence(standing: PeriodStanding | undefined, periodId: PeriodId, planCurrency: string): string[] {
+  const credits = standing?.credits ? creditSentences(standing.credits, periodId, planCurrency) : [];
   const unpriced = standing?.unpriced ?? [];
-  if (unpriced.length === 0) return [];
+  if (unpriced.length === 0) return credits;
   return [
+    ...credits,
     `Not counted in ${periodId} until an exchange rate converts them: ${unpriced.map((id) => `deal ${id}`).join(', ')}.`,
   ];
 }
@@ -231,8 +239,11 @@ function computeDealChip(
         },
         priced.priced ? decimals.plan : decimals.deal,
       );
-      const named = namingCountedDeals(computation, standing?.counted ?? []);
-      return { ...named, explanation: [...named.explanation, ...unpricedSentence(standing, periodId)] };
+      const named = namingCountedDeals(computation, standing?.counted ?? [], standing?.credits?.counted);
+      return {
+        ...named,
+        explanation: [...named.explanation, ...unpricedSentence(standing, periodId, evaluation.pricing.plan_currency)],
+      };
     }
     case 'attainment_bonus':
       throw new TypeError('an attainment bonus is a period-level line');
@@ -283,8 +294,13 @@ export function periodLine(
       periodId,
       decimals,
     );
-    computed.explanation.push(...unpricedSentence(standing, periodId));
-    target = roundInto(namingCountedDeals(computed, standing?.counted ?? []), steps, explanation, decimals);
+    computed.explanation.push(...unpricedSentence(standing, periodId, evaluation.pricing.plan_currency));
+    target = roundInto(
+      namingCountedDeals(computed, standing?.counted ?? [], standing?.credits?.counted),
+      steps,
+      explanation,
+      decimals,
+    );
   }
   return {
     line: lineRef(plan, chip, rep, null, periodId),

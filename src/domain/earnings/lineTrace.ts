@@ -8,6 +8,7 @@ import type {
   EngineChip,
   EnginePlanVersion,
   TargetTrace,
+  TraceCountedAdjustment,
   TraceCountedDeal,
   TraceStep,
   ZeroTargetReason,
@@ -135,11 +136,16 @@ export function zeroTarget(reason: ZeroTargetReason): TraceStep {
  * line of a period names the one list, counted once, never copied per line: a period's lines would otherwise
  * hold its deals once each, as many times as it has deals.
  */
-export function namingCountedDeals(computation: Computation, counted: TraceCountedDeal[]): Computation {
+export function namingCountedDeals(
+  computation: Computation,
+  counted: TraceCountedDeal[],
+  adjustments: TraceCountedAdjustment[] = [],
+): Computation {
+  const credited = adjustments.length === 0 ? {} : { counted_adjustments: adjustments };
   return {
     ...computation,
     steps: computation.steps.map((step) =>
-      step.type === 'cumulative' || step.type === 'threshold' ? { ...step, counted_deals: counted } : step,
+      step.type === 'cumulative' || step.type === 'threshold' ? { ...step, counted_deals: counted, ...credited } : step,
     ),
   };
 }

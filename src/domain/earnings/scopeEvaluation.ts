@@ -55,8 +55,9 @@ export function evaluateScope(request: ScopeRequest): Evaluation {
 }
 
 /** The request's optional settings, present only when given. */
-function pick(request: ScopeRequest): Pick<EvaluationRequest, 'hierarchy' | 'money' | 'quotas'> {
+function pick(request: ScopeRequest): Pick<EvaluationRequest, 'hierarchy' | 'money' | 'quotas' | 'credits'> {
   return {
+    ...(request.credits ? { credits: request.credits } : {}),
     ...(request.quotas ? { quotas: request.quotas } : {}),
     ...(request.hierarchy ? { hierarchy: request.hierarchy } : {}),
     ...(request.money ? { money: request.money } : {}),

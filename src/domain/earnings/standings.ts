@@ -1,6 +1,7 @@
 import { decimalsOf } from '../currencies.ts';
 import { type CalendarDate, type PeriodId, periodIdOf } from '../periods.ts';
-import { assignmentWindows, isDated } from './assignments.ts';
+import { assignmentWindows, isDated, windowsOverlapPeriod } from './assignments.ts';
+import { type AttainmentCredit, creditPeriods, creditsIn } from './attainmentCredits.ts';
 import { applyChipCaps } from './caps.ts';
 import { dealLine, type PeriodStanding } from './chipLines.ts';
 import { bandContains, type ChipRules, computeAttainmentBonus, readChipRules, readPlanCap } from './chips.ts';
@@ -111,12 +112,19 @@ export function standingsOf(request: {
   periods: readonly PeriodId[];
   today: CalendarDate;
   money?: OrgMoney;
+  /** The rep's adjustments that count toward attainment: they start their periods' totals (chips without `when`). */
+  credits?: readonly AttainmentCredit[];
 }): ChipStanding[] {
   const { plan, rep, today } = request;
   const counting = countingChips(plan) ?? [];
   const pricing = pricingOf(plan, request.money, today);
-  const assigned = assignmentWindows(plan, rep.external_id).length > 0;
+  const windows = assignmentWindows(plan, rep.external_id);
+  const assigned = windows.length > 0;
   const standings: ChipStanding[] = [];
+  const creditOf = (chip: EngineChip, periodId: PeriodId): bigint =>
+    chip.when === null && periodId !== UNDATED && windowsOverlapPeriod(windows, periodId)
+      ? creditsIn(request.credits, plan.period, pricing, periodId).total_cents
+      : 0n;
   for (const { chip } of counting) {
     const entries = request.deals
       .map((deal) => ({ deal, entry: countEntry(chip, plan, rep, assigned, deal, pricing, today) }))
@@ -126,7 +134,7 @@ export function standingsOf(request: {
       const standing: ChipStanding = {
         chip_id: chip.id,
         period_id,
-        total_cents: 0n,
+        total_cents: creditOf(chip, period_id),
         counted: 0,
         unpriced: 0,
         last: null,
@@ -187,13 +195,17 @@ export function evaluateFromStandings(request: {
   money?: OrgMoney;
   /** The rep's quota table under the plan and start date, as evaluateLines reads them. */
   quotas?: RepQuotas;
+  /** The rep's adjustments that count toward attainment, as evaluateLines reads them. */
+  credits?: readonly AttainmentCredit[];
 }): StandingEvaluation | null {
   const { rep, before, after, today } = request;
   if (readPlanCap(request.plan).cap !== null) return null;
   const windows = assignmentWindows(request.plan, rep.external_id);
   if (isDated(windows)) return null;
-  // The rep's own quota for the deal's period, as a full evaluation reads it (targets.ts, periodQuota).
   const periodOfAfter = dealPeriodId(after, request.plan.period, today);
+  // A period with adjustments counting toward attainment is evaluated in full: its lines name them in their traces.
+  if (creditPeriods(request.credits, request.plan.period).includes(periodOfAfter)) return null;
+  // The rep's own quota for the deal's period, as a full evaluation reads it (targets.ts, periodQuota).
   const decimals = decimalsOf(pricingOf(request.plan, request.money, today).plan_currency);
   const quota = periodQuota(request.plan, rep, windows, request.quotas, periodOfAfter, decimals);
   const plan = quota.sentences.length === 0 ? request.plan : { ...request.plan, quota_cents: quota.quota };

@@ -67,6 +67,13 @@ export interface StatementRequest {
   today: CalendarDate;
   /** The rep's manual adjustments paid in the period, oldest first: beside the rows, added to what is payable. */
   manualAdjustments?: readonly ManualAdjustment[];
+  /**
+   * The plans whose pay waits for the rep to accept them (the org's pay waits for acceptance and the rep has not
+   * accepted the latest version asked of them): their payable part is `held_pending_acceptance_cents`.
+   */
+  heldPlanIds?: ReadonlySet<string>;
+  /** The rep's adjustments that count toward attainment (any period; each counts in its own), for attainment. */
+  credits?: AttainmentRequest['credits'];
 }
 
 const NO_TOTALS: StatusTotals = { projected_cents: 0, pending_cents: 0, approved_cents: 0, paid_cents: 0 };
@@ -103,6 +110,9 @@ export function buildStatement(request: StatementRequest): Statement {
     manual_adjustments: [...manual],
     manual_adjustments_cents: manualCents,
     payable_cents: payableOf(totals) + manualCents,
+    held_pending_acceptance_cents: plans
+      .filter((plan) => request.heldPlanIds?.has(plan.plan_id) === true)
+      .reduce((sum, plan) => sum + plan.payable_cents, 0),
   };
 }
 
@@ -184,12 +194,13 @@ function drawPart(plan: StatementPlanInfo, rows: readonly StatementRow[], openin
  */
 export function attainmentOf(
   plan: StatementPlanInfo,
-  request: Pick<StatementRequest, 'user' | 'deals' | 'today' | 'money' | 'quotas'>,
+  request: Pick<StatementRequest, 'user' | 'deals' | 'today' | 'money' | 'quotas' | 'credits'>,
   periodId: PeriodId,
 ): Attainment {
   const repQuotas = request.quotas?.get(plan.id);
   const {
     won_cents,
+    adjustments_cents,
     quota_cents,
     quota: figure,
   } = attainmentIn({
@@ -200,11 +211,13 @@ export function attainmentOf(
     today: request.today,
     ...(request.money ? { money: request.money } : {}),
     ...(repQuotas ? { quotas: repQuotas } : {}),
+    ...(request.credits ? { credits: request.credits } : {}),
   });
   const won = Number(won_cents);
   const quota = quota_cents === null ? null : Number(quota_cents);
   return {
     won_cents: won,
+    ...(adjustments_cents === null ? {} : { adjustments_cents: Number(adjustments_cents) }),
     quota_cents: quota,
     percent: quota === null || quota === 0 ? null : Math.round((won * 10000) / quota) / 100,
     quota_explanation: figure.quota_cents === null ? null : figure.explanation,

@@ -1,6 +1,14 @@
 import { decimalsOf } from '../currencies.ts';
 import type { CalendarDate, PeriodId } from '../periods.ts';
-import { type AssignmentWindow, assignmentWindows, dealDate, isDated, windowCovers } from './assignments.ts';
+import {
+  type AssignmentWindow,
+  assignmentWindows,
+  dealDate,
+  isDated,
+  windowCovers,
+  windowsOverlapPeriod,
+} from './assignments.ts';
+import { type AttainmentCredit, creditPeriods, creditsIn } from './attainmentCredits.ts';
 import { applyChipCaps, applyPlanCap } from './caps.ts';
 import { dealLine, type PeriodStanding, type PlacedDeal, periodLine } from './chipLines.ts';
 import { readChipRules, readPlanCap } from './chips.ts';
@@ -44,6 +52,11 @@ export interface EvaluationRequest {
   money?: OrgMoney;
   /** The rep's quota table under the plan and its start date (quotas.ts); absent: the plan's quota everywhere. */
   quotas?: RepQuotas;
+  /**
+   * The rep's manual adjustments that count toward attainment (attainmentCredits.ts): each adds to the running
+   * total of its period, before the deals, in the tiered and attainment chips without a condition. Absent: none.
+   */
+  credits?: readonly AttainmentCredit[];
 }
 
 export interface Evaluation {
@@ -185,6 +198,20 @@ function evaluateAtQuota(request: EvaluationRequest): Evaluation {
 
     const standings = new Map<PeriodId, PeriodStanding>();
     if (rules.kind === 'tiered_commission' || rules.kind === 'attainment_bonus') {
+      // Adjustments that count toward attainment start the period's running total, before its deals.
+      if (chip.when === null) {
+        for (const periodId of creditPeriods(request.credits, plan.period)) {
+          if (!windowsOverlapPeriod(windows, periodId)) continue;
+          const credits = creditsIn(request.credits, plan.period, pricing, periodId);
+          standings.set(periodId, {
+            prior_by_deal: new Map(),
+            total_cents: credits.total_cents,
+            counted: [],
+            unpriced: [],
+            credits,
+          });
+        }
+      }
       const counted = placed
         .filter(({ deal, owned }) => owned && deal.status === 'won' && covers(deal) && matches(deal))
         .map((entry) => ({ ...entry, order: wonOrderKey(entry.deal) }))

@@ -16,6 +16,7 @@ export type EarningTrace = Schemas['EarningTrace'];
 export type TraceStep = Schemas['TraceStep'];
 export type TracePeriod = Schemas['Period'];
 export type TraceCountedDeal = Schemas['TraceCountedDeal'];
+export type TraceCountedAdjustment = Schemas['TraceCountedAdjustment'];
 export type TraceCause = Schemas['TraceCause'];
 export type TraceReplacement = Schemas['TraceReplacement'];
 export type ZeroTargetReason = Schemas['TraceZeroTargetStep']['reason'];

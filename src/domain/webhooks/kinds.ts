@@ -9,6 +9,8 @@ export const WEBHOOK_EVENT_KINDS = [
   'adjustment.created',
   'inquiry.created',
   'inquiry.updated',
+  'plan.acceptance_requested',
+  'plan.accepted',
 ] as const;
 
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];

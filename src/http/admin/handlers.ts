@@ -10,6 +10,7 @@ import { importHandlers } from './routes/imports.ts';
 import { inquiryHandlers } from './routes/inquiries.ts';
 import { keyHandlers } from './routes/keys.ts';
 import { periodHandlers } from './routes/periods.ts';
+import { planAcceptanceHandlers } from './routes/planAcceptances.ts';
 import { planHandlers } from './routes/plans.ts';
 import { portalAccessHandlers } from './routes/portalAccess.ts';
 import { quotaHandlers } from './routes/quotas.ts';
@@ -49,5 +50,6 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     ...accountingHandlers(services),
     ...importHandlers(services.dealImport),
     ...inquiryHandlers(services),
+    ...planAcceptanceHandlers(services),
   };
 }

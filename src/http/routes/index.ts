@@ -9,6 +9,7 @@ import { type EstimateRouteDeps, estimateHandlers } from './estimates.ts';
 import { type EventRouteDeps, eventHandlers } from './events.ts';
 import { type InquiryRouteDeps, inquiryHandlers } from './inquiries.ts';
 import { metaHandlers } from './meta.ts';
+import { type PlanAcceptanceRouteDeps, planAcceptanceHandlers } from './planAcceptances.ts';
 import { type PlanRouteDeps, planHandlers } from './plans.ts';
 import { type PlatformHandlerDeps, platformHandlers } from './platform.ts';
 import { type ReportRouteDeps, reportHandlers } from './reports.ts';
@@ -30,7 +31,8 @@ export type HandlerDeps = PlatformHandlerDeps &
   EstimateRouteDeps &
   EventRouteDeps &
   RepTokenRouteDeps &
-  InquiryRouteDeps;
+  InquiryRouteDeps &
+  PlanAcceptanceRouteDeps;
 
 /**
  * Every operation of the contract, bound to its handler by operationId: leaving one out is a type error. Each
@@ -52,5 +54,6 @@ export function contractHandlers(deps: HandlerDeps): PublicHandlers {
     ...eventHandlers(deps),
     ...repTokenHandlers(deps),
     ...inquiryHandlers(deps),
+    ...planAcceptanceHandlers(deps),
   };
 }

@@ -44,6 +44,7 @@ export function planHandlers(deps: PlanRouteDeps): Pick<PublicHandlers, 'listPla
     },
 
     // Read as getPlan reads: a rep principal sees the documents of the plans their reps are assigned to, else 404.
+    // A rep principal's document is its rep's own (their quota); `user_id` names another rep it may see.
     getPlanDocument: async (req, res) => {
       const viewer = viewerOf(res);
       const { id } = req.params as GetPlanDocumentParams['path'];
@@ -52,6 +53,7 @@ export function planHandlers(deps: PlanRouteDeps): Pick<PublicHandlers, 'listPla
         viewer,
         planId: id,
         ...(query.version_id === undefined ? {} : { versionId: query.version_id }),
+        ...(query.user_id === undefined ? {} : { userId: query.user_id }),
       });
       if (!document) {
         throw new Refusal(

@@ -7,6 +7,7 @@ import { type ChipStanding, evaluateFromStandings, standingsOf, UNDATED } from '
 import type { DealSnapshot, EnginePlanVersion, LineTarget, Rep, TraceCause } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
+import * as adjustments from '../../repositories/adjustments.ts';
 import type { DealRecord } from '../../repositories/deals.ts';
 import type { DomainEventRecord } from '../../repositories/domainEvents.ts';
 import * as earnings from '../../repositories/earnings.ts';
@@ -134,7 +135,7 @@ export async function evaluateDealChanges(
   // the totals as they are now.
   const periodWork = work.filter((entry) => entry.scope.periods.length > 0);
   const repIds = [...allReps.keys()];
-  const [, stored, books] = await Promise.all([
+  const [, stored, books, creditBook] = await Promise.all([
     evaluationLocks.lockRepsForEvaluation(tx, orgId, repIds),
     periodStandings.standingsOf(
       tx,
@@ -146,8 +147,14 @@ export async function evaluateDealChanges(
     ),
     // The reps' quota tables and start dates, read under the locks like the totals (a quota change recomputes after).
     repQuotas.booksOfReps(tx, orgId, repIds),
+    // The reps' adjustments that count toward attainment: a period holding one is evaluated in full, counting them.
+    adjustments.attainmentCreditsOfReps(tx, orgId, repIds),
   ]);
   const quotasOf = (rep: Rep, planId: string) => repQuotas.quotasUnder(books.get(rep.user_id), planId);
+  const creditsOf = (rep: Rep) => {
+    const credits = creditBook.get(rep.user_id);
+    return credits ? { credits } : {};
+  };
   // Tiered and attainment lines depend on the rep's whole period. While each change in turn appends to its period's
   // count (or leaves it alone) and moves no other line, the running totals give the changed deal's lines of those
   // chips; from the first change of a rep and plan they cannot decide on, that change's periods and those of every
@@ -190,6 +197,7 @@ export async function evaluateDealChanges(
               today,
               money,
               quotas: quotasOf(rep, plan.plan_id),
+              ...creditsOf(rep),
             });
       if (!decided) {
         inFull.push(entry);
@@ -228,7 +236,7 @@ export async function evaluateDealChanges(
     // The deals as the last events left them: those read, with each changed deal as its change left it.
     const changed = new Map(entries.map((entry) => [entry.item.after.id, entry.item.after]));
     const deals = [...(dealsByRep.get(rep.user_id) ?? []).filter((deal) => !changed.has(deal.id)), ...changed.values()];
-    for (const standing of standingsOf({ plan, rep, deals, periods, today, money })) {
+    for (const standing of standingsOf({ plan, rep, deals, periods, today, money, ...creditsOf(rep) })) {
       keep({ plan_version_id: plan.version_id, user_id: rep.user_id, standing });
     }
     const scope: EvaluationScope = {
@@ -249,6 +257,7 @@ export async function evaluateDealChanges(
         money,
         hierarchy: org.hierarchy,
         quotas: quotasOf(rep, plan.plan_id),
+        ...creditsOf(rep),
         scope,
         deals,
       }).targets,

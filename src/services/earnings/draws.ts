@@ -13,6 +13,7 @@ import { EMPTY_HIERARCHY } from '../../domain/earnings/hierarchy.ts';
 import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, EnginePlanVersion, LineTarget, PeriodStatus, Rep } from '../../domain/earnings/types.ts';
 import { type CalendarDate, type PeriodId, periodBounds, periodKindOf } from '../../domain/periods.ts';
+import * as adjustments from '../../repositories/adjustments.ts';
 import * as deals from '../../repositories/deals.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
@@ -83,6 +84,7 @@ export async function drawTargetsFrom(
   const config = await orgs.loadConfig(tx, orgId);
   const money = { default_currency: config.defaultCurrency, rates: config.rates };
   const books = await repQuotas.booksOfReps(tx, orgId, [rep.user_id]);
+  const credits = (await adjustments.attainmentCreditsOfReps(tx, orgId, [rep.user_id])).get(rep.user_id);
   const chips = evaluateLines({
     plan,
     rep,
@@ -92,6 +94,7 @@ export async function drawTargetsFrom(
     money,
     hierarchy: hierarchy.hierarchy,
     quotas: repQuotas.quotasUnder(books.get(rep.user_id), plan.plan_id),
+    ...(credits ? { credits } : {}),
   }).targets;
   const advance = drawChipId(plan.plan_id, DRAW_CHIP_KEY);
   const recovery = drawChipId(plan.plan_id, DRAW_RECOVERY_CHIP_KEY);

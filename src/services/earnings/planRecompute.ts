@@ -1,4 +1,5 @@
 import { assignmentWindows } from '../../domain/earnings/assignments.ts';
+import { countsCredits, creditPeriodOf, creditPeriods } from '../../domain/earnings/attainmentCredits.ts';
 import { repsReadBy } from '../../domain/earnings/changeScope.ts';
 import { dealPeriodId } from '../../domain/earnings/dealPeriods.ts';
 import { DRAW_CHIP_KEY, DRAW_RECOVERY_CHIP_KEY, drawChipId } from '../../domain/earnings/draws.ts';
@@ -7,6 +8,7 @@ import { movedByRate, type RateChange, ratesBefore } from '../../domain/earnings
 import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { EnginePlanVersion, LineTarget, Rep, TraceReplacement } from '../../domain/earnings/types.ts';
 import { type CalendarDate, type PeriodId, periodBounds } from '../../domain/periods.ts';
+import * as adjustments from '../../repositories/adjustments.ts';
 import * as deals from '../../repositories/deals.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
@@ -68,6 +70,19 @@ export interface RecomputeRequest {
    * in locked periods too (the ledger books the difference in the next open period).
    */
   quotaChange?: QuotaChange;
+  /**
+   * Adjustments that count toward attainment were added or voided (docs/pay-workflow.md): only these reps (user
+   * ids); the lines of their chips that count attainment (tiered and attainment chips without a condition) in the
+   * plan periods holding `periods` are recomputed, in locked periods too (the ledger books the difference in the
+   * next open period).
+   */
+  adjustmentChange?: AdjustmentChange;
+}
+
+export interface AdjustmentChange {
+  userIds: readonly string[];
+  /** The adjustments' own periods (months or quarters). */
+  periods: readonly PeriodId[];
 }
 
 export interface QuotaChange {
@@ -108,7 +123,8 @@ export async function recomputePlans(
   const planIds = states.map((plan) => plan.plan_id);
   const only =
     (request.hierarchyChange && new Set(request.hierarchyChange.userIds)) ??
-    (request.quotaChange && new Set(request.quotaChange.userIds));
+    (request.quotaChange && new Set(request.quotaChange.userIds)) ??
+    (request.adjustmentChange && new Set(request.adjustmentChange.userIds));
   // A hierarchy change names the managers it moves: each is recomputed even when nothing else would select it (a
   // manager whose only report left, with every override row approved in a locked period, has no open rows).
   const reps =
@@ -135,6 +151,7 @@ export async function recomputePlans(
             hierarchyChange: Boolean(request.hierarchyChange),
             rateChange: request.rateChange,
             quotaChange: request.quotaChange,
+            adjustmentChange: request.adjustmentChange,
             recomputedFor,
           },
           context,
@@ -167,13 +184,25 @@ interface RepRecompute {
   hierarchyChange: boolean;
   rateChange: RateChange | undefined;
   quotaChange: QuotaChange | undefined;
+  adjustmentChange: AdjustmentChange | undefined;
   /** Why rows whose amount moved are replaced: a new plan version when absent. */
   recomputedFor: TraceReplacement | undefined;
 }
 
 async function recomputeRep(
   tx: Transaction,
-  { orgId, userId, planIds, today, org, hierarchyChange, rateChange, quotaChange, recomputedFor }: RepRecompute,
+  {
+    orgId,
+    userId,
+    planIds,
+    today,
+    org,
+    hierarchyChange,
+    rateChange,
+    quotaChange,
+    adjustmentChange,
+    recomputedFor,
+  }: RepRecompute,
   context: EvaluationContext,
 ): Promise<{ counts: BookingCounts; deals: number }> {
   await feedWriters.joinFeedWriters(tx, orgId);
@@ -228,6 +257,10 @@ async function recomputeRep(
   const config = await orgs.loadConfig(tx, orgId);
   const money = { default_currency: config.defaultCurrency, rates: config.rates };
   const quotaBook = (await repQuotas.booksOfReps(tx, orgId, [userId])).get(userId);
+  const credits = (await adjustments.attainmentCreditsOfReps(tx, orgId, [userId])).get(userId) ?? [];
+  // Adjustments added or voided move the counting lines of the plan periods that hold theirs, locked ones included.
+  const creditMoves = (plan: EnginePlanVersion, periodId: PeriodId) =>
+    adjustmentChange?.periods.some((adjusted) => creditPeriodOf(adjusted, plan.period) === periodId) ?? false;
   // A quota change moves the quota-reading lines of the periods from its first day on, locked ones included.
   const quotaMoves = (plan: EnginePlanVersion, periodId: PeriodId) =>
     quotaChange !== undefined &&
@@ -244,9 +277,14 @@ async function recomputeRep(
     for (const deal of owned) {
       const periodId = dealPeriodId(deal, plan.period, today);
       // A rate can move an attainment bonus of a closed period, since it converts what the period counts.
-      if (isOpen(periodId) || rateChange || quotaMoves(plan, periodId)) periods.add(periodId);
+      if (isOpen(periodId) || rateChange || quotaMoves(plan, periodId) || creditMoves(plan, periodId)) {
+        periods.add(periodId);
+      }
     }
     for (const row of planRows) if (row.deal_id === null && isLive(row)) periods.add(row.line_period_id);
+    // A period an adjustment counts in has its attainment lines even without a deal.
+    for (const periodId of creditPeriods(credits, plan.period)) if (isOpen(periodId)) periods.add(periodId);
+    for (const adjusted of adjustmentChange?.periods ?? []) periods.add(creditPeriodOf(adjusted, plan.period));
     const quotas = repQuotas.quotasUnder(quotaBook, plan.plan_id);
     const request = {
       plan,
@@ -257,6 +295,7 @@ async function recomputeRep(
       money,
       hierarchy: org.hierarchy,
       quotas,
+      credits,
     };
     const evaluation = evaluateLines(request);
     const moved = rateChange
@@ -271,9 +310,11 @@ async function recomputeRep(
     // open period.
     const overrideChips = new Set(plan.chips.filter((chip) => chip.kind === 'override').map((chip) => chip.id));
     const quotaChips = new Set(plan.chips.filter(chipReadsQuota).map((chip) => chip.id));
+    const creditChips = new Set(plan.chips.filter(countsCredits).map((chip) => chip.id));
     const lateChange = (target: LineTarget) =>
       (hierarchyChange && overrideChips.has(target.line.chip_id)) ||
       (quotaChips.has(target.line.chip_id) && quotaMoves(plan, target.period_id)) ||
+      (creditChips.has(target.line.chip_id) && creditMoves(plan, target.period_id)) ||
       moved(target);
     targets.push(
       ...evaluation.targets.filter(

@@ -102,6 +102,12 @@ export function planDocumentHtml(document: PlanDocument): string {
     paragraph(document.quota.amount === null ? 'No quota.' : `Quota: ${document.quota.amount}.`),
     paragraph(document.quota.source),
     document.quota.ramp === null ? '' : paragraph(document.quota.ramp),
+    document.quota.periods.length === 0
+      ? ''
+      : table(
+          [{ text: 'Period' }, { text: 'Quota', money: true }, { text: 'Where it comes from' }],
+          document.quota.periods.map((period) => [period.period_id, period.amount ?? 'None', period.source]),
+        ),
   ].filter((part) => part !== '');
   return [
     '<!doctype html>',

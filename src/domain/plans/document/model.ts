@@ -19,6 +19,10 @@ export interface QuotaSource {
   source: string;
   /** A ramp's percent of full quota by month since the rep's start (25, 50, 75, 100); absent without a ramp. */
   ramp_pct?: number[];
+  /** The rep's start date (YYYY-MM-DD) the ramp counts from; absent or null: none. */
+  start_date?: string | null;
+  /** A rep's document: the rep's quota of each period of the year from the version's period (`repQuota.ts`). */
+  periods?: Array<{ period_id: PeriodId; quota_cents: number | null; explanation: string }>;
 }
 
 export interface PlanDocumentInput {
@@ -101,7 +105,15 @@ export interface PlanDocument {
   /** The opening paragraphs: what the plan pays, in plain language. */
   summary: string[];
   facts: Array<{ label: string; value: string }>;
-  quota: { amount: string | null; source: string; ramp: string | null };
+  quota: {
+    amount: string | null;
+    source: string;
+    ramp: string | null;
+    /** The rep's start date; null when the document is not one rep's or the rep has none. */
+    start_date: string | null;
+    /** The rep's quota per period; empty when the document is not one rep's. */
+    periods: Array<{ period_id: PeriodId; quota_cents: number | null; amount: string | null; source: string }>;
+  };
   chips: ChipSection[];
   /** The plan's cap and draw, each in a sentence (empty without either). */
   plan_limits: string[];
@@ -266,7 +278,14 @@ export function planDocument(input: PlanDocumentInput): PlanDocument {
       ramp:
         quota.ramp_pct === undefined
           ? null
-          : `Ramp from your start date: ${quota.ramp_pct.map((pct, index) => `month ${index + 1} ${pct}%`).join(', ')} of full quota.`,
+          : `Ramp from your start date${quota.start_date ? ` (${quota.start_date})` : ''}: ${quota.ramp_pct.map((pct, index) => `month ${index + 1} ${pct}%`).join(', ')} of full quota.`,
+      start_date: quota.start_date ?? null,
+      periods: (quota.periods ?? []).map((period) => ({
+        period_id: period.period_id,
+        quota_cents: period.quota_cents,
+        amount: period.quota_cents === null ? null : money(period.quota_cents),
+        source: period.explanation,
+      })),
     },
     chips: plan.chips.map((chip) => chipSection(chip, quota.quota_cents, money)),
     plan_limits: planLimits,

@@ -14,6 +14,19 @@ export function planDocumentPdf(document: PlanDocument, generatedAt: Date): PdfD
     },
     { kind: 'paragraph', text: document.quota.source },
     ...(document.quota.ramp === null ? [] : [{ kind: 'paragraph', text: document.quota.ramp } as const]),
+    ...(document.quota.periods.length === 0
+      ? []
+      : [
+          {
+            kind: 'table' as const,
+            columns: [
+              { header: 'Period', weight: 2 },
+              { header: 'Quota', align: 'right' as const, weight: 3 },
+              { header: 'Where it comes from', weight: 8 },
+            ],
+            rows: document.quota.periods.map((period) => [period.period_id, period.amount ?? 'None', period.source]),
+          },
+        ]),
     { kind: 'heading', text: 'What each chip pays' },
   ];
   for (const chip of document.chips) {

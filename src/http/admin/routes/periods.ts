@@ -3,6 +3,7 @@ import type { AdminActor } from '../../../audit/adminEntries.ts';
 import type { AdminServices } from '../../../composition.ts';
 import type { PeriodAdmin, PeriodChangeResult } from '../../../services/periods.ts';
 import { toWireStatementApproval } from '../../../wire/approvals.ts';
+import { payoutsCsv } from '../../../wire/payouts.ts';
 import { toWireAdminPeriod } from '../../../wire/periods.ts';
 import type { AdminHandlers } from '../handlers.ts';
 import { adminContext } from '../session.ts';
@@ -13,7 +14,13 @@ export function periodHandlers(
   services: AdminServices,
 ): Pick<
   AdminHandlers,
-  'listPeriods' | 'lockPeriod' | 'markPeriodPaid' | 'getPaySettings' | 'updatePaySettings' | 'listPeriodApprovals'
+  | 'listPeriods'
+  | 'lockPeriod'
+  | 'markPeriodPaid'
+  | 'getPaySettings'
+  | 'updatePaySettings'
+  | 'listPeriodApprovals'
+  | 'exportPayroll'
 > {
   return {
     listPeriods: async (_req, res) => {
@@ -51,6 +58,16 @@ export function periodHandlers(
         policy: settings.statement_approval_policy,
         statements: statements.map(toWireStatementApproval),
       });
+    },
+
+    exportPayroll: async (req, res) => {
+      const { session } = adminContext(res);
+      const exported = await services.periods.payouts(session.org_id, req.params.id);
+      res
+        .status(200)
+        .type('text/csv; charset=utf-8')
+        .set('Content-Disposition', `attachment; filename="payroll-${exported.period.id}.csv"`)
+        .send(`${payoutsCsv(exported.payouts)}\n`);
     },
 
     markPeriodPaid: async (req, res) => {

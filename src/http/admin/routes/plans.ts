@@ -61,6 +61,7 @@ export function planHandlers(
         viewer: orgViewer(session.org_id),
         planId: id,
         versionId: version_id,
+        ...(req.query.user_id === undefined ? {} : { userId: req.query.user_id }),
       });
       if (!document) throw new Refusal('not_found', `no version ${version_id} of plan ${id}`);
       await sendPlanDocument(res, services.planDocuments, document, planDocumentFormat(req, req.query.format));

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { describe } from 'vitest';
+import { stringify } from 'yaml';
+import { createAdmin } from '../factories/admins.ts';
+import { dealEvent, ingest } from '../factories/deals.ts';
+import { planDocument } from '../factories/plans.ts';
+import {
+  collectConsoleErrors,
+  launchChromium,
+  seriousAccessibilityViolations,
+  signInToConsole,
+} from '../helpers/browser.ts';
+import { test as fixtureTest } from '../helpers/fixtures.ts';
+import { testServices } from '../helpers/services.ts';
+
+// The console's acceptance page in Chromium (docs/plan-acceptance.md): from a plan's version to who has and has not
+// accepted it, a reminder sent with the Remind button, a second one refused within the hour; axe-clean.
+
+const test = fixtureTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
+  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const browser = await launchChromium();
+    onCleanup(() => browser.close());
+    return browser;
+  });
+
+describe('plan acceptance in the console', () => {
+  test('an admin sees who has and has not accepted a version and reminds a rep', async ({
+    db,
+    server,
+    browser,
+    newOrg,
+  }) => {
+    const { org, rawKey, client } = await newOrg({
+      scopes: ['deals:read', 'deals:write', 'earnings:read', 'plans:read', 'rep_tokens:write'],
+    });
+    await ingest(server, rawKey, dealEvent());
+    await ingest(server, rawKey, dealEvent({}, { owner_external_id: 'rep-018' }));
+    const services = testServices({ db });
+    const applied = await services.admin.plans.apply({
+      orgId: org.id,
+      text: stringify(planDocument({ name: 'Field sales', assignees: ['rep-017', 'rep-018'] })),
+    });
+    const rep017 = await client.users.findByExternalId('rep-017');
+    const minted = await client.repTokens.create({ user_id: rep017?.id as string });
+    const accepted = await fetch(`${server.url}/v1/plans/${applied.plan_id}/acceptances`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${minted.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ typed_name: 'rep-017' }),
+    });
+    assert.equal(accepted.status, 200);
+
+    const account = await createAdmin(db, org.id, 'admin');
+    const page = await browser.newPage();
+    const errors = collectConsoleErrors(page);
+    await signInToConsole(page, `${server.url}/admin/`, account);
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Plans' }).click();
+    await page.getByRole('link', { name: 'Field sales' }).click();
+    await page.getByRole('link', { name: 'Who accepted v1' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Acceptance of Field sales v1' }).waitFor();
+    assert.equal(
+      new URL(page.url()).pathname,
+      `/admin/plans/${applied.plan_id}/versions/${applied.version_id}/acceptances`,
+    );
+    await page.getByText('1 accepted, 1 not yet.', { exact: false }).waitFor();
+
+    const table = page.getByRole('table', { name: 'Who has and has not accepted v1' });
+    const rows = (await table.getByRole('row').allInnerTexts()).slice(1).map((row) => row.split('\t')[0]?.trim());
+    assert.deepEqual(rows, ['rep-018\nrep-018', 'rep-017\nrep-017']);
+    assert.equal(await page.getByRole('button', { name: 'Remind rep-017' }).count(), 0, 'nothing to remind');
+    assert.deepEqual(await seriousAccessibilityViolations(page), []);
+
+    await page.getByRole('button', { name: 'Remind rep-018' }).click();
+    await page.getByText('rep-018 was reminded.').waitFor();
+    await page.getByRole('button', { name: 'Remind rep-018' }).click();
+    await page.getByText(/reminded at .*; remind again in/).waitFor();
+    assert.deepEqual(await seriousAccessibilityViolations(page), []);
+
+    // The org setting beside the other pay settings, on the Periods page.
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Periods' }).click();
+    await page.getByLabel('Pay waits for reps to accept their plan').check();
+    await page.getByText('Pay settings saved.').waitFor();
+    assert.equal((await services.admin.approvals.settings(org.id)).pay_waits_for_acceptance, true);
+    assert.deepEqual(
+      errors.filter((error) => !error.includes('429')),
+      [],
+    );
+  });
+});

@@ -1,0 +1,403 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe } from 'vitest';
+import { stringify } from 'yaml';
+import type { Database } from '../../src/db/prisma.ts';
+import type { RunningServer } from '../../src/main.ts';
+import { PlanAcceptances } from '../../src/services/planAcceptances.ts';
+import { PlanDocuments } from '../../src/services/planDocuments.ts';
+import { dealEvent, ingest } from '../factories/deals.ts';
+import { planDocument } from '../factories/plans.ts';
+import { createEndpoint } from '../factories/webhooks.ts';
+import { cliJson, onlyJson, runCli } from '../helpers/cli.ts';
+import { test } from '../helpers/fixtures.ts';
+import { testServices } from '../helpers/services.ts';
+import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
+
+// Plan acceptance end to end (docs/plan-acceptance.md): requests when a version is applied (and for a rep newly
+// assigned), the rep accepting with their own token through /v1, what is refused, the document kept as shown, the
+// admins' view and reminders through the admin API, webhooks and audit, and pay waiting for acceptance.
+
+const SCOPES = ['deals:read', 'deals:write', 'earnings:read', 'plans:read', 'rep_tokens:write'];
+
+type NewOrg = (options?: { scopes?: string[] }) => Promise<{
+  org: { id: string };
+  rawKey: string;
+  client: import('../../sdk/src/index.ts').QuotientClient;
+}>;
+
+function plan(key: string, assignees: string[], rateBps = 1000) {
+  return planDocument({
+    key,
+    name: 'Core AE plan',
+    assignees,
+    chips: [{ key: 'base', name: 'Base commission', kind: 'commission', rate_bps: rateBps }],
+  });
+}
+
+/** An org with rep-017 (won deal in April) and rep-018, an endpoint for every webhook, and a plan for rep-017. */
+async function world(db: Database, server: RunningServer, newOrg: NewOrg) {
+  const { org, rawKey, client } = await newOrg({ scopes: SCOPES });
+  await createEndpoint(db, org.id, 'http://127.0.0.1:9/acceptances');
+  await ingest(
+    server,
+    rawKey,
+    dealEvent({}, { stage: 'closed_won', close_date: '2026-04-20', amount_cents: 1_000_000 }),
+  );
+  await ingest(server, rawKey, dealEvent({}, { owner_external_id: 'rep-018' }));
+  const services = testServices({ db });
+  const key = `core-${org.id.slice(-6)}`;
+  const apply = (assignees: string[], rateBps?: number) =>
+    services.admin.plans.apply({ orgId: org.id, text: stringify(plan(key, assignees, rateBps)) });
+  const first = await apply(['rep-017']);
+  const idOf = async (externalId: string) => {
+    const user = await client.users.findByExternalId(externalId);
+    assert.ok(user, externalId);
+    return user.id;
+  };
+  const [rep017, rep018] = await Promise.all([idOf('rep-017'), idOf('rep-018')]);
+  const tokenOf = async (userId: string) => (await client.repTokens.create({ user_id: userId })).token;
+  const v1 = async (
+    token: string,
+    path: string,
+    init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ) => {
+    const response = await fetch(`${server.url}${path}`, {
+      method: init.method ?? 'GET',
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...init.headers,
+      },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
+    const text = await response.text();
+    const json = response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : null;
+    return { status: response.status, text, json, headers: response.headers };
+  };
+  const messages = async (type: string) =>
+    (await db.webhookMessage.findMany({ where: { org_id: org.id, type }, orderBy: { id: 'asc' } })).map(
+      (message) => message.payload as unknown as { data: { plan_acceptance: Record<string, unknown> } },
+    );
+  const audits = (action: string) => db.auditEntry.findMany({ where: { org_id: org.id, action } });
+  return { org, rawKey, client, services, apply, first, ids: { rep017, rep018 }, tokenOf, v1, messages, audits };
+}
+
+describe('plan acceptance', () => {
+  test('a new version asks every rep assigned to it; a rep newly assigned is asked too', async ({
+    db,
+    server,
+    newOrg,
+  }) => {
+    const w = await world(db, server, newOrg);
+    const list = async () =>
+      (await w.v1(w.rawKey, `/v1/plan-acceptances?plan_id=${w.first.plan_id}`)).json.plan_acceptances as Array<
+        Record<string, unknown>
+      >;
+    const asked = await list();
+    assert.deepEqual(
+      asked.map((entry) => [entry.user_external_id, entry.plan_version, entry.state]),
+      [['rep-017', 1, 'requested']],
+    );
+    assert.equal(asked[0]?.plan_name, 'Core AE plan');
+
+    const second = await w.apply(['rep-017', 'rep-018'], 1200);
+    assert.equal(second.version, 2);
+    const after = await list();
+    assert.deepEqual(after.map((entry) => [entry.user_external_id, entry.plan_version]).sort(), [
+      ['rep-017', 1],
+      ['rep-017', 2],
+      ['rep-018', 2],
+    ]);
+    const requested = await w.messages('plan.acceptance_requested');
+    assert.equal(requested.length, 3);
+    for (const message of requested) assertMatchesContract(message);
+    assert.deepEqual(requested.map((message) => message.data.plan_acceptance.user_external_id).sort(), [
+      'rep-017',
+      'rep-017',
+      'rep-018',
+    ]);
+    assert.equal((await w.audits('plan_acceptance.requested')).length, 3);
+
+    // Applying the same file again changes nothing and asks nobody again.
+    const same = await w.apply(['rep-017', 'rep-018'], 1200);
+    assert.equal(same.changed, false);
+    assert.equal((await list()).length, 3);
+
+    // Filters, paging and the rep's own view: rep-018 sees theirs only.
+    const page = await w.v1(w.rawKey, `/v1/plan-acceptances?plan_id=${w.first.plan_id}&limit=2`);
+    assert.equal(page.json.plan_acceptances.length, 2);
+    const rest = await w.v1(
+      w.rawKey,
+      `/v1/plan-acceptances?plan_id=${w.first.plan_id}&limit=2&cursor=${page.json.next_cursor}`,
+    );
+    assert.equal(rest.json.plan_acceptances.length, 1);
+    assert.equal(rest.json.next_cursor, null);
+    const token018 = await w.tokenOf(w.ids.rep018);
+    const own = await w.v1(token018, '/v1/plan-acceptances');
+    assert.deepEqual(
+      own.json.plan_acceptances.map((entry: { user_id: string }) => entry.user_id),
+      [w.ids.rep018],
+    );
+    const others = await w.v1(token018, `/v1/plan-acceptances?user_id=${w.ids.rep017}`);
+    assert.deepEqual(others.json.plan_acceptances, []);
+  });
+
+  test('the rep accepts with their token: name, time, address, user agent and token kept; twice is once', async ({
+    db,
+    server,
+    newOrg,
+  }) => {
+    const w = await world(db, server, newOrg);
+    const token = await w.tokenOf(w.ids.rep017);
+    const path = `/v1/plans/${w.first.plan_id}/acceptances`;
+
+    const wrong = await w.v1(token, path, { method: 'POST', body: { typed_name: 'Rep 018' } });
+    assert.equal(wrong.status, 422);
+    assert.equal(wrong.json.error, 'typed_name_mismatch');
+    assert.match(wrong.json.reason, /^typed_name: /);
+
+    const byKey = await w.v1(w.rawKey, path, { method: 'POST', body: { typed_name: 'rep-017' } });
+    assert.equal(byKey.status, 403);
+    assert.equal(byKey.json.error, 'rep_token_required');
+
+    const other = await w.v1(await w.tokenOf(w.ids.rep018), path, { method: 'POST', body: { typed_name: 'rep-018' } });
+    assert.equal(other.status, 404, 'a plan the rep is not assigned to');
+    assert.equal((await w.messages('plan.accepted')).length, 0, 'refusals change nothing');
+
+    const accepted = await w.v1(token, path, {
+      method: 'POST',
+      body: { typed_name: '  REP-017 ' },
+      headers: { 'user-agent': 'AcceptanceTest/1.0' },
+    });
+    assert.equal(accepted.status, 200, accepted.text);
+    assert.equal(accepted.json.changed, true);
+    const acceptance = accepted.json.plan_acceptance;
+    assert.equal(acceptance.state, 'accepted');
+    assert.equal(acceptance.typed_name, 'REP-017');
+    assert.equal(acceptance.user_agent, 'AcceptanceTest/1.0');
+    assert.ok(acceptance.ip_address, 'the address is recorded');
+    assert.match(acceptance.rep_token_id, /^rtk_/);
+    assert.ok(acceptance.accepted_at);
+
+    const again = await w.v1(token, path, { method: 'POST', body: { typed_name: 'rep-017' } });
+    assert.equal(again.status, 200);
+    assert.equal(again.json.changed, false);
+    assert.deepEqual(again.json.plan_acceptance, acceptance);
+
+    const fetched = await w.v1(w.rawKey, `/v1/plan-acceptances/${acceptance.id}`);
+    assert.deepEqual(fetched.json, acceptance);
+    const webhooks = await w.messages('plan.accepted');
+    assert.equal(webhooks.length, 1);
+    assertMatchesContract(webhooks[0]);
+    assert.deepEqual(webhooks[0]?.data.plan_acceptance, acceptance);
+    const [entry] = await w.audits('plan.accepted');
+    assert.ok(entry);
+    assert.equal(entry.actor_type, 'rep');
+    assert.equal(entry.actor, w.ids.rep017);
+    assert.equal((entry.details as Record<string, unknown>).rep_token_id, acceptance.rep_token_id);
+  });
+
+  test('the document accepted is kept: the same bytes and hash after the plan changes again', async ({
+    db,
+    server,
+    newOrg,
+  }) => {
+    const w = await world(db, server, newOrg);
+    const token = await w.tokenOf(w.ids.rep017);
+    const [asked] = (await w.v1(token, '/v1/plan-acceptances')).json.plan_acceptances;
+    const shown = await w.v1(token, `/v1/plan-acceptances/${asked.id}/document`);
+    assert.equal(shown.status, 200);
+    assert.equal(createHash('sha256').update(shown.text).digest('hex'), asked.document_sha256);
+    assert.equal(shown.json.plan.version_number, 1);
+    const accepted = await w.v1(token, `/v1/plans/${w.first.plan_id}/acceptances`, {
+      method: 'POST',
+      body: { typed_name: 'rep-017' },
+    });
+    assert.equal(accepted.json.plan_acceptance.document_sha256, asked.document_sha256);
+
+    await w.apply(['rep-017'], 2500);
+    const kept = await w.v1(token, `/v1/plan-acceptances/${asked.id}/document`);
+    assert.equal(kept.text, shown.text);
+    assert.equal(createHash('sha256').update(kept.text).digest('hex'), asked.document_sha256);
+    const current = await w.v1(token, `/v1/plans/${w.first.plan_id}/document`);
+    assert.notEqual(current.text, shown.text, 'the plan moved on; the kept document did not');
+
+    const html = await w.v1(token, `/v1/plan-acceptances/${asked.id}/document?format=html`);
+    assert.equal(html.status, 200);
+    assert.match(html.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(html.text, /Core AE plan/);
+    assert.match(html.text, /10\.00%/);
+    const pdf = await w.v1(token, `/v1/plan-acceptances/${asked.id}/document`, {
+      headers: { accept: 'application/pdf' },
+    });
+    assert.equal(pdf.status, 200);
+    assert.equal(pdf.headers.get('content-type'), 'application/pdf');
+
+    const peer = await w.v1(await w.tokenOf(w.ids.rep018), `/v1/plan-acceptances/${asked.id}/document`);
+    assert.equal(peer.status, 404);
+  });
+
+  test('admins see who has and has not accepted a version, and remind at most once an hour', async ({
+    db,
+    server,
+    newOrg,
+    signedIn,
+  }) => {
+    const w = await world(db, server, newOrg);
+    const second = await w.apply(['rep-017', 'rep-018'], 1200);
+    const token = await w.tokenOf(w.ids.rep017);
+    await w.v1(token, `/v1/plans/${w.first.plan_id}/acceptances`, { method: 'POST', body: { typed_name: 'rep-017' } });
+    const { client: admin } = await signedIn('admin', w.org.id);
+    const version = await admin.api.GET('/admin/v1/plans/{id}/versions/{version_id}/acceptances', {
+      params: { path: { id: w.first.plan_id, version_id: second.version_id } },
+    });
+    assert.equal(version.response.status, 200);
+    assert.equal(version.data?.accepted_count, 1);
+    assert.equal(version.data?.waiting_count, 1);
+    assert.deepEqual(
+      version.data?.acceptances.map((entry) => [entry.user_name, entry.plan_acceptance.state]),
+      [
+        ['rep-018', 'requested'],
+        ['rep-017', 'accepted'],
+      ],
+    );
+    const unknown = await admin.api.GET('/admin/v1/plans/{id}/versions/{version_id}/acceptances', {
+      params: { path: { id: w.first.plan_id, version_id: w.first.version_id.replace(/.$/, 'z') } },
+    });
+    assert.equal(unknown.response.status, 404);
+
+    const waiting = version.data?.acceptances[0]?.plan_acceptance.id as string;
+    const done = version.data?.acceptances[1]?.plan_acceptance.id as string;
+    const remind = (id: string) =>
+      admin.api.POST('/admin/v1/plan-acceptances/{id}/remind', { params: { path: { id } } });
+    const first = await remind(waiting);
+    assert.equal(first.response.status, 200);
+    assert.ok(first.data?.reminded_at);
+    const soon = await remind(waiting);
+    assert.equal(soon.response.status, 429);
+    assert.equal((soon.error as { error: string }).error, 'reminded_recently');
+    assert.ok(Number(soon.response.headers.get('retry-after')) > 3500);
+    const accepted = await remind(done);
+    assert.equal(accepted.response.status, 409);
+
+    // An hour later the rep may be reminded again.
+    let now = new Date(Date.now() + 61 * 60 * 1000);
+    const later = new PlanAcceptances(db, new PlanDocuments(db), { now: () => now });
+    const reminded = await later.remind(w.org.id, waiting);
+    assert.equal(reminded.reminded_at?.toISOString(), now.toISOString());
+    now = new Date(now.getTime() + 60 * 1000);
+    await assert.rejects(later.remind(w.org.id, waiting), { code: 'reminded_recently' });
+
+    const requested = await w.messages('plan.acceptance_requested');
+    assert.equal(requested.filter((message) => message.data.plan_acceptance.id === waiting).length, 3);
+    assert.equal((await w.audits('plan_acceptance.reminded')).length, 2);
+  });
+
+  test('when pay waits for acceptance, the statement holds the plan and payouts leave it out until the rep accepts', async ({
+    db,
+    server,
+    newOrg,
+    signedIn,
+  }) => {
+    const w = await world(db, server, newOrg);
+    const statement = async () =>
+      (await w.v1(w.rawKey, `/v1/users/${w.ids.rep017}/statements/2026-04`)).json as {
+        payable_cents: number;
+        held_pending_acceptance_cents: number;
+      };
+    const before = await statement();
+    assert.equal(before.payable_cents, 100_000);
+    assert.equal(before.held_pending_acceptance_cents, 0, 'by default pay does not wait');
+
+    const { client: admin } = await signedIn('admin', w.org.id);
+    const settings = await admin.api.PUT('/admin/v1/pay-settings', { body: { pay_waits_for_acceptance: true } });
+    assert.equal(settings.data?.pay_waits_for_acceptance, true);
+    const held = await statement();
+    assert.equal(held.payable_cents, 100_000);
+    assert.equal(held.held_pending_acceptance_cents, 100_000);
+
+    await w.services.admin.periods.lock(w.org.id, '2026-04');
+    const payouts = async () =>
+      (await w.v1(w.rawKey, '/v1/payouts?period_id=2026-04')).json.payouts as Array<{
+        user_external_id: string;
+        total_cents: number;
+      }>;
+    assert.deepEqual(
+      (await payouts()).filter((payout) => payout.user_external_id === 'rep-017'),
+      [],
+      'the held rows are left out of payroll',
+    );
+
+    const token = await w.tokenOf(w.ids.rep017);
+    await w.v1(token, `/v1/plans/${w.first.plan_id}/acceptances`, { method: 'POST', body: { typed_name: 'rep-017' } });
+    assert.equal((await statement()).held_pending_acceptance_cents, 0);
+    const paid = (await payouts()).find((payout) => payout.user_external_id === 'rep-017');
+    assert.equal(paid?.total_cents, 100_000);
+  });
+
+  test('quotient acceptances list, remind and request; approvals settings --wait-for-acceptance', async ({
+    db,
+    server,
+    newOrg,
+  }) => {
+    const w = await world(db, server, newOrg);
+    const org = w.org.id;
+    const plan = w.first.plan_id;
+    // Version 2 names rep-019 (created before it); rep-020, named by no version, is asked nothing.
+    await ingest(server, w.rawKey, dealEvent({}, { owner_external_id: 'rep-019' }));
+    await w.apply(['rep-017', 'rep-019'], 1000);
+    await ingest(server, w.rawKey, dealEvent({}, { owner_external_id: 'rep-020' }));
+    assert.deepEqual(await cliJson(['acceptances', 'request', '--org', org, '--plan', plan]), { asked: 0 });
+
+    const listed = await cliJson<{
+      plan_version: number;
+      accepted_count: number;
+      waiting_count: number;
+      acceptances: Array<{ user_name: string; plan_acceptance: { id: string; state: string } }>;
+    }>(['acceptances', 'list', '--org', org, '--plan', plan]);
+    assert.equal(listed.plan_version, 2);
+    assert.deepEqual(
+      listed.acceptances.map((entry) => [entry.user_name, entry.plan_acceptance.state]),
+      [
+        ['rep-017', 'requested'],
+        ['rep-019', 'requested'],
+      ],
+    );
+    const id = listed.acceptances[0]?.plan_acceptance.id as string;
+    const reminded = await cliJson<{ id: string; reminded_at: string | null }>([
+      'acceptances',
+      'remind',
+      id,
+      '--org',
+      org,
+    ]);
+    assert.equal(reminded.id, id);
+    assert.ok(reminded.reminded_at);
+    const soon = await runCli(['acceptances', 'remind', id, '--org', org, '--json']);
+    assert.notEqual(soon.code, 0);
+    assert.equal((onlyJson(soon) as { error: string }).error, 'reminded_recently');
+    const human = await runCli(['acceptances', 'list', '--org', org, '--plan', plan]);
+    assert.match(human.stdout, /version 2: 0 accepted, 2 waiting/);
+    const unknown = await runCli([
+      'acceptances',
+      'list',
+      '--org',
+      org,
+      '--plan',
+      'plan_01kjsj7s80fmtryrzh7j1q721q',
+      '--json',
+    ]);
+    assert.equal((onlyJson(unknown) as { error: string }).error, 'not_found');
+
+    const settings = await cliJson<{ pay_waits_for_acceptance: boolean }>([
+      'approvals',
+      'settings',
+      '--org',
+      org,
+      '--wait-for-acceptance',
+      'on',
+    ]);
+    assert.equal(settings.pay_waits_for_acceptance, true);
+  });
+});
