@@ -218,7 +218,7 @@ export async function attainmentCreditsOfReps(
       text: `SELECT id, user_id, period_id, amount_cents::text AS amount_cents, currency
              FROM adjustments a
              WHERE org_id = $1 AND user_id = ANY($2::text[]) AND counts_toward_attainment AND voids_id IS NULL
-               AND NOT EXISTS (SELECT 1 FROM adjustments v WHERE v.voids_id = a.id)
+               AND (SELECT true FROM adjustments v WHERE v.org_id = a.org_id AND v.voids_id = a.id LIMIT 1) IS NULL
              ORDER BY created_at, id`,
       values: [orgId, [...new Set(userIds)]],
     }),

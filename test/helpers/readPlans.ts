@@ -349,12 +349,14 @@ export const LISTED_READS: ListedRead[] = [
         '2026-06',
       );
     },
-    // The rep's rows of the period (standing and superseded), its deals of the period, its adjustments.
+    // The rep's rows of the period (standing and superseded), its deals of the period, its adjustments. Not flat
+    // yet: the attainment credits (adjustments.attainmentCreditsOfReps) read the rep's adjustments of every period,
+    // each probed for a void (the seed has up to 2 a month).
     budget: (world) => ({
       earnings: 2 * world.size.dealsPerRepMonth + 10,
       deals: world.size.dealsPerRepMonth + 5,
       users: 1,
-      adjustments: 5,
+      adjustments: 2 * 2 * 12 + 5,
     }),
   },
   {
