@@ -387,7 +387,11 @@ export async function repsToRecompute(tx: Transaction, orgId: string, planIds: r
 
 /**
  * Up to `limit` rows after `position` in (created_at, id) order with every filter applied. The text names
- * only the filters given, so that a generic plan still picks a fitting index.
+ * only the filters given, so that a generic plan still picks a fitting index: each filter has an index that returns
+ * its rows in (created_at, id) order (docs/query-plans.md), so a page reads about as many rows as it returns. A rep
+ * named by external id is looked up once (the rep index then serves it); several statuses are read one status at a
+ * time, each from its own ordered range, and merged (so are a rep token's reps); the reps' external ids are read
+ * for the page's rows only.
  */
 export async function listAfter(
   tx: Transaction,
@@ -402,21 +406,45 @@ export async function listAfter(
     values.push(value);
     return `$${values.length}`;
   };
-  const where = [`e.org_id = ${param(orgId)}`];
-  if (visibleUserIds !== null) where.push(`e.user_id = ANY(${param(visibleUserIds)}::text[])`);
+  const org = param(orgId);
+  const where = [`e.org_id = ${org}`];
+  // A rep token sees its rep and their reports: without a rep filter, each one's rows are a range of their own,
+  // merged like the statuses' (a filter on the whole org's rows would read the org's history to fill a page).
+  const byRep =
+    visibleUserIds !== null && filters.userId === undefined && filters.userExternalId === undefined
+      ? [...new Set(visibleUserIds)]
+      : [undefined];
+  if (byRep.length === 0) return [];
+  if (visibleUserIds !== null && byRep[0] === undefined) {
+    where.push(`e.user_id = ANY(${param(visibleUserIds)}::text[])`);
+  }
   if (filters.userId !== undefined) where.push(`e.user_id = ${param(filters.userId)}`);
-  if (filters.userExternalId !== undefined) where.push(`u.external_id = ${param(filters.userExternalId)}`);
+  if (filters.userExternalId !== undefined) {
+    where.push(
+      `e.user_id = (SELECT id FROM users WHERE org_id = ${org} AND external_id = ${param(filters.userExternalId)})`,
+    );
+  }
   if (filters.periodId !== undefined) where.push(`e.period_id = ${param(filters.periodId)}`);
   if (filters.dealId !== undefined) where.push(`e.deal_id = ${param(filters.dealId)}`);
   if (filters.planId !== undefined) where.push(`e.plan_id = ${param(filters.planId)}`);
-  if (filters.statuses !== undefined) where.push(`e.status = ANY(${param(filters.statuses)}::text[])`);
   if (filters.createdSince !== undefined) where.push(`e.created_at >= ${param(filters.createdSince)}::timestamptz`);
   if (position) {
     where.push(`(e.created_at, e.id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
   }
+  const statuses = filters.statuses === undefined ? [undefined] : [...new Set(filters.statuses)];
+  const max = param(limit);
+  const ranges = byRep.flatMap((userId) => {
+    const rep = userId === undefined ? [] : [`e.user_id = ${param(userId)}`];
+    return statuses.map(
+      (status) =>
+        `(SELECT e.* FROM earnings e
+          WHERE ${[...where, ...rep, ...(status === undefined ? [] : [`e.status = ${param(status)}`])].join(' AND ')}
+          ORDER BY e.created_at, e.id LIMIT ${max})`,
+    );
+  });
   const rows = await tx.query<RecordRow>({
-    text: `SELECT ${WIRE_COLUMNS} FROM earnings e JOIN users u ON u.id = e.user_id
-           WHERE ${where.join(' AND ')} ORDER BY e.created_at, e.id LIMIT ${param(limit)}`,
+    text: `SELECT ${WIRE_COLUMNS} FROM (${ranges.join(' UNION ALL ')}) e JOIN users u ON u.id = e.user_id
+           ORDER BY e.created_at, e.id LIMIT ${max}`,
     values,
   });
   return rows.map(toRecord);
@@ -609,7 +637,8 @@ export async function rowsOfRepInPeriod(
 /**
  * Per plan, what the rep's recoverable draws have advanced and not yet recovered in the periods booked before
  * `periodId`: the sum of the standing rows booked there of the draws' lines (advances of a recoverable draw,
- * and recoveries).
+ * and recoveries). The kind test repeats the draw-rows index's predicate, so that index (the rep's draw rows only,
+ * not its whole history) serves the read.
  */
 export async function drawBalancesByPlanBefore(
   tx: Transaction,
@@ -621,6 +650,7 @@ export async function drawBalancesByPlanBefore(
     sql`SELECT plan_id, sum(amount_cents)::text AS balance FROM earnings
         WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id < ${periodId}
           AND status IN ('pending', 'approved', 'paid')
+          AND (trace -> 'chip' ->> 'kind') IN ('draw', 'draw_recovery')
           AND (trace -> 'chip' ->> 'kind' = 'draw_recovery'
                OR (trace -> 'chip' ->> 'kind' = 'draw'
                    AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'))
@@ -669,23 +699,26 @@ export async function payoutsAfter(
     keyset += ` AND u.id = ANY($${values.length}::text[])`;
   }
   values.push(limit);
-  // A period's manual adjustments are paid with it: approved while it is locked, paid once it is paid.
+  // The org's reps in (created_at, id) order, each asked whether it has something paid in the period (an approved or
+  // paid row, or an adjustment once the period is locked: a period's manual adjustments are paid with it, approved
+  // while it is locked, paid once it is paid), up to `limit` of them; then each of those reps' sums, read from the
+  // rep's own rows of the period. A page reads its reps' rows (and the reps before them with nothing paid), not
+  // the whole period's. Each question is a scalar subquery with LIMIT 1, a probe per rep: written as EXISTS, the
+  // planner may hash it instead, reading every approved and paid row of the period for each page.
   const rows = await tx.query<PayoutRow>({
-    text: `WITH paid AS (
-             SELECT e.user_id, e.currency, e.amount_cents, e.status,
-                    (e.amount_cents < 0 AND NOT ${IS_DRAW_ROW}) AS clawback, ${IS_DRAW_ROW} AS draw, false AS adjustment
-             FROM earnings e
-             WHERE e.org_id = $1 AND e.period_id = $2 AND e.status IN ('approved', 'paid')
-               AND NOT (e.status = 'approved' AND ${HELD_FOR_ACCEPTANCE})
-             UNION ALL
-             SELECT a.user_id, a.currency, a.amount_cents, CASE p.status WHEN 'paid' THEN 'paid' ELSE 'approved' END,
-                    false, false, true
-             FROM adjustments a JOIN periods p ON p.org_id = a.org_id AND p.id = a.period_id
-             WHERE a.org_id = $1 AND a.period_id = $2 AND p.status IN ('locked', 'paid')
+    text: `WITH period AS (
+             SELECT p.status FROM periods p WHERE p.org_id = $1 AND p.id = $2
            ), reps AS (
-             SELECT DISTINCT u.id, u.external_id, u.created_at
-             FROM paid e JOIN users u ON u.id = e.user_id
-             WHERE true ${keyset}
+             SELECT u.id, u.external_id, u.created_at
+             FROM users u
+             WHERE u.org_id = $1 ${keyset}
+               AND ((SELECT true FROM earnings e
+                     WHERE e.org_id = $1 AND e.user_id = u.id AND e.period_id = $2 AND e.status IN ('approved', 'paid')
+                       AND NOT (e.status = 'approved' AND ${HELD_FOR_ACCEPTANCE})
+                     LIMIT 1)
+                    OR ((SELECT true FROM adjustments a
+                         WHERE a.org_id = $1 AND a.user_id = u.id AND a.period_id = $2 LIMIT 1)
+                        AND (SELECT status FROM period) IN ('locked', 'paid')))
              ORDER BY u.created_at, u.id LIMIT $${values.length}
            )
            SELECT u.id AS user_id, u.external_id AS user_external_id, u.created_at AS user_created_at, e.currency,
@@ -694,7 +727,19 @@ export async function payoutsAfter(
              COALESCE(sum(e.amount_cents) FILTER (WHERE e.clawback), 0)::bigint AS clawback_cents,
              COALESCE(sum(e.amount_cents) FILTER (WHERE e.draw), 0)::bigint AS draw_cents,
              COALESCE(sum(e.amount_cents) FILTER (WHERE e.adjustment), 0)::bigint AS adjustment_cents
-           FROM paid e JOIN reps u ON u.id = e.user_id
+           FROM reps u CROSS JOIN LATERAL (
+             SELECT e.currency, e.amount_cents, e.status,
+                    (e.amount_cents < 0 AND NOT ${IS_DRAW_ROW}) AS clawback, ${IS_DRAW_ROW} AS draw, false AS adjustment
+             FROM earnings e
+             WHERE e.org_id = $1 AND e.user_id = u.id AND e.period_id = $2 AND e.status IN ('approved', 'paid')
+               AND NOT (e.status = 'approved' AND ${HELD_FOR_ACCEPTANCE})
+             UNION ALL
+             SELECT a.currency, a.amount_cents,
+                    CASE (SELECT status FROM period) WHEN 'paid' THEN 'paid' ELSE 'approved' END, false, false, true
+             FROM adjustments a
+             WHERE a.org_id = $1 AND a.user_id = u.id AND a.period_id = $2
+               AND (SELECT status FROM period) IN ('locked', 'paid')
+           ) e
            GROUP BY u.id, u.external_id, u.created_at, e.currency ORDER BY u.created_at, u.id, e.currency`,
     values,
   });

@@ -38,11 +38,14 @@ export class StatementReader {
     const tx = poolStatements(this.#pool);
     const user = await users.find(tx, orgId, userId, visibleUserIdsOf(viewer));
     if (!user) return null;
+    const bounds = periodBounds(periodId);
     const [period, rows, orgPlans, repDeals, drawBalances, config, books, manual, held, credits] = await Promise.all([
       periods.findSummary(tx, orgId, periodId),
       earnings.rowsOfRepInPeriod(tx, orgId, userId, periodId),
       plans.listForStatements(tx, orgId),
-      deals.dealsOfRep(tx, orgId, userId),
+      // Only the deals that can count in the period (closed in it, or not closed yet): attainment counts a deal in
+      // the period its close date (else its win, else today) falls in, so the rep's other periods never matter.
+      deals.dealsOfRepAround(tx, orgId, userId, { from: bounds.starts_on, to: bounds.ends_on }),
       earnings.drawBalancesByPlanBefore(tx, orgId, userId, periodId),
       orgs.loadConfig(tx, orgId),
       repQuotas.booksOfReps(tx, orgId, [userId]),
@@ -60,7 +63,7 @@ export class StatementReader {
     );
     return buildStatement({
       user: toWireUser(user),
-      period: period ?? { id: periodId, kind, ...periodBounds(periodId), status: 'open' },
+      period: period ?? { id: periodId, kind, ...bounds, status: 'open' },
       plans: shown,
       rows,
       deals: repDeals,
