@@ -64,13 +64,20 @@ export interface CompositionInput {
     /** A progress report per recompute (the CLI's bar on a terminal). */
     progress?: () => RecomputeProgressReport | undefined;
   };
-  /** The sessions' and sign-in links' clock (tests move it to expire sessions, links and throttle windows). */
+  /**
+   * The clock of sessions, sign-in links, plan documents and acceptances, and the statements' today (tests move it to
+   * expire sessions, links and throttle windows, or to read a statement as of a day).
+   */
   now?: () => Date;
   /**
    * In place of the earnings engine as the deals' or the periods' change listener, still wrapped in their webhooks:
-   * for tests that watch a listener, or take the ledger out of what they test.
+   * for tests that watch a listener, or take the ledger out of what they test. The periods' may also be built
+   * around the engine's own (a function handed it), for tests that slow the ledger's moves down.
    */
-  listeners?: { deals?: DealChangeListener; periods?: PeriodChangeListener };
+  listeners?: {
+    deals?: DealChangeListener;
+    periods?: PeriodChangeListener | ((engine: PeriodChangeListener) => PeriodChangeListener);
+  };
 }
 
 /** What the public API serves with. */
@@ -151,11 +158,12 @@ export function composeServices(input: CompositionInput): Services {
   const dealEventBatch = new DealEventBatch(ingestion);
   const dealImport = new DealImport(db, pool, dealEventBatch, config.importChunkRows);
   // A status change sets off, in its transaction, the period.locked / period.paid webhooks, then the ledger's moves.
-  const statementReader = new StatementReader(pool);
+  const now = input.now;
+  const statementReader = new StatementReader(pool, now ? { today: () => now().toISOString().slice(0, 10) } : {});
   const approvals = new StatementApprovals(db, statementReader);
   const periods = new PeriodAdmin(
     db,
-    withPeriodWebhooks(input.listeners?.periods ?? engine),
+    withPeriodWebhooks(periodListenerOf(input.listeners?.periods, engine)),
     new PayoutReader(databaseStatements(db)),
     approvals,
   );
@@ -238,4 +246,13 @@ export function composeServices(input: CompositionInput): Services {
       repTokens,
     },
   };
+}
+
+/** The periods' change listener: the engine, one in its place, or one built around it. */
+function periodListenerOf(
+  given: PeriodChangeListener | ((engine: PeriodChangeListener) => PeriodChangeListener) | undefined,
+  engine: PeriodChangeListener,
+): PeriodChangeListener {
+  if (given === undefined) return engine;
+  return typeof given === 'function' ? given(engine) : given;
 }

@@ -14,6 +14,8 @@ export interface TestServicesOptions {
   pool?: SqlPool;
   /** Listeners in place of the earnings engine (see CompositionInput.listeners). */
   listeners?: CompositionInput['listeners'];
+  /** The composition's clock (see CompositionInput.now): a composition of its own. */
+  now?: () => Date;
 }
 
 const shared = new WeakMap<Database, Services>();
@@ -26,7 +28,7 @@ function testConfig() {
 /** The composed services; one composition per database unless a test asks for its own pool or listeners. */
 export function testServices(options: TestServicesOptions = {}): Services {
   const db = options.db ?? testDatabase();
-  const own = options.pool !== undefined || options.listeners !== undefined;
+  const own = options.pool !== undefined || options.listeners !== undefined || options.now !== undefined;
   const composed = own ? undefined : shared.get(db);
   if (composed) return composed;
   const services = composeServices({
@@ -35,6 +37,7 @@ export function testServices(options: TestServicesOptions = {}): Services {
     config: testConfig(),
     recompute: { concurrency: 2 },
     ...(options.listeners ? { listeners: options.listeners } : {}),
+    ...(options.now ? { now: options.now } : {}),
   });
   if (!own) shared.set(db, services);
   return services;

@@ -4,8 +4,6 @@ import { describe } from 'vitest';
 import { stringify } from 'yaml';
 import type { Database } from '../../src/db/prisma.ts';
 import type { RunningServer } from '../../src/main.ts';
-import { PlanAcceptances } from '../../src/services/planAcceptances.ts';
-import { PlanDocuments } from '../../src/services/planDocuments.ts';
 import { dealEvent, ingest } from '../factories/deals.ts';
 import { planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
@@ -283,7 +281,7 @@ describe('plan acceptance', () => {
 
     // An hour later the rep may be reminded again.
     let now = new Date(Date.now() + 61 * 60 * 1000);
-    const later = new PlanAcceptances(db, new PlanDocuments(db), { now: () => now });
+    const later = testServices({ db, now: () => now }).admin.planAcceptances;
     const reminded = await later.remind(w.org.id, waiting);
     assert.equal(reminded.reminded_at?.toISOString(), now.toISOString());
     now = new Date(now.getTime() + 60 * 1000);

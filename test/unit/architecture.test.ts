@@ -40,6 +40,7 @@ const REPOSITORIES = [
   'paymentRequests',
   'periodStandings',
   'periods',
+  'planAcceptances',
   'plans',
   'rateLimitCounters',
   'rateLimitLease',
