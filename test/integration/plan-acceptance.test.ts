@@ -261,7 +261,13 @@ describe('plan acceptance', () => {
       ],
     );
     const unknown = await admin.api.GET('/admin/v1/plans/{id}/versions/{version_id}/acceptances', {
-      params: { path: { id: w.first.plan_id, version_id: w.first.version_id.replace(/.$/, 'z') } },
+      // Another last character than the id's own: an id already ending in z would otherwise name itself.
+      params: {
+        path: {
+          id: w.first.plan_id,
+          version_id: w.first.version_id.replace(/.$/, (last) => (last === 'z' ? 'y' : 'z')),
+        },
+      },
     });
     assert.equal(unknown.response.status, 404);
 
