@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { DealEvent, DealSplit } from '../domain/deals/event.ts';
-import { applyEvent, type CurrentDeal } from '../domain/deals/projection.ts';
+import { applyEvent, type CurrentDeal, type Transition } from '../domain/deals/projection.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { newId } from '../lib/ids.ts';
 import { countIngestedEvent } from '../lib/operationsMetrics.ts';
-import type { DealRecord, StoredSplit } from '../repositories/deals.ts';
+import type { AppliedEvent, DealRecord, StoredSplit } from '../repositories/deals.ts';
 import * as deals from '../repositories/deals.ts';
 import * as domainEvents from '../repositories/domainEvents.ts';
 import * as sourceEvents from '../repositories/sourceEvents.ts';
@@ -297,19 +297,13 @@ export class DealIngestion {
           event: {
             stale: false,
             dealId: deal.id,
-            domainEventId,
-            sourceEventId,
-            type: transition.type,
-            eventTypeHint: event.eventType,
-            changes: transition.changes,
-            occurredAt: event.occurredAt ?? null,
-            state: transition.state,
-            splits,
-            currency: transition.currency,
-            status: transition.status,
-            userId: ownerNamed ? ownerUserId : deal.user_id,
-            lastOccurredAt: transition.lastOccurredAt,
-            becameWon: transition.becameWon,
+            ...appliedEventOf(
+              event,
+              transition,
+              { domainEventId, sourceEventId },
+              splits,
+              ownerNamed ? ownerUserId : deal.user_id,
+            ),
           },
         });
       }
@@ -458,21 +452,13 @@ export class DealIngestion {
       tx,
       orgId,
       deal.id,
-      {
-        domainEventId,
-        sourceEventId,
-        type: transition.type,
-        eventTypeHint: event.eventType,
-        changes: transition.changes,
-        occurredAt: event.occurredAt ?? null,
-        state: transition.state,
+      appliedEventOf(
+        event,
+        transition,
+        { domainEventId, sourceEventId },
         splits,
-        currency: transition.currency,
-        status: transition.status,
-        userId: ownerNamed ? ownerUserId : deal.user_id,
-        lastOccurredAt: transition.lastOccurredAt,
-        becameWon: transition.becameWon,
-      },
+        ownerNamed ? ownerUserId : deal.user_id,
+      ),
       audit,
     );
     const changeOf = (appliedEvent: Awaited<typeof applying>): DealChange => ({
@@ -536,6 +522,30 @@ function repsNamedBy(event: DealEvent): string[] {
     ...(owner === undefined || owner === null ? [] : [owner]),
     ...(event.splits ?? []).map((split) => split.owner_external_id),
   ];
+}
+
+/** What the deals repository writes for an event that moves its deal: one shape for the single and the bulk path. */
+function appliedEventOf(
+  event: DealEvent,
+  transition: Extract<Transition, { stale: false }>,
+  ids: { domainEventId: string; sourceEventId: string },
+  splits: StoredSplit[] | null,
+  userId: string | null,
+): AppliedEvent {
+  return {
+    ...ids,
+    type: transition.type,
+    eventTypeHint: event.eventType,
+    changes: transition.changes,
+    occurredAt: event.occurredAt ?? null,
+    state: transition.state,
+    splits,
+    currency: transition.currency,
+    status: transition.status,
+    userId,
+    lastOccurredAt: transition.lastOccurredAt,
+    becameWon: transition.becameWon,
+  };
 }
 
 function currentOf(deal: DealRecord): CurrentDeal {
