@@ -1116,7 +1116,7 @@ export interface webhooks {
         put?: never;
         /**
          * Plan acceptance requested
-         * @description Sent when a rep is asked to accept a plan version: a new version of a plan they are assigned to was applied, or they were newly assigned to a plan; and again when an admin reminds them. `data.plan_acceptance` is the acceptance as `GET /v1/plan-acceptances/{id}` gives it.
+         * @description Sent when a rep is asked to accept a plan version: a new version of a plan they are assigned to was applied, or they were newly assigned to a plan, or they came to be (their first deal event, an import, a quota or manager set for them) while a version assigned to them was current; and again when an admin reminds them. `data.plan_acceptance` is the acceptance as `GET /v1/plan-acceptances/{id}` gives it.
          */
         post: operations["receivePlanAcceptanceRequested"];
         delete?: never;
