@@ -405,6 +405,26 @@ describe('plan acceptance', () => {
     assert.equal(accepted.json.plan_acceptance.plan_version, 2);
   });
 
+  test('a version applied before new-rep documents were kept: acceptances request asks and keeps it for later reps', async ({
+    db,
+    server,
+    newOrg,
+  }) => {
+    const w = await world(db, server, newOrg);
+    const second = await w.apply(['rep-017', 'rep-023', 'rep-024'], 1300);
+    // As a version applied before this release: no document kept for reps created after it.
+    await db.planAcceptanceDocument.deleteMany({ where: { org_id: w.org.id, plan_version_id: second.version_id } });
+    const asked = async () =>
+      (await db.planAcceptance.findMany({ where: { org_id: w.org.id, plan_version_id: second.version_id } })).length;
+    await ingest(server, w.rawKey, dealEvent({}, { owner_external_id: 'rep-023' }));
+    assert.equal(await asked(), 1);
+    assert.equal(await w.services.admin.planAcceptances.requestCurrent(w.org.id, w.first.plan_id), 1);
+    assert.equal(await asked(), 2);
+    await ingest(server, w.rawKey, dealEvent({}, { owner_external_id: 'rep-024' }));
+    assert.equal(await asked(), 3);
+    assert.equal(await w.services.admin.planAcceptances.requestCurrent(w.org.id, w.first.plan_id), 0);
+  });
+
   test('new reps of a batch, an import, a quota upload and a manager assignment are asked too', async ({
     db,
     server,
