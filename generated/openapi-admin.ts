@@ -1449,9 +1449,11 @@ export interface components {
         };
         /**
          * @description A rep asked to accept one version of a plan, and their answer. A request is made when a new version
-         *     of a plan is applied (for every rep assigned to it) and when a rep is newly assigned to a plan. The
-         *     document the rep is shown (and accepts) is generated from that version when the request is made and
-         *     kept as it was: `GET /v1/plan-acceptances/{id}/document` gives it back, whatever the plan has become
+         *     of a plan is applied (for every rep assigned to it), when a rep is newly assigned to a plan, and when
+         *     a rep comes to be (their first deal event, an import, a quota or manager set for them) while a version
+         *     assigned to them is current: once per rep and version. The document the rep is shown (and accepts)
+         *     is generated from that version (a new rep's when the version was applied, for a rep with no quota
+         *     table of their own) and kept as it was: `GET /v1/plan-acceptances/{id}/document` gives it back, whatever the plan has become
          *     since, and `document_sha256` is the SHA-256 of its JSON model as that endpoint sends it.
          */
         PlanAcceptance: {

@@ -251,3 +251,8 @@ export type InquiryComment = Prisma.InquiryCommentModel
  * 
  */
 export type PlanAcceptance = Prisma.PlanAcceptanceModel
+/**
+ * Model PlanAcceptanceDocument
+ * 
+ */
+export type PlanAcceptanceDocument = Prisma.PlanAcceptanceDocumentModel

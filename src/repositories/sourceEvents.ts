@@ -27,6 +27,8 @@ export type OpenedDeal =
       stages: StageLists;
       /** orgs.config_version, read in this first statement (see OrgConfigCache). */
       configVersion: number;
+      /** The users (reps) this statement created: the event named them first. */
+      createdUserIds: string[];
     };
 
 /** The ids an accepted event answered with, and the digest of its body. */
@@ -74,6 +76,7 @@ const RECORD_AND_OPEN_DEAL = `
          o.won_stages, o.lost_stages, o.config_version,
          COALESCE((SELECT id FROM rep WHERE external_id = $13::text),
                   (SELECT u.id FROM users u WHERE u.org_id = $3 AND u.external_id = $13::text)) AS owner_user_id,
+         ARRAY(SELECT id FROM rep) AS created_user_ids,
          opened.*
   FROM orgs o LEFT JOIN opened ON true
   WHERE o.id = $3`;
@@ -90,6 +93,7 @@ type OpenRow = Partial<DealRow> & {
   lost_stages: string[];
   config_version: number;
   owner_user_id: string | null;
+  created_user_ids?: string[];
 };
 
 /** Source events are written and read only inside ingestion transactions, so every method takes the transaction. */
@@ -144,6 +148,7 @@ export async function recordAndOpenDeal(
     ownerUserId: row.id ? row.owner_user_id : null,
     stages: { won: row.won_stages, lost: row.lost_stages },
     configVersion: row.config_version,
+    createdUserIds: row.created_user_ids ?? [],
   };
 }
 
@@ -242,6 +247,7 @@ export async function recordAndOpenDeals(
       ownerUserId: null,
       stages: { won: row.won_stages, lost: row.lost_stages },
       configVersion: row.config_version,
+      createdUserIds: [],
     };
   });
 }

@@ -25,9 +25,9 @@ const ENSURE_REP = `
     ON CONFLICT (org_id, external_id) DO NOTHING
     RETURNING id
   )
-  SELECT id FROM created
+  SELECT id, true AS created FROM created
   UNION ALL
-  SELECT id FROM users WHERE org_id = $2 AND external_id = $3`;
+  SELECT id, false AS created FROM users WHERE org_id = $2 AND external_id = $3`;
 
 const FIND_REP = 'SELECT id FROM users WHERE org_id = $1 AND external_id = $2';
 
@@ -36,30 +36,40 @@ const FIND_REP = 'SELECT id FROM users WHERE org_id = $1 AND external_id = $2';
  * creates the same user, the insert waits for it and the second statement sees its row.
  */
 export async function ensureRep(tx: Transaction, orgId: string, externalId: string): Promise<string> {
-  const rows = await tx.query<{ id: string }>(
+  return (await createOrFindRep(tx, orgId, externalId)).id;
+}
+
+/** ensureRep, saying whether this statement created the user (a rep's first sight: docs/plan-acceptance.md). */
+export async function createOrFindRep(
+  tx: Transaction,
+  orgId: string,
+  externalId: string,
+): Promise<{ id: string; created: boolean }> {
+  const rows = await tx.query<{ id: string; created: boolean }>(
     named('users_ensure_rep', { text: ENSURE_REP, values: [newId('user'), orgId, externalId] }),
   );
   const found = rows[0] ?? (await findRepByExternalId(tx, orgId, externalId));
   if (!found) throw new Error(`user ${externalId} of org ${orgId} was neither created nor found`);
-  return found.id;
+  return { id: found.id, created: 'created' in found && found.created === true };
 }
 
 /**
  * The users (reps) that deal events will create on first sight, created ahead of them in one statement and in
  * external-id order, so that two transactions creating the same new reps wait for each other in one order, never
  * in a circle. Only what the events' own first statements would create: nothing when the key (`keyId`) is revoked,
- * and no rep of an event whose dedup key is taken (a replay or a conflict writes nothing).
+ * and no rep of an event whose dedup key is taken (a replay or a conflict writes nothing). The ids of the users
+ * created.
  */
 export async function ensureRepsOfEvents(
   tx: Transaction,
   orgId: string,
   keyId: string | null,
   events: ReadonlyArray<{ dedupKey: string; reps: readonly string[] }>,
-): Promise<void> {
+): Promise<string[]> {
   const pairs = events.flatMap(({ dedupKey, reps }) => reps.map((rep) => ({ rep, dedupKey })));
-  if (pairs.length === 0) return;
+  if (pairs.length === 0) return [];
   const reps = [...new Set(pairs.map((pair) => pair.rep))].sort();
-  await tx.query(
+  const created = await tx.query<{ id: string }>(
     named('users_ensure_reps_of_events', {
       text: `INSERT INTO users (id, org_id, external_id)
              SELECT n.id, $1, n.external_id FROM unnest($2::text[], $3::text[]) AS n(id, external_id)
@@ -69,7 +79,8 @@ export async function ensureRepsOfEvents(
                              AND NOT EXISTS (SELECT 1 FROM source_events s
                                              WHERE s.org_id = $1 AND s.dedup_key = e.dedup_key))
              ORDER BY n.external_id
-             ON CONFLICT (org_id, external_id) DO NOTHING`,
+             ON CONFLICT (org_id, external_id) DO NOTHING
+             RETURNING id`,
       values: [
         orgId,
         reps.map(() => newId('user')),
@@ -80,6 +91,7 @@ export async function ensureRepsOfEvents(
       ],
     }),
   );
+  return created.map((row) => row.id);
 }
 
 /** Up to `limit` users after `position` in (created_at, id) order, with the filters applied. */

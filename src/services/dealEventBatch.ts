@@ -1,3 +1,4 @@
+import type { AdminActor } from '../audit/adminEntries.ts';
 import type { DealEvent } from '../domain/deals/event.ts';
 import type { AuditEntryInput } from '../repositories/audit.ts';
 import type { DealIngestion, IngestRequest, IngestResult } from './ingestion.ts';
@@ -16,6 +17,8 @@ export interface BatchRequest {
   receivedAt: Date;
   /** The request's audit entry: written in the transaction of the first event that is accepted, and only there. */
   auditEntry?: () => AuditEntryInput;
+  /** Who sends the events when no key does (an import's admin): see IngestRequest.actor. */
+  actor?: AdminActor;
 }
 
 /** Events applied at once when a batch falls back to one transaction per event. */
@@ -73,6 +76,7 @@ export class DealEventBatch {
         rawBody: JSON.stringify(body),
         receivedAt: request.receivedAt,
         ...(guard ? { guard } : {}),
+        ...(request.actor ? { actor: request.actor } : {}),
       };
     });
     let results: IngestResult[];

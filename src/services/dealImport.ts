@@ -98,7 +98,7 @@ export class DealImport {
     const flush = async () => {
       const rows = chunk;
       chunk = [];
-      const apply = await this.#importChunk(input.orgId, rows, input.dryRun, seenDeals, summary);
+      const apply = await this.#importChunk(input.orgId, rows, input.dryRun, seenDeals, summary, input.actor);
       const done = apply().then(() => {
         summary.rows += rows.length;
         input.onProgress?.(summary.rows);
@@ -138,6 +138,7 @@ export class DealImport {
     dryRun: boolean,
     seenDeals: Set<string>,
     summary: ImportSummary,
+    actor: AdminActor | undefined,
   ): Promise<() => Promise<void>> {
     const refuse = (line: number, reason: string) => {
       summary.refused++;
@@ -176,7 +177,7 @@ export class DealImport {
       for (const { isNew } of toApply) isNew ? summary.new_deals++ : summary.updates++;
       return async () => {};
     }
-    return () => this.#applyChunk(orgId, toApply, summary, refuse);
+    return () => this.#applyChunk(orgId, toApply, summary, refuse, actor);
   }
 
   async #applyChunk(
@@ -184,10 +185,12 @@ export class DealImport {
     toApply: ReadonlyArray<{ row: Extract<ImportRow, { event: unknown }>; isNew: boolean }>,
     summary: ImportSummary,
     refuse: (line: number, reason: string) => void,
+    actor: AdminActor | undefined,
   ): Promise<void> {
     const results = await this.#batch.ingestAll({
       orgId,
       keyId: null,
+      ...(actor ? { actor } : {}),
       events: toApply.map(({ row }) => ({ event: row.event, body: row.body })),
       receivedAt: new Date(),
     });

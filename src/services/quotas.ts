@@ -26,6 +26,10 @@ import {
 import * as users from '../repositories/users.ts';
 import type { EarningsRecompute } from './adminRecompute.ts';
 import type { QuotaChange, RecomputeSummary } from './earnings/planRecompute.ts';
+import type { PlanAcceptances } from './planAcceptances.ts';
+
+/** What asks the reps an admin's change creates to accept their plans. */
+type NewRepAcceptances = Pick<PlanAcceptances, 'requestOfNewRepsIn'>;
 
 // Reps' quota tables and start dates (docs/quotas.md), as one use case shared by the CLI, the admin API and the
 // console: set one entry, set a start date, or upload a file of them, which applies whole or not at all. What changed
@@ -104,11 +108,15 @@ export class QuotaAdmin {
   readonly #pool: SqlPool;
   readonly #statements: Transaction;
 
-  constructor(db: Database, recompute: EarningsRecompute, pool: SqlPool) {
+  readonly #acceptances: NewRepAcceptances | undefined;
+
+  /** With `acceptances`, a rep this creates is asked to accept their plans (docs/plan-acceptance.md). */
+  constructor(db: Database, recompute: EarningsRecompute, pool: SqlPool, acceptances?: NewRepAcceptances) {
     this.#db = db;
     this.#recompute = recompute;
     this.#pool = pool;
     this.#statements = databaseStatements(db);
+    this.#acceptances = acceptances;
   }
 
   /** The org's entries, by rep, plan and day; only a rep's (external id) or a plan's (key) when given. */
@@ -296,8 +304,11 @@ export class QuotaAdmin {
           throw fileRefusal(problems);
         }
         const userIds = new Map<string, string>();
+        const created: string[] = [];
         for (const externalId of new Set([...resolved, ...seenStart.values()].map((write) => write.rep_external_id))) {
-          userIds.set(externalId, await users.ensureRep(tx, orgId, externalId));
+          const rep = await users.createOrFindRep(tx, orgId, externalId);
+          userIds.set(externalId, rep.id);
+          if (rep.created) created.push(rep.id);
         }
         const userOf = (externalId: string) => userIds.get(externalId) ?? '';
         const existing = new Map(
@@ -367,6 +378,8 @@ export class QuotaAdmin {
           );
         }
         if (entries.length > 0) await audit.insertMany(tx, entries);
+        // The reps this created are asked to accept their plans, each shown the quota table and start date just set.
+        await this.#acceptances?.requestOfNewRepsIn(tx, orgId, created, actor);
         return { quotasChanged, startsChanged, changed };
       },
       TRANSACTION_OPTIONS,

@@ -438,7 +438,8 @@ export const ModelName = {
   Inquiry: 'Inquiry',
   InquiryLink: 'InquiryLink',
   InquiryComment: 'InquiryComment',
-  PlanAcceptance: 'PlanAcceptance'
+  PlanAcceptance: 'PlanAcceptance',
+  PlanAcceptanceDocument: 'PlanAcceptanceDocument'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -454,7 +455,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -3566,6 +3567,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    PlanAcceptanceDocument: {
+      payload: Prisma.$PlanAcceptanceDocumentPayload<ExtArgs>
+      fields: Prisma.PlanAcceptanceDocumentFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PlanAcceptanceDocumentFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PlanAcceptanceDocumentFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>
+        }
+        findFirst: {
+          args: Prisma.PlanAcceptanceDocumentFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PlanAcceptanceDocumentFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>
+        }
+        findMany: {
+          args: Prisma.PlanAcceptanceDocumentFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>[]
+        }
+        create: {
+          args: Prisma.PlanAcceptanceDocumentCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>
+        }
+        createMany: {
+          args: Prisma.PlanAcceptanceDocumentCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PlanAcceptanceDocumentCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>[]
+        }
+        delete: {
+          args: Prisma.PlanAcceptanceDocumentDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>
+        }
+        update: {
+          args: Prisma.PlanAcceptanceDocumentUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>
+        }
+        deleteMany: {
+          args: Prisma.PlanAcceptanceDocumentDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PlanAcceptanceDocumentUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PlanAcceptanceDocumentUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>[]
+        }
+        upsert: {
+          args: Prisma.PlanAcceptanceDocumentUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>
+        }
+        aggregate: {
+          args: Prisma.PlanAcceptanceDocumentAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePlanAcceptanceDocument>
+        }
+        groupBy: {
+          args: Prisma.PlanAcceptanceDocumentGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PlanAcceptanceDocumentGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PlanAcceptanceDocumentCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PlanAcceptanceDocumentCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -4248,6 +4323,17 @@ export const PlanAcceptanceScalarFieldEnum = {
 export type PlanAcceptanceScalarFieldEnum = (typeof PlanAcceptanceScalarFieldEnum)[keyof typeof PlanAcceptanceScalarFieldEnum]
 
 
+export const PlanAcceptanceDocumentScalarFieldEnum = {
+  org_id: 'org_id',
+  plan_version_id: 'plan_version_id',
+  document: 'document',
+  document_sha256: 'document_sha256',
+  created_at: 'created_at'
+} as const
+
+export type PlanAcceptanceDocumentScalarFieldEnum = (typeof PlanAcceptanceDocumentScalarFieldEnum)[keyof typeof PlanAcceptanceDocumentScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -4599,6 +4685,7 @@ export type GlobalOmitConfig = {
   inquiryLink?: Prisma.InquiryLinkOmit
   inquiryComment?: Prisma.InquiryCommentOmit
   planAcceptance?: Prisma.PlanAcceptanceOmit
+  planAcceptanceDocument?: Prisma.PlanAcceptanceDocumentOmit
 }
 
 /* Types for Logging */

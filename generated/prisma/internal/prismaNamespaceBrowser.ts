@@ -92,7 +92,8 @@ export const ModelName = {
   Inquiry: 'Inquiry',
   InquiryLink: 'InquiryLink',
   InquiryComment: 'InquiryComment',
-  PlanAcceptance: 'PlanAcceptance'
+  PlanAcceptance: 'PlanAcceptance',
+  PlanAcceptanceDocument: 'PlanAcceptanceDocument'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -752,6 +753,17 @@ export const PlanAcceptanceScalarFieldEnum = {
 } as const
 
 export type PlanAcceptanceScalarFieldEnum = (typeof PlanAcceptanceScalarFieldEnum)[keyof typeof PlanAcceptanceScalarFieldEnum]
+
+
+export const PlanAcceptanceDocumentScalarFieldEnum = {
+  org_id: 'org_id',
+  plan_version_id: 'plan_version_id',
+  document: 'document',
+  document_sha256: 'document_sha256',
+  created_at: 'created_at'
+} as const
+
+export type PlanAcceptanceDocumentScalarFieldEnum = (typeof PlanAcceptanceDocumentScalarFieldEnum)[keyof typeof PlanAcceptanceDocumentScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -1116,7 +1116,7 @@ export interface webhooks {
         put?: never;
         /**
          * Plan acceptance requested
-         * @description Sent when a rep is asked to accept a plan version: a new version of a plan they are assigned to was applied, or they were newly assigned to a plan; and again when an admin reminds them. `data.plan_acceptance` is the acceptance as `GET /v1/plan-acceptances/{id}` gives it.
+         * @description Sent when a rep is asked to accept a plan version: a new version of a plan they are assigned to was applied, or they were newly assigned to a plan, or they came to be (their first deal event, an import, a quota or manager set for them) while a version assigned to them was current; and again when an admin reminds them. `data.plan_acceptance` is the acceptance as `GET /v1/plan-acceptances/{id}` gives it.
          */
         post: operations["receivePlanAcceptanceRequested"];
         delete?: never;
@@ -4123,9 +4123,11 @@ export interface components {
         PlanAcceptanceState: "requested" | "accepted";
         /**
          * @description A rep asked to accept one version of a plan, and their answer. A request is made when a new version
-         *     of a plan is applied (for every rep assigned to it) and when a rep is newly assigned to a plan. The
-         *     document the rep is shown (and accepts) is generated from that version when the request is made and
-         *     kept as it was: `GET /v1/plan-acceptances/{id}/document` gives it back, whatever the plan has become
+         *     of a plan is applied (for every rep assigned to it), when a rep is newly assigned to a plan, and when
+         *     a rep comes to be (their first deal event, an import, a quota or manager set for them) while a version
+         *     assigned to them is current: once per rep and version. The document the rep is shown (and accepts)
+         *     is generated from that version (a new rep's when the version was applied, for a rep with no quota
+         *     table of their own) and kept as it was: `GET /v1/plan-acceptances/{id}/document` gives it back, whatever the plan has become
          *     since, and `document_sha256` is the SHA-256 of its JSON model as that endpoint sends it.
          */
         PlanAcceptance: {
