@@ -581,9 +581,10 @@ export interface paths {
          * @description Every rep's payout of a locked or paid period as a CSV file for payroll, exactly what
          *     `quotient periods export` prints: a header, then one row per rep and currency with
          *     `approved_cents`, `paid_cents`, `clawback_cents`, `draw_cents`, `adjustment_cents` (manual
-         *     adjustments, also inside the approved or paid amount) and `total_cents`, the sums of
-         *     `GET /v1/payouts`. An open period has nothing approved yet: `409 invalid_state`. A period the
-         *     org never had is `404 not_found`.
+         *     adjustments, also inside the approved or paid amount), `total_cents` and, last,
+         *     `held_pending_acceptance_cents` (approved pay that waits for the rep to accept a plan: not in
+         *     `total_cents`; docs/plan-acceptance.md), the sums of `GET /v1/payouts`. An open period has
+         *     nothing approved yet: `409 invalid_state`. A period the org never had is `404 not_found`.
          */
         get: operations["exportPayroll"];
         put?: never;
@@ -1976,8 +1977,9 @@ export interface components {
             four_eyes_payment: boolean;
             /**
              * @description Pay waits for acceptance: a rep's rows of a plan whose latest version asked of them is not
-             *     accepted are held (statements show them as `held_pending_acceptance_cents`; payouts and the
-             *     payroll export leave them out) until the rep accepts. Off by default (docs/plan-acceptance.md).
+             *     accepted are held (statements, payouts and the payroll export show them as
+             *     `held_pending_acceptance_cents`; payouts and the payroll export leave them out of what they
+             *     pay) until the rep accepts. Off by default (docs/plan-acceptance.md).
              */
             pay_waits_for_acceptance: boolean;
         };

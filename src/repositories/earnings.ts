@@ -609,6 +609,8 @@ export interface PayoutRow {
   draw_cents: number;
   /** The rep's manual adjustments paid in the period (table adjustments). */
   adjustment_cents: number;
+  /** The rep's approved rows that wait for them to accept their plan: in none of the sums above. */
+  held_pending_acceptance_cents: number;
 }
 
 /** A row of a plan's draw line: an advance (or its adjustment) or a recovery, told by its trace's chip kind. */
@@ -660,12 +662,6 @@ export async function drawBalancesByPlanBefore(
 }
 
 /**
- * Per rep with approved or paid rows in the period, after `position` in the rep's (created_at, id) order, and
- * per currency the rep's rows are in: the sums of those rows by status, of the draws' rows, and of the other
- * negative ones (clawbacks).
- * `limit` counts reps: a rep's payouts in several currencies come together.
- */
-/**
  * An earning row `e` (of org $1) whose pay waits for its rep to accept its plan (docs/plan-acceptance.md): the org's
  * pay waits for acceptance and the rep's latest request for the plan is not accepted. Payouts leave such rows out
  * while they are approved, until the rep accepts.
@@ -680,6 +676,13 @@ const HELD_FOR_ACCEPTANCE = `(
         WHERE later.org_id = $1 AND later.user_id = pa.user_id AND later.plan_id = pa.plan_id
           AND later.plan_version > pa.plan_version)))`;
 
+/**
+ * Per rep with approved or paid rows in the period, after `position` in the rep's (created_at, id) order, and
+ * per currency the rep's rows are in: the sums of those rows by status, of the draws' rows, and of the other
+ * negative ones (clawbacks), all without the rows held for acceptance (HELD_FOR_ACCEPTANCE), whose sum is apart.
+ * A rep whose every row is held comes with that sum only, so payroll sees what waits.
+ * `limit` counts reps: a rep's payouts in several currencies come together.
+ */
 export async function payoutsAfter(
   tx: Transaction,
   orgId: string,
@@ -699,10 +702,10 @@ export async function payoutsAfter(
     keyset += ` AND u.id = ANY($${values.length}::text[])`;
   }
   values.push(limit);
-  // The org's reps in (created_at, id) order, each asked whether it has something paid in the period (an approved or
-  // paid row, or an adjustment once the period is locked: a period's manual adjustments are paid with it, approved
-  // while it is locked, paid once it is paid), up to `limit` of them; then each of those reps' sums, read from the
-  // rep's own rows of the period. A page reads its reps' rows (and the reps before them with nothing paid), not
+  // The org's reps in (created_at, id) order, each asked whether it has something paid or held in the period (an
+  // approved or paid row, or an adjustment once the period is locked: a period's manual adjustments are paid with
+  // it, approved while it is locked, paid once it is paid), up to `limit` of them; then each of those reps' sums,
+  // read from the rep's own rows of the period, the held rows summed apart. A page reads its reps' rows (and the reps before them with nothing paid), not
   // the whole period's. Each question is a scalar subquery with LIMIT 1, a probe per rep: written as EXISTS, the
   // planner may hash it instead, reading every approved and paid row of the period for each page.
   const rows = await tx.query<PayoutRow>({
@@ -714,7 +717,6 @@ export async function payoutsAfter(
              WHERE u.org_id = $1 ${keyset}
                AND ((SELECT true FROM earnings e
                      WHERE e.org_id = $1 AND e.user_id = u.id AND e.period_id = $2 AND e.status IN ('approved', 'paid')
-                       AND NOT (e.status = 'approved' AND ${HELD_FOR_ACCEPTANCE})
                      LIMIT 1)
                     OR ((SELECT true FROM adjustments a
                          WHERE a.org_id = $1 AND a.user_id = u.id AND a.period_id = $2 LIMIT 1)
@@ -722,20 +724,22 @@ export async function payoutsAfter(
              ORDER BY u.created_at, u.id LIMIT $${values.length}
            )
            SELECT u.id AS user_id, u.external_id AS user_external_id, u.created_at AS user_created_at, e.currency,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'approved'), 0)::bigint AS approved_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'approved' AND NOT e.held), 0)::bigint AS approved_cents,
              COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'paid'), 0)::bigint AS paid_cents,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.clawback), 0)::bigint AS clawback_cents,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.draw), 0)::bigint AS draw_cents,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.adjustment), 0)::bigint AS adjustment_cents
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.clawback AND NOT e.held), 0)::bigint AS clawback_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.draw AND NOT e.held), 0)::bigint AS draw_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.adjustment), 0)::bigint AS adjustment_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.held), 0)::bigint AS held_pending_acceptance_cents
            FROM reps u CROSS JOIN LATERAL (
              SELECT e.currency, e.amount_cents, e.status,
-                    (e.amount_cents < 0 AND NOT ${IS_DRAW_ROW}) AS clawback, ${IS_DRAW_ROW} AS draw, false AS adjustment
+                    (e.amount_cents < 0 AND NOT ${IS_DRAW_ROW}) AS clawback, ${IS_DRAW_ROW} AS draw, false AS adjustment,
+                    (e.status = 'approved' AND ${HELD_FOR_ACCEPTANCE}) AS held
              FROM earnings e
              WHERE e.org_id = $1 AND e.user_id = u.id AND e.period_id = $2 AND e.status IN ('approved', 'paid')
-               AND NOT (e.status = 'approved' AND ${HELD_FOR_ACCEPTANCE})
              UNION ALL
              SELECT a.currency, a.amount_cents,
-                    CASE (SELECT status FROM period) WHEN 'paid' THEN 'paid' ELSE 'approved' END, false, false, true
+                    CASE (SELECT status FROM period) WHEN 'paid' THEN 'paid' ELSE 'approved' END, false, false, true,
+                    false
              FROM adjustments a
              WHERE a.org_id = $1 AND a.user_id = u.id AND a.period_id = $2
                AND (SELECT status FROM period) IN ('locked', 'paid')
@@ -751,6 +755,7 @@ export async function payoutsAfter(
     clawback_cents: Number(row.clawback_cents),
     draw_cents: Number(row.draw_cents),
     adjustment_cents: Number(row.adjustment_cents),
+    held_pending_acceptance_cents: Number(row.held_pending_acceptance_cents),
   }));
 }
 

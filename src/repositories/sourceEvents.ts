@@ -45,9 +45,20 @@ const RECORD_AND_OPEN_DEAL = `
   ), sender AS (
     SELECT $4::text IS NULL OR EXISTS (SELECT 1 FROM api_keys k WHERE k.id = $4::text AND k.revoked_at IS NULL)
            AS key_active
+  ), rep AS (
+    INSERT INTO users (id, org_id, external_id)
+    SELECT named.id, $3, named.external_id
+    FROM unnest($11::text[], $12::text[]) AS named(id, external_id)
+    WHERE (SELECT key_active FROM sender)
+      AND NOT EXISTS (SELECT 1 FROM source_events s WHERE s.org_id = $3 AND s.dedup_key = $5)
+    ORDER BY named.external_id
+    ON CONFLICT (org_id, external_id) DO NOTHING
+    RETURNING id, external_id
   ), source AS (
     INSERT INTO source_events (id, org_id, key_id, dedup_key, external_id, body, body_digest, received_at)
-    SELECT $2, $3, $4::text, $5, $6, $7::json, $8, $9::timestamptz FROM sender WHERE sender.key_active
+    SELECT $2, $3, $4::text, $5, $6, $7::json, $8, $9::timestamptz FROM sender
+    -- The reps first: the count makes this insert (and the deal's, which reads it) wait until they are written.
+    WHERE sender.key_active AND (SELECT count(*) FROM rep) >= 0
     ON CONFLICT (org_id, dedup_key) DO NOTHING
     RETURNING id
   ), created AS (
@@ -61,14 +72,6 @@ const RECORD_AND_OPEN_DEAL = `
     FOR NO KEY UPDATE
   ), opened AS (
     SELECT * FROM created UNION ALL SELECT * FROM existing
-  ), rep AS (
-    INSERT INTO users (id, org_id, external_id)
-    SELECT named.id, $3, named.external_id
-    FROM unnest($11::text[], $12::text[]) AS named(id, external_id)
-    WHERE EXISTS (SELECT 1 FROM opened)
-    ORDER BY named.external_id
-    ON CONFLICT (org_id, external_id) DO NOTHING
-    RETURNING id, external_id
   )
   SELECT (SELECT tagged FROM tag) AS tagged,
          (SELECT key_active FROM sender) AS key_active,
@@ -98,12 +101,19 @@ type OpenRow = Partial<DealRow> & {
 
 /** Source events are written and read only inside ingestion transactions, so every method takes the transaction. */
 /**
- * The first step of ingestion, in one round trip: records the source event unless its dedup key is taken
- * (then nothing else happens and `recorded` is false), and otherwise tags the transaction as a deal writer
- * of the org, creates the deal if it is new (version 0) or locks it FOR NO KEY UPDATE (see LOCK_DEAL), creates
- * the users of the owner and the split reps the event names on first sight (in external-id order) and reads
- * the org's stage lists. The statement takes locks in the order dedup key → deal →
- * user, as every ingestion does, so concurrent events cannot deadlock.
+ * The first step of ingestion, in one round trip: creates the users of the owner and the split reps the event
+ * names on first sight (in external-id order), unless the sending key is revoked or the dedup key is taken by a
+ * committed event; records the source event unless its dedup key is taken (then nothing else happens and
+ * `recorded` is false), and otherwise tags the transaction as a deal writer of the org, creates the deal if it is
+ * new (version 0) or locks it FOR NO KEY UPDATE (see LOCK_DEAL) and reads the org's stage lists.
+ *
+ * The statement takes locks in the order user → dedup key → deal, as every ingestion does (a batch creates all
+ * its events' reps first, users.ensureRepsOfEvents, then records its events one by one through this statement), so
+ * concurrent events cannot deadlock. The reps come first because a batch holds its new reps while it waits for
+ * its deals: an event that took a deal before its new rep would wait for a batch waiting for it, a deadlock (the
+ * contract fuzzer's rare 500 on POST /v1/deals/events; test/integration/ingestion-races.test.ts). By the same token as in
+ * ensureRepsOfEvents, two concurrent events with one dedup key may both create the reps their bodies name, though
+ * only one is recorded.
  *
  * When another transaction created the deal or the user after this statement's snapshot was taken, they are
  * not visible here: `deal` or `ownerUserId` come back null and the caller looks them up in a new statement.

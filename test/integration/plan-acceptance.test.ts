@@ -301,7 +301,7 @@ describe('plan acceptance', () => {
     assert.equal((await w.audits('plan_acceptance.reminded')).length, 2);
   });
 
-  test('when pay waits for acceptance, the statement holds the plan and payouts leave it out until the rep accepts', async ({
+  test('when pay waits for acceptance, the statement holds the plan and payouts show it held, out of their totals, until the rep accepts', async ({
     db,
     server,
     newOrg,
@@ -325,22 +325,45 @@ describe('plan acceptance', () => {
     assert.equal(held.held_pending_acceptance_cents, 100_000);
 
     await w.services.admin.periods.lock(w.org.id, '2026-04');
+    type Payout = {
+      user_external_id: string;
+      approved_cents: number;
+      total_cents: number;
+      held_pending_acceptance_cents: number;
+    };
     const payouts = async () =>
-      (await w.v1(w.rawKey, '/v1/payouts?period_id=2026-04')).json.payouts as Array<{
-        user_external_id: string;
-        total_cents: number;
-      }>;
-    assert.deepEqual(
-      (await payouts()).filter((payout) => payout.user_external_id === 'rep-017'),
-      [],
-      'the held rows are left out of payroll',
-    );
+      ((await w.v1(w.rawKey, '/v1/payouts?period_id=2026-04')).json.payouts as Payout[]).filter(
+        (payout) => payout.user_external_id === 'rep-017',
+      );
+    const exported = async () => {
+      const { data } = await admin.api.GET('/admin/v1/periods/{id}/payroll-export', {
+        params: { path: { id: '2026-04' } },
+        parseAs: 'text',
+      });
+      const [header, ...lines] = String(data).trim().split('\n') as [string, ...string[]];
+      const columns = header.split(',');
+      return lines
+        .map((line) => Object.fromEntries(line.split(',').map((value, index) => [columns[index], value])))
+        .filter((row) => row.user_external_id === 'rep-017');
+    };
+    const heldPayout = await payouts();
+    assert.equal(heldPayout.length, 1, 'payroll sees the rep whose pay waits');
+    assert.equal(heldPayout[0]?.approved_cents, 0, 'the held rows are left out of what payroll pays');
+    assert.equal(heldPayout[0]?.total_cents, 0);
+    assert.equal(heldPayout[0]?.held_pending_acceptance_cents, 100_000);
+    const heldRow = await exported();
+    assert.equal(heldRow[0]?.total_cents, '0');
+    assert.equal(heldRow[0]?.held_pending_acceptance_cents, '100000');
 
     const token = await w.tokenOf(w.ids.rep017);
     await w.v1(token, `/v1/plans/${w.first.plan_id}/acceptances`, { method: 'POST', body: { typed_name: 'rep-017' } });
     assert.equal((await statement()).held_pending_acceptance_cents, 0);
-    const paid = (await payouts()).find((payout) => payout.user_external_id === 'rep-017');
+    const [paid] = await payouts();
     assert.equal(paid?.total_cents, 100_000);
+    assert.equal(paid?.held_pending_acceptance_cents, 0);
+    const [paidRow] = await exported();
+    assert.equal(paidRow?.total_cents, '100000');
+    assert.equal(paidRow?.held_pending_acceptance_cents, '0');
   });
 
   test('a rep who comes to be after the version was applied is asked by their first deal, once; one not assigned is not', async ({

@@ -421,6 +421,11 @@ export interface paths {
          *     the sum of the rep's rows that `GET /v1/earnings` lists with the same period and status;
          *     `quotient periods export` prints the same numbers.
          *
+         *     When the org's pay waits for plan acceptance, the approved rows of a plan the rep has not
+         *     accepted yet are not in these totals: they are shown in `held_pending_acceptance_cents`
+         *     (a rep whose every row waits is listed with `total_cents` 0), and move into the totals of
+         *     the same locked period once the rep accepts (docs/plan-acceptance.md).
+         *
          *     An open period has nothing approved yet: `409 period_open`. A period the org has never
          *     had is `404 not_found`. Reps are ordered by their `(created_at, id)`; page with `cursor`.
          */
@@ -2799,8 +2804,9 @@ export interface components {
              * Format: int64
              * @description The part of `payable_cents` that waits for the rep to accept a plan: when the org's pay waits for
              *     acceptance (an admin setting, off by default), the rows of a plan whose latest version asked of
-             *     the rep is not accepted yet are held; payouts and the payroll export leave them out until the rep
-             *     accepts. 0 when nothing waits. See docs/plan-acceptance.md.
+             *     the rep is not accepted yet are held; payouts and the payroll export leave them out of what they
+             *     pay until the rep accepts, and show the approved ones as their `held_pending_acceptance_cents`.
+             *     0 when nothing waits. See docs/plan-acceptance.md.
              * @example 0
              */
             held_pending_acceptance_cents: number;
@@ -2830,8 +2836,9 @@ export interface components {
          *     rep's rows booked in the period and of their manual adjustments paid in it (`GET /v1/adjustments`).
          *     Without adjustments, each equals the sum of `amount_cents` of the rows that `GET /v1/earnings`
          *     lists for the same user, period and status. When the org's pay waits for plan acceptance, the
-         *     approved rows of a plan the rep has not accepted yet are left out until they accept
-         *     (docs/plan-acceptance.md).
+         *     approved rows of a plan the rep has not accepted yet are left out of these sums until they accept,
+         *     and shown apart in `held_pending_acceptance_cents` (docs/plan-acceptance.md): a rep whose every row
+         *     waits has a payout of `total_cents` 0 with the held amount, so payroll can see what waits and for whom.
          */
         Payout: {
             user_id: components["schemas"]["UserId"];
@@ -2888,6 +2895,17 @@ export interface components {
              * @example 1300000
              */
             total_cents: number;
+            /**
+             * Format: int64
+             * @description What the rep would also be paid in this currency but for a plan they have not accepted yet: the
+             *     sum of their `approved` rows (clawbacks and draws included) of the plans whose pay waits for their
+             *     acceptance, when the org's pay waits for acceptance (`pay_waits_for_acceptance`, off by default).
+             *     Not part of `approved_cents`, `total_cents` or any other sum here: payroll pays it once the rep
+             *     accepts, when the same locked period's payout moves it into `approved_cents`. `paid` rows and
+             *     manual adjustments never wait. 0 when nothing waits. See docs/plan-acceptance.md.
+             * @example 0
+             */
+            held_pending_acceptance_cents: number;
         };
         /**
          * @description A manual adjustment: a signed amount an admin added to a rep's period for what no rule of a plan
