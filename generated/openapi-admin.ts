@@ -774,6 +774,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/reps/{id}/display-name": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a rep's display name
+         * @description The rep is called `display_name` from now on: the name the rep types to accept a plan (it must
+         *     match, docs/plan-acceptance.md) and the portal greets them by. The name is kept trimmed, with
+         *     each run of whitespace one space; blank, over 200 characters or with control characters is
+         *     `400 invalid_body`. Null clears it: the rep's external id stands in, and the rep's next sign-in
+         *     through an identity provider may bring the provider's name. A name an admin set is never
+         *     overwritten by a sign-in (docs/reps-and-payroll.md#display-names). Setting the name the rep
+         *     already has changes nothing (`changed: false`); a change is audited as `rep.display_name_set`.
+         *     The same as `quotient reps set-name`.
+         */
+        post: operations["setRepDisplayName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/reps/{id}/managers": {
         parameters: {
             query?: never;
@@ -2091,6 +2118,8 @@ export interface components {
             id: string;
             /** @description The owner id the CRM uses on deals. */
             external_id: string;
+            display_name: components["schemas"]["DisplayName"];
+            display_name_source: components["schemas"]["DisplayNameSource"];
             periods: {
                 period_id: components["schemas"]["PeriodId"];
                 amount_cents: number;
@@ -2138,6 +2167,32 @@ export interface components {
             text: string;
             /** @description The file's name, for people; not read. */
             file_name?: string;
+        };
+        /**
+         * @description The rep's name, as they type it to accept a plan and the portal greets them by; null when nobody
+         *     set one (the external id stands in).
+         * @example Dana Reyes
+         */
+        DisplayName: string | null;
+        /**
+         * @description Who set the display name last: `admin` (the admin API, the console, the CLI; never overwritten
+         *     by a sign-in) or `idp` (the ID token's name at the rep's last portal sign-in through the org's
+         *     identity provider); null while there is no display name.
+         * @enum {string|null}
+         */
+        DisplayNameSource: "admin" | "idp" | null;
+        /** @description A rep's display name after a change. */
+        RepDisplayName: {
+            rep_id: string;
+            rep_external_id: string;
+            display_name: components["schemas"]["DisplayName"];
+            display_name_source: components["schemas"]["DisplayNameSource"];
+            /** @description False when the rep already had this name from an admin; nothing was written. */
+            changed: boolean;
+        };
+        /** @description A rep's new display name; null clears it. */
+        RepDisplayNameChange: {
+            display_name: string | null;
         };
         /** @description A rep's start date. */
         RepStartDate: {
@@ -4040,6 +4095,39 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setRepDisplayName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepDisplayNameChange"];
+            };
+        };
+        responses: {
+            /** @description The rep's display name now, and whether it changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepDisplayName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };

@@ -22,7 +22,12 @@ function statement(currency: string, dealExternalId: string, amountCents: number
   };
   const totals = { projected_cents: 0, pending_cents: amountCents, approved_cents: 0, paid_cents: 0 };
   return {
-    user: { id: 'user_01knvyqwr3fmtr77g6vdncr588', external_id: 'rep/017 ü', created_at: '2026-04-10T15:04:05.120Z' },
+    user: {
+      id: 'user_01knvyqwr3fmtr77g6vdncr588',
+      external_id: 'rep/017 ü',
+      display_name: null,
+      created_at: '2026-04-10T15:04:05.120Z',
+    },
     period: { id: '2026-05', kind: 'monthly', starts_on: '2026-05-01', ends_on: '2026-05-31', status: 'open' },
     plans: [
       {
