@@ -878,6 +878,7 @@ export interface paths {
         /**
          * Upload a quota file
          * @description Applies a quota file (CSV with the header `rep_external_id,plan_key,from,quota,start_date`,
+         *     and optionally `display_name` to name the reps as `POST /admin/v1/reps/{id}/display-name` does;
          *     see docs/quotas.md) exactly as `quotient quotas import` does. Every row is checked first:
          *     one bad row refuses the whole file with `400 invalid_body`, its `reason` naming each bad row
          *     by line, and nothing is applied. Rows already so change nothing, so the same file again is a
@@ -2212,6 +2213,8 @@ export interface components {
             rows: number;
             quotas_changed: number;
             start_dates_changed: number;
+            /** @description Reps' display names the file's `display_name` column changed (0 without it); they recompute nothing. */
+            display_names_changed: number;
             /** @description False when everything was already so; nothing was written or recomputed. */
             changed: boolean;
             /** @description Earnings rows written, superseded or reversed by the recompute. */

@@ -4,7 +4,7 @@ import { displayNameProblem, nameFromClaims, normaliseDisplayName } from '../dom
 import { Refusal } from '../domain/refusal.ts';
 import { newId } from '../lib/ids.ts';
 import * as audit from '../repositories/audit.ts';
-import { inPrismaTransaction } from '../repositories/transaction.ts';
+import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
 import type { RepDisplayName } from '../repositories/users.ts';
 import * as users from '../repositories/users.ts';
 
@@ -37,26 +37,9 @@ export class RepNames {
     if (problem !== null) throw new Refusal('invalid_body', `display_name: ${problem}`);
     const { userId } = input;
     return inPrismaTransaction(this.#db, async (tx) => {
-      const before = await users.lockDisplayName(tx, input.orgId, userId);
-      if (!before) throw new Refusal('not_found', `no rep ${userId}`);
-      const source = name === null ? null : 'admin';
-      if (before.display_name === name && before.display_name_source === source) return { ...before, changed: false };
-      await users.setDisplayName(tx, input.orgId, userId, name, 'admin');
-      await audit.insertMany(tx, [
-        adminAuditEntry(
-          input.orgId,
-          'rep.display_name_set',
-          {
-            rep_id: userId,
-            rep_external_id: before.external_id,
-            display_name: name,
-            previous_display_name: before.display_name,
-            previous_source: before.display_name_source,
-          },
-          actor,
-        ),
-      ]);
-      return { ...before, display_name: name, display_name_source: source, changed: true };
+      const named = await nameByAdmin(tx, input.orgId, userId, name, actor);
+      if (!named) throw new Refusal('not_found', `no rep ${userId}`);
+      return named;
     });
   }
 
@@ -101,4 +84,40 @@ export class RepNames {
       return { ...before, display_name: name, display_name_source: 'idp' as const, changed: true };
     });
   }
+}
+
+/**
+ * In the caller's transaction, an admin names the rep `name` (kept as given: the caller normalised and checked it; null
+ * clears it), audited with `details` added when it changes. Null when the org has no such user. The quota file names
+ * reps through it too.
+ */
+export async function nameByAdmin(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  name: string | null,
+  actor: AdminActor,
+  details: Record<string, unknown> = {},
+): Promise<DisplayNameChange | null> {
+  const before = await users.lockDisplayName(tx, orgId, userId);
+  if (!before) return null;
+  const source = name === null ? null : 'admin';
+  if (before.display_name === name && before.display_name_source === source) return { ...before, changed: false };
+  await users.setDisplayName(tx, orgId, userId, name, 'admin');
+  await audit.insertMany(tx, [
+    adminAuditEntry(
+      orgId,
+      'rep.display_name_set',
+      {
+        rep_id: userId,
+        rep_external_id: before.external_id,
+        display_name: name,
+        previous_display_name: before.display_name,
+        previous_source: before.display_name_source,
+        ...details,
+      },
+      actor,
+    ),
+  ]);
+  return { ...before, display_name: name, display_name_source: source, changed: true };
 }

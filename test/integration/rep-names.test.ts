@@ -178,6 +178,45 @@ describe("setting a rep's display name", () => {
   });
 });
 
+describe("the quota file's display_name column", () => {
+  test('names reps (created on first sight), audited by line; a conflict refuses the file; the same file again is a no-op', async ({
+    db,
+    org,
+    signedIn,
+  }) => {
+    const { client: admin } = await signedIn('admin', org.id);
+    const conflicting = await admin.api.POST('/admin/v1/quota-files', {
+      body: { text: ['rep_external_id,start_date,display_name', 'rep-a,,Ada Lovelace', 'rep-a,,Ada King'].join('\n') },
+    });
+    assert.equal(conflicting.response.status, 400);
+    assert.equal(conflicting.error?.error, 'invalid_body');
+    assert.match(conflicting.error?.reason ?? '', /line 3: display_name: differs from line 2 for this rep/);
+    assert.equal(await db.user.count({ where: { org_id: org.id } }), 0);
+
+    const text = ['rep_external_id,start_date,display_name', 'rep-a,,Ada  Lovelace', 'rep-b,2026-02-09,'].join('\n');
+    const applied = await admin.api.POST('/admin/v1/quota-files', { body: { text } });
+    assert.equal(applied.response.status, 200, JSON.stringify(applied.error));
+    assert.deepEqual(
+      [applied.data?.display_names_changed, applied.data?.start_dates_changed, applied.data?.changed],
+      [1, 1, true],
+    );
+    const ada = await db.user.findFirstOrThrow({ where: { org_id: org.id, external_id: 'rep-a' } });
+    assert.deepEqual([ada.display_name, ada.display_name_source], ['Ada Lovelace', 'admin']);
+    const audited = await db.auditEntry.findFirstOrThrow({ where: { org_id: org.id, action: 'rep.display_name_set' } });
+    assert.deepEqual(
+      [
+        (audited.details as Record<string, unknown>).display_name,
+        (audited.details as Record<string, unknown>).file_line,
+      ],
+      ['Ada Lovelace', 2],
+    );
+
+    const again = await admin.api.POST('/admin/v1/quota-files', { body: { text } });
+    assert.deepEqual([again.data?.display_names_changed, again.data?.changed], [0, false]);
+    assert.equal(await db.auditEntry.count({ where: { org_id: org.id, action: 'rep.display_name_set' } }), 1);
+  });
+});
+
 describe('the CLI', () => {
   test(
     'quotient reps set-name names a rep by external id, refuses a blank name, and clears it',
