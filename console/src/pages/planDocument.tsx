@@ -1,4 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
+import { repLabel } from '../../../ui/format.ts';
 import { PlanDocumentView } from '../../../ui/planDocument.tsx';
 import { api, type Schemas } from '../api.ts';
 import { Field, PageHeader, Show, useLoad } from '../components.tsx';
@@ -57,7 +58,7 @@ export function PlanDocumentPage(props: { planId: string; versionId: string }) {
           <option value="">The plan (no rep)</option>
           {(reps.state === 'ready' ? reps.data.reps : []).map((rep) => (
             <option key={rep.id} value={rep.id}>
-              {rep.display_name === null ? rep.external_id : `${rep.display_name} (${rep.external_id})`}
+              {repLabel(rep)}
             </option>
           ))}
         </select>

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { plural, shortDateTime } from '../../../ui/format.ts';
+import { plural, repLabel, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import { Empty, Field, Notice, type Outcome, OutcomeNotice, PageHeader, ShowList, useLoad } from '../components.tsx';
 
@@ -238,7 +238,7 @@ function StartDateForm(props: { canChange: boolean; onDone: Done }) {
           <option value="">Choose a rep…</option>
           {options.map((rep) => (
             <option key={rep.id} value={rep.id}>
-              {rep.external_id}
+              {repLabel(rep)}
             </option>
           ))}
         </select>
