@@ -775,6 +775,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/reps/{id}/display-name": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a rep's display name
+         * @description The rep is called `display_name` from now on: the name the rep types to accept a plan (it must
+         *     match, docs/plan-acceptance.md) and the portal greets them by. The name is kept trimmed, with
+         *     each run of whitespace one space; blank, over 200 characters or with control characters is
+         *     `400 invalid_body`. Null clears it: the rep's external id stands in, and the rep's next sign-in
+         *     through an identity provider may bring the provider's name. A name an admin set is never
+         *     overwritten by a sign-in (docs/reps-and-payroll.md#display-names). Setting the name the rep
+         *     already has changes nothing (`changed: false`); a change is audited as `rep.display_name_set`.
+         *     The same as `quotient reps set-name`.
+         */
+        post: operations["setRepDisplayName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/reps/{id}/managers": {
         parameters: {
             query?: never;
@@ -852,6 +879,7 @@ export interface paths {
         /**
          * Upload a quota file
          * @description Applies a quota file (CSV with the header `rep_external_id,plan_key,from,quota,start_date`,
+         *     and optionally `display_name` to name the reps as `POST /admin/v1/reps/{id}/display-name` does;
          *     see docs/quotas.md) exactly as `quotient quotas import` does. Every row is checked first:
          *     one bad row refuses the whole file with `400 invalid_body`, its `reason` naming each bad row
          *     by line, and nothing is applied. Rows already so change nothing, so the same file again is a
@@ -2095,6 +2123,8 @@ export interface components {
             id: string;
             /** @description The owner id the CRM uses on deals. */
             external_id: string;
+            display_name: components["schemas"]["DisplayName"];
+            display_name_source: components["schemas"]["DisplayNameSource"];
             periods: {
                 period_id: components["schemas"]["PeriodId"];
                 amount_cents: number;
@@ -2143,6 +2173,32 @@ export interface components {
             /** @description The file's name, for people; not read. */
             file_name?: string;
         };
+        /**
+         * @description The rep's name, as they type it to accept a plan and the portal greets them by; null when nobody
+         *     set one (the external id stands in).
+         * @example Dana Reyes
+         */
+        DisplayName: string | null;
+        /**
+         * @description Who set the display name last: `admin` (the admin API, the console, the CLI; never overwritten
+         *     by a sign-in) or `idp` (the ID token's name at the rep's last portal sign-in through the org's
+         *     identity provider); null while there is no display name.
+         * @enum {string|null}
+         */
+        DisplayNameSource: "admin" | "idp" | null;
+        /** @description A rep's display name after a change. */
+        RepDisplayName: {
+            rep_id: string;
+            rep_external_id: string;
+            display_name: components["schemas"]["DisplayName"];
+            display_name_source: components["schemas"]["DisplayNameSource"];
+            /** @description False when the rep already had this name from an admin; nothing was written. */
+            changed: boolean;
+        };
+        /** @description A rep's new display name; null clears it. */
+        RepDisplayNameChange: {
+            display_name: string | null;
+        };
         /** @description A rep's start date. */
         RepStartDate: {
             rep_id: string;
@@ -2161,6 +2217,8 @@ export interface components {
             rows: number;
             quotas_changed: number;
             start_dates_changed: number;
+            /** @description Reps' display names the file's `display_name` column changed (0 without it); they recompute nothing. */
+            display_names_changed: number;
             /** @description False when everything was already so; nothing was written or recomputed. */
             changed: boolean;
             /** @description Earnings rows written, superseded or reversed by the recompute. */
@@ -4044,6 +4102,39 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setRepDisplayName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepDisplayNameChange"];
+            };
+        };
+        responses: {
+            /** @description The rep's display name now, and whether it changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepDisplayName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };

@@ -2515,6 +2515,13 @@ export interface components {
              */
             readonly external_id: string;
             /**
+             * @description The rep's name as their company has it: set by an admin, or taken from the rep's identity provider
+             *     at a portal sign-in (docs/reps-and-payroll.md#display-names). Null when nobody set one; the external
+             *     id stands in for it.
+             * @example Dana Reyes
+             */
+            readonly display_name: string | null;
+            /**
              * Format: date-time
              * @description When Quotient first saw the user.
              */

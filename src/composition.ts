@@ -36,6 +36,7 @@ import { PortalSignIn } from './services/portalSignIn.ts';
 import { QuotaAdmin } from './services/quotas.ts';
 import { RepAccessAdmin } from './services/repAccess.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
+import { RepNames } from './services/repNames.ts';
 import { RepSessions } from './services/repSessions.ts';
 import { RepReader } from './services/reps.ts';
 import { RepTokens } from './services/repTokens.ts';
@@ -123,6 +124,8 @@ export interface AdminServices {
   /** Reps' quota tables and start dates (docs/quotas.md). */
   quotas: QuotaAdmin;
   reps: RepReader;
+  /** Reps' display names, set by admins (the portal's sign-in shares the instance). */
+  repNames: RepNames;
   webhooks: WebhookAdmin;
   audit: AuditLogReader;
   demo: Demo;
@@ -184,6 +187,7 @@ export function composeServices(input: CompositionInput): Services {
   const sessionSettings = { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs };
   const adminSessions = new AdminSessions(db, { settings: sessionSettings, ...clock });
   const repSessions = new RepSessions(db, { settings: sessionSettings, ...clock });
+  const repNames = new RepNames(db);
   const repTokens = new RepTokens(pool, clock);
   const secrets = secretBox(
     secretKeySource({
@@ -230,6 +234,7 @@ export function composeServices(input: CompositionInput): Services {
       repHierarchy: new RepHierarchyAdmin(db, recompute, pool, planAcceptances),
       quotas: new QuotaAdmin(db, recompute, pool, planAcceptances),
       reps: new RepReader(db),
+      repNames,
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
       demo: new Demo(db, { keys, plans, ingestion, periods, dealImport }),
@@ -241,7 +246,7 @@ export function composeServices(input: CompositionInput): Services {
       planAcceptances,
     },
     portal: {
-      signIn: new PortalSignIn(db, { repSessions, adminSessions, secrets, ...clock }),
+      signIn: new PortalSignIn(db, { repSessions, adminSessions, repNames, secrets, ...clock }),
       sessions: repSessions,
       repTokens,
     },

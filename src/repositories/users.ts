@@ -6,6 +6,7 @@ import { named, prismaOf, sql, type Transaction } from './transaction.ts';
 export interface UserRecord {
   id: string;
   external_id: string;
+  display_name: string | null;
   created_at: Date;
 }
 
@@ -13,6 +14,9 @@ export interface UserRecord {
 export interface RepRecord {
   id: string;
   external_id: string;
+  display_name: string | null;
+  /** Who set `display_name` last: `admin` or `idp`; null while there is none. */
+  display_name_source: string | null;
 }
 
 export interface UserListFilters {
@@ -113,7 +117,7 @@ export async function listAfter(
   if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
   if (position) where.push(`(created_at, id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
   return tx.query<UserRecord>({
-    text: `SELECT id, external_id, created_at FROM users
+    text: `SELECT id, external_id, display_name, created_at FROM users
            WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ${param(limit)}`,
     values,
   });
@@ -127,7 +131,7 @@ export async function find(
   visibleUserIds: readonly string[] | null = null,
 ): Promise<UserRecord | null> {
   const rows = await tx.query<UserRecord>(
-    sql`SELECT id, external_id, created_at FROM users
+    sql`SELECT id, external_id, display_name, created_at FROM users
         WHERE org_id = ${orgId} AND id = ${userId} AND (${visibleUserIds}::text[] IS NULL OR id = ANY(${visibleUserIds}::text[]))`,
   );
   return rows[0] ?? null;
@@ -165,12 +169,14 @@ export async function repsOfOrg(
   );
 }
 
+const REP_FIELDS = { id: true, external_id: true, display_name: true, display_name_source: true } as const;
+
 /** The org's reps (users with role rep), for the console, by external id. */
 export async function listReps(tx: Transaction, orgId: string): Promise<RepRecord[]> {
   return prismaOf(tx).user.findMany({
     where: { org_id: orgId, role: 'rep' },
     orderBy: { external_id: 'asc' },
-    select: { id: true, external_id: true },
+    select: REP_FIELDS,
   });
 }
 
@@ -178,7 +184,19 @@ export async function listReps(tx: Transaction, orgId: string): Promise<RepRecor
 export async function findRep(tx: Transaction, orgId: string, repId: string): Promise<RepRecord | null> {
   return prismaOf(tx).user.findFirst({
     where: { org_id: orgId, id: repId, role: 'rep' },
-    select: { id: true, external_id: true },
+    select: REP_FIELDS,
+  });
+}
+
+/** The org's user with this external id if it is a rep, for the console and the admin commands. */
+export async function findRepByExternalIdForAdmin(
+  tx: Transaction,
+  orgId: string,
+  externalId: string,
+): Promise<RepRecord | null> {
+  return prismaOf(tx).user.findFirst({
+    where: { org_id: orgId, external_id: externalId, role: 'rep' },
+    select: REP_FIELDS,
   });
 }
 
@@ -193,4 +211,36 @@ export async function idsByExternalIds(
     sql`SELECT id, external_id FROM users WHERE org_id = ${orgId} AND external_id = ANY(${externalIds}::text[])`,
   );
   return new Map(rows.map((row) => [row.external_id, row.id]));
+}
+
+/** A rep's display name and who set it last (null while there is none). */
+export interface RepDisplayName {
+  user_id: string;
+  external_id: string;
+  display_name: string | null;
+  display_name_source: 'admin' | 'idp' | null;
+}
+
+/** The org's rep's display name, locked until the transaction ends (so a change records the name it replaced). */
+export async function lockDisplayName(tx: Transaction, orgId: string, userId: string): Promise<RepDisplayName | null> {
+  const rows = await tx.query<RepDisplayName>(
+    sql`SELECT id AS user_id, external_id, display_name, display_name_source FROM users
+        WHERE org_id = ${orgId} AND id = ${userId} FOR UPDATE`,
+  );
+  return rows[0] ?? null;
+}
+
+/** The rep's display name is `name`, set by `source`; null clears it (and its source). */
+export async function setDisplayName(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  name: string | null,
+  source: 'admin' | 'idp',
+): Promise<void> {
+  await tx.query(
+    sql`UPDATE users SET display_name = ${name}::text,
+                         display_name_source = CASE WHEN ${name}::text IS NULL THEN NULL ELSE ${source}::text END
+        WHERE org_id = ${orgId} AND id = ${userId}`,
+  );
 }

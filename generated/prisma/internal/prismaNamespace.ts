@@ -3704,6 +3704,7 @@ export const UserScalarFieldEnum = {
   external_id: 'external_id',
   role: 'role',
   display_name: 'display_name',
+  display_name_source: 'display_name_source',
   start_date: 'start_date',
   created_at: 'created_at'
 } as const

@@ -30,6 +30,7 @@ export type UserMinAggregateOutputType = {
   external_id: string | null
   role: string | null
   display_name: string | null
+  display_name_source: string | null
   start_date: Date | null
   created_at: Date | null
 }
@@ -40,6 +41,7 @@ export type UserMaxAggregateOutputType = {
   external_id: string | null
   role: string | null
   display_name: string | null
+  display_name_source: string | null
   start_date: Date | null
   created_at: Date | null
 }
@@ -50,6 +52,7 @@ export type UserCountAggregateOutputType = {
   external_id: number
   role: number
   display_name: number
+  display_name_source: number
   start_date: number
   created_at: number
   _all: number
@@ -62,6 +65,7 @@ export type UserMinAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  display_name_source?: true
   start_date?: true
   created_at?: true
 }
@@ -72,6 +76,7 @@ export type UserMaxAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  display_name_source?: true
   start_date?: true
   created_at?: true
 }
@@ -82,6 +87,7 @@ export type UserCountAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  display_name_source?: true
   start_date?: true
   created_at?: true
   _all?: true
@@ -165,6 +171,7 @@ export type UserGroupByOutputType = {
   external_id: string
   role: string
   display_name: string | null
+  display_name_source: string | null
   start_date: Date | null
   created_at: Date
   _count: UserCountAggregateOutputType | null
@@ -196,6 +203,7 @@ export type UserWhereInput = {
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  display_name_source?: Prisma.StringNullableFilter<"User"> | string | null
   start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
@@ -216,6 +224,7 @@ export type UserOrderByWithRelationInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrderInput | Prisma.SortOrder
+  display_name_source?: Prisma.SortOrderInput | Prisma.SortOrder
   start_date?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
@@ -240,6 +249,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  display_name_source?: Prisma.StringNullableFilter<"User"> | string | null
   start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
@@ -260,6 +270,7 @@ export type UserOrderByWithAggregationInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrderInput | Prisma.SortOrder
+  display_name_source?: Prisma.SortOrderInput | Prisma.SortOrder
   start_date?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.UserCountOrderByAggregateInput
@@ -276,6 +287,7 @@ export type UserScalarWhereWithAggregatesInput = {
   external_id?: Prisma.StringWithAggregatesFilter<"User"> | string
   role?: Prisma.StringWithAggregatesFilter<"User"> | string
   display_name?: Prisma.StringNullableWithAggregatesFilter<"User"> | string | null
+  display_name_source?: Prisma.StringNullableWithAggregatesFilter<"User"> | string | null
   start_date?: Prisma.DateTimeNullableWithAggregatesFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeWithAggregatesFilter<"User"> | Date | string
 }
@@ -285,6 +297,7 @@ export type UserCreateInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -305,6 +318,7 @@ export type UserUncheckedCreateInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -323,6 +337,7 @@ export type UserUpdateInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -343,6 +358,7 @@ export type UserUncheckedUpdateInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -362,6 +378,7 @@ export type UserCreateManyInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
 }
@@ -371,6 +388,7 @@ export type UserUpdateManyMutationInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -381,6 +399,7 @@ export type UserUncheckedUpdateManyInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -406,6 +425,7 @@ export type UserCountOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  display_name_source?: Prisma.SortOrder
   start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
@@ -416,6 +436,7 @@ export type UserMaxOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  display_name_source?: Prisma.SortOrder
   start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
@@ -426,6 +447,7 @@ export type UserMinOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  display_name_source?: Prisma.SortOrder
   start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
@@ -625,6 +647,7 @@ export type UserCreateWithoutOrgInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -643,6 +666,7 @@ export type UserUncheckedCreateWithoutOrgInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -691,6 +715,7 @@ export type UserScalarWhereInput = {
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  display_name_source?: Prisma.StringNullableFilter<"User"> | string | null
   start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
 }
@@ -700,6 +725,7 @@ export type UserCreateWithoutManagersInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -719,6 +745,7 @@ export type UserUncheckedCreateWithoutManagersInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -741,6 +768,7 @@ export type UserCreateWithoutReportsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -760,6 +788,7 @@ export type UserUncheckedCreateWithoutReportsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -793,6 +822,7 @@ export type UserUpdateWithoutManagersInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -812,6 +842,7 @@ export type UserUncheckedUpdateWithoutManagersInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -840,6 +871,7 @@ export type UserUpdateWithoutReportsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -859,6 +891,7 @@ export type UserUncheckedUpdateWithoutReportsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -876,6 +909,7 @@ export type UserCreateWithoutDealsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -895,6 +929,7 @@ export type UserUncheckedCreateWithoutDealsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -928,6 +963,7 @@ export type UserUpdateWithoutDealsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -947,6 +983,7 @@ export type UserUncheckedUpdateWithoutDealsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -964,6 +1001,7 @@ export type UserCreateWithoutEarningsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -983,6 +1021,7 @@ export type UserUncheckedCreateWithoutEarningsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -1016,6 +1055,7 @@ export type UserUpdateWithoutEarningsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -1035,6 +1075,7 @@ export type UserUncheckedUpdateWithoutEarningsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -1052,6 +1093,7 @@ export type UserCreateWithoutRep_invitationsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -1071,6 +1113,7 @@ export type UserUncheckedCreateWithoutRep_invitationsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -1104,6 +1147,7 @@ export type UserUpdateWithoutRep_invitationsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -1123,6 +1167,7 @@ export type UserUncheckedUpdateWithoutRep_invitationsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -1140,6 +1185,7 @@ export type UserCreateWithoutRep_sign_in_linksInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -1159,6 +1205,7 @@ export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -1192,6 +1239,7 @@ export type UserUpdateWithoutRep_sign_in_linksInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -1211,6 +1259,7 @@ export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -1228,6 +1277,7 @@ export type UserCreateWithoutRep_sessionsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -1247,6 +1297,7 @@ export type UserUncheckedCreateWithoutRep_sessionsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -1280,6 +1331,7 @@ export type UserUpdateWithoutRep_sessionsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -1299,6 +1351,7 @@ export type UserUncheckedUpdateWithoutRep_sessionsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -1316,6 +1369,7 @@ export type UserCreateWithoutAdjustmentsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -1335,6 +1389,7 @@ export type UserUncheckedCreateWithoutAdjustmentsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -1368,6 +1423,7 @@ export type UserUpdateWithoutAdjustmentsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -1387,6 +1443,7 @@ export type UserUncheckedUpdateWithoutAdjustmentsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -1404,6 +1461,7 @@ export type UserCreateWithoutRep_tokensInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -1423,6 +1481,7 @@ export type UserUncheckedCreateWithoutRep_tokensInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -1456,6 +1515,7 @@ export type UserUpdateWithoutRep_tokensInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -1475,6 +1535,7 @@ export type UserUncheckedUpdateWithoutRep_tokensInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -1492,6 +1553,7 @@ export type UserCreateManyOrgInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
 }
@@ -1501,6 +1563,7 @@ export type UserUpdateWithoutOrgInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1519,6 +1582,7 @@ export type UserUncheckedUpdateWithoutOrgInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -1537,6 +1601,7 @@ export type UserUncheckedUpdateManyWithoutOrgInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1650,6 +1715,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  display_name_source?: boolean
   start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
@@ -1671,6 +1737,7 @@ export type UserSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  display_name_source?: boolean
   start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
@@ -1682,6 +1749,7 @@ export type UserSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  display_name_source?: boolean
   start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
@@ -1693,11 +1761,12 @@ export type UserSelectScalar = {
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  display_name_source?: boolean
   start_date?: boolean
   created_at?: boolean
 }
 
-export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "role" | "display_name" | "start_date" | "created_at", ExtArgs["result"]["user"]>
+export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "role" | "display_name" | "display_name_source" | "start_date" | "created_at", ExtArgs["result"]["user"]>
 export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
@@ -1738,6 +1807,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     external_id: string
     role: string
     display_name: string | null
+    display_name_source: string | null
     start_date: Date | null
     created_at: Date
   }, ExtArgs["result"]["user"]>
@@ -2178,6 +2248,7 @@ export interface UserFieldRefs {
   readonly external_id: Prisma.FieldRef<"User", 'String'>
   readonly role: Prisma.FieldRef<"User", 'String'>
   readonly display_name: Prisma.FieldRef<"User", 'String'>
+  readonly display_name_source: Prisma.FieldRef<"User", 'String'>
   readonly start_date: Prisma.FieldRef<"User", 'DateTime'>
   readonly created_at: Prisma.FieldRef<"User", 'DateTime'>
 }

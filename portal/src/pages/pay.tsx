@@ -59,7 +59,7 @@ export function PayPage(props: { userId: string; periodId: string; isMe: boolean
           <div class="stack">
             <header class="page-header">
               <div>
-                <h1>{props.isMe ? 'My pay' : `Pay of ${statement.user.external_id}`}</h1>
+                <h1>{props.isMe ? 'My pay' : `Pay of ${statement.user.display_name ?? statement.user.external_id}`}</h1>
                 <p class="muted">
                   {periodLabel(statement.period.id)} · {statement.period.starts_on} to {statement.period.ends_on} ·{' '}
                   <StatusBadge status={statement.period.status} />
