@@ -83,7 +83,7 @@ const KNOWN_UNBOUND: Exception[] = [
   },
   {
     fragment: 'WHERE m.org_id = (SELECT org_id FROM rep_tokens WHERE digest = $1)',
-    tables: ['rep_tokens'],
+    tables: ['rep_managers', 'rep_tokens'],
     reason: "the rep token's managers, read with the token's lookup by digest (rep_tokens (digest))",
   },
   {
@@ -440,7 +440,10 @@ async function check(admin: pg.Client, statements: string[]) {
     }
     if (unbound.length > 0) found.push({ statement, unbound });
   }
-  if (process.env.ORG_BOUND_DUMP) writeFileSync(process.env.ORG_BOUND_DUMP, JSON.stringify(found, null, 2));
+  // ORG_BOUND_DUMP=<file>: every statement checked, and those not bound with their unbound scans (to list or fix).
+  if (process.env.ORG_BOUND_DUMP) {
+    writeFileSync(process.env.ORG_BOUND_DUMP, JSON.stringify({ checked: statements.map(oneLine), found }, null, 2));
+  }
   const listed = [...CROSS_ORG, ...KNOWN_UNBOUND];
   const tablesOf = (unbound: string[]) => [...new Set(unbound.map((scan) => scan.split(' ')[0] as string))].sort();
   const listing = (statement: string) => listed.filter((entry) => statement.includes(entry.fragment));
@@ -499,6 +502,10 @@ test('the check tells a statement bound to one org from one that is not', async 
       ),
       ['rep_tokens'],
     );
+    assert.deepEqual(await unbound('SELECT id FROM earnings WHERE org_id = (SELECT org_id FROM users WHERE id = $1)'), [
+      'earnings',
+      'users',
+    ]);
     assert.deepEqual(await unbound('UPDATE orgs SET name = $2 WHERE id = $1'), []);
     assert.deepEqual(await unbound('SELECT id FROM orgs ORDER BY id'), ['orgs']);
     assert.deepEqual(await unbound('INSERT INTO users (id, org_id, external_id) VALUES ($1, $2, $3)'), []);
