@@ -161,7 +161,7 @@ const VERSION_SNAPSHOT = `
          COALESCE((SELECT json_agg(json_build_object('chip_id', vc.chip_id, 'key', c.key, 'version', vc.version,
                                                      'name', vc.name, 'kind', vc.kind, 'when', vc."when",
                                                      'params', vc.params) ORDER BY vc.position)
-                   FROM plan_version_chips vc JOIN chips c ON c.id = vc.chip_id
+                   FROM plan_version_chips vc JOIN chips c ON c.org_id = p.org_id AND c.id = vc.chip_id
                    WHERE vc.plan_version_id = v.id), '[]'::json) AS chips
   FROM plans p JOIN plan_versions v ON v.plan_id = p.id AND v.org_id = p.org_id
   WHERE p.org_id = $1 AND p.id = $2 AND v.id = $3`;
@@ -540,7 +540,8 @@ export async function listForStatements(tx: Transaction, orgId: string): Promise
                COALESCE(v.definition -> 'assignees', '"all"'::jsonb) AS assignees,
                v.definition -> 'draw' AS draw, v.definition -> 'ramp' AS ramp,
                COALESCE(v.definition ->> 'currency', o.default_currency) AS currency
-        FROM plans p JOIN plan_versions v ON v.id = p.current_version_id JOIN orgs o ON o.id = p.org_id
+        FROM plans p JOIN plan_versions v ON v.org_id = p.org_id AND v.id = p.current_version_id
+        JOIN orgs o ON o.id = p.org_id
         WHERE p.org_id = ${orgId} ORDER BY p.created_at, p.id`,
   );
   return rows.map((row) => ({

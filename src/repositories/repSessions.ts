@@ -40,7 +40,7 @@ export async function findLive(tx: Transaction, tokenDigest: string): Promise<Re
   const rows = await tx.query<SessionRow>(sql`
     SELECT s.id, s.org_id, s.created_at, s.last_seen_at, s.expires_at, u.id AS user_id, u.external_id, u.display_name,
            o.name AS org_name
-    FROM rep_sessions s JOIN users u ON u.id = s.user_id JOIN orgs o ON o.id = s.org_id
+    FROM rep_sessions s JOIN users u ON u.org_id = s.org_id AND u.id = s.user_id JOIN orgs o ON o.id = s.org_id
     WHERE s.token_digest = ${tokenDigest} AND s.ended_at IS NULL`);
   const row = rows[0];
   if (!row) return null;
@@ -54,10 +54,18 @@ export async function findLive(tx: Transaction, tokenDigest: string): Promise<Re
   };
 }
 
-export async function touch(tx: Transaction, sessionId: string, at: Date): Promise<void> {
-  await tx.query(sql`UPDATE rep_sessions SET last_seen_at = ${at} WHERE id = ${sessionId}`);
+/** The session as findLive read it: its id, and its org (every statement names the org: docs/scaling.md). */
+type SessionKey = Pick<RepSessionWithRep, 'id' | 'org_id'>;
+
+export async function touch(tx: Transaction, session: SessionKey, at: Date): Promise<void> {
+  await tx.query(
+    sql`UPDATE rep_sessions SET last_seen_at = ${at} WHERE org_id = ${session.org_id} AND id = ${session.id}`,
+  );
 }
 
-export async function end(tx: Transaction, sessionId: string, at: Date): Promise<void> {
-  await tx.query(sql`UPDATE rep_sessions SET ended_at = ${at} WHERE id = ${sessionId} AND ended_at IS NULL`);
+export async function end(tx: Transaction, session: SessionKey, at: Date): Promise<void> {
+  await tx.query(
+    sql`UPDATE rep_sessions SET ended_at = ${at}
+        WHERE org_id = ${session.org_id} AND id = ${session.id} AND ended_at IS NULL`,
+  );
 }

@@ -64,9 +64,14 @@ export async function revoke(tx: Transaction, orgId: string, id: string, at: Dat
 }
 
 /** Revokes every token minted for a portal session (its sign-out). */
-export async function revokeForSession(tx: Transaction, repSessionId: string, at: Date): Promise<void> {
+export async function revokeForSession(
+  tx: Transaction,
+  session: { id: string; org_id: string },
+  at: Date,
+): Promise<void> {
   await tx.query(
-    sql`UPDATE rep_tokens SET revoked_at = ${at} WHERE rep_session_id = ${repSessionId} AND revoked_at IS NULL`,
+    sql`UPDATE rep_tokens SET revoked_at = ${at}
+        WHERE org_id = ${session.org_id} AND rep_session_id = ${session.id} AND revoked_at IS NULL`,
   );
 }
 
@@ -90,7 +95,7 @@ const FIND_AND_COUNT = `
   WITH found AS (
     SELECT t.id, t.org_id, t.user_id, t.expires_at, t.revoked_at, u.external_id, u.display_name, o.name AS org_name,
            o.cors_allowed_origins, o.rep_rate_limit_per_minute
-    FROM rep_tokens t JOIN users u ON u.id = t.user_id JOIN orgs o ON o.id = t.org_id
+    FROM rep_tokens t JOIN users u ON u.org_id = t.org_id AND u.id = t.user_id JOIN orgs o ON o.id = t.org_id
     WHERE t.digest = $1
   ), counted AS (
     INSERT INTO rep_rate_limit_counters (user_id, window_start, count)
