@@ -100,7 +100,7 @@ const NEW_REP_REQUESTS_DUE = `
   SELECT r.id AS user_id, p.id AS plan_id, v.id AS plan_version_id, v.number AS plan_version
   FROM reps r
   JOIN plans p ON p.org_id = $1 AND p.status = 'active'
-  JOIN plan_versions v ON v.id = p.current_version_id
+  JOIN plan_versions v ON v.org_id = $1 AND v.id = p.current_version_id
   JOIN plan_acceptance_documents d ON d.org_id = $1 AND d.plan_version_id = v.id
   WHERE (jsonb_typeof(v.definition -> 'assignees') IS DISTINCT FROM 'array'
          OR EXISTS (
@@ -147,9 +147,9 @@ const INSERT_NEW_REP_REQUESTS = `
               accepted_at, typed_name, ip_address, user_agent, rep_token_id, document_sha256
   )
   SELECT ${COLUMNS} FROM asked a
-  JOIN users u ON u.id = a.user_id
-  JOIN plans p ON p.id = a.plan_id
-  JOIN plan_versions v ON v.id = a.plan_version_id
+  JOIN users u ON u.org_id = $1 AND u.id = a.user_id
+  JOIN plans p ON p.org_id = $1 AND p.id = a.plan_id
+  JOIN plan_versions v ON v.org_id = $1 AND v.id = a.plan_version_id
   ORDER BY u.external_id, a.plan_id`;
 
 /**

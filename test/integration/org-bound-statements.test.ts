@@ -337,6 +337,12 @@ async function workload(orgId: string) {
     }),
   ).data;
   assert.ok(versions);
+  ok(
+    await api.POST('/admin/v1/reps/{id}/display-name', {
+      params: { path: { id: rep.id } },
+      body: { display_name: 'Rep A' },
+    }),
+  );
   const token = await client.repTokens.create({ user_external_id: 'rep-a' });
   const asRep = sdkClient(server, token.token);
   await asRep.earnings.listPage({});
