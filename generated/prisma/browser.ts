@@ -227,3 +227,8 @@ export type InquiryComment = Prisma.InquiryCommentModel
  * 
  */
 export type PlanAcceptance = Prisma.PlanAcceptanceModel
+/**
+ * Model PendingEvaluation
+ * 
+ */
+export type PendingEvaluation = Prisma.PendingEvaluationModel

@@ -92,7 +92,8 @@ export const ModelName = {
   Inquiry: 'Inquiry',
   InquiryLink: 'InquiryLink',
   InquiryComment: 'InquiryComment',
-  PlanAcceptance: 'PlanAcceptance'
+  PlanAcceptance: 'PlanAcceptance',
+  PendingEvaluation: 'PendingEvaluation'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -752,6 +753,16 @@ export const PlanAcceptanceScalarFieldEnum = {
 } as const
 
 export type PlanAcceptanceScalarFieldEnum = (typeof PlanAcceptanceScalarFieldEnum)[keyof typeof PlanAcceptanceScalarFieldEnum]
+
+
+export const PendingEvaluationScalarFieldEnum = {
+  org_id: 'org_id',
+  deal_id: 'deal_id',
+  before: 'before',
+  created_at: 'created_at'
+} as const
+
+export type PendingEvaluationScalarFieldEnum = (typeof PendingEvaluationScalarFieldEnum)[keyof typeof PendingEvaluationScalarFieldEnum]
 
 
 export const SortOrder = {
