@@ -10,6 +10,7 @@ import * as sourceEvents from '../repositories/sourceEvents.ts';
 import {
   databaseStatements,
   inRolledBackTransaction,
+  poolStatements,
   type SqlPool,
   type Transaction,
 } from '../repositories/transaction.ts';
@@ -53,6 +54,8 @@ export type ImportProgress =
 export const IMPORT_CHUNK_ROWS = 10_000;
 /** Chunks applied at once (each a batch, in a transaction of its own). */
 export const IMPORT_CHUNKS_AT_ONCE = 2;
+/** Rows written before the planner's statistics are worth refreshing (see DealImport.run). */
+const STATISTICS_ROWS = 5_000;
 /** The refused rows a summary lists; the rest are counted. */
 const LISTED_REFUSALS = 1000;
 
@@ -119,6 +122,17 @@ export class DealImport {
       seconds: 0,
     };
     const seenDeals = new Set<string>();
+    // The planner's statistics are refreshed each time the file's rows have doubled the deals it counted, so that
+    // the chunks' statements are planned for the tables as they are (deals.refreshStatisticsOfEventTables).
+    let counted = input.dryRun ? 0 : await deals.estimatedRows(poolStatements(this.#pool));
+    let written = 0;
+    const afterChunk = async (rows: number) => {
+      written += rows;
+      if (written < STATISTICS_ROWS || written < counted) return;
+      counted += written;
+      written = 0;
+      await deals.refreshStatisticsOfEventTables(poolStatements(this.#pool));
+    };
     let chunk: ImportRow[] = [];
     // Chunks are looked up one after another, in the file's order; up to IMPORT_CHUNKS_AT_ONCE are applied at once,
     // so that the command works on one while the database works on another.
@@ -127,7 +141,8 @@ export class DealImport {
       const rows = chunk;
       chunk = [];
       const apply = await this.#importChunk(input.orgId, rows, input.dryRun, seenDeals, summary);
-      const done = apply().then(() => {
+      const done = apply().then(async () => {
+        if (!input.dryRun) await afterChunk(rows.length);
         summary.rows += rows.length;
         input.onProgress?.({ phase: 'rows', rowsDone: summary.rows });
       });
