@@ -84,6 +84,7 @@ export async function take(tx: Transaction, orgId: string, dealIds: readonly str
       last_event: SerialisedEvent;
       won_stages: string[];
       lost_stages: string[];
+      taken_count: number;
     }
   >(
     named('pending_evaluations_take', {
@@ -97,7 +98,8 @@ export async function take(tx: Transaction, orgId: string, dealIds: readonly str
                ORDER BY id
                FOR NO KEY UPDATE
              )
-             SELECT locked.*, taken.before AS pending_before, to_jsonb(e) AS last_event, o.won_stages, o.lost_stages
+             SELECT locked.*, taken.before AS pending_before, to_jsonb(e) AS last_event, o.won_stages, o.lost_stages,
+                    (SELECT count(*) FROM taken)::int AS taken_count
              FROM locked
              JOIN taken ON taken.deal_id = locked.id
              JOIN domain_events e ON e.id = locked.last_domain_event_id
@@ -106,8 +108,14 @@ export async function take(tx: Transaction, orgId: string, dealIds: readonly str
       values: [orgId, dealIds],
     }),
   );
+  // Every pending deal has had an event applied; one taken without its deal or event would be lost: the caller's
+  // transaction rolls back and the rows stay pending.
+  const taken = rows[0]?.taken_count ?? 0;
+  if (rows.length !== taken) {
+    throw new Error(`org ${orgId}: ${taken - rows.length} pending deals have no deal row or last domain event`);
+  }
   return rows.map((row) => {
-    const { pending_before, last_event, won_stages, lost_stages, ...deal } = row;
+    const { pending_before, last_event, won_stages, lost_stages, taken_count: _count, ...deal } = row;
     return {
       stages: { won: won_stages, lost: lost_stages },
       before: pending_before === null ? null : revivedDeal(pending_before),
