@@ -48,8 +48,9 @@ export type ImportProgress =
   | { phase: 'evaluating'; dealsDone: number; dealsPending: number };
 
 /**
- * Rows looked up and applied together, one transaction (QUOTIENT_IMPORT_CHUNK_ROWS): the more, the fewer times a
- * rep's periods are evaluated in full (once per chunk that reaches them), and the more a cut import applies again.
+ * Rows looked up and applied together, one transaction (QUOTIENT_IMPORT_CHUNK_ROWS): the more, the fewer statements
+ * per row, the more a transaction holds, and the more a cut import applies again. Earnings are evaluated once per
+ * import, whatever the chunks (PendingEvaluations).
  */
 export const IMPORT_CHUNK_ROWS = 10_000;
 /** Chunks applied at once (each a batch, in a transaction of its own). */
