@@ -375,7 +375,9 @@ export interface paths {
          *     docs/day-one.md), each row checked as `POST /v1/deals/events` checks its event and applied in
          *     a transaction of its own with a dedup key derived from the row. Rows imported before are
          *     skipped (`unchanged`), so sending the same file twice changes nothing and a file cut short can
-         *     be sent again. With `dry_run` every row is checked and classified and nothing is applied.
+         *     be sent again. The earnings of the deals the rows change are evaluated once the rows are in,
+         *     before the answer (`evaluated`). With `dry_run` every row is checked and classified and nothing
+         *     is applied.
          *     Rows that cannot be imported are answered in `refusals` with their line in the file; the others
          *     are applied. A header without the mapping's columns, or text that is not CSV, is
          *     `400 invalid_body` and nothing is applied. The request body is at most 1 MiB (about 7,000 rows
@@ -1835,6 +1837,14 @@ export interface components {
                 /** @description Why, starting with the column or the event's field. */
                 reason: string;
             }[];
+            /**
+             * @description Deals whose earnings were evaluated after the rows were written (0 on a dry run). An import
+             *     writes its rows a chunk at a time and evaluates the earnings of the deals it changed once, after
+             *     the last chunk, each (rep, period) once; until then API readers see those deals' earnings as they
+             *     were before the import. This count also includes deals left pending by an import of the org cut
+             *     short, which every import completes first (docs/day-one.md, "While an import runs").
+             */
+            evaluated: number;
             seconds: number;
         };
         /** @description A plan file's text. */

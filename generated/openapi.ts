@@ -1944,9 +1944,13 @@ export interface components {
             period_won_cents: components["schemas"]["RunningTotalCents"];
             /**
              * @description Won deals of the rep's running total, in counting order, each with the running total
-             *     once it is counted. A line evaluated with the whole period lists every deal counted;
-             *     one evaluated from the period's running totals (a deal counted after every other, see
-             *     docs/plans-and-earnings.md, "What one deal event costs") lists the deal itself and, when
+             *     once it is counted. A line evaluated with the whole period lists every deal counted
+             *     while the period counts at most 20; past 20, it names its own place in the count as
+             *     one decided from the running totals does: the deal counted just before it and the deal
+             *     itself (an open deal's projection: the deal counted last), so that a period's lines do
+             *     not each copy the whole count. One evaluated from the period's running totals (a deal
+             *     counted after every other, see docs/plans-and-earnings.md, "What one deal event
+             *     costs") lists the deal itself and, when
              *     it joined the count with this event, the deal counted just before it, whose running
              *     total is `prior_won_cents` and whose own line names the deal before it; an open deal's
              *     projection lists the deal counted last. Absent from traces written before it was

@@ -10,6 +10,7 @@ import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { EarningsRecompute, type RecomputeProgressReport } from './services/adminRecompute.ts';
 import { StatementApprovals } from './services/approvals.ts';
 import type { DealChangeListener } from './services/dealChanges.ts';
+import { dealsChanged } from './services/dealChanges.ts';
 import { DealEventBatch } from './services/dealEventBatch.ts';
 import { DealImport } from './services/dealImport.ts';
 import { DealReader } from './services/deals.ts';
@@ -25,6 +26,7 @@ import { InquiryDesk } from './services/inquiries.ts';
 import { KeyAdmin } from './services/keys.ts';
 import { OrgAdmin } from './services/orgs.ts';
 import { PayoutReader } from './services/payouts.ts';
+import { PendingEvaluations } from './services/pendingEvaluations.ts';
 import type { PeriodChangeListener } from './services/periodChanges.ts';
 import { PeriodAdmin } from './services/periods.ts';
 import { PlanAcceptances } from './services/planAcceptances.ts';
@@ -157,9 +159,22 @@ export function composeServices(input: CompositionInput): Services {
   const engine = new EarningsEngine();
   // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
   // rehearses an event through the same pipeline and rolls it back.
-  const ingestion = new DealIngestion(pool, withDealWebhooks(input.listeners?.deals ?? engine));
+  // An import's chunks announce their deals' webhooks but leave the earnings to one evaluation after the last chunk
+  // (PendingEvaluations), which a listener given in the engine's place takes as a batch's changes.
+  const dealListener = input.listeners?.deals;
+  const pendingEvaluations = new PendingEvaluations(
+    pool,
+    dealListener
+      ? (tx, changes) => dealsChanged(dealListener, tx, changes)
+      : (tx, changes) => engine.evaluateDeferred(tx, changes),
+  );
+  const ingestion = new DealIngestion(
+    pool,
+    withDealWebhooks(dealListener ?? engine),
+    withDealWebhooks(pendingEvaluations.recorder),
+  );
   const dealEventBatch = new DealEventBatch(ingestion);
-  const dealImport = new DealImport(db, pool, dealEventBatch, config.importChunkRows);
+  const dealImport = new DealImport(db, pool, dealEventBatch, pendingEvaluations, config.importChunkRows);
   // A status change sets off, in its transaction, the period.locked / period.paid webhooks, then the ledger's moves.
   const now = input.now;
   const statementReader = new StatementReader(pool, now ? { today: () => now().toISOString().slice(0, 10) } : {});

@@ -256,3 +256,8 @@ export type PlanAcceptance = Prisma.PlanAcceptanceModel
  * 
  */
 export type PlanAcceptanceDocument = Prisma.PlanAcceptanceDocumentModel
+/**
+ * Model PendingEvaluation
+ * 
+ */
+export type PendingEvaluation = Prisma.PendingEvaluationModel

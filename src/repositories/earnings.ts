@@ -222,13 +222,42 @@ export async function repsWithStandingRowsOfDeal(
 }
 
 /**
- * One line decision written in one round trip: live rows move to `superseded` or `reversed`, new rows are
+ * One line decision written in one round trip (ROWS_PER_STATEMENT rows each way at most; more in slices): live rows move to `superseded` or `reversed`, new rows are
  * written (stamped with one clock reading truncated to the millisecond, the precision of `created_at`), and
  * both come back as the API lists them, new rows in the order given. Only rows still live move: the caller
  * compares the count with what it asked for. (The status test names the statuses left out so that the
  * generic plan finds rows by id rather than reading every live row of the org.)
  */
 export async function retireAndWrite(
+  tx: Transaction,
+  orgId: string,
+  retirements: readonly RowRetirement[],
+  earnings: readonly NewEarning[],
+): Promise<{ retired: EarningRecord[]; written: EarningRecord[] }> {
+  if (retirements.length <= ROWS_PER_STATEMENT && earnings.length <= ROWS_PER_STATEMENT) {
+    return retireAndWriteAtOnce(tx, orgId, retirements, earnings);
+  }
+  // A large decision (an import's deferred evaluation of several reps' year) in slices, in order: one JSON text of
+  // every row with its trace could pass what a string holds (RangeError: Invalid string length).
+  const retired: EarningRecord[] = [];
+  const written: EarningRecord[] = [];
+  for (let start = 0; start < Math.max(retirements.length, earnings.length); start += ROWS_PER_STATEMENT) {
+    const slice = await retireAndWriteAtOnce(
+      tx,
+      orgId,
+      retirements.slice(start, start + ROWS_PER_STATEMENT),
+      earnings.slice(start, start + ROWS_PER_STATEMENT),
+    );
+    retired.push(...slice.retired);
+    written.push(...slice.written);
+  }
+  return { retired: retired.sort((a, b) => (a.id < b.id ? -1 : 1)), written };
+}
+
+/** The rows retired or written by one statement of retireAndWrite, at most (each way). */
+export const ROWS_PER_STATEMENT = 2_000;
+
+async function retireAndWriteAtOnce(
   tx: Transaction,
   orgId: string,
   retirements: readonly RowRetirement[],

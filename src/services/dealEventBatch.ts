@@ -19,6 +19,12 @@ export interface BatchRequest {
   auditEntry?: () => AuditEntryInput;
   /** Who sends the events when no key does (an import's admin): see IngestRequest.actor. */
   actor?: AdminActor;
+  /**
+   * An import's chunk (events without a key): the events' earnings are not evaluated in the batch's transaction;
+   * their deals are recorded as pending (src/services/pendingEvaluations.ts). Applied one by one after a failure,
+   * they are evaluated as single events are.
+   */
+  deferEvaluation?: boolean;
 }
 
 /** Events applied at once when a batch falls back to one transaction per event. */
@@ -81,7 +87,10 @@ export class DealEventBatch {
     });
     let results: IngestResult[];
     try {
-      results = await this.ingestion.ingestMany(requests);
+      results = await this.ingestion.ingestMany(
+        requests,
+        request.deferEvaluation && request.keyId === null ? { deferEvaluation: true } : {},
+      );
     } catch {
       // Nothing of the batch was kept. Applied one by one, a failure is only its own event's (or, when the database
       // is down, the first one's, which is thrown).

@@ -68,11 +68,14 @@ const BULK_RUN_EVENTS = 10_000;
 export class DealIngestion {
   private readonly pool: SqlPool;
   private readonly listener: DealChangeListener;
+  /** The listener of an import's chunks (ingestMany with `deferEvaluation`): records the changes as pending. */
+  private readonly deferred: DealChangeListener;
   private readonly configs = new OrgConfigCache();
 
-  constructor(pool: SqlPool, listener: DealChangeListener) {
+  constructor(pool: SqlPool, listener: DealChangeListener, deferred: DealChangeListener) {
     this.pool = pool;
     this.listener = listener;
+    this.deferred = deferred;
   }
 
   async ingest(request: IngestRequest): Promise<IngestResult> {
@@ -94,8 +97,15 @@ export class DealIngestion {
    * then applies them one by one (DealEventBatch), so that no event's failure is another's.
    *
    * The caller orders the events so that concurrent batches take deals' locks in one order (see DealEventBatch).
+   *
+   * With `deferEvaluation` (an import, whose events are sent without a key), the changes go to the deferred
+   * listener instead (src/services/pendingEvaluations.ts): `deal.updated` is announced and each changed deal
+   * recorded as pending, its earnings evaluated once the import's last chunk is in.
    */
-  async ingestMany(requests: readonly IngestRequest[]): Promise<IngestResult[]> {
+  async ingestMany(
+    requests: readonly IngestRequest[],
+    options: { deferEvaluation?: boolean } = {},
+  ): Promise<IngestResult[]> {
     const applied: Array<{ domainEventType?: string }> = requests.map(() => ({}));
     const dedupKeys = requests.map(
       (request) => request.event.dedupKey ?? generatedDedupKey(request.event.externalId, request.receivedAt),
@@ -125,7 +135,7 @@ export class DealIngestion {
       }
       if (bulk) {
         const bulkChanges = await this.applyInBulk(tx, requests, dedupKeys, digests, applied, results, created);
-        await dealsChanged(this.listener, tx, bulkChanges);
+        await dealsChanged(options.deferEvaluation ? this.deferred : this.listener, tx, bulkChanges);
         if (first) await requestOfNewReps(tx, first.orgId, created, requesterOf(first));
         return results;
       }
@@ -176,7 +186,7 @@ export class DealIngestion {
         if (results.length === requests.length) break;
         start = end;
       }
-      await dealsChanged(this.listener, tx, await Promise.all(changes));
+      await dealsChanged(options.deferEvaluation ? this.deferred : this.listener, tx, await Promise.all(changes));
       if (first) await requestOfNewReps(tx, first.orgId, created, requesterOf(first));
       return results;
     });

@@ -38,6 +38,7 @@ const REPOSITORIES = [
   'inquiryComments',
   'orgs',
   'paymentRequests',
+  'pendingEvaluations',
   'periodStandings',
   'periods',
   'planAcceptances',

@@ -439,7 +439,8 @@ export const ModelName = {
   InquiryLink: 'InquiryLink',
   InquiryComment: 'InquiryComment',
   PlanAcceptance: 'PlanAcceptance',
-  PlanAcceptanceDocument: 'PlanAcceptanceDocument'
+  PlanAcceptanceDocument: 'PlanAcceptanceDocument',
+  PendingEvaluation: 'PendingEvaluation'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -455,7 +456,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -3641,6 +3642,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    PendingEvaluation: {
+      payload: Prisma.$PendingEvaluationPayload<ExtArgs>
+      fields: Prisma.PendingEvaluationFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PendingEvaluationFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PendingEvaluationFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>
+        }
+        findFirst: {
+          args: Prisma.PendingEvaluationFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PendingEvaluationFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>
+        }
+        findMany: {
+          args: Prisma.PendingEvaluationFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>[]
+        }
+        create: {
+          args: Prisma.PendingEvaluationCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>
+        }
+        createMany: {
+          args: Prisma.PendingEvaluationCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PendingEvaluationCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>[]
+        }
+        delete: {
+          args: Prisma.PendingEvaluationDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>
+        }
+        update: {
+          args: Prisma.PendingEvaluationUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>
+        }
+        deleteMany: {
+          args: Prisma.PendingEvaluationDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PendingEvaluationUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PendingEvaluationUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>[]
+        }
+        upsert: {
+          args: Prisma.PendingEvaluationUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>
+        }
+        aggregate: {
+          args: Prisma.PendingEvaluationAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePendingEvaluation>
+        }
+        groupBy: {
+          args: Prisma.PendingEvaluationGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PendingEvaluationGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PendingEvaluationCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PendingEvaluationCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -4335,6 +4410,16 @@ export const PlanAcceptanceDocumentScalarFieldEnum = {
 export type PlanAcceptanceDocumentScalarFieldEnum = (typeof PlanAcceptanceDocumentScalarFieldEnum)[keyof typeof PlanAcceptanceDocumentScalarFieldEnum]
 
 
+export const PendingEvaluationScalarFieldEnum = {
+  org_id: 'org_id',
+  deal_id: 'deal_id',
+  before: 'before',
+  created_at: 'created_at'
+} as const
+
+export type PendingEvaluationScalarFieldEnum = (typeof PendingEvaluationScalarFieldEnum)[keyof typeof PendingEvaluationScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -4687,6 +4772,7 @@ export type GlobalOmitConfig = {
   inquiryComment?: Prisma.InquiryCommentOmit
   planAcceptance?: Prisma.PlanAcceptanceOmit
   planAcceptanceDocument?: Prisma.PlanAcceptanceDocumentOmit
+  pendingEvaluation?: Prisma.PendingEvaluationOmit
 }
 
 /* Types for Logging */

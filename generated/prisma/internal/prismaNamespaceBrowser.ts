@@ -93,7 +93,8 @@ export const ModelName = {
   InquiryLink: 'InquiryLink',
   InquiryComment: 'InquiryComment',
   PlanAcceptance: 'PlanAcceptance',
-  PlanAcceptanceDocument: 'PlanAcceptanceDocument'
+  PlanAcceptanceDocument: 'PlanAcceptanceDocument',
+  PendingEvaluation: 'PendingEvaluation'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -765,6 +766,16 @@ export const PlanAcceptanceDocumentScalarFieldEnum = {
 } as const
 
 export type PlanAcceptanceDocumentScalarFieldEnum = (typeof PlanAcceptanceDocumentScalarFieldEnum)[keyof typeof PlanAcceptanceDocumentScalarFieldEnum]
+
+
+export const PendingEvaluationScalarFieldEnum = {
+  org_id: 'org_id',
+  deal_id: 'deal_id',
+  before: 'before',
+  created_at: 'created_at'
+} as const
+
+export type PendingEvaluationScalarFieldEnum = (typeof PendingEvaluationScalarFieldEnum)[keyof typeof PendingEvaluationScalarFieldEnum]
 
 
 export const SortOrder = {
