@@ -102,7 +102,7 @@ export async function take(tx: Transaction, orgId: string, dealIds: readonly str
                     (SELECT count(*) FROM taken)::int AS taken_count
              FROM locked
              JOIN taken ON taken.deal_id = locked.id
-             JOIN domain_events e ON e.id = locked.last_domain_event_id
+             JOIN domain_events e ON e.org_id = $1 AND e.id = locked.last_domain_event_id
              JOIN orgs o ON o.id = $1
              ORDER BY locked.id`,
       values: [orgId, dealIds],
