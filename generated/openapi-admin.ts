@@ -372,8 +372,9 @@ export interface paths {
          * @description Imports a CSV export exactly as `quotient import deals` does: one deal event per row, mapped
          *     by the built-in mapping of HubSpot's deal export or Salesforce's opportunity report (`mapping`,
          *     or recognised from the header when `auto`) or by a mapping file (`mapping_file`, YAML, see
-         *     docs/day-one.md), each row checked as `POST /v1/deals/events` checks its event and applied in
-         *     a transaction of its own with a dedup key derived from the row. Rows imported before are
+         *     docs/day-one.md), each row checked as `POST /v1/deals/events` checks its event and applied with
+         *     a dedup key derived from the row, in chunks of up to 10,000 rows of one transaction each (a
+         *     chunk that fails is applied again row by row, so a row refuses only itself). Rows imported before are
          *     skipped (`unchanged`), so sending the same file twice changes nothing and a file cut short can
          *     be sent again. The earnings of the deals the rows change are evaluated once the rows are in,
          *     before the answer (`evaluated`). With `dry_run` every row is checked and classified and nothing
