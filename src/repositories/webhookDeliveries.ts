@@ -141,7 +141,7 @@ export async function requestRedelivery(
     WITH target AS (
       SELECT d.id, d.status
       FROM webhook_deliveries d
-      JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      JOIN webhook_endpoints e ON e.org_id = d.org_id AND e.id = d.endpoint_id
       WHERE d.org_id = ${orgId} AND d.message_id = ${messageId}
         AND e.enabled AND e.removed_at IS NULL AND d.lease_id IS NULL
         AND (${endpointIds}::text[] IS NULL OR d.endpoint_id = ANY(${endpointIds}::text[]))
@@ -152,7 +152,7 @@ export async function requestRedelivery(
         redelivery = (target.status <> 'pending'),
         status = 'pending'
     FROM target
-    WHERE d.id = target.id
+    WHERE d.org_id = ${orgId} AND d.id = target.id
     RETURNING d.endpoint_id, target.status AS previous_status`;
 }
 
@@ -172,10 +172,10 @@ export async function claimDue(
   const abandonedAttemptIds = Array.from({ length: limit }, () => newId('att'));
   const rows = await prismaOf(tx).$queryRaw<ClaimRow[]>`
     WITH due AS (
-      SELECT d.id, d.lease_id AS abandoned_lease, d.leased_at AS abandoned_at, d.redelivery AS abandoned_manual,
+      SELECT d.org_id, d.id, d.lease_id AS abandoned_lease, d.leased_at AS abandoned_at, d.redelivery AS abandoned_manual,
              (e.enabled AND e.removed_at IS NULL) AS live
       FROM webhook_deliveries d
-      JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      JOIN webhook_endpoints e ON e.org_id = d.org_id AND e.id = d.endpoint_id
       WHERE d.status = 'pending' AND d.next_attempt_at <= now()
         AND (${orgIds}::text[] IS NULL OR d.org_id = ANY(${orgIds}::text[]))
       ORDER BY d.next_attempt_at
@@ -183,8 +183,8 @@ export async function claimDue(
       FOR UPDATE OF d SKIP LOCKED
     ),
     abandoned AS (
-      INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, latency_ms, error, manual)
-      SELECT (${abandonedAttemptIds}::text[])[row_number() OVER (ORDER BY id)], id, abandoned_at, NULL, NULL,
+      INSERT INTO webhook_attempts (id, org_id, delivery_id, attempted_at, response_status, latency_ms, error, manual)
+      SELECT (${abandonedAttemptIds}::text[])[row_number() OVER (ORDER BY id)], org_id, id, abandoned_at, NULL, NULL,
              'no result: the worker stopped during the attempt; retried when its lease ran out', abandoned_manual
       FROM due
       WHERE abandoned_lease IS NOT NULL
@@ -198,14 +198,14 @@ export async function claimDue(
           status = CASE WHEN due.live THEN 'pending' ELSE ${ENDED_STATUS_SQL} END,
           redelivery = due.live AND d.redelivery
       FROM due
-      WHERE d.id = due.id
+      WHERE d.org_id = due.org_id AND d.id = due.id
       RETURNING d.id, d.org_id, d.message_id, d.endpoint_id, d.attempt_count, d.lease_id, d.redelivery,
                 d.delivered_at
     )
     SELECT c.*, m.payload::text AS body, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at
     FROM claimed c
-    JOIN webhook_messages m ON m.id = c.message_id
-    JOIN webhook_endpoints e ON e.id = c.endpoint_id
+    JOIN webhook_messages m ON m.org_id = c.org_id AND m.id = c.message_id
+    JOIN webhook_endpoints e ON e.org_id = c.org_id AND e.id = c.endpoint_id
     WHERE c.lease_id IS NOT NULL`;
   const now = Date.now();
   return rows.map((row) => ({
@@ -241,6 +241,7 @@ export async function recordAttempt(
   await client.webhookAttempt.create({
     data: {
       id: newId('att'),
+      org_id: claim.org_id,
       delivery_id: claim.id,
       attempted_at: result.attemptedAt,
       response_status: result.responseStatus,
@@ -251,7 +252,7 @@ export async function recordAttempt(
   });
   const delivered = result.delivery.status === 'delivered';
   await client.webhookDelivery.updateMany({
-    where: { id: claim.id, lease_id: claim.lease_id },
+    where: { org_id: claim.org_id, id: claim.id, lease_id: claim.lease_id },
     data: {
       status: result.delivery.status,
       next_attempt_at: result.delivery.nextAttemptAt,
@@ -263,14 +264,14 @@ export async function recordAttempt(
   });
   if (result.endpointSucceeded) {
     await client.webhookEndpoint.updateMany({
-      where: { id: claim.endpoint_id, failing_since: { not: null } },
+      where: { org_id: claim.org_id, id: claim.endpoint_id, failing_since: { not: null } },
       data: { failing_since: null },
     });
     return { disabledReason: null };
   }
   const [health] = await client.$queryRaw<{ failing_since: Date; enabled: boolean }[]>`
     UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ${result.attemptedAt})
-    WHERE id = ${claim.endpoint_id}
+    WHERE org_id = ${claim.org_id} AND id = ${claim.endpoint_id}
     RETURNING failing_since, enabled`;
   if (!health?.enabled) return { disabledReason: null };
   const failingForMs = result.attemptedAt.getTime() - health.failing_since.getTime();
@@ -281,19 +282,23 @@ export async function recordAttempt(
       : null);
   if (reason === null) return { disabledReason: null };
   await client.webhookEndpoint.update({
-    where: { id: claim.endpoint_id },
+    where: { org_id_id: { org_id: claim.org_id, id: claim.endpoint_id } },
     data: { enabled: false, disabled_at: result.attemptedAt, disabled_reason: reason },
   });
-  await endWaitingDeliveries(client, claim.endpoint_id);
+  await endWaitingDeliveries(client, claim.org_id, claim.endpoint_id);
   return { disabledReason: reason };
 }
 
 /** Ends the endpoint's deliveries that wait for an attempt; those in flight end when their lease runs out. */
-export async function endWaitingDeliveries(client: Prisma.TransactionClient, endpointId: string): Promise<void> {
+export async function endWaitingDeliveries(
+  client: Prisma.TransactionClient,
+  orgId: string,
+  endpointId: string,
+): Promise<void> {
   await client.$executeRaw`
     UPDATE webhook_deliveries
     SET status = ${ENDED_STATUS_SQL}, next_attempt_at = NULL, redelivery = false
-    WHERE endpoint_id = ${endpointId} AND status = 'pending' AND lease_id IS NULL`;
+    WHERE org_id = ${orgId} AND endpoint_id = ${endpointId} AND status = 'pending' AND lease_id IS NULL`;
 }
 
 // The outbox's statements (src/services/webhookOutbox.ts), run inside the transaction of the change they

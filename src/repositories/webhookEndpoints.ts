@@ -89,8 +89,11 @@ export async function removeEndpoint(
     data: { removed_at: at, enabled: false },
   });
   if (count === 0) return null;
-  await endWaitingDeliveries(prismaOf(tx), endpointId);
-  return prismaOf(tx).webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: ENDPOINT_FIELDS });
+  await endWaitingDeliveries(prismaOf(tx), orgId, endpointId);
+  return prismaOf(tx).webhookEndpoint.findUniqueOrThrow({
+    where: { org_id_id: { org_id: orgId, id: endpointId } },
+    select: ENDPOINT_FIELDS,
+  });
 }
 
 /**
@@ -110,7 +113,10 @@ export async function rotateSecret(
     WHERE id = ${endpointId} AND org_id = ${orgId} AND removed_at IS NULL
     RETURNING id`;
   if (rows.length === 0) return null;
-  return prismaOf(tx).webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: ENDPOINT_FIELDS });
+  return prismaOf(tx).webhookEndpoint.findUniqueOrThrow({
+    where: { org_id_id: { org_id: orgId, id: endpointId } },
+    select: ENDPOINT_FIELDS,
+  });
 }
 
 /** Enables a disabled endpoint again; its run of failures starts afresh. */

@@ -71,13 +71,6 @@ const KNOWN_GAPS = [
   'sso_sign_in_attempts: primary key sso_sign_in_attempts_pkey (id) does not lead with org_id',
   'sso_sign_in_attempts: unique sso_sign_in_attempts_state_digest_key (state_digest) does not lead with org_id',
   'users: primary key users_pkey (id) does not lead with org_id',
-  'webhook_attempts: no org_id column',
-  'webhook_deliveries: foreign key webhook_deliveries_endpoint_id_fkey (endpoint_id) without org_id',
-  'webhook_deliveries: foreign key webhook_deliveries_message_id_fkey (message_id) without org_id',
-  'webhook_deliveries: primary key webhook_deliveries_pkey (id) does not lead with org_id',
-  'webhook_deliveries: unique webhook_deliveries_message_id_endpoint_id_key (message_id, endpoint_id) does not lead with org_id',
-  'webhook_endpoints: primary key webhook_endpoints_pkey (id) does not lead with org_id',
-  'webhook_messages: primary key webhook_messages_pkey (id) does not lead with org_id',
 ];
 
 afterAll(closeTestDatabase);

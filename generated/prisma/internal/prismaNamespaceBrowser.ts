@@ -470,6 +470,7 @@ export type WebhookDeliveryScalarFieldEnum = (typeof WebhookDeliveryScalarFieldE
 
 export const WebhookAttemptScalarFieldEnum = {
   id: 'id',
+  org_id: 'org_id',
   delivery_id: 'delivery_id',
   attempted_at: 'attempted_at',
   response_status: 'response_status',
