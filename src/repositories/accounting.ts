@@ -128,9 +128,9 @@ export async function ledgerRowsOfPlans(
              FROM earnings e
              JOIN periods pe ON pe.org_id = e.org_id AND pe.id = e.period_id
              JOIN plans p ON p.org_id = e.org_id AND p.id = e.plan_id
-             JOIN chips c ON c.id = e.rule_chip_id
-             JOIN users u ON u.id = e.user_id
-             LEFT JOIN deals d ON d.id = e.deal_id
+             JOIN chips c ON c.org_id = e.org_id AND c.id = e.rule_chip_id
+             JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id
+             LEFT JOIN deals d ON d.org_id = e.org_id AND d.id = e.deal_id
              WHERE e.org_id = $1 AND p.key = ANY($2::text[]) AND pe.locked_at IS NOT NULL
              ORDER BY e.created_at, e.id`,
       values: [orgId, planKeys],

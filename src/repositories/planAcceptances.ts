@@ -36,9 +36,9 @@ const COLUMNS = `
   a.document_sha256`;
 
 const FROM = `plan_acceptances a
-  JOIN users u ON u.id = a.user_id
-  JOIN plans p ON p.id = a.plan_id
-  JOIN plan_versions v ON v.id = a.plan_version_id`;
+  JOIN users u ON u.org_id = a.org_id AND u.id = a.user_id
+  JOIN plans p ON p.org_id = a.org_id AND p.id = a.plan_id
+  JOIN plan_versions v ON v.org_id = a.org_id AND v.id = a.plan_version_id`;
 
 export interface NewPlanAcceptance {
   userId: string;

@@ -348,6 +348,7 @@ export type ChipScalarFieldEnum = (typeof ChipScalarFieldEnum)[keyof typeof Chip
 
 
 export const PlanVersionChipScalarFieldEnum = {
+  org_id: 'org_id',
   plan_version_id: 'plan_version_id',
   chip_id: 'chip_id',
   position: 'position',
