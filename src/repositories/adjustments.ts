@@ -70,7 +70,7 @@ const SELECT = `
          a.currency, a.category, a.reason, a.deal_id, a.voids_id, v.id AS voided_by_id, a.idempotency_key,
          a.created_by_type, a.created_by, a.created_by_id, a.created_at, a.counts_toward_attainment, p.status AS period_status
   FROM adjustments a
-  JOIN users u ON u.id = a.user_id
+  JOIN users u ON u.org_id = a.org_id AND u.id = a.user_id
   LEFT JOIN LATERAL (SELECT v.id FROM adjustments v WHERE v.org_id = a.org_id AND v.voids_id = a.id LIMIT 1) v ON true
   LEFT JOIN periods p ON p.org_id = a.org_id AND p.id = a.period_id`;
 

@@ -214,7 +214,7 @@ export async function repsWithStandingRowsOfDeal(
   dealId: string,
 ): Promise<Array<{ user_id: string; external_id: string }>> {
   return tx.query<{ user_id: string; external_id: string }>({
-    text: `SELECT DISTINCT e.user_id, u.external_id FROM earnings e JOIN users u ON u.id = e.user_id
+    text: `SELECT DISTINCT e.user_id, u.external_id FROM earnings e JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id
            WHERE e.org_id = $1 AND e.deal_id = $2 AND e.status IN ${LIVE_OR_LOCKED}
            ORDER BY e.user_id`,
     values: [orgId, dealId],
@@ -257,9 +257,9 @@ export async function retireAndWrite(
                  triggering_domain_event_id text, trace jsonb)
                RETURNING *
              )
-             SELECT 'retired' AS change, ${WIRE_COLUMNS} FROM retired e JOIN users u ON u.id = e.user_id
+             SELECT 'retired' AS change, ${WIRE_COLUMNS} FROM retired e JOIN users u ON u.org_id = $1 AND u.id = e.user_id
              UNION ALL
-             SELECT 'written' AS change, ${WIRE_COLUMNS} FROM written e JOIN users u ON u.id = e.user_id`,
+             SELECT 'written' AS change, ${WIRE_COLUMNS} FROM written e JOIN users u ON u.org_id = $1 AND u.id = e.user_id`,
       values: [
         orgId,
         JSON.stringify(retirements.map(({ id, status, reason }) => ({ id, status, reason }))),
@@ -293,7 +293,7 @@ export async function reverseProjectionsOfRep(
                WHERE org_id = $1 AND user_id = $2 AND plan_id = ANY($3::text[]) AND status = 'projected'
                RETURNING *
              )
-             SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.id = e.user_id ORDER BY e.id`,
+             SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.org_id = $1 AND u.id = e.user_id ORDER BY e.id`,
       values: [orgId, userId, planIds, JSON.stringify(PLAN_ARCHIVED)],
     }),
   );
@@ -332,7 +332,7 @@ export async function moveRowsOfPeriod(
              WHERE org_id = $1 AND period_id = $2 AND status = $4 AND id = ANY($3::text[])
              RETURNING *
            )
-           SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.id = e.user_id ORDER BY e.created_at, e.id`,
+           SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.org_id = $1 AND u.id = e.user_id ORDER BY e.created_at, e.id`,
     values: [orgId, periodId, ids, change.from, change.to],
   });
   return rows.map(toRecord);
@@ -443,7 +443,8 @@ export async function listAfter(
     );
   });
   const rows = await tx.query<RecordRow>({
-    text: `SELECT ${WIRE_COLUMNS} FROM (${ranges.join(' UNION ALL ')}) e JOIN users u ON u.id = e.user_id
+    text: `SELECT ${WIRE_COLUMNS} FROM (${ranges.join(' UNION ALL ')}) e
+           JOIN users u ON u.org_id = ${org} AND u.id = e.user_id
            ORDER BY e.created_at, e.id LIMIT ${max}`,
     values,
   });
@@ -462,7 +463,7 @@ export async function findWithTrace(
 ): Promise<EarningWithTrace | null> {
   const rows = await tx.query<RecordRow & { trace: EarningTrace }>(
     named('earnings_find_with_trace', {
-      text: `SELECT ${WIRE_COLUMNS}, e.trace FROM earnings e JOIN users u ON u.id = e.user_id
+      text: `SELECT ${WIRE_COLUMNS}, e.trace FROM earnings e JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id
              WHERE e.org_id = $1 AND e.id = $2 AND ($3::text[] IS NULL OR e.user_id = ANY($3::text[]))`,
       values: [orgId, id, visibleUserIds],
     }),
@@ -579,7 +580,9 @@ export async function snapshotRowsOfReps(
   const rows = await tx.query<SnapshotRow>(
     sql`SELECT e.id, e.line_key, u.external_id AS user_external_id, e.plan_id, e.currency, e.rule_chip_id, e.deal_id,
                d.external_id AS deal_external_id, e.status, e.amount_cents
-        FROM earnings e JOIN users u ON u.id = e.user_id LEFT JOIN deals d ON d.id = e.deal_id
+        FROM earnings e
+        JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id
+        LEFT JOIN deals d ON d.org_id = e.org_id AND d.id = e.deal_id
         WHERE e.org_id = ${orgId} AND e.user_id = ANY(${[...userIds]}::text[])
         ORDER BY e.created_at, e.id`,
   );
@@ -783,13 +786,13 @@ export async function writtenSince(
       userIds === null
         ? named('earnings_written_since', {
             text: `SELECT e.id, e.user_id, u.external_id AS user_external_id, e.period_id, e.deal_id, e.created_at
-                   FROM earnings e JOIN users u ON u.id = e.user_id
+                   FROM earnings e JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id
                    WHERE e.org_id = $1 AND e.created_at > $2 ORDER BY e.created_at, e.id LIMIT $3`,
             values: [orgId, since, limit],
           })
         : named('earnings_written_since_for_reps', {
             text: `SELECT e.id, e.user_id, u.external_id AS user_external_id, e.period_id, e.deal_id, e.created_at
-                   FROM earnings e JOIN users u ON u.id = e.user_id
+                   FROM earnings e JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id
                    WHERE e.org_id = $1 AND e.created_at > $2 AND e.user_id = ANY($3::text[])
                    ORDER BY e.created_at, e.id LIMIT $4`,
             values: [orgId, since, userIds, limit],

@@ -28,8 +28,8 @@ export async function entriesOfOrg(tx: Transaction, orgId: string): Promise<Mana
     named('rep_managers_of_org', {
       text: `SELECT ${ENTRY_COLUMNS}
              FROM rep_managers m
-             JOIN users r ON r.id = m.rep_user_id
-             LEFT JOIN users mu ON mu.id = m.manager_user_id
+             JOIN users r ON r.org_id = m.org_id AND r.id = m.rep_user_id
+             LEFT JOIN users mu ON mu.org_id = m.org_id AND mu.id = m.manager_user_id
              WHERE m.org_id = $1
              ORDER BY r.external_id, m.effective_from`,
       values: [orgId],

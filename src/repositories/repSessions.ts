@@ -40,7 +40,7 @@ export async function findLive(tx: Transaction, tokenDigest: string): Promise<Re
   const rows = await tx.query<SessionRow>(sql`
     SELECT s.id, s.org_id, s.created_at, s.last_seen_at, s.expires_at, u.id AS user_id, u.external_id, u.display_name,
            o.name AS org_name
-    FROM rep_sessions s JOIN users u ON u.id = s.user_id JOIN orgs o ON o.id = s.org_id
+    FROM rep_sessions s JOIN users u ON u.org_id = s.org_id AND u.id = s.user_id JOIN orgs o ON o.id = s.org_id
     WHERE s.token_digest = ${tokenDigest} AND s.ended_at IS NULL`);
   const row = rows[0];
   if (!row) return null;

@@ -90,7 +90,7 @@ const FIND_AND_COUNT = `
   WITH found AS (
     SELECT t.id, t.org_id, t.user_id, t.expires_at, t.revoked_at, u.external_id, u.display_name, o.name AS org_name,
            o.cors_allowed_origins, o.rep_rate_limit_per_minute
-    FROM rep_tokens t JOIN users u ON u.id = t.user_id JOIN orgs o ON o.id = t.org_id
+    FROM rep_tokens t JOIN users u ON u.org_id = t.org_id AND u.id = t.user_id JOIN orgs o ON o.id = t.org_id
     WHERE t.digest = $1
   ), counted AS (
     INSERT INTO rep_rate_limit_counters (user_id, window_start, count)

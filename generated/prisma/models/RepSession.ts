@@ -279,7 +279,6 @@ export type RepSessionScalarWhereWithAggregatesInput = {
 export type RepSessionCreateInput = {
   id: string
   token_digest: string
-  org_id: string
   provider_id?: string | null
   created_at: Date | string
   last_seen_at: Date | string
@@ -303,7 +302,6 @@ export type RepSessionUncheckedCreateInput = {
 export type RepSessionUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   provider_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -339,7 +337,6 @@ export type RepSessionCreateManyInput = {
 export type RepSessionUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   provider_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -450,7 +447,6 @@ export type RepSessionUncheckedUpdateManyWithoutUserNestedInput = {
 export type RepSessionCreateWithoutUserInput = {
   id: string
   token_digest: string
-  org_id: string
   provider_id?: string | null
   created_at: Date | string
   last_seen_at: Date | string
@@ -461,7 +457,6 @@ export type RepSessionCreateWithoutUserInput = {
 export type RepSessionUncheckedCreateWithoutUserInput = {
   id: string
   token_digest: string
-  org_id: string
   provider_id?: string | null
   created_at: Date | string
   last_seen_at: Date | string
@@ -513,7 +508,6 @@ export type RepSessionScalarWhereInput = {
 export type RepSessionCreateManyUserInput = {
   id: string
   token_digest: string
-  org_id: string
   provider_id?: string | null
   created_at: Date | string
   last_seen_at: Date | string
@@ -524,7 +518,6 @@ export type RepSessionCreateManyUserInput = {
 export type RepSessionUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   provider_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -535,7 +528,6 @@ export type RepSessionUpdateWithoutUserInput = {
 export type RepSessionUncheckedUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   provider_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -546,7 +538,6 @@ export type RepSessionUncheckedUpdateWithoutUserInput = {
 export type RepSessionUncheckedUpdateManyWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   provider_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string

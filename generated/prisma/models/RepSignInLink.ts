@@ -255,7 +255,6 @@ export type RepSignInLinkScalarWhereWithAggregatesInput = {
 export type RepSignInLinkCreateInput = {
   id: string
   token_digest: string
-  org_id: string
   created_at: Date | string
   expires_at: Date | string
   used_at?: Date | string | null
@@ -275,7 +274,6 @@ export type RepSignInLinkUncheckedCreateInput = {
 export type RepSignInLinkUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -305,7 +303,6 @@ export type RepSignInLinkCreateManyInput = {
 export type RepSignInLinkUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -406,7 +403,6 @@ export type RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput = {
 export type RepSignInLinkCreateWithoutUserInput = {
   id: string
   token_digest: string
-  org_id: string
   created_at: Date | string
   expires_at: Date | string
   used_at?: Date | string | null
@@ -415,7 +411,6 @@ export type RepSignInLinkCreateWithoutUserInput = {
 export type RepSignInLinkUncheckedCreateWithoutUserInput = {
   id: string
   token_digest: string
-  org_id: string
   created_at: Date | string
   expires_at: Date | string
   used_at?: Date | string | null
@@ -463,7 +458,6 @@ export type RepSignInLinkScalarWhereInput = {
 export type RepSignInLinkCreateManyUserInput = {
   id: string
   token_digest: string
-  org_id: string
   created_at: Date | string
   expires_at: Date | string
   used_at?: Date | string | null
@@ -472,7 +466,6 @@ export type RepSignInLinkCreateManyUserInput = {
 export type RepSignInLinkUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -481,7 +474,6 @@ export type RepSignInLinkUpdateWithoutUserInput = {
 export type RepSignInLinkUncheckedUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -490,7 +482,6 @@ export type RepSignInLinkUncheckedUpdateWithoutUserInput = {
 export type RepSignInLinkUncheckedUpdateManyWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null

@@ -278,7 +278,6 @@ export type RepTokenScalarWhereWithAggregatesInput = {
 
 export type RepTokenCreateInput = {
   id: string
-  org_id: string
   digest: string
   api_key_id?: string | null
   rep_session_id?: string | null
@@ -302,7 +301,6 @@ export type RepTokenUncheckedCreateInput = {
 
 export type RepTokenUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   digest?: Prisma.StringFieldUpdateOperationsInput | string
   api_key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   rep_session_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -338,7 +336,6 @@ export type RepTokenCreateManyInput = {
 
 export type RepTokenUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   digest?: Prisma.StringFieldUpdateOperationsInput | string
   api_key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   rep_session_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -449,7 +446,6 @@ export type RepTokenUncheckedUpdateManyWithoutUserNestedInput = {
 
 export type RepTokenCreateWithoutUserInput = {
   id: string
-  org_id: string
   digest: string
   api_key_id?: string | null
   rep_session_id?: string | null
@@ -460,7 +456,6 @@ export type RepTokenCreateWithoutUserInput = {
 
 export type RepTokenUncheckedCreateWithoutUserInput = {
   id: string
-  org_id: string
   digest: string
   api_key_id?: string | null
   rep_session_id?: string | null
@@ -512,7 +507,6 @@ export type RepTokenScalarWhereInput = {
 
 export type RepTokenCreateManyUserInput = {
   id: string
-  org_id: string
   digest: string
   api_key_id?: string | null
   rep_session_id?: string | null
@@ -523,7 +517,6 @@ export type RepTokenCreateManyUserInput = {
 
 export type RepTokenUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   digest?: Prisma.StringFieldUpdateOperationsInput | string
   api_key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   rep_session_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -534,7 +527,6 @@ export type RepTokenUpdateWithoutUserInput = {
 
 export type RepTokenUncheckedUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   digest?: Prisma.StringFieldUpdateOperationsInput | string
   api_key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   rep_session_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -545,7 +537,6 @@ export type RepTokenUncheckedUpdateWithoutUserInput = {
 
 export type RepTokenUncheckedUpdateManyWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   digest?: Prisma.StringFieldUpdateOperationsInput | string
   api_key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   rep_session_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
