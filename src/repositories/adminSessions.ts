@@ -58,10 +58,16 @@ export async function findLive(tx: Transaction, tokenDigest: string): Promise<Se
   return { ...row, admin: { ...toRecord(admin), org_name: org.name } };
 }
 
-export async function touch(tx: Transaction, sessionId: string, at: Date): Promise<void> {
-  await prismaOf(tx).adminSession.updateMany({ where: { id: sessionId, ended_at: null }, data: { last_seen_at: at } });
+export async function touch(tx: Transaction, orgId: string, sessionId: string, at: Date): Promise<void> {
+  await prismaOf(tx).adminSession.updateMany({
+    where: { org_id: orgId, id: sessionId, ended_at: null },
+    data: { last_seen_at: at },
+  });
 }
 
-export async function end(tx: Transaction, sessionId: string, at: Date): Promise<void> {
-  await prismaOf(tx).adminSession.updateMany({ where: { id: sessionId, ended_at: null }, data: { ended_at: at } });
+export async function end(tx: Transaction, orgId: string, sessionId: string, at: Date): Promise<void> {
+  await prismaOf(tx).adminSession.updateMany({
+    where: { org_id: orgId, id: sessionId, ended_at: null },
+    data: { ended_at: at },
+  });
 }

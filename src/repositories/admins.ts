@@ -89,6 +89,9 @@ export async function disable(
     where: { org_id: orgId, id: adminId, disabled_at: null },
     data: { disabled_at: at },
   });
-  await client.adminSession.updateMany({ where: { admin_id: adminId, ended_at: null }, data: { ended_at: at } });
+  await client.adminSession.updateMany({
+    where: { org_id: orgId, admin_id: adminId, ended_at: null },
+    data: { ended_at: at },
+  });
   return { changed: count > 0 };
 }

@@ -54,10 +54,12 @@ export async function findLive(tx: Transaction, tokenDigest: string): Promise<Re
   };
 }
 
-export async function touch(tx: Transaction, sessionId: string, at: Date): Promise<void> {
-  await tx.query(sql`UPDATE rep_sessions SET last_seen_at = ${at} WHERE id = ${sessionId}`);
+export async function touch(tx: Transaction, orgId: string, sessionId: string, at: Date): Promise<void> {
+  await tx.query(sql`UPDATE rep_sessions SET last_seen_at = ${at} WHERE org_id = ${orgId} AND id = ${sessionId}`);
 }
 
-export async function end(tx: Transaction, sessionId: string, at: Date): Promise<void> {
-  await tx.query(sql`UPDATE rep_sessions SET ended_at = ${at} WHERE id = ${sessionId} AND ended_at IS NULL`);
+export async function end(tx: Transaction, orgId: string, sessionId: string, at: Date): Promise<void> {
+  await tx.query(
+    sql`UPDATE rep_sessions SET ended_at = ${at} WHERE org_id = ${orgId} AND id = ${sessionId} AND ended_at IS NULL`,
+  );
 }

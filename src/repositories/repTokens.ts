@@ -64,9 +64,10 @@ export async function revoke(tx: Transaction, orgId: string, id: string, at: Dat
 }
 
 /** Revokes every token minted for a portal session (its sign-out). */
-export async function revokeForSession(tx: Transaction, repSessionId: string, at: Date): Promise<void> {
+export async function revokeForSession(tx: Transaction, orgId: string, repSessionId: string, at: Date): Promise<void> {
   await tx.query(
-    sql`UPDATE rep_tokens SET revoked_at = ${at} WHERE rep_session_id = ${repSessionId} AND revoked_at IS NULL`,
+    sql`UPDATE rep_tokens SET revoked_at = ${at} WHERE org_id = ${orgId} AND rep_session_id = ${repSessionId}
+          AND revoked_at IS NULL`,
   );
 }
 

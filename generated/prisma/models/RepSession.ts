@@ -231,11 +231,12 @@ export type RepSessionOrderByWithRelationInput = {
 }
 
 export type RepSessionWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
   token_digest?: string
+  org_id_id?: Prisma.RepSessionOrg_idIdCompoundUniqueInput
   AND?: Prisma.RepSessionWhereInput | Prisma.RepSessionWhereInput[]
   OR?: Prisma.RepSessionWhereInput[]
   NOT?: Prisma.RepSessionWhereInput | Prisma.RepSessionWhereInput[]
+  id?: Prisma.StringFilter<"RepSession"> | string
   org_id?: Prisma.StringFilter<"RepSession"> | string
   user_id?: Prisma.StringFilter<"RepSession"> | string
   provider_id?: Prisma.StringNullableFilter<"RepSession"> | string | null
@@ -244,7 +245,7 @@ export type RepSessionWhereUniqueInput = Prisma.AtLeast<{
   expires_at?: Prisma.DateTimeFilter<"RepSession"> | Date | string
   ended_at?: Prisma.DateTimeNullableFilter<"RepSession"> | Date | string | null
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
-}, "id" | "token_digest">
+}, "org_id_id" | "token_digest">
 
 export type RepSessionOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -364,6 +365,11 @@ export type RepSessionListRelationFilter = {
 
 export type RepSessionOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type RepSessionOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type RepSessionCountOrderByAggregateInput = {

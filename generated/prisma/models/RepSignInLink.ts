@@ -213,18 +213,19 @@ export type RepSignInLinkOrderByWithRelationInput = {
 }
 
 export type RepSignInLinkWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
   token_digest?: string
+  org_id_id?: Prisma.RepSignInLinkOrg_idIdCompoundUniqueInput
   AND?: Prisma.RepSignInLinkWhereInput | Prisma.RepSignInLinkWhereInput[]
   OR?: Prisma.RepSignInLinkWhereInput[]
   NOT?: Prisma.RepSignInLinkWhereInput | Prisma.RepSignInLinkWhereInput[]
+  id?: Prisma.StringFilter<"RepSignInLink"> | string
   org_id?: Prisma.StringFilter<"RepSignInLink"> | string
   user_id?: Prisma.StringFilter<"RepSignInLink"> | string
   created_at?: Prisma.DateTimeFilter<"RepSignInLink"> | Date | string
   expires_at?: Prisma.DateTimeFilter<"RepSignInLink"> | Date | string
   used_at?: Prisma.DateTimeNullableFilter<"RepSignInLink"> | Date | string | null
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
-}, "id" | "token_digest">
+}, "org_id_id" | "token_digest">
 
 export type RepSignInLinkOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -326,6 +327,11 @@ export type RepSignInLinkListRelationFilter = {
 
 export type RepSignInLinkOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type RepSignInLinkOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type RepSignInLinkCountOrderByAggregateInput = {

@@ -231,11 +231,12 @@ export type RepTokenOrderByWithRelationInput = {
 }
 
 export type RepTokenWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
   digest?: string
+  org_id_id?: Prisma.RepTokenOrg_idIdCompoundUniqueInput
   AND?: Prisma.RepTokenWhereInput | Prisma.RepTokenWhereInput[]
   OR?: Prisma.RepTokenWhereInput[]
   NOT?: Prisma.RepTokenWhereInput | Prisma.RepTokenWhereInput[]
+  id?: Prisma.StringFilter<"RepToken"> | string
   org_id?: Prisma.StringFilter<"RepToken"> | string
   user_id?: Prisma.StringFilter<"RepToken"> | string
   api_key_id?: Prisma.StringNullableFilter<"RepToken"> | string | null
@@ -244,7 +245,7 @@ export type RepTokenWhereUniqueInput = Prisma.AtLeast<{
   expires_at?: Prisma.DateTimeFilter<"RepToken"> | Date | string
   revoked_at?: Prisma.DateTimeNullableFilter<"RepToken"> | Date | string | null
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
-}, "id" | "digest">
+}, "org_id_id" | "digest">
 
 export type RepTokenOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -364,6 +365,11 @@ export type RepTokenListRelationFilter = {
 
 export type RepTokenOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type RepTokenOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type RepTokenCountOrderByAggregateInput = {
