@@ -77,14 +77,21 @@ export async function revoke(
 
 const RECORD_LAST_USED = `
   UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, u.used_at)
-  FROM unnest($1::text[], $2::timestamptz[]) AS u(id, used_at)
-  WHERE k.id = u.id`;
+  FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS u(org_id, id, used_at)
+  WHERE k.org_id = u.org_id AND k.id = u.id`;
 
 /** Moves last_used_at forward only, whatever order batches from several instances arrive in. */
-export async function recordLastUsed(tx: Transaction, lastUsed: ReadonlyMap<string, Date>): Promise<void> {
+export async function recordLastUsed(
+  tx: Transaction,
+  lastUsed: ReadonlyMap<string, { orgId: string; at: Date }>,
+): Promise<void> {
   if (lastUsed.size === 0) return;
+  const uses = [...lastUsed.entries()];
   await tx.query(
-    named('audit_record_last_used', { text: RECORD_LAST_USED, values: [[...lastUsed.keys()], [...lastUsed.values()]] }),
+    named('audit_record_last_used', {
+      text: RECORD_LAST_USED,
+      values: [uses.map(([, use]) => use.orgId), uses.map(([keyId]) => keyId), uses.map(([, use]) => use.at)],
+    }),
   );
 }
 

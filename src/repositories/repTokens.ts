@@ -94,9 +94,9 @@ const FIND_AND_COUNT = `
     FROM rep_tokens t JOIN users u ON u.org_id = t.org_id AND u.id = t.user_id JOIN orgs o ON o.id = t.org_id
     WHERE t.digest = $1
   ), counted AS (
-    INSERT INTO rep_rate_limit_counters (user_id, window_start, count)
-    SELECT user_id, $2, 1 FROM found WHERE revoked_at IS NULL AND expires_at > $3
-    ON CONFLICT (user_id, window_start) DO UPDATE SET count = rep_rate_limit_counters.count + 1
+    INSERT INTO rep_rate_limit_counters (org_id, user_id, window_start, count)
+    SELECT org_id, user_id, $2, 1 FROM found WHERE revoked_at IS NULL AND expires_at > $3
+    ON CONFLICT (org_id, user_id, window_start) DO UPDATE SET count = rep_rate_limit_counters.count + 1
     RETURNING count
   )
   SELECT found.*, (SELECT count FROM counted) AS window_count FROM found`;

@@ -21,10 +21,7 @@ const GLOBAL_TABLES: Record<string, string> = {
 const KNOWN_GAPS = [
   'admin_sessions: unique admin_sessions_token_digest_key (token_digest) does not lead with org_id',
   'admins: unique admins_email_key (email) does not lead with org_id',
-  'api_keys: primary key api_keys_pkey (id) does not lead with org_id',
   'api_keys: unique api_keys_digest_key (digest) does not lead with org_id',
-  'rate_limit_counters: no org_id column',
-  'rep_rate_limit_counters: no org_id column',
   'rep_sessions: unique rep_sessions_token_digest_key (token_digest) does not lead with org_id',
   'rep_sign_in_links: unique rep_sign_in_links_token_digest_key (token_digest) does not lead with org_id',
   'rep_tokens: unique rep_tokens_digest_key (digest) does not lead with org_id',

@@ -185,6 +185,7 @@ export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof 
 
 
 export const RateLimitCounterScalarFieldEnum = {
+  org_id: 'org_id',
   key_id: 'key_id',
   window_start: 'window_start',
   count: 'count'
@@ -669,6 +670,7 @@ export type RepTokenScalarFieldEnum = (typeof RepTokenScalarFieldEnum)[keyof typ
 
 
 export const RepRateLimitCounterScalarFieldEnum = {
+  org_id: 'org_id',
   user_id: 'user_id',
   window_start: 'window_start',
   count: 'count'
