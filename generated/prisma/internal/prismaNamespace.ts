@@ -402,6 +402,7 @@ export const ModelName = {
   RepQuota: 'RepQuota',
   RepManager: 'RepManager',
   ApiKey: 'ApiKey',
+  CredentialOrg: 'CredentialOrg',
   RateLimitCounter: 'RateLimitCounter',
   AuditEntry: 'AuditEntry',
   Admin: 'Admin',
@@ -454,7 +455,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -825,6 +826,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.ApiKeyCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.ApiKeyCountAggregateOutputType> | number
+        }
+      }
+    }
+    CredentialOrg: {
+      payload: Prisma.$CredentialOrgPayload<ExtArgs>
+      fields: Prisma.CredentialOrgFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.CredentialOrgFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.CredentialOrgFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>
+        }
+        findFirst: {
+          args: Prisma.CredentialOrgFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.CredentialOrgFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>
+        }
+        findMany: {
+          args: Prisma.CredentialOrgFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>[]
+        }
+        create: {
+          args: Prisma.CredentialOrgCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>
+        }
+        createMany: {
+          args: Prisma.CredentialOrgCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.CredentialOrgCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>[]
+        }
+        delete: {
+          args: Prisma.CredentialOrgDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>
+        }
+        update: {
+          args: Prisma.CredentialOrgUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>
+        }
+        deleteMany: {
+          args: Prisma.CredentialOrgDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.CredentialOrgUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.CredentialOrgUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>[]
+        }
+        upsert: {
+          args: Prisma.CredentialOrgUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>
+        }
+        aggregate: {
+          args: Prisma.CredentialOrgAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateCredentialOrg>
+        }
+        groupBy: {
+          args: Prisma.CredentialOrgGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CredentialOrgGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.CredentialOrgCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CredentialOrgCountAggregateOutputType> | number
         }
       }
     }
@@ -3678,6 +3753,16 @@ export const ApiKeyScalarFieldEnum = {
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
 
 
+export const CredentialOrgScalarFieldEnum = {
+  kind: 'kind',
+  lookup: 'lookup',
+  org_id: 'org_id',
+  created_at: 'created_at'
+} as const
+
+export type CredentialOrgScalarFieldEnum = (typeof CredentialOrgScalarFieldEnum)[keyof typeof CredentialOrgScalarFieldEnum]
+
+
 export const RateLimitCounterScalarFieldEnum = {
   org_id: 'org_id',
   key_id: 'key_id',
@@ -4566,6 +4651,7 @@ export type GlobalOmitConfig = {
   repQuota?: Prisma.RepQuotaOmit
   repManager?: Prisma.RepManagerOmit
   apiKey?: Prisma.ApiKeyOmit
+  credentialOrg?: Prisma.CredentialOrgOmit
   rateLimitCounter?: Prisma.RateLimitCounterOmit
   auditEntry?: Prisma.AuditEntryOmit
   admin?: Prisma.AdminOmit

@@ -56,6 +56,7 @@ export const ModelName = {
   RepQuota: 'RepQuota',
   RepManager: 'RepManager',
   ApiKey: 'ApiKey',
+  CredentialOrg: 'CredentialOrg',
   RateLimitCounter: 'RateLimitCounter',
   AuditEntry: 'AuditEntry',
   Admin: 'Admin',
@@ -182,6 +183,16 @@ export const ApiKeyScalarFieldEnum = {
 } as const
 
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
+
+
+export const CredentialOrgScalarFieldEnum = {
+  kind: 'kind',
+  lookup: 'lookup',
+  org_id: 'org_id',
+  created_at: 'created_at'
+} as const
+
+export type CredentialOrgScalarFieldEnum = (typeof CredentialOrgScalarFieldEnum)[keyof typeof CredentialOrgScalarFieldEnum]
 
 
 export const RateLimitCounterScalarFieldEnum = {
