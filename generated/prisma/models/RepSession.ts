@@ -231,12 +231,13 @@ export type RepSessionOrderByWithRelationInput = {
 }
 
 export type RepSessionWhereUniqueInput = Prisma.AtLeast<{
-  token_digest?: string
+  org_id_token_digest?: Prisma.RepSessionOrg_idToken_digestCompoundUniqueInput
   org_id_id?: Prisma.RepSessionOrg_idIdCompoundUniqueInput
   AND?: Prisma.RepSessionWhereInput | Prisma.RepSessionWhereInput[]
   OR?: Prisma.RepSessionWhereInput[]
   NOT?: Prisma.RepSessionWhereInput | Prisma.RepSessionWhereInput[]
   id?: Prisma.StringFilter<"RepSession"> | string
+  token_digest?: Prisma.StringFilter<"RepSession"> | string
   org_id?: Prisma.StringFilter<"RepSession"> | string
   user_id?: Prisma.StringFilter<"RepSession"> | string
   provider_id?: Prisma.StringNullableFilter<"RepSession"> | string | null
@@ -245,7 +246,7 @@ export type RepSessionWhereUniqueInput = Prisma.AtLeast<{
   expires_at?: Prisma.DateTimeFilter<"RepSession"> | Date | string
   ended_at?: Prisma.DateTimeNullableFilter<"RepSession"> | Date | string | null
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
-}, "org_id_id" | "token_digest">
+}, "org_id_id" | "org_id_token_digest">
 
 export type RepSessionOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -365,6 +366,11 @@ export type RepSessionListRelationFilter = {
 
 export type RepSessionOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type RepSessionOrg_idToken_digestCompoundUniqueInput = {
+  org_id: string
+  token_digest: string
 }
 
 export type RepSessionOrg_idIdCompoundUniqueInput = {

@@ -231,7 +231,7 @@ export type RepTokenOrderByWithRelationInput = {
 }
 
 export type RepTokenWhereUniqueInput = Prisma.AtLeast<{
-  digest?: string
+  org_id_digest?: Prisma.RepTokenOrg_idDigestCompoundUniqueInput
   org_id_id?: Prisma.RepTokenOrg_idIdCompoundUniqueInput
   AND?: Prisma.RepTokenWhereInput | Prisma.RepTokenWhereInput[]
   OR?: Prisma.RepTokenWhereInput[]
@@ -239,13 +239,14 @@ export type RepTokenWhereUniqueInput = Prisma.AtLeast<{
   id?: Prisma.StringFilter<"RepToken"> | string
   org_id?: Prisma.StringFilter<"RepToken"> | string
   user_id?: Prisma.StringFilter<"RepToken"> | string
+  digest?: Prisma.StringFilter<"RepToken"> | string
   api_key_id?: Prisma.StringNullableFilter<"RepToken"> | string | null
   rep_session_id?: Prisma.StringNullableFilter<"RepToken"> | string | null
   created_at?: Prisma.DateTimeFilter<"RepToken"> | Date | string
   expires_at?: Prisma.DateTimeFilter<"RepToken"> | Date | string
   revoked_at?: Prisma.DateTimeNullableFilter<"RepToken"> | Date | string | null
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
-}, "org_id_id" | "digest">
+}, "org_id_id" | "org_id_digest">
 
 export type RepTokenOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -365,6 +366,11 @@ export type RepTokenListRelationFilter = {
 
 export type RepTokenOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type RepTokenOrg_idDigestCompoundUniqueInput = {
+  org_id: string
+  digest: string
 }
 
 export type RepTokenOrg_idIdCompoundUniqueInput = {
