@@ -231,12 +231,13 @@ export type AdminSessionOrderByWithRelationInput = {
 }
 
 export type AdminSessionWhereUniqueInput = Prisma.AtLeast<{
-  token_digest?: string
+  org_id_token_digest?: Prisma.AdminSessionOrg_idToken_digestCompoundUniqueInput
   org_id_id?: Prisma.AdminSessionOrg_idIdCompoundUniqueInput
   AND?: Prisma.AdminSessionWhereInput | Prisma.AdminSessionWhereInput[]
   OR?: Prisma.AdminSessionWhereInput[]
   NOT?: Prisma.AdminSessionWhereInput | Prisma.AdminSessionWhereInput[]
   id?: Prisma.StringFilter<"AdminSession"> | string
+  token_digest?: Prisma.StringFilter<"AdminSession"> | string
   admin_id?: Prisma.StringFilter<"AdminSession"> | string
   org_id?: Prisma.StringFilter<"AdminSession"> | string
   csrf_token?: Prisma.StringFilter<"AdminSession"> | string
@@ -245,7 +246,7 @@ export type AdminSessionWhereUniqueInput = Prisma.AtLeast<{
   expires_at?: Prisma.DateTimeFilter<"AdminSession"> | Date | string
   ended_at?: Prisma.DateTimeNullableFilter<"AdminSession"> | Date | string | null
   admin?: Prisma.XOR<Prisma.AdminScalarRelationFilter, Prisma.AdminWhereInput>
-}, "org_id_id" | "token_digest">
+}, "org_id_id" | "org_id_token_digest">
 
 export type AdminSessionOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -365,6 +366,11 @@ export type AdminSessionListRelationFilter = {
 
 export type AdminSessionOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type AdminSessionOrg_idToken_digestCompoundUniqueInput = {
+  org_id: string
+  token_digest: string
 }
 
 export type AdminSessionOrg_idIdCompoundUniqueInput = {

@@ -213,19 +213,20 @@ export type RepSignInLinkOrderByWithRelationInput = {
 }
 
 export type RepSignInLinkWhereUniqueInput = Prisma.AtLeast<{
-  token_digest?: string
+  org_id_token_digest?: Prisma.RepSignInLinkOrg_idToken_digestCompoundUniqueInput
   org_id_id?: Prisma.RepSignInLinkOrg_idIdCompoundUniqueInput
   AND?: Prisma.RepSignInLinkWhereInput | Prisma.RepSignInLinkWhereInput[]
   OR?: Prisma.RepSignInLinkWhereInput[]
   NOT?: Prisma.RepSignInLinkWhereInput | Prisma.RepSignInLinkWhereInput[]
   id?: Prisma.StringFilter<"RepSignInLink"> | string
+  token_digest?: Prisma.StringFilter<"RepSignInLink"> | string
   org_id?: Prisma.StringFilter<"RepSignInLink"> | string
   user_id?: Prisma.StringFilter<"RepSignInLink"> | string
   created_at?: Prisma.DateTimeFilter<"RepSignInLink"> | Date | string
   expires_at?: Prisma.DateTimeFilter<"RepSignInLink"> | Date | string
   used_at?: Prisma.DateTimeNullableFilter<"RepSignInLink"> | Date | string | null
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
-}, "org_id_id" | "token_digest">
+}, "org_id_id" | "org_id_token_digest">
 
 export type RepSignInLinkOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -327,6 +328,11 @@ export type RepSignInLinkListRelationFilter = {
 
 export type RepSignInLinkOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type RepSignInLinkOrg_idToken_digestCompoundUniqueInput = {
+  org_id: string
+  token_digest: string
 }
 
 export type RepSignInLinkOrg_idIdCompoundUniqueInput = {
