@@ -375,7 +375,9 @@ export interface paths {
          *     docs/day-one.md), each row checked as `POST /v1/deals/events` checks its event and applied in
          *     a transaction of its own with a dedup key derived from the row. Rows imported before are
          *     skipped (`unchanged`), so sending the same file twice changes nothing and a file cut short can
-         *     be sent again. With `dry_run` every row is checked and classified and nothing is applied.
+         *     be sent again. The earnings of the deals the rows change are evaluated once the rows are in,
+         *     before the answer (`evaluated`). With `dry_run` every row is checked and classified and nothing
+         *     is applied.
          *     Rows that cannot be imported are answered in `refusals` with their line in the file; the others
          *     are applied. A header without the mapping's columns, or text that is not CSV, is
          *     `400 invalid_body` and nothing is applied. The request body is at most 1 MiB (about 7,000 rows
@@ -581,9 +583,10 @@ export interface paths {
          * @description Every rep's payout of a locked or paid period as a CSV file for payroll, exactly what
          *     `quotient periods export` prints: a header, then one row per rep and currency with
          *     `approved_cents`, `paid_cents`, `clawback_cents`, `draw_cents`, `adjustment_cents` (manual
-         *     adjustments, also inside the approved or paid amount) and `total_cents`, the sums of
-         *     `GET /v1/payouts`. An open period has nothing approved yet: `409 invalid_state`. A period the
-         *     org never had is `404 not_found`.
+         *     adjustments, also inside the approved or paid amount), `total_cents` and, last,
+         *     `held_pending_acceptance_cents` (approved pay that waits for the rep to accept a plan: not in
+         *     `total_cents`; docs/plan-acceptance.md), the sums of `GET /v1/payouts`. An open period has
+         *     nothing approved yet: `409 invalid_state`. A period the org never had is `404 not_found`.
          */
         get: operations["exportPayroll"];
         put?: never;
@@ -774,6 +777,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/reps/{id}/display-name": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a rep's display name
+         * @description The rep is called `display_name` from now on: the name the rep types to accept a plan (it must
+         *     match, docs/plan-acceptance.md) and the portal greets them by. The name is kept trimmed, with
+         *     each run of whitespace one space; blank, over 200 characters or with control characters is
+         *     `400 invalid_body`. Null clears it: the rep's external id stands in, and the rep's next sign-in
+         *     through an identity provider may bring the provider's name. A name an admin set is never
+         *     overwritten by a sign-in (docs/reps-and-payroll.md#display-names). Setting the name the rep
+         *     already has changes nothing (`changed: false`); a change is audited as `rep.display_name_set`.
+         *     The same as `quotient reps set-name`.
+         */
+        post: operations["setRepDisplayName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/reps/{id}/managers": {
         parameters: {
             query?: never;
@@ -851,6 +881,7 @@ export interface paths {
         /**
          * Upload a quota file
          * @description Applies a quota file (CSV with the header `rep_external_id,plan_key,from,quota,start_date`,
+         *     and optionally `display_name` to name the reps as `POST /admin/v1/reps/{id}/display-name` does;
          *     see docs/quotas.md) exactly as `quotient quotas import` does. Every row is checked first:
          *     one bad row refuses the whole file with `400 invalid_body`, its `reason` naming each bad row
          *     by line, and nothing is applied. Rows already so change nothing, so the same file again is a
@@ -1449,9 +1480,11 @@ export interface components {
         };
         /**
          * @description A rep asked to accept one version of a plan, and their answer. A request is made when a new version
-         *     of a plan is applied (for every rep assigned to it) and when a rep is newly assigned to a plan. The
-         *     document the rep is shown (and accepts) is generated from that version when the request is made and
-         *     kept as it was: `GET /v1/plan-acceptances/{id}/document` gives it back, whatever the plan has become
+         *     of a plan is applied (for every rep assigned to it), when a rep is newly assigned to a plan, and when
+         *     a rep comes to be (their first deal event, an import, a quota or manager set for them) while a version
+         *     assigned to them is current: once per rep and version. The document the rep is shown (and accepts)
+         *     is generated from that version (a new rep's when the version was applied, for a rep with no quota
+         *     table of their own) and kept as it was: `GET /v1/plan-acceptances/{id}/document` gives it back, whatever the plan has become
          *     since, and `document_sha256` is the SHA-256 of its JSON model as that endpoint sends it.
          */
         PlanAcceptance: {
@@ -1804,6 +1837,14 @@ export interface components {
                 /** @description Why, starting with the column or the event's field. */
                 reason: string;
             }[];
+            /**
+             * @description Deals whose earnings were evaluated after the rows were written (0 on a dry run). An import
+             *     writes its rows a chunk at a time and evaluates the earnings of the deals it changed once, after
+             *     the last chunk, each (rep, period) once; until then API readers see those deals' earnings as they
+             *     were before the import. This count also includes deals left pending by an import of the org cut
+             *     short, which every import completes first (docs/day-one.md, "While an import runs").
+             */
+            evaluated: number;
             seconds: number;
         };
         /** @description A plan file's text. */
@@ -1974,8 +2015,9 @@ export interface components {
             four_eyes_payment: boolean;
             /**
              * @description Pay waits for acceptance: a rep's rows of a plan whose latest version asked of them is not
-             *     accepted are held (statements show them as `held_pending_acceptance_cents`; payouts and the
-             *     payroll export leave them out) until the rep accepts. Off by default (docs/plan-acceptance.md).
+             *     accepted are held (statements, payouts and the payroll export show them as
+             *     `held_pending_acceptance_cents`; payouts and the payroll export leave them out of what they
+             *     pay) until the rep accepts. Off by default (docs/plan-acceptance.md).
              */
             pay_waits_for_acceptance: boolean;
         };
@@ -2091,6 +2133,8 @@ export interface components {
             id: string;
             /** @description The owner id the CRM uses on deals. */
             external_id: string;
+            display_name: components["schemas"]["DisplayName"];
+            display_name_source: components["schemas"]["DisplayNameSource"];
             periods: {
                 period_id: components["schemas"]["PeriodId"];
                 amount_cents: number;
@@ -2139,6 +2183,32 @@ export interface components {
             /** @description The file's name, for people; not read. */
             file_name?: string;
         };
+        /**
+         * @description The rep's name, as they type it to accept a plan and the portal greets them by; null when nobody
+         *     set one (the external id stands in).
+         * @example Dana Reyes
+         */
+        DisplayName: string | null;
+        /**
+         * @description Who set the display name last: `admin` (the admin API, the console, the CLI; never overwritten
+         *     by a sign-in) or `idp` (the ID token's name at the rep's last portal sign-in through the org's
+         *     identity provider); null while there is no display name.
+         * @enum {string|null}
+         */
+        DisplayNameSource: "admin" | "idp" | null;
+        /** @description A rep's display name after a change. */
+        RepDisplayName: {
+            rep_id: string;
+            rep_external_id: string;
+            display_name: components["schemas"]["DisplayName"];
+            display_name_source: components["schemas"]["DisplayNameSource"];
+            /** @description False when the rep already had this name from an admin; nothing was written. */
+            changed: boolean;
+        };
+        /** @description A rep's new display name; null clears it. */
+        RepDisplayNameChange: {
+            display_name: string | null;
+        };
         /** @description A rep's start date. */
         RepStartDate: {
             rep_id: string;
@@ -2157,6 +2227,8 @@ export interface components {
             rows: number;
             quotas_changed: number;
             start_dates_changed: number;
+            /** @description Reps' display names the file's `display_name` column changed (0 without it); they recompute nothing. */
+            display_names_changed: number;
             /** @description False when everything was already so; nothing was written or recomputed. */
             changed: boolean;
             /** @description Earnings rows written, superseded or reversed by the recompute. */
@@ -4040,6 +4112,39 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setRepDisplayName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepDisplayNameChange"];
+            };
+        };
+        responses: {
+            /** @description The rep's display name now, and whether it changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepDisplayName"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };

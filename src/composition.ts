@@ -10,6 +10,7 @@ import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { EarningsRecompute, type RecomputeProgressReport } from './services/adminRecompute.ts';
 import { StatementApprovals } from './services/approvals.ts';
 import type { DealChangeListener } from './services/dealChanges.ts';
+import { dealsChanged } from './services/dealChanges.ts';
 import { DealEventBatch } from './services/dealEventBatch.ts';
 import { DealImport } from './services/dealImport.ts';
 import { DealReader } from './services/deals.ts';
@@ -25,6 +26,7 @@ import { InquiryDesk } from './services/inquiries.ts';
 import { KeyAdmin } from './services/keys.ts';
 import { OrgAdmin } from './services/orgs.ts';
 import { PayoutReader } from './services/payouts.ts';
+import { PendingEvaluations } from './services/pendingEvaluations.ts';
 import type { PeriodChangeListener } from './services/periodChanges.ts';
 import { PeriodAdmin } from './services/periods.ts';
 import { PlanAcceptances } from './services/planAcceptances.ts';
@@ -36,6 +38,7 @@ import { PortalSignIn } from './services/portalSignIn.ts';
 import { QuotaAdmin } from './services/quotas.ts';
 import { RepAccessAdmin } from './services/repAccess.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
+import { RepNames } from './services/repNames.ts';
 import { RepSessions } from './services/repSessions.ts';
 import { RepReader } from './services/reps.ts';
 import { RepTokens } from './services/repTokens.ts';
@@ -123,6 +126,8 @@ export interface AdminServices {
   /** Reps' quota tables and start dates (docs/quotas.md). */
   quotas: QuotaAdmin;
   reps: RepReader;
+  /** Reps' display names, set by admins (the portal's sign-in shares the instance). */
+  repNames: RepNames;
   webhooks: WebhookAdmin;
   audit: AuditLogReader;
   demo: Demo;
@@ -154,9 +159,22 @@ export function composeServices(input: CompositionInput): Services {
   const engine = new EarningsEngine();
   // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
   // rehearses an event through the same pipeline and rolls it back.
-  const ingestion = new DealIngestion(pool, withDealWebhooks(input.listeners?.deals ?? engine));
+  // An import's chunks announce their deals' webhooks but leave the earnings to one evaluation after the last chunk
+  // (PendingEvaluations), which a listener given in the engine's place takes as a batch's changes.
+  const dealListener = input.listeners?.deals;
+  const pendingEvaluations = new PendingEvaluations(
+    pool,
+    dealListener
+      ? (tx, changes) => dealsChanged(dealListener, tx, changes)
+      : (tx, changes) => engine.evaluateDeferred(tx, changes),
+  );
+  const ingestion = new DealIngestion(
+    pool,
+    withDealWebhooks(dealListener ?? engine),
+    withDealWebhooks(pendingEvaluations.recorder),
+  );
   const dealEventBatch = new DealEventBatch(ingestion);
-  const dealImport = new DealImport(db, pool, dealEventBatch, config.importChunkRows);
+  const dealImport = new DealImport(db, pool, dealEventBatch, pendingEvaluations, config.importChunkRows);
   // A status change sets off, in its transaction, the period.locked / period.paid webhooks, then the ledger's moves.
   const now = input.now;
   const statementReader = new StatementReader(pool, now ? { today: () => now().toISOString().slice(0, 10) } : {});
@@ -184,6 +202,7 @@ export function composeServices(input: CompositionInput): Services {
   const sessionSettings = { idleMs: config.admin.sessionIdleMs, absoluteMs: config.admin.sessionAbsoluteMs };
   const adminSessions = new AdminSessions(db, { settings: sessionSettings, ...clock });
   const repSessions = new RepSessions(db, { settings: sessionSettings, ...clock });
+  const repNames = new RepNames(db);
   const repTokens = new RepTokens(pool, clock);
   const secrets = secretBox(
     secretKeySource({
@@ -227,9 +246,10 @@ export function composeServices(input: CompositionInput): Services {
       recompute,
       exchangeRates,
       exchangeRateChange: new ExchangeRateChange(exchangeRates, recompute),
-      repHierarchy: new RepHierarchyAdmin(db, recompute, pool),
-      quotas: new QuotaAdmin(db, recompute, pool),
+      repHierarchy: new RepHierarchyAdmin(db, recompute, pool, planAcceptances),
+      quotas: new QuotaAdmin(db, recompute, pool, planAcceptances),
       reps: new RepReader(db),
+      repNames,
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),
       demo: new Demo(db, { keys, plans, ingestion, periods, dealImport }),
@@ -241,7 +261,7 @@ export function composeServices(input: CompositionInput): Services {
       planAcceptances,
     },
     portal: {
-      signIn: new PortalSignIn(db, { repSessions, adminSessions, secrets, ...clock }),
+      signIn: new PortalSignIn(db, { repSessions, adminSessions, repNames, secrets, ...clock }),
       sessions: repSessions,
       repTokens,
     },

@@ -47,3 +47,8 @@ export function currencyAmount(minor: number, currency: string): string {
   const format = new Intl.NumberFormat('en-US', { style: 'currency', currency });
   return format.format(minor / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
 }
+
+/** A rep as pickers name them: "Dana Reyes (rep-017)", or the external id alone while they have no display name. */
+export function repLabel(rep: { external_id: string; display_name: string | null }): string {
+  return rep.display_name === null ? rep.external_id : `${rep.display_name} (${rep.external_id})`;
+}

@@ -1,9 +1,10 @@
 import type { ComponentChildren } from 'preact';
 import type { components } from '../generated/openapi.ts';
 
-// A plan document's model (docs/plan-documents.md) as a page section, for the rep portal's plan acceptance: the same
-// sections, texts and figures as the document's HTML page and PDF, styled by the shared stylesheet, every table in a
-// scrolling region a keyboard can reach (phone widths). Headings start at h2: the page around it has the h1.
+// A plan document's model (docs/plan-documents.md) as a page section, for the rep portal's plan acceptance and the
+// console's plan document page: the same sections, texts and figures as the document's HTML page and PDF, styled by
+// the shared stylesheet, every table in a scrolling region a keyboard can reach (phone widths). Headings start at h2:
+// the page around it has the h1.
 
 export type PlanDocumentModel = components['schemas']['PlanDocument'];
 type Example = PlanDocumentModel['examples'][number];
@@ -17,15 +18,30 @@ function TableRegion(props: { label: string; children: ComponentChildren }) {
   );
 }
 
-export function PlanDocumentView(props: { document: PlanDocumentModel; idPrefix?: string }) {
+/**
+ * `titled: false` when the page around it already shows the document's title and subtitle (the console's page has
+ * them in its own header); `explained`: each worked example's line opens to the engine's explanation.
+ */
+export function PlanDocumentView(props: {
+  document: PlanDocumentModel;
+  idPrefix?: string;
+  titled?: boolean;
+  explained?: boolean;
+}) {
   const { document } = props;
   const id = (name: string) => `${props.idPrefix ?? 'doc'}-${name}`;
+  const titled = props.titled ?? true;
   return (
-    <article class="plan-document stack" aria-labelledby={id('title')}>
-      <header>
-        <h2 id={id('title')}>{document.title}</h2>
-        <p class="muted">{document.subtitle}</p>
-      </header>
+    <article
+      class="plan-document stack"
+      {...(titled ? { 'aria-labelledby': id('title') } : { 'aria-label': document.title })}
+    >
+      {titled ? (
+        <header>
+          <h2 id={id('title')}>{document.title}</h2>
+          <p class="muted">{document.subtitle}</p>
+        </header>
+      ) : null}
       <section aria-labelledby={id('summary')}>
         <h3 id={id('summary')}>What the plan pays</h3>
         {document.summary.map((text) => (
@@ -135,14 +151,19 @@ export function PlanDocumentView(props: { document: PlanDocumentModel; idPrefix?
         <h3 id={id('examples')}>Worked examples</h3>
         <p class="muted">Every figure below was computed by the compensation engine for the sample deals shown.</p>
         {document.examples.map((example) => (
-          <WorkedExample key={example.key} example={example} id={id(`example-${example.key}`)} />
+          <WorkedExample
+            key={example.key}
+            example={example}
+            id={id(`example-${example.key}`)}
+            explained={props.explained ?? false}
+          />
         ))}
       </section>
     </article>
   );
 }
 
-function WorkedExample(props: { example: Example; id: string }) {
+function WorkedExample(props: { example: Example; id: string; explained: boolean }) {
   const { example } = props;
   return (
     <section aria-labelledby={props.id}>
@@ -191,7 +212,20 @@ function WorkedExample(props: { example: Example; id: string }) {
             {example.lines.map((line) => (
               <tr key={`${line.chip_key} ${line.deal_external_id}`}>
                 <td>{line.deal_external_id ?? 'The period'}</td>
-                <td>{line.chip}</td>
+                <td>
+                  {props.explained ? (
+                    <details>
+                      <summary>{line.chip}</summary>
+                      {line.explanation.map((sentence) => (
+                        <p key={sentence} class="small muted">
+                          {sentence}
+                        </p>
+                      ))}
+                    </details>
+                  ) : (
+                    line.chip
+                  )}
+                </td>
                 <td class="numeric">{line.amount}</td>
               </tr>
             ))}

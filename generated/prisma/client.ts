@@ -256,3 +256,13 @@ export type InquiryComment = Prisma.InquiryCommentModel
  * 
  */
 export type PlanAcceptance = Prisma.PlanAcceptanceModel
+/**
+ * Model PlanAcceptanceDocument
+ * 
+ */
+export type PlanAcceptanceDocument = Prisma.PlanAcceptanceDocumentModel
+/**
+ * Model PendingEvaluation
+ * 
+ */
+export type PendingEvaluation = Prisma.PendingEvaluationModel

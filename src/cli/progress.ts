@@ -45,6 +45,16 @@ export function importProgressBar(stream: NodeJS.WriteStream, totalBytes: number
       );
       drawn = true;
     },
+    /** The rows are in; the deals they changed are being evaluated (PendingEvaluations). */
+    evaluating: (dealsDone: number, dealsPending: number) => {
+      const ratio = dealsPending === 0 ? 1 : Math.min(1, dealsDone / dealsPending);
+      const filled = Math.round(ratio * width);
+      stream.write(
+        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.floor(ratio * 100)).padStart(3)}%  ` +
+          `evaluating earnings: ${dealsDone.toLocaleString('en-US')} of ${dealsPending.toLocaleString('en-US')} deals      `,
+      );
+      drawn = true;
+    },
     done: () => {
       if (drawn) stream.write('\n');
     },

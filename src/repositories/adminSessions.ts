@@ -59,16 +59,19 @@ export async function findLive(tx: Transaction, tokenDigest: string): Promise<Se
   return { ...row, admin: { ...toRecord(admin), org_name: org.name } };
 }
 
-export async function touch(tx: Transaction, orgId: string, sessionId: string, at: Date): Promise<void> {
+/** The session as findLive read it: its id, and its org (every statement names the org: docs/scaling.md). */
+type SessionKey = Pick<SessionWithAdmin, 'id' | 'org_id'>;
+
+export async function touch(tx: Transaction, session: SessionKey, at: Date): Promise<void> {
   await prismaOf(tx).adminSession.updateMany({
-    where: { org_id: orgId, id: sessionId, ended_at: null },
+    where: { org_id: session.org_id, id: session.id, ended_at: null },
     data: { last_seen_at: at },
   });
 }
 
-export async function end(tx: Transaction, orgId: string, sessionId: string, at: Date): Promise<void> {
+export async function end(tx: Transaction, session: SessionKey, at: Date): Promise<void> {
   await prismaOf(tx).adminSession.updateMany({
-    where: { org_id: orgId, id: sessionId, ended_at: null },
+    where: { org_id: session.org_id, id: session.id, ended_at: null },
     data: { ended_at: at },
   });
 }

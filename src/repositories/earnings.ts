@@ -222,13 +222,42 @@ export async function repsWithStandingRowsOfDeal(
 }
 
 /**
- * One line decision written in one round trip: live rows move to `superseded` or `reversed`, new rows are
+ * One line decision written in one round trip (ROWS_PER_STATEMENT rows each way at most; more in slices): live rows move to `superseded` or `reversed`, new rows are
  * written (stamped with one clock reading truncated to the millisecond, the precision of `created_at`), and
  * both come back as the API lists them, new rows in the order given. Only rows still live move: the caller
  * compares the count with what it asked for. (The status test names the statuses left out so that the
  * generic plan finds rows by id rather than reading every live row of the org.)
  */
 export async function retireAndWrite(
+  tx: Transaction,
+  orgId: string,
+  retirements: readonly RowRetirement[],
+  earnings: readonly NewEarning[],
+): Promise<{ retired: EarningRecord[]; written: EarningRecord[] }> {
+  if (retirements.length <= ROWS_PER_STATEMENT && earnings.length <= ROWS_PER_STATEMENT) {
+    return retireAndWriteAtOnce(tx, orgId, retirements, earnings);
+  }
+  // A large decision (an import's deferred evaluation of several reps' year) in slices, in order: one JSON text of
+  // every row with its trace could pass what a string holds (RangeError: Invalid string length).
+  const retired: EarningRecord[] = [];
+  const written: EarningRecord[] = [];
+  for (let start = 0; start < Math.max(retirements.length, earnings.length); start += ROWS_PER_STATEMENT) {
+    const slice = await retireAndWriteAtOnce(
+      tx,
+      orgId,
+      retirements.slice(start, start + ROWS_PER_STATEMENT),
+      earnings.slice(start, start + ROWS_PER_STATEMENT),
+    );
+    retired.push(...slice.retired);
+    written.push(...slice.written);
+  }
+  return { retired: retired.sort((a, b) => (a.id < b.id ? -1 : 1)), written };
+}
+
+/** The rows retired or written by one statement of retireAndWrite, at most (each way). */
+export const ROWS_PER_STATEMENT = 2_000;
+
+async function retireAndWriteAtOnce(
   tx: Transaction,
   orgId: string,
   retirements: readonly RowRetirement[],
@@ -507,15 +536,25 @@ export async function repRowsOfPeriod(
       status: true,
       created_at: true,
       trace: true,
-      deal: { select: { external_id: true } },
     },
   });
+  // The deals' external ids by (org_id, id), not through Prisma's relation load, which would name the org per row
+  // (`org_id IN (…)`): one org, one statement (docs/scaling.md).
+  const dealIds = [...new Set(rows.flatMap((row) => (row.deal_id ? [row.deal_id] : [])))];
+  const deals =
+    dealIds.length === 0
+      ? []
+      : await prismaOf(tx).deal.findMany({
+          where: { org_id: orgId, id: { in: dealIds } },
+          select: { id: true, external_id: true },
+        });
+  const dealExternalIds = new Map(deals.map((deal) => [deal.id, deal.external_id]));
   return rows.map((row) => {
     const trace = row.trace as { chip?: { name?: string }; explanation?: string[] };
     return {
       id: row.id,
       deal_id: row.deal_id,
-      deal_external_id: row.deal?.external_id ?? null,
+      deal_external_id: (row.deal_id && dealExternalIds.get(row.deal_id)) ?? null,
       plan_id: row.plan_id,
       rule_chip_id: row.rule_chip_id,
       chip_name: trace.chip?.name ?? row.rule_chip_id,
@@ -612,6 +651,8 @@ export interface PayoutRow {
   draw_cents: number;
   /** The rep's manual adjustments paid in the period (table adjustments). */
   adjustment_cents: number;
+  /** The rep's approved rows that wait for them to accept their plan: in none of the sums above. */
+  held_pending_acceptance_cents: number;
 }
 
 /** A row of a plan's draw line: an advance (or its adjustment) or a recovery, told by its trace's chip kind. */
@@ -663,12 +704,6 @@ export async function drawBalancesByPlanBefore(
 }
 
 /**
- * Per rep with approved or paid rows in the period, after `position` in the rep's (created_at, id) order, and
- * per currency the rep's rows are in: the sums of those rows by status, of the draws' rows, and of the other
- * negative ones (clawbacks).
- * `limit` counts reps: a rep's payouts in several currencies come together.
- */
-/**
  * An earning row `e` (of org $1) whose pay waits for its rep to accept its plan (docs/plan-acceptance.md): the org's
  * pay waits for acceptance and the rep's latest request for the plan is not accepted. Payouts leave such rows out
  * while they are approved, until the rep accepts.
@@ -683,6 +718,13 @@ const HELD_FOR_ACCEPTANCE = `(
         WHERE later.org_id = $1 AND later.user_id = pa.user_id AND later.plan_id = pa.plan_id
           AND later.plan_version > pa.plan_version)))`;
 
+/**
+ * Per rep with approved or paid rows in the period, after `position` in the rep's (created_at, id) order, and
+ * per currency the rep's rows are in: the sums of those rows by status, of the draws' rows, and of the other
+ * negative ones (clawbacks), all without the rows held for acceptance (HELD_FOR_ACCEPTANCE), whose sum is apart.
+ * A rep whose every row is held comes with that sum only, so payroll sees what waits.
+ * `limit` counts reps: a rep's payouts in several currencies come together.
+ */
 export async function payoutsAfter(
   tx: Transaction,
   orgId: string,
@@ -702,10 +744,10 @@ export async function payoutsAfter(
     keyset += ` AND u.id = ANY($${values.length}::text[])`;
   }
   values.push(limit);
-  // The org's reps in (created_at, id) order, each asked whether it has something paid in the period (an approved or
-  // paid row, or an adjustment once the period is locked: a period's manual adjustments are paid with it, approved
-  // while it is locked, paid once it is paid), up to `limit` of them; then each of those reps' sums, read from the
-  // rep's own rows of the period. A page reads its reps' rows (and the reps before them with nothing paid), not
+  // The org's reps in (created_at, id) order, each asked whether it has something paid or held in the period (an
+  // approved or paid row, or an adjustment once the period is locked: a period's manual adjustments are paid with
+  // it, approved while it is locked, paid once it is paid), up to `limit` of them; then each of those reps' sums,
+  // read from the rep's own rows of the period, the held rows summed apart. A page reads its reps' rows (and the reps before them with nothing paid), not
   // the whole period's. Each question is a scalar subquery with LIMIT 1, a probe per rep: written as EXISTS, the
   // planner may hash it instead, reading every approved and paid row of the period for each page.
   const rows = await tx.query<PayoutRow>({
@@ -717,7 +759,6 @@ export async function payoutsAfter(
              WHERE u.org_id = $1 ${keyset}
                AND ((SELECT true FROM earnings e
                      WHERE e.org_id = $1 AND e.user_id = u.id AND e.period_id = $2 AND e.status IN ('approved', 'paid')
-                       AND NOT (e.status = 'approved' AND ${HELD_FOR_ACCEPTANCE})
                      LIMIT 1)
                     OR ((SELECT true FROM adjustments a
                          WHERE a.org_id = $1 AND a.user_id = u.id AND a.period_id = $2 LIMIT 1)
@@ -725,20 +766,22 @@ export async function payoutsAfter(
              ORDER BY u.created_at, u.id LIMIT $${values.length}
            )
            SELECT u.id AS user_id, u.external_id AS user_external_id, u.created_at AS user_created_at, e.currency,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'approved'), 0)::bigint AS approved_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'approved' AND NOT e.held), 0)::bigint AS approved_cents,
              COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'paid'), 0)::bigint AS paid_cents,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.clawback), 0)::bigint AS clawback_cents,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.draw), 0)::bigint AS draw_cents,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.adjustment), 0)::bigint AS adjustment_cents
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.clawback AND NOT e.held), 0)::bigint AS clawback_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.draw AND NOT e.held), 0)::bigint AS draw_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.adjustment), 0)::bigint AS adjustment_cents,
+             COALESCE(sum(e.amount_cents) FILTER (WHERE e.held), 0)::bigint AS held_pending_acceptance_cents
            FROM reps u CROSS JOIN LATERAL (
              SELECT e.currency, e.amount_cents, e.status,
-                    (e.amount_cents < 0 AND NOT ${IS_DRAW_ROW}) AS clawback, ${IS_DRAW_ROW} AS draw, false AS adjustment
+                    (e.amount_cents < 0 AND NOT ${IS_DRAW_ROW}) AS clawback, ${IS_DRAW_ROW} AS draw, false AS adjustment,
+                    (e.status = 'approved' AND ${HELD_FOR_ACCEPTANCE}) AS held
              FROM earnings e
              WHERE e.org_id = $1 AND e.user_id = u.id AND e.period_id = $2 AND e.status IN ('approved', 'paid')
-               AND NOT (e.status = 'approved' AND ${HELD_FOR_ACCEPTANCE})
              UNION ALL
              SELECT a.currency, a.amount_cents,
-                    CASE (SELECT status FROM period) WHEN 'paid' THEN 'paid' ELSE 'approved' END, false, false, true
+                    CASE (SELECT status FROM period) WHEN 'paid' THEN 'paid' ELSE 'approved' END, false, false, true,
+                    false
              FROM adjustments a
              WHERE a.org_id = $1 AND a.user_id = u.id AND a.period_id = $2
                AND (SELECT status FROM period) IN ('locked', 'paid')
@@ -754,6 +797,7 @@ export async function payoutsAfter(
     clawback_cents: Number(row.clawback_cents),
     draw_cents: Number(row.draw_cents),
     adjustment_cents: Number(row.adjustment_cents),
+    held_pending_acceptance_cents: Number(row.held_pending_acceptance_cents),
   }));
 }
 

@@ -1,6 +1,6 @@
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import { newId } from '../lib/ids.ts';
-import { sql, type Transaction } from './transaction.ts';
+import { named, sql, type Transaction } from './transaction.ts';
 
 // Plan acceptances (docs/plan-acceptance.md): a rep asked to accept one plan version, and their answer, with the
 // document they were shown kept as it was. Plain SQL, so a change runs on whichever driver opened its transaction.
@@ -66,6 +66,117 @@ export async function insertRequest(
     ON CONFLICT (org_id, user_id, plan_version_id) DO NOTHING
     RETURNING id`);
   return rows[0]?.id ?? null;
+}
+
+/**
+ * Keeps the version's document for reps with no quota table and no start date of their own (plan_acceptance_documents):
+ * what a rep who comes to be after the version was applied is asked to accept (requestForNewReps). A version's is
+ * kept once; keeping it again changes nothing.
+ */
+export async function keepNewRepDocument(
+  tx: Transaction,
+  orgId: string,
+  planVersionId: string,
+  document: { text: string; sha256: string },
+): Promise<void> {
+  await tx.query(sql`
+    INSERT INTO plan_acceptance_documents (org_id, plan_version_id, document, document_sha256)
+    VALUES (${orgId}, ${planVersionId}, ${document.text}, ${document.sha256})
+    ON CONFLICT (org_id, plan_version_id) DO NOTHING`);
+}
+
+/** A request due to a rep just created: the current version of an active plan that names them (or all reps). */
+export interface NewRepRequest {
+  userId: string;
+  planId: string;
+  planVersionId: string;
+  planVersion: number;
+}
+
+const NEW_REP_REQUESTS_DUE = `
+  WITH reps AS (
+    SELECT id, external_id FROM users WHERE org_id = $1 AND id = ANY($2::text[]) AND role = 'rep'
+  )
+  SELECT r.id AS user_id, p.id AS plan_id, v.id AS plan_version_id, v.number AS plan_version
+  FROM reps r
+  JOIN plans p ON p.org_id = $1 AND p.status = 'active'
+  JOIN plan_versions v ON v.org_id = $1 AND v.id = p.current_version_id
+  JOIN plan_acceptance_documents d ON d.org_id = $1 AND d.plan_version_id = v.id
+  WHERE (jsonb_typeof(v.definition -> 'assignees') IS DISTINCT FROM 'array'
+         OR EXISTS (
+           SELECT 1 FROM jsonb_array_elements(v.definition -> 'assignees') AS a(entry)
+           WHERE (CASE WHEN jsonb_typeof(a.entry) = 'string' THEN a.entry #>> '{}'
+                       ELSE a.entry ->> 'owner_external_id' END) = r.external_id))
+    AND NOT EXISTS (SELECT 1 FROM plan_acceptances x
+                    WHERE x.org_id = $1 AND x.user_id = r.id AND x.plan_version_id = v.id)
+  ORDER BY r.external_id, p.id`;
+
+/**
+ * The requests due to reps just created (user ids): for each, the current version of every active plan assigned to
+ * them (`assignees: all`, or a list naming them, dated or not) whose new-rep document is kept, not asked yet.
+ */
+export async function newRepRequestsDue(
+  tx: Transaction,
+  orgId: string,
+  userIds: readonly string[],
+): Promise<NewRepRequest[]> {
+  if (userIds.length === 0) return [];
+  const rows = await tx.query<{ user_id: string; plan_id: string; plan_version_id: string; plan_version: number }>(
+    named('plan_acceptances_new_rep_requests_due', { text: NEW_REP_REQUESTS_DUE, values: [orgId, [...userIds]] }),
+  );
+  return rows.map((row) => ({
+    userId: row.user_id,
+    planId: row.plan_id,
+    planVersionId: row.plan_version_id,
+    planVersion: row.plan_version,
+  }));
+}
+
+const INSERT_NEW_REP_REQUESTS = `
+  WITH asked AS (
+    INSERT INTO plan_acceptances (id, org_id, user_id, plan_id, plan_version_id, plan_version, state, requested_at,
+                                  document, document_sha256)
+    SELECT n.id, $1, n.user_id, n.plan_id, n.plan_version_id, n.plan_version, 'requested', $2::timestamptz,
+           d.document, d.document_sha256
+    FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::int[])
+           AS n(id, user_id, plan_id, plan_version_id, plan_version)
+    JOIN plan_acceptance_documents d ON d.org_id = $1 AND d.plan_version_id = n.plan_version_id
+    ORDER BY n.user_id, n.plan_version_id
+    ON CONFLICT (org_id, user_id, plan_version_id) DO NOTHING
+    RETURNING id, org_id, user_id, plan_id, plan_version_id, plan_version, state, requested_at, reminded_at,
+              accepted_at, typed_name, ip_address, user_agent, rep_token_id, document_sha256
+  )
+  SELECT ${COLUMNS} FROM asked a
+  JOIN users u ON u.org_id = $1 AND u.id = a.user_id
+  JOIN plans p ON p.org_id = $1 AND p.id = a.plan_id
+  JOIN plan_versions v ON v.org_id = $1 AND v.id = a.plan_version_id
+  ORDER BY u.external_id, a.plan_id`;
+
+/**
+ * Makes the requests (newRepRequestsDue) in one statement, each with its version's new-rep document; the requests
+ * made, as `find` reads them (one made meanwhile by another transaction is left as it is, and not returned).
+ */
+export async function insertNewRepRequests(
+  tx: Transaction,
+  orgId: string,
+  requests: readonly NewRepRequest[],
+  at: Date,
+): Promise<PlanAcceptanceRecord[]> {
+  if (requests.length === 0) return [];
+  return tx.query<PlanAcceptanceRecord>(
+    named('plan_acceptances_insert_new_rep_requests', {
+      text: INSERT_NEW_REP_REQUESTS,
+      values: [
+        orgId,
+        at,
+        requests.map(() => newId('pac')),
+        requests.map((request) => request.userId),
+        requests.map((request) => request.planId),
+        requests.map((request) => request.planVersionId),
+        requests.map((request) => request.planVersion),
+      ],
+    }),
+  );
 }
 
 export async function find(tx: Transaction, orgId: string, id: string): Promise<PlanAcceptanceRecord | null> {

@@ -424,17 +424,34 @@ async function snapshotsOf(
           kind: true,
           when: true,
           params: true,
-          chip: { select: { key: true } },
         },
       },
     },
   });
+  // The chips' keys by (org_id, id), not through Prisma's relation load, which would name the org per row
+  // (`org_id IN (…)`): one org, one statement (docs/scaling.md).
+  const chipIds = [...new Set(versions.flatMap((version) => version.chips.map((chip) => chip.chip_id)))];
+  const chips =
+    chipIds.length === 0
+      ? []
+      : await client.chip.findMany({
+          where: { org_id: plans[0]?.org_id as string, id: { in: chipIds } },
+          select: { id: true, key: true },
+        });
+  const keys = new Map(chips.map((chip) => [chip.id, chip.key]));
   const byPlan = new Map(versions.map((version) => [version.plan_id, version]));
   return plans.flatMap((plan) => {
     const version = byPlan.get(plan.id);
     if (!version) return [];
     return [
-      toSnapshot(plan, { ...version, chips: version.chips.map(({ chip, ...rest }) => ({ ...rest, key: chip.key })) }),
+      toSnapshot(plan, {
+        ...version,
+        chips: version.chips.map((chip) => {
+          const key = keys.get(chip.chip_id);
+          if (key === undefined) throw new Error(`plan version ${version.id} names chip ${chip.chip_id}, not found`);
+          return { ...chip, key };
+        }),
+      }),
     ];
   });
 }

@@ -59,12 +59,18 @@ export async function findLive(tx: Transaction, tokenDigest: string): Promise<Re
   };
 }
 
-export async function touch(tx: Transaction, orgId: string, sessionId: string, at: Date): Promise<void> {
-  await tx.query(sql`UPDATE rep_sessions SET last_seen_at = ${at} WHERE org_id = ${orgId} AND id = ${sessionId}`);
+/** The session as findLive read it: its id, and its org (every statement names the org: docs/scaling.md). */
+type SessionKey = Pick<RepSessionWithRep, 'id' | 'org_id'>;
+
+export async function touch(tx: Transaction, session: SessionKey, at: Date): Promise<void> {
+  await tx.query(
+    sql`UPDATE rep_sessions SET last_seen_at = ${at} WHERE org_id = ${session.org_id} AND id = ${session.id}`,
+  );
 }
 
-export async function end(tx: Transaction, orgId: string, sessionId: string, at: Date): Promise<void> {
+export async function end(tx: Transaction, session: SessionKey, at: Date): Promise<void> {
   await tx.query(
-    sql`UPDATE rep_sessions SET ended_at = ${at} WHERE org_id = ${orgId} AND id = ${sessionId} AND ended_at IS NULL`,
+    sql`UPDATE rep_sessions SET ended_at = ${at}
+        WHERE org_id = ${session.org_id} AND id = ${session.id} AND ended_at IS NULL`,
   );
 }

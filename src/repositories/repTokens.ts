@@ -67,10 +67,14 @@ export async function revoke(tx: Transaction, orgId: string, id: string, at: Dat
 }
 
 /** Revokes every token minted for a portal session (its sign-out). */
-export async function revokeForSession(tx: Transaction, orgId: string, repSessionId: string, at: Date): Promise<void> {
+export async function revokeForSession(
+  tx: Transaction,
+  session: { id: string; org_id: string },
+  at: Date,
+): Promise<void> {
   await tx.query(
-    sql`UPDATE rep_tokens SET revoked_at = ${at} WHERE org_id = ${orgId} AND rep_session_id = ${repSessionId}
-          AND revoked_at IS NULL`,
+    sql`UPDATE rep_tokens SET revoked_at = ${at}
+        WHERE org_id = ${session.org_id} AND rep_session_id = ${session.id} AND revoked_at IS NULL`,
   );
 }
 

@@ -27,6 +27,8 @@ export type OpenedDeal =
       stages: StageLists;
       /** orgs.config_version, read in this first statement (see OrgConfigCache). */
       configVersion: number;
+      /** The users (reps) this statement created: the event named them first. */
+      createdUserIds: string[];
     };
 
 /** The ids an accepted event answered with, and the digest of its body. */
@@ -44,9 +46,20 @@ const RECORD_AND_OPEN_DEAL = `
     SELECT $4::text IS NULL
            OR EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = $3 AND k.id = $4::text AND k.revoked_at IS NULL)
            AS key_active
+  ), rep AS (
+    INSERT INTO users (id, org_id, external_id)
+    SELECT named.id, $3, named.external_id
+    FROM unnest($11::text[], $12::text[]) AS named(id, external_id)
+    WHERE (SELECT key_active FROM sender)
+      AND NOT EXISTS (SELECT 1 FROM source_events s WHERE s.org_id = $3 AND s.dedup_key = $5)
+    ORDER BY named.external_id
+    ON CONFLICT (org_id, external_id) DO NOTHING
+    RETURNING id, external_id
   ), source AS (
     INSERT INTO source_events (id, org_id, key_id, dedup_key, external_id, body, body_digest, received_at)
-    SELECT $2, $3, $4::text, $5, $6, $7::json, $8, $9::timestamptz FROM sender WHERE sender.key_active
+    SELECT $2, $3, $4::text, $5, $6, $7::json, $8, $9::timestamptz FROM sender
+    -- The reps first: the count makes this insert (and the deal's, which reads it) wait until they are written.
+    WHERE sender.key_active AND (SELECT count(*) FROM rep) >= 0
     ON CONFLICT (org_id, dedup_key) DO NOTHING
     RETURNING id
   ), created AS (
@@ -60,14 +73,6 @@ const RECORD_AND_OPEN_DEAL = `
     FOR NO KEY UPDATE
   ), opened AS (
     SELECT * FROM created UNION ALL SELECT * FROM existing
-  ), rep AS (
-    INSERT INTO users (id, org_id, external_id)
-    SELECT named.id, $3, named.external_id
-    FROM unnest($11::text[], $12::text[]) AS named(id, external_id)
-    WHERE EXISTS (SELECT 1 FROM opened)
-    ORDER BY named.external_id
-    ON CONFLICT (org_id, external_id) DO NOTHING
-    RETURNING id, external_id
   )
   SELECT (SELECT tagged FROM tag) AS tagged,
          (SELECT key_active FROM sender) AS key_active,
@@ -75,6 +80,7 @@ const RECORD_AND_OPEN_DEAL = `
          o.won_stages, o.lost_stages, o.config_version,
          COALESCE((SELECT id FROM rep WHERE external_id = $13::text),
                   (SELECT u.id FROM users u WHERE u.org_id = $3 AND u.external_id = $13::text)) AS owner_user_id,
+         ARRAY(SELECT id FROM rep) AS created_user_ids,
          opened.*
   FROM orgs o LEFT JOIN opened ON true
   WHERE o.id = $3`;
@@ -91,16 +97,24 @@ type OpenRow = Partial<DealRow> & {
   lost_stages: string[];
   config_version: number;
   owner_user_id: string | null;
+  created_user_ids?: string[];
 };
 
 /** Source events are written and read only inside ingestion transactions, so every method takes the transaction. */
 /**
- * The first step of ingestion, in one round trip: records the source event unless its dedup key is taken
- * (then nothing else happens and `recorded` is false), and otherwise tags the transaction as a deal writer
- * of the org, creates the deal if it is new (version 0) or locks it FOR NO KEY UPDATE (see LOCK_DEAL), creates
- * the users of the owner and the split reps the event names on first sight (in external-id order) and reads
- * the org's stage lists. The statement takes locks in the order dedup key → deal →
- * user, as every ingestion does, so concurrent events cannot deadlock.
+ * The first step of ingestion, in one round trip: creates the users of the owner and the split reps the event
+ * names on first sight (in external-id order), unless the sending key is revoked or the dedup key is taken by a
+ * committed event; records the source event unless its dedup key is taken (then nothing else happens and
+ * `recorded` is false), and otherwise tags the transaction as a deal writer of the org, creates the deal if it is
+ * new (version 0) or locks it FOR NO KEY UPDATE (see LOCK_DEAL) and reads the org's stage lists.
+ *
+ * The statement takes locks in the order user → dedup key → deal, as every ingestion does (a batch creates all
+ * its events' reps first, users.ensureRepsOfEvents, then records its events one by one through this statement), so
+ * concurrent events cannot deadlock. The reps come first because a batch holds its new reps while it waits for
+ * its deals: an event that took a deal before its new rep would wait for a batch waiting for it, a deadlock (the
+ * contract fuzzer's rare 500 on POST /v1/deals/events; test/integration/ingestion-races.test.ts). By the same token as in
+ * ensureRepsOfEvents, two concurrent events with one dedup key may both create the reps their bodies name, though
+ * only one is recorded.
  *
  * When another transaction created the deal or the user after this statement's snapshot was taken, they are
  * not visible here: `deal` or `ownerUserId` come back null and the caller looks them up in a new statement.
@@ -145,6 +159,7 @@ export async function recordAndOpenDeal(
     ownerUserId: row.id ? row.owner_user_id : null,
     stages: { won: row.won_stages, lost: row.lost_stages },
     configVersion: row.config_version,
+    createdUserIds: row.created_user_ids ?? [],
   };
 }
 
@@ -243,6 +258,7 @@ export async function recordAndOpenDeals(
       ownerUserId: null,
       stages: { won: row.won_stages, lost: row.lost_stages },
       configVersion: row.config_version,
+      createdUserIds: [],
     };
   });
 }

@@ -6,6 +6,7 @@ import { named, prismaOf, sql, type Transaction } from './transaction.ts';
 export interface UserRecord {
   id: string;
   external_id: string;
+  display_name: string | null;
   created_at: Date;
 }
 
@@ -13,6 +14,9 @@ export interface UserRecord {
 export interface RepRecord {
   id: string;
   external_id: string;
+  display_name: string | null;
+  /** Who set `display_name` last: `admin` or `idp`; null while there is none. */
+  display_name_source: string | null;
 }
 
 export interface UserListFilters {
@@ -25,9 +29,9 @@ const ENSURE_REP = `
     ON CONFLICT (org_id, external_id) DO NOTHING
     RETURNING id
   )
-  SELECT id FROM created
+  SELECT id, true AS created FROM created
   UNION ALL
-  SELECT id FROM users WHERE org_id = $2 AND external_id = $3`;
+  SELECT id, false AS created FROM users WHERE org_id = $2 AND external_id = $3`;
 
 const FIND_REP = 'SELECT id FROM users WHERE org_id = $1 AND external_id = $2';
 
@@ -36,30 +40,40 @@ const FIND_REP = 'SELECT id FROM users WHERE org_id = $1 AND external_id = $2';
  * creates the same user, the insert waits for it and the second statement sees its row.
  */
 export async function ensureRep(tx: Transaction, orgId: string, externalId: string): Promise<string> {
-  const rows = await tx.query<{ id: string }>(
+  return (await createOrFindRep(tx, orgId, externalId)).id;
+}
+
+/** ensureRep, saying whether this statement created the user (a rep's first sight: docs/plan-acceptance.md). */
+export async function createOrFindRep(
+  tx: Transaction,
+  orgId: string,
+  externalId: string,
+): Promise<{ id: string; created: boolean }> {
+  const rows = await tx.query<{ id: string; created: boolean }>(
     named('users_ensure_rep', { text: ENSURE_REP, values: [newId('user'), orgId, externalId] }),
   );
   const found = rows[0] ?? (await findRepByExternalId(tx, orgId, externalId));
   if (!found) throw new Error(`user ${externalId} of org ${orgId} was neither created nor found`);
-  return found.id;
+  return { id: found.id, created: 'created' in found && found.created === true };
 }
 
 /**
  * The users (reps) that deal events will create on first sight, created ahead of them in one statement and in
  * external-id order, so that two transactions creating the same new reps wait for each other in one order, never
  * in a circle. Only what the events' own first statements would create: nothing when the key (`keyId`) is revoked,
- * and no rep of an event whose dedup key is taken (a replay or a conflict writes nothing).
+ * and no rep of an event whose dedup key is taken (a replay or a conflict writes nothing). The ids of the users
+ * created.
  */
 export async function ensureRepsOfEvents(
   tx: Transaction,
   orgId: string,
   keyId: string | null,
   events: ReadonlyArray<{ dedupKey: string; reps: readonly string[] }>,
-): Promise<void> {
+): Promise<string[]> {
   const pairs = events.flatMap(({ dedupKey, reps }) => reps.map((rep) => ({ rep, dedupKey })));
-  if (pairs.length === 0) return;
+  if (pairs.length === 0) return [];
   const reps = [...new Set(pairs.map((pair) => pair.rep))].sort();
-  await tx.query(
+  const created = await tx.query<{ id: string }>(
     named('users_ensure_reps_of_events', {
       text: `INSERT INTO users (id, org_id, external_id)
              SELECT n.id, $1, n.external_id FROM unnest($2::text[], $3::text[]) AS n(id, external_id)
@@ -71,7 +85,8 @@ export async function ensureRepsOfEvents(
                              AND NOT EXISTS (SELECT 1 FROM source_events s
                                              WHERE s.org_id = $1 AND s.dedup_key = e.dedup_key))
              ORDER BY n.external_id
-             ON CONFLICT (org_id, external_id) DO NOTHING`,
+             ON CONFLICT (org_id, external_id) DO NOTHING
+             RETURNING id`,
       values: [
         orgId,
         reps.map(() => newId('user')),
@@ -82,6 +97,7 @@ export async function ensureRepsOfEvents(
       ],
     }),
   );
+  return created.map((row) => row.id);
 }
 
 /** Up to `limit` users after `position` in (created_at, id) order, with the filters applied. */
@@ -103,7 +119,7 @@ export async function listAfter(
   if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
   if (position) where.push(`(created_at, id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
   return tx.query<UserRecord>({
-    text: `SELECT id, external_id, created_at FROM users
+    text: `SELECT id, external_id, display_name, created_at FROM users
            WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ${param(limit)}`,
     values,
   });
@@ -117,7 +133,7 @@ export async function find(
   visibleUserIds: readonly string[] | null = null,
 ): Promise<UserRecord | null> {
   const rows = await tx.query<UserRecord>(
-    sql`SELECT id, external_id, created_at FROM users
+    sql`SELECT id, external_id, display_name, created_at FROM users
         WHERE org_id = ${orgId} AND id = ${userId} AND (${visibleUserIds}::text[] IS NULL OR id = ANY(${visibleUserIds}::text[]))`,
   );
   return rows[0] ?? null;
@@ -155,12 +171,14 @@ export async function repsOfOrg(
   );
 }
 
+const REP_FIELDS = { id: true, external_id: true, display_name: true, display_name_source: true } as const;
+
 /** The org's reps (users with role rep), for the console, by external id. */
 export async function listReps(tx: Transaction, orgId: string): Promise<RepRecord[]> {
   return prismaOf(tx).user.findMany({
     where: { org_id: orgId, role: 'rep' },
     orderBy: { external_id: 'asc' },
-    select: { id: true, external_id: true },
+    select: REP_FIELDS,
   });
 }
 
@@ -168,7 +186,19 @@ export async function listReps(tx: Transaction, orgId: string): Promise<RepRecor
 export async function findRep(tx: Transaction, orgId: string, repId: string): Promise<RepRecord | null> {
   return prismaOf(tx).user.findFirst({
     where: { org_id: orgId, id: repId, role: 'rep' },
-    select: { id: true, external_id: true },
+    select: REP_FIELDS,
+  });
+}
+
+/** The org's user with this external id if it is a rep, for the console and the admin commands. */
+export async function findRepByExternalIdForAdmin(
+  tx: Transaction,
+  orgId: string,
+  externalId: string,
+): Promise<RepRecord | null> {
+  return prismaOf(tx).user.findFirst({
+    where: { org_id: orgId, external_id: externalId, role: 'rep' },
+    select: REP_FIELDS,
   });
 }
 
@@ -183,4 +213,36 @@ export async function idsByExternalIds(
     sql`SELECT id, external_id FROM users WHERE org_id = ${orgId} AND external_id = ANY(${externalIds}::text[])`,
   );
   return new Map(rows.map((row) => [row.external_id, row.id]));
+}
+
+/** A rep's display name and who set it last (null while there is none). */
+export interface RepDisplayName {
+  user_id: string;
+  external_id: string;
+  display_name: string | null;
+  display_name_source: 'admin' | 'idp' | null;
+}
+
+/** The org's rep's display name, locked until the transaction ends (so a change records the name it replaced). */
+export async function lockDisplayName(tx: Transaction, orgId: string, userId: string): Promise<RepDisplayName | null> {
+  const rows = await tx.query<RepDisplayName>(
+    sql`SELECT id AS user_id, external_id, display_name, display_name_source FROM users
+        WHERE org_id = ${orgId} AND id = ${userId} FOR UPDATE`,
+  );
+  return rows[0] ?? null;
+}
+
+/** The rep's display name is `name`, set by `source`; null clears it (and its source). */
+export async function setDisplayName(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  name: string | null,
+  source: 'admin' | 'idp',
+): Promise<void> {
+  await tx.query(
+    sql`UPDATE users SET display_name = ${name}::text,
+                         display_name_source = CASE WHEN ${name}::text IS NULL THEN NULL ELSE ${source}::text END
+        WHERE org_id = ${orgId} AND id = ${userId}`,
+  );
 }

@@ -219,11 +219,11 @@ export class AdminSessions {
     const session = await adminSessions.findLive(this.#statements, tokenDigest(token));
     if (!session) return null;
     if (sessionIsOver(session, this.settings, at)) {
-      await adminSessions.end(this.#statements, session.org_id, session.id, at);
+      await adminSessions.end(this.#statements, session, at);
       return null;
     }
     if (!options.touch) return this.withIdleEnd(session);
-    await adminSessions.touch(this.#statements, session.org_id, session.id, at);
+    await adminSessions.touch(this.#statements, session, at);
     return this.withIdleEnd({ ...session, last_seen_at: at });
   }
 
@@ -233,7 +233,7 @@ export class AdminSessions {
 
   /** Ends the session server-side: the cookie stops working in every tab and on every copy of it. */
   async signOut(session: SessionWithAdmin, actor: AdminActor): Promise<void> {
-    await adminSessions.end(this.#statements, session.org_id, session.id, this.now());
+    await adminSessions.end(this.#statements, session, this.now());
     await audit.insertMany(this.#statements, [
       adminAuditEntry(session.org_id, 'admin.signed_out', { session_id: session.id }, actor),
     ]);

@@ -1,3 +1,4 @@
+import type { AdminActor } from '../audit/adminEntries.ts';
 import type { DealEvent } from '../domain/deals/event.ts';
 import type { AuditEntryInput } from '../repositories/audit.ts';
 import type { DealIngestion, IngestRequest, IngestResult } from './ingestion.ts';
@@ -16,6 +17,14 @@ export interface BatchRequest {
   receivedAt: Date;
   /** The request's audit entry: written in the transaction of the first event that is accepted, and only there. */
   auditEntry?: () => AuditEntryInput;
+  /** Who sends the events when no key does (an import's admin): see IngestRequest.actor. */
+  actor?: AdminActor;
+  /**
+   * An import's chunk (events without a key): the events' earnings are not evaluated in the batch's transaction;
+   * their deals are recorded as pending (src/services/pendingEvaluations.ts). Applied one by one after a failure,
+   * they are evaluated as single events are.
+   */
+  deferEvaluation?: boolean;
 }
 
 /** Events applied at once when a batch falls back to one transaction per event. */
@@ -73,11 +82,15 @@ export class DealEventBatch {
         rawBody: JSON.stringify(body),
         receivedAt: request.receivedAt,
         ...(guard ? { guard } : {}),
+        ...(request.actor ? { actor: request.actor } : {}),
       };
     });
     let results: IngestResult[];
     try {
-      results = await this.ingestion.ingestMany(requests);
+      results = await this.ingestion.ingestMany(
+        requests,
+        request.deferEvaluation && request.keyId === null ? { deferEvaluation: true } : {},
+      );
     } catch {
       // Nothing of the batch was kept. Applied one by one, a failure is only its own event's (or, when the database
       // is down, the first one's, which is thrown).

@@ -10,10 +10,12 @@ import * as sourceEvents from '../repositories/sourceEvents.ts';
 import {
   databaseStatements,
   inRolledBackTransaction,
+  poolStatements,
   type SqlPool,
   type Transaction,
 } from '../repositories/transaction.ts';
 import type { DealEventBatch } from './dealEventBatch.ts';
+import type { PendingEvaluations } from './pendingEvaluations.ts';
 
 export interface RefusedImportRow {
   line: number;
@@ -32,16 +34,29 @@ export interface ImportSummary {
   refused: number;
   /** The first refused rows, by line of the file. */
   refusals: RefusedImportRow[];
+  /**
+   * Deals whose earnings were evaluated after the rows were in (PendingEvaluations): the import's, and any an
+   * import of the org cut short left pending. 0 on a dry run.
+   */
+  evaluated: number;
   seconds: number;
 }
 
+/** Where an import is: writing its rows (with the rows done), or evaluating the deals they changed. */
+export type ImportProgress =
+  | { phase: 'rows'; rowsDone: number }
+  | { phase: 'evaluating'; dealsDone: number; dealsPending: number };
+
 /**
- * Rows looked up and applied together, one transaction (QUOTIENT_IMPORT_CHUNK_ROWS): the more, the fewer times a
- * rep's periods are evaluated in full (once per chunk that reaches them), and the more a cut import applies again.
+ * Rows looked up and applied together, one transaction (QUOTIENT_IMPORT_CHUNK_ROWS): the more, the fewer statements
+ * per row, the more a transaction holds, and the more a cut import applies again. Earnings are evaluated once per
+ * import, whatever the chunks (PendingEvaluations).
  */
 export const IMPORT_CHUNK_ROWS = 10_000;
 /** Chunks applied at once (each a batch, in a transaction of its own). */
 export const IMPORT_CHUNKS_AT_ONCE = 2;
+/** Rows written before the planner's statistics are worth refreshing (see DealImport.run). */
+const STATISTICS_ROWS = 5_000;
 /** The refused rows a summary lists; the rest are counted. */
 const LISTED_REFUSALS = 1000;
 
@@ -52,19 +67,29 @@ const LISTED_REFUSALS = 1000;
  * where it stopped) or refused. Unless it is a dry run, the new rows then go through the batch pipeline
  * (`DealEventBatch`, as `POST /v1/deals/events/batch` applies them, each with the row's own dedup key; sent without
  * a key, their rows are written one statement per table: DealIngestion.ingestMany): a chunk is one transaction,
- * and up to IMPORT_CHUNKS_AT_ONCE chunks are applied at once. An import that
+ * and up to IMPORT_CHUNKS_AT_ONCE chunks are applied at once. A chunk does not evaluate earnings: it records the
+ * deals it changed as pending, and once the last chunk is in they are evaluated, each (rep, period) once
+ * (PendingEvaluations); so are, first, the deals an import of the org cut short left pending. An import that
  * ran to its end is one entry of the org's audit log (`deals.imported`, with its counts).
  */
 export class DealImport {
   readonly #statements: Transaction;
   readonly #pool: SqlPool;
   readonly #batch: DealEventBatch;
+  readonly #pending: PendingEvaluations;
   readonly #chunkRows: number;
 
-  constructor(db: Database, pool: SqlPool, batch: DealEventBatch, chunkRows: number = IMPORT_CHUNK_ROWS) {
+  constructor(
+    db: Database,
+    pool: SqlPool,
+    batch: DealEventBatch,
+    pending: PendingEvaluations,
+    chunkRows: number = IMPORT_CHUNK_ROWS,
+  ) {
     this.#statements = databaseStatements(db);
     this.#pool = pool;
     this.#batch = batch;
+    this.#pending = pending;
     this.#chunkRows = chunkRows;
   }
 
@@ -75,11 +100,17 @@ export class DealImport {
     /** The file's name, for the audit log. */
     source: string;
     actor?: AdminActor;
-    /** Called after each chunk with the rows done so far. */
-    onProgress?: (rowsDone: number) => void;
+    /** Called after each chunk with the rows done so far, then as the changed deals are evaluated. */
+    onProgress?: (progress: ImportProgress) => void;
   }): Promise<ImportSummary> {
     if (!(await orgs.find(this.#statements, input.orgId))) throw new Refusal('not_found', `no org ${input.orgId}`);
     const started = performance.now();
+    const evaluate = async () =>
+      this.#pending.evaluate(input.orgId, (dealsDone, dealsPending) =>
+        input.onProgress?.({ phase: 'evaluating', dealsDone, dealsPending }),
+      );
+    // What an import of the org cut short left pending is completed first, so that nothing waits for this file.
+    const leftPending = input.dryRun ? 0 : await evaluate();
     const summary: ImportSummary = {
       dry_run: input.dryRun,
       rows: 0,
@@ -88,9 +119,21 @@ export class DealImport {
       unchanged: 0,
       refused: 0,
       refusals: [],
+      evaluated: leftPending,
       seconds: 0,
     };
     const seenDeals = new Set<string>();
+    // The planner's statistics are refreshed each time the file's rows have doubled the deals it counted, so that
+    // the chunks' statements are planned for the tables as they are (deals.refreshStatisticsOfEventTables).
+    let counted = input.dryRun ? 0 : await deals.estimatedRows(poolStatements(this.#pool));
+    let written = 0;
+    const afterChunk = async (rows: number) => {
+      written += rows;
+      if (written < STATISTICS_ROWS || written < counted) return;
+      counted += written;
+      written = 0;
+      await deals.refreshStatisticsOfEventTables(poolStatements(this.#pool));
+    };
     let chunk: ImportRow[] = [];
     // Chunks are looked up one after another, in the file's order; up to IMPORT_CHUNKS_AT_ONCE are applied at once,
     // so that the command works on one while the database works on another.
@@ -98,10 +141,11 @@ export class DealImport {
     const flush = async () => {
       const rows = chunk;
       chunk = [];
-      const apply = await this.#importChunk(input.orgId, rows, input.dryRun, seenDeals, summary);
-      const done = apply().then(() => {
+      const apply = await this.#importChunk(input.orgId, rows, input.dryRun, seenDeals, summary, input.actor);
+      const done = apply().then(async () => {
+        if (!input.dryRun) await afterChunk(rows.length);
         summary.rows += rows.length;
-        input.onProgress?.(summary.rows);
+        input.onProgress?.({ phase: 'rows', rowsDone: summary.rows });
       });
       done.catch(() => {});
       applying.push(done);
@@ -122,6 +166,7 @@ export class DealImport {
     if (readFailure) throw readFailure.error;
     const failed = settled.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
+    if (!input.dryRun) summary.evaluated += await evaluate();
     summary.seconds = Math.round(performance.now() - started) / 1000;
     if (!input.dryRun) {
       const { refusals: _listed, dry_run: _dryRun, ...counts } = summary;
@@ -138,6 +183,7 @@ export class DealImport {
     dryRun: boolean,
     seenDeals: Set<string>,
     summary: ImportSummary,
+    actor: AdminActor | undefined,
   ): Promise<() => Promise<void>> {
     const refuse = (line: number, reason: string) => {
       summary.refused++;
@@ -176,7 +222,7 @@ export class DealImport {
       for (const { isNew } of toApply) isNew ? summary.new_deals++ : summary.updates++;
       return async () => {};
     }
-    return () => this.#applyChunk(orgId, toApply, summary, refuse);
+    return () => this.#applyChunk(orgId, toApply, summary, refuse, actor);
   }
 
   async #applyChunk(
@@ -184,12 +230,15 @@ export class DealImport {
     toApply: ReadonlyArray<{ row: Extract<ImportRow, { event: unknown }>; isNew: boolean }>,
     summary: ImportSummary,
     refuse: (line: number, reason: string) => void,
+    actor: AdminActor | undefined,
   ): Promise<void> {
     const results = await this.#batch.ingestAll({
       orgId,
       keyId: null,
+      ...(actor ? { actor } : {}),
       events: toApply.map(({ row }) => ({ event: row.event, body: row.body })),
       receivedAt: new Date(),
+      deferEvaluation: true,
     });
     results.forEach((result, position) => {
       const { row, isNew } = toApply[position] as (typeof toApply)[number];

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { type AdminActor, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { DealEvent, DealSplit } from '../domain/deals/event.ts';
 import { applyEvent, type CurrentDeal, type Transition } from '../domain/deals/projection.ts';
 import { canonicalDigest } from '../domain/json.ts';
@@ -11,6 +12,7 @@ import * as sourceEvents from '../repositories/sourceEvents.ts';
 import { inRolledBackTransaction, inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { type DealChange, type DealChangeListener, dealsChanged } from './dealChanges.ts';
+import { type NewRepRequester, requestOfNewReps } from './newRepAcceptances.ts';
 import { OrgConfigCache } from './orgConfig.ts';
 import type { WriteGuard } from './writeGuard.ts';
 
@@ -29,6 +31,11 @@ export interface IngestRequest {
    * and conflicts write nothing and are audited as reads.
    */
   guard?: WriteGuard;
+  /**
+   * Who sent the event when no key did (`keyId` null): the admin of an import (else the CLI). The actor of what a
+   * rep's first event sets off: their requests to accept their plans (docs/plan-acceptance.md).
+   */
+  actor?: AdminActor;
 }
 
 export interface EventIds {
@@ -61,11 +68,14 @@ const BULK_RUN_EVENTS = 10_000;
 export class DealIngestion {
   private readonly pool: SqlPool;
   private readonly listener: DealChangeListener;
+  /** The listener of an import's chunks (ingestMany with `deferEvaluation`): records the changes as pending. */
+  private readonly deferred: DealChangeListener;
   private readonly configs = new OrgConfigCache();
 
-  constructor(pool: SqlPool, listener: DealChangeListener) {
+  constructor(pool: SqlPool, listener: DealChangeListener, deferred: DealChangeListener) {
     this.pool = pool;
     this.listener = listener;
+    this.deferred = deferred;
   }
 
   async ingest(request: IngestRequest): Promise<IngestResult> {
@@ -87,8 +97,15 @@ export class DealIngestion {
    * then applies them one by one (DealEventBatch), so that no event's failure is another's.
    *
    * The caller orders the events so that concurrent batches take deals' locks in one order (see DealEventBatch).
+   *
+   * With `deferEvaluation` (an import, whose events are sent without a key), the changes go to the deferred
+   * listener instead (src/services/pendingEvaluations.ts): `deal.updated` is announced and each changed deal
+   * recorded as pending, its earnings evaluated once the import's last chunk is in.
    */
-  async ingestMany(requests: readonly IngestRequest[]): Promise<IngestResult[]> {
+  async ingestMany(
+    requests: readonly IngestRequest[],
+    options: { deferEvaluation?: boolean } = {},
+  ): Promise<IngestResult[]> {
     const applied: Array<{ domainEventType?: string }> = requests.map(() => ({}));
     const dedupKeys = requests.map(
       (request) => request.event.dedupKey ?? generatedDedupKey(request.event.externalId, request.receivedAt),
@@ -99,6 +116,8 @@ export class DealIngestion {
     const results = await inTransaction(this.pool, async (tx) => {
       const results: IngestResult[] = [];
       const changes: Array<Promise<DealChange>> = [];
+      // The reps the batch created: asked to accept their plans once its events are applied.
+      const created: string[] = [];
       // The reps the events would create, created first in one statement in external-id order: two batches at once
       // then create their new reps in one order, never in a circle. An event whose dedup key an earlier one of the
       // batch uses writes nothing, nor creates a rep.
@@ -112,11 +131,12 @@ export class DealIngestion {
           return [{ dedupKey, reps: repsNamedBy(request.event) }];
         });
         // One key per batch: the request's.
-        await users.ensureRepsOfEvents(tx, first.orgId, first.keyId, events);
+        created.push(...(await users.ensureRepsOfEvents(tx, first.orgId, first.keyId, events)));
       }
       if (bulk) {
-        const bulkChanges = await this.applyInBulk(tx, requests, dedupKeys, digests, applied, results);
-        await dealsChanged(this.listener, tx, bulkChanges);
+        const bulkChanges = await this.applyInBulk(tx, requests, dedupKeys, digests, applied, results, created);
+        await dealsChanged(options.deferEvaluation ? this.deferred : this.listener, tx, bulkChanges);
+        if (first) await requestOfNewReps(tx, first.orgId, created, requesterOf(first));
         return results;
       }
       for (let start = 0; start < requests.length; ) {
@@ -154,6 +174,7 @@ export class DealIngestion {
             applied[index] as { domainEventType?: string },
             sourceEventId,
             await opened,
+            created,
             changes,
           );
           results.push(result);
@@ -165,7 +186,8 @@ export class DealIngestion {
         if (results.length === requests.length) break;
         start = end;
       }
-      await dealsChanged(this.listener, tx, await Promise.all(changes));
+      await dealsChanged(options.deferEvaluation ? this.deferred : this.listener, tx, await Promise.all(changes));
+      if (first) await requestOfNewReps(tx, first.orgId, created, requesterOf(first));
       return results;
     });
     for (const [index, result] of results.entries()) {
@@ -189,6 +211,7 @@ export class DealIngestion {
     digests: readonly string[],
     applied: Array<{ domainEventType?: string }>,
     results: IngestResult[],
+    created: string[],
   ): Promise<DealChange[]> {
     const first = requests[0] as IngestRequest;
     const orgId = first.orgId;
@@ -197,9 +220,10 @@ export class DealIngestion {
     const userOf = async (externalId: string) => {
       const found = userIds.get(externalId);
       if (found) return found;
-      const created = await users.ensureRep(tx, orgId, externalId);
-      userIds.set(externalId, created);
-      return created;
+      const rep = await users.createOrFindRep(tx, orgId, externalId);
+      if (rep.created) created.push(rep.id);
+      userIds.set(externalId, rep.id);
+      return rep.id;
     };
     const changes: DealChange[] = [];
     for (let start = 0; start < requests.length; ) {
@@ -363,7 +387,11 @@ export class DealIngestion {
     applied: { domainEventType?: string },
   ): Promise<IngestResult> {
     const { sourceEventId, opened } = this.record(tx, request, dedupKey, digest);
-    return this.applyOpened(tx, request, dedupKey, digest, applied, sourceEventId, await opened);
+    const created: string[] = [];
+    const result = await this.applyOpened(tx, request, dedupKey, digest, applied, sourceEventId, await opened, created);
+    // A rep's first event: they are asked to accept the plans assigned to them. Nothing more for a known rep.
+    if (created.length > 0) await requestOfNewReps(tx, request.orgId, created, requesterOf(request));
+    return result;
   }
 
   /** Issues the event's first statement (recordAndOpenDeal); the caller awaits it when it needs the deal. */
@@ -400,6 +428,7 @@ export class DealIngestion {
   /**
    * The rest of the event once its first statement answered. With `deferred` (ingestMany), the statement that
    * applies the event is issued and not awaited, and the change it makes is collected there for the listener.
+   * The users (reps) the event created are pushed to `created`.
    */
   private async applyOpened(
     tx: Transaction,
@@ -409,6 +438,7 @@ export class DealIngestion {
     applied: { domainEventType?: string },
     sourceEventId: string,
     opened: sourceEvents.OpenedDeal,
+    created: string[],
     deferred?: Array<Promise<DealChange>>,
   ): Promise<IngestResult> {
     const { orgId, event } = request;
@@ -419,8 +449,9 @@ export class DealIngestion {
       return opened.keyRevoked ? { kind: 'key_revoked' } : this.replay(tx, orgId, dedupKey, digest);
     }
 
+    created.push(...opened.createdUserIds);
     const deal = opened.deal ?? (await this.lockDeal(tx, orgId, event.externalId));
-    const ownerUserId = owner === null ? null : (opened.ownerUserId ?? (await users.ensureRep(tx, orgId, owner)));
+    const ownerUserId = owner === null ? null : (opened.ownerUserId ?? (await this.repOf(tx, orgId, owner, created)));
     const before = deal.version === 0 ? null : deal;
     const config = await this.configs.at(tx, orgId, opened.configVersion);
     const transition = applyEvent(before && currentOf(before), event, opened.stages, config.defaultCurrency);
@@ -447,7 +478,7 @@ export class DealIngestion {
     }
 
     const ownerNamed = event.patch.standard.owner_external_id !== undefined;
-    const splits = await this.splitsWithReps(tx, orgId, transition.splits, deal.splits);
+    const splits = await this.splitsWithReps(tx, orgId, transition.splits, deal.splits, created);
     const applying = deals.applyEvent(
       tx,
       orgId,
@@ -486,17 +517,25 @@ export class DealIngestion {
     orgId: string,
     splits: readonly DealSplit[] | null,
     current: readonly StoredSplit[] | null,
+    created: string[],
   ): Promise<StoredSplit[] | null> {
     if (splits === null) return null;
     const known = new Map((current ?? []).map((split) => [split.owner_external_id, split.user_id]));
     for (const owner of splits.map((split) => split.owner_external_id).sort()) {
-      if (!known.has(owner)) known.set(owner, await users.ensureRep(tx, orgId, owner));
+      if (!known.has(owner)) known.set(owner, await this.repOf(tx, orgId, owner, created));
     }
     return splits.map(({ owner_external_id, share_bps }) => ({
       owner_external_id,
       share_bps,
       user_id: known.get(owner_external_id) as string,
     }));
+  }
+
+  /** The rep's user id, created on first sight (then pushed to `created`). */
+  private async repOf(tx: Transaction, orgId: string, externalId: string, created: string[]): Promise<string> {
+    const rep = await users.createOrFindRep(tx, orgId, externalId);
+    if (rep.created) created.push(rep.id);
+    return rep.id;
   }
 
   /** The dedup key is taken, by a committed event (the insert waited for it to commit): compare the bodies. */
@@ -513,6 +552,11 @@ export class DealIngestion {
     if (!deal) throw new Error(`deal ${externalId} of org ${orgId} was neither created nor found`);
     return deal;
   }
+}
+
+/** Who a new rep's requests to accept their plans are audited as made by: the event's key, else its admin. */
+function requesterOf(request: IngestRequest): NewRepRequester {
+  return request.keyId === null ? { admin: request.actor ?? CLI_ACTOR } : { keyId: request.keyId };
 }
 
 /** The reps an event names: its owner and the reps of its splits. */

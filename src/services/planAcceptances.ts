@@ -96,8 +96,10 @@ export class PlanAcceptances {
   }
 
   /**
-   * Asks the reps assigned to the plan's current version who were not asked yet (reps who came to be after the
-   * version was applied: their first deal created them); the number asked. Null for an unknown plan.
+   * Asks the reps assigned to the plan's current version who were not asked yet; the number asked. Null for an
+   * unknown plan. Reps who come to be after a version was applied are asked as they are created
+   * (newRepAcceptances.ts); this is for those it could not ask: a rep created while the version was being applied,
+   * or after a version applied before its new-rep document was kept (which this keeps, so later reps are asked).
    */
   async requestCurrent(orgId: string, planId: string, actor: AdminActor = CLI_ACTOR): Promise<number | null> {
     return inPrismaTransaction(this.#db, async (tx) => {
@@ -114,34 +116,73 @@ export class PlanAcceptances {
     });
   }
 
+  /**
+   * Inside an admin's transaction that created reps (user ids) and gave them their quota tables, start dates or
+   * managers: asks each to accept the current version of every active plan assigned to them, with their own
+   * document, as an apply would have. The number asked.
+   */
+  async requestOfNewRepsIn(
+    tx: Transaction,
+    orgId: string,
+    userIds: readonly string[],
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<number> {
+    if (userIds.length === 0) return 0;
+    let asked = 0;
+    for (const plan of await plans.listActive(tx, orgId)) {
+      const versions = await plans.listVersions(tx, orgId, plan.id);
+      const current = versions.find((version) => version.id === plan.current_version_id);
+      if (!current) continue;
+      asked += await this.#requestForVersion(
+        tx,
+        { orgId, planId: plan.id, versionId: current.id, versionNumber: current.number },
+        actor,
+        new Set(userIds),
+      );
+    }
+    return asked;
+  }
+
+  /** Asks the reps the version is assigned to (only those of `newReps`, reps just created, when given). */
   async #requestForVersion(
     tx: Transaction,
     change: Pick<PlanVersionApplied, 'orgId' | 'planId' | 'versionId' | 'versionNumber'>,
     actor: AdminActor,
+    newReps?: ReadonlySet<string>,
   ): Promise<number> {
     const snapshot = await plans.snapshot(tx, change.orgId, change.planId, change.versionId);
     if (!snapshot) return 0;
-    const reps = await assignedReps(tx, change.orgId, snapshot.definition.assignees ?? 'all');
-    if (reps.length === 0) return 0;
     // Each rep is shown their own document: their quota per period and ramp (docs/plan-documents.md). Reps with the
     // same quota table and start date under the plan share one, generated once.
-    const books = await repQuotas.booksOfReps(
-      tx,
-      change.orgId,
-      reps.map((rep) => rep.user_id),
-    );
     const documents = new Map<string, { text: string; sha256: string } | null>();
-    let asked = 0;
-    const at = this.#now();
-    for (const rep of reps) {
-      const quotas = repQuotas.quotasUnder(books.get(rep.user_id), change.planId);
+    const documentOf = async (quotas: ReturnType<typeof repQuotas.quotasUnder>) => {
       const key = JSON.stringify(quotas);
       if (!documents.has(key)) {
         const document = await this.#documents.modelIn(tx, change.orgId, change.planId, change.versionId, quotas);
         const text = document === null ? null : JSON.stringify(document);
         documents.set(key, text === null ? null : { text, sha256: documentSha256(text) });
       }
-      const kept = documents.get(key);
+      return documents.get(key) ?? null;
+    };
+    // The document of a rep with no quota table and no start date, kept with the version: what a rep who comes to
+    // be after this apply is asked to accept, in the transaction that creates them (newRepAcceptances.ts).
+    if (newReps === undefined) {
+      const newRepDocument = await documentOf(repQuotas.quotasUnder(undefined, change.planId));
+      if (newRepDocument) await planAcceptances.keepNewRepDocument(tx, change.orgId, change.versionId, newRepDocument);
+    }
+    const reps = (await assignedReps(tx, change.orgId, snapshot.definition.assignees ?? 'all')).filter(
+      (rep) => newReps === undefined || newReps.has(rep.user_id),
+    );
+    if (reps.length === 0) return 0;
+    const books = await repQuotas.booksOfReps(
+      tx,
+      change.orgId,
+      reps.map((rep) => rep.user_id),
+    );
+    let asked = 0;
+    const at = this.#now();
+    for (const rep of reps) {
+      const kept = await documentOf(repQuotas.quotasUnder(books.get(rep.user_id), change.planId));
       if (!kept) return asked;
       const { text, sha256 } = kept;
       const id = await planAcceptances.insertRequest(tx, change.orgId, {
@@ -160,7 +201,13 @@ export class PlanAcceptances {
         adminAuditEntry(
           change.orgId,
           'plan_acceptance.requested',
-          { plan_acceptance_id: id, user_id: rep.user_id, plan_id: change.planId, plan_version: change.versionNumber },
+          {
+            plan_acceptance_id: id,
+            user_id: rep.user_id,
+            plan_id: change.planId,
+            plan_version: change.versionNumber,
+            ...(newReps === undefined ? {} : { reason: 'new_rep' }),
+          },
           actor,
         ),
       ]);

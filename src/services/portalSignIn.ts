@@ -16,6 +16,7 @@ import { databaseStatements, type Transaction } from '../repositories/transactio
 import * as users from '../repositories/users.ts';
 import { type AdminSessions, normaliseEmail, tokenDigest } from './adminIdentity.ts';
 import { clientSecretBinding, issuerAllowsPlainHttp } from './portalAccess.ts';
+import type { RepNames } from './repNames.ts';
 import type { LiveRepSession, RepSessions } from './repSessions.ts';
 
 export type { SignInDestination };
@@ -61,16 +62,24 @@ export class PortalSignIn {
   readonly #statements: Transaction;
   private readonly repSessions: RepSessions;
   private readonly adminSessions: AdminSessions;
+  private readonly repNames: RepNames;
   private readonly secrets: SecretBox;
   private readonly now: () => Date;
 
   constructor(
     db: Database,
-    options: { repSessions: RepSessions; adminSessions: AdminSessions; secrets: SecretBox; now?: () => Date },
+    options: {
+      repSessions: RepSessions;
+      adminSessions: AdminSessions;
+      repNames: RepNames;
+      secrets: SecretBox;
+      now?: () => Date;
+    },
   ) {
     this.#statements = databaseStatements(db);
     this.repSessions = options.repSessions;
     this.adminSessions = options.adminSessions;
+    this.repNames = options.repNames;
     this.secrets = options.secrets;
     this.now = options.now ?? (() => new Date());
   }
@@ -118,7 +127,8 @@ export class PortalSignIn {
   /**
    * The provider's redirect back: the attempt of its state is used up (once, in the browser that holds the state),
    * the code exchanged and the ID token verified, then the person is linked to a rep (by invitation of the email,
-   * else by the owner-id claim) or, for the console, to the org's admin with that email.
+   * else by the owner-id claim), whose display name the token's name becomes unless an admin set it, or, for the
+   * console, to the org's admin with that email.
    */
   async complete(input: {
     callbackUrl: URL;
@@ -170,6 +180,14 @@ export class PortalSignIn {
 
     const repId = await this.linkedRep(provider, email, claims);
     if (!repId) throw new SignInRefused('no_rep');
+    // The provider's name, before the session opens, so the session (and the portal's greeting) carries it.
+    await this.repNames.takeFromIdentityProvider({
+      orgId: provider.org_id,
+      userId: repId,
+      providerId: provider.id,
+      claims,
+      at: this.now(),
+    });
     const opened = await this.repSessions.open({ orgId: provider.org_id, userId: repId, providerId: provider.id });
     await this.#auditRepSignIn(opened.session, { via: 'sso', provider_id: provider.id });
     return { destination: 'portal', ...opened };

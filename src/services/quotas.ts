@@ -26,6 +26,11 @@ import {
 import * as users from '../repositories/users.ts';
 import type { EarningsRecompute } from './adminRecompute.ts';
 import type { QuotaChange, RecomputeSummary } from './earnings/planRecompute.ts';
+import type { PlanAcceptances } from './planAcceptances.ts';
+import { nameByAdmin } from './repNames.ts';
+
+/** What asks the reps an admin's change creates to accept their plans. */
+type NewRepAcceptances = Pick<PlanAcceptances, 'requestOfNewRepsIn'>;
 
 // Reps' quota tables and start dates (docs/quotas.md), as one use case shared by the CLI, the admin API and the
 // console: set one entry, set a start date, or upload a file of them, which applies whole or not at all. What changed
@@ -67,6 +72,8 @@ export interface QuotaChangeResult {
   rows: number;
   quotas_changed: number;
   start_dates_changed: number;
+  /** Reps' display names the file set (docs/reps-and-payroll.md#display-names); they recompute nothing. */
+  display_names_changed: number;
   /** False when everything was already so: nothing was written or recomputed. */
   changed: boolean;
   recompute: RecomputeSummary | null;
@@ -88,6 +95,12 @@ interface StartWrite {
   start_date: CalendarDate | null;
 }
 
+interface NameWrite {
+  line: number;
+  rep_external_id: string;
+  display_name: string;
+}
+
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 } as const;
 /** The refusal of a file names this many bad rows at most. */
 const MAX_PROBLEMS_SHOWN = 20;
@@ -104,11 +117,15 @@ export class QuotaAdmin {
   readonly #pool: SqlPool;
   readonly #statements: Transaction;
 
-  constructor(db: Database, recompute: EarningsRecompute, pool: SqlPool) {
+  readonly #acceptances: NewRepAcceptances | undefined;
+
+  /** With `acceptances`, a rep this creates is asked to accept their plans (docs/plan-acceptance.md). */
+  constructor(db: Database, recompute: EarningsRecompute, pool: SqlPool, acceptances?: NewRepAcceptances) {
     this.#db = db;
     this.#recompute = recompute;
     this.#pool = pool;
     this.#statements = databaseStatements(db);
+    this.#acceptances = acceptances;
   }
 
   /** The org's entries, by rep, plan and day; only a rep's (external id) or a plan's (key) when given. */
@@ -160,7 +177,7 @@ export class QuotaAdmin {
       from: input.from,
       quota_cents: input.quotaCents,
     };
-    return this.#apply(input.orgId, 1, [write], [], actor, 'single');
+    return this.#apply(input.orgId, 1, { quotas: [write], starts: [], names: [] }, actor, 'single');
   }
 
   /** From now on the rep started on `startDate` (null: not ramped). Reps are created on first sight. */
@@ -173,7 +190,7 @@ export class QuotaAdmin {
       throw new Refusal('invalid_body', `start_date: ${input.startDate} is not a day that exists (YYYY-MM-DD)`);
     }
     const write: StartWrite = { line: 0, rep_external_id: input.repExternalId, start_date: input.startDate };
-    return this.#apply(input.orgId, 1, [], [write], actor, 'single');
+    return this.#apply(input.orgId, 1, { quotas: [], starts: [write], names: [] }, actor, 'single');
   }
 
   /**
@@ -215,6 +232,7 @@ export class QuotaAdmin {
     if (problems.length > 0) throw fileRefusal(problems);
     const quotaWrites: QuotaWrite[] = [];
     const startWrites: StartWrite[] = [];
+    const nameWrites: NameWrite[] = [];
     for (const row of rows) {
       if (row.quota) {
         quotaWrites.push({
@@ -229,18 +247,27 @@ export class QuotaAdmin {
       if (row.start_date !== undefined) {
         startWrites.push({ line: row.line, rep_external_id: row.rep_external_id, start_date: row.start_date });
       }
+      if (row.display_name !== undefined) {
+        nameWrites.push({ line: row.line, rep_external_id: row.rep_external_id, display_name: row.display_name });
+      }
     }
-    return this.#apply(input.orgId, count, quotaWrites, startWrites, actor, 'file');
+    return this.#apply(
+      input.orgId,
+      count,
+      { quotas: quotaWrites, starts: startWrites, names: nameWrites },
+      actor,
+      'file',
+    );
   }
 
   async #apply(
     orgId: string,
     rowCount: number,
-    quotaWrites: QuotaWrite[],
-    startWrites: StartWrite[],
+    writes: { quotas: QuotaWrite[]; starts: StartWrite[]; names: NameWrite[] },
     actor: AdminActor,
     via: 'single' | 'file',
   ): Promise<QuotaChangeResult> {
+    const { quotas: quotaWrites, starts: startWrites, names: nameWrites } = writes;
     await this.#requireOrg(orgId);
     const change = await inPrismaTransaction(
       this.#db,
@@ -290,14 +317,30 @@ export class QuotaAdmin {
           }
           seenStart.set(write.rep_external_id, write);
         }
+        const seenName = new Map<string, NameWrite>();
+        for (const write of nameWrites) {
+          const earlier = seenName.get(write.rep_external_id);
+          if (earlier && earlier.display_name !== write.display_name) {
+            problems.push({
+              line: write.line,
+              message: `display_name: differs from line ${earlier.line} for this rep`,
+            });
+            continue;
+          }
+          seenName.set(write.rep_external_id, write);
+        }
         if (problems.length > 0) {
           if (via === 'single')
             throw new Refusal('invalid_body', problems.map((problem) => problem.message).join('; '));
           throw fileRefusal(problems);
         }
         const userIds = new Map<string, string>();
-        for (const externalId of new Set([...resolved, ...seenStart.values()].map((write) => write.rep_external_id))) {
-          userIds.set(externalId, await users.ensureRep(tx, orgId, externalId));
+        const created: string[] = [];
+        const named = [...resolved, ...seenStart.values(), ...seenName.values()];
+        for (const externalId of new Set(named.map((write) => write.rep_external_id))) {
+          const rep = await users.createOrFindRep(tx, orgId, externalId);
+          userIds.set(externalId, rep.id);
+          if (rep.created) created.push(rep.id);
         }
         const userOf = (externalId: string) => userIds.get(externalId) ?? '';
         const existing = new Map(
@@ -367,18 +410,34 @@ export class QuotaAdmin {
           );
         }
         if (entries.length > 0) await audit.insertMany(tx, entries);
-        return { quotasChanged, startsChanged, changed };
+        let namesChanged = 0;
+        for (const write of seenName.values()) {
+          const details = via === 'file' ? { file_line: write.line } : {};
+          const result = await nameByAdmin(
+            tx,
+            orgId,
+            userOf(write.rep_external_id),
+            write.display_name,
+            actor,
+            details,
+          );
+          if (result?.changed) namesChanged += 1;
+        }
+        // The reps this created are asked to accept their plans, each shown the quota table and start date just set.
+        await this.#acceptances?.requestOfNewRepsIn(tx, orgId, created, actor);
+        return { quotasChanged, startsChanged, namesChanged, changed };
       },
       TRANSACTION_OPTIONS,
     );
-    const { quotasChanged, startsChanged, changed } = change;
+    const { quotasChanged, startsChanged, namesChanged, changed } = change;
     const from = changed.from.sort()[0];
     if (changed.userIds.size === 0 || from === undefined) {
       return {
         rows: rowCount,
         quotas_changed: quotasChanged,
         start_dates_changed: startsChanged,
-        changed: false,
+        display_names_changed: namesChanged,
+        changed: namesChanged > 0,
         recompute: null,
       };
     }
@@ -392,6 +451,7 @@ export class QuotaAdmin {
       rows: rowCount,
       quotas_changed: quotasChanged,
       start_dates_changed: startsChanged,
+      display_names_changed: namesChanged,
       changed: true,
       recompute,
     };

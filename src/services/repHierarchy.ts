@@ -19,6 +19,10 @@ import {
 import * as users from '../repositories/users.ts';
 import type { EarningsRecompute } from './adminRecompute.ts';
 import type { RecomputeSummary } from './earnings/planRecompute.ts';
+import type { PlanAcceptances } from './planAcceptances.ts';
+
+/** What asks the reps an admin's change creates to accept their plans. */
+type NewRepAcceptances = Pick<PlanAcceptances, 'requestOfNewRepsIn'>;
 
 // The rep hierarchy that manager overrides read: admins set a rep's manager from a day on, and the
 // override lines the change moves are recomputed, in locked periods too (the difference is booked in the next
@@ -81,11 +85,15 @@ export class RepHierarchyAdmin {
 
   readonly #statements: Transaction;
 
-  constructor(db: Database, recompute: EarningsRecompute, pool: SqlPool) {
+  readonly #acceptances: NewRepAcceptances | undefined;
+
+  /** With `acceptances`, a rep this creates is asked to accept their plans (docs/plan-acceptance.md). */
+  constructor(db: Database, recompute: EarningsRecompute, pool: SqlPool, acceptances?: NewRepAcceptances) {
     this.#db = db;
     this.#recompute = recompute;
     this.#pool = pool;
     this.#statements = databaseStatements(db);
+    this.#acceptances = acceptances;
   }
 
   /** Every entry of the org (or of one rep), by rep and day. */
@@ -138,8 +146,10 @@ export class RepHierarchyAdmin {
             `this would make ${cycle.loop[0]} their own manager from ${cycle.day} (${cycle.loop.join(' → ')}); nothing changed`,
           );
         }
-        const repUserId = await users.ensureRep(tx, orgId, repExternalId);
-        const managerUserId = managerExternalId === null ? null : await users.ensureRep(tx, orgId, managerExternalId);
+        const rep = await users.createOrFindRep(tx, orgId, repExternalId);
+        const manager = managerExternalId === null ? null : await users.createOrFindRep(tx, orgId, managerExternalId);
+        const repUserId = rep.id;
+        const managerUserId = manager?.id ?? null;
         await repManagers.setFrom(tx, orgId, { id: newId('rmgr'), repUserId, managerUserId, from });
         await audit.insertMany(tx, [
           adminAuditEntry(
@@ -154,6 +164,9 @@ export class RepHierarchyAdmin {
             actor,
           ),
         ]);
+        // A rep (or manager) seen here first is asked to accept their plans, as a deal event's new rep is.
+        const created = [rep, ...(manager ? [manager] : [])].filter((user) => user.created).map((user) => user.id);
+        await this.#acceptances?.requestOfNewRepsIn(tx, orgId, created, actor);
         return { before, after: await repManagers.entriesOfOrg(tx, orgId) };
       },
       TRANSACTION_OPTIONS,

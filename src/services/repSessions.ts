@@ -52,16 +52,16 @@ export class RepSessions {
     const session = await repSessions.findLive(this.#statements, tokenDigest(token));
     if (!session) return null;
     if (sessionIsOver(session, this.settings, at)) {
-      await repSessions.end(this.#statements, session.org_id, session.id, at);
+      await repSessions.end(this.#statements, session, at);
       return null;
     }
-    await repSessions.touch(this.#statements, session.org_id, session.id, at);
+    await repSessions.touch(this.#statements, session, at);
     return this.withIdleEnd({ ...session, last_seen_at: at });
   }
 
   /** Ends the session server-side: the cookie stops working everywhere. */
   async signOut(session: RepSessionWithRep): Promise<void> {
-    await repSessions.end(this.#statements, session.org_id, session.id, this.now());
+    await repSessions.end(this.#statements, session, this.now());
   }
 
   private withIdleEnd(session: RepSessionWithRep): LiveRepSession {

@@ -138,7 +138,7 @@ export class RepTokens {
   }
 
   /** Revokes the tokens the portal minted for a session (its sign-out). */
-  async revokeForSession(orgId: string, repSessionId: string): Promise<void> {
-    await repTokens.revokeForSession(this.#statements, orgId, repSessionId, this.#now());
+  async revokeForSession(session: { id: string; org_id: string }): Promise<void> {
+    await repTokens.revokeForSession(this.#statements, session, this.#now());
   }
 }

@@ -1,5 +1,6 @@
 import type { Database } from '../db/prisma.ts';
 import { Refusal } from '../domain/refusal.ts';
+import { hasPrefix } from '../lib/ids.ts';
 import type { RepEarningRow, RepPeriodTotal } from '../repositories/earnings.ts';
 import * as earnings from '../repositories/earnings.ts';
 import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
@@ -15,6 +16,8 @@ function withTotals(rep: RepRecord, totals: readonly RepPeriodTotal[]): RepWithT
   return {
     id: rep.id,
     external_id: rep.external_id,
+    display_name: rep.display_name,
+    display_name_source: rep.display_name_source,
     periods: totals
       .filter((total) => total.user_id === rep.id)
       .map((total) => ({ period_id: total.period_id, rows: total.rows, amount_cents: total.amount_cents })),
@@ -42,6 +45,14 @@ export class RepReader {
     const rep = await users.findRep(this.#statements, orgId, repId);
     if (!rep) throw new Refusal('not_found', `no rep ${repId}`);
     return rep;
+  }
+
+  /** The rep named by their id (`user_…`) or else by their external id, as the admin commands take them; else `not_found`. */
+  async findByIdOrExternalId(orgId: string, rep: string): Promise<RepRecord> {
+    const byId = hasPrefix(rep, 'user') ? await users.findRep(this.#statements, orgId, rep) : null;
+    const found = byId ?? (await users.findRepByExternalIdForAdmin(this.#statements, orgId, rep));
+    if (!found) throw new Refusal('not_found', `org ${orgId} has no rep ${rep}`);
+    return found;
   }
 
   /** The rep's earnings rows in one period; an unknown rep is `not_found`. */

@@ -15,6 +15,7 @@ export function toWirePayout(row: PayoutRow): Payout {
     draw_cents: row.draw_cents,
     adjustment_cents: row.adjustment_cents,
     total_cents: row.approved_cents + row.paid_cents,
+    held_pending_acceptance_cents: row.held_pending_acceptance_cents,
   };
 }
 
@@ -28,6 +29,8 @@ const PAYOUT_COLUMNS = [
   'draw_cents',
   'adjustment_cents',
   'total_cents',
+  // Last, so a payroll import reading columns by position is not shifted: not paid, and not in total_cents.
+  'held_pending_acceptance_cents',
 ] as const;
 
 /**

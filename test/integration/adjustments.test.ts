@@ -179,8 +179,8 @@ describe('manual adjustments', () => {
     const csv = await runCli(['periods', 'export', '2026-04', '--org', org.id]);
     assert.equal(csv.code, 0, csv.stderr);
     assert.deepEqual(csv.stdout.trimEnd().split('\n'), [
-      'user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,adjustment_cents,total_cents',
-      `${bonus.user_id},rep-017,USD,650000,0,0,0,50000,650000`,
+      'user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,adjustment_cents,total_cents,held_pending_acceptance_cents',
+      `${bonus.user_id},rep-017,USD,650000,0,0,0,50000,650000,0`,
     ]);
 
     await periodAdmin().markPaid(org.id, '2026-04');
@@ -485,7 +485,8 @@ async function assertLedgerAgrees(client: QuotientClient, orgId: string): Promis
   const payouts = (await client.payouts.listPage({ period_id: '2026-04' })).payouts;
   const csv = await runCli(['periods', 'export', '2026-04', '--org', orgId]);
   assert.equal(csv.code, 0, csv.stderr);
-  const lines = csv.stdout.trimEnd().split('\n').slice(1);
+  const [header = '', ...lines] = csv.stdout.trimEnd().split('\n');
+  const totalColumn = header.split(',').indexOf('total_cents');
   const users = await testDatabase().user.findMany({ where: { org_id: orgId } });
   for (const user of users) {
     const statement = await client.statements.get(user.id, '2026-04');
@@ -502,6 +503,6 @@ async function assertLedgerAgrees(client: QuotientClient, orgId: string): Promis
     assert.equal(payout?.total_cents ?? 0, statement.payable_cents);
     assert.equal(payout?.adjustment_cents ?? 0, adjustmentSum);
     const line = lines.find((each) => each.startsWith(`${user.id},`));
-    assert.equal(Number(line?.split(',').at(-1) ?? 0), statement.payable_cents);
+    assert.equal(Number(line?.split(',')[totalColumn] ?? 0), statement.payable_cents);
   }
 }

@@ -153,7 +153,11 @@ describe('quotient import deals', () => {
     assert.equal(deal?.version, 2);
   });
 
-  test('an import killed part way, run again, applies each row exactly once', async ({ db, org }) => {
+  test('an import killed part way, run again, applies each row exactly once and evaluates every deal it left pending', async ({
+    db,
+    org,
+  }) => {
+    await applyPlan(db, org.id, planDocument());
     const rows = Array.from(
       { length: 3000 },
       (_, index) => `${index},Closed Won,${1000 + index},2026-0${1 + (index % 9)}-1${index % 10},rep-${index % 7}`,
@@ -180,6 +184,14 @@ describe('quotient import deals', () => {
     assert.equal(resumed.summary.new_deals + resumed.summary.unchanged, 3000);
     assert.equal(await db.sourceEvent.count({ where: { org_id: org.id } }), 3000);
     assert.equal(await db.deal.count({ where: { org_id: org.id, version: 1 } }), 3000);
+    // The deals the killed run wrote waited for their evaluation; the second run evaluated them with its own.
+    assert.ok(resumed.summary.evaluated >= resumed.summary.new_deals, JSON.stringify(resumed.summary));
+    assert.equal(await db.pendingEvaluation.count({ where: { org_id: org.id } }), 0);
+    assert.ok((await db.earning.count({ where: { org_id: org.id } })) > 0);
+    // What was evaluated is what a recompute of the whole org would leave.
+    const recompute = await runCli(['recompute', '--org', org.id, '--json']);
+    const changed = onlyJson(recompute) as { rows_written: number; rows_superseded: number; rows_reversed: number };
+    assert.deepEqual([changed.rows_written, changed.rows_superseded, changed.rows_reversed], [0, 0, 0]);
   });
 
   test('an unknown org, an unknown header and a missing mapped column refuse the file before any row', async ({

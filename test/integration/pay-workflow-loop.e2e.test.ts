@@ -228,10 +228,10 @@ describe('the pay workflow, end to end', () => {
     const [header, ...rows] = file.trimEnd().split('\n');
     assert.equal(
       header,
-      'user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,adjustment_cents,total_cents',
+      'user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,adjustment_cents,total_cents,held_pending_acceptance_cents',
     );
     assert.deepEqual(rows, [
-      `${rep.id},rep-017,USD,${now.payable_cents},0,0,0,${MISSING_DEAL_CENTS},${now.payable_cents}`,
+      `${rep.id},rep-017,USD,${now.payable_cents},0,0,0,${MISSING_DEAL_CENTS},${now.payable_cents},0`,
     ]);
     const payouts = [];
     for await (const payout of client.payouts.list({ period_id: THIS_MONTH })) payouts.push(payout);

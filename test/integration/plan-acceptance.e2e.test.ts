@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { describe } from 'vitest';
 import { stringify } from 'yaml';
+import { currencyAmount } from '../../ui/format.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { planDocument } from '../factories/plans.ts';
 import { collectConsoleErrors, seriousAccessibilityViolations, signInToConsole } from '../helpers/browser.ts';
@@ -121,9 +122,24 @@ describe('plan acceptance, end to end', () => {
     await console_.getByRole('button', { name: 'Apply file' }).click();
     await console_.getByText(/^Applied: plan version 2/).waitFor();
 
+    // The org's pay waits for acceptance: My pay says how much of the payable payroll leaves out until the rep accepts.
+    const settings = await adminApi.api.PUT('/admin/v1/pay-settings', { body: { pay_waits_for_acceptance: true } });
+    assert.equal(settings.response.status, 200);
+    const before = await client.statements.get(rep.id, THIS_MONTH);
+    assert.ok(before.held_pending_acceptance_cents > 0, 'the rep has payable rows under the plan that waits');
+
     // The rep, in the portal: the request on My pay.
     await signInAs(page, server, idp, org.id, 'rep-017');
     await page.getByRole('heading', { level: 1, name: 'My pay' }).waitFor();
+    const held = page.getByText(/of the payable waits until you accept your plan: payroll pays it once you have\./);
+    await held.waitFor();
+    const currency = before.by_currency[0]?.currency ?? 'USD';
+    assert.ok(
+      ((await held.textContent()) ?? '').startsWith(
+        `${currencyAmount(before.held_pending_acceptance_cents, currency)} of`,
+      ),
+      'the notice names the held amount',
+    );
     const repErrors = collectConsoleErrors(page);
     const banner = page.getByText('Please read and accept your plan: Core AE plan, version 2.');
     await banner.waitFor();
@@ -207,6 +223,7 @@ describe('plan acceptance, end to end', () => {
       .first()
       .waitFor();
     assert.equal(await banner.count(), 0);
+    assert.equal(await held.count(), 0, 'nothing waits once the rep accepted');
 
     // The admin sees the acceptance in the console.
     await adminSeesAcceptance(console_);

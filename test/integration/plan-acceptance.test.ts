@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe } from 'vitest';
 import { stringify } from 'yaml';
 import type { Database } from '../../src/db/prisma.ts';
@@ -298,7 +301,7 @@ describe('plan acceptance', () => {
     assert.equal((await w.audits('plan_acceptance.reminded')).length, 2);
   });
 
-  test('when pay waits for acceptance, the statement holds the plan and payouts leave it out until the rep accepts', async ({
+  test('when pay waits for acceptance, the statement holds the plan and payouts show it held, out of their totals, until the rep accepts', async ({
     db,
     server,
     newOrg,
@@ -322,22 +325,261 @@ describe('plan acceptance', () => {
     assert.equal(held.held_pending_acceptance_cents, 100_000);
 
     await w.services.admin.periods.lock(w.org.id, '2026-04');
+    type Payout = {
+      user_external_id: string;
+      approved_cents: number;
+      total_cents: number;
+      held_pending_acceptance_cents: number;
+    };
     const payouts = async () =>
-      (await w.v1(w.rawKey, '/v1/payouts?period_id=2026-04')).json.payouts as Array<{
-        user_external_id: string;
-        total_cents: number;
-      }>;
-    assert.deepEqual(
-      (await payouts()).filter((payout) => payout.user_external_id === 'rep-017'),
-      [],
-      'the held rows are left out of payroll',
-    );
+      ((await w.v1(w.rawKey, '/v1/payouts?period_id=2026-04')).json.payouts as Payout[]).filter(
+        (payout) => payout.user_external_id === 'rep-017',
+      );
+    const exported = async () => {
+      const { data } = await admin.api.GET('/admin/v1/periods/{id}/payroll-export', {
+        params: { path: { id: '2026-04' } },
+        parseAs: 'text',
+      });
+      const [header, ...lines] = String(data).trim().split('\n') as [string, ...string[]];
+      const columns = header.split(',');
+      return lines
+        .map((line) => Object.fromEntries(line.split(',').map((value, index) => [columns[index], value])))
+        .filter((row) => row.user_external_id === 'rep-017');
+    };
+    const heldPayout = await payouts();
+    assert.equal(heldPayout.length, 1, 'payroll sees the rep whose pay waits');
+    assert.equal(heldPayout[0]?.approved_cents, 0, 'the held rows are left out of what payroll pays');
+    assert.equal(heldPayout[0]?.total_cents, 0);
+    assert.equal(heldPayout[0]?.held_pending_acceptance_cents, 100_000);
+    const heldRow = await exported();
+    assert.equal(heldRow[0]?.total_cents, '0');
+    assert.equal(heldRow[0]?.held_pending_acceptance_cents, '100000');
 
     const token = await w.tokenOf(w.ids.rep017);
     await w.v1(token, `/v1/plans/${w.first.plan_id}/acceptances`, { method: 'POST', body: { typed_name: 'rep-017' } });
     assert.equal((await statement()).held_pending_acceptance_cents, 0);
-    const paid = (await payouts()).find((payout) => payout.user_external_id === 'rep-017');
+    const [paid] = await payouts();
     assert.equal(paid?.total_cents, 100_000);
+    assert.equal(paid?.held_pending_acceptance_cents, 0);
+    const [paidRow] = await exported();
+    assert.equal(paidRow?.total_cents, '100000');
+    assert.equal(paidRow?.held_pending_acceptance_cents, '0');
+  });
+
+  test('a rep who comes to be after the version was applied is asked by their first deal, once; one not assigned is not', async ({
+    db,
+    server,
+    newOrg,
+  }) => {
+    const w = await world(db, server, newOrg);
+    // Version 2 names rep-021, who has no deal yet, so no user: the apply asks rep-017 only.
+    const second = await w.apply(['rep-017', 'rep-021'], 1100);
+    const acceptances = async () =>
+      (await w.v1(w.rawKey, `/v1/plan-acceptances?plan_id=${w.first.plan_id}`)).json.plan_acceptances as Array<
+        Record<string, unknown>
+      >;
+    const of = async (externalId: string) =>
+      (await acceptances()).filter((entry) => entry.user_external_id === externalId);
+    const requestedOf = async (externalId: string) =>
+      (await w.messages('plan.acceptance_requested')).filter(
+        (message) => message.data.plan_acceptance.user_external_id === externalId,
+      );
+    assert.deepEqual(await of('rep-021'), []);
+
+    const key = await db.apiKey.findFirst({ where: { org_id: w.org.id } });
+    await ingest(server, w.rawKey, dealEvent({}, { owner_external_id: 'rep-021' }));
+    const asked = await of('rep-021');
+    assert.deepEqual(
+      asked.map((entry) => [entry.plan_version_id, entry.plan_version, entry.state]),
+      [[second.version_id, 2, 'requested']],
+    );
+    // The document asked is the version's as a rep without a quota table of their own is shown it: rep-017's.
+    const [rep017v2] = (await of('rep-017')).filter((entry) => entry.plan_version === 2);
+    assert.equal(asked[0]?.document_sha256, rep017v2?.document_sha256);
+    const messages = await requestedOf('rep-021');
+    assert.equal(messages.length, 1);
+    for (const message of messages) assertMatchesContract(message);
+    assert.equal(messages[0]?.data.plan_acceptance.id, asked[0]?.id);
+    const audited = (await w.audits('plan_acceptance.requested')).filter(
+      (entry) => (entry.details as { plan_acceptance_id?: string }).plan_acceptance_id === asked[0]?.id,
+    );
+    assert.equal(audited.length, 1);
+    assert.equal(audited[0]?.actor_type, 'api_key');
+    assert.equal(audited[0]?.key_id, key?.id);
+    assert.equal((audited[0]?.details as { reason?: string } | undefined)?.reason, 'new_rep');
+
+    // A second deal asks nothing more; rep-022, whom no version names, is never asked.
+    await ingest(server, w.rawKey, dealEvent({}, { owner_external_id: 'rep-021' }));
+    await ingest(server, w.rawKey, dealEvent({}, { owner_external_id: 'rep-022' }));
+    assert.equal((await of('rep-021')).length, 1);
+    assert.equal((await requestedOf('rep-021')).length, 1);
+    assert.deepEqual(await of('rep-022'), []);
+    assert.deepEqual(await requestedOf('rep-022'), []);
+    assert.equal((await w.audits('plan_acceptance.requested')).length, 3);
+
+    // The rep accepts in the portal as any rep asked does.
+    const rep021 = await w.client.users.findByExternalId('rep-021');
+    assert.ok(rep021);
+    const accepted = await w.v1(await w.tokenOf(rep021.id), `/v1/plans/${w.first.plan_id}/acceptances`, {
+      method: 'POST',
+      body: { typed_name: 'rep-021' },
+    });
+    assert.equal(accepted.json.plan_acceptance.state, 'accepted', accepted.text);
+    assert.equal(accepted.json.plan_acceptance.plan_version, 2);
+  });
+
+  test('a version applied before new-rep documents were kept: acceptances request asks and keeps it for later reps', async ({
+    db,
+    server,
+    newOrg,
+  }) => {
+    const w = await world(db, server, newOrg);
+    const second = await w.apply(['rep-017', 'rep-023', 'rep-024'], 1300);
+    // As a version applied before this release: no document kept for reps created after it.
+    await db.planAcceptanceDocument.deleteMany({ where: { org_id: w.org.id, plan_version_id: second.version_id } });
+    const asked = async () =>
+      (await db.planAcceptance.findMany({ where: { org_id: w.org.id, plan_version_id: second.version_id } })).length;
+    await ingest(server, w.rawKey, dealEvent({}, { owner_external_id: 'rep-023' }));
+    assert.equal(await asked(), 1);
+    assert.equal(await w.services.admin.planAcceptances.requestCurrent(w.org.id, w.first.plan_id), 1);
+    assert.equal(await asked(), 2);
+    await ingest(server, w.rawKey, dealEvent({}, { owner_external_id: 'rep-024' }));
+    assert.equal(await asked(), 3);
+    assert.equal(await w.services.admin.planAcceptances.requestCurrent(w.org.id, w.first.plan_id), 0);
+  });
+
+  test('new reps of a batch, an import, a quota upload and a manager assignment are asked too', async ({
+    db,
+    server,
+    newOrg,
+  }) => {
+    const { org, rawKey } = await newOrg({ scopes: SCOPES });
+    await createEndpoint(db, org.id, 'http://127.0.0.1:9/acceptances');
+    const services = testServices({ db });
+    const key = `all-${org.id.slice(-6)}`;
+    const applied = await services.admin.plans.apply({
+      orgId: org.id,
+      text: stringify(
+        planDocument({
+          key,
+          name: 'Everyone plan',
+          assignees: 'all',
+          chips: [{ key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000 }],
+        }),
+      ),
+    });
+    const askedReps = async () => {
+      const rows = await db.planAcceptance.findMany({ where: { org_id: org.id, plan_version_id: applied.version_id } });
+      const users = await db.user.findMany({ where: { id: { in: rows.map((row) => row.user_id) } } });
+      return users.map((user) => user.external_id).sort();
+    };
+    const messagesFor = async () =>
+      (await db.webhookMessage.findMany({ where: { org_id: org.id, type: 'plan.acceptance_requested' } }))
+        .map(
+          (message) =>
+            (message.payload as unknown as { data: { plan_acceptance: { user_external_id: string } } }).data
+              .plan_acceptance.user_external_id,
+        )
+        .sort();
+    assert.deepEqual(await askedReps(), []);
+
+    // A batch: its owner and its split rep, each asked once although two events name them.
+    const batch = await fetch(`${server.url}/v1/deals/events/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${rawKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        events: [
+          dealEvent({}, { owner_external_id: 'rep-031' }),
+          {
+            ...dealEvent({}, { owner_external_id: 'rep-031' }),
+            splits: [
+              { owner_external_id: 'rep-031', share_bps: 5000 },
+              { owner_external_id: 'rep-032', share_bps: 5000 },
+            ],
+          },
+        ],
+      }),
+    });
+    assert.equal(batch.status, 200, await batch.clone().text());
+    assert.deepEqual(await askedReps(), ['rep-031', 'rep-032']);
+
+    // An import (no key: the bulk path), audited as the admin who ran it (the CLI).
+    const directory = await mkdtemp(join(tmpdir(), 'quotient-acceptance-import-'));
+    const mapping = join(directory, 'mapping.yaml');
+    await writeFile(
+      mapping,
+      'id: Deal\nstage: Phase\namount: Value\nclose_date: Closed\nowner: Seller\ndefault_currency: USD\n' +
+        'won_stages: [Signed]\nlost_stages: [Dropped]\n',
+    );
+    const csv = join(directory, 'deals.csv');
+    await writeFile(
+      csv,
+      [
+        'Deal,Phase,Value,Closed,Seller',
+        'IMP-1,Signed,1000,2026-04-02,rep-041',
+        'IMP-2,Signed,900,2026-04-03,rep-042',
+        'IMP-3,Open,500,2026-04-04,rep-041',
+        'IMP-4,Open,500,2026-04-04,rep-031',
+      ].join('\n'),
+    );
+    const imported = await runCli(['import', 'deals', csv, '--org', org.id, '--mapping', mapping, '--json']);
+    assert.equal(imported.code, 0, imported.stdout + imported.stderr);
+    assert.deepEqual(await askedReps(), ['rep-031', 'rep-032', 'rep-041', 'rep-042']);
+    const importAudits = await db.auditEntry.findMany({
+      where: { org_id: org.id, action: 'plan_acceptance.requested', actor: 'cli' },
+    });
+    assert.equal(importAudits.length, 2);
+
+    // A quota upload creating a rep: asked with their own quota in the document (not the new-rep one).
+    await services.admin.quotas.set({
+      orgId: org.id,
+      repExternalId: 'rep-051',
+      planKey: key,
+      from: '2026-01-01',
+      quotaCents: 7_500_000,
+    });
+    // A manager assignment creating both reps.
+    await services.admin.repHierarchy.setManager({
+      orgId: org.id,
+      repExternalId: 'rep-061',
+      managerExternalId: 'rep-062',
+      from: '2026-01-01',
+    });
+    assert.deepEqual(await askedReps(), ['rep-031', 'rep-032', 'rep-041', 'rep-042', 'rep-051', 'rep-061', 'rep-062']);
+    const rows = await db.planAcceptance.findMany({ where: { org_id: org.id } });
+    const sha = new Map(
+      await Promise.all(
+        rows.map(
+          async (row) =>
+            [
+              (await db.user.findUnique({ where: { org_id_id: { org_id: row.org_id, id: row.user_id } } }))
+                ?.external_id,
+              row.document_sha256,
+            ] as const,
+        ),
+      ),
+    );
+    assert.equal(sha.get('rep-061'), sha.get('rep-031'));
+    assert.notEqual(sha.get('rep-051'), sha.get('rep-031'));
+    const kept = await db.planAcceptance.findFirst({
+      where: {
+        org_id: org.id,
+        user_id: (await db.user.findFirst({ where: { org_id: org.id, external_id: 'rep-051' } }))?.id,
+      },
+    });
+    assert.match(kept?.document ?? '', /7500000|75,000\.00/);
+
+    // Every request announced once, and audited once.
+    assert.deepEqual(await messagesFor(), [
+      'rep-031',
+      'rep-032',
+      'rep-041',
+      'rep-042',
+      'rep-051',
+      'rep-061',
+      'rep-062',
+    ]);
+    assert.equal(await db.auditEntry.count({ where: { org_id: org.id, action: 'plan_acceptance.requested' } }), 7);
   });
 
   test('quotient acceptances list, remind and request; approvals settings --wait-for-acceptance', async ({

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe } from 'vitest';
+import { periodBounds, periodIdOf } from '../../src/domain/periods.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { collectConsoleErrors, launchChromium } from '../helpers/browser.ts';
@@ -8,7 +9,8 @@ import { test as fixtureTest } from '../helpers/fixtures.ts';
 import { pdfText } from '../helpers/pdfText.ts';
 
 // The console's plan document page in Chromium: from a plan's version to its document (chips, tier table, worked
-// examples with the engine's explanations), and the PDF download holding the same tier table.
+// examples with the engine's explanations), and the PDF download holding the same tier table; a rep named on the Reps
+// page, and chosen on the document page to read (and download) their own document.
 
 const test = fixtureTest
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
@@ -94,6 +96,63 @@ describe('the plan document in the console', () => {
     const read = await pdfText(new Uint8Array(await readFile(path)));
     assert.equal(read.lines[0], 'Field sales');
     assert.ok(read.lines.includes('2 50,000.00 (50% of quota) 100,000.00 (100% of quota) 8.00%'), read.text);
+    assert.deepEqual(errors, []);
+  });
+
+  test('an admin names a rep on the Reps page, then picks the rep on the document page: their quota, their PDF', async ({
+    db,
+    server,
+    browser,
+    org,
+    services,
+  }) => {
+    const plan = planDocument({ name: 'Inside sales' });
+    const applied = await applyPlan(db, org.id, plan);
+    const month = periodIdOf(new Date().toISOString().slice(0, 10), 'monthly');
+    await services.admin.quotas.set({
+      orgId: org.id,
+      repExternalId: 'rep-q',
+      planKey: plan.key,
+      from: periodBounds(month).starts_on,
+      quotaCents: 12_000_000,
+    });
+    const { email, password } = await createAdmin(db, org.id, 'admin');
+    const page = await browser.newPage({ acceptDownloads: true });
+    const errors = collectConsoleErrors(page);
+    await page.goto(`${server.url}/admin/`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Reps' }).click();
+    await page.getByRole('button', { name: 'Name rep-q' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Name rep-q' });
+    await dialog.getByLabel('Display name').fill('   ');
+    await dialog.getByLabel('Display name').fill('Quinn  Rivera');
+    await dialog.getByRole('button', { name: 'Save name' }).click();
+    await page.getByText('rep-q is called Quinn Rivera.').waitFor();
+    await page.getByRole('rowheader', { name: /Quinn Rivera/ }).waitFor();
+    const user = await db.user.findFirstOrThrow({ where: { org_id: org.id, external_id: 'rep-q' } });
+    assert.deepEqual([user.display_name, user.display_name_source], ['Quinn Rivera', 'admin']);
+
+    await page.goto(`${server.url}/admin/plans/${applied.plan_id}/versions/${applied.version_id}/document`);
+    await page.getByRole('heading', { level: 1, name: 'Inside sales' }).waitFor();
+    await page.getByLabel('Rep').focus();
+    await page.getByLabel('Rep').selectOption({ label: 'Quinn Rivera (rep-q)' });
+    const quota = page.getByRole('table', { name: 'Your quota by period' });
+    const first = (await quota.getByRole('row').nth(1).innerText()).split('\t').map((cell) => cell.trim());
+    assert.deepEqual(first.slice(0, 2), [month, '120,000.00']);
+    // The focus stays on the picker while the rep's document loads.
+    assert.equal(await page.evaluate('document.activeElement?.id'), 'document-rep');
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download PDF' }).click(),
+    ]);
+    assert.equal(new URL(download.url()).searchParams.get('user_id'), user.id);
+    const read = await pdfText(new Uint8Array(await readFile(await download.path())));
+    assert.match(read.text, /120,000\.00/);
     assert.deepEqual(errors, []);
   });
 });

@@ -200,17 +200,25 @@ describe('the rep portal', () => {
       body: { manager_external_id: 'mgr-1', from: '2020-01-01' },
     });
     assert.equal(set.response.status, 200);
+    const named = await admin.api.POST('/admin/v1/reps/{id}/display-name', {
+      params: { path: { id: rep.id } },
+      body: { display_name: 'Dana Reyes' },
+    });
+    assert.equal(named.response.status, 200);
 
     await signInAs(page, server, idp, org.id, 'mgr-1');
     await page.getByRole('heading', { level: 1, name: 'My pay' }).waitFor();
     const consoleErrors = collectConsoleErrors(page);
     await nav(page, 'My team').click();
     await page.getByRole('heading', { level: 1, name: 'My team' }).waitFor();
+    await page.locator('.team-list a').first().waitFor();
     const team = await page.locator('.team-list a').allInnerTexts();
-    assert.deepEqual(team, ['rep-017']);
+    // Reports show by display name (docs/reps-and-payroll.md#display-names), their external id beside it.
+    assert.deepEqual(team, ['Dana Reyes']);
+    await page.locator('.team-list').getByText('rep-017').waitFor();
     await assertAccessible(page);
-    await page.getByRole('link', { name: 'rep-017' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Pay of rep-017' }).waitFor();
+    await page.getByRole('link', { name: 'Dana Reyes' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Pay of Dana Reyes' }).waitFor();
     await page.getByText('opp-emea').first().waitFor();
 
     assert.deepEqual(consoleErrors, []);

@@ -223,6 +223,68 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
     await page.getByText('Signed in as Grace Hopper (rep-grace)').waitFor();
   });
 
+  test("the provider's name becomes the rep's display name and follows the provider, until an admin sets one", async ({
+    db,
+    server,
+    idp,
+    browser,
+    signedIn,
+  }) => {
+    const { org, client, rep, login } = await orgAtProvider(
+      { db, idp, signedIn },
+      { email: 'kay@example.com', crm_owner_id: 'rep-kay', name: 'Kay  Johnson' },
+      { externalId: 'rep-kay' },
+    );
+    assert.ok(rep);
+    /** A sign-in in a browser of its own (no session at the provider or here), greeted as `greeting`. */
+    const signInAs = async (greeting: string) => {
+      const context = await browser.newContext();
+      try {
+        const page = await context.newPage();
+        await signInThroughProvider(page, server, org.id, login);
+        await page.getByText(`Signed in as ${greeting} (rep-kay)`).waitFor();
+      } finally {
+        await context.close();
+      }
+    };
+    const stored = async () =>
+      db.user.findUniqueOrThrow({
+        where: { org_id_id: { org_id: org.id, id: rep.id } },
+        select: { display_name: true, display_name_source: true },
+      });
+
+    await signInAs('Kay Johnson');
+    assert.deepEqual(await stored(), { display_name: 'Kay Johnson', display_name_source: 'idp' });
+    // The provider's name changes: a name that came from the provider follows it.
+    idp.accounts.set(login, { email: 'kay@example.com', crm_owner_id: 'rep-kay', name: 'Katherine Johnson' });
+    await signInAs('Katherine Johnson');
+    const fromProvider = await db.auditEntry.findMany({
+      where: { org_id: org.id, action: 'rep.display_name_set' },
+      orderBy: { occurred_at: 'asc' },
+    });
+    assert.deepEqual(
+      fromProvider.map((entry) => [
+        entry.actor_type,
+        entry.actor,
+        (entry.details as Record<string, unknown>).display_name,
+      ]),
+      [
+        ['rep', rep.id, 'Kay Johnson'],
+        ['rep', rep.id, 'Katherine Johnson'],
+      ],
+    );
+
+    // An admin's name wins: the next sign-in leaves it as it is.
+    const set = await client.api.POST('/admin/v1/reps/{id}/display-name', {
+      params: { path: { id: rep.id } },
+      body: { display_name: 'Katherine G. Johnson' },
+    });
+    assert.equal(set.response.status, 200, JSON.stringify(set.error));
+    await signInAs('Katherine G. Johnson');
+    assert.deepEqual(await stored(), { display_name: 'Katherine G. Johnson', display_name_source: 'admin' });
+    assert.equal(await db.auditEntry.count({ where: { org_id: org.id, action: 'rep.display_name_set' } }), 3);
+  });
+
   test('an ID token re-signed by the provider with its claims unchanged signs in: the rewriting alone refuses nothing', async ({
     db,
     server,

@@ -237,7 +237,7 @@ describe('GET /v1/payouts and quotient periods export', () => {
     const csv = await runCli(['periods', 'export', '2026-05', '--org', org.id]);
     assert.equal(csv.code, 0, csv.stderr);
     assert.deepEqual(csv.stdout.trimEnd().split('\n'), [
-      'user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,adjustment_cents,total_cents',
+      'user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,adjustment_cents,total_cents,held_pending_acceptance_cents',
       ...payouts.map((p) =>
         [
           p.user_id,
@@ -249,6 +249,7 @@ describe('GET /v1/payouts and quotient periods export', () => {
           p.draw_cents,
           p.adjustment_cents,
           p.total_cents,
+          p.held_pending_acceptance_cents,
         ].join(','),
       ),
     ]);

@@ -28,7 +28,8 @@ describe('GET /v1/users', () => {
     assert.equal(rep?.id, deals.deals[0]?.user_id);
     assert.deepEqual(await client.users.findByExternalId('rep-017'), rep);
     assert.deepEqual(await client.users.get(rep?.id as string), rep);
-    assert.deepEqual(Object.keys(rep ?? {}).sort(), ['created_at', 'external_id', 'id']);
+    assert.deepEqual(Object.keys(rep ?? {}).sort(), ['created_at', 'display_name', 'external_id', 'id']);
+    assert.equal(rep?.display_name, null);
   });
 
   test('a rep Quotient has never seen is an empty page, not an error', async ({ client }) => {

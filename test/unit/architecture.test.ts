@@ -38,6 +38,7 @@ const REPOSITORIES = [
   'inquiryComments',
   'orgs',
   'paymentRequests',
+  'pendingEvaluations',
   'periodStandings',
   'periods',
   'planAcceptances',
@@ -80,6 +81,7 @@ const PLAIN_SQL_REPOSITORIES = REPOSITORIES.filter((name) => !USING_PRISMA.inclu
 const PIPELINE = [
   'src/services/earnings/',
   'src/services/ingestion.ts',
+  'src/services/newRepAcceptances.ts',
   'src/services/estimates.ts',
   'src/services/orgConfig.ts',
   'src/services/webhookOutbox.ts',

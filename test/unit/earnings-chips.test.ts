@@ -405,6 +405,28 @@ describe('tiered commission, retroactive', () => {
     );
   });
 
+  test('past 20 deals counted, a line names the deal counted before it and itself, not the whole count', () => {
+    // 25 won deals of April, in close-date order (days 01..25); the attainment bonus is not among these chips.
+    const deals = Array.from({ length: 25 }, (_, index) =>
+      deal(index + 1, {
+        amount_cents: 100_000,
+        close_date: `2026-04-${String(index + 1).padStart(2, '0')}`,
+        won_at: `2026-04-${String(index + 1).padStart(2, '0')}T12:00:00.000Z`,
+      }),
+    );
+    const evaluation = evaluate([tiered('retroactive', bands)], deals);
+    const all = counted(...deals);
+    const tenth = stepsOf(lineOf(evaluation, deals[9] as DealSnapshot), 'cumulative')[0];
+    assert.deepEqual(tenth?.counted_deals, all.slice(8, 10));
+    assert.equal(tenth?.prior_won_cents, all[8]?.running_total_cents, 'the previous deal carries the prior total');
+    const first = stepsOf(lineOf(evaluation, deals[0] as DealSnapshot), 'cumulative')[0];
+    assert.deepEqual(first?.counted_deals, all.slice(0, 1));
+    // Twenty deals counted: each line lists them all.
+    const twenty = evaluate([tiered('retroactive', bands)], deals.slice(0, 20));
+    const last = stepsOf(lineOf(twenty, deals[19] as DealSnapshot), 'cumulative')[0];
+    assert.deepEqual(last?.counted_deals, counted(...deals.slice(0, 20)));
+  });
+
   test('reaching the edge exactly moves every deal of the period, earlier ones included, to the higher rate', () => {
     const deals = [won(1, 6_000_000), won(2, 4_000_000)];
     const evaluation = evaluate([tiered('retroactive', bands)], deals);

@@ -23,7 +23,8 @@ describe('the quota file header', () => {
     assert.match(problem(header('rep_external_id', 'amount')), /unknown column "amount"/);
     assert.match(problem(header('rep_external_id', 'start_date', 'start_date')), /start_date is repeated/);
     assert.match(problem(header('plan_key', 'from', 'quota')), /no rep_external_id column/);
-    assert.match(problem(header('rep_external_id')), /needs plan_key .* or start_date/);
+    assert.match(problem(header('rep_external_id')), /needs plan_key .*, start_date or display_name/);
+    assert.ok('columns' in header('rep_external_id', 'display_name'));
     assert.match(problem(header('rep_external_id', 'plan_key', 'quota')), /needs from and quota/);
   });
 });
@@ -56,6 +57,27 @@ describe('a quota file row', () => {
     assert.match(message(row(6, 'rep', '', '2026-01-01', '5', '')), /^6: plan_key: missing/);
     assert.match(message(row(7, 'rep', '', '', '', 'soon')), /^7: start_date: "soon" is not a day/);
     assert.match(message(row(8, 'rep', '', '', '', '')), /^8: the row sets nothing/);
+  });
+});
+
+describe('the display_name column', () => {
+  const columns = columnsOf('rep_external_id', 'start_date', 'display_name');
+  const row = (line: number, ...fields: string[]) => quotaFileRow({ line, fields }, columns);
+
+  test('names the rep as an admin would, kept trimmed with single spaces; an empty cell leaves the name alone', () => {
+    assert.deepEqual(row(2, 'rep-1', '', '  Dana   Reyes '), {
+      line: 2,
+      rep_external_id: 'rep-1',
+      display_name: 'Dana Reyes',
+    });
+    assert.deepEqual(row(3, 'rep-2', '2026-02-09', ''), {
+      line: 3,
+      rep_external_id: 'rep-2',
+      start_date: '2026-02-09',
+    });
+    const message = (read: ReturnType<typeof row>) => ('message' in read ? `${read.line}: ${read.message}` : '');
+    assert.match(message(row(4, 'rep-3', '', 'x'.repeat(201))), /^4: display_name: must be at most 200 characters/);
+    assert.match(message(row(5, 'rep-4', '', '   ')), /^5: the row sets nothing/);
   });
 });
 

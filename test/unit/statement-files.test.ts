@@ -3,6 +3,7 @@ import { describe, test } from 'vitest';
 import { plainDecimal } from '../../src/domain/earnings/money.ts';
 import type { Statement } from '../../src/domain/earnings/statement.ts';
 import { statementCsv, statementFileName } from '../../src/domain/earnings/statementCsv.ts';
+import { statementPdfDocument } from '../../src/domain/earnings/statementPdf.ts';
 
 // A statement's CSV file: amounts in the currency's own decimals, text a spreadsheet would run defused, quoting.
 
@@ -22,7 +23,12 @@ function statement(currency: string, dealExternalId: string, amountCents: number
   };
   const totals = { projected_cents: 0, pending_cents: amountCents, approved_cents: 0, paid_cents: 0 };
   return {
-    user: { id: 'user_01knvyqwr3fmtr77g6vdncr588', external_id: 'rep/017 ü', created_at: '2026-04-10T15:04:05.120Z' },
+    user: {
+      id: 'user_01knvyqwr3fmtr77g6vdncr588',
+      external_id: 'rep/017 ü',
+      display_name: null,
+      created_at: '2026-04-10T15:04:05.120Z',
+    },
     period: { id: '2026-05', kind: 'monthly', starts_on: '2026-05-01', ends_on: '2026-05-31', status: 'open' },
     plans: [
       {
@@ -64,6 +70,20 @@ describe('statement files', () => {
       row,
       '2026-05,core,Core,JPY,line,,earn_01kwq3m7a0f5b8k2x9y4z6c1d3,pending,\'=cmd|calc,base,"Base, ""core""",600000,600000,"Base commission: 10.00% of 60,000 = 6,000."',
     );
+  });
+
+  test('the PDF names the rep by display name with their external id, else by external id', () => {
+    const base = statement('USD', 'opp-1', 1);
+    const at = new Date('2026-06-01T00:00:00Z');
+    assert.equal(statementPdfDocument(base, at).subtitle, 'rep/017 ü');
+    const named = { ...base, user: { ...base.user, display_name: 'Dana Reyes' } };
+    const document = statementPdfDocument(named, at);
+    assert.equal(document.subtitle, 'Dana Reyes (rep/017 ü)');
+    const facts = document.blocks[0];
+    assert.ok(facts?.kind === 'keyValues');
+    assert.deepEqual(facts.rows[0], { key: 'Rep', value: 'Dana Reyes (rep/017 ü)' });
+    // The file name keeps the external id: it is stable whatever the rep is called.
+    assert.equal(statementFileName(named, 'pdf'), 'statement-rep_017_-2026-05.pdf');
   });
 
   test('the file name keeps only safe characters of the rep', () => {

@@ -94,7 +94,12 @@ describe('statements over random histories', () => {
               trace: row.trace,
             }));
             const statement = buildStatement({
-              user: { id: who.user_id, external_id: who.external_id, created_at: '2026-01-01T00:00:00.000Z' },
+              user: {
+                id: who.user_id,
+                external_id: who.external_id,
+                display_name: null,
+                created_at: '2026-01-01T00:00:00.000Z',
+              },
               period: {
                 id: periodId,
                 kind: 'monthly',

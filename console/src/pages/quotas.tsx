@@ -1,9 +1,19 @@
 import { useState } from 'preact/hooks';
-import { plural, shortDateTime } from '../../../ui/format.ts';
+import { plural, repLabel, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import { Empty, Field, Notice, type Outcome, OutcomeNotice, PageHeader, ShowList, useLoad } from '../components.tsx';
 
 type Summary = Schemas['QuotaChangeSummary'];
+
+/** "1 quota entry and 1 start date", with the display names when a file's display_name column changed any. */
+function changes(summary: Summary): string {
+  const parts = [
+    plural(summary.quotas_changed, 'quota entry', 'quota entries'),
+    plural(summary.start_dates_changed, 'start date'),
+  ];
+  if (summary.display_names_changed > 0) parts.push(plural(summary.display_names_changed, 'display name'));
+  return `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+}
 
 function describeSummary(summary: Summary): Outcome {
   if (!summary.changed) {
@@ -14,7 +24,7 @@ function describeSummary(summary: Summary): Outcome {
   }
   return {
     kind: 'success',
-    text: `${plural(summary.quotas_changed, 'quota entry', 'quota entries')} and ${plural(summary.start_dates_changed, 'start date')} changed; ${plural(summary.rows_recomputed, 'earnings row')} recomputed.`,
+    text: `${changes(summary)} changed; ${plural(summary.rows_recomputed, 'earnings row')} recomputed.`,
   };
 }
 
@@ -228,7 +238,7 @@ function StartDateForm(props: { canChange: boolean; onDone: Done }) {
           <option value="">Choose a rep…</option>
           {options.map((rep) => (
             <option key={rep.id} value={rep.id}>
-              {rep.external_id}
+              {repLabel(rep)}
             </option>
           ))}
         </select>

@@ -6,6 +6,7 @@ import {
   CopyButton,
   Dialog,
   Empty,
+  Field,
   Notice,
   type Outcome,
   OutcomeNotice,
@@ -29,6 +30,7 @@ export function RepsPage(props: { canChange: boolean }) {
   const [chosen, setChosen] = useState<{ rep: string; period: string } | undefined>();
   const [link, setLink] = useState<{ rep: string; created: Schemas['RepSignInLink'] } | undefined>();
   const [message, setMessage] = useState<Outcome | undefined>();
+  const [naming, setNaming] = useState<Schemas['Rep'] | undefined>();
   const createLink = async (rep: Schemas['Rep']) => {
     const { data, error } = await api.POST('/admin/v1/reps/{id}/sign-in-links', { params: { path: { id: rep.id } } });
     if (data) setLink({ rep: rep.external_id, created: data });
@@ -67,8 +69,9 @@ export function RepsPage(props: { canChange: boolean }) {
                 <tbody>
                   {reps.map((rep) => (
                     <tr key={rep.id}>
-                      <th scope="row" class="strong nowrap">
-                        {rep.external_id}
+                      <th scope="row" class="nowrap">
+                        <span class="strong">{rep.display_name ?? rep.external_id}</span>
+                        {rep.display_name === null ? null : <div class="muted small">{rep.external_id}</div>}
                       </th>
                       <td>
                         {rep.periods.length === 0 ? (
@@ -91,6 +94,14 @@ export function RepsPage(props: { canChange: boolean }) {
                       </td>
                       {props.canChange ? (
                         <td class="actions">
+                          <button
+                            type="button"
+                            class="button"
+                            aria-label={`Name ${rep.external_id}`}
+                            onClick={() => setNaming(rep)}
+                          >
+                            Name
+                          </button>
                           <button type="button" class="button" onClick={() => createLink(rep)}>
                             Sign-in link
                           </button>
@@ -111,6 +122,23 @@ export function RepsPage(props: { canChange: boolean }) {
           </div>
         )}
       </ShowList>
+      {naming ? (
+        <NameDialog
+          rep={naming}
+          onClose={() => setNaming(undefined)}
+          onNamed={(named) => {
+            setNaming(undefined);
+            setMessage({
+              kind: 'success',
+              text:
+                named.display_name === null
+                  ? `${named.rep_external_id} has no display name now.`
+                  : `${named.rep_external_id} is called ${named.display_name}.`,
+            });
+            reload();
+          }}
+        />
+      ) : null}
       <Dialog
         open={link !== undefined}
         title={`A sign-in link for ${link?.rep ?? ''}`}
@@ -134,6 +162,75 @@ export function RepsPage(props: { canChange: boolean }) {
   );
 }
 
+/**
+ * The rep's display name: the name they type to accept a plan and the portal greets them by. A name set here is never
+ * overwritten by the rep's sign-in through the identity provider; an empty field clears it.
+ */
+function NameDialog(props: {
+  rep: Schemas['Rep'];
+  onClose: () => void;
+  onNamed: (named: Schemas['RepDisplayName']) => void;
+}) {
+  const [name, setName] = useState(props.rep.display_name ?? '');
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const fromProvider = props.rep.display_name_source === 'idp';
+  return (
+    <Dialog
+      open
+      title={`Name ${props.rep.external_id}`}
+      onClose={props.onClose}
+      footer={
+        <>
+          <button type="button" class="button" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" form="rep-name-form" class="button button-primary" disabled={busy}>
+            {busy ? 'Saving…' : 'Save name'}
+          </button>
+        </>
+      }
+    >
+      <form
+        id="rep-name-form"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setBusy(true);
+          const trimmed = name.trim();
+          const { data, error: refused } = await api.POST('/admin/v1/reps/{id}/display-name', {
+            params: { path: { id: props.rep.id } },
+            body: { display_name: trimmed === '' ? null : trimmed },
+          });
+          setBusy(false);
+          if (data) props.onNamed(data);
+          else setError(describeError(refused));
+        }}
+      >
+        {error ? <Notice kind="error">{error}</Notice> : null}
+        <Field
+          label="Display name"
+          id="rep-name"
+          hint={
+            fromProvider
+              ? 'Now from the rep’s identity provider. A name you set here stays, whatever the provider says; empty clears it.'
+              : 'The name the rep types to accept a plan. Sign-ins never overwrite it; empty clears it.'
+          }
+        >
+          <input
+            id="rep-name"
+            type="text"
+            maxLength={200}
+            autoComplete="off"
+            value={name}
+            aria-describedby="rep-name-hint"
+            onInput={(event) => setName(event.currentTarget.value)}
+          />
+        </Field>
+      </form>
+    </Dialog>
+  );
+}
+
 function RepEarnings(props: { rep: string; period: string }) {
   const [loaded, reload] = useLoad(
     () =>
@@ -145,7 +242,7 @@ function RepEarnings(props: { rep: string; period: string }) {
       {({ rep, period_id, earnings }) => (
         <section class="card" aria-labelledby="earnings-title">
           <h2 id="earnings-title">
-            {rep.external_id} · {period_id}
+            {rep.display_name ?? rep.external_id} · {period_id}
           </h2>
           {earnings.length === 0 ? (
             <p class="muted">No earnings in this period.</p>

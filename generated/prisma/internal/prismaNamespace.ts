@@ -439,7 +439,9 @@ export const ModelName = {
   Inquiry: 'Inquiry',
   InquiryLink: 'InquiryLink',
   InquiryComment: 'InquiryComment',
-  PlanAcceptance: 'PlanAcceptance'
+  PlanAcceptance: 'PlanAcceptance',
+  PlanAcceptanceDocument: 'PlanAcceptanceDocument',
+  PendingEvaluation: 'PendingEvaluation'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -455,7 +457,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -3641,6 +3643,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    PlanAcceptanceDocument: {
+      payload: Prisma.$PlanAcceptanceDocumentPayload<ExtArgs>
+      fields: Prisma.PlanAcceptanceDocumentFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PlanAcceptanceDocumentFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PlanAcceptanceDocumentFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>
+        }
+        findFirst: {
+          args: Prisma.PlanAcceptanceDocumentFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PlanAcceptanceDocumentFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>
+        }
+        findMany: {
+          args: Prisma.PlanAcceptanceDocumentFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>[]
+        }
+        create: {
+          args: Prisma.PlanAcceptanceDocumentCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>
+        }
+        createMany: {
+          args: Prisma.PlanAcceptanceDocumentCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PlanAcceptanceDocumentCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>[]
+        }
+        delete: {
+          args: Prisma.PlanAcceptanceDocumentDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>
+        }
+        update: {
+          args: Prisma.PlanAcceptanceDocumentUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>
+        }
+        deleteMany: {
+          args: Prisma.PlanAcceptanceDocumentDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PlanAcceptanceDocumentUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PlanAcceptanceDocumentUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>[]
+        }
+        upsert: {
+          args: Prisma.PlanAcceptanceDocumentUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanAcceptanceDocumentPayload>
+        }
+        aggregate: {
+          args: Prisma.PlanAcceptanceDocumentAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePlanAcceptanceDocument>
+        }
+        groupBy: {
+          args: Prisma.PlanAcceptanceDocumentGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PlanAcceptanceDocumentGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PlanAcceptanceDocumentCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PlanAcceptanceDocumentCountAggregateOutputType> | number
+        }
+      }
+    }
+    PendingEvaluation: {
+      payload: Prisma.$PendingEvaluationPayload<ExtArgs>
+      fields: Prisma.PendingEvaluationFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PendingEvaluationFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PendingEvaluationFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>
+        }
+        findFirst: {
+          args: Prisma.PendingEvaluationFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PendingEvaluationFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>
+        }
+        findMany: {
+          args: Prisma.PendingEvaluationFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>[]
+        }
+        create: {
+          args: Prisma.PendingEvaluationCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>
+        }
+        createMany: {
+          args: Prisma.PendingEvaluationCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PendingEvaluationCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>[]
+        }
+        delete: {
+          args: Prisma.PendingEvaluationDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>
+        }
+        update: {
+          args: Prisma.PendingEvaluationUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>
+        }
+        deleteMany: {
+          args: Prisma.PendingEvaluationDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PendingEvaluationUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PendingEvaluationUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>[]
+        }
+        upsert: {
+          args: Prisma.PendingEvaluationUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PendingEvaluationPayload>
+        }
+        aggregate: {
+          args: Prisma.PendingEvaluationAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePendingEvaluation>
+        }
+        groupBy: {
+          args: Prisma.PendingEvaluationGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PendingEvaluationGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PendingEvaluationCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PendingEvaluationCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -3704,6 +3854,7 @@ export const UserScalarFieldEnum = {
   external_id: 'external_id',
   role: 'role',
   display_name: 'display_name',
+  display_name_source: 'display_name_source',
   start_date: 'start_date',
   created_at: 'created_at'
 } as const
@@ -4337,6 +4488,27 @@ export const PlanAcceptanceScalarFieldEnum = {
 export type PlanAcceptanceScalarFieldEnum = (typeof PlanAcceptanceScalarFieldEnum)[keyof typeof PlanAcceptanceScalarFieldEnum]
 
 
+export const PlanAcceptanceDocumentScalarFieldEnum = {
+  org_id: 'org_id',
+  plan_version_id: 'plan_version_id',
+  document: 'document',
+  document_sha256: 'document_sha256',
+  created_at: 'created_at'
+} as const
+
+export type PlanAcceptanceDocumentScalarFieldEnum = (typeof PlanAcceptanceDocumentScalarFieldEnum)[keyof typeof PlanAcceptanceDocumentScalarFieldEnum]
+
+
+export const PendingEvaluationScalarFieldEnum = {
+  org_id: 'org_id',
+  deal_id: 'deal_id',
+  before: 'before',
+  created_at: 'created_at'
+} as const
+
+export type PendingEvaluationScalarFieldEnum = (typeof PendingEvaluationScalarFieldEnum)[keyof typeof PendingEvaluationScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -4689,6 +4861,8 @@ export type GlobalOmitConfig = {
   inquiryLink?: Prisma.InquiryLinkOmit
   inquiryComment?: Prisma.InquiryCommentOmit
   planAcceptance?: Prisma.PlanAcceptanceOmit
+  planAcceptanceDocument?: Prisma.PlanAcceptanceDocumentOmit
+  pendingEvaluation?: Prisma.PendingEvaluationOmit
 }
 
 /* Types for Logging */

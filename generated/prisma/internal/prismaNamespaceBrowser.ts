@@ -93,7 +93,9 @@ export const ModelName = {
   Inquiry: 'Inquiry',
   InquiryLink: 'InquiryLink',
   InquiryComment: 'InquiryComment',
-  PlanAcceptance: 'PlanAcceptance'
+  PlanAcceptance: 'PlanAcceptance',
+  PlanAcceptanceDocument: 'PlanAcceptanceDocument',
+  PendingEvaluation: 'PendingEvaluation'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -136,6 +138,7 @@ export const UserScalarFieldEnum = {
   external_id: 'external_id',
   role: 'role',
   display_name: 'display_name',
+  display_name_source: 'display_name_source',
   start_date: 'start_date',
   created_at: 'created_at'
 } as const
@@ -767,6 +770,27 @@ export const PlanAcceptanceScalarFieldEnum = {
 } as const
 
 export type PlanAcceptanceScalarFieldEnum = (typeof PlanAcceptanceScalarFieldEnum)[keyof typeof PlanAcceptanceScalarFieldEnum]
+
+
+export const PlanAcceptanceDocumentScalarFieldEnum = {
+  org_id: 'org_id',
+  plan_version_id: 'plan_version_id',
+  document: 'document',
+  document_sha256: 'document_sha256',
+  created_at: 'created_at'
+} as const
+
+export type PlanAcceptanceDocumentScalarFieldEnum = (typeof PlanAcceptanceDocumentScalarFieldEnum)[keyof typeof PlanAcceptanceDocumentScalarFieldEnum]
+
+
+export const PendingEvaluationScalarFieldEnum = {
+  org_id: 'org_id',
+  deal_id: 'deal_id',
+  before: 'before',
+  created_at: 'created_at'
+} as const
+
+export type PendingEvaluationScalarFieldEnum = (typeof PendingEvaluationScalarFieldEnum)[keyof typeof PendingEvaluationScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -30,6 +30,7 @@ export type UserMinAggregateOutputType = {
   external_id: string | null
   role: string | null
   display_name: string | null
+  display_name_source: string | null
   start_date: Date | null
   created_at: Date | null
 }
@@ -40,6 +41,7 @@ export type UserMaxAggregateOutputType = {
   external_id: string | null
   role: string | null
   display_name: string | null
+  display_name_source: string | null
   start_date: Date | null
   created_at: Date | null
 }
@@ -50,6 +52,7 @@ export type UserCountAggregateOutputType = {
   external_id: number
   role: number
   display_name: number
+  display_name_source: number
   start_date: number
   created_at: number
   _all: number
@@ -62,6 +65,7 @@ export type UserMinAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  display_name_source?: true
   start_date?: true
   created_at?: true
 }
@@ -72,6 +76,7 @@ export type UserMaxAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  display_name_source?: true
   start_date?: true
   created_at?: true
 }
@@ -82,6 +87,7 @@ export type UserCountAggregateInputType = {
   external_id?: true
   role?: true
   display_name?: true
+  display_name_source?: true
   start_date?: true
   created_at?: true
   _all?: true
@@ -165,6 +171,7 @@ export type UserGroupByOutputType = {
   external_id: string
   role: string
   display_name: string | null
+  display_name_source: string | null
   start_date: Date | null
   created_at: Date
   _count: UserCountAggregateOutputType | null
@@ -196,6 +203,7 @@ export type UserWhereInput = {
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  display_name_source?: Prisma.StringNullableFilter<"User"> | string | null
   start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
@@ -216,6 +224,7 @@ export type UserOrderByWithRelationInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrderInput | Prisma.SortOrder
+  display_name_source?: Prisma.SortOrderInput | Prisma.SortOrder
   start_date?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
@@ -241,6 +250,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  display_name_source?: Prisma.StringNullableFilter<"User"> | string | null
   start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
@@ -261,6 +271,7 @@ export type UserOrderByWithAggregationInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrderInput | Prisma.SortOrder
+  display_name_source?: Prisma.SortOrderInput | Prisma.SortOrder
   start_date?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.UserCountOrderByAggregateInput
@@ -277,6 +288,7 @@ export type UserScalarWhereWithAggregatesInput = {
   external_id?: Prisma.StringWithAggregatesFilter<"User"> | string
   role?: Prisma.StringWithAggregatesFilter<"User"> | string
   display_name?: Prisma.StringNullableWithAggregatesFilter<"User"> | string | null
+  display_name_source?: Prisma.StringNullableWithAggregatesFilter<"User"> | string | null
   start_date?: Prisma.DateTimeNullableWithAggregatesFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeWithAggregatesFilter<"User"> | Date | string
 }
@@ -286,6 +298,7 @@ export type UserCreateInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -306,6 +319,7 @@ export type UserUncheckedCreateInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -324,6 +338,7 @@ export type UserUpdateInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -344,6 +359,7 @@ export type UserUncheckedUpdateInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -363,6 +379,7 @@ export type UserCreateManyInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
 }
@@ -372,6 +389,7 @@ export type UserUpdateManyMutationInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -382,6 +400,7 @@ export type UserUncheckedUpdateManyInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -412,6 +431,7 @@ export type UserCountOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  display_name_source?: Prisma.SortOrder
   start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
@@ -422,6 +442,7 @@ export type UserMaxOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  display_name_source?: Prisma.SortOrder
   start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
@@ -432,6 +453,7 @@ export type UserMinOrderByAggregateInput = {
   external_id?: Prisma.SortOrder
   role?: Prisma.SortOrder
   display_name?: Prisma.SortOrder
+  display_name_source?: Prisma.SortOrder
   start_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
@@ -631,6 +653,7 @@ export type UserCreateWithoutOrgInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -649,6 +672,7 @@ export type UserUncheckedCreateWithoutOrgInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -697,6 +721,7 @@ export type UserScalarWhereInput = {
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
+  display_name_source?: Prisma.StringNullableFilter<"User"> | string | null
   start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
 }
@@ -706,6 +731,7 @@ export type UserCreateWithoutManagersInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -725,6 +751,7 @@ export type UserUncheckedCreateWithoutManagersInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -747,6 +774,7 @@ export type UserCreateWithoutReportsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -766,6 +794,7 @@ export type UserUncheckedCreateWithoutReportsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -799,6 +828,7 @@ export type UserUpdateWithoutManagersInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -818,6 +848,7 @@ export type UserUncheckedUpdateWithoutManagersInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -846,6 +877,7 @@ export type UserUpdateWithoutReportsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -865,6 +897,7 @@ export type UserUncheckedUpdateWithoutReportsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -882,6 +915,7 @@ export type UserCreateWithoutDealsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -901,6 +935,7 @@ export type UserUncheckedCreateWithoutDealsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -934,6 +969,7 @@ export type UserUpdateWithoutDealsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -953,6 +989,7 @@ export type UserUncheckedUpdateWithoutDealsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -970,6 +1007,7 @@ export type UserCreateWithoutEarningsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -989,6 +1027,7 @@ export type UserUncheckedCreateWithoutEarningsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -1022,6 +1061,7 @@ export type UserUpdateWithoutEarningsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -1041,6 +1081,7 @@ export type UserUncheckedUpdateWithoutEarningsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -1058,6 +1099,7 @@ export type UserCreateWithoutRep_invitationsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -1077,6 +1119,7 @@ export type UserUncheckedCreateWithoutRep_invitationsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -1110,6 +1153,7 @@ export type UserUpdateWithoutRep_invitationsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -1129,6 +1173,7 @@ export type UserUncheckedUpdateWithoutRep_invitationsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -1146,6 +1191,7 @@ export type UserCreateWithoutRep_sign_in_linksInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -1165,6 +1211,7 @@ export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -1198,6 +1245,7 @@ export type UserUpdateWithoutRep_sign_in_linksInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -1217,6 +1265,7 @@ export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -1234,6 +1283,7 @@ export type UserCreateWithoutRep_sessionsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -1253,6 +1303,7 @@ export type UserUncheckedCreateWithoutRep_sessionsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -1286,6 +1337,7 @@ export type UserUpdateWithoutRep_sessionsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -1305,6 +1357,7 @@ export type UserUncheckedUpdateWithoutRep_sessionsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -1322,6 +1375,7 @@ export type UserCreateWithoutAdjustmentsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -1341,6 +1395,7 @@ export type UserUncheckedCreateWithoutAdjustmentsInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -1374,6 +1429,7 @@ export type UserUpdateWithoutAdjustmentsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -1393,6 +1449,7 @@ export type UserUncheckedUpdateWithoutAdjustmentsInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -1410,6 +1467,7 @@ export type UserCreateWithoutRep_tokensInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
@@ -1429,6 +1487,7 @@ export type UserUncheckedCreateWithoutRep_tokensInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
@@ -1462,6 +1521,7 @@ export type UserUpdateWithoutRep_tokensInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
@@ -1481,6 +1541,7 @@ export type UserUncheckedUpdateWithoutRep_tokensInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -1498,6 +1559,7 @@ export type UserCreateManyOrgInput = {
   external_id: string
   role?: string
   display_name?: string | null
+  display_name_source?: string | null
   start_date?: Date | string | null
   created_at?: Date | string
 }
@@ -1507,6 +1569,7 @@ export type UserUpdateWithoutOrgInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1525,6 +1588,7 @@ export type UserUncheckedUpdateWithoutOrgInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
@@ -1543,6 +1607,7 @@ export type UserUncheckedUpdateManyWithoutOrgInput = {
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.StringFieldUpdateOperationsInput | string
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1656,6 +1721,7 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  display_name_source?: boolean
   start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
@@ -1677,6 +1743,7 @@ export type UserSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  display_name_source?: boolean
   start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
@@ -1688,6 +1755,7 @@ export type UserSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  display_name_source?: boolean
   start_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
@@ -1699,11 +1767,12 @@ export type UserSelectScalar = {
   external_id?: boolean
   role?: boolean
   display_name?: boolean
+  display_name_source?: boolean
   start_date?: boolean
   created_at?: boolean
 }
 
-export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "role" | "display_name" | "start_date" | "created_at", ExtArgs["result"]["user"]>
+export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "role" | "display_name" | "display_name_source" | "start_date" | "created_at", ExtArgs["result"]["user"]>
 export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
@@ -1744,6 +1813,7 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     external_id: string
     role: string
     display_name: string | null
+    display_name_source: string | null
     start_date: Date | null
     created_at: Date
   }, ExtArgs["result"]["user"]>
@@ -2184,6 +2254,7 @@ export interface UserFieldRefs {
   readonly external_id: Prisma.FieldRef<"User", 'String'>
   readonly role: Prisma.FieldRef<"User", 'String'>
   readonly display_name: Prisma.FieldRef<"User", 'String'>
+  readonly display_name_source: Prisma.FieldRef<"User", 'String'>
   readonly start_date: Prisma.FieldRef<"User", 'DateTime'>
   readonly created_at: Prisma.FieldRef<"User", 'DateTime'>
 }

@@ -62,6 +62,10 @@ export function HistoryPage(props: { userId: string; periodId: string; isMe: boo
         const currency =
           statements.find((statement) => statement.by_currency.length > 0)?.by_currency[0]?.currency ?? 'USD';
         const paidOut = statements.filter((statement) => (payouts.get(statement.period.id) ?? []).length > 0);
+        // Pay that waits for the rep to accept a plan (an org setting): payroll leaves it out of the total.
+        const anyHeld = [...payouts.values()].some((list) =>
+          list.some((payout) => payout.held_pending_acceptance_cents > 0),
+        );
         return (
           <div class="stack">
             <header class="page-header">
@@ -146,6 +150,11 @@ export function HistoryPage(props: { userId: string; periodId: string; isMe: boo
                         <th scope="col" class="numeric">
                           Total
                         </th>
+                        {anyHeld ? (
+                          <th scope="col" class="numeric">
+                            Held for plan acceptance
+                          </th>
+                        ) : null}
                       </tr>
                     </thead>
                     <tbody>
@@ -168,6 +177,11 @@ export function HistoryPage(props: { userId: string; periodId: string; isMe: boo
                             <td class="numeric strong">
                               <Money cents={payout.total_cents} currency={payout.currency} />
                             </td>
+                            {anyHeld ? (
+                              <td class="numeric">
+                                <Money cents={payout.held_pending_acceptance_cents} currency={payout.currency} />
+                              </td>
+                            ) : null}
                           </tr>
                         )),
                       )}

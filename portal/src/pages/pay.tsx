@@ -59,7 +59,7 @@ export function PayPage(props: { userId: string; periodId: string; isMe: boolean
           <div class="stack">
             <header class="page-header">
               <div>
-                <h1>{props.isMe ? 'My pay' : `Pay of ${statement.user.external_id}`}</h1>
+                <h1>{props.isMe ? 'My pay' : `Pay of ${statement.user.display_name ?? statement.user.external_id}`}</h1>
                 <p class="muted">
                   {periodLabel(statement.period.id)} · {statement.period.starts_on} to {statement.period.ends_on} ·{' '}
                   <StatusBadge status={statement.period.status} />
@@ -78,6 +78,7 @@ export function PayPage(props: { userId: string; periodId: string; isMe: boolean
             {props.isMe ? <AcceptanceBanner meId={userId} /> : null}
             <div aria-live="polite">{news ? <Notice kind="info">{news}</Notice> : null}</div>
             <Summary statement={statement} />
+            <HeldNotice statement={statement} isMe={props.isMe} />
             <div class="toolbar downloads">
               <span class="muted">Statement</span>
               <button type="button" class="button" onClick={() => download('pdf')}>
@@ -156,6 +157,27 @@ function Summary(props: { statement: Statement }) {
         );
       })}
     </div>
+  );
+}
+
+/**
+ * When the org's pay waits for plan acceptance, the part of the payable that payroll leaves out until the rep accepts
+ * (`held_pending_acceptance_cents`). The amount is named when the statement has one currency; the statement's total
+ * adds plans of different currencies, so with several it is not.
+ */
+function HeldNotice(props: { statement: Statement; isMe: boolean }) {
+  const held = props.statement.held_pending_acceptance_cents;
+  if (held <= 0) return null;
+  const [only, ...others] = props.statement.by_currency;
+  const amount = only && others.length === 0 ? <Money cents={held} currency={only.currency} /> : null;
+  return (
+    <Notice kind="info">
+      {amount ? <>{amount} of the payable </> : 'Part of the payable '}
+      {props.isMe
+        ? 'waits until you accept your plan: payroll pays it once you have. '
+        : 'waits until this rep accepts their plan: payroll pays it once they have.'}
+      {props.isMe ? <Link href="/acceptances">See your plan acceptances</Link> : null}
+    </Notice>
   );
 }
 

@@ -24,7 +24,8 @@ export function TeamPage(props: { meId: string }) {
             <ul class="card team-list">
               {reports.map((user) => (
                 <li key={user.id}>
-                  <Link href={`/reps/${user.id}`}>{user.external_id}</Link>
+                  <Link href={`/reps/${user.id}`}>{user.display_name ?? user.external_id}</Link>
+                  {user.display_name === null ? null : <span class="muted small"> {user.external_id}</span>}
                 </li>
               ))}
             </ul>

@@ -421,6 +421,11 @@ export interface paths {
          *     the sum of the rep's rows that `GET /v1/earnings` lists with the same period and status;
          *     `quotient periods export` prints the same numbers.
          *
+         *     When the org's pay waits for plan acceptance, the approved rows of a plan the rep has not
+         *     accepted yet are not in these totals: they are shown in `held_pending_acceptance_cents`
+         *     (a rep whose every row waits is listed with `total_cents` 0), and move into the totals of
+         *     the same locked period once the rep accepts (docs/plan-acceptance.md).
+         *
          *     An open period has nothing approved yet: `409 period_open`. A period the org has never
          *     had is `404 not_found`. Reps are ordered by their `(created_at, id)`; page with `cursor`.
          */
@@ -1116,7 +1121,7 @@ export interface webhooks {
         put?: never;
         /**
          * Plan acceptance requested
-         * @description Sent when a rep is asked to accept a plan version: a new version of a plan they are assigned to was applied, or they were newly assigned to a plan; and again when an admin reminds them. `data.plan_acceptance` is the acceptance as `GET /v1/plan-acceptances/{id}` gives it.
+         * @description Sent when a rep is asked to accept a plan version: a new version of a plan they are assigned to was applied, or they were newly assigned to a plan, or they came to be (their first deal event, an import, a quota or manager set for them) while a version assigned to them was current; and again when an admin reminds them. `data.plan_acceptance` is the acceptance as `GET /v1/plan-acceptances/{id}` gives it.
          */
         post: operations["receivePlanAcceptanceRequested"];
         delete?: never;
@@ -1939,9 +1944,13 @@ export interface components {
             period_won_cents: components["schemas"]["RunningTotalCents"];
             /**
              * @description Won deals of the rep's running total, in counting order, each with the running total
-             *     once it is counted. A line evaluated with the whole period lists every deal counted;
-             *     one evaluated from the period's running totals (a deal counted after every other, see
-             *     docs/plans-and-earnings.md, "What one deal event costs") lists the deal itself and, when
+             *     once it is counted. A line evaluated with the whole period lists every deal counted
+             *     while the period counts at most 20; past 20, it names its own place in the count as
+             *     one decided from the running totals does: the deal counted just before it and the deal
+             *     itself (an open deal's projection: the deal counted last), so that a period's lines do
+             *     not each copy the whole count. One evaluated from the period's running totals (a deal
+             *     counted after every other, see docs/plans-and-earnings.md, "What one deal event
+             *     costs") lists the deal itself and, when
              *     it joined the count with this event, the deal counted just before it, whose running
              *     total is `prior_won_cents` and whose own line names the deal before it; an open deal's
              *     projection lists the deal counted last. Absent from traces written before it was
@@ -2510,6 +2519,13 @@ export interface components {
              */
             readonly external_id: string;
             /**
+             * @description The rep's name as their company has it: set by an admin, or taken from the rep's identity provider
+             *     at a portal sign-in (docs/reps-and-payroll.md#display-names). Null when nobody set one; the external
+             *     id stands in for it.
+             * @example Dana Reyes
+             */
+            readonly display_name: string | null;
+            /**
              * Format: date-time
              * @description When Quotient first saw the user.
              */
@@ -2799,8 +2815,9 @@ export interface components {
              * Format: int64
              * @description The part of `payable_cents` that waits for the rep to accept a plan: when the org's pay waits for
              *     acceptance (an admin setting, off by default), the rows of a plan whose latest version asked of
-             *     the rep is not accepted yet are held; payouts and the payroll export leave them out until the rep
-             *     accepts. 0 when nothing waits. See docs/plan-acceptance.md.
+             *     the rep is not accepted yet are held; payouts and the payroll export leave them out of what they
+             *     pay until the rep accepts, and show the approved ones as their `held_pending_acceptance_cents`.
+             *     0 when nothing waits. See docs/plan-acceptance.md.
              * @example 0
              */
             held_pending_acceptance_cents: number;
@@ -2830,8 +2847,9 @@ export interface components {
          *     rep's rows booked in the period and of their manual adjustments paid in it (`GET /v1/adjustments`).
          *     Without adjustments, each equals the sum of `amount_cents` of the rows that `GET /v1/earnings`
          *     lists for the same user, period and status. When the org's pay waits for plan acceptance, the
-         *     approved rows of a plan the rep has not accepted yet are left out until they accept
-         *     (docs/plan-acceptance.md).
+         *     approved rows of a plan the rep has not accepted yet are left out of these sums until they accept,
+         *     and shown apart in `held_pending_acceptance_cents` (docs/plan-acceptance.md): a rep whose every row
+         *     waits has a payout of `total_cents` 0 with the held amount, so payroll can see what waits and for whom.
          */
         Payout: {
             user_id: components["schemas"]["UserId"];
@@ -2888,6 +2906,17 @@ export interface components {
              * @example 1300000
              */
             total_cents: number;
+            /**
+             * Format: int64
+             * @description What the rep would also be paid in this currency but for a plan they have not accepted yet: the
+             *     sum of their `approved` rows (clawbacks and draws included) of the plans whose pay waits for their
+             *     acceptance, when the org's pay waits for acceptance (`pay_waits_for_acceptance`, off by default).
+             *     Not part of `approved_cents`, `total_cents` or any other sum here: payroll pays it once the rep
+             *     accepts, when the same locked period's payout moves it into `approved_cents`. `paid` rows and
+             *     manual adjustments never wait. 0 when nothing waits. See docs/plan-acceptance.md.
+             * @example 0
+             */
+            held_pending_acceptance_cents: number;
         };
         /**
          * @description A manual adjustment: a signed amount an admin added to a rep's period for what no rule of a plan
@@ -4123,9 +4152,11 @@ export interface components {
         PlanAcceptanceState: "requested" | "accepted";
         /**
          * @description A rep asked to accept one version of a plan, and their answer. A request is made when a new version
-         *     of a plan is applied (for every rep assigned to it) and when a rep is newly assigned to a plan. The
-         *     document the rep is shown (and accepts) is generated from that version when the request is made and
-         *     kept as it was: `GET /v1/plan-acceptances/{id}/document` gives it back, whatever the plan has become
+         *     of a plan is applied (for every rep assigned to it), when a rep is newly assigned to a plan, and when
+         *     a rep comes to be (their first deal event, an import, a quota or manager set for them) while a version
+         *     assigned to them is current: once per rep and version. The document the rep is shown (and accepts)
+         *     is generated from that version (a new rep's when the version was applied, for a rep with no quota
+         *     table of their own) and kept as it was: `GET /v1/plan-acceptances/{id}/document` gives it back, whatever the plan has become
          *     since, and `document_sha256` is the SHA-256 of its JSON model as that endpoint sends it.
          */
         PlanAcceptance: {

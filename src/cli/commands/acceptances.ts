@@ -79,7 +79,8 @@ export function acceptancesCommand(): Command {
   acceptances
     .command('request')
     .description(
-      "ask the reps of the plan's current version who were not asked yet (reps created since it was applied)",
+      "ask the reps of the plan's current version who were not asked yet (new reps are asked as they are created; " +
+        'this catches one created during the apply, or after a version applied before that was so)',
     )
     .requiredOption('--org <org_id>', 'the org')
     .requiredOption('--plan <plan_id>', 'the plan')

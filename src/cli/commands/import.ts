@@ -103,7 +103,10 @@ async function importDeals(file: string, options: ImportOptions): Promise<Import
         rows,
         dryRun: options.dryRun === true,
         source: file,
-        onProgress: (done) => bar?.update(done, bytesRead()),
+        onProgress: (progress) =>
+          progress.phase === 'rows'
+            ? bar?.update(progress.rowsDone, bytesRead())
+            : bar?.evaluating(progress.dealsDone, progress.dealsPending),
       }),
     );
     return { ...summary, mapping: mapping.name };
@@ -140,7 +143,7 @@ export function describeImport(summary: ImportReport): string {
   const lines = [
     `${verb} ${summary.rows} rows (${summary.mapping} mapping) in ${summary.seconds} s: ${summary.new_deals} new deals, ${summary.updates} updates, ` +
       `${summary.unchanged} unchanged (imported before), ${summary.refused} refused` +
-      (summary.dry_run ? ' (dry run: nothing applied)' : ''),
+      (summary.dry_run ? ' (dry run: nothing applied)' : `; earnings evaluated for ${summary.evaluated} deals`),
     ...summary.refusals.map((refusal) => `  line ${refusal.line}: ${refusal.reason}`),
   ];
   if (summary.refused > summary.refusals.length) {

@@ -86,40 +86,51 @@ export function plansCommand(): Command {
     .argument('<plan_id>', 'the plan')
     .requiredOption('--org <org_id>', 'the org the plan belongs to')
     .option('--version <version_id>', "a version of the plan (default: the plan's current version)")
+    .option('--user <rep>', 'the document of this rep, with their own quota and ramp: their external id or id (user_…)')
     .option('--format <format>', 'pdf, html or json', 'pdf')
     .option('--out <file>', 'write the document to this file instead of stdout')
-    .action(async (planId: string, options: { org: string; version?: string; format: string; out?: string }) => {
-      try {
-        if (!DOCUMENT_FORMATS.includes(options.format)) {
-          throw new Refusal('invalid_body', `--format: pdf, html or json, not ${options.format}`);
-        }
-        const bytes = await withAdminServices(async (services) => {
-          const document = await services.planDocuments.model({
-            viewer: orgViewer(options.org),
-            planId,
-            ...(options.version === undefined ? {} : { versionId: options.version }),
-          });
-          if (!document) {
-            throw new Refusal(
-              'not_found',
-              options.version === undefined
-                ? `org ${options.org} has no plan ${planId}`
-                : `plan ${planId} of org ${options.org} has no version ${options.version}`,
-            );
+    .action(
+      async (
+        planId: string,
+        options: { org: string; version?: string; user?: string; format: string; out?: string },
+      ) => {
+        try {
+          if (!DOCUMENT_FORMATS.includes(options.format)) {
+            throw new Refusal('invalid_body', `--format: pdf, html or json, not ${options.format}`);
           }
-          if (options.format === 'pdf') return services.planDocuments.pdf(document);
-          const text =
-            options.format === 'html'
-              ? services.planDocuments.html(document)
-              : `${JSON.stringify(document, null, 2)}\n`;
-          return new TextEncoder().encode(text);
-        });
-        if (options.out === undefined) process.stdout.write(bytes);
-        else await writeFile(options.out, bytes);
-      } catch (error) {
-        printFailure({}, error);
-      }
-    });
+          const bytes = await withAdminServices(async (services) => {
+            const rep =
+              options.user === undefined
+                ? undefined
+                : await services.reps.findByIdOrExternalId(options.org, options.user);
+            const document = await services.planDocuments.model({
+              viewer: orgViewer(options.org),
+              planId,
+              ...(options.version === undefined ? {} : { versionId: options.version }),
+              ...(rep === undefined ? {} : { userId: rep.id }),
+            });
+            if (!document) {
+              throw new Refusal(
+                'not_found',
+                options.version === undefined
+                  ? `org ${options.org} has no plan ${planId}`
+                  : `plan ${planId} of org ${options.org} has no version ${options.version}`,
+              );
+            }
+            if (options.format === 'pdf') return services.planDocuments.pdf(document);
+            const text =
+              options.format === 'html'
+                ? services.planDocuments.html(document)
+                : `${JSON.stringify(document, null, 2)}\n`;
+            return new TextEncoder().encode(text);
+          });
+          if (options.out === undefined) process.stdout.write(bytes);
+          else await writeFile(options.out, bytes);
+        } catch (error) {
+          printFailure({}, error);
+        }
+      },
+    );
   return plans;
 }
 

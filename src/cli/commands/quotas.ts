@@ -79,7 +79,7 @@ export function quotasCommand(): Command {
   quotas
     .command('import')
     .description(
-      'apply a quota file (CSV: rep_external_id, plan_key, from, quota, start_date; see docs/quotas.md). Every row ' +
+      'apply a quota file (CSV: rep_external_id, plan_key, from, quota, start_date, display_name; see docs/quotas.md). Every row ' +
         'is checked first: one bad row refuses the whole file, naming each bad row by line, and nothing is applied. ' +
         'Rows already so change nothing, so the same file again is a no-op.',
     )
@@ -135,9 +135,10 @@ function describeEntries(entries: readonly QuotaEntryView[]): string {
 }
 
 function describeChange(result: QuotaChangeResult): string {
-  if (!result.changed) return `nothing changed: every quota and start date was already so (${result.rows} rows)`;
+  if (!result.changed)
+    return `nothing changed: every quota, start date and display name was already so (${result.rows} rows)`;
   return [
-    `${result.quotas_changed} quota entries and ${result.start_dates_changed} start dates changed (${result.rows} rows).`,
+    `${result.quotas_changed} quota entries, ${result.start_dates_changed} start dates and ${result.display_names_changed} display names changed (${result.rows} rows).`,
     ...(result.recompute ? ['', describeRecompute(result.recompute)] : []),
   ].join('\n');
 }

@@ -239,7 +239,11 @@ function computeDealChip(
         },
         priced.priced ? decimals.plan : decimals.deal,
       );
-      const named = namingCountedDeals(computation, standing?.counted ?? [], standing?.credits?.counted);
+      const named = namingCountedDeals(
+        computation,
+        countedDealsOfLine(standing?.counted ?? [], deal.id),
+        standing?.credits?.counted,
+      );
       return {
         ...named,
         explanation: [...named.explanation, ...unpricedSentence(standing, periodId, evaluation.pricing.plan_currency)],
@@ -248,6 +252,25 @@ function computeDealChip(
     case 'attainment_bonus':
       throw new TypeError('an attainment bonus is a period-level line');
   }
+}
+
+/**
+ * A period's tiered lines each list every deal of the period's count while it holds at most COUNTED_DEALS_LISTED;
+ * past that, a deal's line names its own place in the count, as a line decided from the running totals does (docs/
+ * plans-and-earnings.md): the deal counted just before it (whose running total is `prior_won_cents`, and whose own
+ * line names the deal before it) and the deal itself; an open deal's projection names the deal counted last. So a
+ * period's lines hold its count once per line only while it is small, never the period's deals once per deal
+ * (with 40 deals a period, 40 times 40 entries of ~150 bytes each), and each line is still recomputed by hand by
+ * following the chain, or from the rep's won deals of the period. The period's attainment bonus, one line, lists
+ * them all.
+ */
+export const COUNTED_DEALS_LISTED = 20;
+
+export function countedDealsOfLine(counted: TraceCountedDeal[], dealId: string): TraceCountedDeal[] {
+  if (counted.length <= COUNTED_DEALS_LISTED) return counted;
+  const at = counted.findIndex((entry) => entry.id === dealId);
+  if (at === -1) return counted.slice(-1);
+  return counted.slice(Math.max(0, at - 1), at + 1);
 }
 
 function overrideOf(

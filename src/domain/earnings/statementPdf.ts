@@ -11,12 +11,18 @@ function money(cents: number, currency: string): string {
   return formatMinorUnits(BigInt(cents), currency);
 }
 
+/** The rep as the statement names them: their display name with their external id, else the external id alone. */
+function repOf(statement: Statement): string {
+  const { display_name: name, external_id: externalId } = statement.user;
+  return name === null ? externalId : `${name} (${externalId})`;
+}
+
 export function statementPdfDocument(statement: Statement, generatedAt: Date): PdfDocument {
   const blocks: PdfBlock[] = [
     {
       kind: 'keyValues',
       rows: [
-        { key: 'Rep', value: statement.user.external_id },
+        { key: 'Rep', value: repOf(statement) },
         {
           key: 'Period',
           value: `${statement.period.id} (${statement.period.starts_on} to ${statement.period.ends_on}), ${statement.period.status}`,
@@ -107,7 +113,7 @@ export function statementPdfDocument(statement: Statement, generatedAt: Date): P
   }
   return {
     title: `Statement ${statement.period.id}`,
-    subtitle: statement.user.external_id,
+    subtitle: repOf(statement),
     blocks,
     generatedAt,
     footer: `Statement ${statement.period.id} · ${statement.user.external_id}`,

@@ -1,12 +1,20 @@
+import { displayNameProblem, normaliseDisplayName } from '../displayNames.ts';
 import { type CalendarDate, isCalendarDate, type PeriodKind } from '../periods.ts';
 import type { CsvRecord } from './csv.ts';
 
 // The quota file (docs/quotas.md, "Uploading a quota file"): one row per rep, each setting the rep's quota under a
-// plan from a day on, its start date, or both. Pure: the rows are read and checked here; the service resolves reps
+// plan from a day on, its start date, its display name, or several of them. Pure: the rows are read and checked here; the service resolves reps
 // and plans and applies the file whole or not at all.
 
-/** The columns, by header name; `rep_external_id` and at least `plan_key` or `start_date` are required. */
-export const QUOTA_FILE_COLUMNS = ['rep_external_id', 'plan_key', 'from', 'quota', 'start_date'] as const;
+/** The columns, by header name; `rep_external_id` and at least `plan_key`, `start_date` or `display_name` are required. */
+export const QUOTA_FILE_COLUMNS = [
+  'rep_external_id',
+  'plan_key',
+  'from',
+  'quota',
+  'start_date',
+  'display_name',
+] as const;
 
 type Column = (typeof QUOTA_FILE_COLUMNS)[number];
 
@@ -18,6 +26,8 @@ export interface QuotaFileRow {
   quota?: { plan_key: string; from: CalendarDate; amount: string | null };
   /** The rep's start date; absent when the row does not set it; null clears it. */
   start_date?: CalendarDate | null;
+  /** The rep's display name, as an admin sets it; absent when the cell is empty (the name is left alone). */
+  display_name?: string;
 }
 
 export interface QuotaFileProblem {
@@ -47,8 +57,13 @@ export function quotaFileHeader(header: CsvRecord): { columns: Map<Column, numbe
   if (!columns.has('rep_external_id')) {
     return { problem: { line: header.line, message: 'the header has no rep_external_id column' } };
   }
-  if (!columns.has('plan_key') && !columns.has('start_date')) {
-    return { problem: { line: header.line, message: 'the header needs plan_key (with from and quota) or start_date' } };
+  if (!columns.has('plan_key') && !columns.has('start_date') && !columns.has('display_name')) {
+    return {
+      problem: {
+        line: header.line,
+        message: 'the header needs plan_key (with from and quota), start_date or display_name',
+      },
+    };
   }
   if (columns.has('plan_key') && (!columns.has('from') || !columns.has('quota'))) {
     return { problem: { line: header.line, message: 'a plan_key column needs from and quota columns' } };
@@ -89,8 +104,14 @@ export function quotaFileRow(record: CsvRecord, columns: ReadonlyMap<Column, num
     else if (isDay(start)) row.start_date = start;
     else return { line, message: `start_date: "${start}" is not a day (YYYY-MM-DD), or "none" to clear it` };
   }
-  if (row.quota === undefined && row.start_date === undefined) {
-    return { line, message: 'the row sets nothing: give plan_key, from and quota, or start_date' };
+  const name = normaliseDisplayName(field('display_name'));
+  if (name !== '') {
+    const problem = displayNameProblem(name);
+    if (problem !== null) return { line, message: `display_name: ${problem}` };
+    row.display_name = name;
+  }
+  if (row.quota === undefined && row.start_date === undefined && row.display_name === undefined) {
+    return { line, message: 'the row sets nothing: give plan_key, from and quota, start_date, or display_name' };
   }
   return row;
 }

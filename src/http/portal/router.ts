@@ -144,7 +144,7 @@ export function portalRouter(services: PortalServices, logger: Logger): Router {
     requireSameOrigin(req);
     const session = await currentSession(services, req);
     if (session) {
-      await services.repTokens.revokeForSession(session.org_id, session.id);
+      await services.repTokens.revokeForSession(session);
       await services.sessions.signOut(session);
     }
     res.append('Set-Cookie', httpOnlyCookie(SESSION_COOKIE, req, '', 0));

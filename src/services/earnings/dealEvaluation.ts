@@ -39,6 +39,15 @@ interface Item {
   reps: Map<string, Rep>;
 }
 
+export interface EvaluationOptions {
+  /**
+   * Every period in scope is evaluated in full from the deals as they are now, never from the running totals: for
+   * an import's deferred evaluation (src/services/pendingEvaluations.ts), where the totals may not count deals of
+   * the import evaluated in other transactions, and where each (rep, period) is evaluated once anyway.
+   */
+  inFull?: boolean;
+}
+
 interface Work {
   plan: EnginePlanVersion;
   rep: Rep;
@@ -61,6 +70,7 @@ export async function evaluateDealChanges(
   tx: Transaction,
   changes: readonly DealChange[],
   context: EvaluationContext,
+  options: EvaluationOptions = {},
 ): Promise<void> {
   const last = changes.at(-1);
   if (!last) return;
@@ -137,14 +147,16 @@ export async function evaluateDealChanges(
   const repIds = [...allReps.keys()];
   const [, stored, books, creditBook] = await Promise.all([
     evaluationLocks.lockRepsForEvaluation(tx, orgId, repIds),
-    periodStandings.standingsOf(
-      tx,
-      orgId,
-      config.version,
-      periodWork.map((entry) => entry.plan.version_id),
-      periodWork.map((entry) => entry.rep.user_id),
-      [...periodWork.flatMap((entry) => entry.scope.periods), UNDATED],
-    ),
+    options.inFull
+      ? []
+      : periodStandings.standingsOf(
+          tx,
+          orgId,
+          config.version,
+          periodWork.map((entry) => entry.plan.version_id),
+          periodWork.map((entry) => entry.rep.user_id),
+          [...periodWork.flatMap((entry) => entry.scope.periods), UNDATED],
+        ),
     // The reps' quota tables and start dates, read under the locks like the totals (a quota change recomputes after).
     repQuotas.booksOfReps(tx, orgId, repIds),
     // The reps' adjustments that count toward attainment: a period holding one is evaluated in full, counting them.
@@ -185,7 +197,7 @@ export async function evaluateDealChanges(
     const inFull: Work[] = [];
     for (const entry of ordered) {
       const decided =
-        inFull.length > 0
+        inFull.length > 0 || options.inFull
           ? null
           : evaluateFromStandings({
               plan,

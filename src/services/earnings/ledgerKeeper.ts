@@ -67,6 +67,14 @@ export class EarningsEngine implements DealChangeListener, PeriodChangeListener 
     return evaluateDealChanges(tx, changes, this.#context);
   }
 
+  /**
+   * An import's deferred evaluation (src/services/pendingEvaluations.ts): as onDealsChanged, but every period in
+   * scope is evaluated in full from the deals as they are now, never from the running totals.
+   */
+  evaluateDeferred(tx: Transaction, changes: readonly DealChange[]): Promise<void> {
+    return evaluateDealChanges(tx, changes, this.#context, { inFull: true });
+  }
+
   /** Before a period is locked: the draws of the period are settled (see settleDrawsOfPeriod). */
   beforePeriodLocked(tx: Transaction, change: { orgId: string; periodId: string }): Promise<void> {
     return settleDrawsOfPeriod(tx, change.orgId, change.periodId, this.#context);

@@ -73,6 +73,7 @@ function toWireSummary(result: QuotaChangeResult): Schemas['QuotaChangeSummary']
     rows: result.rows,
     quotas_changed: result.quotas_changed,
     start_dates_changed: result.start_dates_changed,
+    display_names_changed: result.display_names_changed,
     changed: result.changed,
     rows_recomputed: recompute ? recompute.rows_written + recompute.rows_superseded + recompute.rows_reversed : 0,
   };

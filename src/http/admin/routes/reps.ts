@@ -11,7 +11,7 @@ type Schemas = components['schemas'];
 
 export function repHandlers(
   services: AdminServices,
-): Pick<AdminHandlers, 'listReps' | 'listRepEarnings' | 'listRepManagers' | 'setRepManager'> {
+): Pick<AdminHandlers, 'listReps' | 'listRepEarnings' | 'setRepDisplayName' | 'listRepManagers' | 'setRepManager'> {
   return {
     listReps: async (_req, res) => {
       const { session } = adminContext(res);
@@ -32,6 +32,22 @@ export function repHandlers(
           status: row.status as Schemas['RepEarning']['status'],
           created_at: row.created_at.toISOString(),
         })),
+      });
+    },
+
+    setRepDisplayName: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      const rep = await services.reps.find(session.org_id, req.params.id);
+      const result = await services.repNames.setByAdmin(
+        { orgId: session.org_id, userId: rep.id, name: req.body.display_name },
+        actor,
+      );
+      res.status(200).json({
+        rep_id: result.user_id,
+        rep_external_id: result.external_id,
+        display_name: result.display_name,
+        display_name_source: result.display_name_source,
+        changed: result.changed,
       });
     },
 
@@ -64,7 +80,13 @@ export function repHandlers(
 }
 
 function toWireRep(rep: RepWithTotals): Schemas['Rep'] {
-  return { id: rep.id, external_id: rep.external_id, periods: rep.periods };
+  return {
+    id: rep.id,
+    external_id: rep.external_id,
+    display_name: rep.display_name,
+    display_name_source: rep.display_name_source as Schemas['Rep']['display_name_source'],
+    periods: rep.periods,
+  };
 }
 
 function toRepManagers(

@@ -1,0 +1,491 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import pg from 'pg';
+import { afterAll, beforeAll, test } from 'vitest';
+import type { RunningServer } from '../../src/main.ts';
+import * as orgs from '../../src/repositories/orgs.ts';
+import { databaseStatements } from '../../src/repositories/transaction.ts';
+import { POLICY_YAML } from '../factories/accounting.ts';
+import { type AdminClient, adminClient } from '../helpers/adminClient.ts';
+import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
+import { distributionColumns, oneLine, recordStatements, unboundScans } from '../helpers/orgBound.ts';
+import { sdkClient } from '../helpers/sdk.ts';
+import { startTestServer } from '../helpers/server.ts';
+import { testServices } from '../helpers/services.ts';
+import { startReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.ts';
+
+// Every statement Quotient runs against an org-scoped table is bound to one org (issue 31 item 5,
+// docs/scaling.md#statements-bound-to-one-org): what distributing the tables by org_id on Citus needs of the
+// statements, so that each request's statements stay on one node.
+//
+// How the statements are collected, and why this way: this file drives a workload of the API's main flows, in two
+// orgs, through a real server in its own process, and records every statement text that process sends to
+// PostgreSQL (node-postgres' Client.prototype.query, under Prisma's adapter and the app's pools alike); then each
+// distinct statement that touches a table is explained (a generic plan) and checked by test/helpers/orgBound.ts.
+// Collecting the statements of the whole suite instead (pg_stat_statements, or a recording hook in the database
+// layer, checked after the last file) would depend on which files ran, in which order and on which server (CI runs
+// the suite on the machine's PostgreSQL too, without pg_stat_statements), would mix in the tests' own SQL, and
+// pg_stat_statements' normalised texts (constants made $n) often cannot be explained. A workload of its own makes
+// the check the same in every run and in a run of this file alone. What the workload does not reach is not
+// checked: a new flow belongs in the workload below. The triggers' statements (org config versions) are not
+// seen here; they update `orgs` by the row's own org_id.
+//
+// A statement that is not bound fails the test unless it is listed below, with its reason: CROSS_ORG (statements
+// meant to read or write several orgs: Citus multi-shard statements that are allowed) and KNOWN_UNBOUND
+// (statements on tables whose keys do not lead with org_id yet, the KNOWN_GAPS of org-distribution.test.ts:
+// they get `org_id = $n` when their table's keys do; empty since those gaps closed). An entry matches a statement by a fragment of its text; an
+// entry that matches no statement of the run fails too (unless it runs on a timer), so the lists only shrink.
+
+interface Exception {
+  /** A fragment of the statement's text (whitespace collapsed), enough to tell it from the others. */
+  fragment: string;
+  /** The org-scoped tables of the statement that are not bound, exactly. */
+  tables: string[];
+  reason: string;
+  /** Run by a timer, so a run may not see it: not reported when it does not. */
+  timer?: true;
+}
+
+/** Statements meant to span orgs: on Citus, multi-shard statements (allowed, run on every node). */
+const CROSS_ORG: Exception[] = [
+  {
+    fragment: 'WITH due AS ( SELECT d.org_id, d.id, d.lease_id AS abandoned_lease',
+    tables: ['webhook_deliveries', 'webhook_endpoints', 'webhook_messages'],
+    reason:
+      "the webhook worker's lease of due deliveries, across the orgs it serves (QUOTIENT_WEBHOOK_ORGS, or every " +
+      'org); on Citus it leases per org, as FOR UPDATE SKIP LOCKED does not span shards (docs/scaling.md)',
+  },
+  {
+    fragment: 'UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, u.used_at)',
+    tables: ['api_keys'],
+    reason: "the batched flush of the keys' last-used times, of every key used since the last flush, whatever its org",
+    timer: true,
+  },
+];
+
+/**
+ * Statements on tables whose keys do not lead with org_id yet (the KNOWN_GAPS of org-distribution.test.ts), or
+ * lookups that have no org yet: each is bound once its gap is closed. Empty: every key leads with org_id, and the
+ * lookups before an org is known read it from credential_orgs by its key (docs/scaling.md). Keep it empty: a
+ * statement that is not bound is fixed, not listed.
+ */
+const KNOWN_UNBOUND: Exception[] = [];
+
+const recorded = recordStatements(pg.Client);
+let server: RunningServer;
+let receiver: WebhookReceiver;
+let orgIds: string[];
+
+beforeAll(async () => {
+  recorded.start();
+  // The orgs first: the server's webhook worker leases these orgs' deliveries only, never another file's.
+  orgIds = [];
+  for (const name of ['Org bound one', 'Org bound two']) {
+    orgIds.push((await orgs.create(databaseStatements(testDatabase()), name)).id);
+  }
+  receiver = await startReceiver();
+  server = await startTestServer({
+    QUOTIENT_WEBHOOK_WORKER: 'true',
+    QUOTIENT_WEBHOOK_ORGS: orgIds.join(','),
+    QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true',
+    QUOTIENT_WEBHOOK_POLL_MS: '50',
+  });
+});
+
+afterAll(async () => {
+  recorded.stop();
+  await server?.close();
+  await receiver?.close();
+  await closeTestDatabase();
+});
+
+const PLAN = readFileSync(new URL('../../examples/plans/core-ae.yaml', import.meta.url), 'utf8');
+
+/** An API key of every scope and an admin signed in to the admin API, made as the CLI makes them. */
+async function access(orgId: string) {
+  const services = testServices();
+  const key = await services.admin.keys.create({
+    orgId,
+    name: 'workload',
+    scopes: ['deals:read', 'deals:write', 'earnings:read', 'plans:read', 'rep_tokens:write', 'inquiries:write'].join(
+      ',',
+    ),
+  });
+  const email = `admin-${orgId}@example.com`;
+  const { password } = await services.admin.admins.create({ orgId, email, role: 'admin', displayName: 'Admin' });
+  const console = adminClient(server);
+  const signedIn = await console.signIn(email, password);
+  assert.equal(signedIn.response.status, 201, JSON.stringify(signedIn.error));
+  return { client: sdkClient(server, key.rawKey), console };
+}
+
+function ok<T extends { response: Response; error?: unknown }>(result: T, status = 200): T {
+  assert.equal(result.response.status, status, JSON.stringify(result.error));
+  return result;
+}
+
+const PERIOD = '2026-04';
+const won = (owner: string, amount: number, day: string) => ({
+  amount_cents: amount,
+  stage: 'closed_won',
+  close_date: `${PERIOD}-${day}`,
+  owner_external_id: owner,
+  custom: { region: 'EMEA', new_logo: true },
+});
+const ADJUSTMENTS_CSV = [
+  'idempotency_key,user_external_id,period_id,amount_cents,currency,category,reason,deal_external_id',
+  `k-1,rep-a,${PERIOD},25000,USD,one_off_bonus,April SPIFF,`,
+  `k-2,rep-b,${PERIOD},-5000,,correction,Overpaid,opp-b1`,
+].join('\n');
+
+/**
+ * The API's main flows in one org, each at least once: plans, ingestion (single, batch, import), reads
+ * (earnings and their cursor, statements, payouts, users, deals, plans, estimates), quotas, managers,
+ * adjustments, acceptances, rep tokens and the rep's own reads, approvals, inquiries, webhooks (delivered by the
+ * server's worker), lock, payroll export and mark-paid, the audit log and the admin API's settings.
+ */
+async function workload(orgId: string) {
+  const { client, console } = await access(orgId);
+  const api: AdminClient['api'] = console.api;
+  const endpoint = ok(
+    await api.POST('/admin/v1/webhook-endpoints', { body: { url: receiver.url, events: ['period.locked'] } }),
+    201,
+  ).data?.endpoint;
+  assert.ok(endpoint);
+  const plan = ok(await api.POST('/admin/v1/plan-files', { body: { text: PLAN } })).data;
+  assert.ok(plan);
+  ok(await api.GET('/admin/v1/plans'));
+  ok(await api.GET('/admin/v1/plans/{id}', { params: { path: { id: plan.plan_id } } }));
+
+  // Ingestion: single events (new, changed, unchanged replay), a batch, an import.
+  const first = await client.deals.ingestEvent({ external_id: 'opp-a1', state: won('rep-a', 5_000_000, '10') });
+  await client.deals.ingestEvent({ external_id: 'opp-a1', state: won('rep-a', 6_000_000, '10') });
+  await client.deals.ingestEvent({ external_id: 'opp-a1', state: won('rep-a', 6_000_000, '10') });
+  await client.deals.ingestEvents([
+    { external_id: 'opp-a2', state: won('rep-a', 9_000_000, '12') },
+    { external_id: 'opp-b1', state: won('rep-b', 3_000_000, '14') },
+    { external_id: 'opp-b2', state: { ...won('rep-b', 1_000_000, '15'), stage: 'negotiation' } },
+  ]);
+  await client.deals.ingestEvent({ external_id: 'opp-b2', state: { stage: 'closed_lost' } });
+  const csv = readFileSync(new URL('../../examples/imports/salesforce-opportunities.csv', import.meta.url), 'utf8');
+  ok(await api.POST('/admin/v1/deal-imports', { body: { text: csv, mapping: 'salesforce' } }));
+
+  // Reads through the API key.
+  const page = await client.earnings.listPage({ limit: 2 });
+  if (page.next_cursor) await client.earnings.listPage({ limit: 2, cursor: page.next_cursor });
+  await client.earnings.listPage({ deal_id: first.deal_id });
+  await client.earnings.listPage({ period_id: PERIOD, user_external_id: 'rep-a' });
+  const earning = page.earnings[0];
+  assert.ok(earning);
+  await client.earnings.get(earning.id);
+  const rep = await client.users.findByExternalId('rep-a');
+  const repB = await client.users.findByExternalId('rep-b');
+  assert.ok(rep && repB);
+  await client.users.listPage({ limit: 2 });
+  await client.users.get(rep.id);
+  await client.deals.listPage({ limit: 2 });
+  await client.statements.get(rep.id, PERIOD);
+  await client.statements.csv(rep.id, PERIOD);
+  await client.statements.pdf(rep.id, PERIOD);
+  await client.plans.listPage();
+  await client.plans.get(plan.plan_id);
+  await client.plans.document(plan.plan_id);
+  await client.estimates.create({
+    state: { amount_cents: 2_000_000, owner_external_id: 'rep-a', region: 'NA' },
+    close_date: `${PERIOD}-20`,
+  });
+
+  // Quotas, managers, start dates, adjustments.
+  ok(
+    await api.POST('/admin/v1/quotas', {
+      body: { rep_external_id: 'rep-a', plan_key: 'core-ae', from: `${PERIOD}-01`, quota_cents: 7_500_000 },
+    }),
+  );
+  ok(await api.GET('/admin/v1/quotas', {}));
+  const path = { params: { path: { id: rep.id } } };
+  ok(
+    await api.POST('/admin/v1/reps/{id}/managers', {
+      ...path,
+      body: { manager_external_id: 'rep-b', from: '2026-01-01' },
+    }),
+  );
+  ok(await api.GET('/admin/v1/reps/{id}/managers', path));
+  ok(await api.POST('/admin/v1/reps/{id}/start-date', { ...path, body: { start_date: '2025-06-01' } }));
+  ok(await api.GET('/admin/v1/reps', {}));
+  ok(await api.GET('/admin/v1/reps/{id}/earnings', { params: { path: { id: rep.id }, query: { period: PERIOD } } }));
+  const adjustment = ok(
+    await api.POST('/admin/v1/adjustments', {
+      body: {
+        user_external_id: 'rep-a',
+        period_id: PERIOD,
+        amount_cents: 50_000,
+        category: 'one_off_bonus',
+        reason: 'Spot bonus',
+      },
+    }),
+    201,
+  ).data?.adjustment;
+  assert.ok(adjustment);
+  ok(await api.GET('/admin/v1/adjustments/{id}', { params: { path: { id: adjustment.id } } }));
+  ok(
+    await api.POST('/admin/v1/adjustments/{id}/void', {
+      params: { path: { id: adjustment.id } },
+      body: { reason: 'Twice' },
+    }),
+    201,
+  );
+  ok(await api.POST('/admin/v1/adjustment-imports', { body: { text: ADJUSTMENTS_CSV } }));
+  await client.adjustments.listPage({ period_id: PERIOD });
+
+  // Acceptances, rep tokens and what a rep does with one.
+  ok(
+    await api.PUT('/admin/v1/pay-settings', {
+      body: { pay_waits_for_acceptance: true, statement_approval_policy: 'rep_then_manager' },
+    }),
+  );
+  const versions = ok(
+    await api.GET('/admin/v1/plans/{id}/versions/{version_id}/acceptances', {
+      params: { path: { id: plan.plan_id, version_id: plan.version_id } },
+    }),
+  ).data;
+  assert.ok(versions);
+  ok(
+    await api.POST('/admin/v1/reps/{id}/display-name', {
+      params: { path: { id: rep.id } },
+      body: { display_name: 'Rep A' },
+    }),
+  );
+  const token = await client.repTokens.create({ user_external_id: 'rep-a' });
+  const asRep = sdkClient(server, token.token);
+  await asRep.earnings.listPage({});
+  await asRep.statements.get(rep.id, PERIOD);
+  const asked = await asRep.acceptances.listPage({});
+  const request = asked.plan_acceptances[0];
+  if (request) {
+    await asRep.acceptances.get(request.id);
+    await asRep.acceptances.accept(plan.plan_id, { plan_version_id: request.plan_version_id, typed_name: 'Rep A' });
+  }
+  await asRep.statements.approve(rep.id, PERIOD);
+  const managerToken = await client.repTokens.create({ user_external_id: 'rep-b' });
+  await sdkClient(server, managerToken.token).statements.approve(rep.id, PERIOD);
+  const inquiry = await asRep.inquiries.open({
+    subject: { kind: 'earning', earning_id: earning.id },
+    type: 'wrong_amount',
+    message: 'Is this right?',
+  });
+  await asRep.inquiries.comment(inquiry.id, 'The amount was 60,000');
+  await asRep.inquiries.listPage({});
+  await client.repTokens.revoke(managerToken.id);
+  const inquiryPath = { params: { path: { id: inquiry.id } } };
+  ok(await api.GET('/admin/v1/inquiries', { params: { query: {} } }));
+  ok(await api.GET('/admin/v1/inquiries/{id}', inquiryPath));
+  ok(await api.POST('/admin/v1/inquiries/{id}/start-review', inquiryPath));
+  ok(await api.POST('/admin/v1/inquiries/{id}/comments', { ...inquiryPath, body: { body: 'On it' } }), 201);
+  ok(await api.POST('/admin/v1/inquiries/{id}/reject', { ...inquiryPath, body: { reason: 'Paid correctly' } }));
+
+  // Lock, export, pay; the lock's webhook delivered by the server's worker.
+  ok(await api.GET('/admin/v1/periods', {}));
+  ok(await api.GET('/admin/v1/periods/{id}/approvals', { params: { path: { id: PERIOD } } }));
+  ok(
+    await api.POST('/admin/v1/periods/{id}/lock', {
+      params: { path: { id: PERIOD } },
+      body: { override_reason: 'rep-c is on leave' },
+    }),
+  );
+  ok(await api.GET('/admin/v1/periods/{id}/payroll-export', { params: { path: { id: PERIOD } }, parseAs: 'text' }));
+  ok(await api.POST('/admin/v1/periods/{id}/mark-paid', { params: { path: { id: PERIOD } } }));
+  await client.payouts.listPage({ period_id: PERIOD });
+  const deliveries = await waitFor(async () => {
+    const listed = ok(
+      await api.GET('/admin/v1/webhook-endpoints/{id}/deliveries', { params: { path: { id: endpoint.id } } }),
+    ).data?.deliveries;
+    return listed?.some((delivery) => delivery.status === 'delivered') ? listed : undefined;
+  });
+  const delivery = deliveries[0];
+  assert.ok(delivery);
+  ok(
+    await api.POST('/admin/v1/webhook-messages/{id}/redeliver', {
+      params: { path: { id: delivery.message_id } },
+      body: {},
+    }),
+  );
+  ok(await api.POST('/admin/v1/webhook-endpoints/{id}/rotate-secret', { params: { path: { id: endpoint.id } } }));
+  ok(await api.GET('/admin/v1/webhook-endpoints', {}));
+
+  // The accounting books of the locked period.
+  ok(await api.POST('/admin/v1/accounting/policy-files', { body: { text: POLICY_YAML } }));
+  ok(await api.GET('/admin/v1/accounting/policy'));
+  const months = { from: '2026-01', to: PERIOD };
+  ok(await api.GET('/admin/v1/accounting/roll-forward', { params: { query: months } }));
+  ok(await api.GET('/admin/v1/accounting/waterfall', { params: { query: months } }));
+  ok(await api.GET('/admin/v1/accounting/journal', { params: { query: { from: '2026-01' } } }));
+  ok(await api.GET('/admin/v1/accounting/schedules', { params: { query: { deal_external_id: 'opp-a1' } } }));
+
+  // The admin API's own: keys, the audit log, admins, rep access, sign-in links and invitations.
+  const key = ok(await api.POST('/admin/v1/api-keys', { body: { name: 'second', scopes: ['deals:read'] } }), 201).data;
+  assert.ok(key);
+  ok(await api.GET('/admin/v1/api-keys'));
+  ok(await api.POST('/admin/v1/api-keys/{id}/revoke', { params: { path: { id: key.key.id } } }));
+  ok(await api.GET('/admin/v1/audit-entries', { params: { query: {} } }));
+  ok(await api.GET('/admin/v1/me'));
+  ok(await api.GET('/admin/v1/admins'));
+  ok(await api.PUT('/admin/v1/rep-access', { body: { cors_allowed_origins: ['https://intranet.example'] } }));
+  ok(await api.POST('/admin/v1/reps/{id}/sign-in-links', { params: { path: { id: repB.id } } }), 201);
+  ok(
+    await api.POST('/admin/v1/reps/{id}/invitations', {
+      params: { path: { id: repB.id } },
+      body: { email: 'b@example.com' },
+    }),
+    201,
+  );
+  // A rep signs in to the portal with the link, mints a token there, and signs out.
+  const link = ok(await api.POST('/admin/v1/reps/{id}/sign-in-links', { params: { path: { id: rep.id } } }), 201).data;
+  assert.ok(link);
+  const portal = await fetch(`${server.url}/portal/link`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: server.url, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: new URL(link.url).searchParams.get('token') ?? '' }),
+  });
+  assert.equal(portal.status, 303);
+  const cookie = portal.headers.get('set-cookie')?.split(';')[0] ?? '';
+  const session = { cookie, origin: server.url };
+  const minted = await fetch(`${server.url}/portal/token`, { method: 'POST', headers: session });
+  assert.equal(minted.status, 201);
+  assert.equal((await fetch(`${server.url}/portal/sign-out`, { method: 'POST', headers: session })).status, 204);
+  ok(await api.DELETE('/admin/v1/sessions/current'), 204);
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  for (let attempt = 0; attempt < 400; attempt++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('gave up waiting');
+}
+
+test('every statement the workload runs against an org-scoped table is bound to one org, or a listed exception', {
+  timeout: 600_000,
+}, async () => {
+  for (const orgId of orgIds) await workload(orgId);
+  recorded.stop();
+
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await admin.connect();
+  try {
+    await check(admin, recorded.statements());
+  } finally {
+    await admin.end();
+  }
+});
+
+async function check(admin: pg.Client, statements: string[]) {
+  const columns = await distributionColumns(admin);
+  const found: Array<{ statement: string; unbound: string[] }> = [];
+  for (const query of statements) {
+    const statement = oneLine(query);
+    let unbound: string[];
+    try {
+      unbound = await unboundScans(admin, columns, query);
+    } catch (error) {
+      unbound = [`(not explained: ${(error as Error).message})`];
+    }
+    if (unbound.length > 0) found.push({ statement, unbound });
+  }
+  // ORG_BOUND_DUMP=<file>: every statement checked, and those not bound with their unbound scans (to list or fix).
+  if (process.env.ORG_BOUND_DUMP) {
+    writeFileSync(process.env.ORG_BOUND_DUMP, JSON.stringify({ checked: statements.map(oneLine), found }, null, 2));
+  }
+  const listed = [...CROSS_ORG, ...KNOWN_UNBOUND];
+  const tablesOf = (unbound: string[]) => [...new Set(unbound.map((scan) => scan.split(' ')[0] as string))].sort();
+  const listing = (statement: string) => listed.filter((entry) => statement.includes(entry.fragment));
+  const unlisted = found.filter(({ statement, unbound }) => {
+    const [entry, ...more] = listing(statement);
+    assert.equal(more.length, 0, `more than one listed exception matches ${statement}`);
+    return entry === undefined || tablesOf(unbound).join(',') !== [...entry.tables].sort().join(',');
+  });
+  const stale = listed.filter(
+    (entry) => !entry.timer && !found.some(({ statement }) => statement.includes(entry.fragment)),
+  );
+  assert.ok(statements.length > 100, `the workload ran ${statements.length} distinct statements`);
+  assert.deepEqual(
+    unlisted.map(({ statement, unbound }) => `${unbound.join(', ')}: ${statement}`),
+    [],
+    'statements not bound to one org',
+  );
+  assert.deepEqual(
+    stale.map((entry) => entry.fragment),
+    [],
+    'listed exceptions that no statement of the workload matches (bound now, or no longer run): strike them off',
+  );
+}
+
+test('the check tells a statement bound to one org from one that is not', async () => {
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await admin.connect();
+  try {
+    const columns = await distributionColumns(admin);
+    const unbound = (sql: string) => unboundScans(admin, columns, sql);
+    assert.deepEqual(await unbound('SELECT id FROM earnings WHERE org_id = $1 AND id = $2'), []);
+    assert.deepEqual(await unbound(`SELECT id FROM earnings WHERE org_id = 'org_x' AND id = $1`), []);
+    assert.deepEqual(await unbound('SELECT id FROM earnings WHERE id = $1'), ['earnings']);
+    assert.deepEqual(await unbound('SELECT id FROM earnings WHERE org_id = ANY($1::text[])'), ['earnings']);
+    assert.deepEqual(
+      await unbound('SELECT e.id FROM earnings e JOIN users u ON u.id = e.user_id WHERE e.org_id = $1'),
+      ['users as u'],
+    );
+    assert.deepEqual(
+      await unbound(
+        'SELECT e.id FROM earnings e JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id WHERE e.org_id = $1',
+      ),
+      [],
+    );
+    // A correlated subquery tied to the outer row's org, and a CTE's write.
+    assert.deepEqual(
+      await unbound(
+        `SELECT u.id FROM users u WHERE u.org_id = $1
+           AND EXISTS (SELECT 1 FROM earnings e WHERE e.org_id = u.org_id AND e.user_id = u.id AND e.amount_cents > $2)`,
+      ),
+      [],
+    );
+    assert.deepEqual(
+      await unbound(
+        'WITH gone AS (DELETE FROM rep_tokens WHERE expires_at < now() RETURNING id) SELECT count(*) FROM gone',
+      ),
+      ['rep_tokens'],
+    );
+    assert.deepEqual(await unbound('SELECT id FROM earnings WHERE org_id = (SELECT org_id FROM users WHERE id = $1)'), [
+      'earnings',
+      'users',
+    ]);
+    assert.deepEqual(await unbound('UPDATE orgs SET name = $2 WHERE id = $1'), []);
+    assert.deepEqual(await unbound('SELECT id FROM orgs ORDER BY id'), ['orgs']);
+    assert.deepEqual(await unbound('INSERT INTO users (id, org_id, external_id) VALUES ($1, $2, $3)'), []);
+    // A credential's org from credential_orgs by its whole key (kind, lookup) is one org, joined or as a subquery;
+    // by part of the key it is not.
+    assert.deepEqual(
+      await unbound(
+        `SELECT k.id FROM credential_orgs c JOIN api_keys k ON k.org_id = c.org_id AND k.digest = c.lookup
+         WHERE c.kind = 'api_key' AND c.lookup = $1`,
+      ),
+      [],
+    );
+    assert.deepEqual(
+      await unbound(
+        `SELECT t.id FROM rep_tokens t
+         WHERE t.org_id = (SELECT org_id FROM credential_orgs WHERE kind = 'rep_token' AND lookup = $1) AND t.digest = $1`,
+      ),
+      [],
+    );
+    assert.deepEqual(
+      await unbound(
+        `SELECT t.id FROM rep_tokens t
+         WHERE t.org_id = (SELECT org_id FROM credential_orgs WHERE lookup = $1 LIMIT 1) AND t.digest = $1`,
+      ),
+      ['rep_tokens as t'],
+    );
+  } finally {
+    await admin.end();
+  }
+});
