@@ -625,7 +625,7 @@ async function checkWebhooks(
   );
   const [orphans] = await cluster.query<{ count: string }>(
     `SELECT count(*) AS count FROM webhook_messages m WHERE m.org_id = $1 AND NOT EXISTS
-       (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = m.id AND d.endpoint_id = $2)`,
+       (SELECT 1 FROM webhook_deliveries d WHERE d.org_id = m.org_id AND d.message_id = m.id AND d.endpoint_id = $2)`,
     [world.orgId, world.endpointId],
   );
   const expected = new Set(deliveries.map((delivery) => delivery.message_id));

@@ -60,7 +60,7 @@ const users = (await (
 ).json()) as { users: Array<{ id: string }> };
 const ana = users.users[0];
 if (!ana) throw new Error('the demo has no rep ana');
-await db.user.update({ where: { id: ana.id }, data: { display_name: 'Ana Lima' } });
+await db.user.updateMany({ where: { id: ana.id }, data: { display_name: 'Ana Lima' } });
 const link = await admin.portalAccess.createSignInLink({ orgId, rep: ana.id, expiresInMinutes: 30 });
 
 const browser = await launchChromium();

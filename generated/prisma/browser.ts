@@ -43,6 +43,11 @@ export type RepManager = Prisma.RepManagerModel
  */
 export type ApiKey = Prisma.ApiKeyModel
 /**
+ * Model CredentialOrg
+ * 
+ */
+export type CredentialOrg = Prisma.CredentialOrgModel
+/**
  * Model RateLimitCounter
  * 
  */

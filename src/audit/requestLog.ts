@@ -22,7 +22,8 @@ export class AuditLog {
   private readonly maxBatch: number;
   private readonly maxQueued: number;
   private queue: AuditEntryInput[] = [];
-  private lastUsed = new Map<string, Date>();
+  /** By key id: the key's org and when it was last used. */
+  private lastUsed = new Map<string, { orgId: string; at: Date }>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private closed = false;
@@ -48,9 +49,9 @@ export class AuditLog {
     this.queue.push(entry);
   }
 
-  keyUsed(keyId: string, at: Date): void {
+  keyUsed(orgId: string, keyId: string, at: Date): void {
     const previous = this.lastUsed.get(keyId);
-    if (!previous || previous < at) this.lastUsed.set(keyId, at);
+    if (!previous || previous.at < at) this.lastUsed.set(keyId, { orgId, at });
   }
 
   depth(): number {
@@ -87,7 +88,7 @@ export class AuditLog {
       try {
         await apiKeys.recordLastUsed(this.statements, lastUsed);
       } catch (error) {
-        for (const [keyId, at] of lastUsed) this.keyUsed(keyId, at);
+        for (const [keyId, use] of lastUsed) this.keyUsed(use.orgId, keyId, use.at);
         this.logger.warn({ err: error }, 'could not record last use of keys; will retry');
       }
     }

@@ -1,6 +1,6 @@
 import { newId } from '../lib/ids.ts';
 import { type AdminRecord, RECORD_FIELDS, toRecord } from './admins.ts';
-import { prismaOf, type Transaction } from './transaction.ts';
+import { prismaOf, sql, type Transaction } from './transaction.ts';
 
 /** A live session with its admin, as every console request reads it. */
 export interface SessionWithAdmin {
@@ -24,25 +24,26 @@ export async function create(
     expiresAt: Date;
   },
 ): Promise<{ id: string }> {
-  return prismaOf(tx).adminSession.create({
-    data: {
-      id: newId('ses'),
-      token_digest: input.tokenDigest,
-      admin_id: input.adminId,
-      org_id: input.orgId,
-      csrf_token: input.csrfToken,
-      created_at: input.at,
-      last_seen_at: input.at,
-      expires_at: input.expiresAt,
-    },
-    select: { id: true },
-  });
+  const id = newId('ses');
+  await tx.query(sql`
+    WITH lookup AS (
+      INSERT INTO credential_orgs (kind, lookup, org_id, created_at)
+      VALUES ('admin_session', ${input.tokenDigest}, ${input.orgId}, ${input.at})
+    )
+    INSERT INTO admin_sessions (id, token_digest, admin_id, org_id, csrf_token, created_at, last_seen_at, expires_at)
+    VALUES (${id}, ${input.tokenDigest}, ${input.adminId}, ${input.orgId}, ${input.csrfToken}, ${input.at}, ${input.at},
+            ${input.expiresAt})`);
+  return { id };
 }
 
 /** The session of this token digest, not ended, with an admin that is not disabled; null otherwise. */
 export async function findLive(tx: Transaction, tokenDigest: string): Promise<SessionWithAdmin | null> {
+  const [lookup] = await tx.query<{ org_id: string }>(
+    sql`SELECT org_id FROM credential_orgs WHERE kind = 'admin_session' AND lookup = ${tokenDigest}`,
+  );
+  if (!lookup) return null;
   const row = await prismaOf(tx).adminSession.findFirst({
-    where: { token_digest: tokenDigest, ended_at: null, admin: { disabled_at: null } },
+    where: { org_id: lookup.org_id, token_digest: tokenDigest, ended_at: null, admin: { disabled_at: null } },
     select: {
       id: true,
       org_id: true,

@@ -27,7 +27,11 @@ export function toRecord<Row extends { role: string }>(row: Row): Row & { role: 
   return { ...row, role: row.role as AdminRole };
 }
 
-/** Null when the email is taken (by any org: an email signs in to one org). */
+/**
+ * Null when the email is taken (by any org: an email signs in to one org). The email's row of `credential_orgs`
+ * is what keeps it unique across orgs, and what finds its org at sign-in (docs/scaling.md): written first, in the
+ * same statement, and the admin only when it was.
+ */
 export async function create(
   tx: Transaction,
   input: {
@@ -39,9 +43,15 @@ export async function create(
   },
 ): Promise<AdminRecord | null> {
   const rows = await prismaOf(tx).$queryRaw<Array<{ id: string }>>`
+    WITH lookup AS (
+      INSERT INTO credential_orgs (kind, lookup, org_id) VALUES ('admin_email', ${input.email}, ${input.orgId})
+      ON CONFLICT (kind, lookup) DO NOTHING
+      RETURNING org_id
+    )
     INSERT INTO admins (id, org_id, email, display_name, role, password_hash)
-    VALUES (${newId('adm')}, ${input.orgId}, ${input.email}, ${input.displayName}, ${input.role}, ${input.passwordHash})
-    ON CONFLICT (email) DO NOTHING RETURNING id`;
+    SELECT ${newId('adm')}, lookup.org_id, ${input.email}, ${input.displayName}, ${input.role}, ${input.passwordHash}
+    FROM lookup
+    RETURNING id`;
   const id = rows[0]?.id;
   return id ? findForOrg(tx, input.orgId, id) : null;
 }
@@ -70,8 +80,14 @@ export async function findSignInAccount(
   tx: Transaction,
   email: string,
 ): Promise<(AdminRecord & { password_hash: string }) | null> {
-  const row = await prismaOf(tx).admin.findFirst({
-    where: { email, disabled_at: null },
+  const client = prismaOf(tx);
+  const lookup = await client.credentialOrg.findUnique({
+    where: { kind_lookup: { kind: 'admin_email', lookup: email } },
+    select: { org_id: true },
+  });
+  if (!lookup) return null;
+  const row = await client.admin.findFirst({
+    where: { org_id: lookup.org_id, email, disabled_at: null },
     select: { ...RECORD_FIELDS, password_hash: true },
   });
   return row ? toRecord(row) : null;
@@ -89,6 +105,9 @@ export async function disable(
     where: { org_id: orgId, id: adminId, disabled_at: null },
     data: { disabled_at: at },
   });
-  await client.adminSession.updateMany({ where: { admin_id: adminId, ended_at: null }, data: { ended_at: at } });
+  await client.adminSession.updateMany({
+    where: { org_id: orgId, admin_id: adminId, ended_at: null },
+    data: { ended_at: at },
+  });
   return { changed: count > 0 };
 }

@@ -25,6 +25,18 @@ const RECORD_FIELDS = {
   last_used_at: true,
 } as const;
 
+const INSERT_KEY = `
+  WITH lookup AS (
+    INSERT INTO credential_orgs (kind, lookup, org_id) VALUES ('api_key', $6, $2)
+  )
+  INSERT INTO api_keys (id, org_id, name, scopes, rate_limit_per_minute, digest, display_prefix)
+  VALUES ($1, $2, $3, $4::text[], $5, $6, $7)
+  RETURNING id, org_id, name, display_prefix, scopes, rate_limit_per_minute, created_at, revoked_at, last_used_at`;
+
+/**
+ * A new key, and in the same statement the row of `credential_orgs` that finds its org by its digest before any
+ * org is known (docs/scaling.md).
+ */
 export async function create(
   tx: Transaction,
   input: {
@@ -36,18 +48,19 @@ export async function create(
     displayPrefix: string;
   },
 ): Promise<ApiKeyRecord> {
-  return prismaOf(tx).apiKey.create({
-    data: {
-      id: newId('key'),
-      org_id: input.orgId,
-      name: input.name,
-      scopes: input.scopes,
-      rate_limit_per_minute: input.rateLimitPerMinute,
-      digest: input.digest,
-      display_prefix: input.displayPrefix,
-    },
-    select: RECORD_FIELDS,
+  const rows = await tx.query<ApiKeyRecord>({
+    text: INSERT_KEY,
+    values: [
+      newId('key'),
+      input.orgId,
+      input.name,
+      input.scopes,
+      input.rateLimitPerMinute,
+      input.digest,
+      input.displayPrefix,
+    ],
   });
+  return rows[0] as ApiKeyRecord;
 }
 
 export async function listForOrg(tx: Transaction, orgId: string): Promise<ApiKeyRecord[]> {
@@ -77,14 +90,21 @@ export async function revoke(
 
 const RECORD_LAST_USED = `
   UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, u.used_at)
-  FROM unnest($1::text[], $2::timestamptz[]) AS u(id, used_at)
-  WHERE k.id = u.id`;
+  FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS u(org_id, id, used_at)
+  WHERE k.org_id = u.org_id AND k.id = u.id`;
 
 /** Moves last_used_at forward only, whatever order batches from several instances arrive in. */
-export async function recordLastUsed(tx: Transaction, lastUsed: ReadonlyMap<string, Date>): Promise<void> {
+export async function recordLastUsed(
+  tx: Transaction,
+  lastUsed: ReadonlyMap<string, { orgId: string; at: Date }>,
+): Promise<void> {
   if (lastUsed.size === 0) return;
+  const uses = [...lastUsed.entries()];
   await tx.query(
-    named('audit_record_last_used', { text: RECORD_LAST_USED, values: [[...lastUsed.keys()], [...lastUsed.values()]] }),
+    named('audit_record_last_used', {
+      text: RECORD_LAST_USED,
+      values: [uses.map(([, use]) => use.orgId), uses.map(([keyId]) => keyId), uses.map(([, use]) => use.at)],
+    }),
   );
 }
 
@@ -100,12 +120,18 @@ export interface ActiveKey {
   org_name: string;
 }
 
-/** The active key of a digest with its org's name (also the first step of rateLimitCounters' count). */
+/**
+ * The active key of a digest with its org's name (also the first step of rateLimitCounters' count): the digest's
+ * org from `credential_orgs` (a reference table on Citus), then the key by `(org_id, digest)` on that org's node,
+ * in one statement.
+ */
 export const FIND_ACTIVE_KEY = `
   SELECT k.id, k.org_id, k.name, k.display_prefix, k.scopes, k.rate_limit_per_minute, k.created_at, k.revoked_at,
          k.last_used_at, o.name AS org_name
-  FROM api_keys k JOIN orgs o ON o.id = k.org_id
-  WHERE k.digest = $1 AND k.revoked_at IS NULL`;
+  FROM credential_orgs c
+  JOIN api_keys k ON k.org_id = c.org_id AND k.digest = c.lookup
+  JOIN orgs o ON o.id = k.org_id
+  WHERE c.kind = 'api_key' AND c.lookup = $1 AND k.revoked_at IS NULL`;
 
 /** The active key of a digest, read with one indexed select; null when unknown or revoked. */
 export async function findActiveKey(tx: Transaction, digest: string): Promise<ActiveKey | null> {

@@ -105,7 +105,7 @@ const INSERT_ENTRIES = `
   FROM jsonb_to_recordset($1::jsonb) AS e(
     id text, org_id text, occurred_at timestamptz, actor_type text, actor text, key_id text, action text, method text,
     route text, status int, request_id text, client_ip text, user_agent text, duration_ms numeric, details jsonb)
-  ON CONFLICT (id) DO NOTHING`;
+  ON CONFLICT (org_id, id) DO NOTHING`;
 
 /** Writes a batch of entries; an entry already written (a retried batch) is left as it is. */
 export async function insertMany(tx: Transaction, entries: readonly AuditEntryInput[]): Promise<void> {
@@ -144,7 +144,7 @@ export function auditEntryCte(first: number): string {
   return `audited AS (
     INSERT INTO audit_entries (${AUDIT_COLUMNS})
     SELECT ${values} WHERE $${first}::text IS NOT NULL
-    ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, duration_ms = EXCLUDED.duration_ms
+    ON CONFLICT (org_id, id) DO UPDATE SET status = EXCLUDED.status, duration_ms = EXCLUDED.duration_ms
     RETURNING id
   )`;
 }

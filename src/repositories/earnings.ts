@@ -472,7 +472,8 @@ export async function listAfter(
     );
   });
   const rows = await tx.query<RecordRow>({
-    text: `SELECT ${WIRE_COLUMNS} FROM (${ranges.join(' UNION ALL ')}) e JOIN users u ON u.org_id = ${org} AND u.id = e.user_id
+    text: `SELECT ${WIRE_COLUMNS} FROM (${ranges.join(' UNION ALL ')}) e
+           JOIN users u ON u.org_id = ${org} AND u.id = e.user_id
            ORDER BY e.created_at, e.id LIMIT ${max}`,
     values,
   });
@@ -535,15 +536,25 @@ export async function repRowsOfPeriod(
       status: true,
       created_at: true,
       trace: true,
-      deal: { select: { external_id: true } },
     },
   });
+  // The deals' external ids by (org_id, id), not through Prisma's relation load, which would name the org per row
+  // (`org_id IN (…)`): one org, one statement (docs/scaling.md).
+  const dealIds = [...new Set(rows.flatMap((row) => (row.deal_id ? [row.deal_id] : [])))];
+  const deals =
+    dealIds.length === 0
+      ? []
+      : await prismaOf(tx).deal.findMany({
+          where: { org_id: orgId, id: { in: dealIds } },
+          select: { id: true, external_id: true },
+        });
+  const dealExternalIds = new Map(deals.map((deal) => [deal.id, deal.external_id]));
   return rows.map((row) => {
     const trace = row.trace as { chip?: { name?: string }; explanation?: string[] };
     return {
       id: row.id,
       deal_id: row.deal_id,
-      deal_external_id: row.deal?.external_id ?? null,
+      deal_external_id: (row.deal_id && dealExternalIds.get(row.deal_id)) ?? null,
       plan_id: row.plan_id,
       rule_chip_id: row.rule_chip_id,
       chip_name: trace.chip?.name ?? row.rule_chip_id,
@@ -608,7 +619,8 @@ export async function snapshotRowsOfReps(
   const rows = await tx.query<SnapshotRow>(
     sql`SELECT e.id, e.line_key, u.external_id AS user_external_id, e.plan_id, e.currency, e.rule_chip_id, e.deal_id,
                d.external_id AS deal_external_id, e.status, e.amount_cents
-        FROM earnings e JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id
+        FROM earnings e
+        JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id
         LEFT JOIN deals d ON d.org_id = e.org_id AND d.id = e.deal_id
         WHERE e.org_id = ${orgId} AND e.user_id = ANY(${[...userIds]}::text[])
         ORDER BY e.created_at, e.id`,

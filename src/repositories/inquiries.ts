@@ -58,8 +58,7 @@ const COLUMNS = `
   (SELECT json_agg(json_build_object('kind', l.kind, 'target_id', l.target_id) ORDER BY l.position)
      FROM inquiry_links l WHERE l.org_id = i.org_id AND l.inquiry_id = i.id) AS links`;
 
-const FROM = `inquiries i JOIN users u ON u.org_id = i.org_id AND u.id = i.user_id
-  LEFT JOIN admins a ON a.org_id = i.org_id AND a.id = i.assignee_admin_id`;
+const FROM = `inquiries i JOIN users u ON u.org_id = i.org_id AND u.id = i.user_id LEFT JOIN admins a ON a.org_id = i.org_id AND a.id = i.assignee_admin_id`;
 
 function toRecord(row: InquiryRow): InquiryRecord {
   return {

@@ -161,8 +161,8 @@ const VERSION_SNAPSHOT = `
          COALESCE((SELECT json_agg(json_build_object('chip_id', vc.chip_id, 'key', c.key, 'version', vc.version,
                                                      'name', vc.name, 'kind', vc.kind, 'when', vc."when",
                                                      'params', vc.params) ORDER BY vc.position)
-                   FROM plan_version_chips vc JOIN chips c ON c.org_id = p.org_id AND c.id = vc.chip_id
-                   WHERE vc.plan_version_id = v.id), '[]'::json) AS chips
+                   FROM plan_version_chips vc JOIN chips c ON c.org_id = vc.org_id AND c.id = vc.chip_id
+                   WHERE vc.org_id = v.org_id AND vc.plan_version_id = v.id), '[]'::json) AS chips
   FROM plans p JOIN plan_versions v ON v.plan_id = p.id AND v.org_id = p.org_id
   WHERE p.org_id = $1 AND p.id = $2 AND v.id = $3`;
 
@@ -290,8 +290,11 @@ export async function currentContentDigest(tx: Transaction, plan: PlanRecord): P
   return version?.content_digest ?? null;
 }
 
-export async function lastVersionNumber(tx: Transaction, planId: string): Promise<number> {
-  const last = await prismaOf(tx).planVersion.aggregate({ where: { plan_id: planId }, _max: { number: true } });
+export async function lastVersionNumber(tx: Transaction, orgId: string, planId: string): Promise<number> {
+  const last = await prismaOf(tx).planVersion.aggregate({
+    where: { org_id: orgId, plan_id: planId },
+    _max: { number: true },
+  });
   return last._max.number ?? 0;
 }
 
@@ -301,7 +304,7 @@ export async function latestChips(tx: Transaction, orgId: string, planId: string
     Array<{ key: string; id: string; version: number; definition_digest: string }>
   >`
     SELECT DISTINCT ON (c.id) c.key, c.id, pvc.version, pvc.definition_digest
-    FROM chips c JOIN plan_version_chips pvc ON pvc.chip_id = c.id
+    FROM chips c JOIN plan_version_chips pvc ON pvc.org_id = c.org_id AND pvc.chip_id = c.id
     WHERE c.org_id = ${orgId} AND c.plan_id = ${planId}
     ORDER BY c.id, pvc.version DESC`;
   return new Map(
@@ -334,7 +337,7 @@ export async function addVersion(tx: Transaction, version: NewPlanVersion): Prom
   await writeVersion(tx, version);
   const { definition } = version;
   await prismaOf(tx).plan.update({
-    where: { id: version.planId },
+    where: { org_id_id: { org_id: version.orgId, id: version.planId } },
     data: {
       name: definition.name,
       period: definition.period,
@@ -421,17 +424,34 @@ async function snapshotsOf(
           kind: true,
           when: true,
           params: true,
-          chip: { select: { key: true } },
         },
       },
     },
   });
+  // The chips' keys by (org_id, id), not through Prisma's relation load, which would name the org per row
+  // (`org_id IN (…)`): one org, one statement (docs/scaling.md).
+  const chipIds = [...new Set(versions.flatMap((version) => version.chips.map((chip) => chip.chip_id)))];
+  const chips =
+    chipIds.length === 0
+      ? []
+      : await client.chip.findMany({
+          where: { org_id: plans[0]?.org_id as string, id: { in: chipIds } },
+          select: { id: true, key: true },
+        });
+  const keys = new Map(chips.map((chip) => [chip.id, chip.key]));
   const byPlan = new Map(versions.map((version) => [version.plan_id, version]));
   return plans.flatMap((plan) => {
     const version = byPlan.get(plan.id);
     if (!version) return [];
     return [
-      toSnapshot(plan, { ...version, chips: version.chips.map(({ chip, ...rest }) => ({ ...rest, key: chip.key })) }),
+      toSnapshot(plan, {
+        ...version,
+        chips: version.chips.map((chip) => {
+          const key = keys.get(chip.chip_id);
+          if (key === undefined) throw new Error(`plan version ${version.id} names chip ${chip.chip_id}, not found`);
+          return { ...chip, key };
+        }),
+      }),
     ];
   });
 }
@@ -461,6 +481,7 @@ async function writeVersion(tx: Transaction, version: NewPlanVersion): Promise<v
   }
   await prismaOf(tx).planVersionChip.createMany({
     data: version.chips.map((chip, position) => ({
+      org_id: version.orgId,
       plan_version_id: version.versionId,
       chip_id: chip.id,
       position,
@@ -540,7 +561,8 @@ export async function listForStatements(tx: Transaction, orgId: string): Promise
                COALESCE(v.definition -> 'assignees', '"all"'::jsonb) AS assignees,
                v.definition -> 'draw' AS draw, v.definition -> 'ramp' AS ramp,
                COALESCE(v.definition ->> 'currency', o.default_currency) AS currency
-        FROM plans p JOIN plan_versions v ON v.org_id = p.org_id AND v.id = p.current_version_id
+        FROM plans p
+        JOIN plan_versions v ON v.org_id = p.org_id AND v.id = p.current_version_id
         JOIN orgs o ON o.id = p.org_id
         WHERE p.org_id = ${orgId} ORDER BY p.created_at, p.id`,
   );

@@ -12,9 +12,9 @@ export interface AuthenticatedKey extends ActiveKey {
 const FIND_AND_COUNT = `
   WITH found AS (${FIND_ACTIVE_KEY}
   ), counted AS (
-    INSERT INTO rate_limit_counters (key_id, window_start, count)
-    SELECT id, $2, 1 FROM found
-    ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
+    INSERT INTO rate_limit_counters (org_id, key_id, window_start, count)
+    SELECT org_id, id, $2, 1 FROM found
+    ON CONFLICT (org_id, key_id, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
     RETURNING count
   )
   SELECT found.*, counted.count AS window_count FROM found, counted`;
@@ -53,10 +53,11 @@ export async function saveWindowCounts(
 ): Promise<void> {
   if (counts.size === 0) return;
   await tx.query(
-    sql`INSERT INTO rate_limit_counters (key_id, window_start, count)
-        SELECT c.key_id, ${windowStart}, c.count FROM unnest(${[...counts.keys()]}::text[], ${[...counts.values()]}::int[]) AS c(key_id, count)
-        WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = c.key_id)
-        ON CONFLICT (key_id, window_start) DO UPDATE SET count = GREATEST(rate_limit_counters.count, EXCLUDED.count)`,
+    sql`INSERT INTO rate_limit_counters (org_id, key_id, window_start, count)
+        SELECT k.org_id, c.key_id, ${windowStart}, c.count
+        FROM unnest(${[...counts.keys()]}::text[], ${[...counts.values()]}::int[]) AS c(key_id, count)
+        JOIN api_keys k ON k.id = c.key_id
+        ON CONFLICT (org_id, key_id, window_start) DO UPDATE SET count = GREATEST(rate_limit_counters.count, EXCLUDED.count)`,
   );
 }
 

@@ -29,6 +29,10 @@ export async function create(
 ): Promise<{ id: string }> {
   const id = newId('rses');
   await tx.query(sql`
+    WITH lookup AS (
+      INSERT INTO credential_orgs (kind, lookup, org_id, created_at)
+      VALUES ('rep_session', ${input.tokenDigest}, ${input.orgId}, ${input.at})
+    )
     INSERT INTO rep_sessions (id, token_digest, org_id, user_id, provider_id, created_at, last_seen_at, expires_at)
     VALUES (${id}, ${input.tokenDigest}, ${input.orgId}, ${input.userId}, ${input.providerId}, ${input.at}, ${input.at},
             ${input.expiresAt})`);
@@ -41,7 +45,8 @@ export async function findLive(tx: Transaction, tokenDigest: string): Promise<Re
     SELECT s.id, s.org_id, s.created_at, s.last_seen_at, s.expires_at, u.id AS user_id, u.external_id, u.display_name,
            o.name AS org_name
     FROM rep_sessions s JOIN users u ON u.org_id = s.org_id AND u.id = s.user_id JOIN orgs o ON o.id = s.org_id
-    WHERE s.token_digest = ${tokenDigest} AND s.ended_at IS NULL`);
+    WHERE s.org_id = (SELECT org_id FROM credential_orgs WHERE kind = 'rep_session' AND lookup = ${tokenDigest})
+      AND s.token_digest = ${tokenDigest} AND s.ended_at IS NULL`);
   const row = rows[0];
   if (!row) return null;
   return {

@@ -6,6 +6,10 @@ export async function insert(
   input: { tokenDigest: string; orgId: string; userId: string; at: Date; expiresAt: Date },
 ): Promise<void> {
   await tx.query(sql`
+    WITH lookup AS (
+      INSERT INTO credential_orgs (kind, lookup, org_id, created_at)
+      VALUES ('rep_sign_in_link', ${input.tokenDigest}, ${input.orgId}, ${input.at})
+    )
     INSERT INTO rep_sign_in_links (id, token_digest, org_id, user_id, created_at, expires_at)
     VALUES (${newId('rlnk')}, ${input.tokenDigest}, ${input.orgId}, ${input.userId}, ${input.at}, ${input.expiresAt})`);
 }
@@ -18,12 +22,15 @@ export async function use(
 ): Promise<{ org_id: string; user_id: string } | null> {
   const rows = await tx.query<{ org_id: string; user_id: string }>(sql`
     UPDATE rep_sign_in_links SET used_at = ${at}
-    WHERE token_digest = ${tokenDigest} AND used_at IS NULL AND expires_at > ${at}
+    WHERE org_id = (SELECT org_id FROM credential_orgs WHERE kind = 'rep_sign_in_link' AND lookup = ${tokenDigest})
+      AND token_digest = ${tokenDigest} AND used_at IS NULL AND expires_at > ${at}
     RETURNING org_id, user_id`);
   return rows[0] ?? null;
 }
 
-/** Links that expired before `before` can sign nobody in any more. */
+/** Links that expired before `before` can sign nobody in any more: they go, with their lookup rows. */
 export async function deleteExpired(tx: Transaction, before: Date): Promise<void> {
-  await tx.query(sql`DELETE FROM rep_sign_in_links WHERE expires_at < ${before}`);
+  await tx.query(sql`
+    WITH gone AS (DELETE FROM rep_sign_in_links WHERE expires_at < ${before} RETURNING token_digest)
+    DELETE FROM credential_orgs WHERE kind = 'rep_sign_in_link' AND lookup IN (SELECT token_digest FROM gone)`);
 }

@@ -31,7 +31,10 @@ export async function create(
   },
 ): Promise<RepTokenRecord> {
   const rows = await tx.query<RepTokenRecord>({
-    text: `INSERT INTO rep_tokens (id, org_id, user_id, digest, api_key_id, rep_session_id, created_at, expires_at)
+    text: `WITH lookup AS (
+             INSERT INTO credential_orgs (kind, lookup, org_id, created_at) VALUES ('rep_token', $4, $2, $7)
+           )
+           INSERT INTO rep_tokens (id, org_id, user_id, digest, api_key_id, rep_session_id, created_at, expires_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
     values: [
       newId('rtk'),
@@ -96,11 +99,11 @@ const FIND_AND_COUNT = `
     SELECT t.id, t.org_id, t.user_id, t.expires_at, t.revoked_at, u.external_id, u.display_name, o.name AS org_name,
            o.cors_allowed_origins, o.rep_rate_limit_per_minute
     FROM rep_tokens t JOIN users u ON u.org_id = t.org_id AND u.id = t.user_id JOIN orgs o ON o.id = t.org_id
-    WHERE t.digest = $1
+    WHERE t.org_id = (SELECT org_id FROM credential_orgs WHERE kind = 'rep_token' AND lookup = $1) AND t.digest = $1
   ), counted AS (
-    INSERT INTO rep_rate_limit_counters (user_id, window_start, count)
-    SELECT user_id, $2, 1 FROM found WHERE revoked_at IS NULL AND expires_at > $3
-    ON CONFLICT (user_id, window_start) DO UPDATE SET count = rep_rate_limit_counters.count + 1
+    INSERT INTO rep_rate_limit_counters (org_id, user_id, window_start, count)
+    SELECT org_id, user_id, $2, 1 FROM found WHERE revoked_at IS NULL AND expires_at > $3
+    ON CONFLICT (org_id, user_id, window_start) DO UPDATE SET count = rep_rate_limit_counters.count + 1
     RETURNING count
   )
   SELECT found.*, (SELECT count FROM counted) AS window_count FROM found`;
@@ -108,7 +111,7 @@ const FIND_AND_COUNT = `
 const HIERARCHY_OF_TOKEN_ORG = `
   SELECT m.rep_user_id, m.manager_user_id, m.effective_from::text AS "from"
   FROM rep_managers m
-  WHERE m.org_id = (SELECT org_id FROM rep_tokens WHERE digest = $1)`;
+  WHERE m.org_id = (SELECT org_id FROM credential_orgs WHERE kind = 'rep_token' AND lookup = $1)`;
 
 /**
  * The token of a digest (revoked and expired ones too, so the refusal can say which), counted in its rep's window

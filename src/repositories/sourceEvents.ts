@@ -43,7 +43,8 @@ const RECORD_AND_OPEN_DEAL = `
   WITH tag AS (
     SELECT set_config('application_name', $1, true) AS tagged
   ), sender AS (
-    SELECT $4::text IS NULL OR EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = $3 AND k.id = $4::text AND k.revoked_at IS NULL)
+    SELECT $4::text IS NULL
+           OR EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = $3 AND k.id = $4::text AND k.revoked_at IS NULL)
            AS key_active
   ), rep AS (
     INSERT INTO users (id, org_id, external_id)

@@ -17,6 +17,10 @@ export async function insert(
   input: SsoSignInAttempt & { stateDigest: string; at: Date; expiresAt: Date },
 ): Promise<void> {
   await tx.query(sql`
+    WITH lookup AS (
+      INSERT INTO credential_orgs (kind, lookup, org_id, created_at)
+      VALUES ('sso_state', ${input.stateDigest}, ${input.org_id}, ${input.at})
+    )
     INSERT INTO sso_sign_in_attempts
       (id, state_digest, org_id, provider_id, nonce, code_verifier, destination, created_at, expires_at)
     VALUES (${newId('ssoa')}, ${input.stateDigest}, ${input.org_id}, ${input.provider_id}, ${input.nonce},
@@ -30,12 +34,15 @@ export async function insert(
 export async function consume(tx: Transaction, stateDigest: string, at: Date): Promise<SsoSignInAttempt | null> {
   const rows = await tx.query<SsoSignInAttempt>(sql`
     UPDATE sso_sign_in_attempts SET consumed_at = ${at}
-    WHERE state_digest = ${stateDigest} AND consumed_at IS NULL AND expires_at > ${at}
+    WHERE org_id = (SELECT org_id FROM credential_orgs WHERE kind = 'sso_state' AND lookup = ${stateDigest})
+      AND state_digest = ${stateDigest} AND consumed_at IS NULL AND expires_at > ${at}
     RETURNING org_id, provider_id, nonce, code_verifier, destination`);
   return rows[0] ?? null;
 }
 
 /** Attempts that expired before `before` can answer nothing any more. */
 export async function deleteExpired(tx: Transaction, before: Date): Promise<void> {
-  await tx.query(sql`DELETE FROM sso_sign_in_attempts WHERE expires_at < ${before}`);
+  await tx.query(sql`
+    WITH gone AS (DELETE FROM sso_sign_in_attempts WHERE expires_at < ${before} RETURNING state_digest)
+    DELETE FROM credential_orgs WHERE kind = 'sso_state' AND lookup IN (SELECT state_digest FROM gone)`);
 }

@@ -77,7 +77,9 @@ export async function ensureRepsOfEvents(
     named('users_ensure_reps_of_events', {
       text: `INSERT INTO users (id, org_id, external_id)
              SELECT n.id, $1, n.external_id FROM unnest($2::text[], $3::text[]) AS n(id, external_id)
-             WHERE ($4::text IS NULL OR EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = $1 AND k.id = $4::text AND k.revoked_at IS NULL))
+             WHERE ($4::text IS NULL
+                    OR EXISTS (SELECT 1 FROM api_keys k
+                               WHERE k.org_id = $1 AND k.id = $4::text AND k.revoked_at IS NULL))
                AND EXISTS (SELECT 1 FROM unnest($5::text[], $6::text[]) AS e(rep, dedup_key)
                            WHERE e.rep = n.external_id
                              AND NOT EXISTS (SELECT 1 FROM source_events s

@@ -172,7 +172,7 @@ export async function claimDue(
   const abandonedAttemptIds = Array.from({ length: limit }, () => newId('att'));
   const rows = await prismaOf(tx).$queryRaw<ClaimRow[]>`
     WITH due AS (
-      SELECT d.id, d.org_id, d.lease_id AS abandoned_lease, d.leased_at AS abandoned_at, d.redelivery AS abandoned_manual,
+      SELECT d.org_id, d.id, d.lease_id AS abandoned_lease, d.leased_at AS abandoned_at, d.redelivery AS abandoned_manual,
              (e.enabled AND e.removed_at IS NULL) AS live
       FROM webhook_deliveries d
       JOIN webhook_endpoints e ON e.org_id = d.org_id AND e.id = d.endpoint_id
@@ -183,8 +183,8 @@ export async function claimDue(
       FOR UPDATE OF d SKIP LOCKED
     ),
     abandoned AS (
-      INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, latency_ms, error, manual)
-      SELECT (${abandonedAttemptIds}::text[])[row_number() OVER (ORDER BY id)], id, abandoned_at, NULL, NULL,
+      INSERT INTO webhook_attempts (id, org_id, delivery_id, attempted_at, response_status, latency_ms, error, manual)
+      SELECT (${abandonedAttemptIds}::text[])[row_number() OVER (ORDER BY id)], org_id, id, abandoned_at, NULL, NULL,
              'no result: the worker stopped during the attempt; retried when its lease ran out', abandoned_manual
       FROM due
       WHERE abandoned_lease IS NOT NULL
@@ -241,6 +241,7 @@ export async function recordAttempt(
   await client.webhookAttempt.create({
     data: {
       id: newId('att'),
+      org_id: claim.org_id,
       delivery_id: claim.id,
       attempted_at: result.attemptedAt,
       response_status: result.responseStatus,
@@ -281,7 +282,7 @@ export async function recordAttempt(
       : null);
   if (reason === null) return { disabledReason: null };
   await client.webhookEndpoint.update({
-    where: { id: claim.endpoint_id, org_id: claim.org_id },
+    where: { org_id_id: { org_id: claim.org_id, id: claim.endpoint_id } },
     data: { enabled: false, disabled_at: result.attemptedAt, disabled_reason: reason },
   });
   await endWaitingDeliveries(client, claim.org_id, claim.endpoint_id);

@@ -91,7 +91,7 @@ export async function removeEndpoint(
   if (count === 0) return null;
   await endWaitingDeliveries(prismaOf(tx), orgId, endpointId);
   return prismaOf(tx).webhookEndpoint.findUniqueOrThrow({
-    where: { id: endpointId, org_id: orgId },
+    where: { org_id_id: { org_id: orgId, id: endpointId } },
     select: ENDPOINT_FIELDS,
   });
 }
@@ -114,7 +114,7 @@ export async function rotateSecret(
     RETURNING id`;
   if (rows.length === 0) return null;
   return prismaOf(tx).webhookEndpoint.findUniqueOrThrow({
-    where: { id: endpointId, org_id: orgId },
+    where: { org_id_id: { org_id: orgId, id: endpointId } },
     select: ENDPOINT_FIELDS,
   });
 }

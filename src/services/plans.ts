@@ -203,7 +203,7 @@ export class PlanAdmin {
       orgId,
       planId,
       versionId: newId('pv'),
-      number: existing ? (await plans.lastVersionNumber(tx, planId)) + 1 : 1,
+      number: existing ? (await plans.lastVersionNumber(tx, orgId, planId)) + 1 : 1,
       definition,
       contentDigest,
       newChips: [],

@@ -15,7 +15,24 @@ import type pg from 'pg';
 // NOT NULL on every org-scoped table, so every row names its org. `orgs` itself is distributed by its id.
 
 /** Tables that are not org-scoped (the GLOBAL_TABLES of test/integration/org-distribution.test.ts, less orgs). */
-const LOCAL_TABLES = new Set(['_prisma_migrations', 'admin_sign_in_failures']);
+const LOCAL_TABLES = new Set(['_prisma_migrations', 'admin_sign_in_failures', 'credential_orgs']);
+
+/**
+ * A read of credential_orgs by its whole primary key, (kind, lookup) = one value each: it gives at most one org,
+ * the org of a credential before its org is known (docs/scaling.md). Its org_id anchors what it is joined to, and
+ * a subquery made of it (`org_id = (SELECT org_id FROM credential_orgs WHERE kind = … AND lookup = $1)`) is one
+ * value, unlike other subqueries.
+ */
+function isCredentialLookup(node: PlanNode): boolean {
+  if (node['Relation Name'] !== 'credential_orgs') {
+    const children = node.Plans ?? [];
+    return node['Node Type'] === 'Limit' && children.length === 1 && isCredentialLookup(children[0] as PlanNode);
+  }
+  const conditions = CONDITIONS.map((key) => node[key]).filter((value) => typeof value === 'string');
+  const alias = escapeRegExp(node.Alias ?? 'credential_orgs');
+  const keyed = (name: string) => new RegExp(`${alias}\\.${name}\\)*\\s*=\\s*\\(*(?:\\$\\d+|'(?:[^']|'')*')`);
+  return conditions.some((condition) => keyed('kind').test(condition) && keyed('lookup').test(condition));
+}
 
 /** The column each distributed table is distributed by: org_id, or orgs' own id. */
 export async function distributionColumns(client: pg.ClientBase): Promise<Map<string, string | null>> {
@@ -57,8 +74,16 @@ export async function unboundScans(
   const subqueryResults = new Set<string>();
   const scans: Array<{ table: string; alias: string; column: string | null; label: string }> = [];
   const conditions: string[] = [];
+  // Credential lookups: their aliases (each bound, anchoring joins) and their subquery results (one value each).
+  const credentialAliases = new Set<string>();
+  const credentialResults: string[] = [];
   const walk = (node: PlanNode) => {
     const table = node['Relation Name'];
+    if (table === 'credential_orgs' && isCredentialLookup(node)) {
+      const alias = node.Alias ?? table;
+      credentialAliases.add(alias);
+      scans.push({ table, alias, column: 'org_id', label: `${table} as ${alias}` });
+    }
     if (table !== undefined && columns.has(table)) {
       const column = columns.get(table) ?? null;
       const alias = node.Alias ?? table;
@@ -81,21 +106,31 @@ export async function unboundScans(
     // is exact from PostgreSQL 16 on, where it reads "(InitPlan 1).col1", as in CI's embedded run).
     const subplan = node['Subplan Name'];
     if (typeof subplan === 'string') {
-      for (const name of /returns (.*)\)/.exec(subplan)?.[1]?.match(/\$\d+/g) ?? []) {
-        if (Number(name.slice(1)) > parameters || name === '$0') subqueryResults.add(name);
+      const results = /returns (.*)\)/.exec(subplan)?.[1]?.match(/\$\d+/g) ?? [];
+      if (isCredentialLookup(node)) {
+        credentialResults.push(...results, `(${/^InitPlan \d+/.exec(subplan)?.[0] ?? subplan}).col1`);
+      } else {
+        for (const name of results) {
+          if (Number(name.slice(1)) > parameters || name === '$0') subqueryResults.add(name);
+        }
       }
     }
     for (const child of node.Plans ?? []) walk(child);
   };
   walk(root);
   // A value from a subquery is not one org (Citus cannot route on it): such a parameter anchors nothing.
-  const anchors = conditions.map((condition) =>
-    condition.replace(/\$\d+\b/g, (name) => (subqueryResults.has(name) ? '(subquery)' : name)),
-  );
+  // A credential lookup's result is one value: written as a constant here, so that it anchors.
+  const anchors = conditions.map((condition) => {
+    let anchor = condition;
+    for (const result of credentialResults) {
+      anchor = anchor.replace(new RegExp(`${escapeRegExp(result)}(?![\\w.])`, 'g'), "'credential_orgs'");
+    }
+    return anchor.replace(/\$\d+\b/g, (name) => (subqueryResults.has(name) ? '(subquery)' : name));
+  });
 
   const column = (alias: string, name: string) => `\\(*${escapeRegExp(alias)}\\.${name}\\)*(?:::\\w+)?`;
   const oneValue = `(?:\\(*\\$\\d+\\)*(?:::\\w+)?|'(?:[^']|'')*'(?:::\\w+)?)`;
-  const bound = new Set<string>();
+  const bound = new Set<string>(credentialAliases);
   for (const scan of scans) {
     if (scan.column === null) continue;
     const own = column(scan.alias, scan.column);

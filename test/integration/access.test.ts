@@ -214,7 +214,7 @@ describe('audit log and last use', () => {
     assert.equal(okEntry?.key_id, key.id);
     assert.equal(byRequest.get(forbidden.get('x-request-id') ?? null)?.status, 403);
     const used = await eventually(async () => {
-      const row = await db.apiKey.findUnique({ where: { id: key.id } });
+      const row = await db.apiKey.findFirst({ where: { id: key.id } });
       return row?.last_used_at ?? undefined;
     });
     assert.ok(used.getTime() > key.created_at.getTime());

@@ -259,7 +259,7 @@ describe('admin API: roles and orgs', () => {
       }),
     ];
     for (const { response } of byId) assert.equal(response.status, 404, response.url);
-    const keyOfB = await db.apiKey.findUniqueOrThrow({ where: { id: other.key.id } });
+    const keyOfB = await db.apiKey.findFirstOrThrow({ where: { id: other.key.id } });
     assert.equal(keyOfB.revoked_at, null);
   });
 });

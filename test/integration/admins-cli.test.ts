@@ -31,7 +31,7 @@ describe('quotient admins (CLI)', () => {
     expect(admin.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(admin.sign_in_url).toMatch(/\/admin\/$/);
 
-    const stored = await db.admin.findUniqueOrThrow({ where: { id: admin.id } });
+    const stored = await db.admin.findFirstOrThrow({ where: { id: admin.id } });
     expect(stored.password_hash).toMatch(/^scrypt\$32768\$8\$1\$/);
     assert.ok(!stored.password_hash.includes(admin.password as string));
     assert.equal(await verifyPassword(admin.password as string, stored.password_hash), true);

@@ -45,9 +45,9 @@ async function liveLines(db: Database, orgId: string) {
     SELECT u.external_id AS rep, d.external_id AS deal, c.key AS chip, e.period_id, e.amount_cents::text AS amount,
            e.status
       FROM earnings e
-      JOIN users u ON u.id = e.user_id
-      JOIN chips c ON c.id = e.rule_chip_id
-      LEFT JOIN deals d ON d.id = e.deal_id
+      JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id
+      JOIN chips c ON c.org_id = e.org_id AND c.id = e.rule_chip_id
+      LEFT JOIN deals d ON d.org_id = e.org_id AND d.id = e.deal_id
      WHERE e.org_id = ${orgId} AND e.status NOT IN ('superseded', 'reversed')
      ORDER BY 1, 2, 3, 4, 5`;
 }

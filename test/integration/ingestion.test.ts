@@ -241,7 +241,7 @@ describe('domain events, one per applied event, typed by what changed', () => {
     const closedWon = await typeOf(server, rawKey, { external_id: won.external_id, state: { stage: ' Closed Won ' } });
     assert.equal(closedWon.type, 'deal.closed_won');
     assert.deepEqual((closedWon.changes as unknown[]).at(-1), { field: 'status', old: 'open', new: 'won' });
-    const stored = await db.deal.findUniqueOrThrow({ where: { id: closedWon.deal_id } });
+    const stored = await db.deal.findFirstOrThrow({ where: { id: closedWon.deal_id } });
     assert.ok(stored.won_at, 'won_at is set when the deal becomes won');
     assert.equal((await findDeal(server, rawKey, won.external_id))?.status, 'won');
 

@@ -33,7 +33,7 @@ import { startReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.
 // A statement that is not bound fails the test unless it is listed below, with its reason: CROSS_ORG (statements
 // meant to read or write several orgs: Citus multi-shard statements that are allowed) and KNOWN_UNBOUND
 // (statements on tables whose keys do not lead with org_id yet, the KNOWN_GAPS of org-distribution.test.ts:
-// they get `org_id = $n` when their table's keys do). An entry matches a statement by a fragment of its text; an
+// they get `org_id = $n` when their table's keys do; empty since those gaps closed). An entry matches a statement by a fragment of its text; an
 // entry that matches no statement of the run fails too (unless it runs on a timer), so the lists only shrink.
 
 interface Exception {
@@ -49,8 +49,8 @@ interface Exception {
 /** Statements meant to span orgs: on Citus, multi-shard statements (allowed, run on every node). */
 const CROSS_ORG: Exception[] = [
   {
-    fragment: 'WITH due AS ( SELECT d.id, d.org_id, d.lease_id AS abandoned_lease',
-    tables: ['webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'webhook_messages'],
+    fragment: 'WITH due AS ( SELECT d.org_id, d.id, d.lease_id AS abandoned_lease',
+    tables: ['webhook_deliveries', 'webhook_endpoints', 'webhook_messages'],
     reason:
       "the webhook worker's lease of due deliveries, across the orgs it serves (QUOTIENT_WEBHOOK_ORGS, or every " +
       'org); on Citus it leases per org, as FOR UPDATE SKIP LOCKED does not span shards (docs/scaling.md)',
@@ -65,99 +65,11 @@ const CROSS_ORG: Exception[] = [
 
 /**
  * Statements on tables whose keys do not lead with org_id yet (the KNOWN_GAPS of org-distribution.test.ts), or
- * lookups that have no org yet (a secret that does not carry its org): each is bound once its gap is closed.
+ * lookups that have no org yet: each is bound once its gap is closed. Empty: every key leads with org_id, and the
+ * lookups before an org is known read it from credential_orgs by its key (docs/scaling.md). Keep it empty: a
+ * statement that is not bound is fixed, not listed.
  */
-const KNOWN_UNBOUND: Exception[] = [
-  {
-    fragment: 'FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.digest = $1',
-    tables: ['api_keys', 'orgs', 'rate_limit_counters'],
-    reason:
-      'every API request is authenticated by its key digest, before its org is known (api_keys (digest)), and ' +
-      'counts into rate_limit_counters, which has no org_id column',
-  },
-  {
-    fragment: 'FROM rep_tokens t JOIN users u ON u.org_id = t.org_id AND u.id = t.user_id',
-    tables: ['orgs', 'rep_rate_limit_counters', 'rep_tokens', 'users'],
-    reason:
-      'a rep token is looked up by its digest, before its org is known (rep_tokens (digest)); its counter ' +
-      'table rep_rate_limit_counters has no org_id column',
-  },
-  {
-    fragment: 'WHERE m.org_id = (SELECT org_id FROM rep_tokens WHERE digest = $1)',
-    tables: ['rep_managers', 'rep_tokens'],
-    reason: "the rep token's managers, read with the token's lookup by digest (rep_tokens (digest))",
-  },
-  {
-    fragment: 'UPDATE rep_sign_in_links SET used_at = $1 WHERE token_digest = $2',
-    tables: ['rep_sign_in_links'],
-    reason: 'a portal sign-in link redeemed by its digest, before its org is known (rep_sign_in_links (token_digest))',
-  },
-  {
-    fragment: 'FROM rep_sessions s JOIN users u ON u.org_id = s.org_id AND u.id = s.user_id',
-    tables: ['orgs', 'rep_sessions', 'users'],
-    reason: "the portal session by its cookie's digest, before its org is known (rep_sessions (token_digest))",
-  },
-  {
-    fragment: 'FROM "public"."admins" WHERE ("public"."admins"."email" = $1',
-    tables: ['admins'],
-    reason: 'admin sign-in by email, before the org is known (admins (email))',
-  },
-  {
-    fragment: '"public"."admin_sessions"."token_digest" = $1',
-    tables: ['admin_sessions', 'admins'],
-    reason: "the admin session by its cookie's digest, before the org is known (admin_sessions (token_digest))",
-  },
-  {
-    fragment: 'FROM "public"."admins" WHERE "public"."admins"."id" IN ($1) OFFSET',
-    tables: ['admins'],
-    reason:
-      "the session's admin, loaded by Prisma through admin_sessions → admins on admin_id alone (the foreign key " +
-      'without org_id)',
-  },
-  {
-    fragment: 'INSERT INTO "public"."plan_version_chips"',
-    tables: ['plan_version_chips'],
-    reason: 'plan_version_chips has no org_id column',
-  },
-  {
-    fragment: 'FROM "public"."plan_version_chips" WHERE "public"."plan_version_chips"."plan_version_id" IN (',
-    tables: ['plan_version_chips'],
-    reason: 'plan_version_chips has no org_id column',
-  },
-  {
-    fragment: 'FROM plan_version_chips vc JOIN chips c ON c.org_id = p.org_id',
-    tables: ['plan_version_chips'],
-    reason: 'plan_version_chips has no org_id column',
-  },
-  {
-    fragment: 'FROM "public"."chips" WHERE "public"."chips"."id" IN (',
-    tables: ['chips'],
-    reason: "a version's chips, loaded by Prisma on chip_id alone (plan_version_chips has no org_id column)",
-  },
-  {
-    fragment: 'FROM "public"."deals" WHERE "public"."deals"."id" IN (',
-    tables: ['deals'],
-    reason:
-      "earnings' deals, loaded by Prisma through earnings → deals on deal_id alone (the foreign key without org_id)",
-  },
-  {
-    fragment: 'INSERT INTO "public"."webhook_attempts"',
-    tables: ['webhook_attempts'],
-    reason: 'webhook_attempts has no org_id column',
-  },
-  {
-    fragment: 'FROM "public"."webhook_attempts" WHERE "public"."webhook_attempts"."delivery_id" IN (',
-    tables: ['webhook_attempts'],
-    reason: 'webhook_attempts has no org_id column',
-  },
-  {
-    fragment: 'FROM "public"."webhook_messages" WHERE "public"."webhook_messages"."id" IN (',
-    tables: ['webhook_messages'],
-    reason:
-      "deliveries' messages, loaded by Prisma through webhook_deliveries → webhook_messages on message_id alone " +
-      '(the foreign key without org_id)',
-  },
-];
+const KNOWN_UNBOUND: Exception[] = [];
 
 const recorded = recordStatements(pg.Client);
 let server: RunningServer;
@@ -550,11 +462,28 @@ test('the check tells a statement bound to one org from one that is not', async 
     assert.deepEqual(await unbound('UPDATE orgs SET name = $2 WHERE id = $1'), []);
     assert.deepEqual(await unbound('SELECT id FROM orgs ORDER BY id'), ['orgs']);
     assert.deepEqual(await unbound('INSERT INTO users (id, org_id, external_id) VALUES ($1, $2, $3)'), []);
+    // A credential's org from credential_orgs by its whole key (kind, lookup) is one org, joined or as a subquery;
+    // by part of the key it is not.
     assert.deepEqual(
       await unbound(
-        'INSERT INTO webhook_attempts (id, delivery_id, attempted_at, manual) VALUES ($1, $2, now(), false)',
+        `SELECT k.id FROM credential_orgs c JOIN api_keys k ON k.org_id = c.org_id AND k.digest = c.lookup
+         WHERE c.kind = 'api_key' AND c.lookup = $1`,
       ),
-      ['webhook_attempts (insert)'],
+      [],
+    );
+    assert.deepEqual(
+      await unbound(
+        `SELECT t.id FROM rep_tokens t
+         WHERE t.org_id = (SELECT org_id FROM credential_orgs WHERE kind = 'rep_token' AND lookup = $1) AND t.digest = $1`,
+      ),
+      [],
+    );
+    assert.deepEqual(
+      await unbound(
+        `SELECT t.id FROM rep_tokens t
+         WHERE t.org_id = (SELECT org_id FROM credential_orgs WHERE lookup = $1 LIMIT 1) AND t.digest = $1`,
+      ),
+      ['rep_tokens as t'],
     );
   } finally {
     await admin.end();

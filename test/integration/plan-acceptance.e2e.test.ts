@@ -87,7 +87,7 @@ describe('plan acceptance, end to end', () => {
   }, async ({ db, server, idp, browser, page, org, client, rawKey, signedIn }) => {
     const { client: adminApi } = await signedIn('admin', org.id);
     const { rep } = await payWorld(client, adminApi, org.id, idp);
-    await db.user.update({ where: { id: rep.id }, data: { display_name: 'Dana Reyes' } });
+    await db.user.updateMany({ where: { id: rep.id }, data: { display_name: 'Dana Reyes' } });
     const [listed] = (await client.plans.listPage()).plans;
     assert.ok(listed);
     const plan = await client.plans.get(listed.id);

@@ -551,7 +551,11 @@ describe('plan acceptance', () => {
       await Promise.all(
         rows.map(
           async (row) =>
-            [(await db.user.findUnique({ where: { id: row.user_id } }))?.external_id, row.document_sha256] as const,
+            [
+              (await db.user.findUnique({ where: { org_id_id: { org_id: row.org_id, id: row.user_id } } }))
+                ?.external_id,
+              row.document_sha256,
+            ] as const,
         ),
       ),
     );

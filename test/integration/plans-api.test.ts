@@ -81,7 +81,7 @@ describe('GET /v1/plans/{id}', () => {
     const { org, client } = await newOrg({ scopes: ['plans:read'] });
     const document = planDocument();
     const applied = await applyPlan(db, org.id, document);
-    const row = await db.plan.findUniqueOrThrow({ where: { id: applied.plan_id } });
+    const row = await db.plan.findUniqueOrThrow({ where: { org_id_id: { org_id: org.id, id: applied.plan_id } } });
 
     const plan = await client.plans.get(applied.plan_id);
     assert.deepEqual(plan, {

@@ -248,7 +248,10 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
       }
     };
     const stored = async () =>
-      db.user.findUniqueOrThrow({ where: { id: rep.id }, select: { display_name: true, display_name_source: true } });
+      db.user.findUniqueOrThrow({
+        where: { org_id_id: { org_id: org.id, id: rep.id } },
+        select: { display_name: true, display_name_source: true },
+      });
 
     await signInAs('Kay Johnson');
     assert.deepEqual(await stored(), { display_name: 'Kay Johnson', display_name_source: 'idp' });
@@ -483,7 +486,7 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
     assert.deepEqual(listed.data, { identity_providers: [created] });
     assert.doesNotMatch(JSON.stringify(listed.data), new RegExp(idp.clientSecret));
     // Stored sealed, not as given.
-    const stored = await db.identityProvider.findUniqueOrThrow({ where: { id: created.id } });
+    const stored = await db.identityProvider.findFirstOrThrow({ where: { id: created.id } });
     assert.match(stored.client_secret, /^v1\./);
     assert.doesNotMatch(stored.client_secret, new RegExp(idp.clientSecret));
 
@@ -564,7 +567,7 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
       { ...more.data },
       { ...provider, email_domains: ['example.com', 'example.org'], owner_id_claim: null, admins_allowed: false },
     );
-    const stored = await db.identityProvider.findUniqueOrThrow({ where: { id: provider.id } });
+    const stored = await db.identityProvider.findFirstOrThrow({ where: { id: provider.id } });
     for (const [body, status] of [
       [{}, 400],
       [{ name: 'renamed' }, 400],
@@ -583,7 +586,7 @@ describe('rep portal sign-in through an OpenID Connect provider', () => {
       body: { admins_allowed: true },
     });
     assert.equal(unknown.response.status, 404);
-    assert.deepEqual(await db.identityProvider.findUniqueOrThrow({ where: { id: provider.id } }), stored);
+    assert.deepEqual(await db.identityProvider.findFirstOrThrow({ where: { id: provider.id } }), stored);
   });
 
   test('the sign-in options name the providers that let admins of the email’s domain in, across orgs, and nothing else', async ({
@@ -783,7 +786,7 @@ describe('one-time sign-in links', () => {
       listed.identity_providers.map((row) => row.id),
       [provider.id],
     );
-    const sealedBefore = (await db.identityProvider.findUniqueOrThrow({ where: { id: provider.id } })).client_secret;
+    const sealedBefore = (await db.identityProvider.findFirstOrThrow({ where: { id: provider.id } })).client_secret;
     const rotated = await runCli(
       [
         'sso',
@@ -806,7 +809,7 @@ describe('one-time sign-in links', () => {
     const rotatedProvider = JSON.parse(rotated.stdout) as { admins_allowed: boolean; owner_id_claim: string | null };
     assert.equal(rotatedProvider.admins_allowed, true);
     assert.equal(rotatedProvider.owner_id_claim, null);
-    const sealedAfter = (await db.identityProvider.findUniqueOrThrow({ where: { id: provider.id } })).client_secret;
+    const sealedAfter = (await db.identityProvider.findFirstOrThrow({ where: { id: provider.id } })).client_secret;
     assert.notEqual(sealedAfter, sealedBefore);
     const nothing = await runCli(['sso', 'providers', 'update', 'okta', '--org', org.id, '--json'], env);
     assert.equal(nothing.code, 2);

@@ -238,7 +238,7 @@ describe('POST /portal/token', () => {
     assert.equal(minted.body.user_id, world.a.userId);
     const lifetime = Date.parse(minted.body.expires_at) - Date.now();
     assert.ok(lifetime <= 15 * 60_000 && lifetime > 14 * 60_000, `lives at most 15 minutes (${lifetime} ms)`);
-    const stored = await db.repToken.findUniqueOrThrow({ where: { id: minted.body.id } });
+    const stored = await db.repToken.findFirstOrThrow({ where: { id: minted.body.id } });
     assert.ok(stored.rep_session_id, 'bound to the portal session');
     assert.equal(stored.api_key_id, null);
 

@@ -26,7 +26,7 @@ describe('POST /v1/rep-tokens', () => {
     const byExternal = await world.client.repTokens.create({ user_external_id: 'rep-b', ttl_seconds: 60 });
     assert.equal(byExternal.user_id, world.b.userId);
     assert.equal(Date.parse(byExternal.expires_at) - Date.parse(byExternal.created_at), 60_000);
-    const stored = await db.repToken.findUniqueOrThrow({ where: { id: byId.id } });
+    const stored = await db.repToken.findFirstOrThrow({ where: { id: byId.id } });
     assert.notEqual(stored.digest, byId.token);
     assert.equal(JSON.stringify(stored).includes(byId.token), false);
   });
@@ -162,7 +162,7 @@ describe('revocation and expiry', () => {
   test('an expired token is 401 invalid_key saying so; an unknown one too', async ({ db, server, world }) => {
     const { client, minted } = await repClient(server, world, world.a, 60);
     assert.equal((await client.auth.get()).principal, 'rep');
-    await db.repToken.update({ where: { id: minted.id }, data: { expires_at: new Date(Date.now() - 1000) } });
+    await db.repToken.updateMany({ where: { id: minted.id }, data: { expires_at: new Date(Date.now() - 1000) } });
     await assert.rejects(client.auth.get(), {
       status: 401,
       body: { error: 'invalid_key', reason: 'the rep token has expired' },

@@ -114,7 +114,7 @@ describe('quotient webhooks (CLI)', () => {
     const overlap = Date.parse(withNewSecret.previous_secret_expires_at ?? '') - Date.now();
     assert.ok(overlap > 23.9 * 3_600_000 && overlap <= 24 * 3_600_000);
 
-    await testDatabase().webhookEndpoint.update({
+    await testDatabase().webhookEndpoint.updateMany({
       where: { id: endpoint.id },
       data: { enabled: false, disabled_at: new Date(), disabled_reason: 'the endpoint answered 410 Gone' },
     });

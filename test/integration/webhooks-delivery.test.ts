@@ -135,7 +135,7 @@ describe('webhook delivery', () => {
         verifyWebhook(secret, request.body, request.headers);
       }
 
-      await testDatabase().webhookEndpoint.update({
+      await testDatabase().webhookEndpoint.updateMany({
         where: { id: endpoint.id },
         data: { previous_secret_expires_at: new Date(Date.now() - 1_000) },
       });
@@ -170,7 +170,7 @@ describe('webhook delivery', () => {
       assert.equal(requests.length, 3);
       assert.equal(new Set(requests.map((request) => request.body)).size, 1, 'every attempt sends the same body');
       for (const request of requests) verifyWithStandardWebhooks(secret, request);
-      const health = await testDatabase().webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      const health = await testDatabase().webhookEndpoint.findFirstOrThrow({ where: { id: endpoint.id } });
       assert.equal(health.failing_since, null, 'a success ends the run of failures');
       assert.equal(health.enabled, true);
     } finally {
@@ -192,7 +192,7 @@ describe('webhook delivery', () => {
         [503, 503, 503],
       );
       assert.equal(delivery.next_attempt_at, null);
-      const health = await testDatabase().webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      const health = await testDatabase().webhookEndpoint.findFirstOrThrow({ where: { id: endpoint.id } });
       assert.ok(health.failing_since, 'the endpoint is failing');
       assert.equal(health.enabled, true, 'but not for 5 days yet');
     } finally {
@@ -214,7 +214,7 @@ describe('webhook delivery', () => {
       const delivery = await settled(message_id);
       assert.equal(delivery.status, 'failed');
       assert.equal(delivery.attempt_count, 1, '410 is not retried');
-      const disabled = await testDatabase().webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      const disabled = await testDatabase().webhookEndpoint.findFirstOrThrow({ where: { id: endpoint.id } });
       assert.equal(disabled.enabled, false);
       assert.equal(disabled.disabled_reason, 'the endpoint answered 410 Gone');
       assert.ok(disabled.disabled_at);
@@ -236,13 +236,13 @@ describe('webhook delivery', () => {
   test('an endpoint that has failed without a success for 5 days is disabled, saying since when', async () => {
     const { org, receiver, endpoint } = await setUp(() => 500);
     const since = new Date(Date.now() - 5 * 86_400_000 - 60_000);
-    await testDatabase().webhookEndpoint.update({ where: { id: endpoint.id }, data: { failing_since: since } });
+    await testDatabase().webhookEndpoint.updateMany({ where: { id: endpoint.id }, data: { failing_since: since } });
     const worker = startWorker(org.id);
     try {
       const { message_id } = await admin().test(org.id, endpoint.id);
       const delivery = await settled(message_id);
       assert.equal(delivery.status, 'failed');
-      const disabled = await testDatabase().webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      const disabled = await testDatabase().webhookEndpoint.findFirstOrThrow({ where: { id: endpoint.id } });
       assert.equal(disabled.enabled, false);
       assert.equal(disabled.disabled_reason, `every attempt failed for 5 days, since ${since.toISOString()}`);
     } finally {

@@ -40,7 +40,7 @@ describe('the webhook outbox', () => {
     const periods = await createEndpoint(db, org.id, 'https://hooks.example.test/periods', ['period.locked']);
     await createEndpoint(db, org.id, 'https://hooks.example.test/deals', ['deal.updated']);
     const disabled = await createEndpoint(db, org.id, 'https://hooks.example.test/disabled');
-    await db.webhookEndpoint.update({ where: { id: disabled.endpoint.id }, data: { enabled: false } });
+    await db.webhookEndpoint.updateMany({ where: { id: disabled.endpoint.id }, data: { enabled: false } });
     const removed = await createEndpoint(db, org.id, 'https://hooks.example.test/removed');
     await testServices({ db }).admin.webhooks.remove(org.id, removed.endpoint.id);
     const elsewhere = await createOrg(db);

@@ -402,6 +402,7 @@ export const ModelName = {
   RepQuota: 'RepQuota',
   RepManager: 'RepManager',
   ApiKey: 'ApiKey',
+  CredentialOrg: 'CredentialOrg',
   RateLimitCounter: 'RateLimitCounter',
   AuditEntry: 'AuditEntry',
   Admin: 'Admin',
@@ -456,7 +457,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -827,6 +828,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.ApiKeyCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.ApiKeyCountAggregateOutputType> | number
+        }
+      }
+    }
+    CredentialOrg: {
+      payload: Prisma.$CredentialOrgPayload<ExtArgs>
+      fields: Prisma.CredentialOrgFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.CredentialOrgFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.CredentialOrgFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>
+        }
+        findFirst: {
+          args: Prisma.CredentialOrgFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.CredentialOrgFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>
+        }
+        findMany: {
+          args: Prisma.CredentialOrgFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>[]
+        }
+        create: {
+          args: Prisma.CredentialOrgCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>
+        }
+        createMany: {
+          args: Prisma.CredentialOrgCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.CredentialOrgCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>[]
+        }
+        delete: {
+          args: Prisma.CredentialOrgDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>
+        }
+        update: {
+          args: Prisma.CredentialOrgUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>
+        }
+        deleteMany: {
+          args: Prisma.CredentialOrgDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.CredentialOrgUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.CredentialOrgUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>[]
+        }
+        upsert: {
+          args: Prisma.CredentialOrgUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CredentialOrgPayload>
+        }
+        aggregate: {
+          args: Prisma.CredentialOrgAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateCredentialOrg>
+        }
+        groupBy: {
+          args: Prisma.CredentialOrgGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CredentialOrgGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.CredentialOrgCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CredentialOrgCountAggregateOutputType> | number
         }
       }
     }
@@ -3829,7 +3904,18 @@ export const ApiKeyScalarFieldEnum = {
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
 
 
+export const CredentialOrgScalarFieldEnum = {
+  kind: 'kind',
+  lookup: 'lookup',
+  org_id: 'org_id',
+  created_at: 'created_at'
+} as const
+
+export type CredentialOrgScalarFieldEnum = (typeof CredentialOrgScalarFieldEnum)[keyof typeof CredentialOrgScalarFieldEnum]
+
+
 export const RateLimitCounterScalarFieldEnum = {
+  org_id: 'org_id',
   key_id: 'key_id',
   window_start: 'window_start',
   count: 'count'
@@ -3993,6 +4079,7 @@ export type ChipScalarFieldEnum = (typeof ChipScalarFieldEnum)[keyof typeof Chip
 
 
 export const PlanVersionChipScalarFieldEnum = {
+  org_id: 'org_id',
   plan_version_id: 'plan_version_id',
   chip_id: 'chip_id',
   position: 'position',
@@ -4115,6 +4202,7 @@ export type WebhookDeliveryScalarFieldEnum = (typeof WebhookDeliveryScalarFieldE
 
 export const WebhookAttemptScalarFieldEnum = {
   id: 'id',
+  org_id: 'org_id',
   delivery_id: 'delivery_id',
   attempted_at: 'attempted_at',
   response_status: 'response_status',
@@ -4312,6 +4400,7 @@ export type RepTokenScalarFieldEnum = (typeof RepTokenScalarFieldEnum)[keyof typ
 
 
 export const RepRateLimitCounterScalarFieldEnum = {
+  org_id: 'org_id',
   user_id: 'user_id',
   window_start: 'window_start',
   count: 'count'
@@ -4734,6 +4823,7 @@ export type GlobalOmitConfig = {
   repQuota?: Prisma.RepQuotaOmit
   repManager?: Prisma.RepManagerOmit
   apiKey?: Prisma.ApiKeyOmit
+  credentialOrg?: Prisma.CredentialOrgOmit
   rateLimitCounter?: Prisma.RateLimitCounterOmit
   auditEntry?: Prisma.AuditEntryOmit
   admin?: Prisma.AdminOmit

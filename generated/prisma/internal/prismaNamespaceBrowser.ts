@@ -56,6 +56,7 @@ export const ModelName = {
   RepQuota: 'RepQuota',
   RepManager: 'RepManager',
   ApiKey: 'ApiKey',
+  CredentialOrg: 'CredentialOrg',
   RateLimitCounter: 'RateLimitCounter',
   AuditEntry: 'AuditEntry',
   Admin: 'Admin',
@@ -187,7 +188,18 @@ export const ApiKeyScalarFieldEnum = {
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
 
 
+export const CredentialOrgScalarFieldEnum = {
+  kind: 'kind',
+  lookup: 'lookup',
+  org_id: 'org_id',
+  created_at: 'created_at'
+} as const
+
+export type CredentialOrgScalarFieldEnum = (typeof CredentialOrgScalarFieldEnum)[keyof typeof CredentialOrgScalarFieldEnum]
+
+
 export const RateLimitCounterScalarFieldEnum = {
+  org_id: 'org_id',
   key_id: 'key_id',
   window_start: 'window_start',
   count: 'count'
@@ -351,6 +363,7 @@ export type ChipScalarFieldEnum = (typeof ChipScalarFieldEnum)[keyof typeof Chip
 
 
 export const PlanVersionChipScalarFieldEnum = {
+  org_id: 'org_id',
   plan_version_id: 'plan_version_id',
   chip_id: 'chip_id',
   position: 'position',
@@ -473,6 +486,7 @@ export type WebhookDeliveryScalarFieldEnum = (typeof WebhookDeliveryScalarFieldE
 
 export const WebhookAttemptScalarFieldEnum = {
   id: 'id',
+  org_id: 'org_id',
   delivery_id: 'delivery_id',
   attempted_at: 'attempted_at',
   response_status: 'response_status',
@@ -670,6 +684,7 @@ export type RepTokenScalarFieldEnum = (typeof RepTokenScalarFieldEnum)[keyof typ
 
 
 export const RepRateLimitCounterScalarFieldEnum = {
+  org_id: 'org_id',
   user_id: 'user_id',
   window_start: 'window_start',
   count: 'count'

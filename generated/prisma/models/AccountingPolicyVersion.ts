@@ -232,17 +232,18 @@ export type AccountingPolicyVersionOrderByWithRelationInput = {
 }
 
 export type AccountingPolicyVersionWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
   org_id_number?: Prisma.AccountingPolicyVersionOrg_idNumberCompoundUniqueInput
+  org_id_id?: Prisma.AccountingPolicyVersionOrg_idIdCompoundUniqueInput
   AND?: Prisma.AccountingPolicyVersionWhereInput | Prisma.AccountingPolicyVersionWhereInput[]
   OR?: Prisma.AccountingPolicyVersionWhereInput[]
   NOT?: Prisma.AccountingPolicyVersionWhereInput | Prisma.AccountingPolicyVersionWhereInput[]
+  id?: Prisma.StringFilter<"AccountingPolicyVersion"> | string
   org_id?: Prisma.StringFilter<"AccountingPolicyVersion"> | string
   number?: Prisma.IntFilter<"AccountingPolicyVersion"> | number
   definition?: Prisma.JsonFilter<"AccountingPolicyVersion">
   digest?: Prisma.StringFilter<"AccountingPolicyVersion"> | string
   created_at?: Prisma.DateTimeFilter<"AccountingPolicyVersion"> | Date | string
-}, "id" | "org_id_number">
+}, "org_id_id" | "org_id_number">
 
 export type AccountingPolicyVersionOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -336,6 +337,11 @@ export type AccountingPolicyVersionUncheckedUpdateManyInput = {
 export type AccountingPolicyVersionOrg_idNumberCompoundUniqueInput = {
   org_id: string
   number: number
+}
+
+export type AccountingPolicyVersionOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type AccountingPolicyVersionCountOrderByAggregateInput = {

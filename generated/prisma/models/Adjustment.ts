@@ -336,12 +336,13 @@ export type AdjustmentOrderByWithRelationInput = {
 }
 
 export type AdjustmentWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
-  voids_id?: string
   org_id_idempotency_key?: Prisma.AdjustmentOrg_idIdempotency_keyCompoundUniqueInput
+  org_id_voids_id?: Prisma.AdjustmentOrg_idVoids_idCompoundUniqueInput
+  org_id_id?: Prisma.AdjustmentOrg_idIdCompoundUniqueInput
   AND?: Prisma.AdjustmentWhereInput | Prisma.AdjustmentWhereInput[]
   OR?: Prisma.AdjustmentWhereInput[]
   NOT?: Prisma.AdjustmentWhereInput | Prisma.AdjustmentWhereInput[]
+  id?: Prisma.StringFilter<"Adjustment"> | string
   org_id?: Prisma.StringFilter<"Adjustment"> | string
   user_id?: Prisma.StringFilter<"Adjustment"> | string
   period_id?: Prisma.StringFilter<"Adjustment"> | string
@@ -350,6 +351,7 @@ export type AdjustmentWhereUniqueInput = Prisma.AtLeast<{
   category?: Prisma.StringFilter<"Adjustment"> | string
   reason?: Prisma.StringFilter<"Adjustment"> | string
   deal_id?: Prisma.StringNullableFilter<"Adjustment"> | string | null
+  voids_id?: Prisma.StringNullableFilter<"Adjustment"> | string | null
   idempotency_key?: Prisma.StringNullableFilter<"Adjustment"> | string | null
   created_by_type?: Prisma.StringFilter<"Adjustment"> | string
   created_by?: Prisma.StringFilter<"Adjustment"> | string
@@ -361,7 +363,7 @@ export type AdjustmentWhereUniqueInput = Prisma.AtLeast<{
   deal?: Prisma.XOR<Prisma.DealNullableScalarRelationFilter, Prisma.DealWhereInput> | null
   voids?: Prisma.XOR<Prisma.AdjustmentNullableScalarRelationFilter, Prisma.AdjustmentWhereInput> | null
   voided_by?: Prisma.XOR<Prisma.AdjustmentNullableScalarRelationFilter, Prisma.AdjustmentWhereInput> | null
-}, "id" | "voids_id" | "org_id_idempotency_key">
+}, "org_id_id" | "org_id_idempotency_key" | "org_id_voids_id">
 
 export type AdjustmentOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -560,6 +562,16 @@ export type AdjustmentNullableScalarRelationFilter = {
 export type AdjustmentOrg_idIdempotency_keyCompoundUniqueInput = {
   org_id: string
   idempotency_key: string
+}
+
+export type AdjustmentOrg_idVoids_idCompoundUniqueInput = {
+  org_id: string
+  voids_id: string
+}
+
+export type AdjustmentOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type AdjustmentCountOrderByAggregateInput = {
@@ -908,7 +920,6 @@ export type AdjustmentCreateWithoutUserInput = {
 
 export type AdjustmentUncheckedCreateWithoutUserInput = {
   id: string
-  org_id: string
   period_id: string
   amount_cents: bigint | number
   currency: string
@@ -972,7 +983,6 @@ export type AdjustmentCreateWithoutDealInput = {
 
 export type AdjustmentUncheckedCreateWithoutDealInput = {
   id: string
-  org_id: string
   user_id: string
   period_id: string
   amount_cents: bigint | number
@@ -1079,7 +1089,6 @@ export type AdjustmentCreateWithoutVoidsInput = {
 
 export type AdjustmentUncheckedCreateWithoutVoidsInput = {
   id: string
-  org_id: string
   user_id: string
   period_id: string
   amount_cents: bigint | number
@@ -1182,7 +1191,6 @@ export type AdjustmentUpdateWithoutVoidsInput = {
 
 export type AdjustmentUncheckedUpdateWithoutVoidsInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
@@ -1275,7 +1283,6 @@ export type AdjustmentUncheckedUpdateManyWithoutOrgInput = {
 
 export type AdjustmentCreateManyUserInput = {
   id: string
-  org_id: string
   period_id: string
   amount_cents: bigint | number
   currency: string
@@ -1312,7 +1319,6 @@ export type AdjustmentUpdateWithoutUserInput = {
 
 export type AdjustmentUncheckedUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   currency?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1331,7 +1337,6 @@ export type AdjustmentUncheckedUpdateWithoutUserInput = {
 
 export type AdjustmentUncheckedUpdateManyWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   currency?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1349,7 +1354,6 @@ export type AdjustmentUncheckedUpdateManyWithoutUserInput = {
 
 export type AdjustmentCreateManyDealInput = {
   id: string
-  org_id: string
   user_id: string
   period_id: string
   amount_cents: bigint | number
@@ -1386,7 +1390,6 @@ export type AdjustmentUpdateWithoutDealInput = {
 
 export type AdjustmentUncheckedUpdateWithoutDealInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
@@ -1405,7 +1408,6 @@ export type AdjustmentUncheckedUpdateWithoutDealInput = {
 
 export type AdjustmentUncheckedUpdateManyWithoutDealInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number

@@ -224,12 +224,14 @@ export type AdminOrderByWithRelationInput = {
 }
 
 export type AdminWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
-  email?: string
+  org_id_email?: Prisma.AdminOrg_idEmailCompoundUniqueInput
+  org_id_id?: Prisma.AdminOrg_idIdCompoundUniqueInput
   AND?: Prisma.AdminWhereInput | Prisma.AdminWhereInput[]
   OR?: Prisma.AdminWhereInput[]
   NOT?: Prisma.AdminWhereInput | Prisma.AdminWhereInput[]
+  id?: Prisma.StringFilter<"Admin"> | string
   org_id?: Prisma.StringFilter<"Admin"> | string
+  email?: Prisma.StringFilter<"Admin"> | string
   display_name?: Prisma.StringFilter<"Admin"> | string
   role?: Prisma.StringFilter<"Admin"> | string
   password_hash?: Prisma.StringFilter<"Admin"> | string
@@ -237,7 +239,7 @@ export type AdminWhereUniqueInput = Prisma.AtLeast<{
   disabled_at?: Prisma.DateTimeNullableFilter<"Admin"> | Date | string | null
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   sessions?: Prisma.AdminSessionListRelationFilter
-}, "id" | "email">
+}, "org_id_id" | "org_id_email">
 
 export type AdminOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -355,6 +357,16 @@ export type AdminListRelationFilter = {
 
 export type AdminOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type AdminOrg_idEmailCompoundUniqueInput = {
+  org_id: string
+  email: string
+}
+
+export type AdminOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type AdminCountOrderByAggregateInput = {

@@ -231,11 +231,13 @@ export type AdminSessionOrderByWithRelationInput = {
 }
 
 export type AdminSessionWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
-  token_digest?: string
+  org_id_token_digest?: Prisma.AdminSessionOrg_idToken_digestCompoundUniqueInput
+  org_id_id?: Prisma.AdminSessionOrg_idIdCompoundUniqueInput
   AND?: Prisma.AdminSessionWhereInput | Prisma.AdminSessionWhereInput[]
   OR?: Prisma.AdminSessionWhereInput[]
   NOT?: Prisma.AdminSessionWhereInput | Prisma.AdminSessionWhereInput[]
+  id?: Prisma.StringFilter<"AdminSession"> | string
+  token_digest?: Prisma.StringFilter<"AdminSession"> | string
   admin_id?: Prisma.StringFilter<"AdminSession"> | string
   org_id?: Prisma.StringFilter<"AdminSession"> | string
   csrf_token?: Prisma.StringFilter<"AdminSession"> | string
@@ -244,7 +246,7 @@ export type AdminSessionWhereUniqueInput = Prisma.AtLeast<{
   expires_at?: Prisma.DateTimeFilter<"AdminSession"> | Date | string
   ended_at?: Prisma.DateTimeNullableFilter<"AdminSession"> | Date | string | null
   admin?: Prisma.XOR<Prisma.AdminScalarRelationFilter, Prisma.AdminWhereInput>
-}, "id" | "token_digest">
+}, "org_id_id" | "org_id_token_digest">
 
 export type AdminSessionOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -279,7 +281,6 @@ export type AdminSessionScalarWhereWithAggregatesInput = {
 export type AdminSessionCreateInput = {
   id: string
   token_digest: string
-  org_id: string
   csrf_token: string
   created_at: Date | string
   last_seen_at: Date | string
@@ -303,7 +304,6 @@ export type AdminSessionUncheckedCreateInput = {
 export type AdminSessionUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   csrf_token?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -339,7 +339,6 @@ export type AdminSessionCreateManyInput = {
 export type AdminSessionUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   csrf_token?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -367,6 +366,16 @@ export type AdminSessionListRelationFilter = {
 
 export type AdminSessionOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type AdminSessionOrg_idToken_digestCompoundUniqueInput = {
+  org_id: string
+  token_digest: string
+}
+
+export type AdminSessionOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type AdminSessionCountOrderByAggregateInput = {
@@ -450,7 +459,6 @@ export type AdminSessionUncheckedUpdateManyWithoutAdminNestedInput = {
 export type AdminSessionCreateWithoutAdminInput = {
   id: string
   token_digest: string
-  org_id: string
   csrf_token: string
   created_at: Date | string
   last_seen_at: Date | string
@@ -461,7 +469,6 @@ export type AdminSessionCreateWithoutAdminInput = {
 export type AdminSessionUncheckedCreateWithoutAdminInput = {
   id: string
   token_digest: string
-  org_id: string
   csrf_token: string
   created_at: Date | string
   last_seen_at: Date | string
@@ -513,7 +520,6 @@ export type AdminSessionScalarWhereInput = {
 export type AdminSessionCreateManyAdminInput = {
   id: string
   token_digest: string
-  org_id: string
   csrf_token: string
   created_at: Date | string
   last_seen_at: Date | string
@@ -524,7 +530,6 @@ export type AdminSessionCreateManyAdminInput = {
 export type AdminSessionUpdateWithoutAdminInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   csrf_token?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -535,7 +540,6 @@ export type AdminSessionUpdateWithoutAdminInput = {
 export type AdminSessionUncheckedUpdateWithoutAdminInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   csrf_token?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -546,7 +550,6 @@ export type AdminSessionUncheckedUpdateWithoutAdminInput = {
 export type AdminSessionUncheckedUpdateManyWithoutAdminInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   csrf_token?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string

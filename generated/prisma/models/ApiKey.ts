@@ -272,13 +272,15 @@ export type ApiKeyOrderByWithRelationInput = {
 }
 
 export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
-  digest?: string
+  org_id_digest?: Prisma.ApiKeyOrg_idDigestCompoundUniqueInput
+  org_id_id?: Prisma.ApiKeyOrg_idIdCompoundUniqueInput
   AND?: Prisma.ApiKeyWhereInput | Prisma.ApiKeyWhereInput[]
   OR?: Prisma.ApiKeyWhereInput[]
   NOT?: Prisma.ApiKeyWhereInput | Prisma.ApiKeyWhereInput[]
+  id?: Prisma.StringFilter<"ApiKey"> | string
   org_id?: Prisma.StringFilter<"ApiKey"> | string
   name?: Prisma.StringFilter<"ApiKey"> | string
+  digest?: Prisma.StringFilter<"ApiKey"> | string
   display_prefix?: Prisma.StringFilter<"ApiKey"> | string
   scopes?: Prisma.StringNullableListFilter<"ApiKey">
   rate_limit_per_minute?: Prisma.IntFilter<"ApiKey"> | number
@@ -287,7 +289,7 @@ export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
   last_used_at?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   rate_counters?: Prisma.RateLimitCounterListRelationFilter
-}, "id" | "digest">
+}, "org_id_id" | "org_id_digest">
 
 export type ApiKeyOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -425,6 +427,16 @@ export type ApiKeyListRelationFilter = {
 
 export type ApiKeyOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type ApiKeyOrg_idDigestCompoundUniqueInput = {
+  org_id: string
+  digest: string
+}
+
+export type ApiKeyOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type ApiKeyCountOrderByAggregateInput = {

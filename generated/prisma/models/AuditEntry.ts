@@ -317,10 +317,11 @@ export type AuditEntryOrderByWithRelationInput = {
 }
 
 export type AuditEntryWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
+  org_id_id?: Prisma.AuditEntryOrg_idIdCompoundUniqueInput
   AND?: Prisma.AuditEntryWhereInput | Prisma.AuditEntryWhereInput[]
   OR?: Prisma.AuditEntryWhereInput[]
   NOT?: Prisma.AuditEntryWhereInput | Prisma.AuditEntryWhereInput[]
+  id?: Prisma.StringFilter<"AuditEntry"> | string
   org_id?: Prisma.StringFilter<"AuditEntry"> | string
   occurred_at?: Prisma.DateTimeFilter<"AuditEntry"> | Date | string
   actor_type?: Prisma.StringFilter<"AuditEntry"> | string
@@ -335,7 +336,7 @@ export type AuditEntryWhereUniqueInput = Prisma.AtLeast<{
   user_agent?: Prisma.StringNullableFilter<"AuditEntry"> | string | null
   duration_ms?: Prisma.IntNullableFilter<"AuditEntry"> | number | null
   details?: Prisma.JsonNullableFilter<"AuditEntry">
-}, "id">
+}, "org_id_id">
 
 export type AuditEntryOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -505,6 +506,11 @@ export type AuditEntryUncheckedUpdateManyInput = {
   user_agent?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   duration_ms?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   details?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+}
+
+export type AuditEntryOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type AuditEntryCountOrderByAggregateInput = {

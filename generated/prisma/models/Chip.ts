@@ -197,18 +197,19 @@ export type ChipOrderByWithRelationInput = {
 }
 
 export type ChipWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
-  plan_id_key?: Prisma.ChipPlan_idKeyCompoundUniqueInput
+  org_id_plan_id_key?: Prisma.ChipOrg_idPlan_idKeyCompoundUniqueInput
+  org_id_id?: Prisma.ChipOrg_idIdCompoundUniqueInput
   AND?: Prisma.ChipWhereInput | Prisma.ChipWhereInput[]
   OR?: Prisma.ChipWhereInput[]
   NOT?: Prisma.ChipWhereInput | Prisma.ChipWhereInput[]
+  id?: Prisma.StringFilter<"Chip"> | string
   org_id?: Prisma.StringFilter<"Chip"> | string
   plan_id?: Prisma.StringFilter<"Chip"> | string
   key?: Prisma.StringFilter<"Chip"> | string
   created_at?: Prisma.DateTimeFilter<"Chip"> | Date | string
   plan?: Prisma.XOR<Prisma.PlanScalarRelationFilter, Prisma.PlanWhereInput>
   versions?: Prisma.PlanVersionChipListRelationFilter
-}, "id" | "plan_id_key">
+}, "org_id_id" | "org_id_plan_id_key">
 
 export type ChipOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -234,7 +235,6 @@ export type ChipScalarWhereWithAggregatesInput = {
 
 export type ChipCreateInput = {
   id: string
-  org_id: string
   key: string
   created_at?: Date | string
   plan: Prisma.PlanCreateNestedOneWithoutChipsInput
@@ -252,7 +252,6 @@ export type ChipUncheckedCreateInput = {
 
 export type ChipUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   key?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   plan?: Prisma.PlanUpdateOneRequiredWithoutChipsNestedInput
@@ -278,7 +277,6 @@ export type ChipCreateManyInput = {
 
 export type ChipUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   key?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -301,9 +299,15 @@ export type ChipOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
 }
 
-export type ChipPlan_idKeyCompoundUniqueInput = {
+export type ChipOrg_idPlan_idKeyCompoundUniqueInput = {
+  org_id: string
   plan_id: string
   key: string
+}
+
+export type ChipOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type ChipCountOrderByAggregateInput = {
@@ -393,7 +397,6 @@ export type ChipUpdateOneRequiredWithoutVersionsNestedInput = {
 
 export type ChipCreateWithoutPlanInput = {
   id: string
-  org_id: string
   key: string
   created_at?: Date | string
   versions?: Prisma.PlanVersionChipCreateNestedManyWithoutChipInput
@@ -401,7 +404,6 @@ export type ChipCreateWithoutPlanInput = {
 
 export type ChipUncheckedCreateWithoutPlanInput = {
   id: string
-  org_id: string
   key: string
   created_at?: Date | string
   versions?: Prisma.PlanVersionChipUncheckedCreateNestedManyWithoutChipInput
@@ -446,7 +448,6 @@ export type ChipScalarWhereInput = {
 
 export type ChipCreateWithoutVersionsInput = {
   id: string
-  org_id: string
   key: string
   created_at?: Date | string
   plan: Prisma.PlanCreateNestedOneWithoutChipsInput
@@ -478,7 +479,6 @@ export type ChipUpdateToOneWithWhereWithoutVersionsInput = {
 
 export type ChipUpdateWithoutVersionsInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   key?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   plan?: Prisma.PlanUpdateOneRequiredWithoutChipsNestedInput
@@ -494,14 +494,12 @@ export type ChipUncheckedUpdateWithoutVersionsInput = {
 
 export type ChipCreateManyPlanInput = {
   id: string
-  org_id: string
   key: string
   created_at?: Date | string
 }
 
 export type ChipUpdateWithoutPlanInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   key?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   versions?: Prisma.PlanVersionChipUpdateManyWithoutChipNestedInput
@@ -509,7 +507,6 @@ export type ChipUpdateWithoutPlanInput = {
 
 export type ChipUncheckedUpdateWithoutPlanInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   key?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   versions?: Prisma.PlanVersionChipUncheckedUpdateManyWithoutChipNestedInput
@@ -517,7 +514,6 @@ export type ChipUncheckedUpdateWithoutPlanInput = {
 
 export type ChipUncheckedUpdateManyWithoutPlanInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   key?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }

@@ -350,11 +350,12 @@ export type DealOrderByWithRelationInput = {
 }
 
 export type DealWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
   org_id_external_id?: Prisma.DealOrg_idExternal_idCompoundUniqueInput
+  org_id_id?: Prisma.DealOrg_idIdCompoundUniqueInput
   AND?: Prisma.DealWhereInput | Prisma.DealWhereInput[]
   OR?: Prisma.DealWhereInput[]
   NOT?: Prisma.DealWhereInput | Prisma.DealWhereInput[]
+  id?: Prisma.StringFilter<"Deal"> | string
   org_id?: Prisma.StringFilter<"Deal"> | string
   external_id?: Prisma.StringFilter<"Deal"> | string
   amount_cents?: Prisma.BigIntNullableFilter<"Deal"> | bigint | number | null
@@ -377,7 +378,7 @@ export type DealWhereUniqueInput = Prisma.AtLeast<{
   domain_events?: Prisma.DomainEventListRelationFilter
   earnings?: Prisma.EarningListRelationFilter
   adjustments?: Prisma.AdjustmentListRelationFilter
-}, "id" | "org_id_external_id">
+}, "org_id_id" | "org_id_external_id">
 
 export type DealOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -604,6 +605,11 @@ export type DealScalarRelationFilter = {
 export type DealOrg_idExternal_idCompoundUniqueInput = {
   org_id: string
   external_id: string
+}
+
+export type DealOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type DealCountOrderByAggregateInput = {
@@ -931,7 +937,6 @@ export type DealCreateWithoutUserInput = {
 
 export type DealUncheckedCreateWithoutUserInput = {
   id: string
-  org_id: string
   external_id: string
   amount_cents?: bigint | number | null
   stage?: string | null
@@ -1390,7 +1395,6 @@ export type DealUncheckedUpdateManyWithoutOrgInput = {
 
 export type DealCreateManyUserInput = {
   id: string
-  org_id: string
   external_id: string
   amount_cents?: bigint | number | null
   stage?: string | null
@@ -1433,7 +1437,6 @@ export type DealUpdateWithoutUserInput = {
 
 export type DealUncheckedUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   stage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1456,7 +1459,6 @@ export type DealUncheckedUpdateWithoutUserInput = {
 
 export type DealUncheckedUpdateManyWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   external_id?: Prisma.StringFieldUpdateOperationsInput | string
   amount_cents?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   stage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null

@@ -240,12 +240,14 @@ export type DomainEventOrderByWithRelationInput = {
 }
 
 export type DomainEventWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
-  source_event_id?: string
+  org_id_source_event_id?: Prisma.DomainEventOrg_idSource_event_idCompoundUniqueInput
+  org_id_id?: Prisma.DomainEventOrg_idIdCompoundUniqueInput
   AND?: Prisma.DomainEventWhereInput | Prisma.DomainEventWhereInput[]
   OR?: Prisma.DomainEventWhereInput[]
   NOT?: Prisma.DomainEventWhereInput | Prisma.DomainEventWhereInput[]
+  id?: Prisma.StringFilter<"DomainEvent"> | string
   org_id?: Prisma.StringFilter<"DomainEvent"> | string
+  source_event_id?: Prisma.StringFilter<"DomainEvent"> | string
   deal_id?: Prisma.StringFilter<"DomainEvent"> | string
   type?: Prisma.StringFilter<"DomainEvent"> | string
   event_type_hint?: Prisma.StringFilter<"DomainEvent"> | string
@@ -256,7 +258,7 @@ export type DomainEventWhereUniqueInput = Prisma.AtLeast<{
   source_event?: Prisma.XOR<Prisma.SourceEventScalarRelationFilter, Prisma.SourceEventWhereInput>
   deal?: Prisma.XOR<Prisma.DealScalarRelationFilter, Prisma.DealWhereInput>
   earnings?: Prisma.EarningListRelationFilter
-}, "id" | "source_event_id">
+}, "org_id_id" | "org_id_source_event_id">
 
 export type DomainEventOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -292,7 +294,6 @@ export type DomainEventScalarWhereWithAggregatesInput = {
 
 export type DomainEventCreateInput = {
   id: string
-  org_id: string
   type: string
   event_type_hint: string
   changes: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -320,7 +321,6 @@ export type DomainEventUncheckedCreateInput = {
 
 export type DomainEventUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
   changes?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -361,7 +361,6 @@ export type DomainEventCreateManyInput = {
 
 export type DomainEventUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
   changes?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -386,6 +385,16 @@ export type DomainEventUncheckedUpdateManyInput = {
 export type DomainEventNullableScalarRelationFilter = {
   is?: Prisma.DomainEventWhereInput | null
   isNot?: Prisma.DomainEventWhereInput | null
+}
+
+export type DomainEventOrg_idSource_event_idCompoundUniqueInput = {
+  org_id: string
+  source_event_id: string
+}
+
+export type DomainEventOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type DomainEventCountOrderByAggregateInput = {
@@ -527,7 +536,6 @@ export type DomainEventUpdateOneWithoutEarningsNestedInput = {
 
 export type DomainEventCreateWithoutSource_eventInput = {
   id: string
-  org_id: string
   type: string
   event_type_hint: string
   changes: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -540,7 +548,6 @@ export type DomainEventCreateWithoutSource_eventInput = {
 
 export type DomainEventUncheckedCreateWithoutSource_eventInput = {
   id: string
-  org_id: string
   deal_id: string
   type: string
   event_type_hint: string
@@ -569,7 +576,6 @@ export type DomainEventUpdateToOneWithWhereWithoutSource_eventInput = {
 
 export type DomainEventUpdateWithoutSource_eventInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
   changes?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -582,7 +588,6 @@ export type DomainEventUpdateWithoutSource_eventInput = {
 
 export type DomainEventUncheckedUpdateWithoutSource_eventInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   deal_id?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
@@ -595,7 +600,6 @@ export type DomainEventUncheckedUpdateWithoutSource_eventInput = {
 
 export type DomainEventCreateWithoutDealInput = {
   id: string
-  org_id: string
   type: string
   event_type_hint: string
   changes: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -608,7 +612,6 @@ export type DomainEventCreateWithoutDealInput = {
 
 export type DomainEventUncheckedCreateWithoutDealInput = {
   id: string
-  org_id: string
   source_event_id: string
   type: string
   event_type_hint: string
@@ -663,7 +666,6 @@ export type DomainEventScalarWhereInput = {
 
 export type DomainEventCreateWithoutEarningsInput = {
   id: string
-  org_id: string
   type: string
   event_type_hint: string
   changes: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -705,7 +707,6 @@ export type DomainEventUpdateToOneWithWhereWithoutEarningsInput = {
 
 export type DomainEventUpdateWithoutEarningsInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
   changes?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -731,7 +732,6 @@ export type DomainEventUncheckedUpdateWithoutEarningsInput = {
 
 export type DomainEventCreateManyDealInput = {
   id: string
-  org_id: string
   source_event_id: string
   type: string
   event_type_hint: string
@@ -743,7 +743,6 @@ export type DomainEventCreateManyDealInput = {
 
 export type DomainEventUpdateWithoutDealInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
   changes?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -756,7 +755,6 @@ export type DomainEventUpdateWithoutDealInput = {
 
 export type DomainEventUncheckedUpdateWithoutDealInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   source_event_id?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string
@@ -769,7 +767,6 @@ export type DomainEventUncheckedUpdateWithoutDealInput = {
 
 export type DomainEventUncheckedUpdateManyWithoutDealInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   source_event_id?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   event_type_hint?: Prisma.StringFieldUpdateOperationsInput | string

@@ -364,11 +364,12 @@ export type EarningOrderByWithRelationInput = {
 }
 
 export type EarningWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
-  supersedes_id?: string
+  org_id_supersedes_id?: Prisma.EarningOrg_idSupersedes_idCompoundUniqueInput
+  org_id_id?: Prisma.EarningOrg_idIdCompoundUniqueInput
   AND?: Prisma.EarningWhereInput | Prisma.EarningWhereInput[]
   OR?: Prisma.EarningWhereInput[]
   NOT?: Prisma.EarningWhereInput | Prisma.EarningWhereInput[]
+  id?: Prisma.StringFilter<"Earning"> | string
   org_id?: Prisma.StringFilter<"Earning"> | string
   line_key?: Prisma.StringFilter<"Earning"> | string
   user_id?: Prisma.StringFilter<"Earning"> | string
@@ -382,6 +383,7 @@ export type EarningWhereUniqueInput = Prisma.AtLeast<{
   currency?: Prisma.StringFilter<"Earning"> | string
   pricing?: Prisma.StringFilter<"Earning"> | string
   status?: Prisma.StringFilter<"Earning"> | string
+  supersedes_id?: Prisma.StringNullableFilter<"Earning"> | string | null
   triggering_domain_event_id?: Prisma.StringNullableFilter<"Earning"> | string | null
   trace?: Prisma.JsonFilter<"Earning">
   created_at?: Prisma.DateTimeFilter<"Earning"> | Date | string
@@ -392,7 +394,7 @@ export type EarningWhereUniqueInput = Prisma.AtLeast<{
   triggering_domain_event?: Prisma.XOR<Prisma.DomainEventNullableScalarRelationFilter, Prisma.DomainEventWhereInput> | null
   supersedes?: Prisma.XOR<Prisma.EarningNullableScalarRelationFilter, Prisma.EarningWhereInput> | null
   superseded_by?: Prisma.XOR<Prisma.EarningNullableScalarRelationFilter, Prisma.EarningWhereInput> | null
-}, "id" | "supersedes_id">
+}, "org_id_id" | "org_id_supersedes_id">
 
 export type EarningOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -450,7 +452,6 @@ export type EarningScalarWhereWithAggregatesInput = {
 
 export type EarningCreateInput = {
   id: string
-  org_id: string
   line_key: string
   period_id: string
   plan_id: string
@@ -498,7 +499,6 @@ export type EarningUncheckedCreateInput = {
 
 export type EarningUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
   plan_id?: Prisma.StringFieldUpdateOperationsInput | string
@@ -569,7 +569,6 @@ export type EarningCreateManyInput = {
 
 export type EarningUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
   plan_id?: Prisma.StringFieldUpdateOperationsInput | string
@@ -622,6 +621,16 @@ export type EarningOrderByRelationAggregateInput = {
 export type EarningNullableScalarRelationFilter = {
   is?: Prisma.EarningWhereInput | null
   isNot?: Prisma.EarningWhereInput | null
+}
+
+export type EarningOrg_idSupersedes_idCompoundUniqueInput = {
+  org_id: string
+  supersedes_id: string
+}
+
+export type EarningOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type EarningCountOrderByAggregateInput = {
@@ -881,7 +890,6 @@ export type EarningUncheckedUpdateOneWithoutSupersedesNestedInput = {
 
 export type EarningCreateWithoutUserInput = {
   id: string
-  org_id: string
   line_key: string
   period_id: string
   plan_id: string
@@ -904,7 +912,6 @@ export type EarningCreateWithoutUserInput = {
 
 export type EarningUncheckedCreateWithoutUserInput = {
   id: string
-  org_id: string
   line_key: string
   period_id: string
   deal_id?: string | null
@@ -979,7 +986,6 @@ export type EarningScalarWhereInput = {
 
 export type EarningCreateWithoutTriggering_domain_eventInput = {
   id: string
-  org_id: string
   line_key: string
   period_id: string
   plan_id: string
@@ -1002,7 +1008,6 @@ export type EarningCreateWithoutTriggering_domain_eventInput = {
 
 export type EarningUncheckedCreateWithoutTriggering_domain_eventInput = {
   id: string
-  org_id: string
   line_key: string
   user_id: string
   period_id: string
@@ -1051,7 +1056,6 @@ export type EarningUpdateManyWithWhereWithoutTriggering_domain_eventInput = {
 
 export type EarningCreateWithoutDealInput = {
   id: string
-  org_id: string
   line_key: string
   period_id: string
   plan_id: string
@@ -1074,7 +1078,6 @@ export type EarningCreateWithoutDealInput = {
 
 export type EarningUncheckedCreateWithoutDealInput = {
   id: string
-  org_id: string
   line_key: string
   user_id: string
   period_id: string
@@ -1123,7 +1126,6 @@ export type EarningUpdateManyWithWhereWithoutDealInput = {
 
 export type EarningCreateWithoutSuperseded_byInput = {
   id: string
-  org_id: string
   line_key: string
   period_id: string
   plan_id: string
@@ -1174,7 +1176,6 @@ export type EarningCreateOrConnectWithoutSuperseded_byInput = {
 
 export type EarningCreateWithoutSupersedesInput = {
   id: string
-  org_id: string
   line_key: string
   period_id: string
   plan_id: string
@@ -1197,7 +1198,6 @@ export type EarningCreateWithoutSupersedesInput = {
 
 export type EarningUncheckedCreateWithoutSupersedesInput = {
   id: string
-  org_id: string
   line_key: string
   user_id: string
   period_id: string
@@ -1236,7 +1236,6 @@ export type EarningUpdateToOneWithWhereWithoutSuperseded_byInput = {
 
 export type EarningUpdateWithoutSuperseded_byInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
   plan_id?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1293,7 +1292,6 @@ export type EarningUpdateToOneWithWhereWithoutSupersedesInput = {
 
 export type EarningUpdateWithoutSupersedesInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
   plan_id?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1316,7 +1314,6 @@ export type EarningUpdateWithoutSupersedesInput = {
 
 export type EarningUncheckedUpdateWithoutSupersedesInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1339,7 +1336,6 @@ export type EarningUncheckedUpdateWithoutSupersedesInput = {
 
 export type EarningCreateManyUserInput = {
   id: string
-  org_id: string
   line_key: string
   period_id: string
   deal_id?: string | null
@@ -1361,7 +1357,6 @@ export type EarningCreateManyUserInput = {
 
 export type EarningUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
   plan_id?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1384,7 +1379,6 @@ export type EarningUpdateWithoutUserInput = {
 
 export type EarningUncheckedUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
   deal_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1407,7 +1401,6 @@ export type EarningUncheckedUpdateWithoutUserInput = {
 
 export type EarningUncheckedUpdateManyWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
   deal_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1429,7 +1422,6 @@ export type EarningUncheckedUpdateManyWithoutUserInput = {
 
 export type EarningCreateManyTriggering_domain_eventInput = {
   id: string
-  org_id: string
   line_key: string
   user_id: string
   period_id: string
@@ -1451,7 +1443,6 @@ export type EarningCreateManyTriggering_domain_eventInput = {
 
 export type EarningUpdateWithoutTriggering_domain_eventInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
   plan_id?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1474,7 +1465,6 @@ export type EarningUpdateWithoutTriggering_domain_eventInput = {
 
 export type EarningUncheckedUpdateWithoutTriggering_domain_eventInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1497,7 +1487,6 @@ export type EarningUncheckedUpdateWithoutTriggering_domain_eventInput = {
 
 export type EarningUncheckedUpdateManyWithoutTriggering_domain_eventInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1519,7 +1508,6 @@ export type EarningUncheckedUpdateManyWithoutTriggering_domain_eventInput = {
 
 export type EarningCreateManyDealInput = {
   id: string
-  org_id: string
   line_key: string
   user_id: string
   period_id: string
@@ -1541,7 +1529,6 @@ export type EarningCreateManyDealInput = {
 
 export type EarningUpdateWithoutDealInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
   plan_id?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1564,7 +1551,6 @@ export type EarningUpdateWithoutDealInput = {
 
 export type EarningUncheckedUpdateWithoutDealInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1587,7 +1573,6 @@ export type EarningUncheckedUpdateWithoutDealInput = {
 
 export type EarningUncheckedUpdateManyWithoutDealInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   line_key?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   period_id?: Prisma.StringFieldUpdateOperationsInput | string

@@ -245,11 +245,12 @@ export type IdentityProviderOrderByWithRelationInput = {
 }
 
 export type IdentityProviderWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
   org_id_name?: Prisma.IdentityProviderOrg_idNameCompoundUniqueInput
+  org_id_id?: Prisma.IdentityProviderOrg_idIdCompoundUniqueInput
   AND?: Prisma.IdentityProviderWhereInput | Prisma.IdentityProviderWhereInput[]
   OR?: Prisma.IdentityProviderWhereInput[]
   NOT?: Prisma.IdentityProviderWhereInput | Prisma.IdentityProviderWhereInput[]
+  id?: Prisma.StringFilter<"IdentityProvider"> | string
   org_id?: Prisma.StringFilter<"IdentityProvider"> | string
   name?: Prisma.StringFilter<"IdentityProvider"> | string
   issuer?: Prisma.StringFilter<"IdentityProvider"> | string
@@ -261,7 +262,7 @@ export type IdentityProviderWhereUniqueInput = Prisma.AtLeast<{
   admins_allowed?: Prisma.BoolFilter<"IdentityProvider"> | boolean
   created_at?: Prisma.DateTimeFilter<"IdentityProvider"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
-}, "id" | "org_id_name">
+}, "org_id_id" | "org_id_name">
 
 export type IdentityProviderOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -407,6 +408,11 @@ export type IdentityProviderOrderByRelationAggregateInput = {
 export type IdentityProviderOrg_idNameCompoundUniqueInput = {
   org_id: string
   name: string
+}
+
+export type IdentityProviderOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type IdentityProviderCountOrderByAggregateInput = {

@@ -287,11 +287,12 @@ export type PlanOrderByWithRelationInput = {
 }
 
 export type PlanWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
   org_id_key?: Prisma.PlanOrg_idKeyCompoundUniqueInput
+  org_id_id?: Prisma.PlanOrg_idIdCompoundUniqueInput
   AND?: Prisma.PlanWhereInput | Prisma.PlanWhereInput[]
   OR?: Prisma.PlanWhereInput[]
   NOT?: Prisma.PlanWhereInput | Prisma.PlanWhereInput[]
+  id?: Prisma.StringFilter<"Plan"> | string
   org_id?: Prisma.StringFilter<"Plan"> | string
   key?: Prisma.StringFilter<"Plan"> | string
   name?: Prisma.StringFilter<"Plan"> | string
@@ -305,7 +306,7 @@ export type PlanWhereUniqueInput = Prisma.AtLeast<{
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   versions?: Prisma.PlanVersionListRelationFilter
   chips?: Prisma.ChipListRelationFilter
-}, "id" | "org_id_key">
+}, "org_id_id" | "org_id_key">
 
 export type PlanOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -461,6 +462,11 @@ export type PlanOrderByRelationAggregateInput = {
 export type PlanOrg_idKeyCompoundUniqueInput = {
   org_id: string
   key: string
+}
+
+export type PlanOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type PlanCountOrderByAggregateInput = {

@@ -245,11 +245,12 @@ export type PlanVersionOrderByWithRelationInput = {
 }
 
 export type PlanVersionWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
-  plan_id_number?: Prisma.PlanVersionPlan_idNumberCompoundUniqueInput
+  org_id_plan_id_number?: Prisma.PlanVersionOrg_idPlan_idNumberCompoundUniqueInput
+  org_id_id?: Prisma.PlanVersionOrg_idIdCompoundUniqueInput
   AND?: Prisma.PlanVersionWhereInput | Prisma.PlanVersionWhereInput[]
   OR?: Prisma.PlanVersionWhereInput[]
   NOT?: Prisma.PlanVersionWhereInput | Prisma.PlanVersionWhereInput[]
+  id?: Prisma.StringFilter<"PlanVersion"> | string
   org_id?: Prisma.StringFilter<"PlanVersion"> | string
   plan_id?: Prisma.StringFilter<"PlanVersion"> | string
   number?: Prisma.IntFilter<"PlanVersion"> | number
@@ -258,7 +259,7 @@ export type PlanVersionWhereUniqueInput = Prisma.AtLeast<{
   created_at?: Prisma.DateTimeFilter<"PlanVersion"> | Date | string
   plan?: Prisma.XOR<Prisma.PlanScalarRelationFilter, Prisma.PlanWhereInput>
   chips?: Prisma.PlanVersionChipListRelationFilter
-}, "id" | "plan_id_number">
+}, "org_id_id" | "org_id_plan_id_number">
 
 export type PlanVersionOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -290,7 +291,6 @@ export type PlanVersionScalarWhereWithAggregatesInput = {
 
 export type PlanVersionCreateInput = {
   id: string
-  org_id: string
   number: number
   definition: Prisma.JsonNullValueInput | runtime.InputJsonValue
   content_digest: string
@@ -312,7 +312,6 @@ export type PlanVersionUncheckedCreateInput = {
 
 export type PlanVersionUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.IntFieldUpdateOperationsInput | number
   definition?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   content_digest?: Prisma.StringFieldUpdateOperationsInput | string
@@ -344,7 +343,6 @@ export type PlanVersionCreateManyInput = {
 
 export type PlanVersionUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.IntFieldUpdateOperationsInput | number
   definition?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   content_digest?: Prisma.StringFieldUpdateOperationsInput | string
@@ -371,9 +369,15 @@ export type PlanVersionOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
 }
 
-export type PlanVersionPlan_idNumberCompoundUniqueInput = {
+export type PlanVersionOrg_idPlan_idNumberCompoundUniqueInput = {
+  org_id: string
   plan_id: string
   number: number
+}
+
+export type PlanVersionOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type PlanVersionCountOrderByAggregateInput = {
@@ -475,7 +479,6 @@ export type PlanVersionUpdateOneRequiredWithoutChipsNestedInput = {
 
 export type PlanVersionCreateWithoutPlanInput = {
   id: string
-  org_id: string
   number: number
   definition: Prisma.JsonNullValueInput | runtime.InputJsonValue
   content_digest: string
@@ -485,7 +488,6 @@ export type PlanVersionCreateWithoutPlanInput = {
 
 export type PlanVersionUncheckedCreateWithoutPlanInput = {
   id: string
-  org_id: string
   number: number
   definition: Prisma.JsonNullValueInput | runtime.InputJsonValue
   content_digest: string
@@ -534,7 +536,6 @@ export type PlanVersionScalarWhereInput = {
 
 export type PlanVersionCreateWithoutChipsInput = {
   id: string
-  org_id: string
   number: number
   definition: Prisma.JsonNullValueInput | runtime.InputJsonValue
   content_digest: string
@@ -570,7 +571,6 @@ export type PlanVersionUpdateToOneWithWhereWithoutChipsInput = {
 
 export type PlanVersionUpdateWithoutChipsInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.IntFieldUpdateOperationsInput | number
   definition?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   content_digest?: Prisma.StringFieldUpdateOperationsInput | string
@@ -590,7 +590,6 @@ export type PlanVersionUncheckedUpdateWithoutChipsInput = {
 
 export type PlanVersionCreateManyPlanInput = {
   id: string
-  org_id: string
   number: number
   definition: Prisma.JsonNullValueInput | runtime.InputJsonValue
   content_digest: string
@@ -599,7 +598,6 @@ export type PlanVersionCreateManyPlanInput = {
 
 export type PlanVersionUpdateWithoutPlanInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.IntFieldUpdateOperationsInput | number
   definition?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   content_digest?: Prisma.StringFieldUpdateOperationsInput | string
@@ -609,7 +607,6 @@ export type PlanVersionUpdateWithoutPlanInput = {
 
 export type PlanVersionUncheckedUpdateWithoutPlanInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.IntFieldUpdateOperationsInput | number
   definition?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   content_digest?: Prisma.StringFieldUpdateOperationsInput | string
@@ -619,7 +616,6 @@ export type PlanVersionUncheckedUpdateWithoutPlanInput = {
 
 export type PlanVersionUncheckedUpdateManyWithoutPlanInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   number?: Prisma.IntFieldUpdateOperationsInput | number
   definition?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   content_digest?: Prisma.StringFieldUpdateOperationsInput | string

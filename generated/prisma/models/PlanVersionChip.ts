@@ -37,6 +37,7 @@ export type PlanVersionChipSumAggregateOutputType = {
 }
 
 export type PlanVersionChipMinAggregateOutputType = {
+  org_id: string | null
   plan_version_id: string | null
   chip_id: string | null
   position: number | null
@@ -47,6 +48,7 @@ export type PlanVersionChipMinAggregateOutputType = {
 }
 
 export type PlanVersionChipMaxAggregateOutputType = {
+  org_id: string | null
   plan_version_id: string | null
   chip_id: string | null
   position: number | null
@@ -57,6 +59,7 @@ export type PlanVersionChipMaxAggregateOutputType = {
 }
 
 export type PlanVersionChipCountAggregateOutputType = {
+  org_id: number
   plan_version_id: number
   chip_id: number
   position: number
@@ -81,6 +84,7 @@ export type PlanVersionChipSumAggregateInputType = {
 }
 
 export type PlanVersionChipMinAggregateInputType = {
+  org_id?: true
   plan_version_id?: true
   chip_id?: true
   position?: true
@@ -91,6 +95,7 @@ export type PlanVersionChipMinAggregateInputType = {
 }
 
 export type PlanVersionChipMaxAggregateInputType = {
+  org_id?: true
   plan_version_id?: true
   chip_id?: true
   position?: true
@@ -101,6 +106,7 @@ export type PlanVersionChipMaxAggregateInputType = {
 }
 
 export type PlanVersionChipCountAggregateInputType = {
+  org_id?: true
   plan_version_id?: true
   chip_id?: true
   position?: true
@@ -200,6 +206,7 @@ export type PlanVersionChipGroupByArgs<ExtArgs extends runtime.Types.Extensions.
 }
 
 export type PlanVersionChipGroupByOutputType = {
+  org_id: string
   plan_version_id: string
   chip_id: string
   position: number
@@ -235,6 +242,7 @@ export type PlanVersionChipWhereInput = {
   AND?: Prisma.PlanVersionChipWhereInput | Prisma.PlanVersionChipWhereInput[]
   OR?: Prisma.PlanVersionChipWhereInput[]
   NOT?: Prisma.PlanVersionChipWhereInput | Prisma.PlanVersionChipWhereInput[]
+  org_id?: Prisma.StringFilter<"PlanVersionChip"> | string
   plan_version_id?: Prisma.StringFilter<"PlanVersionChip"> | string
   chip_id?: Prisma.StringFilter<"PlanVersionChip"> | string
   position?: Prisma.IntFilter<"PlanVersionChip"> | number
@@ -249,6 +257,7 @@ export type PlanVersionChipWhereInput = {
 }
 
 export type PlanVersionChipOrderByWithRelationInput = {
+  org_id?: Prisma.SortOrder
   plan_version_id?: Prisma.SortOrder
   chip_id?: Prisma.SortOrder
   position?: Prisma.SortOrder
@@ -263,11 +272,12 @@ export type PlanVersionChipOrderByWithRelationInput = {
 }
 
 export type PlanVersionChipWhereUniqueInput = Prisma.AtLeast<{
-  plan_version_id_position?: Prisma.PlanVersionChipPlan_version_idPositionCompoundUniqueInput
-  plan_version_id_chip_id?: Prisma.PlanVersionChipPlan_version_idChip_idCompoundUniqueInput
+  org_id_plan_version_id_position?: Prisma.PlanVersionChipOrg_idPlan_version_idPositionCompoundUniqueInput
+  org_id_plan_version_id_chip_id?: Prisma.PlanVersionChipOrg_idPlan_version_idChip_idCompoundUniqueInput
   AND?: Prisma.PlanVersionChipWhereInput | Prisma.PlanVersionChipWhereInput[]
   OR?: Prisma.PlanVersionChipWhereInput[]
   NOT?: Prisma.PlanVersionChipWhereInput | Prisma.PlanVersionChipWhereInput[]
+  org_id?: Prisma.StringFilter<"PlanVersionChip"> | string
   plan_version_id?: Prisma.StringFilter<"PlanVersionChip"> | string
   chip_id?: Prisma.StringFilter<"PlanVersionChip"> | string
   position?: Prisma.IntFilter<"PlanVersionChip"> | number
@@ -279,9 +289,10 @@ export type PlanVersionChipWhereUniqueInput = Prisma.AtLeast<{
   definition_digest?: Prisma.StringFilter<"PlanVersionChip"> | string
   plan_version?: Prisma.XOR<Prisma.PlanVersionScalarRelationFilter, Prisma.PlanVersionWhereInput>
   chip?: Prisma.XOR<Prisma.ChipScalarRelationFilter, Prisma.ChipWhereInput>
-}, "plan_version_id_chip_id" | "plan_version_id_position">
+}, "org_id_plan_version_id_chip_id" | "org_id_plan_version_id_position">
 
 export type PlanVersionChipOrderByWithAggregationInput = {
+  org_id?: Prisma.SortOrder
   plan_version_id?: Prisma.SortOrder
   chip_id?: Prisma.SortOrder
   position?: Prisma.SortOrder
@@ -302,6 +313,7 @@ export type PlanVersionChipScalarWhereWithAggregatesInput = {
   AND?: Prisma.PlanVersionChipScalarWhereWithAggregatesInput | Prisma.PlanVersionChipScalarWhereWithAggregatesInput[]
   OR?: Prisma.PlanVersionChipScalarWhereWithAggregatesInput[]
   NOT?: Prisma.PlanVersionChipScalarWhereWithAggregatesInput | Prisma.PlanVersionChipScalarWhereWithAggregatesInput[]
+  org_id?: Prisma.StringWithAggregatesFilter<"PlanVersionChip"> | string
   plan_version_id?: Prisma.StringWithAggregatesFilter<"PlanVersionChip"> | string
   chip_id?: Prisma.StringWithAggregatesFilter<"PlanVersionChip"> | string
   position?: Prisma.IntWithAggregatesFilter<"PlanVersionChip"> | number
@@ -326,6 +338,7 @@ export type PlanVersionChipCreateInput = {
 }
 
 export type PlanVersionChipUncheckedCreateInput = {
+  org_id: string
   plan_version_id: string
   chip_id: string
   position: number
@@ -350,6 +363,7 @@ export type PlanVersionChipUpdateInput = {
 }
 
 export type PlanVersionChipUncheckedUpdateInput = {
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
   chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   position?: Prisma.IntFieldUpdateOperationsInput | number
@@ -362,6 +376,7 @@ export type PlanVersionChipUncheckedUpdateInput = {
 }
 
 export type PlanVersionChipCreateManyInput = {
+  org_id: string
   plan_version_id: string
   chip_id: string
   position: number
@@ -384,6 +399,7 @@ export type PlanVersionChipUpdateManyMutationInput = {
 }
 
 export type PlanVersionChipUncheckedUpdateManyInput = {
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   plan_version_id?: Prisma.StringFieldUpdateOperationsInput | string
   chip_id?: Prisma.StringFieldUpdateOperationsInput | string
   position?: Prisma.IntFieldUpdateOperationsInput | number
@@ -405,17 +421,20 @@ export type PlanVersionChipOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
 }
 
-export type PlanVersionChipPlan_version_idPositionCompoundUniqueInput = {
+export type PlanVersionChipOrg_idPlan_version_idPositionCompoundUniqueInput = {
+  org_id: string
   plan_version_id: string
   position: number
 }
 
-export type PlanVersionChipPlan_version_idChip_idCompoundUniqueInput = {
+export type PlanVersionChipOrg_idPlan_version_idChip_idCompoundUniqueInput = {
+  org_id: string
   plan_version_id: string
   chip_id: string
 }
 
 export type PlanVersionChipCountOrderByAggregateInput = {
+  org_id?: Prisma.SortOrder
   plan_version_id?: Prisma.SortOrder
   chip_id?: Prisma.SortOrder
   position?: Prisma.SortOrder
@@ -433,6 +452,7 @@ export type PlanVersionChipAvgOrderByAggregateInput = {
 }
 
 export type PlanVersionChipMaxOrderByAggregateInput = {
+  org_id?: Prisma.SortOrder
   plan_version_id?: Prisma.SortOrder
   chip_id?: Prisma.SortOrder
   position?: Prisma.SortOrder
@@ -443,6 +463,7 @@ export type PlanVersionChipMaxOrderByAggregateInput = {
 }
 
 export type PlanVersionChipMinOrderByAggregateInput = {
+  org_id?: Prisma.SortOrder
   plan_version_id?: Prisma.SortOrder
   chip_id?: Prisma.SortOrder
   position?: Prisma.SortOrder
@@ -593,6 +614,7 @@ export type PlanVersionChipScalarWhereInput = {
   AND?: Prisma.PlanVersionChipScalarWhereInput | Prisma.PlanVersionChipScalarWhereInput[]
   OR?: Prisma.PlanVersionChipScalarWhereInput[]
   NOT?: Prisma.PlanVersionChipScalarWhereInput | Prisma.PlanVersionChipScalarWhereInput[]
+  org_id?: Prisma.StringFilter<"PlanVersionChip"> | string
   plan_version_id?: Prisma.StringFilter<"PlanVersionChip"> | string
   chip_id?: Prisma.StringFilter<"PlanVersionChip"> | string
   position?: Prisma.IntFilter<"PlanVersionChip"> | number
@@ -743,6 +765,7 @@ export type PlanVersionChipUncheckedUpdateManyWithoutChipInput = {
 
 
 export type PlanVersionChipSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
+  org_id?: boolean
   plan_version_id?: boolean
   chip_id?: boolean
   position?: boolean
@@ -757,6 +780,7 @@ export type PlanVersionChipSelect<ExtArgs extends runtime.Types.Extensions.Inter
 }, ExtArgs["result"]["planVersionChip"]>
 
 export type PlanVersionChipSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
+  org_id?: boolean
   plan_version_id?: boolean
   chip_id?: boolean
   position?: boolean
@@ -771,6 +795,7 @@ export type PlanVersionChipSelectCreateManyAndReturn<ExtArgs extends runtime.Typ
 }, ExtArgs["result"]["planVersionChip"]>
 
 export type PlanVersionChipSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
+  org_id?: boolean
   plan_version_id?: boolean
   chip_id?: boolean
   position?: boolean
@@ -785,6 +810,7 @@ export type PlanVersionChipSelectUpdateManyAndReturn<ExtArgs extends runtime.Typ
 }, ExtArgs["result"]["planVersionChip"]>
 
 export type PlanVersionChipSelectScalar = {
+  org_id?: boolean
   plan_version_id?: boolean
   chip_id?: boolean
   position?: boolean
@@ -796,7 +822,7 @@ export type PlanVersionChipSelectScalar = {
   definition_digest?: boolean
 }
 
-export type PlanVersionChipOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"plan_version_id" | "chip_id" | "position" | "version" | "name" | "kind" | "when" | "params" | "definition_digest", ExtArgs["result"]["planVersionChip"]>
+export type PlanVersionChipOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"org_id" | "plan_version_id" | "chip_id" | "position" | "version" | "name" | "kind" | "when" | "params" | "definition_digest", ExtArgs["result"]["planVersionChip"]>
 export type PlanVersionChipInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   plan_version?: boolean | Prisma.PlanVersionDefaultArgs<ExtArgs>
   chip?: boolean | Prisma.ChipDefaultArgs<ExtArgs>
@@ -817,6 +843,7 @@ export type $PlanVersionChipPayload<ExtArgs extends runtime.Types.Extensions.Int
     chip: Prisma.$ChipPayload<ExtArgs>
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
+    org_id: string
     plan_version_id: string
     chip_id: string
     position: number
@@ -909,8 +936,8 @@ export interface PlanVersionChipDelegate<ExtArgs extends runtime.Types.Extension
    * // Get first 10 PlanVersionChips
    * const planVersionChips = await prisma.planVersionChip.findMany({ take: 10 })
    * 
-   * // Only select the `plan_version_id`
-   * const planVersionChipWithPlan_version_idOnly = await prisma.planVersionChip.findMany({ select: { plan_version_id: true } })
+   * // Only select the `org_id`
+   * const planVersionChipWithOrg_idOnly = await prisma.planVersionChip.findMany({ select: { org_id: true } })
    * 
    */
   findMany<T extends PlanVersionChipFindManyArgs>(args?: Prisma.SelectSubset<T, PlanVersionChipFindManyArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PlanVersionChipPayload<ExtArgs>, T, "findMany", GlobalOmitOptions>>
@@ -954,9 +981,9 @@ export interface PlanVersionChipDelegate<ExtArgs extends runtime.Types.Extension
    *   ]
    * })
    * 
-   * // Create many PlanVersionChips and only return the `plan_version_id`
-   * const planVersionChipWithPlan_version_idOnly = await prisma.planVersionChip.createManyAndReturn({
-   *   select: { plan_version_id: true },
+   * // Create many PlanVersionChips and only return the `org_id`
+   * const planVersionChipWithOrg_idOnly = await prisma.planVersionChip.createManyAndReturn({
+   *   select: { org_id: true },
    *   data: [
    *     // ... provide data here
    *   ]
@@ -1045,9 +1072,9 @@ export interface PlanVersionChipDelegate<ExtArgs extends runtime.Types.Extension
    *   ]
    * })
    * 
-   * // Update zero or more PlanVersionChips and only return the `plan_version_id`
-   * const planVersionChipWithPlan_version_idOnly = await prisma.planVersionChip.updateManyAndReturn({
-   *   select: { plan_version_id: true },
+   * // Update zero or more PlanVersionChips and only return the `org_id`
+   * const planVersionChipWithOrg_idOnly = await prisma.planVersionChip.updateManyAndReturn({
+   *   select: { org_id: true },
    *   where: {
    *     // ... provide filter here
    *   },
@@ -1251,6 +1278,7 @@ export interface Prisma__PlanVersionChipClient<T, Null = never, ExtArgs extends 
  * Fields of the PlanVersionChip model
  */
 export interface PlanVersionChipFieldRefs {
+  readonly org_id: Prisma.FieldRef<"PlanVersionChip", 'String'>
   readonly plan_version_id: Prisma.FieldRef<"PlanVersionChip", 'String'>
   readonly chip_id: Prisma.FieldRef<"PlanVersionChip", 'String'>
   readonly position: Prisma.FieldRef<"PlanVersionChip", 'Int'>

@@ -35,18 +35,21 @@ export type RateLimitCounterSumAggregateOutputType = {
 }
 
 export type RateLimitCounterMinAggregateOutputType = {
+  org_id: string | null
   key_id: string | null
   window_start: Date | null
   count: number | null
 }
 
 export type RateLimitCounterMaxAggregateOutputType = {
+  org_id: string | null
   key_id: string | null
   window_start: Date | null
   count: number | null
 }
 
 export type RateLimitCounterCountAggregateOutputType = {
+  org_id: number
   key_id: number
   window_start: number
   count: number
@@ -63,18 +66,21 @@ export type RateLimitCounterSumAggregateInputType = {
 }
 
 export type RateLimitCounterMinAggregateInputType = {
+  org_id?: true
   key_id?: true
   window_start?: true
   count?: true
 }
 
 export type RateLimitCounterMaxAggregateInputType = {
+  org_id?: true
   key_id?: true
   window_start?: true
   count?: true
 }
 
 export type RateLimitCounterCountAggregateInputType = {
+  org_id?: true
   key_id?: true
   window_start?: true
   count?: true
@@ -168,6 +174,7 @@ export type RateLimitCounterGroupByArgs<ExtArgs extends runtime.Types.Extensions
 }
 
 export type RateLimitCounterGroupByOutputType = {
+  org_id: string
   key_id: string
   window_start: Date
   count: number
@@ -197,6 +204,7 @@ export type RateLimitCounterWhereInput = {
   AND?: Prisma.RateLimitCounterWhereInput | Prisma.RateLimitCounterWhereInput[]
   OR?: Prisma.RateLimitCounterWhereInput[]
   NOT?: Prisma.RateLimitCounterWhereInput | Prisma.RateLimitCounterWhereInput[]
+  org_id?: Prisma.StringFilter<"RateLimitCounter"> | string
   key_id?: Prisma.StringFilter<"RateLimitCounter"> | string
   window_start?: Prisma.DateTimeFilter<"RateLimitCounter"> | Date | string
   count?: Prisma.IntFilter<"RateLimitCounter"> | number
@@ -204,6 +212,7 @@ export type RateLimitCounterWhereInput = {
 }
 
 export type RateLimitCounterOrderByWithRelationInput = {
+  org_id?: Prisma.SortOrder
   key_id?: Prisma.SortOrder
   window_start?: Prisma.SortOrder
   count?: Prisma.SortOrder
@@ -211,17 +220,19 @@ export type RateLimitCounterOrderByWithRelationInput = {
 }
 
 export type RateLimitCounterWhereUniqueInput = Prisma.AtLeast<{
-  key_id_window_start?: Prisma.RateLimitCounterKey_idWindow_startCompoundUniqueInput
+  org_id_key_id_window_start?: Prisma.RateLimitCounterOrg_idKey_idWindow_startCompoundUniqueInput
   AND?: Prisma.RateLimitCounterWhereInput | Prisma.RateLimitCounterWhereInput[]
   OR?: Prisma.RateLimitCounterWhereInput[]
   NOT?: Prisma.RateLimitCounterWhereInput | Prisma.RateLimitCounterWhereInput[]
+  org_id?: Prisma.StringFilter<"RateLimitCounter"> | string
   key_id?: Prisma.StringFilter<"RateLimitCounter"> | string
   window_start?: Prisma.DateTimeFilter<"RateLimitCounter"> | Date | string
   count?: Prisma.IntFilter<"RateLimitCounter"> | number
   key?: Prisma.XOR<Prisma.ApiKeyScalarRelationFilter, Prisma.ApiKeyWhereInput>
-}, "key_id_window_start">
+}, "org_id_key_id_window_start">
 
 export type RateLimitCounterOrderByWithAggregationInput = {
+  org_id?: Prisma.SortOrder
   key_id?: Prisma.SortOrder
   window_start?: Prisma.SortOrder
   count?: Prisma.SortOrder
@@ -236,6 +247,7 @@ export type RateLimitCounterScalarWhereWithAggregatesInput = {
   AND?: Prisma.RateLimitCounterScalarWhereWithAggregatesInput | Prisma.RateLimitCounterScalarWhereWithAggregatesInput[]
   OR?: Prisma.RateLimitCounterScalarWhereWithAggregatesInput[]
   NOT?: Prisma.RateLimitCounterScalarWhereWithAggregatesInput | Prisma.RateLimitCounterScalarWhereWithAggregatesInput[]
+  org_id?: Prisma.StringWithAggregatesFilter<"RateLimitCounter"> | string
   key_id?: Prisma.StringWithAggregatesFilter<"RateLimitCounter"> | string
   window_start?: Prisma.DateTimeWithAggregatesFilter<"RateLimitCounter"> | Date | string
   count?: Prisma.IntWithAggregatesFilter<"RateLimitCounter"> | number
@@ -248,6 +260,7 @@ export type RateLimitCounterCreateInput = {
 }
 
 export type RateLimitCounterUncheckedCreateInput = {
+  org_id: string
   key_id: string
   window_start: Date | string
   count: number
@@ -260,12 +273,14 @@ export type RateLimitCounterUpdateInput = {
 }
 
 export type RateLimitCounterUncheckedUpdateInput = {
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   key_id?: Prisma.StringFieldUpdateOperationsInput | string
   window_start?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   count?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type RateLimitCounterCreateManyInput = {
+  org_id: string
   key_id: string
   window_start: Date | string
   count: number
@@ -277,6 +292,7 @@ export type RateLimitCounterUpdateManyMutationInput = {
 }
 
 export type RateLimitCounterUncheckedUpdateManyInput = {
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   key_id?: Prisma.StringFieldUpdateOperationsInput | string
   window_start?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   count?: Prisma.IntFieldUpdateOperationsInput | number
@@ -292,12 +308,14 @@ export type RateLimitCounterOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
 }
 
-export type RateLimitCounterKey_idWindow_startCompoundUniqueInput = {
+export type RateLimitCounterOrg_idKey_idWindow_startCompoundUniqueInput = {
+  org_id: string
   key_id: string
   window_start: Date | string
 }
 
 export type RateLimitCounterCountOrderByAggregateInput = {
+  org_id?: Prisma.SortOrder
   key_id?: Prisma.SortOrder
   window_start?: Prisma.SortOrder
   count?: Prisma.SortOrder
@@ -308,12 +326,14 @@ export type RateLimitCounterAvgOrderByAggregateInput = {
 }
 
 export type RateLimitCounterMaxOrderByAggregateInput = {
+  org_id?: Prisma.SortOrder
   key_id?: Prisma.SortOrder
   window_start?: Prisma.SortOrder
   count?: Prisma.SortOrder
 }
 
 export type RateLimitCounterMinOrderByAggregateInput = {
+  org_id?: Prisma.SortOrder
   key_id?: Prisma.SortOrder
   window_start?: Prisma.SortOrder
   count?: Prisma.SortOrder
@@ -405,6 +425,7 @@ export type RateLimitCounterScalarWhereInput = {
   AND?: Prisma.RateLimitCounterScalarWhereInput | Prisma.RateLimitCounterScalarWhereInput[]
   OR?: Prisma.RateLimitCounterScalarWhereInput[]
   NOT?: Prisma.RateLimitCounterScalarWhereInput | Prisma.RateLimitCounterScalarWhereInput[]
+  org_id?: Prisma.StringFilter<"RateLimitCounter"> | string
   key_id?: Prisma.StringFilter<"RateLimitCounter"> | string
   window_start?: Prisma.DateTimeFilter<"RateLimitCounter"> | Date | string
   count?: Prisma.IntFilter<"RateLimitCounter"> | number
@@ -433,6 +454,7 @@ export type RateLimitCounterUncheckedUpdateManyWithoutKeyInput = {
 
 
 export type RateLimitCounterSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
+  org_id?: boolean
   key_id?: boolean
   window_start?: boolean
   count?: boolean
@@ -440,6 +462,7 @@ export type RateLimitCounterSelect<ExtArgs extends runtime.Types.Extensions.Inte
 }, ExtArgs["result"]["rateLimitCounter"]>
 
 export type RateLimitCounterSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
+  org_id?: boolean
   key_id?: boolean
   window_start?: boolean
   count?: boolean
@@ -447,6 +470,7 @@ export type RateLimitCounterSelectCreateManyAndReturn<ExtArgs extends runtime.Ty
 }, ExtArgs["result"]["rateLimitCounter"]>
 
 export type RateLimitCounterSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
+  org_id?: boolean
   key_id?: boolean
   window_start?: boolean
   count?: boolean
@@ -454,12 +478,13 @@ export type RateLimitCounterSelectUpdateManyAndReturn<ExtArgs extends runtime.Ty
 }, ExtArgs["result"]["rateLimitCounter"]>
 
 export type RateLimitCounterSelectScalar = {
+  org_id?: boolean
   key_id?: boolean
   window_start?: boolean
   count?: boolean
 }
 
-export type RateLimitCounterOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"key_id" | "window_start" | "count", ExtArgs["result"]["rateLimitCounter"]>
+export type RateLimitCounterOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"org_id" | "key_id" | "window_start" | "count", ExtArgs["result"]["rateLimitCounter"]>
 export type RateLimitCounterInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   key?: boolean | Prisma.ApiKeyDefaultArgs<ExtArgs>
 }
@@ -476,6 +501,7 @@ export type $RateLimitCounterPayload<ExtArgs extends runtime.Types.Extensions.In
     key: Prisma.$ApiKeyPayload<ExtArgs>
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
+    org_id: string
     key_id: string
     window_start: Date
     count: number
@@ -562,8 +588,8 @@ export interface RateLimitCounterDelegate<ExtArgs extends runtime.Types.Extensio
    * // Get first 10 RateLimitCounters
    * const rateLimitCounters = await prisma.rateLimitCounter.findMany({ take: 10 })
    * 
-   * // Only select the `key_id`
-   * const rateLimitCounterWithKey_idOnly = await prisma.rateLimitCounter.findMany({ select: { key_id: true } })
+   * // Only select the `org_id`
+   * const rateLimitCounterWithOrg_idOnly = await prisma.rateLimitCounter.findMany({ select: { org_id: true } })
    * 
    */
   findMany<T extends RateLimitCounterFindManyArgs>(args?: Prisma.SelectSubset<T, RateLimitCounterFindManyArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RateLimitCounterPayload<ExtArgs>, T, "findMany", GlobalOmitOptions>>
@@ -607,9 +633,9 @@ export interface RateLimitCounterDelegate<ExtArgs extends runtime.Types.Extensio
    *   ]
    * })
    * 
-   * // Create many RateLimitCounters and only return the `key_id`
-   * const rateLimitCounterWithKey_idOnly = await prisma.rateLimitCounter.createManyAndReturn({
-   *   select: { key_id: true },
+   * // Create many RateLimitCounters and only return the `org_id`
+   * const rateLimitCounterWithOrg_idOnly = await prisma.rateLimitCounter.createManyAndReturn({
+   *   select: { org_id: true },
    *   data: [
    *     // ... provide data here
    *   ]
@@ -698,9 +724,9 @@ export interface RateLimitCounterDelegate<ExtArgs extends runtime.Types.Extensio
    *   ]
    * })
    * 
-   * // Update zero or more RateLimitCounters and only return the `key_id`
-   * const rateLimitCounterWithKey_idOnly = await prisma.rateLimitCounter.updateManyAndReturn({
-   *   select: { key_id: true },
+   * // Update zero or more RateLimitCounters and only return the `org_id`
+   * const rateLimitCounterWithOrg_idOnly = await prisma.rateLimitCounter.updateManyAndReturn({
+   *   select: { org_id: true },
    *   where: {
    *     // ... provide filter here
    *   },
@@ -903,6 +929,7 @@ export interface Prisma__RateLimitCounterClient<T, Null = never, ExtArgs extends
  * Fields of the RateLimitCounter model
  */
 export interface RateLimitCounterFieldRefs {
+  readonly org_id: Prisma.FieldRef<"RateLimitCounter", 'String'>
   readonly key_id: Prisma.FieldRef<"RateLimitCounter", 'String'>
   readonly window_start: Prisma.FieldRef<"RateLimitCounter", 'DateTime'>
   readonly count: Prisma.FieldRef<"RateLimitCounter", 'Int'>

@@ -195,17 +195,18 @@ export type RepInvitationOrderByWithRelationInput = {
 }
 
 export type RepInvitationWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
   org_id_email?: Prisma.RepInvitationOrg_idEmailCompoundUniqueInput
+  org_id_id?: Prisma.RepInvitationOrg_idIdCompoundUniqueInput
   AND?: Prisma.RepInvitationWhereInput | Prisma.RepInvitationWhereInput[]
   OR?: Prisma.RepInvitationWhereInput[]
   NOT?: Prisma.RepInvitationWhereInput | Prisma.RepInvitationWhereInput[]
+  id?: Prisma.StringFilter<"RepInvitation"> | string
   org_id?: Prisma.StringFilter<"RepInvitation"> | string
   user_id?: Prisma.StringFilter<"RepInvitation"> | string
   email?: Prisma.StringFilter<"RepInvitation"> | string
   created_at?: Prisma.DateTimeFilter<"RepInvitation"> | Date | string
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
-}, "id" | "org_id_email">
+}, "org_id_id" | "org_id_email">
 
 export type RepInvitationOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -231,7 +232,6 @@ export type RepInvitationScalarWhereWithAggregatesInput = {
 
 export type RepInvitationCreateInput = {
   id: string
-  org_id: string
   email: string
   created_at?: Date | string
   user: Prisma.UserCreateNestedOneWithoutRep_invitationsInput
@@ -247,7 +247,6 @@ export type RepInvitationUncheckedCreateInput = {
 
 export type RepInvitationUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   email?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutRep_invitationsNestedInput
@@ -271,7 +270,6 @@ export type RepInvitationCreateManyInput = {
 
 export type RepInvitationUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   email?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -297,6 +295,11 @@ export type RepInvitationOrderByRelationAggregateInput = {
 export type RepInvitationOrg_idEmailCompoundUniqueInput = {
   org_id: string
   email: string
+}
+
+export type RepInvitationOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type RepInvitationCountOrderByAggregateInput = {
@@ -367,14 +370,12 @@ export type RepInvitationUncheckedUpdateManyWithoutUserNestedInput = {
 
 export type RepInvitationCreateWithoutUserInput = {
   id: string
-  org_id: string
   email: string
   created_at?: Date | string
 }
 
 export type RepInvitationUncheckedCreateWithoutUserInput = {
   id: string
-  org_id: string
   email: string
   created_at?: Date | string
 }
@@ -418,28 +419,24 @@ export type RepInvitationScalarWhereInput = {
 
 export type RepInvitationCreateManyUserInput = {
   id: string
-  org_id: string
   email: string
   created_at?: Date | string
 }
 
 export type RepInvitationUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   email?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type RepInvitationUncheckedUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   email?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type RepInvitationUncheckedUpdateManyWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   email?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }

@@ -217,11 +217,12 @@ export type RepManagerOrderByWithRelationInput = {
 }
 
 export type RepManagerWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
   org_id_rep_user_id_effective_from?: Prisma.RepManagerOrg_idRep_user_idEffective_fromCompoundUniqueInput
+  org_id_id?: Prisma.RepManagerOrg_idIdCompoundUniqueInput
   AND?: Prisma.RepManagerWhereInput | Prisma.RepManagerWhereInput[]
   OR?: Prisma.RepManagerWhereInput[]
   NOT?: Prisma.RepManagerWhereInput | Prisma.RepManagerWhereInput[]
+  id?: Prisma.StringFilter<"RepManager"> | string
   org_id?: Prisma.StringFilter<"RepManager"> | string
   rep_user_id?: Prisma.StringFilter<"RepManager"> | string
   manager_user_id?: Prisma.StringNullableFilter<"RepManager"> | string | null
@@ -231,7 +232,7 @@ export type RepManagerWhereUniqueInput = Prisma.AtLeast<{
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   rep?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
   manager?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
-}, "id" | "org_id_rep_user_id_effective_from">
+}, "org_id_id" | "org_id_rep_user_id_effective_from">
 
 export type RepManagerOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -340,6 +341,11 @@ export type RepManagerOrg_idRep_user_idEffective_fromCompoundUniqueInput = {
   org_id: string
   rep_user_id: string
   effective_from: Date | string
+}
+
+export type RepManagerOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type RepManagerCountOrderByAggregateInput = {
@@ -566,7 +572,6 @@ export type RepManagerCreateWithoutRepInput = {
 
 export type RepManagerUncheckedCreateWithoutRepInput = {
   id: string
-  org_id: string
   manager_user_id?: string | null
   effective_from: Date | string
   created_at?: Date | string
@@ -594,7 +599,6 @@ export type RepManagerCreateWithoutManagerInput = {
 
 export type RepManagerUncheckedCreateWithoutManagerInput = {
   id: string
-  org_id: string
   rep_user_id: string
   effective_from: Date | string
   created_at?: Date | string
@@ -681,7 +685,6 @@ export type RepManagerUncheckedUpdateManyWithoutOrgInput = {
 
 export type RepManagerCreateManyRepInput = {
   id: string
-  org_id: string
   manager_user_id?: string | null
   effective_from: Date | string
   created_at?: Date | string
@@ -690,7 +693,6 @@ export type RepManagerCreateManyRepInput = {
 
 export type RepManagerCreateManyManagerInput = {
   id: string
-  org_id: string
   rep_user_id: string
   effective_from: Date | string
   created_at?: Date | string
@@ -708,7 +710,6 @@ export type RepManagerUpdateWithoutRepInput = {
 
 export type RepManagerUncheckedUpdateWithoutRepInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   manager_user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -717,7 +718,6 @@ export type RepManagerUncheckedUpdateWithoutRepInput = {
 
 export type RepManagerUncheckedUpdateManyWithoutRepInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   manager_user_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -735,7 +735,6 @@ export type RepManagerUpdateWithoutManagerInput = {
 
 export type RepManagerUncheckedUpdateWithoutManagerInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   rep_user_id?: Prisma.StringFieldUpdateOperationsInput | string
   effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -744,7 +743,6 @@ export type RepManagerUncheckedUpdateWithoutManagerInput = {
 
 export type RepManagerUncheckedUpdateManyWithoutManagerInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   rep_user_id?: Prisma.StringFieldUpdateOperationsInput | string
   effective_from?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string

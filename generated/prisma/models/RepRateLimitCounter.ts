@@ -35,18 +35,21 @@ export type RepRateLimitCounterSumAggregateOutputType = {
 }
 
 export type RepRateLimitCounterMinAggregateOutputType = {
+  org_id: string | null
   user_id: string | null
   window_start: Date | null
   count: number | null
 }
 
 export type RepRateLimitCounterMaxAggregateOutputType = {
+  org_id: string | null
   user_id: string | null
   window_start: Date | null
   count: number | null
 }
 
 export type RepRateLimitCounterCountAggregateOutputType = {
+  org_id: number
   user_id: number
   window_start: number
   count: number
@@ -63,18 +66,21 @@ export type RepRateLimitCounterSumAggregateInputType = {
 }
 
 export type RepRateLimitCounterMinAggregateInputType = {
+  org_id?: true
   user_id?: true
   window_start?: true
   count?: true
 }
 
 export type RepRateLimitCounterMaxAggregateInputType = {
+  org_id?: true
   user_id?: true
   window_start?: true
   count?: true
 }
 
 export type RepRateLimitCounterCountAggregateInputType = {
+  org_id?: true
   user_id?: true
   window_start?: true
   count?: true
@@ -168,6 +174,7 @@ export type RepRateLimitCounterGroupByArgs<ExtArgs extends runtime.Types.Extensi
 }
 
 export type RepRateLimitCounterGroupByOutputType = {
+  org_id: string
   user_id: string
   window_start: Date
   count: number
@@ -197,28 +204,32 @@ export type RepRateLimitCounterWhereInput = {
   AND?: Prisma.RepRateLimitCounterWhereInput | Prisma.RepRateLimitCounterWhereInput[]
   OR?: Prisma.RepRateLimitCounterWhereInput[]
   NOT?: Prisma.RepRateLimitCounterWhereInput | Prisma.RepRateLimitCounterWhereInput[]
+  org_id?: Prisma.StringFilter<"RepRateLimitCounter"> | string
   user_id?: Prisma.StringFilter<"RepRateLimitCounter"> | string
   window_start?: Prisma.DateTimeFilter<"RepRateLimitCounter"> | Date | string
   count?: Prisma.IntFilter<"RepRateLimitCounter"> | number
 }
 
 export type RepRateLimitCounterOrderByWithRelationInput = {
+  org_id?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
   window_start?: Prisma.SortOrder
   count?: Prisma.SortOrder
 }
 
 export type RepRateLimitCounterWhereUniqueInput = Prisma.AtLeast<{
-  user_id_window_start?: Prisma.RepRateLimitCounterUser_idWindow_startCompoundUniqueInput
+  org_id_user_id_window_start?: Prisma.RepRateLimitCounterOrg_idUser_idWindow_startCompoundUniqueInput
   AND?: Prisma.RepRateLimitCounterWhereInput | Prisma.RepRateLimitCounterWhereInput[]
   OR?: Prisma.RepRateLimitCounterWhereInput[]
   NOT?: Prisma.RepRateLimitCounterWhereInput | Prisma.RepRateLimitCounterWhereInput[]
+  org_id?: Prisma.StringFilter<"RepRateLimitCounter"> | string
   user_id?: Prisma.StringFilter<"RepRateLimitCounter"> | string
   window_start?: Prisma.DateTimeFilter<"RepRateLimitCounter"> | Date | string
   count?: Prisma.IntFilter<"RepRateLimitCounter"> | number
-}, "user_id_window_start">
+}, "org_id_user_id_window_start">
 
 export type RepRateLimitCounterOrderByWithAggregationInput = {
+  org_id?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
   window_start?: Prisma.SortOrder
   count?: Prisma.SortOrder
@@ -233,59 +244,69 @@ export type RepRateLimitCounterScalarWhereWithAggregatesInput = {
   AND?: Prisma.RepRateLimitCounterScalarWhereWithAggregatesInput | Prisma.RepRateLimitCounterScalarWhereWithAggregatesInput[]
   OR?: Prisma.RepRateLimitCounterScalarWhereWithAggregatesInput[]
   NOT?: Prisma.RepRateLimitCounterScalarWhereWithAggregatesInput | Prisma.RepRateLimitCounterScalarWhereWithAggregatesInput[]
+  org_id?: Prisma.StringWithAggregatesFilter<"RepRateLimitCounter"> | string
   user_id?: Prisma.StringWithAggregatesFilter<"RepRateLimitCounter"> | string
   window_start?: Prisma.DateTimeWithAggregatesFilter<"RepRateLimitCounter"> | Date | string
   count?: Prisma.IntWithAggregatesFilter<"RepRateLimitCounter"> | number
 }
 
 export type RepRateLimitCounterCreateInput = {
+  org_id: string
   user_id: string
   window_start: Date | string
   count: number
 }
 
 export type RepRateLimitCounterUncheckedCreateInput = {
+  org_id: string
   user_id: string
   window_start: Date | string
   count: number
 }
 
 export type RepRateLimitCounterUpdateInput = {
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   window_start?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   count?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type RepRateLimitCounterUncheckedUpdateInput = {
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   window_start?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   count?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type RepRateLimitCounterCreateManyInput = {
+  org_id: string
   user_id: string
   window_start: Date | string
   count: number
 }
 
 export type RepRateLimitCounterUpdateManyMutationInput = {
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   window_start?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   count?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type RepRateLimitCounterUncheckedUpdateManyInput = {
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   user_id?: Prisma.StringFieldUpdateOperationsInput | string
   window_start?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   count?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
-export type RepRateLimitCounterUser_idWindow_startCompoundUniqueInput = {
+export type RepRateLimitCounterOrg_idUser_idWindow_startCompoundUniqueInput = {
+  org_id: string
   user_id: string
   window_start: Date | string
 }
 
 export type RepRateLimitCounterCountOrderByAggregateInput = {
+  org_id?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
   window_start?: Prisma.SortOrder
   count?: Prisma.SortOrder
@@ -296,12 +317,14 @@ export type RepRateLimitCounterAvgOrderByAggregateInput = {
 }
 
 export type RepRateLimitCounterMaxOrderByAggregateInput = {
+  org_id?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
   window_start?: Prisma.SortOrder
   count?: Prisma.SortOrder
 }
 
 export type RepRateLimitCounterMinOrderByAggregateInput = {
+  org_id?: Prisma.SortOrder
   user_id?: Prisma.SortOrder
   window_start?: Prisma.SortOrder
   count?: Prisma.SortOrder
@@ -314,35 +337,40 @@ export type RepRateLimitCounterSumOrderByAggregateInput = {
 
 
 export type RepRateLimitCounterSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
+  org_id?: boolean
   user_id?: boolean
   window_start?: boolean
   count?: boolean
 }, ExtArgs["result"]["repRateLimitCounter"]>
 
 export type RepRateLimitCounterSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
+  org_id?: boolean
   user_id?: boolean
   window_start?: boolean
   count?: boolean
 }, ExtArgs["result"]["repRateLimitCounter"]>
 
 export type RepRateLimitCounterSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
+  org_id?: boolean
   user_id?: boolean
   window_start?: boolean
   count?: boolean
 }, ExtArgs["result"]["repRateLimitCounter"]>
 
 export type RepRateLimitCounterSelectScalar = {
+  org_id?: boolean
   user_id?: boolean
   window_start?: boolean
   count?: boolean
 }
 
-export type RepRateLimitCounterOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"user_id" | "window_start" | "count", ExtArgs["result"]["repRateLimitCounter"]>
+export type RepRateLimitCounterOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"org_id" | "user_id" | "window_start" | "count", ExtArgs["result"]["repRateLimitCounter"]>
 
 export type $RepRateLimitCounterPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "RepRateLimitCounter"
   objects: {}
   scalars: runtime.Types.Extensions.GetPayloadResult<{
+    org_id: string
     user_id: string
     window_start: Date
     count: number
@@ -429,8 +457,8 @@ export interface RepRateLimitCounterDelegate<ExtArgs extends runtime.Types.Exten
    * // Get first 10 RepRateLimitCounters
    * const repRateLimitCounters = await prisma.repRateLimitCounter.findMany({ take: 10 })
    * 
-   * // Only select the `user_id`
-   * const repRateLimitCounterWithUser_idOnly = await prisma.repRateLimitCounter.findMany({ select: { user_id: true } })
+   * // Only select the `org_id`
+   * const repRateLimitCounterWithOrg_idOnly = await prisma.repRateLimitCounter.findMany({ select: { org_id: true } })
    * 
    */
   findMany<T extends RepRateLimitCounterFindManyArgs>(args?: Prisma.SelectSubset<T, RepRateLimitCounterFindManyArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepRateLimitCounterPayload<ExtArgs>, T, "findMany", GlobalOmitOptions>>
@@ -474,9 +502,9 @@ export interface RepRateLimitCounterDelegate<ExtArgs extends runtime.Types.Exten
    *   ]
    * })
    * 
-   * // Create many RepRateLimitCounters and only return the `user_id`
-   * const repRateLimitCounterWithUser_idOnly = await prisma.repRateLimitCounter.createManyAndReturn({
-   *   select: { user_id: true },
+   * // Create many RepRateLimitCounters and only return the `org_id`
+   * const repRateLimitCounterWithOrg_idOnly = await prisma.repRateLimitCounter.createManyAndReturn({
+   *   select: { org_id: true },
    *   data: [
    *     // ... provide data here
    *   ]
@@ -565,9 +593,9 @@ export interface RepRateLimitCounterDelegate<ExtArgs extends runtime.Types.Exten
    *   ]
    * })
    * 
-   * // Update zero or more RepRateLimitCounters and only return the `user_id`
-   * const repRateLimitCounterWithUser_idOnly = await prisma.repRateLimitCounter.updateManyAndReturn({
-   *   select: { user_id: true },
+   * // Update zero or more RepRateLimitCounters and only return the `org_id`
+   * const repRateLimitCounterWithOrg_idOnly = await prisma.repRateLimitCounter.updateManyAndReturn({
+   *   select: { org_id: true },
    *   where: {
    *     // ... provide filter here
    *   },
@@ -769,6 +797,7 @@ export interface Prisma__RepRateLimitCounterClient<T, Null = never, ExtArgs exte
  * Fields of the RepRateLimitCounter model
  */
 export interface RepRateLimitCounterFieldRefs {
+  readonly org_id: Prisma.FieldRef<"RepRateLimitCounter", 'String'>
   readonly user_id: Prisma.FieldRef<"RepRateLimitCounter", 'String'>
   readonly window_start: Prisma.FieldRef<"RepRateLimitCounter", 'DateTime'>
   readonly count: Prisma.FieldRef<"RepRateLimitCounter", 'Int'>

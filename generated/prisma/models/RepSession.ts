@@ -231,11 +231,13 @@ export type RepSessionOrderByWithRelationInput = {
 }
 
 export type RepSessionWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
-  token_digest?: string
+  org_id_token_digest?: Prisma.RepSessionOrg_idToken_digestCompoundUniqueInput
+  org_id_id?: Prisma.RepSessionOrg_idIdCompoundUniqueInput
   AND?: Prisma.RepSessionWhereInput | Prisma.RepSessionWhereInput[]
   OR?: Prisma.RepSessionWhereInput[]
   NOT?: Prisma.RepSessionWhereInput | Prisma.RepSessionWhereInput[]
+  id?: Prisma.StringFilter<"RepSession"> | string
+  token_digest?: Prisma.StringFilter<"RepSession"> | string
   org_id?: Prisma.StringFilter<"RepSession"> | string
   user_id?: Prisma.StringFilter<"RepSession"> | string
   provider_id?: Prisma.StringNullableFilter<"RepSession"> | string | null
@@ -244,7 +246,7 @@ export type RepSessionWhereUniqueInput = Prisma.AtLeast<{
   expires_at?: Prisma.DateTimeFilter<"RepSession"> | Date | string
   ended_at?: Prisma.DateTimeNullableFilter<"RepSession"> | Date | string | null
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
-}, "id" | "token_digest">
+}, "org_id_id" | "org_id_token_digest">
 
 export type RepSessionOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -279,7 +281,6 @@ export type RepSessionScalarWhereWithAggregatesInput = {
 export type RepSessionCreateInput = {
   id: string
   token_digest: string
-  org_id: string
   provider_id?: string | null
   created_at: Date | string
   last_seen_at: Date | string
@@ -303,7 +304,6 @@ export type RepSessionUncheckedCreateInput = {
 export type RepSessionUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   provider_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -339,7 +339,6 @@ export type RepSessionCreateManyInput = {
 export type RepSessionUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   provider_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -367,6 +366,16 @@ export type RepSessionListRelationFilter = {
 
 export type RepSessionOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type RepSessionOrg_idToken_digestCompoundUniqueInput = {
+  org_id: string
+  token_digest: string
+}
+
+export type RepSessionOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type RepSessionCountOrderByAggregateInput = {
@@ -450,7 +459,6 @@ export type RepSessionUncheckedUpdateManyWithoutUserNestedInput = {
 export type RepSessionCreateWithoutUserInput = {
   id: string
   token_digest: string
-  org_id: string
   provider_id?: string | null
   created_at: Date | string
   last_seen_at: Date | string
@@ -461,7 +469,6 @@ export type RepSessionCreateWithoutUserInput = {
 export type RepSessionUncheckedCreateWithoutUserInput = {
   id: string
   token_digest: string
-  org_id: string
   provider_id?: string | null
   created_at: Date | string
   last_seen_at: Date | string
@@ -513,7 +520,6 @@ export type RepSessionScalarWhereInput = {
 export type RepSessionCreateManyUserInput = {
   id: string
   token_digest: string
-  org_id: string
   provider_id?: string | null
   created_at: Date | string
   last_seen_at: Date | string
@@ -524,7 +530,6 @@ export type RepSessionCreateManyUserInput = {
 export type RepSessionUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   provider_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -535,7 +540,6 @@ export type RepSessionUpdateWithoutUserInput = {
 export type RepSessionUncheckedUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   provider_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -546,7 +550,6 @@ export type RepSessionUncheckedUpdateWithoutUserInput = {
 export type RepSessionUncheckedUpdateManyWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   provider_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   last_seen_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string

@@ -213,18 +213,20 @@ export type RepSignInLinkOrderByWithRelationInput = {
 }
 
 export type RepSignInLinkWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
-  token_digest?: string
+  org_id_token_digest?: Prisma.RepSignInLinkOrg_idToken_digestCompoundUniqueInput
+  org_id_id?: Prisma.RepSignInLinkOrg_idIdCompoundUniqueInput
   AND?: Prisma.RepSignInLinkWhereInput | Prisma.RepSignInLinkWhereInput[]
   OR?: Prisma.RepSignInLinkWhereInput[]
   NOT?: Prisma.RepSignInLinkWhereInput | Prisma.RepSignInLinkWhereInput[]
+  id?: Prisma.StringFilter<"RepSignInLink"> | string
+  token_digest?: Prisma.StringFilter<"RepSignInLink"> | string
   org_id?: Prisma.StringFilter<"RepSignInLink"> | string
   user_id?: Prisma.StringFilter<"RepSignInLink"> | string
   created_at?: Prisma.DateTimeFilter<"RepSignInLink"> | Date | string
   expires_at?: Prisma.DateTimeFilter<"RepSignInLink"> | Date | string
   used_at?: Prisma.DateTimeNullableFilter<"RepSignInLink"> | Date | string | null
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
-}, "id" | "token_digest">
+}, "org_id_id" | "org_id_token_digest">
 
 export type RepSignInLinkOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -255,7 +257,6 @@ export type RepSignInLinkScalarWhereWithAggregatesInput = {
 export type RepSignInLinkCreateInput = {
   id: string
   token_digest: string
-  org_id: string
   created_at: Date | string
   expires_at: Date | string
   used_at?: Date | string | null
@@ -275,7 +276,6 @@ export type RepSignInLinkUncheckedCreateInput = {
 export type RepSignInLinkUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -305,7 +305,6 @@ export type RepSignInLinkCreateManyInput = {
 export type RepSignInLinkUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -329,6 +328,16 @@ export type RepSignInLinkListRelationFilter = {
 
 export type RepSignInLinkOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type RepSignInLinkOrg_idToken_digestCompoundUniqueInput = {
+  org_id: string
+  token_digest: string
+}
+
+export type RepSignInLinkOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type RepSignInLinkCountOrderByAggregateInput = {
@@ -406,7 +415,6 @@ export type RepSignInLinkUncheckedUpdateManyWithoutUserNestedInput = {
 export type RepSignInLinkCreateWithoutUserInput = {
   id: string
   token_digest: string
-  org_id: string
   created_at: Date | string
   expires_at: Date | string
   used_at?: Date | string | null
@@ -415,7 +423,6 @@ export type RepSignInLinkCreateWithoutUserInput = {
 export type RepSignInLinkUncheckedCreateWithoutUserInput = {
   id: string
   token_digest: string
-  org_id: string
   created_at: Date | string
   expires_at: Date | string
   used_at?: Date | string | null
@@ -463,7 +470,6 @@ export type RepSignInLinkScalarWhereInput = {
 export type RepSignInLinkCreateManyUserInput = {
   id: string
   token_digest: string
-  org_id: string
   created_at: Date | string
   expires_at: Date | string
   used_at?: Date | string | null
@@ -472,7 +478,6 @@ export type RepSignInLinkCreateManyUserInput = {
 export type RepSignInLinkUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -481,7 +486,6 @@ export type RepSignInLinkUpdateWithoutUserInput = {
 export type RepSignInLinkUncheckedUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -490,7 +494,6 @@ export type RepSignInLinkUncheckedUpdateWithoutUserInput = {
 export type RepSignInLinkUncheckedUpdateManyWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
   token_digest?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   used_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null

@@ -231,20 +231,22 @@ export type RepTokenOrderByWithRelationInput = {
 }
 
 export type RepTokenWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
-  digest?: string
+  org_id_digest?: Prisma.RepTokenOrg_idDigestCompoundUniqueInput
+  org_id_id?: Prisma.RepTokenOrg_idIdCompoundUniqueInput
   AND?: Prisma.RepTokenWhereInput | Prisma.RepTokenWhereInput[]
   OR?: Prisma.RepTokenWhereInput[]
   NOT?: Prisma.RepTokenWhereInput | Prisma.RepTokenWhereInput[]
+  id?: Prisma.StringFilter<"RepToken"> | string
   org_id?: Prisma.StringFilter<"RepToken"> | string
   user_id?: Prisma.StringFilter<"RepToken"> | string
+  digest?: Prisma.StringFilter<"RepToken"> | string
   api_key_id?: Prisma.StringNullableFilter<"RepToken"> | string | null
   rep_session_id?: Prisma.StringNullableFilter<"RepToken"> | string | null
   created_at?: Prisma.DateTimeFilter<"RepToken"> | Date | string
   expires_at?: Prisma.DateTimeFilter<"RepToken"> | Date | string
   revoked_at?: Prisma.DateTimeNullableFilter<"RepToken"> | Date | string | null
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
-}, "id" | "digest">
+}, "org_id_id" | "org_id_digest">
 
 export type RepTokenOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -278,7 +280,6 @@ export type RepTokenScalarWhereWithAggregatesInput = {
 
 export type RepTokenCreateInput = {
   id: string
-  org_id: string
   digest: string
   api_key_id?: string | null
   rep_session_id?: string | null
@@ -302,7 +303,6 @@ export type RepTokenUncheckedCreateInput = {
 
 export type RepTokenUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   digest?: Prisma.StringFieldUpdateOperationsInput | string
   api_key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   rep_session_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -338,7 +338,6 @@ export type RepTokenCreateManyInput = {
 
 export type RepTokenUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   digest?: Prisma.StringFieldUpdateOperationsInput | string
   api_key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   rep_session_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -367,6 +366,16 @@ export type RepTokenListRelationFilter = {
 
 export type RepTokenOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type RepTokenOrg_idDigestCompoundUniqueInput = {
+  org_id: string
+  digest: string
+}
+
+export type RepTokenOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type RepTokenCountOrderByAggregateInput = {
@@ -449,7 +458,6 @@ export type RepTokenUncheckedUpdateManyWithoutUserNestedInput = {
 
 export type RepTokenCreateWithoutUserInput = {
   id: string
-  org_id: string
   digest: string
   api_key_id?: string | null
   rep_session_id?: string | null
@@ -460,7 +468,6 @@ export type RepTokenCreateWithoutUserInput = {
 
 export type RepTokenUncheckedCreateWithoutUserInput = {
   id: string
-  org_id: string
   digest: string
   api_key_id?: string | null
   rep_session_id?: string | null
@@ -512,7 +519,6 @@ export type RepTokenScalarWhereInput = {
 
 export type RepTokenCreateManyUserInput = {
   id: string
-  org_id: string
   digest: string
   api_key_id?: string | null
   rep_session_id?: string | null
@@ -523,7 +529,6 @@ export type RepTokenCreateManyUserInput = {
 
 export type RepTokenUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   digest?: Prisma.StringFieldUpdateOperationsInput | string
   api_key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   rep_session_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -534,7 +539,6 @@ export type RepTokenUpdateWithoutUserInput = {
 
 export type RepTokenUncheckedUpdateWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   digest?: Prisma.StringFieldUpdateOperationsInput | string
   api_key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   rep_session_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -545,7 +549,6 @@ export type RepTokenUncheckedUpdateWithoutUserInput = {
 
 export type RepTokenUncheckedUpdateManyWithoutUserInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   digest?: Prisma.StringFieldUpdateOperationsInput | string
   api_key_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   rep_session_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null

@@ -218,11 +218,12 @@ export type SourceEventOrderByWithRelationInput = {
 }
 
 export type SourceEventWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
   org_id_dedup_key?: Prisma.SourceEventOrg_idDedup_keyCompoundUniqueInput
+  org_id_id?: Prisma.SourceEventOrg_idIdCompoundUniqueInput
   AND?: Prisma.SourceEventWhereInput | Prisma.SourceEventWhereInput[]
   OR?: Prisma.SourceEventWhereInput[]
   NOT?: Prisma.SourceEventWhereInput | Prisma.SourceEventWhereInput[]
+  id?: Prisma.StringFilter<"SourceEvent"> | string
   org_id?: Prisma.StringFilter<"SourceEvent"> | string
   key_id?: Prisma.StringNullableFilter<"SourceEvent"> | string | null
   dedup_key?: Prisma.StringFilter<"SourceEvent"> | string
@@ -231,7 +232,7 @@ export type SourceEventWhereUniqueInput = Prisma.AtLeast<{
   body_digest?: Prisma.StringFilter<"SourceEvent"> | string
   received_at?: Prisma.DateTimeFilter<"SourceEvent"> | Date | string
   domain_event?: Prisma.XOR<Prisma.DomainEventNullableScalarRelationFilter, Prisma.DomainEventWhereInput> | null
-}, "id" | "org_id_dedup_key">
+}, "org_id_id" | "org_id_dedup_key">
 
 export type SourceEventOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -345,6 +346,11 @@ export type SourceEventUncheckedUpdateManyInput = {
 export type SourceEventOrg_idDedup_keyCompoundUniqueInput = {
   org_id: string
   dedup_key: string
+}
+
+export type SourceEventOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type SourceEventCountOrderByAggregateInput = {

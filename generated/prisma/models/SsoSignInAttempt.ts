@@ -238,11 +238,13 @@ export type SsoSignInAttemptOrderByWithRelationInput = {
 }
 
 export type SsoSignInAttemptWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
-  state_digest?: string
+  org_id_state_digest?: Prisma.SsoSignInAttemptOrg_idState_digestCompoundUniqueInput
+  org_id_id?: Prisma.SsoSignInAttemptOrg_idIdCompoundUniqueInput
   AND?: Prisma.SsoSignInAttemptWhereInput | Prisma.SsoSignInAttemptWhereInput[]
   OR?: Prisma.SsoSignInAttemptWhereInput[]
   NOT?: Prisma.SsoSignInAttemptWhereInput | Prisma.SsoSignInAttemptWhereInput[]
+  id?: Prisma.StringFilter<"SsoSignInAttempt"> | string
+  state_digest?: Prisma.StringFilter<"SsoSignInAttempt"> | string
   org_id?: Prisma.StringFilter<"SsoSignInAttempt"> | string
   provider_id?: Prisma.StringFilter<"SsoSignInAttempt"> | string
   nonce?: Prisma.StringFilter<"SsoSignInAttempt"> | string
@@ -251,7 +253,7 @@ export type SsoSignInAttemptWhereUniqueInput = Prisma.AtLeast<{
   created_at?: Prisma.DateTimeFilter<"SsoSignInAttempt"> | Date | string
   expires_at?: Prisma.DateTimeFilter<"SsoSignInAttempt"> | Date | string
   consumed_at?: Prisma.DateTimeNullableFilter<"SsoSignInAttempt"> | Date | string | null
-}, "id" | "state_digest">
+}, "org_id_id" | "org_id_state_digest">
 
 export type SsoSignInAttemptOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -374,6 +376,16 @@ export type SsoSignInAttemptUncheckedUpdateManyInput = {
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   expires_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   consumed_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+}
+
+export type SsoSignInAttemptOrg_idState_digestCompoundUniqueInput = {
+  org_id: string
+  state_digest: string
+}
+
+export type SsoSignInAttemptOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type SsoSignInAttemptCountOrderByAggregateInput = {

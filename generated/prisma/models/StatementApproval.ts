@@ -270,10 +270,11 @@ export type StatementApprovalOrderByWithRelationInput = {
 }
 
 export type StatementApprovalWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
+  org_id_id?: Prisma.StatementApprovalOrg_idIdCompoundUniqueInput
   AND?: Prisma.StatementApprovalWhereInput | Prisma.StatementApprovalWhereInput[]
   OR?: Prisma.StatementApprovalWhereInput[]
   NOT?: Prisma.StatementApprovalWhereInput | Prisma.StatementApprovalWhereInput[]
+  id?: Prisma.StringFilter<"StatementApproval"> | string
   org_id?: Prisma.StringFilter<"StatementApproval"> | string
   user_id?: Prisma.StringFilter<"StatementApproval"> | string
   period_id?: Prisma.StringFilter<"StatementApproval"> | string
@@ -284,7 +285,7 @@ export type StatementApprovalWhereUniqueInput = Prisma.AtLeast<{
   payable_cents?: Prisma.BigIntFilter<"StatementApproval"> | bigint | number
   created_at?: Prisma.DateTimeFilter<"StatementApproval"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
-}, "id">
+}, "org_id_id">
 
 export type StatementApprovalOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -418,6 +419,11 @@ export type StatementApprovalListRelationFilter = {
 
 export type StatementApprovalOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type StatementApprovalOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type StatementApprovalCountOrderByAggregateInput = {

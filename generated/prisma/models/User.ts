@@ -240,11 +240,12 @@ export type UserOrderByWithRelationInput = {
 }
 
 export type UserWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
   org_id_external_id?: Prisma.UserOrg_idExternal_idCompoundUniqueInput
+  org_id_id?: Prisma.UserOrg_idIdCompoundUniqueInput
   AND?: Prisma.UserWhereInput | Prisma.UserWhereInput[]
   OR?: Prisma.UserWhereInput[]
   NOT?: Prisma.UserWhereInput | Prisma.UserWhereInput[]
+  id?: Prisma.StringFilter<"User"> | string
   org_id?: Prisma.StringFilter<"User"> | string
   external_id?: Prisma.StringFilter<"User"> | string
   role?: Prisma.StringFilter<"User"> | string
@@ -262,7 +263,7 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   rep_sessions?: Prisma.RepSessionListRelationFilter
   adjustments?: Prisma.AdjustmentListRelationFilter
   rep_tokens?: Prisma.RepTokenListRelationFilter
-}, "id" | "org_id_external_id">
+}, "org_id_id" | "org_id_external_id">
 
 export type UserOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -417,6 +418,11 @@ export type UserOrderByRelationAggregateInput = {
 export type UserOrg_idExternal_idCompoundUniqueInput = {
   org_id: string
   external_id: string
+}
+
+export type UserOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type UserCountOrderByAggregateInput = {

@@ -38,6 +38,7 @@ export type WebhookAttemptSumAggregateOutputType = {
 
 export type WebhookAttemptMinAggregateOutputType = {
   id: string | null
+  org_id: string | null
   delivery_id: string | null
   attempted_at: Date | null
   response_status: number | null
@@ -48,6 +49,7 @@ export type WebhookAttemptMinAggregateOutputType = {
 
 export type WebhookAttemptMaxAggregateOutputType = {
   id: string | null
+  org_id: string | null
   delivery_id: string | null
   attempted_at: Date | null
   response_status: number | null
@@ -58,6 +60,7 @@ export type WebhookAttemptMaxAggregateOutputType = {
 
 export type WebhookAttemptCountAggregateOutputType = {
   id: number
+  org_id: number
   delivery_id: number
   attempted_at: number
   response_status: number
@@ -80,6 +83,7 @@ export type WebhookAttemptSumAggregateInputType = {
 
 export type WebhookAttemptMinAggregateInputType = {
   id?: true
+  org_id?: true
   delivery_id?: true
   attempted_at?: true
   response_status?: true
@@ -90,6 +94,7 @@ export type WebhookAttemptMinAggregateInputType = {
 
 export type WebhookAttemptMaxAggregateInputType = {
   id?: true
+  org_id?: true
   delivery_id?: true
   attempted_at?: true
   response_status?: true
@@ -100,6 +105,7 @@ export type WebhookAttemptMaxAggregateInputType = {
 
 export type WebhookAttemptCountAggregateInputType = {
   id?: true
+  org_id?: true
   delivery_id?: true
   attempted_at?: true
   response_status?: true
@@ -197,6 +203,7 @@ export type WebhookAttemptGroupByArgs<ExtArgs extends runtime.Types.Extensions.I
 
 export type WebhookAttemptGroupByOutputType = {
   id: string
+  org_id: string
   delivery_id: string
   attempted_at: Date
   response_status: number | null
@@ -230,6 +237,7 @@ export type WebhookAttemptWhereInput = {
   OR?: Prisma.WebhookAttemptWhereInput[]
   NOT?: Prisma.WebhookAttemptWhereInput | Prisma.WebhookAttemptWhereInput[]
   id?: Prisma.StringFilter<"WebhookAttempt"> | string
+  org_id?: Prisma.StringFilter<"WebhookAttempt"> | string
   delivery_id?: Prisma.StringFilter<"WebhookAttempt"> | string
   attempted_at?: Prisma.DateTimeFilter<"WebhookAttempt"> | Date | string
   response_status?: Prisma.IntNullableFilter<"WebhookAttempt"> | number | null
@@ -241,6 +249,7 @@ export type WebhookAttemptWhereInput = {
 
 export type WebhookAttemptOrderByWithRelationInput = {
   id?: Prisma.SortOrder
+  org_id?: Prisma.SortOrder
   delivery_id?: Prisma.SortOrder
   attempted_at?: Prisma.SortOrder
   response_status?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -251,10 +260,12 @@ export type WebhookAttemptOrderByWithRelationInput = {
 }
 
 export type WebhookAttemptWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
+  org_id_id?: Prisma.WebhookAttemptOrg_idIdCompoundUniqueInput
   AND?: Prisma.WebhookAttemptWhereInput | Prisma.WebhookAttemptWhereInput[]
   OR?: Prisma.WebhookAttemptWhereInput[]
   NOT?: Prisma.WebhookAttemptWhereInput | Prisma.WebhookAttemptWhereInput[]
+  id?: Prisma.StringFilter<"WebhookAttempt"> | string
+  org_id?: Prisma.StringFilter<"WebhookAttempt"> | string
   delivery_id?: Prisma.StringFilter<"WebhookAttempt"> | string
   attempted_at?: Prisma.DateTimeFilter<"WebhookAttempt"> | Date | string
   response_status?: Prisma.IntNullableFilter<"WebhookAttempt"> | number | null
@@ -262,10 +273,11 @@ export type WebhookAttemptWhereUniqueInput = Prisma.AtLeast<{
   error?: Prisma.StringNullableFilter<"WebhookAttempt"> | string | null
   manual?: Prisma.BoolFilter<"WebhookAttempt"> | boolean
   delivery?: Prisma.XOR<Prisma.WebhookDeliveryScalarRelationFilter, Prisma.WebhookDeliveryWhereInput>
-}, "id">
+}, "org_id_id">
 
 export type WebhookAttemptOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
+  org_id?: Prisma.SortOrder
   delivery_id?: Prisma.SortOrder
   attempted_at?: Prisma.SortOrder
   response_status?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -284,6 +296,7 @@ export type WebhookAttemptScalarWhereWithAggregatesInput = {
   OR?: Prisma.WebhookAttemptScalarWhereWithAggregatesInput[]
   NOT?: Prisma.WebhookAttemptScalarWhereWithAggregatesInput | Prisma.WebhookAttemptScalarWhereWithAggregatesInput[]
   id?: Prisma.StringWithAggregatesFilter<"WebhookAttempt"> | string
+  org_id?: Prisma.StringWithAggregatesFilter<"WebhookAttempt"> | string
   delivery_id?: Prisma.StringWithAggregatesFilter<"WebhookAttempt"> | string
   attempted_at?: Prisma.DateTimeWithAggregatesFilter<"WebhookAttempt"> | Date | string
   response_status?: Prisma.IntNullableWithAggregatesFilter<"WebhookAttempt"> | number | null
@@ -304,6 +317,7 @@ export type WebhookAttemptCreateInput = {
 
 export type WebhookAttemptUncheckedCreateInput = {
   id: string
+  org_id: string
   delivery_id: string
   attempted_at: Date | string
   response_status?: number | null
@@ -324,6 +338,7 @@ export type WebhookAttemptUpdateInput = {
 
 export type WebhookAttemptUncheckedUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   delivery_id?: Prisma.StringFieldUpdateOperationsInput | string
   attempted_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   response_status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
@@ -334,6 +349,7 @@ export type WebhookAttemptUncheckedUpdateInput = {
 
 export type WebhookAttemptCreateManyInput = {
   id: string
+  org_id: string
   delivery_id: string
   attempted_at: Date | string
   response_status?: number | null
@@ -353,6 +369,7 @@ export type WebhookAttemptUpdateManyMutationInput = {
 
 export type WebhookAttemptUncheckedUpdateManyInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   delivery_id?: Prisma.StringFieldUpdateOperationsInput | string
   attempted_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   response_status?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
@@ -371,8 +388,14 @@ export type WebhookAttemptOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
 }
 
+export type WebhookAttemptOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
+}
+
 export type WebhookAttemptCountOrderByAggregateInput = {
   id?: Prisma.SortOrder
+  org_id?: Prisma.SortOrder
   delivery_id?: Prisma.SortOrder
   attempted_at?: Prisma.SortOrder
   response_status?: Prisma.SortOrder
@@ -388,6 +411,7 @@ export type WebhookAttemptAvgOrderByAggregateInput = {
 
 export type WebhookAttemptMaxOrderByAggregateInput = {
   id?: Prisma.SortOrder
+  org_id?: Prisma.SortOrder
   delivery_id?: Prisma.SortOrder
   attempted_at?: Prisma.SortOrder
   response_status?: Prisma.SortOrder
@@ -398,6 +422,7 @@ export type WebhookAttemptMaxOrderByAggregateInput = {
 
 export type WebhookAttemptMinOrderByAggregateInput = {
   id?: Prisma.SortOrder
+  org_id?: Prisma.SortOrder
   delivery_id?: Prisma.SortOrder
   attempted_at?: Prisma.SortOrder
   response_status?: Prisma.SortOrder
@@ -502,6 +527,7 @@ export type WebhookAttemptScalarWhereInput = {
   OR?: Prisma.WebhookAttemptScalarWhereInput[]
   NOT?: Prisma.WebhookAttemptScalarWhereInput | Prisma.WebhookAttemptScalarWhereInput[]
   id?: Prisma.StringFilter<"WebhookAttempt"> | string
+  org_id?: Prisma.StringFilter<"WebhookAttempt"> | string
   delivery_id?: Prisma.StringFilter<"WebhookAttempt"> | string
   attempted_at?: Prisma.DateTimeFilter<"WebhookAttempt"> | Date | string
   response_status?: Prisma.IntNullableFilter<"WebhookAttempt"> | number | null
@@ -550,6 +576,7 @@ export type WebhookAttemptUncheckedUpdateManyWithoutDeliveryInput = {
 
 export type WebhookAttemptSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
+  org_id?: boolean
   delivery_id?: boolean
   attempted_at?: boolean
   response_status?: boolean
@@ -561,6 +588,7 @@ export type WebhookAttemptSelect<ExtArgs extends runtime.Types.Extensions.Intern
 
 export type WebhookAttemptSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
+  org_id?: boolean
   delivery_id?: boolean
   attempted_at?: boolean
   response_status?: boolean
@@ -572,6 +600,7 @@ export type WebhookAttemptSelectCreateManyAndReturn<ExtArgs extends runtime.Type
 
 export type WebhookAttemptSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
+  org_id?: boolean
   delivery_id?: boolean
   attempted_at?: boolean
   response_status?: boolean
@@ -583,6 +612,7 @@ export type WebhookAttemptSelectUpdateManyAndReturn<ExtArgs extends runtime.Type
 
 export type WebhookAttemptSelectScalar = {
   id?: boolean
+  org_id?: boolean
   delivery_id?: boolean
   attempted_at?: boolean
   response_status?: boolean
@@ -591,7 +621,7 @@ export type WebhookAttemptSelectScalar = {
   manual?: boolean
 }
 
-export type WebhookAttemptOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "delivery_id" | "attempted_at" | "response_status" | "latency_ms" | "error" | "manual", ExtArgs["result"]["webhookAttempt"]>
+export type WebhookAttemptOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "delivery_id" | "attempted_at" | "response_status" | "latency_ms" | "error" | "manual", ExtArgs["result"]["webhookAttempt"]>
 export type WebhookAttemptInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   delivery?: boolean | Prisma.WebhookDeliveryDefaultArgs<ExtArgs>
 }
@@ -609,6 +639,7 @@ export type $WebhookAttemptPayload<ExtArgs extends runtime.Types.Extensions.Inte
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
+    org_id: string
     delivery_id: string
     attempted_at: Date
     response_status: number | null
@@ -1040,6 +1071,7 @@ export interface Prisma__WebhookAttemptClient<T, Null = never, ExtArgs extends r
  */
 export interface WebhookAttemptFieldRefs {
   readonly id: Prisma.FieldRef<"WebhookAttempt", 'String'>
+  readonly org_id: Prisma.FieldRef<"WebhookAttempt", 'String'>
   readonly delivery_id: Prisma.FieldRef<"WebhookAttempt", 'String'>
   readonly attempted_at: Prisma.FieldRef<"WebhookAttempt", 'DateTime'>
   readonly response_status: Prisma.FieldRef<"WebhookAttempt", 'Int'>

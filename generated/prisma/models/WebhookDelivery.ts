@@ -296,11 +296,12 @@ export type WebhookDeliveryOrderByWithRelationInput = {
 }
 
 export type WebhookDeliveryWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
-  message_id_endpoint_id?: Prisma.WebhookDeliveryMessage_idEndpoint_idCompoundUniqueInput
+  org_id_message_id_endpoint_id?: Prisma.WebhookDeliveryOrg_idMessage_idEndpoint_idCompoundUniqueInput
+  org_id_id?: Prisma.WebhookDeliveryOrg_idIdCompoundUniqueInput
   AND?: Prisma.WebhookDeliveryWhereInput | Prisma.WebhookDeliveryWhereInput[]
   OR?: Prisma.WebhookDeliveryWhereInput[]
   NOT?: Prisma.WebhookDeliveryWhereInput | Prisma.WebhookDeliveryWhereInput[]
+  id?: Prisma.StringFilter<"WebhookDelivery"> | string
   org_id?: Prisma.StringFilter<"WebhookDelivery"> | string
   message_id?: Prisma.StringFilter<"WebhookDelivery"> | string
   endpoint_id?: Prisma.StringFilter<"WebhookDelivery"> | string
@@ -315,7 +316,7 @@ export type WebhookDeliveryWhereUniqueInput = Prisma.AtLeast<{
   message?: Prisma.XOR<Prisma.WebhookMessageScalarRelationFilter, Prisma.WebhookMessageWhereInput>
   endpoint?: Prisma.XOR<Prisma.WebhookEndpointScalarRelationFilter, Prisma.WebhookEndpointWhereInput>
   attempts?: Prisma.WebhookAttemptListRelationFilter
-}, "id" | "message_id_endpoint_id">
+}, "org_id_id" | "org_id_message_id_endpoint_id">
 
 export type WebhookDeliveryOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -357,7 +358,6 @@ export type WebhookDeliveryScalarWhereWithAggregatesInput = {
 
 export type WebhookDeliveryCreateInput = {
   id: string
-  org_id: string
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
@@ -389,7 +389,6 @@ export type WebhookDeliveryUncheckedCreateInput = {
 
 export type WebhookDeliveryUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -436,7 +435,6 @@ export type WebhookDeliveryCreateManyInput = {
 
 export type WebhookDeliveryUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -472,9 +470,15 @@ export type WebhookDeliveryOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
 }
 
-export type WebhookDeliveryMessage_idEndpoint_idCompoundUniqueInput = {
+export type WebhookDeliveryOrg_idMessage_idEndpoint_idCompoundUniqueInput = {
+  org_id: string
   message_id: string
   endpoint_id: string
+}
+
+export type WebhookDeliveryOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type WebhookDeliveryCountOrderByAggregateInput = {
@@ -635,7 +639,6 @@ export type WebhookDeliveryUpdateOneRequiredWithoutAttemptsNestedInput = {
 
 export type WebhookDeliveryCreateWithoutEndpointInput = {
   id: string
-  org_id: string
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
@@ -650,7 +653,6 @@ export type WebhookDeliveryCreateWithoutEndpointInput = {
 
 export type WebhookDeliveryUncheckedCreateWithoutEndpointInput = {
   id: string
-  org_id: string
   message_id: string
   status?: string
   attempt_count?: number
@@ -709,7 +711,6 @@ export type WebhookDeliveryScalarWhereInput = {
 
 export type WebhookDeliveryCreateWithoutMessageInput = {
   id: string
-  org_id: string
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
@@ -724,7 +725,6 @@ export type WebhookDeliveryCreateWithoutMessageInput = {
 
 export type WebhookDeliveryUncheckedCreateWithoutMessageInput = {
   id: string
-  org_id: string
   endpoint_id: string
   status?: string
   attempt_count?: number
@@ -765,7 +765,6 @@ export type WebhookDeliveryUpdateManyWithWhereWithoutMessageInput = {
 
 export type WebhookDeliveryCreateWithoutAttemptsInput = {
   id: string
-  org_id: string
   status?: string
   attempt_count?: number
   next_attempt_at?: Date | string | null
@@ -811,7 +810,6 @@ export type WebhookDeliveryUpdateToOneWithWhereWithoutAttemptsInput = {
 
 export type WebhookDeliveryUpdateWithoutAttemptsInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -841,7 +839,6 @@ export type WebhookDeliveryUncheckedUpdateWithoutAttemptsInput = {
 
 export type WebhookDeliveryCreateManyEndpointInput = {
   id: string
-  org_id: string
   message_id: string
   status?: string
   attempt_count?: number
@@ -855,7 +852,6 @@ export type WebhookDeliveryCreateManyEndpointInput = {
 
 export type WebhookDeliveryUpdateWithoutEndpointInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -870,7 +866,6 @@ export type WebhookDeliveryUpdateWithoutEndpointInput = {
 
 export type WebhookDeliveryUncheckedUpdateWithoutEndpointInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   message_id?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
@@ -885,7 +880,6 @@ export type WebhookDeliveryUncheckedUpdateWithoutEndpointInput = {
 
 export type WebhookDeliveryUncheckedUpdateManyWithoutEndpointInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   message_id?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
@@ -899,7 +893,6 @@ export type WebhookDeliveryUncheckedUpdateManyWithoutEndpointInput = {
 
 export type WebhookDeliveryCreateManyMessageInput = {
   id: string
-  org_id: string
   endpoint_id: string
   status?: string
   attempt_count?: number
@@ -913,7 +906,6 @@ export type WebhookDeliveryCreateManyMessageInput = {
 
 export type WebhookDeliveryUpdateWithoutMessageInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
   next_attempt_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -928,7 +920,6 @@ export type WebhookDeliveryUpdateWithoutMessageInput = {
 
 export type WebhookDeliveryUncheckedUpdateWithoutMessageInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   endpoint_id?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number
@@ -943,7 +934,6 @@ export type WebhookDeliveryUncheckedUpdateWithoutMessageInput = {
 
 export type WebhookDeliveryUncheckedUpdateManyWithoutMessageInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  org_id?: Prisma.StringFieldUpdateOperationsInput | string
   endpoint_id?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempt_count?: Prisma.IntFieldUpdateOperationsInput | number

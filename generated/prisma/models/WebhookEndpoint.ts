@@ -265,10 +265,11 @@ export type WebhookEndpointOrderByWithRelationInput = {
 }
 
 export type WebhookEndpointWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
+  org_id_id?: Prisma.WebhookEndpointOrg_idIdCompoundUniqueInput
   AND?: Prisma.WebhookEndpointWhereInput | Prisma.WebhookEndpointWhereInput[]
   OR?: Prisma.WebhookEndpointWhereInput[]
   NOT?: Prisma.WebhookEndpointWhereInput | Prisma.WebhookEndpointWhereInput[]
+  id?: Prisma.StringFilter<"WebhookEndpoint"> | string
   org_id?: Prisma.StringFilter<"WebhookEndpoint"> | string
   url?: Prisma.StringFilter<"WebhookEndpoint"> | string
   events?: Prisma.StringNullableListFilter<"WebhookEndpoint">
@@ -283,7 +284,7 @@ export type WebhookEndpointWhereUniqueInput = Prisma.AtLeast<{
   removed_at?: Prisma.DateTimeNullableFilter<"WebhookEndpoint"> | Date | string | null
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deliveries?: Prisma.WebhookDeliveryListRelationFilter
-}, "id">
+}, "org_id_id">
 
 export type WebhookEndpointOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -446,6 +447,11 @@ export type WebhookEndpointListRelationFilter = {
 
 export type WebhookEndpointOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type WebhookEndpointOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type WebhookEndpointCountOrderByAggregateInput = {

@@ -193,17 +193,18 @@ export type WebhookMessageOrderByWithRelationInput = {
 }
 
 export type WebhookMessageWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
+  org_id_id?: Prisma.WebhookMessageOrg_idIdCompoundUniqueInput
   AND?: Prisma.WebhookMessageWhereInput | Prisma.WebhookMessageWhereInput[]
   OR?: Prisma.WebhookMessageWhereInput[]
   NOT?: Prisma.WebhookMessageWhereInput | Prisma.WebhookMessageWhereInput[]
+  id?: Prisma.StringFilter<"WebhookMessage"> | string
   org_id?: Prisma.StringFilter<"WebhookMessage"> | string
   type?: Prisma.StringFilter<"WebhookMessage"> | string
   payload?: Prisma.JsonFilter<"WebhookMessage">
   created_at?: Prisma.DateTimeFilter<"WebhookMessage"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deliveries?: Prisma.WebhookDeliveryListRelationFilter
-}, "id">
+}, "org_id_id">
 
 export type WebhookMessageOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -294,6 +295,11 @@ export type WebhookMessageListRelationFilter = {
 
 export type WebhookMessageOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type WebhookMessageOrg_idIdCompoundUniqueInput = {
+  org_id: string
+  id: string
 }
 
 export type WebhookMessageCountOrderByAggregateInput = {

@@ -281,7 +281,7 @@ function auditOnFinish(
   res.once('finish', () => {
     finished = true;
     if (discarded) return;
-    if (auth.kind === 'api_key') auditLog.keyUsed(auth.keyId, new Date());
+    if (auth.kind === 'api_key') auditLog.keyUsed(auth.orgId, auth.keyId, new Date());
     // A write whose transaction failed wrote no entry: it is queued like any other request.
     if (!writtenWithRequest || res.statusCode >= 400) auditLog.record(entry(res.statusCode));
   });
