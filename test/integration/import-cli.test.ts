@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from 'vitest';
 import type { Database } from '../../src/db/prisma.ts';
+import { ROWS_PER_STATEMENT } from '../../src/repositories/earnings.ts';
 import type { ImportSummary } from '../../src/services/dealImport.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { exited, onlyJson, QUOTIENT_BIN, runCli } from '../helpers/cli.ts';
@@ -192,6 +193,51 @@ describe('quotient import deals', () => {
     const recompute = await runCli(['recompute', '--org', org.id, '--json']);
     const changed = onlyJson(recompute) as { rows_written: number; rows_superseded: number; rows_reversed: number };
     assert.deepEqual([changed.rows_written, changed.rows_superseded, changed.rows_reversed], [0, 0, 0]);
+  });
+
+  test("a rep's deals evaluated in one decision past ROWS_PER_STATEMENT are written in slices, each row once, as a recompute leaves them", async ({
+    db,
+    org,
+  }) => {
+    // One rep, one month, one commission line per won deal: the deferred evaluation decides the rep's period in one
+    // transaction, so its rows (and a plan change's retirements) pass ROWS_PER_STATEMENT and go in slices.
+    const deals = ROWS_PER_STATEMENT + 150;
+    const base = planDocument({
+      chips: [{ key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000 }],
+    });
+    await applyPlan(db, org.id, base);
+    const rows = Array.from({ length: deals }, (_, index) => `${index},Closed Won,${1000 + index},2026-04-15,rep-one`);
+    const csv = await csvFile(`Record ID,Deal Stage,Amount,Close Date,Deal owner\n${rows.join('\n')}\n`);
+    const imported = await importDeals([csv, '--org', org.id]);
+    assert.equal(imported.code, 0);
+    assert.equal(imported.summary.new_deals, deals);
+    const live = { org_id: org.id, status: { notIn: ['superseded', 'reversed'] } };
+    const written = await db.earning.findMany({ where: live, select: { deal_id: true, amount_cents: true } });
+    assert.equal(written.length, deals);
+    assert.equal(new Set(written.map((row) => row.deal_id)).size, deals, 'one row per deal, none twice');
+    const total = (rowsOf: Array<{ amount_cents: bigint | number }>) =>
+      rowsOf.reduce((sum, row) => sum + Number(row.amount_cents), 0);
+    // What was written in slices is what a full recompute of the org would leave.
+    const recompute = onlyJson(await runCli(['recompute', '--org', org.id, '--json'])) as {
+      rows_written: number;
+      rows_superseded: number;
+    };
+    assert.deepEqual([recompute.rows_written, recompute.rows_superseded], [0, 0]);
+
+    // A plan change: every row superseded and written again, both past the bound.
+    await applyPlan(db, org.id, {
+      ...base,
+      chips: [{ key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1200 }],
+    });
+    const changed = onlyJson(await runCli(['recompute', '--org', org.id, '--json'])) as {
+      rows_written: number;
+      rows_superseded: number;
+    };
+    assert.deepEqual([changed.rows_written, changed.rows_superseded], [deals, deals]);
+    const after = await db.earning.findMany({ where: live, select: { deal_id: true, amount_cents: true } });
+    assert.equal(after.length, deals);
+    assert.equal(await db.earning.count({ where: { org_id: org.id, status: 'superseded' } }), deals);
+    assert.ok(total(after) > total(written), 'the higher rate pays more');
   });
 
   test('an unknown org, an unknown header and a missing mapped column refuse the file before any row', async ({
