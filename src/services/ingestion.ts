@@ -133,10 +133,13 @@ export class DealIngestion {
         // One key per batch: the request's.
         created.push(...(await users.ensureRepsOfEvents(tx, first.orgId, first.keyId, events)));
       }
-      if (bulk) {
-        const bulkChanges = await this.applyInBulk(tx, requests, dedupKeys, digests, applied, results, created);
-        await dealsChanged(options.deferEvaluation ? this.deferred : this.listener, tx, bulkChanges);
+      // The batch's changes to their listener (the deferred one for an import), then the new reps' requests.
+      const settled = async (batchChanges: DealChange[]) => {
+        await dealsChanged(options.deferEvaluation ? this.deferred : this.listener, tx, batchChanges);
         if (first) await requestOfNewReps(tx, first.orgId, created, requesterOf(first));
+      };
+      if (bulk) {
+        await settled(await this.applyInBulk(tx, requests, dedupKeys, digests, applied, results, created));
         return results;
       }
       for (let start = 0; start < requests.length; ) {
@@ -186,8 +189,7 @@ export class DealIngestion {
         if (results.length === requests.length) break;
         start = end;
       }
-      await dealsChanged(options.deferEvaluation ? this.deferred : this.listener, tx, await Promise.all(changes));
-      if (first) await requestOfNewReps(tx, first.orgId, created, requesterOf(first));
+      await settled(await Promise.all(changes));
       return results;
     });
     for (const [index, result] of results.entries()) {
@@ -220,10 +222,9 @@ export class DealIngestion {
     const userOf = async (externalId: string) => {
       const found = userIds.get(externalId);
       if (found) return found;
-      const rep = await users.createOrFindRep(tx, orgId, externalId);
-      if (rep.created) created.push(rep.id);
-      userIds.set(externalId, rep.id);
-      return rep.id;
+      const id = await this.repOf(tx, orgId, externalId, created);
+      userIds.set(externalId, id);
+      return id;
     };
     const changes: DealChange[] = [];
     for (let start = 0; start < requests.length; ) {
