@@ -221,30 +221,67 @@ export async function repsWithStandingRowsOfDeal(
   });
 }
 
+/** A row retireAndWriteUnlisted moved or wrote: its id and the status it has now. */
+export interface RowStatus {
+  id: string;
+  status: EarningStatus;
+}
+
 /**
- * One line decision written in one round trip (ROWS_PER_STATEMENT rows each way at most; more in slices): live rows move to `superseded` or `reversed`, new rows are
- * written (stamped with one clock reading truncated to the millisecond, the precision of `created_at`), and
- * both come back as the API lists them, new rows in the order given. Only rows still live move: the caller
- * compares the count with what it asked for. (The status test names the statuses left out so that the
- * generic plan finds rows by id rather than reading every live row of the org.)
+ * One line decision written in one round trip (ROWS_PER_STATEMENT rows each way at most; more in slices): live rows
+ * move to `superseded` or `reversed`, new rows are written (stamped with one clock reading truncated to the
+ * millisecond, the precision of `created_at`), and both come back as the API lists them, new rows in the order given.
+ * Only rows still live move: the caller compares the count with what it asked for. (The status test names the
+ * statuses left out so that the generic plan finds rows by id rather than reading every live row of the org.)
  */
-export async function retireAndWrite(
+export function retireAndWrite(
   tx: Transaction,
   orgId: string,
   retirements: readonly RowRetirement[],
   earnings: readonly NewEarning[],
 ): Promise<{ retired: EarningRecord[]; written: EarningRecord[] }> {
+  return inSlices(retirements, earnings, (retire, write) =>
+    retireAndWriteAtOnce(tx, orgId, retire, write, 'wire', (row: RecordRow) => toRecord(row)),
+  );
+}
+
+/**
+ * retireAndWrite for a caller that announces none of the rows (no webhook endpoint takes them): the same writes,
+ * and of each row only its id and status come back.
+ */
+export function retireAndWriteUnlisted(
+  tx: Transaction,
+  orgId: string,
+  retirements: readonly RowRetirement[],
+  earnings: readonly NewEarning[],
+): Promise<{ retired: RowStatus[]; written: RowStatus[] }> {
+  return inSlices(retirements, earnings, (retire, write) =>
+    retireAndWriteAtOnce(tx, orgId, retire, write, 'status', (row: RowStatus) => ({ id: row.id, status: row.status })),
+  );
+}
+
+/** The rows retired or written by one statement of retireAndWrite, at most (each way). */
+export const ROWS_PER_STATEMENT = 2_000;
+
+type Moved<T> = { retired: T[]; written: T[] };
+
+/**
+ * A decision in statements of ROWS_PER_STATEMENT rows each way at most, in order: one JSON text of every row of a
+ * large decision (an import's deferred evaluation of several reps' year) with its trace could pass what a string
+ * holds (RangeError: Invalid string length). Retired rows come back in id order, written ones in the order given.
+ */
+async function inSlices<T extends { id: string }>(
+  retirements: readonly RowRetirement[],
+  earnings: readonly NewEarning[],
+  write: (retirements: readonly RowRetirement[], earnings: readonly NewEarning[]) => Promise<Moved<T>>,
+): Promise<Moved<T>> {
   if (retirements.length <= ROWS_PER_STATEMENT && earnings.length <= ROWS_PER_STATEMENT) {
-    return retireAndWriteAtOnce(tx, orgId, retirements, earnings);
+    return write(retirements, earnings);
   }
-  // A large decision (an import's deferred evaluation of several reps' year) in slices, in order: one JSON text of
-  // every row with its trace could pass what a string holds (RangeError: Invalid string length).
-  const retired: EarningRecord[] = [];
-  const written: EarningRecord[] = [];
+  const retired: T[] = [];
+  const written: T[] = [];
   for (let start = 0; start < Math.max(retirements.length, earnings.length); start += ROWS_PER_STATEMENT) {
-    const slice = await retireAndWriteAtOnce(
-      tx,
-      orgId,
+    const slice = await write(
       retirements.slice(start, start + ROWS_PER_STATEMENT),
       earnings.slice(start, start + ROWS_PER_STATEMENT),
     );
@@ -254,41 +291,57 @@ export async function retireAndWrite(
   return { retired: retired.sort((a, b) => (a.id < b.id ? -1 : 1)), written };
 }
 
-/** The rows retired or written by one statement of retireAndWrite, at most (each way). */
-export const ROWS_PER_STATEMENT = 2_000;
+/** The columns of a moved or written row that WIRE_COLUMNS reads (the trace stays behind). */
+const MOVED_COLUMNS = `e.id, e.user_id, e.period_id, e.deal_id, e.plan_id, e.plan_version_id, e.rule_chip_id, e.rule_version,
+  e.amount_cents, e.currency, e.pricing, e.status, e.supersedes_id, e.status_reason, e.triggering_domain_event_id,
+  e.created_at`;
 
-async function retireAndWriteAtOnce(
+/** retireAndWrite's statement, returning each row as the API lists it (`wire`) or its id and status only. */
+function retireAndWriteText(returned: 'wire' | 'status'): string {
+  const columns = returned === 'wire' ? MOVED_COLUMNS : 'e.id, e.status';
+  const rowsOf = (change: 'retired' | 'written') =>
+    returned === 'wire'
+      ? `SELECT '${change}' AS change, ${WIRE_COLUMNS} FROM ${change} e JOIN users u ON u.org_id = $1 AND u.id = e.user_id`
+      : `SELECT '${change}' AS change, e.id, e.status FROM ${change} e`;
+  return `WITH clock AS (
+            SELECT date_trunc('milliseconds', clock_timestamp()) AS at
+          ), retired AS (
+            UPDATE earnings e SET status = r.status, status_changed_at = clock.at, status_reason = r.reason
+            FROM clock, jsonb_to_recordset($2::jsonb) AS r(id text, status text, reason jsonb)
+            WHERE e.org_id = $1 AND e.id = r.id AND e.status <> ALL('{approved,paid,superseded,reversed}')
+            RETURNING ${columns}
+          ), written AS (
+            INSERT INTO earnings AS e (id, org_id, line_key, user_id, period_id, deal_id, plan_id, plan_version_id,
+              rule_chip_id, rule_version, amount_cents, currency, pricing, status, supersedes_id,
+              triggering_domain_event_id, trace, created_at, status_changed_at)
+            SELECT r.id, $1, r.line_key, r.user_id, r.period_id, r.deal_id, r.plan_id, r.plan_version_id,
+              r.rule_chip_id, r.rule_version, r.amount_cents, r.currency, r.pricing, r.status, r.supersedes_id,
+              r.triggering_domain_event_id, r.trace, clock.at, clock.at
+            FROM clock, jsonb_to_recordset($3::jsonb) AS r(id text, line_key text, user_id text, period_id text,
+              deal_id text, plan_id text, plan_version_id text, rule_chip_id text, rule_version text,
+              amount_cents bigint, currency text, pricing text, status text, supersedes_id text,
+              triggering_domain_event_id text, trace jsonb)
+            RETURNING ${columns}
+          )
+          ${rowsOf('retired')}
+          UNION ALL
+          ${rowsOf('written')}`;
+}
+
+const RETIRE_AND_WRITE = { wire: retireAndWriteText('wire'), status: retireAndWriteText('status') };
+
+async function retireAndWriteAtOnce<Row extends { id: string }, T extends { id: string }>(
   tx: Transaction,
   orgId: string,
   retirements: readonly RowRetirement[],
   earnings: readonly NewEarning[],
-): Promise<{ retired: EarningRecord[]; written: EarningRecord[] }> {
+  returned: 'wire' | 'status',
+  toResult: (row: Row) => T,
+): Promise<Moved<T>> {
   if (retirements.length === 0 && earnings.length === 0) return { retired: [], written: [] };
-  const rows = await tx.query<RecordRow & { change: 'retired' | 'written' }>(
-    named('earnings_retire_and_write', {
-      text: `WITH clock AS (
-               SELECT date_trunc('milliseconds', clock_timestamp()) AS at
-             ), retired AS (
-               UPDATE earnings e SET status = r.status, status_changed_at = clock.at, status_reason = r.reason
-               FROM clock, jsonb_to_recordset($2::jsonb) AS r(id text, status text, reason jsonb)
-               WHERE e.org_id = $1 AND e.id = r.id AND e.status <> ALL('{approved,paid,superseded,reversed}')
-               RETURNING e.*
-             ), written AS (
-               INSERT INTO earnings (id, org_id, line_key, user_id, period_id, deal_id, plan_id, plan_version_id,
-                 rule_chip_id, rule_version, amount_cents, currency, pricing, status, supersedes_id,
-                 triggering_domain_event_id, trace, created_at, status_changed_at)
-               SELECT r.id, $1, r.line_key, r.user_id, r.period_id, r.deal_id, r.plan_id, r.plan_version_id,
-                 r.rule_chip_id, r.rule_version, r.amount_cents, r.currency, r.pricing, r.status, r.supersedes_id,
-                 r.triggering_domain_event_id, r.trace, clock.at, clock.at
-               FROM clock, jsonb_to_recordset($3::jsonb) AS r(id text, line_key text, user_id text, period_id text,
-                 deal_id text, plan_id text, plan_version_id text, rule_chip_id text, rule_version text,
-                 amount_cents bigint, currency text, pricing text, status text, supersedes_id text,
-                 triggering_domain_event_id text, trace jsonb)
-               RETURNING *
-             )
-             SELECT 'retired' AS change, ${WIRE_COLUMNS} FROM retired e JOIN users u ON u.org_id = $1 AND u.id = e.user_id
-             UNION ALL
-             SELECT 'written' AS change, ${WIRE_COLUMNS} FROM written e JOIN users u ON u.org_id = $1 AND u.id = e.user_id`,
+  const rows = await tx.query<Row & { change: 'retired' | 'written' }>(
+    named(returned === 'wire' ? 'earnings_retire_and_write' : 'earnings_retire_and_write_unlisted', {
+      text: RETIRE_AND_WRITE[returned],
       values: [
         orgId,
         JSON.stringify(retirements.map(({ id, status, reason }) => ({ id, status, reason }))),
@@ -296,13 +349,13 @@ async function retireAndWriteAtOnce(
       ],
     }),
   );
-  const written = new Map(rows.filter((row) => row.change === 'written').map((row) => [row.id, toRecord(row)]));
+  const written = new Map(rows.filter((row) => row.change === 'written').map((row) => [row.id, toResult(row)]));
   return {
     retired: rows
       .filter((row) => row.change === 'retired')
-      .map(toRecord)
+      .map(toResult)
       .sort((a, b) => (a.id < b.id ? -1 : 1)),
-    written: earnings.map((earning) => written.get(earning.id) as EarningRecord),
+    written: earnings.map((earning) => written.get(earning.id) as T),
   };
 }
 

@@ -40,6 +40,11 @@ export class EarningAnnouncements {
     }
   }
 
+  /** Whether no endpoint takes either kind, as far as known now: then nothing the transaction writes is announced. */
+  get silent(): boolean {
+    return this.#unheard.has('earning.created') && this.#unheard.has('earning.status_changed');
+  }
+
   async created(earnings: readonly EarningRecord[]): Promise<void> {
     const endpointIds = this.#endpointIds('earning.created');
     for (const earning of earnings) {

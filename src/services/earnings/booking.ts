@@ -10,7 +10,7 @@ import type {
 import type { PeriodId } from '../../domain/periods.ts';
 import { newId } from '../../lib/ids.ts';
 import { countEarningsRows } from '../../lib/operationsMetrics.ts';
-import type { LineRow, NewEarning } from '../../repositories/earnings.ts';
+import type { LineRow, NewEarning, RowStatus } from '../../repositories/earnings.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as periods from '../../repositories/periods.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
@@ -166,40 +166,46 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
       continue;
     }
 
-    const { retired, written } = await earnings.retireAndWrite(
-      tx,
-      orgId,
-      retire,
-      decisions.flatMap(({ target, changes }) => {
-        const own = changes.write.length > 0 ? booking.causeOf?.(target) : undefined;
-        const triggeringDomainEventId = own ? own.triggeringDomainEventId : booking.triggeringDomainEventId;
-        const cause = own ? own.cause : booking.cause;
-        return changes.write.map(
-          (row): NewEarning => ({
-            id: newId('earn'),
-            line_key: target.line.line_key,
-            user_id: target.line.user_id,
-            deal_id: target.line.deal_id,
-            plan_id: target.line.plan_id,
-            plan_version_id: target.plan_version_id,
-            rule_chip_id: target.line.chip_id,
-            rule_version: target.rule_version,
-            currency: target.currency ?? DEFAULT_CURRENCY,
-            triggering_domain_event_id: triggeringDomainEventId,
-            ...row,
-            trace: tracedWith(row.trace, cause, booking.recomputedFor),
-          }),
-        );
-      }),
-    );
-    countEarningsRows(written.map((row) => row.status));
+    const writes = decisions.flatMap(({ target, changes }) => {
+      const own = changes.write.length > 0 ? booking.causeOf?.(target) : undefined;
+      const triggeringDomainEventId = own ? own.triggeringDomainEventId : booking.triggeringDomainEventId;
+      const cause = own ? own.cause : booking.cause;
+      return changes.write.map(
+        (row): NewEarning => ({
+          id: newId('earn'),
+          line_key: target.line.line_key,
+          user_id: target.line.user_id,
+          deal_id: target.line.deal_id,
+          plan_id: target.line.plan_id,
+          plan_version_id: target.plan_version_id,
+          rule_chip_id: target.line.chip_id,
+          rule_version: target.rule_version,
+          currency: target.currency ?? DEFAULT_CURRENCY,
+          triggering_domain_event_id: triggeringDomainEventId,
+          ...row,
+          trace: tracedWith(row.trace, cause, booking.recomputedFor),
+        }),
+      );
+    });
     // Every row to retire was read live under the rep's lock and its period's share lock: none can have moved.
-    if (retired.length !== retire.length) {
-      throw new Error(`earnings of org ${orgId} moved while their lines were locked for evaluation`);
-    }
+    const checked = <T extends RowStatus>(moved: { retired: T[]; written: T[] }) => {
+      countEarningsRows(moved.written.map((row) => row.status));
+      if (moved.retired.length !== retire.length) {
+        throw new Error(`earnings of org ${orgId} moved while their lines were locked for evaluation`);
+      }
+      return moved;
+    };
     const announcements = new EarningAnnouncements(tx, orgId, booking.endpoints);
-    await announcements.statusChanged(retired, (earning) => rowsById.get(earning.id)?.status ?? 'pending');
-    await announcements.created(written);
+    let moved: { retired: RowStatus[]; written: RowStatus[] };
+    // Rows no endpoint hears of come back as their ids and statuses only: nothing more is read of them.
+    if (announcements.silent) moved = checked(await earnings.retireAndWriteUnlisted(tx, orgId, retire, writes));
+    else {
+      const records = checked(await earnings.retireAndWrite(tx, orgId, retire, writes));
+      await announcements.statusChanged(records.retired, (earning) => rowsById.get(earning.id)?.status ?? 'pending');
+      await announcements.created(records.written);
+      moved = records;
+    }
+    const { retired, written } = moved;
     return {
       lines_evaluated: targets.length,
       rows_written: written.length,

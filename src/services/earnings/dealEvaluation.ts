@@ -180,6 +180,13 @@ export async function evaluateDealChanges(
   const fromTotals = new Map<Work, LineTarget[]>();
   const full: Array<{ plan: EnginePlanVersion; rep: Rep; entries: Work[] }> = [];
   const storedByRep = new Map<string, Map<string, ChipStanding>>();
+  // What is stored now, by the key of `totals`: a standing the changes leave as it was is not written again.
+  const storedByKey = new Map(
+    stored.map((row) => [
+      `${row.plan_version_id}/${row.user_id}/${row.standing.chip_id}/${row.standing.period_id}`,
+      row.standing,
+    ]),
+  );
   for (const row of stored) {
     const key = `${row.plan_version_id}/${row.user_id}`;
     const held = storedByRep.get(key) ?? new Map<string, ChipStanding>();
@@ -291,7 +298,6 @@ export async function evaluateDealChanges(
     }).targets;
     targets.push(...[...dealLines, ...(fromTotals.get(entry) ?? []), ...(fullLines.get(entry) ?? [])].sort(byChip));
   }
-  await periodStandings.writeStandings(tx, orgId, config.version, [...totals.values()]);
   // Draw lines of settled (locked) periods the deals are or were in, and of every settled period after them.
   for (const item of reached) {
     const { before, after } = item;
@@ -329,18 +335,41 @@ export async function evaluateDealChanges(
     (target.line.deal_id === null ? undefined : byDeal.get(target.line.deal_id)) ??
     byRep.get(target.line.user_id) ??
     lastNet;
-  await book(tx, {
-    orgId,
-    targets: [...byLine.values()],
-    droppedLines: [],
-    triggeringDomainEventId: lastNet.domainEvent.id,
-    cause: causeOf(lastNet),
-    causeOf: (target) => {
-      const net = netOf(target);
-      return { triggeringDomainEventId: net.domainEvent.id, cause: causeOf(net) };
-    },
-    endpoints: config,
+  // The moved standings are written in the round trip of the booking's first reads, and awaited after the booking:
+  // when the write fails, its own error is thrown rather than the booking's of the aborted transaction.
+  const moved = [...totals.entries()].flatMap(([key, entry]) => {
+    const before = storedByKey.get(key);
+    return before && sameStanding(before, entry.standing) ? [] : [entry];
   });
+  const writing = periodStandings.writeStandings(tx, orgId, config.version, moved);
+  writing.catch(() => {});
+  try {
+    await book(tx, {
+      orgId,
+      targets: [...byLine.values()],
+      droppedLines: [],
+      triggeringDomainEventId: lastNet.domainEvent.id,
+      cause: causeOf(lastNet),
+      causeOf: (target) => {
+        const net = netOf(target);
+        return { triggeringDomainEventId: net.domainEvent.id, cause: causeOf(net) };
+      },
+      endpoints: config,
+    });
+  } finally {
+    await writing;
+  }
+}
+
+/** Whether two standings of one chip and period count the same: the stored one then needs no write. */
+function sameStanding(a: ChipStanding, b: ChipStanding): boolean {
+  return (
+    a.total_cents === b.total_cents &&
+    a.counted === b.counted &&
+    a.unpriced === b.unpriced &&
+    a.open === b.open &&
+    canonicalJson(a.last) === canonicalJson(b.last)
+  );
 }
 
 /** Each deal's change over the events, in the order of each deal's first event. */
