@@ -188,7 +188,7 @@ export async function seedReadWorld(
     );
   };
   const from = performance.now();
-  if (options.indexesBuiltAfter) await loadWithIndexesBuiltAfter(sql, GROWING_TABLES, bulk, log);
+  if (options.indexesBuiltAfter) await loadWithIndexesBuiltAfter(sql, GROWING_TABLES, bulk, { log, concurrency: 2 });
   else await bulk();
   log(`bulk of ${size.reps} reps loaded in ${((performance.now() - from) / 1000).toFixed(0)} s`);
   // Vacuumed as autovacuum would leave a loaded table (its visibility map set), so that none runs during the reads.
