@@ -29,13 +29,15 @@ import { testServices } from '../test/helpers/services.ts';
 // Two deals per org go through the pipeline (DealIngestion) and their rows' traces are the bulk's, written with SQL
 // (seedReadWorld): the pipeline's own rate makes ten million rows a matter of days on this machine (bench:scale).
 // The bulk is loaded with the growing tables' indexes and foreign keys built after it (the same indexes in the end),
-// on a cluster run for loading (no fsync, no WAL kept for replicas, a large max_wal_size and maintenance_work_mem),
+// on a cluster run for loading (no fsync, no WAL kept for replicas, a large maintenance_work_mem, and a max_wal_size
+// of 2 GB: the WAL segments a cluster keeps are disk the rows cannot have),
 // then vacuumed and analysed as autovacuum would leave it (autovacuum is off, so that none of millions of rows runs
 // while the reads are timed).
 // BENCH_READS_SAMPLES (default 200) timed runs of each read per size, after 10 untimed, alternating the sizes.
 // The payroll export returns every rep's payout, a statement per 500 reps: the read that must stay flat is a page
 // of it (its statement, timed for 50 reps, as many as the smallest org has); the whole export, linear in the reps by
 // nature, is timed BENCH_READS_EXPORT_SAMPLES (default 5) times per size and given per 1,000 reps.
+// BENCH_READS_ONLY: time only the reads whose name contains it (a re-run of one read), not the whole export.
 //
 // A run leaves nothing behind: its databases are dropped and its cluster's directory removed when it ends, on
 // SIGINT and SIGTERM too. A run killed outright leaves its directory, which the next run removes (a directory of
@@ -45,12 +47,13 @@ const sizes = (process.env.BENCH_READS_ROWS ?? '10000,1000000').split(',').map(N
 const dealsPerRepMonth = Number(process.env.BENCH_READS_DEALS ?? 8);
 const samples = Number(process.env.BENCH_READS_SAMPLES ?? 200);
 const exportSamples = Number(process.env.BENCH_READS_EXPORT_SAMPLES ?? 5);
+const only = process.env.BENCH_READS_ONLY;
 const WARM_UP = 10;
 const DATA_DIR_PREFIX = 'quotient-bench-reads-';
 const LOADING_SETTINGS = [
   'wal_level=minimal',
   'max_wal_senders=0',
-  'max_wal_size=8GB',
+  'max_wal_size=2GB',
   'checkpoint_timeout=30min',
   'maintenance_work_mem=1GB',
   'autovacuum=off',
@@ -148,7 +151,9 @@ try {
     );
   }
 
-  const timedReads = LISTED_READS.map((read) => (read === PAYROLL_EXPORT ? PAYROLL_EXPORT_PAGE : read));
+  const timedReads = LISTED_READS.map((read) => (read === PAYROLL_EXPORT ? PAYROLL_EXPORT_PAGE : read)).filter(
+    (read) => only === undefined || read.name.includes(only),
+  );
   const times = new Map<string, number[][]>(timedReads.map((read) => [read.name, measured.map(() => [])]));
   for (const read of timedReads) {
     for (const m of measured) for (let n = 0; n < WARM_UP; n++) await read.run(m.pool, m.world, { setup: m.pool });
@@ -183,8 +188,10 @@ try {
   }
 
   // The whole export returns every rep's payout: what stays flat is its time per rep paid, not per call.
-  process.stdout.write(`\n${PAYROLL_EXPORT.name}, ${exportSamples} runs per size after one untimed:\n`);
-  for (const m of measured) {
+  if (only === undefined) {
+    process.stdout.write(`\n${PAYROLL_EXPORT.name}, ${exportSamples} runs per size after one untimed:\n`);
+  }
+  for (const m of only === undefined ? measured : []) {
     await PAYROLL_EXPORT.run(m.pool, m.world, { setup: m.pool });
     const runs: number[] = [];
     for (let n = 0; n < exportSamples; n++) {
