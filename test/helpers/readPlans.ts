@@ -8,6 +8,7 @@ import * as orgs from '../../src/repositories/orgs.ts';
 import { databaseStatements, type SqlPool, type Statement } from '../../src/repositories/transaction.ts';
 import { EARNING_CURSOR, earningListFingerprint } from '../../src/services/earnings/reader.ts';
 import { PAYOUT_CURSOR } from '../../src/services/payouts.ts';
+import { loadWithIndexesBuiltAfter } from './bulkLoad.ts';
 import { ingestRequest } from './ingestRequests.ts';
 import { noPlanChanges } from './listeners.ts';
 import { testServices } from './services.ts';
@@ -35,6 +36,8 @@ export interface SeedSize {
 }
 
 export interface ReadWorld {
+  /** The database the org was seeded through: the readers are composed on it (and on the pool they are given). */
+  db: Database;
   orgId: string;
   size: SeedSize;
   reps: Array<{ id: string; external_id: string }>;
@@ -45,6 +48,16 @@ export interface ReadWorld {
   /** Rows of the org, and of the database. */
   orgRows: number;
   totalRows: number;
+}
+
+export interface SeedOptions {
+  /**
+   * Load the bulk with the growing tables' indexes and foreign keys dropped, and build them after
+   * (loadWithIndexesBuiltAfter), then vacuum: for a database of the caller's own, such as a benchmark's.
+   */
+  indexesBuiltAfter?: boolean;
+  /** Told how long each step of the bulk took. */
+  log?: (message: string) => void;
 }
 
 /**
@@ -60,7 +73,9 @@ export async function seedReadWorld(
   services: Services,
   size: SeedSize,
   name: string,
+  options: SeedOptions = {},
 ): Promise<ReadWorld> {
+  const log = options.log ?? (() => {});
   const org = await orgs.create(databaseStatements(db), name);
   const plan = readFileSync(new URL('../../examples/plans/core-ae.yaml', import.meta.url), 'utf8');
   const applied = await services.admin.planAdmin.apply({ orgId: org.id, text: plan }, noPlanChanges);
@@ -105,72 +120,84 @@ export async function seedReadWorld(
        paid_at = EXCLUDED.paid_at`,
     [org.id],
   );
-  await sql(
-    `INSERT INTO users (id, org_id, external_id, role, created_at)
-     SELECT 'user_0' || substr(md5($1 || '/rep/' || r), 1, 25), $1, 'rep-' || lpad(r::text, 5, '0'), 'rep',
-            timestamptz '2025-12-01 00:00:00+00' + r * interval '1 second'
-     FROM generate_series(1, $2::int) AS r`,
-    [org.id, size.reps],
-  );
-  await sql(
-    `INSERT INTO users (id, org_id, external_id, role, created_at)
-     SELECT 'user_0' || substr(md5($1 || '/idle/' || r), 1, 25), $1, 'idle-' || lpad(r::text, 5, '0'), 'rep',
-            timestamptz '2025-12-02 00:00:00+00' + r * interval '1 second'
-     FROM generate_series(1, $2::int) AS r`,
-    [org.id, size.idleReps ?? 0],
-  );
-  await sql(
-    `INSERT INTO deals (id, org_id, external_id, amount_cents, stage, close_date, owner_external_id, custom, currency,
-                        status, user_id, version, won_at, created_at, updated_at)
-     SELECT 'deal_0' || substr(md5(u.id || '/' || m || '/' || k), 1, 25), $1, u.external_id || '-' || m || '-' || k,
-            100000 + k * 1000, 'closed_won', make_date(2026, m, 1 + (k % 28)), u.external_id,
-            '{"region": "EMEA"}', 'USD', 'won', u.id, 1, at, at, at
-     FROM users u CROSS JOIN generate_series(1, 12) AS m CROSS JOIN generate_series(1, $2::int) AS k
-     CROSS JOIN LATERAL (SELECT make_timestamptz(2026, m, 1 + (k % 28), 12, 0, 0, 'UTC')
-                                + (substr(u.external_id, 5)::int) * interval '1 second' AS at) AS t
-     WHERE u.org_id = $1 AND u.external_id LIKE 'rep-%'`,
-    [org.id, size.dealsPerRepMonth],
-  );
-  // Each deal: the row of its first evaluation, superseded a minute later by the row that stands, whose status is
-  // its period's (paid, approved once locked, pending while open).
-  for (const version of ['first', 'standing'] as const) {
+  const bulk = async () => {
     await sql(
-      `INSERT INTO earnings (id, org_id, line_key, user_id, period_id, deal_id, plan_id, plan_version_id, rule_chip_id,
-                             rule_version, amount_cents, currency, pricing, status, supersedes_id, trace, created_at,
-                             status_changed_at)
-       SELECT 'earn_0' || substr(md5(d.id || '/' || $2), 1, 25), $1, 'seed/' || d.id, d.user_id, p.id, d.id,
-              $3, $4, $5, $6, d.amount_cents / 10, $7, 'priced',
-              CASE WHEN $2 = 'first' THEN 'superseded'
-                   ELSE CASE p.status WHEN 'paid' THEN 'paid' WHEN 'locked' THEN 'approved' ELSE 'pending' END END,
-              CASE WHEN $2 = 'first' THEN NULL ELSE 'earn_0' || substr(md5(d.id || '/first'), 1, 25) END,
-              $8::jsonb, d.created_at + CASE WHEN $2 = 'first' THEN interval '0' ELSE interval '1 minute' END,
-              d.created_at + interval '1 minute'
-       FROM deals d JOIN periods p ON p.org_id = d.org_id AND p.id = to_char(d.close_date, 'YYYY-MM')
-       WHERE d.org_id = $1 AND d.external_id LIKE 'rep-%'`,
-      [
-        org.id,
-        version,
-        template.plan_id,
-        template.plan_version_id,
-        template.rule_chip_id,
-        template.rule_version,
-        template.currency,
-        JSON.stringify(template.trace),
-      ],
+      `INSERT INTO users (id, org_id, external_id, role, created_at)
+       SELECT 'user_0' || substr(md5($1 || '/rep/' || r), 1, 25), $1, 'rep-' || lpad(r::text, 5, '0'), 'rep',
+              timestamptz '2025-12-01 00:00:00+00' + r * interval '1 second'
+       FROM generate_series(1, $2::int) AS r`,
+      [org.id, size.reps],
     );
-  }
-  // A manual adjustment for every rep in every period, and a second one for every third rep in the locked ones.
+    await sql(
+      `INSERT INTO users (id, org_id, external_id, role, created_at)
+       SELECT 'user_0' || substr(md5($1 || '/idle/' || r), 1, 25), $1, 'idle-' || lpad(r::text, 5, '0'), 'rep',
+              timestamptz '2025-12-02 00:00:00+00' + r * interval '1 second'
+       FROM generate_series(1, $2::int) AS r`,
+      [org.id, size.idleReps ?? 0],
+    );
+    await sql(
+      `INSERT INTO deals (id, org_id, external_id, amount_cents, stage, close_date, owner_external_id, custom, currency,
+                          status, user_id, version, won_at, created_at, updated_at)
+       SELECT 'deal_0' || substr(md5(u.id || '/' || m || '/' || k), 1, 25), $1, u.external_id || '-' || m || '-' || k,
+              100000 + k * 1000, 'closed_won', make_date(2026, m, 1 + (k % 28)), u.external_id,
+              '{"region": "EMEA"}', 'USD', 'won', u.id, 1, at, at, at
+       FROM users u CROSS JOIN generate_series(1, 12) AS m CROSS JOIN generate_series(1, $2::int) AS k
+       CROSS JOIN LATERAL (SELECT make_timestamptz(2026, m, 1 + (k % 28), 12, 0, 0, 'UTC')
+                                  + (substr(u.external_id, 5)::int) * interval '1 second' AS at) AS t
+       WHERE u.org_id = $1 AND u.external_id LIKE 'rep-%'`,
+      [org.id, size.dealsPerRepMonth],
+    );
+    // Each deal: the row of its first evaluation, superseded a minute later by the row that stands, whose status is
+    // its period's (paid, approved once locked, pending while open).
+    for (const version of ['first', 'standing'] as const) {
+      await sql(
+        `INSERT INTO earnings (id, org_id, line_key, user_id, period_id, deal_id, plan_id, plan_version_id, rule_chip_id,
+                               rule_version, amount_cents, currency, pricing, status, supersedes_id, trace, created_at,
+                               status_changed_at)
+         SELECT 'earn_0' || substr(md5(d.id || '/' || $2), 1, 25), $1, 'seed/' || d.id, d.user_id, p.id, d.id,
+                $3, $4, $5, $6, d.amount_cents / 10, $7, 'priced',
+                CASE WHEN $2 = 'first' THEN 'superseded'
+                     ELSE CASE p.status WHEN 'paid' THEN 'paid' WHEN 'locked' THEN 'approved' ELSE 'pending' END END,
+                CASE WHEN $2 = 'first' THEN NULL ELSE 'earn_0' || substr(md5(d.id || '/first'), 1, 25) END,
+                $8::jsonb, d.created_at + CASE WHEN $2 = 'first' THEN interval '0' ELSE interval '1 minute' END,
+                d.created_at + interval '1 minute'
+         FROM deals d JOIN periods p ON p.org_id = d.org_id AND p.id = to_char(d.close_date, 'YYYY-MM')
+         WHERE d.org_id = $1 AND d.external_id LIKE 'rep-%'`,
+        [
+          org.id,
+          version,
+          template.plan_id,
+          template.plan_version_id,
+          template.rule_chip_id,
+          template.rule_version,
+          template.currency,
+          JSON.stringify(template.trace),
+        ],
+      );
+    }
+    // A manual adjustment for every rep in every period, and a second one for every third rep in the locked ones.
+    await sql(
+      `INSERT INTO adjustments (id, org_id, user_id, period_id, amount_cents, currency, category, reason,
+                                created_by_type, created_by, created_at)
+       SELECT 'adj_0' || substr(md5(u.id || '/' || p.id || '/' || n), 1, 25), $1, u.id, p.id, 25000, 'USD',
+              'one_off_bonus', 'seeded', 'cli', 'cli', p.starts_on + interval '20 days' + n * interval '1 second'
+       FROM users u JOIN periods p ON p.org_id = u.org_id CROSS JOIN generate_series(1, 2) AS n
+       WHERE u.org_id = $1 AND u.external_id LIKE 'rep-%'
+         AND (n = 1 OR (p.status = 'locked' AND substr(u.external_id, 5)::int % 3 = 0))`,
+      [org.id],
+    );
+  };
+  const from = performance.now();
+  if (options.indexesBuiltAfter) await loadWithIndexesBuiltAfter(sql, GROWING_TABLES, bulk, { log, concurrency: 2 });
+  else await bulk();
+  log(`bulk of ${size.reps} reps loaded in ${((performance.now() - from) / 1000).toFixed(0)} s`);
+  // Vacuumed as autovacuum would leave a loaded table (its visibility map set), so that none runs during the reads.
   await sql(
-    `INSERT INTO adjustments (id, org_id, user_id, period_id, amount_cents, currency, category, reason,
-                              created_by_type, created_by, created_at)
-     SELECT 'adj_0' || substr(md5(u.id || '/' || p.id || '/' || n), 1, 25), $1, u.id, p.id, 25000, 'USD',
-            'one_off_bonus', 'seeded', 'cli', 'cli', p.starts_on + interval '20 days' + n * interval '1 second'
-     FROM users u JOIN periods p ON p.org_id = u.org_id CROSS JOIN generate_series(1, 2) AS n
-     WHERE u.org_id = $1 AND u.external_id LIKE 'rep-%'
-       AND (n = 1 OR (p.status = 'locked' AND substr(u.external_id, 5)::int % 3 = 0))`,
-    [org.id],
+    `${options.indexesBuiltAfter ? 'VACUUM (ANALYZE)' : 'ANALYZE'} earnings, deals, users, adjustments, periods`,
   );
-  await sql('ANALYZE earnings, deals, users, adjustments, periods');
+  log(
+    `${options.indexesBuiltAfter ? 'vacuumed and analysed' : 'analysed'} at ${((performance.now() - from) / 1000).toFixed(0)} s`,
+  );
   const reps = (
     await sql(
       `SELECT id, external_id FROM users WHERE org_id = $1 AND external_id LIKE 'rep-%' ORDER BY created_at, id`,
@@ -194,6 +221,7 @@ export async function seedReadWorld(
   ).rows as Array<{ org_rows: number; total_rows: number }>;
   if (!deal || !counts) throw new Error('the seeded org has no deal in June');
   return {
+    db,
     orgId: org.id,
     size,
     reps,
@@ -239,10 +267,10 @@ const listBudget = (pages = 1) => ({
 const readerServices = new WeakMap<SqlPool, Services['api']>();
 
 /** The /v1 readers on `pool`, composed as the server composes them; statements read as of 2026-12-15. */
-function readersOn(pool: SqlPool): Services['api'] {
+function readersOn(pool: SqlPool, world: ReadWorld): Services['api'] {
   let api = readerServices.get(pool);
   if (!api) {
-    api = testServices({ pool, now: () => new Date('2026-12-15T12:00:00Z') }).api;
+    api = testServices({ db: world.db, pool, now: () => new Date('2026-12-15T12:00:00Z') }).api;
     readerServices.set(pool, api);
   }
   return api;
@@ -254,12 +282,33 @@ async function earningsPage(
   filters: Parameters<typeof earningListFingerprint>[1],
   cursor?: string,
 ) {
-  return readersOn(pool).earningReader.listPage(viewerOf(world), {
+  return readersOn(pool, world).earningReader.listPage(viewerOf(world), {
     filters,
     limit: PAGE,
     ...(cursor ? { cursor } : {}),
   });
 }
+
+/** The payroll export: every rep's payout, so it grows with the reps, page by page (a statement per page). */
+export const PAYROLL_EXPORT: ListedRead = {
+  name: 'quotient periods export (the payroll export: every payout of a period)',
+  run: (pool, world) => readersOn(pool, world).payoutReader.all(world.orgId, '2026-10'),
+  budget: (world) => payoutBudget(world, world.reps.length),
+};
+
+/** Reps in a page of the export as bench/reads.ts times it: as many as its smallest org has. */
+export const EXPORT_PAGE_REPS = 50;
+
+/**
+ * One page of the payroll export, the part of it that must stay flat: the export's statement (payoutsAfter, the one
+ * `GET /v1/payouts` pages with) for EXPORT_PAGE_REPS reps. The export runs it for 500 reps a page.
+ */
+export const PAYROLL_EXPORT_PAGE: ListedRead = {
+  name: `the payroll export's statement, a page of ${EXPORT_PAGE_REPS} reps`,
+  run: (pool, world) =>
+    readersOn(pool, world).payoutReader.page(viewerOf(world), '2026-10', { limit: EXPORT_PAGE_REPS }),
+  budget: (world) => payoutBudget(world, EXPORT_PAGE_REPS),
+};
 
 export const LISTED_READS: ListedRead[] = [
   {
@@ -337,21 +386,21 @@ export const LISTED_READS: ListedRead[] = [
         tokenId: 'reptok_read_plans',
         visibleUserIds: team,
       };
-      return readersOn(pool).earningReader.listPage(viewer, { filters: {}, limit: PAGE });
+      return readersOn(pool, world).earningReader.listPage(viewer, { filters: {}, limit: PAGE });
     },
     budget: () => listBudget(4),
   },
   {
     name: 'GET /v1/earnings/{id} (the row and its trace)',
     run: async (pool, world) => {
-      return readersOn(pool).earningReader.find(viewerOf(world), world.earningId);
+      return readersOn(pool, world).earningReader.find(viewerOf(world), world.earningId);
     },
     budget: () => ({ earnings: 1, users: 1, deals: 0, adjustments: 0 }),
   },
   {
     name: 'GET /v1/users/{id}/statements/{period_id}',
     run: async (pool, world) => {
-      return readersOn(pool).statementReader.statement(viewerOf(world), middleRep(world).id, '2026-06');
+      return readersOn(pool, world).statementReader.statement(viewerOf(world), middleRep(world).id, '2026-06');
     },
     // The rep's rows of the period (standing and superseded), its deals of the period, its adjustments. Not flat
     // yet: the attainment credits (adjustments.attainmentCreditsOfReps) read the rep's adjustments of every period,
@@ -365,7 +414,7 @@ export const LISTED_READS: ListedRead[] = [
   },
   {
     name: 'GET /v1/payouts (first page of 10 reps)',
-    run: (pool, world) => readersOn(pool).payoutReader.page(viewerOf(world), '2026-10', { limit: 10 }),
+    run: (pool, world) => readersOn(pool, world).payoutReader.page(viewerOf(world), '2026-10', { limit: 10 }),
     budget: (world) => payoutBudget(world, 10),
   },
   {
@@ -379,15 +428,11 @@ export const LISTED_READS: ListedRead[] = [
           keysetFingerprint(world.orgId, { payouts_of: '2026-10' }),
         );
       });
-      return readersOn(pool).payoutReader.page(viewerOf(world), '2026-10', { limit: 10, cursor });
+      return readersOn(pool, world).payoutReader.page(viewerOf(world), '2026-10', { limit: 10, cursor });
     },
     budget: (world) => payoutBudget(world, 10),
   },
-  {
-    name: 'quotient periods export (the payroll export: every payout of a period)',
-    run: (pool, world) => readersOn(pool).payoutReader.all(world.orgId, '2026-10'),
-    budget: (world) => payoutBudget(world, world.reps.length),
-  },
+  PAYROLL_EXPORT,
 ];
 
 /**
