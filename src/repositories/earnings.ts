@@ -237,112 +237,28 @@ export async function retireAndWrite(
   retirements: readonly RowRetirement[],
   earnings: readonly NewEarning[],
 ): Promise<{ retired: EarningRecord[]; written: EarningRecord[] }> {
-  const slices = await inSlices(retirements, earnings, (retire, write) =>
-    retireAndWriteAtOnce(tx, orgId, retire, write),
-  );
-  if (slices.length === 1) return slices[0] as { retired: EarningRecord[]; written: EarningRecord[] };
-  return {
-    retired: slices.flatMap((slice) => slice.retired).sort((a, b) => (a.id < b.id ? -1 : 1)),
-    written: slices.flatMap((slice) => slice.written),
-  };
-}
-
-/** A row moved by retireAndWriteUnlisted: its id and its new status. */
-export interface RetiredRow {
-  id: string;
-  status: EarningStatus;
-}
-
-/**
- * retireAndWrite for a booking whose rows no webhook announces (an org without endpoints): the same rows moved and
- * written in the same statements, but only the moved rows' ids and statuses come back, not every row as the API
- * lists it (a recompute writes a million).
- */
-export async function retireAndWriteUnlisted(
-  tx: Transaction,
-  orgId: string,
-  retirements: readonly RowRetirement[],
-  earnings: readonly NewEarning[],
-): Promise<{ retired: RetiredRow[] }> {
-  const slices = await inSlices(retirements, earnings, async (retire, write) =>
-    retire.length === 0 && write.length === 0
-      ? []
-      : tx.query<RetiredRow>(
-          named('earnings_retire_and_write_unlisted', {
-            text: retireAndWriteText('e.id, e.status', false, 'SELECT id, status FROM retired'),
-            values: retireAndWriteValues(orgId, retire, write),
-          }),
-        ),
-  );
-  return { retired: slices.flat().sort((a, b) => (a.id < b.id ? -1 : 1)) };
+  if (retirements.length <= ROWS_PER_STATEMENT && earnings.length <= ROWS_PER_STATEMENT) {
+    return retireAndWriteAtOnce(tx, orgId, retirements, earnings);
+  }
+  // A large decision (an import's deferred evaluation of several reps' year) in slices, in order: one JSON text of
+  // every row with its trace could pass what a string holds (RangeError: Invalid string length).
+  const retired: EarningRecord[] = [];
+  const written: EarningRecord[] = [];
+  for (let start = 0; start < Math.max(retirements.length, earnings.length); start += ROWS_PER_STATEMENT) {
+    const slice = await retireAndWriteAtOnce(
+      tx,
+      orgId,
+      retirements.slice(start, start + ROWS_PER_STATEMENT),
+      earnings.slice(start, start + ROWS_PER_STATEMENT),
+    );
+    retired.push(...slice.retired);
+    written.push(...slice.written);
+  }
+  return { retired: retired.sort((a, b) => (a.id < b.id ? -1 : 1)), written };
 }
 
 /** The rows retired or written by one statement of retireAndWrite, at most (each way). */
 export const ROWS_PER_STATEMENT = 2_000;
-
-/**
- * A large decision (an import's deferred evaluation of several reps' year) in slices, in order: one JSON text of
- * every row with its trace could pass what a string holds (RangeError: Invalid string length).
- */
-async function inSlices<T>(
-  retirements: readonly RowRetirement[],
-  earnings: readonly NewEarning[],
-  run: (retirements: readonly RowRetirement[], earnings: readonly NewEarning[]) => Promise<T>,
-): Promise<T[]> {
-  if (retirements.length <= ROWS_PER_STATEMENT && earnings.length <= ROWS_PER_STATEMENT) {
-    return [await run(retirements, earnings)];
-  }
-  const slices: T[] = [];
-  for (let start = 0; start < Math.max(retirements.length, earnings.length); start += ROWS_PER_STATEMENT) {
-    slices.push(
-      await run(
-        retirements.slice(start, start + ROWS_PER_STATEMENT),
-        earnings.slice(start, start + ROWS_PER_STATEMENT),
-      ),
-    );
-  }
-  return slices;
-}
-
-/**
- * The retire-and-write statement, then `select` over its steps: `retired` returns `retiredColumns` of the moved rows,
- * `written` the new rows when `listed`.
- */
-function retireAndWriteText(retiredColumns: string, listed: boolean, select: string): string {
-  return `WITH clock AS (
-            SELECT date_trunc('milliseconds', clock_timestamp()) AS at
-          ), retired AS (
-            UPDATE earnings e SET status = r.status, status_changed_at = clock.at, status_reason = r.reason
-            FROM clock, jsonb_to_recordset($2::jsonb) AS r(id text, status text, reason jsonb)
-            WHERE e.org_id = $1 AND e.id = r.id AND e.status <> ALL('{approved,paid,superseded,reversed}')
-            RETURNING ${retiredColumns}
-          ), written AS (
-            INSERT INTO earnings (id, org_id, line_key, user_id, period_id, deal_id, plan_id, plan_version_id,
-              rule_chip_id, rule_version, amount_cents, currency, pricing, status, supersedes_id,
-              triggering_domain_event_id, trace, created_at, status_changed_at)
-            SELECT r.id, $1, r.line_key, r.user_id, r.period_id, r.deal_id, r.plan_id, r.plan_version_id,
-              r.rule_chip_id, r.rule_version, r.amount_cents, r.currency, r.pricing, r.status, r.supersedes_id,
-              r.triggering_domain_event_id, r.trace, clock.at, clock.at
-            FROM clock, jsonb_to_recordset($3::jsonb) AS r(id text, line_key text, user_id text, period_id text,
-              deal_id text, plan_id text, plan_version_id text, rule_chip_id text, rule_version text,
-              amount_cents bigint, currency text, pricing text, status text, supersedes_id text,
-              triggering_domain_event_id text, trace jsonb)
-            ${listed ? 'RETURNING *' : ''}
-          )
-          ${select}`;
-}
-
-function retireAndWriteValues(
-  orgId: string,
-  retirements: readonly RowRetirement[],
-  earnings: readonly NewEarning[],
-): unknown[] {
-  return [
-    orgId,
-    JSON.stringify(retirements.map(({ id, status, reason }) => ({ id, status, reason }))),
-    JSON.stringify(earnings),
-  ];
-}
 
 async function retireAndWriteAtOnce(
   tx: Transaction,
@@ -353,14 +269,34 @@ async function retireAndWriteAtOnce(
   if (retirements.length === 0 && earnings.length === 0) return { retired: [], written: [] };
   const rows = await tx.query<RecordRow & { change: 'retired' | 'written' }>(
     named('earnings_retire_and_write', {
-      text: retireAndWriteText(
-        'e.*',
-        true,
-        `SELECT 'retired' AS change, ${WIRE_COLUMNS} FROM retired e JOIN users u ON u.org_id = $1 AND u.id = e.user_id
-         UNION ALL
-         SELECT 'written' AS change, ${WIRE_COLUMNS} FROM written e JOIN users u ON u.org_id = $1 AND u.id = e.user_id`,
-      ),
-      values: retireAndWriteValues(orgId, retirements, earnings),
+      text: `WITH clock AS (
+               SELECT date_trunc('milliseconds', clock_timestamp()) AS at
+             ), retired AS (
+               UPDATE earnings e SET status = r.status, status_changed_at = clock.at, status_reason = r.reason
+               FROM clock, jsonb_to_recordset($2::jsonb) AS r(id text, status text, reason jsonb)
+               WHERE e.org_id = $1 AND e.id = r.id AND e.status <> ALL('{approved,paid,superseded,reversed}')
+               RETURNING e.*
+             ), written AS (
+               INSERT INTO earnings (id, org_id, line_key, user_id, period_id, deal_id, plan_id, plan_version_id,
+                 rule_chip_id, rule_version, amount_cents, currency, pricing, status, supersedes_id,
+                 triggering_domain_event_id, trace, created_at, status_changed_at)
+               SELECT r.id, $1, r.line_key, r.user_id, r.period_id, r.deal_id, r.plan_id, r.plan_version_id,
+                 r.rule_chip_id, r.rule_version, r.amount_cents, r.currency, r.pricing, r.status, r.supersedes_id,
+                 r.triggering_domain_event_id, r.trace, clock.at, clock.at
+               FROM clock, jsonb_to_recordset($3::jsonb) AS r(id text, line_key text, user_id text, period_id text,
+                 deal_id text, plan_id text, plan_version_id text, rule_chip_id text, rule_version text,
+                 amount_cents bigint, currency text, pricing text, status text, supersedes_id text,
+                 triggering_domain_event_id text, trace jsonb)
+               RETURNING *
+             )
+             SELECT 'retired' AS change, ${WIRE_COLUMNS} FROM retired e JOIN users u ON u.org_id = $1 AND u.id = e.user_id
+             UNION ALL
+             SELECT 'written' AS change, ${WIRE_COLUMNS} FROM written e JOIN users u ON u.org_id = $1 AND u.id = e.user_id`,
+      values: [
+        orgId,
+        JSON.stringify(retirements.map(({ id, status, reason }) => ({ id, status, reason }))),
+        JSON.stringify(earnings),
+      ],
     }),
   );
   const written = new Map(rows.filter((row) => row.change === 'written').map((row) => [row.id, toRecord(row)]));

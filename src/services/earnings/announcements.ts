@@ -40,11 +40,6 @@ export class EarningAnnouncements {
     }
   }
 
-  /** True when no row of this transaction can be announced: its rows need not be read back as the API lists them. */
-  get silent(): boolean {
-    return this.#unheard.size === 2;
-  }
-
   async created(earnings: readonly EarningRecord[]): Promise<void> {
     const endpointIds = this.#endpointIds('earning.created');
     for (const earning of earnings) {

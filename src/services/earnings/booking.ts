@@ -166,49 +166,43 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
       continue;
     }
 
-    const rowsToWrite = decisions.flatMap(({ target, changes }) => {
-      const own = changes.write.length > 0 ? booking.causeOf?.(target) : undefined;
-      const triggeringDomainEventId = own ? own.triggeringDomainEventId : booking.triggeringDomainEventId;
-      const cause = own ? own.cause : booking.cause;
-      return changes.write.map(
-        (row): NewEarning => ({
-          id: newId('earn'),
-          line_key: target.line.line_key,
-          user_id: target.line.user_id,
-          deal_id: target.line.deal_id,
-          plan_id: target.line.plan_id,
-          plan_version_id: target.plan_version_id,
-          rule_chip_id: target.line.chip_id,
-          rule_version: target.rule_version,
-          currency: target.currency ?? DEFAULT_CURRENCY,
-          triggering_domain_event_id: triggeringDomainEventId,
-          ...row,
-          trace: tracedWith(row.trace, cause, booking.recomputedFor),
-        }),
-      );
-    });
-    const announcements = new EarningAnnouncements(tx, orgId, booking.endpoints);
+    const { retired, written } = await earnings.retireAndWrite(
+      tx,
+      orgId,
+      retire,
+      decisions.flatMap(({ target, changes }) => {
+        const own = changes.write.length > 0 ? booking.causeOf?.(target) : undefined;
+        const triggeringDomainEventId = own ? own.triggeringDomainEventId : booking.triggeringDomainEventId;
+        const cause = own ? own.cause : booking.cause;
+        return changes.write.map(
+          (row): NewEarning => ({
+            id: newId('earn'),
+            line_key: target.line.line_key,
+            user_id: target.line.user_id,
+            deal_id: target.line.deal_id,
+            plan_id: target.line.plan_id,
+            plan_version_id: target.plan_version_id,
+            rule_chip_id: target.line.chip_id,
+            rule_version: target.rule_version,
+            currency: target.currency ?? DEFAULT_CURRENCY,
+            triggering_domain_event_id: triggeringDomainEventId,
+            ...row,
+            trace: tracedWith(row.trace, cause, booking.recomputedFor),
+          }),
+        );
+      }),
+    );
+    countEarningsRows(written.map((row) => row.status));
     // Every row to retire was read live under the rep's lock and its period's share lock: none can have moved.
-    const allRetired = (retired: readonly unknown[]) => {
-      if (retired.length !== retire.length) {
-        throw new Error(`earnings of org ${orgId} moved while their lines were locked for evaluation`);
-      }
-    };
-    let retired: ReadonlyArray<{ status: string }>;
-    if (announcements.silent) {
-      ({ retired } = await earnings.retireAndWriteUnlisted(tx, orgId, retire, rowsToWrite));
-      allRetired(retired);
-    } else {
-      const listed = await earnings.retireAndWrite(tx, orgId, retire, rowsToWrite);
-      allRetired(listed.retired);
-      await announcements.statusChanged(listed.retired, (earning) => rowsById.get(earning.id)?.status ?? 'pending');
-      await announcements.created(listed.written);
-      retired = listed.retired;
+    if (retired.length !== retire.length) {
+      throw new Error(`earnings of org ${orgId} moved while their lines were locked for evaluation`);
     }
-    countEarningsRows(rowsToWrite.map((row) => row.status));
+    const announcements = new EarningAnnouncements(tx, orgId, booking.endpoints);
+    await announcements.statusChanged(retired, (earning) => rowsById.get(earning.id)?.status ?? 'pending');
+    await announcements.created(written);
     return {
       lines_evaluated: targets.length,
-      rows_written: rowsToWrite.length,
+      rows_written: written.length,
       rows_superseded: retired.filter((row) => row.status === 'superseded').length,
       rows_reversed: retired.filter((row) => row.status === 'reversed').length,
     };
