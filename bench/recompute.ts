@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import pg from 'pg';
 import { createPrismaClient } from '../src/db/prisma.ts';
 import { newId } from '../src/lib/ids.ts';
@@ -11,7 +13,9 @@ import { benchServices } from './services.ts';
 // `quotient recompute` at growing sizes: for each size, a new org with product.md's four-chip plan and that many
 // deals written straight into the tables in bulk (200 per rep, over the 12 months of 2026: 40% won, 40% open,
 // 20% lost), then the command itself, run as a user runs it. First the recompute that writes every line, then
-// a plan change (base commission 10% → 12%), whose recompute supersedes the base rows.
+// a plan change (base commission 10% → 12%), whose recompute supersedes the base rows. With `against` (BENCH_AGAINST, a
+// checkout of another version), each size runs BENCH_RECOMPUTE_ROUNDS (2) rounds of both versions, each on an org of
+// its own, the order flipped every round, and prints this version's time over that one's.
 
 const DEALS_PER_REP = 200;
 const BATCH = 10_000;
@@ -27,47 +31,87 @@ export interface RecomputeRun {
   rows_reversed: number;
 }
 
-export async function benchRecompute(databaseUrl: string, sizes: readonly number[]): Promise<void> {
+export async function benchRecompute(
+  databaseUrl: string,
+  sizes: readonly number[],
+  against?: string,
+  rounds = Number(process.env.BENCH_RECOMPUTE_ROUNDS ?? 2),
+): Promise<void> {
   const plan = await readFile(EXAMPLE_PLAN, 'utf8');
   process.stdout.write(
-    `quotient recompute, product.md's four-chip plan, ${DEALS_PER_REP} deals per rep (each run its own org)\n`,
+    `quotient recompute, product.md's four-chip plan, ${DEALS_PER_REP} deals per rep (each run its own org)${
+      against ? `; this checkout against ${against}, ${rounds} rounds alternating` : ''
+    }\n`,
   );
   process.stdout.write(
-    `${'deals'.padStart(8)}  ${'run'.padEnd(12)}  ${'seconds'.padStart(8)}  ${'deals/s'.padStart(8)}  ${'lines'.padStart(8)}  ${'written'.padStart(8)}  ${'superseded'.padStart(10)}\n`,
+    `${'deals'.padStart(8)}  ${'version'.padEnd(8)}  ${'run'.padEnd(12)}  ${'seconds'.padStart(8)}  ${'deals/s'.padStart(8)}  ${'lines'.padStart(8)}  ${'written'.padStart(8)}  ${'superseded'.padStart(10)}  load\n`,
   );
+  const checkouts = against ? ['this', 'against'] : ['this'];
   for (const size of sizes) {
-    const db = createPrismaClient(databaseUrl, 2);
-    const setupPool = createSqlPool(databaseUrl, 1, () => {});
-    const org = await orgs.create(databaseStatements(db), `Bench recompute ${size}`);
-    await benchServices(db, setupPool).admin.planAdmin.apply({ orgId: org.id, text: plan }, noPlanChanges);
-    await setupPool.end();
-    await db.$disconnect();
-    await seedDeals(databaseUrl, org.id, size);
-    const first = await recompute(databaseUrl, ['recompute', '--org', org.id, '--json']);
-    line(size, 'first', first);
-    const changed = plan.replace('rate_bps: 1000', 'rate_bps: 1200');
-    const applied = await recompute(databaseUrl, ['plans', 'apply', '-', '--org', org.id, '--json'], changed);
-    line(size, 'plan change', applied);
+    const seconds = new Map<string, number[]>();
+    for (let round = 0; round < (against ? rounds : 1); round++) {
+      const order = round % 2 === 0 ? checkouts : [...checkouts].reverse();
+      for (const version of order) {
+        const checkout = version === 'this' ? process.cwd() : (against as string);
+        for (const [name, run] of await firstAndPlanChange(databaseUrl, plan, size, checkout)) {
+          line(size, version, name, run);
+          const key = `${version} ${name}`;
+          seconds.set(key, [...(seconds.get(key) ?? []), run.seconds]);
+        }
+      }
+    }
+    if (against) {
+      for (const name of ['first', 'plan change']) {
+        const total = (version: string) => (seconds.get(`${version} ${name}`) ?? []).reduce((a, b) => a + b, 0);
+        process.stdout.write(
+          `${String(size).padStart(8)}  ${name}: this version took ${(total('this') / total('against')).toFixed(2)}x the time of ${against}\n`,
+        );
+      }
+    }
   }
   process.stdout.write('\n');
 }
 
-function line(size: number, name: string, run: RecomputeRun): void {
+/** A new org of `size` deals with the plan, recomputed by `checkout`'s CLI, then its plan changed (10% → 12%). */
+async function firstAndPlanChange(
+  databaseUrl: string,
+  plan: string,
+  size: number,
+  checkout: string,
+): Promise<Array<[string, RecomputeRun]>> {
+  const db = createPrismaClient(databaseUrl, 2);
+  const setupPool = createSqlPool(databaseUrl, 1, () => {});
+  const org = await orgs.create(databaseStatements(db), `Bench recompute ${size}`);
+  await benchServices(db, setupPool).admin.planAdmin.apply({ orgId: org.id, text: plan }, noPlanChanges);
+  await setupPool.end();
+  await db.$disconnect();
+  await seedDeals(databaseUrl, org.id, size);
+  const first = await recompute(databaseUrl, checkout, ['recompute', '--org', org.id, '--json']);
+  const changed = plan.replace('rate_bps: 1000', 'rate_bps: 1200');
+  const applied = await recompute(databaseUrl, checkout, ['plans', 'apply', '-', '--org', org.id, '--json'], changed);
+  return [
+    ['first', first],
+    ['plan change', applied],
+  ];
+}
+
+function line(size: number, version: string, name: string, run: RecomputeRun): void {
   process.stdout.write(
-    `${String(size).padStart(8)}  ${name.padEnd(12)}  ${run.seconds.toFixed(2).padStart(8)}  ${Math.round(
+    `${String(size).padStart(8)}  ${version.padEnd(8)}  ${name.padEnd(12)}  ${run.seconds.toFixed(2).padStart(8)}  ${Math.round(
       size / run.seconds,
     )
       .toString()
       .padStart(
         8,
-      )}  ${String(run.lines_evaluated).padStart(8)}  ${String(run.rows_written).padStart(8)}  ${String(run.rows_superseded).padStart(10)}\n`,
+      )}  ${String(run.lines_evaluated).padStart(8)}  ${String(run.rows_written).padStart(8)}  ${String(run.rows_superseded).padStart(10)}  ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}\n`,
   );
 }
 
 /** Runs the CLI command and returns its recompute summary (the document itself, or its `recompute` member). */
-function recompute(databaseUrl: string, args: string[], stdin?: string): Promise<RecomputeRun> {
+function recompute(databaseUrl: string, checkout: string, args: string[], stdin?: string): Promise<RecomputeRun> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['src/cli/main.ts', ...args], {
+    const child = spawn(process.execPath, [join(checkout, 'src/cli/main.ts'), ...args], {
+      cwd: checkout,
       env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
       stdio: ['pipe', 'pipe', 'inherit'],
     });
@@ -88,7 +132,7 @@ function recompute(databaseUrl: string, args: string[], stdin?: string): Promise
 }
 
 /** `count` deals and their reps, inserted with a few statements of 10,000 rows each. */
-async function seedDeals(databaseUrl: string, orgId: string, count: number): Promise<void> {
+export async function seedDeals(databaseUrl: string, orgId: string, count: number): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

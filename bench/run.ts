@@ -348,7 +348,7 @@ try {
   }
   if (!profiling && (only === undefined || only === 'recompute')) {
     const sizes = (process.env.BENCH_RECOMPUTE_SIZES ?? '10000,30000,100000').split(',').map(Number);
-    await benchRecompute(database.url, sizes);
+    await benchRecompute(database.url, sizes, against);
   }
   if (!profiling && !against && (only === undefined || only === 'batch' || only === 'import')) {
     // Their own `quotient serve` counts rate limits in memory too: one such process per database, so the scenarios'

@@ -80,8 +80,11 @@ export interface RepRow extends LineRow {
   plan_id: string;
   rule_chip_id: string;
   deal_id: string | null;
-  /** The period the line was evaluated for (the trace's), which may differ from the period it is booked in. */
-  line_period_id: PeriodId;
+  /**
+   * The period a period-level line (no deal) was evaluated for (the trace's), which may differ from the period it is
+   * booked in; null on a deal's line, whose period follows its deal (not read: it would open every row's trace).
+   */
+  line_period_id: PeriodId | null;
 }
 
 /** A row to write: the ledger's decision plus what the line says about it. */
@@ -191,7 +194,7 @@ export async function standingRowsOfRep(
   const rows = await tx.query<LineRowData & Omit<RepRow, keyof LineRow>>(
     named('earnings_standing_rows_of_rep', {
       text: `SELECT id, line_key, status, amount_cents, period_id, pricing, plan_id, rule_chip_id, deal_id,
-                    trace -> 'period' ->> 'id' AS line_period_id
+                    CASE WHEN deal_id IS NULL THEN trace -> 'period' ->> 'id' END AS line_period_id
              FROM earnings
              WHERE org_id = $1 AND user_id = $2 AND plan_id = ANY($3::text[]) AND status IN ${LIVE_OR_LOCKED}
              ORDER BY created_at, id`,

@@ -56,12 +56,15 @@ export function isBeyondNumberRange(cents: bigint): boolean {
   return typeof runningTotalOnWire(cents) === 'string';
 }
 
-/** A non-negative or negative integer as `int.fraction` with `decimals` digits, trailing zeros kept. */
-function fixedPoint(value: bigint, decimals: number): { sign: string; whole: bigint; fraction: string } {
+/**
+ * A non-negative or negative integer as `int.fraction` with `decimals` digits, trailing zeros kept; the whole part as
+ * its digits. Cut from the magnitude's digits rather than divided: traces format several amounts per row.
+ */
+function fixedPoint(value: bigint, decimals: number): { sign: string; whole: string; fraction: string } {
   const sign = value < 0n ? '-' : '';
-  const magnitude = value < 0n ? -value : value;
-  const scale = 10n ** BigInt(decimals);
-  return { sign, whole: magnitude / scale, fraction: (magnitude % scale).toString().padStart(decimals, '0') };
+  const digits = (value < 0n ? -value : value).toString().padStart(decimals + 1, '0');
+  const cut = digits.length - decimals;
+  return { sign, whole: digits.slice(0, cut), fraction: digits.slice(cut) };
 }
 
 /** Minor units as a plain decimal for files machines read: no grouping, `.` as the separator (−1050, 2 → `-10.50`). */
@@ -74,12 +77,16 @@ export function plainDecimal(cents: bigint, exponent = 2): string {
 export function exactCentsString(exact: ExactCents): string {
   const { sign, whole, fraction } = fixedPoint(exact, 4);
   const trimmed = fraction.replace(/0+$/, '');
-  if (whole === 0n && trimmed === '') return '0';
+  if (whole === '0' && trimmed === '') return '0';
   return `${sign}${whole}${trimmed === '' ? '' : `.${trimmed}`}`;
 }
 
-function groupThousands(whole: bigint): string {
-  return whole.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+/** Digits grouped by three with `,` from the right: `1234567` → `1,234,567`. */
+function groupThousands(digits: string): string {
+  const first = digits.length % 3 || 3;
+  let grouped = digits.slice(0, first);
+  for (let at = first; at < digits.length; at += 3) grouped += `,${digits.slice(at, at + 3)}`;
+  return grouped;
 }
 
 /**

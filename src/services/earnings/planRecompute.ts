@@ -281,7 +281,7 @@ async function recomputeRep(
         periods.add(periodId);
       }
     }
-    for (const row of planRows) if (row.deal_id === null && isLive(row)) periods.add(row.line_period_id);
+    for (const row of planRows) if (row.line_period_id !== null && isLive(row)) periods.add(row.line_period_id);
     // A period an adjustment counts in has its attainment lines even without a deal.
     for (const periodId of creditPeriods(credits, plan.period)) if (isOpen(periodId)) periods.add(periodId);
     for (const adjusted of adjustmentChange?.periods ?? []) periods.add(creditPeriodOf(adjusted, plan.period));
@@ -341,8 +341,9 @@ async function recomputeRep(
       drawChipId(plan.plan_id, DRAW_RECOVERY_CHIP_KEY),
     ]);
     const liveDrawPeriods = planRows
-      .filter((row) => drawChips.has(row.rule_chip_id) && isLive(row))
-      .map((row) => row.line_period_id)
+      .flatMap((row) =>
+        drawChips.has(row.rule_chip_id) && isLive(row) && row.line_period_id !== null ? [row.line_period_id] : [],
+      )
       .sort();
     // A late change that moves lines of locked periods moves what those periods earned, so their draws (and every
     // settled period's after them) are re-derived too.
