@@ -9,6 +9,7 @@ import { runCli } from '../test/helpers/cli.ts';
 import { childrenCpuSeconds, clusterCpuSeconds } from './cpu.ts';
 import { writeHistoricalExport } from './historicalExport.ts';
 import { orgWithExamplePlan } from './quotientProcess.ts';
+import { printTopStatements } from './statements.ts';
 
 // Where a day-one import's time goes (`node bench/importProbe.ts`): one `quotient import deals` of
 // PROBE_DEALS (10,000) rows of bench/historicalExport.ts into a new org with the four-chip plan, on a throwaway
@@ -48,16 +49,7 @@ try {
     `${deals} rows: ${seconds.toFixed(1)} s, ${(deals / seconds).toFixed(0)} rows/s; CPU ms per row: command ` +
       `${per(cli, childrenCpuSeconds())}, PostgreSQL ${per(cluster, clusterCpuSeconds(postmaster))}; load before ${load}, after ${readFileSync('/proc/loadavg', 'utf8').trim()}\n${run.stdout.slice(0, 300)}\n`,
   );
-  const { rows } = await admin.query<{ query: string; calls: string; rows: string; total: number }>(
-    `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls, s.rows, total_exec_time + total_plan_time AS total
-     FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-     WHERE d.datname = current_database() AND query NOT ILIKE '%pg_stat%' ORDER BY total DESC LIMIT 15`,
-  );
-  for (const row of rows) {
-    process.stdout.write(
-      `  ${row.total.toFixed(0).padStart(8)} ms ${row.calls.padStart(7)} calls ${row.rows.padStart(8)} rows  ${row.query.slice(0, 150)}\n`,
-    );
-  }
+  await printTopStatements(admin, 15, 150);
   if (process.env.PROBE_EXPLAIN) {
     const rep = await admin.query<{ user_id: string; org_id: string }>(
       'SELECT user_id, org_id FROM deals WHERE user_id IS NOT NULL LIMIT 1',

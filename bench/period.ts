@@ -7,6 +7,7 @@ import { openEmbeddedDatabase } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { backendsServing, cpuSecondsBetween, snapshot } from './cpu.ts';
 import { orgWithExamplePlan, sender, serve, stop } from './quotientProcess.ts';
+import { printTopStatements } from './statements.ts';
 
 // `npm run bench:period`: what one more deal event costs a rep as the rep's period grows. One org with
 // product.md's four-chip plan (examples/plans/core-ae.yaml) and one rep per size in BENCH_PERIOD_SIZES (default
@@ -104,7 +105,11 @@ try {
     }
   }
   report(samples);
-  if (showTop) await printTopStatements();
+  if (showTop) {
+    // The statements of the whole run by total time (seeding included), to say where an event's time goes.
+    process.stdout.write('\nStatements of the whole run by total time\n');
+    await printTopStatements(admin, 12, 120);
+  }
 } finally {
   await stop(server);
   await admin.end();
@@ -195,19 +200,4 @@ function report(samples: Map<number, Sample>): void {
   process.stdout.write(
     `goal: the ${last.size}-deal rep's event within 1.5× the ${first.size}-deal rep's (CPU): ${cpuRatio.toFixed(2)}× ${cpuRatio <= 1.5 ? 'met' : 'NOT met'}\n`,
   );
-}
-
-/** The statements of the whole run by total time (seeding included), to say where an event's time goes. */
-async function printTopStatements(): Promise<void> {
-  const { rows } = await admin.query<{ query: string; calls: string; rows: string; total: number }>(
-    `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls, s.rows, total_exec_time + total_plan_time AS total
-     FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-     WHERE d.datname = current_database() AND query NOT ILIKE '%pg_stat%' ORDER BY total DESC LIMIT 12`,
-  );
-  process.stdout.write('\nStatements of the whole run by total time (ms, calls, rows returned)\n');
-  for (const row of rows) {
-    process.stdout.write(
-      `  ${row.total.toFixed(0).padStart(9)}  ${row.calls.padStart(7)}  ${row.rows.padStart(10)}  ${row.query.slice(0, 120)}\n`,
-    );
-  }
 }

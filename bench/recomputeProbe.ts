@@ -9,6 +9,7 @@ import { runProgram } from '../test/helpers/cli.ts';
 import { childrenCpuSeconds, clusterCpuSeconds } from './cpu.ts';
 import { orgWithExamplePlan } from './quotientProcess.ts';
 import { seedDeals } from './recompute.ts';
+import { printTopStatements } from './statements.ts';
 
 // Where a recompute's time goes (`node bench/recomputeProbe.ts`): bench/recompute.ts's org of PROBE_DEALS (100,000)
 // deals, 200 per rep, with the four-chip plan, on a throwaway embedded PostgreSQL with pg_stat_statements; then the
@@ -76,16 +77,7 @@ try {
             `PostgreSQL ${clusterCpu.toFixed(1)}; load ${load} → ${loadavg()}; ${counts.rows_written} written, ` +
             `${counts.rows_superseded} superseded\n`,
         );
-        const { rows } = await admin.query<{ query: string; calls: string; rows: string; total: number }>(
-          `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls, s.rows, total_exec_time + total_plan_time AS total
-           FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-           WHERE d.datname = current_database() AND query NOT ILIKE '%pg_stat%' ORDER BY total DESC LIMIT 8`,
-        );
-        for (const row of rows) {
-          process.stdout.write(
-            `  ${row.total.toFixed(0).padStart(8)} ms ${row.calls.padStart(7)} calls ${row.rows.padStart(8)} rows  ${row.query.slice(0, 110)}\n`,
-          );
-        }
+        await printTopStatements(admin, 8, 110);
       }
     }
   }
