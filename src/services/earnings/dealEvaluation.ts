@@ -172,21 +172,14 @@ export async function evaluateDealChanges(
   // chips; from the first change of a rep and plan they cannot decide on, that change's periods and those of every
   // later one are read and evaluated in full, and their totals counted again.
   const totals = new Map<string, periodStandings.RepStanding>();
-  const keep = (entry: periodStandings.RepStanding) =>
-    totals.set(
-      `${entry.plan_version_id}/${entry.user_id}/${entry.standing.chip_id}/${entry.standing.period_id}`,
-      entry,
-    );
+  const standingKey = (entry: periodStandings.RepStanding) =>
+    `${entry.plan_version_id}/${entry.user_id}/${entry.standing.chip_id}/${entry.standing.period_id}`;
+  const keep = (entry: periodStandings.RepStanding) => totals.set(standingKey(entry), entry);
   const fromTotals = new Map<Work, LineTarget[]>();
   const full: Array<{ plan: EnginePlanVersion; rep: Rep; entries: Work[] }> = [];
   const storedByRep = new Map<string, Map<string, ChipStanding>>();
   // What is stored now, by the key of `totals`: a standing the changes leave as it was is not written again.
-  const storedByKey = new Map(
-    stored.map((row) => [
-      `${row.plan_version_id}/${row.user_id}/${row.standing.chip_id}/${row.standing.period_id}`,
-      row.standing,
-    ]),
-  );
+  const storedByKey = new Map(stored.map((row) => [standingKey(row), row.standing]));
   for (const row of stored) {
     const key = `${row.plan_version_id}/${row.user_id}`;
     const held = storedByRep.get(key) ?? new Map<string, ChipStanding>();
