@@ -79,8 +79,16 @@ describe('plan acceptance in the console', () => {
 
     // The org setting beside the other pay settings, on the Periods page.
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Periods' }).click();
-    await page.getByLabel('Pay waits for reps to accept their plan').check();
+    // Reads of the settings answer late from here on: the box must show the saved value from the save's own answer,
+    // not flip back to the value read before it while a reload is on its way (a flake in CI, and what an admin saw).
+    await page.route('**/admin/v1/pay-settings', async (route) => {
+      if (route.request().method() === 'GET') await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await route.continue();
+    });
+    const waitsForAcceptance = page.getByLabel('Pay waits for reps to accept their plan');
+    await waitsForAcceptance.check();
     await page.getByText('Pay settings saved.').waitFor();
+    assert.equal(await waitsForAcceptance.isChecked(), true, 'the box shows what was saved');
     assert.equal((await services.admin.approvals.settings(org.id)).pay_waits_for_acceptance, true);
     assert.deepEqual(
       errors.filter((error) => !error.includes('429')),

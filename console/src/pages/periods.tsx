@@ -257,11 +257,17 @@ export function PeriodsPage(props: { canChange: boolean }) {
 function PaySettingsCard(props: { canChange: boolean }) {
   const [loaded, reload] = useLoad(() => api.GET('/admin/v1/pay-settings'), []);
   const [outcome, setOutcome] = useState<Outcome | undefined>();
+  // The settings as the last save answered them: shown at once, so that no render in between shows the settings from
+  // before the save (which turned a just-ticked box back off until the reload came in).
+  const [saved, setSaved] = useState<Schemas['PaySettings'] | undefined>();
   if (loaded.state !== 'ready') return null;
+  const settings = saved ?? loaded.data;
   const save = async (change: Schemas['PaySettingsChange']) => {
     const { data, error } = await api.PUT('/admin/v1/pay-settings', { body: change });
+    setSaved(data);
     setOutcome(data ? { kind: 'success', text: 'Pay settings saved.' } : { kind: 'error', text: describeError(error) });
-    void reload();
+    // A refused change shows the settings as they stand.
+    if (!data) void reload();
   };
   return (
     <div class="card inline-form">
@@ -270,7 +276,7 @@ function PaySettingsCard(props: { canChange: boolean }) {
         <select
           id="approval-policy"
           disabled={!props.canChange}
-          value={loaded.data.statement_approval_policy}
+          value={settings.statement_approval_policy}
           onChange={(event) =>
             void save({ statement_approval_policy: event.currentTarget.value as Schemas['ApprovalPolicy'] })
           }
@@ -287,7 +293,7 @@ function PaySettingsCard(props: { canChange: boolean }) {
             id="four-eyes"
             type="checkbox"
             disabled={!props.canChange}
-            checked={loaded.data.four_eyes_payment}
+            checked={settings.four_eyes_payment}
             onChange={(event) => void save({ four_eyes_payment: event.currentTarget.checked })}
           />{' '}
           Four-eyes payment (a second admin confirms Mark paid)
@@ -299,7 +305,7 @@ function PaySettingsCard(props: { canChange: boolean }) {
             id="wait-for-acceptance"
             type="checkbox"
             disabled={!props.canChange}
-            checked={loaded.data.pay_waits_for_acceptance}
+            checked={settings.pay_waits_for_acceptance}
             onChange={(event) => void save({ pay_waits_for_acceptance: event.currentTarget.checked })}
           />{' '}
           Pay waits for reps to accept their plan
