@@ -34,7 +34,12 @@ export function quotasUnder(book: RepQuotaBook | undefined, planId: string): Rep
   return { start_date: found.start_date, entries: found.by_plan.get(planId) ?? [] };
 }
 
-/** The books of the reps (user ids), in one round trip; a rep without entries or start date has none. */
+/**
+ * The books of the reps (user ids), in one round trip; a rep without entries or start date has none. One rep (a
+ * statement's, a recompute's) is looked up by its whole key: planned without its values, `id = ANY($2)` on the key's
+ * second column can be left to a filter over every rep of the org (the planner counts each element of the array as a
+ * descent of the index, and a small tenant's reps as fewer rows than that).
+ */
 export async function booksOfReps(
   tx: Transaction,
   orgId: string,
@@ -42,6 +47,8 @@ export async function booksOfReps(
 ): Promise<Map<string, RepQuotaBook>> {
   const books = new Map<string, RepQuotaBook>();
   if (userIds.length === 0) return books;
+  const [only] = userIds;
+  const oneRep = userIds.length === 1 && only !== undefined;
   const rows = await tx.query<{
     user_id: string;
     start_date: string | null;
@@ -49,14 +56,15 @@ export async function booksOfReps(
     from: string | null;
     quota_cents: string | number | null;
   }>(
-    named('rep_quota_books', {
+    named(oneRep ? 'rep_quota_book' : 'rep_quota_books', {
       text: `SELECT u.id AS user_id, u.start_date::text AS start_date, q.plan_id, q.effective_from::text AS "from",
                     q.quota_cents
              FROM users u
              LEFT JOIN rep_quotas q ON q.org_id = u.org_id AND q.user_id = u.id
-             WHERE u.org_id = $1 AND u.id = ANY($2::text[]) AND (u.start_date IS NOT NULL OR q.user_id IS NOT NULL)
+             WHERE u.org_id = $1 AND ${oneRep ? 'u.id = $2' : 'u.id = ANY($2::text[])'}
+               AND (u.start_date IS NOT NULL OR q.user_id IS NOT NULL)
              ORDER BY u.id, q.plan_id, q.effective_from`,
-      values: [orgId, [...userIds]],
+      values: [orgId, oneRep ? only : [...userIds]],
     }),
   );
   for (const row of rows) {
