@@ -11,13 +11,13 @@ interface Definitions {
 
 /**
  * Runs `load` on `tables` stripped of their indexes, keys and foreign keys (and the foreign keys of other tables
- * that reference them), then puts each back from its own definition (pg_get_indexdef, pg_get_constraintdef),
- * the foreign keys last, after an ANALYZE (their validating joins are planned from statistics). A btree built once over the loaded rows holds the same entries as one maintained row by row,
- * and a foreign key added after the load is validated over every row in one join rather than probed per row: what
- * the tables hold in the end is what a load with them in place leaves, at a fraction of the cost for millions of
- * rows. For a database nothing else uses while it loads (a benchmark's own): the tables are unguarded meanwhile.
- * The caller vacuums and analyses the tables after. `concurrency`: how many indexes are built at once (no more than the
- * connections `sql` runs on).
+ * that reference them), then puts each back from its own definition (pg_get_indexdef, pg_get_constraintdef), the
+ * foreign keys last, after an ANALYZE (their validating joins are planned from statistics). A btree built once over
+ * the loaded rows holds the same entries as one maintained row by row, and a foreign key added after the load is
+ * validated over every row in one join rather than probed per row: what the tables hold in the end is what a load
+ * with them in place leaves, at a fraction of the cost for millions of rows. For a database nothing else uses while
+ * it loads (a benchmark's own): the tables are unguarded meanwhile. The caller vacuums and analyses the tables after.
+ * `concurrency`: how many indexes are built at once (no more than the connections `sql` runs on).
  */
 export async function loadWithIndexesBuiltAfter(
   sql: Sql,
