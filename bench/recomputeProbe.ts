@@ -18,6 +18,8 @@ import { printTopStatements } from './statements.ts';
 // PROBE_AGAINST=<checkout> runs that checkout's command too, on an org of its own, alternating for PROBE_ROUNDS (2)
 // rounds, the order flipped every round, so that CPU per deal can be compared on a busy machine.
 // PROBE_CPU_PROF=DIR writes the commands' CPU profiles there.
+// PROBE_PG_SETTINGS="name=value …" starts the cluster with more settings (auto_explain, say), and PROBE_KEEP=1 keeps
+// its directory (and its postgres.log) instead of removing it.
 
 const deals = Number(process.env.PROBE_DEALS ?? 100_000);
 const against = process.env.PROBE_AGAINST;
@@ -25,7 +27,16 @@ const rounds = against ? Number(process.env.PROBE_ROUNDS ?? 2) : 1;
 const dataDir = await mkdtemp(join(tmpdir(), 'quotient-recompute-probe-'));
 await chmod(dataDir, 0o755);
 const database = await openEmbeddedDatabase(dataDir, {
-  extraFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'],
+  extraFlags: [
+    '-c',
+    'shared_preload_libraries=pg_stat_statements',
+    '-c',
+    'pg_stat_statements.track=all',
+    ...(process.env.PROBE_PG_SETTINGS ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .flatMap((s) => ['-c', s]),
+  ],
 });
 const admin = new pg.Pool({ connectionString: database.url, max: 1 });
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -94,5 +105,5 @@ try {
 } finally {
   await admin.end();
   await database.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  if (!process.env.PROBE_KEEP) await rm(dataDir, { recursive: true, force: true });
 }

@@ -28,7 +28,8 @@ import { benchServices } from './services.ts';
 //
 // BENCH_SECONDS (default 10) per measured run, BENCH_ROUNDS (default 2) rounds of Quotient-then-floor (the order
 // flips every round), BENCH_CONNECTIONS (default 32); BENCH_ONLY=auth|ingest|earnings|recompute|batch|import runs one
-// scenario; BENCH_ONLY=layers measures what each layer of GET /v1/ adds (bench/layers-server.ts); BENCH_RECOMPUTE_SIZES (default 10000,30000,100000); BENCH_RATE_LIMIT_STORE (default memory, the
+// scenario; BENCH_ONLY=layers measures what each layer of GET /v1/ adds (bench/layers-server.ts); BENCH_RECOMPUTE_SIZES (default 10000,30000,100000); BENCH_PG_SETTINGS="name=value …" starts the embedded
+// cluster with more settings; BENCH_RATE_LIMIT_STORE (default memory, the
 // embedded default: one server serves the database).
 //
 // BENCH_PROFILE=1 attributes instead of comparing: PostgreSQL runs with pg_stat_statements and the server with
@@ -128,9 +129,13 @@ const dataDir = await mkdtemp(join(tmpdir(), 'quotient-bench-'));
 const profileDir = join(dataDir, 'cpu-profiles');
 await chmod(dataDir, 0o755);
 const database = await openEmbeddedDatabase(dataDir, {
-  extraFlags: profiling
-    ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all']
-    : [],
+  extraFlags: [
+    ...(profiling ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] : []),
+    ...(process.env.BENCH_PG_SETTINGS ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .flatMap((setting) => ['-c', setting]),
+  ],
 });
 const children: ChildProcess[] = [];
 const goals: Goal[] = [];
