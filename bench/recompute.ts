@@ -15,7 +15,9 @@ import { benchServices } from './services.ts';
 // 20% lost), then the command itself, run as a user runs it. First the recompute that writes every line, then
 // a plan change (base commission 10% → 12%), whose recompute supersedes the base rows. With `against` (BENCH_AGAINST, a
 // checkout of another version), each size runs BENCH_RECOMPUTE_ROUNDS (2) rounds of both versions, each on an org of
-// its own, the order flipped every round, and prints this version's time over that one's.
+// its own, the order flipped every round, and prints this version's time over that one's. After each first recompute,
+// a `floor` line (BENCH_RECOMPUTE_FLOOR=0 leaves it out): the time PostgreSQL alone takes to store the rows it wrote
+// (storageFloor below).
 
 const DEALS_PER_REP = 200;
 const BATCH = 10_000;
@@ -54,7 +56,7 @@ export async function benchRecompute(
       for (const version of order) {
         const checkout = version === 'this' ? process.cwd() : (against as string);
         for (const [name, run] of await firstAndPlanChange(databaseUrl, plan, size, checkout)) {
-          line(size, version, name, run);
+          line(size, name === 'floor' ? 'floor' : version, name === 'floor' ? 'rows stored' : name, run);
           const key = `${version} ${name}`;
           seconds.set(key, [...(seconds.get(key) ?? []), run.seconds]);
         }
@@ -78,7 +80,7 @@ async function firstAndPlanChange(
   plan: string,
   size: number,
   checkout: string,
-): Promise<Array<[string, RecomputeRun]>> {
+): Promise<Array<readonly [string, RecomputeRun]>> {
   const db = createPrismaClient(databaseUrl, 2);
   const setupPool = createSqlPool(databaseUrl, 1, () => {});
   const org = await orgs.create(databaseStatements(db), `Bench recompute ${size}`);
@@ -87,12 +89,45 @@ async function firstAndPlanChange(
   await db.$disconnect();
   await seedDeals(databaseUrl, org.id, size);
   const first = await recompute(databaseUrl, checkout, ['recompute', '--org', org.id, '--json']);
+  const floor =
+    process.env.BENCH_RECOMPUTE_FLOOR === '0' ? [] : [['floor', await storageFloor(databaseUrl, org.id)] as const];
   const changed = plan.replace('rate_bps: 1000', 'rate_bps: 1200');
   const applied = await recompute(databaseUrl, checkout, ['plans', 'apply', '-', '--org', org.id, '--json'], changed);
-  return [
-    ['first', first],
-    ['plan change', applied],
-  ];
+  return [['first', first], ...floor, ['plan change', applied]];
+}
+
+/**
+ * The floor under a first recompute: PostgreSQL storing the rows that recompute wrote, and nothing else. The org's
+ * rows are copied (untimed) into a table of their own; then, timed, two connections (one per core) insert them
+ * into a new table like earnings (its eleven indexes, its storage settings, no foreign keys), half each, with one
+ * INSERT … SELECT: no evaluation, no JSON, no round trip per rep, no key checks. What a recompute spends above this
+ * is the engine's, the command's and the protocol's; the floor itself is the heap, the index entries and the WAL.
+ */
+async function storageFloor(databaseUrl: string, orgId: string): Promise<RecomputeRun> {
+  const clients = [0, 1].map(() => new pg.Client({ connectionString: databaseUrl }));
+  await Promise.all(clients.map((client) => client.connect()));
+  const [one, two] = clients as [pg.Client, pg.Client];
+  try {
+    await one.query('DROP TABLE IF EXISTS bench_floor_rows, bench_floor_target');
+    await one.query('CREATE UNLOGGED TABLE bench_floor_rows AS SELECT * FROM earnings WHERE org_id = $1', [orgId]);
+    await one.query('CREATE TABLE bench_floor_target (LIKE earnings INCLUDING ALL)');
+    await one.query('ALTER TABLE bench_floor_target SET (toast_tuple_target = 8160)');
+    await one.query('CHECKPOINT');
+    const start = performance.now();
+    const counts = await Promise.all(
+      [one, two].map((client, half) =>
+        client.query('INSERT INTO bench_floor_target SELECT * FROM bench_floor_rows WHERE abs(hashtext(id)) % 2 = $1', [
+          half,
+        ]),
+      ),
+    );
+    const seconds = (performance.now() - start) / 1000;
+    const rows = counts.reduce((sum, result) => sum + (result.rowCount ?? 0), 0);
+    return { deals: 0, reps: 0, seconds, lines_evaluated: 0, rows_written: rows, rows_superseded: 0, rows_reversed: 0 };
+  } finally {
+    await one.query('DROP TABLE IF EXISTS bench_floor_rows, bench_floor_target');
+    await Promise.all(clients.map((client) => client.end()));
+  }
 }
 
 function line(size: number, version: string, name: string, run: RecomputeRun): void {
