@@ -1,5 +1,6 @@
 import { type CompositionInput, composeServices, type Services } from '../src/composition.ts';
 import { loadConfig } from '../src/config.ts';
+import { LEFT_TO_AUTOVACUUM } from '../src/db/plannerStatistics.ts';
 import type { Database } from '../src/db/prisma.ts';
 import type { SqlPool } from '../src/repositories/transaction.ts';
 
@@ -13,6 +14,7 @@ export function benchServices(db: Database, pool: SqlPool, listeners?: Compositi
     pool,
     config: loadConfig(),
     recompute: { concurrency: 1 },
+    statistics: LEFT_TO_AUTOVACUUM,
     ...(listeners ? { listeners } : {}),
   });
 }

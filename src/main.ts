@@ -71,7 +71,8 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   );
   const auditLog = new AuditLog(poolStatements(dealsPool), logger);
   auditLog.start();
-  // Prepared statements are planned on the statistics of the moment: refresh them while tables are young.
+  // Prepared statements are planned on the statistics of the moment: refresh them while tables are young, on the
+  // timer and after each step of a bulk loop (a batch, an import's chunk, an admin recompute's rep).
   const plannerStatistics = new PlannerStatistics(countersPool, (error) =>
     logger.warn({ err: error }, 'could not refresh the planner statistics'),
   );
@@ -87,6 +88,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     pool: dealsPool,
     config,
     recompute: { concurrency: 2 },
+    statistics: plannerStatistics,
     ...(options.now ? { now: options.now } : {}),
   });
   const adminSessions = services.admin.sessions;

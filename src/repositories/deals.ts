@@ -147,23 +147,6 @@ const APPLY_EVENT = `
   WHERE d.org_id = $2 AND d.id = $4
   RETURNING ${DEAL_COLUMNS}, (SELECT created_at FROM recorded) AS event_created_at`;
 
-/** The planner's count of rows in `deals` (pg_class.reltuples; 0 when never counted), all orgs together. */
-export async function estimatedRows(tx: Transaction): Promise<number> {
-  const rows = await tx.query<{ rows: number }>(
-    sql`SELECT GREATEST(reltuples, 0)::float8 AS rows FROM pg_class WHERE oid = 'deals'::regclass`,
-  );
-  return Number(rows[0]?.rows ?? 0);
-}
-
-/**
- * ANALYZE of the tables an import grows (deals, source_events, domain_events), outside any transaction: the
- * planner's statistics otherwise lag a bulk load until autovacuum runs, and a chunk's statements planned on a
- * table it believes tiny read it once per row (an import of 100,000 rows measured one chunk's statement at 156 s).
- */
-export async function refreshStatisticsOfEventTables(tx: Transaction): Promise<void> {
-  await tx.query(sql`ANALYZE deals, source_events, domain_events`);
-}
-
 /** Which of these external ids name a deal of the org already (deleted ones included). */
 export async function externalIdsPresent(
   tx: Transaction,

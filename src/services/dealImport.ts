@@ -10,7 +10,6 @@ import * as sourceEvents from '../repositories/sourceEvents.ts';
 import {
   databaseStatements,
   inRolledBackTransaction,
-  poolStatements,
   type SqlPool,
   type Transaction,
 } from '../repositories/transaction.ts';
@@ -55,8 +54,6 @@ export type ImportProgress =
 export const IMPORT_CHUNK_ROWS = 10_000;
 /** Chunks applied at once (each a batch, in a transaction of its own). */
 export const IMPORT_CHUNKS_AT_ONCE = 2;
-/** Rows written before the planner's statistics are worth refreshing (see DealImport.run). */
-const STATISTICS_ROWS = 5_000;
 /** The refused rows a summary lists; the rest are counted. */
 const LISTED_REFUSALS = 1000;
 
@@ -69,8 +66,10 @@ const LISTED_REFUSALS = 1000;
  * a key, their rows are written one statement per table: DealIngestion.ingestMany): a chunk is one transaction,
  * and up to IMPORT_CHUNKS_AT_ONCE chunks are applied at once. A chunk does not evaluate earnings: it records the
  * deals it changed as pending, and once the last chunk is in they are evaluated, each (rep, period) once
- * (PendingEvaluations); so are, first, the deals an import of the org cut short left pending. An import that
- * ran to its end is one entry of the org's audit log (`deals.imported`, with its counts).
+ * (PendingEvaluations); so are, first, the deals an import of the org cut short left pending. Each chunk, as any
+ * batch, and each group of the evaluation tell the planner's statistics once committed (StatisticsUpkeep), so that
+ * the next ones are planned on the tables as they have grown, not on the empty tables of a fresh install. An import
+ * that ran to its end is one entry of the org's audit log (`deals.imported`, with its counts).
  */
 export class DealImport {
   readonly #statements: Transaction;
@@ -123,17 +122,6 @@ export class DealImport {
       seconds: 0,
     };
     const seenDeals = new Set<string>();
-    // The planner's statistics are refreshed each time the file's rows have doubled the deals it counted, so that
-    // the chunks' statements are planned for the tables as they are (deals.refreshStatisticsOfEventTables).
-    let counted = input.dryRun ? 0 : await deals.estimatedRows(poolStatements(this.#pool));
-    let written = 0;
-    const afterChunk = async (rows: number) => {
-      written += rows;
-      if (written < STATISTICS_ROWS || written < counted) return;
-      counted += written;
-      written = 0;
-      await deals.refreshStatisticsOfEventTables(poolStatements(this.#pool));
-    };
     let chunk: ImportRow[] = [];
     // Chunks are looked up one after another, in the file's order; up to IMPORT_CHUNKS_AT_ONCE are applied at once,
     // so that the command works on one while the database works on another.
@@ -142,8 +130,7 @@ export class DealImport {
       const rows = chunk;
       chunk = [];
       const apply = await this.#importChunk(input.orgId, rows, input.dryRun, seenDeals, summary, input.actor);
-      const done = apply().then(async () => {
-        if (!input.dryRun) await afterChunk(rows.length);
+      const done = apply().then(() => {
         summary.rows += rows.length;
         input.onProgress?.({ phase: 'rows', rowsDone: summary.rows });
       });

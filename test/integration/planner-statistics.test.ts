@@ -1,12 +1,16 @@
+import { readFile } from 'node:fs/promises';
 import { escapeLiteral } from 'pg';
 import { expect, test, vi } from 'vitest';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { PlannerStatistics } from '../../src/db/plannerStatistics.ts';
 import { createPrismaClient } from '../../src/db/prisma.ts';
+import { newId } from '../../src/lib/ids.ts';
 import * as deals from '../../src/repositories/deals.ts';
 import * as orgs from '../../src/repositories/orgs.ts';
 import { createSqlPool, databaseStatements, inTransaction, type SqlPool } from '../../src/repositories/transaction.ts';
+import { runCli } from '../helpers/cli.ts';
 import { ingestRequest } from '../helpers/ingestRequests.ts';
+import { noPlanChanges } from '../helpers/listeners.ts';
 import { query, withScratchDatabase } from '../helpers/scratchDatabase.ts';
 import { testServices } from '../helpers/services.ts';
 
@@ -136,5 +140,146 @@ test('started, it analyzes on its own schedule', async () => {
       await statistics.stop();
     }
     expect(failures).toEqual([]);
+  });
+});
+
+test('told after each step of a loop, it checks after the 1st, 2nd, 4th… step between its intervals, and not once stopped', async () => {
+  await withFreshPipeline(async ({ url, pool }) => {
+    const insert = async (rows: number) => {
+      await pool.query(`INSERT INTO planner_steps (id) SELECT n FROM generate_series(1, ${rows}) AS n`);
+      await flushStatistics(pool);
+    };
+    const analyses = async () => {
+      const [row] = await query<{ analyses: string }>(
+        url,
+        `SELECT analyze_count AS analyses FROM pg_stat_user_tables WHERE relname = 'planner_steps'`,
+      );
+      return Number(row?.analyses);
+    };
+    await pool.query('CREATE TABLE planner_steps (id int NOT NULL)');
+    // An hour between timed checks: only the count of steps decides.
+    const statistics = new PlannerStatistics(
+      pool,
+      (error) => {
+        throw error;
+      },
+      { stepIntervalMs: 3_600_000 },
+    );
+    await insert(150);
+    await statistics.afterWrites();
+    expect(await analyses()).toBe(1);
+    await insert(300);
+    await statistics.afterWrites();
+    expect(await analyses()).toBe(2);
+    // The table has doubled again, but the third step is not checked; the fourth is.
+    await insert(900);
+    await statistics.afterWrites();
+    expect(await analyses()).toBe(2);
+    await statistics.afterWrites();
+    expect(await analyses()).toBe(3);
+
+    await statistics.stop();
+    await insert(5000);
+    for (let step = 0; step < 8; step++) await statistics.afterWrites();
+    expect(await analyses()).toBe(3);
+  });
+});
+
+const REPS = 80;
+const DEALS_PER_REP = 30;
+
+/**
+ * An org of the example plan (four chips) with REPS reps of DEALS_PER_REP deals each and no earnings yet, in a fresh
+ * database: deals and reps analyzed, as an import leaves them, and `earnings` empty.
+ */
+async function orgWithDealsAndNoEarnings(url: string): Promise<string> {
+  await applyMigrations(url);
+  const db = createPrismaClient(url, 1);
+  const pool = createSqlPool(url, 1, () => {});
+  try {
+    const org = await orgs.create(databaseStatements(db), 'First recompute org');
+    const plan = await readFile(new URL('../../examples/plans/core-ae.yaml', import.meta.url), 'utf8');
+    await testServices({ db, pool }).admin.planAdmin.apply({ orgId: org.id, text: plan }, noPlanChanges);
+    const reps = Array.from({ length: REPS }, (_, n) => ({ id: newId('user'), externalId: `rep-${n}` }));
+    await pool.query(
+      `INSERT INTO users (id, org_id, external_id) SELECT id, $1, external_id FROM unnest($2::text[], $3::text[]) AS u(id, external_id)`,
+      [org.id, reps.map((rep) => rep.id), reps.map((rep) => rep.externalId)],
+    );
+    const seeded = Array.from({ length: REPS * DEALS_PER_REP }, (_, n) => {
+      const rep = reps[n % REPS] as (typeof reps)[number];
+      const won = n % 5 < 2;
+      const closeDate = `2026-${String((n % 12) + 1).padStart(2, '0')}-${String((n % 28) + 1).padStart(2, '0')}`;
+      return {
+        id: newId('deal'),
+        external_id: `deal-${n}`,
+        amount_cents: 500_000 + ((n * 7919) % 4_000_000),
+        stage: won ? 'closed_won' : 'negotiation',
+        status: won ? 'won' : 'open',
+        close_date: closeDate,
+        won_at: won ? `${closeDate}T12:00:00.000Z` : null,
+        owner_external_id: rep.externalId,
+        user_id: rep.id,
+        custom: { region: ['EMEA', 'NA', 'APAC'][n % 3], new_logo: n % 7 === 0 },
+      };
+    });
+    await pool.query(
+      `INSERT INTO deals (id, org_id, external_id, amount_cents, stage, status, close_date, won_at, owner_external_id,
+                          user_id, custom, version, created_at, updated_at)
+       SELECT d.id, $1, d.external_id, d.amount_cents, d.stage, d.status, d.close_date, d.won_at, d.owner_external_id,
+              d.user_id, d.custom, 1, now(), now()
+       FROM jsonb_to_recordset($2::jsonb) AS d(id text, external_id text, amount_cents bigint, stage text, status text,
+            close_date date, won_at timestamptz, owner_external_id text, user_id text, custom jsonb)`,
+      [org.id, JSON.stringify(seeded)],
+    );
+    // Published now, so that the analysis below leaves nothing to analyze in deals and users.
+    await pool.query('SELECT pg_stat_force_next_flush()');
+    await pool.query('ANALYZE deals, users');
+    return org.id;
+  } finally {
+    await pool.end();
+    await db.$disconnect();
+  }
+}
+
+/** `earnings` as its statistics count it, once every client backend but ours has gone (and so published its counts). */
+async function earningsCounts(url: string): Promise<{ rows: number; rowsReadBySequentialScans: number }> {
+  await vi.waitFor(
+    async () => {
+      const [row] = await query<{ others: string }>(
+        url,
+        `SELECT count(*) AS others FROM pg_stat_activity
+         WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+      );
+      expect(Number(row?.others)).toBe(0);
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+  const [row] = await query<{ rows: string; read: string }>(
+    url,
+    `SELECT n_live_tup AS rows, seq_tup_read AS read FROM pg_stat_user_tables WHERE relname = 'earnings'`,
+  );
+  return { rows: Number(row?.rows), rowsReadBySequentialScans: Number(row?.read) };
+}
+
+test('the first quotient recompute on a fresh database, with no server running, does not read all of earnings for each rep', async () => {
+  await withScratchDatabase('quotient_first_recompute', async (url) => {
+    const orgId = await orgWithDealsAndNoEarnings(url);
+    const before = await earningsCounts(url);
+
+    const run = await runCli(['recompute', '--org', orgId, '--json'], {
+      ...process.env,
+      DATABASE_URL: url,
+      LOG_LEVEL: 'warn',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ reps: REPS, deals: REPS * DEALS_PER_REP });
+    expect(run.stderr).not.toContain('could not refresh the planner statistics');
+
+    // Planned on the empty table, a rep's reads of its standing rows scanned the whole table, about two per rep, for
+    // as long as the command ran: some 80 times the rows the table ends with were read. Analyzed as it grows, the
+    // table is still scanned while it is small (the cheaper plan then), but read through the rep's index once grown.
+    const after = await earningsCounts(url);
+    expect(after.rows).toBeGreaterThan(REPS * DEALS_PER_REP);
+    expect(after.rowsReadBySequentialScans - before.rowsReadBySequentialScans).toBeLessThan(10 * after.rows);
   });
 });
