@@ -250,6 +250,52 @@ describe("a deal's path through the ledger", () => {
   });
 });
 
+describe('the traces written', () => {
+  // A decision's new rows reach PostgreSQL with their traces in one text, joined by U+001E: the character cannot
+  // occur there raw, as JSON writes it escaped in a string. A custom field that holds it ends in every trace intact,
+  // and each row gets its own trace, whether the rows are announced to a webhook endpoint or not.
+  const SEPARATED = 'Q3\u001eEMEA';
+  for (const announced of [false, true]) {
+    test(`a custom field holding U+001E is stored in each row's own trace intact (rows ${announced ? '' : 'not '}announced)`, async ({
+      db,
+      org,
+      client,
+    }) => {
+      if (announced) await createEndpoint(db, org.id, 'https://hooks.example.test/earnings', ['earning.created']);
+      await applyPlanFile(
+        org.id,
+        planDocument({
+          chips: [
+            { key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000 },
+            { key: 'spiff', name: 'SPIFF', kind: 'flat', amount_cents: 10_000 },
+          ],
+        }),
+      );
+      const external = externalId();
+      const opened = await client.deals.ingestEvent({
+        external_id: external,
+        state: dealState(2_000_000, 'proposal', '2026-06-15', { segment: SEPARATED }),
+      });
+      await client.deals.ingestEvent({ external_id: external, state: { stage: 'won' } });
+
+      const rows = await listAll(client, { deal_id: opened.deal_id });
+      assert.deepEqual(rows.map((row) => [row.status, row.amount_cents]).sort(), [
+        ['pending', 10_000],
+        ['pending', 200_000],
+        ['superseded', 10_000],
+        ['superseded', 200_000],
+      ]);
+      for (const row of rows) {
+        const { trace } = await client.earnings.get(row.id);
+        assert.deepEqual(
+          [trace.chip.id, trace.result.amount_cents, trace.superseded?.id ?? null, trace.deal?.custom.segment],
+          [row.rule_chip_id, row.amount_cents, row.supersedes_id, SEPARATED],
+        );
+      }
+    });
+  }
+});
+
 describe('plan changes', () => {
   test('a new version recomputes the lines of open periods: rows superseded, no triggering event', async ({
     org,
