@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createPrismaClient } from '../src/db/prisma.ts';
+import { childrenCpuSeconds, clusterCpuSeconds } from './cpu.ts';
 import { newId } from '../src/lib/ids.ts';
 import * as orgs from '../src/repositories/orgs.ts';
 import { createSqlPool, databaseStatements } from '../src/repositories/transaction.ts';
@@ -31,6 +32,8 @@ export interface RecomputeRun {
   rows_written: number;
   rows_superseded: number;
   rows_reversed: number;
+  /** CPU seconds of the command (its process) and of every PostgreSQL process over the run. */
+  cpu?: { command: number; postgres: number };
 }
 
 export async function benchRecompute(
@@ -88,11 +91,18 @@ async function firstAndPlanChange(
   await setupPool.end();
   await db.$disconnect();
   await seedDeals(databaseUrl, org.id, size);
-  const first = await recompute(databaseUrl, checkout, ['recompute', '--org', org.id, '--json']);
+  const postmaster = await postmasterPid(databaseUrl);
+  const first = await withCpu(postmaster, () =>
+    recompute(databaseUrl, checkout, ['recompute', '--org', org.id, '--json']),
+  );
   const floor =
-    process.env.BENCH_RECOMPUTE_FLOOR === '0' ? [] : [['floor', await storageFloor(databaseUrl, org.id)] as const];
+    process.env.BENCH_RECOMPUTE_FLOOR === '0'
+      ? []
+      : [['floor', await withCpu(postmaster, () => storageFloor(databaseUrl, org.id))] as const];
   const changed = plan.replace('rate_bps: 1000', 'rate_bps: 1200');
-  const applied = await recompute(databaseUrl, checkout, ['plans', 'apply', '-', '--org', org.id, '--json'], changed);
+  const applied = await withCpu(postmaster, () =>
+    recompute(databaseUrl, checkout, ['plans', 'apply', '-', '--org', org.id, '--json'], changed),
+  );
   return [['first', first], ...floor, ['plan change', applied]];
 }
 
@@ -130,6 +140,27 @@ async function storageFloor(databaseUrl: string, orgId: string): Promise<Recompu
   }
 }
 
+/** The run with the CPU its command (a child of this process) and the cluster spent meanwhile. */
+async function withCpu(postmaster: number, run: () => Promise<RecomputeRun>): Promise<RecomputeRun> {
+  const [command, postgres] = [childrenCpuSeconds() ?? 0, clusterCpuSeconds(postmaster) ?? 0];
+  const result = await run();
+  return {
+    ...result,
+    cpu: { command: (childrenCpuSeconds() ?? 0) - command, postgres: (clusterCpuSeconds(postmaster) ?? 0) - postgres },
+  };
+}
+
+async function postmasterPid(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ setting: string }>(`SELECT current_setting('data_directory') AS setting`);
+    return Number(readFileSync(join(rows[0]?.setting ?? '', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } finally {
+    await client.end();
+  }
+}
+
 function line(size: number, version: string, name: string, run: RecomputeRun): void {
   process.stdout.write(
     `${String(size).padStart(8)}  ${version.padEnd(8)}  ${name.padEnd(12)}  ${run.seconds.toFixed(2).padStart(8)}  ${Math.round(
@@ -138,7 +169,9 @@ function line(size: number, version: string, name: string, run: RecomputeRun): v
       .toString()
       .padStart(
         8,
-      )}  ${String(run.lines_evaluated).padStart(8)}  ${String(run.rows_written).padStart(8)}  ${String(run.rows_superseded).padStart(10)}  ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}\n`,
+      )}  ${String(run.lines_evaluated).padStart(8)}  ${String(run.rows_written).padStart(8)}  ${String(run.rows_superseded).padStart(10)}  ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}${
+      run.cpu ? `  CPU s: command ${run.cpu.command.toFixed(1)}, PostgreSQL ${run.cpu.postgres.toFixed(1)}` : ''
+    }\n`,
   );
 }
 
