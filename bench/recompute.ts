@@ -4,10 +4,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createPrismaClient } from '../src/db/prisma.ts';
-import { childrenCpuSeconds, clusterCpuSeconds } from './cpu.ts';
 import { newId } from '../src/lib/ids.ts';
 import * as orgs from '../src/repositories/orgs.ts';
 import { createSqlPool, databaseStatements } from '../src/repositories/transaction.ts';
+import { childrenCpuSeconds, clusterCpuSeconds } from './cpu.ts';
 import { noPlanChanges } from './listeners.ts';
 import { benchServices } from './services.ts';
 
