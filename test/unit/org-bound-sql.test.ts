@@ -35,11 +35,6 @@ const LISTED: Listed[] = [
     reason: "the conditions are built: the first is the deal's org_id",
   },
   {
-    file: 'deals.ts',
-    fragment: "FROM pg_class WHERE oid = 'deals'::regclass",
-    reason: "the planner's row count of the whole table (the import's statistics refresh): reads no org's rows",
-  },
-  {
     file: 'earnings.ts',
     fragment: '(SELECT e.* FROM earnings e WHERE ${[...where',
     reason: "the conditions are built: the first is the row's org_id",
