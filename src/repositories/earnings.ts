@@ -113,9 +113,22 @@ export interface EarningListFilters {
 
 const LIVE_OR_LOCKED = `('projected', 'pending', 'approved', 'paid')`;
 
-const WIRE_COLUMNS = `e.id, e.user_id, u.external_id AS user_external_id, e.period_id, e.deal_id, e.plan_id,
+/**
+ * The external id of the rep of each row `e` a statement returns, looked up by the users key `(org_id, id)`. A
+ * subquery, not a join: joined, a generic plan sizes the org's reps from the average of every org and may scan them
+ * all for each row returned when that average is small (docs/scaling.md, "A row's rep, by its key";
+ * test/integration/read-plans.test.ts). `org` is the statement's placeholder for the org, or `e.org_id`.
+ */
+function repExternalIdOf(org: string): string {
+  return `(SELECT u.external_id FROM users u WHERE u.org_id = ${org} AND u.id = e.user_id)`;
+}
+
+/** A row `e` as the API lists it, with its rep's external id (`org`: as for repExternalIdOf). */
+function wireColumnsOf(org: string): string {
+  return `e.id, e.user_id, ${repExternalIdOf(org)} AS user_external_id, e.period_id, e.deal_id, e.plan_id,
   e.plan_version_id, e.rule_chip_id, e.rule_version, e.amount_cents, e.currency, e.pricing, e.status, e.supersedes_id,
   e.status_reason, e.triggering_domain_event_id, e.created_at`;
+}
 
 type RecordRow = Omit<EarningRecord, 'amount_cents'> & { amount_cents: number | bigint };
 
@@ -217,7 +230,7 @@ export async function repsWithStandingRowsOfDeal(
   dealId: string,
 ): Promise<Array<{ user_id: string; external_id: string }>> {
   return tx.query<{ user_id: string; external_id: string }>({
-    text: `SELECT DISTINCT e.user_id, u.external_id FROM earnings e JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id
+    text: `SELECT DISTINCT e.user_id, ${repExternalIdOf('$1')} AS external_id FROM earnings e
            WHERE e.org_id = $1 AND e.deal_id = $2 AND e.status IN ${LIVE_OR_LOCKED}
            ORDER BY e.user_id`,
     values: [orgId, dealId],
@@ -294,7 +307,7 @@ async function inSlices<T extends { id: string }>(
   return { retired: retired.sort((a, b) => (a.id < b.id ? -1 : 1)), written };
 }
 
-/** The columns of a moved or written row that WIRE_COLUMNS reads (the trace stays behind). */
+/** The columns of a moved or written row that wireColumnsOf reads (the trace stays behind). */
 const MOVED_COLUMNS = `e.id, e.user_id, e.period_id, e.deal_id, e.plan_id, e.plan_version_id, e.rule_chip_id, e.rule_version,
   e.amount_cents, e.currency, e.pricing, e.status, e.supersedes_id, e.status_reason, e.triggering_domain_event_id,
   e.created_at`;
@@ -304,7 +317,7 @@ function retireAndWriteText(returned: 'wire' | 'status'): string {
   const columns = returned === 'wire' ? MOVED_COLUMNS : 'e.id, e.status';
   const rowsOf = (change: 'retired' | 'written') =>
     returned === 'wire'
-      ? `SELECT '${change}' AS change, ${WIRE_COLUMNS} FROM ${change} e JOIN users u ON u.org_id = $1 AND u.id = e.user_id`
+      ? `SELECT '${change}' AS change, ${wireColumnsOf('$1')} FROM ${change} e`
       : `SELECT '${change}' AS change, e.id, e.status FROM ${change} e`;
   return `WITH clock AS (
             SELECT date_trunc('milliseconds', clock_timestamp()) AS at
@@ -403,7 +416,7 @@ export async function reverseProjectionsOfRep(
                WHERE org_id = $1 AND user_id = $2 AND plan_id = ANY($3::text[]) AND status = 'projected'
                RETURNING *
              )
-             SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.org_id = $1 AND u.id = e.user_id ORDER BY e.id`,
+             SELECT ${wireColumnsOf('$1')} FROM moved e ORDER BY e.id`,
       values: [orgId, userId, planIds, JSON.stringify(PLAN_ARCHIVED)],
     }),
   );
@@ -442,7 +455,7 @@ export async function moveRowsOfPeriod(
              WHERE org_id = $1 AND period_id = $2 AND status = $4 AND id = ANY($3::text[])
              RETURNING *
            )
-           SELECT ${WIRE_COLUMNS} FROM moved e JOIN users u ON u.org_id = $1 AND u.id = e.user_id ORDER BY e.created_at, e.id`,
+           SELECT ${wireColumnsOf('$1')} FROM moved e ORDER BY e.created_at, e.id`,
     values: [orgId, periodId, ids, change.from, change.to],
   });
   return rows.map(toRecord);
@@ -553,8 +566,7 @@ export async function listAfter(
     );
   });
   const rows = await tx.query<RecordRow>({
-    text: `SELECT ${WIRE_COLUMNS} FROM (${ranges.join(' UNION ALL ')}) e
-           JOIN users u ON u.org_id = ${org} AND u.id = e.user_id
+    text: `SELECT ${wireColumnsOf(org)} FROM (${ranges.join(' UNION ALL ')}) e
            ORDER BY e.created_at, e.id LIMIT ${max}`,
     values,
   });
@@ -573,7 +585,7 @@ export async function findWithTrace(
 ): Promise<EarningWithTrace | null> {
   const rows = await tx.query<RecordRow & { trace: EarningTrace }>(
     named('earnings_find_with_trace', {
-      text: `SELECT ${WIRE_COLUMNS}, e.trace FROM earnings e JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id
+      text: `SELECT ${wireColumnsOf('$1')}, e.trace FROM earnings e
              WHERE e.org_id = $1 AND e.id = $2 AND ($3::text[] IS NULL OR e.user_id = ANY($3::text[]))`,
       values: [orgId, id, visibleUserIds],
     }),
@@ -698,10 +710,11 @@ export async function snapshotRowsOfReps(
 ): Promise<LedgerSnapshotRow[]> {
   if (userIds.length === 0) return [];
   const rows = await tx.query<SnapshotRow>(
-    sql`SELECT e.id, e.line_key, u.external_id AS user_external_id, e.plan_id, e.currency, e.rule_chip_id, e.deal_id,
-               d.external_id AS deal_external_id, e.status, e.amount_cents
+    sql`SELECT e.id, e.line_key,
+               (SELECT u.external_id FROM users u WHERE u.org_id = e.org_id AND u.id = e.user_id) AS user_external_id,
+               e.plan_id, e.currency, e.rule_chip_id, e.deal_id, d.external_id AS deal_external_id, e.status,
+               e.amount_cents
         FROM earnings e
-        JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id
         LEFT JOIN deals d ON d.org_id = e.org_id AND d.id = e.deal_id
         WHERE e.org_id = ${orgId} AND e.user_id = ANY(${[...userIds]}::text[])
         ORDER BY e.created_at, e.id`,
@@ -910,14 +923,14 @@ export async function writtenSince(
     tx.query<WrittenRowNotice>(
       userIds === null
         ? named('earnings_written_since', {
-            text: `SELECT e.id, e.user_id, u.external_id AS user_external_id, e.period_id, e.deal_id, e.created_at
-                   FROM earnings e JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id
+            text: `SELECT e.id, e.user_id, ${repExternalIdOf('$1')} AS user_external_id, e.period_id, e.deal_id, e.created_at
+                   FROM earnings e
                    WHERE e.org_id = $1 AND e.created_at > $2 ORDER BY e.created_at, e.id LIMIT $3`,
             values: [orgId, since, limit],
           })
         : named('earnings_written_since_for_reps', {
-            text: `SELECT e.id, e.user_id, u.external_id AS user_external_id, e.period_id, e.deal_id, e.created_at
-                   FROM earnings e JOIN users u ON u.org_id = e.org_id AND u.id = e.user_id
+            text: `SELECT e.id, e.user_id, ${repExternalIdOf('$1')} AS user_external_id, e.period_id, e.deal_id, e.created_at
+                   FROM earnings e
                    WHERE e.org_id = $1 AND e.created_at > $2 AND e.user_id = ANY($3::text[])
                    ORDER BY e.created_at, e.id LIMIT $4`,
             values: [orgId, since, userIds, limit],

@@ -573,10 +573,16 @@ function scansOf(node: PlanNode, into: ScanSummary[] = []): ScanSummary[] {
 
 /**
  * Each statement explained as the pool's connections plan it (generic plans), executed (ANALYZE, BUFFERS):
- * prepared under plan_cache_mode=force_generic_plan and explained with its recorded values.
+ * prepared under plan_cache_mode=force_generic_plan (and `settings`, each `name=value`) and explained with its
+ * recorded values.
  */
-export async function explainGeneric(url: string, statements: readonly Statement[]): Promise<ExplainedStatement[]> {
-  const client = new pg.Client({ connectionString: url, options: '-c plan_cache_mode=force_generic_plan' });
+export async function explainGeneric(
+  url: string,
+  statements: readonly Statement[],
+  settings: readonly string[] = [],
+): Promise<ExplainedStatement[]> {
+  const options = ['plan_cache_mode=force_generic_plan', ...settings].map((setting) => `-c ${setting}`).join(' ');
+  const client = new pg.Client({ connectionString: url, options });
   await client.connect();
   try {
     const explained: ExplainedStatement[] = [];
