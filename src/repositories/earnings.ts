@@ -117,7 +117,7 @@ const LIVE_OR_LOCKED = `('projected', 'pending', 'approved', 'paid')`;
  * The external id of the rep of each row `e` a statement returns, looked up by the users key `(org_id, id)`. A
  * subquery, not a join: joined, a generic plan sizes the org's reps from the average of every org and may scan them
  * all for each row returned when that average is small (docs/scaling.md, "A row's rep, by its key";
- * test/integration/read-plans.test.ts). `org` is the statement's placeholder for the org, or `e.org_id`.
+ * test/integration/read-plans.test.ts). `org` is the statement's placeholder for the org.
  */
 function repExternalIdOf(org: string): string {
   return `(SELECT u.external_id FROM users u WHERE u.org_id = ${org} AND u.id = e.user_id)`;
@@ -709,16 +709,15 @@ export async function snapshotRowsOfReps(
   userIds: readonly string[],
 ): Promise<LedgerSnapshotRow[]> {
   if (userIds.length === 0) return [];
-  const rows = await tx.query<SnapshotRow>(
-    sql`SELECT e.id, e.line_key,
-               (SELECT u.external_id FROM users u WHERE u.org_id = e.org_id AND u.id = e.user_id) AS user_external_id,
-               e.plan_id, e.currency, e.rule_chip_id, e.deal_id, d.external_id AS deal_external_id, e.status,
-               e.amount_cents
-        FROM earnings e
-        LEFT JOIN deals d ON d.org_id = e.org_id AND d.id = e.deal_id
-        WHERE e.org_id = ${orgId} AND e.user_id = ANY(${[...userIds]}::text[])
-        ORDER BY e.created_at, e.id`,
-  );
+  const rows = await tx.query<SnapshotRow>({
+    text: `SELECT e.id, e.line_key, ${repExternalIdOf('$1')} AS user_external_id, e.plan_id, e.currency,
+             e.rule_chip_id, e.deal_id, d.external_id AS deal_external_id, e.status, e.amount_cents
+           FROM earnings e
+           LEFT JOIN deals d ON d.org_id = e.org_id AND d.id = e.deal_id
+           WHERE e.org_id = $1 AND e.user_id = ANY($2::text[])
+           ORDER BY e.created_at, e.id`,
+    values: [orgId, [...userIds]],
+  });
   return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
 }
 
