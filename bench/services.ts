@@ -1,5 +1,5 @@
 import { type CompositionInput, composeServices, type Services } from '../src/composition.ts';
-import { loadConfig } from '../src/config.ts';
+import { type Config, loadConfig } from '../src/config.ts';
 import { LEFT_TO_AUTOVACUUM } from '../src/db/plannerStatistics.ts';
 import type { Database } from '../src/db/prisma.ts';
 import type { SqlPool } from '../src/repositories/transaction.ts';
@@ -7,14 +7,28 @@ import type { SqlPool } from '../src/repositories/transaction.ts';
 // The bench's services, composed by the production composition root (src/composition.ts), so what it sets up and
 // what it measures in process run the wiring the server runs.
 
-/** The services on `db` and `pool`; `listeners` take the ledger out of what a scenario measures. */
-export function benchServices(db: Database, pool: SqlPool, listeners?: CompositionInput['listeners']): Services {
+/**
+ * The services on `db` and `pool` with `config`, for a set-up beside what is measured or shown (the bench's, the
+ * screenshot scripts'): one recompute at a time, the planner's statistics left to autovacuum (the server or command
+ * under test keeps its own); `listeners` take the ledger out of what a scenario measures.
+ */
+export function setupServices(
+  db: Database,
+  pool: SqlPool,
+  config: Config,
+  listeners?: CompositionInput['listeners'],
+): Services {
   return composeServices({
     db,
     pool,
-    config: loadConfig(),
+    config,
     recompute: { concurrency: 1 },
     statistics: LEFT_TO_AUTOVACUUM,
     ...(listeners ? { listeners } : {}),
   });
+}
+
+/** The services on `db` and `pool` with the environment's configuration (see setupServices). */
+export function benchServices(db: Database, pool: SqlPool, listeners?: CompositionInput['listeners']): Services {
+  return setupServices(db, pool, loadConfig(), listeners);
 }

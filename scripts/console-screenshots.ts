@@ -9,9 +9,8 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { composeServices } from '../src/composition.ts';
+import { setupServices } from '../bench/services.ts';
 import { loadConfig } from '../src/config.ts';
-import { LEFT_TO_AUTOVACUUM } from '../src/db/plannerStatistics.ts';
 import { createPrismaClient } from '../src/db/prisma.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { startServer } from '../src/main.ts';
@@ -36,13 +35,7 @@ const server = await startServer(config, createLogger('warn'));
 const db = createPrismaClient(databaseUrl, 2);
 // The set-up's services, composed as the server and the CLI compose theirs; set-up runs on the Prisma client only.
 const setupPool = createSqlPool(databaseUrl, 1, () => {});
-const { admin } = composeServices({
-  db,
-  pool: setupPool,
-  config,
-  recompute: { concurrency: 1 },
-  statistics: LEFT_TO_AUTOVACUUM,
-});
+const { admin } = setupServices(db, setupPool, config);
 
 const org = await orgs.create(databaseStatements(db), 'Northwind Sales');
 const { password } = await admin.admins.create({

@@ -9,9 +9,8 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { composeServices } from '../src/composition.ts';
+import { setupServices } from '../bench/services.ts';
 import { loadConfig } from '../src/config.ts';
-import { LEFT_TO_AUTOVACUUM } from '../src/db/plannerStatistics.ts';
 import { createPrismaClient } from '../src/db/prisma.ts';
 import { signInLinkUrl } from '../src/http/portal/paths.ts';
 import { createLogger } from '../src/lib/logger.ts';
@@ -34,13 +33,7 @@ const config = loadConfig({
 const server = await startServer(config, createLogger('warn'));
 const db = createPrismaClient(databaseUrl, 2);
 const setupPool = createSqlPool(databaseUrl, 2, () => {});
-const { admin } = composeServices({
-  db,
-  pool: setupPool,
-  config,
-  recompute: { concurrency: 1 },
-  statistics: LEFT_TO_AUTOVACUUM,
-});
+const { admin } = setupServices(db, setupPool, config);
 
 const demo = await admin.demo.run('Northwind Sales');
 const orgId = demo.org.id;
