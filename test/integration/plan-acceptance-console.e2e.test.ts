@@ -77,16 +77,34 @@ describe('plan acceptance in the console', () => {
     await page.getByText(/reminded at .*; remind again in/).waitFor();
     assert.deepEqual(await seriousAccessibilityViolations(page), []);
 
-    // The org setting beside the other pay settings, on the Periods page.
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Periods' }).click();
-    // Reads of the settings answer late from here on: the box must show the saved value from the save's own answer,
-    // not flip back to the value read before it while a reload is on its way (a flake in CI, and what an admin saw).
+    // The org setting beside the other pay settings, on the Periods page. The box must show the admin's choice from
+    // the click on, whatever renders the page in between: here the periods list answers after the click, while the
+    // save is held, and the settings are read late. (Re-rendered with the settings read before the save, the box went
+    // back off: a flake in CI, and what an admin saw.)
+    let releaseSave: () => void = () => undefined;
+    const saveHeld = new Promise<void>((resolve) => {
+      releaseSave = resolve;
+    });
     await page.route('**/admin/v1/pay-settings', async (route) => {
-      if (route.request().method() === 'GET') await new Promise((resolve) => setTimeout(resolve, 1_500));
+      if (route.request().method() === 'GET') await new Promise((resolve) => setTimeout(resolve, 1_000));
+      else await saveHeld;
       await route.continue();
     });
+    await page.route('**/admin/v1/periods', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      await route.continue();
+    });
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Periods' }).click();
     const waitsForAcceptance = page.getByLabel('Pay waits for reps to accept their plan');
     await waitsForAcceptance.check();
+    // The periods list has answered and the page has rendered again (this org has no periods yet: nothing is locked
+    // and its deals closed in no period the plan pays).
+    await page
+      .getByText('No periods yet')
+      .or(page.getByRole('table', { name: 'Periods with their earnings by status' }))
+      .waitFor();
+    assert.equal(await waitsForAcceptance.isChecked(), true, 'the box shows the choice while it is being saved');
+    releaseSave();
     await page.getByText('Pay settings saved.').waitFor();
     assert.equal(await waitsForAcceptance.isChecked(), true, 'the box shows what was saved');
     assert.equal((await services.admin.approvals.settings(org.id)).pay_waits_for_acceptance, true);

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { money, plural, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import {
@@ -257,15 +257,21 @@ export function PeriodsPage(props: { canChange: boolean }) {
 function PaySettingsCard(props: { canChange: boolean }) {
   const [loaded, reload] = useLoad(() => api.GET('/admin/v1/pay-settings'), []);
   const [outcome, setOutcome] = useState<Outcome | undefined>();
-  // The settings as the last save answered them: shown at once, so that no render in between shows the settings from
-  // before the save (which turned a just-ticked box back off until the reload came in).
-  const [saved, setSaved] = useState<Schemas['PaySettings'] | undefined>();
+  // The settings as the admin last chose them: shown from the moment of the change, through the save, and then as the
+  // save answered them. Any render in between (the periods list arriving, a reload) shows the choice, not the
+  // settings read before it, which turned a just-ticked box back off until the save came back.
+  const [chosen, setChosen] = useState<Schemas['PaySettings'] | undefined>();
+  const latestSave = useRef(0);
   if (loaded.state !== 'ready') return null;
-  const settings = saved ?? loaded.data;
+  const settings = chosen ?? loaded.data;
   const save = async (change: Schemas['PaySettingsChange']) => {
+    const ticket = ++latestSave.current;
+    setChosen({ ...settings, ...change });
     const { data, error } = await api.PUT('/admin/v1/pay-settings', { body: change });
-    setSaved(data);
+    // Only the answer to the latest change decides what is shown; an earlier save answering late shows nothing.
+    if (ticket !== latestSave.current) return;
     setOutcome(data ? { kind: 'success', text: 'Pay settings saved.' } : { kind: 'error', text: describeError(error) });
+    setChosen(data);
     // A refused change shows the settings as they stand.
     if (!data) void reload();
   };
