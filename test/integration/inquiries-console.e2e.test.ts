@@ -62,6 +62,26 @@ describe('the console’s inquiries', () => {
       await page.getByRole('heading', { level: 1, name: 'Missing deal: rep-017' }).waitFor();
       await page.getByText('Globex (closed 28 April) is not on my statement.').waitFor();
 
+      // The admin takes the inquiry. The select shows the choice while the assignment is on its way (held here), not
+      // the assignee read before it.
+      let releaseAssignment: () => void = () => undefined;
+      const assignmentHeld = new Promise<void>((resolve) => {
+        releaseAssignment = resolve;
+      });
+      await page.route('**/admin/v1/inquiries/*/assign', async (route) => {
+        await assignmentHeld;
+        await route.continue();
+      });
+      const assignee = page.getByLabel('Assign to');
+      await assignee.selectOption({ label: email });
+      await assignee.and(page.locator(':disabled')).waitFor();
+      assert.equal(await assignee.locator('option:checked').textContent(), email);
+      releaseAssignment();
+      await page.getByText('Assigned.').waitFor();
+      await assignee.and(page.locator(':enabled')).waitFor();
+      assert.equal(await assignee.locator('option:checked').textContent(), email);
+      await page.unroute('**/admin/v1/inquiries/*/assign');
+
       await page.getByLabel('Comment').fill('We are checking the CRM owner of Globex.');
       await page.getByRole('button', { name: 'Send comment' }).click();
       await page.getByText('Comment sent.').waitFor();
@@ -84,6 +104,7 @@ describe('the console’s inquiries', () => {
 
       const stored = await desk.get(org.id, { kind: 'admin', admin: { kind: 'cli' } }, inquiry.id);
       assert.equal(stored.inquiry.state, 'resolved');
+      assert.equal(stored.inquiry.assignee_email, email);
       assert.equal(stored.inquiry.amount_changed_cents, 84000);
       assert.deepEqual(stored.inquiry.links, [{ kind: 'recompute', target_id: null }]);
       assert.deepEqual(errors, []);

@@ -238,6 +238,9 @@ export function InquiryPage(props: { id: string; canChange: boolean }) {
   const [links, setLinks] = useState<LinkDraft[]>([{ kind: 'adjustment', id: '' }]);
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
+  // The assignee the admin just chose: the select shows it through the assignment and the reload after it, instead of
+  // jumping back to the assignee read before (each render while busy would set the select to the loaded value).
+  const [assigning, setAssigning] = useState<string | undefined>();
 
   const act = async (
     call: () => Promise<{ data?: Inquiry; error?: Schemas['Error'] }>,
@@ -253,7 +256,7 @@ export function InquiryPage(props: { id: string; canChange: boolean }) {
     }
     setOutcome({ kind: 'success', text: done });
     reset?.();
-    void reload();
+    await reload();
   };
 
   return (
@@ -382,10 +385,11 @@ export function InquiryPage(props: { id: string; canChange: boolean }) {
                     <label for="assignee">Assign to</label>
                     <select
                       id="assignee"
-                      value={inquiry.assignee?.id ?? ''}
+                      value={assigning ?? inquiry.assignee?.id ?? ''}
                       disabled={busy}
                       onChange={(e) => {
                         const value = e.currentTarget.value;
+                        setAssigning(value);
                         void act(
                           () =>
                             api.POST('/admin/v1/inquiries/{id}/assign', {
@@ -393,7 +397,7 @@ export function InquiryPage(props: { id: string; canChange: boolean }) {
                               body: { assignee_id: value === '' ? null : value },
                             }),
                           value === '' ? 'Unassigned.' : 'Assigned.',
-                        );
+                        ).finally(() => setAssigning(undefined));
                       }}
                     >
                       <option value="">Nobody</option>
