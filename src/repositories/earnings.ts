@@ -1,47 +1,17 @@
 import type { LedgerSnapshotRow, WrittenRow } from '../domain/earnings/estimate.ts';
 import { type LedgerRow, type NewEarningRow, PLAN_ARCHIVED, type RowRetirement } from '../domain/earnings/ledger.ts';
-import type { StatementRow } from '../domain/earnings/statement.ts';
 import type { EarningStatus, EarningTrace, LinePricing, TraceReplacement } from '../domain/earnings/types.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodId } from '../domain/periods.ts';
-import { named, prismaOf, sql, type Transaction } from './transaction.ts';
+import { named, sql, type Transaction } from './transaction.ts';
 
 // The earnings ledger's rows, read and written only through these intent-named statements, always scoped by
 // org. They run on a plain-SQL `Transaction`: the ingestion transaction itself, a recompute transaction of the
 // `pg` pool, or a Prisma interactive transaction (period admin, through the period listeners). Values are
-// normalised here (bigint columns as numbers, dates as text) so that both drivers return the same shapes. The
-// console's reads of totals (periodTotalsByStatus, repPeriodTotals) and of a rep's rows (repRowsOfPeriod) are admin
-// reads, through Prisma.
-
-/** Standing earnings rows of a period in one status: how many, and their sum. */
-export interface PeriodTotal {
-  period_id: string;
-  status: string;
-  rows: number;
-  amount_cents: number;
-}
-
-/** A rep's standing rows in one period, as the console shows them. */
-export interface RepPeriodTotal {
-  user_id: string;
-  period_id: string;
-  rows: number;
-  amount_cents: number;
-}
-
-/** A rep's row as the console shows it, with its trace's explanation. */
-export interface RepEarningRow {
-  id: string;
-  deal_id: string | null;
-  deal_external_id: string | null;
-  plan_id: string;
-  rule_chip_id: string;
-  chip_name: string;
-  amount_cents: number;
-  status: string;
-  created_at: Date;
-  explanation: string[];
-}
+// normalised here (bigint columns as numbers, dates as text) so that both drivers return the same shapes. Beside the
+// ledger's writes and reads are the API's reads of the rows (listAfter, findWithTrace). The other readers of the
+// table have a repository each: statements (statementRows.ts), payouts (payoutSums.ts), the earnings stream
+// (earningsStream.ts) and the console's overview, through Prisma (earningsOverview.ts).
 
 /** An earning row as the API lists it (no trace). */
 export interface EarningRecord {
@@ -119,7 +89,7 @@ const LIVE_OR_LOCKED = `('projected', 'pending', 'approved', 'paid')`;
  * all for each row returned when that average is small (docs/scaling.md, "A row's rep, by its key";
  * test/integration/read-plans.test.ts). `org` is the statement's placeholder for the org.
  */
-function repExternalIdOf(org: string): string {
+export function repExternalIdOf(org: string): string {
   return `(SELECT u.external_id FROM users u WHERE u.org_id = ${org} AND u.id = e.user_id)`;
 }
 
@@ -594,71 +564,6 @@ export async function findWithTrace(
   return row ? { ...toRecord(row), trace: row.trace } : null;
 }
 
-/** Standing rows (not superseded or reversed) per rep and period, for the console. */
-export async function repPeriodTotals(tx: Transaction, orgId: string): Promise<RepPeriodTotal[]> {
-  const rows = await prismaOf(tx).$queryRaw<
-    Array<{ user_id: string; period_id: string; rows: bigint; amount: bigint }>
-  >`
-    SELECT user_id, period_id, count(*) AS rows, coalesce(sum(amount_cents), 0)::bigint AS amount
-    FROM earnings WHERE org_id = ${orgId} AND status NOT IN ('superseded', 'reversed')
-    GROUP BY user_id, period_id ORDER BY user_id, period_id`;
-  return rows.map((row) => ({
-    user_id: row.user_id,
-    period_id: row.period_id,
-    rows: Number(row.rows),
-    amount_cents: Number(row.amount),
-  }));
-}
-
-/** Every row of the rep booked in the period, oldest first, with its trace's explanation. */
-export async function repRowsOfPeriod(
-  tx: Transaction,
-  orgId: string,
-  repId: string,
-  periodId: string,
-): Promise<RepEarningRow[]> {
-  const rows = await prismaOf(tx).earning.findMany({
-    where: { org_id: orgId, user_id: repId, period_id: periodId },
-    orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
-    select: {
-      id: true,
-      deal_id: true,
-      plan_id: true,
-      rule_chip_id: true,
-      amount_cents: true,
-      status: true,
-      created_at: true,
-      trace: true,
-    },
-  });
-  // The deals' external ids by (org_id, id), not through Prisma's relation load, which would name the org per row
-  // (`org_id IN (…)`): one org, one statement (docs/scaling.md).
-  const dealIds = [...new Set(rows.flatMap((row) => (row.deal_id ? [row.deal_id] : [])))];
-  const deals =
-    dealIds.length === 0
-      ? []
-      : await prismaOf(tx).deal.findMany({
-          where: { org_id: orgId, id: { in: dealIds } },
-          select: { id: true, external_id: true },
-        });
-  const dealExternalIds = new Map(deals.map((deal) => [deal.id, deal.external_id]));
-  return rows.map((row) => {
-    const trace = row.trace as { chip?: { name?: string }; explanation?: string[] };
-    return {
-      id: row.id,
-      deal_id: row.deal_id,
-      deal_external_id: (row.deal_id && dealExternalIds.get(row.deal_id)) ?? null,
-      plan_id: row.plan_id,
-      rule_chip_id: row.rule_chip_id,
-      chip_name: trace.chip?.name ?? row.rule_chip_id,
-      amount_cents: Number(row.amount_cents),
-      status: row.status,
-      created_at: row.created_at,
-      explanation: trace.explanation ?? [],
-    };
-  });
-}
-
 /**
  * The reps whose statement for the period pays something: a pending, approved or paid row, or a manual adjustment
  * (table adjustments). These are the statements an approval policy waits for.
@@ -684,20 +589,6 @@ export async function countOfPeriodWithStatus(
     sql`SELECT count(*) AS count FROM earnings WHERE org_id = ${orgId} AND period_id = ${periodId} AND status = ${status}`,
   );
   return Number(rows[0]?.count ?? 0);
-}
-
-/** Per period and status, the standing rows (superseded and reversed rows are history, not totals), for the admin. */
-export async function periodTotalsByStatus(tx: Transaction, orgId: string): Promise<PeriodTotal[]> {
-  const rows = await prismaOf(tx).$queryRaw<Array<{ period_id: string; status: string; rows: bigint; amount: bigint }>>`
-    SELECT period_id, status, count(*) AS rows, coalesce(sum(amount_cents), 0)::bigint AS amount
-    FROM earnings WHERE org_id = ${orgId} AND status NOT IN ('superseded', 'reversed')
-    GROUP BY period_id, status ORDER BY period_id, status`;
-  return rows.map((row) => ({
-    period_id: row.period_id,
-    status: row.status,
-    rows: Number(row.rows),
-    amount_cents: Number(row.amount),
-  }));
 }
 
 type SnapshotRow = Omit<LedgerSnapshotRow, 'amount_cents'> & { amount_cents: number | bigint };
@@ -729,212 +620,4 @@ export async function writtenRows(tx: Transaction, orgId: string, ids: readonly 
         FROM earnings WHERE org_id = ${orgId} AND id = ANY(${[...ids]}::text[]) ORDER BY created_at, id`,
   );
   return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
-}
-
-/** One rep's sums over a period's approved and paid rows and its manual adjustments. */
-export interface PayoutRow {
-  user_id: string;
-  user_external_id: string;
-  user_created_at: Date;
-  currency: string;
-  approved_cents: number;
-  paid_cents: number;
-  clawback_cents: number;
-  /** The draws' rows (advances, their adjustments and recoveries): not clawbacks, paid under their own code. */
-  draw_cents: number;
-  /** The rep's manual adjustments paid in the period (table adjustments). */
-  adjustment_cents: number;
-  /** The rep's approved rows that wait for them to accept their plan: in none of the sums above. */
-  held_pending_acceptance_cents: number;
-}
-
-/** A row of a plan's draw line: an advance (or its adjustment) or a recovery, told by its trace's chip kind. */
-const IS_DRAW_ROW = "(e.trace -> 'chip' ->> 'kind') IN ('draw', 'draw_recovery')";
-
-/**
- * The rep's projected, pending, approved and paid rows booked in the period, in the order they were written (a
- * statement's rows). Statements' and payouts' sums are taken over the rows `GET /v1/earnings` lists, so the
- * reports and the list cannot disagree.
- */
-export async function rowsOfRepInPeriod(
-  tx: Transaction,
-  orgId: string,
-  userId: string,
-  periodId: string,
-): Promise<StatementRow[]> {
-  const rows = await tx.query<Omit<StatementRow, 'amount_cents'> & { amount_cents: number | bigint }>(
-    sql`SELECT id, status, amount_cents, deal_id, plan_id, rule_chip_id, pricing, trace FROM earnings
-        WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id = ${periodId}
-          AND status IN ('projected', 'pending', 'approved', 'paid')
-        ORDER BY created_at, id`,
-  );
-  return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
-}
-
-/**
- * Per plan, what the rep's recoverable draws have advanced and not yet recovered in the periods booked before
- * `periodId`: the sum of the standing rows booked there of the draws' lines (advances of a recoverable draw,
- * and recoveries). The kind test repeats the draw-rows index's predicate, so that index (the rep's draw rows only,
- * not its whole history) serves the read.
- */
-export async function drawBalancesByPlanBefore(
-  tx: Transaction,
-  orgId: string,
-  userId: string,
-  periodId: string,
-): Promise<Map<string, number>> {
-  const rows = await tx.query<{ plan_id: string; balance: string }>(
-    sql`SELECT plan_id, sum(amount_cents)::text AS balance FROM earnings
-        WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id < ${periodId}
-          AND status IN ('pending', 'approved', 'paid')
-          AND (trace -> 'chip' ->> 'kind') IN ('draw', 'draw_recovery')
-          AND (trace -> 'chip' ->> 'kind' = 'draw_recovery'
-               OR (trace -> 'chip' ->> 'kind' = 'draw'
-                   AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'))
-        GROUP BY plan_id`,
-  );
-  return new Map(rows.map((row) => [row.plan_id, Number(row.balance)]));
-}
-
-/**
- * An earning row `e` (of org $1) whose pay waits for its rep to accept its plan (docs/plan-acceptance.md): the org's
- * pay waits for acceptance and the rep's latest request for the plan is not accepted. Payouts leave such rows out
- * while they are approved, until the rep accepts.
- */
-const HELD_FOR_ACCEPTANCE = `(
-  EXISTS (SELECT 1 FROM orgs o WHERE o.id = $1 AND o.pay_waits_for_acceptance)
-  AND EXISTS (
-    SELECT 1 FROM plan_acceptances pa
-    WHERE pa.org_id = $1 AND pa.user_id = e.user_id AND pa.plan_id = e.plan_id AND pa.state = 'requested'
-      AND NOT EXISTS (
-        SELECT 1 FROM plan_acceptances later
-        WHERE later.org_id = $1 AND later.user_id = pa.user_id AND later.plan_id = pa.plan_id
-          AND later.plan_version > pa.plan_version)))`;
-
-/**
- * Per rep with approved or paid rows in the period, after `position` in the rep's (created_at, id) order, and
- * per currency the rep's rows are in: the sums of those rows by status, of the draws' rows, and of the other
- * negative ones (clawbacks), all without the rows held for acceptance (HELD_FOR_ACCEPTANCE), whose sum is apart.
- * A rep whose every row is held comes with that sum only, so payroll sees what waits.
- * `limit` counts reps: a rep's payouts in several currencies come together.
- */
-export async function payoutsAfter(
-  tx: Transaction,
-  orgId: string,
-  periodId: string,
-  position: KeysetPosition,
-  limit: number,
-  visibleUserIds: readonly string[] | null = null,
-): Promise<PayoutRow[]> {
-  const values: unknown[] = [orgId, periodId];
-  let keyset = '';
-  if (position) {
-    values.push(position.at, position.id);
-    keyset = 'AND (u.created_at, u.id) > ($3::timestamptz, $4)';
-  }
-  if (visibleUserIds !== null) {
-    values.push(visibleUserIds);
-    keyset += ` AND u.id = ANY($${values.length}::text[])`;
-  }
-  values.push(limit);
-  // The org's reps in (created_at, id) order, each asked whether it has something paid or held in the period (an
-  // approved or paid row, or an adjustment once the period is locked: a period's manual adjustments are paid with
-  // it, approved while it is locked, paid once it is paid), up to `limit` of them; then each of those reps' sums,
-  // read from the rep's own rows of the period, the held rows summed apart. A page reads its reps' rows (and the reps before them with nothing paid), not
-  // the whole period's. Each question is a scalar subquery with LIMIT 1, a probe per rep: written as EXISTS, the
-  // planner may hash it instead, reading every approved and paid row of the period for each page.
-  const rows = await tx.query<PayoutRow>({
-    text: `WITH period AS (
-             SELECT p.status FROM periods p WHERE p.org_id = $1 AND p.id = $2
-           ), reps AS (
-             SELECT u.id, u.external_id, u.created_at
-             FROM users u
-             WHERE u.org_id = $1 ${keyset}
-               AND ((SELECT true FROM earnings e
-                     WHERE e.org_id = $1 AND e.user_id = u.id AND e.period_id = $2 AND e.status IN ('approved', 'paid')
-                     LIMIT 1)
-                    OR ((SELECT true FROM adjustments a
-                         WHERE a.org_id = $1 AND a.user_id = u.id AND a.period_id = $2 LIMIT 1)
-                        AND (SELECT status FROM period) IN ('locked', 'paid')))
-             ORDER BY u.created_at, u.id LIMIT $${values.length}
-           )
-           SELECT u.id AS user_id, u.external_id AS user_external_id, u.created_at AS user_created_at, e.currency,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'approved' AND NOT e.held), 0)::bigint AS approved_cents,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.status = 'paid'), 0)::bigint AS paid_cents,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.clawback AND NOT e.held), 0)::bigint AS clawback_cents,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.draw AND NOT e.held), 0)::bigint AS draw_cents,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.adjustment), 0)::bigint AS adjustment_cents,
-             COALESCE(sum(e.amount_cents) FILTER (WHERE e.held), 0)::bigint AS held_pending_acceptance_cents
-           FROM reps u CROSS JOIN LATERAL (
-             SELECT e.currency, e.amount_cents, e.status,
-                    (e.amount_cents < 0 AND NOT ${IS_DRAW_ROW}) AS clawback, ${IS_DRAW_ROW} AS draw, false AS adjustment,
-                    (e.status = 'approved' AND ${HELD_FOR_ACCEPTANCE}) AS held
-             FROM earnings e
-             WHERE e.org_id = $1 AND e.user_id = u.id AND e.period_id = $2 AND e.status IN ('approved', 'paid')
-             UNION ALL
-             SELECT a.currency, a.amount_cents,
-                    CASE (SELECT status FROM period) WHEN 'paid' THEN 'paid' ELSE 'approved' END, false, false, true,
-                    false
-             FROM adjustments a
-             WHERE a.org_id = $1 AND a.user_id = u.id AND a.period_id = $2
-               AND (SELECT status FROM period) IN ('locked', 'paid')
-           ) e
-           GROUP BY u.id, u.external_id, u.created_at, e.currency ORDER BY u.created_at, u.id, e.currency`,
-    values,
-  });
-  return rows.map((row) => ({
-    ...row,
-    user_created_at: new Date(row.user_created_at),
-    approved_cents: Number(row.approved_cents),
-    paid_cents: Number(row.paid_cents),
-    clawback_cents: Number(row.clawback_cents),
-    draw_cents: Number(row.draw_cents),
-    adjustment_cents: Number(row.adjustment_cents),
-    held_pending_acceptance_cents: Number(row.held_pending_acceptance_cents),
-  }));
-}
-
-/** A row as the earnings stream announces it. */
-export interface WrittenRowNotice {
-  id: string;
-  user_id: string;
-  user_external_id: string;
-  period_id: string;
-  deal_id: string | null;
-  created_at: Date;
-}
-
-/**
- * Up to `limit` rows written after `since`, of the given reps (every rep of the org when null), oldest first, with
- * the database's clock when they were read: the position the next read can start from.
- */
-export async function writtenSince(
-  tx: Transaction,
-  orgId: string,
-  userIds: readonly string[] | null,
-  since: Date,
-  limit: number,
-): Promise<{ rows: WrittenRowNotice[]; readAt: Date }> {
-  const [clock, rows] = await Promise.all([
-    tx.query<{ read_at: Date }>(
-      named('earnings_stream_clock', { text: 'SELECT clock_timestamp() AS read_at', values: [] }),
-    ),
-    tx.query<WrittenRowNotice>(
-      userIds === null
-        ? named('earnings_written_since', {
-            text: `SELECT e.id, e.user_id, ${repExternalIdOf('$1')} AS user_external_id, e.period_id, e.deal_id, e.created_at
-                   FROM earnings e
-                   WHERE e.org_id = $1 AND e.created_at > $2 ORDER BY e.created_at, e.id LIMIT $3`,
-            values: [orgId, since, limit],
-          })
-        : named('earnings_written_since_for_reps', {
-            text: `SELECT e.id, e.user_id, ${repExternalIdOf('$1')} AS user_external_id, e.period_id, e.deal_id, e.created_at
-                   FROM earnings e
-                   WHERE e.org_id = $1 AND e.created_at > $2 AND e.user_id = ANY($3::text[])
-                   ORDER BY e.created_at, e.id LIMIT $4`,
-            values: [orgId, since, userIds, limit],
-          }),
-    ),
-  ]);
-  return { rows, readAt: (clock[0] as { read_at: Date }).read_at };
 }

@@ -1,4 +1,4 @@
-import * as earnings from '../repositories/earnings.ts';
+import * as earningsStream from '../repositories/earningsStream.ts';
 import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
 
 /** One rep's rows of one period and deal that were just written, as the stream announces them. */
@@ -85,11 +85,11 @@ function earningsWatch(
       const tx = poolStatements(pool);
       if (since === null) {
         // The first read only fixes where the watch starts, on the database's clock.
-        const { readAt } = await earnings.writtenSince(tx, viewer.orgId, [], new Date(), 0);
+        const { readAt } = await earningsStream.writtenSince(tx, viewer.orgId, [], new Date(), 0);
         since = readAt;
         return { changes: [], position: readAt.getTime() };
       }
-      const { rows, readAt } = await earnings.writtenSince(tx, viewer.orgId, viewer.userIds, since, READ_LIMIT);
+      const { rows, readAt } = await earningsStream.writtenSince(tx, viewer.orgId, viewer.userIds, since, READ_LIMIT);
       const fresh = rows.filter((row) => !announced.has(row.id));
       for (const row of fresh) announced.set(row.id, row.created_at.getTime());
       // A full read may have left rows behind: continue from its last row rather than from the clock.
@@ -103,7 +103,7 @@ function earningsWatch(
   };
 }
 
-function groupChanges(rows: readonly earnings.WrittenRowNotice[]): EarningsChange[] {
+function groupChanges(rows: readonly earningsStream.WrittenRowNotice[]): EarningsChange[] {
   const byLine = new Map<string, EarningsChange>();
   for (const row of rows) {
     const key = `${row.user_id}|${row.period_id}|${row.deal_id ?? ''}`;

@@ -1,8 +1,8 @@
 import { type KeysetPosition, keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { type Viewer, visibleUserIdsOf } from '../domain/viewer.ts';
-import type { PayoutRow } from '../repositories/earnings.ts';
-import * as earnings from '../repositories/earnings.ts';
+import type { PayoutRow } from '../repositories/payoutSums.ts';
+import * as payoutSums from '../repositories/payoutSums.ts';
 import type { PeriodSummary } from '../repositories/periods.ts';
 import * as periods from '../repositories/periods.ts';
 import type { Transaction } from '../repositories/transaction.ts';
@@ -38,7 +38,7 @@ export class PayoutReader {
     const period = await this.#lockedPeriod(orgId, periodId);
     const fingerprint = keysetFingerprint(orgId, { payouts_of: periodId });
     const from = query.cursor === undefined ? null : PAYOUT_CURSOR.decode(query.cursor, fingerprint);
-    const rows = await earnings.payoutsAfter(
+    const rows = await payoutSums.payoutsAfter(
       this.#tx,
       orgId,
       periodId,
@@ -60,7 +60,7 @@ export class PayoutReader {
     const payouts: Payout[] = [];
     let position: KeysetPosition = null;
     for (;;) {
-      const rows = await earnings.payoutsAfter(this.#tx, orgId, periodId, position, EXPORT_PAGE);
+      const rows = await payoutSums.payoutsAfter(this.#tx, orgId, periodId, position, EXPORT_PAGE);
       payouts.push(...rows.map(toWirePayout));
       const last = rows.at(-1);
       if (new Set(rows.map((row) => row.user_id)).size < EXPORT_PAGE || !last) return { period, payouts };

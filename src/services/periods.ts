@@ -3,8 +3,9 @@ import type { Database } from '../db/prisma.ts';
 import { isPeriodId } from '../domain/periods.ts';
 import { Refusal } from '../domain/refusal.ts';
 import * as audit from '../repositories/audit.ts';
-import type { PeriodTotal } from '../repositories/earnings.ts';
 import * as earnings from '../repositories/earnings.ts';
+import type { PeriodTotal } from '../repositories/earningsOverview.ts';
+import * as earningsOverview from '../repositories/earningsOverview.ts';
 import * as orgs from '../repositories/orgs.ts';
 import type { PaymentRequestRecord } from '../repositories/paymentRequests.ts';
 import * as paymentRequests from '../repositories/paymentRequests.ts';
@@ -75,7 +76,7 @@ export class PeriodAdmin {
     await this.requireOrg(orgId);
     const [found, totals] = await Promise.all([
       periods.listForOrg(this.#statements, orgId),
-      earnings.periodTotalsByStatus(this.#statements, orgId),
+      earningsOverview.periodTotalsByStatus(this.#statements, orgId),
     ]);
     return found.map((period) => ({ ...period, totals: totals.filter((total) => total.period_id === period.id) }));
   }

@@ -1,8 +1,8 @@
 import type { Database } from '../db/prisma.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { hasPrefix } from '../lib/ids.ts';
-import type { RepEarningRow, RepPeriodTotal } from '../repositories/earnings.ts';
-import * as earnings from '../repositories/earnings.ts';
+import type { RepEarningRow, RepPeriodTotal } from '../repositories/earningsOverview.ts';
+import * as earningsOverview from '../repositories/earningsOverview.ts';
 import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
 import type { RepRecord } from '../repositories/users.ts';
 import * as users from '../repositories/users.ts';
@@ -35,7 +35,7 @@ export class RepReader {
   async list(orgId: string): Promise<RepWithTotals[]> {
     const [list, totals] = await Promise.all([
       users.listReps(this.#statements, orgId),
-      earnings.repPeriodTotals(this.#statements, orgId),
+      earningsOverview.repPeriodTotals(this.#statements, orgId),
     ]);
     return list.map((rep) => withTotals(rep, totals));
   }
@@ -63,8 +63,8 @@ export class RepReader {
   ): Promise<{ rep: RepWithTotals; earnings: RepEarningRow[] }> {
     const rep = await this.find(orgId, repId);
     const [rows, totals] = await Promise.all([
-      earnings.repRowsOfPeriod(this.#statements, orgId, rep.id, periodId),
-      earnings.repPeriodTotals(this.#statements, orgId),
+      earningsOverview.repRowsOfPeriod(this.#statements, orgId, rep.id, periodId),
+      earningsOverview.repPeriodTotals(this.#statements, orgId),
     ]);
     return { rep: withTotals(rep, totals), earnings: rows };
   }

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.ts';
-import type { PayoutRow } from '../repositories/earnings.ts';
+import type { PayoutRow } from '../repositories/payoutSums.ts';
 
 export type Payout = components['schemas']['Payout'];
 

@@ -1,6 +1,6 @@
 import type { components } from '../../generated/openapi.ts';
 import type { components as admin } from '../../generated/openapi-admin.ts';
-import type { PeriodTotal } from '../repositories/earnings.ts';
+import type { PeriodTotal } from '../repositories/earningsOverview.ts';
 import type { PeriodRecord } from '../repositories/periods.ts';
 
 // A period on the wire. The webhooks' period names the period and its status; the admin API's adds when it was

@@ -18,7 +18,10 @@ function sourceFiles(directory: string): string[] {
 
 const PRISMA_USE = /generated\/prisma|\$transaction|\$queryRaw|\$executeRaw|prismaOf\(|prismaOr\(/;
 
-/** The repositories, one per table (or per lock of their own), as docs/architecture.md lists them. */
+/**
+ * The repositories, one per table (or per lock of their own; the earnings table has one per reader beside the
+ * ledger's), as docs/architecture.md lists them.
+ */
 const REPOSITORIES = [
   'accounting',
   'adjustments',
@@ -30,6 +33,8 @@ const REPOSITORIES = [
   'deals',
   'domainEvents',
   'earnings',
+  'earningsOverview',
+  'earningsStream',
   'evaluationLocks',
   'exchangeRates',
   'feedWriters',
@@ -38,6 +43,7 @@ const REPOSITORIES = [
   'inquiryComments',
   'orgs',
   'paymentRequests',
+  'payoutSums',
   'pendingEvaluations',
   'periodStandings',
   'periods',
@@ -54,6 +60,7 @@ const REPOSITORIES = [
   'sourceEvents',
   'ssoSignInAttempts',
   'statementApprovals',
+  'statementRows',
   'users',
   'webhookDeliveries',
   'webhookEndpoints',
@@ -66,7 +73,7 @@ const USING_PRISMA = [
   'admins',
   'apiKeys',
   'audit',
-  'earnings',
+  'earningsOverview',
   'exchangeRates',
   'orgs',
   'periods',

@@ -1,0 +1,50 @@
+import type { StatementRow } from '../domain/earnings/statement.ts';
+import { sql, type Transaction } from './transaction.ts';
+
+// What a rep's statement for a period reads of the earnings ledger, in plain SQL and always scoped by org: the rep's
+// rows of the period, and what the rep's recoverable draws carry over from the periods before.
+
+/**
+ * The rep's projected, pending, approved and paid rows booked in the period, in the order they were written (a
+ * statement's rows). Statements' and payouts' sums are taken over the rows `GET /v1/earnings` lists, so the
+ * reports and the list cannot disagree.
+ */
+export async function rowsOfRepInPeriod(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  periodId: string,
+): Promise<StatementRow[]> {
+  const rows = await tx.query<Omit<StatementRow, 'amount_cents'> & { amount_cents: number | bigint }>(
+    sql`SELECT id, status, amount_cents, deal_id, plan_id, rule_chip_id, pricing, trace FROM earnings
+        WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id = ${periodId}
+          AND status IN ('projected', 'pending', 'approved', 'paid')
+        ORDER BY created_at, id`,
+  );
+  return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
+}
+
+/**
+ * Per plan, what the rep's recoverable draws have advanced and not yet recovered in the periods booked before
+ * `periodId`: the sum of the standing rows booked there of the draws' lines (advances of a recoverable draw,
+ * and recoveries). The kind test repeats the draw-rows index's predicate, so that index (the rep's draw rows only,
+ * not its whole history) serves the read.
+ */
+export async function drawBalancesByPlanBefore(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  periodId: string,
+): Promise<Map<string, number>> {
+  const rows = await tx.query<{ plan_id: string; balance: string }>(
+    sql`SELECT plan_id, sum(amount_cents)::text AS balance FROM earnings
+        WHERE org_id = ${orgId} AND user_id = ${userId} AND period_id < ${periodId}
+          AND status IN ('pending', 'approved', 'paid')
+          AND (trace -> 'chip' ->> 'kind') IN ('draw', 'draw_recovery')
+          AND (trace -> 'chip' ->> 'kind' = 'draw_recovery'
+               OR (trace -> 'chip' ->> 'kind' = 'draw'
+                   AND trace -> 'chip' -> 'definition' ->> 'recoverable' = 'true'))
+        GROUP BY plan_id`,
+  );
+  return new Map(rows.map((row) => [row.plan_id, Number(row.balance)]));
+}
