@@ -524,15 +524,6 @@ export const LISTED_READS: ListedRead[] = [
     budget: () => rowsListBudget('adjustments'),
   },
   {
-    name: 'GET /v1/adjustments?user_external_id=',
-    run: (pool, world) =>
-      readersOn(pool, world).adjustmentReader.listPage(viewerOf(world), {
-        filters: { userExternalId: middleRep(world).external_id },
-        limit: PAGE,
-      }),
-    budget: () => ({ ...rowsListBudget('adjustments'), users: PAGE + 3 }),
-  },
-  {
     name: 'GET /v1/inquiries (an API key: newest first)',
     run: (pool, world) =>
       inquiriesPage(pool, world, { kind: 'api_key', keyId: 'key_read_plans', keyName: 'read plans' }),
