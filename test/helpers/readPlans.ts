@@ -8,7 +8,7 @@ import { orgViewer, type Viewer } from '../../src/domain/viewer.ts';
 import * as orgs from '../../src/repositories/orgs.ts';
 import { databaseStatements, type SqlPool, type Statement } from '../../src/repositories/transaction.ts';
 import { EARNING_CURSOR, earningListFingerprint } from '../../src/services/earnings/reader.ts';
-import { type InquiryActor, InquiryDesk } from '../../src/services/inquiries.ts';
+import type { InquiryActor, InquiryDesk } from '../../src/services/inquiries.ts';
 import { PAYOUT_CURSOR } from '../../src/services/payouts.ts';
 import { loadWithIndexesBuiltAfter } from './bulkLoad.ts';
 import { ingestRequest } from './ingestRequests.ts';
@@ -345,15 +345,23 @@ function readersOn(pool: SqlPool, world: ReadWorld): Services['api'] {
   return api;
 }
 
+const inquiryDesks = new WeakMap<SqlPool, InquiryDesk>();
+
 /**
- * The inquiries desk with its statements run on `pool` (recorded, planned as the pool plans them). The desk runs its
- * reads on the database it is given (`databaseStatements`): here a database whose raw queries are the pool's.
+ * The inquiries desk with its statements run on `pool` (recorded, planned as the pool plans them), composed as the
+ * server composes it. The desk runs its reads on the database it is given (`databaseStatements`): here a database
+ * whose raw queries are the pool's.
  */
 function inquiryDeskOn(pool: SqlPool): InquiryDesk {
-  const database = {
-    $queryRawUnsafe: async (text: string, ...values: unknown[]) => (await pool.query(text, values)).rows,
-  };
-  return new InquiryDesk(database as unknown as Database);
+  let desk = inquiryDesks.get(pool);
+  if (!desk) {
+    const database = {
+      $queryRawUnsafe: async (text: string, ...values: unknown[]) => (await pool.query(text, values)).rows,
+    };
+    desk = testServices({ db: database as unknown as Database, pool }).api.inquiries;
+    inquiryDesks.set(pool, desk);
+  }
+  return desk;
 }
 
 async function inquiriesPage(pool: SqlPool, world: ReadWorld, actor: InquiryActor) {
