@@ -16,8 +16,9 @@ import {
 import { testServices } from '../test/helpers/services.ts';
 
 // `npm run bench:reads`: the p99 of each read that must stay flat as the tables grow (the earnings list, first page,
-// a deep cursor page and each filter; a row's trace; a statement; a payouts page; a page of the payroll export), at a
-// small and a large size, on two databases of one throwaway embedded PostgreSQL (or BENCH_DATABASE_URL's server). The
+// a deep cursor page and each filter; a row's trace; a statement; a payouts page; a page of the payroll export; the
+// adjustments and inquiries lists), at a small and a large size, on two databases of one throwaway embedded
+// PostgreSQL (or BENCH_DATABASE_URL's server). The
 // reads are test/helpers/readPlans.ts's LISTED_READS (the ones test/integration/read-plans.test.ts checks the plans
 // of), run through Quotient's readers on the API's pool (generic plans, as the server runs them), not through HTTP:
 // what grows with the tables is the database's part.
@@ -25,7 +26,8 @@ import { testServices } from '../test/helpers/services.ts';
 // Sizes: BENCH_READS_ROWS (default "10000,1000000"), the earnings rows of the measured org; each size is an org of
 // rows / (2 × 12 × BENCH_READS_DEALS) reps (BENCH_READS_DEALS won deals per rep and month, default 8; every deal a
 // standing row and the row it superseded), a year of periods (nine paid, two locked, one open), a manual adjustment
-// per rep and period. So what each read returns is the same at every size (a page, a rep's period, 50 reps' payouts).
+// and an inquiry per rep and period. So what each read returns is the same at every size (a page, a rep's period,
+// 50 reps' payouts).
 // Two deals per org go through the pipeline (DealIngestion) and their rows' traces are the bulk's, written with SQL
 // (seedReadWorld): the pipeline's own rate makes ten million rows a matter of days on this machine (bench:scale).
 // The bulk is loaded with the growing tables' indexes and foreign keys built after it (the same indexes in the end),

@@ -3,6 +3,7 @@ import type { AttainmentCredit } from '../domain/earnings/attainmentCredits.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodStatus } from './periods.ts';
 import { named, type Transaction } from './transaction.ts';
+import { repExternalIdOf, repIdByExternalId } from './users.ts';
 
 // Manual adjustments (adjustments): admins' signed amounts beside the earnings ledger. Rows are only inserted;
 // a void is a new row naming the one it voids. Plain SQL: statements and payouts read them on the pool.
@@ -64,15 +65,18 @@ interface AdjustmentRow extends Omit<AdjustmentRecord, 'amount_cents' | 'created
 }
 
 // The void of each adjustment is looked up by its key, one probe per adjustment read (voids_id is unique, so LIMIT 1
-// changes nothing but the plan: as a plain join, a merge join could read every void of every org in key order).
-const SELECT = `
-  SELECT a.id, a.org_id, a.user_id, u.external_id AS user_external_id, a.period_id, a.amount_cents::text AS amount_cents,
+// changes nothing but the plan: as a plain join, a merge join could read every void of every org in key order). Its
+// rep is named by the users key too (repExternalIdOf), not joined: a generic plan could scan the org's reps per row.
+// `adjustments`: the rows read, the table or a page of it; every statement binds the org as $1.
+const selectFrom = (adjustments: string) => `
+  SELECT a.id, a.org_id, a.user_id, ${repExternalIdOf('a.org_id', 'a')} AS user_external_id, a.period_id,
+         a.amount_cents::text AS amount_cents,
          a.currency, a.category, a.reason, a.deal_id, a.voids_id, v.id AS voided_by_id, a.idempotency_key,
          a.created_by_type, a.created_by, a.created_by_id, a.created_at, a.counts_toward_attainment, p.status AS period_status
-  FROM adjustments a
-  JOIN users u ON u.org_id = a.org_id AND u.id = a.user_id
+  FROM ${adjustments} a
   LEFT JOIN LATERAL (SELECT v.id FROM adjustments v WHERE v.org_id = a.org_id AND v.voids_id = a.id LIMIT 1) v ON true
-  LEFT JOIN periods p ON p.org_id = a.org_id AND p.id = a.period_id`;
+  LEFT JOIN periods p ON p.org_id = $1 AND p.id = a.period_id`;
+const SELECT = selectFrom('adjustments');
 
 function toRecord(row: AdjustmentRow): AdjustmentRecord {
   return {
@@ -158,17 +162,20 @@ export async function listAfter(
     values.push(value);
     return `$${values.length}`;
   };
-  const where = ['a.org_id = $1'];
+  const where: string[] = [];
   if (filters.periodId !== undefined) where.push(`a.period_id = ${param(filters.periodId)}`);
   if (filters.userId !== undefined) where.push(`a.user_id = ${param(filters.userId)}`);
-  if (filters.userExternalId !== undefined) where.push(`u.external_id = ${param(filters.userExternalId)}`);
+  if (filters.userExternalId !== undefined) {
+    where.push(`a.user_id = ${repIdByExternalId('$1', param(filters.userExternalId))}`);
+  }
   if (filters.category !== undefined) where.push(`a.category = ${param(filters.category)}`);
   if (visibleUserIds !== null) where.push(`a.user_id = ANY(${param(visibleUserIds)}::text[])`);
   if (position) where.push(`(a.created_at, a.id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
-  const rows = await tx.query<AdjustmentRow>({
-    text: `${SELECT} WHERE ${where.join(' AND ')} ORDER BY a.created_at, a.id LIMIT ${param(limit)}`,
-    values,
-  });
+  // The page is taken first, then each of its rows' void, period and rep: planned generically with the joins around
+  // it, a page of one rep's adjustments was read from the org's (created_at, id) range, every rep's rows filtered.
+  const page = `(SELECT a.* FROM adjustments a WHERE a.org_id = $1 ${where.map((condition) => `AND ${condition}`).join(' ')}
+                 ORDER BY a.created_at, a.id LIMIT ${param(limit)})`;
+  const rows = await tx.query<AdjustmentRow>({ text: `${selectFrom(page)} ORDER BY a.created_at, a.id`, values });
   return rows.map(toRecord);
 }
 

@@ -4,6 +4,7 @@ import type { EarningStatus, EarningTrace, LinePricing, TraceReplacement } from 
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodId } from '../domain/periods.ts';
 import { named, sql, type Transaction } from './transaction.ts';
+import { repExternalIdOf } from './users.ts';
 
 // The earnings ledger's rows, read and written only through these intent-named statements, always scoped by
 // org. They run on a plain-SQL `Transaction`: the ingestion transaction itself, a recompute transaction of the
@@ -82,16 +83,6 @@ export interface EarningListFilters {
 }
 
 const LIVE_OR_LOCKED = `('projected', 'pending', 'approved', 'paid')`;
-
-/**
- * The external id of the rep of each row `e` a statement returns, looked up by the users key `(org_id, id)`. A
- * subquery, not a join: joined, a generic plan sizes the org's reps from the average of every org and may scan them
- * all for each row returned when that average is small (docs/scaling.md, "A row's rep, by its key";
- * test/integration/read-plans.test.ts). `org` is the statement's placeholder for the org.
- */
-export function repExternalIdOf(org: string): string {
-  return `(SELECT u.external_id FROM users u WHERE u.org_id = ${org} AND u.id = e.user_id)`;
-}
 
 /** A row `e` as the API lists it, with its rep's external id (`org`: as for repExternalIdOf). */
 function wireColumnsOf(org: string): string {

@@ -1,5 +1,5 @@
-import { repExternalIdOf } from './earnings.ts';
 import { named, type Transaction } from './transaction.ts';
+import { repExternalIdOf } from './users.ts';
 
 // The earnings stream's reads, in plain SQL and always scoped by org: the rows written since a position, a page at a
 // time, with the database's clock to start the next page from.

@@ -2,6 +2,7 @@ import type { InquiryState, InquirySubjectKind, InquiryType, ResolutionLinkKind 
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import { newId } from '../lib/ids.ts';
 import { sql, type Transaction } from './transaction.ts';
+import { repExternalIdOf } from './users.ts';
 
 // Inquiries and the links of their resolutions (docs/inquiries.md). Plain SQL, so a change runs on whichever
 // driver opened its transaction; a change locks its inquiry's row first (`lockForChange`).
@@ -50,15 +51,20 @@ interface InquiryRow extends Omit<InquiryRecord, 'expected_amount_cents' | 'amou
 }
 
 const COLUMNS = `
-  i.id, i.org_id, i.user_id, u.external_id AS user_external_id, i.subject_kind, i.earning_id, i.deal_id, i.period_id,
-  i.type, i.expected_amount_cents::text AS expected_amount_cents, i.expected_currency, i.message, i.state,
-  i.assignee_admin_id, a.email AS assignee_email, i.opened_by_kind, i.opened_by_id, i.opened_by_label, i.created_at, i.updated_at,
-  i.first_response_at, i.in_review_at, i.closed_at, i.amount_changed_cents::text AS amount_changed_cents,
-  i.amount_changed_currency, i.resolution_note,
+  i.id, i.org_id, i.user_id, ${repExternalIdOf('i.org_id', 'i')} AS user_external_id, i.subject_kind, i.earning_id,
+  i.deal_id, i.period_id, i.type, i.expected_amount_cents::text AS expected_amount_cents, i.expected_currency,
+  i.message, i.state, i.assignee_admin_id,
+  (SELECT a.email FROM admins a WHERE a.org_id = i.org_id AND a.id = i.assignee_admin_id) AS assignee_email,
+  i.opened_by_kind, i.opened_by_id, i.opened_by_label, i.created_at, i.updated_at, i.first_response_at,
+  i.in_review_at, i.closed_at, i.amount_changed_cents::text AS amount_changed_cents, i.amount_changed_currency,
+  i.resolution_note,
   (SELECT json_agg(json_build_object('kind', l.kind, 'target_id', l.target_id) ORDER BY l.position)
      FROM inquiry_links l WHERE l.org_id = i.org_id AND l.inquiry_id = i.id) AS links`;
 
-const FROM = `inquiries i JOIN users u ON u.org_id = i.org_id AND u.id = i.user_id LEFT JOIN admins a ON a.org_id = i.org_id AND a.id = i.assignee_admin_id`;
+// Each inquiry's rep is named by the users key (repExternalIdOf), not joined: among many small orgs a generic plan
+// could scan a large org's reps again for each inquiry (docs/scaling.md, "A row's rep, by its key"). The assignee is
+// read the same way, by the admins key.
+const FROM = 'inquiries i';
 
 function toRecord(row: InquiryRow): InquiryRecord {
   return {

@@ -23,6 +23,26 @@ export interface UserListFilters {
   externalId?: string;
 }
 
+/**
+ * The external id of the rep of each row a statement of another table returns (`row`: the row's alias, whose
+ * `user_id` names the rep), looked up by the users key `(org_id, id)`. A subquery, not a join: joined, a generic plan
+ * sizes the org's reps from the average of every org and may scan them all for each row returned when that average
+ * is small (docs/scaling.md, "A row's rep, by its key"; test/integration/read-plans.test.ts). `org` is the
+ * statement's placeholder for the org, or the row's `org_id`.
+ */
+export function repExternalIdOf(org: string, row = 'e'): string {
+  return `(SELECT u.external_id FROM users u WHERE u.org_id = ${org} AND u.id = ${row}.user_id)`;
+}
+
+/**
+ * The id of the org's rep with the external id `externalId` (a placeholder), looked up once by the users key
+ * `(org_id, external_id)`: a filter `user_id = repIdByExternalId(...)` on a rep's external id, which the rows' rep
+ * index then serves (docs/scaling.md, "A row's rep, by its key").
+ */
+export function repIdByExternalId(org: string, externalId: string): string {
+  return `(SELECT id FROM users WHERE org_id = ${org} AND external_id = ${externalId})`;
+}
+
 const ENSURE_REP = `
   WITH created AS (
     INSERT INTO users (id, org_id, external_id) VALUES ($1, $2, $3)

@@ -8,6 +8,7 @@ import { orgViewer, type Viewer } from '../../src/domain/viewer.ts';
 import * as orgs from '../../src/repositories/orgs.ts';
 import { databaseStatements, type SqlPool, type Statement } from '../../src/repositories/transaction.ts';
 import { EARNING_CURSOR, earningListFingerprint } from '../../src/services/earnings/reader.ts';
+import type { InquiryActor, InquiryDesk } from '../../src/services/inquiries.ts';
 import { PAYOUT_CURSOR } from '../../src/services/payouts.ts';
 import { loadWithIndexesBuiltAfter } from './bulkLoad.ts';
 import { ingestRequest } from './ingestRequests.ts';
@@ -21,7 +22,7 @@ import { testServices } from './services.ts';
 // index or reads more rows than its budget) and by scripts/query-plans.ts (which writes docs/query-plans.md).
 
 /** The org-scoped tables whose rows grow with the data: a plan must read them through an index, within budget. */
-export const GROWING_TABLES = ['earnings', 'deals', 'users', 'adjustments'] as const;
+export const GROWING_TABLES = ['earnings', 'deals', 'users', 'adjustments', 'inquiries'] as const;
 export type GrowingTable = (typeof GROWING_TABLES)[number];
 
 const MONTHS = Array.from({ length: 12 }, (_, index) => `2026-${String(index + 1).padStart(2, '0')}`);
@@ -64,7 +65,9 @@ export interface SeedOptions {
 /**
  * An org with the four-chip example plan, a year of periods (nine paid, two locked, one open), `size.reps` reps
  * each with `size.dealsPerRepMonth` won deals a month, every deal with a standing row and the row it superseded,
- * and a manual adjustment for every third rep in each locked period. Two deals go through the pipeline, whose
+ * a manual adjustment for every rep in each period (and a second for every third rep in the locked ones), and an
+ * inquiry of every rep about each month's statement (every other one assigned to the org's admin). Two deals go
+ * through the pipeline, whose
  * rows (and their traces) are the templates of the rest; the bulk is written with SQL, as reads do not care how
  * rows came to be (bench/reads.ts seeds through the pipeline).
  */
@@ -187,6 +190,25 @@ export async function seedReadWorld(
          AND (n = 1 OR (p.status = 'locked' AND substr(u.external_id, 5)::int % 3 = 0))`,
       [org.id],
     );
+    // An inquiry of every rep about each month's statement, the older ones resolved; every other one is assigned to
+    // the org's admin (the lists name each one's rep and assignee).
+    await sql(
+      `WITH admin AS (
+         INSERT INTO admins (id, org_id, email, display_name, role, password_hash)
+         VALUES ('adm_0' || substr(md5($1 || '/admin'), 1, 25), $1, 'reads-' || $1 || '@example.test', 'Reads', 'admin',
+                 'not a hash')
+         RETURNING id)
+       INSERT INTO inquiries (id, org_id, user_id, subject_kind, period_id, type, message, state, assignee_admin_id,
+                              opened_by_kind, opened_by_id, opened_by_label, created_at, updated_at)
+       SELECT 'inq_0' || substr(md5(u.id || '/' || p.id), 1, 25), $1, u.id, 'statement', p.id, 'other', 'seeded',
+              CASE WHEN p.status = 'open' THEN 'open' ELSE 'resolved' END,
+              CASE WHEN substr(u.external_id, 5)::int % 2 = 0 THEN admin.id END, 'rep', u.id, u.external_id, at, at
+       FROM users u JOIN periods p ON p.org_id = u.org_id CROSS JOIN admin
+       CROSS JOIN LATERAL (SELECT p.starts_on + interval '25 days'
+                                  + substr(u.external_id, 5)::int * interval '1 second' AS at) AS t
+       WHERE u.org_id = $1 AND u.external_id LIKE 'rep-%'`,
+      [org.id],
+    );
   };
   const from = performance.now();
   if (options.indexesBuiltAfter) await loadWithIndexesBuiltAfter(sql, GROWING_TABLES, bulk, { log, concurrency: 2 });
@@ -194,7 +216,7 @@ export async function seedReadWorld(
   log(`bulk of ${size.reps} reps loaded in ${((performance.now() - from) / 1000).toFixed(0)} s`);
   // Vacuumed as autovacuum would leave a loaded table (its visibility map set), so that none runs during the reads.
   await sql(
-    `${options.indexesBuiltAfter ? 'VACUUM (ANALYZE)' : 'ANALYZE'} earnings, deals, users, adjustments, periods`,
+    `${options.indexesBuiltAfter ? 'VACUUM (ANALYZE)' : 'ANALYZE'} earnings, deals, users, adjustments, inquiries, periods`,
   );
   log(
     `${options.indexesBuiltAfter ? 'vacuumed and analysed' : 'analysed'} at ${((performance.now() - from) / 1000).toFixed(0)} s`,
@@ -304,6 +326,12 @@ const listBudget = (pages = 1) => ({
   deals: 0,
   adjustments: 0,
 });
+/** A page of adjustments or of inquiries, as listBudget bounds the earnings': each row's rep probed by its key. */
+const rowsListBudget = (table: 'adjustments' | 'inquiries') => ({
+  ...listBudget(),
+  earnings: 0,
+  [table]: 2 * (PAGE + 1) + 10,
+});
 
 const readerServices = new WeakMap<SqlPool, Services['api']>();
 
@@ -315,6 +343,29 @@ function readersOn(pool: SqlPool, world: ReadWorld): Services['api'] {
     readerServices.set(pool, api);
   }
   return api;
+}
+
+const inquiryDesks = new WeakMap<SqlPool, InquiryDesk>();
+
+/**
+ * The inquiries desk with its statements run on `pool` (recorded, planned as the pool plans them), composed as the
+ * server composes it. The desk runs its reads on the database it is given (`databaseStatements`): here a database
+ * whose raw queries are the pool's.
+ */
+function inquiryDeskOn(pool: SqlPool): InquiryDesk {
+  let desk = inquiryDesks.get(pool);
+  if (!desk) {
+    const database = {
+      $queryRawUnsafe: async (text: string, ...values: unknown[]) => (await pool.query(text, values)).rows,
+    };
+    desk = testServices({ db: database as unknown as Database, pool }).api.inquiries;
+    inquiryDesks.set(pool, desk);
+  }
+  return desk;
+}
+
+async function inquiriesPage(pool: SqlPool, world: ReadWorld, actor: InquiryActor) {
+  return inquiryDeskOn(pool).list(world.orgId, actor, { filters: {}, limit: PAGE });
 }
 
 async function earningsPage(
@@ -473,6 +524,24 @@ export const LISTED_READS: ListedRead[] = [
     },
     budget: (world) => payoutBudget(world, 10),
   },
+  {
+    // The admin's list (GET /admin/v1/adjustments, the CLI's) runs the same statement: adjustmentPage.
+    name: 'GET /v1/adjustments (first page)',
+    run: (pool, world) =>
+      readersOn(pool, world).adjustmentReader.listPage(viewerOf(world), { filters: {}, limit: PAGE }),
+    budget: () => rowsListBudget('adjustments'),
+  },
+  {
+    name: 'GET /v1/inquiries (an API key: newest first)',
+    run: (pool, world) =>
+      inquiriesPage(pool, world, { kind: 'api_key', keyId: 'key_read_plans', keyName: 'read plans' }),
+    budget: () => rowsListBudget('inquiries'),
+  },
+  {
+    name: "GET /admin/v1/inquiries (the admins' queue: oldest first)",
+    run: (pool, world) => inquiriesPage(pool, world, { kind: 'admin', admin: { kind: 'cli' } }),
+    budget: () => rowsListBudget('inquiries'),
+  },
   PAYROLL_EXPORT,
 ];
 
@@ -588,7 +657,7 @@ export async function explainGeneric(
     const explained: ExplainedStatement[] = [];
     for (const statement of statements) {
       // The feed horizon reads pg_stat_activity, no table of ours.
-      if (!/\b(earnings|deals|users|adjustments|periods)\b/.test(statement.text)) continue;
+      if (!/\b(earnings|deals|users|adjustments|inquiries|periods)\b/.test(statement.text)) continue;
       await client.query(`PREPARE read_plan AS ${statement.text}`);
       try {
         const args = statement.values.length ? `(${statement.values.map(literal).join(', ')})` : '';
