@@ -169,12 +169,26 @@ export async function listAfter(
     where.push(`a.user_id = ${repIdByExternalId('$1', param(filters.userExternalId))}`);
   }
   if (filters.category !== undefined) where.push(`a.category = ${param(filters.category)}`);
-  if (visibleUserIds !== null) where.push(`a.user_id = ANY(${param(visibleUserIds)}::text[])`);
+  // A rep token sees its rep and their reports: without a rep filter, each one's adjustments are a range of their own
+  // in the rep's (created_at, id) index, merged (as the earnings list does); filtered by `= ANY`, a page was read from
+  // the org's range, every rep's rows filtered (760 rows read for a team's 50 on PostgreSQL 15).
+  const byRep =
+    visibleUserIds !== null && filters.userId === undefined && filters.userExternalId === undefined
+      ? [...new Set(visibleUserIds)]
+      : [undefined];
+  if (byRep.length === 0) return [];
+  if (visibleUserIds !== null && byRep[0] === undefined)
+    where.push(`a.user_id = ANY(${param(visibleUserIds)}::text[])`);
   if (position) where.push(`(a.created_at, a.id) > (${param(position.at)}::timestamptz, ${param(position.id)})`);
+  const max = param(limit);
+  const ranges = byRep.map((userId) => {
+    const rep = userId === undefined ? [] : [`a.user_id = ${param(userId)}`];
+    return `(SELECT a.* FROM adjustments a WHERE ${['a.org_id = $1', ...where, ...rep].join(' AND ')}
+             ORDER BY a.created_at, a.id LIMIT ${max})`;
+  });
   // The page is taken first, then each of its rows' void, period and rep: planned generically with the joins around
   // it, a page of one rep's adjustments was read from the org's (created_at, id) range, every rep's rows filtered.
-  const page = `(SELECT a.* FROM adjustments a WHERE a.org_id = $1 ${where.map((condition) => `AND ${condition}`).join(' ')}
-                 ORDER BY a.created_at, a.id LIMIT ${param(limit)})`;
+  const page = `(SELECT a.* FROM (${ranges.join(' UNION ALL ')}) a ORDER BY a.created_at, a.id LIMIT ${max})`;
   const rows = await tx.query<AdjustmentRow>({ text: `${selectFrom(page)} ORDER BY a.created_at, a.id`, values });
   return rows.map(toRecord);
 }

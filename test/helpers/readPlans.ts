@@ -532,6 +532,31 @@ export const LISTED_READS: ListedRead[] = [
     budget: () => rowsListBudget('adjustments'),
   },
   {
+    name: 'GET /v1/adjustments?user_external_id=',
+    run: (pool, world) =>
+      readersOn(pool, world).adjustmentReader.listPage(viewerOf(world), {
+        filters: { userExternalId: middleRep(world).external_id },
+        limit: PAGE,
+      }),
+    budget: () => ({ ...rowsListBudget('adjustments'), users: PAGE + 3 }),
+  },
+  {
+    // The rep portal's list (a rep token): the rep's and their reports' adjustments, not the org's filtered.
+    name: 'GET /v1/adjustments with a rep token (a manager and three reports)',
+    run: (pool, world) => {
+      const team = world.reps.slice(0, 4).map((rep) => rep.id);
+      const viewer: Viewer = {
+        kind: 'rep',
+        orgId: world.orgId,
+        userId: team[0] as string,
+        tokenId: 'reptok_read_plans',
+        visibleUserIds: team,
+      };
+      return readersOn(pool, world).adjustmentReader.listPage(viewer, { filters: {}, limit: PAGE });
+    },
+    budget: () => rowsListBudget('adjustments'),
+  },
+  {
     name: 'GET /v1/inquiries (an API key: newest first)',
     run: (pool, world) =>
       inquiriesPage(pool, world, { kind: 'api_key', keyId: 'key_read_plans', keyName: 'read plans' }),
