@@ -12,6 +12,7 @@ import { cliJson, onlyJson, runCli } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { listAll, state } from '../helpers/earnings.ts';
 import { test } from '../helpers/fixtures.ts';
+import { sdkClient } from '../helpers/sdk.ts';
 import { testServices } from '../helpers/services.ts';
 
 // Manual adjustments end to end: added through the admin API, the CLI and CSV files, read back through /v1
@@ -109,6 +110,70 @@ describe('manual adjustments', () => {
     assert.equal(messages.length, 1);
     const payload = messages[0]?.payload as { data: { adjustment: { id: string } } };
     assert.equal(payload.data.adjustment.id, adjustment.id);
+  });
+
+  test("a manager's rep token lists their own and their reports' adjustments, page by page in creation order, and no peer's", async ({
+    db,
+    server,
+    newOrg,
+  }) => {
+    const { org, client } = await newOrg({
+      scopes: ['deals:write', 'earnings:read', 'rep_tokens:write'],
+    });
+    const services = testServices({ db });
+    for (const rep of ['rep-m', 'rep-p', 'rep-r1', 'rep-r2']) {
+      await client.deals.ingestEvent({
+        external_id: `opp-${rep}`,
+        state: { ...state(100_000, 'open', '2026-04-10'), owner_external_id: rep },
+      });
+    }
+    for (const report of ['rep-r1', 'rep-r2']) {
+      await services.admin.repHierarchy.setManager({
+        orgId: org.id,
+        repExternalId: report,
+        managerExternalId: 'rep-m',
+        from: '2026-01-01',
+      });
+    }
+    // Interleaved in time, so that a page of the manager's list takes rows of several reps.
+    for (const round of [1, 2, 3]) {
+      for (const rep of ['rep-r2', 'rep-p', 'rep-m', 'rep-r1']) {
+        await services.admin.adjustments.create(org.id, {
+          user_external_id: rep,
+          period_id: '2026-04',
+          amount_cents: 1_000 * round,
+          category: 'one_off_bonus',
+          reason: `Round ${round} for ${rep}`,
+        });
+      }
+    }
+    const everyone: Array<{ id: string; user_external_id: string }> = [];
+    for await (const adjustment of client.adjustments.list({ limit: 5 })) everyone.push(adjustment);
+    assert.equal(everyone.length, 12);
+
+    const listedFor = async (rep: string) => {
+      const minted = await client.repTokens.create({ user_external_id: rep });
+      const asRep = sdkClient(server, minted.token, { maxRetries: 0 });
+      const pages: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await asRep.adjustments.listPage({ limit: 2, ...(cursor ? { cursor } : {}) });
+        pages.push(page.adjustments.map((each) => each.id));
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return pages;
+    };
+    const inOrgOrder = (reps: string[]) =>
+      everyone.filter((each) => reps.includes(each.user_external_id)).map((each) => each.id);
+
+    const managers = await listedFor('rep-m');
+    assert.deepEqual(managers.flat(), inOrgOrder(['rep-m', 'rep-r1', 'rep-r2']));
+    assert.deepEqual(
+      managers.map((page) => page.length),
+      [2, 2, 2, 2, 1],
+    );
+    assert.deepEqual((await listedFor('rep-r1')).flat(), inOrgOrder(['rep-r1']));
+    assert.deepEqual((await listedFor('rep-p')).flat(), inOrgOrder(['rep-p']));
   });
 
   test.for([
