@@ -4,6 +4,13 @@ import { fileURLToPath } from 'node:url';
 
 export const QUOTIENT_BIN = fileURLToPath(new URL('../../bin/quotient.js', import.meta.url));
 
+/**
+ * The timeout of a test that runs the CLI many times: each run is a Node process that loads Quotient, which takes
+ * seconds on two cores shared with the rest of the suite (a test of 11 runs took 33 s in one CI run and passed the
+ * default 60 s in the next). A guard against a hang, not a measure of speed.
+ */
+export const SLOW_CLI_TEST_MS = 180_000;
+
 export interface CliResult {
   code: number | null;
   stdout: string;

@@ -2,15 +2,12 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { describe } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
-import { onlyJson, runCli } from '../helpers/cli.ts';
+import { onlyJson, runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';
 import { awaitFreshWindow, eventually } from '../helpers/clock.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
 import { sdkClient } from '../helpers/sdk.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { testServices } from '../helpers/services.ts';
-
-// Tests that spawn many CLI (or npm) processes: minutes on a loaded 2-core machine, not the default minute.
-const SLOW_CLI_TEST_MS = 180_000;
 
 // A second instance on the same database, for what must hold on every instance (revocation, shared limits).
 const test = fixtureTest.extend('second', { scope: 'file' }, async ({ serverSettings }, { onCleanup }) => {

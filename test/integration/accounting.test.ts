@@ -6,7 +6,7 @@ import { describe } from 'vitest';
 import type { QuotientClient } from '../../sdk/src/index.ts';
 import { POLICY_YAML } from '../factories/accounting.ts';
 import { commissionLockedInJanuary } from '../factories/accountingLedger.ts';
-import { cliJson, runCli } from '../helpers/cli.ts';
+import { cliJson, runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { test } from '../helpers/fixtures.ts';
 import { testServices } from '../helpers/services.ts';
@@ -36,10 +36,9 @@ async function bookedJanuary(orgId: string, client: QuotientClient): Promise<str
 }
 
 describe('quotient accounting (CLI)', () => {
-  test('the roll-forward and journal of a capitalised commission, then a clawback after the month closed', async ({
-    org,
-    client,
-  }) => {
+  test('the roll-forward and journal of a capitalised commission, then a clawback after the month closed', {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async ({ org, client }) => {
     const file = await bookedJanuary(org.id, client);
     const again = await cliJson<{ changed: boolean }>(['accounting', 'policy', 'apply', file, '--org', org.id]);
     assert.equal(again.changed, false);

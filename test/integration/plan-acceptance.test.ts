@@ -10,7 +10,7 @@ import type { RunningServer } from '../../src/main.ts';
 import { dealEvent, ingest } from '../factories/deals.ts';
 import { planDocument } from '../factories/plans.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
-import { cliJson, onlyJson, runCli } from '../helpers/cli.ts';
+import { cliJson, onlyJson, runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 import { testServices } from '../helpers/services.ts';
 import { assertMatchesContract } from '../helpers/webhookReceiver.ts';
@@ -582,11 +582,9 @@ describe('plan acceptance', () => {
     assert.equal(await db.auditEntry.count({ where: { org_id: org.id, action: 'plan_acceptance.requested' } }), 7);
   });
 
-  test('quotient acceptances list, remind and request; approvals settings --wait-for-acceptance', async ({
-    db,
-    server,
-    newOrg,
-  }) => {
+  test('quotient acceptances list, remind and request; approvals settings --wait-for-acceptance', {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async ({ db, server, newOrg }) => {
     const w = await world(db, server, newOrg);
     const org = w.org.id;
     const plan = w.first.plan_id;

@@ -14,7 +14,7 @@ import {
   launchChromium,
   seriousAccessibilityViolations,
 } from '../helpers/browser.ts';
-import { cliJson, runCli } from '../helpers/cli.ts';
+import { cliJson, runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
 import { startTestIdentityProvider, type TestAccount, type TestIdentityProvider } from '../helpers/oidcProvider.ts';
 import { testServices } from '../helpers/services.ts';
@@ -737,11 +737,9 @@ describe('one-time sign-in links', () => {
     assert.ok((left[0] as { expires_at: Date }).expires_at > now);
   });
 
-  test('the CLI connects, lists and removes providers, prints a sign-in link that works once, and invites emails', async ({
-    db,
-    server,
-    org,
-  }) => {
+  test('the CLI connects, lists and removes providers, prints a sign-in link that works once, and invites emails', {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async ({ db, server, org }) => {
     const rep = await createRep(db, org.id, 'rep-cli');
     const env = { ...process.env, QUOTIENT_SECRET_KEY: SECRET_KEY, TEST_SSO_SECRET: 'cli-secret-value' };
     const add = (environment: NodeJS.ProcessEnv) =>

@@ -3,11 +3,8 @@ import { afterAll, describe, test } from 'vitest';
 import * as audit from '../../src/repositories/audit.ts';
 import { databaseStatements } from '../../src/repositories/transaction.ts';
 import { createOrg } from '../factories/access.ts';
-import { onlyJson, runCli } from '../helpers/cli.ts';
+import { onlyJson, runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';
 import { closeTestDatabase, testDatabase } from '../helpers/database.ts';
-
-// Tests that spawn many CLI (or npm) processes: minutes on a loaded 2-core machine, not the default minute.
-const SLOW_CLI_TEST_MS = 180_000;
 
 afterAll(closeTestDatabase);
 

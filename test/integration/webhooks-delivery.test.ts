@@ -10,7 +10,7 @@ import { WebhookWorker } from '../../src/webhooks/worker.ts';
 import { createOrg } from '../factories/access.ts';
 import { dealEvent } from '../factories/deals.ts';
 import { createEndpoint } from '../factories/webhooks.ts';
-import { exited, onlyJson, QUOTIENT_BIN, runCli, spawnServe } from '../helpers/cli.ts';
+import { exited, onlyJson, QUOTIENT_BIN, runCli, SLOW_CLI_TEST_MS, spawnServe } from '../helpers/cli.ts';
 import { eventually } from '../helpers/clock.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { test } from '../helpers/fixtures.ts';
@@ -22,9 +22,6 @@ import {
   startReceiver,
   verifyWithStandardWebhooks,
 } from '../helpers/webhookReceiver.ts';
-
-// Tests that spawn many CLI (or npm) processes: minutes on a loaded 2-core machine, not the default minute.
-const SLOW_CLI_TEST_MS = 180_000;
 
 // Real receivers on 127.0.0.1 and real workers against the test database. Signatures are verified with the npm
 // package `standardwebhooks`. The retry schedule is shortened by configuration, as QUOTIENT_WEBHOOK_RETRY_SCHEDULE
