@@ -3,7 +3,7 @@ import type { AttainmentCredit } from '../domain/earnings/attainmentCredits.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodStatus } from './periods.ts';
 import { named, type Transaction } from './transaction.ts';
-import { repExternalIdOf, repIdByExternalId } from './users.ts';
+import { repExternalIdOf, repIdByExternalId, repRanges } from './users.ts';
 
 // Manual adjustments (adjustments): admins' signed amounts beside the earnings ledger. Rows are only inserted;
 // a void is a new row naming the one it voids. Plain SQL: statements and payouts read them on the pool.
@@ -172,10 +172,7 @@ export async function listAfter(
   // A rep token sees its rep and their reports: without a rep filter, each one's adjustments are a range of their own
   // in the rep's (created_at, id) index, merged (as the earnings list does); filtered by `= ANY`, a page was read from
   // the org's range, every rep's rows filtered (760 rows read for a team's 50 on PostgreSQL 15).
-  const byRep =
-    visibleUserIds !== null && filters.userId === undefined && filters.userExternalId === undefined
-      ? [...new Set(visibleUserIds)]
-      : [undefined];
+  const byRep = repRanges(visibleUserIds, filters.userId !== undefined || filters.userExternalId !== undefined);
   if (byRep.length === 0) return [];
   if (visibleUserIds !== null && byRep[0] === undefined)
     where.push(`a.user_id = ANY(${param(visibleUserIds)}::text[])`);

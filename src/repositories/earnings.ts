@@ -4,7 +4,7 @@ import type { EarningStatus, EarningTrace, LinePricing, TraceReplacement } from 
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodId } from '../domain/periods.ts';
 import { named, sql, type Transaction } from './transaction.ts';
-import { repExternalIdOf } from './users.ts';
+import { repExternalIdOf, repIdByExternalId, repRanges } from './users.ts';
 
 // The earnings ledger's rows, read and written only through these intent-named statements, always scoped by
 // org. They run on a plain-SQL `Transaction`: the ingestion transaction itself, a recompute transaction of the
@@ -494,19 +494,14 @@ export async function listAfter(
   const where = [`e.org_id = ${org}`];
   // A rep token sees its rep and their reports: without a rep filter, each one's rows are a range of their own,
   // merged like the statuses' (a filter on the whole org's rows would read the org's history to fill a page).
-  const byRep =
-    visibleUserIds !== null && filters.userId === undefined && filters.userExternalId === undefined
-      ? [...new Set(visibleUserIds)]
-      : [undefined];
+  const byRep = repRanges(visibleUserIds, filters.userId !== undefined || filters.userExternalId !== undefined);
   if (byRep.length === 0) return [];
   if (visibleUserIds !== null && byRep[0] === undefined) {
     where.push(`e.user_id = ANY(${param(visibleUserIds)}::text[])`);
   }
   if (filters.userId !== undefined) where.push(`e.user_id = ${param(filters.userId)}`);
   if (filters.userExternalId !== undefined) {
-    where.push(
-      `e.user_id = (SELECT id FROM users WHERE org_id = ${org} AND external_id = ${param(filters.userExternalId)})`,
-    );
+    where.push(`e.user_id = ${repIdByExternalId(org, param(filters.userExternalId))}`);
   }
   if (filters.periodId !== undefined) where.push(`e.period_id = ${param(filters.periodId)}`);
   if (filters.dealId !== undefined) where.push(`e.deal_id = ${param(filters.dealId)}`);

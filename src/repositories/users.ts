@@ -43,6 +43,19 @@ export function repIdByExternalId(org: string, externalId: string): string {
   return `(SELECT id FROM users WHERE org_id = ${org} AND external_id = ${externalId})`;
 }
 
+/**
+ * The reps whose rows a list reads as ranges of their own, each in its rep's (created_at, id) order, then merged: a
+ * rep token's rep and their reports, when the list is not filtered to one rep. `[undefined]`: one range (the org's,
+ * or the one rep's); empty: the viewer sees nobody. A filter of the whole org's rows by `user_id = ANY(...)` would
+ * read the org's history to fill a page of a few reps' rows (docs/scaling.md, "A row's rep, by its key").
+ */
+export function repRanges(
+  visibleUserIds: readonly string[] | null,
+  filteredToOneRep: boolean,
+): Array<string | undefined> {
+  return visibleUserIds !== null && !filteredToOneRep ? [...new Set(visibleUserIds)] : [undefined];
+}
+
 const ENSURE_REP = `
   WITH created AS (
     INSERT INTO users (id, org_id, external_id) VALUES ($1, $2, $3)

@@ -317,6 +317,17 @@ function once(world: ReadWorld, key: string, find: () => Promise<string>): Promi
   return value;
 }
 const viewerOf = (world: ReadWorld): Viewer => orgViewer(world.orgId);
+/** A rep token of the world's first rep, who manages the next three: the rep and their reports are visible. */
+function managerViewerOf(world: ReadWorld): Viewer {
+  const team = world.reps.slice(0, 4).map((rep) => rep.id);
+  return {
+    kind: 'rep',
+    orgId: world.orgId,
+    userId: team[0] as string,
+    tokenId: 'reptok_read_plans',
+    visibleUserIds: team,
+  };
+}
 const middleRep = (world: ReadWorld) =>
   world.reps[Math.floor(world.reps.length / 2)] as { id: string; external_id: string };
 /** The list's budget: a page (and the one row that tells whether there is a next), twice over for slack. */
@@ -469,17 +480,8 @@ export const LISTED_READS: ListedRead[] = [
   },
   {
     name: 'GET /v1/earnings with a rep token (a manager and three reports)',
-    run: async (pool, world) => {
-      const team = world.reps.slice(0, 4).map((rep) => rep.id);
-      const viewer: Viewer = {
-        kind: 'rep',
-        orgId: world.orgId,
-        userId: team[0] as string,
-        tokenId: 'reptok_read_plans',
-        visibleUserIds: team,
-      };
-      return readersOn(pool, world).earningReader.listPage(viewer, { filters: {}, limit: PAGE });
-    },
+    run: (pool, world) =>
+      readersOn(pool, world).earningReader.listPage(managerViewerOf(world), { filters: {}, limit: PAGE }),
     budget: () => listBudget(4),
   },
   {
@@ -543,17 +545,8 @@ export const LISTED_READS: ListedRead[] = [
   {
     // The rep portal's list (a rep token): the rep's and their reports' adjustments, not the org's filtered.
     name: 'GET /v1/adjustments with a rep token (a manager and three reports)',
-    run: (pool, world) => {
-      const team = world.reps.slice(0, 4).map((rep) => rep.id);
-      const viewer: Viewer = {
-        kind: 'rep',
-        orgId: world.orgId,
-        userId: team[0] as string,
-        tokenId: 'reptok_read_plans',
-        visibleUserIds: team,
-      };
-      return readersOn(pool, world).adjustmentReader.listPage(viewer, { filters: {}, limit: PAGE });
-    },
+    run: (pool, world) =>
+      readersOn(pool, world).adjustmentReader.listPage(managerViewerOf(world), { filters: {}, limit: PAGE }),
     budget: () => rowsListBudget('adjustments'),
   },
   {
