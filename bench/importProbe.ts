@@ -50,25 +50,6 @@ try {
       `${per(cli, childrenCpuSeconds())}, PostgreSQL ${per(cluster, clusterCpuSeconds(postmaster))}; load before ${load}, after ${readFileSync('/proc/loadavg', 'utf8').trim()}\n${run.stdout.slice(0, 300)}\n`,
   );
   await printTopStatements(admin, 15, 150);
-  if (process.env.PROBE_EXPLAIN) {
-    const rep = await admin.query<{ user_id: string; org_id: string }>(
-      'SELECT user_id, org_id FROM deals WHERE user_id IS NOT NULL LIMIT 1',
-    );
-    const { user_id, org_id } = rep.rows[0] as { user_id: string; org_id: string };
-    const client = await admin.connect();
-    await client.query('SET plan_cache_mode = force_generic_plan');
-    await client.query(
-      `PREPARE around(text, text, date, date) AS (SELECT id FROM deals WHERE org_id = $1 AND user_id = $2 AND close_date BETWEEN $3::date AND $4::date ORDER BY close_date)
-       UNION ALL (SELECT id FROM deals WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL ORDER BY close_date)
-       UNION ALL (SELECT id FROM deals WHERE splits @> jsonb_build_array(jsonb_build_object('user_id', $2::text)) AND (org_id = $1) IS TRUE AND user_id IS DISTINCT FROM $2
-         AND (close_date BETWEEN $3::date AND $4::date OR close_date IS NULL))`,
-    );
-    const plan = await client.query(
-      `EXPLAIN (ANALYZE, BUFFERS) EXECUTE around('${org_id}', '${user_id}', '2026-01-01', '2026-03-31')`,
-    );
-    client.release();
-    for (const row of plan.rows) process.stdout.write(`${row['QUERY PLAN']}\n`);
-  }
 } finally {
   await admin.end();
   await database.stop();
