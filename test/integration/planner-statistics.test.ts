@@ -7,7 +7,7 @@ import { newId } from '../../src/lib/ids.ts';
 import * as deals from '../../src/repositories/deals.ts';
 import * as orgs from '../../src/repositories/orgs.ts';
 import { createSqlPool, databaseStatements, inTransaction, type SqlPool } from '../../src/repositories/transaction.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';
 import { ingestRequest } from '../helpers/ingestRequests.ts';
 import { noPlanChanges } from '../helpers/listeners.ts';
 import { query, withScratchDatabase } from '../helpers/scratchDatabase.ts';
@@ -82,6 +82,8 @@ test('a deal lookup prepared on the empty table is planned again by its key once
   });
 });
 
+// A hang guard, not a measure: ten thousand rows in five chunks took 20 to 60 s beside a busy machine's other work.
+const SLOW_TEST_MS = 180_000;
 const CHUNKS = 5;
 const CHUNK_ROWS = 2_000;
 const REPS = 50;
@@ -107,74 +109,78 @@ async function dealsCounters(url: string): Promise<{ rowsReadBySequentialScans: 
   return { rowsReadBySequentialScans: Number(row?.read), rollbacks: Number(row?.rollbacks) };
 }
 
-test('an import whose deals are analyzed while its first chunk is uncommitted still applies every chunk by the deals it names', async () => {
-  await withScratchDatabase('quotient_mid_chunk', async (url) => {
-    await applyMigrations(url);
-    for (const table of GROWN_TABLES) await query(url, `ALTER TABLE ${table} SET (autovacuum_enabled = off)`);
-    const db = createPrismaClient(url, 1);
-    const org = await orgs.create(databaseStatements(db), 'Mid-chunk statistics org');
-    await db.$disconnect();
-    // Statements are bounded: a chunk planned as a nested loop over its input would be cancelled, rolled back and
-    // counted below, not waited for.
-    const pool = createSqlPool(url, 2, () => {}, {
-      timeouts: { connectMs: 60_000, statementMs: 60_000, lockMs: 60_000 },
-    });
-    let analyzedMidChunk: { tuples: number; pages: number } | undefined;
-    const batch = testServices({
-      pool,
-      listeners: {
-        deals: {
-          onDealChanged: async () => {},
-          // Inside the chunk's transaction, its rows written and not committed: the statistics are taken now, as
-          // autovacuum or an ANALYZE of another session may take them.
-          onDealsChanged: async () => {
-            if (analyzedMidChunk) return;
-            await query(url, 'ANALYZE deals, source_events, domain_events, users');
-            const [row] = await query<{ tuples: number; pages: number }>(
-              url,
-              `SELECT reltuples AS tuples, relpages AS pages FROM pg_class WHERE relname = 'deals'`,
-            );
-            analyzedMidChunk = { tuples: Number(row?.tuples), pages: Number(row?.pages) };
+test(
+  'an import whose deals are analyzed while its first chunk is uncommitted still applies every chunk by the deals it names',
+  async () => {
+    await withScratchDatabase('quotient_mid_chunk', async (url) => {
+      await applyMigrations(url);
+      for (const table of GROWN_TABLES) await query(url, `ALTER TABLE ${table} SET (autovacuum_enabled = off)`);
+      const db = createPrismaClient(url, 1);
+      const org = await orgs.create(databaseStatements(db), 'Mid-chunk statistics org');
+      await db.$disconnect();
+      // Statements are bounded: a chunk planned as a nested loop over its input would be cancelled, rolled back and
+      // counted below, not waited for.
+      const pool = createSqlPool(url, 2, () => {}, {
+        timeouts: { connectMs: 60_000, statementMs: 60_000, lockMs: 60_000 },
+      });
+      let analyzedMidChunk: { tuples: number; pages: number } | undefined;
+      const batch = testServices({
+        pool,
+        listeners: {
+          deals: {
+            onDealChanged: async () => {},
+            // Inside the chunk's transaction, its rows written and not committed: the statistics are taken now, as
+            // autovacuum or an ANALYZE of another session may take them.
+            onDealsChanged: async () => {
+              if (analyzedMidChunk) return;
+              await query(url, 'ANALYZE deals, source_events, domain_events, users');
+              const [row] = await query<{ tuples: number; pages: number }>(
+                url,
+                `SELECT reltuples AS tuples, relpages AS pages FROM pg_class WHERE relname = 'deals'`,
+              );
+              analyzedMidChunk = { tuples: Number(row?.tuples), pages: Number(row?.pages) };
+            },
           },
         },
-      },
-    }).api.dealEventBatch;
-    const before = await dealsCounters(url);
-    try {
-      for (let chunk = 0; chunk < CHUNKS; chunk++) {
-        const events = Array.from({ length: CHUNK_ROWS }, (_, n) => {
-          const body = {
-            external_id: `deal-${chunk}-${n}`,
-            event_type: 'upsert',
-            state: {
-              amount_cents: 10_000 + n,
-              stage: n % 3 === 0 ? 'closed_won' : 'qualified',
-              owner_external_id: `rep-${n % REPS}`,
-              close_date: `2026-${String((n % 12) + 1).padStart(2, '0')}-15`,
-            },
-          };
-          return { event: ingestRequest(org.id, body).event, body };
-        });
-        const results = await batch.ingestAll({ orgId: org.id, keyId: null, events, receivedAt: new Date() });
-        expect(results.filter((result) => result.kind !== 'accepted')).toEqual([]);
+      }).api.dealEventBatch;
+      const before = await dealsCounters(url);
+      try {
+        for (let chunk = 0; chunk < CHUNKS; chunk++) {
+          const events = Array.from({ length: CHUNK_ROWS }, (_, n) => {
+            const body = {
+              external_id: `deal-${chunk}-${n}`,
+              event_type: 'upsert',
+              state: {
+                amount_cents: 10_000 + n,
+                stage: n % 3 === 0 ? 'closed_won' : 'qualified',
+                owner_external_id: `rep-${n % REPS}`,
+                close_date: `2026-${String((n % 12) + 1).padStart(2, '0')}-15`,
+              },
+            };
+            return { event: ingestRequest(org.id, body).event, body };
+          });
+          const results = await batch.ingestAll({ orgId: org.id, keyId: null, events, receivedAt: new Date() });
+          expect(results.filter((result) => result.kind !== 'accepted')).toEqual([]);
+        }
+      } finally {
+        await pool.end();
       }
-    } finally {
-      await pool.end();
-    }
-    // The statistics were taken as the stall needs them: the chunk's pages on disk, none of its rows counted.
-    expect(analyzedMidChunk?.pages).toBeGreaterThan(0);
-    expect(analyzedMidChunk?.tuples).toBeLessThan(CHUNK_ROWS / 10);
-    const after = await dealsCounters(url);
-    expect(after.rollbacks - before.rollbacks).toBe(0);
-    // A chunk may scan `deals` once (a hash join over its input); a nested loop over the input scanning the table
-    // per row reads it CHUNK_ROWS times.
-    const [count] = await query<{ deals: string }>(url, 'SELECT count(*) AS deals FROM deals');
-    expect(Number(count?.deals)).toBe(CHUNKS * CHUNK_ROWS);
-    expect(after.rowsReadBySequentialScans - before.rowsReadBySequentialScans).toBeLessThan(
-      4 * CHUNKS * CHUNKS * CHUNK_ROWS,
-    );
-  });
-});
+      // The statistics were taken as the stall needs them: the chunk's pages on disk, none of its rows counted.
+      expect(analyzedMidChunk?.pages).toBeGreaterThan(0);
+      expect(analyzedMidChunk?.tuples).toBeLessThan(CHUNK_ROWS / 10);
+      const after = await dealsCounters(url);
+      expect(after.rollbacks - before.rollbacks).toBe(0);
+      // A chunk may scan `deals` once (a hash join over its input); a nested loop over the input scanning the table
+      // per row reads it CHUNK_ROWS times.
+      const [count] = await query<{ deals: string }>(url, 'SELECT count(*) AS deals FROM deals');
+      expect(Number(count?.deals)).toBe(CHUNKS * CHUNK_ROWS);
+      expect(after.rowsReadBySequentialScans - before.rowsReadBySequentialScans).toBeLessThan(
+        4 * CHUNKS * CHUNKS * CHUNK_ROWS,
+      );
+    });
+  },
+  SLOW_TEST_MS,
+);
 
 const RECOMPUTE_REPS = 80;
 const DEALS_PER_REP = 30;
@@ -250,23 +256,27 @@ async function earningsCounts(url: string): Promise<{ rows: number; rowsReadBySe
   return { rows: Number(row?.rows), rowsReadBySequentialScans: Number(row?.read) };
 }
 
-test('the first quotient recompute on a fresh database, with no server running, does not read all of earnings for each rep', async () => {
-  await withScratchDatabase('quotient_first_recompute', async (url) => {
-    const orgId = await orgWithDealsAndNoEarnings(url);
-    const before = await earningsCounts(url);
+test(
+  'the first quotient recompute on a fresh database, with no server running, does not read all of earnings for each rep',
+  async () => {
+    await withScratchDatabase('quotient_first_recompute', async (url) => {
+      const orgId = await orgWithDealsAndNoEarnings(url);
+      const before = await earningsCounts(url);
 
-    const run = await runCli(['recompute', '--org', orgId, '--json'], {
-      ...process.env,
-      DATABASE_URL: url,
-      LOG_LEVEL: 'warn',
+      const run = await runCli(['recompute', '--org', orgId, '--json'], {
+        ...process.env,
+        DATABASE_URL: url,
+        LOG_LEVEL: 'warn',
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ reps: RECOMPUTE_REPS, deals: RECOMPUTE_REPS * DEALS_PER_REP });
+
+      // The statistics of `earnings` are those of the empty table for as long as the command runs. A rep's reads of its
+      // standing rows, planned for the table as large as it is at each execution, scan it only while it is small.
+      const after = await earningsCounts(url);
+      expect(after.rows).toBeGreaterThan(RECOMPUTE_REPS * DEALS_PER_REP);
+      expect(after.rowsReadBySequentialScans - before.rowsReadBySequentialScans).toBeLessThan(10 * after.rows);
     });
-    expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ reps: RECOMPUTE_REPS, deals: RECOMPUTE_REPS * DEALS_PER_REP });
-
-    // The statistics of `earnings` are those of the empty table for as long as the command runs. A rep's reads of its
-    // standing rows, planned for the table as large as it is at each execution, scan it only while it is small.
-    const after = await earningsCounts(url);
-    expect(after.rows).toBeGreaterThan(RECOMPUTE_REPS * DEALS_PER_REP);
-    expect(after.rowsReadBySequentialScans - before.rowsReadBySequentialScans).toBeLessThan(10 * after.rows);
-  });
-});
+  },
+  SLOW_CLI_TEST_MS,
+);
