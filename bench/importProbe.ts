@@ -12,11 +12,12 @@ import { orgWithExamplePlan } from './quotientProcess.ts';
 import { printTopStatements } from './statements.ts';
 
 // Where a day-one import's time goes (`node bench/importProbe.ts`): one `quotient import deals` of
-// PROBE_DEALS (10,000) rows of bench/historicalExport.ts into a new org with the four-chip plan, on a throwaway
+// PROBE_DEALS (10,000) rows of bench/historicalExport.ts (PROBE_REPS owners, 200; the customers' shape is 50) into a new org with the four-chip plan, on a throwaway
 // embedded PostgreSQL with pg_stat_statements: wall time, CPU per row (command and PostgreSQL) and the statements
 // by total time. PROBE_CPU_PROF=DIR also writes the command's CPU profile there.
 
 const deals = Number(process.env.PROBE_DEALS ?? 10_000);
+const reps = Number(process.env.PROBE_REPS ?? 200);
 const dataDir = await mkdtemp(join(tmpdir(), 'quotient-import-probe-'));
 await chmod(dataDir, 0o755);
 const database = await openEmbeddedDatabase(dataDir, {
@@ -27,7 +28,7 @@ try {
   await applyMigrations(database.url);
   await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const file = join(dataDir, 'export.csv');
-  await writeHistoricalExport(file, { deals, reps: 200, until: new Date().toISOString().slice(0, 7) });
+  await writeHistoricalExport(file, { deals, reps, until: new Date().toISOString().slice(0, 7) });
   const { orgId } = await orgWithExamplePlan(database.url, 'Probe import');
   await admin.query('SELECT pg_stat_statements_reset()');
   const postmaster = Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
