@@ -11,10 +11,10 @@ import { writeHistoricalExport } from './historicalExport.ts';
 import { orgWithExamplePlan } from './quotientProcess.ts';
 import { printTopStatements } from './statements.ts';
 
-// Where a day-one import's time goes (`node bench/importProbe.ts`): one `quotient import deals` of
-// PROBE_DEALS (10,000) rows of bench/historicalExport.ts (PROBE_REPS owners, 200; the customers' shape is 50) into a new org with the four-chip plan, on a throwaway
-// embedded PostgreSQL with pg_stat_statements: wall time, CPU per row (command and PostgreSQL) and the statements
-// by total time. PROBE_CPU_PROF=DIR also writes the command's CPU profile there.
+// Where a day-one import's time goes (`node bench/importProbe.ts`): one `quotient import deals` of PROBE_DEALS
+// (10,000) rows of bench/historicalExport.ts with PROBE_REPS owners (200; the customers' shape has 50) into a new org
+// with the four-chip plan, on a throwaway embedded PostgreSQL with pg_stat_statements: wall time, CPU per row (command
+// and PostgreSQL) and the statements by total time. PROBE_CPU_PROF=DIR also writes the command's CPU profile there.
 
 const deals = Number(process.env.PROBE_DEALS ?? 10_000);
 const reps = Number(process.env.PROBE_REPS ?? 200);
