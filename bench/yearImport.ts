@@ -142,5 +142,5 @@ async function orgWithPlan(url: string): Promise<string> {
 }
 
 function perRow(before: number | null, after: number | null, rows: number): string {
-  return before === null || after === null ? '-' : (((after - before) * 1000) / rows).toFixed(2);
+  return before === null || after === null ? '-' : (((after - before) * 1000) / rows).toFixed(3);
 }
