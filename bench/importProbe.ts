@@ -11,12 +11,13 @@ import { writeHistoricalExport } from './historicalExport.ts';
 import { orgWithExamplePlan } from './quotientProcess.ts';
 import { printTopStatements } from './statements.ts';
 
-// Where a day-one import's time goes (`node bench/importProbe.ts`): one `quotient import deals` of
-// PROBE_DEALS (10,000) rows of bench/historicalExport.ts into a new org with the four-chip plan, on a throwaway
-// embedded PostgreSQL with pg_stat_statements: wall time, CPU per row (command and PostgreSQL) and the statements
-// by total time. PROBE_CPU_PROF=DIR also writes the command's CPU profile there.
+// Where a day-one import's time goes (`node bench/importProbe.ts`): one `quotient import deals` of PROBE_DEALS
+// (10,000) rows of bench/historicalExport.ts with PROBE_REPS owners (200; the customers' shape has 50) into a new org
+// with the four-chip plan, on a throwaway embedded PostgreSQL with pg_stat_statements: wall time, CPU per row (command
+// and PostgreSQL) and the statements by total time. PROBE_CPU_PROF=DIR also writes the command's CPU profile there.
 
 const deals = Number(process.env.PROBE_DEALS ?? 10_000);
+const reps = Number(process.env.PROBE_REPS ?? 200);
 const dataDir = await mkdtemp(join(tmpdir(), 'quotient-import-probe-'));
 await chmod(dataDir, 0o755);
 const database = await openEmbeddedDatabase(dataDir, {
@@ -27,7 +28,7 @@ try {
   await applyMigrations(database.url);
   await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const file = join(dataDir, 'export.csv');
-  await writeHistoricalExport(file, { deals, reps: 200, until: new Date().toISOString().slice(0, 7) });
+  await writeHistoricalExport(file, { deals, reps, until: new Date().toISOString().slice(0, 7) });
   const { orgId } = await orgWithExamplePlan(database.url, 'Probe import');
   await admin.query('SELECT pg_stat_statements_reset()');
   const postmaster = Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -50,25 +51,6 @@ try {
       `${per(cli, childrenCpuSeconds())}, PostgreSQL ${per(cluster, clusterCpuSeconds(postmaster))}; load before ${load}, after ${readFileSync('/proc/loadavg', 'utf8').trim()}\n${run.stdout.slice(0, 300)}\n`,
   );
   await printTopStatements(admin, 15, 150);
-  if (process.env.PROBE_EXPLAIN) {
-    const rep = await admin.query<{ user_id: string; org_id: string }>(
-      'SELECT user_id, org_id FROM deals WHERE user_id IS NOT NULL LIMIT 1',
-    );
-    const { user_id, org_id } = rep.rows[0] as { user_id: string; org_id: string };
-    const client = await admin.connect();
-    await client.query('SET plan_cache_mode = force_generic_plan');
-    await client.query(
-      `PREPARE around(text, text, date, date) AS (SELECT id FROM deals WHERE org_id = $1 AND user_id = $2 AND close_date BETWEEN $3::date AND $4::date ORDER BY close_date)
-       UNION ALL (SELECT id FROM deals WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL ORDER BY close_date)
-       UNION ALL (SELECT id FROM deals WHERE splits @> jsonb_build_array(jsonb_build_object('user_id', $2::text)) AND (org_id = $1) IS TRUE AND user_id IS DISTINCT FROM $2
-         AND (close_date BETWEEN $3::date AND $4::date OR close_date IS NULL))`,
-    );
-    const plan = await client.query(
-      `EXPLAIN (ANALYZE, BUFFERS) EXECUTE around('${org_id}', '${user_id}', '2026-01-01', '2026-03-31')`,
-    );
-    client.release();
-    for (const row of plan.rows) process.stdout.write(`${row['QUERY PLAN']}\n`);
-  }
 } finally {
   await admin.end();
   await database.stop();

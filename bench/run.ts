@@ -21,6 +21,7 @@ import { noDealChanges, noPlanChanges } from './listeners.ts';
 import { type ProfileWindow, printProfileSummary, summariseProfiles } from './profile.ts';
 import { benchRecompute } from './recompute.ts';
 import { benchServices } from './services.ts';
+import { benchYearImport } from './yearImport.ts';
 
 // `npm run bench`: Quotient against bare floors on the same machine, database and load generator, in one run,
 // alternating Quotient and its floor round by round so that a noisy neighbour hits both, so the ratio means
@@ -56,7 +57,9 @@ import { benchServices } from './services.ts';
 // - batch: POST /v1/deals/events/batch against POST /v1/deals/events with the four-chip plan, alternating round by
 //   round: >= 3x (bench/batch.ts);
 // - import: `quotient import deals` of a year of history (100,000 HubSpot rows, 200 reps) with the four-chip plan:
-//   <= 60 s, alternating with the same rows one by one through POST /v1/deals/events (bench/import.ts).
+//   <= 60 s, alternating with the same rows one by one through POST /v1/deals/events (bench/import.ts); and the
+//   customers' shape (50 reps over a year) into a fresh database, against PostgreSQL's COPY of the same rows:
+//   <= 60 s and <= 15x the COPY floor (bench/yearImport.ts; BENCH_ONLY=import-year runs it alone).
 // On Linux each row also shows the CPU time per request of the server process and of the PostgreSQL backends
 // serving its connections (bench/cpu.ts, backendsServing): with the server, PostgreSQL and the load generator on
 // one machine, CPU is what bounds throughput.
@@ -364,6 +367,9 @@ try {
     }
   }
   if (!profiling && !against && (only === undefined || only === 'batch')) await benchBatch(database.url);
+  if (!profiling && !against && (only === undefined || only === 'import' || only === 'import-year')) {
+    await benchYearImport(database);
+  }
   if (!profiling && !against && (only === undefined || only === 'import')) await benchImport(database);
 } finally {
   for (const child of children) child.kill('SIGTERM');

@@ -1,6 +1,5 @@
 import { type CompositionInput, composeServices, type Services } from '../src/composition.ts';
 import { type Config, loadConfig } from '../src/config.ts';
-import { LEFT_TO_AUTOVACUUM } from '../src/db/plannerStatistics.ts';
 import type { Database } from '../src/db/prisma.ts';
 import type { SqlPool } from '../src/repositories/transaction.ts';
 
@@ -9,8 +8,7 @@ import type { SqlPool } from '../src/repositories/transaction.ts';
 
 /**
  * The services on `db` and `pool` with `config`, for a set-up beside what is measured or shown (the bench's, the
- * screenshot scripts'): one recompute at a time, the planner's statistics left to autovacuum (the server or command
- * under test keeps its own); `listeners` take the ledger out of what a scenario measures.
+ * screenshot scripts'): one recompute at a time; `listeners` take the ledger out of what a scenario measures.
  */
 export function setupServices(
   db: Database,
@@ -23,7 +21,6 @@ export function setupServices(
     pool,
     config,
     recompute: { concurrency: 1 },
-    statistics: LEFT_TO_AUTOVACUUM,
     ...(listeners ? { listeners } : {}),
   });
 }

@@ -1,5 +1,5 @@
 // `node scripts/query-plans.ts [sizes…] > docs/query-plans.md`: the plans of the listed reads (test/helpers/readPlans.ts),
-// each statement explained as the pool plans it (generic plan, EXPLAIN ANALYZE BUFFERS), on an org seeded at each
+// each statement explained as the pool plans it (PostgreSQL's default plan cache, EXPLAIN ANALYZE BUFFERS), on an org seeded at each
 // size ("reps×deals": reps, won deals per rep and month, a year of periods). Needs DATABASE_URL (a server where it
 // may create and drop a scratch database). Default sizes: 60×12 (the test's) and 600×40.
 
@@ -10,7 +10,7 @@ import { createPrismaClient } from '../src/db/prisma.ts';
 import { createSqlPool, type Statement } from '../src/repositories/transaction.ts';
 import {
   type ExplainedStatement,
-  explainGeneric,
+  explainAsPlanned,
   LISTED_READS,
   type ReadWorld,
   recordingPool,
@@ -52,7 +52,7 @@ for (const size of sizes) {
     for (const read of LISTED_READS) {
       const recorded: Statement[] = [];
       await read.run(recordingPool(pool, recorded), world, { setup: pool });
-      reads.push({ name: read.name, statements: await explainGeneric(url.href, recorded) });
+      reads.push({ name: read.name, statements: await explainAsPlanned(url.href, recorded) });
     }
     measured.push({ world, reads });
     process.stderr.write(`measured ${size.reps}×${size.dealsPerRepMonth}: ${world.orgRows} rows\n`);
@@ -73,7 +73,7 @@ print(
   "(earnings, deals, users, adjustments, inquiries) whole or reads more of its rows than the read's budget. Each statement is",
 );
 print(
-  "explained as the API's pool plans it (a generic plan: the pool sets `plan_cache_mode=force_generic_plan`), executed",
+  "explained as the API's pool plans it (PostgreSQL's default plan cache: a prepared statement's plan after its first five executions), executed",
 );
 print(
   '(`EXPLAIN (ANALYZE, BUFFERS)`), on a scratch database holding the measured org and a neighbour org (30 reps with',

@@ -1,6 +1,5 @@
 import { AuditLogReader } from './audit/reader.ts';
 import type { Config } from './config.ts';
-import type { StatisticsUpkeep } from './db/plannerStatistics.ts';
 import type { Database } from './db/prisma.ts';
 import { secretBox, secretKeySource } from './lib/secretBox.ts';
 import * as adjustmentRecords from './repositories/adjustments.ts';
@@ -68,12 +67,6 @@ export interface CompositionInput {
     /** A progress report per recompute (the CLI's bar on a terminal). */
     progress?: () => RecomputeProgressReport | undefined;
   };
-  /**
-   * What the bulk loops (a recompute's reps, a batch or an import's chunks, an import's evaluation) tell after each
-   * step they commit: the process's PlannerStatistics in the server and the CLI, so that a first import or recompute
-   * on a fresh install is not planned on empty tables; LEFT_TO_AUTOVACUUM where the database keeps its own.
-   */
-  statistics: StatisticsUpkeep;
   /**
    * The clock of sessions, sign-in links, plan documents and acceptances, and the statements' today (tests move it to
    * expire sessions, links and throttle windows, or to read a statement as of a day).
@@ -174,14 +167,13 @@ export function composeServices(input: CompositionInput): Services {
     dealListener
       ? (tx, changes) => dealsChanged(dealListener, tx, changes)
       : (tx, changes) => engine.evaluateDeferred(tx, changes),
-    input.statistics,
   );
   const ingestion = new DealIngestion(
     pool,
     withDealWebhooks(dealListener ?? engine),
     withDealWebhooks(pendingEvaluations.recorder),
   );
-  const dealEventBatch = new DealEventBatch(ingestion, input.statistics);
+  const dealEventBatch = new DealEventBatch(ingestion);
   const dealImport = new DealImport(db, pool, dealEventBatch, pendingEvaluations, config.importChunkRows);
   // A status change sets off, in its transaction, the period.locked / period.paid webhooks, then the ledger's moves.
   const now = input.now;
@@ -196,7 +188,6 @@ export function composeServices(input: CompositionInput): Services {
   const recompute = new EarningsRecompute(db, engine, {
     pool,
     concurrency: input.recompute.concurrency,
-    statistics: input.statistics,
     ...(input.recompute.progress ? { progress: input.recompute.progress } : {}),
   });
   const keys = new KeyAdmin(db);

@@ -6,7 +6,6 @@ import { AuditLog } from './audit/requestLog.ts';
 import { composeServices } from './composition.ts';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
-import { PlannerStatistics } from './db/plannerStatistics.ts';
 import { createApp } from './http/app.ts';
 import { loadAdminContract, loadContract } from './http/contract.ts';
 import { Metrics } from './http/metrics.ts';
@@ -71,12 +70,6 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   );
   const auditLog = new AuditLog(poolStatements(dealsPool), logger);
   auditLog.start();
-  // Prepared statements are planned on the statistics of the moment: refresh them while tables are young, on the
-  // timer and after each step of a bulk loop (a batch, an import's chunk, an admin recompute's rep).
-  const plannerStatistics = new PlannerStatistics(countersPool, (error) =>
-    logger.warn({ err: error }, 'could not refresh the planner statistics'),
-  );
-  plannerStatistics.start();
   const metrics = new Metrics(
     () => auditLog.depth(),
     keyGate.store,
@@ -88,7 +81,6 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     pool: dealsPool,
     config,
     recompute: { concurrency: 2 },
-    statistics: plannerStatistics,
     ...(options.now ? { now: options.now } : {}),
   });
   const adminSessions = services.admin.sessions;
@@ -147,7 +139,6 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   let closing: Promise<void> | undefined;
   const close = async () => {
     clearInterval(sweeper);
-    await plannerStatistics.stop();
     // Open event streams would hold the server until the grace period; their clients reconnect elsewhere.
     services.api.earningsStream.endAll();
     await Promise.all([stopListening(server, config.shutdownGraceSeconds * 1000), webhookWorker?.stop()]);

@@ -1,7 +1,6 @@
 import { type AdminServices, composeServices } from '../composition.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { type OpenDatabase, openDatabase } from '../db/database.ts';
-import { PlannerStatistics } from '../db/plannerStatistics.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { createSqlPool } from '../repositories/transaction.ts';
 import { progressBar } from './progress.ts';
@@ -29,9 +28,7 @@ export async function withDatabase<T>(run: (database: OpenDatabase, config: Conf
 /**
  * The admin use cases of the composition root (src/composition.ts) for one command, over the database of
  * `withDatabase` (a small Prisma pool) and a `pg` pool that connects only when the command ingests or
- * recomputes; a recompute draws a progress bar on a terminal's stderr. The command keeps the planner's statistics
- * fresh as `quotient serve` does (PlannerStatistics, on its timer and after each step of a bulk loop): with no server
- * running, a first import or recompute on a fresh install would otherwise be planned on empty tables.
+ * recomputes; a recompute draws a progress bar on a terminal's stderr.
  */
 export function withAdminServices<T>(run: (services: AdminServices, config: Config) => Promise<T>): Promise<T> {
   return withDatabase(async (database, config) => {
@@ -45,10 +42,6 @@ export function withAdminServices<T>(run: (services: AdminServices, config: Conf
       },
       { connectTimeoutMs: 60_000 },
     );
-    const statistics = new PlannerStatistics(pool, (error) => {
-      adminLogger().warn({ err: error }, 'could not refresh the planner statistics');
-    });
-    statistics.start();
     try {
       const services = composeServices({
         db: database.db,
@@ -58,11 +51,9 @@ export function withAdminServices<T>(run: (services: AdminServices, config: Conf
           concurrency: RECOMPUTE_CONCURRENCY,
           progress: () => (process.stderr.isTTY ? progressBar(process.stderr) : undefined),
         },
-        statistics,
       });
       return await run(services.admin, config);
     } finally {
-      await statistics.stop();
       await pool.end();
     }
   });

@@ -273,13 +273,6 @@ const DEAL_SNAPSHOT_COLUMNS = `id, external_id, amount_cents, stage, to_char(clo
 /** A deal's splits credit the rep `$2` (the GIN index on splits serves it). */
 const CREDITS_REP = `splits @> jsonb_build_array(jsonb_build_object('user_id', $2::text))`;
 
-/**
- * The org test of the split branches, written so that no index of `deals` serves it: a generic plan made while the
- * org had few deals otherwise reads the split deals through (org_id, user_id, close_date), every deal of the org
- * per call (15 ms a call at 10,000 deals in an import), where the GIN index on splits finds the few split deals.
- */
-const OF_ORG_UNINDEXED = '(org_id = $1) IS TRUE';
-
 interface DealSnapshotRow {
   id: string;
   external_id: string;
@@ -324,18 +317,16 @@ export async function dealsOfRepAround(
   userId: string,
   span: { from: string; to: string },
 ): Promise<DealSnapshot[]> {
-  // Two ranges of the (org_id, user_id, close_date) index. The ORDER BY makes that index the only one that
-  // serves each branch well, so even a generic plan made while the tables were empty picks it.
   const rows = await tx.query<DealSnapshotRow>(
     named('earnings_deals_of_rep_around', {
       text: `(SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-              WHERE org_id = $1 AND user_id = $2 AND close_date BETWEEN $3::date AND $4::date ORDER BY close_date)
+              WHERE org_id = $1 AND user_id = $2 AND close_date BETWEEN $3::date AND $4::date)
              UNION ALL
              (SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-              WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL ORDER BY close_date)
+              WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL)
              UNION ALL
              (SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-              WHERE ${CREDITS_REP} AND ${OF_ORG_UNINDEXED} AND user_id IS DISTINCT FROM $2
+              WHERE org_id = $1 AND ${CREDITS_REP} AND user_id IS DISTINCT FROM $2
                 AND (close_date BETWEEN $3::date AND $4::date OR close_date IS NULL))`,
       values: [orgId, userId, span.from, span.to],
     }),
@@ -350,7 +341,7 @@ export async function dealsOfRep(tx: Transaction, orgId: string, userId: string)
       text: `SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals WHERE org_id = $1 AND user_id = $2
              UNION ALL
              SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-             WHERE ${CREDITS_REP} AND ${OF_ORG_UNINDEXED} AND user_id IS DISTINCT FROM $2`,
+             WHERE org_id = $1 AND ${CREDITS_REP} AND user_id IS DISTINCT FROM $2`,
       values: [orgId, userId],
     }),
   );
@@ -469,39 +460,37 @@ export async function applyEvents(
 ): Promise<Array<{ deal: DealRecord | null; domainEvent: DomainEventRecord }>> {
   if (events.length === 0) return [];
   const applied = (event: BulkAppliedEvent) => (event.stale ? null : event);
-  const rows = await tx.query<DealRow & { domain_event_id: string; event_created_at: Date }>(
-    named('deals_apply_events', {
-      text: APPLY_EVENTS,
-      values: [
-        orgId,
-        events.map((event) => event.domainEventId),
-        events.map((event) => event.sourceEventId),
-        events.map((event) => event.dealId),
-        events.map((event) => (event.stale ? 'deal.updated' : event.type)),
-        events.map((event) => event.eventTypeHint),
-        events.map((event) => (event.stale ? '[]' : JSON.stringify(event.changes))),
-        events.map((event) => event.occurredAt),
-        events.map((event) => event.stale),
-        events.map((event) => applied(event)?.state.amount_cents ?? null),
-        events.map((event) => applied(event)?.state.stage ?? null),
-        events.map((event) => applied(event)?.state.close_date ?? null),
-        events.map((event) => applied(event)?.state.owner_external_id ?? null),
-        events.map((event) => {
-          const custom = applied(event)?.state.custom;
-          return custom === undefined ? null : JSON.stringify(custom);
-        }),
-        events.map((event) => applied(event)?.status ?? null),
-        events.map((event) => applied(event)?.userId ?? null),
-        events.map((event) => applied(event)?.lastOccurredAt ?? null),
-        events.map((event) => applied(event)?.becameWon ?? false),
-        events.map((event) => {
-          const splits = applied(event)?.splits;
-          return splits === null || splits === undefined ? null : JSON.stringify(splits);
-        }),
-        events.map((event) => applied(event)?.currency ?? null),
-      ],
-    }),
-  );
+  const rows = await tx.query<DealRow & { domain_event_id: string; event_created_at: Date }>({
+    text: APPLY_EVENTS,
+    values: [
+      orgId,
+      events.map((event) => event.domainEventId),
+      events.map((event) => event.sourceEventId),
+      events.map((event) => event.dealId),
+      events.map((event) => (event.stale ? 'deal.updated' : event.type)),
+      events.map((event) => event.eventTypeHint),
+      events.map((event) => (event.stale ? '[]' : JSON.stringify(event.changes))),
+      events.map((event) => event.occurredAt),
+      events.map((event) => event.stale),
+      events.map((event) => applied(event)?.state.amount_cents ?? null),
+      events.map((event) => applied(event)?.state.stage ?? null),
+      events.map((event) => applied(event)?.state.close_date ?? null),
+      events.map((event) => applied(event)?.state.owner_external_id ?? null),
+      events.map((event) => {
+        const custom = applied(event)?.state.custom;
+        return custom === undefined ? null : JSON.stringify(custom);
+      }),
+      events.map((event) => applied(event)?.status ?? null),
+      events.map((event) => applied(event)?.userId ?? null),
+      events.map((event) => applied(event)?.lastOccurredAt ?? null),
+      events.map((event) => applied(event)?.becameWon ?? false),
+      events.map((event) => {
+        const splits = applied(event)?.splits;
+        return splits === null || splits === undefined ? null : JSON.stringify(splits);
+      }),
+      events.map((event) => applied(event)?.currency ?? null),
+    ],
+  });
   const byEvent = new Map(rows.map((row) => [row.domain_event_id, row]));
   const staleAt = (rows[0] as { event_created_at: Date }).event_created_at;
   return events.map((event) => {

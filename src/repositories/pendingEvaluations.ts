@@ -31,19 +31,17 @@ export interface PendingOwner {
 /** Records the deals as pending; a deal already pending keeps the state recorded first. One statement. */
 export async function record(tx: Transaction, orgId: string, deals: readonly PendingDeal[]): Promise<void> {
   if (deals.length === 0) return;
-  await tx.query(
-    named('pending_evaluations_record', {
-      text: `INSERT INTO pending_evaluations (org_id, deal_id, before)
+  await tx.query({
+    text: `INSERT INTO pending_evaluations (org_id, deal_id, before)
              SELECT $1, p.deal_id, p.before
              FROM unnest($2::text[], $3::jsonb[]) AS p(deal_id, before)
              ON CONFLICT (org_id, deal_id) DO NOTHING`,
-      values: [
-        orgId,
-        deals.map((deal) => deal.dealId),
-        deals.map((deal) => (deal.before === null ? null : JSON.stringify(deal.before))),
-      ],
-    }),
-  );
+    values: [
+      orgId,
+      deals.map((deal) => deal.dealId),
+      deals.map((deal) => (deal.before === null ? null : JSON.stringify(deal.before))),
+    ],
+  });
 }
 
 /** The org's pending deals with their owners now (deals without an owner: user_id null). */

@@ -39,6 +39,20 @@ export interface RecordedEvent {
   body_digest: string;
 }
 
+/** Whether the event's key may still send: no key (an import), or one of the org's that is not revoked. */
+const SENDER_ACTIVE = `$2::text IS NULL
+  OR EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = $1 AND k.id = $2::text AND k.revoked_at IS NULL)`;
+
+const CREATE_NAMED_REPS = `
+  INSERT INTO users (id, org_id, external_id)
+  SELECT named.id, $1, named.external_id
+  FROM unnest($4::text[], $5::text[]) AS named(id, external_id)
+  WHERE (${SENDER_ACTIVE})
+    AND NOT EXISTS (SELECT 1 FROM source_events s WHERE s.org_id = $1 AND s.dedup_key = $3)
+  ORDER BY named.external_id
+  ON CONFLICT (org_id, external_id) DO NOTHING
+  RETURNING id`;
+
 const RECORD_AND_OPEN_DEAL = `
   WITH tag AS (
     SELECT set_config('application_name', $1, true) AS tagged
@@ -46,20 +60,10 @@ const RECORD_AND_OPEN_DEAL = `
     SELECT $4::text IS NULL
            OR EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = $3 AND k.id = $4::text AND k.revoked_at IS NULL)
            AS key_active
-  ), rep AS (
-    INSERT INTO users (id, org_id, external_id)
-    SELECT named.id, $3, named.external_id
-    FROM unnest($11::text[], $12::text[]) AS named(id, external_id)
-    WHERE (SELECT key_active FROM sender)
-      AND NOT EXISTS (SELECT 1 FROM source_events s WHERE s.org_id = $3 AND s.dedup_key = $5)
-    ORDER BY named.external_id
-    ON CONFLICT (org_id, external_id) DO NOTHING
-    RETURNING id, external_id
   ), source AS (
     INSERT INTO source_events (id, org_id, key_id, dedup_key, external_id, body, body_digest, received_at)
     SELECT $2, $3, $4::text, $5, $6, $7::json, $8, $9::timestamptz FROM sender
-    -- The reps first: the count makes this insert (and the deal's, which reads it) wait until they are written.
-    WHERE sender.key_active AND (SELECT count(*) FROM rep) >= 0
+    WHERE sender.key_active
     ON CONFLICT (org_id, dedup_key) DO NOTHING
     RETURNING id
   ), created AS (
@@ -78,9 +82,7 @@ const RECORD_AND_OPEN_DEAL = `
          (SELECT key_active FROM sender) AS key_active,
          EXISTS (SELECT 1 FROM source) AS recorded,
          o.won_stages, o.lost_stages, o.config_version,
-         COALESCE((SELECT id FROM rep WHERE external_id = $13::text),
-                  (SELECT u.id FROM users u WHERE u.org_id = $3 AND u.external_id = $13::text)) AS owner_user_id,
-         ARRAY(SELECT id FROM rep) AS created_user_ids,
+         (SELECT u.id FROM users u WHERE u.org_id = $3 AND u.external_id = $11::text) AS owner_user_id,
          opened.*
   FROM orgs o LEFT JOIN opened ON true
   WHERE o.id = $3`;
@@ -97,7 +99,6 @@ type OpenRow = Partial<DealRow> & {
   lost_stages: string[];
   config_version: number;
   owner_user_id: string | null;
-  created_user_ids?: string[];
 };
 
 /** Source events are written and read only inside ingestion transactions, so every method takes the transaction. */
@@ -108,7 +109,7 @@ type OpenRow = Partial<DealRow> & {
  * `recorded` is false), and otherwise tags the transaction as a deal writer of the org, creates the deal if it is
  * new (version 0) or locks it FOR NO KEY UPDATE (see LOCK_DEAL) and reads the org's stage lists.
  *
- * The statement takes locks in the order user → dedup key → deal, as every ingestion does (a batch creates all
+ * The statements take locks in the order user → dedup key → deal, as every ingestion does (a batch creates all
  * its events' reps first, users.ensureRepsOfEvents, then records its events one by one through this statement), so
  * concurrent events cannot deadlock. The reps come first because a batch holds its new reps while it waits for
  * its deals: an event that took a deal before its new rep would wait for a batch waiting for it, a deadlock (the
@@ -130,26 +131,36 @@ export async function recordAndOpenDeal(
   const reps = [
     ...new Set([...(deal.ownerExternalId === null ? [] : [deal.ownerExternalId]), ...deal.splitExternalIds]),
   ].sort();
-  const rows = await tx.query<OpenRow>(
-    named('source_events_record_and_open_deal', {
-      text: RECORD_AND_OPEN_DEAL,
-      values: [
-        dealWriterTag(orgId),
-        event.id,
-        orgId,
-        event.keyId,
-        event.dedupKey,
-        event.externalId,
-        event.rawBody,
-        event.bodyDigest,
-        event.receivedAt,
-        deal.newId,
-        reps.map(() => newId('user')),
-        reps,
-        deal.ownerExternalId,
-      ],
-    }),
-  );
+  // Two statements sent together: the reps are written (and their locks taken) before the dedup key and the deal,
+  // and the second statement sees them.
+  const [created, rows] = await Promise.all([
+    reps.length === 0
+      ? Promise.resolve([])
+      : tx.query<{ id: string }>(
+          named('source_events_create_named_reps', {
+            text: CREATE_NAMED_REPS,
+            values: [orgId, event.keyId, event.dedupKey, reps.map(() => newId('user')), reps],
+          }),
+        ),
+    tx.query<OpenRow>(
+      named('source_events_record_and_open_deal', {
+        text: RECORD_AND_OPEN_DEAL,
+        values: [
+          dealWriterTag(orgId),
+          event.id,
+          orgId,
+          event.keyId,
+          event.dedupKey,
+          event.externalId,
+          event.rawBody,
+          event.bodyDigest,
+          event.receivedAt,
+          deal.newId,
+          deal.ownerExternalId,
+        ],
+      }),
+    ),
+  ]);
   const row = rows[0];
   if (!row) throw new Error(`org ${orgId} does not exist`);
   if (!row.recorded) return { recorded: false, keyRevoked: !row.key_active };
@@ -159,7 +170,7 @@ export async function recordAndOpenDeal(
     ownerUserId: row.id ? row.owner_user_id : null,
     stages: { won: row.won_stages, lost: row.lost_stages },
     configVersion: row.config_version,
-    createdUserIds: row.created_user_ids ?? [],
+    createdUserIds: created.map((user) => user.id),
   };
 }
 
@@ -233,22 +244,20 @@ export async function recordAndOpenDeals(
   events: ReadonlyArray<{ event: Omit<NewSourceEvent, 'keyId'>; newDealId: string }>,
 ): Promise<OpenedDeal[]> {
   if (events.length === 0) return [];
-  const rows = await tx.query<OpenRow>(
-    named('source_events_record_and_open_deals', {
-      text: RECORD_AND_OPEN_DEALS,
-      values: [
-        dealWriterTag(orgId),
-        orgId,
-        events.map(({ event }) => event.id),
-        events.map(({ event }) => event.dedupKey),
-        events.map(({ event }) => event.externalId),
-        events.map(({ event }) => event.rawBody),
-        events.map(({ event }) => event.bodyDigest),
-        events.map(({ event }) => event.receivedAt),
-        events.map(({ newDealId }) => newDealId),
-      ],
-    }),
-  );
+  const rows = await tx.query<OpenRow>({
+    text: RECORD_AND_OPEN_DEALS,
+    values: [
+      dealWriterTag(orgId),
+      orgId,
+      events.map(({ event }) => event.id),
+      events.map(({ event }) => event.dedupKey),
+      events.map(({ event }) => event.externalId),
+      events.map(({ event }) => event.rawBody),
+      events.map(({ event }) => event.bodyDigest),
+      events.map(({ event }) => event.receivedAt),
+      events.map(({ newDealId }) => newDealId),
+    ],
+  });
   if (rows.length !== events.length) throw new Error(`org ${orgId} does not exist`);
   return rows.map((row): OpenedDeal => {
     if (!row.recorded) return { recorded: false, keyRevoked: false };

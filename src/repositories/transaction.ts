@@ -24,12 +24,10 @@ import type { Database } from '../db/prisma.ts';
 // PostgreSQL parse and plan the pipeline's CTEs on every event (docs/benchmarks.md measures both). Here the hot
 // statements are named prepared statements, and a transaction is BEGIN, the statements, COMMIT.
 //
-// The pool's connections plan prepared statements generically (plan_cache_mode=force_generic_plan): planned
-// once per connection instead of on every execution, which the pipeline's CTEs would otherwise get, as their
-// custom plans fold NULL parameters away and look cheaper to the planner. Statements run on this pool (also by
-// deal-change listeners) must therefore plan well without seeing their values: name only the conditions that
-// apply rather than `$n IS NULL OR …`. Through a transaction pooler (src/db/pooler.ts) nothing outlives a
-// transaction on the server: there the statements go unnamed and each transaction sets the pool's settings.
+// Statements are planned by PostgreSQL's own rules for prepared statements (plan_cache_mode left at its default):
+// custom plans from the values and the current statistics until a generic plan proves as cheap. Through a
+// transaction pooler (src/db/pooler.ts) nothing outlives a transaction on the server: there the statements go
+// unnamed and each transaction sets the pool's settings.
 
 /** One SQL statement with $n placeholders. A `name` makes it a prepared statement reused per connection. */
 export interface Statement {
@@ -84,7 +82,9 @@ export function sql(strings: TemplateStringsArray, ...values: unknown[]): Statem
 
 /**
  * The statement as a named prepared statement. Only for statements whose text never varies: PostgreSQL keeps
- * one plan per name and connection.
+ * one plan source per name and connection, and after five executions may settle on a generic plan. Statements
+ * over arrays of many rows (a batch's, an import chunk's) stay unnamed: each is planned for its own arrays, whose
+ * length a generic plan cannot see (docs/architecture.md, "Planning").
  */
 export function named(name: string, statement: Statement): Statement {
   return { ...statement, name };
@@ -140,9 +140,7 @@ export function createSqlPool(
     pipeline: true,
     stream: coalescingStream,
     // Through a transaction pooler a session has no settings of its own: each transaction sets them (see below).
-    ...(pooled
-      ? { Client: UnnamedStatementsClient }
-      : { options: startupOptions([['plan_cache_mode', 'force_generic_plan'], ...settings]) }),
+    ...(pooled ? { Client: UnnamedStatementsClient } : { options: startupOptions(settings) }),
   });
   if (pooled) beginOf.set(pool, `BEGIN; ${transactionSettings(settings)}`);
   // A connection that breaks while idle in the pool must not take the process down.

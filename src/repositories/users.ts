@@ -106,9 +106,8 @@ export async function ensureRepsOfEvents(
   const pairs = events.flatMap(({ dedupKey, reps }) => reps.map((rep) => ({ rep, dedupKey })));
   if (pairs.length === 0) return [];
   const reps = [...new Set(pairs.map((pair) => pair.rep))].sort();
-  const created = await tx.query<{ id: string }>(
-    named('users_ensure_reps_of_events', {
-      text: `INSERT INTO users (id, org_id, external_id)
+  const created = await tx.query<{ id: string }>({
+    text: `INSERT INTO users (id, org_id, external_id)
              SELECT n.id, $1, n.external_id FROM unnest($2::text[], $3::text[]) AS n(id, external_id)
              WHERE ($4::text IS NULL
                     OR EXISTS (SELECT 1 FROM api_keys k
@@ -120,16 +119,15 @@ export async function ensureRepsOfEvents(
              ORDER BY n.external_id
              ON CONFLICT (org_id, external_id) DO NOTHING
              RETURNING id`,
-      values: [
-        orgId,
-        reps.map(() => newId('user')),
-        reps,
-        keyId,
-        pairs.map((pair) => pair.rep),
-        pairs.map((pair) => pair.dedupKey),
-      ],
-    }),
-  );
+    values: [
+      orgId,
+      reps.map(() => newId('user')),
+      reps,
+      keyId,
+      pairs.map((pair) => pair.rep),
+      pairs.map((pair) => pair.dedupKey),
+    ],
+  });
   return created.map((row) => row.id);
 }
 

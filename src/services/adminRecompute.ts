@@ -1,4 +1,3 @@
-import type { StatisticsUpkeep } from '../db/plannerStatistics.ts';
 import type { Database } from '../db/prisma.ts';
 import type { RateChange } from '../domain/earnings/rateChange.ts';
 import type { TraceReplacement } from '../domain/earnings/types.ts';
@@ -19,8 +18,6 @@ export interface RecomputeCapacity {
   concurrency: number;
   /** A progress report for one run, or none. */
   progress?: () => RecomputeProgressReport | undefined;
-  /** The process's planner-statistics keeper, told after each rep (see RecomputeRequest.statistics). */
-  statistics: StatisticsUpkeep;
 }
 
 export interface RecomputeProgressReport {
@@ -70,7 +67,6 @@ export class EarningsRecompute {
       const summary = await this.#engine.recompute(this.#capacity.pool, {
         orgId,
         concurrency: this.#capacity.concurrency,
-        statistics: this.#capacity.statistics,
         ...(planIds === undefined ? {} : { planIds }),
         ...(input.reason ? { reason: input.reason } : {}),
         ...(input.hierarchyChange ? { hierarchyChange: input.hierarchyChange } : {}),

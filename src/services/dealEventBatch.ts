@@ -1,5 +1,4 @@
 import type { AdminActor } from '../audit/adminEntries.ts';
-import type { StatisticsUpkeep } from '../db/plannerStatistics.ts';
 import type { DealEvent } from '../domain/deals/event.ts';
 import type { AuditEntryInput } from '../repositories/audit.ts';
 import type { DealIngestion, IngestRequest, IngestResult } from './ingestion.ts';
@@ -46,17 +45,12 @@ export const BATCH_CONCURRENCY = 4;
  * The result has one member per event, in order. A revoked key stops the batch: the events not yet applied are
  * answered `key_revoked`. Any other failure of the events applied one by one stops them too and is thrown; what was
  * applied stays applied, and the dedup keys make a retry replay it and apply the rest.
- *
- * A batch is a step of a bulk load (a CRM replaying its backlog, an import's chunk): once applied it tells the
- * planner's statistics, so that the next batch's statements are planned on tables as large as they have grown.
  */
 export class DealEventBatch {
   private readonly ingestion: DealIngestion;
-  private readonly statistics: StatisticsUpkeep;
 
-  constructor(ingestion: DealIngestion, statistics: StatisticsUpkeep) {
+  constructor(ingestion: DealIngestion) {
     this.ingestion = ingestion;
-    this.statistics = statistics;
   }
 
   async ingestAll(request: BatchRequest): Promise<IngestResult[]> {
@@ -111,7 +105,6 @@ export class DealEventBatch {
     order.forEach((index, position) => {
       answered[index] = results[position] as IngestResult;
     });
-    await this.statistics.afterWrites();
     return answered;
   }
 

@@ -66,9 +66,7 @@ const LISTED_REFUSALS = 1000;
  * a key, their rows are written one statement per table: DealIngestion.ingestMany): a chunk is one transaction,
  * and up to IMPORT_CHUNKS_AT_ONCE chunks are applied at once. A chunk does not evaluate earnings: it records the
  * deals it changed as pending, and once the last chunk is in they are evaluated, each (rep, period) once
- * (PendingEvaluations); so are, first, the deals an import of the org cut short left pending. Each chunk, as any
- * batch, and each group of the evaluation tell the planner's statistics once committed (StatisticsUpkeep), so that
- * the next ones are planned on the tables as they have grown, not on the empty tables of a fresh install. An import
+ * (PendingEvaluations); so are, first, the deals an import of the org cut short left pending. An import
  * that ran to its end is one entry of the org's audit log (`deals.imported`, with its counts).
  */
 export class DealImport {

@@ -1,4 +1,3 @@
-import type { StatisticsUpkeep } from '../db/plannerStatistics.ts';
 import type { DealRecord } from '../repositories/deals.ts';
 import * as feedWriters from '../repositories/feedWriters.ts';
 import * as orgs from '../repositories/orgs.ts';
@@ -32,15 +31,13 @@ const ATTEMPTS = 3;
 export class PendingEvaluations {
   readonly #pool: SqlPool;
   readonly #evaluate: DeferredEvaluator;
-  readonly #statistics: StatisticsUpkeep;
 
   /** The deal-change listener of an import's chunks: records the changed deals as pending. */
   readonly recorder: DealChangeListener;
 
-  constructor(pool: SqlPool, evaluate: DeferredEvaluator, statistics: StatisticsUpkeep) {
+  constructor(pool: SqlPool, evaluate: DeferredEvaluator) {
     this.#pool = pool;
     this.#evaluate = evaluate;
-    this.#statistics = statistics;
     this.recorder = {
       onDealChanged: (tx, change) =>
         pending.record(tx, change.org.id, [{ dealId: change.after.id, before: change.before }]),
@@ -81,8 +78,6 @@ export class PendingEvaluations {
         const evaluated = await this.#evaluateGroup(orgId, group);
         done += evaluated;
         onProgress?.(done, owners.length);
-        // The group's earnings are written: the next groups are planned on an earnings table as large as it has grown.
-        await this.#statistics.afterWrites();
       }
     };
     await Promise.all(Array.from({ length: Math.min(PENDING_TRANSACTIONS_AT_ONCE, groups.length) }, worker));

@@ -160,9 +160,10 @@ export async function unboundScans(
 }
 
 /**
- * The statement's generic plan (the plan for any parameter values), as the app's pool runs it: prepared with
- * plan_cache_mode = force_generic_plan and explained with NULL for every parameter, which a generic plan never
- * looks at (PostgreSQL 15 has no EXPLAIN (GENERIC_PLAN)). In one transaction, so that it works through a
+ * The statement's generic plan (the plan for any parameter values, which a prepared statement of the pool may settle
+ * on after its first custom plans): prepared with plan_cache_mode = force_generic_plan for this check alone and
+ * explained with NULL for every parameter, which a generic plan never looks at (PostgreSQL 15 has no EXPLAIN
+ * (GENERIC_PLAN)). A custom plan only adds the values' own conditions, so a statement bound here is bound in all. In one transaction, so that it works through a
  * transaction pooler too, and deallocated before it ends.
  */
 async function genericPlan(client: pg.ClientBase, sql: string): Promise<{ plan: PlanNode; parameters: number }> {

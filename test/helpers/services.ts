@@ -1,6 +1,5 @@
 import { type CompositionInput, composeServices, type Services } from '../../src/composition.ts';
 import { loadConfig } from '../../src/config.ts';
-import { LEFT_TO_AUTOVACUUM, type StatisticsUpkeep } from '../../src/db/plannerStatistics.ts';
 import type { Database } from '../../src/db/prisma.ts';
 import type { SqlPool } from '../../src/repositories/transaction.ts';
 import { testDatabase, testPool } from './database.ts';
@@ -17,11 +16,6 @@ export interface TestServicesOptions {
   listeners?: CompositionInput['listeners'];
   /** The composition's clock (see CompositionInput.now): a composition of its own. */
   now?: () => Date;
-  /**
-   * What the bulk loops tell after each step (see CompositionInput.statistics): a composition of its own. The shared
-   * test database is left to autovacuum, so that no test's statistics depend on which tests ran before it.
-   */
-  statistics?: StatisticsUpkeep;
 }
 
 const shared = new WeakMap<Database, Services>();
@@ -34,11 +28,7 @@ function testConfig() {
 /** The composed services; one composition per database unless a test asks for its own pool or listeners. */
 export function testServices(options: TestServicesOptions = {}): Services {
   const db = options.db ?? testDatabase();
-  const own =
-    options.pool !== undefined ||
-    options.listeners !== undefined ||
-    options.now !== undefined ||
-    options.statistics !== undefined;
+  const own = options.pool !== undefined || options.listeners !== undefined || options.now !== undefined;
   const composed = own ? undefined : shared.get(db);
   if (composed) return composed;
   const services = composeServices({
@@ -46,7 +36,6 @@ export function testServices(options: TestServicesOptions = {}): Services {
     pool: options.pool ?? testPool(),
     config: testConfig(),
     recompute: { concurrency: 2 },
-    statistics: options.statistics ?? LEFT_TO_AUTOVACUUM,
     ...(options.listeners ? { listeners: options.listeners } : {}),
     ...(options.now ? { now: options.now } : {}),
   });

@@ -3,7 +3,6 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { describe } from 'vitest';
 import { composeServices } from '../../src/composition.ts';
 import { loadConfig } from '../../src/config.ts';
-import { LEFT_TO_AUTOVACUUM } from '../../src/db/plannerStatistics.ts';
 import type { Database } from '../../src/db/prisma.ts';
 import { newId } from '../../src/lib/ids.ts';
 import type { RunningServer } from '../../src/main.ts';
@@ -707,7 +706,6 @@ describe('one-time sign-in links', () => {
       pool,
       config: loadConfig({ DATABASE_URL: process.env.DATABASE_URL, QUOTIENT_SECRET_KEY: SECRET_KEY }),
       recompute: { concurrency: 1 },
-      statistics: LEFT_TO_AUTOVACUUM,
       now: () => now,
     });
     await admin.portalAccess.addProvider({

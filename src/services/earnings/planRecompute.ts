@@ -1,4 +1,3 @@
-import type { StatisticsUpkeep } from '../../db/plannerStatistics.ts';
 import { assignmentWindows } from '../../domain/earnings/assignments.ts';
 import { countsCredits, creditPeriodOf, creditPeriods } from '../../domain/earnings/attainmentCredits.ts';
 import { repsReadBy } from '../../domain/earnings/changeScope.ts';
@@ -49,11 +48,6 @@ export interface RecomputeRequest {
   onProgress?: (progress: RecomputeProgress) => void;
   /** Reps recomputed at the same time, each in its own transaction. */
   concurrency?: number;
-  /**
-   * Told after each rep's rows are committed: a recompute on an empty or young earnings table would otherwise read
-   * every later rep's rows with statements planned on the first reps' table.
-   */
-  statistics: StatisticsUpkeep;
   /**
    * Why rows are replaced, in their traces (an exchange rate set, for one): a new plan version when absent, the
    * hierarchy change for a `hierarchyChange`.
@@ -167,7 +161,6 @@ export async function recomputePlans(
       deals += result.deals;
       done += 1;
       request.onProgress?.({ reps_done: done, reps_total: reps.length, deals });
-      await request.statistics.afterWrites();
     }
   };
   const concurrency = Math.max(1, Math.min(request.concurrency ?? DEFAULT_RECOMPUTE_CONCURRENCY, reps.length));
