@@ -154,7 +154,10 @@ describe('numbers and dates by locale', () => {
     assert.match(reason, /line 2, Amount \(column 4\): "1,234" is 1234 in one locale and 1\.234 in another/);
     // 12,50 can only be a decimal comma: the file says so, and it is read as such.
     const decided = await read(`${HUBSPOT_HEADER}\n1,A,closedwon,"12,50",2025-03-14,ana,EUR\n`);
-    assert.equal((decided.rows[0] as unknown as { body: { state: { amount_cents: number } } }).body.state.amount_cents, 1250);
+    assert.equal(
+      (decided.rows[0] as unknown as { body: { state: { amount_cents: number } } }).body.state.amount_cents,
+      1250,
+    );
   });
 
   test('2025-03-14garbage, 2026-02-30 and a two-digit year are refused by line and column', async () => {

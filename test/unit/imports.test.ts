@@ -105,7 +105,7 @@ describe('mapping a row to a deal event', () => {
         return error.message;
       }
     };
-    assert.equal(refusal(['1', 'Won', 'TBD', '', '', '', '']), 'Amount (column 3): "TBD" is not a number');
+    assert.equal(refusal(['1', 'Won', 'TBD', '', '', '', '']), 'Amount (column 3): "TBD" is not an amount');
     assert.equal(
       refusal(['1', 'Won', '', '2026-02-30', '', '', '']),
       'Close Date (column 4): "2026-02-30" is not a calendar date',

@@ -97,6 +97,8 @@ export interface OpenExport {
   size: number;
   close: () => void;
   file: FileDescription;
+  /** The deal-event check the rows were checked with (for the deletions of --missing delete). */
+  check: DealEventCheck;
 }
 
 export interface ReadOptions {
@@ -174,6 +176,7 @@ export async function openExport(file: string, chosen?: Mapping, options: ReadOp
       close: () => {
         for (const stream of streams) stream.destroy();
       },
+      check,
       file: {
         ...described,
         numbers_and_dates: describeConventions(survey.conventions),
@@ -233,7 +236,7 @@ async function importDeals(file: string, options: ImportOptions): Promise<Import
       opened = await openExport(file, chosen, { ...options, fallbackCurrency });
       const current = opened;
       bar = process.stderr.isTTY ? importProgressBar(process.stderr, current.size) : undefined;
-      const check = new DealEventCheck(loadContract());
+      const check = current.check;
       const summary = await services.dealImport.run({
         orgId: options.org,
         rows: current.rows,

@@ -82,7 +82,12 @@ const GROUPING = /[\s\u00a0\u202f']/g;
  * A number as written, as a plain decimal ("-1234.56"); the mark is the file's, or undefined when not known yet
  * (then a value that only a locale decides is a ValueProblem, ambiguous). `evidence` receives what the value decides.
  */
-export function plainNumber(text: string, decimal: DecimalMark | undefined, evidence?: Evidence): string {
+export function plainNumber(
+  text: string,
+  decimal: DecimalMark | undefined,
+  evidence?: Evidence,
+  what = 'a number',
+): string {
   let body = text.trim();
   let negative = false;
   if (/^\(.*\)$/.test(body)) [negative, body] = [true, body.slice(1, -1).trim()];
@@ -90,7 +95,7 @@ export function plainNumber(text: string, decimal: DecimalMark | undefined, evid
   else if (body.endsWith('-')) [negative, body] = [true, body.slice(0, -1).trim()];
   if (/[eE]/.test(body)) throw new ValueProblem(`"${text}" is in scientific notation (its digits are lost)`);
   body = body.replace(GROUPING, '');
-  if (!/^[\d.,]+$/.test(body) || !/\d/.test(body)) throw new ValueProblem(`"${text}" is not a number`);
+  if (!/^[\d.,]+$/.test(body) || !/\d/.test(body)) throw new ValueProblem(`"${text}" is not ${what}`);
   const dots = body.split('.').length - 1;
   const commas = body.split(',').length - 1;
   let mark = decimal;
@@ -118,7 +123,7 @@ export function plainNumber(text: string, decimal: DecimalMark | undefined, evid
   }
   const group = mark === '.' ? ',' : '.';
   const [whole = '', fraction, extra] = body.split(mark ?? '.');
-  if (extra !== undefined || fraction === '') throw new ValueProblem(`"${text}" is not a number`);
+  if (extra !== undefined || fraction === '') throw new ValueProblem(`"${text}" is not ${what}`);
   if (whole.includes(group) && !/^\d{1,3}(\.\d{3})*$|^\d{1,3}(,\d{3})*$/.test(whole)) {
     throw new ValueProblem(`"${text}" is not a number (digits grouped by '${group}' come in threes)`);
   }

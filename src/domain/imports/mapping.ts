@@ -535,7 +535,9 @@ export class RowMapper {
       const plain =
         typeof amountCell === 'number'
           ? plainOfNumber(amountCell)
-          : decide('amount', (found) => plainNumber(amountText as string, context.conventions.decimal, found));
+          : decide('amount', (found) =>
+              plainNumber(amountText as string, context.conventions.decimal, found, 'an amount'),
+            );
       state.amount_cents = read('amount', () => minorUnits(plain, minorUnitExponent(currency), String(amountCell)));
     }
     const closeCell = cell('close_date');
@@ -586,7 +588,7 @@ export class RowMapper {
 /** "EUR 1,200.00", "1.200,00 €", "$1,200" → the number, and the code or symbol that marks it. */
 function currencyMarked(text: string): { number: string; currency?: string } {
   const trimmed = text.trim();
-  const code = /^([A-Za-z]{3})\s*(.+)$/.exec(trimmed) ?? /^(.+?)\s*([A-Za-z]{3})$/.exec(trimmed);
+  const code = /^([A-Za-z]{3})\s*([-\u2212(]?[\d.,].*)$/.exec(trimmed) ?? /^(.*[\d)])\s*([A-Za-z]{3})$/.exec(trimmed);
   if (code) {
     const [first, second] = [code[1] as string, code[2] as string];
     const [currency, number] = /^[A-Za-z]{3}$/.test(first) ? [first, second] : [second, first];
