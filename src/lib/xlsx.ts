@@ -25,9 +25,11 @@ export async function xlsxRecords(bytes: Uint8Array): Promise<SourceRecord[]> {
   const sheet = workbook.worksheets[0];
   if (sheet === undefined) throw new Refusal('invalid_body', 'the workbook has no sheet');
   const records: SourceRecord[] = [];
+  // Every row as wide as the sheet (a row's trailing empty cells are not stored), as a CSV's rows are.
+  const width = sheet.columnCount;
   sheet.eachRow({ includeEmpty: false }, (row, rowNumber) => {
     const cells: Cell[] = [];
-    for (let column = 1; column <= row.cellCount; column++) cells.push(cellValue(row.getCell(column).value));
+    for (let column = 1; column <= width; column++) cells.push(cellValue(row.getCell(column).value));
     records.push({ line: rowNumber, cells });
   });
   return records;

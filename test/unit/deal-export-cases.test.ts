@@ -388,6 +388,8 @@ describe('files as customers have them', () => {
     sheet.addRow(['Record ID', 'Deal Name', 'Deal Stage', 'Amount', 'Close Date', 'Deal owner', 'Currency']);
     sheet.addRow([215839000001, 'Zoë', 'closedwon', 12500.5, new Date(Date.UTC(2026, 2, 14)), 'José Álvarez', 'EUR']);
     sheet.addRow([215839000002, 'Two', 'Contract Sent', 99, new Date(Date.UTC(2026, 2, 15)), 'ana', 'EUR']);
+    // A row whose last cells are empty (the sheet does not store them) and an id typed as text.
+    sheet.addRow(['215839000003', 'Three', 'closedlost', 1, new Date(Date.UTC(2026, 2, 16)), 'ana']);
     const records = await xlsxRecords(new Uint8Array(await workbook.xlsx.writeBuffer()));
     const { survey, rows } = await readExport(
       async function* () {
@@ -422,6 +424,17 @@ describe('files as customers have them', () => {
             close_date: '2026-03-15',
             owner_external_id: 'ana',
             custom: { deal_name: 'Two' },
+          },
+        ],
+        [
+          '215839000003',
+          undefined,
+          {
+            stage: 'closed_lost',
+            amount_cents: 100,
+            close_date: '2026-03-16',
+            owner_external_id: 'ana',
+            custom: { deal_name: 'Three' },
           },
         ],
       ],

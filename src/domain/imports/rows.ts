@@ -341,7 +341,7 @@ export async function* surveyedRows(
     }
     if (item.kind === 'footer') continue;
     const width = mapper?.header.length ?? 0;
-    if (typeof item.cells[0] === 'string' && item.cells.length !== width) {
+    if (item.cells.length !== width) {
       yield { line: item.line, refusal: `has ${item.cells.length} fields where the header has ${width}` };
       continue;
     }
