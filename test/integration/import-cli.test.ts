@@ -50,10 +50,9 @@ custom:
 `;
 
 describe('quotient import deals', () => {
-  test('the HubSpot sample imports with its built-in mapping, and a second run changes nothing', async ({
-    db,
-    org,
-  }) => {
+  test('the HubSpot sample imports with its built-in mapping, and a second run changes nothing', {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async ({ db, org }) => {
     await applyPlan(db, org.id, planDocument());
     const first = await importDeals([HUBSPOT, '--org', org.id]);
     assert.equal(first.code, 0, JSON.stringify(first.summary));
@@ -76,10 +75,9 @@ describe('quotient import deals', () => {
     assert.deepEqual(await counts(db, org.id), before);
   });
 
-  test('the Salesforce sample is recognised from its header; a dry run applies nothing and says what would happen', async ({
-    db,
-    org,
-  }) => {
+  test('the Salesforce sample is recognised from its header; a dry run applies nothing and says what would happen', {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async ({ db, org }) => {
     const dry = await importDeals([SALESFORCE, '--org', org.id, '--dry-run']);
     assert.equal(dry.code, 0, JSON.stringify(dry.summary));
     assert.equal(dry.summary.dry_run, true);
