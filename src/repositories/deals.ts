@@ -159,6 +159,14 @@ export async function externalIdsPresent(
   return new Set(rows.map((row) => row.external_id));
 }
 
+/** The org's deals that are not deleted: external id → version (an import's deals missing from its file). */
+export async function liveExternalIds(tx: Transaction, orgId: string): Promise<Map<string, number>> {
+  const rows = await tx.query<{ external_id: string; version: number }>(
+    sql`SELECT external_id, version FROM deals WHERE org_id = ${orgId} AND status <> 'deleted'`,
+  );
+  return new Map(rows.map((row) => [row.external_id, Number(row.version)]));
+}
+
 /**
  * Locks an existing deal for the rest of the transaction and returns its latest committed state. Used when
  * the deal was created by a transaction that committed after this one's statement snapshot was taken.

@@ -1,6 +1,6 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
-import type { ImportRow } from '../domain/imports/rows.ts';
+import type { EventCheck, ImportRow } from '../domain/imports/rows.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { Refusal } from '../domain/refusal.ts';
 import * as audit from '../repositories/audit.ts';
@@ -13,6 +13,7 @@ import {
   type SqlPool,
   type Transaction,
 } from '../repositories/transaction.ts';
+import * as users from '../repositories/users.ts';
 import type { DealEventBatch } from './dealEventBatch.ts';
 import type { PendingEvaluations } from './pendingEvaluations.ts';
 
@@ -39,6 +40,79 @@ export interface ImportSummary {
    */
   evaluated: number;
   seconds: number;
+  /** What the file does beyond its counts, each with its line: what an admin checks before importing. */
+  report: ImportReport;
+}
+
+/** A list the report gives in full up to LISTED_REFUSALS items, counted beyond. */
+export interface Listed<T> {
+  count: number;
+  items: T[];
+}
+
+export interface ImportReport {
+  /** Owners the org has no rep for: a rep is created for each (by its first line). */
+  new_reps: Listed<{ external_id: string; line: number }>;
+  rows_without_owner: Listed<number>;
+  rows_without_close_date: Listed<number>;
+  /** Stages read as open deals (no won/lost flag in the file says otherwise, and no stage list names them). */
+  open_stages: Array<{ stage: string; pipeline?: string; rows: number; line: number }>;
+  /** The currencies of the rows, and what states each: a column, the header, the amount, the mapping, --currency, or the org's default. */
+  currencies: Array<{ currency: string; rows: number; stated_by: string[] }>;
+  /** Rows the CRM marks deleted or archived: skipped, never live deals. */
+  deleted_rows: Listed<{ line: number; external_id: string }>;
+  /** Rows identical to an earlier row of the file: counted as unchanged, applied once. */
+  repeated_rows: Listed<number>;
+  /** Live deals of the org that the file does not have (or has as deleted), and what the import does with them. */
+  missing_deals: Listed<{ external_id: string }> & { action: 'reported' | 'deleted'; deleted: number };
+}
+
+/** What the import has seen of the file so far (rows come a chunk at a time). */
+interface FileState {
+  /** Every deal id the file has, refused rows included (a refused row's deal is not missing from the file). */
+  deals: Set<string>;
+  /** The dedup keys of the file's rows, with the line of the first row of each. */
+  keys: Map<string, number>;
+  owners: Set<string>;
+  ownerLines: Map<string, number>;
+  currencies: Map<string, { rows: number; stated_by: Set<string> }>;
+  stages: Map<string, ImportReport['open_stages'][number]>;
+}
+
+const CURRENCY_SOURCES = {
+  column: 'the currency column',
+  header: "the amount column's name",
+  amount: 'the amount',
+  mapping: "the mapping's default_currency",
+  option: '--currency',
+  fallback: "the org's default currency (the row states none)",
+} as const;
+
+function emptyReport(action: 'reported' | 'deleted'): ImportReport {
+  const none = () => ({ count: 0, items: [] });
+  return {
+    new_reps: none(),
+    rows_without_owner: none(),
+    rows_without_close_date: none(),
+    open_stages: [],
+    currencies: [],
+    deleted_rows: none(),
+    repeated_rows: none(),
+    missing_deals: { ...none(), action, deleted: 0 },
+  };
+}
+
+function list<T>(listed: Listed<T>, item: T): void {
+  listed.count++;
+  if (listed.items.length < LISTED_REFUSALS) listed.items.push(item);
+}
+
+function finishReport(report: ImportReport, file: FileState): void {
+  report.open_stages = [...file.stages.values()].sort((a, b) => a.line - b.line);
+  report.currencies = [...file.currencies]
+    .map(([currency, { rows, stated_by }]) => ({ currency, rows, stated_by: [...stated_by] }))
+    .sort((a, b) => b.rows - a.rows);
+  report.new_reps.items.sort((a, b) => a.line - b.line);
 }
 
 /** Where an import is: writing its rows (with the rows done), or evaluating the deals they changed. */
@@ -90,6 +164,13 @@ export class DealImport {
     this.#chunkRows = chunkRows;
   }
 
+  /** The org's default currency: an export's rows that state none are read in it. */
+  async defaultCurrencyOf(orgId: string): Promise<string> {
+    const currency = await orgs.defaultCurrency(this.#statements, orgId);
+    if (currency === null) throw new Refusal('not_found', `no org ${orgId}`);
+    return currency;
+  }
+
   async run(input: {
     orgId: string;
     rows: AsyncIterable<ImportRow>;
@@ -99,6 +180,11 @@ export class DealImport {
     actor?: AdminActor;
     /** Called after each chunk with the rows done so far, then as the changed deals are evaluated. */
     onProgress?: (progress: ImportProgress) => void;
+    /**
+     * What happens to the org's live deals the file does not have: `report` (listed, nothing changes) or `delete`
+     * (each gets a `delete` deal event, checked by `check`, so its earnings are reversed as an API delete does).
+     */
+    missing?: { mode: 'report' } | { mode: 'delete'; check: EventCheck };
   }): Promise<ImportSummary> {
     if (!(await orgs.find(this.#statements, input.orgId))) throw new Refusal('not_found', `no org ${input.orgId}`);
     const started = performance.now();
@@ -118,6 +204,16 @@ export class DealImport {
       refusals: [],
       evaluated: leftPending,
       seconds: 0,
+      report: emptyReport(input.missing?.mode === 'delete' ? 'deleted' : 'reported'),
+    };
+    const live = await inRolledBackTransaction(this.#pool, (tx) => deals.liveExternalIds(tx, input.orgId));
+    const file: FileState = {
+      deals: new Set(),
+      keys: new Map(),
+      owners: new Set(),
+      ownerLines: new Map(),
+      currencies: new Map(),
+      stages: new Map(),
     };
     const seenDeals = new Set<string>();
     let chunk: ImportRow[] = [];
@@ -127,7 +223,7 @@ export class DealImport {
     const flush = async () => {
       const rows = chunk;
       chunk = [];
-      const apply = await this.#importChunk(input.orgId, rows, input.dryRun, seenDeals, summary, input.actor);
+      const apply = await this.#importChunk(input.orgId, rows, input.dryRun, seenDeals, file, summary, input.actor);
       const done = apply().then(() => {
         summary.rows += rows.length;
         input.onProgress?.({ phase: 'rows', rowsDone: summary.rows });
@@ -151,12 +247,38 @@ export class DealImport {
     if (readFailure) throw readFailure.error;
     const failed = settled.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
+    finishReport(summary.report, file);
+    const missing = [...live].filter(([externalId]) => !file.deals.has(externalId));
+    summary.report.missing_deals.count = missing.length;
+    summary.report.missing_deals.items = missing
+      .slice(0, LISTED_REFUSALS)
+      .map(([externalId]) => ({ external_id: externalId }));
+    if (input.missing?.mode === 'delete' && !input.dryRun && missing.length > 0) {
+      summary.report.missing_deals.deleted = await this.#deleteMissing(
+        input.orgId,
+        missing,
+        input.missing.check,
+        input.actor,
+      );
+    }
     if (!input.dryRun) summary.evaluated += await evaluate();
     summary.seconds = Math.round(performance.now() - started) / 1000;
     if (!input.dryRun) {
-      const { refusals: _listed, dry_run: _dryRun, ...counts } = summary;
+      const { refusals: _listed, dry_run: _dryRun, report, ...counts } = summary;
       await audit.insertMany(this.#statements, [
-        adminAuditEntry(input.orgId, 'deals.imported', { source: input.source, ...counts }, input.actor ?? CLI_ACTOR),
+        adminAuditEntry(
+          input.orgId,
+          'deals.imported',
+          {
+            source: input.source,
+            ...counts,
+            new_reps: report.new_reps.count,
+            deleted_rows: report.deleted_rows.count,
+            missing_deals: report.missing_deals.count,
+            deleted_deals: report.missing_deals.deleted,
+          },
+          input.actor ?? CLI_ACTOR,
+        ),
       ]);
     }
     return summary;
@@ -167,6 +289,7 @@ export class DealImport {
     rows: readonly ImportRow[],
     dryRun: boolean,
     seenDeals: Set<string>,
+    file: FileState,
     summary: ImportSummary,
     actor: AdminActor | undefined,
   ): Promise<() => Promise<void>> {
@@ -174,8 +297,49 @@ export class DealImport {
       summary.refused++;
       if (summary.refusals.length < LISTED_REFUSALS) summary.refusals.push({ line, reason });
     };
-    const events = rows.filter((row) => 'event' in row);
-    const { sent, present } = await inRolledBackTransaction(this.#pool, async (tx) => ({
+    const report = summary.report;
+    const events: Array<Extract<ImportRow, { event: unknown }>> = [];
+    const owners: string[] = [];
+    for (const row of rows) {
+      if ('skipped' in row) {
+        list(report.deleted_rows, { line: row.line, external_id: row.externalId });
+        continue;
+      }
+      if (!('event' in row)) {
+        if (row.externalId !== undefined) file.deals.add(row.externalId);
+        continue;
+      }
+      const { facts } = row;
+      file.deals.add(facts.externalId);
+      const earlier = file.keys.get(row.event.dedupKey as string);
+      if (earlier !== undefined) continue;
+      file.keys.set(row.event.dedupKey as string, row.line);
+      events.push(row);
+      if (facts.owner === undefined) list(report.rows_without_owner, row.line);
+      else if (!file.owners.has(facts.owner)) {
+        file.owners.add(facts.owner);
+        owners.push(facts.owner);
+        file.ownerLines.set(facts.owner, row.line);
+      }
+      if (!facts.hasCloseDate) list(report.rows_without_close_date, row.line);
+      if (facts.openStage !== undefined) {
+        const label = `${facts.pipeline ?? ''}\u0000${facts.openStage}`;
+        const stage = file.stages.get(label);
+        if (stage) stage.rows++;
+        else
+          file.stages.set(label, {
+            stage: facts.openStage,
+            ...(facts.pipeline === undefined ? {} : { pipeline: facts.pipeline }),
+            rows: 1,
+            line: row.line,
+          });
+      }
+      const currency = file.currencies.get(facts.currency) ?? { rows: 0, stated_by: new Set<string>() };
+      currency.rows++;
+      currency.stated_by.add(CURRENCY_SOURCES[facts.currencySource]);
+      file.currencies.set(facts.currency, currency);
+    }
+    const { sent, present, known } = await inRolledBackTransaction(this.#pool, async (tx) => ({
       sent: await sourceEvents.digestsByDedupKeys(
         tx,
         orgId,
@@ -186,11 +350,23 @@ export class DealImport {
         orgId,
         events.map((row) => row.event.externalId),
       ),
+      known: await users.idsByExternalIds(tx, orgId, owners),
     }));
+    for (const owner of owners) {
+      if (!known.has(owner)) list(report.new_reps, { external_id: owner, line: file.ownerLines.get(owner) as number });
+    }
     const toApply: Array<{ row: (typeof events)[number]; isNew: boolean }> = [];
+    const inChunk = new Set(events);
     for (const row of rows) {
+      if ('skipped' in row) continue;
       if (!('event' in row)) {
         refuse(row.line, row.refusal);
+        continue;
+      }
+      if (!inChunk.has(row)) {
+        // The same row as an earlier one of the file: applied once, the repeat counted as unchanged.
+        summary.unchanged++;
+        list(report.repeated_rows, row.line);
         continue;
       }
       const digest = sent.get(row.event.dedupKey as string);
@@ -208,6 +384,43 @@ export class DealImport {
       return async () => {};
     }
     return () => this.#applyChunk(orgId, toApply, summary, refuse, actor);
+  }
+
+  /**
+   * A `delete` deal event for each missing deal, through the batch pipeline as an API delete goes (its earnings
+   * reversed when evaluated); the dedup key names the deal's version, so a second run replays it.
+   */
+  async #deleteMissing(
+    orgId: string,
+    missing: ReadonlyArray<[string, number]>,
+    check: EventCheck,
+    actor: AdminActor | undefined,
+  ): Promise<number> {
+    let deleted = 0;
+    for (let start = 0; start < missing.length; start += this.#chunkRows) {
+      const events = missing.slice(start, start + this.#chunkRows).flatMap(([externalId, version]) => {
+        const body = {
+          external_id: externalId,
+          event_type: 'delete',
+          state: {},
+          dedup_key: `import:${externalId.slice(0, 200)}:deleted:${version}`,
+        };
+        const outcome = check(body);
+        if (!('event' in outcome))
+          throw new Error(`the deletion of ${externalId} is not a deal event: ${outcome.refusal}`);
+        return [{ event: outcome.event, body }];
+      });
+      const results = await this.#batch.ingestAll({
+        orgId,
+        keyId: null,
+        ...(actor ? { actor } : {}),
+        events,
+        receivedAt: new Date(),
+        deferEvaluation: true,
+      });
+      deleted += results.filter((result) => result.kind === 'accepted').length;
+    }
+    return deleted;
   }
 
   async #applyChunk(

@@ -4,12 +4,13 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ExcelJS from 'exceljs';
 import { describe } from 'vitest';
 import type { Database } from '../../src/db/prisma.ts';
 import { ROWS_PER_STATEMENT } from '../../src/repositories/earnings.ts';
 import type { ImportSummary } from '../../src/services/dealImport.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
-import { exited, onlyJson, QUOTIENT_BIN, runCli } from '../helpers/cli.ts';
+import { exited, onlyJson, QUOTIENT_BIN, runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 
 const HUBSPOT = fileURLToPath(new URL('../../examples/imports/hubspot-deals.csv', import.meta.url));
@@ -49,10 +50,9 @@ custom:
 `;
 
 describe('quotient import deals', () => {
-  test('the HubSpot sample imports with its built-in mapping, and a second run changes nothing', async ({
-    db,
-    org,
-  }) => {
+  test('the HubSpot sample imports with its built-in mapping, and a second run changes nothing', {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async ({ db, org }) => {
     await applyPlan(db, org.id, planDocument());
     const first = await importDeals([HUBSPOT, '--org', org.id]);
     assert.equal(first.code, 0, JSON.stringify(first.summary));
@@ -75,10 +75,9 @@ describe('quotient import deals', () => {
     assert.deepEqual(await counts(db, org.id), before);
   });
 
-  test('the Salesforce sample is recognised from its header; a dry run applies nothing and says what would happen', async ({
-    db,
-    org,
-  }) => {
+  test('the Salesforce sample is recognised from its header; a dry run applies nothing and says what would happen', {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async ({ db, org }) => {
     const dry = await importDeals([SALESFORCE, '--org', org.id, '--dry-run']);
     assert.equal(dry.code, 0, JSON.stringify(dry.summary));
     assert.equal(dry.summary.dry_run, true);
@@ -115,9 +114,9 @@ describe('quotient import deals', () => {
     const dry = await importDeals([csv, '--org', org.id, '--mapping', mapping, '--dry-run']);
     assert.equal(dry.code, 2);
     assert.deepEqual(dry.summary.refusals, [
-      { line: 4, reason: 'Value: "lots" is not an amount' },
-      { line: 5, reason: 'Closed: "2026-02-30" is not a calendar date' },
-      { line: 8, reason: 'Deal: is empty' },
+      { line: 4, reason: 'Value (column 3): "lots" is not an amount' },
+      { line: 5, reason: 'Closed (column 4): "2026-02-30" is not a calendar date' },
+      { line: 8, reason: 'Deal (column 1): is empty' },
       { line: 9, reason: 'has 6 fields where the header has 7' },
     ]);
     assert.equal(dry.summary.new_deals, 3);
@@ -154,10 +153,9 @@ describe('quotient import deals', () => {
     assert.equal(deal?.version, 2);
   });
 
-  test('an import killed part way, run again, applies each row exactly once and evaluates every deal it left pending', async ({
-    db,
-    org,
-  }) => {
+  test('an import killed part way, run again, applies each row exactly once and evaluates every deal it left pending', {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async ({ db, org }) => {
     await applyPlan(db, org.id, planDocument());
     const rows = Array.from(
       { length: 3000 },
@@ -195,10 +193,9 @@ describe('quotient import deals', () => {
     assert.deepEqual([changed.rows_written, changed.rows_superseded, changed.rows_reversed], [0, 0, 0]);
   });
 
-  test("a rep's deals evaluated in one decision past ROWS_PER_STATEMENT are written in slices, each row once, as a recompute leaves them", async ({
-    db,
-    org,
-  }) => {
+  test("a rep's deals evaluated in one decision past ROWS_PER_STATEMENT are written in slices, each row once, as a recompute leaves them", {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async ({ db, org }) => {
     // One rep, one month, one commission line per won deal: the deferred evaluation decides the rep's period in one
     // transaction, so its rows (and a plan change's retirements) pass ROWS_PER_STATEMENT and go in slices.
     const deals = ROWS_PER_STATEMENT + 150;
@@ -288,6 +285,133 @@ describe('quotient import deals', () => {
   });
 });
 
+describe('quotient import deals: exports as customers have them (issue 43)', () => {
+  test('a Salesforce Data Export: the dry run reports reps, currencies, deleted rows and rows without owner or close date; the import applies what it said; a refused file writes nothing', {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async ({ db, org }) => {
+    await applyPlan(db, org.id, planDocument());
+    const exportFile = await csvFile(
+      'Id,IsDeleted,OwnerId,StageName,Amount,CurrencyIsoCode,CloseDate,IsWon,IsClosed,LastModifiedDate\r\n' +
+        '006A,false,005ANN,Renewed,12500.50,EUR,2026-03-14,true,true,2026-03-14T10:00:00.000Z\r\n' +
+        '006B,false,005BOB,Closed Won,1500000,JPY,2026-03-15,true,true,2026-03-15T10:00:00.000Z\r\n' +
+        '006C,true,005ANN,Closed Won,999,USD,2026-03-16,true,true,2026-03-16T10:00:00.000Z\r\n' +
+        '006D,false,,Prospecting,100,USD,,false,false,2026-03-17T10:00:00.000Z\r\n' +
+        '006E,false,005ANN,Closed Lost,100,USD,2026-03-18,false,true,2026-03-18T10:00:00.000Z\r\n',
+    );
+    const dry = await importDeals([exportFile, '--org', org.id, '--dry-run']);
+    assert.equal(dry.code, 0, JSON.stringify(dry.summary));
+    const report = (dry.summary as unknown as { report: ImportSummary['report'] }).report;
+    assert.deepEqual(
+      [dry.summary.rows, dry.summary.new_deals, (dry.summary as unknown as { mapping: string }).mapping],
+      [5, 4, 'salesforce-api'],
+    );
+    assert.deepEqual(report.new_reps.items, [
+      { external_id: '005ANN', line: 2 },
+      { external_id: '005BOB', line: 3 },
+    ]);
+    assert.deepEqual(report.deleted_rows.items, [{ line: 4, external_id: '006C' }]);
+    assert.deepEqual(report.rows_without_owner.items, [5]);
+    assert.deepEqual(report.rows_without_close_date.items, [5]);
+    assert.deepEqual(report.open_stages, [{ stage: 'Prospecting', rows: 1, line: 5 }]);
+    assert.deepEqual(
+      report.currencies.map((entry) => [entry.currency, entry.rows]),
+      [
+        ['USD', 2],
+        ['EUR', 1],
+        ['JPY', 1],
+      ],
+    );
+    assert.equal(await db.deal.count({ where: { org_id: org.id } }), 0);
+
+    const imported = await importDeals([exportFile, '--org', org.id]);
+    assert.equal(imported.code, 0, JSON.stringify(imported.summary));
+    assert.equal(imported.summary.new_deals, 4);
+    const stored = await db.deal.findMany({
+      where: { org_id: org.id },
+      select: { external_id: true, status: true, currency: true, amount_cents: true },
+      orderBy: { external_id: 'asc' },
+    });
+    assert.deepEqual(
+      stored.map((deal) => [deal.external_id, deal.status, deal.currency, Number(deal.amount_cents)]),
+      [
+        ['006A', 'won', 'EUR', 1250050],
+        ['006B', 'won', 'JPY', 1500000],
+        ['006D', 'open', 'USD', 10000],
+        ['006E', 'lost', 'USD', 10000],
+      ],
+    );
+
+    // Dates no row decides: the whole file is refused, by line and column, exit 2, nothing written.
+    const ambiguous = await csvFile(
+      'Record ID,Deal Stage,Amount,Close Date,Deal owner\n9001,closedwon,5,05/08/2025,ana\n9002,closedwon,5,03/04/2025,ana\n',
+    );
+    const refused = await importDeals([ambiguous, '--org', org.id]);
+    assert.equal(refused.code, 2);
+    assert.match(
+      (refused.summary as unknown as { reason: string }).reason,
+      /could be day\/month or month\/day.*line 2, Close Date \(column 4\): "05\/08\/2025"/,
+    );
+    assert.equal(await db.deal.count({ where: { org_id: org.id, external_id: { in: ['9001', '9002'] } } }), 0);
+    // --locale en-GB reads it: 5 August.
+    const gb = await importDeals([ambiguous, '--org', org.id, '--locale', 'en-GB']);
+    assert.equal(gb.code, 0, JSON.stringify(gb.summary));
+    const august = await db.deal.findFirst({ where: { org_id: org.id, external_id: '9001' } });
+    assert.equal(august?.close_date?.toISOString().slice(0, 10), '2025-08-05');
+  });
+
+  test('ten identical rows count the same in the dry run and the import; deals missing from the next export are reported, and deleted with --missing delete (their earnings reversed); an XLSX export reads as its CSV', {
+    timeout: SLOW_CLI_TEST_MS,
+  }, async ({ db, org }) => {
+    await applyPlan(
+      db,
+      org.id,
+      planDocument({ chips: [{ key: 'base', name: 'Base commission', kind: 'commission', rate_bps: 1000 }] }),
+    );
+    const header = 'Record ID,Deal Stage,Amount,Close Date,Deal owner\r\n';
+    const repeated = await csvFile(
+      `\ufeff${header}${'1,closedwon,5000,2026-03-14,ana\r\n'.repeat(10)}2,closedwon,7000,2026-03-14,ana\r\n3,closedwon,9000,2026-03-15,bo\r\n`,
+    );
+    const dry = await importDeals([repeated, '--org', org.id, '--dry-run']);
+    const wet = await importDeals([repeated, '--org', org.id]);
+    const countsOf = (summary: ImportSummary) => [summary.new_deals, summary.updates, summary.unchanged];
+    assert.deepEqual(countsOf(dry.summary), [3, 0, 9]);
+    assert.deepEqual(countsOf(wet.summary), countsOf(dry.summary));
+    assert.equal(wet.summary.report.repeated_rows.count, 9);
+    const earningsOf3 = async () => {
+      const deal = await db.deal.findFirstOrThrow({ where: { org_id: org.id, external_id: '3' } });
+      const rows = await db.earning.findMany({
+        where: { org_id: org.id, deal_id: deal.id, status: { notIn: ['superseded', 'reversed'] } },
+      });
+      return [deal.status, rows.reduce((sum, row) => sum + Number(row.amount_cents), 0)] as const;
+    };
+    const [, before] = await earningsOf3();
+    assert.ok(before > 0, 'deal 3 earns');
+
+    // The next export has deals 1 and 2 only, as XLSX.
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('Deals');
+    sheet.addRow(['Record ID', 'Deal Stage', 'Amount', 'Close Date', 'Deal owner']);
+    sheet.addRow([1, 'closedwon', 5000, new Date(Date.UTC(2026, 2, 14)), 'ana']);
+    sheet.addRow([2, 'closedwon', 7000, new Date(Date.UTC(2026, 2, 14)), 'ana']);
+    const xlsx = join(await mkdtemp(join(tmpdir(), 'quotient-import-')), 'deals.xlsx');
+    await workbook.xlsx.writeFile(xlsx);
+    const reported = await importDeals([xlsx, '--org', org.id]);
+    assert.equal(reported.code, 0, JSON.stringify(reported.summary));
+    assert.deepEqual(countsOf(reported.summary), [0, 0, 2], 'the XLSX rows are the CSV rows');
+    assert.deepEqual(reported.summary.report.missing_deals.items, [{ external_id: '3' }]);
+    assert.equal(reported.summary.report.missing_deals.action, 'reported');
+    assert.equal((await earningsOf3())[0], 'won', 'report changes nothing');
+
+    const deleted = await importDeals([xlsx, '--org', org.id, '--missing', 'delete']);
+    assert.equal(deleted.code, 0, JSON.stringify(deleted.summary));
+    assert.equal(deleted.summary.report.missing_deals.deleted, 1);
+    assert.deepEqual(await earningsOf3(), ['deleted', 0]);
+    // Run again: nothing is missing any more.
+    const again = await importDeals([xlsx, '--org', org.id, '--missing', 'delete']);
+    assert.deepEqual([again.summary.report.missing_deals.count, again.summary.unchanged], [0, 2]);
+  });
+});
+
 describe("POST /admin/v1/deal-imports (the console's upload)", () => {
   test("a dry run then an import of the Salesforce sample into the admin's org; a second import changes nothing", async ({
     db,
@@ -318,7 +442,10 @@ describe("POST /admin/v1/deal-imports (the console's upload)", () => {
     const text =
       'Deal,Phase,Value,Closed,Seller,Territory,Seats\nD-1,Signed,10,2026-03-02,ana,EMEA,1\nD-2,Signed,x,2026-03-02,ana,EMEA,1\n';
     const { data } = await client.api.POST('/admin/v1/deal-imports', { body: { text, mapping_file: MAPPING } });
-    assert.deepEqual([data?.new_deals, data?.refusals], [1, [{ line: 3, reason: 'Value: "x" is not an amount' }]]);
+    assert.deepEqual(
+      [data?.new_deals, data?.refusals],
+      [1, [{ line: 3, reason: 'Value (column 3): "x" is not an amount' }]],
+    );
     assert.equal(await db.deal.count({ where: { org_id: org.id } }), 1);
 
     const unknown = await client.api.POST('/admin/v1/deal-imports', { body: { text: 'a,b\n1,2\n' } });

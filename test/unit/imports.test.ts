@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import { CsvSyntaxError, csvRecords } from '../../src/domain/imports/csv.ts';
-import { BUILT_IN_MAPPINGS, parseMapping, RefusedRow, RowMapper } from '../../src/domain/imports/mapping.ts';
+import {
+  BUILT_IN_MAPPINGS,
+  parseMapping,
+  type ReadContext,
+  RefusedRow,
+  RowMapper,
+} from '../../src/domain/imports/mapping.ts';
 import { Refusal } from '../../src/domain/refusal.ts';
 
 async function records(text: string, chunkSize = text.length || 1) {
@@ -39,13 +45,21 @@ describe('reading CSV', () => {
   });
 });
 
+const US: ReadContext = { conventions: { dateOrder: 'mdy', decimal: '.', source: 'test' }, fallbackCurrency: 'USD' };
+
+function mapped(mapper: RowMapper, cells: string[], context = US) {
+  const result = mapper.map(cells, context);
+  assert.equal(result.kind, 'event');
+  return (result as Extract<typeof result, { kind: 'event' }>).body;
+}
+
 describe('mapping a row to a deal event', () => {
   const hubspot = BUILT_IN_MAPPINGS.hubspot as NonNullable<(typeof BUILT_IN_MAPPINGS)['hubspot']>;
   const header = ['Record ID', 'Deal Stage', 'Amount', 'Close Date', 'Deal owner', 'Last Modified Date', 'New Logo'];
 
   test('stages listed as won or lost become closed_won / closed_lost, others are kept; amounts and dates are read', () => {
     const mapper = new RowMapper(hubspot, header);
-    const event = mapper.eventOf([
+    const event = mapped(mapper, [
       '42',
       'closed WON',
       '12,500.5',
@@ -66,38 +80,42 @@ describe('mapping a row to a deal event', () => {
       occurred_at: '2026-03-14T16:02:00.000Z',
       dedup_key: event.dedup_key,
     });
-    assert.deepEqual(mapper.eventOf(['43', 'Contract Sent', '', '', '', '', '']).state, { stage: 'Contract Sent' });
+    assert.deepEqual(mapped(mapper, ['43', 'Contract Sent', '', '', '', '', '']).state, { stage: 'Contract Sent' });
   });
 
   test('the dedup key is the same for the same row and differs when the row changes', () => {
     const mapper = new RowMapper(hubspot, header);
     const row = ['42', 'Closed Won', '100', '2026-03-14', 'kim', '2026-03-14 10:00', ''];
-    assert.equal(mapper.eventOf(row).dedup_key, mapper.eventOf([...row]).dedup_key);
+    assert.equal(mapped(mapper, row).dedup_key, mapped(mapper, [...row]).dedup_key);
     assert.notEqual(
-      mapper.eventOf(row).dedup_key,
-      mapper.eventOf([...row.slice(0, 2), '101', ...row.slice(3)]).dedup_key,
+      mapped(mapper, row).dedup_key,
+      mapped(mapper, [...row.slice(0, 2), '101', ...row.slice(3)]).dedup_key,
     );
-    assert.match(String(mapper.eventOf(row).dedup_key), /^import:42:[0-9a-f]{32}$/);
+    assert.match(String(mapped(mapper, row).dedup_key), /^import:42:[0-9a-f]{32}$/);
   });
 
   test('a value that is not an amount, a date or a boolean refuses the row, naming the column', () => {
     const mapper = new RowMapper(hubspot, header);
     const refusal = (row: string[]) => {
       try {
-        mapper.eventOf(row);
+        mapper.map(row, US);
         return 'accepted';
       } catch (error) {
         assert.ok(error instanceof RefusedRow);
         return error.message;
       }
     };
-    assert.equal(refusal(['1', 'Won', 'TBD', '', '', '', '']), 'Amount: "TBD" is not an amount');
+    assert.equal(refusal(['1', 'Won', 'TBD', '', '', '', '']), 'Amount (column 3): "TBD" is not an amount');
     assert.equal(
       refusal(['1', 'Won', '', '2026-02-30', '', '', '']),
-      'Close Date: "2026-02-30" is not a calendar date',
+      'Close Date (column 4): "2026-02-30" is not a calendar date',
     );
-    assert.equal(refusal(['1', 'Won', '', '', '', '', 'maybe']), 'New Logo: "maybe" is not true or false');
-    assert.equal(refusal(['', 'Won', '', '', '', '', '']), 'Record ID: is empty');
+    assert.equal(
+      refusal(['1', 'Won', '', '2025-03-14garbage', '', '', '']),
+      'Close Date (column 4): "2025-03-14garbage" is not a date',
+    );
+    assert.equal(refusal(['1', 'Won', '', '', '', '', 'maybe']), 'New Logo (column 7): "maybe" is not true or false');
+    assert.equal(refusal(['', 'Won', '', '', '', '', '']), 'Record ID (column 1): is empty');
   });
 
   test('a mapping file must name its columns and they must be in the file', () => {

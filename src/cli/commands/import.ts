@@ -1,13 +1,23 @@
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { Command } from 'commander';
 import { parse } from 'yaml';
+import { DEFAULT_CURRENCY, isKnownCurrency } from '../../domain/currencies.ts';
+import type { Conventions } from '../../domain/imports/locale.ts';
 import { BUILT_IN_MAPPINGS, type Mapping, parseMapping } from '../../domain/imports/mapping.ts';
-import { exportRows, type ImportRow } from '../../domain/imports/rows.ts';
+import {
+  csvSource,
+  type ImportRow,
+  type ReadSettings,
+  type RecordSource,
+  readExport,
+} from '../../domain/imports/rows.ts';
+import { decodedText, delimiterName, encodingOf, sniffDelimiter } from '../../domain/imports/text.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import { loadContract } from '../../http/contract.ts';
 import { DealEventCheck } from '../../http/dealEventCheck.ts';
-import type { ImportSummary } from '../../services/dealImport.ts';
+import { looksLikeXlsx, xlsxRecords } from '../../lib/xlsx.ts';
+import type { ImportSummary, Listed } from '../../services/dealImport.ts';
 import { withAdminServices } from '../context.ts';
 import { print, printFailure } from '../output.ts';
 import { importProgressBar } from '../progress.ts';
@@ -17,6 +27,10 @@ interface ImportOptions {
   mapping?: string;
   dryRun?: boolean;
   json?: boolean;
+  locale?: string;
+  currency?: string;
+  encoding?: string;
+  missing?: string;
 }
 
 // `quotient import deals FILE.csv`: an admin command like the others (the database directly, no server or API key
@@ -31,10 +45,23 @@ export function importCommand(): Command {
         'one deal event per row, each with a dedup key derived from the row, so running the same import again ' +
         'changes nothing and a run cut short resumes where it stopped',
     )
-    .argument('<file>', 'the CSV file (UTF-8, header row first)')
+    .argument('<file>', 'the CSV file (UTF-8, UTF-16 with BOM, or --encoding) or XLSX workbook')
     .requiredOption('--org <org_id>', 'the org')
     .option(
-      '--mapping <file|hubspot|salesforce>',
+      '--locale <locale>',
+      'how the file writes numbers and dates (en-US, en-GB, de-DE, fr-FR, ...); default: what the file decides, refused when it does not',
+    )
+    .option(
+      '--currency <code>',
+      "the currency of rows that state none (default: the org's default, stated in the report)",
+    )
+    .option('--encoding <encoding>', 'the encoding of a CSV without a byte order mark: utf-8 (default) or windows-1252')
+    .option(
+      '--missing <report|delete>',
+      "the org's deals this file does not have: report lists them (default), delete sends each a delete event",
+    )
+    .option(
+      '--mapping <file|hubspot|salesforce|salesforce-api>',
       'a mapping file (YAML; see docs/day-one.md) or a built-in mapping; default: recognised from the header',
     )
     .option('--dry-run', 'check every row and say what would happen; apply nothing')
@@ -51,7 +78,16 @@ export function importCommand(): Command {
   return command;
 }
 
-type ImportReport = ImportSummary & { mapping: string };
+type ImportReport = ImportSummary & { mapping: string; file: FileDescription };
+
+/** How the file was read, for the report: its format, encoding, conventions and the lines that are not rows. */
+export interface FileDescription {
+  format: string;
+  encoding: string;
+  numbers_and_dates: string;
+  heading_lines: number[];
+  footer_lines: number[];
+}
 
 /** An export being read: its mapping, its rows as they come, the bytes read so far and its size. */
 export interface OpenExport {
@@ -60,29 +96,96 @@ export interface OpenExport {
   bytesRead: () => number;
   size: number;
   close: () => void;
+  file: FileDescription;
+  /** The deal-event check the rows were checked with (for the deletions of --missing delete). */
+  check: DealEventCheck;
+}
+
+export interface ReadOptions {
+  locale?: string;
+  currency?: string;
+  encoding?: string;
+  /** The org's default currency, for the rows that state none. */
+  fallbackCurrency?: string;
 }
 
 /**
- * Opens a CSV export and reads its header (the mapping given, or the one recognised from it); its rows are checked
- * as the API checks a deal event, as they are read. A file that cannot be read or mapped is refused with its name.
+ * Opens an export (CSV or XLSX) and surveys it whole (its header and mapping, given or recognised; its encoding,
+ * delimiter, conventions; what refuses it as a whole); its rows are then read again, checked as the API checks a
+ * deal event, as they are read. A file that cannot be read or mapped is refused with its name.
  */
-export async function openExport(file: string, chosen?: Mapping): Promise<OpenExport> {
+export async function openExport(file: string, chosen?: Mapping, options: ReadOptions = {}): Promise<OpenExport> {
   const size = (await stat(file).catch(() => null))?.size;
   if (size === undefined) throw new Refusal('invalid_body', `cannot read ${file}`);
-  let bytesRead = 0;
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 64 * 1024 });
-  async function* counted(): AsyncGenerator<string> {
-    for await (const chunk of stream as AsyncIterable<string>) {
-      bytesRead += Buffer.byteLength(chunk);
-      yield chunk;
-    }
-  }
   const check = new DealEventCheck(loadContract());
+  const streams: Array<ReturnType<typeof createReadStream>> = [];
+  let bytesRead = 0;
   try {
-    const { mapping, rows } = await exportRows(counted(), chosen, (body) => check.outcome(body));
-    return { mapping, rows, bytesRead: () => bytesRead, size, close: () => stream.destroy() };
+    const currency = options.currency?.toUpperCase();
+    if (currency !== undefined && !isKnownCurrency(currency)) {
+      throw new Refusal('invalid_body', `--currency ${options.currency}: not an ISO 4217 currency code`);
+    }
+    const settings: ReadSettings = {
+      fallbackCurrency: options.fallbackCurrency ?? DEFAULT_CURRENCY,
+      ...(chosen ? { mapping: chosen } : {}),
+      ...(options.locale === undefined ? {} : { locale: options.locale }),
+      ...(currency === undefined ? {} : { currency }),
+    };
+    const start = await firstBytes(file, 4);
+    let source: RecordSource;
+    let described: Pick<FileDescription, 'format' | 'encoding'>;
+    if (looksLikeXlsx(start)) {
+      const records = await xlsxRecords(await readFile(file));
+      source = async function* () {
+        yield* records;
+        bytesRead = size;
+      };
+      described = { format: 'XLSX (its first sheet)', encoding: 'XLSX' };
+    } else {
+      const encoding = options.encoding === undefined ? undefined : encodingOf(options.encoding);
+      const text = () => {
+        const stream = createReadStream(file, { highWaterMark: 64 * 1024 });
+        streams.push(stream);
+        bytesRead = 0;
+        return decodedText(
+          (async function* () {
+            for await (const chunk of stream as AsyncIterable<Buffer>) {
+              bytesRead += chunk.length;
+              yield chunk;
+            }
+          })(),
+          encoding,
+        );
+      };
+      let sample = '';
+      for await (const chunk of text()) {
+        sample += chunk;
+        if (sample.length >= 64 * 1024) break;
+      }
+      const delimiter = sniffDelimiter(sample);
+      settings.format = `CSV separated by ${delimiterName(delimiter)}`;
+      source = csvSource(text, delimiter);
+      described = { format: settings.format, encoding: encodingDescription(start, encoding) };
+    }
+    const { survey, rows } = await readExport(source, settings, (body) => check.outcome(body));
+    return {
+      mapping: survey.mapping,
+      rows,
+      bytesRead: () => bytesRead,
+      size,
+      close: () => {
+        for (const stream of streams) stream.destroy();
+      },
+      check,
+      file: {
+        ...described,
+        numbers_and_dates: describeConventions(survey.conventions),
+        heading_lines: survey.headingLines,
+        footer_lines: survey.footerLines,
+      },
+    };
   } catch (error) {
-    stream.destroy();
+    for (const stream of streams) stream.destroy();
     if (error instanceof Refusal && error.code === 'invalid_body') {
       throw new Refusal('invalid_body', `${file}: ${error.reason}`);
     }
@@ -90,34 +193,71 @@ export async function openExport(file: string, chosen?: Mapping): Promise<OpenEx
   }
 }
 
-async function importDeals(file: string, options: ImportOptions): Promise<ImportReport> {
-  const chosen = options.mapping === undefined ? undefined : await loadMapping(options.mapping);
-  const opened = await openExport(file, chosen);
-  const { mapping, rows, size } = opened;
-  const bytesRead = opened.bytesRead;
-  const bar = process.stderr.isTTY ? importProgressBar(process.stderr, size) : undefined;
+async function firstBytes(file: string, count: number): Promise<Uint8Array> {
+  const handle = await open(file, 'r');
   try {
-    const summary = await withAdminServices((services) =>
-      services.dealImport.run({
+    const buffer = Buffer.alloc(count);
+    const { bytesRead } = await handle.read(buffer, 0, count, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+function encodingDescription(start: Uint8Array, declared: string | undefined): string {
+  if (start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf) return 'UTF-8 (with a byte order mark)';
+  if (start[0] === 0xff && start[1] === 0xfe) return 'UTF-16 LE (byte order mark)';
+  if (start[0] === 0xfe && start[1] === 0xff) return 'UTF-16 BE (byte order mark)';
+  return declared === undefined ? 'UTF-8' : `${declared} (--encoding)`;
+}
+
+function describeConventions(conventions: Conventions): string {
+  const order = { mdy: 'month/day/year', dmy: 'day/month/year', ymd: 'year-month-day' } as const;
+  const parts = [
+    conventions.dateOrder === undefined ? 'dates: ISO (YYYY-MM-DD) only' : `dates: ${order[conventions.dateOrder]}`,
+    conventions.decimal === undefined
+      ? 'numbers: whole or unambiguous'
+      : `numbers: decimal ${conventions.decimal === '.' ? 'point' : 'comma'}`,
+  ];
+  return `${parts.join('; ')} (from ${conventions.source})`;
+}
+
+async function importDeals(file: string, options: ImportOptions): Promise<ImportReport> {
+  const missing = options.missing ?? 'report';
+  if (missing !== 'report' && missing !== 'delete') {
+    throw new Refusal('invalid_body', `--missing ${missing}: report or delete`);
+  }
+  const chosen = options.mapping === undefined ? undefined : await loadMapping(options.mapping);
+  let bar: ReturnType<typeof importProgressBar> | undefined;
+  let opened: OpenExport | undefined;
+  try {
+    return await withAdminServices(async (services) => {
+      const fallbackCurrency = await services.dealImport.defaultCurrencyOf(options.org);
+      opened = await openExport(file, chosen, { ...options, fallbackCurrency });
+      const current = opened;
+      bar = process.stderr.isTTY ? importProgressBar(process.stderr, current.size) : undefined;
+      const check = current.check;
+      const summary = await services.dealImport.run({
         orgId: options.org,
-        rows,
+        rows: current.rows,
         dryRun: options.dryRun === true,
         source: file,
+        missing: missing === 'delete' ? { mode: 'delete', check: (body) => check.outcome(body) } : { mode: 'report' },
         onProgress: (progress) =>
           progress.phase === 'rows'
-            ? bar?.update(progress.rowsDone, bytesRead())
+            ? bar?.update(progress.rowsDone, current.bytesRead())
             : bar?.evaluating(progress.dealsDone, progress.dealsPending),
-      }),
-    );
-    return { ...summary, mapping: mapping.name };
+      });
+      return { ...summary, mapping: current.mapping.name, file: current.file };
+    });
   } catch (error) {
-    if (error instanceof Refusal && error.code === 'invalid_body') {
+    if (error instanceof Refusal && error.code === 'invalid_body' && !error.reason.startsWith(file)) {
       throw new Refusal('invalid_body', `${file}: ${error.reason}`);
     }
     throw error;
   } finally {
     bar?.done();
-    opened.close();
+    opened?.close();
   }
 }
 
@@ -140,12 +280,54 @@ async function loadMapping(name: string): Promise<Mapping> {
 
 export function describeImport(summary: ImportReport): string {
   const verb = summary.dry_run ? 'Would import' : 'Imported';
+  const { report, file } = summary;
   const lines = [
     `${verb} ${summary.rows} rows (${summary.mapping} mapping) in ${summary.seconds} s: ${summary.new_deals} new deals, ${summary.updates} updates, ` +
-      `${summary.unchanged} unchanged (imported before), ${summary.refused} refused` +
+      `${summary.unchanged} unchanged (imported before, or repeated in the file), ${summary.refused} refused` +
       (summary.dry_run ? ' (dry run: nothing applied)' : `; earnings evaluated for ${summary.evaluated} deals`),
-    ...summary.refusals.map((refusal) => `  line ${refusal.line}: ${refusal.reason}`),
+    `  file: ${file.format}, ${file.encoding}; ${file.numbers_and_dates}`,
   ];
+  if (file.heading_lines.length > 0) lines.push(`  report heading lines (not rows): ${file.heading_lines.join(', ')}`);
+  if (file.footer_lines.length > 0) lines.push(`  report footer lines (not rows): ${file.footer_lines.join(', ')}`);
+  const listed = <T>(title: string, list: Listed<T>, show: (item: T) => string) => {
+    if (list.count === 0) return;
+    const more = list.count > list.items.length ? ` … and ${list.count - list.items.length} more` : '';
+    lines.push(`  ${title} (${list.count}): ${list.items.map(show).join(', ')}${more}`);
+  };
+  lines.push(
+    `  currencies: ${report.currencies.map((c) => `${c.currency} ${c.rows} rows (${c.stated_by.join(', ')})`).join('; ') || 'none'}`,
+  );
+  listed(
+    summary.dry_run ? 'new reps to be created' : 'new reps created',
+    report.new_reps,
+    (rep) => `${rep.external_id} (line ${rep.line})`,
+  );
+  listed('rows without an owner', report.rows_without_owner, (line) => `line ${line}`);
+  listed('rows without a close date', report.rows_without_close_date, (line) => `line ${line}`);
+  if (report.open_stages.length > 0) {
+    lines.push(
+      `  stages read as open deals: ${report.open_stages
+        .map((s) => `${s.pipeline ? `${s.pipeline} / ` : ''}${s.stage} (${s.rows} rows, first line ${s.line})`)
+        .join('; ')}`,
+    );
+  }
+  listed(
+    'rows deleted or archived in the CRM (skipped)',
+    report.deleted_rows,
+    (row) => `${row.external_id} (line ${row.line})`,
+  );
+  listed('rows repeating an earlier row (counted unchanged)', report.repeated_rows, (line) => `line ${line}`);
+  const missing = report.missing_deals;
+  listed(
+    missing.action === 'deleted'
+      ? summary.dry_run
+        ? 'deals not in this file, to be deleted (--missing delete)'
+        : `deals not in this file, deleted (${missing.deleted})`
+      : 'deals not in this file (kept; --missing delete would delete them)',
+    missing,
+    (deal) => deal.external_id,
+  );
+  lines.push(...summary.refusals.map((refusal) => `  line ${refusal.line}: ${refusal.reason}`));
   if (summary.refused > summary.refusals.length) {
     lines.push(
       `  … and ${summary.refused - summary.refusals.length} more refused rows (--json lists the first ones too)`,

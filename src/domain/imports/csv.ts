@@ -1,4 +1,5 @@
-// A streaming CSV reader (RFC 4180, as CRM exports write it): fields separated by commas, quoted with double quotes
+// A streaming CSV reader (RFC 4180, as CRM exports write it): fields separated by commas (or the delimiter given:
+// European Excel writes semicolons, some exports tabs), quoted with double quotes
 // when they hold a comma, a quote ("" inside quotes) or a line break, records ended by CRLF or LF. It holds one
 // record at a time, whatever the file's size.
 
@@ -20,7 +21,7 @@ export class CsvSyntaxError extends Error {
 }
 
 /** The records of a text stream, in order; a byte order mark and blank lines are skipped. */
-export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator<CsvRecord> {
+export async function* csvRecords(chunks: AsyncIterable<string>, delimiter = ','): AsyncGenerator<CsvRecord> {
   let field = '';
   let fields: string[] = [];
   let quoted = false;
@@ -67,7 +68,7 @@ export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator
       if (char === '"' && field === '') {
         quoted = true;
         fieldStarted = true;
-      } else if (char === ',') {
+      } else if (char === delimiter) {
         fields.push(field);
         field = '';
         fieldStarted = true;

@@ -1,46 +1,82 @@
 import { createHash } from 'node:crypto';
+import { isKnownCurrency, minorUnitExponent } from '../currencies.ts';
 import { canonicalJson, isJsonObject, type JsonObject, type JsonValue } from '../json.ts';
 import { Refusal } from '../refusal.ts';
+import {
+  type Conventions,
+  type Evidence,
+  minorUnits,
+  plainNumber,
+  readBoolean,
+  readDate,
+  ValueProblem,
+} from './locale.ts';
 
-// How the columns of a CRM export become deal events: one row, one event (`POST /v1/deals/events`'s body). The
-// mapping names the export's columns; stages listed as won or lost become `closed_won` / `closed_lost`, any other
-// stage is kept as it is (an open deal). A mapping file is YAML of the `Mapping` shape below; HubSpot's deal export
-// and Salesforce's opportunity report have built-in ones.
+// How a CRM's deal records become deal events: one record, one event (`POST /v1/deals/events`'s body). This is the
+// one mapping model of Quotient, whatever carries the records: a CSV or XLSX export (rows.ts) or a CRM connector
+// (records fetched by its API, their field names as the "header"). A mapping names, for each deal field, the
+// record's field (a column of an export, a property of an API record) it comes from, and:
+// - stages: a stage listed as won or lost becomes `closed_won` / `closed_lost`; where the records carry the CRM's
+//   own won and closed flags (Salesforce's `IsWon` / `IsClosed`, a report's "Won" / "Closed", HubSpot's "Is Closed
+//   Won"), those decide, for every pipeline; else any other stage is an open deal (and the import's report lists it);
+// - owners: the owner field's value is the rep's external id (a rep is created on first sight);
+// - currency: a currency field, else a currency the field names state ("Amount (EUR)") or the amount carries
+//   ("EUR 1,200.00", "€1.200,00"), else `default_currency`, else the caller's (`--currency`, the org's default);
+//   two that disagree refuse the record;
+// - deleted: a record flagged deleted or archived (`IsDeleted`, "Archived") is never a live deal;
+// - custom fields: further fields into `state.custom`, typed.
+// Field names are matched without regard to case, spaces and underscores, and a currency suffix ("Amount (USD)").
 
 export type CustomType = 'string' | 'number' | 'boolean';
 
 export interface CustomColumn {
-  column: string;
+  /** The field's name, or the names it goes by (the first the records have is read). */
+  column: string | string[];
   type: CustomType;
   /** A missing column is allowed: the field is left out (built-in mappings, for columns a portal may not have). */
   optional: boolean;
 }
 
+/** A deal field's source: a field name, or the names it goes by in the exports of one CRM. */
+export type Source = string | string[];
+
+/** The deal fields a built-in mapping needs: without them every deal would be missing what pays it. */
+export type RequiredField = 'amount' | 'close_date' | 'owner';
+
 export interface Mapping {
   name: string;
   /** The deal's id in the CRM: the event's `external_id`, and part of each row's dedup key. */
-  id: string;
-  stage: string;
-  amount?: string;
-  close_date?: string;
-  owner?: string;
-  /** A column of ISO 4217 codes; else `default_currency`, else the org's default. */
-  currency?: string;
+  id: Source;
+  stage: Source;
+  amount?: Source;
+  close_date?: Source;
+  owner?: Source;
+  /** A field of ISO 4217 codes. */
+  currency?: Source;
   default_currency?: string;
   /** When the CRM last changed the deal: the event's `occurred_at`, so an older export never overwrites a newer. */
-  occurred_at?: string;
+  occurred_at?: Source;
+  /** The CRM's "won" flag (true: closed won). */
+  won?: Source;
+  /** The CRM's "closed" flag (true and not won: closed lost). */
+  closed?: Source;
+  /** The CRM's "lost" flag (true: closed lost). */
+  lost?: Source;
+  /** The CRM's "deleted" / "archived" flag (true: the record is skipped, never a live deal). */
+  deleted?: Source;
   won_stages: string[];
   lost_stages: string[];
   custom: Record<string, CustomColumn>;
   /**
-   * Every named column must be in the file. A built-in mapping is not strict: beyond the id and stage columns, a
-   * column the export does not have (a portal without multiple currencies, a report without the last-modified
-   * column) is left out.
+   * Every named field must be in the records (a mapping file). A built-in mapping requires its id, stage and
+   * `required` fields, and leaves out the others a file does not have (a portal without several currencies).
    */
   strict: boolean;
+  required: RequiredField[];
+  /** How the records write numbers and dates, when the CRM fixes it (a Salesforce Data Export: API values). */
+  conventions?: Conventions;
 }
 
-/** A mapping file that cannot be used: the problem, for people. */
 const HUBSPOT: Mapping = {
   name: 'hubspot',
   id: 'Record ID',
@@ -48,8 +84,12 @@ const HUBSPOT: Mapping = {
   amount: 'Amount',
   close_date: 'Close Date',
   owner: 'Deal owner',
-  currency: 'Currency',
+  currency: ['Currency', 'Deal Currency', 'Deal currency code'],
   occurred_at: 'Last Modified Date',
+  won: 'Is Closed Won',
+  closed: ['Is Deal Closed?', 'Is Closed'],
+  lost: ['Is Closed Lost', 'Is closed lost'],
+  deleted: ['Archived', 'Is Deleted'],
   won_stages: ['Closed Won', 'closedwon'],
   lost_stages: ['Closed Lost', 'closedlost'],
   custom: {
@@ -60,6 +100,7 @@ const HUBSPOT: Mapping = {
     new_logo: { column: 'New Logo', type: 'boolean', optional: true },
   },
   strict: false,
+  required: ['amount', 'close_date', 'owner'],
 };
 
 const SALESFORCE: Mapping = {
@@ -69,8 +110,11 @@ const SALESFORCE: Mapping = {
   amount: 'Amount',
   close_date: 'Close Date',
   owner: 'Opportunity Owner',
-  currency: 'Opportunity Currency',
+  currency: ['Opportunity Currency', 'Amount Currency', 'Currency'],
   occurred_at: 'Last Modified Date',
+  won: ['Won', 'Is Won', 'Is Closed Won'],
+  closed: ['Closed', 'Is Closed'],
+  deleted: ['Deleted', 'Is Deleted'],
   won_stages: ['Closed Won'],
   lost_stages: ['Closed Lost'],
   custom: {
@@ -82,28 +126,59 @@ const SALESFORCE: Mapping = {
     new_logo: { column: 'New Logo', type: 'boolean', optional: true },
   },
   strict: false,
+  required: ['amount', 'close_date', 'owner'],
 };
 
-export const BUILT_IN_MAPPINGS: Readonly<Record<string, Mapping>> = { hubspot: HUBSPOT, salesforce: SALESFORCE };
+/** Salesforce's Data Export (Setup → Data Export, Opportunity.csv) and the API: fields by API name, API values. */
+const SALESFORCE_API: Mapping = {
+  name: 'salesforce-api',
+  id: 'Id',
+  stage: 'StageName',
+  amount: 'Amount',
+  close_date: 'CloseDate',
+  owner: 'OwnerId',
+  currency: 'CurrencyIsoCode',
+  occurred_at: ['LastModifiedDate', 'SystemModstamp'],
+  won: 'IsWon',
+  closed: 'IsClosed',
+  deleted: 'IsDeleted',
+  won_stages: ['Closed Won'],
+  lost_stages: ['Closed Lost'],
+  custom: {
+    opportunity_name: { column: 'Name', type: 'string', optional: true },
+    account_id: { column: 'AccountId', type: 'string', optional: true },
+    type: { column: 'Type', type: 'string', optional: true },
+    lead_source: { column: 'LeadSource', type: 'string', optional: true },
+  },
+  strict: false,
+  required: ['amount', 'close_date', 'owner'],
+  conventions: { dateOrder: 'ymd', decimal: '.', source: "Salesforce's API values (a Data Export)" },
+};
+
+export const BUILT_IN_MAPPINGS: Readonly<Record<string, Mapping>> = {
+  hubspot: HUBSPOT,
+  salesforce: SALESFORCE,
+  'salesforce-api': SALESFORCE_API,
+};
+
+const SOURCE_KEYS = [
+  'amount',
+  'close_date',
+  'owner',
+  'currency',
+  'occurred_at',
+  'won',
+  'closed',
+  'lost',
+  'deleted',
+] as const;
 
 /** A mapping file's document (parsed YAML), checked. */
 export function parseMapping(document: unknown, name: string): Mapping {
   if (!isJsonObject(document as JsonValue))
     throw new Refusal('invalid_body', 'the mapping file must be a YAML mapping');
   const doc = document as JsonObject;
-  const known = new Set([
-    'id',
-    'stage',
-    'amount',
-    'close_date',
-    'owner',
-    'currency',
-    'default_currency',
-    'occurred_at',
-    'won_stages',
-    'lost_stages',
-    'custom',
-  ]);
+  const known = new Set(['id', 'stage', ...SOURCE_KEYS, 'default_currency', 'won_stages', 'lost_stages', 'custom']);
   for (const key of Object.keys(doc)) {
     if (!known.has(key))
       throw new Refusal('invalid_body', `${key}: not a member of a mapping (${[...known].join(', ')})`);
@@ -142,51 +217,157 @@ export function parseMapping(document: unknown, name: string): Mapping {
     lost_stages: stages('lost_stages'),
     custom,
     strict: true,
+    required: [],
   };
-  for (const key of ['amount', 'close_date', 'owner', 'currency', 'occurred_at'] as const) {
+  for (const key of SOURCE_KEYS) {
     const value = column(key, false);
     if (value !== undefined) mapping[key] = value;
   }
   if (doc.default_currency !== undefined) {
-    if (typeof doc.default_currency !== 'string')
+    if (typeof doc.default_currency !== 'string' || !isKnownCurrency(doc.default_currency.toUpperCase()))
       throw new Refusal('invalid_body', 'default_currency: must be an ISO 4217 code');
-    mapping.default_currency = doc.default_currency;
+    mapping.default_currency = doc.default_currency.toUpperCase();
   }
   return mapping;
 }
 
-/** A row that cannot become an event: the reason names the column. */
+/** A field name as matched: without case, spaces, underscores or a currency suffix ("Amount (USD)" is "amount"). */
+export function fieldKey(name: string): string {
+  return stripCurrencySuffix(name)
+    .name.normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\s_]+/g, '');
+}
+
+function stripCurrencySuffix(name: string): { name: string; currency?: string } {
+  const match = /^(.*?)\s*[([]\s*([A-Za-z]{3})\s*[)\]]\s*$/.exec(name.trim());
+  if (match && isKnownCurrency((match[2] as string).toUpperCase())) {
+    return { name: match[1] as string, currency: (match[2] as string).toUpperCase() };
+  }
+  return { name: name.trim() };
+}
+
+function names(source: Source): string[] {
+  return typeof source === 'string' ? [source] : source;
+}
+
+/** The header's fields by key: the mapped ones must each be there once. */
+function headerIndex(header: readonly string[]): Map<string, number[]> {
+  const index = new Map<string, number[]>();
+  header.forEach((name, position) => {
+    const key = fieldKey(name);
+    if (key === '') return;
+    index.set(key, [...(index.get(key) ?? []), position]);
+  });
+  return index;
+}
+
+/** True when the header has the mapping's id and stage fields. */
+export function headerFits(mapping: Mapping, header: readonly string[]): boolean {
+  const index = headerIndex(header);
+  return [mapping.id, mapping.stage].every((source) => names(source).some((name) => index.has(fieldKey(name))));
+}
+
+/** A record that cannot become an event: the reason names the field (and its column). */
 export class RefusedRow extends Error {
-  constructor(reason: string) {
+  /** The record's deal id, when it could be read (so that the deal is not taken for one missing from the file). */
+  readonly externalId: string | undefined;
+  /**
+   * What makes the refusal the file's, not the row's: a value only the file's conventions decide (`date`,
+   * `number`), an id a spreadsheet shortened (`scientific`).
+   */
+  readonly fileLevel: 'date' | 'number' | 'scientific' | undefined;
+
+  constructor(reason: string, externalId?: string, fileLevel?: 'date' | 'number' | 'scientific') {
     super(reason);
     this.name = 'RefusedRow';
+    this.externalId = externalId;
+    this.fileLevel = fileLevel;
   }
 }
 
+/** One field of a record as read: text (CSV, an API's strings), or a typed cell (XLSX, an API's JSON). */
+export type Cell = string | number | boolean | Date | null | undefined;
+
+/** What a record became, and what the import's report says about it. */
+export type MappedRecord =
+  | { kind: 'deleted'; externalId: string }
+  | {
+      kind: 'event';
+      body: JsonObject;
+      externalId: string;
+      owner: string | undefined;
+      hasCloseDate: boolean;
+      /** The stage as the file names it, when the deal is read as open. */
+      openStage: string | undefined;
+      /** The pipeline (a custom field named so), for the report of open stages. */
+      pipeline: string | undefined;
+      /** The currency and what states it (`column`, `header`, `amount`, `mapping`, `option`), or the fallback. */
+      currency: string;
+      currencySource: 'column' | 'header' | 'amount' | 'mapping' | 'option' | 'fallback';
+    };
+
+/** How values are read: the file's conventions (evidence gathers what values decide), and the fallback currency. */
+export interface ReadContext {
+  conventions: Conventions;
+  /** Gathers what the values decide about the conventions (the survey of a file). */
+  evidence?: (found: Evidence, column: string) => void;
+  /** `--currency`: the currency of rows that state none. */
+  currency?: string;
+  /** The org's default: rows that state no currency are read in it (and the import's report says so). */
+  fallbackCurrency: string;
+}
+
+interface Located {
+  position: number;
+  name: string;
+  /** A currency the header's name states ("Amount (EUR)"). */
+  currency?: string;
+}
+
 /**
- * The mapping read against an export's header: each mapped column's index. A required column that is missing
- * refuses the whole file (a Refusal `invalid_body`) rather than every row.
+ * The mapping read against a header: each mapped field's position. A missing required field, or a mapped field
+ * the header has twice, refuses the whole file (a Refusal `invalid_body`, naming it) rather than every row.
  */
 export class RowMapper {
-  private readonly mapping: Mapping;
-  private readonly index: Map<string, number>;
+  readonly mapping: Mapping;
+  readonly header: readonly string[];
+  private readonly fields = new Map<string, Located>();
   private readonly won: Set<string>;
   private readonly lost: Set<string>;
 
   constructor(mapping: Mapping, header: readonly string[]) {
     this.mapping = mapping;
-    this.index = new Map(header.map((name, position) => [name.trim(), position]));
-    const named = mapping.strict
-      ? [mapping.amount, mapping.close_date, mapping.owner, mapping.currency, mapping.occurred_at]
-      : [];
-    const missing = [
-      mapping.id,
-      mapping.stage,
-      ...named,
-      ...Object.values(mapping.custom)
-        .filter((custom) => !custom.optional)
-        .map((custom) => custom.column),
-    ].filter((name): name is string => name !== undefined && !this.index.has(name));
+    this.header = header;
+    const index = headerIndex(header);
+    const missing: string[] = [];
+    const locate = (field: string, source: Source | undefined, required: boolean) => {
+      if (source === undefined) return;
+      for (const name of names(source)) {
+        const positions = index.get(fieldKey(name));
+        if (positions === undefined) continue;
+        if (positions.length > 1) {
+          throw new Refusal(
+            'invalid_body',
+            `the header names "${header[positions[0] as number]}" twice (columns ${positions.map((at) => at + 1).join(' and ')}): ` +
+              'which one holds the value is not known; remove or rename one',
+          );
+        }
+        const position = positions[0] as number;
+        const located: Located = { position, name: header[position]?.trim() ?? name };
+        const suffix = stripCurrencySuffix(header[position] ?? '').currency;
+        if (suffix !== undefined) located.currency = suffix;
+        this.fields.set(field, located);
+        return;
+      }
+      if (required) missing.push(names(source).join('" or "'));
+    };
+    locate('id', mapping.id, true);
+    locate('stage', mapping.stage, true);
+    for (const key of SOURCE_KEYS) {
+      locate(key, mapping[key], mapping.strict || (mapping.required as readonly string[]).includes(key));
+    }
+    for (const [field, spec] of Object.entries(mapping.custom)) locate(`custom.${field}`, spec.column, !spec.optional);
     if (missing.length > 0) {
       throw new Refusal(
         'invalid_body',
@@ -198,41 +379,240 @@ export class RowMapper {
     this.lost = new Set(mapping.lost_stages.map(foldStage));
   }
 
-  /** The row's deal event (the body `POST /v1/deals/events` takes), with a dedup key derived from its content. */
-  eventOf(fields: readonly string[]): JsonObject {
-    const value = (column: string | undefined) => {
-      if (column === undefined) return undefined;
-      const position = this.index.get(column);
-      const text = position === undefined ? undefined : fields[position]?.trim();
-      return text === '' ? undefined : text;
+  /** The header's name of a mapped field and its column, for messages: `Amount (column 5)`. */
+  describe(field: string): string {
+    const located = this.fields.get(field);
+    return located === undefined ? field : `${located.name} (column ${located.position + 1})`;
+  }
+
+  /** Whether the records carry the CRM's won/closed flags (then no stage is read as open by default). */
+  get hasClosedFlags(): boolean {
+    return this.fields.has('won') || this.fields.has('closed') || this.fields.has('lost');
+  }
+
+  /** The mapped field's position in the header, if it has it. */
+  position(field: string): number | undefined {
+    return this.fields.get(field)?.position;
+  }
+
+  /** The record's deal event (the body `POST /v1/deals/events` takes), with a dedup key derived from its content. */
+  map(cells: readonly Cell[], context: ReadContext): MappedRecord {
+    let externalId: string | undefined;
+    const refuse = (field: string, problem: string, fileLevel?: RefusedRow['fileLevel']): never => {
+      throw new RefusedRow(`${this.describe(field)}: ${problem}`, externalId, fileLevel);
     };
-    const id = value(this.mapping.id);
-    if (id === undefined) throw new RefusedRow(`${this.mapping.id}: is empty`);
+    const cell = (field: string): Cell => {
+      const located = this.fields.get(field);
+      if (located === undefined) return undefined;
+      const value = cells[located.position];
+      if (typeof value === 'string') {
+        const trimmed = value.trim();
+        return trimmed === '' ? undefined : trimmed;
+      }
+      return value === null ? undefined : value;
+    };
+    const text = (field: string): string | undefined => {
+      const value = cell(field);
+      if (value === undefined) return undefined;
+      if (value instanceof Date) return value.toISOString();
+      return String(value);
+    };
+    const read = <T>(field: string, reader: () => T): T => {
+      try {
+        return reader();
+      } catch (error) {
+        if (error instanceof ValueProblem) return refuse(field, error.message, error.ambiguous);
+        throw error;
+      }
+    };
+    const flag = (field: string): boolean | undefined => {
+      const value = cell(field);
+      if (value === undefined) return undefined;
+      if (typeof value === 'boolean') return value;
+      return read(field, () => readBoolean(String(value)));
+    };
+    /** Reads a value that may decide the file's conventions, and reports what it decided. */
+    const decide = <T>(field: string, reader: (found: Evidence) => T): T =>
+      read(field, () => {
+        const found: Evidence = {};
+        const value = reader(found);
+        if (found.dateOrder !== undefined || found.decimal !== undefined)
+          context.evidence?.(found, this.describe(field));
+        return value;
+      });
+
+    const idCell = cell('id');
+    if (idCell === undefined) return refuse('id', 'is empty');
+    if (typeof idCell === 'number') {
+      if (!Number.isSafeInteger(idCell)) return refuse('id', `${idCell} is a number whose digits are lost`);
+      externalId = String(idCell);
+    } else externalId = String(idCell);
+    if (/^[+-]?\d+(?:[.,]\d+)?[eE][+-]?\d+$/.test(externalId)) {
+      return refuse(
+        'id',
+        `"${externalId}" is in scientific notation (a spreadsheet shortened the id, and its digits are lost): ` +
+          'export again and open it as text, not as numbers',
+        'scientific',
+      );
+    }
+    if (flag('deleted') === true) return { kind: 'deleted', externalId };
+
     const state: JsonObject = {};
-    const stage = value(this.mapping.stage);
-    if (stage === undefined) throw new RefusedRow(`${this.mapping.stage}: is empty`);
-    const folded = foldStage(stage);
-    state.stage = this.won.has(folded) ? 'closed_won' : this.lost.has(folded) ? 'closed_lost' : stage;
-    const amount = value(this.mapping.amount);
-    if (amount !== undefined) state.amount_cents = centsOf(amount, this.mapping.amount as string);
-    const closeDate = value(this.mapping.close_date);
-    if (closeDate !== undefined) state.close_date = dateOf(closeDate, this.mapping.close_date as string);
-    const owner = value(this.mapping.owner);
+    const stage = text('stage');
+    if (stage === undefined) return refuse('stage', 'is empty');
+    const won = flag('won');
+    const closed = flag('closed');
+    const lost = flag('lost');
+    let status: 'closed_won' | 'closed_lost' | undefined;
+    if (won === true) status = 'closed_won';
+    else if (lost === true || (closed === true && won !== undefined)) status = 'closed_lost';
+    else if (closed === true) {
+      const folded = foldStage(stage);
+      if (this.won.has(folded)) status = 'closed_won';
+      else if (this.lost.has(folded)) status = 'closed_lost';
+      else return refuse('closed', `the deal is closed, but its stage "${stage}" is not listed as won or lost`);
+    } else if (won === undefined && closed === undefined && lost === undefined) {
+      const folded = foldStage(stage);
+      if (this.won.has(folded)) status = 'closed_won';
+      else if (this.lost.has(folded)) status = 'closed_lost';
+    }
+    state.stage = status ?? stage;
+
+    // The currency: what the row states, every statement agreeing.
+    const stated: Array<{
+      code: string;
+      source: 'column' | 'header' | 'amount' | 'mapping' | 'option';
+      field: string;
+    }> = [];
+    const currencyText = text('currency');
+    if (currencyText !== undefined) {
+      const code = currencyText.toUpperCase();
+      if (!isKnownCurrency(code)) return refuse('currency', `"${currencyText}" is not an ISO 4217 currency code`);
+      stated.push({ code, source: 'column', field: 'currency' });
+    }
+    const headerCurrency = this.fields.get('amount')?.currency;
+    if (headerCurrency !== undefined) stated.push({ code: headerCurrency, source: 'header', field: 'amount' });
+    const amountCell = cell('amount');
+    let amountText: string | undefined;
+    if (amountCell !== undefined) {
+      if (typeof amountCell === 'number') amountText = String(amountCell);
+      else if (typeof amountCell === 'string') {
+        const marked = currencyMarked(amountCell);
+        if (marked.currency !== undefined) {
+          if (marked.currency.length === 3 && !isKnownCurrency(marked.currency)) {
+            return refuse('amount', `"${amountCell}" names ${marked.currency}, not an ISO 4217 currency`);
+          }
+          stated.push({ code: marked.currency, source: 'amount', field: 'amount' });
+        }
+        amountText = marked.number;
+      } else return refuse('amount', `${String(amountCell)} is not an amount`);
+    }
+    const codes = new Map<string, string>();
+    for (const claim of stated) {
+      if (claim.code.length === 1) continue;
+      codes.set(claim.code, claim.field);
+    }
+    if (codes.size > 1) {
+      return refuse(
+        'amount',
+        `the row's currency is not one: ${[...codes].map(([code, field]) => `${code} (${this.describe(field)})`).join(' and ')}`,
+      );
+    }
+    const firstStated = stated.find((claim) => claim.code.length === 3);
+    let currency: string;
+    let currencySource: Extract<MappedRecord, { kind: 'event' }>['currencySource'];
+    if (firstStated) [currency, currencySource] = [firstStated.code, firstStated.source];
+    else if (this.mapping.default_currency) [currency, currencySource] = [this.mapping.default_currency, 'mapping'];
+    else if (context.currency) [currency, currencySource] = [context.currency, 'option'];
+    else [currency, currencySource] = [context.fallbackCurrency, 'fallback'];
+    for (const claim of stated) {
+      if (claim.code.length === 1 && !symbolFits(claim.code, currency)) {
+        return refuse('amount', `"${amountCell}" is written in ${claim.code} but the row's currency is ${currency}`);
+      }
+    }
+
+    if (amountText !== undefined) {
+      const plain =
+        typeof amountCell === 'number'
+          ? plainOfNumber(amountCell)
+          : decide('amount', (found) =>
+              plainNumber(amountText as string, context.conventions.decimal, found, 'an amount'),
+            );
+      state.amount_cents = read('amount', () => minorUnits(plain, minorUnitExponent(currency), String(amountCell)));
+    }
+    const closeCell = cell('close_date');
+    if (closeCell !== undefined) {
+      state.close_date =
+        closeCell instanceof Date
+          ? closeCell.toISOString().slice(0, 10)
+          : decide('close_date', (found) => readDate(String(closeCell), context.conventions.dateOrder, found).day);
+    }
+    const owner = text('owner');
     if (owner !== undefined) state.owner_external_id = owner;
     const custom: JsonObject = {};
     for (const [field, spec] of Object.entries(this.mapping.custom)) {
-      const text = value(spec.column);
-      if (text !== undefined) custom[field] = typed(text, spec);
+      const value = cell(`custom.${field}`);
+      if (value === undefined) continue;
+      custom[field] = decide(`custom.${field}`, (found) => typed(value, spec, context, found));
     }
     if (Object.keys(custom).length > 0) state.custom = custom;
 
-    const event: JsonObject = { external_id: id, state };
-    const currency = value(this.mapping.currency) ?? this.mapping.default_currency;
-    if (currency !== undefined) event.currency = currency.toUpperCase();
-    const occurredAt = value(this.mapping.occurred_at);
-    if (occurredAt !== undefined) event.occurred_at = instantOf(occurredAt, this.mapping.occurred_at as string);
+    const event: JsonObject = { external_id: externalId, state };
+    if (currencySource !== 'fallback') event.currency = currency;
+    const occurredCell = cell('occurred_at');
+    if (occurredCell !== undefined) {
+      event.occurred_at =
+        occurredCell instanceof Date
+          ? occurredCell.toISOString()
+          : decide(
+              'occurred_at',
+              (found) => readDate(String(occurredCell), context.conventions.dateOrder, found).instant,
+            );
+    }
     event.dedup_key = dedupKeyOf(event);
-    return event;
+    const pipeline = custom.pipeline;
+    return {
+      kind: 'event',
+      body: event,
+      externalId,
+      owner,
+      hasCloseDate: state.close_date !== undefined,
+      openStage: status === undefined ? stage : undefined,
+      pipeline: typeof pipeline === 'string' ? pipeline : undefined,
+      currency,
+      currencySource,
+    };
+  }
+}
+
+/** "EUR 1,200.00", "1.200,00 €", "$1,200" → the number, and the code or symbol that marks it. */
+function currencyMarked(text: string): { number: string; currency?: string } {
+  const trimmed = text.trim();
+  const code = /^([A-Za-z]{3})\s*([-\u2212(]?[\d.,].*)$/.exec(trimmed) ?? /^(.*[\d)])\s*([A-Za-z]{3})$/.exec(trimmed);
+  if (code) {
+    const [first, second] = [code[1] as string, code[2] as string];
+    const [currency, number] = /^[A-Za-z]{3}$/.test(first) ? [first, second] : [second, first];
+    return { number, currency: currency.toUpperCase() };
+  }
+  const symbol = /^([$€£¥])\s*(.+)$/.exec(trimmed) ?? /^(.+?)\s*([$€£¥])$/.exec(trimmed);
+  if (symbol) {
+    const [first, second] = [symbol[1] as string, symbol[2] as string];
+    return /^[$€£¥]$/.test(first) ? { number: second, currency: first } : { number: first, currency: second };
+  }
+  return { number: trimmed };
+}
+
+/** A currency symbol fits the currencies it is written for: € EUR, £ GBP, ¥ JPY or CNY, $ a dollar or peso. */
+function symbolFits(symbol: string, currency: string): boolean {
+  switch (symbol) {
+    case '€':
+      return currency === 'EUR';
+    case '£':
+      return currency === 'GBP';
+    case '¥':
+      return currency === 'JPY' || currency === 'CNY';
+    default:
+      return /D$/.test(currency) || ['MXN', 'ARS', 'CLP', 'COP', 'BRL'].includes(currency);
   }
 }
 
@@ -249,69 +629,22 @@ function foldStage(stage: string): string {
   return stage.trim().toLowerCase();
 }
 
-/** "12,500.00", "$12500", "USD 12,500.5", "-300" → cents; a currency prefix or symbol is ignored. */
-function centsOf(text: string, column: string): number {
-  const cleaned = text.replace(/^[A-Za-z]{3}\s+/, '').replace(/[$€£¥,\s]/g, '');
-  const match = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(cleaned);
-  if (!match) throw new RefusedRow(`${column}: "${text}" is not an amount`);
-  const cents = Number(match[2]) * 100 + Number((match[3] ?? '').padEnd(2, '0'));
-  if (!Number.isSafeInteger(cents)) throw new RefusedRow(`${column}: "${text}" is too large`);
-  return match[1] === '-' ? -cents : cents;
+/** A number cell (XLSX, JSON) as a plain decimal, without the exponent JavaScript writes large or small ones in. */
+function plainOfNumber(value: number): string {
+  if (!Number.isFinite(value)) throw new ValueProblem(`${value} is not a number`);
+  const fixed = value.toFixed(Math.min(20, Math.max(0, 15 - Math.floor(Math.log10(Math.abs(value) || 1)))));
+  return fixed.includes('.') ? fixed.replace(/\.?0+$/, '') : fixed;
 }
 
-const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})/;
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})/;
-
-/** "2026-03-14", "2026-03-14 16:02", "3/14/2026", "3/14/2026 4:02 PM" → "2026-03-14". */
-function dateOf(text: string, column: string): string {
-  const iso = ISO_DATE.exec(text);
-  if (iso) return checkedDate(Number(iso[1]), Number(iso[2]), Number(iso[3]), text, column);
-  const us = US_DATE.exec(text);
-  if (us) return checkedDate(Number(us[3]), Number(us[1]), Number(us[2]), text, column);
-  throw new RefusedRow(`${column}: "${text}" is not a date (YYYY-MM-DD or M/D/YYYY)`);
-}
-
-function checkedDate(year: number, month: number, day: number, text: string, column: string): string {
-  const date = new Date(Date.UTC(year, month - 1, day));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
-    throw new RefusedRow(`${column}: "${text}" is not a calendar date`);
-  }
-  return date.toISOString().slice(0, 10);
-}
-
-/** An ISO 8601 time as is; "2026-03-14 16:02", "3/14/2026 4:02 PM" and bare dates taken as UTC. */
-function instantOf(text: string, column: string): string {
-  if (/^\d{4}-\d{2}-\d{2}T/.test(text)) {
-    const parsed = Date.parse(text);
-    if (Number.isNaN(parsed)) throw new RefusedRow(`${column}: "${text}" is not a time`);
-    return new Date(parsed).toISOString();
-  }
-  const day = dateOf(text, column);
-  const time = /(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp][Mm])?\s*$/.exec(text);
-  let hours = Number(time?.[1] ?? 0);
-  const meridiem = time?.[4]?.toLowerCase();
-  if (meridiem === 'pm' && hours < 12) hours += 12;
-  if (meridiem === 'am' && hours === 12) hours = 0;
-  const clock = `${String(hours).padStart(2, '0')}:${time?.[2] ?? '00'}:${time?.[3] ?? '00'}`;
-  const parsed = Date.parse(`${day}T${clock}Z`);
-  if (Number.isNaN(parsed)) throw new RefusedRow(`${column}: "${text}" is not a time`);
-  return new Date(parsed).toISOString();
-}
-
-function typed(text: string, spec: CustomColumn): JsonValue {
+function typed(value: Cell, spec: CustomColumn, context: ReadContext, evidence: Evidence): JsonValue {
   switch (spec.type) {
     case 'string':
-      return text;
+      return value instanceof Date ? value.toISOString() : String(value);
     case 'number': {
-      const number = Number(text.replace(/,/g, ''));
-      if (!Number.isFinite(number)) throw new RefusedRow(`${spec.column}: "${text}" is not a number`);
-      return number;
+      if (typeof value === 'number') return value;
+      return Number(plainNumber(String(value), context.conventions.decimal, evidence));
     }
-    case 'boolean': {
-      const folded = text.toLowerCase();
-      if (['true', 'yes', '1'].includes(folded)) return true;
-      if (['false', 'no', '0'].includes(folded)) return false;
-      throw new RefusedRow(`${spec.column}: "${text}" is not true or false`);
-    }
+    case 'boolean':
+      return typeof value === 'boolean' ? value : readBoolean(String(value));
   }
 }

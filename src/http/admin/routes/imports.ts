@@ -1,7 +1,8 @@
 import { parse } from 'yaml';
 import type { operations } from '../../../../generated/openapi-admin.ts';
 import { BUILT_IN_MAPPINGS, type Mapping, parseMapping } from '../../../domain/imports/mapping.ts';
-import { exportRows } from '../../../domain/imports/rows.ts';
+import { csvSource, readExport } from '../../../domain/imports/rows.ts';
+import { delimiterName, sniffDelimiter } from '../../../domain/imports/text.ts';
 import { Refusal } from '../../../domain/refusal.ts';
 import type { DealImport } from '../../../services/dealImport.ts';
 import { loadContract } from '../../contract.ts';
@@ -21,11 +22,18 @@ export function importHandlers(dealImport: DealImport): Pick<AdminHandlers, 'imp
     importDeals: async (req, res) => {
       const { session, actor } = adminContext(res);
       const body = req.body;
-      const { mapping, rows } = await exportRows(
-        (async function* () {
-          yield body.text;
-        })(),
-        chosenMapping(body),
+      const chosen = chosenMapping(body);
+      const text = body.text.startsWith('\ufeff') ? body.text.slice(1) : body.text;
+      const delimiter = sniffDelimiter(text.slice(0, 64 * 1024));
+      const { survey, rows } = await readExport(
+        csvSource(async function* () {
+          yield text;
+        }, delimiter),
+        {
+          fallbackCurrency: await dealImport.defaultCurrencyOf(session.org_id),
+          format: `CSV separated by ${delimiterName(delimiter)}`,
+          ...(chosen ? { mapping: chosen } : {}),
+        },
         (event) => check.outcome(event),
       );
       const summary = await dealImport.run({
@@ -35,7 +43,7 @@ export function importHandlers(dealImport: DealImport): Pick<AdminHandlers, 'imp
         source: body.file_name || 'the uploaded file',
         actor,
       });
-      res.status(200).json({ ...summary, mapping: mapping.name });
+      res.status(200).json({ ...summary, mapping: survey.mapping.name });
     },
   };
 }
