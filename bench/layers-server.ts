@@ -1,7 +1,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { digestOf, parseBearer } from '../src/access/apiKeys.ts';
+import { parseBearer } from '../src/access/apiKeys.ts';
 import { windowAt } from '../src/access/rateLimit.ts';
 import { countingGate, MemoryWindowCounter } from '../src/access/rateLimitStore.ts';
+import { tokenDigest } from '../src/access/tokenDigest.ts';
 import { AuditLog } from '../src/audit/requestLog.ts';
 import { Refusal } from '../src/domain/refusal.ts';
 import { BODY_LIMIT_BYTES } from '../src/http/app.ts';
@@ -80,7 +81,7 @@ if (has('contract')) {
   } else {
     app.use(async (req: Request, res: Response, next: NextFunction) => {
       const token = parseBearer(req.get('authorization'));
-      const found = token ? await keys.authenticateAndCount(digestOf(token), windowAt(new Date()).start) : null;
+      const found = token ? await keys.authenticateAndCount(tokenDigest(token), windowAt(new Date()).start) : null;
       if (!found) throw new Refusal('invalid_key', 'the API key is unknown or revoked');
       const auth: RequestAuth = {
         kind: 'api_key',

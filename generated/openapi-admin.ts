@@ -586,8 +586,11 @@ export interface paths {
          *     `approved_cents`, `paid_cents`, `clawback_cents`, `draw_cents`, `adjustment_cents` (manual
          *     adjustments, also inside the approved or paid amount), `total_cents` and, last,
          *     `held_pending_acceptance_cents` (approved pay that waits for the rep to accept a plan: not in
-         *     `total_cents`; docs/plan-acceptance.md), the sums of `GET /v1/payouts`. An open period has
-         *     nothing approved yet: `409 invalid_state`. A period the org never had is `404 not_found`.
+         *     `total_cents`; docs/plan-acceptance.md), the sums of `GET /v1/payouts`. The file is RFC 4180
+         *     with CRLF line ends; a text cell a spreadsheet would read as a formula (starting with `=`,
+         *     `+`, `-`, `@`, a tab or a carriage return, and not a plain number) is prefixed with `'`. An
+         *     open period has nothing approved yet: `409 invalid_state`. A period the org never had is
+         *     `404 not_found`.
          */
         get: operations["exportPayroll"];
         put?: never;
@@ -3842,8 +3845,8 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,adjustment_cents,total_cents
-                     *     user_01knvyqwr3fmtr77g6vdncr588,rep-017,USD,620000,0,0,0,120000,620000
+                     * @example user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,adjustment_cents,total_cents,held_pending_acceptance_cents
+                     *     user_01knvyqwr3fmtr77g6vdncr588,rep-017,USD,620000,0,0,0,120000,620000,0
                      */
                     "text/csv": string;
                 };

@@ -2828,8 +2828,8 @@ export interface components {
          *     adjustment's earlier period, else empty), `earning_id`, `status`, `deal_external_id`,
          *     `chip_key`, `chip_name`, `amount_cents` (minor units), `amount` (the same in the currency's
          *     decimals, `.` as the separator, no grouping) and `explanation`. A text cell that a spreadsheet
-         *     would read as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is
-         *     prefixed with `'`.
+         *     would read as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return, and not
+         *     a plain number) is prefixed with `'`.
          */
         StatementCsv: string;
         /**

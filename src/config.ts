@@ -70,14 +70,18 @@ export interface WebhookSettings {
   workerOrgIds: string[] | null;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * The settings of a process, from its environment; `overrides` are command-line options that take a variable's
+ * place (`quotient serve --port` for PORT).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { port?: string } = {}): Config {
   const databaseUrl = nonEmpty(env.DATABASE_URL);
   return {
     databaseUrl,
     databaseDirectUrl: nonEmpty(env.QUOTIENT_DIRECT_DATABASE_URL),
     dataDir: resolve(nonEmpty(env.QUOTIENT_DATA_DIR) ?? '.quotient'),
     host: nonEmpty(env.HOST) ?? '0.0.0.0',
-    port: integer('PORT', env.PORT, 3000, 0, 65535),
+    port: portOf(overrides.port ?? env.PORT),
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     validateResponses: boolean('QUOTIENT_VALIDATE_RESPONSES', env.QUOTIENT_VALIDATE_RESPONSES, false),
     databasePoolSize: integer('QUOTIENT_DB_POOL_SIZE', env.QUOTIENT_DB_POOL_SIZE, 20, 1, 500),
@@ -114,6 +118,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         integer('QUOTIENT_ADMIN_SESSION_MAX_HOURS', env.QUOTIENT_ADMIN_SESSION_MAX_HOURS, 12, 1, 720) * 3_600_000,
     },
   };
+}
+
+/** PORT: where `quotient serve` listens (3000 when unset); the demo's next steps name it too. */
+export function portOf(raw: string | undefined = process.env.PORT): number {
+  return integer('PORT', raw, 3000, 0, 65535);
+}
+
+/** LOG_LEVEL for a CLI command: quieter than the server's default, warnings and errors only unless it is set. */
+export function cliLogLevel(env: NodeJS.ProcessEnv = process.env): string {
+  return nonEmpty(env.LOG_LEVEL) ?? 'warn';
+}
+
+/** Whether npm launched this process (`npm start`, `npx quotient`): npm sets npm_command for what it runs. */
+export function launchedByNpm(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.npm_command !== undefined;
+}
+
+/**
+ * A secret handed over in an environment variable the command line names (`--client-secret-env NAME`), kept out
+ * of shell history and process lists; undefined when the variable is unset or empty.
+ */
+export function secretFromEnvironment(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return nonEmpty(env[name]);
 }
 
 function rateLimitSettings(env: NodeJS.ProcessEnv, embeddedDatabase: boolean): RateLimitSettings {

@@ -1,10 +1,5 @@
-// Presentation only: how numbers and times read in the console.
-
-export function money(cents: number): string {
-  const sign = cents < 0 ? '−' : '';
-  const absolute = Math.abs(cents);
-  return `${sign}$${Math.floor(absolute / 100).toLocaleString('en-US')}.${String(absolute % 100).padStart(2, '0')}`;
-}
+// Presentation only: how counts and times read in the console and the portal. Money is formatMinorUnits
+// (src/domain/currencies.ts), the server's own formatter.
 
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
@@ -40,12 +35,6 @@ export function relative(iso: string | null | undefined, now = Date.now()): stri
 
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
-}
-
-/** Minor units in a currency's own decimals and symbol: (123456, 'EUR') → `€1,234.56`, (5000, 'JPY') → `¥5,000`. */
-export function currencyAmount(minor: number, currency: string): string {
-  const format = new Intl.NumberFormat('en-US', { style: 'currency', currency });
-  return format.format(minor / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
 }
 
 /** A rep as pickers name them: "Dana Reyes (rep-017)", or the external id alone while they have no display name. */

@@ -1,13 +1,13 @@
 import type { ComponentChildren } from 'preact';
+import { formatMinorUnits } from '../../src/domain/currencies.ts';
 import { Badge } from '../../ui/components.tsx';
-import { currencyAmount } from '../../ui/format.ts';
 import { Empty } from '../../ui/states.tsx';
 import { Link } from './router.ts';
 
 // Pieces the portal's pages share.
 
 export function Money(props: { cents: number; currency: string }) {
-  return <span class="nowrap">{currencyAmount(props.cents, props.currency)}</span>;
+  return <span class="nowrap">{formatMinorUnits(props.cents, props.currency, 'symbol')}</span>;
 }
 
 const STATUS_TONES = {

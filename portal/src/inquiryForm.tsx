@@ -1,4 +1,5 @@
 import { useId, useState } from 'preact/hooks';
+import { decimalsOf } from '../../src/domain/currencies.ts';
 import { Dialog, Field } from '../../ui/components.tsx';
 import { describeError } from '../../ui/errors.ts';
 import { Notice } from '../../ui/states.tsx';
@@ -20,11 +21,6 @@ export const INQUIRY_TYPES: Array<[InquiryType, string]> = [
 
 export function typeLabel(type: InquiryType): string {
   return INQUIRY_TYPES.find(([value]) => value === type)?.[1] ?? type;
-}
-
-/** The currency's decimals (2 for USD, 0 for JPY). */
-function decimalsOf(currency: string): number {
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
 }
 
 /** `1,200.50` in USD → 120050; undefined when blank; null when it is not an amount in the currency's decimals. */

@@ -1,4 +1,5 @@
-import { hash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { tokenDigest } from './tokenDigest.ts';
 
 // API keys: "qtn_" + 64 lowercase hex characters (32 random bytes). Only the SHA-256 digest is stored; a
 // short display prefix lets people tell keys apart.
@@ -26,12 +27,7 @@ export interface GeneratedKey {
 
 export function generateApiKey(): GeneratedKey {
   const raw = `${KEY_PREFIX}_${randomBytes(32).toString('hex')}`;
-  return { raw, digest: digestOf(raw), displayPrefix: raw.slice(0, KEY_PREFIX.length + 1 + 8) };
-}
-
-/** Every authenticated request digests its key: the one-shot `hash` builds no Hash object to do it. */
-export function digestOf(rawKey: string): string {
-  return hash('sha256', rawKey, 'hex');
+  return { raw, digest: tokenDigest(raw), displayPrefix: raw.slice(0, KEY_PREFIX.length + 1 + 8) };
 }
 
 /**

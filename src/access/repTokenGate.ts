@@ -2,7 +2,7 @@ import { repHierarchyOf, reportsOn } from '../domain/earnings/hierarchy.ts';
 import type { Viewer } from '../domain/viewer.ts';
 import * as repTokens from '../repositories/repTokens.ts';
 import type { Transaction } from '../repositories/transaction.ts';
-import { digestOf } from './apiKeys.ts';
+import { tokenDigest } from './tokenDigest.ts';
 
 /** A live rep token as a request sees it: its rep, their org's settings and the rep's window count. */
 export interface LiveRepToken {
@@ -32,7 +32,7 @@ export async function checkRepToken(
   windowStart: Date,
   now: Date,
 ): Promise<RepTokenCheck> {
-  const found = await repTokens.authenticateAndCount(tx, digestOf(raw), windowStart, now);
+  const found = await repTokens.authenticateAndCount(tx, tokenDigest(raw), windowStart, now);
   if (!found) return { kind: 'unknown' };
   const { token } = found;
   const corsAllowedOrigins = token.cors_allowed_origins ?? [];

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { digestOf } from './apiKeys.ts';
+import { tokenDigest } from './tokenDigest.ts';
 
 // Rep tokens (docs/rep-tokens.md): "qrt_" + 64 lowercase hex characters (32 random bytes), a prefix of their own
 // so that a token tells which table to look in. Only the SHA-256 digest is stored, as for API keys.
@@ -20,7 +20,7 @@ export const REP_RATE_LIMIT_MAX = 100_000;
 
 export function generateRepToken(): { raw: string; digest: string } {
   const raw = `${REP_TOKEN_PREFIX}_${randomBytes(32).toString('hex')}`;
-  return { raw, digest: digestOf(raw) };
+  return { raw, digest: tokenDigest(raw) };
 }
 
 export function isRepToken(token: string): boolean {

@@ -1,5 +1,5 @@
 import { type AdminServices, composeServices } from '../composition.ts';
-import { type Config, loadConfig } from '../config.ts';
+import { type Config, cliLogLevel, launchedByNpm, loadConfig } from '../config.ts';
 import { type OpenDatabase, openDatabase } from '../db/database.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { createSqlPool } from '../repositories/transaction.ts';
@@ -68,7 +68,7 @@ export function announceNewCluster(clusterDir: string): void {
 }
 
 export function adminLogger(): Logger {
-  return createLogger(process.env.LOG_LEVEL ?? 'warn');
+  return createLogger(cliLogLevel());
 }
 
 /**
@@ -104,7 +104,7 @@ export function exitGracefullyOnSignals(logger: Logger, message: string, stop: (
  * launcher has gone (it was re-parented) stops as on SIGTERM rather than serve on as an orphan.
  */
 function stopWhenLauncherExits(stop: () => void): void {
-  if (process.env.npm_command === undefined) return;
+  if (!launchedByNpm()) return;
   const launcher = process.ppid;
   const watch = setInterval(() => {
     if (process.ppid === launcher) return;

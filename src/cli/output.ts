@@ -7,7 +7,12 @@ export interface OutputOptions {
 }
 
 export function print(options: OutputOptions, document: unknown, human: () => string): void {
-  process.stdout.write(options.json ? `${JSON.stringify(document, jsonReplacer, 2)}\n` : `${human()}\n`);
+  process.stdout.write(options.json ? `${JSON.stringify(document, jsonReplacer, 2)}\n` : endLine(human()));
+}
+
+/** Text ends with one line break: a file that ends its own records (a CSV file's CRLF) is printed as it is. */
+function endLine(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`;
 }
 
 /** A command's input is its arguments: the refusal the API calls `invalid_body` is `invalid_argument` here. */

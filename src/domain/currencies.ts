@@ -1,4 +1,4 @@
-import { formatMoney } from './earnings/money.ts';
+import { formatDecimalAmount, formatMoney, plainDecimal } from './earnings/money.ts';
 
 // ISO 4217 currencies (docs/currencies.md): the codes Quotient accepts and each one's minor-unit exponent, the
 // number of decimals its amounts are counted in (`amount_cents` is in minor units: cents of USD and EUR, yen of
@@ -52,7 +52,15 @@ export function currencyProblem(value: unknown): string | null {
   return isKnownCurrency(value) ? null : `${value} is not a known ISO 4217 currency`;
 }
 
-/** Minor units as money in the currency's own decimals: (123456, EUR) → `EUR 1,234.56`, (5000, JPY) → `JPY 5,000`. */
-export function formatMinorUnits(amount: bigint, code: string): string {
-  return `${code} ${formatMoney(amount, minorUnitExponent(code))}`;
+/**
+ * Minor units as money in the currency's own decimals (its ISO 4217 exponent), for every place that shows an amount
+ * to people: the server's explanations and PDFs (`code`: (123456, EUR) → `EUR 1,234.56`, (5000, JPY) →
+ * `JPY 5,000`) and the console and the portal (`symbol`: `€1,234.56`, `¥5,000`, `-$10.50`). An unknown code is
+ * shown with two decimals.
+ */
+export function formatMinorUnits(amount: bigint | number, code: string, display: 'code' | 'symbol' = 'code'): string {
+  const exponent = decimalsOf(code);
+  const minor = typeof amount === 'bigint' ? amount : BigInt(amount);
+  if (display === 'code') return `${code} ${formatMoney(minor, exponent)}`;
+  return formatDecimalAmount(plainDecimal(minor, exponent), { min: exponent, max: exponent }, code);
 }

@@ -2,7 +2,7 @@ import type { AdjustmentCategory } from '../domain/adjustments.ts';
 import type { AttainmentCredit } from '../domain/earnings/attainmentCredits.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodStatus } from './periods.ts';
-import { named, type Transaction } from './transaction.ts';
+import { named, statementParameters, type Transaction } from './transaction.ts';
 import { repExternalIdOf, repIdByExternalId, repRanges } from './users.ts';
 
 // Manual adjustments (adjustments): admins' signed amounts beside the earnings ledger. Rows are only inserted;
@@ -157,11 +157,7 @@ export async function listAfter(
   limit: number,
   visibleUserIds: readonly string[] | null = null,
 ): Promise<AdjustmentRecord[]> {
-  const values: unknown[] = [orgId];
-  const param = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
+  const { values, param } = statementParameters(orgId);
   const where: string[] = [];
   if (filters.periodId !== undefined) where.push(`a.period_id = ${param(filters.periodId)}`);
   if (filters.userId !== undefined) where.push(`a.user_id = ${param(filters.userId)}`);

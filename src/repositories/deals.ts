@@ -7,7 +7,7 @@ import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { AuditEntryInput } from './audit.ts';
 import { auditEntryCte, auditEntryValues } from './audit.ts';
 import type { DomainEventRecord } from './domainEvents.ts';
-import { named, sql, type Transaction } from './transaction.ts';
+import { named, sql, statementParameters, type Transaction } from './transaction.ts';
 
 /** A credited rep of a split deal, with the rep's internal user id (stored for finding a rep's split deals). */
 export interface StoredSplit extends DealSplit {
@@ -252,11 +252,7 @@ export async function listAfter(
   limit: number,
   visibleUserIds: readonly string[] | null = null,
 ): Promise<DealRecord[]> {
-  const values: unknown[] = [];
-  const param = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
+  const { values, param } = statementParameters();
   const where = [`org_id = ${param(orgId)}`];
   if (visibleUserIds !== null) where.push(visibleTo(param(visibleUserIds)));
   if (filters.status) where.push(`status = ${param(filters.status)}`);

@@ -3,7 +3,7 @@ import { type LedgerRow, type NewEarningRow, PLAN_ARCHIVED, type RowRetirement }
 import type { EarningStatus, EarningTrace, LinePricing, TraceReplacement } from '../domain/earnings/types.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import type { PeriodId } from '../domain/periods.ts';
-import { named, sql, type Transaction } from './transaction.ts';
+import { named, sql, statementParameters, type Transaction } from './transaction.ts';
 import { repExternalIdOf, repIdByExternalId, repRanges } from './users.ts';
 
 // The earnings ledger's rows, read and written only through these intent-named statements, always scoped by
@@ -485,11 +485,7 @@ export async function listAfter(
   limit: number,
   visibleUserIds: readonly string[] | null = null,
 ): Promise<EarningRecord[]> {
-  const values: unknown[] = [];
-  const param = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
+  const { values, param } = statementParameters();
   const org = param(orgId);
   const where = [`e.org_id = ${org}`];
   // A rep token sees its rep and their reports: without a rep filter, each one's rows are a range of their own,
@@ -539,11 +535,12 @@ export async function findWithTrace(
   id: string,
   visibleUserIds: readonly string[] | null = null,
 ): Promise<EarningWithTrace | null> {
+  const { values, param } = statementParameters(orgId, id);
+  const visible = visibleUserIds === null ? '' : ` AND e.user_id = ANY(${param(visibleUserIds)}::text[])`;
   const rows = await tx.query<RecordRow & { trace: EarningTrace }>(
-    named('earnings_find_with_trace', {
-      text: `SELECT ${wireColumnsOf('$1')}, e.trace FROM earnings e
-             WHERE e.org_id = $1 AND e.id = $2 AND ($3::text[] IS NULL OR e.user_id = ANY($3::text[]))`,
-      values: [orgId, id, visibleUserIds],
+    named(visibleUserIds === null ? 'earnings_find_with_trace' : 'earnings_find_visible_with_trace', {
+      text: `SELECT ${wireColumnsOf('$1')}, e.trace FROM earnings e WHERE e.org_id = $1 AND e.id = $2${visible}`,
+      values,
     }),
   );
   const row = rows[0];

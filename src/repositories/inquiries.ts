@@ -1,7 +1,7 @@
 import type { InquiryState, InquirySubjectKind, InquiryType, ResolutionLinkKind } from '../domain/inquiries.ts';
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import { newId } from '../lib/ids.ts';
-import { sql, type Transaction } from './transaction.ts';
+import { sql, statementParameters, type Transaction } from './transaction.ts';
 import { repExternalIdOf } from './users.ts';
 
 // Inquiries and the links of their resolutions (docs/inquiries.md). Plain SQL, so a change runs on whichever
@@ -181,11 +181,7 @@ export async function listPage(
   limit: number,
   order: 'oldest_first' | 'newest_first',
 ): Promise<InquiryRecord[]> {
-  const values: unknown[] = [orgId];
-  const param = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
+  const { values, param } = statementParameters(orgId);
   const where = ['i.org_id = $1'];
   if (filters.userIds !== undefined) where.push(`i.user_id = ANY(${param(filters.userIds)}::text[])`);
   if (filters.userId !== undefined) where.push(`i.user_id = ${param(filters.userId)}`);

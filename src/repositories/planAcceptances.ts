@@ -1,6 +1,6 @@
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import { newId } from '../lib/ids.ts';
-import { named, sql, type Transaction } from './transaction.ts';
+import { named, sql, statementParameters, type Transaction } from './transaction.ts';
 
 // Plan acceptances (docs/plan-acceptance.md): a rep asked to accept one plan version, and their answer, with the
 // document they were shown kept as it was. Plain SQL, so a change runs on whichever driver opened its transaction.
@@ -211,11 +211,13 @@ export async function latestForRep(
   planId: string,
   planVersionId?: string,
 ): Promise<PlanAcceptanceRecord | null> {
+  const { values, param } = statementParameters(orgId, userId, planId);
+  const version = planVersionId === undefined ? '' : ` AND a.plan_version_id = ${param(planVersionId)}`;
   const rows = await tx.query<PlanAcceptanceRecord>({
     text: `SELECT ${COLUMNS} FROM ${FROM}
-           WHERE a.org_id = $1 AND a.user_id = $2 AND a.plan_id = $3 AND ($4::text IS NULL OR a.plan_version_id = $4)
+           WHERE a.org_id = $1 AND a.user_id = $2 AND a.plan_id = $3${version}
            ORDER BY a.plan_version DESC LIMIT 1`,
-    values: [orgId, userId, planId, planVersionId ?? null],
+    values,
   });
   return rows[0] ?? null;
 }
@@ -256,11 +258,7 @@ export async function listPage(
   position: KeysetPosition,
   limit: number,
 ): Promise<PlanAcceptanceRecord[]> {
-  const values: unknown[] = [orgId];
-  const param = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
+  const { values, param } = statementParameters(orgId);
   const where = ['a.org_id = $1', ...conditions(filters, param)];
   if (position) where.push(`(a.requested_at, a.id) < (${param(position.at)}::timestamptz, ${param(position.id)})`);
   return tx.query<PlanAcceptanceRecord>({
@@ -292,12 +290,16 @@ export async function unacceptedPlansByUser(
   orgId: string,
   userIds?: readonly string[],
 ): Promise<Map<string, Set<string>>> {
-  const rows = await tx.query<{ user_id: string; plan_id: string }>(sql`
-    SELECT user_id, plan_id FROM (
-      SELECT DISTINCT ON (user_id, plan_id) user_id, plan_id, state FROM plan_acceptances
-      WHERE org_id = ${orgId} AND (${userIds ?? null}::text[] IS NULL OR user_id = ANY(${userIds ?? null}::text[]))
-      ORDER BY user_id, plan_id, plan_version DESC
-    ) latest WHERE state = 'requested'`);
+  const { values, param } = statementParameters(orgId);
+  const only = userIds === undefined ? '' : ` AND user_id = ANY(${param(userIds)}::text[])`;
+  const rows = await tx.query<{ user_id: string; plan_id: string }>({
+    text: `SELECT user_id, plan_id FROM (
+             SELECT DISTINCT ON (user_id, plan_id) user_id, plan_id, state FROM plan_acceptances
+             WHERE org_id = $1${only}
+             ORDER BY user_id, plan_id, plan_version DESC
+           ) latest WHERE state = 'requested'`,
+    values,
+  });
   const byUser = new Map<string, Set<string>>();
   for (const row of rows) {
     const plans = byUser.get(row.user_id) ?? new Set<string>();

@@ -1,5 +1,5 @@
 import type { QuotaEntry, RepQuotas } from '../domain/earnings/quotas.ts';
-import { named, sql, type Transaction } from './transaction.ts';
+import { named, sql, statementParameters, type Transaction } from './transaction.ts';
 
 // Reps' quota tables (rep_quotas) and start dates (users.start_date), docs/quotas.md: one row per rep, plan and day
 // from which a quota (or the plan's own, null) applies. Read by deal events, recomputes and statements (either
@@ -84,17 +84,19 @@ export async function entriesOfOrg(
   orgId: string,
   filter: { userId?: string; planId?: string } = {},
 ): Promise<QuotaRecord[]> {
-  const rows = await tx.query<Omit<QuotaRecord, 'quota_cents'> & { quota_cents: string | number | null }>(
-    sql`SELECT q.user_id, u.external_id AS rep_external_id, q.plan_id, p.key AS plan_key,
-               q.effective_from::text AS "from", q.quota_cents, q.created_at, q.updated_at
-        FROM rep_quotas q
-        JOIN users u ON u.org_id = q.org_id AND u.id = q.user_id
-        JOIN plans p ON p.org_id = q.org_id AND p.id = q.plan_id
-        WHERE q.org_id = ${orgId}
-          AND (${filter.userId ?? null}::text IS NULL OR q.user_id = ${filter.userId ?? null})
-          AND (${filter.planId ?? null}::text IS NULL OR q.plan_id = ${filter.planId ?? null})
-        ORDER BY u.external_id, p.key, q.effective_from`,
-  );
+  const { values, param } = statementParameters(orgId);
+  const rep = filter.userId === undefined ? '' : ` AND q.user_id = ${param(filter.userId)}`;
+  const plan = filter.planId === undefined ? '' : ` AND q.plan_id = ${param(filter.planId)}`;
+  const rows = await tx.query<Omit<QuotaRecord, 'quota_cents'> & { quota_cents: string | number | null }>({
+    text: `SELECT q.user_id, u.external_id AS rep_external_id, q.plan_id, p.key AS plan_key,
+                  q.effective_from::text AS "from", q.quota_cents, q.created_at, q.updated_at
+           FROM rep_quotas q
+           JOIN users u ON u.org_id = q.org_id AND u.id = q.user_id
+           JOIN plans p ON p.org_id = q.org_id AND p.id = q.plan_id
+           WHERE q.org_id = $1${rep}${plan}
+           ORDER BY u.external_id, p.key, q.effective_from`,
+    values,
+  });
   return rows.map((row) => ({
     ...row,
     quota_cents: row.quota_cents === null ? null : Number(row.quota_cents),

@@ -81,6 +81,22 @@ export function sql(strings: TemplateStringsArray, ...values: unknown[]): Statem
 }
 
 /**
+ * The one rule for optional filters: a statement names only the conditions that apply, never `$n IS NULL OR …`.
+ * A repository builds its WHERE from the filters given, each value added here as the next parameter: `param(v)`
+ * answers its `$n`, and `values` is what the statement sends (starting with `first`, so `$1` is the org).
+ */
+export function statementParameters(...first: unknown[]): { values: unknown[]; param: (value: unknown) => string } {
+  const values = [...first];
+  return {
+    values,
+    param: (value) => {
+      values.push(value);
+      return `$${values.length}`;
+    },
+  };
+}
+
+/**
  * The statement as a named prepared statement. Only for statements whose text never varies: PostgreSQL keeps
  * one plan source per name and connection, and after five executions may settle on a generic plan. Statements
  * over arrays of many rows (a batch's, an import chunk's) stay unnamed: each is planned for its own arrays, whose

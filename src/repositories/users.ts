@@ -1,6 +1,6 @@
 import type { KeysetPosition } from '../domain/lists/keysetCursor.ts';
 import { newId } from '../lib/ids.ts';
-import { named, prismaOf, sql, type Transaction } from './transaction.ts';
+import { named, prismaOf, sql, statementParameters, type Transaction } from './transaction.ts';
 
 /** A user (rep) as the API lists it. */
 export interface UserRecord {
@@ -140,11 +140,7 @@ export async function listAfter(
   limit: number,
   visibleUserIds: readonly string[] | null = null,
 ): Promise<UserRecord[]> {
-  const values: unknown[] = [orgId];
-  const param = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
+  const { values, param } = statementParameters(orgId);
   const where = ['org_id = $1'];
   if (visibleUserIds !== null) where.push(`id = ANY(${param(visibleUserIds)}::text[])`);
   if (filters.externalId !== undefined) where.push(`external_id = ${param(filters.externalId)}`);
@@ -163,10 +159,12 @@ export async function find(
   userId: string,
   visibleUserIds: readonly string[] | null = null,
 ): Promise<UserRecord | null> {
-  const rows = await tx.query<UserRecord>(
-    sql`SELECT id, external_id, display_name, created_at FROM users
-        WHERE org_id = ${orgId} AND id = ${userId} AND (${visibleUserIds}::text[] IS NULL OR id = ANY(${visibleUserIds}::text[]))`,
-  );
+  const { values, param } = statementParameters(orgId, userId);
+  const visible = visibleUserIds === null ? '' : ` AND id = ANY(${param(visibleUserIds)}::text[])`;
+  const rows = await tx.query<UserRecord>({
+    text: `SELECT id, external_id, display_name, created_at FROM users WHERE org_id = $1 AND id = $2${visible}`,
+    values,
+  });
   return rows[0] ?? null;
 }
 

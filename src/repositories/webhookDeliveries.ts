@@ -144,7 +144,7 @@ export async function requestRedelivery(
       JOIN webhook_endpoints e ON e.org_id = d.org_id AND e.id = d.endpoint_id
       WHERE d.org_id = ${orgId} AND d.message_id = ${messageId}
         AND e.enabled AND e.removed_at IS NULL AND d.lease_id IS NULL
-        AND (${endpointIds}::text[] IS NULL OR d.endpoint_id = ANY(${endpointIds}::text[]))
+        ${endpointIds === null ? Prisma.empty : Prisma.sql`AND d.endpoint_id = ANY(${endpointIds}::text[])`}
       FOR UPDATE OF d
     )
     UPDATE webhook_deliveries d
@@ -177,7 +177,7 @@ export async function claimDue(
       FROM webhook_deliveries d
       JOIN webhook_endpoints e ON e.org_id = d.org_id AND e.id = d.endpoint_id
       WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-        AND (${orgIds}::text[] IS NULL OR d.org_id = ANY(${orgIds}::text[]))
+        ${orgIds === null ? Prisma.empty : Prisma.sql`AND d.org_id = ANY(${orgIds}::text[])`}
       ORDER BY d.next_attempt_at
       LIMIT ${limit}
       FOR UPDATE OF d SKIP LOCKED

@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { decoyPasswordHash, generatePassword, hashPassword, verifyPassword } from '../access/passwords.ts';
+import { tokenDigest } from '../access/tokenDigest.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { Refusal } from '../domain/refusal.ts';
@@ -100,10 +101,6 @@ export type SignInResult =
 /** A console session as the HTTP layer sees it, with when it ends. */
 export interface LiveSession extends SessionWithAdmin {
   idle_expires_at: Date;
-}
-
-export function tokenDigest(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 /**

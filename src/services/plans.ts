@@ -335,7 +335,11 @@ export class PlanHistory {
     this.#statements = databaseStatements(db);
   }
 
-  async of(orgId: string, planId: string): Promise<{ plan: PlanRecord; versions: PlanVersionHistory[] } | null> {
+  /** The versions, and the currency the plan pays in (its file's, else the org's): a plan's currency never changes. */
+  async of(
+    orgId: string,
+    planId: string,
+  ): Promise<{ plan: PlanRecord; currency: string; versions: PlanVersionHistory[] } | null> {
     const list = await plans.listVersions(this.#statements, orgId, planId);
     if (list.length === 0) return null;
     const snapshots = await Promise.all(
@@ -353,7 +357,10 @@ export class PlanHistory {
         changes: chipChanges(before, snapshot),
       };
     });
-    return { plan: (snapshots[0] as PlanVersionSnapshot).plan, versions };
+    const current = snapshots[0] as PlanVersionSnapshot;
+    const currency =
+      current.definition.currency ?? (await orgs.defaultCurrency(this.#statements, orgId)) ?? DEFAULT_CURRENCY;
+    return { plan: current.plan, currency, versions };
   }
 }
 

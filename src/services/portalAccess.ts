@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { tokenDigest } from '../access/tokenDigest.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { Refusal } from '../domain/refusal.ts';
@@ -12,7 +13,7 @@ import * as repInvitations from '../repositories/repInvitations.ts';
 import * as repSignInLinks from '../repositories/repSignInLinks.ts';
 import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
-import { normaliseEmail, tokenDigest } from './adminIdentity.ts';
+import { normaliseEmail } from './adminIdentity.ts';
 
 const PROVIDER_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

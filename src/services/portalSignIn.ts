@@ -1,4 +1,5 @@
 import * as oidc from 'openid-client';
+import { tokenDigest } from '../access/tokenDigest.ts';
 import type { AdminActor } from '../audit/adminEntries.ts';
 import type { Database } from '../db/prisma.ts';
 import { newId } from '../lib/ids.ts';
@@ -14,7 +15,7 @@ import type { SignInDestination } from '../repositories/ssoSignInAttempts.ts';
 import * as ssoSignInAttempts from '../repositories/ssoSignInAttempts.ts';
 import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
-import { type AdminSessions, normaliseEmail, tokenDigest } from './adminIdentity.ts';
+import { type AdminSessions, normaliseEmail } from './adminIdentity.ts';
 import { clientSecretBinding, issuerAllowsPlainHttp } from './portalAccess.ts';
 import type { RepNames } from './repNames.ts';
 import type { LiveRepSession, RepSessions } from './repSessions.ts';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { tokenDigest } from '../access/tokenDigest.ts';
 import type { Database } from '../db/prisma.ts';
 import type { RepSessionWithRep } from '../repositories/repSessions.ts';
 import * as repSessions from '../repositories/repSessions.ts';
 import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
-import { tokenDigest } from './adminIdentity.ts';
 import { type SessionSettings, sessionEnd, sessionIsOver } from './sessionLifetime.ts';
 
 /** A portal session as the HTTP layer sees it, with when it ends if unused. */

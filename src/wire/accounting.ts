@@ -1,6 +1,7 @@
 import type { components } from '../../generated/openapi-admin.ts';
 import type { JournalEntry, RollForwardRow, Waterfall, WaterfallRowsBy } from '../domain/accounting/reports.ts';
 import type { Schedule } from '../domain/accounting/schedule.ts';
+import { csvFile } from '../domain/csvFile.ts';
 import type { BookHeader, PolicyVersion } from '../services/accounting.ts';
 
 // The accounting books on the wire: the admin API's JSON and `quotient accounting … --format json` print these
@@ -104,17 +105,8 @@ export function toWireSchedules(report: BookHeader & { schedules: Schedule[] }):
   };
 }
 
-/** RFC 4180: a header, then the rows; a field with a comma, quote or line break is quoted. */
-function csv(header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number | boolean>>): string {
-  const field = (value: string | number | boolean) => {
-    const text = String(value);
-    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-  };
-  return `${[header, ...rows].map((row) => row.map(field).join(',')).join('\n')}\n`;
-}
-
 export function rollForwardCsv(report: WireAccountingRollForward): string {
-  return csv(
+  return csvFile(
     [
       'month',
       'currency',
@@ -141,14 +133,14 @@ export function rollForwardCsv(report: WireAccountingRollForward): string {
 }
 
 export function waterfallCsv(report: WireAccountingWaterfall): string {
-  return csv(
+  return csvFile(
     [report.by, ...report.months, 'total_cents'],
     report.rows.map((row) => [row.key, ...row.amounts_cents, row.total_cents]),
   );
 }
 
 export function journalCsv(report: WireAccountingJournal): string {
-  return csv(
+  return csvFile(
     ['month', 'entry', 'description', 'account', 'debit_cents', 'credit_cents'],
     report.entries.flatMap((entry) =>
       entry.lines.map((line) => [

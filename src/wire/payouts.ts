@@ -1,4 +1,5 @@
 import type { components } from '../../generated/openapi.ts';
+import { csvFile } from '../domain/csvFile.ts';
 import type { PayoutRow } from '../repositories/payoutSums.ts';
 
 export type Payout = components['schemas']['Payout'];
@@ -34,16 +35,12 @@ const PAYOUT_COLUMNS = [
 ] as const;
 
 /**
- * The payroll file (`quotient periods export`, `GET /admin/v1/periods/{id}/payroll-export`), RFC 4180: a header,
- * one row per rep and currency; a field with a comma, quote or line break is quoted.
+ * The payroll file (`quotient periods export`, `GET /admin/v1/periods/{id}/payroll-export`; csvFile.ts): a header,
+ * one row per rep and currency.
  */
 export function payoutsCsv(payouts: ReadonlyArray<Record<(typeof PAYOUT_COLUMNS)[number], string | number>>): string {
-  const field = (value: string | number) => {
-    const text = String(value);
-    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-  };
-  return [
-    PAYOUT_COLUMNS.join(','),
-    ...payouts.map((payout) => PAYOUT_COLUMNS.map((column) => field(payout[column])).join(',')),
-  ].join('\n');
+  return csvFile(
+    PAYOUT_COLUMNS,
+    payouts.map((payout) => PAYOUT_COLUMNS.map((column) => payout[column])),
+  );
 }

@@ -47,8 +47,8 @@ describe('quotient accounting (CLI)', () => {
     assert.equal(csv.code, 0, csv.stderr);
     assert.equal(
       csv.stdout,
-      'month,currency,opening_cents,additions_cents,amortisation_cents,impairments_cents,closing_cents,expensed_cents,closed\n' +
-        '2026-01,USD,0,360000,10000,0,350000,0,false\n',
+      'month,currency,opening_cents,additions_cents,amortisation_cents,impairments_cents,closing_cents,expensed_cents,closed\r\n' +
+        '2026-01,USD,0,360000,10000,0,350000,0,false\r\n',
     );
     const journal = await cliJson<{ entries: Array<{ entry: string; lines: unknown[] }> }>([
       'accounting',
@@ -133,7 +133,7 @@ describe('quotient accounting (CLI)', () => {
       '--to',
       '2026-02',
     ]);
-    assert.equal(waterfall.stdout, 'deal,2026-01,2026-02,total_cents\nopp-1,10000,-10000,0\n');
+    assert.equal(waterfall.stdout, 'deal,2026-01,2026-02,total_cents\r\nopp-1,10000,-10000,0\r\n');
     const schedule = await runCli(['accounting', 'schedule', '--org', org.id, '--deal', 'opp-1']);
     assert.equal(schedule.code, 0, schedule.stderr);
     assert.match(schedule.stdout, /Amortisation floor\(360000 × 1 ÷ 36\) = 10000: USD 100\.00\./);
@@ -176,11 +176,11 @@ describe('the accounting operations of the admin API', () => {
     assert.equal(csv.response.headers.get('content-type'), 'text/csv; charset=utf-8');
     assert.equal(
       csv.data,
-      'month,entry,description,account,debit_cents,credit_cents\n' +
-        '2026-01,capitalisation,Commissions capitalised as costs of obtaining contracts,1450,360000,0\n' +
-        '2026-01,capitalisation,Commissions capitalised as costs of obtaining contracts,2150,0,360000\n' +
-        '2026-01,amortisation,Amortisation of capitalised commissions,6120,10000,0\n' +
-        '2026-01,amortisation,Amortisation of capitalised commissions,1450,0,10000\n',
+      'month,entry,description,account,debit_cents,credit_cents\r\n' +
+        '2026-01,capitalisation,Commissions capitalised as costs of obtaining contracts,1450,360000,0\r\n' +
+        '2026-01,capitalisation,Commissions capitalised as costs of obtaining contracts,2150,0,360000\r\n' +
+        '2026-01,amortisation,Amortisation of capitalised commissions,6120,10000,0\r\n' +
+        '2026-01,amortisation,Amortisation of capitalised commissions,1450,0,10000\r\n',
     );
     const schedules = await admin.api.GET('/admin/v1/accounting/schedules', {
       params: { query: { deal_external_id: 'opp-1' } },

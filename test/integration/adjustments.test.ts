@@ -243,7 +243,7 @@ describe('manual adjustments', () => {
 
     const csv = await runCli(['periods', 'export', '2026-04', '--org', org.id]);
     assert.equal(csv.code, 0, csv.stderr);
-    assert.deepEqual(csv.stdout.trimEnd().split('\n'), [
+    assert.deepEqual(csv.stdout.trimEnd().split('\r\n'), [
       'user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,adjustment_cents,total_cents,held_pending_acceptance_cents',
       `${bonus.user_id},rep-017,USD,650000,0,0,0,50000,650000,0`,
     ]);
@@ -550,7 +550,7 @@ async function assertLedgerAgrees(client: QuotientClient, orgId: string): Promis
   const payouts = (await client.payouts.listPage({ period_id: '2026-04' })).payouts;
   const csv = await runCli(['periods', 'export', '2026-04', '--org', orgId]);
   assert.equal(csv.code, 0, csv.stderr);
-  const [header = '', ...lines] = csv.stdout.trimEnd().split('\n');
+  const [header = '', ...lines] = csv.stdout.trimEnd().split('\r\n');
   const totalColumn = header.split(',').indexOf('total_cents');
   const users = await testDatabase().user.findMany({ where: { org_id: orgId } });
   for (const user of users) {

@@ -225,7 +225,7 @@ describe('the pay workflow, end to end', () => {
     ]);
     assert.equal(download.suggestedFilename(), `payroll-${THIS_MONTH}.csv`);
     const file = await readFile(await download.path(), 'utf8');
-    const [header, ...rows] = file.trimEnd().split('\n');
+    const [header, ...rows] = file.trimEnd().split('\r\n');
     assert.equal(
       header,
       'user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,adjustment_cents,total_cents,held_pending_acceptance_cents',

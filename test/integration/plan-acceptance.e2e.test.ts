@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { describe } from 'vitest';
 import { stringify } from 'yaml';
-import { currencyAmount } from '../../ui/format.ts';
+import { formatMinorUnits } from '../../src/domain/currencies.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { planDocument } from '../factories/plans.ts';
 import { collectConsoleErrors, seriousAccessibilityViolations, signInToConsole } from '../helpers/browser.ts';
@@ -136,7 +136,7 @@ describe('plan acceptance, end to end', () => {
     const currency = before.by_currency[0]?.currency ?? 'USD';
     assert.ok(
       ((await held.textContent()) ?? '').startsWith(
-        `${currencyAmount(before.held_pending_acceptance_cents, currency)} of`,
+        `${formatMinorUnits(before.held_pending_acceptance_cents, currency, 'symbol')} of`,
       ),
       'the notice names the held amount',
     );

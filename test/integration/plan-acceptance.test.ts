@@ -340,7 +340,7 @@ describe('plan acceptance', () => {
         params: { path: { id: '2026-04' } },
         parseAs: 'text',
       });
-      const [header, ...lines] = String(data).trim().split('\n') as [string, ...string[]];
+      const [header, ...lines] = String(data).trim().split('\r\n') as [string, ...string[]];
       const columns = header.split(',');
       return lines
         .map((line) => Object.fromEntries(line.split(',').map((value, index) => [columns[index], value])))

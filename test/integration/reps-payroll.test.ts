@@ -236,7 +236,7 @@ describe('GET /v1/payouts and quotient periods export', () => {
     assert.deepEqual(onlyJson(json), { period: page.period, payouts });
     const csv = await runCli(['periods', 'export', '2026-05', '--org', org.id]);
     assert.equal(csv.code, 0, csv.stderr);
-    assert.deepEqual(csv.stdout.trimEnd().split('\n'), [
+    assert.deepEqual(csv.stdout.trimEnd().split('\r\n'), [
       'user_id,user_external_id,currency,approved_cents,paid_cents,clawback_cents,draw_cents,adjustment_cents,total_cents,held_pending_acceptance_cents',
       ...payouts.map((p) =>
         [
@@ -262,7 +262,7 @@ describe('GET /v1/payouts and quotient periods export', () => {
     assert.equal(file.response.status, 200);
     assert.match(file.response.headers.get('content-type') ?? '', /^text\/csv/);
     assert.equal(file.response.headers.get('content-disposition'), 'attachment; filename="payroll-2026-05.csv"');
-    assert.equal(file.data, `${csv.stdout.trimEnd()}\n`);
+    assert.equal(file.data, csv.stdout);
     assert.equal((await payrollFile('2026-06')).response.status, 404);
     assert.equal((await payrollFile('2026-5')).response.status, 400);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { cliLogLevel, launchedByNpm, loadConfig, portOf, secretFromEnvironment } from '../../src/config.ts';
 
 describe('QUOTIENT_VALIDATE_RESPONSES is parsed like every other boolean', () => {
   test.each([
@@ -17,5 +17,31 @@ describe('QUOTIENT_VALIDATE_RESPONSES is parsed like every other boolean', () =>
       () => loadConfig({ QUOTIENT_VALIDATE_RESPONSES: raw }),
       new RegExp(`QUOTIENT_VALIDATE_RESPONSES must be true or false, got "${raw}"`),
     );
+  });
+});
+
+describe('the settings the CLI reads, all from config.ts', () => {
+  test('quotient serve --port takes the place of PORT, and is checked like it', () => {
+    assert.equal(loadConfig({ PORT: '4000' }).port, 4000);
+    assert.equal(loadConfig({ PORT: '4000' }, { port: '5000' }).port, 5000);
+    assert.equal(portOf(undefined), 3000);
+    assert.throws(() => loadConfig({}, { port: '70000' }), /PORT must be an integer from 0 to 65535, got "70000"/);
+  });
+
+  test('a CLI command logs warnings unless LOG_LEVEL says otherwise', () => {
+    assert.equal(cliLogLevel({}), 'warn');
+    assert.equal(cliLogLevel({ LOG_LEVEL: ' ' }), 'warn');
+    assert.equal(cliLogLevel({ LOG_LEVEL: 'debug' }), 'debug');
+  });
+
+  test('npm launched the process when it set npm_command', () => {
+    assert.equal(launchedByNpm({ npm_command: 'start' }), true);
+    assert.equal(launchedByNpm({}), false);
+  });
+
+  test('a secret named by --client-secret-env is its variable, unset when empty', () => {
+    assert.equal(secretFromEnvironment('IDP_SECRET', { IDP_SECRET: 's3cret' }), 's3cret');
+    assert.equal(secretFromEnvironment('IDP_SECRET', { IDP_SECRET: '' }), undefined);
+    assert.equal(secretFromEnvironment('IDP_SECRET', {}), undefined);
   });
 });

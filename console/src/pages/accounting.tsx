@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { currencyAmount, shortDateTime } from '../../../ui/format.ts';
+import { formatMinorUnits } from '../../../src/domain/currencies.ts';
+import { shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import { Badge, ConfirmDialog, Empty, type Outcome, OutcomeNotice, PageHeader, Show, useLoad } from '../components.tsx';
 import { PolicyView } from './accountingPolicy.tsx';
@@ -190,7 +191,7 @@ function Reports(props: { canChange: boolean }) {
                         ] as const
                       ).map((column) => (
                         <td class="numeric" key={column} data-field={column}>
-                          {currencyAmount(row[column], rollForward.currency)}
+                          {formatMinorUnits(row[column], rollForward.currency, 'symbol')}
                         </td>
                       ))}
                     </tr>
@@ -225,10 +226,10 @@ function Reports(props: { canChange: boolean }) {
                           <td>{index === 0 ? entry.description : ''}</td>
                           <td>{line.account}</td>
                           <td class="numeric">
-                            {line.debit_cents ? currencyAmount(line.debit_cents, journal.currency) : ''}
+                            {line.debit_cents ? formatMinorUnits(line.debit_cents, journal.currency, 'symbol') : ''}
                           </td>
                           <td class="numeric">
-                            {line.credit_cents ? currencyAmount(line.credit_cents, journal.currency) : ''}
+                            {line.credit_cents ? formatMinorUnits(line.credit_cents, journal.currency, 'symbol') : ''}
                           </td>
                         </tr>
                       )),

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { currencyAmount } from '../../../ui/format.ts';
+import { formatMinorUnits } from '../../../src/domain/currencies.ts';
 import { api, type Schemas } from '../api.ts';
 import { Badge, Empty, Show, useLoad } from '../components.tsx';
 
@@ -115,7 +115,7 @@ function ScheduleTable(props: { schedule: Schedule; currency: string }) {
           ) : (
             <Badge tone="blue">Capitalised</Badge>
           )}{' '}
-          {currencyAmount(schedule.capitalised_cents, currency)}, {schedule.benefit_months} months from{' '}
+          {formatMinorUnits(schedule.capitalised_cents, currency, 'symbol')}, {schedule.benefit_months} months from{' '}
           {schedule.benefit_start} to {schedule.benefit_last_month}
         </caption>
         <thead>
@@ -135,7 +135,7 @@ function ScheduleTable(props: { schedule: Schedule; currency: string }) {
               <th scope="row">{month.month}</th>
               {COLUMNS.map(([column]) => (
                 <td class="numeric" key={column} data-field={column}>
-                  {currencyAmount(month[column], currency)}
+                  {formatMinorUnits(month[column], currency, 'symbol')}
                 </td>
               ))}
               <td>

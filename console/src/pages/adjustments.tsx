@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { money, plural, shortDateTime } from '../../../ui/format.ts';
+import { formatMinorUnits } from '../../../src/domain/currencies.ts';
+import { plural, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import {
   Badge,
@@ -121,9 +122,7 @@ export function AdjustmentsPage(props: { canChange: boolean }) {
                     <th scope="row">{adjustment.user_external_id}</th>
                     <td>{adjustment.period_id}</td>
                     <td>{CATEGORIES.find((each) => each.value === adjustment.category)?.label}</td>
-                    <td class="numeric">
-                      {money(adjustment.amount_cents)} {adjustment.currency}
-                    </td>
+                    <td class="numeric">{formatMinorUnits(adjustment.amount_cents, adjustment.currency, 'symbol')}</td>
                     <td>
                       {adjustment.voids_id ? (
                         <Badge tone="grey">Void</Badge>
@@ -174,8 +173,8 @@ export function AdjustmentsPage(props: { canChange: boolean }) {
       >
         {(chosen) => (
           <p>
-            Adds {money(-chosen.amount_cents)} {chosen.currency} to {chosen.user_external_id} in {chosen.period_id},
-            which must still be open. The adjustment stays, marked voided.
+            Adds {formatMinorUnits(-chosen.amount_cents, chosen.currency, 'symbol')} to {chosen.user_external_id} in{' '}
+            {chosen.period_id}, which must still be open. The adjustment stays, marked voided.
           </p>
         )}
       </ConfirmDialog>
@@ -212,7 +211,7 @@ function AddForm(props: { onAdded: (text: string) => void; onError: (text: strin
         setBusy(false);
         if (data) {
           props.onAdded(
-            `Added ${money(data.adjustment.amount_cents)} to ${data.adjustment.user_external_id} in ${data.adjustment.period_id}${data.adjustment.counts_toward_attainment ? ', counting toward attainment' : ''}. Its id, to name it in an inquiry's resolution: ${data.adjustment.id}`,
+            `Added ${formatMinorUnits(data.adjustment.amount_cents, data.adjustment.currency, 'symbol')} to ${data.adjustment.user_external_id} in ${data.adjustment.period_id}${data.adjustment.counts_toward_attainment ? ', counting toward attainment' : ''}. Its id, to name it in an inquiry's resolution: ${data.adjustment.id}`,
           );
           setAmount('');
           setReason('');

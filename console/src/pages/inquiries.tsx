@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { currencyAmount, relative, shortDateTime } from '../../../ui/format.ts';
+import { formatMinorUnits } from '../../../src/domain/currencies.ts';
+import { relative, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import { Badge, Empty, type Outcome, OutcomeNotice, PageHeader, Show, ShowList, useLoad } from '../components.tsx';
 import { Link } from '../router.tsx';
@@ -282,7 +283,7 @@ export function InquiryPage(props: { id: string; canChange: boolean }) {
                 <dt>Expected</dt>
                 <dd>
                   {inquiry.expected_amount
-                    ? currencyAmount(inquiry.expected_amount.amount_cents, inquiry.expected_amount.currency)
+                    ? formatMinorUnits(inquiry.expected_amount.amount_cents, inquiry.expected_amount.currency, 'symbol')
                     : '—'}
                 </dd>
                 <dt>Opened</dt>
@@ -304,9 +305,10 @@ export function InquiryPage(props: { id: string; canChange: boolean }) {
                   <p>
                     Amount changed:{' '}
                     {inquiry.resolution.amount_changed
-                      ? currencyAmount(
+                      ? formatMinorUnits(
                           inquiry.resolution.amount_changed.amount_cents,
                           inquiry.resolution.amount_changed.currency,
+                          'symbol',
                         )
                       : '—'}
                   </p>

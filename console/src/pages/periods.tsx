@@ -1,5 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
-import { money, plural, shortDateTime } from '../../../ui/format.ts';
+import { formatMoney } from '../../../src/domain/earnings/money.ts';
+import { plural, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import {
   Badge,
@@ -179,7 +180,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
                         <td class="numeric" key={status}>
                           {entry ? (
                             <>
-                              <div>{money(entry.amount_cents)}</div>
+                              <div>{formatMoney(BigInt(entry.amount_cents))}</div>
                               <div class="muted small">{plural(entry.rows, 'row')}</div>
                             </>
                           ) : (

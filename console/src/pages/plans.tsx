@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { dateTime, money, plural, shortDateTime } from '../../../ui/format.ts';
+import { formatMoney } from '../../../src/domain/earnings/money.ts';
+import { dateTime, plural, shortDateTime } from '../../../ui/format.ts';
 import { api, describeError } from '../api.ts';
 import { ApplyFileForm } from '../applyFile.tsx';
 import {
@@ -56,7 +57,7 @@ export function PlansPage(props: { canChange: boolean }) {
                       <code>{plan.key}</code>
                     </td>
                     <td>{plan.period}</td>
-                    <td class="numeric">{plan.quota_cents === null ? '—' : money(plan.quota_cents)}</td>
+                    <td class="numeric">{plan.quota_cents === null ? '—' : formatMoney(BigInt(plan.quota_cents))}</td>
                     <td class="numeric">v{plan.current_version}</td>
                     <td>
                       {plan.status === 'active' ? (
@@ -130,7 +131,7 @@ export function PlanPage(props: { id: string; canChange: boolean }) {
             </nav>
             <PageHeader
               title={plan.name}
-              description={`Key ${plan.key} · ${plan.period} · quota ${plan.quota_cents === null ? 'none' : money(plan.quota_cents)} · ${plural(versions.length, 'version')}`}
+              description={`Key ${plan.key} · ${plan.period} · quota ${plan.quota_cents === null ? 'none' : formatMoney(BigInt(plan.quota_cents))} · ${plural(versions.length, 'version')}`}
               actions={
                 props.canChange && plan.status === 'active' ? (
                   <button type="button" class="button button-danger-quiet" onClick={() => setArchiving(true)}>

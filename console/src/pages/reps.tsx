@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { money, shortDateTime } from '../../../ui/format.ts';
+import { formatMoney } from '../../../src/domain/earnings/money.ts';
+import { shortDateTime } from '../../../ui/format.ts';
 import { api, describeError, type Schemas } from '../api.ts';
 import {
   Badge,
@@ -86,7 +87,7 @@ export function RepsPage(props: { canChange: boolean }) {
                                 aria-pressed={chosen?.rep === rep.id && chosen.period === period.period_id}
                                 onClick={() => setChosen({ rep: rep.id, period: period.period_id })}
                               >
-                                {period.period_id}: {money(period.amount_cents)}
+                                {period.period_id}: {formatMoney(BigInt(period.amount_cents))}
                               </button>
                             ))}
                           </div>
@@ -254,7 +255,7 @@ function RepEarnings(props: { rep: string; period: string }) {
                   class={earning.status === 'superseded' || earning.status === 'reversed' ? 'earning-history' : ''}
                 >
                   <div class="earning-head">
-                    <span class="strong">{money(earning.amount_cents)}</span>
+                    <span class="strong">{formatMoney(BigInt(earning.amount_cents))}</span>
                     <Badge tone={TONES[earning.status]}>{earning.status}</Badge>
                     <span>{earning.chip_name}</span>
                     <span class="muted small">

@@ -1,7 +1,7 @@
 import { useId, useState } from 'preact/hooks';
+import { formatMinorUnits } from '../../../src/domain/currencies.ts';
 import { Field, Show, useLoad } from '../../../ui/components.tsx';
 import { describeError } from '../../../ui/errors.ts';
-import { currencyAmount } from '../../../ui/format.ts';
 import { Empty, Notice } from '../../../ui/states.tsx';
 import { api, type Deal, type Estimate, type Statement } from '../api.ts';
 import { AttainmentBar, Money, Section } from '../components.tsx';
@@ -82,7 +82,7 @@ export function EstimatePage(props: { userId: string; externalId: string; kind: 
                     <option key={deal.id} value={deal.id}>
                       {deal.external_id}
                       {typeof deal.state.amount_cents === 'number'
-                        ? ` · ${currencyAmount(deal.state.amount_cents, deal.currency ?? 'USD')}`
+                        ? ` · ${formatMinorUnits(deal.state.amount_cents, deal.currency ?? 'USD', 'symbol')}`
                         : ''}
                       {deal.state.stage ? ` · ${deal.state.stage}` : ''}
                     </option>
@@ -131,9 +131,9 @@ function EstimateResult(props: { result: Result; externalId: string }) {
         ) : (
           estimate.by_currency.map((entry) => (
             <p key={entry.currency} class="estimate-difference">
-              You would earn <strong>{currencyAmount(entry.difference_cents, entry.currency)}</strong> more (
-              {currencyAmount(entry.earned_now_cents, entry.currency)} now,{' '}
-              {currencyAmount(entry.earned_after_cents, entry.currency)} after).
+              You would earn <strong>{formatMinorUnits(entry.difference_cents, entry.currency, 'symbol')}</strong> more
+              ({formatMinorUnits(entry.earned_now_cents, entry.currency, 'symbol')} now,{' '}
+              {formatMinorUnits(entry.earned_after_cents, entry.currency, 'symbol')} after).
             </p>
           ))
         )}

@@ -1,5 +1,5 @@
+import { formatMinorUnits } from '../../../src/domain/currencies.ts';
 import { Show, useLoad } from '../../../ui/components.tsx';
-import { currencyAmount } from '../../../ui/format.ts';
 import { Empty } from '../../../ui/states.tsx';
 import { api, type Schemas, type Statement } from '../api.ts';
 import { Money, NotFound, Section, StatusBadge } from '../components.tsx';
@@ -222,7 +222,7 @@ function HistoryChart(props: { statements: Statement[]; currency: string }) {
   const summary = values
     .map(
       (value) =>
-        `${periodLabel(value.period)}: earned ${currencyAmount(value.earned, props.currency)}, attainment ${
+        `${periodLabel(value.period)}: earned ${formatMinorUnits(value.earned, props.currency, 'symbol')}, attainment ${
           value.percent === null ? 'none' : `${value.percent.toFixed(1)}%`
         }`,
     )
@@ -232,7 +232,7 @@ function HistoryChart(props: { statements: Statement[]; currency: string }) {
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={`Earnings and attainment by period. ${summary}`}>
         <line class="chart-axis" x1={PAD.left} y1={y(0)} x2={WIDTH - PAD.right} y2={y(0)} />
         <text class="chart-label" x={PAD.left - 6} y={y(1) + 4} text-anchor="end">
-          {currencyAmount(maxEarned, props.currency)}
+          {formatMinorUnits(maxEarned, props.currency, 'symbol')}
         </text>
         <text class="chart-label" x={PAD.left - 6} y={y(0) + 4} text-anchor="end">
           0

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
+import { formatMinorUnits } from '../../../src/domain/currencies.ts';
 import { Show, useLoad } from '../../../ui/components.tsx';
-import { currencyAmount } from '../../../ui/format.ts';
 import { Empty, Notice } from '../../../ui/states.tsx';
 import { api, type Plan, type Schemas } from '../api.ts';
 import { Section } from '../components.tsx';
@@ -17,7 +17,7 @@ function percent(bps: unknown): string {
 }
 
 function amount(cents: unknown, currency: string): string {
-  return typeof cents === 'number' ? currencyAmount(cents, currency) : '?';
+  return typeof cents === 'number' ? formatMinorUnits(cents, currency, 'symbol') : '?';
 }
 
 const OPERATORS: Record<string, string> = {

@@ -1,5 +1,5 @@
+import { formatMinorUnits } from '../../../src/domain/currencies.ts';
 import { Show, useLoad } from '../../../ui/components.tsx';
-import { currencyAmount } from '../../../ui/format.ts';
 import { api, type Earning } from '../api.ts';
 import { Money, NotFound, Section, StatusBadge } from '../components.tsx';
 import { QuestionButton } from '../inquiryForm.tsx';
@@ -42,7 +42,7 @@ function figure(name: string, value: unknown, currency: string): string {
   if (value === null || value === undefined) return '—';
   if (name.endsWith('_cents') && (typeof value === 'number' || typeof value === 'string')) {
     const cents = Number(value);
-    return Number.isInteger(cents) ? currencyAmount(cents, currency) : `${value} (minor units)`;
+    return Number.isInteger(cents) ? formatMinorUnits(cents, currency, 'symbol') : `${value} (minor units)`;
   }
   if (name.endsWith('_bps') && typeof value === 'number') return `${(value / 100).toFixed(2)}%`;
   if (name.endsWith('_pct') && typeof value === 'number') return `${value}%`;

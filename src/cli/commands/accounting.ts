@@ -204,7 +204,7 @@ async function report(
     if (from === undefined) throw new Refusal('invalid_body', 'give --month, or --from (and --to)');
     const to = options.to ?? (options.from === undefined ? addMonths(from, monthsFromOne - 1) : from);
     const { document, csv } = await run({ from, to });
-    print({ json }, document, () => csv.trimEnd());
+    print({ json }, document, () => csv);
   } catch (error) {
     printFailure({ json }, error);
   }

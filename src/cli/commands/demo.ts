@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
+import { portOf } from '../../config.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import { DEMO_ORG_NAME, type DemoResult } from '../../services/demo.ts';
 import { withAdminServices } from '../context.ts';
@@ -47,7 +48,7 @@ export function demoCommand(): Command {
 }
 
 function tryNext(result: DemoResult) {
-  const base = `http://127.0.0.1:${process.env.PORT ?? 3000}`;
+  const base = `http://127.0.0.1:${portOf()}`;
   const auth = `-H "Authorization: Bearer ${result.key.key}"`;
   return {
     serve: 'npm start   (or: npx quotient serve), with the same QUOTIENT_DATA_DIR',

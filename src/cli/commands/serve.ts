@@ -11,10 +11,9 @@ export function serveCommand(): Command {
     .option('--port <port>', 'port to listen on (default: PORT or 3000)')
     .option('--json', 'print one JSON document with the address once serving')
     .action(async (options: { port?: string; json?: boolean }) => {
-      const env = options.port === undefined ? process.env : { ...process.env, PORT: options.port };
       let config: ReturnType<typeof loadConfig>;
       try {
-        config = loadConfig(env);
+        config = loadConfig(undefined, options.port === undefined ? {} : { port: options.port });
       } catch (error) {
         printFailure(options, error);
         return;

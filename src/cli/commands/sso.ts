@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { secretFromEnvironment } from '../../config.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import { toWireIdentityProvider } from '../../wire/identityProviders.ts';
 import { withAdminServices } from '../context.ts';
@@ -33,7 +34,7 @@ function yesNo(value: string): boolean {
 /** The secret from --client-secret-env (kept out of shell history and process lists) or --client-secret. */
 function clientSecretOf(options: Pick<AddOptions, 'clientSecret' | 'clientSecretEnv'>): string {
   if (options.clientSecretEnv !== undefined) {
-    const value = process.env[options.clientSecretEnv];
+    const value = secretFromEnvironment(options.clientSecretEnv);
     if (!value) throw new Refusal('invalid_body', `the environment variable ${options.clientSecretEnv} is not set`);
     return value;
   }

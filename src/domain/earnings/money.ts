@@ -68,9 +68,9 @@ function fixedPoint(value: bigint, decimals: number): { sign: string; whole: str
 }
 
 /** Minor units as a plain decimal for files machines read: no grouping, `.` as the separator (−1050, 2 → `-10.50`). */
-export function plainDecimal(cents: bigint, exponent = 2): string {
+export function plainDecimal(cents: bigint, exponent = 2): `${number}` {
   const { sign, whole, fraction } = fixedPoint(cents, exponent);
-  return `${sign}${whole}${exponent === 0 ? '' : `.${fraction}`}`;
+  return `${sign}${whole}${exponent === 0 ? '' : `.${fraction}`}` as `${number}`;
 }
 
 /** The contract's `DecimalCents`: exact cents as a decimal string without trailing zeros, `"50000"`, `"12.5"`. */
@@ -81,12 +81,30 @@ export function exactCentsString(exact: ExactCents): string {
   return `${sign}${whole}${trimmed === '' ? '' : `.${trimmed}`}`;
 }
 
-/** Digits grouped by three with `,` from the right: `1234567` → `1,234,567`. */
-function groupThousands(digits: string): string {
-  const first = digits.length % 3 || 3;
-  let grouped = digits.slice(0, first);
-  for (let at = first; at < digits.length; at += 3) grouped += `,${digits.slice(at, at + 3)}`;
-  return grouped;
+const AMOUNT_FORMATS = new Map<string, Intl.NumberFormat>();
+
+/**
+ * The one way Quotient writes money for people (explanations, PDFs, the console and the portal): Intl.NumberFormat
+ * in `en-US` (`,` between thousands, `.` before the decimals), given the exact amount as a decimal string so nothing
+ * passes through a binary double. With `currency`, the currency's sign (`€1,234.56`); the decimals are always those
+ * asked for, which callers take from the ISO 4217 table (currencies.ts), not from the browser's idea of them.
+ */
+export function formatDecimalAmount(
+  decimal: `${number}`,
+  decimals: { min: number; max: number },
+  currency?: string,
+): string {
+  const key = `${decimals.min}:${decimals.max}:${currency ?? ''}`;
+  let format = AMOUNT_FORMATS.get(key);
+  if (format === undefined) {
+    format = new Intl.NumberFormat('en-US', {
+      ...(currency === undefined ? {} : { style: 'currency', currency }),
+      minimumFractionDigits: decimals.min,
+      maximumFractionDigits: decimals.max,
+    });
+    AMOUNT_FORMATS.set(key, format);
+  }
+  return format.format(decimal);
 }
 
 /**
@@ -94,8 +112,7 @@ function groupThousands(digits: string): string {
  * 5000000 → `50,000.00`, −1050 → `-10.50`; with exponent 0, 500000 → `500,000`.
  */
 export function formatMoney(cents: bigint, exponent = 2): string {
-  const { sign, whole, fraction } = fixedPoint(cents, exponent);
-  return `${sign}${groupThousands(whole)}${exponent === 0 ? '' : `.${fraction}`}`;
+  return formatDecimalAmount(plainDecimal(cents, exponent), { min: exponent, max: exponent });
 }
 
 /**
@@ -104,9 +121,7 @@ export function formatMoney(cents: bigint, exponent = 2): string {
  * `12.5`, `5,000`.
  */
 export function formatExactMoney(exact: ExactCents, exponent = 2): string {
-  const { sign, whole, fraction } = fixedPoint(exact, exponent + 4);
-  const decimals = fraction.replace(/0+$/, '').padEnd(exponent, '0');
-  return `${sign}${groupThousands(whole)}${decimals === '' ? '' : `.${decimals}`}`;
+  return formatDecimalAmount(plainDecimal(exact, exponent + 4), { min: exponent, max: exponent + 4 });
 }
 
 /**

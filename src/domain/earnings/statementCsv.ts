@@ -1,12 +1,11 @@
+import { type CsvCell, csvFile } from '../csvFile.ts';
 import { decimalsOf } from '../currencies.ts';
 import { plainDecimal } from './money.ts';
 import type { Statement } from './statement.ts';
 
-// A statement as a CSV file for spreadsheets (RFC 4180, CRLF): one row per line, adjustment and manual adjustment, in
-// the JSON answer's
-// order, so each total of the statement is the sum of its rows with that status. Text that a spreadsheet would run
-// as a formula is defused with a leading apostrophe (OWASP's advice on CSV injection): a deal's external id or a
-// plan's name comes from the CRM and the plan file, not from Quotient.
+// A statement as a CSV file for spreadsheets (csvFile.ts: RFC 4180, CRLF, formulas defused): one row per line,
+// adjustment and manual adjustment, in the JSON answer's order, so each total of the statement is the sum of its rows
+// with that status.
 
 export const STATEMENT_CSV_COLUMNS = [
   'period_id',
@@ -25,16 +24,8 @@ export const STATEMENT_CSV_COLUMNS = [
   'explanation',
 ] as const;
 
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-function textCell(value: string | null): string {
-  if (value === null || value === '') return '';
-  const defused = FORMULA_START.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(defused) ? `"${defused.replace(/"/g, '""')}"` : defused;
-}
-
 export function statementCsv(statement: Statement): string {
-  const rows: string[][] = [[...STATEMENT_CSV_COLUMNS]];
+  const rows: CsvCell[][] = [];
   for (const plan of statement.plans) {
     const decimals = decimalsOf(plan.currency);
     const entries = [
@@ -43,43 +34,43 @@ export function statementCsv(statement: Statement): string {
     ];
     for (const entry of entries) {
       rows.push([
-        textCell(statement.period.id),
-        textCell(plan.plan_key),
-        textCell(plan.plan_name),
-        textCell(plan.currency),
-        textCell(entry.kind),
-        textCell(entry.from_period_id),
-        textCell(entry.earning_id),
-        textCell(entry.status),
-        textCell(entry.deal_external_id),
-        textCell(entry.chip_key),
-        textCell(entry.chip_name),
-        String(entry.amount_cents),
+        statement.period.id,
+        plan.plan_key,
+        plan.plan_name,
+        plan.currency,
+        entry.kind,
+        entry.from_period_id,
+        entry.earning_id,
+        entry.status,
+        entry.deal_external_id,
+        entry.chip_key,
+        entry.chip_name,
+        entry.amount_cents,
         plainDecimal(BigInt(entry.amount_cents), decimals),
-        textCell(entry.explanation),
+        entry.explanation,
       ]);
     }
   }
   // Manual adjustments belong to no plan: a row each, kind `manual_adjustment`, the category where a chip would be.
   for (const adjustment of statement.manual_adjustments) {
     rows.push([
-      textCell(statement.period.id),
+      statement.period.id,
       '',
       '',
-      textCell(adjustment.currency),
+      adjustment.currency,
       'manual_adjustment',
       '',
-      textCell(adjustment.id),
-      textCell(adjustment.status),
+      adjustment.id,
+      adjustment.status,
       '',
-      textCell(adjustment.category),
+      adjustment.category,
       '',
-      String(adjustment.amount_cents),
+      adjustment.amount_cents,
       plainDecimal(BigInt(adjustment.amount_cents), decimalsOf(adjustment.currency)),
-      textCell(adjustment.reason),
+      adjustment.reason,
     ]);
   }
-  return rows.map((row) => `${row.join(',')}\r\n`).join('');
+  return csvFile(STATEMENT_CSV_COLUMNS, rows);
 }
 
 /** The file's name: `statement-<rep's external id>-<period>.csv`, with anything but safe characters replaced. */

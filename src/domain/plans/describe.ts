@@ -1,3 +1,4 @@
+import { formatMinorUnits } from '../currencies.ts';
 import type { ChipDefinition, Condition, Tier } from './types.ts';
 
 // Rule chips in words, for people reading a plan in the console: "10.00% of the deal amount",
@@ -20,13 +21,6 @@ export function percentOfBps(bps: number): string {
   return `${(bps / 100).toFixed(2)}%`;
 }
 
-export function money(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const absolute = Math.abs(cents);
-  const whole = Math.floor(absolute / 100).toLocaleString('en-US');
-  return `${sign}${whole}.${String(absolute % 100).padStart(2, '0')}`;
-}
-
 function scalar(value: unknown): string {
   if (Array.isArray(value)) return value.map(scalar).join(', ');
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -46,7 +40,7 @@ function describeNested(condition: Condition): string {
   return 'all' in condition || 'any' in condition ? `(${describeCondition(condition)})` : describeCondition(condition);
 }
 
-function describeTier(tier: Tier, index: number, tiers: readonly Tier[]): string {
+function describeTier(tier: Tier, index: number, tiers: readonly Tier[], currency: string): string {
   const previous = index === 0 ? null : tiers[index - 1];
   const bound = (t: Tier | null | undefined) =>
     !t
@@ -54,7 +48,7 @@ function describeTier(tier: Tier, index: number, tiers: readonly Tier[]): string
       : 'up_to_cents' in t
         ? t.up_to_cents === null
           ? null
-          : money(t.up_to_cents)
+          : formatMinorUnits(t.up_to_cents, currency)
         : t.up_to_pct === null
           ? null
           : `${t.up_to_pct}% of quota`;
@@ -65,24 +59,24 @@ function describeTier(tier: Tier, index: number, tiers: readonly Tier[]): string
   return `${percentOfBps(tier.rate_bps)} ${range}`;
 }
 
-/** What the chip pays, in words. */
-export function describeChip(chip: ChipDefinition): string {
+/** What the chip pays, in words, amounts in the plan's currency. */
+export function describeChip(chip: ChipDefinition, currency: string): string {
   switch (chip.kind) {
     case 'commission': {
       const base = chip.params.base === 'amount_cents' ? 'the deal amount' : `the deal's ${chip.params.base}`;
       return `Commission: ${percentOfBps(chip.params.rate_bps)} of ${base}`;
     }
     case 'tiered_commission': {
-      const tiers = chip.params.tiers.map((tier, index, all) => describeTier(tier, index, all)).join('; ');
+      const tiers = chip.params.tiers.map((tier, index, all) => describeTier(tier, index, all, currency)).join('; ');
       return `Tiered commission (${chip.params.mode}): ${tiers}`;
     }
     case 'flat':
-      return `Flat amount: ${money(chip.params.amount_cents)} per deal`;
+      return `Flat amount: ${formatMinorUnits(chip.params.amount_cents, currency)} per deal`;
     case 'override': {
       const reach = chip.params.depth === 1 ? 'direct reports' : `reports down to ${chip.params.depth} levels`;
       return `Manager override: ${percentOfBps(chip.params.rate_bps)} of the credited amounts of the deals of ${reach}`;
     }
     case 'attainment_bonus':
-      return `Attainment bonus: ${money(chip.params.amount_cents)} once attainment reaches ${chip.params.threshold_pct}% of quota`;
+      return `Attainment bonus: ${formatMinorUnits(chip.params.amount_cents, currency)} once attainment reaches ${chip.params.threshold_pct}% of quota`;
   }
 }

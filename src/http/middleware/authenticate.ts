@@ -1,9 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
-import { digestOf, parseBearer } from '../../access/apiKeys.ts';
+import { parseBearer } from '../../access/apiKeys.ts';
 import { decide, windowAt } from '../../access/rateLimit.ts';
 import type { KeyGate } from '../../access/rateLimitStore.ts';
 import { checkRepToken, type LiveRepToken, type RepTokenCheck } from '../../access/repTokenGate.ts';
 import { isRepToken, REP_TOKEN_SCOPES } from '../../access/repTokens.ts';
+import { tokenDigest } from '../../access/tokenDigest.ts';
 import type { AuditLog } from '../../audit/requestLog.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import type { Viewer } from '../../domain/viewer.ts';
@@ -117,7 +118,7 @@ export function authenticate(deps: AuthenticateDeps) {
     const now = new Date();
     const window = windowAt(now);
     if (isRepToken(token)) return authenticateRep(deps, req, res, next, operation, token, now);
-    const digest = digestOf(token);
+    const digest = tokenDigest(token);
     const known = operation.writeConfirmsKey ? await deps.keys.countKnownKey(digest, window.start) : null;
     const found = known ?? (await deps.keys.authenticateAndCount(digest, window.start));
     if (!found) throw invalidKey();

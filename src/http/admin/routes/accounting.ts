@@ -30,7 +30,7 @@ function rangeOf(query: ReportQuery): { from: string; to: string } {
 
 /** The report as JSON, or as its CSV export when the query asks for it. */
 function answer<Body>(res: Response, query: ReportQuery, body: Body, toCsv: (body: Body) => string): void {
-  if (query.format === 'csv') res.status(200).type('text/csv').send(toCsv(body));
+  if (query.format === 'csv') res.status(200).type('text/csv; charset=utf-8').send(toCsv(body));
   else res.status(200).json(body);
 }
 

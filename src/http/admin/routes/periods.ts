@@ -67,7 +67,7 @@ export function periodHandlers(
         .status(200)
         .type('text/csv; charset=utf-8')
         .set('Content-Disposition', `attachment; filename="payroll-${exported.period.id}.csv"`)
-        .send(`${payoutsCsv(exported.payouts)}\n`);
+        .send(payoutsCsv(exported.payouts));
     },
 
     markPeriodPaid: async (req, res) => {

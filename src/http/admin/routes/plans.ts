@@ -45,7 +45,7 @@ export function planHandlers(
             name: chip.definition.name,
             kind: chip.definition.kind,
             version: chip.version,
-            summary: describeChip(chip.definition),
+            summary: describeChip(chip.definition, history.currency),
             when: chip.definition.when ? describeCondition(chip.definition.when) : null,
             params: { ...chip.definition.params },
           })),
