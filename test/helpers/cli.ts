@@ -36,6 +36,14 @@ export function runCliProcess(args: string[], env: NodeJS.ProcessEnv = process.e
   return runProgram(QUOTIENT_BIN, args, env);
 }
 
+/**
+ * Runs `quotient ...args` in a CLI host whatever the command and the database: for commands that are refused before
+ * they run (usage errors), which start no server and open no database.
+ */
+export function runCliInHost(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
+  return USE_HOSTS ? runInHost(args, env) : runProgram(QUOTIENT_BIN, args, env);
+}
+
 const OWN_PROCESS_COMMANDS = new Set(['serve', 'worker', 'demo', 'db']);
 // QUOTIENT_TEST_CLI_HOSTS=false runs every command in a process of its own (docs/testing.md).
 const USE_HOSTS = process.env.QUOTIENT_TEST_CLI_HOSTS !== 'false';
