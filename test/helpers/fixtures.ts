@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { test as baseTest } from 'vitest';
 import type { ServerOptions } from '../../src/main.ts';
 import { createSqlPool } from '../../src/repositories/transaction.ts';
@@ -11,7 +12,7 @@ import { startTestServer } from './server.ts';
 import { testServices } from './services.ts';
 
 // The integration tests' fixtures (docs/testing.md): one real server per file, and per test an org with an API
-// key and the SDK pointed at it. A fixture is set up only for the tests that destructure it, and torn down by
+// key and the SDK pointed at it; for the browser tests one Chromium per file, and per test a browser context. A fixture is set up only for the tests that destructure it, and torn down by
 // vitest, so a file has no beforeAll/afterAll of its own for them.
 
 /** What `startTestServer` is given: environment overrides and server options. A file changes them with test.override. */
@@ -69,4 +70,29 @@ export const test = baseTest
       assert.equal(response.status, 201);
       return { org, account, client };
     };
+  })
+  // Chromium (test/helpers/browser.ts), launched for the file's first test that needs it and closed after its last:
+  // its launch costs seconds, a context of its own per test a few milliseconds. Loaded only by the files that ask.
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
+  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }): Promise<Browser> => {
+    const { launchChromium } = await import('./browser.ts');
+    const browser = await launchChromium();
+    onCleanup(() => browser.close());
+    return browser;
+  })
+  // The test's own browser context (no cookies or storage of another test's), closed with its pages after the test.
+  .extend('context', async ({ browser }, { onCleanup }): Promise<BrowserContext> => {
+    const context = await browser.newContext({ acceptDownloads: true });
+    onCleanup(() => context.close());
+    return context;
+  })
+  // A page in the test's context.
+  .extend('page', async ({ context }): Promise<Page> => context.newPage())
+  // The test's org, an admin of it signed in to the console on the test's page, and the errors that page logs.
+  .extend('consolePage', async ({ db, server, org, page }) => {
+    const { collectConsoleErrors, signInToConsole } = await import('./browser.ts');
+    const errors = collectConsoleErrors(page);
+    await signInToConsole(page, `${server.url}/admin/`, await createAdmin(db, org.id));
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    return { page, errors };
   });

@@ -4,36 +4,20 @@ import type { QuotientClient } from '../../sdk/src/index.ts';
 import type { RunningServer } from '../../src/main.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import type { AdminClient } from './adminClient.ts';
-import { buildBrowserApp, launchChromium } from './browser.ts';
 import { testDatabase } from './database.ts';
 import { test as fixtureTest } from './fixtures.ts';
 import { startTestIdentityProvider, type TestIdentityProvider } from './oidcProvider.ts';
 
-// The rep portal's browser tests' world: the portal built, Chromium, a real OpenID provider, an org whose reps the
-// factory plan pays this month, and a rep signed in at the provider's own pages. A file using it sets the server's
-// secret key with `test.override('serverSettings', PORTAL_SERVER_SETTINGS)`.
+// The rep portal's browser tests' world, on the shared browser fixtures (test/helpers/fixtures.ts; the portal is built
+// once per run by test/setup/console.ts): a real OpenID provider, an org whose reps the factory plan pays this month,
+// and a rep signed in at the provider's own pages. A file using it sets the server's secret key with
+// `test.override('serverSettings', PORTAL_SERVER_SETTINGS)`.
 
 export const test = fixtureTest
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('portalBuild', { scope: 'file', auto: true }, async ({}) => {
-    buildBrowserApp('portal/vite.config.ts');
-    return true;
-  })
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const browser = await launchChromium();
-    onCleanup(() => browser.close());
-    return browser;
-  })
   .extend('idp', { scope: 'file' }, async ({ server }, { onCleanup }) => {
     const idp = await startTestIdentityProvider({ redirectUri: `${server.url}/portal/callback` });
     onCleanup(() => idp.close());
     return idp;
-  })
-  .extend('context', async ({ browser }, { onCleanup }) => {
-    const context = await browser.newContext({ acceptDownloads: true });
-    onCleanup(() => context.close());
-    return context;
   })
   .extend('page', async ({ context }) => {
     const page = await context.newPage();

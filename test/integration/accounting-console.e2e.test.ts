@@ -6,26 +6,13 @@ import type { Database } from '../../src/db/prisma.ts';
 import { POLICY_YAML } from '../factories/accounting.ts';
 import { commissionLockedInJanuary } from '../factories/accountingLedger.ts';
 import { createAdmin } from '../factories/admins.ts';
-import {
-  collectConsoleErrors,
-  launchChromium,
-  seriousAccessibilityViolations,
-  signInToConsole,
-} from '../helpers/browser.ts';
-import { test as fixtureTest } from '../helpers/fixtures.ts';
+import { collectConsoleErrors, seriousAccessibilityViolations, signInToConsole } from '../helpers/browser.ts';
+import { test } from '../helpers/fixtures.ts';
 import type { testServices } from '../helpers/services.ts';
 
 // The console's Accounting page in a real browser: the roll-forward and journal of a booked commission, the CSV
 // links, closing a month after a confirmation, a deal's schedules with their traces, and the policy in force and
 // applying a policy file.
-
-const test = fixtureTest
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const browser = await launchChromium();
-    onCleanup(() => browser.close());
-    return browser;
-  });
 
 /** A new page signed in on the Accounting page, and the errors it logs. */
 async function openAccounting(browser: Browser, url: string, account: { email: string; password: string }) {

@@ -2,36 +2,13 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { describe } from 'vitest';
 import { stringify } from 'yaml';
-import { createAdmin } from '../factories/admins.ts';
 import { planDocument } from '../factories/plans.ts';
-import { collectConsoleErrors, launchChromium } from '../helpers/browser.ts';
 import { eventually } from '../helpers/clock.ts';
-import { test as fixtureTest } from '../helpers/fixtures.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // The console's shared confirmation dialog and paged loading, on the pages whose actions the walk-through in
 // admin-console.e2e.test.ts does not take: archive a plan, mark a period paid, rotate a webhook secret, page
 // through the audit log.
-
-const test = fixtureTest
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const browser = await launchChromium();
-    onCleanup(() => browser.close());
-    return browser;
-  })
-  // The test's org, an admin of it signed in on a new page, and the errors that page logs.
-  .extend('consolePage', async ({ db, server, browser, org }, { onCleanup }) => {
-    const { email, password } = await createAdmin(db, org.id);
-    const page = await browser.newPage();
-    onCleanup(() => page.close());
-    const errors = collectConsoleErrors(page);
-    await page.goto(`${server.url}/admin/`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
-    return { page, errors };
-  });
 
 test.override('serverSettings', { env: { QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true' }, options: {} });
 

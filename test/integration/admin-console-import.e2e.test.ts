@@ -2,20 +2,12 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { describe } from 'vitest';
 import { createAdmin } from '../factories/admins.ts';
-import { collectConsoleErrors, launchChromium, seriousAccessibilityViolations } from '../helpers/browser.ts';
-import { test as fixtureTest } from '../helpers/fixtures.ts';
+import { collectConsoleErrors, seriousAccessibilityViolations } from '../helpers/browser.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // The console's upload of a CRM export, in a real browser: choose the file, check it (nothing applied), import it.
 
 const HUBSPOT = fileURLToPath(new URL('../../examples/imports/hubspot-deals.csv', import.meta.url));
-
-const test = fixtureTest
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const browser = await launchChromium();
-    onCleanup(() => browser.close());
-    return browser;
-  });
 
 describe('importing deals in the admin console', () => {
   test('a HubSpot export is checked with a dry run, then imported; the page says what each did and passes axe-core', async ({

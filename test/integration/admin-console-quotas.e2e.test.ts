@@ -2,19 +2,11 @@ import assert from 'node:assert/strict';
 import { describe } from 'vitest';
 import { createAdmin } from '../factories/admins.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
-import { collectConsoleErrors, launchChromium, seriousAccessibilityViolations } from '../helpers/browser.ts';
-import { test as fixtureTest } from '../helpers/fixtures.ts';
+import { collectConsoleErrors, seriousAccessibilityViolations } from '../helpers/browser.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // The console's Quotas page in a real browser: a bad quota file refused by line with nothing applied, a good one
 // applied and listed, the same file again a no-op.
-
-const test = fixtureTest
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const browser = await launchChromium();
-    onCleanup(() => browser.close());
-    return browser;
-  });
 
 describe('quotas in the admin console', () => {
   test('a quota file is refused by line, then applied and listed; the same file again changes nothing', async ({

@@ -6,24 +6,11 @@ import type { RunningServer } from '../../src/main.ts';
 import { createOrg } from '../factories/access.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { planDocument } from '../factories/plans.ts';
-import { collectConsoleErrors, launchChromium, seriousAccessibilityViolations } from '../helpers/browser.ts';
-import { test as fixtureTest } from '../helpers/fixtures.ts';
+import { collectConsoleErrors, seriousAccessibilityViolations } from '../helpers/browser.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // The console in a real browser (Debian's Chromium through playwright-core) against a real server and database:
 // what an admin does, end to end, and an accessibility scan (axe-core) of every page.
-
-const test = fixtureTest
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const browser = await launchChromium();
-    onCleanup(() => browser.close());
-    return browser;
-  })
-  .extend('page', async ({ browser }, { onCleanup }) => {
-    const page = await browser.newPage();
-    onCleanup(() => page.close());
-    return page;
-  });
 
 test.override('serverSettings', { env: { QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true' }, options: {} });
 

@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { allCommands, buildProgram } from '../../src/cli/program.ts';
-import { type CliResult, runCli } from '../helpers/cli.ts';
+import { type CliResult, runCliInHost as runCli } from '../helpers/cli.ts';
 
-// Each case is a real `quotient` process: generous timeouts for a loaded machine (nothing here is timed).
+// Each case is a command of its own, run in the file's CLI hosts: generous timeouts for a loaded machine (nothing
+// here is timed).
 const MANY_PROCESSES_MS = 600_000;
 
 // The CLI's contract for refusals holds for commander's usage errors too: with --json, exactly one
@@ -65,7 +66,7 @@ function assertUsageError(result: CliResult, pattern: RegExp, what: string): voi
   assert.match(document.reason as string, pattern, what);
 }
 
-/** Runs the cases a few at a time: each is a real `quotient` process. */
+/** Runs the cases a few at a time, each a command of its own in a CLI host of the file (test/helpers/cli.ts). */
 async function inBatches<T>(items: T[], run: (item: T) => Promise<void>, width = 2): Promise<void> {
   for (let start = 0; start < items.length; start += width) {
     await Promise.all(items.slice(start, start + width).map(run));

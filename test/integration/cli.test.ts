@@ -4,14 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { describe, test } from 'vitest';
-import { exited, onlyJson, runCli, spawnServe } from '../helpers/cli.ts';
+import { exited, onlyJson, runCliProcess, spawnServe } from '../helpers/cli.ts';
 
 // A cluster of its own (initdb), a server and several CLI processes: minutes on a loaded 2-core machine.
 const SLOW_CLI_TEST_MS = 180_000;
 
+// Each command in a process of its own (runCliProcess, not a CLI host of the file): bin/quotient.js as installed, and
+// a command that left a connection or a timer open would not exit here.
 describe('quotient CLI against DATABASE_URL', () => {
   test('orgs create --json prints exactly one JSON document with an org_ id', async () => {
-    const result = await runCli(['orgs', 'create', '--name', 'Acme', '--json']);
+    const result = await runCliProcess(['orgs', 'create', '--name', 'Acme', '--json']);
     assert.equal(result.code, 0, result.stderr);
     const org = onlyJson(result) as { id: string; name: string };
     assert.match(org.id, /^org_[0-7][0-9a-hjkmnp-tv-z]{25}$/);
@@ -19,8 +21,8 @@ describe('quotient CLI against DATABASE_URL', () => {
   });
 
   test('orgs list --json includes a created org', async () => {
-    const created = onlyJson(await runCli(['orgs', 'create', '--name', 'Listed', '--json'])) as { id: string };
-    const result = await runCli(['orgs', 'list', '--json']);
+    const created = onlyJson(await runCliProcess(['orgs', 'create', '--name', 'Listed', '--json'])) as { id: string };
+    const result = await runCliProcess(['orgs', 'list', '--json']);
     assert.equal(result.code, 0, result.stderr);
     const { orgs } = onlyJson(result) as { orgs: Array<{ id: string }> };
     assert.ok(orgs.some((org) => org.id === created.id));
@@ -28,7 +30,7 @@ describe('quotient CLI against DATABASE_URL', () => {
 
   test('an admin command says on stderr which database it uses, without the password', async () => {
     const url = new URL(process.env.DATABASE_URL as string);
-    const result = await runCli(['orgs', 'list', '--json']);
+    const result = await runCliProcess(['orgs', 'list', '--json']);
     assert.equal(result.code, 0, result.stderr);
     const shown = `${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
     assert.match(
@@ -39,13 +41,13 @@ describe('quotient CLI against DATABASE_URL', () => {
   });
 
   test('migrate --json reports that nothing is pending on a migrated database', async () => {
-    const result = await runCli(['migrate', '--json']);
+    const result = await runCliProcess(['migrate', '--json']);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(onlyJson(result), { applied: [] });
   });
 
   test('a refused command prints one JSON error document and exits 2', async () => {
-    const result = await runCli(['orgs', 'create', '--name', '  ', '--json']);
+    const result = await runCliProcess(['orgs', 'create', '--name', '  ', '--json']);
     assert.equal(result.code, 2);
     assert.deepEqual(onlyJson(result), { error: 'invalid_argument', reason: 'the org needs a non-empty --name' });
   });
@@ -63,10 +65,12 @@ describe('quotient CLI on the embedded database', () => {
       const { child, url } = await spawnServe(env);
       try {
         assert.equal((await request(url).get('/readyz')).status, 200);
-        const created = await runCli(['orgs', 'create', '--name', 'Beside the server', '--json'], env);
+        const created = await runCliProcess(['orgs', 'create', '--name', 'Beside the server', '--json'], env);
         assert.equal(created.code, 0, created.stderr);
         const org = onlyJson(created) as { id: string };
-        const listed = onlyJson(await runCli(['orgs', 'list', '--json'], env)) as { orgs: Array<{ id: string }> };
+        const listed = onlyJson(await runCliProcess(['orgs', 'list', '--json'], env)) as {
+          orgs: Array<{ id: string }>;
+        };
         assert.deepEqual(
           listed.orgs.map((o) => o.id),
           [org.id],
@@ -76,7 +80,7 @@ describe('quotient CLI on the embedded database', () => {
         child.kill('SIGTERM');
       }
       assert.equal(await exited(child), 0, 'a graceful shutdown exits 0');
-      const afterStop = await runCli(['orgs', 'list', '--json'], env);
+      const afterStop = await runCliProcess(['orgs', 'list', '--json'], env);
       assert.equal(afterStop.code, 0, afterStop.stderr);
       assert.equal((onlyJson(afterStop) as { orgs: unknown[] }).orgs.length, 1);
     } finally {

@@ -3,20 +3,12 @@ import { describe } from 'vitest';
 import { databaseStatements } from '../../src/repositories/transaction.ts';
 import * as users from '../../src/repositories/users.ts';
 import { createAdmin } from '../factories/admins.ts';
-import { collectConsoleErrors, launchChromium, seriousAccessibilityViolations } from '../helpers/browser.ts';
-import { test as fixtureTest } from '../helpers/fixtures.ts';
+import { collectConsoleErrors, seriousAccessibilityViolations } from '../helpers/browser.ts';
+import { test } from '../helpers/fixtures.ts';
 import { testServices } from '../helpers/services.ts';
 
 // The console's inquiries queue and an inquiry's page in a real browser: filter the queue, open an inquiry, answer
 // the rep, start the review and resolve it with what settled it.
-
-const test = fixtureTest
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const browser = await launchChromium();
-    onCleanup(() => browser.close());
-    return browser;
-  });
 
 describe('the console’s inquiries', () => {
   test('the queue filters by assignee and age; an inquiry is answered, reviewed and resolved', async ({

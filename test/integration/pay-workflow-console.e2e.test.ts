@@ -1,34 +1,12 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { describe } from 'vitest';
-import { createAdmin } from '../factories/admins.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
-import { collectConsoleErrors, launchChromium } from '../helpers/browser.ts';
 import { state } from '../helpers/earnings.ts';
-import { test as fixtureTest } from '../helpers/fixtures.ts';
+import { test } from '../helpers/fixtures.ts';
 
 // The pay workflow in the console: add and void a manual adjustment, then, under an approval policy, a lock
 // refused with the statements waiting and locked with an override reason.
-
-const test = fixtureTest
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const browser = await launchChromium();
-    onCleanup(() => browser.close());
-    return browser;
-  })
-  .extend('consolePage', async ({ db, server, browser, org }, { onCleanup }) => {
-    const { email, password } = await createAdmin(db, org.id);
-    const page = await browser.newPage();
-    onCleanup(() => page.close());
-    const errors = collectConsoleErrors(page);
-    await page.goto(`${server.url}/admin/`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
-    return { page, errors };
-  });
 
 async function goTo(page: Page, link: string) {
   await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: link }).click();

@@ -4,25 +4,12 @@ import { stringify } from 'yaml';
 import { createAdmin } from '../factories/admins.ts';
 import { dealEvent, ingest } from '../factories/deals.ts';
 import { planDocument } from '../factories/plans.ts';
-import {
-  collectConsoleErrors,
-  launchChromium,
-  seriousAccessibilityViolations,
-  signInToConsole,
-} from '../helpers/browser.ts';
-import { test as fixtureTest } from '../helpers/fixtures.ts';
+import { collectConsoleErrors, seriousAccessibilityViolations, signInToConsole } from '../helpers/browser.ts';
+import { test } from '../helpers/fixtures.ts';
 import { testServices } from '../helpers/services.ts';
 
 // The console's acceptance page in Chromium (docs/plan-acceptance.md): from a plan's version to who has and has not
 // accepted it, a reminder sent with the Remind button, a second one refused within the hour; axe-clean.
-
-const test = fixtureTest
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const browser = await launchChromium();
-    onCleanup(() => browser.close());
-    return browser;
-  });
 
 describe('plan acceptance in the console', () => {
   test('an admin sees who has and has not accepted a version and reminds a rep', async ({

@@ -4,21 +4,13 @@ import { describe } from 'vitest';
 import { periodBounds, periodIdOf } from '../../src/domain/periods.ts';
 import { createAdmin } from '../factories/admins.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
-import { collectConsoleErrors, launchChromium } from '../helpers/browser.ts';
-import { test as fixtureTest } from '../helpers/fixtures.ts';
+import { collectConsoleErrors } from '../helpers/browser.ts';
+import { test } from '../helpers/fixtures.ts';
 import { pdfText } from '../helpers/pdfText.ts';
 
 // The console's plan document page in Chromium: from a plan's version to its document (chips, tier table, worked
 // examples with the engine's explanations), and the PDF download holding the same tier table; a rep named on the Reps
 // page, and chosen on the document page to read (and download) their own document.
-
-const test = fixtureTest
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const browser = await launchChromium();
-    onCleanup(() => browser.close());
-    return browser;
-  });
 
 describe('the plan document in the console', () => {
   test('an admin opens a version’s document, reads its tiers and examples, and downloads the PDF', async ({

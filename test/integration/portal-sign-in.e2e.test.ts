@@ -7,12 +7,7 @@ import type { Database } from '../../src/db/prisma.ts';
 import { newId } from '../../src/lib/ids.ts';
 import type { RunningServer } from '../../src/main.ts';
 import type { AdminClient } from '../helpers/adminClient.ts';
-import {
-  buildBrowserApp,
-  collectConsoleErrors,
-  launchChromium,
-  seriousAccessibilityViolations,
-} from '../helpers/browser.ts';
+import { collectConsoleErrors, seriousAccessibilityViolations } from '../helpers/browser.ts';
 import { cliJson, runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
 import { startTestIdentityProvider, type TestAccount, type TestIdentityProvider } from '../helpers/oidcProvider.ts';
@@ -25,29 +20,11 @@ import { testServices } from '../helpers/services.ts';
 /** The server's clock runs this far ahead of the real one (to expire sign-in links without waiting). */
 let clockAheadMs = 0;
 
-const test = fixtureTest
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('portalBuild', { scope: 'file', auto: true }, async ({}) => {
-    buildBrowserApp('portal/vite.config.ts');
-    return true;
-  })
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const browser = await launchChromium();
-    onCleanup(() => browser.close());
-    return browser;
-  })
-  .extend('idp', { scope: 'file' }, async ({ server }, { onCleanup }) => {
-    const idp = await startTestIdentityProvider({ redirectUri: `${server.url}/portal/callback` });
-    onCleanup(() => idp.close());
-    return idp;
-  })
-  .extend('context', async ({ browser }, { onCleanup }) => {
-    const context = await browser.newContext();
-    onCleanup(() => context.close());
-    return context;
-  })
-  .extend('page', async ({ context }) => context.newPage());
+const test = fixtureTest.extend('idp', { scope: 'file' }, async ({ server }, { onCleanup }) => {
+  const idp = await startTestIdentityProvider({ redirectUri: `${server.url}/portal/callback` });
+  onCleanup(() => idp.close());
+  return idp;
+});
 
 /** The server's and the CLI's key for sealing client secrets. */
 const SECRET_KEY = Buffer.alloc(32, 7).toString('base64');

@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
 import { startExample } from '../../examples/rep-tokens/server.ts';
-import {
-  buildConsole,
-  collectConsoleErrors,
-  launchChromium,
-  seriousAccessibilityViolations,
-} from '../helpers/browser.ts';
+import { collectConsoleErrors, seriousAccessibilityViolations } from '../helpers/browser.ts';
 import { test as fixtureTest } from '../helpers/fixtures.ts';
 import { repClient, repWorld } from '../helpers/repWorld.ts';
 import { testServices } from '../helpers/services.ts';
@@ -16,12 +11,6 @@ import { testServices } from '../helpers/services.ts';
 
 const test = fixtureTest
   .extend('world', { scope: 'file' }, async ({ db, server }) => repWorld(db, server))
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const browser = await launchChromium();
-    onCleanup(() => browser.close());
-    return browser;
-  })
   .extend('intranet', { scope: 'file' }, async ({ server, world }, { onCleanup }) => {
     const example = await startExample({
       quotientUrl: server.url,
@@ -31,11 +20,6 @@ const test = fixtureTest
     });
     onCleanup(() => new Promise<void>((resolve) => example.server.close(() => resolve())));
     return example;
-  })
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern.
-  .extend('consoleBuild', { scope: 'file' }, async ({}) => {
-    buildConsole();
-    return true;
   });
 
 describe('examples/rep-tokens', () => {
@@ -89,12 +73,10 @@ describe('the console', () => {
   test('an admin allows an origin and a per-rep limit on the Single sign-on page; the audit page shows reps', async ({
     db,
     browser,
-    consoleBuild,
     server,
     signedIn,
     world,
   }) => {
-    assert.ok(consoleBuild);
     const { account: admin } = await signedIn('admin', world.orgId);
     const rep = await repClient(server, world, world.b);
     await rep.client.users.get(world.b.userId);
