@@ -88,6 +88,7 @@ const PLAIN_SQL_REPOSITORIES = REPOSITORIES.filter((name) => !USING_PRISMA.inclu
 const PIPELINE = [
   'src/services/earnings/',
   'src/services/ingestion.ts',
+  'src/services/ingestion/',
   'src/services/newRepAcceptances.ts',
   'src/services/estimates.ts',
   'src/services/orgConfig.ts',
