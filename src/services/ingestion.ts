@@ -22,7 +22,7 @@ import { requestOfNewReps } from './newRepAcceptances.ts';
 import { OrgConfigCache } from './orgConfig.ts';
 
 export type { EventIds, IngestRequest, IngestResult } from './ingestion/applyStep.ts';
-export { generatedDedupKey } from './ingestion/applyStep.ts';
+export { findingsOf, generatedDedupKey } from './ingestion/applyStep.ts';
 
 /**
  * The deal-event pipeline. Each event is one READ COMMITTED transaction: source event (claiming the dedup key)
@@ -75,14 +75,14 @@ export class DealIngestion {
       applied: requests.map((): AppliedType => ({})),
     };
     // Events sent without a key or a request (an import): their rows written a run of events at a time.
-    const bulk = requests.every((request) => request.keyId === null && request.guard === undefined);
+    const bulk = requests.every((request) => request.keyId === null && request.audit === undefined);
     const results = await inTransaction(this.pool, async (tx) => {
       const results: IngestResult[] = [];
       // The reps the batch created: asked to accept their plans once its events are applied.
       const created = await this.ensureReps(tx, events);
       const changes = await (bulk ? applyInBulk : applyPipelined)(this.steps, tx, events, results, created);
       // The batch's changes to their listener (the deferred one for an import), then the new reps' requests.
-      await this.settle(tx, changes, options.deferEvaluation === true);
+      await this.passChanges(tx, changes, options.deferEvaluation === true);
       const first = requests[0];
       if (first) await requestOfNewReps(tx, first.orgId, created, requesterOf(first));
       return results;
@@ -124,7 +124,7 @@ export class DealIngestion {
     return [...(await users.ensureRepsOfEvents(tx, first.orgId, first.keyId, events))];
   }
 
-  private settle(tx: Transaction, changes: DealChange[], deferEvaluation: boolean): Promise<void> {
+  private passChanges(tx: Transaction, changes: DealChange[], deferEvaluation: boolean): Promise<void> {
     return dealsChanged(deferEvaluation ? this.deferred : this.steps.listener, tx, changes);
   }
 }

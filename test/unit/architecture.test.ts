@@ -189,6 +189,18 @@ describe('repository shape (docs/architecture.md)', () => {
   });
 });
 
+describe('the write confirms the key (docs/architecture.md)', () => {
+  test('no service calls back into HTTP: what a write found is data it returns', () => {
+    const offenders = sourceFiles(join(SRC, 'services')).filter((file) => /\b(?:settle|refute)\(/.test(read(file)));
+    assert.deepEqual(offenders, []);
+  });
+
+  test('nothing patches a response: no assignment to writeHead', () => {
+    const offenders = sourceFiles(SRC).filter((file) => /\.writeHead\s*=[^=]/.test(read(file)));
+    assert.deepEqual(offenders, []);
+  });
+});
+
 describe('import direction (docs/architecture.md)', () => {
   const rules: Array<{ from: string; refused: RegExp }> = [
     { from: 'src/domain/', refused: /from '(?:\.\.\/)+(?:http|services|repositories|db|audit|cli|webhooks)\// },

@@ -11,7 +11,7 @@ import type { Transaction } from '../../repositories/transaction.ts';
 import type { DealChange, DealChangeListener } from '../dealChanges.ts';
 import { requestOfNewReps } from '../newRepAcceptances.ts';
 import type { OrgConfigCache } from '../orgConfig.ts';
-import type { WriteGuard } from '../writeGuard.ts';
+import type { AuditRide, KeyFindings } from '../writeGuard.ts';
 import { repOf, requesterOf, splitsWithReps } from './reps.ts';
 
 // The one apply step of the deal-event pipeline, shared by the single event, the pipelined batch, the bulk import
@@ -28,11 +28,10 @@ export interface IngestRequest {
   rawBody: string;
   receivedAt: Date;
   /**
-   * The request's key confirmation: settled with what the event's first statement found of `keyId`, and the
-   * request's audit entry written in the event's transaction, so an accepted event is never without it. Replays
-   * and conflicts write nothing and are audited as reads.
+   * The request's audit entry, recorded in the transaction of the event that is accepted first, so an accepted
+   * event is never without it. Replays and conflicts write nothing and are audited as reads (see findingsOf).
    */
-  guard?: WriteGuard;
+  audit?: AuditRide;
   /**
    * Who sent the event when no key did (`keyId` null): the admin of an import (else the CLI). The actor of what a
    * rep's first event sets off: their requests to accept their plans (docs/plan-acceptance.md).
@@ -54,6 +53,14 @@ export type IngestResult =
   | { kind: 'conflict'; dedupKey: string }
   /** The request's key (`keyId`) is revoked, as the event's first statement found it: nothing written. */
   | { kind: 'key_revoked' };
+
+/**
+ * What an event's write found of the request's key, as the HTTP layer acts on it after the transaction: its first
+ * statement read the key (`key_revoked`: nothing written), and an accepted event recorded the request's audit entry.
+ */
+export function findingsOf(result: IngestResult): KeyFindings {
+  return { keyActive: result.kind !== 'key_revoked', auditRecorded: result.kind === 'accepted' };
+}
 
 /** What an event applied to its deal: its domain event's type ('stale' for a stale one), for the metrics. */
 export interface AppliedType {
@@ -141,7 +148,6 @@ export async function applyOpened(
 ): Promise<IngestResult> {
   const { orgId, event } = request;
   const owner = event.patch.standard.owner_external_id ?? null;
-  request.guard?.settle(opened.recorded || !opened.keyRevoked);
   // Nothing was written, so committing the transaction keeps the promise of no side effects.
   if (!opened.recorded) {
     return opened.keyRevoked ? { kind: 'key_revoked' } : replay(tx, orgId, dedupKey, digest);
@@ -157,7 +163,7 @@ export async function applyOpened(
   const ids: EventIds = { source_event_id: sourceEventId, domain_event_id: domainEventId, deal_id: deal.id };
 
   // The accepted event's audit entry rides on the statement that records its domain event.
-  const audit = request.guard?.auditEntry() ?? null;
+  const audit = request.audit?.take() ?? null;
   if (transition.stale) {
     await domainEvents.recordStale(
       tx,
