@@ -1,5 +1,4 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import type { ImportRow } from '../domain/imports/rows.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { Refusal } from '../domain/refusal.ts';
@@ -7,12 +6,7 @@ import * as audit from '../repositories/audit.ts';
 import * as deals from '../repositories/deals.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as sourceEvents from '../repositories/sourceEvents.ts';
-import {
-  databaseStatements,
-  inRolledBackTransaction,
-  type SqlPool,
-  type Transaction,
-} from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import type { DealEventBatch } from './dealEventBatch.ts';
 import type { PendingEvaluations } from './pendingEvaluations.ts';
 
@@ -73,19 +67,19 @@ const LISTED_REFUSALS = 1000;
  */
 export class DealImport {
   readonly #statements: Transaction;
-  readonly #pool: SqlPool;
+  readonly #pool: Transactor;
   readonly #batch: DealEventBatch;
   readonly #pending: PendingEvaluations;
   readonly #chunkRows: number;
 
   constructor(
-    db: Database,
-    pool: SqlPool,
+    db: Transactor,
+    pool: Transactor,
     batch: DealEventBatch,
     pending: PendingEvaluations,
     chunkRows: number = IMPORT_CHUNK_ROWS,
   ) {
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
     this.#pool = pool;
     this.#batch = batch;
     this.#pending = pending;
@@ -177,7 +171,7 @@ export class DealImport {
       if (summary.refusals.length < LISTED_REFUSALS) summary.refusals.push({ line, reason });
     };
     const events = rows.filter((row) => 'event' in row);
-    const { sent, present } = await inRolledBackTransaction(this.#pool, async (tx) => ({
+    const { sent, present } = await this.#pool.rehearse(async (tx) => ({
       sent: await sourceEvents.digestsByDedupKeys(
         tx,
         orgId,

@@ -1,7 +1,7 @@
 import type { DealEvent } from '../domain/deals/event.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { countIngestedEvent } from '../lib/operationsMetrics.ts';
-import { inTransaction, type SqlPool, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { type DealChange, type DealChangeListener, dealsChanged } from './dealChanges.ts';
 import {
@@ -34,12 +34,12 @@ export { findingsOf, generatedDedupKey } from './ingestion/applyStep.ts';
  * single event, the pipelined batch, the bulk import and the rehearsal.
  */
 export class DealIngestion {
-  private readonly pool: SqlPool;
+  private readonly pool: Transactor;
   private readonly steps: ApplySteps;
   /** The listener of an import's chunks (ingestMany with `deferEvaluation`): records the changes as pending. */
   private readonly deferred: DealChangeListener;
 
-  constructor(pool: SqlPool, listener: DealChangeListener, deferred: DealChangeListener) {
+  constructor(pool: Transactor, listener: DealChangeListener, deferred: DealChangeListener) {
     this.pool = pool;
     this.steps = { listener, configs: new OrgConfigCache() };
     this.deferred = deferred;
@@ -76,7 +76,7 @@ export class DealIngestion {
     };
     // Events sent without a key or a request (an import): their rows written a run of events at a time.
     const bulk = requests.every((request) => request.keyId === null && request.audit === undefined);
-    const results = await inTransaction(this.pool, async (tx) => {
+    const results = await this.pool.run(async (tx) => {
       const results: IngestResult[] = [];
       // The reps the batch created: asked to accept their plans once its events are applied.
       const created = await this.ensureReps(tx, events);

@@ -96,6 +96,23 @@ const PIPELINE = [
   'src/services/webhookAnnouncements.ts',
 ];
 
+/**
+ * What names a driver: Prisma's client and its generated types, `pg`, src/db's client, the pool type, and the
+ * transaction runners of each driver (a service runs its statements through a `Transactor` instead).
+ */
+const DRIVER_NAMES: Array<{ name: string; pattern: RegExp }> = [
+  { name: '@prisma/*', pattern: /from '@prisma\// },
+  { name: 'generated/prisma', pattern: /generated\/prisma/ },
+  { name: 'pg', pattern: /from 'pg'/ },
+  { name: 'src/db/prisma.ts', pattern: /db\/prisma\.ts'/ },
+  { name: 'SqlPool', pattern: /\bSqlPool\b/ },
+  {
+    name: 'a driver-specific runner',
+    pattern:
+      /\b(?:inPrismaTransaction|inTransaction|inRolledBackTransaction|databaseStatements|poolStatements|createSqlPool|prismaOf|prismaTransactor|poolTransactor)\b/,
+  },
+];
+
 function read(file: string): string {
   return readFileSync(join(ROOT, file), 'utf8');
 }
@@ -157,6 +174,17 @@ describe('persistence rule (docs/architecture.md)', () => {
             .filter((called) => PRISMA_USE.test(functions.get(called) ?? ''))
             .map((called) => `${file}: ${module}.${called}`);
         });
+      });
+    assert.deepEqual(offenders, []);
+  });
+
+  test('nothing above src/repositories and src/db names a driver: services receive the transaction port', () => {
+    const layers = ['src/services/', 'src/http/', 'src/cli/', 'src/webhooks/', 'src/domain/', 'src/audit/'];
+    const offenders = sourceFiles(SRC)
+      .filter((file) => layers.some((layer) => file.startsWith(layer)))
+      .flatMap((file) => {
+        const text = read(file);
+        return DRIVER_NAMES.filter((rule) => rule.pattern.test(text)).map((rule) => `${file}: ${rule.name}`);
       });
     assert.deepEqual(offenders, []);
   });

@@ -1,6 +1,6 @@
 import type { DealEvent } from '../../domain/deals/event.ts';
 import { canonicalDigest } from '../../domain/json.ts';
-import { inRolledBackTransaction, type SqlPool, type Transaction } from '../../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../../repositories/transaction.ts';
 import { type ApplySteps, applyAlone, type EventIds, generatedDedupKey } from './applyStep.ts';
 
 /**
@@ -10,12 +10,12 @@ import { type ApplySteps, applyAlone, type EventIds, generatedDedupKey } from '.
  */
 export function rehearseEvent<T>(
   steps: ApplySteps,
-  pool: SqlPool,
+  pool: Transactor,
   orgId: string,
   keyId: string | null,
   work: (tx: Transaction, apply: (event: DealEvent, body: unknown) => Promise<EventIds>) => Promise<T>,
 ): Promise<T> {
-  return inRolledBackTransaction(pool, (tx) =>
+  return pool.rehearse((tx) =>
     work(tx, async (event, body) => {
       const receivedAt = new Date();
       const request = { orgId, keyId, event, body, rawBody: JSON.stringify(body), receivedAt };
