@@ -3,7 +3,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/prisma.ts';
 import { secretBox, secretKeySource } from './lib/secretBox.ts';
 import * as adjustmentRecords from './repositories/adjustments.ts';
-import { databaseStatements, poolStatements, type SqlPool } from './repositories/transaction.ts';
+import { poolTransactor, prismaTransactor, type SqlPool } from './repositories/transaction.ts';
 import { AccountingBooks } from './services/accounting.ts';
 import { AdjustmentAdmin, AdjustmentReader } from './services/adjustments.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
@@ -49,7 +49,7 @@ import { WebhookAdmin } from './services/webhooks.ts';
 
 // The composition root: the one place where services are built, each once per process, from the open database,
 // its pool and the configuration. `quotient serve` (src/main.ts) hands the public API's services and the admin
-// use cases to the app; the admin commands (src/cli/context.ts `withServices`) hand the admin use cases to the
+// use cases to the app; the admin commands (src/commandServices.ts `withAdminServices`) hand the admin use cases to the
 // command that runs; the tests, the bench and the scripts compose theirs here too. Handlers and commands only call
 // them: building a service anywhere else is refused by test/unit/architecture.test.ts.
 
@@ -154,7 +154,11 @@ export interface Services {
 }
 
 export function composeServices(input: CompositionInput): Services {
-  const { db, pool, config } = input;
+  const { config } = input;
+  // The transaction port each service runs on: Prisma's for the admin use cases, the `pg` pool's for the deal
+  // pipeline, the public API's reads and recomputes (docs/architecture.md, "Persistence").
+  const db = prismaTransactor(input.db);
+  const pool = poolTransactor(input.pool);
   // One engine per process: it caches plan versions, which never change once written.
   const engine = new EarningsEngine();
   // Earnings are evaluated inside each event's transaction, so a read after the response sees them; an estimate
@@ -182,7 +186,7 @@ export function composeServices(input: CompositionInput): Services {
   const periods = new PeriodAdmin(
     db,
     withPeriodWebhooks(periodListenerOf(input.listeners?.periods, engine)),
-    new PayoutReader(databaseStatements(db)),
+    new PayoutReader(db.statements),
     approvals,
   );
   const recompute = new EarningsRecompute(db, engine, {
@@ -223,8 +227,8 @@ export function composeServices(input: CompositionInput): Services {
       userReader: new UserReader(pool),
       statementReader,
       approvals,
-      payoutReader: new PayoutReader(poolStatements(pool)),
-      adjustmentReader: new AdjustmentReader(poolStatements(pool)),
+      payoutReader: new PayoutReader(pool.statements),
+      adjustmentReader: new AdjustmentReader(pool.statements),
       estimator: new DealEstimator(ingestion),
       earningsStream: new EarningsStream(pool),
       repTokens,

@@ -122,7 +122,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   // Delivers webhooks from the outbox, unless separate `quotient worker` processes do.
   const webhookWorker = config.webhooks.workerInServe
     ? new WebhookWorker(
-        database.db,
+        database.transactor,
         config.webhooks,
         logger,
         config.webhooks.workerOrgIds ? { orgIds: config.webhooks.workerOrgIds } : {},

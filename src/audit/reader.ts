@@ -1,10 +1,9 @@
-import type { Database } from '../db/prisma.ts';
 import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import { Refusal } from '../domain/refusal.ts';
 import type { AuditEntryRecord, AuditFilters } from '../repositories/audit.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
-import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 
 export interface AuditPage {
   entries: AuditEntryRecord[];
@@ -28,8 +27,8 @@ export function auditLogFingerprint(orgId: string, filters: AuditFilters): strin
 export class AuditLogReader {
   readonly #statements: Transaction;
 
-  constructor(db: Database) {
-    this.#statements = databaseStatements(db);
+  constructor(db: Transactor) {
+    this.#statements = db.statements;
   }
 
   /** The org's latest `limit` entries (at or after `since`); an unknown org is `not_found`. */

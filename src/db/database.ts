@@ -1,5 +1,7 @@
+import pg from 'pg';
 import type { Config } from '../config.ts';
 import type { Logger } from '../lib/logger.ts';
+import { prismaTransactor, type Transactor } from '../repositories/transaction.ts';
 import type { DatabaseTimeouts } from './availability.ts';
 import { openEmbeddedDatabase } from './embedded.ts';
 import { applyMigrations } from './migrate.ts';
@@ -8,6 +10,8 @@ import { createPrismaClient, type Database } from './prisma.ts';
 
 export interface OpenDatabase {
   db: Database;
+  /** The transaction port over `db`, for what runs outside the composition (the webhook worker). */
+  transactor: Transactor;
   url: string;
   /** For work that needs a session of its own: `url` itself unless that goes through a transaction pooler. */
   sessionUrl: string;
@@ -52,6 +56,7 @@ export async function openDatabase(
   const db = createPrismaClient(url, poolSize, options.timeouts);
   return {
     db,
+    transactor: prismaTransactor(db),
     url,
     sessionUrl: direct,
     embedded: embedded !== undefined,
@@ -90,5 +95,20 @@ export function describeUrl(url: string): string {
     return `${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}`;
   } catch {
     return 'an unparsable connection string';
+  }
+}
+
+/** Whether the database at `url` answers a select within a few seconds (`quotient db status`). */
+export async function probeDatabase(url: string): Promise<{ reachable: true } | { reachable: false; reason: string }> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return { reachable: true };
+  } catch (error) {
+    return { reachable: false, reason: (error as Error).message };
+  } finally {
+    await client.end().catch(() => {});
   }
 }

@@ -1,8 +1,9 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { Refusal } from '../domain/refusal.ts';
 import { validateContract } from './contractValidator.ts';
-import type { HandlerTable } from './handlers.ts';
-import { keyConfirmationOf, refuseUnsettledSuccess } from './keyConfirmation.ts';
+import type { HandlerTable, KeyConfirmingAnswer } from './handlers.ts';
+import { keyConfirmationOf } from './keyConfirmation.ts';
+import { invalidKey, keyAuthOf } from './middleware/authenticate.ts';
 import { refuseUnstorableParameters } from './middleware/storableParameters.ts';
 import { type ContractOperation, OperationTable } from './operations.ts';
 import { keepRawBody } from './rawBody.ts';
@@ -30,7 +31,7 @@ export interface ContractSurface {
  * Serves one contract: operation lookup (404, 405 with Allow) → the surface's access checks → body parsing and the
  * parameters no statement can store (400) → contract validation (400/413/415; responses too when configured) →
  * the operation's handler, by operationId, with the path parameters the validator read. An operation the contract
- * marks `x-quotient-write-confirms-key` answers a success only once its write has settled the request's
+ * marks `x-quotient-write-confirms-key` answers only once what its write found has settled the request's
  * KeyConfirmation (src/http/keyConfirmation.ts). Errors go on to the app's error handler.
  */
 export function contractRouter(surface: ContractSurface): Router {
@@ -72,20 +73,33 @@ export function contractRouter(surface: ContractSurface): Router {
 
 /**
  * Calls the handler of the operation the request was matched to (the router checked there is one for each), with
- * the path parameters the contract validator read. A marked operation's success is held to its key confirmation; one without a confirmation (its surface's
- * access checks made none) is refused rather than answered unguarded.
+ * the path parameters the contract validator read. A marked operation's handler is handed its key and its write's data and
+ * returns what the write found (KeyConfirmingAnswer): the router settles the request's key confirmation with it, then
+ * refuses a revoked key (401) or lets the handler answer. A handler that returns no findings wrote nothing under the
+ * confirmation and is refused (500 internal_error, after the error handler confirmed the key); so is a marked
+ * operation without a confirmation (its surface's access checks made none).
  */
 function dispatchByOperationId(handlers: HandlerTable): RequestHandler {
   return async (req: Request, res: Response) => {
     const operation = res.locals.operation as ContractOperation;
     const handler = handlers[operation.operationId] as HandlerTable[string];
-    if (operation.writeConfirmsKey) {
-      const confirmation = keyConfirmationOf(res);
-      if (!confirmation) throw new Error(`${operation.operationId} confirms its key by its write but has no key`);
-      refuseUnsettledSuccess(res, confirmation, operation.operationId);
-    }
     const validated = (req as Request & { openapi?: { pathParams?: Record<string, string> } }).openapi;
     req.params = validated?.pathParams ?? {};
-    await handler(req, res);
+    if (!operation.writeConfirmsKey) {
+      await (handler as (req: Request, res: Response) => void | Promise<void>)(req, res);
+      return;
+    }
+    const confirmation = keyConfirmationOf(res);
+    if (!confirmation) throw new Error(`${operation.operationId} confirms its key by its write but has no key`);
+    const confirming = { key: keyAuthOf(res), write: confirmation.write() };
+    const answer = (await (handler as (req: Request, confirming: unknown) => Promise<unknown>)(req, confirming)) as
+      | KeyConfirmingAnswer
+      | undefined;
+    if (typeof answer?.respond !== 'function' || typeof answer.keyActive !== 'boolean') {
+      throw new Error(`${operation.operationId} returned no findings of its write: it cannot confirm the key`);
+    }
+    confirmation.settle(answer);
+    if (!answer.keyActive) throw invalidKey();
+    answer.respond(res);
   };
 }

@@ -1,4 +1,6 @@
 import type { Request, Response } from 'express';
+import type { KeyConfirmingWrite, KeyFindings } from '../services/writeGuard.ts';
+import type { KeyAuth } from './middleware/authenticate.ts';
 
 // Handlers are bound to a contract by operationId. `ContractHandlers<Operations, Paths>` has one member per
 // operation of the contract's paths, typed from that contract's generated `operations` and `paths`, so `tsc` fails
@@ -61,13 +63,47 @@ export type OperationHandler<Operation> = (
   res: Response<ResponseBodyOf<Operation>>,
 ) => void | Promise<void>;
 
-/** One handler per operation of a contract's paths, from its generated `operations` and `paths`. */
-export type ContractHandlers<Operations, Paths> = {
-  [Id in ServedOperationId<Operations, Paths> & keyof Operations]: OperationHandler<Operations[Id]>;
+/**
+ * What the handler of an operation the contract marks `x-quotient-write-confirms-key` returns instead of answering:
+ * what its write found of the request's key, and the answer, which the contract router sends once it has settled the
+ * key active (src/http/keyConfirmation.ts). `respond` sends the response or throws a refusal.
+ */
+export interface KeyConfirmingAnswer<Body = unknown> extends KeyFindings {
+  respond(res: Response<Body>): void;
+}
+
+/**
+ * The handler of a marked operation: the validated request, the request's key and the write's data (the request's
+ * audit entry); no response to answer on before its write is done. The compiler holds it to returning what the write
+ * found.
+ */
+export type KeyConfirmingHandler<Operation> = (
+  req: Request<PathParamsOf<Operation>, ResponseBodyOf<Operation>, RequestBodyOf<Operation>, QueryOf<Operation>>,
+  confirming: KeyConfirmingRequest,
+) => Promise<KeyConfirmingAnswer<ResponseBodyOf<Operation>>>;
+
+/** What the router hands a marked operation's handler beside the request. */
+export interface KeyConfirmingRequest {
+  key: KeyAuth;
+  write: KeyConfirmingWrite;
+}
+
+/**
+ * One handler per operation of a contract's paths, from its generated `operations` and `paths`; the operations the
+ * contract marks `x-quotient-write-confirms-key` (`KeyConfirming`) have KeyConfirmingHandlers.
+ */
+export type ContractHandlers<Operations, Paths, KeyConfirming extends PropertyKey = never> = {
+  [Id in ServedOperationId<Operations, Paths> & keyof Operations]: Id extends KeyConfirming
+    ? KeyConfirmingHandler<Operations[Id]>
+    : OperationHandler<Operations[Id]>;
 };
 
 /** A handler table as the router sees it: by operationId, whatever the contract. */
-export type HandlerTable = Record<string, (req: Request, res: Response) => void | Promise<void>>;
+export type HandlerTable = Record<
+  string,
+  | ((req: Request, res: Response) => void | Promise<void>)
+  | ((req: Request, confirming: KeyConfirmingRequest) => Promise<KeyConfirmingAnswer | undefined>)
+>;
 
 /** A typed table as the router takes it: the compiler has proved it complete for its contract. */
 export function asHandlerTable<Operations, Paths>(handlers: ContractHandlers<Operations, Paths>): HandlerTable {

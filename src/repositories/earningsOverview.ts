@@ -112,3 +112,15 @@ export async function repRowsOfPeriod(
     };
   });
 }
+
+/** How many earning rows the org has in each status, in status order. */
+export async function countsByStatus(tx: Transaction, orgId: string): Promise<Record<string, number>> {
+  const groups = await prismaOf(tx).earning.groupBy({
+    by: ['status'],
+    where: { org_id: orgId },
+    _count: { _all: true },
+  });
+  return Object.fromEntries(
+    groups.sort((a, b) => a.status.localeCompare(b.status)).map((row) => [row.status, row._count._all]),
+  );
+}

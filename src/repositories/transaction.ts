@@ -50,6 +50,60 @@ export interface Transaction {
 export type SqlPool = pg.Pool;
 
 /**
+ * The transaction port: how a service runs its statements, whichever driver runs them. Services receive one built
+ * in src/composition.ts (`poolTransactor` or `prismaTransactor`) and hand its `Transaction`s to repositories; nothing
+ * above the repositories names a driver or a pool.
+ */
+export interface Transactor {
+  /** BEGIN, the work, COMMIT (READ COMMITTED); ROLLBACK when the work throws. */
+  run<T>(work: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** As `run`, but always rolled back: the work sees what it writes, and nothing of it is kept. */
+  rehearse<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  /** Single statements outside any transaction (reads, and writes that stand alone). */
+  readonly statements: Transaction;
+}
+
+/** Bounds on a transaction's wait for a connection and on its length (Prisma's interactive transactions). */
+export interface TransactionOptions {
+  maxWait?: number;
+  timeout?: number;
+}
+
+/** The port on the `pg` pool (the deal pipeline's): its transactions are `inTransaction`'s. */
+export function poolTransactor(pool: SqlPool): Transactor {
+  return {
+    run: (work) => inTransaction(pool, work),
+    rehearse: (work) => inRolledBackTransaction(pool, work),
+    statements: poolStatements(pool),
+  };
+}
+
+/** The port on Prisma: its transactions are interactive ones (`inPrismaTransaction`). */
+export function prismaTransactor(db: Database): Transactor {
+  return {
+    run: (work, options) => inPrismaTransaction(db, work, options),
+    rehearse: async (work) => {
+      const rolledBack = new RolledBack();
+      try {
+        await inPrismaTransaction(db, async (tx) => {
+          rolledBack.result = await work(tx);
+          throw rolledBack;
+        });
+      } catch (error) {
+        if (error !== rolledBack) throw error;
+      }
+      return rolledBack.result as never;
+    },
+    statements: databaseStatements(db),
+  };
+}
+
+/** Thrown out of a Prisma transaction to roll it back once its work is done, carrying the work's result. */
+class RolledBack extends Error {
+  result: unknown;
+}
+
+/**
  * How each transaction of a pool begins. Through a transaction pooler (see src/db/pooler.ts) a session has no
  * settings of its own, so each transaction sets the pool's (SET LOCAL) as part of its BEGIN, in the same send.
  */

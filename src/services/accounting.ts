@@ -1,5 +1,4 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import { lastClosedMonth, monthsToClose } from '../domain/accounting/closes.ts';
 import { booksFromLedger, conversionsToRecord, type LeftOutLine } from '../domain/accounting/history.ts';
 import { addMonths, isMonth, type Month, monthOf } from '../domain/accounting/months.ts';
@@ -20,7 +19,7 @@ import { newId } from '../lib/ids.ts';
 import * as books from '../repositories/accounting.ts';
 import * as audit from '../repositories/audit.ts';
 import * as exchangeRates from '../repositories/exchangeRates.ts';
-import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 
 // Commission expense accounting (docs/accounting.md): the org's policy file and its versions, closed months, and
 // the reports, each computed from the earnings ledger on every read (src/domain/accounting/).
@@ -72,10 +71,10 @@ export interface MonthRange {
 }
 
 export class AccountingBooks {
-  private readonly db: Database;
+  private readonly db: Transactor;
   private readonly now: () => Date;
 
-  constructor(db: Database, options: { now?: () => Date } = {}) {
+  constructor(db: Transactor, options: { now?: () => Date } = {}) {
     this.db = db;
     this.now = options.now ?? (() => new Date());
   }
@@ -221,14 +220,10 @@ export class AccountingBooks {
   }
 
   private inBooks<T>(orgId: string, work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return inPrismaTransaction(
-      this.db,
-      async (tx) => {
-        if (!(await books.orgExists(tx, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
-        return work(tx);
-      },
-      TRANSACTION_OPTIONS,
-    );
+    return this.db.run(async (tx) => {
+      if (!(await books.orgExists(tx, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
+      return work(tx);
+    }, TRANSACTION_OPTIONS);
   }
 }
 

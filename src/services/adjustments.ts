@@ -1,5 +1,4 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import {
   type AdjustmentCategory,
   type AdjustmentFileRow,
@@ -19,7 +18,7 @@ import * as audit from '../repositories/audit.ts';
 import * as deals from '../repositories/deals.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as periods from '../repositories/periods.ts';
-import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { toWireAdjustment } from '../wire/adjustments.ts';
 import type { EarningsRecompute } from './adminRecompute.ts';
@@ -82,7 +81,7 @@ class NothingApplied extends Error {}
  * waits for it (and it for a lock). Nothing is ever updated or deleted: a void is a counter-adjustment.
  */
 export class AdjustmentAdmin {
-  readonly #db: Database;
+  readonly #db: Transactor;
   readonly #statements: Transaction;
   readonly #recompute: EarningsRecompute | undefined;
 
@@ -90,9 +89,9 @@ export class AdjustmentAdmin {
    * `recompute` evaluates again the lines an adjustment counting toward attainment moves, once its write commits
    * (as a quota change does); absent (a service built alone), nothing is recomputed.
    */
-  constructor(db: Database, recompute?: EarningsRecompute) {
+  constructor(db: Transactor, recompute?: EarningsRecompute) {
     this.#db = db;
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
     this.#recompute = recompute;
   }
 
@@ -113,7 +112,7 @@ export class AdjustmentAdmin {
     await this.#requireOrg(orgId);
     const problem = inputProblem(input);
     if (problem) throw new Refusal('invalid_body', problem);
-    const write = await inPrismaTransaction(this.#db, async (tx): Promise<AdjustmentWrite> => {
+    const write = await this.#db.run(async (tx): Promise<AdjustmentWrite> => {
       if (input.idempotency_key !== undefined) {
         const [existing] = await adjustments.findByIdempotencyKeys(tx, orgId, [input.idempotency_key]);
         if (existing) return { adjustment: sameOrRefused(existing, input), created: false };
@@ -159,7 +158,7 @@ export class AdjustmentAdmin {
     if (input.period_id !== undefined && !isPeriodId(input.period_id)) {
       throw new Refusal('invalid_body', `period_id: ${JSON.stringify(input.period_id)} is not a period id`);
     }
-    const voiding = await inPrismaTransaction(this.#db, async (tx) => {
+    const voiding = await this.#db.run(async (tx) => {
       const voided = await adjustments.lockForVoid(tx, orgId, id);
       if (!voided) throw new Refusal('not_found', `no adjustment ${id}`);
       if (voided.voids_id !== null) {
@@ -238,7 +237,7 @@ export class AdjustmentAdmin {
       else rows.push(entry);
     }
     const counted: Array<{ user_id: string; period_id: string }> = [];
-    const applying = inPrismaTransaction(this.#db, async (tx) => {
+    const applying = this.#db.run(async (tx) => {
       const existing = new Map(
         (
           await adjustments.findByIdempotencyKeys(

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { decoyPasswordHash, generatePassword, hashPassword, verifyPassword } from '../access/passwords.ts';
 import { tokenDigest } from '../access/tokenDigest.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import { Refusal } from '../domain/refusal.ts';
 import type { SessionWithAdmin } from '../repositories/adminSessions.ts';
 import * as adminSessions from '../repositories/adminSessions.ts';
@@ -11,7 +10,7 @@ import type { AdminRecord, AdminRole } from '../repositories/admins.ts';
 import * as admins from '../repositories/admins.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
-import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import { type SessionSettings, sessionEnd, sessionIsOver } from './sessionLifetime.ts';
 
 export const ADMIN_ROLES: readonly AdminRole[] = ['admin', 'viewer'];
@@ -24,12 +23,12 @@ export function normaliseEmail(email: string): string {
 
 /** Admin accounts: created and disabled by `quotient admins`, listed by the console too. */
 export class AdminAccounts {
-  readonly #db: Database;
+  readonly #db: Transactor;
   readonly #statements: Transaction;
 
-  constructor(db: Database) {
+  constructor(db: Transactor) {
     this.#db = db;
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
   }
 
   /** A new account with a generated password, returned once (only its scrypt hash is kept). */
@@ -76,7 +75,7 @@ export class AdminAccounts {
       ? await admins.findByEmailForOrg(this.#statements, orgId, normaliseEmail(idOrEmail))
       : await admins.findForOrg(this.#statements, orgId, idOrEmail);
     if (!found) throw new Refusal('not_found', `org ${orgId} has no admin ${idOrEmail}`);
-    const { changed } = await inPrismaTransaction(this.#db, (tx) => admins.disable(tx, orgId, found.id, new Date()));
+    const { changed } = await this.#db.run((tx) => admins.disable(tx, orgId, found.id, new Date()));
     if (changed) {
       await audit.insertMany(this.#statements, [
         adminAuditEntry(orgId, 'admin.disabled', { admin_id: found.id, email: found.email }, actor),
@@ -112,8 +111,8 @@ export class AdminSessions {
   private readonly settings: SessionSettings;
   private readonly now: () => Date;
 
-  constructor(db: Database, options: { settings: SessionSettings; now?: () => Date }) {
-    this.#statements = databaseStatements(db);
+  constructor(db: Transactor, options: { settings: SessionSettings; now?: () => Date }) {
+    this.#statements = db.statements;
     this.settings = options.settings;
     this.now = options.now ?? (() => new Date());
   }

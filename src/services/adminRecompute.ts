@@ -1,10 +1,8 @@
-import type { Database } from '../db/prisma.ts';
 import type { RateChange } from '../domain/earnings/rateChange.ts';
 import type { TraceReplacement } from '../domain/earnings/types.ts';
 import { Refusal } from '../domain/refusal.ts';
 import * as orgs from '../repositories/orgs.ts';
-import type { SqlPool } from '../repositories/transaction.ts';
-import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import type { EarningsEngine } from './earnings/ledgerKeeper.ts';
 import type { AdjustmentChange, QuotaChange, RecomputeProgress, RecomputeSummary } from './earnings/planRecompute.ts';
 
@@ -13,7 +11,7 @@ import type { AdjustmentChange, QuotaChange, RecomputeProgress, RecomputeSummary
  * its own, with a progress bar on a terminal.
  */
 export interface RecomputeCapacity {
-  pool: SqlPool;
+  pool: Transactor;
   /** Reps recomputed at once, each in its own transaction on its own connection. */
   concurrency: number;
   /** A progress report for one run, or none. */
@@ -53,10 +51,10 @@ export class EarningsRecompute {
 
   readonly #statements: Transaction;
 
-  constructor(db: Database, engine: EarningsEngine, capacity: RecomputeCapacity) {
+  constructor(db: Transactor, engine: EarningsEngine, capacity: RecomputeCapacity) {
     this.#engine = engine;
     this.#capacity = capacity;
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
   }
 
   async run(input: RecomputeInput): Promise<RecomputeSummary> {

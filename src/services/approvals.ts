@@ -1,5 +1,4 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import {
   type ApprovalPolicy,
   type ApprovalSnapshot,
@@ -27,7 +26,7 @@ import * as orgs from '../repositories/orgs.ts';
 import * as repManagers from '../repositories/repManagers.ts';
 import type { StatementApprovalRecord } from '../repositories/statementApprovals.ts';
 import * as statementApprovals from '../repositories/statementApprovals.ts';
-import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import type { StatementReader } from './statements.ts';
 
@@ -72,14 +71,14 @@ function todayUtc(): string {
  * statement is what it approved), and the statements a period still waits for before it may be locked.
  */
 export class StatementApprovals {
-  readonly #db: Database;
+  readonly #db: Transactor;
   readonly #statements: Transaction;
   readonly #reader: StatementReader;
   readonly #today: () => string;
 
-  constructor(db: Database, reader: StatementReader, options: { today?: () => string } = {}) {
+  constructor(db: Transactor, reader: StatementReader, options: { today?: () => string } = {}) {
     this.#db = db;
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
     this.#reader = reader;
     this.#today = options.today ?? todayUtc;
   }
@@ -102,7 +101,7 @@ export class StatementApprovals {
         `statement_approval_policy: ${JSON.stringify(policy)} is not one of none, rep, manager, rep_then_manager`,
       );
     }
-    return inPrismaTransaction(this.#db, async (tx) => {
+    return this.#db.run(async (tx) => {
       const before = await orgs.paySettings(tx, orgId);
       if (!before) throw new Refusal('not_found', `no org ${orgId}`);
       const after = await orgs.setPaySettings(tx, orgId, change);
@@ -136,7 +135,7 @@ export class StatementApprovals {
   ): Promise<{ view: ApprovalView; changed: boolean }> {
     requirePeriodId(periodId);
     const orgId = principal.orgId;
-    return inPrismaTransaction(this.#db, async (tx) => {
+    return this.#db.run(async (tx) => {
       await statementApprovals.lockStatement(tx, orgId, userId, periodId);
       const subject = await users.findRepById(tx, orgId, userId);
       if (!subject) throw new Refusal('not_found', `no user ${userId}`);

@@ -2,7 +2,7 @@ import type { AdminActor } from '../audit/adminEntries.ts';
 import type { DealEvent } from '../domain/deals/event.ts';
 import type { AuditEntryInput } from '../repositories/audit.ts';
 import type { DealIngestion, IngestRequest, IngestResult } from './ingestion.ts';
-import type { WriteGuard } from './writeGuard.ts';
+import { type AuditRide, auditRide } from './writeGuard.ts';
 
 /** One event of a batch, already parsed: the event and the body its digest is taken of. */
 export interface BatchEvent {
@@ -15,8 +15,11 @@ export interface BatchRequest {
   keyId: string | null;
   events: readonly BatchEvent[];
   receivedAt: Date;
-  /** The request's audit entry: written in the transaction of the first event that is accepted, and only there. */
-  auditEntry?: () => AuditEntryInput;
+  /**
+   * The request's audit entry: written in the transaction of the first event that is accepted, and only there (so
+   * it is recorded exactly when an event's result is `accepted`).
+   */
+  auditEntry?: AuditEntryInput;
   /** Who sends the events when no key does (an import's admin): see IngestRequest.actor. */
   actor?: AdminActor;
   /**
@@ -60,31 +63,24 @@ export class DealEventBatch {
       .map((lane) => ({ lane, first: lane.map((index) => (events[index] as DealEvent).externalId).sort()[0] ?? '' }))
       .sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0))
       .flatMap(({ lane }) => lane);
-    let auditWritten = false;
-    const auditEntry = request.auditEntry;
     // Each event's write reads the key itself (a revoked key comes back as its result); the request's audit entry
     // rides on the first accepted event's statements.
-    const guard: WriteGuard | undefined = auditEntry && {
-      settle: () => {},
-      auditEntry: () => {
-        if (auditWritten) return null;
-        auditWritten = true;
-        return auditEntry();
-      },
-    };
-    const requests = order.map((index): IngestRequest => {
-      const { event, body } = request.events[index] as BatchEvent;
-      return {
-        orgId: request.orgId,
-        keyId: request.keyId,
-        event,
-        body,
-        rawBody: JSON.stringify(body),
-        receivedAt: request.receivedAt,
-        ...(guard ? { guard } : {}),
-        ...(request.actor ? { actor: request.actor } : {}),
-      };
-    });
+    const { auditEntry } = request;
+    const requestsOf = (audit: AuditRide | undefined) =>
+      order.map((index): IngestRequest => {
+        const { event, body } = request.events[index] as BatchEvent;
+        return {
+          orgId: request.orgId,
+          keyId: request.keyId,
+          event,
+          body,
+          rawBody: JSON.stringify(body),
+          receivedAt: request.receivedAt,
+          ...(audit ? { audit } : {}),
+          ...(request.actor ? { actor: request.actor } : {}),
+        };
+      });
+    const requests = requestsOf(auditEntry && auditRide(auditEntry));
     let results: IngestResult[];
     try {
       results = await this.ingestion.ingestMany(
@@ -93,11 +89,10 @@ export class DealEventBatch {
       );
     } catch {
       // Nothing of the batch was kept. Applied one by one, a failure is only its own event's (or, when the database
-      // is down, the first one's, which is thrown).
-      auditWritten = false;
+      // is down, the first one's, which is thrown). The audit entry rides again, on the first event accepted now.
       const position = new Map(order.map((index, at) => [index, at]));
       results = await this.ingestEach(
-        requests,
+        requestsOf(auditEntry && auditRide(auditEntry)),
         lanes.map((lane) => lane.map((index) => position.get(index) as number)),
       );
     }

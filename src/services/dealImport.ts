@@ -1,5 +1,4 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import type { EventCheck, ImportRow } from '../domain/imports/rows.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { Refusal } from '../domain/refusal.ts';
@@ -7,12 +6,7 @@ import * as audit from '../repositories/audit.ts';
 import * as deals from '../repositories/deals.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as sourceEvents from '../repositories/sourceEvents.ts';
-import {
-  databaseStatements,
-  inRolledBackTransaction,
-  type SqlPool,
-  type Transaction,
-} from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import type { DealEventBatch } from './dealEventBatch.ts';
 import type { PendingEvaluations } from './pendingEvaluations.ts';
@@ -145,19 +139,19 @@ const LISTED_REFUSALS = 1000;
  */
 export class DealImport {
   readonly #statements: Transaction;
-  readonly #pool: SqlPool;
+  readonly #pool: Transactor;
   readonly #batch: DealEventBatch;
   readonly #pending: PendingEvaluations;
   readonly #chunkRows: number;
 
   constructor(
-    db: Database,
-    pool: SqlPool,
+    db: Transactor,
+    pool: Transactor,
     batch: DealEventBatch,
     pending: PendingEvaluations,
     chunkRows: number = IMPORT_CHUNK_ROWS,
   ) {
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
     this.#pool = pool;
     this.#batch = batch;
     this.#pending = pending;
@@ -206,7 +200,7 @@ export class DealImport {
       seconds: 0,
       report: emptyReport(input.missing?.mode === 'delete' ? 'deleted' : 'reported'),
     };
-    const live = await inRolledBackTransaction(this.#pool, (tx) => deals.liveExternalIds(tx, input.orgId));
+    const live = await this.#pool.rehearse((tx) => deals.liveExternalIds(tx, input.orgId));
     const file: FileState = {
       deals: new Set(),
       keys: new Map(),
@@ -339,7 +333,7 @@ export class DealImport {
       currency.stated_by.add(CURRENCY_SOURCES[facts.currencySource]);
       file.currencies.set(facts.currency, currency);
     }
-    const { sent, present, known } = await inRolledBackTransaction(this.#pool, async (tx) => ({
+    const { sent, present, known } = await this.#pool.rehearse(async (tx) => ({
       sent: await sourceEvents.digestsByDedupKeys(
         tx,
         orgId,

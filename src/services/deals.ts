@@ -4,7 +4,7 @@ import { type Viewer, visibleUserIdsOf } from '../domain/viewer.ts';
 import type { DealRecord } from '../repositories/deals.ts';
 import * as deals from '../repositories/deals.ts';
 import * as feedWriters from '../repositories/feedWriters.ts';
-import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
+import type { Transactor } from '../repositories/transaction.ts';
 
 export interface DealPage {
   deals: DealRecord[];
@@ -27,9 +27,9 @@ export function dealListFingerprint(orgId: string, filters: DealListFilters): st
 
 /** Reading deals: keyset pages in (updated_at, id) order that together form a change feed missing nothing. */
 export class DealReader {
-  private readonly pool: SqlPool;
+  private readonly pool: Transactor;
 
-  constructor(pool: SqlPool) {
+  constructor(pool: Transactor) {
     this.pool = pool;
   }
 
@@ -42,9 +42,9 @@ export class DealReader {
     const fingerprint = dealListFingerprint(orgId, query.filters);
     const from = query.cursor === undefined ? null : DEAL_CURSOR.decode(query.cursor, fingerprint);
     // The horizon first, the rows in a later statement: see feedWriters.horizon.
-    const horizon = await feedWriters.horizon(poolStatements(this.pool), orgId);
+    const horizon = await feedWriters.horizon(this.pool.statements, orgId);
     const rows = await deals.listAfter(
-      poolStatements(this.pool),
+      this.pool.statements,
       orgId,
       query.filters,
       from,

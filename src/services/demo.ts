@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import type { Database } from '../db/prisma.ts';
 import { parseDealEvent } from '../domain/deals/event.ts';
 import type { ImportRow } from '../domain/imports/rows.ts';
+import * as earningsOverview from '../repositories/earningsOverview.ts';
 import * as orgs from '../repositories/orgs.ts';
-import { databaseStatements } from '../repositories/transaction.ts';
+import type { Transactor } from '../repositories/transaction.ts';
 import type { DealImport, ImportSummary } from './dealImport.ts';
 import type { DealIngestion } from './ingestion.ts';
 import type { KeyAdmin } from './keys.ts';
@@ -110,10 +110,10 @@ export interface DemoServices {
 }
 
 export class Demo {
-  private readonly db: Database;
+  private readonly db: Transactor;
   private readonly services: DemoServices;
 
-  constructor(db: Database, services: DemoServices) {
+  constructor(db: Transactor, services: DemoServices) {
     this.db = db;
     this.services = services;
   }
@@ -124,7 +124,7 @@ export class Demo {
    * unchanged) and no period locked.
    */
   async run(orgName: string, today = new Date(), fromExport?: DemoExport): Promise<DemoResult> {
-    const statements = databaseStatements(this.db);
+    const statements = this.db.statements;
     const existing = (await orgs.list(statements)).find((org) => org.name === orgName);
     const org = existing ?? (await orgs.create(statements, orgName));
     const created = await this.services.keys.create({
@@ -139,12 +139,7 @@ export class Demo {
       source: 'examples/plans/core-ae.yaml',
     });
 
-    const counts = async () =>
-      Object.fromEntries(
-        (await this.db.earning.groupBy({ by: ['status'], where: { org_id: org.id }, _count: { _all: true } }))
-          .sort((a, b) => a.status.localeCompare(b.status))
-          .map((row) => [row.status, row._count._all]),
-      );
+    const counts = () => earningsOverview.countsByStatus(statements, org.id);
     const common = {
       org: { id: org.id, name: org.name, reused: existing !== undefined },
       key: { id: created.record.id, key: created.rawKey },

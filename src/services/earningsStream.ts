@@ -1,5 +1,5 @@
 import * as earningsStream from '../repositories/earningsStream.ts';
-import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
+import type { Transactor } from '../repositories/transaction.ts';
 
 /** One rep's rows of one period and deal that were just written, as the stream announces them. */
 export interface EarningsChange {
@@ -40,11 +40,11 @@ export interface StreamViewer {
  * `lookbackMs` before the previous read's database clock and skips the rows it already announced.
  */
 export class EarningsStream {
-  readonly #pool: SqlPool;
+  readonly #pool: Transactor;
   readonly settings: EarningsStreamSettings;
   readonly #open = new Set<() => void>();
 
-  constructor(pool: SqlPool, settings: Partial<EarningsStreamSettings> = {}) {
+  constructor(pool: Transactor, settings: Partial<EarningsStreamSettings> = {}) {
     this.#pool = pool;
     this.settings = { ...EARNINGS_STREAM_DEFAULTS, ...settings };
   }
@@ -73,7 +73,7 @@ export interface EarningsWatch {
 }
 
 function earningsWatch(
-  pool: SqlPool,
+  pool: Transactor,
   viewer: StreamViewer,
   settings: EarningsStreamSettings,
   resumeAt: number | null,
@@ -82,7 +82,7 @@ function earningsWatch(
   const announced = new Map<string, number>();
   return {
     async read() {
-      const tx = poolStatements(pool);
+      const tx = pool.statements;
       if (since === null) {
         // The first read only fixes where the watch starts, on the database's clock.
         const { readAt } = await earningsStream.writtenSince(tx, viewer.orgId, [], new Date(), 0);

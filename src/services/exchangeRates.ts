@@ -1,5 +1,4 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import { currencyProblem } from '../domain/currencies.ts';
 import { normaliseRate, rateProblem } from '../domain/earnings/exchange.ts';
 import { isCalendarDate } from '../domain/periods.ts';
@@ -8,7 +7,7 @@ import * as audit from '../repositories/audit.ts';
 import type { StoredExchangeRate } from '../repositories/exchangeRates.ts';
 import * as exchangeRates from '../repositories/exchangeRates.ts';
 import * as orgs from '../repositories/orgs.ts';
-import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 
 // Exchange rates and the org's default currency (docs/currencies.md), as admins set them. Setting a rate changes
 // what deals in other currencies than their plans are worth: ExchangeRateChange then recomputes the org's earnings
@@ -25,12 +24,12 @@ export interface SetRateInput {
 }
 
 export class ExchangeRateService {
-  readonly #db: Database;
+  readonly #db: Transactor;
   readonly #statements: Transaction;
 
-  constructor(db: Database) {
+  constructor(db: Transactor) {
     this.#db = db;
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
   }
 
   /** Refuses bad input with `invalid_body` naming it, an unknown org with `not_found`; changes nothing then. */
@@ -48,7 +47,7 @@ export class ExchangeRateService {
     }
     await this.requireOrg(input.orgId);
     const rate = normaliseRate(input.rate);
-    const result = await inPrismaTransaction(this.#db, (tx) =>
+    const result = await this.#db.run((tx) =>
       exchangeRates.set(tx, input.orgId, {
         from_currency: from,
         to_currency: to,

@@ -1,6 +1,5 @@
 import type { AdminActor } from '../audit/adminEntries.ts';
 import { adminAuditEntry } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import {
   checkOpen,
   checkText,
@@ -26,7 +25,7 @@ import * as inquiries from '../repositories/inquiries.ts';
 import type { InquiryCommentRecord } from '../repositories/inquiryComments.ts';
 import * as inquiryComments from '../repositories/inquiryComments.ts';
 import * as sourceEvents from '../repositories/sourceEvents.ts';
-import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { toWireInquiry, toWireInquiryComment } from '../wire/inquiries.ts';
 import { enqueueWebhookEvent } from './webhookOutbox.ts';
@@ -105,20 +104,20 @@ export const INQUIRY_CURSOR = keysetCursor({ idPrefix: 'inq', timeMember: 'c' })
 type UpdateChange = 'commented' | 'assigned' | 'review_started' | 'resolved' | 'rejected' | 'withdrawn';
 
 export class InquiryDesk {
-  readonly #db: Database;
+  readonly #db: Transactor;
   readonly #statements: Transaction;
   readonly #adjustments: AdjustmentLookup | undefined;
 
-  constructor(db: Database, options: { adjustments?: AdjustmentLookup } = {}) {
+  constructor(db: Transactor, options: { adjustments?: AdjustmentLookup } = {}) {
     this.#db = db;
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
     this.#adjustments = options.adjustments;
   }
 
   /** Opens an inquiry: `inquiry.created`, audited. A subject or rep the actor cannot see is `not_found`. */
   async open(orgId: string, actor: InquiryActor, input: OpenInquiryInput): Promise<InquiryWithThread> {
     const message = checkText(input.message, 'message');
-    return inPrismaTransaction(this.#db, async (tx) => {
+    return this.#db.run(async (tx) => {
       const subject = await this.#subjectOf(tx, orgId, actor, input);
       const rep = await users.find(tx, orgId, subject.userId);
       if (!rep) throw new Refusal('not_found', `no user ${subject.userId}`);
@@ -305,7 +304,7 @@ export class InquiryDesk {
       announce?: { change: UpdateChange; comment?: InquiryCommentRecord };
     }>,
   ): Promise<InquiryWithThread> {
-    return inPrismaTransaction(this.#db, async (tx) => {
+    return this.#db.run(async (tx) => {
       const before = await inquiries.lockForChange(tx, orgId, id);
       if (!before) throw new Refusal('not_found', `no inquiry ${id}`);
       const decision = decideInquiryAction(partyOf(actor), action, before);

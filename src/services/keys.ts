@@ -1,12 +1,11 @@
 import { generateApiKey, parseRateLimit, parseScopes } from '../access/apiKeys.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import { Refusal } from '../domain/refusal.ts';
 import type { ApiKeyRecord } from '../repositories/apiKeys.ts';
 import * as apiKeys from '../repositories/apiKeys.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
-import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 
 export interface CreatedKey {
   record: ApiKeyRecord;
@@ -18,8 +17,8 @@ export interface CreatedKey {
 export class KeyAdmin {
   readonly #statements: Transaction;
 
-  constructor(db: Database) {
-    this.#statements = databaseStatements(db);
+  constructor(db: Transactor) {
+    this.#statements = db.statements;
   }
 
   /** `scopes` and `rateLimit` as people type them (comma-separated; a number), parsed and checked here. */

@@ -1,9 +1,8 @@
-import type { Database } from '../db/prisma.ts';
 import { currencyProblem } from '../domain/currencies.ts';
 import { Refusal } from '../domain/refusal.ts';
 import type { OrgRecord } from '../repositories/orgs.ts';
 import * as orgs from '../repositories/orgs.ts';
-import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 
 /**
  * A new org's name and default currency (ISO 4217, any case), checked: refused with `invalid_body` naming the
@@ -22,8 +21,8 @@ export function checkNewOrg(input: { name: string; currency: string }): { name: 
 export class OrgAdmin {
   readonly #statements: Transaction;
 
-  constructor(db: Database) {
-    this.#statements = databaseStatements(db);
+  constructor(db: Transactor) {
+    this.#statements = db.statements;
   }
 
   /** A new org; `currency` (ISO 4217, any case) is the default of its deals and plans that name none. */

@@ -2,7 +2,7 @@ import type { DealRecord } from '../repositories/deals.ts';
 import * as feedWriters from '../repositories/feedWriters.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as pending from '../repositories/pendingEvaluations.ts';
-import { inTransaction, poolStatements, type SqlPool, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import type { DealChange, DealChangeListener } from './dealChanges.ts';
 
 /** Evaluates deals' changes, all periods in scope in full (EarningsEngine.evaluateDeferred). */
@@ -29,13 +29,13 @@ const ATTEMPTS = 3;
  * earnings are those before the import for the deals still pending (eventual, like a plan change's recompute).
  */
 export class PendingEvaluations {
-  readonly #pool: SqlPool;
+  readonly #pool: Transactor;
   readonly #evaluate: DeferredEvaluator;
 
   /** The deal-change listener of an import's chunks: records the changed deals as pending. */
   readonly recorder: DealChangeListener;
 
-  constructor(pool: SqlPool, evaluate: DeferredEvaluator) {
+  constructor(pool: Transactor, evaluate: DeferredEvaluator) {
     this.#pool = pool;
     this.#evaluate = evaluate;
     this.recorder = {
@@ -58,7 +58,7 @@ export class PendingEvaluations {
 
   /** How many of the org's deals wait for their evaluation. */
   count(orgId: string): Promise<number> {
-    return pending.countOfOrg(poolStatements(this.#pool), orgId);
+    return pending.countOfOrg(this.#pool.statements, orgId);
   }
 
   /**
@@ -67,7 +67,7 @@ export class PendingEvaluations {
    * `onProgress` is called after each transaction with the deals evaluated so far and the total.
    */
   async evaluate(orgId: string, onProgress?: (done: number, total: number) => void): Promise<number> {
-    const owners = await pending.pendingOwners(poolStatements(this.#pool), orgId);
+    const owners = await pending.pendingOwners(this.#pool.statements, orgId);
     if (owners.length === 0) return 0;
     const groups = groupsOf(owners);
     let done = 0;
@@ -87,7 +87,7 @@ export class PendingEvaluations {
   async #evaluateGroup(orgId: string, dealIds: readonly string[]): Promise<number> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await inTransaction(this.#pool, async (tx) => {
+        return await this.#pool.run(async (tx) => {
           // Writes earnings: a writer of the org's feeds, and waited for by a recompute that starts meanwhile.
           await feedWriters.joinFeedWriters(tx, orgId);
           const taken = await pending.take(tx, orgId, dealIds);

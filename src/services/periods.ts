@@ -1,5 +1,4 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import { isPeriodId } from '../domain/periods.ts';
 import { Refusal } from '../domain/refusal.ts';
 import * as audit from '../repositories/audit.ts';
@@ -11,7 +10,7 @@ import type { PaymentRequestRecord } from '../repositories/paymentRequests.ts';
 import * as paymentRequests from '../repositories/paymentRequests.ts';
 import type { PeriodRecord } from '../repositories/periods.ts';
 import * as periods from '../repositories/periods.ts';
-import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import type { StatementApprovals } from './approvals.ts';
 import type { PayoutReader } from './payouts.ts';
 import type { PeriodChangeListener } from './periodChanges.ts';
@@ -42,8 +41,8 @@ export interface PeriodChangeResult {
 export const PERIOD_CHANGE_TRANSACTION_TIMEOUT_MS = 15 * 60_000;
 
 /** A lock's or a mark-paid's transaction, with PERIOD_CHANGE_TRANSACTION_TIMEOUT_MS as its bound. */
-function inPeriodChangeTransaction<T>(db: Database, work: (tx: Transaction) => Promise<T>): Promise<T> {
-  return inPrismaTransaction(db, work, { timeout: PERIOD_CHANGE_TRANSACTION_TIMEOUT_MS });
+function inPeriodChangeTransaction<T>(db: Transactor, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  return db.run(work, { timeout: PERIOD_CHANGE_TRANSACTION_TIMEOUT_MS });
 }
 
 /**
@@ -51,19 +50,19 @@ function inPeriodChangeTransaction<T>(db: Database, work: (tx: Transaction) => P
  * entry and the period-change listener (the ledger's status moves), so a period never moves without both.
  */
 export class PeriodAdmin {
-  private readonly db: Database;
+  private readonly db: Transactor;
   private readonly listener: PeriodChangeListener;
 
   readonly #statements: Transaction;
   readonly #payouts: PayoutReader;
   readonly #approvals: StatementApprovals;
 
-  constructor(db: Database, listener: PeriodChangeListener, payouts: PayoutReader, approvals: StatementApprovals) {
+  constructor(db: Transactor, listener: PeriodChangeListener, payouts: PayoutReader, approvals: StatementApprovals) {
     this.#payouts = payouts;
     this.#approvals = approvals;
     this.db = db;
     this.listener = listener;
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
   }
 
   async list(orgId: string): Promise<PeriodRecord[]> {

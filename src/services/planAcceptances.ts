@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import type { PlanDocument } from '../domain/plans/document/model.ts';
 import type { Assignee } from '../domain/plans/types.ts';
@@ -12,7 +11,7 @@ import type { PlanAcceptanceRecord, PlanAcceptanceState } from '../repositories/
 import * as planAcceptances from '../repositories/planAcceptances.ts';
 import * as plans from '../repositories/plans.ts';
 import * as repQuotas from '../repositories/repQuotas.ts';
-import { databaseStatements, inPrismaTransaction, sql, type Transaction } from '../repositories/transaction.ts';
+import { sql, type Transaction, type Transactor } from '../repositories/transaction.ts';
 import { toWirePlanAcceptance } from '../wire/planAcceptances.ts';
 import type { PlanArchived, PlanChangeListener, PlanVersionApplied } from './planChanges.ts';
 import type { PlanDocuments } from './planDocuments.ts';
@@ -69,14 +68,14 @@ export function documentSha256(text: string): string {
 }
 
 export class PlanAcceptances {
-  readonly #db: Database;
+  readonly #db: Transactor;
   readonly #statements: Transaction;
   readonly #documents: PlanDocuments;
   readonly #now: () => Date;
 
-  constructor(db: Database, documents: PlanDocuments, options: { now?: () => Date } = {}) {
+  constructor(db: Transactor, documents: PlanDocuments, options: { now?: () => Date } = {}) {
     this.#db = db;
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
     this.#documents = documents;
     this.#now = options.now ?? (() => new Date());
   }
@@ -102,7 +101,7 @@ export class PlanAcceptances {
    * or after a version applied before its new-rep document was kept (which this keeps, so later reps are asked).
    */
   async requestCurrent(orgId: string, planId: string, actor: AdminActor = CLI_ACTOR): Promise<number | null> {
-    return inPrismaTransaction(this.#db, async (tx) => {
+    return this.#db.run(async (tx) => {
       const plan = await plans.find(tx, orgId, planId);
       if (!plan?.current_version_id) return null;
       const versions = await plans.listVersions(tx, orgId, planId);
@@ -278,7 +277,7 @@ export class PlanAcceptances {
     request: AcceptanceRequest,
   ): Promise<{ acceptance: PlanAcceptanceRecord; changed: boolean }> {
     const { orgId, userId } = rep;
-    return inPrismaTransaction(this.#db, async (tx) => {
+    return this.#db.run(async (tx) => {
       const plan = await plans.find(tx, orgId, planId);
       if (!plan) throw new Refusal('not_found', `no plan ${planId}`);
       if (input.planVersionId !== undefined) {
@@ -369,7 +368,7 @@ export class PlanAcceptances {
    * per acceptance (`reminded_recently`); an accepted one is `invalid_state`.
    */
   async remind(orgId: string, id: string, actor: AdminActor = CLI_ACTOR): Promise<PlanAcceptanceRecord> {
-    return inPrismaTransaction(this.#db, async (tx) => {
+    return this.#db.run(async (tx) => {
       const acceptance = await planAcceptances.lockForChange(tx, orgId, id);
       if (!acceptance) throw new Refusal('not_found', `no plan acceptance ${id}`);
       if (acceptance.state === 'accepted') {

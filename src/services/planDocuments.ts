@@ -1,4 +1,3 @@
-import type { Database } from '../db/prisma.ts';
 import { DEFAULT_CURRENCY } from '../domain/currencies.ts';
 import type { RepQuotas } from '../domain/earnings/quotas.ts';
 import { periodIdOf } from '../domain/periods.ts';
@@ -12,7 +11,7 @@ import { renderPdf } from '../lib/pdf/index.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as plans from '../repositories/plans.ts';
 import * as repQuotas from '../repositories/repQuotas.ts';
-import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 
 /** Which version's document: the plan's current version unless a version id is given. */
@@ -40,8 +39,8 @@ export class PlanDocuments {
   readonly #statements: Transaction;
   readonly #now: () => Date;
 
-  constructor(db: Database, options: { now?: () => Date } = {}) {
-    this.#statements = databaseStatements(db);
+  constructor(db: Transactor, options: { now?: () => Date } = {}) {
+    this.#statements = db.statements;
     this.#now = options.now ?? (() => new Date());
   }
 

@@ -1,5 +1,4 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import { DEFAULT_CURRENCY } from '../domain/currencies.ts';
 import { chipDefinitionDigest, planContentDigest } from '../domain/plans/digests.ts';
 import { describeProblem, type PlanFileFormat, readPlanFile } from '../domain/plans/planFile.ts';
@@ -11,7 +10,7 @@ import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
 import type { NewPlanVersion, PlanRecord, PlanVersionSnapshot } from '../repositories/plans.ts';
 import * as plans from '../repositories/plans.ts';
-import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import type { PlanChangeListener, PlanVersionApplied } from './planChanges.ts';
 
 export interface ApplyPlanInput {
@@ -50,13 +49,13 @@ const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 } as const;
  * and the plan-change listener (the earnings recompute), so a plan never changes without both.
  */
 export class PlanAdmin {
-  private readonly db: Database;
+  private readonly db: Transactor;
 
   readonly #statements: Transaction;
 
-  constructor(db: Database) {
+  constructor(db: Transactor) {
     this.db = db;
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
   }
 
   /**
@@ -85,11 +84,7 @@ export class PlanAdmin {
       );
     }
     await this.requireOrg(input.orgId);
-    return inPrismaTransaction(
-      this.db,
-      (tx) => this.applyDefinition(tx, input.orgId, read.plan, actor, listener),
-      TRANSACTION_OPTIONS,
-    );
+    return this.db.run((tx) => this.applyDefinition(tx, input.orgId, read.plan, actor, listener), TRANSACTION_OPTIONS);
   }
 
   async list(orgId: string) {
@@ -105,28 +100,24 @@ export class PlanAdmin {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<ArchivePlanResult> {
     await this.requireOrg(orgId);
-    return inPrismaTransaction(
-      this.db,
-      async (tx) => {
-        const plan = await plans.lock(tx, orgId, planId);
-        if (!plan) throw new Refusal('not_found', `org ${orgId} has no plan ${planId}`);
-        const at = new Date();
-        const changed = await plans.archive(tx, orgId, planId, at);
-        if (changed) {
-          await audit.insertMany(tx, [
-            adminAuditEntry(
-              orgId,
-              'plan.archived',
-              { plan_id: planId, key: plan.key, version_id: plan.current_version_id },
-              actor,
-            ),
-          ]);
-          await listener.onPlanArchived(tx, { orgId, planId, versionId: plan.current_version_id });
-        }
-        return { plan: (await plans.find(tx, orgId, planId)) as PlanRecord, changed };
-      },
-      TRANSACTION_OPTIONS,
-    );
+    return this.db.run(async (tx) => {
+      const plan = await plans.lock(tx, orgId, planId);
+      if (!plan) throw new Refusal('not_found', `org ${orgId} has no plan ${planId}`);
+      const at = new Date();
+      const changed = await plans.archive(tx, orgId, planId, at);
+      if (changed) {
+        await audit.insertMany(tx, [
+          adminAuditEntry(
+            orgId,
+            'plan.archived',
+            { plan_id: planId, key: plan.key, version_id: plan.current_version_id },
+            actor,
+          ),
+        ]);
+        await listener.onPlanArchived(tx, { orgId, planId, versionId: plan.current_version_id });
+      }
+      return { plan: (await plans.find(tx, orgId, planId)) as PlanRecord, changed };
+    }, TRANSACTION_OPTIONS);
   }
 
   /**
@@ -292,8 +283,8 @@ export class PlanAdmin {
 export class PlanReader {
   readonly #statements: Transaction;
 
-  constructor(db: Database) {
-    this.#statements = databaseStatements(db);
+  constructor(db: Transactor) {
+    this.#statements = db.statements;
   }
 
   /** The active plans; for a rep principal, those the reps they may see are or were assigned to. */
@@ -331,8 +322,8 @@ export interface PlanVersionHistory {
 export class PlanHistory {
   readonly #statements: Transaction;
 
-  constructor(db: Database) {
-    this.#statements = databaseStatements(db);
+  constructor(db: Transactor) {
+    this.#statements = db.statements;
   }
 
   /** The versions, and the currency the plan pays in (its file's, else the org's): a plan's currency never changes. */

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { tokenDigest } from '../access/tokenDigest.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { hasPrefix } from '../lib/ids.ts';
 import { MissingSecretKey, type SecretBox } from '../lib/secretBox.ts';
@@ -11,7 +10,7 @@ import * as identityProviders from '../repositories/identityProviders.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as repInvitations from '../repositories/repInvitations.ts';
 import * as repSignInLinks from '../repositories/repSignInLinks.ts';
-import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { normaliseEmail } from './adminIdentity.ts';
 
@@ -59,8 +58,8 @@ export class PortalAccessAdmin {
   private readonly secrets: SecretBox;
   private readonly now: () => Date;
 
-  constructor(db: Database, options: { secrets: SecretBox; now?: () => Date }) {
-    this.#statements = databaseStatements(db);
+  constructor(db: Transactor, options: { secrets: SecretBox; now?: () => Date }) {
+    this.#statements = db.statements;
     this.secrets = options.secrets;
     this.now = options.now ?? (() => new Date());
   }

@@ -1,7 +1,6 @@
 import * as oidc from 'openid-client';
 import { tokenDigest } from '../access/tokenDigest.ts';
 import type { AdminActor } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import { newId } from '../lib/ids.ts';
 import type { SecretBox } from '../lib/secretBox.ts';
 import type { SessionWithAdmin } from '../repositories/adminSessions.ts';
@@ -13,7 +12,7 @@ import * as repInvitations from '../repositories/repInvitations.ts';
 import * as repSignInLinks from '../repositories/repSignInLinks.ts';
 import type { SignInDestination } from '../repositories/ssoSignInAttempts.ts';
 import * as ssoSignInAttempts from '../repositories/ssoSignInAttempts.ts';
-import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { type AdminSessions, normaliseEmail } from './adminIdentity.ts';
 import { clientSecretBinding, issuerAllowsPlainHttp } from './portalAccess.ts';
@@ -68,7 +67,7 @@ export class PortalSignIn {
   private readonly now: () => Date;
 
   constructor(
-    db: Database,
+    db: Transactor,
     options: {
       repSessions: RepSessions;
       adminSessions: AdminSessions;
@@ -77,7 +76,7 @@ export class PortalSignIn {
       now?: () => Date;
     },
   ) {
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
     this.repSessions = options.repSessions;
     this.adminSessions = options.adminSessions;
     this.repNames = options.repNames;

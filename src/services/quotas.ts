@@ -1,5 +1,4 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import { decimalsOf } from '../domain/currencies.ts';
 import { csvRecords } from '../domain/imports/csv.ts';
 import {
@@ -16,13 +15,7 @@ import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as plans from '../repositories/plans.ts';
 import * as repQuotas from '../repositories/repQuotas.ts';
-import {
-  databaseStatements,
-  inPrismaTransaction,
-  poolStatements,
-  type SqlPool,
-  type Transaction,
-} from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import type { EarningsRecompute } from './adminRecompute.ts';
 import type { QuotaChange, RecomputeSummary } from './earnings/planRecompute.ts';
@@ -112,19 +105,19 @@ const RECOMPUTE_REASON = {
 } as const;
 
 export class QuotaAdmin {
-  readonly #db: Database;
+  readonly #db: Transactor;
   readonly #recompute: EarningsRecompute;
-  readonly #pool: SqlPool;
+  readonly #pool: Transactor;
   readonly #statements: Transaction;
 
   readonly #acceptances: NewRepAcceptances | undefined;
 
   /** With `acceptances`, a rep this creates is asked to accept their plans (docs/plan-acceptance.md). */
-  constructor(db: Database, recompute: EarningsRecompute, pool: SqlPool, acceptances?: NewRepAcceptances) {
+  constructor(db: Transactor, recompute: EarningsRecompute, pool: Transactor, acceptances?: NewRepAcceptances) {
     this.#db = db;
     this.#recompute = recompute;
     this.#pool = pool;
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
     this.#acceptances = acceptances;
   }
 
@@ -155,7 +148,7 @@ export class QuotaAdmin {
 
   /** The rep's start date; null when not set or the rep is unknown. */
   async startDate(orgId: string, repExternalId: string): Promise<CalendarDate | null> {
-    const reader = poolStatements(this.#pool);
+    const reader = this.#pool.statements;
     const rep = await users.findRepByExternalId(reader, orgId, repExternalId);
     if (!rep) return null;
     return (await repQuotas.startDates(reader, orgId, [rep.id])).get(rep.id) ?? null;
@@ -269,166 +262,154 @@ export class QuotaAdmin {
   ): Promise<QuotaChangeResult> {
     const { quotas: quotaWrites, starts: startWrites, names: nameWrites } = writes;
     await this.#requireOrg(orgId);
-    const change = await inPrismaTransaction(
-      this.#db,
-      async (tx) => {
-        await repQuotas.lockQuotas(tx, orgId);
-        const orgPlans = new Map((await plans.listForStatements(tx, orgId)).map((plan) => [plan.key, plan]));
-        const problems: QuotaFileProblem[] = [];
-        const where = (line: number) => (via === 'file' ? line : 0);
-        const seenQuota = new Map<string, number>();
-        const resolved: Array<QuotaWrite & { plan_id: string }> = [];
-        for (const write of quotaWrites) {
-          const plan = orgPlans.get(write.plan_key);
-          if (!plan) {
-            if (via === 'single') throw new Refusal('not_found', `no plan ${write.plan_key}`);
-            problems.push({ line: write.line, message: `plan_key: the org has no plan ${write.plan_key}` });
+    const change = await this.#db.run(async (tx) => {
+      await repQuotas.lockQuotas(tx, orgId);
+      const orgPlans = new Map((await plans.listForStatements(tx, orgId)).map((plan) => [plan.key, plan]));
+      const problems: QuotaFileProblem[] = [];
+      const where = (line: number) => (via === 'file' ? line : 0);
+      const seenQuota = new Map<string, number>();
+      const resolved: Array<QuotaWrite & { plan_id: string }> = [];
+      for (const write of quotaWrites) {
+        const plan = orgPlans.get(write.plan_key);
+        if (!plan) {
+          if (via === 'single') throw new Refusal('not_found', `no plan ${write.plan_key}`);
+          problems.push({ line: write.line, message: `plan_key: the org has no plan ${write.plan_key}` });
+          continue;
+        }
+        const startProblem = quotaStartProblem(write.from, plan.period);
+        if (startProblem) {
+          problems.push({ line: where(write.line), message: startProblem });
+          continue;
+        }
+        let cents = write.quota_cents;
+        if (write.amount !== undefined) {
+          const converted = amountInMinorUnits(write.amount, decimalsOf(plan.currency));
+          if (typeof converted === 'string') {
+            problems.push({ line: write.line, message: converted });
             continue;
           }
-          const startProblem = quotaStartProblem(write.from, plan.period);
-          if (startProblem) {
-            problems.push({ line: where(write.line), message: startProblem });
-            continue;
-          }
-          let cents = write.quota_cents;
-          if (write.amount !== undefined) {
-            const converted = amountInMinorUnits(write.amount, decimalsOf(plan.currency));
-            if (typeof converted === 'string') {
-              problems.push({ line: write.line, message: converted });
-              continue;
-            }
-            cents = converted;
-          }
-          const key = `${write.rep_external_id}\u0000${plan.id}\u0000${write.from}`;
-          const earlier = seenQuota.get(key);
-          if (earlier !== undefined) {
-            problems.push({ line: write.line, message: `repeats line ${earlier}: the same rep, plan and from` });
-            continue;
-          }
-          seenQuota.set(key, write.line);
-          resolved.push({ ...write, quota_cents: cents, plan_id: plan.id });
+          cents = converted;
         }
-        const seenStart = new Map<string, StartWrite>();
-        for (const write of startWrites) {
-          const earlier = seenStart.get(write.rep_external_id);
-          if (earlier && earlier.start_date !== write.start_date) {
-            problems.push({ line: write.line, message: `start_date: differs from line ${earlier.line} for this rep` });
-            continue;
-          }
-          seenStart.set(write.rep_external_id, write);
+        const key = `${write.rep_external_id}\u0000${plan.id}\u0000${write.from}`;
+        const earlier = seenQuota.get(key);
+        if (earlier !== undefined) {
+          problems.push({ line: write.line, message: `repeats line ${earlier}: the same rep, plan and from` });
+          continue;
         }
-        const seenName = new Map<string, NameWrite>();
-        for (const write of nameWrites) {
-          const earlier = seenName.get(write.rep_external_id);
-          if (earlier && earlier.display_name !== write.display_name) {
-            problems.push({
-              line: write.line,
-              message: `display_name: differs from line ${earlier.line} for this rep`,
-            });
-            continue;
-          }
-          seenName.set(write.rep_external_id, write);
+        seenQuota.set(key, write.line);
+        resolved.push({ ...write, quota_cents: cents, plan_id: plan.id });
+      }
+      const seenStart = new Map<string, StartWrite>();
+      for (const write of startWrites) {
+        const earlier = seenStart.get(write.rep_external_id);
+        if (earlier && earlier.start_date !== write.start_date) {
+          problems.push({ line: write.line, message: `start_date: differs from line ${earlier.line} for this rep` });
+          continue;
         }
-        if (problems.length > 0) {
-          if (via === 'single')
-            throw new Refusal('invalid_body', problems.map((problem) => problem.message).join('; '));
-          throw fileRefusal(problems);
-        }
-        const userIds = new Map<string, string>();
-        const created: string[] = [];
-        const named = [...resolved, ...seenStart.values(), ...seenName.values()];
-        for (const externalId of new Set(named.map((write) => write.rep_external_id))) {
-          const rep = await users.createOrFindRep(tx, orgId, externalId);
-          userIds.set(externalId, rep.id);
-          if (rep.created) created.push(rep.id);
-        }
-        const userOf = (externalId: string) => userIds.get(externalId) ?? '';
-        const existing = new Map(
-          (await repQuotas.entriesOfOrg(tx, orgId)).map((entry) => [
-            `${entry.user_id}\u0000${entry.plan_id}\u0000${entry.from}`,
-            entry.quota_cents,
-          ]),
-        );
-        const starts = await repQuotas.startDates(tx, orgId, [...userIds.values()]);
-        const entries = [];
-        const changed = { userIds: new Set<string>(), planIds: new Set<string>(), from: [] as string[], all: false };
-        let quotasChanged = 0;
-        for (const write of resolved) {
-          const userId = userOf(write.rep_external_id);
-          const key = `${userId}\u0000${write.plan_id}\u0000${write.from}`;
-          if (existing.has(key) && existing.get(key) === write.quota_cents) continue;
-          await repQuotas.setFrom(tx, orgId, {
-            userId,
-            planId: write.plan_id,
-            from: write.from,
-            quotaCents: write.quota_cents,
+        seenStart.set(write.rep_external_id, write);
+      }
+      const seenName = new Map<string, NameWrite>();
+      for (const write of nameWrites) {
+        const earlier = seenName.get(write.rep_external_id);
+        if (earlier && earlier.display_name !== write.display_name) {
+          problems.push({
+            line: write.line,
+            message: `display_name: differs from line ${earlier.line} for this rep`,
           });
-          quotasChanged += 1;
-          changed.userIds.add(userId);
-          changed.planIds.add(write.plan_id);
-          changed.from.push(write.from);
-          entries.push(
-            adminAuditEntry(
-              orgId,
-              'quota.set',
-              {
-                rep_external_id: write.rep_external_id,
-                plan_key: write.plan_key,
-                from: write.from,
-                quota_cents: write.quota_cents,
-                previous_quota_cents: existing.get(key) ?? null,
-                ...(via === 'file' ? { file_line: write.line } : {}),
-              },
-              actor,
-            ),
-          );
+          continue;
         }
-        let startsChanged = 0;
-        for (const write of seenStart.values()) {
-          const userId = userOf(write.rep_external_id);
-          const before = starts.get(userId) ?? null;
-          if (before === write.start_date) continue;
-          await repQuotas.setStartDate(tx, orgId, userId, write.start_date);
-          startsChanged += 1;
-          changed.userIds.add(userId);
-          changed.all = true;
-          // A ramp counts months from the start: periods from the earlier of the two starts' months on can move.
-          const days = [before, write.start_date].filter((day): day is string => day !== null).sort();
-          if (days[0]) changed.from.push(`${days[0].slice(0, 7)}-01`);
-          entries.push(
-            adminAuditEntry(
-              orgId,
-              'rep.start_date_set',
-              {
-                rep_external_id: write.rep_external_id,
-                start_date: write.start_date,
-                previous_start_date: before,
-                ...(via === 'file' ? { file_line: write.line } : {}),
-              },
-              actor,
-            ),
-          );
-        }
-        if (entries.length > 0) await audit.insertMany(tx, entries);
-        let namesChanged = 0;
-        for (const write of seenName.values()) {
-          const details = via === 'file' ? { file_line: write.line } : {};
-          const result = await nameByAdmin(
-            tx,
+        seenName.set(write.rep_external_id, write);
+      }
+      if (problems.length > 0) {
+        if (via === 'single') throw new Refusal('invalid_body', problems.map((problem) => problem.message).join('; '));
+        throw fileRefusal(problems);
+      }
+      const userIds = new Map<string, string>();
+      const created: string[] = [];
+      const named = [...resolved, ...seenStart.values(), ...seenName.values()];
+      for (const externalId of new Set(named.map((write) => write.rep_external_id))) {
+        const rep = await users.createOrFindRep(tx, orgId, externalId);
+        userIds.set(externalId, rep.id);
+        if (rep.created) created.push(rep.id);
+      }
+      const userOf = (externalId: string) => userIds.get(externalId) ?? '';
+      const existing = new Map(
+        (await repQuotas.entriesOfOrg(tx, orgId)).map((entry) => [
+          `${entry.user_id}\u0000${entry.plan_id}\u0000${entry.from}`,
+          entry.quota_cents,
+        ]),
+      );
+      const starts = await repQuotas.startDates(tx, orgId, [...userIds.values()]);
+      const entries = [];
+      const changed = { userIds: new Set<string>(), planIds: new Set<string>(), from: [] as string[], all: false };
+      let quotasChanged = 0;
+      for (const write of resolved) {
+        const userId = userOf(write.rep_external_id);
+        const key = `${userId}\u0000${write.plan_id}\u0000${write.from}`;
+        if (existing.has(key) && existing.get(key) === write.quota_cents) continue;
+        await repQuotas.setFrom(tx, orgId, {
+          userId,
+          planId: write.plan_id,
+          from: write.from,
+          quotaCents: write.quota_cents,
+        });
+        quotasChanged += 1;
+        changed.userIds.add(userId);
+        changed.planIds.add(write.plan_id);
+        changed.from.push(write.from);
+        entries.push(
+          adminAuditEntry(
             orgId,
-            userOf(write.rep_external_id),
-            write.display_name,
+            'quota.set',
+            {
+              rep_external_id: write.rep_external_id,
+              plan_key: write.plan_key,
+              from: write.from,
+              quota_cents: write.quota_cents,
+              previous_quota_cents: existing.get(key) ?? null,
+              ...(via === 'file' ? { file_line: write.line } : {}),
+            },
             actor,
-            details,
-          );
-          if (result?.changed) namesChanged += 1;
-        }
-        // The reps this created are asked to accept their plans, each shown the quota table and start date just set.
-        await this.#acceptances?.requestOfNewRepsIn(tx, orgId, created, actor);
-        return { quotasChanged, startsChanged, namesChanged, changed };
-      },
-      TRANSACTION_OPTIONS,
-    );
+          ),
+        );
+      }
+      let startsChanged = 0;
+      for (const write of seenStart.values()) {
+        const userId = userOf(write.rep_external_id);
+        const before = starts.get(userId) ?? null;
+        if (before === write.start_date) continue;
+        await repQuotas.setStartDate(tx, orgId, userId, write.start_date);
+        startsChanged += 1;
+        changed.userIds.add(userId);
+        changed.all = true;
+        // A ramp counts months from the start: periods from the earlier of the two starts' months on can move.
+        const days = [before, write.start_date].filter((day): day is string => day !== null).sort();
+        if (days[0]) changed.from.push(`${days[0].slice(0, 7)}-01`);
+        entries.push(
+          adminAuditEntry(
+            orgId,
+            'rep.start_date_set',
+            {
+              rep_external_id: write.rep_external_id,
+              start_date: write.start_date,
+              previous_start_date: before,
+              ...(via === 'file' ? { file_line: write.line } : {}),
+            },
+            actor,
+          ),
+        );
+      }
+      if (entries.length > 0) await audit.insertMany(tx, entries);
+      let namesChanged = 0;
+      for (const write of seenName.values()) {
+        const details = via === 'file' ? { file_line: write.line } : {};
+        const result = await nameByAdmin(tx, orgId, userOf(write.rep_external_id), write.display_name, actor, details);
+        if (result?.changed) namesChanged += 1;
+      }
+      // The reps this created are asked to accept their plans, each shown the quota table and start date just set.
+      await this.#acceptances?.requestOfNewRepsIn(tx, orgId, created, actor);
+      return { quotasChanged, startsChanged, namesChanged, changed };
+    }, TRANSACTION_OPTIONS);
     const { quotasChanged, startsChanged, namesChanged, changed } = change;
     const from = changed.from.sort()[0];
     if (changed.userIds.size === 0 || from === undefined) {

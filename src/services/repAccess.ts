@@ -1,11 +1,10 @@
 import { normalizeOrigin, REP_RATE_LIMIT_MAX, REP_RATE_LIMIT_MIN } from '../access/repTokens.ts';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import { Refusal } from '../domain/refusal.ts';
 import * as audit from '../repositories/audit.ts';
 import type { RepAccessRecord } from '../repositories/orgs.ts';
 import * as orgs from '../repositories/orgs.ts';
-import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 
 const MAX_ORIGINS = 20;
 
@@ -16,8 +15,8 @@ const MAX_ORIGINS = 20;
 export class RepAccessAdmin {
   readonly #statements: Transaction;
 
-  constructor(db: Database) {
-    this.#statements = databaseStatements(db);
+  constructor(db: Transactor) {
+    this.#statements = db.statements;
   }
 
   async get(orgId: string): Promise<RepAccessRecord> {

@@ -1,5 +1,4 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import { firstCycle, overridesMovedBy, repHierarchyOf } from '../domain/earnings/hierarchy.ts';
 import { type CalendarDate, isCalendarDate } from '../domain/periods.ts';
 import { MAX_OVERRIDE_DEPTH } from '../domain/plans/types.ts';
@@ -9,13 +8,7 @@ import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
 import type { ManagerEntryRecord } from '../repositories/repManagers.ts';
 import * as repManagers from '../repositories/repManagers.ts';
-import {
-  databaseStatements,
-  inPrismaTransaction,
-  poolStatements,
-  type SqlPool,
-  type Transaction,
-} from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import type { EarningsRecompute } from './adminRecompute.ts';
 import type { RecomputeSummary } from './earnings/planRecompute.ts';
@@ -79,27 +72,27 @@ function checkExternalId(value: string, what: string): void {
 }
 
 export class RepHierarchyAdmin {
-  readonly #db: Database;
+  readonly #db: Transactor;
   readonly #recompute: EarningsRecompute;
-  readonly #pool: SqlPool;
+  readonly #pool: Transactor;
 
   readonly #statements: Transaction;
 
   readonly #acceptances: NewRepAcceptances | undefined;
 
   /** With `acceptances`, a rep this creates is asked to accept their plans (docs/plan-acceptance.md). */
-  constructor(db: Database, recompute: EarningsRecompute, pool: SqlPool, acceptances?: NewRepAcceptances) {
+  constructor(db: Transactor, recompute: EarningsRecompute, pool: Transactor, acceptances?: NewRepAcceptances) {
     this.#db = db;
     this.#recompute = recompute;
     this.#pool = pool;
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
     this.#acceptances = acceptances;
   }
 
   /** Every entry of the org (or of one rep), by rep and day. */
   async list(orgId: string, repExternalId?: string): Promise<ManagerEntry[]> {
     await this.#requireOrg(orgId);
-    const entries = await repManagers.entriesOfOrg(poolStatements(this.#pool), orgId);
+    const entries = await repManagers.entriesOfOrg(this.#pool.statements, orgId);
     return entries
       .filter((entry) => repExternalId === undefined || entry.rep_external_id === repExternalId)
       .map(toEntry);
@@ -124,53 +117,49 @@ export class RepHierarchyAdmin {
     }
     await this.#requireOrg(orgId);
 
-    const change = await inPrismaTransaction(
-      this.#db,
-      async (tx) => {
-        await repManagers.lockHierarchy(tx, orgId);
-        const before = await repManagers.entriesOfOrg(tx, orgId);
-        const current = before.find((entry) => entry.rep_external_id === repExternalId && entry.from === from);
-        if (current && current.manager_external_id === managerExternalId) return null;
-        const entries = before
-          .filter((entry) => !(entry.rep_external_id === repExternalId && entry.from === from))
-          .map(({ rep_external_id, manager_external_id, from: day }) => ({
-            rep_external_id,
-            manager_external_id,
-            from: day,
-          }));
-        entries.push({ rep_external_id: repExternalId, manager_external_id: managerExternalId, from });
-        const cycle = firstCycle(repHierarchyOf(entries));
-        if (cycle) {
-          throw new Refusal(
-            'invalid_body',
-            `this would make ${cycle.loop[0]} their own manager from ${cycle.day} (${cycle.loop.join(' → ')}); nothing changed`,
-          );
-        }
-        const rep = await users.createOrFindRep(tx, orgId, repExternalId);
-        const manager = managerExternalId === null ? null : await users.createOrFindRep(tx, orgId, managerExternalId);
-        const repUserId = rep.id;
-        const managerUserId = manager?.id ?? null;
-        await repManagers.setFrom(tx, orgId, { id: newId('rmgr'), repUserId, managerUserId, from });
-        await audit.insertMany(tx, [
-          adminAuditEntry(
-            orgId,
-            'rep.manager_set',
-            {
-              rep_external_id: repExternalId,
-              manager_external_id: managerExternalId,
-              from,
-              previous_manager_external_id: current?.manager_external_id ?? null,
-            },
-            actor,
-          ),
-        ]);
-        // A rep (or manager) seen here first is asked to accept their plans, as a deal event's new rep is.
-        const created = [rep, ...(manager ? [manager] : [])].filter((user) => user.created).map((user) => user.id);
-        await this.#acceptances?.requestOfNewRepsIn(tx, orgId, created, actor);
-        return { before, after: await repManagers.entriesOfOrg(tx, orgId) };
-      },
-      TRANSACTION_OPTIONS,
-    );
+    const change = await this.#db.run(async (tx) => {
+      await repManagers.lockHierarchy(tx, orgId);
+      const before = await repManagers.entriesOfOrg(tx, orgId);
+      const current = before.find((entry) => entry.rep_external_id === repExternalId && entry.from === from);
+      if (current && current.manager_external_id === managerExternalId) return null;
+      const entries = before
+        .filter((entry) => !(entry.rep_external_id === repExternalId && entry.from === from))
+        .map(({ rep_external_id, manager_external_id, from: day }) => ({
+          rep_external_id,
+          manager_external_id,
+          from: day,
+        }));
+      entries.push({ rep_external_id: repExternalId, manager_external_id: managerExternalId, from });
+      const cycle = firstCycle(repHierarchyOf(entries));
+      if (cycle) {
+        throw new Refusal(
+          'invalid_body',
+          `this would make ${cycle.loop[0]} their own manager from ${cycle.day} (${cycle.loop.join(' → ')}); nothing changed`,
+        );
+      }
+      const rep = await users.createOrFindRep(tx, orgId, repExternalId);
+      const manager = managerExternalId === null ? null : await users.createOrFindRep(tx, orgId, managerExternalId);
+      const repUserId = rep.id;
+      const managerUserId = manager?.id ?? null;
+      await repManagers.setFrom(tx, orgId, { id: newId('rmgr'), repUserId, managerUserId, from });
+      await audit.insertMany(tx, [
+        adminAuditEntry(
+          orgId,
+          'rep.manager_set',
+          {
+            rep_external_id: repExternalId,
+            manager_external_id: managerExternalId,
+            from,
+            previous_manager_external_id: current?.manager_external_id ?? null,
+          },
+          actor,
+        ),
+      ]);
+      // A rep (or manager) seen here first is asked to accept their plans, as a deal event's new rep is.
+      const created = [rep, ...(manager ? [manager] : [])].filter((user) => user.created).map((user) => user.id);
+      await this.#acceptances?.requestOfNewRepsIn(tx, orgId, created, actor);
+      return { before, after: await repManagers.entriesOfOrg(tx, orgId) };
+    }, TRANSACTION_OPTIONS);
 
     const rep = (await this.list(orgId, repExternalId)).sort((a, b) => (a.from < b.from ? -1 : 1));
     if (!change) {

@@ -1,10 +1,9 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import { displayNameProblem, nameFromClaims, normaliseDisplayName } from '../domain/displayNames.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { newId } from '../lib/ids.ts';
 import * as audit from '../repositories/audit.ts';
-import { inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import type { RepDisplayName } from '../repositories/users.ts';
 import * as users from '../repositories/users.ts';
 
@@ -18,9 +17,9 @@ export interface DisplayNameChange extends RepDisplayName {
 }
 
 export class RepNames {
-  readonly #db: Database;
+  readonly #db: Transactor;
 
-  constructor(db: Database) {
+  constructor(db: Transactor) {
     this.#db = db;
   }
 
@@ -36,7 +35,7 @@ export class RepNames {
     const problem = name === null ? null : displayNameProblem(name);
     if (problem !== null) throw new Refusal('invalid_body', `display_name: ${problem}`);
     const { userId } = input;
-    return inPrismaTransaction(this.#db, async (tx) => {
+    return this.#db.run(async (tx) => {
       const named = await nameByAdmin(tx, input.orgId, userId, name, actor);
       if (!named) throw new Refusal('not_found', `no rep ${userId}`);
       return named;
@@ -56,7 +55,7 @@ export class RepNames {
   }): Promise<DisplayNameChange | null> {
     const name = nameFromClaims(input.claims);
     if (name === null) return null;
-    return inPrismaTransaction(this.#db, async (tx) => {
+    return this.#db.run(async (tx) => {
       const before = await users.lockDisplayName(tx, input.orgId, input.userId);
       if (!before) return null;
       const providers = before.display_name === null || before.display_name_source === 'idp';

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { tokenDigest } from '../access/tokenDigest.ts';
-import type { Database } from '../db/prisma.ts';
 import type { RepSessionWithRep } from '../repositories/repSessions.ts';
 import * as repSessions from '../repositories/repSessions.ts';
-import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import { type SessionSettings, sessionEnd, sessionIsOver } from './sessionLifetime.ts';
 
 /** A portal session as the HTTP layer sees it, with when it ends if unused. */
@@ -20,8 +19,8 @@ export class RepSessions {
   private readonly settings: SessionSettings;
   private readonly now: () => Date;
 
-  constructor(db: Database, options: { settings: SessionSettings; now?: () => Date }) {
-    this.#statements = databaseStatements(db);
+  constructor(db: Transactor, options: { settings: SessionSettings; now?: () => Date }) {
+    this.#statements = db.statements;
     this.settings = options.settings;
     this.now = options.now ?? (() => new Date());
   }

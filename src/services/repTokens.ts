@@ -10,7 +10,7 @@ import { newId } from '../lib/ids.ts';
 import * as audit from '../repositories/audit.ts';
 import type { RepTokenRecord } from '../repositories/repTokens.ts';
 import * as repTokens from '../repositories/repTokens.ts';
-import { poolStatements, type SqlPool, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 
 // Rep tokens (docs/rep-tokens.md): minted by an integrator's API key with rep_tokens:write, or by the portal for its
@@ -29,8 +29,8 @@ export class RepTokens {
   readonly #statements: Transaction;
   readonly #now: () => Date;
 
-  constructor(pool: SqlPool, options: { now?: () => Date } = {}) {
-    this.#statements = poolStatements(pool);
+  constructor(pool: Transactor, options: { now?: () => Date } = {}) {
+    this.#statements = pool.statements;
     this.#now = options.now ?? (() => new Date());
   }
 

@@ -1,9 +1,8 @@
-import type { Database } from '../db/prisma.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { hasPrefix } from '../lib/ids.ts';
 import type { RepEarningRow, RepPeriodTotal } from '../repositories/earningsOverview.ts';
 import * as earningsOverview from '../repositories/earningsOverview.ts';
-import { databaseStatements, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import type { RepRecord } from '../repositories/users.ts';
 import * as users from '../repositories/users.ts';
 
@@ -28,8 +27,8 @@ function withTotals(rep: RepRecord, totals: readonly RepPeriodTotal[]): RepWithT
 export class RepReader {
   readonly #statements: Transaction;
 
-  constructor(db: Database) {
-    this.#statements = databaseStatements(db);
+  constructor(db: Transactor) {
+    this.#statements = db.statements;
   }
 
   async list(orgId: string): Promise<RepWithTotals[]> {

@@ -10,7 +10,7 @@ import * as planAcceptances from '../repositories/planAcceptances.ts';
 import * as plans from '../repositories/plans.ts';
 import * as repQuotas from '../repositories/repQuotas.ts';
 import * as statementRows from '../repositories/statementRows.ts';
-import { poolStatements, type SqlPool } from '../repositories/transaction.ts';
+import type { Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import { toWireAdjustment } from '../wire/adjustments.ts';
 import { toWireUser } from '../wire/users.ts';
@@ -21,10 +21,10 @@ function todayUtc(): CalendarDate {
 
 /** A rep's statement for a period: the rows booked in it, read once, summed and explained by the domain. */
 export class StatementReader {
-  readonly #pool: SqlPool;
+  readonly #pool: Transactor;
   readonly #today: () => CalendarDate;
 
-  constructor(pool: SqlPool, options: { today?: () => CalendarDate } = {}) {
+  constructor(pool: Transactor, options: { today?: () => CalendarDate } = {}) {
     this.#pool = pool;
     this.#today = options.today ?? todayUtc;
   }
@@ -35,7 +35,7 @@ export class StatementReader {
    */
   async statement(viewer: Viewer, userId: string, periodId: string): Promise<Statement | null> {
     const { orgId } = viewer;
-    const tx = poolStatements(this.#pool);
+    const tx = this.#pool.statements;
     const user = await users.find(tx, orgId, userId, visibleUserIdsOf(viewer));
     if (!user) return null;
     const bounds = periodBounds(periodId);

@@ -1,7 +1,6 @@
 import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts';
 import { type Viewer, visibleUserIdsOf } from '../domain/viewer.ts';
-import type { SqlPool } from '../repositories/transaction.ts';
-import { poolStatements } from '../repositories/transaction.ts';
+import type { Transactor } from '../repositories/transaction.ts';
 import type { UserListFilters, UserRecord } from '../repositories/users.ts';
 import * as users from '../repositories/users.ts';
 
@@ -14,9 +13,9 @@ export const USER_CURSOR = keysetCursor({ idPrefix: 'user', timeMember: 'c' });
 
 /** Reading the org's users (reps): keyset pages in (created_at, id) order, and one user by id. */
 export class UserReader {
-  readonly #pool: SqlPool;
+  readonly #pool: Transactor;
 
-  constructor(pool: SqlPool) {
+  constructor(pool: Transactor) {
     this.#pool = pool;
   }
 
@@ -29,7 +28,7 @@ export class UserReader {
     const fingerprint = keysetFingerprint(orgId, { external_id: query.filters.externalId ?? null });
     const from = query.cursor === undefined ? null : USER_CURSOR.decode(query.cursor, fingerprint);
     const rows = await users.listAfter(
-      poolStatements(this.#pool),
+      this.#pool.statements,
       orgId,
       query.filters,
       from,
@@ -42,6 +41,6 @@ export class UserReader {
 
   /** Null when the viewer's org has no such user or the viewer may not see them. */
   find(viewer: Viewer, userId: string): Promise<UserRecord | null> {
-    return users.find(poolStatements(this.#pool), viewer.orgId, userId, visibleUserIdsOf(viewer));
+    return users.find(this.#pool.statements, viewer.orgId, userId, visibleUserIdsOf(viewer));
   }
 }

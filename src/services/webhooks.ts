@@ -1,5 +1,4 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import type { Database } from '../db/prisma.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { checkEndpointUrl } from '../domain/webhooks/addresses.ts';
 import { parseEventKinds } from '../domain/webhooks/kinds.ts';
@@ -7,7 +6,7 @@ import { generateWebhookSecret } from '../domain/webhooks/signature.ts';
 import { hasPrefix } from '../lib/ids.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
-import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import type { WebhookDeliveryRecord } from '../repositories/webhookDeliveries.ts';
 import * as webhookDeliveries from '../repositories/webhookDeliveries.ts';
 import type { WebhookEndpointRecord } from '../repositories/webhookEndpoints.ts';
@@ -34,14 +33,14 @@ export interface RedeliveryResult {
 
 /** Admin operations on webhook endpoints; each change is one transaction with its audit entry. */
 export class WebhookAdmin {
-  private readonly db: Database;
+  private readonly db: Transactor;
   private readonly allowPrivateAddresses: boolean;
 
   readonly #statements: Transaction;
 
-  constructor(db: Database, options: { allowPrivateAddresses: boolean }) {
+  constructor(db: Transactor, options: { allowPrivateAddresses: boolean }) {
     this.db = db;
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
     this.allowPrivateAddresses = options.allowPrivateAddresses;
   }
 
@@ -55,7 +54,7 @@ export class WebhookAdmin {
     if ('error' in parsed) throw new Refusal('invalid_body', parsed.error);
     await this.requireOrg(input.orgId);
     const secret = generateWebhookSecret();
-    const endpoint = await inPrismaTransaction(this.db, async (tx) => {
+    const endpoint = await this.db.run(async (tx) => {
       const created = await webhookEndpoints.createEndpoint(tx, input.orgId, {
         url: checked.url,
         events: parsed.kinds,
@@ -89,7 +88,7 @@ export class WebhookAdmin {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
     await this.requireOrg(orgId);
-    return inPrismaTransaction(this.db, async (tx) => {
+    return this.db.run(async (tx) => {
       const removed = await webhookEndpoints.removeEndpoint(tx, orgId, endpointId, new Date());
       if (!removed) {
         const already = await webhookEndpoints.findRemovedEndpoint(tx, orgId, endpointId);
@@ -105,7 +104,7 @@ export class WebhookAdmin {
   async rotateSecret(orgId: string, endpointId: string, actor: AdminActor = CLI_ACTOR): Promise<EndpointWithSecret> {
     await this.requireOrg(orgId);
     const secret = generateWebhookSecret();
-    const endpoint = await inPrismaTransaction(this.db, async (tx) => {
+    const endpoint = await this.db.run(async (tx) => {
       const expiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
       const rotated = await webhookEndpoints.rotateSecret(tx, orgId, endpointId, secret, expiresAt);
       if (!rotated) throw this.noEndpoint(orgId, endpointId);
@@ -131,7 +130,7 @@ export class WebhookAdmin {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<{ endpoint: WebhookEndpointRecord; changed: boolean }> {
     await this.requireOrg(orgId);
-    return inPrismaTransaction(this.db, async (tx) => {
+    return this.db.run(async (tx) => {
       const changed = await webhookEndpoints.enableEndpoint(tx, orgId, endpointId);
       if (changed) await this.record(tx, orgId, 'webhook.enabled', { endpoint_id: endpointId }, actor);
       const endpoint = await this.requireEndpoint(orgId, endpointId, tx);
@@ -144,7 +143,7 @@ export class WebhookAdmin {
     await this.requireOrg(orgId);
     const endpoint = await this.requireEndpoint(orgId, endpointId);
     if (!endpoint.enabled) throw this.disabled(orgId, endpoint);
-    return inPrismaTransaction(this.db, async (tx) => {
+    return this.db.run(async (tx) => {
       const enqueued = await enqueueWebhookEvent(
         tx,
         orgId,
@@ -196,7 +195,7 @@ export class WebhookAdmin {
       const endpoint = await this.requireEndpoint(orgId, endpointId);
       if (!endpoint.enabled) throw this.disabled(orgId, endpoint);
     }
-    return inPrismaTransaction(this.db, async (tx) => {
+    return this.db.run(async (tx) => {
       const redelivered = await webhookDeliveries.requestRedelivery(
         tx,
         orgId,

@@ -1,11 +1,10 @@
 import type { WebhookSettings } from '../config.ts';
-import type { Database } from '../db/prisma.ts';
 import { decideAfterAttempt } from '../domain/webhooks/outcome.ts';
 import { DISABLE_AFTER_FAILING_MS } from '../domain/webhooks/schedule.ts';
 import { signatureHeader } from '../domain/webhooks/signature.ts';
 import type { Logger } from '../lib/logger.ts';
 import { countWebhookAttempt, type WebhookAttemptOutcome } from '../lib/operationsMetrics.ts';
-import { databaseStatements, inPrismaTransaction, type Transaction } from '../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import type { ClaimedDelivery } from '../repositories/webhookDeliveries.ts';
 import * as webhookDeliveries from '../repositories/webhookDeliveries.ts';
 import { sendWebhook } from './sender.ts';
@@ -23,7 +22,7 @@ export type WorkerSettings = Pick<
  * it; a worker that dies mid-attempt leaves the delivery to be claimed again when the lease has run out.
  */
 export class WebhookWorker {
-  readonly #db: Database;
+  readonly #db: Transactor;
   readonly #statements: Transaction;
   private readonly settings: WorkerSettings;
   private readonly logger: Logger;
@@ -39,9 +38,9 @@ export class WebhookWorker {
    * QUOTIENT_WEBHOOK_ORGS (a worker of its own for a busy org); tests use it to run workers with their own settings
    * side by side on one database.
    */
-  constructor(db: Database, settings: WorkerSettings, logger: Logger, options: { orgIds?: readonly string[] } = {}) {
+  constructor(db: Transactor, settings: WorkerSettings, logger: Logger, options: { orgIds?: readonly string[] } = {}) {
     this.#db = db;
-    this.#statements = databaseStatements(db);
+    this.#statements = db.statements;
     this.settings = settings;
     this.logger = logger.child({ component: 'webhook-worker' });
     this.leaseMs = settings.timeoutMs * 2;
@@ -133,7 +132,7 @@ export class WebhookWorker {
       latency_ms: sent.latencyMs,
     };
     try {
-      const { disabledReason } = await inPrismaTransaction(this.#db, (tx) =>
+      const { disabledReason } = await this.#db.run((tx) =>
         webhookDeliveries.recordAttempt(
           tx,
           claim,

@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { afterAll, describe } from 'vitest';
 import { createLogger } from '../../src/lib/logger.ts';
 import type { RunningServer } from '../../src/main.ts';
+import { prismaTransactor } from '../../src/repositories/transaction.ts';
 import { WebhookWorker } from '../../src/webhooks/worker.ts';
 import { createOrg } from '../factories/access.ts';
 import { dealEvent, ingest } from '../factories/deals.ts';
@@ -65,7 +66,7 @@ describe('observability', () => {
     await services.admin.webhooks.test(org.id, endpoint.id);
     const { logger, lines } = capturingLogger();
     const worker = new WebhookWorker(
-      db,
+      prismaTransactor(db),
       {
         allowPrivateAddresses: true,
         retryScheduleMs: [3_600_000],

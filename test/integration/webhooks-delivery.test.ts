@@ -4,7 +4,7 @@ import { describe } from 'vitest';
 import { verifyWebhook } from '../../sdk/src/index.ts';
 import type { WebhookSettings } from '../../src/config.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { inPrismaTransaction } from '../../src/repositories/transaction.ts';
+import { inPrismaTransaction, prismaTransactor } from '../../src/repositories/transaction.ts';
 import { enqueueWebhookEvent } from '../../src/services/webhookOutbox.ts';
 import { WebhookWorker } from '../../src/webhooks/worker.ts';
 import { createOrg } from '../factories/access.ts';
@@ -50,7 +50,7 @@ const admin = () => testServices().admin.webhooks;
 /** A worker for the org's deliveries only: runs of the suite may share the database, each with its workers. */
 function startWorker(orgId: string, settings: Partial<typeof SETTINGS> = {}): WebhookWorker {
   const worker = new WebhookWorker(
-    testDatabase(),
+    prismaTransactor(testDatabase()),
     { ...SETTINGS, ...settings },
     createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     { orgIds: [orgId] },

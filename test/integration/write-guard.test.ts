@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler, type Response } from 'express';
 import request from 'supertest';
 import { describe } from 'vitest';
 import { countingGate, MemoryWindowCounter } from '../../src/access/rateLimitStore.ts';
@@ -7,12 +7,12 @@ import { AuditLog } from '../../src/audit/requestLog.ts';
 import { loadContract } from '../../src/http/contract.ts';
 import { contractRouter } from '../../src/http/contractRouter.ts';
 import type { HandlerTable } from '../../src/http/handlers.ts';
-import { keyConfirmationOf } from '../../src/http/keyConfirmation.ts';
 import { Metrics } from '../../src/http/metrics.ts';
 import { authenticate } from '../../src/http/middleware/authenticate.ts';
 import { errorHandler } from '../../src/http/middleware/errorHandler.ts';
 import { requestContext } from '../../src/http/middleware/requestContext.ts';
 import { OperationTable, WRITE_CONFIRMS_KEY } from '../../src/http/operations.ts';
+import { KEY_CONFIRMING_OPERATIONS } from '../../src/http/routes/index.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { poolStatements } from '../../src/repositories/transaction.ts';
 import { createOrgWithKey } from '../factories/access.ts';
@@ -23,7 +23,10 @@ import { test as fixtureTest } from '../helpers/fixtures.ts';
 
 const created = { description: 'Written.', content: { 'application/json': { schema: { type: 'object' } } } };
 
-/** Two marked writes: one whose handler settles its key confirmation as a write does, one whose handler skips it. */
+/**
+ * Three marked writes: one whose handler returns what its write found as a write does, one whose write found the key
+ * revoked, and one whose handler returns no findings.
+ */
 const CONTRACT = {
   openapi: '3.1.0',
   info: { title: 'write guard test', version: '1' },
@@ -33,6 +36,14 @@ const CONTRACT = {
     '/v1/settles': {
       post: {
         operationId: 'settlesGuard',
+        [WRITE_CONFIRMS_KEY]: true,
+        security: [{ ApiKey: ['deals:write'] }],
+        responses: { '201': created },
+      },
+    },
+    '/v1/revoked': {
+      post: {
+        operationId: 'findsRevoked',
         [WRITE_CONFIRMS_KEY]: true,
         security: [{ ApiKey: ['deals:write'] }],
         responses: { '201': created },
@@ -49,16 +60,17 @@ const CONTRACT = {
   },
 };
 
+const written = (res: Response) => {
+  res.status(201).set('X-Written', 'yes').json({});
+};
+
 const HANDLERS = {
-  // As the deal-event write does: its first statement read the key (active here), then it answers.
-  settlesGuard: (_req, res) => {
-    keyConfirmationOf(res)?.settle(true);
-    res.status(201).set('X-Written', 'yes').json({});
-  },
-  // Forgets the guard: answers as if it had written.
-  skipsGuard: (_req, res) => {
-    res.status(201).set('X-Written', 'yes').json({});
-  },
+  // As the deal-event write does: its first statement read the key (active here); the router then lets it answer.
+  settlesGuard: async () => ({ keyActive: true, auditRecorded: false, respond: written }),
+  // Its first statement found the key revoked: it wrote nothing.
+  findsRevoked: async () => ({ keyActive: false, auditRecorded: false, respond: written }),
+  // Forgets the write: returns nothing of what a write found.
+  skipsGuard: async () => undefined,
 } satisfies HandlerTable;
 
 const test = fixtureTest.extend('guardedApp', async ({ pool }, { onCleanup }) => {
@@ -91,7 +103,21 @@ describe('an operation the contract marks x-quotient-write-confirms-key', () => 
     assert.equal(response.headers['x-written'], 'yes');
   });
 
-  test('a handler that answers without settling it is refused: 500, none of its headers', async ({
+  test('a write that found the key revoked answers 401 without its answer or the rate headers', async ({
+    db,
+    guardedApp,
+  }) => {
+    const { rawKey } = await createOrgWithKey(db, { scopes: ['deals:write'] });
+    const first = await request(guardedApp).post('/v1/settles').set('authorization', `Bearer ${rawKey}`);
+    assert.ok(first.headers['x-ratelimit-limit'], 'the process now knows the key');
+    const response = await request(guardedApp).post('/v1/revoked').set('authorization', `Bearer ${rawKey}`);
+    assert.equal(response.status, 401);
+    assert.deepEqual(response.body, { error: 'invalid_key', reason: 'the API key is unknown or revoked' });
+    assert.equal(response.headers['x-written'], undefined);
+    assert.equal(response.headers['x-ratelimit-limit'], undefined);
+  });
+
+  test('a handler that returns no findings of its write is refused: 500, nothing of its answer', async ({
     db,
     guardedApp,
   }) => {
@@ -123,6 +149,15 @@ describe('an operation the contract marks x-quotient-write-confirms-key', () => 
 });
 
 describe('the mark in the contract', () => {
+  test('the handlers typed as key-confirming are those of the operations openapi.yaml marks', () => {
+    const marked = new OperationTable(loadContract() as never)
+      .all()
+      .filter((operation) => operation.writeConfirmsKey)
+      .map((operation) => operation.operationId)
+      .sort();
+    assert.deepEqual(marked, [...KEY_CONFIRMING_OPERATIONS].sort());
+  });
+
   test('the deal-event write is marked in openapi.yaml, read from there by the router', () => {
     const marked = new OperationTable(loadContract() as never).all().filter((operation) => operation.writeConfirmsKey);
     assert.ok(marked.some((operation) => operation.operationId === 'ingestDealEvent'));
@@ -152,7 +187,7 @@ describe('the contract router', () => {
           bodyLimitBytes: 1024,
           validateResponses: false,
         }),
-      /no handler for skipsGuard/,
+      /no handler for findsRevoked, skipsGuard/,
     );
   });
 });

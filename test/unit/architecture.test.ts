@@ -88,11 +88,29 @@ const PLAIN_SQL_REPOSITORIES = REPOSITORIES.filter((name) => !USING_PRISMA.inclu
 const PIPELINE = [
   'src/services/earnings/',
   'src/services/ingestion.ts',
+  'src/services/ingestion/',
   'src/services/newRepAcceptances.ts',
   'src/services/estimates.ts',
   'src/services/orgConfig.ts',
   'src/services/webhookOutbox.ts',
   'src/services/webhookAnnouncements.ts',
+];
+
+/**
+ * What names a driver: Prisma's client and its generated types, `pg`, src/db's client, the pool type, and the
+ * transaction runners of each driver (a service runs its statements through a `Transactor` instead).
+ */
+const DRIVER_NAMES: Array<{ name: string; pattern: RegExp }> = [
+  { name: '@prisma/*', pattern: /from '@prisma\// },
+  { name: 'generated/prisma', pattern: /generated\/prisma/ },
+  { name: 'pg', pattern: /from 'pg'/ },
+  { name: 'src/db/prisma.ts', pattern: /db\/prisma\.ts'/ },
+  { name: 'SqlPool', pattern: /\bSqlPool\b/ },
+  {
+    name: 'a driver-specific runner',
+    pattern:
+      /\b(?:inPrismaTransaction|inTransaction|inRolledBackTransaction|databaseStatements|poolStatements|createSqlPool|prismaOf|prismaTransactor|poolTransactor)\b/,
+  },
 ];
 
 function read(file: string): string {
@@ -160,6 +178,17 @@ describe('persistence rule (docs/architecture.md)', () => {
     assert.deepEqual(offenders, []);
   });
 
+  test('nothing above src/repositories and src/db names a driver: services receive the transaction port', () => {
+    const layers = ['src/services/', 'src/http/', 'src/cli/', 'src/webhooks/', 'src/domain/', 'src/audit/'];
+    const offenders = sourceFiles(SRC)
+      .filter((file) => layers.some((layer) => file.startsWith(layer)))
+      .flatMap((file) => {
+        const text = read(file);
+        return DRIVER_NAMES.filter((rule) => rule.pattern.test(text)).map((rule) => `${file}: ${rule.name}`);
+      });
+    assert.deepEqual(offenders, []);
+  });
+
   test('nothing tells the drivers apart by the shape of a transaction', () => {
     const offenders = sourceFiles(SRC).filter((file) => /'\$\w+' in \w+/.test(read(file)));
     assert.deepEqual(offenders, []);
@@ -185,6 +214,18 @@ describe('repository shape (docs/architecture.md)', () => {
     );
     assert.deepEqual(offenders, []);
     assert.ok(repositoryFunctions('orgs').some((found) => found.name === 'find'));
+  });
+});
+
+describe('the write confirms the key (docs/architecture.md)', () => {
+  test('no service calls back into HTTP: what a write found is data it returns', () => {
+    const offenders = sourceFiles(join(SRC, 'services')).filter((file) => /\b(?:settle|refute)\(/.test(read(file)));
+    assert.deepEqual(offenders, []);
+  });
+
+  test('nothing patches a response: no assignment to writeHead', () => {
+    const offenders = sourceFiles(SRC).filter((file) => /\.writeHead\s*=[^=]/.test(read(file)));
+    assert.deepEqual(offenders, []);
   });
 });
 

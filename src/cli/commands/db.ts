@@ -1,7 +1,6 @@
 import { Command } from 'commander';
-import pg from 'pg';
 import { loadConfig } from '../../config.ts';
-import { describeUrl } from '../../db/database.ts';
+import { describeUrl, probeDatabase } from '../../db/database.ts';
 import { embeddedStatus } from '../../db/embedded.ts';
 import { print, printFailure } from '../output.ts';
 
@@ -40,17 +39,7 @@ async function databaseStatus(): Promise<DatabaseStatus> {
   const config = loadConfig();
   if (config.databaseUrl) {
     const url = describeUrl(config.databaseUrl);
-    const client = new pg.Client({ connectionString: config.databaseUrl, connectionTimeoutMillis: 3_000 });
-    client.on('error', () => {});
-    try {
-      await client.connect();
-      await client.query('SELECT 1');
-      return { database: 'url', url, reachable: true };
-    } catch (error) {
-      return { database: 'url', url, reachable: false, reason: (error as Error).message };
-    } finally {
-      await client.end().catch(() => {});
-    }
+    return { database: 'url', url, ...(await probeDatabase(config.databaseUrl)) };
   }
   const status = await embeddedStatus(config.dataDir);
   return {

@@ -29,7 +29,7 @@ export function workerCommand(): Command {
         });
         logger.info({ database: database.description }, 'database open');
         const worker = new WebhookWorker(
-          database.db,
+          database.transactor,
           config.webhooks,
           logger,
           config.webhooks.workerOrgIds ? { orgIds: config.webhooks.workerOrgIds } : {},

@@ -149,7 +149,7 @@ export function authenticate(deps: AuthenticateDeps) {
             },
           }
         : undefined;
-      res.locals.keyConfirmation = new KeyConfirmation(unconfirmed, audit.entryForWrite);
+      res.locals.keyConfirmation = new KeyConfirmation(unconfirmed, audit);
     }
     if (!decision.allowed) {
       deps.metrics.rateLimited(operation.pathTemplate);
@@ -224,12 +224,15 @@ async function authenticateRep(
 
 /**
  * The audit of one authenticated request. Reads and refusals are queued when the response finishes (off the
- * response path); a write records its entry in its own transaction instead (`entryForWrite`, through the
- * request's KeyConfirmation), and then nothing is queued for it.
+ * response path); a write records its entry in its own transaction instead (`entryForWrite`, handed to it through
+ * the request's KeyConfirmation or by its handler), and once it says it did (`recordedWithWrite`), nothing is
+ * queued for a success.
  */
 export interface RequestAudit {
   /** The entry as it will read when the response is `status`, with the duration so far. */
   entryForWrite(status: number): AuditEntryInput;
+  /** The request's write recorded the entry in its transaction, which has committed. */
+  recordedWithWrite(): void;
   /** Nothing is audited for the request after all (its key was found revoked). */
   discard(): void;
 }
@@ -270,9 +273,9 @@ function auditOnFinish(
     };
   };
   const audit: RequestAudit = {
-    entryForWrite: (status) => {
+    entryForWrite: (status) => entry(status),
+    recordedWithWrite: () => {
       writtenWithRequest = true;
-      return entry(status);
     },
     discard: () => {
       discarded = true;

@@ -44,13 +44,16 @@ export function dealEventBatchHandlers(deps: DealEventBatchRouteDeps): Pick<Publ
           };
         }
       });
+      const audit = requestAuditOf(res);
       const applied = await deps.dealEventBatch.ingestAll({
         orgId,
         keyId,
         events: valid,
         receivedAt: new Date(),
-        auditEntry: () => requestAuditOf(res).entryForWrite(200),
+        auditEntry: audit.entryForWrite(200),
       });
+      // The first accepted event recorded the request's audit entry in its transaction.
+      if (applied.some((result) => result.kind === 'accepted')) audit.recordedWithWrite();
       applied.forEach((result, position) => {
         if (result.kind === 'key_revoked') throw invalidKey();
         results[validIndexes[position] as number] = itemResult(result);

@@ -3,10 +3,10 @@ import { parseDealEvent } from '../../domain/deals/event.ts';
 import { DEAL_LIST_STATUSES, type DealListFilters } from '../../domain/deals/feed.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import type { DealReader } from '../../services/deals.ts';
-import type { DealIngestion } from '../../services/ingestion.ts';
+import { type DealIngestion, findingsOf } from '../../services/ingestion.ts';
+import { auditRide } from '../../services/writeGuard.ts';
 import { toWireDeal } from '../../wire/deals.ts';
-import { keyConfirmationOf } from '../keyConfirmation.ts';
-import { invalidKey, keyAuthOf, viewerOf } from '../middleware/authenticate.ts';
+import { viewerOf } from '../middleware/authenticate.ts';
 import { pageRequest } from '../pages.ts';
 import { rawBodyOf } from '../rawBody.ts';
 import type { PublicHandlers } from './index.ts';
@@ -22,10 +22,10 @@ export interface DealRouteDeps {
 
 export function dealHandlers(deps: DealRouteDeps): Pick<PublicHandlers, 'ingestDealEvent' | 'listDeals'> {
   return {
-    // The contract marks it x-quotient-write-confirms-key: the event's transaction settles the request's key
-    // confirmation.
-    ingestDealEvent: async (req, res) => {
-      const { orgId, keyId } = keyAuthOf(res);
+    // The contract marks it x-quotient-write-confirms-key: the event's first statement reads the key, the accepted
+    // event records the request's audit entry, and the router settles the key with what the event's write found.
+    ingestDealEvent: async (req, { key, write }) => {
+      const { orgId, keyId } = key;
       const result = await deps.ingestion.ingest({
         orgId,
         keyId,
@@ -33,14 +33,19 @@ export function dealHandlers(deps: DealRouteDeps): Pick<PublicHandlers, 'ingestD
         body: req.body,
         rawBody: rawBodyOf(req),
         receivedAt: new Date(),
-        guard: keyConfirmationOf(res),
+        audit: auditRide(write.auditEntry),
       });
-      if (result.kind === 'key_revoked') throw invalidKey();
-      if (result.kind === 'conflict') throw dedupConflict(result.dedupKey);
-      const body: DealEventResult = result.ids;
-      if (result.kind === 'replayed') res.status(200).set('Idempotent-Replayed', 'true');
-      else res.status(201);
-      res.json(body);
+      return {
+        ...findingsOf(result),
+        respond: (res) => {
+          if (result.kind === 'key_revoked') throw new Error('a revoked key is answered by the router');
+          if (result.kind === 'conflict') throw dedupConflict(result.dedupKey);
+          const body: DealEventResult = result.ids;
+          if (result.kind === 'replayed') res.status(200).set('Idempotent-Replayed', 'true');
+          else res.status(201);
+          res.json(body);
+        },
+      };
     },
 
     listDeals: async (req, res) => {

@@ -16,8 +16,14 @@ import { type ReportRouteDeps, reportHandlers } from './reports.ts';
 import { type RepTokenRouteDeps, repTokenHandlers } from './repTokens.ts';
 import { type UserRouteDeps, userHandlers } from './users.ts';
 
+/**
+ * The operations openapi.yaml marks `x-quotient-write-confirms-key`: their handlers return what their write found
+ * (KeyConfirmingHandler). test/integration/write-guard.test.ts checks the list against the contract's marks.
+ */
+export const KEY_CONFIRMING_OPERATIONS = ['ingestDealEvent'] as const;
+
 /** The handlers of the public contract (openapi.yaml), one per operation. */
-export type PublicHandlers = ContractHandlers<operations, paths>;
+export type PublicHandlers = ContractHandlers<operations, paths, (typeof KEY_CONFIRMING_OPERATIONS)[number]>;
 
 export type HandlerDeps = PlatformHandlerDeps &
   DealRouteDeps &

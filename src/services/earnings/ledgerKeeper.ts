@@ -1,5 +1,5 @@
 import type { CalendarDate } from '../../domain/periods.ts';
-import type { SqlPool, Transaction } from '../../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../../repositories/transaction.ts';
 import type { DealChange, DealChangeListener } from '../dealChanges.ts';
 import type { PeriodChangeListener, PeriodStatusChange } from '../periodChanges.ts';
 import type { EvaluationContext } from './context.ts';
@@ -91,7 +91,7 @@ export class EarningsEngine implements DealChangeListener, PeriodChangeListener 
   }
 
   /** Recomputes the plans' lines in open periods, one rep per transaction: see recomputePlans. */
-  recompute(pool: SqlPool, request: RecomputeRequest): Promise<RecomputeSummary> {
+  recompute(pool: Transactor, request: RecomputeRequest): Promise<RecomputeSummary> {
     return recomputePlans(pool, request, this.#context);
   }
 }

@@ -18,7 +18,7 @@ import * as periodStandings from '../../repositories/periodStandings.ts';
 import * as periods from '../../repositories/periods.ts';
 import * as plans from '../../repositories/plans.ts';
 import * as repQuotas from '../../repositories/repQuotas.ts';
-import { inTransaction, poolStatements, type SqlPool, type Transaction } from '../../repositories/transaction.ts';
+import type { Transaction, Transactor } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
 import * as webhookEndpoints from '../../repositories/webhookEndpoints.ts';
 import { EarningAnnouncements } from './announcements.ts';
@@ -106,13 +106,13 @@ const DEFAULT_RECOMPUTE_CONCURRENCY = 4;
  * domain event. Safe to run at any time and again: a line that already meets its target is left alone.
  */
 export async function recomputePlans(
-  pool: SqlPool,
+  pool: Transactor,
   request: RecomputeRequest,
   context: EvaluationContext,
 ): Promise<RecomputeSummary> {
   const started = performance.now();
   const { orgId } = request;
-  const reader = poolStatements(pool);
+  const reader = pool.statements;
   // A deal event in progress may have read the plans as they were before the change that asked for this
   // recompute; once it has ended, every rep evaluated below reflects both.
   await feedWriters.waitForDealWritersBefore(reader, orgId);
@@ -139,7 +139,7 @@ export async function recomputePlans(
   const worker = async () => {
     for (let userId = queue.shift(); userId !== undefined; userId = queue.shift()) {
       const rep = userId;
-      const result = await inTransaction(pool, (tx) =>
+      const result = await pool.run((tx) =>
         recomputeRep(
           tx,
           {

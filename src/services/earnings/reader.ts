@@ -4,7 +4,7 @@ import { type Viewer, visibleUserIdsOf } from '../../domain/viewer.ts';
 import type { EarningListFilters, EarningRecord, EarningWithTrace } from '../../repositories/earnings.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as feedWriters from '../../repositories/feedWriters.ts';
-import { poolStatements, type SqlPool } from '../../repositories/transaction.ts';
+import type { Transactor } from '../../repositories/transaction.ts';
 
 export interface EarningPage {
   earnings: EarningRecord[];
@@ -40,9 +40,9 @@ export function earningListFingerprint(orgId: string, filters: EarningListFilter
  * never appear behind a cursor already handed out.
  */
 export class EarningReader {
-  readonly #pool: SqlPool;
+  readonly #pool: Transactor;
 
-  constructor(pool: SqlPool) {
+  constructor(pool: Transactor) {
     this.#pool = pool;
   }
 
@@ -51,9 +51,9 @@ export class EarningReader {
     const { orgId } = viewer;
     const fingerprint = earningListFingerprint(orgId, query.filters);
     const from = query.cursor === undefined ? null : EARNING_CURSOR.decode(query.cursor, fingerprint);
-    const horizon = await feedWriters.horizon(poolStatements(this.#pool), orgId);
+    const horizon = await feedWriters.horizon(this.#pool.statements, orgId);
     const rows = await earnings.listAfter(
-      poolStatements(this.#pool),
+      this.#pool.statements,
       orgId,
       query.filters,
       from,
@@ -72,6 +72,6 @@ export class EarningReader {
 
   /** Null when the viewer's org has no such row or the viewer may not see it. */
   find(viewer: Viewer, id: string): Promise<EarningWithTrace | null> {
-    return earnings.findWithTrace(poolStatements(this.#pool), viewer.orgId, id, visibleUserIdsOf(viewer));
+    return earnings.findWithTrace(this.#pool.statements, viewer.orgId, id, visibleUserIdsOf(viewer));
   }
 }
