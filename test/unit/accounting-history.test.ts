@@ -468,4 +468,25 @@ describe('deal events received before the line was capitalised', () => {
       assert.match(schedule.months[0]?.trace.join(' ') ?? '', /no longer exists.*ASC 340-40-35-3/);
     }
   });
+
+  test('a deal created with its term set has that term from the start: a 6-month contract is expensed at once', () => {
+    const created: DealChangeForBooks = {
+      id: 'de_0',
+      deal_id: 'deal_1',
+      changes: [
+        { field: 'amount_cents', old: null, new: 3_600_000 },
+        { field: 'custom.contract_months', old: null, new: 6 },
+        { field: 'status', old: null, new: 'won' },
+      ],
+      occurred_at: null,
+      created_at: '2026-07-03T00:00:00.000Z',
+    };
+    const schedule = churnSchedule([created], [row({ ...june, deal_custom: { contract_months: 6 } })]);
+    assert.equal(schedule.contract_months, 6);
+    assert.equal(schedule.treatment, 'expensed');
+    assert.deepEqual(
+      schedule.months.map((month) => [month.month, month.expensed_minor, month.amortisation_minor]),
+      [['2026-06', 360_000, 0]],
+    );
+  });
 });

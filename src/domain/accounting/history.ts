@@ -14,6 +14,7 @@ import type { AssetEvent, AssetInput } from './schedule.ts';
 // - The benefit term is the deal's contract field as it stood before its first change, then each change of it.
 // - A deal marked lost or deleted, or whose churn field turns true, after the line was first capitalised impairs it;
 //   one still so when the line is first capitalised impairs it from the month the contract ended.
+// - The term a deal is created with is its term from the start.
 // - A row in another currency than the book's is converted at the org's rate in force on the last day of its
 //   period, the day it is capitalised (the historical rate at initial recognition), rounded once, half away from
 //   zero, to the book's minor unit; its retirement takes back exactly that converted amount. Quotient learns the
@@ -304,20 +305,30 @@ function termEvents(
     change.changes.filter((member) => member.field === field).map((member) => ({ change, member })),
   );
   const name = field?.slice('custom.'.length) ?? '';
-  const initial = own[0] ? own[0].member.old : head.deal_custom?.[name];
+  // The value a deal is created with is its value from the start, not a change in the month the event arrived.
+  const created = own[0] !== undefined && createsDeal(own[0].change) ? own[0] : undefined;
+  const changed = created ? own.slice(1) : own;
+  const initial = created ? created.member.new : own[0] ? own[0].member.old : head.deal_custom?.[name];
   return [
     {
       ...BEFORE_EVERYTHING,
-      source: 'the deal as it stood at its first contract change (or now)',
+      source: created
+        ? `the deal as created (deal event ${created.change.id})`
+        : 'the deal as it stood at its first contract change (or now)',
       change: { kind: 'term', contract_months: contractMonthsOf(policy, { [name]: initial }) },
     },
-    ...own.map(({ change, member }) => ({
+    ...changed.map(({ change, member }) => ({
       effective_month: monthOf(change.occurred_at ?? change.created_at),
       recorded_at: change.created_at,
       source: `deal event ${change.id}`,
       change: { kind: 'term' as const, contract_months: contractMonthsOf(policy, { [name]: member.new }) },
     })),
   ];
+}
+
+/** The event that created the deal: its status changed from none. */
+function createsDeal(change: DealChangeForBooks): boolean {
+  return change.changes.some((member) => member.field === 'status' && member.old === null);
 }
 
 /**
