@@ -489,4 +489,13 @@ describe('deal events received before the line was capitalised', () => {
       [['2026-06', 360_000, 0]],
     );
   });
+
+  test('a term change of an earlier month moved to the first amount is not called a closed month when none is', () => {
+    const schedule = churnSchedule(
+      [change('de_1', '2026-05-10T00:00:00.000Z', 'custom.contract_months', 24, 30)],
+      [row({ ...june, period_id: '2026-Q2', deal_custom: { contract_months: 30 } })],
+    );
+    assert.equal(schedule.contract_months, 30);
+    assert.doesNotMatch(schedule.months[0]?.trace.join(' ') ?? '', /closed month/);
+  });
 });

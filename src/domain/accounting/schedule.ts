@@ -130,8 +130,9 @@ export function buildSchedule(
   const first = landed.find((event) => event.change.kind === 'amount' && event.change.amount_minor !== 0);
   if (!first) return null;
   const startMonth = first.month;
-  // Term changes and impairments known before the first amount take effect with it.
-  const events = landed.map((event) => (event.month < startMonth ? { ...event, month: startMonth } : event));
+  // Term changes and impairments known before the first amount take effect with it; `landed` keeps the month each
+  // landed in, so that only a closed month is called one.
+  const events = landed.map((event) => ({ ...event, landed: event.month, month: maxMonth(event.month, startMonth) }));
   const lastEventMonth = events[events.length - 1]?.month ?? startMonth;
   const money = (amount: bigint) => formatMinorUnits(amount, policy.currency);
   const renewal = policy.benefit_period.anticipated_renewal_months;
@@ -272,8 +273,8 @@ export function buildSchedule(
     months,
   };
 
-  function landedLate(event: { effective_month: Month; month: Month }): string {
-    return event.month > event.effective_month ? `, of ${event.effective_month}, a closed month` : '';
+  function landedLate(event: { effective_month: Month; landed: Month }): string {
+    return event.landed > event.effective_month ? `, of ${event.effective_month}, a closed month` : '';
   }
 }
 
@@ -293,6 +294,10 @@ function benefitTerm(start: CalendarDate, months: number, proration: 'monthly' |
   const end = addMonthsToDate(start, months);
   const lastMonth = end.endsWith('-01') ? addMonths(monthOf(end), -1) : monthOf(end);
   return { firstMonth: monthOf(start), lastMonth, weight: (month) => BigInt(daysOfMonthWithin(month, start, end)) };
+}
+
+function maxMonth(a: Month, b: Month): Month {
+  return a > b ? a : b;
 }
 
 function planFrom(month: Month, balance: bigint, term: BenefitTerm, catchUp: boolean): Plan {
