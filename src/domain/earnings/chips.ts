@@ -38,6 +38,12 @@ export interface Band {
   rate_bps: bigint;
   /** The band's bound as the plan gave it in percent of quota, for the explanation. */
   up_to_pct: number | null;
+  /**
+   * For a bound in percent of quota that rounds to no more than the previous band's bound (a tiny quota): the cents
+   * it rounds to. Such a band is empty (`to_cents` = `from_cents`): it takes nothing, and what reaches its bound
+   * belongs to the next band that is not empty.
+   */
+  collapsed_to_cents?: bigint;
 }
 
 /** A deal-level chip's caps: per rep and period, and per deal; null when not set. */
@@ -212,6 +218,19 @@ function readBands(
         path: `${where}.up_to_cents`,
         message: 'a band other than the last needs up_to_cents > 0 or up_to_pct',
       });
+    }
+    if (to !== null && to <= from && typeof up_to_pct === 'number') {
+      // The plan file's percentages rise (plans/ruleProblems.ts); only the rounding to cents of a small quota
+      // brings a bound down to the previous one, and the band is then empty rather than the chip unusable.
+      bands.push({
+        position: index + 1,
+        from_cents: from,
+        to_cents: from,
+        rate_bps: rate,
+        up_to_pct,
+        collapsed_to_cents: to,
+      });
+      return;
     }
     if (to !== null && to <= from) {
       problems.push({ path: where, message: 'bands must rise: this bound is not above the previous one' });
@@ -402,6 +421,12 @@ export function computeTiered(
       : `Won by ${rep} in ${period} before this deal, ${money(prior)}; this deal adds ${money(amountCents)}, reaching ${money(prior + amountCents)}.`,
   ];
   if (isBeyondNumberRange(prior + amountCents) || isBeyondNumberRange(periodTotal)) explanation.push(BEYOND_RANGE);
+  for (const band of rules.bands) {
+    if (band.collapsed_to_cents === undefined) continue;
+    explanation.push(
+      `Band ${band.position} ends at ${formatPercent(band.up_to_pct ?? 0)} of quota ${money(BigInt(quotaCents ?? 0))}, which rounds to ${money(band.collapsed_to_cents)}, not above the band before it (${money(band.from_cents)}): the band is empty and takes nothing, and amounts from ${money(band.from_cents)} belong to the next band.`,
+    );
+  }
   const addends: ExactCents[] = [];
   const addBand = (band: Band, slice: bigint, takes: string) => {
     const amount = exactRate(slice, band.rate_bps);
