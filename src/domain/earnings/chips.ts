@@ -56,7 +56,14 @@ export interface ChipCaps {
 
 export type ChipRules =
   | { kind: 'commission'; rate_bps: bigint; base_field: string; caps: ChipCaps }
-  | { kind: 'tiered_commission'; mode: 'marginal' | 'retroactive'; bands: Band[]; caps: ChipCaps }
+  | {
+      kind: 'tiered_commission';
+      mode: 'marginal' | 'retroactive';
+      /** What climbs the bands: the rep's running total of the period, or each deal's own amount from zero. */
+      basis: 'cumulative' | 'per_deal';
+      bands: Band[];
+      caps: ChipCaps;
+    }
   | { kind: 'flat'; amount_cents: bigint; caps: ChipCaps }
   | { kind: 'attainment_bonus'; threshold_pct: number; amount_cents: bigint }
   | { kind: 'override'; rate_bps: bigint; depth: number; caps: ChipCaps };
@@ -139,13 +146,20 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
       break;
     }
     case 'tiered_commission': {
-      const { mode, tiers } = params;
+      const { mode, tiers, basis = 'cumulative' } = params;
       if (mode !== 'marginal' && mode !== 'retroactive') {
         problems.push({ path: `${path}.mode`, message: 'must be marginal or retroactive' });
       }
+      if (basis !== 'cumulative' && basis !== 'per_deal') {
+        problems.push({ path: `${path}.basis`, message: 'must be cumulative or per_deal' });
+      }
       const bands = readBands(tiers, plan, `${path}.tiers`, problems, needsQuota);
-      if ((mode === 'marginal' || mode === 'retroactive') && bands) {
-        rules = { kind: 'tiered_commission', mode, bands, caps };
+      if (
+        (mode === 'marginal' || mode === 'retroactive') &&
+        (basis === 'cumulative' || basis === 'per_deal') &&
+        bands
+      ) {
+        rules = { kind: 'tiered_commission', mode, basis, bands, caps };
       }
       break;
     }
@@ -401,24 +415,32 @@ export function computeTiered(
   decimals = 2,
 ): Computation {
   const money = (cents: bigint) => formatMoney(cents, decimals);
-  const { prior_cents: prior, period_cents: periodTotal, rep_external_id: rep, period_id: period } = cumulative;
+  const perDeal = rules.basis === 'per_deal';
+  // Per deal, the deal climbs the bands from zero on its own amount, whatever else the rep won in the period.
+  const prior = perDeal ? 0n : cumulative.prior_cents;
+  const periodTotal = perDeal ? amountCents : cumulative.period_cents;
+  const { rep_external_id: rep, period_id: period } = cumulative;
   const original = conversion ? BigInt(conversion.step.original_cents) : amountCents;
   const steps: TraceStep[] = [
     { type: 'base', field: 'amount_cents', amount_cents: centsAsNumber(credit?.whole_cents ?? original) },
     ...(credit ? [credit.step] : []),
     ...(conversion ? [conversion.step] : []),
-    {
+  ];
+  if (!perDeal) {
+    steps.push({
       type: 'cumulative',
       prior_won_cents: runningTotalOnWire(prior),
       period_won_cents: runningTotalOnWire(periodTotal),
-    },
-  ];
+    });
+  }
   const explanation = [
     ...(credit?.explanation ?? []),
     ...(conversion ? [conversion.sentence] : []),
-    cumulative.projected
-      ? `Won by ${rep} in ${period} so far, ${money(prior)}; counting this open deal as won next adds ${money(amountCents)}, reaching ${money(prior + amountCents)}.`
-      : `Won by ${rep} in ${period} before this deal, ${money(prior)}; this deal adds ${money(amountCents)}, reaching ${money(prior + amountCents)}.`,
+    perDeal
+      ? `Per deal: this deal climbs the bands from zero on its own amount, ${money(amountCents)}; the rep's other deals do not count.`
+      : cumulative.projected
+        ? `Won by ${rep} in ${period} so far, ${money(prior)}; counting this open deal as won next adds ${money(amountCents)}, reaching ${money(prior + amountCents)}.`
+        : `Won by ${rep} in ${period} before this deal, ${money(prior)}; this deal adds ${money(amountCents)}, reaching ${money(prior + amountCents)}.`,
   ];
   if (isBeyondNumberRange(prior + amountCents) || isBeyondNumberRange(periodTotal)) explanation.push(BEYOND_RANGE);
   for (const band of rules.bands) {
@@ -457,7 +479,9 @@ export function computeTiered(
     const reached = rules.bands.find((band) => bandContains(band, periodTotal)) ?? rules.bands[0];
     if (reached) {
       explanation.push(
-        `Retroactive: ${cumulative.projected ? 'with this deal, the period would reach' : 'the period reached'} ${money(periodTotal)}, in band ${reached.position}, so every deal of the period earns its rate.`,
+        perDeal
+          ? `The whole deal at one rate: its amount, ${money(periodTotal)}, is in band ${reached.position}.`
+          : `Retroactive: ${cumulative.projected ? 'with this deal, the period would reach' : 'the period reached'} ${money(periodTotal)}, in band ${reached.position}, so every deal of the period earns its rate.`,
       );
       addBand(reached, amountCents, 'the whole deal, ');
     }

@@ -74,7 +74,7 @@ export function describeChip(chip: ChipDefinition): string {
     }
     case 'tiered_commission': {
       const tiers = chip.params.tiers.map((tier, index, all) => describeTier(tier, index, all)).join('; ');
-      return `Tiered commission (${chip.params.mode}): ${tiers}`;
+      return `Tiered commission (${chip.params.mode}${chip.params.basis === 'per_deal' ? ', per deal' : ''}): ${tiers}`;
     }
     case 'flat':
       return `Flat amount: ${money(chip.params.amount_cents)} per deal`;

@@ -188,6 +188,17 @@ function chipSection(chip: ChipDefinition, quota: number | null, money: (cents: 
         pays: `${percentOfBps(chip.params.rate_bps)} of the credited amounts of the deals won by ${chip.params.depth === 1 ? 'your direct reports' : `the people who report to you, down to ${chip.params.depth} levels`}, as the hierarchy stands on each deal's date.`,
       };
     case 'tiered_commission':
+      if (chip.params.basis === 'per_deal') {
+        return {
+          ...section,
+          pays: 'A rate by band of each won deal’s own amount: every deal climbs the bands from zero, whatever else you won in the period.',
+          tiers: tierRows(chip.params.tiers, quota, money),
+          tier_mode:
+            chip.params.mode === 'marginal'
+              ? 'Marginal, per deal: each part of the deal’s amount is paid at the rate of the band it falls in.'
+              : 'Whole deal, per deal: the deal’s whole amount is paid at the rate of the band its amount reaches.',
+        };
+      }
       return {
         ...section,
         pays: `A rate by band of your running total of won deals in the period.`,
