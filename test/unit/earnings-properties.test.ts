@@ -134,7 +134,10 @@ const perDealPlan: EnginePlanVersion = plan({
   ],
 });
 
-const plans = fc.constantFrom(plan(), retroactivePlan, cappedPlan, datedPlan, rampedPlan, perDealPlan);
+// A quota of 0, read as 0% attainment: the accelerator's first band takes everything, the bonus is never reached.
+const zeroQuotaPlan: EnginePlanVersion = plan({ plan_key: 'zero-quota', quota_cents: 0 });
+
+const plans = fc.constantFrom(plan(), retroactivePlan, cappedPlan, datedPlan, rampedPlan, perDealPlan, zeroQuotaPlan);
 
 function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {
   return fc

@@ -44,6 +44,11 @@ export interface Band {
    * belongs to the next band that is not empty.
    */
   collapsed_to_cents?: bigint;
+  /**
+   * Bands in percent of a quota of 0: attainment is read as 0%, no bound in percent of quota is ever passed, so the
+   * first band is the only one and takes every amount.
+   */
+  zero_quota?: true;
 }
 
 /** A deal-level chip's caps: per rep and period, and per deal; null when not set. */
@@ -82,8 +87,8 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
   // Typed by the plan module, but read back from a JSON column: every member is checked here again.
   const params: Record<string, unknown> = { ...chip.params };
   const needsQuota = (where: string, what: string) => {
-    if (!isWholeCents(plan.quota_cents, 1)) {
-      problems.push({ path: where, message: `${what} needs the plan's quota_cents, a positive number of cents` });
+    if (!isWholeCents(plan.quota_cents, 0)) {
+      problems.push({ path: where, message: `${what} needs the plan's quota_cents, a number of cents ≥ 0` });
     }
   };
   let rules: ChipRules | null = null;
@@ -218,7 +223,7 @@ function readBands(
         typeof up_to_pct === 'number' &&
         Number.isFinite(up_to_pct) &&
         up_to_pct > 0 &&
-        isWholeCents(plan.quota_cents, 1)
+        isWholeCents(plan.quota_cents, 0)
       ) {
         // A percentage of quota can fall between two cents; the bound is that amount rounded half away
         // from zero, and the trace shows the bound in cents so the sum can be redone from it.
@@ -260,7 +265,21 @@ function readBands(
       from = to;
     }
   });
-  return problems.length === before ? bands : null;
+  if (problems.length !== before) return null;
+  const first = bands[0];
+  if (plan.quota_cents === 0 && first?.up_to_pct != null) {
+    return [
+      {
+        position: 1,
+        from_cents: 0n,
+        to_cents: null,
+        rate_bps: first.rate_bps,
+        up_to_pct: first.up_to_pct,
+        zero_quota: true,
+      },
+    ];
+  }
+  return bands;
 }
 
 /** The plan's cap per rep and period over all chips; null when it has none. */
@@ -443,6 +462,11 @@ export function computeTiered(
         : `Won by ${rep} in ${period} before this deal, ${money(prior)}; this deal adds ${money(amountCents)}, reaching ${money(prior + amountCents)}.`,
   ];
   if (isBeyondNumberRange(prior + amountCents) || isBeyondNumberRange(periodTotal)) explanation.push(BEYOND_RANGE);
+  if (rules.bands[0]?.zero_quota) {
+    explanation.push(
+      'The quota is 0.00, read as 0% attainment: no bound in percent of quota is ever passed, so band 1 is the only band and takes the whole amount.',
+    );
+  }
   for (const band of rules.bands) {
     if (band.collapsed_to_cents === undefined) continue;
     explanation.push(
@@ -500,7 +524,9 @@ export function computeAttainmentBonus(
 ): Computation {
   const pct = fractionOfDecimal(rules.threshold_pct);
   // attained ≥ quota × pct / 100, kept in integers: attained × 100 × denominator ≥ quota × numerator.
-  const reached = attainedCents * 100n * pct.denominator >= quotaCents * pct.numerator;
+  // A quota of 0 is read as 0% attainment, which reaches only a threshold of 0%.
+  const reached =
+    quotaCents === 0n ? pct.numerator === 0n : attainedCents * 100n * pct.denominator >= quotaCents * pct.numerator;
   const threshold = formatPercent(rules.threshold_pct);
   const steps: TraceStep[] = [
     {
@@ -512,7 +538,7 @@ export function computeAttainmentBonus(
     },
   ];
   const explanation = [
-    `Won by ${repExternalId} in ${periodId}, ${formatMoney(attainedCents, decimals)}, which is ${formatRatioAsPercent(attainedCents, quotaCents)} of quota ${formatMoney(quotaCents, decimals)}; the threshold of ${threshold} is ${reached ? 'reached' : 'not reached'}.`,
+    `Won by ${repExternalId} in ${periodId}, ${formatMoney(attainedCents, decimals)}, which is ${formatRatioAsPercent(attainedCents, quotaCents)} of quota ${formatMoney(quotaCents, decimals)}${quotaCents === 0n ? ' (a quota of 0 is read as 0% attainment)' : ''}; the threshold of ${threshold} is ${reached ? 'reached' : 'not reached'}.`,
   ];
   if (isBeyondNumberRange(attainedCents)) explanation.push(BEYOND_RANGE);
   if (!reached) return { exact: 0n, steps, explanation: [...explanation, 'So there is no bonus.'] };

@@ -163,6 +163,14 @@ function chipSection(chip: ChipDefinition, quota: number | null, money: (cents: 
       limits.push(`At least ${money(chip.params.floor_cents)} in a period where it pays on a won deal.`);
     }
   }
+  const readsQuota =
+    chip.kind === 'attainment_bonus' ||
+    (chip.kind === 'tiered_commission' && chip.params.tiers.some((tier) => 'up_to_pct' in tier));
+  if (quota === 0 && readsQuota) {
+    limits.push(
+      'Your quota is 0, read as 0% attainment: no band in percent of quota is passed, and only a threshold of 0% is reached.',
+    );
+  }
   const section = {
     key: chip.key,
     name: chip.name,
