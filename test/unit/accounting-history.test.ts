@@ -379,3 +379,123 @@ function scheduleOfRates(rows: LedgerRowForBooks[], rates: RateForBooks[]) {
   assert.ok(schedule);
   return schedule;
 }
+
+describe('deal events received before the line was capitalised', () => {
+  const june = {
+    deal_close_date: '2026-06-12',
+    deal_custom: {},
+    amount_minor: 360_000,
+    period_id: '2026-06',
+    period_ends_on: '2026-06-30',
+    period_locked_at: '2026-07-15T09:00:00.000Z',
+    status_changed_at: '2026-07-15T09:00:00.000Z',
+  };
+  const churned = (id: string, at: string, old: unknown, next: unknown) => change(id, at, 'custom.churned', old, next);
+  const churnPolicy = [
+    {
+      number: 1,
+      policy: accountingPolicy({ impairment: { churn_field: 'custom.churned' } }),
+      created_at: '2025-12-01T00:00:00.000Z',
+    },
+  ];
+  function churnSchedule(changes: DealChangeForBooks[], rows = [row(june)]) {
+    const [asset] = booksFromLedger(rows, changes, churnPolicy, []).assets;
+    assert.ok(asset);
+    const schedule = buildSchedule(asset.input, asset.policy, []);
+    assert.ok(schedule);
+    return schedule;
+  }
+
+  test('a churn dated after the capitalisation month but received before the late lock impairs in its month', () => {
+    const schedule = churnSchedule([churned('de_1', '2026-07-10T00:00:00.000Z', null, true)]);
+    assert.deepEqual(
+      schedule.months.map((month) => [
+        month.month,
+        month.amortisation_minor,
+        month.impairment_minor,
+        month.closing_minor,
+      ]),
+      [
+        ['2026-06', 10_000, 0, 350_000],
+        ['2026-07', 0, 350_000, 0],
+      ],
+    );
+  });
+
+  test('a churn received before the lock impairs as the same churn received after it does', () => {
+    const before = churnSchedule([churned('de_1', '2026-07-10T00:00:00.000Z', null, true)]);
+    const after = churnSchedule([
+      { ...churned('de_1', '2026-07-10T00:00:00.000Z', null, true), created_at: '2026-07-20T00:00:00.000Z' },
+    ]);
+    assert.deepEqual(
+      before.months.map((month) => [month.month, month.impairment_minor]),
+      after.months.map((month) => [month.month, month.impairment_minor]),
+    );
+  });
+
+  test('a churn undone before the lock does not impair', () => {
+    const schedule = churnSchedule([
+      churned('de_1', '2026-07-01T00:00:00.000Z', null, true),
+      churned('de_2', '2026-07-05T00:00:00.000Z', true, false),
+    ]);
+    assert.equal(
+      schedule.months.reduce((sum, month) => sum + month.impairment_minor, 0),
+      0,
+    );
+    assert.equal(schedule.treatment, 'capitalised');
+  });
+
+  test('a contract churned within the month its commission is capitalised leaves no asset: it is expensed', () => {
+    for (const period of [
+      { period_id: '2026-06', period_ends_on: '2026-06-30' },
+      { period_id: '2026-Q2', period_ends_on: '2026-06-30' },
+    ]) {
+      const schedule = churnSchedule(
+        [churned('de_1', '2026-06-25T00:00:00.000Z', null, true)],
+        [row({ ...june, ...period, deal_close_date: '2026-06-10' })],
+      );
+      assert.equal(schedule.treatment, 'expensed');
+      assert.deepEqual(
+        schedule.months.map((month) => [
+          month.month,
+          month.additions_minor,
+          month.expensed_minor,
+          month.impairment_minor,
+          month.closing_minor,
+        ]),
+        [['2026-06', 0, 360_000, 0, 0]],
+      );
+      assert.match(schedule.months[0]?.trace.join(' ') ?? '', /no longer exists.*ASC 340-40-35-3/);
+    }
+  });
+
+  test('a deal created with its term set has that term from the start: a 6-month contract is expensed at once', () => {
+    const created: DealChangeForBooks = {
+      id: 'de_0',
+      deal_id: 'deal_1',
+      changes: [
+        { field: 'amount_cents', old: null, new: 3_600_000 },
+        { field: 'custom.contract_months', old: null, new: 6 },
+        { field: 'status', old: null, new: 'won' },
+      ],
+      occurred_at: null,
+      created_at: '2026-07-03T00:00:00.000Z',
+    };
+    const schedule = churnSchedule([created], [row({ ...june, deal_custom: { contract_months: 6 } })]);
+    assert.equal(schedule.contract_months, 6);
+    assert.equal(schedule.treatment, 'expensed');
+    assert.deepEqual(
+      schedule.months.map((month) => [month.month, month.expensed_minor, month.amortisation_minor]),
+      [['2026-06', 360_000, 0]],
+    );
+  });
+
+  test('a term change of an earlier month moved to the first amount is not called a closed month when none is', () => {
+    const schedule = churnSchedule(
+      [change('de_1', '2026-05-10T00:00:00.000Z', 'custom.contract_months', 24, 30)],
+      [row({ ...june, period_id: '2026-Q2', deal_custom: { contract_months: 30 } })],
+    );
+    assert.equal(schedule.contract_months, 30);
+    assert.doesNotMatch(schedule.months[0]?.trace.join(' ') ?? '', /closed month/);
+  });
+});

@@ -577,3 +577,52 @@ describe('plans the engine cannot evaluate', () => {
     assert.deepEqual(checkPlanForEngine(plan()), []);
   });
 });
+
+describe('tier bands of a tiny quota', () => {
+  const bands = [
+    { up_to_pct: 100, rate_bps: 500 },
+    { up_to_pct: 120, rate_bps: 700 },
+    { up_to_pct: 150, rate_bps: 800 },
+    { up_to_pct: null, rate_bps: 1000 },
+  ];
+  const big = deal(1, { amount_cents: 1_000_000, close_date: '2026-04-10', won_at: '2026-04-10T12:00:00.000Z' });
+  const withRepQuota = (mode: 'marginal' | 'retroactive', quotaCents: number) => {
+    const evaluation = evaluateLines({
+      plan: plan({ chips: [tiered(mode, bands)] }),
+      rep,
+      deals: [big],
+      periods: [],
+      today: '2026-04-25',
+      quotas: { start_date: null, entries: [{ from: '2026-01-01', quota_cents: quotaCents }] },
+    });
+    assertTargetTracesValid(evaluation.targets);
+    assert.deepEqual(evaluation.problems, []);
+    return lineOf(evaluation, big);
+  };
+
+  test('a band whose bound rounds onto the previous one is empty: the line is still there, and says so', () => {
+    // Quota 2.00: bounds 2.00, 2.40, 3.00; 10 + 2.8 + 4.8 + 99,970 cents = 99,987.6, rounded to 999.88.
+    assert.equal(withRepQuota('marginal', 200).earned_cents, 99_988);
+    // Quota 0.01: 100% → 1 cent, 120% → 1.2, rounded to 1 cent (band 2 is empty), 150% → 1.5, rounded to 2 cents.
+    const line = withRepQuota('marginal', 1);
+    assert.deepEqual(
+      stepsOf(line, 'tier').map((step) => [step.band, step.from_cents, step.to_cents, step.slice_cents]),
+      [
+        [1, 0, 1, 1],
+        [3, 1, 2, 1],
+        [4, 2, null, 999_998],
+      ],
+    );
+    assert.equal(line.earned_cents, 100_000, '0.05 + 0.08 + 99,999.8 cents = 99,999.93, rounded to 1,000.00');
+    assert.ok(
+      line.trace.explanation.includes(
+        'Band 2 ends at 120% of quota 0.01, which rounds to 0.01, not above the band before it (0.01): the band is empty and takes nothing, and amounts from 0.01 belong to the next band.',
+      ),
+    );
+    assert.equal(withRepQuota('retroactive', 1).earned_cents, 100_000);
+  });
+
+  test('bands in percent of a plan quota that collapse are not a problem of the plan', () => {
+    assert.deepEqual(checkPlanForEngine(plan({ quota_cents: 1, chips: [tiered('marginal', bands)] })), []);
+  });
+});

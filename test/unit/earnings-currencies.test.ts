@@ -330,7 +330,14 @@ describe('properties', () => {
             if (row.amount_cents === 0)
               assert.equal(row.pricing, 'missing_exchange_rate', 'only unpriced rows carry 0');
           }
-          if (target.pricing === 'missing_exchange_rate') {
+          if (target.pricing === 'missing_exchange_rate' && target.trace.deal?.status === 'open') {
+            // Only the forecast is unknown: a row of 0 shows it (live, or frozen by a lock with no forecast since), and
+            // the earning is what an open deal earns, nothing.
+            assert.ok(projected.length <= 1);
+            assert.ok(projected.every((row) => row.amount_cents === 0 && row.pricing === 'missing_exchange_rate'));
+            assert.ok(rows.some((row) => row.pricing === 'missing_exchange_rate'));
+            assert.equal(lockedSum + (pending[0]?.amount_cents ?? 0), target.earned_cents, 'E = L + pending');
+          } else if (target.pricing === 'missing_exchange_rate') {
             // Its row of 0 is live, or frozen by a lock with nothing after it.
             const newest = rows.at(-1);
             assert.deepEqual([newest?.amount_cents, newest?.pricing], [0, 'missing_exchange_rate']);
@@ -399,5 +406,40 @@ describe('an override on a EUR deal of a report, on a USD plan', () => {
     world.money = { default_currency: 'USD', rates: [rate('EUR', 'USD', '2026-04-01', '1.08')] };
     world.ledger.apply(world.everyTarget([]));
     assert.equal(overrideRow(world)?.amount_cents, 66_667);
+  });
+});
+
+describe('an open deal no rate converts', () => {
+  test('keeps the clawback of what it earned when won: an open deal earns nothing, priced or not', () => {
+    const world = new EarningsWorld(usdPlan, [rep], '2026-05-05');
+    world.money = { default_currency: 'USD', rates: [rate('EUR', 'USD', '2026-04-01', '1.08')] };
+    const won = deal(1, { currency: 'EUR', amount_cents: 100_000, close_date: '2026-04-20' });
+    world.change(won);
+    const lineKey = world.ledger.live()[0]?.line_key as string;
+    world.ledger.lock('2026-04');
+    const reopened = { ...won, status: 'open' as const, stage: 'proposal', won_at: null };
+    world.change(reopened);
+    const clawedBack = (rows: StoredRow[]) =>
+      standing(rows)
+        .filter((row) => row.status !== 'projected')
+        .map((row) => [row.status, row.amount_cents, row.period_id]);
+    assert.deepEqual(clawedBack(world.ledger.rowsOf(lineKey)), [
+      ['approved', 10_800, '2026-04'],
+      ['pending', -10_800, '2026-05'],
+    ]);
+    // Its close date moves to a day before any rate: the forecast is unpriced, the clawback stands (booked in the
+    // line's period, March, open).
+    world.change({ ...reopened, close_date: '2026-03-20' });
+    const rows = world.ledger.rowsOf(lineKey);
+    assert.deepEqual(clawedBack(rows), [
+      ['approved', 10_800, '2026-04'],
+      ['pending', -10_800, '2026-03'],
+    ]);
+    const forecast = standing(rows).find((row) => row.status === 'projected');
+    assert.deepEqual([forecast?.amount_cents, forecast?.pricing], [0, 'missing_exchange_rate']);
+    const net = standing(rows)
+      .filter((row) => row.status !== 'projected')
+      .reduce((sum, row) => sum + row.amount_cents, 0);
+    assert.equal(net, 0);
   });
 });

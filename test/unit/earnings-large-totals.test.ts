@@ -48,6 +48,7 @@ describe('running totals past 2^53 - 1', () => {
       cumulative(BEYOND, amount),
       {
         kind: 'tiered_commission',
+        basis: 'cumulative',
         mode: 'marginal',
         bands,
         caps: { period_cents: null, deal_cents: null, floor_cents: null },
@@ -69,6 +70,7 @@ describe('running totals past 2^53 - 1', () => {
       cumulative(BEYOND, 100n),
       {
         kind: 'tiered_commission',
+        basis: 'cumulative',
         mode: 'retroactive',
         bands,
         caps: { period_cents: null, deal_cents: null, floor_cents: null },

@@ -94,7 +94,50 @@ const datedPlan: EnginePlanVersion = plan({
 // A ramp from the reps' start dates, over the worked example's accelerator in percent of quota and its bonus.
 const rampedPlan: EnginePlanVersion = plan({ plan_key: 'ramped', ramp: [25, 50, 75] });
 
-const plans = fc.constantFrom(plan(), retroactivePlan, cappedPlan, datedPlan, rampedPlan);
+// Tiers per deal (each deal climbs the bands from zero), marginal in percent of quota and whole-deal in cents, beside
+// the worked example's cumulative accelerator.
+const perDealPlan: EnginePlanVersion = plan({
+  plan_key: 'per-deal',
+  quota_cents: 5_000_000,
+  chips: [
+    ...(workedExampleChips.slice(1, 2) as EngineChip[]),
+    chip(9, {
+      key: 'per-deal-steps',
+      name: 'Steps per deal',
+      kind: 'tiered_commission',
+      when: null,
+      params: {
+        mode: 'marginal',
+        basis: 'per_deal',
+        tiers: [
+          { up_to_pct: 20, rate_bps: 100 },
+          { up_to_pct: 60, rate_bps: 200 },
+          { up_to_pct: null, rate_bps: 500 },
+        ],
+      },
+    }),
+    chip(10, {
+      key: 'per-deal-rate',
+      name: 'One rate per deal by its size',
+      kind: 'tiered_commission',
+      when: { field: 'custom.region', op: 'ne', value: 'APAC' },
+      params: {
+        mode: 'retroactive',
+        basis: 'per_deal',
+        tiers: [
+          { up_to_cents: 3_000_000, rate_bps: 300 },
+          { up_to_cents: null, rate_bps: 700 },
+        ],
+        deal_cap_cents: 400_000,
+      },
+    }),
+  ],
+});
+
+// A quota of 0, read as 0% attainment: the accelerator's first band takes everything, the bonus is never reached.
+const zeroQuotaPlan: EnginePlanVersion = plan({ plan_key: 'zero-quota', quota_cents: 0 });
+
+const plans = fc.constantFrom(plan(), retroactivePlan, cappedPlan, datedPlan, rampedPlan, perDealPlan, zeroQuotaPlan);
 
 function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {
   return fc

@@ -73,7 +73,36 @@ const periodCapPlan: EnginePlanVersion = plan({
   ],
 });
 
-const plans = fc.constantFrom(plan(), retroactivePlan, dealCapPlan, periodCapPlan, plan({ ramp: [25, 50, 75] }));
+// Tiers per deal beside the cumulative accelerator: the running totals decide nothing of a per-deal line.
+const perDealPlan: EnginePlanVersion = plan({
+  plan_key: 'per-deal',
+  chips: [
+    ...workedExampleChips,
+    chip(9, {
+      key: 'per-deal-steps',
+      name: 'Steps per deal',
+      kind: 'tiered_commission',
+      when: null,
+      params: {
+        mode: 'marginal',
+        basis: 'per_deal',
+        tiers: [
+          { up_to_pct: 30, rate_bps: 100 },
+          { up_to_pct: null, rate_bps: 400 },
+        ],
+      },
+    }),
+  ],
+});
+
+const plans = fc.constantFrom(
+  plan(),
+  retroactivePlan,
+  dealCapPlan,
+  periodCapPlan,
+  plan({ ramp: [25, 50, 75] }),
+  perDealPlan,
+);
 
 // The rep's own quotas: none, a quota table (the plan's again from May), a start date the ramp counts from, or both.
 const repQuotas = fc.constantFrom<RepQuotas | undefined>(

@@ -134,6 +134,50 @@ describe('the document of a plan version', () => {
     ]);
   });
 
+  test('tiers per deal say that every deal climbs the bands from zero, and the example pays each deal so', () => {
+    const perDeal = plan(`
+key: steps
+name: Steps per deal
+period: quarterly
+assignees: all
+chips:
+  - key: steps
+    name: Steps
+    kind: tiered_commission
+    mode: marginal
+    basis: per_deal
+    tiers:
+      - { up_to_cents: 100000, rate_bps: 100 }
+      - { up_to_cents: 300000, rate_bps: 200 }
+      - { up_to_cents: 800000, rate_bps: 300 }
+      - { up_to_cents: null, rate_bps: 500 }
+`);
+    const document = planDocument(input(perDeal));
+    assert.deepEqual(
+      [document.chips[0]?.pays, document.chips[0]?.tier_mode],
+      [
+        'A rate by band of each won deal’s own amount: every deal climbs the bands from zero, whatever else you won in the period.',
+        'Marginal, per deal: each part of the deal’s amount is paid at the rate of the band it falls in.',
+      ],
+    );
+    const period = document.examples.find((example) => example.key === 'period');
+    assert.ok(period && period.lines.length > 1);
+    for (const line of period.lines) {
+      const sample = period.deals.find((each) => each.external_id === line.deal_external_id);
+      assert.ok(sample);
+      // Each deal on its own: 1% to 1,000.00, 2% to 3,000.00, 3% to 8,000.00, 5% above, rounded once.
+      const amount: number = sample.amount_cents;
+      const slices: Array<[number, number]> = [
+        [Math.min(amount, 100_000), 100],
+        [Math.max(0, Math.min(amount, 300_000) - 100_000), 200],
+        [Math.max(0, Math.min(amount, 800_000) - 300_000), 300],
+        [Math.max(0, amount - 800_000), 500],
+      ];
+      const exact = slices.reduce((sum, [slice, bps]) => sum + (slice * bps) / 10_000, 0);
+      assert.equal(line.amount_cents, Math.round(exact));
+    }
+  });
+
   test('the period example walks past every band and threshold, in the period the version was applied', () => {
     const document = planDocument(input(plan(CORE)));
     const period = document.examples.find((example) => example.key === 'period');

@@ -516,7 +516,7 @@ describe('plan files: chips', () => {
     );
   });
 
-  test('percent bands and attainment bonuses need a quota above zero', () => {
+  test('percent bands and attainment bonuses need a quota; a quota of 0 is one (read as 0% attainment)', () => {
     assertProblems(
       withChange((document) => {
         delete document.quota_cents;
@@ -526,13 +526,9 @@ describe('plan files: chips', () => {
         ['chips[3].threshold_pct', /threshold_pct is a percentage of quota: set quota_cents/],
       ],
     );
-    assertProblems(
-      withChange((document) => Object.assign(document, { quota_cents: 0 })),
-      [
-        ['chips[1].tiers', /quota_cents is 0/],
-        ['chips[3].threshold_pct', /quota_cents is 0/],
-      ],
-    );
+    const zero = validatePlanDocument(withChange((document) => Object.assign(document, { quota_cents: 0 })));
+    assert.ok(zero.ok, JSON.stringify(zero.ok ? null : zero.problems));
+    assert.equal(zero.plan.quota_cents, 0);
   });
 
   test('flat: amount_cents is a non-negative integer', () => {

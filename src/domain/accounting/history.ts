@@ -12,7 +12,9 @@ import type { AssetEvent, AssetInput } from './schedule.ts';
 //   was retired; a clawback or top-up is a row of its own, capitalised when its period locks.
 // - The benefit period starts at the deal's close date as it stood when the line was first capitalised.
 // - The benefit term is the deal's contract field as it stood before its first change, then each change of it.
-// - A deal marked lost or deleted, or whose churn field turns true, after the line was first capitalised impairs it.
+// - A deal marked lost or deleted, or whose churn field turns true, after the line was first capitalised impairs it;
+//   one still so when the line is first capitalised impairs it from the month the contract ended.
+// - The term a deal is created with is its term from the start.
 // - A row in another currency than the book's is converted at the org's rate in force on the last day of its
 //   period, the day it is capitalised (the historical rate at initial recognition), rounded once, half away from
 //   zero, to the book's minor unit; its retirement takes back exactly that converted amount. Quotient learns the
@@ -303,14 +305,19 @@ function termEvents(
     change.changes.filter((member) => member.field === field).map((member) => ({ change, member })),
   );
   const name = field?.slice('custom.'.length) ?? '';
-  const initial = own[0] ? own[0].member.old : head.deal_custom?.[name];
+  // The value a deal is created with is its value from the start, not a change in the month the event arrived.
+  const created = own[0] !== undefined && createsDeal(own[0].change) ? own[0] : undefined;
+  const changed = created ? own.slice(1) : own;
+  const initial = created ? created.member.new : own[0] ? own[0].member.old : head.deal_custom?.[name];
   return [
     {
       ...BEFORE_EVERYTHING,
-      source: 'the deal as it stood at its first contract change (or now)',
+      source: created
+        ? `the deal as created (deal event ${created.change.id})`
+        : 'the deal as it stood at its first contract change (or now)',
       change: { kind: 'term', contract_months: contractMonthsOf(policy, { [name]: initial }) },
     },
-    ...own.map(({ change, member }) => ({
+    ...changed.map(({ change, member }) => ({
       effective_month: monthOf(change.occurred_at ?? change.created_at),
       recorded_at: change.created_at,
       source: `deal event ${change.id}`,
@@ -319,31 +326,54 @@ function termEvents(
   ];
 }
 
+/** The event that created the deal: its status changed from none. */
+function createsDeal(change: DealChangeForBooks): boolean {
+  return change.changes.some((member) => member.field === 'status' && member.old === null);
+}
+
+/**
+ * The deal events that end the contract: marked lost or deleted, or the churn field turned true. One learnt after
+ * the line was first capitalised impairs it. Of those learnt before, only the state at the capitalisation counts:
+ * a deal that ended and came back before it does not impair, and one still ended then impairs from the month it
+ * ended (a contract that ended by the month of its first amount leaves no asset: the schedule expenses it).
+ */
 function impairmentEvents(
   policy: AccountingPolicy,
   changes: readonly DealChangeForBooks[],
   capitalisedAt: string,
 ): AssetEvent[] {
   const churn = policy.impairment.churn_field;
-  return changes
-    .filter((change) => change.created_at > capitalisedAt)
-    .flatMap((change) => {
-      const reason = change.changes
-        .map((member) => {
-          if (member.field === 'status' && (member.new === 'lost' || member.new === 'deleted')) {
-            return `the deal was marked ${member.new}`;
-          }
-          return churn !== null && member.field === churn && member.new === true ? `${churn} turned true` : null;
-        })
-        .find((found) => found !== null);
-      if (!reason) return [];
-      return [
-        {
+  let endedBefore: AssetEvent | null = null;
+  const after: AssetEvent[] = [];
+  for (const change of changes) {
+    const ends = change.changes
+      .map((member) => {
+        if (member.field === 'status' && (member.new === 'lost' || member.new === 'deleted')) {
+          return `the deal was marked ${member.new}`;
+        }
+        return churn !== null && member.field === churn && member.new === true ? `${churn} turned true` : null;
+      })
+      .find((found) => found !== null);
+    const event = ends
+      ? {
           effective_month: monthOf(change.occurred_at ?? change.created_at),
           recorded_at: change.created_at,
           source: `deal event ${change.id}`,
-          change: { kind: 'impair' as const, reason },
-        },
-      ];
-    });
+          change: { kind: 'impair' as const, reason: ends },
+        }
+      : null;
+    if (change.created_at > capitalisedAt) {
+      if (event) after.push(event);
+      continue;
+    }
+    if (event) endedBefore ??= event;
+    else if (endedBefore && change.changes.some((member) => restores(member, churn))) endedBefore = null;
+  }
+  return endedBefore ? [endedBefore, ...after] : after;
+}
+
+/** Whether a change brings an ended contract back: the deal reopened or won again, or the churn field cleared. */
+function restores(member: { field: string; new: unknown }, churn: string | null): boolean {
+  if (member.field === 'status') return member.new !== 'lost' && member.new !== 'deleted';
+  return churn !== null && member.field === churn && member.new !== true;
 }

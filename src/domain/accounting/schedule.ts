@@ -26,7 +26,8 @@ import type { AccountingPolicy, GlAccounts } from './policy.ts';
 //   a term change (an extension) moves the last month; either re-plans the balance from that month. A balance
 //   a clawback takes below zero reverses that much expense at once.
 // - An impairment (the deal lost or churned after the fact) expenses the whole balance; later changes of an
-//   impaired asset are impaired in the month they land.
+//   impaired asset are impaired in the month they land. A contract that ended by the month of the first amount
+//   leaves no asset (ASC 340-40-35-3): every amount of the line is expensed when incurred.
 
 export interface AccountingClose {
   month: Month;
@@ -129,8 +130,9 @@ export function buildSchedule(
   const first = landed.find((event) => event.change.kind === 'amount' && event.change.amount_minor !== 0);
   if (!first) return null;
   const startMonth = first.month;
-  // Term changes and impairments known before the first amount take effect with it.
-  const events = landed.map((event) => (event.month < startMonth ? { ...event, month: startMonth } : event));
+  // Term changes and impairments known before the first amount take effect with it; `landed` keeps the month each
+  // landed in, so that only a closed month is called one.
+  const events = landed.map((event) => ({ ...event, landed: event.month, month: maxMonth(event.month, startMonth) }));
   const lastEventMonth = events[events.length - 1]?.month ?? startMonth;
   const money = (amount: bigint) => formatMinorUnits(amount, policy.currency);
   const renewal = policy.benefit_period.anticipated_renewal_months;
@@ -155,6 +157,7 @@ export function buildSchedule(
     let additions = 0n;
     let replan = false;
     let impairNow = false;
+    let endedBy: string | null = null;
     for (const event of own) {
       const change = event.change;
       if (change.kind === 'amount') {
@@ -179,6 +182,8 @@ export function buildSchedule(
           `Contract term ${contractMonths} months (${event.source}${landedLate(event)}): the benefit period ends in ${term.lastMonth}.`,
         );
         replan = true;
+      } else if (month === startMonth) {
+        endedBy ??= `${change.reason} (${event.source}${landedLate(event)})`;
       } else if (!impaired && !expensed) {
         impairNow = true;
         trace.push(`Impairment: ${change.reason} (${event.source}${landedLate(event)}).`);
@@ -187,13 +192,18 @@ export function buildSchedule(
     if (month === startMonth) {
       const benefitMonths = contractMonths + renewal;
       const threshold = policy.practical_expedient_months;
-      expensed = threshold !== null && benefitMonths <= threshold;
-      trace.push(
-        `Benefit period ${contractMonths}${renewal > 0 ? ` + ${renewal} anticipated renewal` : ''} months from ${benefitStart}, ${policy.amortisation.proration} proration: ` +
-          (expensed
-            ? `at most the practical expedient's ${threshold} months, so every amount is expensed when incurred.`
-            : `the amount is capitalised and amortised to ${term.lastMonth}.`),
-      );
+      expensed = endedBy !== null || (threshold !== null && benefitMonths <= threshold);
+      if (endedBy !== null) {
+        trace.push(
+          `The contract no longer exists by ${month}: ${endedBy}. A cost of obtaining a contract that no longer exists is not an asset (${policy.book === 'asc_340_40' ? 'ASC 340-40-35-3' : 'IFRS 15.91'}), so every amount is expensed when incurred.`,
+        );
+      } else
+        trace.push(
+          `Benefit period ${contractMonths}${renewal > 0 ? ` + ${renewal} anticipated renewal` : ''} months from ${benefitStart}, ${policy.amortisation.proration} proration: ` +
+            (expensed
+              ? `at most the practical expedient's ${threshold} months, so every amount is expensed when incurred.`
+              : `the amount is capitalised and amortised to ${term.lastMonth}.`),
+        );
     }
     capitalised += additions;
     if (expensed) {
@@ -263,8 +273,8 @@ export function buildSchedule(
     months,
   };
 
-  function landedLate(event: { effective_month: Month; month: Month }): string {
-    return event.month > event.effective_month ? `, of ${event.effective_month}, a closed month` : '';
+  function landedLate(event: { effective_month: Month; landed: Month }): string {
+    return event.landed > event.effective_month ? `, of ${event.effective_month}, a closed month` : '';
   }
 }
 
@@ -284,6 +294,10 @@ function benefitTerm(start: CalendarDate, months: number, proration: 'monthly' |
   const end = addMonthsToDate(start, months);
   const lastMonth = end.endsWith('-01') ? addMonths(monthOf(end), -1) : monthOf(end);
   return { firstMonth: monthOf(start), lastMonth, weight: (month) => BigInt(daysOfMonthWithin(month, start, end)) };
+}
+
+function maxMonth(a: Month, b: Month): Month {
+  return a > b ? a : b;
 }
 
 function planFrom(month: Month, balance: bigint, term: BenefitTerm, catchUp: boolean): Plan {

@@ -239,6 +239,8 @@ function computeDealChip(
         },
         priced.priced ? decimals.plan : decimals.deal,
       );
+      // A per-deal line depends on its deal alone: no other deal or credit of the period is part of its sum.
+      if (rules.basis === 'per_deal') return computation;
       const named = namingCountedDeals(
         computation,
         countedDealsOfLine(standing?.counted ?? [], deal.id),

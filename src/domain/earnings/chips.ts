@@ -38,6 +38,17 @@ export interface Band {
   rate_bps: bigint;
   /** The band's bound as the plan gave it in percent of quota, for the explanation. */
   up_to_pct: number | null;
+  /**
+   * For a bound in percent of quota that rounds to no more than the previous band's bound (a tiny quota): the cents
+   * it rounds to. Such a band is empty (`to_cents` = `from_cents`): it takes nothing, and what reaches its bound
+   * belongs to the next band that is not empty.
+   */
+  collapsed_to_cents?: bigint;
+  /**
+   * Bands in percent of a quota of 0: attainment is read as 0%, no bound in percent of quota is ever passed, so the
+   * first band is the only one and takes every amount.
+   */
+  zero_quota?: true;
 }
 
 /** A deal-level chip's caps: per rep and period, and per deal; null when not set. */
@@ -50,7 +61,14 @@ export interface ChipCaps {
 
 export type ChipRules =
   | { kind: 'commission'; rate_bps: bigint; base_field: string; caps: ChipCaps }
-  | { kind: 'tiered_commission'; mode: 'marginal' | 'retroactive'; bands: Band[]; caps: ChipCaps }
+  | {
+      kind: 'tiered_commission';
+      mode: 'marginal' | 'retroactive';
+      /** What climbs the bands: the rep's running total of the period, or each deal's own amount from zero. */
+      basis: 'cumulative' | 'per_deal';
+      bands: Band[];
+      caps: ChipCaps;
+    }
   | { kind: 'flat'; amount_cents: bigint; caps: ChipCaps }
   | { kind: 'attainment_bonus'; threshold_pct: number; amount_cents: bigint }
   | { kind: 'override'; rate_bps: bigint; depth: number; caps: ChipCaps };
@@ -69,8 +87,8 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
   // Typed by the plan module, but read back from a JSON column: every member is checked here again.
   const params: Record<string, unknown> = { ...chip.params };
   const needsQuota = (where: string, what: string) => {
-    if (!isWholeCents(plan.quota_cents, 1)) {
-      problems.push({ path: where, message: `${what} needs the plan's quota_cents, a positive number of cents` });
+    if (!isWholeCents(plan.quota_cents, 0)) {
+      problems.push({ path: where, message: `${what} needs the plan's quota_cents, a number of cents ≥ 0` });
     }
   };
   let rules: ChipRules | null = null;
@@ -133,13 +151,20 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
       break;
     }
     case 'tiered_commission': {
-      const { mode, tiers } = params;
+      const { mode, tiers, basis = 'cumulative' } = params;
       if (mode !== 'marginal' && mode !== 'retroactive') {
         problems.push({ path: `${path}.mode`, message: 'must be marginal or retroactive' });
       }
+      if (basis !== 'cumulative' && basis !== 'per_deal') {
+        problems.push({ path: `${path}.basis`, message: 'must be cumulative or per_deal' });
+      }
       const bands = readBands(tiers, plan, `${path}.tiers`, problems, needsQuota);
-      if ((mode === 'marginal' || mode === 'retroactive') && bands) {
-        rules = { kind: 'tiered_commission', mode, bands, caps };
+      if (
+        (mode === 'marginal' || mode === 'retroactive') &&
+        (basis === 'cumulative' || basis === 'per_deal') &&
+        bands
+      ) {
+        rules = { kind: 'tiered_commission', mode, basis, bands, caps };
       }
       break;
     }
@@ -198,7 +223,7 @@ function readBands(
         typeof up_to_pct === 'number' &&
         Number.isFinite(up_to_pct) &&
         up_to_pct > 0 &&
-        isWholeCents(plan.quota_cents, 1)
+        isWholeCents(plan.quota_cents, 0)
       ) {
         // A percentage of quota can fall between two cents; the bound is that amount rounded half away
         // from zero, and the trace shows the bound in cents so the sum can be redone from it.
@@ -212,6 +237,19 @@ function readBands(
         path: `${where}.up_to_cents`,
         message: 'a band other than the last needs up_to_cents > 0 or up_to_pct',
       });
+    }
+    if (to !== null && to <= from && typeof up_to_pct === 'number') {
+      // The plan file's percentages rise (plans/ruleProblems.ts); only the rounding to cents of a small quota
+      // brings a bound down to the previous one, and the band is then empty rather than the chip unusable.
+      bands.push({
+        position: index + 1,
+        from_cents: from,
+        to_cents: from,
+        rate_bps: rate,
+        up_to_pct,
+        collapsed_to_cents: to,
+      });
+      return;
     }
     if (to !== null && to <= from) {
       problems.push({ path: where, message: 'bands must rise: this bound is not above the previous one' });
@@ -227,7 +265,21 @@ function readBands(
       from = to;
     }
   });
-  return problems.length === before ? bands : null;
+  if (problems.length !== before) return null;
+  const first = bands[0];
+  if (plan.quota_cents === 0 && first?.up_to_pct != null) {
+    return [
+      {
+        position: 1,
+        from_cents: 0n,
+        to_cents: null,
+        rate_bps: first.rate_bps,
+        up_to_pct: first.up_to_pct,
+        zero_quota: true,
+      },
+    ];
+  }
+  return bands;
 }
 
 /** The plan's cap per rep and period over all chips; null when it has none. */
@@ -382,26 +434,45 @@ export function computeTiered(
   decimals = 2,
 ): Computation {
   const money = (cents: bigint) => formatMoney(cents, decimals);
-  const { prior_cents: prior, period_cents: periodTotal, rep_external_id: rep, period_id: period } = cumulative;
+  const perDeal = rules.basis === 'per_deal';
+  // Per deal, the deal climbs the bands from zero on its own amount, whatever else the rep won in the period.
+  const prior = perDeal ? 0n : cumulative.prior_cents;
+  const periodTotal = perDeal ? amountCents : cumulative.period_cents;
+  const { rep_external_id: rep, period_id: period } = cumulative;
   const original = conversion ? BigInt(conversion.step.original_cents) : amountCents;
   const steps: TraceStep[] = [
     { type: 'base', field: 'amount_cents', amount_cents: centsAsNumber(credit?.whole_cents ?? original) },
     ...(credit ? [credit.step] : []),
     ...(conversion ? [conversion.step] : []),
-    {
+  ];
+  if (!perDeal) {
+    steps.push({
       type: 'cumulative',
       prior_won_cents: runningTotalOnWire(prior),
       period_won_cents: runningTotalOnWire(periodTotal),
-    },
-  ];
+    });
+  }
   const explanation = [
     ...(credit?.explanation ?? []),
     ...(conversion ? [conversion.sentence] : []),
-    cumulative.projected
-      ? `Won by ${rep} in ${period} so far, ${money(prior)}; counting this open deal as won next adds ${money(amountCents)}, reaching ${money(prior + amountCents)}.`
-      : `Won by ${rep} in ${period} before this deal, ${money(prior)}; this deal adds ${money(amountCents)}, reaching ${money(prior + amountCents)}.`,
+    perDeal
+      ? `Per deal: this deal climbs the bands from zero on its own amount, ${money(amountCents)}; the rep's other deals do not count.`
+      : cumulative.projected
+        ? `Won by ${rep} in ${period} so far, ${money(prior)}; counting this open deal as won next adds ${money(amountCents)}, reaching ${money(prior + amountCents)}.`
+        : `Won by ${rep} in ${period} before this deal, ${money(prior)}; this deal adds ${money(amountCents)}, reaching ${money(prior + amountCents)}.`,
   ];
   if (isBeyondNumberRange(prior + amountCents) || isBeyondNumberRange(periodTotal)) explanation.push(BEYOND_RANGE);
+  if (rules.bands[0]?.zero_quota) {
+    explanation.push(
+      'The quota is 0.00, read as 0% attainment: no bound in percent of quota is ever passed, so band 1 is the only band and takes the whole amount.',
+    );
+  }
+  for (const band of rules.bands) {
+    if (band.collapsed_to_cents === undefined) continue;
+    explanation.push(
+      `Band ${band.position} ends at ${formatPercent(band.up_to_pct ?? 0)} of quota ${money(BigInt(quotaCents ?? 0))}, which rounds to ${money(band.collapsed_to_cents)}, not above the band before it (${money(band.from_cents)}): the band is empty and takes nothing, and amounts from ${money(band.from_cents)} belong to the next band.`,
+    );
+  }
   const addends: ExactCents[] = [];
   const addBand = (band: Band, slice: bigint, takes: string) => {
     const amount = exactRate(slice, band.rate_bps);
@@ -432,7 +503,9 @@ export function computeTiered(
     const reached = rules.bands.find((band) => bandContains(band, periodTotal)) ?? rules.bands[0];
     if (reached) {
       explanation.push(
-        `Retroactive: ${cumulative.projected ? 'with this deal, the period would reach' : 'the period reached'} ${money(periodTotal)}, in band ${reached.position}, so every deal of the period earns its rate.`,
+        perDeal
+          ? `The whole deal at one rate: its amount, ${money(periodTotal)}, is in band ${reached.position}.`
+          : `Retroactive: ${cumulative.projected ? 'with this deal, the period would reach' : 'the period reached'} ${money(periodTotal)}, in band ${reached.position}, so every deal of the period earns its rate.`,
       );
       addBand(reached, amountCents, 'the whole deal, ');
     }
@@ -451,7 +524,9 @@ export function computeAttainmentBonus(
 ): Computation {
   const pct = fractionOfDecimal(rules.threshold_pct);
   // attained ≥ quota × pct / 100, kept in integers: attained × 100 × denominator ≥ quota × numerator.
-  const reached = attainedCents * 100n * pct.denominator >= quotaCents * pct.numerator;
+  // A quota of 0 is read as 0% attainment, which reaches only a threshold of 0%.
+  const reached =
+    quotaCents === 0n ? pct.numerator === 0n : attainedCents * 100n * pct.denominator >= quotaCents * pct.numerator;
   const threshold = formatPercent(rules.threshold_pct);
   const steps: TraceStep[] = [
     {
@@ -463,7 +538,7 @@ export function computeAttainmentBonus(
     },
   ];
   const explanation = [
-    `Won by ${repExternalId} in ${periodId}, ${formatMoney(attainedCents, decimals)}, which is ${formatRatioAsPercent(attainedCents, quotaCents)} of quota ${formatMoney(quotaCents, decimals)}; the threshold of ${threshold} is ${reached ? 'reached' : 'not reached'}.`,
+    `Won by ${repExternalId} in ${periodId}, ${formatMoney(attainedCents, decimals)}, which is ${formatRatioAsPercent(attainedCents, quotaCents)} of quota ${formatMoney(quotaCents, decimals)}${quotaCents === 0n ? ' (a quota of 0 is read as 0% attainment)' : ''}; the threshold of ${threshold} is ${reached ? 'reached' : 'not reached'}.`,
   ];
   if (isBeyondNumberRange(attainedCents)) explanation.push(BEYOND_RANGE);
   if (!reached) return { exact: 0n, steps, explanation: [...explanation, 'So there is no bonus.'] };

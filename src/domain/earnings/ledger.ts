@@ -23,7 +23,9 @@ import type {
 // has no known target. It is not clawed back for that: its live row of the deal's status becomes a row of 0
 // marked `missing_exchange_rate` (E is taken to be L, so a pending row carries E − L = 0), the one kind of row
 // that carries 0, so that statements and the earnings list show the line instead of nothing. When a rate is set
-// the line is evaluated again and that row is superseded by the priced one.
+// the line is evaluated again and that row is superseded by the priced one. Only the amount of the deal's status
+// is unknown: an open deal has earned nothing whatever its price, so the clawback of what it earned when won
+// stands while its forecast is unpriced.
 
 /** An existing earning row of one line. */
 export interface LedgerRow {
@@ -108,14 +110,14 @@ export function reconcileLine(target: LineTarget, rows: readonly LedgerRow[], pe
   const tracks: Track[] = [
     {
       status: 'pending',
-      amount: unpriced ? 0 : target.earned_cents - locked,
+      amount: unpriced && unpricedStatus === 'pending' ? 0 : target.earned_cents - locked,
       period_id: earliestOpenPeriodFrom(target.period_id, periods),
       locked,
       unpriced: unpriced && unpricedStatus === 'pending',
     },
     {
       status: 'projected',
-      amount: unpriced ? 0 : target.projected_cents,
+      amount: unpriced && unpricedStatus === 'projected' ? 0 : target.projected_cents,
       period_id: target.period_id,
       locked: 0,
       unpriced: unpriced && unpricedStatus === 'projected',

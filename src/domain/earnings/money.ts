@@ -168,8 +168,12 @@ export function formatPercent(value: number): string {
   return `${value}%`;
 }
 
-/** part / whole as a percentage with two decimals, rounded half away from zero (for sentences only). */
+/**
+ * part / whole as a percentage with two decimals, rounded half away from zero (for sentences only). A whole of 0 (a
+ * quota of 0) is read as 0%.
+ */
 export function formatRatioAsPercent(part: bigint, whole: bigint): string {
+  if (whole === 0n) return formatRate(0n);
   const hundredthsOfPercent = roundHalfAwayFromZero(part * 10_000n, whole);
   return formatRate(hundredthsOfPercent);
 }

@@ -17,10 +17,13 @@ export function partialCover(
   return cover.covered > 0 && cover.covered < cover.days ? cover : null;
 }
 
-/** A quota prorated by the days of the period a rep's windows cover: rounded half away from zero, at least 1. */
+/**
+ * A quota prorated by the days of the period a rep's windows cover: rounded half away from zero, at least 1; a quota
+ * of 0 stays 0 (0% attainment, not a quota of one cent).
+ */
 export function proratedQuota(quota: bigint, covered: number, days: number): bigint {
   const exact = roundHalfAwayFromZero(quota * BigInt(covered), BigInt(days));
-  return exact > 0n ? exact : 1n;
+  return exact > 0n || quota === 0n ? exact : 1n;
 }
 
 /** Whether a chip's result depends on the quota: an attainment bonus, or tiers in percent of quota. */

@@ -311,7 +311,7 @@ export function evaluateFromStandings(request: {
 
 /**
  * Whether moving a period's won total from `from` to `to` leaves every other line of the chip as it was. A tiered
- * chip: when both totals are in its last band, every further amount earns the one rate, so no deal's amount and no
+ * chip per deal: always. A cumulative tiered chip: when both totals are in its last band, every further amount earns the one rate, so no deal's amount and no
  * open deal's projection moves; otherwise, when no other open deal is projected in the period (`othersOpen` 0;
  * null when unknown), the won deals counted before the changed one keep their amounts in marginal mode, and in
  * retroactive mode while the total stays in its band. An attainment bonus: when it is reached at both, or at neither.
@@ -326,6 +326,8 @@ function movesNoOtherLine(
 ): boolean {
   if (from === to) return true;
   if (rules.kind === 'tiered_commission') {
+    // Per deal, a line climbs the bands on its own deal's amount: the period's total moves none.
+    if (rules.basis === 'per_deal') return true;
     const last = rules.bands.at(-1);
     if (last !== undefined && from >= last.from_cents && to >= last.from_cents) return true;
     if (othersOpen !== 0) return false;

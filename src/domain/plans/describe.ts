@@ -68,7 +68,7 @@ export function describeChip(chip: ChipDefinition, currency: string): string {
     }
     case 'tiered_commission': {
       const tiers = chip.params.tiers.map((tier, index, all) => describeTier(tier, index, all, currency)).join('; ');
-      return `Tiered commission (${chip.params.mode}): ${tiers}`;
+      return `Tiered commission (${chip.params.mode}${chip.params.basis === 'per_deal' ? ', per deal' : ''}): ${tiers}`;
     }
     case 'flat':
       return `Flat amount: ${formatMinorUnits(chip.params.amount_cents, currency)} per deal`;

@@ -71,6 +71,8 @@ export function normaliseChip(chip: {
         when,
         params: {
           mode: p.mode as 'marginal' | 'retroactive',
+          // The default is left out, so that a file that writes it out is the same plan as one that does not.
+          ...(p.basis === 'per_deal' ? { basis: 'per_deal' as const } : {}),
           tiers: (p.tiers as Tier[]).map(normaliseTier),
           ...capsOf(p),
         },

@@ -98,8 +98,8 @@ function assigneeProblems(assignees: unknown[]): PlanFileProblem[] {
 }
 
 function quotaMissing(quota: unknown, why: string): string | undefined {
+  // A quota of 0 is a quota: it is read as 0% attainment.
   if (quota === undefined || quota === null) return `${why}: set quota_cents on the plan`;
-  if (quota === 0) return `${why}, and quota_cents is 0`;
   return undefined;
 }
 

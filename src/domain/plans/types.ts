@@ -49,6 +49,11 @@ export type Tier = { up_to_cents: number | null; rate_bps: number } | { up_to_pc
 
 export interface TieredCommissionParams extends CapParams {
   mode: 'marginal' | 'retroactive';
+  /**
+   * What climbs the bands: absent, the rep's running total of won deals in the period (cumulative, the default,
+   * which a file may also write out); `per_deal`, each deal's own amount from zero.
+   */
+  basis?: 'per_deal';
   /** Strictly increasing bounds; only the last is null. */
   tiers: Tier[];
 }

@@ -163,6 +163,14 @@ function chipSection(chip: ChipDefinition, quota: number | null, money: (cents: 
       limits.push(`At least ${money(chip.params.floor_cents)} in a period where it pays on a won deal.`);
     }
   }
+  const readsQuota =
+    chip.kind === 'attainment_bonus' ||
+    (chip.kind === 'tiered_commission' && chip.params.tiers.some((tier) => 'up_to_pct' in tier));
+  if (quota === 0 && readsQuota) {
+    limits.push(
+      'Your quota is 0, read as 0% attainment: no band in percent of quota is passed, and only a threshold of 0% is reached.',
+    );
+  }
   const section = {
     key: chip.key,
     name: chip.name,
@@ -188,6 +196,17 @@ function chipSection(chip: ChipDefinition, quota: number | null, money: (cents: 
         pays: `${percentOfBps(chip.params.rate_bps)} of the credited amounts of the deals won by ${chip.params.depth === 1 ? 'your direct reports' : `the people who report to you, down to ${chip.params.depth} levels`}, as the hierarchy stands on each deal's date.`,
       };
     case 'tiered_commission':
+      if (chip.params.basis === 'per_deal') {
+        return {
+          ...section,
+          pays: 'A rate by band of each won deal’s own amount: every deal climbs the bands from zero, whatever else you won in the period.',
+          tiers: tierRows(chip.params.tiers, quota, money),
+          tier_mode:
+            chip.params.mode === 'marginal'
+              ? 'Marginal, per deal: each part of the deal’s amount is paid at the rate of the band it falls in.'
+              : 'Whole deal, per deal: the deal’s whole amount is paid at the rate of the band its amount reaches.',
+        };
+      }
       return {
         ...section,
         pays: `A rate by band of your running total of won deals in the period.`,
