@@ -380,7 +380,12 @@ export interface paths {
          *     before the answer (`evaluated`). With `dry_run` every row is checked and classified and nothing
          *     is applied.
          *     Rows that cannot be imported are answered in `refusals` with their line in the file; the others
-         *     are applied. A header without the mapping's columns, or text that is not CSV, is
+         *     are applied. `report` says what the import finds beyond the counts (new reps, rows without an owner or a
+         *     close date, stages read as open, currencies and what stated each, deleted and repeated rows, and the org's
+         *     deals missing from the file, which the upload only reports), each with its line. A file that cannot be read
+         *     right as a whole (an encoding other than UTF-8, dates or amounts whose locale the file does not settle, ids an
+         *     editor shortened to scientific notation, a deal on two rows with different contents) is `400 invalid_body`
+         *     naming the lines, and nothing is applied. A header without the mapping's columns, or text that is not CSV, is
          *     `400 invalid_body` and nothing is applied. The request body is at most 1 MiB (about 7,000 rows
          *     of a typical export): larger files go through the CLI, which streams them.
          */
@@ -1809,10 +1814,11 @@ export interface components {
             text: string;
             /**
              * @description `auto` (the default) recognises a HubSpot or Salesforce export from its header;
-             *     `hubspot` and `salesforce` name the built-in mapping. Ignored when `mapping_file` is given.
+             *     `hubspot`, `salesforce` (a report's labels) and `salesforce-api` (a Data Export's API names) name the
+             *     built-in mapping. Ignored when `mapping_file` is given.
              * @enum {string}
              */
-            mapping?: "auto" | "hubspot" | "salesforce";
+            mapping?: "auto" | "hubspot" | "salesforce" | "salesforce-api";
             /** @description A mapping file's text (YAML), as `quotient import deals --mapping FILE.yaml` reads it. */
             mapping_file?: string;
             /** @description Check and classify every row; apply nothing. */
@@ -1823,7 +1829,7 @@ export interface components {
         /** @description What an import did (or, on a dry run, would do), row by row counted. */
         DealImportSummary: {
             dry_run: boolean;
-            /** @description The mapping used (`hubspot`, `salesforce`, or the mapping file's name). */
+            /** @description The mapping used (`hubspot`, `salesforce`, `salesforce-api`, or the mapping file's name). */
             mapping: string;
             /** @description Rows of the file, the header aside. */
             rows: number;
@@ -1850,6 +1856,7 @@ export interface components {
              */
             evaluated: number;
             seconds: number;
+            report: components["schemas"]["DealImportReport"];
         };
         /** @description A plan file's text. */
         PlanFile: {
@@ -2793,6 +2800,65 @@ export interface components {
          * @enum {string}
          */
         PlanAcceptanceState: "requested" | "accepted";
+        /** @description Lines of the file (the header is line 1); the first 1,000 in `items`, all of them counted in `count`. */
+        DealImportLines: {
+            count: number;
+            items: number[];
+        };
+        /**
+         * @description What the import found in the file beyond the counts, each item with its line in the file (the header is line 1):
+         *     the reps it creates, rows without an owner or a close date, stages read as open, the currencies and what stated
+         *     each, rows the CRM marks deleted (skipped), rows repeated verbatim (applied once), and the org's live deals that
+         *     the file does not have. Lists give their first 1,000 items in `items` and the whole number in `count`.
+         */
+        DealImportReport: {
+            /** @description Owners the org has no rep for; a rep is created for each, named by its first line. */
+            new_reps: {
+                count: number;
+                items: {
+                    external_id: string;
+                    line: number;
+                }[];
+            };
+            rows_without_owner: components["schemas"]["DealImportLines"];
+            rows_without_close_date: components["schemas"]["DealImportLines"];
+            /** @description Stages read as open deals (no won or lost flag in the file says otherwise, and no stage list names them). */
+            open_stages: {
+                stage: string;
+                pipeline?: string;
+                rows: number;
+                /** @description The first line with this stage. */
+                line: number;
+            }[];
+            /** @description The currencies of the rows, and what states each (a column, the amount column's name, the amount, the mapping, the org's default). */
+            currencies: {
+                currency: string;
+                rows: number;
+                stated_by: string[];
+            }[];
+            /** @description Rows the CRM marks deleted or archived (IsDeleted, archived): skipped, never live deals. */
+            deleted_rows: {
+                count: number;
+                items: {
+                    line: number;
+                    external_id: string;
+                }[];
+            };
+            repeated_rows: components["schemas"]["DealImportLines"];
+            /**
+             * @description Live deals of the org that the file does not have (or has as deleted). The console's upload reports them
+             *     (`reported`); `quotient import deals --missing delete` sends each a deletion event instead (`deleted`).
+             */
+            missing_deals: {
+                count: number;
+                items: {
+                    external_id: string;
+                }[];
+                /** @enum {string} */
+                action: "reported" | "deleted";
+                deleted: number;
+            };
+        };
         /**
          * @description Id of an earning row.
          * @example earn_01kpnvmrzqej3v8ht39yyeg4z9

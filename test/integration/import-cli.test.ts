@@ -423,6 +423,19 @@ describe("POST /admin/v1/deal-imports (the console's upload)", () => {
     assert.equal(dry.response.status, 200);
     assert.equal(dry.data?.mapping, 'salesforce');
     assert.equal(dry.data?.new_deals, 280);
+    const report = dry.data?.report;
+    assert.ok(report, 'the dry run reports what the import will do');
+    assert.ok(report.new_reps.count > 0, 'the reps it would create');
+    assert.deepEqual(
+      report.new_reps.items.map((rep) => rep.line),
+      [...report.new_reps.items.map((rep) => rep.line)].sort((a, b) => a - b),
+      'each by its first line, in file order',
+    );
+    assert.equal(
+      report.currencies.reduce((rows, currency) => rows + currency.rows, 0),
+      280,
+    );
+    assert.deepEqual([report.missing_deals.action, report.missing_deals.count], ['reported', 0]);
     assert.deepEqual(await counts(db, org.id), [0, 0, 0]);
 
     const applied = await client.api.POST('/admin/v1/deal-imports', { body: { text, mapping: 'salesforce' } });
