@@ -11,6 +11,7 @@ import { createAdmin } from '../factories/admins.ts';
 import { dealEvent, ingest, postEvent } from '../factories/deals.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { adminClient } from '../helpers/adminClient.ts';
+import { awaitFreshWindow } from '../helpers/clock.ts';
 import { test } from '../helpers/fixtures.ts';
 import { testServices } from '../helpers/services.ts';
 
@@ -193,6 +194,8 @@ describe('error codes', () => {
 
     const limited = await newOrg({ rateLimit: 1 });
     const limitedAuth = { authorization: `Bearer ${limited.rawKey}` };
+    // Both requests in one UTC-minute window: across a boundary the second would open a new window and pass.
+    await awaitFreshWindow();
     assert.equal((await fetch(url('/v1/deals'), { headers: limitedAuth })).status, 200);
     const throttled = await fetch(url('/v1/deals'), { headers: limitedAuth });
     assert.ok(throttled.headers.get('retry-after'));
