@@ -117,9 +117,11 @@ describe('the webhook outbox', () => {
     const { endpoint } = await createEndpoint(db, org.id, 'https://hooks.example.test/all');
     const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await client.connect();
+    // Sent unnamed, as the pool sends them through a transaction pooler (npm run test:pgbouncer): a name prepared in
+    // one transaction may be unknown to the server connection the pooler gives the next one.
     const tx: Transaction = {
-      query: async <Row>(statement: { name?: string; text: string; values: unknown[] }) =>
-        (await client.query(statement)).rows as Row[],
+      query: async <Row>({ text, values }: { name?: string; text: string; values: unknown[] }) =>
+        (await client.query({ text, values })).rows as Row[],
     };
     try {
       await client.query('BEGIN');
