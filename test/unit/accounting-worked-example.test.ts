@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, test } from 'vitest';
 import { parse } from 'yaml';
 import { booksFromLedger, type LedgerRowForBooks } from '../../src/domain/accounting/history.ts';
@@ -7,34 +6,12 @@ import { addMonths, monthsBetween } from '../../src/domain/accounting/months.ts'
 import { readPolicyFile } from '../../src/domain/accounting/policy.ts';
 import { journal } from '../../src/domain/accounting/reports.ts';
 import { buildSchedule, type Schedule } from '../../src/domain/accounting/schedule.ts';
+import { tableRows, workedExamples } from '../helpers/workedExamples.ts';
 
 // docs/accounting.md, Worked example: the policy, the history, the schedule and the journal entries are read from
 // the page, and the schedule and entries are recomputed from the policy and the history.
 
-const PAGE = readFileSync(new URL('../../docs/accounting.md', import.meta.url), 'utf8');
-
-/** The fenced block or the table that follows `<!-- worked-example: name -->`. */
-function section(name: string): string {
-  const start = PAGE.indexOf(`<!-- worked-example: ${name} -->`);
-  assert.ok(start >= 0, `docs/accounting.md has no worked-example ${name}`);
-  const after = PAGE.slice(start).split('\n').slice(1);
-  if (after[0]?.startsWith('```')) return after.slice(1, after.indexOf('```', 1)).join('\n');
-  const end = after.findIndex((line) => !line.startsWith('|'));
-  return after.slice(0, end).join('\n');
-}
-
-/** The rows of a Markdown table (without its header and rule), as trimmed cells. */
-function tableRows(text: string): string[][] {
-  return text
-    .split('\n')
-    .slice(2)
-    .map((line) =>
-      line
-        .split('|')
-        .slice(1, -1)
-        .map((cell) => cell.trim()),
-    );
-}
+const section = workedExamples('accounting.md');
 
 /** `10,000.00` → 1000000 cents; an empty cell is 0. */
 function cents(money: string): number {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, test } from 'vitest';
 import { evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type { DealSnapshot, EngineChip, LineTarget, TraceStep } from '../../src/domain/earnings/types.ts';
@@ -7,6 +6,7 @@ import { readPlanFile, validatePlanDocument } from '../../src/domain/plans/planF
 import { chip, deal, plan, rep, testId } from '../factories/earnings.ts';
 import { planDocument } from '../factories/plans.ts';
 import { assertTargetTracesValid } from '../helpers/earningTraceSchema.ts';
+import { tableRows, workedExamples } from '../helpers/workedExamples.ts';
 
 // Tiers per deal beside cumulative tiers (docs/plan-features.md, Tiers): the worked example is Oracle Incentive
 // Compensation's step-rate example, six transactions of a quarter against 1% to 1,000, 2% to 3,000, 3% to 8,000
@@ -156,36 +156,18 @@ describe('the plan file', () => {
 });
 
 describe('docs/plan-features.md, Tiers', () => {
-  const page = readFileSync(new URL('../../docs/plan-features.md', import.meta.url), 'utf8');
-  const section = (name: string): string[] => {
-    const start = page.indexOf(`<!-- worked-example: ${name} -->`);
-    assert.ok(start >= 0, `docs/plan-features.md has no worked-example ${name}`);
-    const after = page.slice(start).split('\n').slice(1);
-    if (after[0]?.startsWith('```')) return after.slice(1, after.indexOf('```', 1));
-    while (after[0] === '') after.shift();
-    return after.slice(
-      0,
-      after.findIndex((line) => !line.startsWith('|')),
-    );
-  };
+  const section = workedExamples('plan-features.md');
   const cents = (money: string) => Math.round(Number(money.replaceAll('*', '').replaceAll(',', '')) * 100);
 
   test('the worked example: the page’s plan pays each deal the page’s figure, per deal and cumulative', () => {
-    const read = readPlanFile(section('tiers-per-deal').join('\n'));
+    const read = readPlanFile(section('tiers-per-deal'));
     assert.ok(read.ok, JSON.stringify(read.ok ? null : read.problems));
     const [stepChip] = read.plan.chips;
     assert.ok(stepChip?.kind === 'tiered_commission' && stepChip.params.basis === 'per_deal');
     const engineChip = { ...stepChip, id: testId('chip', 40), version: '1' } as EngineChip;
     const { basis: _basis, ...cumulativeParams } = stepChip.params;
     const cumulativeChip = { ...engineChip, params: cumulativeParams } as EngineChip;
-    const rows = section('tiers-per-deal-figures')
-      .slice(2)
-      .map((line) =>
-        line
-          .split('|')
-          .slice(1, -1)
-          .map((cell) => cell.trim()),
-      );
+    const rows = tableRows(section('tiers-per-deal-figures'));
     const dealRows = rows.filter((cells) => cells[0] !== '');
     const pageDeals = dealRows.map(([, day, amount], index) =>
       deal(index + 1, { amount_cents: cents(amount ?? ''), close_date: day, won_at: `${day}T12:00:00.000Z` }),
