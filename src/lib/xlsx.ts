@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs';
-import type { Cell } from '../domain/imports/mapping.ts';
+import type { Cell } from '../domain/imports/recordMapper.ts';
 import type { SourceRecord } from '../domain/imports/rows.ts';
 import { Refusal } from '../domain/refusal.ts';
 

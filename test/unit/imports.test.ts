@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import { CsvSyntaxError, csvRecords } from '../../src/domain/imports/csv.ts';
-import {
-  BUILT_IN_MAPPINGS,
-  parseMapping,
-  type ReadContext,
-  RefusedRow,
-  RowMapper,
-} from '../../src/domain/imports/mapping.ts';
+import { BUILT_IN_MAPPINGS, parseMapping } from '../../src/domain/imports/mapping.ts';
+import { type ReadContext, RefusedRow, RowMapper } from '../../src/domain/imports/recordMapper.ts';
 import { Refusal } from '../../src/domain/refusal.ts';
 
 async function records(text: string, chunkSize = text.length || 1) {

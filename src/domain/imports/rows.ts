@@ -3,16 +3,8 @@ import type { JsonObject } from '../json.ts';
 import { Refusal } from '../refusal.ts';
 import { CsvSyntaxError, csvRecords } from './csv.ts';
 import { type Conventions, conventionsOfLocale, type DateOrder, type DecimalMark } from './locale.ts';
-import {
-  BUILT_IN_MAPPINGS,
-  type Cell,
-  headerFits,
-  type MappedRecord,
-  type Mapping,
-  type ReadContext,
-  RefusedRow,
-  RowMapper,
-} from './mapping.ts';
+import { BUILT_IN_MAPPINGS, headerFits, type Mapping } from './mapping.ts';
+import { type Cell, type MappedRecord, type ReadContext, RefusedRow, RowMapper } from './recordMapper.ts';
 
 // An export file as records: where its header is (a Salesforce report may have title and filter lines above it),
 // where its rows end (a Classic report's footer: "Grand Totals (12 records)", "Confidential Information - Do Not
