@@ -3,7 +3,7 @@ import type { EventCheck, ImportRow } from '../domain/imports/rows.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { Refusal } from '../domain/refusal.ts';
 import * as audit from '../repositories/audit.ts';
-import * as deals from '../repositories/deals.ts';
+import * as dealsBulk from '../repositories/dealsBulk.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as sourceEvents from '../repositories/sourceEvents.ts';
 import type { Transaction, Transactor } from '../repositories/transaction.ts';
@@ -200,7 +200,7 @@ export class DealImport {
       seconds: 0,
       report: emptyReport(input.missing?.mode === 'delete' ? 'deleted' : 'reported'),
     };
-    const live = await this.#pool.rehearse((tx) => deals.liveExternalIds(tx, input.orgId));
+    const live = await this.#pool.rehearse((tx) => dealsBulk.liveExternalIds(tx, input.orgId));
     const file: FileState = {
       deals: new Set(),
       keys: new Map(),
@@ -339,7 +339,7 @@ export class DealImport {
         orgId,
         events.map((row) => row.event.dedupKey as string),
       ),
-      present: await deals.externalIdsPresent(
+      present: await dealsBulk.externalIdsPresent(
         tx,
         orgId,
         events.map((row) => row.event.externalId),
