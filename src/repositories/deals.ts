@@ -293,7 +293,10 @@ function toDealSnapshot(row: DealSnapshotRow): DealSnapshot {
 /**
  * The rep's deals whose close date falls in [from, to], and those without a close date (whose period
  * depends on when they were won or on today): the caller keeps those of the periods it evaluates. The
- * rep's deals are those it owns and the split deals of others that credit it.
+ * rep's deals are those it owns and the split deals of others that credit it. The split deals are found by the
+ * splits index alone, their span checked here on the few rows it returns: with the span in the statement, a `deals`
+ * never analysed yet (a new install's first import) was read through the close-date index, every deal of the org
+ * in the span for each rep evaluated, where the splits index reads none.
  */
 export async function dealsOfRepAround(
   tx: Transaction,
@@ -310,12 +313,13 @@ export async function dealsOfRepAround(
               WHERE org_id = $1 AND user_id = $2 AND close_date IS NULL)
              UNION ALL
              (SELECT ${DEAL_SNAPSHOT_COLUMNS} FROM deals
-              WHERE org_id = $1 AND ${CREDITS_REP} AND user_id IS DISTINCT FROM $2
-                AND (close_date BETWEEN $3::date AND $4::date OR close_date IS NULL))`,
+              WHERE org_id = $1 AND ${CREDITS_REP} AND user_id IS DISTINCT FROM $2)`,
       values: [orgId, userId, span.from, span.to],
     }),
   );
-  return rows.map(toDealSnapshot);
+  return rows
+    .filter((row) => row.close_date === null || (row.close_date >= span.from && row.close_date <= span.to))
+    .map(toDealSnapshot);
 }
 
 /** Every deal the rep owns, and every split deal of others that credits it. */
