@@ -10,7 +10,7 @@ import { loadContract } from '../src/http/contract.ts';
 import { DealEventCheck } from '../src/http/dealEventCheck.ts';
 import * as orgs from '../src/repositories/orgs.ts';
 import { createSqlPool, databaseStatements } from '../src/repositories/transaction.ts';
-import { runCli, spawnServe } from '../test/helpers/cli.ts';
+import { runCliProcess, spawnServe } from '../test/helpers/cli.ts';
 import { childrenCpuSeconds, clusterCpuSeconds } from './cpu.ts';
 import { writeHistoricalExport } from './historicalExport.ts';
 import { noPlanChanges } from './listeners.ts';
@@ -72,7 +72,7 @@ export async function benchImport(database: { url: string; dataDir: string }): P
       const { orgId } = await newOrg(`bench import ${Date.now()}`);
       const [cli, cluster] = [childrenCpuSeconds(), clusterCpuSeconds(postmaster)];
       const start = performance.now();
-      const run = await runCli(['import', 'deals', file, '--org', orgId, '--json'], {
+      const run = await runCliProcess(['import', 'deals', file, '--org', orgId, '--json'], {
         ...process.env,
         DATABASE_URL: database.url,
         LOG_LEVEL: 'warn',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openEmbeddedDatabase } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
-import { runCli } from '../test/helpers/cli.ts';
+import { runCliProcess } from '../test/helpers/cli.ts';
 import { childrenCpuSeconds, clusterCpuSeconds } from './cpu.ts';
 import { writeHistoricalExport } from './historicalExport.ts';
 import { orgWithExamplePlan } from './quotientProcess.ts';
@@ -36,7 +36,7 @@ try {
   const load = readFileSync('/proc/loadavg', 'utf8').trim();
   const start = performance.now();
   const profile = process.env.PROBE_CPU_PROF;
-  const run = await runCli(['import', 'deals', file, '--org', orgId, '--json'], {
+  const run = await runCliProcess(['import', 'deals', file, '--org', orgId, '--json'], {
     ...process.env,
     DATABASE_URL: database.url,
     LOG_LEVEL: 'warn',

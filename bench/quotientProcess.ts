@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { onlyJson, runCli, spawnServe } from '../test/helpers/cli.ts';
+import { onlyJson, runCliProcess, spawnServe } from '../test/helpers/cli.ts';
 
 // Quotient as a user runs it, for the benchmarks that seed through its own API (bench/period.ts, bench/scale.ts):
 // the CLI for set-up, `quotient serve` for deal events, both with the tests' process helpers.
@@ -11,7 +11,7 @@ function quotientEnv(databaseUrl: string): NodeJS.ProcessEnv {
 
 /** `quotient <args> --json` against the database, its one JSON document. */
 export async function cli(databaseUrl: string, args: string[]): Promise<unknown> {
-  const result = await runCli([...args, '--json'], quotientEnv(databaseUrl));
+  const result = await runCliProcess([...args, '--json'], quotientEnv(databaseUrl));
   if (result.code !== 0) throw new Error(`quotient ${args.join(' ')} exited with ${result.code}: ${result.stderr}`);
   return onlyJson(result);
 }

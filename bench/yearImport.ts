@@ -7,7 +7,7 @@ import { applyMigrations } from '../src/db/migrate.ts';
 import { createPrismaClient } from '../src/db/prisma.ts';
 import * as orgs from '../src/repositories/orgs.ts';
 import { createSqlPool, databaseStatements } from '../src/repositories/transaction.ts';
-import { runCli } from '../test/helpers/cli.ts';
+import { runCliProcess } from '../test/helpers/cli.ts';
 import { childrenCpuSeconds, clusterCpuSeconds } from './cpu.ts';
 import { writeHistoricalExport } from './historicalExport.ts';
 import { noPlanChanges } from './listeners.ts';
@@ -71,7 +71,7 @@ export async function benchYearImport(database: { url: string; dataDir: string }
         const runImport = async () => {
           const [cli, cluster] = [childrenCpuSeconds(), clusterCpuSeconds(postmaster)];
           const start = performance.now();
-          const run = await runCli(['import', 'deals', file, '--org', orgId, '--json'], {
+          const run = await runCliProcess(['import', 'deals', file, '--org', orgId, '--json'], {
             ...process.env,
             DATABASE_URL: url,
             LOG_LEVEL: 'warn',

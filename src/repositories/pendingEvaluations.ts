@@ -72,7 +72,9 @@ export async function countOfOrg(tx: Transaction, orgId: string): Promise<number
 /**
  * Takes these deals' pending rows (deleted: the caller's transaction evaluates them, and a rollback keeps them) and
  * locks the deals (FOR NO KEY UPDATE, in id order, as an event would), returning each with its state before, as it
- * is now and its last applied domain event. A row another transaction took meanwhile is not returned.
+ * is now and its last applied domain event. A row another transaction took meanwhile is not returned. The deals are
+ * found by the ids given (the primary key), not through the taken rows: a join to those, planned on a `deals` never
+ * analysed (a new install's first import), read every deal of the org for each group of reps.
  */
 export async function take(tx: Transaction, orgId: string, dealIds: readonly string[]): Promise<TakenDeal[]> {
   if (dealIds.length === 0) return [];
@@ -92,7 +94,7 @@ export async function take(tx: Transaction, orgId: string, dealIds: readonly str
                RETURNING deal_id, before
              ), locked AS (
                SELECT ${DEAL_COLUMNS} FROM deals
-               WHERE org_id = $1 AND id IN (SELECT deal_id FROM taken)
+               WHERE org_id = $1 AND id = ANY($2::text[])
                ORDER BY id
                FOR NO KEY UPDATE
              )

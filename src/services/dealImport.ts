@@ -3,13 +3,24 @@ import type { EventCheck, ImportRow } from '../domain/imports/rows.ts';
 import { canonicalDigest } from '../domain/json.ts';
 import { Refusal } from '../domain/refusal.ts';
 import * as audit from '../repositories/audit.ts';
-import * as deals from '../repositories/deals.ts';
+import * as dealsBulk from '../repositories/dealsBulk.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as sourceEvents from '../repositories/sourceEvents.ts';
 import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
 import type { DealEventBatch } from './dealEventBatch.ts';
+import {
+  emptyReport,
+  type FileState,
+  finishReport,
+  type ImportReport,
+  LISTED_REFUSALS,
+  list,
+  reportRow,
+} from './importReport.ts';
 import type { PendingEvaluations } from './pendingEvaluations.ts';
+
+export type { ImportReport, Listed } from './importReport.ts';
 
 export interface RefusedImportRow {
   line: number;
@@ -38,77 +49,6 @@ export interface ImportSummary {
   report: ImportReport;
 }
 
-/** A list the report gives in full up to LISTED_REFUSALS items, counted beyond. */
-export interface Listed<T> {
-  count: number;
-  items: T[];
-}
-
-export interface ImportReport {
-  /** Owners the org has no rep for: a rep is created for each (by its first line). */
-  new_reps: Listed<{ external_id: string; line: number }>;
-  rows_without_owner: Listed<number>;
-  rows_without_close_date: Listed<number>;
-  /** Stages read as open deals (no won/lost flag in the file says otherwise, and no stage list names them). */
-  open_stages: Array<{ stage: string; pipeline?: string; rows: number; line: number }>;
-  /** The currencies of the rows, and what states each: a column, the header, the amount, the mapping, --currency, or the org's default. */
-  currencies: Array<{ currency: string; rows: number; stated_by: string[] }>;
-  /** Rows the CRM marks deleted or archived: skipped, never live deals. */
-  deleted_rows: Listed<{ line: number; external_id: string }>;
-  /** Rows identical to an earlier row of the file: counted as unchanged, applied once. */
-  repeated_rows: Listed<number>;
-  /** Live deals of the org that the file does not have (or has as deleted), and what the import does with them. */
-  missing_deals: Listed<{ external_id: string }> & { action: 'reported' | 'deleted'; deleted: number };
-}
-
-/** What the import has seen of the file so far (rows come a chunk at a time). */
-interface FileState {
-  /** Every deal id the file has, refused rows included (a refused row's deal is not missing from the file). */
-  deals: Set<string>;
-  /** The dedup keys of the file's rows, with the line of the first row of each. */
-  keys: Map<string, number>;
-  owners: Set<string>;
-  ownerLines: Map<string, number>;
-  currencies: Map<string, { rows: number; stated_by: Set<string> }>;
-  stages: Map<string, ImportReport['open_stages'][number]>;
-}
-
-const CURRENCY_SOURCES = {
-  column: 'the currency column',
-  header: "the amount column's name",
-  amount: 'the amount',
-  mapping: "the mapping's default_currency",
-  option: '--currency',
-  fallback: "the org's default currency (the row states none)",
-} as const;
-
-function emptyReport(action: 'reported' | 'deleted'): ImportReport {
-  const none = () => ({ count: 0, items: [] });
-  return {
-    new_reps: none(),
-    rows_without_owner: none(),
-    rows_without_close_date: none(),
-    open_stages: [],
-    currencies: [],
-    deleted_rows: none(),
-    repeated_rows: none(),
-    missing_deals: { ...none(), action, deleted: 0 },
-  };
-}
-
-function list<T>(listed: Listed<T>, item: T): void {
-  listed.count++;
-  if (listed.items.length < LISTED_REFUSALS) listed.items.push(item);
-}
-
-function finishReport(report: ImportReport, file: FileState): void {
-  report.open_stages = [...file.stages.values()].sort((a, b) => a.line - b.line);
-  report.currencies = [...file.currencies]
-    .map(([currency, { rows, stated_by }]) => ({ currency, rows, stated_by: [...stated_by] }))
-    .sort((a, b) => b.rows - a.rows);
-  report.new_reps.items.sort((a, b) => a.line - b.line);
-}
-
 /** Where an import is: writing its rows (with the rows done), or evaluating the deals they changed. */
 export type ImportProgress =
   | { phase: 'rows'; rowsDone: number }
@@ -122,8 +62,6 @@ export type ImportProgress =
 export const IMPORT_CHUNK_ROWS = 10_000;
 /** Chunks applied at once (each a batch, in a transaction of its own). */
 export const IMPORT_CHUNKS_AT_ONCE = 2;
-/** The refused rows a summary lists; the rest are counted. */
-const LISTED_REFUSALS = 1000;
 
 /**
  * An import of deal events from a CRM export. Rows are taken a chunk at a time (constant memory but for the set of
@@ -200,7 +138,7 @@ export class DealImport {
       seconds: 0,
       report: emptyReport(input.missing?.mode === 'delete' ? 'deleted' : 'reported'),
     };
-    const live = await this.#pool.rehearse((tx) => deals.liveExternalIds(tx, input.orgId));
+    const live = await this.#pool.rehearse((tx) => dealsBulk.liveExternalIds(tx, input.orgId));
     const file: FileState = {
       deals: new Set(),
       keys: new Map(),
@@ -309,29 +247,8 @@ export class DealImport {
       if (earlier !== undefined) continue;
       file.keys.set(row.event.dedupKey as string, row.line);
       events.push(row);
-      if (facts.owner === undefined) list(report.rows_without_owner, row.line);
-      else if (!file.owners.has(facts.owner)) {
-        file.owners.add(facts.owner);
-        owners.push(facts.owner);
-        file.ownerLines.set(facts.owner, row.line);
-      }
-      if (!facts.hasCloseDate) list(report.rows_without_close_date, row.line);
-      if (facts.openStage !== undefined) {
-        const label = `${facts.pipeline ?? ''}\u0000${facts.openStage}`;
-        const stage = file.stages.get(label);
-        if (stage) stage.rows++;
-        else
-          file.stages.set(label, {
-            stage: facts.openStage,
-            ...(facts.pipeline === undefined ? {} : { pipeline: facts.pipeline }),
-            rows: 1,
-            line: row.line,
-          });
-      }
-      const currency = file.currencies.get(facts.currency) ?? { rows: 0, stated_by: new Set<string>() };
-      currency.rows++;
-      currency.stated_by.add(CURRENCY_SOURCES[facts.currencySource]);
-      file.currencies.set(facts.currency, currency);
+      const owner = reportRow(report, file, row.line, facts);
+      if (owner !== undefined) owners.push(owner);
     }
     const { sent, present, known } = await this.#pool.rehearse(async (tx) => ({
       sent: await sourceEvents.digestsByDedupKeys(
@@ -339,7 +256,7 @@ export class DealImport {
         orgId,
         events.map((row) => row.event.dedupKey as string),
       ),
-      present: await deals.externalIdsPresent(
+      present: await dealsBulk.externalIdsPresent(
         tx,
         orgId,
         events.map((row) => row.event.externalId),

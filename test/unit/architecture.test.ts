@@ -31,6 +31,7 @@ const REPOSITORIES = [
   'apiKeys',
   'audit',
   'deals',
+  'dealsBulk',
   'domainEvents',
   'earnings',
   'earningsOverview',

@@ -189,6 +189,7 @@ export async function surveyExport(source: RecordSource, settings: ReadSettings)
       given ??= mapper.mapping.conventions;
       context = {
         conventions: given ?? { source: 'the file' },
+        survey: true,
         evidence: (evidence, column) => {
           if (evidence.dateOrder && !found.dateOrder.has(evidence.dateOrder))
             found.dateOrder.set(evidence.dateOrder, `line ${currentLine}, ${column}`);

@@ -1,7 +1,7 @@
 import { applyEvent } from '../../domain/deals/projection.ts';
 import { newId } from '../../lib/ids.ts';
 import type { DealRecord, StoredSplit } from '../../repositories/deals.ts';
-import * as deals from '../../repositories/deals.ts';
+import * as dealsBulk from '../../repositories/dealsBulk.ts';
 import * as sourceEvents from '../../repositories/sourceEvents.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
@@ -28,7 +28,7 @@ const BULK_RUN_EVENTS = 10_000;
  * A batch's rows for events sent without a key or a request (an import), in runs of events of different deals and
  * dedup keys (at most BULK_RUN_EVENTS): each run's source events, new deals and the locks of the others in one
  * statement (sourceEvents.recordAndOpenDeals), its domain events and the deals' new versions in another
- * (deals.applyEvents), as the apply step would write them one by one. The reps the events name exist already
+ * (dealsBulk.applyEvents), as the apply step would write them one by one. The reps the events name exist already
  * (ensureRepsOfEvents). Pushes each event's result and returns the changes, in the order applied.
  */
 export async function applyInBulk(
@@ -71,7 +71,7 @@ export async function applyInBulk(
     );
     const toApply: Array<{
       index: number;
-      event: deals.BulkAppliedEvent;
+      event: dealsBulk.BulkAppliedEvent;
       before: DealRecord | null;
       opened: Extract<sourceEvents.OpenedDeal, { recorded: true }>;
       config: Awaited<ReturnType<OrgConfigCache['at']>>;
@@ -145,7 +145,7 @@ export async function applyInBulk(
         },
       });
     }
-    const written = await deals.applyEvents(
+    const written = await dealsBulk.applyEvents(
       tx,
       orgId,
       toApply.map((entry) => entry.event),

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Database } from '../../src/db/prisma.ts';
+import type { ImportSummary } from '../../src/services/dealImport.ts';
+import { applyPlan, planDocument } from '../factories/plans.ts';
+import { onlyJson, runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';
+import { test } from '../helpers/fixtures.ts';
+
+// An import's deals and earnings are those of its events sent one by one (issue 43): the import applies a chunk's
+// rows in a few statements and evaluates each rep's periods once after its last chunk, where POST /v1/deals/events
+// applies and evaluates every event in its own transaction. The same events (the bodies the import recorded, in the
+// order it recorded them) sent one by one into a second org with the same plan must leave the same deals and the
+// same live earnings rows: each rep's, period's, chip's and deal's amount and status. (Not each row's trace: a line
+// whose amount an event leaves as it was keeps its row, and the trace written with it, so which trace stands depends
+// on the order the changes came in; see docs/day-one.md, "While an import runs".)
+
+const HEADER =
+  'Record ID,Deal Name,Deal Stage,Pipeline,Amount,Close Date,Last Modified Date,Deal owner,Currency,Region,New Logo';
+const STAGES = ['Closed Won', 'Closed Won', 'Closed Won', 'Closed Lost', 'Contract Sent'];
+const REGIONS = ['EMEA', 'NA', 'APAC'];
+
+/** A HubSpot export of `deals` rows over four reps and five months; `round` changes some rows' stage and amount. */
+function exportText(deals: number, round: number): string {
+  const lines = [HEADER];
+  for (let index = 0; index < deals; index++) {
+    const changed = round > 1 && index % 3 === 0;
+    const stage = STAGES[(index + (changed ? 1 : 0)) % STAGES.length] as string;
+    const amount = 20_000 + ((index * 7_919) % 45_000) + (changed ? 5_000 : 0);
+    const month = 1 + (index % 5);
+    const day = 1 + (index % 27);
+    const close = `2026-0${month}-${String(day).padStart(2, '0')}`;
+    lines.push(
+      `${30_000 + index},Deal ${index},${stage},Sales Pipeline,${amount}.00,${close} 12:00,${close} ${changed ? 15 : 10}:00,` +
+        `Rep ${index % 4},USD,${REGIONS[index % 3]},${index % 4 === 0}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function importFile(text: string, orgId: string): Promise<ImportSummary> {
+  const path = join(await mkdtemp(join(tmpdir(), 'quotient-import-equivalence-')), 'export.csv');
+  await writeFile(path, text);
+  const result = await runCli(['import', 'deals', path, '--org', orgId, '--json']);
+  assert.equal(result.code, 0, result.stderr);
+  return onlyJson(result) as ImportSummary;
+}
+
+async function dealsOf(db: Database, orgId: string) {
+  const rows = await db.deal.findMany({
+    where: { org_id: orgId },
+    select: { external_id: true, stage: true, amount_cents: true, close_date: true, status: true, version: true },
+    orderBy: { external_id: 'asc' },
+  });
+  return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
+}
+
+async function liveEarningsOf(db: Database, orgId: string) {
+  const rows = await db.earning.findMany({
+    where: { org_id: orgId, status: { notIn: ['superseded', 'reversed'] } },
+    select: {
+      period_id: true,
+      amount_cents: true,
+      currency: true,
+      status: true,
+      trace: true,
+      deal: { select: { external_id: true } },
+      user: { select: { external_id: true } },
+    },
+  });
+  return rows
+    .map((row) => ({
+      deal: row.deal?.external_id ?? null,
+      rep: row.user.external_id,
+      period: row.period_id,
+      amount_cents: Number(row.amount_cents),
+      currency: row.currency,
+      status: row.status,
+      chip: (row.trace as { chip?: { definition?: { key?: string } } }).chip?.definition?.key ?? null,
+    }))
+    .sort((a, b) => {
+      const key = (row: typeof a) => JSON.stringify([row.rep, row.period, row.chip, row.deal]);
+      return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+    });
+}
+
+test('an import leaves the deals and earnings of its events sent one by one, a first export and the next', {
+  timeout: SLOW_CLI_TEST_MS,
+}, async ({ db, newOrg }) => {
+  const imported = await newOrg();
+  const sent = await newOrg();
+  const plan = planDocument();
+  await applyPlan(db, imported.org.id, plan);
+  await applyPlan(db, sent.org.id, plan);
+
+  const first = await importFile(exportText(60, 1), imported.org.id);
+  assert.equal(first.new_deals, 60);
+  const second = await importFile(exportText(60, 2), imported.org.id);
+  assert.deepEqual([second.updates, second.unchanged], [20, 40]);
+
+  // The events as the import recorded them, in its order, each to the single endpoint.
+  const bodies = await db.sourceEvent.findMany({
+    where: { org_id: imported.org.id },
+    select: { body: true },
+    orderBy: [{ received_at: 'asc' }, { id: 'asc' }],
+  });
+  assert.equal(bodies.length, 80);
+  for (const { body } of bodies) {
+    await sent.client.deals.ingestEvent(body as Parameters<typeof sent.client.deals.ingestEvent>[0]);
+  }
+
+  assert.deepEqual(await dealsOf(db, imported.org.id), await dealsOf(db, sent.org.id));
+  const importedEarnings = await liveEarningsOf(db, imported.org.id);
+  assert.ok(importedEarnings.length > 60, `${importedEarnings.length} live rows`);
+  assert.ok(
+    importedEarnings.some((row) => row.amount_cents > 0 && row.chip === 'accelerator'),
+    'a rep passed quota: the accelerator paid',
+  );
+  assert.deepEqual(importedEarnings, await liveEarningsOf(db, sent.org.id));
+});
