@@ -3,7 +3,7 @@ import { type CalendarDate, periodBounds, periodKindOf } from '../domain/periods
 import { namesAssignee } from '../domain/plans/types.ts';
 import { type Viewer, visibleUserIdsOf } from '../domain/viewer.ts';
 import * as adjustments from '../repositories/adjustments.ts';
-import * as deals from '../repositories/deals.ts';
+import * as dealSnapshots from '../repositories/dealSnapshots.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as periods from '../repositories/periods.ts';
 import * as planAcceptances from '../repositories/planAcceptances.ts';
@@ -45,7 +45,7 @@ export class StatementReader {
       plans.listForStatements(tx, orgId),
       // Only the deals that can count in the period (closed in it, or not closed yet): attainment counts a deal in
       // the period its close date (else its win, else today) falls in, so the rep's other periods never matter.
-      deals.dealsOfRepAround(tx, orgId, userId, { from: bounds.starts_on, to: bounds.ends_on }),
+      dealSnapshots.dealsOfRepAround(tx, orgId, userId, { from: bounds.starts_on, to: bounds.ends_on }),
       statementRows.drawBalancesByPlanBefore(tx, orgId, userId, periodId),
       orgs.loadConfig(tx, orgId),
       repQuotas.booksOfReps(tx, orgId, [userId]),

@@ -31,6 +31,7 @@ const REPOSITORIES = [
   'apiKeys',
   'audit',
   'deals',
+  'dealSnapshots',
   'domainEvents',
   'earnings',
   'earningsOverview',

@@ -14,7 +14,7 @@ import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, EnginePlanVersion, LineTarget, PeriodStatus, Rep } from '../../domain/earnings/types.ts';
 import { type CalendarDate, type PeriodId, periodBounds, periodKindOf } from '../../domain/periods.ts';
 import * as adjustments from '../../repositories/adjustments.ts';
-import * as deals from '../../repositories/deals.ts';
+import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
 import * as orgs from '../../repositories/orgs.ts';
@@ -76,7 +76,7 @@ export async function drawTargetsFrom(
   const hierarchy = overrides ? (org ?? (await loadHierarchy(tx, orgId))) : NO_HIERARCHY;
   const read = overrides
     ? await dealsReadBy(tx, orgId, rep, [plan], hierarchy, span)
-    : await deals.dealsOfRepAround(tx, orgId, rep.user_id, span);
+    : await dealSnapshots.dealsOfRepAround(tx, orgId, rep.user_id, span);
   const inPeriods = (changedDeal ? [...read, changedDeal] : read).filter((deal) =>
     periods.includes(dealPeriodId(deal, plan.period, today)),
   );

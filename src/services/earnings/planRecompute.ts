@@ -9,7 +9,7 @@ import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { EnginePlanVersion, LineTarget, Rep, TraceReplacement } from '../../domain/earnings/types.ts';
 import { type CalendarDate, type PeriodId, periodBounds } from '../../domain/periods.ts';
 import * as adjustments from '../../repositories/adjustments.ts';
-import * as deals from '../../repositories/deals.ts';
+import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
 import * as feedWriters from '../../repositories/feedWriters.ts';
@@ -231,7 +231,7 @@ async function recomputeRep(
     userId,
     versions.map((plan) => plan.plan_id),
   );
-  const owned = await deals.dealsOfRep(tx, orgId, userId);
+  const owned = await dealSnapshots.dealsOfRep(tx, orgId, userId);
   // With override chips, the deals of the rep's reports (on any day, within the chips' depth) too.
   const reportIds = new Set(versions.flatMap((plan) => [...repsReadBy(plan, rep.external_id, org.hierarchy)]));
   reportIds.delete(rep.external_id);
@@ -239,14 +239,14 @@ async function recomputeRep(
   for (const report of reportIds) {
     const reportRep = org.reps.get(report);
     if (!reportRep) continue;
-    for (const deal of await deals.dealsOfRep(tx, orgId, reportRep.user_id)) read.set(deal.id, deal);
+    for (const deal of await dealSnapshots.dealsOfRep(tx, orgId, reportRep.user_id)) read.set(deal.id, deal);
   }
   // Deals that changed owner (or left the rep's reports) since this rep's rows were written: evaluated so that
   // their lines go to zero.
   const formerIds = [
     ...new Set(rows.flatMap((row) => (row.deal_id !== null && !read.has(row.deal_id) ? [row.deal_id] : []))),
   ];
-  const evaluated = [...read.values(), ...(await deals.dealsByIds(tx, orgId, formerIds))];
+  const evaluated = [...read.values(), ...(await dealSnapshots.dealsByIds(tx, orgId, formerIds))];
   const periodStatuses = await periods.periodStatuses(tx, orgId);
   const isOpen = (periodId: PeriodId) => (periodStatuses.get(periodId) ?? 'open') === 'open';
   const liveLines = new Set(rows.filter(isLive).map((row) => row.line_key));
