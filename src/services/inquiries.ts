@@ -19,7 +19,7 @@ import * as admins from '../repositories/admins.ts';
 import type { AuditEntryInput } from '../repositories/audit.ts';
 import * as audit from '../repositories/audit.ts';
 import * as deals from '../repositories/deals.ts';
-import * as earnings from '../repositories/earnings.ts';
+import * as earningsList from '../repositories/earningsList.ts';
 import type { InquiryFilters, InquiryLinkRecord, InquiryRecord } from '../repositories/inquiries.ts';
 import * as inquiries from '../repositories/inquiries.ts';
 import type { InquiryCommentRecord } from '../repositories/inquiryComments.ts';
@@ -369,7 +369,7 @@ export class InquiryDesk {
     const ownRep = actor.kind === 'rep' ? actor.userId : undefined;
 
     if (subject.kind === 'earning') {
-      const earning = await earnings.findWithTrace(tx, orgId, value);
+      const earning = await earningsList.findWithTrace(tx, orgId, value);
       if (!earning || (party.kind === 'rep' && !party.visibleUserIds.includes(earning.user_id))) {
         throw new Refusal('not_found', `no earning ${value}`);
       }

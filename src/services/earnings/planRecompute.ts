@@ -11,6 +11,7 @@ import { type CalendarDate, type PeriodId, periodBounds } from '../../domain/per
 import * as adjustments from '../../repositories/adjustments.ts';
 import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
 import * as earnings from '../../repositories/earnings.ts';
+import * as earningsWrites from '../../repositories/earningsWrites.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
 import * as feedWriters from '../../repositories/feedWriters.ts';
 import * as orgs from '../../repositories/orgs.ts';
@@ -215,7 +216,7 @@ async function recomputeRep(
   const hasWebhookEndpoints = await webhookEndpoints.hasWebhookEndpoints(tx, orgId);
   const announcements = new EarningAnnouncements(tx, orgId, hasWebhookEndpoints);
 
-  const reversed = await earnings.reverseProjectionsOfRep(tx, orgId, userId, archived);
+  const reversed = await earningsWrites.reverseProjectionsOfRep(tx, orgId, userId, archived);
   await announcements.statusChanged(reversed, () => 'projected');
   let counts: BookingCounts = { ...NO_COUNTS, rows_reversed: reversed.length };
 
