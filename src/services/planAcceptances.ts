@@ -9,6 +9,7 @@ import { newId } from '../lib/ids.ts';
 import * as audit from '../repositories/audit.ts';
 import type { PlanAcceptanceRecord, PlanAcceptanceState } from '../repositories/planAcceptances.ts';
 import * as planAcceptances from '../repositories/planAcceptances.ts';
+import * as planSnapshots from '../repositories/planSnapshots.ts';
 import * as plans from '../repositories/plans.ts';
 import * as repQuotas from '../repositories/repQuotas.ts';
 import { sql, type Transaction, type Transactor } from '../repositories/transaction.ts';
@@ -149,7 +150,7 @@ export class PlanAcceptances {
     actor: AdminActor,
     newReps?: ReadonlySet<string>,
   ): Promise<number> {
-    const snapshot = await plans.snapshot(tx, change.orgId, change.planId, change.versionId);
+    const snapshot = await planSnapshots.snapshot(tx, change.orgId, change.planId, change.versionId);
     if (!snapshot) return 0;
     // Each rep is shown their own document: their quota per period and ramp (docs/plan-documents.md). Reps with the
     // same quota table and start date under the plan share one, generated once.
@@ -352,7 +353,7 @@ export class PlanAcceptances {
    * unknown plan or a version not of it.
    */
   async ofVersion(orgId: string, planId: string, versionId?: string): Promise<PlanVersionAcceptances | null> {
-    const snapshot = await plans.snapshot(this.#statements, orgId, planId, versionId);
+    const snapshot = await planSnapshots.snapshot(this.#statements, orgId, planId, versionId);
     if (!snapshot || (versionId !== undefined && snapshot.version_id !== versionId)) return null;
     return {
       plan_id: planId,

@@ -12,6 +12,7 @@ import {
 import { type CalendarDate, isCalendarDate } from '../domain/periods.ts';
 import { Refusal } from '../domain/refusal.ts';
 import * as audit from '../repositories/audit.ts';
+import * as ledgerPlans from '../repositories/ledgerPlans.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as plans from '../repositories/plans.ts';
 import * as repQuotas from '../repositories/repQuotas.ts';
@@ -264,7 +265,7 @@ export class QuotaAdmin {
     await this.#requireOrg(orgId);
     const change = await this.#db.run(async (tx) => {
       await repQuotas.lockQuotas(tx, orgId);
-      const orgPlans = new Map((await plans.listForStatements(tx, orgId)).map((plan) => [plan.key, plan]));
+      const orgPlans = new Map((await ledgerPlans.listForStatements(tx, orgId)).map((plan) => [plan.key, plan]));
       const problems: QuotaFileProblem[] = [];
       const where = (line: number) => (via === 'file' ? line : 0);
       const seenQuota = new Map<string, number>();

@@ -14,10 +14,10 @@ import * as earnings from '../../repositories/earnings.ts';
 import * as earningsWrites from '../../repositories/earningsWrites.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
 import * as feedWriters from '../../repositories/feedWriters.ts';
+import * as ledgerPlans from '../../repositories/ledgerPlans.ts';
 import * as orgs from '../../repositories/orgs.ts';
 import * as periodStandings from '../../repositories/periodStandings.ts';
 import * as periods from '../../repositories/periods.ts';
-import * as plans from '../../repositories/plans.ts';
 import * as repQuotas from '../../repositories/repQuotas.ts';
 import type { Transaction, Transactor } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
@@ -120,7 +120,7 @@ export async function recomputePlans(
   // What a recompute changes (a plan's version, the hierarchy, the rates) may change what the running totals
   // count: the next deal event of each period counts it again from the period's deals.
   await periodStandings.dropStandingsOfOrg(reader, orgId);
-  const states = await plans.planStates(reader, orgId, request.planIds);
+  const states = await ledgerPlans.planStates(reader, orgId, request.planIds);
   const planIds = states.map((plan) => plan.plan_id);
   const only =
     (request.hierarchyChange && new Set(request.hierarchyChange.userIds)) ??
@@ -211,7 +211,7 @@ async function recomputeRep(
   const found = await users.findRepById(tx, orgId, userId);
   if (!found) return { counts: NO_COUNTS, deals: 0 };
   const rep: Rep = found;
-  const states = await plans.planStates(tx, orgId, planIds);
+  const states = await ledgerPlans.planStates(tx, orgId, planIds);
   const archived = states.filter((state) => state.status === 'archived').map((state) => state.plan_id);
   const hasWebhookEndpoints = await webhookEndpoints.hasWebhookEndpoints(tx, orgId);
   const announcements = new EarningAnnouncements(tx, orgId, hasWebhookEndpoints);
