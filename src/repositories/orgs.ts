@@ -1,6 +1,6 @@
 import type { ExchangeRate } from '../domain/earnings/exchange.ts';
 import { newId } from '../lib/ids.ts';
-import type { PlanState } from './plans.ts';
+import type { PlanState } from './ledgerPlans.ts';
 import { named, prismaOf, sql, type Transaction } from './transaction.ts';
 
 export interface OrgRecord {

@@ -21,7 +21,7 @@ import { orgViewer, type Viewer } from '../domain/viewer.ts';
 import { newId } from '../lib/ids.ts';
 import type { AuditEntryInput } from '../repositories/audit.ts';
 import * as audit from '../repositories/audit.ts';
-import * as earnings from '../repositories/earnings.ts';
+import * as earningsByPeriod from '../repositories/earningsByPeriod.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as repManagers from '../repositories/repManagers.ts';
 import type { StatementApprovalRecord } from '../repositories/statementApprovals.ts';
@@ -192,7 +192,7 @@ export class StatementApprovals {
     requirePeriodId(periodId);
     const { statement_approval_policy: policy } = await this.settings(orgId);
     const [reps, latest] = await Promise.all([
-      earnings.repsPaidInPeriod(this.#statements, orgId, periodId),
+      earningsByPeriod.repsPaidInPeriod(this.#statements, orgId, periodId),
       statementApprovals.latestOfPeriod(this.#statements, orgId, periodId),
     ]);
     const views: ApprovalView[] = [];

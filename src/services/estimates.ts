@@ -5,7 +5,7 @@ import { compareLedgers } from '../domain/earnings/estimate.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { canSeeUser, type Viewer } from '../domain/viewer.ts';
 import * as deals from '../repositories/deals.ts';
-import * as earnings from '../repositories/earnings.ts';
+import * as earningsEstimates from '../repositories/earningsEstimates.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as users from '../repositories/users.ts';
 import { toWireDeal } from '../wire/deals.ts';
@@ -70,13 +70,13 @@ export class DealEstimator {
 
       const ownerBefore = (await users.findRepByExternalId(tx, orgId, owner))?.id ?? null;
       const repsBefore = [existing?.user_id, ownerBefore].filter((id): id is string => typeof id === 'string');
-      const before = await earnings.snapshotRowsOfReps(tx, orgId, repsBefore);
+      const before = await earningsEstimates.snapshotRowsOfReps(tx, orgId, repsBefore);
       const ids = await apply(event, body);
       const ownerAfter = (await users.findRepByExternalId(tx, orgId, owner))?.id ?? null;
       const reps = [...new Set([...repsBefore, ...(ownerAfter ? [ownerAfter] : [])])];
-      const after = await earnings.snapshotRowsOfReps(tx, orgId, reps);
+      const after = await earningsEstimates.snapshotRowsOfReps(tx, orgId, reps);
       const known = new Set(before.map((row) => row.id));
-      const written = await earnings.writtenRows(
+      const written = await earningsEstimates.writtenRows(
         tx,
         orgId,
         after.filter((row) => !known.has(row.id)).map((row) => row.id),

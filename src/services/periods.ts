@@ -2,7 +2,7 @@ import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntri
 import { isPeriodId } from '../domain/periods.ts';
 import { Refusal } from '../domain/refusal.ts';
 import * as audit from '../repositories/audit.ts';
-import * as earnings from '../repositories/earnings.ts';
+import * as earningsByPeriod from '../repositories/earningsByPeriod.ts';
 import type { PeriodTotal } from '../repositories/earningsOverview.ts';
 import * as earningsOverview from '../repositories/earningsOverview.ts';
 import * as orgs from '../repositories/orgs.ts';
@@ -133,9 +133,10 @@ export class PeriodAdmin {
         );
       }
       const period = await periods.markLocked(tx, orgId, periodId, new Date());
-      const pendingBefore = await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'pending');
+      const pendingBefore = await earningsByPeriod.countOfPeriodWithStatus(tx, orgId, periodId, 'pending');
       await this.listener.onPeriodLocked(tx, { orgId, period, existedBefore: created.length === 0 });
-      const rowsMoved = pendingBefore - (await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'pending'));
+      const rowsMoved =
+        pendingBefore - (await earningsByPeriod.countOfPeriodWithStatus(tx, orgId, periodId, 'pending'));
       await audit.insertMany(tx, [
         adminAuditEntry(orgId, 'period.locked', { period_id: periodId, rows_moved: rowsMoved }, actor),
         ...(waiting.length > 0
@@ -201,9 +202,10 @@ export class PeriodAdmin {
         confirms = request;
       }
       const period = await periods.markPaid(tx, orgId, periodId, new Date());
-      const approvedBefore = await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'approved');
+      const approvedBefore = await earningsByPeriod.countOfPeriodWithStatus(tx, orgId, periodId, 'approved');
       await this.listener.onPeriodPaid(tx, { orgId, period, existedBefore: true });
-      const rowsMoved = approvedBefore - (await earnings.countOfPeriodWithStatus(tx, orgId, periodId, 'approved'));
+      const rowsMoved =
+        approvedBefore - (await earningsByPeriod.countOfPeriodWithStatus(tx, orgId, periodId, 'approved'));
       await audit.insertMany(tx, [
         adminAuditEntry(
           orgId,

@@ -9,6 +9,7 @@ import { Refusal } from '../domain/refusal.ts';
 import { canSeeUser, type Viewer } from '../domain/viewer.ts';
 import { renderPdf } from '../lib/pdf/index.ts';
 import * as orgs from '../repositories/orgs.ts';
+import * as planSnapshots from '../repositories/planSnapshots.ts';
 import * as plans from '../repositories/plans.ts';
 import * as repQuotas from '../repositories/repQuotas.ts';
 import type { Transaction, Transactor } from '../repositories/transaction.ts';
@@ -78,7 +79,7 @@ export class PlanDocuments {
     request: Omit<PlanDocumentRequest, 'viewer'>,
     forRep: { rep: { user_id: string; external_id: string } } | { quotas: RepQuotas } | null,
   ): Promise<PlanDocument | null> {
-    const snapshot = await plans.snapshot(tx, orgId, request.planId, request.versionId);
+    const snapshot = await planSnapshots.snapshot(tx, orgId, request.planId, request.versionId);
     if (!snapshot) return null;
     const versions = await plans.listVersions(tx, orgId, request.planId);
     const version = versions.find((entry) => entry.id === snapshot.version_id);

@@ -8,8 +8,11 @@ import type { Viewer } from '../domain/viewer.ts';
 import { newId } from '../lib/ids.ts';
 import * as audit from '../repositories/audit.ts';
 import * as orgs from '../repositories/orgs.ts';
-import type { NewPlanVersion, PlanRecord, PlanVersionSnapshot } from '../repositories/plans.ts';
+import * as planSnapshots from '../repositories/planSnapshots.ts';
+import type { PlanRecord, PlanVersionSnapshot } from '../repositories/plans.ts';
 import * as plans from '../repositories/plans.ts';
+import type { NewPlanVersion } from '../repositories/planWrites.ts';
+import * as planWrites from '../repositories/planWrites.ts';
 import type { Transaction, Transactor } from '../repositories/transaction.ts';
 import type { PlanChangeListener, PlanVersionApplied } from './planChanges.ts';
 
@@ -104,7 +107,7 @@ export class PlanAdmin {
       const plan = await plans.lock(tx, orgId, planId);
       if (!plan) throw new Refusal('not_found', `org ${orgId} has no plan ${planId}`);
       const at = new Date();
-      const changed = await plans.archive(tx, orgId, planId, at);
+      const changed = await planWrites.archive(tx, orgId, planId, at);
       if (changed) {
         await audit.insertMany(tx, [
           adminAuditEntry(
@@ -146,13 +149,13 @@ export class PlanAdmin {
     actor: AdminActor,
     listener: PlanChangeListener,
   ): Promise<ApplyPlanResult> {
-    await plans.lockKey(tx, orgId, definition.key);
+    await planWrites.lockKey(tx, orgId, definition.key);
     const existing = await plans.findByKey(tx, orgId, definition.key);
     const contentDigest = planContentDigest(definition);
     const at = new Date();
 
     if (existing && (await plans.currentContentDigest(tx, existing)) === contentDigest) {
-      const snapshot = (await plans.snapshot(tx, orgId, existing.id)) as PlanVersionSnapshot;
+      const snapshot = (await planSnapshots.snapshot(tx, orgId, existing.id)) as PlanVersionSnapshot;
       const unchanged = snapshot.chips.map((chip) => ({
         id: chip.id,
         key: chip.definition.key,
@@ -167,7 +170,7 @@ export class PlanAdmin {
         removed_chips: [],
       };
       if (existing.status === 'active') return { ...result, changed: false, reactivated: false };
-      await plans.reactivate(tx, orgId, existing.id, at);
+      await planWrites.reactivate(tx, orgId, existing.id, at);
       await this.recordApplied(
         tx,
         {
@@ -188,7 +191,7 @@ export class PlanAdmin {
 
     const planId = existing?.id ?? newId('plan');
     const latest = existing ? await plans.latestChips(tx, orgId, planId) : new Map();
-    const previous = existing ? await plans.snapshot(tx, orgId, planId) : null;
+    const previous = existing ? await planSnapshots.snapshot(tx, orgId, planId) : null;
     if (previous) await this.requireSameCurrency(orgId, previous.definition, definition);
     const version: NewPlanVersion = {
       orgId,
@@ -215,8 +218,8 @@ export class PlanAdmin {
     }
     const removed = (previous?.chips ?? []).filter((old) => !chips.some((chip) => chip.id === old.id));
 
-    if (existing) await plans.addVersion(tx, version);
-    else await plans.createPlan(tx, version);
+    if (existing) await planWrites.addVersion(tx, version);
+    else await planWrites.createPlan(tx, version);
     const reactivated = existing?.status === 'archived';
     await this.recordApplied(
       tx,
@@ -304,7 +307,7 @@ export class PlanReader {
       const visible = await plans.idsAssignedToAny(this.#statements, viewer.orgId, viewer.visibleUserIds);
       if (!visible.has(planId)) return null;
     }
-    return plans.snapshot(this.#statements, viewer.orgId, planId);
+    return planSnapshots.snapshot(this.#statements, viewer.orgId, planId);
   }
 }
 
@@ -334,7 +337,7 @@ export class PlanHistory {
     const list = await plans.listVersions(this.#statements, orgId, planId);
     if (list.length === 0) return null;
     const snapshots = await Promise.all(
-      list.map((version) => plans.snapshot(this.#statements, orgId, planId, version.id)),
+      list.map((version) => planSnapshots.snapshot(this.#statements, orgId, planId, version.id)),
     );
     const versions = list.map((version, index) => {
       const snapshot = snapshots[index] as PlanVersionSnapshot;

@@ -1,17 +1,10 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
 import { decimalsOf } from '../domain/currencies.ts';
-import { csvRecords } from '../domain/imports/csv.ts';
-import {
-  amountInMinorUnits,
-  type QuotaFileProblem,
-  type QuotaFileRow,
-  quotaFileHeader,
-  quotaFileRow,
-  quotaStartProblem,
-} from '../domain/imports/quotaRows.ts';
+import { amountInMinorUnits, type QuotaFileProblem, quotaStartProblem } from '../domain/imports/quotaRows.ts';
 import { type CalendarDate, isCalendarDate } from '../domain/periods.ts';
 import { Refusal } from '../domain/refusal.ts';
 import * as audit from '../repositories/audit.ts';
+import * as ledgerPlans from '../repositories/ledgerPlans.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as plans from '../repositories/plans.ts';
 import * as repQuotas from '../repositories/repQuotas.ts';
@@ -20,6 +13,7 @@ import * as users from '../repositories/users.ts';
 import type { EarningsRecompute } from './adminRecompute.ts';
 import type { QuotaChange, RecomputeSummary } from './earnings/planRecompute.ts';
 import type { PlanAcceptances } from './planAcceptances.ts';
+import { fileRefusal, type NameWrite, type QuotaWrite, readQuotaFile, type StartWrite } from './quotaFile.ts';
 import { nameByAdmin } from './repNames.ts';
 
 /** What asks the reps an admin's change creates to accept their plans. */
@@ -72,31 +66,7 @@ export interface QuotaChangeResult {
   recompute: RecomputeSummary | null;
 }
 
-interface QuotaWrite {
-  line: number;
-  rep_external_id: string;
-  plan_key: string;
-  from: CalendarDate;
-  quota_cents: number | null;
-  /** A file's amount in the plan currency's major units, converted once the plan is known; then `quota_cents` is unused. */
-  amount?: string;
-}
-
-interface StartWrite {
-  line: number;
-  rep_external_id: string;
-  start_date: CalendarDate | null;
-}
-
-interface NameWrite {
-  line: number;
-  rep_external_id: string;
-  display_name: string;
-}
-
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 } as const;
-/** The refusal of a file names this many bad rows at most. */
-const MAX_PROBLEMS_SHOWN = 20;
 const MAX_EXTERNAL_ID_LENGTH = 255;
 
 const RECOMPUTE_REASON = {
@@ -196,61 +166,8 @@ export class QuotaAdmin {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<QuotaChangeResult> {
     await this.#requireOrg(input.orgId);
-    const chunks = typeof input.text === 'string' ? single(input.text) : input.text;
-    const problems: QuotaFileProblem[] = [];
-    const rows: QuotaFileRow[] = [];
-    let columns: Parameters<typeof quotaFileRow>[1] | null = null;
-    let count = 0;
-    try {
-      for await (const record of csvRecords(chunks)) {
-        if (columns === null) {
-          const header = quotaFileHeader(record);
-          if ('problem' in header) throw fileRefusal([header.problem]);
-          columns = header.columns;
-          continue;
-        }
-        count += 1;
-        const row = quotaFileRow(record, columns);
-        if ('message' in row) problems.push(row);
-        else rows.push(row);
-      }
-    } catch (error) {
-      if (error instanceof Refusal) throw error;
-      if (error instanceof Error && error.name === 'CsvSyntaxError') {
-        throw new Refusal('invalid_body', `the quota file is not CSV: ${error.message}; nothing was applied`);
-      }
-      throw error;
-    }
-    if (columns === null) throw new Refusal('invalid_body', 'the quota file is empty: it needs a header and rows');
-    if (problems.length > 0) throw fileRefusal(problems);
-    const quotaWrites: QuotaWrite[] = [];
-    const startWrites: StartWrite[] = [];
-    const nameWrites: NameWrite[] = [];
-    for (const row of rows) {
-      if (row.quota) {
-        quotaWrites.push({
-          line: row.line,
-          rep_external_id: row.rep_external_id,
-          plan_key: row.quota.plan_key,
-          from: row.quota.from,
-          quota_cents: null,
-          ...(row.quota.amount === null ? {} : { amount: row.quota.amount }),
-        });
-      }
-      if (row.start_date !== undefined) {
-        startWrites.push({ line: row.line, rep_external_id: row.rep_external_id, start_date: row.start_date });
-      }
-      if (row.display_name !== undefined) {
-        nameWrites.push({ line: row.line, rep_external_id: row.rep_external_id, display_name: row.display_name });
-      }
-    }
-    return this.#apply(
-      input.orgId,
-      count,
-      { quotas: quotaWrites, starts: startWrites, names: nameWrites },
-      actor,
-      'file',
-    );
+    const file = await readQuotaFile(input.text);
+    return this.#apply(input.orgId, file.rows, file.writes, actor, 'file');
   }
 
   async #apply(
@@ -264,7 +181,7 @@ export class QuotaAdmin {
     await this.#requireOrg(orgId);
     const change = await this.#db.run(async (tx) => {
       await repQuotas.lockQuotas(tx, orgId);
-      const orgPlans = new Map((await plans.listForStatements(tx, orgId)).map((plan) => [plan.key, plan]));
+      const orgPlans = new Map((await ledgerPlans.listForStatements(tx, orgId)).map((plan) => [plan.key, plan]));
       const problems: QuotaFileProblem[] = [];
       const where = (line: number) => (via === 'file' ? line : 0);
       const seenQuota = new Map<string, number>();
@@ -447,19 +364,4 @@ function checkExternalId(value: string, what: string): void {
   if (value.trim() === '' || value.length > MAX_EXTERNAL_ID_LENGTH) {
     throw new Refusal('invalid_body', `${what}: must be a rep's external id, not blank, at most 255 characters`);
   }
-}
-
-/** A refused file: every bad row by line (the first few in the reason, all in the CLI's lines); nothing applied. */
-function fileRefusal(problems: readonly QuotaFileProblem[]): Refusal {
-  const sorted = [...problems].sort((a, b) => a.line - b.line);
-  const shown = sorted.slice(0, MAX_PROBLEMS_SHOWN).map((problem) => `line ${problem.line}: ${problem.message}`);
-  const more = sorted.length > MAX_PROBLEMS_SHOWN ? `; and ${sorted.length - MAX_PROBLEMS_SHOWN} more` : '';
-  const rows = sorted.length === 1 ? 'a bad row' : `${sorted.length} bad rows`;
-  return new Refusal('invalid_body', `the quota file has ${rows}, nothing was applied: ${shown.join('; ')}${more}`, {
-    lines: sorted.map((problem) => `line ${problem.line}: ${problem.message}`),
-  });
-}
-
-async function* single(text: string): AsyncGenerator<string> {
-  yield text;
 }

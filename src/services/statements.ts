@@ -3,11 +3,11 @@ import { type CalendarDate, periodBounds, periodKindOf } from '../domain/periods
 import { namesAssignee } from '../domain/plans/types.ts';
 import { type Viewer, visibleUserIdsOf } from '../domain/viewer.ts';
 import * as adjustments from '../repositories/adjustments.ts';
-import * as deals from '../repositories/deals.ts';
+import * as dealSnapshots from '../repositories/dealSnapshots.ts';
+import * as ledgerPlans from '../repositories/ledgerPlans.ts';
 import * as orgs from '../repositories/orgs.ts';
 import * as periods from '../repositories/periods.ts';
 import * as planAcceptances from '../repositories/planAcceptances.ts';
-import * as plans from '../repositories/plans.ts';
 import * as repQuotas from '../repositories/repQuotas.ts';
 import * as statementRows from '../repositories/statementRows.ts';
 import type { Transactor } from '../repositories/transaction.ts';
@@ -42,10 +42,10 @@ export class StatementReader {
     const [period, rows, orgPlans, repDeals, drawBalances, config, books, manual, held, credits] = await Promise.all([
       periods.findSummary(tx, orgId, periodId),
       statementRows.rowsOfRepInPeriod(tx, orgId, userId, periodId),
-      plans.listForStatements(tx, orgId),
+      ledgerPlans.listForStatements(tx, orgId),
       // Only the deals that can count in the period (closed in it, or not closed yet): attainment counts a deal in
       // the period its close date (else its win, else today) falls in, so the rep's other periods never matter.
-      deals.dealsOfRepAround(tx, orgId, userId, { from: bounds.starts_on, to: bounds.ends_on }),
+      dealSnapshots.dealsOfRepAround(tx, orgId, userId, { from: bounds.starts_on, to: bounds.ends_on }),
       statementRows.drawBalancesByPlanBefore(tx, orgId, userId, periodId),
       orgs.loadConfig(tx, orgId),
       repQuotas.booksOfReps(tx, orgId, [userId]),

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import ExcelJS from 'exceljs';
 import { describe } from 'vitest';
 import type { Database } from '../../src/db/prisma.ts';
-import { ROWS_PER_STATEMENT } from '../../src/repositories/earnings.ts';
+import { ROWS_PER_STATEMENT } from '../../src/repositories/earningsWrites.ts';
 import type { ImportSummary } from '../../src/services/dealImport.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { exited, onlyJson, QUOTIENT_BIN, runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';

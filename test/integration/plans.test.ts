@@ -4,6 +4,7 @@ import { afterAll, describe, test } from 'vitest';
 import { stringify } from 'yaml';
 import { Refusal } from '../../src/domain/refusal.ts';
 import * as audit from '../../src/repositories/audit.ts';
+import * as planSnapshots from '../../src/repositories/planSnapshots.ts';
 import * as plans from '../../src/repositories/plans.ts';
 import { databaseStatements } from '../../src/repositories/transaction.ts';
 import type { PlanArchived, PlanChangeListener, PlanVersionApplied } from '../../src/services/planChanges.ts';
@@ -35,7 +36,7 @@ async function planRows(orgId: string) {
   };
 }
 
-function chipsOf(snapshot: Awaited<ReturnType<typeof plans.snapshot>>) {
+function chipsOf(snapshot: Awaited<ReturnType<typeof planSnapshots.snapshot>>) {
   return (snapshot?.chips ?? []).map((chip) => ({ id: chip.id, key: chip.definition.key, version: chip.version }));
 }
 
@@ -215,7 +216,7 @@ describe('applying plan files', () => {
     const first = await applyPlan(db, org.id, document);
     const statements = databaseStatements(db);
     const before = await plans.find(statements, org.id, first.plan_id);
-    const chipsBefore = chipsOf(await plans.snapshot(statements, org.id, first.plan_id));
+    const chipsBefore = chipsOf(await planSnapshots.snapshot(statements, org.id, first.plan_id));
     assert.ok(chipsBefore.every((chip) => CHIP_ID.test(chip.id) && chip.version === '1'));
 
     (document.chips[0] as Record<string, unknown>).rate_bps = 1200;
@@ -239,7 +240,7 @@ describe('applying plan files', () => {
     assert.equal(after?.name, 'Core AE plan 2026');
     assert.equal(after?.created_at.getTime(), before?.created_at.getTime());
     assert.ok((after?.updated_at.getTime() ?? 0) > (before?.updated_at.getTime() ?? 0));
-    const chipsAfter = chipsOf(await plans.snapshot(statements, org.id, first.plan_id));
+    const chipsAfter = chipsOf(await planSnapshots.snapshot(statements, org.id, first.plan_id));
     assert.deepEqual(
       chipsAfter.map((chip) => chip.id),
       chipsBefore.map((chip) => chip.id),
@@ -248,7 +249,7 @@ describe('applying plan files', () => {
       chipsAfter.map((chip) => chip.version),
       ['2', '1', '1', '1'],
     );
-    const firstVersion = await plans.snapshot(statements, org.id, first.plan_id, first.version_id);
+    const firstVersion = await planSnapshots.snapshot(statements, org.id, first.plan_id, first.version_id);
     assert.equal(
       firstVersion?.chips[0]?.definition.kind === 'commission' && firstVersion.chips[0].definition.params.rate_bps,
       1000,
@@ -301,7 +302,7 @@ describe('applying plan files', () => {
     });
     assert.deepEqual(without.removed_chips, ['new-logo']);
     assert.deepEqual(
-      chipsOf(await plans.snapshot(databaseStatements(db), org.id, first.plan_id)).map((chip) => chip.key),
+      chipsOf(await planSnapshots.snapshot(databaseStatements(db), org.id, first.plan_id)).map((chip) => chip.key),
       ['base', 'accelerator', 'quota-bonus'],
     );
 

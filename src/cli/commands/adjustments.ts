@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { ADJUSTMENT_CATEGORIES, type AdjustmentCategory, isAdjustmentCategory } from '../../domain/adjustments.ts';
 import { Refusal } from '../../domain/refusal.ts';
-import type { AdjustmentInput } from '../../services/adjustments.ts';
+import type { AdjustmentInput } from '../../services/adjustmentSteps.ts';
 import { toWireAdminAdjustment } from '../../wire/adjustments.ts';
 import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';

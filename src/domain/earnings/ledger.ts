@@ -343,7 +343,7 @@ export function markPeriodPaid(
 }
 
 /**
- * Why an archived plan's projected rows are reversed (in SQL, by `earnings.reverseProjectionsOfRep`): the
+ * Why an archived plan's projected rows are reversed (in SQL, by `earningsWrites.reverseProjectionsOfRep`): the
  * plan is no longer evaluated, so its forecasts no longer apply; earned rows stay.
  */
 export const PLAN_ARCHIVED: TraceReplacement = {

@@ -1,5 +1,5 @@
 import type { operations } from '../../../generated/openapi.ts';
-import type { AdjustmentReader } from '../../services/adjustments.ts';
+import type { AdjustmentReader } from '../../services/adjustmentReader.ts';
 import { toWireAdjustment } from '../../wire/adjustments.ts';
 import { viewerOf } from '../middleware/authenticate.ts';
 import { pageRequest } from '../pages.ts';

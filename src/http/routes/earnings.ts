@@ -1,6 +1,6 @@
 import type { components, operations } from '../../../generated/openapi.ts';
 import { Refusal } from '../../domain/refusal.ts';
-import type { EarningListFilters } from '../../repositories/earnings.ts';
+import type { EarningListFilters } from '../../repositories/earningsList.ts';
 import type { EarningReader } from '../../services/earnings/reader.ts';
 import { toWireEarning } from '../../wire/earnings.ts';
 import { viewerOf } from '../middleware/authenticate.ts';

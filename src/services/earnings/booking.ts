@@ -10,8 +10,10 @@ import type {
 import type { PeriodId } from '../../domain/periods.ts';
 import { newId } from '../../lib/ids.ts';
 import { countEarningsRows } from '../../lib/operationsMetrics.ts';
-import type { LineRow, NewEarning, RowStatus } from '../../repositories/earnings.ts';
+import type { LineRow } from '../../repositories/earnings.ts';
 import * as earnings from '../../repositories/earnings.ts';
+import type { NewEarning, RowStatus } from '../../repositories/earningsWrites.ts';
+import * as earningsWrites from '../../repositories/earningsWrites.ts';
 import * as periods from '../../repositories/periods.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import { EarningAnnouncements, type KnownEndpoints } from './announcements.ts';
@@ -198,9 +200,9 @@ export async function book(tx: Transaction, booking: Booking): Promise<BookingCo
     const announcements = new EarningAnnouncements(tx, orgId, booking.endpoints);
     let moved: { retired: RowStatus[]; written: RowStatus[] };
     // Rows no endpoint hears of come back as their ids and statuses only: nothing more is read of them.
-    if (announcements.silent) moved = checked(await earnings.retireAndWriteUnlisted(tx, orgId, retire, writes));
+    if (announcements.silent) moved = checked(await earningsWrites.retireAndWriteUnlisted(tx, orgId, retire, writes));
     else {
-      const records = checked(await earnings.retireAndWrite(tx, orgId, retire, writes));
+      const records = checked(await earningsWrites.retireAndWrite(tx, orgId, retire, writes));
       await announcements.statusChanged(records.retired, (earning) => rowsById.get(earning.id)?.status ?? 'pending');
       await announcements.created(records.written);
       moved = records;

@@ -14,12 +14,12 @@ import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { DealSnapshot, EnginePlanVersion, LineTarget, PeriodStatus, Rep } from '../../domain/earnings/types.ts';
 import { type CalendarDate, type PeriodId, periodBounds, periodKindOf } from '../../domain/periods.ts';
 import * as adjustments from '../../repositories/adjustments.ts';
-import * as deals from '../../repositories/deals.ts';
+import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
+import * as ledgerPlans from '../../repositories/ledgerPlans.ts';
 import * as orgs from '../../repositories/orgs.ts';
 import * as periods from '../../repositories/periods.ts';
-import * as plans from '../../repositories/plans.ts';
 import * as repQuotas from '../../repositories/repQuotas.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
@@ -76,7 +76,7 @@ export async function drawTargetsFrom(
   const hierarchy = overrides ? (org ?? (await loadHierarchy(tx, orgId))) : NO_HIERARCHY;
   const read = overrides
     ? await dealsReadBy(tx, orgId, rep, [plan], hierarchy, span)
-    : await deals.dealsOfRepAround(tx, orgId, rep.user_id, span);
+    : await dealSnapshots.dealsOfRepAround(tx, orgId, rep.user_id, span);
   const inPeriods = (changedDeal ? [...read, changedDeal] : read).filter((deal) =>
     periods.includes(dealPeriodId(deal, plan.period, today)),
   );
@@ -99,7 +99,7 @@ export async function drawTargetsFrom(
   const advance = drawChipId(plan.plan_id, DRAW_CHIP_KEY);
   const recovery = drawChipId(plan.plan_id, DRAW_RECOVERY_CHIP_KEY);
   const opening = await earnings.drawBalanceBefore(tx, orgId, rep.user_id, plan.plan_id, { advance, recovery }, from);
-  await plans.ensureDrawChips(tx, orgId, plan.plan_id, [
+  await ledgerPlans.ensureDrawChips(tx, orgId, plan.plan_id, [
     { id: advance, key: DRAW_CHIP_KEY },
     { id: recovery, key: DRAW_RECOVERY_CHIP_KEY },
   ]);
@@ -150,7 +150,7 @@ export async function settleDrawsOfPeriod(
   periodId: PeriodId,
   context: EvaluationContext,
 ): Promise<void> {
-  const states = (await plans.planStates(tx, orgId)).filter((state) => state.status === 'active');
+  const states = (await ledgerPlans.planStates(tx, orgId)).filter((state) => state.status === 'active');
   const versions = (await context.versions.of(tx, orgId, states)).filter(
     (plan) => hasDraw(plan) && plan.period === periodKindOf(periodId),
   );

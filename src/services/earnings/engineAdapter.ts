@@ -1,7 +1,8 @@
 import type { DealSnapshot, EnginePlanVersion, Rep } from '../../domain/earnings/types.ts';
 import type { DealRecord } from '../../repositories/deals.ts';
-import type { PlanState, PlanVersionSnapshot } from '../../repositories/plans.ts';
-import * as plans from '../../repositories/plans.ts';
+import type { PlanState } from '../../repositories/ledgerPlans.ts';
+import * as planSnapshots from '../../repositories/planSnapshots.ts';
+import type { PlanVersionSnapshot } from '../../repositories/plans.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 
 // The pure engine's inputs (src/domain/earnings) made from what the repositories return.
@@ -65,7 +66,7 @@ export class EnginePlanVersions {
       let version = this.#versions.get(state.version_id);
       if (!version) {
         // Plan versions never change once written, and the one named here is committed: read it once.
-        const snapshot = await plans.versionSnapshot(tx, orgId, state.plan_id, state.version_id);
+        const snapshot = await planSnapshots.versionSnapshot(tx, orgId, state.plan_id, state.version_id);
         if (!snapshot) throw new Error(`plan ${state.plan_id} of org ${orgId} has no version ${state.version_id}`);
         version = enginePlanOf(snapshot);
         if (this.#versions.size >= PLAN_CACHE_SIZE) this.#versions.clear();

@@ -1,7 +1,7 @@
 import { repsReadBy } from '../../domain/earnings/changeScope.ts';
 import { type RepHierarchy, repHierarchyOf } from '../../domain/earnings/hierarchy.ts';
 import type { DealSnapshot, EnginePlanVersion, Rep } from '../../domain/earnings/types.ts';
-import * as deals from '../../repositories/deals.ts';
+import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
 import * as repManagers from '../../repositories/repManagers.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 
@@ -45,7 +45,7 @@ export async function dealsReadBy(
   const userIds = [rep.user_id, ...[...readFor].flatMap((externalId) => org.reps.get(externalId)?.user_id ?? [])];
   // Issued together (and so in the transaction's order, right after whatever the caller issued before this call).
   const read = await Promise.all(
-    [...new Set(userIds)].map((userId) => deals.dealsOfRepAround(tx, orgId, userId, span)),
+    [...new Set(userIds)].map((userId) => dealSnapshots.dealsOfRepAround(tx, orgId, userId, span)),
   );
   const byId = new Map<string, DealSnapshot>();
   for (const deal of read.flat()) byId.set(deal.id, deal);

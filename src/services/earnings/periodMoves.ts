@@ -1,5 +1,5 @@
 import { type LedgerRow, lockPeriod, markPeriodPaid } from '../../domain/earnings/ledger.ts';
-import * as earnings from '../../repositories/earnings.ts';
+import * as earningsByPeriod from '../../repositories/earningsByPeriod.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import type { PeriodStatusChange } from '../periodChanges.ts';
 import { EarningAnnouncements } from './announcements.ts';
@@ -20,12 +20,12 @@ async function movePeriodRows(
   from: 'pending' | 'approved',
   decide: (rows: LedgerRow[]) => ReturnType<typeof lockPeriod>,
 ): Promise<void> {
-  const rows = await earnings.rowsOfPeriodWithStatus(tx, change.orgId, change.period.id, from);
+  const rows = await earningsByPeriod.rowsOfPeriodWithStatus(tx, change.orgId, change.period.id, from);
   const transition = decide(rows);
   if (!transition.ok) throw new Error(transition.reason);
   const to = transition.changes[0]?.to;
   if (to === undefined) return;
-  const moved = await earnings.moveRowsOfPeriod(
+  const moved = await earningsByPeriod.moveRowsOfPeriod(
     tx,
     change.orgId,
     change.period.id,

@@ -9,14 +9,15 @@ import { evaluateLines } from '../../domain/earnings/targets.ts';
 import type { EnginePlanVersion, LineTarget, Rep, TraceReplacement } from '../../domain/earnings/types.ts';
 import { type CalendarDate, type PeriodId, periodBounds } from '../../domain/periods.ts';
 import * as adjustments from '../../repositories/adjustments.ts';
-import * as deals from '../../repositories/deals.ts';
+import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
 import * as earnings from '../../repositories/earnings.ts';
+import * as earningsWrites from '../../repositories/earningsWrites.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
 import * as feedWriters from '../../repositories/feedWriters.ts';
+import * as ledgerPlans from '../../repositories/ledgerPlans.ts';
 import * as orgs from '../../repositories/orgs.ts';
 import * as periodStandings from '../../repositories/periodStandings.ts';
 import * as periods from '../../repositories/periods.ts';
-import * as plans from '../../repositories/plans.ts';
 import * as repQuotas from '../../repositories/repQuotas.ts';
 import type { Transaction, Transactor } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
@@ -119,7 +120,7 @@ export async function recomputePlans(
   // What a recompute changes (a plan's version, the hierarchy, the rates) may change what the running totals
   // count: the next deal event of each period counts it again from the period's deals.
   await periodStandings.dropStandingsOfOrg(reader, orgId);
-  const states = await plans.planStates(reader, orgId, request.planIds);
+  const states = await ledgerPlans.planStates(reader, orgId, request.planIds);
   const planIds = states.map((plan) => plan.plan_id);
   const only =
     (request.hierarchyChange && new Set(request.hierarchyChange.userIds)) ??
@@ -210,12 +211,12 @@ async function recomputeRep(
   const found = await users.findRepById(tx, orgId, userId);
   if (!found) return { counts: NO_COUNTS, deals: 0 };
   const rep: Rep = found;
-  const states = await plans.planStates(tx, orgId, planIds);
+  const states = await ledgerPlans.planStates(tx, orgId, planIds);
   const archived = states.filter((state) => state.status === 'archived').map((state) => state.plan_id);
   const hasWebhookEndpoints = await webhookEndpoints.hasWebhookEndpoints(tx, orgId);
   const announcements = new EarningAnnouncements(tx, orgId, hasWebhookEndpoints);
 
-  const reversed = await earnings.reverseProjectionsOfRep(tx, orgId, userId, archived);
+  const reversed = await earningsWrites.reverseProjectionsOfRep(tx, orgId, userId, archived);
   await announcements.statusChanged(reversed, () => 'projected');
   let counts: BookingCounts = { ...NO_COUNTS, rows_reversed: reversed.length };
 
@@ -231,7 +232,7 @@ async function recomputeRep(
     userId,
     versions.map((plan) => plan.plan_id),
   );
-  const owned = await deals.dealsOfRep(tx, orgId, userId);
+  const owned = await dealSnapshots.dealsOfRep(tx, orgId, userId);
   // With override chips, the deals of the rep's reports (on any day, within the chips' depth) too.
   const reportIds = new Set(versions.flatMap((plan) => [...repsReadBy(plan, rep.external_id, org.hierarchy)]));
   reportIds.delete(rep.external_id);
@@ -239,14 +240,14 @@ async function recomputeRep(
   for (const report of reportIds) {
     const reportRep = org.reps.get(report);
     if (!reportRep) continue;
-    for (const deal of await deals.dealsOfRep(tx, orgId, reportRep.user_id)) read.set(deal.id, deal);
+    for (const deal of await dealSnapshots.dealsOfRep(tx, orgId, reportRep.user_id)) read.set(deal.id, deal);
   }
   // Deals that changed owner (or left the rep's reports) since this rep's rows were written: evaluated so that
   // their lines go to zero.
   const formerIds = [
     ...new Set(rows.flatMap((row) => (row.deal_id !== null && !read.has(row.deal_id) ? [row.deal_id] : []))),
   ];
-  const evaluated = [...read.values(), ...(await deals.dealsByIds(tx, orgId, formerIds))];
+  const evaluated = [...read.values(), ...(await dealSnapshots.dealsByIds(tx, orgId, formerIds))];
   const periodStatuses = await periods.periodStatuses(tx, orgId);
   const isOpen = (periodId: PeriodId) => (periodStatuses.get(periodId) ?? 'open') === 'open';
   const liveLines = new Set(rows.filter(isLive).map((row) => row.line_key));

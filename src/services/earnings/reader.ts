@@ -1,8 +1,9 @@
 import { cutFeedPage } from '../../domain/deals/feed.ts';
 import { keysetCursor, keysetFingerprint } from '../../domain/lists/keysetCursor.ts';
 import { type Viewer, visibleUserIdsOf } from '../../domain/viewer.ts';
-import type { EarningListFilters, EarningRecord, EarningWithTrace } from '../../repositories/earnings.ts';
-import * as earnings from '../../repositories/earnings.ts';
+import type { EarningRecord, EarningWithTrace } from '../../repositories/earnings.ts';
+import type { EarningListFilters } from '../../repositories/earningsList.ts';
+import * as earningsList from '../../repositories/earningsList.ts';
 import * as feedWriters from '../../repositories/feedWriters.ts';
 import type { Transactor } from '../../repositories/transaction.ts';
 
@@ -52,7 +53,7 @@ export class EarningReader {
     const fingerprint = earningListFingerprint(orgId, query.filters);
     const from = query.cursor === undefined ? null : EARNING_CURSOR.decode(query.cursor, fingerprint);
     const horizon = await feedWriters.horizon(this.#pool.statements, orgId);
-    const rows = await earnings.listAfter(
+    const rows = await earningsList.listAfter(
       this.#pool.statements,
       orgId,
       query.filters,
@@ -72,6 +73,6 @@ export class EarningReader {
 
   /** Null when the viewer's org has no such row or the viewer may not see it. */
   find(viewer: Viewer, id: string): Promise<EarningWithTrace | null> {
-    return earnings.findWithTrace(this.#pool.statements, viewer.orgId, id, visibleUserIdsOf(viewer));
+    return earningsList.findWithTrace(this.#pool.statements, viewer.orgId, id, visibleUserIdsOf(viewer));
   }
 }
