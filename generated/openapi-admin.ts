@@ -2522,7 +2522,7 @@ export interface components {
             client_secret: string;
             /**
              * Format: uri
-             * @description The redirect URL registered with the CRM app (the console's `/admin/connections/callback`).
+             * @description The redirect URL registered with the CRM app (the console's `/admin/connectors/callback`).
              */
             redirect_uri: string;
         };

@@ -5,6 +5,7 @@ import type { components } from '../../generated/openapi-admin.ts';
 import type { RunningServer } from '../../src/main.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import type { AdminClient } from '../helpers/adminClient.ts';
+import { onlyJson, runCli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 import { startHubSpotSimulator } from '../helpers/hubspotSimulator.ts';
 
@@ -18,16 +19,14 @@ const simulator = await startHubSpotSimulator();
 afterAll(() => simulator.close());
 beforeEach(() => simulator.reset());
 
-test.override('serverSettings', {
-  env: {
-    QUOTIENT_SECRET_KEY: randomBytes(32).toString('base64'),
-    QUOTIENT_HUBSPOT_API_URL: simulator.url,
-    QUOTIENT_HUBSPOT_AUTHORIZE_URL: `${simulator.url}/oauth/authorize`,
-  },
-  options: {},
-});
+const SETTINGS = {
+  QUOTIENT_SECRET_KEY: randomBytes(32).toString('base64'),
+  QUOTIENT_HUBSPOT_API_URL: simulator.url,
+  QUOTIENT_HUBSPOT_AUTHORIZE_URL: `${simulator.url}/oauth/authorize`,
+};
+test.override('serverSettings', { env: SETTINGS, options: {} });
 
-const REDIRECT = 'http://127.0.0.1/admin/connections/callback';
+const REDIRECT = 'http://127.0.0.1/admin/connectors/callback';
 const today = new Date().toISOString().slice(0, 10);
 
 /** A flat 10% commission on every won deal. */
@@ -404,5 +403,48 @@ describe('HubSpot connector', () => {
     });
     assert.equal(salesforce.response.status, 409);
     assert.equal(salesforce.error?.error, 'invalid_state');
+  });
+
+  test('quotient connectors: add, complete, show, preview, pause, resume, resync and remove', async ({ newOrg }) => {
+    const { org, client } = await newOrg();
+    const env = { ...process.env, ...SETTINGS, HUBSPOT_SECRET: simulator.clientSecret };
+    const cli = async (args: string[]) => {
+      const result = await runCli(['connectors', ...args, '--org', org.id, '--json'], env);
+      assert.equal(result.code, 0, `${args.join(' ')}: ${result.stdout} ${result.stderr}`);
+      return onlyJson(result) as Connection & { authorize_url?: string };
+    };
+    simulator.putDeal('9501', deal('closedwon', '250'));
+    const added = await cli([
+      'add',
+      '--kind',
+      'hubspot',
+      '--client-id',
+      simulator.clientId,
+      '--client-secret-env',
+      'HUBSPOT_SECRET',
+      '--redirect-uri',
+      REDIRECT,
+    ]);
+    assert.equal(added.status, 'pending');
+    const consent = await simulator.consent(added.authorize_url as string);
+    const completed = await cli(['complete', '--code', consent.code, '--state', consent.state]);
+    assert.equal(completed.status, 'connected', 'complete waits for the first sync');
+    assert.equal((await client.deals.listPage({})).deals[0]?.status, 'won');
+    assert.equal((await cli(['show', added.id])).account_id, String(simulator.portalId));
+    const preview = (await cli(['preview', added.id])) as unknown as components['schemas']['ConnectionPreview'];
+    assert.equal(preview.records[0]?.external_id, '9501');
+    assert.equal((await cli(['pause', added.id])).status, 'paused');
+    assert.equal((await cli(['resume', added.id])).status, 'connected');
+    simulator.putDeal('9502', deal('closedlost', '90'));
+    const resynced = await cli(['resync', added.id, '--from', new Date(Date.now() - 60_000).toISOString()]);
+    assert.equal(resynced.status, 'connected');
+    assert.equal((await client.deals.listPage({ status: 'lost' })).deals[0]?.external_id, '9502');
+    const listed = (await cli(['list'])) as unknown as { connections: Connection[] };
+    assert.deepEqual(
+      listed.connections.map((connection) => connection.id),
+      [added.id],
+    );
+    await cli(['remove', added.id]);
+    assert.equal((await client.deals.listPage({})).deals.length, 2, 'removing keeps the deals');
   });
 });
