@@ -159,6 +159,18 @@ export async function startHubSpotSimulator(): Promise<HubSpotSimulator> {
     // HubSpot serves its paths with or without a trailing slash (the client library asks for `/crm/v3/owners/`).
     if (url.pathname.length > 1) url.pathname = url.pathname.replace(/\/+$/, '');
     const body = await readBody(req);
+    if (req.method === 'GET' && url.pathname === '/oauth/authorize') {
+      // The portal's admin consents at once: HubSpot's redirect back to the app with a code and the state.
+      if (url.searchParams.get('client_id') !== simulator.clientId) return json(res, 400, { message: 'unknown app' });
+      const redirectUri = url.searchParams.get('redirect_uri') ?? '';
+      const code = randomBytes(12).toString('hex');
+      codes.set(code, { redirectUri });
+      const back = new URL(redirectUri);
+      back.searchParams.set('code', code);
+      back.searchParams.set('state', url.searchParams.get('state') ?? '');
+      res.writeHead(302, { location: back.toString() });
+      return res.end();
+    }
     if (req.method === 'POST' && url.pathname === '/oauth/v1/token') {
       const form = new URLSearchParams(body);
       simulator.grants.push(form.get('grant_type') ?? '');
