@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe } from 'vitest';
+import { seriousAccessibilityViolations } from '../helpers/browser.ts';
 import { test } from '../helpers/fixtures.ts';
 import { startHubSpotSimulator } from '../helpers/hubspotSimulator.ts';
 
 // The console's Connectors page in Chromium: an admin connects a HubSpot portal (the simulator consents at once and
-// sends the browser back to the console's callback), sees its state, and pauses it.
+// sends the browser back to the console's callback), sees its state, and pauses it; each view scanned by axe-core.
 
 const simulator = await startHubSpotSimulator();
 afterAll(() => simulator.close());
@@ -29,7 +30,10 @@ describe('console: Connectors', () => {
     await page.goto(`${server.url}/admin/connectors`);
     await page.getByRole('heading', { level: 1, name: 'Connectors' }).waitFor();
     await page.getByText('No connections').waitFor();
+    assert.deepEqual(await seriousAccessibilityViolations(page), [], 'the empty page');
     await page.getByRole('button', { name: 'Add connection' }).click();
+    await page.getByRole('dialog', { name: 'Connect HubSpot' }).waitFor();
+    assert.deepEqual(await seriousAccessibilityViolations(page), [], 'the dialog');
     await page.getByLabel('Client ID').fill(simulator.clientId);
     await page.getByLabel('Client secret').fill(simulator.clientSecret);
     await page.getByRole('button', { name: 'Add and connect' }).click();
@@ -49,6 +53,7 @@ describe('console: Connectors', () => {
       .getByText('paused')
       .waitFor();
     assert.ok(await page.getByRole('button', { name: 'Resume' }).isVisible());
+    assert.deepEqual(await seriousAccessibilityViolations(page), [], 'the list');
     assert.deepEqual(errors, []);
   });
 });
