@@ -977,6 +977,189 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List CRM connections
+         * @description The org's connections to CRM accounts with their state (docs/connectors.md). Client secrets and tokens
+         *     are never returned.
+         */
+        get: operations["listConnections"];
+        put?: never;
+        /**
+         * Add a CRM connection
+         * @description Adds a connection to a CRM app the org created (its client id and secret, and the redirect URL
+         *     registered with it). The connection is `pending` until authorized (`authorizeConnection`, then
+         *     `completeConnectionAuthorization`). The client secret is sealed and never returned. Salesforce is
+         *     not connectable yet: `409 invalid_state`. Audited as `connection.created`.
+         */
+        post: operations["createConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a CRM connection
+         * @description The connection and its state. An id the org does not have is `404 not_found`.
+         */
+        get: operations["getConnection"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a CRM connection
+         * @description Stops reading the CRM and forgets its tokens. The deals it brought in stay, with their earnings: removing
+         *     a connection never deletes a deal. Its webhooks are refused from then on. Audited as `connection.removed`.
+         */
+        delete: operations["deleteConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/connections/{id}/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start authorizing a CRM connection
+         * @description Returns the CRM's authorization URL to send the admin to, with a fresh state (an earlier state of the
+         *     connection stops working). The CRM sends the admin back to the redirect URL with a code and the state,
+         *     which the console passes to `completeConnectionAuthorization`. A connection already authorized may be
+         *     authorized again (to another account of the CRM, or after its grant was revoked there).
+         */
+        post: operations["authorizeConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/connection-authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a CRM connection's authorization
+         * @description Exchanges the code the CRM handed the redirect URL for tokens (sealed, refreshed before they expire), reads
+         *     which CRM account granted them, and starts the first sync in the background: the connection is `syncing`
+         *     until every deal is read, then `connected`. A state the org did not issue, or one used already, is
+         *     `400 invalid_body`; a code the CRM refuses leaves the connection as it was and is `409 invalid_state` with
+         *     the CRM's error. Audited as `connection.authorized`.
+         */
+        post: operations["completeConnectionAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/connections/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a CRM connection
+         * @description Changes the CRM announces are noted (`behind_by`) and not applied until it is resumed. A pending connection is `409 invalid_state`. Audited as `connection.paused`.
+         */
+        post: operations["pauseConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/connections/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a CRM connection
+         * @description Applies what the CRM announced while it was paused or failing (the records are read again), then takes changes live again. A pending connection is `409 invalid_state`. Audited as `connection.resumed`.
+         */
+        post: operations["resumeConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/connections/{id}/resync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-sync a CRM connection
+         * @description Reads again every record the CRM changed since `from` (absent, every record) and applies what changed; records applied before are recognised by the CRM's id and modification time and change nothing. It runs in the background: the connection is `syncing` until it ends. A pending or paused connection is `409 invalid_state`. Audited as `connection.resynced`.
+         */
+        post: operations["resyncConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/connections/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview a CRM connection's mapping
+         * @description Reads the CRM's pipelines, owners and first deals and shows the mapping as it applies to them: which stages
+         *     are won and lost, which owner is which rep, and the deal event each record becomes (or why it cannot).
+         *     Nothing is written. A pending connection is `409 invalid_state`; the CRM's refusal is `409 invalid_state`
+         *     with its error.
+         */
+        get: operations["previewConnection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/identity-providers": {
         parameters: {
             query?: never;
@@ -2290,6 +2473,124 @@ export interface components {
             rep: components["schemas"]["Rep"];
             period_id: components["schemas"]["PeriodId"];
             earnings: components["schemas"]["RepEarning"][];
+        };
+        /** @description A connection of the org to a CRM account, without its client secret or tokens (docs/connectors.md). */
+        Connection: {
+            readonly id: string;
+            kind: components["schemas"]["ConnectionKind"];
+            /**
+             * @description `pending`: not authorized at the CRM yet; `connected`: live, nothing waiting; `syncing`: a first sync or a
+             *     re-sync is running; `behind`: `behind_by` records the CRM announced are not applied yet; `paused`: an admin
+             *     paused it (changes are noted, not applied); `failing`: the CRM refused the last call, `error` says how.
+             * @enum {string}
+             */
+            status: "pending" | "connected" | "syncing" | "behind" | "paused" | "failing";
+            /** @description Records the CRM announced as changed that are not applied yet. */
+            behind_by: number;
+            /** @description The CRM's own error of the last call that failed (its status and message), until a call succeeds. */
+            error: string | null;
+            error_at: components["schemas"]["NullableTimestamp"];
+            /** @description The CRM account (HubSpot's portal id), once authorized. */
+            account_id: string | null;
+            /** @description The OAuth client id of the CRM app. */
+            client_id: string;
+            /** @description The redirect URL registered with the CRM app. */
+            redirect_uri: string;
+            /** @description The path on this server to register as the CRM app's webhook target URL. */
+            webhook_path: string;
+            /** @description The newest modification time of a record read from the CRM. */
+            last_change_at: components["schemas"]["NullableTimestamp"];
+            /** @description When the last first sync or re-sync finished. */
+            last_sync_at: components["schemas"]["NullableTimestamp"];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description The CRM.
+         * @enum {string}
+         */
+        ConnectionKind: "hubspot" | "salesforce";
+        /** @description The org's CRM connections. */
+        ConnectionList: {
+            connections: components["schemas"]["Connection"][];
+        };
+        /** @description A new CRM connection, authorized next (`authorizeConnection`). */
+        CreateConnection: {
+            kind: components["schemas"]["ConnectionKind"];
+            /** @description The CRM app's OAuth client id. */
+            client_id: string;
+            /** @description The CRM app's client secret. Stored sealed, never returned; it also checks the CRM's webhook signatures. */
+            client_secret: string;
+            /**
+             * Format: uri
+             * @description The redirect URL registered with the CRM app (the console's `/admin/connectors/callback`).
+             */
+            redirect_uri: string;
+        };
+        /** @description Where to send the admin to grant access at the CRM. */
+        ConnectionAuthorization: {
+            /** @description The CRM's authorization URL, with the client id, scopes, redirect URL and state. */
+            authorize_url: string;
+            /** @description The state the CRM hands back to the redirect URL; valid for one code exchange. */
+            state: string;
+        };
+        /** @description What the CRM handed the redirect URL. */
+        ConnectionCallback: {
+            code: string;
+            state: string;
+        };
+        /** @description Read again the records the CRM changed since a time. */
+        ConnectionResync: {
+            /**
+             * Format: date-time
+             * @description Records modified at or after this time are read again; absent, every record.
+             */
+            from?: string;
+        };
+        /**
+         * @description The mapping as it will apply, read from the CRM (its pipelines and owners), and the CRM's first records as
+         *     the deal events they become. Nothing is written.
+         */
+        ConnectionPreview: {
+            mapping: {
+                /** @description The import mapping the connector reads records by (`hubspot-api`). */
+                name: string;
+                /** @description Stages read as won (HubSpot - closed with probability 1.0), as `pipeline/stage` labels and ids. */
+                won_stages: components["schemas"]["PreviewStage"][];
+                /** @description Stages read as lost (closed with probability 0). */
+                lost_stages: components["schemas"]["PreviewStage"][];
+                /** @description The CRM's owners and the rep each becomes. */
+                owners: {
+                    owner_id: string;
+                    email: string | null;
+                    rep_external_id: string;
+                    /**
+                     * @description `owner_id`: a rep has the owner id as external id; `email`: a rep has the owner's email; `new`: a rep is created on the first deal.
+                     * @enum {string}
+                     */
+                    matched_by: "owner_id" | "email" | "new";
+                }[];
+                /** @description The CRM properties read into `state.custom`, by custom field name. */
+                custom: {
+                    [key: string]: string;
+                };
+            };
+            records: {
+                external_id: string;
+                /** @description The deal event (`POST /v1/deals/events`'s body) the record becomes. */
+                event?: {
+                    [key: string]: unknown;
+                };
+                /** @description Why the record cannot become a deal event (reported on the connection, never applied). */
+                refusal?: string;
+                /** @description The CRM has the record archived; it becomes a deleted deal. */
+                deleted?: boolean;
+            }[];
+        };
+        /** @description A pipeline stage of the CRM. */
+        PreviewStage: {
+            pipeline: string;
+            stage_id: string;
+            label: string;
         };
         /** @description An OpenID Connect identity provider of the org, without its client secret. */
         IdentityProvider: {
@@ -4499,6 +4800,296 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connections. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateConnection"];
+            };
+        };
+        responses: {
+            /** @description The connection, pending its authorization. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    authorizeConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where to send the admin. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionAuthorization"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    completeConnectionAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionCallback"];
+            };
+        };
+        responses: {
+            /** @description The connection, syncing. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    pauseConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resumeConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resyncConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ConnectionResync"];
+            };
+        };
+        responses: {
+            /** @description The connection as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    previewConnection: {
+        parameters: {
+            query?: {
+                /** @description Records to show (default 10). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mapping and the records as they would apply. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionPreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -46,8 +46,9 @@ export function withAdminServices<T>(run: (services: AdminServices, config: Conf
       },
       { connectTimeoutMs: 60_000 },
     );
+    let services: ReturnType<typeof composeServices> | undefined;
     try {
-      const services = composeServices({
+      services = composeServices({
         db: database.db,
         pool,
         config,
@@ -58,6 +59,8 @@ export function withAdminServices<T>(run: (services: AdminServices, config: Conf
       });
       return await run(services.admin, config);
     } finally {
+      // A CRM sync the command started ends before its pools do.
+      await services?.admin.connections.close();
       await pool.end();
     }
   });

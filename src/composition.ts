@@ -10,6 +10,9 @@ import { AdjustmentAdmin } from './services/adjustments.ts';
 import { AdminAccounts, AdminSessions } from './services/adminIdentity.ts';
 import { EarningsRecompute, type RecomputeProgressReport } from './services/adminRecompute.ts';
 import { StatementApprovals } from './services/approvals.ts';
+import { ConnectionAdmin } from './services/connectors/connectionAdmin.ts';
+import { HubSpotSync } from './services/connectors/hubspotSync.ts';
+import { HubSpotWebhooks } from './services/connectors/hubspotWebhooks.ts';
 import type { DealChangeListener } from './services/dealChanges.ts';
 import { dealsChanged } from './services/dealChanges.ts';
 import { DealEventBatch } from './services/dealEventBatch.ts';
@@ -135,6 +138,10 @@ export interface AdminServices {
   dealImport: DealImport;
   accounting: AccountingBooks;
   portalAccess: PortalAccessAdmin;
+  /** CRM connections and their background syncs (docs/connectors.md); closed with the process. */
+  connections: ConnectionAdmin;
+  /** HubSpot's webhooks to the connections. */
+  hubspotWebhooks: HubSpotWebhooks;
   repAccess: RepAccessAdmin;
   inquiries: InquiryDesk;
   planAcceptances: PlanAcceptances;
@@ -215,6 +222,14 @@ export function composeServices(input: CompositionInput): Services {
       embeddedDataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
     }),
   );
+  const connections = new ConnectionAdmin(
+    db,
+    new HubSpotSync(db, dealEventBatch, {
+      secrets,
+      endpoints: { apiUrl: config.connectors.hubspotApiUrl, authorizeUrl: config.connectors.hubspotAuthorizeUrl },
+      ...clock,
+    }),
+  );
   // A resolution's adjustment link must name an adjustment of the org (InquiryDesk).
   const inquiries = new InquiryDesk(db, { adjustments: { exists: adjustmentRecords.exists } });
   return {
@@ -261,6 +276,8 @@ export function composeServices(input: CompositionInput): Services {
       dealImport,
       accounting: new AccountingBooks(db, input.now ? { now: input.now } : {}),
       portalAccess: new PortalAccessAdmin(db, { secrets, ...clock }),
+      connections,
+      hubspotWebhooks: new HubSpotWebhooks(connections, clock),
       repAccess: new RepAccessAdmin(db),
       inquiries,
       planAcceptances,

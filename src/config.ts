@@ -32,6 +32,15 @@ export interface Config {
   admin: AdminSettings;
   /** QUOTIENT_SECRET_KEY: the key secrets Quotient must read back are sealed with (src/lib/secretBox.ts). */
   secretKey: Buffer | undefined;
+  connectors: ConnectorSettings;
+}
+
+/** Where the CRMs are (docs/connectors.md): their public addresses unless a test points them at a simulator. */
+export interface ConnectorSettings {
+  /** QUOTIENT_HUBSPOT_API_URL: HubSpot's API (OAuth token endpoint and CRM APIs). */
+  hubspotApiUrl: string;
+  /** QUOTIENT_HUBSPOT_AUTHORIZE_URL: HubSpot's authorization page that admins are sent to. */
+  hubspotAuthorizeUrl: string;
 }
 
 /** Where rate-limit counts live (src/access/rateLimitStore.ts). */
@@ -111,6 +120,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { po
     },
     rateLimits: rateLimitSettings(env, databaseUrl === undefined),
     secretKey: secretKey(env.QUOTIENT_SECRET_KEY),
+    connectors: {
+      hubspotApiUrl: nonEmpty(env.QUOTIENT_HUBSPOT_API_URL) ?? 'https://api.hubapi.com',
+      hubspotAuthorizeUrl: nonEmpty(env.QUOTIENT_HUBSPOT_AUTHORIZE_URL) ?? 'https://app.hubspot.com/oauth/authorize',
+    },
     admin: {
       sessionIdleMs:
         integer('QUOTIENT_ADMIN_SESSION_IDLE_MINUTES', env.QUOTIENT_ADMIN_SESSION_IDLE_MINUTES, 30, 1, 1440) * 60_000,

@@ -142,6 +142,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
     // Open event streams would hold the server until the grace period; their clients reconnect elsewhere.
     services.api.earningsStream.endAll();
     await Promise.all([stopListening(server, config.shutdownGraceSeconds * 1000), webhookWorker?.stop()]);
+    await services.admin.connections.close();
     await auditLog.close();
     await keyGate.close();
     await Promise.all([dealsPool.end(), countersPool.end()]);

@@ -5,6 +5,7 @@ import { AccountingPage } from './pages/accounting.tsx';
 import { AdjustmentsPage } from './pages/adjustments.tsx';
 import { AdminsPage } from './pages/admins.tsx';
 import { AuditPage } from './pages/audit.tsx';
+import { ConnectorCallbackPage, ConnectorsPage } from './pages/connectors.tsx';
 import { ImportsPage } from './pages/imports.tsx';
 import { InquiriesPage } from './pages/inquiries.tsx';
 import { InquiryPage } from './pages/inquiry.tsx';
@@ -25,6 +26,7 @@ const NAV = [
   { href: '/audit', label: 'Audit log' },
   { href: '/plans', label: 'Plans' },
   { href: '/imports', label: 'Import deals' },
+  { href: '/connectors', label: 'Connectors' },
   { href: '/periods', label: 'Periods' },
   { href: '/adjustments', label: 'Adjustments' },
   { href: '/accounting', label: 'Accounting' },
@@ -159,6 +161,8 @@ function Page(props: { path: string; canChange: boolean; orgId: string }) {
       );
     case 'imports':
       return <ImportsPage canChange={props.canChange} />;
+    case 'connectors':
+      return id === 'callback' ? <ConnectorCallbackPage /> : <ConnectorsPage canChange={props.canChange} />;
     case 'periods':
       return <PeriodsPage canChange={props.canChange} />;
     case 'adjustments':

@@ -266,3 +266,8 @@ export type PlanAcceptanceDocument = Prisma.PlanAcceptanceDocumentModel
  * 
  */
 export type PendingEvaluation = Prisma.PendingEvaluationModel
+/**
+ * Model CrmConnection
+ * 
+ */
+export type CrmConnection = Prisma.CrmConnectionModel

@@ -5,6 +5,7 @@ import { adjustmentsCommand } from './commands/adjustments.ts';
 import { adminsCommand } from './commands/admins.ts';
 import { approvalsCommand } from './commands/approvals.ts';
 import { auditCommand } from './commands/audit.ts';
+import { connectorsCommand } from './commands/connectors.ts';
 import { dbCommand } from './commands/db.ts';
 import { demoCommand } from './commands/demo.ts';
 import { fxCommand } from './commands/fx.ts';
@@ -51,6 +52,7 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
     accountingCommand(),
     recomputeCommand(),
     importCommand(),
+    connectorsCommand(),
     fxCommand(),
     webhooksCommand(),
     workerCommand(),

@@ -6,6 +6,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 import { consoleRouter } from './admin/console.ts';
 import { PREFIX as ADMIN_API_PREFIX, type AdminApiOptions, adminApiRouter } from './admin/router.ts';
+import { connectorWebhooksRouter } from './connectors/webhooks.ts';
 import { contractRouter } from './contractRouter.ts';
 import { docsRouter } from './docs.ts';
 import { asHandlerTable } from './handlers.ts';
@@ -21,11 +22,11 @@ import { contractHandlers } from './routes/index.ts';
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * Paths served outside the contract: /metrics, /docs, the admin console and API under /admin and the rep portal under
- * /portal. Express matches
+ * Paths served outside the contract: /metrics, /docs, the admin console and API under /admin, the rep portal under
+ * /portal and the CRMs' webhooks under /connectors. Express matches
  * routes case-insensitively, so this test does too; it may match more than those routers serve (they pass it on).
  */
-const OUTSIDE_CONTRACT = /^\/(?:metrics|docs|admin|portal)/i;
+const OUTSIDE_CONTRACT = /^\/(?:metrics|docs|admin|portal|connectors)/i;
 
 /** What the app serves with: the public API's services from the composition root, and the access layer's parts. */
 export interface AppDeps extends ApiServices {
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps): Express {
       adminApiRouter({ ...deps.admin, validateResponses: deps.validateResponses, bodyLimitBytes: BODY_LIMIT_BYTES }),
     );
     outsideContract.use(consoleRouter());
+    outsideContract.use(connectorWebhooksRouter(deps.admin.services.hubspotWebhooks, deps.logger));
   }
   if (deps.portal) {
     outsideContract.use(portalRouter(deps.portal, deps.logger));

@@ -34,7 +34,8 @@ export type IdPrefix =
   | 'inq'
   | 'inql'
   | 'inqc'
-  | 'pac';
+  | 'pac'
+  | 'con';
 
 /** The same TypeID as `typeid(prefix).toString()`, without building the TypeID object and splitting it again. */
 export function newId(prefix: IdPrefix): string {

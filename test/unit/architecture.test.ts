@@ -30,6 +30,7 @@ const REPOSITORIES = [
   'adminSignInFailures',
   'apiKeys',
   'audit',
+  'connections',
   'deals',
   'dealSnapshots',
   'dealsBulk',

@@ -441,7 +441,8 @@ export const ModelName = {
   InquiryComment: 'InquiryComment',
   PlanAcceptance: 'PlanAcceptance',
   PlanAcceptanceDocument: 'PlanAcceptanceDocument',
-  PendingEvaluation: 'PendingEvaluation'
+  PendingEvaluation: 'PendingEvaluation',
+  CrmConnection: 'CrmConnection'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -457,7 +458,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation" | "crmConnection"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -3791,6 +3792,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    CrmConnection: {
+      payload: Prisma.$CrmConnectionPayload<ExtArgs>
+      fields: Prisma.CrmConnectionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.CrmConnectionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrmConnectionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.CrmConnectionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrmConnectionPayload>
+        }
+        findFirst: {
+          args: Prisma.CrmConnectionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrmConnectionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.CrmConnectionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrmConnectionPayload>
+        }
+        findMany: {
+          args: Prisma.CrmConnectionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrmConnectionPayload>[]
+        }
+        create: {
+          args: Prisma.CrmConnectionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrmConnectionPayload>
+        }
+        createMany: {
+          args: Prisma.CrmConnectionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.CrmConnectionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrmConnectionPayload>[]
+        }
+        delete: {
+          args: Prisma.CrmConnectionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrmConnectionPayload>
+        }
+        update: {
+          args: Prisma.CrmConnectionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrmConnectionPayload>
+        }
+        deleteMany: {
+          args: Prisma.CrmConnectionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.CrmConnectionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.CrmConnectionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrmConnectionPayload>[]
+        }
+        upsert: {
+          args: Prisma.CrmConnectionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrmConnectionPayload>
+        }
+        aggregate: {
+          args: Prisma.CrmConnectionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateCrmConnection>
+        }
+        groupBy: {
+          args: Prisma.CrmConnectionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CrmConnectionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.CrmConnectionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CrmConnectionCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -4509,6 +4584,31 @@ export const PendingEvaluationScalarFieldEnum = {
 export type PendingEvaluationScalarFieldEnum = (typeof PendingEvaluationScalarFieldEnum)[keyof typeof PendingEvaluationScalarFieldEnum]
 
 
+export const CrmConnectionScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  kind: 'kind',
+  status: 'status',
+  client_id: 'client_id',
+  client_secret: 'client_secret',
+  redirect_uri: 'redirect_uri',
+  oauth_state: 'oauth_state',
+  account_id: 'account_id',
+  access_token: 'access_token',
+  refresh_token: 'refresh_token',
+  token_expires_at: 'token_expires_at',
+  last_error: 'last_error',
+  last_error_at: 'last_error_at',
+  last_change_at: 'last_change_at',
+  last_sync_at: 'last_sync_at',
+  sync_from: 'sync_from',
+  pending_ids: 'pending_ids',
+  created_at: 'created_at'
+} as const
+
+export type CrmConnectionScalarFieldEnum = (typeof CrmConnectionScalarFieldEnum)[keyof typeof CrmConnectionScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -4863,6 +4963,7 @@ export type GlobalOmitConfig = {
   planAcceptance?: Prisma.PlanAcceptanceOmit
   planAcceptanceDocument?: Prisma.PlanAcceptanceDocumentOmit
   pendingEvaluation?: Prisma.PendingEvaluationOmit
+  crmConnection?: Prisma.CrmConnectionOmit
 }
 
 /* Types for Logging */

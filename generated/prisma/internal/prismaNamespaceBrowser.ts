@@ -95,7 +95,8 @@ export const ModelName = {
   InquiryComment: 'InquiryComment',
   PlanAcceptance: 'PlanAcceptance',
   PlanAcceptanceDocument: 'PlanAcceptanceDocument',
-  PendingEvaluation: 'PendingEvaluation'
+  PendingEvaluation: 'PendingEvaluation',
+  CrmConnection: 'CrmConnection'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -791,6 +792,31 @@ export const PendingEvaluationScalarFieldEnum = {
 } as const
 
 export type PendingEvaluationScalarFieldEnum = (typeof PendingEvaluationScalarFieldEnum)[keyof typeof PendingEvaluationScalarFieldEnum]
+
+
+export const CrmConnectionScalarFieldEnum = {
+  id: 'id',
+  org_id: 'org_id',
+  kind: 'kind',
+  status: 'status',
+  client_id: 'client_id',
+  client_secret: 'client_secret',
+  redirect_uri: 'redirect_uri',
+  oauth_state: 'oauth_state',
+  account_id: 'account_id',
+  access_token: 'access_token',
+  refresh_token: 'refresh_token',
+  token_expires_at: 'token_expires_at',
+  last_error: 'last_error',
+  last_error_at: 'last_error_at',
+  last_change_at: 'last_change_at',
+  last_sync_at: 'last_sync_at',
+  sync_from: 'sync_from',
+  pending_ids: 'pending_ids',
+  created_at: 'created_at'
+} as const
+
+export type CrmConnectionScalarFieldEnum = (typeof CrmConnectionScalarFieldEnum)[keyof typeof CrmConnectionScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -276,6 +276,7 @@ export type OrgWhereInput = {
   exchange_rates?: Prisma.ExchangeRateListRelationFilter
   rep_managers?: Prisma.RepManagerListRelationFilter
   identity_providers?: Prisma.IdentityProviderListRelationFilter
+  crm_connections?: Prisma.CrmConnectionListRelationFilter
   adjustments?: Prisma.AdjustmentListRelationFilter
   statement_approvals?: Prisma.StatementApprovalListRelationFilter
   payment_requests?: Prisma.PaymentRequestListRelationFilter
@@ -306,6 +307,7 @@ export type OrgOrderByWithRelationInput = {
   exchange_rates?: Prisma.ExchangeRateOrderByRelationAggregateInput
   rep_managers?: Prisma.RepManagerOrderByRelationAggregateInput
   identity_providers?: Prisma.IdentityProviderOrderByRelationAggregateInput
+  crm_connections?: Prisma.CrmConnectionOrderByRelationAggregateInput
   adjustments?: Prisma.AdjustmentOrderByRelationAggregateInput
   statement_approvals?: Prisma.StatementApprovalOrderByRelationAggregateInput
   payment_requests?: Prisma.PaymentRequestOrderByRelationAggregateInput
@@ -339,6 +341,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   exchange_rates?: Prisma.ExchangeRateListRelationFilter
   rep_managers?: Prisma.RepManagerListRelationFilter
   identity_providers?: Prisma.IdentityProviderListRelationFilter
+  crm_connections?: Prisma.CrmConnectionListRelationFilter
   adjustments?: Prisma.AdjustmentListRelationFilter
   statement_approvals?: Prisma.StatementApprovalListRelationFilter
   payment_requests?: Prisma.PaymentRequestListRelationFilter
@@ -407,6 +410,7 @@ export type OrgCreateInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -437,6 +441,7 @@ export type OrgUncheckedCreateInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -467,6 +472,7 @@ export type OrgUpdateInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -497,6 +503,7 @@ export type OrgUncheckedUpdateInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -866,6 +873,20 @@ export type OrgUpdateOneRequiredWithoutPayment_requestsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutPayment_requestsInput, Prisma.OrgUpdateWithoutPayment_requestsInput>, Prisma.OrgUncheckedUpdateWithoutPayment_requestsInput>
 }
 
+export type OrgCreateNestedOneWithoutCrm_connectionsInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutCrm_connectionsInput, Prisma.OrgUncheckedCreateWithoutCrm_connectionsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutCrm_connectionsInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutCrm_connectionsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutCrm_connectionsInput, Prisma.OrgUncheckedCreateWithoutCrm_connectionsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutCrm_connectionsInput
+  upsert?: Prisma.OrgUpsertWithoutCrm_connectionsInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutCrm_connectionsInput, Prisma.OrgUpdateWithoutCrm_connectionsInput>, Prisma.OrgUncheckedUpdateWithoutCrm_connectionsInput>
+}
+
 export type OrgCreateWithoutUsersInput = {
   id: string
   name: string
@@ -890,6 +911,7 @@ export type OrgCreateWithoutUsersInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -919,6 +941,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -964,6 +987,7 @@ export type OrgUpdateWithoutUsersInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -993,6 +1017,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1022,6 +1047,7 @@ export type OrgCreateWithoutRep_quotasInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1051,6 +1077,7 @@ export type OrgUncheckedCreateWithoutRep_quotasInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1096,6 +1123,7 @@ export type OrgUpdateWithoutRep_quotasInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -1125,6 +1153,7 @@ export type OrgUncheckedUpdateWithoutRep_quotasInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1154,6 +1183,7 @@ export type OrgCreateWithoutRep_managersInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1183,6 +1213,7 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1228,6 +1259,7 @@ export type OrgUpdateWithoutRep_managersInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -1257,6 +1289,7 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1286,6 +1319,7 @@ export type OrgCreateWithoutApi_keysInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1315,6 +1349,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1360,6 +1395,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -1389,6 +1425,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1418,6 +1455,7 @@ export type OrgCreateWithoutAdminsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1447,6 +1485,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1492,6 +1531,7 @@ export type OrgUpdateWithoutAdminsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -1521,6 +1561,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1550,6 +1591,7 @@ export type OrgCreateWithoutDealsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1579,6 +1621,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1624,6 +1667,7 @@ export type OrgUpdateWithoutDealsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -1653,6 +1697,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1682,6 +1727,7 @@ export type OrgCreateWithoutPlansInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1711,6 +1757,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1756,6 +1803,7 @@ export type OrgUpdateWithoutPlansInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -1785,6 +1833,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1814,6 +1863,7 @@ export type OrgCreateWithoutPeriodsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1843,6 +1893,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1888,6 +1939,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -1917,6 +1969,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1946,6 +1999,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1975,6 +2029,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -2020,6 +2075,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -2049,6 +2105,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -2078,6 +2135,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -2107,6 +2165,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -2152,6 +2211,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -2181,6 +2241,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -2210,6 +2271,7 @@ export type OrgCreateWithoutExchange_ratesInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -2239,6 +2301,7 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -2284,6 +2347,7 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -2313,6 +2377,7 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -2342,6 +2407,7 @@ export type OrgCreateWithoutIdentity_providersInput = {
   admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -2371,6 +2437,7 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -2416,6 +2483,7 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -2445,6 +2513,7 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -2475,6 +2544,7 @@ export type OrgCreateWithoutAdjustmentsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
@@ -2504,6 +2574,7 @@ export type OrgUncheckedCreateWithoutAdjustmentsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -2549,6 +2620,7 @@ export type OrgUpdateWithoutAdjustmentsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
@@ -2578,6 +2650,7 @@ export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -2607,6 +2680,7 @@ export type OrgCreateWithoutStatement_approvalsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
 }
@@ -2636,6 +2710,7 @@ export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -2681,6 +2756,7 @@ export type OrgUpdateWithoutStatement_approvalsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
 }
@@ -2710,6 +2786,7 @@ export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
@@ -2739,6 +2816,7 @@ export type OrgCreateWithoutPayment_requestsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
 }
@@ -2768,6 +2846,7 @@ export type OrgUncheckedCreateWithoutPayment_requestsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
 }
@@ -2813,6 +2892,7 @@ export type OrgUpdateWithoutPayment_requestsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
 }
@@ -2842,8 +2922,145 @@ export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutCrm_connectionsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutCrm_connectionsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutCrm_connectionsInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutCrm_connectionsInput, Prisma.OrgUncheckedCreateWithoutCrm_connectionsInput>
+}
+
+export type OrgUpsertWithoutCrm_connectionsInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutCrm_connectionsInput, Prisma.OrgUncheckedUpdateWithoutCrm_connectionsInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutCrm_connectionsInput, Prisma.OrgUncheckedCreateWithoutCrm_connectionsInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutCrm_connectionsInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutCrm_connectionsInput, Prisma.OrgUncheckedUpdateWithoutCrm_connectionsInput>
+}
+
+export type OrgUpdateWithoutCrm_connectionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutCrm_connectionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 
@@ -2864,6 +3081,7 @@ export type OrgCountOutputType = {
   exchange_rates: number
   rep_managers: number
   identity_providers: number
+  crm_connections: number
   adjustments: number
   statement_approvals: number
   payment_requests: number
@@ -2882,6 +3100,7 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   exchange_rates?: boolean | OrgCountOutputTypeCountExchange_ratesArgs
   rep_managers?: boolean | OrgCountOutputTypeCountRep_managersArgs
   identity_providers?: boolean | OrgCountOutputTypeCountIdentity_providersArgs
+  crm_connections?: boolean | OrgCountOutputTypeCountCrm_connectionsArgs
   adjustments?: boolean | OrgCountOutputTypeCountAdjustmentsArgs
   statement_approvals?: boolean | OrgCountOutputTypeCountStatement_approvalsArgs
   payment_requests?: boolean | OrgCountOutputTypeCountPayment_requestsArgs
@@ -2984,6 +3203,13 @@ export type OrgCountOutputTypeCountIdentity_providersArgs<ExtArgs extends runtim
 /**
  * OrgCountOutputType without action
  */
+export type OrgCountOutputTypeCountCrm_connectionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.CrmConnectionWhereInput
+}
+
+/**
+ * OrgCountOutputType without action
+ */
 export type OrgCountOutputTypeCountAdjustmentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.AdjustmentWhereInput
 }
@@ -3028,6 +3254,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   exchange_rates?: boolean | Prisma.Org$exchange_ratesArgs<ExtArgs>
   rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
   identity_providers?: boolean | Prisma.Org$identity_providersArgs<ExtArgs>
+  crm_connections?: boolean | Prisma.Org$crm_connectionsArgs<ExtArgs>
   adjustments?: boolean | Prisma.Org$adjustmentsArgs<ExtArgs>
   statement_approvals?: boolean | Prisma.Org$statement_approvalsArgs<ExtArgs>
   payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
@@ -3093,6 +3320,7 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   exchange_rates?: boolean | Prisma.Org$exchange_ratesArgs<ExtArgs>
   rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
   identity_providers?: boolean | Prisma.Org$identity_providersArgs<ExtArgs>
+  crm_connections?: boolean | Prisma.Org$crm_connectionsArgs<ExtArgs>
   adjustments?: boolean | Prisma.Org$adjustmentsArgs<ExtArgs>
   statement_approvals?: boolean | Prisma.Org$statement_approvalsArgs<ExtArgs>
   payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
@@ -3116,6 +3344,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     exchange_rates: Prisma.$ExchangeRatePayload<ExtArgs>[]
     rep_managers: Prisma.$RepManagerPayload<ExtArgs>[]
     identity_providers: Prisma.$IdentityProviderPayload<ExtArgs>[]
+    crm_connections: Prisma.$CrmConnectionPayload<ExtArgs>[]
     adjustments: Prisma.$AdjustmentPayload<ExtArgs>[]
     statement_approvals: Prisma.$StatementApprovalPayload<ExtArgs>[]
     payment_requests: Prisma.$PaymentRequestPayload<ExtArgs>[]
@@ -3539,6 +3768,7 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   exchange_rates<T extends Prisma.Org$exchange_ratesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$exchange_ratesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ExchangeRatePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   rep_managers<T extends Prisma.Org$rep_managersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$rep_managersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   identity_providers<T extends Prisma.Org$identity_providersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$identity_providersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$IdentityProviderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  crm_connections<T extends Prisma.Org$crm_connectionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$crm_connectionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CrmConnectionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   adjustments<T extends Prisma.Org$adjustmentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adjustmentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdjustmentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   statement_approvals<T extends Prisma.Org$statement_approvalsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$statement_approvalsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StatementApprovalPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   payment_requests<T extends Prisma.Org$payment_requestsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$payment_requestsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentRequestPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -4261,6 +4491,30 @@ export type Org$identity_providersArgs<ExtArgs extends runtime.Types.Extensions.
   take?: number
   skip?: number
   distinct?: Prisma.IdentityProviderScalarFieldEnum | Prisma.IdentityProviderScalarFieldEnum[]
+}
+
+/**
+ * Org.crm_connections
+ */
+export type Org$crm_connectionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the CrmConnection
+   */
+  select?: Prisma.CrmConnectionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the CrmConnection
+   */
+  omit?: Prisma.CrmConnectionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.CrmConnectionInclude<ExtArgs> | null
+  where?: Prisma.CrmConnectionWhereInput
+  orderBy?: Prisma.CrmConnectionOrderByWithRelationInput | Prisma.CrmConnectionOrderByWithRelationInput[]
+  cursor?: Prisma.CrmConnectionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.CrmConnectionScalarFieldEnum | Prisma.CrmConnectionScalarFieldEnum[]
 }
 
 /**

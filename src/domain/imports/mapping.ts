@@ -146,8 +146,35 @@ const SALESFORCE_API: Mapping = {
   conventions: { dateOrder: 'ymd', decimal: '.', source: "Salesforce's API values (a Data Export)" },
 };
 
+/**
+ * HubSpot's CRM v3 objects API (a connector's deals, or an export of API values): properties by internal name. The
+ * stages are pipeline-stage ids; a connector lists the portal's won and lost ones from its pipelines' metadata.
+ */
+const HUBSPOT_API: Mapping = {
+  name: 'hubspot-api',
+  id: 'hs_object_id',
+  stage: 'dealstage',
+  amount: 'amount',
+  close_date: 'closedate',
+  owner: 'hubspot_owner_id',
+  currency: 'deal_currency_code',
+  occurred_at: 'hs_lastmodifieddate',
+  deleted: 'archived',
+  won_stages: ['closedwon'],
+  lost_stages: ['closedlost'],
+  custom: {
+    deal_name: { column: 'dealname', type: 'string', optional: true },
+    pipeline: { column: 'pipeline', type: 'string', optional: true },
+    deal_type: { column: 'dealtype', type: 'string', optional: true },
+  },
+  strict: false,
+  required: [],
+  conventions: { dateOrder: 'ymd', decimal: '.', source: "HubSpot's API values" },
+};
+
 export const BUILT_IN_MAPPINGS: Readonly<Record<string, Mapping>> = {
   hubspot: HUBSPOT,
+  'hubspot-api': HUBSPOT_API,
   salesforce: SALESFORCE,
   'salesforce-api': SALESFORCE_API,
 };

@@ -5,6 +5,7 @@ import { accountingHandlers } from './routes/accounting.ts';
 import { adjustmentHandlers } from './routes/adjustments.ts';
 import { adminAccountHandlers } from './routes/admins.ts';
 import { auditHandlers } from './routes/audit.ts';
+import { connectionHandlers } from './routes/connections.ts';
 import { contractHandlers } from './routes/contract.ts';
 import { importHandlers } from './routes/imports.ts';
 import { inquiryHandlers } from './routes/inquiries.ts';
@@ -47,6 +48,7 @@ export function adminHandlers(deps: AdminApiDeps): AdminHandlers {
     ...quotaHandlers(services),
     ...adminAccountHandlers(services),
     ...portalAccessHandlers(services),
+    ...connectionHandlers(services),
     ...accountingHandlers(services),
     ...importHandlers(services.dealImport),
     ...inquiryHandlers(services),

@@ -1,0 +1,228 @@
+import { newId } from '../lib/ids.ts';
+import type { Transaction } from './transaction.ts';
+
+// `crm_connections`: the org's connections to CRM accounts. The client secret and the tokens are stored sealed;
+// this module never opens them.
+
+export type ConnectionKind = 'hubspot' | 'salesforce';
+export type ConnectionStatus = 'pending' | 'connected' | 'syncing' | 'paused' | 'failing';
+
+/** A connection as the admin API shows it: never its secret or tokens. */
+export interface ConnectionRecord {
+  id: string;
+  org_id: string;
+  kind: ConnectionKind;
+  status: ConnectionStatus;
+  client_id: string;
+  redirect_uri: string;
+  account_id: string | null;
+  last_error: string | null;
+  last_error_at: Date | null;
+  last_change_at: Date | null;
+  last_sync_at: Date | null;
+  sync_from: Date | null;
+  pending_ids: string[];
+  token_expires_at: Date | null;
+  created_at: Date;
+}
+
+/** What calling the CRM needs: the record with its sealed secret and tokens. */
+export interface ConnectionCredentials extends ConnectionRecord {
+  client_secret: string;
+  access_token: string | null;
+  refresh_token: string | null;
+}
+
+const LISTED = `id, org_id, kind, status, client_id, redirect_uri, account_id, last_error, last_error_at,
+  last_change_at, last_sync_at, sync_from, pending_ids, token_expires_at, created_at`;
+const WITH_SECRETS = `${LISTED}, client_secret, access_token, refresh_token`;
+
+export async function insert(
+  tx: Transaction,
+  input: {
+    orgId: string;
+    kind: ConnectionKind;
+    clientId: string;
+    sealSecret: (id: string) => string;
+    redirectUri: string;
+  },
+): Promise<ConnectionRecord> {
+  const id = newId('con');
+  const rows = await tx.query<ConnectionRecord>({
+    text: `INSERT INTO crm_connections (id, org_id, kind, client_id, client_secret, redirect_uri)
+           VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${LISTED}`,
+    values: [id, input.orgId, input.kind, input.clientId, input.sealSecret(id), input.redirectUri],
+  });
+  return rows[0] as ConnectionRecord;
+}
+
+export function listForOrg(tx: Transaction, orgId: string): Promise<ConnectionRecord[]> {
+  return tx.query<ConnectionRecord>({
+    text: `SELECT ${LISTED} FROM crm_connections WHERE org_id = $1 ORDER BY created_at, id`,
+    values: [orgId],
+  });
+}
+
+export async function find(tx: Transaction, orgId: string, id: string): Promise<ConnectionRecord | null> {
+  const rows = await tx.query<ConnectionRecord>({
+    text: `SELECT ${LISTED} FROM crm_connections WHERE org_id = $1 AND id = $2`,
+    values: [orgId, id],
+  });
+  return rows[0] ?? null;
+}
+
+export async function findCredentials(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+): Promise<ConnectionCredentials | null> {
+  const rows = await tx.query<ConnectionCredentials>({
+    text: `SELECT ${WITH_SECRETS} FROM crm_connections WHERE org_id = $1 AND id = $2`,
+    values: [orgId, id],
+  });
+  return rows[0] ?? null;
+}
+
+/** The connection an authorization's state was issued for (its digest), with its secret. */
+export async function findByState(
+  tx: Transaction,
+  orgId: string,
+  stateDigest: string,
+): Promise<ConnectionCredentials | null> {
+  const rows = await tx.query<ConnectionCredentials>({
+    text: `SELECT ${WITH_SECRETS} FROM crm_connections WHERE org_id = $1 AND oauth_state = $2`,
+    values: [orgId, stateDigest],
+  });
+  return rows[0] ?? null;
+}
+
+export async function startAuthorization(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  stateDigest: string,
+): Promise<boolean> {
+  const rows = await tx.query<{ id: string }>({
+    text: 'UPDATE crm_connections SET oauth_state = $3 WHERE org_id = $1 AND id = $2 RETURNING id',
+    values: [orgId, id, stateDigest],
+  });
+  return rows.length > 0;
+}
+
+/** The tokens of a completed authorization: the state is consumed, the account known, the first sync next. */
+export async function authorize(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  input: { accountId: string; accessToken: string; refreshToken: string; expiresAt: Date },
+): Promise<ConnectionRecord | null> {
+  const rows = await tx.query<ConnectionRecord>({
+    text: `UPDATE crm_connections
+           SET oauth_state = NULL, account_id = $3, access_token = $4, refresh_token = $5, token_expires_at = $6,
+               status = 'syncing', last_error = NULL, last_error_at = NULL, sync_from = NULL
+           WHERE org_id = $1 AND id = $2 RETURNING ${LISTED}`,
+    values: [orgId, id, input.accountId, input.accessToken, input.refreshToken, input.expiresAt],
+  });
+  return rows[0] ?? null;
+}
+
+export async function storeTokens(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  input: { accessToken: string; refreshToken: string; expiresAt: Date },
+): Promise<void> {
+  await tx.query({
+    text: `UPDATE crm_connections SET access_token = $3, refresh_token = $4, token_expires_at = $5
+           WHERE org_id = $1 AND id = $2`,
+    values: [orgId, id, input.accessToken, input.refreshToken, input.expiresAt],
+  });
+}
+
+/** Moves the status, unless the connection is paused (an admin's pause stands until an admin resumes). */
+export async function setStatus(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  status: ConnectionStatus,
+  options: { overPause?: boolean; syncFrom?: Date | null } = {},
+): Promise<ConnectionRecord | null> {
+  const rows = await tx.query<ConnectionRecord>({
+    text: `UPDATE crm_connections SET status = $3, sync_from = CASE WHEN $5 THEN $6 ELSE sync_from END
+           WHERE org_id = $1 AND id = $2 AND (status <> 'paused' OR $4) RETURNING ${LISTED}`,
+    values: [orgId, id, status, options.overPause === true, options.syncFrom !== undefined, options.syncFrom ?? null],
+  });
+  return rows[0] ?? null;
+}
+
+/** The CRM refused a call: its error is kept, and the records to read again. */
+export async function recordFailure(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  error: string,
+  pendingIds: readonly string[],
+): Promise<void> {
+  await tx.query({
+    text: `UPDATE crm_connections
+           SET last_error = $3, last_error_at = now(),
+               status = CASE WHEN status = 'paused' THEN status ELSE 'failing' END,
+               pending_ids = ARRAY(SELECT DISTINCT unnest(pending_ids || $4::text[]) ORDER BY 1)
+           WHERE org_id = $1 AND id = $2`,
+    values: [orgId, id, error.slice(0, 2000), pendingIds],
+  });
+}
+
+/** Records the CRM announced while the connection does not apply them (paused). */
+export async function notePending(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  dealIds: readonly string[],
+): Promise<void> {
+  await tx.query({
+    text: `UPDATE crm_connections SET pending_ids = ARRAY(SELECT DISTINCT unnest(pending_ids || $3::text[]) ORDER BY 1)
+           WHERE org_id = $1 AND id = $2`,
+    values: [orgId, id, dealIds],
+  });
+}
+
+/**
+ * A call succeeded and its records are applied: the error is cleared, the applied ids leave the pending ones, the
+ * newest change seen moves on, and a failing connection is live again.
+ */
+export async function recordSuccess(
+  tx: Transaction,
+  orgId: string,
+  id: string,
+  input: { appliedIds: readonly string[]; lastChangeAt: Date | null; synced: boolean },
+): Promise<void> {
+  await tx.query({
+    text: `UPDATE crm_connections
+           SET last_error = NULL, last_error_at = NULL,
+               status = CASE WHEN status IN ('failing', 'syncing') AND ($5 OR status = 'failing') THEN 'connected'
+                             ELSE status END,
+               pending_ids = ARRAY(SELECT unnest(pending_ids) EXCEPT SELECT unnest($3::text[]) ORDER BY 1),
+               last_change_at = GREATEST(last_change_at, $4),
+               last_sync_at = CASE WHEN $5 THEN now() ELSE last_sync_at END,
+               sync_from = CASE WHEN $5 THEN NULL ELSE sync_from END
+           WHERE org_id = $1 AND id = $2`,
+    values: [orgId, id, input.appliedIds, input.lastChangeAt, input.synced],
+  });
+}
+
+/** Records the CRM sent that could not become deal events: named, with their ids, the status unchanged. */
+export async function recordProblem(tx: Transaction, orgId: string, id: string, problem: string): Promise<void> {
+  await tx.query({
+    text: 'UPDATE crm_connections SET last_error = $3, last_error_at = now() WHERE org_id = $1 AND id = $2',
+    values: [orgId, id, problem.slice(0, 2000)],
+  });
+}
+
+export async function remove(tx: Transaction, orgId: string, id: string): Promise<boolean> {
+  const rows = await tx.query<{ id: string }>({
+    text: 'DELETE FROM crm_connections WHERE org_id = $1 AND id = $2 RETURNING id',
+    values: [orgId, id],
+  });
+  return rows.length > 0;
+}

@@ -1,0 +1,306 @@
+import {
+  type DealChangeEvent,
+  dealProperties,
+  dealRecord,
+  deletionKey,
+  type HubSpotDeal,
+  matchOwners,
+  type OwnerMatch,
+  type PipelineStage,
+  pendingEntry,
+  portalMapping,
+  versionKey,
+} from '../../domain/connectors/hubspot.ts';
+import { type DealEvent, parseDealEvent } from '../../domain/deals/event.ts';
+import type { Mapping } from '../../domain/imports/mapping.ts';
+import { RefusedRow, RowMapper } from '../../domain/imports/recordMapper.ts';
+import type { JsonObject } from '../../domain/json.ts';
+import { Refusal } from '../../domain/refusal.ts';
+import type { SecretBox } from '../../lib/secretBox.ts';
+import * as connections from '../../repositories/connections.ts';
+import * as deals from '../../repositories/deals.ts';
+import * as orgs from '../../repositories/orgs.ts';
+import type { Transactor } from '../../repositories/transaction.ts';
+import * as users from '../../repositories/users.ts';
+import type { BatchEvent, DealEventBatch } from '../dealEventBatch.ts';
+import * as hubspot from './hubspotApi.ts';
+
+/** A token is refreshed when it expires within this margin, so that no call is made with one about to expire. */
+export const REFRESH_MARGIN_MS = 5 * 60 * 1000;
+
+/** What a sealed value of a connection is bound to: it opens only as that connection's. */
+export function sealedBinding(orgId: string, connectionId: string, field: string): string {
+  return `crm_connection:${orgId}:${connectionId}:${field}`;
+}
+
+/** The portal as the mapping reads it: its won and lost stages and its owners as reps. */
+export interface PortalMapping {
+  mapping: Mapping;
+  stages: PipelineStage[];
+  owners: OwnerMatch[];
+  repOfOwner: (ownerId: string) => string;
+  fallbackCurrency: string;
+}
+
+/** One deal of the CRM as Quotient reads it: the event it becomes, a deletion, or why it cannot be one. */
+export type ReadDeal =
+  | { kind: 'event'; externalId: string; body: JsonObject; event: DealEvent }
+  | { kind: 'deleted'; externalId: string }
+  | { kind: 'refused'; externalId: string; reason: string };
+
+/**
+ * HubSpot deals into Quotient: the connection's tokens (refreshed before they expire), the portal's mapping (the
+ * `hubspot-api` import mapping with its pipelines' won and lost stages and its owners as reps), and the deals read
+ * by that mapping applied through the deal-event batch, each with a dedup key of the deal's id and modification
+ * time. A refusal of HubSpot's is recorded on the connection (its error, the deals to read again), never thrown
+ * past the sync.
+ */
+export class HubSpotSync {
+  readonly #db: Transactor;
+  readonly #batch: DealEventBatch;
+  readonly #secrets: SecretBox;
+  readonly #endpoints: hubspot.HubSpotEndpoints;
+  readonly #now: () => Date;
+
+  constructor(
+    db: Transactor,
+    batch: DealEventBatch,
+    options: { secrets: SecretBox; endpoints: hubspot.HubSpotEndpoints; now?: () => Date },
+  ) {
+    this.#db = db;
+    this.#batch = batch;
+    this.#secrets = options.secrets;
+    this.#endpoints = options.endpoints;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  get endpoints(): hubspot.HubSpotEndpoints {
+    return this.#endpoints;
+  }
+
+  appOf(connection: connections.ConnectionCredentials): hubspot.HubSpotApp {
+    return {
+      clientId: connection.client_id,
+      clientSecret: this.#secrets.open(
+        connection.client_secret,
+        sealedBinding(connection.org_id, connection.id, 'client_secret'),
+      ),
+      redirectUri: connection.redirect_uri,
+    };
+  }
+
+  seal(orgId: string, connectionId: string, field: string, value: string): string {
+    return this.#secrets.seal(value, sealedBinding(orgId, connectionId, field));
+  }
+
+  /** The connection's access token, refreshed first (and stored sealed) when it expires within the margin. */
+  async accessToken(connection: connections.ConnectionCredentials): Promise<string> {
+    const { org_id: orgId, id } = connection;
+    if (!connection.access_token || !connection.refresh_token) {
+      throw new Refusal('invalid_state', `connection ${id} is not authorized yet: authorize it first`);
+    }
+    const expiresAt = connection.token_expires_at?.getTime() ?? 0;
+    if (expiresAt - this.#now().getTime() > REFRESH_MARGIN_MS) {
+      return this.#secrets.open(connection.access_token, sealedBinding(orgId, id, 'access_token'));
+    }
+    const refreshToken = this.#secrets.open(connection.refresh_token, sealedBinding(orgId, id, 'refresh_token'));
+    const tokens = await hubspot.refreshTokens(this.#endpoints, this.appOf(connection), refreshToken, this.#now());
+    await connections.storeTokens(this.#db.statements, orgId, id, {
+      accessToken: this.seal(orgId, id, 'access_token', tokens.accessToken),
+      refreshToken: this.seal(orgId, id, 'refresh_token', tokens.refreshToken),
+      expiresAt: tokens.expiresAt,
+    });
+    connection.access_token = this.seal(orgId, id, 'access_token', tokens.accessToken);
+    connection.refresh_token = this.seal(orgId, id, 'refresh_token', tokens.refreshToken);
+    connection.token_expires_at = tokens.expiresAt;
+    return tokens.accessToken;
+  }
+
+  /** The portal's mapping, from its pipelines and owners and the org's reps. */
+  async portalMapping(orgId: string, token: string): Promise<PortalMapping> {
+    const [stages, owners] = await Promise.all([
+      hubspot.pipelineStages(this.#endpoints, token),
+      hubspot.owners(this.#endpoints, token),
+    ]);
+    const candidates = owners.flatMap((owner) => [
+      owner.id,
+      ...(owner.email ? [owner.email, owner.email.toLowerCase()] : []),
+    ]);
+    const existing = await users.idsByExternalIds(this.#db.statements, orgId, [...new Set(candidates)]);
+    const matched = matchOwners(owners, new Set(existing.keys()));
+    const reps = new Map(matched.map((match) => [match.owner_id, match.rep_external_id]));
+    const fallbackCurrency = await orgs.defaultCurrency(this.#db.statements, orgId);
+    if (fallbackCurrency === null) throw new Refusal('not_found', `no org ${orgId}`);
+    return {
+      mapping: portalMapping(stages),
+      stages,
+      owners: matched,
+      repOfOwner: (ownerId) => reps.get(ownerId) ?? ownerId,
+      fallbackCurrency,
+    };
+  }
+
+  /** A deal read by the portal's mapping: its event (with the version's dedup key), a deletion, or a refusal. */
+  read(portal: PortalMapping, portalId: string, deal: HubSpotDeal): ReadDeal {
+    const { header, cells } = dealRecord(deal, portal.repOfOwner);
+    try {
+      const mapped = new RowMapper(portal.mapping, header).map(cells, {
+        conventions: portal.mapping.conventions ?? { source: "HubSpot's API values" },
+        fallbackCurrency: portal.fallbackCurrency,
+      });
+      if (mapped.kind === 'deleted') return { kind: 'deleted', externalId: deal.id };
+      const body = { ...mapped.body, dedup_key: versionKey(portalId, deal.id, deal.properties.hs_lastmodifieddate) };
+      return { kind: 'event', externalId: deal.id, body, event: parseDealEvent(body) };
+    } catch (error) {
+      if (error instanceof RefusedRow || error instanceof Refusal) {
+        return { kind: 'refused', externalId: deal.id, reason: error.message };
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Reads every deal of the portal (or those modified since the connection's `sync_from`), live and archived, and
+   * applies them a page at a time: the first sync, or a re-sync. Archived deals the org has become deleted deals.
+   * When `stopped` (the process closes), it ends after the page it applied; the connection stays `syncing`.
+   */
+  async backfill(orgId: string, connectionId: string, stopped: () => boolean): Promise<void> {
+    const connection = await connections.findCredentials(this.#db.statements, orgId, connectionId);
+    if (!connection?.account_id) return;
+    try {
+      const token = await this.accessToken(connection);
+      const portal = await this.portalMapping(orgId, token);
+      const properties = dealProperties(portal.mapping);
+      const since = connection.sync_from?.getTime();
+      const problems: string[] = [];
+      let lastChange: Date | null = null;
+      for (const archived of [false, true]) {
+        let after: string | undefined;
+        do {
+          const page = await hubspot.dealsPage(this.#endpoints, await this.accessToken(connection), {
+            after,
+            properties,
+            archived,
+          });
+          const chosen = page.deals.filter((deal) => since === undefined || modifiedAt(deal) >= since);
+          const applied = await this.apply(orgId, connection.account_id, portal, chosen, []);
+          problems.push(...applied.problems);
+          lastChange = latest(lastChange, applied.lastChange);
+          after = page.after;
+          if (stopped()) return;
+        } while (after !== undefined);
+      }
+      await connections.recordSuccess(this.#db.statements, orgId, connectionId, {
+        appliedIds: [],
+        lastChangeAt: lastChange,
+        synced: true,
+      });
+      await this.reportProblems(orgId, connectionId, problems);
+    } catch (error) {
+      if (!(error instanceof hubspot.CrmRefusal)) throw error;
+      await connections.recordFailure(this.#db.statements, orgId, connectionId, error.message, []);
+    }
+  }
+
+  /**
+   * The deals a webhook (or a resume) names, read again from HubSpot in batches and applied; deletions become
+   * deleted deals. A refusal of HubSpot's keeps the deals pending, to be read again.
+   */
+  async applyAnnounced(
+    connection: connections.ConnectionCredentials,
+    announced: readonly DealChangeEvent[],
+  ): Promise<{ applied: number; problems: string[] }> {
+    const { org_id: orgId, id } = connection;
+    const portalId = connection.account_id ?? '';
+    const deletions = announced.filter((event) => event.kind === 'deletion');
+    const deleted = new Set(deletions.map((event) => event.dealId));
+    const changed = [
+      ...new Set(announced.filter((event) => event.kind === 'change').map((event) => event.dealId)),
+    ].filter((dealId) => !deleted.has(dealId));
+    try {
+      const token = await this.accessToken(connection);
+      const portal = await this.portalMapping(orgId, token);
+      const read =
+        changed.length === 0
+          ? []
+          : await hubspot.readDeals(this.#endpoints, token, changed, dealProperties(portal.mapping));
+      const outcome = await this.apply(orgId, portalId, portal, read, deletions);
+      await connections.recordSuccess(this.#db.statements, orgId, id, {
+        appliedIds: announced.map(pendingEntry),
+        lastChangeAt: outcome.lastChange,
+        synced: false,
+      });
+      await this.reportProblems(orgId, id, outcome.problems);
+      return { applied: outcome.applied, problems: outcome.problems };
+    } catch (error) {
+      if (!(error instanceof hubspot.CrmRefusal)) throw error;
+      await connections.recordFailure(this.#db.statements, orgId, id, error.message, announced.map(pendingEntry));
+      throw error;
+    }
+  }
+
+  /** The deals' events (and the deletions') through the deal-event batch, earnings evaluated in its transaction. */
+  private async apply(
+    orgId: string,
+    portalId: string,
+    portal: PortalMapping,
+    found: readonly HubSpotDeal[],
+    deletions: readonly DealChangeEvent[],
+  ): Promise<{ applied: number; problems: string[]; lastChange: Date | null }> {
+    const events: BatchEvent[] = [];
+    const problems: string[] = [];
+    const archived: string[] = [];
+    let lastChange: Date | null = null;
+    for (const deal of found) {
+      const read = this.read(portal, portalId, deal);
+      const at = modifiedAt(deal);
+      if (!Number.isNaN(at)) lastChange = latest(lastChange, new Date(at));
+      if (read.kind === 'event') events.push({ event: read.event, body: read.body });
+      else if (read.kind === 'deleted') archived.push(read.externalId);
+      else problems.push(`HubSpot deal ${read.externalId}: ${read.reason}`);
+    }
+    // An archived deal becomes a deleted deal only where the org has it; a deletion event names one it had.
+    const present =
+      archived.length === 0 ? new Set<string>() : await deals.externalIdsPresent(this.#db.statements, orgId, archived);
+    const deletionsOf = [
+      ...[...present].map((dealId) => ({ dealId, occurredAt: undefined as number | undefined })),
+      ...deletions.map((event) => ({ dealId: event.dealId, occurredAt: event.occurredAt || undefined })),
+    ];
+    for (const { dealId, occurredAt } of deletionsOf) {
+      const body: JsonObject = {
+        external_id: dealId,
+        event_type: 'delete',
+        state: {},
+        dedup_key: deletionKey(portalId, dealId),
+        ...(occurredAt ? { occurred_at: new Date(occurredAt).toISOString() } : {}),
+      };
+      events.push({ event: parseDealEvent(body), body });
+    }
+    if (events.length === 0) return { applied: 0, problems, lastChange };
+    const results = await this.#batch.ingestAll({ orgId, keyId: null, events, receivedAt: this.#now() });
+    return { applied: results.filter((result) => result.kind === 'accepted').length, problems, lastChange };
+  }
+
+  /** Records the CRM sent that could not become deal events: named on the connection, with their ids. */
+  private async reportProblems(orgId: string, connectionId: string, problems: readonly string[]): Promise<void> {
+    if (problems.length === 0) return;
+    const shown = problems.slice(0, 5).join('; ');
+    await connections.recordProblem(
+      this.#db.statements,
+      orgId,
+      connectionId,
+      problems.length > 5 ? `${shown}; and ${problems.length - 5} more` : shown,
+    );
+  }
+}
+
+function modifiedAt(deal: HubSpotDeal): number {
+  const value = deal.properties.hs_lastmodifieddate;
+  return value ? Date.parse(value) : Number.NaN;
+}
+
+function latest(a: Date | null, b: Date | null): Date | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a.getTime() >= b.getTime() ? a : b;
+}
