@@ -18,7 +18,7 @@ import type { JsonObject } from '../../domain/json.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import type { SecretBox } from '../../lib/secretBox.ts';
 import * as connections from '../../repositories/connections.ts';
-import * as deals from '../../repositories/deals.ts';
+import * as dealsBulk from '../../repositories/dealsBulk.ts';
 import * as orgs from '../../repositories/orgs.ts';
 import type { Transactor } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
@@ -261,7 +261,9 @@ export class HubSpotSync {
     }
     // An archived deal becomes a deleted deal only where the org has it; a deletion event names one it had.
     const present =
-      archived.length === 0 ? new Set<string>() : await deals.externalIdsPresent(this.#db.statements, orgId, archived);
+      archived.length === 0
+        ? new Set<string>()
+        : await dealsBulk.externalIdsPresent(this.#db.statements, orgId, archived);
     const deletionsOf = [
       ...[...present].map((dealId) => ({ dealId, occurredAt: undefined as number | undefined })),
       ...deletions.map((event) => ({ dealId: event.dealId, occurredAt: event.occurredAt || undefined })),
