@@ -9,17 +9,8 @@ import {
   windowsOverlapPeriod,
 } from './assignments.ts';
 import { creditSentences, type PeriodCredits } from './attainmentCredits.ts';
-import {
-  type ChipRules,
-  type Computation,
-  computeAttainmentBonus,
-  computeCommission,
-  computeFlat,
-  computeOverride,
-  computeTiered,
-  type OverrideReport,
-  overrideReportsOf,
-} from './chips.ts';
+import type { ChipRules } from './chipRules.ts';
+import { type Computation, computeAttainmentBonus, computeCommission, computeFlat } from './chips.ts';
 import type { ConditionOutcome } from './conditions.ts';
 import { creditedPart, creditedReps, isSplit } from './credit.ts';
 import { hierarchyDayOf, type RepHierarchy } from './hierarchy.ts';
@@ -33,7 +24,9 @@ import {
   zeroTarget,
 } from './lineTrace.ts';
 import { centsAsNumber } from './money.ts';
+import { computeOverride, type OverrideReport, overrideReportsOf } from './overrideChip.ts';
 import { amountOf, dealCurrencyOf, isPriced, type Pricing, priceIn } from './pricing.ts';
+import { computeTiered } from './tieredChip.ts';
 import type {
   DealSnapshot,
   EngineChip,

@@ -4,7 +4,8 @@ import { assignmentWindows, isDated, windowsOverlapPeriod } from './assignments.
 import { type AttainmentCredit, creditPeriods, creditsIn } from './attainmentCredits.ts';
 import { applyChipCaps } from './caps.ts';
 import { dealLine, type PeriodStanding } from './chipLines.ts';
-import { bandContains, type ChipRules, computeAttainmentBonus, readChipRules, readPlanCap } from './chips.ts';
+import { type ChipRules, readChipRules, readPlanCap } from './chipRules.ts';
+import { computeAttainmentBonus } from './chips.ts';
 import { evaluateCondition } from './conditions.ts';
 import { creditedReps } from './credit.ts';
 import { compareKeys, dealPeriodId, wonOrderKey } from './dealPeriods.ts';
@@ -14,6 +15,7 @@ import { creditedAmountOf, type OrgMoney, type Pricing, pricingOf } from './pric
 import { chipReadsQuota } from './proration.ts';
 import type { RepQuotas } from './quotas.ts';
 import { periodQuota, withQuotaSentences } from './targets.ts';
+import { bandContains } from './tieredChip.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, LineTarget, Rep, TraceCountedDeal } from './types.ts';
 
 // Running totals (docs/plans-and-earnings.md, "What one deal event costs"): for each tiered or attainment chip, rep

@@ -11,7 +11,7 @@ import {
 import { type AttainmentCredit, creditPeriods, creditsIn } from './attainmentCredits.ts';
 import { applyChipCaps, applyPlanCap } from './caps.ts';
 import { dealLine, type PeriodStanding, type PlacedDeal, periodLine } from './chipLines.ts';
-import { readChipRules, readPlanCap } from './chips.ts';
+import { readChipRules, readPlanCap } from './chipRules.ts';
 import { type ConditionOutcome, evaluateCondition } from './conditions.ts';
 import { creditedReps } from './credit.ts';
 import { compareKeys, dealPeriodId, wonOrderKey } from './dealPeriods.ts';
