@@ -137,7 +137,52 @@ const perDealPlan: EnginePlanVersion = plan({
 // A quota of 0, read as 0% attainment: the accelerator's first band takes everything, the bonus is never reached.
 const zeroQuotaPlan: EnginePlanVersion = plan({ plan_key: 'zero-quota', quota_cents: 0 });
 
-const plans = fc.constantFrom(plan(), retroactivePlan, cappedPlan, datedPlan, rampedPlan, perDealPlan, zeroQuotaPlan);
+// Tiers counted in deals: deals numbered by close date, then won time, then id, marginal and retroactive (on a
+// condition), beside the worked example's accelerator in money.
+const countPlan: EnginePlanVersion = plan({
+  plan_key: 'count-tiers',
+  chips: [
+    ...(workedExampleChips.slice(1, 2) as EngineChip[]),
+    chip(11, {
+      key: 'by-deal-number',
+      name: 'By deal number',
+      kind: 'tiered_commission',
+      when: null,
+      params: {
+        mode: 'marginal',
+        tiers: [
+          { up_to_deals: 1, rate_bps: 100 },
+          { up_to_deals: 3, rate_bps: 300 },
+          { up_to_deals: null, rate_bps: 700 },
+        ],
+      },
+    }),
+    chip(12, {
+      key: 'by-deal-count',
+      name: 'By deal count',
+      kind: 'tiered_commission',
+      when: { field: 'custom.region', op: 'ne', value: 'APAC' },
+      params: {
+        mode: 'retroactive',
+        tiers: [
+          { up_to_deals: 1, rate_bps: 200 },
+          { up_to_deals: null, rate_bps: 600 },
+        ],
+      },
+    }),
+  ],
+});
+
+const plans = fc.constantFrom(
+  plan(),
+  retroactivePlan,
+  cappedPlan,
+  datedPlan,
+  rampedPlan,
+  perDealPlan,
+  zeroQuotaPlan,
+  countPlan,
+);
 
 function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {
   return fc

@@ -28,6 +28,15 @@ export interface Band {
   zero_quota?: true;
 }
 
+/** A band of a tiered chip counted in won deals (`up_to_deals`): deal numbers `from_deal` to `to_deal`, both included. */
+export interface CountBand {
+  position: number;
+  from_deal: number;
+  /** `null` for the open last band. */
+  to_deal: number | null;
+  rate_bps: bigint;
+}
+
 /** A deal-level chip's caps: per rep and period, and per deal; null when not set. */
 export interface ChipCaps {
   period_cents: bigint | null;
@@ -46,9 +55,22 @@ export type ChipRules =
       bands: Band[];
       caps: ChipCaps;
     }
+  | {
+      kind: 'tiered_commission';
+      mode: 'marginal' | 'retroactive';
+      /** Bands in won deals of the period: the rate is picked by the deal's number (marginal) or the count (retroactive). */
+      basis: 'deal_count';
+      bands: CountBand[];
+      caps: ChipCaps;
+    }
   | { kind: 'flat'; amount_cents: bigint; caps: ChipCaps }
   | { kind: 'attainment_bonus'; threshold_pct: number; amount_cents: bigint }
   | { kind: 'override'; rate_bps: bigint; depth: number; caps: ChipCaps };
+
+/** A tiered chip whose bands are in money (cents or percent of quota). */
+export type MoneyTierRules = Extract<ChipRules, { kind: 'tiered_commission'; basis: 'cumulative' | 'per_deal' }>;
+/** A tiered chip whose bands are in won deals of the period. */
+export type CountTierRules = Extract<ChipRules, { kind: 'tiered_commission'; basis: 'deal_count' }>;
 
 export type ChipReading = { rules: ChipRules; problems: [] } | { rules: null; problems: PlanProblem[] };
 
@@ -134,6 +156,19 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
       }
       if (basis !== 'cumulative' && basis !== 'per_deal') {
         problems.push({ path: `${path}.basis`, message: 'must be cumulative or per_deal' });
+      }
+      if (
+        Array.isArray(tiers) &&
+        tiers.some((tier) => tier !== null && typeof tier === 'object' && 'up_to_deals' in tier)
+      ) {
+        if (basis === 'per_deal') {
+          problems.push({ path: `${path}.basis`, message: 'per_deal does not apply to bands in up_to_deals' });
+        }
+        const counted = readCountBands(tiers, `${path}.tiers`, problems);
+        if ((mode === 'marginal' || mode === 'retroactive') && basis === 'cumulative' && counted) {
+          rules = { kind: 'tiered_commission', mode, basis: 'deal_count', bands: counted, caps };
+        }
+        break;
       }
       const bands = readBands(tiers, plan, `${path}.tiers`, problems, needsQuota);
       if (
@@ -257,6 +292,38 @@ function readBands(
     ];
   }
   return bands;
+}
+
+/** Bands in won deals: every band gives `up_to_deals`, rising whole numbers ≥ 1, the last one null. */
+function readCountBands(tiers: unknown[], path: string, problems: PlanProblem[]): CountBand[] | null {
+  const before = problems.length;
+  const bands: CountBand[] = [];
+  let from = 1;
+  tiers.forEach((tier: unknown, index) => {
+    const where = `${path}[${index}]`;
+    const last = index === tiers.length - 1;
+    if (tier === null || typeof tier !== 'object' || !('up_to_deals' in tier)) {
+      problems.push({ path: where, message: 'every band of a chip uses the same unit: give up_to_deals' });
+      return;
+    }
+    const { rate_bps, up_to_deals } = tier as Record<string, unknown>;
+    if (!isWholeCents(rate_bps, 0)) problems.push({ path: `${where}.rate_bps`, message: 'must be an integer ≥ 0' });
+    const rate = isWholeCents(rate_bps, 0) ? BigInt(rate_bps) : 0n;
+    if (last) {
+      if (up_to_deals !== null) {
+        problems.push({ path: `${where}.up_to_deals`, message: 'the last band is open: its up_to_deals must be null' });
+      }
+      bands.push({ position: index + 1, from_deal: from, to_deal: null, rate_bps: rate });
+      return;
+    }
+    if (!isWholeCents(up_to_deals, from)) {
+      problems.push({ path: `${where}.up_to_deals`, message: `must be a whole number of deals ≥ ${from}` });
+      return;
+    }
+    bands.push({ position: index + 1, from_deal: from, to_deal: up_to_deals, rate_bps: rate });
+    from = up_to_deals + 1;
+  });
+  return problems.length === before ? bands : null;
 }
 
 /** The plan's cap per rep and period over all chips; null when it has none. */

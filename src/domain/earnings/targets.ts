@@ -208,6 +208,8 @@ function evaluateAtQuota(request: EvaluationRequest): Evaluation {
             total_cents: credits.total_cents,
             counted: [],
             unpriced: [],
+            positions: new Map(),
+            deal_count: 0,
             credits,
           });
         }
@@ -222,6 +224,8 @@ function evaluateAtQuota(request: EvaluationRequest): Evaluation {
           total_cents: 0n,
           counted: [],
           unpriced: [],
+          positions: new Map(),
+          deal_count: 0,
         };
         standings.set(period_id, standing);
         const credited = creditedAmountOf(deal, rep.external_id, pricing);
@@ -231,6 +235,8 @@ function evaluateAtQuota(request: EvaluationRequest): Evaluation {
         }
         standing.prior_by_deal.set(deal.id, standing.total_cents);
         standing.total_cents += credited;
+        standing.deal_count += 1;
+        standing.positions.set(deal.id, standing.deal_count);
         standing.counted.push({
           id: deal.id,
           external_id: deal.external_id,

@@ -1,4 +1,4 @@
-import type { Band, ChipRules } from './chipRules.ts';
+import type { Band, CountBand, CountTierRules, MoneyTierRules } from './chipRules.ts';
 import { BEYOND_RANGE, type Computation } from './chips.ts';
 import {
   centsAsNumber,
@@ -50,7 +50,7 @@ export function bandContains(band: Band, cents: bigint): boolean {
 export function computeTiered(
   amountCents: bigint,
   cumulative: Cumulative,
-  rules: ChipRules & { kind: 'tiered_commission' },
+  rules: MoneyTierRules,
   quotaCents: number | null,
   credit?: { whole_cents: bigint; step: TraceStep; explanation: string[] },
   conversion?: { step: TraceStep & { type: 'conversion' }; sentence: string },
@@ -135,4 +135,78 @@ export function computeTiered(
   }
   const exact = addends.reduce((sum, amount) => sum + amount, 0n);
   return { exact, addends, steps, explanation };
+}
+
+/** Where a deal stands in the count of the rep's won deals of the period, for bands in `up_to_deals`. */
+export interface DealCount {
+  /** The deal's number in the count (a projection: the count plus one, as if won next). */
+  position: number;
+  /** Deals counted in the period, this one included. */
+  period_deals: number;
+  rep_external_id: string;
+  period_id: string;
+  projected: boolean;
+}
+
+export function countBandOf(bands: readonly CountBand[], deals: number): CountBand | undefined {
+  return bands.find((band) => deals >= band.from_deal && (band.to_deal === null || deals <= band.to_deal));
+}
+
+function describeCountBand(band: CountBand): string {
+  return band.to_deal === null
+    ? `Band ${band.position} (deal ${band.from_deal} on)`
+    : `Band ${band.position} (deals ${band.from_deal} to ${band.to_deal})`;
+}
+
+/**
+ * A tier line counted in deals: the rate of the band the deal's number falls in (marginal) or the band the period's
+ * count reaches (retroactive), of the rep's credited amount of the deal in the plan's currency (`amountCents`).
+ */
+export function computeCountTiered(
+  amountCents: bigint,
+  count: DealCount,
+  rules: CountTierRules,
+  credit?: { whole_cents: bigint; step: TraceStep; explanation: string[] },
+  conversion?: { step: TraceStep & { type: 'conversion' }; sentence: string },
+  decimals = 2,
+): Computation {
+  const money = (cents: bigint) => formatMoney(cents, decimals);
+  const original = conversion ? BigInt(conversion.step.original_cents) : amountCents;
+  const picking = rules.mode === 'marginal' ? count.position : count.period_deals;
+  const band = countBandOf(rules.bands, picking) ?? (rules.bands[0] as CountBand);
+  const exact = exactRate(amountCents, band.rate_bps);
+  const explanation = [
+    ...(credit?.explanation ?? []),
+    ...(conversion ? [conversion.sentence] : []),
+    count.projected
+      ? `Counting this open deal as won next, it would be deal ${count.position} won by ${count.rep_external_id} in ${count.period_id}, counted in order of close date, then won time, then id.`
+      : `This is deal ${count.position} of the ${count.period_deals} won by ${count.rep_external_id} in ${count.period_id}, counted in order of close date, then won time, then id.`,
+    rules.mode === 'marginal'
+      ? `${describeCountBand(band)} holds deal ${count.position}, so the deal earns its rate.`
+      : `Whole count: the period ${count.projected ? 'would count' : 'counts'} ${count.period_deals} deals, in ${describeCountBand(band).toLowerCase()}, so every deal of the period earns its rate.`,
+    `${formatRate(band.rate_bps)} of ${money(amountCents)} = ${formatExactMoney(exact, decimals)}`,
+  ];
+  return {
+    exact,
+    steps: [
+      { type: 'base', field: 'amount_cents', amount_cents: centsAsNumber(credit?.whole_cents ?? original) },
+      ...(credit ? [credit.step] : []),
+      ...(conversion ? [conversion.step] : []),
+      {
+        type: 'deal_count',
+        position: count.position,
+        period_deals: count.period_deals,
+        band: band.position,
+        from_deal: band.from_deal,
+        to_deal: band.to_deal,
+      },
+      {
+        type: 'rate',
+        rate_bps: centsAsNumber(band.rate_bps),
+        base_cents: centsAsNumber(amountCents),
+        exact_cents: exactCentsString(exact),
+      },
+    ],
+    explanation,
+  };
 }

@@ -128,9 +128,9 @@ function capsOf(params: Record<string, unknown>): CapParams {
 }
 
 function normaliseTier(tier: Tier): Tier {
-  return 'up_to_pct' in tier
-    ? { up_to_pct: tier.up_to_pct, rate_bps: tier.rate_bps }
-    : { up_to_cents: tier.up_to_cents, rate_bps: tier.rate_bps };
+  if ('up_to_pct' in tier) return { up_to_pct: tier.up_to_pct, rate_bps: tier.rate_bps };
+  if ('up_to_deals' in tier) return { up_to_deals: tier.up_to_deals, rate_bps: tier.rate_bps };
+  return { up_to_cents: tier.up_to_cents, rate_bps: tier.rate_bps };
 }
 
 function normaliseCondition(condition: Condition): Condition {

@@ -41,6 +41,12 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
         const missing = quotaMissing(quota, 'up_to_pct bands are percentages of quota');
         if (missing) problems.push({ path: at('tiers'), message: missing });
       }
+      if (chip.basis === 'per_deal' && chip.tiers.some((tier) => isObject(tier) && 'up_to_deals' in tier)) {
+        problems.push({
+          path: at('basis'),
+          message: 'per_deal does not apply to bands in up_to_deals: every deal would be the first of its own count',
+        });
+      }
     }
     if (chip.kind === 'attainment_bonus') {
       const missing = quotaMissing(quota, 'threshold_pct is a percentage of quota');
@@ -107,7 +113,7 @@ function tierProblems(tiers: unknown[], at: (...rest: Segment[]) => string): Pla
   const problems: PlanFileProblem[] = [];
   const bands = tiers.map((tier) => {
     if (!isObject(tier)) return undefined;
-    const units = (['up_to_cents', 'up_to_pct'] as const).filter((unit) => unit in tier);
+    const units = (['up_to_cents', 'up_to_pct', 'up_to_deals'] as const).filter((unit) => unit in tier);
     const unit = units.length === 1 ? units[0] : undefined;
     return unit === undefined ? undefined : { unit, bound: tier[unit] };
   });

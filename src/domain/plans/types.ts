@@ -45,7 +45,11 @@ export interface CommissionParams extends CapParams {
 }
 
 /** A band's upper bound; `null` for the open last band. All bands of a chip use the same unit. */
-export type Tier = { up_to_cents: number | null; rate_bps: number } | { up_to_pct: number | null; rate_bps: number };
+export type Tier =
+  | { up_to_cents: number | null; rate_bps: number }
+  | { up_to_pct: number | null; rate_bps: number }
+  /** In won deals of the rep's period, counted in order: the band holds deals up to this number. */
+  | { up_to_deals: number | null; rate_bps: number };
 
 export interface TieredCommissionParams extends CapParams {
   mode: 'marginal' | 'retroactive';
