@@ -173,6 +173,25 @@ const countPlan: EnginePlanVersion = plan({
   ],
 });
 
+// Rule precedence: a flat amount on APAC deals replaces the worked example's accelerator there (so the accelerator
+// counts no APAC deal) and its base commission.
+const precedencePlan: EnginePlanVersion = plan({
+  plan_key: 'precedence',
+  chips: [
+    ...workedExampleChips,
+    chip(13, {
+      key: 'apac-flat',
+      name: 'APAC flat',
+      kind: 'flat',
+      when: { field: 'custom.region', op: 'eq', value: 'APAC' },
+      params: {
+        amount_cents: 70_000,
+        replaces: workedExampleChips.filter((each) => each.kind !== 'attainment_bonus').map((each) => each.key),
+      },
+    }),
+  ],
+});
+
 const plans = fc.constantFrom(
   plan(),
   retroactivePlan,
@@ -182,6 +201,7 @@ const plans = fc.constantFrom(
   perDealPlan,
   zeroQuotaPlan,
   countPlan,
+  precedencePlan,
 );
 
 function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {

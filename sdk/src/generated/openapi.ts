@@ -3463,7 +3463,9 @@ export interface components {
              *     `threshold_pct` and `amount_cents` for `attainment_bonus`; `rate_bps` and `depth`
              *     (1 to 3) for `override`. `commission`, `tiered_commission`, `flat` and `override` may
              *     also carry `cap_cents` (at most this much per rep and
-             *     period) and `deal_cap_cents` (at most this much on one deal); see docs/plan-features.md.
+             *     period) and `deal_cap_cents` (at most this much on one deal), and `commission`,
+             *     `tiered_commission` and `flat` `replaces` (keys of the chips it replaces on the deals
+             *     its `when` matches); see docs/plan-features.md.
              */
             params: {
                 [key: string]: unknown;

@@ -25,6 +25,7 @@ import {
 } from './lineTrace.ts';
 import { type AmountDecimals, centsAsNumber } from './money.ts';
 import { computeOverride, type OverrideReport, overrideReportsOf } from './overrideChip.ts';
+import { replacementSentences } from './precedence.ts';
 import { amountOf, dealCurrencyOf, isPriced, type Pricing, priceIn } from './pricing.ts';
 import { computeCountTiered, computeTiered } from './tieredChip.ts';
 import type {
@@ -142,6 +143,7 @@ export function dealLine(
     if (outcome && chip.when) {
       steps.push({ type: 'condition', expression: chip.when, inputs: outcome.inputs, result: outcome.result });
       explanation.push(...conditionSentences(outcome));
+      if (!outcome.result) explanation.push(...replacementSentences(chip, deal));
     }
     if (deal.status === 'lost' || deal.status === 'deleted') {
       steps.push(zeroTarget(deal.status === 'lost' ? 'deal_lost' : 'deal_deleted'));

@@ -11,6 +11,7 @@ import { creditedReps } from './credit.ts';
 import { compareKeys, dealPeriodId, wonOrderKey } from './dealPeriods.ts';
 import { EMPTY_HIERARCHY } from './hierarchy.ts';
 import { centsAsNumber, runningTotalOnWire } from './money.ts';
+import { withPrecedence } from './precedence.ts';
 import { creditedAmountOf, type OrgMoney, type Pricing, pricingOf } from './pricing.ts';
 import { chipReadsQuota } from './proration.ts';
 import type { RepQuotas } from './quotas.ts';
@@ -117,7 +118,8 @@ export function standingsOf(request: {
   /** The rep's adjustments that count toward attainment: they start their periods' totals (chips without `when`). */
   credits?: readonly AttainmentCredit[];
 }): ChipStanding[] {
-  const { plan, rep, today } = request;
+  const { rep, today } = request;
+  const plan = withPrecedence(request.plan);
   const counting = countingChips(plan) ?? [];
   const pricing = pricingOf(plan, request.money, today);
   const windows = assignmentWindows(plan, rep.external_id);
@@ -204,16 +206,17 @@ export function evaluateFromStandings(request: {
   credits?: readonly AttainmentCredit[];
 }): StandingEvaluation | null {
   const { rep, before, after, today } = request;
-  if (readPlanCap(request.plan).cap !== null) return null;
-  const windows = assignmentWindows(request.plan, rep.external_id);
+  const evaluated = withPrecedence(request.plan);
+  if (readPlanCap(evaluated).cap !== null) return null;
+  const windows = assignmentWindows(evaluated, rep.external_id);
   if (isDated(windows)) return null;
-  const periodOfAfter = dealPeriodId(after, request.plan.period, today);
+  const periodOfAfter = dealPeriodId(after, evaluated.period, today);
   // A period with adjustments counting toward attainment is evaluated in full: its lines name them in their traces.
-  if (creditPeriods(request.credits, request.plan.period).includes(periodOfAfter)) return null;
+  if (creditPeriods(request.credits, evaluated.period).includes(periodOfAfter)) return null;
   // The rep's own quota for the deal's period, as a full evaluation reads it (targets.ts, periodQuota).
-  const decimals = decimalsOf(pricingOf(request.plan, request.money, today).plan_currency);
-  const quota = periodQuota(request.plan, rep, windows, request.quotas, periodOfAfter, decimals);
-  const plan = quota.sentences.length === 0 ? request.plan : { ...request.plan, quota_cents: quota.quota };
+  const decimals = decimalsOf(pricingOf(evaluated, request.money, today).plan_currency);
+  const quota = periodQuota(evaluated, rep, windows, request.quotas, periodOfAfter, decimals);
+  const plan = quota.sentences.length === 0 ? evaluated : { ...evaluated, quota_cents: quota.quota };
   const readsQuota = new Set(plan.chips.filter(chipReadsQuota).map((chip) => chip.id));
   const counting = countingChips(plan)?.filter(({ chip }) => request.chips.includes(chip.id));
   // A chip that counts the period for a cap or a floor shares it among the period's lines: not decided here.

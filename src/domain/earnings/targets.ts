@@ -17,6 +17,7 @@ import { creditedReps } from './credit.ts';
 import { compareKeys, dealPeriodId, wonOrderKey } from './dealPeriods.ts';
 import { EMPTY_HIERARCHY, type RepHierarchy } from './hierarchy.ts';
 import { centsAsNumber, formatMoney, runningTotalOnWire } from './money.ts';
+import { withPrecedence } from './precedence.ts';
 import { creditedAmountOf, type OrgMoney, pricingOf } from './pricing.ts';
 import { chipReadsQuota, partialCover, proratedQuota } from './proration.ts';
 import { hasOwnQuota, quotaForPeriod, type RepQuotas } from './quotas.ts';
@@ -73,7 +74,8 @@ export interface Evaluation {
  * lines that read it say where it came from. Every line depends on its own period only, so each such period is
  * evaluated apart.
  */
-export function evaluateLines(request: EvaluationRequest): Evaluation {
+export function evaluateLines(evaluated: EvaluationRequest): Evaluation {
+  const request = { ...evaluated, plan: withPrecedence(evaluated.plan) };
   const { plan, rep, today } = request;
   const windows = assignmentWindows(plan, rep.external_id);
   const own = hasOwnQuota(plan, request.quotas);

@@ -23,6 +23,7 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
     const problem = currencyProblem(document.currency);
     if (problem) problems.push({ path: 'currency', message: problem });
   }
+  problems.push(...precedenceProblems(chips));
   const firstWithKey = new Map<string, number>();
   chips.forEach((chip, index) => {
     if (!isObject(chip)) return;
@@ -149,4 +150,40 @@ function tierProblems(tiers: unknown[], at: (...rest: Segment[]) => string): Pla
 function customNameProblems(reference: string, path: string): PlanFileProblem[] {
   const name = reference.slice('custom.'.length);
   return RESERVED_NAMES.has(name) ? [{ path, message: `custom field name ${name} is reserved` }] : [];
+}
+
+const REPLACEABLE = new Set(['commission', 'tiered_commission', 'flat']);
+
+/** `replaces` names other deal chips of the plan (commission, tiered_commission, flat), never a chip that replaces others. */
+function precedenceProblems(chips: unknown[]): PlanFileProblem[] {
+  const problems: PlanFileProblem[] = [];
+  const kindOf = new Map<string, unknown>();
+  const replacers = new Set<string>();
+  for (const chip of chips) {
+    if (!isObject(chip) || typeof chip.key !== 'string') continue;
+    kindOf.set(chip.key, chip.kind);
+    if (Array.isArray(chip.replaces) && chip.replaces.length > 0) replacers.add(chip.key);
+  }
+  chips.forEach((chip, index) => {
+    if (!isObject(chip) || !Array.isArray(chip.replaces)) return;
+    if (chip.when === undefined || chip.when === null) {
+      problems.push({
+        path: formatPath(['chips', index, 'replaces']),
+        message: 'a chip that replaces others needs a when: the deals it takes over',
+      });
+    }
+    chip.replaces.forEach((key, at) => {
+      const path = formatPath(['chips', index, 'replaces', at]);
+      if (key === chip.key) problems.push({ path, message: 'a chip cannot replace itself' });
+      else if (!kindOf.has(String(key))) problems.push({ path, message: `names no chip of the plan (${String(key)})` });
+      else if (!REPLACEABLE.has(String(kindOf.get(String(key)))))
+        problems.push({ path, message: 'only a commission, tiered_commission or flat chip can be replaced' });
+      else if (replacers.has(String(key)))
+        problems.push({
+          path,
+          message: `${String(key)} replaces other chips itself; a replaced chip cannot replace others`,
+        });
+    });
+  });
+  return problems;
 }

@@ -3,6 +3,7 @@ import { formatMoney } from '../../earnings/money.ts';
 import { type PeriodId, periodIdOf } from '../../periods.ts';
 import { describeCondition, percentOfBps } from '../describe.ts';
 import type { ChipDefinition, PlanDefinition, Tier } from '../types.ts';
+import { withPrecedenceSentences } from './precedenceSentences.ts';
 import { SAMPLE_REP, type WorkedExample, workedExamples } from './workedExamples.ts';
 
 // A plan document (docs/plan-documents.md): what a plan version pays, in plain language, built from the normalised plan
@@ -330,7 +331,10 @@ export function planDocument(input: PlanDocumentInput): PlanDocument {
         source: period.explanation,
       })),
     },
-    chips: plan.chips.map((chip) => chipSection(chip, quota.quota_cents, money)),
+    chips: withPrecedenceSentences(
+      plan.chips,
+      plan.chips.map((chip) => chipSection(chip, quota.quota_cents, money)),
+    ),
     plan_limits: planLimits,
     splits:
       'A deal split between reps credits each rep with their share of its amount (whole cents that add up to the deal). Each chip pays you on your share, and your share counts toward your tiers and quota.',
