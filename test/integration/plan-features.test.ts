@@ -415,3 +415,65 @@ describe('dated assignments', () => {
     assert.equal(statement.payable_cents, 850_000);
   });
 });
+
+describe('rule precedence and tiers counted in deals', () => {
+  test('a plan applied with the CLI: the EMEA rate replaces the default on EMEA deals, the second deal pays band 2', async ({
+    org,
+    client,
+  }) => {
+    const plan = await applyPlanFile(
+      org.id,
+      planDocument({
+        chips: [
+          { key: 'default-rate', name: 'Default rate', kind: 'commission', rate_bps: 800 },
+          {
+            key: 'emea-rate',
+            name: 'EMEA rate',
+            kind: 'commission',
+            rate_bps: 1000,
+            when: { field: 'custom.region', op: 'eq', value: 'EMEA' },
+            replaces: ['default-rate'],
+          },
+          {
+            key: 'by-count',
+            name: 'By deal count',
+            kind: 'tiered_commission',
+            mode: 'marginal',
+            tiers: [
+              { up_to_deals: 1, rate_bps: 100 },
+              { up_to_deals: null, rate_bps: 500 },
+            ],
+          },
+        ],
+      }),
+    );
+    const chips = new Map(plan.chips.map((chip) => [chip.id, chip.key]));
+    const won = async (region: string, day: string) =>
+      client.deals.ingestEvent({
+        external_id: externalId(),
+        occurred_at: `${day}T10:00:00.000Z`,
+        state: {
+          amount_cents: 1_000_000,
+          stage: 'closed_won',
+          close_date: day,
+          owner_external_id: 'rep-017',
+          custom: { region },
+        },
+      });
+    const emea = await won('EMEA', '2026-01-05');
+    const apac = await won('APAC', '2026-01-06');
+    const rows = live(await listAll(client, {}), chips).map(({ chip, deal, amount }) => ({ chip, deal, amount }));
+    const of = (chip: string, deal: string) => rows.find((row) => row.chip === chip && row.deal === deal)?.amount ?? 0;
+    assert.deepEqual(
+      [emea.deal_id, apac.deal_id].map((deal) => [
+        of('default-rate', deal),
+        of('emea-rate', deal),
+        of('by-count', deal),
+      ]),
+      [
+        [0, 100_000, 10_000],
+        [80_000, 0, 50_000],
+      ],
+    );
+  });
+});

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import { cutToCap } from '../../src/domain/earnings/caps.ts';
-import { checkPlanForEngine } from '../../src/domain/earnings/chips.ts';
+import { checkPlanForEngine } from '../../src/domain/earnings/chipRules.ts';
 import type { EngineChip } from '../../src/domain/earnings/types.ts';
 import { chip, deal, plan, rep } from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { checkPlanForEngine } from '../../src/domain/earnings/chips.ts';
+import { checkPlanForEngine } from '../../src/domain/earnings/chipRules.ts';
 import { type Evaluation, evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type {
   DealSnapshot,

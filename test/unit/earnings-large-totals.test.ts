@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import { MAX_AMOUNT_CENTS, parseDealEvent } from '../../src/domain/deals/event.ts';
-import { computeAttainmentBonus, computeTiered } from '../../src/domain/earnings/chips.ts';
+import { computeAttainmentBonus } from '../../src/domain/earnings/chips.ts';
 import { runningTotalOnWire } from '../../src/domain/earnings/money.ts';
+import { computeTiered } from '../../src/domain/earnings/tieredChip.ts';
 
 // Amounts and running totals at the edges: one deal is at most MAX_AMOUNT_CENTS, and sums over many deals are
 // exact bigints whose trace notation switches to a decimal string past 2^53 − 1 instead of failing.

@@ -137,7 +137,72 @@ const perDealPlan: EnginePlanVersion = plan({
 // A quota of 0, read as 0% attainment: the accelerator's first band takes everything, the bonus is never reached.
 const zeroQuotaPlan: EnginePlanVersion = plan({ plan_key: 'zero-quota', quota_cents: 0 });
 
-const plans = fc.constantFrom(plan(), retroactivePlan, cappedPlan, datedPlan, rampedPlan, perDealPlan, zeroQuotaPlan);
+// Tiers counted in deals: deals numbered by close date, then won time, then id, marginal and retroactive (on a
+// condition), beside the worked example's accelerator in money.
+const countPlan: EnginePlanVersion = plan({
+  plan_key: 'count-tiers',
+  chips: [
+    ...(workedExampleChips.slice(1, 2) as EngineChip[]),
+    chip(11, {
+      key: 'by-deal-number',
+      name: 'By deal number',
+      kind: 'tiered_commission',
+      when: null,
+      params: {
+        mode: 'marginal',
+        tiers: [
+          { up_to_deals: 1, rate_bps: 100 },
+          { up_to_deals: 3, rate_bps: 300 },
+          { up_to_deals: null, rate_bps: 700 },
+        ],
+      },
+    }),
+    chip(12, {
+      key: 'by-deal-count',
+      name: 'By deal count',
+      kind: 'tiered_commission',
+      when: { field: 'custom.region', op: 'ne', value: 'APAC' },
+      params: {
+        mode: 'retroactive',
+        tiers: [
+          { up_to_deals: 1, rate_bps: 200 },
+          { up_to_deals: null, rate_bps: 600 },
+        ],
+      },
+    }),
+  ],
+});
+
+// Rule precedence: a flat amount on APAC deals replaces the worked example's accelerator there (so the accelerator
+// counts no APAC deal) and its base commission.
+const precedencePlan: EnginePlanVersion = plan({
+  plan_key: 'precedence',
+  chips: [
+    ...workedExampleChips,
+    chip(13, {
+      key: 'apac-flat',
+      name: 'APAC flat',
+      kind: 'flat',
+      when: { field: 'custom.region', op: 'eq', value: 'APAC' },
+      params: {
+        amount_cents: 70_000,
+        replaces: workedExampleChips.filter((each) => each.kind !== 'attainment_bonus').map((each) => each.key),
+      },
+    }),
+  ],
+});
+
+const plans = fc.constantFrom(
+  plan(),
+  retroactivePlan,
+  cappedPlan,
+  datedPlan,
+  rampedPlan,
+  perDealPlan,
+  zeroQuotaPlan,
+  countPlan,
+  precedencePlan,
+);
 
 function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {
   return fc

@@ -95,6 +95,60 @@ const perDealPlan: EnginePlanVersion = plan({
   ],
 });
 
+// Tiers counted in deals alone (a band in money would often ask for the period in full): deals numbered by close
+// date, then won time, then id, marginal (on a condition) and retroactive.
+const countPlan: EnginePlanVersion = plan({
+  plan_key: 'count-tiers',
+  chips: [
+    chip(11, {
+      key: 'by-deal-number',
+      name: 'By deal number',
+      kind: 'tiered_commission',
+      when: { field: 'custom.region', op: 'ne', value: 'APAC' },
+      params: {
+        mode: 'marginal',
+        tiers: [
+          { up_to_deals: 1, rate_bps: 100 },
+          { up_to_deals: 3, rate_bps: 300 },
+          { up_to_deals: null, rate_bps: 700 },
+        ],
+      },
+    }),
+    chip(12, {
+      key: 'by-deal-count',
+      name: 'By deal count',
+      kind: 'tiered_commission',
+      when: null,
+      params: {
+        mode: 'retroactive',
+        tiers: [
+          { up_to_deals: 1, rate_bps: 200 },
+          { up_to_deals: null, rate_bps: 600 },
+        ],
+      },
+    }),
+  ],
+});
+
+// Rule precedence: a flat amount on APAC deals replaces the worked example's accelerator there (so the accelerator
+// counts no APAC deal) and its base commission.
+const precedencePlan: EnginePlanVersion = plan({
+  plan_key: 'precedence',
+  chips: [
+    ...workedExampleChips,
+    chip(13, {
+      key: 'apac-flat',
+      name: 'APAC flat',
+      kind: 'flat',
+      when: { field: 'custom.region', op: 'eq', value: 'APAC' },
+      params: {
+        amount_cents: 70_000,
+        replaces: workedExampleChips.filter((each) => each.kind !== 'attainment_bonus').map((each) => each.key),
+      },
+    }),
+  ],
+});
+
 const plans = fc.constantFrom(
   plan(),
   retroactivePlan,
@@ -102,6 +156,8 @@ const plans = fc.constantFrom(
   periodCapPlan,
   plan({ ramp: [25, 50, 75] }),
   perDealPlan,
+  countPlan,
+  precedencePlan,
 );
 
 // The rep's own quotas: none, a quota table (the plan's again from May), a start date the ramp counts from, or both.

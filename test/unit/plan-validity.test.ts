@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { checkPlanForEngine } from '../../src/domain/earnings/chips.ts';
+import { checkPlanForEngine } from '../../src/domain/earnings/chipRules.ts';
 import { evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type { DealSnapshot, EnginePlanVersion } from '../../src/domain/earnings/types.ts';
 import { validatePlanDocument } from '../../src/domain/plans/planFile.ts';

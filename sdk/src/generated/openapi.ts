@@ -1885,7 +1885,7 @@ export interface components {
             status: "open" | "locked" | "paid";
         };
         /** @description One step of the computation; `type` says which. */
-        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceOverrideStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"];
+        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceOverrideStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"] | components["schemas"]["TraceDealCountStep"];
         /** @description A condition was evaluated (the chip's `when`); the chip applies only when `result` is true. */
         TraceConditionStep: {
             /**
@@ -3458,12 +3458,14 @@ export interface components {
             when: components["schemas"]["Condition"] | null;
             /**
              * @description The kind's parameters, as in the plan file: `rate_bps` and optional `base` for
-             *     `commission`; `mode` and `tiers` (each `rate_bps` with `up_to_cents` or
-             *     `up_to_pct`, the last band open) for `tiered_commission`; `amount_cents` for `flat`;
+             *     `commission`; `mode`, optional `basis` and `tiers` (each `rate_bps` with
+             *     `up_to_cents`, `up_to_pct` or `up_to_deals`, the last band open) for `tiered_commission`; `amount_cents` for `flat`;
              *     `threshold_pct` and `amount_cents` for `attainment_bonus`; `rate_bps` and `depth`
              *     (1 to 3) for `override`. `commission`, `tiered_commission`, `flat` and `override` may
              *     also carry `cap_cents` (at most this much per rep and
-             *     period) and `deal_cap_cents` (at most this much on one deal); see docs/plan-features.md.
+             *     period) and `deal_cap_cents` (at most this much on one deal), and `commission`,
+             *     `tiered_commission` and `flat` `replaces` (keys of the chips it replaces on the deals
+             *     its `when` matches); see docs/plan-features.md.
              */
             params: {
                 [key: string]: unknown;
@@ -3941,6 +3943,50 @@ export interface components {
              * @example 200000
              */
             closing_balance_cents: number;
+        };
+        /**
+         * @description For a tiered commission whose bands are counted in deals (`up_to_deals`): where the deal
+         *     stands in the count of the rep's won deals of the period. Deals are counted in the order
+         *     close date, then won time, then id, each once per credited rep (a split deal counts as one
+         *     deal for each rep it credits); a projected deal is counted as if won next. `band` is the band
+         *     that picks the rate: in `marginal` mode the band holding `position`, in `retroactive` mode the
+         *     band holding `period_deals`. The line is then the band's rate of the deal's credited amount
+         *     (the `rate` step).
+         */
+        TraceDealCountStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "deal_count";
+            /**
+             * @description This deal's number in the count (1 for the first deal of the period).
+             * @example 11
+             */
+            position: number;
+            /**
+             * @description Won deals counted in the period, this one included (for a projection, as if won next).
+             * @example 12
+             */
+            period_deals: number;
+            /**
+             * @description Position of the band that picks the rate, starting at 1.
+             * @example 2
+             */
+            band: number;
+            /**
+             * @description The band's first deal number (inclusive).
+             * @example 11
+             */
+            from_deal: number;
+            /** @description The band's last deal number (inclusive); `null` for the open last band. */
+            to_deal: number | null;
+            /**
+             * @description Won deals of the count, in counting order, named as the `cumulative` step names them
+             *     (every deal while the period counts at most 20; past that, the deal counted just before
+             *     this one and the deal itself).
+             */
+            counted_deals?: components["schemas"]["TraceCountedDeal"][];
         };
         /** @description One chip of a plan document. */
         PlanDocumentChip: {

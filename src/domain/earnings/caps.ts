@@ -1,6 +1,6 @@
 import { decimalsOf } from '../currencies.ts';
 import type { PeriodId } from '../periods.ts';
-import type { ChipCaps } from './chips.ts';
+import type { ChipCaps } from './chipRules.ts';
 import { compareKeys, wonOrderKey } from './dealPeriods.ts';
 import { centsAsNumber, formatMoney } from './money.ts';
 import type { EnginePlanVersion, LineTarget, TraceStep } from './types.ts';

@@ -9,17 +9,8 @@ import {
   windowsOverlapPeriod,
 } from './assignments.ts';
 import { creditSentences, type PeriodCredits } from './attainmentCredits.ts';
-import {
-  type ChipRules,
-  type Computation,
-  computeAttainmentBonus,
-  computeCommission,
-  computeFlat,
-  computeOverride,
-  computeTiered,
-  type OverrideReport,
-  overrideReportsOf,
-} from './chips.ts';
+import type { ChipRules, CountTierRules } from './chipRules.ts';
+import { type Computation, computeAttainmentBonus, computeCommission, computeFlat } from './chips.ts';
 import type { ConditionOutcome } from './conditions.ts';
 import { creditedPart, creditedReps, isSplit } from './credit.ts';
 import { hierarchyDayOf, type RepHierarchy } from './hierarchy.ts';
@@ -32,8 +23,11 @@ import {
   whereDealCounts,
   zeroTarget,
 } from './lineTrace.ts';
-import { centsAsNumber } from './money.ts';
+import { type AmountDecimals, centsAsNumber } from './money.ts';
+import { computeOverride, type OverrideReport, overrideReportsOf } from './overrideChip.ts';
+import { replacementSentences } from './precedence.ts';
 import { amountOf, dealCurrencyOf, isPriced, type Pricing, priceIn } from './pricing.ts';
+import { computeCountTiered, computeTiered } from './tieredChip.ts';
 import type {
   DealSnapshot,
   EngineChip,
@@ -54,6 +48,10 @@ export interface PeriodStanding {
   counted: TraceCountedDeal[];
   /** Won deals left out of the count because no exchange rate converts them (external ids). */
   unpriced: string[];
+  /** Each counted deal's number in the count, from 1, as bands in `up_to_deals` read it. */
+  positions: Map<string, number>;
+  /** How many deals are counted (adjustments count toward the amount, never as deals). */
+  deal_count: number;
   /** Manual adjustments counted toward attainment before the deals (attainmentCredits.ts); absent: none. */
   credits?: PeriodCredits;
 }
@@ -145,6 +143,7 @@ export function dealLine(
     if (outcome && chip.when) {
       steps.push({ type: 'condition', expression: chip.when, inputs: outcome.inputs, result: outcome.result });
       explanation.push(...conditionSentences(outcome));
+      if (!outcome.result) explanation.push(...replacementSentences(chip, deal));
     }
     if (deal.status === 'lost' || deal.status === 'deleted') {
       steps.push(zeroTarget(deal.status === 'lost' ? 'deal_lost' : 'deal_deleted'));
@@ -209,6 +208,7 @@ function computeDealChip(
     case 'flat':
       return computeFlat(rules, deal, evaluation.rep.external_id, decimals);
     case 'tiered_commission': {
+      if (rules.basis === 'deal_count') return computeCountChip(evaluation, rules, deal, periodId, decimals);
       const standing = evaluation.standings.get(periodId);
       const wonTotal = standing?.total_cents ?? 0n;
       const projected = deal.status !== 'won';
@@ -254,6 +254,49 @@ function computeDealChip(
     case 'attainment_bonus':
       throw new TypeError('an attainment bonus is a period-level line');
   }
+}
+
+/** A tier line counted in deals: the deal's number in the period's count (a projection: as if won next). */
+function computeCountChip(
+  evaluation: ChipEvaluation,
+  rules: CountTierRules,
+  deal: DealSnapshot,
+  periodId: PeriodId,
+  decimals: AmountDecimals,
+): Computation {
+  const standing = evaluation.standings.get(periodId);
+  const counted = standing?.deal_count ?? 0;
+  const projected = deal.status !== 'won';
+  const part = creditedPart(deal, evaluation.rep.external_id, amountOf(deal), 'the amount', decimals.deal);
+  const priced = priceIn(evaluation.pricing, deal, part.cents);
+  const credit = part.step && { whole_cents: amountOf(deal), step: part.step, explanation: part.explanation };
+  const conversion = priced.priced && priced.step && priced.sentence ? priced : undefined;
+  const computation = computeCountTiered(
+    priced.priced ? priced.cents : part.cents,
+    {
+      position: projected ? counted + 1 : (standing?.positions.get(deal.id) ?? 1),
+      period_deals: projected ? counted + 1 : counted,
+      rep_external_id: evaluation.rep.external_id,
+      period_id: periodId,
+      projected,
+    },
+    rules,
+    credit ?? undefined,
+    conversion && {
+      step: conversion.step as TraceStep & { type: 'conversion' },
+      sentence: conversion.sentence as string,
+    },
+    priced.priced ? decimals.plan : decimals.deal,
+  );
+  const named = namingCountedDeals(computation, countedDealsOfLine(standing?.counted ?? [], deal.id));
+  return {
+    ...named,
+    // Adjustments count toward the amount won, never as deals: the count names only the unpriced deals it leaves out.
+    explanation: [
+      ...named.explanation,
+      ...unpricedSentence(standing && { ...standing, credits: undefined }, periodId, evaluation.pricing.plan_currency),
+    ],
+  };
 }
 
 /**

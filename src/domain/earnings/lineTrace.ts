@@ -145,7 +145,9 @@ export function namingCountedDeals(
   return {
     ...computation,
     steps: computation.steps.map((step) =>
-      step.type === 'cumulative' || step.type === 'threshold' ? { ...step, counted_deals: counted, ...credited } : step,
+      step.type === 'cumulative' || step.type === 'threshold' || step.type === 'deal_count'
+        ? { ...step, counted_deals: counted, ...credited }
+        : step,
     ),
   };
 }

@@ -1,5 +1,6 @@
 import type { EvaluationScope } from './changeScope.ts';
 import { dealPeriodId } from './dealPeriods.ts';
+import { withPrecedence } from './precedence.ts';
 import { type Evaluation, type EvaluationRequest, evaluateLines } from './targets.ts';
 import type { DealSnapshot } from './types.ts';
 
@@ -25,7 +26,9 @@ export interface ScopeRequest extends Omit<EvaluationRequest, 'deals' | 'periods
 
 /** The scope's lines for the rep, in the plan's chip order (the order rows written together are numbered in). */
 export function evaluateScope(request: ScopeRequest): Evaluation {
-  const { plan, scope, changed, today } = request;
+  const { scope, changed, today } = request;
+  // Precedence first: a replaced chip evaluated without the chip that replaces it still excludes its deals.
+  const plan = withPrecedence(request.plan);
   const common = { rep: request.rep, today, ...pick(request) };
   const only = (chipIds: readonly string[]) => ({
     ...plan,

@@ -4,16 +4,19 @@ import { assignmentWindows, isDated, windowsOverlapPeriod } from './assignments.
 import { type AttainmentCredit, creditPeriods, creditsIn } from './attainmentCredits.ts';
 import { applyChipCaps } from './caps.ts';
 import { dealLine, type PeriodStanding } from './chipLines.ts';
-import { bandContains, type ChipRules, computeAttainmentBonus, readChipRules, readPlanCap } from './chips.ts';
+import { type ChipRules, type CountTierRules, readChipRules, readPlanCap } from './chipRules.ts';
+import { computeAttainmentBonus } from './chips.ts';
 import { evaluateCondition } from './conditions.ts';
 import { creditedReps } from './credit.ts';
 import { compareKeys, dealPeriodId, wonOrderKey } from './dealPeriods.ts';
 import { EMPTY_HIERARCHY } from './hierarchy.ts';
 import { centsAsNumber, runningTotalOnWire } from './money.ts';
+import { withPrecedence } from './precedence.ts';
 import { creditedAmountOf, type OrgMoney, type Pricing, pricingOf } from './pricing.ts';
 import { chipReadsQuota } from './proration.ts';
 import type { RepQuotas } from './quotas.ts';
 import { periodQuota, withQuotaSentences } from './targets.ts';
+import { bandContains, countBandOf } from './tieredChip.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, LineTarget, Rep, TraceCountedDeal } from './types.ts';
 
 // Running totals (docs/plans-and-earnings.md, "What one deal event costs"): for each tiered or attainment chip, rep
@@ -115,7 +118,8 @@ export function standingsOf(request: {
   /** The rep's adjustments that count toward attainment: they start their periods' totals (chips without `when`). */
   credits?: readonly AttainmentCredit[];
 }): ChipStanding[] {
-  const { plan, rep, today } = request;
+  const { rep, today } = request;
+  const plan = withPrecedence(request.plan);
   const counting = countingChips(plan) ?? [];
   const pricing = pricingOf(plan, request.money, today);
   const windows = assignmentWindows(plan, rep.external_id);
@@ -202,16 +206,17 @@ export function evaluateFromStandings(request: {
   credits?: readonly AttainmentCredit[];
 }): StandingEvaluation | null {
   const { rep, before, after, today } = request;
-  if (readPlanCap(request.plan).cap !== null) return null;
-  const windows = assignmentWindows(request.plan, rep.external_id);
+  const evaluated = withPrecedence(request.plan);
+  if (readPlanCap(evaluated).cap !== null) return null;
+  const windows = assignmentWindows(evaluated, rep.external_id);
   if (isDated(windows)) return null;
-  const periodOfAfter = dealPeriodId(after, request.plan.period, today);
+  const periodOfAfter = dealPeriodId(after, evaluated.period, today);
   // A period with adjustments counting toward attainment is evaluated in full: its lines name them in their traces.
-  if (creditPeriods(request.credits, request.plan.period).includes(periodOfAfter)) return null;
+  if (creditPeriods(request.credits, evaluated.period).includes(periodOfAfter)) return null;
   // The rep's own quota for the deal's period, as a full evaluation reads it (targets.ts, periodQuota).
-  const decimals = decimalsOf(pricingOf(request.plan, request.money, today).plan_currency);
-  const quota = periodQuota(request.plan, rep, windows, request.quotas, periodOfAfter, decimals);
-  const plan = quota.sentences.length === 0 ? request.plan : { ...request.plan, quota_cents: quota.quota };
+  const decimals = decimalsOf(pricingOf(evaluated, request.money, today).plan_currency);
+  const quota = periodQuota(evaluated, rep, windows, request.quotas, periodOfAfter, decimals);
+  const plan = quota.sentences.length === 0 ? evaluated : { ...evaluated, quota_cents: quota.quota };
   const readsQuota = new Set(plan.chips.filter(chipReadsQuota).map((chip) => chip.id));
   const counting = countingChips(plan)?.filter(({ chip }) => request.chips.includes(chip.id));
   // A chip that counts the period for a cap or a floor shares it among the period's lines: not decided here.
@@ -249,6 +254,7 @@ export function evaluateFromStandings(request: {
     const next = take(periodOfAfter);
     if (!next || next.unpriced > 0) return null;
     const from = next.total_cents;
+    const fromCount = next.counted;
     if (was.kind === 'counted') {
       // Only the deal counted last can change without moving the deals after it: there are none.
       if (is.kind !== 'counted' || was.period_id !== is.period_id) return null;
@@ -268,7 +274,12 @@ export function evaluateFromStandings(request: {
       const undated = touched.get(UNDATED) ?? request.standings.get(`${chip.id}/${UNDATED}`);
       othersOpen = undated ? othersOpen + undated.open : null;
     }
-    if (!movesNoOtherLine(rules, plan, from, next.total_cents, othersOpen, periodOfAfter)) return null;
+    // Bands in deals move with the count of deals, bands in money with the amount won.
+    const moved =
+      rules.kind === 'tiered_commission' && rules.basis === 'deal_count'
+        ? countMovesNoOtherLine(rules, fromCount, next.counted, othersOpen)
+        : movesNoOtherLine(rules, plan, from, next.total_cents, othersOpen, periodOfAfter);
+    if (!moved) return null;
     standings.push(...touched.values());
     if (rules.kind !== 'tiered_commission') continue;
     // The deal's own line: counted, it adds to the total before it; open, it is projected after every won deal.
@@ -288,6 +299,8 @@ export function evaluateFromStandings(request: {
       total_cents: next.total_cents,
       counted,
       unpriced: [],
+      positions: new Map(is.kind === 'counted' ? [[after.id, next.counted]] : []),
+      deal_count: next.counted,
     };
     const line = dealLine(
       {
@@ -325,7 +338,7 @@ function movesNoOtherLine(
   periodId: PeriodId,
 ): boolean {
   if (from === to) return true;
-  if (rules.kind === 'tiered_commission') {
+  if (rules.kind === 'tiered_commission' && rules.basis !== 'deal_count') {
     // Per deal, a line climbs the bands on its own deal's amount: the period's total moves none.
     if (rules.basis === 'per_deal') return true;
     const last = rules.bands.at(-1);
@@ -340,4 +353,18 @@ function movesNoOtherLine(
     return bonus(from) === bonus(to);
   }
   return false;
+}
+
+/**
+ * Whether moving a period's count of won deals from `from` to `to` leaves every other line of a chip with bands in
+ * deals as it was: when both counts are in the last band (every further deal, and every projection, is in it); else,
+ * when no other open deal is projected in the period (a projection is numbered after the count), in marginal mode
+ * (the deals counted before keep their numbers) and in retroactive mode while the count stays in its band.
+ */
+function countMovesNoOtherLine(rules: CountTierRules, from: number, to: number, othersOpen: number | null): boolean {
+  if (from === to) return true;
+  const last = rules.bands.at(-1);
+  if (last !== undefined && from >= last.from_deal && to >= last.from_deal) return true;
+  if (othersOpen !== 0) return false;
+  return rules.mode === 'marginal' || countBandOf(rules.bands, from) === countBandOf(rules.bands, to);
 }

@@ -11,12 +11,13 @@ import {
 import { type AttainmentCredit, creditPeriods, creditsIn } from './attainmentCredits.ts';
 import { applyChipCaps, applyPlanCap } from './caps.ts';
 import { dealLine, type PeriodStanding, type PlacedDeal, periodLine } from './chipLines.ts';
-import { readChipRules, readPlanCap } from './chips.ts';
+import { readChipRules, readPlanCap } from './chipRules.ts';
 import { type ConditionOutcome, evaluateCondition } from './conditions.ts';
 import { creditedReps } from './credit.ts';
 import { compareKeys, dealPeriodId, wonOrderKey } from './dealPeriods.ts';
 import { EMPTY_HIERARCHY, type RepHierarchy } from './hierarchy.ts';
 import { centsAsNumber, formatMoney, runningTotalOnWire } from './money.ts';
+import { withPrecedence } from './precedence.ts';
 import { creditedAmountOf, type OrgMoney, pricingOf } from './pricing.ts';
 import { chipReadsQuota, partialCover, proratedQuota } from './proration.ts';
 import { hasOwnQuota, quotaForPeriod, type RepQuotas } from './quotas.ts';
@@ -73,7 +74,8 @@ export interface Evaluation {
  * lines that read it say where it came from. Every line depends on its own period only, so each such period is
  * evaluated apart.
  */
-export function evaluateLines(request: EvaluationRequest): Evaluation {
+export function evaluateLines(evaluated: EvaluationRequest): Evaluation {
+  const request = { ...evaluated, plan: withPrecedence(evaluated.plan) };
   const { plan, rep, today } = request;
   const windows = assignmentWindows(plan, rep.external_id);
   const own = hasOwnQuota(plan, request.quotas);
@@ -208,6 +210,8 @@ function evaluateAtQuota(request: EvaluationRequest): Evaluation {
             total_cents: credits.total_cents,
             counted: [],
             unpriced: [],
+            positions: new Map(),
+            deal_count: 0,
             credits,
           });
         }
@@ -222,6 +226,8 @@ function evaluateAtQuota(request: EvaluationRequest): Evaluation {
           total_cents: 0n,
           counted: [],
           unpriced: [],
+          positions: new Map(),
+          deal_count: 0,
         };
         standings.set(period_id, standing);
         const credited = creditedAmountOf(deal, rep.external_id, pricing);
@@ -231,6 +237,8 @@ function evaluateAtQuota(request: EvaluationRequest): Evaluation {
         }
         standing.prior_by_deal.set(deal.id, standing.total_cents);
         standing.total_cents += credited;
+        standing.deal_count += 1;
+        standing.positions.set(deal.id, standing.deal_count);
         standing.counted.push({
           id: deal.id,
           external_id: deal.external_id,

@@ -1,6 +1,7 @@
 import type { components } from '../../../generated/openapi.ts';
 import type { PeriodId } from '../periods.ts';
 import type { ChipDefinition, PlanDefinition } from '../plans/types.ts';
+import type { Replacement } from './precedence.ts';
 
 // The engine's inputs and outputs are plain data: what the plan and ingestion code load from the
 // database goes in as is, and what comes out is written back as is. The trace types are the contract's
@@ -34,6 +35,8 @@ export type EngineChip = ChipDefinition & {
   id: string;
   /** The chip's `rule_version`, a decimal integer as a string. */
   version: string;
+  /** The chips that replace this one on the deals they match (precedence.ts); their exclusion is in `when`. */
+  replaced_by?: Replacement[];
 };
 
 /** One version of a plan, normalised: everything the engine needs and nothing it does not. */

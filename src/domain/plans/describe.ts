@@ -49,9 +49,13 @@ function describeTier(tier: Tier, index: number, tiers: readonly Tier[], currenc
         ? t.up_to_cents === null
           ? null
           : formatMinorUnits(t.up_to_cents, currency)
-        : t.up_to_pct === null
-          ? null
-          : `${t.up_to_pct}% of quota`;
+        : 'up_to_deals' in t
+          ? t.up_to_deals === null
+            ? null
+            : `deal ${t.up_to_deals}`
+          : t.up_to_pct === null
+            ? null
+            : `${t.up_to_pct}% of quota`;
   const from = bound(previous);
   const to = bound(tier);
   const range =

@@ -16,10 +16,22 @@ export function planContentDigest(plan: PlanDefinition): string {
  * `version` rises exactly when this changes; renaming a chip or editing another chip leaves it alone.
  */
 export function chipDefinitionDigest(
-  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'ramp' | 'cap_cents' | 'currency'>,
+  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'ramp' | 'cap_cents' | 'currency' | 'chips'>,
   chip: ChipDefinition,
 ): string {
-  return canonicalDigest({ kind: chip.kind, when: chip.when, params: chip.params, reads: planInputsOf(plan, chip) });
+  // A replaced chip reads the conditions of the chips that replace it (only when there are, so others keep theirs).
+  const replacedBy = plan.chips.flatMap((other) =>
+    'replaces' in other.params && other.params.replaces?.includes(chip.key)
+      ? [{ key: other.key, when: other.when }]
+      : [],
+  );
+  const reads = planInputsOf(plan, chip);
+  return canonicalDigest({
+    kind: chip.kind,
+    when: chip.when,
+    params: chip.params,
+    reads: replacedBy.length === 0 ? reads : { ...reads, replaced_by: replacedBy },
+  });
 }
 
 /**

@@ -62,6 +62,7 @@ export function normaliseChip(chip: {
           rate_bps: p.rate_bps as number,
           base: (p.base as 'amount_cents' | undefined) ?? 'amount_cents',
           ...capsOf(p),
+          ...replacesOf(p),
         },
       };
     case 'tiered_commission':
@@ -75,10 +76,16 @@ export function normaliseChip(chip: {
           ...(p.basis === 'per_deal' ? { basis: 'per_deal' as const } : {}),
           tiers: (p.tiers as Tier[]).map(normaliseTier),
           ...capsOf(p),
+          ...replacesOf(p),
         },
       };
     case 'flat':
-      return { ...head, kind: chip.kind, when, params: { amount_cents: p.amount_cents as number, ...capsOf(p) } };
+      return {
+        ...head,
+        kind: chip.kind,
+        when,
+        params: { amount_cents: p.amount_cents as number, ...capsOf(p), ...replacesOf(p) },
+      };
     case 'override':
       return {
         ...head,
@@ -127,10 +134,15 @@ function capsOf(params: Record<string, unknown>): CapParams {
   };
 }
 
+/** The chips a chip replaces, in the file's order; none (no member) when it replaces none, so other chips keep their digests. */
+function replacesOf(params: Record<string, unknown>): { replaces?: string[] } {
+  return Array.isArray(params.replaces) ? { replaces: params.replaces.map(String) } : {};
+}
+
 function normaliseTier(tier: Tier): Tier {
-  return 'up_to_pct' in tier
-    ? { up_to_pct: tier.up_to_pct, rate_bps: tier.rate_bps }
-    : { up_to_cents: tier.up_to_cents, rate_bps: tier.rate_bps };
+  if ('up_to_pct' in tier) return { up_to_pct: tier.up_to_pct, rate_bps: tier.rate_bps };
+  if ('up_to_deals' in tier) return { up_to_deals: tier.up_to_deals, rate_bps: tier.rate_bps };
+  return { up_to_cents: tier.up_to_cents, rate_bps: tier.rate_bps };
 }
 
 function normaliseCondition(condition: Condition): Condition {

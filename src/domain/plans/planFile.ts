@@ -1,4 +1,4 @@
-import { checkPlanForEngine } from '../earnings/chips.ts';
+import { checkPlanForEngine } from '../earnings/chipRules.ts';
 import type { EnginePlanVersion } from '../earnings/types.ts';
 import { normalisePlan, type RawPlan } from './normalise.ts';
 import { parseJson, parseYaml } from './parsing.ts';

@@ -23,6 +23,7 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
     const problem = currencyProblem(document.currency);
     if (problem) problems.push({ path: 'currency', message: problem });
   }
+  problems.push(...precedenceProblems(chips));
   const firstWithKey = new Map<string, number>();
   chips.forEach((chip, index) => {
     if (!isObject(chip)) return;
@@ -40,6 +41,12 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
       if (chip.tiers.some((tier) => isObject(tier) && 'up_to_pct' in tier)) {
         const missing = quotaMissing(quota, 'up_to_pct bands are percentages of quota');
         if (missing) problems.push({ path: at('tiers'), message: missing });
+      }
+      if (chip.basis === 'per_deal' && chip.tiers.some((tier) => isObject(tier) && 'up_to_deals' in tier)) {
+        problems.push({
+          path: at('basis'),
+          message: 'per_deal does not apply to bands in up_to_deals: every deal would be the first of its own count',
+        });
       }
     }
     if (chip.kind === 'attainment_bonus') {
@@ -107,7 +114,7 @@ function tierProblems(tiers: unknown[], at: (...rest: Segment[]) => string): Pla
   const problems: PlanFileProblem[] = [];
   const bands = tiers.map((tier) => {
     if (!isObject(tier)) return undefined;
-    const units = (['up_to_cents', 'up_to_pct'] as const).filter((unit) => unit in tier);
+    const units = (['up_to_cents', 'up_to_pct', 'up_to_deals'] as const).filter((unit) => unit in tier);
     const unit = units.length === 1 ? units[0] : undefined;
     return unit === undefined ? undefined : { unit, bound: tier[unit] };
   });
@@ -143,4 +150,40 @@ function tierProblems(tiers: unknown[], at: (...rest: Segment[]) => string): Pla
 function customNameProblems(reference: string, path: string): PlanFileProblem[] {
   const name = reference.slice('custom.'.length);
   return RESERVED_NAMES.has(name) ? [{ path, message: `custom field name ${name} is reserved` }] : [];
+}
+
+const REPLACEABLE = new Set(['commission', 'tiered_commission', 'flat']);
+
+/** `replaces` names other deal chips of the plan (commission, tiered_commission, flat), never a chip that replaces others. */
+function precedenceProblems(chips: unknown[]): PlanFileProblem[] {
+  const problems: PlanFileProblem[] = [];
+  const kindOf = new Map<string, unknown>();
+  const replacers = new Set<string>();
+  for (const chip of chips) {
+    if (!isObject(chip) || typeof chip.key !== 'string') continue;
+    kindOf.set(chip.key, chip.kind);
+    if (Array.isArray(chip.replaces) && chip.replaces.length > 0) replacers.add(chip.key);
+  }
+  chips.forEach((chip, index) => {
+    if (!isObject(chip) || !Array.isArray(chip.replaces)) return;
+    if (chip.when === undefined || chip.when === null) {
+      problems.push({
+        path: formatPath(['chips', index, 'replaces']),
+        message: 'a chip that replaces others needs a when: the deals it takes over',
+      });
+    }
+    chip.replaces.forEach((key, at) => {
+      const path = formatPath(['chips', index, 'replaces', at]);
+      if (key === chip.key) problems.push({ path, message: 'a chip cannot replace itself' });
+      else if (!kindOf.has(String(key))) problems.push({ path, message: `names no chip of the plan (${String(key)})` });
+      else if (!REPLACEABLE.has(String(kindOf.get(String(key)))))
+        problems.push({ path, message: 'only a commission, tiered_commission or flat chip can be replaced' });
+      else if (replacers.has(String(key)))
+        problems.push({
+          path,
+          message: `${String(key)} replaces other chips itself; a replaced chip cannot replace others`,
+        });
+    });
+  });
+  return problems;
 }

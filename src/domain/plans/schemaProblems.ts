@@ -22,7 +22,10 @@ const ASSIGNEES = 'must be "all" or a non-empty list of owner_external_id values
 const MESSAGES = new Map<unknown, Record<string, string>>([
   [DEFS.slug, { pattern: 'must be a key: lowercase letters and digits, words separated by - or _ (like core-ae)' }],
   [DEFS.displayName, { pattern: 'must not be blank' }],
-  [DEFS.tier, { oneOf: 'needs exactly one bound, up_to_cents or up_to_pct (null for the open last band)' }],
+  [
+    DEFS.tier,
+    { oneOf: 'needs exactly one bound, up_to_cents, up_to_pct or up_to_deals (null for the open last band)' },
+  ],
   [DEFS.commissionChip?.properties?.base, { pattern: 'must be amount_cents or custom.<field>' }],
   [
     DEFS.fieldCondition?.properties?.field,

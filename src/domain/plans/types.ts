@@ -38,16 +38,28 @@ export interface CapParams {
   floor_cents?: number;
 }
 
-export interface CommissionParams extends CapParams {
+/**
+ * Rule precedence (docs/plan-features.md, Rule precedence): the keys of the plan's other deal chips this chip replaces
+ * for the deals its `when` matches. Absent when it replaces none.
+ */
+export interface PrecedenceParams {
+  replaces?: string[];
+}
+
+export interface CommissionParams extends CapParams, PrecedenceParams {
   rate_bps: number;
   /** `amount_cents` (the default, filled in when the file leaves it out) or `custom.<field>`. */
   base: 'amount_cents' | `custom.${string}`;
 }
 
 /** A band's upper bound; `null` for the open last band. All bands of a chip use the same unit. */
-export type Tier = { up_to_cents: number | null; rate_bps: number } | { up_to_pct: number | null; rate_bps: number };
+export type Tier =
+  | { up_to_cents: number | null; rate_bps: number }
+  | { up_to_pct: number | null; rate_bps: number }
+  /** In won deals of the rep's period, counted in order: the band holds deals up to this number. */
+  | { up_to_deals: number | null; rate_bps: number };
 
-export interface TieredCommissionParams extends CapParams {
+export interface TieredCommissionParams extends CapParams, PrecedenceParams {
   mode: 'marginal' | 'retroactive';
   /**
    * What climbs the bands: absent, the rep's running total of won deals in the period (cumulative, the default,
@@ -58,7 +70,7 @@ export interface TieredCommissionParams extends CapParams {
   tiers: Tier[];
 }
 
-export interface FlatParams extends CapParams {
+export interface FlatParams extends CapParams, PrecedenceParams {
   amount_cents: number;
 }
 

@@ -1,3 +1,4 @@
+import { withPrecedence } from '../../domain/earnings/precedence.ts';
 import type { DealSnapshot, EnginePlanVersion, Rep } from '../../domain/earnings/types.ts';
 import type { DealRecord } from '../../repositories/deals.ts';
 import type { PlanState } from '../../repositories/ledgerPlans.ts';
@@ -11,7 +12,8 @@ const PLAN_CACHE_SIZE = 512;
 
 /** The engine's plan: a stored plan version in the engine's terms. */
 export function enginePlanOf(snapshot: PlanVersionSnapshot): EnginePlanVersion {
-  return {
+  // Rule precedence is read once here, so that every part of the plan the engine is given sees it.
+  return withPrecedence({
     plan_id: snapshot.plan.id,
     plan_key: snapshot.plan.key,
     version_id: snapshot.version_id,
@@ -24,7 +26,7 @@ export function enginePlanOf(snapshot: PlanVersionSnapshot): EnginePlanVersion {
     currency: snapshot.definition.currency ?? null,
     draw: snapshot.definition.draw ?? null,
     chips: snapshot.chips.map((chip) => ({ ...chip.definition, id: chip.id, version: chip.version })),
-  };
+  });
 }
 
 /** The engine's deal: the projection's fields, `won_at` included. */

@@ -3,6 +3,7 @@ import { formatMoney } from '../../earnings/money.ts';
 import { type PeriodId, periodIdOf } from '../../periods.ts';
 import { describeCondition, percentOfBps } from '../describe.ts';
 import type { ChipDefinition, PlanDefinition, Tier } from '../types.ts';
+import { withPrecedenceSentences } from './precedenceSentences.ts';
 import { SAMPLE_REP, type WorkedExample, workedExamples } from './workedExamples.ts';
 
 // A plan document (docs/plan-documents.md): what a plan version pays, in plain language, built from the normalised plan
@@ -131,6 +132,7 @@ function moneyIn(currency: string): (cents: number) => string {
 function boundOf(tier: Tier | undefined, quota: number | null, money: (cents: number) => string): string | null {
   if (tier === undefined) return null;
   if ('up_to_cents' in tier) return tier.up_to_cents === null ? null : money(tier.up_to_cents);
+  if ('up_to_deals' in tier) return tier.up_to_deals === null ? null : `deal ${tier.up_to_deals}`;
   if (tier.up_to_pct === null) return null;
   return quota === null
     ? `${tier.up_to_pct}% of quota`
@@ -138,10 +140,22 @@ function boundOf(tier: Tier | undefined, quota: number | null, money: (cents: nu
 }
 
 function tierRows(tiers: readonly Tier[], quota: number | null, money: (cents: number) => string): TierRow[] {
+  if (tiers.some((tier) => 'up_to_deals' in tier)) return dealCountRows(tiers);
   return tiers.map((tier, index) => ({
     band: index + 1,
     from: boundOf(tiers[index - 1], quota, money) ?? money(0),
     to: boundOf(tier, quota, money) ?? 'and above',
+    rate: percentOfBps(tier.rate_bps),
+  }));
+}
+
+/** Bands in won deals: a band runs from the deal after the previous band's last one to its own last deal. */
+function dealCountRows(tiers: readonly Tier[]): TierRow[] {
+  const lastDeal = (tier: Tier | undefined) => (tier && 'up_to_deals' in tier ? tier.up_to_deals : null);
+  return tiers.map((tier, index) => ({
+    band: index + 1,
+    from: `deal ${(lastDeal(tiers[index - 1]) ?? 0) + 1}`,
+    to: lastDeal(tier) === null ? 'and above' : `deal ${lastDeal(tier)}`,
     rate: percentOfBps(tier.rate_bps),
   }));
 }
@@ -196,6 +210,17 @@ function chipSection(chip: ChipDefinition, quota: number | null, money: (cents: 
         pays: `${percentOfBps(chip.params.rate_bps)} of the credited amounts of the deals won by ${chip.params.depth === 1 ? 'your direct reports' : `the people who report to you, down to ${chip.params.depth} levels`}, as the hierarchy stands on each deal's date.`,
       };
     case 'tiered_commission':
+      if (chip.params.tiers.some((tier) => 'up_to_deals' in tier)) {
+        return {
+          ...section,
+          pays: 'A rate by band of the number of deals you win in the period: each won deal is numbered in order of close date, then the time it was won, and a split deal counts as one deal for each person it credits.',
+          tiers: tierRows(chip.params.tiers, quota, money),
+          tier_mode:
+            chip.params.mode === 'marginal'
+              ? 'By deal number: each deal’s credited amount is paid at the rate of the band its own number falls in (the 11th deal at the rate of the band that holds deal 11).'
+              : 'Whole count: once your count of won deals reaches a band, every deal of the period is paid at that band’s rate (earlier deals are topped up).',
+        };
+      }
       if (chip.params.basis === 'per_deal') {
         return {
           ...section,
@@ -306,7 +331,10 @@ export function planDocument(input: PlanDocumentInput): PlanDocument {
         source: period.explanation,
       })),
     },
-    chips: plan.chips.map((chip) => chipSection(chip, quota.quota_cents, money)),
+    chips: withPrecedenceSentences(
+      plan.chips,
+      plan.chips.map((chip) => chipSection(chip, quota.quota_cents, money)),
+    ),
     plan_limits: planLimits,
     splits:
       'A deal split between reps credits each rep with their share of its amount (whole cents that add up to the deal). Each chip pays you on your share, and your share counts toward your tiers and quota.',

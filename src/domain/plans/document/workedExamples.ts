@@ -69,6 +69,8 @@ const MAX_WALK_DEALS = 6;
 
 function tierBoundCents(tier: Tier, quota: number | null): number | null {
   if ('up_to_cents' in tier) return tier.up_to_cents;
+  // A band in deals has no bound in money: the running total of the sample deals does not cross it.
+  if ('up_to_deals' in tier) return null;
   if (tier.up_to_pct === null || quota === null) return null;
   return Math.round((quota * tier.up_to_pct) / 100);
 }
