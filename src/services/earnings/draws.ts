@@ -17,6 +17,7 @@ import * as adjustments from '../../repositories/adjustments.ts';
 import * as dealSnapshots from '../../repositories/dealSnapshots.ts';
 import * as earnings from '../../repositories/earnings.ts';
 import * as locks from '../../repositories/evaluationLocks.ts';
+import * as feedWriters from '../../repositories/feedWriters.ts';
 import * as ledgerPlans from '../../repositories/ledgerPlans.ts';
 import * as orgs from '../../repositories/orgs.ts';
 import * as periods from '../../repositories/periods.ts';
@@ -176,6 +177,9 @@ export async function settleDrawsOfPeriod(
       targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, periodId, settled, today, undefined, org)));
     }
   }
+  // The lock writes earnings rows (the settled draws): it counts among the org's feed writers before it stamps any,
+  // or the earnings feed's horizon would not wait for it (feedWriters.horizon).
+  await feedWriters.joinFeedWriters(tx, orgId);
   await book(tx, {
     orgId,
     targets,
