@@ -19,7 +19,7 @@ interface Leaf {
   path: string[];
   /** Placeholders for the positional arguments that are required. */
   args: string[];
-  /** Each required option with a placeholder value. */
+  /** Each required option with a placeholder value (the first of its choices, when it has some). */
   required: Array<{ flag: string; value: string }>;
 }
 
@@ -31,7 +31,7 @@ function leaves(): Leaf[] {
       args: command.registeredArguments.filter((argument) => argument.required).map(() => 'x_placeholder'),
       required: command.options
         .filter((option) => option.mandatory)
-        .map((option) => ({ flag: option.long as string, value: 'x_placeholder' })),
+        .map((option) => ({ flag: option.long as string, value: option.argChoices?.[0] ?? 'x_placeholder' })),
     }));
 }
 

@@ -317,7 +317,7 @@ export type CrmConnectionOrderByWithRelationInput = {
 }
 
 export type CrmConnectionWhereUniqueInput = Prisma.AtLeast<{
-  oauth_state?: string
+  org_id_oauth_state?: Prisma.CrmConnectionOrg_idOauth_stateCompoundUniqueInput
   org_id_id?: Prisma.CrmConnectionOrg_idIdCompoundUniqueInput
   AND?: Prisma.CrmConnectionWhereInput | Prisma.CrmConnectionWhereInput[]
   OR?: Prisma.CrmConnectionWhereInput[]
@@ -329,6 +329,7 @@ export type CrmConnectionWhereUniqueInput = Prisma.AtLeast<{
   client_id?: Prisma.StringFilter<"CrmConnection"> | string
   client_secret?: Prisma.StringFilter<"CrmConnection"> | string
   redirect_uri?: Prisma.StringFilter<"CrmConnection"> | string
+  oauth_state?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   account_id?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   access_token?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   refresh_token?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
@@ -341,7 +342,7 @@ export type CrmConnectionWhereUniqueInput = Prisma.AtLeast<{
   pending_ids?: Prisma.StringNullableListFilter<"CrmConnection">
   created_at?: Prisma.DateTimeFilter<"CrmConnection"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
-}, "org_id_id" | "oauth_state">
+}, "org_id_id" | "org_id_oauth_state">
 
 export type CrmConnectionOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -554,6 +555,11 @@ export type CrmConnectionListRelationFilter = {
 
 export type CrmConnectionOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type CrmConnectionOrg_idOauth_stateCompoundUniqueInput = {
+  org_id: string
+  oauth_state: string
 }
 
 export type CrmConnectionOrg_idIdCompoundUniqueInput = {

@@ -24,7 +24,7 @@ CREATE TABLE "crm_connections" (
 );
 
 -- CreateIndex
-CREATE UNIQUE INDEX "crm_connections_oauth_state_key" ON "crm_connections"("oauth_state");
+CREATE UNIQUE INDEX "crm_connections_org_id_oauth_state_key" ON "crm_connections"("org_id", "oauth_state");
 
 -- AddForeignKey
 ALTER TABLE "crm_connections" ADD CONSTRAINT "crm_connections_org_id_fkey" FOREIGN KEY ("org_id") REFERENCES "orgs"("id") ON DELETE RESTRICT ON UPDATE CASCADE;

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { secretFromEnvironment } from '../../config.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import type { ConnectionRecord } from '../../repositories/connections.ts';
@@ -107,7 +107,11 @@ export function connectorsCommand(): Command {
     .command('add')
     .description("connect a CRM app; prints the URL where the CRM account's admin grants access")
     .requiredOption('--org <org_id>', 'the org')
-    .requiredOption('--kind <kind>', 'hubspot (salesforce is not available yet)', kindOf)
+    .addOption(
+      new Option('--kind <kind>', 'hubspot (salesforce is not available yet)')
+        .choices(['hubspot', 'salesforce'])
+        .makeOptionMandatory(),
+    )
     .requiredOption('--client-id <id>', "the CRM app's client id")
     .option('--client-secret-env <variable>', 'read the client secret from this environment variable')
     .option('--client-secret <secret>', 'the client secret (prefer --client-secret-env)')
