@@ -35,7 +35,7 @@ const LISTED: Listed[] = [
     reason: "the conditions are built: the first is the deal's org_id",
   },
   {
-    file: 'earnings.ts',
+    file: 'earningsList.ts',
     fragment: '(SELECT e.* FROM earnings e WHERE ${[...where',
     reason: "the conditions are built: the first is the row's org_id",
   },
