@@ -11,15 +11,22 @@ export async function awaitFreshWindow(minimumSecondsLeft = 8): Promise<void> {
 
 /**
  * Runs `trial` inside one UTC-minute window: it starts with at least `minimumSecondsLeft` seconds of a window left,
- * and when it still ends in a later window (a busy machine), its result is no test of one window's counting, so it
- * runs again from the start of a new window, up to `attempts` times. A trial that spends a key must make its own.
+ * and when it still ends in a later window (a busy machine), its outcome, a result or a failure, is no test of one
+ * window's counting, so it runs again from the start of a new window, up to `attempts` times. A trial that ends in
+ * its own window returns its result or throws its failure. A trial that spends a key must make its own.
  */
 export async function inOneWindow<T>(trial: () => Promise<T>, minimumSecondsLeft = 8, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     await awaitFreshWindow(minimumSecondsLeft);
     const window = Math.floor(Date.now() / 60_000);
-    const result = await trial();
-    if (Math.floor(Date.now() / 60_000) === window) return result;
+    const outcome = await trial().then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    if (Math.floor(Date.now() / 60_000) === window) {
+      if (outcome.ok) return outcome.value;
+      throw outcome.error;
+    }
     if (attempt === attempts) throw new Error(`each of ${attempts} trials ran past the end of its rate window`);
     await awaitFreshWindow(60);
   }
