@@ -89,6 +89,25 @@ export function plan(overrides: Partial<EnginePlanVersion> = {}): EnginePlanVers
   };
 }
 
+// Rule precedence: a flat amount on APAC deals replaces the worked example's accelerator there (so the accelerator
+// counts no APAC deal) and its base commission.
+export const precedencePlan: EnginePlanVersion = plan({
+  plan_key: 'precedence',
+  chips: [
+    ...workedExampleChips,
+    chip(13, {
+      key: 'apac-flat',
+      name: 'APAC flat',
+      kind: 'flat',
+      when: { field: 'custom.region', op: 'eq', value: 'APAC' },
+      params: {
+        amount_cents: 70_000,
+        replaces: workedExampleChips.filter((each) => each.kind !== 'attainment_bonus').map((each) => each.key),
+      },
+    }),
+  ],
+});
+
 export function deal(n: number, overrides: Partial<DealSnapshot> = {}): DealSnapshot {
   return {
     id: testId('deal', n),

@@ -6,7 +6,7 @@ import { earliestOpenPeriodFrom, reconcileLine } from '../../src/domain/earnings
 import type { QuotaEntry, RepQuotas } from '../../src/domain/earnings/quotas.ts';
 import { movedByRate, ratesBefore } from '../../src/domain/earnings/rateChange.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, Rep } from '../../src/domain/earnings/types.ts';
-import { chip, deal, otherRep, plan, rep, workedExampleChips } from '../factories/earnings.ts';
+import { chip, deal, otherRep, plan, precedencePlan, rep, workedExampleChips } from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 
 // Properties of the engine and the ledger together, over random histories of deal events and period
@@ -168,25 +168,6 @@ const countPlan: EnginePlanVersion = plan({
           { up_to_deals: 1, rate_bps: 200 },
           { up_to_deals: null, rate_bps: 600 },
         ],
-      },
-    }),
-  ],
-});
-
-// Rule precedence: a flat amount on APAC deals replaces the worked example's accelerator there (so the accelerator
-// counts no APAC deal) and its base commission.
-const precedencePlan: EnginePlanVersion = plan({
-  plan_key: 'precedence',
-  chips: [
-    ...workedExampleChips,
-    chip(13, {
-      key: 'apac-flat',
-      name: 'APAC flat',
-      kind: 'flat',
-      when: { field: 'custom.region', op: 'eq', value: 'APAC' },
-      params: {
-        amount_cents: 70_000,
-        replaces: workedExampleChips.filter((each) => each.kind !== 'attainment_bonus').map((each) => each.key),
       },
     }),
   ],

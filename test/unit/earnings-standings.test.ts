@@ -7,7 +7,7 @@ import type { RepQuotas } from '../../src/domain/earnings/quotas.ts';
 import { type ChipStanding, evaluateFromStandings, standingsOf } from '../../src/domain/earnings/standings.ts';
 import { evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, LineTarget } from '../../src/domain/earnings/types.ts';
-import { chip, deal, otherRep, plan, rep, workedExampleChips } from '../factories/earnings.ts';
+import { chip, deal, otherRep, plan, precedencePlan, rep, workedExampleChips } from '../factories/earnings.ts';
 
 // The running totals against a full evaluation, over random histories of deal changes for one rep: (a) the totals
 // kept from event to event (from the totals when they decide the event, recounted from every deal when they do
@@ -125,25 +125,6 @@ const countPlan: EnginePlanVersion = plan({
           { up_to_deals: 1, rate_bps: 200 },
           { up_to_deals: null, rate_bps: 600 },
         ],
-      },
-    }),
-  ],
-});
-
-// Rule precedence: a flat amount on APAC deals replaces the worked example's accelerator there (so the accelerator
-// counts no APAC deal) and its base commission.
-const precedencePlan: EnginePlanVersion = plan({
-  plan_key: 'precedence',
-  chips: [
-    ...workedExampleChips,
-    chip(13, {
-      key: 'apac-flat',
-      name: 'APAC flat',
-      kind: 'flat',
-      when: { field: 'custom.region', op: 'eq', value: 'APAC' },
-      params: {
-        amount_cents: 70_000,
-        replaces: workedExampleChips.filter((each) => each.kind !== 'attainment_bonus').map((each) => each.key),
       },
     }),
   ],
