@@ -12,7 +12,8 @@ interface OrgOptions {
 }
 
 interface AddOptions extends OrgOptions {
-  kind: string;
+  /** One of the option's choices: commander refuses any other value. */
+  kind: 'hubspot' | 'salesforce';
   clientId: string;
   clientSecret?: string;
   clientSecretEnv?: string;
@@ -20,11 +21,6 @@ interface AddOptions extends OrgOptions {
 }
 
 const COLUMNS = ['id', 'kind', 'status', 'behind_by', 'account_id', 'last_change_at', 'last_sync_at', 'error'];
-
-function kindOf(value: string): 'hubspot' | 'salesforce' {
-  if (value === 'hubspot' || value === 'salesforce') return value;
-  throw new InvalidArgumentError('hubspot or salesforce');
-}
 
 function dateOf(value: string): Date {
   const at = new Date(value);
@@ -121,7 +117,7 @@ export function connectorsCommand(): Command {
       try {
         const { connection, authorizeUrl } = await withAdminServices(async (services) => {
           const created = await services.connections.create(options.org, {
-            kind: kindOf(options.kind),
+            kind: options.kind,
             clientId: options.clientId,
             clientSecret: clientSecretOf(options),
             redirectUri: options.redirectUri,
