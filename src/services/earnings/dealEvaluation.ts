@@ -1,16 +1,11 @@
-import { type EvaluationScope, overrideDepthOf, scopeOfDealChange } from '../../domain/earnings/changeScope.ts';
-import { creditedReps } from '../../domain/earnings/credit.ts';
-import { compareKeys, dealPeriodMoved, wonOrderKey } from '../../domain/earnings/dealPeriods.ts';
-import { EMPTY_HIERARCHY, managersEver } from '../../domain/earnings/hierarchy.ts';
+import type { EvaluationScope } from '../../domain/earnings/changeScope.ts';
+import { compareKeys, wonOrderKey } from '../../domain/earnings/dealPeriods.ts';
 import { evaluateScope } from '../../domain/earnings/scopeEvaluation.ts';
 import { type ChipStanding, evaluateFromStandings, standingsOf, UNDATED } from '../../domain/earnings/standings.ts';
 import type { DealSnapshot, EnginePlanVersion, LineTarget, Rep, TraceCause } from '../../domain/earnings/types.ts';
 import { canonicalJson } from '../../domain/json.ts';
 import { type PeriodId, periodBounds } from '../../domain/periods.ts';
 import * as adjustments from '../../repositories/adjustments.ts';
-import type { DealRecord } from '../../repositories/deals.ts';
-import type { DomainEventRecord } from '../../repositories/domainEvents.ts';
-import * as earnings from '../../repositories/earnings.ts';
 import * as evaluationLocks from '../../repositories/evaluationLocks.ts';
 import * as periodStandings from '../../repositories/periodStandings.ts';
 import * as repQuotas from '../../repositories/repQuotas.ts';
@@ -18,26 +13,9 @@ import type { Transaction } from '../../repositories/transaction.ts';
 import type { DealChange } from '../dealChanges.ts';
 import { book } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
+import { type Item, type NetChange, reachOfDealChanges, type Work } from './dealChangeReach.ts';
 import { drawTargetsOfDealChange } from './draws.ts';
-import { creditedRepsOf, dealSnapshotOf } from './engineAdapter.ts';
-import { dealsReadBy, loadHierarchy, type OrgHierarchy } from './hierarchyReader.ts';
-
-/** One deal's change over the events evaluated together: as it was before the first, as the last left it. */
-interface NetChange {
-  before: DealRecord | null;
-  after: DealRecord;
-  /** The last of the events that changed the deal: the cause its rows name. */
-  domainEvent: DomainEventRecord;
-}
-
-/** A deal's change as the engine reads it, with the reps it reaches. */
-interface Item {
-  net: NetChange;
-  before: DealSnapshot | null;
-  after: DealSnapshot;
-  /** The reps the change reaches: credited before or after, credited formerly, and the managers above them. */
-  reps: Map<string, Rep>;
-}
+import { dealsReadBy } from './hierarchyReader.ts';
 
 export interface EvaluationOptions {
   /**
@@ -46,13 +24,6 @@ export interface EvaluationOptions {
    * the import evaluated in other transactions, and where each (rep, period) is evaluated once anyway.
    */
   inFull?: boolean;
-}
-
-interface Work {
-  plan: EnginePlanVersion;
-  rep: Rep;
-  scope: EvaluationScope;
-  item: Item;
 }
 
 /**
@@ -81,62 +52,12 @@ export async function evaluateDealChanges(
   const { config } = last.org;
   if (config.plansInForce.length === 0) return;
   const today = context.today();
-  const items: Item[] = [];
-  for (const net of netChanges(changes)) {
-    const before = net.before ? dealSnapshotOf(net.before) : null;
-    const after = dealSnapshotOf(net.after);
-    // Nothing the engine reads changed (an upsert repeating the deal's state): no line can move.
-    if (before && canonicalJson(before) === canonicalJson(after)) continue;
-    // Every rep the deal credits before and after (its owner, or the reps of its splits).
-    const reps = new Map<string, Rep>();
-    for (const deal of [net.before, net.after]) {
-      for (const rep of deal ? creditedRepsOf(deal) : []) reps.set(rep.external_id, rep);
-    }
-    items.push({ net, before, after, reps });
-  }
-  // When a deal moved to another period, the reps it no longer credits whose rows of it still stand (a clawback of
-  // a removed split rep): their lines are dated by the deal and move with it. One query per such deal, only then.
-  const formerlyCredited = new Map<Item, string[]>();
-  for (const item of items) {
-    if (!dealPeriodMoved(item.before, item.after, today)) continue;
-    const formerly: string[] = [];
-    for (const rep of await earnings.repsWithStandingRowsOfDeal(tx, orgId, item.net.after.id)) {
-      if (item.reps.has(rep.external_id)) continue;
-      item.reps.set(rep.external_id, rep);
-      formerly.push(rep.external_id);
-    }
-    formerlyCredited.set(item, formerly);
-  }
-  const reached = items.filter((item) => item.reps.size > 0);
-  if (reached.length === 0) return;
-  const plans = await context.versions.of(tx, orgId, config.plansInForce);
-  // With override chips, the managers above the credited reps (on any day, within the deepest chip) have lines
-  // on these deals too. The hierarchy is read before the locks, to know whom to lock; a hierarchy change that
-  // commits meanwhile recomputes its managers after waiting for these events (see RepHierarchyAdmin.setManager).
-  const depth = Math.max(0, ...plans.map(overrideDepthOf));
-  const org: OrgHierarchy =
-    depth === 0 ? { hierarchy: EMPTY_HIERARCHY, reps: new Map() } : await loadHierarchy(tx, orgId);
-  for (const item of reached) {
-    for (const deal of [item.before, item.after]) {
-      for (const credited of deal ? creditedReps(deal) : []) {
-        for (const manager of managersEver(org.hierarchy, credited, depth)) {
-          const found = org.reps.get(manager);
-          if (found) item.reps.set(found.external_id, found);
-        }
-      }
-    }
-  }
-  const money = { default_currency: config.defaultCurrency, rates: config.rates };
-  const work: Work[] = reached.flatMap((item) =>
-    plans.flatMap((plan) =>
-      scopeOfDealChange(plan, item.before, item.after, today, formerlyCredited.get(item) ?? [], org.hierarchy).flatMap(
-        (scope) => {
-          const rep = item.reps.get(scope.rep_external_id);
-          return rep ? [{ plan, rep, scope, item }] : [];
-        },
-      ),
-    ),
+  const reach = await reachOfDealChanges(tx, orgId, changes, today, () =>
+    context.versions.of(tx, orgId, config.plansInForce),
   );
+  if (!reach) return;
+  const { reached, plans, org, work } = reach;
+  const money = { default_currency: config.defaultCurrency, rates: config.rates };
   const allReps = new Map<string, Rep>();
   for (const item of reached) for (const rep of item.reps.values()) allReps.set(rep.user_id, rep);
   // The reps' locks, one batch in id order (deal events, a recompute and a hierarchy change never wait for each
@@ -363,21 +284,6 @@ function sameStanding(a: ChipStanding, b: ChipStanding): boolean {
     a.open === b.open &&
     canonicalJson(a.last) === canonicalJson(b.last)
   );
-}
-
-/** Each deal's change over the events, in the order of each deal's first event. */
-function netChanges(changes: readonly DealChange[]): NetChange[] {
-  const byDeal = new Map<string, NetChange>();
-  for (const change of changes) {
-    const found = byDeal.get(change.after.id);
-    if (found) {
-      found.after = change.after;
-      found.domainEvent = change.domainEvent;
-    } else {
-      byDeal.set(change.after.id, { before: change.before, after: change.after, domainEvent: change.domainEvent });
-    }
-  }
-  return [...byDeal.values()];
 }
 
 function groupBy<T>(values: readonly T[], keyOf: (value: T) => string): T[][] {
