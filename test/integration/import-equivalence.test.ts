@@ -47,13 +47,47 @@ async function importFile(text: string, orgId: string): Promise<ImportSummary> {
   return onlyJson(result) as ImportSummary;
 }
 
+/**
+ * The org's deals, every column an event sets (the import writes a new deal once, in its final state, where the
+ * single endpoint inserts it and then applies the event), with each deal's last domain event as its own.
+ */
 async function dealsOf(db: Database, orgId: string) {
   const rows = await db.deal.findMany({
     where: { org_id: orgId },
-    select: { external_id: true, stage: true, amount_cents: true, close_date: true, status: true, version: true },
+    select: {
+      external_id: true,
+      stage: true,
+      amount_cents: true,
+      close_date: true,
+      owner_external_id: true,
+      custom: true,
+      splits: true,
+      currency: true,
+      status: true,
+      version: true,
+      last_occurred_at: true,
+      won_at: true,
+      created_at: true,
+      updated_at: true,
+      user: { select: { external_id: true } },
+      domain_events: { select: { id: true } },
+      last_domain_event_id: true,
+    },
     orderBy: { external_id: 'asc' },
   });
-  return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
+  return rows.map(({ amount_cents, user, domain_events, last_domain_event_id, created_at, updated_at, ...row }) => {
+    assert.ok(
+      domain_events.some((event) => event.id === last_domain_event_id),
+      `deal ${row.external_id}: its last domain event is one of its own`,
+    );
+    assert.ok(created_at <= updated_at, `deal ${row.external_id}: created no later than updated`);
+    return {
+      ...row,
+      amount_cents: Number(amount_cents),
+      rep: user?.external_id ?? null,
+      domain_events: domain_events.length,
+    };
+  });
 }
 
 async function liveEarningsOf(db: Database, orgId: string) {
