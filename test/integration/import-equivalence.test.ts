@@ -3,7 +3,11 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from '../../src/db/prisma.ts';
+import { newId } from '../../src/lib/ids.ts';
+import * as dealsBulk from '../../src/repositories/dealsBulk.ts';
+import { inPrismaTransaction } from '../../src/repositories/transaction.ts';
 import type { ImportSummary } from '../../src/services/dealImport.ts';
+import { dealEvent } from '../factories/deals.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { onlyJson, runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
@@ -152,4 +156,39 @@ test('an import leaves the deals and earnings of its events sent one by one, a f
     'a rep passed quota: the accelerator paid',
   );
   assert.deepEqual(importedEarnings, await liveEarningsOf(db, sent.org.id));
+});
+
+test("a new deal of an import that another writer created meanwhile is left to that deal's update: nothing is written for it", async ({
+  db,
+  newOrg,
+}) => {
+  const { org, client } = await newOrg();
+  const body = dealEvent({}, { stage: 'closed_won' });
+  await client.deals.ingestEvent(body);
+  const outcome = await inPrismaTransaction(db, (tx) =>
+    dealsBulk.applyEvents(tx, org.id, [
+      {
+        stale: false,
+        dealId: newId('deal'),
+        newExternalId: body.external_id,
+        domainEventId: newId('de'),
+        sourceEventId: newId('se'),
+        type: 'deal.updated',
+        eventTypeHint: 'deal.updated',
+        changes: [],
+        occurredAt: null,
+        state: { amount_cents: 1, stage: 'closed_won', close_date: null, owner_external_id: null, custom: {} },
+        splits: null,
+        currency: 'USD',
+        status: 'won',
+        userId: null,
+        lastOccurredAt: null,
+        becameWon: false,
+      },
+    ]),
+  );
+  assert.deepEqual(outcome, [{ taken: true }]);
+  const deals = await db.deal.findMany({ where: { org_id: org.id }, select: { amount_cents: true, version: true } });
+  assert.deepEqual(deals, [{ amount_cents: 5_000_000n, version: 1 }]);
+  assert.equal(await db.domainEvent.count({ where: { org_id: org.id } }), 1);
 });
