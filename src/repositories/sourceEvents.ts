@@ -200,74 +200,77 @@ export async function exists(tx: Transaction, orgId: string, id: string): Promis
   return rows.length > 0;
 }
 
-const RECORD_AND_OPEN_DEALS = `
+const RECORD_AND_LOCK_DEALS = `
   WITH tag AS (
     SELECT set_config('application_name', $1, true) AS tagged
   ), input AS (
-    SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[])
-      WITH ORDINALITY AS i(id, dedup_key, external_id, body, body_digest, received_at, new_deal_id, n)
+    SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
+      WITH ORDINALITY AS i(id, dedup_key, external_id, body, body_digest, received_at, n)
   ), source AS (
     INSERT INTO source_events (id, org_id, key_id, dedup_key, external_id, body, body_digest, received_at)
     SELECT i.id, $2, NULL, i.dedup_key, i.external_id, i.body::json, i.body_digest, i.received_at FROM input i ORDER BY i.n
     ON CONFLICT (org_id, dedup_key) DO NOTHING
     RETURNING id, external_id
-  ), created AS (
-    INSERT INTO deals (id, org_id, external_id, version, status, custom, created_at, updated_at)
-    SELECT i.new_deal_id, $2, i.external_id, 0, 'open', '{}'::jsonb, now(), now()
-    FROM input i JOIN source s ON s.id = i.id ORDER BY i.external_id
-    ON CONFLICT (org_id, external_id) DO NOTHING
-    RETURNING ${DEAL_COLUMNS}
   ), existing AS (
     SELECT ${DEAL_COLUMNS} FROM deals
     WHERE org_id = $2 AND external_id IN (SELECT external_id FROM source)
     ORDER BY external_id
     FOR NO KEY UPDATE
-  ), opened AS (
-    SELECT * FROM created UNION ALL SELECT * FROM existing
   )
   SELECT (SELECT tagged FROM tag) AS tagged, s.id IS NOT NULL AS recorded,
-         o.won_stages, o.lost_stages, o.config_version, opened.*
+         o.won_stages, o.lost_stages, o.config_version, existing.*
   FROM input i
   JOIN orgs o ON o.id = $2
   LEFT JOIN source s ON s.id = i.id
-  LEFT JOIN opened ON s.id IS NOT NULL AND opened.external_id = i.external_id
+  LEFT JOIN existing ON s.id IS NOT NULL AND existing.external_id = i.external_id
   ORDER BY i.n`;
+
+/** An event of recordAndLockDeals: not recorded (its dedup key is taken), or recorded with its deal if it has one. */
+export type RecordedInBulk =
+  | { recorded: false }
+  | {
+      recorded: true;
+      /** Locked until the transaction ends; null when the org had no such deal as the statement began. */
+      deal: DealRecord | null;
+      stages: StageLists;
+      /** orgs.config_version, read in this statement (see OrgConfigCache). */
+      configVersion: number;
+    };
 
 /**
  * The first step of ingestion for many events at once, of different deals and dedup keys, sent without an API key
- * (an import): `recordAndOpenDeal` for each, in one statement. The reps the events name must exist already
- * (users.ensureRepsOfEvents); their ids are not read here. One result per event, in order.
+ * (an import), in one statement: each source event claims its dedup key, and the deals the recorded ones name are
+ * locked. A deal the org does not have is not created here: the apply statement (dealsBulk.applyEvents) inserts it
+ * once, in its final state, rather than at version 0 to be updated in the same transaction. The reps the events name
+ * must exist already (users.ensureRepsOfEvents). One result per event, in order.
  */
-export async function recordAndOpenDeals(
+export async function recordAndLockDeals(
   tx: Transaction,
   orgId: string,
-  events: ReadonlyArray<{ event: Omit<NewSourceEvent, 'keyId'>; newDealId: string }>,
-): Promise<OpenedDeal[]> {
+  events: ReadonlyArray<Omit<NewSourceEvent, 'keyId'>>,
+): Promise<RecordedInBulk[]> {
   if (events.length === 0) return [];
   const rows = await tx.query<OpenRow>({
-    text: RECORD_AND_OPEN_DEALS,
+    text: RECORD_AND_LOCK_DEALS,
     values: [
       dealWriterTag(orgId),
       orgId,
-      events.map(({ event }) => event.id),
-      events.map(({ event }) => event.dedupKey),
-      events.map(({ event }) => event.externalId),
-      events.map(({ event }) => event.rawBody),
-      events.map(({ event }) => event.bodyDigest),
-      events.map(({ event }) => event.receivedAt),
-      events.map(({ newDealId }) => newDealId),
+      events.map((event) => event.id),
+      events.map((event) => event.dedupKey),
+      events.map((event) => event.externalId),
+      events.map((event) => event.rawBody),
+      events.map((event) => event.bodyDigest),
+      events.map((event) => event.receivedAt),
     ],
   });
   if (rows.length !== events.length) throw new Error(`org ${orgId} does not exist`);
-  return rows.map((row): OpenedDeal => {
-    if (!row.recorded) return { recorded: false, keyRevoked: false };
+  return rows.map((row): RecordedInBulk => {
+    if (!row.recorded) return { recorded: false };
     return {
       recorded: true,
       deal: row.id ? toDealRecord(row as DealRow) : null,
-      ownerUserId: null,
       stages: { won: row.won_stages, lost: row.lost_stages },
       configVersion: row.config_version,
-      createdUserIds: [],
     };
   });
 }

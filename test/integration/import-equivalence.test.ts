@@ -3,7 +3,11 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from '../../src/db/prisma.ts';
+import { newId } from '../../src/lib/ids.ts';
+import * as dealsBulk from '../../src/repositories/dealsBulk.ts';
+import { inPrismaTransaction } from '../../src/repositories/transaction.ts';
 import type { ImportSummary } from '../../src/services/dealImport.ts';
+import { dealEvent } from '../factories/deals.ts';
 import { applyPlan, planDocument } from '../factories/plans.ts';
 import { onlyJson, runCli, SLOW_CLI_TEST_MS } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
@@ -47,13 +51,47 @@ async function importFile(text: string, orgId: string): Promise<ImportSummary> {
   return onlyJson(result) as ImportSummary;
 }
 
+/**
+ * The org's deals, every column an event sets (the import writes a new deal once, in its final state, where the
+ * single endpoint inserts it and then applies the event), with each deal's last domain event as its own.
+ */
 async function dealsOf(db: Database, orgId: string) {
   const rows = await db.deal.findMany({
     where: { org_id: orgId },
-    select: { external_id: true, stage: true, amount_cents: true, close_date: true, status: true, version: true },
+    select: {
+      external_id: true,
+      stage: true,
+      amount_cents: true,
+      close_date: true,
+      owner_external_id: true,
+      custom: true,
+      splits: true,
+      currency: true,
+      status: true,
+      version: true,
+      last_occurred_at: true,
+      won_at: true,
+      created_at: true,
+      updated_at: true,
+      user: { select: { external_id: true } },
+      domain_events: { select: { id: true } },
+      last_domain_event_id: true,
+    },
     orderBy: { external_id: 'asc' },
   });
-  return rows.map((row) => ({ ...row, amount_cents: Number(row.amount_cents) }));
+  return rows.map(({ amount_cents, user, domain_events, last_domain_event_id, created_at, updated_at, ...row }) => {
+    assert.ok(
+      domain_events.some((event) => event.id === last_domain_event_id),
+      `deal ${row.external_id}: its last domain event is one of its own`,
+    );
+    assert.ok(created_at <= updated_at, `deal ${row.external_id}: created no later than updated`);
+    return {
+      ...row,
+      amount_cents: Number(amount_cents),
+      rep: user?.external_id ?? null,
+      domain_events: domain_events.length,
+    };
+  });
 }
 
 async function liveEarningsOf(db: Database, orgId: string) {
@@ -118,4 +156,39 @@ test('an import leaves the deals and earnings of its events sent one by one, a f
     'a rep passed quota: the accelerator paid',
   );
   assert.deepEqual(importedEarnings, await liveEarningsOf(db, sent.org.id));
+});
+
+test("a new deal of an import that another writer created meanwhile is left to that deal's update: nothing is written for it", async ({
+  db,
+  newOrg,
+}) => {
+  const { org, client } = await newOrg();
+  const body = dealEvent({}, { stage: 'closed_won' });
+  await client.deals.ingestEvent(body);
+  const outcome = await inPrismaTransaction(db, (tx) =>
+    dealsBulk.applyEvents(tx, org.id, [
+      {
+        stale: false,
+        dealId: newId('deal'),
+        newExternalId: body.external_id,
+        domainEventId: newId('de'),
+        sourceEventId: newId('se'),
+        type: 'deal.updated',
+        eventTypeHint: 'deal.updated',
+        changes: [],
+        occurredAt: null,
+        state: { amount_cents: 1, stage: 'closed_won', close_date: null, owner_external_id: null, custom: {} },
+        splits: null,
+        currency: 'USD',
+        status: 'won',
+        userId: null,
+        lastOccurredAt: null,
+        becameWon: false,
+      },
+    ]),
+  );
+  assert.deepEqual(outcome, [{ taken: true }]);
+  const deals = await db.deal.findMany({ where: { org_id: org.id }, select: { amount_cents: true, version: true } });
+  assert.deepEqual(deals, [{ amount_cents: 5_000_000n, version: 1 }]);
+  assert.equal(await db.domainEvent.count({ where: { org_id: org.id } }), 1);
 });

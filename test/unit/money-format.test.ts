@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import { formatMinorUnits } from '../../src/domain/currencies.ts';
-import { formatExactMoney, formatMoney } from '../../src/domain/earnings/money.ts';
+import { formatDecimalAmount, formatExactMoney, formatMoney, plainDecimal } from '../../src/domain/earnings/money.ts';
 import { describeChip } from '../../src/domain/plans/describe.ts';
 
 // The one money formatter the server, the console and the portal share: the currency's ISO 4217 decimals, en-US
@@ -33,6 +33,27 @@ describe('formatMinorUnits', () => {
     assert.equal(formatExactMoney(5_000_000_000_000n, 2), '5,000,000.00');
     assert.equal(formatExactMoney(125_000n, 0), '12.5');
     assert.equal(formatExactMoney(-50_000_000n, 0), '-5,000');
+  });
+
+  test('formatMoney and formatExactMoney write what Intl.NumberFormat in en-US writes for the same digits', () => {
+    let seed = 43n;
+    const next = () => {
+      seed = (seed * 6364136223846793005n + 1442695040888963407n) % 2n ** 64n;
+      return seed;
+    };
+    for (let case_ = 0; case_ < 2_000; case_++) {
+      const magnitude = next() % 10n ** (next() % 22n);
+      const value = next() % 2n === 0n ? magnitude : -magnitude;
+      const exponent = Number(next() % 4n);
+      assert.equal(
+        formatMoney(value, exponent),
+        formatDecimalAmount(plainDecimal(value, exponent), { min: exponent, max: exponent }),
+      );
+      assert.equal(
+        formatExactMoney(value, exponent),
+        formatDecimalAmount(plainDecimal(value, exponent + 4), { min: exponent, max: exponent + 4 }),
+      );
+    }
   });
 
   test('a chip summary names its amounts in the plan’s currency', () => {
