@@ -1997,8 +1997,9 @@ export interface components {
             changed: boolean;
         };
         /**
-         * @description A CRM export and how to read it. The file is given as `text` (a CSV's text) or as `file_base64` (the file's bytes, as the CLI reads a file: an XLSX
-         *     workbook's first sheet, or a CSV in UTF-8, UTF-16 with a byte order mark, or `encoding`); exactly one of them.
+         * @description A CRM export and how to read it. The file is given as `text` (a CSV's text) or as `file_base64` (the file's
+         *     bytes, as the CLI reads a file: an XLSX workbook's first sheet, or a CSV in UTF-8, UTF-16 with a byte order
+         *     mark, or `encoding`); exactly one of them.
          */
         DealImportRequest: {
             /** @description The CSV file's text, header row first. */
