@@ -369,7 +369,9 @@ export interface paths {
         put?: never;
         /**
          * Import deals from a CRM export
-         * @description Imports a CSV export exactly as `quotient import deals` does: one deal event per row, mapped
+         * @description Imports a CRM export exactly as `quotient import deals` does, with the same readers: a CSV's text
+         *     (`text`), or the file's bytes (`file_base64`: an XLSX workbook, or a CSV in any encoding the CLI reads),
+         *     read by the same `locale`, `currency` and `encoding` choices; one deal event per row, mapped
          *     by the built-in mapping of HubSpot's deal export or Salesforce's opportunity report (`mapping`,
          *     or recognised from the header when `auto`) or by a mapping file (`mapping_file`, YAML, see
          *     docs/day-one.md), each row checked as `POST /v1/deals/events` checks its event and applied with
@@ -382,12 +384,15 @@ export interface paths {
          *     Rows that cannot be imported are answered in `refusals` with their line in the file; the others
          *     are applied. `report` says what the import finds beyond the counts (new reps, rows without an owner or a
          *     close date, stages read as open, currencies and what stated each, deleted and repeated rows, and the org's
-         *     deals missing from the file, which the upload only reports), each with its line. A file that cannot be read
+         *     deals missing from the file, which `missing: delete` sends a delete event, as `--missing delete` does), each with
+         *     its line; `file` says how the file was read (format, encoding, the date order and decimal mark and what settled
+         *     them). A file that cannot be read
          *     right as a whole (an encoding other than UTF-8, dates or amounts whose locale the file does not settle, ids an
          *     editor shortened to scientific notation, a deal on two rows with different contents) is `400 invalid_body`
-         *     naming the lines, and nothing is applied. A header without the mapping's columns, or text that is not CSV, is
+         *     naming the lines, and nothing is applied; so are neither or both of `text` and `file_base64`, bytes that are not
+         *     base64, an unknown `locale` or `currency`, and an `encoding` with `text`. A header without the mapping's columns, or text that is not CSV (or bytes that are not an XLSX workbook), is
          *     `400 invalid_body` and nothing is applied. The request body is at most 1 MiB (about 7,000 rows
-         *     of a typical export): larger files go through the CLI, which streams them.
+         *     of a typical export; about 750 KiB of file as `file_base64`): larger files go through the CLI, which streams them.
          */
         post: operations["importDeals"];
         delete?: never;
@@ -1991,10 +1996,40 @@ export interface components {
             /** @description False when it was archived already. */
             changed: boolean;
         };
-        /** @description A CRM export's text and how to read it. */
+        /**
+         * @description A CRM export and how to read it. The file is given as `text` (a CSV's text) or as `file_base64` (the file's
+         *     bytes, as the CLI reads a file: an XLSX workbook's first sheet, or a CSV in UTF-8, UTF-16 with a byte order
+         *     mark, or `encoding`); exactly one of them.
+         */
         DealImportRequest: {
-            /** @description The CSV file's text (UTF-8), header row first. */
-            text: string;
+            /** @description The CSV file's text, header row first. */
+            text?: string;
+            /**
+             * @description The file's bytes in base64 (an XLSX workbook or a CSV file), read as `quotient import deals FILE` reads
+             *     FILE. The request's 1 MiB limit leaves about 750 KiB of file.
+             */
+            file_base64?: string;
+            /**
+             * @description How the file writes numbers and dates, as `--locale`: `en-US` (month first, decimal point), `en-GB` (day
+             *     first, decimal point), `de-DE` or `fr-FR` (day first, decimal comma), ...; `en_GB` (Salesforce's spelling)
+             *     is read too. Without it the file decides (a Salesforce Data Export's API values, or values such as 14/03/2026
+             *     or 12.500,00), and a file it does not decide is refused naming the values that show it.
+             */
+            locale?: string;
+            /** @description As `--currency`: the currency of rows that state none (default: the org's default currency). */
+            currency?: string;
+            /**
+             * @description As `--encoding`: the encoding of a CSV sent as `file_base64` without a byte order mark (`utf-8`, the default,
+             *     `windows-1252` or `latin-1`, `utf-16le`, `utf-16be`); any other is refused. A `text` is already text: an
+             *     encoding with it is refused.
+             */
+            encoding?: string;
+            /**
+             * @description As `--missing`: the org's deals this file does not have: `report` (the default) lists them in
+             *     `report.missing_deals`; `delete` sends each a delete event (on a dry run, lists them as to be deleted).
+             * @enum {string}
+             */
+            missing?: "report" | "delete";
             /**
              * @description `auto` (the default) recognises a HubSpot or Salesforce export from its header;
              *     `hubspot`, `salesforce` (a report's labels) and `salesforce-api` (a Data Export's API names) name the
@@ -2040,6 +2075,18 @@ export interface components {
             evaluated: number;
             seconds: number;
             report: components["schemas"]["DealImportReport"];
+            /** @description How the file was read, as the CLI's report says it. */
+            file: {
+                /** @description `XLSX (its first sheet)` or `CSV separated by ...`. */
+                format: string;
+                encoding: string;
+                /** @description The date order and decimal mark the file was read with, and what settled them. */
+                numbers_and_dates: string;
+                /** @description A report's heading lines (not rows). */
+                heading_lines: number[];
+                /** @description A report's footer lines (not rows). */
+                footer_lines: number[];
+            };
         };
         /** @description A plan file's text. */
         PlanFile: {
@@ -3147,8 +3194,9 @@ export interface components {
             };
             repeated_rows: components["schemas"]["DealImportLines"];
             /**
-             * @description Live deals of the org that the file does not have (or has as deleted). The console's upload reports them
-             *     (`reported`); `quotient import deals --missing delete` sends each a deletion event instead (`deleted`).
+             * @description Live deals of the org that the file does not have (or has as deleted). They are reported (`reported`);
+             *     `quotient import deals --missing delete` and the upload's `missing: delete` send each a deletion event
+             *     instead (`deleted`).
              */
             missing_deals: {
                 count: number;

@@ -5,7 +5,8 @@ import { createAdmin } from '../factories/admins.ts';
 import { collectConsoleErrors, seriousAccessibilityViolations } from '../helpers/browser.ts';
 import { test } from '../helpers/fixtures.ts';
 
-// The console's upload of a CRM export, in a real browser: choose the file, check it (nothing applied), import it.
+// The console's upload of a CRM export, in a real browser: choose the file, check it (nothing applied, the report
+// shown), import it.
 
 const HUBSPOT = fileURLToPath(new URL('../../examples/imports/hubspot-deals.csv', import.meta.url));
 
@@ -39,6 +40,9 @@ describe('importing deals in the admin console', () => {
         )
         .waitFor();
       assert.equal(await db.deal.count({ where: { org_id: org.id } }), 0);
+      // The dry run's report, as the CLI's: how the file was read, and the reps the import would create.
+      await page.getByText(/^CSV separated by ',', UTF-8; dates: /).waitFor();
+      await page.getByText('New reps to be created', { exact: true }).waitFor();
       assert.deepEqual(await seriousAccessibilityViolations(page), []);
 
       await importButton.click();

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ExcelJS from 'exceljs';
 import { describe } from 'vitest';
+import type { components } from '../../generated/openapi-admin.ts';
 import type { Database } from '../../src/db/prisma.ts';
 import { ROWS_PER_STATEMENT } from '../../src/repositories/earningsWrites.ts';
 import type { ImportSummary } from '../../src/services/dealImport.ts';
@@ -445,6 +446,117 @@ describe("POST /admin/v1/deal-imports (the console's upload)", () => {
     const audited = await db.auditEntry.findMany({ where: { org_id: org.id, action: 'deals.imported' } });
     assert.equal(audited.length, 2, 'each import, not the dry run');
     assert.equal(await db.sourceEvent.count({ where: { org_id: org.id } }), 280);
+  });
+
+  test("the CLI's readers and choices: an XLSX upload with missing deals deleted; a decimal-comma, en_GB-dated Windows-1252 file refused as a whole, then read by locale; bad choices are 400 and write nothing", async ({
+    db,
+    signedIn,
+  }) => {
+    const { org, client } = await signedIn('admin');
+    const upload = (body: components['schemas']['DealImportRequest']) =>
+      client.api.POST('/admin/v1/deal-imports', { body });
+    await upload({
+      text: 'Record ID,Deal Stage,Amount,Close Date,Deal owner\n1,closedwon,10,2026-03-14,ana\n3,closedwon,10,2026-03-14,ana\n',
+    });
+
+    // XLSX, as HubSpot exports it by default: typed cells, no locale needed; deal 3 is not in it.
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('Deals');
+    sheet.addRow(['Record ID', 'Deal Stage', 'Amount', 'Close Date', 'Deal owner']);
+    sheet.addRow([1, 'closedwon', 12.5, new Date(Date.UTC(2026, 2, 14)), 'ana']);
+    sheet.addRow([2, 'closedwon', 7000, new Date(Date.UTC(2026, 2, 15)), 'bo']);
+    const xlsx = Buffer.from(await workbook.xlsx.writeBuffer()).toString('base64');
+    const dry = await upload({ file_base64: xlsx, dry_run: true, missing: 'delete', file_name: 'deals.xlsx' });
+    assert.equal(dry.response.status, 200, JSON.stringify(dry.error));
+    assert.equal(dry.data?.file.format, 'XLSX (its first sheet)');
+    assert.deepEqual([dry.data?.new_deals, dry.data?.updates], [1, 1]);
+    assert.deepEqual(
+      [dry.data?.report.missing_deals.items, dry.data?.report.missing_deals.action],
+      [[{ external_id: '3' }], 'deleted'],
+    );
+    assert.equal(await db.deal.count({ where: { org_id: org.id } }), 2, 'the dry run deletes nothing');
+    const wet = await upload({ file_base64: xlsx, missing: 'delete' });
+    assert.equal(wet.data?.report.missing_deals.deleted, 1);
+    const stored = await db.deal.findMany({
+      where: { org_id: org.id },
+      select: { external_id: true, status: true, amount_cents: true },
+      orderBy: { external_id: 'asc' },
+    });
+    assert.deepEqual(
+      stored.map((deal) => [deal.external_id, deal.status, deal.status === 'deleted' ? 0 : Number(deal.amount_cents)]),
+      [
+        ['1', 'won', 1250],
+        ['2', 'won', 700000],
+        ['3', 'deleted', 0],
+      ],
+    );
+
+    // A German Excel's CSV for an en_GB user: ';', decimal commas, day-first dates no row decides, Windows-1252.
+    const csv = Buffer.from(
+      'Record ID;Deal Stage;Amount;Close Date;Deal owner\r\n10;closedwon;12,50;05/08/2025;Jos\xe9\r\n11;closedwon;1.234,56;03/04/2025;Jos\xe9\r\n',
+      'latin1',
+    ).toString('base64');
+    const before = await counts(db, org.id);
+    const refusals = await Promise.all([
+      upload({ file_base64: csv }),
+      upload({ file_base64: csv, encoding: 'windows-1252' }),
+      upload({ file_base64: csv, encoding: 'windows-1252', locale: 'xx_XX' }),
+      upload({ file_base64: csv, encoding: 'ebcdic' }),
+      upload({ file_base64: 'not base64!' }),
+      upload({ text: 'a', file_base64: csv }),
+      upload({ text: 'Record ID,Deal Stage\n', encoding: 'windows-1252' }),
+      upload({ file_base64: Buffer.from('PK\u0003\u0004 not a zip').toString('base64') }),
+    ]);
+    assert.deepEqual(
+      refusals.map((refused) => refused.response.status),
+      refusals.map(() => 400),
+    );
+    const reasons = refusals.map((refused) => refused.error?.reason ?? '');
+    assert.match(reasons[0] ?? '', /not UTF-8.*line 2/);
+    assert.match(
+      reasons[1] ?? '',
+      /could be day\/month or month\/day.*line 2, Close Date \(column 4\): "05\/08\/2025"/,
+    );
+    assert.match(reasons[2] ?? '', /^locale xx_XX: not a locale Quotient reads/);
+    assert.match(reasons[3] ?? '', /^encoding ebcdic: not one of/);
+    assert.match(reasons[4] ?? '', /file_base64: not base64/);
+    assert.match(reasons[5] ?? '', /exactly one of text/);
+    assert.match(reasons[6] ?? '', /^encoding: /);
+    assert.match(reasons[7] ?? '', /not an XLSX workbook/);
+    assert.deepEqual(await counts(db, org.id), before, 'a refused file writes nothing');
+
+    const de = await upload({ file_base64: csv, encoding: 'windows-1252', locale: 'de-DE' });
+    assert.equal(de.response.status, 200, JSON.stringify(de.error));
+    assert.deepEqual(
+      [de.data?.file.format, de.data?.file.encoding, de.data?.file.numbers_and_dates],
+      [
+        "CSV separated by ';'",
+        'windows-1252 (encoding)',
+        'dates: day/month/year; numbers: decimal comma (from locale de-DE)',
+      ],
+    );
+    const read = await db.deal.findMany({
+      where: { org_id: org.id, external_id: { in: ['10', '11'] } },
+      orderBy: { external_id: 'asc' },
+    });
+    assert.deepEqual(
+      read.map((deal) => [deal.close_date?.toISOString().slice(0, 10), Number(deal.amount_cents)]),
+      [
+        ['2025-08-05', 1250],
+        ['2025-04-03', 123456],
+      ],
+    );
+    const owner = await db.user.findFirst({ where: { org_id: org.id, external_id: 'José' } });
+    assert.ok(owner, 'the owner read in Windows-1252');
+
+    // Salesforce's en_GB user locale, in its own spelling, on a CSV text: 05/08/2025 is 5 August.
+    const gb = await upload({
+      text: 'Record ID,Deal Stage,Amount,Close Date,Deal owner\n20,closedwon,12500.00,05/08/2025,ana\n',
+      locale: 'en_GB',
+    });
+    assert.equal(gb.data?.new_deals, 1, JSON.stringify(gb.error));
+    const august = await db.deal.findFirstOrThrow({ where: { org_id: org.id, external_id: '20' } });
+    assert.equal(august.close_date?.toISOString().slice(0, 10), '2025-08-05');
   });
 
   test('a mapping file and refused rows by line; an unknown header is 400; a viewer may not import', async ({

@@ -2,22 +2,18 @@ import { createReadStream } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
 import { Command } from 'commander';
 import { parse } from 'yaml';
-import { DEFAULT_CURRENCY, isKnownCurrency } from '../../domain/currencies.ts';
-import type { Conventions } from '../../domain/imports/locale.ts';
 import { BUILT_IN_MAPPINGS, type Mapping, parseMapping } from '../../domain/imports/mapping.ts';
-import {
-  csvSource,
-  type ImportRow,
-  type ReadSettings,
-  type RecordSource,
-  readExport,
-} from '../../domain/imports/rows.ts';
-import { decodedText, delimiterName, encodingOf, sniffDelimiter } from '../../domain/imports/text.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import { loadContract } from '../../http/contract.ts';
 import { DealEventCheck } from '../../http/dealEventCheck.ts';
-import { looksLikeXlsx, xlsxRecords } from '../../lib/xlsx.ts';
 import type { ImportSummary, Listed } from '../../services/dealImport.ts';
+import {
+  type ExportBytes,
+  type ExportRead,
+  type FileDescription,
+  type ReadOptions,
+  readExportBytes,
+} from '../../services/exportFile.ts';
 import { withAdminServices } from '../context.ts';
 import { print, printFailure } from '../output.ts';
 import { importProgressBar } from '../progress.ts';
@@ -80,39 +76,19 @@ export function importCommand(): Command {
 
 type ImportReport = ImportSummary & { mapping: string; file: FileDescription };
 
-/** How the file was read, for the report: its format, encoding, conventions and the lines that are not rows. */
-export interface FileDescription {
-  format: string;
-  encoding: string;
-  numbers_and_dates: string;
-  heading_lines: number[];
-  footer_lines: number[];
-}
-
 /** An export being read: its mapping, its rows as they come, the bytes read so far and its size. */
-export interface OpenExport {
-  mapping: Mapping;
-  rows: AsyncIterable<ImportRow>;
+export interface OpenExport extends ExportRead {
   bytesRead: () => number;
   size: number;
   close: () => void;
-  file: FileDescription;
   /** The deal-event check the rows were checked with (for the deletions of --missing delete). */
   check: DealEventCheck;
 }
 
-export interface ReadOptions {
-  locale?: string;
-  currency?: string;
-  encoding?: string;
-  /** The org's default currency, for the rows that state none. */
-  fallbackCurrency?: string;
-}
-
 /**
- * Opens an export (CSV or XLSX) and surveys it whole (its header and mapping, given or recognised; its encoding,
- * delimiter, conventions; what refuses it as a whole); its rows are then read again, checked as the API checks a
- * deal event, as they are read. A file that cannot be read or mapped is refused with its name.
+ * Opens an export (CSV or XLSX) and reads it as the upload does (src/services/exportFile.ts), streaming the file
+ * from disk; its rows are checked as the API checks a deal event, as they are read. A file that cannot be read or
+ * mapped is refused with its name.
  */
 export async function openExport(file: string, chosen?: Mapping, options: ReadOptions = {}): Promise<OpenExport> {
   const size = (await stat(file).catch(() => null))?.size;
@@ -121,68 +97,32 @@ export async function openExport(file: string, chosen?: Mapping, options: ReadOp
   const streams: Array<ReturnType<typeof createReadStream>> = [];
   let bytesRead = 0;
   try {
-    const currency = options.currency?.toUpperCase();
-    if (currency !== undefined && !isKnownCurrency(currency)) {
-      throw new Refusal('invalid_body', `--currency ${options.currency}: not an ISO 4217 currency code`);
-    }
-    const settings: ReadSettings = {
-      fallbackCurrency: options.fallbackCurrency ?? DEFAULT_CURRENCY,
-      ...(chosen ? { mapping: chosen } : {}),
-      ...(options.locale === undefined ? {} : { locale: options.locale }),
-      ...(currency === undefined ? {} : { currency }),
-    };
-    const start = await firstBytes(file, 4);
-    let source: RecordSource;
-    let described: Pick<FileDescription, 'format' | 'encoding'>;
-    if (looksLikeXlsx(start)) {
-      const records = await xlsxRecords(await readFile(file));
-      source = async function* () {
-        yield* records;
+    const bytes: ExportBytes = {
+      start: await firstBytes(file, 4),
+      whole: async () => {
+        const whole = await readFile(file);
         bytesRead = size;
-      };
-      described = { format: 'XLSX (its first sheet)', encoding: 'XLSX' };
-    } else {
-      const encoding = options.encoding === undefined ? undefined : encodingOf(options.encoding);
-      const text = () => {
+        return whole;
+      },
+      chunks: async function* () {
         const stream = createReadStream(file, { highWaterMark: 64 * 1024 });
         streams.push(stream);
         bytesRead = 0;
-        return decodedText(
-          (async function* () {
-            for await (const chunk of stream as AsyncIterable<Buffer>) {
-              bytesRead += chunk.length;
-              yield chunk;
-            }
-          })(),
-          encoding,
-        );
-      };
-      let sample = '';
-      for await (const chunk of text()) {
-        sample += chunk;
-        if (sample.length >= 64 * 1024) break;
-      }
-      const delimiter = sniffDelimiter(sample);
-      settings.format = `CSV separated by ${delimiterName(delimiter)}`;
-      source = csvSource(text, delimiter);
-      described = { format: settings.format, encoding: encodingDescription(start, encoding) };
-    }
-    const { survey, rows } = await readExport(source, settings, (body) => check.outcome(body));
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          bytesRead += chunk.length;
+          yield chunk;
+        }
+      },
+    };
+    const read = await readExportBytes(bytes, (body) => check.outcome(body), chosen, options);
     return {
-      mapping: survey.mapping,
-      rows,
+      ...read,
       bytesRead: () => bytesRead,
       size,
       close: () => {
         for (const stream of streams) stream.destroy();
       },
       check,
-      file: {
-        ...described,
-        numbers_and_dates: describeConventions(survey.conventions),
-        heading_lines: survey.headingLines,
-        footer_lines: survey.footerLines,
-      },
     };
   } catch (error) {
     for (const stream of streams) stream.destroy();
@@ -202,24 +142,6 @@ async function firstBytes(file: string, count: number): Promise<Uint8Array> {
   } finally {
     await handle.close();
   }
-}
-
-function encodingDescription(start: Uint8Array, declared: string | undefined): string {
-  if (start[0] === 0xef && start[1] === 0xbb && start[2] === 0xbf) return 'UTF-8 (with a byte order mark)';
-  if (start[0] === 0xff && start[1] === 0xfe) return 'UTF-16 LE (byte order mark)';
-  if (start[0] === 0xfe && start[1] === 0xff) return 'UTF-16 BE (byte order mark)';
-  return declared === undefined ? 'UTF-8' : `${declared} (--encoding)`;
-}
-
-function describeConventions(conventions: Conventions): string {
-  const order = { mdy: 'month/day/year', dmy: 'day/month/year', ymd: 'year-month-day' } as const;
-  const parts = [
-    conventions.dateOrder === undefined ? 'dates: ISO (YYYY-MM-DD) only' : `dates: ${order[conventions.dateOrder]}`,
-    conventions.decimal === undefined
-      ? 'numbers: whole or unambiguous'
-      : `numbers: decimal ${conventions.decimal === '.' ? 'point' : 'comma'}`,
-  ];
-  return `${parts.join('; ')} (from ${conventions.source})`;
 }
 
 async function importDeals(file: string, options: ImportOptions): Promise<ImportReport> {

@@ -39,6 +39,8 @@ export interface ReadSettings {
   mapping?: Mapping;
   /** `--locale`: how numbers and dates are written. */
   locale?: string;
+  /** How the locale was given, for messages and the report (default `--locale <locale>`; the upload's `locale …`). */
+  localeSource?: string;
   /** `--currency`: the currency of the rows that state none. */
   currency?: string;
   /** The org's default currency: the rows that state none are read in it, and the report says so. */
@@ -168,7 +170,8 @@ export async function surveyExport(source: RecordSource, settings: ReadSettings)
   let mapper: RowMapper | undefined;
   let headingLines: number[] = [];
   const footerLines: number[] = [];
-  let given: Conventions | undefined = settings.locale === undefined ? undefined : conventionsOfLocale(settings.locale);
+  let given: Conventions | undefined =
+    settings.locale === undefined ? undefined : conventionsOfLocale(settings.locale, settings.localeSource);
   const found: { dateOrder: Map<DateOrder, string>; decimal: Map<DecimalMark, string> } = {
     dateOrder: new Map(),
     decimal: new Map(),
