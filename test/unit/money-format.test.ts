@@ -29,10 +29,10 @@ describe('formatMinorUnits', () => {
   });
 
   test('an exact amount keeps the decimals the rounding removes, at least the currency’s', () => {
-    assert.equal(formatExactMoney(5_000n, 2), '0.005');
-    assert.equal(formatExactMoney(5_000_000_000_000n, 2), '5,000,000.00');
-    assert.equal(formatExactMoney(125_000n, 0), '12.5');
-    assert.equal(formatExactMoney(-50_000_000n, 0), '-5,000');
+    assert.equal(formatExactMoney(500_000n, 2), '0.005');
+    assert.equal(formatExactMoney(500_000_000_000_000n, 2), '5,000,000.00');
+    assert.equal(formatExactMoney(12_500_000n, 0), '12.5');
+    assert.equal(formatExactMoney(-5_000_000_000n, 0), '-5,000');
   });
 
   test('a chip summary names its amounts in the plan’s currency', () => {

@@ -5,11 +5,12 @@ import {
   type ExactCents,
   exactCentsString,
   exactRate,
+  formatChipRate,
   formatExactMoney,
   formatMoney,
   formatPercent,
-  formatRate,
   isBeyondNumberRange,
+  rateOnWire,
   runningTotalOnWire,
 } from './money.ts';
 import type { TraceStep } from './types.ts';
@@ -98,7 +99,7 @@ export function computeTiered(
   }
   const addends: ExactCents[] = [];
   const addBand = (band: Band, slice: bigint, takes: string) => {
-    const amount = exactRate(slice, band.rate_bps);
+    const amount = exactRate(slice, band.rate);
     addends.push(amount);
     steps.push({
       type: 'tier',
@@ -106,11 +107,11 @@ export function computeTiered(
       from_cents: runningTotalOnWire(band.from_cents),
       to_cents: band.to_cents === null ? null : runningTotalOnWire(band.to_cents),
       slice_cents: centsAsNumber(slice),
-      rate_bps: centsAsNumber(band.rate_bps),
+      rate_bps: rateOnWire(band.rate),
       exact_cents: exactCentsString(amount),
     });
     explanation.push(
-      `${describeBand(band, quotaCents, decimals)} takes ${takes}${money(slice)} at ${formatRate(band.rate_bps)} = ${formatExactMoney(amount, decimals)}`,
+      `${describeBand(band, quotaCents, decimals)} takes ${takes}${money(slice)} at ${formatChipRate(band.rate)} = ${formatExactMoney(amount, decimals)}`,
     );
   };
 
@@ -174,7 +175,7 @@ export function computeCountTiered(
   const original = conversion ? BigInt(conversion.step.original_cents) : amountCents;
   const picking = rules.mode === 'marginal' ? count.position : count.period_deals;
   const band = countBandOf(rules.bands, picking) ?? (rules.bands[0] as CountBand);
-  const exact = exactRate(amountCents, band.rate_bps);
+  const exact = exactRate(amountCents, band.rate);
   const explanation = [
     ...(credit?.explanation ?? []),
     ...(conversion ? [conversion.sentence] : []),
@@ -184,7 +185,7 @@ export function computeCountTiered(
     rules.mode === 'marginal'
       ? `${describeCountBand(band)} holds deal ${count.position}, so the deal earns its rate.`
       : `Whole count: the period ${count.projected ? 'would count' : 'counts'} ${count.period_deals} deals, in ${describeCountBand(band).toLowerCase()}, so every deal of the period earns its rate.`,
-    `${formatRate(band.rate_bps)} of ${money(amountCents)} = ${formatExactMoney(exact, decimals)}`,
+    `${formatChipRate(band.rate)} of ${money(amountCents)} = ${formatExactMoney(exact, decimals)}`,
   ];
   return {
     exact,
@@ -202,7 +203,7 @@ export function computeCountTiered(
       },
       {
         type: 'rate',
-        rate_bps: centsAsNumber(band.rate_bps),
+        rate_bps: rateOnWire(band.rate),
         base_cents: centsAsNumber(amountCents),
         exact_cents: exactCentsString(exact),
       },
