@@ -1885,7 +1885,7 @@ export interface components {
             status: "open" | "locked" | "paid";
         };
         /** @description One step of the computation; `type` says which. */
-        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceOverrideStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"] | components["schemas"]["TraceDealCountStep"];
+        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceOverrideStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"] | components["schemas"]["TraceDealCountStep"] | components["schemas"]["TraceProportionalTierStep"];
         /** @description A condition was evaluated (the chip's `when`); the chip applies only when `result` is true. */
         TraceConditionStep: {
             /**
@@ -3987,6 +3987,46 @@ export interface components {
              *     this one and the deal itself).
              */
             counted_deals?: components["schemas"]["TraceCountedDeal"][];
+        };
+        /**
+         * @description One band of a proportional (interpolated) table, whose band holds an amount for filling it
+         *     (`tiers[].amount_cents`) instead of a rate. `slice_cents` is the part of the deal's range
+         *     (cumulative) or of the deal (per deal) that falls in the band; the band pays its amount in
+         *     proportion to the part of it filled: `exact_cents` = `band_amount_cents` × `slice_cents` /
+         *     (`to_cents` − `from_cents`), to a millionth of a cent, rounded half away from zero. The line
+         *     is then rounded once, half away from zero, to whole cents (the `rounding` step).
+         */
+        TraceProportionalTierStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "proportional_tier";
+            /**
+             * @description Position of the band in the chip's tiers, starting at 1.
+             * @example 2
+             */
+            band: number;
+            /** @description Lower bound of the band (inclusive). */
+            from_cents: components["schemas"]["RunningTotalCents"];
+            /**
+             * @description Upper bound of the band (exclusive); every band of a proportional table is bounded. A
+             *     percentage bound is resolved against quota and rounded half away from zero to whole cents.
+             */
+            to_cents: components["schemas"]["RunningTotalCents"];
+            /**
+             * Format: int64
+             * @description The amount that falls in this band.
+             * @example 50000
+             */
+            slice_cents: number;
+            /**
+             * Format: int64
+             * @description What the band pays when it is filled from its lower to its upper bound.
+             * @example 4000
+             */
+            band_amount_cents: number;
+            exact_cents: components["schemas"]["DecimalCents"];
         };
         /** @description One chip of a plan document. */
         PlanDocumentChip: {

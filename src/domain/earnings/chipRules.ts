@@ -26,6 +26,11 @@ export interface Band {
    * first band is the only one and takes every amount.
    */
   zero_quota?: true;
+  /**
+   * A proportional (interpolated) table's band: it pays this for being filled from `from_cents` to `to_cents`, and
+   * the part of it filled pays that part of the amount (`rate` is then 0).
+   */
+  amount_cents?: bigint;
 }
 
 /** A band of a tiered chip counted in won deals (`up_to_deals`): deal numbers `from_deal` to `to_deal`, both included. */
@@ -173,13 +178,25 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
         if (basis === 'per_deal') {
           problems.push({ path: `${path}.basis`, message: 'per_deal does not apply to bands in up_to_deals' });
         }
+        if (tiers.some((tier) => tier !== null && typeof tier === 'object' && 'amount_cents' in tier)) {
+          problems.push({ path: `${path}.tiers`, message: 'bands in up_to_deals pay rate_bps, not amount_cents' });
+        }
         const counted = readCountBands(tiers, `${path}.tiers`, problems);
         if ((mode === 'marginal' || mode === 'retroactive') && basis === 'cumulative' && counted) {
           rules = { kind: 'tiered_commission', mode, basis: 'deal_count', bands: counted, caps };
         }
         break;
       }
-      const bands = readBands(tiers, plan, `${path}.tiers`, problems, needsQuota);
+      const proportional =
+        Array.isArray(tiers) &&
+        tiers.some((tier) => tier !== null && typeof tier === 'object' && 'amount_cents' in tier);
+      if (proportional && mode === 'retroactive') {
+        problems.push({
+          path: `${path}.mode`,
+          message: 'a table of amounts (amount_cents) is proportional within each band: its mode is marginal',
+        });
+      }
+      const bands = readBands(tiers, plan, `${path}.tiers`, problems, needsQuota, proportional);
       if (
         (mode === 'marginal' || mode === 'retroactive') &&
         (basis === 'cumulative' || basis === 'per_deal') &&
@@ -204,6 +221,7 @@ function readBands(
   path: string,
   problems: PlanProblem[],
   needsQuota: (where: string, what: string) => void,
+  proportional: boolean,
 ): Band[] | null {
   if (!Array.isArray(tiers) || tiers.length === 0) {
     problems.push({ path, message: 'must be a non-empty list of bands' });
@@ -219,13 +237,24 @@ function readBands(
       problems.push({ path: where, message: 'must be a band object' });
       return;
     }
-    const { rate_bps, up_to_cents = null, up_to_pct = null } = tier as Record<string, unknown>;
-    const rate = readRate(rate_bps, `${where}.rate_bps`, problems) ?? 0n;
+    const { rate_bps, amount_cents, up_to_cents = null, up_to_pct = null } = tier as Record<string, unknown>;
+    let rate = 0n;
+    let pays: { amount_cents?: bigint } = {};
+    if (!proportional) {
+      rate = readRate(rate_bps, `${where}.rate_bps`, problems) ?? 0n;
+    } else if (!isWholeCents(amount_cents, 0) || rate_bps !== undefined) {
+      problems.push({
+        path: `${where}.amount_cents`,
+        message: 'every band of a table of amounts gives amount_cents, an integer ≥ 0, and no rate_bps',
+      });
+    } else {
+      pays = { amount_cents: BigInt(amount_cents) };
+    }
     if (up_to_cents !== null && up_to_pct !== null) {
       problems.push({ path: where, message: 'give up_to_cents or up_to_pct, not both' });
       return;
     }
-    if (last) {
+    if (last && !proportional) {
       if (up_to_cents !== null || up_to_pct !== null) {
         problems.push({ path: where, message: 'the last band is open: its up_to_cents or up_to_pct must be null' });
       }
@@ -255,7 +284,9 @@ function readBands(
     } else {
       problems.push({
         path: `${where}.up_to_cents`,
-        message: 'a band other than the last needs up_to_cents > 0 or up_to_pct',
+        message: proportional
+          ? 'every band of a table of amounts needs up_to_cents > 0 or up_to_pct: an amount fills a bounded band'
+          : 'a band other than the last needs up_to_cents > 0 or up_to_pct',
       });
     }
     if (to !== null && to <= from && typeof up_to_pct === 'number') {
@@ -268,6 +299,7 @@ function readBands(
         rate,
         up_to_pct,
         collapsed_to_cents: to,
+        ...pays,
       });
       return;
     }
@@ -281,6 +313,7 @@ function readBands(
         to_cents: to,
         rate,
         up_to_pct: typeof up_to_pct === 'number' ? up_to_pct : null,
+        ...pays,
       });
       from = to;
     }
@@ -296,6 +329,8 @@ function readBands(
         rate: first.rate,
         up_to_pct: first.up_to_pct,
         zero_quota: true,
+        // 0% attainment fills no band of a table of amounts.
+        ...(proportional ? { amount_cents: 0n } : {}),
       },
     ];
   }
