@@ -109,7 +109,8 @@ export const precedencePlan: EnginePlanVersion = plan({
 });
 
 // Rate tables and fine rates: a cumulative table of amounts in percent of quota (its bands filled in proportion, nothing
-// above its last bound), a per-deal table in cents on non-APAC deals, beside the worked example's chips.
+// above its last bound), a per-deal table in cents on non-APAC deals and a rate of 133.33 bps on APAC deals, beside the
+// worked example's chips.
 export const rateTablePlan: EnginePlanVersion = plan({
   plan_key: 'rate-tables',
   chips: [
@@ -141,6 +142,13 @@ export const rateTablePlan: EnginePlanVersion = plan({
           { up_to_cents: 9_000_000, amount_cents: 100_000 },
         ],
       },
+    }),
+    chip(16, {
+      key: 'fine-rate',
+      name: 'Target-based rate',
+      kind: 'commission',
+      when: { field: 'custom.region', op: 'eq', value: 'APAC' },
+      params: { rate_bps: 133.33, base: 'amount_cents' },
     }),
   ],
 });

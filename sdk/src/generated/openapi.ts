@@ -1964,7 +1964,7 @@ export interface components {
              */
             counted_adjustments?: components["schemas"]["TraceCountedAdjustment"][];
         };
-        /** @description A rate applied to a base. `exact_cents` = `base_cents` × `rate_bps` / 10000. */
+        /** @description A rate applied to a base. `exact_cents` = `base_cents` × `rate_bps` / 10000, exactly. */
         TraceRateStep: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1972,7 +1972,8 @@ export interface components {
              */
             type: "rate";
             /**
-             * @description Rate in basis points (1000 = 10%).
+             * @description Rate in basis points (1000 = 10%), with at most two decimals (hundredths of a basis
+             *     point: 133.33 is 1.3333%).
              * @example 1000
              */
             rate_bps: number;
@@ -1987,7 +1988,7 @@ export interface components {
         /**
          * @description One band of a tiered commission. `slice_cents` is the part of the deal's range (marginal)
          *     or of the deal (retroactive) that falls in the band; `exact_cents` = `slice_cents` ×
-         *     `rate_bps` / 10000.
+         *     `rate_bps` / 10000, exactly.
          */
         TraceTierStep: {
             /**
@@ -2014,7 +2015,8 @@ export interface components {
              */
             slice_cents: number;
             /**
-             * @description The band's rate in basis points.
+             * @description The band's rate in basis points, with at most two decimals (hundredths of a basis point:
+             *     133.33 is 1.3333%).
              * @example 500
              */
             rate_bps: number;

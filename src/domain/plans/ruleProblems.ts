@@ -1,4 +1,5 @@
 import { currencyProblem } from '../currencies.ts';
+import { rateOfBps } from '../earnings/money.ts';
 import { isCalendarDate } from '../periods.ts';
 import { conditionProblems } from './conditionRules.ts';
 import { formatPath, isObject, type Segment } from './paths.ts';
@@ -36,6 +37,7 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
     if (chip.kind === 'commission' && typeof chip.base === 'string' && chip.base.startsWith('custom.')) {
       problems.push(...customNameProblems(chip.base, at('base')));
     }
+    problems.push(...rateProblems(chip, at));
     if (chip.kind === 'tiered_commission' && Array.isArray(chip.tiers)) {
       problems.push(...tierProblems(chip.tiers, (...rest) => at('tiers', ...rest)));
       problems.push(...amountTableProblems(chip, (...rest) => at(...rest)));
@@ -148,6 +150,21 @@ function tierProblems(tiers: unknown[], at: (...rest: Segment[]) => string): Pla
     previous = { bound: band.bound, index };
   });
   return problems;
+}
+
+/** Rates are basis points with at most two decimals (hundredths of a basis point), which the engine holds exactly. */
+function rateProblems(chip: Record<string, unknown>, at: (...rest: Segment[]) => string): PlanFileProblem[] {
+  const places: Array<[unknown, string]> = [[chip.rate_bps, at('rate_bps')]];
+  if (Array.isArray(chip.tiers)) {
+    chip.tiers.forEach((tier, index) => {
+      if (isObject(tier)) places.push([tier.rate_bps, at('tiers', index, 'rate_bps')]);
+    });
+  }
+  return places.flatMap(([value, path]) =>
+    typeof value === 'number' && value >= 0 && rateOfBps(value) === null
+      ? [{ path, message: 'must have at most two decimals: a rate is a whole number of hundredths of a basis point' }]
+      : [],
+  );
 }
 
 /**
