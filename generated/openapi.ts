@@ -1885,7 +1885,7 @@ export interface components {
             status: "open" | "locked" | "paid";
         };
         /** @description One step of the computation; `type` says which. */
-        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceOverrideStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"] | components["schemas"]["TraceDealCountStep"];
+        TraceStep: components["schemas"]["TraceConditionStep"] | components["schemas"]["TraceBaseStep"] | components["schemas"]["TraceCumulativeStep"] | components["schemas"]["TraceRateStep"] | components["schemas"]["TraceTierStep"] | components["schemas"]["TraceFlatStep"] | components["schemas"]["TraceThresholdStep"] | components["schemas"]["TraceRoundingStep"] | components["schemas"]["TraceLockedTotalStep"] | components["schemas"]["TraceZeroTargetStep"] | components["schemas"]["TraceSplitStep"] | components["schemas"]["TraceCapStep"] | components["schemas"]["TraceConversionStep"] | components["schemas"]["TraceMissingExchangeRateStep"] | components["schemas"]["TraceOverrideStep"] | components["schemas"]["TraceFloorStep"] | components["schemas"]["TraceDrawStep"] | components["schemas"]["TraceDealCountStep"] | components["schemas"]["TraceProportionalTierStep"];
         /** @description A condition was evaluated (the chip's `when`); the chip applies only when `result` is true. */
         TraceConditionStep: {
             /**
@@ -1964,7 +1964,7 @@ export interface components {
              */
             counted_adjustments?: components["schemas"]["TraceCountedAdjustment"][];
         };
-        /** @description A rate applied to a base. `exact_cents` = `base_cents` × `rate_bps` / 10000. */
+        /** @description A rate applied to a base. `exact_cents` = `base_cents` × `rate_bps` / 10000, exactly. */
         TraceRateStep: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1972,7 +1972,8 @@ export interface components {
              */
             type: "rate";
             /**
-             * @description Rate in basis points (1000 = 10%).
+             * @description Rate in basis points (1000 = 10%), with at most two decimals (hundredths of a basis
+             *     point: 133.33 is 1.3333%).
              * @example 1000
              */
             rate_bps: number;
@@ -1987,7 +1988,7 @@ export interface components {
         /**
          * @description One band of a tiered commission. `slice_cents` is the part of the deal's range (marginal)
          *     or of the deal (retroactive) that falls in the band; `exact_cents` = `slice_cents` ×
-         *     `rate_bps` / 10000.
+         *     `rate_bps` / 10000, exactly.
          */
         TraceTierStep: {
             /**
@@ -2014,7 +2015,8 @@ export interface components {
              */
             slice_cents: number;
             /**
-             * @description The band's rate in basis points.
+             * @description The band's rate in basis points, with at most two decimals (hundredths of a basis point:
+             *     133.33 is 1.3333%).
              * @example 500
              */
             rate_bps: number;
@@ -3987,6 +3989,46 @@ export interface components {
              *     this one and the deal itself).
              */
             counted_deals?: components["schemas"]["TraceCountedDeal"][];
+        };
+        /**
+         * @description One band of a proportional (interpolated) table, whose band holds an amount for filling it
+         *     (`tiers[].amount_cents`) instead of a rate. `slice_cents` is the part of the deal's range
+         *     (cumulative) or of the deal (per deal) that falls in the band; the band pays its amount in
+         *     proportion to the part of it filled: `exact_cents` = `band_amount_cents` × `slice_cents` /
+         *     (`to_cents` − `from_cents`), to a millionth of a cent, rounded half away from zero. The line
+         *     is then rounded once, half away from zero, to whole cents (the `rounding` step).
+         */
+        TraceProportionalTierStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "proportional_tier";
+            /**
+             * @description Position of the band in the chip's tiers, starting at 1.
+             * @example 2
+             */
+            band: number;
+            /** @description Lower bound of the band (inclusive). */
+            from_cents: components["schemas"]["RunningTotalCents"];
+            /**
+             * @description Upper bound of the band (exclusive); every band of a proportional table is bounded. A
+             *     percentage bound is resolved against quota and rounded half away from zero to whole cents.
+             */
+            to_cents: components["schemas"]["RunningTotalCents"];
+            /**
+             * Format: int64
+             * @description The amount that falls in this band.
+             * @example 50000
+             */
+            slice_cents: number;
+            /**
+             * Format: int64
+             * @description What the band pays when it is filled from its lower to its upper bound.
+             * @example 4000
+             */
+            band_amount_cents: number;
+            exact_cents: components["schemas"]["DecimalCents"];
         };
         /** @description One chip of a plan document. */
         PlanDocumentChip: {

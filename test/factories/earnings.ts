@@ -108,6 +108,51 @@ export const precedencePlan: EnginePlanVersion = plan({
   ],
 });
 
+// Rate tables and fine rates: a cumulative table of amounts in percent of quota (its bands filled in proportion, nothing
+// above its last bound), a per-deal table in cents on non-APAC deals and a rate of 133.33 bps on APAC deals, beside the
+// worked example's chips.
+export const rateTablePlan: EnginePlanVersion = plan({
+  plan_key: 'rate-tables',
+  chips: [
+    ...workedExampleChips,
+    chip(14, {
+      key: 'table-cumulative',
+      name: 'Table of the running total',
+      kind: 'tiered_commission',
+      when: null,
+      params: {
+        mode: 'marginal',
+        tiers: [
+          { up_to_pct: 50, amount_cents: 100_000 },
+          { up_to_pct: 100, amount_cents: 300_000 },
+          { up_to_pct: 150, amount_cents: 700_000 },
+        ],
+      },
+    }),
+    chip(15, {
+      key: 'table-per-deal',
+      name: 'Table per deal',
+      kind: 'tiered_commission',
+      when: { field: 'custom.region', op: 'ne', value: 'APAC' },
+      params: {
+        mode: 'marginal',
+        basis: 'per_deal',
+        tiers: [
+          { up_to_cents: 3_000_000, amount_cents: 33_333 },
+          { up_to_cents: 9_000_000, amount_cents: 100_000 },
+        ],
+      },
+    }),
+    chip(16, {
+      key: 'fine-rate',
+      name: 'Target-based rate',
+      kind: 'commission',
+      when: { field: 'custom.region', op: 'eq', value: 'APAC' },
+      params: { rate_bps: 133.33, base: 'amount_cents' },
+    }),
+  ],
+});
+
 export function deal(n: number, overrides: Partial<DealSnapshot> = {}): DealSnapshot {
   return {
     id: testId('deal', n),

@@ -315,7 +315,7 @@ describe('admin API: what the console does', () => {
     assert.equal(response.status, 422);
     assert.equal(error?.error, 'invalid_plan_file');
     expect(error?.reason).toMatch(/^broken\.yaml has 1 problem; nothing was applied$/);
-    assert.deepEqual(error?.problems, [{ path: 'chips[0].rate_bps', line: 8, message: 'must be an integer' }]);
+    assert.deepEqual(error?.problems, [{ path: 'chips[0].rate_bps', line: 8, message: 'must be a number' }]);
     assert.deepEqual((await client.api.GET('/admin/v1/plans')).data?.plans, []);
   });
 

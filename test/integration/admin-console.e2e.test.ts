@@ -102,7 +102,7 @@ describe('the admin console in a browser', () => {
     await page.getByRole('button', { name: 'Apply file' }).click();
     const problems = page.locator('#plan-problems');
     await problems.getByText('has 1 problem; nothing was applied').waitFor();
-    assert.match((await problems.textContent()) ?? '', /chips\[0\]\.rate_bps line 9: must be an integer/);
+    assert.match((await problems.textContent()) ?? '', /chips\[0\]\.rate_bps line 9: must be a number/);
     await page.getByText('No plans yet').waitFor();
 
     // Lock a period by id, with confirmation.

@@ -477,3 +477,52 @@ describe('rule precedence and tiers counted in deals', () => {
     );
   });
 });
+
+describe('rate tables and rates finer than a basis point', () => {
+  test('a plan applied with the CLI: a table of amounts pays in proportion, a 133.33 bps rate exactly, traced through the SDK', async ({
+    org,
+    client,
+  }) => {
+    const plan = await applyPlanFile(
+      org.id,
+      planDocument({
+        chips: [
+          { key: 'target-rate', name: 'Target-based rate', kind: 'commission', rate_bps: 133.33 },
+          {
+            key: 'table',
+            name: 'Table',
+            kind: 'tiered_commission',
+            mode: 'marginal',
+            basis: 'per_deal',
+            tiers: [
+              { up_to_cents: 100_000, amount_cents: 1_000 },
+              { up_to_cents: 300_000, amount_cents: 4_000 },
+            ],
+          },
+        ],
+      }),
+    );
+    const chips = new Map(plan.chips.map((chip) => [chip.id, chip.key]));
+    const event = await client.deals.ingestEvent({
+      external_id: externalId(),
+      occurred_at: '2026-01-05T10:00:00.000Z',
+      state: { amount_cents: 150_000, stage: 'closed_won', close_date: '2026-01-05', owner_external_id: 'rep-017' },
+    });
+    const rows = live(await listAll(client, {}), chips).filter((row) => row.deal === event.deal_id);
+    // 1.3333% of 1,500.00 = 19.9995 → 20.00; the table: 10.00 for band 1 filled + 40.00 × 500 / 2,000 = 20.00.
+    assert.deepEqual(
+      rows.map(({ chip, amount }) => [chip, amount]),
+      [
+        ['table', 2_000],
+        ['target-rate', 2_000],
+      ],
+    );
+    const listed = (await listAll(client, {})).filter((earning) => earning.deal_id === event.deal_id);
+    const traces = await Promise.all(listed.map((earning) => client.earnings.get(earning.id)));
+    const steps = traces.flatMap((earning) => earning.trace.steps);
+    assert.ok(steps.some((step) => step.type === 'rate' && step.rate_bps === 133.33 && step.exact_cents === '1999.95'));
+    assert.ok(
+      steps.some((step) => step.type === 'proportional_tier' && step.band === 2 && step.exact_cents === '1000'),
+    );
+  });
+});

@@ -550,7 +550,7 @@ describe('plans the engine cannot evaluate', () => {
           { up_to_cents: 500, rate_bps: 100 },
           { up_to_cents: 900, rate_bps: -1 },
         ]),
-        commission({ rate_bps: 2.5 }),
+        commission({ rate_bps: 2.505 }), // finer than a hundredth of a basis point
         chip(14, {
           key: 'x',
           name: 'x',

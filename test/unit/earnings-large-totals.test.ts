@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import { MAX_AMOUNT_CENTS, parseDealEvent } from '../../src/domain/deals/event.ts';
 import { computeAttainmentBonus } from '../../src/domain/earnings/chips.ts';
-import { runningTotalOnWire } from '../../src/domain/earnings/money.ts';
+import { exactFromCents, rateOfWholeBps, runningTotalOnWire } from '../../src/domain/earnings/money.ts';
 import { computeTiered } from '../../src/domain/earnings/tieredChip.ts';
 
 // Amounts and running totals at the edges: one deal is at most MAX_AMOUNT_CENTS, and sums over many deals are
@@ -31,8 +31,8 @@ describe('running totals past 2^53 - 1', () => {
   });
 
   const bands = [
-    { position: 1, from_cents: 0n, to_cents: 1_000_000n, rate_bps: 0n, up_to_pct: null },
-    { position: 2, from_cents: 1_000_000n, to_cents: null, rate_bps: 500n, up_to_pct: null },
+    { position: 1, from_cents: 0n, to_cents: 1_000_000n, rate: 0n, up_to_pct: null },
+    { position: 2, from_cents: 1_000_000n, to_cents: null, rate: rateOfWholeBps(500n), up_to_pct: null },
   ];
   const cumulative = (prior: bigint, amount: bigint) => ({
     prior_cents: prior,
@@ -56,7 +56,7 @@ describe('running totals past 2^53 - 1', () => {
       },
       null,
     );
-    assert.equal(computation.exact, amount * 500n);
+    assert.equal(computation.exact, amount * rateOfWholeBps(500n));
     assert.deepEqual(computation.steps[1], {
       type: 'cumulative',
       prior_won_cents: BEYOND.toString(),
@@ -78,7 +78,7 @@ describe('running totals past 2^53 - 1', () => {
       },
       null,
     );
-    assert.equal(computation.exact, 100n * 500n);
+    assert.equal(computation.exact, 100n * rateOfWholeBps(500n));
   });
 
   test('an attainment bonus with a total beyond 2^53 - 1 is reached and shows the exact total', () => {
@@ -89,7 +89,7 @@ describe('running totals past 2^53 - 1', () => {
       'rep-1',
       '2026-06',
     );
-    assert.equal(computation.exact, 200_000n * 10_000n);
+    assert.equal(computation.exact, exactFromCents(200_000n));
     assert.equal((computation.steps[0] as { attained_cents: unknown }).attained_cents, BEYOND.toString());
   });
 });

@@ -9,6 +9,7 @@ import {
   formatRate,
   formatRatioAsPercent,
   fractionOfDecimal,
+  rateOfWholeBps,
   roundExactCents,
   roundHalfAwayFromZero,
 } from '../../src/domain/earnings/money.ts';
@@ -28,12 +29,12 @@ describe('rounding half away from zero', () => {
   });
 
   test('a rate of a few cents rounds once, at the end: 10% of 0.05 is 0.005, which rounds to 0.01', () => {
-    const exact = exactRate(5n, 1000n);
+    const exact = exactRate(5n, rateOfWholeBps(1000n));
     assert.equal(exactCentsString(exact), '0.5');
     assert.equal(roundExactCents(exact), 1n);
     assert.equal(roundExactCents(-exact), -1n);
-    assert.equal(roundExactCents(exactRate(4n, 1000n)), 0n);
-    assert.equal(roundExactCents(exactRate(-4n, 1000n)), 0n);
+    assert.equal(roundExactCents(exactRate(4n, rateOfWholeBps(1000n))), 0n);
+    assert.equal(roundExactCents(exactRate(-4n, rateOfWholeBps(1000n))), 0n);
   });
 
   test('for any fraction, the rounded value is within half of it and symmetric around zero', () => {
@@ -63,11 +64,11 @@ describe('money for people and for the contract', () => {
   });
 
   test('exact amounts keep the fraction of a cent the rounding removes', () => {
-    assert.equal(formatExactMoney(exactRate(5_000_000n, 1000n)), '5,000.00');
-    assert.equal(formatExactMoney(exactRate(5n, 1000n)), '0.005');
-    assert.equal(formatExactMoney(exactRate(-123n, 1n)), '-0.000123');
-    assert.equal(exactCentsString(exactRate(5_000_000n, 1000n)), '500000');
-    assert.equal(exactCentsString(exactRate(-123n, 1n)), '-0.0123');
+    assert.equal(formatExactMoney(exactRate(5_000_000n, rateOfWholeBps(1000n))), '5,000.00');
+    assert.equal(formatExactMoney(exactRate(5n, rateOfWholeBps(1000n))), '0.005');
+    assert.equal(formatExactMoney(exactRate(-123n, rateOfWholeBps(1n))), '-0.000123');
+    assert.equal(exactCentsString(exactRate(5_000_000n, rateOfWholeBps(1000n))), '500000');
+    assert.equal(exactCentsString(exactRate(-123n, rateOfWholeBps(1n))), '-0.0123');
     assert.equal(exactCentsString(0n), '0');
   });
 

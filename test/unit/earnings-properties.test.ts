@@ -6,7 +6,16 @@ import { earliestOpenPeriodFrom, reconcileLine } from '../../src/domain/earnings
 import type { QuotaEntry, RepQuotas } from '../../src/domain/earnings/quotas.ts';
 import { movedByRate, ratesBefore } from '../../src/domain/earnings/rateChange.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, Rep } from '../../src/domain/earnings/types.ts';
-import { chip, deal, otherRep, plan, precedencePlan, rep, workedExampleChips } from '../factories/earnings.ts';
+import {
+  chip,
+  deal,
+  otherRep,
+  plan,
+  precedencePlan,
+  rateTablePlan,
+  rep,
+  workedExampleChips,
+} from '../factories/earnings.ts';
 import { EarningsWorld, type StoredRow } from '../helpers/earningsLedger.ts';
 
 // Properties of the engine and the ledger together, over random histories of deal events and period
@@ -183,6 +192,7 @@ const plans = fc.constantFrom(
   zeroQuotaPlan,
   countPlan,
   precedencePlan,
+  rateTablePlan,
 );
 
 function dealState(ids: fc.Arbitrary<number>): fc.Arbitrary<DealSnapshot> {

@@ -7,7 +7,16 @@ import type { RepQuotas } from '../../src/domain/earnings/quotas.ts';
 import { type ChipStanding, evaluateFromStandings, standingsOf } from '../../src/domain/earnings/standings.ts';
 import { evaluateLines } from '../../src/domain/earnings/targets.ts';
 import type { DealSnapshot, EngineChip, EnginePlanVersion, LineTarget } from '../../src/domain/earnings/types.ts';
-import { chip, deal, otherRep, plan, precedencePlan, rep, workedExampleChips } from '../factories/earnings.ts';
+import {
+  chip,
+  deal,
+  otherRep,
+  plan,
+  precedencePlan,
+  rateTablePlan,
+  rep,
+  workedExampleChips,
+} from '../factories/earnings.ts';
 
 // The running totals against a full evaluation, over random histories of deal changes for one rep: (a) the totals
 // kept from event to event (from the totals when they decide the event, recounted from every deal when they do
@@ -139,6 +148,7 @@ const plans = fc.constantFrom(
   perDealPlan,
   countPlan,
   precedencePlan,
+  rateTablePlan,
 );
 
 // The rep's own quotas: none, a quota table (the plan's again from May), a start date the ramp counts from, or both.

@@ -24,11 +24,11 @@ describe('money in its own decimals', () => {
   });
 
   test.each([
-    // ten-thousandths of a minor unit
-    [1_234_567_000n, 0, '123,456.7'],
-    [50_000_000_000n, 0, '5,000,000'],
-    [1_234_000n, 3, '0.1234'],
-    [50_000n, 2, '0.05'],
+    // millionths of a minor unit
+    [123_456_700_000n, 0, '123,456.7'],
+    [5_000_000_000_000n, 0, '5,000,000'],
+    [123_400_000n, 3, '0.1234'],
+    [5_000_000n, 2, '0.05'],
   ])('formatExactMoney(%s, %s) is %s', (exact, decimals, shown) => {
     assert.equal(formatExactMoney(exact, decimals), shown);
   });

@@ -402,10 +402,10 @@ describe('plan files: chips', () => {
     );
   });
 
-  test('commission: rate_bps is an integer from 0 to 100000; base is amount_cents or custom.<field>', () => {
+  test('commission: rate_bps is from 0 to 100000 with at most two decimals; base is amount_cents or custom.<field>', () => {
     assertProblems(
-      withChange((document) => Object.assign(chip(document, 0), { rate_bps: 10.5 })),
-      [['chips[0].rate_bps', /must be an integer/]],
+      withChange((document) => Object.assign(chip(document, 0), { rate_bps: 10.505 })),
+      [['chips[0].rate_bps', /at most two decimals/]],
     );
     assertProblems(
       withChange((document) => Object.assign(chip(document, 0), { rate_bps: -1 })),
@@ -511,7 +511,7 @@ describe('plan files: chips', () => {
       ),
       [
         ['chips[1].tiers[0].up_to_pct', /must be >= 1/],
-        ['chips[1].tiers[1].rate_bps', /must be an integer/],
+        ['chips[1].tiers[1].rate_bps', /must be a number/],
       ],
     );
   });
@@ -646,7 +646,7 @@ describe('plan files: every problem at once', () => {
       '  - key: base', // 6
       '    name: Base commission', // 7
       '    kind: commission', // 8
-      '    rate_bps: 10.5', // 9
+      '    rate_bps: 10.505', // 9
       '    when: { field: region, op: in, value: [EMEA] }', // 10
       '  - key: accelerator', // 11
       '    name: Accelerator', // 12
@@ -666,7 +666,7 @@ describe('plan files: every problem at once', () => {
     assert.deepEqual(result.problems.map(describeProblem), [
       'key (line 1): must be a key: lowercase letters and digits, words separated by - or _ (like core-ae)',
       'period (line 3): must be one of: monthly, quarterly',
-      'chips[0].rate_bps (line 9): must be an integer',
+      'chips[0].rate_bps (line 9): must have at most two decimals: a rate is a whole number of hundredths of a basis point',
       'chips[0].when.field (line 10): must be amount_cents, stage, close_date, owner_external_id, status or custom.<name>',
       'chips[1].tiers (line 16): up_to_pct bands are percentages of quota: set quota_cents on the plan',
       'chips[1].tiers[1].up_to_pct (line 17): must be null: the last band is open',

@@ -12,8 +12,15 @@ import { downloadPlanDocument } from '../downloads.ts';
 type Chip = Schemas['RuleChip'];
 type PlanWithChips = Plan & { chips?: Chip[] };
 
+/** Basis points as a percentage, from the number's decimal digits (133.33 → 1.3333%), never through a division. */
 function percent(bps: unknown): string {
-  return typeof bps === 'number' ? `${(bps / 100).toFixed(2).replace(/\.00$/, '')}%` : '?';
+  if (typeof bps !== 'number' || !Number.isFinite(bps)) return '?';
+  const [whole = '0', fraction = ''] = String(bps).split('.');
+  const digits = `${whole.padStart(3, '0')}${fraction.padEnd(2, '0')}`;
+  const cut = digits.length - 4;
+  const fourths = digits.slice(cut).replace(/0{1,2}$/, '');
+  const decimals = fourths === '00' ? '' : fourths;
+  return `${Number(digits.slice(0, cut))}${decimals === '' ? '' : `.${decimals}`}%`;
 }
 
 function amount(cents: unknown, currency: string): string {
@@ -76,7 +83,10 @@ export function chipSentence(chip: Chip, currency: string): string {
       const tiers = Array.isArray(params.tiers) ? (params.tiers as Array<Record<string, unknown>>) : [];
       const bands = tiers
         .map((tier) => {
-          const rate = percent(tier.rate_bps);
+          const rate =
+            tier.amount_cents == null
+              ? percent(tier.rate_bps)
+              : `${amount(tier.amount_cents, currency)} for filling the band (in proportion to the part filled)`;
           if (tier.up_to_cents != null) return `${rate} up to ${amount(tier.up_to_cents, currency)}`;
           if (tier.up_to_pct != null) return `${rate} up to ${tier.up_to_pct}% of quota`;
           return `${rate} beyond`;

@@ -1,6 +1,6 @@
 import { conditionProblems } from '../plans/conditionRules.ts';
 import { MAX_OVERRIDE_DEPTH } from '../plans/types.ts';
-import { fractionOfDecimal, roundHalfAwayFromZero } from './money.ts';
+import { fractionOfDecimal, type Rate, rateOfBps, roundHalfAwayFromZero } from './money.ts';
 import type { EngineChip, EnginePlanVersion, PlanProblem } from './types.ts';
 
 // Reading a plan's chips for the engine: each kind's parameters checked, every problem named by its path in the
@@ -12,7 +12,7 @@ export interface Band {
   from_cents: bigint;
   /** Exclusive; `null` for the open last band. */
   to_cents: bigint | null;
-  rate_bps: bigint;
+  rate: Rate;
   /** The band's bound as the plan gave it in percent of quota, for the explanation. */
   up_to_pct: number | null;
   /**
@@ -26,6 +26,11 @@ export interface Band {
    * first band is the only one and takes every amount.
    */
   zero_quota?: true;
+  /**
+   * A proportional (interpolated) table's band: it pays this for being filled from `from_cents` to `to_cents`, and
+   * the part of it filled pays that part of the amount (`rate` is then 0).
+   */
+  amount_cents?: bigint;
 }
 
 /** A band of a tiered chip counted in won deals (`up_to_deals`): deal numbers `from_deal` to `to_deal`, both included. */
@@ -34,7 +39,7 @@ export interface CountBand {
   from_deal: number;
   /** `null` for the open last band. */
   to_deal: number | null;
-  rate_bps: bigint;
+  rate: Rate;
 }
 
 /** A deal-level chip's caps: per rep and period, and per deal; null when not set. */
@@ -46,7 +51,7 @@ export interface ChipCaps {
 }
 
 export type ChipRules =
-  | { kind: 'commission'; rate_bps: bigint; base_field: string; caps: ChipCaps }
+  | { kind: 'commission'; rate: Rate; base_field: string; caps: ChipCaps }
   | {
       kind: 'tiered_commission';
       mode: 'marginal' | 'retroactive';
@@ -65,7 +70,7 @@ export type ChipRules =
     }
   | { kind: 'flat'; amount_cents: bigint; caps: ChipCaps }
   | { kind: 'attainment_bonus'; threshold_pct: number; amount_cents: bigint }
-  | { kind: 'override'; rate_bps: bigint; depth: number; caps: ChipCaps };
+  | { kind: 'override'; rate: Rate; depth: number; caps: ChipCaps };
 
 /** A tiered chip whose bands are in money (cents or percent of quota). */
 export type MoneyTierRules = Extract<ChipRules, { kind: 'tiered_commission'; basis: 'cumulative' | 'per_deal' }>;
@@ -78,6 +83,15 @@ const BASE_FIELD = /^(amount_cents|custom\..+)$/;
 
 function isWholeCents(value: unknown, minimum: number): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= minimum;
+}
+
+const RATE_PROBLEM = 'must be a number ≥ 0 with at most two decimals (hundredths of a basis point)';
+
+/** A `rate_bps` as the engine's rate; `null` (and a problem at `where`) when it is not one. */
+function readRate(value: unknown, where: string, problems: PlanProblem[]): Rate | null {
+  const rate = typeof value === 'number' ? rateOfBps(value) : null;
+  if (rate === null) problems.push({ path: where, message: RATE_PROBLEM });
+  return rate;
 }
 
 /** The chip's parameters, checked; `path` is the chip's path in the plan file, e.g. `chips[2]`. */
@@ -108,12 +122,12 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
   switch (chip.kind) {
     case 'commission': {
       const { rate_bps, base = 'amount_cents' } = params;
-      if (!isWholeCents(rate_bps, 0)) problems.push({ path: `${path}.rate_bps`, message: 'must be an integer ≥ 0' });
+      const rate = readRate(rate_bps, `${path}.rate_bps`, problems);
       if (typeof base !== 'string' || !BASE_FIELD.test(base)) {
         problems.push({ path: `${path}.base`, message: 'must be amount_cents or custom.<name>' });
       }
-      if (isWholeCents(rate_bps, 0) && typeof base === 'string') {
-        rules = { kind: 'commission', rate_bps: BigInt(rate_bps), base_field: base, caps };
+      if (rate !== null && typeof base === 'string') {
+        rules = { kind: 'commission', rate, base_field: base, caps };
       }
       break;
     }
@@ -126,13 +140,13 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
     }
     case 'override': {
       const { rate_bps, depth = 1 } = params;
-      if (!isWholeCents(rate_bps, 0)) problems.push({ path: `${path}.rate_bps`, message: 'must be an integer ≥ 0' });
+      const rate = readRate(rate_bps, `${path}.rate_bps`, problems);
       const depthOk = isWholeCents(depth, 1) && depth <= MAX_OVERRIDE_DEPTH;
       if (!depthOk) {
         problems.push({ path: `${path}.depth`, message: `must be an integer from 1 to ${MAX_OVERRIDE_DEPTH}` });
       }
-      if (isWholeCents(rate_bps, 0) && depthOk) {
-        rules = { kind: 'override', rate_bps: BigInt(rate_bps), depth: depth as number, caps };
+      if (rate !== null && depthOk) {
+        rules = { kind: 'override', rate, depth: depth as number, caps };
       }
       break;
     }
@@ -164,13 +178,25 @@ export function readChipRules(chip: EngineChip, plan: EnginePlanVersion, path: s
         if (basis === 'per_deal') {
           problems.push({ path: `${path}.basis`, message: 'per_deal does not apply to bands in up_to_deals' });
         }
+        if (tiers.some((tier) => tier !== null && typeof tier === 'object' && 'amount_cents' in tier)) {
+          problems.push({ path: `${path}.tiers`, message: 'bands in up_to_deals pay rate_bps, not amount_cents' });
+        }
         const counted = readCountBands(tiers, `${path}.tiers`, problems);
         if ((mode === 'marginal' || mode === 'retroactive') && basis === 'cumulative' && counted) {
           rules = { kind: 'tiered_commission', mode, basis: 'deal_count', bands: counted, caps };
         }
         break;
       }
-      const bands = readBands(tiers, plan, `${path}.tiers`, problems, needsQuota);
+      const proportional =
+        Array.isArray(tiers) &&
+        tiers.some((tier) => tier !== null && typeof tier === 'object' && 'amount_cents' in tier);
+      if (proportional && mode === 'retroactive') {
+        problems.push({
+          path: `${path}.mode`,
+          message: 'a table of amounts (amount_cents) is proportional within each band: its mode is marginal',
+        });
+      }
+      const bands = readBands(tiers, plan, `${path}.tiers`, problems, needsQuota, proportional);
       if (
         (mode === 'marginal' || mode === 'retroactive') &&
         (basis === 'cumulative' || basis === 'per_deal') &&
@@ -195,6 +221,7 @@ function readBands(
   path: string,
   problems: PlanProblem[],
   needsQuota: (where: string, what: string) => void,
+  proportional: boolean,
 ): Band[] | null {
   if (!Array.isArray(tiers) || tiers.length === 0) {
     problems.push({ path, message: 'must be a non-empty list of bands' });
@@ -210,18 +237,28 @@ function readBands(
       problems.push({ path: where, message: 'must be a band object' });
       return;
     }
-    const { rate_bps, up_to_cents = null, up_to_pct = null } = tier as Record<string, unknown>;
-    if (!isWholeCents(rate_bps, 0)) problems.push({ path: `${where}.rate_bps`, message: 'must be an integer ≥ 0' });
-    const rate = isWholeCents(rate_bps, 0) ? BigInt(rate_bps) : 0n;
+    const { rate_bps, amount_cents, up_to_cents = null, up_to_pct = null } = tier as Record<string, unknown>;
+    let rate = 0n;
+    let pays: { amount_cents?: bigint } = {};
+    if (!proportional) {
+      rate = readRate(rate_bps, `${where}.rate_bps`, problems) ?? 0n;
+    } else if (!isWholeCents(amount_cents, 0) || rate_bps !== undefined) {
+      problems.push({
+        path: `${where}.amount_cents`,
+        message: 'every band of a table of amounts gives amount_cents, an integer ≥ 0, and no rate_bps',
+      });
+    } else {
+      pays = { amount_cents: BigInt(amount_cents) };
+    }
     if (up_to_cents !== null && up_to_pct !== null) {
       problems.push({ path: where, message: 'give up_to_cents or up_to_pct, not both' });
       return;
     }
-    if (last) {
+    if (last && !proportional) {
       if (up_to_cents !== null || up_to_pct !== null) {
         problems.push({ path: where, message: 'the last band is open: its up_to_cents or up_to_pct must be null' });
       }
-      bands.push({ position: index + 1, from_cents: from, to_cents: null, rate_bps: rate, up_to_pct: null });
+      bands.push({ position: index + 1, from_cents: from, to_cents: null, rate, up_to_pct: null });
       return;
     }
     let to: bigint | null = null;
@@ -247,7 +284,9 @@ function readBands(
     } else {
       problems.push({
         path: `${where}.up_to_cents`,
-        message: 'a band other than the last needs up_to_cents > 0 or up_to_pct',
+        message: proportional
+          ? 'every band of a table of amounts needs up_to_cents > 0 or up_to_pct: an amount fills a bounded band'
+          : 'a band other than the last needs up_to_cents > 0 or up_to_pct',
       });
     }
     if (to !== null && to <= from && typeof up_to_pct === 'number') {
@@ -257,9 +296,10 @@ function readBands(
         position: index + 1,
         from_cents: from,
         to_cents: from,
-        rate_bps: rate,
+        rate,
         up_to_pct,
         collapsed_to_cents: to,
+        ...pays,
       });
       return;
     }
@@ -271,8 +311,9 @@ function readBands(
         position: index + 1,
         from_cents: from,
         to_cents: to,
-        rate_bps: rate,
+        rate,
         up_to_pct: typeof up_to_pct === 'number' ? up_to_pct : null,
+        ...pays,
       });
       from = to;
     }
@@ -285,9 +326,11 @@ function readBands(
         position: 1,
         from_cents: 0n,
         to_cents: null,
-        rate_bps: first.rate_bps,
+        rate: first.rate,
         up_to_pct: first.up_to_pct,
         zero_quota: true,
+        // 0% attainment fills no band of a table of amounts.
+        ...(proportional ? { amount_cents: 0n } : {}),
       },
     ];
   }
@@ -307,20 +350,19 @@ function readCountBands(tiers: unknown[], path: string, problems: PlanProblem[])
       return;
     }
     const { rate_bps, up_to_deals } = tier as Record<string, unknown>;
-    if (!isWholeCents(rate_bps, 0)) problems.push({ path: `${where}.rate_bps`, message: 'must be an integer ≥ 0' });
-    const rate = isWholeCents(rate_bps, 0) ? BigInt(rate_bps) : 0n;
+    const rate = readRate(rate_bps, `${where}.rate_bps`, problems) ?? 0n;
     if (last) {
       if (up_to_deals !== null) {
         problems.push({ path: `${where}.up_to_deals`, message: 'the last band is open: its up_to_deals must be null' });
       }
-      bands.push({ position: index + 1, from_deal: from, to_deal: null, rate_bps: rate });
+      bands.push({ position: index + 1, from_deal: from, to_deal: null, rate });
       return;
     }
     if (!isWholeCents(up_to_deals, from)) {
       problems.push({ path: `${where}.up_to_deals`, message: `must be a whole number of deals ≥ ${from}` });
       return;
     }
-    bands.push({ position: index + 1, from_deal: from, to_deal: up_to_deals, rate_bps: rate });
+    bands.push({ position: index + 1, from_deal: from, to_deal: up_to_deals, rate });
     from = up_to_deals + 1;
   });
   return problems.length === before ? bands : null;

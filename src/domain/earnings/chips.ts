@@ -9,13 +9,15 @@ import {
   exactCentsString,
   exactFromCents,
   exactRate,
+  formatChipRate,
   formatExactMoney,
   formatMoney,
   formatPercent,
-  formatRate,
   formatRatioAsPercent,
   fractionOfDecimal,
   isBeyondNumberRange,
+  type Rate,
+  rateOnWire,
   runningTotalOnWire,
   TWO_DECIMALS,
 } from './money.ts';
@@ -54,8 +56,8 @@ export type ToPlanCurrency = (credited: bigint) => { cents: bigint; step: TraceS
 export const SAME_CURRENCY: ToPlanCurrency = (cents) => ({ cents, step: null, sentence: null });
 
 /** `10.00% of 60,000.00 = 6,000.00`: a rate applied to a base, both amounts in the plan currency's decimals. */
-export function rateSentence(rateBps: bigint, base: bigint, exact: ExactCents, decimals: number): string {
-  return `${formatRate(rateBps)} of ${formatMoney(base, decimals)} = ${formatExactMoney(exact, decimals)}`;
+export function rateSentence(rate: Rate, base: bigint, exact: ExactCents, decimals: number): string {
+  return `${formatChipRate(rate)} of ${formatMoney(base, decimals)} = ${formatExactMoney(exact, decimals)}`;
 }
 
 /**
@@ -84,8 +86,8 @@ export function computeCommission(
   const converted = toPlanCurrency(part.cents);
   if (converted.sentence) explanation.push(converted.sentence);
   const base = converted.cents;
-  const exact = exactRate(base, rules.rate_bps);
-  explanation.push(rateSentence(rules.rate_bps, base, exact, decimals.plan));
+  const exact = exactRate(base, rules.rate);
+  explanation.push(rateSentence(rules.rate, base, exact, decimals.plan));
   return {
     exact,
     steps: [
@@ -94,7 +96,7 @@ export function computeCommission(
       ...(converted.step ? [converted.step] : []),
       {
         type: 'rate',
-        rate_bps: centsAsNumber(rules.rate_bps),
+        rate_bps: rateOnWire(rules.rate),
         base_cents: centsAsNumber(base),
         exact_cents: exactCentsString(exact),
       },

@@ -1,22 +1,51 @@
-// Exact money arithmetic for the chip engine: amounts are integer cents, rates
-// integer basis points, and a line is rounded once, at the end, half away from zero. Intermediate
-// values are BigInt so that nothing is lost to floating point before that single rounding.
+// Exact money arithmetic for the chip engine: amounts are integer cents, rates integer hundredths of a basis
+// point, and a line is rounded once, at the end, half away from zero. Intermediate values are BigInt so that
+// nothing is lost to floating point before that single rounding.
 
 /**
- * An exact, unrounded amount of cents held as an integer count of ten-thousandths of a cent. Every
- * intermediate the engine produces is cents × basis points / 10,000, so this scale holds it exactly.
+ * An exact, unrounded amount of cents held as an integer count of millionths of a cent. Every rate the engine
+ * applies is cents × hundredths of a basis point / 1,000,000, so this scale holds it exactly.
  */
 export type ExactCents = bigint;
 
-export const EXACT_SCALE = 10_000n;
+export const EXACT_SCALE = 1_000_000n;
 
 export function exactFromCents(cents: bigint): ExactCents {
   return cents * EXACT_SCALE;
 }
 
-/** `base_cents` × `rate_bps` / 10,000, exactly. */
-export function exactRate(baseCents: bigint, rateBps: bigint): ExactCents {
-  return baseCents * rateBps;
+/**
+ * A chip's rate as the engine holds it: an integer count of hundredths of a basis point (a millionth), so that a
+ * plan file's `rate_bps: 1000` (10%) is 100000 and `rate_bps: 133.33` (1.3333%) is 13333.
+ */
+export type Rate = bigint;
+
+const RATE_UNITS_PER_BPS = 100n;
+
+/** Whole basis points (shares, plain rates) as a rate. */
+export function rateOfWholeBps(bps: bigint): Rate {
+  return bps * RATE_UNITS_PER_BPS;
+}
+
+/**
+ * A plan file's `rate_bps` (a JSON number with at most two decimals) as a rate, read from its decimal digits, not
+ * from the binary double nearest to it; `null` when it has more than two decimals or is negative.
+ */
+export function rateOfBps(value: number): Rate | null {
+  if (!Number.isFinite(value) || value < 0) return null;
+  const { numerator, denominator } = fractionOfDecimal(value);
+  const units = numerator * RATE_UNITS_PER_BPS;
+  return units % denominator === 0n ? units / denominator : null;
+}
+
+/** A rate as the trace's `rate_bps`: basis points as a JSON number (`1000`, `133.33`). */
+export function rateOnWire(rate: Rate): number {
+  return Number(plainDecimal(rate, 2));
+}
+
+/** `base_cents` × rate, exactly (a rate of 1000 bps on 5 cents is 0.5 cents). */
+export function exactRate(baseCents: bigint, rate: Rate): ExactCents {
+  return baseCents * rate;
 }
 
 /** numerator / denominator rounded to an integer, ties away from zero (so −0.5 → −1, 2.5 → 3). */
@@ -75,7 +104,7 @@ export function plainDecimal(cents: bigint, exponent = 2): `${number}` {
 
 /** The contract's `DecimalCents`: exact cents as a decimal string without trailing zeros, `"50000"`, `"12.5"`. */
 export function exactCentsString(exact: ExactCents): string {
-  const { sign, whole, fraction } = fixedPoint(exact, 4);
+  const { sign, whole, fraction } = fixedPoint(exact, 6);
   const trimmed = fraction.replace(/0+$/, '');
   if (whole === '0' && trimmed === '') return '0';
   return `${sign}${whole}${trimmed === '' ? '' : `.${trimmed}`}`;
@@ -136,7 +165,7 @@ function grouped(whole: string): string {
  * `12.5`, `5,000`.
  */
 export function formatExactMoney(exact: ExactCents, exponent = 2): string {
-  const { sign, whole, fraction } = fixedPoint(exact, exponent + 4);
+  const { sign, whole, fraction } = fixedPoint(exact, exponent + 6);
   let end = fraction.length;
   while (end > exponent && fraction.charCodeAt(end - 1) === 48) end--;
   return `${sign}${grouped(whole)}${end === 0 ? '' : `.${fraction.slice(0, end)}`}`;
@@ -157,6 +186,15 @@ export const TWO_DECIMALS: AmountDecimals = { deal: 2, plan: 2 };
 export function formatRate(rateBps: bigint): string {
   const { sign, whole, fraction } = fixedPoint(rateBps, 2);
   return `${sign}${whole}.${fraction}%`;
+}
+
+/**
+ * A chip's rate as a percentage, exact: two decimals for whole basis points (`10.00%`), up to four for finer ones
+ * (133.33 bps → `1.3333%`).
+ */
+export function formatChipRate(rate: Rate): string {
+  const { sign, whole, fraction } = fixedPoint(rate, 4);
+  return `${sign}${whole}.${fraction.replace(/0{1,2}$/, '')}%`;
 }
 
 /** An exact rational; plan files give percentages as JSON numbers such as `100` or `87.5`. */

@@ -10,6 +10,7 @@ import {
   exactRate,
   formatMoney,
   formatRate,
+  rateOnWire,
   TWO_DECIMALS,
 } from './money.ts';
 import type { DealSnapshot } from './types.ts';
@@ -87,8 +88,8 @@ export function computeOverride(
   const converted = toPlanCurrency(credited);
   if (converted.sentence) explanation.push(converted.sentence);
   const base = converted.cents;
-  const exact = exactRate(base, rules.rate_bps);
-  explanation.push(rateSentence(rules.rate_bps, base, exact, decimals.plan));
+  const exact = exactRate(base, rules.rate);
+  explanation.push(rateSentence(rules.rate, base, exact, decimals.plan));
   return {
     exact,
     steps: [
@@ -110,7 +111,7 @@ export function computeOverride(
       ...(converted.step ? [converted.step] : []),
       {
         type: 'rate',
-        rate_bps: centsAsNumber(rules.rate_bps),
+        rate_bps: rateOnWire(rules.rate),
         base_cents: centsAsNumber(base),
         exact_cents: exactCentsString(exact),
       },

@@ -2,7 +2,7 @@ import type { components } from '../../../generated/openapi.ts';
 import { DEFAULT_CURRENCY, decimalsOf } from '../currencies.ts';
 import type { CalendarDate, PeriodId, PeriodKind } from '../periods.ts';
 import { type AttainmentRequest, attainmentIn } from './attainment.ts';
-import { formatMoney, formatRate, formatRatioAsPercent } from './money.ts';
+import { formatChipRate, formatMoney, formatRatioAsPercent, rateOfBps } from './money.ts';
 import type { RepQuotas } from './quotas.ts';
 import type { DealSnapshot, EarningTrace, EnginePlanVersion, LinePricing, TraceStep } from './types.ts';
 
@@ -275,7 +275,7 @@ function computationClause(trace: EarningTrace, decimals: number): string {
     return `${tiers.length === 1 ? 'one tier band' : `${tiers.length} tier bands`} over the running total from ${money(decimals, cumulative.prior_won_cents)} to ${money(decimals, cumulative.period_won_cents)} = ${money(decimals, target)}`;
   }
   if (rate)
-    return `${formatRate(BigInt(rate.rate_bps))} of ${money(decimals, rate.base_cents)} = ${money(decimals, target)}`;
+    return `${formatChipRate(rateOfBps(rate.rate_bps) ?? 0n)} of ${money(decimals, rate.base_cents)} = ${money(decimals, target)}`;
   if (flat) return `a flat ${money(decimals, flat.amount_cents)}`;
   if (threshold) {
     const share = formatRatioAsPercent(BigInt(threshold.attained_cents), BigInt(threshold.quota_cents));

@@ -2,14 +2,17 @@ import type { Band, CountBand, CountTierRules, MoneyTierRules } from './chipRule
 import { BEYOND_RANGE, type Computation } from './chips.ts';
 import {
   centsAsNumber,
+  EXACT_SCALE,
   type ExactCents,
   exactCentsString,
   exactRate,
+  formatChipRate,
   formatExactMoney,
   formatMoney,
   formatPercent,
-  formatRate,
   isBeyondNumberRange,
+  rateOnWire,
+  roundHalfAwayFromZero,
   runningTotalOnWire,
 } from './money.ts';
 import type { TraceStep } from './types.ts';
@@ -98,7 +101,11 @@ export function computeTiered(
   }
   const addends: ExactCents[] = [];
   const addBand = (band: Band, slice: bigint, takes: string) => {
-    const amount = exactRate(slice, band.rate_bps);
+    if (band.amount_cents !== undefined && band.to_cents !== null) {
+      addends.push(addProportionalBand(band, band.amount_cents, band.to_cents, slice, steps, explanation, decimals));
+      return;
+    }
+    const amount = exactRate(slice, band.rate);
     addends.push(amount);
     steps.push({
       type: 'tier',
@@ -106,11 +113,11 @@ export function computeTiered(
       from_cents: runningTotalOnWire(band.from_cents),
       to_cents: band.to_cents === null ? null : runningTotalOnWire(band.to_cents),
       slice_cents: centsAsNumber(slice),
-      rate_bps: centsAsNumber(band.rate_bps),
+      rate_bps: rateOnWire(band.rate),
       exact_cents: exactCentsString(amount),
     });
     explanation.push(
-      `${describeBand(band, quotaCents, decimals)} takes ${takes}${money(slice)} at ${formatRate(band.rate_bps)} = ${formatExactMoney(amount, decimals)}`,
+      `${describeBand(band, quotaCents, decimals)} takes ${takes}${money(slice)} at ${formatChipRate(band.rate)} = ${formatExactMoney(amount, decimals)}`,
     );
   };
 
@@ -122,6 +129,18 @@ export function computeTiered(
       if (high > low) addBand(band, high - low, '');
     }
     if (amountCents === 0n) explanation.push('The deal adds nothing, so no band takes any of it.');
+    const top = rules.bands.at(-1)?.to_cents ?? null;
+    if (rules.bands[0]?.amount_cents !== undefined && top !== null && end > top) {
+      const beyond = end - (prior > top ? prior : top);
+      explanation.push(
+        `The table ends at ${money(top)}: the ${money(beyond)} beyond it fills no band, so it earns nothing more.`,
+      );
+    }
+    if (rules.bands[0]?.zero_quota && rules.bands[0].amount_cents !== undefined) {
+      explanation.push(
+        'A quota of 0 is read as 0% attainment, which fills no band of the table, so the table pays nothing.',
+      );
+    }
   } else {
     const reached = rules.bands.find((band) => bandContains(band, periodTotal)) ?? rules.bands[0];
     if (reached) {
@@ -135,6 +154,41 @@ export function computeTiered(
   }
   const exact = addends.reduce((sum, amount) => sum + amount, 0n);
   return { exact, addends, steps, explanation };
+}
+
+/**
+ * A proportional (interpolated) band: it holds `amount` for being filled from its lower bound to `to`, and the slice
+ * of it filled earns amount × slice / width, to a millionth of a cent (half away from zero), as the trace says.
+ */
+function addProportionalBand(
+  band: Band,
+  amount: bigint,
+  to: bigint,
+  slice: bigint,
+  steps: TraceStep[],
+  explanation: string[],
+  decimals: number,
+): ExactCents {
+  const width = to - band.from_cents;
+  const share = roundHalfAwayFromZero(amount * slice * EXACT_SCALE, width);
+  steps.push({
+    type: 'proportional_tier',
+    band: band.position,
+    from_cents: runningTotalOnWire(band.from_cents),
+    to_cents: runningTotalOnWire(to),
+    slice_cents: centsAsNumber(slice),
+    band_amount_cents: centsAsNumber(amount),
+    exact_cents: exactCentsString(share),
+  });
+  const money = (cents: bigint) => formatMoney(cents, decimals);
+  const filled =
+    slice === width
+      ? 'fills it, so it earns its whole amount'
+      : `fills ${money(slice)} of its ${money(width)}, so it earns that part of the amount`;
+  explanation.push(
+    `Band ${band.position} (${money(band.from_cents)} to ${money(to)}) pays ${money(amount)} for being filled; this deal ${filled}: ${money(amount)} × ${money(slice)} / ${money(width)} = ${formatExactMoney(share, decimals)}`,
+  );
+  return share;
 }
 
 /** Where a deal stands in the count of the rep's won deals of the period, for bands in `up_to_deals`. */
@@ -174,7 +228,7 @@ export function computeCountTiered(
   const original = conversion ? BigInt(conversion.step.original_cents) : amountCents;
   const picking = rules.mode === 'marginal' ? count.position : count.period_deals;
   const band = countBandOf(rules.bands, picking) ?? (rules.bands[0] as CountBand);
-  const exact = exactRate(amountCents, band.rate_bps);
+  const exact = exactRate(amountCents, band.rate);
   const explanation = [
     ...(credit?.explanation ?? []),
     ...(conversion ? [conversion.sentence] : []),
@@ -184,7 +238,7 @@ export function computeCountTiered(
     rules.mode === 'marginal'
       ? `${describeCountBand(band)} holds deal ${count.position}, so the deal earns its rate.`
       : `Whole count: the period ${count.projected ? 'would count' : 'counts'} ${count.period_deals} deals, in ${describeCountBand(band).toLowerCase()}, so every deal of the period earns its rate.`,
-    `${formatRate(band.rate_bps)} of ${money(amountCents)} = ${formatExactMoney(exact, decimals)}`,
+    `${formatChipRate(band.rate)} of ${money(amountCents)} = ${formatExactMoney(exact, decimals)}`,
   ];
   return {
     exact,
@@ -202,7 +256,7 @@ export function computeCountTiered(
       },
       {
         type: 'rate',
-        rate_bps: centsAsNumber(band.rate_bps),
+        rate_bps: rateOnWire(band.rate),
         base_cents: centsAsNumber(amountCents),
         exact_cents: exactCentsString(exact),
       },

@@ -1,4 +1,5 @@
 import { formatMinorUnits } from '../currencies.ts';
+import { formatChipRate, rateOfBps } from '../earnings/money.ts';
 import type { ChipDefinition, Condition, Tier } from './types.ts';
 
 // Rule chips in words, for people reading a plan in the console: "10.00% of the deal amount",
@@ -17,8 +18,17 @@ const OPERATORS: Record<string, string> = {
   contains: 'contains',
 };
 
+/** A plan file's `rate_bps` as a percentage, exact from its decimal digits: 1000 → `10.00%`, 133.33 → `1.3333%`. */
 export function percentOfBps(bps: number): string {
-  return `${(bps / 100).toFixed(2)}%`;
+  const rate = rateOfBps(bps);
+  return rate === null ? `${bps} bps` : formatChipRate(rate);
+}
+
+/** What a band pays, in words: its rate, or the amount a proportional table's band holds for filling it. */
+export function tierPays(tier: Tier, money: (cents: number) => string): string {
+  return 'amount_cents' in tier
+    ? `${money(tier.amount_cents)} for the whole band, in proportion`
+    : percentOfBps(tier.rate_bps);
 }
 
 function scalar(value: unknown): string {
@@ -60,7 +70,7 @@ function describeTier(tier: Tier, index: number, tiers: readonly Tier[], currenc
   const to = bound(tier);
   const range =
     to === null ? (from === null ? 'everything' : `above ${from}`) : from === null ? `up to ${to}` : `${from} to ${to}`;
-  return `${percentOfBps(tier.rate_bps)} ${range}`;
+  return `${tierPays(tier, (cents) => formatMinorUnits(cents, currency))} ${range}`;
 }
 
 /** What the chip pays, in words, amounts in the plan's currency. */

@@ -1,4 +1,14 @@
-import type { Assignee, CapParams, ChipDefinition, Condition, FieldCondition, PlanDefinition, Tier } from './types.ts';
+import {
+  type Assignee,
+  boundOf,
+  type CapParams,
+  type ChipDefinition,
+  type Condition,
+  type FieldCondition,
+  type PlanDefinition,
+  paysOf,
+  type Tier,
+} from './types.ts';
 
 // Normalisation of a valid document: defaults filled in, members in one order, assignees sorted.
 
@@ -140,9 +150,7 @@ function replacesOf(params: Record<string, unknown>): { replaces?: string[] } {
 }
 
 function normaliseTier(tier: Tier): Tier {
-  if ('up_to_pct' in tier) return { up_to_pct: tier.up_to_pct, rate_bps: tier.rate_bps };
-  if ('up_to_deals' in tier) return { up_to_deals: tier.up_to_deals, rate_bps: tier.rate_bps };
-  return { up_to_cents: tier.up_to_cents, rate_bps: tier.rate_bps };
+  return { ...boundOf(tier), ...paysOf(tier) };
 }
 
 function normaliseCondition(condition: Condition): Condition {

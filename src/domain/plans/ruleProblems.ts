@@ -1,4 +1,5 @@
 import { currencyProblem } from '../currencies.ts';
+import { rateOfBps } from '../earnings/money.ts';
 import { isCalendarDate } from '../periods.ts';
 import { conditionProblems } from './conditionRules.ts';
 import { formatPath, isObject, type Segment } from './paths.ts';
@@ -36,8 +37,10 @@ export function ruleProblems(document: unknown): PlanFileProblem[] {
     if (chip.kind === 'commission' && typeof chip.base === 'string' && chip.base.startsWith('custom.')) {
       problems.push(...customNameProblems(chip.base, at('base')));
     }
+    problems.push(...rateProblems(chip, at));
     if (chip.kind === 'tiered_commission' && Array.isArray(chip.tiers)) {
       problems.push(...tierProblems(chip.tiers, (...rest) => at('tiers', ...rest)));
+      problems.push(...amountTableProblems(chip, (...rest) => at(...rest)));
       if (chip.tiers.some((tier) => isObject(tier) && 'up_to_pct' in tier)) {
         const missing = quotaMissing(quota, 'up_to_pct bands are percentages of quota');
         if (missing) problems.push({ path: at('tiers'), message: missing });
@@ -130,9 +133,11 @@ function tierProblems(tiers: unknown[], at: (...rest: Segment[]) => string): Pla
       return;
     }
     const last = index === tiers.length - 1;
-    if (band.bound === null && !last) {
-      problems.push({ path: at(index, band.unit), message: 'only the last band may be open (null)' });
-    } else if (band.bound !== null && last) {
+    // A table of amounts fills bounded bands only (amountTableProblems); every other table ends with an open band.
+    const amounts = tiers.some((tier) => isObject(tier) && 'amount_cents' in tier);
+    if (band.bound === null && (!last || amounts)) {
+      if (!amounts) problems.push({ path: at(index, band.unit), message: 'only the last band may be open (null)' });
+    } else if (band.bound !== null && last && !amounts) {
       problems.push({ path: at(index, band.unit), message: 'must be null: the last band is open' });
     }
     if (typeof band.bound !== 'number') return;
@@ -143,6 +148,62 @@ function tierProblems(tiers: unknown[], at: (...rest: Segment[]) => string): Pla
       });
     }
     previous = { bound: band.bound, index };
+  });
+  return problems;
+}
+
+/** Rates are basis points with at most two decimals (hundredths of a basis point), which the engine holds exactly. */
+function rateProblems(chip: Record<string, unknown>, at: (...rest: Segment[]) => string): PlanFileProblem[] {
+  const places: Array<[unknown, string]> = [[chip.rate_bps, at('rate_bps')]];
+  if (Array.isArray(chip.tiers)) {
+    chip.tiers.forEach((tier, index) => {
+      if (isObject(tier)) places.push([tier.rate_bps, at('tiers', index, 'rate_bps')]);
+    });
+  }
+  return places.flatMap(([value, path]) =>
+    typeof value === 'number' && value >= 0 && rateOfBps(value) === null
+      ? [{ path, message: 'must have at most two decimals: a rate is a whole number of hundredths of a basis point' }]
+      : [],
+  );
+}
+
+/**
+ * A table of amounts (bands paying `amount_cents` for filling them, in proportion): every band pays an amount and is
+ * bounded, in cents or percent of quota, and the table is marginal (proportional within a band).
+ */
+function amountTableProblems(chip: Record<string, unknown>, at: (...rest: Segment[]) => string): PlanFileProblem[] {
+  const tiers = chip.tiers as unknown[];
+  if (!tiers.some((tier) => isObject(tier) && 'amount_cents' in tier)) return [];
+  const problems: PlanFileProblem[] = [];
+  if (chip.mode === 'retroactive') {
+    problems.push({
+      path: at('mode'),
+      message: 'must be marginal: a table of amounts pays each band in proportion to the part of it filled',
+    });
+  }
+  tiers.forEach((tier, index) => {
+    if (!isObject(tier)) return;
+    if ('up_to_deals' in tier) {
+      problems.push({ path: at('tiers', index, 'up_to_deals'), message: 'bands in deals pay rate_bps, not amounts' });
+    } else if (!('amount_cents' in tier)) {
+      problems.push({
+        path: at('tiers', index),
+        message: 'give amount_cents: every band of a table of amounts pays an amount for filling it',
+      });
+    } else if ('rate_bps' in tier) {
+      problems.push({
+        path: at('tiers', index, 'rate_bps'),
+        message: 'a band pays amount_cents or rate_bps, not both',
+      });
+    }
+    const bound = 'up_to_pct' in tier ? tier.up_to_pct : tier.up_to_cents;
+    if (!('up_to_deals' in tier) && bound === null) {
+      problems.push({
+        path: at('tiers', index, 'up_to_pct' in tier ? 'up_to_pct' : 'up_to_cents'),
+        message:
+          'must be a bound: an amount is paid for filling a bounded band, the last one too (nothing is paid above it)',
+      });
+    }
   });
   return problems;
 }

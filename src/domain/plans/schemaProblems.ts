@@ -24,7 +24,10 @@ const MESSAGES = new Map<unknown, Record<string, string>>([
   [DEFS.displayName, { pattern: 'must not be blank' }],
   [
     DEFS.tier,
-    { oneOf: 'needs exactly one bound, up_to_cents, up_to_pct or up_to_deals (null for the open last band)' },
+    {
+      oneOf: 'needs exactly one bound, up_to_cents, up_to_pct or up_to_deals (null for the open last band)',
+      anyOf: 'needs what the band pays: rate_bps, or amount_cents for filling it',
+    },
   ],
   [DEFS.commissionChip?.properties?.base, { pattern: 'must be amount_cents or custom.<field>' }],
   [

@@ -53,11 +53,31 @@ export interface CommissionParams extends CapParams, PrecedenceParams {
 }
 
 /** A band's upper bound; `null` for the open last band. All bands of a chip use the same unit. */
-export type Tier =
-  | { up_to_cents: number | null; rate_bps: number }
-  | { up_to_pct: number | null; rate_bps: number }
+export type TierBound =
+  | { up_to_cents: number | null }
+  | { up_to_pct: number | null }
   /** In won deals of the rep's period, counted in order: the band holds deals up to this number. */
-  | { up_to_deals: number | null; rate_bps: number };
+  | { up_to_deals: number | null };
+
+/**
+ * What a band pays: `rate_bps` of the slice of the amount in it, or (a proportional, interpolated table) `amount_cents`
+ * for filling the band, paid in proportion to the part of the band filled. All bands of a chip pay the same way.
+ */
+export type TierPays = { rate_bps: number } | { amount_cents: number };
+
+export type Tier = TierBound & TierPays;
+
+/** A band's bound as the file gives it, whatever it pays. */
+export function boundOf(tier: Tier): TierBound {
+  if ('up_to_pct' in tier) return { up_to_pct: tier.up_to_pct };
+  if ('up_to_deals' in tier) return { up_to_deals: tier.up_to_deals };
+  return { up_to_cents: tier.up_to_cents };
+}
+
+/** What a band pays, as the file gives it. */
+export function paysOf(tier: Tier): TierPays {
+  return 'amount_cents' in tier ? { amount_cents: tier.amount_cents } : { rate_bps: tier.rate_bps };
+}
 
 export interface TieredCommissionParams extends CapParams, PrecedenceParams {
   mode: 'marginal' | 'retroactive';

@@ -1,7 +1,7 @@
 import { decimalsOf } from '../../currencies.ts';
 import { formatMoney } from '../../earnings/money.ts';
 import { type PeriodId, periodIdOf } from '../../periods.ts';
-import { describeCondition, percentOfBps } from '../describe.ts';
+import { describeCondition, percentOfBps, tierPays } from '../describe.ts';
 import type { ChipDefinition, PlanDefinition, Tier } from '../types.ts';
 import { withPrecedenceSentences } from './precedenceSentences.ts';
 import { SAMPLE_REP, type WorkedExample, workedExamples } from './workedExamples.ts';
@@ -140,23 +140,23 @@ function boundOf(tier: Tier | undefined, quota: number | null, money: (cents: nu
 }
 
 function tierRows(tiers: readonly Tier[], quota: number | null, money: (cents: number) => string): TierRow[] {
-  if (tiers.some((tier) => 'up_to_deals' in tier)) return dealCountRows(tiers);
+  if (tiers.some((tier) => 'up_to_deals' in tier)) return dealCountRows(tiers, money);
   return tiers.map((tier, index) => ({
     band: index + 1,
     from: boundOf(tiers[index - 1], quota, money) ?? money(0),
     to: boundOf(tier, quota, money) ?? 'and above',
-    rate: percentOfBps(tier.rate_bps),
+    rate: tierPays(tier, money),
   }));
 }
 
 /** Bands in won deals: a band runs from the deal after the previous band's last one to its own last deal. */
-function dealCountRows(tiers: readonly Tier[]): TierRow[] {
+function dealCountRows(tiers: readonly Tier[], money: (cents: number) => string): TierRow[] {
   const lastDeal = (tier: Tier | undefined) => (tier && 'up_to_deals' in tier ? tier.up_to_deals : null);
   return tiers.map((tier, index) => ({
     band: index + 1,
     from: `deal ${(lastDeal(tiers[index - 1]) ?? 0) + 1}`,
     to: lastDeal(tier) === null ? 'and above' : `deal ${lastDeal(tier)}`,
-    rate: percentOfBps(tier.rate_bps),
+    rate: tierPays(tier, money),
   }));
 }
 
@@ -219,6 +219,18 @@ function chipSection(chip: ChipDefinition, quota: number | null, money: (cents: 
             chip.params.mode === 'marginal'
               ? 'By deal number: each deal’s credited amount is paid at the rate of the band its own number falls in (the 11th deal at the rate of the band that holds deal 11).'
               : 'Whole count: once your count of won deals reaches a band, every deal of the period is paid at that band’s rate (earlier deals are topped up).',
+        };
+      }
+      if (chip.params.tiers.some((tier) => 'amount_cents' in tier)) {
+        const last = chip.params.tiers.at(-1);
+        return {
+          ...section,
+          pays:
+            chip.params.basis === 'per_deal'
+              ? 'A table of amounts by band of each won deal’s own amount: every band pays its amount when the deal fills it, and the part of it the deal fills when it stops inside it (half the band, half its amount). Every deal climbs the bands from zero.'
+              : 'A table of amounts by band of your running total of won deals in the period: every band pays its amount once the running total fills it, and each deal pays the part of the bands it fills (half a band, half its amount).',
+          tiers: tierRows(chip.params.tiers, quota, money),
+          tier_mode: `Proportional (interpolated) within each band; nothing more is paid above ${boundOf(last, quota, money) ?? 'the last band'}.`,
         };
       }
       if (chip.params.basis === 'per_deal') {

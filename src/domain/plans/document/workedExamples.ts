@@ -130,7 +130,7 @@ function amountPastCaps(plan: PlanDefinition, quota: number | null): number | nu
       capNeed(chip.params.cap_cents, chip.params.rate_bps);
     }
     if (chip.kind === 'tiered_commission') {
-      const top = Math.max(...chip.params.tiers.map((tier) => tier.rate_bps));
+      const top = Math.max(...chip.params.tiers.map((tier) => ('rate_bps' in tier ? tier.rate_bps : 0)));
       const last = chip.params.tiers.at(-2);
       const below = last === undefined ? 0 : (tierBoundCents(last, quota) ?? 0);
       for (const cap of [chip.params.deal_cap_cents, chip.params.cap_cents]) {
