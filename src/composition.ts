@@ -191,17 +191,18 @@ export function composeServices(input: CompositionInput): Services {
   const now = input.now;
   const statementReader = new StatementReader(pool, now ? { today: () => now().toISOString().slice(0, 10) } : {});
   const approvals = new StatementApprovals(db, statementReader);
-  const periods = new PeriodAdmin(
-    db,
-    withPeriodWebhooks(periodListenerOf(input.listeners?.periods, engine)),
-    new PayoutReader(db.statements),
-    approvals,
-  );
   const recompute = new EarningsRecompute(db, engine, {
     pool,
     concurrency: input.recompute.concurrency,
     ...(input.recompute.progress ? { progress: input.recompute.progress } : {}),
   });
+  const periods = new PeriodAdmin(
+    db,
+    withPeriodWebhooks(periodListenerOf(input.listeners?.periods, engine)),
+    new PayoutReader(db.statements),
+    approvals,
+    { recompute, ...(now ? { today: () => now().toISOString().slice(0, 10) } : {}) },
+  );
   const keys = new KeyAdmin(db);
   const planAdmin = new PlanAdmin(db);
   const planHistory = new PlanHistory(db);

@@ -88,6 +88,7 @@ export const ModelName = {
   Adjustment: 'Adjustment',
   StatementApproval: 'StatementApproval',
   PaymentRequest: 'PaymentRequest',
+  PeriodReopenRequest: 'PeriodReopenRequest',
   RepToken: 'RepToken',
   RepRateLimitCounter: 'RepRateLimitCounter',
   Inquiry: 'Inquiry',
@@ -387,7 +388,8 @@ export const PeriodScalarFieldEnum = {
   ends_on: 'ends_on',
   status: 'status',
   locked_at: 'locked_at',
-  paid_at: 'paid_at'
+  paid_at: 'paid_at',
+  reopened_at: 'reopened_at'
 } as const
 
 export type PeriodScalarFieldEnum = (typeof PeriodScalarFieldEnum)[keyof typeof PeriodScalarFieldEnum]
@@ -667,6 +669,18 @@ export const PaymentRequestScalarFieldEnum = {
 } as const
 
 export type PaymentRequestScalarFieldEnum = (typeof PaymentRequestScalarFieldEnum)[keyof typeof PaymentRequestScalarFieldEnum]
+
+
+export const PeriodReopenRequestScalarFieldEnum = {
+  org_id: 'org_id',
+  period_id: 'period_id',
+  reason: 'reason',
+  requested_by: 'requested_by',
+  requested_by_id: 'requested_by_id',
+  requested_at: 'requested_at'
+} as const
+
+export type PeriodReopenRequestScalarFieldEnum = (typeof PeriodReopenRequestScalarFieldEnum)[keyof typeof PeriodReopenRequestScalarFieldEnum]
 
 
 export const RepTokenScalarFieldEnum = {
