@@ -939,6 +939,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/reps/{id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a leaving rep
+         * @description The rep leaves on `leaving_date` (their last day). At once, whatever the date: every portal
+         *     session of theirs ends, every rep token of theirs is revoked (later requests with one are
+         *     `401`), and a sign-in (a sign-in link, single sign-on) is refused; an API key can no longer
+         *     mint a token for them. Their deals, earnings, statements and history stay. Audited as
+         *     `rep.deactivated`, with how many sessions and tokens ended. Deactivating a deactivated rep
+         *     again with another leaving date moves the date (audited); with the same date it changes
+         *     nothing (`changed: false`). Reactivate with `POST /admin/v1/reps/{id}/reactivate`.
+         */
+        post: operations["deactivateRep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/reps/{id}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a returning rep
+         * @description The rep is active again, with their history (deals, earnings, statements, managers, quotas)
+         *     as it was: they can sign in to the portal again and tokens can be minted for them; sessions and
+         *     tokens ended by the deactivation stay ended. Audited as `rep.reactivated`, with the leaving
+         *     date it clears. Reactivating an active rep changes nothing (`changed: false`).
+         */
+        post: operations["reactivateRep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/reps/{id}/start-date": {
         parameters: {
             query?: never;
@@ -2388,6 +2437,13 @@ export interface components {
             external_id: string;
             display_name: components["schemas"]["DisplayName"];
             display_name_source: components["schemas"]["DisplayNameSource"];
+            /**
+             * Format: date
+             * @description A leaver's last day; null while the rep is active.
+             */
+            leaving_date: string | null;
+            /** @description When an admin deactivated the rep; null while they are active. */
+            deactivated_at: components["schemas"]["NullableTimestamp"];
             periods: {
                 period_id: components["schemas"]["PeriodId"];
                 amount_cents: number;
@@ -3321,6 +3377,33 @@ export interface components {
         ReopenRequest: {
             /** @description Why the period is reopened; audited (`period.reopened`) and sent with `period.reopened`. */
             reason: string;
+        };
+        /** @description A rep's leaving. */
+        RepDeactivation: {
+            /**
+             * Format: date
+             * @description The rep's last day (UTC calendar date).
+             */
+            leaving_date: string;
+        };
+        /** @description A rep's standing after a deactivation or a reactivation. */
+        RepDeparture: {
+            rep_id: string;
+            rep_external_id: string;
+            /** @description False from the deactivation until a reactivation. */
+            active: boolean;
+            /**
+             * Format: date
+             * @description The rep's last day; null while they are active.
+             */
+            leaving_date: string | null;
+            deactivated_at: components["schemas"]["NullableTimestamp"];
+            /** @description False when the rep already stood so. */
+            changed: boolean;
+            /** @description Portal sessions this call ended. */
+            sessions_ended: number;
+            /** @description Rep tokens this call revoked. */
+            tokens_revoked: number;
         };
     };
     responses: {
@@ -4763,6 +4846,68 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deactivateRep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepDeactivation"];
+            };
+        };
+        responses: {
+            /** @description The rep's standing as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepDeparture"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    reactivateRep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rep's standing as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepDeparture"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

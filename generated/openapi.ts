@@ -741,7 +741,8 @@ export interface paths {
          * Mint a rep token
          * @description Mints a short-lived bearer token bound to one rep, for your intranet to call `/v1` from the
          *     rep's browser (see "Rep tokens" above). Name the rep by `user_id` or `user_external_id`
-         *     (exactly one; an unknown rep is `404 not_found`). The token lives `ttl_seconds` (60 to 3600,
+         *     (exactly one; an unknown rep is `404 not_found`, a deactivated one, a leaver, `403 forbidden`).
+         *     The token lives `ttl_seconds` (60 to 3600,
          *     default 900) and can be revoked earlier. The secret is in this answer only: Quotient keeps
          *     its SHA-256 digest.
          */

@@ -41,6 +41,7 @@ import { PortalAccessAdmin } from './services/portalAccess.ts';
 import { PortalSignIn } from './services/portalSignIn.ts';
 import { QuotaAdmin } from './services/quotas.ts';
 import { RepAccessAdmin } from './services/repAccess.ts';
+import { RepDepartures } from './services/repDepartures.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
 import { RepNames } from './services/repNames.ts';
 import { RepSessions } from './services/repSessions.ts';
@@ -130,6 +131,7 @@ export interface AdminServices {
   /** Reps' quota tables and start dates (docs/quotas.md). */
   quotas: QuotaAdmin;
   reps: RepReader;
+  repDepartures: RepDepartures;
   /** Reps' display names, set by admins (the portal's sign-in shares the instance). */
   repNames: RepNames;
   webhooks: WebhookAdmin;
@@ -270,6 +272,7 @@ export function composeServices(input: CompositionInput): Services {
       repHierarchy: new RepHierarchyAdmin(db, recompute, pool, planAcceptances),
       quotas: new QuotaAdmin(db, recompute, pool, planAcceptances),
       reps: new RepReader(db),
+      repDepartures: new RepDepartures(db, clock),
       repNames,
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),

@@ -7,7 +7,7 @@ import { eventually } from '../helpers/clock.ts';
 import { test } from '../helpers/fixtures.ts';
 
 // The console's shared confirmation dialog and paged loading, on the pages whose actions the walk-through in
-// admin-console.e2e.test.ts does not take: archive a plan, lock early, reopen and mark a period paid, rotate a webhook secret, page
+// admin-console.e2e.test.ts does not take: archive a plan, lock early, reopen and mark a period paid, deactivate and reactivate a rep, rotate a webhook secret, page
 // through the audit log.
 
 test.override('serverSettings', { env: { QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true' }, options: {} });
@@ -95,6 +95,27 @@ describe('the admin console asks before it acts', () => {
     assert.equal(await page.getByRole('button', { name: 'Reopen 2026-04' }).count(), 0);
     // The one refusal the browser logs: the early lock without a reason.
     assert.deepEqual(errors, ['Failed to load resource: the server responded with a status of 409 (Conflict)']);
+  });
+
+  test('a leaving rep is deactivated with their last day, then reactivated', async ({ consolePage, client }) => {
+    const { page, errors } = consolePage;
+    await client.deals.ingestEvent({
+      external_id: 'opp-leaver',
+      state: { amount_cents: 100_000, stage: 'closed_won', close_date: '2026-04-20', owner_external_id: 'rep-leaver' },
+    });
+    await goTo(page, 'Reps');
+    await page.getByRole('button', { name: 'Deactivate rep-leaver' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Deactivate rep-leaver?' });
+    await dialog.getByLabel('Leaving date (their last day)').fill('2026-05-15');
+    await dialog.getByRole('button', { name: 'Deactivate', exact: true }).click();
+    await page
+      .getByText('rep-leaver is deactivated, leaving on 2026-05-15: 0 portal session(s) ended, 0 rep token(s) revoked.')
+      .waitFor();
+    await page.getByText('Left 2026-05-15').waitFor();
+    await page.getByRole('button', { name: 'Reactivate rep-leaver' }).click();
+    await page.getByText('rep-leaver is active again and can sign in.').waitFor();
+    await page.getByRole('button', { name: 'Deactivate rep-leaver' }).waitFor();
+    assert.deepEqual(errors, []);
   });
 
   test('rotating a webhook secret shows the new secret once', async ({ consolePage }) => {

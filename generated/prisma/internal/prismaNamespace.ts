@@ -4006,6 +4006,8 @@ export const UserScalarFieldEnum = {
   display_name: 'display_name',
   display_name_source: 'display_name_source',
   start_date: 'start_date',
+  deactivated_at: 'deactivated_at',
+  leaving_date: 'leaving_date',
   created_at: 'created_at'
 } as const
 
