@@ -629,6 +629,10 @@ export interface paths {
          *     Under an approval policy (`GET /admin/v1/pay-settings`), a period whose statements are not all
          *     approved is `409 invalid_state` with `waiting` listing them, unless the body gives an
          *     `override_reason`, which is audited with the statements it overrode.
+         *
+         *     A period that has not ended yet (its last day is today or later, UTC) is `409 invalid_state`
+         *     unless the body gives an `override_reason`, audited as `period.locked_early`: a month still
+         *     running, or one in the future, is locked only on purpose.
          */
         post: operations["lockPeriod"];
         delete?: never;
@@ -656,6 +660,38 @@ export interface paths {
          *     `409 invalid_state`.
          */
         post: operations["markPeriodPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/periods/{id}/reopen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reopen a period
+         * @description locked → open, with a reason (audited as `period.reopened`, and sent as the `period.reopened`
+         *     webhook): the period's approved earnings become pending again (`rows_moved` says how many), its
+         *     statements' approvals are reset (each statement waits for approval again under the org's policy),
+         *     and a payment request waiting for it lapses. Changes that arrive from now on land in the period
+         *     itself instead of the next open one, and the lines that were booked in a later open period while
+         *     it was locked come back into it. Reopening an open period changes nothing.
+         *
+         *     A paid period never reopens (`409 invalid_state`): a correction is an adjustment in an open
+         *     period. Nor does a period whose last month the accounting book has closed (`409 invalid_state`).
+         *
+         *     With four-eyes payment on, the first admin's call only requests the reopening (`changed: false`,
+         *     `reopen_request` set with its reason); a second, different admin's call reopens. The same admin
+         *     twice is `409 invalid_state`.
+         */
+        post: operations["reopenPeriod"];
         delete?: never;
         options?: never;
         head?: never;
@@ -902,6 +938,55 @@ export interface paths {
          *     no-op (`changed` false). What changed is recomputed as `POST /admin/v1/quotas` does.
          */
         post: operations["importQuotaFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/reps/{id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a leaving rep
+         * @description The rep leaves on `leaving_date` (their last day). At once, whatever the date: every portal
+         *     session of theirs ends, every rep token of theirs is revoked (later requests with one are
+         *     `401`), and a sign-in (a sign-in link, single sign-on) is refused; an API key can no longer
+         *     mint a token for them. Their deals, earnings, statements and history stay. Audited as
+         *     `rep.deactivated`, with how many sessions and tokens ended. Deactivating a deactivated rep
+         *     again with another leaving date moves the date (audited); with the same date it changes
+         *     nothing (`changed: false`). Reactivate with `POST /admin/v1/reps/{id}/reactivate`.
+         */
+        post: operations["deactivateRep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/reps/{id}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a returning rep
+         * @description The rep is active again, with their history (deals, earnings, statements, managers, quotas)
+         *     as it was: they can sign in to the portal again and tokens can be minted for them; sessions and
+         *     tokens ended by the deactivation stay ended. Audited as `rep.reactivated`, with the leaving
+         *     date it clears. Reactivating an active rep changes nothing (`changed: false`).
+         */
+        post: operations["reactivateRep"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1782,6 +1867,12 @@ export interface components {
                 /** @enum {string} */
                 state: "waiting_rep" | "waiting_manager";
             }[];
+            /**
+             * Format: date
+             * @description On a lock refused because the period has not ended only; the period's last day. Lock it with an
+             *     `override_reason` to lock it early.
+             */
+            ends_on?: string;
         };
         /** @description One problem of a plan file. */
         PlanFileProblem: {
@@ -2138,6 +2229,8 @@ export interface components {
             status: "open" | "locked" | "paid";
             locked_at: components["schemas"]["NullableTimestamp"];
             paid_at: components["schemas"]["NullableTimestamp"];
+            /** @description When an admin last reopened the period (locked → open); `null` when it never was. */
+            reopened_at: components["schemas"]["NullableTimestamp"];
             totals: components["schemas"]["StatusTotal"][];
         };
         /**
@@ -2280,11 +2373,12 @@ export interface components {
             policy: components["schemas"]["ApprovalPolicy"];
             statements: components["schemas"]["StatementApproval"][];
         };
-        /** @description An override of the approvals a lock would wait for. */
+        /** @description Why a lock goes ahead that would otherwise be refused. */
         LockRequest: {
             /**
-             * @description Lock although statements still wait for approval, and why; audited
-             *     (`period.lock_overridden`, with the statements it overrode).
+             * @description Lock although statements still wait for approval (audited as `period.lock_overridden`, with the
+             *     statements it overrode), or although the period has not ended yet (audited as
+             *     `period.locked_early`), and why.
              */
             override_reason?: string;
         };
@@ -2297,13 +2391,27 @@ export interface components {
             period: components["schemas"]["Period"];
             /** @description False when the period had that status already. */
             changed: boolean;
-            /** @description Earnings rows moved (pending → approved on lock, approved → paid on mark-paid). */
+            /**
+             * @description Earnings rows moved (pending → approved on lock, approved → paid on mark-paid, approved → pending
+             *     on reopen).
+             */
             rows_moved: number;
             /**
              * @description Four-eyes payment: the request that waits for a second admin to confirm; `null` when there is
              *     none (no four-eyes, or the period was paid).
              */
             payment_request: {
+                /** @description The requesting admin's email, or `cli`. */
+                requested_by: string;
+                /** Format: date-time */
+                requested_at: string;
+            } | null;
+            /**
+             * @description Four-eyes reopening: the request that waits for a second admin to confirm, with its reason;
+             *     `null` when there is none.
+             */
+            reopen_request: {
+                reason: string;
                 /** @description The requesting admin's email, or `cli`. */
                 requested_by: string;
                 /** Format: date-time */
@@ -2376,6 +2484,13 @@ export interface components {
             external_id: string;
             display_name: components["schemas"]["DisplayName"];
             display_name_source: components["schemas"]["DisplayNameSource"];
+            /**
+             * Format: date
+             * @description A leaver's last day; null while the rep is active.
+             */
+            leaving_date: string | null;
+            /** @description When an admin deactivated the rep; null while they are active. */
+            deactivated_at: components["schemas"]["NullableTimestamp"];
             periods: {
                 period_id: components["schemas"]["PeriodId"];
                 amount_cents: number;
@@ -3305,6 +3420,38 @@ export interface components {
                 /** @description How the statement changed since that approval; `null` while it stands (or without one). */
                 difference: null | components["schemas"]["ApprovalDifference"];
             }[];
+        };
+        /** @description Why a locked period is reopened. */
+        ReopenRequest: {
+            /** @description Why the period is reopened; audited (`period.reopened`) and sent with `period.reopened`. */
+            reason: string;
+        };
+        /** @description A rep's leaving. */
+        RepDeactivation: {
+            /**
+             * Format: date
+             * @description The rep's last day (UTC calendar date).
+             */
+            leaving_date: string;
+        };
+        /** @description A rep's standing after a deactivation or a reactivation. */
+        RepDeparture: {
+            rep_id: string;
+            rep_external_id: string;
+            /** @description False from the deactivation until a reactivation. */
+            active: boolean;
+            /**
+             * Format: date
+             * @description The rep's last day; null while they are active.
+             */
+            leaving_date: string | null;
+            deactivated_at: components["schemas"]["NullableTimestamp"];
+            /** @description False when the rep already stood so. */
+            changed: boolean;
+            /** @description Portal sessions this call ended. */
+            sessions_ended: number;
+            /** @description Rep tokens this call revoked. */
+            tokens_revoked: number;
         };
     };
     responses: {
@@ -4336,6 +4483,40 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    reopenPeriod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The period, `YYYY-MM` (a month) or `YYYY-Qn` (a quarter). */
+                id: components["parameters"]["PeriodIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReopenRequest"];
+            };
+        };
+        responses: {
+            /** @description The period as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PeriodChange"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listWebhookEndpoints: {
         parameters: {
             query?: never;
@@ -4713,6 +4894,68 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deactivateRep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepDeactivation"];
+            };
+        };
+        responses: {
+            /** @description The rep's standing as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepDeparture"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    reactivateRep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the resource. */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rep's standing as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepDeparture"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -41,6 +41,7 @@ import { PortalAccessAdmin } from './services/portalAccess.ts';
 import { PortalSignIn } from './services/portalSignIn.ts';
 import { QuotaAdmin } from './services/quotas.ts';
 import { RepAccessAdmin } from './services/repAccess.ts';
+import { RepDepartures } from './services/repDepartures.ts';
 import { RepHierarchyAdmin } from './services/repHierarchy.ts';
 import { RepNames } from './services/repNames.ts';
 import { RepSessions } from './services/repSessions.ts';
@@ -130,6 +131,7 @@ export interface AdminServices {
   /** Reps' quota tables and start dates (docs/quotas.md). */
   quotas: QuotaAdmin;
   reps: RepReader;
+  repDepartures: RepDepartures;
   /** Reps' display names, set by admins (the portal's sign-in shares the instance). */
   repNames: RepNames;
   webhooks: WebhookAdmin;
@@ -191,17 +193,18 @@ export function composeServices(input: CompositionInput): Services {
   const now = input.now;
   const statementReader = new StatementReader(pool, now ? { today: () => now().toISOString().slice(0, 10) } : {});
   const approvals = new StatementApprovals(db, statementReader);
-  const periods = new PeriodAdmin(
-    db,
-    withPeriodWebhooks(periodListenerOf(input.listeners?.periods, engine)),
-    new PayoutReader(db.statements),
-    approvals,
-  );
   const recompute = new EarningsRecompute(db, engine, {
     pool,
     concurrency: input.recompute.concurrency,
     ...(input.recompute.progress ? { progress: input.recompute.progress } : {}),
   });
+  const periods = new PeriodAdmin(
+    db,
+    withPeriodWebhooks(periodListenerOf(input.listeners?.periods, engine)),
+    new PayoutReader(db.statements),
+    approvals,
+    { recompute, ...(now ? { today: () => now().toISOString().slice(0, 10) } : {}) },
+  );
   const keys = new KeyAdmin(db);
   const planAdmin = new PlanAdmin(db);
   const planHistory = new PlanHistory(db);
@@ -269,6 +272,7 @@ export function composeServices(input: CompositionInput): Services {
       repHierarchy: new RepHierarchyAdmin(db, recompute, pool, planAcceptances),
       quotas: new QuotaAdmin(db, recompute, pool, planAcceptances),
       reps: new RepReader(db),
+      repDepartures: new RepDepartures(db, clock),
       repNames,
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),

@@ -55,6 +55,8 @@ export function ConfirmDialog<T>(props: {
   title: (subject: T) => string;
   action: (subject: T) => string;
   tone: 'primary' | 'danger';
+  /** The action waits for something the dialog asks for (a reason). */
+  disabled?: (subject: T) => boolean;
   onClose: () => void;
   onConfirm: (subject: T) => unknown;
   children: (subject: T) => ComponentChildren;
@@ -76,6 +78,7 @@ export function ConfirmDialog<T>(props: {
           <button
             type="button"
             class={`button button-${props.tone}`}
+            disabled={props.disabled?.(subject) ?? false}
             onClick={() => {
               props.onClose();
               void props.onConfirm(subject);

@@ -203,6 +203,11 @@ export type StatementApproval = Prisma.StatementApprovalModel
  */
 export type PaymentRequest = Prisma.PaymentRequestModel
 /**
+ * Model PeriodReopenRequest
+ * 
+ */
+export type PeriodReopenRequest = Prisma.PeriodReopenRequestModel
+/**
  * Model RepToken
  * 
  */

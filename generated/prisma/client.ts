@@ -227,6 +227,11 @@ export type StatementApproval = Prisma.StatementApprovalModel
  */
 export type PaymentRequest = Prisma.PaymentRequestModel
 /**
+ * Model PeriodReopenRequest
+ * 
+ */
+export type PeriodReopenRequest = Prisma.PeriodReopenRequestModel
+/**
  * Model RepToken
  * 
  */

@@ -77,3 +77,17 @@ export async function countOfPeriodWithStatus(
   );
   return Number(rows[0]?.count ?? 0);
 }
+
+/**
+ * The reps with a standing row of the period, or a pending row of one of its lines booked in a later period while it
+ * was locked: the reps whose lines a reopening books again.
+ */
+export async function repsWithLinesOfPeriod(tx: Transaction, orgId: string, periodId: string): Promise<string[]> {
+  const rows = await tx.query<{ user_id: string }>(
+    sql`SELECT DISTINCT user_id FROM earnings WHERE org_id = ${orgId}
+          AND ((period_id = ${periodId} AND status IN ('pending', 'approved'))
+            OR (status = 'pending' AND trace -> 'period' ->> 'id' = ${periodId}))
+        ORDER BY user_id`,
+  );
+  return rows.map((row) => row.user_id);
+}

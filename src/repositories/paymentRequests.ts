@@ -32,3 +32,11 @@ export async function insert(
   const row = rows[0] as PaymentRequestRecord;
   return { ...row, requested_at: new Date(row.requested_at) };
 }
+
+/** A reopened period's payment request goes: what it asked to pay has changed. */
+export async function remove(tx: Transaction, orgId: string, periodId: string): Promise<void> {
+  await tx.query({
+    text: 'DELETE FROM payment_requests WHERE org_id = $1 AND period_id = $2',
+    values: [orgId, periodId],
+  });
+}

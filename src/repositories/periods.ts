@@ -14,6 +14,8 @@ export interface PeriodRecord {
   status: PeriodStatus;
   locked_at: Date | null;
   paid_at: Date | null;
+  /** When the period last went back from locked to open; null when it never did. */
+  reopened_at: Date | null;
 }
 
 interface PeriodRow {
@@ -25,9 +27,10 @@ interface PeriodRow {
   status: string;
   locked_at: Date | null;
   paid_at: Date | null;
+  reopened_at: Date | null;
 }
 
-const PERIOD_COLUMNS = Prisma.sql`org_id, id, kind, starts_on, ends_on, status, locked_at, paid_at`;
+const PERIOD_COLUMNS = Prisma.sql`org_id, id, kind, starts_on, ends_on, status, locked_at, paid_at, reopened_at`;
 
 function toPeriodRecord(row: PeriodRow): PeriodRecord {
   return {
@@ -39,6 +42,7 @@ function toPeriodRecord(row: PeriodRow): PeriodRecord {
     status: row.status as PeriodStatus,
     locked_at: row.locked_at,
     paid_at: row.paid_at,
+    reopened_at: row.reopened_at,
   };
 }
 
@@ -73,6 +77,15 @@ export async function markPaid(tx: Transaction, orgId: string, periodId: string,
   const row = await prismaOf(tx).period.update({
     where: { org_id_id: { org_id: orgId, id: periodId } },
     data: { status: 'paid', paid_at: at },
+  });
+  return toPeriodRecord(row);
+}
+
+/** Back from locked to open: the lock's time goes (nothing of it is capitalised or approved any more). */
+export async function markReopened(tx: Transaction, orgId: string, periodId: string, at: Date): Promise<PeriodRecord> {
+  const row = await prismaOf(tx).period.update({
+    where: { org_id_id: { org_id: orgId, id: periodId } },
+    data: { status: 'open', locked_at: null, reopened_at: at },
   });
   return toPeriodRecord(row);
 }

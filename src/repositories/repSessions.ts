@@ -46,7 +46,7 @@ export async function findLive(tx: Transaction, tokenDigest: string): Promise<Re
            o.name AS org_name
     FROM rep_sessions s JOIN users u ON u.org_id = s.org_id AND u.id = s.user_id JOIN orgs o ON o.id = s.org_id
     WHERE s.org_id = (SELECT org_id FROM credential_orgs WHERE kind = 'rep_session' AND lookup = ${tokenDigest})
-      AND s.token_digest = ${tokenDigest} AND s.ended_at IS NULL`);
+      AND s.token_digest = ${tokenDigest} AND s.ended_at IS NULL AND u.deactivated_at IS NULL`);
   const row = rows[0];
   if (!row) return null;
   return {
@@ -73,4 +73,13 @@ export async function end(tx: Transaction, session: SessionKey, at: Date): Promi
     sql`UPDATE rep_sessions SET ended_at = ${at}
         WHERE org_id = ${session.org_id} AND id = ${session.id} AND ended_at IS NULL`,
   );
+}
+
+/** Ends every live session of the rep (a deactivation); returns how many it ended. */
+export async function endAllOfRep(tx: Transaction, orgId: string, userId: string, at: Date): Promise<number> {
+  const rows = await tx.query<{ id: string }>(
+    sql`UPDATE rep_sessions SET ended_at = ${at}
+        WHERE org_id = ${orgId} AND user_id = ${userId} AND ended_at IS NULL RETURNING id`,
+  );
+  return rows.length;
 }

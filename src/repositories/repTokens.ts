@@ -78,6 +78,15 @@ export async function revokeForSession(
   );
 }
 
+/** Revokes every live token of the rep (a deactivation); returns how many it revoked. */
+export async function revokeAllOfRep(tx: Transaction, orgId: string, userId: string, at: Date): Promise<number> {
+  const rows = await tx.query<{ id: string }>(
+    sql`UPDATE rep_tokens SET revoked_at = ${at}
+        WHERE org_id = ${orgId} AND user_id = ${userId} AND revoked_at IS NULL RETURNING id`,
+  );
+  return rows.length;
+}
+
 /** A token found by its digest, with what a request needs of its rep and org, and the rep's window count. */
 export interface FoundRepToken {
   id: string;

@@ -28,6 +28,10 @@ function toRecord(row: Row): StatementApprovalRecord {
   return { ...row, payable_cents: Number(row.payable_cents), created_at: new Date(row.created_at) };
 }
 
+/** Approvals recorded before the period was last reopened no longer count: reopening resets them. */
+const SINCE_REOPENED = (periodParameter: string) =>
+  `COALESCE((SELECT reopened_at FROM periods WHERE org_id = $1 AND id = ${periodParameter}), '-infinity')`;
+
 export async function insert(
   tx: Transaction,
   orgId: string,
@@ -61,7 +65,8 @@ export async function latestOfStatement(
 ): Promise<StatementApprovalRecord[]> {
   const rows = await tx.query<Row>({
     text: `SELECT DISTINCT ON (step) ${COLUMNS} FROM statement_approvals
-           WHERE org_id = $1 AND user_id = $2 AND period_id = $3 ORDER BY step, created_at DESC, id DESC`,
+           WHERE org_id = $1 AND user_id = $2 AND period_id = $3 AND created_at > ${SINCE_REOPENED('$3')}
+           ORDER BY step, created_at DESC, id DESC`,
     values: [orgId, userId, periodId],
   });
   return rows.map(toRecord);
@@ -75,7 +80,8 @@ export async function latestOfPeriod(
 ): Promise<Map<string, StatementApprovalRecord[]>> {
   const rows = await tx.query<Row>({
     text: `SELECT DISTINCT ON (user_id, step) ${COLUMNS} FROM statement_approvals
-           WHERE org_id = $1 AND period_id = $2 ORDER BY user_id, step, created_at DESC, id DESC`,
+           WHERE org_id = $1 AND period_id = $2 AND created_at > ${SINCE_REOPENED('$2')}
+           ORDER BY user_id, step, created_at DESC, id DESC`,
     values: [orgId, periodId],
   });
   const byRep = new Map<string, StatementApprovalRecord[]>();

@@ -17,6 +17,9 @@ export interface RepRecord {
   display_name: string | null;
   /** Who set `display_name` last: `admin` or `idp`; null while there is none. */
   display_name_source: string | null;
+  /** A leaver's last day and when they were deactivated; both null while the rep is active. */
+  leaving_date: Date | null;
+  deactivated_at: Date | null;
 }
 
 export interface UserListFilters {
@@ -200,7 +203,14 @@ export async function repsOfOrg(
   );
 }
 
-const REP_FIELDS = { id: true, external_id: true, display_name: true, display_name_source: true } as const;
+const REP_FIELDS = {
+  id: true,
+  external_id: true,
+  display_name: true,
+  display_name_source: true,
+  leaving_date: true,
+  deactivated_at: true,
+} as const;
 
 /** The org's reps (users with role rep), for the console, by external id. */
 export async function listReps(tx: Transaction, orgId: string): Promise<RepRecord[]> {
@@ -274,4 +284,53 @@ export async function setDisplayName(
                          display_name_source = CASE WHEN ${name}::text IS NULL THEN NULL ELSE ${source}::text END
         WHERE org_id = ${orgId} AND id = ${userId}`,
   );
+}
+
+/** A rep's standing as a leaver: null fields while active. */
+export interface RepDepartureRecord {
+  id: string;
+  external_id: string;
+  leaving_date: string | null;
+  deactivated_at: Date | null;
+}
+
+/** The rep's row locked for a deactivation or a reactivation; null when the org has no such rep. */
+export async function lockRepDeparture(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+): Promise<RepDepartureRecord | null> {
+  const rows = await tx.query<RepDepartureRecord>(
+    sql`SELECT id, external_id, to_char(leaving_date, 'YYYY-MM-DD') AS leaving_date, deactivated_at FROM users
+        WHERE org_id = ${orgId} AND id = ${userId} AND role = 'rep' FOR UPDATE`,
+  );
+  return rows[0] ?? null;
+}
+
+/** Deactivates the rep with their last day (a deactivated rep keeps the first deactivation time). */
+export async function markDeactivated(
+  tx: Transaction,
+  orgId: string,
+  userId: string,
+  leavingDate: string,
+  at: Date,
+): Promise<void> {
+  await tx.query(
+    sql`UPDATE users SET leaving_date = ${leavingDate}::date, deactivated_at = COALESCE(deactivated_at, ${at})
+        WHERE org_id = ${orgId} AND id = ${userId}`,
+  );
+}
+
+export async function markReactivated(tx: Transaction, orgId: string, userId: string): Promise<void> {
+  await tx.query(
+    sql`UPDATE users SET leaving_date = NULL, deactivated_at = NULL WHERE org_id = ${orgId} AND id = ${userId}`,
+  );
+}
+
+/** Whether the rep is deactivated (a sign-in or a token mint for them is refused). */
+export async function isDeactivated(tx: Transaction, orgId: string, userId: string): Promise<boolean> {
+  const rows = await tx.query<{ deactivated: boolean }>(
+    sql`SELECT deactivated_at IS NOT NULL AS deactivated FROM users WHERE org_id = ${orgId} AND id = ${userId}`,
+  );
+  return rows[0]?.deactivated ?? false;
 }

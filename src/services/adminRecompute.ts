@@ -38,6 +38,8 @@ export interface RecomputeInput {
   quotaChange?: QuotaChange;
   /** Adjustments counting toward attainment added or voided: their reps' counting lines there, locked too. */
   adjustmentChange?: AdjustmentChange;
+  /** Only these reps (user ids), in open periods: see RecomputeRequest. */
+  userIds?: readonly string[];
 }
 
 /**
@@ -71,6 +73,7 @@ export class EarningsRecompute {
         ...(input.rateChange ? { rateChange: input.rateChange } : {}),
         ...(input.quotaChange ? { quotaChange: input.quotaChange } : {}),
         ...(input.adjustmentChange ? { adjustmentChange: input.adjustmentChange } : {}),
+        ...(input.userIds ? { userIds: input.userIds } : {}),
         ...(report ? { onProgress: (progress: RecomputeProgress) => report.update(progress) } : {}),
       });
       const missing = (planIds ?? []).filter((planId) => !summary.plan_ids.includes(planId));

@@ -1,13 +1,15 @@
 import type { PeriodRecord } from '../repositories/periods.ts';
 import type { Transaction } from '../repositories/transaction.ts';
 
-/** A period moved: `open` → `locked`, or `locked` → `paid`. */
+/** A period moved: `open` → `locked`, `locked` → `paid`, or back from `locked` to `open` (reopened). */
 export interface PeriodStatusChange {
   orgId: string;
   /** The period as it is now (status, locked_at, paid_at). */
   period: PeriodRecord;
   /** False when `periods lock` created the period (nothing could be booked in it yet). */
   existedBefore: boolean;
+  /** A reopening's reason, as the admin gave it. */
+  reason?: string;
 }
 
 /**
@@ -26,4 +28,6 @@ export interface PeriodChangeListener {
   beforePeriodLocked?(tx: Transaction, change: { orgId: string; periodId: string }): Promise<void>;
   onPeriodLocked(tx: Transaction, change: PeriodStatusChange): Promise<void>;
   onPeriodPaid(tx: Transaction, change: PeriodStatusChange): Promise<void>;
+  /** The period was reopened (`locked` → `open`): the ledger returns its approved rows to pending. */
+  onPeriodReopened?(tx: Transaction, change: PeriodStatusChange): Promise<void>;
 }

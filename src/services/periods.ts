@@ -1,5 +1,6 @@
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../audit/adminEntries.ts';
-import { isPeriodId } from '../domain/periods.ts';
+import { periodReopened } from '../domain/earnings/ledger.ts';
+import { isPeriodId, periodBounds } from '../domain/periods.ts';
 import { Refusal } from '../domain/refusal.ts';
 import * as audit from '../repositories/audit.ts';
 import * as earningsByPeriod from '../repositories/earningsByPeriod.ts';
@@ -8,12 +9,16 @@ import * as earningsOverview from '../repositories/earningsOverview.ts';
 import * as orgs from '../repositories/orgs.ts';
 import type { PaymentRequestRecord } from '../repositories/paymentRequests.ts';
 import * as paymentRequests from '../repositories/paymentRequests.ts';
+import type { ReopenRequestRecord } from '../repositories/periodReopenRequests.ts';
+import * as reopenRequests from '../repositories/periodReopenRequests.ts';
 import type { PeriodRecord } from '../repositories/periods.ts';
 import * as periods from '../repositories/periods.ts';
 import type { Transaction, Transactor } from '../repositories/transaction.ts';
+import type { EarningsRecompute } from './adminRecompute.ts';
 import type { StatementApprovals } from './approvals.ts';
 import type { PayoutReader } from './payouts.ts';
 import type { PeriodChangeListener } from './periodChanges.ts';
+import { reopenPeriod } from './periodReopening.ts';
 
 export interface PeriodChangeResult {
   period: PeriodRecord;
@@ -26,6 +31,22 @@ export interface PeriodChangeResult {
    * and nothing else changed); null otherwise.
    */
   payment_request?: PaymentRequestRecord | null;
+  /**
+   * Four-eyes reopening: the request waiting for a second admin's confirmation (the first admin's reopen made it,
+   * and nothing else changed); null otherwise.
+   */
+  reopen_request?: ReopenRequestRecord | null;
+}
+
+export interface PeriodAdminOptions {
+  /** Today's UTC date (`YYYY-MM-DD`): a period that ends on or after it has not ended. */
+  today?: () => string;
+  /** Books a reopened period's lines again once the reopening commits; absent (a service built alone), nothing is. */
+  recompute?: EarningsRecompute;
+}
+
+function todayUtc(): string {
+  return new Date().toISOString().slice(0, 10);
 }
 
 /**
@@ -40,14 +61,15 @@ export interface PeriodChangeResult {
  */
 export const PERIOD_CHANGE_TRANSACTION_TIMEOUT_MS = 15 * 60_000;
 
-/** A lock's or a mark-paid's transaction, with PERIOD_CHANGE_TRANSACTION_TIMEOUT_MS as its bound. */
-function inPeriodChangeTransaction<T>(db: Transactor, work: (tx: Transaction) => Promise<T>): Promise<T> {
+/** A lock's, a reopening's or a mark-paid's transaction, with PERIOD_CHANGE_TRANSACTION_TIMEOUT_MS as its bound. */
+export function inPeriodChangeTransaction<T>(db: Transactor, work: (tx: Transaction) => Promise<T>): Promise<T> {
   return db.run(work, { timeout: PERIOD_CHANGE_TRANSACTION_TIMEOUT_MS });
 }
 
 /**
- * Admin operations on periods: open → locked → paid, never back. Each change is one transaction with its audit
- * entry and the period-change listener (the ledger's status moves), so a period never moves without both.
+ * Admin operations on periods: open → locked → paid, and locked → open again when an admin reopens it with a
+ * reason; a paid period never moves again. Each change is one transaction with its audit entry and the
+ * period-change listener (the ledger's status moves), so a period never moves without both.
  */
 export class PeriodAdmin {
   private readonly db: Transactor;
@@ -56,8 +78,18 @@ export class PeriodAdmin {
   readonly #statements: Transaction;
   readonly #payouts: PayoutReader;
   readonly #approvals: StatementApprovals;
+  readonly #today: () => string;
+  readonly #recompute: EarningsRecompute | undefined;
 
-  constructor(db: Transactor, listener: PeriodChangeListener, payouts: PayoutReader, approvals: StatementApprovals) {
+  constructor(
+    db: Transactor,
+    listener: PeriodChangeListener,
+    payouts: PayoutReader,
+    approvals: StatementApprovals,
+    options: PeriodAdminOptions = {},
+  ) {
+    this.#today = options.today ?? todayUtc;
+    this.#recompute = options.recompute;
     this.#payouts = payouts;
     this.#approvals = approvals;
     this.db = db;
@@ -88,6 +120,9 @@ export class PeriodAdmin {
    * Under an approval policy, an open period whose statements are not all approved is refused, listing those still
    * waiting, unless `overrideReason` says why it is locked anyway (audited with the statements it overrode).
    * The check is read before the lock's transaction: a statement that changes in between is paid as it stands.
+   *
+   * A period that has not ended yet (it ends today or later) is refused the same way, unless `overrideReason` says why
+   * it is locked early (audited as `period.locked_early`).
    */
   async lock(
     orgId: string,
@@ -102,10 +137,17 @@ export class PeriodAdmin {
       throw new Refusal('invalid_body', 'override_reason: must not be empty');
     }
     const existing = await periods.findSummary(this.#statements, orgId, periodId);
-    const waiting =
-      existing?.status === 'locked' || existing?.status === 'paid'
-        ? []
-        : await this.#approvals.waiting(orgId, periodId);
+    const moves = existing?.status !== 'locked' && existing?.status !== 'paid';
+    const { ends_on } = periodBounds(periodId);
+    const early = moves && ends_on >= this.#today();
+    if (early && !override) {
+      throw new Refusal(
+        'invalid_state',
+        `period ${periodId} has not ended (its last day is ${ends_on}); lock it with a reason to lock it early`,
+        { details: { ends_on } },
+      );
+    }
+    const waiting = moves ? await this.#approvals.waiting(orgId, periodId) : [];
     if (waiting.length > 0 && !override) {
       throw new Refusal(
         'invalid_state',
@@ -153,9 +195,38 @@ export class PeriodAdmin {
               ),
             ]
           : []),
+        ...(early
+          ? [
+              adminAuditEntry(
+                orgId,
+                'period.locked_early',
+                { period_id: periodId, ends_on, reason: override ?? '' },
+                actor,
+              ),
+            ]
+          : []),
       ]);
       return { period, changed: true, rows_moved: rowsMoved };
     });
+  }
+
+  /**
+   * Reopens a locked, unpaid period with the admin's reason (see reopenPeriod): its approved rows become pending,
+   * its approvals are reset, and once that commits its reps' lines are booked again, so that what was carried into
+   * a later open period while it was locked comes back into it.
+   */
+  async reopen(
+    orgId: string,
+    periodId: string,
+    reason: string,
+    actor: AdminActor = CLI_ACTOR,
+  ): Promise<PeriodChangeResult> {
+    this.requirePeriodId(periodId);
+    await this.requireOrg(orgId);
+    const result = await reopenPeriod(this.db, this.listener, { orgId, periodId, reason, actor });
+    if (result.changed)
+      await this.#recompute?.run({ orgId, userIds: result.userIds, reason: periodReopened(periodId) });
+    return result;
   }
 
   /**
@@ -202,6 +273,8 @@ export class PeriodAdmin {
         confirms = request;
       }
       const period = await periods.markPaid(tx, orgId, periodId, new Date());
+      // A reopening asked for and not confirmed lapses: a paid period never reopens.
+      await reopenRequests.remove(tx, orgId, periodId);
       const approvedBefore = await earningsByPeriod.countOfPeriodWithStatus(tx, orgId, periodId, 'approved');
       await this.listener.onPeriodPaid(tx, { orgId, period, existedBefore: true });
       const rowsMoved =

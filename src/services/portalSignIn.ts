@@ -35,7 +35,8 @@ export type SignInRefusalReason =
   | 'email_domain'
   | 'no_rep'
   | 'no_admin'
-  | 'link_unusable';
+  | 'link_unusable'
+  | 'rep_deactivated';
 
 /** A refused sign-in: nothing was signed in. `cause` keeps what went wrong, for the server's log only. */
 export class SignInRefused extends Error {
@@ -180,6 +181,7 @@ export class PortalSignIn {
 
     const repId = await this.linkedRep(provider, email, claims);
     if (!repId) throw new SignInRefused('no_rep');
+    if (await users.isDeactivated(this.#statements, provider.org_id, repId)) throw new SignInRefused('rep_deactivated');
     // The provider's name, before the session opens, so the session (and the portal's greeting) carries it.
     await this.repNames.takeFromIdentityProvider({
       orgId: provider.org_id,
@@ -197,6 +199,9 @@ export class PortalSignIn {
   async useLink(token: string): Promise<{ token: string; session: LiveRepSession }> {
     const link = await repSignInLinks.use(this.#statements, tokenDigest(token), this.now());
     if (!link) throw new SignInRefused('link_unusable');
+    if (await users.isDeactivated(this.#statements, link.org_id, link.user_id)) {
+      throw new SignInRefused('rep_deactivated');
+    }
     const opened = await this.repSessions.open({ orgId: link.org_id, userId: link.user_id, providerId: null });
     await this.#auditRepSignIn(opened.session, { via: 'link' });
     return opened;

@@ -63,6 +63,9 @@ export class RepTokens {
     if (userId === undefined) {
       throw new Refusal('not_found', `no user ${input.userId ?? input.userExternalId}`);
     }
+    if (await users.isDeactivated(this.#statements, orgId, userId)) {
+      throw new Refusal('forbidden', `user ${input.userId ?? input.userExternalId} is deactivated (a leaver)`);
+    }
     const at = this.#now();
     const generated = generateRepToken();
     const record = await repTokens.create(this.#statements, {

@@ -17,6 +17,8 @@ function withTotals(rep: RepRecord, totals: readonly RepPeriodTotal[]): RepWithT
     external_id: rep.external_id,
     display_name: rep.display_name,
     display_name_source: rep.display_name_source,
+    leaving_date: rep.leaving_date,
+    deactivated_at: rep.deactivated_at,
     periods: totals
       .filter((total) => total.user_id === rep.id)
       .map((total) => ({ period_id: total.period_id, rows: total.rows, amount_cents: total.amount_cents })),

@@ -47,6 +47,17 @@ export function announcePeriodPaid(tx: Transaction, change: PeriodStatusChange) 
   );
 }
 
+/** `period.reopened`, at the time the period was reopened, with the admin's reason. */
+export function announcePeriodReopened(tx: Transaction, change: PeriodStatusChange) {
+  return enqueueWebhookEvent(
+    tx,
+    change.orgId,
+    'period.reopened',
+    { period: toWirePeriod(change.period), reason: change.reason ?? '' },
+    { timestamp: change.period.reopened_at ?? new Date() },
+  );
+}
+
 /**
  * `earning.created`, for the earnings ledger: call it in the transaction that writes the row, with the row as
  * `GET /v1/earnings` lists it.
@@ -99,7 +110,7 @@ export function withDealWebhooks(inner: DealChangeListener): DealChangeListener 
   };
 }
 
-/** `inner` (the ledger's status moves), with `period.locked` / `period.paid` announced first. */
+/** `inner` (the ledger's status moves), with `period.locked` / `period.paid` / `period.reopened` announced first. */
 export function withPeriodWebhooks(inner: PeriodChangeListener): PeriodChangeListener {
   return {
     beforePeriodLocked: async (tx, change) => {
@@ -112,6 +123,10 @@ export function withPeriodWebhooks(inner: PeriodChangeListener): PeriodChangeLis
     onPeriodPaid: async (tx, change) => {
       await announcePeriodPaid(tx, change);
       await inner.onPeriodPaid(tx, change);
+    },
+    onPeriodReopened: async (tx, change) => {
+      await announcePeriodReopened(tx, change);
+      await inner.onPeriodReopened?.(tx, change);
     },
   };
 }

@@ -27,6 +27,7 @@ export function toWirePeriodWithTimes(period: PeriodRecord): WirePeriodWithTimes
     ...toWirePeriod(period),
     locked_at: period.locked_at?.toISOString() ?? null,
     paid_at: period.paid_at?.toISOString() ?? null,
+    reopened_at: period.reopened_at?.toISOString() ?? null,
   };
 }
 

@@ -7,7 +7,7 @@ import { eventually } from '../helpers/clock.ts';
 import { test } from '../helpers/fixtures.ts';
 
 // The console's shared confirmation dialog and paged loading, on the pages whose actions the walk-through in
-// admin-console.e2e.test.ts does not take: archive a plan, mark a period paid, rotate a webhook secret, page
+// admin-console.e2e.test.ts does not take: archive a plan, lock early, reopen and mark a period paid, deactivate and reactivate a rep, rotate a webhook secret, page
 // through the audit log.
 
 test.override('serverSettings', { env: { QUOTIENT_WEBHOOKS_ALLOW_PRIVATE: 'true' }, options: {} });
@@ -45,28 +45,76 @@ describe('the admin console asks before it acts', () => {
     assert.deepEqual(errors, []);
   });
 
-  test('marking a period paid: Cancel changes nothing, Mark paid pays', async ({ consolePage }) => {
+  test('a period locks (early only with a reason), reopens with a reason, then Cancel changes nothing and Mark paid pays', async ({
+    consolePage,
+  }) => {
     const { page, errors } = consolePage;
     await goTo(page, 'Periods');
     await page.getByText('No periods yet').waitFor();
+    await page.getByLabel('Lock a period by id').fill('2099-11');
+    await page.getByRole('button', { name: 'Lock…' }).click();
+    await page.getByRole('dialog', { name: 'Lock 2099-11?' }).getByRole('button', { name: 'Lock period' }).click();
+    await page.getByRole('heading', { name: '2099-11 has not ended' }).waitFor();
+    await page.getByText('Its last day is 2099-11-30.').waitFor();
+    await page.getByLabel('Lock anyway, because').fill('a dry run of next year');
+    await page.getByRole('button', { name: 'Lock with override' }).click();
+    await page.getByText('Locked 2099-11: 0 pending earnings approved.').waitFor();
+
     await page.getByLabel('Lock a period by id').fill('2026-04');
     await page.getByRole('button', { name: 'Lock…' }).click();
     await page.getByRole('dialog', { name: 'Lock 2026-04?' }).getByRole('button', { name: 'Lock period' }).click();
     await page.getByText('Locked 2026-04: 0 pending earnings approved.').waitFor();
 
+    const reopen = page.getByRole('dialog', { name: 'Reopen 2026-04?' });
+    await page.getByRole('button', { name: 'Reopen 2026-04' }).click();
+    const confirmReopen = reopen.getByRole('button', { name: 'Reopen', exact: true });
+    assert.equal(await confirmReopen.isDisabled(), true);
+    await reopen.getByLabel('Reason (recorded in the audit log)').fill('a deal closed in April arrived late');
+    await confirmReopen.click();
+    await page.getByText('Reopened 2026-04: 0 approved earnings pending again; its approvals are reset.').waitFor();
+    const status = page.locator('tr[data-period-id="2026-04"] [data-field="status"]');
+    await status.getByText('Open').waitFor();
+    await page.getByRole('button', { name: 'Lock 2026-04' }).click();
+    await page.getByRole('dialog', { name: 'Lock 2026-04?' }).getByRole('button', { name: 'Lock period' }).click();
+    await status.getByText('Locked').waitFor();
+
     const markPaid = page.getByRole('button', { name: 'Mark 2026-04 paid' });
     const dialog = page.getByRole('dialog', { name: 'Mark 2026-04 paid?' });
     await markPaid.click();
-    await dialog.getByText('Approved earnings become paid. This cannot be undone.').waitFor();
+    await dialog
+      .getByText('Approved earnings become paid, and a paid period never reopens.', { exact: false })
+      .waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    const status = page.locator('tr[data-period-id="2026-04"] [data-field="status"]');
     assert.equal((await status.textContent())?.trim(), 'Locked');
 
     await markPaid.click();
     await dialog.getByRole('button', { name: 'Mark paid' }).click();
     await page.getByText('Marked 2026-04 paid: 0 approved earnings paid.').waitFor();
     await status.getByText('Paid').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Reopen 2026-04' }).count(), 0);
+    // The one refusal the browser logs: the early lock without a reason.
+    assert.deepEqual(errors, ['Failed to load resource: the server responded with a status of 409 (Conflict)']);
+  });
+
+  test('a leaving rep is deactivated with their last day, then reactivated', async ({ consolePage, client }) => {
+    const { page, errors } = consolePage;
+    await client.deals.ingestEvent({
+      external_id: 'opp-leaver',
+      state: { amount_cents: 100_000, stage: 'closed_won', close_date: '2026-04-20', owner_external_id: 'rep-leaver' },
+    });
+    await goTo(page, 'Reps');
+    await page.getByRole('button', { name: 'Deactivate rep-leaver' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Deactivate rep-leaver?' });
+    await dialog.getByLabel('Leaving date (their last day)').fill('2026-05-15');
+    await dialog.getByRole('button', { name: 'Deactivate', exact: true }).click();
+    await page
+      .getByText('rep-leaver is deactivated, leaving on 2026-05-15: 0 portal session(s) ended, 0 rep token(s) revoked.')
+      .waitFor();
+    await page.getByText('Left 2026-05-15').waitFor();
+    await page.getByRole('button', { name: 'Reactivate rep-leaver' }).click();
+    await page.getByText('rep-leaver is active again and can sign in.').waitFor();
+    await page.getByRole('button', { name: 'Deactivate rep-leaver' }).waitFor();
     assert.deepEqual(errors, []);
   });
 

@@ -52,6 +52,7 @@ describe('quotient periods (CLI)', () => {
         status: 'locked',
         locked_at: 'string',
         paid_at: null,
+        reopened_at: null,
         changed: true,
         rows_moved: 0,
       },

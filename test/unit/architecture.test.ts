@@ -53,6 +53,7 @@ const REPOSITORIES = [
   'paymentRequests',
   'payoutSums',
   'pendingEvaluations',
+  'periodReopenRequests',
   'periodStandings',
   'periods',
   'planAcceptances',

@@ -16,7 +16,9 @@ import {
 type Period = Schemas['Period'];
 type Waiting = NonNullable<Schemas['Error']['waiting']>;
 const STATUSES = ['projected', 'pending', 'approved', 'paid'] as const;
-type Move = { period: Period; kind: 'lock' | 'pay' };
+type Move = { period: Period; kind: 'lock' | 'pay' | 'reopen' };
+/** Why a lock was refused in a way a reason overrides: statements waiting for approval, or a period not ended. */
+type NeedsReason = { id: string; statements: Waiting; endsOn: string | undefined };
 
 function total(period: Period, status: (typeof STATUSES)[number]) {
   return period.totals.find((entry) => entry.status === status);
@@ -27,24 +29,38 @@ export function PeriodsPage(props: { canChange: boolean }) {
   const [move, setMove] = useState<Move | undefined>();
   const [lockId, setLockId] = useState('');
   const [message, setMessage] = useState<Outcome | undefined>();
-  const [waiting, setWaiting] = useState<{ id: string; statements: Waiting } | undefined>();
+  const [waiting, setWaiting] = useState<NeedsReason | undefined>();
   const [overrideReason, setOverrideReason] = useState('');
+  const [reopenReason, setReopenReason] = useState('');
 
-  const run = async (kind: Move['kind'], id: string, override?: string) => {
+  const request = (kind: Move['kind'], id: string, reason?: string) => {
     const path = { params: { path: { id } } };
-    const { data, error } =
-      kind === 'lock'
-        ? await api.POST('/admin/v1/periods/{id}/lock', {
-            ...path,
-            ...(override ? { body: { override_reason: override } } : {}),
-          })
-        : await api.POST('/admin/v1/periods/{id}/mark-paid', path);
-    setWaiting(error?.waiting ? { id, statements: error.waiting } : undefined);
+    if (kind === 'lock') {
+      return api.POST('/admin/v1/periods/{id}/lock', {
+        ...path,
+        ...(reason ? { body: { override_reason: reason } } : {}),
+      });
+    }
+    if (kind === 'reopen')
+      return api.POST('/admin/v1/periods/{id}/reopen', { ...path, body: { reason: reason ?? '' } });
+    return api.POST('/admin/v1/periods/{id}/mark-paid', path);
+  };
+
+  const run = async (kind: Move['kind'], id: string, reason?: string) => {
+    const { data, error } = await request(kind, id, reason);
+    setWaiting(
+      error?.waiting || error?.ends_on ? { id, statements: error.waiting ?? [], endsOn: error.ends_on } : undefined,
+    );
     if (!data) setMessage({ kind: 'error', text: describeError(error) });
     else if (data.payment_request)
       setMessage({
         kind: 'success',
-        text: `Payment of ${id} requested by ${data.payment_request.requested_by}: a second admin confirms it with Mark paid.`,
+        text: `Payment of ${id} requested by ${data.payment_request.requested_by}: a second admin confirms it with Mark paid. Nothing is paid yet.`,
+      });
+    else if (data.reopen_request)
+      setMessage({
+        kind: 'success',
+        text: `Reopening of ${id} requested by ${data.reopen_request.requested_by} ("${data.reopen_request.reason}"): a second admin confirms it with Reopen. The period stays locked until then.`,
       });
     else if (!data.changed)
       setMessage({ kind: 'success', text: `Period ${id} was already ${data.period.status}; nothing changed.` });
@@ -54,7 +70,9 @@ export function PeriodsPage(props: { canChange: boolean }) {
         text:
           kind === 'lock'
             ? `Locked ${id}: ${plural(data.rows_moved, 'pending earning')} approved.`
-            : `Marked ${id} paid: ${plural(data.rows_moved, 'approved earning')} paid.`,
+            : kind === 'reopen'
+              ? `Reopened ${id}: ${plural(data.rows_moved, 'approved earning')} pending again; its approvals are reset.`
+              : `Marked ${id} paid: ${plural(data.rows_moved, 'approved earning')} paid.`,
       });
     void reload();
   };
@@ -63,7 +81,7 @@ export function PeriodsPage(props: { canChange: boolean }) {
     <>
       <PageHeader
         title="Periods"
-        description="Open periods take new earnings. Locking approves the pending earnings and freezes their amounts; a locked or paid period's payroll file (one row per rep: approved, paid, clawbacks, draws, adjustments, total) is under Payroll; marking paid records the payout. Periods never move back."
+        description="Open periods take new earnings. Locking approves the pending earnings and freezes their amounts; a locked or paid period's payroll file (one row per rep: approved, paid, clawbacks, draws, adjustments, total) is under Payroll; marking paid records the payout. A locked period can be reopened with a reason until it is paid; a paid period never reopens."
       />
       <OutcomeNotice outcome={message} />
       {waiting && props.canChange ? (
@@ -76,7 +94,17 @@ export function PeriodsPage(props: { canChange: boolean }) {
           }}
         >
           <div>
-            <h2 id="waiting-title">Statements waiting for approval in {waiting.id}</h2>
+            <h2 id="waiting-title">
+              {waiting.statements.length > 0
+                ? `Statements waiting for approval in ${waiting.id}`
+                : `${waiting.id} has not ended`}
+            </h2>
+            {waiting.endsOn ? (
+              <p>
+                Its last day is {waiting.endsOn}. Lock it early only on purpose: the reason is recorded in the audit
+                log.
+              </p>
+            ) : null}
             <ul>
               {waiting.statements.map((each) => (
                 <li key={each.user_id}>
@@ -216,14 +244,27 @@ export function PeriodsPage(props: { canChange: boolean }) {
                           </button>
                         ) : null}
                         {period.status === 'locked' ? (
-                          <button
-                            type="button"
-                            class="button"
-                            onClick={() => setMove({ period, kind: 'pay' })}
-                            aria-label={`Mark ${period.id} paid`}
-                          >
-                            Mark paid
-                          </button>
+                          <>
+                            <button
+                              type="button"
+                              class="button"
+                              onClick={() => setMove({ period, kind: 'pay' })}
+                              aria-label={`Mark ${period.id} paid`}
+                            >
+                              Mark paid
+                            </button>
+                            <button
+                              type="button"
+                              class="button"
+                              onClick={() => {
+                                setReopenReason('');
+                                setMove({ period, kind: 'reopen' });
+                              }}
+                              aria-label={`Reopen ${period.id}`}
+                            >
+                              Reopen…
+                            </button>
+                          </>
                         ) : null}
                       </td>
                     ) : null}
@@ -236,19 +277,50 @@ export function PeriodsPage(props: { canChange: boolean }) {
       </ShowList>
       <ConfirmDialog
         subject={move}
-        title={(chosen) => (chosen.kind === 'lock' ? `Lock ${chosen.period.id}?` : `Mark ${chosen.period.id} paid?`)}
-        action={(chosen) => (chosen.kind === 'lock' ? 'Lock period' : 'Mark paid')}
+        title={(chosen) =>
+          chosen.kind === 'lock'
+            ? `Lock ${chosen.period.id}?`
+            : chosen.kind === 'reopen'
+              ? `Reopen ${chosen.period.id}?`
+              : `Mark ${chosen.period.id} paid?`
+        }
+        action={(chosen) =>
+          chosen.kind === 'lock' ? 'Lock period' : chosen.kind === 'reopen' ? 'Reopen' : 'Mark paid'
+        }
         tone="primary"
+        disabled={(chosen) => chosen.kind === 'reopen' && !reopenReason.trim()}
         onClose={() => setMove(undefined)}
-        onConfirm={(chosen) => run(chosen.kind, chosen.period.id)}
+        onConfirm={(chosen) =>
+          run(chosen.kind, chosen.period.id, chosen.kind === 'reopen' ? reopenReason.trim() : undefined)
+        }
       >
-        {(chosen) => (
-          <p>
-            {chosen.kind === 'lock'
-              ? 'Pending earnings become approved and their amounts are frozen. Later changes to deals of this period are booked into the next open period. This cannot be undone.'
-              : 'Approved earnings become paid. This cannot be undone.'}
-          </p>
-        )}
+        {(chosen) =>
+          chosen.kind === 'reopen' ? (
+            <>
+              <p>
+                Approved earnings become pending again and every statement's approval is reset. Changes from now on, and
+                those booked in a later open period while it was locked, land in {chosen.period.id}. Lock it again when
+                it is ready. With four-eyes payment on, this records your request and a second admin confirms it.
+              </p>
+              <div class="field">
+                <label for="reopen-reason">Reason (recorded in the audit log)</label>
+                <input
+                  id="reopen-reason"
+                  required
+                  maxLength={1000}
+                  value={reopenReason}
+                  onInput={(event) => setReopenReason(event.currentTarget.value)}
+                />
+              </div>
+            </>
+          ) : (
+            <p>
+              {chosen.kind === 'lock'
+                ? 'Pending earnings become approved and their amounts are frozen. Later changes to deals of this period are booked into the next open period, unless the period is reopened (with a reason, until it is paid).'
+                : 'Approved earnings become paid, and a paid period never reopens. With four-eyes payment on, this records your request and a second admin confirms it.'}
+            </p>
+          )
+        }
       </ConfirmDialog>
     </>
   );

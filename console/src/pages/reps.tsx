@@ -16,6 +16,7 @@ import {
   ShowList,
   useLoad,
 } from '../components.tsx';
+import { DeactivateDialog } from './repDeparture.tsx';
 
 const TONES = {
   projected: 'blue',
@@ -32,6 +33,16 @@ export function RepsPage(props: { canChange: boolean }) {
   const [link, setLink] = useState<{ rep: string; created: Schemas['RepSignInLink'] } | undefined>();
   const [message, setMessage] = useState<Outcome | undefined>();
   const [naming, setNaming] = useState<Schemas['Rep'] | undefined>();
+  const [leaving, setLeaving] = useState<Schemas['Rep'] | undefined>();
+  const reactivate = async (rep: Schemas['Rep']) => {
+    const { data, error } = await api.POST('/admin/v1/reps/{id}/reactivate', { params: { path: { id: rep.id } } });
+    setMessage(
+      data
+        ? { kind: 'success', text: `${data.rep_external_id} is active again and can sign in.` }
+        : { kind: 'error', text: describeError(error) },
+    );
+    reload();
+  };
   const createLink = async (rep: Schemas['Rep']) => {
     const { data, error } = await api.POST('/admin/v1/reps/{id}/sign-in-links', { params: { path: { id: rep.id } } });
     if (data) setLink({ rep: rep.external_id, created: data });
@@ -73,6 +84,11 @@ export function RepsPage(props: { canChange: boolean }) {
                       <th scope="row" class="nowrap">
                         <span class="strong">{rep.display_name ?? rep.external_id}</span>
                         {rep.display_name === null ? null : <div class="muted small">{rep.external_id}</div>}
+                        {rep.leaving_date === null ? null : (
+                          <div>
+                            <Badge tone="grey">Left {rep.leaving_date}</Badge>
+                          </div>
+                        )}
                       </th>
                       <td>
                         {rep.periods.length === 0 ? (
@@ -103,9 +119,30 @@ export function RepsPage(props: { canChange: boolean }) {
                           >
                             Name
                           </button>
-                          <button type="button" class="button" onClick={() => createLink(rep)}>
-                            Sign-in link
-                          </button>
+                          {rep.deactivated_at === null ? (
+                            <>
+                              <button type="button" class="button" onClick={() => createLink(rep)}>
+                                Sign-in link
+                              </button>
+                              <button
+                                type="button"
+                                class="button"
+                                aria-label={`Deactivate ${rep.external_id}`}
+                                onClick={() => setLeaving(rep)}
+                              >
+                                Deactivate…
+                              </button>
+                            </>
+                          ) : (
+                            <button
+                              type="button"
+                              class="button"
+                              aria-label={`Reactivate ${rep.external_id}`}
+                              onClick={() => reactivate(rep)}
+                            >
+                              Reactivate
+                            </button>
+                          )}
                         </td>
                       ) : null}
                     </tr>
@@ -135,6 +172,20 @@ export function RepsPage(props: { canChange: boolean }) {
                 named.display_name === null
                   ? `${named.rep_external_id} has no display name now.`
                   : `${named.rep_external_id} is called ${named.display_name}.`,
+            });
+            reload();
+          }}
+        />
+      ) : null}
+      {leaving ? (
+        <DeactivateDialog
+          rep={leaving}
+          onClose={() => setLeaving(undefined)}
+          onDone={(departure) => {
+            setLeaving(undefined);
+            setMessage({
+              kind: 'success',
+              text: `${departure.rep_external_id} is deactivated, leaving on ${departure.leaving_date}: ${departure.sessions_ended} portal session(s) ended, ${departure.tokens_revoked} rep token(s) revoked.`,
             });
             reload();
           }}

@@ -434,6 +434,7 @@ export const ModelName = {
   Adjustment: 'Adjustment',
   StatementApproval: 'StatementApproval',
   PaymentRequest: 'PaymentRequest',
+  PeriodReopenRequest: 'PeriodReopenRequest',
   RepToken: 'RepToken',
   RepRateLimitCounter: 'RepRateLimitCounter',
   Inquiry: 'Inquiry',
@@ -458,7 +459,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation" | "crmConnection"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "periodReopenRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation" | "crmConnection"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -3200,6 +3201,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    PeriodReopenRequest: {
+      payload: Prisma.$PeriodReopenRequestPayload<ExtArgs>
+      fields: Prisma.PeriodReopenRequestFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PeriodReopenRequestFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodReopenRequestPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PeriodReopenRequestFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodReopenRequestPayload>
+        }
+        findFirst: {
+          args: Prisma.PeriodReopenRequestFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodReopenRequestPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PeriodReopenRequestFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodReopenRequestPayload>
+        }
+        findMany: {
+          args: Prisma.PeriodReopenRequestFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodReopenRequestPayload>[]
+        }
+        create: {
+          args: Prisma.PeriodReopenRequestCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodReopenRequestPayload>
+        }
+        createMany: {
+          args: Prisma.PeriodReopenRequestCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PeriodReopenRequestCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodReopenRequestPayload>[]
+        }
+        delete: {
+          args: Prisma.PeriodReopenRequestDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodReopenRequestPayload>
+        }
+        update: {
+          args: Prisma.PeriodReopenRequestUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodReopenRequestPayload>
+        }
+        deleteMany: {
+          args: Prisma.PeriodReopenRequestDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PeriodReopenRequestUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PeriodReopenRequestUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodReopenRequestPayload>[]
+        }
+        upsert: {
+          args: Prisma.PeriodReopenRequestUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PeriodReopenRequestPayload>
+        }
+        aggregate: {
+          args: Prisma.PeriodReopenRequestAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePeriodReopenRequest>
+        }
+        groupBy: {
+          args: Prisma.PeriodReopenRequestGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PeriodReopenRequestGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PeriodReopenRequestCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PeriodReopenRequestCountAggregateOutputType> | number
+        }
+      }
+    }
     RepToken: {
       payload: Prisma.$RepTokenPayload<ExtArgs>
       fields: Prisma.RepTokenFieldRefs
@@ -3931,6 +4006,8 @@ export const UserScalarFieldEnum = {
   display_name: 'display_name',
   display_name_source: 'display_name_source',
   start_date: 'start_date',
+  deactivated_at: 'deactivated_at',
+  leaving_date: 'leaving_date',
   created_at: 'created_at'
 } as const
 
@@ -4177,7 +4254,8 @@ export const PeriodScalarFieldEnum = {
   ends_on: 'ends_on',
   status: 'status',
   locked_at: 'locked_at',
-  paid_at: 'paid_at'
+  paid_at: 'paid_at',
+  reopened_at: 'reopened_at'
 } as const
 
 export type PeriodScalarFieldEnum = (typeof PeriodScalarFieldEnum)[keyof typeof PeriodScalarFieldEnum]
@@ -4457,6 +4535,18 @@ export const PaymentRequestScalarFieldEnum = {
 } as const
 
 export type PaymentRequestScalarFieldEnum = (typeof PaymentRequestScalarFieldEnum)[keyof typeof PaymentRequestScalarFieldEnum]
+
+
+export const PeriodReopenRequestScalarFieldEnum = {
+  org_id: 'org_id',
+  period_id: 'period_id',
+  reason: 'reason',
+  requested_by: 'requested_by',
+  requested_by_id: 'requested_by_id',
+  requested_at: 'requested_at'
+} as const
+
+export type PeriodReopenRequestScalarFieldEnum = (typeof PeriodReopenRequestScalarFieldEnum)[keyof typeof PeriodReopenRequestScalarFieldEnum]
 
 
 export const RepTokenScalarFieldEnum = {
@@ -4955,6 +5045,7 @@ export type GlobalOmitConfig = {
   adjustment?: Prisma.AdjustmentOmit
   statementApproval?: Prisma.StatementApprovalOmit
   paymentRequest?: Prisma.PaymentRequestOmit
+  periodReopenRequest?: Prisma.PeriodReopenRequestOmit
   repToken?: Prisma.RepTokenOmit
   repRateLimitCounter?: Prisma.RepRateLimitCounterOmit
   inquiry?: Prisma.InquiryOmit

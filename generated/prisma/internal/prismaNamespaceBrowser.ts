@@ -88,6 +88,7 @@ export const ModelName = {
   Adjustment: 'Adjustment',
   StatementApproval: 'StatementApproval',
   PaymentRequest: 'PaymentRequest',
+  PeriodReopenRequest: 'PeriodReopenRequest',
   RepToken: 'RepToken',
   RepRateLimitCounter: 'RepRateLimitCounter',
   Inquiry: 'Inquiry',
@@ -141,6 +142,8 @@ export const UserScalarFieldEnum = {
   display_name: 'display_name',
   display_name_source: 'display_name_source',
   start_date: 'start_date',
+  deactivated_at: 'deactivated_at',
+  leaving_date: 'leaving_date',
   created_at: 'created_at'
 } as const
 
@@ -387,7 +390,8 @@ export const PeriodScalarFieldEnum = {
   ends_on: 'ends_on',
   status: 'status',
   locked_at: 'locked_at',
-  paid_at: 'paid_at'
+  paid_at: 'paid_at',
+  reopened_at: 'reopened_at'
 } as const
 
 export type PeriodScalarFieldEnum = (typeof PeriodScalarFieldEnum)[keyof typeof PeriodScalarFieldEnum]
@@ -667,6 +671,18 @@ export const PaymentRequestScalarFieldEnum = {
 } as const
 
 export type PaymentRequestScalarFieldEnum = (typeof PaymentRequestScalarFieldEnum)[keyof typeof PaymentRequestScalarFieldEnum]
+
+
+export const PeriodReopenRequestScalarFieldEnum = {
+  org_id: 'org_id',
+  period_id: 'period_id',
+  reason: 'reason',
+  requested_by: 'requested_by',
+  requested_by_id: 'requested_by_id',
+  requested_at: 'requested_at'
+} as const
+
+export type PeriodReopenRequestScalarFieldEnum = (typeof PeriodReopenRequestScalarFieldEnum)[keyof typeof PeriodReopenRequestScalarFieldEnum]
 
 
 export const RepTokenScalarFieldEnum = {

@@ -280,6 +280,7 @@ export type OrgWhereInput = {
   adjustments?: Prisma.AdjustmentListRelationFilter
   statement_approvals?: Prisma.StatementApprovalListRelationFilter
   payment_requests?: Prisma.PaymentRequestListRelationFilter
+  reopen_requests?: Prisma.PeriodReopenRequestListRelationFilter
 }
 
 export type OrgOrderByWithRelationInput = {
@@ -311,6 +312,7 @@ export type OrgOrderByWithRelationInput = {
   adjustments?: Prisma.AdjustmentOrderByRelationAggregateInput
   statement_approvals?: Prisma.StatementApprovalOrderByRelationAggregateInput
   payment_requests?: Prisma.PaymentRequestOrderByRelationAggregateInput
+  reopen_requests?: Prisma.PeriodReopenRequestOrderByRelationAggregateInput
 }
 
 export type OrgWhereUniqueInput = Prisma.AtLeast<{
@@ -345,6 +347,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   adjustments?: Prisma.AdjustmentListRelationFilter
   statement_approvals?: Prisma.StatementApprovalListRelationFilter
   payment_requests?: Prisma.PaymentRequestListRelationFilter
+  reopen_requests?: Prisma.PeriodReopenRequestListRelationFilter
 }, "id">
 
 export type OrgOrderByWithAggregationInput = {
@@ -414,6 +417,7 @@ export type OrgCreateInput = {
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateInput = {
@@ -445,6 +449,7 @@ export type OrgUncheckedCreateInput = {
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUpdateInput = {
@@ -476,6 +481,7 @@ export type OrgUpdateInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateInput = {
@@ -507,6 +513,7 @@ export type OrgUncheckedUpdateInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateManyInput = {
@@ -873,6 +880,20 @@ export type OrgUpdateOneRequiredWithoutPayment_requestsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutPayment_requestsInput, Prisma.OrgUpdateWithoutPayment_requestsInput>, Prisma.OrgUncheckedUpdateWithoutPayment_requestsInput>
 }
 
+export type OrgCreateNestedOneWithoutReopen_requestsInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutReopen_requestsInput, Prisma.OrgUncheckedCreateWithoutReopen_requestsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutReopen_requestsInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutReopen_requestsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutReopen_requestsInput, Prisma.OrgUncheckedCreateWithoutReopen_requestsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutReopen_requestsInput
+  upsert?: Prisma.OrgUpsertWithoutReopen_requestsInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutReopen_requestsInput, Prisma.OrgUpdateWithoutReopen_requestsInput>, Prisma.OrgUncheckedUpdateWithoutReopen_requestsInput>
+}
+
 export type OrgCreateNestedOneWithoutCrm_connectionsInput = {
   create?: Prisma.XOR<Prisma.OrgCreateWithoutCrm_connectionsInput, Prisma.OrgUncheckedCreateWithoutCrm_connectionsInput>
   connectOrCreate?: Prisma.OrgCreateOrConnectWithoutCrm_connectionsInput
@@ -915,6 +936,7 @@ export type OrgCreateWithoutUsersInput = {
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutUsersInput = {
@@ -945,6 +967,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutUsersInput = {
@@ -991,6 +1014,7 @@ export type OrgUpdateWithoutUsersInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutUsersInput = {
@@ -1021,6 +1045,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutRep_quotasInput = {
@@ -1051,6 +1076,7 @@ export type OrgCreateWithoutRep_quotasInput = {
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutRep_quotasInput = {
@@ -1081,6 +1107,7 @@ export type OrgUncheckedCreateWithoutRep_quotasInput = {
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutRep_quotasInput = {
@@ -1127,6 +1154,7 @@ export type OrgUpdateWithoutRep_quotasInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutRep_quotasInput = {
@@ -1157,6 +1185,7 @@ export type OrgUncheckedUpdateWithoutRep_quotasInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutRep_managersInput = {
@@ -1187,6 +1216,7 @@ export type OrgCreateWithoutRep_managersInput = {
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutRep_managersInput = {
@@ -1217,6 +1247,7 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutRep_managersInput = {
@@ -1263,6 +1294,7 @@ export type OrgUpdateWithoutRep_managersInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutRep_managersInput = {
@@ -1293,6 +1325,7 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutApi_keysInput = {
@@ -1323,6 +1356,7 @@ export type OrgCreateWithoutApi_keysInput = {
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutApi_keysInput = {
@@ -1353,6 +1387,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutApi_keysInput = {
@@ -1399,6 +1434,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutApi_keysInput = {
@@ -1429,6 +1465,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdminsInput = {
@@ -1459,6 +1496,7 @@ export type OrgCreateWithoutAdminsInput = {
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdminsInput = {
@@ -1489,6 +1527,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdminsInput = {
@@ -1535,6 +1574,7 @@ export type OrgUpdateWithoutAdminsInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdminsInput = {
@@ -1565,6 +1605,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutDealsInput = {
@@ -1595,6 +1636,7 @@ export type OrgCreateWithoutDealsInput = {
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutDealsInput = {
@@ -1625,6 +1667,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutDealsInput = {
@@ -1671,6 +1714,7 @@ export type OrgUpdateWithoutDealsInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutDealsInput = {
@@ -1701,6 +1745,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPlansInput = {
@@ -1731,6 +1776,7 @@ export type OrgCreateWithoutPlansInput = {
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPlansInput = {
@@ -1761,6 +1807,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPlansInput = {
@@ -1807,6 +1854,7 @@ export type OrgUpdateWithoutPlansInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPlansInput = {
@@ -1837,6 +1885,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPeriodsInput = {
@@ -1867,6 +1916,7 @@ export type OrgCreateWithoutPeriodsInput = {
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPeriodsInput = {
@@ -1897,6 +1947,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPeriodsInput = {
@@ -1943,6 +1994,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPeriodsInput = {
@@ -1973,6 +2025,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_endpointsInput = {
@@ -2003,6 +2056,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
@@ -2033,6 +2087,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_endpointsInput = {
@@ -2079,6 +2134,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
@@ -2109,6 +2165,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutWebhook_messagesInput = {
@@ -2139,6 +2196,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
@@ -2169,6 +2227,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutWebhook_messagesInput = {
@@ -2215,6 +2274,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
@@ -2245,6 +2305,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutExchange_ratesInput = {
@@ -2275,6 +2336,7 @@ export type OrgCreateWithoutExchange_ratesInput = {
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutExchange_ratesInput = {
@@ -2305,6 +2367,7 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutExchange_ratesInput = {
@@ -2351,6 +2414,7 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
@@ -2381,6 +2445,7 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutIdentity_providersInput = {
@@ -2411,6 +2476,7 @@ export type OrgCreateWithoutIdentity_providersInput = {
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutIdentity_providersInput = {
@@ -2441,6 +2507,7 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutIdentity_providersInput = {
@@ -2487,6 +2554,7 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
@@ -2517,6 +2585,7 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutAdjustmentsInput = {
@@ -2547,6 +2616,7 @@ export type OrgCreateWithoutAdjustmentsInput = {
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutAdjustmentsInput = {
@@ -2577,6 +2647,7 @@ export type OrgUncheckedCreateWithoutAdjustmentsInput = {
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutAdjustmentsInput = {
@@ -2623,6 +2694,7 @@ export type OrgUpdateWithoutAdjustmentsInput = {
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
@@ -2653,6 +2725,7 @@ export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutStatement_approvalsInput = {
@@ -2683,6 +2756,7 @@ export type OrgCreateWithoutStatement_approvalsInput = {
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
@@ -2713,6 +2787,7 @@ export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutStatement_approvalsInput = {
@@ -2759,6 +2834,7 @@ export type OrgUpdateWithoutStatement_approvalsInput = {
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
@@ -2789,6 +2865,7 @@ export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutPayment_requestsInput = {
@@ -2819,6 +2896,7 @@ export type OrgCreateWithoutPayment_requestsInput = {
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutPayment_requestsInput = {
@@ -2849,6 +2927,7 @@ export type OrgUncheckedCreateWithoutPayment_requestsInput = {
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutPayment_requestsInput = {
@@ -2895,6 +2974,7 @@ export type OrgUpdateWithoutPayment_requestsInput = {
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
@@ -2925,6 +3005,147 @@ export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutReopen_requestsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutReopen_requestsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutReopen_requestsInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutReopen_requestsInput, Prisma.OrgUncheckedCreateWithoutReopen_requestsInput>
+}
+
+export type OrgUpsertWithoutReopen_requestsInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutReopen_requestsInput, Prisma.OrgUncheckedUpdateWithoutReopen_requestsInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutReopen_requestsInput, Prisma.OrgUncheckedCreateWithoutReopen_requestsInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutReopen_requestsInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutReopen_requestsInput, Prisma.OrgUncheckedUpdateWithoutReopen_requestsInput>
+}
+
+export type OrgUpdateWithoutReopen_requestsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutReopen_requestsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgCreateWithoutCrm_connectionsInput = {
@@ -2955,6 +3176,7 @@ export type OrgCreateWithoutCrm_connectionsInput = {
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
 }
 
 export type OrgUncheckedCreateWithoutCrm_connectionsInput = {
@@ -2985,6 +3207,7 @@ export type OrgUncheckedCreateWithoutCrm_connectionsInput = {
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
 }
 
 export type OrgCreateOrConnectWithoutCrm_connectionsInput = {
@@ -3031,6 +3254,7 @@ export type OrgUpdateWithoutCrm_connectionsInput = {
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
 }
 
 export type OrgUncheckedUpdateWithoutCrm_connectionsInput = {
@@ -3061,6 +3285,7 @@ export type OrgUncheckedUpdateWithoutCrm_connectionsInput = {
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
 }
 
 
@@ -3085,6 +3310,7 @@ export type OrgCountOutputType = {
   adjustments: number
   statement_approvals: number
   payment_requests: number
+  reopen_requests: number
 }
 
 export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -3104,6 +3330,7 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   adjustments?: boolean | OrgCountOutputTypeCountAdjustmentsArgs
   statement_approvals?: boolean | OrgCountOutputTypeCountStatement_approvalsArgs
   payment_requests?: boolean | OrgCountOutputTypeCountPayment_requestsArgs
+  reopen_requests?: boolean | OrgCountOutputTypeCountReopen_requestsArgs
 }
 
 /**
@@ -3228,6 +3455,13 @@ export type OrgCountOutputTypeCountPayment_requestsArgs<ExtArgs extends runtime.
   where?: Prisma.PaymentRequestWhereInput
 }
 
+/**
+ * OrgCountOutputType without action
+ */
+export type OrgCountOutputTypeCountReopen_requestsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PeriodReopenRequestWhereInput
+}
+
 
 export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -3258,6 +3492,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   adjustments?: boolean | Prisma.Org$adjustmentsArgs<ExtArgs>
   statement_approvals?: boolean | Prisma.Org$statement_approvalsArgs<ExtArgs>
   payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
+  reopen_requests?: boolean | Prisma.Org$reopen_requestsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["org"]>
 
@@ -3324,6 +3559,7 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   adjustments?: boolean | Prisma.Org$adjustmentsArgs<ExtArgs>
   statement_approvals?: boolean | Prisma.Org$statement_approvalsArgs<ExtArgs>
   payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
+  reopen_requests?: boolean | Prisma.Org$reopen_requestsArgs<ExtArgs>
   _count?: boolean | Prisma.OrgCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrgIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -3348,6 +3584,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     adjustments: Prisma.$AdjustmentPayload<ExtArgs>[]
     statement_approvals: Prisma.$StatementApprovalPayload<ExtArgs>[]
     payment_requests: Prisma.$PaymentRequestPayload<ExtArgs>[]
+    reopen_requests: Prisma.$PeriodReopenRequestPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -3772,6 +4009,7 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   adjustments<T extends Prisma.Org$adjustmentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adjustmentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdjustmentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   statement_approvals<T extends Prisma.Org$statement_approvalsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$statement_approvalsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StatementApprovalPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   payment_requests<T extends Prisma.Org$payment_requestsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$payment_requestsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentRequestPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  reopen_requests<T extends Prisma.Org$reopen_requestsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$reopen_requestsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PeriodReopenRequestPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -4587,6 +4825,30 @@ export type Org$payment_requestsArgs<ExtArgs extends runtime.Types.Extensions.In
   take?: number
   skip?: number
   distinct?: Prisma.PaymentRequestScalarFieldEnum | Prisma.PaymentRequestScalarFieldEnum[]
+}
+
+/**
+ * Org.reopen_requests
+ */
+export type Org$reopen_requestsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PeriodReopenRequest
+   */
+  select?: Prisma.PeriodReopenRequestSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PeriodReopenRequest
+   */
+  omit?: Prisma.PeriodReopenRequestOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PeriodReopenRequestInclude<ExtArgs> | null
+  where?: Prisma.PeriodReopenRequestWhereInput
+  orderBy?: Prisma.PeriodReopenRequestOrderByWithRelationInput | Prisma.PeriodReopenRequestOrderByWithRelationInput[]
+  cursor?: Prisma.PeriodReopenRequestWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PeriodReopenRequestScalarFieldEnum | Prisma.PeriodReopenRequestScalarFieldEnum[]
 }
 
 /**

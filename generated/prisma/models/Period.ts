@@ -33,6 +33,7 @@ export type PeriodMinAggregateOutputType = {
   status: string | null
   locked_at: Date | null
   paid_at: Date | null
+  reopened_at: Date | null
 }
 
 export type PeriodMaxAggregateOutputType = {
@@ -44,6 +45,7 @@ export type PeriodMaxAggregateOutputType = {
   status: string | null
   locked_at: Date | null
   paid_at: Date | null
+  reopened_at: Date | null
 }
 
 export type PeriodCountAggregateOutputType = {
@@ -55,6 +57,7 @@ export type PeriodCountAggregateOutputType = {
   status: number
   locked_at: number
   paid_at: number
+  reopened_at: number
   _all: number
 }
 
@@ -68,6 +71,7 @@ export type PeriodMinAggregateInputType = {
   status?: true
   locked_at?: true
   paid_at?: true
+  reopened_at?: true
 }
 
 export type PeriodMaxAggregateInputType = {
@@ -79,6 +83,7 @@ export type PeriodMaxAggregateInputType = {
   status?: true
   locked_at?: true
   paid_at?: true
+  reopened_at?: true
 }
 
 export type PeriodCountAggregateInputType = {
@@ -90,6 +95,7 @@ export type PeriodCountAggregateInputType = {
   status?: true
   locked_at?: true
   paid_at?: true
+  reopened_at?: true
   _all?: true
 }
 
@@ -174,6 +180,7 @@ export type PeriodGroupByOutputType = {
   status: string
   locked_at: Date | null
   paid_at: Date | null
+  reopened_at: Date | null
   _count: PeriodCountAggregateOutputType | null
   _min: PeriodMinAggregateOutputType | null
   _max: PeriodMaxAggregateOutputType | null
@@ -206,6 +213,7 @@ export type PeriodWhereInput = {
   status?: Prisma.StringFilter<"Period"> | string
   locked_at?: Prisma.DateTimeNullableFilter<"Period"> | Date | string | null
   paid_at?: Prisma.DateTimeNullableFilter<"Period"> | Date | string | null
+  reopened_at?: Prisma.DateTimeNullableFilter<"Period"> | Date | string | null
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
 }
 
@@ -218,6 +226,7 @@ export type PeriodOrderByWithRelationInput = {
   status?: Prisma.SortOrder
   locked_at?: Prisma.SortOrderInput | Prisma.SortOrder
   paid_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  reopened_at?: Prisma.SortOrderInput | Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
 }
 
@@ -234,6 +243,7 @@ export type PeriodWhereUniqueInput = Prisma.AtLeast<{
   status?: Prisma.StringFilter<"Period"> | string
   locked_at?: Prisma.DateTimeNullableFilter<"Period"> | Date | string | null
   paid_at?: Prisma.DateTimeNullableFilter<"Period"> | Date | string | null
+  reopened_at?: Prisma.DateTimeNullableFilter<"Period"> | Date | string | null
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
 }, "org_id_id">
 
@@ -246,6 +256,7 @@ export type PeriodOrderByWithAggregationInput = {
   status?: Prisma.SortOrder
   locked_at?: Prisma.SortOrderInput | Prisma.SortOrder
   paid_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  reopened_at?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.PeriodCountOrderByAggregateInput
   _max?: Prisma.PeriodMaxOrderByAggregateInput
   _min?: Prisma.PeriodMinOrderByAggregateInput
@@ -263,6 +274,7 @@ export type PeriodScalarWhereWithAggregatesInput = {
   status?: Prisma.StringWithAggregatesFilter<"Period"> | string
   locked_at?: Prisma.DateTimeNullableWithAggregatesFilter<"Period"> | Date | string | null
   paid_at?: Prisma.DateTimeNullableWithAggregatesFilter<"Period"> | Date | string | null
+  reopened_at?: Prisma.DateTimeNullableWithAggregatesFilter<"Period"> | Date | string | null
 }
 
 export type PeriodCreateInput = {
@@ -273,6 +285,7 @@ export type PeriodCreateInput = {
   status?: string
   locked_at?: Date | string | null
   paid_at?: Date | string | null
+  reopened_at?: Date | string | null
   org: Prisma.OrgCreateNestedOneWithoutPeriodsInput
 }
 
@@ -285,6 +298,7 @@ export type PeriodUncheckedCreateInput = {
   status?: string
   locked_at?: Date | string | null
   paid_at?: Date | string | null
+  reopened_at?: Date | string | null
 }
 
 export type PeriodUpdateInput = {
@@ -295,6 +309,7 @@ export type PeriodUpdateInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   locked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paid_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reopened_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   org?: Prisma.OrgUpdateOneRequiredWithoutPeriodsNestedInput
 }
 
@@ -307,6 +322,7 @@ export type PeriodUncheckedUpdateInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   locked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paid_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reopened_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PeriodCreateManyInput = {
@@ -318,6 +334,7 @@ export type PeriodCreateManyInput = {
   status?: string
   locked_at?: Date | string | null
   paid_at?: Date | string | null
+  reopened_at?: Date | string | null
 }
 
 export type PeriodUpdateManyMutationInput = {
@@ -328,6 +345,7 @@ export type PeriodUpdateManyMutationInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   locked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paid_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reopened_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PeriodUncheckedUpdateManyInput = {
@@ -339,6 +357,7 @@ export type PeriodUncheckedUpdateManyInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   locked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paid_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reopened_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PeriodListRelationFilter = {
@@ -365,6 +384,7 @@ export type PeriodCountOrderByAggregateInput = {
   status?: Prisma.SortOrder
   locked_at?: Prisma.SortOrder
   paid_at?: Prisma.SortOrder
+  reopened_at?: Prisma.SortOrder
 }
 
 export type PeriodMaxOrderByAggregateInput = {
@@ -376,6 +396,7 @@ export type PeriodMaxOrderByAggregateInput = {
   status?: Prisma.SortOrder
   locked_at?: Prisma.SortOrder
   paid_at?: Prisma.SortOrder
+  reopened_at?: Prisma.SortOrder
 }
 
 export type PeriodMinOrderByAggregateInput = {
@@ -387,6 +408,7 @@ export type PeriodMinOrderByAggregateInput = {
   status?: Prisma.SortOrder
   locked_at?: Prisma.SortOrder
   paid_at?: Prisma.SortOrder
+  reopened_at?: Prisma.SortOrder
 }
 
 export type PeriodCreateNestedManyWithoutOrgInput = {
@@ -439,6 +461,7 @@ export type PeriodCreateWithoutOrgInput = {
   status?: string
   locked_at?: Date | string | null
   paid_at?: Date | string | null
+  reopened_at?: Date | string | null
 }
 
 export type PeriodUncheckedCreateWithoutOrgInput = {
@@ -449,6 +472,7 @@ export type PeriodUncheckedCreateWithoutOrgInput = {
   status?: string
   locked_at?: Date | string | null
   paid_at?: Date | string | null
+  reopened_at?: Date | string | null
 }
 
 export type PeriodCreateOrConnectWithoutOrgInput = {
@@ -489,6 +513,7 @@ export type PeriodScalarWhereInput = {
   status?: Prisma.StringFilter<"Period"> | string
   locked_at?: Prisma.DateTimeNullableFilter<"Period"> | Date | string | null
   paid_at?: Prisma.DateTimeNullableFilter<"Period"> | Date | string | null
+  reopened_at?: Prisma.DateTimeNullableFilter<"Period"> | Date | string | null
 }
 
 export type PeriodCreateManyOrgInput = {
@@ -499,6 +524,7 @@ export type PeriodCreateManyOrgInput = {
   status?: string
   locked_at?: Date | string | null
   paid_at?: Date | string | null
+  reopened_at?: Date | string | null
 }
 
 export type PeriodUpdateWithoutOrgInput = {
@@ -509,6 +535,7 @@ export type PeriodUpdateWithoutOrgInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   locked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paid_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reopened_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PeriodUncheckedUpdateWithoutOrgInput = {
@@ -519,6 +546,7 @@ export type PeriodUncheckedUpdateWithoutOrgInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   locked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paid_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reopened_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type PeriodUncheckedUpdateManyWithoutOrgInput = {
@@ -529,6 +557,7 @@ export type PeriodUncheckedUpdateManyWithoutOrgInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   locked_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paid_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reopened_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 
@@ -542,6 +571,7 @@ export type PeriodSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   status?: boolean
   locked_at?: boolean
   paid_at?: boolean
+  reopened_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["period"]>
 
@@ -554,6 +584,7 @@ export type PeriodSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extens
   status?: boolean
   locked_at?: boolean
   paid_at?: boolean
+  reopened_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["period"]>
 
@@ -566,6 +597,7 @@ export type PeriodSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extens
   status?: boolean
   locked_at?: boolean
   paid_at?: boolean
+  reopened_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["period"]>
 
@@ -578,9 +610,10 @@ export type PeriodSelectScalar = {
   status?: boolean
   locked_at?: boolean
   paid_at?: boolean
+  reopened_at?: boolean
 }
 
-export type PeriodOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"org_id" | "id" | "kind" | "starts_on" | "ends_on" | "status" | "locked_at" | "paid_at", ExtArgs["result"]["period"]>
+export type PeriodOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"org_id" | "id" | "kind" | "starts_on" | "ends_on" | "status" | "locked_at" | "paid_at" | "reopened_at", ExtArgs["result"]["period"]>
 export type PeriodInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }
@@ -605,6 +638,7 @@ export type $PeriodPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
     status: string
     locked_at: Date | null
     paid_at: Date | null
+    reopened_at: Date | null
   }, ExtArgs["result"]["period"]>
   composites: {}
 }
@@ -1037,6 +1071,7 @@ export interface PeriodFieldRefs {
   readonly status: Prisma.FieldRef<"Period", 'String'>
   readonly locked_at: Prisma.FieldRef<"Period", 'DateTime'>
   readonly paid_at: Prisma.FieldRef<"Period", 'DateTime'>
+  readonly reopened_at: Prisma.FieldRef<"Period", 'DateTime'>
 }
     
 

@@ -32,6 +32,8 @@ export type UserMinAggregateOutputType = {
   display_name: string | null
   display_name_source: string | null
   start_date: Date | null
+  deactivated_at: Date | null
+  leaving_date: Date | null
   created_at: Date | null
 }
 
@@ -43,6 +45,8 @@ export type UserMaxAggregateOutputType = {
   display_name: string | null
   display_name_source: string | null
   start_date: Date | null
+  deactivated_at: Date | null
+  leaving_date: Date | null
   created_at: Date | null
 }
 
@@ -54,6 +58,8 @@ export type UserCountAggregateOutputType = {
   display_name: number
   display_name_source: number
   start_date: number
+  deactivated_at: number
+  leaving_date: number
   created_at: number
   _all: number
 }
@@ -67,6 +73,8 @@ export type UserMinAggregateInputType = {
   display_name?: true
   display_name_source?: true
   start_date?: true
+  deactivated_at?: true
+  leaving_date?: true
   created_at?: true
 }
 
@@ -78,6 +86,8 @@ export type UserMaxAggregateInputType = {
   display_name?: true
   display_name_source?: true
   start_date?: true
+  deactivated_at?: true
+  leaving_date?: true
   created_at?: true
 }
 
@@ -89,6 +99,8 @@ export type UserCountAggregateInputType = {
   display_name?: true
   display_name_source?: true
   start_date?: true
+  deactivated_at?: true
+  leaving_date?: true
   created_at?: true
   _all?: true
 }
@@ -173,6 +185,8 @@ export type UserGroupByOutputType = {
   display_name: string | null
   display_name_source: string | null
   start_date: Date | null
+  deactivated_at: Date | null
+  leaving_date: Date | null
   created_at: Date
   _count: UserCountAggregateOutputType | null
   _min: UserMinAggregateOutputType | null
@@ -205,6 +219,8 @@ export type UserWhereInput = {
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
   display_name_source?: Prisma.StringNullableFilter<"User"> | string | null
   start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
+  deactivated_at?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
+  leaving_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deals?: Prisma.DealListRelationFilter
@@ -226,6 +242,8 @@ export type UserOrderByWithRelationInput = {
   display_name?: Prisma.SortOrderInput | Prisma.SortOrder
   display_name_source?: Prisma.SortOrderInput | Prisma.SortOrder
   start_date?: Prisma.SortOrderInput | Prisma.SortOrder
+  deactivated_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  leaving_date?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   org?: Prisma.OrgOrderByWithRelationInput
   deals?: Prisma.DealOrderByRelationAggregateInput
@@ -252,6 +270,8 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
   display_name_source?: Prisma.StringNullableFilter<"User"> | string | null
   start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
+  deactivated_at?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
+  leaving_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
   org?: Prisma.XOR<Prisma.OrgScalarRelationFilter, Prisma.OrgWhereInput>
   deals?: Prisma.DealListRelationFilter
@@ -273,6 +293,8 @@ export type UserOrderByWithAggregationInput = {
   display_name?: Prisma.SortOrderInput | Prisma.SortOrder
   display_name_source?: Prisma.SortOrderInput | Prisma.SortOrder
   start_date?: Prisma.SortOrderInput | Prisma.SortOrder
+  deactivated_at?: Prisma.SortOrderInput | Prisma.SortOrder
+  leaving_date?: Prisma.SortOrderInput | Prisma.SortOrder
   created_at?: Prisma.SortOrder
   _count?: Prisma.UserCountOrderByAggregateInput
   _max?: Prisma.UserMaxOrderByAggregateInput
@@ -290,6 +312,8 @@ export type UserScalarWhereWithAggregatesInput = {
   display_name?: Prisma.StringNullableWithAggregatesFilter<"User"> | string | null
   display_name_source?: Prisma.StringNullableWithAggregatesFilter<"User"> | string | null
   start_date?: Prisma.DateTimeNullableWithAggregatesFilter<"User"> | Date | string | null
+  deactivated_at?: Prisma.DateTimeNullableWithAggregatesFilter<"User"> | Date | string | null
+  leaving_date?: Prisma.DateTimeNullableWithAggregatesFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeWithAggregatesFilter<"User"> | Date | string
 }
 
@@ -300,6 +324,8 @@ export type UserCreateInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -321,6 +347,8 @@ export type UserUncheckedCreateInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -340,6 +368,8 @@ export type UserUpdateInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -361,6 +391,8 @@ export type UserUncheckedUpdateInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -381,6 +413,8 @@ export type UserCreateManyInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
 }
 
@@ -391,6 +425,8 @@ export type UserUpdateManyMutationInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -402,6 +438,8 @@ export type UserUncheckedUpdateManyInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -433,6 +471,8 @@ export type UserCountOrderByAggregateInput = {
   display_name?: Prisma.SortOrder
   display_name_source?: Prisma.SortOrder
   start_date?: Prisma.SortOrder
+  deactivated_at?: Prisma.SortOrder
+  leaving_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -444,6 +484,8 @@ export type UserMaxOrderByAggregateInput = {
   display_name?: Prisma.SortOrder
   display_name_source?: Prisma.SortOrder
   start_date?: Prisma.SortOrder
+  deactivated_at?: Prisma.SortOrder
+  leaving_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -455,6 +497,8 @@ export type UserMinOrderByAggregateInput = {
   display_name?: Prisma.SortOrder
   display_name_source?: Prisma.SortOrder
   start_date?: Prisma.SortOrder
+  deactivated_at?: Prisma.SortOrder
+  leaving_date?: Prisma.SortOrder
   created_at?: Prisma.SortOrder
 }
 
@@ -655,6 +699,8 @@ export type UserCreateWithoutOrgInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
@@ -674,6 +720,8 @@ export type UserUncheckedCreateWithoutOrgInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -723,6 +771,8 @@ export type UserScalarWhereInput = {
   display_name?: Prisma.StringNullableFilter<"User"> | string | null
   display_name_source?: Prisma.StringNullableFilter<"User"> | string | null
   start_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
+  deactivated_at?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
+  leaving_date?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
   created_at?: Prisma.DateTimeFilter<"User"> | Date | string
 }
 
@@ -733,6 +783,8 @@ export type UserCreateWithoutManagersInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -753,6 +805,8 @@ export type UserUncheckedCreateWithoutManagersInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -776,6 +830,8 @@ export type UserCreateWithoutReportsInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -796,6 +852,8 @@ export type UserUncheckedCreateWithoutReportsInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -830,6 +888,8 @@ export type UserUpdateWithoutManagersInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -850,6 +910,8 @@ export type UserUncheckedUpdateWithoutManagersInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -879,6 +941,8 @@ export type UserUpdateWithoutReportsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -899,6 +963,8 @@ export type UserUncheckedUpdateWithoutReportsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -917,6 +983,8 @@ export type UserCreateWithoutDealsInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   earnings?: Prisma.EarningCreateNestedManyWithoutUserInput
@@ -937,6 +1005,8 @@ export type UserUncheckedCreateWithoutDealsInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
@@ -971,6 +1041,8 @@ export type UserUpdateWithoutDealsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
@@ -991,6 +1063,8 @@ export type UserUncheckedUpdateWithoutDealsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
@@ -1009,6 +1083,8 @@ export type UserCreateWithoutEarningsInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -1029,6 +1105,8 @@ export type UserUncheckedCreateWithoutEarningsInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutRepInput
@@ -1063,6 +1141,8 @@ export type UserUpdateWithoutEarningsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1083,6 +1163,8 @@ export type UserUncheckedUpdateWithoutEarningsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   managers?: Prisma.RepManagerUncheckedUpdateManyWithoutRepNestedInput
@@ -1101,6 +1183,8 @@ export type UserCreateWithoutRep_invitationsInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -1121,6 +1205,8 @@ export type UserUncheckedCreateWithoutRep_invitationsInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -1155,6 +1241,8 @@ export type UserUpdateWithoutRep_invitationsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1175,6 +1263,8 @@ export type UserUncheckedUpdateWithoutRep_invitationsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1193,6 +1283,8 @@ export type UserCreateWithoutRep_sign_in_linksInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -1213,6 +1305,8 @@ export type UserUncheckedCreateWithoutRep_sign_in_linksInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -1247,6 +1341,8 @@ export type UserUpdateWithoutRep_sign_in_linksInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1267,6 +1363,8 @@ export type UserUncheckedUpdateWithoutRep_sign_in_linksInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1285,6 +1383,8 @@ export type UserCreateWithoutRep_sessionsInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -1305,6 +1405,8 @@ export type UserUncheckedCreateWithoutRep_sessionsInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -1339,6 +1441,8 @@ export type UserUpdateWithoutRep_sessionsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1359,6 +1463,8 @@ export type UserUncheckedUpdateWithoutRep_sessionsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1377,6 +1483,8 @@ export type UserCreateWithoutAdjustmentsInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -1397,6 +1505,8 @@ export type UserUncheckedCreateWithoutAdjustmentsInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -1431,6 +1541,8 @@ export type UserUpdateWithoutAdjustmentsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1451,6 +1563,8 @@ export type UserUncheckedUpdateWithoutAdjustmentsInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1469,6 +1583,8 @@ export type UserCreateWithoutRep_tokensInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   org: Prisma.OrgCreateNestedOneWithoutUsersInput
   deals?: Prisma.DealCreateNestedManyWithoutUserInput
@@ -1489,6 +1605,8 @@ export type UserUncheckedCreateWithoutRep_tokensInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
   deals?: Prisma.DealUncheckedCreateNestedManyWithoutUserInput
   earnings?: Prisma.EarningUncheckedCreateNestedManyWithoutUserInput
@@ -1523,6 +1641,8 @@ export type UserUpdateWithoutRep_tokensInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   org?: Prisma.OrgUpdateOneRequiredWithoutUsersNestedInput
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
@@ -1543,6 +1663,8 @@ export type UserUncheckedUpdateWithoutRep_tokensInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1561,6 +1683,8 @@ export type UserCreateManyOrgInput = {
   display_name?: string | null
   display_name_source?: string | null
   start_date?: Date | string | null
+  deactivated_at?: Date | string | null
+  leaving_date?: Date | string | null
   created_at?: Date | string
 }
 
@@ -1571,6 +1695,8 @@ export type UserUpdateWithoutOrgInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUpdateManyWithoutUserNestedInput
@@ -1590,6 +1716,8 @@ export type UserUncheckedUpdateWithoutOrgInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deals?: Prisma.DealUncheckedUpdateManyWithoutUserNestedInput
   earnings?: Prisma.EarningUncheckedUpdateManyWithoutUserNestedInput
@@ -1609,6 +1737,8 @@ export type UserUncheckedUpdateManyWithoutOrgInput = {
   display_name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   display_name_source?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   start_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  deactivated_at?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaving_date?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -1723,6 +1853,8 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   display_name?: boolean
   display_name_source?: boolean
   start_date?: boolean
+  deactivated_at?: boolean
+  leaving_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
@@ -1745,6 +1877,8 @@ export type UserSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   display_name?: boolean
   display_name_source?: boolean
   start_date?: boolean
+  deactivated_at?: boolean
+  leaving_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
@@ -1757,6 +1891,8 @@ export type UserSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   display_name?: boolean
   display_name_source?: boolean
   start_date?: boolean
+  deactivated_at?: boolean
+  leaving_date?: boolean
   created_at?: boolean
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["user"]>
@@ -1769,10 +1905,12 @@ export type UserSelectScalar = {
   display_name?: boolean
   display_name_source?: boolean
   start_date?: boolean
+  deactivated_at?: boolean
+  leaving_date?: boolean
   created_at?: boolean
 }
 
-export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "role" | "display_name" | "display_name_source" | "start_date" | "created_at", ExtArgs["result"]["user"]>
+export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "external_id" | "role" | "display_name" | "display_name_source" | "start_date" | "deactivated_at" | "leaving_date" | "created_at", ExtArgs["result"]["user"]>
 export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
   deals?: boolean | Prisma.User$dealsArgs<ExtArgs>
@@ -1815,6 +1953,8 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
     display_name: string | null
     display_name_source: string | null
     start_date: Date | null
+    deactivated_at: Date | null
+    leaving_date: Date | null
     created_at: Date
   }, ExtArgs["result"]["user"]>
   composites: {}
@@ -2256,6 +2396,8 @@ export interface UserFieldRefs {
   readonly display_name: Prisma.FieldRef<"User", 'String'>
   readonly display_name_source: Prisma.FieldRef<"User", 'String'>
   readonly start_date: Prisma.FieldRef<"User", 'DateTime'>
+  readonly deactivated_at: Prisma.FieldRef<"User", 'DateTime'>
+  readonly leaving_date: Prisma.FieldRef<"User", 'DateTime'>
   readonly created_at: Prisma.FieldRef<"User", 'DateTime'>
 }
     

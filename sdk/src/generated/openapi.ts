@@ -741,7 +741,8 @@ export interface paths {
          * Mint a rep token
          * @description Mints a short-lived bearer token bound to one rep, for your intranet to call `/v1` from the
          *     rep's browser (see "Rep tokens" above). Name the rep by `user_id` or `user_external_id`
-         *     (exactly one; an unknown rep is `404 not_found`). The token lives `ttl_seconds` (60 to 3600,
+         *     (exactly one; an unknown rep is `404 not_found`, a deactivated one, a leaver, `403 forbidden`).
+         *     The token lives `ttl_seconds` (60 to 3600,
          *     default 900) and can be revoked earlier. The secret is in this answer only: Quotient keeps
          *     its SHA-256 digest.
          */
@@ -1042,6 +1043,31 @@ export interface webhooks {
          *     (each also sends `earning.status_changed`).
          */
         post: operations["receivePeriodPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "period.reopened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Period reopened
+         * @description Sent when an admin reopens a locked period (it was not paid), with the admin's reason. Its
+         *     `approved` earnings become `pending` again (each also sends `earning.status_changed`), its
+         *     approvals are reset, and changes to its deals land in it again instead of the earliest open
+         *     period after it; lines booked in a later open period while it was locked come back into it
+         *     (their rows send `earning.created` and `earning.status_changed`). A `period.locked` follows
+         *     when it is locked again.
+         */
+        post: operations["receivePeriodReopened"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4313,6 +4339,21 @@ export interface components {
             /** @description Pass as `cursor` to get the next page; `null` when there are no more. */
             next_cursor: string | null;
         };
+        /** @description Payload of the `period.reopened` webhook. */
+        PeriodReopenedWebhook: {
+            /** @constant */
+            type: "period.reopened";
+            /**
+             * Format: date-time
+             * @description When the period was reopened.
+             */
+            timestamp: string;
+            data: {
+                period: components["schemas"]["Period"];
+                /** @description Why the admin reopened it. */
+                reason: string;
+            };
+        };
         /** @description Payload of the `plan.acceptance_requested` webhook. */
         PlanAcceptanceRequestedWebhook: {
             /** @constant */
@@ -6474,6 +6515,39 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PeriodPaidWebhook"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookAccepted"];
+        };
+    };
+    receivePeriodReopened: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every retry of one message. Deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description Unix time in seconds when this attempt was sent. Part of the signed content; reject
+                 *     messages more than 5 minutes away from your clock.
+                 * @example 1776702612
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description One or more space-separated signatures `v1,<base64>`, each the HMAC-SHA256 of
+                 *     `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the
+                 *     endpoint secret after `whsec_`. Accept the message when any signature matches.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PeriodReopenedWebhook"];
             };
         };
         responses: {

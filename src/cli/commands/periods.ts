@@ -8,7 +8,9 @@ import { withAdminServices } from '../context.ts';
 import { print, printFailure, table } from '../output.ts';
 
 export function periodsCommand(): Command {
-  const periods = new Command('periods').description('list compensation periods, lock them and mark them paid');
+  const periods = new Command('periods').description(
+    'list compensation periods, lock them, reopen them and mark them paid',
+  );
   periods
     .command('list')
     .description('list the periods of an org, oldest first')
@@ -36,10 +38,26 @@ export function periodsCommand(): Command {
           undefined,
           options.overrideReason === undefined ? {} : { overrideReason: options.overrideReason },
         ),
-      options: [['--override-reason <text>', 'lock although statements wait for approval, and why (audited)']],
+      options: [
+        [
+          '--override-reason <text>',
+          'lock although statements wait for approval or the period has not ended, and why (audited)',
+        ],
+      ],
       done: (period) => `Locked period ${period.id} (${period.starts_on} to ${period.ends_on})`,
       unchanged: (period) =>
         `Period ${period.id} was already locked (at ${period.locked_at?.toISOString()}); nothing changed`,
+    }),
+  );
+  periods.addCommand(
+    transitionCommand({
+      name: 'reopen',
+      description:
+        'reopen a locked, unpaid period (locked → open) with a reason: approved earnings become pending, approvals reset',
+      move: (admin, orgId, periodId, options) => admin.reopen(orgId, periodId, options.reason ?? ''),
+      requiredOptions: [['--reason <text>', 'why the period is reopened (audited and sent with period.reopened)']],
+      done: (period) => `Reopened period ${period.id} (${period.starts_on} to ${period.ends_on})`,
+      unchanged: (period) => `Period ${period.id} is open; nothing changed`,
     }),
   );
   periods.addCommand(
@@ -84,9 +102,10 @@ function transitionCommand(spec: {
     admin: PeriodAdmin,
     orgId: string,
     periodId: string,
-    options: { overrideReason?: string },
+    options: { overrideReason?: string; reason?: string },
   ) => Promise<PeriodChangeResult>;
   options?: Array<[string, string]>;
+  requiredOptions?: Array<[string, string]>;
   done: (period: PeriodRecord) => string;
   unchanged: (period: PeriodRecord) => string;
 }): Command {
@@ -96,26 +115,44 @@ function transitionCommand(spec: {
     .requiredOption('--org <org_id>', 'the org')
     .option('--json', 'print exactly one JSON document on stdout');
   for (const [flags, description] of spec.options ?? []) command.option(flags, description);
-  return command.action(async (periodId: string, options: { org: string; json?: boolean; overrideReason?: string }) => {
-    try {
-      const { period, changed, rows_moved, payment_request } = await withAdminServices((services) =>
-        spec.move(services.periods, options.org, periodId, options),
-      );
-      const request = payment_request
-        ? { requested_by: payment_request.requested_by, requested_at: payment_request.requested_at.toISOString() }
-        : null;
-      print(
-        options,
-        { ...toWirePeriodWithTimes(period), changed, rows_moved, ...(request ? { payment_request: request } : {}) },
-        () =>
-          request
-            ? `Payment of ${period.id} requested by ${request.requested_by}: four-eyes payment needs a second admin to confirm it`
-            : changed
-              ? `${spec.done(period)} (${rows_moved} earnings rows moved)`
-              : spec.unchanged(period),
-      );
-    } catch (error) {
-      printFailure(options, error);
-    }
-  });
+  for (const [flags, description] of spec.requiredOptions ?? []) command.requiredOption(flags, description);
+  return command.action(
+    async (periodId: string, options: { org: string; json?: boolean; overrideReason?: string; reason?: string }) => {
+      try {
+        const { period, changed, rows_moved, payment_request, reopen_request } = await withAdminServices((services) =>
+          spec.move(services.periods, options.org, periodId, options),
+        );
+        const request = payment_request
+          ? { requested_by: payment_request.requested_by, requested_at: payment_request.requested_at.toISOString() }
+          : null;
+        const reopening = reopen_request
+          ? {
+              reason: reopen_request.reason,
+              requested_by: reopen_request.requested_by,
+              requested_at: reopen_request.requested_at.toISOString(),
+            }
+          : null;
+        print(
+          options,
+          {
+            ...toWirePeriodWithTimes(period),
+            changed,
+            rows_moved,
+            ...(request ? { payment_request: request } : {}),
+            ...(reopening ? { reopen_request: reopening } : {}),
+          },
+          () =>
+            request
+              ? `Payment of ${period.id} requested by ${request.requested_by}: four-eyes payment needs a second admin to confirm it`
+              : reopening
+                ? `Reopening of ${period.id} requested by ${reopening.requested_by}: four-eyes needs a second admin to confirm it`
+                : changed
+                  ? `${spec.done(period)} (${rows_moved} earnings rows moved)`
+                  : spec.unchanged(period),
+        );
+      } catch (error) {
+        printFailure(options, error);
+      }
+    },
+  );
 }

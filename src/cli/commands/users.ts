@@ -6,7 +6,7 @@ import { describeRecompute } from './recompute.ts';
 
 export function usersCommand(): Command {
   const users = new Command('users').description(
-    "the rep hierarchy that manager overrides read: a rep's manager from a day on",
+    "the rep hierarchy that manager overrides read (a rep's manager from a day on), and leavers and returners",
   );
   users
     .command('set-manager')
@@ -55,6 +55,52 @@ export function usersCommand(): Command {
       try {
         const entries = await withAdminServices((services) => services.repHierarchy.list(options.org, options.rep));
         print(options, { managers: entries }, () => describeEntries(entries));
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  users
+    .command('deactivate')
+    .description(
+      'a rep leaves: their last day is --leaving-date; at once their portal sessions end, their rep tokens are ' +
+        'revoked and sign-in is refused; their history stays (docs/reps-and-payroll.md, "Leavers and returners")',
+    )
+    .argument('<rep>', "the rep's external id, or their user id (user_…)")
+    .requiredOption('--org <org_id>', 'the org')
+    .requiredOption('--leaving-date <date>', "the rep's last day (YYYY-MM-DD)")
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (rep: string, options: { org: string; leavingDate: string; json?: boolean }) => {
+      try {
+        const result = await withAdminServices(async (services) => {
+          const found = await services.reps.findByIdOrExternalId(options.org, rep);
+          return services.repDepartures.deactivate(options.org, found.id, options.leavingDate);
+        });
+        print(options, result, () =>
+          result.changed
+            ? `${result.rep_external_id} is deactivated, leaving on ${result.leaving_date}: ${result.sessions_ended} portal session(s) ended, ${result.tokens_revoked} rep token(s) revoked`
+            : `${result.rep_external_id} was already deactivated, leaving on ${result.leaving_date}; nothing changed`,
+        );
+      } catch (error) {
+        printFailure(options, error);
+      }
+    });
+  users
+    .command('reactivate')
+    .description('a rep returns: they can sign in again, with their history')
+    .argument('<rep>', "the rep's external id, or their user id (user_…)")
+    .requiredOption('--org <org_id>', 'the org')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .action(async (rep: string, options: { org: string; json?: boolean }) => {
+      try {
+        const result = await withAdminServices(async (services) => {
+          const found = await services.reps.findByIdOrExternalId(options.org, rep);
+          return services.repDepartures.reactivate(options.org, found.id);
+        });
+        print(options, result, () =>
+          result.changed
+            ? `${result.rep_external_id} is active again`
+            : `${result.rep_external_id} is active; nothing changed`,
+        );
       } catch (error) {
         printFailure(options, error);
       }

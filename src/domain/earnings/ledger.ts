@@ -343,6 +343,22 @@ export function markPeriodPaid(
 }
 
 /**
+ * An admin reopens a locked period: its approved rows become pending again, so that the ledger books into it once
+ * more and a later lock approves it anew.
+ */
+export function reopenPeriod(periodId: PeriodId, current: PeriodStatus, rows: readonly LedgerRow[]): PeriodTransition {
+  return transition(periodId, current, ['locked', 'open'], ['approved', 'pending'], rows);
+}
+
+/** Why a reopened period's lines are booked again: what was carried into later periods comes back into it. */
+export function periodReopened(periodId: PeriodId): TraceReplacement {
+  return {
+    code: 'amount_changed',
+    explanation: `Period ${periodId} was reopened, so what was booked in a later open period while it was locked comes back into it.`,
+  };
+}
+
+/**
  * Why an archived plan's projected rows are reversed (in SQL, by `earningsWrites.reverseProjectionsOfRep`): the
  * plan is no longer evaluated, so its forecasts no longer apply; earned rows stay.
  */

@@ -6,6 +6,7 @@ export const WEBHOOK_EVENT_KINDS = [
   'deal.updated',
   'period.locked',
   'period.paid',
+  'period.reopened',
   'adjustment.created',
   'inquiry.created',
   'inquiry.updated',

@@ -70,6 +70,11 @@ const REFUSALS: Record<SignInRefusalReason, { status: number; title: string; tex
     title: 'This sign-in link has expired or was already used',
     text: 'Each link signs in once, for a short time. Ask your administrator for a new one.',
   },
+  rep_deactivated: {
+    status: 403,
+    title: 'Your account is no longer active',
+    text: 'Your administrator has deactivated your rep account, so you cannot sign in. If you are returning, ask them to reactivate it.',
+  },
 };
 
 function escapeHtml(text: string): string {

@@ -6,7 +6,7 @@ import type { EvaluationContext } from './context.ts';
 import { evaluateDealChanges } from './dealEvaluation.ts';
 import { settleDrawsOfPeriod } from './draws.ts';
 import { EnginePlanVersions } from './engineAdapter.ts';
-import { approvePendingRows, payApprovedRows } from './periodMoves.ts';
+import { approvePendingRows, payApprovedRows, reopenApprovedRows } from './periodMoves.ts';
 import { type RecomputeRequest, type RecomputeSummary, recomputePlans } from './planRecompute.ts';
 
 // The earnings ledger wired to the database (docs/plans-and-earnings.md, Earnings). The pure engine decides
@@ -88,6 +88,11 @@ export class EarningsEngine implements DealChangeListener, PeriodChangeListener 
   /** The period is locked (FOR UPDATE) and now `paid`: its approved rows become paid. */
   onPeriodPaid(tx: Transaction, change: PeriodStatusChange): Promise<void> {
     return payApprovedRows(tx, change);
+  }
+
+  /** The period is locked (FOR UPDATE) and now `open` again: its approved rows become pending. */
+  onPeriodReopened(tx: Transaction, change: PeriodStatusChange): Promise<void> {
+    return reopenApprovedRows(tx, change);
   }
 
   /** Recomputes the plans' lines in open periods, one rep per transaction: see recomputePlans. */

@@ -1,4 +1,4 @@
-import { type LedgerRow, lockPeriod, markPeriodPaid } from '../../domain/earnings/ledger.ts';
+import { type LedgerRow, lockPeriod, markPeriodPaid, reopenPeriod } from '../../domain/earnings/ledger.ts';
 import * as earningsByPeriod from '../../repositories/earningsByPeriod.ts';
 import type { Transaction } from '../../repositories/transaction.ts';
 import type { PeriodStatusChange } from '../periodChanges.ts';
@@ -12,6 +12,11 @@ export function approvePendingRows(tx: Transaction, change: PeriodStatusChange):
 /** The period is locked (FOR UPDATE) and now `paid`: its approved rows become paid. */
 export function payApprovedRows(tx: Transaction, change: PeriodStatusChange): Promise<void> {
   return movePeriodRows(tx, change, 'approved', (rows) => markPeriodPaid(change.period.id, 'locked', rows));
+}
+
+/** The period is locked (FOR UPDATE) and now `open` again: its approved rows become pending. */
+export function reopenApprovedRows(tx: Transaction, change: PeriodStatusChange): Promise<void> {
+  return movePeriodRows(tx, change, 'approved', (rows) => reopenPeriod(change.period.id, 'locked', rows));
 }
 
 async function movePeriodRows(

@@ -78,6 +78,8 @@ export interface RecomputeRequest {
    * next open period).
    */
   adjustmentChange?: AdjustmentChange;
+  /** Only these reps (user ids), their lines in open periods as any recompute does: a reopened period's reps. */
+  userIds?: readonly string[];
 }
 
 export interface AdjustmentChange {
@@ -125,7 +127,8 @@ export async function recomputePlans(
   const only =
     (request.hierarchyChange && new Set(request.hierarchyChange.userIds)) ??
     (request.quotaChange && new Set(request.quotaChange.userIds)) ??
-    (request.adjustmentChange && new Set(request.adjustmentChange.userIds));
+    (request.adjustmentChange && new Set(request.adjustmentChange.userIds)) ??
+    (request.userIds && new Set(request.userIds));
   // A hierarchy change names the managers it moves: each is recomputed even when nothing else would select it (a
   // manager whose only report left, with every override row approved in a locked period, has no open rows).
   const reps =

@@ -17,6 +17,7 @@ export function periodHandlers(
   | 'listPeriods'
   | 'lockPeriod'
   | 'markPeriodPaid'
+  | 'reopenPeriod'
   | 'getPaySettings'
   | 'updatePaySettings'
   | 'listPeriodApprovals'
@@ -70,6 +71,13 @@ export function periodHandlers(
         .send(payoutsCsv(exported.payouts));
     },
 
+    reopenPeriod: async (req, res) => {
+      const moved = await movePeriod(adminContext(res), req.params.id, (admin, orgId, periodId, actor) =>
+        admin.reopen(orgId, periodId, req.body.reason, actor),
+      );
+      res.status(200).json(moved);
+    },
+
     markPeriodPaid: async (req, res) => {
       const moved = await movePeriod(adminContext(res), req.params.id, (admin, orgId, periodId, actor) =>
         admin.markPaid(orgId, periodId, actor),
@@ -95,6 +103,13 @@ export function periodHandlers(
         ? {
             requested_by: result.payment_request.requested_by,
             requested_at: result.payment_request.requested_at.toISOString(),
+          }
+        : null,
+      reopen_request: result.reopen_request
+        ? {
+            reason: result.reopen_request.reason,
+            requested_by: result.reopen_request.requested_by,
+            requested_at: result.reopen_request.requested_at.toISOString(),
           }
         : null,
     };

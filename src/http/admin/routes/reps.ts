@@ -2,6 +2,7 @@ import type { components } from '../../../../generated/openapi-admin.ts';
 import type { AdminServices } from '../../../composition.ts';
 import { isPeriodId } from '../../../domain/periods.ts';
 import { Refusal } from '../../../domain/refusal.ts';
+import type { RepDeparture } from '../../../services/repDepartures.ts';
 import type { ManagerEntry } from '../../../services/repHierarchy.ts';
 import type { RepWithTotals } from '../../../services/reps.ts';
 import type { AdminHandlers } from '../handlers.ts';
@@ -11,7 +12,16 @@ type Schemas = components['schemas'];
 
 export function repHandlers(
   services: AdminServices,
-): Pick<AdminHandlers, 'listReps' | 'listRepEarnings' | 'setRepDisplayName' | 'listRepManagers' | 'setRepManager'> {
+): Pick<
+  AdminHandlers,
+  | 'listReps'
+  | 'listRepEarnings'
+  | 'setRepDisplayName'
+  | 'listRepManagers'
+  | 'setRepManager'
+  | 'deactivateRep'
+  | 'reactivateRep'
+> {
   return {
     listReps: async (_req, res) => {
       const { session } = adminContext(res);
@@ -51,6 +61,24 @@ export function repHandlers(
       });
     },
 
+    deactivateRep: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      const departure = await services.repDepartures.deactivate(
+        session.org_id,
+        req.params.id,
+        req.body.leaving_date,
+        actor,
+      );
+      res.status(200).json(toWireDeparture(departure));
+    },
+
+    reactivateRep: async (req, res) => {
+      const { session, actor } = adminContext(res);
+      res
+        .status(200)
+        .json(toWireDeparture(await services.repDepartures.reactivate(session.org_id, req.params.id, actor)));
+    },
+
     listRepManagers: async (req, res) => {
       const { session } = adminContext(res);
       const rep = await services.reps.find(session.org_id, req.params.id);
@@ -85,8 +113,14 @@ function toWireRep(rep: RepWithTotals): Schemas['Rep'] {
     external_id: rep.external_id,
     display_name: rep.display_name,
     display_name_source: rep.display_name_source as Schemas['Rep']['display_name_source'],
+    leaving_date: rep.leaving_date?.toISOString().slice(0, 10) ?? null,
+    deactivated_at: rep.deactivated_at?.toISOString() ?? null,
     periods: rep.periods,
   };
+}
+
+function toWireDeparture(departure: RepDeparture): Schemas['RepDeparture'] {
+  return { ...departure, deactivated_at: departure.deactivated_at?.toISOString() ?? null };
 }
 
 function toRepManagers(
