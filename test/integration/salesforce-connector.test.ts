@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeEach, describe } from 'vitest';
 import type { components } from '../../generated/openapi-admin.ts';
 import type { AdminClient } from '../helpers/adminClient.ts';
+import { onlyJson, runCli } from '../helpers/cli.ts';
 import { test } from '../helpers/fixtures.ts';
 import { startSalesforceSimulator } from '../helpers/salesforceSimulator.ts';
 
@@ -279,5 +283,39 @@ describe('Salesforce connector', () => {
       assert.equal((answer.error as { error?: string }).error, 'invalid_body');
     }
     assert.equal((await admin.api.GET('/admin/v1/connections')).data?.connections.length, 0);
+  });
+
+  test('quotient connectors add --kind salesforce by the JWT bearer flow connects and runs the first sync to its end', async ({
+    newOrg,
+  }) => {
+    const { org, client } = await newOrg();
+    const keyFile = join(mkdtempSync(join(tmpdir(), 'quotient-sf-')), 'connected-app.key');
+    writeFileSync(keyFile, simulator.privateKey, { mode: 0o600 });
+    simulator.putOpportunity('0065g00000OPP0401', opportunity('Closed Won', 250));
+    const env = { ...process.env, ...SETTINGS };
+    const cli = async (args: string[]) => {
+      const result = await runCli(['connectors', ...args, '--org', org.id, '--json'], env);
+      assert.equal(result.code, 0, `${args.join(' ')}: ${result.stdout} ${result.stderr}`);
+      return onlyJson(result) as Connection;
+    };
+    const added = await cli([
+      'add',
+      '--kind',
+      'salesforce',
+      '--client-id',
+      simulator.clientId,
+      '--jwt-username',
+      simulator.jwtUsername,
+      '--jwt-key-file',
+      keyFile,
+    ]);
+    assert.equal(added.status, 'connected', added.error ?? '');
+    assert.equal(added.auth_flow, 'jwt_bearer');
+    assert.equal(added.account_id, simulator.orgId);
+    assert.equal(added.instance_url, simulator.url);
+    assert.deepEqual(
+      (await client.deals.listPage({})).deals.map((d) => [d.external_id, d.status]),
+      [['0065g00000OPP0401', 'won']],
+    );
   });
 });
