@@ -1085,8 +1085,11 @@ export interface paths {
          * Add a CRM connection
          * @description Adds a connection to a CRM app the org created (its client id and secret, and the redirect URL
          *     registered with it). The connection is `pending` until authorized (`authorizeConnection`, then
-         *     `completeConnectionAuthorization`). The client secret is sealed and never returned. Salesforce is
-         *     not connectable yet: `409 invalid_state`. Audited as `connection.created`.
+         *     `completeConnectionAuthorization`). A Salesforce connection with `jwt` (the JWT bearer flow) asks
+         *     Salesforce for its token at once: it is created `syncing`, or not at all (`409 invalid_state` with
+         *     Salesforce's error). A client secret missing for a flow that needs it, `login_url` or `jwt` on a HubSpot
+         *     connection, are `400 invalid_body`. Secrets and keys are sealed and never returned. Audited as
+         *     `connection.created` (and `connection.authorized` for the JWT bearer flow).
          */
         post: operations["createConnection"];
         delete?: never;
@@ -1134,7 +1137,8 @@ export interface paths {
          * @description Returns the CRM's authorization URL to send the admin to, with a fresh state (an earlier state of the
          *     connection stops working). The CRM sends the admin back to the redirect URL with a code and the state,
          *     which the console passes to `completeConnectionAuthorization`. A connection already authorized may be
-         *     authorized again (to another account of the CRM, or after its grant was revoked there).
+         *     authorized again (to another account of the CRM, or after its grant was revoked there). A Salesforce
+         *     connection of the JWT bearer flow has no browser step: `409 invalid_state`.
          */
         post: operations["authorizeConnection"];
         delete?: never;
@@ -2652,14 +2656,25 @@ export interface components {
             /** @description The CRM's own error of the last call that failed (its status and message), until a call succeeds. */
             error: string | null;
             error_at: components["schemas"]["NullableTimestamp"];
-            /** @description The CRM account (HubSpot's portal id), once authorized. */
+            /** @description The CRM account (HubSpot's portal id, Salesforce's organization id), once authorized. */
             account_id: string | null;
             /** @description The OAuth client id of the CRM app. */
             client_id: string;
-            /** @description The redirect URL registered with the CRM app. */
-            redirect_uri: string;
-            /** @description The path on this server to register as the CRM app's webhook target URL. */
-            webhook_path: string;
+            /** @description The redirect URL registered with the CRM app (null for Salesforce's JWT bearer flow). */
+            redirect_uri: string | null;
+            /** @description The path on this server to register as the CRM app's webhook target URL (HubSpot; null for Salesforce). */
+            webhook_path: string | null;
+            /**
+             * @description How the connection gets its tokens: `authorization_code` (an admin of the CRM grants access in the browser;
+             *     HubSpot, Salesforce's web-server flow) or `jwt_bearer` (Salesforce, a signed assertion of the connected
+             *     app's certificate, server to server).
+             * @enum {string}
+             */
+            auth_flow: "authorization_code" | "jwt_bearer";
+            /** @description Salesforce only, where its OAuth endpoints are (null for HubSpot). */
+            login_url: string | null;
+            /** @description Salesforce only, the org's instance its API is called at, once authorized. */
+            instance_url: string | null;
             /** @description The newest modification time of a record read from the CRM. */
             last_change_at: components["schemas"]["NullableTimestamp"];
             /** @description When the last first sync or re-sync finished. */
@@ -2675,18 +2690,40 @@ export interface components {
         ConnectionList: {
             connections: components["schemas"]["Connection"][];
         };
-        /** @description A new CRM connection, authorized next (`authorizeConnection`). */
+        /**
+         * @description A new CRM connection. HubSpot, and Salesforce's web-server flow: the app's client id, client secret and redirect
+         *     URL, authorized next (`authorizeConnection`). Salesforce's JWT bearer flow (server to server): the connected app's
+         *     consumer key as `client_id` and `jwt` (the integration user and the private key of the certificate uploaded to
+         *     the connected app); the token is requested at once and the first sync starts, with no browser step.
+         */
         CreateConnection: {
             kind: components["schemas"]["ConnectionKind"];
-            /** @description The CRM app's OAuth client id. */
+            /** @description The CRM app's OAuth client id (a Salesforce connected app's consumer key). */
             client_id: string;
-            /** @description The CRM app's client secret. Stored sealed, never returned; it also checks the CRM's webhook signatures. */
-            client_secret: string;
+            /**
+             * @description The CRM app's client secret (a connected app's consumer secret), required but for Salesforce's JWT bearer
+             *     flow. Stored sealed, never returned; for HubSpot it also checks the webhook signatures.
+             */
+            client_secret?: string;
             /**
              * Format: uri
-             * @description The redirect URL registered with the CRM app (the console's `/admin/connectors/callback`).
+             * @description The redirect URL registered with the CRM app (the console's `/admin/connectors/callback`), required but for
+             *     Salesforce's JWT bearer flow.
              */
-            redirect_uri: string;
+            redirect_uri?: string;
+            /**
+             * Format: uri
+             * @description Salesforce only: where the org signs in and its OAuth endpoints are (`https://login.salesforce.com`, the
+             *     default; `https://test.salesforce.com` for a sandbox; or the org's My Domain URL).
+             */
+            login_url?: string;
+            /** @description Salesforce only, the JWT bearer flow. */
+            jwt?: {
+                /** @description The Salesforce user the connection acts as (pre-authorized for the connected app). */
+                username: string;
+                /** @description The PEM private key of the connected app's certificate. Stored sealed, never returned. */
+                private_key: string;
+            };
         };
         /** @description Where to send the admin to grant access at the CRM. */
         ConnectionAuthorization: {
@@ -2714,11 +2751,11 @@ export interface components {
          */
         ConnectionPreview: {
             mapping: {
-                /** @description The import mapping the connector reads records by (`hubspot-api`). */
+                /** @description The import mapping the connector reads records by (`hubspot-api`, `salesforce-api`). */
                 name: string;
-                /** @description Stages read as won (HubSpot - closed with probability 1.0), as `pipeline/stage` labels and ids. */
+                /** @description Stages read as won (HubSpot - closed with probability 1.0; Salesforce - `IsWon` of its OpportunityStage), as `pipeline/stage` labels and ids. */
                 won_stages: components["schemas"]["PreviewStage"][];
-                /** @description Stages read as lost (closed with probability 0). */
+                /** @description Stages read as lost (HubSpot - closed with another probability; Salesforce - `IsClosed` and not `IsWon`). */
                 lost_stages: components["schemas"]["PreviewStage"][];
                 /** @description The CRM's owners and the rep each becomes. */
                 owners: {
@@ -5225,6 +5262,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidState"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -41,6 +41,8 @@ export interface ConnectorSettings {
   hubspotApiUrl: string;
   /** QUOTIENT_HUBSPOT_AUTHORIZE_URL: HubSpot's authorization page that admins are sent to. */
   hubspotAuthorizeUrl: string;
+  /** QUOTIENT_SALESFORCE_LOGIN_URL: where Salesforce connections sign in unless they name their own login URL. */
+  salesforceLoginUrl: string;
 }
 
 /** Where rate-limit counts live (src/access/rateLimitStore.ts). */
@@ -123,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { po
     connectors: {
       hubspotApiUrl: nonEmpty(env.QUOTIENT_HUBSPOT_API_URL) ?? 'https://api.hubapi.com',
       hubspotAuthorizeUrl: nonEmpty(env.QUOTIENT_HUBSPOT_AUTHORIZE_URL) ?? 'https://app.hubspot.com/oauth/authorize',
+      salesforceLoginUrl: nonEmpty(env.QUOTIENT_SALESFORCE_LOGIN_URL) ?? 'https://login.salesforce.com',
     },
     admin: {
       sessionIdleMs:

@@ -14,7 +14,13 @@ export interface ConnectionRecord {
   kind: ConnectionKind;
   status: ConnectionStatus;
   client_id: string;
-  redirect_uri: string;
+  /** Null for Salesforce's JWT bearer flow (no browser step). */
+  redirect_uri: string | null;
+  /** Salesforce: where its OAuth endpoints are (null: the configured default), and the org's instance. */
+  login_url: string | null;
+  instance_url: string | null;
+  /** Salesforce's JWT bearer flow: the user the connection acts as (null: the authorization-code flow). */
+  jwt_username: string | null;
   account_id: string | null;
   last_error: string | null;
   last_error_at: Date | null;
@@ -28,14 +34,15 @@ export interface ConnectionRecord {
 
 /** What calling the CRM needs: the record with its sealed secret and tokens. */
 export interface ConnectionCredentials extends ConnectionRecord {
-  client_secret: string;
+  client_secret: string | null;
+  private_key: string | null;
   access_token: string | null;
   refresh_token: string | null;
 }
 
-const LISTED = `id, org_id, kind, status, client_id, redirect_uri, account_id, last_error, last_error_at,
-  last_change_at, last_sync_at, sync_from, pending_ids, token_expires_at, created_at`;
-const WITH_SECRETS = `${LISTED}, client_secret, access_token, refresh_token`;
+const LISTED = `id, org_id, kind, status, client_id, redirect_uri, login_url, instance_url, jwt_username, account_id,
+  last_error, last_error_at, last_change_at, last_sync_at, sync_from, pending_ids, token_expires_at, created_at`;
+const WITH_SECRETS = `${LISTED}, client_secret, private_key, access_token, refresh_token`;
 
 export async function insert(
   tx: Transaction,
@@ -43,15 +50,30 @@ export async function insert(
     orgId: string;
     kind: ConnectionKind;
     clientId: string;
-    sealSecret: (id: string) => string;
-    redirectUri: string;
+    /** The sealed client secret, or null (the JWT bearer flow). */
+    sealSecret: (id: string) => string | null;
+    redirectUri: string | null;
+    loginUrl?: string | null;
+    /** The JWT bearer flow's user and sealed private key. */
+    jwt?: { username: string; sealKey: (id: string) => string };
   },
 ): Promise<ConnectionRecord> {
   const id = newId('con');
   const rows = await tx.query<ConnectionRecord>({
-    text: `INSERT INTO crm_connections (id, org_id, kind, client_id, client_secret, redirect_uri)
-           VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${LISTED}`,
-    values: [id, input.orgId, input.kind, input.clientId, input.sealSecret(id), input.redirectUri],
+    text: `INSERT INTO crm_connections
+             (id, org_id, kind, client_id, client_secret, redirect_uri, login_url, jwt_username, private_key)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${LISTED}`,
+    values: [
+      id,
+      input.orgId,
+      input.kind,
+      input.clientId,
+      input.sealSecret(id),
+      input.redirectUri,
+      input.loginUrl ?? null,
+      input.jwt?.username ?? null,
+      input.jwt?.sealKey(id) ?? null,
+    ],
   });
   return rows[0] as ConnectionRecord;
 }
@@ -114,14 +136,28 @@ export async function authorize(
   tx: Transaction,
   orgId: string,
   id: string,
-  input: { accountId: string; accessToken: string; refreshToken: string; expiresAt: Date },
+  input: {
+    accountId: string;
+    accessToken: string;
+    refreshToken: string | null;
+    expiresAt: Date;
+    instanceUrl?: string | null;
+  },
 ): Promise<ConnectionRecord | null> {
   const rows = await tx.query<ConnectionRecord>({
     text: `UPDATE crm_connections
            SET oauth_state = NULL, account_id = $3, access_token = $4, refresh_token = $5, token_expires_at = $6,
-               status = 'syncing', last_error = NULL, last_error_at = NULL, sync_from = NULL
+               instance_url = $7, status = 'syncing', last_error = NULL, last_error_at = NULL, sync_from = NULL
            WHERE org_id = $1 AND id = $2 RETURNING ${LISTED}`,
-    values: [orgId, id, input.accountId, input.accessToken, input.refreshToken, input.expiresAt],
+    values: [
+      orgId,
+      id,
+      input.accountId,
+      input.accessToken,
+      input.refreshToken,
+      input.expiresAt,
+      input.instanceUrl ?? null,
+    ],
   });
   return rows[0] ?? null;
 }
@@ -130,12 +166,13 @@ export async function storeTokens(
   tx: Transaction,
   orgId: string,
   id: string,
-  input: { accessToken: string; refreshToken: string; expiresAt: Date },
+  input: { accessToken: string; refreshToken: string | null; expiresAt: Date; instanceUrl?: string },
 ): Promise<void> {
   await tx.query({
-    text: `UPDATE crm_connections SET access_token = $3, refresh_token = $4, token_expires_at = $5
+    text: `UPDATE crm_connections SET access_token = $3, refresh_token = $4, token_expires_at = $5,
+             instance_url = COALESCE($6, instance_url)
            WHERE org_id = $1 AND id = $2`,
-    values: [orgId, id, input.accessToken, input.refreshToken, input.expiresAt],
+    values: [orgId, id, input.accessToken, input.refreshToken, input.expiresAt, input.instanceUrl ?? null],
   });
 }
 

@@ -78,7 +78,9 @@ export function ConnectorsPage(props: { canChange: boolean }) {
         loaded={loaded}
         retry={reload}
         items={(data) => data.connections}
-        empty={<Empty title="No connections">Add your HubSpot app to connect a portal.</Empty>}
+        empty={
+          <Empty title="No connections">Add your HubSpot app or Salesforce connected app to connect an account.</Empty>
+        }
       >
         {(connections) => (
           <div class="card table-wrap">
@@ -111,12 +113,16 @@ export function ConnectorsPage(props: { canChange: boolean }) {
                     <td>{connection.last_sync_at ?? '-'}</td>
                     <td class="break">{connection.error ?? '-'}</td>
                     <td class="actions">
-                      <CopyButton value={`${origin}${connection.webhook_path}`} label="Copy webhook target URL" />
+                      {connection.webhook_path === null ? null : (
+                        <CopyButton value={`${origin}${connection.webhook_path}`} label="Copy webhook target URL" />
+                      )}
                       {props.canChange ? (
                         <>
-                          <button type="button" class="button button-quiet" onClick={() => authorize(connection)}>
-                            {connection.status === 'pending' ? 'Connect' : 'Reconnect'}
-                          </button>
+                          {connection.auth_flow === 'authorization_code' ? (
+                            <button type="button" class="button button-quiet" onClick={() => authorize(connection)}>
+                              {connection.status === 'pending' ? 'Connect' : 'Reconnect'}
+                            </button>
+                          ) : null}
                           {connection.status === 'paused' ? (
                             <button
                               type="button"
@@ -165,7 +171,11 @@ export function ConnectorsPage(props: { canChange: boolean }) {
           onClose={() => setAdding(false)}
           onAdded={(created) => {
             setAdding(false);
-            void authorize(created);
+            // The JWT bearer flow is connected already (its first sync runs); the others go to the CRM to consent.
+            if (created.auth_flow === 'jwt_bearer') {
+              setMessage({ kind: 'success', text: 'Connected; the first sync runs.' });
+              void reload();
+            } else void authorize(created);
           }}
         />
       ) : null}
@@ -193,15 +203,49 @@ export function ConnectorsPage(props: { canChange: boolean }) {
   );
 }
 
+const CRM_LABELS = { hubspot: 'HubSpot', salesforce: 'Salesforce' } as const;
+
 function AddConnectionDialog(props: { onClose: () => void; onAdded: (created: Connection) => void }) {
   const redirectUri = `${window.location.origin}/admin/connectors/callback`;
-  const [form, setForm] = useState({ client_id: '', client_secret: '' });
+  const [kind, setKind] = useState<Connection['kind']>('hubspot');
+  const [flow, setFlow] = useState<Connection['auth_flow']>('authorization_code');
+  const [form, setForm] = useState({ client_id: '', client_secret: '', login_url: '', username: '', private_key: '' });
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const jwt = kind === 'salesforce' && flow === 'jwt_bearer';
+  const body = (): Schemas['CreateConnection'] => {
+    const loginUrl = kind === 'salesforce' && form.login_url.trim() !== '' ? { login_url: form.login_url.trim() } : {};
+    if (jwt) {
+      return {
+        kind,
+        client_id: form.client_id,
+        ...loginUrl,
+        jwt: { username: form.username, private_key: form.private_key },
+      };
+    }
+    return {
+      kind,
+      client_id: form.client_id,
+      client_secret: form.client_secret,
+      redirect_uri: redirectUri,
+      ...loginUrl,
+    };
+  };
+  const input = (id: string, field: keyof typeof form, label: string, options: { hint?: string } = {}) => (
+    <Field id={id} label={label} {...(options.hint ? { hint: options.hint } : {})}>
+      <input
+        id={id}
+        required={field !== 'login_url'}
+        aria-describedby={options.hint ? `${id}-hint` : undefined}
+        value={form[field]}
+        onInput={(event) => setForm({ ...form, [field]: event.currentTarget.value })}
+      />
+    </Field>
+  );
   return (
     <Dialog
       open
-      title="Connect HubSpot"
+      title={`Connect ${CRM_LABELS[kind]}`}
       onClose={props.onClose}
       footer={
         <>
@@ -219,37 +263,80 @@ function AddConnectionDialog(props: { onClose: () => void; onAdded: (created: Co
         onSubmit={async (event) => {
           event.preventDefault();
           setBusy(true);
-          const { data, error: failure } = await api.POST('/admin/v1/connections', {
-            body: { kind: 'hubspot', ...form, redirect_uri: redirectUri },
-          });
+          const { data, error: failure } = await api.POST('/admin/v1/connections', { body: body() });
           setBusy(false);
           if (data) props.onAdded(data);
           else setError(describeError(failure));
         }}
       >
         {error ? <Notice kind="error">{error}</Notice> : null}
-        <p class="hint">
-          Register this redirect URL in your HubSpot app: <code>{redirectUri}</code>
-        </p>
-        <Field id="connection-client-id" label="Client ID">
-          <input
-            id="connection-client-id"
-            required
-            value={form.client_id}
-            onInput={(event) => setForm({ ...form, client_id: event.currentTarget.value })}
-          />
+        <Field id="connection-kind" label="CRM">
+          <select
+            id="connection-kind"
+            value={kind}
+            onChange={(event) => setKind(event.currentTarget.value as Connection['kind'])}
+          >
+            <option value="hubspot">HubSpot</option>
+            <option value="salesforce">Salesforce</option>
+          </select>
         </Field>
-        <Field id="connection-client-secret" label="Client secret" hint="Stored sealed, and never shown again.">
-          <input
+        {kind === 'salesforce' ? (
+          <>
+            <Field id="connection-flow" label="Authorization">
+              <select
+                id="connection-flow"
+                value={flow}
+                onChange={(event) => setFlow(event.currentTarget.value as Connection['auth_flow'])}
+              >
+                <option value="authorization_code">An admin grants access in Salesforce (web-server flow)</option>
+                <option value="jwt_bearer">Server to server, with the connected app's certificate (JWT bearer)</option>
+              </select>
+            </Field>
+            {input('connection-login-url', 'login_url', 'Login URL', {
+              hint: 'Leave empty for https://login.salesforce.com; https://test.salesforce.com for a sandbox, or your My Domain URL.',
+            })}
+          </>
+        ) : null}
+        {jwt ? null : (
+          <p class="hint">
+            Register this redirect URL in your {kind === 'hubspot' ? 'HubSpot app' : 'connected app'}:{' '}
+            <code>{redirectUri}</code>
+          </p>
+        )}
+        {input('connection-client-id', 'client_id', kind === 'salesforce' ? 'Consumer key (Client ID)' : 'Client ID')}
+        {jwt ? (
+          <>
+            {input('connection-username', 'username', 'Salesforce username', {
+              hint: 'The integration user, pre-authorized for the connected app.',
+            })}
+            <Field id="connection-private-key" label="Private key (PEM)" hint="Stored sealed, and never shown again.">
+              <textarea
+                id="connection-private-key"
+                required
+                rows={6}
+                aria-describedby="connection-private-key-hint"
+                value={form.private_key}
+                onInput={(event) => setForm({ ...form, private_key: event.currentTarget.value })}
+              />
+            </Field>
+          </>
+        ) : (
+          <Field
             id="connection-client-secret"
-            type="password"
-            autocomplete="off"
-            required
-            aria-describedby="connection-client-secret-hint"
-            value={form.client_secret}
-            onInput={(event) => setForm({ ...form, client_secret: event.currentTarget.value })}
-          />
-        </Field>
+            label={kind === 'salesforce' ? 'Consumer secret (Client secret)' : 'Client secret'}
+            hint="Stored sealed, and never shown again."
+          >
+            <input
+              id="connection-client-secret"
+              type="password"
+              autocomplete="off"
+              required
+              aria-describedby="connection-client-secret-hint"
+              value={form.client_secret}
+              onInput={(event) => setForm({ ...form, client_secret: event.currentTarget.value })}
+            />
+          </Field>
+        )}
       </form>
     </Dialog>
   );

@@ -32,6 +32,10 @@ export type CrmConnectionMinAggregateOutputType = {
   client_id: string | null
   client_secret: string | null
   redirect_uri: string | null
+  login_url: string | null
+  instance_url: string | null
+  jwt_username: string | null
+  private_key: string | null
   oauth_state: string | null
   account_id: string | null
   access_token: string | null
@@ -53,6 +57,10 @@ export type CrmConnectionMaxAggregateOutputType = {
   client_id: string | null
   client_secret: string | null
   redirect_uri: string | null
+  login_url: string | null
+  instance_url: string | null
+  jwt_username: string | null
+  private_key: string | null
   oauth_state: string | null
   account_id: string | null
   access_token: string | null
@@ -74,6 +82,10 @@ export type CrmConnectionCountAggregateOutputType = {
   client_id: number
   client_secret: number
   redirect_uri: number
+  login_url: number
+  instance_url: number
+  jwt_username: number
+  private_key: number
   oauth_state: number
   account_id: number
   access_token: number
@@ -98,6 +110,10 @@ export type CrmConnectionMinAggregateInputType = {
   client_id?: true
   client_secret?: true
   redirect_uri?: true
+  login_url?: true
+  instance_url?: true
+  jwt_username?: true
+  private_key?: true
   oauth_state?: true
   account_id?: true
   access_token?: true
@@ -119,6 +135,10 @@ export type CrmConnectionMaxAggregateInputType = {
   client_id?: true
   client_secret?: true
   redirect_uri?: true
+  login_url?: true
+  instance_url?: true
+  jwt_username?: true
+  private_key?: true
   oauth_state?: true
   account_id?: true
   access_token?: true
@@ -140,6 +160,10 @@ export type CrmConnectionCountAggregateInputType = {
   client_id?: true
   client_secret?: true
   redirect_uri?: true
+  login_url?: true
+  instance_url?: true
+  jwt_username?: true
+  private_key?: true
   oauth_state?: true
   account_id?: true
   access_token?: true
@@ -233,8 +257,12 @@ export type CrmConnectionGroupByOutputType = {
   kind: string
   status: string
   client_id: string
-  client_secret: string
-  redirect_uri: string
+  client_secret: string | null
+  redirect_uri: string | null
+  login_url: string | null
+  instance_url: string | null
+  jwt_username: string | null
+  private_key: string | null
   oauth_state: string | null
   account_id: string | null
   access_token: string | null
@@ -276,8 +304,12 @@ export type CrmConnectionWhereInput = {
   kind?: Prisma.StringFilter<"CrmConnection"> | string
   status?: Prisma.StringFilter<"CrmConnection"> | string
   client_id?: Prisma.StringFilter<"CrmConnection"> | string
-  client_secret?: Prisma.StringFilter<"CrmConnection"> | string
-  redirect_uri?: Prisma.StringFilter<"CrmConnection"> | string
+  client_secret?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  redirect_uri?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  login_url?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  instance_url?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  jwt_username?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  private_key?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   oauth_state?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   account_id?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   access_token?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
@@ -299,8 +331,12 @@ export type CrmConnectionOrderByWithRelationInput = {
   kind?: Prisma.SortOrder
   status?: Prisma.SortOrder
   client_id?: Prisma.SortOrder
-  client_secret?: Prisma.SortOrder
-  redirect_uri?: Prisma.SortOrder
+  client_secret?: Prisma.SortOrderInput | Prisma.SortOrder
+  redirect_uri?: Prisma.SortOrderInput | Prisma.SortOrder
+  login_url?: Prisma.SortOrderInput | Prisma.SortOrder
+  instance_url?: Prisma.SortOrderInput | Prisma.SortOrder
+  jwt_username?: Prisma.SortOrderInput | Prisma.SortOrder
+  private_key?: Prisma.SortOrderInput | Prisma.SortOrder
   oauth_state?: Prisma.SortOrderInput | Prisma.SortOrder
   account_id?: Prisma.SortOrderInput | Prisma.SortOrder
   access_token?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -327,8 +363,12 @@ export type CrmConnectionWhereUniqueInput = Prisma.AtLeast<{
   kind?: Prisma.StringFilter<"CrmConnection"> | string
   status?: Prisma.StringFilter<"CrmConnection"> | string
   client_id?: Prisma.StringFilter<"CrmConnection"> | string
-  client_secret?: Prisma.StringFilter<"CrmConnection"> | string
-  redirect_uri?: Prisma.StringFilter<"CrmConnection"> | string
+  client_secret?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  redirect_uri?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  login_url?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  instance_url?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  jwt_username?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  private_key?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   oauth_state?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   account_id?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   access_token?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
@@ -350,8 +390,12 @@ export type CrmConnectionOrderByWithAggregationInput = {
   kind?: Prisma.SortOrder
   status?: Prisma.SortOrder
   client_id?: Prisma.SortOrder
-  client_secret?: Prisma.SortOrder
-  redirect_uri?: Prisma.SortOrder
+  client_secret?: Prisma.SortOrderInput | Prisma.SortOrder
+  redirect_uri?: Prisma.SortOrderInput | Prisma.SortOrder
+  login_url?: Prisma.SortOrderInput | Prisma.SortOrder
+  instance_url?: Prisma.SortOrderInput | Prisma.SortOrder
+  jwt_username?: Prisma.SortOrderInput | Prisma.SortOrder
+  private_key?: Prisma.SortOrderInput | Prisma.SortOrder
   oauth_state?: Prisma.SortOrderInput | Prisma.SortOrder
   account_id?: Prisma.SortOrderInput | Prisma.SortOrder
   access_token?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -378,8 +422,12 @@ export type CrmConnectionScalarWhereWithAggregatesInput = {
   kind?: Prisma.StringWithAggregatesFilter<"CrmConnection"> | string
   status?: Prisma.StringWithAggregatesFilter<"CrmConnection"> | string
   client_id?: Prisma.StringWithAggregatesFilter<"CrmConnection"> | string
-  client_secret?: Prisma.StringWithAggregatesFilter<"CrmConnection"> | string
-  redirect_uri?: Prisma.StringWithAggregatesFilter<"CrmConnection"> | string
+  client_secret?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
+  redirect_uri?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
+  login_url?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
+  instance_url?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
+  jwt_username?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
+  private_key?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
   oauth_state?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
   account_id?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
   access_token?: Prisma.StringNullableWithAggregatesFilter<"CrmConnection"> | string | null
@@ -399,8 +447,12 @@ export type CrmConnectionCreateInput = {
   kind: string
   status?: string
   client_id: string
-  client_secret: string
-  redirect_uri: string
+  client_secret?: string | null
+  redirect_uri?: string | null
+  login_url?: string | null
+  instance_url?: string | null
+  jwt_username?: string | null
+  private_key?: string | null
   oauth_state?: string | null
   account_id?: string | null
   access_token?: string | null
@@ -422,8 +474,12 @@ export type CrmConnectionUncheckedCreateInput = {
   kind: string
   status?: string
   client_id: string
-  client_secret: string
-  redirect_uri: string
+  client_secret?: string | null
+  redirect_uri?: string | null
+  login_url?: string | null
+  instance_url?: string | null
+  jwt_username?: string | null
+  private_key?: string | null
   oauth_state?: string | null
   account_id?: string | null
   access_token?: string | null
@@ -443,8 +499,12 @@ export type CrmConnectionUpdateInput = {
   kind?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   client_id?: Prisma.StringFieldUpdateOperationsInput | string
-  client_secret?: Prisma.StringFieldUpdateOperationsInput | string
-  redirect_uri?: Prisma.StringFieldUpdateOperationsInput | string
+  client_secret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  redirect_uri?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  login_url?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  instance_url?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  jwt_username?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  private_key?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   oauth_state?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   access_token?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -466,8 +526,12 @@ export type CrmConnectionUncheckedUpdateInput = {
   kind?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   client_id?: Prisma.StringFieldUpdateOperationsInput | string
-  client_secret?: Prisma.StringFieldUpdateOperationsInput | string
-  redirect_uri?: Prisma.StringFieldUpdateOperationsInput | string
+  client_secret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  redirect_uri?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  login_url?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  instance_url?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  jwt_username?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  private_key?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   oauth_state?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   access_token?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -488,8 +552,12 @@ export type CrmConnectionCreateManyInput = {
   kind: string
   status?: string
   client_id: string
-  client_secret: string
-  redirect_uri: string
+  client_secret?: string | null
+  redirect_uri?: string | null
+  login_url?: string | null
+  instance_url?: string | null
+  jwt_username?: string | null
+  private_key?: string | null
   oauth_state?: string | null
   account_id?: string | null
   access_token?: string | null
@@ -509,8 +577,12 @@ export type CrmConnectionUpdateManyMutationInput = {
   kind?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   client_id?: Prisma.StringFieldUpdateOperationsInput | string
-  client_secret?: Prisma.StringFieldUpdateOperationsInput | string
-  redirect_uri?: Prisma.StringFieldUpdateOperationsInput | string
+  client_secret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  redirect_uri?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  login_url?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  instance_url?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  jwt_username?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  private_key?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   oauth_state?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   access_token?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -531,8 +603,12 @@ export type CrmConnectionUncheckedUpdateManyInput = {
   kind?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   client_id?: Prisma.StringFieldUpdateOperationsInput | string
-  client_secret?: Prisma.StringFieldUpdateOperationsInput | string
-  redirect_uri?: Prisma.StringFieldUpdateOperationsInput | string
+  client_secret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  redirect_uri?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  login_url?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  instance_url?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  jwt_username?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  private_key?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   oauth_state?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   access_token?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -575,6 +651,10 @@ export type CrmConnectionCountOrderByAggregateInput = {
   client_id?: Prisma.SortOrder
   client_secret?: Prisma.SortOrder
   redirect_uri?: Prisma.SortOrder
+  login_url?: Prisma.SortOrder
+  instance_url?: Prisma.SortOrder
+  jwt_username?: Prisma.SortOrder
+  private_key?: Prisma.SortOrder
   oauth_state?: Prisma.SortOrder
   account_id?: Prisma.SortOrder
   access_token?: Prisma.SortOrder
@@ -597,6 +677,10 @@ export type CrmConnectionMaxOrderByAggregateInput = {
   client_id?: Prisma.SortOrder
   client_secret?: Prisma.SortOrder
   redirect_uri?: Prisma.SortOrder
+  login_url?: Prisma.SortOrder
+  instance_url?: Prisma.SortOrder
+  jwt_username?: Prisma.SortOrder
+  private_key?: Prisma.SortOrder
   oauth_state?: Prisma.SortOrder
   account_id?: Prisma.SortOrder
   access_token?: Prisma.SortOrder
@@ -618,6 +702,10 @@ export type CrmConnectionMinOrderByAggregateInput = {
   client_id?: Prisma.SortOrder
   client_secret?: Prisma.SortOrder
   redirect_uri?: Prisma.SortOrder
+  login_url?: Prisma.SortOrder
+  instance_url?: Prisma.SortOrder
+  jwt_username?: Prisma.SortOrder
+  private_key?: Prisma.SortOrder
   oauth_state?: Prisma.SortOrder
   account_id?: Prisma.SortOrder
   access_token?: Prisma.SortOrder
@@ -687,8 +775,12 @@ export type CrmConnectionCreateWithoutOrgInput = {
   kind: string
   status?: string
   client_id: string
-  client_secret: string
-  redirect_uri: string
+  client_secret?: string | null
+  redirect_uri?: string | null
+  login_url?: string | null
+  instance_url?: string | null
+  jwt_username?: string | null
+  private_key?: string | null
   oauth_state?: string | null
   account_id?: string | null
   access_token?: string | null
@@ -708,8 +800,12 @@ export type CrmConnectionUncheckedCreateWithoutOrgInput = {
   kind: string
   status?: string
   client_id: string
-  client_secret: string
-  redirect_uri: string
+  client_secret?: string | null
+  redirect_uri?: string | null
+  login_url?: string | null
+  instance_url?: string | null
+  jwt_username?: string | null
+  private_key?: string | null
   oauth_state?: string | null
   account_id?: string | null
   access_token?: string | null
@@ -759,8 +855,12 @@ export type CrmConnectionScalarWhereInput = {
   kind?: Prisma.StringFilter<"CrmConnection"> | string
   status?: Prisma.StringFilter<"CrmConnection"> | string
   client_id?: Prisma.StringFilter<"CrmConnection"> | string
-  client_secret?: Prisma.StringFilter<"CrmConnection"> | string
-  redirect_uri?: Prisma.StringFilter<"CrmConnection"> | string
+  client_secret?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  redirect_uri?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  login_url?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  instance_url?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  jwt_username?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
+  private_key?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   oauth_state?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   account_id?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
   access_token?: Prisma.StringNullableFilter<"CrmConnection"> | string | null
@@ -780,8 +880,12 @@ export type CrmConnectionCreateManyOrgInput = {
   kind: string
   status?: string
   client_id: string
-  client_secret: string
-  redirect_uri: string
+  client_secret?: string | null
+  redirect_uri?: string | null
+  login_url?: string | null
+  instance_url?: string | null
+  jwt_username?: string | null
+  private_key?: string | null
   oauth_state?: string | null
   account_id?: string | null
   access_token?: string | null
@@ -801,8 +905,12 @@ export type CrmConnectionUpdateWithoutOrgInput = {
   kind?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   client_id?: Prisma.StringFieldUpdateOperationsInput | string
-  client_secret?: Prisma.StringFieldUpdateOperationsInput | string
-  redirect_uri?: Prisma.StringFieldUpdateOperationsInput | string
+  client_secret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  redirect_uri?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  login_url?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  instance_url?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  jwt_username?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  private_key?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   oauth_state?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   access_token?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -822,8 +930,12 @@ export type CrmConnectionUncheckedUpdateWithoutOrgInput = {
   kind?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   client_id?: Prisma.StringFieldUpdateOperationsInput | string
-  client_secret?: Prisma.StringFieldUpdateOperationsInput | string
-  redirect_uri?: Prisma.StringFieldUpdateOperationsInput | string
+  client_secret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  redirect_uri?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  login_url?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  instance_url?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  jwt_username?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  private_key?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   oauth_state?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   access_token?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -843,8 +955,12 @@ export type CrmConnectionUncheckedUpdateManyWithoutOrgInput = {
   kind?: Prisma.StringFieldUpdateOperationsInput | string
   status?: Prisma.StringFieldUpdateOperationsInput | string
   client_id?: Prisma.StringFieldUpdateOperationsInput | string
-  client_secret?: Prisma.StringFieldUpdateOperationsInput | string
-  redirect_uri?: Prisma.StringFieldUpdateOperationsInput | string
+  client_secret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  redirect_uri?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  login_url?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  instance_url?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  jwt_username?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  private_key?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   oauth_state?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account_id?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   access_token?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -869,6 +985,10 @@ export type CrmConnectionSelect<ExtArgs extends runtime.Types.Extensions.Interna
   client_id?: boolean
   client_secret?: boolean
   redirect_uri?: boolean
+  login_url?: boolean
+  instance_url?: boolean
+  jwt_username?: boolean
+  private_key?: boolean
   oauth_state?: boolean
   account_id?: boolean
   access_token?: boolean
@@ -892,6 +1012,10 @@ export type CrmConnectionSelectCreateManyAndReturn<ExtArgs extends runtime.Types
   client_id?: boolean
   client_secret?: boolean
   redirect_uri?: boolean
+  login_url?: boolean
+  instance_url?: boolean
+  jwt_username?: boolean
+  private_key?: boolean
   oauth_state?: boolean
   account_id?: boolean
   access_token?: boolean
@@ -915,6 +1039,10 @@ export type CrmConnectionSelectUpdateManyAndReturn<ExtArgs extends runtime.Types
   client_id?: boolean
   client_secret?: boolean
   redirect_uri?: boolean
+  login_url?: boolean
+  instance_url?: boolean
+  jwt_username?: boolean
+  private_key?: boolean
   oauth_state?: boolean
   account_id?: boolean
   access_token?: boolean
@@ -938,6 +1066,10 @@ export type CrmConnectionSelectScalar = {
   client_id?: boolean
   client_secret?: boolean
   redirect_uri?: boolean
+  login_url?: boolean
+  instance_url?: boolean
+  jwt_username?: boolean
+  private_key?: boolean
   oauth_state?: boolean
   account_id?: boolean
   access_token?: boolean
@@ -952,7 +1084,7 @@ export type CrmConnectionSelectScalar = {
   created_at?: boolean
 }
 
-export type CrmConnectionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "kind" | "status" | "client_id" | "client_secret" | "redirect_uri" | "oauth_state" | "account_id" | "access_token" | "refresh_token" | "token_expires_at" | "last_error" | "last_error_at" | "last_change_at" | "last_sync_at" | "sync_from" | "pending_ids" | "created_at", ExtArgs["result"]["crmConnection"]>
+export type CrmConnectionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "org_id" | "kind" | "status" | "client_id" | "client_secret" | "redirect_uri" | "login_url" | "instance_url" | "jwt_username" | "private_key" | "oauth_state" | "account_id" | "access_token" | "refresh_token" | "token_expires_at" | "last_error" | "last_error_at" | "last_change_at" | "last_sync_at" | "sync_from" | "pending_ids" | "created_at", ExtArgs["result"]["crmConnection"]>
 export type CrmConnectionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   org?: boolean | Prisma.OrgDefaultArgs<ExtArgs>
 }
@@ -974,8 +1106,12 @@ export type $CrmConnectionPayload<ExtArgs extends runtime.Types.Extensions.Inter
     kind: string
     status: string
     client_id: string
-    client_secret: string
-    redirect_uri: string
+    client_secret: string | null
+    redirect_uri: string | null
+    login_url: string | null
+    instance_url: string | null
+    jwt_username: string | null
+    private_key: string | null
     oauth_state: string | null
     account_id: string | null
     access_token: string | null
@@ -1419,6 +1555,10 @@ export interface CrmConnectionFieldRefs {
   readonly client_id: Prisma.FieldRef<"CrmConnection", 'String'>
   readonly client_secret: Prisma.FieldRef<"CrmConnection", 'String'>
   readonly redirect_uri: Prisma.FieldRef<"CrmConnection", 'String'>
+  readonly login_url: Prisma.FieldRef<"CrmConnection", 'String'>
+  readonly instance_url: Prisma.FieldRef<"CrmConnection", 'String'>
+  readonly jwt_username: Prisma.FieldRef<"CrmConnection", 'String'>
+  readonly private_key: Prisma.FieldRef<"CrmConnection", 'String'>
   readonly oauth_state: Prisma.FieldRef<"CrmConnection", 'String'>
   readonly account_id: Prisma.FieldRef<"CrmConnection", 'String'>
   readonly access_token: Prisma.FieldRef<"CrmConnection", 'String'>

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { secretFromEnvironment } from '../../config.ts';
 import { Refusal } from '../../domain/refusal.ts';
@@ -17,7 +18,10 @@ interface AddOptions extends OrgOptions {
   clientId: string;
   clientSecret?: string;
   clientSecretEnv?: string;
-  redirectUri: string;
+  redirectUri?: string;
+  loginUrl?: string;
+  jwtUsername?: string;
+  jwtKeyFile?: string;
 }
 
 const COLUMNS = ['id', 'kind', 'status', 'behind_by', 'account_id', 'last_change_at', 'last_sync_at', 'error'];
@@ -28,16 +32,26 @@ function dateOf(value: string): Date {
   return at;
 }
 
-function clientSecretOf(options: Pick<AddOptions, 'clientSecret' | 'clientSecretEnv'>): string {
+function clientSecretOf(options: Pick<AddOptions, 'clientSecret' | 'clientSecretEnv'>): string | undefined {
   if (options.clientSecretEnv !== undefined) {
     const value = secretFromEnvironment(options.clientSecretEnv);
     if (!value) throw new Refusal('invalid_body', `the environment variable ${options.clientSecretEnv} is not set`);
     return value;
   }
-  if (options.clientSecret === undefined) {
-    throw new Refusal('invalid_body', 'give --client-secret-env NAME or --client-secret SECRET');
-  }
   return options.clientSecret;
+}
+
+/** Salesforce's JWT bearer flow: the user and the private key's PEM file, both or neither. */
+function jwtOf(options: AddOptions): { username: string; privateKey: string } | undefined {
+  if (options.jwtUsername === undefined && options.jwtKeyFile === undefined) return undefined;
+  if (options.jwtUsername === undefined || options.jwtKeyFile === undefined) {
+    throw new Refusal('invalid_body', 'give both --jwt-username and --jwt-key-file (the JWT bearer flow)');
+  }
+  try {
+    return { username: options.jwtUsername, privateKey: readFileSync(options.jwtKeyFile, 'utf8') };
+  } catch {
+    throw new Refusal('invalid_body', `--jwt-key-file: cannot read ${options.jwtKeyFile}`);
+  }
 }
 
 function describe(connection: ConnectionRecord): string {
@@ -48,8 +62,10 @@ function describe(connection: ConnectionRecord): string {
     `  last change:    ${wire.last_change_at ?? '-'}`,
     `  last sync:      ${wire.last_sync_at ?? '-'}`,
     `  error:          ${wire.error ?? '-'}`,
-    `  webhook target: https://<your Quotient host>${wire.webhook_path}`,
-    `  redirect URL:   ${wire.redirect_uri}`,
+    ...(wire.webhook_path === null ? [] : [`  webhook target: https://<your Quotient host>${wire.webhook_path}`]),
+    ...(wire.instance_url === null ? [] : [`  instance:       ${wire.instance_url}`]),
+    `  authorization:  ${wire.auth_flow}`,
+    ...(wire.redirect_uri === null ? [] : [`  redirect URL:   ${wire.redirect_uri}`]),
   ].join('\n');
 }
 
@@ -103,28 +119,39 @@ export function connectorsCommand(): Command {
     .command('add')
     .description("connect a CRM app; prints the URL where the CRM account's admin grants access")
     .requiredOption('--org <org_id>', 'the org')
-    .addOption(
-      new Option('--kind <kind>', 'hubspot (salesforce is not available yet)')
-        .choices(['hubspot', 'salesforce'])
-        .makeOptionMandatory(),
-    )
+    .addOption(new Option('--kind <kind>', 'the CRM').choices(['hubspot', 'salesforce']).makeOptionMandatory())
     .requiredOption('--client-id <id>', "the CRM app's client id")
     .option('--client-secret-env <variable>', 'read the client secret from this environment variable')
     .option('--client-secret <secret>', 'the client secret (prefer --client-secret-env)')
-    .requiredOption('--redirect-uri <url>', "the redirect URL registered with the app (the console's callback)")
+    .option('--redirect-uri <url>', "the redirect URL registered with the app (the console's callback)")
+    .option('--login-url <url>', 'Salesforce: the login URL (a sandbox, a My Domain); login.salesforce.com otherwise')
+    .option('--jwt-username <user>', 'Salesforce JWT bearer flow: the user the connection acts as')
+    .option('--jwt-key-file <pem>', "Salesforce JWT bearer flow: the connected app certificate's private key")
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (options: AddOptions) => {
       try {
+        const jwt = jwtOf(options);
         const { connection, authorizeUrl } = await withAdminServices(async (services) => {
           const created = await services.connections.create(options.org, {
             kind: options.kind,
             clientId: options.clientId,
             clientSecret: clientSecretOf(options),
             redirectUri: options.redirectUri,
+            loginUrl: options.loginUrl,
+            jwt,
           });
+          if (jwt !== undefined) {
+            // The JWT bearer flow is authorized already: its first sync runs to its end.
+            await services.connections.settled();
+            return { connection: await services.connections.get(options.org, created.id), authorizeUrl: null };
+          }
           const started = await services.connections.authorize(options.org, created.id);
           return { connection: created, authorizeUrl: started.authorizeUrl };
         });
+        if (authorizeUrl === null) {
+          print(options, toWireConnection(connection), () => describe(connection));
+          return;
+        }
         print(options, { ...toWireConnection(connection), authorize_url: authorizeUrl }, () =>
           [
             `Added ${connection.id}. Open this URL as an admin of the CRM account and grant access:`,

@@ -3,6 +3,8 @@ import { BUILT_IN_MAPPINGS, type Mapping } from '../imports/mapping.ts';
 import type { Cell } from '../imports/recordMapper.ts';
 import { isJsonObject, type JsonValue } from '../json.ts';
 
+export { matchOwners, type OwnerMatch } from './owners.ts';
+
 // HubSpot as its public API describes it, for the connector: which deal properties are read, how a deal record of
 // the CRM v3 objects API becomes a record of the import mapping model (`hubspot-api`), which pipeline stages are won
 // and lost (a stage's `metadata.isClosed` and `metadata.probability`), and the webhooks' v3 signature and events.
@@ -187,35 +189,6 @@ export function dealEventsOf(body: unknown): DealChangeEvent[] | null {
     });
   }
   return events;
-}
-
-export interface OwnerMatch {
-  owner_id: string;
-  email: string | null;
-  rep_external_id: string;
-  matched_by: 'owner_id' | 'email' | 'new';
-}
-
-/**
- * Which rep each HubSpot owner is: the rep whose external id is the owner id, else the rep whose external id is
- * the owner's email (as an import of another source may have named them), else a new rep of the owner id, created
- * on the owner's first deal.
- */
-export function matchOwners(
-  owners: ReadonlyArray<{ id: string; email: string | null }>,
-  repExternalIds: ReadonlySet<string>,
-): OwnerMatch[] {
-  const byLowerCase = new Map([...repExternalIds].map((externalId) => [externalId.toLowerCase(), externalId]));
-  return owners.map((owner) => {
-    if (repExternalIds.has(owner.id)) {
-      return { owner_id: owner.id, email: owner.email, rep_external_id: owner.id, matched_by: 'owner_id' };
-    }
-    const byEmail = owner.email ? byLowerCase.get(owner.email.toLowerCase()) : undefined;
-    if (byEmail !== undefined) {
-      return { owner_id: owner.id, email: owner.email, rep_external_id: byEmail, matched_by: 'email' };
-    }
-    return { owner_id: owner.id, email: owner.email, rep_external_id: owner.id, matched_by: 'new' };
-  });
 }
 
 /** A deletion waiting among a connection's pending records; a change waits as the bare deal id. */

@@ -1,14 +1,28 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type AdminActor, adminAuditEntry, CLI_ACTOR } from '../../audit/adminEntries.ts';
-import { type DealChangeEvent, dealProperties, pendingEntry, pendingEvents } from '../../domain/connectors/hubspot.ts';
+import { type DealChangeEvent, pendingEntry, pendingEvents } from '../../domain/connectors/hubspot.ts';
 import { Refusal } from '../../domain/refusal.ts';
 import { MissingSecretKey } from '../../lib/secretBox.ts';
 import * as audit from '../../repositories/audit.ts';
 import * as connections from '../../repositories/connections.ts';
 import * as orgs from '../../repositories/orgs.ts';
 import type { Transaction, Transactor } from '../../repositories/transaction.ts';
+import { digest, parseUrl } from './connectionInput.ts';
+import { CrmRefusal } from './crmRefusal.ts';
 import * as hubspot from './hubspotApi.ts';
 import type { HubSpotSync, ReadDeal } from './hubspotSync.ts';
+import * as salesforce from './salesforceApi.ts';
+import type { SalesforceSync } from './salesforceSync.ts';
+
+/** A new connection's app: the OAuth app (client secret, redirect), or Salesforce's JWT bearer flow. */
+export interface NewConnection {
+  kind: connections.ConnectionKind;
+  clientId: string;
+  clientSecret?: string | undefined;
+  redirectUri?: string | undefined;
+  loginUrl?: string | undefined;
+  jwt?: { username: string; privateKey: string } | undefined;
+}
 
 export interface ConnectionPreview {
   mapping: {
@@ -35,13 +49,15 @@ export interface ConnectionPreview {
 export class ConnectionAdmin {
   readonly #db: Transactor;
   readonly #hubspot: HubSpotSync;
+  readonly #salesforce: SalesforceSync;
   /** The background sync of each connection, chained so one connection syncs once at a time. */
   readonly #running = new Map<string, Promise<void>>();
   #closing = false;
 
-  constructor(db: Transactor, hubspotSync: HubSpotSync) {
+  constructor(db: Transactor, syncs: { hubspot: HubSpotSync; salesforce: SalesforceSync }) {
     this.#db = db;
-    this.#hubspot = hubspotSync;
+    this.#hubspot = syncs.hubspot;
+    this.#salesforce = syncs.salesforce;
   }
 
   list(orgId: string): Promise<connections.ConnectionRecord[]> {
@@ -56,28 +72,84 @@ export class ConnectionAdmin {
 
   async create(
     orgId: string,
-    input: { kind: connections.ConnectionKind; clientId: string; clientSecret: string; redirectUri: string },
+    input: NewConnection,
     actor: AdminActor = CLI_ACTOR,
   ): Promise<connections.ConnectionRecord> {
     if (!(await orgs.find(this.#db.statements, orgId))) throw new Refusal('not_found', `no org ${orgId}`);
-    if (input.kind !== 'hubspot') {
-      throw new Refusal(
-        'invalid_state',
-        'Salesforce connections are not available yet (docs/connectors.md, "Not yet")',
-      );
+    if (input.kind === 'hubspot' && (input.loginUrl !== undefined || input.jwt !== undefined)) {
+      throw new Refusal('invalid_body', 'login_url and jwt are for Salesforce connections only');
     }
-    const redirectUri = parseRedirect(input.redirectUri);
+    if (input.jwt !== undefined) return this.#createJwt(orgId, input, input.jwt, actor);
+    if (input.clientSecret === undefined || input.redirectUri === undefined) {
+      throw new Refusal('invalid_body', 'client_secret and redirect_uri are required (but for Salesforce with jwt)');
+    }
+    const clientSecret = input.clientSecret;
+    const redirectUri = parseUrl('redirect_uri', input.redirectUri);
+    const loginUrl = input.loginUrl === undefined ? null : parseUrl('login_url', input.loginUrl);
     return this.#db.run(async (tx) => {
       const created = await connections.insert(tx, {
         orgId,
         kind: input.kind,
         clientId: input.clientId.trim(),
         redirectUri,
-        sealSecret: (id) => this.#seal(orgId, id, 'client_secret', input.clientSecret),
+        loginUrl,
+        sealSecret: (id) => this.#seal(orgId, id, 'client_secret', clientSecret),
       });
       await this.#audit(tx, orgId, 'connection.created', { connection_id: created.id, kind: created.kind }, actor);
       return created;
     });
+  }
+
+  /**
+   * Salesforce's JWT bearer flow: the token is asked for before anything is stored, so a key or user Salesforce
+   * refuses leaves nothing behind; then the connection is stored authorized and its first sync starts.
+   */
+  async #createJwt(
+    orgId: string,
+    input: NewConnection,
+    jwt: { username: string; privateKey: string },
+    actor: AdminActor,
+  ): Promise<connections.ConnectionRecord> {
+    const loginUrl = parseUrl('login_url', input.loginUrl ?? this.#salesforce.defaultLoginUrl);
+    const party = {
+      loginUrl,
+      clientId: input.clientId.trim(),
+      username: jwt.username.trim(),
+      privateKey: jwt.privateKey,
+    };
+    // The secret key must be there before Salesforce is called: the tokens could not be kept without it.
+    this.#seal(orgId, 'con_check', 'private_key', '');
+    let tokens: salesforce.SalesforceTokens;
+    try {
+      tokens = await salesforce.jwtGrant(party, new Date());
+    } catch (error) {
+      if (error instanceof CrmRefusal) throw new Refusal('invalid_state', error.message);
+      throw error;
+    }
+    const created = await this.#db.run(async (tx) => {
+      const inserted = await connections.insert(tx, {
+        orgId,
+        kind: 'salesforce',
+        clientId: party.clientId,
+        redirectUri: null,
+        loginUrl: input.loginUrl === undefined ? null : loginUrl,
+        sealSecret: () => null,
+        jwt: { username: party.username, sealKey: (id) => this.#seal(orgId, id, 'private_key', jwt.privateKey) },
+      });
+      const { id } = inserted;
+      const authorized = await connections.authorize(tx, orgId, id, {
+        accountId: tokens.orgId,
+        accessToken: this.#seal(orgId, id, 'access_token', tokens.accessToken),
+        refreshToken: null,
+        expiresAt: tokens.expiresAt,
+        instanceUrl: tokens.instanceUrl,
+      });
+      await this.#audit(tx, orgId, 'connection.created', { connection_id: id, kind: 'salesforce' }, actor);
+      await this.#audit(tx, orgId, 'connection.authorized', { connection_id: id, account_id: tokens.orgId }, actor);
+      return authorized ?? inserted;
+    });
+    this.#startSync(created);
+    return created;
   }
 
   /** The CRM's authorization URL with a fresh state; an earlier state of the connection stops working. */
@@ -87,15 +159,19 @@ export class ConnectionAdmin {
     actor: AdminActor = CLI_ACTOR,
   ): Promise<{ authorizeUrl: string; state: string }> {
     const connection = await this.#credentials(orgId, id);
+    if (connection.jwt_username !== null) {
+      throw new Refusal('invalid_state', `connection ${id} uses the JWT bearer flow: it needs no authorization`);
+    }
     const state = randomBytes(24).toString('base64url');
     await this.#db.run(async (tx) => {
       await connections.startAuthorization(tx, orgId, id, digest(state));
       await this.#audit(tx, orgId, 'connection.authorization_started', { connection_id: id }, actor);
     });
-    return {
-      authorizeUrl: hubspot.authorizationUrl(this.#hubspot.endpoints, this.#hubspot.appOf(connection), state),
-      state,
-    };
+    const authorizeUrl =
+      connection.kind === 'salesforce'
+        ? salesforce.authorizationUrl(this.#salesforce.appOf(connection), state)
+        : hubspot.authorizationUrl(this.#hubspot.endpoints, this.#hubspot.appOf(connection), state);
+    return { authorizeUrl, state };
   }
 
   /** The code exchanged for tokens, the portal read, and the first sync started in the background. */
@@ -108,32 +184,36 @@ export class ConnectionAdmin {
     if (!connection)
       throw new Refusal('invalid_body', 'state: not an authorization this org started, or one used already');
     const { id } = connection;
-    let tokens: hubspot.Tokens;
-    let portalId: string;
+    let tokens: { accessToken: string; refreshToken: string | null; expiresAt: Date; instanceUrl?: string };
+    let accountId: string;
     try {
-      tokens = await hubspot.exchangeCode(
-        this.#hubspot.endpoints,
-        this.#hubspot.appOf(connection),
-        input.code,
-        new Date(),
-      );
-      portalId = await hubspot.portalOf(this.#hubspot.endpoints, tokens.accessToken);
+      if (connection.kind === 'salesforce') {
+        const granted = await salesforce.exchangeCode(this.#salesforce.appOf(connection), input.code, new Date());
+        tokens = granted;
+        accountId = granted.orgId;
+      } else {
+        const app = this.#hubspot.appOf(connection);
+        tokens = await hubspot.exchangeCode(this.#hubspot.endpoints, app, input.code, new Date());
+        accountId = await hubspot.portalOf(this.#hubspot.endpoints, tokens.accessToken);
+      }
     } catch (error) {
-      if (error instanceof hubspot.CrmRefusal) throw new Refusal('invalid_state', error.message);
+      if (error instanceof CrmRefusal) throw new Refusal('invalid_state', error.message);
       throw error;
     }
+    const refreshToken = tokens.refreshToken;
     const authorized = await this.#db.run(async (tx) => {
       const updated = await connections.authorize(tx, orgId, id, {
-        accountId: portalId,
+        accountId,
         accessToken: this.#seal(orgId, id, 'access_token', tokens.accessToken),
-        refreshToken: this.#seal(orgId, id, 'refresh_token', tokens.refreshToken),
+        refreshToken: refreshToken === null ? null : this.#seal(orgId, id, 'refresh_token', refreshToken),
         expiresAt: tokens.expiresAt,
+        instanceUrl: tokens.instanceUrl ?? null,
       });
-      await this.#audit(tx, orgId, 'connection.authorized', { connection_id: id, account_id: portalId }, actor);
+      await this.#audit(tx, orgId, 'connection.authorized', { connection_id: id, account_id: accountId }, actor);
       return updated;
     });
     if (!authorized) throw new Refusal('not_found', `no connection ${id}`);
-    this.#startSync(orgId, id);
+    this.#startSync(authorized);
     return authorized;
   }
 
@@ -168,7 +248,7 @@ export class ConnectionAdmin {
       { from: from?.toISOString() ?? null },
       actor,
     );
-    this.#startSync(orgId, id);
+    this.#startSync(moved);
     return moved;
   }
 
@@ -184,39 +264,11 @@ export class ConnectionAdmin {
   async preview(orgId: string, id: string, limit = 10): Promise<ConnectionPreview> {
     const connection = await this.#authorized(orgId, id);
     try {
-      const token = await this.#hubspot.accessToken(connection);
-      const portal = await this.#hubspot.portalMapping(orgId, token);
-      const page = await hubspot.dealsPage(this.#hubspot.endpoints, token, {
-        after: undefined,
-        properties: dealProperties(portal.mapping),
-        archived: false,
-      });
-      const won = new Set(portal.mapping.won_stages);
-      const lost = new Set(portal.mapping.lost_stages);
-      const stage = (stage: (typeof portal.stages)[number]) => ({
-        pipeline: stage.pipeline,
-        stage_id: stage.stageId,
-        label: stage.label,
-      });
-      return {
-        mapping: {
-          name: portal.mapping.name,
-          won_stages: portal.stages.filter((found) => won.has(found.stageId)).map(stage),
-          lost_stages: portal.stages.filter((found) => lost.has(found.stageId)).map(stage),
-          owners: portal.owners,
-          custom: Object.fromEntries(
-            Object.entries(portal.mapping.custom).map(([field, spec]) => [
-              field,
-              typeof spec.column === 'string' ? spec.column : spec.column.join(' or '),
-            ]),
-          ),
-        },
-        records: page.deals
-          .slice(0, limit)
-          .map((deal) => this.#hubspot.read(portal, connection.account_id ?? '', deal)),
-      };
+      return connection.kind === 'salesforce'
+        ? await this.#salesforce.preview(connection, limit)
+        : await this.#hubspot.preview(connection, limit);
     } catch (error) {
-      if (error instanceof hubspot.CrmRefusal) throw new Refusal('invalid_state', error.message);
+      if (error instanceof CrmRefusal) throw new Refusal('invalid_state', error.message);
       throw error;
     }
   }
@@ -245,7 +297,7 @@ export class ConnectionAdmin {
     id: string,
   ): Promise<{ connection: connections.ConnectionCredentials; clientSecret: string } | null> {
     const connection = await connections.findCredentials(this.#db.statements, orgId, id).catch(() => null);
-    if (!connection) return null;
+    if (connection?.kind !== 'hubspot') return null;
     return { connection, clientSecret: this.#hubspot.appOf(connection).clientSecret };
   }
 
@@ -260,12 +312,14 @@ export class ConnectionAdmin {
     await this.settled();
   }
 
-  #startSync(orgId: string, id: string): void {
+  #startSync(connection: Pick<connections.ConnectionRecord, 'org_id' | 'id' | 'kind'>): void {
     if (this.#closing) return;
+    const { org_id: orgId, id } = connection;
     const key = `${orgId}/${id}`;
     const before = this.#running.get(key) ?? Promise.resolve();
+    const sync = connection.kind === 'salesforce' ? this.#salesforce : this.#hubspot;
     const run = before
-      .then(() => this.#hubspot.backfill(orgId, id, () => this.#closing))
+      .then(() => sync.backfill(orgId, id, () => this.#closing))
       .catch(async (error: unknown) => {
         // A fault of Quotient's own (the database) is kept on the connection, so that its state says it.
         const reason = error instanceof Error ? error.message : String(error);
@@ -281,11 +335,11 @@ export class ConnectionAdmin {
 
   async #applyPending(orgId: string, id: string): Promise<void> {
     const connection = await this.#credentials(orgId, id);
-    if (connection.pending_ids.length === 0) return;
+    if (connection.kind !== 'hubspot' || connection.pending_ids.length === 0) return;
     try {
       await this.#hubspot.applyAnnounced(connection, pendingEvents(connection.pending_ids));
     } catch (error) {
-      if (!(error instanceof hubspot.CrmRefusal)) throw error;
+      if (!(error instanceof CrmRefusal)) throw error;
     }
   }
 
@@ -338,22 +392,4 @@ export class ConnectionAdmin {
       throw error;
     }
   }
-}
-
-function digest(state: string): string {
-  return createHash('sha256').update(state).digest('hex');
-}
-
-function parseRedirect(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw new Refusal('invalid_body', `redirect_uri: ${JSON.stringify(raw)} is not a URL`);
-  }
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-    throw new Refusal('invalid_body', 'redirect_uri: must be an https URL (plain http only on a loopback address)');
-  }
-  return url.toString();
 }

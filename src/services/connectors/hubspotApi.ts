@@ -1,6 +1,9 @@
 import { Client } from '@hubspot/api-client';
 import type { HubSpotDeal, PipelineStage } from '../../domain/connectors/hubspot.ts';
 import { stagesOf } from '../../domain/connectors/hubspot.ts';
+import { CrmRefusal } from './crmRefusal.ts';
+
+export { CrmRefusal };
 
 // HubSpot's APIs as the connector calls them, through HubSpot's own client library (`@hubspot/api-client`) pointed at
 // the configured base URL: the OAuth token endpoint, the access-token info, the CRM v3 deals (paged, batch read),
@@ -30,17 +33,6 @@ export const HUBSPOT_SCOPES = ['oauth', 'crm.objects.deals.read', 'crm.objects.o
 
 /** HubSpot's batch read takes at most 100 ids; its list pages at most 100 records. */
 export const HUBSPOT_PAGE = 100;
-
-/** HubSpot refused a call (or could not be reached): its status and its own message, for the connection's state. */
-export class CrmRefusal extends Error {
-  readonly status: number | undefined;
-
-  constructor(message: string, status?: number) {
-    super(message);
-    this.name = 'CrmRefusal';
-    this.status = status;
-  }
-}
 
 /** The URL that asks the portal's admin to grant the app access, with the state handed back to the redirect. */
 export function authorizationUrl(endpoints: HubSpotEndpoints, app: HubSpotApp, state: string): string {

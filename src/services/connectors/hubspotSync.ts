@@ -23,6 +23,7 @@ import * as orgs from '../../repositories/orgs.ts';
 import type { Transactor } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
 import type { BatchEvent, DealEventBatch } from '../dealEventBatch.ts';
+import type { ConnectionPreview } from './connectionAdmin.ts';
 import * as hubspot from './hubspotApi.ts';
 
 /** A token is refreshed when it expires within this margin, so that no call is made with one about to expire. */
@@ -79,6 +80,9 @@ export class HubSpotSync {
   }
 
   appOf(connection: connections.ConnectionCredentials): hubspot.HubSpotApp {
+    if (connection.client_secret === null || connection.redirect_uri === null) {
+      throw new Refusal('invalid_state', `connection ${connection.id} has no client secret or redirect URL`);
+    }
     return {
       clientId: connection.client_id,
       clientSecret: this.#secrets.open(
@@ -157,6 +161,35 @@ export class HubSpotSync {
       }
       throw error;
     }
+  }
+
+  /** The mapping on the portal's first deals; nothing is written. */
+  async preview(connection: connections.ConnectionCredentials, limit: number): Promise<ConnectionPreview> {
+    const token = await this.accessToken(connection);
+    const portal = await this.portalMapping(connection.org_id, token);
+    const page = await hubspot.dealsPage(this.#endpoints, token, {
+      after: undefined,
+      properties: dealProperties(portal.mapping),
+      archived: false,
+    });
+    const won = new Set(portal.mapping.won_stages);
+    const lost = new Set(portal.mapping.lost_stages);
+    const stage = (found: PipelineStage) => ({ pipeline: found.pipeline, stage_id: found.stageId, label: found.label });
+    return {
+      mapping: {
+        name: portal.mapping.name,
+        won_stages: portal.stages.filter((found) => won.has(found.stageId)).map(stage),
+        lost_stages: portal.stages.filter((found) => lost.has(found.stageId)).map(stage),
+        owners: portal.owners,
+        custom: Object.fromEntries(
+          Object.entries(portal.mapping.custom).map(([field, spec]) => [
+            field,
+            typeof spec.column === 'string' ? spec.column : spec.column.join(' or '),
+          ]),
+        ),
+      },
+      records: page.deals.slice(0, limit).map((deal) => this.read(portal, connection.account_id ?? '', deal)),
+    };
   }
 
   /**

@@ -30,7 +30,14 @@ export function connectionHandlers(
       const body = req.body;
       const created = await connections.create(
         session.org_id,
-        { kind: body.kind, clientId: body.client_id, clientSecret: body.client_secret, redirectUri: body.redirect_uri },
+        {
+          kind: body.kind,
+          clientId: body.client_id,
+          clientSecret: body.client_secret,
+          redirectUri: body.redirect_uri,
+          loginUrl: body.login_url,
+          jwt: body.jwt === undefined ? undefined : { username: body.jwt.username, privateKey: body.jwt.private_key },
+        },
         actor,
       );
       res.status(201).json(toWireConnection(created));

@@ -1,0 +1,293 @@
+import { matchOwners, type OwnerMatch } from '../../domain/connectors/owners.ts';
+import {
+  deletionKey,
+  instantOf,
+  type OpportunityRecord,
+  type OpportunityStage,
+  opportunitiesQuery,
+  opportunityCells,
+  opportunityFields,
+  orgMapping,
+  versionKey,
+} from '../../domain/connectors/salesforce.ts';
+import { parseDealEvent } from '../../domain/deals/event.ts';
+import type { Mapping } from '../../domain/imports/mapping.ts';
+import { RefusedRow, RowMapper } from '../../domain/imports/recordMapper.ts';
+import type { JsonObject } from '../../domain/json.ts';
+import { Refusal } from '../../domain/refusal.ts';
+import type { SecretBox } from '../../lib/secretBox.ts';
+import * as connections from '../../repositories/connections.ts';
+import * as dealsBulk from '../../repositories/dealsBulk.ts';
+import * as orgs from '../../repositories/orgs.ts';
+import type { Transactor } from '../../repositories/transaction.ts';
+import * as users from '../../repositories/users.ts';
+import type { BatchEvent, DealEventBatch } from '../dealEventBatch.ts';
+import type { ConnectionPreview } from './connectionAdmin.ts';
+import { CrmRefusal } from './crmRefusal.ts';
+import { REFRESH_MARGIN_MS, type ReadDeal, sealedBinding } from './hubspotSync.ts';
+import * as salesforce from './salesforceApi.ts';
+
+/** The Salesforce org as the mapping reads it: its stages, its users as reps, the fields its Opportunity has. */
+export interface OrgReading {
+  mapping: Mapping;
+  stages: OpportunityStage[];
+  owners: OwnerMatch[];
+  repOfOwner: (userId: string) => string;
+  fallbackCurrency: string;
+  /** The Salesforce org's corporate currency: a record's currency where it has no `CurrencyIsoCode`. */
+  corporateCurrency: string | null;
+  fields: string[];
+}
+
+/**
+ * Salesforce Opportunities into Quotient: the connection's session (the web-server flow's refresh token, or a new
+ * JWT bearer assertion, before it expires and on a 401), the org's mapping (the `salesforce-api` import mapping with
+ * its OpportunityStage metadata, its users as reps, `CurrencyIsoCode` where the org has several currencies), and
+ * the records read by SOQL (`queryAll`, paged by `nextRecordsUrl`) applied through the deal-event batch, each with a
+ * dedup key of its id and `SystemModstamp`. A refusal of Salesforce's is recorded on the connection.
+ */
+export class SalesforceSync {
+  readonly #db: Transactor;
+  readonly #batch: DealEventBatch;
+  readonly #secrets: SecretBox;
+  readonly #now: () => Date;
+  /** Where connections sign in unless they name their own login URL (a sandbox, a My Domain). */
+  readonly defaultLoginUrl: string;
+
+  constructor(
+    db: Transactor,
+    batch: DealEventBatch,
+    options: { secrets: SecretBox; loginUrl: string; now?: () => Date },
+  ) {
+    this.#db = db;
+    this.#batch = batch;
+    this.#secrets = options.secrets;
+    this.defaultLoginUrl = options.loginUrl;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  #open(connection: connections.ConnectionCredentials, field: string, sealed: string | null): string {
+    if (sealed === null) throw new Refusal('invalid_state', `connection ${connection.id} has no ${field}`);
+    return this.#secrets.open(sealed, sealedBinding(connection.org_id, connection.id, field));
+  }
+
+  appOf(connection: connections.ConnectionCredentials): salesforce.SalesforceApp {
+    return {
+      loginUrl: connection.login_url ?? this.defaultLoginUrl,
+      clientId: connection.client_id,
+      clientSecret: this.#open(connection, 'client_secret', connection.client_secret),
+      redirectUri: connection.redirect_uri ?? '',
+    };
+  }
+
+  jwtOf(connection: connections.ConnectionCredentials): salesforce.JwtBearer {
+    return {
+      loginUrl: connection.login_url ?? this.defaultLoginUrl,
+      clientId: connection.client_id,
+      username: connection.jwt_username ?? '',
+      privateKey: this.#open(connection, 'private_key', connection.private_key),
+    };
+  }
+
+  /** New tokens: the refresh token's, or a new JWT bearer assertion's; stored sealed on the connection. */
+  async #renew(connection: connections.ConnectionCredentials): Promise<string> {
+    const { org_id: orgId, id } = connection;
+    const tokens =
+      connection.jwt_username !== null
+        ? await salesforce.jwtGrant(this.jwtOf(connection), this.#now())
+        : await salesforce.refreshTokens(
+            this.appOf(connection),
+            this.#open(connection, 'refresh_token', connection.refresh_token),
+            this.#now(),
+          );
+    const accessToken = this.#secrets.seal(tokens.accessToken, sealedBinding(orgId, id, 'access_token'));
+    const refreshToken =
+      tokens.refreshToken === null
+        ? null
+        : this.#secrets.seal(tokens.refreshToken, sealedBinding(orgId, id, 'refresh_token'));
+    await connections.storeTokens(this.#db.statements, orgId, id, {
+      accessToken,
+      refreshToken,
+      expiresAt: tokens.expiresAt,
+      instanceUrl: tokens.instanceUrl,
+    });
+    Object.assign(connection, {
+      access_token: accessToken,
+      refresh_token: refreshToken,
+      token_expires_at: tokens.expiresAt,
+      instance_url: tokens.instanceUrl,
+    });
+    return tokens.accessToken;
+  }
+
+  /** The org's REST API, its session renewed first when it expires within the margin. */
+  async client(connection: connections.ConnectionCredentials): Promise<salesforce.SalesforceClient> {
+    if (!connection.access_token || !connection.instance_url) {
+      throw new Refusal('invalid_state', `connection ${connection.id} is not authorized yet: authorize it first`);
+    }
+    const expiresAt = connection.token_expires_at?.getTime() ?? 0;
+    const token =
+      expiresAt - this.#now().getTime() > REFRESH_MARGIN_MS
+        ? this.#open(connection, 'access_token', connection.access_token)
+        : await this.#renew(connection);
+    return new salesforce.SalesforceClient(connection.instance_url ?? '', token, () => this.#renew(connection));
+  }
+
+  /** The org's mapping, from its stages, its users, its Opportunity's fields and the Quotient org's reps. */
+  async orgReading(orgId: string, client: salesforce.SalesforceClient): Promise<OrgReading> {
+    const [stages, owners, described, corporate] = await Promise.all([
+      client.stages(),
+      client.users(),
+      client.fieldsOf('Opportunity'),
+      client.corporateCurrency(),
+    ]);
+    const candidates = owners.flatMap((owner) => [
+      owner.id,
+      ...(owner.email ? [owner.email, owner.email.toLowerCase()] : []),
+    ]);
+    const existing = await users.idsByExternalIds(this.#db.statements, orgId, [...new Set(candidates)]);
+    const matched = matchOwners(owners, new Set(existing.keys()));
+    const reps = new Map(matched.map((match) => [match.owner_id, match.rep_external_id]));
+    const orgCurrency = await orgs.defaultCurrency(this.#db.statements, orgId);
+    if (orgCurrency === null) throw new Refusal('not_found', `no org ${orgId}`);
+    const mapping = orgMapping(stages);
+    return {
+      mapping,
+      stages,
+      owners: matched,
+      repOfOwner: (userId) => reps.get(userId) ?? userId,
+      fallbackCurrency: orgCurrency,
+      corporateCurrency: corporate,
+      fields: opportunityFields(mapping, described),
+    };
+  }
+
+  /** A record read by the org's mapping: its event (with its version's dedup key), a deletion, or a refusal. */
+  read(reading: OrgReading, sfOrgId: string, record: OpportunityRecord): ReadDeal {
+    const { header, cells } = opportunityCells(record, reading.repOfOwner);
+    try {
+      const mapped = new RowMapper(reading.mapping, header).map(cells, {
+        conventions: reading.mapping.conventions ?? { source: "Salesforce's API values" },
+        fallbackCurrency: reading.fallbackCurrency,
+        ...(reading.corporateCurrency === null ? {} : { currency: reading.corporateCurrency }),
+      });
+      if (mapped.kind === 'deleted') return { kind: 'deleted', externalId: record.Id };
+      const body = { ...mapped.body, dedup_key: versionKey(sfOrgId, record.Id, record.SystemModstamp) };
+      return { kind: 'event', externalId: record.Id, body, event: parseDealEvent(body) };
+    } catch (error) {
+      if (error instanceof RefusedRow || error instanceof Refusal) {
+        return { kind: 'refused', externalId: record.Id, reason: error.message };
+      }
+      throw error;
+    }
+  }
+
+  /** The mapping on the org's first Opportunities; nothing is written. */
+  async preview(connection: connections.ConnectionCredentials, limit: number): Promise<ConnectionPreview> {
+    const client = await this.client(connection);
+    const reading = await this.orgReading(connection.org_id, client);
+    const page = await client.page(`${opportunitiesQuery(reading.fields, null)} LIMIT ${limit}`, { all: false });
+    const stage = (found: OpportunityStage) => ({
+      pipeline: 'Opportunity',
+      stage_id: found.ApiName,
+      label: found.MasterLabel,
+    });
+    return {
+      mapping: {
+        name: reading.mapping.name,
+        won_stages: reading.stages.filter((found) => found.IsWon).map(stage),
+        lost_stages: reading.stages.filter((found) => found.IsClosed && !found.IsWon).map(stage),
+        owners: reading.owners,
+        custom: Object.fromEntries(
+          Object.entries(reading.mapping.custom)
+            .filter(([, spec]) => reading.fields.includes(String(spec.column)))
+            .map(([field, spec]) => [field, String(spec.column)]),
+        ),
+      },
+      records: page.records.map((record) => this.read(reading, connection.account_id ?? '', record)),
+    };
+  }
+
+  /**
+   * Reads every Opportunity of the org (or those changed since the connection's `sync_from`), deleted ones too,
+   * oldest change first, and applies them a page at a time: the first sync, or a re-sync. When `stopped` (the
+   * process closes), it ends after the page it applied; the connection stays `syncing`.
+   */
+  async backfill(orgId: string, connectionId: string, stopped: () => boolean): Promise<void> {
+    const connection = await connections.findCredentials(this.#db.statements, orgId, connectionId);
+    if (!connection?.account_id) return;
+    try {
+      const client = await this.client(connection);
+      const reading = await this.orgReading(orgId, client);
+      const problems: string[] = [];
+      let lastChange: Date | null = null;
+      let page = await client.page(opportunitiesQuery(reading.fields, connection.sync_from), { all: true });
+      for (;;) {
+        const applied = await this.apply(orgId, connection.account_id, reading, page.records);
+        problems.push(...applied.problems);
+        if (applied.lastChange && (lastChange === null || applied.lastChange > lastChange)) {
+          lastChange = applied.lastChange;
+        }
+        if (page.next === undefined) break;
+        if (stopped()) return;
+        page = await client.next(page.next);
+      }
+      await connections.recordSuccess(this.#db.statements, orgId, connectionId, {
+        appliedIds: [],
+        lastChangeAt: lastChange,
+        synced: true,
+      });
+      await this.reportProblems(orgId, connectionId, problems);
+    } catch (error) {
+      if (!(error instanceof CrmRefusal)) throw error;
+      await connections.recordFailure(this.#db.statements, orgId, connectionId, error.message, []);
+    }
+  }
+
+  /** The records' events through the deal-event batch; a deleted record becomes a deleted deal where the org has it. */
+  private async apply(
+    orgId: string,
+    sfOrgId: string,
+    reading: OrgReading,
+    records: readonly OpportunityRecord[],
+  ): Promise<{ problems: string[]; lastChange: Date | null }> {
+    const events: BatchEvent[] = [];
+    const problems: string[] = [];
+    const deleted: string[] = [];
+    let lastChange: number | null = null;
+    for (const record of records) {
+      const at = instantOf(record.SystemModstamp);
+      if (!Number.isNaN(at)) lastChange = Math.max(lastChange ?? at, at);
+      const read = this.read(reading, sfOrgId, record);
+      if (read.kind === 'event') events.push({ event: read.event, body: read.body });
+      else if (read.kind === 'deleted') deleted.push(read.externalId);
+      else problems.push(`Salesforce Opportunity ${read.externalId}: ${read.reason}`);
+    }
+    const present =
+      deleted.length === 0
+        ? new Set<string>()
+        : await dealsBulk.externalIdsPresent(this.#db.statements, orgId, deleted);
+    for (const recordId of present) {
+      const body: JsonObject = {
+        external_id: recordId,
+        event_type: 'delete',
+        state: {},
+        dedup_key: deletionKey(sfOrgId, recordId),
+      };
+      events.push({ event: parseDealEvent(body), body });
+    }
+    if (events.length > 0) await this.#batch.ingestAll({ orgId, keyId: null, events, receivedAt: this.#now() });
+    return { problems, lastChange: lastChange === null ? null : new Date(lastChange) };
+  }
+
+  private async reportProblems(orgId: string, connectionId: string, problems: readonly string[]): Promise<void> {
+    if (problems.length === 0) return;
+    const shown = problems.slice(0, 5).join('; ');
+    await connections.recordProblem(
+      this.#db.statements,
+      orgId,
+      connectionId,
+      problems.length > 5 ? `${shown}; and ${problems.length - 5} more` : shown,
+    );
+  }
+}
