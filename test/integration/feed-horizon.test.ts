@@ -60,18 +60,19 @@ describe('the change-feed horizon', () => {
     const bodies = Array.from({ length: 12 }, () => dealEvent());
     let writing = true;
     const writers = (async () => {
-      // Three rounds over the same deals, eight events at once: creations, then updates.
+      // Three rounds over the same deals, six events at once: creations, then updates.
       for (const round of [1, 2, 3]) {
-        for (let start = 0; start < bodies.length; start += 8) {
+        for (let start = 0; start < bodies.length; start += 6) {
           await Promise.all(
             bodies
-              .slice(start, start + 8)
+              .slice(start, start + 6)
               .map((body) => ingest(server, rawKey, { ...body, state: { ...body.state, amount_cents: round } })),
           );
         }
       }
+    })().finally(() => {
       writing = false;
-    })();
+    });
     // Each run of pages follows its cursor until next_cursor is null; the next run starts from the last updated_at
     // seen (updated_since), as a client that has caught up comes back.
     const runs: WireDeal[][] = [[]];
