@@ -35,8 +35,8 @@ const TAKE_SLOT = `
           FOR NO KEY UPDATE) AS busiest
     WHERE NOT EXISTS (SELECT FROM free)
   )
-  SELECT slot, pg_sleep(GREATEST(0, EXTRACT(epoch FROM
-           date_trunc('milliseconds', released_at) + interval '1 millisecond' - clock_timestamp()))) AS waited
+  SELECT slot, (SELECT count(*) FROM pg_sleep(GREATEST(0, EXTRACT(epoch FROM
+           date_trunc('milliseconds', released_at) + interval '1 millisecond' - clock_timestamp()))))::int AS waited
   FROM taken`;
 
 const RELEASE_SLOT = `UPDATE feed_writer_slots SET released_at = clock_timestamp() WHERE org_id = $1 AND slot = $2`;
