@@ -25,6 +25,8 @@ import { freePort, openEmbeddedDatabase, postgresUser } from '../src/db/embedded
 const DEFAULT_FILES = [
   'test/integration/access.test.ts',
   'test/integration/deals.test.ts',
+  // The feed's horizon: writer slots locked in the writers' transactions, readers' waits bounded per transaction.
+  'test/integration/feed-horizon.test.ts',
   'test/integration/ingestion.test.ts',
   'test/integration/earnings.test.ts',
   'test/integration/plans.test.ts',

@@ -252,3 +252,8 @@ export type PendingEvaluation = Prisma.PendingEvaluationModel
  * 
  */
 export type CrmConnection = Prisma.CrmConnectionModel
+/**
+ * Model FeedWriterSlot
+ * 
+ */
+export type FeedWriterSlot = Prisma.FeedWriterSlotModel

@@ -76,16 +76,6 @@ export const DEAL_COLUMNS =
   'id, org_id, external_id, amount_cents, stage, close_date, owner_external_id, custom, splits, currency, status, user_id, ' +
   'version, last_domain_event_id, last_occurred_at, won_at, created_at, updated_at';
 
-/**
- * The application_name a transaction sets (locally) before it writes deals of an org. The change feed reads
- * pg_stat_activity for transactions carrying it, so every transaction that writes `deals` must set it first
- * (sourceEvents.recordAndOpenDeal does) and must take `updated_at` from clock_timestamp() after it
- * holds a transaction id. See feedWriters.horizon.
- */
-export function dealWriterTag(orgId: string): string {
-  return `quotient:deals:${orgId}`;
-}
-
 export function toDealRecord(row: DealRow): DealRecord {
   return {
     id: row.id,
@@ -157,7 +147,7 @@ export async function lockByExternalId(tx: Transaction, orgId: string, externalI
 
 /**
  * Records the domain event and applies it to the locked deal in one round trip: version + 1, `updated_at`
- * from clock_timestamp() (the transaction already holds a transaction id, see dealWriterTag), `won_at` set
+ * from clock_timestamp() (after the transaction took its feed writer slot, see feedWriters.joinFeedWriters), `won_at` set
  * when the deal becomes won (to the event's `occurred_at` when it carries one: a CRM
  * backfilling last quarter's deals means last quarter) and cleared when it is no longer won, `created_at`
  * set by the first event. The domain event gets the same time, taken under the deal's lock, so a deal's

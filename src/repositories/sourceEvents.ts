@@ -1,6 +1,7 @@
 import type { StageLists } from '../domain/deals/projection.ts';
 import { newId } from '../lib/ids.ts';
-import { DEAL_COLUMNS, type DealRecord, type DealRow, dealWriterTag, toDealRecord } from './deals.ts';
+import { DEAL_COLUMNS, type DealRecord, type DealRow, toDealRecord } from './deals.ts';
+import { joinFeedWriters } from './feedWriters.ts';
 import { named, sql, type Transaction } from './transaction.ts';
 
 export interface NewSourceEvent {
@@ -54,38 +55,35 @@ const CREATE_NAMED_REPS = `
   RETURNING id`;
 
 const RECORD_AND_OPEN_DEAL = `
-  WITH tag AS (
-    SELECT set_config('application_name', $1, true) AS tagged
-  ), sender AS (
-    SELECT $4::text IS NULL
-           OR EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = $3 AND k.id = $4::text AND k.revoked_at IS NULL)
+  WITH sender AS (
+    SELECT $3::text IS NULL
+           OR EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = $2 AND k.id = $3::text AND k.revoked_at IS NULL)
            AS key_active
   ), source AS (
     INSERT INTO source_events (id, org_id, key_id, dedup_key, external_id, body, body_digest, received_at)
-    SELECT $2, $3, $4::text, $5, $6, $7::json, $8, $9::timestamptz FROM sender
+    SELECT $1, $2, $3::text, $4, $5, $6::json, $7, $8::timestamptz FROM sender
     WHERE sender.key_active
     ON CONFLICT (org_id, dedup_key) DO NOTHING
     RETURNING id
   ), created AS (
     INSERT INTO deals (id, org_id, external_id, version, status, custom, created_at, updated_at)
-    SELECT $10, $3, $6, 0, 'open', '{}'::jsonb, now(), now() FROM source
+    SELECT $9, $2, $5, 0, 'open', '{}'::jsonb, now(), date_trunc('milliseconds', clock_timestamp()) FROM source
     ON CONFLICT (org_id, external_id) DO NOTHING
     RETURNING ${DEAL_COLUMNS}
   ), existing AS (
     SELECT ${DEAL_COLUMNS} FROM deals
-    WHERE org_id = $3 AND external_id = $6 AND EXISTS (SELECT 1 FROM source)
+    WHERE org_id = $2 AND external_id = $5 AND EXISTS (SELECT 1 FROM source)
     FOR NO KEY UPDATE
   ), opened AS (
     SELECT * FROM created UNION ALL SELECT * FROM existing
   )
-  SELECT (SELECT tagged FROM tag) AS tagged,
-         (SELECT key_active FROM sender) AS key_active,
+  SELECT (SELECT key_active FROM sender) AS key_active,
          EXISTS (SELECT 1 FROM source) AS recorded,
          o.won_stages, o.lost_stages, o.config_version,
-         (SELECT u.id FROM users u WHERE u.org_id = $3 AND u.external_id = $11::text) AS owner_user_id,
+         (SELECT u.id FROM users u WHERE u.org_id = $2 AND u.external_id = $10::text) AS owner_user_id,
          opened.*
   FROM orgs o LEFT JOIN opened ON true
-  WHERE o.id = $3`;
+  WHERE o.id = $2`;
 
 const FIND_BY_DEDUP_KEY = `
   SELECT s.id AS source_event_id, e.id AS domain_event_id, e.deal_id, s.body_digest
@@ -106,8 +104,7 @@ type OpenRow = Partial<DealRow> & {
  * The first step of ingestion, in one round trip: creates the users of the owner and the split reps the event
  * names on first sight (in external-id order), unless the sending key is revoked or the dedup key is taken by a
  * committed event; records the source event unless its dedup key is taken (then nothing else happens and
- * `recorded` is false), and otherwise tags the transaction as a deal writer of the org, creates the deal if it is
- * new (version 0) or locks it FOR NO KEY UPDATE (see LOCK_DEAL) and reads the org's stage lists.
+ * `recorded` is false), and otherwise creates the deal if it is new (version 0) or locks it FOR NO KEY UPDATE (see LOCK_DEAL) and reads the org's stage lists.
  *
  * The statements take locks in the order user → dedup key → deal, as every ingestion does (a batch creates all
  * its events' reps first, users.ensureRepsOfEvents, then records its events one by one through this statement), so
@@ -131,9 +128,10 @@ export async function recordAndOpenDeal(
   const reps = [
     ...new Set([...(deal.ownerExternalId === null ? [] : [deal.ownerExternalId]), ...deal.splitExternalIds]),
   ].sort();
-  // Two statements sent together: the reps are written (and their locks taken) before the dedup key and the deal,
-  // and the second statement sees them.
-  const [created, rows] = await Promise.all([
+  // Sent together: the transaction takes its feed writer slot first (see feedWriters.joinFeedWriters), then the
+  // reps are written (and their locks taken) before the dedup key and the deal, and the last statement sees them.
+  const [, created, rows] = await Promise.all([
+    joinFeedWriters(tx, orgId),
     reps.length === 0
       ? Promise.resolve([])
       : tx.query<{ id: string }>(
@@ -146,7 +144,6 @@ export async function recordAndOpenDeal(
       named('source_events_record_and_open_deal', {
         text: RECORD_AND_OPEN_DEAL,
         values: [
-          dealWriterTag(orgId),
           event.id,
           orgId,
           event.keyId,
@@ -201,26 +198,24 @@ export async function exists(tx: Transaction, orgId: string, id: string): Promis
 }
 
 const RECORD_AND_LOCK_DEALS = `
-  WITH tag AS (
-    SELECT set_config('application_name', $1, true) AS tagged
-  ), input AS (
-    SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
+  WITH input AS (
+    SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
       WITH ORDINALITY AS i(id, dedup_key, external_id, body, body_digest, received_at, n)
   ), source AS (
     INSERT INTO source_events (id, org_id, key_id, dedup_key, external_id, body, body_digest, received_at)
-    SELECT i.id, $2, NULL, i.dedup_key, i.external_id, i.body::json, i.body_digest, i.received_at FROM input i ORDER BY i.n
+    SELECT i.id, $1, NULL, i.dedup_key, i.external_id, i.body::json, i.body_digest, i.received_at FROM input i ORDER BY i.n
     ON CONFLICT (org_id, dedup_key) DO NOTHING
     RETURNING id, external_id
   ), existing AS (
     SELECT ${DEAL_COLUMNS} FROM deals
-    WHERE org_id = $2 AND external_id IN (SELECT external_id FROM source)
+    WHERE org_id = $1 AND external_id IN (SELECT external_id FROM source)
     ORDER BY external_id
     FOR NO KEY UPDATE
   )
-  SELECT (SELECT tagged FROM tag) AS tagged, s.id IS NOT NULL AS recorded,
+  SELECT s.id IS NOT NULL AS recorded,
          o.won_stages, o.lost_stages, o.config_version, existing.*
   FROM input i
-  JOIN orgs o ON o.id = $2
+  JOIN orgs o ON o.id = $1
   LEFT JOIN source s ON s.id = i.id
   LEFT JOIN existing ON s.id IS NOT NULL AND existing.external_id = i.external_id
   ORDER BY i.n`;
@@ -250,19 +245,22 @@ export async function recordAndLockDeals(
   events: ReadonlyArray<Omit<NewSourceEvent, 'keyId'>>,
 ): Promise<RecordedInBulk[]> {
   if (events.length === 0) return [];
-  const rows = await tx.query<OpenRow>({
-    text: RECORD_AND_LOCK_DEALS,
-    values: [
-      dealWriterTag(orgId),
-      orgId,
-      events.map((event) => event.id),
-      events.map((event) => event.dedupKey),
-      events.map((event) => event.externalId),
-      events.map((event) => event.rawBody),
-      events.map((event) => event.bodyDigest),
-      events.map((event) => event.receivedAt),
-    ],
-  });
+  // The transaction's feed writer slot, first, in the same send (see feedWriters.joinFeedWriters).
+  const [, rows] = await Promise.all([
+    joinFeedWriters(tx, orgId),
+    tx.query<OpenRow>({
+      text: RECORD_AND_LOCK_DEALS,
+      values: [
+        orgId,
+        events.map((event) => event.id),
+        events.map((event) => event.dedupKey),
+        events.map((event) => event.externalId),
+        events.map((event) => event.rawBody),
+        events.map((event) => event.bodyDigest),
+        events.map((event) => event.receivedAt),
+      ],
+    }),
+  ]);
   if (rows.length !== events.length) throw new Error(`org ${orgId} does not exist`);
   return rows.map((row): RecordedInBulk => {
     if (!row.recorded) return { recorded: false };

@@ -150,6 +150,20 @@ export function statementParameters(...first: unknown[]): { values: unknown[]; p
   };
 }
 
+/** Statements a transaction's runner issues after its work and just before COMMIT (never on a rollback). */
+const beforeCommit = new WeakMap<Transaction, Statement[]>();
+
+/**
+ * Has the runner of `tx` issue `statement` after the work has finished, in the same transaction, just before COMMIT
+ * (on the `pg` pool in the same send as COMMIT). For a statement that must come after every other one of the
+ * transaction (feedWriters: a slot's release time). On single statements outside a transaction it never runs.
+ */
+export function runBeforeCommit(tx: Transaction, statement: Statement): void {
+  const pending = beforeCommit.get(tx);
+  if (pending) pending.push(statement);
+  else beforeCommit.set(tx, [statement]);
+}
+
 /**
  * The statement as a named prepared statement. Only for statements whose text never varies: PostgreSQL keeps
  * one plan source per name and connection, and after five executions may settle on a generic plan. Statements
@@ -260,13 +274,15 @@ async function onOneConnection<T>(
   try {
     // BEGIN is not awaited before the work starts: it goes out with the work's first statement, in one send. Both
     // are settled before anything else happens; a failed BEGIN (a broken connection) is what went wrong first.
-    const [begun, worked] = await Promise.allSettled([client.query(beginOf.get(pool) ?? 'BEGIN'), work({ query })]);
+    const tx: Transaction = { query };
+    const [begun, worked] = await Promise.allSettled([client.query(beginOf.get(pool) ?? 'BEGIN'), work(tx)]);
     if (begun.status === 'rejected') throw begun.reason;
     if (worked.status === 'rejected') {
       throw isAbortedTransaction(worked.reason) && firstFailure !== undefined ? firstFailure : worked.reason;
     }
     const result = worked.value;
-    await client.query(end);
+    const closing = end === 'COMMIT' ? (beforeCommit.get(tx) ?? []) : [];
+    await Promise.all([...closing.map((statement) => query(statement)), client.query(end)]);
     return result;
   } catch (error) {
     if (breaksConnection(error)) broken ??= error as Error;
@@ -311,7 +327,9 @@ export function inPrismaTransaction<T>(
       },
     };
     prismaClients.set(tx, client);
-    return work(tx);
+    const result = await work(tx);
+    for (const statement of beforeCommit.get(tx) ?? []) await tx.query(statement);
+    return result;
   }, options);
 }
 

@@ -3,8 +3,8 @@ import { keysetCursor, keysetFingerprint } from '../domain/lists/keysetCursor.ts
 import { type Viewer, visibleUserIdsOf } from '../domain/viewer.ts';
 import type { DealRecord } from '../repositories/deals.ts';
 import * as deals from '../repositories/deals.ts';
-import * as feedWriters from '../repositories/feedWriters.ts';
 import type { Transactor } from '../repositories/transaction.ts';
+import { feedHorizon } from './feedHorizon.ts';
 
 export interface DealPage {
   deals: DealRecord[];
@@ -41,8 +41,8 @@ export class DealReader {
     const { orgId } = viewer;
     const fingerprint = dealListFingerprint(orgId, query.filters);
     const from = query.cursor === undefined ? null : DEAL_CURSOR.decode(query.cursor, fingerprint);
-    // The horizon first, the rows in a later statement: see feedWriters.horizon.
-    const horizon = await feedWriters.horizon(this.pool.statements, orgId);
+    // The horizon first, the rows in a later statement: see feedHorizon.
+    const horizon = await feedHorizon(this.pool, orgId);
     const rows = await deals.listAfter(
       this.pool.statements,
       orgId,

@@ -443,7 +443,8 @@ export const ModelName = {
   PlanAcceptance: 'PlanAcceptance',
   PlanAcceptanceDocument: 'PlanAcceptanceDocument',
   PendingEvaluation: 'PendingEvaluation',
-  CrmConnection: 'CrmConnection'
+  CrmConnection: 'CrmConnection',
+  FeedWriterSlot: 'FeedWriterSlot'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -459,7 +460,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "periodReopenRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation" | "crmConnection"
+    modelProps: "org" | "user" | "repQuota" | "repManager" | "apiKey" | "credentialOrg" | "rateLimitCounter" | "auditEntry" | "admin" | "adminSession" | "adminSignInFailure" | "sourceEvent" | "domainEvent" | "deal" | "plan" | "planVersion" | "chip" | "planVersionChip" | "period" | "earning" | "periodStanding" | "webhookEndpoint" | "webhookMessage" | "webhookDelivery" | "webhookAttempt" | "exchangeRate" | "identityProvider" | "ssoSignInAttempt" | "repInvitation" | "repSignInLink" | "repSession" | "accountingPolicyVersion" | "accountingClose" | "accountingConversion" | "adjustment" | "statementApproval" | "paymentRequest" | "periodReopenRequest" | "repToken" | "repRateLimitCounter" | "inquiry" | "inquiryLink" | "inquiryComment" | "planAcceptance" | "planAcceptanceDocument" | "pendingEvaluation" | "crmConnection" | "feedWriterSlot"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -3941,6 +3942,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    FeedWriterSlot: {
+      payload: Prisma.$FeedWriterSlotPayload<ExtArgs>
+      fields: Prisma.FeedWriterSlotFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.FeedWriterSlotFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedWriterSlotPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.FeedWriterSlotFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedWriterSlotPayload>
+        }
+        findFirst: {
+          args: Prisma.FeedWriterSlotFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedWriterSlotPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.FeedWriterSlotFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedWriterSlotPayload>
+        }
+        findMany: {
+          args: Prisma.FeedWriterSlotFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedWriterSlotPayload>[]
+        }
+        create: {
+          args: Prisma.FeedWriterSlotCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedWriterSlotPayload>
+        }
+        createMany: {
+          args: Prisma.FeedWriterSlotCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.FeedWriterSlotCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedWriterSlotPayload>[]
+        }
+        delete: {
+          args: Prisma.FeedWriterSlotDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedWriterSlotPayload>
+        }
+        update: {
+          args: Prisma.FeedWriterSlotUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedWriterSlotPayload>
+        }
+        deleteMany: {
+          args: Prisma.FeedWriterSlotDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.FeedWriterSlotUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.FeedWriterSlotUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedWriterSlotPayload>[]
+        }
+        upsert: {
+          args: Prisma.FeedWriterSlotUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedWriterSlotPayload>
+        }
+        aggregate: {
+          args: Prisma.FeedWriterSlotAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateFeedWriterSlot>
+        }
+        groupBy: {
+          args: Prisma.FeedWriterSlotGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.FeedWriterSlotGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.FeedWriterSlotCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.FeedWriterSlotCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -4703,6 +4778,15 @@ export const CrmConnectionScalarFieldEnum = {
 export type CrmConnectionScalarFieldEnum = (typeof CrmConnectionScalarFieldEnum)[keyof typeof CrmConnectionScalarFieldEnum]
 
 
+export const FeedWriterSlotScalarFieldEnum = {
+  org_id: 'org_id',
+  slot: 'slot',
+  released_at: 'released_at'
+} as const
+
+export type FeedWriterSlotScalarFieldEnum = (typeof FeedWriterSlotScalarFieldEnum)[keyof typeof FeedWriterSlotScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -5059,6 +5143,7 @@ export type GlobalOmitConfig = {
   planAcceptanceDocument?: Prisma.PlanAcceptanceDocumentOmit
   pendingEvaluation?: Prisma.PendingEvaluationOmit
   crmConnection?: Prisma.CrmConnectionOmit
+  feedWriterSlot?: Prisma.FeedWriterSlotOmit
 }
 
 /* Types for Logging */

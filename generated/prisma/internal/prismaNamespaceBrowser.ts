@@ -97,7 +97,8 @@ export const ModelName = {
   PlanAcceptance: 'PlanAcceptance',
   PlanAcceptanceDocument: 'PlanAcceptanceDocument',
   PendingEvaluation: 'PendingEvaluation',
-  CrmConnection: 'CrmConnection'
+  CrmConnection: 'CrmConnection',
+  FeedWriterSlot: 'FeedWriterSlot'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -837,6 +838,15 @@ export const CrmConnectionScalarFieldEnum = {
 } as const
 
 export type CrmConnectionScalarFieldEnum = (typeof CrmConnectionScalarFieldEnum)[keyof typeof CrmConnectionScalarFieldEnum]
+
+
+export const FeedWriterSlotScalarFieldEnum = {
+  org_id: 'org_id',
+  slot: 'slot',
+  released_at: 'released_at'
+} as const
+
+export type FeedWriterSlotScalarFieldEnum = (typeof FeedWriterSlotScalarFieldEnum)[keyof typeof FeedWriterSlotScalarFieldEnum]
 
 
 export const SortOrder = {

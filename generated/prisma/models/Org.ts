@@ -277,6 +277,7 @@ export type OrgWhereInput = {
   rep_managers?: Prisma.RepManagerListRelationFilter
   identity_providers?: Prisma.IdentityProviderListRelationFilter
   crm_connections?: Prisma.CrmConnectionListRelationFilter
+  feed_writer_slots?: Prisma.FeedWriterSlotListRelationFilter
   adjustments?: Prisma.AdjustmentListRelationFilter
   statement_approvals?: Prisma.StatementApprovalListRelationFilter
   payment_requests?: Prisma.PaymentRequestListRelationFilter
@@ -309,6 +310,7 @@ export type OrgOrderByWithRelationInput = {
   rep_managers?: Prisma.RepManagerOrderByRelationAggregateInput
   identity_providers?: Prisma.IdentityProviderOrderByRelationAggregateInput
   crm_connections?: Prisma.CrmConnectionOrderByRelationAggregateInput
+  feed_writer_slots?: Prisma.FeedWriterSlotOrderByRelationAggregateInput
   adjustments?: Prisma.AdjustmentOrderByRelationAggregateInput
   statement_approvals?: Prisma.StatementApprovalOrderByRelationAggregateInput
   payment_requests?: Prisma.PaymentRequestOrderByRelationAggregateInput
@@ -344,6 +346,7 @@ export type OrgWhereUniqueInput = Prisma.AtLeast<{
   rep_managers?: Prisma.RepManagerListRelationFilter
   identity_providers?: Prisma.IdentityProviderListRelationFilter
   crm_connections?: Prisma.CrmConnectionListRelationFilter
+  feed_writer_slots?: Prisma.FeedWriterSlotListRelationFilter
   adjustments?: Prisma.AdjustmentListRelationFilter
   statement_approvals?: Prisma.StatementApprovalListRelationFilter
   payment_requests?: Prisma.PaymentRequestListRelationFilter
@@ -414,6 +417,7 @@ export type OrgCreateInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -446,6 +450,7 @@ export type OrgUncheckedCreateInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -478,6 +483,7 @@ export type OrgUpdateInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -510,6 +516,7 @@ export type OrgUncheckedUpdateInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -908,6 +915,20 @@ export type OrgUpdateOneRequiredWithoutCrm_connectionsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutCrm_connectionsInput, Prisma.OrgUpdateWithoutCrm_connectionsInput>, Prisma.OrgUncheckedUpdateWithoutCrm_connectionsInput>
 }
 
+export type OrgCreateNestedOneWithoutFeed_writer_slotsInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutFeed_writer_slotsInput, Prisma.OrgUncheckedCreateWithoutFeed_writer_slotsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutFeed_writer_slotsInput
+  connect?: Prisma.OrgWhereUniqueInput
+}
+
+export type OrgUpdateOneRequiredWithoutFeed_writer_slotsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrgCreateWithoutFeed_writer_slotsInput, Prisma.OrgUncheckedCreateWithoutFeed_writer_slotsInput>
+  connectOrCreate?: Prisma.OrgCreateOrConnectWithoutFeed_writer_slotsInput
+  upsert?: Prisma.OrgUpsertWithoutFeed_writer_slotsInput
+  connect?: Prisma.OrgWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrgUpdateToOneWithWhereWithoutFeed_writer_slotsInput, Prisma.OrgUpdateWithoutFeed_writer_slotsInput>, Prisma.OrgUncheckedUpdateWithoutFeed_writer_slotsInput>
+}
+
 export type OrgCreateWithoutUsersInput = {
   id: string
   name: string
@@ -933,6 +954,7 @@ export type OrgCreateWithoutUsersInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -964,6 +986,7 @@ export type OrgUncheckedCreateWithoutUsersInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1011,6 +1034,7 @@ export type OrgUpdateWithoutUsersInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -1042,6 +1066,7 @@ export type OrgUncheckedUpdateWithoutUsersInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1073,6 +1098,7 @@ export type OrgCreateWithoutRep_quotasInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1104,6 +1130,7 @@ export type OrgUncheckedCreateWithoutRep_quotasInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1151,6 +1178,7 @@ export type OrgUpdateWithoutRep_quotasInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -1182,6 +1210,7 @@ export type OrgUncheckedUpdateWithoutRep_quotasInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1213,6 +1242,7 @@ export type OrgCreateWithoutRep_managersInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1244,6 +1274,7 @@ export type OrgUncheckedCreateWithoutRep_managersInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1291,6 +1322,7 @@ export type OrgUpdateWithoutRep_managersInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -1322,6 +1354,7 @@ export type OrgUncheckedUpdateWithoutRep_managersInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1353,6 +1386,7 @@ export type OrgCreateWithoutApi_keysInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1384,6 +1418,7 @@ export type OrgUncheckedCreateWithoutApi_keysInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1431,6 +1466,7 @@ export type OrgUpdateWithoutApi_keysInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -1462,6 +1498,7 @@ export type OrgUncheckedUpdateWithoutApi_keysInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1493,6 +1530,7 @@ export type OrgCreateWithoutAdminsInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1524,6 +1562,7 @@ export type OrgUncheckedCreateWithoutAdminsInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1571,6 +1610,7 @@ export type OrgUpdateWithoutAdminsInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -1602,6 +1642,7 @@ export type OrgUncheckedUpdateWithoutAdminsInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1633,6 +1674,7 @@ export type OrgCreateWithoutDealsInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1664,6 +1706,7 @@ export type OrgUncheckedCreateWithoutDealsInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1711,6 +1754,7 @@ export type OrgUpdateWithoutDealsInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -1742,6 +1786,7 @@ export type OrgUncheckedUpdateWithoutDealsInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1773,6 +1818,7 @@ export type OrgCreateWithoutPlansInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1804,6 +1850,7 @@ export type OrgUncheckedCreateWithoutPlansInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1851,6 +1898,7 @@ export type OrgUpdateWithoutPlansInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -1882,6 +1930,7 @@ export type OrgUncheckedUpdateWithoutPlansInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -1913,6 +1962,7 @@ export type OrgCreateWithoutPeriodsInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -1944,6 +1994,7 @@ export type OrgUncheckedCreateWithoutPeriodsInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -1991,6 +2042,7 @@ export type OrgUpdateWithoutPeriodsInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -2022,6 +2074,7 @@ export type OrgUncheckedUpdateWithoutPeriodsInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -2053,6 +2106,7 @@ export type OrgCreateWithoutWebhook_endpointsInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -2084,6 +2138,7 @@ export type OrgUncheckedCreateWithoutWebhook_endpointsInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -2131,6 +2186,7 @@ export type OrgUpdateWithoutWebhook_endpointsInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -2162,6 +2218,7 @@ export type OrgUncheckedUpdateWithoutWebhook_endpointsInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -2193,6 +2250,7 @@ export type OrgCreateWithoutWebhook_messagesInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -2224,6 +2282,7 @@ export type OrgUncheckedCreateWithoutWebhook_messagesInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -2271,6 +2330,7 @@ export type OrgUpdateWithoutWebhook_messagesInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -2302,6 +2362,7 @@ export type OrgUncheckedUpdateWithoutWebhook_messagesInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -2333,6 +2394,7 @@ export type OrgCreateWithoutExchange_ratesInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -2364,6 +2426,7 @@ export type OrgUncheckedCreateWithoutExchange_ratesInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -2411,6 +2474,7 @@ export type OrgUpdateWithoutExchange_ratesInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -2442,6 +2506,7 @@ export type OrgUncheckedUpdateWithoutExchange_ratesInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -2473,6 +2538,7 @@ export type OrgCreateWithoutIdentity_providersInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -2504,6 +2570,7 @@ export type OrgUncheckedCreateWithoutIdentity_providersInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -2551,6 +2618,7 @@ export type OrgUpdateWithoutIdentity_providersInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -2582,6 +2650,7 @@ export type OrgUncheckedUpdateWithoutIdentity_providersInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -2614,6 +2683,7 @@ export type OrgCreateWithoutAdjustmentsInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
@@ -2645,6 +2715,7 @@ export type OrgUncheckedCreateWithoutAdjustmentsInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -2692,6 +2763,7 @@ export type OrgUpdateWithoutAdjustmentsInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
@@ -2723,6 +2795,7 @@ export type OrgUncheckedUpdateWithoutAdjustmentsInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -2754,6 +2827,7 @@ export type OrgCreateWithoutStatement_approvalsInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
@@ -2785,6 +2859,7 @@ export type OrgUncheckedCreateWithoutStatement_approvalsInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -2832,6 +2907,7 @@ export type OrgUpdateWithoutStatement_approvalsInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
@@ -2863,6 +2939,7 @@ export type OrgUncheckedUpdateWithoutStatement_approvalsInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -2894,6 +2971,7 @@ export type OrgCreateWithoutPayment_requestsInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
@@ -2925,6 +3003,7 @@ export type OrgUncheckedCreateWithoutPayment_requestsInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -2972,6 +3051,7 @@ export type OrgUpdateWithoutPayment_requestsInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
@@ -3003,6 +3083,7 @@ export type OrgUncheckedUpdateWithoutPayment_requestsInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -3034,6 +3115,7 @@ export type OrgCreateWithoutReopen_requestsInput = {
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -3065,6 +3147,7 @@ export type OrgUncheckedCreateWithoutReopen_requestsInput = {
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
   crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -3112,6 +3195,7 @@ export type OrgUpdateWithoutReopen_requestsInput = {
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -3143,6 +3227,7 @@ export type OrgUncheckedUpdateWithoutReopen_requestsInput = {
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
   crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -3173,6 +3258,7 @@ export type OrgCreateWithoutCrm_connectionsInput = {
   exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
@@ -3204,6 +3290,7 @@ export type OrgUncheckedCreateWithoutCrm_connectionsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
   rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
   identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedCreateNestedManyWithoutOrgInput
   adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
   statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
   payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
@@ -3251,6 +3338,7 @@ export type OrgUpdateWithoutCrm_connectionsInput = {
   exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
@@ -3282,6 +3370,151 @@ export type OrgUncheckedUpdateWithoutCrm_connectionsInput = {
   exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
   rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
   identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  feed_writer_slots?: Prisma.FeedWriterSlotUncheckedUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgCreateWithoutFeed_writer_slotsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestCreateNestedManyWithoutOrgInput
+}
+
+export type OrgUncheckedCreateWithoutFeed_writer_slotsInput = {
+  id: string
+  name: string
+  won_stages?: Prisma.OrgCreatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgCreatelost_stagesInput | string[]
+  config_version?: number
+  default_currency?: string
+  statement_approval_policy?: string
+  four_eyes_payment?: boolean
+  pay_waits_for_acceptance?: boolean
+  cors_allowed_origins?: Prisma.OrgCreatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: number
+  created_at?: Date | string
+  users?: Prisma.UserUncheckedCreateNestedManyWithoutOrgInput
+  api_keys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutOrgInput
+  deals?: Prisma.DealUncheckedCreateNestedManyWithoutOrgInput
+  plans?: Prisma.PlanUncheckedCreateNestedManyWithoutOrgInput
+  rep_quotas?: Prisma.RepQuotaUncheckedCreateNestedManyWithoutOrgInput
+  periods?: Prisma.PeriodUncheckedCreateNestedManyWithoutOrgInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutOrgInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedCreateNestedManyWithoutOrgInput
+  admins?: Prisma.AdminUncheckedCreateNestedManyWithoutOrgInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedCreateNestedManyWithoutOrgInput
+  rep_managers?: Prisma.RepManagerUncheckedCreateNestedManyWithoutOrgInput
+  identity_providers?: Prisma.IdentityProviderUncheckedCreateNestedManyWithoutOrgInput
+  crm_connections?: Prisma.CrmConnectionUncheckedCreateNestedManyWithoutOrgInput
+  adjustments?: Prisma.AdjustmentUncheckedCreateNestedManyWithoutOrgInput
+  statement_approvals?: Prisma.StatementApprovalUncheckedCreateNestedManyWithoutOrgInput
+  payment_requests?: Prisma.PaymentRequestUncheckedCreateNestedManyWithoutOrgInput
+  reopen_requests?: Prisma.PeriodReopenRequestUncheckedCreateNestedManyWithoutOrgInput
+}
+
+export type OrgCreateOrConnectWithoutFeed_writer_slotsInput = {
+  where: Prisma.OrgWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrgCreateWithoutFeed_writer_slotsInput, Prisma.OrgUncheckedCreateWithoutFeed_writer_slotsInput>
+}
+
+export type OrgUpsertWithoutFeed_writer_slotsInput = {
+  update: Prisma.XOR<Prisma.OrgUpdateWithoutFeed_writer_slotsInput, Prisma.OrgUncheckedUpdateWithoutFeed_writer_slotsInput>
+  create: Prisma.XOR<Prisma.OrgCreateWithoutFeed_writer_slotsInput, Prisma.OrgUncheckedCreateWithoutFeed_writer_slotsInput>
+  where?: Prisma.OrgWhereInput
+}
+
+export type OrgUpdateToOneWithWhereWithoutFeed_writer_slotsInput = {
+  where?: Prisma.OrgWhereInput
+  data: Prisma.XOR<Prisma.OrgUpdateWithoutFeed_writer_slotsInput, Prisma.OrgUncheckedUpdateWithoutFeed_writer_slotsInput>
+}
+
+export type OrgUpdateWithoutFeed_writer_slotsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUpdateManyWithoutOrgNestedInput
+  adjustments?: Prisma.AdjustmentUpdateManyWithoutOrgNestedInput
+  statement_approvals?: Prisma.StatementApprovalUpdateManyWithoutOrgNestedInput
+  payment_requests?: Prisma.PaymentRequestUpdateManyWithoutOrgNestedInput
+  reopen_requests?: Prisma.PeriodReopenRequestUpdateManyWithoutOrgNestedInput
+}
+
+export type OrgUncheckedUpdateWithoutFeed_writer_slotsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  won_stages?: Prisma.OrgUpdatewon_stagesInput | string[]
+  lost_stages?: Prisma.OrgUpdatelost_stagesInput | string[]
+  config_version?: Prisma.IntFieldUpdateOperationsInput | number
+  default_currency?: Prisma.StringFieldUpdateOperationsInput | string
+  statement_approval_policy?: Prisma.StringFieldUpdateOperationsInput | string
+  four_eyes_payment?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  pay_waits_for_acceptance?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cors_allowed_origins?: Prisma.OrgUpdatecors_allowed_originsInput | string[]
+  rep_rate_limit_per_minute?: Prisma.IntFieldUpdateOperationsInput | number
+  created_at?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  users?: Prisma.UserUncheckedUpdateManyWithoutOrgNestedInput
+  api_keys?: Prisma.ApiKeyUncheckedUpdateManyWithoutOrgNestedInput
+  deals?: Prisma.DealUncheckedUpdateManyWithoutOrgNestedInput
+  plans?: Prisma.PlanUncheckedUpdateManyWithoutOrgNestedInput
+  rep_quotas?: Prisma.RepQuotaUncheckedUpdateManyWithoutOrgNestedInput
+  periods?: Prisma.PeriodUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_endpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutOrgNestedInput
+  webhook_messages?: Prisma.WebhookMessageUncheckedUpdateManyWithoutOrgNestedInput
+  admins?: Prisma.AdminUncheckedUpdateManyWithoutOrgNestedInput
+  exchange_rates?: Prisma.ExchangeRateUncheckedUpdateManyWithoutOrgNestedInput
+  rep_managers?: Prisma.RepManagerUncheckedUpdateManyWithoutOrgNestedInput
+  identity_providers?: Prisma.IdentityProviderUncheckedUpdateManyWithoutOrgNestedInput
+  crm_connections?: Prisma.CrmConnectionUncheckedUpdateManyWithoutOrgNestedInput
   adjustments?: Prisma.AdjustmentUncheckedUpdateManyWithoutOrgNestedInput
   statement_approvals?: Prisma.StatementApprovalUncheckedUpdateManyWithoutOrgNestedInput
   payment_requests?: Prisma.PaymentRequestUncheckedUpdateManyWithoutOrgNestedInput
@@ -3307,6 +3540,7 @@ export type OrgCountOutputType = {
   rep_managers: number
   identity_providers: number
   crm_connections: number
+  feed_writer_slots: number
   adjustments: number
   statement_approvals: number
   payment_requests: number
@@ -3327,6 +3561,7 @@ export type OrgCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.In
   rep_managers?: boolean | OrgCountOutputTypeCountRep_managersArgs
   identity_providers?: boolean | OrgCountOutputTypeCountIdentity_providersArgs
   crm_connections?: boolean | OrgCountOutputTypeCountCrm_connectionsArgs
+  feed_writer_slots?: boolean | OrgCountOutputTypeCountFeed_writer_slotsArgs
   adjustments?: boolean | OrgCountOutputTypeCountAdjustmentsArgs
   statement_approvals?: boolean | OrgCountOutputTypeCountStatement_approvalsArgs
   payment_requests?: boolean | OrgCountOutputTypeCountPayment_requestsArgs
@@ -3437,6 +3672,13 @@ export type OrgCountOutputTypeCountCrm_connectionsArgs<ExtArgs extends runtime.T
 /**
  * OrgCountOutputType without action
  */
+export type OrgCountOutputTypeCountFeed_writer_slotsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.FeedWriterSlotWhereInput
+}
+
+/**
+ * OrgCountOutputType without action
+ */
 export type OrgCountOutputTypeCountAdjustmentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.AdjustmentWhereInput
 }
@@ -3489,6 +3731,7 @@ export type OrgSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
   rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
   identity_providers?: boolean | Prisma.Org$identity_providersArgs<ExtArgs>
   crm_connections?: boolean | Prisma.Org$crm_connectionsArgs<ExtArgs>
+  feed_writer_slots?: boolean | Prisma.Org$feed_writer_slotsArgs<ExtArgs>
   adjustments?: boolean | Prisma.Org$adjustmentsArgs<ExtArgs>
   statement_approvals?: boolean | Prisma.Org$statement_approvalsArgs<ExtArgs>
   payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
@@ -3556,6 +3799,7 @@ export type OrgInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   rep_managers?: boolean | Prisma.Org$rep_managersArgs<ExtArgs>
   identity_providers?: boolean | Prisma.Org$identity_providersArgs<ExtArgs>
   crm_connections?: boolean | Prisma.Org$crm_connectionsArgs<ExtArgs>
+  feed_writer_slots?: boolean | Prisma.Org$feed_writer_slotsArgs<ExtArgs>
   adjustments?: boolean | Prisma.Org$adjustmentsArgs<ExtArgs>
   statement_approvals?: boolean | Prisma.Org$statement_approvalsArgs<ExtArgs>
   payment_requests?: boolean | Prisma.Org$payment_requestsArgs<ExtArgs>
@@ -3581,6 +3825,7 @@ export type $OrgPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
     rep_managers: Prisma.$RepManagerPayload<ExtArgs>[]
     identity_providers: Prisma.$IdentityProviderPayload<ExtArgs>[]
     crm_connections: Prisma.$CrmConnectionPayload<ExtArgs>[]
+    feed_writer_slots: Prisma.$FeedWriterSlotPayload<ExtArgs>[]
     adjustments: Prisma.$AdjustmentPayload<ExtArgs>[]
     statement_approvals: Prisma.$StatementApprovalPayload<ExtArgs>[]
     payment_requests: Prisma.$PaymentRequestPayload<ExtArgs>[]
@@ -4006,6 +4251,7 @@ export interface Prisma__OrgClient<T, Null = never, ExtArgs extends runtime.Type
   rep_managers<T extends Prisma.Org$rep_managersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$rep_managersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RepManagerPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   identity_providers<T extends Prisma.Org$identity_providersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$identity_providersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$IdentityProviderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   crm_connections<T extends Prisma.Org$crm_connectionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$crm_connectionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CrmConnectionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  feed_writer_slots<T extends Prisma.Org$feed_writer_slotsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$feed_writer_slotsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$FeedWriterSlotPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   adjustments<T extends Prisma.Org$adjustmentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$adjustmentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AdjustmentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   statement_approvals<T extends Prisma.Org$statement_approvalsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$statement_approvalsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StatementApprovalPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   payment_requests<T extends Prisma.Org$payment_requestsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Org$payment_requestsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentRequestPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -4753,6 +4999,30 @@ export type Org$crm_connectionsArgs<ExtArgs extends runtime.Types.Extensions.Int
   take?: number
   skip?: number
   distinct?: Prisma.CrmConnectionScalarFieldEnum | Prisma.CrmConnectionScalarFieldEnum[]
+}
+
+/**
+ * Org.feed_writer_slots
+ */
+export type Org$feed_writer_slotsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the FeedWriterSlot
+   */
+  select?: Prisma.FeedWriterSlotSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the FeedWriterSlot
+   */
+  omit?: Prisma.FeedWriterSlotOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.FeedWriterSlotInclude<ExtArgs> | null
+  where?: Prisma.FeedWriterSlotWhereInput
+  orderBy?: Prisma.FeedWriterSlotOrderByWithRelationInput | Prisma.FeedWriterSlotOrderByWithRelationInput[]
+  cursor?: Prisma.FeedWriterSlotWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.FeedWriterSlotScalarFieldEnum | Prisma.FeedWriterSlotScalarFieldEnum[]
 }
 
 /**

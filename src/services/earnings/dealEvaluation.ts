@@ -48,7 +48,7 @@ export async function evaluateDealChanges(
   const orgId = last.org.id;
   // The plans in force as of the events' first statements (OrgConfigCache): an org without plans locks nothing.
   // Reading them before the locks is safe because a recompute first waits for every deal event already in
-  // progress (waitForDealWritersBefore), and these events were in progress from their first statements on.
+  // progress (waitForFeedWriters), and these events were in progress from their first statements on.
   const { config } = last.org;
   if (config.plansInForce.length === 0) return;
   const today = context.today();

@@ -177,8 +177,8 @@ export async function settleDrawsOfPeriod(
       targets.push(...(await drawTargetsFrom(tx, orgId, plan, rep, periodId, settled, today, undefined, org)));
     }
   }
-  // The lock writes earnings rows (the settled draws): it counts among the org's feed writers before it stamps any,
-  // or the earnings feed's horizon would not wait for it (feedWriters.horizon).
+  // The lock writes earnings rows (the settled draws): it takes a feed writer slot before it stamps any, or the
+  // earnings feed's horizon would not count it (feedHorizon).
   await feedWriters.joinFeedWriters(tx, orgId);
   await book(tx, {
     orgId,

@@ -22,6 +22,7 @@ import * as repQuotas from '../../repositories/repQuotas.ts';
 import type { Transaction, Transactor } from '../../repositories/transaction.ts';
 import * as users from '../../repositories/users.ts';
 import * as webhookEndpoints from '../../repositories/webhookEndpoints.ts';
+import { waitForFeedWriters } from '../feedHorizon.ts';
 import { EarningAnnouncements } from './announcements.ts';
 import { addCounts, type BookingCounts, book, isLive, NO_COUNTS } from './booking.ts';
 import type { EvaluationContext } from './context.ts';
@@ -118,7 +119,7 @@ export async function recomputePlans(
   const reader = pool.statements;
   // A deal event in progress may have read the plans as they were before the change that asked for this
   // recompute; once it has ended, every rep evaluated below reflects both.
-  await feedWriters.waitForDealWritersBefore(reader, orgId);
+  await waitForFeedWriters(pool, orgId);
   // What a recompute changes (a plan's version, the hierarchy, the rates) may change what the running totals
   // count: the next deal event of each period counts it again from the period's deals.
   await periodStandings.dropStandingsOfOrg(reader, orgId);

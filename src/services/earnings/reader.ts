@@ -4,8 +4,8 @@ import { type Viewer, visibleUserIdsOf } from '../../domain/viewer.ts';
 import type { EarningRecord, EarningWithTrace } from '../../repositories/earnings.ts';
 import type { EarningListFilters } from '../../repositories/earningsList.ts';
 import * as earningsList from '../../repositories/earningsList.ts';
-import * as feedWriters from '../../repositories/feedWriters.ts';
 import type { Transactor } from '../../repositories/transaction.ts';
+import { feedHorizon } from '../feedHorizon.ts';
 
 export interface EarningPage {
   earnings: EarningRecord[];
@@ -52,7 +52,7 @@ export class EarningReader {
     const { orgId } = viewer;
     const fingerprint = earningListFingerprint(orgId, query.filters);
     const from = query.cursor === undefined ? null : EARNING_CURSOR.decode(query.cursor, fingerprint);
-    const horizon = await feedWriters.horizon(this.#pool.statements, orgId);
+    const horizon = await feedHorizon(this.#pool, orgId);
     const rows = await earningsList.listAfter(
       this.#pool.statements,
       orgId,
