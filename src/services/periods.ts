@@ -140,25 +140,32 @@ export class PeriodAdmin {
     const moves = existing?.status !== 'locked' && existing?.status !== 'paid';
     const { ends_on } = periodBounds(periodId);
     const early = moves && ends_on >= this.#today();
-    if (early && !override) {
-      throw new Refusal(
-        'invalid_state',
-        `period ${periodId} has not ended (its last day is ${ends_on}); lock it with a reason to lock it early`,
-        { details: { ends_on } },
-      );
-    }
     const waiting = moves ? await this.#approvals.waiting(orgId, periodId) : [];
-    if (waiting.length > 0 && !override) {
+    if ((early || waiting.length > 0) && !override) {
+      // One refusal names every reason the lock needs an override, so the admin sees them all at once.
+      const reasons = [
+        ...(early ? [`period ${periodId} has not ended (its last day is ${ends_on})`] : []),
+        ...(waiting.length > 0
+          ? [
+              `period ${periodId} has ${waiting.length} statement(s) waiting for approval: ${waiting.map((view) => `${view.user_external_id} (${view.state})`).join(', ')}`,
+            ]
+          : []),
+      ];
       throw new Refusal(
         'invalid_state',
-        `period ${periodId} has ${waiting.length} statement(s) waiting for approval: ${waiting.map((view) => `${view.user_external_id} (${view.state})`).join(', ')}; lock with an override reason to lock anyway`,
+        `${reasons.join('; ')}; ${early && waiting.length === 0 ? 'lock it with a reason to lock it early' : 'lock with an override reason to lock anyway'}`,
         {
           details: {
-            waiting: waiting.map((view) => ({
-              user_id: view.user_id,
-              user_external_id: view.user_external_id,
-              state: view.state,
-            })),
+            ...(early ? { ends_on } : {}),
+            ...(waiting.length > 0
+              ? {
+                  waiting: waiting.map((view) => ({
+                    user_id: view.user_id,
+                    user_external_id: view.user_external_id,
+                    state: view.state,
+                  })),
+                }
+              : {}),
           },
         },
       );

@@ -203,12 +203,16 @@ describe('the pay workflow, end to end', () => {
       [[adjustmentId, MISSING_DEAL_CENTS]],
     );
 
-    // 9. The admin locks the period: it succeeds now.
+    // 9. The admin locks the period: nothing waits for approval now. The month is still running (the test's deals
+    // close this month), so the lock asks for the reason it is locked early, and takes it.
     await consolePage.getByRole('button', { name: 'Lock…' }).click();
     await consolePage
       .getByRole('dialog', { name: `Lock ${THIS_MONTH}?` })
       .getByRole('button', { name: 'Lock period' })
       .click();
+    await consolePage.getByRole('heading', { name: `${THIS_MONTH} has not ended` }).waitFor();
+    await consolePage.getByLabel('Lock anyway, because').fill('Pay run for this month, closed early');
+    await consolePage.getByRole('button', { name: 'Lock with override' }).click();
     await consolePage.getByText(new RegExp(`^Locked ${THIS_MONTH}: `)).waitFor();
     await consolePage.locator(`tr[data-period-id="${THIS_MONTH}"] [data-field="status"]`).getByText('Locked').waitFor();
 
@@ -243,8 +247,11 @@ describe('the pay workflow, end to end', () => {
     assert.equal(line?.approved_cents, now.payable_cents, 'the adjustment is approved with the period');
 
     assert.deepEqual(portalErrors, []);
-    // The refused lock is the one failed request the console reports.
-    assert.deepEqual(consoleErrors, ['Failed to load resource: the server responded with a status of 409 (Conflict)']);
+    // The two refused locks (statements waiting, then the month not ended) are the failed requests the console reports.
+    assert.deepEqual(consoleErrors, [
+      'Failed to load resource: the server responded with a status of 409 (Conflict)',
+      'Failed to load resource: the server responded with a status of 409 (Conflict)',
+    ]);
     await consolePage.close();
   });
 

@@ -120,9 +120,12 @@ describe('worked examples equal what Quotient pays', () => {
           dealExternal.set(ids.deal_id, deal.external_id);
         }
       }
-      // A period's draw is settled when it is locked: lock it, as an admin does at the end of the period.
+      // A period's draw is settled when it is locked: lock it, as an admin does at the end of the period. The
+      // examples' periods may still be running (they are dated from today), which a lock takes only with a reason.
       for (const periodId of new Set(document.examples.map((example) => example.period_id))) {
-        await services.admin.periods.lock(org.id, periodId);
+        await services.admin.periods.lock(org.id, periodId, undefined, {
+          overrideReason: 'the worked examples are checked against a locked period',
+        });
       }
       const rows = await listAll(client);
       for (const example of document.examples) {
