@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../../src/db/prisma.ts';
 import { testServices } from '../helpers/services.ts';
 
@@ -5,7 +6,8 @@ let counter = 0;
 
 /** An admin account of the org (role admin unless given), created as `quotient admins create` does. */
 export async function createAdmin(db: Database, orgId: string, role: 'admin' | 'viewer' = 'admin') {
-  const email = `admin-${Date.now()}-${++counter}@example.com`;
+  // Unique across the run's workers too: each worker counts from 0, so two may reach one count in one millisecond.
+  const email = `admin-${randomUUID()}-${++counter}@example.com`;
   const { admin, password } = await testServices({ db }).admin.admins.create({
     orgId,
     email,
