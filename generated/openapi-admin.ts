@@ -391,8 +391,10 @@ export interface paths {
          *     editor shortened to scientific notation, a deal on two rows with different contents) is `400 invalid_body`
          *     naming the lines, and nothing is applied; so are neither or both of `text` and `file_base64`, bytes that are not
          *     base64, an unknown `locale` or `currency`, and an `encoding` with `text`. A header without the mapping's columns, or text that is not CSV (or bytes that are not an XLSX workbook), is
-         *     `400 invalid_body` and nothing is applied. The request body is at most 1 MiB (about 7,000 rows
-         *     of a typical export; about 750 KiB of file as `file_base64`): larger files go through the CLI, which streams them.
+         *     `400 invalid_body` and nothing is applied. The request body of this operation alone may be up to 8 MiB
+         *     (`x-quotient-body-limit-bytes`; the admin API's other operations take 1 MiB): about 6 MiB of file as
+         *     `file_base64` (some 45,000 rows of a typical export), 1,000,000 characters as `text`; a larger body is
+         *     `413 payload_too_large`. Larger files go through the CLI, which streams them.
          */
         post: operations["importDeals"];
         delete?: never;
@@ -2101,7 +2103,7 @@ export interface components {
             text?: string;
             /**
              * @description The file's bytes in base64 (an XLSX workbook or a CSV file), read as `quotient import deals FILE` reads
-             *     FILE. The request's 1 MiB limit leaves about 750 KiB of file.
+             *     FILE. The operation's 8 MiB body limit leaves about 6 MiB of file.
              */
             file_base64?: string;
             /**

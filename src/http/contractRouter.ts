@@ -64,11 +64,29 @@ export function contractRouter(surface: ContractSurface): Router {
     next();
   });
   router.use(surface.access);
-  router.use(express.json({ limit: surface.bodyLimitBytes, strict: false, verify: keepRawBody }));
+  router.use(jsonBodies(surface.bodyLimitBytes, operations.all()));
   router.use(refuseUnstorableParameters());
   router.use(validateContract({ contract: surface.contract, validateResponses: surface.validateResponses }));
   router.use(dispatchByOperationId(surface.handlers));
   return router;
+}
+
+/**
+ * The JSON body parser, with the surface's limit or the operation's own (`x-quotient-body-limit-bytes`): one parser
+ * per limit, built once. A body over its limit is refused (413) before it is read whole.
+ */
+function jsonBodies(surfaceLimit: number, operations: readonly ContractOperation[]): RequestHandler {
+  const parserOf = (limit: number) => express.json({ limit, strict: false, verify: keepRawBody });
+  const parsers = new Map<number, RequestHandler>([[surfaceLimit, parserOf(surfaceLimit)]]);
+  for (const { bodyLimitBytes } of operations) {
+    if (bodyLimitBytes !== undefined && !parsers.has(bodyLimitBytes))
+      parsers.set(bodyLimitBytes, parserOf(bodyLimitBytes));
+  }
+  return (req, res, next) => {
+    const operation = res.locals.operation as ContractOperation;
+    const parser = parsers.get(operation.bodyLimitBytes ?? surfaceLimit) as RequestHandler;
+    parser(req, res, next);
+  };
 }
 
 /**

@@ -15,6 +15,12 @@ export const WRITE_CONFIRMS_KEY = 'x-quotient-write-confirms-key';
  */
 export const REP_ACTION = 'x-quotient-rep-action';
 
+/**
+ * The contract's mark of an operation whose request body may be larger than its surface's limit (the console's
+ * upload of a CRM export): the body limit of that operation alone, in bytes.
+ */
+export const BODY_LIMIT = 'x-quotient-body-limit-bytes';
+
 export interface ContractOperation {
   operationId: string;
   method: string;
@@ -28,6 +34,8 @@ export interface ContractOperation {
   writeConfirmsKey: boolean;
   /** The contract marks the operation `x-quotient-rep-action`: rep tokens may call it. */
   repAction: boolean;
+  /** The operation's own body limit (`x-quotient-body-limit-bytes`); absent, the surface's. */
+  bodyLimitBytes?: number;
 }
 
 export type OperationMatch =
@@ -43,6 +51,7 @@ interface OpenApiOperationObject {
   responses?: Record<string, unknown>;
   [WRITE_CONFIRMS_KEY]?: boolean;
   [REP_ACTION]?: boolean;
+  [BODY_LIMIT]?: number;
 }
 
 interface OpenApiDocument {
@@ -72,6 +81,7 @@ export class OperationTable {
           requiredScopes: scopesOf(operation.security ?? document.security),
           writeConfirmsKey: writeConfirmsKey(operation),
           repAction: operation[REP_ACTION] === true,
+          ...bodyLimitOf(operation),
         });
       }
       return { pattern: compile(template), template, operations };
@@ -108,6 +118,15 @@ function writeConfirmsKey(operation: OpenApiOperationObject): boolean {
     throw new Error(`operation ${operation.operationId} is marked ${WRITE_CONFIRMS_KEY} but declares no 201`);
   }
   return true;
+}
+
+function bodyLimitOf(operation: OpenApiOperationObject): { bodyLimitBytes?: number } {
+  const limit = operation[BODY_LIMIT];
+  if (limit === undefined) return {};
+  if (!Number.isInteger(limit) || limit <= 0) {
+    throw new Error(`operation ${operation.operationId}: ${BODY_LIMIT} must be a positive integer`);
+  }
+  return { bodyLimitBytes: limit };
 }
 
 function parameterCount(template: string): number {

@@ -559,6 +559,34 @@ describe("POST /admin/v1/deal-imports (the console's upload)", () => {
     assert.equal(august.close_date?.toISOString().slice(0, 10), '2025-08-05');
   });
 
+  test("a file over the admin API's 1 MiB body limit is taken up to this operation's 8 MiB, beyond it 413 and nothing written; the currency choice reads rows that state none", async ({
+    db,
+    signedIn,
+  }) => {
+    const { org, client } = await signedIn('admin');
+    const upload = (body: components['schemas']['DealImportRequest']) =>
+      client.api.POST('/admin/v1/deal-imports', { body });
+    // An export with a long unmapped column: about 1.5 MiB of file, 2 MiB of base64.
+    const notes = 'n'.repeat(768 * 1024);
+    const large = Buffer.from(
+      `Record ID,Deal Stage,Amount,Close Date,Deal owner,Notes\n1,closedwon,10,2026-03-14,ana,${notes}\n2,closedwon,20,2026-03-15,ana,${notes}\n`,
+    ).toString('base64');
+    const taken = await upload({ file_base64: large, currency: 'EUR' });
+    assert.equal(taken.response.status, 200, JSON.stringify(taken.error));
+    assert.equal(taken.data?.new_deals, 2);
+    const currencies = await db.deal.findMany({ where: { org_id: org.id }, select: { currency: true } });
+    assert.deepEqual(
+      currencies.map((deal) => deal.currency),
+      ['EUR', 'EUR'],
+    );
+
+    const before = await counts(db, org.id);
+    const tooLarge = await upload({ file_base64: 'A'.repeat(8 * 1024 * 1024 + 4) });
+    assert.equal(tooLarge.response.status, 413);
+    assert.equal(tooLarge.error?.error, 'payload_too_large');
+    assert.deepEqual(await counts(db, org.id), before, 'a refused body writes nothing');
+  });
+
   test('a mapping file and refused rows by line; an unknown header is 400; a viewer may not import', async ({
     db,
     signedIn,

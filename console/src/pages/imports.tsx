@@ -18,6 +18,21 @@ const LOCALES = [
   ['en-CA', 'en-CA: 2026-03-14, 12,500.00'],
 ] as const;
 
+/**
+ * The encodings the server reads a CSV in (src/domain/imports/text.ts, as `--encoding`); a byte order mark, or an
+ * XLSX workbook, needs none.
+ */
+const ENCODINGS = [
+  ['', 'UTF-8 (checked)'],
+  ['windows-1252', 'Windows-1252 (older Excel)'],
+  ['latin-1', 'Latin-1 (ISO 8859-1, read as Windows-1252)'],
+  ['utf-16le', 'UTF-16 LE (without byte order mark)'],
+  ['utf-16be', 'UTF-16 BE (without byte order mark)'],
+] as const;
+
+/** The largest file the upload takes: the operation's 8 MiB body holds about 6 MiB of file as base64. */
+const MAX_FILE_BYTES = 6 * 1024 * 1024;
+
 /** The file's bytes as base64, sent as they are: the server reads them as the CLI reads a file (CSV or XLSX). */
 async function base64Of(file: File): Promise<string> {
   const bytes = new Uint8Array(await file.arrayBuffer());
@@ -38,6 +53,7 @@ export function ImportsPage(props: { canChange: boolean }) {
   const [mapping, setMapping] = useState<MappingChoice>('auto');
   const [locale, setLocale] = useState('');
   const [encoding, setEncoding] = useState('');
+  const [currency, setCurrency] = useState('');
   const [missing, setMissing] = useState<MissingChoice>('report');
   const [busy, setBusy] = useState<'dry-run' | 'import' | undefined>();
   const [summary, setSummary] = useState<Summary | undefined>();
@@ -55,6 +71,7 @@ export function ImportsPage(props: { canChange: boolean }) {
         dry_run: dryRun,
         ...(locale ? { locale } : {}),
         ...(encoding ? { encoding } : {}),
+        ...(currency ? { currency } : {}),
         ...(fileName ? { file_name: fileName } : {}),
       },
     });
@@ -67,7 +84,7 @@ export function ImportsPage(props: { canChange: boolean }) {
     <>
       <PageHeader
         title="Import deals"
-        description="Upload a CSV or XLSX export of your CRM's deals (HubSpot) or opportunities (Salesforce). Check it first: nothing is applied until you import. Importing the same file again changes nothing. Files over 1 MiB: use quotient import deals."
+        description="Upload a CSV or XLSX export of your CRM's deals (HubSpot) or opportunities (Salesforce). Check it first: nothing is applied until you import. Importing the same file again changes nothing. Files over 6 MiB: use quotient import deals."
       />
       {props.canChange ? null : <Notice kind="info">Viewers can read the console but not import deals.</Notice>}
       <form
@@ -94,6 +111,14 @@ export function ImportsPage(props: { canChange: boolean }) {
               if (!chosen) return;
               setFileName(chosen.name);
               setSummary(undefined);
+              if (chosen.size > MAX_FILE_BYTES) {
+                setFile('');
+                setError(
+                  `${chosen.name} is larger than 6 MiB: import it with quotient import deals, which streams it.`,
+                );
+                return;
+              }
+              setError(undefined);
               setFile(await base64Of(chosen));
             }}
           />
@@ -128,9 +153,28 @@ export function ImportsPage(props: { canChange: boolean }) {
         </Field>
         <Field label="Encoding" id="import-encoding" hint="Of a CSV without a byte order mark; XLSX needs none.">
           <select id="import-encoding" value={encoding} onChange={(event) => setEncoding(event.currentTarget.value)}>
-            <option value="">UTF-8 (checked)</option>
-            <option value="windows-1252">Windows-1252 (older Excel)</option>
+            {ENCODINGS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
           </select>
+        </Field>
+        <Field
+          label="Currency"
+          id="import-currency"
+          hint="Of the rows that state none (a currency column of the export wins). Empty: the org's default currency."
+        >
+          <input
+            id="import-currency"
+            type="text"
+            maxLength={3}
+            pattern="[A-Za-z]{3}"
+            placeholder="USD"
+            autocomplete="off"
+            value={currency}
+            onInput={(event) => setCurrency(event.currentTarget.value.trim().toUpperCase())}
+          />
         </Field>
         <Field
           label="Deals not in this file"
