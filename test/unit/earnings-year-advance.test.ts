@@ -4,9 +4,21 @@ import { describe, test } from 'vitest';
 import { settleAdvanceDraws } from '../../src/domain/earnings/advanceDraws.ts';
 import { settleDraws } from '../../src/domain/earnings/draws.ts';
 import { blendedQuota, daysOfYear, trueUpYear, type YearRules } from '../../src/domain/earnings/yearToDate.ts';
+import { tableRows, workedExamples } from '../helpers/workedExamples.ts';
 
 // A plan year paid monthly (year-to-date true-up) and a draw paid in advance: the pure engine, figures worked by
 // hand in docs/plan-features.md.
+
+const section = workedExamples('plan-features.md');
+/** The first amount of a cell (`0.00 (−24,876.71 carried)` is 0.00), in cents. */
+const cents = (cell: string) => {
+  const first =
+    cell
+      .replaceAll('−', '-')
+      .replaceAll(',', '')
+      .match(/-?\d+\.\d\d/)?.[0] ?? 'NaN';
+  return BigInt(Math.round(Number(first) * 100));
+};
 
 const year: YearRules = {
   starts_on: '2026-01-01',
@@ -57,6 +69,25 @@ describe('a plan year paid monthly', () => {
     const clawing = trueUpYear({ ...year, negative: 'claw_back' }, months);
     assert.equal(clawing[3]?.pays_cents, -2_487_671n);
     assert.equal(clawing[4]?.pays_cents, 5_487_671n);
+  });
+
+  test('the worked example of docs/plan-features.md, to the cent', () => {
+    const rows = tableRows(section('year-to-date-figures'));
+    assert.equal(rows.length, 5);
+    const out = trueUpYear(
+      year,
+      rows.map(([month, won]) => ({ period_id: month ?? '', won_cents: cents(won ?? '') })),
+    );
+    assert.deepEqual(
+      out.map((m) => [m.period_id, m.ytd_won_cents, m.ytd_earned_cents, m.paid_before_cents, m.pays_cents]),
+      rows.map(([month, , ytdWon, ytdEarned, before, pays]) => [
+        month,
+        cents(ytdWon ?? ''),
+        cents(ytdEarned ?? ''),
+        cents(before ?? ''),
+        cents(pays ?? ''),
+      ]),
+    );
   });
 
   test('a locked month is never rewritten: the next month carries the difference', () => {
@@ -118,6 +149,20 @@ describe('a draw paid in advance', () => {
     const guarantee = settleAdvanceDraws({ ...rules, recoverable: false }, [period('2026-04', 100_000n)], 0n);
     assert.equal(guarantee[0]?.net, 300_000n);
     assert.equal(guarantee[0]?.closing, 0n);
+  });
+
+  test('the worked example of docs/plan-features.md, to the cent', () => {
+    const rows = tableRows(section('advance-draw-figures'));
+    assert.equal(rows.length, 3);
+    const out = settleAdvanceDraws(
+      rules,
+      rows.map(([id, , earned]) => period(id ?? '', cents(earned ?? ''))),
+      0n,
+    );
+    assert.deepEqual(
+      out.map((o) => [o.period_id, o.advance, o.earned, o.offset, o.recovery, o.closing, o.net]),
+      rows.map((row) => [row[0], ...row.slice(1).map(cents)]),
+    );
   });
 
   test('paid in advance nets, period by period, what the draw settled at the lock pays', () => {
