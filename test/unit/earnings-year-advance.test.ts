@@ -90,6 +90,22 @@ describe('a plan year paid monthly', () => {
     );
   });
 
+  test('a rate raised on 1 July is blended by the days of the year to date', () => {
+    const raised = { ...year, tiers_from: [{ from: '2026-07-01', tiers: [{ up_to_pct: null, rate_bps: 800n }] }] };
+    const out = trueUpYear(raised, [
+      { period_id: '2026-06', won_cents: 30_000_000n },
+      { period_id: '2026-07', won_cents: 0n },
+    ]);
+    // June: 181 days at 5%: 15,000.00. July: (15,000.00 × 181 + 24,000.00 × 31) / 212 = 16,316.04 (16,316.0377…).
+    assert.deepEqual(
+      out.map((m) => [m.ytd_earned_cents, m.pays_cents]),
+      [
+        [1_500_000n, 1_500_000n],
+        [1_631_604n, 131_604n],
+      ],
+    );
+  });
+
   test('a locked month is never rewritten: the next month carries the difference', () => {
     const out = trueUpYear(year, [
       { period_id: '2026-01', won_cents: 40_000_000n, locked_paid_cents: 1_500_000n },

@@ -26,6 +26,12 @@ export interface YearRules {
   starts_on: CalendarDate;
   quotas: readonly QuotaSegment[];
   tiers: readonly YearTier[];
+  /**
+   * Rates changed during the year: the tiers in force from each date (the first from `starts_on` are `tiers`). The
+   * year to date's earnings are blended by days: each set of tiers earns on the whole YTD amount for the share of
+   * the year's elapsed days it was in force.
+   */
+  tiers_from?: readonly { from: CalendarDate; tiers: readonly YearTier[] }[];
   negative: 'carry_forward' | 'claw_back';
 }
 
@@ -93,6 +99,32 @@ export function blendedQuota(rules: YearRules, assigned: YearAssignment = {}): b
 
 /** Marginal tiers in percent of the quota over an amount: exact in cents × basis points, rounded once to the cent. */
 export function yearTiersEarned(tiers: readonly YearTier[], quota: bigint, amount: bigint): bigint {
+  return roundHalfAwayFromZero(tiersNumerator(tiers, quota, amount), 10_000n);
+}
+
+/**
+ * The year to date's earnings through `through` (a calendar date): with one set of tiers, its earnings; with rates
+ * changed during the year, Σ earnings under each set × days elapsed while it was in force / days elapsed, exact,
+ * rounded once to the cent.
+ */
+export function ytdEarned(rules: YearRules, quota: bigint, amount: bigint, through: CalendarDate): bigint {
+  if (!rules.tiers_from || rules.tiers_from.length === 0) return yearTiersEarned(rules.tiers, quota, amount);
+  const sets = [{ from: rules.starts_on, tiers: rules.tiers }, ...rules.tiers_from].sort((a, b) =>
+    a.from < b.from ? -1 : 1,
+  );
+  const start = dayNumber(rules.starts_on);
+  const end = dayNumber(through);
+  let numerator = 0n;
+  sets.forEach((set, index) => {
+    const next = sets[index + 1];
+    const from = Math.max(start, dayNumber(set.from));
+    const to = Math.min(end, next ? dayNumber(next.from) - 1 : end);
+    if (to >= from) numerator += tiersNumerator(set.tiers, quota, amount) * BigInt(to - from + 1);
+  });
+  return roundHalfAwayFromZero(numerator, 10_000n * BigInt(end - start + 1));
+}
+
+function tiersNumerator(tiers: readonly YearTier[], quota: bigint, amount: bigint): bigint {
   let from = 0n;
   let numerator = 0n;
   for (const tier of tiers) {
@@ -103,7 +135,7 @@ export function yearTiersEarned(tiers: readonly YearTier[], quota: bigint, amoun
     if (to === null || amount <= to) break;
     from = to > from ? to : from;
   }
-  return roundHalfAwayFromZero(numerator, 10_000n);
+  return numerator;
 }
 
 /** The true-up of every month of the year so far, in order. */
@@ -115,7 +147,7 @@ export function trueUpYear(rules: YearRules, months: readonly YearMonth[], assig
     .sort((a, b) => (a.period_id < b.period_id ? -1 : 1))
     .map((month) => {
       won += month.won_cents;
-      const earned = yearTiersEarned(rules.tiers, quota, won);
+      const earned = ytdEarned(rules, quota, won, periodBounds(month.period_id).ends_on);
       const due = earned - paid;
       const locked = month.locked_paid_cents !== undefined;
       const pays = locked
