@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { describe, test } from 'vitest';
+import { settleAdvanceDraws } from '../../src/domain/earnings/advanceDraws.ts';
+import { settleDraws } from '../../src/domain/earnings/draws.ts';
+import { blendedQuota, daysOfYear, trueUpYear, type YearRules } from '../../src/domain/earnings/yearToDate.ts';
+import { tableRows, workedExamples } from '../helpers/workedExamples.ts';
+
+// A plan year paid monthly (year-to-date true-up) and a draw paid in advance: the pure engine, figures worked by
+// hand in docs/plan-features.md.
+
+const section = workedExamples('plan-features.md');
+/** The first amount of a cell (`0.00 (−24,876.71 carried)` is 0.00), in cents. */
+const cents = (cell: string) => {
+  const first =
+    cell
+      .replaceAll('−', '-')
+      .replaceAll(',', '')
+      .match(/-?\d+\.\d\d/)?.[0] ?? 'NaN';
+  return BigInt(Math.round(Number(first) * 100));
+};
+
+const year: YearRules = {
+  starts_on: '2026-01-01',
+  quotas: [
+    { from: '2026-01-01', quota_cents: 120_000_000n }, // 1,200,000.00
+    { from: '2026-07-01', quota_cents: 180_000_000n }, // 1,800,000.00 from 1 July
+  ],
+  tiers: [
+    { up_to_pct: 100, rate_bps: 500n },
+    { up_to_pct: null, rate_bps: 1000n },
+  ],
+  negative: 'carry_forward',
+};
+
+describe('a plan year paid monthly', () => {
+  test('a quota raised on 1 July counts each part of the year by its days', () => {
+    assert.equal(daysOfYear('2026-01-01'), 365);
+    assert.equal(daysOfYear('2028-01-01'), 366);
+    // (1,200,000.00 × 181 + 1,800,000.00 × 184) / 365 = 1,502,465.7534 → 1,502,465.75
+    assert.equal(blendedQuota(year), 150_246_575n);
+    // Joining on 1 July: only the new quota, for 184 of 365 days: 1,800,000.00 × 184 / 365 = 907,397.26
+    assert.equal(blendedQuota(year, { from: '2026-07-01' }), 90_739_726n);
+  });
+
+  test('each month pays YTD earned minus what earlier months paid; a negative true-up is carried forward', () => {
+    const months = [
+      { period_id: '2026-01', won_cents: 30_000_000n },
+      { period_id: '2026-02', won_cents: 0n },
+      { period_id: '2026-03', won_cents: 140_000_000n },
+      { period_id: '2026-04', won_cents: -30_000_000n },
+      { period_id: '2026-05', won_cents: 60_000_000n },
+    ];
+    const out = trueUpYear(year, months);
+    // Jan: 300,000.00 × 5% = 15,000.00. Mar: 1,502,465.75 × 5% + 197,534.25 × 10% = 94,876.7125 → 94,876.71.
+    // Apr: 1,400,000.00 × 5% = 70,000.00, below the 94,876.71 paid: nothing clawed back.
+    // May: 1,502,465.75 × 5% + 497,534.25 × 10% = 124,876.7125 → 124,876.71, less 94,876.71 paid = 30,000.00.
+    assert.deepEqual(
+      out.map((m) => [m.ytd_earned_cents, m.paid_before_cents, m.pays_cents]),
+      [
+        [1_500_000n, 0n, 1_500_000n],
+        [1_500_000n, 1_500_000n, 0n],
+        [9_487_671n, 1_500_000n, 7_987_671n],
+        [7_000_000n, 9_487_671n, 0n],
+        [12_487_671n, 9_487_671n, 3_000_000n],
+      ],
+    );
+    assert.equal(out[3]?.due_cents, -2_487_671n);
+    const clawing = trueUpYear({ ...year, negative: 'claw_back' }, months);
+    assert.equal(clawing[3]?.pays_cents, -2_487_671n);
+    assert.equal(clawing[4]?.pays_cents, 5_487_671n);
+  });
+
+  test('the worked example of docs/plan-features.md, to the cent', () => {
+    const rows = tableRows(section('year-to-date-figures'));
+    assert.equal(rows.length, 5);
+    const out = trueUpYear(
+      year,
+      rows.map(([month, won]) => ({ period_id: month ?? '', won_cents: cents(won ?? '') })),
+    );
+    assert.deepEqual(
+      out.map((m) => [m.period_id, m.ytd_won_cents, m.ytd_earned_cents, m.paid_before_cents, m.pays_cents]),
+      rows.map(([month, , ytdWon, ytdEarned, before, pays]) => [
+        month,
+        cents(ytdWon ?? ''),
+        cents(ytdEarned ?? ''),
+        cents(before ?? ''),
+        cents(pays ?? ''),
+      ]),
+    );
+  });
+
+  test('a rate raised on 1 July is blended by the days of the year to date', () => {
+    const raised = { ...year, tiers_from: [{ from: '2026-07-01', tiers: [{ up_to_pct: null, rate_bps: 800n }] }] };
+    const out = trueUpYear(raised, [
+      { period_id: '2026-06', won_cents: 30_000_000n },
+      { period_id: '2026-07', won_cents: 0n },
+    ]);
+    // June: 181 days at 5%: 15,000.00. July: (15,000.00 × 181 + 24,000.00 × 31) / 212 = 16,316.04 (16,316.0377…).
+    assert.deepEqual(
+      out.map((m) => [m.ytd_earned_cents, m.pays_cents]),
+      [
+        [1_500_000n, 1_500_000n],
+        [1_631_604n, 131_604n],
+      ],
+    );
+  });
+
+  test('a locked month is never rewritten: the next month carries the difference', () => {
+    const out = trueUpYear(year, [
+      { period_id: '2026-01', won_cents: 40_000_000n, locked_paid_cents: 1_500_000n },
+      { period_id: '2026-02', won_cents: 0n },
+    ]);
+    assert.deepEqual(
+      out.map((m) => m.pays_cents),
+      [1_500_000n, 500_000n],
+    );
+  });
+
+  test('incremental = full: paying month by month, locking each, equals the full recompute of the year', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: -5_000_000, max: 80_000_000 }), { minLength: 1, maxLength: 12 }),
+        (wons) => {
+          const months = wons.map((won, i) => ({
+            period_id: `2026-${String(i + 1).padStart(2, '0')}`,
+            won_cents: BigInt(won),
+          }));
+          const full = trueUpYear({ ...year, negative: 'claw_back' }, months);
+          const locked: { period_id: string; won_cents: bigint; locked_paid_cents: bigint }[] = [];
+          for (const month of months) {
+            const step = trueUpYear({ ...year, negative: 'claw_back' }, [...locked, month]).at(-1);
+            locked.push({ ...month, locked_paid_cents: step?.pays_cents ?? 0n });
+          }
+          assert.deepEqual(
+            locked.map((m) => m.locked_paid_cents),
+            full.map((m) => m.pays_cents),
+          );
+          const sum = full.reduce((total, m) => total + m.pays_cents, 0n);
+          assert.equal(sum, full.at(-1)?.ytd_earned_cents);
+        },
+      ),
+    );
+  });
+});
+
+describe('a draw paid in advance', () => {
+  const period = (period_id: string, earned: bigint) => ({ period_id, earned, covered_days: 30, period_days: 30 });
+  const rules = { amount: 300_000n, recoverable: true };
+
+  test('the whole draw is paid at the start, then repaid from the period and later earnings', () => {
+    const out = settleAdvanceDraws(
+      rules,
+      [period('2026-04', 100_000n), period('2026-05', 400_000n), period('2026-06', 500_000n)],
+      0n,
+    );
+    assert.deepEqual(
+      out.map((o) => [o.advance, o.offset, o.recovery, o.closing, o.net]),
+      [
+        [300_000n, 100_000n, 0n, 200_000n, 300_000n],
+        [300_000n, 300_000n, 100_000n, 100_000n, 300_000n],
+        [300_000n, 300_000n, 100_000n, 0n, 400_000n],
+      ],
+    );
+    const guarantee = settleAdvanceDraws({ ...rules, recoverable: false }, [period('2026-04', 100_000n)], 0n);
+    assert.equal(guarantee[0]?.net, 300_000n);
+    assert.equal(guarantee[0]?.closing, 0n);
+  });
+
+  test('the worked example of docs/plan-features.md, to the cent', () => {
+    const rows = tableRows(section('advance-draw-figures'));
+    assert.equal(rows.length, 3);
+    const out = settleAdvanceDraws(
+      rules,
+      rows.map(([id, , earned]) => period(id ?? '', cents(earned ?? ''))),
+      0n,
+    );
+    assert.deepEqual(
+      out.map((o) => [o.period_id, o.advance, o.earned, o.offset, o.recovery, o.closing, o.net]),
+      rows.map((row) => [row[0], ...row.slice(1).map(cents)]),
+    );
+  });
+
+  test('paid in advance nets, period by period, what the draw settled at the lock pays', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.boolean(),
+        fc.array(fc.tuple(fc.integer({ min: -500_000, max: 2_000_000 }), fc.integer({ min: 0, max: 30 })), {
+          maxLength: 12,
+        }),
+        (amount, recoverable, rows) => {
+          const periods = rows.map(([earned, days], i) => ({
+            period_id: `p${i}`,
+            earned: BigInt(earned),
+            earned_cents: BigInt(earned),
+            covered_days: days,
+            period_days: 30,
+          }));
+          const draw = { amount: BigInt(amount), recoverable };
+          const advance = settleAdvanceDraws(draw, periods, 0n);
+          const atLock = settleDraws(draw, periods, 0n);
+          assert.deepEqual(
+            advance.map((o) => [o.net, o.closing]),
+            atLock.map((o) => [o.earned + o.advance - o.recovery, o.closing]),
+          );
+        },
+      ),
+    );
+  });
+});
