@@ -93,6 +93,8 @@ describe('leavers and returners', () => {
     assert.equal(await paidInMay(), 0);
     const reversed = (await mayRows()).find((row) => row.status === 'reversed');
     assert.equal(reversed?.status_reason?.code, 'not_assigned');
+    assert.deepEqual((await client.statements.get(rep.id, '2026-05')).final, { leaving_date: '2026-05-15' });
+    assert.equal((await client.statements.get(rep.id, '2026-04')).final, undefined);
     const [entry] = await testDatabase().auditEntry.findMany({ where: { org_id: org.id, action: 'rep.deactivated' } });
     assert.equal((entry?.details as { leaving_date?: string } | undefined)?.leaving_date, '2026-05-15');
 
@@ -110,6 +112,7 @@ describe('leavers and returners', () => {
     const back = await admin.api.POST('/admin/v1/reps/{id}/reactivate', { params: { path: { id: rep.id } } });
     assert.deepEqual([back.data?.active, back.data?.leaving_date, back.data?.changed], [true, null, true]);
     assert.equal(await paidInMay(), mayBefore);
+    assert.equal((await client.statements.get(rep.id, '2026-05')).final, undefined);
     assert.equal((await signInWithLink(server, admin, rep.id)).status, 303);
     const returned = sdkClient(server, (await client.repTokens.create({ user_external_id: 'rep-l' })).token);
     assert.equal((await returned.deals.listPage()).deals.length, 2);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import { type LeaverRule, lastPaidDay } from '../../src/domain/earnings/leavers.ts';
+import { buildStatement } from '../../src/domain/earnings/statement.ts';
 import { evaluateLines } from '../../src/domain/earnings/targets.ts';
 import { validatePlanDocument } from '../../src/domain/plans/planFile.ts';
 import { chip, deal, plan, rep } from '../factories/earnings.ts';
@@ -124,5 +125,36 @@ describe('pay after the leaving date, by hand', () => {
     assert.ok(valid.ok);
     assert.equal(valid.ok && valid.plan.leaver_rule, 'claw_back_unpaid');
     assert.equal(validatePlanDocument(planDocument({ leaver_rule: 'keep_paying' })).ok, false);
+  });
+});
+
+describe("a leaver's final statement", () => {
+  const statementOf = (leavingDate: string | null, periodId: '2026-04' | '2026-05') =>
+    buildStatement({
+      user: {
+        id: rep.user_id,
+        external_id: rep.external_id,
+        display_name: null,
+        created_at: '2026-01-01T00:00:00.000Z',
+      },
+      leavingDate,
+      period: {
+        id: periodId,
+        kind: 'monthly',
+        ...(periodId === '2026-04'
+          ? { starts_on: '2026-04-01', ends_on: '2026-04-30' }
+          : { starts_on: '2026-05-01', ends_on: '2026-05-31' }),
+        status: 'open',
+      },
+      plans: [],
+      rows: [],
+      deals: [],
+      today: '2026-05-20',
+    });
+
+  test('is the one whose period holds the leaving date, and only that one', () => {
+    assert.deepEqual(statementOf('2026-04-15', '2026-04').final, { leaving_date: '2026-04-15' });
+    assert.equal('final' in statementOf('2026-04-15', '2026-05'), false);
+    assert.equal('final' in statementOf(null, '2026-04'), false);
   });
 });
