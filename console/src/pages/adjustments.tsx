@@ -266,6 +266,7 @@ function AddForm(props: { onAdded: (text: string) => void; onError: (text: strin
           required
           inputMode="decimal"
           pattern="-?\d+(\.\d{1,2})?"
+          title="A number with at most 2 decimals, such as 1200.00 or -50"
           value={amount}
           onInput={(event) => setAmount(event.currentTarget.value)}
         />
