@@ -277,7 +277,7 @@ export function composeServices(input: CompositionInput): Services {
       repHierarchy: new RepHierarchyAdmin(db, recompute, pool, planAcceptances),
       quotas: new QuotaAdmin(db, recompute, pool, planAcceptances),
       reps: new RepReader(db),
-      repDepartures: new RepDepartures(db, clock),
+      repDepartures: new RepDepartures(db, { ...clock, recompute }),
       repNames,
       webhooks: new WebhookAdmin(db, { allowPrivateAddresses: config.webhooks.allowPrivateAddresses }),
       audit: new AuditLogReader(db),

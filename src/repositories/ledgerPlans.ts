@@ -1,3 +1,4 @@
+import type { LeaverRule } from '../domain/earnings/leavers.ts';
 import type { Assignee, PeriodKind, PlanDraw } from '../domain/plans/types.ts';
 import { sql, type Transaction } from './transaction.ts';
 
@@ -56,6 +57,8 @@ export interface ReportPlan {
   draw: PlanDraw | null;
   /** The current version's ramp; null when it has none. */
   ramp: number[] | null;
+  /** The current version's leaver rule (leavers.ts); null: the default. */
+  leaver_rule: LeaverRule | null;
 }
 
 /** The org's plans with their current version's assignees, oldest first, as a statement shows them (plain SQL). */
@@ -64,6 +67,7 @@ export async function listForStatements(tx: Transaction, orgId: string): Promise
     sql`SELECT p.id, p.key, p.name, p.status, p.period, p.quota_cents,
                COALESCE(v.definition -> 'assignees', '"all"'::jsonb) AS assignees,
                v.definition -> 'draw' AS draw, v.definition -> 'ramp' AS ramp,
+               v.definition ->> 'leaver_rule' AS leaver_rule,
                COALESCE(v.definition ->> 'currency', o.default_currency) AS currency
         FROM plans p
         JOIN plan_versions v ON v.org_id = p.org_id AND v.id = p.current_version_id
@@ -75,5 +79,6 @@ export async function listForStatements(tx: Transaction, orgId: string): Promise
     quota_cents: row.quota_cents === null ? null : Number(row.quota_cents),
     draw: row.draw ?? null,
     ramp: row.ramp ?? null,
+    leaver_rule: row.leaver_rule ?? null,
   }));
 }

@@ -1,3 +1,4 @@
+import type { RepLeaving } from '../domain/earnings/leavers.ts';
 import type { QuotaEntry, RepQuotas } from '../domain/earnings/quotas.ts';
 import { named, sql, statementParameters, type Transaction } from './transaction.ts';
 
@@ -23,6 +24,8 @@ export interface QuotaRecord {
 /** A rep's quota tables by plan id, and its start date. */
 export interface RepQuotaBook {
   start_date: string | null;
+  /** The rep's leaving date and the last day of the latest period paid when they were deactivated (leavers.ts). */
+  leaving?: RepLeaving | null;
   by_plan: ReadonlyMap<string, QuotaEntry[]>;
 }
 
@@ -31,7 +34,10 @@ const NO_BOOK: RepQuotaBook = { start_date: null, by_plan: new Map() };
 /** What the engine reads of a rep's book for one plan. */
 export function quotasUnder(book: RepQuotaBook | undefined, planId: string): RepQuotas {
   const found = book ?? NO_BOOK;
-  return { start_date: found.start_date, entries: found.by_plan.get(planId) ?? [] };
+  const entries = found.by_plan.get(planId) ?? [];
+  return found.leaving
+    ? { start_date: found.start_date, entries, leaving: found.leaving }
+    : { start_date: found.start_date, entries };
 }
 
 /**
@@ -52,23 +58,34 @@ export async function booksOfReps(
   const rows = await tx.query<{
     user_id: string;
     start_date: string | null;
+    leaving_date: string | null;
+    paid_through: string | null;
     plan_id: string | null;
     from: string | null;
     quota_cents: string | number | null;
   }>(
     named(oneRep ? 'rep_quota_book' : 'rep_quota_books', {
-      text: `SELECT u.id AS user_id, u.start_date::text AS start_date, q.plan_id, q.effective_from::text AS "from",
-                    q.quota_cents
+      text: `SELECT u.id AS user_id, u.start_date::text AS start_date, u.leaving_date::text AS leaving_date,
+                    CASE WHEN u.leaving_date IS NOT NULL THEN
+                      (SELECT max(p.ends_on)::text FROM periods p
+                       WHERE p.org_id = u.org_id AND p.status = 'paid' AND p.paid_at <= u.deactivated_at)
+                    END AS paid_through,
+                    q.plan_id, q.effective_from::text AS "from", q.quota_cents
              FROM users u
              LEFT JOIN rep_quotas q ON q.org_id = u.org_id AND q.user_id = u.id
              WHERE u.org_id = $1 AND ${oneRep ? 'u.id = $2' : 'u.id = ANY($2::text[])'}
-               AND (u.start_date IS NOT NULL OR q.user_id IS NOT NULL)
+               AND (u.start_date IS NOT NULL OR u.leaving_date IS NOT NULL OR q.user_id IS NOT NULL)
              ORDER BY u.id, q.plan_id, q.effective_from`,
       values: [orgId, oneRep ? only : [...userIds]],
     }),
   );
   for (const row of rows) {
-    const book = books.get(row.user_id) ?? { start_date: row.start_date, by_plan: new Map<string, QuotaEntry[]>() };
+    const leaving = row.leaving_date === null ? null : { date: row.leaving_date, paid_through: row.paid_through };
+    const book = books.get(row.user_id) ?? {
+      start_date: row.start_date,
+      leaving,
+      by_plan: new Map<string, QuotaEntry[]>(),
+    };
     books.set(row.user_id, book);
     if (row.plan_id === null || row.from === null) continue;
     const entries = (book.by_plan as Map<string, QuotaEntry[]>).get(row.plan_id) ?? [];

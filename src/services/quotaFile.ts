@@ -36,15 +36,18 @@ export interface NameWrite {
 /** What a quota file asks: its rows' count and their writes. */
 export interface QuotaFileWrites {
   rows: number;
+  /** The writes of the rows that passed the file's own checks. */
   writes: { quotas: QuotaWrite[]; starts: StartWrite[]; names: NameWrite[] };
+  /** The rows that did not, by line: the caller adds the problems its checks against the org find and refuses all. */
+  problems: QuotaFileProblem[];
 }
 
 /** The refusal of a file names this many bad rows at most. */
 const MAX_PROBLEMS_SHOWN = 20;
 
 /**
- * Reads a quota file (CSV, docs/quotas.md) into the writes of its rows; a bad row refuses the whole file with every bad
- * row of the file's own checks named by line (`invalid_body`).
+ * Reads a quota file (CSV, docs/quotas.md) into the writes of its good rows and the problems of its bad ones, so that
+ * the caller can name every bad row in one refusal; only a bad header or a file that is not CSV is refused here.
  */
 export async function readQuotaFile(text: string | AsyncIterable<string>): Promise<QuotaFileWrites> {
   const chunks = typeof text === 'string' ? single(text) : text;
@@ -73,7 +76,6 @@ export async function readQuotaFile(text: string | AsyncIterable<string>): Promi
     throw error;
   }
   if (columns === null) throw new Refusal('invalid_body', 'the quota file is empty: it needs a header and rows');
-  if (problems.length > 0) throw fileRefusal(problems);
   const quotaWrites: QuotaWrite[] = [];
   const startWrites: StartWrite[] = [];
   const nameWrites: NameWrite[] = [];
@@ -95,7 +97,7 @@ export async function readQuotaFile(text: string | AsyncIterable<string>): Promi
       nameWrites.push({ line: row.line, rep_external_id: row.rep_external_id, display_name: row.display_name });
     }
   }
-  return { rows: count, writes: { quotas: quotaWrites, starts: startWrites, names: nameWrites } };
+  return { rows: count, writes: { quotas: quotaWrites, starts: startWrites, names: nameWrites }, problems };
 }
 
 /** A refused file: every bad row by line (the first few in the reason, all in the CLI's lines); nothing applied. */

@@ -167,7 +167,7 @@ export class QuotaAdmin {
   ): Promise<QuotaChangeResult> {
     await this.#requireOrg(input.orgId);
     const file = await readQuotaFile(input.text);
-    return this.#apply(input.orgId, file.rows, file.writes, actor, 'file');
+    return this.#apply(input.orgId, file.rows, file.writes, actor, 'file', file.problems);
   }
 
   async #apply(
@@ -176,13 +176,15 @@ export class QuotaAdmin {
     writes: { quotas: QuotaWrite[]; starts: StartWrite[]; names: NameWrite[] },
     actor: AdminActor,
     via: 'single' | 'file',
+    fileProblems: readonly QuotaFileProblem[] = [],
   ): Promise<QuotaChangeResult> {
     const { quotas: quotaWrites, starts: startWrites, names: nameWrites } = writes;
     await this.#requireOrg(orgId);
     const change = await this.#db.run(async (tx) => {
       await repQuotas.lockQuotas(tx, orgId);
       const orgPlans = new Map((await ledgerPlans.listForStatements(tx, orgId)).map((plan) => [plan.key, plan]));
-      const problems: QuotaFileProblem[] = [];
+      // The rows the file's own checks refused, then those the org's plans and the other rows refuse: all in one answer.
+      const problems: QuotaFileProblem[] = [...fileProblems];
       const where = (line: number) => (via === 'file' ? line : 0);
       const seenQuota = new Map<string, number>();
       const resolved: Array<QuotaWrite & { plan_id: string }> = [];

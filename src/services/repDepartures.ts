@@ -6,6 +6,7 @@ import * as repSessions from '../repositories/repSessions.ts';
 import * as repTokens from '../repositories/repTokens.ts';
 import type { Transactor } from '../repositories/transaction.ts';
 import * as users from '../repositories/users.ts';
+import type { EarningsRecompute } from './adminRecompute.ts';
 
 /** A rep's standing after a deactivation or a reactivation. */
 export interface RepDeparture {
@@ -28,10 +29,20 @@ export interface RepDeparture {
 export class RepDepartures {
   readonly #db: Transactor;
   readonly #now: () => Date;
+  readonly #recompute: EarningsRecompute | undefined;
 
-  constructor(db: Transactor, options: { now?: () => Date } = {}) {
+  /** With `recompute`, a change of a rep's leaving date recomputes their open lines under the plans' leaver rules. */
+  constructor(db: Transactor, options: { now?: () => Date; recompute?: EarningsRecompute } = {}) {
     this.#db = db;
     this.#now = options.now ?? (() => new Date());
+    this.#recompute = options.recompute;
+  }
+
+  async #recomputeRep(orgId: string, departure: RepDeparture): Promise<RepDeparture> {
+    if (departure.changed && this.#recompute) {
+      await this.#recompute.run({ orgId, userIds: [departure.rep_id] });
+    }
+    return departure;
   }
 
   async deactivate(
@@ -43,7 +54,7 @@ export class RepDepartures {
     if (!isCalendarDate(leavingDate)) {
       throw new Refusal('invalid_body', `leaving_date: ${JSON.stringify(leavingDate)} is not a date (YYYY-MM-DD)`);
     }
-    return this.#db.run(async (tx) => {
+    const departure = await this.#db.run(async (tx) => {
       const rep = await users.lockRepDeparture(tx, orgId, repId);
       if (!rep) throw new Refusal('not_found', `no rep ${repId}`);
       const at = this.#now();
@@ -79,10 +90,11 @@ export class RepDepartures {
         tokens_revoked: tokensRevoked,
       };
     });
+    return this.#recomputeRep(orgId, departure);
   }
 
   async reactivate(orgId: string, repId: string, actor: AdminActor = CLI_ACTOR): Promise<RepDeparture> {
-    return this.#db.run(async (tx) => {
+    const departure = await this.#db.run(async (tx) => {
       const rep = await users.lockRepDeparture(tx, orgId, repId);
       if (!rep) throw new Refusal('not_found', `no rep ${repId}`);
       const changed = rep.deactivated_at !== null;
@@ -108,5 +120,6 @@ export class RepDepartures {
         tokens_revoked: 0,
       };
     });
+    return this.#recomputeRep(orgId, departure);
   }
 }

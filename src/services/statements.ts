@@ -63,6 +63,7 @@ export class StatementReader {
     );
     return buildStatement({
       user: toWireUser(user),
+      leavingDate: book?.leaving?.date ?? null,
       period: period ?? { id: periodId, kind, ...bounds, status: 'open' },
       plans: shown,
       rows,

@@ -33,8 +33,12 @@ describe('the pay workflow in the console', () => {
     await row.getByText('Spot bonus').waitFor();
 
     await row.getByRole('button', { name: /^Void / }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Void', exact: true }).click();
+    const confirm = page.getByRole('dialog').getByRole('button', { name: 'Void', exact: true });
+    assert.equal(await confirm.isDisabled(), true);
+    await page.getByLabel(/^Why void it/).fill('Entered twice');
+    await confirm.click();
     await page.getByText(/^Voided adj_/).waitFor();
+    await page.getByText('Entered twice').waitFor();
     await page.getByText('Voided', { exact: true }).waitFor();
     assert.equal(await page.locator('tr[data-adjustment-id]').count(), 2);
     assert.deepEqual(errors, []);

@@ -146,7 +146,11 @@ describe('quota tables', () => {
     assert.equal(refused.error?.error, 'invalid_body');
     const reason = refused.error?.reason ?? '';
     assert.match(reason, /nothing was applied/);
+    // Every bad row in one pass: the file's own checks (line 3) and those against the org's plans (lines 4, 5).
+    assert.match(reason, /3 bad rows/);
     assert.match(reason, /line 3: quota: "lots" is not an amount/);
+    assert.match(reason, /line 4: from: 2026-05-10 is not the first day of a month/);
+    assert.match(reason, /line 5: plan_key: the org has no plan no-such-plan/);
     assert.doesNotMatch(reason, /line 2/);
     // Nothing of the file was applied: not even its good row.
     assert.deepEqual((await admin.api.GET('/admin/v1/quotas', {})).data?.quotas, []);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
+import { applyPlan, planDocument } from '../factories/plans.ts';
 import type { AdminClient } from '../helpers/adminClient.ts';
 import { onlyJson, runCli } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
@@ -30,10 +31,27 @@ describe('leavers and returners', () => {
     signedIn,
   }) => {
     const { org, client } = await newOrg({ scopes: MINT_SCOPES });
+    await applyPlan(testDatabase(), org.id, planDocument());
     await client.deals.ingestEvent({
       external_id: 'opp-leaver',
       state: { amount_cents: 1_000_000, stage: 'closed_won', close_date: '2026-04-20', owner_external_id: 'rep-l' },
     });
+    // Dated after the leaving date: the plan's default leaver rule (pay_through_leaving_date) stops paying it.
+    await client.deals.ingestEvent({
+      external_id: 'opp-after',
+      state: {
+        amount_cents: 1_000_000,
+        stage: 'closed_won',
+        close_date: '2026-05-20',
+        owner_external_id: 'rep-l',
+        region: 'EMEA',
+      },
+    });
+    const mayRows = async () => (await client.earnings.listPage({ period_id: '2026-05' })).earnings;
+    const paidInMay = async () =>
+      (await mayRows()).filter((row) => row.status !== 'reversed').reduce((sum, row) => sum + row.amount_cents, 0);
+    const mayBefore = await paidInMay();
+    assert.ok(mayBefore > 0);
     const { client: admin } = await signedIn('admin', org.id);
     const rep = (await admin.api.GET('/admin/v1/reps')).data?.reps.find((each) => each.external_id === 'rep-l');
     assert.ok(rep);
@@ -44,7 +62,7 @@ describe('leavers and returners', () => {
     const session = { cookie: signIn.headers.get('set-cookie')?.split(';')[0] ?? '', origin: server.url };
     const minted = await client.repTokens.create({ user_external_id: 'rep-l' });
     const repApi = sdkClient(server, minted.token, { maxRetries: 0 });
-    assert.equal((await repApi.deals.listPage()).deals.length, 1);
+    assert.equal((await repApi.deals.listPage()).deals.length, 2);
 
     const deactivated = await admin.api.POST('/admin/v1/reps/{id}/deactivate', {
       params: { path: { id: rep.id } },
@@ -71,6 +89,12 @@ describe('leavers and returners', () => {
     const listed = (await admin.api.GET('/admin/v1/reps')).data?.reps.find((each) => each.id === rep.id);
     assert.equal(listed?.leaving_date, '2026-05-15');
     assert.ok(listed?.deactivated_at);
+    // The leaver's lines were recomputed at once: May's deal (after the leaving date) earns nothing any more.
+    assert.equal(await paidInMay(), 0);
+    const reversed = (await mayRows()).find((row) => row.status === 'reversed');
+    assert.equal(reversed?.status_reason?.code, 'not_assigned');
+    assert.deepEqual((await client.statements.get(rep.id, '2026-05')).final, { leaving_date: '2026-05-15' });
+    assert.equal((await client.statements.get(rep.id, '2026-04')).final, undefined);
     const [entry] = await testDatabase().auditEntry.findMany({ where: { org_id: org.id, action: 'rep.deactivated' } });
     assert.equal((entry?.details as { leaving_date?: string } | undefined)?.leaving_date, '2026-05-15');
 
@@ -87,9 +111,11 @@ describe('leavers and returners', () => {
 
     const back = await admin.api.POST('/admin/v1/reps/{id}/reactivate', { params: { path: { id: rep.id } } });
     assert.deepEqual([back.data?.active, back.data?.leaving_date, back.data?.changed], [true, null, true]);
+    assert.equal(await paidInMay(), mayBefore);
+    assert.equal((await client.statements.get(rep.id, '2026-05')).final, undefined);
     assert.equal((await signInWithLink(server, admin, rep.id)).status, 303);
     const returned = sdkClient(server, (await client.repTokens.create({ user_external_id: 'rep-l' })).token);
-    assert.equal((await returned.deals.listPage()).deals.length, 1);
+    assert.equal((await returned.deals.listPage()).deals.length, 2);
   });
 
   test('quotient users deactivate needs --leaving-date; deactivate and reactivate name the rep by external id', async ({

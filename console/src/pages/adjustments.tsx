@@ -42,13 +42,15 @@ export function AdjustmentsPage(props: { canChange: boolean }) {
     [period],
   );
   const [voiding, setVoiding] = useState<Adjustment | undefined>();
+  const [voidReason, setVoidReason] = useState('');
   const [message, setMessage] = useState<Outcome | undefined>();
 
   const voidOne = async (adjustment: Adjustment) => {
     const { data, error } = await api.POST('/admin/v1/adjustments/{id}/void', {
       params: { path: { id: adjustment.id } },
-      body: { reason: `Voided from the console: ${adjustment.reason}`.slice(0, 1000) },
+      body: { reason: voidReason.trim() },
     });
+    setVoidReason('');
     setMessage(
       data
         ? { kind: 'success', text: `Voided ${adjustment.id} with ${data.adjustment.id}.` }
@@ -168,14 +170,27 @@ export function AdjustmentsPage(props: { canChange: boolean }) {
         title={(chosen) => `Void ${chosen.id}?`}
         action={() => 'Void'}
         tone="danger"
+        disabled={() => !voidReason.trim()}
         onClose={() => setVoiding(undefined)}
         onConfirm={voidOne}
       >
         {(chosen) => (
-          <p>
-            Adds {formatMinorUnits(-chosen.amount_cents, chosen.currency, 'symbol')} to {chosen.user_external_id} in{' '}
-            {chosen.period_id}, which must still be open. The adjustment stays, marked voided.
-          </p>
+          <>
+            <p>
+              Adds {formatMinorUnits(-chosen.amount_cents, chosen.currency, 'symbol')} to {chosen.user_external_id} in{' '}
+              {chosen.period_id}, which must still be open. The adjustment stays, marked voided.
+            </p>
+            <div class="field">
+              <label for="void-reason">Why void it (kept with the void and in the audit log)</label>
+              <input
+                id="void-reason"
+                required
+                maxLength={1000}
+                value={voidReason}
+                onInput={(event) => setVoidReason(event.currentTarget.value)}
+              />
+            </div>
+          </>
         )}
       </ConfirmDialog>
     </>
@@ -251,6 +266,7 @@ function AddForm(props: { onAdded: (text: string) => void; onError: (text: strin
           required
           inputMode="decimal"
           pattern="-?\d+(\.\d{1,2})?"
+          title="A number with at most 2 decimals, such as 1200.00 or -50"
           value={amount}
           onInput={(event) => setAmount(event.currentTarget.value)}
         />

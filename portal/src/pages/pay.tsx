@@ -79,6 +79,9 @@ export function PayPage(props: { userId: string; periodId: string; isMe: boolean
             <div aria-live="polite">{news ? <Notice kind="info">{news}</Notice> : null}</div>
             <Summary statement={statement} />
             <HeldNotice statement={statement} isMe={props.isMe} />
+            {statement.final ? (
+              <Notice kind="info">Final statement: last day {statement.final.leaving_date}.</Notice>
+            ) : null}
             <div class="toolbar downloads">
               <span class="muted">Statement</span>
               <button type="button" class="button" onClick={() => download('pdf')}>

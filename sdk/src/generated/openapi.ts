@@ -2840,6 +2840,19 @@ export interface components {
              */
             payable_cents: number;
             /**
+             * @description Present on a leaver's final statement: the rep has been deactivated with a leaving date inside
+             *     this period (docs/reps-and-payroll.md, "Leavers and returners"). What the statement pays after
+             *     that day follows each plan's `leaver_rule`. Absent on every other statement.
+             */
+            final?: {
+                /**
+                 * Format: date
+                 * @description The rep's last day (YYYY-MM-DD), inside the statement's period.
+                 * @example 2026-05-15
+                 */
+                leaving_date: string;
+            };
+            /**
              * Format: int64
              * @description The part of `payable_cents` that waits for the rep to accept a plan: when the org's pay waits for
              *     acceptance (an admin setting, off by default), the rows of a plan whose latest version asked of

@@ -1,8 +1,9 @@
 import { decimalsOf } from '../currencies.ts';
 import { type CalendarDate, type PeriodId, periodKindOf } from '../periods.ts';
-import { assignmentWindows, dealDate, windowCovers, windowsOverlapPeriod } from './assignments.ts';
+import { dealDate, windowCovers, windowsOverlapPeriod } from './assignments.ts';
 import { type AttainmentCredit, creditsIn } from './attainmentCredits.ts';
 import { dealPeriodId } from './dealPeriods.ts';
+import { repWindows } from './leavers.ts';
 import { creditedAmountOf, type OrgMoney, pricingOf } from './pricing.ts';
 import { partialCover, proratedQuota } from './proration.ts';
 import { type QuotaFigure, quotaForPeriod, type RepQuotas } from './quotas.ts';
@@ -39,7 +40,7 @@ export function attainmentIn(request: AttainmentRequest): {
   quota: QuotaFigure;
 } {
   const { plan, repExternalId, periodId, today } = request;
-  const windows = assignmentWindows(plan, repExternalId);
+  const windows = repWindows(plan, repExternalId, request.quotas);
   const figure = quotaForPeriod(
     plan,
     request.quotas,

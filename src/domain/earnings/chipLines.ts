@@ -69,6 +69,8 @@ export interface ChipEvaluation {
   rep: Rep;
   /** The rep's assignment windows in the plan; none when the rep is not assigned. */
   windows: AssignmentWindow[];
+  /** For a rep who has left, the sentence naming their leaving date and the plan's leaver rule (leavers.ts). */
+  leaver?: string | null;
   today: CalendarDate;
   standings: Map<PeriodId, PeriodStanding>;
   conditionOf: (deal: DealSnapshot) => ConditionOutcome | null;
@@ -97,7 +99,7 @@ export function dealLine(
 ): LineTarget {
   const { plan, chip, rep, windows } = evaluation;
   const steps: TraceStep[] = [];
-  const explanation: string[] = [];
+  const explanation: string[] = evaluation.leaver ? [evaluation.leaver] : [];
   let target = 0n;
   let unpriced = false;
   const date = dealDate(deal, evaluation.today);
@@ -126,7 +128,9 @@ export function dealLine(
     explanation.push(`Deal ${deal.external_id} ${owner}, not by ${rep.external_id}, so this line earns nothing.`);
   } else if (windows.length === 0) {
     steps.push(zeroTarget('not_assigned'));
-    explanation.push(`${rep.external_id} is not assigned to plan ${plan.plan_key}, so this line earns nothing.`);
+    if (!evaluation.leaver) {
+      explanation.push(`${rep.external_id} is not assigned to plan ${plan.plan_key}, so this line earns nothing.`);
+    }
   } else if (!covered) {
     steps.push(zeroTarget('not_assigned'));
     explanation.push(
@@ -335,14 +339,16 @@ export function periodLine(
 ): LineTarget {
   const { plan, chip, rep, windows } = evaluation;
   const steps: TraceStep[] = [];
-  const explanation: string[] = [];
+  const explanation: string[] = evaluation.leaver ? [evaluation.leaver] : [];
   let target = 0n;
   if (!windowsOverlapPeriod(windows, periodId)) {
     steps.push(zeroTarget('not_assigned'));
     explanation.push(
-      windows.length === 0
-        ? `${rep.external_id} is not assigned to plan ${plan.plan_key}, so this line earns nothing.`
-        : `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}, not during ${periodId}, so this line earns nothing.`,
+      windows.length === 0 && evaluation.leaver
+        ? 'So this line earns nothing.'
+        : windows.length === 0
+          ? `${rep.external_id} is not assigned to plan ${plan.plan_key}, so this line earns nothing.`
+          : `${rep.external_id} is assigned to plan ${plan.plan_key} ${describeWindows(windows)}, not during ${periodId}, so this line earns nothing.`,
     );
   } else {
     if (isDated(windows)) {

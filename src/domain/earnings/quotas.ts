@@ -1,4 +1,5 @@
 import { type CalendarDate, type PeriodId, periodBounds } from '../periods.ts';
+import type { RepLeaving } from './leavers.ts';
 import { formatMoney, roundHalfAwayFromZero } from './money.ts';
 import type { EnginePlanVersion } from './types.ts';
 
@@ -21,6 +22,8 @@ export interface RepQuotas {
   start_date: CalendarDate | null;
   /** The rep's entries under the plan, in any order, at most one per day. */
   entries: readonly QuotaEntry[];
+  /** The rep's leaving (leavers.ts); absent or null: the rep has not left. */
+  leaving?: RepLeaving | null;
 }
 
 export const NO_REP_QUOTAS: RepQuotas = { start_date: null, entries: [] };

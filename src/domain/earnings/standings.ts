@@ -10,6 +10,7 @@ import { evaluateCondition } from './conditions.ts';
 import { creditedReps } from './credit.ts';
 import { compareKeys, dealPeriodId, wonOrderKey } from './dealPeriods.ts';
 import { EMPTY_HIERARCHY } from './hierarchy.ts';
+import { repWindows } from './leavers.ts';
 import { centsAsNumber, runningTotalOnWire } from './money.ts';
 import { withPrecedence } from './precedence.ts';
 import { creditedAmountOf, type OrgMoney, type Pricing, pricingOf } from './pricing.ts';
@@ -208,7 +209,7 @@ export function evaluateFromStandings(request: {
   const { rep, before, after, today } = request;
   const evaluated = withPrecedence(request.plan);
   if (readPlanCap(evaluated).cap !== null) return null;
-  const windows = assignmentWindows(evaluated, rep.external_id);
+  const windows = repWindows(evaluated, rep.external_id, request.quotas);
   if (isDated(windows)) return null;
   const periodOfAfter = dealPeriodId(after, evaluated.period, today);
   // A period with adjustments counting toward attainment is evaluated in full: its lines name them in their traces.

@@ -51,6 +51,8 @@ export interface StatementPlanInfo {
 
 export interface StatementRequest {
   user: Statement['user'];
+  /** The rep's leaving date when they have left: a statement whose period holds it is marked final. */
+  leavingDate?: string | null;
   period: Statement['period'];
   /** The plans to show, in order: those with rows in the period and the active ones that apply to the rep. */
   plans: readonly StatementPlanInfo[];
@@ -113,7 +115,16 @@ export function buildStatement(request: StatementRequest): Statement {
     held_pending_acceptance_cents: plans
       .filter((plan) => request.heldPlanIds?.has(plan.plan_id) === true)
       .reduce((sum, plan) => sum + plan.payable_cents, 0),
+    ...finalMark(request),
   };
+}
+
+/** A leaver's final statement: the one whose period holds their leaving date. */
+function finalMark(request: StatementRequest): Pick<Statement, 'final'> {
+  const leavingDate = request.leavingDate;
+  if (!leavingDate) return {};
+  const { starts_on, ends_on } = request.period;
+  return starts_on <= leavingDate && leavingDate <= ends_on ? { final: { leaving_date: leavingDate } } : {};
 }
 
 function sumOf(manual: readonly ManualAdjustment[]): number {

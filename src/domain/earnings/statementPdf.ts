@@ -112,8 +112,8 @@ export function statementPdfDocument(statement: Statement, generatedAt: Date): P
     blocks.push({ kind: 'paragraph', text: 'No plan applies to this rep in this period.' });
   }
   return {
-    title: `Statement ${statement.period.id}`,
-    subtitle: repOf(statement),
+    title: statement.final ? `Final statement ${statement.period.id}` : `Statement ${statement.period.id}`,
+    subtitle: statement.final ? `${repOf(statement)} · last day ${statement.final.leaving_date}` : repOf(statement),
     blocks,
     generatedAt,
     footer: `Statement ${statement.period.id} · ${statement.user.external_id}`,

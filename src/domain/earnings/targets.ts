@@ -1,13 +1,6 @@
 import { decimalsOf } from '../currencies.ts';
 import type { CalendarDate, PeriodId } from '../periods.ts';
-import {
-  type AssignmentWindow,
-  assignmentWindows,
-  dealDate,
-  isDated,
-  windowCovers,
-  windowsOverlapPeriod,
-} from './assignments.ts';
+import { type AssignmentWindow, dealDate, isDated, windowCovers, windowsOverlapPeriod } from './assignments.ts';
 import { type AttainmentCredit, creditPeriods, creditsIn } from './attainmentCredits.ts';
 import { applyChipCaps, applyPlanCap } from './caps.ts';
 import { dealLine, type PeriodStanding, type PlacedDeal, periodLine } from './chipLines.ts';
@@ -16,6 +9,7 @@ import { type ConditionOutcome, evaluateCondition } from './conditions.ts';
 import { creditedReps } from './credit.ts';
 import { compareKeys, dealPeriodId, wonOrderKey } from './dealPeriods.ts';
 import { EMPTY_HIERARCHY, type RepHierarchy } from './hierarchy.ts';
+import { leaverSentence, repWindows } from './leavers.ts';
 import { centsAsNumber, formatMoney, runningTotalOnWire } from './money.ts';
 import { withPrecedence } from './precedence.ts';
 import { creditedAmountOf, type OrgMoney, pricingOf } from './pricing.ts';
@@ -77,7 +71,7 @@ export interface Evaluation {
 export function evaluateLines(evaluated: EvaluationRequest): Evaluation {
   const request = { ...evaluated, plan: withPrecedence(evaluated.plan) };
   const { plan, rep, today } = request;
-  const windows = assignmentWindows(plan, rep.external_id);
+  const windows = repWindows(plan, rep.external_id, request.quotas);
   const own = hasOwnQuota(plan, request.quotas);
   const noQuota = plan.quota_cents === null || plan.quota_cents === undefined;
   if ((noQuota && !own) || (!own && !isDated(windows))) return evaluateAtQuota(request);
@@ -165,7 +159,9 @@ export function withQuotaSentences(
 
 function evaluateAtQuota(request: EvaluationRequest): Evaluation {
   const { plan, rep, today } = request;
-  const windows = assignmentWindows(plan, rep.external_id);
+  const windows = repWindows(plan, rep.external_id, request.quotas);
+  const leaving = request.quotas?.leaving;
+  const leaver = leaving ? leaverSentence(plan, rep.external_id, leaving) : null;
   const covers = (deal: DealSnapshot) => windows.some((window) => windowCovers(window, dealDate(deal, today)));
   const dealsById = new Map(request.deals.map((deal) => [deal.id, deal]));
   const placed: PlacedDeal[] = [...dealsById.values()].map((deal) => ({
@@ -249,7 +245,7 @@ function evaluateAtQuota(request: EvaluationRequest): Evaluation {
       }
     }
     const hierarchy = request.hierarchy ?? EMPTY_HIERARCHY;
-    const evaluation = { plan, chip, rules, rep, windows, today, standings, conditionOf, pricing, hierarchy };
+    const evaluation = { plan, chip, rules, rep, windows, leaver, today, standings, conditionOf, pricing, hierarchy };
 
     if (rules.kind === 'attainment_bonus') {
       for (const periodId of new Set(request.periods)) targets.push(periodLine(evaluation, rules, periodId));

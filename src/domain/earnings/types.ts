@@ -1,6 +1,7 @@
 import type { components } from '../../../generated/openapi.ts';
 import type { PeriodId } from '../periods.ts';
 import type { ChipDefinition, PlanDefinition } from '../plans/types.ts';
+import type { LeaverRule } from './leavers.ts';
 import type { Replacement } from './precedence.ts';
 
 // The engine's inputs and outputs are plain data: what the plan and ingestion code load from the
@@ -61,6 +62,8 @@ export interface EnginePlanVersion {
   currency?: string | null;
   /** The plan's draw per rep and period; absent or null when the plan has none. */
   draw?: PlanDefinition['draw'] | null;
+  /** What the plan pays a rep after their leaving date (leavers.ts); absent or null: `pay_through_leaving_date`. */
+  leaver_rule?: LeaverRule | null;
   /** In plan-file order. */
   chips: EngineChip[];
 }

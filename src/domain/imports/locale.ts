@@ -137,7 +137,7 @@ export function minorUnits(plain: string, exponent: number, text: string): numbe
   const [whole = '0', fraction = ''] = (negative ? plain.slice(1) : plain).split('.');
   const trimmed = fraction.replace(/0+$/, '');
   if (trimmed.length > exponent) {
-    throw new ValueProblem(`"${text}" has more decimals than the currency (${exponent})`);
+    throw new ValueProblem(`"${text}" has too many decimals: the currency takes at most ${exponent}`);
   }
   const units = BigInt(whole) * 10n ** BigInt(exponent) + BigInt(trimmed.padEnd(exponent, '0') || '0');
   if (units > BigInt(Number.MAX_SAFE_INTEGER)) throw new ValueProblem(`"${text}" is too large`);

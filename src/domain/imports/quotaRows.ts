@@ -127,7 +127,7 @@ function isDay(value: string): boolean {
 export function amountInMinorUnits(amount: string, decimals: number): number | string {
   const [whole = '0', fraction = ''] = amount.split('.');
   if (fraction.length > decimals) {
-    return `quota: "${amount}" has more decimals than the plan's currency (${decimals})`;
+    return `quota: "${amount}" has ${fraction.length} decimals: the plan's currency takes at most ${decimals}`;
   }
   const cents = BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
   if (cents < 1n) return 'quota: must be more than 0';

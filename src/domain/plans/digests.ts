@@ -16,7 +16,7 @@ export function planContentDigest(plan: PlanDefinition): string {
  * `version` rises exactly when this changes; renaming a chip or editing another chip leaves it alone.
  */
 export function chipDefinitionDigest(
-  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'ramp' | 'cap_cents' | 'currency' | 'chips'>,
+  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'ramp' | 'cap_cents' | 'currency' | 'leaver_rule' | 'chips'>,
   chip: ChipDefinition,
 ): string {
   // A replaced chip reads the conditions of the chips that replace it (only when there are, so others keep theirs).
@@ -40,12 +40,15 @@ export function chipDefinitionDigest(
  * reads itself and the period length.
  */
 function planInputsOf(
-  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'ramp' | 'cap_cents' | 'currency'>,
+  plan: Pick<PlanDefinition, 'period' | 'quota_cents' | 'ramp' | 'cap_cents' | 'currency' | 'leaver_rule'>,
   chip: ChipDefinition,
 ) {
-  // A plan's currency is read only when the file names one, so plans without it keep their digests.
-  const reads =
-    plan.currency === undefined ? kindInputsOf(plan, chip) : { ...kindInputsOf(plan, chip), currency: plan.currency };
+  // A plan's currency and leaver rule are read only when the file names them, so plans without keep their digests.
+  const kind =
+    plan.leaver_rule === undefined
+      ? kindInputsOf(plan, chip)
+      : { ...kindInputsOf(plan, chip), leaver_rule: plan.leaver_rule };
+  const reads = plan.currency === undefined ? kind : { ...kind, currency: plan.currency };
   const chipCap =
     chip.kind !== 'attainment_bonus' && (chip.params.cap_cents !== undefined || chip.params.floor_cents !== undefined);
   if (plan.cap_cents !== undefined) return { ...reads, period: plan.period, plan_cap_cents: plan.cap_cents };

@@ -1,3 +1,4 @@
+import type { LeaverRule } from '../earnings/leavers.ts';
 import {
   type Assignee,
   boundOf,
@@ -18,6 +19,7 @@ export interface RawPlan {
   period?: PlanDefinition['period'];
   quota_cents?: number | null;
   ramp?: number[] | null;
+  leaver_rule?: LeaverRule | null;
   cap_cents?: number | null;
   currency?: string | null;
   draw?: { amount_cents: number; recoverable: boolean } | null;
@@ -33,6 +35,7 @@ export function normalisePlan(raw: RawPlan): PlanDefinition {
     quota_cents: raw.quota_cents ?? null,
     assignees: raw.assignees === 'all' ? 'all' : normaliseAssignees(raw.assignees),
     ...(Array.isArray(raw.ramp) ? { ramp: [...raw.ramp] } : {}),
+    ...(typeof raw.leaver_rule === 'string' ? { leaver_rule: raw.leaver_rule } : {}),
     ...(typeof raw.cap_cents === 'number' ? { cap_cents: raw.cap_cents } : {}),
     ...(typeof raw.currency === 'string' ? { currency: raw.currency } : {}),
     ...(raw.draw ? { draw: { amount_cents: raw.draw.amount_cents, recoverable: raw.draw.recoverable } } : {}),

@@ -1,3 +1,4 @@
+import type { LeaverRule } from '../earnings/leavers.ts';
 // A plan as Quotient stores and evaluates it: the normalised form of a plan file (docs/plans-and-earnings.md).
 // Member names are the plan file's and the wire's (snake_case). Amounts are integer cents as JS numbers (safe
 // integers, checked when the file is read); rates are basis points; percentages are whole percent of quota.
@@ -173,6 +174,8 @@ export interface PlanDefinition {
    * 1 being the month of the start date; absent when the plan has none.
    */
   ramp?: number[];
+  /** What the plan pays a rep after their leaving date (docs/reps-and-payroll.md); absent: `pay_through_leaving_date`. */
+  leaver_rule?: LeaverRule;
   /** At most this much per rep and period over all chips; absent when the plan has no cap. */
   cap_cents?: number;
   /** ISO 4217: the currency the plan pays in; absent pays in the org's default currency. */

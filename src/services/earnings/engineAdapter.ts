@@ -22,6 +22,7 @@ export function enginePlanOf(snapshot: PlanVersionSnapshot): EnginePlanVersion {
     quota_cents: snapshot.definition.quota_cents,
     assignees: snapshot.definition.assignees,
     ramp: snapshot.definition.ramp ?? null,
+    leaver_rule: snapshot.definition.leaver_rule ?? null,
     cap_cents: snapshot.definition.cap_cents ?? null,
     currency: snapshot.definition.currency ?? null,
     draw: snapshot.definition.draw ?? null,
