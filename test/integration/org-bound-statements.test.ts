@@ -116,25 +116,10 @@ const KNOWN_REFUSED: Array<{ fragment: string; findings: string[]; reason: strin
       'authentication: the key joined to credential_orgs by the join alone, every api_keys shard (37 tasks); read the org first, then the key by (org_id, digest) (rateLimitCounters.ts)',
   },
   {
-    fragment: 'SELECT o.config_version AS version, COALESCE((SELECT json_agg(json_bui',
-    findings: ['unbound exchange_rates as r', 'unbound plans as p', 'unbound webhook_endpoints as w'],
-    reason: "the org's config snapshot, its tables named through the correlation o.id only (orgs.ts)",
-  },
-  {
     fragment: "WITH clock AS ( -- Truncated, not rounded, to the column's millisecond",
     findings: ['volatile clock_timestamp'],
     reason:
       "an event's pipeline takes the clock in the statement (clock_timestamp() beside an UPDATE): a parameter instead (deals.ts, dealsBulk.ts)",
-  },
-  {
-    fragment: 'SELECT p.id, p.org_id, p.key, p.name, p.status, p.period, p.quota_cent',
-    findings: ['join not on org_id plans as p', 'unbound chips as c', 'unbound plan_version_chips as vc'],
-    reason: 'the plan snapshot: chips and version chips named through the correlation only (plans.ts)',
-  },
-  {
-    fragment: 'SELECT id, user_id, period_id, amount_cents::text AS amount_cents, cur',
-    findings: ['unbound adjustments as v'],
-    reason: 'the counting adjustments: the void lookup by v.org_id = a.org_id (adjustments.ts)',
   },
   {
     fragment: "WITH clock AS ( SELECT date_trunc('milliseconds', clock_timestamp()) A",
@@ -145,12 +130,6 @@ const KNOWN_REFUSED: Array<{ fragment: string; findings: string[]; reason: strin
     fragment: 'UPDATE feed_writer_slots SET released_at = clock_timestamp() WHERE org',
     findings: ['volatile clock_timestamp'],
     reason: "the change feed's writer slot released at clock_timestamp(): a parameter instead (feedWriters.ts)",
-  },
-  {
-    fragment: 'SELECT a.id, a.org_id, a.user_id, (SELECT u.external_id FROM users u W',
-    findings: ['join not on org_id periods as p', 'unbound adjustments as v', 'unbound users as u'],
-    reason:
-      "the adjustments list and statement downloads: the LATERAL void lookup and the period joined by the row's org (adjustments.ts)",
   },
   {
     fragment: 'WITH found AS ( SELECT t.id, t.org_id, t.user_id, t.expires_at, t.revo',
@@ -171,11 +150,6 @@ const KNOWN_REFUSED: Array<{ fragment: string; findings: string[]; reason: strin
     fragment: 'SELECT m.rep_user_id, m.manager_user_id, m.effective_from::text AS "fr',
     findings: ['reference table credential_orgs joined to unbound rep_managers as m', 'unbound rep_managers as m'],
     reason: "a rep token's managers, by the credential's org as a subquery (repTokens.ts)",
-  },
-  {
-    fragment: 'SELECT i.id, i.org_id, i.user_id, (SELECT u.external_id FROM users u W',
-    findings: ['unbound admins as a', 'unbound inquiry_links as l', 'unbound users as u'],
-    reason: "the inquiries reads: each row's rep, assignee and links by i.org_id, a correlation (inquiries.ts)",
   },
   {
     fragment: 'WITH moved AS ( UPDATE earnings SET status = $5, status_changed_at = d',
