@@ -105,17 +105,6 @@ const KNOWN_REFUSED: Array<{ fragment: string; findings: string[]; reason: strin
       "the webhook worker's lease of due deliveries across its orgs (`org_id = ANY`), FOR UPDATE SKIP LOCKED on several shards: Citus refuses it; lease per org (webhookDeliveries.ts)",
   },
   {
-    fragment: 'WITH found AS ( SELECT k.id, k.org_id, k.name, k.display_prefix, k.sco',
-    findings: [
-      'reference table c joined to unbound api_keys as k',
-      'reference table c joined to unbound orgs as o',
-      'unbound api_keys as k',
-      'unbound orgs as o',
-    ],
-    reason:
-      'authentication: the key joined to credential_orgs by the join alone, every api_keys shard (37 tasks); read the org first, then the key by (org_id, digest) (rateLimitCounters.ts)',
-  },
-  {
     fragment: "WITH clock AS ( -- Truncated, not rounded, to the column's millisecond",
     findings: ['volatile clock_timestamp'],
     reason:
