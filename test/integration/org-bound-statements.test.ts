@@ -121,50 +121,10 @@ const KNOWN_REFUSED: Array<{ fragment: string; findings: string[]; reason: strin
     reason: "the change feed's writer slot released at clock_timestamp(): a parameter instead (feedWriters.ts)",
   },
   {
-    fragment: 'WITH found AS ( SELECT t.id, t.org_id, t.user_id, t.expires_at, t.revo',
-    findings: [
-      'join not on org_id orgs as o',
-      'join not on org_id rep_tokens as t',
-      'join not on org_id users as u',
-      'reference table credential_orgs joined to unbound orgs as o',
-      'reference table credential_orgs joined to unbound rep_tokens as t',
-      'reference table credential_orgs joined to unbound users as u',
-      'unbound orgs as o',
-      'unbound rep_tokens as t',
-      'unbound users as u',
-    ],
-    reason: "a rep token's authentication, joined to credential_orgs the same way (repTokens.ts)",
-  },
-  {
-    fragment: 'SELECT m.rep_user_id, m.manager_user_id, m.effective_from::text AS "fr',
-    findings: ['reference table credential_orgs joined to unbound rep_managers as m', 'unbound rep_managers as m'],
-    reason: "a rep token's managers, by the credential's org as a subquery (repTokens.ts)",
-  },
-  {
     fragment: 'WITH moved AS ( UPDATE earnings SET status = $5, status_changed_at = d',
     findings: ['volatile clock_timestamp'],
     reason:
       'locking or paying a period: clock_timestamp() in an UPDATE of earnings, refused (earningsByPeriod.ts, earningsWrites.ts)',
-  },
-  {
-    fragment: 'UPDATE rep_sign_in_links SET used_at = $1 WHERE org_id = (SELECT org_i',
-    findings: ['reference table credential_orgs joined to unbound rep_sign_in_links', 'unbound rep_sign_in_links'],
-    reason: "a sign-in link used, by the credential's org as a subquery (repSignInLinks.ts)",
-  },
-  {
-    fragment: 'SELECT s.id, s.org_id, s.created_at, s.last_seen_at, s.expires_at, u.i',
-    findings: [
-      'join not on org_id orgs as o',
-      'join not on org_id rep_sessions as s',
-      'join not on org_id users as u',
-      'reference table credential_orgs joined to unbound orgs as o',
-      'reference table credential_orgs joined to unbound rep_sessions as s',
-      'reference table credential_orgs joined to unbound users as u',
-      'unbound orgs as o',
-      'unbound rep_sessions as s',
-      'unbound users as u',
-    ],
-    reason: "a portal session's authentication, by the credential's org as a subquery (repSessions.ts)",
   },
 ];
 
