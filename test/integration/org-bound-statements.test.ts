@@ -90,21 +90,6 @@ const CROSS_ORG: Exception[] = [
  */
 const KNOWN_REFUSED: Array<{ fragment: string; findings: string[]; reason: string; timer?: true }> = [
   {
-    fragment: 'WITH due AS ( SELECT d.org_id, d.id, d.lease_id AS abandoned_lease, d.',
-    findings: [
-      'for update across orgs',
-      'join not on org_id webhook_deliveries as d_1',
-      'unbound webhook_deliveries as d',
-      'unbound webhook_deliveries as d_1',
-      'unbound webhook_endpoints as e',
-      'unbound webhook_endpoints as e_1',
-      'unbound webhook_messages as m',
-      'volatile gen_random_uuid',
-    ],
-    reason:
-      "the webhook worker's lease of due deliveries across its orgs (`org_id = ANY`), FOR UPDATE SKIP LOCKED on several shards: Citus refuses it; lease per org (webhookDeliveries.ts)",
-  },
-  {
     fragment: "WITH clock AS ( -- Truncated, not rounded, to the column's millisecond",
     findings: ['volatile clock_timestamp'],
     reason:
